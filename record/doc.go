@@ -1,0 +1,14 @@
+// Package record holds the typed records of git reason, the single writer
+// that admits them by rules, and the pure derivation of a task's state,
+// timeline and report from its records.
+//
+// A record is one JSON document: an envelope the writer fills (id, kind,
+// task, created, actor, origin, clock), a body the caller supplies, checked
+// against its kind's schema, and derived fields the writer computes. No
+// field a caller can set says that a review happened; the writer computes
+// plans, review counts and reuse itself.
+//
+// The package stores nothing itself: it appends through a Store, which the
+// gitstore package implements on git refs and MemStore implements in memory.
+// It does no network I/O.
+package record

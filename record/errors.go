@@ -1,0 +1,74 @@
+package record
+
+import (
+	"errors"
+	"strings"
+)
+
+// Errors a caller tells apart with errors.Is. Surfaces map ErrInput to exit
+// status 2 and ErrRefused to 3.
+var (
+	// ErrInput marks input that is malformed or names nothing: nothing is written.
+	ErrInput = errors.New("bad input")
+	// ErrRefused marks a record refused by an admission rule: nothing is written.
+	ErrRefused = errors.New("refused")
+	// ErrConflict is returned by Store.Append when the task's head moved.
+	ErrConflict = errors.New("task head moved")
+	// ErrNotFound marks a task or record that does not exist.
+	ErrNotFound = errors.New("not found")
+)
+
+// Violation is one schema violation at a JSON pointer into the document.
+type Violation struct {
+	Pointer string `json:"pointer"`
+	Message string `json:"message"`
+}
+
+func (v Violation) String() string {
+	p := v.Pointer
+	if p == "" {
+		p = "/"
+	}
+	return p + ": " + v.Message
+}
+
+// SchemaError lists every violation of one document against its schema.
+type SchemaError struct {
+	Kind       Kind
+	Part       string // body or derived
+	Violations []Violation
+}
+
+func (e *SchemaError) Error() string {
+	var b strings.Builder
+	b.WriteString(string(e.Kind))
+	b.WriteString(" ")
+	b.WriteString(e.Part)
+	b.WriteString(" does not match its schema (see 'git reason schema ")
+	b.WriteString(string(e.Kind))
+	b.WriteString("'):")
+	for _, v := range e.Violations {
+		b.WriteString("\n  ")
+		b.WriteString(v.String())
+	}
+	return b.String()
+}
+
+// Is makes a SchemaError match ErrInput.
+func (e *SchemaError) Is(target error) bool { return target == ErrInput }
+
+// refusal builds an admission refusal; the message says what rule refused
+// and what to do.
+type refusal struct{ msg string }
+
+func (r *refusal) Error() string        { return r.msg }
+func (r *refusal) Is(target error) bool { return target == ErrRefused }
+
+func refuse(msg string) error { return &refusal{msg: msg} }
+
+type inputError struct{ msg string }
+
+func (e *inputError) Error() string        { return e.msg }
+func (e *inputError) Is(target error) bool { return target == ErrInput }
+
+func badInput(msg string) error { return &inputError{msg: msg} }

@@ -1,0 +1,312 @@
+package record
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Kind names the type of a record.
+type Kind string
+
+// The eight record kinds, in the order a task usually meets them.
+const (
+	KindAssessment   Kind = "assessment"
+	KindPlan         Kind = "plan"
+	KindConsultation Kind = "consultation"
+	KindDisagreement Kind = "disagreement"
+	KindResolution   Kind = "resolution"
+	KindConclusion   Kind = "conclusion"
+	KindValidation   Kind = "validation"
+	KindAttempt      Kind = "attempt"
+)
+
+// Kinds lists every kind in its usual order.
+var Kinds = []Kind{KindAssessment, KindPlan, KindConsultation, KindDisagreement,
+	KindResolution, KindConclusion, KindValidation, KindAttempt}
+
+// ParseKind returns the kind named s, or an error listing the valid kinds.
+func ParseKind(s string) (Kind, error) {
+	for _, k := range Kinds {
+		if string(k) == s {
+			return k, nil
+		}
+	}
+	names := make([]string, len(Kinds))
+	for i, k := range Kinds {
+		names[i] = string(k)
+	}
+	return "", fmt.Errorf("%w: unknown record kind %q (one of %s)", ErrInput, s, strings.Join(names, ", "))
+}
+
+// Record is one stored fact about a task. Body and Derived hold the
+// canonical JSON of the kind's typed body and derived fields.
+type Record struct {
+	ID      string          `json:"id"`
+	Kind    Kind            `json:"kind"`
+	Task    string          `json:"task"`
+	Created string          `json:"created"`
+	Actor   string          `json:"actor"`
+	Origin  string          `json:"origin"`
+	Clock   int64           `json:"clock"`
+	Body    json.RawMessage `json:"body"`
+	Derived json.RawMessage `json:"derived"`
+}
+
+// Less orders records by (clock, id), the order of a task's history.
+func Less(a, b *Record) bool {
+	if a.Clock != b.Clock {
+		return a.Clock < b.Clock
+	}
+	return a.ID < b.ID
+}
+
+// FileName is the record's path inside a task's tree, below records/.
+func (r *Record) FileName() string {
+	return fmt.Sprintf("%010d-%s-%s.json", r.Clock, r.Kind, r.ID)
+}
+
+// MaxTaskLen is the longest task name accepted.
+const MaxTaskLen = 63
+
+var taskPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
+
+// CheckTask reports whether name is a valid task name: it matches
+// ^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$, contains no "..", and does not end in
+// ".lock". Stores check it again by git's ref-name rules.
+func CheckTask(name string) error {
+	switch {
+	case !taskPattern.MatchString(name):
+		return fmt.Errorf("%w: invalid task name %q: use 1-63 letters, digits, '.', '_' or '-', starting with a letter or digit", ErrInput, name)
+	case strings.Contains(name, ".."):
+		return fmt.Errorf("%w: invalid task name %q: it must not contain '..'", ErrInput, name)
+	case strings.HasSuffix(name, ".lock"):
+		return fmt.Errorf("%w: invalid task name %q: it must not end in '.lock'", ErrInput, name)
+	}
+	return nil
+}
+
+// Evidence is one piece of evidence behind an assessment, resolution or
+// validation.
+type Evidence struct {
+	Kind    string `json:"kind"`
+	Ref     string `json:"ref,omitempty"`
+	Summary string `json:"summary"`
+}
+
+// Assessment is the body of an assessment: what is uncertain and how much it
+// matters.
+type Assessment struct {
+	Subject       string     `json:"subject"`
+	Question      string     `json:"question"`
+	Materiality   string     `json:"materiality"`
+	Reversibility string     `json:"reversibility"`
+	Needs         []string   `json:"needs,omitempty"`
+	Evidence      []Evidence `json:"evidence,omitempty"`
+	NewEvidence   bool       `json:"new_evidence,omitempty"`
+}
+
+// AssessmentDerived is what the writer computes for an assessment.
+type AssessmentDerived struct {
+	SubjectKey string `json:"subject_key"`
+	Reuses     string `json:"reuses,omitempty"`
+	ReusesTask string `json:"reuses_task,omitempty"`
+}
+
+// Plan is the body of a plan: only the assessment it is for.
+type Plan struct {
+	Assessment string `json:"assessment"`
+}
+
+// SnapshotEntry is one advisor's availability when a plan was made.
+type SnapshotEntry struct {
+	Advisor      string   `json:"advisor"`
+	Status       string   `json:"status"`
+	Reason       string   `json:"reason"`
+	Until        string   `json:"until,omitempty"`
+	Capabilities []string `json:"capabilities,omitempty"`
+}
+
+// PlanDerived is the plan itself, computed by the writer from policy and the
+// availability snapshot of the moment.
+type PlanDerived struct {
+	Profile     string          `json:"profile"`
+	Mode        string          `json:"mode"`
+	Review      string          `json:"review"`
+	Reason      string          `json:"reason"`
+	Wanted      int             `json:"wanted"`
+	Needs       []string        `json:"needs,omitempty"`
+	Selected    []string        `json:"selected"`
+	Snapshot    []SnapshotEntry `json:"snapshot"`
+	LocalReview []string        `json:"local_review,omitempty"`
+}
+
+// Failure is the typed failure of a consultation.
+type Failure struct {
+	Kind        string `json:"kind"`
+	Detail      string `json:"detail,omitempty"`
+	RetryAfterS int    `json:"retry_after_s,omitempty"`
+}
+
+// Answer is an advisor's normalised conclusion.
+type Answer struct {
+	Stance          string   `json:"stance"`
+	Summary         string   `json:"summary"`
+	Recommendations []string `json:"recommendations,omitempty"`
+	Risks           []string `json:"risks,omitempty"`
+	Confidence      float64  `json:"confidence"`
+}
+
+// Consultation is one advisor's outcome for one plan. Only the consult
+// driver writes it.
+type Consultation struct {
+	Plan       string   `json:"plan"`
+	Advisor    string   `json:"advisor"`
+	Status     string   `json:"status"`
+	Failure    *Failure `json:"failure,omitempty"`
+	Conclusion *Answer  `json:"conclusion,omitempty"`
+	Transport  string   `json:"transport"`
+	DurationMS int64    `json:"duration_ms"`
+}
+
+// Model names the model that answered a consultation and how that is known.
+type Model struct {
+	Name   string `json:"name"`
+	Source string `json:"source"` // reported or declared
+}
+
+// ConsultationDerived holds the attribution the driver records.
+type ConsultationDerived struct {
+	Model *Model `json:"model,omitempty"`
+}
+
+// Disagreement is the body of a disagreement between cited records.
+type Disagreement struct {
+	Assessment string   `json:"assessment"`
+	Cites      []string `json:"cites"`
+	Summary    string   `json:"summary"`
+}
+
+// DisagreementDerived says who opened a disagreement.
+type DisagreementDerived struct {
+	OpenedBy string `json:"opened_by"`
+}
+
+// Resolution settles one open disagreement.
+type Resolution struct {
+	Disagreement string     `json:"disagreement"`
+	Decision     string     `json:"decision"`
+	Evidence     []Evidence `json:"evidence"`
+}
+
+// Weighed is how a conclusion treated one consultation.
+type Weighed struct {
+	Consultation string `json:"consultation"`
+	Treatment    string `json:"treatment"`
+	Reason       string `json:"reason"`
+}
+
+// LocalAnswer answers one item of a plan's local-review checklist.
+type LocalAnswer struct {
+	Item   string `json:"item"`
+	Answer string `json:"answer"`
+}
+
+// Conclusion is the decision taken on an assessment.
+type Conclusion struct {
+	Assessment  string        `json:"assessment"`
+	Decision    string        `json:"decision"`
+	Rationale   string        `json:"rationale,omitempty"`
+	Weighed     []Weighed     `json:"weighed,omitempty"`
+	LocalReview []LocalAnswer `json:"local_review,omitempty"`
+}
+
+// ConclusionDerived is the review count and advisors the writer computed.
+type ConclusionDerived struct {
+	ReviewCount int      `json:"review_count"`
+	Advisors    []string `json:"advisors"`
+}
+
+// Validation records how a conclusion was checked.
+type Validation struct {
+	Conclusion string     `json:"conclusion"`
+	Method     string     `json:"method"`
+	Command    string     `json:"command,omitempty"`
+	Result     string     `json:"result,omitempty"`
+	Evidence   []Evidence `json:"evidence,omitempty"`
+}
+
+// ValidationDerived is what the tool observed running a validation command,
+// or the manual claim's result.
+type ValidationDerived struct {
+	ExitCode     *int   `json:"exit_code,omitempty"`
+	DurationMS   int64  `json:"duration_ms,omitempty"`
+	OutputSHA256 string `json:"output_sha256,omitempty"`
+	Result       string `json:"result"`
+}
+
+// Attempt records an implementation attempt of a conclusion.
+type Attempt struct {
+	Conclusion string   `json:"conclusion"`
+	Commits    []string `json:"commits,omitempty"`
+	Outcome    string   `json:"outcome"`
+	Notes      string   `json:"notes,omitempty"`
+}
+
+// Empty is the derived part of kinds with nothing derived.
+type Empty struct{}
+
+// newBody returns a pointer to the zero typed body of kind k.
+func newBody(k Kind) any {
+	switch k {
+	case KindAssessment:
+		return &Assessment{}
+	case KindPlan:
+		return &Plan{}
+	case KindConsultation:
+		return &Consultation{}
+	case KindDisagreement:
+		return &Disagreement{}
+	case KindResolution:
+		return &Resolution{}
+	case KindConclusion:
+		return &Conclusion{}
+	case KindValidation:
+		return &Validation{}
+	case KindAttempt:
+		return &Attempt{}
+	}
+	return nil
+}
+
+// newDerived returns a pointer to the zero derived value of kind k.
+func newDerived(k Kind) any {
+	switch k {
+	case KindAssessment:
+		return &AssessmentDerived{}
+	case KindPlan:
+		return &PlanDerived{}
+	case KindConsultation:
+		return &ConsultationDerived{}
+	case KindDisagreement:
+		return &DisagreementDerived{}
+	case KindConclusion:
+		return &ConclusionDerived{}
+	case KindValidation:
+		return &ValidationDerived{}
+	}
+	return &Empty{}
+}
+
+// idFields names, per kind, the body fields that hold record ids; commands
+// accept a unique prefix there and the writer stores the full id.
+var idFields = map[Kind][]string{
+	KindPlan:         {"assessment"},
+	KindConsultation: {"plan"},
+	KindDisagreement: {"assessment", "cites"},
+	KindResolution:   {"disagreement"},
+	KindConclusion:   {"assessment", "weighed.consultation"},
+	KindValidation:   {"conclusion"},
+	KindAttempt:      {"conclusion"},
+}

@@ -1,0 +1,168 @@
+package record
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Status is a task's state in brief, as 'git reason status' shows it.
+type Status struct {
+	Task              string     `json:"task"`
+	Phase             Phase      `json:"phase"`
+	Records           int        `json:"records"`
+	Subject           string     `json:"subject,omitempty"`
+	Assessment        string     `json:"assessment,omitempty"`
+	Review            string     `json:"review,omitempty"`
+	Selected          []string   `json:"selected,omitempty"`
+	LocalReview       []string   `json:"local_review,omitempty"`
+	ReviewCount       int        `json:"review_count"`
+	OpenDisagreements []string   `json:"open_disagreements"`
+	Standing          []Standing `json:"standing"`
+	Reuses            string     `json:"reuses,omitempty"`
+	Next              string     `json:"next,omitempty"`
+	Updated           string     `json:"updated,omitempty"`
+}
+
+// Summarize returns the task's status.
+func (s *State) Summarize() Status {
+	out := Status{Task: s.Task, Phase: s.Phase(), Records: len(s.Entries),
+		ReviewCount: s.ReviewCount(), OpenDisagreements: []string{}, Standing: s.Standing()}
+	if out.Standing == nil {
+		out.Standing = []Standing{}
+	}
+	if n := len(s.Entries); n > 0 {
+		out.Updated = s.Entries[n-1].Created
+	}
+	a := s.LatestAssessment()
+	if a == nil {
+		out.Next = "git reason assess " + s.Task
+		return out
+	}
+	out.Assessment, out.Subject = a.ID, a.Body.(*Assessment).Subject
+	out.Reuses = a.Derived.(*AssessmentDerived).Reuses
+	if p := s.LatestPlan(a.ID); p != nil {
+		pd := p.Derived.(*PlanDerived)
+		out.Review, out.Selected, out.LocalReview = pd.Review, pd.Selected, pd.LocalReview
+	}
+	for _, d := range s.OpenDisagreements(a.ID) {
+		out.OpenDisagreements = append(out.OpenDisagreements, d.ID)
+	}
+	out.Next = s.next(out)
+	return out
+}
+
+func (s *State) next(st Status) string {
+	t := s.Task
+	switch st.Phase {
+	case PhaseAssessed, PhaseReused:
+		return "git reason plan " + t
+	case PhasePlanned:
+		if len(st.Selected) > 0 {
+			return "git reason consult " + t
+		}
+		return "git reason conclude " + t + " --decision ... --local-review N=ANSWER ..."
+	case PhaseConsulting:
+		return "git reason conclude " + t + " --decision ... --weigh ID=TREATMENT:REASON ..."
+	case PhaseDisputed:
+		return "git reason resolve " + t + " " + short(st.OpenDisagreements[0]) + " --decision ... --evidence KIND:REF:SUMMARY"
+	case PhaseConcluded:
+		return "git reason validate " + t + " --run CMD"
+	}
+	return ""
+}
+
+// Report renders the task as markdown: the question, the plan, what each
+// advisor said, disagreements, the conclusion and how it was checked.
+func (s *State) Report() string {
+	var b strings.Builder
+	st := s.Summarize()
+	fmt.Fprintf(&b, "# Reasoning: %s\n\n", s.Task)
+	fmt.Fprintf(&b, "Phase: **%s** · records: %d · review count: %d\n", st.Phase, st.Records, st.ReviewCount)
+	for _, a := range s.all(KindAssessment, nil) {
+		s.reportAssessment(&b, a)
+	}
+	if len(s.Entries) == 0 {
+		b.WriteString("\nNo records yet.\n")
+	}
+	return b.String()
+}
+
+func (s *State) reportAssessment(b *strings.Builder, a *Entry) {
+	body := a.Body.(*Assessment)
+	fmt.Fprintf(b, "\n## %s\n\n", body.Subject)
+	fmt.Fprintf(b, "%s\n\n- assessment `%s`: %s, %s\n", body.Question, short(a.ID), body.Materiality, body.Reversibility)
+	if d := a.Derived.(*AssessmentDerived); d.Reuses != "" {
+		fmt.Fprintf(b, "- reuses standing conclusion `%s` of task %s\n", short(d.Reuses), d.ReusesTask)
+	}
+	for _, ev := range body.Evidence {
+		fmt.Fprintf(b, "- evidence (%s %s): %s\n", ev.Kind, ev.Ref, ev.Summary)
+	}
+	if p := s.LatestPlan(a.ID); p != nil {
+		pd := p.Derived.(*PlanDerived)
+		fmt.Fprintf(b, "\n### Plan\n\nReview %s: %s (profile %s, mode %s).\n", pd.Review, pd.Reason, pd.Profile, pd.Mode)
+		if len(pd.Selected) > 0 {
+			fmt.Fprintf(b, "Advisors asked: %s.\n", strings.Join(pd.Selected, ", "))
+		}
+		for i, item := range pd.LocalReview {
+			fmt.Fprintf(b, "%d. %s\n", i+1, item)
+		}
+	}
+	if cs := s.Consultations(a.ID); len(cs) > 0 {
+		b.WriteString("\n### Consultations\n\n| advisor | outcome | model | summary |\n|---|---|---|---|\n")
+		for _, c := range cs {
+			cb, cd := c.Body.(*Consultation), c.Derived.(*ConsultationDerived)
+			model, outcome, summary := "", cb.Status, ""
+			if cd.Model != nil {
+				model = cd.Model.Name + " (" + cd.Model.Source + ")"
+			}
+			if cb.Conclusion != nil {
+				outcome, summary = cb.Conclusion.Stance, oneLine(cb.Conclusion.Summary)
+			} else if cb.Failure != nil {
+				outcome = "failed: " + cb.Failure.Kind
+			}
+			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", cb.Advisor, outcome, model, strings.ReplaceAll(summary, "|", "\\|"))
+		}
+	}
+	for _, d := range s.all(KindDisagreement, func(e *Entry) bool { return e.Body.(*Disagreement).Assessment == a.ID }) {
+		state := "open"
+		if !s.IsOpenDisagreement(d.ID) {
+			state = "resolved"
+		}
+		fmt.Fprintf(b, "\n### Disagreement `%s` (%s, opened by %s)\n\n%s\n", short(d.ID), state, d.Derived.(*DisagreementDerived).OpenedBy, d.Body.(*Disagreement).Summary)
+		for _, r := range s.all(KindResolution, func(e *Entry) bool { return e.Body.(*Resolution).Disagreement == d.ID }) {
+			fmt.Fprintf(b, "\nResolved: %s\n", r.Body.(*Resolution).Decision)
+		}
+	}
+	c := s.ConclusionOf(a.ID)
+	if c == nil {
+		return
+	}
+	cb, cd := c.Body.(*Conclusion), c.Derived.(*ConclusionDerived)
+	fmt.Fprintf(b, "\n### Conclusion `%s`\n\n%s\n", short(c.ID), cb.Decision)
+	if cb.Rationale != "" {
+		fmt.Fprintf(b, "\n%s\n", cb.Rationale)
+	}
+	fmt.Fprintf(b, "\nReview count: %d", cd.ReviewCount)
+	if len(cd.Advisors) > 0 {
+		fmt.Fprintf(b, " (%s)", strings.Join(cd.Advisors, ", "))
+	}
+	b.WriteString("\n")
+	for _, w := range cb.Weighed {
+		fmt.Fprintf(b, "- `%s` %s: %s\n", short(w.Consultation), w.Treatment, w.Reason)
+	}
+	for _, la := range cb.LocalReview {
+		fmt.Fprintf(b, "- %s — %s\n", la.Item, la.Answer)
+	}
+	for _, v := range s.all(KindValidation, func(e *Entry) bool { return e.Body.(*Validation).Conclusion == c.ID }) {
+		vb, vd := v.Body.(*Validation), v.Derived.(*ValidationDerived)
+		if vb.Method == "command" {
+			fmt.Fprintf(b, "\nValidated by running `%s`: %s (exit %d, %d ms).\n", vb.Command, vd.Result, *vd.ExitCode, vd.DurationMS)
+		} else {
+			fmt.Fprintf(b, "\nManual validation claimed: %s.\n", vd.Result)
+		}
+	}
+	for _, at := range s.all(KindAttempt, func(e *Entry) bool { return e.Body.(*Attempt).Conclusion == c.ID }) {
+		ab := at.Body.(*Attempt)
+		fmt.Fprintf(b, "\nAttempt: %s (%s).\n", ab.Outcome, strings.Join(ab.Commits, ", "))
+	}
+}

@@ -1,0 +1,316 @@
+package record
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"git-reason/policy"
+)
+
+// rules applies the admission rule of kind to a schema-valid body against
+// the task's state and returns the derived fields, or a refusal.
+func (w *Writer) rules(ctx context.Context, st *State, kind Kind, body any, h hints) (any, error) {
+	switch b := body.(type) {
+	case *Assessment:
+		return w.admitAssessment(ctx, st, b)
+	case *Plan:
+		return w.admitPlan(ctx, st, b)
+	case *Consultation:
+		return admitConsultation(st, b, h)
+	case *Disagreement:
+		return admitDisagreement(st, b, h)
+	case *Resolution:
+		return &Empty{}, admitResolution(st, b)
+	case *Conclusion:
+		return admitConclusion(st, b)
+	case *Validation:
+		return admitValidation(st, b, h)
+	case *Attempt:
+		_, err := need(st, b.Conclusion, KindConclusion, "conclusion")
+		return &Empty{}, err
+	}
+	return nil, fmt.Errorf("no admission rule for %T", body)
+}
+
+// need returns the record id names, which must be of kind want.
+func need(st *State, id string, want Kind, field string) (*Entry, error) {
+	e := st.Get(id)
+	if e == nil {
+		return nil, badInput(fmt.Sprintf("%s: no record %s in task %s", field, id, st.Task))
+	}
+	if e.Kind != want {
+		return nil, badInput(fmt.Sprintf("%s: record %s is a %s, not a %s", field, short(id), e.Kind, want))
+	}
+	return e, nil
+}
+
+func short(id string) string {
+	if len(id) > 10 {
+		return id[:10]
+	}
+	return id
+}
+
+// Rule 1: material and critical assessments carry evidence; a standing
+// conclusion on the same subject is reused unless new evidence is declared.
+func (w *Writer) admitAssessment(ctx context.Context, st *State, a *Assessment) (any, error) {
+	if (a.Materiality == "material" || a.Materiality == "critical") && len(a.Evidence) == 0 {
+		return nil, refuse(fmt.Sprintf("a %s assessment must carry evidence: add --evidence KIND:REF:SUMMARY (kind file, command, commit, url or note)", a.Materiality))
+	}
+	d := &AssessmentDerived{SubjectKey: SubjectKey(a.Subject)}
+	if d.SubjectKey == "" {
+		return nil, badInput("subject has no letters or digits: say what the decision is about")
+	}
+	if a.NewEvidence {
+		return d, nil
+	}
+	var found *Standing
+	for _, s := range st.Standing() {
+		if s.SubjectKey == d.SubjectKey {
+			s := s
+			found = &s
+		}
+	}
+	if found == nil {
+		idx := w.Index
+		if idx == nil {
+			idx = ScanIndex{Store: w.Store}
+		}
+		s, err := idx.Standing(ctx, d.SubjectKey, st.Task)
+		if err != nil {
+			return nil, fmt.Errorf("look up standing conclusions: %w", err)
+		}
+		found = s
+	}
+	if found != nil {
+		d.Reuses, d.ReusesTask = found.Conclusion, found.Task
+	}
+	return d, nil
+}
+
+// Rule 2: the caller names the assessment; the writer computes the plan from
+// the availability snapshot of this moment and stores all of it.
+func (w *Writer) admitPlan(ctx context.Context, st *State, p *Plan) (any, error) {
+	a, err := need(st, p.Assessment, KindAssessment, "assessment")
+	if err != nil {
+		return nil, err
+	}
+	if c := st.ConclusionOf(a.ID); c != nil {
+		return nil, refuse(fmt.Sprintf("assessment %s is already concluded by %s: assess again to plan anew", short(a.ID), short(c.ID)))
+	}
+	avail := w.Avail
+	if avail == nil {
+		avail = NoAdvisors{}
+	}
+	profile, snap, err := avail.Snapshot(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("availability: %w", err)
+	}
+	body := a.Body.(*Assessment)
+	decided := policy.Decide(policy.Assessment{
+		Materiality:   body.Materiality,
+		Reversibility: body.Reversibility,
+		Needs:         body.Needs,
+		Reuses:        a.Derived.(*AssessmentDerived).Reuses,
+	}, profile, snap)
+	d := &PlanDerived{
+		Profile: profile.Name, Mode: string(profile.Mode), Review: string(decided.Review),
+		Reason: decided.Reason, Wanted: decided.Wanted, Needs: decided.Needs,
+		Selected: append([]string{}, decided.Selected...), Snapshot: []SnapshotEntry{},
+		LocalReview: decided.LocalReview,
+	}
+	for _, s := range snap {
+		d.Snapshot = append(d.Snapshot, SnapshotEntry{Advisor: s.ID, Status: string(s.Status),
+			Reason: s.Reason, Until: s.Until, Capabilities: s.Capabilities})
+	}
+	return d, nil
+}
+
+// Rule 3: a consultation names an advisor its plan selected, judged by the
+// snapshot stored in that plan, not by today's availability.
+func admitConsultation(st *State, c *Consultation, h hints) (any, error) {
+	if !h.driver {
+		return nil, refuse("consultations are written only by 'git reason consult': there is no way to record one by hand")
+	}
+	p, err := need(st, c.Plan, KindPlan, "plan")
+	if err != nil {
+		return nil, err
+	}
+	pd := p.Derived.(*PlanDerived)
+	if !contains(pd.Selected, c.Advisor) {
+		return nil, refuse(fmt.Sprintf("advisor %q was not selected by plan %s (selected: %s)", c.Advisor, short(p.ID), list(pd.Selected)))
+	}
+	assessment := p.Body.(*Plan).Assessment
+	if concl := st.ConclusionOf(assessment); concl != nil {
+		return nil, refuse(fmt.Sprintf("assessment %s is already concluded by %s: the answer comes too late", short(assessment), short(concl.ID)))
+	}
+	d := &ConsultationDerived{}
+	if h.model != nil && h.model.Name != "" {
+		if h.model.Source != "reported" && h.model.Source != "declared" {
+			return nil, fmt.Errorf("model source %q is neither reported nor declared", h.model.Source)
+		}
+		m := *h.model
+		d.Model = &m
+	}
+	if c.Status == "completed" && d.Model == nil {
+		return nil, refuse("a completed consultation must name the model that answered")
+	}
+	return d, nil
+}
+
+// Rule 4: a disagreement cites at least two distinct records of the task
+// whose positions conflict.
+func admitDisagreement(st *State, d *Disagreement, h hints) (any, error) {
+	if _, err := need(st, d.Assessment, KindAssessment, "assessment"); err != nil {
+		return nil, err
+	}
+	for _, id := range d.Cites {
+		e := st.Get(id)
+		if e == nil {
+			return nil, badInput(fmt.Sprintf("cites: no record %s in task %s", id, st.Task))
+		}
+		switch e.Kind {
+		case KindPlan, KindDisagreement:
+			return nil, refuse(fmt.Sprintf("cites: a %s (%s) takes no position; cite consultations, conclusions, validations or attempts", e.Kind, short(id)))
+		case KindConsultation:
+			if e.Body.(*Consultation).Status != "completed" {
+				return nil, refuse(fmt.Sprintf("cites: consultation %s failed and takes no position", short(id)))
+			}
+		}
+	}
+	by := h.openedBy
+	if by == "" {
+		by = "caller"
+	}
+	return &DisagreementDerived{OpenedBy: by}, nil
+}
+
+// Rule 5: a resolution settles exactly one open disagreement, with evidence.
+func admitResolution(st *State, r *Resolution) error {
+	if _, err := need(st, r.Disagreement, KindDisagreement, "disagreement"); err != nil {
+		return err
+	}
+	if !st.IsOpenDisagreement(r.Disagreement) {
+		return refuse(fmt.Sprintf("disagreement %s is already resolved", short(r.Disagreement)))
+	}
+	return nil
+}
+
+// Rule 6: no conclusion while a disagreement is open; every completed
+// consultation is weighed; with no advisor the local review is answered.
+// The review count is computed, never supplied.
+func admitConclusion(st *State, c *Conclusion) (any, error) {
+	a, err := need(st, c.Assessment, KindAssessment, "assessment")
+	if err != nil {
+		return nil, err
+	}
+	if prev := st.ConclusionOf(a.ID); prev != nil {
+		return nil, refuse(fmt.Sprintf("assessment %s is already concluded by %s: assess again with new evidence to revisit it", short(a.ID), short(prev.ID)))
+	}
+	if open := st.OpenDisagreements(a.ID); len(open) > 0 {
+		return nil, refuse(fmt.Sprintf("disagreement %s is open on this assessment: settle it first with 'git reason resolve %s %s'", short(open[0].ID), st.Task, short(open[0].ID)))
+	}
+	plan := st.LatestPlan(a.ID)
+	if plan == nil {
+		return nil, refuse(fmt.Sprintf("assessment %s has no plan: run 'git reason plan %s' first", short(a.ID), st.Task))
+	}
+	completed := st.Completed(a.ID)
+	want := map[string]bool{}
+	for _, e := range completed {
+		want[e.ID] = true
+	}
+	seen := map[string]bool{}
+	for _, wgh := range c.Weighed {
+		if seen[wgh.Consultation] {
+			return nil, badInput(fmt.Sprintf("weighed: consultation %s is weighed twice", short(wgh.Consultation)))
+		}
+		seen[wgh.Consultation] = true
+		if !want[wgh.Consultation] {
+			return nil, refuse(fmt.Sprintf("weighed: %s is not a completed consultation of assessment %s", short(wgh.Consultation), short(a.ID)))
+		}
+	}
+	var missing []string
+	for _, e := range completed {
+		if !seen[e.ID] {
+			missing = append(missing, short(e.ID))
+		}
+	}
+	if len(missing) > 0 {
+		return nil, refuse(fmt.Sprintf("the conclusion must weigh every completed consultation; missing %s: add --weigh ID=adopted|partially_adopted|rejected:REASON", strings.Join(missing, ", ")))
+	}
+	pd := plan.Derived.(*PlanDerived)
+	if len(completed) == 0 && len(pd.Selected) > 0 {
+		return nil, refuse(fmt.Sprintf("no advisor selected by plan %s has answered: run 'git reason consult %s', or plan again", short(plan.ID), st.Task))
+	}
+	if len(pd.Selected) == 0 {
+		if err := checkLocalReview(pd.LocalReview, c.LocalReview); err != nil {
+			return nil, err
+		}
+	}
+	d := &ConclusionDerived{ReviewCount: len(completed), Advisors: []string{}}
+	for _, e := range completed {
+		if adv := e.Body.(*Consultation).Advisor; !contains(d.Advisors, adv) {
+			d.Advisors = append(d.Advisors, adv)
+		}
+	}
+	return d, nil
+}
+
+func checkLocalReview(items []string, answers []LocalAnswer) error {
+	got := map[string]bool{}
+	for _, a := range answers {
+		if !contains(items, a.Item) {
+			return badInput(fmt.Sprintf("local_review: %q is not an item of the plan's checklist (see 'git reason status')", a.Item))
+		}
+		if strings.TrimSpace(a.Answer) == "" {
+			return refuse(fmt.Sprintf("local_review: %q has an empty answer", a.Item))
+		}
+		got[a.Item] = true
+	}
+	for i, item := range items {
+		if !got[item] {
+			return refuse(fmt.Sprintf("no advisor reviewed this plan, so its local review must be answered: item %d %q is unanswered (add --local-review %d=ANSWER)", i+1, item, i+1))
+		}
+	}
+	return nil
+}
+
+// Rule 7: a validation cites a conclusion; a command validation is a fact
+// the tool observed, a manual one a claim.
+func admitValidation(st *State, v *Validation, h hints) (any, error) {
+	if _, err := need(st, v.Conclusion, KindConclusion, "conclusion"); err != nil {
+		return nil, err
+	}
+	if v.Method == "manual" {
+		return &ValidationDerived{Result: v.Result}, nil
+	}
+	if h.observed == nil {
+		return nil, refuse("a command validation is recorded by running it: use 'git reason validate TASK --run CMD'")
+	}
+	obs := *h.observed
+	if obs.ExitCode == nil {
+		return nil, fmt.Errorf("observed validation has no exit code")
+	}
+	obs.Result = "fail"
+	if *obs.ExitCode == 0 {
+		obs.Result = "pass"
+	}
+	return &obs, nil
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func list(xs []string) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	return strings.Join(xs, ", ")
+}

@@ -1,0 +1,122 @@
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"git-reason/schemas"
+)
+
+var (
+	compiledMu sync.Mutex
+	compiled   = map[string]*jsonschema.Schema{}
+)
+
+// schemaFor compiles (once) the embedded schema document name, e.g.
+// "plan.body.json". Nothing is loaded from disk or network at run time.
+func schemaFor(name string) (*jsonschema.Schema, error) {
+	compiledMu.Lock()
+	defer compiledMu.Unlock()
+	if s, ok := compiled[name]; ok {
+		return s, nil
+	}
+	data, err := fs.ReadFile(schemas.FS, name)
+	if err != nil {
+		return nil, fmt.Errorf("read schema %s: %w", name, err)
+	}
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	c.AssertFormat = true
+	c.LoadURL = func(url string) (io.ReadCloser, error) {
+		return nil, fmt.Errorf("schema %s refers outside itself to %s", name, url)
+	}
+	var doc struct {
+		ID string `json:"$id"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("parse schema %s: %w", name, err)
+	}
+	if err := c.AddResource(doc.ID, bytes.NewReader(data)); err != nil {
+		return nil, fmt.Errorf("load schema %s: %w", name, err)
+	}
+	s, err := c.Compile(doc.ID)
+	if err != nil {
+		return nil, fmt.Errorf("compile schema %s: %w", name, err)
+	}
+	compiled[name] = s
+	return s, nil
+}
+
+// SchemaDocument returns the raw embedded schema of a kind's part ("body",
+// "derived") or of the envelope (kind "record", part "envelope").
+func SchemaDocument(kind Kind, part string) (json.RawMessage, error) {
+	name := string(kind) + "." + part + ".json"
+	if part == "envelope" {
+		name = "envelope.json"
+	}
+	data, err := fs.ReadFile(schemas.FS, name)
+	if err != nil {
+		return nil, fmt.Errorf("read schema %s: %w", name, err)
+	}
+	return data, nil
+}
+
+// validate checks v (as decoded by encoding/json with UseNumber) against
+// the schema document name and returns every violation, not just the first.
+func validate(kind Kind, part string, v any) error {
+	name := string(kind) + "." + part + ".json"
+	if part == "envelope" {
+		name = "envelope.json"
+	}
+	s, err := schemaFor(name)
+	if err != nil {
+		return err
+	}
+	err = s.Validate(v)
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return fmt.Errorf("validate %s %s: %w", kind, part, err)
+	}
+	return &SchemaError{Kind: kind, Part: part, Violations: flatten(ve)}
+}
+
+// flatten turns the validator's tree of causes into its leaves, one per
+// violation, sorted by pointer and without repeats.
+func flatten(ve *jsonschema.ValidationError) []Violation {
+	var out []Violation
+	seen := map[string]bool{}
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			v := Violation{Pointer: e.InstanceLocation, Message: tidy(e.Message)}
+			if k := v.String(); !seen[k] {
+				seen[k] = true
+				out = append(out, v)
+			}
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
+	return out
+}
+
+func tidy(msg string) string {
+	msg = strings.ReplaceAll(msg, "additionalProperties ", "unknown field ")
+	return strings.TrimSuffix(msg, " not allowed")
+}

@@ -1,0 +1,265 @@
+package record
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode"
+)
+
+// Phase is where a task stands, judged by its latest assessment.
+type Phase string
+
+// The phases a task passes through.
+const (
+	PhaseEmpty      Phase = "empty"      // no assessment yet
+	PhaseAssessed   Phase = "assessed"   // assessed, not planned
+	PhasePlanned    Phase = "planned"    // planned, nothing consulted
+	PhaseConsulting Phase = "consulting" // consultations recorded, not concluded
+	PhaseDisputed   Phase = "disputed"   // a disagreement is open
+	PhaseConcluded  Phase = "concluded"  // concluded, not validated
+	PhaseValidated  Phase = "validated"  // the conclusion's latest validation passed
+	PhaseReused     Phase = "reused"     // the assessment reuses a standing conclusion
+)
+
+// Entry is a record with its body and derived fields decoded.
+type Entry struct {
+	*Record
+	Body    any // *Assessment, *Plan, ...
+	Derived any // *AssessmentDerived, *PlanDerived, ...
+}
+
+// Decode returns the record with its typed body and derived fields.
+func Decode(r *Record) (*Entry, error) {
+	e := &Entry{Record: r, Body: newBody(r.Kind), Derived: newDerived(r.Kind)}
+	if e.Body == nil {
+		return nil, fmt.Errorf("record %s has unknown kind %q", r.ID, r.Kind)
+	}
+	if err := json.Unmarshal(r.Body, e.Body); err != nil {
+		return nil, fmt.Errorf("decode %s body of %s: %w", r.Kind, r.ID, err)
+	}
+	if len(r.Derived) > 0 {
+		if err := json.Unmarshal(r.Derived, e.Derived); err != nil {
+			return nil, fmt.Errorf("decode %s derived of %s: %w", r.Kind, r.ID, err)
+		}
+	}
+	return e, nil
+}
+
+// Standing is a conclusion that still holds: no later validation failed it.
+type Standing struct {
+	Task       string `json:"task"`
+	Conclusion string `json:"conclusion"`
+	Assessment string `json:"assessment"`
+	SubjectKey string `json:"subject_key"`
+	Decision   string `json:"decision"`
+	Clock      int64  `json:"clock"`
+}
+
+// State is everything derived from a task's records. It is a pure function
+// of the records: Derive builds it, nothing else changes it.
+type State struct {
+	Task    string
+	Entries []*Entry // in (clock, id) order
+	Clock   int64    // the highest clock seen
+
+	byID map[string]*Entry
+}
+
+// Derive builds the state of a task from its records, in any order.
+func Derive(task string, recs []*Record) (*State, error) {
+	st := &State{Task: task, byID: make(map[string]*Entry, len(recs))}
+	sorted := append([]*Record(nil), recs...)
+	sort.Slice(sorted, func(i, j int) bool { return Less(sorted[i], sorted[j]) })
+	for _, r := range sorted {
+		e, err := Decode(r)
+		if err != nil {
+			return nil, err
+		}
+		st.add(e)
+	}
+	return st, nil
+}
+
+func (s *State) add(e *Entry) {
+	s.Entries = append(s.Entries, e)
+	s.byID[e.ID] = e
+	if e.Clock > s.Clock {
+		s.Clock = e.Clock
+	}
+}
+
+// Get returns the record with the full id, or nil.
+func (s *State) Get(id string) *Entry { return s.byID[id] }
+
+// LatestAssessment returns the task's latest assessment, or nil.
+func (s *State) LatestAssessment() *Entry { return s.latest(KindAssessment, nil) }
+
+// latest returns the last entry of kind k that keep accepts (nil keeps all).
+func (s *State) latest(k Kind, keep func(*Entry) bool) *Entry {
+	for i := len(s.Entries) - 1; i >= 0; i-- {
+		e := s.Entries[i]
+		if e.Kind == k && (keep == nil || keep(e)) {
+			return e
+		}
+	}
+	return nil
+}
+
+// all returns the entries of kind k that keep accepts, in order.
+func (s *State) all(k Kind, keep func(*Entry) bool) []*Entry {
+	var out []*Entry
+	for _, e := range s.Entries {
+		if e.Kind == k && (keep == nil || keep(e)) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Plans returns the plans made for an assessment, in order.
+func (s *State) Plans(assessment string) []*Entry {
+	return s.all(KindPlan, func(e *Entry) bool { return e.Body.(*Plan).Assessment == assessment })
+}
+
+// LatestPlan returns the latest plan for an assessment, or nil.
+func (s *State) LatestPlan(assessment string) *Entry {
+	return s.latest(KindPlan, func(e *Entry) bool { return e.Body.(*Plan).Assessment == assessment })
+}
+
+// Consultations returns the consultations answering any plan of an
+// assessment, in order.
+func (s *State) Consultations(assessment string) []*Entry {
+	return s.all(KindConsultation, func(e *Entry) bool {
+		p := s.byID[e.Body.(*Consultation).Plan]
+		return p != nil && p.Kind == KindPlan && p.Body.(*Plan).Assessment == assessment
+	})
+}
+
+// Completed returns the completed consultations of an assessment.
+func (s *State) Completed(assessment string) []*Entry {
+	var out []*Entry
+	for _, e := range s.Consultations(assessment) {
+		if e.Body.(*Consultation).Status == "completed" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// OpenDisagreements returns the disagreements no resolution has settled,
+// on the assessment given, or on any when assessment is "".
+func (s *State) OpenDisagreements(assessment string) []*Entry {
+	settled := map[string]bool{}
+	for _, e := range s.all(KindResolution, nil) {
+		settled[e.Body.(*Resolution).Disagreement] = true
+	}
+	return s.all(KindDisagreement, func(e *Entry) bool {
+		return !settled[e.ID] && (assessment == "" || e.Body.(*Disagreement).Assessment == assessment)
+	})
+}
+
+// IsOpenDisagreement reports whether id names an unsettled disagreement.
+func (s *State) IsOpenDisagreement(id string) bool {
+	for _, e := range s.OpenDisagreements("") {
+		if e.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// ConclusionOf returns the conclusion of an assessment, or nil.
+func (s *State) ConclusionOf(assessment string) *Entry {
+	return s.latest(KindConclusion, func(e *Entry) bool { return e.Body.(*Conclusion).Assessment == assessment })
+}
+
+// LatestValidation returns the latest validation of a conclusion, or nil.
+func (s *State) LatestValidation(conclusion string) *Entry {
+	return s.latest(KindValidation, func(e *Entry) bool { return e.Body.(*Validation).Conclusion == conclusion })
+}
+
+// Holds reports whether a conclusion still stands: its latest validation,
+// if any, did not fail.
+func (s *State) Holds(conclusion string) bool {
+	v := s.LatestValidation(conclusion)
+	return v == nil || v.Derived.(*ValidationDerived).Result != "fail"
+}
+
+// Standing returns the task's standing conclusions, latest last.
+func (s *State) Standing() []Standing {
+	var out []Standing
+	for _, c := range s.all(KindConclusion, nil) {
+		if !s.Holds(c.ID) {
+			continue
+		}
+		body := c.Body.(*Conclusion)
+		a := s.byID[body.Assessment]
+		if a == nil || a.Kind != KindAssessment {
+			continue
+		}
+		out = append(out, Standing{Task: s.Task, Conclusion: c.ID, Assessment: a.ID,
+			SubjectKey: a.Derived.(*AssessmentDerived).SubjectKey, Decision: body.Decision, Clock: c.Clock})
+	}
+	return out
+}
+
+// Phase says where the task stands, judged by its latest assessment.
+func (s *State) Phase() Phase {
+	a := s.LatestAssessment()
+	if a == nil {
+		return PhaseEmpty
+	}
+	if c := s.ConclusionOf(a.ID); c != nil {
+		if v := s.LatestValidation(c.ID); v != nil && v.Derived.(*ValidationDerived).Result == "pass" {
+			return PhaseValidated
+		}
+		return PhaseConcluded
+	}
+	if len(s.OpenDisagreements(a.ID)) > 0 {
+		return PhaseDisputed
+	}
+	if len(s.Consultations(a.ID)) > 0 {
+		return PhaseConsulting
+	}
+	if s.LatestPlan(a.ID) != nil {
+		return PhasePlanned
+	}
+	if a.Derived.(*AssessmentDerived).Reuses != "" {
+		return PhaseReused
+	}
+	return PhaseAssessed
+}
+
+// ReviewCount is the number of completed consultations the latest
+// assessment received: the review that is a recorded fact.
+func (s *State) ReviewCount() int {
+	a := s.LatestAssessment()
+	if a == nil {
+		return 0
+	}
+	if c := s.ConclusionOf(a.ID); c != nil {
+		return c.Derived.(*ConclusionDerived).ReviewCount
+	}
+	return len(s.Completed(a.ID))
+}
+
+// SubjectKey normalises a subject so that spellings of one subject meet:
+// case folded, every run of non-letters and non-digits a single space.
+func SubjectKey(subject string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range strings.ToLower(subject) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			space = false
+			b.WriteRune(r)
+			continue
+		}
+		space = true
+	}
+	return b.String()
+}

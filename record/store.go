@@ -1,0 +1,115 @@
+package record
+
+import (
+	"context"
+	"sort"
+	"sync"
+)
+
+// TaskHead is a task and the commit (or other opaque token) at its head.
+type TaskHead struct {
+	Task string `json:"task"`
+	Head string `json:"head"`
+}
+
+// Store keeps each task's records as an append-only history. Implementations
+// must be safe for concurrent use by many writers, in one process or many.
+type Store interface {
+	// Load returns the task's head and every record on it. A task that does
+	// not exist has head "" and no records; that is not an error.
+	Load(ctx context.Context, task string) (head string, recs []*Record, err error)
+	// Append stores rec as the task's next record on top of head ("" for a
+	// new task) and returns the new head. When the task's head is no longer
+	// head it returns an error matching ErrConflict and changes nothing.
+	Append(ctx context.Context, task, head string, rec *Record) (string, error)
+	// Tasks lists every task with its head, sorted by task name.
+	Tasks(ctx context.Context) ([]TaskHead, error)
+}
+
+// Index finds standing conclusions across every task, for reuse.
+type Index interface {
+	// Standing returns the latest standing conclusion whose assessment has
+	// the subject key, from any task but skip, or nil when there is none.
+	Standing(ctx context.Context, subjectKey, skip string) (*Standing, error)
+}
+
+// ScanIndex is an Index that derives every task from its store on each
+// call. It is exact and simple; stores with many tasks provide a cached one.
+type ScanIndex struct{ Store Store }
+
+// Standing implements Index by loading every task.
+func (x ScanIndex) Standing(ctx context.Context, key, skip string) (*Standing, error) {
+	tasks, err := x.Store.Tasks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var best *Standing
+	for _, t := range tasks {
+		if t.Task == skip {
+			continue
+		}
+		_, recs, err := x.Store.Load(ctx, t.Task)
+		if err != nil {
+			return nil, err
+		}
+		st, err := Derive(t.Task, recs)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range st.Standing() {
+			if s.SubjectKey == key {
+				s := s
+				best = &s
+			}
+		}
+	}
+	return best, nil
+}
+
+// MemStore is an in-memory Store, for tests and for trying rules out.
+type MemStore struct {
+	mu    sync.Mutex
+	tasks map[string][]*Record
+}
+
+// NewMemStore returns an empty in-memory store.
+func NewMemStore() *MemStore { return &MemStore{tasks: map[string][]*Record{}} }
+
+func memHead(recs []*Record) string {
+	if len(recs) == 0 {
+		return ""
+	}
+	return recs[len(recs)-1].ID
+}
+
+// Load implements Store.
+func (m *MemStore) Load(_ context.Context, task string) (string, []*Record, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	recs := m.tasks[task]
+	return memHead(recs), append([]*Record(nil), recs...), nil
+}
+
+// Append implements Store; the head is the id of the task's last record.
+func (m *MemStore) Append(_ context.Context, task, head string, rec *Record) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if memHead(m.tasks[task]) != head {
+		return "", ErrConflict
+	}
+	cp := *rec
+	m.tasks[task] = append(m.tasks[task], &cp)
+	return rec.ID, nil
+}
+
+// Tasks implements Store.
+func (m *MemStore) Tasks(context.Context) ([]TaskHead, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]TaskHead, 0, len(m.tasks))
+	for t, recs := range m.tasks {
+		out = append(out, TaskHead{Task: t, Head: memHead(recs)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Task < out[j].Task })
+	return out, nil
+}

@@ -1,0 +1,85 @@
+package record
+
+import (
+	"fmt"
+	"strings"
+)
+
+// TimelineEntry is one line of a task's history.
+type TimelineEntry struct {
+	Clock   int64  `json:"clock"`
+	ID      string `json:"id"`
+	Kind    Kind   `json:"kind"`
+	Created string `json:"created"`
+	Actor   string `json:"actor"`
+	Summary string `json:"summary"`
+}
+
+// Timeline returns the task's history in (clock, id) order.
+func (s *State) Timeline() []TimelineEntry {
+	out := make([]TimelineEntry, 0, len(s.Entries))
+	for _, e := range s.Entries {
+		out = append(out, TimelineEntry{Clock: e.Clock, ID: e.ID, Kind: e.Kind,
+			Created: e.Created, Actor: e.Actor, Summary: Summary(e)})
+	}
+	return out
+}
+
+// Summary is a record's one-line description, as used in commit messages
+// and timelines.
+func Summary(e *Entry) string {
+	switch b := e.Body.(type) {
+	case *Assessment:
+		s := fmt.Sprintf("%s (%s, %s)", b.Subject, b.Materiality, b.Reversibility)
+		if d, ok := e.Derived.(*AssessmentDerived); ok && d.Reuses != "" {
+			s += ", reuses " + short(d.Reuses)
+		}
+		return oneLine(s)
+	case *Plan:
+		d := e.Derived.(*PlanDerived)
+		if len(d.Selected) == 0 {
+			return fmt.Sprintf("review %s; local review of %d items", d.Review, len(d.LocalReview))
+		}
+		return fmt.Sprintf("review %s; ask %s", d.Review, strings.Join(d.Selected, ", "))
+	case *Consultation:
+		if b.Status == "completed" && b.Conclusion != nil {
+			return oneLine(fmt.Sprintf("%s: %s: %s", b.Advisor, b.Conclusion.Stance, b.Conclusion.Summary))
+		}
+		if b.Failure != nil {
+			return fmt.Sprintf("%s: failed: %s", b.Advisor, b.Failure.Kind)
+		}
+		return b.Advisor + ": " + b.Status
+	case *Disagreement:
+		return oneLine(b.Summary)
+	case *Resolution:
+		return oneLine(fmt.Sprintf("settles %s: %s", short(b.Disagreement), b.Decision))
+	case *Conclusion:
+		d := e.Derived.(*ConclusionDerived)
+		return oneLine(fmt.Sprintf("%s (reviews: %d)", b.Decision, d.ReviewCount))
+	case *Validation:
+		d := e.Derived.(*ValidationDerived)
+		if b.Method == "command" {
+			return oneLine(fmt.Sprintf("%s: %s", d.Result, b.Command))
+		}
+		return d.Result + " (manual claim)"
+	case *Attempt:
+		return fmt.Sprintf("%s, %d commits", b.Outcome, len(b.Commits))
+	}
+	return string(e.Kind)
+}
+
+// oneLine folds whitespace and cuts s to a length fit for a subject line.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 72 {
+		s = string(r[:71]) + "…"
+	}
+	return s
+}
+
+// Message is the commit message that stores a record: a subject line
+// "<kind>: <summary>" and the Reason-* trailers.
+func Message(e *Entry) string {
+	return fmt.Sprintf("%s: %s\n\nReason-Task: %s\nReason-Kind: %s\nReason-Record: %s\n",
+		e.Kind, Summary(e), e.Task, e.Kind, e.ID)
+}

@@ -1,0 +1,234 @@
+package record
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"git-reason/policy"
+)
+
+// Availability is the writer's source of advisor availability for plans.
+type Availability interface {
+	// Snapshot returns the profile in force and every declared advisor's
+	// availability at this moment, in preference order.
+	Snapshot(ctx context.Context) (policy.Profile, []policy.Advisor, error)
+}
+
+// NoAdvisors is the availability when no advisor is declared: every plan is
+// the structured local review.
+type NoAdvisors struct{ Profile policy.Profile }
+
+// Snapshot implements Availability with an empty snapshot.
+func (n NoAdvisors) Snapshot(context.Context) (policy.Profile, []policy.Advisor, error) {
+	p := n.Profile
+	if p.Name == "" {
+		p = policy.Profile{Name: "default", Mode: policy.ModeNormal}
+	}
+	return p, nil, nil
+}
+
+// Writer is the single writer: every record is appended through it, and it
+// admits or refuses each by the rules. Its fields are set once; a Writer is
+// safe for concurrent use.
+type Writer struct {
+	Store  Store
+	Index  Index        // standing conclusions of other tasks; nil scans Store
+	Avail  Availability // nil means NoAdvisors
+	Actor  string       // "Name <email>"
+	Origin string       // this clone's id
+	Now    func() time.Time
+	// MaxAttempts bounds compare-and-swap retries when the head keeps moving.
+	MaxAttempts int
+}
+
+// Result is an admitted, stored record.
+type Result struct {
+	*Entry
+	Commit string `json:"commit"`
+}
+
+// hints carry what only a privileged path (the consult driver, a validation
+// run by the tool) knows; a caller's body can never supply them.
+type hints struct {
+	driver   bool // the consult driver is writing
+	model    *Model
+	openedBy string
+	observed *ValidationDerived
+}
+
+// Append admits a caller's body (JSON) as a record of kind on task. Kinds a
+// caller may not write (consultation; a command validation) are refused.
+func (w *Writer) Append(ctx context.Context, task string, kind Kind, body []byte) (*Result, error) {
+	return w.append(ctx, task, kind, body, hints{openedBy: "caller"})
+}
+
+// AppendConsultation records one consultation outcome. Only the consult
+// driver calls it: it is where model attribution is written, in one place.
+func (w *Writer) AppendConsultation(ctx context.Context, task string, c *Consultation, m *Model) (*Result, error) {
+	raw, err := json.Marshal(c)
+	if err != nil {
+		return nil, err
+	}
+	return w.append(ctx, task, KindConsultation, raw, hints{driver: true, model: m})
+}
+
+// AppendDriverDisagreement records a disagreement the consult driver opened
+// because two completed consultations took conflicting stances.
+func (w *Writer) AppendDriverDisagreement(ctx context.Context, task string, d *Disagreement) (*Result, error) {
+	raw, err := json.Marshal(d)
+	if err != nil {
+		return nil, err
+	}
+	return w.append(ctx, task, KindDisagreement, raw, hints{driver: true, openedBy: "driver"})
+}
+
+// AppendObservedValidation records a command validation the tool ran
+// itself, with what it observed: exit status, duration and output digest.
+func (w *Writer) AppendObservedValidation(ctx context.Context, task string, v *Validation, obs ValidationDerived) (*Result, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return w.append(ctx, task, KindValidation, raw, hints{observed: &obs})
+}
+
+func (w *Writer) append(ctx context.Context, task string, kind Kind, raw []byte, h hints) (*Result, error) {
+	if err := CheckTask(task); err != nil {
+		return nil, err
+	}
+	if newBody(kind) == nil {
+		return nil, badInput(fmt.Sprintf("unknown record kind %q", kind))
+	}
+	if _, err := decodeBody(kind, raw); err != nil {
+		return nil, err
+	}
+	if w.Actor == "" || w.Origin == "" {
+		return nil, errors.New("writer has no actor or origin: set git config user.name and user.email")
+	}
+	attempts := w.MaxAttempts
+	if attempts <= 0 {
+		attempts = 1000
+	}
+	for i := 0; i < attempts; i++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		head, recs, err := w.Store.Load(ctx, task)
+		if err != nil {
+			return nil, fmt.Errorf("load task %s: %w", task, err)
+		}
+		st, err := Derive(task, recs)
+		if err != nil {
+			return nil, fmt.Errorf("derive task %s: %w", task, err)
+		}
+		rec, entry, err := w.admit(ctx, st, kind, raw, h)
+		if err != nil {
+			return nil, err
+		}
+		commit, err := w.Store.Append(ctx, task, head, rec)
+		if errors.Is(err, ErrConflict) {
+			// Someone else appended: re-derive and re-run admission.
+			time.Sleep(time.Duration(rand.IntN(2000)) * time.Microsecond)
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("store %s record in task %s: %w", kind, task, err)
+		}
+		return &Result{Entry: entry, Commit: commit}, nil
+	}
+	return nil, fmt.Errorf("task %s kept moving: gave up after %d attempts; try again", task, attempts)
+}
+
+// admit validates and admits one body against the task's state and returns
+// the complete record. It changes nothing.
+func (w *Writer) admit(ctx context.Context, st *State, kind Kind, raw []byte, h hints) (*Record, *Entry, error) {
+	m, err := decodeBody(kind, raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := resolveIDs(kind, m, st); err != nil {
+		return nil, nil, err
+	}
+	if err := validate(kind, "body", m); err != nil {
+		return nil, nil, err
+	}
+	body := newBody(kind)
+	if err := remarshal(m, body); err != nil {
+		return nil, nil, badInput(fmt.Sprintf("%s body: %v", kind, err))
+	}
+	derived, err := w.rules(ctx, st, kind, body, h)
+	if err != nil {
+		return nil, nil, err
+	}
+	now := time.Now
+	if w.Now != nil {
+		now = w.Now
+	}
+	t := now().UTC()
+	rec := &Record{
+		ID:      ulid.MustNew(ulid.Timestamp(t), ulid.DefaultEntropy()).String(),
+		Kind:    kind,
+		Task:    st.Task,
+		Created: t.Format(TimeLayout),
+		Actor:   w.Actor,
+		Origin:  w.Origin,
+		Clock:   st.Clock + 1,
+	}
+	if rec.Body, err = json.Marshal(body); err != nil {
+		return nil, nil, err
+	}
+	if rec.Derived, err = json.Marshal(derived); err != nil {
+		return nil, nil, err
+	}
+	if err := CheckRecord(rec); err != nil {
+		return nil, nil, fmt.Errorf("writer produced an invalid record (a bug): %w", err)
+	}
+	return rec, &Entry{Record: rec, Body: body, Derived: derived}, nil
+}
+
+// TimeLayout is how records spell their creation time: RFC 3339, UTC,
+// milliseconds.
+const TimeLayout = "2006-01-02T15:04:05.000Z07:00"
+
+// CheckRecord validates a stored record's envelope, body and derived fields
+// against their schemas and returns every violation.
+func CheckRecord(rec *Record) error {
+	raw, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	for _, part := range []struct {
+		name string
+		data []byte
+	}{{"envelope", raw}, {"body", rec.Body}, {"derived", rec.Derived}} {
+		var v any
+		dec := json.NewDecoder(bytes.NewReader(part.data))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil {
+			return badInput(fmt.Sprintf("%s %s is not valid JSON: %v", rec.Kind, part.name, err))
+		}
+		if err := validate(rec.Kind, part.name, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// remarshal moves a decoded JSON value into a typed struct, refusing
+// fields the struct does not have.
+func remarshal(v any, into any) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	return dec.Decode(into)
+}
