@@ -1,0 +1,375 @@
+package neutrality
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// DefaultMaxFileSize is the size above which a file is not checked unless
+// the request sets another limit: larger files are generated or vendored
+// far more often than written.
+const DefaultMaxFileSize = 4 << 20
+
+// binaryProbe is how many leading bytes are searched for a NUL, as git does.
+const binaryProbe = 8000
+
+// ErrInvalidRequest is wrapped by the errors Check returns for a request
+// that cannot be run as given (a usage error, not a failure).
+var ErrInvalidRequest = errors.New("invalid request")
+
+// Request says what to check and against which names.
+type Request struct {
+	// Root is the top directory of the work tree; Check asks git for it
+	// when it is empty.
+	Root string
+	// Dir is the directory Paths are relative to, usually the caller's
+	// working directory; Root when empty.
+	Dir string
+	// Paths are git pathspecs limiting the files checked; none means the
+	// whole tree, wherever Dir is.
+	Paths []string
+	// Staged checks the blobs in the index instead of the work tree.
+	Staged bool
+	// Range, "A..B" or "A...B", checks the files added or modified in the
+	// range, as they are at B. To check every file of a commit B, use the
+	// empty tree as A. It cannot be combined with Staged.
+	Range string
+	// Config decides which files are neutral; nil means the repository is
+	// not configured, and nothing is checked.
+	Config *Config
+	// Terms are the declared names. The configuration's terms are added to
+	// them with DeclaredAs ConfigTermsDeclaredAs.
+	Terms []Term
+	// Workers bounds how many files are read and scanned at once; zero
+	// means GOMAXPROCS, and at least 2.
+	Workers int
+	// MaxFileSize is the largest file checked; zero means
+	// DefaultMaxFileSize.
+	MaxFileSize int64
+}
+
+// Violation is one occurrence of a name in a neutral file.
+type Violation struct {
+	Path       string `json:"path"`        // slash-separated, from the repository root
+	Line       int    `json:"line"`        // 1-based
+	Col        int    `json:"col"`         // 1-based byte column
+	Name       string `json:"name"`        // the term as declared
+	DeclaredAs string `json:"declared_as"` // where the term was declared
+	Text       string `json:"text"`        // the occurrence as spelled in the file
+}
+
+// Skipped is a file that could not be checked.
+type Skipped struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// Result is the outcome of a check. The check passes when Violations is
+// empty, including when the repository is not configured.
+type Result struct {
+	Configured bool        `json:"configured"`
+	Violations []Violation `json:"violations"` // sorted by path, line, column
+	Files      int         `json:"files"`      // files scanned
+	Allowed    int         `json:"allowed"`    // occurrences accepted by allow entries
+	Binary     int         `json:"binary"`     // binary files not scanned
+	Skipped    []Skipped   `json:"skipped"`    // files too large or unreadable, by path
+}
+
+// Check finds the violations the request asks for. It returns an error
+// wrapping ErrInvalidRequest for a bad request, a plain error for a bad
+// Config (see ParseConfig for errors with lines) or when git fails.
+func Check(ctx context.Context, req Request) (*Result, error) {
+	if req.Config == nil {
+		return &Result{Violations: []Violation{}, Skipped: []Skipped{}}, nil
+	}
+	if err := req.validate(); err != nil {
+		return nil, err
+	}
+	r, err := req.Config.compile()
+	if err != nil {
+		return nil, fmt.Errorf("neutrality configuration: %w", err)
+	}
+	m, err := NewMatcher(append(append([]Term(nil), req.Terms...), r.terms...))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
+	}
+	if req.Root == "" {
+		out, err := git(ctx, req.Dir, "rev-parse", "--show-toplevel")
+		if err != nil {
+			return nil, fmt.Errorf("find work tree: %w", err)
+		}
+		req.Root = strings.TrimSpace(string(out))
+	}
+	dir := req.Root
+	if len(req.Paths) > 0 && req.Dir != "" {
+		dir = req.Dir
+	}
+	var es []entry
+	switch {
+	case req.Staged:
+		es, err = listIndex(ctx, dir, req.Paths)
+	case req.Range != "":
+		es, err = listRange(ctx, dir, req.Range, req.Paths)
+	default:
+		es, err = listWorkTree(ctx, dir, req.Paths)
+	}
+	if err != nil {
+		return nil, err
+	}
+	kept := es[:0]
+	for _, e := range es {
+		if r.checks(e.path) {
+			kept = append(kept, e)
+		}
+	}
+	s := &scan{matcher: m, rules: r, max: req.MaxFileSize}
+	if s.max <= 0 {
+		s.max = DefaultMaxFileSize
+	}
+	if req.Staged || req.Range != "" {
+		err = s.blobs(ctx, req.Root, kept, req.workers())
+	} else {
+		err = s.files(ctx, req.Root, kept, req.workers())
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.result(), nil
+}
+
+func (req *Request) validate() error {
+	if req.Staged && req.Range != "" {
+		return fmt.Errorf("%w: staged and range cannot be combined", ErrInvalidRequest)
+	}
+	if req.Range != "" && (!strings.Contains(req.Range, "..") || strings.HasPrefix(req.Range, "-")) {
+		return fmt.Errorf("%w: range %q is not of the form A..B", ErrInvalidRequest, req.Range)
+	}
+	return nil
+}
+
+func (req *Request) workers() int {
+	if req.Workers > 0 {
+		return req.Workers
+	}
+	return max(2, runtime.GOMAXPROCS(0))
+}
+
+// scan collects what the workers find.
+type scan struct {
+	matcher *Matcher
+	rules   *rules
+	max     int64
+
+	mu  sync.Mutex
+	res Result
+}
+
+// tally is one worker's share of a result, merged once at its end.
+type tally struct {
+	violations []Violation
+	files      int
+	allowed    int
+	binary     int
+	skipped    []Skipped
+}
+
+// files reads and scans work tree files with a pool of workers.
+func (s *scan) files(ctx context.Context, root string, es []entry, workers int) error {
+	jobs := make(chan entry)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			var t tally
+			var buf []byte
+			for e := range jobs {
+				var data []byte
+				var why string
+				data, buf, why = readFile(filepath.Join(root, filepath.FromSlash(e.path)), buf, s.max)
+				switch {
+				case why != "":
+					t.skipped = append(t.skipped, Skipped{e.path, why})
+				case data != nil:
+					s.file(&t, e.path, data)
+				}
+			}
+			s.merge(&t)
+		})
+	}
+	var err error
+feed:
+	for _, e := range es {
+		select {
+		case jobs <- e:
+		case <-ctx.Done():
+			err = ctx.Err()
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	return err
+}
+
+// readFile reads name into buf, growing it as needed. It returns nil data
+// and no reason for what is not a regular file or no longer exists, and a
+// reason for a file it will not or cannot read.
+func readFile(name string, buf []byte, limit int64) (data, newBuf []byte, why string) {
+	f, err := openNoFollow(name)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) || isSymlinkErr(err) {
+			return nil, buf, ""
+		}
+		return nil, buf, "unreadable: " + err.Error()
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, buf, "unreadable: " + err.Error()
+	case !st.Mode().IsRegular():
+		return nil, buf, ""
+	case st.Size() > limit:
+		return nil, buf, fmt.Sprintf("larger than %d bytes", limit)
+	}
+	size := int(st.Size())
+	if cap(buf) < size {
+		buf = make([]byte, size, max(size, 64<<10))
+	}
+	buf = buf[:size]
+	n, err := readFull(f, buf)
+	if err != nil {
+		return nil, buf, "unreadable: " + err.Error()
+	}
+	return buf[:n], buf, ""
+}
+
+// blobs reads blobs with one git process and scans them with a pool of
+// workers.
+func (s *scan) blobs(ctx context.Context, root string, es []entry, workers int) error {
+	if len(es) == 0 {
+		return nil
+	}
+	type job struct {
+		path string
+		data []byte
+	}
+	jobs := make(chan job, workers)
+	pool := sync.Pool{}
+	get := func(n int) []byte {
+		if b, ok := pool.Get().(*[]byte); ok && cap(*b) >= n {
+			return (*b)[:n]
+		}
+		return make([]byte, n, max(n, 64<<10))
+	}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			var t tally
+			for j := range jobs {
+				s.file(&t, j.path, j.data)
+				pool.Put(&j.data)
+			}
+			s.merge(&t)
+		})
+	}
+	var big []Skipped
+	err := readBlobs(ctx, root, es, s.max, get, func(e entry, data []byte, size int64) error {
+		if data == nil {
+			big = append(big, Skipped{e.path, fmt.Sprintf("larger than %d bytes", s.max)})
+			return nil
+		}
+		select {
+		case jobs <- job{e.path, data}:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	})
+	close(jobs)
+	wg.Wait()
+	s.merge(&tally{skipped: big})
+	return err
+}
+
+// file scans one file's contents into t.
+func (s *scan) file(t *tally, path string, data []byte) {
+	if bytes.IndexByte(data[:min(len(data), binaryProbe)], 0) >= 0 {
+		t.binary++
+		return
+	}
+	t.files++
+	for _, m := range s.matcher.Find(data) {
+		if len(s.rules.allow) > 0 && s.rules.allowed(path, lineAt(data, m.Offset)) {
+			t.allowed++
+			continue
+		}
+		t.violations = append(t.violations, Violation{
+			Path: path, Line: m.Line, Col: m.Col,
+			Name: m.Term.Name, DeclaredAs: m.Term.DeclaredAs, Text: m.Text,
+		})
+	}
+}
+
+// lineAt returns the line holding data[off], without its line ending.
+func lineAt(data []byte, off int) []byte {
+	start := bytes.LastIndexByte(data[:off], '\n') + 1
+	end := bytes.IndexByte(data[off:], '\n')
+	if end < 0 {
+		end = len(data)
+	} else {
+		end += off
+	}
+	return bytes.TrimSuffix(data[start:end], []byte("\r"))
+}
+
+func (s *scan) merge(t *tally) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.res.Violations = append(s.res.Violations, t.violations...)
+	s.res.Files += t.files
+	s.res.Allowed += t.allowed
+	s.res.Binary += t.binary
+	s.res.Skipped = append(s.res.Skipped, t.skipped...)
+}
+
+func (s *scan) result() *Result {
+	res := s.res
+	res.Configured = true
+	if res.Violations == nil {
+		res.Violations = []Violation{}
+	}
+	if res.Skipped == nil {
+		res.Skipped = []Skipped{}
+	}
+	sort.Slice(res.Violations, func(i, j int) bool {
+		a, b := res.Violations[i], res.Violations[j]
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Col < b.Col
+	})
+	sort.Slice(res.Skipped, func(i, j int) bool { return res.Skipped[i].Path < res.Skipped[j].Path })
+	return &res
+}
+
+// readFull reads into buf until it is full or the file ends: a file that
+// shrank since it was sized is read as it now is.
+func readFull(f *os.File, buf []byte) (int, error) {
+	n, err := io.ReadFull(f, buf)
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return n, err
+}

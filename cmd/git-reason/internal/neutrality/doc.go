@@ -1,0 +1,51 @@
+// Package neutrality finds places where provider-neutral files name a
+// provider, vendor, model or advisor. It is the engine behind
+// `git reason check neutrality`; the command wiring and the source of names
+// (the declarations in share/ with overlays) live elsewhere and hand their
+// names in as [Term] values.
+//
+// # Matching
+//
+// Text is split into words: maximal runs of ASCII letters, digits and bytes
+// of multi-byte UTF-8 characters, cut further where the case changes
+// ("acmeCloud" is acme|Cloud, "ACMECloud" is ACME|Cloud) and where letters
+// meet digits ("x15pro" is x|15|pro). A term's name is split the same way
+// and its words lowercased and joined into a key ("Acme Cloud" is
+// "acmecloud", "x-1.5-pro" is "x15pro").
+//
+// A term matches a run of consecutive words of one line when the run starts
+// at a word start, ends at a word end, and its words, lowercased and joined,
+// equal the term's key. Consecutive words of the run may touch (a case or
+// digit change) or be separated by exactly one of space, tab, '_', '-' or
+// '.'. So "Acme Cloud" is found in acme_cloud_client, AcmeCloudClient,
+// ACME_CLOUD, acme-cloud, acme.cloud, acmecloud and "Acme Cloud", while a
+// term "ace" is not found in surface, acetone or replaceable, because none of
+// them has a word boundary around "ace". Case is folded for ASCII only.
+//
+// At each position the longest matching term wins and matching resumes after
+// it, so overlapping terms report one violation, not two.
+//
+// # Files
+//
+// A file is checked when a neutral glob of the configuration matches it (all
+// files when the configuration lists none) and no exclude glob does. The
+// configuration file itself is never checked: it has to name the terms. A
+// file whose first 8000 bytes hold a NUL byte is binary and is not checked
+// (git's own rule); a file larger than [DefaultMaxFileSize] (or the
+// request's limit) is not checked and is listed in [Result.Skipped], so a
+// caller can say so. Symbolic links and submodules are not checked.
+//
+// Globs are matched against the slash-separated path from the repository
+// root: '*', '?' and '[...]' match within one path segment, a '**' segment
+// matches any number of segments, and a glob that matches a directory
+// matches every file below it ("share" and "share/**" are the same).
+//
+// # Sources
+//
+// [Check] reads the work tree (every file git tracks plus untracked files
+// that are not ignored), the index ([Request.Staged]: blobs staged for
+// commit, never the work tree), or a range ([Request.Range] "A..B": the files
+// changed between A and B, as they are at B). Listing uses one git process
+// and, for the index and a range, one `git cat-file --batch` process reads
+// every blob; files are scanned by a bounded pool of workers.
+package neutrality

@@ -1,0 +1,152 @@
+package neutrality
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+var testTerms = []Term{
+	{"Acme Cloud", "vendor acme"},
+	{"Zeta", "provider zeta"},
+	{"ace", "advisor ace"},
+	{"Gem", "advisor gem"},
+	{"x-1.5-pro", "model of vendor acme"},
+}
+
+// found renders matches as "line:col:text=name" for compact expectations.
+func found(ms []Match) string {
+	var out []string
+	for _, m := range ms {
+		out = append(out, fmt.Sprintf("%d:%d:%s=%s", m.Line, m.Col, m.Text, m.Term.Name))
+	}
+	return strings.Join(out, " ")
+}
+
+func TestMatcherSpellings(t *testing.T) {
+	m, err := NewMatcher(testTerms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		rule, text, want string
+	}{
+		// Every spelling of a multi-word name.
+		{"snake_case", "acme_cloud_client", "1:1:acme_cloud=Acme Cloud"},
+		{"PascalCase", "AcmeCloudClient", "1:1:AcmeCloud=Acme Cloud"},
+		{"camelCase inside", "newAcmeCloudClient()", "1:4:AcmeCloud=Acme Cloud"},
+		{"SCREAMING_SNAKE", "ACME_CLOUD = 1", "1:1:ACME_CLOUD=Acme Cloud"},
+		{"kebab-case", `"acme-cloud"`, "1:2:acme-cloud=Acme Cloud"},
+		{"words", "runs on Acme Cloud.", "1:9:Acme Cloud=Acme Cloud"},
+		{"dotted", "api.acme.cloud", "1:5:acme.cloud=Acme Cloud"},
+		{"joined lower", "acmecloud", "1:1:acmecloud=Acme Cloud"},
+		{"acronym then word", "ACMECloudClient", "1:1:ACMECloud=Acme Cloud"},
+		{"tab between words", "acme\tcloud", "1:1:acme\tcloud=Acme Cloud"},
+		{"joined words count as one name", "a_ce", "1:1:a_ce=ace"},
+		// One-word names.
+		{"lower", "zeta", "1:1:zeta=Zeta"},
+		{"upper", "ZETA_TOKEN", "1:1:ZETA=Zeta"},
+		{"camel prefix", "zetaClient", "1:1:zeta=Zeta"},
+		{"camel suffix", "newZeta", "1:4:Zeta=Zeta"},
+		{"digit boundary", "zeta2", "1:1:zeta=Zeta"},
+		{"short name as a word", "if ace {", "1:4:ace=ace"},
+		{"short name in camelCase", "useAce", "1:4:Ace=ace"},
+		// Names with digits and dots.
+		{"model as declared", "x-1.5-pro", "1:1:x-1.5-pro=x-1.5-pro"},
+		{"model snake", "X_1_5_PRO", "1:1:X_1_5_PRO=x-1.5-pro"},
+		{"model camel", "useX15Pro()", "1:4:X15Pro=x-1.5-pro"},
+		{"model mixed", "x1.5-pro", "1:1:x1.5-pro=x-1.5-pro"},
+		{"model variant", "x-1.5-pro-max", "1:1:x-1.5-pro=x-1.5-pro"},
+		// Positions.
+		{"two on a line", "zeta, then acme cloud", "1:1:zeta=Zeta 1:12:acme cloud=Acme Cloud"},
+		{"second line", "package main\n\tzeta()", "2:2:zeta=Zeta"},
+		{"crlf lines", "a\r\nb zeta", "2:3:zeta=Zeta"},
+		// What must not fire.
+		{"inside a word", "surface acetone replaceable", ""},
+		{"prefix of a word", "Gemfile gemstone", ""},
+		{"plural", "zetas", ""},
+		{"longer last word", "acme_clouds", ""},
+		{"first word alone", "acme", ""},
+		{"two separators", "acme__cloud acme - cloud", ""},
+		{"other separator", "acme/cloud acme,cloud acme:cloud", ""},
+		{"across lines", "acme\ncloud", ""},
+		{"other version", "x-1.50-pro x-1.5 x-15-pro-ultra2", "1:18:x-15-pro=x-1.5-pro"},
+		{"empty", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.rule, func(t *testing.T) {
+			if got := found(m.Find([]byte(tt.text))); got != tt.want {
+				t.Errorf("Find(%q) = %q, want %q", tt.text, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestMatcherLongestTermWins(t *testing.T) {
+	m, err := NewMatcher([]Term{{"Acme", "vendor acme"}, {"Acme Cloud", "provider acme-cloud"}, {"Cloud", "advisor cloud"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ text, want string }{
+		{"acme_cloud", "1:1:acme_cloud=Acme Cloud"},
+		{"acme_cluster", "1:1:acme=Acme"},
+		{"AcmeCloudCloud", "1:1:AcmeCloud=Acme Cloud 1:10:Cloud=Cloud"},
+	}
+	for _, tt := range tests {
+		if got := found(m.Find([]byte(tt.text))); got != tt.want {
+			t.Errorf("Find(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+func TestMatcherNonASCII(t *testing.T) {
+	m, err := NewMatcher([]Term{{"Zéta", "vendor zeta"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Bytes of multi-byte characters are letters; their case is not folded.
+	for text, want := range map[string]string{
+		"zéta_client": "1:1:zéta=Zéta",
+		"ZÉTA":        "",
+		"zétas":       "",
+	} {
+		if got := found(m.Find([]byte(text))); got != want {
+			t.Errorf("Find(%q) = %q, want %q", text, got, want)
+		}
+	}
+}
+
+func TestNewMatcherMergesEqualNames(t *testing.T) {
+	m, err := NewMatcher([]Term{
+		{"Acme Cloud", "vendor acme"}, {"acme-cloud", "advisor acme-cloud"}, {"ACME_CLOUD", "vendor acme"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := m.Terms()
+	want := []Term{{"Acme Cloud", "vendor acme; advisor acme-cloud"}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("Terms() = %v, want %v", got, want)
+	}
+}
+
+func TestNewMatcherRejectsNameWithoutWords(t *testing.T) {
+	_, err := NewMatcher([]Term{{"Zeta", "vendor zeta"}, {"--", "vendor dash"}})
+	if err == nil || !strings.Contains(err.Error(), `term "--" (declared as vendor dash) has no letter or digit`) {
+		t.Errorf("NewMatcher error = %v, want one naming the term", err)
+	}
+}
+
+func TestKey(t *testing.T) {
+	for name, want := range map[string]string{
+		"Acme Cloud":  "acmecloud",
+		"x-1.5-pro":   "x15pro",
+		"ACMECloud":   "acmecloud",
+		"  ":          "",
+		"Zeta (beta)": "zetabeta",
+	} {
+		if got := key(name); got != want {
+			t.Errorf("key(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
