@@ -1,0 +1,136 @@
+package ops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/oklog/ulid/v2"
+
+	"git-reason/gitstore"
+	"git-reason/policy"
+	"git-reason/record"
+)
+
+// ErrUsage marks a mistake in how the tool was called or configured; the
+// command line exits 2 on it.
+var ErrUsage = errors.New("usage")
+
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string        { return e.msg }
+func (e *usageError) Is(target error) bool { return target == ErrUsage || target == record.ErrInput }
+
+// Usage returns an error that says what was wrong with the call.
+func Usage(format string, args ...any) error { return &usageError{msg: fmt.Sprintf(format, args...)} }
+
+// Options select how an Env is opened.
+type Options struct {
+	Dir     string // where to start looking for the repository; "" is "."
+	Profile string // execution profile named on the command line
+}
+
+// Env is an opened repository with its store, configuration and writer.
+type Env struct {
+	Repo    *gitstore.Repo
+	Store   *gitstore.Store
+	Config  *gitstore.Config
+	Writer  *record.Writer
+	Profile policy.Profile
+}
+
+// Open locates the repository and prepares the writer: identity from git
+// config (or GIT_AUTHOR_NAME/GIT_AUTHOR_EMAIL), this clone's origin id
+// (created once, in the repository's config), and the execution profile.
+func Open(ctx context.Context, opts Options) (*Env, error) {
+	dir := opts.Dir
+	if dir == "" {
+		dir = "."
+	}
+	repo, err := gitstore.Discover(dir)
+	if err != nil {
+		return nil, Usage("%v: run git reason inside a git repository (or set GIT_DIR)", err)
+	}
+	cfg, err := repo.Config()
+	if err != nil {
+		return nil, fmt.Errorf("read git config: %w", err)
+	}
+	store := gitstore.NewStore(repo)
+	env := &Env{Repo: repo, Store: store, Config: cfg}
+	if env.Profile, err = SelectProfile(opts.Profile, cfg); err != nil {
+		return nil, err
+	}
+	env.Writer = &record.Writer{Store: store, Index: gitstore.Index{Store: store},
+		Avail: record.NoAdvisors{Profile: env.Profile}}
+	return env, nil
+}
+
+// Identify fills the writer's actor and origin; only writes need them.
+func (e *Env) Identify() error {
+	if e.Writer.Actor != "" {
+		return nil
+	}
+	name := firstSet(os.Getenv("GIT_AUTHOR_NAME"), get(e.Config, "user.name"))
+	email := firstSet(os.Getenv("GIT_AUTHOR_EMAIL"), get(e.Config, "user.email"), os.Getenv("EMAIL"))
+	if name == "" || email == "" {
+		return Usage("no identity: set it with git config user.name \"Your Name\" and git config user.email you@example.com")
+	}
+	origin := get(e.Config, "reason.origin")
+	if origin == "" {
+		var err error
+		origin, err = e.Repo.SetLocalOnce("reason.origin", strings.ToLower(ulid.Make().String()))
+		if err != nil {
+			return fmt.Errorf("record this clone's origin id in git config: %w", err)
+		}
+	}
+	e.Writer.Actor = name + " <" + email + ">"
+	e.Writer.Origin = origin
+	return nil
+}
+
+func get(c *gitstore.Config, key string) string {
+	v, _ := c.Get(key)
+	return v
+}
+
+func firstSet(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// SelectProfile picks the execution profile: the one named on the command
+// line, else GIT_REASON_PROFILE, else git config reason.profile, else "ci"
+// when CI=true, else "default".
+func SelectProfile(named string, cfg *gitstore.Config) (policy.Profile, error) {
+	name := firstSet(named, os.Getenv("GIT_REASON_PROFILE"), get(cfg, "reason.profile"))
+	if name == "" {
+		name = "default"
+		if os.Getenv("CI") == "true" {
+			name = "ci"
+		}
+	}
+	p, ok := lookupProfile(name)
+	if !ok {
+		return policy.Profile{}, Usage("unknown profile %q: see the profiles in 'git reason doctor'", name)
+	}
+	return p, nil
+}
+
+// lookupProfile resolves a profile name to its mode.
+var lookupProfile = func(name string) (policy.Profile, bool) {
+	switch name {
+	case "default":
+		return policy.Profile{Name: name, Mode: policy.ModeNormal}, true
+	case "offline":
+		return policy.Profile{Name: name, Mode: policy.ModeOffline}, true
+	case "ci":
+		return policy.Profile{Name: name, Mode: policy.ModeCI}, true
+	}
+	return policy.Profile{}, false
+}

@@ -1,0 +1,145 @@
+package ops
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"time"
+
+	"git-reason/record"
+)
+
+// Append admits a caller's body as a record of kind on task.
+func (e *Env) Append(ctx context.Context, task string, kind record.Kind, body []byte) (*record.Result, error) {
+	if err := e.Identify(); err != nil {
+		return nil, err
+	}
+	return e.Writer.Append(ctx, task, kind, body)
+}
+
+// State loads and derives a task. A task with no records is ErrNotFound.
+func (e *Env) State(ctx context.Context, task string) (*record.State, string, error) {
+	head, recs, err := e.Store.Load(ctx, task)
+	if err != nil {
+		return nil, "", err
+	}
+	if head == "" {
+		return nil, "", fmt.Errorf("%w: no task %q: start it with 'git reason assess %s'", errNoTask, task, task)
+	}
+	st, err := record.Derive(task, recs)
+	return st, head, err
+}
+
+var errNoTask = Usage("no such task")
+
+// RunValidation runs cmd through the shell in dir, streaming its output to
+// out while hashing it, and records the observed validation of body's
+// conclusion. The transcript is never stored: only exit status, duration
+// and the output's SHA-256.
+func (e *Env) RunValidation(ctx context.Context, task string, body *record.Validation, dir string, out io.Writer) (*record.Result, error) {
+	if err := e.Identify(); err != nil {
+		return nil, err
+	}
+	// Refuse before running anything when the rest of the record is wrong.
+	if _, err := e.checkValidationTarget(ctx, task, body); err != nil {
+		return nil, err
+	}
+	h := sha256.New()
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", body.Command)
+	cmd.Dir = dir
+	cmd.Stdin = nil
+	w := io.MultiWriter(h, out)
+	cmd.Stdout, cmd.Stderr = w, w
+	start := time.Now()
+	err := cmd.Run()
+	elapsed := time.Since(start)
+	code := 0
+	if err != nil {
+		ee, ok := err.(*exec.ExitError)
+		if !ok {
+			return nil, fmt.Errorf("run %q: %w", body.Command, err)
+		}
+		code = ee.ExitCode()
+		if code < 0 {
+			code = 128 + 9 // killed by a signal
+		}
+	}
+	obs := record.ValidationDerived{ExitCode: &code, DurationMS: elapsed.Milliseconds(),
+		OutputSHA256: hex.EncodeToString(h.Sum(nil))}
+	return e.Writer.AppendObservedValidation(ctx, task, body, obs)
+}
+
+func (e *Env) checkValidationTarget(ctx context.Context, task string, body *record.Validation) (string, error) {
+	st, _, err := e.State(ctx, task)
+	if err != nil {
+		return "", err
+	}
+	c, err := st.Resolve(body.Conclusion)
+	if err != nil {
+		return "", err
+	}
+	if c.Kind != record.KindConclusion {
+		return "", Usage("conclusion: record %s is a %s, not a conclusion", c.ID, c.Kind)
+	}
+	body.Conclusion = c.ID
+	return c.ID, nil
+}
+
+// Find returns the record whose id (or unique prefix) is id, searching every
+// task, with the commit that stored it.
+func (e *Env) Find(ctx context.Context, id string) (*record.Entry, *record.State, error) {
+	tasks, err := e.Store.Tasks(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	var found *record.Entry
+	var in *record.State
+	for _, t := range tasks {
+		st, _, err := e.State(ctx, t.Task)
+		if err != nil {
+			return nil, nil, err
+		}
+		ent, err := st.Resolve(id)
+		if err != nil {
+			continue
+		}
+		if found != nil {
+			return nil, nil, Usage("record id %q is ambiguous across tasks: give more characters", id)
+		}
+		found, in = ent, st
+	}
+	if found == nil {
+		return nil, nil, Usage("no record %q in any task (see 'git reason log')", id)
+	}
+	return found, in, nil
+}
+
+// ReadBody reads a whole JSON body from path, "-" meaning stdin.
+func ReadBody(path string, stdin io.Reader) ([]byte, error) {
+	var data []byte
+	var err error
+	if path == "-" {
+		data, err = io.ReadAll(io.LimitReader(stdin, record.MaxBodyBytes+1))
+	} else {
+		data, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, Usage("read body: %v", err)
+	}
+	return bytes.TrimSpace(data), nil
+}
+
+// Marshal builds a JSON body from a typed value.
+func Marshal(v any) []byte {
+	data, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only typed bodies are marshalled
+	}
+	return data
+}

@@ -1,0 +1,252 @@
+package gitstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"git-reason/record"
+)
+
+// TaskPrefix is where task refs live.
+const TaskPrefix = "refs/reasoning/tasks/"
+
+// RecordsDir is the tree directory holding a task's records.
+const RecordsDir = "records"
+
+// Store is a record.Store on a git repository.
+type Store struct {
+	Repo *Repo
+	objs *filesystem.Storage
+}
+
+// Open locates the repository for dir as git does and opens its store.
+func Open(dir string) (*Store, error) {
+	r, err := Discover(dir)
+	if err != nil {
+		return nil, err
+	}
+	return NewStore(r), nil
+}
+
+// NewStore returns the store of a located repository.
+func NewStore(r *Repo) *Store { return &Store{Repo: r, objs: r.Storage()} }
+
+// TaskRef is the ref of a task.
+func TaskRef(task string) string { return TaskPrefix + task }
+
+func (s *Store) checkTask(task string) error {
+	if err := record.CheckTask(task); err != nil {
+		return err
+	}
+	if err := CheckRefName(TaskRef(task)); err != nil {
+		return fmt.Errorf("%w: task %q makes an invalid ref: %v", record.ErrInput, task, err)
+	}
+	return nil
+}
+
+// Load implements record.Store: it reads every record in the head commit's
+// records/ tree.
+func (s *Store) Load(ctx context.Context, task string) (string, []*record.Record, error) {
+	if err := s.checkTask(task); err != nil {
+		return "", nil, err
+	}
+	head, err := s.Repo.ReadRef(TaskRef(task))
+	if err != nil || head == "" {
+		return "", nil, err
+	}
+	recs, err := s.ReadCommit(head)
+	if err != nil {
+		return "", nil, fmt.Errorf("read task %s at %s: %w", task, head[:12], err)
+	}
+	return head, recs, nil
+}
+
+// ReadCommit returns the records in a commit's records/ tree, in tree
+// order.
+func (s *Store) ReadCommit(hash string) ([]*record.Record, error) {
+	tree, err := s.recordsTree(plumbing.NewHash(hash))
+	if err != nil {
+		return nil, err
+	}
+	recs := make([]*record.Record, 0, len(tree.Entries))
+	for _, e := range tree.Entries {
+		rec, err := s.readRecord(e.Hash)
+		if err != nil {
+			return nil, fmt.Errorf("%s/%s: %w", RecordsDir, e.Name, err)
+		}
+		recs = append(recs, rec)
+	}
+	return recs, nil
+}
+
+// recordsTree returns the records/ tree of a commit; a commit without one
+// has an empty tree.
+func (s *Store) recordsTree(commit plumbing.Hash) (*object.Tree, error) {
+	c, err := object.GetCommit(s.objs, commit)
+	if err != nil {
+		return nil, fmt.Errorf("read commit %s: %w", commit, err)
+	}
+	root, err := object.GetTree(s.objs, c.TreeHash)
+	if err != nil {
+		return nil, fmt.Errorf("read tree of %s: %w", commit, err)
+	}
+	for _, e := range root.Entries {
+		if e.Name == RecordsDir && e.Mode == filemode.Dir {
+			return object.GetTree(s.objs, e.Hash)
+		}
+	}
+	return &object.Tree{}, nil
+}
+
+func (s *Store) readRecord(h plumbing.Hash) (*record.Record, error) {
+	obj, err := s.objs.EncodedObject(plumbing.BlobObject, h)
+	if err != nil {
+		return nil, err
+	}
+	rd, err := obj.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	data, err := io.ReadAll(rd)
+	if err != nil {
+		return nil, err
+	}
+	var rec record.Record
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return nil, fmt.Errorf("parse record: %w", err)
+	}
+	return &rec, nil
+}
+
+// Append implements record.Store: it writes the record's blob, the trees and
+// a commit whose parent is head, then moves the ref from head to it by
+// compare-and-swap.
+func (s *Store) Append(ctx context.Context, task, head string, rec *record.Record) (string, error) {
+	if err := s.checkTask(task); err != nil {
+		return "", err
+	}
+	var entries []object.TreeEntry
+	var parents []plumbing.Hash
+	if head != "" {
+		prev, err := s.recordsTree(plumbing.NewHash(head))
+		if err != nil {
+			return "", err
+		}
+		entries = append(entries, prev.Entries...)
+		parents = []plumbing.Hash{plumbing.NewHash(head)}
+	}
+	data, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	blob, err := s.writeObject(plumbing.BlobObject, append(data, '\n'))
+	if err != nil {
+		return "", err
+	}
+	entries = append(entries, object.TreeEntry{Name: rec.FileName(), Mode: filemode.Regular, Hash: blob})
+	commit, err := s.writeCommit(rec, entries, parents)
+	if err != nil {
+		return "", err
+	}
+	err = s.Repo.UpdateRef(TaskRef(task), head, commit.String())
+	if errors.Is(err, ErrStale) {
+		return "", fmt.Errorf("%w: %v", record.ErrConflict, err)
+	}
+	if err != nil {
+		return "", err
+	}
+	return commit.String(), nil
+}
+
+// writeCommit writes the records tree, the root tree and the commit.
+func (s *Store) writeCommit(rec *record.Record, entries []object.TreeEntry, parents []plumbing.Hash) (plumbing.Hash, error) {
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name < entries[j].Name })
+	recordsTree, err := s.writeTree(entries)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	root, err := s.writeTree([]object.TreeEntry{{Name: RecordsDir, Mode: filemode.Dir, Hash: recordsTree}})
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	entry, err := record.Decode(rec)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	when, err := time.Parse(time.RFC3339Nano, rec.Created)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("record %s has a bad created time: %w", rec.ID, err)
+	}
+	sig := ParseActor(rec.Actor, when)
+	c := &object.Commit{Author: sig, Committer: sig, Message: record.Message(entry),
+		TreeHash: root, ParentHashes: parents}
+	obj := s.objs.NewEncodedObject()
+	if err := c.Encode(obj); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return s.objs.SetEncodedObject(obj)
+}
+
+func (s *Store) writeTree(entries []object.TreeEntry) (plumbing.Hash, error) {
+	t := &object.Tree{Entries: entries}
+	obj := s.objs.NewEncodedObject()
+	if err := t.Encode(obj); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return s.objs.SetEncodedObject(obj)
+}
+
+func (s *Store) writeObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
+	obj := s.objs.NewEncodedObject()
+	obj.SetType(t)
+	obj.SetSize(int64(len(data)))
+	w, err := obj.Writer()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if _, err := w.Write(data); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if err := w.Close(); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return s.objs.SetEncodedObject(obj)
+}
+
+// ParseActor splits "Name <email>" into a signature at when.
+func ParseActor(actor string, when time.Time) object.Signature {
+	name, email := actor, ""
+	if i := strings.LastIndex(actor, "<"); i >= 0 && strings.HasSuffix(actor, ">") {
+		name, email = strings.TrimSpace(actor[:i]), actor[i+1:len(actor)-1]
+	}
+	return object.Signature{Name: name, Email: email, When: when}
+}
+
+// Tasks implements record.Store.
+func (s *Store) Tasks(ctx context.Context) ([]record.TaskHead, error) {
+	refs, err := s.Repo.ListRefs(TaskPrefix)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]record.TaskHead, 0, len(refs))
+	for _, r := range refs {
+		task := strings.TrimPrefix(r.Name, TaskPrefix)
+		if record.CheckTask(task) != nil {
+			continue
+		}
+		out = append(out, record.TaskHead{Task: task, Head: r.Hash})
+	}
+	return out, nil
+}
