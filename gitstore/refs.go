@@ -1,0 +1,406 @@
+package gitstore
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+)
+
+var (
+	// ErrStale is wrapped by UpdateRef when the ref's value is not oldHash.
+	ErrStale = errors.New("ref moved")
+	// ErrLocked is wrapped when a lock file could not be taken in time.
+	ErrLocked = errors.New("ref is locked")
+	// ErrBadRefName is wrapped by CheckRefName for a name git would refuse.
+	ErrBadRefName = errors.New("invalid ref name")
+)
+
+// Ref is a reference and the object id it points to (40 hex digits).
+type Ref struct{ Name, Hash string }
+
+// lockTimeout bounds how long takeLock retries a lock held by someone else.
+var lockTimeout = 10 * time.Second
+
+// maxSymrefDepth matches git's limit on chains of symbolic refs.
+const maxSymrefDepth = 5
+
+// ReadRef returns the value of the ref name (40 hex), or "" when it does not
+// exist. The loose ref file is read before packed-refs, as git does, so a
+// concurrent `git pack-refs` cannot hide the ref; a symbolic ref
+// ("ref: refs/…") is followed. name is a full ref name or HEAD.
+func (r *Repo) ReadRef(name string) (string, error) {
+	for range maxSymrefDepth {
+		if name != "HEAD" {
+			if err := CheckRefName(name); err != nil {
+				return "", err
+			}
+		}
+		hash, target, err := r.readLoose(name)
+		if err != nil {
+			return "", err
+		}
+		if target != "" {
+			name = target
+			continue
+		}
+		if hash != "" || name == "HEAD" {
+			return hash, nil
+		}
+		return r.readPacked(name)
+	}
+	return "", fmt.Errorf("read ref %s: symbolic refs nested too deep", name)
+}
+
+// refPath is where the loose file of name lives: per-worktree refs in
+// GitDir, everything else in CommonDir.
+func (r *Repo) refPath(name string) string {
+	for _, p := range []string{"refs/worktree/", "refs/bisect/", "refs/rewritten/"} {
+		if strings.HasPrefix(name, p) {
+			return filepath.Join(r.GitDir, name)
+		}
+	}
+	if name == "HEAD" {
+		return filepath.Join(r.GitDir, name)
+	}
+	return filepath.Join(r.CommonDir, filepath.FromSlash(name))
+}
+
+// readLoose reads the loose file of name: its hash, or the target of a
+// symbolic ref. Both are "" when there is no loose file.
+func (r *Repo) readLoose(name string) (hash, target string, err error) {
+	data, err := os.ReadFile(r.refPath(name))
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EISDIR) {
+		return "", "", nil
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("read ref %s: %w", name, err)
+	}
+	return parseLoose(name, data)
+}
+
+func parseLoose(name string, data []byte) (hash, target string, err error) {
+	s := strings.TrimRight(string(data), "\n")
+	if t, ok := strings.CutPrefix(s, "ref:"); ok {
+		return "", strings.TrimSpace(t), nil
+	}
+	if len(s) != 40 || !isHex(s) {
+		return "", "", fmt.Errorf("read ref %s: broken loose ref %q", name, s)
+	}
+	return strings.ToLower(s), "", nil
+}
+
+// readPacked returns name's value in packed-refs, "" when absent.
+func (r *Repo) readPacked(name string) (string, error) {
+	var hash string
+	err := r.scanPacked(func(n, h string) bool {
+		if n == name {
+			hash = h
+			return false
+		}
+		return true
+	})
+	return hash, err
+}
+
+// scanPacked calls fn for each "hash name" line of packed-refs, skipping
+// the header comment and peeled "^hash" lines, until fn returns false.
+func (r *Repo) scanPacked(fn func(name, hash string) bool) error {
+	data, err := os.ReadFile(filepath.Join(r.CommonDir, "packed-refs"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read packed-refs: %w", err)
+	}
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		line = bytes.TrimRight(line, "\r")
+		if len(line) == 0 || line[0] == '#' || line[0] == '^' {
+			continue
+		}
+		if len(line) < 42 || line[40] != ' ' || !isHex(string(line[:40])) {
+			return fmt.Errorf("read packed-refs: unexpected line %q", line)
+		}
+		if !fn(string(line[41:]), strings.ToLower(string(line[:40]))) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// ListRefs returns every ref whose name starts with prefix (for example
+// "refs/reasoning/tasks/") with its value, sorted by name: the union of
+// loose refs and packed-refs, loose winning. Loose refs are read before
+// packed-refs so that a concurrent `git pack-refs` cannot hide a ref.
+func (r *Repo) ListRefs(prefix string) ([]Ref, error) {
+	vals := map[string]string{}
+	root := filepath.Join(r.CommonDir, filepath.FromSlash(prefix))
+	if !strings.HasSuffix(prefix, "/") {
+		root = filepath.Dir(root)
+	}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil // vanished under a concurrent pack-refs
+			}
+			return err
+		}
+		if d.IsDir() || strings.HasSuffix(p, ".lock") {
+			return nil
+		}
+		rel, err := filepath.Rel(r.CommonDir, p)
+		if err != nil {
+			return err
+		}
+		name := filepath.ToSlash(rel)
+		if !strings.HasPrefix(name, prefix) || CheckRefName(name) != nil {
+			return nil
+		}
+		hash, err := r.ReadRef(name)
+		if err != nil {
+			return err
+		}
+		if hash != "" {
+			vals[name] = hash
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list refs %s: %w", prefix, err)
+	}
+	err = r.scanPacked(func(name, hash string) bool {
+		if _, loose := vals[name]; !loose && strings.HasPrefix(name, prefix) {
+			vals[name] = hash
+		}
+		return true
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list refs %s: %w", prefix, err)
+	}
+	refs := make([]Ref, 0, len(vals))
+	for n, h := range vals {
+		refs = append(refs, Ref{n, h})
+	}
+	sort.Slice(refs, func(i, j int) bool { return refs[i].Name < refs[j].Name })
+	return refs, nil
+}
+
+// UpdateRef sets the ref name to newHash only if its current value is
+// oldHash ("" meaning it must not exist), following git's lockfile protocol:
+// <ref>.lock is created exclusively (retrying for up to about ten seconds,
+// then ErrLocked), the current value is checked against the loose and the
+// packed ref (ErrStale on mismatch), and the new value is written to the
+// lock, synced and renamed into place. Readers never see a partial ref; on
+// any failure the ref is unchanged and the lock removed. name must pass
+// CheckRefName and lie under refs/.
+func (r *Repo) UpdateRef(name, oldHash, newHash string) error {
+	if err := CheckRefName(name); err != nil {
+		return err
+	}
+	if !strings.HasPrefix(name, "refs/") {
+		return fmt.Errorf("%w %q: not under refs/", ErrBadRefName, name)
+	}
+	if len(newHash) != 40 || !isHex(newHash) || oldHash != "" && (len(oldHash) != 40 || !isHex(oldHash)) {
+		return fmt.Errorf("update ref %s: object ids must be 40 hex digits", name)
+	}
+	oldHash, newHash = strings.ToLower(oldHash), strings.ToLower(newHash)
+	path := r.refPath(name)
+	lock, err := takeLock(path + ".lock")
+	if errors.Is(err, syscall.ENOTDIR) {
+		return fmt.Errorf("update ref %s: %s", name, r.conflictMessage(name))
+	}
+	if err != nil {
+		return fmt.Errorf("update ref %s: %w", name, err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			abandonLock(lock)
+		}
+	}()
+	cur, target, err := r.readLoose(name)
+	if err == nil && target != "" {
+		err = fmt.Errorf("update ref %s: it is a symbolic ref to %s", name, target)
+	}
+	if err == nil && cur == "" {
+		cur, err = r.readPacked(name)
+	}
+	if err != nil {
+		return err
+	}
+	if cur != oldHash {
+		return fmt.Errorf("update ref %s: expected %s, found %s: %w", name, orNone(oldHash), orNone(cur), ErrStale)
+	}
+	if cur == "" {
+		if other := r.conflictingRef(name); other != "" {
+			return fmt.Errorf("update ref %s: %s exists; cannot create %s", name, other, name)
+		}
+		os.Remove(path) // an empty directory left by deleted refs, as git does
+	}
+	if err := commitLock(lock, path, []byte(newHash+"\n"), 0); err != nil {
+		return fmt.Errorf("update ref %s: %w", name, err)
+	}
+	committed = true
+	return nil
+}
+
+func orNone(h string) string {
+	if h == "" {
+		return "no ref"
+	}
+	return h
+}
+
+// conflictingRef returns an existing ref that is a directory prefix of name
+// or has name as one (refs/a vs refs/a/b), "" when there is none.
+func (r *Repo) conflictingRef(name string) string {
+	for i := strings.IndexByte(name, '/'); i >= 0; i = nextSlash(name, i) {
+		if h, t, _ := r.readLoose(name[:i]); h != "" || t != "" {
+			return name[:i]
+		}
+	}
+	found := ""
+	filepath.WalkDir(r.refPath(name), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && !strings.HasSuffix(p, ".lock") {
+			rel, _ := filepath.Rel(r.CommonDir, p)
+			found = filepath.ToSlash(rel)
+			return fs.SkipAll
+		}
+		return nil
+	})
+	if found != "" {
+		return found
+	}
+	r.scanPacked(func(n, _ string) bool {
+		if strings.HasPrefix(n, name+"/") || strings.HasPrefix(name, n+"/") {
+			found = n
+		}
+		return found == ""
+	})
+	return found
+}
+
+func nextSlash(s string, i int) int {
+	j := strings.IndexByte(s[i+1:], '/')
+	if j < 0 {
+		return -1
+	}
+	return i + 1 + j
+}
+
+func (r *Repo) conflictMessage(name string) string {
+	if other := r.conflictingRef(name); other != "" {
+		return other + " exists; cannot create " + name
+	}
+	return "a file is in the way of its directory"
+}
+
+// CheckRefName reports, wrapping ErrBadRefName, why git would refuse name
+// (git check-ref-format without --allow-onelevel): it needs two or more
+// components, none empty, starting with "." or ending in ".lock"; no "..",
+// "@{", control characters, space, ~ ^ : ? * [ or \; not "@", not ending in
+// "/" or ".".
+func CheckRefName(name string) error {
+	bad := func(why string) error { return fmt.Errorf("%w %q: %s", ErrBadRefName, name, why) }
+	switch {
+	case name == "" || name == "@":
+		return bad("not a ref name")
+	case strings.HasSuffix(name, "/") || strings.HasSuffix(name, "."):
+		return bad("ends with / or .")
+	case strings.Contains(name, ".."), strings.Contains(name, "@{"):
+		return bad("contains .. or @{")
+	case !strings.Contains(name, "/"):
+		return bad("needs at least two components (refs/...)")
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c < 0x20 || c == 0x7f || strings.IndexByte(" ~^:?*[\\", c) >= 0 {
+			return bad(fmt.Sprintf("contains %q", c))
+		}
+	}
+	for _, comp := range strings.Split(name, "/") {
+		switch {
+		case comp == "":
+			return bad("has an empty component")
+		case comp[0] == '.':
+			return bad("has a component starting with .")
+		case strings.HasSuffix(comp, ".lock"):
+			return bad("has a component ending with .lock")
+		}
+	}
+	return nil
+}
+
+// takeLock creates path exclusively (and its parent directories), retrying
+// with a short randomized backoff while another process holds it, for up to
+// lockTimeout. The error wraps ErrLocked on timeout.
+func takeLock(path string) (*os.File, error) {
+	deadline := time.Now().Add(lockTimeout)
+	backoff := time.Millisecond
+	for {
+		if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+			return nil, fmt.Errorf("create lock: %w", err)
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		if err == nil {
+			return f, nil
+		}
+		// ErrNotExist: a concurrent pack-refs removed the empty directory.
+		if !errors.Is(err, fs.ErrExist) && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("create lock: %w", err)
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%w: %s exists (if no git process is running, remove it)", ErrLocked, path)
+		}
+		time.Sleep(backoff/2 + rand.N(backoff))
+		backoff = min(2*backoff, 100*time.Millisecond)
+	}
+}
+
+// commitLock writes data to the held lock, syncs it, sets mode (unless 0)
+// and renames it onto target. On error the caller still owns the lock.
+func commitLock(f *os.File, target string, data []byte, mode os.FileMode) error {
+	if _, err := f.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", f.Name(), err)
+	}
+	if mode != 0 {
+		if err := f.Chmod(mode); err != nil {
+			return fmt.Errorf("chmod %s: %w", f.Name(), err)
+		}
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", f.Name(), err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", f.Name(), err)
+	}
+	if err := os.Rename(f.Name(), target); err != nil {
+		return fmt.Errorf("rename lock into place: %w", err)
+	}
+	if d, err := os.Open(filepath.Dir(target)); err == nil {
+		d.Sync() // best effort: make the rename durable
+		d.Close()
+	}
+	return nil
+}
+
+// abandonLock closes and removes a lock that is still held.
+func abandonLock(f *os.File) error {
+	f.Close()
+	if err := os.Remove(f.Name()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove lock: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,220 @@
+package gitstore
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// gitView is what git itself says about the repository seen from dir.
+func gitView(t *testing.T, dir string) Repo {
+	t.Helper()
+	r := Repo{
+		GitDir:    gitIn(t, dir, "rev-parse", "--absolute-git-dir"),
+		CommonDir: gitIn(t, dir, "rev-parse", "--path-format=absolute", "--git-common-dir"),
+	}
+	if gitIn(t, dir, "rev-parse", "--is-bare-repository") == "false" {
+		r.WorkTree = gitIn(t, dir, "rev-parse", "--show-toplevel")
+	}
+	return r
+}
+
+func assertDiscover(t *testing.T, dir string, want Repo) {
+	t.Helper()
+	got, err := Discover(dir)
+	if err != nil {
+		t.Fatalf("Discover(%s): %v", dir, err)
+	}
+	for _, p := range []string{got.GitDir, got.CommonDir, got.WorkTree} {
+		if p != "" && (!filepath.IsAbs(p) || filepath.Clean(p) != p) {
+			t.Errorf("path %q is not absolute and clean", p)
+		}
+	}
+	if !sameRepo(t, *got, want) {
+		t.Errorf("Discover(%s)\n got %+v\nwant %+v", dir, *got, want)
+	}
+}
+
+// sameRepo compares two Repos path by path after resolving symlinks.
+func sameRepo(t *testing.T, a, b Repo) bool {
+	norm := func(p string) string {
+		if p == "" {
+			return ""
+		}
+		return evalPath(t, p)
+	}
+	return norm(a.GitDir) == norm(b.GitDir) && norm(a.CommonDir) == norm(b.CommonDir) && norm(a.WorkTree) == norm(b.WorkTree)
+}
+
+func TestDiscover(t *testing.T) {
+	sandboxGit(t)
+	repo := newTestRepo(t)
+	sub := filepath.Join(repo, "a", "b")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	wt := filepath.Join(evalPath(t, t.TempDir()), "wt")
+	gitIn(t, repo, "worktree", "add", "-q", wt)
+	wtSub := filepath.Join(wt, "x")
+	if err := os.MkdirAll(wtSub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bare := filepath.Join(evalPath(t, t.TempDir()), "b.git")
+	gitIn(t, repo, "clone", "-q", "--bare", repo, bare)
+
+	// A gitfile with a relative path, resolved against the gitfile's dir.
+	rel := evalPath(t, t.TempDir())
+	gitIn(t, rel, "init", "-q", "--separate-git-dir", filepath.Join(rel, "store.git"), "work")
+	writeTestFile(t, filepath.Join(rel, "work", ".git"), "gitdir: ../store.git\n")
+
+	for _, tc := range []struct {
+		name, dir string
+		want      Repo
+	}{
+		{"top", repo, Repo{filepath.Join(repo, ".git"), filepath.Join(repo, ".git"), repo}},
+		{"subdir", sub, Repo{filepath.Join(repo, ".git"), filepath.Join(repo, ".git"), repo}},
+		{"linked worktree", wtSub, Repo{filepath.Join(repo, ".git", "worktrees", "wt"), filepath.Join(repo, ".git"), wt}},
+		{"bare", bare, Repo{bare, bare, ""}},
+		{"inside bare", filepath.Join(bare, "refs", "heads"), Repo{bare, bare, ""}},
+		{"relative gitfile", filepath.Join(rel, "work"), Repo{filepath.Join(rel, "store.git"), filepath.Join(rel, "store.git"), filepath.Join(rel, "work")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if g := gitView(t, tc.dir); !sameRepo(t, g, tc.want) {
+				t.Fatalf("test expectation disagrees with git: git says %+v", g)
+			}
+			assertDiscover(t, tc.dir, tc.want)
+		})
+	}
+}
+
+func TestDiscoverRelativeDot(t *testing.T) {
+	sandboxGit(t)
+	repo := newTestRepo(t)
+	sub := filepath.Join(repo, "deep", "er")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(sub)
+	assertDiscover(t, ".", gitView(t, sub))
+}
+
+func TestDiscoverEnvironment(t *testing.T) {
+	sandboxGit(t)
+	repo := newTestRepo(t)
+	elsewhere := evalPath(t, t.TempDir())
+	rel, err := filepath.Rel(elsewhere, filepath.Join(repo, ".git"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("GIT_DIR relative, work tree is the cwd", func(t *testing.T) {
+		t.Setenv("GIT_DIR", rel)
+		want := gitView(t, elsewhere)
+		if want.WorkTree != elsewhere {
+			t.Fatalf("git says work tree %q", want.WorkTree)
+		}
+		assertDiscover(t, elsewhere, want)
+	})
+	t.Run("GIT_DIR and GIT_WORK_TREE", func(t *testing.T) {
+		t.Setenv("GIT_DIR", filepath.Join(repo, ".git"))
+		t.Setenv("GIT_WORK_TREE", repo)
+		assertDiscover(t, elsewhere, Repo{filepath.Join(repo, ".git"), filepath.Join(repo, ".git"), repo})
+	})
+	t.Run("GIT_DIR not a repository", func(t *testing.T) {
+		t.Setenv("GIT_DIR", elsewhere)
+		if _, err := Discover(repo); !errors.Is(err, ErrNotRepository) {
+			t.Fatalf("got %v, want ErrNotRepository", err)
+		}
+	})
+	t.Run("core.worktree", func(t *testing.T) {
+		other := evalPath(t, t.TempDir())
+		gitIn(t, repo, "config", "core.worktree", other)
+		defer gitIn(t, repo, "config", "--unset", "core.worktree")
+		t.Setenv("GIT_DIR", filepath.Join(repo, ".git"))
+		assertDiscover(t, elsewhere, gitView(t, elsewhere))
+	})
+}
+
+func TestDiscoverNotARepository(t *testing.T) {
+	sandboxGit(t)
+	root := evalPath(t, t.TempDir())
+	dir := filepath.Join(root, "x", "y")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GIT_CEILING_DIRECTORIES", root)
+	_, err := Discover(dir)
+	if !errors.Is(err, ErrNotRepository) {
+		t.Fatalf("got %v, want ErrNotRepository", err)
+	}
+	if _, gerr := gitTryIn(dir, "rev-parse", "--git-dir"); gerr == nil {
+		t.Fatal("git finds a repository here; the test setup is wrong")
+	}
+}
+
+func TestDiscoverCeiling(t *testing.T) {
+	sandboxGit(t)
+	repo := newTestRepo(t)
+	ceiling := filepath.Join(repo, "sub")
+	deep := filepath.Join(ceiling, "deep")
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GIT_CEILING_DIRECTORIES", "/nonexistent:"+ceiling)
+	if _, err := Discover(deep); !errors.Is(err, ErrNotRepository) {
+		t.Fatalf("Discover below a ceiling: got %v, want ErrNotRepository", err)
+	}
+	if _, err := gitTryIn(deep, "rev-parse", "--git-dir"); err == nil {
+		t.Fatal("git crosses the ceiling; expectation wrong")
+	}
+	// The ceiling stops the walk only above the starting directory.
+	assertDiscover(t, repo, gitView(t, repo))
+}
+
+func TestDiscoverSparseCheckout(t *testing.T) {
+	sandboxGit(t)
+	repo := newTestRepo(t)
+	gitIn(t, repo, "sparse-checkout", "init", "--cone")
+	if v := gitIn(t, repo, "config", "extensions.worktreeConfig"); v != "true" {
+		t.Fatalf("sparse-checkout did not set extensions.worktreeConfig (%q)", v)
+	}
+	assertDiscover(t, repo, gitView(t, repo))
+	r, err := Discover(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := r.ReadRef("HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Storage().EncodedObject(plumbing.AnyObject, plumbing.NewHash(head)); err != nil {
+		t.Fatalf("read HEAD commit through Storage: %v", err)
+	}
+	c, err := r.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := c.Get("core.sparseCheckout"); v != gitIn(t, repo, "config", "core.sparseCheckout") {
+		t.Fatalf("core.sparseCheckout from config.worktree: got %q", v)
+	}
+}
+
+func TestDiscoverBareWorktreeMain(t *testing.T) {
+	// A bare clone with a linked worktree: core.bare=true in the common
+	// config must not make the linked worktree bare.
+	sandboxGit(t)
+	repo := newTestRepo(t)
+	bare := filepath.Join(evalPath(t, t.TempDir()), "b.git")
+	gitIn(t, repo, "clone", "-q", "--bare", repo, bare)
+	wt := filepath.Join(evalPath(t, t.TempDir()), "wt")
+	gitIn(t, bare, "worktree", "add", "-q", wt, "main")
+	want := gitView(t, wt)
+	if want.WorkTree == "" || !strings.HasPrefix(want.GitDir, bare) {
+		t.Fatalf("unexpected git view %+v", want)
+	}
+	assertDiscover(t, wt, want)
+}
