@@ -52,6 +52,19 @@ func gitTryIn(dir string, args ...string) (string, error) {
 	return strings.TrimRight(string(out), "\n"), err
 }
 
+// gitInStdin runs git in dir with stdin and returns its trimmed stdout.
+func gitInStdin(t testing.TB, dir, stdin string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(stdin)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimRight(string(out), "\n")
+}
+
 // newTestRepo makes a non-bare repository with one commit.
 func newTestRepo(t *testing.T) string {
 	t.Helper()
