@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"sort"
 	"time"
 
 	"git-reason/record"
@@ -142,4 +143,57 @@ func Marshal(v any) []byte {
 		panic(err) // only typed bodies are marshalled
 	}
 	return data
+}
+
+// StatusAll returns the status of every task, sorted by task name.
+func (e *Env) StatusAll(ctx context.Context) ([]record.Status, error) {
+	tasks, err := e.Store.Tasks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]record.Status, 0, len(tasks))
+	for _, t := range tasks {
+		st, _, err := e.State(ctx, t.Task)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, st.Summarize())
+	}
+	return out, nil
+}
+
+// LogLine is one timeline entry with its task.
+type LogLine struct {
+	Task string `json:"task"`
+	record.TimelineEntry
+}
+
+// Log returns the timeline of one task, or of every task ordered by
+// creation time when task is "".
+func (e *Env) Log(ctx context.Context, task string) ([]LogLine, error) {
+	tasks := []string{task}
+	if task == "" {
+		heads, err := e.Store.Tasks(ctx)
+		if err != nil {
+			return nil, err
+		}
+		tasks = tasks[:0]
+		for _, h := range heads {
+			tasks = append(tasks, h.Task)
+		}
+	}
+	var out []LogLine
+	for _, t := range tasks {
+		st, _, err := e.State(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range st.Timeline() {
+			out = append(out, LogLine{Task: t, TimelineEntry: l})
+		}
+	}
+	if task == "" {
+		sort.SliceStable(out, func(i, j int) bool { return out[i].Created < out[j].Created })
+	}
+	return out, nil
 }

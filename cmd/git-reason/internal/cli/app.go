@@ -1,0 +1,162 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"git-reason/cmd/git-reason/internal/ops"
+	"git-reason/record"
+)
+
+// Exit statuses.
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+	exitRefused = 3
+)
+
+// Main runs the command line with args (args[0] is the program) and returns
+// the exit status.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	app := newApp(stdin, stdout, stderr)
+	err := app.RunContext(ctx, reorder(app, args))
+	if err == nil {
+		return exitOK
+	}
+	code := exitCode(err)
+	fmt.Fprintf(stderr, "git reason: %s\n", strings.TrimSpace(err.Error()))
+	return code
+}
+
+func exitCode(err error) int {
+	var coded interface{ ExitCode() int }
+	switch {
+	case errors.Is(err, record.ErrRefused):
+		return exitRefused
+	case errors.Is(err, record.ErrInput), errors.Is(err, ops.ErrUsage):
+		return exitUsage
+	case errors.As(err, &coded):
+		return coded.ExitCode()
+	}
+	return exitFailure
+}
+
+// commands lists every verb, in the order help shows them.
+var commands = []func() *cli.Command{
+	assessCommand, planCommand, disagreeCommand, resolveCommand, concludeCommand,
+	validateCommand, attemptCommand, statusCommand, logCommand, showCommand,
+	schemaCommand, demoCommand,
+}
+
+func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
+	app := &cli.App{
+		Name:            "git reason",
+		HelpName:        "git reason",
+		Usage:           "keep engineering reasoning as typed records in git",
+		Reader:          stdin,
+		Writer:          stdout,
+		ErrWriter:       stderr,
+		HideVersion:     true,
+		ExitErrHandler:  func(*cli.Context, error) {},
+		OnUsageError:    usageError,
+		CommandNotFound: func(c *cli.Context, name string) {},
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "profile", Usage: "execution profile (default, offline, ci, ...)", EnvVars: nil},
+		},
+	}
+	for _, mk := range commands {
+		cmd := mk()
+		cmd.OnUsageError = usageError
+		app.Commands = append(app.Commands, cmd)
+	}
+	app.Action = func(c *cli.Context) error {
+		if c.Args().Present() {
+			return ops.Usage("unknown command %q: see 'git reason --help'", c.Args().First())
+		}
+		return cli.ShowAppHelp(c)
+	}
+	return app
+}
+
+func usageError(c *cli.Context, err error, _ bool) error {
+	return ops.Usage("%v (see 'git reason %s --help')", err, c.Command.Name)
+}
+
+// reorder moves a command's positional arguments after its flags, so that
+// "git reason assess T-1 --subject S" parses like git's own commands.
+func reorder(app *cli.App, args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	out := []string{args[0]}
+	i := 1
+	// Global flags come first.
+	for i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "--" {
+		out = append(out, args[i])
+		if !strings.Contains(args[i], "=") && takesValue(app.Flags, args[i]) && i+1 < len(args) {
+			out = append(out, args[i+1])
+			i++
+		}
+		i++
+	}
+	if i >= len(args) {
+		return out
+	}
+	cmd := app.Command(args[i])
+	out = append(out, args[i])
+	i++
+	if cmd == nil || len(cmd.Subcommands) > 0 {
+		return append(out, args[i:]...)
+	}
+	var flags, pos []string
+	for ; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			pos = append(pos, args[i+1:]...)
+			break
+		}
+		if strings.HasPrefix(a, "-") && a != "-" {
+			flags = append(flags, a)
+			if !strings.Contains(a, "=") && takesValue(cmd.Flags, a) && i+1 < len(args) {
+				flags = append(flags, args[i+1])
+				i++
+			}
+			continue
+		}
+		pos = append(pos, a)
+	}
+	out = append(out, flags...)
+	if len(pos) > 0 {
+		out = append(out, "--")
+		out = append(out, pos...)
+	}
+	return out
+}
+
+// takesValue reports whether the flag named by arg (e.g. "--subject")
+// consumes the next argument.
+func takesValue(flags []cli.Flag, arg string) bool {
+	name := strings.TrimLeft(arg, "-")
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			if n != name {
+				continue
+			}
+			if bf, ok := f.(*cli.BoolFlag); ok && bf != nil {
+				return false
+			}
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,151 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"git-reason/cmd/git-reason/internal/ops"
+	"git-reason/record"
+)
+
+var (
+	jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print JSON"}
+	fileFlag = &cli.StringFlag{Name: "file", Usage: "read the whole body as JSON from `PATH` (- for stdin)"}
+)
+
+// open locates the repository the command runs in.
+func open(c *cli.Context) (*ops.Env, error) {
+	profile := c.String("profile")
+	for _, l := range c.Lineage() {
+		if profile == "" && l.IsSet("profile") {
+			profile = l.String("profile")
+		}
+	}
+	return ops.Open(c.Context, ops.Options{Profile: profile})
+}
+
+// taskArg returns the command's TASK argument.
+func taskArg(c *cli.Context) (string, error) {
+	if !c.Args().Present() {
+		return "", ops.Usage("missing TASK: usage: git reason %s %s", c.Command.Name, c.Command.ArgsUsage)
+	}
+	task := c.Args().First()
+	if err := record.CheckTask(task); err != nil {
+		return "", err
+	}
+	return task, nil
+}
+
+// noMoreArgs refuses arguments beyond the n the command takes.
+func noMoreArgs(c *cli.Context, n int) error {
+	if c.Args().Len() > n {
+		return ops.Usage("unexpected argument %q (see 'git reason %s --help')", c.Args().Get(n), c.Command.Name)
+	}
+	return nil
+}
+
+// bodyFrom returns the body from --file when given, else builds it.
+func bodyFrom(c *cli.Context, build func() (any, error)) ([]byte, error) {
+	if path := c.String("file"); path != "" {
+		return ops.ReadBody(path, c.App.Reader)
+	}
+	v, err := build()
+	if err != nil {
+		return nil, err
+	}
+	return ops.Marshal(v), nil
+}
+
+// printJSON writes v as indented JSON.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// recordJSON is a stored record as --json prints it: the envelope with its
+// body and derived fields, plus the commit that stores it.
+type recordJSON struct {
+	*record.Record
+	Commit string `json:"commit,omitempty"`
+}
+
+// printResult renders a stored record.
+func printResult(c *cli.Context, res *record.Result) error {
+	if c.Bool("json") {
+		return printJSON(c.App.Writer, recordJSON{Record: res.Record, Commit: res.Commit})
+	}
+	w := c.App.Writer
+	fmt.Fprintf(w, "%s %s recorded in %s (commit %s)\n", res.Kind, res.ID, res.Task, shortHash(res.Commit))
+	fmt.Fprintf(w, "  %s\n", record.Summary(res.Entry))
+	switch d := res.Derived.(type) {
+	case *record.AssessmentDerived:
+		if d.Reuses != "" {
+			fmt.Fprintf(w, "  reuses standing conclusion %s of task %s: no new review is planned\n", d.Reuses, d.ReusesTask)
+		}
+	case *record.PlanDerived:
+		fmt.Fprintf(w, "  %s\n", d.Reason)
+		for i, item := range d.LocalReview {
+			fmt.Fprintf(w, "  %d. %s\n", i+1, item)
+		}
+	}
+	return nil
+}
+
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+// parseEvidence reads KIND:REF:SUMMARY. The summary may contain colons; a
+// ref keeps its own colons where they are part of "://" or a port.
+func parseEvidence(s string) (record.Evidence, error) {
+	kind, rest, ok := strings.Cut(s, ":")
+	if !ok {
+		return record.Evidence{}, ops.Usage("evidence %q: write KIND:REF:SUMMARY, KIND one of file, command, commit, url, note", s)
+	}
+	for i := 0; i < len(rest); i++ {
+		if rest[i] != ':' {
+			continue
+		}
+		if strings.HasPrefix(rest[i:], "://") || (i+1 < len(rest) && rest[i+1] >= '0' && rest[i+1] <= '9' && kind == "url") {
+			continue
+		}
+		return record.Evidence{Kind: kind, Ref: rest[:i], Summary: rest[i+1:]}, nil
+	}
+	return record.Evidence{}, ops.Usage("evidence %q: write KIND:REF:SUMMARY (REF may be empty: note::SUMMARY)", s)
+}
+
+func parseEvidenceList(vals []string) ([]record.Evidence, error) {
+	var out []record.Evidence
+	for _, v := range vals {
+		ev, err := parseEvidence(v)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ev)
+	}
+	return out, nil
+}
+
+// latest returns the id of the task's latest record of kind, for commands
+// whose target defaults to it.
+func latest(c *cli.Context, env *ops.Env, task string, kind record.Kind) (string, error) {
+	st, _, err := env.State(c.Context, task)
+	if err != nil {
+		return "", err
+	}
+	for i := len(st.Entries) - 1; i >= 0; i-- {
+		if st.Entries[i].Kind == kind {
+			return st.Entries[i].ID, nil
+		}
+	}
+	return "", ops.Usage("task %s has no %s yet (see 'git reason status %s')", task, kind, task)
+}

@@ -1,0 +1,119 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+
+	"github.com/urfave/cli/v2"
+
+	"git-reason/cmd/git-reason/internal/ops"
+	"git-reason/record"
+)
+
+func demoCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "demo",
+		Usage: "run a full reasoning cycle in a scratch repository and print its status and report",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "keep", Usage: "keep the scratch repository and print its path"},
+		},
+		Action: func(c *cli.Context) error {
+			dir, err := os.MkdirTemp("", "git-reason-demo-")
+			if err != nil {
+				return err
+			}
+			if !c.Bool("keep") {
+				defer os.RemoveAll(dir)
+			}
+			for _, args := range [][]string{
+				{"init", "-q", dir},
+				{"-C", dir, "config", "user.name", "Demo Person"},
+				{"-C", dir, "config", "user.email", "demo@example.invalid"},
+			} {
+				if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+					return fmt.Errorf("git %v: %v: %s", args, err, out)
+				}
+			}
+			w := c.App.Writer
+			fmt.Fprintf(w, "scratch repository: %s\n\n", dir)
+			env, err := ops.Open(c.Context, ops.Options{Dir: dir, Profile: "offline"})
+			if err != nil {
+				return err
+			}
+			return runDemo(c, env, dir)
+		},
+	}
+}
+
+// runDemo walks one task through assess, plan, conclude, validate and
+// attempt, then shows that a second task on the same subject reuses the
+// standing conclusion.
+func runDemo(c *cli.Context, env *ops.Env, dir string) error {
+	ctx, w := c.Context, c.App.Writer
+	step := func(kind record.Kind, task string, body any) (*record.Result, error) {
+		res, err := env.Append(ctx, task, kind, ops.Marshal(body))
+		if err != nil {
+			return nil, fmt.Errorf("demo %s: %w", kind, err)
+		}
+		fmt.Fprintf(w, "$ git reason %s %s\n  %s %s: %s\n", verb(kind), task, res.Kind, res.ID[:10], record.Summary(res.Entry))
+		return res, nil
+	}
+	a, err := step(record.KindAssessment, "db-migration", &record.Assessment{
+		Subject: "Orders table migration strategy", Question: "Migrate the orders table online or in a maintenance window?",
+		Materiality: "material", Reversibility: "costly",
+		Evidence: []record.Evidence{{Kind: "file", Ref: "db/schema.sql", Summary: "orders has 40M rows and three indexes"}},
+	})
+	if err != nil {
+		return err
+	}
+	p, err := step(record.KindPlan, "db-migration", &record.Plan{Assessment: a.ID})
+	if err != nil {
+		return err
+	}
+	concl := &record.Conclusion{Assessment: a.ID, Decision: "Migrate online with a shadow table and a backfill",
+		Rationale: "A window costs more than the backfill's risk."}
+	for _, item := range p.Derived.(*record.PlanDerived).LocalReview {
+		concl.LocalReview = append(concl.LocalReview, record.LocalAnswer{Item: item, Answer: "answered in the design note"})
+	}
+	k, err := step(record.KindConclusion, "db-migration", concl)
+	if err != nil {
+		return err
+	}
+	v, err := env.RunValidation(ctx, "db-migration", &record.Validation{Conclusion: k.ID, Method: "command", Command: "git --version"}, dir, devNull{})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "$ git reason validate db-migration --run 'git --version'\n  %s %s: %s\n", v.Kind, v.ID[:10], record.Summary(v.Entry))
+	if _, err := step(record.KindAttempt, "db-migration", &record.Attempt{Conclusion: k.ID, Outcome: "succeeded", Notes: "shadow table in place"}); err != nil {
+		return err
+	}
+	if _, err := step(record.KindAssessment, "db-migration-eu", &record.Assessment{
+		Subject: "orders table migration strategy", Question: "Same question for the EU shard?",
+		Materiality: "minor", Reversibility: "reversible",
+	}); err != nil {
+		return err
+	}
+	st, _, err := env.State(ctx, "db-migration")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	printStatus(w, st.Summarize())
+	fmt.Fprintf(w, "\n%s", st.Report())
+	return nil
+}
+
+func verb(k record.Kind) string {
+	switch k {
+	case record.KindAssessment:
+		return "assess"
+	case record.KindConclusion:
+		return "conclude"
+	}
+	return string(k)
+}
+
+type devNull struct{}
+
+func (devNull) Write(p []byte) (int, error) { return len(p), nil }

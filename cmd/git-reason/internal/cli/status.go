@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"git-reason/cmd/git-reason/internal/ops"
+	"git-reason/record"
+)
+
+func statusCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "status",
+		Usage:     "show where a task stands, or every task when none is named",
+		ArgsUsage: "[TASK] [--report]",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "report", Usage: "also print the task's markdown report"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if err := noMoreArgs(c, 1); err != nil {
+				return err
+			}
+			env, err := open(c)
+			if err != nil {
+				return err
+			}
+			if !c.Args().Present() {
+				all, err := env.StatusAll(c.Context)
+				if err != nil {
+					return err
+				}
+				if c.Bool("json") {
+					return printJSON(c.App.Writer, all)
+				}
+				return printStatusTable(c.App.Writer, all)
+			}
+			task, err := taskArg(c)
+			if err != nil {
+				return err
+			}
+			st, _, err := env.State(c.Context, task)
+			if err != nil {
+				return err
+			}
+			sum := st.Summarize()
+			if c.Bool("json") {
+				out := struct {
+					record.Status
+					Report string `json:"report,omitempty"`
+				}{Status: sum}
+				if c.Bool("report") {
+					out.Report = st.Report()
+				}
+				return printJSON(c.App.Writer, out)
+			}
+			printStatus(c.App.Writer, sum)
+			if c.Bool("report") {
+				fmt.Fprintf(c.App.Writer, "\n%s", st.Report())
+			}
+			return nil
+		},
+	}
+}
+
+func printStatus(w io.Writer, s record.Status) {
+	fmt.Fprintf(w, "task %s: %s (%d records)\n", s.Task, s.Phase, s.Records)
+	if s.Subject != "" {
+		fmt.Fprintf(w, "  subject:      %s\n", s.Subject)
+	}
+	if s.Reuses != "" {
+		fmt.Fprintf(w, "  reuses:       standing conclusion %s\n", s.Reuses)
+	}
+	if s.Review != "" {
+		who := "local review"
+		if len(s.Selected) > 0 {
+			who = "asks " + strings.Join(s.Selected, ", ")
+		}
+		fmt.Fprintf(w, "  review:       %s, %s\n", s.Review, who)
+		for i, item := range s.LocalReview {
+			fmt.Fprintf(w, "    %d. %s\n", i+1, item)
+		}
+	}
+	fmt.Fprintf(w, "  review count: %d\n", s.ReviewCount)
+	if len(s.OpenDisagreements) > 0 {
+		fmt.Fprintf(w, "  disputed:     %s\n", strings.Join(s.OpenDisagreements, ", "))
+	}
+	for _, c := range s.Standing {
+		fmt.Fprintf(w, "  standing:     %s %s\n", c.Conclusion, c.Decision)
+	}
+	if s.Next != "" {
+		fmt.Fprintf(w, "  next:         %s\n", s.Next)
+	}
+}
+
+func printStatusTable(w io.Writer, all []record.Status) error {
+	if len(all) == 0 {
+		fmt.Fprintln(w, "no tasks yet: start one with 'git reason assess TASK ...'")
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TASK\tPHASE\tRECORDS\tREVIEWS\tUPDATED\tSUBJECT")
+	for _, s := range all {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", s.Task, s.Phase, s.Records, s.ReviewCount, s.Updated, s.Subject)
+	}
+	return tw.Flush()
+}
+
+// errNoArgs is returned by reading commands given too many arguments.
+var _ = ops.Usage
