@@ -31,7 +31,27 @@ type lineError struct {
 
 func (e *lineError) Error() string { return e.msg }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var (
+	yamlLine   = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
+	yamlAnchor = regexp.MustCompile(`^unknown anchor '(.*)' referenced$`)
+)
+
+// yamlParserProblems are the problems yaml.v3 reports from its parser
+// rather than its scanner: for these it prints a 0-based line (or none for
+// line 0), so the true line is one more.
+var yamlParserProblems = map[string]bool{
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected <document start>": true,
+	"did not find expected <stream-start>":   true,
+	"did not find expected key":              true,
+	"did not find expected node content":     true,
+	"found duplicate %TAG directive":         true,
+	"found duplicate %YAML directive":        true,
+	"found incompatible YAML document":       true,
+	"found undefined tag handle":             true,
+}
 
 // decodeYAML decodes one YAML document into JSON-like values (maps, slices,
 // strings, numbers, booleans, nil), and returns with it the line of every
@@ -43,25 +63,36 @@ func decodeYAML(data []byte) (any, map[string]int, error) {
 	if err := dec.Decode(&doc); errors.Is(err, io.EOF) {
 		return map[string]any{}, lines, nil
 	} else if err != nil {
-		return nil, lines, yamlError(err)
+		return nil, lines, yamlError(err, data)
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
 		return nil, lines, &lineError{extra.Line, "more than one YAML document"}
 	} else if !errors.Is(err, io.EOF) {
-		return nil, lines, yamlError(err)
+		return nil, lines, yamlError(err, data)
 	}
 	v, err := fromNode(&doc, "", lines, 0)
 	return v, lines, err
 }
 
-func yamlError(err error) error {
-	msg := strings.TrimSpace(err.Error())
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		return &lineError{n, "invalid YAML: " + m[2]}
+// yamlError gives a yaml.v3 error its true line.
+func yamlError(err error, data []byte) error {
+	m := yamlLine.FindStringSubmatch(strings.TrimSpace(err.Error()))
+	if m == nil {
+		return fmt.Errorf("invalid YAML: %s", err)
 	}
-	return fmt.Errorf("invalid YAML: %s", strings.TrimPrefix(msg, "yaml: "))
+	line, _ := strconv.Atoi(m[1])
+	problem := m[2]
+	switch {
+	case yamlParserProblems[problem]:
+		line++
+	case yamlAnchor.MatchString(problem):
+		alias := []byte("*" + yamlAnchor.FindStringSubmatch(problem)[1])
+		if i := bytes.Index(data, alias); i >= 0 {
+			line = bytes.Count(data[:i], []byte("\n")) + 1
+		}
+	}
+	return &lineError{line, "invalid YAML: " + problem}
 }
 
 func fromNode(n *yaml.Node, ptr string, lines map[string]int, depth int) (any, error) {
@@ -154,7 +185,8 @@ var compiledSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
 var quoted = regexp.MustCompile(`'((?:[^'\\]|\\.)*)'`)
 
 // validate checks v against the schema and reports the first failure, by
-// line order, as a *fieldError.
+// line order, as a *fieldError; several failures usually share one cause,
+// and the first line is where to look.
 func validate(v any, lines map[string]int) error {
 	s, err := compiledSchema()
 	if err != nil {
@@ -184,6 +216,10 @@ func validate(v any, lines map[string]int) error {
 		if li, lj := lines[errs[i].ptr], lines[errs[j].ptr]; li != lj {
 			return li < lj
 		}
+		// An unknown field explains the missing one beside it: a typo.
+		if ui, uj := errs[i].ptr != errs[i].name, errs[j].ptr != errs[j].name; ui != uj {
+			return ui
+		}
 		return errs[i].ptr < errs[j].ptr
 	})
 	return errs[0]
@@ -201,7 +237,11 @@ func leafError(l *jsonschema.ValidationError) *fieldError {
 		}
 	}
 	if rest, ok := strings.CutPrefix(msg, "missing properties: "); ok {
-		msg = "missing " + strings.ReplaceAll(rest, "'", "\"")
+		field := "field "
+		if strings.Contains(rest, ",") {
+			field = "fields "
+		}
+		msg = "missing required " + field + strings.ReplaceAll(rest, "'", "\"")
 	}
 	return &fieldError{ptr: l.InstanceLocation, name: l.InstanceLocation, msg: msg}
 }

@@ -1,0 +1,199 @@
+package neutrality
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseConfigErrors(t *testing.T) {
+	tests := []struct{ file, want string }{
+		// Not YAML.
+		{"bad_yaml.yaml", `:2: invalid YAML: did not find expected ',' or ']'`},
+		{"bad_indent.yaml", `:3: invalid YAML: mapping values are not allowed in this context`},
+		{"tab_indent.yaml", `:2: invalid YAML: found character that cannot start any token`},
+		{"unknown_anchor.yaml", `:2: invalid YAML: unknown anchor 'adapters' referenced`},
+		{"two_documents.yaml", `:2: more than one YAML document`},
+		{"duplicate_field.yaml", `:3: field "neutral" given twice (first at line 1)`},
+		// Not the schema.
+		{"unknown_field.yaml", `:3: unknown field "nuetral"`},
+		{"unknown_allow_field.yaml", `:5: allow[1]: unknown field "paht"`},
+		{"unknown_field_in_alias.yaml", `:9: allow[0]: unknown field "extra"`},
+		{"not_a_mapping.yaml", `:1: expected object, but got array`},
+		{"wrong_type_string.yaml", `:1: neutral: expected array, but got string`},
+		{"wrong_type_term.yaml", `:3: terms[1]: expected string, but got number`},
+		{"wrong_type_allow.yaml", `:1: allow: expected array, but got object`},
+		{"wrong_type_match.yaml", `:3: allow[0].match: expected string, but got boolean`},
+		{"missing_reason.yaml", `:2: allow[0]: missing required field "reason"`},
+		{"empty_term.yaml", `:1: terms[1]: length must be >= 1, but got 0`},
+		// Beyond the schema.
+		{"bad_glob.yaml", `:4: exclude[1]: glob "src/[a": bad pattern "[a"`},
+		{"bad_globstar.yaml", `:2: neutral[0]: glob "src/a**": '**' must be a whole path segment`},
+		{"bad_empty_segment.yaml", `:2: neutral[0]: glob "src//x" has an empty path segment`},
+		{"bad_regexp.yaml", ":3: allow[0].match: bad regular expression: error parsing regexp: missing closing ): `(acme`"},
+		{"blank_reason.yaml", `:4: allow[0].reason: reason is empty`},
+		{"term_without_words.yaml", `:3: terms[1]: term "--" has no letter or digit`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			name := filepath.Join("testdata", "config", tt.file)
+			data, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := ParseConfig(name, data)
+			if c != nil {
+				t.Errorf("ParseConfig returned a config with error %v", err)
+			}
+			var ce *ConfigError
+			if !errors.As(err, &ce) {
+				t.Fatalf("ParseConfig error = %v (%T), want *ConfigError", err, err)
+			}
+			if got, want := err.Error(), name+tt.want; got != want {
+				t.Errorf("error\n got %s\nwant %s", got, want)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("error spans several lines: %q", err)
+			}
+		})
+	}
+}
+
+func TestParseConfigValid(t *testing.T) {
+	tests := []struct {
+		file string
+		want *Config
+	}{
+		{"valid.yaml", &Config{
+			Neutral: []string{"src/**"},
+			Terms:   []string{"Zeta", "2024-01-01"},
+			Allow:   []Allow{{Path: "src/hosts.go", Match: `(?i)host = "acme`, Reason: "host identification only"}},
+		}},
+		{"empty.yaml", &Config{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			name := filepath.Join("testdata", "config", tt.file)
+			data, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := ParseConfig(name, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("ParseConfig = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLoadConfig(t *testing.T) {
+	t.Run("absent", func(t *testing.T) {
+		c, ok, err := LoadConfig(t.TempDir())
+		if c != nil || ok || err != nil {
+			t.Errorf("LoadConfig = %v, %v, %v; want nil, false, nil", c, ok, err)
+		}
+	})
+	t.Run("present", func(t *testing.T) {
+		root := t.TempDir()
+		writeFile(t, root, ConfigPath, "terms: [Zeta]\n")
+		c, ok, err := LoadConfig(root)
+		if err != nil || !ok || !reflect.DeepEqual(c.Terms, []string{"Zeta"}) {
+			t.Errorf("LoadConfig = %+v, %v, %v; want terms [Zeta], true, nil", c, ok, err)
+		}
+	})
+	t.Run("invalid names the file", func(t *testing.T) {
+		root := t.TempDir()
+		writeFile(t, root, ConfigPath, "terms: [Zeta]\nextra: 1\n")
+		_, ok, err := LoadConfig(root)
+		want := filepath.Join(root, ".reason", "neutrality.yaml") + `:2: unknown field "extra"`
+		if !ok || err == nil || err.Error() != want {
+			t.Errorf("LoadConfig = _, %v, %v; want true, %s", ok, err, want)
+		}
+	})
+	t.Run("unreadable", func(t *testing.T) {
+		root := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(root, ".reason", "neutrality.yaml"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := LoadConfig(root); err == nil || !strings.HasPrefix(err.Error(), "read neutrality configuration: ") {
+			t.Errorf("LoadConfig of a directory: error = %v", err)
+		}
+	})
+}
+
+// TestSchemaCoversConfig ties the schema to the Go type: every field of
+// Config and Allow is a property of the schema, and nothing more.
+func TestSchemaCoversConfig(t *testing.T) {
+	if _, err := compiledSchema(); err != nil {
+		t.Fatal(err)
+	}
+	props := func(v map[string]any) []string {
+		var out []string
+		for k := range v["properties"].(map[string]any) {
+			out = append(out, k)
+		}
+		return sorted(out)
+	}
+	fields := func(v any) []string {
+		var out []string
+		rt := reflect.TypeOf(v)
+		for i := range rt.NumField() {
+			tag, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
+			out = append(out, tag)
+		}
+		return sorted(out)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(Schema(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := props(doc), fields(Config{}); !reflect.DeepEqual(got, want) {
+		t.Errorf("schema properties %v, Config fields %v", got, want)
+	}
+	allow := doc["properties"].(map[string]any)["allow"].(map[string]any)["items"].(map[string]any)
+	if got, want := props(allow), fields(Allow{}); !reflect.DeepEqual(got, want) {
+		t.Errorf("schema allow properties %v, Allow fields %v", got, want)
+	}
+}
+
+func TestConfigCompileRules(t *testing.T) {
+	c := &Config{
+		Neutral: []string{"src", "docs/*.md"},
+		Exclude: []string{"src/adapters/**"},
+		Allow:   []Allow{{Path: "src/hosts.go", Match: `host = "acme`, Reason: "host"}},
+	}
+	r, err := c.compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]bool{
+		"src/a.go":             true,
+		"src/deep/b.go":        true,
+		"src/adapters/acme.go": false,
+		"docs/guide.md":        true,
+		"docs/deep/guide.md":   false,
+		"share/vendors.yaml":   false,
+		ConfigPath:             false,
+	} {
+		if got := r.checks(p); got != want {
+			t.Errorf("checks(%q) = %v, want %v", p, got, want)
+		}
+	}
+	if !r.allowed("src/hosts.go", []byte(`	host = "acme.example"`)) {
+		t.Error("allow entry did not accept its line")
+	}
+	if r.allowed("src/hosts.go", []byte(`	client = acme`)) || r.allowed("src/other.go", []byte(`host = "acme`)) {
+		t.Error("allow entry accepted another line or file")
+	}
+	everything, err := (&Config{}).compile()
+	if err != nil || !everything.checks("any/file.go") || everything.checks(ConfigPath) {
+		t.Errorf("a configuration without neutral globs must check every file but itself (err %v)", err)
+	}
+}

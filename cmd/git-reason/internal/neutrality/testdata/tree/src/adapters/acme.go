@@ -1,0 +1,4 @@
+package adapters
+
+// This adapter may name Acme Cloud: it is excluded.
+type AcmeCloud struct{ zeta int }

@@ -1,0 +1,5 @@
+package client
+
+var host = "acme-cloud.example"
+
+var client = AcmeCloud{}
