@@ -12,6 +12,28 @@ const (
 	ModeCI      Mode = "ci"      // no advisor at all
 )
 
+// ValidMode reports whether m is one of the modes a profile may declare.
+func ValidMode(m Mode) bool { return m == ModeNormal || m == ModeOffline || m == ModeCI }
+
+// ModeAdmits says whether a mode lets an advisor be asked, with the reason
+// when it does not: normal admits every advisor, offline only those that run
+// on this machine, ci none. An unknown mode admits nothing, so a typo can
+// never widen what a run may contact.
+func ModeAdmits(m Mode, local bool) (bool, string) {
+	switch m {
+	case ModeNormal:
+		return true, ""
+	case ModeOffline:
+		if local {
+			return true, ""
+		}
+		return false, "mode offline admits only advisors on this machine"
+	case ModeCI:
+		return false, "mode ci asks no advisor"
+	}
+	return false, fmt.Sprintf("unknown mode %q asks no advisor", string(m))
+}
+
 // Review says how strongly an assessment calls for independent review.
 type Review string
 
@@ -60,6 +82,7 @@ type Advisor struct {
 	Reason       string
 	Until        string // RFC 3339, set while a circuit is open
 	Capabilities []string
+	Local        bool // runs on this machine; Decide re-checks the mode with it
 }
 
 // Plan is the decision for one assessment under one snapshot.
@@ -77,8 +100,9 @@ const DefaultCapability = "reasoning"
 
 // Decide makes the plan for an assessment under a profile and an
 // availability snapshot. The snapshot is in preference order; available
-// advisors are preferred to recovering ones. It never fails: with no advisor
-// selected the plan is the structured local review.
+// advisors are preferred to recovering ones, and advisors the profile's mode
+// does not admit are never selected, whatever their status says. It never
+// fails: with no advisor selected the plan is the structured local review.
 func Decide(a Assessment, p Profile, snapshot []Advisor) Plan {
 	review, wanted, why := Need(a)
 	plan := Plan{Review: review, Wanted: wanted, Reason: why}
@@ -86,44 +110,69 @@ func Decide(a Assessment, p Profile, snapshot []Advisor) Plan {
 		return plan
 	}
 	plan.Needs = needs(a)
-	if p.Mode == ModeCI {
-		plan.Reason += "; mode ci asks no advisor"
-	} else {
-		plan.Selected = Select(snapshot, plan.Needs, wanted)
+	var admitted []Advisor
+	for _, adv := range snapshot {
+		if ok, _ := ModeAdmits(p.Mode, adv.Local); ok {
+			admitted = append(admitted, adv)
+		}
 	}
-	if len(plan.Selected) == 0 {
+	if ok, why := ModeAdmits(p.Mode, true); !ok {
+		plan.Reason += "; " + why
+	} else if p.Mode == ModeOffline {
+		plan.Reason += "; mode offline asks only advisors on this machine"
+	}
+	plan.Selected = Select(admitted, plan.Needs, wanted)
+	switch {
+	case len(plan.Selected) == 0:
 		plan.LocalReview = LocalReview(a)
-		if p.Mode != ModeCI {
+		if ok, _ := ModeAdmits(p.Mode, true); ok {
 			plan.Reason += "; no advisor with " + join(plan.Needs) + " is available"
 		}
-	} else if len(plan.Selected) < wanted {
+	case len(plan.Selected) < wanted:
 		plan.Reason += fmt.Sprintf("; %d of %d wanted advisors available", len(plan.Selected), wanted)
 	}
 	return plan
 }
 
 // Need decides how strongly an assessment calls for review and how many
-// advisors it wants, with the reason in words.
+// advisors it wants, with the reason in words:
+//
+//	materiality  reversible        costly            irreversible
+//	trivial      none              none              none
+//	minor        none              none              recommended, 1
+//	material     recommended, 1    required, 1       required, 1
+//	critical     required, 2       required, 2       required, 2
+//
+// A value outside these sets is never read as "no review": an unknown
+// materiality requires one review, an unknown reversibility counts as
+// irreversible.
 func Need(a Assessment) (Review, int, string) {
 	if a.Reuses != "" {
 		return ReviewNone, 0, "reuses standing conclusion " + a.Reuses
 	}
+	rev := a.Reversibility
+	switch rev {
+	case "reversible", "costly", "irreversible":
+	default:
+		rev = "irreversible"
+	}
 	switch a.Materiality {
-	case "critical":
-		return ReviewRequired, 2, "critical " + a.Reversibility + " decision"
-	case "material":
-		if a.Reversibility == "reversible" {
-			return ReviewRecommended, 1, "material but reversible decision"
-		}
-		return ReviewRequired, 1, "material " + a.Reversibility + " decision"
+	case "trivial":
+		return ReviewNone, 0, "trivial decision"
 	case "minor":
-		if a.Reversibility == "irreversible" {
+		if rev == "irreversible" {
 			return ReviewRecommended, 1, "minor but irreversible decision"
 		}
-		return ReviewNone, 0, "minor " + a.Reversibility + " decision"
-	default:
-		return ReviewNone, 0, "trivial decision"
+		return ReviewNone, 0, "minor " + rev + " decision"
+	case "material":
+		if rev == "reversible" {
+			return ReviewRecommended, 1, "material but reversible decision"
+		}
+		return ReviewRequired, 1, "material " + rev + " decision"
+	case "critical":
+		return ReviewRequired, 2, "critical " + rev + " decision"
 	}
+	return ReviewRequired, 1, fmt.Sprintf("unrecognised materiality %q requires review", a.Materiality)
 }
 
 // Select returns up to wanted advisors from the snapshot that have every
@@ -160,11 +209,18 @@ func LocalReview(a Assessment) []string {
 	return items
 }
 
+// needs is the assessment's capabilities without repeats, or the default.
 func needs(a Assessment) []string {
-	if len(a.Needs) == 0 {
+	var out []string
+	for _, n := range a.Needs {
+		if n != "" && !hasAll(out, []string{n}) {
+			out = append(out, n)
+		}
+	}
+	if len(out) == 0 {
 		return []string{DefaultCapability}
 	}
-	return append([]string(nil), a.Needs...)
+	return out
 }
 
 func hasAll(have, need []string) bool {

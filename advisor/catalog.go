@@ -1,0 +1,224 @@
+package advisor
+
+import (
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"git-reason/policy"
+)
+
+// The transports an advisor may declare.
+const (
+	TransportAPI          = "api"
+	TransportCLI          = "cli"
+	TransportLocalRuntime = "local_runtime"
+	TransportPeer         = "peer"
+)
+
+// The adapters, named after wire protocols rather than vendors.
+const (
+	AdapterChatCompletions = "chat_completions"
+	AdapterMessages        = "messages"
+	AdapterExec            = "exec"
+	AdapterPeer            = "peer"
+)
+
+// Transports lists the declarable transports in documentation order.
+func Transports() []string {
+	return []string{TransportAPI, TransportCLI, TransportLocalRuntime, TransportPeer}
+}
+
+// AdaptersFor returns the adapters that can speak a transport (nil for an
+// unknown transport). A declaration whose adapter is not listed for its
+// transport is a finding. local_runtime is a loopback server speaking one
+// of the HTTP formats.
+func AdaptersFor(transport string) []string {
+	switch transport {
+	case TransportAPI, TransportLocalRuntime:
+		return []string{AdapterChatCompletions, AdapterMessages}
+	case TransportCLI:
+		return []string{AdapterExec}
+	case TransportPeer:
+		return []string{AdapterPeer}
+	}
+	return nil
+}
+
+// DefaultCooldown is how long transient failures open a circuit when the
+// declaration names no cooldown.
+const DefaultCooldown = 10 * time.Minute
+
+// Catalog is the merged set of declarations: the embedded share/ files with
+// the overlays applied. Slices are in declaration order; Advisors is the
+// preference order.
+type Catalog struct {
+	Advisors     []Declaration `json:"advisors"`
+	Capabilities []Capability  `json:"capabilities"`
+	Providers    []Provider    `json:"providers"`
+	Vendors      []Vendor      `json:"vendors"`
+	Profiles     []Profile     `json:"profiles"`
+}
+
+// Declaration is one advisor as declared (the contract of the advisors.yaml
+// shape; fields are added, never renamed). Sources lists every file:line
+// that contributed to it, the embedded one first, then overlays.
+type Declaration struct {
+	ID           string   `yaml:"id" json:"id"`
+	Transport    string   `yaml:"transport" json:"transport"`
+	Adapter      string   `yaml:"adapter" json:"adapter"`
+	BaseURL      string   `yaml:"base_url" json:"base_url,omitempty"`
+	Credential   string   `yaml:"credential" json:"credential,omitempty"`
+	Executable   string   `yaml:"executable" json:"executable,omitempty"`
+	Command      []string `yaml:"command" json:"command,omitempty"`
+	Provider     string   `yaml:"provider" json:"provider,omitempty"`
+	Vendor       string   `yaml:"vendor" json:"vendor,omitempty"`
+	Model        string   `yaml:"model" json:"model,omitempty"`
+	Capabilities []string `yaml:"capabilities" json:"capabilities"`
+	Local        bool     `yaml:"local" json:"local"`
+	Cooldown     Duration `yaml:"cooldown" json:"cooldown,omitempty"`
+	Sources      []string `yaml:"-" json:"sources,omitempty"`
+}
+
+// CooldownOrDefault is the declared cooldown, or DefaultCooldown when none
+// (or a non-positive one) is declared.
+func (d Declaration) CooldownOrDefault() time.Duration {
+	if d.Cooldown <= 0 {
+		return DefaultCooldown
+	}
+	return time.Duration(d.Cooldown)
+}
+
+// Capability is one entry of the capability vocabulary.
+type Capability struct {
+	ID          string   `yaml:"id" json:"id"`
+	Description string   `yaml:"description" json:"description,omitempty"`
+	Sources     []string `yaml:"-" json:"sources,omitempty"`
+}
+
+// Provider is a service or client tool through which advisors are reached.
+type Provider struct {
+	ID          string   `yaml:"id" json:"id"`
+	Name        string   `yaml:"name" json:"name,omitempty"`
+	Description string   `yaml:"description" json:"description,omitempty"`
+	Sources     []string `yaml:"-" json:"sources,omitempty"`
+}
+
+// Vendor is a maker of models, with the models advisors may refer to.
+type Vendor struct {
+	ID          string   `yaml:"id" json:"id"`
+	Name        string   `yaml:"name" json:"name,omitempty"`
+	Description string   `yaml:"description" json:"description,omitempty"`
+	Models      []Model  `yaml:"models" json:"models"`
+	Sources     []string `yaml:"-" json:"sources,omitempty"`
+}
+
+// Model is one model of a vendor; its id is unique within the vendor.
+type Model struct {
+	ID          string `yaml:"id" json:"id"`
+	Name        string `yaml:"name" json:"name,omitempty"`
+	Description string `yaml:"description" json:"description,omitempty"`
+}
+
+// Profile is an execution profile and the mode it declares.
+type Profile struct {
+	ID          string      `yaml:"id" json:"id"`
+	Mode        policy.Mode `yaml:"mode" json:"mode"`
+	Description string      `yaml:"description" json:"description,omitempty"`
+	Sources     []string    `yaml:"-" json:"sources,omitempty"`
+}
+
+// Policy is the profile as package policy takes it.
+func (p Profile) Policy() policy.Profile { return policy.Profile{Name: p.ID, Mode: p.Mode} }
+
+// Duration is a cooldown, written in YAML and JSON as a Go duration string
+// ("10m", "90s").
+type Duration time.Duration
+
+// String renders the duration as Go does ("10m0s").
+func (d Duration) String() string { return time.Duration(d).String() }
+
+// MarshalText renders the duration as a Go duration string.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// UnmarshalText parses a Go duration string; anything else is an error.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("not a duration like 10m or 90s: %q", b)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// Advisor returns the declaration with the given id.
+func (c *Catalog) Advisor(id string) (Declaration, bool) {
+	for _, d := range c.Advisors {
+		if d.ID == id {
+			return d, true
+		}
+	}
+	return Declaration{}, false
+}
+
+// Profile returns the profile with the given id.
+func (c *Catalog) Profile(id string) (Profile, bool) {
+	for _, p := range c.Profiles {
+		if p.ID == id {
+			return p, true
+		}
+	}
+	return Profile{}, false
+}
+
+// HasCapability reports whether the vocabulary declares the capability, so
+// the writer can reject an assessment that needs an undeclared one.
+func (c *Catalog) HasCapability(id string) bool {
+	for _, k := range c.Capabilities {
+		if k.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// Name is a name that provider-neutral files must not spell, and the
+// declaration it comes from (e.g. "vendor fixvendor"). Its fields match the
+// neutrality checker's terms.
+type Name struct {
+	Name       string `json:"name"`
+	DeclaredAs string `json:"declared_as"`
+}
+
+// Names lists every name the catalog declares for an advisor, provider,
+// vendor or model: ids, display names, and the executables whose names are a
+// product's name. Each name appears once, with its first declaration.
+func (c *Catalog) Names() []Name {
+	var out []Name
+	seen := map[string]bool{}
+	add := func(name, as string) {
+		if name != "" && !seen[name] {
+			seen[name] = true
+			out = append(out, Name{Name: name, DeclaredAs: as})
+		}
+	}
+	for _, d := range c.Advisors {
+		add(d.ID, "advisor "+d.ID)
+		if d.Executable != "" {
+			add(filepath.Base(d.Executable), "executable of advisor "+d.ID)
+		}
+	}
+	for _, p := range c.Providers {
+		add(p.ID, "provider "+p.ID)
+		add(p.Name, "name of provider "+p.ID)
+	}
+	for _, v := range c.Vendors {
+		add(v.ID, "vendor "+v.ID)
+		add(v.Name, "name of vendor "+v.ID)
+		for _, m := range v.Models {
+			add(m.ID, "model "+m.ID+" of vendor "+v.ID)
+			add(m.Name, "name of model "+m.ID+" of vendor "+v.ID)
+		}
+	}
+	return out
+}

@@ -1,0 +1,155 @@
+package advisor
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"git-reason/policy"
+)
+
+// FailureKind is the typed failure of a consultation, as adapters report it.
+type FailureKind string
+
+// The failure kinds of the transport contract.
+const (
+	FailureTimeout        FailureKind = "timeout"
+	FailureRateLimit      FailureKind = "rate_limit"
+	FailureAuthentication FailureKind = "authentication"
+	FailureMalformed      FailureKind = "malformed"
+	FailureEmpty          FailureKind = "empty"
+	FailureUnavailable    FailureKind = "unavailable"
+	FailureCancelled      FailureKind = "cancelled"
+)
+
+// Transient reports whether two failures of this kind in a row open a
+// circuit. Kinds this version does not know count as transient, so a newer
+// adapter's failure is never read as a success.
+func (k FailureKind) Transient() bool {
+	switch k {
+	case FailureRateLimit, FailureAuthentication, FailureCancelled:
+		return false
+	}
+	return true
+}
+
+// The statuses of an outcome.
+const (
+	OutcomeCompleted = "completed"
+	OutcomeFailed    = "failed"
+)
+
+// AuthenticationCooldown is how long an authentication failure keeps an
+// advisor out: a wrong credential is not retried on every plan.
+const AuthenticationCooldown = time.Hour
+
+// Outcome is one consultation's result as recorded on the refs: the advisor,
+// the origin (clone) that recorded it, completed or failed with a kind, the
+// Retry-After the advisor gave in seconds (0 when none), and when it was
+// recorded. The caller builds outcomes from consultation records.
+type Outcome struct {
+	Advisor     string
+	Origin      string
+	Status      string // OutcomeCompleted or OutcomeFailed
+	FailureKind FailureKind
+	RetryAfterS int
+	At          time.Time
+}
+
+// Circuit derives an advisor's circuit from the outcomes recorded by this
+// clone's origin (outcomes of other advisors or other origins are ignored:
+// a teammate's failures, fetched with their refs, never open my circuits)
+// and returns policy.StatusAvailable, StatusOpen (with the time it closes)
+// or StatusRecovering, with a reason in words ("" when closed and clean).
+//
+// Outcomes are replayed in order of At (stable for equal times):
+//
+//   - completed closes the circuit and clears the count of transient
+//     failures;
+//   - a transient failure (timeout, unavailable, malformed, empty) counts;
+//     the second in a row opens the circuit for the declared cooldown
+//     (DefaultCooldown when none);
+//   - rate_limit opens it for RetryAfterS seconds when positive, otherwise
+//     for the cooldown;
+//   - authentication opens it for AuthenticationCooldown;
+//   - cancelled is no outcome of the advisor: it neither counts nor clears;
+//   - while open, a failure extends the circuit to the later of its end and
+//     the failure's own end (answers dispatched before it opened may still
+//     arrive), and a completion changes nothing;
+//   - once the cooldown has passed the circuit is half-open (recovering):
+//     the next completion closes it, the next failure of any kind re-opens
+//     it at once, without waiting for a second one.
+func Circuit(d Declaration, origin string, outcomes []Outcome, now time.Time) (policy.Status, string, time.Time) {
+	var mine []Outcome
+	for _, o := range outcomes {
+		if o.Advisor == d.ID && o.Origin == origin && o.FailureKind != FailureCancelled &&
+			(o.Status == OutcomeCompleted || o.Status == OutcomeFailed) {
+			mine = append(mine, o)
+		}
+	}
+	sort.SliceStable(mine, func(i, j int) bool { return mine[i].At.Before(mine[j].At) })
+
+	var (
+		until     time.Time // zero: closed
+		why       string    // what opened it
+		transient int       // transient failures in a row while closed
+	)
+	for _, o := range mine {
+		open := !until.IsZero() && o.At.Before(until)
+		recovering := !until.IsZero() && !open
+		if o.Status == OutcomeCompleted {
+			if !open {
+				until, why, transient = time.Time{}, "", 0
+			}
+			continue
+		}
+		end, cause := openFor(d, o)
+		switch {
+		case open:
+			if end.After(until) {
+				until, why = end, cause
+			}
+		case recovering:
+			until, why, transient = end, cause+" while recovering", 0
+		case o.FailureKind.Transient():
+			transient++
+			if transient >= 2 {
+				until, why, transient = end, "2 transient failures in a row, the last "+string(kindOf(o)), 0
+			}
+		default:
+			until, why, transient = end, cause, 0
+		}
+	}
+	switch {
+	case until.IsZero():
+		return policy.StatusAvailable, "", time.Time{}
+	case now.Before(until):
+		return policy.StatusOpen, "circuit open after " + why, until
+	default:
+		return policy.StatusRecovering, fmt.Sprintf("circuit half-open since %s after %s; the next outcome decides",
+			until.UTC().Format(time.RFC3339), why), time.Time{}
+	}
+}
+
+// openFor is when a failure's circuit would close, and the failure in words.
+func openFor(d Declaration, o Outcome) (time.Time, string) {
+	switch o.FailureKind {
+	case FailureAuthentication:
+		return o.At.Add(AuthenticationCooldown), "an authentication failure"
+	case FailureRateLimit:
+		if o.RetryAfterS > 0 {
+			return o.At.Add(time.Duration(o.RetryAfterS) * time.Second),
+				fmt.Sprintf("a rate limit (retry after %ds)", o.RetryAfterS)
+		}
+		return o.At.Add(d.CooldownOrDefault()), "a rate limit"
+	}
+	return o.At.Add(d.CooldownOrDefault()), "a " + string(kindOf(o)) + " failure"
+}
+
+// kindOf names a failure recorded without a kind as unavailable.
+func kindOf(o Outcome) FailureKind {
+	if o.FailureKind == "" {
+		return FailureUnavailable
+	}
+	return o.FailureKind
+}

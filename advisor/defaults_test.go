@@ -1,0 +1,54 @@
+package advisor
+
+import (
+	"testing"
+
+	"git-reason/policy"
+)
+
+// The shipped declarations load strictly and have nothing for doctor to
+// report.
+func TestEmbeddedDefaultsLoadClean(t *testing.T) {
+	c, findings, err := Load(Sources{Schemas: testSchemas(t)})
+	if err != nil {
+		t.Fatalf("load embedded declarations: %v", err)
+	}
+	for _, f := range findings {
+		t.Errorf("finding in shipped declarations: %s", f)
+	}
+	if len(c.Advisors) == 0 {
+		t.Fatal("no advisor declared")
+	}
+	transports := map[string]bool{}
+	adapters := map[string]bool{}
+	locals := 0
+	for _, d := range c.Advisors {
+		transports[d.Transport] = true
+		adapters[d.Adapter] = true
+		if d.Local {
+			locals++
+		}
+		if len(d.Sources) != 1 || d.Sources[0] == "" {
+			t.Errorf("advisor %s: sources %v, want its one embedded line", d.ID, d.Sources)
+		}
+	}
+	for _, tr := range Transports() {
+		if !transports[tr] {
+			t.Errorf("no default advisor uses transport %s", tr)
+		}
+	}
+	for _, ad := range []string{AdapterChatCompletions, AdapterMessages, AdapterExec, AdapterPeer} {
+		if !adapters[ad] {
+			t.Errorf("no default advisor uses adapter %s", ad)
+		}
+	}
+	if locals == 0 {
+		t.Error("no local advisor: offline mode could never ask anyone")
+	}
+	for id, mode := range map[string]policy.Mode{"default": policy.ModeNormal, "offline": policy.ModeOffline, "ci": policy.ModeCI} {
+		p, ok := c.Profile(id)
+		if !ok || p.Mode != mode {
+			t.Errorf("profile %s = %+v, %v; want mode %s", id, p, ok, mode)
+		}
+	}
+}

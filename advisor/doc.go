@@ -1,0 +1,66 @@
+// Package advisor knows which independent advisors exist and which can be
+// asked right now. It contacts nothing: availability is derived from
+// declarations, presence, the mode, a disable list and recorded outcomes.
+//
+// # Declarations
+//
+// [Load] reads the embedded share/ files (advisors with the capability
+// vocabulary, providers, vendors with their models, profiles), then the
+// user overlay ($XDG_CONFIG_HOME/git-reason/advisors.yaml, see
+// [UserOverlayPath]) and the repository overlay (.reason/advisors.yaml, see
+// [RepositoryOverlayPath]), repository last so that it wins. An overlay uses
+// the same entry shapes (schemas/share.overlay.json) in any of the sections
+// advisors, capabilities, providers, vendors and profiles:
+//
+//	advisors:
+//	  - id: some-advisor        # already declared: override these fields
+//	    cooldown: 30m
+//	  - id: our-gateway         # new: added after the others
+//	    transport: api
+//	    ...
+//	order: [our-gateway, some-advisor]   # these first, the rest after
+//
+// An entry with a declared id overrides field by field (lists are replaced
+// whole); a new id is added at the end; order moves the named advisors to
+// the front. Declaration order after overlays is preference order.
+//
+// Parsing is strict: an unknown field, a wrong type or a value the file's
+// schema refuses is a [*ParseError] naming file, line, column and field.
+// Problems of meaning are [Finding] values with stable codes ([Validate],
+// [CheckDisabled]), reported all at once by git reason doctor.
+//
+// # Availability and circuits
+//
+// [Availability] gives every declared advisor, in preference order, a
+// [policy.Status] with a reason: disabled, excluded_by_mode, not_configured,
+// not_installed, open (with until), recovering or available. Presence comes
+// from an [Env]: whether an executable is on PATH and whether a credential
+// variable is set, never its value. [Circuit] replays the consultation
+// outcomes recorded by this clone's origin on a clock passed in as an
+// argument.
+//
+// # Profiles
+//
+// [ChooseProfile] picks the execution profile from --profile,
+// GIT_REASON_PROFILE, git config reason.profile and CI=true, in that order.
+//
+// # Wiring
+//
+// A command builds a snapshot like this:
+//
+//	cat, findings, err := advisor.Load(advisor.Sources{
+//		User:       advisor.UserOverlayPath(os.Getenv),
+//		Repository: advisor.RepositoryOverlayPath(worktree),
+//	})
+//	prof, _, err := advisor.ChooseProfile(cat, advisor.ProfileChoice{...})
+//	env, set := os.LookupEnv("GIT_REASON_DISABLE")
+//	snapshot := advisor.Availability(cat.Advisors, advisor.Inputs{
+//		Env:      advisor.SystemEnv(),
+//		Mode:     prof.Mode,
+//		Disabled: advisor.DisableList(gitConfig("reason.disable"), env, set),
+//		Origin:   origin,
+//		Outcomes: outcomesFromConsultations,
+//		Now:      time.Now(),
+//	})
+//	plan := policy.Decide(assessment, prof.Policy(), snapshot)
+package advisor

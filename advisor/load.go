@@ -1,0 +1,243 @@
+package advisor
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"reflect"
+	"strings"
+
+	"git-reason/schemas"
+	"git-reason/share"
+)
+
+// Sources says where declarations come from. The zero value loads the
+// embedded share/ files alone.
+type Sources struct {
+	// Base holds advisors.yaml, providers.yaml, vendors.yaml and
+	// profiles.yaml; nil means the embedded share.FS.
+	Base fs.FS
+	// Schemas holds the share.*.json schemas; nil means schemas.FS.
+	Schemas fs.FS
+	// User is the user overlay (see UserOverlayPath); empty, or a file
+	// that does not exist, means none.
+	User string
+	// Repository is the repository overlay (see RepositoryOverlayPath);
+	// empty, or a file that does not exist, means none.
+	Repository string
+}
+
+// UserOverlayPath is $XDG_CONFIG_HOME/git-reason/advisors.yaml, or
+// $HOME/.config/git-reason/advisors.yaml when XDG_CONFIG_HOME is unset or
+// not absolute, or "" when neither gives a path. getenv is os.Getenv in
+// production.
+func UserOverlayPath(getenv func(string) string) string {
+	if dir := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(dir) {
+		return filepath.Join(dir, "git-reason", "advisors.yaml")
+	}
+	if home := getenv("HOME"); home != "" {
+		return filepath.Join(home, ".config", "git-reason", "advisors.yaml")
+	}
+	return ""
+}
+
+// RepositoryOverlayPath is .reason/advisors.yaml under a work tree's top
+// directory.
+func RepositoryOverlayPath(worktree string) string {
+	return filepath.Join(worktree, ".reason", "advisors.yaml")
+}
+
+// Load reads the declarations and applies the overlays in this order: the
+// embedded files, then the user overlay, then the repository overlay (the
+// repository wins, as git's own local config wins over the global one).
+//
+// Within an overlay, an entry of any section (advisors, capabilities,
+// providers, vendors, profiles) whose id is already declared overrides it
+// field by field: the fields the entry sets replace the declared ones, the
+// fields it omits are kept, and a list (capabilities, command, models)
+// replaces the whole list. An entry with a new id is added at the end of its
+// section. An overlay's optional top-level order: [id, ...] then moves those
+// advisors to the front of the preference order, in that order; the others
+// keep their relative order after them.
+//
+// Strictness: bad YAML, an unknown field, a wrong type or a value the
+// file's schema refuses fails the load with a *ParseError naming file, line
+// and field (bad input). Problems of meaning (unresolved references,
+// duplicate ids, unknown capabilities, transports and modes) do not fail it:
+// they are returned as findings, all at once, for doctor to report. Any
+// other error is an I/O failure.
+func Load(src Sources) (*Catalog, []Finding, error) {
+	base, schemaFS := src.Base, src.Schemas
+	if base == nil {
+		base = share.FS
+	}
+	if schemaFS == nil {
+		schemaFS = schemas.FS
+	}
+	l := &loader{schemas: &schemaCache{fsys: schemaFS}, cat: &Catalog{}}
+	baseFiles := map[string]string{
+		share.AdvisorsFile:  "share.advisors.json",
+		share.ProvidersFile: "share.providers.json",
+		share.VendorsFile:   "share.vendors.json",
+		share.ProfilesFile:  "share.profiles.json",
+	}
+	for _, name := range share.Files {
+		data, err := fs.ReadFile(base, name)
+		if err != nil {
+			return nil, nil, fmt.Errorf("read embedded %s: %w", name, err)
+		}
+		if err := l.apply(path.Join("share", name), baseFiles[name], data); err != nil {
+			return nil, nil, err
+		}
+	}
+	for _, file := range []string{src.User, src.Repository} {
+		if file == "" {
+			continue
+		}
+		data, err := os.ReadFile(file)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("read overlay: %w", err)
+		}
+		if err := l.apply(file, "share.overlay.json", data); err != nil {
+			return nil, nil, err
+		}
+	}
+	return l.cat, append(l.findings, Validate(l.cat)...), nil
+}
+
+// loader accumulates the catalog and the findings met while merging.
+type loader struct {
+	schemas  *schemaCache
+	cat      *Catalog
+	findings []Finding
+}
+
+// apply parses one file strictly, validates it against its schema and
+// merges it into the catalog.
+func (l *loader) apply(file, schema string, data []byte) error {
+	root, err := parseRoot(file, data)
+	if err != nil {
+		return err
+	}
+	doc, err := decodeDocument(file, schema, root)
+	if err != nil {
+		return err
+	}
+	if err := l.schemas.validateSchema(file, schema, root); err != nil {
+		return err
+	}
+	l.cat.Capabilities = merge(l, "capability", l.cat.Capabilities, doc.capabilities)
+	l.cat.Advisors = merge(l, "advisor", l.cat.Advisors, doc.advisors)
+	l.cat.Providers = merge(l, "provider", l.cat.Providers, doc.providers)
+	l.cat.Vendors = merge(l, "vendor", l.cat.Vendors, doc.vendors)
+	l.cat.Profiles = merge(l, "profile", l.cat.Profiles, doc.profiles)
+	l.reorder(doc.order, doc.orderWhere)
+	return nil
+}
+
+// merge applies one file's entries of a section. An id repeated within the
+// same file is a duplicate_id finding and the repetition is ignored.
+func merge[T any](l *loader, kind string, list []T, entries []entry[T]) []T {
+	seen := map[string]string{}
+	for _, e := range entries {
+		id := idOf(&e.val)
+		if first, dup := seen[id]; dup {
+			l.findings = append(l.findings, Finding{Severity: SeverityError, Code: CodeDuplicateID,
+				Subject: kind + " " + id, Where: e.where,
+				Message: fmt.Sprintf("declared twice in one file (first at %s); this entry is ignored", first)})
+			continue
+		}
+		seen[id] = e.where
+		i := indexOf(list, id)
+		if i < 0 {
+			list = append(list, e.val)
+			continue
+		}
+		overrideFields(&list[i], &e.val, e.keys)
+		src := reflect.ValueOf(&list[i]).Elem().FieldByName("Sources")
+		src.Set(reflect.Append(src, reflect.ValueOf(e.where)))
+	}
+	return list
+}
+
+// reorder moves the named advisors to the front, in the given order.
+func (l *loader) reorder(order []string, where string) {
+	if len(order) == 0 {
+		return
+	}
+	var front, rest []Declaration
+	placed := map[string]bool{}
+	for _, id := range order {
+		i := indexOf(l.cat.Advisors, id)
+		if i < 0 {
+			l.findings = append(l.findings, Finding{Severity: SeverityWarning, Code: CodeUnknownOrderID,
+				Subject: "advisor " + id, Where: where,
+				Message: "order names an advisor that is not declared"})
+			continue
+		}
+		if !placed[id] {
+			front = append(front, l.cat.Advisors[i])
+			placed[id] = true
+		}
+	}
+	for _, d := range l.cat.Advisors {
+		if !placed[d.ID] {
+			rest = append(rest, d)
+		}
+	}
+	l.cat.Advisors = append(front, rest...)
+}
+
+// overrideFields copies into dst the fields of src whose YAML names are in
+// keys.
+func overrideFields[T any](dst, src *T, keys []string) {
+	d, s := reflect.ValueOf(dst).Elem(), reflect.ValueOf(src).Elem()
+	fields := yamlFields(d.Type())
+	for _, k := range keys {
+		if i, ok := fields[k]; ok {
+			d.Field(i).Set(s.Field(i))
+		}
+	}
+}
+
+func idOf[T any](v *T) string {
+	return reflect.ValueOf(v).Elem().FieldByName("ID").String()
+}
+
+func indexOf[T any](list []T, id string) int {
+	for i := range list {
+		if idOf(&list[i]) == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// ParseList splits a disable list as git config reason.disable or
+// GIT_REASON_DISABLE spell it: ids separated by commas and/or whitespace.
+// Empty items are dropped and repeats removed, order kept.
+func ParseList(s string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' }) {
+		if !contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// DisableList resolves the disable list: GIT_REASON_DISABLE, when set (even
+// to the empty string, which re-enables everything for one run), replaces
+// git config reason.disable.
+func DisableList(config, env string, envSet bool) []string {
+	if envSet {
+		return ParseList(env)
+	}
+	return ParseList(config)
+}

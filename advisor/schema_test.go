@@ -1,0 +1,81 @@
+package advisor
+
+import (
+	"encoding/json"
+	"io/fs"
+	"reflect"
+	"testing"
+)
+
+var schemaFiles = []string{"share.advisors.json", "share.providers.json", "share.vendors.json", "share.profiles.json", "share.overlay.json"}
+
+// Every declaration schema compiles on its own (no reference leaves it).
+func TestSchemasCompile(t *testing.T) {
+	cache := &schemaCache{fsys: testSchemas(t)}
+	for _, name := range schemaFiles {
+		if _, err := cache.get(name); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// The overlay schema repeats the entry shapes of the other files (each
+// document is self-contained); they must not drift apart.
+func TestOverlaySchemaMatchesFileSchemas(t *testing.T) {
+	defs := func(name string) map[string]any {
+		data, err := fs.ReadFile(testSchemas(t), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Defs map[string]any `json:"$defs"`
+		}
+		if err := json.Unmarshal(data, &doc); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return doc.Defs
+	}
+	overlay := defs("share.overlay.json")
+	for _, name := range schemaFiles[:4] {
+		for k, v := range defs(name) {
+			if !reflect.DeepEqual(overlay[k], v) {
+				t.Errorf("$defs.%s differs between %s and share.overlay.json", k, name)
+			}
+		}
+	}
+}
+
+// The schemas and the Go types agree on the field names of each entry.
+func TestSchemaFieldsMatchTypes(t *testing.T) {
+	data, err := fs.ReadFile(testSchemas(t), "share.overlay.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Defs map[string]struct {
+			Properties map[string]any `json:"properties"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for def, typ := range map[string]reflect.Type{
+		"advisor": reflect.TypeFor[Declaration](), "capability": reflect.TypeFor[Capability](),
+		"provider": reflect.TypeFor[Provider](), "vendor": reflect.TypeFor[Vendor](),
+		"model": reflect.TypeFor[Model](), "profile": reflect.TypeFor[Profile](),
+	} {
+		var props []string
+		for p := range doc.Defs[def].Properties {
+			props = append(props, p)
+		}
+		fields := yamlFields(typ)
+		if len(props) != len(fields) {
+			t.Errorf("%s: schema has %d properties, %s has %d fields", def, len(props), typ.Name(), len(fields))
+		}
+		for _, p := range props {
+			if _, ok := fields[p]; !ok {
+				t.Errorf("%s: schema property %q has no field in %s", def, p, typ.Name())
+			}
+		}
+	}
+}
