@@ -1,0 +1,253 @@
+package gitstore
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// refTestRepo returns a repository with two distinct commits to point refs at.
+func refTestRepo(t *testing.T) (r *Repo, c1, c2 string) {
+	t.Helper()
+	sandboxGit(t)
+	dir := newTestRepo(t)
+	r = discoverT(t, dir)
+	c1 = gitIn(t, dir, "rev-parse", "HEAD")
+	tree := gitIn(t, dir, "rev-parse", "HEAD^{tree}")
+	c2 = gitIn(t, dir, "commit-tree", "-p", c1, "-m", "second", tree)
+	return r, c1, c2
+}
+
+func assertRef(t *testing.T, r *Repo, name, want string) {
+	t.Helper()
+	got, err := r.ReadRef(name)
+	if err != nil {
+		t.Fatalf("ReadRef(%s): %v", name, err)
+	}
+	if got != want {
+		t.Fatalf("ReadRef(%s) = %q, want %q", name, got, want)
+	}
+	gitSays, _ := gitTryIn(r.WorkTree, "rev-parse", "-q", "--verify", name)
+	if gitSays != want {
+		t.Fatalf("git rev-parse %s = %q, want %q", name, gitSays, want)
+	}
+	if _, err := os.Stat(r.refPath(name) + ".lock"); err == nil {
+		t.Fatalf("lock file of %s left behind", name)
+	}
+}
+
+func TestUpdateRefCompareAndSwap(t *testing.T) {
+	r, c1, c2 := refTestRepo(t)
+	const name = "refs/reasoning/tasks/T-42"
+	assertRef(t, r, name, "")
+	if err := r.UpdateRef(name, c1, c2); !errors.Is(err, ErrStale) {
+		t.Fatalf("update of a missing ref with an old value: got %v, want ErrStale", err)
+	}
+	assertRef(t, r, name, "")
+	if err := r.UpdateRef(name, "", c1); err != nil {
+		t.Fatal(err)
+	}
+	assertRef(t, r, name, c1)
+	if err := r.UpdateRef(name, "", c2); !errors.Is(err, ErrStale) {
+		t.Fatalf("create over an existing ref: got %v, want ErrStale", err)
+	}
+	if err := r.UpdateRef(name, c2, c2); !errors.Is(err, ErrStale) {
+		t.Fatalf("wrong old value: got %v, want ErrStale", err)
+	}
+	assertRef(t, r, name, c1)
+	if err := r.UpdateRef(name, strings.ToUpper(c1), c2); err != nil {
+		t.Fatalf("update with the right old value: %v", err)
+	}
+	assertRef(t, r, name, c2)
+	data, err := os.ReadFile(filepath.Join(r.CommonDir, name))
+	if err != nil || string(data) != c2+"\n" {
+		t.Fatalf("loose ref file = %q, %v; want %q", data, err, c2+"\n")
+	}
+}
+
+func TestUpdateRefPackedOnly(t *testing.T) {
+	r, c1, c2 := refTestRepo(t)
+	const name = "refs/reasoning/tasks/packed"
+	if err := r.UpdateRef(name, "", c1); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, r.WorkTree, "pack-refs", "--all")
+	if _, err := os.Stat(filepath.Join(r.CommonDir, name)); !os.IsNotExist(err) {
+		t.Fatalf("pack-refs left the loose ref (%v); the test proves nothing", err)
+	}
+	assertRef(t, r, name, c1)
+	if err := r.UpdateRef(name, "", c2); !errors.Is(err, ErrStale) {
+		t.Fatalf("create over a packed ref: got %v, want ErrStale", err)
+	}
+	if err := r.UpdateRef(name, c2, c1); !errors.Is(err, ErrStale) {
+		t.Fatalf("wrong old value on a packed ref: got %v, want ErrStale", err)
+	}
+	assertRef(t, r, name, c1)
+	if err := r.UpdateRef(name, c1, c2); err != nil {
+		t.Fatal(err)
+	}
+	assertRef(t, r, name, c2)
+	// The stale packed value must not shadow the new loose one.
+	gitIn(t, r.WorkTree, "pack-refs", "--all")
+	assertRef(t, r, name, c2)
+}
+
+func TestReadRefPeeledAndSymbolic(t *testing.T) {
+	r, c1, _ := refTestRepo(t)
+	gitIn(t, r.WorkTree, "tag", "-a", "-m", "annotated", "v1")
+	gitIn(t, r.WorkTree, "pack-refs", "--all")
+	packed, _ := os.ReadFile(filepath.Join(r.CommonDir, "packed-refs"))
+	if !strings.Contains(string(packed), "\n^") {
+		t.Fatalf("packed-refs has no peeled line:\n%s", packed)
+	}
+	assertRef(t, r, "refs/tags/v1", gitIn(t, r.WorkTree, "rev-parse", "refs/tags/v1"))
+	assertRef(t, r, "HEAD", c1) // HEAD -> refs/heads/main, which is packed
+	gitIn(t, r.WorkTree, "symbolic-ref", "refs/reasoning/alias", "refs/heads/main")
+	assertRef(t, r, "refs/reasoning/alias", c1)
+	if err := r.UpdateRef("refs/reasoning/alias", c1, c1); err == nil {
+		t.Fatal("UpdateRef through a symbolic ref succeeded")
+	}
+}
+
+func TestCheckRefNameAgreesWithGit(t *testing.T) {
+	r, c1, _ := refTestRepo(t)
+	names := []string{
+		"refs/reasoning/tasks/T-42", "refs/reasoning/tasks/db.migration_2", "refs/a/b@c",
+		"refs/reasoning/tasks/a..b", "refs/reasoning/tasks/.hidden", "refs/reasoning/tasks/x.lock",
+		"refs/reasoning/tasks/x/", "refs/reasoning/tasks/x.", "refs//x", "/refs/x", "refs/x@{1}",
+		"@", "refs/with space", "refs/tilde~1", "refs/caret^", "refs/co:lon", "refs/q?", "refs/star*",
+		"refs/br[acket", "refs/back\\slash", "refs/ctl\x01", "refs/del\x7f", "onelevel", "",
+		"refs/a.lock/b", "refs/../../etc/passwd",
+	}
+	for _, name := range names {
+		_, gerr := gitTryIn(r.WorkTree, "check-ref-format", name)
+		err := CheckRefName(name)
+		if (err == nil) != (gerr == nil) {
+			t.Errorf("CheckRefName(%q) = %v; git check-ref-format ok=%v", name, err, gerr == nil)
+		}
+		if err != nil && !errors.Is(err, ErrBadRefName) {
+			t.Errorf("CheckRefName(%q) = %v, does not wrap ErrBadRefName", name, err)
+		}
+		if err == nil {
+			continue
+		}
+		if uerr := r.UpdateRef(name, "", c1); !errors.Is(uerr, ErrBadRefName) {
+			t.Errorf("UpdateRef(%q) = %v, want ErrBadRefName", name, uerr)
+		}
+	}
+	// A refused name touches nothing.
+	if _, err := os.Stat(filepath.Join(r.CommonDir, "refs", "reasoning", "tasks")); !os.IsNotExist(err) {
+		t.Errorf("refused names created refs/reasoning/tasks (%v)", err)
+	}
+}
+
+func TestUpdateRefDirectoryConflict(t *testing.T) {
+	r, c1, _ := refTestRepo(t)
+	const a, ab = "refs/reasoning/tasks/a", "refs/reasoning/tasks/a/b"
+	if err := r.UpdateRef(a, "", c1); err != nil {
+		t.Fatal(err)
+	}
+	err := r.UpdateRef(ab, "", c1)
+	if err == nil || !strings.Contains(err.Error(), a+" exists") {
+		t.Fatalf("creating %s under %s: got %v", ab, a, err)
+	}
+	gitIn(t, r.WorkTree, "pack-refs", "--all")
+	err = r.UpdateRef(ab, "", c1)
+	if err == nil || !strings.Contains(err.Error(), a+" exists") {
+		t.Fatalf("creating %s under packed %s: got %v", ab, a, err)
+	}
+	assertRef(t, r, a, c1)
+	assertRef(t, r, ab, "")
+
+	const x, xy = "refs/reasoning/tasks/x", "refs/reasoning/tasks/x/y"
+	if err := r.UpdateRef(xy, "", c1); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.UpdateRef(x, "", c1); err == nil || !strings.Contains(err.Error(), xy+" exists") {
+		t.Fatalf("creating %s over %s: got %v", x, xy, err)
+	}
+	gitIn(t, r.WorkTree, "pack-refs", "--all")
+	if err := r.UpdateRef(x, "", c1); err == nil || !strings.Contains(err.Error(), xy+" exists") {
+		t.Fatalf("creating %s over packed %s: got %v", x, xy, err)
+	}
+	assertRef(t, r, x, "")
+}
+
+func TestUpdateRefLocked(t *testing.T) {
+	r, c1, c2 := refTestRepo(t)
+	const name = "refs/reasoning/tasks/locked"
+	if err := r.UpdateRef(name, "", c1); err != nil {
+		t.Fatal(err)
+	}
+	lock := filepath.Join(r.CommonDir, name+".lock")
+	writeTestFile(t, lock, "")
+	defer func(d time.Duration) { lockTimeout = d }(lockTimeout)
+	lockTimeout = 200 * time.Millisecond
+	start := time.Now()
+	err := r.UpdateRef(name, c1, c2)
+	if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), lock) {
+		t.Fatalf("got %v, want ErrLocked naming %s", err, lock)
+	}
+	if d := time.Since(start); d < lockTimeout {
+		t.Fatalf("gave up after %v, before the timeout", d)
+	}
+	if _, err := os.Stat(lock); err != nil {
+		t.Fatalf("someone else's lock was removed: %v", err)
+	}
+	os.Remove(lock)
+	// A lock released while we wait is taken.
+	writeTestFile(t, lock, "")
+	time.AfterFunc(50*time.Millisecond, func() { os.Remove(lock) })
+	if err := r.UpdateRef(name, c1, c2); err != nil {
+		t.Fatalf("after the lock was released: %v", err)
+	}
+	assertRef(t, r, name, c2)
+}
+
+func TestListRefs(t *testing.T) {
+	r, c1, c2 := refTestRepo(t)
+	var stdin strings.Builder
+	const n = 1200
+	for i := range n {
+		fmt.Fprintf(&stdin, "create refs/reasoning/tasks/T-%04d %s\n", i, c1)
+	}
+	fmt.Fprintf(&stdin, "create refs/reasoning/other %s\n", c1)
+	fmt.Fprintf(&stdin, "create refs/reasoning/tasks-not/x %s\n", c1)
+	gitInStdin(t, r.WorkTree, stdin.String(), "update-ref", "--stdin")
+	gitIn(t, r.WorkTree, "pack-refs", "--all")
+	// Some refs loose on top of their packed value, some loose only.
+	for i := 0; i < n; i += 7 {
+		if err := r.UpdateRef(fmt.Sprintf("refs/reasoning/tasks/T-%04d", i), c1, c2); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.UpdateRef("refs/reasoning/tasks/nested/deep", "", c2); err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, filepath.Join(r.CommonDir, "refs/reasoning/tasks/T-0001.lock"), "")
+
+	start := time.Now()
+	refs, err := r.ListRefs("refs/reasoning/tasks/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("ListRefs of %d refs took %v", len(refs), time.Since(start))
+	var got strings.Builder
+	for _, ref := range refs {
+		fmt.Fprintf(&got, "%s %s\n", ref.Hash, ref.Name)
+	}
+	want := gitIn(t, r.WorkTree, "for-each-ref", "--format=%(objectname) %(refname)", "refs/reasoning/tasks/") + "\n"
+	if got.String() != want {
+		t.Fatalf("ListRefs disagrees with git for-each-ref (%d refs vs %d lines)", len(refs), strings.Count(want, "\n"))
+	}
+	if len(refs) != n+1 {
+		t.Fatalf("got %d refs, want %d", len(refs), n+1)
+	}
+	if refs, err := r.ListRefs("refs/nothing/"); err != nil || len(refs) != 0 {
+		t.Fatalf("ListRefs of an empty prefix = %v, %v", refs, err)
+	}
+}
