@@ -1,0 +1,3 @@
+module example.test/graph
+
+go 1.26

@@ -1,0 +1,3 @@
+package indirect
+
+import _ "example.test/graph/netty"

@@ -1,0 +1,5 @@
+package leaky
+
+import "os"
+
+var _ = os.Args

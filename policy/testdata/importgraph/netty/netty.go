@@ -1,0 +1,5 @@
+package netty
+
+import nethttp "net/http"
+
+var _ = nethttp.Get

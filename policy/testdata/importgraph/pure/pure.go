@@ -1,0 +1,9 @@
+package pure
+
+import (
+	"fmt"
+	"strings"
+)
+
+var _ = fmt.Sprint
+var _ = strings.Cut
