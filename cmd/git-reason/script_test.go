@@ -1,0 +1,197 @@
+package main
+
+// End-to-end tests: each testdata/script/*.txtar runs real git against real
+// temporary repositories, and "exec git reason …" reaches this package's
+// command line through git's own subcommand dispatch (testscript puts a
+// git-reason executable, this test binary, first on PATH).
+//
+// Custom script commands:
+//
+//	exitcode N PROG [ARG...]  run PROG, require exit status exactly N, keep stdout/stderr
+//	getjson VAR PATH          set $VAR from the last stdout parsed as JSON; PATH is
+//	                          dot-separated keys and array indexes (derived.local_review.0)
+//	prefix VAR N VALUE        set $VAR to the first N characters of VALUE
+//	fsck                      git fsck --strict: fail on a non-zero status or on any
+//	                          output except "notice:" lines
+//
+// Condition:
+//
+//	[checkbugs]  true when GIT_REASON_CHECK_BUGS is set: the checks of known
+//	             bugs (each marked "# BUG:") then run and fail until fixed.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"git-reason/cmd/git-reason/internal/cli"
+)
+
+func TestMain(m *testing.M) {
+	testscript.RunMain(m, map[string]func() int{
+		"git-reason": func() int { return cli.Main(os.Args, os.Stdin, os.Stdout, os.Stderr) },
+	})
+}
+
+func TestScript(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not on PATH")
+	}
+	testscript.Run(t, testscript.Params{
+		Dir:                 filepath.Join("testdata", "script"),
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Setup:               setupScript,
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exitcode": cmdExitcode,
+			"getjson":  cmdGetJSON,
+			"prefix":   cmdPrefix,
+			"fsck":     cmdFsck,
+		},
+		Condition: func(cond string) (bool, error) {
+			if cond == "checkbugs" {
+				return os.Getenv("GIT_REASON_CHECK_BUGS") != "", nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
+	})
+}
+
+// setupScript gives each script its own HOME with a git identity, and an
+// environment free of the caller's git and CI settings.
+func setupScript(env *testscript.Env) error {
+	home := filepath.Join(env.WorkDir, ".home")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return err
+	}
+	gitconfig := "[user]\n\tname = Ada Tester\n\temail = ada@example.invalid\n" +
+		"[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"
+	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
+		return err
+	}
+	for _, kv := range [][2]string{
+		{"HOME", home},
+		{"XDG_CONFIG_HOME", filepath.Join(home, ".config")},
+		{"GIT_CONFIG_NOSYSTEM", "1"},
+		{"LC_ALL", "C"},
+		{"TZ", "UTC"},
+		// testscript starts from an empty environment; say so explicitly
+		// for the variables that would change what git reason does.
+		{"CI", ""},
+		{"GIT_REASON_PROFILE", ""},
+	} {
+		env.Setenv(kv[0], kv[1])
+	}
+	return nil
+}
+
+// cmdExitcode runs a program and requires its exact exit status, which
+// "! exec" cannot: it only says "non-zero".
+func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! exitcode")
+	}
+	if len(args) < 2 {
+		ts.Fatalf("usage: exitcode N PROG [ARG...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exitcode: %q is not a number", args[0])
+	}
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	if err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("exitcode: %v", err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited with status %d, want %d", strings.Join(args[1:], " "), got, want)
+	}
+}
+
+// cmdGetJSON sets an environment variable from a field of the last
+// command's stdout, parsed as JSON.
+func cmdGetJSON(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: getjson VAR PATH")
+	}
+	dec := json.NewDecoder(strings.NewReader(ts.ReadFile("stdout")))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		ts.Fatalf("getjson: stdout is not JSON: %v", err)
+	}
+	for _, key := range strings.Split(args[1], ".") {
+		switch x := v.(type) {
+		case map[string]any:
+			next, ok := x[key]
+			if !ok {
+				ts.Fatalf("getjson: no field %q in %s", key, args[1])
+			}
+			v = next
+		case []any:
+			i, err := strconv.Atoi(key)
+			if err != nil || i < 0 || i >= len(x) {
+				ts.Fatalf("getjson: no index %q in %s (length %d)", key, args[1], len(x))
+			}
+			v = x[i]
+		default:
+			ts.Fatalf("getjson: %s: %q is not inside an object or array", args[1], key)
+		}
+	}
+	switch x := v.(type) {
+	case string:
+		ts.Setenv(args[0], x)
+	case json.Number:
+		ts.Setenv(args[0], x.String())
+	case bool:
+		ts.Setenv(args[0], strconv.FormatBool(x))
+	default:
+		ts.Fatalf("getjson: %s is not a string, number or bool", args[1])
+	}
+}
+
+// cmdPrefix sets VAR to the first N characters of VALUE.
+func cmdPrefix(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: prefix VAR N VALUE")
+	}
+	n, err := strconv.Atoi(args[1])
+	if err != nil || n < 0 || n > len(args[2]) {
+		ts.Fatalf("prefix: cannot take %s characters of %q", args[1], args[2])
+	}
+	ts.Setenv(args[0], args[2][:n])
+}
+
+// cmdFsck runs git fsck --strict in the script's current directory and
+// fails on anything but notices (an unborn HEAD, no default references).
+func cmdFsck(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! fsck")
+	}
+	err := ts.Exec("git", append([]string{"fsck", "--strict", "--no-progress"}, args...)...)
+	if err != nil {
+		ts.Fatalf("git fsck --strict: %v", err)
+	}
+	var bad bytes.Buffer
+	for _, line := range strings.Split(ts.ReadFile("stdout")+ts.ReadFile("stderr"), "\n") {
+		if line != "" && !strings.HasPrefix(line, "notice:") {
+			fmt.Fprintln(&bad, line)
+		}
+	}
+	if bad.Len() > 0 {
+		ts.Fatalf("git fsck --strict reported:\n%s", bad.String())
+	}
+}
