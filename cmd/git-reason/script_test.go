@@ -11,6 +11,8 @@ package main
 //	getjson VAR PATH          set $VAR from the last stdout parsed as JSON; PATH is
 //	                          dot-separated keys and array indexes (derived.local_review.0)
 //	prefix VAR N VALUE        set $VAR to the first N characters of VALUE
+//	expand IN OUT             copy file IN to OUT replacing $VAR and ${VAR} by their
+//	                          values (txtar files are not expanded; bodies need ids)
 //	fsck                      git fsck --strict: fail on a non-zero status or on any
 //	                          output except "notice:" lines
 //
@@ -55,6 +57,7 @@ func TestScript(t *testing.T) {
 			"exitcode": cmdExitcode,
 			"getjson":  cmdGetJSON,
 			"prefix":   cmdPrefix,
+			"expand":   cmdExpand,
 			"fsck":     cmdFsck,
 		},
 		Condition: func(cond string) (bool, error) {
@@ -82,6 +85,9 @@ func setupScript(env *testscript.Env) error {
 		{"HOME", home},
 		{"XDG_CONFIG_HOME", filepath.Join(home, ".config")},
 		{"GIT_CONFIG_NOSYSTEM", "1"},
+		// Discovery stops at $WORK: a script outside its repositories
+		// must not find the one the tests happen to run in.
+		{"GIT_CEILING_DIRECTORIES", filepath.Dir(env.WorkDir)},
 		{"LC_ALL", "C"},
 		{"TZ", "UTC"},
 		// testscript starts from an empty environment; say so explicitly
@@ -173,6 +179,15 @@ func cmdPrefix(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("prefix: cannot take %s characters of %q", args[1], args[2])
 	}
 	ts.Setenv(args[0], args[2][:n])
+}
+
+// cmdExpand writes IN with environment variables expanded to OUT.
+func cmdExpand(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: expand IN OUT")
+	}
+	out := os.Expand(ts.ReadFile(args[0]), ts.Getenv)
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(out), 0o644))
 }
 
 // cmdFsck runs git fsck --strict in the script's current directory and
