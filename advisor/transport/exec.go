@@ -1,0 +1,263 @@
+package transport
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// execAdapter runs a declared command non-interactively (transport cli).
+//
+// The prompt is written to stdin, which is then closed; the answer is
+// stdout, read up to Target.MaxOutput (beyond it the group is killed and the
+// answer is malformed). The command runs in its own process group with an
+// environment of only PATH, HOME, LANG, LC_ALL, TMPDIR, USER and the
+// declared credential variable. When ctx is done the whole group gets
+// SIGTERM and, after killGrace, SIGKILL, so a child that ignores SIGTERM
+// still dies before Ask returns; members left behind by a command that
+// exited are killed too.
+//
+// Exit status conventions, for whoever writes a command to declare:
+//
+//   - 0 with text on stdout: the answer. If the output holds a JSON object
+//     with a string "model" field, that is the reported model.
+//   - 0 with blank stdout: empty.
+//   - non-zero, stderr mentioning a rate limit ("rate limit", "too many
+//     requests", "quota", "429"): rate_limit, with RetryAfter from "retry
+//     after N[ms|s|m]" or "try again in N[ms|s|m]" when stderr says so.
+//   - 77 (EX_NOPERM), or stderr mentioning authentication ("unauthorized",
+//     "authentication", "not logged in", "api key", "invalid key",
+//     "credential", "401", "403"): authentication.
+//   - any other non-zero status, or death by a signal: unavailable.
+//
+// Stderr is read (capped) only to classify; it never reaches a Failure.
+type execAdapter struct{}
+
+// killGrace is how long a process group has between SIGTERM and SIGKILL.
+const killGrace = 500 * time.Millisecond
+
+// pipeGrace bounds how long Ask waits for stdout and stderr to close after
+// the command exited (a leftover child may hold them).
+const pipeGrace = time.Second
+
+// stderrLimit caps the stderr kept for classification.
+const stderrLimit = 64 << 10
+
+// exitNoPerm is EX_NOPERM from sysexits.h.
+const exitNoPerm = 77
+
+var envAllowlist = []string{"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "USER"}
+
+// Ask implements [Adapter].
+func (execAdapter) Ask(ctx context.Context, t Target, req Request) (Answer, error) {
+	if len(t.Command) == 0 || t.Command[0] == "" {
+		return Answer{}, failf(Unavailable, "advisor %s declares no command", t.ID)
+	}
+	if f := contextFailure(ctx); f != nil {
+		return Answer{}, f
+	}
+	env, f := minimalEnv(t.Credential)
+	if f != nil {
+		return Answer{}, f
+	}
+	limit := t.maxOutput()
+	stdout := &capBuffer{limit: limit, overflow: make(chan struct{})}
+	stderr := &capBuffer{limit: stderrLimit}
+	cmd := exec.Command(t.Command[0], t.Command[1:]...)
+	cmd.Stdin = strings.NewReader(Prompt(req))
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.Env = env
+	cmd.WaitDelay = pipeGrace
+	ownGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		return Answer{}, startFailure(t.Command[0], err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+
+	select {
+	case err := <-done:
+		signalGroup(cmd, syscall.SIGKILL) // whatever the command left running
+		if stdout.overflowed() {
+			return Answer{}, failf(Malformed, "output larger than %d bytes", limit)
+		}
+		if err != nil && !(errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState.Success()) {
+			return Answer{}, exitFailure(err, stderr.String())
+		}
+		out := stdout.String()
+		if strings.TrimSpace(out) == "" {
+			return Answer{}, failf(Empty, "the command printed nothing")
+		}
+		return Answer{Output: out, Model: reportedModel(out)}, nil
+	case <-ctx.Done():
+		stopGroup(cmd, done)
+		return Answer{}, contextFailure(ctx)
+	case <-stdout.overflow:
+		stopGroup(cmd, done)
+		return Answer{}, failf(Malformed, "output larger than %d bytes", limit)
+	}
+}
+
+// stopGroup asks the group to stop, gives it killGrace, then kills it and
+// waits for the command to be reaped.
+func stopGroup(cmd *exec.Cmd, done <-chan error) {
+	signalGroup(cmd, syscall.SIGTERM)
+	select {
+	case <-done:
+		signalGroup(cmd, syscall.SIGKILL) // members that ignored SIGTERM
+		return
+	case <-time.After(killGrace):
+	}
+	signalGroup(cmd, syscall.SIGKILL)
+	<-done
+}
+
+// minimalEnv builds the child's environment from the allowlist and the
+// declared credential variable, read here, at the moment of the call.
+func minimalEnv(credential string) ([]string, *Failure) {
+	var env []string
+	for _, k := range envAllowlist {
+		if v, ok := os.LookupEnv(k); ok && k != credential {
+			env = append(env, k+"="+v)
+		}
+	}
+	if credential != "" {
+		v := os.Getenv(credential)
+		if v == "" {
+			return nil, failf(Authentication, "credential variable %s is not set", credential)
+		}
+		env = append(env, credential+"="+v)
+	}
+	return env, nil
+}
+
+func startFailure(name string, err error) *Failure {
+	switch {
+	case errors.Is(err, exec.ErrNotFound), errors.Is(err, fs.ErrNotExist):
+		return failf(Unavailable, "command %s not found", name)
+	case errors.Is(err, fs.ErrPermission):
+		return failf(Unavailable, "command %s is not executable", name)
+	}
+	return failf(Unavailable, "command %s could not start", name)
+}
+
+var (
+	rateWords   = regexp.MustCompile(`(?i)rate[ _-]?limit|too many requests|quota|\b429\b`)
+	execAuth    = regexp.MustCompile(`(?i)unauthori[sz]ed|authenticat|not logged in|api[ _-]?key|invalid key|credential|\b401\b|\b403\b`)
+	retryPhrase = regexp.MustCompile(`(?i)(?:retry[ _-]?after|try again in)\D{0,10}?(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?)?\b`)
+)
+
+// exitFailure classifies a command that exited unsuccessfully.
+func exitFailure(err error, stderr string) *Failure {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return failf(Unavailable, "the command failed to run")
+	}
+	code := ee.ExitCode()
+	switch {
+	case code < 0:
+		return failf(Unavailable, "the command was killed by a signal")
+	case rateWords.MatchString(stderr):
+		f := failf(RateLimit, "the command exited with status %d and reported a rate limit", code)
+		f.RetryAfter = stderrRetryAfter(stderr)
+		return f
+	case code == exitNoPerm, execAuth.MatchString(stderr):
+		return failf(Authentication, "the command exited with status %d and reported an authentication failure", code)
+	}
+	return failf(Unavailable, "the command exited with status %d", code)
+}
+
+// stderrRetryAfter reads "retry after 7s", "retry-after: 7", "try again in
+// 500ms" and the like; a bare number is seconds.
+func stderrRetryAfter(stderr string) time.Duration {
+	m := retryPhrase.FindStringSubmatch(stderr)
+	if m == nil {
+		return 0
+	}
+	n, err := strconv.ParseFloat(m[1], 64)
+	if err != nil || n < 0 || n > 1e9 {
+		return 0
+	}
+	unit := time.Second
+	switch u := strings.ToLower(m[2]); {
+	case strings.HasPrefix(u, "ms"), strings.HasPrefix(u, "milli"):
+		unit = time.Millisecond
+	case strings.HasPrefix(u, "m"):
+		unit = time.Minute
+	}
+	return time.Duration(n * float64(unit))
+}
+
+// reportedModel returns the "model" string of the first JSON object in out
+// that has one, or "".
+func reportedModel(out string) string {
+	tried := 0
+	for i := 0; i < len(out) && tried < maxCandidates; i++ {
+		j := strings.IndexByte(out[i:], '{')
+		if j < 0 {
+			break
+		}
+		i += j
+		tried++
+		var obj struct {
+			Model *string `json:"model"`
+		}
+		if json.NewDecoder(strings.NewReader(out[i:])).Decode(&obj) == nil && obj.Model != nil {
+			if m := strings.TrimSpace(*obj.Model); m != "" {
+				return m
+			}
+		}
+	}
+	return ""
+}
+
+// capBuffer keeps at most limit bytes and silently drops the rest. With an
+// overflow channel it closes it the first time more than limit arrives.
+type capBuffer struct {
+	mu       sync.Mutex
+	buf      []byte
+	limit    int64
+	over     bool
+	overflow chan struct{}
+}
+
+func (c *capBuffer) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	room := c.limit - int64(len(c.buf))
+	if int64(len(p)) <= room {
+		c.buf = append(c.buf, p...)
+		return len(p), nil
+	}
+	if room > 0 {
+		c.buf = append(c.buf, p[:room]...)
+	}
+	if !c.over {
+		c.over = true
+		if c.overflow != nil {
+			close(c.overflow)
+		}
+	}
+	return len(p), nil
+}
+
+func (c *capBuffer) overflowed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.over
+}
+
+func (c *capBuffer) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return string(c.buf)
+}

@@ -1,0 +1,166 @@
+package transport
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Conclusion is an answer in the normalised shape the consultation record
+// stores. Its limits are the record schema's, so a Conclusion that
+// [Normalise] returns is one the writer admits.
+type Conclusion struct {
+	Stance          string   `json:"stance"`
+	Summary         string   `json:"summary"`
+	Recommendations []string `json:"recommendations"`
+	Risks           []string `json:"risks"`
+	Confidence      float64  `json:"confidence"`
+}
+
+// Limits of the consultation record's conclusion.
+const (
+	maxSummary = 4000
+	maxItem    = 2000
+	maxItems   = 50
+	// maxCandidates bounds how many opening braces Normalise tries, so that
+	// adversarial output cannot make it quadratic.
+	maxCandidates = 1000
+)
+
+// Normalise reads the conclusion out of an advisor's raw output. It accepts
+// the JSON object alone, inside prose, or inside a ``` or ```json fence: it
+// takes the first JSON object in the text that parses and carries a valid
+// stance (matched without regard to case or surrounding space), and then
+// checks that object against the record's limits. Nothing is clamped or cut:
+// a confidence outside 0..1, a blank summary or an overlong item makes the
+// answer malformed. Blank output is an [Empty] failure, anything else that
+// does not yield a conclusion a [Malformed] one. Errors never quote the
+// output.
+func Normalise(output string) (Conclusion, error) {
+	if strings.TrimSpace(output) == "" {
+		return Conclusion{}, failf(Empty, "the answer is blank")
+	}
+	obj, ok := firstStanceObject(output)
+	if !ok {
+		return Conclusion{}, failf(Malformed, "no JSON object with a valid stance in the answer")
+	}
+	c, err := decodeConclusion(obj)
+	if err != nil {
+		return Conclusion{}, failf(Malformed, "the answer's conclusion %v", err)
+	}
+	return c, nil
+}
+
+// firstStanceObject returns the first JSON object in s that parses and has
+// a valid stance.
+func firstStanceObject(s string) (map[string]json.RawMessage, bool) {
+	tried := 0
+	for i := 0; i < len(s) && tried < maxCandidates; i++ {
+		j := strings.IndexByte(s[i:], '{')
+		if j < 0 {
+			break
+		}
+		i += j
+		tried++
+		var obj map[string]json.RawMessage
+		dec := json.NewDecoder(strings.NewReader(s[i:]))
+		if err := dec.Decode(&obj); err != nil {
+			continue
+		}
+		var stance string
+		if json.Unmarshal(obj["stance"], &stance) == nil && validStance(stance) != "" {
+			return obj, true
+		}
+	}
+	return nil, false
+}
+
+func validStance(s string) string {
+	s = strings.ToLower(strings.TrimSpace(s))
+	for _, v := range Stances() {
+		if s == v {
+			return v
+		}
+	}
+	return ""
+}
+
+// decodeConclusion checks every field of a stance-bearing object. Errors
+// read as the end of "the answer's conclusion ...".
+func decodeConclusion(obj map[string]json.RawMessage) (Conclusion, error) {
+	var c Conclusion
+	var stance string
+	_ = json.Unmarshal(obj["stance"], &stance) // checked by the caller
+	c.Stance = validStance(stance)
+
+	if err := strictString(obj["summary"], &c.Summary); err != nil {
+		return c, fmt.Errorf("has %w summary", err)
+	}
+	c.Summary = strings.TrimSpace(c.Summary)
+	if c.Summary == "" {
+		return c, fmt.Errorf("has no summary")
+	}
+	if n := utf8.RuneCountInString(c.Summary); n > maxSummary {
+		return c, fmt.Errorf("summary is %d characters, more than %d", n, maxSummary)
+	}
+	var err error
+	if c.Recommendations, err = stringList(obj["recommendations"], "recommendations"); err != nil {
+		return c, err
+	}
+	if c.Risks, err = stringList(obj["risks"], "risks"); err != nil {
+		return c, err
+	}
+	raw, ok := obj["confidence"]
+	if !ok || isNull(raw) {
+		return c, fmt.Errorf("has no confidence")
+	}
+	if err := json.Unmarshal(raw, &c.Confidence); err != nil {
+		return c, fmt.Errorf("confidence is not a number")
+	}
+	if c.Confidence < 0 || c.Confidence > 1 {
+		return c, fmt.Errorf("confidence %g is outside 0..1", c.Confidence)
+	}
+	return c, nil
+}
+
+// strictString decodes a JSON string; a missing or null field is "".
+func strictString(raw json.RawMessage, into *string) error {
+	if raw == nil || isNull(raw) {
+		return nil
+	}
+	if json.Unmarshal(raw, into) != nil {
+		return fmt.Errorf("a non-string")
+	}
+	return nil
+}
+
+// stringList decodes an optional list of non-blank strings within the
+// record's limits. A missing or null list is an empty one.
+func stringList(raw json.RawMessage, field string) ([]string, error) {
+	out := []string{}
+	if raw == nil || isNull(raw) {
+		return out, nil
+	}
+	if json.Unmarshal(raw, &out) != nil {
+		return nil, fmt.Errorf("%s is not a list of strings", field)
+	}
+	if len(out) > maxItems {
+		return nil, fmt.Errorf("has %d %s, more than %d", len(out), field, maxItems)
+	}
+	for i, s := range out {
+		out[i] = strings.TrimSpace(s)
+		if out[i] == "" {
+			return nil, fmt.Errorf("has a blank item in %s", field)
+		}
+		if n := utf8.RuneCountInString(out[i]); n > maxItem {
+			return nil, fmt.Errorf("has an item of %d characters in %s, more than %d", n, field, maxItem)
+		}
+	}
+	return out, nil
+}
+
+func isNull(raw json.RawMessage) bool {
+	return bytes.Equal(bytes.TrimSpace(raw), []byte("null"))
+}
