@@ -555,6 +555,9 @@ type configEvent struct {
 }
 
 func (ev configEvent) key() string {
+	if ev.section == "" {
+		return ev.name
+	}
 	if ev.subsection == "" {
 		return ev.section + "." + ev.name
 	}
@@ -601,7 +604,7 @@ func parseConfig(data []byte, fn func(configEvent) error) error {
 			if err := fn(configEvent{section: sec, subsection: sub, end: end}); err != nil {
 				return err
 			}
-		case isAlpha(c) && sec != "":
+		case isAlpha(c): // git accepts a key before any section
 			name, value, has, err := p.variable(c)
 			if err != nil {
 				return err
