@@ -13,6 +13,11 @@ package main
 //	prefix VAR N VALUE        set $VAR to the first N characters of VALUE
 //	expand IN OUT             copy file IN to OUT replacing $VAR and ${VAR} by their
 //	                          values (txtar files are not expanded; bodies need ids)
+//	schemacheck SCHEMAS PART DOC [FIELD]
+//	                          validate file DOC (or its top-level FIELD) against PART
+//	                          (envelope, body or derived) of SCHEMAS, the output of
+//	                          "git reason schema KIND", compiled with loading disabled:
+//	                          the document must be self-contained
 //	fsck                      git fsck --strict: fail on a non-zero status or on any
 //	                          output except "notice:" lines
 //
@@ -26,6 +31,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,6 +40,7 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"git-reason/cmd/git-reason/internal/cli"
 )
@@ -54,11 +61,12 @@ func TestScript(t *testing.T) {
 		RequireUniqueNames:  true,
 		Setup:               setupScript,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exitcode": cmdExitcode,
-			"getjson":  cmdGetJSON,
-			"prefix":   cmdPrefix,
-			"expand":   cmdExpand,
-			"fsck":     cmdFsck,
+			"exitcode":    cmdExitcode,
+			"getjson":     cmdGetJSON,
+			"prefix":      cmdPrefix,
+			"expand":      cmdExpand,
+			"fsck":        cmdFsck,
+			"schemacheck": cmdSchemaCheck,
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "checkbugs" {
@@ -188,6 +196,56 @@ func cmdExpand(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	out := os.Expand(ts.ReadFile(args[0]), ts.Getenv)
 	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(out), 0o644))
+}
+
+// cmdSchemaCheck validates a document against one part of a printed
+// schema, the way a tool without git reason would: from that document
+// alone, loading nothing.
+func cmdSchemaCheck(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 && len(args) != 4 {
+		ts.Fatalf("usage: schemacheck SCHEMAS PART DOC [FIELD]")
+	}
+	var parts map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(ts.ReadFile(args[0])), &parts); err != nil {
+		ts.Fatalf("schemacheck: %s: %v", args[0], err)
+	}
+	part, ok := parts[args[1]]
+	if !ok {
+		ts.Fatalf("schemacheck: %s has no %q", args[0], args[1])
+	}
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	c.LoadURL = func(url string) (io.ReadCloser, error) {
+		return nil, fmt.Errorf("schema is not self-contained: it refers to %s", url)
+	}
+	const url = "file:///schema.json"
+	ts.Check(c.AddResource(url, bytes.NewReader(part)))
+	schema, err := c.Compile(url)
+	if err != nil {
+		ts.Fatalf("schemacheck: compile %s of %s: %v", args[1], args[0], err)
+	}
+	dec := json.NewDecoder(strings.NewReader(ts.ReadFile(args[2])))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		ts.Fatalf("schemacheck: %s: %v", args[2], err)
+	}
+	if len(args) == 4 {
+		m, ok := doc.(map[string]any)
+		if !ok || m[args[3]] == nil {
+			ts.Fatalf("schemacheck: %s has no field %q", args[2], args[3])
+		}
+		doc = m[args[3]]
+	}
+	err = schema.Validate(doc)
+	switch {
+	case err != nil && !neg:
+		ts.Fatalf("schemacheck: %s does not match %s: %#v", args[2], args[1], err)
+	case err == nil && neg:
+		ts.Fatalf("schemacheck: %s matches %s, want a violation", args[2], args[1])
+	case err != nil:
+		ts.Logf("violation, as wanted: %v", err)
+	}
 }
 
 // cmdFsck runs git fsck --strict in the script's current directory and
