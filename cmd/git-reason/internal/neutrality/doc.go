@@ -6,10 +6,11 @@
 //
 // # Matching
 //
-// Text is split into words: maximal runs of ASCII letters, digits and bytes
-// of multi-byte UTF-8 characters, cut further where the case changes
-// ("acmeCloud" is acme|Cloud, "ACMECloud" is ACME|Cloud) and where letters
-// meet digits ("x15pro" is x|15|pro). A term's name is split the same way
+// Text is split into words: maximal runs of letters and digits (ASCII, and
+// any Unicode letter, mark or digit), cut further where the case of ASCII
+// letters changes ("acmeCloud" is acme|Cloud, "ACMECloud" is ACME|Cloud) and
+// where ASCII letters meet ASCII digits ("x15pro" is x|15|pro). Everything
+// else separates words, including non-ASCII punctuation and invalid UTF-8. A term's name is split the same way
 // and its words lowercased and joined into a key ("Acme Cloud" is
 // "acmecloud", "x-1.5-pro" is "x15pro").
 //

@@ -109,15 +109,16 @@ func (m *Matcher) Find(data []byte) []Match {
 	line, lineStart := 1, 0
 	for i, n := 0, len(data); i < n; {
 		c := data[i]
-		if !isWord(class[c]) {
+		k, size := classAt(data, i)
+		if !isWord(k) {
 			if c == '\n' {
 				line++
 				lineStart = i + 1
 			}
-			i++
+			i += size
 			continue
 		}
-		e := wordEnd(data, i)
+		e := wordEnd(data, i, k, size)
 		if a := m.alpha[c]; a != 0 && m.trans[a] != 0 {
 			if end, t := m.longest(data, i, e); t >= 0 {
 				out = append(out, Match{
@@ -160,9 +161,13 @@ func (m *Matcher) longest(data []byte, s, e int) (end int, term int) {
 		if class[data[next]] == clJoin {
 			next++
 		}
-		if next >= len(data) || !isWord(class[data[next]]) {
+		if next >= len(data) {
 			return end, term
 		}
-		s, e = next, wordEnd(data, next)
+		k, size := classAt(data, next)
+		if !isWord(k) {
+			return end, term
+		}
+		s, e = next, wordEnd(data, next, k, size)
 	}
 }

@@ -43,6 +43,8 @@ func TestMatcherSpellings(t *testing.T) {
 		{"acronym then word", "ACMECloudClient", "1:1:ACMECloud=Acme Cloud"},
 		{"tab between words", "acme\tcloud", "1:1:acme\tcloud=Acme Cloud"},
 		{"joined words count as one name", "a_ce", "1:1:a_ce=ace"},
+		{"unicode punctuation separates", "Acme Cloud—the host", "1:1:Acme Cloud=Acme Cloud"},
+		{"byte order mark", "\ufeffzeta", "1:4:zeta=Zeta"},
 		// One-word names.
 		{"lower", "zeta", "1:1:zeta=Zeta"},
 		{"upper", "ZETA_TOKEN", "1:1:ZETA=Zeta"},
@@ -99,16 +101,46 @@ func TestMatcherLongestTermWins(t *testing.T) {
 	}
 }
 
+// TestMatcherWordBoundaries holds where words start and end inside an
+// identifier: a run of capitals before a capitalised word is a word of its
+// own, and a run of digits is one word.
+func TestMatcherWordBoundaries(t *testing.T) {
+	m, err := NewMatcher([]Term{{"Zeta", "provider zeta"}, {"Tessaro 3", "model of vendor pyxis"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ text, want string }{
+		{"HTTPZetaClient", "1:5:Zeta=Zeta"},
+		{"HTTPZETAClient", ""},
+		{"tessaro3", "1:1:tessaro3=Tessaro 3"},
+		{"Tessaro-3-mini", "1:1:Tessaro-3=Tessaro 3"},
+		{"tessaro33 tessaro3b", "1:11:tessaro3=Tessaro 3"},
+		{"TESSARO_30", ""},
+		{"v13zeta", "1:4:zeta=Zeta"},
+	}
+	for _, tt := range tests {
+		if got := found(m.Find([]byte(tt.text))); got != tt.want {
+			t.Errorf("Find(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
+
 func TestMatcherNonASCII(t *testing.T) {
 	m, err := NewMatcher([]Term{{"Zéta", "vendor zeta"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Bytes of multi-byte characters are letters; their case is not folded.
+	// Non-ASCII letters belong to words, without case folding; other
+	// non-ASCII characters and invalid bytes separate words.
 	for text, want := range map[string]string{
-		"zéta_client": "1:1:zéta=Zéta",
-		"ZÉTA":        "",
-		"zétas":       "",
+		"zéta_client":  "1:1:zéta=Zéta",
+		"ZÉTA":         "",
+		"zétas":        "",
+		"naïveZéta":    "1:7:Zéta=Zéta",
+		"«zéta»":       "1:3:zéta=Zéta",
+		"\ufeffzéta":   "1:4:zéta=Zéta",
+		"Zéta—the one": "1:1:Zéta=Zéta",
+		"\xffzéta\xfe": "1:2:zéta=Zéta",
 	} {
 		if got := found(m.Find([]byte(text))); got != want {
 			t.Errorf("Find(%q) = %q, want %q", text, got, want)

@@ -1,19 +1,24 @@
 package neutrality
 
-// Byte classes of the tokenizer. Bytes of multi-byte UTF-8 characters count
-// as lowercase letters: they join words but never start a case change.
+import (
+	"unicode"
+	"unicode/utf8"
+)
+
+// Character classes of the tokenizer.
 const (
 	clOther uint8 = iota
-	clLower
-	clUpper
-	clDigit
-	clJoin // may sit between two words of one multi-word name
+	clLower       // a-z, and any non-ASCII letter, mark or digit
+	clUpper       // A-Z
+	clDigit       // 0-9
+	clJoin        // may sit between two words of one multi-word name
+	clHigh        // a byte of a non-ASCII character: see classAt
 )
 
 var class = func() (t [256]uint8) {
 	for c := 0; c < 256; c++ {
 		switch {
-		case c >= 'a' && c <= 'z', c >= 0x80:
+		case c >= 'a' && c <= 'z':
 			t[c] = clLower
 		case c >= 'A' && c <= 'Z':
 			t[c] = clUpper
@@ -21,12 +26,30 @@ var class = func() (t [256]uint8) {
 			t[c] = clDigit
 		case c == ' ', c == '\t', c == '_', c == '-', c == '.':
 			t[c] = clJoin
+		case c >= utf8.RuneSelf:
+			t[c] = clHigh
 		}
 	}
 	return t
 }()
 
-// isWord reports whether a byte of class k belongs to a word.
+// classAt returns the class of the character at data[i] and its length. A
+// non-ASCII letter, mark or digit belongs to words like a lowercase letter
+// (it never starts a case change, and its case is not folded); other
+// non-ASCII characters, such as dashes, quotes and a byte order mark,
+// separate words, as does invalid UTF-8.
+func classAt(data []byte, i int) (uint8, int) {
+	if k := class[data[i]]; k != clHigh {
+		return k, 1
+	}
+	r, n := utf8.DecodeRune(data[i:])
+	if r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsMark(r) || unicode.IsDigit(r)) {
+		return clLower, n
+	}
+	return clOther, n
+}
+
+// isWord reports whether a character of class k belongs to a word.
 func isWord(k uint8) bool { return k == clLower || k == clUpper || k == clDigit }
 
 // lowerASCII folds ASCII upper case; other bytes are unchanged.
@@ -37,32 +60,28 @@ func lowerASCII(c byte) byte {
 	return c
 }
 
-// wordEnd returns the end of the word that starts at data[i], which must be a
-// word byte. A word is a run of digits, a run of lowercase letters, a run of
-// capitals, or one capital followed by lowercase letters; in a run of
-// capitals followed by a lowercase letter the last capital starts the next
-// word (ACMECloud is ACME|Cloud).
-func wordEnd(data []byte, i int) int {
+// wordEnd returns the end of the word that starts at data[i], a character
+// of class first and length size. A word is a run of digits, a run of
+// lowercase letters, a run of capitals, or one capital followed by
+// lowercase letters; in a run of capitals followed by a lowercase letter
+// the last capital starts the next word (ACMECloud is ACME|Cloud).
+func wordEnd(data []byte, i int, first uint8, size int) int {
 	n := len(data)
-	j := i + 1
-	switch class[data[i]] {
+	j := i + size
+	switch first {
 	case clDigit:
 		for j < n && class[data[j]] == clDigit {
 			j++
 		}
 	case clLower:
-		for j < n && class[data[j]] == clLower {
-			j++
-		}
+		j = lowerRun(data, j)
 	case clUpper:
 		for j < n && class[data[j]] == clUpper {
 			j++
 		}
-		if j < n && class[data[j]] == clLower {
+		if j < n && isLowerAt(data, j) {
 			if j-i == 1 {
-				for j < n && class[data[j]] == clLower {
-					j++
-				}
+				j = lowerRun(data, j)
 			} else {
 				j--
 			}
@@ -71,17 +90,35 @@ func wordEnd(data []byte, i int) int {
 	return j
 }
 
+// lowerRun returns the end of the run of lowercase characters at data[j:].
+func lowerRun(data []byte, j int) int {
+	for j < len(data) {
+		k, size := classAt(data, j)
+		if k != clLower {
+			break
+		}
+		j += size
+	}
+	return j
+}
+
+func isLowerAt(data []byte, j int) bool {
+	k, _ := classAt(data, j)
+	return k == clLower
+}
+
 // key returns a name's words, lowercased and joined: the form a term is
 // matched by. It is empty when the name has no letter or digit.
 func key(name string) string {
 	data := []byte(name)
 	out := make([]byte, 0, len(data))
 	for i := 0; i < len(data); {
-		if !isWord(class[data[i]]) {
-			i++
+		k, size := classAt(data, i)
+		if !isWord(k) {
+			i += size
 			continue
 		}
-		e := wordEnd(data, i)
+		e := wordEnd(data, i, k, size)
 		for _, c := range data[i:e] {
 			out = append(out, lowerASCII(c))
 		}
