@@ -102,26 +102,7 @@ func Check(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
 	}
-	if req.Root == "" {
-		out, err := git(ctx, req.Dir, "rev-parse", "--show-toplevel")
-		if err != nil {
-			return nil, fmt.Errorf("find work tree: %w", err)
-		}
-		req.Root = strings.TrimSpace(string(out))
-	}
-	dir := req.Root
-	if len(req.Paths) > 0 && req.Dir != "" {
-		dir = req.Dir
-	}
-	var es []entry
-	switch {
-	case req.Staged:
-		es, err = listIndex(ctx, dir, req.Paths)
-	case req.Range != "":
-		es, err = listRange(ctx, dir, req.Range, req.Paths)
-	default:
-		es, err = listWorkTree(ctx, dir, req.Paths)
-	}
+	es, err := req.list(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -144,6 +125,29 @@ func Check(ctx context.Context, req Request) (*Result, error) {
 		return nil, err
 	}
 	return s.result(), nil
+}
+
+// list finds the root if needed and lists the files the request names,
+// checked or not.
+func (req *Request) list(ctx context.Context) ([]entry, error) {
+	if req.Root == "" {
+		out, err := git(ctx, req.Dir, "rev-parse", "--show-toplevel")
+		if err != nil {
+			return nil, fmt.Errorf("find work tree: %w", err)
+		}
+		req.Root = strings.TrimSpace(string(out))
+	}
+	dir := req.Root // no path means the whole tree, wherever Dir is
+	if len(req.Paths) > 0 && req.Dir != "" {
+		dir = req.Dir
+	}
+	switch {
+	case req.Staged:
+		return listIndex(ctx, dir, req.Paths)
+	case req.Range != "":
+		return listRange(ctx, dir, req.Range, req.Paths)
+	}
+	return listWorkTree(ctx, dir, req.Paths)
 }
 
 func (req *Request) validate() error {

@@ -287,3 +287,15 @@ func TestCheckNotConfigured(t *testing.T) {
 		t.Errorf("result %+v, want not configured and empty", res)
 	}
 }
+
+func TestCheckCancelled(t *testing.T) {
+	root := newRepo(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, req := range []Request{{}, {Staged: true}} {
+		req.Root, req.Config, req.Terms = root, &Config{}, testTerms
+		if _, err := Check(ctx, req); !errors.Is(err, context.Canceled) {
+			t.Errorf("Check (staged %v) with a cancelled context: error %v, want context.Canceled", req.Staged, err)
+		}
+	}
+}
