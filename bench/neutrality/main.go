@@ -12,7 +12,10 @@
 // only planted lines: the case least favourable to the engine. -nearmiss
 // adds words such as "surface" that hold the short name "ace".
 //
-// Usage: go run ./bench/neutrality [-files 10000] [-runs 15] [-nearmiss] [-keep]
+// -staged times the index path instead: the engine reading blobs through
+// git cat-file against git grep --cached.
+//
+// Usage: go run ./bench/neutrality [-files 10000] [-runs 15] [-nearmiss] [-staged] [-keep]
 package main
 
 import (
@@ -29,38 +32,82 @@ import (
 )
 
 func main() {
-	files := flag.Int("files", 10000, "files in the generated tree")
-	runs := flag.Int("runs", 15, "timed runs of each command")
-	keep := flag.Bool("keep", false, "keep the generated repository and print its path")
-	nearMiss := flag.Bool("nearmiss", false, `also write words that hold the short name "ace" (surface, space, …), which git grep matches and the engine must not`)
+	var o options
+	flag.IntVar(&o.files, "files", 10000, "files in the generated tree")
+	flag.IntVar(&o.runs, "runs", 15, "timed runs of each command")
+	flag.BoolVar(&o.keep, "keep", false, "keep the generated repository and print its path")
+	flag.BoolVar(&o.nearMiss, "nearmiss", false, `also write words that hold the short name "ace" (surface, space, …), which git grep matches and the engine must not`)
+	flag.BoolVar(&o.staged, "staged", false, "read the index: the engine with -staged against git grep --cached")
 	flag.Parse()
-	if err := run(*files, *runs, *keep, *nearMiss); err != nil {
+	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "neutrality-bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(files, runs int, keep, nearMiss bool) error {
+// options are the command's flags.
+type options struct {
+	files, runs            int
+	keep, nearMiss, staged bool
+}
+
+func run(o options) error {
 	tmp, err := os.MkdirTemp("", "neutrality-bench-")
 	if err != nil {
 		return err
 	}
-	if keep {
+	if o.keep {
 		fmt.Println("repository:", filepath.Join(tmp, "repo"))
 	} else {
 		defer os.RemoveAll(tmp)
 	}
+	engine, grep, planted, err := prepare(tmp, o)
+	if err != nil {
+		return err
+	}
+	// Correctness first: the engine must report exactly what was planted.
+	out, _ := engine().Output()
+	if got := bytes.Count(out, []byte("\n")); got != planted {
+		return fmt.Errorf("engine reported %d violations, %d were planted", got, planted)
+	}
+	gout, _ := grep().Output()
+	fmt.Printf("engine found all %d; git grep matched %d lines (it cannot see joined spellings)\n",
+		planted, bytes.Count(gout, []byte("\n")))
+
+	for range 3 { // warm the page cache and git's index
+		engine().Run()
+		grep().Run()
+	}
+	var te, tg []time.Duration
+	for range o.runs { // alternate, so that load changes hit both alike
+		te = append(te, timed(engine))
+		tg = append(tg, timed(grep))
+	}
+	grepLabel, engineLabel := "git grep -i -E", "engine"
+	if o.staged {
+		grepLabel, engineLabel = grepLabel+" --cached", engineLabel+" -staged"
+	}
+	mg, me := report(grepLabel, tg), report(engineLabel, te)
+	fmt.Printf("ratio engine / git grep: %.2f (target <= 1.5)\n", float64(me)/float64(mg))
+	return nil
+}
+
+// prepare builds the engine's driver, generates and commits the tree, and
+// returns the two commands to time and how many occurrences were planted.
+func prepare(tmp string, o options) (engine, grep func() *exec.Cmd, planted int, err error) {
 	bin := filepath.Join(tmp, "checkneutral")
 	build := exec.Command("go", "build", "-o", bin, "git-reason/cmd/git-reason/internal/neutrality/checkneutral")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
-		return fmt.Errorf("build checkneutral: %w", err)
+		return nil, nil, 0, fmt.Errorf("build checkneutral: %w", err)
 	}
 	repo := filepath.Join(tmp, "repo")
-	tree, err := generate(repo, files, nearMiss)
+	tree, err := generate(repo, o.files, o.nearMiss)
 	if err != nil {
-		return fmt.Errorf("generate tree: %w", err)
+		return nil, nil, 0, fmt.Errorf("generate tree: %w", err)
 	}
+	fmt.Printf("tree: %d files, %.1f MB, %d planted occurrences in %d spellings\n",
+		o.files, float64(tree.bytes)/1e6, tree.planted, len(spellings))
 	termsFile := filepath.Join(tmp, "terms.txt")
 	var tf strings.Builder
 	var alts []string
@@ -69,45 +116,31 @@ func run(files, runs int, keep, nearMiss bool) error {
 		alts = append(alts, regexp.QuoteMeta(t.name))
 	}
 	if err := os.WriteFile(termsFile, []byte(tf.String()), 0o644); err != nil {
-		return err
+		return nil, nil, 0, err
 	}
 	env := gitEnv(tmp)
 	for _, args := range [][]string{
 		{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "generated"},
 	} {
 		if out, err := command(repo, env, "git", args...)().CombinedOutput(); err != nil {
-			return fmt.Errorf("git %s: %v: %s", args[0], err, out)
+			return nil, nil, 0, fmt.Errorf("git %s: %v: %s", args[0], err, out)
 		}
 	}
-
-	engine := command(repo, env, bin, "-C", repo, "-terms", termsFile)
-	grep := command(repo, env, "git", "grep", "-i", "-E", "-e", strings.Join(alts, "|"))
-
-	// Correctness first: the engine must report exactly what was planted.
-	out, _ := engine().Output()
-	if got := bytes.Count(out, []byte("\n")); got != tree.planted {
-		return fmt.Errorf("engine reported %d violations, %d were planted", got, tree.planted)
+	engineArgs := []string{"-C", repo, "-terms", termsFile}
+	grepArgs := []string{"grep", "-i", "-E", "-e", strings.Join(alts, "|")}
+	if o.staged {
+		engineArgs = append(engineArgs, "-staged")
+		grepArgs = append(grepArgs, "--cached")
 	}
-	gout, _ := grep().Output()
-	fmt.Printf("tree: %d files, %.1f MB, %d planted occurrences in %d spellings\n",
-		files, float64(tree.bytes)/1e6, tree.planted, len(spellings))
-	fmt.Printf("engine found %d; git grep matched %d lines (it cannot see joined spellings)\n",
-		tree.planted, bytes.Count(gout, []byte("\n")))
+	return command(repo, env, bin, engineArgs...), command(repo, env, "git", grepArgs...), tree.planted, nil
+}
 
-	for range 3 { // warm the page cache and git's index
-		engine().Run()
-		grep().Run()
-	}
-	var te, tg []time.Duration
-	for range runs {
-		te = append(te, timed(engine))
-		tg = append(tg, timed(grep))
-	}
-	me, mg := median(te), median(tg)
-	fmt.Printf("git grep -i -E: median %v of %d runs (min %v, max %v)\n", mg.Round(time.Microsecond), runs, slices.Min(tg), slices.Max(tg))
-	fmt.Printf("engine:         median %v of %d runs (min %v, max %v)\n", me.Round(time.Microsecond), runs, slices.Min(te), slices.Max(te))
-	fmt.Printf("ratio engine / git grep: %.2f (target <= 1.5)\n", float64(me)/float64(mg))
-	return nil
+// report prints a command's timings and returns their median.
+func report(label string, ds []time.Duration) time.Duration {
+	med := median(ds)
+	fmt.Printf("%-24s median %v of %d runs (min %v, max %v)\n", label+":",
+		med.Round(time.Microsecond), len(ds), slices.Min(ds).Round(time.Microsecond), slices.Max(ds).Round(time.Microsecond))
+	return med
 }
 
 // command returns a function making a fresh *exec.Cmd (an exec.Cmd runs
