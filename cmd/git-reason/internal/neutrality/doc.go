@@ -8,20 +8,25 @@
 //
 // Text is split into words: maximal runs of letters and digits (ASCII, and
 // any Unicode letter, mark or digit), cut further where the case of ASCII
-// letters changes ("acmeCloud" is acme|Cloud, "ACMECloud" is ACME|Cloud) and
-// where ASCII letters meet ASCII digits ("x15pro" is x|15|pro). Everything
-// else separates words, including non-ASCII punctuation and invalid UTF-8. A term's name is split the same way
-// and its words lowercased and joined into a key ("Acme Cloud" is
-// "acmecloud", "x-1.5-pro" is "x15pro").
+// letters changes ("acmeCloud" is acme|Cloud, "ACMECloud" is ACME|Cloud)
+// and where ASCII letters meet ASCII digits ("x15pro" is x|15|pro).
+// Everything else separates words, including non-ASCII punctuation and
+// invalid UTF-8. A term's name is split the same way and its words
+// lowercased and joined into a key ("Acme Cloud" is "acmecloud",
+// "x-1.5-pro" is "x15pro").
 //
 // A term matches a run of consecutive words of one line when the run starts
 // at a word start, ends at a word end, and its words, lowercased and joined,
 // equal the term's key. Consecutive words of the run may touch (a case or
 // digit change) or be separated by exactly one of space, tab, '_', '-' or
 // '.'. So "Acme Cloud" is found in acme_cloud_client, AcmeCloudClient,
-// ACME_CLOUD, acme-cloud, acme.cloud, acmecloud and "Acme Cloud", while a
-// term "ace" is not found in surface, acetone or replaceable, because none of
-// them has a word boundary around "ace". Case is folded for ASCII only.
+// ACME_CLOUD, acme-cloud, acme.cloud, acmecloud and "Acme Cloud", and
+// "x-1.5-pro" in X_1_5_PRO, x15Pro and x-1.5-pro-max; while a term "ace" is
+// not found in surface, acetone or replaceable, nor "Gem" in Gemfile,
+// because none of them has a word boundary around the name. The text's
+// words need not split where the name's do, so "a_ce" counts as "ace"; the
+// rule trades that rare case for catching acmecloud and ACMECLOUD. Case is
+// folded for ASCII only.
 //
 // At each position the longest matching term wins and matching resumes after
 // it, so overlapping terms report one violation, not two.
