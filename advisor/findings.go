@@ -49,7 +49,7 @@ const (
 type Finding struct {
 	Severity Severity `json:"severity"`
 	Code     string   `json:"code"`
-	Subject  string   `json:"subject"`         // what it is about, e.g. "advisor team-peer"
+	Subject  string   `json:"subject"`         // what it is about, e.g. "advisor some-id"
 	Message  string   `json:"message"`         // what is wrong and what to do, lowercase
 	Where    string   `json:"where,omitempty"` // file:line of the declaration, when known
 }
