@@ -37,7 +37,7 @@
 // from an [Env]: whether an executable is on PATH and whether a credential
 // variable is set, never its value. [Circuit] replays the consultation
 // outcomes recorded by this clone's origin on a clock passed in as an
-// argument.
+// argument; [OutcomesFrom] builds the outcomes from consultation records.
 //
 // # Profiles
 //
@@ -53,13 +53,14 @@
 //		Repository: advisor.RepositoryOverlayPath(worktree),
 //	})
 //	prof, _, err := advisor.ChooseProfile(cat, advisor.ProfileChoice{...})
+//	outcomes, err := advisor.OutcomesFrom(taskRecords) // consultations on the refs
 //	env, set := os.LookupEnv("GIT_REASON_DISABLE")
 //	snapshot := advisor.Availability(cat.Advisors, advisor.Inputs{
 //		Env:      advisor.SystemEnv(),
 //		Mode:     prof.Mode,
 //		Disabled: advisor.DisableList(gitConfig("reason.disable"), env, set),
 //		Origin:   origin,
-//		Outcomes: outcomesFromConsultations,
+//		Outcomes: outcomes,
 //		Now:      time.Now(),
 //	})
 //	plan := policy.Decide(assessment, prof.Policy(), snapshot)
