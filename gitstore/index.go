@@ -11,61 +11,98 @@ import (
 
 // indexVersion changes whenever the cache's shape or meaning changes; a
 // cache of another version is rebuilt.
-const indexVersion = 1
+const indexVersion = 2
 
-// Index is a record.Index cached under .git/reason/standing.json. The refs
+// Index caches, per task, what reads across every task need: the task's
+// status, its standing conclusions and its consultation records (whose
+// outcomes feed the circuits). It lives in .git/reason/index.json. The refs
 // are the only truth: every entry is keyed by its task's head, and an entry
-// whose head differs from the ref (a new record, a fetch by plain git) is
-// rebuilt from the ref before use. A missing or unreadable cache is rebuilt.
+// whose head differs from the ref (a new record, a ref fetched by plain git)
+// is rebuilt from the ref before use; a missing or unreadable cache is
+// rebuilt whole. Index implements record.Index.
 type Index struct{ Store *Store }
 
 type indexFile struct {
-	Version int                   `json:"version"`
-	Tasks   map[string]indexEntry `json:"tasks"`
+	Version int                    `json:"version"`
+	Tasks   map[string]*IndexEntry `json:"tasks"`
 }
 
-type indexEntry struct {
-	Head     string            `json:"head"`
-	Standing []record.Standing `json:"standing"`
+// IndexEntry is what the cache knows of one task at one head.
+type IndexEntry struct {
+	Head          string            `json:"head"`
+	Status        record.Status     `json:"status"`
+	Standing      []record.Standing `json:"standing"`
+	Consultations []record.Record   `json:"consultations,omitempty"`
 }
 
-func (x Index) path() string { return filepath.Join(x.Store.Repo.CommonDir, "reason", "standing.json") }
+func (x Index) path() string { return filepath.Join(x.Store.Repo.CommonDir, "reason", "index.json") }
+
+// Tasks returns the cache entry of every task, brought up to date with the
+// refs, sorted by task name.
+func (x Index) Tasks(ctx context.Context) ([]record.TaskHead, map[string]*IndexEntry, error) {
+	tasks, err := x.Store.Tasks(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	cache := x.load()
+	fresh := &indexFile{Version: indexVersion, Tasks: make(map[string]*IndexEntry, len(tasks))}
+	changed := len(cache.Tasks) != len(tasks)
+	for _, t := range tasks {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		e, ok := cache.Tasks[t.Task]
+		if !ok || e == nil || e.Head != t.Head {
+			changed = true
+			if e, err = x.Store.entry(t); err != nil {
+				return nil, nil, err
+			}
+		}
+		fresh.Tasks[t.Task] = e
+	}
+	if changed {
+		x.save(fresh) // a cache that cannot be written is rebuilt next time
+	}
+	return tasks, fresh.Tasks, nil
+}
 
 // Standing implements record.Index.
 func (x Index) Standing(ctx context.Context, key, skip string) (*record.Standing, error) {
-	tasks, err := x.Store.Tasks(ctx)
+	tasks, entries, err := x.Tasks(ctx)
 	if err != nil {
 		return nil, err
 	}
-	cache := x.load()
-	fresh := indexFile{Version: indexVersion, Tasks: make(map[string]indexEntry, len(tasks))}
-	changed := len(cache.Tasks) != len(tasks)
 	var best *record.Standing
 	for _, t := range tasks {
-		e, ok := cache.Tasks[t.Task]
-		if !ok || e.Head != t.Head {
-			changed = true
-			st, err := x.Store.derive(ctx, t)
-			if err != nil {
-				return nil, err
-			}
-			e = indexEntry{Head: t.Head, Standing: st.Standing()}
-		}
-		fresh.Tasks[t.Task] = e
 		if t.Task == skip {
 			continue
 		}
-		for _, s := range e.Standing {
+		for _, s := range entries[t.Task].Standing {
 			if s.SubjectKey == key {
 				s := s
 				best = &s
 			}
 		}
 	}
-	if changed {
-		x.save(&fresh) // a cache that cannot be written is rebuilt next time
-	}
 	return best, nil
+}
+
+// Consultations returns every consultation record that origin wrote, in
+// any task.
+func (x Index) Consultations(ctx context.Context, origin string) ([]record.Record, error) {
+	tasks, entries, err := x.Tasks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []record.Record
+	for _, t := range tasks {
+		for _, r := range entries[t.Task].Consultations {
+			if r.Origin == origin {
+				out = append(out, r)
+			}
+		}
+	}
+	return out, nil
 }
 
 func (x Index) load() indexFile {
@@ -111,11 +148,21 @@ func writeFileAtomic(path string, data []byte) error {
 	return nil
 }
 
-// derive reads and derives one task at a known head.
-func (s *Store) derive(_ context.Context, t record.TaskHead) (*record.State, error) {
+// entry reads and derives one task at a known head.
+func (s *Store) entry(t record.TaskHead) (*IndexEntry, error) {
 	recs, err := s.ReadCommit(t.Head)
 	if err != nil {
 		return nil, err
 	}
-	return record.Derive(t.Task, recs)
+	st, err := record.Derive(t.Task, recs)
+	if err != nil {
+		return nil, err
+	}
+	e := &IndexEntry{Head: t.Head, Status: st.Summarize(), Standing: st.Standing()}
+	for _, r := range recs {
+		if r.Kind == record.KindConsultation {
+			e.Consultations = append(e.Consultations, *r)
+		}
+	}
+	return e, nil
 }

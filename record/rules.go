@@ -58,6 +58,17 @@ func (w *Writer) admitAssessment(ctx context.Context, st *State, a *Assessment) 
 	if (a.Materiality == "material" || a.Materiality == "critical") && len(a.Evidence) == 0 {
 		return nil, refuse(fmt.Sprintf("a %s assessment must carry evidence: add --evidence KIND:REF:SUMMARY (kind file, command, commit, url or note)", a.Materiality))
 	}
+	if voc, ok := w.Avail.(Vocabulary); ok {
+		for _, c := range a.Needs {
+			known, err := voc.KnownCapability(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			if !known {
+				return nil, badInput(fmt.Sprintf("needs: capability %q is not declared (see the capabilities in 'git reason doctor')", c))
+			}
+		}
+	}
 	d := &AssessmentDerived{SubjectKey: SubjectKey(a.Subject)}
 	if d.SubjectKey == "" {
 		return nil, badInput("subject has no letters or digits: say what the decision is about")
@@ -105,7 +116,7 @@ func (w *Writer) admitPlan(ctx context.Context, st *State, p *Plan) (any, error)
 	}
 	profile, snap, err := avail.Snapshot(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("availability: %w", err)
+		return nil, err
 	}
 	body := a.Body.(*Assessment)
 	decided := policy.Decide(policy.Assessment{

@@ -21,6 +21,13 @@ type Availability interface {
 	Snapshot(ctx context.Context) (policy.Profile, []policy.Advisor, error)
 }
 
+// Vocabulary is implemented by an Availability that knows the declared
+// capabilities; the writer then refuses an assessment needing another.
+type Vocabulary interface {
+	// KnownCapability reports whether the capability is declared.
+	KnownCapability(ctx context.Context, capability string) (bool, error)
+}
+
 // NoAdvisors is the availability when no advisor is declared: every plan is
 // the structured local review.
 type NoAdvisors struct{ Profile policy.Profile }

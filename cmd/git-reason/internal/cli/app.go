@@ -55,7 +55,7 @@ func exitCode(err error) int {
 var commands = []func() *cli.Command{
 	assessCommand, planCommand, disagreeCommand, resolveCommand, concludeCommand,
 	validateCommand, attemptCommand, statusCommand, logCommand, showCommand,
-	schemaCommand, demoCommand,
+	schemaCommand, advisorsCommand, doctorCommand, demoCommand,
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {

@@ -9,8 +9,8 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"git-reason/advisor"
 	"git-reason/gitstore"
-	"git-reason/policy"
 	"git-reason/record"
 )
 
@@ -34,16 +34,22 @@ type Options struct {
 
 // Env is an opened repository with its store, configuration and writer.
 type Env struct {
-	Repo    *gitstore.Repo
-	Store   *gitstore.Store
-	Config  *gitstore.Config
-	Writer  *record.Writer
-	Profile policy.Profile
+	Repo   *gitstore.Repo
+	Store  *gitstore.Store
+	Config *gitstore.Config
+	Writer *record.Writer
+	Index  gitstore.Index
+
+	profileFlag string
+	catalog     *advisor.Catalog
+	findings    []advisor.Finding
+	profile     *advisor.Profile
+	chosenBy    string
 }
 
-// Open locates the repository and prepares the writer: identity from git
-// config (or GIT_AUTHOR_NAME/GIT_AUTHOR_EMAIL), this clone's origin id
-// (created once, in the repository's config), and the execution profile.
+// Open locates the repository and prepares the writer. What only some
+// commands need (identity, declarations, the profile) is read when first
+// asked for, so the hot path of a write stays short.
 func Open(ctx context.Context, opts Options) (*Env, error) {
 	dir := opts.Dir
 	if dir == "" {
@@ -58,12 +64,8 @@ func Open(ctx context.Context, opts Options) (*Env, error) {
 		return nil, fmt.Errorf("read git config: %w", err)
 	}
 	store := gitstore.NewStore(repo)
-	env := &Env{Repo: repo, Store: store, Config: cfg}
-	if env.Profile, err = SelectProfile(opts.Profile, cfg); err != nil {
-		return nil, err
-	}
-	env.Writer = &record.Writer{Store: store, Index: gitstore.Index{Store: store},
-		Avail: record.NoAdvisors{Profile: env.Profile}}
+	env := &Env{Repo: repo, Store: store, Config: cfg, Index: gitstore.Index{Store: store}, profileFlag: opts.Profile}
+	env.Writer = &record.Writer{Store: store, Index: env.Index, Avail: availability{env}}
 	return env, nil
 }
 
@@ -102,35 +104,4 @@ func firstSet(vals ...string) string {
 		}
 	}
 	return ""
-}
-
-// SelectProfile picks the execution profile: the one named on the command
-// line, else GIT_REASON_PROFILE, else git config reason.profile, else "ci"
-// when CI=true, else "default".
-func SelectProfile(named string, cfg *gitstore.Config) (policy.Profile, error) {
-	name := firstSet(named, os.Getenv("GIT_REASON_PROFILE"), get(cfg, "reason.profile"))
-	if name == "" {
-		name = "default"
-		if os.Getenv("CI") == "true" {
-			name = "ci"
-		}
-	}
-	p, ok := lookupProfile(name)
-	if !ok {
-		return policy.Profile{}, Usage("unknown profile %q: see the profiles in 'git reason doctor'", name)
-	}
-	return p, nil
-}
-
-// lookupProfile resolves a profile name to its mode.
-var lookupProfile = func(name string) (policy.Profile, bool) {
-	switch name {
-	case "default":
-		return policy.Profile{Name: name, Mode: policy.ModeNormal}, true
-	case "offline":
-		return policy.Profile{Name: name, Mode: policy.ModeOffline}, true
-	case "ci":
-		return policy.Profile{Name: name, Mode: policy.ModeCI}, true
-	}
-	return policy.Profile{}, false
 }

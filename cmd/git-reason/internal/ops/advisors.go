@@ -1,0 +1,113 @@
+package ops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"git-reason/advisor"
+	"git-reason/policy"
+)
+
+// Catalog loads the advisor declarations once: the embedded share/ files,
+// the user's overlay and the repository's .reason/advisors.yaml.
+func (e *Env) Catalog() (*advisor.Catalog, []advisor.Finding, error) {
+	if e.catalog != nil {
+		return e.catalog, e.findings, nil
+	}
+	src := advisor.Sources{User: advisor.UserOverlayPath(os.Getenv)}
+	if e.Repo.WorkTree != "" {
+		src.Repository = advisor.RepositoryOverlayPath(e.Repo.WorkTree)
+	}
+	cat, findings, err := advisor.Load(src)
+	if err != nil {
+		var pe *advisor.ParseError
+		if errors.As(err, &pe) {
+			return nil, nil, Usage("%v", err)
+		}
+		return nil, nil, fmt.Errorf("load advisor declarations: %w", err)
+	}
+	e.catalog, e.findings = cat, findings
+	return cat, findings, nil
+}
+
+// Profile returns the execution profile in force and what chose it: the
+// --profile flag, GIT_REASON_PROFILE, git config reason.profile, CI=true
+// (the ci profile), or the default.
+func (e *Env) Profile() (advisor.Profile, string, error) {
+	if e.profile != nil {
+		return *e.profile, e.chosenBy, nil
+	}
+	cat, _, err := e.Catalog()
+	if err != nil {
+		return advisor.Profile{}, "", err
+	}
+	p, by, err := advisor.ChooseProfile(cat, advisor.ProfileChoice{
+		Flag: e.profileFlag, Env: os.Getenv("GIT_REASON_PROFILE"),
+		Config: get(e.Config, "reason.profile"), CI: os.Getenv("CI"),
+	})
+	if err != nil {
+		return advisor.Profile{}, "", Usage("%v", err)
+	}
+	e.profile, e.chosenBy = &p, by
+	return p, by, nil
+}
+
+// Disabled is the disable list: GIT_REASON_DISABLE when set, else git
+// config reason.disable.
+func (e *Env) Disabled() []string {
+	v, set := os.LookupEnv("GIT_REASON_DISABLE")
+	return advisor.DisableList(get(e.Config, "reason.disable"), v, set)
+}
+
+// Availability derives every declared advisor's status at now, from
+// presence, the profile's mode, the disable list and the circuits of this
+// clone's recorded outcomes. It contacts nothing.
+func (e *Env) Availability(ctx context.Context, now time.Time) (advisor.Profile, []policy.Advisor, error) {
+	cat, _, err := e.Catalog()
+	if err != nil {
+		return advisor.Profile{}, nil, err
+	}
+	prof, _, err := e.Profile()
+	if err != nil {
+		return advisor.Profile{}, nil, err
+	}
+	if err := e.Identify(); err != nil {
+		return advisor.Profile{}, nil, err
+	}
+	recs, err := e.Index.Consultations(ctx, e.Writer.Origin)
+	if err != nil {
+		return advisor.Profile{}, nil, fmt.Errorf("read recorded outcomes: %w", err)
+	}
+	outcomes, err := advisor.OutcomesFrom(recs)
+	if err != nil {
+		return advisor.Profile{}, nil, err
+	}
+	snap := advisor.Availability(cat.Advisors, advisor.Inputs{
+		Env: advisor.SystemEnv(), Mode: prof.Mode, Disabled: e.Disabled(),
+		Origin: e.Writer.Origin, Outcomes: outcomes, Now: now,
+	})
+	return prof, snap, nil
+}
+
+// availability is the writer's source of availability: the real one.
+type availability struct{ env *Env }
+
+func (a availability) Snapshot(ctx context.Context) (policy.Profile, []policy.Advisor, error) {
+	prof, snap, err := a.env.Availability(ctx, time.Now())
+	if err != nil {
+		return policy.Profile{}, nil, err
+	}
+	return prof.Policy(), snap, nil
+}
+
+// KnownCapability implements record.Vocabulary from the declarations.
+func (a availability) KnownCapability(_ context.Context, capability string) (bool, error) {
+	cat, _, err := a.env.Catalog()
+	if err != nil {
+		return false, err
+	}
+	return cat.HasCapability(capability), nil
+}

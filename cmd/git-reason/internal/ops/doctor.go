@@ -1,0 +1,91 @@
+package ops
+
+import (
+	"context"
+	"fmt"
+
+	"git-reason/advisor"
+	"git-reason/record"
+)
+
+// Finding is one problem doctor reports; error findings make it exit 3.
+type Finding struct {
+	Severity string `json:"severity"` // error, warning or info
+	Code     string `json:"code"`
+	Subject  string `json:"subject,omitempty"`
+	Message  string `json:"message"`
+	Where    string `json:"where,omitempty"`
+}
+
+// ProfileInfo is one declared profile, marked when in force.
+type ProfileInfo struct {
+	ID       string `json:"id"`
+	Mode     string `json:"mode"`
+	InForce  bool   `json:"in_force"`
+	ChosenBy string `json:"chosen_by,omitempty"`
+}
+
+// RefSummary sums up the reasoning refs' integrity.
+type RefSummary struct {
+	Tasks   int `json:"tasks"`
+	Records int `json:"records"`
+	Broken  int `json:"broken"`
+}
+
+// Doctor is everything doctor found.
+type Doctor struct {
+	Findings []Finding     `json:"findings"`
+	Profiles []ProfileInfo `json:"profiles"`
+	Refs     RefSummary    `json:"refs"`
+	Errors   int           `json:"errors"`
+}
+
+// RunDoctor checks the declarations, the profiles and the reasoning refs.
+// It contacts no advisor.
+func (e *Env) RunDoctor(ctx context.Context) (*Doctor, error) {
+	d := &Doctor{Findings: []Finding{}}
+	cat, findings, err := e.Catalog()
+	if err != nil {
+		return nil, err
+	}
+	findings = append(findings, advisor.CheckDisabled(cat, e.Disabled())...)
+	for _, f := range findings {
+		d.Findings = append(d.Findings, Finding{Severity: string(f.Severity), Code: f.Code,
+			Subject: f.Subject, Message: f.Message, Where: f.Where})
+	}
+	prof, by, perr := e.Profile()
+	if perr != nil {
+		d.Findings = append(d.Findings, Finding{Severity: "error", Code: "unknown_profile", Message: perr.Error()})
+	}
+	for _, p := range cat.Profiles {
+		info := ProfileInfo{ID: p.ID, Mode: string(p.Mode)}
+		if perr == nil && p.ID == prof.ID {
+			info.InForce, info.ChosenBy = true, by
+		}
+		d.Profiles = append(d.Profiles, info)
+	}
+	tasks, err := e.Store.Tasks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range tasks {
+		d.Refs.Tasks++
+		recs, err := e.Store.ReadCommit(t.Head)
+		if err == nil {
+			_, err = record.Derive(t.Task, recs)
+		}
+		if err != nil {
+			d.Refs.Broken++
+			d.Findings = append(d.Findings, Finding{Severity: "error", Code: "broken_ref", Subject: t.Task,
+				Message: fmt.Sprintf("refs/reasoning/tasks/%s does not read: %v", t.Task, err)})
+			continue
+		}
+		d.Refs.Records += len(recs)
+	}
+	for _, f := range d.Findings {
+		if f.Severity == "error" {
+			d.Errors++
+		}
+	}
+	return d, nil
+}
