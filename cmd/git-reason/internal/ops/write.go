@@ -145,19 +145,16 @@ func Marshal(v any) []byte {
 	return data
 }
 
-// StatusAll returns the status of every task, sorted by task name.
+// StatusAll returns the status of every task, sorted by task name. It
+// reads the head-keyed cache, deriving only tasks whose head moved.
 func (e *Env) StatusAll(ctx context.Context) ([]record.Status, error) {
-	tasks, err := e.Store.Tasks(ctx)
+	tasks, entries, err := e.Index.Tasks(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]record.Status, 0, len(tasks))
 	for _, t := range tasks {
-		st, _, err := e.State(ctx, t.Task)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, st.Summarize())
+		out = append(out, entries[t.Task].Status)
 	}
 	return out, nil
 }
