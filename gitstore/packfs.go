@@ -3,12 +3,17 @@ package gitstore
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha1"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-billy/v5/osfs"
@@ -16,14 +21,22 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
-// Storage returns a go-git object and reference storage on r.CommonDir that
-// also reads the loose-<hash>.pack packs `git maintenance` writes (go-git v5
-// reads only pack-<hash>.pack) and follows objects/info/alternates. New
-// objects are written as loose objects (temp file then rename).
+// Storage returns a go-git object and reference storage on r.CommonDir
+// that holds up while git maintains the repository underneath it:
 //
-// go-git indexes the packs once per Storage: take a fresh Storage for each
-// operation, so that packs written meanwhile by `git gc` are seen. Never
+//   - it reads the loose-<hash>.pack packs `git maintenance` writes (go-git
+//     v5 reads only pack-<hash>.pack);
+//   - a pack is held open from the moment its index is read, so objects stay
+//     readable after `git repack -d` or `git gc` deletes the pack;
+//   - an object missing from the packs indexed so far is looked up again
+//     with a fresh index (packs written since), through go-git's alternates;
+//   - a loose-object write whose fan-out directory `git prune-packed` just
+//     removed is retried;
+//   - objects/info/alternates is followed, relative entries as git does.
+//
+// New objects are written as loose objects (temp file, then rename). Never
 // call RepackObjects on it: it deletes objects git still needs.
+// HasEncodedObject does not take the fresh-index path: use EncodedObject.
 func (r *Repo) Storage() *filesystem.Storage {
 	objects := filepath.Join(r.CommonDir, "objects")
 	fsys := &packFS{Filesystem: osfs.New(r.CommonDir), objectsDir: objects}
@@ -32,11 +45,16 @@ func (r *Repo) Storage() *filesystem.Storage {
 	})
 }
 
-// packFS presents objects/pack/loose-<h>.<ext> as pack-<h>.<ext> to go-git.
-// Everything else passes through to the wrapped filesystem.
+// packFS is the billy.Filesystem under Storage. It presents
+// objects/pack/loose-<h>.<ext> as pack-<h>.<ext>, holds packs open once
+// indexed, and adds the fresh-index alternate. Everything else passes
+// through to the wrapped filesystem.
 type packFS struct {
 	billy.Filesystem
-	objectsDir string // when set, relative alternates are made absolute
+	objectsDir string // set on the top-level one only: see openAlternates
+
+	mu   sync.Mutex
+	held map[string]billy.File // pack path → open since its index was read
 }
 
 const (
@@ -47,27 +65,79 @@ const (
 	writeFlags  = os.O_WRONLY | os.O_RDWR | os.O_CREATE | os.O_TRUNC | os.O_APPEND
 )
 
-// looseName returns the loose- name standing in for a pack- file name.
-func looseName(name string) (string, bool) {
+// packFile splits objects/pack/pack-<h>.<ext> into its hash and extension.
+func packFile(name string) (hash, ext string, ok bool) {
 	clean := strings.TrimPrefix(path.Clean(filepath.ToSlash(name)), "/")
 	base, ok := strings.CutPrefix(clean, packDir+packPrefix)
 	if !ok || strings.Contains(base, "/") {
-		return "", false
+		return "", "", false
 	}
-	return packDir + loosePrefix + base, true
+	hash, ext, ok = strings.Cut(base, ".")
+	return hash, ext, ok && len(hash) == 40 && isHex(hash)
 }
 
 func (p *packFS) Open(name string) (billy.File, error) {
 	if p.objectsDir != "" && path.Clean(filepath.ToSlash(name)) == alternates {
 		return p.openAlternates(name)
 	}
-	f, err := p.Filesystem.Open(name)
-	if alt, ok := looseName(name); ok && errors.Is(err, fs.ErrNotExist) {
-		if f2, err2 := p.Filesystem.Open(alt); err2 == nil {
+	hash, ext, ok := packFile(name)
+	switch {
+	case !ok:
+		return p.Filesystem.Open(name)
+	case ext == "idx":
+		return p.openIndex(hash)
+	case ext == "pack":
+		p.mu.Lock()
+		f := p.held[hash]
+		p.mu.Unlock()
+		if f != nil {
+			return sharedView(f)
+		}
+	}
+	return p.openPack(hash, ext)
+}
+
+// openPack opens pack-<h>.<ext>, else loose-<h>.<ext>.
+func (p *packFS) openPack(hash, ext string) (billy.File, error) {
+	f, err := p.Filesystem.Open(packDir + packPrefix + hash + "." + ext)
+	if errors.Is(err, fs.ErrNotExist) {
+		if f2, err2 := p.Filesystem.Open(packDir + loosePrefix + hash + "." + ext); err2 == nil {
 			return f2, nil
 		}
 	}
 	return f, err
+}
+
+// openIndex opens a pack's index after taking hold of the pack itself, so
+// that the index go-git reads always has its pack. A pack deleted before
+// that reads as an empty index: go-git then misses and looks again.
+func (p *packFS) openIndex(hash string) (billy.File, error) {
+	pack, err := p.openPack(hash, "pack")
+	if errors.Is(err, fs.ErrNotExist) {
+		return emptyIndex(hash), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	idx, err := p.openPack(hash, "idx")
+	if err != nil {
+		pack.Close()
+		if errors.Is(err, fs.ErrNotExist) {
+			return emptyIndex(hash), nil
+		}
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.held == nil {
+		p.held = map[string]billy.File{}
+	}
+	if p.held[hash] == nil {
+		p.held[hash] = pack
+	} else {
+		pack.Close()
+	}
+	return idx, nil
 }
 
 func (p *packFS) OpenFile(name string, flag int, perm os.FileMode) (billy.File, error) {
@@ -87,8 +157,8 @@ func (p *packFS) Lstat(name string) (os.FileInfo, error) {
 
 func (p *packFS) statWith(stat func(string) (os.FileInfo, error), name string) (os.FileInfo, error) {
 	fi, err := stat(name)
-	if alt, ok := looseName(name); ok && errors.Is(err, fs.ErrNotExist) {
-		if fi2, err2 := stat(alt); err2 == nil {
+	if hash, ext, ok := packFile(name); ok && errors.Is(err, fs.ErrNotExist) {
+		if fi2, err2 := stat(packDir + loosePrefix + hash + "." + ext); err2 == nil {
 			return renamedInfo{fi2, path.Base(name)}, nil
 		}
 	}
@@ -96,7 +166,8 @@ func (p *packFS) statWith(stat func(string) (os.FileInfo, error), name string) (
 }
 
 // ReadDir lists objects/pack with each loose-<h>.<ext> shown as
-// pack-<h>.<ext>, unless that pack- file exists too.
+// pack-<h>.<ext> (unless that pack- file exists too), and without packs
+// whose .idx is not written yet, as git lists packs by their index.
 func (p *packFS) ReadDir(name string) ([]os.FileInfo, error) {
 	infos, err := p.Filesystem.ReadDir(name)
 	if err != nil || strings.TrimPrefix(path.Clean(filepath.ToSlash(name)), "/")+"/" != packDir {
@@ -108,15 +179,39 @@ func (p *packFS) ReadDir(name string) ([]os.FileInfo, error) {
 	}
 	out := infos[:0]
 	for _, fi := range infos {
-		if rest, ok := strings.CutPrefix(fi.Name(), loosePrefix); ok {
+		n := fi.Name()
+		if rest, ok := strings.CutPrefix(n, loosePrefix); ok {
 			if have[packPrefix+rest] {
 				continue
 			}
-			fi = renamedInfo{fi, packPrefix + rest}
+			n = packPrefix + rest
+			fi = renamedInfo{fi, n}
+		}
+		if stem, ok := strings.CutSuffix(n, ".pack"); ok && strings.HasPrefix(n, packPrefix) {
+			loose := loosePrefix + strings.TrimPrefix(stem, packPrefix)
+			if !have[stem+".idx"] && !have[loose+".idx"] {
+				continue
+			}
 		}
 		out = append(out, fi)
 	}
 	return out, nil
+}
+
+// Rename retries a loose-object rename whose target directory vanished (git
+// prune-packed removes empty fan-out directories), as git itself does.
+func (p *packFS) Rename(from, to string) error {
+	err := p.Filesystem.Rename(from, to)
+	for try := 0; try < 10 && errors.Is(err, fs.ErrNotExist); try++ {
+		if _, serr := p.Filesystem.Lstat(from); serr != nil {
+			break
+		}
+		if merr := p.Filesystem.MkdirAll(path.Dir(filepath.ToSlash(to)), 0o777); merr != nil {
+			return merr
+		}
+		err = p.Filesystem.Rename(from, to)
+	}
+	return err
 }
 
 func (p *packFS) Chroot(dir string) (billy.Filesystem, error) {
@@ -136,30 +231,58 @@ func (p *packFS) Chmod(name string, mode os.FileMode) error {
 }
 
 // openAlternates serves objects/info/alternates with relative entries made
-// absolute: git resolves them against the objects directory, go-git
-// against the filesystem root.
+// absolute (git resolves them against the objects directory, go-git against
+// the filesystem root) and this repository's own objects directory last:
+// go-git consults alternates only after a miss, each with a fresh pack
+// index, so objects packed after this Storage indexed its packs are found.
 func (p *packFS) openAlternates(name string) (billy.File, error) {
+	var out bytes.Buffer
 	f, err := p.Filesystem.Open(name)
+	if err == nil {
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			line := strings.TrimSpace(sc.Text())
+			if line == "" || line[0] == '#' {
+				continue
+			}
+			if !filepath.IsAbs(line) {
+				line = filepath.Join(p.objectsDir, line)
+			}
+			out.WriteString(line + "\n")
+		}
+		err = sc.Err()
+		f.Close()
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	// Twice (spelled apart, as go-git skips repeats): the first look may race
+	// a repack that turns an object loose again after we checked loose ones.
+	out.WriteString(p.objectsDir + "\n" + p.objectsDir + "/.\n")
+	return &roFile{name: name, readSeekerAt: bytes.NewReader(out.Bytes())}, nil
+}
+
+// emptyIndex is a valid version 2 pack index of no objects for pack hash.
+func emptyIndex(hash string) billy.File {
+	var b bytes.Buffer
+	b.Write([]byte{0xff, 't', 'O', 'c'})
+	binary.Write(&b, binary.BigEndian, uint32(2))
+	b.Write(make([]byte, 256*4))
+	sum, _ := hex.DecodeString(hash)
+	b.Write(sum)
+	digest := sha1.Sum(b.Bytes())
+	b.Write(digest[:])
+	return &roFile{name: packDir + packPrefix + hash + ".idx", readSeekerAt: bytes.NewReader(b.Bytes())}
+}
+
+// sharedView reads a held pack through its own offset; closing it leaves
+// the held file open.
+func sharedView(f billy.File) (billy.File, error) {
+	size, err := f.Seek(0, io.SeekEnd)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	var out bytes.Buffer
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		if !filepath.IsAbs(line) {
-			line = filepath.Join(p.objectsDir, line)
-		}
-		out.WriteString(line + "\n")
-	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	return &memFile{name: name, Reader: bytes.NewReader(out.Bytes())}, nil
+	return &roFile{name: f.Name(), readSeekerAt: io.NewSectionReader(f, 0, size)}, nil
 }
 
 type renamedInfo struct {
@@ -169,15 +292,21 @@ type renamedInfo struct {
 
 func (i renamedInfo) Name() string { return i.name }
 
-// memFile is a read-only billy.File over a byte slice.
-type memFile struct {
-	name string
-	*bytes.Reader
+type readSeekerAt interface {
+	io.Reader
+	io.ReaderAt
+	io.Seeker
 }
 
-func (m *memFile) Name() string              { return m.name }
-func (m *memFile) Write([]byte) (int, error) { return 0, billy.ErrReadOnly }
-func (m *memFile) Truncate(int64) error      { return billy.ErrReadOnly }
-func (m *memFile) Close() error              { return nil }
-func (m *memFile) Lock() error               { return nil }
-func (m *memFile) Unlock() error             { return nil }
+// roFile is a read-only billy.File over a readSeekerAt.
+type roFile struct {
+	name string
+	readSeekerAt
+}
+
+func (m *roFile) Name() string              { return m.name }
+func (m *roFile) Write([]byte) (int, error) { return 0, billy.ErrReadOnly }
+func (m *roFile) Truncate(int64) error      { return billy.ErrReadOnly }
+func (m *roFile) Close() error              { return nil }
+func (m *roFile) Lock() error               { return nil }
+func (m *roFile) Unlock() error             { return nil }
