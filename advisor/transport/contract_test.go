@@ -80,8 +80,8 @@ type contractCase struct {
 // Test credential: the variable name and a canary value that must never
 // appear in an error.
 const (
-	// transcriptMarker stands in raw answers outside any normalised field;
-	// no failure may quote it.
+	// transcriptMarker stands in raw answers outside any normalised field
+	// and in error bodies and stderr; no failure may quote it.
 	transcriptMarker = "TRANSCRIPT-MARKER-51c0"
 	credVar          = "GIT_REASON_TEST_CREDENTIAL"
 	canary           = "canary-3f9c2a7e-do-not-leak"
@@ -279,7 +279,7 @@ func checkFailure(t *testing.T, c contractCase, err error) {
 			t.Errorf("failure carries the credential value: %q", s)
 		}
 		if strings.Contains(s, transcriptMarker) {
-			t.Errorf("failure quotes the answer: %q", s)
+			t.Errorf("failure quotes the answer, a body or stderr: %q", s)
 		}
 	}
 	if r, _ := utf8.DecodeRuneInString(f.Detail); unicode.IsUpper(r) {

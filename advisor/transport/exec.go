@@ -198,26 +198,17 @@ func stderrRetryAfter(stderr string) time.Duration {
 }
 
 // reportedModel returns the "model" string of the first JSON object in out
-// that has one, or "".
+// that has a non-blank one, or "".
 func reportedModel(out string) string {
-	tried := 0
-	for i := 0; i < len(out) && tried < maxCandidates; i++ {
-		j := strings.IndexByte(out[i:], '{')
-		if j < 0 {
-			break
+	model := ""
+	eachObject(out, func(obj map[string]json.RawMessage) bool {
+		var m string
+		if json.Unmarshal(obj["model"], &m) == nil {
+			model = strings.TrimSpace(m)
 		}
-		i += j
-		tried++
-		var obj struct {
-			Model *string `json:"model"`
-		}
-		if json.NewDecoder(strings.NewReader(out[i:])).Decode(&obj) == nil && obj.Model != nil {
-			if m := strings.TrimSpace(*obj.Model); m != "" {
-				return m
-			}
-		}
-	}
-	return ""
+		return model != ""
+	})
+	return model
 }
 
 // capBuffer keeps at most limit bytes and silently drops the rest. With an

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -63,11 +64,11 @@ cat > "$dir/stdin"
 		}
 		s.WriteString(`cat "$dir/answer"` + "\n")
 	case refuseAuth:
-		s.WriteString(`echo "authentication failed: invalid key $` + credVar + `" >&2; exit 1` + "\n")
+		s.WriteString(`echo "authentication failed: invalid key $` + credVar + ` ` + transcriptMarker + `" >&2; exit 1` + "\n")
 	case rateLimit:
-		fmt.Fprintf(&s, "echo \"error: rate limit exceeded for $%s; retry after %d seconds\" >&2; exit 2\n", credVar, b.retryAfter)
+		fmt.Fprintf(&s, "echo \"error: rate limit exceeded for $%s; retry after %d seconds %s\" >&2; exit 2\n", credVar, b.retryAfter, transcriptMarker)
 	case failing:
-		s.WriteString(`echo "internal error near $` + credVar + `" >&2; exit 3` + "\n")
+		s.WriteString(`echo "internal error near $` + credVar + ` ` + transcriptMarker + `" >&2; exit 3` + "\n")
 	case hang:
 		s.WriteString(`sleep 30 & echo $! >> "$dir/pids"; wait` + "\n")
 	case stubborn:
@@ -126,5 +127,136 @@ func writeFile(t *testing.T, path, content string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// runScript asks the exec adapter to run a shell script made of body.
+func runScript(t *testing.T, body string, credential string) (Answer, *Failure, time.Duration) {
+	t.Helper()
+	script := filepath.Join(t.TempDir(), "advisor.sh")
+	writeFile(t, script, body)
+	a, _ := For("exec")
+	target := Target{ID: "fake-cli", Adapter: "exec", Command: []string{"/bin/sh", script}, Credential: credential}
+	began := time.Now()
+	ans, f := ask(t, a, target)
+	return ans, f, time.Since(began)
+}
+
+func TestExecExitClassification(t *testing.T) {
+	tests := []struct {
+		script         string
+		want           FailureKind
+		wantRetryAfter time.Duration
+	}{
+		{"exit 77", Authentication, 0},
+		{"echo 'Error: not logged in, run login first' >&2; exit 1", Authentication, 0},
+		{"echo 'HTTP 401 Unauthorized' >&2; exit 4", Authentication, 0},
+		{"echo 'Too Many Requests: try again in 1500ms' >&2; exit 1", RateLimit, 1500 * time.Millisecond},
+		{"echo 'quota exceeded; retry-after: 2 minutes' >&2; exit 1", RateLimit, 2 * time.Minute},
+		{"echo 'rate_limit' >&2; exit 1", RateLimit, 0},
+		{"exit 1", Unavailable, 0},
+		{"echo 'segmentation fault' >&2; exit 139", Unavailable, 0},
+		{"kill -9 $$", Unavailable, 0},
+		{"exit 0", Empty, 0},
+		{"printf '\\n \\n'", Empty, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.script, func(t *testing.T) {
+			_, f, _ := runScript(t, "cat >/dev/null\n"+tc.script+"\n", "")
+			if f == nil || f.Kind != tc.want || f.RetryAfter != tc.wantRetryAfter {
+				t.Errorf("failure = %+v, want %s retry after %v", f, tc.want, tc.wantRetryAfter)
+			}
+		})
+	}
+}
+
+func TestExecEnvironmentIsMinimal(t *testing.T) {
+	t.Setenv(credVar, canary)
+	t.Setenv("GIT_REASON_TEST_UNLISTED", "must-not-pass")
+	t.Setenv("LANG", "C.UTF-8")
+	// env itself, not a shell, which would add variables of its own.
+	envPath, err := exec.LookPath("env")
+	if err != nil {
+		t.Skip("no env command")
+	}
+	a, _ := For("exec")
+	ans, f := ask(t, a, Target{ID: "fake-cli", Adapter: "exec", Command: []string{envPath}, Credential: credVar})
+	if f != nil {
+		t.Fatal(f)
+	}
+	allowed := map[string]bool{credVar: true}
+	for _, k := range envAllowlist {
+		allowed[k] = true
+	}
+	names := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(ans.Output), "\n") {
+		name, _, _ := strings.Cut(line, "=")
+		names[name] = true
+		if !allowed[name] {
+			t.Errorf("the command saw %s", name)
+		}
+	}
+	if !strings.Contains(ans.Output, credVar+"="+canary) || !names["LANG"] {
+		t.Errorf("the command's environment lacks the credential or LANG:\n%s", ans.Output)
+	}
+}
+
+func TestExecMissingCredentialRunsNothing(t *testing.T) {
+	t.Setenv(credVar, "")
+	marker := filepath.Join(t.TempDir(), "ran")
+	_, f, _ := runScript(t, "touch "+marker+"\n", credVar)
+	if f == nil || f.Kind != Authentication {
+		t.Errorf("failure = %v, want authentication", f)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the command ran without its credential")
+	}
+}
+
+// TestExecKillsLeftovers: a command that answers and exits, leaving a child
+// that holds stdout open, still answers within the pipe grace, and the
+// child is gone when Ask returns.
+func TestExecKillsLeftovers(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	ans, f, took := runScript(t, "cat >/dev/null\nsleep 30 & echo $! > "+pidFile+"\necho '"+mustJSON(testConclusion, false)+"'\n", "")
+	if f != nil {
+		t.Fatal(f)
+	}
+	if _, err := Normalise(ans.Output); err != nil {
+		t.Errorf("answer: %v", err)
+	}
+	if took > pipeGrace+time.Second {
+		t.Errorf("Ask took %v", took)
+	}
+	raw, _ := os.ReadFile(pidFile)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if alive(pid) {
+		t.Errorf("leftover child %d still running", pid)
+	}
+}
+
+func TestExecNoCommand(t *testing.T) {
+	a, _ := For("exec")
+	_, f := ask(t, a, Target{ID: "fake-cli", Adapter: "exec"})
+	if f == nil || f.Kind != Unavailable {
+		t.Errorf("failure = %v, want unavailable", f)
+	}
+}
+
+func TestReportedModel(t *testing.T) {
+	tests := map[string]string{
+		`{"stance": "endorse"}`:                          "",
+		`{"model": "fake-model-7"}` + "\nanswer":         "fake-model-7",
+		`noise {"model": 3} {"model": " model-a "}`:      "model-a",
+		`{"result": {"model": "inner"}, "model": "top"}`: "top",
+		"no json here": "",
+	}
+	for out, want := range tests {
+		if got := reportedModel(out); got != want {
+			t.Errorf("reportedModel(%q) = %q, want %q", out, got, want)
+		}
 	}
 }

@@ -69,7 +69,7 @@ func (f wireFake) start(t *testing.T, b behaviour) (Target, func() received) {
 // credential header back, as careless servers do.
 func behave(w http.ResponseWriter, r *http.Request, b behaviour, stop <-chan struct{},
 	reply func(http.ResponseWriter, *http.Request, string, string)) {
-	echo := `{"error":{"message":"request with credential ` + echoed(r) + ` refused"}}`
+	echo := `{"error":{"message":"request with credential ` + echoed(r) + ` refused ` + transcriptMarker + `"}}`
 	switch b.act {
 	case answer:
 		select {

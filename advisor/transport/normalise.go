@@ -24,9 +24,10 @@ const (
 	maxSummary = 4000
 	maxItem    = 2000
 	maxItems   = 50
-	// maxCandidates bounds how many opening braces Normalise tries, so that
-	// adversarial output cannot make it quadratic.
-	maxCandidates = 1000
+	// maxCandidates bounds how many opening braces are tried (see
+	// eachObject). An answer asked for "only JSON" rarely has more than a
+	// handful of braces before it.
+	maxCandidates = 256
 )
 
 // Normalise reads the conclusion out of an advisor's raw output. It accepts
@@ -56,25 +57,56 @@ func Normalise(output string) (Conclusion, error) {
 // firstStanceObject returns the first JSON object in s that parses and has
 // a valid stance.
 func firstStanceObject(s string) (map[string]json.RawMessage, bool) {
+	var found map[string]json.RawMessage
+	eachObject(s, func(obj map[string]json.RawMessage) bool {
+		var stance string
+		if json.Unmarshal(obj["stance"], &stance) == nil && validStance(stance) != "" {
+			found = obj
+			return true
+		}
+		return false
+	})
+	return found, found != nil
+}
+
+// eachObject calls yield with each JSON object that starts at an opening
+// brace of s, in order, until yield returns true. Each try may read to the
+// end of s (an unterminated object reads everything after it), so the tries
+// are bounded in number and in bytes read: at most maxCandidates braces and
+// about scanFactor times the length of s, which keeps 1 MiB of adversarial
+// nesting to milliseconds.
+func eachObject(s string, yield func(map[string]json.RawMessage) bool) {
+	budget := int64(scanFactor*len(s) + 64<<10)
 	tried := 0
-	for i := 0; i < len(s) && tried < maxCandidates; i++ {
+	for i := 0; i < len(s) && tried < maxCandidates && budget > 0; i++ {
 		j := strings.IndexByte(s[i:], '{')
 		if j < 0 {
-			break
+			return
 		}
 		i += j
 		tried++
+		r := &countingReader{r: strings.NewReader(s[i:])}
 		var obj map[string]json.RawMessage
-		dec := json.NewDecoder(strings.NewReader(s[i:]))
-		if err := dec.Decode(&obj); err != nil {
-			continue
-		}
-		var stance string
-		if json.Unmarshal(obj["stance"], &stance) == nil && validStance(stance) != "" {
-			return obj, true
+		err := json.NewDecoder(r).Decode(&obj)
+		budget -= r.n
+		if err == nil && yield(obj) {
+			return
 		}
 	}
-	return nil, false
+}
+
+// scanFactor is how many times its length eachObject may read of s.
+const scanFactor = 4
+
+type countingReader struct {
+	r *strings.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 func validStance(s string) string {

@@ -2,9 +2,14 @@ package transport
 
 import (
 	"context"
+	"errors"
+	"io"
 	"net/http"
+	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestPeerContract(t *testing.T) {
@@ -54,4 +59,135 @@ func peerModel(reported string) *PeerModel {
 		return &PeerModel{Name: "declared-model-x", Source: "declared"}
 	}
 	return &PeerModel{Name: reported, Source: "reported"}
+}
+
+func TestPeerHandlerRefusals(t *testing.T) {
+	called := 0
+	srv := httptest.NewServer(PeerHandler(func(context.Context, Request) []PeerAnswer {
+		called++
+		return nil
+	}))
+	t.Cleanup(srv.Close)
+	body := mustJSON(PeerRequest{Request: testRequest}, false)
+	tests := []struct {
+		method, path, body string
+		want               int
+	}{
+		{"POST", "/v1/other", body, http.StatusNotFound},
+		{"GET", PeerPath, "", http.StatusMethodNotAllowed},
+		{"POST", PeerPath, "{", http.StatusBadRequest},
+		{"POST", PeerPath, body + body, http.StatusBadRequest},
+		{"POST", PeerPath, `{"request": {"subject": "no question"}}`, http.StatusBadRequest},
+		{"POST", PeerPath, `{"request": {"question": "` + strings.Repeat("q", peerRequestLimit) + `"}}`, http.StatusRequestEntityTooLarge},
+		{"POST", PeerPath, body, http.StatusOK},
+	}
+	for _, tc := range tests {
+		req, _ := http.NewRequest(tc.method, srv.URL+tc.path, strings.NewReader(tc.body))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("%s %s %.40q: status %d, want %d", tc.method, tc.path, tc.body, resp.StatusCode, tc.want)
+		}
+		if tc.want == http.StatusOK && strings.TrimSpace(string(got)) != `{"answers":[]}` {
+			t.Errorf("nil answers served as %s", got)
+		}
+	}
+	if called != 1 {
+		t.Errorf("consult called %d times, want once, for the one good request", called)
+	}
+}
+
+func TestPeerOutcomes(t *testing.T) {
+	c := testConclusion
+	tests := []struct {
+		name      string
+		answers   []PeerAnswer
+		want      FailureKind
+		wantModel string
+		detail    []string
+	}{
+		{name: "first completed wins", wantModel: "model-a", answers: []PeerAnswer{
+			{Advisor: "one", Status: PeerFailed, Failure: &PeerFailure{Kind: RateLimit, RetryAfterS: 30}},
+			{Advisor: "two", Status: PeerCompleted, Conclusion: &c, Model: &PeerModel{Name: "model-a", Source: "reported"}},
+			{Advisor: "three", Status: PeerCompleted, Conclusion: &Conclusion{Stance: StanceOppose}, Model: &PeerModel{Name: "model-b", Source: "reported"}},
+		}},
+		{name: "declared model is not passed on as reported", wantModel: "", answers: []PeerAnswer{
+			{Advisor: "one", Status: PeerCompleted, Conclusion: &c, Model: &PeerModel{Name: "model-a", Source: "declared"}},
+		}},
+		{name: "none completed is unavailable", want: Unavailable, detail: []string{"one authentication", "two timeout"}, answers: []PeerAnswer{
+			{Advisor: "one", Status: PeerFailed, Failure: &PeerFailure{Kind: Authentication}},
+			{Advisor: "two", Status: PeerFailed, Failure: &PeerFailure{Kind: Timeout}},
+		}},
+		{name: "no advisor at the peer is unavailable", want: Unavailable, answers: []PeerAnswer{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(PeerHandler(func(context.Context, Request) []PeerAnswer { return tc.answers }))
+			t.Cleanup(srv.Close)
+			a, _ := For("peer")
+			ans, f := ask(t, a, Target{ID: "fake-peer", Adapter: "peer", BaseURL: srv.URL})
+			if tc.want != "" {
+				if f == nil || f.Kind != tc.want {
+					t.Fatalf("failure = %v, want %s", f, tc.want)
+				}
+				for _, d := range tc.detail {
+					if !strings.Contains(f.Detail, d) {
+						t.Errorf("detail %q lacks %q", f.Detail, d)
+					}
+				}
+				return
+			}
+			if f != nil {
+				t.Fatal(f)
+			}
+			got, err := Normalise(ans.Output)
+			if err != nil || !reflect.DeepEqual(got, c) || ans.Model != tc.wantModel {
+				t.Errorf("answer %+v (model %q), %v; want %+v (model %q)", got, ans.Model, err, c, tc.wantModel)
+			}
+		})
+	}
+}
+
+// TestPeerServesItsOwnAdvisors: a serve-like peer whose consult asks its own
+// advisor (a chat-completions fake) through the registry, normalises, and
+// reports attribution; the asking side gets the conclusion and the model.
+func TestPeerServesItsOwnAdvisors(t *testing.T) {
+	t.Setenv(credVar, canary)
+	own := chatFake()
+	ownTarget, _ := own.start(t, behaviour{act: answer, text: "Here: " + mustJSON(testConclusion, false), model: "fake-model-7"})
+	var seen Request
+	srv := httptest.NewServer(PeerHandler(func(ctx context.Context, req Request) []PeerAnswer {
+		seen = req
+		c, ans, err := consult(ctx, own.adapter(), ownTarget, req)
+		if err != nil {
+			return []PeerAnswer{{Advisor: ownTarget.ID, Status: PeerFailed, Failure: PeerFailureOf(err)}}
+		}
+		return []PeerAnswer{{Advisor: ownTarget.ID, Status: PeerCompleted, Conclusion: &c, Model: peerModel(ans.Model)}}
+	}))
+	t.Cleanup(srv.Close)
+	a, _ := For("peer")
+	c, ans, err := consult(context.Background(), a, Target{ID: "fake-peer", Adapter: "peer", BaseURL: srv.URL + "/"}, testRequest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(seen, testRequest) {
+		t.Errorf("peer was asked %+v, want %+v", seen, testRequest)
+	}
+	if !reflect.DeepEqual(c, testConclusion) || ans.Model != "fake-model-7" {
+		t.Errorf("got %+v from %q", c, ans.Model)
+	}
+}
+
+func TestPeerFailureOf(t *testing.T) {
+	got := PeerFailureOf(&Failure{Kind: RateLimit, Detail: "server answered 429", RetryAfter: 1200 * time.Millisecond})
+	if *got != (PeerFailure{Kind: RateLimit, Detail: "server answered 429", RetryAfterS: 2}) {
+		t.Errorf("PeerFailureOf = %+v", got)
+	}
+	if got := PeerFailureOf(errors.New("boom " + canary)); got.Kind != Unavailable || strings.Contains(got.Detail, canary) {
+		t.Errorf("PeerFailureOf(plain error) = %+v", got)
+	}
 }
