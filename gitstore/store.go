@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -147,10 +148,14 @@ func (s *Store) Append(ctx context.Context, task, head string, rec *record.Recor
 		entries = append(entries, prev.Entries...)
 		parents = []plumbing.Hash{plumbing.NewHash(head)}
 	}
-	data, err := json.MarshalIndent(rec, "", "  ")
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // "Name <email>" stays readable in git show
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(rec); err != nil {
 		return "", err
 	}
+	data := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	blob, err := s.writeObject(plumbing.BlobObject, append(data, '\n'))
 	if err != nil {
 		return "", err

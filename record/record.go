@@ -241,7 +241,7 @@ type Validation struct {
 // or the manual claim's result.
 type ValidationDerived struct {
 	ExitCode     *int   `json:"exit_code,omitempty"`
-	DurationMS   int64  `json:"duration_ms,omitempty"`
+	DurationMS   *int64 `json:"duration_ms,omitempty"`
 	OutputSHA256 string `json:"output_sha256,omitempty"`
 	Result       string `json:"result"`
 }

@@ -95,7 +95,11 @@ func (s *State) reportAssessment(b *strings.Builder, a *Entry) {
 		fmt.Fprintf(b, "- reuses standing conclusion `%s` of task %s\n", short(d.Reuses), d.ReusesTask)
 	}
 	for _, ev := range body.Evidence {
-		fmt.Fprintf(b, "- evidence (%s %s): %s\n", ev.Kind, ev.Ref, ev.Summary)
+		if ev.Ref == "" {
+			fmt.Fprintf(b, "- evidence (%s): %s\n", ev.Kind, ev.Summary)
+		} else {
+			fmt.Fprintf(b, "- evidence (%s %s): %s\n", ev.Kind, ev.Ref, ev.Summary)
+		}
 	}
 	if p := s.LatestPlan(a.ID); p != nil {
 		pd := p.Derived.(*PlanDerived)
@@ -156,13 +160,24 @@ func (s *State) reportAssessment(b *strings.Builder, a *Entry) {
 	for _, v := range s.all(KindValidation, func(e *Entry) bool { return e.Body.(*Validation).Conclusion == c.ID }) {
 		vb, vd := v.Body.(*Validation), v.Derived.(*ValidationDerived)
 		if vb.Method == "command" {
-			fmt.Fprintf(b, "\nValidated by running `%s`: %s (exit %d, %d ms).\n", vb.Command, vd.Result, *vd.ExitCode, vd.DurationMS)
+			fmt.Fprintf(b, "\nValidated by running `%s`: %s (exit %d, %d ms).\n", vb.Command, vd.Result, *vd.ExitCode, deref(vd.DurationMS))
 		} else {
 			fmt.Fprintf(b, "\nManual validation claimed: %s.\n", vd.Result)
 		}
 	}
 	for _, at := range s.all(KindAttempt, func(e *Entry) bool { return e.Body.(*Attempt).Conclusion == c.ID }) {
 		ab := at.Body.(*Attempt)
-		fmt.Fprintf(b, "\nAttempt: %s (%s).\n", ab.Outcome, strings.Join(ab.Commits, ", "))
+		if len(ab.Commits) == 0 {
+			fmt.Fprintf(b, "\nAttempt: %s.\n", ab.Outcome)
+		} else {
+			fmt.Fprintf(b, "\nAttempt: %s (%s).\n", ab.Outcome, strings.Join(ab.Commits, ", "))
+		}
 	}
+}
+
+func deref(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }

@@ -40,7 +40,7 @@ func need(st *State, id string, want Kind, field string) (*Entry, error) {
 		return nil, badInput(fmt.Sprintf("%s: no record %s in task %s", field, id, st.Task))
 	}
 	if e.Kind != want {
-		return nil, badInput(fmt.Sprintf("%s: record %s is a %s, not a %s", field, short(id), e.Kind, want))
+		return nil, badInput(fmt.Sprintf("%s: record %s is %s, not %s", field, short(id), article(string(e.Kind)), article(string(want))))
 	}
 	return e, nil
 }
@@ -182,8 +182,9 @@ func admitDisagreement(st *State, d *Disagreement, h hints) (any, error) {
 			return nil, badInput(fmt.Sprintf("cites: no record %s in task %s", id, st.Task))
 		}
 		switch e.Kind {
-		case KindPlan, KindDisagreement:
-			return nil, refuse(fmt.Sprintf("cites: a %s (%s) takes no position; cite consultations, conclusions, validations or attempts", e.Kind, short(id)))
+		case KindConclusion, KindValidation, KindAttempt:
+		case KindPlan, KindDisagreement, KindAssessment, KindResolution:
+			return nil, refuse(fmt.Sprintf("cites: %s %s takes no position; cite consultations, conclusions, validations or attempts", article(string(e.Kind)), short(id)))
 		case KindConsultation:
 			if e.Body.(*Consultation).Status != "completed" {
 				return nil, refuse(fmt.Sprintf("cites: consultation %s failed and takes no position", short(id)))
@@ -324,4 +325,33 @@ func list(xs []string) string {
 		return "none"
 	}
 	return strings.Join(xs, ", ")
+}
+
+// confusions catches, before the schema does, mistakes whose schema
+// message would not say what to do.
+func confusions(kind Kind, m map[string]any) error {
+	if kind != KindValidation {
+		return nil
+	}
+	_, hasResult := m["result"]
+	_, hasCommand := m["command"]
+	switch m["method"] {
+	case "command":
+		if hasResult {
+			return badInput("result: a command validation's result comes from its exit status; record a claimed result with method manual (--manual pass|fail)")
+		}
+	case "manual":
+		if hasCommand {
+			return badInput("command: a manual validation runs nothing; to run a command use method command (--run CMD)")
+		}
+	}
+	return nil
+}
+
+// article puts "a" or "an" before a kind's name.
+func article(word string) string {
+	if strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an " + word
+	}
+	return "a " + word
 }

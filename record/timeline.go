@@ -37,6 +37,9 @@ func Summary(e *Entry) string {
 		return oneLine(s)
 	case *Plan:
 		d := e.Derived.(*PlanDerived)
+		if len(d.Selected) == 0 && len(d.LocalReview) == 0 {
+			return "review " + d.Review
+		}
 		if len(d.Selected) == 0 {
 			return fmt.Sprintf("review %s; local review of %d items", d.Review, len(d.LocalReview))
 		}
@@ -63,6 +66,12 @@ func Summary(e *Entry) string {
 		}
 		return d.Result + " (manual claim)"
 	case *Attempt:
+		switch len(b.Commits) {
+		case 0:
+			return b.Outcome
+		case 1:
+			return b.Outcome + ", 1 commit"
+		}
 		return fmt.Sprintf("%s, %d commits", b.Outcome, len(b.Commits))
 	}
 	return string(e.Kind)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -96,13 +97,39 @@ func (w *Writer) AppendDriverDisagreement(ctx context.Context, task string, d *D
 	return w.append(ctx, task, KindDisagreement, raw, hints{driver: true, openedBy: "driver"})
 }
 
-// AppendObservedValidation records a command validation the tool ran
-// itself, with what it observed: exit status, duration and output digest.
-func (w *Writer) AppendObservedValidation(ctx context.Context, task string, v *Validation, obs ValidationDerived) (*Result, error) {
-	raw, err := json.Marshal(v)
+// CheckObservedValidation runs admission on a command validation's body
+// (JSON) before the command is run, so that nothing runs for a body that
+// would be refused. It returns the body with its ids resolved and writes
+// nothing.
+func (w *Writer) CheckObservedValidation(ctx context.Context, task string, raw []byte) (*Validation, error) {
+	if err := CheckTask(task); err != nil {
+		return nil, err
+	}
+	_, recs, err := w.Store.Load(ctx, task)
+	if err != nil {
+		return nil, fmt.Errorf("load task %s: %w", task, err)
+	}
+	st, err := Derive(task, recs)
 	if err != nil {
 		return nil, err
 	}
+	zero, none := 0, int64(0)
+	placeholder := &ValidationDerived{ExitCode: &zero, DurationMS: &none, OutputSHA256: strings.Repeat("0", 64)}
+	_, entry, err := w.admit(ctx, st, KindValidation, raw, hints{observed: placeholder})
+	if err != nil {
+		return nil, err
+	}
+	v := entry.Body.(*Validation)
+	if v.Method != "command" {
+		return nil, badInput("method: only a command validation is run; record a manual one with --manual")
+	}
+	return v, nil
+}
+
+// AppendObservedValidation records a command validation (its body as JSON)
+// that the tool ran itself, with what it observed: exit status, duration
+// and output digest.
+func (w *Writer) AppendObservedValidation(ctx context.Context, task string, raw []byte, obs ValidationDerived) (*Result, error) {
 	return w.append(ctx, task, KindValidation, raw, hints{observed: &obs})
 }
 
@@ -161,6 +188,9 @@ func (w *Writer) admit(ctx context.Context, st *State, kind Kind, raw []byte, h 
 		return nil, nil, err
 	}
 	if err := resolveIDs(kind, m, st); err != nil {
+		return nil, nil, err
+	}
+	if err := confusions(kind, m); err != nil {
 		return nil, nil, err
 	}
 	if err := validate(kind, "body", m); err != nil {

@@ -21,10 +21,6 @@ package main
 //	fsck                      git fsck --strict: fail on a non-zero status or on any
 //	                          output except "notice:" lines
 //
-// Condition:
-//
-//	[checkbugs]  true when GIT_REASON_CHECK_BUGS is set: the checks of known
-//	             bugs (each marked "# BUG:") then run and fail until fixed.
 
 import (
 	"bytes"
@@ -73,9 +69,6 @@ func TestScript(t *testing.T) {
 			"schemacheck": cmdSchemaCheck,
 		},
 		Condition: func(cond string) (bool, error) {
-			if cond == "checkbugs" {
-				return os.Getenv("GIT_REASON_CHECK_BUGS") != "", nil
-			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 	})

@@ -160,7 +160,7 @@ var ruleCases = []ruleCase{
 	{name: "plan/by id prefix", setup: assessed, kind: record.KindPlan, body: `{"assessment":"PREFIX:a"}`},
 	{name: "plan/unknown assessment", setup: assessed, kind: record.KindPlan, body: `{"assessment":"01ARZ3NDEKTSV4RRFFQ69G5FAV"}`, want: record.ErrInput, msg: "no record"},
 	{name: "plan/caller supplies the selection", setup: assessed, kind: record.KindPlan, body: `{"assessment":"{a}","selected":["adv-one"]}`, want: record.ErrInput, msg: "selected"},
-	{name: "plan/names a plan", setup: plannedAlone, kind: record.KindPlan, body: `{"assessment":"{p}"}`, want: record.ErrInput, msg: "not a assessment"},
+	{name: "plan/names a plan", setup: plannedAlone, kind: record.KindPlan, body: `{"assessment":"{p}"}`, want: record.ErrInput, msg: "not an assessment"},
 	{name: "plan/after conclusion", setup: concluded, kind: record.KindPlan, body: `{"assessment":"{a}"}`, want: record.ErrRefused, msg: "already concluded"},
 
 	// Rule 3: consultation, through the caller's path.

@@ -60,16 +60,18 @@ var commands = []func() *cli.Command{
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	app := &cli.App{
-		Name:            "git reason",
-		HelpName:        "git reason",
-		Usage:           "keep engineering reasoning as typed records in git",
-		Reader:          stdin,
-		Writer:          stdout,
-		ErrWriter:       stderr,
-		HideVersion:     true,
-		ExitErrHandler:  func(*cli.Context, error) {},
-		OnUsageError:    usageError,
-		CommandNotFound: func(c *cli.Context, name string) {},
+		Name:        "git reason",
+		HelpName:    "git reason",
+		Usage:       "keep engineering reasoning as typed records in git",
+		Reader:      stdin,
+		Writer:      stdout,
+		ErrWriter:   stderr,
+		HideVersion: true,
+		// Values of repeatable flags are sentences: never split them on commas.
+		DisableSliceFlagSeparator: true,
+		ExitErrHandler:            func(*cli.Context, error) {},
+		OnUsageError:              usageError,
+		CommandNotFound:           func(c *cli.Context, name string) {},
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "profile", Usage: "execution profile (default, offline, ci, ...)", EnvVars: nil},
 		},
@@ -81,7 +83,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	}
 	app.Action = func(c *cli.Context) error {
 		if c.Args().Present() {
-			return ops.Usage("unknown command %q: see 'git reason --help'", c.Args().First())
+			return ops.Usage("unknown command %q: see 'git reason help'", c.Args().First())
 		}
 		return cli.ShowAppHelp(c)
 	}
@@ -89,7 +91,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 }
 
 func usageError(c *cli.Context, err error, _ bool) error {
-	return ops.Usage("%v (see 'git reason %s --help')", err, c.Command.Name)
+	return ops.Usage("%v (see 'git reason help %s')", err, c.Command.Name)
 }
 
 // reorder moves a command's positional arguments after its flags, so that

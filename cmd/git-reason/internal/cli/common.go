@@ -43,7 +43,7 @@ func taskArg(c *cli.Context) (string, error) {
 // noMoreArgs refuses arguments beyond the n the command takes.
 func noMoreArgs(c *cli.Context, n int) error {
 	if c.Args().Len() > n {
-		return ops.Usage("unexpected argument %q (see 'git reason %s --help')", c.Args().Get(n), c.Command.Name)
+		return ops.Usage("unexpected argument %q (see 'git reason help %s')", c.Args().Get(n), c.Command.Name)
 	}
 	return nil
 }

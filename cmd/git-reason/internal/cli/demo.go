@@ -80,7 +80,7 @@ func runDemo(c *cli.Context, env *ops.Env, dir string) error {
 	if err != nil {
 		return err
 	}
-	v, err := env.RunValidation(ctx, "db-migration", &record.Validation{Conclusion: k.ID, Method: "command", Command: "git --version"}, dir, devNull{})
+	v, err := env.RunValidation(ctx, "db-migration", ops.Marshal(&record.Validation{Conclusion: k.ID, Method: "command", Command: "git --version"}), dir, devNull{})
 	if err != nil {
 		return err
 	}

@@ -76,7 +76,10 @@ func printStatus(w io.Writer, s record.Status) {
 		fmt.Fprintf(w, "  reuses:       standing conclusion %s\n", s.Reuses)
 	}
 	if s.Review != "" {
-		who := "local review"
+		who := "no checklist"
+		if len(s.LocalReview) > 0 {
+			who = "local review"
+		}
 		if len(s.Selected) > 0 {
 			who = "asks " + strings.Join(s.Selected, ", ")
 		}

@@ -56,18 +56,13 @@ func validateCommand() *cli.Command {
 				return err
 			}
 			var probe struct {
-				Method  string `json:"method"`
-				Command string `json:"command"`
+				Method string `json:"method"`
 			}
 			_ = json.Unmarshal(raw, &probe)
 			var res *record.Result
 			if probe.Method == "command" {
-				var v record.Validation
-				if err := json.Unmarshal(raw, &v); err != nil {
-					return ops.Usage("validation body: %v", err)
-				}
 				dir, _ := os.Getwd()
-				res, err = env.RunValidation(c.Context, task, &v, dir, c.App.ErrWriter)
+				res, err = env.RunValidation(c.Context, task, raw, dir, c.App.ErrWriter)
 			} else {
 				res, err = env.Append(c.Context, task, record.KindValidation, raw)
 			}

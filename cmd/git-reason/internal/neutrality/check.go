@@ -102,24 +102,39 @@ func Check(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
 	}
-	es, err := req.list(ctx)
-	if err != nil {
+	if err := req.findRoot(ctx); err != nil {
 		return nil, err
-	}
-	kept := es[:0]
-	for _, e := range es {
-		if r.checks(e.path) {
-			kept = append(kept, e)
-		}
 	}
 	s := &scan{matcher: m, rules: r, max: req.MaxFileSize}
 	if s.max <= 0 {
 		s.max = DefaultMaxFileSize
 	}
 	if req.Staged || req.Range != "" {
+		var es []entry
+		if req.Staged {
+			es, err = listIndex(ctx, req.gitDir(), req.Paths)
+		} else {
+			es, err = listRange(ctx, req.gitDir(), req.Range, req.Paths)
+		}
+		if err != nil {
+			return nil, err
+		}
+		kept := es[:0]
+		for _, e := range es {
+			if r.checks(e.path) {
+				kept = append(kept, e)
+			}
+		}
 		err = s.blobs(ctx, req.Root, kept, req.workers())
 	} else {
-		err = s.files(ctx, req.Root, kept, req.workers())
+		err = s.files(ctx, req.Root, req.workers(), func(emit func(entry) error) error {
+			return listWorkTree(ctx, req.gitDir(), req.Paths, func(e entry) error {
+				if !r.checks(e.path) {
+					return nil
+				}
+				return emit(e)
+			})
+		})
 	}
 	if err != nil {
 		return nil, err
@@ -127,27 +142,27 @@ func Check(ctx context.Context, req Request) (*Result, error) {
 	return s.result(), nil
 }
 
-// list finds the root if needed and lists the files the request names,
-// checked or not.
-func (req *Request) list(ctx context.Context) ([]entry, error) {
-	if req.Root == "" {
-		out, err := git(ctx, req.Dir, "rev-parse", "--show-toplevel")
-		if err != nil {
-			return nil, fmt.Errorf("find work tree: %w", err)
-		}
-		req.Root = strings.TrimSpace(string(out))
+// findRoot asks git for the root of the work tree when the request does not
+// give it.
+func (req *Request) findRoot(ctx context.Context) error {
+	if req.Root != "" {
+		return nil
 	}
-	dir := req.Root // no path means the whole tree, wherever Dir is
+	out, err := git(ctx, req.Dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return fmt.Errorf("find work tree: %w", err)
+	}
+	req.Root = strings.TrimSpace(string(out))
+	return nil
+}
+
+// gitDir is where git runs to list files: Dir when there are paths to
+// resolve against it, else the root, since no path means the whole tree.
+func (req *Request) gitDir() string {
 	if len(req.Paths) > 0 && req.Dir != "" {
-		dir = req.Dir
+		return req.Dir
 	}
-	switch {
-	case req.Staged:
-		return listIndex(ctx, dir, req.Paths)
-	case req.Range != "":
-		return listRange(ctx, dir, req.Range, req.Paths)
-	}
-	return listWorkTree(ctx, dir, req.Paths)
+	return req.Root
 }
 
 func (req *Request) validate() error {
@@ -186,9 +201,10 @@ type tally struct {
 	skipped    []Skipped
 }
 
-// files reads and scans work tree files with a pool of workers.
-func (s *scan) files(ctx context.Context, root string, es []entry, workers int) error {
-	jobs := make(chan entry)
+// files reads and scans work tree files with a pool of workers, while list
+// is still emitting them.
+func (s *scan) files(ctx context.Context, root string, workers int, list func(emit func(entry) error) error) error {
+	jobs := make(chan entry, 256)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
@@ -208,16 +224,14 @@ func (s *scan) files(ctx context.Context, root string, es []entry, workers int) 
 			s.merge(&t)
 		})
 	}
-	var err error
-feed:
-	for _, e := range es {
+	err := list(func(e entry) error {
 		select {
 		case jobs <- e:
+			return nil
 		case <-ctx.Done():
-			err = ctx.Err()
-			break feed
+			return ctx.Err()
 		}
-	}
+	})
 	close(jobs)
 	wg.Wait()
 	return err

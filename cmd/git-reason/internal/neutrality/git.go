@@ -44,44 +44,85 @@ func withPaths(args []string, paths []string) []string {
 	return append(append(args, "--"), paths...)
 }
 
-// listWorkTree lists the files git tracks plus untracked files that are not
-// ignored.
-func listWorkTree(ctx context.Context, dir string, paths []string) ([]entry, error) {
-	out, err := git(ctx, dir, withPaths([]string{
-		"ls-files", "-z", "--full-name", "--cached", "--others", "--exclude-standard",
-	}, paths)...)
+// streamGit runs git in dir and calls fn with each NUL-terminated record of
+// its output as it arrives, so that work can start before git is done.
+func streamGit(ctx context.Context, dir string, args []string, fn func(rec string) error) error {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, fmt.Errorf("list work tree: %w", err)
+		return err
 	}
-	var es []entry
-	prev := ""
-	for _, p := range splitZ(out) {
-		if p != prev { // an unmerged path is listed once per stage
-			es = append(es, entry{path: p})
-			prev = p
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	r := bufio.NewReaderSize(stdout, 64<<10)
+	var stop error
+	for stop == nil {
+		rec, err := r.ReadString(0)
+		if err == io.EOF && rec == "" {
+			break
 		}
+		if err != nil {
+			stop = fmt.Errorf("read git %s: %w", args[0], err)
+			break
+		}
+		stop = fn(rec[:len(rec)-1])
 	}
-	return es, nil
+	if stop != nil {
+		cmd.Process.Kill() // nobody reads the rest
+	}
+	waitErr := cmd.Wait()
+	switch {
+	case stop != nil:
+		return stop
+	case waitErr != nil && stderr.Len() > 0:
+		return fmt.Errorf("git %s: %s: %w", args[0], firstLine(strings.TrimSpace(stderr.String())), waitErr)
+	case waitErr != nil:
+		return fmt.Errorf("git %s: %w", args[0], waitErr)
+	}
+	return nil
+}
+
+// listWorkTree streams to emit the files git tracks plus untracked files
+// that are not ignored.
+func listWorkTree(ctx context.Context, dir string, paths []string, emit func(entry) error) error {
+	prev := ""
+	err := streamGit(ctx, dir, withPaths([]string{
+		"ls-files", "-z", "--full-name", "--cached", "--others", "--exclude-standard",
+	}, paths), func(p string) error {
+		if p == prev { // an unmerged path is listed once per stage
+			return nil
+		}
+		prev = p
+		return emit(entry{path: p})
+	})
+	if err != nil {
+		return fmt.Errorf("list work tree: %w", err)
+	}
+	return nil
 }
 
 // listIndex lists the regular files staged at stage 0 with their blobs;
 // unmerged paths cannot be committed and are left out.
 func listIndex(ctx context.Context, dir string, paths []string) ([]entry, error) {
-	out, err := git(ctx, dir, withPaths([]string{"ls-files", "-z", "-s", "--full-name"}, paths)...)
-	if err != nil {
-		return nil, fmt.Errorf("list index: %w", err)
-	}
 	var es []entry
-	for _, rec := range splitZ(out) {
+	err := streamGit(ctx, dir, withPaths([]string{"ls-files", "-z", "-s", "--full-name"}, paths), func(rec string) error {
 		// <mode> SP <oid> SP <stage> TAB <path>
 		meta, p, ok := strings.Cut(rec, "\t")
 		f := strings.Fields(meta)
 		if !ok || len(f) != 3 {
-			return nil, fmt.Errorf("list index: unexpected line %q", rec)
+			return fmt.Errorf("unexpected line %q", rec)
 		}
 		if regular(f[0]) && f[2] == "0" {
 			es = append(es, entry{path: p, oid: f[1]})
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list index: %w", err)
 	}
 	return es, nil
 }
@@ -89,24 +130,27 @@ func listIndex(ctx context.Context, dir string, paths []string) ([]entry, error)
 // listRange lists the regular files that a diff of spec ("A..B" or
 // "A...B") adds or modifies, with their blobs at B.
 func listRange(ctx context.Context, dir, spec string, paths []string) ([]entry, error) {
-	out, err := git(ctx, dir, withPaths([]string{
+	var es []entry
+	var meta []string // the record before a path; nil when a record is due
+	err := streamGit(ctx, dir, withPaths([]string{
 		"diff", "--raw", "-z", "--no-abbrev", "--no-renames", "--no-relative",
 		"--no-ext-diff", "--diff-filter=d", spec,
-	}, paths)...)
+	}, paths), func(rec string) error {
+		if meta == nil {
+			// :<old mode> SP <new mode> SP <old oid> SP <new oid> SP <status>
+			if meta = strings.Fields(strings.TrimPrefix(rec, ":")); len(meta) != 5 {
+				return fmt.Errorf("unexpected line %q", rec)
+			}
+			return nil
+		}
+		if regular(meta[1]) {
+			es = append(es, entry{path: rec, oid: meta[3]})
+		}
+		meta = nil
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("list range %s: %w", spec, err)
-	}
-	recs := splitZ(out)
-	var es []entry
-	for i := 0; i+1 < len(recs); i += 2 {
-		// :<old mode> SP <new mode> SP <old oid> SP <new oid> SP <status>, then the path
-		f := strings.Fields(strings.TrimPrefix(recs[i], ":"))
-		if len(f) != 5 {
-			return nil, fmt.Errorf("list range %s: unexpected line %q", spec, recs[i])
-		}
-		if regular(f[1]) {
-			es = append(es, entry{path: recs[i+1], oid: f[3]})
-		}
 	}
 	return es, nil
 }
@@ -114,14 +158,6 @@ func listRange(ctx context.Context, dir, spec string, paths []string) ([]entry, 
 // regular reports whether a git mode is a regular file's: symbolic links
 // and submodules have no text of their own.
 func regular(mode string) bool { return mode == "100644" || mode == "100755" }
-
-func splitZ(out []byte) []string {
-	s := strings.TrimSuffix(string(out), "\x00")
-	if s == "" {
-		return nil
-	}
-	return strings.Split(s, "\x00")
-}
 
 // readBlobs streams the blobs of es, in order, through one
 // `git cat-file --batch` process. It calls emit with the contents of each

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"sort"
+	"strings"
 	"time"
 
 	"git-reason/record"
@@ -39,27 +40,30 @@ func (e *Env) State(ctx context.Context, task string) (*record.State, string, er
 
 var errNoTask = Usage("no such task")
 
-// RunValidation runs cmd through the shell in dir, streaming its output to
-// out while hashing it, and records the observed validation of body's
-// conclusion. The transcript is never stored: only exit status, duration
-// and the output's SHA-256.
-func (e *Env) RunValidation(ctx context.Context, task string, body *record.Validation, dir string, out io.Writer) (*record.Result, error) {
+// RunValidation admits a command validation's body (JSON) first, then runs
+// its command through the shell in dir, streaming the output to out while
+// hashing it, and records what it observed. Nothing runs for a body that
+// would be refused. The transcript is never stored: only exit status,
+// duration and the output's SHA-256.
+func (e *Env) RunValidation(ctx context.Context, task string, raw []byte, dir string, out io.Writer) (*record.Result, error) {
 	if err := e.Identify(); err != nil {
 		return nil, err
 	}
-	// Refuse before running anything when the rest of the record is wrong.
-	if _, err := e.checkValidationTarget(ctx, task, body); err != nil {
+	if _, _, err := e.State(ctx, task); err != nil {
+		return nil, err
+	}
+	body, err := e.Writer.CheckObservedValidation(ctx, task, raw)
+	if err != nil {
 		return nil, err
 	}
 	h := sha256.New()
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", body.Command)
 	cmd.Dir = dir
-	cmd.Stdin = nil
 	w := io.MultiWriter(h, out)
 	cmd.Stdout, cmd.Stderr = w, w
 	start := time.Now()
-	err := cmd.Run()
-	elapsed := time.Since(start)
+	err = cmd.Run()
+	elapsed := time.Since(start).Milliseconds()
 	code := 0
 	if err != nil {
 		ee, ok := err.(*exec.ExitError)
@@ -71,30 +75,17 @@ func (e *Env) RunValidation(ctx context.Context, task string, body *record.Valid
 			code = 128 + 9 // killed by a signal
 		}
 	}
-	obs := record.ValidationDerived{ExitCode: &code, DurationMS: elapsed.Milliseconds(),
+	obs := record.ValidationDerived{ExitCode: &code, DurationMS: &elapsed,
 		OutputSHA256: hex.EncodeToString(h.Sum(nil))}
-	return e.Writer.AppendObservedValidation(ctx, task, body, obs)
-}
-
-func (e *Env) checkValidationTarget(ctx context.Context, task string, body *record.Validation) (string, error) {
-	st, _, err := e.State(ctx, task)
-	if err != nil {
-		return "", err
-	}
-	c, err := st.Resolve(body.Conclusion)
-	if err != nil {
-		return "", err
-	}
-	if c.Kind != record.KindConclusion {
-		return "", Usage("conclusion: record %s is a %s, not a conclusion", c.ID, c.Kind)
-	}
-	body.Conclusion = c.ID
-	return c.ID, nil
+	return e.Writer.AppendObservedValidation(ctx, task, Marshal(body), obs)
 }
 
 // Find returns the record whose id (or unique prefix) is id, searching every
-// task, with the commit that stored it.
+// task.
 func (e *Env) Find(ctx context.Context, id string) (*record.Entry, *record.State, error) {
+	if len(strings.TrimSpace(id)) < record.MinPrefix {
+		return nil, nil, Usage("record id %q is too short: give at least %d characters", id, record.MinPrefix)
+	}
 	tasks, err := e.Store.Tasks(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -108,10 +99,13 @@ func (e *Env) Find(ctx context.Context, id string) (*record.Entry, *record.State
 		}
 		ent, err := st.Resolve(id)
 		if err != nil {
+			if strings.Contains(err.Error(), "ambiguous") {
+				return nil, nil, Usage("record id prefix %q is ambiguous: give more characters", id)
+			}
 			continue
 		}
 		if found != nil {
-			return nil, nil, Usage("record id %q is ambiguous across tasks: give more characters", id)
+			return nil, nil, Usage("record id prefix %q is ambiguous: it names records in tasks %s and %s; give more characters", id, in.Task, st.Task)
 		}
 		found, in = ent, st
 	}
