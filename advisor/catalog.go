@@ -77,7 +77,28 @@ type Declaration struct {
 	Capabilities []string `yaml:"capabilities" json:"capabilities"`
 	Local        bool     `yaml:"local" json:"local"`
 	Cooldown     Duration `yaml:"cooldown" json:"cooldown,omitempty"`
-	Sources      []string `yaml:"-" json:"sources,omitempty"`
+	// Timeout bounds one consultation of this advisor (default
+	// DefaultTimeout); the consult run's own deadline may cut it shorter.
+	Timeout Duration `yaml:"timeout" json:"timeout,omitempty"`
+	// Headers are extra HTTP headers a wire format needs (a version header,
+	// say): data, so that no code spells a vendor's header.
+	Headers map[string]string `yaml:"headers" json:"headers,omitempty"`
+	// AuthHeader and AuthScheme say how the credential is sent; the default
+	// is "Authorization: Bearer <value>".
+	AuthHeader string   `yaml:"auth_header" json:"auth_header,omitempty"`
+	AuthScheme *string  `yaml:"auth_scheme" json:"auth_scheme,omitempty"`
+	Sources    []string `yaml:"-" json:"sources,omitempty"`
+}
+
+// DefaultTimeout bounds one consultation when the declaration sets none.
+const DefaultTimeout = 2 * time.Minute
+
+// TimeoutOrDefault is the declared timeout, or DefaultTimeout.
+func (d Declaration) TimeoutOrDefault() time.Duration {
+	if d.Timeout <= 0 {
+		return DefaultTimeout
+	}
+	return time.Duration(d.Timeout)
 }
 
 // CooldownOrDefault is the declared cooldown, or DefaultCooldown when none

@@ -212,6 +212,29 @@ func decodeValue(file string, n *yaml.Node, v reflect.Value, path string) error 
 		v.Set(s)
 	case reflect.Struct:
 		return decodeStruct(file, n, v, path)
+	case reflect.Pointer:
+		p := reflect.New(v.Type().Elem())
+		if err := decodeValue(file, n, p.Elem(), path); err != nil {
+			return err
+		}
+		v.Set(p)
+	case reflect.Map:
+		if n.Kind != yaml.MappingNode || v.Type().Key().Kind() != reflect.String {
+			return typeError(file, n, path, "a mapping")
+		}
+		m := reflect.MakeMapWithSize(v.Type(), len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			key := n.Content[i]
+			if key.Kind != yaml.ScalarNode {
+				return typeError(file, key, path, "a mapping with string keys")
+			}
+			val := reflect.New(v.Type().Elem()).Elem()
+			if err := decodeValue(file, n.Content[i+1], val, path+"."+key.Value); err != nil {
+				return err
+			}
+			m.SetMapIndex(reflect.ValueOf(key.Value), val)
+		}
+		v.Set(m)
 	default:
 		return fmt.Errorf("decode %s: unsupported field type %s", path, v.Type())
 	}

@@ -62,6 +62,9 @@ func (s *State) next(st Status) string {
 		}
 		return "git reason conclude " + t + " --decision ... --local-review N=ANSWER ..."
 	case PhaseConsulting:
+		if len(s.Completed(st.Assessment)) == 0 {
+			return "git reason consult " + t + " (again), or git reason plan " + t + " to plan anew"
+		}
 		return "git reason conclude " + t + " --decision ... --weigh ID=TREATMENT:REASON ..."
 	case PhaseDisputed:
 		return "git reason resolve " + t + " " + short(st.OpenDisagreements[0]) + " --decision ... --evidence KIND:REF:SUMMARY"

@@ -54,8 +54,8 @@ func exitCode(err error) int {
 // commands lists every verb, in the order help shows them.
 var commands = []func() *cli.Command{
 	assessCommand, planCommand, disagreeCommand, resolveCommand, concludeCommand,
-	validateCommand, attemptCommand, statusCommand, logCommand, showCommand,
-	schemaCommand, advisorsCommand, doctorCommand, demoCommand,
+	consultCommand, validateCommand, attemptCommand, statusCommand, logCommand, showCommand,
+	schemaCommand, advisorsCommand, doctorCommand, serveCommand, demoCommand,
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {

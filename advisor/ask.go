@@ -1,0 +1,94 @@
+package advisor
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"git-reason/advisor/transport"
+	"git-reason/record"
+)
+
+// Asked is the outcome of asking one advisor once: a normalised conclusion
+// with the model that answered, or a typed failure. The raw answer is not
+// kept.
+type Asked struct {
+	Advisor    string
+	Transport  string
+	Conclusion *record.Answer
+	Model      *record.Model // who answered: reported by the responder, else declared
+	Failure    *record.Failure
+	Duration   time.Duration
+}
+
+// Completed reports whether the advisor answered with a conclusion.
+func (a *Asked) Completed() bool { return a.Conclusion != nil }
+
+// Target is the transport target a declaration describes.
+func Target(d Declaration) transport.Target {
+	t := transport.Target{ID: d.ID, Transport: d.Transport, Adapter: d.Adapter, BaseURL: d.BaseURL,
+		Credential: d.Credential, Command: d.Command, Model: d.Model, Headers: d.Headers, AuthHeader: d.AuthHeader}
+	if d.AuthHeader == "" {
+		t.AuthHeader = "Authorization"
+	}
+	t.AuthScheme = "Bearer"
+	if d.AuthScheme != nil {
+		t.AuthScheme = *d.AuthScheme
+	}
+	return t
+}
+
+// DeclaredModel is the model a declaration names, for attribution when the
+// responder reports none: the vendor's model id, or the advisor's id when
+// the declaration names no model (a peer, say).
+func DeclaredModel(d Declaration) string {
+	if d.Model != "" {
+		return d.Model
+	}
+	return "advisor " + d.ID
+}
+
+// Ask asks one advisor once, within its own timeout, and normalises the
+// answer. It makes exactly one attempt: retries would hide failures from
+// the circuits.
+func Ask(ctx context.Context, d Declaration, req transport.Request) *Asked {
+	out := &Asked{Advisor: d.ID, Transport: d.Transport}
+	start := time.Now()
+	defer func() { out.Duration = time.Since(start) }()
+	adapter, ok := transport.For(d.Adapter)
+	if !ok {
+		out.Failure = &record.Failure{Kind: string(transport.Unavailable), Detail: "no adapter " + d.Adapter}
+		return out
+	}
+	ctx, cancel := context.WithTimeout(ctx, d.TimeoutOrDefault())
+	defer cancel()
+	ans, err := adapter.Ask(ctx, Target(d), req)
+	if err == nil {
+		var c transport.Conclusion
+		if c, err = transport.Normalise(ans.Output); err == nil {
+			out.Conclusion = &record.Answer{Stance: c.Stance, Summary: c.Summary,
+				Recommendations: c.Recommendations, Risks: c.Risks, Confidence: c.Confidence}
+			out.Model = &record.Model{Name: DeclaredModel(d), Source: "declared"}
+			if ans.Model != "" {
+				out.Model = &record.Model{Name: ans.Model, Source: "reported"}
+			}
+			return out
+		}
+	}
+	out.Failure = failureOf(err)
+	return out
+}
+
+func failureOf(err error) *record.Failure {
+	var f *transport.Failure
+	if errors.As(err, &f) {
+		return &record.Failure{Kind: string(f.Kind), Detail: f.Detail, RetryAfterS: int((f.RetryAfter + time.Second - 1) / time.Second)}
+	}
+	if errors.Is(err, context.Canceled) {
+		return &record.Failure{Kind: string(transport.Cancelled)}
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &record.Failure{Kind: string(transport.Timeout)}
+	}
+	return &record.Failure{Kind: string(transport.Unavailable), Detail: "unexpected error"}
+}

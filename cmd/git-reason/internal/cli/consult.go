@@ -1,0 +1,158 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+
+	"git-reason/advisor"
+	"git-reason/cmd/git-reason/internal/ops"
+)
+
+func consultCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "consult",
+		Usage:     "ask the advisors the latest plan selected, concurrently and blind, recording each answer",
+		ArgsUsage: "TASK [--timeout D]",
+		Flags: []cli.Flag{
+			&cli.DurationFlag{Name: "timeout", Usage: "overall deadline for the run (default: the slowest advisor's own timeout)"},
+			&cli.StringFlag{Name: "profile", Usage: "execution profile"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			task, err := taskArg(c)
+			if err != nil {
+				return err
+			}
+			if err := noMoreArgs(c, 1); err != nil {
+				return err
+			}
+			env, err := open(c)
+			if err != nil {
+				return err
+			}
+			req := ops.ConsultRequest{Task: task, Timeout: c.Duration("timeout")}
+			if f, ok := c.App.ErrWriter.(*os.File); ok && term.IsTerminal(int(f.Fd())) && !c.Bool("json") {
+				req.Progress = liveProgress(f)
+			}
+			res, err := env.Consult(c.Context, req)
+			if res != nil {
+				if perr := printConsult(c, res); perr != nil && err == nil {
+					err = perr
+				}
+			}
+			if errors.Is(err, c.Context.Err()) && c.Context.Err() != nil {
+				return interrupted{}
+			}
+			return err
+		},
+	}
+}
+
+// interrupted is Ctrl-C: outcomes were recorded as cancelled; exit 130.
+type interrupted struct{}
+
+func (interrupted) Error() string {
+	return "interrupted: unanswered advisors were recorded as cancelled"
+}
+func (interrupted) ExitCode() int { return 130 }
+
+// liveProgress shows, on a terminal, one line per advisor as it is asked
+// and as it answers.
+func liveProgress(w io.Writer) func(advisor.Event) {
+	var mu sync.Mutex
+	start := time.Now()
+	return func(ev advisor.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case ev.Asked == nil:
+			fmt.Fprintf(w, "  %s: waiting\n", ev.Advisor)
+		case ev.Asked.Completed():
+			fmt.Fprintf(w, "  %s: answered in %.1f s (%s)\n", ev.Advisor, time.Since(start).Seconds(), ev.Asked.Conclusion.Stance)
+		default:
+			fmt.Fprintf(w, "  %s: failed: %s after %.1f s\n", ev.Advisor, ev.Asked.Failure.Kind, time.Since(start).Seconds())
+		}
+	}
+}
+
+// consultRow is one advisor's outcome as consult prints it.
+type consultRow struct {
+	Advisor    string  `json:"advisor"`
+	Status     string  `json:"status"`
+	Stance     string  `json:"stance,omitempty"`
+	Summary    string  `json:"summary,omitempty"`
+	Confidence float64 `json:"confidence,omitempty"`
+	Failure    string  `json:"failure,omitempty"`
+	RetryAfter int     `json:"retry_after_s,omitempty"`
+	Model      string  `json:"model,omitempty"`
+	Source     string  `json:"model_source,omitempty"`
+	DurationMS int64   `json:"duration_ms"`
+	Record     string  `json:"record,omitempty"`
+}
+
+func printConsult(c *cli.Context, res *ops.ConsultResult) error {
+	rows := []consultRow{}
+	for _, r := range res.Results {
+		row := consultRow{Advisor: r.Advisor, DurationMS: r.Duration.Milliseconds(), Record: r.Record}
+		if r.Completed() {
+			row.Status, row.Stance, row.Summary, row.Confidence = "completed", r.Conclusion.Stance, r.Conclusion.Summary, r.Conclusion.Confidence
+		} else {
+			row.Status, row.Failure, row.RetryAfter = "failed", r.Failure.Kind, r.Failure.RetryAfterS
+		}
+		if r.Model != nil {
+			row.Model, row.Source = r.Model.Name, r.Model.Source
+		}
+		rows = append(rows, row)
+	}
+	disagreement := ""
+	if res.Disagreement != nil {
+		disagreement = res.Disagreement.ID
+	}
+	if c.Bool("json") {
+		return printJSON(c.App.Writer, struct {
+			*ops.ConsultResult
+			Results      []consultRow `json:"results"`
+			Disagreement string       `json:"disagreement,omitempty"`
+		}{res, rows, disagreement})
+	}
+	w := c.App.Writer
+	if len(rows) == 0 && len(res.Skipped) == 0 {
+		fmt.Fprintf(w, "plan %s selected no advisor: the local review is the review; answer it with 'git reason conclude %s --local-review N=ANSWER ...'\n", res.Plan[:10], res.Task)
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ADVISOR\tOUTCOME\tMODEL\tTIME\tRECORD")
+	for _, r := range rows {
+		outcome := r.Stance
+		if r.Status == "failed" {
+			outcome = "failed: " + r.Failure
+		}
+		model := "-"
+		if r.Model != "" {
+			model = r.Model + " (" + r.Source + ")"
+		}
+		rec := "-"
+		if r.Record != "" {
+			rec = r.Record[:10]
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.1fs\t%s\n", r.Advisor, outcome, model, float64(r.DurationMS)/1000, rec)
+	}
+	for _, s := range res.Skipped {
+		fmt.Fprintf(tw, "%s\tskipped: %s\t-\t-\t-\n", s.Advisor, s.Reason)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if disagreement != "" {
+		fmt.Fprintf(w, "advisors disagree: disagreement %s opened; settle it with 'git reason resolve %s %s --decision ... --evidence ...'\n", disagreement[:10], res.Task, disagreement[:10])
+	}
+	return nil
+}
