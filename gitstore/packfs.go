@@ -168,8 +168,18 @@ func (p *packFS) statWith(stat func(string) (os.FileInfo, error), name string) (
 // ReadDir lists objects/pack with each loose-<h>.<ext> shown as
 // pack-<h>.<ext> (unless that pack- file exists too), and without packs
 // whose .idx is not written yet, as git lists packs by their index.
+//
+// A listing fails as "not exist" when a file vanishes between reading the
+// directory and its stat (osfs stats every entry), which go-git takes for
+// "no packs at all"; while the directory exists, list it again.
 func (p *packFS) ReadDir(name string) ([]os.FileInfo, error) {
 	infos, err := p.Filesystem.ReadDir(name)
+	for try := 0; try < 100 && errors.Is(err, fs.ErrNotExist); try++ {
+		if _, serr := p.Filesystem.Lstat(name); serr != nil {
+			break
+		}
+		infos, err = p.Filesystem.ReadDir(name)
+	}
 	if err != nil || strings.TrimPrefix(path.Clean(filepath.ToSlash(name)), "/")+"/" != packDir {
 		return infos, err
 	}
@@ -258,7 +268,8 @@ func (p *packFS) openAlternates(name string) (billy.File, error) {
 	}
 	// Twice (spelled apart, as go-git skips repeats): the first look may race
 	// a repack that turns an object loose again after we checked loose ones.
-	out.WriteString(p.objectsDir + "\n" + p.objectsDir + "/.\n")
+	dotgit, objects := filepath.Split(p.objectsDir)
+	out.WriteString(p.objectsDir + "\n" + filepath.Join(dotgit, ".") + "/./" + objects + "\n")
 	return &roFile{name: name, readSeekerAt: bytes.NewReader(out.Bytes())}, nil
 }
 

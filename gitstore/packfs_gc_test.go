@@ -151,6 +151,40 @@ func TestPackFSRenameRetriesVanishedDirectory(t *testing.T) {
 	}
 }
 
+// vanishOnce fails the first ReadDir as osfs does when an entry is deleted
+// between reading the directory and stat-ing the entry.
+type vanishOnce struct {
+	billy.Filesystem
+	failed bool
+}
+
+func (v *vanishOnce) ReadDir(name string) ([]os.FileInfo, error) {
+	if !v.failed {
+		v.failed = true
+		return nil, &os.PathError{Op: "lstat", Path: name + "/tmp_pack_x", Err: syscall.ENOENT}
+	}
+	return v.Filesystem.ReadDir(name)
+}
+
+// go-git takes a "not exist" listing of objects/pack for "no packs": the
+// listing must be retried while the directory exists.
+func TestPackFSReadDirRetriesVanishedEntry(t *testing.T) {
+	dir := t.TempDir()
+	h := strings.Repeat("56", 20)
+	for _, ext := range []string{".pack", ".idx"} {
+		writeTestFile(t, filepath.Join(dir, "objects", "pack", "pack-"+h+ext), "x")
+	}
+	fsys := &packFS{Filesystem: &vanishOnce{Filesystem: osfs.New(dir)}}
+	infos, err := fsys.ReadDir("objects/pack")
+	if err != nil || len(infos) != 2 {
+		t.Fatalf("ReadDir = %d entries, %v; want the 2 pack files", len(infos), err)
+	}
+	missing := &packFS{Filesystem: &vanishOnce{Filesystem: osfs.New(dir)}}
+	if _, err := missing.ReadDir("objects/nothing"); !os.IsNotExist(err) {
+		t.Fatalf("ReadDir of a missing directory: %v, want not-exist", err)
+	}
+}
+
 // TestStorageUnderGitGC writes and reads objects through long-lived and
 // fresh Storages while git gc, repack -a -d and maintenance loop.
 func TestStorageUnderGitGC(t *testing.T) {
@@ -279,6 +313,29 @@ func sortEntries(e []object.TreeEntry) {
 			if bytes.Compare([]byte(e[j].Name), []byte(e[i].Name)) < 0 {
 				e[i], e[j] = e[j], e[i]
 			}
+		}
+	}
+}
+
+// The repository's own objects directory is listed twice, spelled apart so
+// that go-git does not skip the repeat, and both resolve to the git dir
+// (go-git opens the parent of each entry as a .git directory).
+func TestPackFSSelfAlternates(t *testing.T) {
+	dir := t.TempDir()
+	writeTestFile(t, filepath.Join(dir, "objects", "info", "alternates"), "/elsewhere/objects\n")
+	fsys := &packFS{Filesystem: osfs.New(dir), objectsDir: filepath.Join(dir, "objects")}
+	f, err := fsys.Open("objects/info/alternates")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := io.ReadAll(f)
+	lines := strings.Fields(string(data))
+	if len(lines) != 3 || lines[0] != "/elsewhere/objects" || lines[1] == lines[2] {
+		t.Fatalf("alternates = %q", lines)
+	}
+	for _, l := range lines[1:] {
+		if filepath.Dir(l) != dir || filepath.Clean(l) != filepath.Join(dir, "objects") {
+			t.Errorf("alternate %q does not name %s/objects", l, dir)
 		}
 	}
 }
