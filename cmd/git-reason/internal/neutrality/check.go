@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -202,72 +200,54 @@ type tally struct {
 }
 
 // files reads and scans work tree files with a pool of workers, while list
-// is still emitting them.
+// is still emitting them. Paths go to the workers in batches: a channel
+// operation per file costs more than reading a small one.
 func (s *scan) files(ctx context.Context, root string, workers int, list func(emit func(entry) error) error) error {
-	jobs := make(chan entry, 256)
+	const batch = 32
+	jobs := make(chan []entry, 2*workers)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
 			var t tally
 			var buf []byte
-			for e := range jobs {
-				var data []byte
-				var why string
-				data, buf, why = readFile(filepath.Join(root, filepath.FromSlash(e.path)), buf, s.max)
-				switch {
-				case why != "":
-					t.skipped = append(t.skipped, Skipped{e.path, why})
-				case data != nil:
-					s.file(&t, e.path, data)
+			for es := range jobs {
+				for _, e := range es {
+					var data []byte
+					var why string
+					data, buf, why = readFile(filepath.Join(root, filepath.FromSlash(e.path)), buf, s.max)
+					switch {
+					case why != "":
+						t.skipped = append(t.skipped, Skipped{e.path, why})
+					case data != nil:
+						s.file(&t, e.path, data)
+					}
 				}
 			}
 			s.merge(&t)
 		})
 	}
-	err := list(func(e entry) error {
+	pending := make([]entry, 0, batch)
+	send := func() error {
 		select {
-		case jobs <- e:
+		case jobs <- pending:
+			pending = make([]entry, 0, batch)
 			return nil
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+	}
+	err := list(func(e entry) error {
+		if pending = append(pending, e); len(pending) == batch {
+			return send()
+		}
+		return nil
 	})
+	if err == nil && len(pending) > 0 {
+		err = send()
+	}
 	close(jobs)
 	wg.Wait()
 	return err
-}
-
-// readFile reads name into buf, growing it as needed. It returns nil data
-// and no reason for what is not a regular file or no longer exists, and a
-// reason for a file it will not or cannot read.
-func readFile(name string, buf []byte, limit int64) (data, newBuf []byte, why string) {
-	f, err := openNoFollow(name)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) || isSymlinkErr(err) {
-			return nil, buf, ""
-		}
-		return nil, buf, "unreadable: " + err.Error()
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	switch {
-	case err != nil:
-		return nil, buf, "unreadable: " + err.Error()
-	case !st.Mode().IsRegular():
-		return nil, buf, ""
-	case st.Size() > limit:
-		return nil, buf, fmt.Sprintf("larger than %d bytes", limit)
-	}
-	size := int(st.Size())
-	if cap(buf) < size {
-		buf = make([]byte, size, max(size, 64<<10))
-	}
-	buf = buf[:size]
-	n, err := readFull(f, buf)
-	if err != nil {
-		return nil, buf, "unreadable: " + err.Error()
-	}
-	return buf[:n], buf, ""
 }
 
 // blobs reads blobs with one git process and scans them with a pool of
@@ -380,14 +360,4 @@ func (s *scan) result() *Result {
 	})
 	sort.Slice(res.Skipped, func(i, j int) bool { return res.Skipped[i].Path < res.Skipped[j].Path })
 	return &res
-}
-
-// readFull reads into buf until it is full or the file ends: a file that
-// shrank since it was sized is read as it now is.
-func readFull(f *os.File, buf []byte) (int, error) {
-	n, err := io.ReadFull(f, buf)
-	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		err = nil
-	}
-	return n, err
 }

@@ -109,7 +109,10 @@ func (m *Matcher) Find(data []byte) []Match {
 	line, lineStart := 1, 0
 	for i, n := 0, len(data); i < n; {
 		c := data[i]
-		k, size := classAt(data, i)
+		k, size := class[c], 1
+		if k == clHigh {
+			k, size = classNonASCII(data, i)
+		}
 		if !isWord(k) {
 			if c == '\n' {
 				line++

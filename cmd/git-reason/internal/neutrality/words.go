@@ -39,9 +39,14 @@ var class = func() (t [256]uint8) {
 // non-ASCII characters, such as dashes, quotes and a byte order mark,
 // separate words, as does invalid UTF-8.
 func classAt(data []byte, i int) (uint8, int) {
-	if k := class[data[i]]; k != clHigh {
-		return k, 1
+	if c := data[i]; c < utf8.RuneSelf {
+		return class[c], 1
 	}
+	return classNonASCII(data, i)
+}
+
+// classNonASCII is classAt's slow path, kept apart so that classAt inlines.
+func classNonASCII(data []byte, i int) (uint8, int) {
 	r, n := utf8.DecodeRune(data[i:])
 	if r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsMark(r) || unicode.IsDigit(r)) {
 		return clLower, n
@@ -93,6 +98,10 @@ func wordEnd(data []byte, i int, first uint8, size int) int {
 // lowerRun returns the end of the run of lowercase characters at data[j:].
 func lowerRun(data []byte, j int) int {
 	for j < len(data) {
+		if class[data[j]] == clLower {
+			j++
+			continue
+		}
 		k, size := classAt(data, j)
 		if k != clLower {
 			break
