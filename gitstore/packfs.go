@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-billy/v5/osfs"
@@ -29,7 +30,8 @@ import (
 //   - a pack is held open from the moment its index is read, so objects stay
 //     readable after `git repack -d` or `git gc` deletes the pack;
 //   - an object missing from the packs indexed so far is looked up again
-//     with a fresh index (packs written since), through go-git's alternates;
+//     with a fresh index (packs written since), through go-git's alternates,
+//     and the Storage re-indexes before its next lookup;
 //   - a loose-object write whose fan-out directory `git prune-packed` just
 //     removed is retried;
 //   - objects/info/alternates is followed, relative entries as git does.
@@ -40,9 +42,11 @@ import (
 func (r *Repo) Storage() *filesystem.Storage {
 	objects := filepath.Join(r.CommonDir, "objects")
 	fsys := &packFS{Filesystem: osfs.New(r.CommonDir), objectsDir: objects}
-	return filesystem.NewStorageWithOptions(fsys, cache.NewObjectLRUDefault(), filesystem.Options{
+	st := filesystem.NewStorageWithOptions(fsys, cache.NewObjectLRUDefault(), filesystem.Options{
 		AlternatesFS: &packFS{Filesystem: osfs.New("/")},
 	})
+	fsys.reindex = st.ObjectStorage.Reindex
+	return st
 }
 
 // packFS is the billy.Filesystem under Storage. It presents
@@ -52,6 +56,8 @@ func (r *Repo) Storage() *filesystem.Storage {
 type packFS struct {
 	billy.Filesystem
 	objectsDir string // set on the top-level one only: see openAlternates
+	reindex    func() // drops the Storage's pack index after a miss
+	misses     atomic.Int64
 
 	mu   sync.Mutex
 	held map[string]billy.File // pack path → open since its index was read
@@ -244,8 +250,13 @@ func (p *packFS) Chmod(name string, mode os.FileMode) error {
 // absolute (git resolves them against the objects directory, go-git against
 // the filesystem root) and this repository's own objects directory last:
 // go-git consults alternates only after a miss, each with a fresh pack
-// index, so objects packed after this Storage indexed its packs are found.
+// index, so objects packed after this Storage indexed its packs are found;
+// the Storage's own index is dropped too, so the next lookup is direct.
 func (p *packFS) openAlternates(name string) (billy.File, error) {
+	p.misses.Add(1)
+	if p.reindex != nil {
+		p.reindex() // later lookups index the packs written since
+	}
 	var out bytes.Buffer
 	f, err := p.Filesystem.Open(name)
 	if err == nil {

@@ -62,6 +62,9 @@ func TestStorageSeesPacksWrittenAfterIndexLoad(t *testing.T) {
 	if err := readBlobs(t, s, blobs); err != nil {
 		t.Fatalf("same Storage after a new pack appeared: %v", err)
 	}
+	if n := s.Filesystem().(*packFS).misses.Load(); n != 1 {
+		t.Errorf("%d lookups went the slow way; after the first the index is fresh", n)
+	}
 }
 
 // A Storage whose pack index is loaded keeps reading objects of a pack that
