@@ -1,24 +1,31 @@
 package main
 
 // The canary test: a credential variable's value is read by nothing but an
-// adapter at the moment of a call, so with a canary value in the credential
-// variables of two declared advisors, every command a user may run without
-// consulting must leave the canary nowhere: not in any output or error, not
-// in any git object, not under .git/reason/, not anywhere else in .git or
-// in the home directory.
+// adapter at the moment of a call. With a canary value in the credential
+// variables of two declared advisors, every command must leave the canary
+// nowhere: not in any output or error, not in any git object, not under
+// .git/reason/, not anywhere else in .git or in the home directory. First
+// the commands that contact nothing (and must run no advisor), then consult,
+// where both advisors do get their credential and answer with it in hand:
+// the api one's server echoes the key in its 401 body (as real services do
+// in "incorrect API key" errors), the cli one prints it on stderr.
 
 import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -30,8 +37,10 @@ const (
 )
 
 // canaryOverlay declares the advisors whose credentials hold the canaries,
-// first in preference so that plans select them.
-const canaryOverlay = `providers:
+// first in preference so that plans select them; baseURL is the api one's
+// server.
+func canaryOverlay(baseURL string) string {
+	return `providers:
   - id: canary_gateway
     name: Canary Gateway
 vendors:
@@ -43,7 +52,7 @@ advisors:
   - id: adv-canary
     transport: api
     adapter: chat_completions
-    base_url: https://advisor.example.invalid/v1
+    base_url: ` + baseURL + `
     credential: ` + canaryKeyVar + `
     provider: canary_gateway
     vendor: canary_vendor
@@ -60,6 +69,7 @@ advisors:
     capabilities: [reasoning, security]
 order: [adv-canary, adv-canary-cli]
 `
+}
 
 // leaks lists what must not appear: each canary, its distinctive middle
 // (a truncated or masked value would still carry it), and its base64.
@@ -139,6 +149,23 @@ func TestCanaryCredentialsLeaveNoTrace(t *testing.T) {
 		t.Fatalf("git-reason is not on PATH: %v", err)
 	}
 
+	// The api advisor's server: it notes whether the key arrived, then
+	// refuses it and quotes it back.
+	var mu sync.Mutex
+	var requests, keyed int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		mu.Lock()
+		requests++
+		if req.Header.Get("Authorization") == "Bearer "+canaryKey {
+			keyed++
+		}
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprintf(w, `{"error": {"message": "Incorrect API key provided: %s", "code": "invalid_api_key"}}`, canaryKey)
+	}))
+	defer srv.Close()
+
 	root := t.TempDir()
 	home := filepath.Join(root, "home")
 	bin := filepath.Join(root, "bin")
@@ -151,9 +178,15 @@ func TestCanaryCredentialsLeaveNoTrace(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(home, ".gitconfig"), "[user]\n\tname = Ada Tester\n\temail = ada@example.invalid\n"+
 		"[init]\n\tdefaultBranch = main\n[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n", 0o644)
-	// If anything ran the advisor, it would say so.
-	writeFile(t, filepath.Join(bin, "fake-canary-advisor"), "#!/bin/sh\necho ran >> '"+mark+"'\n", 0o755)
-	writeFile(t, filepath.Join(repo, ".reason", "advisors.yaml"), canaryOverlay, 0o644)
+	// The cli advisor says whether it got its token (never the token), then
+	// prints the token on stderr and answers.
+	writeFile(t, filepath.Join(bin, "fake-canary-advisor"), `#!/bin/sh
+cat >/dev/null
+if [ "$`+canaryTokenVar+`" = '`+canaryToken+`' ]; then echo token-received >> '`+mark+`'; else echo token-missing >> '`+mark+`'; fi
+echo "debug: authenticating with $`+canaryTokenVar+`" >&2
+echo '{"stance": "endorse_with_changes", "summary": "Rotate now; keep the old key valid for a day.", "recommendations": ["keep the old key valid for a day"], "risks": ["clients that pin the key"], "confidence": 0.6, "model": "canary-model"}'
+`, 0o755)
+	writeFile(t, filepath.Join(repo, ".reason", "advisors.yaml"), canaryOverlay(srv.URL+"/v1"), 0o644)
 
 	// A clean environment: none of the caller's variables (so no default
 	// declaration's credential is set), the canaries in ours.
@@ -262,10 +295,65 @@ func TestCanaryCredentialsLeaveNoTrace(t *testing.T) {
 	r.git(0, "reason", "status", "--json")
 	r.git(0, "reason", "doctor")
 
+	// Nothing so far may have run an advisor or contacted one.
+	if _, err := os.Stat(mark); err == nil {
+		t.Errorf("a command before consult ran the fake advisor")
+	}
+	mu.Lock()
+	if requests != 0 {
+		t.Errorf("a command before consult sent %d requests to the api advisor", requests)
+	}
+	mu.Unlock()
+
+	// consult: both advisors get their credential; the api one fails
+	// (authentication, its body quoting the key), the cli one answers
+	// after printing its token on stderr.
+	r.git(0, "reason", "plan", "T-1")
+	stdout, _ = r.git(0, "reason", "consult", "T-1", "--json")
+	var consulted struct {
+		Results []struct{ Advisor, Status, Failure, Record string }
+	}
+	mustJSON(t, stdout, &consulted)
+	var answered string
+	for _, c := range consulted.Results {
+		switch {
+		case c.Advisor == "adv-canary" && (c.Status != "failed" || c.Failure != "authentication"):
+			t.Errorf("adv-canary: %s %s, want failed authentication", c.Status, c.Failure)
+		case c.Advisor == "adv-canary-cli" && c.Status != "completed":
+			t.Errorf("adv-canary-cli: %s %s, want completed", c.Status, c.Failure)
+		case c.Advisor == "adv-canary-cli":
+			answered = c.Record
+		}
+	}
+	// Control: the credentials did reach the advisors.
+	mu.Lock()
+	if keyed != 1 || requests != 1 {
+		t.Errorf("control: the api advisor's server got %d requests, %d with the canary key; want 1 and 1", requests, keyed)
+	}
+	mu.Unlock()
+	if got, err := os.ReadFile(mark); err != nil || string(got) != "token-received\n" {
+		t.Errorf("control: the cli advisor did not get its token: %q %v", got, err)
+	}
+	r.git(0, "reason", "advisors")
+	r.git(0, "reason", "advisors", "--json")
+	r.git(0, "reason", "status", "T-1", "--json")
+	r.git(0, "reason", "status", "T-1", "--report")
+	r.git(0, "reason", "log", "T-1")
+	r.git(0, "reason", "log", "T-1", "--json")
+	if answered != "" {
+		r.git(0, "reason", "show", "--json", answered)
+		r.git(0, "reason", "conclude", "T-1", "--decision", "rotate now", "--weigh", answered+"=adopted:keeps clients working", "--json")
+	} else {
+		t.Errorf("no consultation record for adv-canary-cli")
+	}
+	r.git(0, "reason", "status", "--json")
+	r.git(0, "reason", "doctor")
+	r.git(0, "reason", "doctor", "--json")
+
 	// Every git object, loose or packed, in full.
 	objects, _ := r.git(0, "cat-file", "--batch-all-objects", "--batch")
-	if !strings.Contains(objects, `"advisor":"adv-canary"`) && !strings.Contains(objects, `"advisor": "adv-canary"`) {
-		t.Errorf("control: the git objects do not hold the plan's snapshot of adv-canary; the scan read nothing useful")
+	if !strings.Contains(objects, "adv-canary-cli") || !strings.Contains(objects, "authentication") {
+		t.Errorf("control: the git objects hold no consultation of the canary advisors; the scan read nothing useful")
 	}
 	// .git/reason/ (the caches), then everything else under .git and the
 	// home directory, byte for byte.
@@ -276,10 +364,6 @@ func TestCanaryCredentialsLeaveNoTrace(t *testing.T) {
 	scanTree(t, filepath.Join(repo, ".git"))
 	scanTree(t, home)
 	scanTree(t, filepath.Join(repo, ".reason"))
-
-	if _, err := os.Stat(mark); err == nil {
-		t.Errorf("a command ran the fake advisor: only consult may contact one")
-	}
 	t.Logf("%d commands, %d files under .git/reason, %d bytes of objects scanned", r.seen, reasonFiles, len(objects))
 }
 
