@@ -126,6 +126,7 @@ type SnapshotEntry struct {
 	Reason       string   `json:"reason"`
 	Until        string   `json:"until,omitempty"`
 	Capabilities []string `json:"capabilities,omitempty"`
+	Local        bool     `json:"local,omitempty"`
 }
 
 // PlanDerived is the plan itself, computed by the writer from policy and the

@@ -133,7 +133,7 @@ func (w *Writer) admitPlan(ctx context.Context, st *State, p *Plan) (any, error)
 	}
 	for _, s := range snap {
 		d.Snapshot = append(d.Snapshot, SnapshotEntry{Advisor: s.ID, Status: string(s.Status),
-			Reason: s.Reason, Until: s.Until, Capabilities: s.Capabilities})
+			Reason: s.Reason, Until: s.Until, Capabilities: s.Capabilities, Local: s.Local})
 	}
 	return d, nil
 }

@@ -1,0 +1,98 @@
+package gitstore
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"git-reason/record"
+)
+
+// History returns every commit reachable from head, parents before
+// children, as replay verification reads them.
+func (s *Store) History(ctx context.Context, head string) ([]*record.Commit, error) {
+	var out []*record.Commit
+	seen := map[plumbing.Hash]bool{}
+	// Iterative post-order walk: a long history must not exhaust the stack.
+	type frame struct {
+		c    *object.Commit
+		next int
+	}
+	root, err := object.GetCommit(s.objs, plumbing.NewHash(head))
+	if err != nil {
+		return nil, fmt.Errorf("read commit %s: %w", head, err)
+	}
+	stack := []*frame{{c: root}}
+	seen[root.Hash] = true
+	for len(stack) > 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		top := stack[len(stack)-1]
+		if top.next < len(top.c.ParentHashes) {
+			p := top.c.ParentHashes[top.next]
+			top.next++
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+			pc, err := object.GetCommit(s.objs, p)
+			if err != nil {
+				return nil, fmt.Errorf("read commit %s: %w", p, err)
+			}
+			stack = append(stack, &frame{c: pc})
+			continue
+		}
+		stack = stack[:len(stack)-1]
+		rc, err := s.commitFor(top.c)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rc)
+	}
+	return out, nil
+}
+
+func (s *Store) commitFor(c *object.Commit) (*record.Commit, error) {
+	rc := &record.Commit{Hash: c.Hash.String(), Files: map[string]string{}, Trailers: Trailers(c.Message), When: c.Author.When}
+	for _, p := range c.ParentHashes {
+		rc.Parents = append(rc.Parents, p.String())
+	}
+	tree, err := s.recordsTree(c.Hash)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range tree.Entries {
+		rc.Files[e.Name] = e.Hash.String()
+	}
+	return rc, nil
+}
+
+// ReadBlob reads one record by its blob hash.
+func (s *Store) ReadBlob(hash string) (*record.Record, error) {
+	return s.readRecord(plumbing.NewHash(hash))
+}
+
+// Trailers parses "Key: value" lines of a commit message's last paragraph.
+func Trailers(msg string) map[string]string {
+	out := map[string]string{}
+	paras := strings.Split(strings.TrimSpace(msg), "\n\n")
+	for _, line := range strings.Split(paras[len(paras)-1], "\n") {
+		if k, v, ok := strings.Cut(line, ": "); ok && !strings.Contains(k, " ") {
+			out[k] = strings.TrimSpace(v)
+		}
+	}
+	return out
+}
+
+// Verify replays the history of a task's ref and returns every finding.
+func (s *Store) Verify(ctx context.Context, task, head string) ([]record.Finding, error) {
+	commits, err := s.History(ctx, head)
+	if err != nil {
+		return nil, err
+	}
+	return record.Replay(ctx, task, commits, s.ReadBlob), nil
+}
