@@ -55,7 +55,7 @@ func exitCode(err error) int {
 var commands = []func() *cli.Command{
 	assessCommand, planCommand, disagreeCommand, resolveCommand, concludeCommand,
 	consultCommand, validateCommand, attemptCommand, statusCommand, logCommand, showCommand,
-	schemaCommand, verifyCommand, advisorsCommand, doctorCommand, serveCommand, demoCommand,
+	schemaCommand, checkCommand, verifyCommand, advisorsCommand, doctorCommand, serveCommand, demoCommand,
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {

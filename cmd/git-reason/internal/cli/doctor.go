@@ -62,7 +62,12 @@ func doctorCommand() *cli.Command {
 	}
 }
 
-// refusedf is an error that exits 3.
+// refusedf is an error that exits 3: a guard or a rule refused.
 func refusedf(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{record.ErrRefused}, args...)...)
+	return ruleError(fmt.Sprintf(format, args...))
 }
+
+type ruleError string
+
+func (e ruleError) Error() string        { return string(e) }
+func (e ruleError) Is(target error) bool { return target == record.ErrRefused }
