@@ -3,6 +3,7 @@ package advisor
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"git-reason/policy"
@@ -143,7 +144,7 @@ func openFor(d Declaration, o Outcome) (time.Time, string) {
 		}
 		return o.At.Add(d.CooldownOrDefault()), "a rate limit"
 	}
-	return o.At.Add(d.CooldownOrDefault()), "a " + string(kindOf(o)) + " failure"
+	return o.At.Add(d.CooldownOrDefault()), article(string(kindOf(o))) + " failure"
 }
 
 // kindOf names a failure recorded without a kind as unavailable.
@@ -152,4 +153,12 @@ func kindOf(o Outcome) FailureKind {
 		return FailureUnavailable
 	}
 	return o.FailureKind
+}
+
+// article puts "a" or "an" before a word.
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an " + word
+	}
+	return "a " + word
 }

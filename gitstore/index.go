@@ -3,6 +3,7 @@ package gitstore
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -55,7 +56,7 @@ func (x Index) Tasks(ctx context.Context) ([]record.TaskHead, map[string]*IndexE
 		if !ok || e == nil || e.Head != t.Head {
 			changed = true
 			if e, err = x.Store.entry(t); err != nil {
-				return nil, nil, err
+				return nil, nil, fmt.Errorf("%s does not read (see 'git reason doctor'): %w", TaskRef(t.Task), err)
 			}
 		}
 		fresh.Tasks[t.Task] = e

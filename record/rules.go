@@ -272,6 +272,9 @@ func admitConclusion(st *State, c *Conclusion) (any, error) {
 func checkLocalReview(items []string, answers []LocalAnswer) error {
 	got := map[string]bool{}
 	for _, a := range answers {
+		if got[a.Item] {
+			return badInput(fmt.Sprintf("local_review: %q is answered twice", a.Item))
+		}
 		if !contains(items, a.Item) {
 			return badInput(fmt.Sprintf("local_review: %q is not an item of the plan's checklist (see 'git reason status')", a.Item))
 		}

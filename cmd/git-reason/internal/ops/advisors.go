@@ -55,6 +55,11 @@ func (e *Env) Profile() (advisor.Profile, string, error) {
 	return p, by, nil
 }
 
+// requestedProfile is the profile name the call asked for, if any.
+func (e *Env) requestedProfile() string {
+	return firstSet(e.profileFlag, os.Getenv("GIT_REASON_PROFILE"), get(e.Config, "reason.profile"))
+}
+
 // Disabled is the disable list: GIT_REASON_DISABLE when set, else git
 // config reason.disable.
 func (e *Env) Disabled() []string {
@@ -99,6 +104,9 @@ func (a availability) Snapshot(ctx context.Context) (policy.Profile, []policy.Ad
 	prof, snap, err := a.env.Availability(ctx, time.Now())
 	if err != nil {
 		return policy.Profile{}, nil, err
+	}
+	if !policy.ValidMode(prof.Mode) {
+		return policy.Profile{}, nil, Usage("profile %s declares unknown mode %q: use normal, offline or ci (see 'git reason doctor')", prof.ID, prof.Mode)
 	}
 	return prof.Policy(), snap, nil
 }

@@ -55,7 +55,7 @@ func (e *Env) RunDoctor(ctx context.Context) (*Doctor, error) {
 	}
 	prof, by, perr := e.Profile()
 	if perr != nil {
-		d.Findings = append(d.Findings, Finding{Severity: "error", Code: "unknown_profile", Message: perr.Error()})
+		d.Findings = append(d.Findings, Finding{Severity: "error", Code: "unknown_profile", Subject: "profile " + e.requestedProfile(), Message: perr.Error()})
 	}
 	for _, p := range cat.Profiles {
 		info := ProfileInfo{ID: p.ID, Mode: string(p.Mode)}
