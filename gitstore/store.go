@@ -255,3 +255,8 @@ func (s *Store) Tasks(ctx context.Context) ([]record.TaskHead, error) {
 	}
 	return out, nil
 }
+
+// HasObject reports whether the repository has the object.
+func (s *Store) HasObject(hash string) bool {
+	return s.objs.HasEncodedObject(plumbing.NewHash(hash)) == nil
+}

@@ -34,7 +34,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	code := exitCode(err)
-	fmt.Fprintf(stderr, "git reason: %s\n", strings.TrimSpace(err.Error()))
+	if msg := strings.TrimSpace(err.Error()); msg != "" {
+		fmt.Fprintf(stderr, "git reason: %s\n", msg)
+	}
 	return code
 }
 
@@ -55,7 +57,7 @@ func exitCode(err error) int {
 var commands = []func() *cli.Command{
 	assessCommand, planCommand, disagreeCommand, resolveCommand, concludeCommand,
 	consultCommand, validateCommand, attemptCommand, statusCommand, logCommand, showCommand,
-	schemaCommand, checkCommand, verifyCommand, advisorsCommand, doctorCommand, serveCommand, demoCommand,
+	schemaCommand, checkCommand, verifyCommand, hooksCommand, hookCommand, advisorsCommand, doctorCommand, serveCommand, demoCommand,
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"git-reason/advisor"
+	"git-reason/cmd/git-reason/internal/neutrality"
+	"git-reason/hooks"
 	"git-reason/record"
 )
 
@@ -81,6 +83,23 @@ func (e *Env) RunDoctor(ctx context.Context) (*Doctor, error) {
 			continue
 		}
 		d.Refs.Records += len(recs)
+	}
+	for _, h := range hooks.Check(e.HooksDir()) {
+		if !h.Installed {
+			d.Findings = append(d.Findings, Finding{Severity: "warning", Code: "hook_not_installed", Subject: "hook " + h.Hook,
+				Message: "the " + h.Hook + " hook is not installed: run 'git reason hooks install'", Where: h.Path})
+		} else if !h.Current {
+			d.Findings = append(d.Findings, Finding{Severity: "warning", Code: "hook_outdated", Subject: "hook " + h.Hook,
+				Message: "the " + h.Hook + " hook is from another version: run 'git reason hooks install'", Where: h.Path})
+		}
+	}
+	if e.Repo.WorkTree != "" {
+		if _, configured, err := neutrality.LoadConfig(e.Repo.WorkTree); err != nil {
+			d.Findings = append(d.Findings, Finding{Severity: "error", Code: "neutrality_config", Subject: neutrality.ConfigPath, Message: err.Error()})
+		} else if !configured {
+			d.Findings = append(d.Findings, Finding{Severity: "warning", Code: "neutrality_not_configured", Subject: neutrality.ConfigPath,
+				Message: "neutrality is not configured: add " + neutrality.ConfigPath + " to say which files must not name providers"})
+		}
 	}
 	for _, f := range d.Findings {
 		if f.Severity == "error" {

@@ -1,0 +1,79 @@
+package ops
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"git-reason/gitstore"
+	"git-reason/hooks"
+)
+
+// HooksDir is where git runs this repository's hooks from.
+func (e *Env) HooksDir() string {
+	return hooks.Dir(get(e.Config, "core.hooksPath"), e.Repo.WorkTree, e.Repo.CommonDir)
+}
+
+// zeroHash is what git's pre-push protocol sends for a missing object.
+const zeroHash = "0000000000000000000000000000000000000000"
+
+// emptyTree is git's empty tree, the base for checking a whole commit.
+const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+// PushFinding is one reason a push is refused.
+type PushFinding struct {
+	Ref     string `json:"ref"`
+	Message string `json:"message"`
+}
+
+// PrePush checks what a push sends, as git's pre-push hook hands it over
+// on stdin ("<local ref> <local sha> <remote ref> <remote sha>" per line):
+// reasoning refs are replayed by verify at the commit being pushed; other
+// refs have the files changed by the pushed commits checked for neutrality.
+func (e *Env) PrePush(ctx context.Context, stdin io.Reader) ([]PushFinding, error) {
+	var out []PushFinding
+	sc := bufio.NewScanner(stdin)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) != 4 {
+			return nil, Usage("pre-push: unexpected input line %q", sc.Text())
+		}
+		localRef, localSHA, remoteSHA := f[0], f[1], f[3]
+		if localSHA == zeroHash {
+			continue // a deletion sends nothing
+		}
+		if task, ok := strings.CutPrefix(localRef, gitstore.TaskPrefix); ok {
+			res, err := e.Verify(ctx, nil, map[string]string{task: localSHA})
+			if err != nil {
+				return nil, err
+			}
+			for _, fd := range res.Findings {
+				out = append(out, PushFinding{Ref: localRef, Message: fd.String()})
+			}
+			continue
+		}
+		if !strings.HasPrefix(localRef, "refs/") || strings.HasPrefix(localRef, "refs/reasoning/") {
+			continue
+		}
+		base := remoteSHA
+		if base == zeroHash || !e.Store.HasObject(base) {
+			base = emptyTree
+		}
+		res, err := e.CheckNeutrality(ctx, NeutralityRequest{Range: base + ".." + localSHA, Dir: e.Repo.WorkTree})
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range res.Violations {
+			out = append(out, PushFinding{Ref: localRef, Message: fmt.Sprintf("%s:%d:%d: %s (declared as %s)", v.Path, v.Line, v.Col, v.Name, v.DeclaredAs)})
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read pre-push input: %w", err)
+	}
+	return out, nil
+}

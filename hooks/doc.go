@@ -1,0 +1,11 @@
+// Package hooks holds git reason's git hook shims (pre-commit, pre-push)
+// and their installer. The shims are thin: they run any hook they replaced
+// first, then hand over to 'git reason hook NAME'. They never prompt, and
+// every line they print starts with "git-reason:".
+//
+// Installing honours core.hooksPath and linked worktrees (whose hooks live
+// in the common git directory), never clobbers a hook it did not write (it
+// keeps it beside the shim as NAME.git-reason-chained and runs it first),
+// is idempotent, and is undone by Uninstall, which puts the chained hook
+// back.
+package hooks
