@@ -39,6 +39,9 @@ import (
 // New objects are written as loose objects (temp file, then rename). Never
 // call RepackObjects on it: it deletes objects git still needs.
 // HasEncodedObject does not take the fresh-index path: use EncodedObject.
+// The packs a Storage has indexed stay open (deleted or not) until it is
+// garbage collected: a long-running process should take a Storage per
+// operation rather than keep one.
 func (r *Repo) Storage() *filesystem.Storage {
 	objects := filepath.Join(r.CommonDir, "objects")
 	fsys := &packFS{Filesystem: osfs.New(r.CommonDir), objectsDir: objects}
@@ -60,7 +63,7 @@ type packFS struct {
 	misses     atomic.Int64
 
 	mu   sync.Mutex
-	held map[string]billy.File // pack path → open since its index was read
+	held map[string]billy.File // pack hash → the pack, open since its index was read
 }
 
 const (
