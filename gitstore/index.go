@@ -41,6 +41,13 @@ func (x Index) path() string { return filepath.Join(x.Store.Repo.CommonDir, "rea
 // Tasks returns the cache entry of every task, brought up to date with the
 // refs, sorted by task name.
 func (x Index) Tasks(ctx context.Context) ([]record.TaskHead, map[string]*IndexEntry, error) {
+	return x.tasks(ctx, "")
+}
+
+// tasks is Tasks, except that the entry of task skip is not brought up to
+// date (it may be stale or missing): the writer has that task in hand
+// already, and deriving it again would double the cost of every append.
+func (x Index) tasks(ctx context.Context, skip string) ([]record.TaskHead, map[string]*IndexEntry, error) {
 	tasks, err := x.Store.Tasks(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -53,6 +60,12 @@ func (x Index) Tasks(ctx context.Context) ([]record.TaskHead, map[string]*IndexE
 			return nil, nil, err
 		}
 		e, ok := cache.Tasks[t.Task]
+		if t.Task == skip {
+			if ok && e != nil {
+				fresh.Tasks[t.Task] = e // stale or not, keyed by its own head
+			}
+			continue
+		}
 		if !ok || e == nil || e.Head != t.Head {
 			changed = true
 			if e, err = x.Store.entry(t); err != nil {
@@ -69,7 +82,7 @@ func (x Index) Tasks(ctx context.Context) ([]record.TaskHead, map[string]*IndexE
 
 // Standing implements record.Index.
 func (x Index) Standing(ctx context.Context, key, skip string) (*record.Standing, error) {
-	tasks, entries, err := x.Tasks(ctx)
+	tasks, entries, err := x.tasks(ctx, skip)
 	if err != nil {
 		return nil, err
 	}

@@ -258,5 +258,8 @@ func (s *Store) Tasks(ctx context.Context) ([]record.TaskHead, error) {
 
 // HasObject reports whether the repository has the object.
 func (s *Store) HasObject(hash string) bool {
-	return s.objs.HasEncodedObject(plumbing.NewHash(hash)) == nil
+	// EncodedObject, not HasEncodedObject: the latter can miss an object
+	// that a concurrent gc just packed.
+	_, err := s.objs.EncodedObject(plumbing.AnyObject, plumbing.NewHash(hash))
+	return err == nil
 }
