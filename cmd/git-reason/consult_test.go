@@ -1,0 +1,510 @@
+package main
+
+// End-to-end tests of consult that a script cannot express: a second
+// git reason process serving reviews (peer), fake HTTP advisors that echo a
+// canary credential, and answers carrying markers outside the normalised
+// fields. They run the real binary as separate processes: TestMain puts a
+// git-reason executable (this test binary) first on PATH, so "git reason"
+// goes through git's own dispatch. Every advisor, vendor and model name here
+// is made up.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// sandbox is a temporary repository with its own HOME and an environment
+// built from nothing: no caller's credential, profile or CI setting leaks in.
+type sandbox struct {
+	t   *testing.T
+	dir string
+	env []string
+}
+
+// newSandbox makes a repository whose .reason/advisors.yaml is overlay,
+// with fake executables (name → script) on PATH and extra variables set.
+func newSandbox(t *testing.T, overlay string, scripts map[string]string, extra ...string) *sandbox {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake advisors are shell scripts")
+	}
+	gitPath, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not on PATH")
+	}
+	self, err := exec.LookPath("git-reason")
+	if err != nil {
+		t.Fatalf("git-reason is not on PATH (TestMain puts it there): %v", err)
+	}
+	root := t.TempDir()
+	home, bin, dir := filepath.Join(root, "home"), filepath.Join(root, "bin"), filepath.Join(root, "repo")
+	for _, d := range []string{home, bin, filepath.Join(dir, ".reason")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(p, data string, mode fs.FileMode) {
+		if err := os.WriteFile(p, []byte(data), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(home, ".gitconfig"), "[user]\n\tname = Ada Tester\n\temail = ada@example.invalid\n"+
+		"[init]\n\tdefaultBranch = main\n[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n", 0o644)
+	write(filepath.Join(dir, ".reason", "advisors.yaml"), overlay, 0o644)
+	for name, script := range scripts {
+		write(filepath.Join(bin, name), "#!/bin/sh\n"+script, 0o755)
+	}
+	s := &sandbox{t: t, dir: dir, env: append([]string{
+		"PATH=" + strings.Join([]string{filepath.Dir(self), bin, filepath.Dir(gitPath), "/usr/bin", "/bin"}, string(os.PathListSeparator)),
+		"HOME=" + home,
+		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"GIT_CONFIG_NOSYSTEM=1",
+		"GIT_CEILING_DIRECTORIES=" + root,
+		"LC_ALL=C",
+		"TZ=UTC",
+	}, extra...)}
+	s.git("init", "-q")
+	return s
+}
+
+// run runs git with args in the repository and returns its output and exit
+// status; a program that cannot start fails the test.
+func (s *sandbox) run(args ...string) (stdout, stderr string, code int) {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir, cmd.Env = s.dir, s.env
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	case err != nil:
+		s.t.Fatalf("git %s: %v", strings.Join(args, " "), err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// git runs git with args and requires success.
+func (s *sandbox) git(args ...string) string {
+	s.t.Helper()
+	out, errs, code := s.run(args...)
+	if code != 0 {
+		s.t.Fatalf("git %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errs)
+	}
+	return out
+}
+
+// reason runs "git reason" with args and requires success.
+func (s *sandbox) reason(args ...string) string {
+	s.t.Helper()
+	return s.git(append([]string{"reason"}, args...)...)
+}
+
+// reasonJSON runs "git reason ... --json" and decodes its stdout into v.
+func (s *sandbox) reasonJSON(v any, args ...string) string {
+	s.t.Helper()
+	out := s.reason(append(args, "--json")...)
+	if err := json.Unmarshal([]byte(out), v); err != nil {
+		s.t.Fatalf("git reason %s --json: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// plan assesses a critical decision on task and plans it.
+func (s *sandbox) plan(task string) {
+	s.t.Helper()
+	s.reason("assess", task, "--subject", "Queue backend for "+task, "--question", "Keep the queue in the database?",
+		"--materiality", "critical", "--reversibility", "costly", "--needs", "reasoning",
+		"--evidence", "note::peak load is 2k messages a second")
+	s.reason("plan", task)
+}
+
+// objects returns the content of every object in the repository.
+func (s *sandbox) objects() string {
+	s.t.Helper()
+	return s.git("cat-file", "--batch-all-objects", "--batch")
+}
+
+// filesUnder returns the raw content of every regular file under .git/sub
+// ("" for all of .git), each prefixed by its path.
+func (s *sandbox) filesUnder(sub string) string {
+	s.t.Helper()
+	var b strings.Builder
+	root := filepath.Join(s.dir, ".git", sub)
+	if _, err := os.Stat(root); errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		fmt.Fprintf(&b, "== %s\n%s\n", p, data)
+		return err
+	})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return b.String()
+}
+
+// consultRow is one row of "git reason consult --json" results.
+type consultRow struct {
+	Advisor     string `json:"advisor"`
+	Status      string `json:"status"`
+	Stance      string `json:"stance"`
+	Failure     string `json:"failure"`
+	Model       string `json:"model"`
+	ModelSource string `json:"model_source"`
+	Record      string `json:"record"`
+}
+
+type consultOut struct {
+	Results []consultRow                       `json:"results"`
+	Skipped []struct{ Advisor, Reason string } `json:"skipped"`
+}
+
+// shownRecord is the part of "git reason show ID --json" the tests read.
+type shownRecord struct {
+	Kind string `json:"kind"`
+	Body struct {
+		Advisor   string `json:"advisor"`
+		Status    string `json:"status"`
+		Transport string `json:"transport"`
+	} `json:"body"`
+	Derived struct {
+		Model *struct{ Name, Source string } `json:"model"`
+	} `json:"derived"`
+}
+
+const fakeVendor = `providers:
+  - id: fake_tool
+    name: Fake Tool
+vendors:
+  - id: fakevendor
+    name: Fake Vendor
+    models:
+      - id: fake-model-1
+      - id: fake-model-2
+`
+
+// serve starts "git-reason serve" in s as a process of its own and
+// returns the address it listens on. The process is killed at cleanup and
+// by a deadline, whichever comes first; its stderr is returned by the func.
+func serve(t *testing.T, s *sandbox, args ...string) (addr string, stderr func() string) {
+	t.Helper()
+	self, err := exec.LookPath("git-reason")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	cmd := exec.CommandContext(ctx, self, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
+	cmd.Dir, cmd.Env = s.dir, s.env
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var log strings.Builder
+	found := make(chan string, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		re := regexp.MustCompile(`serving reviews on http://(\S+)/v1/review`)
+		sc := bufio.NewScanner(pipe)
+		for sc.Scan() {
+			mu.Lock()
+			log.WriteString(sc.Text() + "\n")
+			mu.Unlock()
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				select {
+				case found <- m[1]:
+				default:
+				}
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		cancel()
+		_ = cmd.Process.Kill()
+		<-done
+		_ = cmd.Wait()
+	})
+	stderr = func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return log.String()
+	}
+	select {
+	case addr = <-found:
+	case <-done:
+		t.Fatalf("git reason serve exited before serving:\n%s", stderr())
+	case <-time.After(20 * time.Second):
+		t.Fatalf("git reason serve printed no address:\n%s", stderr())
+	}
+	return addr, stderr
+}
+
+// Two git reason processes on loopback: A serves reviews answered by its
+// own fake advisor; B consults A as a peer. B's consultation is completed
+// and attributed to the model A's advisor reported.
+func TestConsultPeer(t *testing.T) {
+	const token = "peer-token-5c2f"
+	a := newSandbox(t, fakeVendor+`advisors:
+  - id: adv-local
+    transport: cli
+    adapter: exec
+    executable: fake-reviewer
+    command: [fake-reviewer]
+    provider: fake_tool
+    vendor: fakevendor
+    model: fake-model-1
+    capabilities: [reasoning]
+`, map[string]string{"fake-reviewer": `cat > /dev/null
+echo '{"stance":"endorse_with_changes","summary":"served by the peer","recommendations":["cap the queue"],"confidence":0.75,"model":"fake-reported-model-4"}'
+`}, "PEER_TEST_TOKEN="+token)
+	addr, serverLog := serve(t, a, "--token-env", "PEER_TEST_TOKEN")
+
+	// The server takes the token from --token-env: without it, no review.
+	resp, err := http.Post("http://"+addr+"/v1/review", "application/json", strings.NewReader(`{"request":{"question":"q?"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a review request without the token: %d, want 401", resp.StatusCode)
+	}
+
+	b := newSandbox(t, `advisors:
+  - id: adv-remote
+    transport: peer
+    adapter: peer
+    base_url: http://`+addr+`
+    credential: PEER_TEST_TOKEN
+    capabilities: [reasoning]
+`, nil, "PEER_TEST_TOKEN="+token)
+	b.plan("T-1")
+	var out consultOut
+	raw := b.reasonJSON(&out, "consult", "T-1")
+	if len(out.Results) != 1 {
+		t.Fatalf("consult results: %s\nserver stderr:\n%s", raw, serverLog())
+	}
+	r := out.Results[0]
+	if r.Advisor != "adv-remote" || r.Status != "completed" || r.Stance != "endorse_with_changes" {
+		t.Errorf("result %+v, want adv-remote completed endorse_with_changes\nserver stderr:\n%s", r, serverLog())
+	}
+	if r.Model != "fake-reported-model-4" || r.ModelSource != "reported" {
+		t.Errorf("model %q (%s), want fake-reported-model-4 (reported)", r.Model, r.ModelSource)
+	}
+	var rec shownRecord
+	b.reasonJSON(&rec, "show", r.Record)
+	if rec.Kind != "consultation" || rec.Body.Transport != "peer" || rec.Body.Status != "completed" {
+		t.Errorf("stored record: %+v", rec)
+	}
+	if m := rec.Derived.Model; m == nil || m.Name != "fake-reported-model-4" || m.Source != "reported" {
+		t.Errorf("stored model %+v, want fake-reported-model-4 reported", m)
+	}
+	if strings.Contains(b.objects()+b.filesUnder(""), token) {
+		t.Errorf("the peer token is stored in B's repository")
+	}
+}
+
+// A canary credential value never appears in any output, error, record or
+// cached file, even when the servers echo it back in their error bodies.
+func TestConsultCanaryCredential(t *testing.T) {
+	const canary = "CANARY-b7e1-VALUE"
+	var sent401, sent500 atomic.Int32
+	echo := func(code int, body string, sent *atomic.Int32) *httptest.Server {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			if strings.Contains(r.Header.Get("Authorization"), canary) {
+				sent.Add(1)
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("X-Echo-Key", canary)
+			w.WriteHeader(code)
+			fmt.Fprintf(w, body, canary, r.Header.Get("Authorization"))
+		}))
+		t.Cleanup(srv.Close)
+		return srv
+	}
+	s401 := echo(http.StatusUnauthorized, `{"error":{"message":"incorrect key provided: %s (header %q)","type":"invalid_request_error"}}`, &sent401)
+	s500 := echo(http.StatusInternalServerError, `internal error while serving key %s; header was %q`, &sent500)
+	s := newSandbox(t, fakeVendor+`advisors:
+  - id: adv-key1
+    transport: api
+    adapter: chat_completions
+    base_url: `+s401.URL+`/v1
+    credential: FAKE_CANARY_KEY
+    provider: fake_tool
+    vendor: fakevendor
+    model: fake-model-1
+    capabilities: [reasoning]
+  - id: adv-key2
+    transport: api
+    adapter: chat_completions
+    base_url: `+s500.URL+`/v1
+    credential: FAKE_CANARY_KEY
+    provider: fake_tool
+    vendor: fakevendor
+    model: fake-model-2
+    capabilities: [reasoning]
+`, nil, "FAKE_CANARY_KEY="+canary)
+	var seen strings.Builder
+	see := func(args ...string) string {
+		out, errs, code := s.run(append([]string{"reason"}, args...)...)
+		fmt.Fprintf(&seen, "$ git reason %s (exit %d)\n%s%s", strings.Join(args, " "), code, out, errs)
+		return out
+	}
+	s.plan("T-1")
+	// First run: authentication (401) and unavailable (500).
+	text := see("consult", "T-1")
+	if !regexp.MustCompile(`(?m)^adv-key1 +failed: authentication `).MatchString(text) ||
+		!regexp.MustCompile(`(?m)^adv-key2 +failed: unavailable `).MatchString(text) {
+		t.Errorf("first consult:\n%s", text)
+	}
+	// Second run, --json: adv-key1's circuit is open, adv-key2 is retried.
+	var out consultOut
+	raw := see("consult", "T-1", "--json")
+	if err := json.Unmarshal([]byte(raw), &out); err != nil {
+		t.Fatalf("consult --json: %v\n%s", err, raw)
+	}
+	if len(out.Results) != 1 || out.Results[0].Advisor != "adv-key2" || out.Results[0].Failure != "unavailable" {
+		t.Errorf("second consult: %s", raw)
+	}
+	if sent401.Load() != 1 || sent500.Load() != 2 {
+		t.Fatalf("the servers received the canary %d and %d times, want 1 and 2: the echo was not exercised", sent401.Load(), sent500.Load())
+	}
+	for _, args := range [][]string{
+		{"advisors"}, {"advisors", "--json"}, {"doctor"}, {"doctor", "--json"},
+		{"status", "T-1"}, {"status", "T-1", "--json"}, {"status", "T-1", "--report"},
+		{"log", "T-1"}, {"log", "T-1", "--json"},
+	} {
+		see(args...)
+	}
+	for _, id := range regexp.MustCompile(`"id": "([0-9A-Z]{26})"`).FindAllStringSubmatch(see("log", "T-1", "--json"), -1) {
+		see("show", id[1], "--json")
+	}
+	objects := s.objects()
+	if !regexp.MustCompile(`"kind":\s*"authentication"`).MatchString(objects) {
+		t.Fatalf("no authentication failure among the git objects: the scan reads the wrong thing")
+	}
+	for where, text := range map[string]string{
+		"command output or error": seen.String(),
+		"a git object":            objects,
+		".git/reason":             s.filesUnder("reason"),
+		".git":                    s.filesUnder(""),
+	} {
+		if strings.Contains(text, canary) {
+			i := strings.Index(text, canary)
+			t.Errorf("the canary credential appears in %s: …%s…", where, text[max(0, i-200):min(len(text), i+100)])
+		}
+	}
+}
+
+// Raw answers are never stored: markers an advisor puts outside the
+// normalised fields (prose around the JSON, an extra field, fields of the
+// wire envelope) appear in no git object, while the normalised summary does.
+func TestConsultStoresNoTranscript(t *testing.T) {
+	const (
+		prose    = "MARK-PROSE-4f2a"
+		field    = "MARK-FIELD-4f2a"
+		envelope = "MARK-ENVELOPE-4f2a"
+	)
+	chat := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		content := "Thinking it over (" + prose + ").\n```json\n" +
+			`{"stance":"oppose","summary":"normalised-summary-http","risks":["lock contention"],"confidence":0.6,"scratch":"` + field + `"}` +
+			"\n```\nThat is all. " + prose
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{
+			"id": envelope, "system_fingerprint": envelope, "model": "fake-served-model-2",
+			"choices": []any{map[string]any{"message": map[string]any{"role": "assistant", "content": content, "reasoning_content": envelope}}},
+			"usage":   map[string]any{"note": envelope},
+		})
+	}))
+	t.Cleanup(chat.Close)
+	s := newSandbox(t, fakeVendor+`advisors:
+  - id: adv-exec
+    transport: cli
+    adapter: exec
+    executable: fake-talker
+    command: [fake-talker]
+    provider: fake_tool
+    vendor: fakevendor
+    model: fake-model-1
+    capabilities: [reasoning]
+  - id: adv-http
+    transport: api
+    adapter: chat_completions
+    base_url: `+chat.URL+`/v1
+    credential: FAKE_HTTP_KEY
+    provider: fake_tool
+    vendor: fakevendor
+    model: fake-model-2
+    capabilities: [reasoning]
+`, map[string]string{"fake-talker": `cat > /dev/null
+echo 'Here is my review, ` + prose + `.'
+echo '{"stance":"endorse","summary":"normalised-summary-exec","recommendations":["add an index"],"confidence":0.9,"trace":"` + field + `"}'
+echo '` + prose + ` (end of transcript)'
+`}, "FAKE_HTTP_KEY=dummy-key-1")
+	s.plan("T-1")
+	var out consultOut
+	raw := s.reasonJSON(&out, "consult", "T-1")
+	if len(out.Results) != 2 || out.Results[0].Status != "completed" || out.Results[1].Status != "completed" {
+		t.Fatalf("consult: %s", raw)
+	}
+	ids := []string{out.Results[0].Record, out.Results[1].Record}
+	// Settle the disagreement the driver opened, and conclude, so that the
+	// task's later trees are scanned too.
+	var st struct {
+		Open []string `json:"open_disagreements"`
+	}
+	s.reasonJSON(&st, "status", "T-1")
+	for _, d := range st.Open {
+		s.reason("resolve", "T-1", d, "--decision", "keep it", "--evidence", "note::load test")
+	}
+	s.reason("conclude", "T-1", "--decision", "keep the queue", "--weigh", ids[0]+"=adopted:fine", "--weigh", ids[1]+"=rejected:contention is low")
+	objects := s.objects()
+	for _, want := range []string{"normalised-summary-exec", "normalised-summary-http", "add an index", "lock contention"} {
+		if !strings.Contains(objects, want) {
+			t.Fatalf("the normalised answer %q is in no git object: the scan reads the wrong thing", want)
+		}
+	}
+	for _, marker := range []string{prose, field, envelope} {
+		if strings.Contains(objects, marker) {
+			t.Errorf("marker %s, outside the normalised fields, is stored in a git object", marker)
+		}
+		if strings.Contains(s.filesUnder("reason"), marker) {
+			t.Errorf("marker %s is stored under .git/reason", marker)
+		}
+		if strings.Contains(raw, marker) {
+			t.Errorf("marker %s is printed by consult --json", marker)
+		}
+	}
+}
