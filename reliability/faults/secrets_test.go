@@ -1,0 +1,429 @@
+package faults
+
+// Reliability item 5, secrets: a canary credential value, and canary
+// strings that an advisor puts in its error bodies and headers and around
+// its answer, must appear nowhere git reason writes or prints.
+//
+// A loopback server speaking chat_completions refuses with 401 and 403,
+// rate-limits with 429, fails with 500, answers garbage, and answers well,
+// each time echoing the credential it was sent and the error canary in its
+// body and headers (as real services do in "incorrect key" errors); its good
+// answer wraps the conclusion in prose holding the raw-text canary, adds
+// the canary as an unknown field and as response metadata. A cli advisor
+// prints its token and the error canary on stderr and fails. The real
+// binary runs assess, plan, consult, advisors, doctor, status, log, show,
+// conclude and verify, with and without --json, through git's own
+// dispatch ('git reason ...'). Then every output, every git object
+// (git cat-file --batch-all-objects --batch), every file under .git (the
+// reflogs and .git/reason/ included), the home directory, the overlay and a
+// trace2 and trace log of every git process are searched for each canary,
+// its distinctive middle and its base64. Pass: 0 hits.
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+const (
+	keyVar    = "FAULTS_CANARY_KEY"
+	keyValue  = "fzkey-4c2f8e19d7-CANARY"
+	tokenVar  = "FAULTS_CANARY_TOKEN"
+	tokenVal  = "fztok-91be07a3c5-CANARY"
+	errCanary = "ERRBODY-6d0a3f7e21-CANARY"
+	rawCanary = "RAWTEXT-b3c8e5d402-CANARY"
+)
+
+// needles are what must not appear: each canary, its distinctive middle (a
+// truncated or masked value still carries it) and its base64.
+func needles() []string {
+	var out []string
+	for _, c := range []string{keyValue, tokenVal, errCanary, rawCanary} {
+		out = append(out, c, strings.Split(c, "-")[1], base64.StdEncoding.EncodeToString([]byte(c)))
+	}
+	return out
+}
+
+// leakScan counts what it searched and every hit.
+type leakScan struct {
+	t                     *testing.T
+	outputs, outputBytes  int
+	files, fileBytes      int
+	objectBytes, logBytes int
+	hits                  int
+}
+
+// found lists the needles in data, each with the text around it.
+func found(data []byte) []string {
+	var out []string
+	for _, n := range needles() {
+		if i := bytes.Index(data, []byte(n)); i >= 0 {
+			lo, hi := max(0, i-100), min(len(data), i+len(n)+100)
+			out = append(out, fmt.Sprintf("%q: %s", n, strconv.Quote(string(data[lo:hi]))))
+		}
+	}
+	return out
+}
+
+func (s *leakScan) search(where string, data []byte) {
+	s.t.Helper()
+	for _, f := range found(data) {
+		s.hits++
+		s.t.Errorf("%s holds %s", where, f)
+	}
+}
+
+func (s *leakScan) tree(dir string) {
+	s.t.Helper()
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		s.files++
+		s.fileBytes += len(data)
+		s.search(path, data)
+		return nil
+	})
+	if err != nil {
+		s.t.Fatalf("scan %s: %v", dir, err)
+	}
+}
+
+// canaryServer is the loopback advisor server. The first path segment
+// chooses its behaviour; it counts requests and those that carried the
+// canary key.
+type canaryServer struct {
+	*httptest.Server
+	mu             sync.Mutex
+	requests, keys map[string]int
+}
+
+func newCanaryServer(t *testing.T) *canaryServer {
+	s := &canaryServer{requests: map[string]int{}, keys: map[string]int{}}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *canaryServer) serve(w http.ResponseWriter, r *http.Request) {
+	_, _ = io.Copy(io.Discard, r.Body)
+	mode, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	s.mu.Lock()
+	s.requests[mode]++
+	if r.Header.Get("Authorization") == "Bearer "+keyValue {
+		s.keys[mode]++
+	}
+	s.mu.Unlock()
+	h := w.Header()
+	h.Set("X-Debug-Echo", errCanary+" key="+keyValue)
+	h.Set("WWW-Authenticate", `Bearer error="invalid_token", error_description="`+keyValue+`"`)
+	errBody := fmt.Sprintf(`{"error":{"message":"Incorrect API key provided: %s (%s)","type":"invalid_request_error"}}`, keyValue, errCanary)
+	switch mode {
+	case "deny":
+		h.Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		io.WriteString(w, errBody)
+	case "forbid":
+		h.Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusForbidden)
+		io.WriteString(w, errBody)
+	case "limit":
+		h.Set("Retry-After", "30")
+		h.Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusTooManyRequests)
+		fmt.Fprintf(w, `{"error":{"message":"Rate limit reached for key %s; %s"}}`, keyValue, errCanary)
+	case "broken":
+		h.Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusInternalServerError)
+		fmt.Fprintf(w, "<html><body>Internal error. Trace: %s Authorization: Bearer %s</body></html>", errCanary, keyValue)
+	case "garbage":
+		h.Set("Content-Type", "text/html")
+		fmt.Fprintf(w, "<html>%s %s not a completion</html>", errCanary, keyValue)
+	case "fine":
+		content := "Thinking it over (" + rawCanary + ").\n```json\n" +
+			`{"stance":"endorse_with_changes","summary":"Rotate now; keep the old key valid for a day.","recommendations":["keep the old key for a day"],"risks":["clients that pin the key"],"confidence":0.6,"debug":"` + rawCanary + `"}` +
+			"\n```\nRegards, " + rawCanary
+		resp := map[string]any{"id": rawCanary, "model": "made-up-model-7", "system_fingerprint": rawCanary,
+			"choices": []any{map[string]any{"message": map[string]any{"role": "assistant", "content": content}}},
+			"usage":   map[string]any{"note": rawCanary}}
+		h.Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(resp)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// secretsOverlay declares the canary advisors: five api ones at the
+// server's behaviours and one cli one, all made up.
+func secretsOverlay(base string) string {
+	var b strings.Builder
+	b.WriteString(`providers:
+  - id: fz_canary_gateway
+    name: Canary Gateway
+vendors:
+  - id: fz_canary_maker
+    name: Canary Maker
+    models:
+      - id: made-up-model-7
+advisors:
+`)
+	for _, mode := range []string{"deny", "forbid", "limit", "broken", "garbage", "fine"} {
+		fmt.Fprintf(&b, `  - id: adv-%s
+    transport: api
+    adapter: chat_completions
+    base_url: %s/%s/v1
+    credential: %s
+    provider: fz_canary_gateway
+    vendor: fz_canary_maker
+    model: made-up-model-7
+    capabilities: [reasoning, security]
+    timeout: 20s
+`, mode, base, mode, keyVar)
+	}
+	fmt.Fprintf(&b, `  - id: adv-tool
+    transport: cli
+    adapter: exec
+    executable: fz-canary-tool
+    command: [fz-canary-tool, --review]
+    credential: %s
+    vendor: fz_canary_maker
+    model: made-up-model-7
+    capabilities: [reasoning, security]
+    timeout: 20s
+`, tokenVar)
+	return b.String()
+}
+
+type secretsRun struct {
+	t    *testing.T
+	dir  string
+	env  []string
+	scan *leakScan
+	ids  []string // every declared advisor
+}
+
+// git runs git with args, scans both outputs and checks the exit status.
+func (r *secretsRun) git(want int, extraEnv []string, args ...string) []byte {
+	r.t.Helper()
+	res := runIn(r.t, r.dir, append(append([]string{}, r.env...), extraEnv...), "git", args...)
+	name := strings.Join(res.args, " ")
+	r.scan.outputs++
+	r.scan.outputBytes += len(res.stdout) + len(res.stderr)
+	r.scan.search(name+": stdout", res.stdout)
+	r.scan.search(name+": stderr", res.stderr)
+	if res.code != want {
+		r.t.Fatalf("%s exited %d, want %d\nstdout:\n%s\nstderr:\n%s", name, res.code, want, res.stdout, res.stderr)
+	}
+	return res.stdout
+}
+
+// only is the disable list that leaves just the advisors named.
+func (r *secretsRun) only(keep ...string) []string {
+	var off []string
+	for _, id := range r.ids {
+		if !slices.Contains(keep, id) {
+			off = append(off, id)
+		}
+	}
+	return []string{"GIT_REASON_DISABLE=" + strings.Join(off, ",")}
+}
+
+type consultOut struct {
+	Results []struct {
+		Advisor, Status, Failure, Record string
+		RetryAfter                       int `json:"retry_after_s"`
+	}
+	Skipped []struct{ Advisor, Reason string }
+}
+
+func TestSecretsLeaveNoTrace(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the cli advisor is a shell script")
+	}
+	needGit(t)
+	bin := buildBinary(t)
+	srv := newCanaryServer(t)
+
+	root := t.TempDir()
+	newHome(t, root)
+	repo, tools, logs := filepath.Join(root, "repo"), filepath.Join(root, "tools"), filepath.Join(root, "logs")
+	mark := filepath.Join(root, "tool-ran")
+	for _, d := range []string{filepath.Join(repo, ".reason"), tools, logs} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tool := `#!/bin/sh
+cat >/dev/null
+if [ "$` + tokenVar + `" = '` + tokenVal + `' ]; then echo token-received >> '` + mark + `'; else echo token-missing >> '` + mark + `'; fi
+echo "error: unauthorized: token $` + tokenVar + ` rejected (` + errCanary + `)" >&2
+echo "partial output ` + errCanary + ` $` + tokenVar + `"
+exit 1
+`
+	if err := os.WriteFile(filepath.Join(tools, "fz-canary-tool"), []byte(tool), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, ".reason", "advisors.yaml"), []byte(secretsOverlay(srv.URL)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	scan := &leakScan{t: t}
+	r := &secretsRun{t: t, dir: repo, scan: scan, env: gitEnv(root, []string{bin, tools},
+		keyVar+"="+keyValue, tokenVar+"="+tokenVal,
+		"GIT_TRACE2_EVENT="+filepath.Join(logs, "trace2.json"), "GIT_TRACE="+filepath.Join(logs, "trace.txt"))}
+
+	// Control: the scan finds a canary where there is one.
+	control := runIn(t, repo, r.env, "sh", "-c", "echo $"+keyVar+" $"+tokenVar)
+	if len(found(control.stdout)) < 2 {
+		t.Fatalf("control: the commands' environment does not carry both canaries, or the scan misses them (%q)", control.stdout)
+	}
+
+	r.git(0, nil, "init", "-q")
+	var adv struct{ Advisors []struct{ ID, Status string } }
+	if err := json.Unmarshal(r.git(0, nil, "reason", "advisors", "--json"), &adv); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range adv.Advisors {
+		r.ids = append(r.ids, a.ID)
+		if strings.HasPrefix(a.ID, "adv-") && a.Status != "available" {
+			t.Errorf("control: %s is %s, want available (the canary must count as set)", a.ID, a.Status)
+		}
+	}
+	r.git(0, nil, "reason", "advisors")
+	r.git(0, nil, "reason", "doctor")
+	r.git(0, nil, "reason", "doctor", "--json")
+
+	// Four tasks, each consulting two advisors: every failure type and a
+	// good answer.
+	rounds := []struct {
+		task     string
+		advisors []string
+		want     map[string]string // advisor -> failure kind, or completed
+		json     bool
+	}{
+		{"T-1", []string{"adv-deny", "adv-limit"}, map[string]string{"adv-deny": "authentication", "adv-limit": "rate_limit"}, true},
+		{"T-2", []string{"adv-broken", "adv-fine"}, map[string]string{"adv-broken": "unavailable", "adv-fine": "completed"}, false},
+		{"T-3", []string{"adv-garbage", "adv-tool"}, map[string]string{"adv-garbage": "malformed", "adv-tool": "authentication"}, true},
+		{"T-4", []string{"adv-forbid", "adv-fine"}, map[string]string{"adv-forbid": "authentication", "adv-fine": "completed"}, false},
+	}
+	var records []string
+	recorded := map[string]string{} // task/advisor -> consultation id
+	for i, rd := range rounds {
+		assess := []string{"reason", "assess", rd.task, "--subject", "Rotate the signing keys " + strconv.Itoa(i),
+			"--question", "Rotate now or at the next release?", "--materiality", "critical", "--reversibility", "costly",
+			"--needs", "security", "--evidence", "note::keys are two years old"}
+		if rd.json {
+			assess = append(assess, "--json")
+		}
+		r.git(0, nil, assess...)
+		var plan struct {
+			Derived struct{ Selected []string }
+		}
+		if err := json.Unmarshal(r.git(0, r.only(rd.advisors...), "reason", "plan", rd.task, "--json"), &plan); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(plan.Derived.Selected, rd.advisors) {
+			t.Fatalf("%s: plan selected %v, want %v", rd.task, plan.Derived.Selected, rd.advisors)
+		}
+		r.git(0, r.only(rd.advisors...), "reason", "plan", rd.task)
+		// Every round consults with --json so that outcomes can be
+		// checked; the text form is exercised by a second consult that
+		// skips what already answered or is now open.
+		var got consultOut
+		if err := json.Unmarshal(r.git(0, r.only(rd.advisors...), "reason", "consult", rd.task, "--json"), &got); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range got.Results {
+			kind := c.Failure
+			if c.Status == "completed" {
+				kind = "completed"
+			}
+			if kind != rd.want[c.Advisor] {
+				t.Errorf("%s: %s came out %s, want %s", rd.task, c.Advisor, kind, rd.want[c.Advisor])
+			}
+			if c.Advisor == "adv-limit" && c.RetryAfter != 30 {
+				t.Errorf("%s: adv-limit retry_after_s = %d, want 30", rd.task, c.RetryAfter)
+			}
+			records = append(records, c.Record)
+			recorded[rd.task+"/"+c.Advisor] = c.Record
+		}
+		if len(got.Results) != 2 {
+			t.Errorf("%s: consult recorded %d outcomes, want 2", rd.task, len(got.Results))
+		}
+		r.git(0, r.only(rd.advisors...), "reason", "consult", rd.task)
+	}
+
+	// Control: the credentials reached the advisors.
+	srv.mu.Lock()
+	for _, mode := range []string{"deny", "forbid", "limit", "broken", "garbage", "fine"} {
+		if srv.requests[mode] == 0 || srv.keys[mode] != srv.requests[mode] {
+			t.Errorf("control: %s got %d requests, %d with the canary key", mode, srv.requests[mode], srv.keys[mode])
+		}
+	}
+	srv.mu.Unlock()
+	if got, err := os.ReadFile(mark); err != nil || !strings.HasPrefix(string(got), "token-received\n") || strings.Contains(string(got), "missing") {
+		t.Errorf("control: the cli advisor did not get its token: %q %v", got, err)
+	}
+
+	// The reading commands, with and without --json, and a conclusion.
+	for _, args := range [][]string{
+		{"advisors"}, {"advisors", "--json"}, {"doctor"}, {"doctor", "--json"},
+		{"status"}, {"status", "--json"}, {"log"}, {"log", "--json"},
+	} {
+		r.git(0, nil, append([]string{"reason"}, args...)...)
+	}
+	for _, rd := range rounds {
+		for _, args := range [][]string{{"status", rd.task}, {"status", rd.task, "--json"}, {"status", rd.task, "--report"}, {"log", rd.task}, {"log", rd.task, "--json"}} {
+			r.git(0, nil, append([]string{"reason"}, args...)...)
+		}
+	}
+	for _, id := range records {
+		r.git(0, nil, "reason", "show", id)
+		r.git(0, nil, "reason", "show", "--json", id)
+	}
+	r.git(0, nil, "reason", "conclude", "T-2", "--decision", "rotate now", "--weigh", recorded["T-2/adv-fine"]+"=adopted:keeps clients working", "--json")
+	r.git(3, nil, "reason", "conclude", "T-1", "--decision", "rotate now")
+	r.git(0, nil, "reason", "verify")
+	r.git(0, nil, "reason", "verify", "--json")
+
+	// Every object, loose or packed, in full; then every file.
+	objects := r.git(0, nil, "cat-file", "--batch-all-objects", "--batch")
+	scan.objectBytes = len(objects)
+	for _, want := range []string{"authentication", "rate_limit", "unavailable", "malformed", "endorse_with_changes", "made-up-model-7"} {
+		if !bytes.Contains(objects, []byte(want)) {
+			t.Errorf("control: no git object holds %q: the scan of objects read nothing useful", want)
+		}
+	}
+	before := scan.files
+	scan.tree(filepath.Join(repo, ".git", "reason"))
+	if scan.files == before {
+		t.Errorf("control: nothing under .git/reason/ to scan")
+	}
+	scan.tree(filepath.Join(repo, ".git"))
+	scan.tree(filepath.Join(root, "home"))
+	scan.tree(filepath.Join(repo, ".reason"))
+	before = scan.fileBytes
+	scan.tree(logs)
+	scan.logBytes = scan.fileBytes - before
+	if scan.logBytes == 0 {
+		t.Errorf("control: the trace logs are empty")
+	}
+	t.Logf("secrets: %d commands (%d bytes of output), %d bytes of git objects, %d files (%d bytes, %d of trace logs) searched for %d needles; %d hits",
+		scan.outputs, scan.outputBytes, scan.objectBytes, scan.files, scan.fileBytes, scan.logBytes, len(needles()), scan.hits)
+}
