@@ -286,8 +286,8 @@ func (m *circuitModel) status(now time.Time) (policy.Status, time.Time) {
 // flapFigures are what the run counts, for the log and the document.
 type flapFigures struct {
 	rounds, served, recorded, teammate, openAtPlan, recoveringAtPlan, opened, tasks int
-	kinds                                                                        map[string]int
-	span                                                                         time.Duration
+	kinds                                                                           map[string]int
+	span                                                                            time.Duration
 }
 
 func TestAdvisorFlaps(t *testing.T) {
