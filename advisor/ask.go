@@ -3,7 +3,10 @@ package advisor
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"git-reason/advisor/transport"
 	"git-reason/record"
@@ -69,8 +72,8 @@ func Ask(ctx context.Context, d Declaration, req transport.Request) *Asked {
 			out.Conclusion = &record.Answer{Stance: c.Stance, Summary: c.Summary,
 				Recommendations: c.Recommendations, Risks: c.Risks, Confidence: c.Confidence}
 			out.Model = &record.Model{Name: DeclaredModel(d), Source: "declared"}
-			if ans.Model != "" {
-				out.Model = &record.Model{Name: ans.Model, Source: "reported"}
+			if name := strings.TrimSpace(ans.Model); plausibleModel(name) {
+				out.Model = &record.Model{Name: name, Source: "reported"}
 			}
 			return out
 		}
@@ -91,4 +94,22 @@ func failureOf(err error) *record.Failure {
 		return &record.Failure{Kind: string(transport.Timeout)}
 	}
 	return &record.Failure{Kind: string(transport.Unavailable), Detail: "unexpected error"}
+}
+
+// MaxModelName is the longest model name a record keeps.
+const MaxModelName = 200
+
+// plausibleModel reports whether a responder's report of its model can be
+// recorded as such: non-blank, printable and not too long. Anything else
+// is no report, and the declared model is recorded instead.
+func plausibleModel(name string) bool {
+	if name == "" || utf8.RuneCountInString(name) > MaxModelName {
+		return false
+	}
+	for _, r := range name {
+		if !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	return true
 }

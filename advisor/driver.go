@@ -2,6 +2,7 @@ package advisor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -37,8 +38,9 @@ type Run struct {
 // Result is what a consult run did for one advisor, in plan order.
 type Result struct {
 	*Asked
-	Record string `json:"record"`
-	Err    error  `json:"-"`
+	Record    string `json:"record"`
+	Duplicate bool   `json:"duplicate,omitempty"` // a concurrent run recorded this advisor first
+	Err       error  `json:"-"`
 }
 
 // Request builds the review request of an assessment: question, subject,
@@ -98,7 +100,11 @@ func Consult(ctx context.Context, w Recorder, run Run) []Result {
 			c.Status, c.Failure = "failed", got.asked.Failure
 		}
 		stored, err := w.AppendConsultation(rctx, run.Task, c, got.asked.Model)
-		if err != nil {
+		if errors.Is(err, record.ErrAlreadyAnswered) {
+			// A concurrent run recorded this advisor's answer first: one
+			// answer per advisor and plan, so this one is not counted.
+			res.Duplicate = true
+		} else if err != nil {
 			res.Err = fmt.Errorf("record consultation of %s: %w", got.asked.Advisor, err)
 		} else {
 			res.Record = stored.ID
@@ -147,8 +153,13 @@ func OpenDisagreement(ctx context.Context, w Recorder, st *record.State, plan *r
 		return nil, nil
 	}
 	assessment := plan.Body.(*record.Plan).Assessment
+	// Answers already cited by a disagreement, open or settled, are not
+	// disputed again: a resolution settles them.
 	cited := map[string]bool{}
-	for _, d := range st.OpenDisagreements(assessment) {
+	for _, d := range st.Entries {
+		if d.Kind != record.KindDisagreement || d.Body.(*record.Disagreement).Assessment != assessment {
+			continue
+		}
 		for _, id := range d.Body.(*record.Disagreement).Cites {
 			cited[id] = true
 		}

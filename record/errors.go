@@ -66,6 +66,18 @@ func (r *refusal) Is(target error) bool { return target == ErrRefused }
 
 func refuse(msg string) error { return &refusal{msg: msg} }
 
+// ErrAlreadyAnswered marks a completed consultation refused because its
+// advisor already answered the plan (two consult runs at once, say). It
+// matches ErrRefused too.
+var ErrAlreadyAnswered = errors.New("already answered")
+
+type alreadyAnswered struct{ msg string }
+
+func (a *alreadyAnswered) Error() string { return a.msg }
+func (a *alreadyAnswered) Is(target error) bool {
+	return target == ErrRefused || target == ErrAlreadyAnswered
+}
+
 type inputError struct{ msg string }
 
 func (e *inputError) Error() string        { return e.msg }

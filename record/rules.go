@@ -156,6 +156,13 @@ func admitConsultation(st *State, c *Consultation, h hints) (any, error) {
 	if concl := st.ConclusionOf(assessment); concl != nil {
 		return nil, refuse(fmt.Sprintf("assessment %s is already concluded by %s: the answer comes too late", short(assessment), short(concl.ID)))
 	}
+	if c.Status == "completed" {
+		for _, e := range st.Consultations(assessment) {
+			if b := e.Body.(*Consultation); b.Plan == c.Plan && b.Advisor == c.Advisor && b.Status == "completed" {
+				return nil, &alreadyAnswered{msg: fmt.Sprintf("advisor %q already answered plan %s (%s): one answer per advisor and plan", c.Advisor, short(c.Plan), short(e.ID))}
+			}
+		}
+	}
 	d := &ConsultationDerived{}
 	if h.model != nil && h.model.Name != "" {
 		if h.model.Source != "reported" && h.model.Source != "declared" {

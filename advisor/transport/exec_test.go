@@ -196,8 +196,13 @@ func TestExecEnvironmentIsMinimal(t *testing.T) {
 			t.Errorf("the command saw %s", name)
 		}
 	}
-	if !strings.Contains(ans.Output, credVar+"="+canary) || !names["LANG"] {
+	// The command saw the credential; what it echoed of it comes back
+	// redacted, since a credential's value is never stored or printed.
+	if !strings.Contains(ans.Output, credVar+"=[redacted]") || !names["LANG"] {
 		t.Errorf("the command's environment lacks the credential or LANG:\n%s", ans.Output)
+	}
+	if strings.Contains(ans.Output, canary) {
+		t.Errorf("the credential's value came back in the answer:\n%s", ans.Output)
 	}
 }
 

@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 )
@@ -157,10 +158,30 @@ var registry = map[string]Adapter{
 }
 
 // For returns the adapter with the given name: chat_completions, messages,
-// exec or peer. The second result is false for any other name.
+// exec or peer. The second result is false for any other name. Every
+// adapter it returns removes the credential's value from the answer too,
+// should the responder echo it: the value is never stored or printed.
 func For(adapter string) (Adapter, bool) {
 	a, ok := registry[adapter]
-	return a, ok
+	if !ok {
+		return nil, false
+	}
+	return scrubbing{a}, true
+}
+
+// scrubbing removes the credential's value from an answer, reading it, as
+// the adapter did, at the moment of the call.
+type scrubbing struct{ Adapter }
+
+func (s scrubbing) Ask(ctx context.Context, t Target, req Request) (Answer, error) {
+	ans, err := s.Adapter.Ask(ctx, t, req)
+	if t.Credential != "" {
+		if secret := os.Getenv(t.Credential); secret != "" {
+			ans.Output = strings.ReplaceAll(ans.Output, secret, "[redacted]")
+			ans.Model = strings.ReplaceAll(ans.Model, secret, "[redacted]")
+		}
+	}
+	return ans, err
 }
 
 // contextFailure classifies a done context: its deadline is a timeout, any

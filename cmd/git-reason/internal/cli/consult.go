@@ -38,6 +38,9 @@ func consultCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			if c.Duration("timeout") < 0 || (c.IsSet("timeout") && c.Duration("timeout") == 0) {
+				return ops.Usage("--timeout must be a positive duration, e.g. 90s")
+			}
 			req := ops.ConsultRequest{Task: task, Timeout: c.Duration("timeout")}
 			if f, ok := c.App.ErrWriter.(*os.File); ok && term.IsTerminal(int(f.Fd())) && !c.Bool("json") {
 				req.Progress = liveProgress(f)
@@ -96,12 +99,13 @@ type consultRow struct {
 	Source     string  `json:"model_source,omitempty"`
 	DurationMS int64   `json:"duration_ms"`
 	Record     string  `json:"record,omitempty"`
+	Duplicate  bool    `json:"duplicate,omitempty"`
 }
 
 func printConsult(c *cli.Context, res *ops.ConsultResult) error {
 	rows := []consultRow{}
 	for _, r := range res.Results {
-		row := consultRow{Advisor: r.Advisor, DurationMS: r.Duration.Milliseconds(), Record: r.Record}
+		row := consultRow{Advisor: r.Advisor, DurationMS: r.Duration.Milliseconds(), Record: r.Record, Duplicate: r.Duplicate}
 		if r.Completed() {
 			row.Status, row.Stance, row.Summary, row.Confidence = "completed", r.Conclusion.Stance, r.Conclusion.Summary, r.Conclusion.Confidence
 		} else {
@@ -125,6 +129,10 @@ func printConsult(c *cli.Context, res *ops.ConsultResult) error {
 	}
 	w := c.App.Writer
 	if len(rows) == 0 && len(res.Skipped) == 0 {
+		if len(res.LocalReview) == 0 {
+			fmt.Fprintf(w, "plan %s needs no review: conclude with 'git reason conclude %s --decision ...'\n", res.Plan[:10], res.Task)
+			return nil
+		}
 		fmt.Fprintf(w, "plan %s selected no advisor: the local review is the review; answer it with 'git reason conclude %s --local-review N=ANSWER ...'\n", res.Plan[:10], res.Task)
 		return nil
 	}
@@ -142,6 +150,9 @@ func printConsult(c *cli.Context, res *ops.ConsultResult) error {
 		rec := "-"
 		if r.Record != "" {
 			rec = r.Record[:10]
+		}
+		if r.Duplicate {
+			rec = "answered by a concurrent run"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%.1fs\t%s\n", r.Advisor, outcome, model, float64(r.DurationMS)/1000, rec)
 	}
