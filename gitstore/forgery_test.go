@@ -795,13 +795,13 @@ func TestForgeryMerge(t *testing.T) {
 	})
 }
 
-// TestVerifyHonestDivergedClones: two clones of one task append on their
+// TestForgeryCorpusHonestDivergedClones: two clones of one task append on their
 // own, one fetches the other's history, and the two are merged with
 // plumbing into a commit whose tree is the union of both records/ trees.
 // The union is admissible, so verify flags nothing, before and after the
 // writer appends on top of the merge. When the union breaks a rule (both
 // clones concluded the same assessment), verify says so on the merge.
-func TestVerifyHonestDivergedClones(t *testing.T) {
+func TestForgeryCorpusHonestDivergedClones(t *testing.T) {
 	h := newForgHistory(t)
 	clone := func(name, origin string) (string, *record.Writer) {
 		dir := filepath.Join(t.TempDir(), name)
@@ -893,12 +893,12 @@ func TestVerifyHonestDivergedClones(t *testing.T) {
 	})
 }
 
-// TestVerifyHonestConcurrentWriters: several writers, each with its own
+// TestForgeryCorpusHonestConcurrentWriters: several writers, each with its own
 // store as separate processes would have, append to one task at once
 // (compare-and-swap retries included), each consultation admitted against
 // a plan that other writers' records may have followed. Every acknowledged record is on the
 // ref and verify flags nothing.
-func TestVerifyHonestConcurrentWriters(t *testing.T) {
+func TestForgeryCorpusHonestConcurrentWriters(t *testing.T) {
 	const writers, each = 6, 4
 	env := forgEnv(t)
 	dir, _ := newForgRepo(t, env, "unused")

@@ -111,7 +111,7 @@ func statusOf(st []hooks.Status, name string) hooks.Status {
 	return hooks.Status{}
 }
 
-func TestShimsAreMarkedAndDistinct(t *testing.T) {
+func TestHooksShimsAreMarkedAndDistinct(t *testing.T) {
 	for _, n := range hooks.Names {
 		s := hooks.Shim(n)
 		if !bytes.Contains(s, []byte(hooks.Marker)) {
@@ -126,7 +126,7 @@ func TestShimsAreMarkedAndDistinct(t *testing.T) {
 	}
 }
 
-func TestInstallFresh(t *testing.T) {
+func TestHooksInstallFresh(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "not", "yet", "hooks")
 	st, err := hooks.Install(dir)
 	if err != nil {
@@ -146,7 +146,7 @@ func TestInstallFresh(t *testing.T) {
 	}
 }
 
-func TestCheckEmptyDirectory(t *testing.T) {
+func TestHooksCheckEmptyDirectory(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "missing")
 	for _, s := range hooks.Check(dir) {
 		if s.Installed || s.Current || s.Chained || s.Foreign {
@@ -158,10 +158,10 @@ func TestCheckEmptyDirectory(t *testing.T) {
 	}
 }
 
-// TestInstallIdempotent installs twice, with and without a hook of the
+// TestHooksInstallIdempotent installs twice, with and without a hook of the
 // user's: the second install changes no byte and chains nothing twice
 // (the shim must never end up as the chained hook).
-func TestInstallIdempotent(t *testing.T) {
+func TestHooksInstallIdempotent(t *testing.T) {
 	for _, foreign := range []bool{false, true} {
 		t.Run(map[bool]string{false: "plain", true: "chained"}[foreign], func(t *testing.T) {
 			dir := t.TempDir()
@@ -212,10 +212,10 @@ func TestInstallIdempotent(t *testing.T) {
 	}
 }
 
-// TestInstallChainsAndUninstallRestores keeps the user's hooks beside the
+// TestHooksInstallChainsAndUninstallRestores keeps the user's hooks beside the
 // shims, byte for byte and mode for mode, and puts them back on
 // uninstall.
-func TestInstallChainsAndUninstallRestores(t *testing.T) {
+func TestHooksInstallChainsAndUninstallRestores(t *testing.T) {
 	dir := t.TempDir()
 	// Not valid UTF-8, no trailing newline, a CRLF: restored exactly.
 	commitHook := "#!/bin/sh\r\necho \xff\xfe marker >> marker\r\nexit 0"
@@ -256,7 +256,7 @@ func TestInstallChainsAndUninstallRestores(t *testing.T) {
 	}
 }
 
-func TestUninstallFresh(t *testing.T) {
+func TestHooksUninstallFresh(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "post-checkout"), userHook, 0o755)
 	before := snapshot(t, dir)
@@ -282,9 +282,9 @@ func TestUninstallFresh(t *testing.T) {
 	}
 }
 
-// TestUninstallLeavesForeignHooks: a hook git reason did not write stays,
+// TestHooksUninstallLeavesForeignHooks: a hook git reason did not write stays,
 // even when a file named like a chained hook sits beside it.
-func TestUninstallLeavesForeignHooks(t *testing.T) {
+func TestHooksUninstallLeavesForeignHooks(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "pre-commit"), userHook, 0o755)
 	write(t, filepath.Join(dir, "pre-push"), userHook, 0o755)
@@ -302,10 +302,10 @@ func TestUninstallLeavesForeignHooks(t *testing.T) {
 	}
 }
 
-// TestInstallRefusesWhenChainedExists: a foreign hook and a chained hook
+// TestHooksInstallRefusesWhenChainedExists: a foreign hook and a chained hook
 // both present cannot be merged by a program. Install must say so and
 // change nothing at all, whichever hook is in that state.
-func TestInstallRefusesWhenChainedExists(t *testing.T) {
+func TestHooksInstallRefusesWhenChainedExists(t *testing.T) {
 	for _, blocked := range hooks.Names {
 		t.Run(blocked, func(t *testing.T) {
 			dir := t.TempDir()
@@ -333,9 +333,9 @@ func TestInstallRefusesWhenChainedExists(t *testing.T) {
 	}
 }
 
-// TestInstallRewritesOutdatedShim: a shim of another version (it carries
+// TestHooksInstallRewritesOutdatedShim: a shim of another version (it carries
 // the marker) is replaced; the hook it chains stays chained.
-func TestInstallRewritesOutdatedShim(t *testing.T) {
+func TestHooksInstallRewritesOutdatedShim(t *testing.T) {
 	dir := t.TempDir()
 	old := "#!/bin/sh\n# " + hooks.Marker + ": pre-commit\n# an older version\nexec git reason hook pre-commit\n"
 	write(t, filepath.Join(dir, "pre-commit"), old, 0o755)
@@ -367,9 +367,9 @@ func TestInstallRewritesOutdatedShim(t *testing.T) {
 	}
 }
 
-// TestShimsRunChainedHookFirst runs the shims with sh against a stand-in
+// TestHooksShimsRunChainedFirst runs the shims with sh against a stand-in
 // git that records how it was called.
-func TestShimsRunChainedHookFirst(t *testing.T) {
+func TestHooksShimsRunChainedFirst(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the shims are sh scripts")
 	}
@@ -492,12 +492,12 @@ func sandbox(t *testing.T) string {
 	return home
 }
 
-// TestDirMatchesGit compares Dir with where git itself looks for hooks,
+// TestHooksDirMatchesGit compares Dir with where git itself looks for hooks,
 // in the shapes a repository takes: core.hooksPath absent, relative or
 // absolute; a linked worktree; a bare repository. git's answer is
 // `git rev-parse --git-path hooks`, resolved against the directory git
 // runs hooks in (the work tree's top, or the git directory when bare).
-func TestDirMatchesGit(t *testing.T) {
+func TestHooksDirMatchesGit(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not on PATH")
 	}
@@ -561,9 +561,9 @@ func TestDirMatchesGit(t *testing.T) {
 	}
 }
 
-// TestDirHooksRunFromThere installs into Dir and lets git run the hook:
+// TestHooksRunFromDir installs into Dir and lets git run the hook:
 // the proof that Dir is where git looks, not just where rev-parse says.
-func TestDirHooksRunFromThere(t *testing.T) {
+func TestHooksRunFromDir(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not on PATH")
 	}
