@@ -1,0 +1,149 @@
+// Command write-bench times whole-process `git reason` against git's own
+// `git notes`, in one run, as issue 2 asks:
+//
+//   - one `git reason assess` against one `git notes --ref=x append` on a
+//     commit, in the same repository;
+//   - the same assess in repositories holding -sizes records (100 per task
+//     by default), each repository packed by `git gc` as a real one would be;
+//   - `git reason status TASK` of a task holding -status records.
+//
+// Every write goes to an existing task holding -per-task records, so the
+// only thing that differs between sizes is the rest of the repository.
+// Repositories are generated in-process with the real writer
+// (gitstore.Store under record.Writer), not with one process per record;
+// records are trivial assessments, so no standing conclusion exists and the
+// generator can skip the cross-task index (the first git reason run then
+// builds it: that run is reported as "cold").
+//
+// The cases run -runs times each after two warm-up runs, in a shuffled
+// order each round so that noise hits every case alike, and the program
+// prints each case's median, min and max, the ratios and the targets. With
+// -cpuprofile DIR it then profiles every case that missed its target, using
+// a build of the binary whose main writes a CPU profile (the same code, built
+// with go build -overlay: no file of the tree is changed), and prints the
+// top of go tool pprof for each.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+type options struct {
+	runs      int
+	sizes     []int
+	perTask   int
+	status    int
+	dir       string
+	keep      bool
+	profile   string
+	profRuns  int
+	seed      uint64
+	moduleDir string
+}
+
+func main() {
+	o, err := parseFlags(os.Args[1:])
+	if err == nil {
+		err = run(o, os.Stdout)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "write-bench:", err)
+		os.Exit(1)
+	}
+}
+
+func parseFlags(args []string) (*options, error) {
+	fs := flag.NewFlagSet("write-bench", flag.ContinueOnError)
+	o := &options{}
+	sizes := fs.String("sizes", "100,10000,100000", "records in each repository the write is timed in; the first is the baseline")
+	fs.IntVar(&o.runs, "runs", 15, "timed runs of each case (at least 10 for the report)")
+	fs.IntVar(&o.perTask, "per-task", 100, "records per task in the generated repositories")
+	fs.IntVar(&o.status, "status", 1000, "records in the task whose status is timed")
+	fs.StringVar(&o.dir, "dir", "", "where to generate repositories; kept and reused across runs when set (default: a temporary directory, removed)")
+	fs.BoolVar(&o.keep, "keep", false, "keep the temporary directory and print its path")
+	fs.StringVar(&o.profile, "cpuprofile", "", "profile every case that misses its target; profiles go to this directory")
+	fs.IntVar(&o.profRuns, "profile-runs", 40, "processes profiled per missed case (their profiles are merged)")
+	fs.Uint64Var(&o.seed, "seed", 1, "seed of the per-round shuffle")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	for _, s := range strings.Split(*sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("-sizes: %q is not a positive number", s)
+		}
+		o.sizes = append(o.sizes, n)
+	}
+	if o.runs < 1 || o.perTask < 1 || o.status < 1 {
+		return nil, fmt.Errorf("-runs, -per-task and -status must be positive")
+	}
+	return o, nil
+}
+
+func run(o *options, out *os.File) error {
+	var err error
+	if o.moduleDir == "" {
+		if o.moduleDir, err = moduleRoot(); err != nil {
+			return err
+		}
+	}
+	dir := o.dir
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "write-bench-"); err != nil {
+			return err
+		}
+		if o.keep {
+			fmt.Fprintln(out, "# repositories kept in", dir)
+		} else {
+			defer os.RemoveAll(dir)
+		}
+	}
+	if dir, err = filepath.Abs(dir); err != nil {
+		return err
+	}
+	b, err := newBench(o, dir)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "# %s\n", b.describe())
+	if err := b.prepare(out); err != nil {
+		return err
+	}
+	res, err := b.measure(out)
+	if err != nil {
+		return err
+	}
+	missed := report(out, o, res)
+	if o.profile != "" && len(missed) > 0 {
+		return b.profileCases(out, missed)
+	}
+	return nil
+}
+
+// moduleRoot is the directory of go.mod above the working directory.
+func moduleRoot() (string, error) {
+	d, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d, nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", fmt.Errorf("no go.mod above the working directory: run from inside the module")
+		}
+		d = parent
+	}
+}
+
+func since(t time.Time) string { return ms(time.Since(t)) }
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSmall runs the whole benchmark on tiny repositories, so that the
+// program keeps working as the code it times changes: it fails when any
+// git reason command fails, when a generated repository does not hold the
+// tasks and records asked for, or when a row of the report is missing.
+func TestSmall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs git; skipped with -short")
+	}
+	dir := t.TempDir()
+	o, err := parseFlags([]string{"-runs", "2", "-sizes", "30,90", "-per-task", "10", "-status", "25", "-dir", dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.Create(filepath.Join(t.TempDir(), "report"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run(o, out); err != nil {
+		t.Fatal(err)
+	}
+	report, _ := os.ReadFile(out.Name())
+	t.Logf("\n%s", report)
+	for _, row := range []string{"git notes --ref=x append", "(startup floor)", "git reason assess (30 records)",
+		"git reason assess (90 records)", "git reason status (task of 25 records)", "targets (medians):"} {
+		if !strings.Contains(string(report), row) {
+			t.Errorf("the report has no %q", row)
+		}
+	}
+	b, err := newBench(o, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		repo, ref      string
+		tasks, records int
+	}{
+		{"repo-90", "refs/reasoning/tasks/T-00008", 9, 10},
+		{"status-25", "refs/reasoning/tasks/T-00000", 1, 25},
+	} {
+		repo := filepath.Join(dir, c.repo)
+		refs, err := b.gitOut(repo, "for-each-ref", "--format=%(refname)", "refs/reasoning/tasks/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		files, err := b.gitOut(repo, "ls-tree", "-r", "--name-only", c.ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, m := len(strings.Fields(refs)), len(strings.Fields(files)); n != c.tasks || m != c.records {
+			t.Errorf("%s holds %d tasks and %d records in %s; want %d and %d", c.repo, n, m, c.ref, c.tasks, c.records)
+		}
+	}
+}

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os/exec"
+	"slices"
+	"strings"
+	"time"
+)
+
+// warmups are untimed runs of each case before the timed rounds; the first
+// is reported as the case's cold run.
+const warmups = 2
+
+// benchCase is one whole-process command and its timings.
+type benchCase struct {
+	name    string
+	dir     string
+	args    func(i int) []string
+	records int  // repository size of an assess case, 0 otherwise
+	status  bool // the status case
+	calls   int
+	cold    time.Duration
+	times   []time.Duration // wall time of each timed run
+	cpu     []time.Duration // user+system time of each, the process and its children
+}
+
+// exec runs the case's command once and returns its wall time and the CPU
+// time (user and system) of git and the processes it waited for.
+func (c *benchCase) exec(env []string) (wall, cpu time.Duration, err error) {
+	c.calls++
+	args := c.args(c.calls)
+	cmd := exec.Command("git", args...)
+	cmd.Dir, cmd.Env = c.dir, env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	err = cmd.Run()
+	wall = time.Since(start)
+	if err != nil {
+		return 0, 0, fmt.Errorf("git %s in %s: %v: %s", strings.Join(args, " "), c.dir, err, bytes.TrimSpace(out.Bytes()))
+	}
+	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
+}
+
+func (c *benchCase) median() time.Duration { return median(c.times) }
+
+func median(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// measure runs the warm-ups, then -runs rounds in which every case runs
+// once, in an order shuffled per round.
+func (b *bench) measure(out io.Writer) ([]*benchCase, error) {
+	env := b.withPath(b.bin)
+	for w := range warmups {
+		for _, c := range b.cases {
+			d, _, err := c.exec(env)
+			if err != nil {
+				return nil, err
+			}
+			if w == 0 {
+				c.cold = d
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(b.o.seed, 2))
+	order := slices.Clone(b.cases)
+	start := time.Now()
+	for range b.o.runs {
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for _, c := range order {
+			d, cpu, err := c.exec(env)
+			if err != nil {
+				return nil, err
+			}
+			c.times = append(c.times, d)
+			c.cpu = append(c.cpu, cpu)
+		}
+	}
+	fmt.Fprintf(out, "# %d rounds of %d cases in %.1f s; %s\n\n", b.o.runs, len(b.cases), time.Since(start).Seconds(), loadAvg())
+	return b.cases, nil
+}
+
+// target is one goal of issue 2 and whether a run met it.
+type target struct {
+	c      *benchCase
+	what   string
+	value  float64
+	limit  float64
+	unit   string
+	missed bool
+}
+
+// report prints the table and the targets, and returns the cases that
+// missed theirs.
+func report(out io.Writer, o *options, cases []*benchCase) []*benchCase {
+	var notes, base, status *benchCase
+	for _, c := range cases {
+		switch {
+		case strings.HasPrefix(c.name, "git notes"):
+			notes = c
+		case c.records == o.sizes[0]:
+			base = c
+		case c.status:
+			status = c
+		}
+	}
+	width := 0
+	for _, c := range cases {
+		width = max(width, len(c.name))
+	}
+	row := func(cells ...string) {
+		fmt.Fprintf(out, "%-*s", width, cells[0])
+		for _, c := range cells[1:] {
+			fmt.Fprintf(out, " %10s", c)
+		}
+		fmt.Fprintln(out)
+	}
+	row("case", "median", "min", "max", "cold", "× notes", "× base", "cpu", "cpu×notes")
+	for _, c := range cases {
+		s := slices.Clone(c.times)
+		slices.Sort(s)
+		row(c.name, ms(c.median()), ms(s[0]), ms(s[len(s)-1]), ms(c.cold),
+			fmt.Sprintf("%.2f", ratio(c, notes)), baseRatio(c, base),
+			ms(median(c.cpu)), fmt.Sprintf("%.2f", float64(median(c.cpu))/float64(median(notes.cpu))))
+	}
+	fmt.Fprintf(out, "(wall-clock medians unless marked; × base: against %s; cold: the first, untimed run;\n"+
+		" cpu: median user+system time of git and what it ran, which load from other processes does not inflate)\n", base.name)
+
+	var targets []target
+	targets = append(targets, target{c: base, what: base.name + " ÷ git notes append",
+		value: ratio(base, notes), limit: 1.0, unit: "×"})
+	for _, c := range cases {
+		if c.records > 0 && c != base {
+			targets = append(targets, target{c: c, what: c.name + " ÷ " + base.name,
+				value: ratio(c, base), limit: 1.1, unit: "×"})
+		}
+	}
+	targets = append(targets, target{c: status, what: status.name,
+		value: float64(status.median().Microseconds()) / 1000, limit: 50, unit: " ms"})
+	fmt.Fprintln(out, "\ntargets (medians):")
+	var missed []*benchCase
+	for i := range targets {
+		t := &targets[i]
+		t.missed = t.value > t.limit
+		verdict := "met"
+		if t.missed {
+			verdict = "MISSED"
+			if !slices.Contains(missed, t.c) {
+				missed = append(missed, t.c)
+			}
+		}
+		fmt.Fprintf(out, "  %-6s %s = %.2f%s (target ≤ %g%s)\n", verdict, t.what, t.value, t.unit, t.limit, t.unit)
+	}
+	return missed
+}
+
+func ratio(c, of *benchCase) float64 {
+	return float64(c.median()) / float64(of.median())
+}
+
+func baseRatio(c, base *benchCase) string {
+	if c.records == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", ratio(c, base))
+}

@@ -1,0 +1,256 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"git-reason/gitstore"
+	"git-reason/record"
+)
+
+// genVersion changes whenever generated repositories would differ; a kept
+// repository of another version is generated again.
+const genVersion = 1
+
+// benchTask is the generated task every timed write appends to.
+const benchTask = "T-00000"
+
+// bench holds the binary, the environment and the cases of one run.
+type bench struct {
+	o     *options
+	dir   string
+	bin   string // the directory holding the git-reason under test
+	env   []string
+	cases []*benchCase
+}
+
+func newBench(o *options, dir string) (*bench, error) {
+	b := &bench{o: o, dir: dir, bin: filepath.Join(dir, "bin")}
+	home := filepath.Join(dir, "home")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return nil, err
+	}
+	// No background gc or maintenance: neither side of a comparison may pay
+	// for housekeeping the other does not.
+	cfg := "[user]\n\tname = Bench\n\temail = bench@example.com\n" +
+		"[init]\n\tdefaultBranch = main\n[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n"
+	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(cfg), 0o644); err != nil {
+		return nil, err
+	}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_") && !strings.HasPrefix(kv, "HOME=") &&
+			!strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "XDG_CONFIG_HOME=") {
+			b.env = append(b.env, kv)
+		}
+	}
+	b.env = append(b.env, "HOME="+home, "GIT_CONFIG_NOSYSTEM=1")
+	return b, nil
+}
+
+// withPath is the environment with binDir first on PATH.
+func (b *bench) withPath(binDir string, extra ...string) []string {
+	env := append([]string(nil), b.env...)
+	env = append(env, "PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return append(env, extra...)
+}
+
+func (b *bench) describe() string {
+	gitVersion, _ := exec.Command("git", "version").Output()
+	return fmt.Sprintf("%s, %s/%s, %d CPUs, %s; %d runs per case, %d records per task; %s",
+		strings.TrimSpace(string(gitVersion)), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(),
+		runtime.Version(), b.o.runs, b.o.perTask, loadAvg())
+}
+
+// loadAvg reports the machine's load averages: wall-clock figures taken
+// under a load above the CPU count measure the scheduler as much as the
+// program.
+func loadAvg() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "load average unknown"
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 3 {
+		return "load average unknown"
+	}
+	return "load average " + strings.Join(f[:3], " ")
+}
+
+// prepare builds the binary and makes (or reuses) every repository, then
+// defines the cases.
+func (b *bench) prepare(out io.Writer) error {
+	start := time.Now()
+	if err := b.build(b.bin, nil); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "# built git-reason in %s\n", since(start))
+	base := ""
+	for _, n := range b.o.sizes {
+		dir := filepath.Join(b.dir, fmt.Sprintf("repo-%d", n))
+		if err := b.repo(out, dir, n, b.o.perTask); err != nil {
+			return err
+		}
+		if base == "" {
+			base = dir
+			b.cases = append(b.cases,
+				&benchCase{name: "git notes --ref=x append", dir: dir, args: notesArgs},
+				&benchCase{name: "git reason schema assessment (startup floor)", dir: dir, args: schemaArgs})
+		}
+		b.cases = append(b.cases, &benchCase{name: fmt.Sprintf("git reason assess (%d records)", n),
+			dir: dir, args: assessArgs, records: n})
+	}
+	dir := filepath.Join(b.dir, fmt.Sprintf("status-%d", b.o.status))
+	if err := b.repo(out, dir, b.o.status, b.o.status); err != nil {
+		return err
+	}
+	b.cases = append(b.cases, &benchCase{name: fmt.Sprintf("git reason status (task of %d records)", b.o.status),
+		dir: dir, args: statusArgs, status: true})
+	return nil
+}
+
+func notesArgs(i int) []string {
+	return []string{"notes", "--ref=x", "append", "-m", fmt.Sprintf("note %d", i), "HEAD"}
+}
+
+func schemaArgs(int) []string { return []string{"reason", "schema", "assessment"} }
+
+func assessArgs(i int) []string {
+	return []string{"reason", "assess", benchTask, "--subject", fmt.Sprintf("timed write %d", i),
+		"--question", "which way?", "--materiality", "trivial", "--reversibility", "reversible"}
+}
+
+func statusArgs(int) []string { return []string{"reason", "status", benchTask} }
+
+// build compiles ./cmd/git-reason into binDir, with a go build overlay when
+// one is given.
+func (b *bench) build(binDir string, overlay map[string]string) error {
+	args := []string{"build", "-o", filepath.Join(binDir, "git-reason")}
+	if overlay != nil {
+		path := filepath.Join(binDir, "overlay.json")
+		if err := writeOverlay(path, overlay); err != nil {
+			return err
+		}
+		args = append(args, "-overlay", path)
+	}
+	cmd := exec.Command("go", append(args, "./cmd/git-reason")...)
+	cmd.Dir = b.o.moduleDir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return nil
+}
+
+// repo makes a packed repository in dir whose tasks hold records in all,
+// perTask each, named T-00000, T-00001, …; a repository kept from an earlier
+// run is reused, with the timed task and refs/notes/x put back as they were.
+func (b *bench) repo(out io.Writer, dir string, records, perTask int) error {
+	marker := filepath.Join(dir, ".git", "write-bench")
+	want := fmt.Sprintf("version %d records %d per-task %d", genVersion, records, perTask)
+	if data, err := os.ReadFile(marker); err == nil {
+		got, head, _ := strings.Cut(strings.TrimSpace(string(data)), "\nhead ")
+		if got == want {
+			fmt.Fprintf(out, "# reusing %s\n", dir)
+			b.git(dir, "update-ref", "-d", "refs/notes/x")
+			return b.git(dir, "update-ref", gitstore.TaskRef(benchTask), head)
+		}
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	start := time.Now()
+	if err := b.git("", "init", "-q", dir); err != nil {
+		return err
+	}
+	if err := b.git(dir, "commit", "-q", "--allow-empty", "-m", "base"); err != nil {
+		return err
+	}
+	if err := generate(dir, records, perTask); err != nil {
+		return err
+	}
+	gen := time.Since(start)
+	start = time.Now()
+	if err := b.git(dir, "gc", "--quiet"); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "# generated %d records in %s in %.1f s, git gc in %.1f s\n",
+		records, dir, gen.Seconds(), time.Since(start).Seconds())
+	head, err := b.gitOut(dir, "rev-parse", gitstore.TaskRef(benchTask))
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(marker, []byte(want+"\nhead "+head+"\n"), 0o644)
+}
+
+func (b *bench) git(dir string, args ...string) error {
+	_, err := b.gitOut(dir, args...)
+	return err
+}
+
+func (b *bench) gitOut(dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir, cmd.Env = dir, b.withPath(b.bin)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, bytes.TrimSpace(stderr.Bytes()))
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// noIndex is an index with no standing conclusion: generated tasks hold
+// only assessments, so the real index would find none either.
+type noIndex struct{}
+
+func (noIndex) Standing(context.Context, string, string) (*record.Standing, error) { return nil, nil }
+
+// generate appends records assessments to the repository in dir through the
+// real writer and store, perTask per task, with four goroutines per CPU
+// (each append waits for two fsyncs), each with a store of its own.
+func generate(dir string, records, perTask int) error {
+	repo, err := gitstore.Discover(dir)
+	if err != nil {
+		return err
+	}
+	tasks := (records + perTask - 1) / perTask
+	workers := min(4*runtime.NumCPU(), tasks)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			store := gitstore.NewStore(repo)
+			wr := &record.Writer{Store: store, Index: noIndex{},
+				Actor: "Bench <bench@example.com>", Origin: "write-bench"}
+			for t := w; t < tasks && errs[w] == nil; t += workers {
+				n := min(perTask, records-t*perTask)
+				errs[w] = fill(wr, fmt.Sprintf("T-%05d", t), n)
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func fill(w *record.Writer, task string, n int) error {
+	ctx := context.Background()
+	for i := range n {
+		body := fmt.Sprintf(`{"subject":"%s: question %d","question":"which way should %s go, and why?",`+
+			`"materiality":"%s","reversibility":"reversible"}`, task, i, task, []string{"trivial", "minor"}[i%2])
+		if _, err := w.Append(ctx, task, record.KindAssessment, []byte(body)); err != nil {
+			return fmt.Errorf("generate %s record %d: %w", task, i, err)
+		}
+	}
+	return nil
+}
