@@ -57,7 +57,8 @@ func (s *Store) History(ctx context.Context, head string) ([]*record.Commit, err
 }
 
 func (s *Store) commitFor(c *object.Commit) (*record.Commit, error) {
-	rc := &record.Commit{Hash: c.Hash.String(), Files: map[string]string{}, Trailers: Trailers(c.Message), When: c.Author.When}
+	rc := &record.Commit{Hash: c.Hash.String(), Files: map[string]string{}, Trailers: Trailers(c.Message), When: c.Author.When,
+		Author: c.Author.Name + " <" + c.Author.Email + ">", Committer: c.Committer.Name + " <" + c.Committer.Email + ">"}
 	for _, p := range c.ParentHashes {
 		rc.Parents = append(rc.Parents, p.String())
 	}
@@ -71,9 +72,14 @@ func (s *Store) commitFor(c *object.Commit) (*record.Commit, error) {
 	return rc, nil
 }
 
-// ReadBlob reads one record by its blob hash.
+// ReadBlob reads one record by its blob hash, strictly (see
+// record.ParseRecord): verification must see fields a plain read drops.
 func (s *Store) ReadBlob(hash string) (*record.Record, error) {
-	return s.readRecord(plumbing.NewHash(hash))
+	data, err := s.readBlob(plumbing.NewHash(hash))
+	if err != nil {
+		return nil, err
+	}
+	return record.ParseRecord(data)
 }
 
 // Trailers parses "Key: value" lines of a commit message's last paragraph.

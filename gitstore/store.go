@@ -111,6 +111,18 @@ func (s *Store) recordsTree(commit plumbing.Hash) (*object.Tree, error) {
 }
 
 func (s *Store) readRecord(h plumbing.Hash) (*record.Record, error) {
+	data, err := s.readBlob(h)
+	if err != nil {
+		return nil, err
+	}
+	var rec record.Record
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return nil, fmt.Errorf("parse record: %w", err)
+	}
+	return &rec, nil
+}
+
+func (s *Store) readBlob(h plumbing.Hash) ([]byte, error) {
 	obj, err := s.objs.EncodedObject(plumbing.BlobObject, h)
 	if err != nil {
 		return nil, err
@@ -120,15 +132,7 @@ func (s *Store) readRecord(h plumbing.Hash) (*record.Record, error) {
 		return nil, err
 	}
 	defer rd.Close()
-	data, err := io.ReadAll(rd)
-	if err != nil {
-		return nil, err
-	}
-	var rec record.Record
-	if err := json.Unmarshal(data, &rec); err != nil {
-		return nil, fmt.Errorf("parse record: %w", err)
-	}
-	return &rec, nil
+	return io.ReadAll(rd)
 }
 
 // Append implements record.Store: it writes the record's blob, the trees and

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 //go:embed pre-commit pre-push
@@ -38,6 +39,11 @@ type Status struct {
 func Dir(hooksPath, workTree, commonDir string) string {
 	if hooksPath == "" {
 		return filepath.Join(commonDir, "hooks")
+	}
+	if rest, ok := strings.CutPrefix(hooksPath, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, rest)
+		}
 	}
 	if filepath.IsAbs(hooksPath) {
 		return hooksPath
@@ -71,7 +77,9 @@ func check(dir, name string) Status {
 	data, err := os.ReadFile(s.Path)
 	if err == nil {
 		s.Installed = bytes.Contains(data, []byte(Marker))
-		s.Current = bytes.Equal(data, Shim(name))
+		fi, serr := os.Stat(s.Path)
+		executable := serr == nil && fi.Mode().Perm()&0o111 != 0
+		s.Current = bytes.Equal(data, Shim(name)) && executable
 		s.Foreign = !s.Installed
 	}
 	_, err = os.Stat(s.Path + ChainedSuffix)
@@ -86,13 +94,16 @@ func Install(dir string) ([]Status, error) {
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return nil, fmt.Errorf("create hooks directory: %w", err)
 	}
+	// Check every hook before changing any, so a refusal changes nothing.
+	for _, name := range Names {
+		if s := check(dir, name); s.Foreign && s.Chained {
+			return nil, fmt.Errorf("%s is not git reason's, and %s%s exists already: merge them by hand, then run 'git reason hooks install' again", s.Path, name, ChainedSuffix)
+		}
+	}
 	var out []Status
 	for _, name := range Names {
 		s := check(dir, name)
 		if s.Foreign {
-			if s.Chained {
-				return out, fmt.Errorf("%s is not git reason's, and %s%s exists already: merge them by hand, then run 'git reason hooks install' again", s.Path, name, ChainedSuffix)
-			}
 			if err := os.Rename(s.Path, s.Path+ChainedSuffix); err != nil {
 				return out, fmt.Errorf("keep the existing %s hook: %w", name, err)
 			}

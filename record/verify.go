@@ -15,11 +15,13 @@ import (
 
 // Commit is one commit of a task's history as verification reads it.
 type Commit struct {
-	Hash     string
-	Parents  []string
-	Files    map[string]string // records/ entry name -> blob hash
-	Trailers map[string]string // Reason-Task, Reason-Kind, Reason-Record
-	When     time.Time         // the author date
+	Hash      string
+	Parents   []string
+	Files     map[string]string // records/ entry name -> blob hash
+	Trailers  map[string]string // Reason-Task, Reason-Kind, Reason-Record
+	When      time.Time         // the author date
+	Author    string            // "Name <email>" of the author
+	Committer string            // "Name <email>" of the committer
 }
 
 // Finding is one thing replay verification found wrong with a history.
@@ -56,6 +58,26 @@ const (
 	FindMerge        = "merge"         // a merge's tree is not the union of its parents
 	FindMergeRule    = "merge_refused" // the union of two histories breaks a rule
 )
+
+// ParseRecord reads a stored record strictly: the whole document is checked
+// against the envelope schema first, so a field the envelope does not have
+// is a *SchemaError rather than silently dropped.
+func ParseRecord(data []byte) (*Record, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("parse record: %w", err)
+	}
+	if err := validate(KindAssessment, "envelope", v); err != nil {
+		return nil, err
+	}
+	var rec Record
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return nil, fmt.Errorf("parse record: %w", err)
+	}
+	return &rec, nil
+}
 
 // Replay verifies a task's history: commits in an order where parents come
 // before children, blob reads a record by blob hash. It replays every
@@ -151,6 +173,11 @@ func (v *verifier) commit(ctx context.Context, c *Commit) {
 // entry reads, checks and decodes one record of the commit's tree.
 func (v *verifier) entry(c *Commit, name string) *Entry {
 	rec, err := v.read(c.Files[name])
+	var se *SchemaError
+	if errors.As(err, &se) {
+		v.add(c, idOf(name), FindSchema, "%s: %s", name, strings.ReplaceAll(err.Error(), "\n ", ";"))
+		return nil
+	}
 	if err != nil {
 		v.add(c, idOf(name), FindUnreadable, "%s: %v", name, err)
 		return nil
@@ -178,6 +205,11 @@ func (v *verifier) envelope(c *Commit, e *Entry) {
 	for k, w := range want {
 		if got := c.Trailers[k]; got != w {
 			v.add(c, e.ID, FindEnvelope, "trailer %s is %q, want %q", k, got, w)
+		}
+	}
+	for _, who := range []struct{ role, sig string }{{"author", c.Author}, {"committer", c.Committer}} {
+		if who.sig != "" && who.sig != e.Actor {
+			v.add(c, e.ID, FindEnvelope, "commit %s is %q, record actor %q", who.role, who.sig, e.Actor)
 		}
 	}
 	created, err := time.Parse(time.RFC3339Nano, e.Created)

@@ -41,14 +41,14 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func exitCode(err error) int {
-	var coded interface{ ExitCode() int }
+	var coded interface{ exitStatus() int }
 	switch {
 	case errors.Is(err, record.ErrRefused):
 		return exitRefused
 	case errors.Is(err, record.ErrInput), errors.Is(err, ops.ErrUsage):
 		return exitUsage
 	case errors.As(err, &coded):
-		return coded.ExitCode()
+		return coded.exitStatus()
 	}
 	return exitFailure
 }

@@ -65,7 +65,7 @@ type interrupted struct{}
 func (interrupted) Error() string {
 	return "interrupted: unanswered advisors were recorded as cancelled"
 }
-func (interrupted) ExitCode() int { return 130 }
+func (interrupted) exitStatus() int { return 130 }
 
 // liveProgress shows, on a terminal, one line per advisor as it is asked
 // and as it answers.

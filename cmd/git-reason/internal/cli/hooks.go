@@ -122,5 +122,5 @@ func hookAction(act cli.ActionFunc) cli.ActionFunc {
 // quietExit is an exit status whose message was already printed.
 type quietExit int
 
-func (quietExit) Error() string   { return "" }
-func (q quietExit) ExitCode() int { return int(q) }
+func (quietExit) Error() string     { return "" }
+func (q quietExit) exitStatus() int { return int(q) }

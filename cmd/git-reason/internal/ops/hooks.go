@@ -9,6 +9,7 @@ import (
 
 	"git-reason/gitstore"
 	"git-reason/hooks"
+	"git-reason/record"
 )
 
 // HooksDir is where git runs this repository's hooks from.
@@ -43,21 +44,27 @@ func (e *Env) PrePush(ctx context.Context, stdin io.Reader) ([]PushFinding, erro
 		if len(f) != 4 {
 			return nil, Usage("pre-push: unexpected input line %q", sc.Text())
 		}
-		localRef, localSHA, remoteSHA := f[0], f[1], f[3]
+		// What is pushed is decided by where it lands: the remote ref, not
+		// the local name (HEAD, a hash, another ref) it is pushed from.
+		localSHA, remoteRef, remoteSHA := f[1], f[2], f[3]
 		if localSHA == zeroHash {
 			continue // a deletion sends nothing
 		}
-		if task, ok := strings.CutPrefix(localRef, gitstore.TaskPrefix); ok {
+		if task, ok := strings.CutPrefix(remoteRef, gitstore.TaskPrefix); ok {
+			if err := record.CheckTask(task); err != nil {
+				out = append(out, PushFinding{Ref: remoteRef, Message: "not a valid task name: " + task})
+				continue
+			}
 			res, err := e.Verify(ctx, nil, map[string]string{task: localSHA})
 			if err != nil {
 				return nil, err
 			}
 			for _, fd := range res.Findings {
-				out = append(out, PushFinding{Ref: localRef, Message: fd.String()})
+				out = append(out, PushFinding{Ref: remoteRef, Message: fd.String()})
 			}
 			continue
 		}
-		if !strings.HasPrefix(localRef, "refs/") || strings.HasPrefix(localRef, "refs/reasoning/") {
+		if strings.HasPrefix(remoteRef, "refs/reasoning/") {
 			continue
 		}
 		base := remoteSHA
@@ -69,7 +76,7 @@ func (e *Env) PrePush(ctx context.Context, stdin io.Reader) ([]PushFinding, erro
 			return nil, err
 		}
 		for _, v := range res.Violations {
-			out = append(out, PushFinding{Ref: localRef, Message: fmt.Sprintf("%s:%d:%d: %s (declared as %s)", v.Path, v.Line, v.Col, v.Name, v.DeclaredAs)})
+			out = append(out, PushFinding{Ref: remoteRef, Message: fmt.Sprintf("%s:%d:%d: %s (declared as %s)", v.Path, v.Line, v.Col, v.Name, v.DeclaredAs)})
 		}
 	}
 	if err := sc.Err(); err != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
+	"strings"
 
 	"git-reason/cmd/git-reason/internal/neutrality"
 )
@@ -25,6 +27,14 @@ type NeutralityRequest struct {
 func (e *Env) CheckNeutrality(ctx context.Context, req NeutralityRequest) (*neutrality.Result, error) {
 	if e.Repo.WorkTree == "" {
 		return nil, Usage("check neutrality needs a work tree; this repository is bare")
+	}
+	if req.Staged && req.Range != "" {
+		return nil, Usage("--staged and --range cannot be combined: check the index or a range of commits")
+	}
+	if req.Range != "" {
+		if err := e.checkRange(req.Range); err != nil {
+			return nil, err
+		}
 	}
 	cfg, configured, err := neutrality.LoadConfig(e.Repo.WorkTree)
 	if err != nil {
@@ -55,4 +65,28 @@ func (e *Env) CheckNeutrality(ctx context.Context, req NeutralityRequest) (*neut
 		return nil, Usage("%v", err)
 	}
 	return res, err
+}
+
+// checkRange refuses a range that is not A..B (or A...B) of commits this
+// repository has, before any check starts.
+func (e *Env) checkRange(r string) error {
+	sep := ".."
+	if strings.Contains(r, "...") {
+		sep = "..."
+	}
+	a, b, ok := strings.Cut(r, sep)
+	if !ok {
+		return Usage("--range %q: write A..B", r)
+	}
+	for _, rev := range []string{a, b} {
+		if rev == "" {
+			continue
+		}
+		cmd := exec.Command("git", "rev-parse", "--verify", "--quiet", rev+"^{tree}")
+		cmd.Dir = e.Repo.WorkTree
+		if err := cmd.Run(); err != nil {
+			return Usage("--range %q: %q is not a commit of this repository", r, rev)
+		}
+	}
+	return nil
 }
