@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"gopkg.in/yaml.v3"
 )
@@ -38,9 +39,33 @@ func (e *ParseError) Error() string {
 	}
 	b.WriteString(": ")
 	if e.Field != "" {
-		b.WriteString(e.Field + ": ")
+		// A field comes from the file: quote it when it holds anything a
+		// terminal would act on, so the error stays one honest line.
+		field := e.Field
+		if strings.IndexFunc(field, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+			field = strconv.Quote(field)
+		}
+		b.WriteString(field + ": ")
 	}
 	b.WriteString(e.Msg)
+	return printable(b.String())
+}
+
+// printable escapes what a terminal would act on (control characters,
+// escape sequences), keeping the rest as it is.
+func printable(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) && r != ' ' }) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsPrint(r) || r == ' ' {
+			b.WriteRune(r)
+		} else {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		}
+	}
 	return b.String()
 }
 

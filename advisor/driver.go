@@ -100,6 +100,14 @@ func Consult(ctx context.Context, w Recorder, run Run) []Result {
 			c.Status, c.Failure = "failed", got.asked.Failure
 		}
 		stored, err := w.AppendConsultation(rctx, run.Task, c, got.asked.Model)
+		if errors.Is(err, record.ErrInput) && c.Status == "completed" {
+			// An answer the writer cannot store is still an outcome the
+			// circuits must see: record it as malformed.
+			c.Status, c.Conclusion = "failed", nil
+			c.Failure = &record.Failure{Kind: string(transport.Malformed), Detail: "the answer could not be stored"}
+			got.asked.Conclusion, got.asked.Model, got.asked.Failure = nil, nil, c.Failure
+			stored, err = w.AppendConsultation(rctx, run.Task, c, nil)
+		}
 		if errors.Is(err, record.ErrAlreadyAnswered) {
 			// A concurrent run recorded this advisor's answer first: one
 			// answer per advisor and plan, so this one is not counted.

@@ -154,7 +154,34 @@ func decodeConclusion(obj map[string]json.RawMessage) (Conclusion, error) {
 	if c.Confidence < 0 || c.Confidence > 1 {
 		return c, fmt.Errorf("confidence %g is outside 0..1", c.Confidence)
 	}
+	// What the writer would refuse is malformed here, so that an answer is
+	// never accepted and then lost: no control characters but tab and
+	// newline, and a conclusion well inside the writer's body limit.
+	for _, s := range append(append([]string{c.Summary}, c.Recommendations...), c.Risks...) {
+		if i := strings.IndexFunc(s, isControl); i >= 0 {
+			return c, fmt.Errorf("has a control character (%U)", []rune(s[i:])[0])
+		}
+	}
+	if size := len(c.Summary) + textSize(c.Recommendations) + textSize(c.Risks); size > maxConclusionBytes {
+		return c, fmt.Errorf("is %d bytes of text, more than %d", size, maxConclusionBytes)
+	}
 	return c, nil
+}
+
+// maxConclusionBytes bounds the text of a conclusion, well inside the
+// writer's 64 KiB limit on a whole consultation body.
+const maxConclusionBytes = 48 << 10
+
+func isControl(r rune) bool {
+	return (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || r == 0x7f
+}
+
+func textSize(xs []string) int {
+	n := 0
+	for _, x := range xs {
+		n += len(x) + 8 // quotes, comma and escapes, roughly
+	}
+	return n
 }
 
 // strictString decodes a JSON string; a missing or null field is "".
