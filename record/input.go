@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -35,7 +37,7 @@ func decodeBody(kind Kind, raw []byte) (map[string]any, error) {
 		return nil, badInput(fmt.Sprintf("%s body must be a JSON object", kind))
 	}
 	if p, ok := findControl(m, ""); ok {
-		return nil, badInput(fmt.Sprintf("%s body has a control character at %s", kind, p))
+		return nil, badInput(fmt.Sprintf("%s body has a control character at %s", kind, Printable(p)))
 	}
 	return m, nil
 }
@@ -151,3 +153,24 @@ func resolveIDs(kind Kind, m map[string]any, st *State) error {
 	}
 	return nil
 }
+
+// Printable escapes what a terminal would act on (control characters, and
+// escape sequences with them) in text taken from input, so that an error
+// quoting it stays one honest line.
+func Printable(s string) string {
+	if !strings.ContainsFunc(s, unprintable) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unprintable(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func unprintable(r rune) bool { return r != ' ' && !unicode.IsPrint(r) }

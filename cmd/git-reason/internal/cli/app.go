@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
@@ -28,6 +29,12 @@ const (
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	for i, a := range args[1:] {
+		if !utf8.ValidString(a) {
+			fmt.Fprintf(stderr, "git reason: argument %d (%s) is not valid UTF-8: nothing was written\n", i+1, record.Printable(strings.ToValidUTF8(a, "\uFFFD")))
+			return exitUsage
+		}
+	}
 	app := newApp(stdin, stdout, stderr)
 	err := app.RunContext(ctx, reorder(app, args))
 	if err == nil {

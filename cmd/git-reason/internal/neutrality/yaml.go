@@ -109,6 +109,11 @@ func fromNode(n *yaml.Node, ptr string, lines map[string]int, depth int) (any, e
 		}
 		return fromNode(n.Content[0], ptr, lines, depth+1)
 	case yaml.AliasNode:
+		// An alias is expanded in place; a few nested ones can stand for
+		// billions of nodes, so bound what they expand to.
+		if expandedSize(n.Alias, map[*yaml.Node]int{}) > maxAliasNodes {
+			return nil, &lineError{n.Line, fmt.Sprintf("alias *%s expands to more than %d nodes", n.Value, maxAliasNodes)}
+		}
 		return fromNode(n.Alias, ptr, lines, depth+1)
 	case yaml.SequenceNode:
 		out := make([]any, 0, len(n.Content))
@@ -244,4 +249,31 @@ func leafError(l *jsonschema.ValidationError) *fieldError {
 		msg = "missing required " + field + strings.ReplaceAll(rest, "'", "\"")
 	}
 	return &fieldError{ptr: l.InstanceLocation, name: l.InstanceLocation, msg: msg}
+}
+
+// maxAliasNodes bounds what one alias may expand to.
+const maxAliasNodes = 10000
+
+// expandedSize counts the nodes n stands for with its aliases expanded,
+// stopping once past maxAliasNodes.
+func expandedSize(n *yaml.Node, memo map[*yaml.Node]int) int {
+	if n == nil {
+		return 0
+	}
+	if v, ok := memo[n]; ok {
+		return v
+	}
+	memo[n] = maxAliasNodes + 1 // a cycle counts as too large
+	size := 1
+	if n.Kind == yaml.AliasNode {
+		size = expandedSize(n.Alias, memo)
+	}
+	for _, c := range n.Content {
+		if size > maxAliasNodes {
+			break
+		}
+		size += expandedSize(c, memo)
+	}
+	memo[n] = size
+	return size
 }

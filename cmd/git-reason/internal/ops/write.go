@@ -1,7 +1,6 @@
 package ops
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -115,19 +114,24 @@ func (e *Env) Find(ctx context.Context, id string) (*record.Entry, *record.State
 	return found, in, nil
 }
 
+// maxReadBytes bounds what is read from stdin for a body.
+const maxReadBytes = 16 << 20
+
 // ReadBody reads a whole JSON body from path, "-" meaning stdin.
 func ReadBody(path string, stdin io.Reader) ([]byte, error) {
 	var data []byte
 	var err error
 	if path == "-" {
-		data, err = io.ReadAll(io.LimitReader(stdin, record.MaxBodyBytes+1))
+		// Read well past the limit, so that the writer can say how large
+		// the body is rather than finding it cut short.
+		data, err = io.ReadAll(io.LimitReader(stdin, maxReadBytes))
 	} else {
 		data, err = os.ReadFile(path)
 	}
 	if err != nil {
 		return nil, Usage("read body: %v", err)
 	}
-	return bytes.TrimSpace(data), nil
+	return data, nil
 }
 
 // Marshal builds a JSON body from a typed value.
