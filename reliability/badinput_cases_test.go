@@ -242,6 +242,14 @@ func badInputCases() []badCase {
 		fileRow("body of 65,537 bytes", "assess", "T", pad(65537), 2, `assessment body is 65537 bytes; the limit is 65536$`, false),
 		{name: "body of 70,000 bytes on stdin", args: []string{"assess", "T", "--file", "-"}, stdin: assessJSON(`,"needs":["` + long(70000) + `"]`), code: 2,
 			want: `assessment body is 65537 bytes; the limit is 65536$`},
+		{
+			name: "body of 70,000 bytes, mostly indentation, on stdin", args: []string{"assess", "T", "--file", "-"}, stdin: pad(70000),
+			code: 2, want: `assessment body is \d+ bytes; the limit is 65536$`,
+			bug: "an oversize body on stdin can be reported as truncated JSON: ops.ReadBody reads stdin through " +
+				"io.LimitReader(MaxBodyBytes+1) and then trims white space, so when byte 65,537 falls in white space the cut body " +
+				"shrinks under the limit and decodeBody says \"not valid JSON: unexpected EOF\" instead of naming the limit " +
+				"(the same file given by path is reported as \"is 70000 bytes; the limit is 65536\")",
+		},
 		{name: "flags that build a body over 64 KiB", args: minor("T", manyEvidence...), code: 2,
 			want: `assessment body is \d{5,} bytes; the limit is 65536$`},
 
