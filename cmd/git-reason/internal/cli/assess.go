@@ -3,6 +3,7 @@ package cli
 import (
 	"github.com/urfave/cli/v2"
 
+	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/record"
 )
 
@@ -21,32 +22,11 @@ func assessCommand() *cli.Command {
 			&cli.BoolFlag{Name: "new-evidence", Usage: "review again even if a standing conclusion exists"},
 			fileFlag, jsonFlag,
 		},
-		Action: func(c *cli.Context) error {
-			task, err := taskArg(c)
-			if err != nil {
-				return err
-			}
-			if err := noMoreArgs(c, 1); err != nil {
-				return err
-			}
-			body, err := bodyFrom(c, func() (any, error) {
-				ev, err := parseEvidenceList(c.StringSlice("evidence"))
-				return &record.Assessment{Subject: c.String("subject"), Question: c.String("question"),
-					Materiality: c.String("materiality"), Reversibility: c.String("reversibility"),
-					Needs: c.StringSlice("needs"), Evidence: ev, NewEvidence: c.Bool("new-evidence")}, err
-			})
-			if err != nil {
-				return err
-			}
-			env, err := open(c)
-			if err != nil {
-				return err
-			}
-			res, err := env.Append(c.Context, task, record.KindAssessment, body)
-			if err != nil {
-				return err
-			}
-			return printResult(c, res)
-		},
+		Action: writeAction(record.KindAssessment, 1, func(c *cli.Context, _ *ops.Env, _ string) (any, error) {
+			ev, err := parseEvidenceList(c.StringSlice("evidence"))
+			return &record.Assessment{Subject: c.String("subject"), Question: c.String("question"),
+				Materiality: c.String("materiality"), Reversibility: c.String("reversibility"),
+				Needs: c.StringSlice("needs"), Evidence: ev, NewEvidence: c.Bool("new-evidence")}, err
+		}),
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/record"
 )
 
@@ -20,40 +21,13 @@ func attemptCommand() *cli.Command {
 			&cli.StringFlag{Name: "conclusion", Usage: "the conclusion `ID` (default: the latest)"},
 			fileFlag, jsonFlag,
 		},
-		Action: func(c *cli.Context) error {
-			task, err := taskArg(c)
-			if err != nil {
-				return err
+		Action: writeAction(record.KindAttempt, 1, func(c *cli.Context, env *ops.Env, task string) (any, error) {
+			id, err := target(c, env, task, "conclusion", record.KindConclusion)
+			var commits []string
+			for _, s := range c.StringSlice("commit") {
+				commits = append(commits, strings.ToLower(s))
 			}
-			if err := noMoreArgs(c, 1); err != nil {
-				return err
-			}
-			env, err := open(c)
-			if err != nil {
-				return err
-			}
-			body, err := bodyFrom(c, func() (any, error) {
-				id := c.String("conclusion")
-				if id == "" {
-					var err error
-					if id, err = latest(c, env, task, record.KindConclusion); err != nil {
-						return nil, err
-					}
-				}
-				var commits []string
-				for _, s := range c.StringSlice("commit") {
-					commits = append(commits, strings.ToLower(s))
-				}
-				return &record.Attempt{Conclusion: id, Commits: commits, Outcome: c.String("outcome"), Notes: c.String("notes")}, nil
-			})
-			if err != nil {
-				return err
-			}
-			res, err := env.Append(c.Context, task, record.KindAttempt, body)
-			if err != nil {
-				return err
-			}
-			return printResult(c, res)
-		},
+			return &record.Attempt{Conclusion: id, Commits: commits, Outcome: c.String("outcome"), Notes: c.String("notes")}, err
+		}),
 	}
 }

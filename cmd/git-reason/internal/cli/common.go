@@ -149,3 +149,40 @@ func latest(c *cli.Context, env *ops.Env, task string, kind record.Kind) (string
 	}
 	return "", ops.Usage("task %s has no %s yet (see 'git reason status %s')", task, kind, task)
 }
+
+// writeAction is the flow every write verb shares: TASK (and at most args
+// arguments in all), the repository, the body from --file or from build,
+// one append through the writer, and the stored record printed.
+func writeAction(kind record.Kind, args int, build func(c *cli.Context, env *ops.Env, task string) (any, error)) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		task, err := taskArg(c)
+		if err != nil {
+			return err
+		}
+		if err := noMoreArgs(c, args); err != nil {
+			return err
+		}
+		env, err := open(c)
+		if err != nil {
+			return err
+		}
+		body, err := bodyFrom(c, func() (any, error) { return build(c, env, task) })
+		if err != nil {
+			return err
+		}
+		res, err := env.Append(c.Context, task, kind, body)
+		if err != nil {
+			return err
+		}
+		return printResult(c, res)
+	}
+}
+
+// target returns the record id the flag names, or, when it is not given,
+// the id of the task's latest record of kind.
+func target(c *cli.Context, env *ops.Env, task, flag string, kind record.Kind) (string, error) {
+	if id := c.String(flag); id != "" {
+		return id, nil
+	}
+	return latest(c, env, task, kind)
+}

@@ -23,28 +23,9 @@ func concludeCommand() *cli.Command {
 			&cli.StringFlag{Name: "assessment", Usage: "the assessment `ID` (default: the latest)"},
 			fileFlag, jsonFlag,
 		},
-		Action: func(c *cli.Context) error {
-			task, err := taskArg(c)
-			if err != nil {
-				return err
-			}
-			if err := noMoreArgs(c, 1); err != nil {
-				return err
-			}
-			env, err := open(c)
-			if err != nil {
-				return err
-			}
-			body, err := bodyFrom(c, func() (any, error) { return buildConclusion(c, env, task) })
-			if err != nil {
-				return err
-			}
-			res, err := env.Append(c.Context, task, record.KindConclusion, body)
-			if err != nil {
-				return err
-			}
-			return printResult(c, res)
-		},
+		Action: writeAction(record.KindConclusion, 1, func(c *cli.Context, env *ops.Env, task string) (any, error) {
+			return buildConclusion(c, env, task)
+		}),
 	}
 }
 

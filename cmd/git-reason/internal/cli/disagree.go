@@ -3,6 +3,7 @@ package cli
 import (
 	"github.com/urfave/cli/v2"
 
+	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/record"
 )
 
@@ -17,36 +18,9 @@ func disagreeCommand() *cli.Command {
 			&cli.StringFlag{Name: "assessment", Usage: "the assessment `ID` (default: the latest)"},
 			fileFlag, jsonFlag,
 		},
-		Action: func(c *cli.Context) error {
-			task, err := taskArg(c)
-			if err != nil {
-				return err
-			}
-			if err := noMoreArgs(c, 1); err != nil {
-				return err
-			}
-			env, err := open(c)
-			if err != nil {
-				return err
-			}
-			body, err := bodyFrom(c, func() (any, error) {
-				id := c.String("assessment")
-				if id == "" {
-					var err error
-					if id, err = latest(c, env, task, record.KindAssessment); err != nil {
-						return nil, err
-					}
-				}
-				return &record.Disagreement{Assessment: id, Cites: c.StringSlice("cites"), Summary: c.String("summary")}, nil
-			})
-			if err != nil {
-				return err
-			}
-			res, err := env.Append(c.Context, task, record.KindDisagreement, body)
-			if err != nil {
-				return err
-			}
-			return printResult(c, res)
-		},
+		Action: writeAction(record.KindDisagreement, 1, func(c *cli.Context, env *ops.Env, task string) (any, error) {
+			id, err := target(c, env, task, "assessment", record.KindAssessment)
+			return &record.Disagreement{Assessment: id, Cites: c.StringSlice("cites"), Summary: c.String("summary")}, err
+		}),
 	}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"github.com/urfave/cli/v2"
 
+	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/record"
 )
 
@@ -16,36 +17,9 @@ func planCommand() *cli.Command {
 			&cli.StringFlag{Name: "profile", Usage: "execution profile"},
 			fileFlag, jsonFlag,
 		},
-		Action: func(c *cli.Context) error {
-			task, err := taskArg(c)
-			if err != nil {
-				return err
-			}
-			if err := noMoreArgs(c, 1); err != nil {
-				return err
-			}
-			env, err := open(c)
-			if err != nil {
-				return err
-			}
-			body, err := bodyFrom(c, func() (any, error) {
-				id := c.String("assessment")
-				if id == "" {
-					var err error
-					if id, err = latest(c, env, task, record.KindAssessment); err != nil {
-						return nil, err
-					}
-				}
-				return &record.Plan{Assessment: id}, nil
-			})
-			if err != nil {
-				return err
-			}
-			res, err := env.Append(c.Context, task, record.KindPlan, body)
-			if err != nil {
-				return err
-			}
-			return printResult(c, res)
-		},
+		Action: writeAction(record.KindPlan, 1, func(c *cli.Context, env *ops.Env, task string) (any, error) {
+			id, err := target(c, env, task, "assessment", record.KindAssessment)
+			return &record.Plan{Assessment: id}, err
+		}),
 	}
 }

@@ -17,33 +17,12 @@ func resolveCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "evidence", Usage: "KIND:REF:SUMMARY (at least one)"},
 			fileFlag, jsonFlag,
 		},
-		Action: func(c *cli.Context) error {
-			task, err := taskArg(c)
-			if err != nil {
-				return err
+		Action: writeAction(record.KindResolution, 2, func(c *cli.Context, _ *ops.Env, _ string) (any, error) {
+			if c.Args().Len() < 2 {
+				return nil, ops.Usage("missing DISAGREEMENT: usage: git reason resolve %s", c.Command.ArgsUsage)
 			}
-			if err := noMoreArgs(c, 2); err != nil {
-				return err
-			}
-			body, err := bodyFrom(c, func() (any, error) {
-				if c.Args().Len() < 2 {
-					return nil, ops.Usage("missing DISAGREEMENT: usage: git reason resolve %s", c.Command.ArgsUsage)
-				}
-				ev, err := parseEvidenceList(c.StringSlice("evidence"))
-				return &record.Resolution{Disagreement: c.Args().Get(1), Decision: c.String("decision"), Evidence: ev}, err
-			})
-			if err != nil {
-				return err
-			}
-			env, err := open(c)
-			if err != nil {
-				return err
-			}
-			res, err := env.Append(c.Context, task, record.KindResolution, body)
-			if err != nil {
-				return err
-			}
-			return printResult(c, res)
-		},
+			ev, err := parseEvidenceList(c.StringSlice("evidence"))
+			return &record.Resolution{Disagreement: c.Args().Get(1), Decision: c.String("decision"), Evidence: ev}, err
+		}),
 	}
 }
