@@ -12,83 +12,62 @@ import (
 
 // indexVersion changes whenever the cache's shape or meaning changes; a
 // cache of another version is rebuilt.
-const indexVersion = 2
+const indexVersion = 3
 
-// Index caches, per task, what reads across every task need: the task's
-// status, its standing conclusions and its consultation records (whose
-// outcomes feed the circuits). It lives in .git/reason/index.json. The refs
-// are the only truth: every entry is keyed by its task's head, and an entry
-// whose head differs from the ref (a new record, a ref fetched by plain git)
-// is rebuilt from the ref before use; a missing or unreadable cache is
+// Index caches, per task, what reads across every task need, in files
+// under .git/reason/: index.json holds each task's status and consultation
+// records (whose outcomes feed the circuits), standing.json its standing
+// conclusions (read by every assessment, so kept small). The refs are the
+// only truth: every entry is keyed by its task's head, an entry whose head
+// differs from the ref (a new record, a ref fetched by plain git) is
+// rebuilt from the ref before use, and a missing or unreadable file is
 // rebuilt whole. Index implements record.Index.
 type Index struct{ Store *Store }
 
-type indexFile struct {
-	Version int                    `json:"version"`
-	Tasks   map[string]*IndexEntry `json:"tasks"`
-}
-
 // IndexEntry is what the cache knows of one task at one head.
 type IndexEntry struct {
-	Head          string            `json:"head"`
-	Status        record.Status     `json:"status"`
-	Standing      []record.Standing `json:"standing"`
-	Consultations []record.Record   `json:"consultations,omitempty"`
+	Head          string          `json:"head"`
+	Status        record.Status   `json:"status"`
+	Consultations []record.Record `json:"consultations,omitempty"`
 }
 
-func (x Index) path() string { return filepath.Join(x.Store.Repo.CommonDir, "reason", "index.json") }
+// standingEntry is a task's standing conclusions at one head. They live in
+// a file of their own, read by every assessment, so it stays small.
+type standingEntry struct {
+	Head     string            `json:"head"`
+	Standing []record.Standing `json:"standing"`
+}
+
+func (e *IndexEntry) head() string    { return e.Head }
+func (e *standingEntry) head() string { return e.Head }
 
 // Tasks returns the cache entry of every task, brought up to date with the
 // refs, sorted by task name.
 func (x Index) Tasks(ctx context.Context) ([]record.TaskHead, map[string]*IndexEntry, error) {
-	return x.tasks(ctx, "")
-}
-
-// tasks is Tasks, except that the entry of task skip is not brought up to
-// date (it may be stale or missing): the writer has that task in hand
-// already, and deriving it again would double the cost of every append.
-func (x Index) tasks(ctx context.Context, skip string) ([]record.TaskHead, map[string]*IndexEntry, error) {
-	tasks, err := x.Store.Tasks(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	cache := x.load()
-	fresh := &indexFile{Version: indexVersion, Tasks: make(map[string]*IndexEntry, len(tasks))}
-	changed := len(cache.Tasks) != len(tasks)
-	for _, t := range tasks {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		e, ok := cache.Tasks[t.Task]
-		if t.Task == skip {
-			if ok && e != nil {
-				fresh.Tasks[t.Task] = e // stale or not, keyed by its own head
-			}
-			continue
-		}
-		if !ok || e == nil || e.Head != t.Head {
-			changed = true
-			if e, err = x.Store.entry(t); err != nil {
-				return nil, nil, fmt.Errorf("%s does not read (see 'git reason doctor'): %w", TaskRef(t.Task), err)
+	return refresh(ctx, x.Store, "index.json", "", func(t record.TaskHead, st *record.State, recs []*record.Record) *IndexEntry {
+		e := &IndexEntry{Head: t.Head, Status: st.Summarize()}
+		for _, r := range recs {
+			if r.Kind == record.KindConsultation {
+				e.Consultations = append(e.Consultations, *r)
 			}
 		}
-		fresh.Tasks[t.Task] = e
-	}
-	if changed {
-		x.save(fresh) // a cache that cannot be written is rebuilt next time
-	}
-	return tasks, fresh.Tasks, nil
+		return e
+	})
 }
 
-// Standing implements record.Index.
+// Standing implements record.Index. The entry of task skip is not brought
+// up to date: the writer has that task in hand already, and deriving it
+// again would double the cost of every append.
 func (x Index) Standing(ctx context.Context, key, skip string) (*record.Standing, error) {
-	tasks, entries, err := x.tasks(ctx, skip)
+	tasks, entries, err := refresh(ctx, x.Store, "standing.json", skip, func(t record.TaskHead, st *record.State, _ []*record.Record) *standingEntry {
+		return &standingEntry{Head: t.Head, Standing: st.Standing()}
+	})
 	if err != nil {
 		return nil, err
 	}
 	var best *record.Standing
 	for _, t := range tasks {
-		if t.Task == skip {
+		if t.Task == skip || entries[t.Task] == nil {
 			continue
 		}
 		for _, s := range entries[t.Task].Standing {
@@ -119,21 +98,59 @@ func (x Index) Consultations(ctx context.Context, origin string) ([]record.Recor
 	return out, nil
 }
 
-func (x Index) load() indexFile {
-	var f indexFile
-	data, err := os.ReadFile(x.path())
-	if err != nil || json.Unmarshal(data, &f) != nil || f.Version != indexVersion {
-		return indexFile{}
-	}
-	return f
+// cacheFile is one cache under .git/reason/: an entry per task.
+type cacheFile[E any] struct {
+	Version int          `json:"version"`
+	Tasks   map[string]E `json:"tasks"`
 }
 
-func (x Index) save(f *indexFile) {
-	data, err := json.Marshal(f)
+// refresh loads the cache file name, rebuilds (with build) the entry of
+// every task whose head moved, except skip, saves it when anything
+// changed, and returns the tasks and their entries.
+func refresh[E interface{ head() string }](ctx context.Context, s *Store, name, skip string,
+	build func(record.TaskHead, *record.State, []*record.Record) E) ([]record.TaskHead, map[string]E, error) {
+	tasks, err := s.Tasks(ctx)
 	if err != nil {
-		return
+		return nil, nil, err
 	}
-	_ = writeFileAtomic(x.path(), data)
+	path := filepath.Join(s.Repo.CommonDir, "reason", name)
+	var cache cacheFile[E]
+	if data, err := os.ReadFile(path); err != nil || json.Unmarshal(data, &cache) != nil || cache.Version != indexVersion {
+		cache = cacheFile[E]{}
+	}
+	fresh := cacheFile[E]{Version: indexVersion, Tasks: make(map[string]E, len(tasks))}
+	changed := len(cache.Tasks) != len(tasks)
+	for _, t := range tasks {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		e, ok := cache.Tasks[t.Task]
+		if t.Task == skip {
+			if ok {
+				fresh.Tasks[t.Task] = e // stale or not, keyed by its own head
+			}
+			continue
+		}
+		if !ok || e.head() != t.Head {
+			changed = true
+			_, recs, err := s.loadTask(t.Task, t.Head)
+			var st *record.State
+			if err == nil {
+				st, err = record.Derive(t.Task, recs)
+			}
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s does not read (see 'git reason doctor'): %w", TaskRef(t.Task), err)
+			}
+			e = build(t, st, recs)
+		}
+		fresh.Tasks[t.Task] = e
+	}
+	if changed {
+		if data, err := json.Marshal(fresh); err == nil {
+			_ = writeFileAtomic(path, data) // a cache that cannot be written is rebuilt next time
+		}
+	}
+	return tasks, fresh.Tasks, nil
 }
 
 // writeFileAtomic writes data to a temporary file beside path and renames
@@ -160,23 +177,4 @@ func writeFileAtomic(path string, data []byte) error {
 		return err
 	}
 	return nil
-}
-
-// entry reads and derives one task at a known head.
-func (s *Store) entry(t record.TaskHead) (*IndexEntry, error) {
-	recs, err := s.ReadCommit(t.Head)
-	if err != nil {
-		return nil, err
-	}
-	st, err := record.Derive(t.Task, recs)
-	if err != nil {
-		return nil, err
-	}
-	e := &IndexEntry{Head: t.Head, Status: st.Summarize(), Standing: st.Standing()}
-	for _, r := range recs {
-		if r.Kind == record.KindConsultation {
-			e.Consultations = append(e.Consultations, *r)
-		}
-	}
-	return e, nil
 }

@@ -66,7 +66,7 @@ func (s *Store) Load(ctx context.Context, task string) (string, []*record.Record
 	if err != nil || head == "" {
 		return "", nil, err
 	}
-	recs, err := s.ReadCommit(head)
+	_, recs, err := s.loadTask(task, head)
 	if err != nil {
 		return "", nil, fmt.Errorf("read task %s at %s: %w", task, head[:12], err)
 	}
@@ -144,12 +144,13 @@ func (s *Store) Append(ctx context.Context, task, head string, rec *record.Recor
 	}
 	var entries []object.TreeEntry
 	var parents []plumbing.Hash
+	prev := &taskCache{}
 	if head != "" {
-		prev, err := s.recordsTree(plumbing.NewHash(head))
-		if err != nil {
+		var err error
+		if prev, _, err = s.loadTask(task, head); err != nil {
 			return "", err
 		}
-		entries = append(entries, prev.Entries...)
+		entries = prev.treeEntries()
 		parents = []plumbing.Hash{plumbing.NewHash(head)}
 	}
 	var buf bytes.Buffer
@@ -176,6 +177,10 @@ func (s *Store) Append(ctx context.Context, task, head string, rec *record.Recor
 	if err != nil {
 		return "", err
 	}
+	next := &taskCache{Head: commit.String(), Entries: append(append([]cacheEntry(nil), prev.Entries...),
+		cacheEntry{Name: rec.FileName(), Blob: blob.String(), Record: data})}
+	sort.Slice(next.Entries, func(i, j int) bool { return next.Entries[i].Name < next.Entries[j].Name })
+	s.writeTaskCache(task, next)
 	return commit.String(), nil
 }
 

@@ -1,0 +1,105 @@
+package gitstore
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"git-reason/record"
+)
+
+// taskCacheVersion changes whenever the task cache's shape changes.
+const taskCacheVersion = 1
+
+// taskCache is a task's records/ tree at one head, with each record's
+// JSON: .git/reason/tasks/<task>.json. Reading a task from it costs one
+// small file instead of a walk through go-git's packs, whose index go-git
+// loads whole, once per process. The ref is the truth: the cache is used
+// only when its head is the ref's; otherwise the head's tree is read from
+// git and only the records the cache lacks are read as blobs.
+type taskCache struct {
+	Version int          `json:"version"`
+	Head    string       `json:"head"`
+	Entries []cacheEntry `json:"entries"` // in tree order
+}
+
+type cacheEntry struct {
+	Name   string          `json:"name"`
+	Blob   string          `json:"blob"`
+	Record json.RawMessage `json:"record"`
+}
+
+func (s *Store) taskCachePath(task string) string {
+	return filepath.Join(s.Repo.CommonDir, "reason", "tasks", task+".json")
+}
+
+func (s *Store) readTaskCache(task string) *taskCache {
+	var c taskCache
+	data, err := os.ReadFile(s.taskCachePath(task))
+	if err != nil || json.Unmarshal(data, &c) != nil || c.Version != taskCacheVersion {
+		return nil
+	}
+	return &c
+}
+
+// writeTaskCache saves the cache; one that cannot be written is rebuilt
+// next time.
+func (s *Store) writeTaskCache(task string, c *taskCache) {
+	c.Version = taskCacheVersion
+	if data, err := json.Marshal(c); err == nil {
+		_ = writeFileAtomic(s.taskCachePath(task), data)
+	}
+}
+
+// loadTask returns the task's tree entries and records at head, from the
+// cache when it holds that head, else from git (reusing every record the
+// cache has by blob), refreshing the cache.
+func (s *Store) loadTask(task, head string) (*taskCache, []*record.Record, error) {
+	c := s.readTaskCache(task)
+	if c == nil || c.Head != head {
+		known := map[string]json.RawMessage{}
+		if c != nil {
+			for _, e := range c.Entries {
+				known[e.Blob] = e.Record
+			}
+		}
+		tree, err := s.recordsTree(plumbing.NewHash(head))
+		if err != nil {
+			return nil, nil, err
+		}
+		c = &taskCache{Head: head, Entries: make([]cacheEntry, 0, len(tree.Entries))}
+		for _, e := range tree.Entries {
+			raw, ok := known[e.Hash.String()]
+			if !ok {
+				if raw, err = s.readBlob(e.Hash); err != nil {
+					return nil, nil, fmt.Errorf("%s/%s: %w", RecordsDir, e.Name, err)
+				}
+			}
+			c.Entries = append(c.Entries, cacheEntry{Name: e.Name, Blob: e.Hash.String(), Record: raw})
+		}
+		s.writeTaskCache(task, c)
+	}
+	recs := make([]*record.Record, 0, len(c.Entries))
+	for _, e := range c.Entries {
+		var rec record.Record
+		if err := json.Unmarshal(e.Record, &rec); err != nil {
+			return nil, nil, fmt.Errorf("%s/%s: parse record: %w", RecordsDir, e.Name, err)
+		}
+		recs = append(recs, &rec)
+	}
+	return c, recs, nil
+}
+
+// treeEntries turns cache entries back into tree entries.
+func (c *taskCache) treeEntries() []object.TreeEntry {
+	out := make([]object.TreeEntry, 0, len(c.Entries)+1)
+	for _, e := range c.Entries {
+		out = append(out, object.TreeEntry{Name: e.Name, Mode: filemode.Regular, Hash: plumbing.NewHash(e.Blob)})
+	}
+	return out
+}
