@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -17,15 +18,17 @@ const warmups = 2
 
 // benchCase is one whole-process command and its timings.
 type benchCase struct {
-	name    string
-	dir     string
-	args    func(i int) []string
-	records int  // repository size of an assess case, 0 otherwise
-	status  bool // the status case
-	calls   int
-	cold    time.Duration
-	times   []time.Duration // wall time of each timed run
-	cpu     []time.Duration // user+system time of each, the process and its children
+	name      string
+	dir       string
+	args      func(i int) []string
+	records   int   // repository size of an assess case, 0 otherwise
+	status    bool  // the status case
+	statusAll bool  // the status-of-every-task case
+	maxRSS    int64 // peak resident memory of any run, in KiB
+	calls     int
+	cold      time.Duration
+	times     []time.Duration // wall time of each timed run
+	cpu       []time.Duration // user+system time of each, the process and its children
 }
 
 // exec runs the case's command once and returns its wall time and the CPU
@@ -42,6 +45,9 @@ func (c *benchCase) exec(env []string) (wall, cpu time.Duration, err error) {
 	wall = time.Since(start)
 	if err != nil {
 		return 0, 0, fmt.Errorf("git %s in %s: %v: %s", strings.Join(args, " "), c.dir, err, bytes.TrimSpace(out.Bytes()))
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		c.maxRSS = max(c.maxRSS, ru.Maxrss) // of git and the git-reason it waited for
 	}
 	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
 }
@@ -103,7 +109,7 @@ type target struct {
 // report prints the table and the targets, and returns the cases that
 // missed theirs.
 func report(out io.Writer, o *options, cases []*benchCase) []*benchCase {
-	var notes, base, status *benchCase
+	var notes, base, status, statusAll *benchCase
 	for _, c := range cases {
 		switch {
 		case strings.HasPrefix(c.name, "git notes"):
@@ -112,6 +118,8 @@ func report(out io.Writer, o *options, cases []*benchCase) []*benchCase {
 			base = c
 		case c.status:
 			status = c
+		case c.statusAll:
+			statusAll = c
 		}
 	}
 	width := 0
@@ -147,6 +155,11 @@ func report(out io.Writer, o *options, cases []*benchCase) []*benchCase {
 	}
 	targets = append(targets, target{c: status, what: status.name,
 		value: float64(status.median().Microseconds()) / 1000, limit: 50, unit: " ms"})
+	if statusAll != nil {
+		targets = append(targets, target{c: statusAll, what: statusAll.name,
+			value: float64(statusAll.median().Microseconds()) / 1000, limit: 1000, unit: " ms"})
+		fmt.Fprintf(out, "peak memory of %s: %.1f MiB\n", statusAll.name, float64(statusAll.maxRSS)/1024)
+	}
 	fmt.Fprintln(out, "\ntargets (medians):")
 	var missed []*benchCase
 	for i := range targets {

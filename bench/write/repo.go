@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -109,6 +110,11 @@ func (b *bench) prepare(out io.Writer) error {
 		b.cases = append(b.cases, &benchCase{name: fmt.Sprintf("git reason assess (%d records)", n),
 			dir: dir, args: assessArgs, records: n})
 	}
+	// status of every task, in the largest repository (issue 5: 1,000 tasks,
+	// 50k records, within 1 s; report its peak memory).
+	largest := slices.Max(b.o.sizes)
+	b.cases = append(b.cases, &benchCase{name: fmt.Sprintf("git reason status (all tasks, %d records)", largest),
+		dir: filepath.Join(b.dir, fmt.Sprintf("repo-%d", largest)), args: statusAllArgs, statusAll: true})
 	dir := filepath.Join(b.dir, fmt.Sprintf("status-%d", b.o.status))
 	if err := b.repo(out, dir, b.o.status, b.o.status); err != nil {
 		return err
@@ -130,6 +136,8 @@ func assessArgs(i int) []string {
 }
 
 func statusArgs(int) []string { return []string{"reason", "status", benchTask} }
+
+func statusAllArgs(int) []string { return []string{"reason", "status"} }
 
 // build compiles ./cmd/git-reason into binDir, with a go build overlay when
 // one is given.
