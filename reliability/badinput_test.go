@@ -33,7 +33,7 @@ func TestBadInput(t *testing.T) {
 	byCode := map[int]int{}
 	for i, c := range cases {
 		var changedRefs bool
-		ok := t.Run(fmt.Sprintf("%03d %s", i+1, c.name), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%03d %s", i+1, c.name), func(t *testing.T) {
 			problems := runBadCase(t, s, ids, c, baseRefs, baseObjs, &changedRefs)
 			switch {
 			case len(problems) > 0 && c.bug != "":
@@ -52,7 +52,6 @@ func TestBadInput(t *testing.T) {
 				}
 			}
 		})
-		_ = ok
 		if changedRefs {
 			restored++
 			s.restoreRefs(baseRefs)
