@@ -77,13 +77,20 @@ func runConcurrent(t *testing.T, per int, taskOf func(p int) string) {
 	ctx, stop := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	var maxPacks atomic.Int64
+	// gc and the loose-objects task both delete objects they believe
+	// packed (repack -d, prune-packed); git runs them one at a time and
+	// does not lock one against the other. Run concurrently they lose
+	// reachable objects with no writer of ours involved (seen in CI: "bad
+	// tree object" from gc's prune), so their loops take turns; each still
+	// runs concurrently with every writer, reader and ref loop.
+	var repacking sync.Mutex
 	loops := []*loopStats{
 		startLoop(ctx, &wg, "git pack-refs --all", "runs after which a task ref was packed and its loose file gone",
 			packRefsStep(s, tasks)),
 		startLoop(ctx, &wg, "git gc (every third run full, else --auto)", "runs that wrote or deleted packs",
-			gcStep(s, &maxPacks)),
+			gcStep(s, &maxPacks, &repacking)),
 		startLoop(ctx, &wg, "git maintenance run --task=loose-objects (once a second)", "runs that wrote or deleted packs",
-			maintenanceStep(s)),
+			maintenanceStep(s, &repacking)),
 		startLoop(ctx, &wg, "git update-ref refs/heads/neighbour", "runs that moved the neighbour",
 			updateRefStep(s, neighbourA, neighbourB)),
 	}
@@ -304,9 +311,11 @@ func packs(s *sandbox) string {
 	return strings.Join(names, "\n")
 }
 
-func gcStep(s *sandbox, maxPacks *atomic.Int64) func() (bool, error) {
+func gcStep(s *sandbox, maxPacks *atomic.Int64, repacking *sync.Mutex) func() (bool, error) {
 	var n int
 	return func() (bool, error) {
+		repacking.Lock()
+		defer repacking.Unlock()
 		n++
 		args := []string{"gc", "--quiet"}
 		if n%3 != 1 {
@@ -327,9 +336,11 @@ func gcStep(s *sandbox, maxPacks *atomic.Int64) func() (bool, error) {
 // back to back it writes a pack for every few appends, faster than a full
 // gc of hundreds of packs can merge them (in one long run gc fell behind,
 // packs passed 750 and a gc took minutes), and the test then measured that.
-func maintenanceStep(s *sandbox) func() (bool, error) {
+func maintenanceStep(s *sandbox, repacking *sync.Mutex) func() (bool, error) {
 	return func() (bool, error) {
 		defer time.Sleep(time.Second)
+		repacking.Lock()
+		defer repacking.Unlock()
 		before := packs(s)
 		if err := gitStep(s, "maintenance", "run", "--task=loose-objects", "--quiet"); err != nil {
 			return false, err
