@@ -5,12 +5,12 @@ import (
 	"encoding"
 	"errors"
 	"fmt"
+	"git-reason/record"
 	"io"
 	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"gopkg.in/yaml.v3"
 )
@@ -42,31 +42,13 @@ func (e *ParseError) Error() string {
 		// A field comes from the file: quote it when it holds anything a
 		// terminal would act on, so the error stays one honest line.
 		field := e.Field
-		if strings.IndexFunc(field, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+		if record.Printable(field) != field {
 			field = strconv.Quote(field)
 		}
 		b.WriteString(field + ": ")
 	}
 	b.WriteString(e.Msg)
-	return printable(b.String())
-}
-
-// printable escapes what a terminal would act on (control characters,
-// escape sequences), keeping the rest as it is.
-func printable(s string) string {
-	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) && r != ' ' }) < 0 {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if unicode.IsPrint(r) || r == ' ' {
-			b.WriteRune(r)
-		} else {
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-		}
-	}
-	return b.String()
+	return record.Printable(b.String())
 }
 
 // entry is one decoded section item with the keys it set and where it is.
