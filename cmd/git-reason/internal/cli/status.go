@@ -8,7 +8,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/record"
 )
 
@@ -112,6 +111,3 @@ func printStatusTable(w io.Writer, all []record.Status) error {
 	}
 	return tw.Flush()
 }
-
-// errNoArgs is returned by reading commands given too many arguments.
-var _ = ops.Usage

@@ -31,13 +31,11 @@ func (e *Env) State(ctx context.Context, task string) (*record.State, string, er
 		return nil, "", err
 	}
 	if head == "" {
-		return nil, "", fmt.Errorf("%w: no task %q: start it with 'git reason assess %s'", errNoTask, task, task)
+		return nil, "", Usage("no task %q: start it with 'git reason assess %s'", task, task)
 	}
 	st, err := record.Derive(task, recs)
 	return st, head, err
 }
-
-var errNoTask = Usage("no such task")
 
 // RunValidation admits a command validation's body (JSON) first, then runs
 // its command through the shell in dir, streaming the output to out while
