@@ -62,9 +62,10 @@ func exitCode(err error) int {
 
 // commands lists every verb, in the order help shows them.
 var commands = []func() *cli.Command{
-	assessCommand, planCommand, disagreeCommand, resolveCommand, concludeCommand,
-	consultCommand, validateCommand, attemptCommand, statusCommand, logCommand, showCommand,
-	schemaCommand, checkCommand, verifyCommand, hooksCommand, hookCommand, advisorsCommand, doctorCommand, serveCommand, demoCommand,
+	assessCommand, planCommand, consultCommand, disagreeCommand, resolveCommand, concludeCommand,
+	validateCommand, attemptCommand, statusCommand, logCommand, showCommand, schemaCommand,
+	advisorsCommand, doctorCommand, checkCommand, verifyCommand, hooksCommand, hookCommand,
+	serveCommand, demoCommand,
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
