@@ -16,11 +16,11 @@ func TestProjectIsNeutral(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env, err := ops.Open(context.Background(), ops.Options{Dir: root})
+	sess, err := ops.Open(context.Background(), ops.Options{Dir: root})
 	if err != nil {
 		t.Skipf("not in a git checkout: %v", err)
 	}
-	res, err := env.CheckNeutrality(context.Background(), ops.NeutralityRequest{Dir: root})
+	res, err := sess.CheckNeutrality(context.Background(), ops.NeutralityRequest{Dir: root})
 	if err != nil {
 		t.Fatal(err)
 	}

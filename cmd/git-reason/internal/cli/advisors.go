@@ -29,15 +29,15 @@ func advisorsCommand() *cli.Command {
 			if err := noMoreArgs(c, 0); err != nil {
 				return err
 			}
-			env, err := open(c)
+			sess, err := open(c)
 			if err != nil {
 				return err
 			}
-			cat, _, err := env.Catalog()
+			cat, _, err := sess.Catalog()
 			if err != nil {
 				return err
 			}
-			prof, snap, err := env.Availability(c.Context, time.Now())
+			prof, snap, err := sess.Availability(c.Context, time.Now())
 			if err != nil {
 				return err
 			}

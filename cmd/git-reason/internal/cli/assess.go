@@ -22,7 +22,7 @@ func assessCommand() *cli.Command {
 			&cli.BoolFlag{Name: "new-evidence", Usage: "review again even if a standing conclusion exists"},
 			fileFlag, jsonFlag,
 		},
-		Action: writeAction(record.KindAssessment, 1, func(c *cli.Context, _ *ops.Env, _ string) (any, error) {
+		Action: writeAction(record.KindAssessment, 1, func(c *cli.Context, _ *ops.Session, _ string) (any, error) {
 			ev, err := parseEvidenceList(c.StringSlice("evidence"))
 			return &record.Assessment{Subject: c.String("subject"), Question: c.String("question"),
 				Materiality: c.String("materiality"), Reversibility: c.String("reversibility"),

@@ -21,8 +21,8 @@ func attemptCommand() *cli.Command {
 			&cli.StringFlag{Name: "conclusion", Usage: "the conclusion `ID` (default: the latest)"},
 			fileFlag, jsonFlag,
 		},
-		Action: writeAction(record.KindAttempt, 1, func(c *cli.Context, env *ops.Env, task string) (any, error) {
-			id, err := target(c, env, task, "conclusion", record.KindConclusion)
+		Action: writeAction(record.KindAttempt, 1, func(c *cli.Context, sess *ops.Session, task string) (any, error) {
+			id, err := target(c, sess, task, "conclusion", record.KindConclusion)
 			var commits []string
 			for _, s := range c.StringSlice("commit") {
 				commits = append(commits, strings.ToLower(s))

@@ -24,11 +24,11 @@ func checkCommand() *cli.Command {
 			},
 			OnUsageError: usageError,
 			Action: func(c *cli.Context) error {
-				env, err := open(c)
+				sess, err := open(c)
 				if err != nil {
 					return err
 				}
-				res, err := env.CheckNeutrality(c.Context, ops.NeutralityRequest{
+				res, err := sess.CheckNeutrality(c.Context, ops.NeutralityRequest{
 					Paths: c.Args().Slice(), Staged: c.Bool("staged"), Range: c.String("range")})
 				if err != nil {
 					return err

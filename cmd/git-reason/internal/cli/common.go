@@ -18,7 +18,7 @@ var (
 )
 
 // open locates the repository the command runs in.
-func open(c *cli.Context) (*ops.Env, error) {
+func open(c *cli.Context) (*ops.Session, error) {
 	profile := c.String("profile")
 	for _, l := range c.Lineage() {
 		if profile == "" && l.IsSet("profile") {
@@ -137,8 +137,8 @@ func parseEvidenceList(vals []string) ([]record.Evidence, error) {
 
 // latest returns the id of the task's latest record of kind, for commands
 // whose target defaults to it.
-func latest(c *cli.Context, env *ops.Env, task string, kind record.Kind) (string, error) {
-	st, _, err := env.State(c.Context, task)
+func latest(c *cli.Context, sess *ops.Session, task string, kind record.Kind) (string, error) {
+	st, _, err := sess.State(c.Context, task)
 	if err != nil {
 		return "", err
 	}
@@ -153,7 +153,7 @@ func latest(c *cli.Context, env *ops.Env, task string, kind record.Kind) (string
 // writeAction is the flow every write verb shares: TASK (and at most args
 // arguments in all), the repository, the body from --file or from build,
 // one append through the writer, and the stored record printed.
-func writeAction(kind record.Kind, args int, build func(c *cli.Context, env *ops.Env, task string) (any, error)) cli.ActionFunc {
+func writeAction(kind record.Kind, args int, build func(c *cli.Context, sess *ops.Session, task string) (any, error)) cli.ActionFunc {
 	return func(c *cli.Context) error {
 		task, err := taskArg(c)
 		if err != nil {
@@ -162,15 +162,15 @@ func writeAction(kind record.Kind, args int, build func(c *cli.Context, env *ops
 		if err := noMoreArgs(c, args); err != nil {
 			return err
 		}
-		env, err := open(c)
+		sess, err := open(c)
 		if err != nil {
 			return err
 		}
-		body, err := bodyFrom(c, func() (any, error) { return build(c, env, task) })
+		body, err := bodyFrom(c, func() (any, error) { return build(c, sess, task) })
 		if err != nil {
 			return err
 		}
-		res, err := env.Append(c.Context, task, kind, body)
+		res, err := sess.Append(c.Context, task, kind, body)
 		if err != nil {
 			return err
 		}
@@ -180,9 +180,9 @@ func writeAction(kind record.Kind, args int, build func(c *cli.Context, env *ops
 
 // target returns the record id the flag names, or, when it is not given,
 // the id of the task's latest record of kind.
-func target(c *cli.Context, env *ops.Env, task, flag string, kind record.Kind) (string, error) {
+func target(c *cli.Context, sess *ops.Session, task, flag string, kind record.Kind) (string, error) {
 	if id := c.String(flag); id != "" {
 		return id, nil
 	}
-	return latest(c, env, task, kind)
+	return latest(c, sess, task, kind)
 }

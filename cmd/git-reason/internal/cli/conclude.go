@@ -23,14 +23,14 @@ func concludeCommand() *cli.Command {
 			&cli.StringFlag{Name: "assessment", Usage: "the assessment `ID` (default: the latest)"},
 			fileFlag, jsonFlag,
 		},
-		Action: writeAction(record.KindConclusion, 1, func(c *cli.Context, env *ops.Env, task string) (any, error) {
-			return buildConclusion(c, env, task)
+		Action: writeAction(record.KindConclusion, 1, func(c *cli.Context, sess *ops.Session, task string) (any, error) {
+			return buildConclusion(c, sess, task)
 		}),
 	}
 }
 
-func buildConclusion(c *cli.Context, env *ops.Env, task string) (*record.Conclusion, error) {
-	st, _, err := env.State(c.Context, task)
+func buildConclusion(c *cli.Context, sess *ops.Session, task string) (*record.Conclusion, error) {
+	st, _, err := sess.State(c.Context, task)
 	if err != nil {
 		return nil, err
 	}

@@ -34,7 +34,7 @@ func consultCommand() *cli.Command {
 			if err := noMoreArgs(c, 1); err != nil {
 				return err
 			}
-			env, err := open(c)
+			sess, err := open(c)
 			if err != nil {
 				return err
 			}
@@ -45,7 +45,7 @@ func consultCommand() *cli.Command {
 			if f, ok := c.App.ErrWriter.(*os.File); ok && term.IsTerminal(int(f.Fd())) && !c.Bool("json") {
 				req.Progress = liveProgress(f)
 			}
-			res, err := env.Consult(c.Context, req)
+			res, err := sess.Consult(c.Context, req)
 			if res != nil {
 				if perr := printConsult(c, res); perr != nil && err == nil {
 					err = perr

@@ -37,11 +37,11 @@ func demoCommand() *cli.Command {
 			}
 			w := c.App.Writer
 			fmt.Fprintf(w, "scratch repository: %s\n\n", dir)
-			env, err := ops.Open(c.Context, ops.Options{Dir: dir, Profile: "offline"})
+			sess, err := ops.Open(c.Context, ops.Options{Dir: dir, Profile: "offline"})
 			if err != nil {
 				return err
 			}
-			return runDemo(c, env, dir)
+			return runDemo(c, sess, dir)
 		},
 	}
 }
@@ -49,10 +49,10 @@ func demoCommand() *cli.Command {
 // runDemo walks one task through assess, plan, conclude, validate and
 // attempt, then shows that a second task on the same subject reuses the
 // standing conclusion.
-func runDemo(c *cli.Context, env *ops.Env, dir string) error {
+func runDemo(c *cli.Context, sess *ops.Session, dir string) error {
 	ctx, w := c.Context, c.App.Writer
 	step := func(kind record.Kind, task string, body any) (*record.Result, error) {
-		res, err := env.Append(ctx, task, kind, ops.Marshal(body))
+		res, err := sess.Append(ctx, task, kind, ops.Marshal(body))
 		if err != nil {
 			return nil, fmt.Errorf("demo %s: %w", kind, err)
 		}
@@ -80,7 +80,7 @@ func runDemo(c *cli.Context, env *ops.Env, dir string) error {
 	if err != nil {
 		return err
 	}
-	v, err := env.RunValidation(ctx, "db-migration", ops.Marshal(&record.Validation{Conclusion: k.ID, Method: "command", Command: "git --version"}), dir, devNull{})
+	v, err := sess.RunValidation(ctx, "db-migration", ops.Marshal(&record.Validation{Conclusion: k.ID, Method: "command", Command: "git --version"}), dir, devNull{})
 	if err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func runDemo(c *cli.Context, env *ops.Env, dir string) error {
 	}); err != nil {
 		return err
 	}
-	st, _, err := env.State(ctx, "db-migration")
+	st, _, err := sess.State(ctx, "db-migration")
 	if err != nil {
 		return err
 	}

@@ -18,8 +18,8 @@ func disagreeCommand() *cli.Command {
 			&cli.StringFlag{Name: "assessment", Usage: "the assessment `ID` (default: the latest)"},
 			fileFlag, jsonFlag,
 		},
-		Action: writeAction(record.KindDisagreement, 1, func(c *cli.Context, env *ops.Env, task string) (any, error) {
-			id, err := target(c, env, task, "assessment", record.KindAssessment)
+		Action: writeAction(record.KindDisagreement, 1, func(c *cli.Context, sess *ops.Session, task string) (any, error) {
+			id, err := target(c, sess, task, "assessment", record.KindAssessment)
 			return &record.Disagreement{Assessment: id, Cites: c.StringSlice("cites"), Summary: c.String("summary")}, err
 		}),
 	}

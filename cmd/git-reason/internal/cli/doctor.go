@@ -17,11 +17,11 @@ func doctorCommand() *cli.Command {
 			if err := noMoreArgs(c, 0); err != nil {
 				return err
 			}
-			env, err := open(c)
+			sess, err := open(c)
 			if err != nil {
 				return err
 			}
-			d, err := env.RunDoctor(c.Context)
+			d, err := sess.RunDoctor(c.Context)
 			if err != nil {
 				return err
 			}

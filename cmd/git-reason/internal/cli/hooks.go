@@ -14,11 +14,11 @@ func hooksCommand() *cli.Command {
 		return &cli.Command{
 			Name: name, Usage: usage, Flags: []cli.Flag{jsonFlag}, OnUsageError: usageError,
 			Action: func(c *cli.Context) error {
-				env, err := open(c)
+				sess, err := open(c)
 				if err != nil {
 					return err
 				}
-				dir := env.HooksDir()
+				dir := sess.HooksDir()
 				st, err := act(dir)
 				if err != nil {
 					return err
@@ -67,11 +67,11 @@ func hookCommand() *cli.Command {
 		Subcommands: []*cli.Command{{
 			Name: "pre-commit", OnUsageError: usageError,
 			Action: hookAction(func(c *cli.Context) error {
-				env, err := open(c)
+				sess, err := open(c)
 				if err != nil {
 					return err
 				}
-				res, err := env.CheckNeutrality(c.Context, ops.NeutralityRequest{Staged: true, Dir: env.Repo.WorkTree})
+				res, err := sess.CheckNeutrality(c.Context, ops.NeutralityRequest{Staged: true, Dir: sess.Repo.WorkTree})
 				if err != nil {
 					return err
 				}
@@ -86,11 +86,11 @@ func hookCommand() *cli.Command {
 		}, {
 			Name: "pre-push", OnUsageError: usageError,
 			Action: hookAction(func(c *cli.Context) error {
-				env, err := open(c)
+				sess, err := open(c)
 				if err != nil {
 					return err
 				}
-				found, err := env.PrePush(c.Context, c.App.Reader)
+				found, err := sess.PrePush(c.Context, c.App.Reader)
 				if err != nil {
 					return err
 				}

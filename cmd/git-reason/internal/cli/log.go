@@ -17,7 +17,7 @@ func logCommand() *cli.Command {
 			if err := noMoreArgs(c, 1); err != nil {
 				return err
 			}
-			env, err := open(c)
+			sess, err := open(c)
 			if err != nil {
 				return err
 			}
@@ -27,7 +27,7 @@ func logCommand() *cli.Command {
 					return err
 				}
 			}
-			lines, err := env.Log(c.Context, task)
+			lines, err := sess.Log(c.Context, task)
 			if err != nil {
 				return err
 			}

@@ -17,8 +17,8 @@ func planCommand() *cli.Command {
 			&cli.StringFlag{Name: "profile", Usage: "execution profile"},
 			fileFlag, jsonFlag,
 		},
-		Action: writeAction(record.KindPlan, 1, func(c *cli.Context, env *ops.Env, task string) (any, error) {
-			id, err := target(c, env, task, "assessment", record.KindAssessment)
+		Action: writeAction(record.KindPlan, 1, func(c *cli.Context, sess *ops.Session, task string) (any, error) {
+			id, err := target(c, sess, task, "assessment", record.KindAssessment)
 			return &record.Plan{Assessment: id}, err
 		}),
 	}

@@ -17,7 +17,7 @@ func resolveCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "evidence", Usage: "KIND:REF:SUMMARY (at least one)"},
 			fileFlag, jsonFlag,
 		},
-		Action: writeAction(record.KindResolution, 2, func(c *cli.Context, _ *ops.Env, _ string) (any, error) {
+		Action: writeAction(record.KindResolution, 2, func(c *cli.Context, _ *ops.Session, _ string) (any, error) {
 			if c.Args().Len() < 2 {
 				return nil, ops.Usage("missing DISAGREEMENT: usage: git reason resolve %s", c.Command.ArgsUsage)
 			}

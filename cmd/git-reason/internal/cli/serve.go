@@ -32,11 +32,11 @@ func serveCommand() *cli.Command {
 			if err := noMoreArgs(c, 0); err != nil {
 				return err
 			}
-			env, err := open(c)
+			sess, err := open(c)
 			if err != nil {
 				return err
 			}
-			if _, _, err := env.Availability(c.Context, time.Now()); err != nil {
+			if _, _, err := sess.Availability(c.Context, time.Now()); err != nil {
 				return err
 			}
 			token := os.Getenv(c.String("token-env"))
@@ -48,7 +48,7 @@ func serveCommand() *cli.Command {
 				ln.Close()
 				return ops.Usage("serving beyond loopback needs a token: set %s", c.String("token-env"))
 			}
-			srv := &http.Server{Handler: withToken(token, transport.PeerHandler(peerConsult(env))),
+			srv := &http.Server{Handler: withToken(token, transport.PeerHandler(peerConsult(sess))),
 				ReadHeaderTimeout: 10 * time.Second}
 			fmt.Fprintf(c.App.ErrWriter, "git reason: serving reviews on http://%s%s\n", ln.Addr(), transport.PeerPath)
 			go func() {
@@ -88,13 +88,13 @@ func withToken(token string, h http.Handler) http.Handler {
 // peerConsult answers a peer's request with this repository's available
 // advisors that have every needed capability (peers excluded, so that two
 // servers never ask each other in a loop), asked concurrently.
-func peerConsult(env *ops.Env) func(ctx context.Context, req transport.Request) []transport.PeerAnswer {
+func peerConsult(sess *ops.Session) func(ctx context.Context, req transport.Request) []transport.PeerAnswer {
 	return func(ctx context.Context, req transport.Request) []transport.PeerAnswer {
-		cat, _, err := env.Catalog()
+		cat, _, err := sess.Catalog()
 		if err != nil {
 			return nil
 		}
-		_, snap, err := env.Availability(ctx, time.Now())
+		_, snap, err := sess.Availability(ctx, time.Now())
 		if err != nil {
 			return nil
 		}

@@ -22,11 +22,11 @@ func showCommand() *cli.Command {
 			if err := noMoreArgs(c, 1); err != nil {
 				return err
 			}
-			env, err := open(c)
+			sess, err := open(c)
 			if err != nil {
 				return err
 			}
-			e, _, err := env.Find(c.Context, c.Args().First())
+			e, _, err := sess.Find(c.Context, c.Args().First())
 			if err != nil {
 				return err
 			}

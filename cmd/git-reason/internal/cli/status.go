@@ -24,12 +24,12 @@ func statusCommand() *cli.Command {
 			if err := noMoreArgs(c, 1); err != nil {
 				return err
 			}
-			env, err := open(c)
+			sess, err := open(c)
 			if err != nil {
 				return err
 			}
 			if !c.Args().Present() {
-				all, err := env.StatusAll(c.Context)
+				all, err := sess.StatusAll(c.Context)
 				if err != nil {
 					return err
 				}
@@ -42,7 +42,7 @@ func statusCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			st, _, err := env.State(c.Context, task)
+			st, _, err := sess.State(c.Context, task)
 			if err != nil {
 				return err
 			}

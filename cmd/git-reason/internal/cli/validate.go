@@ -33,7 +33,7 @@ func validateCommand() *cli.Command {
 			if c.String("file") == "" && (c.String("run") == "") == (c.String("manual") == "") {
 				return ops.Usage("give exactly one of --run CMD or --manual pass|fail")
 			}
-			env, err := open(c)
+			sess, err := open(c)
 			if err != nil {
 				return err
 			}
@@ -41,7 +41,7 @@ func validateCommand() *cli.Command {
 				id := c.String("conclusion")
 				if id == "" {
 					var err error
-					if id, err = latest(c, env, task, record.KindConclusion); err != nil {
+					if id, err = latest(c, sess, task, record.KindConclusion); err != nil {
 						return nil, err
 					}
 				}
@@ -62,9 +62,9 @@ func validateCommand() *cli.Command {
 			var res *record.Result
 			if probe.Method == "command" {
 				dir, _ := os.Getwd()
-				res, err = env.RunValidation(c.Context, task, raw, dir, c.App.ErrWriter)
+				res, err = sess.RunValidation(c.Context, task, raw, dir, c.App.ErrWriter)
 			} else {
-				res, err = env.Append(c.Context, task, record.KindValidation, raw)
+				res, err = sess.Append(c.Context, task, record.KindValidation, raw)
 			}
 			if err != nil {
 				return err

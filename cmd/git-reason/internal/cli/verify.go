@@ -16,7 +16,7 @@ func verifyCommand() *cli.Command {
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
-			env, err := open(c)
+			sess, err := open(c)
 			if err != nil {
 				return err
 			}
@@ -24,7 +24,7 @@ func verifyCommand() *cli.Command {
 			if c.Bool("all") {
 				tasks = nil
 			}
-			res, err := env.Verify(c.Context, tasks, nil)
+			res, err := sess.Verify(c.Context, tasks, nil)
 			if err != nil {
 				return err
 			}

@@ -13,7 +13,7 @@ import (
 
 // Catalog loads the advisor declarations once: the embedded share/ files,
 // the user's overlay and the repository's .reason/advisors.yaml.
-func (e *Env) Catalog() (*advisor.Catalog, []advisor.Finding, error) {
+func (e *Session) Catalog() (*advisor.Catalog, []advisor.Finding, error) {
 	if e.catalog != nil {
 		return e.catalog, e.findings, nil
 	}
@@ -36,7 +36,7 @@ func (e *Env) Catalog() (*advisor.Catalog, []advisor.Finding, error) {
 // Profile returns the execution profile in force and what chose it: the
 // --profile flag, GIT_REASON_PROFILE, git config reason.profile, CI=true
 // (the ci profile), or the default.
-func (e *Env) Profile() (advisor.Profile, string, error) {
+func (e *Session) Profile() (advisor.Profile, string, error) {
 	if e.profile != nil {
 		return *e.profile, e.chosenBy, nil
 	}
@@ -56,13 +56,13 @@ func (e *Env) Profile() (advisor.Profile, string, error) {
 }
 
 // requestedProfile is the profile name the call asked for, if any.
-func (e *Env) requestedProfile() string {
+func (e *Session) requestedProfile() string {
 	return firstSet(e.profileFlag, os.Getenv("GIT_REASON_PROFILE"), get(e.Config, "reason.profile"))
 }
 
 // Disabled is the disable list: GIT_REASON_DISABLE when set, else git
 // config reason.disable.
-func (e *Env) Disabled() []string {
+func (e *Session) Disabled() []string {
 	v, set := os.LookupEnv("GIT_REASON_DISABLE")
 	return advisor.DisableList(get(e.Config, "reason.disable"), v, set)
 }
@@ -70,7 +70,7 @@ func (e *Env) Disabled() []string {
 // Availability derives every declared advisor's status at now, from
 // presence, the profile's mode, the disable list and the circuits of this
 // clone's recorded outcomes. It contacts nothing.
-func (e *Env) Availability(ctx context.Context, now time.Time) (advisor.Profile, []policy.Advisor, error) {
+func (e *Session) Availability(ctx context.Context, now time.Time) (advisor.Profile, []policy.Advisor, error) {
 	cat, _, err := e.Catalog()
 	if err != nil {
 		return advisor.Profile{}, nil, err
@@ -98,10 +98,10 @@ func (e *Env) Availability(ctx context.Context, now time.Time) (advisor.Profile,
 }
 
 // availability is the writer's source of availability: the real one.
-type availability struct{ env *Env }
+type availability struct{ sess *Session }
 
 func (a availability) Snapshot(ctx context.Context) (policy.Profile, []policy.Advisor, error) {
-	prof, snap, err := a.env.Availability(ctx, time.Now())
+	prof, snap, err := a.sess.Availability(ctx, time.Now())
 	if err != nil {
 		return policy.Profile{}, nil, err
 	}
@@ -113,7 +113,7 @@ func (a availability) Snapshot(ctx context.Context) (policy.Profile, []policy.Ad
 
 // KnownCapability implements record.Vocabulary from the declarations.
 func (a availability) KnownCapability(_ context.Context, capability string) (bool, error) {
-	cat, _, err := a.env.Catalog()
+	cat, _, err := a.sess.Catalog()
 	if err != nil {
 		return false, err
 	}

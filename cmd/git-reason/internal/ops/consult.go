@@ -39,7 +39,7 @@ type ConsultResult struct {
 // circuit, a disable), are skipped and reported, not asked. When completed
 // answers conflict it opens a disagreement. A plan that selected no advisor
 // is no error: the local review is the review.
-func (e *Env) Consult(ctx context.Context, req ConsultRequest) (*ConsultResult, error) {
+func (e *Session) Consult(ctx context.Context, req ConsultRequest) (*ConsultResult, error) {
 	if err := e.Identify(); err != nil {
 		return nil, err
 	}

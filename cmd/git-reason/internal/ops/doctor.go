@@ -44,7 +44,7 @@ type Doctor struct {
 
 // RunDoctor checks the declarations, the profiles and the reasoning refs.
 // It contacts no advisor.
-func (e *Env) RunDoctor(ctx context.Context) (*Doctor, error) {
+func (e *Session) RunDoctor(ctx context.Context) (*Doctor, error) {
 	d := &Doctor{Findings: []Finding{}}
 	cat, findings, err := e.Catalog()
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 )
 
 // HooksDir is where git runs this repository's hooks from.
-func (e *Env) HooksDir() string {
+func (e *Session) HooksDir() string {
 	return hooks.Dir(get(e.Config, "core.hooksPath"), e.Repo.WorkTree, e.Repo.CommonDir)
 }
 
@@ -33,7 +33,7 @@ type PushFinding struct {
 // on stdin ("<local ref> <local sha> <remote ref> <remote sha>" per line):
 // reasoning refs are replayed by verify at the commit being pushed; other
 // refs have the files changed by the pushed commits checked for neutrality.
-func (e *Env) PrePush(ctx context.Context, stdin io.Reader) ([]PushFinding, error) {
+func (e *Session) PrePush(ctx context.Context, stdin io.Reader) ([]PushFinding, error) {
 	var out []PushFinding
 	sc := bufio.NewScanner(stdin)
 	for sc.Scan() {

@@ -24,7 +24,7 @@ type NeutralityRequest struct {
 // overlays applied, plus the configuration's extra terms; which files are
 // neutral comes from .reason/neutrality.yaml. Without that file the
 // repository is not configured and nothing is checked.
-func (e *Env) CheckNeutrality(ctx context.Context, req NeutralityRequest) (*neutrality.Result, error) {
+func (e *Session) CheckNeutrality(ctx context.Context, req NeutralityRequest) (*neutrality.Result, error) {
 	if e.Repo.WorkTree == "" {
 		return nil, Usage("check neutrality needs a work tree; this repository is bare")
 	}
@@ -69,7 +69,7 @@ func (e *Env) CheckNeutrality(ctx context.Context, req NeutralityRequest) (*neut
 
 // checkRange refuses a range that is not A..B (or A...B) of commits this
 // repository has, before any check starts.
-func (e *Env) checkRange(r string) error {
+func (e *Session) checkRange(r string) error {
 	sep := ".."
 	if strings.Contains(r, "...") {
 		sep = "..."

@@ -15,7 +15,7 @@ type VerifyResult struct {
 // Verify replays the named tasks' histories (every task when none is
 // named) through the admission rules. ref overrides where a task's history
 // starts (task -> commit), for hooks verifying what is about to be pushed.
-func (e *Env) Verify(ctx context.Context, tasks []string, at map[string]string) (*VerifyResult, error) {
+func (e *Session) Verify(ctx context.Context, tasks []string, at map[string]string) (*VerifyResult, error) {
 	heads := map[string]string{}
 	if len(tasks) == 0 && len(at) == 0 {
 		all, err := e.Store.Tasks(ctx)

@@ -17,7 +17,7 @@ import (
 )
 
 // Append admits a caller's body as a record of kind on task.
-func (e *Env) Append(ctx context.Context, task string, kind record.Kind, body []byte) (*record.Result, error) {
+func (e *Session) Append(ctx context.Context, task string, kind record.Kind, body []byte) (*record.Result, error) {
 	if err := e.Identify(); err != nil {
 		return nil, err
 	}
@@ -25,7 +25,7 @@ func (e *Env) Append(ctx context.Context, task string, kind record.Kind, body []
 }
 
 // State loads and derives a task. A task with no records is ErrNotFound.
-func (e *Env) State(ctx context.Context, task string) (*record.State, string, error) {
+func (e *Session) State(ctx context.Context, task string) (*record.State, string, error) {
 	head, recs, err := e.Store.Load(ctx, task)
 	if err != nil {
 		return nil, "", err
@@ -42,7 +42,7 @@ func (e *Env) State(ctx context.Context, task string) (*record.State, string, er
 // hashing it, and records what it observed. Nothing runs for a body that
 // would be refused. The transcript is never stored: only exit status,
 // duration and the output's SHA-256.
-func (e *Env) RunValidation(ctx context.Context, task string, raw []byte, dir string, out io.Writer) (*record.Result, error) {
+func (e *Session) RunValidation(ctx context.Context, task string, raw []byte, dir string, out io.Writer) (*record.Result, error) {
 	if err := e.Identify(); err != nil {
 		return nil, err
 	}
@@ -79,7 +79,7 @@ func (e *Env) RunValidation(ctx context.Context, task string, raw []byte, dir st
 
 // Find returns the record whose id (or unique prefix) is id, searching every
 // task.
-func (e *Env) Find(ctx context.Context, id string) (*record.Entry, *record.State, error) {
+func (e *Session) Find(ctx context.Context, id string) (*record.Entry, *record.State, error) {
 	if len(strings.TrimSpace(id)) < record.MinPrefix {
 		return nil, nil, Usage("record id %q is too short: give at least %d characters", id, record.MinPrefix)
 	}
@@ -143,7 +143,7 @@ func Marshal(v any) []byte {
 
 // StatusAll returns the status of every task, sorted by task name. It
 // reads the head-keyed cache, deriving only tasks whose head moved.
-func (e *Env) StatusAll(ctx context.Context) ([]record.Status, error) {
+func (e *Session) StatusAll(ctx context.Context) ([]record.Status, error) {
 	tasks, entries, err := e.Index.Tasks(ctx)
 	if err != nil {
 		return nil, err
@@ -163,7 +163,7 @@ type LogLine struct {
 
 // Log returns the timeline of one task, or of every task ordered by
 // creation time when task is "".
-func (e *Env) Log(ctx context.Context, task string) ([]LogLine, error) {
+func (e *Session) Log(ctx context.Context, task string) ([]LogLine, error) {
 	tasks := []string{task}
 	if task == "" {
 		heads, err := e.Store.Tasks(ctx)

@@ -26,14 +26,16 @@ func (e *usageError) Is(target error) bool { return target == ErrUsage || target
 // Usage returns an error that says what was wrong with the call.
 func Usage(format string, args ...any) error { return &usageError{msg: fmt.Sprintf(format, args...)} }
 
-// Options select how an Env is opened.
+// Options select how a Session is opened.
 type Options struct {
 	Dir     string // where to start looking for the repository; "" is "."
 	Profile string // execution profile named on the command line
 }
 
-// Env is an opened repository with its store, configuration and writer.
-type Env struct {
+// Session is one opened repository: its store, configuration and writer,
+// and the declarations and profile read from it on first use. It lives for
+// one command (or one MCP request).
+type Session struct {
 	Repo   *gitstore.Repo
 	Store  *gitstore.Store
 	Config *gitstore.Config
@@ -50,7 +52,7 @@ type Env struct {
 // Open locates the repository and prepares the writer. What only some
 // commands need (identity, declarations, the profile) is read when first
 // asked for, so the hot path of a write stays short.
-func Open(ctx context.Context, opts Options) (*Env, error) {
+func Open(ctx context.Context, opts Options) (*Session, error) {
 	dir := opts.Dir
 	if dir == "" {
 		dir = "."
@@ -64,13 +66,13 @@ func Open(ctx context.Context, opts Options) (*Env, error) {
 		return nil, fmt.Errorf("read git config: %w", err)
 	}
 	store := gitstore.NewStore(repo)
-	env := &Env{Repo: repo, Store: store, Config: cfg, Index: gitstore.Index{Store: store}, profileFlag: opts.Profile}
-	env.Writer = &record.Writer{Store: store, Index: env.Index, Avail: availability{env}}
-	return env, nil
+	sess := &Session{Repo: repo, Store: store, Config: cfg, Index: gitstore.Index{Store: store}, profileFlag: opts.Profile}
+	sess.Writer = &record.Writer{Store: store, Index: sess.Index, Avail: availability{sess}}
+	return sess, nil
 }
 
 // Identify fills the writer's actor and origin; only writes need them.
-func (e *Env) Identify() error {
+func (e *Session) Identify() error {
 	if e.Writer.Actor != "" {
 		return nil
 	}
