@@ -67,10 +67,9 @@ func Ask(ctx context.Context, d Declaration, req transport.Request) *Asked {
 	defer cancel()
 	ans, err := adapter.Ask(ctx, Target(d), req)
 	if err == nil {
-		var c transport.Conclusion
+		var c record.Answer
 		if c, err = transport.Normalise(ans.Output); err == nil {
-			out.Conclusion = &record.Answer{Stance: c.Stance, Summary: c.Summary,
-				Recommendations: c.Recommendations, Risks: c.Risks, Confidence: c.Confidence}
+			out.Conclusion = &c
 			out.Model = &record.Model{Name: DeclaredModel(d), Source: "declared"}
 			if name := strings.TrimSpace(ans.Model); plausibleModel(name) {
 				out.Model = &record.Model{Name: name, Source: "reported"}
@@ -112,4 +111,22 @@ func plausibleModel(name string) bool {
 		}
 	}
 	return true
+}
+
+// AskEach asks every advisor once, concurrently and blind, with the same
+// request, and returns the outcomes in the order of decls. It records
+// nothing: a server answering a peer keeps no record of its own.
+func AskEach(ctx context.Context, decls []Declaration, req transport.Request) []*Asked {
+	out := make([]*Asked, len(decls))
+	done := make(chan struct{})
+	for i, d := range decls {
+		go func() {
+			out[i] = Ask(ctx, d, req)
+			done <- struct{}{}
+		}()
+	}
+	for range decls {
+		<-done
+	}
+	return out
 }

@@ -32,7 +32,7 @@ func BenchmarkConsultThreeAdvisors(b *testing.B) {
 		f := planned(b, ids...) // a fresh task each run: nothing is skipped
 		b.StartTimer()
 		start := time.Now()
-		res := advisor.Consult(context.Background(), f.w, f.run(decls...))
+		res := advisor.Consult(context.Background(), f.w, f.run(decls...)).Results
 		walls = append(walls, time.Since(start))
 		b.StopTimer()
 		for _, r := range res {

@@ -11,10 +11,12 @@ import (
 )
 
 // Recorder is the writer as the driver uses it: the one place consultation
-// records (and with them model attribution) are written.
+// records (and with them model attribution) are written, and the state they
+// are admitted against.
 type Recorder interface {
 	AppendConsultation(ctx context.Context, task string, c *record.Consultation, m *record.Model) (*record.Result, error)
 	AppendDriverDisagreement(ctx context.Context, task string, d *record.Disagreement) (*record.Result, error)
+	State(ctx context.Context, task string) (*record.State, error)
 }
 
 // Event reports progress of a consult run: an advisor was asked, or its
@@ -32,7 +34,10 @@ type Run struct {
 	Plan       *record.Entry // the plan whose selection is consulted
 	Assessment *record.Entry // the assessment the plan is for
 	Advisors   []Declaration // the advisors to ask, in plan order
-	Progress   func(Event)   // called from one goroutine at a time; may be nil
+	// Timeout is the deadline of the whole run; 0 means the slowest
+	// advisor's own timeout.
+	Timeout  time.Duration
+	Progress func(Event) // called from one goroutine at a time; may be nil
 }
 
 // Result is what a consult run did for one advisor, in plan order.
@@ -41,6 +46,23 @@ type Result struct {
 	Record    string `json:"record"`
 	Duplicate bool   `json:"duplicate,omitempty"` // a concurrent run recorded this advisor first
 	Err       error  `json:"-"`
+}
+
+// Skipped is an advisor of the run that was not asked, and why.
+type Skipped struct {
+	Advisor string `json:"advisor"`
+	Reason  string `json:"reason"`
+}
+
+// Report is what a consult run did: each asked advisor's result in plan
+// order, the advisors it did not ask, and the disagreement it opened.
+type Report struct {
+	Results      []Result
+	Skipped      []Skipped
+	Disagreement *record.Result // nil when the answers do not conflict
+	// Err is the first failure to record an outcome or to open the
+	// disagreement; the outcomes recorded before it stand.
+	Err error
 }
 
 // Request builds the review request of an assessment: question, subject,
@@ -60,12 +82,61 @@ func Request(a *record.Entry, needs []string) transport.Request {
 	return req
 }
 
-// Consult asks the run's advisors concurrently and blind, records each
-// outcome through w as it arrives, and returns the results in plan order.
-// A cancelled ctx (Ctrl-C) or its deadline ends every request; their
+// Consult runs one consultation of a plan. It asks the run's advisors
+// concurrently and blind, records each outcome through w as it arrives, and
+// returns the results in plan order. An advisor that already answered the
+// plan is not asked: the writer admits one answer per advisor and plan, and
+// the driver asks it (State.AnsweredBy) before spending a request. When the
+// plan's completed answers then take conflicting stances, Consult opens a
+// disagreement (opened_by driver) itself.
+//
+// A cancelled ctx (Ctrl-C) or the run's deadline ends every request; their
 // outcomes are still recorded, as cancelled or timeout, with a context that
 // outlives the cancellation, so that nothing is left half-written.
-func Consult(ctx context.Context, w Recorder, run Run) []Result {
+func Consult(ctx context.Context, w Recorder, run Run) Report {
+	rep := Report{Skipped: []Skipped{}}
+	st, err := w.State(ctx, run.Task)
+	if err != nil {
+		rep.Err = err
+		return rep
+	}
+	var ask []Declaration
+	deadline := run.Timeout
+	for _, d := range run.Advisors {
+		if st.AnsweredBy(run.Plan.ID, d.ID) != nil {
+			rep.Skipped = append(rep.Skipped, Skipped{d.ID, "already answered this plan"})
+			continue
+		}
+		ask = append(ask, d)
+		if run.Timeout <= 0 {
+			deadline = max(deadline, d.TimeoutOrDefault())
+		}
+	}
+	if len(ask) > 0 {
+		cctx, cancel := context.WithTimeout(ctx, deadline)
+		rep.Results = askAndRecord(cctx, w, run, ask)
+		cancel()
+	}
+	for _, r := range rep.Results {
+		if r.Err != nil {
+			rep.Err = r.Err
+			return rep
+		}
+	}
+	// Earlier runs' answers count too: re-read what is on the task now.
+	if st, err = w.State(context.WithoutCancel(ctx), run.Task); err != nil {
+		rep.Err = err
+		return rep
+	}
+	if rep.Disagreement, err = OpenDisagreement(ctx, w, st, st.Get(run.Plan.ID)); err != nil {
+		rep.Err = fmt.Errorf("open disagreement: %w", err)
+	}
+	return rep
+}
+
+// askAndRecord asks advisors concurrently and records each outcome as it
+// arrives; the results are in the order of advisors.
+func askAndRecord(ctx context.Context, w Recorder, run Run, advisors []Declaration) []Result {
 	pd := run.Plan.Derived.(*record.PlanDerived)
 	req := Request(run.Assessment, pd.Needs)
 	type arrival struct {
@@ -73,7 +144,7 @@ func Consult(ctx context.Context, w Recorder, run Run) []Result {
 		asked *Asked
 	}
 	arrivals := make(chan arrival)
-	for i, d := range run.Advisors {
+	for i, d := range advisors {
 		go func(i int, d Declaration) {
 			a := Ask(ctx, d, req)
 			if a.Failure != nil && ctx.Err() != nil {
@@ -88,41 +159,48 @@ func Consult(ctx context.Context, w Recorder, run Run) []Result {
 	// Recording must finish even when ctx is cancelled.
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 	defer cancel()
-	results := make([]Result, len(run.Advisors))
-	for range run.Advisors {
+	results := make([]Result, len(advisors))
+	for range advisors {
 		got := <-arrivals
-		res := Result{Asked: got.asked}
-		c := &record.Consultation{Plan: run.Plan.ID, Advisor: got.asked.Advisor, Transport: got.asked.Transport,
-			DurationMS: got.asked.Duration.Milliseconds()}
-		if got.asked.Completed() {
-			c.Status, c.Conclusion = "completed", got.asked.Conclusion
-		} else {
-			c.Status, c.Failure = "failed", got.asked.Failure
-		}
-		stored, err := w.AppendConsultation(rctx, run.Task, c, got.asked.Model)
-		if errors.Is(err, record.ErrInput) && c.Status == "completed" {
-			// An answer the writer cannot store is still an outcome the
-			// circuits must see: record it as malformed.
-			c.Status, c.Conclusion = "failed", nil
-			c.Failure = &record.Failure{Kind: string(transport.Malformed), Detail: "the answer could not be stored"}
-			got.asked.Conclusion, got.asked.Model, got.asked.Failure = nil, nil, c.Failure
-			stored, err = w.AppendConsultation(rctx, run.Task, c, nil)
-		}
-		if errors.Is(err, record.ErrAlreadyAnswered) {
-			// A concurrent run recorded this advisor's answer first: one
-			// answer per advisor and plan, so this one is not counted.
-			res.Duplicate = true
-		} else if err != nil {
-			res.Err = fmt.Errorf("record consultation of %s: %w", got.asked.Advisor, err)
-		} else {
-			res.Record = stored.ID
-		}
-		results[got.i] = res
+		results[got.i] = record1(rctx, w, run.Task, run.Plan.ID, got.asked)
 		if run.Progress != nil {
-			run.Progress(Event{Advisor: got.asked.Advisor, Asked: got.asked, Record: res.Record, Err: res.Err})
+			r := results[got.i]
+			run.Progress(Event{Advisor: got.asked.Advisor, Asked: got.asked, Record: r.Record, Err: r.Err})
 		}
 	}
 	return results
+}
+
+// record1 records one advisor's outcome.
+func record1(ctx context.Context, w Recorder, task, plan string, asked *Asked) Result {
+	res := Result{Asked: asked}
+	c := &record.Consultation{Plan: plan, Advisor: asked.Advisor, Transport: asked.Transport,
+		DurationMS: asked.Duration.Milliseconds()}
+	if asked.Completed() {
+		c.Status, c.Conclusion = "completed", asked.Conclusion
+	} else {
+		c.Status, c.Failure = "failed", asked.Failure
+	}
+	stored, err := w.AppendConsultation(ctx, task, c, asked.Model)
+	if errors.Is(err, record.ErrInput) && c.Status == "completed" {
+		// An answer the writer cannot store is still an outcome the
+		// circuits must see: record it as malformed.
+		c.Status, c.Conclusion = "failed", nil
+		c.Failure = &record.Failure{Kind: string(transport.Malformed), Detail: "the answer could not be stored"}
+		asked.Conclusion, asked.Model, asked.Failure = nil, nil, c.Failure
+		stored, err = w.AppendConsultation(ctx, task, c, nil)
+	}
+	switch {
+	case errors.Is(err, record.ErrAlreadyAnswered):
+		// A concurrent run recorded this advisor's answer first: one
+		// answer per advisor and plan, so this one is not counted.
+		res.Duplicate = true
+	case err != nil:
+		res.Err = fmt.Errorf("record consultation of %s: %w", asked.Advisor, err)
+	default:
+		res.Record = stored.ID
+	}
+	return res
 }
 
 // Conflicting returns the completed consultations of a plan whose stances

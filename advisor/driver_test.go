@@ -18,6 +18,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -212,7 +213,7 @@ func TestConsultAsksConcurrently(t *testing.T) {
 		decls = append(decls, chatAdvisor(id, fakeChat(t, time.Second, "", answer("endorse")), fmt.Sprintf("fake-model-%d", i+1)))
 	}
 	start := time.Now()
-	res := advisor.Consult(context.Background(), f.w, f.run(decls...))
+	res := advisor.Consult(context.Background(), f.w, f.run(decls...)).Results
 	wall := time.Since(start)
 	t.Logf("three advisors of 1 s each: %v wall", wall)
 	if wall < time.Second {
@@ -248,7 +249,7 @@ func TestConsultResultsInPlanOrder(t *testing.T) {
 			events = append(events, ev.Advisor)
 		}
 	}
-	res := advisor.Consult(context.Background(), f.w, run)
+	res := advisor.Consult(context.Background(), f.w, run).Results
 	if got := ids(res); got != "adv-a,adv-b,adv-c" {
 		t.Errorf("results in order %s, want plan order adv-a,adv-b,adv-c", got)
 	}
@@ -324,7 +325,7 @@ func TestConsultDeadlineRecordsTimeout(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	res := advisor.Consult(ctx, f.w, f.run(decls...))
+	res := advisor.Consult(ctx, f.w, f.run(decls...)).Results
 	if wall := time.Since(start); wall > 3*time.Second {
 		t.Errorf("the run took %v after a 400ms deadline", wall)
 	}
@@ -336,7 +337,7 @@ func TestConsultAdvisorTimeout(t *testing.T) {
 	f := planned(t, "adv-a", "adv-b")
 	slow := chatAdvisor("adv-a", hangs(t), "fake-model-1")
 	slow.Timeout = advisor.Duration(200 * time.Millisecond)
-	res := advisor.Consult(context.Background(), f.w, f.run(slow, chatAdvisor("adv-b", fakeChat(t, 0, "", answer("endorse")), "fake-model-2")))
+	res := advisor.Consult(context.Background(), f.w, f.run(slow, chatAdvisor("adv-b", fakeChat(t, 0, "", answer("endorse")), "fake-model-2"))).Results
 	checkFailed(t, f, res, 2, map[string]string{"adv-a": "timeout"})
 }
 
@@ -360,7 +361,7 @@ func TestConsultCancelRecordsCancelled(t *testing.T) {
 		}
 	}
 	start := time.Now()
-	res := advisor.Consult(ctx, f.w, run)
+	res := advisor.Consult(ctx, f.w, run).Results
 	cancel()
 	if wall := time.Since(start); wall > 3*time.Second {
 		t.Errorf("the run took %v after being cancelled", wall)
@@ -368,21 +369,18 @@ func TestConsultCancelRecordsCancelled(t *testing.T) {
 	checkFailed(t, f, res, 3, map[string]string{"adv-a": "cancelled", "adv-b": "cancelled"})
 }
 
-// Conflicting stances open a disagreement (opened_by driver), once; the
-// conclusion is refused until it is resolved.
+// Conflicting stances make the driver open a disagreement (opened_by
+// driver) itself, citing both answers, once; the conclusion is refused
+// until it is resolved.
 func TestConsultConflictOpensDisagreement(t *testing.T) {
 	ctx := context.Background()
 	f := planned(t, "adv-a", "adv-b")
-	res := advisor.Consult(ctx, f.w, f.run(
+	rep := advisor.Consult(ctx, f.w, f.run(
 		chatAdvisor("adv-a", fakeChat(t, 0, "", answer("endorse")), "fake-model-1"),
 		chatAdvisor("adv-b", fakeChat(t, 0, "", answer("oppose")), "fake-model-2")))
-	st := f.state(t)
-	if got := advisor.Conflicting(st, f.plan.ID); len(got) != 2 {
-		t.Fatalf("Conflicting found %d consultations, want 2", len(got))
-	}
-	d, err := advisor.OpenDisagreement(ctx, f.w, st, f.plan)
-	if err != nil || d == nil {
-		t.Fatalf("OpenDisagreement = %v, %v; want a disagreement", d, err)
+	res, d := rep.Results, rep.Disagreement
+	if rep.Err != nil || d == nil {
+		t.Fatalf("Consult over endorse and oppose: disagreement %v, err %v; want a disagreement", d, rep.Err)
 	}
 	if by := d.Derived.(*record.DisagreementDerived).OpenedBy; by != "driver" {
 		t.Errorf("opened_by %q, want driver", by)
@@ -391,8 +389,12 @@ func TestConsultConflictOpensDisagreement(t *testing.T) {
 	if len(cites) != 2 || !(contains(cites, res[0].Record) && contains(cites, res[1].Record)) {
 		t.Errorf("cites %v, want both consultations %s and %s", cites, res[0].Record, res[1].Record)
 	}
+	st := f.state(t)
+	if open := st.OpenDisagreements(f.assessment.ID); len(open) != 1 || open[0].ID != d.ID {
+		t.Fatalf("open disagreements on the task: %d, want exactly the driver's %s", len(open), d.ID)
+	}
 	// Asked again, the driver opens nothing new.
-	if again, err := advisor.OpenDisagreement(ctx, f.w, f.state(t), f.plan); err != nil || again != nil {
+	if again, err := advisor.OpenDisagreement(ctx, f.w, st, f.plan); err != nil || again != nil {
 		t.Errorf("second OpenDisagreement = %v, %v; want nothing", again, err)
 	}
 	conclusion := fmt.Sprintf(`{"assessment":%q,"decision":"keep it in the database","weighed":[`+
@@ -420,15 +422,18 @@ func TestConsultNoConflictNoDisagreement(t *testing.T) {
 	ctx := context.Background()
 	for _, stances := range [][2]string{{"endorse", "endorse_with_changes"}, {"oppose", "insufficient_information"}} {
 		f := planned(t, "adv-a", "adv-b")
-		advisor.Consult(ctx, f.w, f.run(
+		rep := advisor.Consult(ctx, f.w, f.run(
 			chatAdvisor("adv-a", fakeChat(t, 0, "", answer(stances[0])), "fake-model-1"),
 			chatAdvisor("adv-b", fakeChat(t, 0, "", answer(stances[1])), "fake-model-2")))
+		if rep.Err != nil || rep.Disagreement != nil {
+			t.Errorf("%v: Consult opened %v (err %v); want nothing", stances, rep.Disagreement, rep.Err)
+		}
 		st := f.state(t)
 		if got := advisor.Conflicting(st, f.plan.ID); got != nil {
 			t.Errorf("%v: Conflicting = %d records, want none", stances, len(got))
 		}
-		if d, err := advisor.OpenDisagreement(ctx, f.w, st, f.plan); d != nil || err != nil {
-			t.Errorf("%v: OpenDisagreement = %v, %v; want nothing", stances, d, err)
+		if open := st.OpenDisagreements(f.assessment.ID); len(open) != 0 {
+			t.Errorf("%v: %d open disagreements, want none", stances, len(open))
 		}
 	}
 }
@@ -441,7 +446,7 @@ func TestConsultAttribution(t *testing.T) {
 	res := advisor.Consult(context.Background(), f.w, f.run(
 		chatAdvisor("adv-a", fakeChat(t, 0, "served-model-7", answer("endorse")), "fake-model-1"),
 		chatAdvisor("adv-b", fakeChat(t, 0, "", answer("endorse")), "fake-model-2"),
-		noModel))
+		noModel)).Results
 	want := map[string]record.Model{
 		"adv-a": {Name: "served-model-7", Source: "reported"},
 		"adv-b": {Name: "fake-model-2", Source: "declared"},
@@ -477,30 +482,43 @@ func contains(xs []string, x string) bool {
 	return false
 }
 
-// A disagreement once resolved stays settled: the driver does not open it
-// again over the same answers (ops.Consult calls OpenDisagreement after
-// every run, including one that asked nobody).
+// A disagreement once resolved stays settled: a later run over the same
+// plan asks nobody (each advisor already answered it), and opens nothing
+// again over the same answers.
 func TestOpenDisagreementNotReopenedAfterResolution(t *testing.T) {
 	ctx := context.Background()
 	f := planned(t, "adv-a", "adv-b")
-	advisor.Consult(ctx, f.w, f.run(
-		chatAdvisor("adv-a", fakeChat(t, 0, "", answer("endorse")), "fake-model-1"),
-		chatAdvisor("adv-b", fakeChat(t, 0, "", answer("oppose")), "fake-model-2")))
-	d, err := advisor.OpenDisagreement(ctx, f.w, f.state(t), f.plan)
-	if err != nil || d == nil {
-		t.Fatalf("OpenDisagreement = %v, %v; want a disagreement", d, err)
+	var asked atomic.Int32
+	count := func(srv *httptest.Server) *httptest.Server {
+		inner := srv.Config.Handler
+		srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			asked.Add(1)
+			inner.ServeHTTP(w, r)
+		})
+		return srv
+	}
+	run := f.run(
+		chatAdvisor("adv-a", count(fakeChat(t, 0, "", answer("endorse"))), "fake-model-1"),
+		chatAdvisor("adv-b", count(fakeChat(t, 0, "", answer("oppose"))), "fake-model-2"))
+	d := advisor.Consult(ctx, f.w, run).Disagreement
+	if d == nil {
+		t.Fatal("the first run opened no disagreement")
 	}
 	resolution := fmt.Sprintf(`{"disagreement":%q,"decision":"keep it","evidence":[{"kind":"note","summary":"load test"}]}`, d.ID)
 	if _, err := f.w.Append(ctx, task, record.KindResolution, []byte(resolution)); err != nil {
 		t.Fatalf("resolve: %v", err)
 	}
-	again, err := advisor.OpenDisagreement(ctx, f.w, f.state(t), f.plan)
-	if err != nil {
-		t.Fatal(err)
+	again := advisor.Consult(ctx, f.w, run)
+	if again.Err != nil {
+		t.Fatal(again.Err)
 	}
-	if again != nil {
+	if again.Disagreement != nil {
 		t.Errorf("the driver re-opens a resolved disagreement over the same answers: %s cites %v",
-			again.ID, again.Body.(*record.Disagreement).Cites)
+			again.Disagreement.ID, again.Disagreement.Body.(*record.Disagreement).Cites)
+	}
+	if n := asked.Load(); n != 2 || len(again.Results) != 0 || len(again.Skipped) != 2 {
+		t.Errorf("second run: %d requests in all, %d results, skipped %v; want 2 requests (the first run's), none asked again, both skipped",
+			n, len(again.Results), again.Skipped)
 	}
 }
 
@@ -511,7 +529,7 @@ func TestConsultOddReportedModel(t *testing.T) {
 	t.Run("blank", func(t *testing.T) {
 		f := planned(t, "adv-a", "adv-b")
 		res := advisor.Consult(context.Background(), f.w, f.run(
-			chatAdvisor("adv-a", fakeChat(t, 0, "   ", answer("endorse")), "fake-model-1")))
+			chatAdvisor("adv-a", fakeChat(t, 0, "   ", answer("endorse")), "fake-model-1"))).Results
 		if res[0].Err != nil {
 			t.Fatalf("not recorded: %v", res[0].Err)
 		}
@@ -523,7 +541,7 @@ func TestConsultOddReportedModel(t *testing.T) {
 	t.Run("overlong", func(t *testing.T) {
 		f := planned(t, "adv-a", "adv-b")
 		res := advisor.Consult(context.Background(), f.w, f.run(
-			chatAdvisor("adv-a", fakeChat(t, 0, strings.Repeat("m", 300), answer("endorse")), "fake-model-1")))
+			chatAdvisor("adv-a", fakeChat(t, 0, strings.Repeat("m", 300), answer("endorse")), "fake-model-1"))).Results
 		got := f.consultations(t)
 		if res[0].Err != nil || len(got) != 1 {
 			t.Fatalf("an answer whose responder reports a 300-character model is not recorded (%d records): %v", len(got), res[0].Err)
@@ -542,7 +560,7 @@ func TestConsultCredentialEchoedInAnswer(t *testing.T) {
 	f := planned(t, "adv-a", "adv-b")
 	d := chatAdvisor("adv-a", fakeChat(t, 0, "", `{"stance":"endorse","summary":"ok; your key `+canary+` works","recommendations":["rotate `+canary+`"],"confidence":0.5}`), "fake-model-1")
 	d.Credential = "FAKE_DRIVER_KEY"
-	res := advisor.Consult(context.Background(), f.w, f.run(d))
+	res := advisor.Consult(context.Background(), f.w, f.run(d)).Results
 	if res[0].Err != nil || res[0].Record == "" {
 		t.Fatalf("not recorded: %v", res[0].Err)
 	}

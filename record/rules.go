@@ -157,10 +157,8 @@ func admitConsultation(st *State, c *Consultation, h hints) (any, error) {
 		return nil, refuse(fmt.Sprintf("assessment %s is already concluded by %s: the answer comes too late", short(assessment), short(concl.ID)))
 	}
 	if c.Status == "completed" {
-		for _, e := range st.Consultations(assessment) {
-			if b := e.Body.(*Consultation); b.Plan == c.Plan && b.Advisor == c.Advisor && b.Status == "completed" {
-				return nil, &alreadyAnswered{msg: fmt.Sprintf("advisor %q already answered plan %s (%s): one answer per advisor and plan", c.Advisor, short(c.Plan), short(e.ID))}
-			}
+		if e := st.AnsweredBy(c.Plan, c.Advisor); e != nil {
+			return nil, &alreadyAnswered{msg: fmt.Sprintf("advisor %q already answered plan %s (%s): one answer per advisor and plan", c.Advisor, short(c.Plan), short(e.ID))}
 		}
 	}
 	d := &ConsultationDerived{}

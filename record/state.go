@@ -137,6 +137,22 @@ func (s *State) Consultations(assessment string) []*Entry {
 	})
 }
 
+// AnsweredBy returns the completed consultation in which advisor answered
+// plan, or nil. One answer per advisor and plan is an admission rule: the
+// writer refuses a second, and the consult driver asks this first so that
+// no advisor is asked for an answer the writer would refuse.
+func (s *State) AnsweredBy(plan, advisor string) *Entry {
+	for _, e := range s.Entries {
+		if e.Kind != KindConsultation {
+			continue
+		}
+		if b := e.Body.(*Consultation); b.Plan == plan && b.Advisor == advisor && b.Status == "completed" {
+			return e
+		}
+	}
+	return nil
+}
+
 // Completed returns the completed consultations of an assessment.
 func (s *State) Completed(assessment string) []*Entry {
 	var out []*Entry

@@ -97,11 +97,9 @@ func (w *Writer) AppendDriverDisagreement(ctx context.Context, task string, d *D
 	return w.append(ctx, task, KindDisagreement, raw, hints{driver: true, openedBy: "driver"})
 }
 
-// CheckObservedValidation runs admission on a command validation's body
-// (JSON) before the command is run, so that nothing runs for a body that
-// would be refused. It returns the body with its ids resolved and writes
-// nothing.
-func (w *Writer) CheckObservedValidation(ctx context.Context, task string, raw []byte) (*Validation, error) {
+// State loads and derives task as the writer sees it now: what the next
+// append would be admitted against.
+func (w *Writer) State(ctx context.Context, task string) (*State, error) {
 	if err := CheckTask(task); err != nil {
 		return nil, err
 	}
@@ -109,7 +107,15 @@ func (w *Writer) CheckObservedValidation(ctx context.Context, task string, raw [
 	if err != nil {
 		return nil, fmt.Errorf("load task %s: %w", task, err)
 	}
-	st, err := Derive(task, recs)
+	return Derive(task, recs)
+}
+
+// CheckObservedValidation runs admission on a command validation's body
+// (JSON) before the command is run, so that nothing runs for a body that
+// would be refused. It returns the body with its ids resolved and writes
+// nothing.
+func (w *Writer) CheckObservedValidation(ctx context.Context, task string, raw []byte) (*Validation, error) {
+	st, err := w.State(ctx, task)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"git-reason/record"
 )
 
 // The contract suite: one ordered list of cases, run against every adapter
@@ -73,8 +75,8 @@ type contractCase struct {
 	wantKind       FailureKind // "" means success
 	wantDetail     string      // substring of the failure's detail
 	wantRetryAfter time.Duration
-	want           Conclusion // on success
-	wantModel      string     // on success
+	want           record.Answer // on success
+	wantModel      string        // on success
 }
 
 // Test credential: the variable name and a canary value that must never
@@ -96,7 +98,7 @@ var testRequest = Request{
 	Reversibility: "costly",
 }
 
-var testConclusion = Conclusion{
+var testConclusion = record.Answer{
 	Stance:          StanceEndorseWithChanges,
 	Summary:         "Migrate online with a shadow table.",
 	Recommendations: []string{"backfill in batches"},
@@ -119,7 +121,7 @@ func mustJSON(v any, indent bool) string {
 }
 
 // largeConclusion is valid by the record's limits and about 10 KB as JSON.
-func largeConclusion() Conclusion {
+func largeConclusion() record.Answer {
 	c := testConclusion
 	c.Recommendations = nil
 	for i := range 10 {
@@ -195,10 +197,10 @@ func contractCases() []contractCase {
 }
 
 // consult is what the driver does with an adapter: one Ask, then Normalise.
-func consult(ctx context.Context, a Adapter, t Target, req Request) (Conclusion, Answer, error) {
+func consult(ctx context.Context, a Adapter, t Target, req Request) (record.Answer, Answer, error) {
 	ans, err := a.Ask(ctx, t, req)
 	if err != nil {
-		return Conclusion{}, ans, err
+		return record.Answer{}, ans, err
 	}
 	c, err := Normalise(ans.Output)
 	return c, ans, err
@@ -240,7 +242,7 @@ func runContract(t *testing.T, r responder) {
 	}
 }
 
-func checkSuccess(t *testing.T, c contractCase, got Conclusion, ans Answer, err error, took time.Duration) {
+func checkSuccess(t *testing.T, c contractCase, got record.Answer, ans Answer, err error, took time.Duration) {
 	t.Helper()
 	if err != nil {
 		t.Fatalf("got error %v, want success", err)

@@ -29,7 +29,8 @@
 // An adapter reports the model the responder named, or "" when it named
 // none; it never guesses and never writes records. The driver records the
 // model, in exactly one place. [Answer.Output] is the raw text: callers pass
-// it to [Normalise] and keep only the [Conclusion], never the text itself.
+// it to [Normalise] and keep only the normalised conclusion (the record's own
+// answer type), never the text itself.
 //
 // # Secrets
 //

@@ -118,7 +118,7 @@ func FuzzNormalise(f *testing.F) {
 		s := fzWorld(t)
 		w := storetest.Writer(s, fzAvail)
 		cons := &record.Consultation{Plan: fzPlan, Advisor: "adv-fz", Status: "completed", Transport: "api", DurationMS: 1,
-			Conclusion: &record.Answer{Stance: c.Stance, Summary: c.Summary, Recommendations: c.Recommendations, Risks: c.Risks, Confidence: c.Confidence}}
+			Conclusion: &c}
 		body, _ := json.Marshal(cons)
 		if _, err := w.AppendConsultation(context.Background(), fzTask, cons, &record.Model{Name: "made-up-model", Source: "reported"}); err != nil {
 			t.Errorf("the writer refuses a conclusion Normalise returned (%d bytes of body): %v", len(body), err)
@@ -127,7 +127,7 @@ func FuzzNormalise(f *testing.F) {
 }
 
 // checkLimits holds the record schema's limits on a conclusion.
-func checkLimits(t *testing.T, c Conclusion) {
+func checkLimits(t *testing.T, c record.Answer) {
 	t.Helper()
 	if !slices.Contains(Stances(), c.Stance) {
 		t.Errorf("stance %q is not one of %v", c.Stance, Stances())

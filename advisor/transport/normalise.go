@@ -6,18 +6,9 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
-)
 
-// Conclusion is an answer in the normalised shape the consultation record
-// stores. Its limits are the record schema's, so a Conclusion that
-// [Normalise] returns is one the writer admits.
-type Conclusion struct {
-	Stance          string   `json:"stance"`
-	Summary         string   `json:"summary"`
-	Recommendations []string `json:"recommendations"`
-	Risks           []string `json:"risks"`
-	Confidence      float64  `json:"confidence"`
-}
+	"git-reason/record"
+)
 
 // Limits of the consultation record's conclusion.
 const (
@@ -39,17 +30,21 @@ const (
 // answer malformed. Blank output is an [Empty] failure, anything else that
 // does not yield a conclusion a [Malformed] one. Errors never quote the
 // output.
-func Normalise(output string) (Conclusion, error) {
+//
+// The result is the consultation record's own conclusion type, with the
+// record schema's limits, so an answer Normalise returns is one the writer
+// admits.
+func Normalise(output string) (record.Answer, error) {
 	if strings.TrimSpace(output) == "" {
-		return Conclusion{}, failf(Empty, "the answer is blank")
+		return record.Answer{}, failf(Empty, "the answer is blank")
 	}
 	obj, ok := firstStanceObject(output)
 	if !ok {
-		return Conclusion{}, failf(Malformed, "no JSON object with a valid stance in the answer")
+		return record.Answer{}, failf(Malformed, "no JSON object with a valid stance in the answer")
 	}
 	c, err := decodeConclusion(obj)
 	if err != nil {
-		return Conclusion{}, failf(Malformed, "the answer's conclusion %v", err)
+		return record.Answer{}, failf(Malformed, "the answer's conclusion %v", err)
 	}
 	return c, nil
 }
@@ -121,8 +116,8 @@ func validStance(s string) string {
 
 // decodeConclusion checks every field of a stance-bearing object. Errors
 // read as the end of "the answer's conclusion ...".
-func decodeConclusion(obj map[string]json.RawMessage) (Conclusion, error) {
-	var c Conclusion
+func decodeConclusion(obj map[string]json.RawMessage) (record.Answer, error) {
+	var c record.Answer
 	var stance string
 	_ = json.Unmarshal(obj["stance"], &stance) // checked by the caller
 	c.Stance = validStance(stance)

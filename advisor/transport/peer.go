@@ -9,6 +9,8 @@ import (
 	"math"
 	"net/http"
 	"strings"
+
+	"git-reason/record"
 )
 
 // PeerPath is where a git reason serve instance takes review requests.
@@ -27,13 +29,16 @@ type PeerResponse struct {
 
 // PeerAnswer is one advisor's outcome at the peer. Status is "completed"
 // (Conclusion and Model set) or "failed" (Failure set). Raw output is never
-// part of it.
+// part of it. Its parts are the consultation record's own types, so the
+// wire carries exactly what a record would store; Model.Source is
+// "reported" when the peer's responder named the model, "declared" when the
+// peer fell back to its declaration.
 type PeerAnswer struct {
-	Advisor    string       `json:"advisor"`
-	Status     string       `json:"status"`
-	Conclusion *Conclusion  `json:"conclusion,omitempty"`
-	Model      *PeerModel   `json:"model,omitempty"`
-	Failure    *PeerFailure `json:"failure,omitempty"`
+	Advisor    string          `json:"advisor"`
+	Status     string          `json:"status"`
+	Conclusion *record.Answer  `json:"conclusion,omitempty"`
+	Model      *record.Model   `json:"model,omitempty"`
+	Failure    *record.Failure `json:"failure,omitempty"`
 }
 
 // The statuses of a [PeerAnswer].
@@ -41,21 +46,6 @@ const (
 	PeerCompleted = "completed"
 	PeerFailed    = "failed"
 )
-
-// PeerModel is the model that answered at the peer, as the peer recorded
-// it: Source is "reported" when its responder named the model, "declared"
-// when the peer fell back to its declaration.
-type PeerModel struct {
-	Name   string `json:"name"`
-	Source string `json:"source"`
-}
-
-// PeerFailure is a failed outcome at the peer.
-type PeerFailure struct {
-	Kind        FailureKind `json:"kind"`
-	Detail      string      `json:"detail,omitempty"`
-	RetryAfterS int64       `json:"retry_after_s,omitempty"`
-}
 
 // peer asks another git reason instance (transport peer): POST
 // {base}/v1/review with {"request": Request}, the credential, if declared,
@@ -158,10 +148,10 @@ func PeerHandler(consult func(ctx context.Context, req Request) []PeerAnswer) ht
 
 // PeerFailureOf converts an adapter error into the failure a peer reports,
 // rounding RetryAfter up to whole seconds as the record does.
-func PeerFailureOf(err error) *PeerFailure {
+func PeerFailureOf(err error) *record.Failure {
 	var f *Failure
 	if !errors.As(err, &f) {
-		return &PeerFailure{Kind: Unavailable, Detail: "internal error"}
+		return &record.Failure{Kind: string(Unavailable), Detail: "internal error"}
 	}
-	return &PeerFailure{Kind: f.Kind, Detail: f.Detail, RetryAfterS: int64(math.Ceil(f.RetryAfter.Seconds()))}
+	return &record.Failure{Kind: string(f.Kind), Detail: f.Detail, RetryAfterS: int(math.Ceil(f.RetryAfter.Seconds()))}
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"git-reason/record"
 )
 
 func TestPeerContract(t *testing.T) {
@@ -46,7 +48,7 @@ func peerFake() httpResponder {
 			}
 			PeerHandler(func(context.Context, Request) []PeerAnswer {
 				return []PeerAnswer{
-					{Advisor: "first-fake", Status: PeerFailed, Failure: &PeerFailure{Kind: Timeout}},
+					{Advisor: "first-fake", Status: PeerFailed, Failure: &record.Failure{Kind: string(Timeout)}},
 					{Advisor: "second-fake", Status: PeerCompleted, Conclusion: &c, Model: peerModel(model)},
 				}
 			}).ServeHTTP(w, r)
@@ -54,11 +56,11 @@ func peerFake() httpResponder {
 	}}
 }
 
-func peerModel(reported string) *PeerModel {
+func peerModel(reported string) *record.Model {
 	if reported == "" {
-		return &PeerModel{Name: "declared-model-x", Source: "declared"}
+		return &record.Model{Name: "declared-model-x", Source: "declared"}
 	}
-	return &PeerModel{Name: reported, Source: "reported"}
+	return &record.Model{Name: reported, Source: "reported"}
 }
 
 func TestPeerHandlerRefusals(t *testing.T) {
@@ -111,16 +113,16 @@ func TestPeerOutcomes(t *testing.T) {
 		detail    []string
 	}{
 		{name: "first completed wins", wantModel: "model-a", answers: []PeerAnswer{
-			{Advisor: "one", Status: PeerFailed, Failure: &PeerFailure{Kind: RateLimit, RetryAfterS: 30}},
-			{Advisor: "two", Status: PeerCompleted, Conclusion: &c, Model: &PeerModel{Name: "model-a", Source: "reported"}},
-			{Advisor: "three", Status: PeerCompleted, Conclusion: &Conclusion{Stance: StanceOppose}, Model: &PeerModel{Name: "model-b", Source: "reported"}},
+			{Advisor: "one", Status: PeerFailed, Failure: &record.Failure{Kind: string(RateLimit), RetryAfterS: 30}},
+			{Advisor: "two", Status: PeerCompleted, Conclusion: &c, Model: &record.Model{Name: "model-a", Source: "reported"}},
+			{Advisor: "three", Status: PeerCompleted, Conclusion: &record.Answer{Stance: StanceOppose}, Model: &record.Model{Name: "model-b", Source: "reported"}},
 		}},
 		{name: "declared model is not passed on as reported", wantModel: "", answers: []PeerAnswer{
-			{Advisor: "one", Status: PeerCompleted, Conclusion: &c, Model: &PeerModel{Name: "model-a", Source: "declared"}},
+			{Advisor: "one", Status: PeerCompleted, Conclusion: &c, Model: &record.Model{Name: "model-a", Source: "declared"}},
 		}},
 		{name: "none completed is unavailable", want: Unavailable, detail: []string{"one authentication", "two timeout"}, answers: []PeerAnswer{
-			{Advisor: "one", Status: PeerFailed, Failure: &PeerFailure{Kind: Authentication}},
-			{Advisor: "two", Status: PeerFailed, Failure: &PeerFailure{Kind: Timeout}},
+			{Advisor: "one", Status: PeerFailed, Failure: &record.Failure{Kind: string(Authentication)}},
+			{Advisor: "two", Status: PeerFailed, Failure: &record.Failure{Kind: string(Timeout)}},
 		}},
 		{name: "no advisor at the peer is unavailable", want: Unavailable, answers: []PeerAnswer{}},
 	}
@@ -184,10 +186,10 @@ func TestPeerServesItsOwnAdvisors(t *testing.T) {
 
 func TestPeerFailureOf(t *testing.T) {
 	got := PeerFailureOf(&Failure{Kind: RateLimit, Detail: "server answered 429", RetryAfter: 1200 * time.Millisecond})
-	if *got != (PeerFailure{Kind: RateLimit, Detail: "server answered 429", RetryAfterS: 2}) {
+	if *got != (record.Failure{Kind: string(RateLimit), Detail: "server answered 429", RetryAfterS: 2}) {
 		t.Errorf("PeerFailureOf = %+v", got)
 	}
-	if got := PeerFailureOf(errors.New("boom " + canary)); got.Kind != Unavailable || strings.Contains(got.Detail, canary) {
+	if got := PeerFailureOf(errors.New("boom " + canary)); got.Kind != string(Unavailable) || strings.Contains(got.Detail, canary) {
 		t.Errorf("PeerFailureOf(plain error) = %+v", got)
 	}
 }

@@ -346,7 +346,7 @@ func TestAdvisorFlaps(t *testing.T) {
 		plan := flapPlan(t, w, task, assessment, model, clock, &fig)
 
 		before := len(srv.served())
-		results := advisor.Consult(ctx, w, advisor.Run{Task: task, Plan: plan, Assessment: assessment, Advisors: []advisor.Declaration{decl}})
+		results := advisor.Consult(ctx, w, advisor.Run{Task: task, Plan: plan, Assessment: assessment, Advisors: []advisor.Declaration{decl}}).Results
 		served := srv.served()
 		if len(served) != before+1 {
 			t.Fatalf("round %d: the server served %d requests for one consultation", round, len(served)-before)

@@ -1,0 +1,127 @@
+package ops_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"git-reason/advisor/transport"
+	"git-reason/cmd/git-reason/internal/ops"
+)
+
+// serveOverlay declares one local exec advisor able to reason and nothing
+// else. Every name here is made up.
+const serveOverlay = `providers:
+  - id: fake_tool
+    name: Fake Tool
+vendors:
+  - id: fakevendor
+    name: Fake Vendor
+    models:
+      - id: fake-model-1
+advisors:
+  - id: adv-local
+    transport: cli
+    adapter: exec
+    executable: fake-reviewer
+    command: [fake-reviewer]
+    provider: fake_tool
+    vendor: fakevendor
+    model: fake-model-1
+    capabilities: [reasoning]
+`
+
+// serving opens a fresh repository whose user overlay declares
+// serveOverlay, with a fake reviewer on PATH that logs every time it is
+// asked, and serves its peer handler on loopback. It returns the server's
+// URL and the path of the log.
+func serving(t *testing.T) (string, string) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake advisor is a shell script")
+	}
+	root := t.TempDir()
+	home, bin, repo := filepath.Join(root, "home"), filepath.Join(root, "bin"), filepath.Join(root, "repo")
+	asked := filepath.Join(root, "asked.log")
+	for _, d := range []string{filepath.Join(home, ".config", "git-reason"), bin, repo} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := map[string]string{
+		filepath.Join(home, ".config", "git-reason", "advisors.yaml"): serveOverlay,
+		filepath.Join(bin, "fake-reviewer"): "#!/bin/sh\ncat >/dev/null\necho asked >> '" + asked + "'\n" +
+			`echo '{"stance":"endorse","summary":"fine by me","confidence":0.6}'` + "\n",
+	}
+	for p, data := range files {
+		if err := os.WriteFile(p, []byte(data), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, k := range []string{"XDG_CONFIG_HOME", "GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR"} {
+		t.Setenv(k, "") // restored after the test
+		os.Unsetenv(k)
+	}
+	for k, v := range map[string]string{"HOME": home, "GIT_CONFIG_NOSYSTEM": "1",
+		"PATH": bin + string(os.PathListSeparator) + os.Getenv("PATH"), "CI": "", "GIT_REASON_PROFILE": "",
+		"GIT_REASON_DISABLE": "", "GIT_AUTHOR_NAME": "Ada Tester", "GIT_AUTHOR_EMAIL": "ada@example.invalid",
+		"GIT_CEILING_DIRECTORIES": root} {
+		t.Setenv(k, v)
+	}
+	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v: %s", err, out)
+	}
+	sess, err := ops.Open(context.Background(), ops.Options{Dir: repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(sess.PeerHandler(""))
+	t.Cleanup(srv.Close)
+	return srv.URL, asked
+}
+
+func review(t *testing.T, url string, needs ...string) []transport.PeerAnswer {
+	t.Helper()
+	body, _ := json.Marshal(transport.PeerRequest{Request: transport.Request{Subject: "queue", Question: "keep it?", Needs: needs}})
+	resp, err := http.Post(url+transport.PeerPath, "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out transport.PeerResponse
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&out) != nil {
+		t.Fatalf("review: status %d", resp.StatusCode)
+	}
+	return out.Answers
+}
+
+// Serve selects advisors as policy does: a request needing a capability no
+// available advisor has asks nobody, and one needing what the advisor has
+// asks it.
+func TestServeSelectsByPolicyCapabilities(t *testing.T) {
+	url, asked := serving(t)
+	if got := review(t, url, "security_review"); len(got) != 0 {
+		t.Errorf("a request needing security_review got %d answers; policy selects no advisor for it", len(got))
+	}
+	if got := review(t, url, "reasoning", "security_review"); len(got) != 0 {
+		t.Errorf("a request needing reasoning and security_review got %d answers; every needed capability is required", len(got))
+	}
+	if data, err := os.ReadFile(asked); err == nil {
+		t.Fatalf("the advisor was asked for a capability it lacks: %q", data)
+	}
+	got := review(t, url, "reasoning")
+	if len(got) != 1 || got[0].Advisor != "adv-local" || got[0].Status != transport.PeerCompleted || got[0].Model == nil {
+		t.Fatalf("a request needing reasoning: %+v, want adv-local's completed answer", got)
+	}
+	if data, _ := os.ReadFile(asked); strings.Count(string(data), "asked") != 1 {
+		t.Errorf("the advisor was asked %d times, want once", strings.Count(string(data), "asked"))
+	}
+}
