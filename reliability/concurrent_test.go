@@ -25,13 +25,16 @@ const concWriters = 8
 // reader runs git rev-parse and git reason status on the task refs.
 //
 // Pass: every record present exactly once (by subject, read with plain git),
-// the first-parent chain one commit per record with clocks 1..n, git fsck
+// the first-parent chain one commit per record, each adding only its own
+// record with the next clock and a Reason-Record trailer naming it, git fsck
 // --strict clean, git reason verify clean, no lock left behind, no writer
 // failed, and no reader check failed once its task's ref existed.
 func TestConcurrentWriters(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts hundreds of processes; skipped with -short")
 	}
+	// The long form is also the store's own concurrency figure: 8 processes
+	// appending 200 records each to one task while pack-refs and gc run.
 	per, name := form(25, 200)
 	t.Logf("%s: %d writers x %d appends, on one task and on %d tasks", name, concWriters, per, concWriters)
 	t.Run("one task", func(t *testing.T) {

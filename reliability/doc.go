@@ -1,13 +1,17 @@
-// Package reliability holds the end-to-end reliability suite of git reason
-// (issue 5, "Reliability" items 1-3). It has no code of its own: its tests
-// build the real git-reason binary once, run it through git's subcommand
-// dispatch against real temporary repositories, and print what they tried
-// and what they found.
+// Package reliability holds the end-to-end reliability suite of git reason.
+// It has no code of its own: its tests take the real git-reason binary from
+// the shared harness (reliability/harness, which builds it once per run),
+// run it through git's subcommand dispatch against real temporary
+// repositories, and print what they tried and what they found.
 //
 //   - TestConcurrentWriters: 8 writer processes on one task and on 8 tasks
 //     while git pack-refs, git gc, git maintenance (loose-objects) and
 //     git update-ref run in loops, and a reader checks that the task refs
-//     always resolve and git reason status always succeeds.
+//     always resolve and git reason status always succeeds. Each task's
+//     first-parent history must be one commit per record, each adding only
+//     its own record with the next clock and a trailer naming it. The long
+//     form is the store's concurrency figure (8 processes x 200 records on
+//     one task under pack-refs and gc); go test ./gitstore stays quick.
 //   - TestCrash: appends killed with SIGKILL at random moments; every
 //     acknowledged record must survive, the ref must always resolve, and
 //     lock files left by a kill are counted (and removed, as a git user

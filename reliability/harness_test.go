@@ -16,45 +16,27 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"git-reason/reliability/harness"
 )
 
-// reasonBin is the git-reason binary TestMain builds once for every test.
+// reasonBin is the git-reason binary the shared harness builds, once for
+// every package of a go test run.
 var reasonBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "reliability-bin-")
+	bin, err := harness.Binary()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "reliability:", err)
 		os.Exit(1)
 	}
-	reasonBin = filepath.Join(dir, "git-reason")
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	if out, err := exec.Command(goBin, "build", "-o", reasonBin, "git-reason/cmd/git-reason").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "reliability: go build: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	reasonBin = bin
+	os.Exit(m.Run())
 }
 
-// long reports whether the long form was asked for (GIT_REASON_LONG=1).
-func long() bool {
-	v := os.Getenv("GIT_REASON_LONG")
-	return v != "" && v != "0"
-}
+func long() bool { return harness.Long() }
 
-// form returns quick or, in the long form, full; and the form's name.
-func form(quick, full int) (int, string) {
-	if long() {
-		return full, "long form"
-	}
-	return quick, "quick form (GIT_REASON_LONG=1 for the long one)"
-}
+func form(quick, full int) (int, string) { return harness.Form(quick, full) }
 
 // sandbox is a real repository and the environment every process the test
 // starts in it gets: the built binary first on PATH, a HOME of its own with
@@ -77,25 +59,11 @@ func newSandbox(t testing.TB, config ...string) *sandbox {
 		t.Skip("git is not on PATH")
 	}
 	home := t.TempDir()
-	gitconfig := "[user]\n\tname = Rel Tester\n\temail = rel@example.invalid\n" +
-		"[init]\n\tdefaultBranch = main\n[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n"
-	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
+	if err := harness.WriteHome(home, ""); err != nil {
 		t.Fatal(err)
 	}
-	var env []string
-	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		switch {
-		case strings.HasPrefix(name, "GIT_"), name == "HOME", name == "PATH", name == "CI",
-			name == "XDG_CONFIG_HOME", name == "EMAIL", name == "LC_ALL", name == "TZ":
-			continue
-		}
-		env = append(env, kv)
-	}
 	dir := filepath.Join(t.TempDir(), "repo")
-	env = append(env, "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
-		"GIT_CONFIG_NOSYSTEM=1", "GIT_CEILING_DIRECTORIES="+filepath.Dir(dir), "LC_ALL=C", "TZ=UTC",
-		"PATH="+filepath.Dir(reasonBin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	env := harness.Env(home, filepath.Dir(dir), []string{filepath.Dir(reasonBin)})
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +168,8 @@ type storedRecord struct {
 	Body  struct {
 		Subject string `json:"subject"`
 	} `json:"body"`
-	path string
+	path string // in the head tree
+	blob string
 }
 
 // records lists the records in the head tree of task's ref, with plain git
@@ -234,37 +203,95 @@ func (s *sandbox) records(task string) []storedRecord {
 		if err := json.Unmarshal(out[nl+1:nl+1+size], &rec); err != nil {
 			s.t.Errorf("%s in %s is not a record: %v", paths[i], taskRef(task), err)
 		}
-		rec.path = paths[i]
+		rec.path, rec.blob = paths[i], blobs[i]
 		recs = append(recs, rec)
 		out = out[nl+1+size+1:]
 	}
 	return recs
 }
 
-// checkChain checks with git that the task's first-parent history has one
-// commit per record of its head tree and that the clocks run 1..n, each
-// stored under its own name.
+// checkChain walks the task's first-parent history with git and checks
+// that it is one commit per record of the head tree (recs), oldest first:
+// commit i has one parent (none for the first), adds exactly the blob
+// of the record with clock i under records/<clock>-<kind>-<id>.json and
+// changes nothing else, and its Reason-Record trailer names that record.
+// Clocks 1..n, no record lost from or added twice to the chain, and no
+// append that rewrote an earlier record all follow.
 func (s *sandbox) checkChain(task string, recs []storedRecord) {
 	s.t.Helper()
-	var n int
-	fmt.Sscan(s.git("rev-list", "--first-parent", "--count", taskRef(task)), &n)
-	if n != len(recs) {
-		s.t.Errorf("%s: %d first-parent commits for %d records", task, n, len(recs))
-	}
-	clocks := make([]int, 0, len(recs))
+	byPath := make(map[string]storedRecord, len(recs))
 	for _, r := range recs {
-		if want := fmt.Sprintf("records/%010d-%s-%s.json", r.Clock, r.Kind, r.ID); r.path != want || r.Task != task {
-			s.t.Errorf("%s: %s holds clock %d of task %q; want %s", task, r.path, r.Clock, r.Task, want)
-		}
-		clocks = append(clocks, r.Clock)
+		byPath[r.path] = r
 	}
-	slices.Sort(clocks)
-	for i, c := range clocks {
-		if c != i+1 {
-			s.t.Errorf("%s: clocks are not 1..%d: position %d holds %d", task, len(clocks), i+1, c)
-			break
+	commits := s.firstParents(task)
+	if len(commits) != len(recs) {
+		s.t.Errorf("%s: %d first-parent commits for %d records in the head tree", task, len(commits), len(recs))
+	}
+	bad := 0
+	fail := func(format string, args ...any) {
+		if bad++; bad <= 10 {
+			s.t.Errorf(task+": "+format, args...)
 		}
 	}
+	for i, c := range commits {
+		n := i + 1
+		if c.parents != min(i, 1) {
+			fail("commit %d (%.12s) has %d parents", n, c.hash, c.parents)
+		}
+		f := []string{}
+		if len(c.changes) == 1 {
+			f = strings.Fields(c.changes[0])
+		}
+		if len(f) != 6 || f[4] != "A" {
+			fail("commit %d (%.12s) must add exactly one record and change nothing else; its diff: %q", n, c.hash, c.changes)
+			continue
+		}
+		path, blob := f[5], f[3]
+		r, ok := byPath[path]
+		if !ok || r.blob != blob {
+			fail("commit %d (%.12s) adds %s (blob %.12s), which the head tree does not hold", n, c.hash, path, blob)
+			continue
+		}
+		if want := fmt.Sprintf("records/%010d-%s-%s.json", n, r.Kind, r.ID); path != want || r.Clock != n || r.Task != task {
+			fail("commit %d (%.12s) adds %s holding clock %d of task %q; want %s", n, c.hash, path, r.Clock, r.Task, want)
+		}
+		if c.trailer != r.ID {
+			fail("commit %d (%.12s) has Reason-Record %q but adds record %s", n, c.hash, c.trailer, r.ID)
+		}
+	}
+	if bad > 10 {
+		s.t.Errorf("%s: ... and %d more chain errors", task, bad-10)
+	}
+}
+
+// chainCommit is one commit of a task's first-parent history with the
+// tree entries it added, changed or removed relative to its first parent.
+type chainCommit struct {
+	hash, trailer string
+	parents       int
+	changes       []string // raw diff lines: ":oldmode newmode oldblob newblob X path"
+}
+
+// firstParents lists the task's first-parent history, oldest first.
+func (s *sandbox) firstParents(task string) []chainCommit {
+	s.t.Helper()
+	out := s.git("log", "--first-parent", "--reverse", "--root", "--raw", "--no-abbrev", "--no-renames",
+		"--diff-merges=first-parent", "--format=commit %H|%(trailers:key=Reason-Record,valueonly,separator=%x2C)|%P", taskRef(task))
+	var commits []chainCommit
+	for _, line := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasPrefix(line, "commit "):
+			f := strings.Split(strings.TrimPrefix(line, "commit "), "|")
+			if len(f) != 3 {
+				s.t.Fatalf("git log %s: unexpected line %q", taskRef(task), line)
+			}
+			commits = append(commits, chainCommit{hash: f[0], trailer: f[1], parents: len(strings.Fields(f[2]))})
+		case strings.HasPrefix(line, ":") && len(commits) > 0:
+			c := &commits[len(commits)-1]
+			c.changes = append(c.changes, strings.Replace(line, "\t", " ", 1))
+		}
+	}
+	return commits
 }
 
 // fsckReport is what git fsck said, sorted into kinds.

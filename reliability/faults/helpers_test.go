@@ -3,15 +3,16 @@ package faults
 import (
 	"bytes"
 	"errors"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"git-reason/reliability/harness"
 )
 
 // long reports whether the long form was asked for (GIT_REASON_LONG=1).
-func long() bool { return os.Getenv("GIT_REASON_LONG") == "1" }
+func long() bool { return harness.Long() }
 
 // needGit skips a test when git is not installed.
 func needGit(t *testing.T) {
@@ -21,17 +22,10 @@ func needGit(t *testing.T) {
 	}
 }
 
-// buildBinary builds git-reason into a directory of the test and returns
-// that directory, to be put first on PATH so that 'git reason' finds it.
-func buildBinary(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "git-reason"), "git-reason/cmd/git-reason")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return dir
-}
+// buildBinary returns the directory of the git-reason binary the shared
+// harness builds once per run, to be put first on PATH so that 'git
+// reason' finds it.
+func buildBinary(t *testing.T) string { return harness.BinDir(t) }
 
 // result is one command's outcome.
 type result struct {
@@ -60,32 +54,18 @@ func runIn(t *testing.T, dir string, env []string, name string, args ...string) 
 	return r
 }
 
-// gitEnv is a clean environment for git and git reason: none of the
-// caller's variables but PATH (after bins), a home of its own and a fixed
-// locale, plus extra.
+// gitEnv is the harness's clean environment for git and git reason under
+// root (home in root/home, discovery stopped at root), bins first on
+// PATH, plus extra.
 func gitEnv(root string, bins []string, extra ...string) []string {
-	home := filepath.Join(root, "home")
-	return append([]string{
-		"PATH=" + strings.Join(append(bins, os.Getenv("PATH")), string(os.PathListSeparator)),
-		"HOME=" + home,
-		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
-		"GIT_CONFIG_NOSYSTEM=1",
-		"GIT_CEILING_DIRECTORIES=" + root,
-		"LC_ALL=C",
-		"TZ=UTC",
-	}, extra...)
+	return harness.Env(filepath.Join(root, "home"), root, bins, extra...)
 }
 
-// newHome writes a home directory with a git identity under root.
+// newHome writes a home directory with a git identity under root; every
+// ref update is logged, so that the reflogs are there to be searched.
 func newHome(t *testing.T, root string) {
 	t.Helper()
-	home := filepath.Join(root, "home")
-	if err := os.MkdirAll(home, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cfg := "[user]\n\tname = Rel Tester\n\temail = rel@example.invalid\n[init]\n\tdefaultBranch = main\n" +
-		"[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n[core]\n\tlogAllRefUpdates = always\n"
-	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(cfg), 0o644); err != nil {
+	if err := harness.WriteHome(filepath.Join(root, "home"), "[core]\n\tlogAllRefUpdates = always\n"); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,0 +1,74 @@
+package gitstore_test
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"testing"
+
+	"git-reason/gitstore"
+	"git-reason/record"
+)
+
+// The store under concurrent writers, git pack-refs and git gc, with real
+// processes, is tested end to end in reliability (TestConcurrentWriters).
+
+// TestStoreSurvivesRepackAfterOpen is a failure the concurrent-writers test made
+// deterministic: a process opens the store and reads (which loads go-git's
+// list of packs), then `git gc` packs the loose objects written since and
+// deletes them and the old pack, as a concurrent `git gc --auto` does; the
+// process must still read the task and append to it, as git itself does by
+// rescanning objects/pack when an object is missing.
+func TestStoreSurvivesRepackAfterOpen(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not on PATH")
+	}
+	const task = "T-repack"
+	ctx := context.Background()
+	dir := newRepo(t)
+	gc := func() {
+		t.Helper()
+		cmd := exec.Command("git", "-C", dir, "gc", "--quiet")
+		cmd.Env = append(cmd.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git gc: %v\n%s", err, out)
+		}
+	}
+	writer := func(s *gitstore.Store) *record.Writer {
+		return &record.Writer{Store: s, Index: gitstore.Index{Store: s},
+			Actor: "Repack Test <repack@example.com>", Origin: "origin-repack"}
+	}
+	assess := func(w *record.Writer, subject string) error {
+		_, err := w.Append(ctx, task, record.KindAssessment, []byte(fmt.Sprintf(
+			`{"subject":%q,"question":"q","materiality":"trivial","reversibility":"reversible"}`, subject)))
+		return err
+	}
+	open := func() *gitstore.Store {
+		s, err := gitstore.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	first := writer(open())
+	for i := range 3 {
+		if err := assess(first, fmt.Sprintf("packed %d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gc() // pack 1 holds records 1-3
+	held := writer(open())
+	if err := assess(held, "read through pack 1"); err != nil { // loads the pack list
+		t.Fatal(err)
+	}
+	if err := assess(writer(open()), "loose, then repacked"); err != nil {
+		t.Fatal(err)
+	}
+	gc() // pack 2 replaces pack 1 and the loose objects
+	if _, recs, err := held.Store.Load(ctx, task); err != nil || len(recs) != 5 {
+		t.Errorf("Load after a repack by git gc, on a store opened before it: %d records, %v; want 5, nil", len(recs), err)
+	}
+	if err := assess(held, "after the repack"); err != nil {
+		t.Errorf("append after a repack by git gc, on a store opened before it: %v", err)
+	}
+}

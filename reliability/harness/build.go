@@ -1,0 +1,205 @@
+package harness
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// mainPackage is the import path of the binary under test.
+const mainPackage = "git-reason/cmd/git-reason"
+
+var build struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// Binary returns the path of a git-reason binary built from this module's
+// current source. The first call builds it (or finds the build of an
+// earlier package of the same run); later calls return the same path.
+func Binary() (string, error) {
+	build.once.Do(func() { build.path, build.err = buildBinary() })
+	return build.path, build.err
+}
+
+// BinDir returns the directory holding Binary's git-reason, to be put
+// first on PATH so that `git reason` runs it; it fails the test when the
+// binary cannot be built.
+func BinDir(tb testing.TB) string {
+	tb.Helper()
+	bin, err := Binary()
+	if err != nil {
+		tb.Fatalf("build git-reason: %v", err)
+	}
+	return filepath.Dir(bin)
+}
+
+// goTool is the go command of the toolchain running the tests.
+func goTool() string {
+	if p, err := exec.LookPath("go"); err == nil {
+		return p
+	}
+	return filepath.Join(runtime.GOROOT(), "bin", "go")
+}
+
+func buildBinary() (string, error) {
+	key, err := inputsKey()
+	if err != nil {
+		// Without a key nothing can be shared safely: build privately.
+		return buildPrivate()
+	}
+	root, err := cacheRoot()
+	if err != nil {
+		return buildPrivate()
+	}
+	dir := filepath.Join(root, key)
+	bin := filepath.Join(dir, "git-reason")
+	unlock, err := lockFile(filepath.Join(root, key+".lock"))
+	if err != nil {
+		return buildPrivate()
+	}
+	defer unlock()
+	if fi, err := os.Stat(bin); err == nil && fi.Mode().IsRegular() {
+		now := time.Now()
+		_ = os.Chtimes(dir, now, now) // in use: keep it from being swept
+		return bin, nil
+	}
+	sweep(root)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	tmp := filepath.Join(dir, fmt.Sprintf(".git-reason-%d", os.Getpid()))
+	if err := goBuild(tmp); err != nil {
+		os.Remove(tmp)
+		return "", err
+	}
+	if err := os.Rename(tmp, bin); err != nil {
+		os.Remove(tmp)
+		return "", err
+	}
+	return bin, nil
+}
+
+// buildPrivate builds into a directory of this process alone, removed by
+// nobody: the system's temporary directory cleaner takes it.
+func buildPrivate() (string, error) {
+	dir, err := os.MkdirTemp("", "git-reason-bin-")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "git-reason")
+	return bin, goBuild(bin)
+}
+
+func goBuild(out string) error {
+	cmd := exec.Command(goTool(), "build", "-o", out, mainPackage)
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("go build %s: %v\n%s", mainPackage, err, stderr.Bytes())
+	}
+	return nil
+}
+
+// cacheRoot is this user's directory of builds. It must be a directory
+// owned by the user and writable by no one else: a binary someone else
+// could replace would run in every test.
+func cacheRoot() (string, error) {
+	root := filepath.Join(os.TempDir(), fmt.Sprintf("git-reason-testbin-%d", os.Getuid()))
+	if err := os.Mkdir(root, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return "", err
+	}
+	fi, err := os.Lstat(root)
+	if err != nil {
+		return "", err
+	}
+	if !fi.IsDir() || fi.Mode().Perm()&0o022 != 0 || !ownedByMe(fi) {
+		return "", fmt.Errorf("%s is not a private directory of this user", root)
+	}
+	return root, nil
+}
+
+// sweep removes builds not used for a day, so that a long edit-test cycle
+// does not fill the temporary directory with binaries.
+func sweep(root string) {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		fi, err := e.Info()
+		if err == nil && e.IsDir() && time.Since(fi.ModTime()) > 24*time.Hour {
+			os.RemoveAll(filepath.Join(root, e.Name()))
+			os.Remove(filepath.Join(root, e.Name()+".lock"))
+		}
+	}
+}
+
+// inputsKey hashes what the build reads: the toolchain and the variables
+// that change its output, the module's go.mod and go.sum, and every Go,
+// assembly and embedded file of the module's packages the binary depends
+// on (packages of other modules are pinned by go.sum).
+func inputsKey() (string, error) {
+	cmd := exec.Command(goTool(), "list", "-deps", "-f",
+		"{{if .Module}}{{if .Module.Main}}{{.Dir}}\t{{.Module.GoMod}}\t{{join .GoFiles \" \"}} {{join .CgoFiles \" \"}} {{join .SFiles \" \"}} {{join .EmbedFiles \" \"}}{{end}}{{end}}",
+		mainPackage)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("go list: %v: %s", err, stderr.Bytes())
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	for _, v := range []string{"GOFLAGS", "CGO_ENABLED", "GOOS", "GOARCH", "GOAMD64", "GOARM64", "GOEXPERIMENT", "GOTOOLCHAIN", "GOROOT", "CC"} {
+		fmt.Fprintf(h, "%s=%s\n", v, os.Getenv(v))
+	}
+	var goMod string
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	for _, line := range lines {
+		dir, rest, ok := strings.Cut(line, "\t")
+		if !ok {
+			continue
+		}
+		mod, files, _ := strings.Cut(rest, "\t")
+		goMod = mod
+		for _, f := range strings.Fields(files) {
+			if err := hashFile(h, filepath.Join(dir, f)); err != nil {
+				return "", err
+			}
+		}
+	}
+	if goMod == "" {
+		return "", errors.New("go list named no package of this module")
+	}
+	for _, f := range []string{goMod, strings.TrimSuffix(goMod, ".mod") + ".sum"} {
+		if err := hashFile(h, f); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return "", err
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32], nil
+}
+
+func hashFile(h io.Writer, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fmt.Fprintf(h, "%s\n", path)
+	_, err = io.Copy(h, f)
+	fmt.Fprintln(h)
+	return err
+}

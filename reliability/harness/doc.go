@@ -1,0 +1,16 @@
+// Package harness is the support every end-to-end test of git reason
+// shares: it builds the real git-reason binary once and gives each test an
+// environment in which git's own subcommand dispatch finds that binary and
+// nothing of the machine's git setup leaks in. It holds no tests; the
+// reliability suites (reliability/ and reliability/faults/) import it.
+//
+// Binary builds git-reason with the go command at most once per test
+// process. The result is also kept in a per-user directory under
+// os.TempDir(), keyed by a hash of everything the build reads (the go
+// version and build environment, go.mod, go.sum and every source and
+// embedded file of every package of this module the binary imports), so
+// that the packages of one `go test ./...` run build it once between them
+// while a change to any input makes a fresh build. A file lock keeps two
+// packages from building the same key at once; a build lands in the cache
+// by an atomic rename, so a reader never sees half a binary.
+package harness

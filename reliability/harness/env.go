@@ -1,0 +1,61 @@
+package harness
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Long reports whether the long form of the suites was asked for
+// (GIT_REASON_LONG=1).
+func Long() bool {
+	v := os.Getenv("GIT_REASON_LONG")
+	return v != "" && v != "0"
+}
+
+// Form returns quick or, in the long form, full; and the form's name, for
+// the test's log.
+func Form(quick, full int) (int, string) {
+	if Long() {
+		return full, "long form"
+	}
+	return quick, "quick form (GIT_REASON_LONG=1 for the long one)"
+}
+
+// GitConfig is the global git configuration of every test home: an
+// identity, main as the first branch, and no background gc or maintenance
+// racing what a test runs itself.
+const GitConfig = "[user]\n\tname = Rel Tester\n\temail = rel@example.invalid\n" +
+	"[init]\n\tdefaultBranch = main\n[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n"
+
+// WriteHome makes home, with GitConfig and extra (more git configuration
+// text) as its .gitconfig.
+func WriteHome(home, extra string) error {
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(GitConfig+extra), 0o644)
+}
+
+// Env is the whole environment of a process under test: PATH with dirs
+// first, home as HOME, repository discovery stopped at ceiling, a fixed
+// locale and time zone, no system git configuration, then extra. Nothing
+// else of the caller's environment is passed on, so that no git setting,
+// git reason setting or advisor credential of this machine changes what
+// the test sees.
+func Env(home, ceiling string, dirs []string, extra ...string) []string {
+	path := strings.Join(append(append([]string(nil), dirs...), os.Getenv("PATH")), string(os.PathListSeparator))
+	env := []string{
+		"PATH=" + path,
+		"HOME=" + home,
+		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"GIT_CONFIG_NOSYSTEM=1",
+		"GIT_CEILING_DIRECTORIES=" + ceiling,
+		"LC_ALL=C",
+		"TZ=UTC",
+	}
+	if tmp := os.Getenv("TMPDIR"); tmp != "" {
+		env = append(env, "TMPDIR="+tmp)
+	}
+	return append(env, extra...)
+}
