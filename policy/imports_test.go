@@ -22,6 +22,10 @@ import (
 // it: policy reads no clock, and times arrive as values (RFC 3339 strings).
 // Adding a package here is a reviewed decision, not a convenience.
 //
+// policy/neutrality: no I/O (no os, os/exec, io/fs, path/filepath,
+// syscall, network): the operations layer gathers the files and hands the
+// engine their contents.
+//
 // record, policy and gitstore: no network. net and everything under it,
 // crypto/tls, golang.org/x/net and go-git's network transports are refused,
 // directly or through any package of this module they import. os/exec is
@@ -41,6 +45,22 @@ func pure(_ string, imp string) string {
 		return ""
 	}
 	return "is not on policy's list of pure standard packages"
+}
+
+// noIO refuses the packages that reach files, processes, the network or
+// the system directly: a package held to it is handed contents and paths
+// and decides; its callers do the reading.
+func noIO(_ string, imp string) string {
+	switch {
+	case imp == "os" || strings.HasPrefix(imp, "os/"), imp == "io/fs", imp == "io/ioutil",
+		imp == "path/filepath", imp == "syscall", imp == "unsafe",
+		imp == "golang.org/x/sys" || strings.HasPrefix(imp, "golang.org/x/sys/"):
+		return "reaches files, processes or the system"
+	case imp == "net" || strings.HasPrefix(imp, "net/"), imp == "crypto/tls",
+		imp == "golang.org/x/net" || strings.HasPrefix(imp, "golang.org/x/net/"):
+		return "is a network package"
+	}
+	return ""
 }
 
 // offline refuses network packages, and os/exec unless execOK.
@@ -68,6 +88,8 @@ func TestImportGraph(t *testing.T) {
 		{"policy is offline", "policy", offline(false)},
 		{"record is offline", "record", offline(false)},
 		{"gitstore is offline", "gitstore", offline(true)},
+		{"neutrality does no I/O", "policy/neutrality", noIO},
+		{"neutrality is offline", "policy/neutrality", offline(false)},
 	}
 	for _, r := range rules {
 		t.Run(r.name, func(t *testing.T) {
@@ -99,6 +121,11 @@ func TestImportCheckerFindsViolations(t *testing.T) {
 		{"indirect", offline(false), []string{`indirect -> netty imports "net/http"`}},
 		{"runner", offline(false), []string{`runner imports "os/exec"`}},
 		{"runner", offline(true), nil},
+		{"pure", noIO, nil},
+		{"clock", noIO, nil},
+		{"leaky", noIO, []string{`leaky imports "os"`}},
+		{"runner", noIO, []string{`runner imports "os/exec"`}},
+		{"indirect", noIO, []string{`indirect -> netty imports "net/http"`}},
 	}
 	for _, tc := range cases {
 		got := violations(t, root, mod, tc.pkg, tc.check)

@@ -9,27 +9,27 @@ import (
 	"strings"
 )
 
-type term struct{ name, declaredAs string }
+type term struct{ name string }
 
 // terms are made-up names, long and short, one word and several, with
 // digits and dots.
 var terms = []term{
-	{"Acme Cloud", "vendor acme"},
-	{"Zeta", "provider zeta"},
-	{"Orbix", "vendor orbix"},
-	{"Nimbus Labs", "vendor nimbus"},
-	{"x-1.5-pro", "model of vendor acme"},
-	{"Quillon", "advisor quillon"},
-	{"Vantor Mind", "vendor vantor"},
-	{"Heliox", "model of vendor vantor"},
-	{"Brontide", "provider brontide"},
-	{"Kestrel Nine", "model of vendor nimbus"},
-	{"Lumora", "advisor lumora"},
-	{"Pyxis Systems", "vendor pyxis"},
-	{"ace", "advisor ace"},
-	{"Corvane", "provider corvane"},
-	{"Tessaro 3", "model of vendor pyxis"},
-	{"Umbrel", "advisor umbrel"},
+	{"Acme Cloud"},
+	{"Zeta"},
+	{"Orbix"},
+	{"Nimbus Labs"},
+	{"x-1.5-pro"},
+	{"Quillon"},
+	{"Vantor Mind"},
+	{"Heliox"},
+	{"Brontide"},
+	{"Kestrel Nine"},
+	{"Lumora"},
+	{"Pyxis Systems"},
+	{"ace"},
+	{"Corvane"},
+	{"Tessaro 3"},
+	{"Umbrel"},
 }
 
 // spellings turn a name's words into one spelling of an identifier or text.
@@ -89,7 +89,14 @@ func generate(root string, files int, nearMiss bool) (treeInfo, error) {
 		info.bytes += len(content)
 		return os.WriteFile(p, []byte(content), 0o644)
 	}
-	if err := write(".reason/neutrality.yaml", "neutral: [\"src/**\"]\n"); err != nil {
+	// The names are the configuration's extra terms, so that the command
+	// looks for them as it would for declared ones.
+	var cfg strings.Builder
+	cfg.WriteString("neutral: [\"src/**\"]\nterms:\n")
+	for _, t := range terms {
+		fmt.Fprintf(&cfg, "  - %q\n", t.name)
+	}
+	if err := write(".reason/neutrality.yaml", cfg.String()); err != nil {
 		return info, err
 	}
 	var b strings.Builder

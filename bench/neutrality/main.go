@@ -1,10 +1,9 @@
 // Command neutrality-bench times the neutrality check against
 // `git grep -i -E` over a generated repository, in the same run.
 //
-// It builds the engine's whole-process driver
-// (cmd/git-reason/internal/neutrality/checkneutral), generates a tree of
+// It builds git-reason, generates a tree of
 // -files source-like files in a temporary directory, commits it, then runs
-// both commands -runs times each, alternately, after warm-up runs, and
+// `git reason check neutrality` and `git grep` -runs times each, alternately, after warm-up runs, and
 // prints the medians and their ratio. It fails when the engine does not find
 // exactly the occurrences it planted, so a fast wrong engine cannot pass.
 //
@@ -12,7 +11,11 @@
 // only planted lines: the case least favourable to the engine. -nearmiss
 // adds words such as "surface" that hold the short name "ace".
 //
-// -staged times the index path instead: the engine reading blobs through
+// The names are the generated configuration's extra terms; the shipped
+// declarations are looked for too, as in any repository, and the tree holds
+// none of them.
+//
+// -staged times the index path instead: the command reading blobs through
 // git cat-file against git grep --cached.
 //
 // Usage: go run ./bench/neutrality [-files 10000] [-runs 15] [-nearmiss] [-staged] [-keep]
@@ -85,9 +88,9 @@ func run(o options) error {
 		wall, cpu = timed(grep)
 		tg, cg = append(tg, wall), append(cg, cpu)
 	}
-	grepLabel, engineLabel := "git grep -i -E", "engine"
+	grepLabel, engineLabel := "git grep -i -E", "git reason check neutrality"
 	if o.staged {
-		grepLabel, engineLabel = grepLabel+" --cached", engineLabel+" -staged"
+		grepLabel, engineLabel = grepLabel+" --cached", engineLabel+" --staged"
 	}
 	mg, me := report(grepLabel, tg, cg), report(engineLabel, te, ce)
 	fmt.Printf("ratio engine / git grep (median wall time): %.2f (target <= 1.5)\n", float64(me)/float64(mg))
@@ -95,14 +98,14 @@ func run(o options) error {
 	return nil
 }
 
-// prepare builds the engine's driver, generates and commits the tree, and
-// returns the two commands to time and how many occurrences were planted.
+// prepare builds git-reason, generates and commits the tree, and returns
+// the two commands to time and how many occurrences were planted.
 func prepare(tmp string, o options) (engine, grep func() *exec.Cmd, planted int, err error) {
-	bin := filepath.Join(tmp, "checkneutral")
-	build := exec.Command("go", "build", "-o", bin, "git-reason/cmd/git-reason/internal/neutrality/checkneutral")
+	binDir := filepath.Join(tmp, "bin")
+	build := exec.Command("go", "build", "-o", filepath.Join(binDir, "git-reason"), "git-reason/cmd/git-reason")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
-		return nil, nil, 0, fmt.Errorf("build checkneutral: %w", err)
+		return nil, nil, 0, fmt.Errorf("build git-reason: %w", err)
 	}
 	repo := filepath.Join(tmp, "repo")
 	tree, err := generate(repo, o.files, o.nearMiss)
@@ -111,17 +114,11 @@ func prepare(tmp string, o options) (engine, grep func() *exec.Cmd, planted int,
 	}
 	fmt.Printf("tree: %d files, %.1f MB, %d planted occurrences in %d spellings\n",
 		o.files, float64(tree.bytes)/1e6, tree.planted, len(spellings))
-	termsFile := filepath.Join(tmp, "terms.txt")
-	var tf strings.Builder
 	var alts []string
 	for _, t := range terms {
-		fmt.Fprintf(&tf, "%s\t%s\n", t.name, t.declaredAs)
 		alts = append(alts, regexp.QuoteMeta(t.name))
 	}
-	if err := os.WriteFile(termsFile, []byte(tf.String()), 0o644); err != nil {
-		return nil, nil, 0, err
-	}
-	env := gitEnv(tmp)
+	env := gitEnv(tmp, binDir)
 	for _, args := range [][]string{
 		{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "generated"},
 	} {
@@ -129,13 +126,13 @@ func prepare(tmp string, o options) (engine, grep func() *exec.Cmd, planted int,
 			return nil, nil, 0, fmt.Errorf("git %s: %v: %s", args[0], err, out)
 		}
 	}
-	engineArgs := []string{"-C", repo, "-terms", termsFile}
+	engineArgs := []string{"reason", "check", "neutrality"}
 	grepArgs := []string{"grep", "-i", "-E", "-e", strings.Join(alts, "|")}
 	if o.staged {
-		engineArgs = append(engineArgs, "-staged")
+		engineArgs = append(engineArgs, "--staged")
 		grepArgs = append(grepArgs, "--cached")
 	}
-	return command(repo, env, bin, engineArgs...), command(repo, env, "git", grepArgs...), tree.planted, nil
+	return command(repo, env, "git", engineArgs...), command(repo, env, "git", grepArgs...), tree.planted, nil
 }
 
 // report prints a command's timings and returns the median wall time.
@@ -181,8 +178,11 @@ func median(ds []time.Duration) time.Duration {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-func gitEnv(home string) []string {
-	env := []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1", "PATH=" + os.Getenv("PATH")}
+// gitEnv is a clean environment whose PATH finds git-reason in binDir
+// first, so that `git reason` runs the binary just built.
+func gitEnv(home, binDir string) []string {
+	env := []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1",
+		"PATH=" + binDir + string(os.PathListSeparator) + os.Getenv("PATH")}
 	for _, v := range []string{"GIT_AUTHOR", "GIT_COMMITTER"} {
 		env = append(env, v+"_NAME=Bench", v+"_EMAIL=bench@example.invalid")
 	}

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Times `git reason check neutrality`'s engine against `git grep -i -E` of the
+# Times `git reason check neutrality` against `git grep -i -E` of the
 # same names over a generated 10,000-file repository. Run from anywhere in
 # the module; arguments go to the program (-files N, -runs N, -nearmiss, -staged, -keep).
 set -eu

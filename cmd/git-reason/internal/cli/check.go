@@ -5,8 +5,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"git-reason/cmd/git-reason/internal/neutrality"
 	"git-reason/cmd/git-reason/internal/ops"
+	"git-reason/policy/neutrality"
 )
 
 func checkCommand() *cli.Command {

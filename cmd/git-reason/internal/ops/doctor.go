@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"git-reason/advisor"
-	"git-reason/cmd/git-reason/internal/neutrality"
 	"git-reason/hooks"
+	"git-reason/policy/neutrality"
 	"git-reason/record"
 )
 
@@ -94,7 +94,7 @@ func (e *Session) RunDoctor(ctx context.Context) (*Doctor, error) {
 		}
 	}
 	if e.Repo.WorkTree != "" {
-		if _, configured, err := neutrality.LoadConfig(e.Repo.WorkTree); err != nil {
+		if _, configured, err := LoadNeutralityConfig(e.Repo.WorkTree); err != nil {
 			d.Findings = append(d.Findings, Finding{Severity: "error", Code: "neutrality_config", Subject: neutrality.ConfigPath, Message: err.Error()})
 		} else if !configured {
 			d.Findings = append(d.Findings, Finding{Severity: "warning", Code: "neutrality_not_configured", Subject: neutrality.ConfigPath,

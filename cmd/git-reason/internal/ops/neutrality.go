@@ -3,11 +3,14 @@ package ops
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 
-	"git-reason/cmd/git-reason/internal/neutrality"
+	"git-reason/policy/neutrality"
 )
 
 // NeutralityRequest says what to check: paths (none: the whole tree), the
@@ -36,16 +39,12 @@ func (e *Session) CheckNeutrality(ctx context.Context, req NeutralityRequest) (*
 			return nil, err
 		}
 	}
-	cfg, configured, err := neutrality.LoadConfig(e.Repo.WorkTree)
+	cfg, configured, err := LoadNeutralityConfig(e.Repo.WorkTree)
 	if err != nil {
-		var ce *neutrality.ConfigError
-		if errors.As(err, &ce) {
-			return nil, Usage("%v", err)
-		}
 		return nil, err
 	}
 	if !configured {
-		return &neutrality.Result{Configured: false, Violations: []neutrality.Violation{}}, nil
+		return neutrality.NotConfigured(), nil
 	}
 	cat, _, err := e.Catalog()
 	if err != nil {
@@ -55,16 +54,37 @@ func (e *Session) CheckNeutrality(ctx context.Context, req NeutralityRequest) (*
 	for _, n := range cat.Names() {
 		terms = append(terms, neutrality.Term{Name: n.Name, DeclaredAs: n.DeclaredAs})
 	}
+	checker, err := neutrality.NewChecker(cfg, terms)
+	if err != nil {
+		return nil, Usage("%v", err)
+	}
 	dir := req.Dir
 	if dir == "" {
 		dir, _ = os.Getwd()
 	}
-	res, err := neutrality.Check(ctx, neutrality.Request{Root: e.Repo.WorkTree, Dir: dir, Paths: req.Paths,
-		Staged: req.Staged, Range: req.Range, Config: cfg, Terms: terms})
-	if errors.Is(err, neutrality.ErrInvalidRequest) {
-		return nil, Usage("%v", err)
+	return scanNeutrality(ctx, checker, scanRequest{Root: e.Repo.WorkTree, Dir: dir, Paths: req.Paths,
+		Staged: req.Staged, Range: req.Range})
+}
+
+// LoadNeutralityConfig reads .reason/neutrality.yaml under the work tree
+// root. It returns configured false, and no error, when the file does not
+// exist; a file that is not valid YAML, does not satisfy the schema, or
+// holds a bad glob, regular expression or term is a usage error naming
+// file, line and column.
+func LoadNeutralityConfig(root string) (*neutrality.Config, bool, error) {
+	name := filepath.Join(root, filepath.FromSlash(neutrality.ConfigPath))
+	data, err := os.ReadFile(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
 	}
-	return res, err
+	if err != nil {
+		return nil, false, fmt.Errorf("read neutrality configuration: %w", err)
+	}
+	c, err := neutrality.ParseConfig(name, data)
+	if err != nil {
+		return nil, true, Usage("%v", err)
+	}
+	return c, true, nil
 }
 
 // checkRange refuses a range that is not A..B (or A...B) of commits this
@@ -75,7 +95,7 @@ func (e *Session) checkRange(r string) error {
 		sep = "..."
 	}
 	a, b, ok := strings.Cut(r, sep)
-	if !ok {
+	if !ok || strings.HasPrefix(r, "-") {
 		return Usage("--range %q: write A..B", r)
 	}
 	for _, rev := range []string{a, b} {

@@ -1,8 +1,11 @@
 // Package neutrality finds places where provider-neutral files name a
 // provider, vendor, model or advisor. It is the engine behind
-// `git reason check neutrality`; the command wiring and the source of names
-// (the declarations in share/ with overlays) live elsewhere and hand their
-// names in as [Term] values.
+// `git reason check neutrality` and does no I/O: it is handed the
+// configuration's text, the names to look for (as [Term] values) and the
+// paths and contents of files, and says which files it covers and what they
+// hold. Gathering them (the declarations in share/ with overlays, the files
+// of the work tree, the index or a range of commits) is the operations
+// layer's job.
 //
 // # Matching
 //
@@ -37,21 +40,21 @@
 // files when the configuration lists none) and no exclude glob does. The
 // configuration file itself is never checked: it has to name the terms. A
 // file whose first 8000 bytes hold a NUL byte is binary and is not checked
-// (git's own rule); a file larger than [DefaultMaxFileSize] (or the
-// request's limit) is not checked and is listed in [Result.Skipped], so a
-// caller can say so. Symbolic links and submodules are not checked.
+// (git's own rule). A caller should not read a file larger than
+// [DefaultMaxFileSize] and should list it with [Result.SkipTooLarge], so
+// that the result says so; symbolic links and submodules have no text of
+// their own and are not checked.
 //
 // Globs are matched against the slash-separated path from the repository
 // root: '*', '?' and '[...]' match within one path segment, a '**' segment
 // matches any number of segments, and a glob that matches a directory
 // matches every file below it ("share" and "share/**" are the same).
 //
-// # Sources
+// # Checking
 //
-// [Check] reads the work tree (every file git tracks plus untracked files
-// that are not ignored), the index ([Request.Staged]: blobs staged for
-// commit, never the work tree), or a range ([Request.Range] "A..B": the files
-// changed between A and B, as they are at B). Listing uses one git process
-// and, for the index and a range, one `git cat-file --batch` process reads
-// every blob; files are scanned by a bounded pool of workers.
+// [NewChecker] compiles a [Config] with the declared terms. The caller asks
+// [Checker.Covers] which listed paths to read and hands each one's contents
+// to [Checker.Scan], which adds to a [Result]; several goroutines may scan
+// into results of their own and [Result.Merge] them. [Result.Finish] sorts
+// the violations by path, line and column.
 package neutrality

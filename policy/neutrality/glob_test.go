@@ -1,6 +1,10 @@
 package neutrality
 
-import "testing"
+import (
+	"strings"
+	"testing"
+	"time"
+)
 
 func TestGlobMatch(t *testing.T) {
 	tests := []struct {
@@ -58,4 +62,42 @@ func TestGlobSyntax(t *testing.T) {
 			t.Errorf("compileGlob(%q) error = %q, want %q", glob, got, want)
 		}
 	}
+}
+
+// Many '**' segments against a deep path must not backtrack: a matcher that
+// tries every way of sharing the path among them takes minutes here. The
+// guard is generous; the match takes microseconds.
+func TestGlobManyDoubleStarsIsLinear(t *testing.T) {
+	g, p := manyDoubleStars(t)
+	done := make(chan [2]bool, 1)
+	go func() { done <- [2]bool{g.match(p), g.match(p + "x")} }()
+	select {
+	case got := <-done:
+		if !got[0] || got[1] {
+			t.Errorf("match = %v, %v; want true for the path ending in z.go, false for z.gox", got[0], got[1])
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("16 '**' segments against a 21-level path did not finish within 2 s")
+	}
+}
+
+// BenchmarkGlobManyDoubleStars is the same case, to watch its cost.
+func BenchmarkGlobManyDoubleStars(b *testing.B) {
+	g, p := manyDoubleStars(b)
+	for b.Loop() {
+		if !g.match(p) {
+			b.Fatal("no match")
+		}
+	}
+}
+
+// manyDoubleStars is "a/**/**/…(16 times)/*.go" and a path of 21 segments
+// ending in "z.go".
+func manyDoubleStars(tb testing.TB) (glob, string) {
+	tb.Helper()
+	g, err := compileGlob("a/" + strings.Repeat("**/", 16) + "*.go")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return g, "a/" + strings.Repeat("d/", 19) + "z.go"
 }

@@ -40,35 +40,53 @@ func compileGlob(text string) (glob, error) {
 
 // match reports whether the glob matches the slash-separated path p or one
 // of its parent directories.
-func (g glob) match(p string) bool { return matchSegs(g.segs, p) }
-
-func matchSegs(segs []string, p string) bool {
-	for len(segs) > 0 {
-		if segs[0] == "**" {
-			if len(segs) == 1 {
-				return p != "" // a trailing ** needs something below it
-			}
-			for {
-				if matchSegs(segs[1:], p) {
-					return true
-				}
-				i := strings.IndexByte(p, '/')
-				if i < 0 {
-					return false
-				}
-				p = p[i+1:]
-			}
-		}
-		if p == "" {
-			return false
+//
+// It walks the path once, keeping the set of glob segments that the path
+// so far can have reached (a '**' both stays where it is and lets the next
+// segment start), so a glob of n segments costs at most n steps per path
+// segment, however many '**' it holds. Backtracking instead would try every
+// way of sharing the path among the '**'s, exponentially many.
+func (g glob) match(p string) bool {
+	n := len(g.segs)
+	cur := make([]bool, n+1)
+	next := make([]bool, n+1)
+	cur[0] = true
+	g.closure(cur)
+	for p != "" {
+		if cur[n] {
+			return true // the glob matched a directory holding the file
 		}
 		head, rest, _ := strings.Cut(p, "/")
-		if ok, _ := path.Match(segs[0], head); !ok {
-			return false
+		clear(next)
+		for i, on := range cur[:n] {
+			if !on {
+				continue
+			}
+			if g.segs[i] == "**" {
+				if i == n-1 {
+					return true // a trailing ** takes this segment and the rest
+				}
+				next[i] = true
+				continue
+			}
+			if ok, _ := path.Match(g.segs[i], head); ok {
+				next[i+1] = true
+			}
 		}
-		segs, p = segs[1:], rest
+		g.closure(next)
+		cur, next, p = next, cur, rest
 	}
-	return true
+	return cur[n]
+}
+
+// closure adds to set the segments reachable from it by letting a '**'
+// (other than a trailing one, which needs a segment) match nothing.
+func (g glob) closure(set []bool) {
+	for i := 0; i < len(g.segs)-1; i++ {
+		if set[i] && g.segs[i] == "**" {
+			set[i+1] = true
+		}
+	}
 }
 
 // globSet matches a path against any of several globs.

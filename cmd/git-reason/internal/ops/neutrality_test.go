@@ -1,4 +1,4 @@
-package neutrality
+package ops
 
 import (
 	"bytes"
@@ -8,8 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"git-reason/policy/neutrality"
 )
 
 // newRepo copies testdata/tree into a fresh git repository, adds what the
@@ -31,7 +34,7 @@ func newRepo(t *testing.T) string {
 		os.Unsetenv(v)
 	}
 	root := t.TempDir()
-	err := filepath.WalkDir("testdata/tree", func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(treeDir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -39,7 +42,7 @@ func newRepo(t *testing.T) string {
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel("testdata/tree", p)
+		rel, _ := filepath.Rel(treeDir, p)
 		writeFile(t, root, filepath.ToSlash(rel), string(data))
 		return nil
 	})
@@ -70,32 +73,57 @@ func run(t *testing.T, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// check runs Check with the fixture's configuration and terms, and renders
-// the violations as the command prints them.
-func check(t *testing.T, req Request) (string, *Result) {
+// treeDir holds the fixture tree of the neutrality checks.
+var treeDir = filepath.Join("testdata", "neutrality", "tree")
+
+// testTerms stand for the declared names.
+var testTerms = []neutrality.Term{
+	{Name: "Acme Cloud", DeclaredAs: "vendor acme"},
+	{Name: "Zeta", DeclaredAs: "provider zeta"},
+	{Name: "ace", DeclaredAs: "advisor ace"},
+	{Name: "Gem", DeclaredAs: "advisor gem"},
+	{Name: "x-1.5-pro", DeclaredAs: "model of vendor acme"},
+}
+
+// check scans with the fixture's configuration and terms, and renders the
+// violations as the command prints them.
+func check(t *testing.T, req scanRequest) (string, *neutrality.Result) {
 	t.Helper()
-	if req.Config == nil {
-		c, ok, err := LoadConfig(req.Root)
-		if err != nil || !ok {
-			t.Fatalf("LoadConfig: %v, %v", ok, err)
-		}
-		req.Config = c
+	root := req.Root
+	if root == "" {
+		root = run(t, req.Dir, "git", "rev-parse", "--show-toplevel")
 	}
-	if req.Terms == nil {
-		req.Terms = testTerms
+	c, ok, err := LoadNeutralityConfig(root)
+	if err != nil || !ok {
+		t.Fatalf("LoadNeutralityConfig: %v, %v", ok, err)
+	}
+	checker, err := neutrality.NewChecker(c, testTerms)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if req.MaxFileSize == 0 {
 		req.MaxFileSize = 1024
 	}
-	res, err := Check(context.Background(), req)
+	res, err := scanNeutrality(context.Background(), checker, req)
 	if err != nil {
-		t.Fatalf("Check: %v", err)
+		t.Fatalf("scanNeutrality: %v", err)
 	}
 	var b bytes.Buffer
-	if err := FormatText(&b, res.Violations); err != nil {
+	if err := neutrality.FormatText(&b, res.Violations); err != nil {
 		t.Fatal(err)
 	}
 	return b.String(), res
+}
+
+func writeFile(t *testing.T, root, rel, content string) {
+	t.Helper()
+	name := filepath.Join(root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // committed is what the fixture tree holds, as committed.
@@ -120,7 +148,7 @@ src/hosts.go:5:14: Acme Cloud (declared as vendor acme)
 func TestCheckWorkTree(t *testing.T) {
 	root := newRepo(t)
 	writeFile(t, root, "src/untracked.go", "var gem = 1\n")
-	out, res := check(t, Request{Root: root})
+	out, res := check(t, scanRequest{Root: root})
 	want := committed[:strings.Index(committed, "src/hosts.go")] +
 		"src/hosts.go:5:14: Acme Cloud (declared as vendor acme)\n" +
 		"src/untracked.go:1:5: Gem (declared as advisor gem)\n"
@@ -139,7 +167,7 @@ func TestCheckWorkTree(t *testing.T) {
 
 func TestCheckViolationText(t *testing.T) {
 	root := newRepo(t)
-	_, res := check(t, Request{Root: root, Paths: []string{"src/client.go"}})
+	_, res := check(t, scanRequest{Root: root, Paths: []string{"src/client.go"}})
 	var texts []string
 	for _, v := range res.Violations {
 		texts = append(texts, v.Text)
@@ -166,7 +194,7 @@ func TestCheckPaths(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, _ := check(t, Request{Root: root, Dir: tt.dir, Paths: tt.paths})
+			out, _ := check(t, scanRequest{Root: root, Dir: tt.dir, Paths: tt.paths})
 			if out != tt.want {
 				t.Errorf("violations\n got:\n%s\nwant:\n%s", out, tt.want)
 			}
@@ -176,11 +204,7 @@ func TestCheckPaths(t *testing.T) {
 
 func TestCheckFindsRoot(t *testing.T) {
 	root := newRepo(t)
-	c, _, err := LoadConfig(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, _ := check(t, Request{Dir: filepath.Join(root, "src"), Config: c})
+	out, _ := check(t, scanRequest{Dir: filepath.Join(root, "src")})
 	if out != committed {
 		t.Errorf("violations\n got:\n%s\nwant:\n%s", out, committed)
 	}
@@ -199,7 +223,7 @@ func TestCheckStagedReadsIndex(t *testing.T) {
 	if err := os.Remove(filepath.Join(root, "src", "hosts.go")); err != nil {
 		t.Fatal(err)
 	}
-	out, res := check(t, Request{Root: root, Staged: true})
+	out, res := check(t, scanRequest{Root: root, Staged: true})
 	want := committed + "src/staged.go:1:5: ace (declared as advisor ace)\n"
 	if out != want {
 		t.Errorf("violations\n got:\n%s\nwant:\n%s", out, want)
@@ -207,7 +231,7 @@ func TestCheckStagedReadsIndex(t *testing.T) {
 	if len(res.Skipped) != 1 || res.Skipped[0].Path != "src/big.txt" || res.Binary != 1 {
 		t.Errorf("skipped %v binary %d; want src/big.txt and 1", res.Skipped, res.Binary)
 	}
-	out, _ = check(t, Request{Root: root, Staged: true, Paths: []string{"src/staged.go", "src/clean.go"}})
+	out, _ = check(t, scanRequest{Root: root, Staged: true, Paths: []string{"src/staged.go", "src/clean.go"}})
 	if want := "src/staged.go:1:5: ace (declared as advisor ace)\n"; out != want {
 		t.Errorf("violations with paths\n got:\n%s\nwant:\n%s", out, want)
 	}
@@ -237,7 +261,7 @@ func TestCheckRangeReadsTip(t *testing.T) {
 		{base + "..HEAD", "", 2},
 	}
 	for _, tt := range tests {
-		out, res := check(t, Request{Root: root, Range: tt.spec})
+		out, res := check(t, scanRequest{Root: root, Range: tt.spec})
 		if out != tt.want || res.Files != tt.files {
 			t.Errorf("range %s: %d files, violations\n%s\nwant %d files,\n%s", tt.spec, res.Files, out, tt.files, tt.want)
 		}
@@ -246,56 +270,81 @@ func TestCheckRangeReadsTip(t *testing.T) {
 
 func TestCheckRequestErrors(t *testing.T) {
 	root := newRepo(t)
-	cfg := &Config{}
 	tests := []struct {
-		name    string
-		req     Request
-		invalid bool
-		want    string
+		name  string
+		req   scanRequest
+		usage bool
+		want  string
 	}{
-		{"staged and range", Request{Staged: true, Range: "a..b"}, true, "staged and range cannot be combined"},
-		{"range without dots", Request{Range: "HEAD"}, true, `range "HEAD" is not of the form A..B`},
-		{"range like an option", Request{Range: "--output=x..y"}, true, "is not of the form A..B"},
-		{"unknown revision", Request{Range: "nope..HEAD"}, false, "list range nope..HEAD: git diff: "},
-		{"term without words", Request{Terms: []Term{{"..", "vendor dots"}}}, true, `term ".." (declared as vendor dots) has no letter or digit`},
-		{"bad config", Request{Config: &Config{Neutral: []string{"a**"}}}, false, `neutrality configuration: neutral[0]: glob "a**"`},
+		{"staged and range", scanRequest{Staged: true, Range: "a..b"}, true, "--staged and --range cannot be combined"},
+		{"range without dots", scanRequest{Range: "HEAD"}, true, `--range "HEAD": write A..B`},
+		{"range like an option", scanRequest{Range: "--output=x..y"}, true, "write A..B"},
+		{"unknown revision", scanRequest{Range: "nope..HEAD"}, false, "list range nope..HEAD: git diff: "},
+	}
+	checker, err := neutrality.NewChecker(&neutrality.Config{}, testTerms)
+	if err != nil {
+		t.Fatal(err)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.req.Root = root
-			if tt.req.Config == nil {
-				tt.req.Config = cfg
-			}
-			_, err := Check(context.Background(), tt.req)
+			_, err := scanNeutrality(context.Background(), checker, tt.req)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error = %v, want it to contain %q", err, tt.want)
 			}
-			if errors.Is(err, ErrInvalidRequest) != tt.invalid {
-				t.Errorf("errors.Is(%v, ErrInvalidRequest) = %v, want %v", err, !tt.invalid, tt.invalid)
+			if errors.Is(err, ErrUsage) != tt.usage {
+				t.Errorf("errors.Is(%v, ErrUsage) = %v, want %v", err, !tt.usage, tt.usage)
 			}
 		})
 	}
 }
 
-func TestCheckNotConfigured(t *testing.T) {
-	// No repository at all: nothing may be read.
-	res, err := Check(context.Background(), Request{Root: t.TempDir(), Terms: testTerms})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Configured || len(res.Violations) != 0 || res.Files != 0 {
-		t.Errorf("result %+v, want not configured and empty", res)
-	}
+func TestLoadNeutralityConfig(t *testing.T) {
+	t.Run("absent", func(t *testing.T) {
+		c, ok, err := LoadNeutralityConfig(t.TempDir())
+		if c != nil || ok || err != nil {
+			t.Errorf("LoadNeutralityConfig = %v, %v, %v; want nil, false, nil", c, ok, err)
+		}
+	})
+	t.Run("present", func(t *testing.T) {
+		root := t.TempDir()
+		writeFile(t, root, neutrality.ConfigPath, "terms: [Zeta]\n")
+		c, ok, err := LoadNeutralityConfig(root)
+		if err != nil || !ok || !reflect.DeepEqual(c.Terms, []string{"Zeta"}) {
+			t.Errorf("LoadNeutralityConfig = %+v, %v, %v; want terms [Zeta], true, nil", c, ok, err)
+		}
+	})
+	t.Run("invalid names the file and is bad input", func(t *testing.T) {
+		root := t.TempDir()
+		writeFile(t, root, neutrality.ConfigPath, "terms: [Zeta]\nextra: 1\n")
+		_, ok, err := LoadNeutralityConfig(root)
+		want := filepath.Join(root, ".reason", "neutrality.yaml") + ":2:"
+		if !ok || err == nil || !strings.HasPrefix(err.Error(), want) || !errors.Is(err, ErrUsage) {
+			t.Errorf("LoadNeutralityConfig = _, %v, %v; want true and a usage error starting %s", ok, err, want)
+		}
+	})
+	t.Run("unreadable", func(t *testing.T) {
+		root := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(root, ".reason", "neutrality.yaml"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := LoadNeutralityConfig(root); err == nil || !strings.HasPrefix(err.Error(), "read neutrality configuration: ") {
+			t.Errorf("LoadNeutralityConfig of a directory: error = %v", err)
+		}
+	})
 }
 
 func TestCheckCancelled(t *testing.T) {
 	root := newRepo(t)
+	checker, err := neutrality.NewChecker(&neutrality.Config{}, testTerms)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	for _, req := range []Request{{}, {Staged: true}} {
-		req.Root, req.Config, req.Terms = root, &Config{}, testTerms
-		if _, err := Check(ctx, req); !errors.Is(err, context.Canceled) {
-			t.Errorf("Check (staged %v) with a cancelled context: error %v, want context.Canceled", req.Staged, err)
+	for _, staged := range []bool{false, true} {
+		if _, err := scanNeutrality(ctx, checker, scanRequest{Root: root, Staged: staged}); !errors.Is(err, context.Canceled) {
+			t.Errorf("scan (staged %v) with a cancelled context: error %v, want context.Canceled", staged, err)
 		}
 	}
 }

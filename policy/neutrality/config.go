@@ -3,9 +3,6 @@ package neutrality
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -53,26 +50,6 @@ func (e *ConfigError) Error() string {
 		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
 	}
 	return fmt.Sprintf("%s: %s", e.File, e.Msg)
-}
-
-// LoadConfig reads repoRoot/.reason/neutrality.yaml. It returns configured
-// false, and no error, when the file does not exist; a file that is not
-// valid YAML, does not satisfy the schema, or holds a bad glob, regular
-// expression or term is a *ConfigError naming file and line.
-func LoadConfig(repoRoot string) (*Config, bool, error) {
-	name := filepath.Join(repoRoot, filepath.FromSlash(ConfigPath))
-	data, err := os.ReadFile(name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, fmt.Errorf("read neutrality configuration: %w", err)
-	}
-	c, err := ParseConfig(name, data)
-	if err != nil {
-		return nil, true, err
-	}
-	return c, true, nil
 }
 
 // ParseConfig parses and validates a configuration held in data; name is

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package neutrality
+package ops
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package neutrality
+package ops
 
 import (
 	"bufio"

@@ -2,7 +2,6 @@ package neutrality
 
 import (
 	"bytes"
-	_ "embed"
 	"errors"
 	"fmt"
 	"io"
@@ -14,10 +13,11 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 	"gopkg.in/yaml.v3"
+
+	"git-reason/schemas"
 )
 
-//go:embed neutrality.schema.json
-var schemaJSON []byte
+var schemaJSON, _ = schemas.FS.ReadFile("neutrality.json")
 
 // Schema returns the JSON schema (draft 2020-12) that a configuration file
 // must satisfy.
