@@ -1,12 +1,15 @@
 // Package faults holds the reliability suite's fault tests (issue 5,
 // reliability items 5 and 6); it has no code of its own, only tests:
 //
-//   - secrets_test.go: a canary credential and canary strings in an
-//     advisor's error bodies, headers and raw answer, run through the real
-//     git-reason binary for every command that reads or writes reasoning,
-//     with and without --json; every output, every git object, every file
-//     under .git (logs and .git/reason/ included), the home directory and a
-//     trace2 log of every git process are searched. Pass: 0 hits.
+//   - secrets_test.go: the one canary (secret-leak) suite. Canary
+//     credentials and canary strings in an advisor's error bodies, headers,
+//     stderr and raw answer, run through the real git-reason binary for
+//     every command that reads or writes reasoning, with and without
+//     --json, under each profile and on bad input; the commands before
+//     consult must contact no advisor at all. Every output, every git
+//     object, every file under .git (logs and .git/reason/ included), the
+//     home directory and a trace2 log of every git process are searched.
+//     Pass: 0 hits.
 //   - flap_test.go: a loopback advisor that flaps between timeout, 429 with
 //     Retry-After, 401, 5xx, garbage and valid answers, consulted through
 //     advisor.Consult and a record.Writer over a real git repository with a

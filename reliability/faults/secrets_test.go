@@ -9,11 +9,15 @@ package faults
 // each time echoing the credential it was sent and the error canary in its
 // body and headers (as real services do in "incorrect key" errors); its good
 // answer wraps the conclusion in prose holding the raw-text canary, adds
-// the canary as an unknown field and as response metadata. A cli advisor
-// prints its token and the error canary on stderr and fails. The real
-// binary runs assess, plan, consult, advisors, doctor, status, log, show,
-// conclude and verify, with and without --json, through git's own
-// dispatch ('git reason ...'). Then every output, every git object
+// the canary as an unknown field and as response metadata. One cli advisor
+// prints its token and the error canary on stderr and fails; another
+// prints its token on stderr and answers. The real binary runs assess,
+// plan, consult, advisors, doctor, status, log, show, conclude, validate and
+// verify, with and without --json, under the default, offline and ci
+// profiles and on bad input and refusals, through git's own dispatch ('git
+// reason ...'). Every command before the first consult must contact no
+// advisor and run no advisor program (the credentials are read by nothing
+// but an adapter at the moment of a call). Then every output, every git object
 // (git cat-file --batch-all-objects --batch), every file under .git (the
 // reflogs and .git/reason/ included), the home directory, the overlay and a
 // trace2 and trace log of every git process are searched for each canary,
@@ -170,8 +174,9 @@ func (s *canaryServer) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// secretsOverlay declares the canary advisors: five api ones at the
-// server's behaviours and one cli one, all made up.
+// secretsOverlay declares the canary advisors: six api ones at the
+// server's behaviours and two cli ones (one fails, one answers), all made
+// up.
 func secretsOverlay(base string) string {
 	var b strings.Builder
 	b.WriteString(`providers:
@@ -197,17 +202,19 @@ advisors:
     timeout: 20s
 `, mode, base, mode, keyVar)
 	}
-	fmt.Fprintf(&b, `  - id: adv-tool
+	for _, tool := range []string{"tool", "tool-ok"} {
+		fmt.Fprintf(&b, `  - id: adv-%s
     transport: cli
     adapter: exec
-    executable: fz-canary-tool
-    command: [fz-canary-tool, --review]
+    executable: fz-canary-%s
+    command: [fz-canary-%s, --review]
     credential: %s
     vendor: fz_canary_maker
     model: made-up-model-7
     capabilities: [reasoning, security]
     timeout: 20s
-`, tokenVar)
+`, tool, tool, tool, tokenVar)
+	}
 	return b.String()
 }
 
@@ -277,8 +284,18 @@ echo "error: unauthorized: token $` + tokenVar + ` rejected (` + errCanary + `)"
 echo "partial output ` + errCanary + ` $` + tokenVar + `"
 exit 1
 `
-	if err := os.WriteFile(filepath.Join(tools, "fz-canary-tool"), []byte(tool), 0o755); err != nil {
-		t.Fatal(err)
+	// The answering tool says whether it got its token (never the token),
+	// prints the token on stderr as a debug line, and answers.
+	toolOK := `#!/bin/sh
+cat >/dev/null
+if [ "$` + tokenVar + `" = '` + tokenVal + `' ]; then echo token-received >> '` + mark + `'; else echo token-missing >> '` + mark + `'; fi
+echo "debug: authenticating with $` + tokenVar + `" >&2
+echo '{"stance": "endorse_with_changes", "summary": "Rotate now; keep the old key valid for a day.", "recommendations": ["keep the old key valid for a day"], "risks": ["clients that pin the key"], "confidence": 0.6, "model": "made-up-model-7"}'
+`
+	for name, script := range map[string]string{"fz-canary-tool": tool, "fz-canary-tool-ok": toolOK} {
+		if err := os.WriteFile(filepath.Join(tools, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := os.WriteFile(filepath.Join(repo, ".reason", "advisors.yaml"), []byte(secretsOverlay(srv.URL)), 0o644); err != nil {
 		t.Fatal(err)
@@ -306,8 +323,11 @@ exit 1
 		}
 	}
 	r.git(0, nil, "reason", "advisors")
+	r.git(0, nil, "reason", "advisors", "--profile", "offline")
+	r.git(0, nil, "reason", "advisors", "--profile", "ci", "--json")
 	r.git(0, nil, "reason", "doctor")
 	r.git(0, nil, "reason", "doctor", "--json")
+	r.contactNothing(srv, mark)
 
 	// Four tasks, each consulting two advisors: every failure type and a
 	// good answer.
@@ -321,6 +341,7 @@ exit 1
 		{"T-2", []string{"adv-broken", "adv-fine"}, map[string]string{"adv-broken": "unavailable", "adv-fine": "completed"}, false},
 		{"T-3", []string{"adv-garbage", "adv-tool"}, map[string]string{"adv-garbage": "malformed", "adv-tool": "authentication"}, true},
 		{"T-4", []string{"adv-forbid", "adv-fine"}, map[string]string{"adv-forbid": "authentication", "adv-fine": "completed"}, false},
+		{"T-5", []string{"adv-fine", "adv-tool-ok"}, map[string]string{"adv-fine": "completed", "adv-tool-ok": "completed"}, true},
 	}
 	var records []string
 	recorded := map[string]string{} // task/advisor -> consultation id
@@ -370,6 +391,9 @@ exit 1
 	}
 
 	// Control: the credentials reached the advisors.
+	if _, err := os.Stat(mark); err != nil {
+		t.Errorf("control: no cli advisor ran during consult: %v", err)
+	}
 	srv.mu.Lock()
 	for _, mode := range []string{"deny", "forbid", "limit", "broken", "garbage", "fine"} {
 		if srv.requests[mode] == 0 || srv.keys[mode] != srv.requests[mode] {
@@ -398,6 +422,8 @@ exit 1
 		r.git(0, nil, "reason", "show", "--json", id)
 	}
 	r.git(0, nil, "reason", "conclude", "T-2", "--decision", "rotate now", "--weigh", recorded["T-2/adv-fine"]+"=adopted:keeps clients working", "--json")
+	r.git(0, nil, "reason", "conclude", "T-5", "--decision", "rotate now",
+		"--weigh", recorded["T-5/adv-tool-ok"]+"=adopted:keeps clients working", "--weigh", recorded["T-5/adv-fine"]+"=adopted:same advice")
 	r.git(3, nil, "reason", "conclude", "T-1", "--decision", "rotate now")
 	r.git(0, nil, "reason", "verify")
 	r.git(0, nil, "reason", "verify", "--json")
@@ -426,4 +452,71 @@ exit 1
 	}
 	t.Logf("secrets: %d commands (%d bytes of output), %d bytes of git objects, %d files (%d bytes, %d of trace logs) searched for %d needles; %d hits",
 		scan.outputs, scan.outputBytes, scan.objectBytes, scan.files, scan.fileBytes, scan.logBytes, len(needles()), scan.hits)
+}
+
+// contactNothing runs every command that must contact no advisor, on tasks
+// of its own: plans under each profile, bad input and refusals, and a task
+// taken to a validated conclusion through the local review. Afterwards the
+// server must have seen no request and no cli advisor may have run.
+func (r *secretsRun) contactNothing(srv *canaryServer, mark string) {
+	t := r.t
+	t.Helper()
+	r.git(0, nil, "reason", "assess", "T-0", "--subject", "Rotate the signing keys",
+		"--question", "Rotate now or at the next release?", "--materiality", "critical",
+		"--reversibility", "costly", "--needs", "security", "--evidence", "note::keys are two years old", "--json")
+	var plan struct {
+		ID      string
+		Derived struct{ Selected []string }
+	}
+	if err := json.Unmarshal(r.git(0, nil, "reason", "plan", "T-0", "--json"), &plan); err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Derived.Selected) == 0 {
+		t.Errorf("the plan selected no canary advisor: their credentials must count as set")
+	}
+	r.git(0, nil, "reason", "plan", "T-0")
+	r.git(0, nil, "reason", "plan", "T-0", "--profile", "offline", "--json")
+	r.git(0, nil, "reason", "--profile", "ci", "plan", "T-0")
+	for _, args := range [][]string{{"status"}, {"status", "--json"}, {"status", "T-0"}, {"status", "T-0", "--json"},
+		{"status", "T-0", "--report"}, {"log"}, {"log", "--json"}, {"log", "T-0", "--json"}, {"show", plan.ID}, {"show", "--json", plan.ID}} {
+		r.git(0, nil, append([]string{"reason"}, args...)...)
+	}
+	// Errors and refusals print nothing of a canary either.
+	r.git(3, nil, "reason", "conclude", "T-0", "--decision", "rotate now")
+	r.git(2, nil, "reason", "plan", "NO-SUCH-TASK")
+	r.git(2, nil, "reason", "advisors", "--profile", "no-such-profile")
+	r.git(2, nil, "reason", "assess", "T-9", "--subject", "s", "--question", "q", "--materiality", "critical",
+		"--reversibility", "costly", "--needs", "no_such_capability", "--evidence", "note::n")
+	// A minor plan made under the ci profile is the local review, which
+	// is answered by the person concluding; then a command validation.
+	r.git(0, nil, "reason", "assess", "T-L", "--subject", "Rename a flag", "--question", "q",
+		"--materiality", "minor", "--reversibility", "irreversible")
+	var local struct {
+		Derived struct {
+			LocalReview []string `json:"local_review"`
+		}
+	}
+	if err := json.Unmarshal(r.git(0, nil, "reason", "--profile", "ci", "plan", "T-L", "--json"), &local); err != nil {
+		t.Fatal(err)
+	}
+	if len(local.Derived.LocalReview) == 0 {
+		t.Errorf("a ci plan has no local review to answer")
+	}
+	conclude := []string{"reason", "conclude", "T-L", "--decision", "rename it", "--json"}
+	for i := range local.Derived.LocalReview {
+		conclude = append(conclude, "--local-review", strconv.Itoa(i+1)+"=answered")
+	}
+	r.git(0, nil, conclude...)
+	r.git(0, nil, "reason", "validate", "T-L", "--run", "true")
+	r.git(0, nil, "reason", "status", "--json")
+	r.git(0, nil, "reason", "doctor")
+
+	if _, err := os.Stat(mark); err == nil {
+		t.Errorf("a command before consult ran a cli advisor")
+	}
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	for mode, n := range srv.requests {
+		t.Errorf("a command before consult sent %d requests to the %s advisor", n, mode)
+	}
 }
