@@ -21,6 +21,9 @@ func (s *Store) History(ctx context.Context, head string) ([]*record.Commit, err
 		c    *object.Commit
 		next int
 	}
+	if err := s.checkSize(plumbing.NewHash(head), maxCommitBytes, "commit"); err != nil {
+		return nil, err
+	}
 	root, err := object.GetCommit(s.objs, plumbing.NewHash(head))
 	if err != nil {
 		return nil, fmt.Errorf("read commit %s: %w", head, err)
@@ -39,6 +42,9 @@ func (s *Store) History(ctx context.Context, head string) ([]*record.Commit, err
 				continue
 			}
 			seen[p] = true
+			if err := s.checkSize(p, maxCommitBytes, "commit"); err != nil {
+				return nil, err
+			}
 			pc, err := object.GetCommit(s.objs, p)
 			if err != nil {
 				return nil, fmt.Errorf("read commit %s: %w", p, err)
@@ -94,11 +100,17 @@ func Trailers(msg string) map[string]string {
 	return out
 }
 
-// Verify replays the history of a task's ref and returns every finding.
+// Verify replays the history of a task's ref and returns every finding. A
+// history whose commits or trees do not read is one finding, not an error:
+// the error is for the context ending.
 func (s *Store) Verify(ctx context.Context, task, head string) ([]record.Finding, error) {
 	commits, err := s.History(ctx, head)
 	if err != nil {
-		return nil, err
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return []record.Finding{{Task: task, Commit: head, Code: record.FindUnreadable,
+			Message: record.Printable(err.Error())}}, nil
 	}
 	return record.Replay(ctx, task, commits, s.ReadBlob), nil
 }

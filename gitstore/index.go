@@ -3,7 +3,6 @@ package gitstore
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 
@@ -106,7 +105,8 @@ type cacheFile[E any] struct {
 
 // refresh loads the cache file name, rebuilds (with build) the entry of
 // every task whose head moved, except skip, saves it when anything
-// changed, and returns the tasks and their entries.
+// changed, and returns the tasks and their entries. A task whose history
+// does not read is reported to Store.Skip and left out of both.
 func refresh[E interface{ head() string }](ctx context.Context, s *Store, name, skip string,
 	build func(record.TaskHead, *record.State, []*record.Record) E) ([]record.TaskHead, map[string]E, error) {
 	tasks, err := s.Tasks(ctx)
@@ -120,6 +120,7 @@ func refresh[E interface{ head() string }](ctx context.Context, s *Store, name, 
 	}
 	fresh := cacheFile[E]{Version: indexVersion, Tasks: make(map[string]E, len(tasks))}
 	changed := len(cache.Tasks) != len(tasks)
+	readable := make([]record.TaskHead, 0, len(tasks))
 	for _, t := range tasks {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
@@ -129,6 +130,7 @@ func refresh[E interface{ head() string }](ctx context.Context, s *Store, name, 
 			if ok {
 				fresh.Tasks[t.Task] = e // stale or not, keyed by its own head
 			}
+			readable = append(readable, t)
 			continue
 		}
 		if !ok || e.head() != t.Head {
@@ -139,18 +141,23 @@ func refresh[E interface{ head() string }](ctx context.Context, s *Store, name, 
 				st, err = record.Derive(t.Task, recs)
 			}
 			if err != nil {
-				return nil, nil, fmt.Errorf("%s does not read (see 'git reason doctor'): %w", TaskRef(t.Task), err)
+				// One task that does not read (fetched from elsewhere,
+				// say) must not stop every command: it is left out,
+				// reported once, and read again next time.
+				s.Skip(t.Task, err)
+				continue
 			}
 			e = build(t, st, recs)
 		}
 		fresh.Tasks[t.Task] = e
+		readable = append(readable, t)
 	}
 	if changed {
 		if data, err := json.Marshal(fresh); err == nil {
 			_ = writeFileAtomic(path, data) // a cache that cannot be written is rebuilt next time
 		}
 	}
-	return tasks, fresh.Tasks, nil
+	return readable, fresh.Tasks, nil
 }
 
 // writeFileAtomic writes data to a temporary file beside path and renames

@@ -20,6 +20,8 @@ import (
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"git-reason/record"
 )
 
 // Storage returns a go-git object and reference storage on r.CommonDir
@@ -47,6 +49,10 @@ func (r *Repo) Storage() *filesystem.Storage {
 	fsys := &packFS{Filesystem: osfs.New(r.CommonDir), objectsDir: objects}
 	st := filesystem.NewStorageWithOptions(fsys, cache.NewObjectLRUDefault(), filesystem.Options{
 		AlternatesFS: &packFS{Filesystem: osfs.New("/")},
+		// An object larger than any record is never inflated into memory
+		// whole: readers check sizes first, and this keeps a read that
+		// slips past them lazy.
+		LargeObjectThreshold: record.MaxRecordBytes,
 	})
 	fsys.reindex = st.ObjectStorage.Reindex
 	return st

@@ -9,6 +9,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -28,7 +29,22 @@ const RecordsDir = "records"
 // Store is a record.Store on a git repository.
 type Store struct {
 	Repo *Repo
-	objs *filesystem.Storage
+	// OnSkip, when set, is told once per task when a read across every
+	// task (the index, a search for a record) skips a task whose history
+	// does not read; err matches record.ErrUnreadable.
+	OnSkip func(task string, err error)
+
+	objs    *filesystem.Storage
+	skipped sync.Map // task -> struct{}: OnSkip was told
+}
+
+// Skip reports a task whose history does not read to OnSkip, once per
+// task, and is how every read across tasks leaves such a task out.
+func (s *Store) Skip(task string, err error) {
+	if _, told := s.skipped.LoadOrStore(task, struct{}{}); told || s.OnSkip == nil {
+		return
+	}
+	s.OnSkip(task, record.Unreadable(task, err))
 }
 
 // Open locates the repository for dir as git does and opens its store.
@@ -57,7 +73,8 @@ func (s *Store) checkTask(task string) error {
 }
 
 // Load implements record.Store: it reads every record in the head commit's
-// records/ tree.
+// records/ tree, each strictly (record.ReadStored). A history that does not
+// read is an error matching record.ErrUnreadable that names the task.
 func (s *Store) Load(ctx context.Context, task string) (string, []*record.Record, error) {
 	if err := s.checkTask(task); err != nil {
 		return "", nil, err
@@ -68,35 +85,60 @@ func (s *Store) Load(ctx context.Context, task string) (string, []*record.Record
 	}
 	_, recs, err := s.loadTask(task, head)
 	if err != nil {
-		return "", nil, fmt.Errorf("read task %s at %s: %w", task, head[:12], err)
+		return "", nil, record.Unreadable(task, fmt.Errorf("at %s: %w", shortHash(head), err))
 	}
 	return head, recs, nil
 }
 
 // ReadCommit returns the records in a commit's records/ tree, in tree
-// order.
-func (s *Store) ReadCommit(hash string) ([]*record.Record, error) {
+// order, each read strictly (record.ReadStored) as records of task.
+func (s *Store) ReadCommit(task, hash string) ([]*record.Record, error) {
 	tree, err := s.recordsTree(plumbing.NewHash(hash))
 	if err != nil {
 		return nil, err
 	}
 	recs := make([]*record.Record, 0, len(tree.Entries))
 	for _, e := range tree.Entries {
-		rec, err := s.readRecord(e.Hash)
+		data, err := s.recordBlob(e)
 		if err != nil {
-			return nil, fmt.Errorf("%s/%s: %w", RecordsDir, e.Name, err)
+			return nil, err
+		}
+		rec, err := record.ReadStored(task, e.Name, data)
+		if err != nil {
+			return nil, fmt.Errorf("%s/%w", RecordsDir, err)
 		}
 		recs = append(recs, rec)
 	}
 	return recs, nil
 }
 
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+// The largest commit and records/ tree read. A commit holds a record's
+// one-line summary and trailers; a records/ tree holds about 80 bytes per
+// record, so the tree limit allows some 200,000 records in one task.
+const (
+	maxCommitBytes = record.MaxRecordBytes
+	maxTreeBytes   = 16 << 20
+)
+
 // recordsTree returns the records/ tree of a commit; a commit without one
-// has an empty tree.
+// has an empty tree. Each object's size is checked before it is read.
 func (s *Store) recordsTree(commit plumbing.Hash) (*object.Tree, error) {
+	if err := s.checkSize(commit, maxCommitBytes, "commit"); err != nil {
+		return nil, err
+	}
 	c, err := object.GetCommit(s.objs, commit)
 	if err != nil {
 		return nil, fmt.Errorf("read commit %s: %w", commit, err)
+	}
+	if err := s.checkSize(c.TreeHash, maxTreeBytes, "tree"); err != nil {
+		return nil, err
 	}
 	root, err := object.GetTree(s.objs, c.TreeHash)
 	if err != nil {
@@ -104,25 +146,47 @@ func (s *Store) recordsTree(commit plumbing.Hash) (*object.Tree, error) {
 	}
 	for _, e := range root.Entries {
 		if e.Name == RecordsDir && e.Mode == filemode.Dir {
+			if err := s.checkSize(e.Hash, maxTreeBytes, "records tree"); err != nil {
+				return nil, err
+			}
 			return object.GetTree(s.objs, e.Hash)
 		}
 	}
 	return &object.Tree{}, nil
 }
 
-func (s *Store) readRecord(h plumbing.Hash) (*record.Record, error) {
-	data, err := s.readBlob(h)
+// checkSize refuses an object larger than limit before reading it: the
+// size comes from the object's header, and nothing is inflated.
+func (s *Store) checkSize(h plumbing.Hash, limit int64, what string) error {
+	size, err := s.objs.EncodedObjectSize(h)
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("read %s %s: %w", what, h, err)
 	}
-	var rec record.Record
-	if err := json.Unmarshal(data, &rec); err != nil {
-		return nil, fmt.Errorf("parse record: %w", err)
+	if size > limit {
+		return fmt.Errorf("%s %s is %d bytes; the limit is %d", what, h, size, limit)
 	}
-	return &rec, nil
+	return nil
 }
 
+// recordBlob reads the blob of one records/ tree entry, which must be a
+// file of at most record.MaxRecordBytes.
+func (s *Store) recordBlob(e object.TreeEntry) ([]byte, error) {
+	if e.Mode != filemode.Regular && e.Mode != filemode.Executable {
+		return nil, fmt.Errorf("%s/%s is not a file (mode %s)", RecordsDir, record.Printable(e.Name), e.Mode)
+	}
+	data, err := s.readBlob(e.Hash)
+	if err != nil {
+		return nil, fmt.Errorf("%s/%s: %w", RecordsDir, record.Printable(e.Name), err)
+	}
+	return data, nil
+}
+
+// readBlob reads a blob of at most record.MaxRecordBytes, checking its size
+// before reading it.
 func (s *Store) readBlob(h plumbing.Hash) ([]byte, error) {
+	if err := s.checkSize(h, record.MaxRecordBytes, "blob"); err != nil {
+		return nil, err
+	}
 	obj, err := s.objs.EncodedObject(plumbing.BlobObject, h)
 	if err != nil {
 		return nil, err
@@ -132,7 +196,11 @@ func (s *Store) readBlob(h plumbing.Hash) ([]byte, error) {
 		return nil, err
 	}
 	defer rd.Close()
-	return io.ReadAll(rd)
+	data, err := io.ReadAll(io.LimitReader(rd, record.MaxRecordBytes+1))
+	if err == nil && len(data) > record.MaxRecordBytes {
+		err = fmt.Errorf("blob %s is larger than %d bytes", h, record.MaxRecordBytes)
+	}
+	return data, err
 }
 
 // Append implements record.Store: it writes the record's blob, the trees and
@@ -161,6 +229,9 @@ func (s *Store) Append(ctx context.Context, task, head string, rec *record.Recor
 		return "", err
 	}
 	data := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	if len(data)+1 > record.MaxRecordBytes {
+		return "", fmt.Errorf("%w: the %s record is %d bytes; a record is at most %d", record.ErrInput, rec.Kind, len(data)+1, record.MaxRecordBytes)
+	}
 	blob, err := s.writeObject(plumbing.BlobObject, append(data, '\n'))
 	if err != nil {
 		return "", err

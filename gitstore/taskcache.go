@@ -14,7 +14,8 @@ import (
 )
 
 // taskCacheVersion changes whenever the task cache's shape changes.
-const taskCacheVersion = 1
+// Version 2: every record in it passed record.ReadStored.
+const taskCacheVersion = 2
 
 // taskCache is a task's records/ tree at one head, with each record's
 // JSON: .git/reason/tasks/<task>.json. Reading a task from it costs one
@@ -65,7 +66,7 @@ func (s *Store) loadTask(task, head string) (*taskCache, []*record.Record, error
 		known := map[string]json.RawMessage{}
 		if c != nil {
 			for _, e := range c.Entries {
-				known[e.Blob] = e.Record
+				known[e.Name+"\x00"+e.Blob] = e.Record
 			}
 		}
 		tree, err := s.recordsTree(plumbing.NewHash(head))
@@ -74,11 +75,16 @@ func (s *Store) loadTask(task, head string) (*taskCache, []*record.Record, error
 		}
 		c = &taskCache{Head: head, Entries: make([]cacheEntry, 0, len(tree.Entries))}
 		for _, e := range tree.Entries {
-			raw, ok := known[e.Hash.String()]
+			raw, ok := known[e.Name+"\x00"+e.Hash.String()]
 			if !ok {
-				if raw, err = s.readBlob(e.Hash); err != nil {
-					return nil, nil, fmt.Errorf("%s/%s: %w", RecordsDir, e.Name, err)
+				data, err := s.recordBlob(e)
+				if err != nil {
+					return nil, nil, err
 				}
+				if _, err := record.ReadStored(task, e.Name, data); err != nil {
+					return nil, nil, fmt.Errorf("%s/%w", RecordsDir, err)
+				}
+				raw = data
 			}
 			c.Entries = append(c.Entries, cacheEntry{Name: e.Name, Blob: e.Hash.String(), Record: raw})
 		}

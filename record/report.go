@@ -162,9 +162,13 @@ func (s *State) reportAssessment(b *strings.Builder, a *Entry) {
 	}
 	for _, v := range s.all(KindValidation, func(e *Entry) bool { return e.Body.(*Validation).Conclusion == c.ID }) {
 		vb, vd := v.Body.(*Validation), v.Derived.(*ValidationDerived)
-		if vb.Method == "command" {
+		switch {
+		case vb.Method == "command" && vd.ExitCode == nil:
+			// Only a hand-made record lacks it; verify reports that one.
+			fmt.Fprintf(b, "\nValidated by running `%s`: %s (exit status not recorded).\n", vb.Command, vd.Result)
+		case vb.Method == "command":
 			fmt.Fprintf(b, "\nValidated by running `%s`: %s (exit %d, %d ms).\n", vb.Command, vd.Result, *vd.ExitCode, deref(vd.DurationMS))
-		} else {
+		default:
 			fmt.Fprintf(b, "\nManual validation claimed: %s.\n", vd.Result)
 		}
 	}

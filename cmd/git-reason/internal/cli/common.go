@@ -25,7 +25,8 @@ func open(c *cli.Context) (*ops.Session, error) {
 			profile = l.String("profile")
 		}
 	}
-	return ops.Open(c.Context, ops.Options{Profile: profile})
+	warn := func(line string) { fmt.Fprintf(c.App.ErrWriter, "git reason: %s\n", line) }
+	return ops.Open(c.Context, ops.Options{Profile: profile, Warn: warn})
 }
 
 // taskArg returns the command's TASK argument.

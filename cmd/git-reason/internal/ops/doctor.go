@@ -2,7 +2,6 @@ package ops
 
 import (
 	"context"
-	"fmt"
 
 	"git-reason/advisor"
 	"git-reason/hooks"
@@ -72,14 +71,14 @@ func (e *Session) RunDoctor(ctx context.Context) (*Doctor, error) {
 	}
 	for _, t := range tasks {
 		d.Refs.Tasks++
-		recs, err := e.Store.ReadCommit(t.Head)
+		_, recs, err := e.Store.Load(ctx, t.Task)
 		if err == nil {
 			_, err = record.Derive(t.Task, recs)
 		}
 		if err != nil {
 			d.Refs.Broken++
 			d.Findings = append(d.Findings, Finding{Severity: "error", Code: "broken_ref", Subject: t.Task,
-				Message: fmt.Sprintf("refs/reasoning/tasks/%s does not read: %v", t.Task, err)})
+				Message: err.Error()})
 			continue
 		}
 		d.Refs.Records += len(recs)

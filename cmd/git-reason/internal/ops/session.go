@@ -30,6 +30,9 @@ func Usage(format string, args ...any) error { return &usageError{msg: fmt.Sprin
 type Options struct {
 	Dir     string // where to start looking for the repository; "" is "."
 	Profile string // execution profile named on the command line
+	// Warn receives one line per task that a read across every task
+	// skipped because its history does not read; nil drops them.
+	Warn func(line string)
 }
 
 // Session is one opened repository: its store, configuration and writer,
@@ -66,6 +69,9 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 		return nil, fmt.Errorf("read git config: %w", err)
 	}
 	store := gitstore.NewStore(repo)
+	if opts.Warn != nil {
+		store.OnSkip = func(task string, err error) { opts.Warn(skipWarning(task, err)) }
+	}
 	sess := &Session{Repo: repo, Store: store, Config: cfg, Index: gitstore.Index{Store: store}, profileFlag: opts.Profile}
 	sess.Writer = &record.Writer{Store: store, Index: sess.Index, Avail: availability{sess}}
 	return sess, nil
@@ -106,4 +112,16 @@ func firstSet(vals ...string) string {
 		}
 	}
 	return ""
+}
+
+// skipWarning is the one line that says a task was left out, and how to
+// look at it.
+func skipWarning(task string, err error) string {
+	cause := err
+	var ue *record.UnreadableError
+	if errors.As(err, &ue) {
+		cause = ue.Err
+	}
+	return record.Printable(fmt.Sprintf("warning: skipped task %s, whose history does not read (%s): see 'git reason verify %s'",
+		task, strings.ReplaceAll(cause.Error(), "\n", ";"), task))
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -34,7 +35,10 @@ func (e *Session) State(ctx context.Context, task string) (*record.State, string
 		return nil, "", Usage("no task %q: start it with 'git reason assess %s'", task, task)
 	}
 	st, err := record.Derive(task, recs)
-	return st, head, err
+	if err != nil {
+		return nil, "", record.Unreadable(task, err)
+	}
+	return st, head, nil
 }
 
 // RunValidation admits a command validation's body (JSON) first, then runs
@@ -91,6 +95,10 @@ func (e *Session) Find(ctx context.Context, id string) (*record.Entry, *record.S
 	var in *record.State
 	for _, t := range tasks {
 		st, _, err := e.State(ctx, t.Task)
+		if errors.Is(err, record.ErrUnreadable) {
+			e.Store.Skip(t.Task, err)
+			continue
+		}
 		if err != nil {
 			return nil, nil, err
 		}
@@ -175,9 +183,13 @@ func (e *Session) Log(ctx context.Context, task string) ([]LogLine, error) {
 			tasks = append(tasks, h.Task)
 		}
 	}
-	var out []LogLine
+	out := []LogLine{}
 	for _, t := range tasks {
 		st, _, err := e.State(ctx, t)
+		if task == "" && errors.Is(err, record.ErrUnreadable) {
+			e.Store.Skip(t, err)
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}

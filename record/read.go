@@ -1,0 +1,96 @@
+package record
+
+import (
+	"errors"
+	"fmt"
+)
+
+// MaxRecordBytes is the largest stored record read, and the largest the
+// writer stores. A body is at most MaxBodyBytes of compact JSON; stored
+// indented, with its envelope and derived fields (a plan's snapshot of
+// every advisor), an honest record stays well below this. Readers check an
+// object's size before reading it, so a record from elsewhere that is
+// larger (a few megabytes of compressed padding can inflate to gigabytes)
+// costs nothing to refuse.
+const MaxRecordBytes = 1 << 20
+
+// ErrUnreadable marks a task whose history does not read or does not
+// validate: a record too large, not JSON, failing its schema, or stored
+// under the wrong name or task. Commands that read many tasks skip such a
+// task with one warning; a command addressed to it fails, pointing at
+// 'git reason verify TASK'. It matches ErrRefused: nothing is derived from,
+// or appended to, a history that does not read.
+var ErrUnreadable = errors.New("unreadable history")
+
+// UnreadableError says which task does not read and why.
+type UnreadableError struct {
+	Task string
+	Err  error
+}
+
+func (e *UnreadableError) Error() string {
+	return fmt.Sprintf("task %s does not read (%s): see 'git reason verify %s'", e.Task, Printable(oneLineErr(e.Err)), e.Task)
+}
+
+// Is makes an UnreadableError match ErrUnreadable and ErrRefused.
+func (e *UnreadableError) Is(target error) bool {
+	return target == ErrUnreadable || target == ErrRefused
+}
+
+// Unwrap returns the cause.
+func (e *UnreadableError) Unwrap() error { return e.Err }
+
+// Unreadable wraps err as the unreadable history of task; an error that
+// already is one is returned as it is.
+func Unreadable(task string, err error) error {
+	var ue *UnreadableError
+	if errors.As(err, &ue) {
+		return err
+	}
+	return &UnreadableError{Task: task, Err: err}
+}
+
+// oneLineErr keeps a multi-line error (a schema error lists violations)
+// on one line.
+func oneLineErr(err error) string {
+	s := err.Error()
+	out := make([]rune, 0, len(s))
+	for _, r := range s {
+		if r == '\n' {
+			out = append(out, ';')
+			continue
+		}
+		out = append(out, r)
+	}
+	return string(out)
+}
+
+// ReadStored reads one stored record of task, stored under name (its
+// file name below records/), strictly: at most MaxRecordBytes, the whole
+// document checked against the envelope, body and derived schemas, its task
+// and file name matching where it is stored, its body and derived fields
+// decodable. Every record that reaches Derive from a store has passed it,
+// so nothing derived from a record from elsewhere can meet a field it does
+// not expect.
+func ReadStored(task, name string, data []byte) (*Record, error) {
+	if len(data) > MaxRecordBytes {
+		return nil, fmt.Errorf("%s is %d bytes; a record is at most %d", name, len(data), MaxRecordBytes)
+	}
+	rec, err := ParseRecord(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := CheckRecord(rec); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if rec.Task != task {
+		return nil, fmt.Errorf("%s: a record of task %s", name, Printable(rec.Task))
+	}
+	if rec.FileName() != name {
+		return nil, fmt.Errorf("%s: stored under the wrong name, want %s", name, rec.FileName())
+	}
+	if _, err := Decode(rec); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return rec, nil
+}
