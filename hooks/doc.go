@@ -7,5 +7,8 @@
 // in the common git directory), never clobbers a hook it did not write (it
 // keeps it beside the shim as NAME.git-reason-chained and runs it first),
 // is idempotent, and is undone by Uninstall, which puts the chained hook
-// back.
+// back. Only the shim's exact bytes are git reason's: a file that merely
+// carries the marker (an edited shim, another tool's hook quoting it) is
+// refused by Install unless forced, which keeps it as
+// NAME.git-reason-backup, and is never removed by Uninstall.
 package hooks

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -17,18 +18,23 @@ var shims embed.FS
 // Names are the hooks git reason installs.
 var Names = []string{"pre-commit", "pre-push"}
 
-// Marker is in every shim; a hook file holding it is git reason's own.
+// Marker is in every shim. Carrying it does not make a file git reason's:
+// only the shim's exact bytes are (see Status.Installed).
 const Marker = "git-reason managed hook"
 
 // ChainedSuffix names a hook that the shim replaced and runs first.
 const ChainedSuffix = ".git-reason-chained"
 
+// BackupSuffix names the copy of a modified shim that --force replaced.
+const BackupSuffix = ".git-reason-backup"
+
 // Status is the state of one hook.
 type Status struct {
 	Hook      string `json:"hook"`
 	Path      string `json:"path"`
-	Installed bool   `json:"installed"` // the hook is git reason's shim
-	Current   bool   `json:"current"`   // and the shim is this version's
+	Installed bool   `json:"installed"` // the hook is git reason's shim, byte for byte
+	Current   bool   `json:"current"`   // and git can run it
+	Modified  bool   `json:"modified"`  // it carries the marker but is not the shim
 	Chained   bool   `json:"chained"`   // a replaced hook runs first
 	Foreign   bool   `json:"foreign"`   // another hook is in the way
 }
@@ -72,38 +78,55 @@ func Check(dir string) []Status {
 	return out
 }
 
+// check compares a hook with the shim byte for byte: only the exact bytes
+// git reason writes are its own. A file that merely carries the marker
+// (a shim someone edited, or another tool's hook quoting it) is Modified,
+// and is never overwritten or removed without --force.
 func check(dir, name string) Status {
 	s := Status{Hook: name, Path: filepath.Join(dir, name)}
-	data, err := os.ReadFile(s.Path)
+	fi, err := os.Lstat(s.Path)
 	if err == nil {
-		s.Installed = bytes.Contains(data, []byte(Marker))
-		fi, serr := os.Stat(s.Path)
-		executable := serr == nil && fi.Mode().Perm()&0o111 != 0
-		s.Current = bytes.Equal(data, Shim(name)) && executable
-		s.Foreign = !s.Installed
+		data, rerr := os.ReadFile(s.Path)
+		exact := rerr == nil && fi.Mode().IsRegular() && bytes.Equal(data, Shim(name))
+		s.Installed = exact
+		s.Current = exact && fi.Mode().Perm()&0o111 != 0
+		s.Modified = !exact && bytes.Contains(data, []byte(Marker))
+		s.Foreign = !exact && !s.Modified
 	}
-	_, err = os.Stat(s.Path + ChainedSuffix)
+	_, err = os.Lstat(s.Path + ChainedSuffix)
 	s.Chained = err == nil
 	return s
 }
 
 // Install writes the shims into dir. A hook git reason did not write is
-// kept as NAME.git-reason-chained and run first. Installing again changes
-// nothing but an outdated shim.
-func Install(dir string) ([]Status, error) {
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return nil, fmt.Errorf("create hooks directory: %w", err)
-	}
+// kept as NAME.git-reason-chained and run first. A hook that carries the
+// marker but is not the shim byte for byte is refused, unless force, which
+// keeps a copy of it as NAME.git-reason-backup before writing the shim.
+// Installing again changes nothing but a shim git cannot run.
+func Install(dir string, force bool) ([]Status, error) {
 	// Check every hook before changing any, so a refusal changes nothing.
 	for _, name := range Names {
-		if s := check(dir, name); s.Foreign && s.Chained {
+		s := check(dir, name)
+		if s.Modified && !force {
+			return nil, fmt.Errorf("%s carries git reason's marker but is not its shim byte for byte (edited?): move your changes to %s%s, or run 'git reason hooks install --force' (it keeps a copy as %s%s)",
+				s.Path, name, ChainedSuffix, name, BackupSuffix)
+		}
+		if s.Foreign && s.Chained {
 			return nil, fmt.Errorf("%s is not git reason's, and %s%s exists already: merge them by hand, then run 'git reason hooks install' again", s.Path, name, ChainedSuffix)
 		}
+	}
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return nil, fmt.Errorf("create hooks directory: %w", err)
 	}
 	var out []Status
 	for _, name := range Names {
 		s := check(dir, name)
-		if s.Foreign {
+		switch {
+		case s.Modified:
+			if err := backup(s.Path); err != nil {
+				return out, fmt.Errorf("keep a copy of the modified %s hook: %w", name, err)
+			}
+		case s.Foreign:
 			if err := os.Rename(s.Path, s.Path+ChainedSuffix); err != nil {
 				return out, fmt.Errorf("keep the existing %s hook: %w", name, err)
 			}
@@ -118,8 +141,24 @@ func Install(dir string) ([]Status, error) {
 	return out, nil
 }
 
+// backup moves path to the first free path+BackupSuffix[.N], so that no
+// earlier backup is overwritten either.
+func backup(path string) error {
+	for i := 0; i < 1000; i++ {
+		dst := path + BackupSuffix
+		if i > 0 {
+			dst += "." + strconv.Itoa(i)
+		}
+		if _, err := os.Lstat(dst); errors.Is(err, fs.ErrNotExist) {
+			return os.Rename(path, dst)
+		}
+	}
+	return fmt.Errorf("too many backups of %s", path)
+}
+
 // Uninstall removes the shims from dir and puts back the hooks they
-// replaced. A hook that is not git reason's is left alone.
+// replaced. Only a hook that is the shim byte for byte is removed: any
+// other, even one carrying the marker, is left alone.
 func Uninstall(dir string) ([]Status, error) {
 	var out []Status
 	for _, name := range Names {
@@ -137,6 +176,18 @@ func Uninstall(dir string) ([]Status, error) {
 		out = append(out, check(dir, name))
 	}
 	return out, nil
+}
+
+// Changes reports whether Install (or Uninstall) would change anything in
+// dir, so that a caller can refuse before touching a directory it must not
+// modify.
+func Changes(dir string, uninstall bool) bool {
+	for _, s := range Check(dir) {
+		if uninstall && s.Installed || !uninstall && !s.Current {
+			return true
+		}
+	}
+	return false
 }
 
 // writeExecutable writes data to path through a temporary file, so a

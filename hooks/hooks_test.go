@@ -128,7 +128,7 @@ func TestHooksShimsAreMarkedAndDistinct(t *testing.T) {
 
 func TestHooksInstallFresh(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "not", "yet", "hooks")
-	st, err := hooks.Install(dir)
+	st, err := hooks.Install(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestHooksInstallIdempotent(t *testing.T) {
 			if foreign {
 				write(t, filepath.Join(dir, "pre-commit"), userHook, 0o755)
 			}
-			if _, err := hooks.Install(dir); err != nil {
+			if _, err := hooks.Install(dir, false); err != nil {
 				t.Fatal(err)
 			}
 			first := snapshot(t, dir)
@@ -178,7 +178,7 @@ func TestHooksInstallIdempotent(t *testing.T) {
 				mtimes[name] = fi.ModTime().UnixNano()
 			}
 			for i := 0; i < 2; i++ {
-				st, err := hooks.Install(dir)
+				st, err := hooks.Install(dir, false)
 				if err != nil {
 					t.Fatalf("install again: %v", err)
 				}
@@ -225,7 +225,7 @@ func TestHooksInstallChainsAndUninstallRestores(t *testing.T) {
 	write(t, filepath.Join(dir, "post-merge"), userHook, 0o755)
 	before := snapshot(t, dir)
 
-	st, err := hooks.Install(dir)
+	st, err := hooks.Install(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +260,7 @@ func TestHooksUninstallFresh(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "post-checkout"), userHook, 0o755)
 	before := snapshot(t, dir)
-	if _, err := hooks.Install(dir); err != nil {
+	if _, err := hooks.Install(dir, false); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := hooks.Uninstall(dir); err != nil {
@@ -312,7 +312,7 @@ func TestHooksInstallRefusesWhenChainedExists(t *testing.T) {
 			write(t, filepath.Join(dir, blocked), userHook, 0o755)
 			write(t, filepath.Join(dir, blocked+hooks.ChainedSuffix), "#!/bin/sh\necho older\n", 0o755)
 			before := snapshot(t, dir)
-			_, err := hooks.Install(dir)
+			_, err := hooks.Install(dir, false)
 			if err == nil {
 				t.Fatal("install over a foreign hook with a chained one beside it succeeded")
 			}
@@ -328,31 +328,47 @@ func TestHooksInstallRefusesWhenChainedExists(t *testing.T) {
 	}
 }
 
-// TestHooksInstallRewritesOutdatedShim: a shim of another version (it carries
-// the marker) is replaced; the hook it chains stays chained.
-func TestHooksInstallRewritesOutdatedShim(t *testing.T) {
+// TestHooksInstallRefusesModifiedShim: a file that carries the marker but
+// is not the shim byte for byte (an older or edited shim, another tool's
+// hook quoting the marker) is refused and left exactly as it was; with
+// force it is kept as a backup, and the hook it chains stays chained.
+func TestHooksInstallRefusesModifiedShim(t *testing.T) {
 	dir := t.TempDir()
 	old := "#!/bin/sh\n# " + hooks.Marker + ": pre-commit\n# an older version\nexec git reason hook pre-commit\n"
 	write(t, filepath.Join(dir, "pre-commit"), old, 0o755)
 	write(t, filepath.Join(dir, "pre-commit"+hooks.ChainedSuffix), userHook, 0o700)
 	s := statusOf(hooks.Check(dir), "pre-commit")
-	if !s.Installed || s.Current || !s.Chained || s.Foreign {
-		t.Fatalf("status of an old shim = %+v, want installed, outdated, chained", s)
+	if s.Installed || s.Current || !s.Modified || !s.Chained || s.Foreign {
+		t.Fatalf("status of a modified shim = %+v, want modified, chained", s)
 	}
-	if _, err := hooks.Install(dir); err != nil {
+	before := snapshot(t, dir)
+	if _, err := hooks.Install(dir, false); err == nil || !strings.Contains(err.Error(), "--force") {
+		t.Fatalf("install over a modified shim: %v, want a refusal naming --force", err)
+	}
+	if d := diff(before, snapshot(t, dir)); d != "" {
+		t.Fatalf("a refused install changed the directory (-before +after):\n%s", d)
+	}
+	if _, err := hooks.Uninstall(dir); err != nil {
+		t.Fatal(err)
+	}
+	if d := diff(before, snapshot(t, dir)); d != "" {
+		t.Fatalf("uninstall changed a modified shim (-before +after):\n%s", d)
+	}
+	if _, err := hooks.Install(dir, true); err != nil {
 		t.Fatal(err)
 	}
 	want := shims()
 	want["pre-commit"+hooks.ChainedSuffix] = file{userHook, 0o700}
+	want["pre-commit"+hooks.BackupSuffix] = file{old, 0o755}
 	if diff := diff(want, snapshot(t, dir)); diff != "" {
-		t.Errorf("after install over an old shim (-want +got):\n%s", diff)
+		t.Errorf("after a forced install over a modified shim (-want +got):\n%s", diff)
 	}
 	// An old shim without execute permission is made executable again.
 	write(t, filepath.Join(dir, "pre-push"), string(hooks.Shim("pre-push")), 0o644)
 	if s := statusOf(hooks.Check(dir), "pre-push"); !s.Installed || s.Current {
 		t.Fatalf("status of a shim git cannot run = %+v, want installed but not current", s)
 	}
-	if _, err := hooks.Install(dir); err != nil {
+	if _, err := hooks.Install(dir, false); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Stat(filepath.Join(dir, "pre-push")); err != nil || fi.Mode().Perm()&0o111 == 0 {
@@ -409,7 +425,7 @@ func TestHooksShimsRunChainedFirst(t *testing.T) {
 			dir := t.TempDir()
 			log := filepath.Join(dir, "log")
 			write(t, log, "", 0o644)
-			if _, err := hooks.Install(filepath.Join(dir, "hooks")); err != nil {
+			if _, err := hooks.Install(filepath.Join(dir, "hooks"), false); err != nil {
 				t.Fatal(err)
 			}
 			if c.chained != "" {

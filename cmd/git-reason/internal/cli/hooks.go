@@ -10,16 +10,19 @@ import (
 )
 
 func hooksCommand() *cli.Command {
-	sub := func(name, usage string, act func(dir string) ([]hooks.Status, error)) *cli.Command {
+	force := &cli.BoolFlag{Name: "force", Usage: "replace a modified shim (keeping a copy of it) and change a hooks directory git tracks"}
+	sub := func(name, usage string, act func(c *cli.Context, sess *ops.Session) (string, []hooks.Status, error), flags ...cli.Flag) *cli.Command {
 		return &cli.Command{
-			Name: name, Usage: usage, Flags: []cli.Flag{jsonFlag}, OnUsageError: usageError,
+			Name: name, Usage: usage, Flags: append([]cli.Flag{jsonFlag}, flags...), OnUsageError: usageError,
 			Action: func(c *cli.Context) error {
+				if err := noMoreArgs(c, 0); err != nil {
+					return err
+				}
 				sess, err := open(c)
 				if err != nil {
 					return err
 				}
-				dir := sess.HooksDir()
-				st, err := act(dir)
+				dir, st, err := act(c, sess)
 				if err != nil {
 					return err
 				}
@@ -33,7 +36,9 @@ func hooksCommand() *cli.Command {
 					state := "not installed"
 					switch {
 					case s.Installed && !s.Current:
-						state = "installed (outdated: run 'git reason hooks install')"
+						state = "installed (not executable: run 'git reason hooks install')"
+					case s.Modified:
+						state = "modified (carries git reason's marker but is not its shim: see 'git reason hooks install --force')"
 					case s.Installed:
 						state = "installed"
 					case s.Foreign:
@@ -52,9 +57,16 @@ func hooksCommand() *cli.Command {
 		Name:  "hooks",
 		Usage: "install, remove or show git reason's pre-commit and pre-push hooks",
 		Subcommands: []*cli.Command{
-			sub("install", "install the hooks, keeping any existing hook and running it first", hooks.Install),
-			sub("uninstall", "remove the hooks and restore the ones they replaced", hooks.Uninstall),
-			sub("status", "show whether the hooks are installed", func(dir string) ([]hooks.Status, error) { return hooks.Check(dir), nil }),
+			sub("install", "install the hooks, keeping any existing hook and running it first", func(c *cli.Context, sess *ops.Session) (string, []hooks.Status, error) {
+				return sess.InstallHooks(c.Context, c.Bool("force"))
+			}, force),
+			sub("uninstall", "remove the hooks (only git reason's exact shims) and restore the ones they replaced", func(c *cli.Context, sess *ops.Session) (string, []hooks.Status, error) {
+				return sess.UninstallHooks(c.Context, c.Bool("force"))
+			}, force),
+			sub("status", "show whether the hooks are installed", func(c *cli.Context, sess *ops.Session) (string, []hooks.Status, error) {
+				dir := sess.HooksDir()
+				return dir, hooks.Check(dir), nil
+			}),
 		},
 	}
 }

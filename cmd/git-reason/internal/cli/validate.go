@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"os"
 
 	"github.com/urfave/cli/v2"
@@ -33,6 +32,9 @@ func validateCommand() *cli.Command {
 			if c.String("file") == "" && (c.String("run") == "") == (c.String("manual") == "") {
 				return ops.Usage("give exactly one of --run CMD or --manual pass|fail")
 			}
+			if c.String("file") != "" && c.String("run") != "" {
+				return ops.Usage("--run CMD builds the body itself: give --run or --file, not both")
+			}
 			sess, err := open(c)
 			if err != nil {
 				return err
@@ -55,12 +57,12 @@ func validateCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			var probe struct {
-				Method string `json:"method"`
-			}
-			_ = json.Unmarshal(raw, &probe)
+			// Only a command typed on this command line is run: a body read
+			// from --file goes to the writer, which refuses a command
+			// validation it did not observe, so a file can never make this
+			// process run what it holds.
 			var res *record.Result
-			if probe.Method == "command" {
+			if c.String("run") != "" {
 				dir, _ := os.Getwd()
 				res, err = sess.RunValidation(c.Context, task, raw, dir, c.App.ErrWriter)
 			} else {

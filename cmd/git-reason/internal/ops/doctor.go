@@ -84,12 +84,16 @@ func (e *Session) RunDoctor(ctx context.Context) (*Doctor, error) {
 		d.Refs.Records += len(recs)
 	}
 	for _, h := range hooks.Check(e.HooksDir()) {
-		if !h.Installed {
+		switch {
+		case h.Modified:
+			d.Findings = append(d.Findings, Finding{Severity: "warning", Code: "hook_modified", Subject: "hook " + h.Hook,
+				Message: "the " + h.Hook + " hook carries git reason's marker but is not its shim: compare it with a fresh install ('git reason hooks install --force' keeps a copy)", Where: h.Path})
+		case !h.Installed:
 			d.Findings = append(d.Findings, Finding{Severity: "warning", Code: "hook_not_installed", Subject: "hook " + h.Hook,
 				Message: "the " + h.Hook + " hook is not installed: run 'git reason hooks install'", Where: h.Path})
-		} else if !h.Current {
+		case !h.Current:
 			d.Findings = append(d.Findings, Finding{Severity: "warning", Code: "hook_outdated", Subject: "hook " + h.Hook,
-				Message: "the " + h.Hook + " hook is from another version: run 'git reason hooks install'", Where: h.Path})
+				Message: "the " + h.Hook + " hook is not executable: run 'git reason hooks install'", Where: h.Path})
 		}
 	}
 	if e.Repo.WorkTree != "" {

@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"git-reason/gitstore"
@@ -15,6 +17,57 @@ import (
 // HooksDir is where git runs this repository's hooks from.
 func (e *Session) HooksDir() string {
 	return hooks.Dir(get(e.Config, "core.hooksPath"), e.Repo.WorkTree, e.Repo.CommonDir)
+}
+
+// InstallHooks writes the shims where git runs hooks from (see
+// hooks.Install). A core.hooksPath directory that git tracks belongs to the
+// team's history: it is changed only with force.
+func (e *Session) InstallHooks(ctx context.Context, force bool) (string, []hooks.Status, error) {
+	dir := e.HooksDir()
+	if hooks.Changes(dir, false) && !force {
+		if err := e.refuseTracked(ctx, dir, "install"); err != nil {
+			return dir, nil, err
+		}
+	}
+	st, err := hooks.Install(dir, force)
+	if err != nil {
+		return dir, nil, Refused("%v", err)
+	}
+	return dir, st, nil
+}
+
+// UninstallHooks removes the exact shims (see hooks.Uninstall), with the
+// same rule for a tracked core.hooksPath directory as InstallHooks.
+func (e *Session) UninstallHooks(ctx context.Context, force bool) (string, []hooks.Status, error) {
+	dir := e.HooksDir()
+	if hooks.Changes(dir, true) && !force {
+		if err := e.refuseTracked(ctx, dir, "uninstall"); err != nil {
+			return dir, nil, err
+		}
+	}
+	st, err := hooks.Uninstall(dir)
+	return dir, st, err
+}
+
+// refuseTracked refuses to change a hooks directory inside the work tree
+// that holds files git tracks.
+func (e *Session) refuseTracked(ctx context.Context, dir, verb string) error {
+	if e.Repo.WorkTree == "" || get(e.Config, "core.hooksPath") == "" {
+		return nil
+	}
+	rel, err := filepath.Rel(e.Repo.WorkTree, dir)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") || filepath.IsAbs(rel) {
+		return nil
+	}
+	cmd := exec.CommandContext(ctx, "git", "-C", e.Repo.WorkTree, "ls-files", "-z", "--", rel)
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("list the tracked files of %s: %w", rel, err)
+	}
+	if len(out) > 0 {
+		return Refused("core.hooksPath %s holds files git tracks: changing it changes the team's history; commit the change by hand, or run 'git reason hooks %s --force'", rel, verb)
+	}
+	return nil
 }
 
 // zeroHash is what git's pre-push protocol sends for a missing object.

@@ -8,12 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"sort"
 	"strings"
 	"time"
 
+	"git-reason/advisor"
 	"git-reason/record"
 )
 
@@ -120,10 +120,12 @@ func (e *Session) Find(ctx context.Context, id string) (*record.Entry, *record.S
 	return found, in, nil
 }
 
-// maxReadBytes bounds what is read from stdin for a body.
+// maxReadBytes bounds what is read for a body, from stdin or a file.
 const maxReadBytes = 16 << 20
 
-// ReadBody reads a whole JSON body from path, "-" meaning stdin.
+// ReadBody reads a whole JSON body from path, "-" meaning stdin. A path
+// must name a regular file: a FIFO or a device (/dev/zero) would block or
+// never end. Both are read to the same cap.
 func ReadBody(path string, stdin io.Reader) ([]byte, error) {
 	var data []byte
 	var err error
@@ -132,9 +134,14 @@ func ReadBody(path string, stdin io.Reader) ([]byte, error) {
 		// the body is rather than finding it cut short.
 		data, err = io.ReadAll(io.LimitReader(stdin, maxReadBytes))
 	} else {
-		data, err = os.ReadFile(path)
+		data, err = advisor.ReadRegular(path, maxReadBytes, true)
 	}
-	if err != nil {
+	switch {
+	case errors.Is(err, advisor.ErrNotRegular):
+		return nil, Usage("--file %s is not a regular file: give a file, or - to read stdin", path)
+	case errors.Is(err, advisor.ErrTooLarge):
+		return nil, Usage("--file %s is larger than %d bytes; a body is at most %d bytes", path, maxReadBytes, record.MaxBodyBytes)
+	case err != nil:
 		return nil, Usage("read body: %v", err)
 	}
 	return data, nil
