@@ -34,6 +34,26 @@ func TestStoreContract(t *testing.T) {
 	})
 }
 
+// TestStoreContractUnderFaults runs the contract suite and the writer's
+// fault cases through storetest.Faulty over the git store. With -short the
+// in-memory store's run (package record) stands for it: the writer's
+// behaviour does not depend on the store, and this run costs the contract
+// suite's time again.
+func TestStoreContractUnderFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the contract suite again, through faults; skipped with -short")
+	}
+	storetest.RunFaults(t, func(t *testing.T) record.Store {
+		dir := newRepo(t)
+		s, err := gitstore.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { fsck(t, dir) })
+		return s
+	})
+}
+
 // fsck runs git fsck --strict on the repository and fails on any complaint.
 func fsck(t *testing.T, dir string) {
 	t.Helper()

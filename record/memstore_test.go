@@ -10,3 +10,7 @@ import (
 func TestMemStore(t *testing.T) {
 	storetest.Run(t, func(*testing.T) record.Store { return record.NewMemStore() })
 }
+
+func TestMemStoreUnderFaults(t *testing.T) {
+	storetest.RunFaults(t, func(*testing.T) record.Store { return record.NewMemStore() })
+}

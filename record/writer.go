@@ -59,6 +59,9 @@ type Writer struct {
 // Result is an admitted, stored record.
 type Result struct {
 	*Entry
+	// Commit is the task's head once the record was stored: the commit its
+	// append made or, when the store failed after writing it, the head at
+	// which the writer found it.
 	Commit string `json:"commit"`
 }
 
@@ -179,11 +182,35 @@ func (w *Writer) append(ctx context.Context, task string, kind Kind, raw []byte,
 			continue
 		}
 		if err != nil {
+			// A store can fail after the record was written (the ref moved,
+			// then something after it failed). Reporting that as a failure
+			// would have the caller append it again: look first.
+			if at, ok := w.stored(ctx, task, rec.ID); ok {
+				return &Result{Entry: entry, Commit: at}, nil
+			}
 			return nil, fmt.Errorf("store %s record in task %s: %w", kind, task, err)
 		}
 		return &Result{Entry: entry, Commit: commit}, nil
 	}
 	return nil, fmt.Errorf("task %s kept moving: gave up after %d attempts; try again", task, attempts)
+}
+
+// stored reports whether the record id is on the task's history, and the
+// head at which it is. It looks even when ctx has ended (the failure may
+// be that), for a few seconds at most.
+func (w *Writer) stored(ctx context.Context, task, id string) (string, bool) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	head, recs, err := w.Store.Load(ctx, task)
+	if err != nil {
+		return "", false
+	}
+	for _, r := range recs {
+		if r.ID == id {
+			return head, true
+		}
+	}
+	return "", false
 }
 
 // admit validates and admits one body against the task's state and returns
