@@ -43,7 +43,7 @@ type Inputs struct {
 	Mode     policy.Mode // the profile's mode
 	Disabled []string    // advisor ids switched off (see DisableList)
 	Origin   string      // this clone's origin: only its outcomes count
-	Outcomes []Outcome   // consultation outcomes recorded on the refs
+	Outcomes []Outcome   // this clone's consultation outcomes, from its Journal
 	Now      time.Time   // the moment of the snapshot
 }
 

@@ -44,10 +44,10 @@ const (
 // advisor out: a wrong credential is not retried on every plan.
 const AuthenticationCooldown = time.Hour
 
-// Outcome is one consultation's result as recorded on the refs: the advisor,
+// Outcome is one consultation's result as this clone recorded it: the advisor,
 // the origin (clone) that recorded it, completed or failed with a kind, the
 // Retry-After the advisor gave in seconds (0 when none), and when it was
-// recorded. The caller builds outcomes from consultation records.
+// recorded. Circuits take them from this clone's Journal.
 type Outcome struct {
 	Advisor     string
 	Origin      string
@@ -57,9 +57,10 @@ type Outcome struct {
 	At          time.Time
 }
 
-// Circuit derives an advisor's circuit from the outcomes recorded by this
-// clone's origin (outcomes of other advisors or other origins are ignored:
-// a teammate's failures, fetched with their refs, never open my circuits)
+// Circuit derives an advisor's circuit from the outcomes this clone
+// recorded, as its Journal holds them (outcomes of other advisors or other
+// origins are ignored too: a journal copied from another clone counts for
+// nothing; records fetched with refs never reach it at all)
 // and returns policy.StatusAvailable, StatusOpen (with the time it closes)
 // or StatusRecovering, with a reason in words ("" when closed and clean).
 //

@@ -36,8 +36,12 @@
 // not_installed, open (with until), recovering or available. Presence comes
 // from an [Env]: whether an executable is on PATH and whether a credential
 // variable is set, never its value. [Circuit] replays the consultation
-// outcomes recorded by this clone's origin on a clock passed in as an
-// argument; [OutcomesFrom] builds the outcomes from consultation records.
+// outcomes this clone recorded, on a clock passed in as an argument. They
+// come from this clone's [Journal] (.git/reason/outcomes.jsonl), which the
+// consult driver appends to and no fetch writes: records from elsewhere,
+// whatever origin they claim, never open or close a circuit.
+// [OutcomesFrom] turns consultation records into outcomes, for tools that
+// study a history; circuits never use it.
 //
 // # Profiles
 //
@@ -53,7 +57,7 @@
 //		Repository: advisor.RepositoryOverlayPath(worktree),
 //	})
 //	prof, _, err := advisor.ChooseProfile(cat, advisor.ProfileChoice{...})
-//	outcomes, err := advisor.OutcomesFrom(taskRecords) // consultations on the refs
+//	outcomes, err := advisor.Journal{Path: advisor.JournalPath(commonDir)}.Read() // this clone's own
 //	env, set := os.LookupEnv("GIT_REASON_DISABLE")
 //	snapshot := advisor.Availability(cat.Advisors, advisor.Inputs{
 //		Env:      advisor.SystemEnv(),

@@ -38,6 +38,10 @@ type Run struct {
 	// advisor's own timeout.
 	Timeout  time.Duration
 	Progress func(Event) // called from one goroutine at a time; may be nil
+	// Journal, when set, receives each outcome as it is recorded, with
+	// Origin (this clone's): the only input circuits are derived from.
+	Journal *Journal
+	Origin  string
 }
 
 // Result is what a consult run did for one advisor, in plan order.
@@ -163,12 +167,32 @@ func askAndRecord(ctx context.Context, w Recorder, run Run, advisors []Declarati
 	for range advisors {
 		got := <-arrivals
 		results[got.i] = record1(rctx, w, run.Task, run.Plan.ID, got.asked)
+		if run.Journal != nil {
+			journal(run, got.asked, &results[got.i])
+		}
 		if run.Progress != nil {
 			r := results[got.i]
 			run.Progress(Event{Advisor: got.asked.Advisor, Asked: got.asked, Record: r.Record, Err: r.Err})
 		}
 	}
 	return results
+}
+
+// journal appends one asked advisor's outcome to this clone's journal. A
+// cancelled request says nothing about the advisor and is not journalled.
+func journal(run Run, asked *Asked, res *Result) {
+	o := Outcome{Advisor: asked.Advisor, Origin: run.Origin, Status: OutcomeCompleted, At: time.Now().UTC()}
+	if !asked.Completed() && asked.Failure != nil {
+		o.Status, o.FailureKind, o.RetryAfterS = OutcomeFailed, FailureKind(asked.Failure.Kind), asked.Failure.RetryAfterS
+	} else if !asked.Completed() {
+		o.Status, o.FailureKind = OutcomeFailed, FailureUnavailable
+	}
+	if o.FailureKind == FailureCancelled {
+		return
+	}
+	if err := run.Journal.Append(o, run.Task, res.Record); err != nil && res.Err == nil {
+		res.Err = fmt.Errorf("record the outcome of %s in this clone's journal: %w", asked.Advisor, err)
+	}
 }
 
 // record1 records one advisor's outcome.

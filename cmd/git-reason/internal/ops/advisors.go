@@ -82,13 +82,11 @@ func (e *Session) Availability(ctx context.Context, now time.Time) (advisor.Prof
 	if err := e.Identify(); err != nil {
 		return advisor.Profile{}, nil, err
 	}
-	recs, err := e.Index.Consultations(ctx, e.Writer.Origin)
+	// Only this clone's journal: records fetched from elsewhere, whatever
+	// origin they claim, never open or close a circuit here.
+	outcomes, err := e.Journal().Read()
 	if err != nil {
-		return advisor.Profile{}, nil, fmt.Errorf("read recorded outcomes: %w", err)
-	}
-	outcomes, err := advisor.OutcomesFrom(recs)
-	if err != nil {
-		return advisor.Profile{}, nil, err
+		return advisor.Profile{}, nil, fmt.Errorf("read this clone's outcomes: %w", err)
 	}
 	snap := advisor.Availability(cat.Advisors, advisor.Inputs{
 		Env: advisor.SystemEnv(), Mode: prof.Mode, Disabled: e.Disabled(),
@@ -118,4 +116,10 @@ func (a availability) KnownCapability(_ context.Context, capability string) (boo
 		return false, err
 	}
 	return cat.HasCapability(capability), nil
+}
+
+// Journal is this clone's journal of consultation outcomes, in the common
+// git dir that every worktree shares and no fetch writes.
+func (e *Session) Journal() *advisor.Journal {
+	return &advisor.Journal{Path: advisor.JournalPath(e.Repo.CommonDir)}
 }

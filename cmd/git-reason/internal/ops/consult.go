@@ -70,7 +70,8 @@ func (e *Session) Consult(ctx context.Context, req ConsultRequest) (*ConsultResu
 	for _, s := range snap {
 		now[s.ID] = s
 	}
-	run := advisor.Run{Task: req.Task, Plan: plan, Assessment: a, Timeout: req.Timeout, Progress: req.Progress}
+	run := advisor.Run{Task: req.Task, Plan: plan, Assessment: a, Timeout: req.Timeout, Progress: req.Progress,
+		Journal: e.Journal(), Origin: e.Writer.Origin}
 	for _, id := range pd.Selected {
 		d, ok := cat.Advisor(id)
 		switch {
