@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/record"
 )
 
@@ -36,7 +37,21 @@ func statusCommand() *cli.Command {
 				if c.Bool("json") {
 					return printJSON(c.App.Writer, all)
 				}
-				return printStatusTable(c.App.Writer, all)
+				if len(all) == 0 {
+					if hint := env.PullHint(c.Context); hint != "" {
+						fmt.Fprintln(c.App.Writer, hint)
+						return nil
+					}
+				}
+				if err := printStatusTable(c.App.Writer, all); err != nil {
+					return err
+				}
+				needs, err := env.Needs(c.Context)
+				if err != nil {
+					return err
+				}
+				printNeeds(c.App.Writer, needs)
+				return nil
 			}
 			task, err := taskArg(c)
 			if err != nil {
@@ -47,17 +62,23 @@ func statusCommand() *cli.Command {
 				return err
 			}
 			sum := st.Summarize()
+			needs, err := env.TaskNeeds(c.Context, task)
+			if err != nil {
+				return err
+			}
 			if c.Bool("json") {
 				out := struct {
 					record.Status
-					Report string `json:"report,omitempty"`
-				}{Status: sum}
+					Needs  []ops.Need `json:"needs"`
+					Report string     `json:"report,omitempty"`
+				}{Status: sum, Needs: needs}
 				if c.Bool("report") {
 					out.Report = st.Report()
 				}
 				return printJSON(c.App.Writer, out)
 			}
 			printStatus(c.App.Writer, sum)
+			printNeeds(c.App.Writer, needs)
 			if c.Bool("report") {
 				fmt.Fprintf(c.App.Writer, "\n%s", st.Report())
 			}
@@ -96,6 +117,14 @@ func printStatus(w io.Writer, s record.Status) {
 	}
 	if s.Next != "" {
 		fmt.Fprintf(w, "  next:         %s\n", s.Next)
+	}
+}
+
+// printNeeds lists the records merges made inadmissible that wait for a
+// person's record.
+func printNeeds(w io.Writer, needs []ops.Need) {
+	for _, n := range needs {
+		fmt.Fprintf(w, "%s: needs a person's record: %s; settle it with: %s\n", n.Task, n.Message, n.Command)
 	}
 }
 

@@ -50,6 +50,7 @@ type Session struct {
 	findings    []advisor.Finding
 	profile     *advisor.Profile
 	chosenBy    string
+	integ       *gitstore.Integrator // what pull verified, for the push after it
 }
 
 // Open locates the repository and prepares the writer. What only some

@@ -1,0 +1,286 @@
+package ops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"git-reason/gitstore"
+	"git-reason/record"
+)
+
+// What push did with a task.
+const (
+	PushPushed      = "pushed"      // the remote ref moved forward
+	PushCreated     = "created"     // the remote had no such task
+	PushRefused     = "refused"     // verification refused what would be pushed
+	PushRejected    = "rejected"    // the remote refused it (see Message)
+	PushQuarantined = "quarantined" // rejected as stale, and the pull that followed quarantined it
+)
+
+// PushedTask is what push did with one task.
+type PushedTask struct {
+	Task     string           `json:"task"`
+	Outcome  string           `json:"outcome"`
+	From     string           `json:"from"` // the remote's head before, as last fetched ("" when new)
+	To       string           `json:"to"`
+	Codes    []string         `json:"codes"`
+	Findings []record.Finding `json:"findings"`
+	Message  string           `json:"message,omitempty"`
+}
+
+// PushResult is what a push did: one entry per task that was sent,
+// refused or rejected, and what the pulls between rounds did.
+type PushResult struct {
+	Remote string                  `json:"remote"`
+	Tasks  []*PushedTask           `json:"tasks"`
+	Pulled []*gitstore.Integration `json:"pulled"`
+	Rounds int                     `json:"rounds"`
+}
+
+// Refused counts the tasks verification or quarantine kept back (exit 3).
+func (p *PushResult) Refused() int {
+	n := 0
+	for _, t := range p.Tasks {
+		if t.Outcome == PushRefused || t.Outcome == PushQuarantined {
+			n++
+		}
+	}
+	return n
+}
+
+// Rejected counts the tasks the remote refused for another reason (exit 1).
+func (p *PushResult) Rejected() int {
+	n := 0
+	for _, t := range p.Tasks {
+		if t.Outcome == PushRejected {
+			n++
+		}
+	}
+	return n
+}
+
+// Push sends the local tasks (every one, or the named ones) that the
+// remote lacks, each at a head verified by replay first, as the pre-push
+// hook verifies: explicit refspecs, never forced. A task rejected because
+// the remote moved is pulled (verified, merged) and pushed again, for at
+// most maxPushRounds rounds. skip names tasks not to push (a sync skips
+// what its pull quarantined).
+func (e *Env) Push(ctx context.Context, req SyncRequest, skip map[string]bool) (*PushResult, error) {
+	out := &PushResult{Remote: req.Remote, Tasks: []*PushedTask{}, Pulled: []*gitstore.Integration{}}
+	pending := req.Tasks
+	if len(pending) == 0 {
+		all, err := e.Store.Tasks(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range all {
+			pending = append(pending, t.Task)
+		}
+	} else {
+		for _, t := range pending {
+			if err := record.CheckTask(t); err != nil {
+				return nil, err
+			}
+			if h, err := e.Repo.ReadRef(gitstore.TaskRef(t)); err != nil {
+				return nil, err
+			} else if h == "" {
+				return nil, Usage("no task %q here to push (see 'git reason status')", t)
+			}
+		}
+	}
+	g := e.integrator()
+	for round := 1; round <= maxPushRounds && len(pending) > 0; round++ {
+		out.Rounds = round
+		var specs []string
+		sent := map[string]*PushedTask{}
+		for _, task := range pending {
+			if skip[task] {
+				continue
+			}
+			pt, err := e.pushCandidate(ctx, g, req.Remote, task)
+			if err != nil {
+				return nil, err
+			}
+			if pt == nil {
+				continue
+			}
+			if pt.Outcome == PushRefused {
+				out.Tasks = append(out.Tasks, pt)
+				continue
+			}
+			sent[gitstore.TaskRef(task)] = pt
+			specs = append(specs, pt.To+":"+gitstore.TaskRef(task))
+		}
+		if len(specs) == 0 {
+			break
+		}
+		results, err := e.Repo.Push(ctx, req.Remote, specs)
+		if err != nil {
+			return nil, pushError(req.Remote, err)
+		}
+		var moved []string
+		for _, r := range results {
+			pt := sent[r.Ref]
+			if pt == nil {
+				continue
+			}
+			switch {
+			case r.Flag == ' ' || r.Flag == '*':
+				if r.Flag == '*' {
+					pt.Outcome = PushCreated
+				}
+				// Best effort: the next fetch sets it anyway.
+				_ = e.Repo.UpdateRef(gitstore.RemoteRef(req.Remote, pt.Task), pt.From, pt.To)
+				out.Tasks = append(out.Tasks, pt)
+			case r.Flag == '=':
+				_ = e.Repo.UpdateRef(gitstore.RemoteRef(req.Remote, pt.Task), pt.From, pt.To)
+			case r.Moved():
+				moved = append(moved, pt.Task)
+			default:
+				pt.Outcome, pt.Message = PushRejected, record.Printable(r.Status)
+				out.Tasks = append(out.Tasks, pt)
+			}
+		}
+		if len(moved) == 0 {
+			break
+		}
+		if round == maxPushRounds {
+			for _, t := range moved {
+				out.Tasks = append(out.Tasks, &PushedTask{Task: t, Outcome: PushRejected, Codes: []string{}, Findings: []record.Finding{},
+					Message: fmt.Sprintf("the remote kept moving: gave up after %d rounds; run 'git reason sync' again", maxPushRounds)})
+			}
+			break
+		}
+		// Someone pushed first: pull what they pushed, then try again.
+		if err := e.Repo.Fetch(ctx, req.Remote, moved); err != nil {
+			return nil, fetchError(req.Remote, err)
+		}
+		pulled, err := e.integrate(ctx, req.Remote, moved)
+		if err != nil {
+			return nil, err
+		}
+		out.Pulled = append(out.Pulled, pulled.Tasks...)
+		pending = pending[:0:0]
+		for _, in := range pulled.Tasks {
+			if in.Outcome == gitstore.OutcomeQuarantined {
+				out.Tasks = append(out.Tasks, &PushedTask{Task: in.Task, Outcome: PushQuarantined, To: in.From, From: in.Fetched,
+					Codes: in.Codes, Findings: in.Findings, Message: "the remote's history was quarantined by the pull before retrying"})
+			}
+		}
+		for _, t := range moved {
+			if !quarantined(pulled, t) {
+				pending = append(pending, t)
+			}
+		}
+	}
+	return out, nil
+}
+
+func quarantined(p *PullResult, task string) bool {
+	for _, in := range p.Tasks {
+		if in.Task == task && in.Outcome == gitstore.OutcomeQuarantined {
+			return true
+		}
+	}
+	return false
+}
+
+// pushCandidate decides whether task has anything to send: nil when the
+// remote (as last fetched) has its head already, else the task with its
+// verified head, or refused when verification finds anything but what a
+// person's record settles.
+func (e *Env) pushCandidate(ctx context.Context, g *gitstore.Integrator, remote, task string) (*PushedTask, error) {
+	local, err := e.Repo.ReadRef(gitstore.TaskRef(task))
+	if err != nil || local == "" {
+		return nil, err
+	}
+	tracking, err := e.Repo.ReadRef(gitstore.RemoteRef(remote, task))
+	if err != nil {
+		return nil, err
+	}
+	if local == tracking {
+		return nil, nil
+	}
+	if tracking != "" && e.Store.HasObject(tracking) {
+		behind, err := e.Store.IsAncestor(ctx, local, tracking)
+		if err != nil {
+			return nil, err
+		}
+		if behind {
+			return nil, nil
+		}
+	}
+	pt := &PushedTask{Task: task, Outcome: PushPushed, From: tracking, To: local, Codes: []string{}, Findings: []record.Finding{}}
+	found, err := g.Verify(ctx, task, local)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		pt.Outcome, pt.Codes = PushRefused, []string{gitstore.CodeUnreadable}
+		pt.Findings = []record.Finding{{Task: task, Commit: local, Code: gitstore.CodeUnreadable, Message: err.Error()}}
+		return pt, nil
+	}
+	if bad := gitstore.Blocking(found); len(bad) > 0 {
+		pt.Outcome, pt.Codes, pt.Findings = PushRefused, gitstore.Codes(bad), bad
+	}
+	return pt, nil
+}
+
+// pushError turns a git push that did not run into one line.
+func pushError(remote string, err error) error {
+	var ge *gitstore.GitError
+	if errors.As(err, &ge) {
+		line := record.Printable(strings.TrimPrefix(strings.TrimPrefix(lastLine(ge.Stderr), "fatal: "), "error: "))
+		return fmt.Errorf("push to %s failed: %s", remote, line)
+	}
+	return fmt.Errorf("push to %s: %w", remote, err)
+}
+
+// SyncResult is a pull followed by a push.
+type SyncResult struct {
+	Pull *PullResult `json:"pull"`
+	Push *PushResult `json:"push"`
+}
+
+// Remote is the remote synced with.
+func (s *SyncResult) Remote() string { return s.Pull.Remote }
+
+// Sync pulls from the remote, then pushes every task the pull did not
+// quarantine.
+func (e *Env) Sync(ctx context.Context, req SyncRequest) (*SyncResult, error) {
+	pull, err := e.Pull(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	skip := map[string]bool{}
+	for _, in := range pull.Tasks {
+		if in.Outcome == gitstore.OutcomeQuarantined {
+			skip[in.Task] = true
+		}
+	}
+	push, err := e.Push(ctx, req, skip)
+	if err != nil {
+		return &SyncResult{Pull: pull}, err
+	}
+	return &SyncResult{Pull: pull, Push: push}, nil
+}
+
+// RemoteSetup adds to remote's configuration the fetch refspec that makes
+// a plain `git fetch` also fetch every task into the remote-tracking
+// namespace pull reads. It returns what it changed ("" when nothing was
+// missing).
+func (e *Env) RemoteSetup(ctx context.Context, remote string) (string, error) {
+	spec := gitstore.FetchRefspec(remote)
+	key := "remote." + remote + ".fetch"
+	for _, v := range e.Config.GetAll(key) {
+		if v == spec {
+			return "", nil
+		}
+	}
+	if _, err := e.Repo.Git(ctx, "config", "--add", key, spec); err != nil {
+		return "", fmt.Errorf("set %s: %w", key, err)
+	}
+	return key + " += " + spec, nil
+}

@@ -1,0 +1,300 @@
+package ops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"git-reason/gitstore"
+	"git-reason/record"
+)
+
+// SyncRequest names a remote ("" for the default one) and the tasks a
+// pull or push is about (none: every task).
+type SyncRequest struct {
+	Remote string
+	Tasks  []string
+}
+
+// PullResult is what a pull did: one entry per task whose local ref moved
+// or that was quarantined, and the records merges made inadmissible that
+// need a person's record.
+type PullResult struct {
+	Remote      string                  `json:"remote"`
+	Tasks       []*gitstore.Integration `json:"tasks"`
+	Quarantined int                     `json:"quarantined"`
+	Needs       []Need                  `json:"needs"`
+}
+
+// Need is a record a merge made inadmissible, not yet settled: a person
+// settles it by writing the record Command says.
+type Need struct {
+	Task    string `json:"task"`
+	Record  string `json:"record"`
+	Merge   string `json:"merge"` // the merge commit that refused it
+	Message string `json:"message"`
+	Command string `json:"command"`
+}
+
+// maxPushRounds bounds how often a push rejected because the remote moved
+// pulls and tries again.
+const maxPushRounds = 5
+
+// Remote resolves the optional REMOTE of pull, push and sync: args[0] when
+// it names a configured remote (the rest are tasks), else the current
+// branch's upstream remote, else origin.
+func (e *Env) Remote(args []string) (string, []string, error) {
+	if len(args) > 0 && e.isRemote(args[0]) {
+		return args[0], args[1:], e.checkRemote(args[0])
+	}
+	remote := ""
+	if branch := e.currentBranch(); branch != "" {
+		if r := get(e.Config, "branch."+branch+".remote"); r != "" && r != "." && e.isRemote(r) {
+			remote = r
+		}
+	}
+	if remote == "" && e.isRemote("origin") {
+		remote = "origin"
+	}
+	if remote == "" {
+		return "", nil, Usage("no remote to sync with: add one with 'git remote add origin URL', or name it: git reason pull REMOTE")
+	}
+	return remote, args, e.checkRemote(remote)
+}
+
+func (e *Env) isRemote(name string) bool {
+	_, ok := e.Config.Get("remote." + name + ".url")
+	return ok
+}
+
+// PullHint says how to get a remote's tasks when there are none here and
+// a remote is configured ("" otherwise). It reads configuration only: no
+// network.
+func (e *Env) PullHint(ctx context.Context) string {
+	tasks, err := e.Store.Tasks(ctx)
+	if err != nil || len(tasks) > 0 {
+		return ""
+	}
+	remote, _, err := e.Remote(nil)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("no tasks here yet; tasks shared on %s come with 'git reason pull' (or 'git reason remote setup' once, then any git fetch)", remote)
+}
+
+// checkRemote refuses a remote whose name cannot be part of a ref name.
+func (e *Env) checkRemote(name string) error {
+	if err := gitstore.CheckRefName(gitstore.RemoteRef(name, "t")); err != nil || strings.Contains(name, "/") {
+		return Usage("remote %q cannot name a remote-tracking namespace: rename it with 'git remote rename'", name)
+	}
+	return nil
+}
+
+// currentBranch is the branch HEAD names, "" when detached or unreadable.
+func (e *Env) currentBranch() string {
+	data, err := os.ReadFile(filepath.Join(e.Repo.GitDir, "HEAD"))
+	if err != nil {
+		return ""
+	}
+	ref, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "ref:")
+	if !ok {
+		return ""
+	}
+	b, _ := strings.CutPrefix(strings.TrimSpace(ref), "refs/heads/")
+	return b
+}
+
+// integrator returns the Integrator pull and push share, so that a head
+// pull verified is not replayed again by the push after it.
+func (e *Env) integrator() *gitstore.Integrator {
+	if e.integ == nil {
+		e.integ = &gitstore.Integrator{Store: e.Store, Merger: e.mergeSignature}
+	}
+	return e.integ
+}
+
+// mergeSignature signs a merge commit: the user's identity, now.
+func (e *Env) mergeSignature() (object.Signature, error) {
+	if err := e.Identify(); err != nil {
+		return object.Signature{}, err
+	}
+	return gitstore.ParseActor(e.Writer.Actor, time.Now()), nil
+}
+
+// Pull fetches the remote's tasks with the user's git into
+// refs/reasoning/remotes/<remote>/ and brings each into its local ref:
+// verified by replay first, then created, fast-forwarded or merged, or
+// quarantined (local ref untouched) when it does not verify or conflicts.
+func (e *Env) Pull(ctx context.Context, req SyncRequest) (*PullResult, error) {
+	for _, t := range req.Tasks {
+		if err := record.CheckTask(t); err != nil {
+			return nil, err
+		}
+	}
+	if err := e.Repo.Fetch(ctx, req.Remote, req.Tasks); err != nil {
+		return nil, fetchError(req.Remote, err)
+	}
+	return e.integrate(ctx, req.Remote, req.Tasks)
+}
+
+// fetchError turns a failed git fetch into one line saying what to do.
+func fetchError(remote string, err error) error {
+	var ge *gitstore.GitError
+	if errors.As(err, &ge) {
+		line := record.Printable(strings.TrimPrefix(strings.TrimPrefix(lastLine(ge.Stderr), "fatal: "), "error: "))
+		if strings.Contains(ge.Stderr, "couldn't find remote ref") {
+			return Usage("remote %s has no such task: %s (see 'git ls-remote %s refs/reasoning/tasks/*')", remote, line, remote)
+		}
+		return fmt.Errorf("fetch from %s failed: %s", remote, line)
+	}
+	return fmt.Errorf("fetch from %s: %w", remote, err)
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// integrate brings every fetched task of remote (or the named ones) into
+// the local refs.
+func (e *Env) integrate(ctx context.Context, remote string, tasks []string) (*PullResult, error) {
+	out := &PullResult{Remote: remote, Tasks: []*gitstore.Integration{}, Needs: []Need{}}
+	prefix := gitstore.RemotePrefix + remote + "/"
+	fetched, err := e.Repo.ListRefs(prefix)
+	if err != nil {
+		return nil, err
+	}
+	named := map[string]bool{}
+	for _, t := range tasks {
+		named[t] = true
+	}
+	g := e.integrator()
+	for _, ref := range fetched {
+		task := strings.TrimPrefix(ref.Name, prefix)
+		if len(tasks) > 0 && !named[task] {
+			continue
+		}
+		in, err := g.Integrate(ctx, task, ref.Hash)
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, gitstore.ErrLocked) || errors.Is(err, ErrUsage) {
+				return nil, err
+			}
+			// One task that does not read never stops the others.
+			in = &gitstore.Integration{Task: task, Outcome: gitstore.OutcomeQuarantined, Fetched: ref.Hash,
+				Codes: []string{gitstore.CodeUnreadable}, Refusals: []record.Finding{},
+				Findings: []record.Finding{{Task: task, Commit: ref.Hash, Code: gitstore.CodeUnreadable, Message: err.Error()}}}
+		}
+		if !in.Changed() {
+			continue
+		}
+		out.Tasks = append(out.Tasks, in)
+		if in.Outcome == gitstore.OutcomeQuarantined {
+			out.Quarantined++
+			continue
+		}
+		if err := e.Store.SaveRefusals(task, in.To, in.Refusals); err != nil {
+			return nil, fmt.Errorf("remember what the merge of %s refused: %w", task, err)
+		}
+		needs, err := e.needs(ctx, task, e.Store.LoadRefusals()[task])
+		if err != nil {
+			return nil, err
+		}
+		out.Needs = append(out.Needs, needs...)
+	}
+	return out, nil
+}
+
+// Needs returns, for every task, the records merges made inadmissible that
+// no person has settled yet.
+func (e *Env) Needs(ctx context.Context) ([]Need, error) {
+	out := []Need{}
+	all := e.Store.LoadRefusals()
+	tasks, err := e.Store.Tasks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range tasks {
+		if len(all[t.Task]) == 0 {
+			continue
+		}
+		n, err := e.needs(ctx, t.Task, all[t.Task])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n...)
+	}
+	return out, nil
+}
+
+// TaskNeeds returns the unsettled refusals of one task ([] when none).
+func (e *Env) TaskNeeds(ctx context.Context, task string) ([]Need, error) {
+	n, err := e.needs(ctx, task, e.Store.LoadRefusals()[task])
+	if n == nil {
+		n = []Need{}
+	}
+	return n, err
+}
+
+// needs returns the refusals of task that are unsettled: a refusal is
+// settled once a resolution or a new assessment follows the merge that
+// made it (its clock is above every clock of the merge).
+func (e *Env) needs(ctx context.Context, task string, refusals []gitstore.Refusal) ([]Need, error) {
+	if len(refusals) == 0 {
+		return nil, nil
+	}
+	st, _, err := e.State(ctx, task)
+	if err != nil {
+		return nil, err
+	}
+	var out []Need
+	seen := map[string]bool{}
+	for _, r := range refusals {
+		if seen[r.Record] || settled(st, r.MergeClock) {
+			continue
+		}
+		seen[r.Record] = true
+		out = append(out, Need{Task: task, Record: r.Record, Merge: r.Commit, Message: r.Message, Command: settleCommand(st, r.Record)})
+	}
+	return out, nil
+}
+
+func settled(st *record.State, after int64) bool {
+	for _, e := range st.Entries {
+		if e.Clock > after && (e.Kind == record.KindResolution || e.Kind == record.KindAssessment) {
+			return true
+		}
+	}
+	return false
+}
+
+// settleCommand says which record settles a refusal: resolving the open
+// disagreement, or, for two conclusions, a disagreement citing both and
+// its resolution; otherwise assessing the question again.
+func settleCommand(st *record.State, id string) string {
+	t := st.Task
+	if open := st.OpenDisagreements(""); len(open) > 0 {
+		return fmt.Sprintf("git reason resolve %s %s --decision ... --evidence KIND:REF:SUMMARY", t, short(open[0].ID))
+	}
+	if e := st.Get(id); e != nil && e.Kind == record.KindConclusion {
+		a := e.Body.(*record.Conclusion).Assessment
+		for _, o := range st.Entries {
+			if o.Kind == record.KindConclusion && o.ID != id && o.Body.(*record.Conclusion).Assessment == a {
+				return fmt.Sprintf("git reason disagree %s --cites %s --cites %s --summary ..., then git reason resolve %s", t, short(o.ID), short(id), t)
+			}
+		}
+	}
+	return fmt.Sprintf("git reason assess %s --subject ... --question ... --new-evidence", t)
+}
+
+func short(id string) string {
+	if len(id) > 10 {
+		return id[:10]
+	}
+	return id
+}

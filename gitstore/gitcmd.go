@@ -1,0 +1,151 @@
+package gitstore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+// RemotePrefix is where pull keeps what it fetched, one ref per remote and
+// task: refs/reasoning/remotes/<remote>/<task>. It is outside TaskPrefix,
+// so nothing fetched is a task until pull verified and integrated it, and
+// outside refs/remotes/, so `git branch -r` does not list it.
+const RemotePrefix = "refs/reasoning/remotes/"
+
+// RemoteRef is the remote-tracking ref of a task fetched from remote.
+func RemoteRef(remote, task string) string { return RemotePrefix + remote + "/" + task }
+
+// FetchRefspec is the refspec that fetches every task of remote into its
+// remote-tracking namespace. The "+" lets the tracking refs follow a remote
+// that was rewritten: they are inspected, never trusted.
+func FetchRefspec(remote string) string {
+	return "+" + TaskPrefix + "*:" + RemotePrefix + remote + "/*"
+}
+
+// GitError is a git command that failed: its arguments, exit status and
+// what it said on stderr.
+type GitError struct {
+	Args   []string
+	Code   int
+	Stderr string
+}
+
+func (e *GitError) Error() string {
+	return fmt.Sprintf("git %s: %s", strings.Join(e.Args, " "), lastLine(e.Stderr, fmt.Sprintf("exit status %d", e.Code)))
+}
+
+// lastLine returns the last non-empty line of s (git puts its verdict
+// there), or def when there is none.
+func lastLine(s, def string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			return l
+		}
+	}
+	return def
+}
+
+// Git runs the user's git on this repository, with the user's environment
+// and configuration (credential helpers, ssh settings, insteadOf), and
+// returns its stdout. A non-zero exit is a *GitError. The network is only
+// ever reached this way: go-git's own transports ignore most of git's
+// configuration.
+func (r *Repo) Git(ctx context.Context, args ...string) ([]byte, error) {
+	full := []string{"--git-dir=" + r.GitDir}
+	dir := r.GitDir
+	if r.WorkTree != "" {
+		full, dir = append(full, "--work-tree="+r.WorkTree), r.WorkTree
+	}
+	cmd := exec.CommandContext(ctx, "git", append(full, args...)...)
+	cmd.Dir = dir
+	// Never prompt on a terminal nobody watches; a credential helper or an
+	// ssh agent still answers.
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return stdout.Bytes(), &GitError{Args: args, Code: ee.ExitCode(), Stderr: stderr.String()}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("run git: %w", err)
+	}
+	return stdout.Bytes(), nil
+}
+
+// Fetch fetches remote's tasks (every task, or only those named) into the
+// remote-tracking namespace with the user's git. Fetching every task
+// prunes tracking refs whose task the remote no longer has.
+func (r *Repo) Fetch(ctx context.Context, remote string, tasks []string) error {
+	args := []string{"fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules"}
+	if len(tasks) == 0 {
+		args = append(args, "--prune", remote, FetchRefspec(remote))
+	} else {
+		args = append(args, remote)
+		for _, t := range tasks {
+			args = append(args, "+"+TaskRef(t)+":"+RemoteRef(remote, t))
+		}
+	}
+	_, err := r.Git(ctx, args...)
+	return err
+}
+
+// PushResult is what git push said about one ref.
+type PushResult struct {
+	Ref    string // the remote ref
+	Flag   byte   // git's porcelain flag: ' ' fast-forward, '*' new, '=' up to date, '!' rejected
+	Status string // git's summary, for example "[rejected] (fetch first)"
+}
+
+// Moved reports whether the push of this ref was rejected because the
+// remote ref moved (someone pushed first), the case pull-and-retry fixes.
+func (p PushResult) Moved() bool {
+	return p.Flag == '!' && (strings.Contains(p.Status, "fetch first") || strings.Contains(p.Status, "non-fast-forward") ||
+		strings.Contains(p.Status, "stale info"))
+}
+
+// Push runs git push of refspecs ("<commit>:<remote ref>") to remote with
+// the user's git: explicit refspecs, never forced. It returns git's verdict
+// per ref; a rejection is a result, not an error. The error is for a push
+// that did not run (no such remote, no connection).
+func (r *Repo) Push(ctx context.Context, remote string, refspecs []string) ([]PushResult, error) {
+	if len(refspecs) == 0 {
+		return nil, nil
+	}
+	args := []string{"push", "--porcelain", "--no-recurse-submodules", remote}
+	for _, spec := range refspecs {
+		if strings.HasPrefix(spec, "+") || !strings.Contains(spec, ":") {
+			return nil, fmt.Errorf("push %s: only explicit refspecs, never forced", spec)
+		}
+		args = append(args, spec)
+	}
+	out, err := r.Git(ctx, args...)
+	res := parsePorcelain(out)
+	if err != nil && len(res) == 0 {
+		return nil, err
+	}
+	return res, nil
+}
+
+// parsePorcelain reads `git push --porcelain` lines: "<flag>\t<from>:<to>\t<summary>".
+func parsePorcelain(out []byte) []PushResult {
+	var res []PushResult
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.SplitN(line, "\t", 3)
+		if len(f) < 3 || len(f[0]) != 1 {
+			continue
+		}
+		_, to, ok := strings.Cut(f[1], ":")
+		if !ok {
+			continue
+		}
+		res = append(res, PushResult{Ref: to, Flag: f[0][0], Status: f[2]})
+	}
+	return res
+}

@@ -1,0 +1,352 @@
+package gitstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"git-reason/record"
+)
+
+// What Integrate did with a fetched task.
+const (
+	OutcomeCreated     = "created"      // no local ref: created at the fetched head
+	OutcomeFastForward = "fast-forward" // the local ref was behind
+	OutcomeMerged      = "merged"       // both had records: a merge commit joins them
+	OutcomeQuarantined = "quarantined"  // nothing changed: see Codes
+	OutcomeUpToDate    = "up-to-date"   // the same head on both sides
+	OutcomeAhead       = "ahead"        // the local ref already has everything fetched
+)
+
+// Codes of a quarantine that are not verification findings.
+const (
+	CodeConflict   = "conflict"   // one record path (or id) with different content on the two sides
+	CodeUnreadable = "unreadable" // the fetched history could not be read
+	CodeTaskName   = "task_name"  // the remote ref names no valid task
+)
+
+// Integration is what pull did with one fetched task.
+type Integration struct {
+	Task    string `json:"task"`
+	Outcome string `json:"outcome"`
+	From    string `json:"from"`    // the local head before ("" when there was none)
+	To      string `json:"to"`      // the local head after
+	Fetched string `json:"fetched"` // the fetched head, left on the remote-tracking ref
+	// Codes and Findings say why a task was quarantined.
+	Codes    []string         `json:"codes"`
+	Findings []record.Finding `json:"findings"`
+	// Refusals are the records the union of two histories made
+	// inadmissible (merge_refused), in the new head's history. They are
+	// merged all the same; a person settles them with a new record.
+	Refusals []record.Finding `json:"refusals"`
+}
+
+// Changed reports whether the local ref moved, or the task was
+// quarantined: the outcomes pull reports.
+func (in *Integration) Changed() bool {
+	return in.Outcome != OutcomeUpToDate && in.Outcome != OutcomeAhead
+}
+
+// Integrator brings fetched task histories into the local task refs: it
+// verifies each by replay (Store.Verify, the one read path verification
+// has) and then creates, fast-forwards or merges the local ref with the
+// same compare-and-swap as an append. It remembers what it verified, so a
+// head verified by pull is not replayed again by the push that follows.
+type Integrator struct {
+	Store *Store
+	// Merger signs merge commits: the user's identity, now.
+	Merger func() (object.Signature, error)
+	// MaxAttempts bounds the retries when a concurrent append moves a
+	// local ref during the integration (0: 100).
+	MaxAttempts int
+
+	mu       sync.Mutex
+	verified map[string]verification
+}
+
+type verification struct {
+	findings []record.Finding
+	err      error
+}
+
+// Verify replays the history at head and returns its findings, once per
+// head for the Integrator's lifetime.
+func (g *Integrator) Verify(ctx context.Context, task, head string) ([]record.Finding, error) {
+	key := task + "\x00" + head
+	g.mu.Lock()
+	v, ok := g.verified[key]
+	g.mu.Unlock()
+	if ok {
+		return v.findings, v.err
+	}
+	v.findings, v.err = g.Store.Verify(ctx, task, head)
+	if v.err != nil && ctx.Err() != nil {
+		return nil, v.err // a cancelled replay says nothing about the history
+	}
+	g.mu.Lock()
+	if g.verified == nil {
+		g.verified = map[string]verification{}
+	}
+	g.verified[key] = v
+	g.mu.Unlock()
+	return v.findings, v.err
+}
+
+// Blocking returns the findings that forbid a history from reaching a
+// local ref: all but merge_refused, which records what the union of two
+// honest histories made inadmissible and is settled by a person, never by
+// refusing the history.
+func Blocking(found []record.Finding) []record.Finding {
+	var out []record.Finding
+	for _, f := range found {
+		if f.Code != record.FindMergeRule {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Refusals returns the merge_refused findings.
+func Refusals(found []record.Finding) []record.Finding {
+	out := []record.Finding{}
+	for _, f := range found {
+		if f.Code == record.FindMergeRule {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Codes returns the distinct codes of findings, sorted.
+func Codes(found []record.Finding) []string {
+	seen := map[string]bool{}
+	out := []string{}
+	for _, f := range found {
+		if !seen[f.Code] {
+			seen[f.Code] = true
+			out = append(out, f.Code)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Integrate brings the fetched head of task into refs/reasoning/tasks/<task>.
+// A fetched history that does not verify, or that has a record path whose
+// content differs from the local one, is quarantined: the local ref is
+// not touched. The local ref moves only by compare-and-swap; when a
+// concurrent append moves it first, the decision is taken again from the
+// new local head, so that append is never lost.
+func (g *Integrator) Integrate(ctx context.Context, task, fetched string) (*Integration, error) {
+	in := &Integration{Task: task, Fetched: fetched, Codes: []string{}, Findings: []record.Finding{}, Refusals: []record.Finding{}}
+	if err := g.Store.checkTask(task); err != nil {
+		return g.quarantine(in, CodeTaskName, fmt.Sprintf("%v", err)), nil
+	}
+	attempts := g.MaxAttempts
+	if attempts <= 0 {
+		attempts = 100
+	}
+	verified := false
+	for range attempts {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		local, err := g.Store.Repo.ReadRef(TaskRef(task))
+		if err != nil {
+			return nil, err
+		}
+		in.From, in.To = local, local
+		if local == fetched {
+			in.Outcome = OutcomeUpToDate
+			return in, nil
+		}
+		if local != "" {
+			ahead, err := g.Store.IsAncestor(ctx, fetched, local)
+			if err != nil {
+				return nil, err
+			}
+			if ahead {
+				in.Outcome = OutcomeAhead
+				return in, nil
+			}
+		}
+		if !verified {
+			found, err := g.Verify(ctx, task, fetched)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, err
+				}
+				return g.quarantine(in, CodeUnreadable, fmt.Sprintf("the fetched history does not read: %v", err)), nil
+			}
+			if bad := Blocking(found); len(bad) > 0 {
+				in.Outcome, in.Codes, in.Findings = OutcomeQuarantined, Codes(bad), bad
+				return in, nil
+			}
+			in.Refusals = Refusals(found)
+			verified = true
+		}
+		next, outcome := fetched, OutcomeCreated
+		if local != "" {
+			behind, err := g.Store.IsAncestor(ctx, local, fetched)
+			if err != nil {
+				return nil, err
+			}
+			outcome = OutcomeFastForward
+			if !behind {
+				merge, conflicts, err := g.merge(task, local, fetched)
+				if err != nil {
+					return nil, err
+				}
+				if len(conflicts) > 0 {
+					in.Outcome, in.Codes, in.Findings = OutcomeQuarantined, []string{CodeConflict}, conflicts
+					return in, nil
+				}
+				found, err := g.Verify(ctx, task, merge)
+				if err != nil {
+					return nil, fmt.Errorf("verify the merge of %s: %w", task, err)
+				}
+				if bad := Blocking(found); len(bad) > 0 {
+					// Both sides verified alone: what fails now is in the
+					// local history, which pull must not spread.
+					in.Outcome, in.Codes, in.Findings = OutcomeQuarantined, Codes(bad), bad
+					return in, nil
+				}
+				next, outcome, in.Refusals = merge, OutcomeMerged, Refusals(found)
+			}
+		}
+		err = g.Store.Repo.UpdateRef(TaskRef(task), local, next)
+		if errors.Is(err, ErrStale) {
+			continue // a concurrent append: decide again from its head
+		}
+		if err != nil {
+			return nil, err
+		}
+		in.Outcome, in.To = outcome, next
+		return in, nil
+	}
+	return nil, fmt.Errorf("task %s kept moving during pull: gave up after %d attempts; pull again", task, attempts)
+}
+
+func (g *Integrator) quarantine(in *Integration, code, msg string) *Integration {
+	in.Outcome, in.Codes = OutcomeQuarantined, []string{code}
+	in.Findings = []record.Finding{{Task: in.Task, Commit: in.Fetched, Code: code, Message: msg}}
+	return in
+}
+
+// merge writes a commit whose parents are local and fetched and whose
+// records/ tree is the union of theirs. A record path, or a record id,
+// with different content on the two sides is a conflict: nothing is
+// written and the conflicts are returned.
+func (g *Integrator) merge(task, local, fetched string) (string, []record.Finding, error) {
+	s := g.Store
+	ours, err := s.recordsTree(plumbing.NewHash(local))
+	if err != nil {
+		return "", nil, err
+	}
+	theirs, err := s.recordsTree(plumbing.NewHash(fetched))
+	if err != nil {
+		return "", nil, err
+	}
+	byName := map[string]object.TreeEntry{}
+	byID := map[string]object.TreeEntry{}
+	var conflicts []record.Finding
+	conflict := func(id, format string, args ...any) {
+		conflicts = append(conflicts, record.Finding{Task: task, Commit: fetched, Record: id, Code: CodeConflict,
+			Message: fmt.Sprintf(format, args...)})
+	}
+	for _, e := range ours.Entries {
+		byName[e.Name] = e
+		byID[recordID(e.Name)] = e
+	}
+	entries := append([]object.TreeEntry(nil), ours.Entries...)
+	for _, e := range theirs.Entries {
+		id := recordID(e.Name)
+		if o, ok := byName[e.Name]; ok {
+			if o.Hash != e.Hash {
+				conflict(id, "%s/%s differs between the local and the fetched history", RecordsDir, e.Name)
+			}
+			continue
+		}
+		if o, ok := byID[id]; ok {
+			conflict(id, "record %s is %s/%s locally and %s/%s in the fetched history", id, RecordsDir, o.Name, RecordsDir, e.Name)
+			continue
+		}
+		entries = append(entries, e)
+	}
+	if len(conflicts) > 0 {
+		return "", conflicts, nil
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name < entries[j].Name })
+	for i := range entries {
+		entries[i].Mode = filemode.Regular
+	}
+	recordsTree, err := s.writeTree(entries)
+	if err != nil {
+		return "", nil, err
+	}
+	root, err := s.writeTree([]object.TreeEntry{{Name: RecordsDir, Mode: filemode.Dir, Hash: recordsTree}})
+	if err != nil {
+		return "", nil, err
+	}
+	sig, err := g.Merger()
+	if err != nil {
+		return "", nil, err
+	}
+	c := &object.Commit{Author: sig, Committer: sig, TreeHash: root,
+		ParentHashes: []plumbing.Hash{plumbing.NewHash(local), plumbing.NewHash(fetched)},
+		Message: fmt.Sprintf("merge: %d records of two histories\n\nReason-Task: %s\nReason-Merge: %s\n",
+			len(entries), task, fetched)}
+	obj := s.objs.NewEncodedObject()
+	if err := c.Encode(obj); err != nil {
+		return "", nil, err
+	}
+	h, err := s.objs.SetEncodedObject(obj)
+	if err != nil {
+		return "", nil, err
+	}
+	return h.String(), nil, nil
+}
+
+// recordID is the record id in a records/ entry name
+// (<clock>-<kind>-<id>.json).
+func recordID(name string) string {
+	name = strings.TrimSuffix(name, ".json")
+	if i := strings.LastIndexByte(name, '-'); i >= 0 {
+		return name[i+1:]
+	}
+	return name
+}
+
+// IsAncestor reports whether commit anc is desc or one of its ancestors.
+func (s *Store) IsAncestor(ctx context.Context, anc, desc string) (bool, error) {
+	want := plumbing.NewHash(anc)
+	seen := map[plumbing.Hash]bool{}
+	queue := []plumbing.Hash{plumbing.NewHash(desc)}
+	for len(queue) > 0 {
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+		h := queue[0]
+		queue = queue[1:]
+		if h == want {
+			return true, nil
+		}
+		if seen[h] {
+			continue
+		}
+		seen[h] = true
+		c, err := object.GetCommit(s.objs, h)
+		if err != nil {
+			return false, fmt.Errorf("read commit %s: %w", h, err)
+		}
+		queue = append(queue, c.ParentHashes...)
+	}
+	return false, nil
+}
