@@ -38,7 +38,7 @@ func statusCommand() *cli.Command {
 					return printJSON(c.App.Writer, all)
 				}
 				if len(all) == 0 {
-					if hint := env.PullHint(c.Context); hint != "" {
+					if hint := sess.PullHint(c.Context); hint != "" {
 						fmt.Fprintln(c.App.Writer, hint)
 						return nil
 					}
@@ -46,7 +46,7 @@ func statusCommand() *cli.Command {
 				if err := printStatusTable(c.App.Writer, all); err != nil {
 					return err
 				}
-				needs, err := env.Needs(c.Context)
+				needs, err := sess.Needs(c.Context)
 				if err != nil {
 					return err
 				}
@@ -62,7 +62,7 @@ func statusCommand() *cli.Command {
 				return err
 			}
 			sum := st.Summarize()
-			needs, err := env.TaskNeeds(c.Context, task)
+			needs, err := sess.TaskNeeds(c.Context, task)
 			if err != nil {
 				return err
 			}

@@ -14,7 +14,7 @@ import (
 // syncOptions are what pull, push and sync are given: REMOTE (optional)
 // and, for pull and push, TASK names.
 type syncOptions struct {
-	env  *ops.Env
+	sess *ops.Session
 	req  ops.SyncRequest
 	json bool
 }
@@ -25,18 +25,18 @@ func newSyncOptions(c *cli.Context, tasks bool) (*syncOptions, error) {
 			return nil, err
 		}
 	}
-	env, err := open(c)
+	sess, err := open(c)
 	if err != nil {
 		return nil, err
 	}
-	remote, rest, err := env.Remote(c.Args().Slice())
+	remote, rest, err := sess.Remote(c.Args().Slice())
 	if err != nil {
 		return nil, err
 	}
 	if !tasks && len(rest) > 0 {
 		return nil, ops.Usage("no remote %q: see 'git remote -v'", rest[0])
 	}
-	return &syncOptions{env: env, req: ops.SyncRequest{Remote: remote, Tasks: rest}, json: c.Bool("json")}, nil
+	return &syncOptions{sess: sess, req: ops.SyncRequest{Remote: remote, Tasks: rest}, json: c.Bool("json")}, nil
 }
 
 func pullCommand() *cli.Command {
@@ -50,7 +50,7 @@ func pullCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			res, err := o.env.Pull(c.Context, o.req)
+			res, err := o.sess.Pull(c.Context, o.req)
 			if err != nil {
 				return err
 			}
@@ -80,7 +80,7 @@ func pushCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			res, err := o.env.Push(c.Context, o.req, nil)
+			res, err := o.sess.Push(c.Context, o.req, nil)
 			if err != nil {
 				return err
 			}
@@ -110,7 +110,7 @@ func syncCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			res, err := o.env.Sync(c.Context, o.req)
+			res, err := o.sess.Sync(c.Context, o.req)
 			if err != nil {
 				if res != nil && res.Pull != nil && !o.json {
 					printPull(c.App.Writer, res.Pull)
@@ -151,7 +151,7 @@ func remoteCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				changed, err := o.env.RemoteSetup(c.Context, o.req.Remote)
+				changed, err := o.sess.RemoteSetup(c.Context, o.req.Remote)
 				if err != nil {
 					return err
 				}

@@ -112,7 +112,9 @@ func (e *Session) PrePush(ctx context.Context, stdin io.Reader) ([]PushFinding, 
 			if err != nil {
 				return nil, err
 			}
-			for _, fd := range res.Findings {
+			// A record a merge made inadmissible travels: a person settles
+			// it with a new record; refusing the push would strand it.
+			for _, fd := range gitstore.Blocking(res.Findings) {
 				out = append(out, PushFinding{Ref: remoteRef, Message: fd.String()})
 			}
 			continue

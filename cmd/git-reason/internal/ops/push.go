@@ -67,7 +67,7 @@ func (p *PushResult) Rejected() int {
 // the remote moved is pulled (verified, merged) and pushed again, for at
 // most maxPushRounds rounds. skip names tasks not to push (a sync skips
 // what its pull quarantined).
-func (e *Env) Push(ctx context.Context, req SyncRequest, skip map[string]bool) (*PushResult, error) {
+func (e *Session) Push(ctx context.Context, req SyncRequest, skip map[string]bool) (*PushResult, error) {
 	out := &PushResult{Remote: req.Remote, Tasks: []*PushedTask{}, Pulled: []*gitstore.Integration{}}
 	pending := req.Tasks
 	if len(pending) == 0 {
@@ -191,7 +191,7 @@ func quarantined(p *PullResult, task string) bool {
 // remote (as last fetched) has its head already, else the task with its
 // verified head, or refused when verification finds anything but what a
 // person's record settles.
-func (e *Env) pushCandidate(ctx context.Context, g *gitstore.Integrator, remote, task string) (*PushedTask, error) {
+func (e *Session) pushCandidate(ctx context.Context, g *gitstore.Integrator, remote, task string) (*PushedTask, error) {
 	local, err := e.Repo.ReadRef(gitstore.TaskRef(task))
 	if err != nil || local == "" {
 		return nil, err
@@ -249,7 +249,7 @@ func (s *SyncResult) Remote() string { return s.Pull.Remote }
 
 // Sync pulls from the remote, then pushes every task the pull did not
 // quarantine.
-func (e *Env) Sync(ctx context.Context, req SyncRequest) (*SyncResult, error) {
+func (e *Session) Sync(ctx context.Context, req SyncRequest) (*SyncResult, error) {
 	pull, err := e.Pull(ctx, req)
 	if err != nil {
 		return nil, err
@@ -271,7 +271,7 @@ func (e *Env) Sync(ctx context.Context, req SyncRequest) (*SyncResult, error) {
 // a plain `git fetch` also fetch every task into the remote-tracking
 // namespace pull reads. It returns what it changed ("" when nothing was
 // missing).
-func (e *Env) RemoteSetup(ctx context.Context, remote string) (string, error) {
+func (e *Session) RemoteSetup(ctx context.Context, remote string) (string, error) {
 	spec := gitstore.FetchRefspec(remote)
 	key := "remote." + remote + ".fetch"
 	for _, v := range e.Config.GetAll(key) {

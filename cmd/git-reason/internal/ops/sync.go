@@ -49,7 +49,7 @@ const maxPushRounds = 5
 // Remote resolves the optional REMOTE of pull, push and sync: args[0] when
 // it names a configured remote (the rest are tasks), else the current
 // branch's upstream remote, else origin.
-func (e *Env) Remote(args []string) (string, []string, error) {
+func (e *Session) Remote(args []string) (string, []string, error) {
 	if len(args) > 0 && e.isRemote(args[0]) {
 		return args[0], args[1:], e.checkRemote(args[0])
 	}
@@ -68,7 +68,7 @@ func (e *Env) Remote(args []string) (string, []string, error) {
 	return remote, args, e.checkRemote(remote)
 }
 
-func (e *Env) isRemote(name string) bool {
+func (e *Session) isRemote(name string) bool {
 	_, ok := e.Config.Get("remote." + name + ".url")
 	return ok
 }
@@ -76,7 +76,7 @@ func (e *Env) isRemote(name string) bool {
 // PullHint says how to get a remote's tasks when there are none here and
 // a remote is configured ("" otherwise). It reads configuration only: no
 // network.
-func (e *Env) PullHint(ctx context.Context) string {
+func (e *Session) PullHint(ctx context.Context) string {
 	tasks, err := e.Store.Tasks(ctx)
 	if err != nil || len(tasks) > 0 {
 		return ""
@@ -89,7 +89,7 @@ func (e *Env) PullHint(ctx context.Context) string {
 }
 
 // checkRemote refuses a remote whose name cannot be part of a ref name.
-func (e *Env) checkRemote(name string) error {
+func (e *Session) checkRemote(name string) error {
 	if err := gitstore.CheckRefName(gitstore.RemoteRef(name, "t")); err != nil || strings.Contains(name, "/") {
 		return Usage("remote %q cannot name a remote-tracking namespace: rename it with 'git remote rename'", name)
 	}
@@ -97,7 +97,7 @@ func (e *Env) checkRemote(name string) error {
 }
 
 // currentBranch is the branch HEAD names, "" when detached or unreadable.
-func (e *Env) currentBranch() string {
+func (e *Session) currentBranch() string {
 	data, err := os.ReadFile(filepath.Join(e.Repo.GitDir, "HEAD"))
 	if err != nil {
 		return ""
@@ -112,7 +112,7 @@ func (e *Env) currentBranch() string {
 
 // integrator returns the Integrator pull and push share, so that a head
 // pull verified is not replayed again by the push after it.
-func (e *Env) integrator() *gitstore.Integrator {
+func (e *Session) integrator() *gitstore.Integrator {
 	if e.integ == nil {
 		e.integ = &gitstore.Integrator{Store: e.Store, Merger: e.mergeSignature}
 	}
@@ -120,7 +120,7 @@ func (e *Env) integrator() *gitstore.Integrator {
 }
 
 // mergeSignature signs a merge commit: the user's identity, now.
-func (e *Env) mergeSignature() (object.Signature, error) {
+func (e *Session) mergeSignature() (object.Signature, error) {
 	if err := e.Identify(); err != nil {
 		return object.Signature{}, err
 	}
@@ -131,7 +131,7 @@ func (e *Env) mergeSignature() (object.Signature, error) {
 // refs/reasoning/remotes/<remote>/ and brings each into its local ref:
 // verified by replay first, then created, fast-forwarded or merged, or
 // quarantined (local ref untouched) when it does not verify or conflicts.
-func (e *Env) Pull(ctx context.Context, req SyncRequest) (*PullResult, error) {
+func (e *Session) Pull(ctx context.Context, req SyncRequest) (*PullResult, error) {
 	for _, t := range req.Tasks {
 		if err := record.CheckTask(t); err != nil {
 			return nil, err
@@ -163,7 +163,7 @@ func lastLine(s string) string {
 
 // integrate brings every fetched task of remote (or the named ones) into
 // the local refs.
-func (e *Env) integrate(ctx context.Context, remote string, tasks []string) (*PullResult, error) {
+func (e *Session) integrate(ctx context.Context, remote string, tasks []string) (*PullResult, error) {
 	out := &PullResult{Remote: remote, Tasks: []*gitstore.Integration{}, Needs: []Need{}}
 	prefix := gitstore.RemotePrefix + remote + "/"
 	fetched, err := e.Repo.ListRefs(prefix)
@@ -212,7 +212,7 @@ func (e *Env) integrate(ctx context.Context, remote string, tasks []string) (*Pu
 
 // Needs returns, for every task, the records merges made inadmissible that
 // no person has settled yet.
-func (e *Env) Needs(ctx context.Context) ([]Need, error) {
+func (e *Session) Needs(ctx context.Context) ([]Need, error) {
 	out := []Need{}
 	all := e.Store.LoadRefusals()
 	tasks, err := e.Store.Tasks(ctx)
@@ -233,7 +233,7 @@ func (e *Env) Needs(ctx context.Context) ([]Need, error) {
 }
 
 // TaskNeeds returns the unsettled refusals of one task ([] when none).
-func (e *Env) TaskNeeds(ctx context.Context, task string) ([]Need, error) {
+func (e *Session) TaskNeeds(ctx context.Context, task string) ([]Need, error) {
 	n, err := e.needs(ctx, task, e.Store.LoadRefusals()[task])
 	if n == nil {
 		n = []Need{}
@@ -244,7 +244,7 @@ func (e *Env) TaskNeeds(ctx context.Context, task string) ([]Need, error) {
 // needs returns the refusals of task that are unsettled: a refusal is
 // settled once a resolution or a new assessment follows the merge that
 // made it (its clock is above every clock of the merge).
-func (e *Env) needs(ctx context.Context, task string, refusals []gitstore.Refusal) ([]Need, error) {
+func (e *Session) needs(ctx context.Context, task string, refusals []gitstore.Refusal) ([]Need, error) {
 	if len(refusals) == 0 {
 		return nil, nil
 	}
