@@ -179,9 +179,7 @@ func remoteCommand() *cli.Command {
 
 func printPull(w io.Writer, res *ops.PullResult) {
 	printIntegrations(w, res.Remote, res.Tasks)
-	for _, n := range res.Needs {
-		fmt.Fprintf(w, "%s: needs a person's record: %s; settle it with: %s\n", n.Task, n.Message, n.Command)
-	}
+	printNeeds(w, res.Needs)
 }
 
 func printIntegrations(w io.Writer, remote string, tasks []*gitstore.Integration) {
@@ -203,6 +201,7 @@ func printIntegrations(w io.Writer, remote string, tasks []*gitstore.Integration
 
 func printPush(w io.Writer, res *ops.PushResult) {
 	printIntegrations(w, res.Remote, res.Pulled)
+	printNeeds(w, res.Needs)
 	for _, t := range res.Tasks {
 		switch t.Outcome {
 		case ops.PushCreated:

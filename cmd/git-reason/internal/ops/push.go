@@ -36,6 +36,7 @@ type PushResult struct {
 	Remote string                  `json:"remote"`
 	Tasks  []*PushedTask           `json:"tasks"`
 	Pulled []*gitstore.Integration `json:"pulled"`
+	Needs  []Need                  `json:"needs"` // what the pulls' merges refused
 	Rounds int                     `json:"rounds"`
 }
 
@@ -68,7 +69,7 @@ func (p *PushResult) Rejected() int {
 // most maxPushRounds rounds. skip names tasks not to push (a sync skips
 // what its pull quarantined).
 func (e *Session) Push(ctx context.Context, req SyncRequest, skip map[string]bool) (*PushResult, error) {
-	out := &PushResult{Remote: req.Remote, Tasks: []*PushedTask{}, Pulled: []*gitstore.Integration{}}
+	out := &PushResult{Remote: req.Remote, Tasks: []*PushedTask{}, Pulled: []*gitstore.Integration{}, Needs: []Need{}}
 	pending := req.Tasks
 	if len(pending) == 0 {
 		all, err := e.Store.Tasks(ctx)
@@ -162,6 +163,7 @@ func (e *Session) Push(ctx context.Context, req SyncRequest, skip map[string]boo
 			return nil, err
 		}
 		out.Pulled = append(out.Pulled, pulled.Tasks...)
+		out.Needs = append(out.Needs, pulled.Needs...)
 		pending = pending[:0:0]
 		for _, in := range pulled.Tasks {
 			if in.Outcome == gitstore.OutcomeQuarantined {
