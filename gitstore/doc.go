@@ -5,6 +5,15 @@
 // Objects are written with go-git; refs are updated with git's own lockfile
 // protocol so that real git (update-ref, pack-refs, gc) and any number of
 // git reason processes never lose an update. The repository is located the
-// way git locates it. The package does no network I/O: push and fetch go
-// through the user's git.
+// way git locates it. The package does no network I/O of its own: push and
+// fetch run the user's git (Repo.Fetch, Repo.Push), which reaches the
+// remote with the user's credentials and configuration.
+//
+// Sync plumbing: fetched tasks land on refs/reasoning/remotes/<remote>/<task>;
+// an Integrator verifies each fetched history with Store.Verify (the same
+// replay as `git reason verify`) and then creates, fast-forwards or merges
+// the local task ref with UpdateRef's compare-and-swap, or quarantines the
+// task (local ref untouched) when it does not verify or a record path
+// differs between the two sides. A merge commit's records/ tree is the
+// union of both parents'.
 package gitstore
