@@ -3,6 +3,7 @@ package advisor
 import (
 	"os"
 	"os/exec"
+	"slices"
 	"time"
 
 	"git-reason/policy"
@@ -79,7 +80,7 @@ func Availability(decls []Declaration, in Inputs) []policy.Advisor {
 }
 
 func status(d Declaration, in Inputs) (policy.Status, string, string) {
-	if contains(in.Disabled, d.ID) {
+	if slices.Contains(in.Disabled, d.ID) {
 		return policy.StatusDisabled, "listed in the disable list (git config reason.disable or GIT_REASON_DISABLE)", ""
 	}
 	if ok, why := policy.ModeAdmits(in.Mode, d.Local); !ok {

@@ -9,7 +9,7 @@ import (
 // The shipped declarations load strictly and have nothing for doctor to
 // report.
 func TestEmbeddedDefaultsLoadClean(t *testing.T) {
-	c, findings, err := Load(Sources{Schemas: testSchemas(t)})
+	c, findings, err := Load(Sources{})
 	if err != nil {
 		t.Fatalf("load embedded declarations: %v", err)
 	}

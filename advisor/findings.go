@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"git-reason/policy"
@@ -136,7 +137,7 @@ func checkStructure(d Declaration) []Finding {
 		add(SeverityError, CodeUnknownTransport, fmt.Sprintf("transport %q is not one of %s", d.Transport, strings.Join(Transports(), ", ")))
 	case d.Adapter == "":
 		add(SeverityError, CodeMissingAdapter, fmt.Sprintf("transport %s declares no adapter (one of %s)", d.Transport, strings.Join(adapters, ", ")))
-	case !contains(adapters, d.Adapter):
+	case !slices.Contains(adapters, d.Adapter):
 		add(SeverityError, CodeInvalidAdapter, fmt.Sprintf("adapter %q cannot speak transport %s (use one of %s)", d.Adapter, d.Transport, strings.Join(adapters, ", ")))
 	}
 	needsURL := d.Transport == TransportAPI || d.Transport == TransportLocalRuntime || d.Transport == TransportPeer

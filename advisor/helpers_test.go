@@ -1,19 +1,11 @@
 package advisor
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
 	"testing/fstest"
 )
-
-// testSchemas reads the schema files from the repository, so the tests check
-// the documents that will be embedded.
-func testSchemas(t *testing.T) fs.FS {
-	t.Helper()
-	return os.DirFS(filepath.Join("..", "schemas"))
-}
 
 // fixtureBase is a made-up base declaration set; its names exist nowhere
 // else.

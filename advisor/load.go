@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 
 	"git-reason/schemas"
@@ -20,8 +21,6 @@ type Sources struct {
 	// Base holds advisors.yaml, providers.yaml, vendors.yaml and
 	// profiles.yaml; nil means the embedded share.FS.
 	Base fs.FS
-	// Schemas holds the share.*.json schemas; nil means schemas.FS.
-	Schemas fs.FS
 	// User is the user overlay (see UserOverlayPath); empty, or a file
 	// that does not exist, means none.
 	User string
@@ -70,19 +69,16 @@ func RepositoryOverlayPath(worktree string) string {
 // they are returned as findings, all at once, for doctor to report. Any
 // other error is an I/O failure.
 func Load(src Sources) (*Catalog, []Finding, error) {
-	base, schemaFS := src.Base, src.Schemas
+	base := src.Base
 	if base == nil {
 		base = share.FS
 	}
-	if schemaFS == nil {
-		schemaFS = schemas.FS
-	}
-	l := &loader{schemas: &schemaCache{fsys: schemaFS}, cat: &Catalog{}}
+	l := &loader{cat: &Catalog{}}
 	baseFiles := map[string]string{
-		share.AdvisorsFile:  "share.advisors.json",
-		share.ProvidersFile: "share.providers.json",
-		share.VendorsFile:   "share.vendors.json",
-		share.ProfilesFile:  "share.profiles.json",
+		share.AdvisorsFile:  schemas.ShareAdvisors,
+		share.ProvidersFile: schemas.ShareProviders,
+		share.VendorsFile:   schemas.ShareVendors,
+		share.ProfilesFile:  schemas.ShareProfiles,
 	}
 	for _, name := range share.Files {
 		data, err := fs.ReadFile(base, name)
@@ -104,7 +100,7 @@ func Load(src Sources) (*Catalog, []Finding, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("read overlay: %w", err)
 		}
-		if err := l.apply(file, "share.overlay.json", data); err != nil {
+		if err := l.apply(file, schemas.Overlay, data); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -113,7 +109,6 @@ func Load(src Sources) (*Catalog, []Finding, error) {
 
 // loader accumulates the catalog and the findings met while merging.
 type loader struct {
-	schemas  *schemaCache
 	cat      *Catalog
 	findings []Finding
 }
@@ -121,15 +116,8 @@ type loader struct {
 // apply parses one file strictly, validates it against its schema and
 // merges it into the catalog.
 func (l *loader) apply(file, schema string, data []byte) error {
-	root, err := parseRoot(file, data)
+	doc, err := decodeFile(file, schema, data)
 	if err != nil {
-		return err
-	}
-	doc, err := decodeDocument(file, schema, root)
-	if err != nil {
-		return err
-	}
-	if err := l.schemas.validateSchema(file, schema, root); err != nil {
 		return err
 	}
 	l.cat.Capabilities = merge(l, "capability", l.cat.Capabilities, doc.capabilities)
@@ -198,12 +186,17 @@ func (l *loader) reorder(order []string, where string) {
 // keys.
 func overrideFields[T any](dst, src *T, keys []string) {
 	d, s := reflect.ValueOf(dst).Elem(), reflect.ValueOf(src).Elem()
-	fields := yamlFields(d.Type())
+	fields := schemas.Fields(d.Type())
 	for _, k := range keys {
 		if i, ok := fields[k]; ok {
 			d.Field(i).Set(s.Field(i))
 		}
 	}
+}
+
+// setSources sets v's Sources field.
+func setSources[T any](v *T, sources []string) {
+	reflect.ValueOf(v).Elem().FieldByName("Sources").Set(reflect.ValueOf(sources))
 }
 
 func idOf[T any](v *T) string {
@@ -225,7 +218,7 @@ func indexOf[T any](list []T, id string) int {
 func ParseList(s string) []string {
 	var out []string
 	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' }) {
-		if !contains(out, f) {
+		if !slices.Contains(out, f) {
 			out = append(out, f)
 		}
 	}

@@ -2,18 +2,18 @@ package advisor
 
 import (
 	"encoding/json"
-	"io/fs"
 	"reflect"
 	"testing"
+
+	"git-reason/schemas"
 )
 
 var schemaFiles = []string{"share.advisors.json", "share.providers.json", "share.vendors.json", "share.profiles.json", "share.overlay.json"}
 
 // Every declaration schema compiles on its own (no reference leaves it).
 func TestSchemasCompile(t *testing.T) {
-	cache := &schemaCache{fsys: testSchemas(t)}
 	for _, name := range schemaFiles {
-		if _, err := cache.get(name); err != nil {
+		if _, err := schemas.Compile(name); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
@@ -23,7 +23,7 @@ func TestSchemasCompile(t *testing.T) {
 // document is self-contained); they must not drift apart.
 func TestOverlaySchemaMatchesFileSchemas(t *testing.T) {
 	defs := func(name string) map[string]any {
-		data, err := fs.ReadFile(testSchemas(t), name)
+		data, err := schemas.FS.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,7 +47,7 @@ func TestOverlaySchemaMatchesFileSchemas(t *testing.T) {
 
 // The schemas and the Go types agree on the field names of each entry.
 func TestSchemaFieldsMatchTypes(t *testing.T) {
-	data, err := fs.ReadFile(testSchemas(t), "share.overlay.json")
+	data, err := schemas.FS.ReadFile("share.overlay.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestSchemaFieldsMatchTypes(t *testing.T) {
 		for p := range doc.Defs[def].Properties {
 			props = append(props, p)
 		}
-		fields := yamlFields(typ)
+		fields := schemas.Fields(typ)
 		if len(props) != len(fields) {
 			t.Errorf("%s: schema has %d properties, %s has %d fields", def, len(props), typ.Name(), len(fields))
 		}

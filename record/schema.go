@@ -1,60 +1,16 @@
 package record
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"git-reason/schemas"
 )
-
-var (
-	compiledMu sync.Mutex
-	compiled   = map[string]*jsonschema.Schema{}
-)
-
-// schemaFor compiles (once) the embedded schema document name, e.g.
-// "plan.body.json". Nothing is loaded from disk or network at run time.
-func schemaFor(name string) (*jsonschema.Schema, error) {
-	compiledMu.Lock()
-	defer compiledMu.Unlock()
-	if s, ok := compiled[name]; ok {
-		return s, nil
-	}
-	data, err := fs.ReadFile(schemas.FS, name)
-	if err != nil {
-		return nil, fmt.Errorf("read schema %s: %w", name, err)
-	}
-	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft2020
-	c.AssertFormat = true
-	c.LoadURL = func(url string) (io.ReadCloser, error) {
-		return nil, fmt.Errorf("schema %s refers outside itself to %s", name, url)
-	}
-	var doc struct {
-		ID string `json:"$id"`
-	}
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("parse schema %s: %w", name, err)
-	}
-	if err := c.AddResource(doc.ID, bytes.NewReader(data)); err != nil {
-		return nil, fmt.Errorf("load schema %s: %w", name, err)
-	}
-	s, err := c.Compile(doc.ID)
-	if err != nil {
-		return nil, fmt.Errorf("compile schema %s: %w", name, err)
-	}
-	compiled[name] = s
-	return s, nil
-}
 
 // SchemaDocument returns the raw embedded schema of a kind's part ("body",
 // "derived") or of the envelope (kind "record", part "envelope").
@@ -63,7 +19,7 @@ func SchemaDocument(kind Kind, part string) (json.RawMessage, error) {
 	if part == "envelope" {
 		name = "envelope.json"
 	}
-	data, err := fs.ReadFile(schemas.FS, name)
+	data, err := schemas.FS.ReadFile(name)
 	if err != nil {
 		return nil, fmt.Errorf("read schema %s: %w", name, err)
 	}
@@ -77,7 +33,7 @@ func validate(kind Kind, part string, v any) error {
 	if part == "envelope" {
 		name = "envelope.json"
 	}
-	s, err := schemaFor(name)
+	s, err := schemas.Compile(name)
 	if err != nil {
 		return err
 	}

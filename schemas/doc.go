@@ -1,15 +1,38 @@
-// Package schemas embeds the JSON Schema (2020-12) documents of git reason:
-// the record envelope, a body and a derived schema for each record kind,
-// and the schemas of the declarations in share/.
+// Package schemas embeds the JSON Schema (2020-12) documents of git reason
+// and owns what is done with them: compiling them and decoding the
+// declarative files they describe.
 //
-// Every document is self-contained: its $ref values point inside itself, so
-// any 2020-12 validator can check a record without this tool.
+// The documents are the record envelope, a body and a derived schema for
+// each record kind, the schemas of the declarations in share/ (and of the
+// overlays that extend them) and of .reason/neutrality.yaml. Every document
+// is self-contained: its $ref values point inside itself, so any 2020-12
+// validator can check a record without this tool.
+//
+// [Compile] compiles a document on its first use and keeps it for the rest
+// of the process, so a command pays only for the schemas it validates
+// against. [Decode] is the one way a declarative YAML file is read: YAML to
+// a node tree, the tree validated against its schema, then decoded into a
+// typed value; every fault is a [*DecodeError] reading
+// "file:line:column: field: message", placed from the YAML parser's and the
+// validator's structured errors. Nothing here reads a file or the network:
+// callers hand in the contents.
 package schemas
 
 import "embed"
 
 // FS holds every schema document, named <kind>.body.json,
-// <kind>.derived.json, envelope.json and share.<file>.json.
+// <kind>.derived.json, envelope.json, share.<file>.json and
+// neutrality.json.
 //
 //go:embed *.json
 var FS embed.FS
+
+// The documents of the declarative files.
+const (
+	ShareAdvisors  = "share.advisors.json"  // share/advisors.yaml
+	ShareProviders = "share.providers.json" // share/providers.yaml
+	ShareVendors   = "share.vendors.json"   // share/vendors.yaml
+	ShareProfiles  = "share.profiles.json"  // share/profiles.yaml
+	Overlay        = "share.overlay.json"   // .reason/advisors.yaml and the user's overlay
+	Neutrality     = "neutrality.json"      // .reason/neutrality.yaml
+)

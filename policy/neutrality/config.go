@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"git-reason/schemas"
 )
 
 // ConfigPath is where a repository keeps its neutrality configuration,
@@ -16,81 +18,48 @@ const ConfigPath = ".reason/neutrality.yaml"
 const ConfigTermsDeclaredAs = "terms in " + ConfigPath
 
 // Config is a repository's neutrality configuration. Its YAML form is
-// described by the embedded JSON schema (neutrality.schema.json).
+// described by the JSON schema schemas/neutrality.json.
 type Config struct {
 	// Neutral holds globs of provider-neutral files; none means every file.
-	Neutral []string `json:"neutral,omitempty"`
+	Neutral []string `yaml:"neutral" json:"neutral,omitempty"`
 	// Exclude holds globs of files, inside the neutral ones, that may name
 	// providers.
-	Exclude []string `json:"exclude,omitempty"`
+	Exclude []string `yaml:"exclude" json:"exclude,omitempty"`
 	// Terms holds names to look for beyond the declarations.
-	Terms []string `json:"terms,omitempty"`
+	Terms []string `yaml:"terms" json:"terms,omitempty"`
 	// Allow holds accepted occurrences.
-	Allow []Allow `json:"allow,omitempty"`
+	Allow []Allow `yaml:"allow" json:"allow,omitempty"`
 }
 
 // Allow accepts the violations in files matching Path on lines matching
 // Match.
 type Allow struct {
-	Path   string `json:"path"`   // glob of the files covered
-	Match  string `json:"match"`  // RE2 regular expression searched in the line
-	Reason string `json:"reason"` // why the occurrence is acceptable
-}
-
-// ConfigError is a configuration that cannot be used. Its message is one
-// line naming the file and, when known, the line: "file:line: what".
-type ConfigError struct {
-	File string
-	Line int // 1-based; 0 when the error concerns the whole file
-	Msg  string
-}
-
-func (e *ConfigError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	Path   string `yaml:"path" json:"path"`     // glob of the files covered
+	Match  string `yaml:"match" json:"match"`   // RE2 regular expression searched in the line
+	Reason string `yaml:"reason" json:"reason"` // why the occurrence is acceptable
 }
 
 // ParseConfig parses and validates a configuration held in data; name is
 // the file name errors report. An empty document is a valid configuration
-// that makes every file neutral. Errors are *ConfigError.
+// that makes every file neutral. A file that is not valid YAML, does not
+// satisfy the schema (schemas/neutrality.json), or holds a bad glob,
+// regular expression or term is a *schemas.DecodeError naming file, line,
+// column and field.
 func ParseConfig(name string, data []byte) (*Config, error) {
-	v, lines, err := decodeYAML(data)
+	var c Config
+	doc, err := schemas.Decode(name, data, schemas.Neutrality, &c)
 	if err != nil {
-		return nil, locate(name, lines, err)
+		return nil, err
 	}
-	if err := validate(v, lines); err != nil {
-		return nil, locate(name, lines, err)
-	}
-	c := configFrom(v)
 	if _, err := c.compile(); err != nil {
-		return nil, locate(name, lines, err)
-	}
-	return c, nil
-}
-
-// configFrom builds a Config from a value the schema has accepted.
-func configFrom(v any) *Config {
-	m, _ := v.(map[string]any)
-	strs := func(k string) []string {
-		var out []string
-		for _, s := range asList(m[k]) {
-			out = append(out, s.(string))
+		var fe *fieldError
+		if errors.As(err, &fe) {
+			return nil, doc.ErrorAt(fe.ptr, fe.msg)
 		}
-		return out
+		return nil, err
 	}
-	c := &Config{Neutral: strs("neutral"), Exclude: strs("exclude"), Terms: strs("terms")}
-	for _, a := range asList(m["allow"]) {
-		am := a.(map[string]any)
-		c.Allow = append(c.Allow, Allow{
-			Path: am["path"].(string), Match: am["match"].(string), Reason: am["reason"].(string),
-		})
-	}
-	return c
+	return &c, nil
 }
-
-func asList(v any) []any { l, _ := v.([]any); return l }
 
 // rules is a compiled configuration.
 type rules struct {
@@ -185,19 +154,6 @@ func (r *rules) allowed(p string, line []byte) bool {
 		}
 	}
 	return false
-}
-
-// locate turns a *fieldError or *lineError into a *ConfigError.
-func locate(name string, lines map[string]int, err error) error {
-	var fe *fieldError
-	var le *lineError
-	switch {
-	case errors.As(err, &fe):
-		return &ConfigError{File: name, Line: lines[fe.ptr], Msg: fe.Error()}
-	case errors.As(err, &le):
-		return &ConfigError{File: name, Line: le.line, Msg: le.msg}
-	}
-	return &ConfigError{File: name, Msg: err.Error()}
 }
 
 // fieldName renders a JSON pointer the way a reader of YAML names a field:

@@ -9,35 +9,37 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"git-reason/schemas"
 )
 
 func TestParseConfigErrors(t *testing.T) {
 	tests := []struct{ file, want string }{
 		// Not YAML.
-		{"bad_yaml.yaml", `:2: invalid YAML: did not find expected ',' or ']'`},
-		{"bad_indent.yaml", `:3: invalid YAML: mapping values are not allowed in this context`},
-		{"tab_indent.yaml", `:2: invalid YAML: found character that cannot start any token`},
-		{"unknown_anchor.yaml", `:2: invalid YAML: unknown anchor 'adapters' referenced`},
-		{"two_documents.yaml", `:2: more than one YAML document`},
-		{"duplicate_field.yaml", `:3: field "neutral" given twice (first at line 1)`},
+		{"bad_yaml.yaml", `:2:10: invalid YAML: did not find expected ',' or ']' while parsing a flow sequence that starts here (stopped at line 3, column 6)`},
+		{"bad_indent.yaml", `:3:8: invalid YAML: mapping values are not allowed in this context`},
+		{"tab_indent.yaml", `:2:1: invalid YAML: found character that cannot start any token`},
+		{"unknown_anchor.yaml", `:2:10: invalid YAML: unknown anchor 'adapters' referenced`},
+		{"two_documents.yaml", `:2:1: more than one YAML document`},
+		{"duplicate_field.yaml", `:3:1: neutral: given twice (first at line 1)`},
 		// Not the schema.
-		{"unknown_field.yaml", `:3: unknown field "nuetral"`},
-		{"unknown_allow_field.yaml", `:5: allow[1]: unknown field "paht"`},
-		{"unknown_field_in_alias.yaml", `:9: allow[0]: unknown field "extra"`},
-		{"not_a_mapping.yaml", `:1: expected object, but got array`},
-		{"wrong_type_string.yaml", `:1: neutral: expected array, but got string`},
-		{"wrong_type_term.yaml", `:3: terms[1]: expected string, but got number`},
-		{"wrong_type_allow.yaml", `:1: allow: expected array, but got object`},
-		{"wrong_type_match.yaml", `:3: allow[0].match: expected string, but got boolean`},
-		{"missing_reason.yaml", `:2: allow[0]: missing required field "reason"`},
-		{"empty_term.yaml", `:1: terms[1]: length must be >= 1, but got 0`},
+		{"unknown_field.yaml", `:3:1: nuetral: unknown field (known: allow, exclude, neutral, terms)`},
+		{"unknown_allow_field.yaml", `:5:5: allow[1].paht: unknown field (known: match, path, reason)`},
+		{"unknown_field_in_alias.yaml", `:9:5: allow[0].extra: unknown field (known: match, path, reason)`},
+		{"not_a_mapping.yaml", `:1:1: expected a mapping at the top level, got a list`},
+		{"wrong_type_string.yaml", `:1:10: neutral: expected a list, got the string "src/**"`},
+		{"wrong_type_term.yaml", `:3:5: terms[1]: expected a string, got the number 42`},
+		{"wrong_type_allow.yaml", `:2:3: allow: expected a list, got a mapping`},
+		{"wrong_type_match.yaml", `:3:12: allow[0].match: expected a string, got the boolean true`},
+		{"missing_reason.yaml", `:2:5: allow[0]: missing required field "reason"`},
+		{"empty_term.yaml", `:1:17: terms[1]: length must be >= 1, but got 0`},
 		// Beyond the schema.
-		{"bad_glob.yaml", `:4: exclude[1]: glob "src/[a": bad pattern "[a"`},
-		{"bad_globstar.yaml", `:2: neutral[0]: glob "src/a**": '**' must be a whole path segment`},
-		{"bad_empty_segment.yaml", `:2: neutral[0]: glob "src//x" has an empty path segment`},
-		{"bad_regexp.yaml", ":3: allow[0].match: bad regular expression: error parsing regexp: missing closing ): `(acme`"},
-		{"blank_reason.yaml", `:4: allow[0].reason: reason is empty`},
-		{"term_without_words.yaml", `:3: terms[1]: term "--" has no letter or digit`},
+		{"bad_glob.yaml", `:4:5: exclude[1]: glob "src/[a": bad pattern "[a"`},
+		{"bad_globstar.yaml", `:2:5: neutral[0]: glob "src/a**": '**' must be a whole path segment`},
+		{"bad_empty_segment.yaml", `:2:5: neutral[0]: glob "src//x" has an empty path segment`},
+		{"bad_regexp.yaml", ":3:12: allow[0].match: bad regular expression: error parsing regexp: missing closing ): `(acme`"},
+		{"blank_reason.yaml", `:4:13: allow[0].reason: reason is empty`},
+		{"term_without_words.yaml", `:3:5: terms[1]: term "--" has no letter or digit`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -50,9 +52,9 @@ func TestParseConfigErrors(t *testing.T) {
 			if c != nil {
 				t.Errorf("ParseConfig returned a config with error %v", err)
 			}
-			var ce *ConfigError
-			if !errors.As(err, &ce) {
-				t.Fatalf("ParseConfig error = %v (%T), want *ConfigError", err, err)
+			var de *schemas.DecodeError
+			if !errors.As(err, &de) {
+				t.Fatalf("ParseConfig error = %v (%T), want *schemas.DecodeError", err, err)
 			}
 			if got, want := err.Error(), name+tt.want; got != want {
 				t.Errorf("error\n got %s\nwant %s", got, want)
@@ -71,6 +73,7 @@ func TestParseConfigValid(t *testing.T) {
 	}{
 		{"valid.yaml", &Config{
 			Neutral: []string{"src/**"},
+			Exclude: []string{},
 			Terms:   []string{"Zeta", "2024-01-01"},
 			Allow:   []Allow{{Path: "src/hosts.go", Match: `(?i)host = "acme`, Reason: "host identification only"}},
 		}},
@@ -97,7 +100,8 @@ func TestParseConfigValid(t *testing.T) {
 // TestSchemaCoversConfig ties the schema to the Go type: every field of
 // Config and Allow is a property of the schema, and nothing more.
 func TestSchemaCoversConfig(t *testing.T) {
-	if _, err := compiledSchema(); err != nil {
+	data, err := schemas.FS.ReadFile(schemas.Neutrality)
+	if err != nil {
 		t.Fatal(err)
 	}
 	props := func(v map[string]any) []string {
@@ -110,16 +114,14 @@ func TestSchemaCoversConfig(t *testing.T) {
 	}
 	fields := func(v any) []string {
 		var out []string
-		rt := reflect.TypeOf(v)
-		for i := range rt.NumField() {
-			tag, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
-			out = append(out, tag)
+		for name := range schemas.Fields(reflect.TypeOf(v)) {
+			out = append(out, name)
 		}
 		sort.Strings(out)
 		return out
 	}
 	var doc map[string]any
-	if err := json.Unmarshal(Schema(), &doc); err != nil {
+	if err := json.Unmarshal(data, &doc); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := props(doc), fields(Config{}); !reflect.DeepEqual(got, want) {

@@ -1,0 +1,304 @@
+package schemas
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+	"go.yaml.in/yaml/v4"
+)
+
+// DecodeError is a declarative file that is not what its schema says: bad
+// YAML, an unknown field, a value of the wrong type, one the schema refuses
+// or one its type refuses. It names the file, the line and column (1-based;
+// 0 when unknown) and the field as a path such as advisors[2].local (empty
+// when the whole document is at fault). Callers treat it as bad input.
+type DecodeError struct {
+	File   string
+	Line   int
+	Column int
+	Field  string
+	Msg    string
+}
+
+// Error renders "file:line:column: field: message" on one line: text taken
+// from the file is escaped so that a terminal shows it and acts on nothing.
+func (e *DecodeError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+		if e.Column > 0 {
+			fmt.Fprintf(&b, ":%d", e.Column)
+		}
+	}
+	b.WriteString(": ")
+	if e.Field != "" {
+		field := e.Field
+		if strings.ContainsFunc(field, unprintable) {
+			field = strconv.Quote(field)
+		}
+		b.WriteString(field + ": ")
+	}
+	b.WriteString(e.Msg)
+	s := b.String()
+	if strings.ContainsFunc(s, unprintable) {
+		q := strconv.Quote(s)
+		s = q[1 : len(q)-1]
+	}
+	return s
+}
+
+func unprintable(r rune) bool { return r != ' ' && !unicode.IsPrint(r) }
+
+// Document is a decoded file's YAML tree, for the positions of what it
+// holds.
+type Document struct {
+	file string
+	root *yaml.Node // a mapping
+}
+
+// Item is one entry of a list in a document: the keys it sets, in order,
+// and the line it starts on.
+type Item struct {
+	Keys []string
+	Line int
+}
+
+// Items describes the entries of the list under the top-level key; none
+// when the key is absent.
+func (d *Document) Items(key string) []Item {
+	n := lookup(d.root, "/"+escape(key))
+	if n == d.root || n.Kind != yaml.SequenceNode {
+		return nil
+	}
+	out := make([]Item, 0, len(n.Content))
+	for _, item := range n.Content {
+		item = unalias(item)
+		it := Item{Line: item.Line}
+		for i := 0; i+1 < len(item.Content); i += 2 {
+			it.Keys = append(it.Keys, item.Content[i].Value)
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// Line is the line of the top-level key, or 0 when it is absent.
+func (d *Document) Line(key string) int {
+	for i := 0; i+1 < len(d.root.Content); i += 2 {
+		if d.root.Content[i].Value == key {
+			return d.root.Content[i].Line
+		}
+	}
+	return 0
+}
+
+// ErrorAt is a DecodeError about the value the JSON pointer designates
+// (such as /allow/0/match), at its line and column: for what a type checks
+// beyond its schema.
+func (d *Document) ErrorAt(pointer, msg string) *DecodeError {
+	n := lookup(d.root, pointer)
+	return &DecodeError{File: d.file, Line: n.Line, Column: n.Column, Field: fieldPath(pointer), Msg: msg}
+}
+
+// Decode reads data, the contents of file, as one YAML document, validates
+// it against the embedded schema document named schema and decodes it into
+// v, a pointer to a struct whose fields carry yaml tags. An empty document
+// is an empty mapping. Every refusal is a *DecodeError; any other error is
+// a fault of the schema itself.
+//
+// Positions come from the libraries' structured errors: a YAML syntax
+// error's marks, the YAML node of the value a schema violation's instance
+// location designates. Where a syntax error concerns a construct left open
+// (an unclosed '[' or quote), the position is where the construct starts.
+func Decode(file string, data []byte, schema string, v any) (*Document, error) {
+	root, err := parse(file, data)
+	if err != nil {
+		return nil, err
+	}
+	val, err := toValue(file, root, 0, map[*yaml.Node]int{})
+	if err != nil {
+		return nil, err
+	}
+	s, err := compile(schema)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.root.Validate(val); err != nil {
+		var ve *jsonschema.ValidationError
+		if !errors.As(err, &ve) {
+			return nil, fmt.Errorf("validate %s against %s: %w", file, schema, err)
+		}
+		return nil, s.explain(file, root, ve)
+	}
+	if err := decodeInto(file, root, v); err != nil {
+		return nil, err
+	}
+	return &Document{file: file, root: root}, nil
+}
+
+// parse reads exactly one YAML document whose top level is a mapping; an
+// empty document is an empty mapping.
+func parse(file string, data []byte) (*yaml.Node, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}, nil
+		}
+		return nil, syntaxError(file, err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return nil, &DecodeError{File: file, Line: extra.Line, Column: extra.Column, Msg: "more than one YAML document"}
+	} else if !errors.Is(err, io.EOF) {
+		return nil, syntaxError(file, err)
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+		return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: root.Line, Column: root.Column}, nil
+	}
+	if root = unalias(root); root.Kind != yaml.MappingNode {
+		return nil, &DecodeError{File: file, Line: root.Line, Column: root.Column,
+			Msg: "expected a mapping at the top level, got " + describe(root)}
+	}
+	return root, nil
+}
+
+// syntaxError places a YAML error by the parser's marks: the start of the
+// construct being read when there is one, else where reading stopped.
+func syntaxError(file string, err error) error {
+	var le *yaml.LoadError
+	if !errors.As(err, &le) {
+		return &DecodeError{File: file, Msg: "invalid YAML: " + err.Error()}
+	}
+	at, msg := le.Mark, le.Message
+	if le.ContextMsg != "" && le.ContextMark.Line > 0 &&
+		(le.ContextMark.Line != le.Mark.Line || le.ContextMark.Column != le.Mark.Column) {
+		at = le.ContextMark
+		msg += fmt.Sprintf(" %s that starts here (stopped at line %d, column %d)", le.ContextMsg, le.Mark.Line, le.Mark.Column)
+	}
+	return &DecodeError{File: file, Line: at.Line, Column: at.Column, Msg: "invalid YAML: " + msg}
+}
+
+// violation is one leaf of a validation error, placed and worded.
+type violation struct {
+	DecodeError
+	line, col int  // where the value at fault starts, for ordering
+	unknown   bool // an unknown field: it explains a missing one beside it
+}
+
+// explain turns the validator's tree of causes into the one error a person
+// should fix first: the earliest in the file, an unknown field before
+// another error at the same place (a misspelt field is also a missing one).
+func (s *schema) explain(file string, root *yaml.Node, ve *jsonschema.ValidationError) error {
+	var leaves []violation
+	var walk func(*jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			leaves = append(leaves, s.word(file, root, e))
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	sort.SliceStable(leaves, func(i, j int) bool {
+		a, b := leaves[i], leaves[j]
+		if a.line != b.line {
+			return a.line < b.line
+		}
+		if a.col != b.col {
+			return a.col < b.col
+		}
+		return a.unknown && !b.unknown
+	})
+	return &leaves[0].DecodeError
+}
+
+// word places one leaf at the YAML node of its instance location and, for
+// the keywords a person meets most, words it from the failed rule itself.
+func (s *schema) word(file string, root *yaml.Node, e *jsonschema.ValidationError) violation {
+	n := lookup(root, e.InstanceLocation)
+	v := violation{DecodeError: DecodeError{File: file, Line: n.Line, Column: n.Column,
+		Field: fieldPath(e.InstanceLocation), Msg: e.Message}, line: n.Line, col: n.Column}
+	rule := s.owner(e.AbsoluteKeywordLocation)
+	if rule == nil {
+		return v
+	}
+	switch keyword(e.AbsoluteKeywordLocation) {
+	case "additionalProperties":
+		known := make([]string, 0, len(rule.Properties))
+		for k := range rule.Properties {
+			known = append(known, k)
+		}
+		sort.Strings(known)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if _, ok := rule.Properties[k.Value]; !ok {
+				v.Line, v.Column, v.Field = k.Line, k.Column, join(v.Field, k.Value)
+				v.Msg, v.unknown = "unknown field (known: "+strings.Join(known, ", ")+")", true
+				break
+			}
+		}
+	case "required":
+		var missing []string
+		for _, r := range rule.Required {
+			if lookup(n, "/"+escape(r)) == n {
+				missing = append(missing, strconv.Quote(r))
+			}
+		}
+		word := "field "
+		if len(missing) > 1 {
+			word = "fields "
+		}
+		v.Msg = "missing required " + word + strings.Join(missing, ", ")
+	case "pattern":
+		v.Msg = "expected a value matching " + rule.Pattern.String() + ", got " + describe(n)
+	case "type":
+		want := make([]string, len(rule.Types))
+		for i, t := range rule.Types {
+			want[i] = typeWords[t]
+		}
+		v.Msg = "expected " + strings.Join(want, " or ") + ", got " + describe(n)
+	}
+	return v
+}
+
+// typeWords names JSON Schema types the way a YAML file spells them.
+var typeWords = map[string]string{
+	"string": "a string", "boolean": "true or false", "array": "a list", "object": "a mapping",
+	"integer": "a whole number", "number": "a number", "null": "nothing (null)",
+}
+
+// describe names what a node holds, for error messages.
+func describe(n *yaml.Node) string {
+	n = unalias(n)
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.MappingNode:
+		return "a mapping"
+	}
+	switch n.ShortTag() {
+	case "!!str":
+		return fmt.Sprintf("the string %q", n.Value)
+	case "!!int", "!!float":
+		return "the number " + n.Value
+	case "!!bool":
+		return "the boolean " + n.Value
+	case "!!null":
+		return "nothing (null)"
+	}
+	return fmt.Sprintf("%q (%s)", n.Value, n.Tag)
+}
