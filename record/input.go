@@ -14,8 +14,9 @@ import (
 const MaxBodyBytes = 64 << 10
 
 // decodeBody parses a caller's body: one JSON object of at most
-// MaxBodyBytes, valid UTF-8, with no control characters other than tab,
-// newline and carriage return in any key or string.
+// MaxBodyBytes, valid UTF-8, with no control character (C0, C1, DEL, CR)
+// and no bidirectional override in any key or string, newline and tab
+// allowed only in texts of many lines (not in shortFields).
 func decodeBody(kind Kind, raw []byte) (map[string]any, error) {
 	if len(raw) > MaxBodyBytes {
 		return nil, badInput(fmt.Sprintf("%s body is %d bytes; the limit is %d", kind, len(raw), MaxBodyBytes))
@@ -36,47 +37,69 @@ func decodeBody(kind Kind, raw []byte) (map[string]any, error) {
 	if !ok {
 		return nil, badInput(fmt.Sprintf("%s body must be a JSON object", kind))
 	}
-	if p, ok := findControl(m, ""); ok {
-		return nil, badInput(fmt.Sprintf("%s body has a control character at %s", kind, Printable(p)))
+	if p, r, ok := findControl(m, ""); ok {
+		return nil, badInput(fmt.Sprintf("%s body has %s at %s", kind, describeRune(r), Printable(p)))
 	}
 	return m, nil
 }
 
+// shortFields are the body fields that are one line of text: a newline or
+// tab there would let a record forge a line of 'status' or 'log'.
+var shortFields = map[string]bool{"subject": true, "decision": true, "ref": true, "item": true}
+
 // findControl returns the JSON pointer of the first key or string holding a
-// control character other than tab, newline or carriage return.
-func findControl(v any, at string) (string, bool) {
+// character the writer refuses (see decodeBody), and that character.
+func findControl(v any, at string) (string, rune, bool) {
 	switch x := v.(type) {
 	case string:
-		if hasControl(x) {
-			return at, true
+		if r, ok := refused(x, shortFields[at[strings.LastIndexByte(at, '/')+1:]]); ok {
+			return at, r, true
 		}
 	case map[string]any:
 		for k, e := range x {
 			p := at + "/" + k
-			if hasControl(k) {
-				return p, true
+			if r, ok := refused(k, true); ok {
+				return p, r, true
 			}
-			if q, ok := findControl(e, p); ok {
-				return q, true
+			if q, r, ok := findControl(e, p); ok {
+				return q, r, true
 			}
 		}
 	case []any:
 		for i, e := range x {
-			if q, ok := findControl(e, fmt.Sprintf("%s/%d", at, i)); ok {
-				return q, true
+			if q, r, ok := findControl(e, fmt.Sprintf("%s/%d", at, i)); ok {
+				return q, r, true
 			}
 		}
 	}
-	return "", false
+	return "", 0, false
 }
 
-func hasControl(s string) bool {
+// refused returns the first character of s the writer refuses: a control
+// character other than newline and tab (those too when short), or a
+// bidirectional override.
+func refused(s string, short bool) (rune, bool) {
 	for _, r := range s {
-		if (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || r == 0x7f {
-			return true
+		switch {
+		case (r == '\n' || r == '\t') && !short:
+		case r < 0x20, r == 0x7f, r >= 0x80 && r <= 0x9f, bidiControl(r):
+			return r, true
 		}
 	}
-	return false
+	return 0, false
+}
+
+// describeRune names a refused character for an error message.
+func describeRune(r rune) string {
+	switch {
+	case r == '\r':
+		return "a carriage return"
+	case r == '\n' || r == '\t':
+		return "a line break or tab in a one-line field"
+	case bidiControl(r):
+		return fmt.Sprintf("a bidirectional override (U+%04X)", r)
+	}
+	return "a control character"
 }
 
 // MinPrefix is the shortest id prefix commands accept.
@@ -154,23 +177,41 @@ func resolveIDs(kind Kind, m map[string]any, st *State) error {
 	return nil
 }
 
-// Printable escapes what a terminal would act on (control characters, and
-// escape sequences with them) in text taken from input, so that an error
-// quoting it stays one honest line.
-func Printable(s string) string {
-	if !strings.ContainsFunc(s, unprintable) {
+// Printable is the one filter every text from a record, a ref name or a
+// tree entry passes before a terminal sees it: it escapes what a terminal
+// would act on or that would make text read other than it is written
+// (control characters C0 and C1 with ESC, CR, newline and tab, DEL,
+// bidirectional overrides and isolates, and every other character that is
+// not printable) as Go escape sequences (\x1b, \r, \u202e), so that a
+// line shown stays one honest line.
+func Printable(s string) string { return printable(s, false) }
+
+// PrintableText is Printable for text of many lines: newline and tab are
+// kept, everything else Printable escapes is escaped.
+func PrintableText(s string) string { return printable(s, true) }
+
+func printable(s string, lines bool) string {
+	bad := func(r rune) bool { return unprintable(r) && !(lines && (r == '\n' || r == '\t')) }
+	if !strings.ContainsFunc(s, bad) {
 		return s
 	}
 	var b strings.Builder
 	for _, r := range s {
-		if unprintable(r) {
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
+		if !bad(r) {
+			b.WriteRune(r)
 			continue
 		}
-		b.WriteRune(r)
+		q := strconv.QuoteRune(r)
+		b.WriteString(q[1 : len(q)-1])
 	}
 	return b.String()
 }
 
+// unprintable reports whether r is anything but a printable character or
+// a space. Bidirectional controls are format characters, so they are
+// unprintable too.
 func unprintable(r rune) bool { return r != ' ' && !unicode.IsPrint(r) }
+
+// bidiControl reports whether r reorders the text around it: the
+// embeddings, overrides and isolates of Unicode's bidirectional algorithm.
+func bidiControl(r rune) bool { return (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069) }

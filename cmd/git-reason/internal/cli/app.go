@@ -42,7 +42,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	code := exitCode(err)
 	if msg := strings.TrimSpace(err.Error()); msg != "" {
-		fmt.Fprintf(stderr, "git reason: %s\n", msg)
+		fmt.Fprintf(stderr, "git reason: %s\n", record.PrintableText(msg))
 	}
 	return code
 }
@@ -89,6 +89,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	for _, mk := range commands {
 		cmd := mk()
 		cmd.OnUsageError = usageError
+		filterCommands(cmd)
 		app.Commands = append(app.Commands, cmd)
 	}
 	app.Action = func(c *cli.Context) error {

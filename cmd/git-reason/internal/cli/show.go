@@ -35,7 +35,7 @@ func showCommand() *cli.Command {
 			}
 			w := c.App.Writer
 			fmt.Fprintf(w, "%s %s\ntask:    %s\nclock:   %d\ncreated: %s\nactor:   %s\norigin:  %s\nsummary: %s\n\nbody:\n",
-				e.Kind, e.ID, e.Task, e.Clock, e.Created, e.Actor, e.Origin, record.Summary(e))
+				e.Kind, e.ID, e.Task, e.Clock, record.Printable(e.Created), record.Printable(e.Actor), record.Printable(e.Origin), record.Summary(e))
 			if err := printJSON(w, e.Body); err != nil {
 				return err
 			}

@@ -90,7 +90,7 @@ func statusCommand() *cli.Command {
 func printStatus(w io.Writer, s record.Status) {
 	fmt.Fprintf(w, "task %s: %s (%d records)\n", s.Task, s.Phase, s.Records)
 	if s.Subject != "" {
-		fmt.Fprintf(w, "  subject:      %s\n", s.Subject)
+		fmt.Fprintf(w, "  subject:      %s\n", record.Printable(s.Subject))
 	}
 	if s.Reuses != "" {
 		fmt.Fprintf(w, "  reuses:       standing conclusion %s\n", s.Reuses)
@@ -105,7 +105,7 @@ func printStatus(w io.Writer, s record.Status) {
 		}
 		fmt.Fprintf(w, "  review:       %s, %s\n", s.Review, who)
 		for i, item := range s.LocalReview {
-			fmt.Fprintf(w, "    %d. %s\n", i+1, item)
+			fmt.Fprintf(w, "    %d. %s\n", i+1, record.Printable(item))
 		}
 	}
 	fmt.Fprintf(w, "  review count: %d\n", s.ReviewCount)
@@ -113,7 +113,7 @@ func printStatus(w io.Writer, s record.Status) {
 		fmt.Fprintf(w, "  disputed:     %s\n", strings.Join(s.OpenDisagreements, ", "))
 	}
 	for _, c := range s.Standing {
-		fmt.Fprintf(w, "  standing:     %s %s\n", c.Conclusion, c.Decision)
+		fmt.Fprintf(w, "  standing:     %s %s\n", c.Conclusion, record.Printable(c.Decision))
 	}
 	if s.Next != "" {
 		fmt.Fprintf(w, "  next:         %s\n", s.Next)
@@ -136,7 +136,7 @@ func printStatusTable(w io.Writer, all []record.Status) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TASK\tPHASE\tRECORDS\tREVIEWS\tUPDATED\tSUBJECT")
 	for _, s := range all {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", s.Task, s.Phase, s.Records, s.ReviewCount, s.Updated, s.Subject)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", s.Task, s.Phase, s.Records, s.ReviewCount, s.Updated, record.Printable(s.Subject))
 	}
 	return tw.Flush()
 }

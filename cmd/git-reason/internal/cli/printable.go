@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"io"
+	"unicode/utf8"
+
+	"github.com/urfave/cli/v2"
+
+	"git-reason/record"
+)
+
+// printableWriter passes every byte of a command's text output through
+// record.PrintableText, the one filter: whatever a record, a ref name or a
+// tree entry holds, no control character, escape sequence or bidirectional
+// override reaches the terminal. --json output is not filtered (the JSON
+// encoder escapes control characters, and JSON must stay exact).
+type printableWriter struct {
+	w       io.Writer
+	pending []byte // an incomplete UTF-8 sequence from the last write
+}
+
+func (p *printableWriter) Write(b []byte) (int, error) {
+	data := append(p.pending, b...)
+	cut := len(data)
+	for i := len(data) - 1; i >= 0 && i >= len(data)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(data[i]) {
+			if !utf8.FullRune(data[i:]) {
+				cut = i
+			}
+			break
+		}
+	}
+	p.pending = append([]byte(nil), data[cut:]...)
+	if _, err := io.WriteString(p.w, record.PrintableText(string(data[:cut]))); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+// filterText is every command's Before: text output goes through the
+// printable filter, --json output does not.
+func filterText(next cli.BeforeFunc) cli.BeforeFunc {
+	return func(c *cli.Context) error {
+		if _, done := c.App.Writer.(*printableWriter); !done && !c.Bool("json") {
+			c.App.Writer = &printableWriter{w: c.App.Writer}
+		}
+		if next != nil {
+			return next(c)
+		}
+		return nil
+	}
+}
+
+// filterCommands installs filterText on cmd and its subcommands.
+func filterCommands(cmd *cli.Command) {
+	cmd.Before = filterText(cmd.Before)
+	for _, sub := range cmd.Subcommands {
+		filterCommands(sub)
+	}
+}
