@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Kind names the type of a record.
@@ -70,14 +71,18 @@ func (r *Record) FileName() string {
 // MaxTaskLen is the longest task name accepted.
 const MaxTaskLen = 63
 
-var taskPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
+// taskPattern is compiled on first use: a command that names no task
+// should not pay for it at start-up.
+var taskPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
+})
 
 // CheckTask reports whether name is a valid task name: it matches
 // ^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$, contains no "..", and does not end in
 // ".lock". Stores check it again by git's ref-name rules.
 func CheckTask(name string) error {
 	switch {
-	case !taskPattern.MatchString(name):
+	case !taskPattern().MatchString(name):
 		return fmt.Errorf("%w: invalid task name %q: use 1-63 letters, digits, '.', '_' or '-', starting with a letter or digit", ErrInput, name)
 	case strings.Contains(name, ".."):
 		return fmt.Errorf("%w: invalid task name %q: it must not contain '..'", ErrInput, name)

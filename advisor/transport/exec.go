@@ -151,9 +151,9 @@ func startFailure(name string, err error) *Failure {
 }
 
 var (
-	rateWords   = regexp.MustCompile(`(?i)rate[ _-]?limit|too many requests|quota|\b429\b`)
-	execAuth    = regexp.MustCompile(`(?i)unauthori[sz]ed|authenticat|not logged in|api[ _-]?key|invalid key|credential|\b401\b|\b403\b`)
-	retryPhrase = regexp.MustCompile(`(?i)(?:retry[ _-]?after|try again in)\D{0,10}?(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?)?\b`)
+	rateWords   = lazyRegexp(`(?i)rate[ _-]?limit|too many requests|quota|\b429\b`)
+	execAuth    = lazyRegexp(`(?i)unauthori[sz]ed|authenticat|not logged in|api[ _-]?key|invalid key|credential|\b401\b|\b403\b`)
+	retryPhrase = lazyRegexp(`(?i)(?:retry[ _-]?after|try again in)\D{0,10}?(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?)?\b`)
 )
 
 // exitFailure classifies a command that exited unsuccessfully.
@@ -166,11 +166,11 @@ func exitFailure(err error, stderr string) *Failure {
 	switch {
 	case code < 0:
 		return failf(Unavailable, "the command was killed by a signal")
-	case rateWords.MatchString(stderr):
+	case rateWords().MatchString(stderr):
 		f := failf(RateLimit, "the command exited with status %d and reported a rate limit", code)
 		f.RetryAfter = stderrRetryAfter(stderr)
 		return f
-	case code == exitNoPerm, execAuth.MatchString(stderr):
+	case code == exitNoPerm, execAuth().MatchString(stderr):
 		return failf(Authentication, "the command exited with status %d and reported an authentication failure", code)
 	}
 	return failf(Unavailable, "the command exited with status %d", code)
@@ -179,7 +179,7 @@ func exitFailure(err error, stderr string) *Failure {
 // stderrRetryAfter reads "retry after 7s", "retry-after: 7", "try again in
 // 500ms" and the like; a bare number is seconds.
 func stderrRetryAfter(stderr string) time.Duration {
-	m := retryPhrase.FindStringSubmatch(stderr)
+	m := retryPhrase().FindStringSubmatch(stderr)
 	if m == nil {
 		return 0
 	}
@@ -251,4 +251,10 @@ func (c *capBuffer) String() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return string(c.buf)
+}
+
+// lazyRegexp compiles expr on first use, so that a command that runs no
+// advisor does not pay for it at start-up.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

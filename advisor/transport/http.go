@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -127,7 +128,9 @@ func transportFailure(ctx context.Context, err error) *Failure {
 
 // authWords are what a 403 body says when the key, not the request, is
 // refused.
-var authWords = regexp.MustCompile(`(?i)auth|key|permission|credential`)
+var authWords = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)auth|key|permission|credential`)
+})
 
 // statusFailure classifies a non-2xx response. The body is read only to
 // tell an authentication 403 from another; it is never quoted.
@@ -136,7 +139,7 @@ func statusFailure(resp *http.Response, body []byte, now time.Time) *Failure {
 	switch {
 	case code == http.StatusUnauthorized:
 		return failf(Authentication, "server answered %d", code)
-	case code == http.StatusForbidden && authWords.Match(body):
+	case code == http.StatusForbidden && authWords().Match(body):
 		return failf(Authentication, "server answered %d", code)
 	case code == http.StatusTooManyRequests:
 		f := failf(RateLimit, "server answered %d", code)

@@ -1,11 +1,14 @@
 // Command write-bench times whole-process `git reason` against git's own
-// `git notes`, in one run, as issue 2 asks:
+// `git notes` and against the least a Go program costs, in one run:
 //
 //   - one `git reason assess` against one `git notes --ref=x append` on a
 //     commit, in the same repository;
 //   - the same assess in repositories holding -sizes records (100 per task
 //     by default), each repository packed by `git gc` as a real one would be;
-//   - `git reason status TASK` of a task holding -status records.
+//   - `git reason status TASK` of a task holding -status records;
+//   - `git-reason --version` against a hello-world Go program the benchmark
+//     builds with the same toolchain, both run directly: what starting the
+//     program costs before it does anything.
 //
 // Every write goes to an existing task holding -per-task records, so the
 // only thing that differs between sizes is the rest of the repository.
@@ -21,7 +24,10 @@
 // -cpuprofile DIR it then profiles every case that missed its target, using
 // a build of the binary whose main writes a CPU profile (the same code, built
 // with go build -overlay: no file of the tree is changed), and prints the
-// top of go tool pprof for each.
+// top of go tool pprof for each. A CPU profile starts in main and cannot
+// see package initialisation, which is most of what --version costs: for
+// that case it prints instead the median time of each package's init over
+// -profile-runs runs, from GODEBUG=inittrace=1.
 package main
 
 import (

@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // profMain replaces cmd/git-reason/main.go, through go build -overlay, in
@@ -89,6 +93,12 @@ func (b *bench) profileCases(out io.Writer, cases []*benchCase) error {
 		return err
 	}
 	for _, c := range cases {
+		if c.version {
+			if err := b.initTrace(out, c); err != nil {
+				return err
+			}
+			continue
+		}
 		slug := strings.Map(func(r rune) rune {
 			if 'a' <= r && r <= 'z' || '0' <= r && r <= '9' {
 				return r
@@ -113,6 +123,59 @@ func (b *bench) profileCases(out io.Writer, cases []*benchCase) error {
 				return fmt.Errorf("go tool pprof: %v", err)
 			}
 		}
+	}
+	return nil
+}
+
+// initTrace runs the case -profile-runs times with GODEBUG=inittrace=1 and
+// prints the packages whose initialisation takes longest (median clock
+// time over the runs) and the median total.
+func (b *bench) initTrace(out io.Writer, c *benchCase) error {
+	env := b.withPath(b.bin, "GODEBUG=inittrace=1")
+	prog, err := lookPath(env, c.prog)
+	if err != nil {
+		return err
+	}
+	clocks := map[string][]time.Duration{}
+	var totals []time.Duration
+	for range b.o.profRuns {
+		cmd := exec.Command(prog, c.args(0)...)
+		cmd.Dir, cmd.Env = c.dir, env
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("%s: %v: %s", prog, err, stderr.Bytes())
+		}
+		var total time.Duration
+		for _, line := range strings.Split(stderr.String(), "\n") {
+			// init PKG @T ms, C ms clock, B bytes, A allocs
+			f := strings.Fields(line)
+			if len(f) < 6 || f[0] != "init" || f[5] != "clock," {
+				continue
+			}
+			ms, err := strconv.ParseFloat(f[4], 64)
+			if err != nil {
+				continue
+			}
+			d := time.Duration(ms * float64(time.Millisecond))
+			clocks[f[1]] = append(clocks[f[1]], d)
+			total += d
+		}
+		totals = append(totals, total)
+	}
+	type pkg struct {
+		name string
+		med  time.Duration
+	}
+	var pkgs []pkg
+	for name, ds := range clocks {
+		pkgs = append(pkgs, pkg{name, median(ds)})
+	}
+	sort.Slice(pkgs, func(i, j int) bool { return pkgs[i].med > pkgs[j].med })
+	fmt.Fprintf(out, "\n## package initialisation: %s (GODEBUG=inittrace=1, medians of %d runs; %d packages, median total %s)\n",
+		c.name, len(totals), len(pkgs), ms(median(totals)))
+	for _, p := range pkgs[:min(len(pkgs), 15)] {
+		fmt.Fprintf(out, "  %8.3f ms  %s\n", float64(p.med.Nanoseconds())/1e6, p.name)
 	}
 	return nil
 }

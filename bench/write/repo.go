@@ -95,6 +95,11 @@ func (b *bench) prepare(out io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(out, "# built git-reason in %s\n", since(start))
+	start = time.Now()
+	if err := b.buildHello(); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "# built a hello-world Go program in %s\n", since(start))
 	base := ""
 	for _, n := range b.o.sizes {
 		dir := filepath.Join(b.dir, fmt.Sprintf("repo-%d", n))
@@ -105,7 +110,11 @@ func (b *bench) prepare(out io.Writer) error {
 			base = dir
 			b.cases = append(b.cases,
 				&benchCase{name: "git notes --ref=x append", dir: dir, args: notesArgs},
-				&benchCase{name: "git reason schema assessment (startup floor)", dir: dir, args: schemaArgs})
+				&benchCase{name: "git reason schema assessment (startup floor)", dir: dir, args: schemaArgs},
+				// Both run directly, without git in front: the startup of
+				// one Go program against the least a Go program costs.
+				&benchCase{name: "git-reason --version", dir: dir, prog: "git-reason", args: versionArgs, version: true},
+				&benchCase{name: "hello-world Go program", dir: dir, prog: helloProg, args: noArgs})
 		}
 		b.cases = append(b.cases, &benchCase{name: fmt.Sprintf("git reason assess (%d records)", n),
 			dir: dir, args: assessArgs, records: n})
@@ -126,6 +135,41 @@ func (b *bench) prepare(out io.Writer) error {
 
 func notesArgs(i int) []string {
 	return []string{"notes", "--ref=x", "append", "-m", fmt.Sprintf("note %d", i), "HEAD"}
+}
+
+func versionArgs(int) []string { return []string{"--version"} }
+
+func noArgs(int) []string { return nil }
+
+// helloProg is the hello-world program the benchmark builds next to
+// git-reason, with the same toolchain: the floor of a Go process's cost.
+const helloProg = "hello-world"
+
+const helloMain = `package main
+
+import "fmt"
+
+func main() { fmt.Println("hello, world") }
+`
+
+// buildHello builds helloProg into the binary directory, from a module of
+// its own.
+func (b *bench) buildHello() error {
+	src := filepath.Join(b.dir, "hello")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		return err
+	}
+	for name, data := range map[string]string{"go.mod": "module hello\n\ngo 1.22\n", "main.go": helloMain} {
+		if err := os.WriteFile(filepath.Join(src, name), []byte(data), 0o644); err != nil {
+			return err
+		}
+	}
+	cmd := exec.Command("go", "build", "-o", filepath.Join(b.bin, helloProg), ".")
+	cmd.Dir = src
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build hello-world: %v\n%s", err, out)
+	}
+	return nil
 }
 
 func schemaArgs(int) []string { return []string{"reason", "schema", "assessment"} }

@@ -65,7 +65,7 @@ var commands = []func() *cli.Command{
 	assessCommand, planCommand, consultCommand, disagreeCommand, resolveCommand, concludeCommand,
 	validateCommand, attemptCommand, statusCommand, logCommand, showCommand, schemaCommand,
 	advisorsCommand, doctorCommand, checkCommand, verifyCommand, pullCommand, pushCommand, syncCommand, remoteCommand, hooksCommand, hookCommand,
-	serveCommand, demoCommand,
+	serveCommand, demoCommand, versionCommand,
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
@@ -84,6 +84,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		CommandNotFound:           func(c *cli.Context, name string) {},
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "profile", Usage: "execution profile (default, offline, ci, ...)", EnvVars: nil},
+			&cli.BoolFlag{Name: "version", Usage: "print the version and exit"},
 		},
 	}
 	for _, mk := range commands {
@@ -93,6 +94,10 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		app.Commands = append(app.Commands, cmd)
 	}
 	app.Action = func(c *cli.Context) error {
+		if c.Bool("version") && !c.Args().Present() {
+			_, err := fmt.Fprintln(c.App.Writer, versionLine())
+			return err
+		}
 		if c.Args().Present() {
 			return ops.Usage("unknown command %q: see 'git reason help'", c.Args().First())
 		}
