@@ -20,6 +20,9 @@ package main
 //	                          the document must be self-contained
 //	fsck                      git fsck --strict: fail on a non-zero status or on any
 //	                          output except "notice:" lines
+//	[!] transcript PROG [ARG...]
+//	                          exec PROG and append what a user sees, ids normalised,
+//	                          to $WORK/transcript.txt for a golden (transcript_test.go)
 //
 
 import (
@@ -67,7 +70,9 @@ func TestScript(t *testing.T) {
 			"expand":      cmdExpand,
 			"fsck":        cmdFsck,
 			"schemacheck": cmdSchemaCheck,
+			"transcript":  cmdTranscript,
 		},
+		UpdateScripts: os.Getenv("GIT_REASON_UPDATE_GOLDEN") == "1",
 		Condition: func(cond string) (bool, error) {
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
@@ -77,6 +82,7 @@ func TestScript(t *testing.T) {
 // setupScript gives each script its own HOME with a git identity, and an
 // environment free of the caller's git and CI settings.
 func setupScript(env *testscript.Env) error {
+	env.Values[normKey{}] = newNormaliser()
 	home := filepath.Join(env.WorkDir, ".home")
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		return err
