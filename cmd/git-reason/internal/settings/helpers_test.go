@@ -1,0 +1,79 @@
+package settings
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// sandbox gives the test its own HOME with a git identity and removes
+// every variable through which the machine's setup could leak in. It
+// returns HOME.
+func sandbox(t testing.TB) string {
+	t.Helper()
+	home, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", home)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	for _, k := range []string{
+		"GIT_DIR", "GIT_COMMON_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES",
+		"GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_COUNT",
+		"GIT_CONFIG_PARAMETERS", "XDG_CONFIG_HOME", "GIT_AUTHOR_NAME",
+		"GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL",
+		"GIT_REASON_PROFILE", "GIT_REASON_DISABLE", "CI", "GIT_PAGER", "PAGER",
+		"NO_COLOR",
+	} {
+		t.Setenv(k, "") // restores the old value after the test
+		os.Unsetenv(k)
+	}
+	write(t, filepath.Join(home, ".gitconfig"), "[init]\n\tdefaultBranch = main\n")
+	return home
+}
+
+// git runs git in dir and returns its trimmed stdout, failing the test
+// when git fails.
+func git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimRight(string(out), "\n")
+}
+
+// newRepo makes an empty repository and returns its top directory.
+func newRepo(t testing.TB) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	git(t, dir, "init", "-q")
+	return dir
+}
+
+func write(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func load(t testing.TB, gitDir string) *Settings {
+	t.Helper()
+	s, err := Load(context.Background(), gitDir, Flags{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

@@ -1,0 +1,338 @@
+package settings
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"git-reason/advisor"
+)
+
+// Settings is everything git reason takes from git configuration and the
+// environment, with every override applied. The zero value is what a
+// repository without configuration and an empty environment give, except
+// that Color is "" rather than ColorAuto.
+type Settings struct {
+	// Profile names the execution profile and what named it.
+	Profile Choice
+	// Disabled lists advisor ids switched off: GIT_REASON_DISABLE when
+	// set (even empty, which re-enables every advisor for one run), else
+	// reason.disable; comma- or space-separated, duplicates dropped.
+	Disabled []string
+	// Origin is this clone's id (reason.origin); "" until the first write
+	// records one with SetOrigin.
+	Origin string
+	// HooksPath is core.hooksPath as written ("" when unset); relative
+	// paths are relative to the work tree's top, as git reads them.
+	HooksPath string
+	// SafeDirectories are the safe.directory values git honours: from the
+	// system and global files and the command line only (git ignores a
+	// repository's own), in order, an empty value clearing those before.
+	SafeDirectories []string
+	// Actor is who writes records: author and committer of their commits.
+	Actor Identity
+	// Pager is how long output of git reason is paged on a terminal.
+	Pager Pager
+	// Color says whether output is coloured on a terminal.
+	Color Color
+	// ConfigDir is git reason's directory in the user's configuration
+	// ($XDG_CONFIG_HOME/git-reason, else $HOME/.config/git-reason; "" when
+	// neither is set): the user overlay advisors.yaml lives there.
+	ConfigDir string
+}
+
+// Choice is the execution profile named for this run.
+type Choice struct {
+	Name string // the profile's id
+	By   string // "--profile", "GIT_REASON_PROFILE", "reason.profile", "CI" or "default"
+}
+
+// Identity is a person as git writes them in a commit.
+type Identity struct {
+	Name, Email string
+}
+
+// String is "Name <email>", or "" when either part is missing.
+func (i Identity) String() string {
+	if i.Name == "" || i.Email == "" {
+		return ""
+	}
+	return i.Name + " <" + i.Email + ">"
+}
+
+// Pager is the pager git would use for the git reason command.
+type Pager struct {
+	// Command is the pager to run, "" for none: GIT_PAGER, else pager.reason
+	// when it names a command, else core.pager, else PAGER, else "less";
+	// "cat" or an empty value means none, as in git.
+	Command string
+	// Reason is pager.reason read as a boolean: nil when it is unset or
+	// names a command (the command then pages git reason by default).
+	Reason *bool
+}
+
+// Color is when output is coloured.
+type Color string
+
+// The values of Color.
+const (
+	ColorAuto   Color = "auto"   // on a terminal only
+	ColorAlways Color = "always" // even in a pipe
+	ColorNever  Color = "never"
+)
+
+// Flags are the command-line options that override a setting.
+type Flags struct {
+	Profile string // --profile
+}
+
+// The keys resolve reads, as git lists them (section and variable name
+// lowercased). docs/CONFIGURATION.md spells them as git's documentation does.
+const (
+	keyProfile   = "reason.profile"
+	keyDisable   = "reason.disable"
+	keyOrigin    = "reason.origin"
+	keyHooksPath = "core.hookspath"
+	keySafeDir   = "safe.directory"
+	keyUserName  = "user.name"
+	keyUserMail  = "user.email"
+	keyAuthName  = "author.name"
+	keyAuthMail  = "author.email"
+	keyCorePager = "core.pager"
+	keyPager     = "pager.reason"
+	keyColorUI   = "color.ui"
+	keyColor     = "color.reason"
+)
+
+// source is what resolve reads: the configuration git listed and the
+// environment. seen, when not nil, collects every key and variable asked
+// for (the documentation test uses it).
+type source struct {
+	config    config
+	lookupEnv func(string) (string, bool)
+	seen      map[string]bool
+}
+
+func (s source) env(name string) (string, bool) {
+	if s.seen != nil {
+		s.seen[name] = true
+	}
+	return s.lookupEnv(name)
+}
+
+func (s source) getenv(name string) string {
+	v, _ := s.env(name)
+	return v
+}
+
+func (s source) entries(key string) []entry {
+	if s.seen != nil {
+		s.seen[key] = true
+	}
+	return s.config[key]
+}
+
+// str is the last value of a string key; a variable written without "="
+// is an error there, as it is for git's own string keys.
+func (s source) str(key string) (string, error) {
+	es := s.entries(key)
+	if len(es) == 0 {
+		return "", nil
+	}
+	e := es[len(es)-1]
+	if !e.hasValue {
+		return "", fmt.Errorf("git config %s has no value: give it one (git config %s VALUE) or remove it (git config --unset %s)", key, key, key)
+	}
+	return e.value, nil
+}
+
+// resolve turns configuration and environment into Settings. It is the one
+// place where an environment variable or a flag overrides configuration.
+// Every key and variable is read whatever the others hold, so that the
+// documentation test sees them all.
+func resolve(src source, flags Flags) (*Settings, error) {
+	var errs []error
+	str := func(key string) string {
+		v, err := src.str(key)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		return v
+	}
+	s := &Settings{}
+
+	profEnv, profCfg, ci := src.getenv("GIT_REASON_PROFILE"), str(keyProfile), src.getenv("CI")
+	switch {
+	case flags.Profile != "":
+		s.Profile = Choice{flags.Profile, "--profile"}
+	case profEnv != "":
+		s.Profile = Choice{profEnv, "GIT_REASON_PROFILE"}
+	case profCfg != "":
+		s.Profile = Choice{profCfg, "reason.profile"}
+	case isTrue(ci):
+		s.Profile = Choice{"ci", "CI"}
+	default:
+		s.Profile = Choice{"default", "default"}
+	}
+
+	disCfg := str(keyDisable)
+	if v, ok := src.env("GIT_REASON_DISABLE"); ok {
+		s.Disabled = advisor.ParseList(v)
+	} else {
+		s.Disabled = advisor.ParseList(disCfg)
+	}
+
+	s.Origin = str(keyOrigin)
+	s.HooksPath = str(keyHooksPath)
+
+	for _, e := range src.entries(keySafeDir) {
+		switch {
+		case e.scope != "system" && e.scope != "global" && e.scope != "command":
+		case e.value == "":
+			s.SafeDirectories = nil
+		default:
+			s.SafeDirectories = append(s.SafeDirectories, e.value)
+		}
+	}
+
+	// Git's order for an author: GIT_AUTHOR_*, author.*, user.*, and EMAIL
+	// for the address. The committer of a record's commit is the same
+	// actor, so GIT_COMMITTER_* and committer.* play no part.
+	s.Actor = Identity{
+		Name:  firstSet(src.getenv("GIT_AUTHOR_NAME"), str(keyAuthName), str(keyUserName)),
+		Email: firstSet(src.getenv("GIT_AUTHOR_EMAIL"), str(keyAuthMail), str(keyUserMail), src.getenv("EMAIL")),
+	}
+
+	s.Pager = resolvePager(src, str)
+	color, err := resolveColor(src)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	s.Color = color
+
+	xdg, home := src.getenv("XDG_CONFIG_HOME"), src.getenv("HOME")
+	switch {
+	case filepath.IsAbs(xdg):
+		s.ConfigDir = filepath.Join(xdg, "git-reason")
+	case home != "":
+		s.ConfigDir = filepath.Join(home, ".config", "git-reason")
+	}
+
+	if len(errs) > 0 {
+		return nil, errs[0]
+	}
+	return s, nil
+}
+
+// resolvePager follows git's pager.c: GIT_PAGER, the command's own
+// pager.<cmd> when it is not a boolean, core.pager, PAGER, then less.
+func resolvePager(src source, str func(string) string) Pager {
+	var p Pager
+	gitPager, ok := src.env("GIT_PAGER")
+	core := str(keyCorePager)
+	pagerEnv, pagerSet := src.env("PAGER")
+	forCmd := ""
+	if es := src.entries(keyPager); len(es) > 0 {
+		e := es[len(es)-1]
+		if b, isBool := maybeBool(e); isBool {
+			p.Reason = &b
+		} else {
+			forCmd = e.value
+		}
+	}
+	switch {
+	case ok:
+		p.Command = gitPager
+	case forCmd != "":
+		p.Command = forCmd
+	case len(src.config[keyCorePager]) > 0:
+		p.Command = core
+	case pagerSet:
+		p.Command = pagerEnv
+	default:
+		p.Command = "less"
+	}
+	if p.Command == "cat" {
+		p.Command = ""
+	}
+	return p
+}
+
+// resolveColor reads color.reason, else color.ui, as git's colorbool does
+// (true means auto), then lets NO_COLOR turn auto off (no-color.org: an
+// explicit configuration still wins).
+func resolveColor(src source) (Color, error) {
+	noColor := src.getenv("NO_COLOR")
+	ui, cmd := src.entries(keyColorUI), src.entries(keyColor)
+	c := ColorAuto
+	for _, k := range []struct {
+		key string
+		es  []entry
+	}{{keyColorUI, ui}, {keyColor, cmd}} {
+		if len(k.es) == 0 {
+			continue
+		}
+		v, err := colorBool(k.es[len(k.es)-1])
+		if err != nil {
+			return "", fmt.Errorf("git config %s: %v: use always, auto, never, true or false", k.key, err)
+		}
+		c = v
+	}
+	if noColor != "" && c == ColorAuto {
+		c = ColorNever
+	}
+	return c, nil
+}
+
+func colorBool(e entry) (Color, error) {
+	switch strings.ToLower(e.value) {
+	case "never":
+		return ColorNever, nil
+	case "always":
+		return ColorAlways, nil
+	case "auto":
+		return ColorAuto, nil
+	}
+	b, ok := maybeBool(e)
+	switch {
+	case !ok:
+		return "", fmt.Errorf("bad value %q", e.value)
+	case b:
+		return ColorAuto, nil
+	}
+	return ColorNever, nil
+}
+
+// maybeBool reads a value as git_config_maybe_bool does: a variable
+// written without "=" is true; ok is false when the value is no boolean.
+func maybeBool(e entry) (b, ok bool) {
+	if !e.hasValue {
+		return true, true
+	}
+	switch strings.ToLower(e.value) {
+	case "true", "yes", "on":
+		return true, true
+	case "false", "no", "off", "":
+		return false, true
+	}
+	if n, err := strconv.ParseInt(e.value, 10, 64); err == nil {
+		return n != 0, true
+	}
+	return false, false
+}
+
+// isTrue reads CI as strconv.ParseBool does ("true", "1", …).
+func isTrue(s string) bool {
+	b, err := strconv.ParseBool(strings.TrimSpace(s))
+	return err == nil && b
+}
+
+func firstSet(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
