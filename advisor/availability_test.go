@@ -155,22 +155,3 @@ func TestSystemEnvPresenceOnly(t *testing.T) {
 		t.Errorf("statuses = %s, %s", snap[0].Status, snap[2].Status)
 	}
 }
-
-func TestDisableList(t *testing.T) {
-	cases := []struct {
-		config, env string
-		envSet      bool
-		want        []string
-	}{
-		{"alpha, bravo", "", false, []string{"alpha", "bravo"}},
-		{"alpha bravo,,charlie\talpha", "", false, []string{"alpha", "bravo", "charlie"}},
-		{"alpha", "bravo", true, []string{"bravo"}},
-		{"alpha", "", true, nil},
-		{"", "", false, nil},
-	}
-	for _, tc := range cases {
-		if got := DisableList(tc.config, tc.env, tc.envSet); !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("DisableList(%q, %q, %v) = %v, want %v", tc.config, tc.env, tc.envSet, got, tc.want)
-		}
-	}
-}

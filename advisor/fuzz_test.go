@@ -10,7 +10,7 @@ package advisor
 //     line, with no catalog and no findings;
 //   - a catalog keeps every embedded advisor (an overlay adds and
 //     overrides, never removes), holds each advisor id once, and can be used:
-//     Validate, Names, ChooseProfile and Availability in every mode run on
+//     Validate, Names, FindProfile and Availability in every mode run on
 //     it without panicking, Availability returning one entry per advisor;
 //   - loading the same file twice gives the same catalog and findings.
 //
@@ -115,7 +115,7 @@ func FuzzLoadOverlay(f *testing.F) {
 		}
 		_ = Validate(cat)
 		_ = cat.Names()
-		_, _, _ = ChooseProfile(cat, ProfileChoice{})
+		_, _ = FindProfile(cat, "default", "default")
 		for _, mode := range []policy.Mode{policy.ModeNormal, policy.ModeOffline, policy.ModeCI, "bogus"} {
 			snap := Availability(cat.Advisors, Inputs{Env: fzEnv{}, Mode: mode, Origin: "o", Now: time.Unix(1e9, 0),
 				Outcomes: []Outcome{{Advisor: "adv-fuzz", Origin: "o", Status: OutcomeFailed, FailureKind: FailureTimeout, At: time.Unix(1e9-1, 0)}}})

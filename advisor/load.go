@@ -21,26 +21,13 @@ type Sources struct {
 	// Base holds advisors.yaml, providers.yaml, vendors.yaml and
 	// profiles.yaml; nil means the embedded share.FS.
 	Base fs.FS
-	// User is the user overlay (see UserOverlayPath); empty, or a file
-	// that does not exist, means none.
+	// User is the user overlay (advisors.yaml in git reason's directory of
+	// the user's configuration); empty, or a file that does not exist,
+	// means none.
 	User string
 	// Repository is the repository overlay (see RepositoryOverlayPath);
 	// empty, or a file that does not exist, means none.
 	Repository string
-}
-
-// UserOverlayPath is $XDG_CONFIG_HOME/git-reason/advisors.yaml, or
-// $HOME/.config/git-reason/advisors.yaml when XDG_CONFIG_HOME is unset or
-// not absolute, or "" when neither gives a path. getenv is os.Getenv in
-// production.
-func UserOverlayPath(getenv func(string) string) string {
-	if dir := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(dir) {
-		return filepath.Join(dir, "git-reason", "advisors.yaml")
-	}
-	if home := getenv("HOME"); home != "" {
-		return filepath.Join(home, ".config", "git-reason", "advisors.yaml")
-	}
-	return ""
 }
 
 // RepositoryOverlayPath is .reason/advisors.yaml under a work tree's top
@@ -223,14 +210,4 @@ func ParseList(s string) []string {
 		}
 	}
 	return out
-}
-
-// DisableList resolves the disable list: GIT_REASON_DISABLE, when set (even
-// to the empty string, which re-enables everything for one run), replaces
-// git config reason.disable.
-func DisableList(config, env string, envSet bool) []string {
-	if envSet {
-		return ParseList(env)
-	}
-	return ParseList(config)
 }

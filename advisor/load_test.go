@@ -210,21 +210,7 @@ advisors:
 	}
 }
 
-func TestUserOverlayPath(t *testing.T) {
-	cases := []struct {
-		env  map[string]string
-		want string
-	}{
-		{map[string]string{"XDG_CONFIG_HOME": "/x/conf", "HOME": "/home/u"}, "/x/conf/git-reason/advisors.yaml"},
-		{map[string]string{"XDG_CONFIG_HOME": "relative", "HOME": "/home/u"}, "/home/u/.config/git-reason/advisors.yaml"},
-		{map[string]string{"HOME": "/home/u"}, "/home/u/.config/git-reason/advisors.yaml"},
-		{map[string]string{}, ""},
-	}
-	for _, tc := range cases {
-		if got := UserOverlayPath(func(k string) string { return tc.env[k] }); got != tc.want {
-			t.Errorf("UserOverlayPath(%v) = %q, want %q", tc.env, got, tc.want)
-		}
-	}
+func TestRepositoryOverlayPath(t *testing.T) {
 	if got := RepositoryOverlayPath("/w"); got != "/w/.reason/advisors.yaml" {
 		t.Errorf("RepositoryOverlayPath = %q", got)
 	}

@@ -176,29 +176,37 @@ func finish(cwd, gitdir, worktree string) (*Repo, error) {
 }
 
 // coreSettings reads core.bare and core.worktree the way git's repository
-// format check does: no includes, and in a linked worktree only from
+// format check does: no includes, nothing at all without
+// core.repositoryFormatVersion, and in a linked worktree only from
 // config.worktree (when extensions.worktreeConfig is on).
 func coreSettings(r *Repo, linked bool) (bare bool, worktree string, err error) {
-	l := &configLoader{}
-	c := &Config{}
-	if err := l.file(c, filepath.Join(r.CommonDir, "config"), 0); err != nil {
+	c, err := readFormat(filepath.Join(r.CommonDir, "config"))
+	if err != nil {
 		return false, "", err
 	}
-	if wc, _ := c.Bool("extensions.worktreeConfig"); wc {
-		if err := l.file(c, filepath.Join(r.GitDir, "config.worktree"), 0); err != nil {
+	if _, ok := c["core.repositoryformatversion"]; !ok {
+		return false, "", nil
+	}
+	if wc, err := parseBool("extensions.worktreeConfig", c["extensions.worktreeconfig"]); err != nil {
+		return false, "", err
+	} else if wc {
+		wt, err := readFormat(filepath.Join(r.GitDir, "config.worktree"))
+		if err != nil {
 			return false, "", err
+		}
+		for k, v := range wt {
+			c[k] = v
 		}
 		linked = false
 	}
 	if linked {
 		return false, "", nil
 	}
-	bare, err = c.Bool("core.bare")
+	bare, err = parseBool("core.bare", c["core.bare"])
 	if err != nil {
 		return false, "", err
 	}
-	worktree, _ = c.Get("core.worktree")
-	return bare, worktree, nil
+	return bare, c["core.worktree"], nil
 }
 
 // ceilingFor returns the longest GIT_CEILING_DIRECTORIES entry that is a

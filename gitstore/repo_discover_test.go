@@ -194,12 +194,47 @@ func TestDiscoverSparseCheckout(t *testing.T) {
 	if _, err := r.Storage().EncodedObject(plumbing.AnyObject, plumbing.NewHash(head)); err != nil {
 		t.Fatalf("read HEAD commit through Storage: %v", err)
 	}
-	c, err := r.Config()
-	if err != nil {
-		t.Fatal(err)
+	// core.worktree in config.worktree is honoured as git honours it.
+	other := evalPath(t, t.TempDir())
+	gitIn(t, repo, "config", "--worktree", "core.worktree", other)
+	assertDiscover(t, repo, gitView(t, repo))
+}
+
+// TestDiscoverConfigSyntax writes core.bare and core.worktree in the ways
+// git accepts, some of which go-git's decoder refuses or misreads, and
+// requires Discover to see what git sees.
+func TestDiscoverConfigSyntax(t *testing.T) {
+	sandboxGit(t)
+	const version = "[core]\n\trepositoryformatversion = 0\n"
+	for _, tc := range []struct{ name, config string }{
+		{"plain", "[core]\n\tbare = true\n"},
+		{"valueless", "[core]\n\tbare\n"},
+		{"empty value", "[core]\n\tbare =\n"},
+		{"same line", "[core] bare = true\n"},
+		{"legacy subsection", "[remote.origin]\n\turl = x\n[core]\n\tbare = yes\n"},
+		{"byte order mark", "\xef\xbb\xbf" + version + "[core]\n\tbare = 1\n"},
+		{"no format version", "[core]\n\tbare = true\n\tworktree = ../elsewhere\n"},
+		{"continued line", "[core]\n\tbare = tr\\\nue\n"},
+		{"upper case", "[CORE]\n\tBare = off\n"},
+		{"worktree", "[core]\n\tworktree = ../elsewhere\n"},
+		{"quoted worktree", "[core]\n\tworktree = \"../else where\" ; comment\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			repo := newTestRepo(t)
+			os.MkdirAll(filepath.Join(repo, "elsewhere"), 0o755)
+			os.MkdirAll(filepath.Join(repo, "else where"), 0o755)
+			config := tc.config
+			if !strings.Contains(config, "formatversion") && tc.name != "no format version" {
+				config = version + config
+			}
+			writeTestFile(t, filepath.Join(repo, ".git", "config"), config)
+			assertDiscover(t, repo, gitView(t, repo))
+		})
 	}
-	if v, _ := c.Get("core.sparseCheckout"); v != gitIn(t, repo, "config", "core.sparseCheckout") {
-		t.Fatalf("core.sparseCheckout from config.worktree: got %q", v)
+	repo := newTestRepo(t)
+	writeTestFile(t, filepath.Join(repo, ".git", "config"), "[core\n")
+	if _, err := Discover(repo); err == nil || !strings.Contains(err.Error(), "bad config line 1") {
+		t.Errorf("a broken repository config: %v", err)
 	}
 }
 

@@ -64,7 +64,10 @@ func hooksCommand() *cli.Command {
 				return sess.UninstallHooks(c.Context, c.Bool("force"))
 			}, force),
 			sub("status", "show whether the hooks are installed", func(c *cli.Context, sess *ops.Session) (string, []hooks.Status, error) {
-				dir := sess.HooksDir()
+				dir, err := sess.HooksDir()
+				if err != nil {
+					return "", nil, err
+				}
 				return dir, hooks.Check(dir), nil
 			}),
 		},

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"path/filepath"
 	"time"
 
 	"git-reason/advisor"
@@ -17,7 +17,14 @@ func (e *Session) Catalog() (*advisor.Catalog, []advisor.Finding, error) {
 	if e.catalog != nil {
 		return e.catalog, e.findings, nil
 	}
-	src := advisor.Sources{User: advisor.UserOverlayPath(os.Getenv)}
+	st, err := e.Settings()
+	if err != nil {
+		return nil, nil, err
+	}
+	var src advisor.Sources
+	if st.ConfigDir != "" {
+		src.User = filepath.Join(st.ConfigDir, "advisors.yaml")
+	}
 	if e.Repo.WorkTree != "" {
 		src.Repository = advisor.RepositoryOverlayPath(e.Repo.WorkTree)
 	}
@@ -33,9 +40,9 @@ func (e *Session) Catalog() (*advisor.Catalog, []advisor.Finding, error) {
 	return cat, findings, nil
 }
 
-// Profile returns the execution profile in force and what chose it: the
-// --profile flag, GIT_REASON_PROFILE, git config reason.profile, CI=true
-// (the ci profile), or the default.
+// Profile returns the execution profile in force and what chose it (see
+// settings.Settings.Profile: the --profile flag, GIT_REASON_PROFILE, git
+// config reason.profile, CI=true, or the default).
 func (e *Session) Profile() (advisor.Profile, string, error) {
 	if e.profile != nil {
 		return *e.profile, e.chosenBy, nil
@@ -44,27 +51,16 @@ func (e *Session) Profile() (advisor.Profile, string, error) {
 	if err != nil {
 		return advisor.Profile{}, "", err
 	}
-	p, by, err := advisor.ChooseProfile(cat, advisor.ProfileChoice{
-		Flag: e.profileFlag, Env: os.Getenv("GIT_REASON_PROFILE"),
-		Config: get(e.Config, "reason.profile"), CI: os.Getenv("CI"),
-	})
+	st, err := e.Settings()
+	if err != nil {
+		return advisor.Profile{}, "", err
+	}
+	p, err := advisor.FindProfile(cat, st.Profile.Name, st.Profile.By)
 	if err != nil {
 		return advisor.Profile{}, "", Usage("%v", err)
 	}
-	e.profile, e.chosenBy = &p, by
-	return p, by, nil
-}
-
-// requestedProfile is the profile name the call asked for, if any.
-func (e *Session) requestedProfile() string {
-	return firstSet(e.profileFlag, os.Getenv("GIT_REASON_PROFILE"), get(e.Config, "reason.profile"))
-}
-
-// Disabled is the disable list: GIT_REASON_DISABLE when set, else git
-// config reason.disable.
-func (e *Session) Disabled() []string {
-	v, set := os.LookupEnv("GIT_REASON_DISABLE")
-	return advisor.DisableList(get(e.Config, "reason.disable"), v, set)
+	e.profile, e.chosenBy = &p, st.Profile.By
+	return p, st.Profile.By, nil
 }
 
 // Availability derives every declared advisor's status at now, from
@@ -79,6 +75,10 @@ func (e *Session) Availability(ctx context.Context, now time.Time) (advisor.Prof
 	if err != nil {
 		return advisor.Profile{}, nil, err
 	}
+	st, err := e.Settings()
+	if err != nil {
+		return advisor.Profile{}, nil, err
+	}
 	if err := e.Identify(); err != nil {
 		return advisor.Profile{}, nil, err
 	}
@@ -89,7 +89,7 @@ func (e *Session) Availability(ctx context.Context, now time.Time) (advisor.Prof
 		return advisor.Profile{}, nil, fmt.Errorf("read this clone's outcomes: %w", err)
 	}
 	snap := advisor.Availability(cat.Advisors, advisor.Inputs{
-		Env: advisor.SystemEnv(), Mode: prof.Mode, Disabled: e.Disabled(),
+		Env: advisor.SystemEnv(), Mode: prof.Mode, Disabled: st.Disabled,
 		Origin: e.Writer.Origin, Outcomes: outcomes, Now: now,
 	})
 	return prof, snap, nil

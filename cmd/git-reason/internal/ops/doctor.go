@@ -49,14 +49,18 @@ func (e *Session) RunDoctor(ctx context.Context) (*Doctor, error) {
 	if err != nil {
 		return nil, err
 	}
-	findings = append(findings, advisor.CheckDisabled(cat, e.Disabled())...)
+	st, err := e.Settings()
+	if err != nil {
+		return nil, err
+	}
+	findings = append(findings, advisor.CheckDisabled(cat, st.Disabled)...)
 	for _, f := range findings {
 		d.Findings = append(d.Findings, Finding{Severity: string(f.Severity), Code: f.Code,
 			Subject: f.Subject, Message: f.Message, Where: f.Where})
 	}
 	prof, by, perr := e.Profile()
 	if perr != nil {
-		d.Findings = append(d.Findings, Finding{Severity: "error", Code: "unknown_profile", Subject: "profile " + e.requestedProfile(), Message: perr.Error()})
+		d.Findings = append(d.Findings, Finding{Severity: "error", Code: "unknown_profile", Subject: "profile " + st.Profile.Name, Message: perr.Error()})
 	}
 	for _, p := range cat.Profiles {
 		info := ProfileInfo{ID: p.ID, Mode: string(p.Mode)}
@@ -83,7 +87,7 @@ func (e *Session) RunDoctor(ctx context.Context) (*Doctor, error) {
 		}
 		d.Refs.Records += len(recs)
 	}
-	for _, h := range hooks.Check(e.HooksDir()) {
+	for _, h := range hooks.Check(hooks.Dir(st.HooksPath, e.Repo.WorkTree, e.Repo.CommonDir)) {
 		switch {
 		case h.Modified:
 			d.Findings = append(d.Findings, Finding{Severity: "warning", Code: "hook_modified", Subject: "hook " + h.Hook,

@@ -15,15 +15,22 @@ import (
 )
 
 // HooksDir is where git runs this repository's hooks from.
-func (e *Session) HooksDir() string {
-	return hooks.Dir(get(e.Config, "core.hooksPath"), e.Repo.WorkTree, e.Repo.CommonDir)
+func (e *Session) HooksDir() (string, error) {
+	st, err := e.Settings()
+	if err != nil {
+		return "", err
+	}
+	return hooks.Dir(st.HooksPath, e.Repo.WorkTree, e.Repo.CommonDir), nil
 }
 
 // InstallHooks writes the shims where git runs hooks from (see
 // hooks.Install). A core.hooksPath directory that git tracks belongs to the
 // team's history: it is changed only with force.
 func (e *Session) InstallHooks(ctx context.Context, force bool) (string, []hooks.Status, error) {
-	dir := e.HooksDir()
+	dir, err := e.HooksDir()
+	if err != nil {
+		return "", nil, err
+	}
 	if hooks.Changes(dir, false) && !force {
 		if err := e.refuseTracked(ctx, dir, "install"); err != nil {
 			return dir, nil, err
@@ -39,7 +46,10 @@ func (e *Session) InstallHooks(ctx context.Context, force bool) (string, []hooks
 // UninstallHooks removes the exact shims (see hooks.Uninstall), with the
 // same rule for a tracked core.hooksPath directory as InstallHooks.
 func (e *Session) UninstallHooks(ctx context.Context, force bool) (string, []hooks.Status, error) {
-	dir := e.HooksDir()
+	dir, err := e.HooksDir()
+	if err != nil {
+		return "", nil, err
+	}
 	if hooks.Changes(dir, true) && !force {
 		if err := e.refuseTracked(ctx, dir, "uninstall"); err != nil {
 			return dir, nil, err
@@ -52,7 +62,7 @@ func (e *Session) UninstallHooks(ctx context.Context, force bool) (string, []hoo
 // refuseTracked refuses to change a hooks directory inside the work tree
 // that holds files git tracks.
 func (e *Session) refuseTracked(ctx context.Context, dir, verb string) error {
-	if e.Repo.WorkTree == "" || get(e.Config, "core.hooksPath") == "" {
+	if e.Repo.WorkTree == "" || e.settings.HooksPath == "" { // HooksDir read the settings
 		return nil
 	}
 	rel, err := filepath.Rel(e.Repo.WorkTree, dir)

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/oklog/ulid/v2"
 
 	"git-reason/advisor"
+	"git-reason/cmd/git-reason/internal/settings"
 	"git-reason/gitstore"
 	"git-reason/record"
 )
@@ -35,17 +35,17 @@ type Options struct {
 	Warn func(line string)
 }
 
-// Session is one opened repository: its store, configuration and writer,
-// and the declarations and profile read from it on first use. It lives for
-// one command (or one MCP request).
+// Session is one opened repository: its store and writer, and the
+// settings, declarations and profile read from it on first use. It lives
+// for one command (or one MCP request).
 type Session struct {
 	Repo   *gitstore.Repo
 	Store  *gitstore.Store
-	Config *gitstore.Config
 	Writer *record.Writer
 	Index  gitstore.Index
 
 	profileFlag string
+	settings    *settings.Settings
 	catalog     *advisor.Catalog
 	findings    []advisor.Finding
 	profile     *advisor.Profile
@@ -54,8 +54,8 @@ type Session struct {
 }
 
 // Open locates the repository and prepares the writer. What only some
-// commands need (identity, declarations, the profile) is read when first
-// asked for, so the hot path of a write stays short.
+// commands need (settings, identity, declarations, the profile) is read
+// when first asked for: a command that needs none spawns no git.
 func Open(ctx context.Context, opts Options) (*Session, error) {
 	dir := opts.Dir
 	if dir == "" {
@@ -65,54 +65,52 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if err != nil {
 		return nil, Usage("%v: run git reason inside a git repository (or set GIT_DIR)", err)
 	}
-	cfg, err := repo.Config()
-	if err != nil {
-		return nil, fmt.Errorf("read git config: %w", err)
-	}
 	store := gitstore.NewStore(repo)
 	if opts.Warn != nil {
 		store.OnSkip = func(task string, err error) { opts.Warn(skipWarning(task, err)) }
 	}
-	sess := &Session{Repo: repo, Store: store, Config: cfg, Index: gitstore.Index{Store: store}, profileFlag: opts.Profile}
+	sess := &Session{Repo: repo, Store: store, Index: gitstore.Index{Store: store}, profileFlag: opts.Profile}
 	sess.Writer = &record.Writer{Store: store, Index: sess.Index, Avail: availability{sess}}
 	return sess, nil
 }
 
+// Settings reads git configuration and the environment on first use
+// (one git process) and returns the same value afterwards.
+func (e *Session) Settings() (*settings.Settings, error) {
+	if e.settings != nil {
+		return e.settings, nil
+	}
+	st, err := settings.Load(context.Background(), e.Repo.GitDir, settings.Flags{Profile: e.profileFlag})
+	if err != nil {
+		return nil, err
+	}
+	e.settings = st
+	return st, nil
+}
+
 // Identify fills the writer's actor and origin; only writes need them.
+// The first write of a clone records its origin in git config.
 func (e *Session) Identify() error {
 	if e.Writer.Actor != "" {
 		return nil
 	}
-	name := firstSet(os.Getenv("GIT_AUTHOR_NAME"), get(e.Config, "user.name"))
-	email := firstSet(os.Getenv("GIT_AUTHOR_EMAIL"), get(e.Config, "user.email"), os.Getenv("EMAIL"))
-	if name == "" || email == "" {
+	st, err := e.Settings()
+	if err != nil {
+		return err
+	}
+	actor := st.Actor.String()
+	if actor == "" {
 		return Usage("no identity: set it with git config user.name \"Your Name\" and git config user.email you@example.com")
 	}
-	origin := get(e.Config, "reason.origin")
-	if origin == "" {
-		var err error
-		origin, err = e.Repo.SetLocalOnce("reason.origin", strings.ToLower(ulid.Make().String()))
+	if st.Origin == "" {
+		st.Origin, err = settings.SetOrigin(context.Background(), e.Repo.GitDir, e.Repo.CommonDir, strings.ToLower(ulid.Make().String()))
 		if err != nil {
-			return fmt.Errorf("record this clone's origin id in git config: %w", err)
+			return err
 		}
 	}
-	e.Writer.Actor = name + " <" + email + ">"
-	e.Writer.Origin = origin
+	e.Writer.Actor = actor
+	e.Writer.Origin = st.Origin
 	return nil
-}
-
-func get(c *gitstore.Config, key string) string {
-	v, _ := c.Get(key)
-	return v
-}
-
-func firstSet(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // skipWarning is the one line that says a task was left out, and how to

@@ -1,0 +1,41 @@
+package settings
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// BenchmarkLoad is the cost of reading the settings once, as the first
+// command that needs one pays it: one git config process and resolve, in
+// a repository with a global file, an include and a few repository keys.
+// BenchmarkSpawnGit (git --version) is the floor of any git process on the
+// same machine in the same run. Run both together:
+//
+//	go test -run '^$' -bench . -count 5 ./cmd/git-reason/internal/settings
+func BenchmarkLoad(b *testing.B) {
+	home := sandbox(b)
+	repo := newRepo(b)
+	write(b, filepath.Join(home, ".gitconfig"), "[user]\n\tname = B\n\temail = b@example.com\n[include]\n\tpath = more\n")
+	write(b, filepath.Join(home, "more"), "[safe]\n\tdirectory = /x\n")
+	git(b, repo, "config", "reason.profile", "offline")
+	git(b, repo, "config", "reason.origin", "01jbenchmark")
+	gitDir := filepath.Join(repo, ".git")
+	ctx := context.Background()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := Load(ctx, gitDir, Flags{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSpawnGit(b *testing.B) {
+	sandbox(b)
+	for b.Loop() {
+		if err := exec.Command("git", "--version").Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
