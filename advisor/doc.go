@@ -6,8 +6,8 @@
 //
 // [Load] reads the embedded share/ files (advisors with the capability
 // vocabulary, providers, vendors with their models, profiles), then the
-// user overlay ($XDG_CONFIG_HOME/git-reason/advisors.yaml, see
-// [UserOverlayPath]) and the repository overlay (.reason/advisors.yaml, see
+// user overlay ($XDG_CONFIG_HOME/git-reason/advisors.yaml; the caller says
+// where) and the repository overlay (.reason/advisors.yaml, see
 // [RepositoryOverlayPath]), repository last so that it wins. An overlay uses
 // the same entry shapes (schemas/share.overlay.json) in any of the sections
 // advisors, capabilities, providers, vendors and profiles:
@@ -45,24 +45,24 @@
 //
 // # Profiles
 //
-// [ChooseProfile] picks the execution profile from --profile,
-// GIT_REASON_PROFILE, git config reason.profile and CI=true, in that order.
+// [FindProfile] looks up the execution profile the caller chose (git reason
+// chooses from --profile, GIT_REASON_PROFILE, git config reason.profile and
+// CI=true, in that order, in its settings).
 //
 // # Wiring
 //
 // A command builds a snapshot like this:
 //
 //	cat, findings, err := advisor.Load(advisor.Sources{
-//		User:       advisor.UserOverlayPath(os.Getenv),
+//		User:       userOverlay, // from the caller's settings
 //		Repository: advisor.RepositoryOverlayPath(worktree),
 //	})
-//	prof, _, err := advisor.ChooseProfile(cat, advisor.ProfileChoice{...})
+//	prof, err := advisor.FindProfile(cat, profileID, chosenBy)
 //	outcomes, err := advisor.Journal{Path: advisor.JournalPath(commonDir)}.Read() // this clone's own
-//	env, set := os.LookupEnv("GIT_REASON_DISABLE")
 //	snapshot := advisor.Availability(cat.Advisors, advisor.Inputs{
 //		Env:      advisor.SystemEnv(),
 //		Mode:     prof.Mode,
-//		Disabled: advisor.DisableList(gitConfig("reason.disable"), env, set),
+//		Disabled: disabled, // reason.disable or GIT_REASON_DISABLE, via ParseList
 //		Origin:   origin,
 //		Outcomes: outcomes,
 //		Now:      time.Now(),

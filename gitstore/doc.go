@@ -5,7 +5,10 @@
 // Objects are written with go-git; refs are updated with git's own lockfile
 // protocol so that real git (update-ref, pack-refs, gc) and any number of
 // git reason processes never lose an update. The repository is located the
-// way git locates it. The package does no network I/O of its own: push and
+// way git locates it; of git configuration it reads only what that needs
+// (core.bare, core.worktree, extensions.worktreeConfig), with go-git's
+// decoder, or with git config for a file that decoder could misread. The
+// package does no network I/O of its own: push and
 // fetch run the user's git (Repo.Fetch, Repo.Push), which reaches the
 // remote with the user's credentials and configuration.
 //
