@@ -276,7 +276,11 @@ func (e *Session) Sync(ctx context.Context, req SyncRequest) (*SyncResult, error
 func (e *Session) RemoteSetup(ctx context.Context, remote string) (string, error) {
 	spec := gitstore.FetchRefspec(remote)
 	key := "remote." + remote + ".fetch"
-	for _, v := range e.Config.GetAll(key) {
+	st, err := e.Settings()
+	if err != nil {
+		return "", err
+	}
+	for _, v := range st.Remotes[remote].Fetch {
 		if v == spec {
 			return "", nil
 		}

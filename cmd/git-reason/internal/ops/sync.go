@@ -50,27 +50,27 @@ const maxPushRounds = 5
 // it names a configured remote (the rest are tasks), else the current
 // branch's upstream remote, else origin.
 func (e *Session) Remote(args []string) (string, []string, error) {
-	if len(args) > 0 && e.isRemote(args[0]) {
+	st, err := e.Settings()
+	if err != nil {
+		return "", nil, err
+	}
+	isRemote := func(name string) bool { return st.Remotes[name].URL != "" }
+	if len(args) > 0 && isRemote(args[0]) {
 		return args[0], args[1:], e.checkRemote(args[0])
 	}
 	remote := ""
 	if branch := e.currentBranch(); branch != "" {
-		if r := get(e.Config, "branch."+branch+".remote"); r != "" && r != "." && e.isRemote(r) {
+		if r := st.Upstreams[branch]; r != "" && r != "." && isRemote(r) {
 			remote = r
 		}
 	}
-	if remote == "" && e.isRemote("origin") {
+	if remote == "" && isRemote("origin") {
 		remote = "origin"
 	}
 	if remote == "" {
 		return "", nil, Usage("no remote to sync with: add one with 'git remote add origin URL', or name it: git reason pull REMOTE")
 	}
 	return remote, args, e.checkRemote(remote)
-}
-
-func (e *Session) isRemote(name string) bool {
-	_, ok := e.Config.Get("remote." + name + ".url")
-	return ok
 }
 
 // PullHint says how to get a remote's tasks when there are none here and

@@ -334,3 +334,21 @@ func TestAgreesWithGitVar(t *testing.T) {
 		}
 	}
 }
+
+func TestLoadRemotes(t *testing.T) {
+	sandbox(t)
+	repo := newRepo(t)
+	git(t, repo, "remote", "add", "Up", "https://example.invalid/up.git")
+	git(t, repo, "config", "--add", "remote.Up.fetch", "+refs/reasoning/tasks/*:refs/reasoning/remotes/Up/*")
+	git(t, repo, "config", "branch.feature/x.remote", "Up")
+	git(t, repo, "config", "remote.nourl.fetch", "+refs/heads/*:refs/remotes/nourl/*")
+	s := load(t, filepath.Join(repo, ".git"))
+	want := Remote{URL: "https://example.invalid/up.git", Fetch: []string{
+		"+refs/heads/*:refs/remotes/Up/*", "+refs/reasoning/tasks/*:refs/reasoning/remotes/Up/*"}}
+	if !reflect.DeepEqual(s.Remotes, map[string]Remote{"Up": want}) {
+		t.Errorf("remotes %+v", s.Remotes)
+	}
+	if !reflect.DeepEqual(s.Upstreams, map[string]string{"feature/x": "Up"}) {
+		t.Errorf("upstreams %v", s.Upstreams)
+	}
+}

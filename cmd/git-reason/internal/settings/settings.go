@@ -36,10 +36,21 @@ type Settings struct {
 	Pager Pager
 	// Color says whether output is coloured on a terminal.
 	Color Color
+	// Remotes are the configured remotes: every remote.<name>.url, with
+	// that remote's fetch refspecs (remote.<name>.fetch), by name.
+	Remotes map[string]Remote
+	// Upstreams maps a branch to the remote it tracks (branch.<name>.remote).
+	Upstreams map[string]string
 	// ConfigDir is git reason's directory in the user's configuration
 	// ($XDG_CONFIG_HOME/git-reason, else $HOME/.config/git-reason; "" when
 	// neither is set): the user overlay advisors.yaml lives there.
 	ConfigDir string
+}
+
+// Remote is one configured remote.
+type Remote struct {
+	URL   string   // the last remote.<name>.url
+	Fetch []string // every remote.<name>.fetch, in order
 }
 
 // Choice is the execution profile named for this run.
@@ -105,6 +116,13 @@ const (
 	keyColor     = "color.reason"
 )
 
+// Keys with a subsection, by section and variable name.
+var (
+	keyRemoteURL   = [2]string{"remote", "url"}
+	keyRemoteFetch = [2]string{"remote", "fetch"}
+	keyUpstream    = [2]string{"branch", "remote"}
+)
+
 // source is what resolve reads: the configuration git listed and the
 // environment. seen, when not nil, collects every key and variable asked
 // for (the documentation test uses it).
@@ -124,6 +142,26 @@ func (s source) env(name string) (string, bool) {
 func (s source) getenv(name string) string {
 	v, _ := s.env(name)
 	return v
+}
+
+// bySubsection returns the values of section.<name>.variable for every
+// subsection name, and records the key as "section.<name>.variable".
+func (s source) bySubsection(key [2]string) map[string][]entry {
+	section, variable := key[0], key[1]
+	if s.seen != nil {
+		s.seen[section+".<name>."+variable] = true
+	}
+	out := map[string][]entry{}
+	for k, es := range s.config {
+		rest, ok := strings.CutPrefix(k, section+".")
+		if !ok {
+			continue
+		}
+		if sub, ok := strings.CutSuffix(rest, "."+variable); ok && sub != "" {
+			out[sub] = es
+		}
+	}
+	return out
 }
 
 func (s source) entries(key string) []entry {
@@ -210,6 +248,20 @@ func resolve(src source, flags Flags) (*Settings, error) {
 		errs = append(errs, err)
 	}
 	s.Color = color
+
+	s.Remotes = map[string]Remote{}
+	fetch := src.bySubsection(keyRemoteFetch)
+	for name, es := range src.bySubsection(keyRemoteURL) {
+		r := Remote{URL: es[len(es)-1].value}
+		for _, e := range fetch[name] {
+			r.Fetch = append(r.Fetch, e.value)
+		}
+		s.Remotes[name] = r
+	}
+	s.Upstreams = map[string]string{}
+	for branch, es := range src.bySubsection(keyUpstream) {
+		s.Upstreams[branch] = es[len(es)-1].value
+	}
 
 	xdg, home := src.getenv("XDG_CONFIG_HOME"), src.getenv("HOME")
 	switch {
