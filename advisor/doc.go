@@ -1,6 +1,9 @@
-// Package advisor knows which independent advisors exist and which can be
-// asked right now. It contacts nothing: availability is derived from
-// declarations, presence, the mode, a disable list and recorded outcomes.
+// Package advisor knows which independent advisors exist, which can be
+// asked right now, and asks them: [Ask] puts one question to one advisor
+// through package transport, and [Consult] (the driver) asks a plan's
+// advisors and records each outcome. Loading declarations and deriving
+// availability contact nothing: availability comes from declarations,
+// presence, the mode, a disable list and this clone's recorded outcomes.
 //
 // # Declarations
 //

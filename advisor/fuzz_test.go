@@ -1,6 +1,6 @@
 package advisor
 
-// FuzzLoadOverlay (issue 5, reliability item 4): the declarations loaded
+// FuzzLoadOverlay: the declarations loaded
 // with a fuzzed repository overlay (.reason/advisors.yaml) over the
 // embedded share/ files. Load must never panic, and it returns exactly one
 // of an error or a catalog:

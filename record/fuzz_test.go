@@ -1,6 +1,6 @@
 package record_test
 
-// Fuzz targets of the single writer (issue 5, reliability item 4):
+// Fuzz targets of the single writer:
 //
 //   - FuzzAppendBody appends arbitrary bytes as the body of each kind to a
 //     fixed world of two tasks. The writer must never panic; a refusal is

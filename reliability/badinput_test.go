@@ -25,7 +25,7 @@ func TestBadInput(t *testing.T) {
 	s, ids := badPrepare(t)
 	cases := badInputCases()
 	if len(cases) < 60 {
-		t.Fatalf("the table has %d rows; issue 5 asks for at least 60", len(cases))
+		t.Fatalf("the table has %d rows; the suite asks for at least 60", len(cases))
 	}
 	baseRefs := s.git("for-each-ref")
 	baseObjs := s.objects()

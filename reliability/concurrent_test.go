@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// concWriters is the number of concurrent writer processes (issue 5: 8).
+// concWriters is the number of concurrent writer processes.
 const concWriters = 8
 
 // TestConcurrentWriters runs 8 writer processes of `git reason assess`, one

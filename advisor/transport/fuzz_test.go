@@ -1,6 +1,6 @@
 package transport
 
-// FuzzNormalise (issue 5, reliability item 4): an advisor's raw output
+// FuzzNormalise: an advisor's raw output
 // through Normalise. It must never panic, and:
 //
 //   - a failure is a *Failure of kind empty (the output is blank) or

@@ -124,7 +124,7 @@ func (b *bench) measure(out io.Writer) ([]*benchCase, error) {
 	return b.cases, nil
 }
 
-// target is one goal of issue 2 and whether a run met it.
+// target is one goal of the benchmark and whether a run met it.
 type target struct {
 	c      *benchCase
 	what   string

@@ -119,7 +119,7 @@ func (b *bench) prepare(out io.Writer) error {
 		b.cases = append(b.cases, &benchCase{name: fmt.Sprintf("git reason assess (%d records)", n),
 			dir: dir, args: assessArgs, records: n})
 	}
-	// status of every task, in the largest repository (issue 5: 1,000 tasks,
+	// status of every task, in the largest repository (target: 1,000 tasks,
 	// 50k records, within 1 s; report its peak memory).
 	largest := slices.Max(b.o.sizes)
 	b.cases = append(b.cases, &benchCase{name: fmt.Sprintf("git reason status (all tasks, %d records)", largest),

@@ -1,5 +1,5 @@
-// Package faults holds the reliability suite's fault tests (issue 5,
-// reliability items 5 and 6); it has no code of its own, only tests:
+// Package faults holds the reliability suite's fault tests (secrets and
+// flapping advisors); it has no code of its own, only tests:
 //
 //   - secrets_test.go: the one canary (secret-leak) suite. Canary
 //     credentials and canary strings in an advisor's error bodies, headers,
