@@ -102,8 +102,13 @@ func Trailers(msg string) map[string]string {
 
 // Verify replays the history of a task's ref and returns every finding. A
 // history whose commits or trees do not read is one finding, not an error:
-// the error is for the context ending.
+// the error is for the context ending. Every reuse of another task's
+// standing conclusion is checked against that task too (see checkReuses).
 func (s *Store) Verify(ctx context.Context, task, head string) ([]record.Finding, error) {
+	return s.verify(ctx, task, head, true)
+}
+
+func (s *Store) verify(ctx context.Context, task, head string, reuses bool) ([]record.Finding, error) {
 	commits, err := s.History(ctx, head)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -112,5 +117,9 @@ func (s *Store) Verify(ctx context.Context, task, head string) ([]record.Finding
 		return []record.Finding{{Task: task, Commit: head, Code: record.FindUnreadable,
 			Message: record.Printable(err.Error())}}, nil
 	}
-	return record.Replay(ctx, task, commits, s.ReadBlob), nil
+	found := record.Replay(ctx, task, commits, s.ReadBlob)
+	if reuses && ctx.Err() == nil {
+		found = append(found, s.checkReuses(ctx, task, head)...)
+	}
+	return found, ctx.Err()
 }

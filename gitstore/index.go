@@ -11,7 +11,7 @@ import (
 
 // indexVersion changes whenever the cache's shape or meaning changes; a
 // cache of another version is rebuilt.
-const indexVersion = 3
+const indexVersion = 4
 
 // Index caches, per task, what reads across every task need, in files
 // under .git/reason/: index.json holds each task's status and consultation
@@ -57,26 +57,26 @@ func (x Index) Tasks(ctx context.Context) ([]record.TaskHead, map[string]*IndexE
 // Standing implements record.Index. The entry of task skip is not brought
 // up to date: the writer has that task in hand already, and deriving it
 // again would double the cost of every append.
-func (x Index) Standing(ctx context.Context, key, skip string) (*record.Standing, error) {
+func (x Index) Standing(ctx context.Context, key, skip string) ([]record.Standing, error) {
 	tasks, entries, err := refresh(ctx, x.Store, "standing.json", skip, func(t record.TaskHead, st *record.State, _ []*record.Record) *standingEntry {
 		return &standingEntry{Head: t.Head, Standing: st.Standing()}
 	})
 	if err != nil {
 		return nil, err
 	}
-	var best *record.Standing
+	var out []record.Standing
 	for _, t := range tasks {
 		if t.Task == skip || entries[t.Task] == nil {
 			continue
 		}
 		for _, s := range entries[t.Task].Standing {
 			if s.SubjectKey == key {
-				s := s
-				best = &s
+				out = append(out, s)
 			}
 		}
 	}
-	return best, nil
+	record.SortStanding(out)
+	return out, nil
 }
 
 // Consultations returns every consultation record that origin wrote, in

@@ -117,6 +117,11 @@ type AssessmentDerived struct {
 	SubjectKey string `json:"subject_key"`
 	Reuses     string `json:"reuses,omitempty"`
 	ReusesTask string `json:"reuses_task,omitempty"`
+	// Who concluded the reused conclusion, and how demanding its
+	// assessment was: enough for verify to check the reuse again.
+	ReusesActor         string `json:"reuses_actor,omitempty"`
+	ReusesMateriality   string `json:"reuses_materiality,omitempty"`
+	ReusesReversibility string `json:"reuses_reversibility,omitempty"`
 }
 
 // Plan is the body of a plan: only the assessment it is for.

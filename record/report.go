@@ -19,6 +19,8 @@ type Status struct {
 	OpenDisagreements []string   `json:"open_disagreements"`
 	Standing          []Standing `json:"standing"`
 	Reuses            string     `json:"reuses,omitempty"`
+	ReusesTask        string     `json:"reuses_task,omitempty"`
+	ReusesActor       string     `json:"reuses_actor,omitempty"`
 	Next              string     `json:"next,omitempty"`
 	Updated           string     `json:"updated,omitempty"`
 }
@@ -39,7 +41,8 @@ func (s *State) Summarize() Status {
 		return out
 	}
 	out.Assessment, out.Subject = a.ID, a.Body.(*Assessment).Subject
-	out.Reuses = a.Derived.(*AssessmentDerived).Reuses
+	ad := a.Derived.(*AssessmentDerived)
+	out.Reuses, out.ReusesTask, out.ReusesActor = ad.Reuses, ad.ReusesTask, ad.ReusesActor
 	if p := s.LatestPlan(a.ID); p != nil {
 		pd := p.Derived.(*PlanDerived)
 		out.Review, out.Selected, out.LocalReview = pd.Review, pd.Selected, pd.LocalReview

@@ -76,28 +76,47 @@ func (w *Writer) admitAssessment(ctx context.Context, st *State, a *Assessment) 
 	if a.NewEvidence {
 		return d, nil
 	}
-	var found *Standing
-	for _, s := range st.Standing() {
-		if s.SubjectKey == d.SubjectKey {
-			s := s
-			found = &s
-		}
+	cands := st.Standing()
+	idx := w.Index
+	if idx == nil {
+		idx = ScanIndex{Store: w.Store}
 	}
-	if found == nil {
-		idx := w.Index
-		if idx == nil {
-			idx = ScanIndex{Store: w.Store}
-		}
-		s, err := idx.Standing(ctx, d.SubjectKey, st.Task)
-		if err != nil {
-			return nil, fmt.Errorf("look up standing conclusions: %w", err)
-		}
-		found = s
+	others, err := idx.Standing(ctx, d.SubjectKey, st.Task)
+	if err != nil {
+		return nil, fmt.Errorf("look up standing conclusions: %w", err)
 	}
-	if found != nil {
-		d.Reuses, d.ReusesTask = found.Conclusion, found.Task
+	// The task's own conclusions first, then other tasks', each newest
+	// first: the first that qualifies is reused.
+	cands = append(append([]Standing(nil), others...), cands...)
+	for i := len(cands) - 1; i >= 0; i-- {
+		c := cands[i]
+		if c.SubjectKey != d.SubjectKey || !covers(c, a) {
+			continue
+		}
+		if w.Vouch != nil && w.Vouch.Clean(ctx, c.Task) != nil {
+			continue
+		}
+		d.Reuses, d.ReusesTask, d.ReusesActor = c.Conclusion, c.Task, c.Actor
+		d.ReusesMateriality, d.ReusesReversibility = c.Materiality, c.Reversibility
+		break
 	}
 	return d, nil
+}
+
+// The scales of how much a decision matters and how hard it is to undo,
+// least demanding first.
+var (
+	materialityRank   = map[string]int{"trivial": 1, "minor": 2, "material": 3, "critical": 4}
+	reversibilityRank = map[string]int{"reversible": 1, "costly": 2, "irreversible": 3}
+)
+
+// covers reports whether a standing conclusion may stand in for a new
+// assessment: its own assessment was at least as material and at least as
+// irreversible. A conclusion reached on a minor, reversible question never
+// spares review of a critical, irreversible one.
+func covers(s Standing, a *Assessment) bool {
+	m, r := materialityRank[s.Materiality], reversibilityRank[s.Reversibility]
+	return m > 0 && r > 0 && m >= materialityRank[a.Materiality] && r >= reversibilityRank[a.Reversibility]
 }
 
 // Rule 2: the caller names the assessment; the writer computes the plan from

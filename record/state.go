@@ -55,6 +55,11 @@ type Standing struct {
 	SubjectKey string `json:"subject_key"`
 	Decision   string `json:"decision"`
 	Clock      int64  `json:"clock"`
+	// Who concluded, and how demanding the assessment was: a reuse names
+	// the actor, and only a conclusion at least as demanding is reused.
+	Actor         string `json:"actor"`
+	Materiality   string `json:"materiality"`
+	Reversibility string `json:"reversibility"`
 }
 
 // State is everything derived from a task's records. It is a pure function
@@ -215,8 +220,10 @@ func (s *State) Standing() []Standing {
 		if a == nil || a.Kind != KindAssessment {
 			continue
 		}
+		ab := a.Body.(*Assessment)
 		out = append(out, Standing{Task: s.Task, Conclusion: c.ID, Assessment: a.ID,
-			SubjectKey: a.Derived.(*AssessmentDerived).SubjectKey, Decision: body.Decision, Clock: c.Clock})
+			SubjectKey: a.Derived.(*AssessmentDerived).SubjectKey, Decision: body.Decision, Clock: c.Clock,
+			Actor: c.Actor, Materiality: ab.Materiality, Reversibility: ab.Reversibility})
 	}
 	return out
 }

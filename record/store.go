@@ -28,42 +28,63 @@ type Store interface {
 
 // Index finds standing conclusions across every task, for reuse.
 type Index interface {
-	// Standing returns the latest standing conclusion whose assessment has
-	// the subject key, from any task but skip, or nil when there is none.
-	Standing(ctx context.Context, subjectKey, skip string) (*Standing, error)
+	// Standing returns every standing conclusion whose assessment has the
+	// subject key, from any task but skip, oldest first (by clock, then
+	// task). A task whose history does not read is left out.
+	Standing(ctx context.Context, subjectKey, skip string) ([]Standing, error)
+}
+
+// Voucher says whether a task's history may be trusted now: a standing
+// conclusion is reused only from a task it vouches for.
+type Voucher interface {
+	// Clean returns nil when the task's history, at its head now, replays
+	// clean through the admission rules, else an error saying why not.
+	Clean(ctx context.Context, task string) error
 }
 
 // ScanIndex is an Index that derives every task from its store on each
 // call. It is exact and simple; stores with many tasks provide a cached one.
 type ScanIndex struct{ Store Store }
 
-// Standing implements Index by loading every task.
-func (x ScanIndex) Standing(ctx context.Context, key, skip string) (*Standing, error) {
+// Standing implements Index by loading every task; a task that does not
+// load or derive is left out.
+func (x ScanIndex) Standing(ctx context.Context, key, skip string) ([]Standing, error) {
 	tasks, err := x.Store.Tasks(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var best *Standing
+	var out []Standing
 	for _, t := range tasks {
 		if t.Task == skip {
 			continue
 		}
 		_, recs, err := x.Store.Load(ctx, t.Task)
 		if err != nil {
-			return nil, err
+			continue
 		}
 		st, err := Derive(t.Task, recs)
 		if err != nil {
-			return nil, err
+			continue
 		}
 		for _, s := range st.Standing() {
 			if s.SubjectKey == key {
-				s := s
-				best = &s
+				out = append(out, s)
 			}
 		}
 	}
-	return best, nil
+	SortStanding(out)
+	return out, nil
+}
+
+// SortStanding orders standing conclusions oldest first: by clock, then
+// by task.
+func SortStanding(s []Standing) {
+	sort.SliceStable(s, func(i, j int) bool {
+		if s[i].Clock != s[j].Clock {
+			return s[i].Clock < s[j].Clock
+		}
+		return s[i].Task < s[j].Task
+	})
 }
 
 // MemStore is an in-memory Store, for tests and for trying rules out.

@@ -57,6 +57,7 @@ const (
 	FindDerived      = "derived"       // derived fields differ from what the writer computes
 	FindMerge        = "merge"         // a merge's tree is not the union of its parents
 	FindMergeRule    = "merge_refused" // the union of two histories breaks a rule
+	FindReuse        = "reuse"         // a reused conclusion is not what the reuse says, or its task does not replay clean
 )
 
 // ParseRecord reads a stored record strictly: the whole document is checked
@@ -311,12 +312,15 @@ func replayRules(ctx context.Context, st *State, e *Entry) (any, error) {
 // storedReuse answers the reuse lookup with what the record says it reused.
 type storedReuse struct{ e *Entry }
 
-func (s storedReuse) Standing(context.Context, string, string) (*Standing, error) {
+// The replay re-checks the rule (at least as demanding) from what the
+// record says it reused; Store.Verify checks that against the reused task.
+func (s storedReuse) Standing(context.Context, string, string) ([]Standing, error) {
 	d, ok := s.e.Derived.(*AssessmentDerived)
 	if !ok || d.Reuses == "" {
 		return nil, nil
 	}
-	return &Standing{Task: d.ReusesTask, Conclusion: d.Reuses, SubjectKey: d.SubjectKey}, nil
+	return []Standing{{Task: d.ReusesTask, Conclusion: d.Reuses, SubjectKey: d.SubjectKey, Actor: d.ReusesActor,
+		Materiality: d.ReusesMateriality, Reversibility: d.ReusesReversibility}}, nil
 }
 
 // storedSnapshot answers the availability of a plan with its stored

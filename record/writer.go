@@ -46,8 +46,12 @@ func (n NoAdvisors) Snapshot(context.Context) (policy.Profile, []policy.Advisor,
 // admits or refuses each by the rules. Its fields are set once; a Writer is
 // safe for concurrent use.
 type Writer struct {
-	Store  Store
-	Index  Index        // standing conclusions of other tasks; nil scans Store
+	Store Store
+	Index Index // standing conclusions of other tasks; nil scans Store
+	// Vouch, when set, must vouch for a task before a standing conclusion
+	// of it is reused (stores whose histories can arrive from elsewhere set
+	// it); nil reuses from any task.
+	Vouch  Voucher
 	Avail  Availability // nil means NoAdvisors
 	Actor  string       // "Name <email>"
 	Origin string       // this clone's id

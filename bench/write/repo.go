@@ -264,7 +264,7 @@ func (b *bench) gitOut(dir string, args ...string) (string, error) {
 // only assessments, so the real index would find none either.
 type noIndex struct{}
 
-func (noIndex) Standing(context.Context, string, string) (*record.Standing, error) { return nil, nil }
+func (noIndex) Standing(context.Context, string, string) ([]record.Standing, error) { return nil, nil }
 
 // generate appends records assessments to the repository in dir through the
 // real writer and store, perTask per task, with four goroutines per CPU

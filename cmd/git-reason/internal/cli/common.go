@@ -87,7 +87,8 @@ func printResult(c *cli.Context, res *record.Result) error {
 	switch d := res.Derived.(type) {
 	case *record.AssessmentDerived:
 		if d.Reuses != "" {
-			fmt.Fprintf(w, "  reuses standing conclusion %s of task %s: no new review is planned\n", d.Reuses, d.ReusesTask)
+			fmt.Fprintf(w, "  reuses standing conclusion %s of task %s by %s (%s, %s): no new review is planned\n",
+				d.Reuses, d.ReusesTask, record.Printable(d.ReusesActor), d.ReusesMateriality, d.ReusesReversibility)
 		}
 	case *record.PlanDerived:
 		fmt.Fprintf(w, "  %s\n", d.Reason)

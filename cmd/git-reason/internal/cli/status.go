@@ -93,7 +93,7 @@ func printStatus(w io.Writer, s record.Status) {
 		fmt.Fprintf(w, "  subject:      %s\n", record.Printable(s.Subject))
 	}
 	if s.Reuses != "" {
-		fmt.Fprintf(w, "  reuses:       standing conclusion %s\n", s.Reuses)
+		fmt.Fprintf(w, "  reuses:       standing conclusion %s of task %s by %s\n", s.Reuses, s.ReusesTask, record.Printable(s.ReusesActor))
 	}
 	if s.Review != "" {
 		who := "no checklist"

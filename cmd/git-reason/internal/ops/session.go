@@ -70,7 +70,9 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 		store.OnSkip = func(task string, err error) { opts.Warn(skipWarning(task, err)) }
 	}
 	sess := &Session{Repo: repo, Store: store, Index: gitstore.Index{Store: store}, profileFlag: opts.Profile}
-	sess.Writer = &record.Writer{Store: store, Index: sess.Index, Avail: availability{sess}}
+	// Vouch: a standing conclusion is reused only from a task whose
+	// history replays clean at that moment.
+	sess.Writer = &record.Writer{Store: store, Index: sess.Index, Avail: availability{sess}, Vouch: store}
 	return sess, nil
 }
 

@@ -1,0 +1,103 @@
+package gitstore
+
+import (
+	"context"
+	"fmt"
+
+	"git-reason/record"
+)
+
+// Clean implements record.Voucher: the task's history, at its head now,
+// reads and replays clean (its own reuses are not followed). A
+// standing conclusion is reused only from a task it vouches for, so a
+// conclusion forged elsewhere and fetched never spares a review here.
+func (s *Store) Clean(ctx context.Context, task string) error {
+	head, err := s.Repo.ReadRef(TaskRef(task))
+	if err != nil {
+		return err
+	}
+	if head == "" {
+		return fmt.Errorf("no task %s", task)
+	}
+	found, err := s.verify(ctx, task, head, false)
+	if err != nil {
+		return err
+	}
+	if len(found) > 0 {
+		return fmt.Errorf("task %s does not replay clean: %s", task, found[0])
+	}
+	return nil
+}
+
+// checkReuses checks every reuse that the records at head claim from
+// another task: the task exists and replays clean, and holds the reused
+// conclusion with the subject, actor, materiality and reversibility the
+// reuse names. The reused tasks' own reuses are not followed (Clean does
+// not check them), so that a cycle of reuses ends.
+func (s *Store) checkReuses(ctx context.Context, task, head string) []record.Finding {
+	recs, err := s.ReadCommit(task, head)
+	if err != nil {
+		return nil // the replay has reported it
+	}
+	var out []record.Finding
+	add := func(id, format string, args ...any) {
+		out = append(out, record.Finding{Task: task, Commit: head, Record: id, Code: record.FindReuse,
+			Message: record.Printable(fmt.Sprintf(format, args...))})
+	}
+	clean := map[string]error{}
+	for _, r := range recs {
+		e, err := record.Decode(r)
+		if err != nil || r.Kind != record.KindAssessment {
+			continue
+		}
+		d := e.Derived.(*record.AssessmentDerived)
+		if d.Reuses == "" || d.ReusesTask == task {
+			continue
+		}
+		u := d.ReusesTask
+		if _, ok := clean[u]; !ok {
+			clean[u] = s.Clean(ctx, u)
+		}
+		if err := clean[u]; err != nil {
+			add(r.ID, "assessment %s reuses conclusion %s of task %s, which cannot be trusted: %v", r.ID[:10], d.Reuses, u, err)
+			continue
+		}
+		_, urecs, err := s.Load(ctx, u)
+		var st *record.State
+		if err == nil {
+			st, err = record.Derive(u, urecs)
+		}
+		if err != nil {
+			add(r.ID, "reused task %s does not read: %v", u, err)
+			continue
+		}
+		if why := matchReuse(st, d); why != "" {
+			add(r.ID, "assessment %s reuses conclusion %s of task %s, but %s", r.ID[:10], d.Reuses, u, why)
+		}
+	}
+	return out
+}
+
+// matchReuse says what is wrong with a reuse as the reused task's state
+// shows it, or "".
+func matchReuse(st *record.State, d *record.AssessmentDerived) string {
+	c := st.Get(d.Reuses)
+	if c == nil || c.Kind != record.KindConclusion {
+		return "that task holds no such conclusion"
+	}
+	a := st.Get(c.Body.(*record.Conclusion).Assessment)
+	if a == nil || a.Kind != record.KindAssessment {
+		return "the conclusion has no assessment"
+	}
+	ab := a.Body.(*record.Assessment)
+	switch {
+	case a.Derived.(*record.AssessmentDerived).SubjectKey != d.SubjectKey:
+		return "its subject differs"
+	case c.Actor != d.ReusesActor:
+		return fmt.Sprintf("it was concluded by %s, not %s", c.Actor, d.ReusesActor)
+	case ab.Materiality != d.ReusesMateriality || ab.Reversibility != d.ReusesReversibility:
+		return fmt.Sprintf("its assessment was %s and %s, not %s and %s", ab.Materiality, ab.Reversibility,
+			d.ReusesMateriality, d.ReusesReversibility)
+	}
+	return ""
+}
