@@ -150,7 +150,7 @@ func (b *bench) initTrace(out io.Writer, c *benchCase) error {
 		for _, line := range strings.Split(stderr.String(), "\n") {
 			// init PKG @T ms, C ms clock, B bytes, A allocs
 			f := strings.Fields(line)
-			if len(f) < 6 || f[0] != "init" || f[5] != "clock," {
+			if len(f) < 7 || f[0] != "init" || f[6] != "clock," {
 				continue
 			}
 			ms, err := strconv.ParseFloat(f[4], 64)
