@@ -126,18 +126,24 @@ func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
 	if err != nil {
 		ts.Fatalf("exitcode: %q is not a number", args[0])
 	}
-	err = ts.Exec(args[1], args[2:]...)
-	got := 0
-	if err != nil {
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) {
-			ts.Fatalf("exitcode: %v", err)
-		}
-		got = ee.ExitCode()
-	}
+	got := execStatus(ts, "exitcode", args[1], args[2:]...)
 	if got != want {
 		ts.Fatalf("%s exited with status %d, want %d", strings.Join(args[1:], " "), got, want)
 	}
+}
+
+// execStatus runs prog like exec and returns its exit status; it fails
+// the script when prog could not be run at all.
+func execStatus(ts *testscript.TestScript, cmd, prog string, args ...string) int {
+	err := ts.Exec(prog, args...)
+	if err == nil {
+		return 0
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		ts.Fatalf("%s: %v", cmd, err)
+	}
+	return ee.ExitCode()
 }
 
 // cmdGetJSON sets an environment variable from a field of the last

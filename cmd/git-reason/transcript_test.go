@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -41,15 +40,7 @@ func cmdTranscript(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) < 1 {
 		ts.Fatalf("usage: [!] transcript PROG [ARG...]")
 	}
-	err := ts.Exec(args[0], args[1:]...)
-	code := 0
-	if err != nil {
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) {
-			ts.Fatalf("transcript: %v", err)
-		}
-		code = ee.ExitCode()
-	}
+	code := execStatus(ts, "transcript", args[0], args[1:]...)
 	n := ts.Value(normKey{}).(*normaliser)
 	var b strings.Builder
 	fmt.Fprintf(&b, "$ %s\n", n.normalise(ts, quoteArgs(args)))
