@@ -22,6 +22,9 @@ import (
 // exactly the findings the row names); every ref as before (git for-each-ref); no object
 // written; no lock left; and the run within its time bound.
 func TestBadInput(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the binary for every row of the table; skipped with -short")
+	}
 	s, ids := badPrepare(t)
 	cases := badInputCases()
 	if len(cases) < 60 {

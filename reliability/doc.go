@@ -20,8 +20,9 @@
 //     record ids and declaration files; each must exit 2 or 3 with one line
 //     of error and change no ref and no object.
 //
-// The quick form runs under plain `go test ./...`; the long form, with the
-// figures the issue asks for, runs with
+// The quick form runs under plain `go test ./...` (these suites skip with
+// -short, which is the quick loop of unit and script tests); the long form,
+// with the figures the issue asks for, runs with
 //
 //	GIT_REASON_LONG=1 go test ./reliability/ -run 'TestConcurrentWriters|TestCrash' -v -timeout 60m
 //

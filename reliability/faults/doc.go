@@ -18,7 +18,7 @@
 //     the rules says, as many consultation records as requests served, and
 //     verification clean.
 //
-// Quick form (CI): go test ./reliability/faults/
+// Quick form (CI): go test ./reliability/faults/ (-short skips the secrets suite)
 // Long form:       GIT_REASON_LONG=1 go test ./reliability/faults/ -v -timeout 30m
 //
 // docs/RELIABILITY-FAULTS.md records what was tried and the figures.

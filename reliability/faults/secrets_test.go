@@ -264,6 +264,9 @@ func TestSecretsLeaveNoTrace(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the cli advisor is a shell script")
 	}
+	if testing.Short() {
+		t.Skip("runs over a hundred commands through the binary; skipped with -short")
+	}
 	needGit(t)
 	bin := buildBinary(t)
 	srv := newCanaryServer(t)
