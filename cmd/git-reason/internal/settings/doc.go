@@ -18,4 +18,9 @@
 //
 // docs/CONFIGURATION.md lists every key and variable; a test holds that
 // table and this package to the same set.
+//
+// The package is wiring, not storage: gitstore needs no setting to keep
+// records (discovery reads its three repository-format keys itself, before
+// any setting can be read), so the value lives with the program that acts
+// on it.
 package settings
