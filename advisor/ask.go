@@ -22,6 +22,7 @@ type Asked struct {
 	Model      *record.Model // who answered: reported by the responder, else declared
 	Failure    *record.Failure
 	Duration   time.Duration
+	Endpoint   string // what was contacted (see Endpoint)
 }
 
 // Completed reports whether the advisor answered with a conclusion.
@@ -55,7 +56,7 @@ func DeclaredModel(d Declaration) string {
 // answer. It makes exactly one attempt: retries would hide failures from
 // the circuits.
 func Ask(ctx context.Context, d Declaration, req transport.Request) *Asked {
-	out := &Asked{Advisor: d.ID, Transport: d.Transport}
+	out := &Asked{Advisor: d.ID, Transport: d.Transport, Endpoint: Endpoint(d)}
 	start := time.Now()
 	defer func() { out.Duration = time.Since(start) }()
 	adapter, ok := transport.For(d.Adapter)

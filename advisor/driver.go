@@ -195,6 +195,19 @@ func journal(run Run, asked *Asked, res *Result) {
 	}
 }
 
+// EndpointRecorder is a Recorder that also records the endpoint a
+// consultation contacted (the writer is one).
+type EndpointRecorder interface {
+	AppendConsultationFrom(ctx context.Context, task string, c *record.Consultation, m *record.Model, endpoint string) (*record.Result, error)
+}
+
+func appendConsultation(ctx context.Context, w Recorder, task string, c *record.Consultation, m *record.Model, endpoint string) (*record.Result, error) {
+	if ew, ok := w.(EndpointRecorder); ok && endpoint != "" {
+		return ew.AppendConsultationFrom(ctx, task, c, m, endpoint)
+	}
+	return w.AppendConsultation(ctx, task, c, m)
+}
+
 // record1 records one advisor's outcome.
 func record1(ctx context.Context, w Recorder, task, plan string, asked *Asked) Result {
 	res := Result{Asked: asked}
@@ -205,14 +218,14 @@ func record1(ctx context.Context, w Recorder, task, plan string, asked *Asked) R
 	} else {
 		c.Status, c.Failure = "failed", asked.Failure
 	}
-	stored, err := w.AppendConsultation(ctx, task, c, asked.Model)
+	stored, err := appendConsultation(ctx, w, task, c, asked.Model, asked.Endpoint)
 	if errors.Is(err, record.ErrInput) && c.Status == "completed" {
 		// An answer the writer cannot store is still an outcome the
 		// circuits must see: record it as malformed.
 		c.Status, c.Conclusion = "failed", nil
 		c.Failure = &record.Failure{Kind: string(transport.Malformed), Detail: "the answer could not be stored"}
 		asked.Conclusion, asked.Model, asked.Failure = nil, nil, c.Failure
-		stored, err = w.AppendConsultation(ctx, task, c, nil)
+		stored, err = appendConsultation(ctx, w, task, c, nil, asked.Endpoint)
 	}
 	switch {
 	case errors.Is(err, record.ErrAlreadyAnswered):

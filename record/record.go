@@ -190,6 +190,10 @@ type Model struct {
 // ConsultationDerived holds the attribution the driver records.
 type ConsultationDerived struct {
 	Model *Model `json:"model,omitempty"`
+	// Endpoint is what the driver contacted: scheme://host:port of the
+	// advisor's base URL (never a path, query or credential), or the
+	// executable it ran.
+	Endpoint string `json:"endpoint,omitempty"`
 }
 
 // Disagreement is the body of a disagreement between cited records.

@@ -188,6 +188,7 @@ func admitConsultation(st *State, c *Consultation, h hints) (any, error) {
 		m := *h.model
 		d.Model = &m
 	}
+	d.Endpoint = h.endpoint
 	if c.Status == "completed" && d.Model == nil {
 		return nil, refuse("a completed consultation must name the model that answered")
 	}

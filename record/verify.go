@@ -291,7 +291,7 @@ func replayRules(ctx context.Context, st *State, e *Entry) (any, error) {
 	w := &Writer{Index: storedReuse{e}, Avail: storedSnapshot{e}}
 	switch d := e.Derived.(type) {
 	case *ConsultationDerived:
-		h.model = d.Model
+		h.model, h.endpoint = d.Model, d.Endpoint
 	case *DisagreementDerived:
 		h.openedBy = d.OpenedBy
 	case *ValidationDerived:

@@ -74,6 +74,7 @@ type Result struct {
 type hints struct {
 	driver   bool // the consult driver is writing
 	model    *Model
+	endpoint string
 	openedBy string
 	observed *ValidationDerived
 }
@@ -92,6 +93,16 @@ func (w *Writer) AppendConsultation(ctx context.Context, task string, c *Consult
 		return nil, err
 	}
 	return w.append(ctx, task, KindConsultation, raw, hints{driver: true, model: m})
+}
+
+// AppendConsultationFrom is AppendConsultation with the endpoint the
+// driver contacted, recorded beside the model.
+func (w *Writer) AppendConsultationFrom(ctx context.Context, task string, c *Consultation, m *Model, endpoint string) (*Result, error) {
+	raw, err := json.Marshal(c)
+	if err != nil {
+		return nil, err
+	}
+	return w.append(ctx, task, KindConsultation, raw, hints{driver: true, model: m, endpoint: endpoint})
 }
 
 // AppendDriverDisagreement records a disagreement the consult driver opened
