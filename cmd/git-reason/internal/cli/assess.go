@@ -1,32 +1,51 @@
 package cli
 
 import (
+	"context"
+
 	"github.com/urfave/cli/v2"
 
 	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/record"
 )
 
+type assessOptions struct {
+	writeOptions
+	Subject, Question, Materiality, Reversibility string
+	Needs, Evidence                               []string
+	NewEvidence                                   bool
+}
+
 func assessCommand() *cli.Command {
+	o := &assessOptions{}
 	return &cli.Command{
 		Name:      "assess",
 		Usage:     "record what is uncertain, how much it matters and what is known",
 		ArgsUsage: "TASK --subject S --question Q --materiality M --reversibility R [--needs CAP]... [--evidence KIND:REF:SUMMARY]... [--new-evidence]",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "subject", Usage: "what the decision is about"},
-			&cli.StringFlag{Name: "question", Usage: "the question to settle"},
-			&cli.StringFlag{Name: "materiality", Usage: "trivial, minor, material or critical"},
-			&cli.StringFlag{Name: "reversibility", Usage: "reversible, costly or irreversible"},
+			&cli.StringFlag{Name: "subject", Usage: "what the decision is about", Destination: &o.Subject},
+			&cli.StringFlag{Name: "question", Usage: "the question to settle", Destination: &o.Question},
+			&cli.StringFlag{Name: "materiality", Usage: "trivial, minor, material or critical", Destination: &o.Materiality},
+			&cli.StringFlag{Name: "reversibility", Usage: "reversible, costly or irreversible", Destination: &o.Reversibility},
 			&cli.StringSliceFlag{Name: "needs", Usage: "a capability review needs (repeatable)"},
 			&cli.StringSliceFlag{Name: "evidence", Usage: "KIND:REF:SUMMARY, KIND one of file, command, commit, url, note (repeatable)"},
-			&cli.BoolFlag{Name: "new-evidence", Usage: "review again even if a standing conclusion exists"},
-			fileFlag, jsonFlag,
+			&cli.BoolFlag{Name: "new-evidence", Usage: "review again even if a standing conclusion exists", Destination: &o.NewEvidence},
+			o.fileFlag(), o.jsonFlag(),
 		},
-		Action: writeAction(record.KindAssessment, 1, func(c *cli.Context, _ *ops.Session, _ string) (any, error) {
-			ev, err := parseEvidenceList(c.StringSlice("evidence"))
-			return &record.Assessment{Subject: c.String("subject"), Question: c.String("question"),
-				Materiality: c.String("materiality"), Reversibility: c.String("reversibility"),
-				Needs: c.StringSlice("needs"), Evidence: ev, NewEvidence: c.Bool("new-evidence")}, err
-		}),
+		Action: func(c *cli.Context) error {
+			if err := o.parse(c, 1); err != nil {
+				return err
+			}
+			o.Needs, o.Evidence = c.StringSlice("needs"), c.StringSlice("evidence")
+			return runAssess(c.Context, o)
+		},
 	}
+}
+
+func runAssess(ctx context.Context, o *assessOptions) error {
+	return o.write(ctx, record.KindAssessment, func(*ops.Session) (any, error) {
+		ev, err := parseEvidenceList(o.Evidence)
+		return &record.Assessment{Subject: o.Subject, Question: o.Question, Materiality: o.Materiality,
+			Reversibility: o.Reversibility, Needs: o.Needs, Evidence: ev, NewEvidence: o.NewEvidence}, err
+	})
 }

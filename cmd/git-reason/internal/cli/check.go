@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"io"
 
 	"github.com/urfave/cli/v2"
 
@@ -9,7 +11,15 @@ import (
 	"git-reason/policy/neutrality"
 )
 
+type checkNeutralityOptions struct {
+	base
+	Paths  []string
+	Staged bool   // the index, not the work tree
+	Range  string // A..B: the files changed there, as they are at B
+}
+
 func checkCommand() *cli.Command {
+	o := &checkNeutralityOptions{}
 	return &cli.Command{
 		Name:  "check",
 		Usage: "run a guard over this repository",
@@ -18,45 +28,44 @@ func checkCommand() *cli.Command {
 			Usage:     "find provider, vendor, model or advisor names in provider-neutral files; exits 3 on violations",
 			ArgsUsage: "[PATH...] [--staged] [--range A..B]",
 			Flags: []cli.Flag{
-				&cli.BoolFlag{Name: "staged", Usage: "check the files staged in the index, not the work tree"},
-				&cli.StringFlag{Name: "range", Usage: "check the files changed in `A..B`, as they are at B"},
-				jsonFlag,
+				&cli.BoolFlag{Name: "staged", Usage: "check the files staged in the index, not the work tree", Destination: &o.Staged},
+				&cli.StringFlag{Name: "range", Usage: "check the files changed in `A..B`, as they are at B", Destination: &o.Range},
+				o.jsonFlag(),
 			},
 			OnUsageError: usageError,
 			Action: func(c *cli.Context) error {
-				sess, err := open(c)
-				if err != nil {
-					return err
-				}
-				res, err := sess.CheckNeutrality(c.Context, ops.NeutralityRequest{
-					Paths: c.Args().Slice(), Staged: c.Bool("staged"), Range: c.String("range")})
-				if err != nil {
-					return err
-				}
-				return reportNeutrality(c, res, "")
+				o.bind(c)
+				o.Paths = c.Args().Slice()
+				return runCheckNeutrality(c.Context, o)
 			},
 		}},
 	}
 }
 
-// reportNeutrality prints a neutrality result, each line prefixed by
-// prefix (hooks use "git-reason: "), and fails with exit 3 on violations.
-func reportNeutrality(c *cli.Context, res *neutrality.Result, prefix string) error {
-	if c.Bool("json") {
-		if err := neutrality.FormatJSON(c.App.Writer, res); err != nil {
-			return err
-		}
-	} else {
+func runCheckNeutrality(ctx context.Context, o *checkNeutralityOptions) error {
+	sess, err := o.Open()
+	if err != nil {
+		return err
+	}
+	res, err := sess.CheckNeutrality(ctx, ops.NeutralityRequest{Paths: o.Paths, Staged: o.Staged, Range: o.Range})
+	if err != nil {
+		return err
+	}
+	err = o.render(res, func(w io.Writer) error {
 		if !res.Configured {
-			fmt.Fprintf(c.App.ErrWriter, "%sneutrality is not configured here (no %s): nothing checked\n", prefix, neutrality.ConfigPath)
+			fmt.Fprintf(o.Err, "neutrality is not configured here (no %s): nothing checked\n", neutrality.ConfigPath)
 			return nil
 		}
 		for _, v := range res.Violations {
-			fmt.Fprintf(c.App.Writer, "%s%s:%d:%d: %s (declared as %s)\n", prefix, v.Path, v.Line, v.Col, v.Name, v.DeclaredAs)
+			fmt.Fprintf(w, "%s:%d:%d: %s (declared as %s)\n", v.Path, v.Line, v.Col, v.Name, v.DeclaredAs)
 		}
 		for _, s := range res.Skipped {
-			fmt.Fprintf(c.App.ErrWriter, "%snot checked: %s: %s\n", prefix, s.Path, s.Reason)
+			fmt.Fprintf(o.Err, "not checked: %s: %s\n", s.Path, s.Reason)
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if n := len(res.Violations); n > 0 {
 		return refusedf("%d neutrality violation(s): rename them, move them under an excluded path, or add an allow entry with a reason to %s", n, neutrality.ConfigPath)

@@ -1,7 +1,7 @@
 package cli
 
 import (
-	"encoding/json"
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -10,11 +10,6 @@ import (
 
 	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/record"
-)
-
-var (
-	jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print JSON"}
-	fileFlag = &cli.StringFlag{Name: "file", Usage: "read the whole body as JSON from `PATH` (- for stdin)"}
 )
 
 // open locates the repository the command runs in.
@@ -49,24 +44,58 @@ func noMoreArgs(c *cli.Context, n int) error {
 	return nil
 }
 
-// bodyFrom returns the body from --file when given, else builds it.
-func bodyFrom(c *cli.Context, build func() (any, error)) ([]byte, error) {
-	if path := c.String("file"); path != "" {
-		return ops.ReadBody(path, c.App.Reader)
+// writeOptions are what every write verb's options share: TASK and --file.
+type writeOptions struct {
+	base
+	Task string
+	File string // --file: the whole body as JSON, "-" for stdin
+}
+
+func (o *writeOptions) fileFlag() cli.Flag {
+	return &cli.StringFlag{Name: "file", Usage: "read the whole body as JSON from `PATH` (- for stdin)", Destination: &o.File}
+}
+
+// parse binds the dependencies and reads TASK, refusing more than args
+// arguments in all.
+func (o *writeOptions) parse(c *cli.Context, args int) error {
+	o.bind(c)
+	task, err := taskArg(c)
+	if err != nil {
+		return err
+	}
+	o.Task = task
+	return noMoreArgs(c, args)
+}
+
+// write is the flow every write verb shares: the repository, the body from
+// --file or from build, one append through the writer, and the stored
+// record printed.
+func (o *writeOptions) write(ctx context.Context, kind record.Kind, build func(sess *ops.Session) (any, error)) error {
+	sess, err := o.Open()
+	if err != nil {
+		return err
+	}
+	body, err := o.body(func() (any, error) { return build(sess) })
+	if err != nil {
+		return err
+	}
+	res, err := sess.Append(ctx, o.Task, kind, body)
+	if err != nil {
+		return err
+	}
+	return o.printRecord(res)
+}
+
+// body returns the body from --file when given, else builds it.
+func (o *writeOptions) body(build func() (any, error)) ([]byte, error) {
+	if o.File != "" {
+		return ops.ReadBody(o.File, o.In)
 	}
 	v, err := build()
 	if err != nil {
 		return nil, err
 	}
 	return ops.Marshal(v), nil
-}
-
-// printJSON writes v as indented JSON.
-func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
 }
 
 // recordJSON is a stored record as --json prints it: the envelope with its
@@ -76,27 +105,25 @@ type recordJSON struct {
 	Commit string `json:"commit,omitempty"`
 }
 
-// printResult renders a stored record.
-func printResult(c *cli.Context, res *record.Result) error {
-	if c.Bool("json") {
-		return printJSON(c.App.Writer, recordJSON{Record: res.Record, Commit: res.Commit})
-	}
-	w := c.App.Writer
-	fmt.Fprintf(w, "%s %s recorded in %s (commit %s)\n", res.Kind, res.ID, res.Task, shortHash(res.Commit))
-	fmt.Fprintf(w, "  %s\n", record.Summary(res.Entry))
-	switch d := res.Derived.(type) {
-	case *record.AssessmentDerived:
-		if d.Reuses != "" {
-			fmt.Fprintf(w, "  reuses standing conclusion %s of task %s by %s (%s, %s): no new review is planned\n",
-				d.Reuses, d.ReusesTask, record.Printable(d.ReusesActor), d.ReusesMateriality, d.ReusesReversibility)
+// printRecord renders a stored record.
+func (b *base) printRecord(res *record.Result) error {
+	return b.render(recordJSON{Record: res.Record, Commit: res.Commit}, func(w io.Writer) error {
+		fmt.Fprintf(w, "%s %s recorded in %s (commit %s)\n", res.Kind, res.ID, res.Task, shortHash(res.Commit))
+		fmt.Fprintf(w, "  %s\n", record.Summary(res.Entry))
+		switch d := res.Derived.(type) {
+		case *record.AssessmentDerived:
+			if d.Reuses != "" {
+				fmt.Fprintf(w, "  reuses standing conclusion %s of task %s by %s (%s, %s): no new review is planned\n",
+					d.Reuses, d.ReusesTask, record.Printable(d.ReusesActor), d.ReusesMateriality, d.ReusesReversibility)
+			}
+		case *record.PlanDerived:
+			fmt.Fprintf(w, "  %s\n", d.Reason)
+			for i, item := range d.LocalReview {
+				fmt.Fprintf(w, "  %d. %s\n", i+1, item)
+			}
 		}
-	case *record.PlanDerived:
-		fmt.Fprintf(w, "  %s\n", d.Reason)
-		for i, item := range d.LocalReview {
-			fmt.Fprintf(w, "  %d. %s\n", i+1, item)
-		}
-	}
-	return nil
+		return nil
+	})
 }
 
 func shortHash(h string) string {
@@ -139,8 +166,8 @@ func parseEvidenceList(vals []string) ([]record.Evidence, error) {
 
 // latest returns the id of the task's latest record of kind, for commands
 // whose target defaults to it.
-func latest(c *cli.Context, sess *ops.Session, task string, kind record.Kind) (string, error) {
-	st, _, err := sess.State(c.Context, task)
+func latest(ctx context.Context, sess *ops.Session, task string, kind record.Kind) (string, error) {
+	st, _, err := sess.State(ctx, task)
 	if err != nil {
 		return "", err
 	}
@@ -152,39 +179,11 @@ func latest(c *cli.Context, sess *ops.Session, task string, kind record.Kind) (s
 	return "", ops.Usage("task %s has no %s yet (see 'git reason status %s')", task, kind, task)
 }
 
-// writeAction is the flow every write verb shares: TASK (and at most args
-// arguments in all), the repository, the body from --file or from build,
-// one append through the writer, and the stored record printed.
-func writeAction(kind record.Kind, args int, build func(c *cli.Context, sess *ops.Session, task string) (any, error)) cli.ActionFunc {
-	return func(c *cli.Context) error {
-		task, err := taskArg(c)
-		if err != nil {
-			return err
-		}
-		if err := noMoreArgs(c, args); err != nil {
-			return err
-		}
-		sess, err := open(c)
-		if err != nil {
-			return err
-		}
-		body, err := bodyFrom(c, func() (any, error) { return build(c, sess, task) })
-		if err != nil {
-			return err
-		}
-		res, err := sess.Append(c.Context, task, kind, body)
-		if err != nil {
-			return err
-		}
-		return printResult(c, res)
-	}
-}
-
-// target returns the record id the flag names, or, when it is not given,
-// the id of the task's latest record of kind.
-func target(c *cli.Context, sess *ops.Session, task, flag string, kind record.Kind) (string, error) {
-	if id := c.String(flag); id != "" {
+// orLatest returns id, or, when it is "", the id of the task's latest
+// record of kind.
+func orLatest(ctx context.Context, sess *ops.Session, task, id string, kind record.Kind) (string, error) {
+	if id != "" {
 		return id, nil
 	}
-	return latest(c, sess, task, kind)
+	return latest(ctx, sess, task, kind)
 }

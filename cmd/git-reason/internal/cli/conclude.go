@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"strconv"
 	"strings"
 
@@ -10,41 +11,61 @@ import (
 	"git-reason/record"
 )
 
+type concludeOptions struct {
+	writeOptions
+	Decision    string
+	Rationale   string
+	Weigh       []string // ID=TREATMENT:REASON
+	LocalReview []string // ITEM=ANSWER
+	Assessment  string   // default: the task's latest
+}
+
 func concludeCommand() *cli.Command {
+	o := &concludeOptions{}
 	return &cli.Command{
 		Name:      "conclude",
 		Usage:     "record the decision, weighing every consultation (or answering the local review)",
 		ArgsUsage: "TASK --decision S [--rationale S] [--weigh ID=TREATMENT:REASON]... [--local-review ITEM=ANSWER]...",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "decision", Usage: "what was decided"},
-			&cli.StringFlag{Name: "rationale", Usage: "why"},
+			&cli.StringFlag{Name: "decision", Usage: "what was decided", Destination: &o.Decision},
+			&cli.StringFlag{Name: "rationale", Usage: "why", Destination: &o.Rationale},
 			&cli.StringSliceFlag{Name: "weigh", Usage: "ID=TREATMENT:REASON, TREATMENT one of adopted, partially_adopted, rejected (one per completed consultation)"},
 			&cli.StringSliceFlag{Name: "local-review", Usage: "ITEM=ANSWER, ITEM the checklist item's number or text (when no advisor reviewed)"},
-			&cli.StringFlag{Name: "assessment", Usage: "the assessment `ID` (default: the latest)"},
-			fileFlag, jsonFlag,
+			&cli.StringFlag{Name: "assessment", Usage: "the assessment `ID` (default: the latest)", Destination: &o.Assessment},
+			o.fileFlag(), o.jsonFlag(),
 		},
-		Action: writeAction(record.KindConclusion, 1, func(c *cli.Context, sess *ops.Session, task string) (any, error) {
-			return buildConclusion(c, sess, task)
-		}),
+		Action: func(c *cli.Context) error {
+			if err := o.parse(c, 1); err != nil {
+				return err
+			}
+			o.Weigh, o.LocalReview = c.StringSlice("weigh"), c.StringSlice("local-review")
+			return runConclude(c.Context, o)
+		},
 	}
 }
 
-func buildConclusion(c *cli.Context, sess *ops.Session, task string) (*record.Conclusion, error) {
-	st, _, err := sess.State(c.Context, task)
+func runConclude(ctx context.Context, o *concludeOptions) error {
+	return o.write(ctx, record.KindConclusion, func(sess *ops.Session) (any, error) { return o.build(ctx, sess) })
+}
+
+// build reads the flags into a conclusion body; local-review items may be
+// named by their number in the plan's checklist.
+func (o *concludeOptions) build(ctx context.Context, sess *ops.Session) (*record.Conclusion, error) {
+	st, _, err := sess.State(ctx, o.Task)
 	if err != nil {
 		return nil, err
 	}
 	a := st.LatestAssessment()
-	if id := c.String("assessment"); id != "" {
-		if a, err = st.Resolve(id); err != nil {
+	if o.Assessment != "" {
+		if a, err = st.Resolve(o.Assessment); err != nil {
 			return nil, err
 		}
 	}
 	if a == nil {
-		return nil, ops.Usage("task %s has no assessment yet", task)
+		return nil, ops.Usage("task %s has no assessment yet", o.Task)
 	}
-	body := &record.Conclusion{Assessment: a.ID, Decision: c.String("decision"), Rationale: c.String("rationale")}
-	for _, w := range c.StringSlice("weigh") {
+	body := &record.Conclusion{Assessment: a.ID, Decision: o.Decision, Rationale: o.Rationale}
+	for _, w := range o.Weigh {
 		id, rest, ok1 := strings.Cut(w, "=")
 		treatment, reason, ok2 := strings.Cut(rest, ":")
 		if !ok1 || !ok2 {
@@ -56,14 +77,14 @@ func buildConclusion(c *cli.Context, sess *ops.Session, task string) (*record.Co
 	if p := st.LatestPlan(a.ID); p != nil {
 		checklist = p.Derived.(*record.PlanDerived).LocalReview
 	}
-	for _, lr := range c.StringSlice("local-review") {
+	for _, lr := range o.LocalReview {
 		item, answer, ok := strings.Cut(lr, "=")
 		if !ok {
 			return nil, ops.Usage("--local-review %q: write ITEM=ANSWER, ITEM the item's number", lr)
 		}
 		if n, err := strconv.Atoi(item); err == nil {
 			if n < 1 || n > len(checklist) {
-				return nil, ops.Usage("--local-review %d: the plan's checklist has %d items (see 'git reason status %s')", n, len(checklist), task)
+				return nil, ops.Usage("--local-review %d: the plan's checklist has %d items (see 'git reason status %s')", n, len(checklist), o.Task)
 			}
 			item = checklist[n-1]
 		}

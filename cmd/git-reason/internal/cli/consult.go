@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -16,17 +17,26 @@ import (
 	"git-reason/cmd/git-reason/internal/ops"
 )
 
+type consultOptions struct {
+	base
+	Task     string
+	Timeout  time.Duration // 0: the slowest advisor's own timeout
+	Terminal bool          // stderr is a terminal: show live progress
+}
+
 func consultCommand() *cli.Command {
+	o := &consultOptions{}
 	return &cli.Command{
 		Name:      "consult",
 		Usage:     "ask the advisors the latest plan selected, concurrently and blind, recording each answer",
 		ArgsUsage: "TASK [--timeout D]",
 		Flags: []cli.Flag{
-			&cli.DurationFlag{Name: "timeout", Usage: "overall deadline for the run (default: the slowest advisor's own timeout)"},
+			&cli.DurationFlag{Name: "timeout", Usage: "overall deadline for the run (default: the slowest advisor's own timeout)", Destination: &o.Timeout},
 			&cli.StringFlag{Name: "profile", Usage: "execution profile"},
-			jsonFlag,
+			o.jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
+			o.bind(c)
 			task, err := taskArg(c)
 			if err != nil {
 				return err
@@ -34,29 +44,36 @@ func consultCommand() *cli.Command {
 			if err := noMoreArgs(c, 1); err != nil {
 				return err
 			}
-			sess, err := open(c)
-			if err != nil {
-				return err
-			}
-			if c.Duration("timeout") < 0 || (c.IsSet("timeout") && c.Duration("timeout") == 0) {
+			o.Task = task
+			if o.Timeout < 0 || (c.IsSet("timeout") && o.Timeout == 0) {
 				return ops.Usage("--timeout must be a positive duration, e.g. 90s")
 			}
-			req := ops.ConsultRequest{Task: task, Timeout: c.Duration("timeout")}
-			if f, ok := c.App.ErrWriter.(*os.File); ok && term.IsTerminal(int(f.Fd())) && !c.Bool("json") {
-				req.Progress = liveProgress(f)
-			}
-			res, err := sess.Consult(c.Context, req)
-			if res != nil {
-				if perr := printConsult(c, res); perr != nil && err == nil {
-					err = perr
-				}
-			}
-			if errors.Is(err, c.Context.Err()) && c.Context.Err() != nil {
-				return interrupted{}
-			}
-			return err
+			f, ok := o.Err.(*os.File)
+			o.Terminal = ok && term.IsTerminal(int(f.Fd()))
+			return runConsult(c.Context, o)
 		},
 	}
+}
+
+func runConsult(ctx context.Context, o *consultOptions) error {
+	sess, err := o.Open()
+	if err != nil {
+		return err
+	}
+	req := ops.ConsultRequest{Task: o.Task, Timeout: o.Timeout}
+	if o.Terminal && !o.JSON {
+		req.Progress = liveProgress(o.Err)
+	}
+	res, err := sess.Consult(ctx, req)
+	if res != nil {
+		if perr := o.print(res); perr != nil && err == nil {
+			err = perr
+		}
+	}
+	if errors.Is(err, ctx.Err()) && ctx.Err() != nil {
+		return interrupted{}
+	}
+	return err
 }
 
 // interrupted is Ctrl-C: outcomes were recorded as cancelled; exit 130.
@@ -102,7 +119,7 @@ type consultRow struct {
 	Duplicate  bool    `json:"duplicate,omitempty"`
 }
 
-func printConsult(c *cli.Context, res *ops.ConsultResult) error {
+func (o *consultOptions) print(res *ops.ConsultResult) error {
 	rows := []consultRow{}
 	for _, r := range res.Results {
 		row := consultRow{Advisor: r.Advisor, DurationMS: r.Duration.Milliseconds(), Record: r.Record, Duplicate: r.Duplicate}
@@ -120,14 +137,15 @@ func printConsult(c *cli.Context, res *ops.ConsultResult) error {
 	if res.Disagreement != nil {
 		disagreement = res.Disagreement.ID
 	}
-	if c.Bool("json") {
-		return printJSON(c.App.Writer, struct {
-			*ops.ConsultResult
-			Results      []consultRow `json:"results"`
-			Disagreement string       `json:"disagreement,omitempty"`
-		}{res, rows, disagreement})
-	}
-	w := c.App.Writer
+	out := struct {
+		*ops.ConsultResult
+		Results      []consultRow `json:"results"`
+		Disagreement string       `json:"disagreement,omitempty"`
+	}{res, rows, disagreement}
+	return o.render(out, func(w io.Writer) error { return printConsult(w, res, rows, disagreement) })
+}
+
+func printConsult(w io.Writer, res *ops.ConsultResult, rows []consultRow, disagreement string) error {
 	if len(rows) == 0 && len(res.Skipped) == 0 {
 		if len(res.LocalReview) == 0 {
 			fmt.Fprintf(w, "plan %s needs no review: conclude with 'git reason conclude %s --decision ...'\n", res.Plan[:10], res.Task)

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 
@@ -11,46 +13,55 @@ import (
 	"git-reason/record"
 )
 
+type demoOptions struct {
+	base
+	Keep bool // keep the scratch repository
+}
+
 func demoCommand() *cli.Command {
+	o := &demoOptions{}
 	return &cli.Command{
 		Name:  "demo",
 		Usage: "run a full reasoning cycle in a scratch repository and print its status and report",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "keep", Usage: "keep the scratch repository and print its path"},
+			&cli.BoolFlag{Name: "keep", Usage: "keep the scratch repository and print its path", Destination: &o.Keep},
 		},
 		Action: func(c *cli.Context) error {
-			dir, err := os.MkdirTemp("", "git-reason-demo-")
-			if err != nil {
-				return err
-			}
-			if !c.Bool("keep") {
-				defer os.RemoveAll(dir)
-			}
-			for _, args := range [][]string{
-				{"init", "-q", dir},
-				{"-C", dir, "config", "user.name", "Demo Person"},
-				{"-C", dir, "config", "user.email", "demo@example.invalid"},
-			} {
-				if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
-					return fmt.Errorf("git %v: %v: %s", args, err, out)
-				}
-			}
-			w := c.App.Writer
-			fmt.Fprintf(w, "scratch repository: %s\n\n", dir)
-			sess, err := ops.Open(c.Context, ops.Options{Dir: dir, Profile: "offline"})
-			if err != nil {
-				return err
-			}
-			return runDemo(c, sess, dir)
+			o.bind(c)
+			return runDemoCommand(c.Context, o)
 		},
 	}
+}
+
+func runDemoCommand(ctx context.Context, o *demoOptions) error {
+	dir, err := os.MkdirTemp("", "git-reason-demo-")
+	if err != nil {
+		return err
+	}
+	if !o.Keep {
+		defer os.RemoveAll(dir)
+	}
+	for _, args := range [][]string{
+		{"init", "-q", dir},
+		{"-C", dir, "config", "user.name", "Demo Person"},
+		{"-C", dir, "config", "user.email", "demo@example.invalid"},
+	} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			return fmt.Errorf("git %v: %v: %s", args, err, out)
+		}
+	}
+	fmt.Fprintf(o.Out, "scratch repository: %s\n\n", dir)
+	sess, err := ops.Open(ctx, ops.Options{Dir: dir, Profile: "offline"})
+	if err != nil {
+		return err
+	}
+	return runDemo(ctx, o.Out, sess, dir)
 }
 
 // runDemo walks one task through assess, plan, conclude, validate and
 // attempt, then shows that a second task on the same subject reuses the
 // standing conclusion.
-func runDemo(c *cli.Context, sess *ops.Session, dir string) error {
-	ctx, w := c.Context, c.App.Writer
+func runDemo(ctx context.Context, w io.Writer, sess *ops.Session, dir string) error {
 	step := func(kind record.Kind, task string, body any) (*record.Result, error) {
 		res, err := sess.Append(ctx, task, kind, ops.Marshal(body))
 		if err != nil {

@@ -1,26 +1,46 @@
 package cli
 
 import (
+	"context"
+
 	"github.com/urfave/cli/v2"
 
 	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/record"
 )
 
+type disagreeOptions struct {
+	writeOptions
+	Cites      []string
+	Summary    string
+	Assessment string // default: the task's latest
+}
+
 func disagreeCommand() *cli.Command {
+	o := &disagreeOptions{}
 	return &cli.Command{
 		Name:      "disagree",
 		Usage:     "open a disagreement between records whose positions conflict",
 		ArgsUsage: "TASK --cites ID --cites ID --summary S [--assessment ID]",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "cites", Usage: "a record `ID` whose position conflicts (at least two)"},
-			&cli.StringFlag{Name: "summary", Usage: "what the conflict is"},
-			&cli.StringFlag{Name: "assessment", Usage: "the assessment `ID` (default: the latest)"},
-			fileFlag, jsonFlag,
+			&cli.StringFlag{Name: "summary", Usage: "what the conflict is", Destination: &o.Summary},
+			&cli.StringFlag{Name: "assessment", Usage: "the assessment `ID` (default: the latest)", Destination: &o.Assessment},
+			o.fileFlag(), o.jsonFlag(),
 		},
-		Action: writeAction(record.KindDisagreement, 1, func(c *cli.Context, sess *ops.Session, task string) (any, error) {
-			id, err := target(c, sess, task, "assessment", record.KindAssessment)
-			return &record.Disagreement{Assessment: id, Cites: c.StringSlice("cites"), Summary: c.String("summary")}, err
-		}),
+		Action: func(c *cli.Context) error {
+			if err := o.parse(c, 1); err != nil {
+				return err
+			}
+			o.Cites = c.StringSlice("cites")
+			return runDisagree(c.Context, o)
+		},
 	}
+}
+
+func runDisagree(ctx context.Context, o *disagreeOptions) error {
+	return o.write(ctx, record.KindDisagreement, func(sess *ops.Session) (any, error) {
+		id, err := orLatest(ctx, sess, o.Task, o.Assessment, record.KindAssessment)
+		return &record.Disagreement{Assessment: id, Cites: o.Cites, Summary: o.Summary}, err
+	})
 }

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"io"
 
 	"github.com/urfave/cli/v2"
 
@@ -9,47 +11,29 @@ import (
 	"git-reason/hooks"
 )
 
+type hooksOptions struct {
+	base
+	Force bool // replace a modified shim, change a tracked hooks directory
+	// act installs, removes or checks the hooks and says where they are.
+	act func(sess *ops.Session, ctx context.Context, force bool) (string, []hooks.Status, error)
+}
+
 func hooksCommand() *cli.Command {
-	force := &cli.BoolFlag{Name: "force", Usage: "replace a modified shim (keeping a copy of it) and change a hooks directory git tracks"}
-	sub := func(name, usage string, act func(c *cli.Context, sess *ops.Session) (string, []hooks.Status, error), flags ...cli.Flag) *cli.Command {
+	sub := func(name, usage string, force bool, act func(*ops.Session, context.Context, bool) (string, []hooks.Status, error)) *cli.Command {
+		o := &hooksOptions{act: act}
+		flags := []cli.Flag{o.jsonFlag()}
+		if force {
+			flags = append(flags, &cli.BoolFlag{Name: "force", Destination: &o.Force,
+				Usage: "replace a modified shim (keeping a copy of it) and change a hooks directory git tracks"})
+		}
 		return &cli.Command{
-			Name: name, Usage: usage, Flags: append([]cli.Flag{jsonFlag}, flags...), OnUsageError: usageError,
+			Name: name, Usage: usage, Flags: flags, OnUsageError: usageError,
 			Action: func(c *cli.Context) error {
+				o.bind(c)
 				if err := noMoreArgs(c, 0); err != nil {
 					return err
 				}
-				sess, err := open(c)
-				if err != nil {
-					return err
-				}
-				dir, st, err := act(c, sess)
-				if err != nil {
-					return err
-				}
-				if c.Bool("json") {
-					return printJSON(c.App.Writer, struct {
-						Dir   string         `json:"dir"`
-						Hooks []hooks.Status `json:"hooks"`
-					}{dir, st})
-				}
-				for _, s := range st {
-					state := "not installed"
-					switch {
-					case s.Installed && !s.Current:
-						state = "installed (not executable: run 'git reason hooks install')"
-					case s.Modified:
-						state = "modified (carries git reason's marker but is not its shim: see 'git reason hooks install --force')"
-					case s.Installed:
-						state = "installed"
-					case s.Foreign:
-						state = "another hook (not git reason's)"
-					}
-					if s.Chained {
-						state += ", runs the previous hook first"
-					}
-					fmt.Fprintf(c.App.Writer, "%s\t%s\t%s\n", s.Hook, state, s.Path)
-				}
-				return nil
+				return runHooks(c.Context, o)
 			},
 		}
 	}
@@ -57,13 +41,9 @@ func hooksCommand() *cli.Command {
 		Name:  "hooks",
 		Usage: "install, remove or show git reason's pre-commit and pre-push hooks",
 		Subcommands: []*cli.Command{
-			sub("install", "install the hooks, keeping any existing hook and running it first", func(c *cli.Context, sess *ops.Session) (string, []hooks.Status, error) {
-				return sess.InstallHooks(c.Context, c.Bool("force"))
-			}, force),
-			sub("uninstall", "remove the hooks (only git reason's exact shims) and restore the ones they replaced", func(c *cli.Context, sess *ops.Session) (string, []hooks.Status, error) {
-				return sess.UninstallHooks(c.Context, c.Bool("force"))
-			}, force),
-			sub("status", "show whether the hooks are installed", func(c *cli.Context, sess *ops.Session) (string, []hooks.Status, error) {
+			sub("install", "install the hooks, keeping any existing hook and running it first", true, (*ops.Session).InstallHooks),
+			sub("uninstall", "remove the hooks (only git reason's exact shims) and restore the ones they replaced", true, (*ops.Session).UninstallHooks),
+			sub("status", "show whether the hooks are installed", false, func(sess *ops.Session, _ context.Context, _ bool) (string, []hooks.Status, error) {
 				dir, err := sess.HooksDir()
 				if err != nil {
 					return "", nil, err
@@ -74,64 +54,104 @@ func hooksCommand() *cli.Command {
 	}
 }
 
+func runHooks(ctx context.Context, o *hooksOptions) error {
+	sess, err := o.Open()
+	if err != nil {
+		return err
+	}
+	dir, st, err := o.act(sess, ctx, o.Force)
+	if err != nil {
+		return err
+	}
+	out := struct {
+		Dir   string         `json:"dir"`
+		Hooks []hooks.Status `json:"hooks"`
+	}{dir, st}
+	return o.render(out, func(w io.Writer) error {
+		for _, s := range st {
+			state := "not installed"
+			switch {
+			case s.Installed && !s.Current:
+				state = "installed (not executable: run 'git reason hooks install')"
+			case s.Modified:
+				state = "modified (carries git reason's marker but is not its shim: see 'git reason hooks install --force')"
+			case s.Installed:
+				state = "installed"
+			case s.Foreign:
+				state = "another hook (not git reason's)"
+			}
+			if s.Chained {
+				state += ", runs the previous hook first"
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\n", s.Hook, state, s.Path)
+		}
+		return nil
+	})
+}
+
 // hookCommand is what the installed shims run; it is not for people.
 func hookCommand() *cli.Command {
+	sub := func(name string, run func(context.Context, *base) error) *cli.Command {
+		o := &base{}
+		return &cli.Command{Name: name, OnUsageError: usageError, Action: func(c *cli.Context) error {
+			o.bind(c)
+			return hookError(o, run(c.Context, o))
+		}}
+	}
 	return &cli.Command{
-		Name:   "hook",
-		Hidden: true,
-		Subcommands: []*cli.Command{{
-			Name: "pre-commit", OnUsageError: usageError,
-			Action: hookAction(func(c *cli.Context) error {
-				sess, err := open(c)
-				if err != nil {
-					return err
-				}
-				res, err := sess.CheckNeutrality(c.Context, ops.NeutralityRequest{Staged: true, Dir: sess.Repo.WorkTree})
-				if err != nil {
-					return err
-				}
-				for _, v := range res.Violations {
-					fmt.Fprintf(c.App.ErrWriter, "git-reason: %s:%d:%d: %s (declared as %s)\n", v.Path, v.Line, v.Col, v.Name, v.DeclaredAs)
-				}
-				if n := len(res.Violations); n > 0 {
-					return refusedf("commit refused: %d neutrality violation(s) in staged files; see 'git reason check neutrality --staged'", n)
-				}
-				return nil
-			}),
-		}, {
-			Name: "pre-push", OnUsageError: usageError,
-			Action: hookAction(func(c *cli.Context) error {
-				sess, err := open(c)
-				if err != nil {
-					return err
-				}
-				found, err := sess.PrePush(c.Context, c.App.Reader)
-				if err != nil {
-					return err
-				}
-				for _, f := range found {
-					fmt.Fprintf(c.App.ErrWriter, "git-reason: %s: %s\n", f.Ref, f.Message)
-				}
-				if n := len(found); n > 0 {
-					return refusedf("push refused: %d finding(s); see them with 'git reason verify' and 'git reason check neutrality', fix them with new records or renames, then push again", n)
-				}
-				return nil
-			}),
-		}},
+		Name:        "hook",
+		Hidden:      true,
+		Subcommands: []*cli.Command{sub("pre-commit", runPreCommit), sub("pre-push", runPrePush)},
 	}
 }
 
-// hookAction prints a hook's error as one "git-reason:" line, the prefix
-// every hook line carries, and keeps its exit status.
-func hookAction(act cli.ActionFunc) cli.ActionFunc {
-	return func(c *cli.Context) error {
-		err := act(c)
-		if err == nil {
-			return nil
-		}
-		fmt.Fprintf(c.App.ErrWriter, "git-reason: %s\n", err)
-		return quietExit(exitCode(err))
+// runPreCommit refuses a commit whose staged files break neutrality.
+func runPreCommit(ctx context.Context, o *base) error {
+	sess, err := o.Open()
+	if err != nil {
+		return err
 	}
+	res, err := sess.CheckNeutrality(ctx, ops.NeutralityRequest{Staged: true, Dir: sess.Repo.WorkTree})
+	if err != nil {
+		return err
+	}
+	for _, v := range res.Violations {
+		fmt.Fprintf(o.Err, "git-reason: %s:%d:%d: %s (declared as %s)\n", v.Path, v.Line, v.Col, v.Name, v.DeclaredAs)
+	}
+	if n := len(res.Violations); n > 0 {
+		return refusedf("commit refused: %d neutrality violation(s) in staged files; see 'git reason check neutrality --staged'", n)
+	}
+	return nil
+}
+
+// runPrePush refuses a push (refs on stdin, as git gives them) that
+// carries unverifiable reasoning or a neutrality violation.
+func runPrePush(ctx context.Context, o *base) error {
+	sess, err := o.Open()
+	if err != nil {
+		return err
+	}
+	found, err := sess.PrePush(ctx, o.In)
+	if err != nil {
+		return err
+	}
+	for _, f := range found {
+		fmt.Fprintf(o.Err, "git-reason: %s: %s\n", f.Ref, f.Message)
+	}
+	if n := len(found); n > 0 {
+		return refusedf("push refused: %d finding(s); see them with 'git reason verify' and 'git reason check neutrality', fix them with new records or renames, then push again", n)
+	}
+	return nil
+}
+
+// hookError prints a hook's error as one "git-reason:" line, the prefix
+// every hook line carries, and keeps its exit status.
+func hookError(o *base, err error) error {
+	if err == nil {
+		return nil
+	}
+	fmt.Fprintf(o.Err, "git-reason: %s\n", err)
+	return quietExit(exitCode(err))
 }
 
 // quietExit is an exit status whose message was already printed.

@@ -1,28 +1,48 @@
 package cli
 
 import (
+	"context"
+
 	"github.com/urfave/cli/v2"
 
 	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/record"
 )
 
+type resolveOptions struct {
+	writeOptions
+	Disagreement string // the second argument
+	Decision     string
+	Evidence     []string
+}
+
 func resolveCommand() *cli.Command {
+	o := &resolveOptions{}
 	return &cli.Command{
 		Name:      "resolve",
 		Usage:     "settle one open disagreement, citing evidence",
 		ArgsUsage: "TASK DISAGREEMENT --decision S --evidence KIND:REF:SUMMARY...",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "decision", Usage: "how the disagreement is settled"},
+			&cli.StringFlag{Name: "decision", Usage: "how the disagreement is settled", Destination: &o.Decision},
 			&cli.StringSliceFlag{Name: "evidence", Usage: "KIND:REF:SUMMARY (at least one)"},
-			fileFlag, jsonFlag,
+			o.fileFlag(), o.jsonFlag(),
 		},
-		Action: writeAction(record.KindResolution, 2, func(c *cli.Context, _ *ops.Session, _ string) (any, error) {
-			if c.Args().Len() < 2 {
-				return nil, ops.Usage("missing DISAGREEMENT: usage: git reason resolve %s", c.Command.ArgsUsage)
+		Action: func(c *cli.Context) error {
+			if err := o.parse(c, 2); err != nil {
+				return err
 			}
-			ev, err := parseEvidenceList(c.StringSlice("evidence"))
-			return &record.Resolution{Disagreement: c.Args().Get(1), Decision: c.String("decision"), Evidence: ev}, err
-		}),
+			o.Disagreement, o.Evidence = c.Args().Get(1), c.StringSlice("evidence")
+			return runResolve(c.Context, o, c.Command.ArgsUsage)
+		},
 	}
+}
+
+func runResolve(ctx context.Context, o *resolveOptions, usage string) error {
+	return o.write(ctx, record.KindResolution, func(*ops.Session) (any, error) {
+		if o.Disagreement == "" {
+			return nil, ops.Usage("missing DISAGREEMENT: usage: git reason resolve %s", usage)
+		}
+		ev, err := parseEvidenceList(o.Evidence)
+		return &record.Resolution{Disagreement: o.Disagreement, Decision: o.Decision, Evidence: ev}, err
+	})
 }

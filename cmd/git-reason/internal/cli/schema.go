@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"io"
 
 	"github.com/urfave/cli/v2"
 
@@ -9,13 +10,20 @@ import (
 	"git-reason/record"
 )
 
+type schemaOptions struct {
+	base
+	Kind record.Kind
+}
+
 func schemaCommand() *cli.Command {
+	o := &schemaOptions{}
 	return &cli.Command{
 		Name:      "schema",
 		Usage:     "print a record kind's schemas: {envelope, body, derived}, self-contained JSON Schema 2020-12",
 		ArgsUsage: "KIND",
-		Flags:     []cli.Flag{jsonFlag},
+		Flags:     []cli.Flag{o.jsonFlag()},
 		Action: func(c *cli.Context) error {
+			o.bind(c)
 			if !c.Args().Present() {
 				return ops.Usage("missing KIND: usage: git reason schema KIND")
 			}
@@ -26,15 +34,21 @@ func schemaCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			out := map[string]json.RawMessage{}
-			for _, part := range []string{"envelope", "body", "derived"} {
-				doc, err := record.SchemaDocument(kind, part)
-				if err != nil {
-					return err
-				}
-				out[part] = doc
-			}
-			return printJSON(c.App.Writer, out)
+			o.Kind = kind
+			return runSchema(o)
 		},
 	}
+}
+
+// runSchema prints the schemas; they are JSON with or without --json.
+func runSchema(o *schemaOptions) error {
+	out := map[string]json.RawMessage{}
+	for _, part := range []string{"envelope", "body", "derived"} {
+		doc, err := record.SchemaDocument(o.Kind, part)
+		if err != nil {
+			return err
+		}
+		out[part] = doc
+	}
+	return o.render(out, func(w io.Writer) error { return exportJSON(w, out) })
 }

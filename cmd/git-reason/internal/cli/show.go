@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"io"
 
 	"github.com/urfave/cli/v2"
 
@@ -9,38 +11,48 @@ import (
 	"git-reason/record"
 )
 
+type showOptions struct {
+	base
+	ID string // a record id or unique prefix
+}
+
 func showCommand() *cli.Command {
+	o := &showOptions{}
 	return &cli.Command{
 		Name:      "show",
 		Usage:     "show one record by id or unique prefix",
 		ArgsUsage: "ID",
-		Flags:     []cli.Flag{jsonFlag},
+		Flags:     []cli.Flag{o.jsonFlag()},
 		Action: func(c *cli.Context) error {
+			o.bind(c)
 			if !c.Args().Present() {
 				return ops.Usage("missing ID: usage: git reason show ID")
 			}
 			if err := noMoreArgs(c, 1); err != nil {
 				return err
 			}
-			sess, err := open(c)
-			if err != nil {
-				return err
-			}
-			e, _, err := sess.Find(c.Context, c.Args().First())
-			if err != nil {
-				return err
-			}
-			if c.Bool("json") {
-				return printJSON(c.App.Writer, e.Record)
-			}
-			w := c.App.Writer
-			fmt.Fprintf(w, "%s %s\ntask:    %s\nclock:   %d\ncreated: %s\nactor:   %s\norigin:  %s\nsummary: %s\n\nbody:\n",
-				e.Kind, e.ID, e.Task, e.Clock, record.Printable(e.Created), record.Printable(e.Actor), record.Printable(e.Origin), record.Summary(e))
-			if err := printJSON(w, e.Body); err != nil {
-				return err
-			}
-			fmt.Fprintln(w, "derived:")
-			return printJSON(w, e.Derived)
+			o.ID = c.Args().First()
+			return runShow(c.Context, o)
 		},
 	}
+}
+
+func runShow(ctx context.Context, o *showOptions) error {
+	sess, err := o.Open()
+	if err != nil {
+		return err
+	}
+	e, _, err := sess.Find(ctx, o.ID)
+	if err != nil {
+		return err
+	}
+	return o.render(e.Record, func(w io.Writer) error {
+		fmt.Fprintf(w, "%s %s\ntask:    %s\nclock:   %d\ncreated: %s\nactor:   %s\norigin:  %s\nsummary: %s\n\nbody:\n",
+			e.Kind, e.ID, e.Task, e.Clock, record.Printable(e.Created), record.Printable(e.Actor), record.Printable(e.Origin), record.Summary(e))
+		if err := exportJSON(w, e.Body); err != nil {
+			return err
+		}
+		fmt.Fprintln(w, "derived:")
+		return exportJSON(w, e.Derived)
+	})
 }

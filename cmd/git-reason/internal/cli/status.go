@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -12,79 +13,98 @@ import (
 	"git-reason/record"
 )
 
+type statusOptions struct {
+	base
+	Task   string // "": every task
+	Report bool   // also the task's markdown report
+}
+
 func statusCommand() *cli.Command {
+	o := &statusOptions{}
 	return &cli.Command{
 		Name:      "status",
 		Usage:     "show where a task stands, or every task when none is named",
 		ArgsUsage: "[TASK] [--report]",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "report", Usage: "also print the task's markdown report"},
-			jsonFlag,
+			&cli.BoolFlag{Name: "report", Usage: "also print the task's markdown report", Destination: &o.Report},
+			o.jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
+			o.bind(c)
 			if err := noMoreArgs(c, 1); err != nil {
 				return err
 			}
-			sess, err := open(c)
-			if err != nil {
-				return err
-			}
-			if !c.Args().Present() {
-				all, err := sess.StatusAll(c.Context)
+			if c.Args().Present() {
+				task, err := taskArg(c)
 				if err != nil {
 					return err
 				}
-				if c.Bool("json") {
-					return printJSON(c.App.Writer, all)
-				}
-				if len(all) == 0 {
-					if hint := sess.PullHint(c.Context); hint != "" {
-						fmt.Fprintln(c.App.Writer, hint)
-						return nil
-					}
-				}
-				if err := printStatusTable(c.App.Writer, all); err != nil {
-					return err
-				}
-				needs, err := sess.Needs(c.Context)
-				if err != nil {
-					return err
-				}
-				printNeeds(c.App.Writer, needs)
-				return nil
+				o.Task = task
 			}
-			task, err := taskArg(c)
-			if err != nil {
-				return err
-			}
-			st, _, err := sess.State(c.Context, task)
-			if err != nil {
-				return err
-			}
-			sum := st.Summarize()
-			needs, err := sess.TaskNeeds(c.Context, task)
-			if err != nil {
-				return err
-			}
-			if c.Bool("json") {
-				out := struct {
-					record.Status
-					Needs  []ops.Need `json:"needs"`
-					Report string     `json:"report,omitempty"`
-				}{Status: sum, Needs: needs}
-				if c.Bool("report") {
-					out.Report = st.Report()
-				}
-				return printJSON(c.App.Writer, out)
-			}
-			printStatus(c.App.Writer, sum)
-			printNeeds(c.App.Writer, needs)
-			if c.Bool("report") {
-				fmt.Fprintf(c.App.Writer, "\n%s", st.Report())
-			}
-			return nil
+			return runStatus(c.Context, o)
 		},
 	}
+}
+
+func runStatus(ctx context.Context, o *statusOptions) error {
+	sess, err := o.Open()
+	if err != nil {
+		return err
+	}
+	if o.Task == "" {
+		return statusAll(ctx, o, sess)
+	}
+	st, _, err := sess.State(ctx, o.Task)
+	if err != nil {
+		return err
+	}
+	needs, err := sess.TaskNeeds(ctx, o.Task)
+	if err != nil {
+		return err
+	}
+	out := struct {
+		record.Status
+		Needs  []ops.Need `json:"needs"`
+		Report string     `json:"report,omitempty"`
+	}{Status: st.Summarize(), Needs: needs}
+	if o.Report {
+		out.Report = st.Report()
+	}
+	return o.render(out, func(w io.Writer) error {
+		printStatus(w, out.Status)
+		printNeeds(w, needs)
+		if o.Report {
+			fmt.Fprintf(w, "\n%s", out.Report)
+		}
+		return nil
+	})
+}
+
+// statusAll shows every task, what needs attention, or, in a repository
+// with no task yet, how to fetch the reasoning a remote holds.
+func statusAll(ctx context.Context, o *statusOptions, sess *ops.Session) error {
+	all, err := sess.StatusAll(ctx)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return exportJSON(o.Out, all)
+	}
+	if len(all) == 0 {
+		if hint := sess.PullHint(ctx); hint != "" {
+			fmt.Fprintln(o.Out, hint)
+			return nil
+		}
+	}
+	if err := printStatusTable(o.Out, all); err != nil {
+		return err
+	}
+	needs, err := sess.Needs(ctx)
+	if err != nil {
+		return err
+	}
+	printNeeds(o.Out, needs)
+	return nil
 }
 
 func printStatus(w io.Writer, s record.Status) {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -11,170 +12,190 @@ import (
 	"git-reason/gitstore"
 )
 
-// syncOptions are what pull, push and sync are given: REMOTE (optional)
-// and, for pull and push, TASK names.
+// syncOptions are what pull, push, sync and remote setup are given:
+// REMOTE (optional) and, for pull and push, TASK names.
 type syncOptions struct {
-	sess *ops.Session
-	req  ops.SyncRequest
-	json bool
+	base
+	Args  []string // [REMOTE] [TASK...]
+	Tasks bool     // TASK names are allowed after REMOTE
 }
 
-func newSyncOptions(c *cli.Context, tasks bool) (*syncOptions, error) {
-	if !tasks {
-		if err := noMoreArgs(c, 1); err != nil {
-			return nil, err
+// parse binds the dependencies and reads the arguments.
+func (o *syncOptions) parse(c *cli.Context) error {
+	o.bind(c)
+	o.Args = c.Args().Slice()
+	if !o.Tasks {
+		return noMoreArgs(c, 1)
+	}
+	return nil
+}
+
+// open opens the repository and resolves REMOTE (the default remote when
+// none is named) and the TASK names.
+func (o *syncOptions) open() (*ops.Session, ops.SyncRequest, error) {
+	sess, err := o.Open()
+	if err != nil {
+		return nil, ops.SyncRequest{}, err
+	}
+	remote, rest, err := sess.Remote(o.Args)
+	if err != nil {
+		return nil, ops.SyncRequest{}, err
+	}
+	if !o.Tasks && len(rest) > 0 {
+		return nil, ops.SyncRequest{}, ops.Usage("no remote %q: see 'git remote -v'", rest[0])
+	}
+	return sess, ops.SyncRequest{Remote: remote, Tasks: rest}, nil
+}
+
+// syncVerb is the constructor every sharing verb uses.
+func syncVerb(cmd *cli.Command, tasks bool, run func(context.Context, *syncOptions) error) *cli.Command {
+	o := &syncOptions{Tasks: tasks}
+	cmd.Flags = []cli.Flag{o.jsonFlag()}
+	cmd.Action = func(c *cli.Context) error {
+		if err := o.parse(c); err != nil {
+			return err
 		}
+		return run(c.Context, o)
 	}
-	sess, err := open(c)
-	if err != nil {
-		return nil, err
-	}
-	remote, rest, err := sess.Remote(c.Args().Slice())
-	if err != nil {
-		return nil, err
-	}
-	if !tasks && len(rest) > 0 {
-		return nil, ops.Usage("no remote %q: see 'git remote -v'", rest[0])
-	}
-	return &syncOptions{sess: sess, req: ops.SyncRequest{Remote: remote, Tasks: rest}, json: c.Bool("json")}, nil
+	return cmd
 }
 
 func pullCommand() *cli.Command {
-	return &cli.Command{
+	return syncVerb(&cli.Command{
 		Name:      "pull",
 		Usage:     "fetch a remote's tasks, verify them by replay and create, fast-forward or merge the local ones",
 		ArgsUsage: "[REMOTE] [TASK...]",
-		Flags:     []cli.Flag{jsonFlag},
-		Action: func(c *cli.Context) error {
-			o, err := newSyncOptions(c, true)
-			if err != nil {
-				return err
-			}
-			res, err := o.sess.Pull(c.Context, o.req)
-			if err != nil {
-				return err
-			}
-			if o.json {
-				if err := printJSON(c.App.Writer, res); err != nil {
-					return err
-				}
-			} else {
-				printPull(c.App.Writer, res)
-				if len(res.Tasks) == 0 {
-					fmt.Fprintf(c.App.ErrWriter, "up to date with %s\n", res.Remote)
-				}
-			}
-			return quarantineError(res.Remote, res.Quarantined, 0)
-		},
+	}, true, runPull)
+}
+
+func runPull(ctx context.Context, o *syncOptions) error {
+	sess, req, err := o.open()
+	if err != nil {
+		return err
 	}
+	res, err := sess.Pull(ctx, req)
+	if err != nil {
+		return err
+	}
+	err = o.render(res, func(w io.Writer) error {
+		printPull(w, res)
+		if len(res.Tasks) == 0 {
+			fmt.Fprintf(o.Err, "up to date with %s\n", res.Remote)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return quarantineError(res.Remote, res.Quarantined, 0)
 }
 
 func pushCommand() *cli.Command {
-	return &cli.Command{
+	return syncVerb(&cli.Command{
 		Name:      "push",
 		Usage:     "verify and push the local tasks a remote lacks (never forced; pulls and retries when the remote moved)",
 		ArgsUsage: "[REMOTE] [TASK...]",
-		Flags:     []cli.Flag{jsonFlag},
-		Action: func(c *cli.Context) error {
-			o, err := newSyncOptions(c, true)
-			if err != nil {
-				return err
-			}
-			res, err := o.sess.Push(c.Context, o.req, nil)
-			if err != nil {
-				return err
-			}
-			if o.json {
-				if err := printJSON(c.App.Writer, res); err != nil {
-					return err
-				}
-			} else {
-				printPush(c.App.Writer, res)
-				if len(res.Tasks) == 0 && len(res.Pulled) == 0 {
-					fmt.Fprintf(c.App.ErrWriter, "%s has every task already\n", res.Remote)
-				}
-			}
-			return pushError(res)
-		},
+	}, true, runPush)
+}
+
+func runPush(ctx context.Context, o *syncOptions) error {
+	sess, req, err := o.open()
+	if err != nil {
+		return err
 	}
+	res, err := sess.Push(ctx, req, nil)
+	if err != nil {
+		return err
+	}
+	err = o.render(res, func(w io.Writer) error {
+		printPush(w, res)
+		if len(res.Tasks) == 0 && len(res.Pulled) == 0 {
+			fmt.Fprintf(o.Err, "%s has every task already\n", res.Remote)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return pushError(res)
 }
 
 func syncCommand() *cli.Command {
-	return &cli.Command{
+	return syncVerb(&cli.Command{
 		Name:      "sync",
 		Usage:     "pull, then push: share every task with a remote",
 		ArgsUsage: "[REMOTE]",
-		Flags:     []cli.Flag{jsonFlag},
-		Action: func(c *cli.Context) error {
-			o, err := newSyncOptions(c, false)
-			if err != nil {
-				return err
-			}
-			res, err := o.sess.Sync(c.Context, o.req)
-			if err != nil {
-				if res != nil && res.Pull != nil && !o.json {
-					printPull(c.App.Writer, res.Pull)
-				}
-				return err
-			}
-			if o.json {
-				if err := printJSON(c.App.Writer, res); err != nil {
-					return err
-				}
-			} else {
-				printPull(c.App.Writer, res.Pull)
-				printPush(c.App.Writer, res.Push)
-				if len(res.Pull.Tasks) == 0 && len(res.Push.Tasks) == 0 && len(res.Push.Pulled) == 0 {
-					fmt.Fprintf(c.App.ErrWriter, "in sync with %s\n", res.Remote())
-				}
-			}
-			if err := pushError(res.Push); err != nil {
-				return err
-			}
-			return quarantineError(res.Pull.Remote, res.Pull.Quarantined, 0)
-		},
+	}, false, runSync)
+}
+
+func runSync(ctx context.Context, o *syncOptions) error {
+	sess, req, err := o.open()
+	if err != nil {
+		return err
 	}
+	res, err := sess.Sync(ctx, req)
+	if err != nil {
+		if res != nil && res.Pull != nil && !o.JSON {
+			printPull(o.Out, res.Pull)
+		}
+		return err
+	}
+	err = o.render(res, func(w io.Writer) error {
+		printPull(w, res.Pull)
+		printPush(w, res.Push)
+		if len(res.Pull.Tasks) == 0 && len(res.Push.Tasks) == 0 && len(res.Push.Pulled) == 0 {
+			fmt.Fprintf(o.Err, "in sync with %s\n", res.Remote())
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := pushError(res.Push); err != nil {
+		return err
+	}
+	return quarantineError(res.Pull.Remote, res.Pull.Quarantined, 0)
 }
 
 func remoteCommand() *cli.Command {
+	setup := syncVerb(&cli.Command{
+		Name:         "setup",
+		Usage:        "make a plain 'git fetch' also fetch the remote's tasks (into refs/reasoning/remotes/REMOTE/)",
+		ArgsUsage:    "[REMOTE]",
+		OnUsageError: usageError,
+	}, false, runRemoteSetup)
 	return &cli.Command{
-		Name:  "remote",
-		Usage: "configure how reasoning travels with a remote",
-		Subcommands: []*cli.Command{{
-			Name:         "setup",
-			Usage:        "make a plain 'git fetch' also fetch the remote's tasks (into refs/reasoning/remotes/REMOTE/)",
-			ArgsUsage:    "[REMOTE]",
-			Flags:        []cli.Flag{jsonFlag},
-			OnUsageError: usageError,
-			Action: func(c *cli.Context) error {
-				o, err := newSyncOptions(c, false)
-				if err != nil {
-					return err
-				}
-				changed, err := o.sess.RemoteSetup(c.Context, o.req.Remote)
-				if err != nil {
-					return err
-				}
-				if o.json {
-					out := struct {
-						Remote  string   `json:"remote"`
-						Changed []string `json:"changed"`
-					}{o.req.Remote, []string{}}
-					if changed != "" {
-						out.Changed = append(out.Changed, changed)
-					}
-					return printJSON(c.App.Writer, out)
-				}
-				if changed == "" {
-					fmt.Fprintf(c.App.ErrWriter, "%s already fetches reasoning: nothing changed\n", o.req.Remote)
-					return nil
-				}
-				fmt.Fprintf(c.App.Writer, "%s\n", changed)
-				fmt.Fprintf(c.App.ErrWriter, "'git fetch %s' now also fetches its tasks; 'git reason pull' verifies and merges them\n", o.req.Remote)
-				return nil
-			},
-		}},
+		Name:        "remote",
+		Usage:       "configure how reasoning travels with a remote",
+		Subcommands: []*cli.Command{setup},
 	}
+}
+
+func runRemoteSetup(ctx context.Context, o *syncOptions) error {
+	sess, req, err := o.open()
+	if err != nil {
+		return err
+	}
+	changed, err := sess.RemoteSetup(ctx, req.Remote)
+	if err != nil {
+		return err
+	}
+	out := struct {
+		Remote  string   `json:"remote"`
+		Changed []string `json:"changed"`
+	}{req.Remote, nil}
+	if changed != "" {
+		out.Changed = []string{changed}
+	}
+	return o.render(out, func(w io.Writer) error {
+		if changed == "" {
+			fmt.Fprintf(o.Err, "%s already fetches reasoning: nothing changed\n", req.Remote)
+			return nil
+		}
+		fmt.Fprintf(w, "%s\n", changed)
+		fmt.Fprintf(o.Err, "'git fetch %s' now also fetches its tasks; 'git reason pull' verifies and merges them\n", req.Remote)
+		return nil
+	})
 }
 
 func printPull(w io.Writer, res *ops.PullResult) {

@@ -1,49 +1,63 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"io"
 
 	"github.com/urfave/cli/v2"
 )
 
+type verifyOptions struct {
+	base
+	Tasks []string // none: every task
+}
+
 func verifyCommand() *cli.Command {
+	o := &verifyOptions{}
+	var all bool
 	return &cli.Command{
 		Name:      "verify",
 		Usage:     "replay task histories through the admission rules and report what they would not have admitted",
 		ArgsUsage: "[TASK...] [--all]",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "all", Usage: "verify every task (the default when no TASK is named)"},
-			jsonFlag,
+			&cli.BoolFlag{Name: "all", Usage: "verify every task (the default when no TASK is named)", Destination: &all},
+			o.jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			sess, err := open(c)
-			if err != nil {
-				return err
+			o.bind(c)
+			o.Tasks = c.Args().Slice()
+			if all {
+				o.Tasks = nil
 			}
-			tasks := c.Args().Slice()
-			if c.Bool("all") {
-				tasks = nil
-			}
-			res, err := sess.Verify(c.Context, tasks, nil)
-			if err != nil {
-				return err
-			}
-			if c.Bool("json") {
-				if err := printJSON(c.App.Writer, res); err != nil {
-					return err
-				}
-			} else {
-				for _, f := range res.Findings {
-					fmt.Fprintln(c.App.Writer, f.String())
-				}
-				if len(res.Findings) == 0 {
-					fmt.Fprintf(c.App.ErrWriter, "verified %d task(s): every record admissible\n", len(res.Tasks))
-				}
-			}
-			if n := len(res.Findings); n > 0 {
-				return refusedf("verify found %d problem(s) in the reasoning history: each needs a person to look at it", n)
-			}
-			return nil
+			return runVerify(c.Context, o)
 		},
 	}
+}
+
+func runVerify(ctx context.Context, o *verifyOptions) error {
+	sess, err := o.Open()
+	if err != nil {
+		return err
+	}
+	res, err := sess.Verify(ctx, o.Tasks, nil)
+	if err != nil {
+		return err
+	}
+	err = o.render(res, func(w io.Writer) error {
+		for _, f := range res.Findings {
+			fmt.Fprintln(w, f.String())
+		}
+		if len(res.Findings) == 0 {
+			fmt.Fprintf(o.Err, "verified %d task(s): every record admissible\n", len(res.Tasks))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if n := len(res.Findings); n > 0 {
+		return refusedf("verify found %d problem(s) in the reasoning history: each needs a person to look at it", n)
+	}
+	return nil
 }

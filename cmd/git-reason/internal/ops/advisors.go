@@ -123,3 +123,43 @@ func (a availability) KnownCapability(_ context.Context, capability string) (boo
 func (e *Session) Journal() *advisor.Journal {
 	return &advisor.Journal{Path: advisor.JournalPath(e.Repo.CommonDir)}
 }
+
+// AdvisorList is every declared advisor with its availability now, under
+// the profile in force.
+type AdvisorList struct {
+	Profile  string       `json:"profile"`
+	Mode     string       `json:"mode"`
+	Advisors []AdvisorRow `json:"advisors"`
+}
+
+// AdvisorRow is one declared advisor and its status.
+type AdvisorRow struct {
+	ID           string   `json:"id"`
+	Transport    string   `json:"transport"`
+	Adapter      string   `json:"adapter"`
+	Status       string   `json:"status"`
+	Reason       string   `json:"reason"`
+	Until        string   `json:"until,omitempty"`
+	Capabilities []string `json:"capabilities"`
+	Local        bool     `json:"local"`
+}
+
+// Advisors lists every declared advisor, in preference order, with its
+// availability now. It contacts nothing.
+func (e *Session) Advisors(ctx context.Context) (*AdvisorList, error) {
+	cat, _, err := e.Catalog()
+	if err != nil {
+		return nil, err
+	}
+	prof, snap, err := e.Availability(ctx, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	out := &AdvisorList{Profile: prof.ID, Mode: string(prof.Mode), Advisors: make([]AdvisorRow, 0, len(snap))}
+	for _, a := range snap {
+		d, _ := cat.Advisor(a.ID)
+		out.Advisors = append(out.Advisors, AdvisorRow{ID: a.ID, Transport: d.Transport, Adapter: d.Adapter,
+			Status: string(a.Status), Reason: a.Reason, Until: a.Until, Capabilities: a.Capabilities, Local: a.Local})
+	}
+	return out, nil
+}

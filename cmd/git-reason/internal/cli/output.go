@@ -1,0 +1,112 @@
+package cli
+
+import (
+	"encoding/json"
+	"io"
+	"reflect"
+
+	"github.com/urfave/cli/v2"
+
+	"git-reason/cmd/git-reason/internal/ops"
+)
+
+// base is what every verb's options start with: where it reads and
+// writes, how it opens the repository, and whether it prints JSON.
+type base struct {
+	In   io.Reader
+	Out  io.Writer // data
+	Err  io.Writer // status and progress
+	Open func() (*ops.Session, error)
+	JSON bool // --json: data goes through exportJSON
+}
+
+// bind fills the dependencies from the running command.
+func (b *base) bind(c *cli.Context) {
+	b.In, b.Out, b.Err = c.App.Reader, c.App.Writer, c.App.ErrWriter
+	b.Open = func() (*ops.Session, error) { return open(c) }
+}
+
+// jsonFlag wires --json into a verb's options.
+func (b *base) jsonFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "json", Usage: "print JSON", Destination: &b.JSON}
+}
+
+// render prints v: as JSON with --json, else through text.
+func (b *base) render(v any, text func(w io.Writer) error) error {
+	if b.JSON {
+		return exportJSON(b.Out, v)
+	}
+	return text(b.Out)
+}
+
+// exportJSON is the one JSON exporter every command's --json goes through:
+// indented, HTML characters left as they are, and every list a list: an
+// empty one prints [], never null.
+func exportJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if v != nil {
+		v = noNullLists(reflect.ValueOf(v)).Interface()
+	}
+	return enc.Encode(v)
+}
+
+var (
+	marshalerType = reflect.TypeFor[json.Marshaler]()
+	rawType       = reflect.TypeFor[json.RawMessage]()
+)
+
+// noNullLists returns a copy of v in which every nil slice the encoder
+// would print as null is an empty one. Values that encode themselves
+// (json.Marshaler, json.RawMessage) and byte slices are left as they are.
+func noNullLists(v reflect.Value) reflect.Value {
+	t := v.Type()
+	if t == rawType || t.Implements(marshalerType) {
+		return v
+	}
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return v
+		}
+		p := reflect.New(t.Elem())
+		p.Elem().Set(noNullLists(v.Elem()))
+		return p
+	case reflect.Interface:
+		if v.IsNil() {
+			return v
+		}
+		out := reflect.New(t).Elem()
+		out.Set(noNullLists(v.Elem()))
+		return out
+	case reflect.Struct:
+		out := reflect.New(t).Elem()
+		out.Set(v)
+		for i := range t.NumField() {
+			if f := out.Field(i); f.CanSet() {
+				f.Set(noNullLists(f))
+			}
+		}
+		return out
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return v
+		}
+		out := reflect.MakeSlice(t, v.Len(), v.Len())
+		for i := range v.Len() {
+			out.Index(i).Set(noNullLists(v.Index(i)))
+		}
+		return out
+	case reflect.Map:
+		if v.IsNil() {
+			return v
+		}
+		out := reflect.MakeMapWithSize(t, v.Len())
+		for it := v.MapRange(); it.Next(); {
+			out.SetMapIndex(it.Key(), noNullLists(it.Value()))
+		}
+		return out
+	}
+	return v
+}

@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// The exporter prints every nil list as [], at any depth, through
+// pointers, interfaces, maps and embedded structs, and leaves what encodes
+// itself alone.
+func TestExportJSONNoNullLists(t *testing.T) {
+	type inner struct {
+		Items []string `json:"items"`
+		Gone  []string `json:"gone,omitempty"`
+	}
+	type Embedded struct {
+		Tags []string `json:"tags"`
+	}
+	type outer struct {
+		Embedded
+		Direct  []int               `json:"direct"`
+		Ptr     *inner              `json:"ptr"`
+		NilPtr  *inner              `json:"nil_ptr"`
+		Any     any                 `json:"any"`
+		Map     map[string][]string `json:"map"`
+		Rows    []inner             `json:"rows"`
+		Raw     json.RawMessage     `json:"raw"`
+		Bytes   []byte              `json:"bytes"`
+		private []string
+	}
+	v := outer{Ptr: &inner{}, Any: inner{}, Map: map[string][]string{"k": nil}, Rows: []inner{{}},
+		Raw: json.RawMessage(`{"x":null}`), private: nil}
+	var buf bytes.Buffer
+	if err := exportJSON(&buf, v); err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+		t.Fatalf("%v\n%s", err, buf.String())
+	}
+	out := buf.String()
+	for _, want := range []string{`"tags": []`, `"direct": []`, `"items": []`, `"k": []`, `"nil_ptr": null`, `"x": null`, `"bytes": null`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %s:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, `"gone"`) {
+		t.Errorf("an omitempty list is printed:\n%s", out)
+	}
+	if v.Ptr.Items != nil || v.Direct != nil {
+		t.Error("the exporter changed the value it was given")
+	}
+	buf.Reset()
+	if err := exportJSON(&buf, []string(nil)); err != nil || buf.String() != "[]\n" {
+		t.Errorf("a nil top-level list prints %q, %v; want []", buf.String(), err)
+	}
+}
