@@ -104,10 +104,18 @@ type PushResult struct {
 }
 
 // Moved reports whether the push of this ref was rejected because the
-// remote ref moved (someone pushed first), the case pull-and-retry fixes.
+// remote ref moved or is moving (someone pushed first, or is pushing now
+// and holds its lock), the case pull-and-retry fixes.
 func (p PushResult) Moved() bool {
-	return p.Flag == '!' && (strings.Contains(p.Status, "fetch first") || strings.Contains(p.Status, "non-fast-forward") ||
-		strings.Contains(p.Status, "stale info"))
+	if p.Flag != '!' {
+		return false
+	}
+	for _, why := range []string{"fetch first", "non-fast-forward", "stale info", "failed to lock", "cannot lock", "failed to update ref", "incorrect old value"} {
+		if strings.Contains(p.Status, why) {
+			return true
+		}
+	}
+	return false
 }
 
 // Push runs git push of refspecs ("<commit>:<remote ref>") to remote with

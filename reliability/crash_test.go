@@ -183,6 +183,14 @@ type crashResult struct {
 func crashAttempt(s *sandbox, subject string, kill bool, delay time.Duration) (crashResult, bool) {
 	c := s.cmd(context.Background(), "git", "reason", "assess", crashTask, "--subject", subject,
 		"--question", "q", "--materiality", "trivial", "--reversibility", "reversible")
+	return runKilled(c, kill, delay)
+}
+
+// runKilled runs c in a process group of its own and, when kill is set,
+// kills the group with SIGKILL after delay unless c ended first; it says
+// whether the kill was sent, and waits until no process of the group is
+// left.
+func runKilled(c *exec.Cmd, kill bool, delay time.Duration) (crashResult, bool) {
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var errb strings.Builder
 	c.Stderr = &errb

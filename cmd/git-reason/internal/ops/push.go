@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
+	"time"
 
 	"git-reason/gitstore"
 	"git-reason/record"
@@ -154,7 +156,10 @@ func (e *Session) Push(ctx context.Context, req SyncRequest, skip map[string]boo
 			}
 			break
 		}
-		// Someone pushed first: pull what they pushed, then try again.
+		// Someone pushed first: pull what they pushed, then try again,
+		// after a short random pause so that pushers racing for one ref
+		// do not collide again in step.
+		time.Sleep(time.Duration(rand.IntN(50*round)) * time.Millisecond)
 		if err := e.Repo.Fetch(ctx, req.Remote, moved); err != nil {
 			return nil, fetchError(req.Remote, err)
 		}

@@ -1,0 +1,269 @@
+// Command sync-bench times `git reason sync` against the plain git pair a
+// user would otherwise type, `git fetch` + `git push` of the same refs, in
+// one run:
+//
+//   - one task on which two clones diverged by -records records each;
+//   - -tasks tasks on each of which they diverged by -records records.
+//
+// Clone A has pushed its records; clone B has its own and syncs: it
+// fetches A's, verifies them by replay, merges each task (a merge commit
+// whose tree is the union) and pushes the merges. The plain pair fetches
+// the same refs into the remote-tracking namespace and pushes B's task
+// refs to new names on the remote (plain git cannot push a diverged task
+// without forcing): it transfers the same objects and does no verification
+// and no merge. Every run starts from fresh copies of the remote and of
+// clone B, made outside the timing; the cases run -runs times in an order
+// shuffled each round, and the program prints each case's median, min and
+// max and the ratio of medians (target: sync <= 3x the pair).
+//
+// Records are generated in-process with the real writer (trivial
+// assessments), and every repository is packed with git gc, as a real one
+// would be.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"git-reason/gitstore"
+	"git-reason/record"
+)
+
+func main() {
+	runs := flag.Int("runs", 7, "timed runs per case")
+	records := flag.Int("records", 100, "records each clone adds to each task")
+	tasks := flag.Int("tasks", 10, "tasks of the many-task case")
+	keep := flag.String("keep", "", "prepare the scenarios in `DIR` and keep them (for profiling)")
+	flag.Parse()
+	if err := run(*runs, *records, *tasks, *keep); err != nil {
+		fmt.Fprintln(os.Stderr, "sync-bench:", err)
+		os.Exit(1)
+	}
+}
+
+type scenario struct {
+	name  string
+	tasks []string
+	dir   string // holds remote.git and b, the prepared state
+}
+
+func run(runs, records, ntasks int, keep string) error {
+	root := keep
+	if root == "" {
+		var err error
+		if root, err = os.MkdirTemp("", "sync-bench-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(root)
+	} else if err := os.MkdirAll(root, 0o755); err != nil {
+		return err
+	}
+	bin := filepath.Join(root, "bin")
+	if out, err := exec.Command("go", "build", "-o", filepath.Join(bin, "git-reason"), "./cmd/git-reason").CombinedOutput(); err != nil {
+		return fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	home := filepath.Join(root, "home")
+	os.MkdirAll(home, 0o755)
+	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = Bench\n\temail = bench@example.invalid\n"+
+		"[init]\n\tdefaultBranch = main\n[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n"), 0o644)
+	os.Setenv("HOME", home)
+	os.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	os.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "CI", "GIT_REASON_PROFILE"} {
+		os.Unsetenv(k)
+	}
+
+	many := make([]string, ntasks)
+	for i := range many {
+		many[i] = fmt.Sprintf("T-%02d", i)
+	}
+	scenarios := []*scenario{
+		{name: fmt.Sprintf("1 task, %d+%d records", records, records), tasks: []string{"T"}},
+		{name: fmt.Sprintf("%d tasks, %d+%d records each", ntasks, records, records), tasks: many},
+	}
+	for i, sc := range scenarios {
+		sc.dir = filepath.Join(root, fmt.Sprintf("s%d", i))
+		start := time.Now()
+		if err := prepare(sc, records); err != nil {
+			return fmt.Errorf("prepare %s: %w", sc.name, err)
+		}
+		fmt.Printf("prepared %s in %v\n", sc.name, time.Since(start).Round(time.Millisecond))
+	}
+
+	type key struct {
+		sc   int
+		sync bool
+	}
+	times := map[key][]time.Duration{}
+	var order []key
+	for i := range scenarios {
+		order = append(order, key{i, true}, key{i, false})
+	}
+	for r := 0; r < runs+1; r++ { // the first round warms caches and is not counted
+		rand.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for _, k := range order {
+			d, err := timeOnce(scenarios[k.sc], k.sync, filepath.Join(root, "run"))
+			if err != nil {
+				return fmt.Errorf("%s: %w", scenarios[k.sc].name, err)
+			}
+			if r > 0 {
+				times[k] = append(times[k], d)
+			}
+		}
+	}
+	fmt.Printf("\n%d runs per case (median, min-max)\n", runs)
+	for i, sc := range scenarios {
+		s, p := times[key{i, true}], times[key{i, false}]
+		ratio := float64(median(s)) / float64(median(p))
+		verdict := "meets"
+		if ratio > 3 {
+			verdict = "MISSES"
+		}
+		fmt.Printf("%s\n  git reason sync        %8v  (%v-%v)\n  git fetch + git push   %8v  (%v-%v)\n  ratio %.2fx: %s the target of <= 3x\n",
+			sc.name, median(s), minOf(s), maxOf(s), median(p), minOf(p), maxOf(p), ratio, verdict)
+	}
+	return nil
+}
+
+// prepare makes remote.git and clones a and b, gives every task one
+// shared record, then -records more in each clone; a pushes its records;
+// everything is packed. b is what each timed run starts from.
+func prepare(sc *scenario, records int) error {
+	remote := filepath.Join(sc.dir, "remote.git")
+	a, b := filepath.Join(sc.dir, "a"), filepath.Join(sc.dir, "b")
+	if err := os.MkdirAll(sc.dir, 0o755); err != nil {
+		return err
+	}
+	if err := git(sc.dir, "init", "-q", "--bare", remote); err != nil {
+		return err
+	}
+	for _, d := range []string{a, b} {
+		if err := git(sc.dir, "clone", "-q", remote, d); err != nil {
+			return err
+		}
+	}
+	if err := write(a, sc.tasks, 1, "base"); err != nil {
+		return err
+	}
+	if err := reason(a, "push"); err != nil {
+		return err
+	}
+	if err := reason(b, "pull"); err != nil {
+		return err
+	}
+	if err := write(a, sc.tasks, records, "a"); err != nil {
+		return err
+	}
+	if err := write(b, sc.tasks, records, "b"); err != nil {
+		return err
+	}
+	if err := reason(a, "push"); err != nil {
+		return err
+	}
+	for _, d := range []string{remote, a, b} {
+		if err := git(d, "gc", "-q"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// write appends n trivial assessments to each task of the clone at dir
+// with the real writer.
+func write(dir string, tasks []string, n int, who string) error {
+	store, err := gitstore.Open(dir)
+	if err != nil {
+		return err
+	}
+	w := &record.Writer{Store: store, Index: gitstore.Index{Store: store}, Actor: "Bench <bench@example.invalid>", Origin: who}
+	for _, t := range tasks {
+		for i := range n {
+			body := fmt.Sprintf(`{"subject":"%s %s %d","question":"q","materiality":"trivial","reversibility":"reversible"}`, who, t, i)
+			if _, err := w.Append(context.Background(), t, record.KindAssessment, []byte(body)); err != nil {
+				return fmt.Errorf("append to %s: %w", t, err)
+			}
+		}
+	}
+	return nil
+}
+
+// timeOnce copies the prepared remote and b to a fresh place and times
+// one sync (or the plain pair) of b there.
+func timeOnce(sc *scenario, sync bool, work string) (time.Duration, error) {
+	os.RemoveAll(work)
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(work)
+	for _, d := range []string{"remote.git", "b"} {
+		if out, err := exec.Command("cp", "-a", filepath.Join(sc.dir, d), work).CombinedOutput(); err != nil {
+			return 0, fmt.Errorf("cp: %v: %s", err, out)
+		}
+	}
+	b := filepath.Join(work, "b")
+	if err := git(b, "remote", "set-url", "origin", filepath.Join(work, "remote.git")); err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	if sync {
+		if err := reason(b, "sync"); err != nil {
+			return 0, err
+		}
+		return time.Since(start), nil
+	}
+	if err := git(b, "fetch", "-q", "origin", gitstore.FetchRefspec("origin")); err != nil {
+		return 0, err
+	}
+	args := []string{"push", "-q", "origin"}
+	for _, t := range sc.tasks {
+		args = append(args, gitstore.TaskRef(t)+":refs/reasoning/pushed/"+t)
+	}
+	if err := git(b, args...); err != nil {
+		return 0, err
+	}
+	return time.Since(start), nil
+}
+
+func git(dir string, args ...string) error {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+func reason(dir string, args ...string) error {
+	return git(dir, append([]string{"reason"}, args...)...)
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2].Round(time.Millisecond)
+}
+
+func minOf(ds []time.Duration) time.Duration {
+	m := ds[0]
+	for _, d := range ds {
+		m = min(m, d)
+	}
+	return m.Round(time.Millisecond)
+}
+
+func maxOf(ds []time.Duration) time.Duration {
+	m := ds[0]
+	for _, d := range ds {
+		m = max(m, d)
+	}
+	return m.Round(time.Millisecond)
+}
