@@ -208,12 +208,12 @@ func (g *Integrator) Integrate(ctx context.Context, task, fetched string) (*Inte
 					in.Outcome, in.Codes, in.Findings = OutcomeQuarantined, []string{CodeConflict}, conflicts
 					return in, nil
 				}
-				found, err := g.Verify(ctx, task, merge)
+				found, err := g.verifyMerge(ctx, task, local, fetched, merge)
 				if err != nil {
-					return nil, fmt.Errorf("verify the merge of %s: %w", task, err)
+					return nil, err
 				}
 				if bad := Blocking(found); len(bad) > 0 {
-					// Both sides verified alone: what fails now is in the
+					// The fetched side verified alone: what fails is in the
 					// local history, which pull must not spread.
 					in.Outcome, in.Codes, in.Findings = OutcomeQuarantined, Codes(bad), bad
 					return in, nil
@@ -232,6 +232,54 @@ func (g *Integrator) Integrate(ctx context.Context, task, fetched string) (*Inte
 		return in, nil
 	}
 	return nil, fmt.Errorf("task %s kept moving during pull: gave up after %d attempts; pull again", task, attempts)
+}
+
+// verifyMerge returns what verification of the merge commit's whole
+// history finds, without replaying the two histories again: the local
+// history's findings (replayed once, remembered), the fetched one's
+// (remembered from before), and the merge commit's own, from
+// record.ReplayMerge, the step Replay takes for a merge. The result is
+// remembered for the merge head, so the push after a pull does not replay
+// it again.
+func (g *Integrator) verifyMerge(ctx context.Context, task, local, fetched, merge string) ([]record.Finding, error) {
+	ours, err := g.Verify(ctx, task, local)
+	if err != nil {
+		return nil, err
+	}
+	theirs, err := g.Verify(ctx, task, fetched)
+	if err != nil {
+		return nil, err
+	}
+	commits := map[string]*record.Commit{}
+	for _, h := range []string{local, fetched, merge} {
+		c, err := object.GetCommit(g.Store.objs, plumbing.NewHash(h))
+		if err != nil {
+			return nil, fmt.Errorf("read commit %s: %w", h, err)
+		}
+		if commits[h], err = g.Store.commitFor(c); err != nil {
+			return nil, err
+		}
+	}
+	own := record.ReplayMerge(ctx, task, commits[merge],
+		map[string]map[string]string{local: commits[local].Files, fetched: commits[fetched].Files}, g.Store.ReadBlob)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	seen := map[record.Finding]bool{}
+	var all []record.Finding
+	for _, f := range append(append(append([]record.Finding(nil), ours...), theirs...), own...) {
+		if !seen[f] {
+			seen[f] = true
+			all = append(all, f)
+		}
+	}
+	g.mu.Lock()
+	if g.verified == nil {
+		g.verified = map[string]verification{}
+	}
+	g.verified[task+"\x00"+merge] = verification{findings: all}
+	g.mu.Unlock()
+	return all, nil
 }
 
 func (g *Integrator) quarantine(in *Integration, code, msg string) *Integration {

@@ -1,0 +1,19 @@
+package record
+
+import "context"
+
+// ReplayMerge verifies one merge commit whose parents' histories were
+// verified already, exactly as Replay verifies a merge inside a history:
+// its tree must be the union of its parents' (parents maps each parent's
+// hash to its records/ tree, entry name -> blob hash), and the union is
+// replayed through the admission rules in (clock, id) order. It returns
+// the findings of that commit alone; merge_refused ones name the records
+// the union made inadmissible.
+func ReplayMerge(ctx context.Context, task string, merge *Commit, parents map[string]map[string]string, blob func(hash string) (*Record, error)) []Finding {
+	v := &verifier{task: task, blob: blob, states: map[string]*State{}, cache: map[string]*Record{}, files: map[string]map[string]string{}}
+	for h, files := range parents {
+		v.files[h] = files
+	}
+	v.merge(ctx, merge)
+	return v.found
+}
