@@ -486,8 +486,9 @@ func (x *admission) step(op byte, p [3]byte) (res *record.Result, err error, wro
 			x.pickKind(record.KindConclusion, p[0]), []string{"pass", "fail"}[p[1]&1])))
 	case 8: // a validation the tool ran
 		code, dur := int(p[1])%3, int64(p[2])
-		res, err = x.w.AppendObservedValidation(ctx, task, []byte(fmt.Sprintf(`{"conclusion":%q,"method":"command","command":"make test"}`,
-			x.pickKind(record.KindConclusion, p[0]))), record.ValidationDerived{ExitCode: &code, DurationMS: &dur, OutputSHA256: strings.Repeat("ab", 32)})
+		obs := record.ValidationDerived{ExitCode: &code, DurationMS: &dur, OutputSHA256: strings.Repeat("ab", 32)}
+		res, err = x.w.AppendRunValidation(ctx, task, []byte(fmt.Sprintf(`{"conclusion":%q,"method":"command","command":"make test"}`,
+			x.pickKind(record.KindConclusion, p[0]))), func(*record.Validation) (record.ValidationDerived, error) { return obs, nil })
 	case 9: // an attempt
 		res, err = x.w.Append(ctx, task, record.KindAttempt, []byte(fmt.Sprintf(`{"conclusion":%q,"outcome":%q}`,
 			x.pickKind(record.KindConclusion, p[0]), []string{"succeeded", "failed", "abandoned", "maybe"}[p[1]%4])))

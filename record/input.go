@@ -6,12 +6,17 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 )
 
 // MaxBodyBytes is the largest body accepted, in bytes of JSON.
 const MaxBodyBytes = 64 << 10
+
+// bodyDecodes counts the bodies decodeBody has parsed, so that a test can
+// hold the write path to one parse per write.
+var bodyDecodes atomic.Int64
 
 // decodeBody parses a caller's body: one JSON object of at most
 // MaxBodyBytes, valid UTF-8, with no control character (C0, C1, DEL, CR)
@@ -24,6 +29,7 @@ func decodeBody(kind Kind, raw []byte) (map[string]any, error) {
 	if !utf8.Valid(raw) {
 		return nil, badInput(fmt.Sprintf("%s body is not valid UTF-8", kind))
 	}
+	bodyDecodes.Add(1)
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any

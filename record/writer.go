@@ -128,48 +128,69 @@ func (w *Writer) State(ctx context.Context, task string) (*State, error) {
 	return Derive(task, recs)
 }
 
-// CheckObservedValidation runs admission on a command validation's body
-// (JSON) before the command is run, so that nothing runs for a body that
-// would be refused. It returns the body with its ids resolved and writes
-// nothing.
-func (w *Writer) CheckObservedValidation(ctx context.Context, task string, raw []byte) (*Validation, error) {
+// AppendRunValidation records a command validation (its body as JSON)
+// that the tool runs itself. The body is admitted first, so nothing runs
+// for a body that would be refused; then run is called with the admitted
+// body (ids resolved) to run its command, and what run observed (exit
+// status, duration, output digest) is recorded with it. An error from run
+// records nothing.
+func (w *Writer) AppendRunValidation(ctx context.Context, task string, raw []byte, run func(*Validation) (ValidationDerived, error)) (*Result, error) {
+	m, err := w.parse(task, KindValidation, raw)
+	if err != nil {
+		return nil, err
+	}
+	if m["method"] != "command" {
+		return nil, badInput("method: only a command validation is run; record a manual one with --manual")
+	}
 	st, err := w.State(ctx, task)
 	if err != nil {
 		return nil, err
 	}
 	zero, none := 0, int64(0)
 	placeholder := &ValidationDerived{ExitCode: &zero, DurationMS: &none, OutputSHA256: strings.Repeat("0", 64)}
-	_, entry, err := w.admit(ctx, st, KindValidation, raw, hints{observed: placeholder})
+	_, entry, err := w.admit(ctx, st, KindValidation, m, hints{observed: placeholder})
 	if err != nil {
 		return nil, err
 	}
-	v := entry.Body.(*Validation)
-	if v.Method != "command" {
-		return nil, badInput("method: only a command validation is run; record a manual one with --manual")
+	obs, err := run(entry.Body.(*Validation))
+	if err != nil {
+		return nil, err
 	}
-	return v, nil
+	return w.appendParsed(ctx, task, KindValidation, m, hints{observed: &obs})
 }
 
-// AppendObservedValidation records a command validation (its body as JSON)
-// that the tool ran itself, with what it observed: exit status, duration
-// and output digest.
-func (w *Writer) AppendObservedValidation(ctx context.Context, task string, raw []byte, obs ValidationDerived) (*Result, error) {
-	return w.append(ctx, task, KindValidation, raw, hints{observed: &obs})
-}
-
+// append parses a body and appends it.
 func (w *Writer) append(ctx context.Context, task string, kind Kind, raw []byte, h hints) (*Result, error) {
+	m, err := w.parse(task, kind, raw)
+	if err != nil {
+		return nil, err
+	}
+	return w.appendParsed(ctx, task, kind, m, h)
+}
+
+// parse checks what needs no state (the task's name, the kind, the
+// writer's identity) and parses the body: the only time a write decodes
+// the body's JSON.
+func (w *Writer) parse(task string, kind Kind, raw []byte) (map[string]any, error) {
 	if err := CheckTask(task); err != nil {
 		return nil, err
 	}
 	if newBody(kind) == nil {
 		return nil, badInput(fmt.Sprintf("unknown record kind %q", kind))
 	}
-	if _, err := decodeBody(kind, raw); err != nil {
+	m, err := decodeBody(kind, raw)
+	if err != nil {
 		return nil, err
 	}
 	if w.Actor == "" || w.Origin == "" {
 		return nil, errors.New("writer has no actor or origin: set git config user.name and user.email")
 	}
+	return m, nil
+}
+
+// appendParsed admits the parsed body against the task's state and stores
+// it, re-deriving and re-admitting whenever the head moved.
+func (w *Writer) appendParsed(ctx context.Context, task string, kind Kind, m map[string]any, h hints) (*Result, error) {
 	attempts := w.MaxAttempts
 	if attempts <= 0 {
 		attempts = 1000
@@ -186,7 +207,7 @@ func (w *Writer) append(ctx context.Context, task string, kind Kind, raw []byte,
 		if err != nil {
 			return nil, fmt.Errorf("derive task %s: %w", task, err)
 		}
-		rec, entry, err := w.admit(ctx, st, kind, raw, h)
+		rec, entry, err := w.admit(ctx, st, kind, m, h)
 		if err != nil {
 			return nil, err
 		}
@@ -228,13 +249,11 @@ func (w *Writer) stored(ctx context.Context, task, id string) (string, bool) {
 	return "", false
 }
 
-// admit validates and admits one body against the task's state and returns
-// the complete record. It changes nothing.
-func (w *Writer) admit(ctx context.Context, st *State, kind Kind, raw []byte, h hints) (*Record, *Entry, error) {
-	m, err := decodeBody(kind, raw)
-	if err != nil {
-		return nil, nil, err
-	}
+// admit validates and admits one parsed body against the task's state and
+// returns the complete record. It changes nothing but m, whose id prefixes
+// it resolves to full ids (again harmlessly on a retry: a full id resolves
+// to itself).
+func (w *Writer) admit(ctx context.Context, st *State, kind Kind, m map[string]any, h hints) (*Record, *Entry, error) {
 	if err := resolveIDs(kind, m, st); err != nil {
 		return nil, nil, err
 	}
@@ -245,7 +264,7 @@ func (w *Writer) admit(ctx context.Context, st *State, kind Kind, raw []byte, h 
 		return nil, nil, err
 	}
 	body := newBody(kind)
-	if err := remarshal(m, body); err != nil {
+	if err := assign(body, m); err != nil {
 		return nil, nil, badInput(fmt.Sprintf("%s body: %v", kind, err))
 	}
 	derived, err := w.rules(ctx, st, kind, body, h)
@@ -274,7 +293,7 @@ func (w *Writer) admit(ctx context.Context, st *State, kind Kind, raw []byte, h 
 	}
 	// The body was validated above; what the writer itself filled in is
 	// checked here, so a bug in it can never be stored.
-	if err := checkParts(rec, "envelope", "derived"); err != nil {
+	if err := checkFilled(rec); err != nil {
 		return nil, nil, fmt.Errorf("writer produced an invalid record (a bug): %w", err)
 	}
 	return rec, &Entry{Record: rec, Body: body, Derived: derived}, nil
@@ -309,14 +328,14 @@ func checkParts(rec *Record, names ...string) error {
 	return nil
 }
 
-// remarshal moves a decoded JSON value into a typed struct, refusing
-// fields the struct does not have.
-func remarshal(v any, into any) error {
-	raw, err := json.Marshal(v)
-	if err != nil {
+// checkFilled validates what the writer filled in: the envelope (with the
+// body, validated already, standing in as an empty object so that it is
+// not decoded again) and the derived fields.
+func checkFilled(rec *Record) error {
+	env := *rec
+	env.Body = json.RawMessage("{}")
+	if err := checkParts(&env, "envelope"); err != nil {
 		return err
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	return dec.Decode(into)
+	return checkParts(rec, "derived")
 }

@@ -1,6 +1,10 @@
-// Package cli is git reason's command line: one file per verb, each
-// parsing its flags, calling one operation and rendering the result. Data
-// goes to stdout, status and errors to stderr.
+// Package cli is git reason's command line. Each verb is one file with the
+// same shape: an options struct (base first: the streams, how to open the
+// repository, --json; then its flags and arguments), a constructor that
+// wires the flags into it, and a run function that calls one operation of
+// package ops and renders the result. Every --json goes through one
+// exporter (base.render, exportJSON), which prints an empty list as [],
+// never null. Data goes to stdout, status and errors to stderr.
 //
 // Exit status: 0 done; 1 failure (git, I/O); 2 bad usage or input, nothing
 // written; 3 refused by a rule (admission, neutrality, verification).

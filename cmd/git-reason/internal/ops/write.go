@@ -53,32 +53,29 @@ func (e *Session) RunValidation(ctx context.Context, task string, raw []byte, di
 	if _, _, err := e.State(ctx, task); err != nil {
 		return nil, err
 	}
-	body, err := e.Writer.CheckObservedValidation(ctx, task, raw)
-	if err != nil {
-		return nil, err
-	}
-	h := sha256.New()
-	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", body.Command)
-	cmd.Dir = dir
-	w := io.MultiWriter(h, out)
-	cmd.Stdout, cmd.Stderr = w, w
-	start := time.Now()
-	err = cmd.Run()
-	elapsed := time.Since(start).Milliseconds()
-	code := 0
-	if err != nil {
-		ee, ok := err.(*exec.ExitError)
-		if !ok {
-			return nil, fmt.Errorf("run %q: %w", body.Command, err)
+	return e.Writer.AppendRunValidation(ctx, task, raw, func(body *record.Validation) (record.ValidationDerived, error) {
+		h := sha256.New()
+		cmd := exec.CommandContext(ctx, "/bin/sh", "-c", body.Command)
+		cmd.Dir = dir
+		w := io.MultiWriter(h, out)
+		cmd.Stdout, cmd.Stderr = w, w
+		start := time.Now()
+		err := cmd.Run()
+		elapsed := time.Since(start).Milliseconds()
+		code := 0
+		if err != nil {
+			ee, ok := err.(*exec.ExitError)
+			if !ok {
+				return record.ValidationDerived{}, fmt.Errorf("run %q: %w", body.Command, err)
+			}
+			code = ee.ExitCode()
+			if code < 0 {
+				code = 128 + 9 // killed by a signal
+			}
 		}
-		code = ee.ExitCode()
-		if code < 0 {
-			code = 128 + 9 // killed by a signal
-		}
-	}
-	obs := record.ValidationDerived{ExitCode: &code, DurationMS: &elapsed,
-		OutputSHA256: hex.EncodeToString(h.Sum(nil))}
-	return e.Writer.AppendObservedValidation(ctx, task, Marshal(body), obs)
+		return record.ValidationDerived{ExitCode: &code, DurationMS: &elapsed,
+			OutputSHA256: hex.EncodeToString(h.Sum(nil))}, nil
+	})
 }
 
 // Find returns the record whose id (or unique prefix) is id, searching every
