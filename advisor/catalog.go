@@ -1,7 +1,7 @@
 package advisor
 
 import (
-	"fmt"
+	"errors"
 	"path/filepath"
 	"time"
 
@@ -58,6 +58,12 @@ type Catalog struct {
 	Providers    []Provider    `json:"providers"`
 	Vendors      []Vendor      `json:"vendors"`
 	Profiles     []Profile     `json:"profiles"`
+	// Repository is the SHA-256 of the repository overlay as read, ""
+	// when there is none.
+	Repository string `json:"-"`
+	// Untrusted, when set, says what the untrusted repository overlay
+	// declared that was ignored.
+	Untrusted *Untrusted `json:"-"`
 }
 
 // Declaration is one advisor as declared (the contract of the advisors.yaml
@@ -163,10 +169,12 @@ func (d Duration) String() string { return time.Duration(d).String() }
 func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
 
 // UnmarshalText parses a Go duration string; anything else is an error.
+// The error does not quote the text: it may come from a file that is not
+// what it seems (a symbolic link to a credentials file, say).
 func (d *Duration) UnmarshalText(b []byte) error {
 	v, err := time.ParseDuration(string(b))
 	if err != nil {
-		return fmt.Errorf("not a duration like 10m or 90s: %q", b)
+		return errors.New("not a duration like 10m or 90s")
 	}
 	*d = Duration(v)
 	return nil

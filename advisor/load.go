@@ -1,10 +1,8 @@
 package advisor
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"reflect"
@@ -26,8 +24,14 @@ type Sources struct {
 	// means none.
 	User string
 	// Repository is the repository overlay (see RepositoryOverlayPath);
-	// empty, or a file that does not exist, means none.
+	// empty, or a file that does not exist, means none. It must be a
+	// regular file in a real directory (no symbolic link, FIFO or device).
 	Repository string
+	// RepositoryTrusted says whether the user trusted the repository
+	// overlay's content, given its SHA-256 in hex; nil trusts nothing.
+	// Untrusted, the overlay's gated fields and new advisors are ignored
+	// (see GatedFields) and the catalog's Untrusted says which.
+	RepositoryTrusted func(sha256 string) bool
 }
 
 // RepositoryOverlayPath is .reason/advisors.yaml under a work tree's top
@@ -76,19 +80,32 @@ func Load(src Sources) (*Catalog, []Finding, error) {
 			return nil, nil, err
 		}
 	}
-	for _, file := range []string{src.User, src.Repository} {
-		if file == "" {
-			continue
-		}
-		data, err := os.ReadFile(file)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, nil, fmt.Errorf("read overlay: %w", err)
-		}
-		if err := l.apply(file, schemas.Overlay, data); err != nil {
+	if src.User != "" {
+		data, err := ReadRegular(src.User, MaxDeclarationBytes, true)
+		if err := overlayError(src.User, err); err != nil {
 			return nil, nil, err
+		}
+		if data != nil {
+			if err := l.apply(src.User, schemas.Overlay, data); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	if src.Repository != "" {
+		data, err := readRepositoryOverlay(src.Repository)
+		if err := overlayError(src.Repository, err); err != nil {
+			return nil, nil, err
+		}
+		if data != nil {
+			sum := Sum(data)
+			l.cat.Repository = sum
+			l.untrusted = src.RepositoryTrusted == nil || !src.RepositoryTrusted(sum)
+			if err := l.apply(src.Repository, schemas.Overlay, data); err != nil {
+				return nil, nil, err
+			}
+			if len(l.ignored) > 0 {
+				l.cat.Untrusted = &Untrusted{File: src.Repository, SHA256: sum, Ignored: l.ignored}
+			}
 		}
 	}
 	return l.cat, append(l.findings, Validate(l.cat)...), nil
@@ -98,6 +115,9 @@ func Load(src Sources) (*Catalog, []Finding, error) {
 type loader struct {
 	cat      *Catalog
 	findings []Finding
+	// untrusted makes apply drop what needs trust; ignored says what.
+	untrusted bool
+	ignored   []string
 }
 
 // apply parses one file strictly, validates it against its schema and
@@ -106,6 +126,9 @@ func (l *loader) apply(file, schema string, data []byte) error {
 	doc, err := decodeFile(file, schema, data)
 	if err != nil {
 		return err
+	}
+	if l.untrusted {
+		l.ignored = append(l.ignored, l.withoutGated(doc)...)
 	}
 	l.cat.Capabilities = merge(l, "capability", l.cat.Capabilities, doc.capabilities)
 	l.cat.Advisors = merge(l, "advisor", l.cat.Advisors, doc.advisors)

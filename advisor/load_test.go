@@ -13,6 +13,11 @@ func load(t *testing.T, src Sources) (*Catalog, []Finding, error) {
 	if src.Base == nil {
 		src.Base = fixtureBase()
 	}
+	if src.RepositoryTrusted == nil {
+		// These tests are about merging: the repository overlay is
+		// trusted here; trust_test.go holds what untrusted means.
+		src.RepositoryTrusted = func(string) bool { return true }
+	}
 	return Load(src)
 }
 
@@ -27,12 +32,12 @@ func TestStrictParseErrors(t *testing.T) {
 		{"unknown top-level field", "advisers: []\n", 1, 1, "advisers", "unknown field"},
 		{"unknown nested field", "vendors:\n  - id: v\n    models:\n      - id: m\n        size: 3\n", 5, 9, "vendors[0].models[0].size", "unknown field"},
 		{"bool given a string", "advisors:\n  - id: alpha\n    local: yes\n", 3, 12, "advisors[0].local", "expected true or false"},
-		{"string given a number", "advisors:\n  - id: alpha\n    model: 4\n", 3, 12, "advisors[0].model", "expected a string, got the number 4"},
+		{"string given a number", "advisors:\n  - id: alpha\n    model: 4\n", 3, 12, "advisors[0].model", "expected a string, got a number"},
 		{"list given a string", "advisors:\n  - id: alpha\n    capabilities: reasoning\n", 3, 19, "advisors[0].capabilities", "expected a list"},
 		{"list item given a mapping", "advisors:\n  - id: alpha\n    command:\n      - a: b\n", 4, 9, "advisors[0].command[0]", "expected a string"},
 		{"section given a mapping", "advisors:\n  id: alpha\n", 2, 3, "advisors", "expected a list"},
 		{"null value", "advisors:\n  - id: alpha\n    base_url:\n", 3, 14, "advisors[0].base_url", "null"},
-		{"bad duration", "advisors:\n  - id: alpha\n    cooldown: soon\n", 3, 15, "advisors[0].cooldown", `expected a value matching ^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$, got the string "soon"`},
+		{"bad duration", "advisors:\n  - id: alpha\n    cooldown: soon\n", 3, 15, "advisors[0].cooldown", `expected a value matching ^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$, got a string`},
 		{"schema: missing id", "advisors:\n  - transport: api\n", 2, 5, "advisors[0]", `missing required field "id"`},
 		{"schema: bad id", "profiles:\n  - id: 'two words'\n", 2, 9, "profiles[0].id", "expected a value matching"},
 		{"schema: bad credential name", "advisors:\n  - id: alpha\n    credential: has-dash\n", 3, 17, "advisors[0].credential", "expected a value matching"},
@@ -157,11 +162,12 @@ func TestOverlayMissingFilesAreNone(t *testing.T) {
 	}
 }
 
-func TestOverlayUnreadableIsAnIOError(t *testing.T) {
-	_, _, err := load(t, Sources{Repository: t.TempDir()}) // a directory
+func TestOverlayDirectoryIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	_, _, err := load(t, Sources{Repository: dir}) // a directory
 	var pe *ParseError
-	if err == nil || errors.As(err, &pe) {
-		t.Fatalf("got %v, want a plain I/O error", err)
+	if !errors.As(err, &pe) || pe.File != dir || !strings.Contains(pe.Msg, "not a regular file") {
+		t.Fatalf("got %v, want a ParseError saying it is not a regular file", err)
 	}
 }
 

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 )
 
 // ErrNotRegular is returned for a path that names a symbolic link, a FIFO,
@@ -59,4 +62,42 @@ func openError(path string, err error, isLink bool) error {
 		return fmt.Errorf("%s: %w", path, ErrNotRegular)
 	}
 	return err // *fs.PathError: errors.Is(err, fs.ErrNotExist) holds for a missing file
+}
+
+// readRepositoryOverlay reads a repository overlay: a regular file, not a
+// symbolic link, in a .reason directory that is not one either. A missing
+// file is nil data and no error.
+func readRepositoryOverlay(path string) ([]byte, error) {
+	dir := filepath.Dir(path)
+	fi, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("%s: %w", dir, ErrNotRegular)
+	}
+	data, err := ReadRegular(path, MaxDeclarationBytes, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return data, err
+}
+
+// overlayError turns a failure to read an overlay into the error Load
+// returns: nil for a missing file, a *ParseError (bad input) for one that
+// is not a regular file or is too large, naming the path and never the
+// content.
+func overlayError(path string, err error) error {
+	switch {
+	case err == nil, errors.Is(err, fs.ErrNotExist):
+		return nil
+	case errors.Is(err, ErrNotRegular):
+		return &ParseError{File: path, Msg: "not a regular file (a symbolic link, FIFO, device or directory is refused): replace it with the file itself"}
+	case errors.Is(err, ErrTooLarge):
+		return &ParseError{File: path, Msg: fmt.Sprintf("larger than %d bytes", MaxDeclarationBytes)}
+	}
+	return fmt.Errorf("read overlay: %w", err)
 }

@@ -271,6 +271,13 @@ func (s *schema) word(file string, root *yaml.Node, e *jsonschema.ValidationErro
 			want[i] = typeWords[t]
 		}
 		v.Msg = "expected " + strings.Join(want, " or ") + ", got " + describe(n)
+	default:
+		// The validator's own wording may quote the value (format,
+		// minimum, ...): a file can be something else than it seems (a
+		// credentials file behind a link), so no error repeats it.
+		if n = unalias(n); n.Kind == yaml.ScalarNode && n.Value != "" {
+			v.Msg = strings.ReplaceAll(v.Msg, n.Value, "the value")
+		}
 	}
 	return v
 }
@@ -281,7 +288,9 @@ var typeWords = map[string]string{
 	"integer": "a whole number", "number": "a number", "null": "nothing (null)",
 }
 
-// describe names what a node holds, for error messages.
+// describe names what kind of value a node holds, for error messages. It
+// never quotes the value: a declaration file may be something else than it
+// seems (a link to a credentials file), and its values stay out of errors.
 func describe(n *yaml.Node) string {
 	n = unalias(n)
 	switch n.Kind {
@@ -292,13 +301,13 @@ func describe(n *yaml.Node) string {
 	}
 	switch n.ShortTag() {
 	case "!!str":
-		return fmt.Sprintf("the string %q", n.Value)
+		return "a string"
 	case "!!int", "!!float":
-		return "the number " + n.Value
+		return "a number"
 	case "!!bool":
-		return "the boolean " + n.Value
+		return "a boolean"
 	case "!!null":
 		return "nothing (null)"
 	}
-	return fmt.Sprintf("%q (%s)", n.Value, n.Tag)
+	return "a value of another type"
 }

@@ -106,11 +106,11 @@ func TestSameFaultSamePlaceInEveryFile(t *testing.T) {
 // A schema violation names the field and its line, in every kind of file.
 func TestSchemaViolationNamesFieldAndLine(t *testing.T) {
 	cases := map[string]struct{ data, want string }{
-		"share/advisors.yaml":     {"advisors:\n  - id: a\n    local: 'yes'\n", `:3:12: advisors[0].local: expected true or false, got the string "yes"`},
-		"share/providers.yaml":    {"providers:\n  - id: p\n    name: 4\n", `:3:11: providers[0].name: expected a string, got the number 4`},
+		"share/advisors.yaml":     {"advisors:\n  - id: a\n    local: 'yes'\n", `:3:12: advisors[0].local: expected true or false, got a string`},
+		"share/providers.yaml":    {"providers:\n  - id: p\n    name: 4\n", `:3:11: providers[0].name: expected a string, got a number`},
 		"share/vendors.yaml":      {"vendors:\n  - id: v\n    models: [{id: m, size: 3}]\n", `:3:22: vendors[0].models[0].size: unknown field`},
 		"share/profiles.yaml":     {"profiles:\n  - id: p\n    description: [x]\n", `:3:18: profiles[0].description: expected a string, got a list`},
-		"user overlay":            {"advisors:\n  - id: a\n    capabilities: x\n", `:3:19: advisors[0].capabilities: expected a list, got the string "x"`},
+		"user overlay":            {"advisors:\n  - id: a\n    capabilities: x\n", `:3:19: advisors[0].capabilities: expected a list, got a string`},
 		".reason/advisors.yaml":   {"advisors:\n  - id: a\n    cooldown: soon\n", `:3:15: advisors[0].cooldown: `},
 		".reason/neutrality.yaml": {"neutral: [src]\nallow:\n  - {path: a, match: b}\n", `:3:5: allow[0]: missing required field "reason"`},
 	}

@@ -40,7 +40,7 @@ type sandbox struct {
 }
 
 // newSandbox makes a repository whose .reason/advisors.yaml is overlay,
-// with fake executables (name → script) on PATH and extra variables set.
+// trusted, with fake executables (name → script) on PATH and extra variables set.
 func newSandbox(t *testing.T, overlay string, scripts map[string]string, extra ...string) *sandbox {
 	t.Helper()
 	if runtime.GOOS == "windows" {
@@ -82,6 +82,7 @@ func newSandbox(t *testing.T, overlay string, scripts map[string]string, extra .
 		"TZ=UTC",
 	}, extra...)}
 	s.git("init", "-q")
+	s.git("reason", "trust") // the overlay is this test's own
 	return s
 }
 

@@ -315,6 +315,9 @@ echo '{"stance": "endorse_with_changes", "summary": "Rotate now; keep the old ke
 	}
 
 	r.git(0, nil, "init", "-q")
+	// The overlay is this test's own: trusting it shows what it runs and
+	// where it sends which variable, never a value.
+	r.git(0, nil, "reason", "trust")
 	var adv struct{ Advisors []struct{ ID, Status string } }
 	if err := json.Unmarshal(r.git(0, nil, "reason", "advisors", "--json"), &adv); err != nil {
 		t.Fatal(err)

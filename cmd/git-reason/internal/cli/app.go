@@ -64,7 +64,7 @@ func exitCode(err error) int {
 var commands = []func() *cli.Command{
 	assessCommand, planCommand, consultCommand, disagreeCommand, resolveCommand, concludeCommand,
 	validateCommand, attemptCommand, statusCommand, logCommand, showCommand, schemaCommand,
-	advisorsCommand, doctorCommand, checkCommand, verifyCommand, pullCommand, pushCommand, syncCommand, remoteCommand, hooksCommand, hookCommand,
+	advisorsCommand, trustCommand, doctorCommand, checkCommand, verifyCommand, pullCommand, pushCommand, syncCommand, remoteCommand, hooksCommand, hookCommand,
 	serveCommand, demoCommand, versionCommand,
 }
 

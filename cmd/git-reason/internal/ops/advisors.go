@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"git-reason/advisor"
@@ -17,16 +16,9 @@ func (e *Session) Catalog() (*advisor.Catalog, []advisor.Finding, error) {
 	if e.catalog != nil {
 		return e.catalog, e.findings, nil
 	}
-	st, err := e.Settings()
+	src, err := e.sources()
 	if err != nil {
 		return nil, nil, err
-	}
-	var src advisor.Sources
-	if st.ConfigDir != "" {
-		src.User = filepath.Join(st.ConfigDir, "advisors.yaml")
-	}
-	if e.Repo.WorkTree != "" {
-		src.Repository = advisor.RepositoryOverlayPath(e.Repo.WorkTree)
 	}
 	cat, findings, err := advisor.Load(src)
 	if err != nil {
@@ -88,6 +80,7 @@ func (e *Session) Availability(ctx context.Context, now time.Time) (advisor.Prof
 	if err != nil {
 		return advisor.Profile{}, nil, fmt.Errorf("read this clone's outcomes: %w", err)
 	}
+	e.noticeUntrusted(cat)
 	snap := advisor.Availability(cat.Advisors, advisor.Inputs{
 		Env: advisor.SystemEnv(), Mode: prof.Mode, Disabled: st.Disabled,
 		Origin: e.Writer.Origin, Outcomes: outcomes, Now: now,

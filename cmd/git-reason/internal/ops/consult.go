@@ -55,6 +55,9 @@ func (e *Session) Consult(ctx context.Context, req ConsultRequest) (*ConsultResu
 	pd := plan.Derived.(*record.PlanDerived)
 	out := &ConsultResult{Task: req.Task, Plan: plan.ID, Skipped: []advisor.Skipped{}}
 	if len(pd.Selected) == 0 {
+		if cat, _, err := e.Catalog(); err == nil {
+			e.noticeUntrusted(cat) // it may be why nothing was selected
+		}
 		out.LocalReview = pd.LocalReview
 		return out, nil
 	}

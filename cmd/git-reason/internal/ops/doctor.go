@@ -54,6 +54,11 @@ func (e *Session) RunDoctor(ctx context.Context) (*Doctor, error) {
 		return nil, err
 	}
 	findings = append(findings, advisor.CheckDisabled(cat, st.Disabled)...)
+	findings = append(findings, advisor.CheckPlaintext(cat)...)
+	if u := cat.Untrusted; u != nil {
+		findings = append(findings, advisor.Finding{Severity: advisor.SeverityWarning, Code: "untrusted_overlay",
+			Subject: u.File, Message: record.Printable(u.Notice())})
+	}
 	for _, f := range findings {
 		d.Findings = append(d.Findings, Finding{Severity: string(f.Severity), Code: f.Code,
 			Subject: f.Subject, Message: f.Message, Where: f.Where})

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"git-reason/advisor"
 	"git-reason/policy/neutrality"
 )
 
@@ -73,9 +74,15 @@ func (e *Session) CheckNeutrality(ctx context.Context, req NeutralityRequest) (*
 // file, line and column.
 func LoadNeutralityConfig(root string) (*neutrality.Config, bool, error) {
 	name := filepath.Join(root, filepath.FromSlash(neutrality.ConfigPath))
-	data, err := os.ReadFile(name)
+	// A regular file only, as for .reason/advisors.yaml: a link could make
+	// the error below quote a file outside the repository, a FIFO would
+	// block.
+	data, err := advisor.ReadRegular(name, advisor.MaxDeclarationBytes, false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
+	}
+	if errors.Is(err, advisor.ErrNotRegular) || errors.Is(err, advisor.ErrTooLarge) {
+		return nil, true, Usage("%s: not a regular file of at most %d bytes (a symbolic link, FIFO or device is refused): replace it with the file itself", name, advisor.MaxDeclarationBytes)
 	}
 	if err != nil {
 		return nil, false, fmt.Errorf("read neutrality configuration: %w", err)

@@ -51,6 +51,8 @@ type Session struct {
 	profile     *advisor.Profile
 	chosenBy    string
 	integ       *gitstore.Integrator // what pull verified, for the push after it
+	warn        func(string)
+	warned      bool // the untrusted overlay's notice was given
 }
 
 // Open locates the repository and prepares the writer. What only some
@@ -69,7 +71,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if opts.Warn != nil {
 		store.OnSkip = func(task string, err error) { opts.Warn(skipWarning(task, err)) }
 	}
-	sess := &Session{Repo: repo, Store: store, Index: gitstore.Index{Store: store}, profileFlag: opts.Profile}
+	sess := &Session{Repo: repo, Store: store, Index: gitstore.Index{Store: store}, profileFlag: opts.Profile, warn: opts.Warn}
 	// Vouch: a standing conclusion is reused only from a task whose
 	// history replays clean at that moment.
 	sess.Writer = &record.Writer{Store: store, Index: sess.Index, Avail: availability{sess}, Vouch: store}

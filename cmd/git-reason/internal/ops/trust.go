@@ -1,8 +1,13 @@
 package ops
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"path/filepath"
+	"time"
 
+	"git-reason/advisor"
 	"git-reason/record"
 )
 
@@ -14,3 +19,121 @@ func (e *refusal) Is(target error) bool { return target == record.ErrRefused }
 
 // Refused returns an error saying which rule refused and what to do.
 func Refused(format string, args ...any) error { return &refusal{msg: fmt.Sprintf(format, args...)} }
+
+// sources says where the declarations come from, and which repository
+// overlay content the user trusted.
+func (e *Session) sources() (advisor.Sources, error) {
+	var src advisor.Sources
+	st, err := e.Settings()
+	if err != nil {
+		return src, err
+	}
+	if st.ConfigDir != "" {
+		src.User = filepath.Join(st.ConfigDir, "advisors.yaml")
+	}
+	if e.Repo.WorkTree == "" {
+		return src, nil
+	}
+	src.Repository = advisor.RepositoryOverlayPath(e.Repo.WorkTree)
+	store, repo := e.trustStore(st.ConfigDir), e.trustKey()
+	src.RepositoryTrusted = func(sum string) bool {
+		ok, err := store.Trusted(repo, sum)
+		return err == nil && ok // a trust file that does not read trusts nothing
+	}
+	return src, nil
+}
+
+// trustStore is trusted.json in the user's configuration directory, where
+// no repository writes.
+func (e *Session) trustStore(configDir string) advisor.TrustStore {
+	if configDir == "" {
+		return advisor.TrustStore{}
+	}
+	return advisor.TrustStore{Path: filepath.Join(configDir, "trusted.json")}
+}
+
+// trustKey is the repository path trust is recorded under: the work tree's
+// top with symbolic links resolved, so that one checkout has one key.
+func (e *Session) trustKey() string {
+	if p, err := filepath.EvalSymlinks(e.Repo.WorkTree); err == nil {
+		return p
+	}
+	return e.Repo.WorkTree
+}
+
+// noticeUntrusted gives, once per session, the one line saying that the
+// repository overlay is not trusted and what was ignored.
+func (e *Session) noticeUntrusted(cat *advisor.Catalog) {
+	if cat.Untrusted == nil || e.warned || e.warn == nil {
+		return
+	}
+	e.warned = true
+	e.warn(record.Printable(cat.Untrusted.Notice()))
+}
+
+// TrustRequest says what 'git reason trust' does.
+type TrustRequest struct {
+	Revoke bool // forget the trust recorded for this repository
+	Show   bool // only show what trusting would do
+}
+
+// TrustResult is what trust showed and did.
+type TrustResult struct {
+	Repository string           `json:"repository"`
+	File       string           `json:"file"`
+	SHA256     string           `json:"sha256,omitempty"`
+	Effects    []advisor.Effect `json:"effects"`
+	Trusted    bool             `json:"trusted"` // trusted after the command
+	Revoked    bool             `json:"revoked,omitempty"`
+}
+
+// Trust shows what the repository overlay runs and where it sends which
+// credential, then records its content's SHA-256 as trusted (direnv's
+// allow); with Revoke it forgets that. What is shown and what is recorded
+// come from one read of the file.
+func (e *Session) Trust(req TrustRequest) (*TrustResult, error) {
+	if e.Repo.WorkTree == "" {
+		return nil, Usage("a bare repository has no .reason/advisors.yaml to trust")
+	}
+	src, err := e.sources()
+	if err != nil {
+		return nil, err
+	}
+	st, err := e.Settings()
+	if err != nil {
+		return nil, err
+	}
+	res := &TrustResult{Repository: e.trustKey(), File: src.Repository, Effects: []advisor.Effect{}}
+	store := e.trustStore(st.ConfigDir)
+	if req.Revoke {
+		revoked, err := store.Revoke(res.Repository)
+		if err != nil {
+			return nil, err
+		}
+		res.Revoked = revoked
+		return res, nil
+	}
+	effects, sum, err := advisor.OverlayEffects(src)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, Usage("no %s in this repository: there is nothing to trust", src.Repository)
+	case errors.Is(err, advisor.ErrNotRegular):
+		return nil, Usage("%s is not a regular file (a symbolic link, FIFO or device is refused): it cannot be trusted", src.Repository)
+	case err != nil:
+		var pe *advisor.ParseError
+		if errors.As(err, &pe) {
+			return nil, Usage("%v", err)
+		}
+		return nil, err
+	}
+	res.SHA256, res.Effects = sum, append(res.Effects, effects...)
+	if req.Show {
+		res.Trusted, _ = store.Trusted(res.Repository, sum)
+		return res, nil
+	}
+	if err := store.Trust(advisor.TrustEntry{Repository: res.Repository, File: src.Repository, SHA256: sum, Trusted: time.Now().UTC()}); err != nil {
+		return nil, err
+	}
+	res.Trusted = true
+	return res, nil
+}

@@ -1,0 +1,124 @@
+package advisor
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+)
+
+// TrustStore is the user's record of trusted repository overlays, one
+// entry per repository, in the user's configuration directory where no
+// repository can write it (trusted.json beside the user overlay). Like direnv's allow list it
+// holds the SHA-256 of the exact content trusted: any change to the file
+// makes it untrusted again.
+type TrustStore struct {
+	Path string
+}
+
+// TrustEntry is one trusted overlay.
+type TrustEntry struct {
+	Repository string    `json:"repository"` // the work tree's top, absolute
+	File       string    `json:"file"`       // the overlay, absolute
+	SHA256     string    `json:"sha256"`     // of the content trusted
+	Trusted    time.Time `json:"trusted"`
+}
+
+type trustFile struct {
+	Trusted []TrustEntry `json:"trusted"`
+}
+
+func (s TrustStore) read() (*trustFile, error) {
+	tf := &trustFile{}
+	if s.Path == "" {
+		return tf, nil
+	}
+	data, err := ReadRegular(s.Path, 16<<20, true)
+	if errors.Is(err, fs.ErrNotExist) {
+		return tf, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read trusted overlays: %w", err)
+	}
+	if err := json.Unmarshal(data, tf); err != nil {
+		return nil, fmt.Errorf("read trusted overlays: %s is not what git reason wrote (%v): remove it and trust again", s.Path, err)
+	}
+	return tf, nil
+}
+
+// Trusted reports whether the overlay of repository with content sum is
+// trusted.
+func (s TrustStore) Trusted(repository, sum string) (bool, error) {
+	tf, err := s.read()
+	if err != nil {
+		return false, err
+	}
+	for _, e := range tf.Trusted {
+		if e.Repository == repository && e.SHA256 == sum {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// Trust records e, replacing any earlier entry of its repository.
+func (s TrustStore) Trust(e TrustEntry) error {
+	if s.Path == "" {
+		return errors.New("no configuration directory to record trust in: set HOME or XDG_CONFIG_HOME")
+	}
+	tf, err := s.read()
+	if err != nil {
+		return err
+	}
+	tf.Trusted = slices.DeleteFunc(tf.Trusted, func(o TrustEntry) bool { return o.Repository == e.Repository })
+	tf.Trusted = append(tf.Trusted, e)
+	return s.write(tf)
+}
+
+// Revoke removes the entry of repository and reports whether there was
+// one.
+func (s TrustStore) Revoke(repository string) (bool, error) {
+	tf, err := s.read()
+	if err != nil {
+		return false, err
+	}
+	n := len(tf.Trusted)
+	tf.Trusted = slices.DeleteFunc(tf.Trusted, func(o TrustEntry) bool { return o.Repository == repository })
+	if len(tf.Trusted) == n {
+		return false, nil
+	}
+	return true, s.write(tf)
+}
+
+// write replaces the file through a temporary file, readable by the user
+// alone.
+func (s TrustStore) write(tf *trustFile) error {
+	data, err := json.MarshalIndent(tf, "", "  ")
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(s.Path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("record trust: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, ".trusted-*.json")
+	if err != nil {
+		return fmt.Errorf("record trust: %w", err)
+	}
+	_, werr := tmp.Write(append(data, '\n'))
+	serr := tmp.Sync()
+	cerr := tmp.Close()
+	if err := errors.Join(werr, serr, cerr, os.Chmod(tmp.Name(), 0o600)); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("record trust: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), s.Path); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("record trust: %w", err)
+	}
+	return nil
+}
