@@ -323,13 +323,13 @@ func TestLoadNeutralityConfig(t *testing.T) {
 			t.Errorf("LoadNeutralityConfig = _, %v, %v; want true and a usage error starting %s", ok, err, want)
 		}
 	})
-	t.Run("unreadable", func(t *testing.T) {
+	t.Run("not a regular file", func(t *testing.T) {
 		root := t.TempDir()
 		if err := os.MkdirAll(filepath.Join(root, ".reason", "neutrality.yaml"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := LoadNeutralityConfig(root); err == nil || !strings.HasPrefix(err.Error(), "read neutrality configuration: ") {
-			t.Errorf("LoadNeutralityConfig of a directory: error = %v", err)
+		if _, _, err := LoadNeutralityConfig(root); err == nil || !strings.Contains(err.Error(), "not a regular file") || !errors.Is(err, ErrUsage) {
+			t.Errorf("LoadNeutralityConfig of a directory: error = %v, want a usage error saying it is not a regular file", err)
 		}
 	})
 }
