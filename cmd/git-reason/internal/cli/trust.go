@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/urfave/cli/v2"
 
@@ -9,7 +10,13 @@ import (
 	"git-reason/record"
 )
 
+type trustOptions struct {
+	base
+	Show, Revoke bool
+}
+
 func trustCommand() *cli.Command {
+	o := &trustOptions{}
 	return &cli.Command{
 		Name:  "trust",
 		Usage: "show what this repository's .reason/advisors.yaml would run and send, and trust that exact content",
@@ -19,58 +26,61 @@ func trustCommand() *cli.Command {
 			"advisor the file adds or changes, what it runs and where it sends which credential, and records the\n" +
 			"file's SHA-256 for this repository in your configuration directory. Any change to the file untrusts it.",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "show", Usage: "only show what the file would run and send; trust nothing"},
-			&cli.BoolFlag{Name: "revoke", Usage: "forget the trust recorded for this repository"},
-			jsonFlag,
+			&cli.BoolFlag{Name: "show", Usage: "only show what the file would run and send; trust nothing", Destination: &o.Show},
+			&cli.BoolFlag{Name: "revoke", Usage: "forget the trust recorded for this repository", Destination: &o.Revoke},
+			o.jsonFlag(),
 		},
 		OnUsageError: usageError,
 		Action: func(c *cli.Context) error {
+			o.bind(c)
 			if err := noMoreArgs(c, 0); err != nil {
 				return err
 			}
-			if c.Bool("show") && c.Bool("revoke") {
-				return ops.Usage("give --show or --revoke, not both")
-			}
-			sess, err := open(c)
-			if err != nil {
-				return err
-			}
-			res, err := sess.Trust(ops.TrustRequest{Revoke: c.Bool("revoke"), Show: c.Bool("show")})
-			if err != nil {
-				return err
-			}
-			if c.Bool("json") {
-				return printJSON(c.App.Writer, res)
-			}
-			w := c.App.Writer
-			if c.Bool("revoke") {
-				if res.Revoked {
-					fmt.Fprintf(w, "trust revoked for %s: its .reason/advisors.yaml runs and sends nothing until trusted again\n", record.Printable(res.Repository))
-				} else {
-					fmt.Fprintf(w, "nothing to revoke: %s was not trusted\n", record.Printable(res.Repository))
-				}
-				return nil
-			}
-			fmt.Fprintf(w, "%s (sha256 %s):\n", record.Printable(res.File), res.SHA256)
-			if len(res.Effects) == 0 {
-				fmt.Fprintln(w, "  adds and changes nothing that runs or sends something")
-			}
-			for _, e := range res.Effects {
-				what := "new advisor " + e.Advisor
-				if !e.New {
-					what = fmt.Sprintf("advisor %s (changes %v)", e.Advisor, e.Changed)
-				}
-				fmt.Fprintf(w, "  %s: %s\n", record.Printable(what), record.Printable(e.Declaration.Describe()))
-			}
-			switch {
-			case c.Bool("show") && res.Trusted:
-				fmt.Fprintln(w, "this content is trusted")
-			case c.Bool("show"):
-				fmt.Fprintln(w, "not trusted: run 'git reason trust' to trust this exact content")
-			default:
-				fmt.Fprintln(w, "trusted: this exact content takes effect; any change untrusts it ('git reason trust --revoke' undoes it)")
-			}
-			return nil
+			return runTrust(o)
 		},
 	}
+}
+
+func runTrust(o *trustOptions) error {
+	if o.Show && o.Revoke {
+		return ops.Usage("give --show or --revoke, not both")
+	}
+	sess, err := o.Open()
+	if err != nil {
+		return err
+	}
+	res, err := sess.Trust(ops.TrustRequest{Revoke: o.Revoke, Show: o.Show})
+	if err != nil {
+		return err
+	}
+	return o.render(res, func(w io.Writer) error {
+		if o.Revoke {
+			if res.Revoked {
+				fmt.Fprintf(w, "trust revoked for %s: its .reason/advisors.yaml runs and sends nothing until trusted again\n", record.Printable(res.Repository))
+			} else {
+				fmt.Fprintf(w, "nothing to revoke: %s was not trusted\n", record.Printable(res.Repository))
+			}
+			return nil
+		}
+		fmt.Fprintf(w, "%s (sha256 %s):\n", record.Printable(res.File), res.SHA256)
+		if len(res.Effects) == 0 {
+			fmt.Fprintln(w, "  adds and changes nothing that runs or sends something")
+		}
+		for _, e := range res.Effects {
+			what := "new advisor " + e.Advisor
+			if !e.New {
+				what = fmt.Sprintf("advisor %s (changes %v)", e.Advisor, e.Changed)
+			}
+			fmt.Fprintf(w, "  %s: %s\n", record.Printable(what), record.Printable(e.Declaration.Describe()))
+		}
+		switch {
+		case o.Show && res.Trusted:
+			fmt.Fprintln(w, "this content is trusted")
+		case o.Show:
+			fmt.Fprintln(w, "not trusted: run 'git reason trust' to trust this exact content")
+		default:
+			fmt.Fprintln(w, "trusted: this exact content takes effect; any change untrusts it ('git reason trust --revoke' undoes it)")
+		}
+		return nil
+	})
 }
