@@ -75,6 +75,18 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	// Vouch: a standing conclusion is reused only from a task whose
 	// history replays clean at that moment.
 	sess.Writer = &record.Writer{Store: store, Index: sess.Index, Avail: availability{sess}, Vouch: store}
+	// Before anything reads its configuration or writes into it: another
+	// user's repository is refused as git refuses it.
+	err = checkOwner(repo, func() ([]string, error) {
+		st, err := sess.Settings()
+		if err != nil {
+			return nil, err
+		}
+		return st.SafeDirectories, nil
+	})
+	if err != nil {
+		return nil, err
+	}
 	return sess, nil
 }
 
