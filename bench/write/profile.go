@@ -174,8 +174,15 @@ func (b *bench) initTrace(out io.Writer, c *benchCase) error {
 	sort.Slice(pkgs, func(i, j int) bool { return pkgs[i].med > pkgs[j].med })
 	fmt.Fprintf(out, "\n## package initialisation: %s (GODEBUG=inittrace=1, medians of %d runs; %d packages, median total %s)\n",
 		c.name, len(totals), len(pkgs), ms(median(totals)))
+	var own time.Duration
+	for _, p := range pkgs {
+		if strings.HasPrefix(p.name, "git-reason/") {
+			own += p.med
+		}
+	}
 	for _, p := range pkgs[:min(len(pkgs), 15)] {
 		fmt.Fprintf(out, "  %8.3f ms  %s\n", float64(p.med.Nanoseconds())/1e6, p.name)
 	}
+	fmt.Fprintf(out, "  %8.3f ms  this module's own packages together\n", float64(own.Nanoseconds())/1e6)
 	return nil
 }
