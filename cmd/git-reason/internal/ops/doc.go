@@ -1,4 +1,10 @@
 // Package ops is the operations layer the command line calls, and any
 // other surface would: each operation takes a context and a request and
 // returns a result. Operations never print; warnings go to Options.Warn.
+//
+// Operations do the I/O that the domain packages leave to their callers:
+// for a neutrality check, ops reads .reason/neutrality.yaml, gathers the
+// names from the declarations, lists the files (git ls-files, the index,
+// a range of commits) and reads them, and hands paths and contents to
+// policy/neutrality, which decides.
 package ops
