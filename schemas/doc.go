@@ -35,4 +35,5 @@ const (
 	ShareProfiles  = "share.profiles.json"  // share/profiles.yaml
 	Overlay        = "share.overlay.json"   // .reason/advisors.yaml and the user's overlay
 	Neutrality     = "neutrality.json"      // .reason/neutrality.yaml
+	ShareTools     = "share.tools.json"     // share/tools.yaml
 )

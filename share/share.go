@@ -8,6 +8,9 @@ const (
 	ProvidersFile = "providers.yaml"
 	VendorsFile   = "vendors.yaml"
 	ProfilesFile  = "profiles.yaml"
+	// ToolsFile declares the MCP server's tools and their execution
+	// policy; it is not an advisor declaration, so it is not in Files.
+	ToolsFile = "tools.yaml"
 )
 
 // Files lists the embedded declaration files in the order they are loaded.

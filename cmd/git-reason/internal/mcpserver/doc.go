@@ -1,0 +1,44 @@
+// Package mcpserver is git reason's MCP server: 'git reason mcp' serves one
+// repository to any MCP host over stdio.
+//
+// One tool surface for every host. Each tool is declared once, in
+// share/tools.yaml (validated by schemas/share.tools.json): its name, a
+// one-line description, the command line verb it projects and its
+// execution policy. From that row come, at run time, the tool's
+// annotations (readOnlyHint for read and analyze tools, destructiveHint
+// false since records are append-only, idempotentHint, openWorldHint where
+// advisors are contacted) and its _meta, which carries the policy verbatim
+// under MetaKey. Hosts route with the policy; the server never assigns an
+// executor.
+//
+// One write path. Every tool calls the same operations (package ops) as the
+// command line, so every record goes through the one writer and its
+// admission rules: a caller can no more claim a review, write a
+// consultation or choose a plan's advisors here than on the command line.
+// The input schema of each write tool is derived from its record kind's
+// body schema (package schemas), plus the task; outputs are structured
+// content (what 'git reason VERB --json' prints, with an output schema)
+// and a short text. The server never runs a command it was sent: validate
+// records manual validations only.
+//
+// Declared, never sniffed. prepare_session negotiates HostCapabilities from
+// the client's initialize capabilities and the facts the host states,
+// with false for what neither says. The client's name and version are
+// never read. The only thing capabilities change is suggested_next_tools
+// (the task's derived next step as tool calls), which a successful answer
+// carries only when native_tool_search is false.
+//
+// Errors are tool errors whose structured content is {code, message,
+// recovery_actions: [{tool, arguments}]}, deterministic and naming tools
+// only: an unknown task recovers with assess, a refusal with the task's
+// next step (resolve and the disagreement's id for a conclusion refused
+// over an open disagreement), a body the schema refuses with schema.
+//
+// consult reports each advisor's outcome as a progress notification when
+// the call carries a progress token; a cancelled call ends every request
+// and the outcomes are recorded as cancelled, as Ctrl-C does. Each task's
+// markdown report is a resource, reason://task/{task}, listed and readable.
+//
+// Calls on the shared repository session are serialised; consult opens a
+// session of its own so that other calls go on while advisors answer.
+package mcpserver

@@ -1,0 +1,105 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"git-reason/cmd/git-reason/internal/ops"
+	"git-reason/record"
+)
+
+// Error codes of a tool error, one per exit status of the command line.
+const (
+	CodeBadInput    = "bad_input"    // exit 2: nothing was written
+	CodeRefused     = "refused"      // exit 3: a rule refused; nothing was written
+	CodeUnknownTask = "unknown_task" // exit 2: the task has no records
+	CodeCancelled   = "cancelled"    // the client cancelled the call
+	CodeFailed      = "failed"       // exit 1
+)
+
+// Action is a tool call that can recover from an error, or that takes a
+// task to its next step. It names tools only.
+type Action struct {
+	Tool      string         `json:"tool"`
+	Arguments map[string]any `json:"arguments"`
+}
+
+// ToolError is the structured content of every failed call.
+type ToolError struct {
+	Code            string   `json:"code"`
+	Message         string   `json:"message"`
+	RecoveryActions []Action `json:"recovery_actions"`
+}
+
+func (e *ToolError) Error() string { return e.Message }
+
+// badInput is a call whose arguments do not fit the tool.
+func badInput(msg string) *ToolError {
+	return &ToolError{Code: CodeBadInput, Message: msg, RecoveryActions: []Action{}}
+}
+
+// classify turns an operation's error into a tool error with recovery
+// actions, deterministically: the same state and the same error give the
+// same actions. An unknown task recovers with assess; a refusal with the
+// task's next step (resolve with the disagreement's id when one is open);
+// a body the schema refused with the schema of its kind.
+func (s *Server) classify(ctx context.Context, tool string, task string, kind record.Kind, err error) *ToolError {
+	var te *ToolError
+	if errors.As(err, &te) {
+		return te
+	}
+	msg := oneLine(err.Error())
+	out := &ToolError{Message: msg, RecoveryActions: []Action{}}
+	if errors.Is(err, context.Canceled) || errors.Is(ctx.Err(), context.Canceled) {
+		out.Code = CodeCancelled
+		return out
+	}
+	if task != "" && (errors.Is(err, ops.ErrUsage) || errors.Is(err, record.ErrInput) || errors.Is(err, record.ErrRefused)) {
+		if exists, xerr := s.taskExists(task); xerr == nil && !exists {
+			out.Code = CodeUnknownTask
+			out.RecoveryActions = []Action{{Tool: "assess", Arguments: map[string]any{"task": task}}}
+			return out
+		}
+	}
+	switch {
+	case errors.Is(err, record.ErrRefused):
+		out.Code = CodeRefused
+		if task != "" {
+			for _, a := range s.nextActions(ctx, task) {
+				if a.Tool != tool {
+					out.RecoveryActions = append(out.RecoveryActions, a)
+				}
+			}
+			if len(out.RecoveryActions) == 0 {
+				out.RecoveryActions = []Action{{Tool: "status", Arguments: map[string]any{"task": task}}}
+			}
+		}
+	case errors.Is(err, ops.ErrUsage), errors.Is(err, record.ErrInput):
+		out.Code = CodeBadInput
+		if kind != "" {
+			out.RecoveryActions = []Action{{Tool: "schema", Arguments: map[string]any{"kind": string(kind)}}}
+		}
+	default:
+		out.Code = CodeFailed
+	}
+	return out
+}
+
+// taskExists reports whether the task has a ref.
+func (s *Server) taskExists(task string) (bool, error) {
+	if record.CheckTask(task) != nil {
+		return false, nil
+	}
+	head, err := s.env.Repo.ReadRef("refs/reasoning/tasks/" + task)
+	return head != "", err
+}
+
+// oneLine keeps an error to one line, as the command line prints it.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}

@@ -1,0 +1,48 @@
+package mcpserver
+
+import (
+	"context"
+	"strings"
+
+	"git-reason/record"
+)
+
+// nextActions turns the task's derived next step (record.Status.Next, the
+// same step 'git reason status' prints) into tool calls: each "git reason
+// VERB" it names becomes the tool that projects VERB, with the task as
+// argument, and resolve also names the open disagreement. It is a pure
+// function of the task's records; nil when the task does not read.
+func (s *Server) nextActions(ctx context.Context, task string) []Action {
+	st, _, err := s.env.State(ctx, task)
+	if err != nil {
+		return nil
+	}
+	return actionsFor(st.Summarize(), s.byVerb)
+}
+
+// actionsFor maps a status's next step to tool calls through the verb →
+// tool table.
+func actionsFor(sum record.Status, byVerb map[string]string) []Action {
+	out := []Action{}
+	seen := map[string]bool{}
+	rest := sum.Next
+	for {
+		i := strings.Index(rest, "git reason ")
+		if i < 0 {
+			break
+		}
+		rest = rest[i+len("git reason "):]
+		verb, _, _ := strings.Cut(rest, " ")
+		tool, ok := byVerb[verb]
+		if !ok || seen[tool] {
+			continue
+		}
+		seen[tool] = true
+		args := map[string]any{"task": sum.Task}
+		if tool == "resolve" && len(sum.OpenDisagreements) > 0 {
+			args["disagreement"] = sum.OpenDisagreements[0]
+		}
+		out = append(out, Action{Tool: tool, Arguments: args})
+	}
+	return out
+}

@@ -1,0 +1,259 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+
+	"git-reason/cmd/git-reason/internal/ops"
+	"git-reason/policy/neutrality"
+	"git-reason/record"
+)
+
+// statusOut is one task's status as 'git reason status TASK --json' prints it.
+type statusOut struct {
+	record.Status
+	Report string `json:"report,omitempty"`
+}
+
+// statusAll is every task's status ('git reason status --json' prints the
+// list itself; structured content is an object).
+type statusAll struct {
+	Tasks []record.Status `json:"tasks"`
+}
+
+type logOut struct {
+	Entries []ops.LogLine `json:"entries"`
+}
+
+// advisorRow is one declared advisor as 'git reason advisors --json' shows it.
+type advisorRow struct {
+	ID           string   `json:"id"`
+	Transport    string   `json:"transport"`
+	Adapter      string   `json:"adapter"`
+	Status       string   `json:"status"`
+	Reason       string   `json:"reason"`
+	Until        string   `json:"until,omitempty"`
+	Capabilities []string `json:"capabilities"`
+	Local        bool     `json:"local"`
+}
+
+type advisorsOut struct {
+	Profile  string       `json:"profile"`
+	Mode     string       `json:"mode"`
+	Advisors []advisorRow `json:"advisors"`
+}
+
+type schemaOut struct {
+	Envelope json.RawMessage `json:"envelope"`
+	Body     json.RawMessage `json:"body"`
+	Derived  json.RawMessage `json:"derived"`
+}
+
+func kindNames() []any {
+	out := []any{}
+	for _, k := range record.Kinds {
+		out = append(out, string(k))
+	}
+	return out
+}
+
+// readTools returns the read and analyze tools.
+func (s *Server) readTools() (map[string]*tool, error) {
+	task, err := taskProperty()
+	if err != nil {
+		return nil, err
+	}
+	single, err := inferred(reflect.TypeFor[statusOut](), true)
+	if err != nil {
+		return nil, err
+	}
+	all, err := inferred(reflect.TypeFor[statusAll](), false)
+	if err != nil {
+		return nil, err
+	}
+	statusOutput, _ := json.Marshal(obj{"type": "object", "anyOf": []any{single, all}})
+	out := map[string]*tool{
+		"prepare_session": {input: prepareInput(), run: s.prepareSession},
+		"status": {input: objectSchema(obj{"task": task,
+			"report": obj{"type": "boolean", "description": "also return the task's markdown report"}}),
+			output: statusOutput, run: s.status},
+		"log":      {input: objectSchema(obj{"task": task}), run: s.log},
+		"show":     {input: objectSchema(obj{"id": obj{"type": "string", "minLength": record.MinPrefix, "maxLength": 26, "description": "a record id or a unique prefix of at least 6 characters"}}, "id"), run: s.show},
+		"advisors": {input: objectSchema(obj{}), run: s.advisors},
+		"doctor":   {input: objectSchema(obj{}), run: s.doctor},
+		"verify": {input: objectSchema(obj{"tasks": obj{"type": "array", "items": task,
+			"description": "tasks to replay; none: every task"}}), run: s.verify},
+		"check_neutrality": {input: objectSchema(obj{
+			"paths":  obj{"type": "array", "items": obj{"type": "string"}, "description": "paths relative to the repository root; none: the whole tree"},
+			"staged": obj{"type": "boolean", "description": "check the files staged in the index"},
+			"range":  obj{"type": "string", "description": "check the files changed in A..B, as they are at B"}}), run: s.checkNeutrality},
+		"schema": {input: objectSchema(obj{"kind": obj{"enum": kindNames()}}, "kind"), run: s.schema},
+	}
+	types := map[string]reflect.Type{
+		"prepare_session": reflect.TypeFor[Negotiated](), "log": reflect.TypeFor[logOut](),
+		"advisors": reflect.TypeFor[advisorsOut](), "doctor": reflect.TypeFor[ops.Doctor](),
+		"verify": reflect.TypeFor[ops.VerifyResult](), "check_neutrality": reflect.TypeFor[neutrality.Result](),
+		"schema": reflect.TypeFor[schemaOut](),
+	}
+	for name, t := range types {
+		// A task's log is about the task: it carries its next step.
+		if out[name].output, err = inferred(t, name == "log"); err != nil {
+			return nil, fmt.Errorf("output schema of %s: %w", name, err)
+		}
+	}
+	if out["show"].output, err = recordOutput(""); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func prepareInput() json.RawMessage {
+	props := obj{}
+	for _, name := range capabilityNames {
+		props[name] = obj{"type": "boolean", "description": "a fact about the host; unstated: taken from initialize, else false"}
+	}
+	return objectSchema(props)
+}
+
+func (s *Server) status(ctx context.Context, c *call) (*outcome, error) {
+	task, _ := c.args["task"].(string)
+	if task == "" {
+		all, err := s.env.StatusAll(ctx)
+		if err != nil {
+			return nil, err
+		}
+		text := fmt.Sprintf("%d task(s)", len(all))
+		for _, st := range all {
+			text += fmt.Sprintf("\n%s: %s (%d records)", st.Task, st.Phase, st.Records)
+		}
+		return &outcome{out: statusAll{Tasks: all}, text: text}, nil
+	}
+	st, _, err := s.env.State(ctx, task)
+	if err != nil {
+		return nil, err
+	}
+	out := statusOut{Status: st.Summarize()}
+	if report, _ := c.args["report"].(bool); report {
+		out.Report = st.Report()
+	}
+	text := fmt.Sprintf("task %s: %s (%d records, review count %d)", task, out.Phase, out.Records, out.ReviewCount)
+	return &outcome{out: out, text: text, task: task}, nil
+}
+
+func (s *Server) log(ctx context.Context, c *call) (*outcome, error) {
+	task, _ := c.args["task"].(string)
+	lines, err := s.env.Log(ctx, task)
+	if err != nil {
+		return nil, err
+	}
+	if lines == nil {
+		lines = []ops.LogLine{}
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		fmt.Fprintf(&b, "%s %d %s %s: %s\n", l.Task, l.Clock, l.ID[:10], l.Kind, l.Summary)
+	}
+	return &outcome{out: logOut{Entries: lines}, text: strings.TrimSuffix(b.String(), "\n"), task: task}, nil
+}
+
+func (s *Server) show(ctx context.Context, c *call) (*outcome, error) {
+	e, _, err := s.env.Find(ctx, c.args["id"].(string))
+	if err != nil {
+		return nil, err
+	}
+	return &outcome{out: e.Record, text: fmt.Sprintf("%s %s of task %s: %s", e.Kind, e.ID, e.Task, record.Summary(e))}, nil
+}
+
+func (s *Server) advisors(ctx context.Context, _ *call) (*outcome, error) {
+	cat, _, err := s.env.Catalog()
+	if err != nil {
+		return nil, err
+	}
+	prof, snap, err := s.env.Availability(ctx, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	out := advisorsOut{Profile: prof.ID, Mode: string(prof.Mode), Advisors: []advisorRow{}}
+	available := 0
+	for _, a := range snap {
+		d, _ := cat.Advisor(a.ID)
+		out.Advisors = append(out.Advisors, advisorRow{ID: a.ID, Transport: d.Transport, Adapter: d.Adapter,
+			Status: string(a.Status), Reason: a.Reason, Until: a.Until,
+			Capabilities: append([]string{}, a.Capabilities...), Local: a.Local})
+		if a.Status.Askable() {
+			available++
+		}
+	}
+	return &outcome{out: out, text: fmt.Sprintf("profile %s (mode %s): %d advisor(s) declared, %d askable", prof.ID, prof.Mode, len(snap), available)}, nil
+}
+
+func (s *Server) doctor(ctx context.Context, _ *call) (*outcome, error) {
+	d, err := s.env.RunDoctor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &outcome{out: d, text: fmt.Sprintf("%d finding(s), %d error(s); refs: %d tasks, %d records, %d broken",
+		len(d.Findings), d.Errors, d.Refs.Tasks, d.Refs.Records, d.Refs.Broken)}, nil
+}
+
+func (s *Server) verify(ctx context.Context, c *call) (*outcome, error) {
+	var tasks []string
+	if list, ok := c.args["tasks"].([]any); ok {
+		for _, t := range list {
+			tasks = append(tasks, t.(string))
+		}
+	}
+	res, err := s.env.Verify(ctx, tasks, nil)
+	if err != nil {
+		return nil, err
+	}
+	text := fmt.Sprintf("verified %d task(s): every record admissible", len(res.Tasks))
+	if n := len(res.Findings); n > 0 {
+		text = fmt.Sprintf("verified %d task(s): %d problem(s)", len(res.Tasks), n)
+		for _, f := range res.Findings {
+			text += "\n" + f.String()
+		}
+	}
+	return &outcome{out: res, text: text}, nil
+}
+
+func (s *Server) checkNeutrality(ctx context.Context, c *call) (*outcome, error) {
+	req := ops.NeutralityRequest{Dir: s.env.Repo.WorkTree}
+	if list, ok := c.args["paths"].([]any); ok {
+		for _, p := range list {
+			req.Paths = append(req.Paths, p.(string))
+		}
+	}
+	req.Staged, _ = c.args["staged"].(bool)
+	req.Range, _ = c.args["range"].(string)
+	res, err := s.env.CheckNeutrality(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	text := fmt.Sprintf("%d file(s) checked, %d violation(s)", res.Files, len(res.Violations))
+	if !res.Configured {
+		text = "neutrality is not configured here (no " + neutrality.ConfigPath + "): nothing checked"
+	}
+	for _, v := range res.Violations {
+		text += fmt.Sprintf("\n%s:%d:%d: %s (declared as %s)", v.Path, v.Line, v.Col, v.Name, v.DeclaredAs)
+	}
+	return &outcome{out: res, text: text}, nil
+}
+
+func (s *Server) schema(_ context.Context, c *call) (*outcome, error) {
+	kind, err := record.ParseKind(c.args["kind"].(string))
+	if err != nil {
+		return nil, err
+	}
+	var out schemaOut
+	for part, dst := range map[string]*json.RawMessage{"envelope": &out.Envelope, "body": &out.Body, "derived": &out.Derived} {
+		if *dst, err = record.SchemaDocument(kind, part); err != nil {
+			return nil, err
+		}
+	}
+	return &outcome{out: out, text: fmt.Sprintf("schemas of %s records: envelope, body and derived (JSON Schema 2020-12)", kind)}, nil
+}

@@ -1,0 +1,166 @@
+package mcpserver
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"reflect"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"git-reason/record"
+	"git-reason/schemas"
+)
+
+// obj is a JSON Schema under construction.
+type obj = map[string]any
+
+// readDoc returns an embedded schema document as a map.
+func readDoc(name string) (obj, error) {
+	data, err := fs.ReadFile(schemas.FS, name)
+	if err != nil {
+		return nil, err
+	}
+	var m obj
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("parse schema %s: %w", name, err)
+	}
+	return m, nil
+}
+
+// taskProperty is the task argument, with the envelope's own pattern.
+func taskProperty() (obj, error) {
+	env, err := readDoc("envelope.json")
+	if err != nil {
+		return nil, err
+	}
+	p := env["properties"].(obj)["task"].(obj)
+	return obj{"type": "string", "pattern": p["pattern"], "description": "the task (see status for every task)"}, nil
+}
+
+// bodyInput derives a write tool's input schema from its record kind's body
+// schema, the one source: the body's properties plus "task". Fields named
+// in defaults are no longer required: when absent, the server fills them
+// as the command line does (the task's latest record of that kind). edit,
+// when not nil, narrows the result further.
+func bodyInput(kind record.Kind, defaults map[string]string, edit func(obj)) (json.RawMessage, error) {
+	doc, err := readDoc(string(kind) + ".body.json")
+	if err != nil {
+		return nil, err
+	}
+	delete(doc, "$id")
+	delete(doc, "title")
+	task, err := taskProperty()
+	if err != nil {
+		return nil, err
+	}
+	props := doc["properties"].(obj)
+	props["task"] = task
+	required := []any{"task"}
+	for _, r := range doc["required"].([]any) {
+		if _, relaxed := defaults[r.(string)]; !relaxed {
+			required = append(required, r)
+		}
+	}
+	doc["required"] = required
+	for field, what := range defaults {
+		p := props[field].(obj)
+		p["description"] = fmt.Sprintf("%s; default: the task's latest %s", describe(p), what)
+	}
+	if edit != nil {
+		edit(doc)
+	}
+	return json.Marshal(doc)
+}
+
+func describe(p obj) string {
+	if d, ok := p["description"].(string); ok && d != "" {
+		return d
+	}
+	return "a record id (ULID) or unique prefix"
+}
+
+// recordOutput is the output schema of a tool that returns a stored record
+// of kind: the envelope with the kind's body and derived schemas in place
+// (each an embedded resource with its own $id, so its references resolve
+// inside it), the commit that stores it, and the suggested next tools.
+func recordOutput(kind record.Kind) (json.RawMessage, error) {
+	env, err := readDoc("envelope.json")
+	if err != nil {
+		return nil, err
+	}
+	delete(env, "$id")
+	env["title"] = strings.TrimSpace(string(kind) + " record")
+	props := env["properties"].(obj)
+	if kind != "" {
+		for _, part := range []string{"body", "derived"} {
+			sub, err := readDoc(string(kind) + "." + part + ".json")
+			if err != nil {
+				return nil, err
+			}
+			delete(sub, "$schema")
+			props[part] = sub
+		}
+	}
+	props["commit"] = obj{"type": "string", "description": "the commit that stores the record"}
+	addSuggestions(env)
+	return json.Marshal(env)
+}
+
+// addSuggestions declares suggested_next_tools on an output schema.
+func addSuggestions(doc obj) {
+	props, _ := doc["properties"].(obj)
+	if props == nil {
+		props = obj{}
+		doc["properties"] = props
+	}
+	props["suggested_next_tools"] = obj{
+		"description": "the task's next step as tool calls; present only for a host without native tool search",
+		"type":        "array",
+		"items": obj{"type": "object", "required": []any{"tool", "arguments"},
+			"properties": obj{"tool": obj{"type": "string"}, "arguments": obj{"type": "object"}}},
+	}
+}
+
+// inferred is the output schema of a Go type, as the SDK's schema library
+// infers it, optionally with suggested_next_tools.
+func inferred(t reflect.Type, suggestions bool) (json.RawMessage, error) {
+	// Raw JSON (the schema documents) is any JSON value, not bytes.
+	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{IgnoreInvalidTypes: true,
+		TypeSchemas: map[reflect.Type]*jsonschema.Schema{reflect.TypeFor[json.RawMessage](): {}}})
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	var doc obj
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return nil, err
+	}
+	if suggestions {
+		addSuggestions(doc)
+	}
+	return json.Marshal(doc)
+}
+
+// objectSchema is a small hand-written input schema: an object with these
+// properties, these required, nothing else.
+func objectSchema(props obj, required ...string) json.RawMessage {
+	req := []any{}
+	for _, r := range required {
+		req = append(req, r)
+	}
+	raw, err := json.Marshal(obj{"type": "object", "additionalProperties": false, "properties": props, "required": req})
+	if err != nil {
+		panic(err) // only literal maps are marshalled
+	}
+	return raw
+}
+
+// inferredType is inferred for a type parameter.
+func inferredType[T any](suggestions bool) (json.RawMessage, error) {
+	return inferred(reflect.TypeFor[T](), suggestions)
+}

@@ -1,0 +1,325 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"git-reason/cmd/git-reason/internal/ops"
+	"git-reason/record"
+)
+
+// Options configure a server.
+type Options struct {
+	Dir     string // the repository's directory (any directory inside it)
+	Version string // reported in initialize
+}
+
+// Server serves one repository over MCP: every tool of share/tools.yaml,
+// the task reports as resources. Reads and writes go through the same
+// operations (and so the same writer) as the command line.
+type Server struct {
+	sdk      *mcp.Server
+	env      *ops.Session
+	dir      string
+	mu       sync.Mutex // one operation on env at a time (consult opens its own)
+	sessions sessions
+	byVerb   map[string]string // CLI verb → tool name
+	tools    map[string]*tool
+}
+
+// tool is one declared tool bound to its handler.
+type tool struct {
+	spec   ToolSpec
+	kind   record.Kind // the record kind a write tool appends, if any
+	input  json.RawMessage
+	output json.RawMessage
+	run    func(ctx context.Context, c *call) (*outcome, error)
+	own    bool // runs outside the server's lock (it opens its own repository session)
+
+	once      sync.Once
+	validator *jsonschema.Schema
+	verr      error
+}
+
+// call is one tools/call as a handler sees it.
+type call struct {
+	session *mcp.ServerSession
+	req     *mcp.CallToolRequest
+	args    map[string]any
+}
+
+// outcome is a handler's successful answer.
+type outcome struct {
+	out  any    // structured content
+	text string // a short rendering for the text content
+	task string // the task the call concerns, "" for none
+}
+
+// New opens the repository and builds the server.
+func New(ctx context.Context, opts Options) (*Server, error) {
+	env, err := ops.Open(ctx, ops.Options{Dir: opts.Dir})
+	if err != nil {
+		return nil, err
+	}
+	specs, err := Tools()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{env: env, dir: opts.Dir, byVerb: map[string]string{}, tools: map[string]*tool{}}
+	version := opts.Version
+	if version == "" {
+		version = "dev"
+	}
+	s.sdk = mcp.NewServer(&mcp.Implementation{Name: "git-reason", Version: version}, &mcp.ServerOptions{
+		Instructions: "git reason keeps engineering reasoning as typed records in git. Call prepare_session once, " +
+			"then status; a decision goes assess, plan, consult, (resolve), conclude, validate.",
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Resources: &mcp.ResourceCapabilities{}},
+	})
+	handlers := s.handlers()
+	for _, spec := range specs {
+		t, ok := handlers[spec.Name]
+		if !ok {
+			return nil, fmt.Errorf("share/tools.yaml declares tool %s, which this server does not implement", spec.Name)
+		}
+		t.spec = spec
+		if spec.Verb != "" {
+			s.byVerb[spec.Verb] = spec.Name
+		}
+		s.tools[spec.Name] = t
+		s.sdk.AddTool(sdkTool(t), s.handle(t))
+	}
+	for name := range handlers {
+		if _, ok := s.tools[name]; !ok {
+			return nil, fmt.Errorf("tool %s is implemented but not declared in share/tools.yaml", name)
+		}
+	}
+	s.addResources()
+	// Warm what every call reads, so that concurrent calls only read it.
+	_, _, _ = env.Catalog()
+	_, _, _ = env.Profile()
+	_ = env.Identify()
+	return s, nil
+}
+
+// SDK returns the underlying MCP server, for transports.
+func (s *Server) SDK() *mcp.Server { return s.sdk }
+
+// Run serves one session over the transport until it ends.
+func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
+	return s.sdk.Run(ctx, t)
+}
+
+// sdkTool is the MCP tool a row declares: annotations from the policy (a
+// read tool is read-only; nothing is destructive, records being
+// append-only; open world where advisors are contacted), the policy
+// verbatim under MetaKey, and the input and output schemas.
+func sdkTool(t *tool) *mcp.Tool {
+	no, open := false, t.spec.ContactsAdvisors
+	return &mcp.Tool{
+		Name:         t.spec.Name,
+		Description:  t.spec.Description,
+		InputSchema:  t.input,
+		OutputSchema: orError(t.output),
+		Annotations: &mcp.ToolAnnotations{
+			ReadOnlyHint:    t.spec.ExecutionClass != ClassMutate,
+			DestructiveHint: &no,
+			IdempotentHint:  t.spec.Idempotent,
+			OpenWorldHint:   &open,
+		},
+		Meta: mcp.Meta{MetaKey: t.spec.Policy()},
+	}
+}
+
+// orError is a tool's output schema: its result, or a tool error. A client
+// validates the structured content of every answer, errors included.
+func orError(output json.RawMessage) json.RawMessage {
+	codes := []any{CodeBadInput, CodeRefused, CodeUnknownTask, CodeCancelled, CodeFailed}
+	errSchema := obj{"type": "object", "additionalProperties": false,
+		"required": []any{"code", "message", "recovery_actions"},
+		"properties": obj{
+			"code":    obj{"enum": codes},
+			"message": obj{"type": "string"},
+			"recovery_actions": obj{"type": "array", "items": obj{"type": "object", "additionalProperties": false,
+				"required":   []any{"tool", "arguments"},
+				"properties": obj{"tool": obj{"type": "string"}, "arguments": obj{"type": "object"}}}},
+		}}
+	var ok obj
+	if err := json.Unmarshal(output, &ok); err != nil {
+		panic(err) // the output schemas are built from fixed documents
+	}
+	doc := obj{"type": "object", "anyOf": []any{ok, errSchema}}
+	// References of the form #/$defs/... resolve against the root.
+	for _, k := range []string{"$schema", "$defs"} {
+		if v, found := ok[k]; found {
+			doc[k] = v
+			delete(ok, k)
+		}
+	}
+	raw, err := json.Marshal(doc)
+	if err != nil {
+		panic(err)
+	}
+	return raw
+}
+
+// handle wraps a tool's handler: arguments parsed and validated against the
+// tool's input schema, the operation run, and its outcome rendered as
+// structured content with a short text, or as a tool error with recovery
+// actions.
+func (s *Server) handle(t *tool) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		c := &call{session: req.Session, req: req}
+		task := ""
+		var out *outcome
+		err := s.parse(t, req, c)
+		if err == nil {
+			task, _ = c.args["task"].(string)
+			if !t.own {
+				s.mu.Lock()
+			}
+			out, err = t.run(ctx, c)
+			if !t.own {
+				s.mu.Unlock()
+			}
+		}
+		if err != nil {
+			s.mu.Lock()
+			te := s.classify(ctx, t.spec.Name, task, t.kind, err)
+			s.mu.Unlock()
+			return errorResult(te), nil
+		}
+		structured, err := marshal(out.out)
+		if err != nil {
+			return nil, err
+		}
+		if out.task != "" && !s.sessions.of(req.Session).NativeToolSearch {
+			s.mu.Lock()
+			next := s.nextActions(ctx, out.task)
+			s.mu.Unlock()
+			if structured, err = withField(structured, "suggested_next_tools", next); err != nil {
+				return nil, err
+			}
+		}
+		return &mcp.CallToolResult{
+			Content:           []mcp.Content{&mcp.TextContent{Text: out.text}},
+			StructuredContent: structured,
+		}, nil
+	}
+}
+
+// parse decodes the arguments and validates them against the input schema.
+func (s *Server) parse(t *tool, req *mcp.CallToolRequest, c *call) error {
+	raw := []byte("{}")
+	if req.Params != nil && len(req.Params.Arguments) > 0 && !bytes.Equal(bytes.TrimSpace(req.Params.Arguments), []byte("null")) {
+		raw = req.Params.Arguments
+	}
+	var inst any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&inst); err != nil {
+		return badInput("arguments are not valid JSON: " + err.Error())
+	}
+	args, ok := inst.(map[string]any)
+	if !ok {
+		return badInput("arguments must be a JSON object")
+	}
+	t.once.Do(func() { t.validator, t.verr = compile(t.spec.Name+".input.json", t.input) })
+	if t.verr != nil {
+		return t.verr
+	}
+	if err := t.validator.Validate(inst); err != nil {
+		te := badInput("arguments of " + t.spec.Name + ": " + violations(err))
+		if t.kind != "" {
+			te.RecoveryActions = []Action{{Tool: "schema", Arguments: map[string]any{"kind": string(t.kind)}}}
+		}
+		return te
+	}
+	c.args = args
+	return nil
+}
+
+// violations renders a validation error's leaves on one line.
+func violations(err error) string {
+	ve, ok := err.(*jsonschema.ValidationError)
+	if !ok {
+		return oneLine(err.Error())
+	}
+	var leaves []string
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			at := e.InstanceLocation
+			if at == "" {
+				at = "/"
+			}
+			leaves = append(leaves, at+": "+e.Message)
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	out := ""
+	for i, l := range leaves {
+		if i > 0 {
+			out += "; "
+		}
+		out += l
+	}
+	return out
+}
+
+// errorResult is a tool error: structured {code, message,
+// recovery_actions} and the message as text.
+func errorResult(te *ToolError) *mcp.CallToolResult {
+	if te.RecoveryActions == nil {
+		te.RecoveryActions = []Action{}
+	}
+	raw, _ := marshal(te)
+	return &mcp.CallToolResult{
+		IsError:           true,
+		Content:           []mcp.Content{&mcp.TextContent{Text: te.Code + ": " + te.Message}},
+		StructuredContent: raw,
+	}
+}
+
+// marshal is JSON without HTML escaping, as the command line prints it.
+func marshal(v any) (json.RawMessage, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+// withField appends a field to a JSON object, keeping the order of the
+// fields before it.
+func withField(objJSON json.RawMessage, name string, v any) (json.RawMessage, error) {
+	val, err := marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	trimmed := bytes.TrimSpace(objJSON)
+	if len(trimmed) < 2 || trimmed[0] != '{' || trimmed[len(trimmed)-1] != '}' {
+		return nil, fmt.Errorf("structured content is not an object")
+	}
+	var b bytes.Buffer
+	b.Write(trimmed[:len(trimmed)-1])
+	if !bytes.Equal(bytes.TrimSpace(trimmed[1:len(trimmed)-1]), nil) {
+		b.WriteByte(',')
+	}
+	key, _ := json.Marshal(name)
+	b.Write(key)
+	b.WriteByte(':')
+	b.Write(val)
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}

@@ -1,0 +1,246 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"git-reason/advisor"
+	"git-reason/policy/neutrality"
+	"git-reason/record"
+)
+
+// newRepo makes an empty repository with an identity and no user overlay.
+func newRepo(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not on PATH")
+	}
+	dir := t.TempDir()
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	for _, args := range [][]string{{"init", "-q"}, {"config", "user.name", "Ada Tester"}, {"config", "user.email", "ada@example.invalid"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return dir
+}
+
+// connect starts a server on dir and returns a client session to it, over
+// the SDK's in-memory transport.
+func connect(t *testing.T, dir string, caps *mcp.ClientCapabilities) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	srv, err := New(ctx, Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	if _, err := srv.SDK().Connect(ctx, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, &mcp.ClientOptions{Capabilities: caps})
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func listTools(t *testing.T, cs *mcp.ClientSession) []*mcp.Tool {
+	t.Helper()
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Tools
+}
+
+// Each tool's annotations and _meta come from its row of share/tools.yaml,
+// and every row is a tool.
+func TestToolsFollowTheTable(t *testing.T) {
+	rows, err := Tools()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := listTools(t, connect(t, newRepo(t), nil))
+	byName := map[string]*mcp.Tool{}
+	for _, tl := range tools {
+		byName[tl.Name] = tl
+	}
+	if len(tools) != len(rows) {
+		t.Errorf("%d tools listed, %d rows in share/tools.yaml", len(tools), len(rows))
+	}
+	for _, r := range rows {
+		tl := byName[r.Name]
+		if tl == nil {
+			t.Errorf("row %s is no tool", r.Name)
+			continue
+		}
+		a := tl.Annotations
+		if tl.Description != r.Description || a.ReadOnlyHint != (r.ExecutionClass != ClassMutate) ||
+			a.IdempotentHint != r.Idempotent || a.DestructiveHint == nil || *a.DestructiveHint ||
+			a.OpenWorldHint == nil || *a.OpenWorldHint != r.ContactsAdvisors {
+			t.Errorf("tool %s: description %q, annotations %+v do not follow its row %+v", r.Name, tl.Description, a, r)
+		}
+		// The row's fields but name and description, as the table spells them.
+		raw, _ := json.Marshal(r)
+		var want map[string]any
+		_ = json.Unmarshal(raw, &want)
+		delete(want, "name")
+		delete(want, "description")
+		got, _ := json.Marshal(tl.Meta[MetaKey])
+		if !reflect.DeepEqual(tl.Meta[MetaKey], want) {
+			t.Errorf("tool %s: _meta[%s] = %s, want the row's policy %s", r.Name, MetaKey, got, raw)
+		}
+	}
+}
+
+// The tools/list response names no provider, vendor, model or advisor
+// declared in share/, in any spelling the neutrality check knows.
+func TestToolsListNamesNoProvider(t *testing.T) {
+	cat, _, err := advisor.Load(advisor.Sources{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var terms []neutrality.Term
+	for _, n := range cat.Names() {
+		terms = append(terms, neutrality.Term{Name: n.Name, DeclaredAs: n.DeclaredAs})
+	}
+	if len(terms) < 10 {
+		t.Fatalf("only %d names declared in share/", len(terms))
+	}
+	m, err := neutrality.NewMatcher(terms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := connect(t, newRepo(t), nil).ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed, _ := json.Marshal(res)
+	for _, hit := range m.Find(listed) {
+		t.Errorf("tools/list names %q (declared as %s) at byte %d", hit.Text, hit.Term.DeclaredAs, hit.Offset)
+	}
+	// The check can fail: a name that is listed is found.
+	probe, _ := neutrality.NewMatcher([]neutrality.Term{{Name: "prepare session", DeclaredAs: "probe"}})
+	if len(probe.Find(listed)) == 0 {
+		t.Fatal("the matcher finds nothing in tools/list; the check above proves nothing")
+	}
+}
+
+func TestNegotiate(t *testing.T) {
+	elicit := &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{}, RootsV2: &mcp.RootCapabilities{}}
+	cases := []struct {
+		name   string
+		stated map[string]bool
+		client *mcp.ClientCapabilities
+		want   HostCapabilities
+		source map[string]string
+	}{
+		{"nothing said", nil, nil, HostCapabilities{}, map[string]string{"native_tool_search": fromDefault, "approval_or_elicitation": fromDefault}},
+		{"declared in initialize", nil, elicit, HostCapabilities{ApprovalOrElicitation: true, WorkspaceBinding: true},
+			map[string]string{"approval_or_elicitation": fromInitialize, "workspace_binding": fromInitialize, "mcp_tasks": fromDefault}},
+		{"stated wins", map[string]bool{"approval_or_elicitation": false, "native_tool_search": true, "nested_subagents": true}, elicit,
+			HostCapabilities{NativeToolSearch: true, NestedSubagents: true, WorkspaceBinding: true},
+			map[string]string{"approval_or_elicitation": fromStated, "native_tool_search": fromStated}},
+		{"tasks extension", nil, &mcp.ClientCapabilities{Extensions: map[string]any{"tasks": map[string]any{}}}, HostCapabilities{MCPTasks: true},
+			map[string]string{"mcp_tasks": fromInitialize}},
+	}
+	for _, c := range cases {
+		got := negotiate(c.stated, c.client)
+		if got.Capabilities != c.want {
+			t.Errorf("%s: %+v, want %+v", c.name, got.Capabilities, c.want)
+		}
+		for k, v := range c.source {
+			if got.Sources[k] != v {
+				t.Errorf("%s: source of %s = %s, want %s", c.name, k, got.Sources[k], v)
+			}
+		}
+		if len(got.Sources) != len(capabilityNames) {
+			t.Errorf("%s: %d sources, want one per capability", c.name, len(got.Sources))
+		}
+	}
+	// Every capability name is a field of HostCapabilities, in order.
+	typ := reflect.TypeFor[HostCapabilities]()
+	for i, name := range capabilityNames {
+		if tag := typ.Field(i).Tag.Get("json"); tag != name {
+			t.Errorf("capability %d: field tag %q, name %q", i, tag, name)
+		}
+	}
+}
+
+func TestActionsFor(t *testing.T) {
+	byVerb := map[string]string{"plan": "plan", "consult": "consult", "conclude": "conclude", "resolve": "resolve", "validate": "validate", "assess": "assess"}
+	cases := []struct {
+		status record.Status
+		want   string
+	}{
+		{record.Status{Task: "T", Next: "git reason assess T"}, `[{"tool":"assess","arguments":{"task":"T"}}]`},
+		{record.Status{Task: "T", Next: "git reason consult T (again), or git reason plan T to plan anew"},
+			`[{"tool":"consult","arguments":{"task":"T"}},{"tool":"plan","arguments":{"task":"T"}}]`},
+		{record.Status{Task: "T", Next: "git reason resolve T 01ABCDEFGH --decision ...", OpenDisagreements: []string{"01ABCDEFGHJKMNPQRSTVWXYZ01"}},
+			`[{"tool":"resolve","arguments":{"disagreement":"01ABCDEFGHJKMNPQRSTVWXYZ01","task":"T"}}]`},
+		{record.Status{Task: "T", Next: ""}, `[]`},
+		{record.Status{Task: "T", Next: "git reason frobnicate T"}, `[]`},
+	}
+	for _, c := range cases {
+		got, _ := json.Marshal(actionsFor(c.status, byVerb))
+		if string(got) != c.want {
+			t.Errorf("next %q: %s, want %s", c.status.Next, got, c.want)
+		}
+	}
+}
+
+func TestParseToolsRefusesBadTables(t *testing.T) {
+	good := "tools:\n  - name: a\n    description: d\n    execution_class: read\n    risk: low\n    cost_hint: free\n    concurrency_safe: true\n    idempotent: true\n    contacts_advisors: false\n"
+	if _, err := ParseTools([]byte(good)); err != nil {
+		t.Fatalf("a good table: %v", err)
+	}
+	for name, bad := range map[string]string{
+		"duplicate":             good + strings.TrimPrefix(good, "tools:\n"),
+		"unknown class":         strings.Replace(good, "read", "write", 1),
+		"unknown field":         good + "    executor: someone\n",
+		"advisors but not paid": strings.Replace(good, "contacts_advisors: false", "contacts_advisors: true", 1),
+		"missing risk":          strings.Replace(good, "    risk: low\n", "", 1),
+	} {
+		_, err := ParseTools([]byte(bad))
+		if err == nil {
+			t.Errorf("%s: accepted", name)
+		} else if !regexp.MustCompile(`^share/tools\.yaml:\d+:\d+: `).MatchString(err.Error()) {
+			t.Errorf("%s: %v, want file:line:column: first", name, err)
+		}
+	}
+}
+
+// A tool error carries {code, message, recovery_actions}; an unknown task
+// recovers with assess.
+func TestUnknownTaskRecoversWithAssess(t *testing.T) {
+	cs := connect(t, newRepo(t), nil)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "plan", Arguments: map[string]any{"task": "nope"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(res.StructuredContent)
+	want := `{"code":"unknown_task","message":"no task \"nope\": start it with 'git reason assess nope'","recovery_actions":[{"arguments":{"task":"nope"},"tool":"assess"}]}`
+	if !res.IsError || string(got) != want {
+		t.Fatalf("isError %v, %s\nwant %s", res.IsError, got, want)
+	}
+}
+
+func TestMain(m *testing.M) {
+	os.Unsetenv("GIT_DIR")
+	os.Exit(m.Run())
+}

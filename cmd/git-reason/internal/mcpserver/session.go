@@ -1,0 +1,156 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// HostCapabilities is what the host can do itself, negotiated once per
+// session by prepare_session. It is built only from what the host declares
+// (its initialize capabilities and the facts it states as arguments), never
+// from its name or version. The only thing it changes in the server's
+// answers: suggested_next_tools appear only when NativeToolSearch is false.
+type HostCapabilities struct {
+	NativeToolSearch      bool `json:"native_tool_search"`
+	NativeSubagents       bool `json:"native_subagents"`
+	NestedSubagents       bool `json:"nested_subagents"`
+	NativeWorktrees       bool `json:"native_worktrees"`
+	NativeEdit            bool `json:"native_edit"`
+	MCPTasks              bool `json:"mcp_tasks"`
+	DynamicToolList       bool `json:"dynamic_tool_list"`
+	WorkspaceBinding      bool `json:"workspace_binding"`
+	ApprovalOrElicitation bool `json:"approval_or_elicitation"`
+}
+
+// capabilityNames lists the capabilities in their declared order.
+var capabilityNames = []string{"native_tool_search", "native_subagents", "nested_subagents",
+	"native_worktrees", "native_edit", "mcp_tasks", "dynamic_tool_list", "workspace_binding",
+	"approval_or_elicitation"}
+
+// Where a negotiated capability came from.
+const (
+	fromStated     = "stated"     // an argument of prepare_session
+	fromInitialize = "initialize" // the client's initialize capabilities
+	fromDefault    = "default"    // nothing said: false
+)
+
+// Negotiated is prepare_session's answer.
+type Negotiated struct {
+	Capabilities HostCapabilities  `json:"capabilities"`
+	Sources      map[string]string `json:"sources"`
+}
+
+// negotiate builds the capabilities from the facts stated (name → value;
+// absent means not stated) and the client's initialize capabilities. A
+// stated fact wins; otherwise what initialize declared (elicitation means
+// approval_or_elicitation, roots means workspace_binding, a "tasks"
+// experimental or extension entry means mcp_tasks); otherwise false.
+func negotiate(stated map[string]bool, client *mcp.ClientCapabilities) Negotiated {
+	declared := map[string]bool{}
+	if client != nil {
+		if client.Elicitation != nil {
+			declared["approval_or_elicitation"] = true
+		}
+		if client.RootsV2 != nil {
+			declared["workspace_binding"] = true
+		}
+		if _, ok := client.Experimental["tasks"]; ok {
+			declared["mcp_tasks"] = true
+		}
+		if _, ok := client.Extensions["tasks"]; ok {
+			declared["mcp_tasks"] = true
+		}
+	}
+	values := map[string]bool{}
+	out := Negotiated{Sources: map[string]string{}}
+	for _, name := range capabilityNames {
+		v, ok := stated[name]
+		switch {
+		case ok:
+			out.Sources[name] = fromStated
+		case declared[name]:
+			v, out.Sources[name] = true, fromInitialize
+		default:
+			out.Sources[name] = fromDefault
+		}
+		values[name] = v
+	}
+	raw, _ := json.Marshal(values)
+	_ = json.Unmarshal(raw, &out.Capabilities)
+	return out
+}
+
+// sessions keeps each session's negotiated capabilities.
+type sessions struct {
+	mu   sync.Mutex
+	caps map[*mcp.ServerSession]HostCapabilities
+}
+
+// of returns the session's capabilities: those negotiated by
+// prepare_session, or, before it was called, those its initialize
+// capabilities declare with defaults for the rest.
+func (s *sessions) of(ss *mcp.ServerSession) HostCapabilities {
+	s.mu.Lock()
+	c, ok := s.caps[ss]
+	s.mu.Unlock()
+	if ok {
+		return c
+	}
+	return negotiate(nil, clientCapabilities(ss)).Capabilities
+}
+
+func (s *sessions) set(ss *mcp.ServerSession, c HostCapabilities) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.caps == nil {
+		s.caps = map[*mcp.ServerSession]HostCapabilities{}
+	}
+	s.caps[ss] = c
+}
+
+func (s *sessions) forget(ss *mcp.ServerSession) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.caps, ss)
+}
+
+// clientCapabilities returns what the client declared in initialize; its
+// name and version (clientInfo) are deliberately not read.
+func clientCapabilities(ss *mcp.ServerSession) *mcp.ClientCapabilities {
+	if ss == nil {
+		return nil
+	}
+	p := ss.InitializeParams()
+	if p == nil {
+		return nil
+	}
+	return p.Capabilities
+}
+
+// prepareSession is the prepare_session tool.
+func (s *Server) prepareSession(_ context.Context, c *call) (*outcome, error) {
+	stated := map[string]bool{}
+	for _, name := range capabilityNames {
+		if v, ok := c.args[name].(bool); ok {
+			stated[name] = v
+		}
+	}
+	n := negotiate(stated, clientCapabilities(c.session))
+	s.sessions.set(c.session, n.Capabilities)
+	text := "host capabilities:"
+	for _, name := range capabilityNames {
+		text += fmt.Sprintf(" %s=%t (%s)", name, valueOf(n.Capabilities, name), n.Sources[name])
+	}
+	return &outcome{out: n, text: text}, nil
+}
+
+func valueOf(c HostCapabilities, name string) bool {
+	raw, _ := json.Marshal(c)
+	var m map[string]bool
+	_ = json.Unmarshal(raw, &m)
+	return m[name]
+}

@@ -1,0 +1,249 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"git-reason/advisor"
+	"git-reason/cmd/git-reason/internal/ops"
+	"git-reason/record"
+)
+
+// recordOut is a stored record as 'git reason VERB --json' prints it: the
+// envelope with body and derived, and the commit that stores it.
+type recordOut struct {
+	*record.Record
+	Commit string `json:"commit,omitempty"`
+}
+
+// writeSpec says how a write tool builds its body: the record kind and the
+// id fields that default to the task's latest record of a kind.
+type writeSpec struct {
+	kind     record.Kind
+	defaults map[string]record.Kind
+	edit     func(obj)
+}
+
+var writeSpecs = map[string]writeSpec{
+	"assess":   {kind: record.KindAssessment},
+	"plan":     {kind: record.KindPlan, defaults: map[string]record.Kind{"assessment": record.KindAssessment}},
+	"disagree": {kind: record.KindDisagreement, defaults: map[string]record.Kind{"assessment": record.KindAssessment}},
+	"resolve":  {kind: record.KindResolution},
+	"conclude": {kind: record.KindConclusion, defaults: map[string]record.Kind{"assessment": record.KindAssessment}},
+	"attempt":  {kind: record.KindAttempt, defaults: map[string]record.Kind{"conclusion": record.KindConclusion}},
+	// The server never runs a command it was sent: validate records manual
+	// validations only, so "command" is not an argument and "method" can
+	// only be manual (and defaults to it).
+	"validate": {kind: record.KindValidation, defaults: map[string]record.Kind{"conclusion": record.KindConclusion},
+		edit: func(doc obj) {
+			props := doc["properties"].(obj)
+			delete(props, "command")
+			props["method"] = obj{"const": "manual", "description": "manual only: the server runs no command; default manual"}
+			req := []any{}
+			for _, r := range doc["required"].([]any) {
+				if r != "method" {
+					req = append(req, r)
+				}
+			}
+			doc["required"] = req
+		}},
+}
+
+// writeTools returns the tools that append records.
+func (s *Server) writeTools() (map[string]*tool, error) {
+	out := map[string]*tool{}
+	for name, ws := range writeSpecs {
+		what := map[string]string{}
+		for field, k := range ws.defaults {
+			what[field] = string(k)
+		}
+		in, err := bodyInput(ws.kind, what, ws.edit)
+		if err != nil {
+			return nil, fmt.Errorf("input schema of %s: %w", name, err)
+		}
+		o, err := recordOutput(ws.kind)
+		if err != nil {
+			return nil, fmt.Errorf("output schema of %s: %w", name, err)
+		}
+		out[name] = &tool{kind: ws.kind, input: in, output: o, run: s.writer(ws)}
+	}
+	task, err := taskProperty()
+	if err != nil {
+		return nil, err
+	}
+	co, err := consultOutput()
+	if err != nil {
+		return nil, err
+	}
+	out["consult"] = &tool{own: true, run: s.consult, output: co, input: objectSchema(obj{
+		"task":      task,
+		"timeout_s": obj{"type": "number", "exclusiveMinimum": 0, "maximum": 3600, "description": "overall deadline in seconds; default: the slowest advisor's own timeout"},
+	}, "task")}
+	return out, nil
+}
+
+// writer is the handler of a write tool: the body is the arguments less
+// the task, with defaulted ids filled in, appended through the one writer.
+func (s *Server) writer(ws writeSpec) func(ctx context.Context, c *call) (*outcome, error) {
+	return func(ctx context.Context, c *call) (*outcome, error) {
+		task := c.args["task"].(string)
+		if err := record.CheckTask(task); err != nil {
+			return nil, err
+		}
+		body := map[string]any{}
+		for k, v := range c.args {
+			if k != "task" {
+				body[k] = v
+			}
+		}
+		for field, kind := range ws.defaults {
+			if _, given := body[field]; given {
+				continue
+			}
+			id, err := s.latest(ctx, task, kind)
+			if err != nil {
+				return nil, err
+			}
+			body[field] = id
+		}
+		if ws.kind == record.KindValidation {
+			if _, given := body["method"]; !given {
+				body["method"] = "manual"
+			}
+		}
+		raw, err := json.Marshal(body)
+		if err != nil {
+			return nil, err
+		}
+		res, err := s.env.Append(ctx, task, ws.kind, raw)
+		if err != nil {
+			return nil, err
+		}
+		text := fmt.Sprintf("%s %s recorded in %s (commit %.12s): %s", res.Kind, res.ID, res.Task, res.Commit, record.Summary(res.Entry))
+		return &outcome{out: recordOut{Record: res.Record, Commit: res.Commit}, text: text, task: task}, nil
+	}
+}
+
+// latest is the id of the task's latest record of kind.
+func (s *Server) latest(ctx context.Context, task string, kind record.Kind) (string, error) {
+	st, _, err := s.env.State(ctx, task)
+	if err != nil {
+		return "", err
+	}
+	for i := len(st.Entries) - 1; i >= 0; i-- {
+		if st.Entries[i].Kind == kind {
+			return st.Entries[i].ID, nil
+		}
+	}
+	return "", ops.Usage("task %s has no %s yet (see status)", task, kind)
+}
+
+// consultRow is one advisor's outcome as 'git reason consult --json' prints it.
+type consultRow struct {
+	Advisor    string  `json:"advisor"`
+	Status     string  `json:"status"`
+	Stance     string  `json:"stance,omitempty"`
+	Summary    string  `json:"summary,omitempty"`
+	Confidence float64 `json:"confidence,omitempty"`
+	Failure    string  `json:"failure,omitempty"`
+	RetryAfter int     `json:"retry_after_s,omitempty"`
+	Model      string  `json:"model,omitempty"`
+	Source     string  `json:"model_source,omitempty"`
+	DurationMS int64   `json:"duration_ms"`
+	Record     string  `json:"record,omitempty"`
+	Duplicate  bool    `json:"duplicate,omitempty"`
+}
+
+type consultOut struct {
+	Task         string            `json:"task"`
+	Plan         string            `json:"plan"`
+	Skipped      []advisor.Skipped `json:"skipped"`
+	LocalReview  []string          `json:"local_review,omitempty"`
+	Results      []consultRow      `json:"results"`
+	Disagreement string            `json:"disagreement,omitempty"`
+}
+
+func consultOutput() (json.RawMessage, error) {
+	return inferredType[consultOut](true)
+}
+
+// consult runs the plan's consultations. It opens its own repository
+// session, so that reads and writes of other calls go on while advisors
+// think. With a progress token, each advisor's outcome is reported as it
+// is recorded; a cancelled call ends every request, and the outcomes are
+// recorded as cancelled, as Ctrl-C does on the command line.
+func (s *Server) consult(ctx context.Context, c *call) (*outcome, error) {
+	task := c.args["task"].(string)
+	if err := record.CheckTask(task); err != nil {
+		return nil, err
+	}
+	env, err := ops.Open(ctx, ops.Options{Dir: s.dir})
+	if err != nil {
+		return nil, err
+	}
+	req := ops.ConsultRequest{Task: task}
+	if t, ok := c.args["timeout_s"].(json.Number); ok {
+		f, _ := t.Float64()
+		req.Timeout = time.Duration(f * float64(time.Second))
+	}
+	if token := c.req.Params.GetProgressToken(); token != nil {
+		req.Progress = s.progress(ctx, c, token)
+	}
+	res, err := env.Consult(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	out := consultOut{Task: res.Task, Plan: res.Plan, Skipped: res.Skipped, LocalReview: res.LocalReview, Results: []consultRow{}}
+	for _, r := range res.Results {
+		row := consultRow{Advisor: r.Advisor, DurationMS: r.Duration.Milliseconds(), Record: r.Record, Duplicate: r.Duplicate}
+		if r.Completed() {
+			row.Status, row.Stance, row.Summary, row.Confidence = "completed", r.Conclusion.Stance, r.Conclusion.Summary, r.Conclusion.Confidence
+		} else {
+			row.Status, row.Failure, row.RetryAfter = "failed", r.Failure.Kind, r.Failure.RetryAfterS
+		}
+		if r.Model != nil {
+			row.Model, row.Source = r.Model.Name, r.Model.Source
+		}
+		out.Results = append(out.Results, row)
+	}
+	if res.Disagreement != nil {
+		out.Disagreement = res.Disagreement.ID
+	}
+	text := fmt.Sprintf("plan %.10s: %d advisor(s) asked, %d skipped", res.Plan, len(out.Results), len(out.Skipped))
+	for _, r := range out.Results {
+		if r.Status == "completed" {
+			text += fmt.Sprintf("\n%s: %s", r.Advisor, r.Stance)
+		} else {
+			text += fmt.Sprintf("\n%s: failed: %s", r.Advisor, r.Failure)
+		}
+	}
+	if out.Disagreement != "" {
+		text += fmt.Sprintf("\nadvisors disagree: disagreement %s opened; settle it with resolve", out.Disagreement)
+	}
+	return &outcome{out: out, text: text, task: task}, nil
+}
+
+// progress reports each advisor's recorded outcome as a progress
+// notification: progress k of n advisors asked.
+func (s *Server) progress(ctx context.Context, c *call, token any) func(advisor.Event) {
+	asked, done := 0, 0
+	return func(ev advisor.Event) {
+		if ev.Asked == nil {
+			asked++
+			return
+		}
+		done++
+		msg := ev.Advisor + ": "
+		if ev.Asked.Completed() {
+			msg += "answered (" + ev.Asked.Conclusion.Stance + ")"
+		} else {
+			msg += "failed (" + ev.Asked.Failure.Kind + ")"
+		}
+		_ = c.session.NotifyProgress(context.WithoutCancel(ctx), &mcp.ProgressNotificationParams{
+			ProgressToken: token, Progress: float64(done), Total: float64(asked), Message: msg})
+	}
+}

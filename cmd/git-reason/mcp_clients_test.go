@@ -1,0 +1,222 @@
+package main
+
+// Real MCP clients drive the sequence of mcp_test.go through the built
+// binary ('git reason mcp' over stdio): the official Go SDK's client,
+// mcp-go's client, and the MCP inspector's command line from npm
+// (installed into the user's cache directory on first use; the test skips,
+// saying why, when npm or the package cannot be had).
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/client"
+	mcpgotransport "github.com/mark3labs/mcp-go/client/transport"
+	mcpgoproto "github.com/mark3labs/mcp-go/mcp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// inspectorVersion is the pinned version of the MCP inspector tested.
+const inspectorVersion = "2.12.0"
+
+func mcpCommand(s *sandbox) *exec.Cmd {
+	cmd := exec.Command("git", "reason", "mcp")
+	cmd.Dir, cmd.Env = s.dir, s.env
+	return cmd
+}
+
+// sdkDriver is the Go SDK's client.
+type sdkDriver struct{ cs *mcp.ClientSession }
+
+func (d sdkDriver) call(t *testing.T, method string, params map[string]any) json.RawMessage {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var res any
+	var err error
+	switch method {
+	case "tools/list":
+		res, err = d.cs.ListTools(ctx, nil)
+	case "tools/call":
+		res, err = d.cs.CallTool(ctx, &mcp.CallToolParams{Name: params["name"].(string), Arguments: params["arguments"]})
+	case "resources/list":
+		res, err = d.cs.ListResources(ctx, nil)
+	case "resources/read":
+		res, err = d.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: params["uri"].(string)})
+	default:
+		t.Fatalf("no %s in the Go SDK driver", method)
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", method, err)
+	}
+	raw, _ := json.Marshal(res)
+	return raw
+}
+
+func TestMCPClientGoSDK(t *testing.T) {
+	s := newMCPSandbox(t)
+	client := mcp.NewClient(&mcp.Implementation{Name: "go-sdk-client", Version: "1.8.0"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: mcpCommand(s)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	runSequence(t, sdkDriver{cs}, mcpSequence(false))
+}
+
+// mcpgoDriver is mcp-go's client.
+type mcpgoDriver struct{ c *mcpgo.Client }
+
+func (d mcpgoDriver) call(t *testing.T, method string, params map[string]any) json.RawMessage {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var res any
+	var err error
+	switch method {
+	case "tools/list":
+		res, err = d.c.ListTools(ctx, mcpgoproto.ListToolsRequest{})
+	case "tools/call":
+		req := mcpgoproto.CallToolRequest{}
+		req.Params.Name, req.Params.Arguments = params["name"].(string), params["arguments"]
+		res, err = d.c.CallTool(ctx, req)
+	case "resources/list":
+		res, err = d.c.ListResources(ctx, mcpgoproto.ListResourcesRequest{})
+	case "resources/read":
+		req := mcpgoproto.ReadResourceRequest{}
+		req.Params.URI = params["uri"].(string)
+		res, err = d.c.ReadResource(ctx, req)
+	default:
+		t.Fatalf("no %s in the mcp-go driver", method)
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", method, err)
+	}
+	raw, _ := json.Marshal(res)
+	return raw
+}
+
+func TestMCPClientMcpGo(t *testing.T) {
+	s := newMCPSandbox(t)
+	c, err := mcpgo.NewStdioMCPClientWithOptions("git", s.env, []string{"reason", "mcp"},
+		mcpgotransport.WithCommandFunc(func(ctx context.Context, command string, env, args []string) (*exec.Cmd, error) {
+			cmd := exec.CommandContext(ctx, command, args...)
+			cmd.Dir, cmd.Env = s.dir, env
+			return cmd, nil
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	init := mcpgoproto.InitializeRequest{}
+	init.Params.ClientInfo = mcpgoproto.Implementation{Name: "mcp-go-client", Version: "1.2.1"}
+	init.Params.ProtocolVersion = mcpgoproto.LATEST_PROTOCOL_VERSION
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatal(err)
+	}
+	runSequence(t, mcpgoDriver{c}, mcpSequence(false))
+}
+
+// inspectorDriver runs the MCP inspector's command line once per call; each
+// call is a session of its own against the same repository.
+type inspectorDriver struct {
+	s      *sandbox
+	node   string
+	script string
+}
+
+func (d inspectorDriver) call(t *testing.T, method string, params map[string]any) json.RawMessage {
+	t.Helper()
+	args := []string{d.script, "--cli", "--cwd", d.s.dir}
+	for _, kv := range d.s.env {
+		args = append(args, "-e", kv)
+	}
+	args = append(args, "git", "reason", "mcp", "--method", method)
+	switch method {
+	case "tools/call":
+		args = append(args, "--tool-name", params["name"].(string))
+		if a, _ := params["arguments"].(map[string]any); len(a) > 0 {
+			args = append(args, "--tool-arg")
+			for k, v := range a {
+				if s, ok := v.(string); ok {
+					args = append(args, k+"="+s)
+				} else {
+					raw, _ := json.Marshal(v)
+					args = append(args, k+"="+string(raw))
+				}
+			}
+		}
+	case "resources/read":
+		args = append(args, "--uri", params["uri"].(string))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, d.node, args...)
+	cmd.Dir = d.s.dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == 5 && json.Valid(out) {
+		return out // a tool error, printed as the result
+	}
+	if err != nil {
+		t.Fatalf("inspector %s: %v\n%s\n%s", method, err, out, stderr.String())
+	}
+	return out
+}
+
+// installInspector installs the pinned inspector into the user's cache
+// directory once and returns the script of its command line.
+func installInspector(t *testing.T) (node, script string) {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("skipped: node is not on PATH, so the MCP inspector cannot run")
+	}
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		t.Skip("skipped: npm is not on PATH, so the MCP inspector cannot be installed")
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		t.Skipf("skipped: no cache directory for the MCP inspector: %v", err)
+	}
+	dir := filepath.Join(cache, "git-reason-tests", "mcp-inspector-"+inspectorVersion)
+	script = filepath.Join(dir, "node_modules", "@modelcontextprotocol", "inspector", "clients", "launcher", "build", "index.js")
+	if _, err := os.Stat(script); err == nil {
+		return node, script
+	}
+	if testing.Short() {
+		t.Skipf("skipped in -short mode: the MCP inspector %s is not installed in %s yet", inspectorVersion, dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Skipf("skipped: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, npm, "install", "--no-audit", "--no-fund", "--ignore-scripts", "--prefix", dir,
+		"@modelcontextprotocol/inspector@"+inspectorVersion)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Skipf("skipped: npm install @modelcontextprotocol/inspector@%s failed: %v\n%s", inspectorVersion, err, out)
+	}
+	if _, err := os.Stat(script); errors.Is(err, os.ErrNotExist) {
+		t.Skipf("skipped: the inspector %s has no command line at %s", inspectorVersion, script)
+	}
+	return node, script
+}
+
+func TestMCPClientInspector(t *testing.T) {
+	node, script := installInspector(t)
+	s := newMCPSandbox(t)
+	runSequence(t, inspectorDriver{s: s, node: node, script: script}, mcpSequence(false))
+}
