@@ -1,0 +1,323 @@
+package mcpserver_test
+
+// Benchmarks of the MCP server in one process, against the command line's
+// code path in the same run (bench/mcp/run.sh runs them):
+//
+//	go test ./cmd/git-reason/internal/mcpserver -run '^$' -bench . -benchtime 20x -count 1
+//
+// A cycle is seven appends (assess, plan, conclude, validate, disagree,
+// resolve, attempt) on a new task. Through MCP each append is one
+// tools/call to a running server over a pipe, as a host sends it on stdio;
+// through the command line each is one cli.Main call, as 'git reason VERB'
+// runs it, less the process start. Cycles alternate between the two, so
+// that both see the same machine load; the medians per append are reported,
+// with the same appends made straight through the operations layer (the
+// writer and its git work, which both surfaces share) as the floor.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/exec"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"git-reason/cmd/git-reason/internal/cli"
+	"git-reason/cmd/git-reason/internal/mcpserver"
+	"git-reason/cmd/git-reason/internal/ops"
+	"git-reason/record"
+)
+
+func benchRepo(b *testing.B) string {
+	b.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		b.Skip("git is not on PATH")
+	}
+	dir := b.TempDir()
+	b.Setenv("HOME", b.TempDir())
+	b.Setenv("XDG_CONFIG_HOME", b.TempDir())
+	b.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	b.Setenv("GIT_REASON_PROFILE", "ci") // no advisor: the cycle is the writer's, not an advisor's
+	for _, args := range [][]string{{"init", "-q"}, {"config", "user.name", "Ada Tester"}, {"config", "user.email", "ada@example.invalid"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	b.Chdir(dir)
+	return dir
+}
+
+// pipeClient speaks JSON-RPC lines to a running server over a pipe, as a
+// host does over stdio; it reads each answer as one line and decodes only
+// what it needs, so that the time measured is the server's.
+type pipeClient struct {
+	in   *io.PipeWriter
+	out  *bufio.Reader
+	next int
+}
+
+func benchServer(b *testing.B, dir string) *pipeClient {
+	b.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	srv, err := mcpserver.New(ctx, mcpserver.Options{Dir: dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = srv.Run(ctx, &mcp.IOTransport{Reader: inR, Writer: outW})
+	}()
+	b.Cleanup(func() { inW.Close(); cancel(); <-done })
+	c := &pipeClient{in: inW, out: bufio.NewReaderSize(outR, 1<<20)}
+	c.call(b, "initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "bench", "version": "1"}})
+	if _, err := inW.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")); err != nil {
+		b.Fatal(err)
+	}
+	return c
+}
+
+// call sends one request and returns the raw result.
+func (c *pipeClient) call(b *testing.B, method string, params any) json.RawMessage {
+	c.next++
+	req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": c.next, "method": method, "params": params})
+	if _, err := c.in.Write(append(req, '\n')); err != nil {
+		b.Fatal(err)
+	}
+	for {
+		line, err := c.out.ReadBytes('\n')
+		if err != nil {
+			b.Fatal(err)
+		}
+		var resp struct {
+			ID     *int            `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  json.RawMessage `json:"error"`
+		}
+		if err := json.Unmarshal(line, &resp); err != nil {
+			b.Fatal(err)
+		}
+		if resp.ID == nil || *resp.ID != c.next {
+			continue
+		}
+		if resp.Error != nil {
+			b.Fatalf("%s: %s", method, resp.Error)
+		}
+		return resp.Result
+	}
+}
+
+// step is one append of the cycle, as a tool call and as command line
+// arguments; ids come from earlier steps' results.
+type step struct {
+	tool string
+	args func(task string, ids map[string]string) map[string]any
+	argv func(task string, ids map[string]string) []string
+	keep string // the name under which the record's id is kept
+}
+
+var cycle = []step{
+	{"assess", func(task string, _ map[string]string) map[string]any {
+		return map[string]any{"task": task, "subject": "Queue backend " + task, "question": "Keep the queue in the database?",
+			"materiality": "trivial", "reversibility": "reversible"}
+	}, func(task string, _ map[string]string) []string {
+		return []string{"assess", task, "--subject", "Queue backend " + task, "--question", "Keep the queue in the database?",
+			"--materiality", "trivial", "--reversibility", "reversible"}
+	}, "A"},
+	{"plan", func(task string, _ map[string]string) map[string]any { return map[string]any{"task": task} },
+		func(task string, _ map[string]string) []string { return []string{"plan", task} }, "P"},
+	{"conclude", func(task string, _ map[string]string) map[string]any {
+		return map[string]any{"task": task, "decision": "keep it"}
+	}, func(task string, _ map[string]string) []string {
+		return []string{"conclude", task, "--decision", "keep it"}
+	}, "C"},
+	{"validate", func(task string, _ map[string]string) map[string]any {
+		return map[string]any{"task": task, "result": "pass", "evidence": []any{map[string]any{"kind": "note", "summary": "load test green"}}}
+	}, func(task string, _ map[string]string) []string {
+		return []string{"validate", task, "--manual", "pass", "--evidence", "note::load test green"}
+	}, "V"},
+	{"disagree", func(task string, ids map[string]string) map[string]any {
+		return map[string]any{"task": task, "cites": []any{ids["C"], ids["V"]}, "summary": "the test does not cover failover"}
+	}, func(task string, ids map[string]string) []string {
+		return []string{"disagree", task, "--cites", ids["C"], "--cites", ids["V"], "--summary", "the test does not cover failover"}
+	}, "D"},
+	{"resolve", func(task string, ids map[string]string) map[string]any {
+		return map[string]any{"task": task, "disagreement": ids["D"], "decision": "failover is covered by the drill",
+			"evidence": []any{map[string]any{"kind": "note", "summary": "drill log"}}}
+	}, func(task string, ids map[string]string) []string {
+		return []string{"resolve", task, ids["D"], "--decision", "failover is covered by the drill", "--evidence", "note::drill log"}
+	}, ""},
+	{"attempt", func(task string, _ map[string]string) map[string]any {
+		return map[string]any{"task": task, "outcome": "succeeded"}
+	}, func(task string, _ map[string]string) []string {
+		return []string{"attempt", task, "--outcome", "succeeded"}
+	}, ""},
+}
+
+// cycleMCP runs the cycle through the server and adds each append's time.
+func cycleMCP(b *testing.B, c *pipeClient, task string, times *[]time.Duration) {
+	ids := map[string]string{}
+	for _, st := range cycle {
+		start := time.Now()
+		raw := c.call(b, "tools/call", map[string]any{"name": st.tool, "arguments": st.args(task, ids)})
+		*times = append(*times, time.Since(start))
+		var res struct {
+			IsError           bool `json:"isError"`
+			StructuredContent struct {
+				ID string `json:"id"`
+			} `json:"structuredContent"`
+		}
+		if err := json.Unmarshal(raw, &res); err != nil || res.IsError {
+			b.Fatalf("%s %s: %v %s", st.tool, task, err, raw)
+		}
+		if st.keep != "" {
+			ids[st.keep] = res.StructuredContent.ID
+		}
+	}
+}
+
+// cycleCLI runs the cycle through the command line's code path.
+func cycleCLI(b *testing.B, task string, times *[]time.Duration) {
+	ids := map[string]string{}
+	for _, st := range cycle {
+		var out, errb bytes.Buffer
+		args := append([]string{"git-reason"}, st.argv(task, ids)...)
+		if st.keep != "" {
+			args = append(args, "--json")
+		}
+		start := time.Now()
+		code := cli.Main(args, nil, &out, &errb)
+		*times = append(*times, time.Since(start))
+		if code != 0 {
+			b.Fatalf("%v: exit %d: %s", args, code, errb.String())
+		}
+		if st.keep != "" {
+			var rec struct{ ID string }
+			_ = json.Unmarshal(out.Bytes(), &rec)
+			ids[st.keep] = rec.ID
+		}
+	}
+}
+
+// kinds maps the cycle's tools to the record kind each appends.
+var kinds = map[string]record.Kind{"assess": record.KindAssessment, "plan": record.KindPlan, "conclude": record.KindConclusion,
+	"validate": record.KindValidation, "disagree": record.KindDisagreement, "resolve": record.KindResolution, "attempt": record.KindAttempt}
+
+// cycleWriter appends the same bodies straight through the operations
+// layer (ops.Session.Append, the writer), with the ids the server would
+// fill in given: the floor under both surfaces.
+func cycleWriter(b *testing.B, sess *ops.Session, task string, times *[]time.Duration) {
+	ids := map[string]string{}
+	for _, st := range cycle {
+		body := st.args(task, ids)
+		delete(body, "task")
+		switch st.tool {
+		case "plan", "conclude", "disagree":
+			body["assessment"] = ids["A"]
+		case "validate", "attempt":
+			body["conclusion"] = ids["C"]
+		}
+		if st.tool == "validate" {
+			body["method"] = "manual"
+		}
+		raw, _ := json.Marshal(body)
+		start := time.Now()
+		res, err := sess.Append(context.Background(), task, kinds[st.tool], raw)
+		*times = append(*times, time.Since(start))
+		if err != nil {
+			b.Fatalf("%s %s: %v", st.tool, task, err)
+		}
+		if st.keep != "" {
+			ids[st.keep] = res.ID
+		}
+	}
+}
+
+// cpu is the CPU time this process and its waited-for children (git
+// processes) have used: unlike wall time, other processes' load does not
+// inflate it.
+func cpu() time.Duration {
+	var total time.Duration
+	for _, who := range []int{syscall.RUSAGE_SELF, syscall.RUSAGE_CHILDREN} {
+		var ru syscall.Rusage
+		if err := syscall.Getrusage(who, &ru); err == nil {
+			total += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		}
+	}
+	return total
+}
+
+// timed runs f and adds the CPU time it used to *sum.
+func timed(sum *time.Duration, f func()) {
+	start := cpu()
+	f()
+	*sum += cpu() - start
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// BenchmarkCycleMCPAgainstCLI reports the median time of one append through
+// the running server and through the command line's code path, and their
+// ratio. Target: an append through the server ≤ 3 ms.
+func BenchmarkCycleMCPAgainstCLI(b *testing.B) {
+	dir := benchRepo(b)
+	c := benchServer(b, dir)
+	sess, err := ops.Open(context.Background(), ops.Options{Dir: dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var viaMCP, viaCLI, viaWriter []time.Duration
+	var cpuMCP, cpuCLI, cpuWriter time.Duration
+	i := 0
+	for b.Loop() {
+		i++
+		timed(&cpuMCP, func() { cycleMCP(b, c, fmt.Sprintf("M-%d", i), &viaMCP) })
+		timed(&cpuCLI, func() { cycleCLI(b, fmt.Sprintf("C-%d", i), &viaCLI) })
+		timed(&cpuWriter, func() { cycleWriter(b, sess, fmt.Sprintf("W-%d", i), &viaWriter) })
+	}
+	n := float64(len(viaMCP))
+	b.ReportMetric(ms(median(viaWriter)), "ms/append-writer")
+	b.ReportMetric(ms(cpuMCP)/n, "cpu-ms/append-mcp")
+	b.ReportMetric(ms(cpuCLI)/n, "cpu-ms/append-cli")
+	b.ReportMetric(ms(cpuWriter)/n, "cpu-ms/append-writer")
+	viaM, viaC := median(viaMCP), median(viaCLI)
+	b.ReportMetric(ms(viaM), "ms/append-mcp")
+	b.ReportMetric(ms(viaC), "ms/append-cli")
+	b.ReportMetric(float64(viaM)/float64(viaC), "mcp/cli")
+	b.ReportMetric(float64(len(viaMCP)), "appends-each")
+}
+
+// BenchmarkToolsList reports the median time of tools/list through the
+// running server. Target ≤ 1 ms.
+func BenchmarkToolsList(b *testing.B) {
+	c := benchServer(b, benchRepo(b))
+	var times []time.Duration
+	var used time.Duration
+	for b.Loop() {
+		timed(&used, func() {
+			start := time.Now()
+			c.call(b, "tools/list", map[string]any{})
+			times = append(times, time.Since(start))
+		})
+	}
+	b.ReportMetric(ms(used)/float64(len(times)), "cpu-ms/list")
+	b.ReportMetric(ms(median(times)), "ms/list-median")
+}
