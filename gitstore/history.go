@@ -68,7 +68,7 @@ func (s *Store) commitFor(c *object.Commit) (*record.Commit, error) {
 	for _, p := range c.ParentHashes {
 		rc.Parents = append(rc.Parents, p.String())
 	}
-	tree, err := s.recordsTree(c.Hash)
+	tree, err := s.recordsTreeOf(c)
 	if err != nil {
 		return nil, err
 	}

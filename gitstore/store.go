@@ -137,12 +137,17 @@ func (s *Store) recordsTree(commit plumbing.Hash) (*object.Tree, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read commit %s: %w", commit, err)
 	}
+	return s.recordsTreeOf(c)
+}
+
+// recordsTreeOf returns the records/ tree of a commit already read.
+func (s *Store) recordsTreeOf(c *object.Commit) (*object.Tree, error) {
 	if err := s.checkSize(c.TreeHash, maxTreeBytes, "tree"); err != nil {
 		return nil, err
 	}
 	root, err := object.GetTree(s.objs, c.TreeHash)
 	if err != nil {
-		return nil, fmt.Errorf("read tree of %s: %w", commit, err)
+		return nil, fmt.Errorf("read tree of %s: %w", c.Hash, err)
 	}
 	for _, e := range root.Entries {
 		if e.Name == RecordsDir && e.Mode == filemode.Dir {

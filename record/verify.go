@@ -86,7 +86,13 @@ func ParseRecord(data []byte) (*Record, error) {
 // each commit the writer would not have produced. An honest history yields
 // no finding.
 func Replay(ctx context.Context, task string, commits []*Commit, blob func(hash string) (*Record, error)) []Finding {
-	v := &verifier{task: task, blob: blob, states: map[string]*State{}, cache: map[string]*Record{}}
+	v := &verifier{task: task, blob: blob, states: map[string]*State{}, cache: map[string]*Record{},
+		entries: map[string]*Entry{}, files: map[string]map[string]string{}, kids: map[string]int{}}
+	for _, c := range commits {
+		for _, p := range c.Parents {
+			v.kids[p]++
+		}
+	}
 	for _, c := range commits {
 		if ctx.Err() != nil {
 			break
@@ -96,13 +102,20 @@ func Replay(ctx context.Context, task string, commits []*Commit, blob func(hash 
 	return v.found
 }
 
+// A verifier replays each commit once, parents first. What a commit's
+// children need (its state and files) is kept until its last child has
+// taken it, and that child takes it over instead of copying it, so a long
+// linear history costs one state, not one per commit. Each record is read
+// and checked once, whatever number of trees hold it.
 type verifier struct {
-	task   string
-	blob   func(string) (*Record, error)
-	states map[string]*State // commit -> state after it
-	files  map[string]map[string]string
-	cache  map[string]*Record
-	found  []Finding
+	task    string
+	blob    func(string) (*Record, error)
+	states  map[string]*State // commit -> state after it, until its children are done
+	files   map[string]map[string]string
+	kids    map[string]int // commit -> children not replayed yet
+	cache   map[string]*Record
+	entries map[string]*Entry // name + blob -> checked entry (nil: it did not check)
+	found   []Finding
 }
 
 func (v *verifier) add(c *Commit, rec, code, format string, args ...any) {
@@ -120,23 +133,40 @@ func (v *verifier) read(hash string) (*Record, error) {
 	return r, err
 }
 
-func (v *verifier) commit(ctx context.Context, c *Commit) {
-	if v.files == nil {
-		v.files = map[string]map[string]string{}
+// take returns the state after parent p for a child to extend: p's own
+// when this child is the last to need it, else a copy.
+func (v *verifier) take(p string) (*State, map[string]string) {
+	st, files := v.states[p], v.files[p]
+	v.kids[p]--
+	if v.kids[p] > 0 {
+		if st != nil {
+			st = st.clone()
+		}
+		return st, files
 	}
-	v.files[c.Hash] = c.Files
+	delete(v.states, p)
+	delete(v.files, p)
+	return st, files
+}
+
+func (v *verifier) commit(ctx context.Context, c *Commit) {
 	if len(c.Parents) > 1 {
 		v.merge(ctx, c)
+		v.files[c.Hash] = c.Files
 		return
 	}
 	prevFiles := map[string]string{}
-	prev := &State{Task: v.task, byID: map[string]*Entry{}}
+	st := &State{Task: v.task, byID: map[string]*Entry{}}
 	if len(c.Parents) == 1 {
-		prevFiles = v.files[c.Parents[0]]
-		if st := v.states[c.Parents[0]]; st != nil {
-			prev = st
+		ps, pf := v.take(c.Parents[0])
+		if pf != nil {
+			prevFiles = pf
+		}
+		if ps != nil {
+			st = ps
 		}
 	}
+	v.files[c.Hash] = c.Files
 	for name, h := range prevFiles {
 		switch got, ok := c.Files[name]; {
 		case !ok:
@@ -155,14 +185,14 @@ func (v *verifier) commit(ctx context.Context, c *Commit) {
 	if len(added) != 1 {
 		v.add(c, "", FindNotOne, "adds %d records; each commit adds exactly one", len(added))
 	}
-	st := prev.clone()
+	prevClock := st.Clock
 	for _, name := range added {
 		e := v.entry(c, name)
 		if e == nil {
 			continue
 		}
-		if e.Clock != prev.Clock+1 {
-			v.add(c, e.ID, FindClock, "clock %d follows %d; want %d", e.Clock, prev.Clock, prev.Clock+1)
+		if e.Clock != prevClock+1 {
+			v.add(c, e.ID, FindClock, "clock %d follows %d; want %d", e.Clock, prevClock, prevClock+1)
 		}
 		v.envelope(c, e)
 		v.admit(ctx, c, st, e)
@@ -171,8 +201,20 @@ func (v *verifier) commit(ctx context.Context, c *Commit) {
 	v.states[c.Hash] = st
 }
 
-// entry reads, checks and decodes one record of the commit's tree.
+// entry reads, checks and decodes one record of the commit's tree, once
+// per name and blob: the findings are reported with the first commit that
+// holds it.
 func (v *verifier) entry(c *Commit, name string) *Entry {
+	key := name + "\x00" + c.Files[name]
+	if e, ok := v.entries[key]; ok {
+		return e
+	}
+	e := v.checkEntry(c, name)
+	v.entries[key] = e
+	return e
+}
+
+func (v *verifier) checkEntry(c *Commit, name string) *Entry {
 	rec, err := v.read(c.Files[name])
 	var se *SchemaError
 	if errors.As(err, &se) {
@@ -239,11 +281,20 @@ func (v *verifier) admit(ctx context.Context, c *Commit, st *State, e *Entry) {
 }
 
 // merge checks that a merge commit's tree is the union of its parents' and
-// replays the union in (clock, id) order.
+// replays the union in (clock, id) order. The longest prefix of that order
+// that a parent's state already holds, replayed in the same order, is not
+// replayed again: only what the merge brings together is.
 func (v *verifier) merge(ctx context.Context, c *Commit) {
 	union := map[string]string{}
+	type parent struct {
+		st    *State
+		files map[string]string
+	}
+	var parents []parent
 	for _, p := range c.Parents {
-		for name, h := range v.files[p] {
+		st, files := v.take(p)
+		parents = append(parents, parent{st, files})
+		for name, h := range files {
 			union[name] = h
 		}
 	}
@@ -264,8 +315,26 @@ func (v *verifier) merge(ctx context.Context, c *Commit) {
 		}
 	}
 	sort.Slice(entries, func(i, j int) bool { return Less(entries[i].Record, entries[j].Record) })
-	st := &State{Task: v.task, byID: map[string]*Entry{}}
-	for _, e := range entries {
+	var st *State
+	for _, p := range parents {
+		if p.st == nil || len(p.st.Entries) > len(entries) || (st != nil && len(p.st.Entries) <= len(st.Entries)) {
+			continue
+		}
+		prefix := true
+		for i, e := range p.st.Entries {
+			if entries[i] != e {
+				prefix = false
+				break
+			}
+		}
+		if prefix {
+			st = p.st
+		}
+	}
+	if st == nil {
+		st = &State{Task: v.task, byID: map[string]*Entry{}}
+	}
+	for _, e := range entries[len(st.Entries):] {
 		derived, err := replayRules(ctx, st, e)
 		if err != nil {
 			v.add(c, e.ID, FindMergeRule, "after the merge, %s %s: %v", e.Kind, short(e.ID), err)
