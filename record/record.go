@@ -258,7 +258,13 @@ type ValidationDerived struct {
 	ExitCode     *int   `json:"exit_code,omitempty"`
 	DurationMS   *int64 `json:"duration_ms,omitempty"`
 	OutputSHA256 string `json:"output_sha256,omitempty"`
-	Result       string `json:"result"`
+	// Where a command ran: the commit checked out (absent on an unborn
+	// branch), whether the worktree differed from it, and the directory
+	// relative to the worktree's root ("." at the root).
+	Commit string `json:"commit,omitempty"`
+	Dirty  *bool  `json:"dirty,omitempty"`
+	Dir    string `json:"dir,omitempty"`
+	Result string `json:"result"`
 }
 
 // Attempt records an implementation attempt of a conclusion.

@@ -36,7 +36,12 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	app := newApp(stdin, stdout, stderr)
+	var noHelp string
+	app.CommandNotFound = func(_ *cli.Context, name string) { noHelp = name }
 	err := app.RunContext(ctx, reorder(app, args))
+	if err == nil && noHelp != "" {
+		err = ops.Usage("no help for %q: %s", noHelp, unknownVerb(app, noHelp))
+	}
 	if err == nil {
 		return exitOK
 	}
@@ -65,7 +70,7 @@ var commands = []func() *cli.Command{
 	assessCommand, planCommand, consultCommand, disagreeCommand, resolveCommand, concludeCommand,
 	validateCommand, attemptCommand, statusCommand, logCommand, showCommand, schemaCommand,
 	advisorsCommand, trustCommand, doctorCommand, checkCommand, verifyCommand, pullCommand, pushCommand, syncCommand, remoteCommand, hooksCommand, hookCommand,
-	serveCommand, mcpCommand, toolsCommand, demoCommand, versionCommand,
+	serveCommand, mcpCommand, toolsCommand, demoCommand, versionCommand, manCommand,
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
@@ -81,7 +86,6 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		DisableSliceFlagSeparator: true,
 		ExitErrHandler:            func(*cli.Context, error) {},
 		OnUsageError:              usageError,
-		CommandNotFound:           func(c *cli.Context, name string) {},
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "profile", Usage: "execution profile (default, offline, ci, ...)", EnvVars: nil},
 			&cli.BoolFlag{Name: "version", Usage: "print the version and exit"},
@@ -99,7 +103,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			return err
 		}
 		if c.Args().Present() {
-			return ops.Usage("unknown command %q: see 'git reason help'", c.Args().First())
+			return ops.Usage("unknown command %q: %s", c.Args().First(), unknownVerb(c.App, c.Args().First()))
 		}
 		return cli.ShowAppHelp(c)
 	}
@@ -107,7 +111,60 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 }
 
 func usageError(c *cli.Context, err error, _ bool) error {
-	return ops.Usage("%v (see 'git reason help %s')", err, c.Command.Name)
+	return ops.Usage("%v (%s)", err, seeHelp(c))
+}
+
+// seeHelp names the help of the verb running, or of git reason itself.
+func seeHelp(c *cli.Context) string {
+	if c.Command == nil || c.Command.Name == "" || c.Command.Name == c.App.Name {
+		return "see 'git reason -h'"
+	}
+	return fmt.Sprintf("see 'git reason %s -h'", c.Command.Name)
+}
+
+// unknownVerb says what to do about a verb that does not exist: the
+// nearest verb when one is close, as git suggests its own.
+func unknownVerb(app *cli.App, name string) string {
+	best, dist := "", 3
+	for _, cmd := range app.Commands {
+		if cmd.Hidden {
+			continue
+		}
+		if d := editDistance(name, cmd.Name); d < dist {
+			best, dist = cmd.Name, d
+		}
+	}
+	if best != "" {
+		return fmt.Sprintf("did you mean '%s'? (see 'git reason -h')", best)
+	}
+	return "see 'git reason -h'"
+}
+
+// editDistance is the optimal string alignment distance between a and b:
+// insertions, deletions, substitutions and swaps of neighbours each cost 1.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range rb {
+		d[0][j+1] = j + 1
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
 }
 
 // reorder moves a command's positional arguments after its flags, so that
@@ -143,6 +200,18 @@ func reorder(app *cli.App, args []string) []string {
 			pos = append(pos, args[i+1:]...)
 			break
 		}
+		// A global flag the verb does not define itself may follow the
+		// verb, as git's own options may: it moves before the verb.
+		if strings.HasPrefix(a, "--") && isFlag(app.Flags, a) && !isFlag(cmd.Flags, a) {
+			global := []string{a}
+			if !strings.Contains(a, "=") && takesValue(app.Flags, a) && i+1 < len(args) {
+				global = append(global, args[i+1])
+				i++
+			}
+			verb := len(out) - 1
+			out = append(out[:verb:verb], append(global, out[verb:]...)...)
+			continue
+		}
 		if strings.HasPrefix(a, "-") && a != "-" {
 			flags = append(flags, a)
 			if !strings.Contains(a, "=") && takesValue(cmd.Flags, a) && i+1 < len(args) {
@@ -154,11 +223,31 @@ func reorder(app *cli.App, args []string) []string {
 		pos = append(pos, a)
 	}
 	out = append(out, flags...)
+	for _, f := range flags {
+		// Help asked after a verb's arguments is the verb's help, not a
+		// lookup of the first argument as a help topic.
+		if f == "-h" || f == "--help" {
+			return out
+		}
+	}
 	if len(pos) > 0 {
 		out = append(out, "--")
 		out = append(out, pos...)
 	}
 	return out
+}
+
+// isFlag reports whether arg (e.g. "--profile=x") names one of flags.
+func isFlag(flags []cli.Flag, arg string) bool {
+	name, _, _ := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			if n == name {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // takesValue reports whether the flag named by arg (e.g. "--subject")

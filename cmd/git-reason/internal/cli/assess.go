@@ -36,6 +36,9 @@ func assessCommand() *cli.Command {
 			if err := o.parse(c, 1); err != nil {
 				return err
 			}
+			if err := requireFlags(c, "subject", "question", "materiality", "reversibility"); err != nil {
+				return err
+			}
 			o.Needs, o.Evidence = c.StringSlice("needs"), c.StringSlice("evidence")
 			return runAssess(c.Context, o)
 		},

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -23,9 +22,9 @@ func attemptCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "attempt",
 		Usage:     "record an implementation attempt of a conclusion",
-		ArgsUsage: "TASK --commit SHA... --outcome succeeded|failed|abandoned [--notes S] [--conclusion ID]",
+		ArgsUsage: "TASK --commit REV... --outcome succeeded|failed|abandoned [--notes S] [--conclusion ID]",
 		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "commit", Usage: "a commit `SHA` of the attempt (repeatable)"},
+			&cli.StringSliceFlag{Name: "commit", Usage: "a commit of the attempt: any `REV` git reads (HEAD, a branch, a hash) (repeatable)"},
 			&cli.StringFlag{Name: "outcome", Usage: "succeeded, failed or abandoned", Destination: &o.Outcome},
 			&cli.StringFlag{Name: "notes", Usage: "what happened", Destination: &o.Notes},
 			&cli.StringFlag{Name: "conclusion", Usage: "the conclusion `ID` (default: the latest)", Destination: &o.Conclusion},
@@ -33,6 +32,9 @@ func attemptCommand() *cli.Command {
 		},
 		Action: func(c *cli.Context) error {
 			if err := o.parse(c, 1); err != nil {
+				return err
+			}
+			if err := requireFlags(c, "outcome"); err != nil {
 				return err
 			}
 			o.Commits = c.StringSlice("commit")
@@ -44,10 +46,19 @@ func attemptCommand() *cli.Command {
 func runAttempt(ctx context.Context, o *attemptOptions) error {
 	return o.write(ctx, record.KindAttempt, func(sess *ops.Session) (any, error) {
 		id, err := orLatest(ctx, sess, o.Task, o.Conclusion, record.KindConclusion)
+		if err != nil {
+			return nil, err
+		}
+		// Any revision git reads names a commit; the record keeps the full
+		// hash, which stays true when branches move.
 		var commits []string
 		for _, s := range o.Commits {
-			commits = append(commits, strings.ToLower(s))
+			h, err := sess.ResolveCommit(ctx, s)
+			if err != nil {
+				return nil, err
+			}
+			commits = append(commits, h)
 		}
-		return &record.Attempt{Conclusion: id, Commits: commits, Outcome: o.Outcome, Notes: o.Notes}, err
+		return &record.Attempt{Conclusion: id, Commits: commits, Outcome: o.Outcome, Notes: o.Notes}, nil
 	})
 }

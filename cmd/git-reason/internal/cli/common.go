@@ -21,8 +21,39 @@ func open(c *cli.Context) (*ops.Session, error) {
 		}
 	}
 	warn := func(line string) { fmt.Fprintf(c.App.ErrWriter, "git reason: %s\n", line) }
-	return ops.Open(c.Context, ops.Options{Profile: profile, Warn: warn})
+	sess, err := ops.Open(c.Context, ops.Options{Profile: profile, Warn: warn})
+	if err != nil || profile == "" {
+		return sess, err
+	}
+	// A profile named on the command line must exist, whether or not the
+	// verb consults it: a typo is never silently ignored.
+	if _, _, err := sess.Profile(); err != nil {
+		return nil, err
+	}
+	return sess, nil
 }
+
+// requireFlags refuses a verb run without one of the named flags, naming
+// the flag. A body from --file is checked by its schema instead, whose
+// messages name JSON pointers into the file.
+func requireFlags(c *cli.Context, names ...string) error {
+	if c.IsSet("file") {
+		return nil
+	}
+	for _, n := range names {
+		if !c.IsSet(n) {
+			return ops.Usage("missing --%s: usage: git reason %s %s", n, c.Command.Name, c.Command.ArgsUsage)
+		}
+	}
+	return nil
+}
+
+// failure is a verb that did its work, recorded it, and must still exit 1
+// because what it observed failed (an advisor, a validated command).
+type failure string
+
+func (f failure) Error() string { return string(f) }
+func (failure) exitStatus() int { return exitFailure }
 
 // taskArg returns the command's TASK argument.
 func taskArg(c *cli.Context) (string, error) {
@@ -39,7 +70,7 @@ func taskArg(c *cli.Context) (string, error) {
 // noMoreArgs refuses arguments beyond the n the command takes.
 func noMoreArgs(c *cli.Context, n int) error {
 	if c.Args().Len() > n {
-		return ops.Usage("unexpected argument %q (see 'git reason help %s')", c.Args().Get(n), c.Command.Name)
+		return ops.Usage("unexpected argument %q (%s)", c.Args().Get(n), seeHelp(c))
 	}
 	return nil
 }

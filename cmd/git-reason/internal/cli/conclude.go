@@ -38,6 +38,9 @@ func concludeCommand() *cli.Command {
 			if err := o.parse(c, 1); err != nil {
 				return err
 			}
+			if err := requireFlags(c, "decision"); err != nil {
+				return err
+			}
 			o.Weigh, o.LocalReview = c.StringSlice("weigh"), c.StringSlice("local-review")
 			return runConclude(c.Context, o)
 		},
@@ -74,9 +77,13 @@ func (o *concludeOptions) build(ctx context.Context, sess *ops.Session) (*record
 		body.Weighed = append(body.Weighed, record.Weighed{Consultation: id, Treatment: treatment, Reason: reason})
 	}
 	var checklist []string
-	if p := st.LatestPlan(a.ID); p != nil {
-		checklist = p.Derived.(*record.PlanDerived).LocalReview
+	p := st.LatestPlan(a.ID)
+	if p == nil {
+		// Re-assessing starts the review anew: the old plan's checklist
+		// answers the old assessment, not this one.
+		return nil, ops.Refused("assessment %s has no plan: run 'git reason plan %s', then consult or answer its local review, before concluding", a.ID[:10], o.Task)
 	}
+	checklist = p.Derived.(*record.PlanDerived).LocalReview
 	for _, lr := range o.LocalReview {
 		item, answer, ok := strings.Cut(lr, "=")
 		if !ok {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -73,7 +74,20 @@ func runConsult(ctx context.Context, o *consultOptions) error {
 	if errors.Is(err, ctx.Err()) && ctx.Err() != nil {
 		return interrupted{}
 	}
-	return err
+	if err != nil || res == nil {
+		return err
+	}
+	var failed []string
+	for _, r := range res.Results {
+		if !r.Completed() && !r.Duplicate {
+			failed = append(failed, r.Advisor)
+		}
+	}
+	if len(failed) > 0 {
+		return failure(fmt.Sprintf("%d of %d advisors failed (%s): every outcome is recorded; run 'git reason consult %s' again to ask them anew",
+			len(failed), len(res.Results), strings.Join(failed, ", "), o.Task))
+	}
+	return nil
 }
 
 // interrupted is Ctrl-C: outcomes were recorded as cancelled; exit 130.

@@ -32,6 +32,9 @@ func disagreeCommand() *cli.Command {
 			if err := o.parse(c, 1); err != nil {
 				return err
 			}
+			if err := requireFlags(c, "cites", "summary"); err != nil {
+				return err
+			}
 			o.Cites = c.StringSlice("cites")
 			return runDisagree(c.Context, o)
 		},

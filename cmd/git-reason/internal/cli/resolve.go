@@ -32,6 +32,12 @@ func resolveCommand() *cli.Command {
 				return err
 			}
 			o.Disagreement, o.Evidence = c.Args().Get(1), c.StringSlice("evidence")
+			if o.Disagreement == "" && o.File == "" {
+				return ops.Usage("missing DISAGREEMENT: usage: git reason resolve %s", c.Command.ArgsUsage)
+			}
+			if err := requireFlags(c, "decision", "evidence"); err != nil {
+				return err
+			}
 			return runResolve(c.Context, o, c.Command.ArgsUsage)
 		},
 	}

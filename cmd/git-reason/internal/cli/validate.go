@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"os"
 
 	"github.com/urfave/cli/v2"
@@ -80,5 +81,11 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 	if err != nil {
 		return err
 	}
-	return o.printRecord(res)
+	if err := o.printRecord(res); err != nil {
+		return err
+	}
+	if d, ok := res.Derived.(*record.ValidationDerived); ok && d.ExitCode != nil && *d.ExitCode != 0 {
+		return failure(fmt.Sprintf("validation failed: %q exited with status %d (recorded as validation %s)", o.Run, *d.ExitCode, res.ID[:10]))
+	}
+	return nil
 }

@@ -47,7 +47,7 @@ func (e *Session) Consult(ctx context.Context, req ConsultRequest) (*ConsultResu
 	}
 	plan := st.LatestPlan(a.ID)
 	if plan == nil {
-		return nil, Usage("assessment %s has no plan: run 'git reason plan %s' first", a.ID[:10], req.Task)
+		return nil, Refused("assessment %s has no plan: run 'git reason plan %s' first", a.ID[:10], req.Task)
 	}
 	if c := st.ConclusionOf(a.ID); c != nil {
 		return nil, fmt.Errorf("%w: assessment %s is already concluded by %s: assess again to ask anew", record.ErrRefused, a.ID[:10], c.ID[:10])

@@ -54,6 +54,7 @@ func (e *Session) RunValidation(ctx context.Context, task string, raw []byte, di
 		return nil, err
 	}
 	return e.Writer.AppendRunValidation(ctx, task, raw, func(body *record.Validation) (record.ValidationDerived, error) {
+		commit, dirty, rel := e.Checkout(ctx, dir)
 		h := sha256.New()
 		cmd := exec.CommandContext(ctx, "/bin/sh", "-c", body.Command)
 		cmd.Dir = dir
@@ -74,7 +75,7 @@ func (e *Session) RunValidation(ctx context.Context, task string, raw []byte, di
 			}
 		}
 		return record.ValidationDerived{ExitCode: &code, DurationMS: &elapsed,
-			OutputSHA256: hex.EncodeToString(h.Sum(nil))}, nil
+			OutputSHA256: hex.EncodeToString(h.Sum(nil)), Commit: commit, Dirty: &dirty, Dir: rel}, nil
 	})
 }
 

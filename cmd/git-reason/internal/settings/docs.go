@@ -1,0 +1,47 @@
+package settings
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Doc is one row of the configuration table: a key (or "—" for one read
+// from the environment only), its type, default, what reads it, and the
+// environment variables and flags that win over it. docs/CONFIGURATION.md
+// and the manual page (git reason man) both print this table
+// (TestDocTableIsGenerated holds the file to it).
+type Doc struct {
+	Key, Type, Default, ReadBy, Overrides string
+}
+
+// Docs lists every key and variable resolve reads, in the order the
+// documentation shows them.
+var Docs = []Doc{
+	{"`reason.profile`", "profile id", "`default`; `ci` when `CI` is true", "the execution profile: `advisors`, `plan`, `consult`, `doctor`, `serve`, and admission of every write", "`--profile`, then `GIT_REASON_PROFILE`, win over the key; `CI` (true, 1, …) selects `ci` when none of them names a profile"},
+	{"`reason.disable`", "advisor ids, separated by commas or spaces", "none", "availability (`advisors`, `plan`, `consult`, `serve`) and `doctor`", "`GIT_REASON_DISABLE` replaces the key when set, even empty (every advisor enabled for one run)"},
+	{"`reason.origin`", "this clone's id", "written by the clone's first write: a new lowercase ULID, in the repository's own config file", "every write (the record's `origin`); circuits count only this origin's outcomes", "none"},
+	{"`core.hooksPath`", "path; relative to the work tree's top", "`hooks/` in the common git directory", "`hooks install`, `hooks uninstall`, `hooks status`, `doctor`", "none"},
+	{"`safe.directory`", "paths, several values; an empty value clears those before it", "none", "read into `Settings.SafeDirectories` for the ownership check; only system, global and `git -c` values count, as in git", "none"},
+	{"`user.name`", "string", "none: a write refuses to run without a name", "the actor (author and committer of every record's commit)", "`GIT_AUTHOR_NAME`, then `author.name`, win over it"},
+	{"`author.name`", "string", "`user.name`", "the actor", "`GIT_AUTHOR_NAME`"},
+	{"`user.email`", "string", "none: a write refuses to run without an address", "the actor", "`GIT_AUTHOR_EMAIL`, then `author.email`, win over it; `EMAIL` is used when none is set"},
+	{"`author.email`", "string", "`user.email`", "the actor", "`GIT_AUTHOR_EMAIL`"},
+	{"`core.pager`", "command; `cat` or empty for none", "`less`", "read into `Settings.Pager`; no command pages yet", "`GIT_PAGER` wins, then a command in `pager.reason`; `PAGER` is used when the key is unset"},
+	{"`pager.reason`", "boolean, or a command to page git reason with", "unset", "read into `Settings.Pager`", "`GIT_PAGER` wins over a command here"},
+	{"`color.ui`", "`always`, `auto`, `never`, or a boolean (true means auto)", "`auto`", "read into `Settings.Color`; no command colours yet", "`NO_COLOR` (non-empty) turns `auto` into `never`; an explicit `always` still wins"},
+	{"`color.reason`", "as `color.ui`", "`color.ui`", "read into `Settings.Color`", "as `color.ui`"},
+	{"`remote.<name>.url`", "URL; a remote is configured when it has one", "none", "`pull`, `push`, `sync`: which names are remotes", "none"},
+	{"`remote.<name>.fetch`", "refspecs, several values", "what `git remote add` writes", "`remote setup`: whether the tasks' refspec is there already", "none"},
+	{"`branch.<name>.remote`", "remote name", "none", "`pull`, `push`, `sync` without REMOTE: the current branch's upstream remote, else `origin`", "none"},
+	{"—", "git reason's directory in the user's configuration", "`$HOME/.config/git-reason`", "the user overlay `advisors.yaml`", "`XDG_CONFIG_HOME` (when absolute) gives `$XDG_CONFIG_HOME/git-reason`, else `HOME`"},
+}
+
+// DocsMarkdown is Docs as the Markdown table docs/CONFIGURATION.md holds.
+func DocsMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| Key | Type | Default | What reads it | Environment and flags |\n|---|---|---|---|---|\n")
+	for _, d := range Docs {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", d.Key, d.Type, d.Default, d.ReadBy, d.Overrides)
+	}
+	return b.String()
+}

@@ -1,0 +1,39 @@
+package settings
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestDocTableIsGenerated holds docs/CONFIGURATION.md's table to Docs, the
+// one source the manual page prints too. GIT_REASON_UPDATE_GOLDEN=1
+// rewrites the file's table from Docs.
+func TestDocTableIsGenerated(t *testing.T) {
+	path := filepath.Join("..", "..", "..", "..", "docs", "CONFIGURATION.md")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	start := strings.Index(text, "| Key |")
+	if start < 0 {
+		t.Fatal("docs/CONFIGURATION.md has no table")
+	}
+	end := strings.Index(text[start:], "\n\n")
+	if end < 0 {
+		t.Fatal("docs/CONFIGURATION.md: the table is not followed by a blank line")
+	}
+	got, want := text[start:start+end+1], DocsMarkdown()
+	if got == want {
+		return
+	}
+	if os.Getenv("GIT_REASON_UPDATE_GOLDEN") == "1" {
+		if err := os.WriteFile(path, []byte(text[:start]+want+text[start+end+1:]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("docs/CONFIGURATION.md's table differs from settings.Docs: edit Docs, then run with GIT_REASON_UPDATE_GOLDEN=1\ngot:\n%s\nwant:\n%s", got, want)
+}
