@@ -101,6 +101,10 @@ func (peer) Ask(ctx context.Context, t Target, req Request) (Answer, error) {
 // peerRequestLimit caps a review request body.
 const peerRequestLimit = 1 << 20
 
+// PeerQuestionLimit caps a review request's question, in bytes: as large
+// as a whole record body, no larger.
+const PeerQuestionLimit = 64 << 10
+
 // PeerHandler serves [PeerPath] for git reason serve: it decodes a
 // [PeerRequest], calls consult with the request's context, and answers 200
 // with a [PeerResponse] of what consult returned (an empty list when it
@@ -131,6 +135,10 @@ func PeerHandler(consult func(ctx context.Context, req Request) []PeerAnswer) ht
 		}
 		if _, err := dec.Token(); err != io.EOF {
 			http.Error(w, "body is not a single review request", http.StatusBadRequest)
+			return
+		}
+		if len(in.Request.Question) > PeerQuestionLimit {
+			http.Error(w, "the question is too large", http.StatusRequestEntityTooLarge)
 			return
 		}
 		if strings.TrimSpace(in.Request.Question) == "" {

@@ -2,46 +2,92 @@ package ops
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
-	"strings"
+	"path/filepath"
 	"time"
 
 	"git-reason/advisor"
 	"git-reason/advisor/transport"
+	"git-reason/cmd/git-reason/internal/guard"
 	"git-reason/policy"
+	"git-reason/record"
 )
 
-// ServeRequest says where to serve reviews to peers.
+// ServeRequest says where and how to serve reviews to peers.
 type ServeRequest struct {
 	Listen   string // address to listen on, e.g. 127.0.0.1:7411
-	TokenVar string // environment variable holding the token peers must send
+	TokenVar string // environment variable holding the token; unset: the token file
+	// AllowHosts and AllowOrigins widen the guard (see package guard).
+	AllowHosts, AllowOrigins []string
+	MaxInFlight              int    // consultations at once; 0 is the guard's default
+	TLSCert, TLSKey          string // serve HTTPS with these PEM files
 	// Ready is called once, with the review URL, when the server listens.
 	Ready func(url string)
+	// Note receives one line each for what the user must know: where the
+	// token is, and a warning when serving beyond loopback in clear.
+	Note func(line string)
+}
+
+// ServeTokenPath is where serve keeps the token it generates.
+func (e *Session) ServeTokenPath() string {
+	return filepath.Join(e.Repo.CommonDir, "reason", "serve-token")
 }
 
 // ServePeers answers peers' review requests with this repository's own
 // available advisors until ctx ends; then it shuts down and returns nil.
-// Without a token it listens on loopback only.
+// A token is always required, loopback included: the variable named by
+// TokenVar when set, else a token generated once and kept (mode 0600) in
+// ServeTokenPath. Every request passes the guard (host, origin, token,
+// content type, concurrency, size).
 func (e *Session) ServePeers(ctx context.Context, req ServeRequest) error {
+	note := req.Note
+	if note == nil {
+		note = func(string) {}
+	}
+	if (req.TLSCert == "") != (req.TLSKey == "") {
+		return Usage("give both --tls-cert and --tls-key, or neither")
+	}
 	if _, _, err := e.Availability(ctx, time.Now()); err != nil {
 		return err
 	}
 	token := os.Getenv(req.TokenVar)
+	if token == "" {
+		path := e.ServeTokenPath()
+		t, created, err := guard.LoadOrCreateToken(path)
+		if err != nil {
+			return Usage("%v", err)
+		}
+		token = t
+		verb := "kept"
+		if created {
+			verb = "generated"
+		}
+		note(fmt.Sprintf("token %s in %s: peers send it as 'Authorization: Bearer <token>' (read it with: cat %s), or set %s to choose one", verb, path, path, req.TokenVar))
+	}
 	ln, err := net.Listen("tcp", req.Listen)
 	if err != nil {
 		return Usage("listen on %s: %v", req.Listen, err)
 	}
-	if ta, ok := ln.Addr().(*net.TCPAddr); token == "" && !(ok && ta.IP.IsLoopback()) {
-		ln.Close()
-		return Usage("serving beyond loopback needs a token: set %s", req.TokenVar)
+	scheme := "http"
+	if req.TLSCert != "" {
+		scheme = "https"
 	}
-	srv := &http.Server{Handler: e.PeerHandler(token), ReadHeaderTimeout: 10 * time.Second}
+	if !guard.IsLoopback(ln.Addr()) {
+		if scheme == "http" {
+			note(fmt.Sprintf("warning: serving on %s beyond loopback without TLS: the token and every question cross the network in clear; use --tls-cert and --tls-key", ln.Addr()))
+		}
+		if len(req.AllowHosts) == 0 {
+			note("warning: only loopback Host names are accepted: name this machine with --allow-host for peers elsewhere")
+		}
+	}
+	srv := guard.Server(guard.Wrap(guard.Config{Token: token, AllowHosts: req.AllowHosts,
+		AllowOrigins: req.AllowOrigins, MaxInFlight: req.MaxInFlight, MaxBody: transport.PeerQuestionLimit * 2}, e.PeerHandler()))
 	if req.Ready != nil {
-		req.Ready("http://" + ln.Addr().String() + transport.PeerPath)
+		req.Ready(scheme + "://" + ln.Addr().String() + transport.PeerPath)
 	}
 	go func() {
 		<-ctx.Done()
@@ -49,28 +95,24 @@ func (e *Session) ServePeers(ctx context.Context, req ServeRequest) error {
 		defer cancel()
 		_ = srv.Shutdown(sctx)
 	}()
-	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if scheme == "https" {
+		err = srv.ServeTLS(ln, req.TLSCert, req.TLSKey)
+	} else {
+		err = srv.Serve(ln)
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if scheme == "https" {
+			return Usage("serve TLS with %s and %s: %v", req.TLSCert, req.TLSKey, err)
+		}
 		return err
 	}
 	return nil
 }
 
-// PeerHandler is the whole HTTP surface of serve, in one place: every
-// check on a request (today the bearer token when one is set) wraps the
-// review endpoint here.
-func (e *Session) PeerHandler(token string) http.Handler {
-	h := transport.PeerHandler(e.ReviewForPeer)
-	if token == "" {
-		return h
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
-			http.Error(w, "authentication required", http.StatusUnauthorized)
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
+// PeerHandler is the review endpoint without the guard (ServePeers puts
+// the guard in front of it).
+func (e *Session) PeerHandler() http.Handler {
+	return transport.PeerHandler(e.ReviewForPeer)
 }
 
 // ReviewForPeer answers one peer's request with this repository's advisors
@@ -98,11 +140,18 @@ func (e *Session) ReviewForPeer(ctx context.Context, req transport.Request) []tr
 		d, _ := cat.Advisor(id)
 		decls = append(decls, d)
 	}
+	// The caller learns what answered and how each one failed, never
+	// which advisors this server declares, where they live or what their
+	// errors said: ids become positions, failures keep their kind only.
 	answers := make([]transport.PeerAnswer, 0, len(decls))
-	for _, a := range advisor.AskEach(ctx, decls, req) {
-		pa := transport.PeerAnswer{Advisor: a.Advisor, Status: transport.PeerFailed, Failure: a.Failure}
+	for i, a := range advisor.AskEach(ctx, decls, req) {
+		id := fmt.Sprintf("advisor-%d", i+1)
+		pa := transport.PeerAnswer{Advisor: id, Status: transport.PeerFailed}
+		if a.Failure != nil {
+			pa.Failure = &record.Failure{Kind: a.Failure.Kind, RetryAfterS: a.Failure.RetryAfterS}
+		}
 		if a.Completed() {
-			pa = transport.PeerAnswer{Advisor: a.Advisor, Status: transport.PeerCompleted, Conclusion: a.Conclusion, Model: a.Model}
+			pa = transport.PeerAnswer{Advisor: id, Status: transport.PeerCompleted, Conclusion: a.Conclusion, Model: a.Model}
 		}
 		answers = append(answers, pa)
 	}

@@ -83,7 +83,7 @@ func serving(t *testing.T) (string, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(sess.PeerHandler(""))
+	srv := httptest.NewServer(sess.PeerHandler())
 	t.Cleanup(srv.Close)
 	return srv.URL, asked
 }
@@ -118,8 +118,8 @@ func TestServeSelectsByPolicyCapabilities(t *testing.T) {
 		t.Fatalf("the advisor was asked for a capability it lacks: %q", data)
 	}
 	got := review(t, url, "reasoning")
-	if len(got) != 1 || got[0].Advisor != "adv-local" || got[0].Status != transport.PeerCompleted || got[0].Model == nil {
-		t.Fatalf("a request needing reasoning: %+v, want adv-local's completed answer", got)
+	if len(got) != 1 || got[0].Advisor != "advisor-1" || got[0].Status != transport.PeerCompleted || got[0].Model == nil {
+		t.Fatalf("a request needing reasoning: %+v, want the completed answer of its first advisor, named by position", got)
 	}
 	if data, _ := os.ReadFile(asked); strings.Count(string(data), "asked") != 1 {
 		t.Errorf("the advisor was asked %d times, want once", strings.Count(string(data), "asked"))

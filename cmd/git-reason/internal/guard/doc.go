@@ -1,0 +1,27 @@
+// Package guard is the one gate in front of every HTTP surface git reason
+// serves on a laptop (serve today; mcp --http and web are to reuse it).
+//
+// A browser on the same machine can reach a loopback server: any web page
+// may POST to 127.0.0.1 (a "simple" request needs no preflight when its
+// Content-Type is text/plain), and a page on a domain the attacker controls
+// can rebind its name to 127.0.0.1 (DNS rebinding) and then read the
+// answers. So, for every request, in this order:
+//
+//   - the Host header must be a loopback name or address (localhost,
+//     127.0.0.0/8, ::1) or one allowed explicitly: a rebound name is
+//     refused (403);
+//   - a request carrying an Origin header comes from a browser page and is
+//     refused (403) unless that origin is allowed explicitly;
+//   - "Authorization: Bearer <token>" must carry the token, compared in
+//     constant time (401); there is always a token, loopback included
+//     (see LoadOrCreateToken);
+//   - the Content-Type must be application/json (415), which a page cannot
+//     send without a preflight the server never answers;
+//   - at most MaxInFlight requests run at once; past that, 503 with
+//     Retry-After;
+//   - the body is capped (413).
+//
+// Server sets read, write and idle timeouts. Refusals are one short JSON
+// object, {"error": "..."}, saying what to fix and nothing about the
+// server's configuration.
+package guard

@@ -1,0 +1,148 @@
+package guard
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"mime"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is what the guard lets through.
+type Config struct {
+	// Token is the bearer token every request must carry; it must not be
+	// empty.
+	Token string
+	// AllowHosts are Host names (with or without a port) accepted beyond
+	// the loopback ones.
+	AllowHosts []string
+	// AllowOrigins are exact Origin values accepted (scheme://host[:port]).
+	AllowOrigins []string
+	// MaxInFlight bounds the requests served at once (default 4).
+	MaxInFlight int
+	// RetryAfter is what a request past MaxInFlight is told (default 5s).
+	RetryAfter time.Duration
+	// MaxBody caps a request body in bytes (default 128 KiB).
+	MaxBody int64
+	// Deadline bounds one request's work, through its context (default
+	// 4 minutes: under Server's write timeout, so the answer is written).
+	Deadline time.Duration
+}
+
+// Wrap returns next behind the guard.
+func Wrap(cfg Config, next http.Handler) http.Handler {
+	if cfg.MaxInFlight <= 0 {
+		cfg.MaxInFlight = 4
+	}
+	if cfg.RetryAfter <= 0 {
+		cfg.RetryAfter = 5 * time.Second
+	}
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = 128 << 10
+	}
+	if cfg.Deadline <= 0 {
+		cfg.Deadline = 4 * time.Minute
+	}
+	slots := make(chan struct{}, cfg.MaxInFlight)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !hostAllowed(r.Host, cfg.AllowHosts) {
+			refuse(w, http.StatusForbidden, "the Host header names no loopback host: add it with --allow-host if it is yours")
+			return
+		}
+		if o := r.Header.Get("Origin"); o != "" && !contains(cfg.AllowOrigins, o) {
+			refuse(w, http.StatusForbidden, "requests from web pages are refused: add the origin with --allow-origin if it is yours")
+			return
+		}
+		if !authorized(r.Header.Get("Authorization"), cfg.Token) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="git reason"`)
+			refuse(w, http.StatusUnauthorized, "send the server's token as 'Authorization: Bearer <token>'")
+			return
+		}
+		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+			refuse(w, http.StatusUnsupportedMediaType, "send Content-Type: application/json")
+			return
+		}
+		select {
+		case slots <- struct{}{}:
+			defer func() { <-slots }()
+		default:
+			w.Header().Set("Retry-After", strconv.Itoa(int((cfg.RetryAfter+time.Second-1)/time.Second)))
+			refuse(w, http.StatusServiceUnavailable, "the server is busy: try again later")
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, cfg.MaxBody)
+		ctx, cancel := context.WithTimeout(r.Context(), cfg.Deadline)
+		defer cancel()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// Server is an http.Server for h with the timeouts a laptop's server
+// needs: a slow client cannot hold a connection, an idle one is closed.
+func Server(h http.Handler) *http.Server {
+	return &http.Server{Handler: h,
+		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		WriteTimeout: 5 * time.Minute, IdleTimeout: 60 * time.Second,
+		MaxHeaderBytes: 32 << 10}
+}
+
+// authorized compares the bearer token in constant time; only the Bearer
+// scheme is accepted.
+func authorized(header, token string) bool {
+	got, ok := strings.CutPrefix(header, "Bearer ")
+	if !ok || token == "" {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(got), []byte(token)) == 1
+}
+
+// hostAllowed accepts localhost, loopback addresses, and the allowed
+// names, with or without a port.
+func hostAllowed(host string, allowed []string) bool {
+	if host == "" {
+		return false
+	}
+	name := host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		name = h
+	}
+	name = strings.TrimSuffix(strings.Trim(name, "[]"), ".")
+	if strings.EqualFold(name, "localhost") {
+		return true
+	}
+	if ip := net.ParseIP(name); ip != nil && ip.IsLoopback() {
+		return true
+	}
+	for _, a := range allowed {
+		if strings.EqualFold(a, host) || strings.EqualFold(a, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// IsLoopback reports whether addr (an address the server listens on)
+// is a loopback one.
+func IsLoopback(addr net.Addr) bool {
+	ta, ok := addr.(*net.TCPAddr)
+	return ok && ta.IP.IsLoopback()
+}
+
+func refuse(w http.ResponseWriter, code int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(map[string]string{"error": msg})
+}
+
+func contains(xs []string, x string) bool {
+	for _, s := range xs {
+		if s == x {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package guard
+
+const noFollow = 0

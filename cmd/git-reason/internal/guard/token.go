@@ -1,0 +1,69 @@
+package guard
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// LoadOrCreateToken returns the token kept in path, creating it (32 random
+// bytes, hex) with mode 0600 in a 0700 directory when it does not exist.
+// A token file that others may read, or that is not a regular file, is
+// refused: the token is what stands between any local process and the
+// user's advisors.
+func LoadOrCreateToken(path string) (token string, created bool, err error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return create(path)
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("read the token file %s: %w", path, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", false, err
+	}
+	if !fi.Mode().IsRegular() {
+		return "", false, fmt.Errorf("the token file %s is not a regular file: remove it and serve again", path)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		return "", false, fmt.Errorf("the token file %s may be read by others (mode %v): run 'chmod 600 %s' or remove it", path, fi.Mode().Perm(), path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, 4096))
+	if err != nil {
+		return "", false, err
+	}
+	token = strings.TrimSpace(string(data))
+	if len(token) < 16 {
+		return "", false, fmt.Errorf("the token file %s holds no usable token: remove it and serve again", path)
+	}
+	return token, false, nil
+}
+
+func create(path string) (string, bool, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", false, fmt.Errorf("create the token file: %w", err)
+	}
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", false, err
+	}
+	token := hex.EncodeToString(b)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o600)
+	if err != nil {
+		return "", false, fmt.Errorf("create the token file: %w", err)
+	}
+	_, werr := f.WriteString(token + "\n")
+	if err := errors.Join(werr, f.Sync(), f.Close()); err != nil {
+		os.Remove(path)
+		return "", false, fmt.Errorf("write the token file: %w", err)
+	}
+	return token, true, nil
+}

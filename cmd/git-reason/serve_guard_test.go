@@ -1,0 +1,336 @@
+package main
+
+// serve is safe on a laptop: the attacks a web page or another local
+// process can make on 'git reason serve', each through the real binary
+// started by git's own dispatch. On the code before the guard, a text/plain
+// POST from any page, with a foreign Host and no token, got both advisors'
+// answers, their ids and their errors.
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"encoding/pem"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// guardOverlay is the user's own overlay: one advisor that answers after
+// a pause (so requests overlap) and one that fails, printing an address
+// and an error a caller must not learn.
+const guardOverlay = `advisors:
+  - id: adv-secret-answering
+    transport: cli
+    adapter: exec
+    executable: fake-guard-ok
+    command: [fake-guard-ok]
+    capabilities: [reasoning]
+  - id: adv-secret-failing
+    transport: cli
+    adapter: exec
+    executable: fake-guard-fail
+    command: [fake-guard-fail]
+    capabilities: [reasoning]
+`
+
+type served struct {
+	t      *testing.T
+	url    string
+	stderr *syncBuffer
+	cmd    *exec.Cmd
+	client *http.Client
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startServe runs 'git reason serve' in a fresh repository with args and
+// returns once it listens.
+func startServe(t *testing.T, env []string, repo string, args ...string) *served {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"reason", "serve", "--listen", "127.0.0.1:0"}, args...)...)
+	cmd.Dir, cmd.Env = repo, env
+	s := &served{t: t, stderr: &syncBuffer{}, cmd: cmd, client: &http.Client{Timeout: 30 * time.Second}}
+	pr, pw := io.Pipe()
+	cmd.Stderr = io.MultiWriter(s.stderr, pw)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+		}
+		pw.Close()
+	})
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		re := regexp.MustCompile(`serving reviews on (\S+)`)
+		for sc.Scan() {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				found <- m[1]
+			}
+		}
+	}()
+	select {
+	case s.url = <-found:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("serve did not start: %s", s.stderr.String())
+	}
+	return s
+}
+
+// post sends a review request and returns the status, headers and body.
+func (s *served) post(headers map[string]string, body string) (int, http.Header, string) {
+	s.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, s.url, strings.NewReader(body))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	for k, v := range headers {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, string(data)
+}
+
+const reviewBody = `{"request": {"subject": "queue", "question": "Keep the queue in the database?", "needs": ["reasoning"]}}`
+
+func TestServeGuard(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake advisors are shell scripts")
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not on PATH")
+	}
+	self, err := exec.LookPath("git-reason")
+	if err != nil {
+		t.Fatalf("git-reason is not on PATH (TestMain puts it there): %v", err)
+	}
+	root := t.TempDir()
+	home, bin, repo := filepath.Join(root, "home"), filepath.Join(root, "bin"), filepath.Join(root, "repo")
+	asked := filepath.Join(root, "asked")
+	for p, data := range map[string]string{
+		filepath.Join(home, ".gitconfig"):                            "[user]\n\tname = Ada Tester\n\temail = ada@example.invalid\n",
+		filepath.Join(home, ".config", "git-reason", "advisors.yaml"): guardOverlay,
+		filepath.Join(bin, "fake-guard-ok"): "#!/bin/sh\ncat >/dev/null\necho asked >> '" + asked + "'\nsleep 2\n" +
+			`echo '{"stance":"endorse","summary":"fine by me","confidence":0.6,"model":"fake-model-9"}'` + "\n",
+		filepath.Join(bin, "fake-guard-fail"): "#!/bin/sh\ncat >/dev/null\necho 'cannot reach https://internal.secret-host.example/v1: connection refused' >&2\nexit 1\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := []string{
+		"PATH=" + strings.Join([]string{filepath.Dir(self), bin, os.Getenv("PATH")}, string(os.PathListSeparator)),
+		"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_CEILING_DIRECTORIES=" + root, "LC_ALL=C", "GIT_REASON_PEER_TOKEN=",
+	}
+	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+
+	// The attack: a web page's simple POST, foreign Host, no token.
+	s := startServe(t, env, repo)
+	if code, _, body := s.post(map[string]string{"Content-Type": "text/plain", "Host": "attacker.example:7411", "Origin": "http://attacker.example"}, reviewBody); code == http.StatusOK || strings.Contains(body, "fine by me") {
+		t.Errorf("a web page's text/plain POST was answered: %d %s", code, body)
+	}
+
+	// No token configured: serve generated one, says where, keeps it 0600.
+	tokenPath := filepath.Join(repo, ".git", "reason", "serve-token")
+	if !strings.Contains(s.stderr.String(), "token generated in "+tokenPath) || !strings.Contains(s.stderr.String(), "cat "+tokenPath) {
+		t.Errorf("serve does not say where its token is: %s", s.stderr.String())
+	}
+	fi, err := os.Stat(tokenPath)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("token file: %v %v, want mode 0600", fi, err)
+	}
+	data, _ := os.ReadFile(tokenPath)
+	token := strings.TrimSpace(string(data))
+	if strings.Contains(s.stderr.String(), token) {
+		t.Errorf("serve printed the token itself")
+	}
+	good := map[string]string{"Authorization": "Bearer " + token, "Content-Type": "application/json"}
+	with := func(k, v string) map[string]string {
+		h := map[string]string{}
+		for a, b := range good {
+			h[a] = b
+		}
+		if v == "" {
+			delete(h, k)
+		} else {
+			h[k] = v
+		}
+		return h
+	}
+
+	for name, c := range map[string]struct {
+		headers map[string]string
+		want    int
+	}{
+		"no token":            {with("Authorization", ""), http.StatusUnauthorized},
+		"wrong token":         {with("Authorization", "Bearer "+strings.Repeat("0", len(token))), http.StatusUnauthorized},
+		"token not as Bearer": {with("Authorization", "Basic "+token), http.StatusUnauthorized},
+		"text/plain":          {with("Content-Type", "text/plain"), http.StatusUnsupportedMediaType},
+		"no content type":     {with("Content-Type", ""), http.StatusUnsupportedMediaType},
+		"rebound host":        {with("Host", "attacker.example:7411"), http.StatusForbidden},
+		"browser origin":      {with("Origin", "http://attacker.example"), http.StatusForbidden},
+	} {
+		if code, _, body := s.post(c.headers, reviewBody); code != c.want || strings.Contains(body, "fine by me") {
+			t.Errorf("%s: %d %s, want %d", name, code, body, c.want)
+		}
+	}
+	if _, err := os.Stat(asked); err == nil {
+		t.Fatalf("a refused request reached an advisor")
+	}
+
+	// The right request is answered, with no advisor id, address or error.
+	code, _, body := s.post(good, reviewBody)
+	if code != http.StatusOK || !strings.Contains(body, "fine by me") {
+		t.Fatalf("the right request: %d %s", code, body)
+	}
+	for _, secret := range []string{"adv-secret", "secret-host", "connection refused", "https://"} {
+		if strings.Contains(body, secret) {
+			t.Errorf("the answer reveals %q: %s", secret, body)
+		}
+	}
+	var resp struct{ Answers []struct{ Advisor, Status string } }
+	if err := json.Unmarshal([]byte(body), &resp); err != nil || len(resp.Answers) != 2 || resp.Answers[1].Status != "failed" {
+		t.Errorf("answers: %v %s, want one completed and one failed", err, body)
+	}
+
+	// A question over 64 KiB is refused before any advisor is asked.
+	before, _ := os.ReadFile(asked)
+	big := `{"request": {"subject": "s", "question": "` + strings.Repeat("q", 70<<10) + `", "needs": ["reasoning"]}}`
+	if code, _, _ := s.post(good, big); code != http.StatusRequestEntityTooLarge {
+		t.Errorf("a 70 KiB question: %d, want 413", code)
+	}
+	if after, _ := os.ReadFile(asked); len(after) != len(before) {
+		t.Errorf("a refused question reached an advisor")
+	}
+
+	// At most one in flight (--max-inflight 1): the second gets 503 and
+	// Retry-After while the first is answered.
+	_ = s.cmd.Process.Signal(os.Interrupt)
+	_ = s.cmd.Wait()
+	s = startServe(t, env, repo, "--max-inflight", "1")
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if code, _, _ := s.post(good, reviewBody); code != http.StatusOK {
+			t.Errorf("the first of two concurrent requests: %d", code)
+		}
+	}()
+	time.Sleep(700 * time.Millisecond)
+	code, hdr, _ := s.post(good, reviewBody)
+	wg.Wait()
+	if code != http.StatusServiceUnavailable || hdr.Get("Retry-After") == "" {
+		t.Errorf("a request past --max-inflight: %d Retry-After %q, want 503 with Retry-After", code, hdr.Get("Retry-After"))
+	}
+
+	// An allowed host and origin are accepted; a restart keeps the token.
+	_ = s.cmd.Process.Signal(os.Interrupt)
+	_ = s.cmd.Wait()
+	s = startServe(t, env, repo, "--allow-host", "reviews.example", "--allow-origin", "https://reviews.example")
+	if !strings.Contains(s.stderr.String(), "token kept in "+tokenPath) {
+		t.Errorf("a second serve does not reuse the token: %s", s.stderr.String())
+	}
+	if code, _, _ := s.post(with("Host", "reviews.example:7411"), reviewBody); code != http.StatusOK {
+		t.Errorf("an allowed host: %d", code)
+	}
+	if code, _, _ := s.post(with("Origin", "https://reviews.example"), reviewBody); code != http.StatusOK {
+		t.Errorf("an allowed origin: %d", code)
+	}
+
+	// TLS: with a certificate, serve speaks HTTPS only.
+	cert, key := selfSigned(t, root)
+	s = startServe(t, env, repo, "--tls-cert", cert, "--tls-key", key)
+	if !strings.HasPrefix(s.url, "https://") {
+		t.Fatalf("serve with TLS listens on %s", s.url)
+	}
+	pool := x509.NewCertPool()
+	pemData, _ := os.ReadFile(cert)
+	pool.AppendCertsFromPEM(pemData)
+	s.client = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	if code, _, body := s.post(good, reviewBody); code != http.StatusOK {
+		t.Errorf("over TLS: %d %s", code, body)
+	}
+}
+
+// selfSigned writes a certificate for 127.0.0.1 and its key.
+func selfSigned(t *testing.T, dir string) (string, string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "git reason test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, KeyUsage: x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kd, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, keyPath := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(cert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyPath, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kd}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return cert, keyPath
+}
