@@ -156,7 +156,7 @@ func TestServeGuard(t *testing.T) {
 	home, bin, repo := filepath.Join(root, "home"), filepath.Join(root, "bin"), filepath.Join(root, "repo")
 	asked := filepath.Join(root, "asked")
 	for p, data := range map[string]string{
-		filepath.Join(home, ".gitconfig"):                            "[user]\n\tname = Ada Tester\n\temail = ada@example.invalid\n",
+		filepath.Join(home, ".gitconfig"):                             "[user]\n\tname = Ada Tester\n\temail = ada@example.invalid\n",
 		filepath.Join(home, ".config", "git-reason", "advisors.yaml"): guardOverlay,
 		filepath.Join(bin, "fake-guard-ok"): "#!/bin/sh\ncat >/dev/null\necho asked >> '" + asked + "'\nsleep 2\n" +
 			`echo '{"stance":"endorse","summary":"fine by me","confidence":0.6,"model":"fake-model-9"}'` + "\n",
@@ -242,7 +242,9 @@ func TestServeGuard(t *testing.T) {
 			t.Errorf("the answer reveals %q: %s", secret, body)
 		}
 	}
-	var resp struct{ Answers []struct{ Advisor, Status string } }
+	var resp struct {
+		Answers []struct{ Advisor, Status string }
+	}
 	if err := json.Unmarshal([]byte(body), &resp); err != nil || len(resp.Answers) != 2 || resp.Answers[1].Status != "failed" {
 		t.Errorf("answers: %v %s, want one completed and one failed", err, body)
 	}
