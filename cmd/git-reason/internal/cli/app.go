@@ -46,10 +46,63 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	code := exitCode(err)
-	if msg := strings.TrimSpace(err.Error()); msg != "" {
+	msg := strings.TrimSpace(err.Error())
+	if wantsJSON(args) {
+		printJSONError(stderr, code, msg)
+		return code
+	}
+	if msg != "" {
 		fmt.Fprintf(stderr, "git reason: %s\n", record.PrintableText(msg))
 	}
 	return code
+}
+
+// wantsJSON reports whether the command line asked for JSON output, so
+// that an error is JSON too.
+func wantsJSON(args []string) bool {
+	for _, a := range args[1:] {
+		if a == "--" {
+			return false
+		}
+		if a == "--json" || a == "--jq" || strings.HasPrefix(a, "--jq=") || strings.HasPrefix(a, "--json=") {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonError is an error as --json prints it on stderr.
+type jsonError struct {
+	Error struct {
+		Code    string `json:"code"`    // usage, refused, failure, interrupted
+		Message string `json:"message"` // what was wrong
+		Hint    string `json:"hint"`    // what to do, when the message says it; else ""
+	} `json:"error"`
+}
+
+// printJSONError prints {"error": {"code", "message", "hint"}}: the code
+// names the exit status, the hint is the message's "run '…'" or "see '…'"
+// advice.
+func printJSONError(w io.Writer, status int, msg string) {
+	var e jsonError
+	switch status {
+	case exitUsage:
+		e.Error.Code = "usage"
+	case exitRefused:
+		e.Error.Code = "refused"
+	case 130:
+		e.Error.Code = "interrupted"
+	default:
+		e.Error.Code = "failure"
+	}
+	e.Error.Message = msg
+	for _, marker := range []string{"run '", "see '", "start it with '", "set it with "} {
+		if i := strings.LastIndex(msg, marker); i >= 0 {
+			e.Error.Hint = strings.TrimRight(msg[i:], ")")
+			break
+		}
+	}
+	_ = exportJSON(w, e)
 }
 
 func exitCode(err error) int {
@@ -94,6 +147,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	for _, mk := range commands {
 		cmd := mk()
 		cmd.OnUsageError = usageError
+		addJQ(cmd)
 		filterCommands(cmd)
 		app.Commands = append(app.Commands, cmd)
 	}
@@ -235,6 +289,16 @@ func reorder(app *cli.App, args []string) []string {
 		out = append(out, pos...)
 	}
 	return out
+}
+
+// addJQ gives every verb (and sub-verb) that prints --json a --jq too.
+func addJQ(cmd *cli.Command) {
+	for _, sub := range cmd.Subcommands {
+		addJQ(sub)
+	}
+	if isFlag(cmd.Flags, "--json") && !isFlag(cmd.Flags, "--jq") {
+		cmd.Flags = append(cmd.Flags, jqFlag())
+	}
 }
 
 // isFlag reports whether arg (e.g. "--profile=x") names one of flags.

@@ -25,6 +25,7 @@ func demoCommand() *cli.Command {
 		Usage: "run a full reasoning cycle in a scratch repository and print its status and report",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "keep", Usage: "keep the scratch repository and print its path", Destination: &o.Keep},
+			o.jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			o.bind(c)
@@ -50,23 +51,48 @@ func runDemoCommand(ctx context.Context, o *demoOptions) error {
 			return fmt.Errorf("git %v: %v: %s", args, err, out)
 		}
 	}
-	fmt.Fprintf(o.Out, "scratch repository: %s\n\n", dir)
 	sess, err := ops.Open(ctx, ops.Options{Dir: dir, Profile: "offline"})
 	if err != nil {
 		return err
 	}
-	return runDemo(ctx, o.Out, sess, dir)
+	if !o.JSON {
+		fmt.Fprintf(o.Out, "scratch repository: %s\n\n", dir)
+		return runDemo(ctx, o.Out, sess, dir, nil)
+	}
+	out := &demoJSON{Repository: dir}
+	if !o.Keep {
+		out.Repository = ""
+	}
+	if err := runDemo(ctx, devNull{}, sess, dir, out); err != nil {
+		return err
+	}
+	return o.render(out, nil)
+}
+
+// demoJSON is what demo --json prints: every record the cycle wrote, the
+// task's status and its report; the repository only with --keep.
+type demoJSON struct {
+	Repository string        `json:"repository,omitempty"`
+	Records    []recordJSON  `json:"records"`
+	Status     record.Status `json:"status"`
+	Report     string        `json:"report"`
 }
 
 // runDemo walks one task through assess, plan, conclude, validate and
 // attempt, then shows that a second task on the same subject reuses the
 // standing conclusion.
-func runDemo(ctx context.Context, w io.Writer, sess *ops.Session, dir string) error {
+func runDemo(ctx context.Context, w io.Writer, sess *ops.Session, dir string, out *demoJSON) error {
+	keep := func(res *record.Result) {
+		if out != nil {
+			out.Records = append(out.Records, recordJSON{Record: res.Record, Commit: res.Commit})
+		}
+	}
 	step := func(kind record.Kind, task string, body any) (*record.Result, error) {
 		res, err := sess.Append(ctx, task, kind, ops.Marshal(body))
 		if err != nil {
 			return nil, fmt.Errorf("demo %s: %w", kind, err)
 		}
+		keep(res)
 		fmt.Fprintf(w, "$ git reason %s %s\n  %s %s: %s\n", verb(kind), task, res.Kind, res.ID[:10], record.Summary(res.Entry))
 		return res, nil
 	}
@@ -95,6 +121,7 @@ func runDemo(ctx context.Context, w io.Writer, sess *ops.Session, dir string) er
 	if err != nil {
 		return err
 	}
+	keep(v)
 	fmt.Fprintf(w, "$ git reason validate db-migration --run 'git --version'\n  %s %s: %s\n", v.Kind, v.ID[:10], record.Summary(v.Entry))
 	if _, err := step(record.KindAttempt, "db-migration", &record.Attempt{Conclusion: k.ID, Outcome: "succeeded", Notes: "shadow table in place"}); err != nil {
 		return err
@@ -108,6 +135,9 @@ func runDemo(ctx context.Context, w io.Writer, sess *ops.Session, dir string) er
 	st, _, err := sess.State(ctx, "db-migration")
 	if err != nil {
 		return err
+	}
+	if out != nil {
+		out.Status, out.Report = st.Summarize(), st.Report()
 	}
 	fmt.Fprintln(w)
 	printStatus(w, st.Summarize())

@@ -4,23 +4,41 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/urfave/cli/v2"
+
+	"git-reason/cmd/git-reason/internal/ops"
+	"git-reason/record"
 )
 
 type logOptions struct {
 	base
-	Task string // "": every task
+	Task    string      // "": every task
+	Max     int         // -n: the newest N entries; 0 all
+	Since   time.Time   // --since: entries created at or after
+	Kind    record.Kind // --kind: only this kind
+	OneLine bool        // --oneline: id, kind and summary
+	Now     func() time.Time
 }
 
 func logCommand() *cli.Command {
-	o := &logOptions{}
+	o := &logOptions{Now: time.Now}
+	var since, kind string
 	return &cli.Command{
 		Name:      "log",
 		Usage:     "show the timeline of a task, or of every task",
-		ArgsUsage: "[TASK]",
-		Flags:     []cli.Flag{o.jsonFlag()},
+		ArgsUsage: "[TASK] [-n N] [--since WHEN] [--kind KIND] [--oneline]",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "max-count", Aliases: []string{"n"}, Usage: "show only the newest `N` entries", Destination: &o.Max},
+			&cli.StringFlag{Name: "since", Usage: "only entries created since `WHEN`: a date (2026-01-31), an RFC 3339 time, or an age (36h, 7d)", Destination: &since},
+			&cli.StringFlag{Name: "kind", Usage: "only records of `KIND` (assessment, plan, consultation, ...)", Destination: &kind},
+			&cli.BoolFlag{Name: "oneline", Usage: "one short line per entry: id, kind, summary", Destination: &o.OneLine},
+			o.jsonFlag(),
+		},
 		Action: func(c *cli.Context) error {
 			o.bind(c)
 			if err := noMoreArgs(c, 1); err != nil {
@@ -33,9 +51,46 @@ func logCommand() *cli.Command {
 				}
 				o.Task = task
 			}
+			if o.Max < 0 {
+				return ops.Usage("-n %d: give a positive number of entries", o.Max)
+			}
+			if kind != "" {
+				k, err := record.ParseKind(kind)
+				if err != nil {
+					return ops.Usage("--kind: %v", err)
+				}
+				o.Kind = k
+			}
+			if since != "" {
+				t, err := parseSince(since, o.Now())
+				if err != nil {
+					return err
+				}
+				o.Since = t
+			}
 			return runLog(c.Context, o)
 		},
 	}
+}
+
+// parseSince reads a date, an RFC 3339 time, or an age before now
+// (Go durations, plus d for days and w for weeks).
+func parseSince(s string, now time.Time) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse("2006-01-02", s); err == nil {
+		return t, nil
+	}
+	for suffix, unit := range map[string]time.Duration{"d": 24 * time.Hour, "w": 7 * 24 * time.Hour} {
+		if n, err := strconv.Atoi(strings.TrimSuffix(s, suffix)); err == nil && strings.HasSuffix(s, suffix) && n >= 0 {
+			return now.Add(-time.Duration(n) * unit), nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, ops.Usage("--since %q: give a date (2026-01-31), an RFC 3339 time, or an age (36h, 7d, 2w)", s)
 }
 
 func runLog(ctx context.Context, o *logOptions) error {
@@ -43,11 +98,32 @@ func runLog(ctx context.Context, o *logOptions) error {
 	if err != nil {
 		return err
 	}
-	lines, err := sess.Log(ctx, o.Task)
+	all, err := sess.Log(ctx, o.Task)
 	if err != nil {
 		return err
 	}
+	lines := []ops.LogLine{}
+	for _, l := range all {
+		if o.Kind != "" && l.Kind != o.Kind {
+			continue
+		}
+		if !o.Since.IsZero() {
+			if t, err := time.Parse(time.RFC3339Nano, l.Created); err == nil && t.Before(o.Since) {
+				continue
+			}
+		}
+		lines = append(lines, l)
+	}
+	if o.Max > 0 && len(lines) > o.Max {
+		lines = lines[len(lines)-o.Max:]
+	}
 	return o.render(lines, func(w io.Writer) error {
+		if o.OneLine {
+			for _, l := range lines {
+				fmt.Fprintf(w, "%s %s %s\n", l.ID[:10], l.Kind, l.Summary)
+			}
+			return nil
+		}
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		for _, l := range lines {
 			fmt.Fprintf(tw, "%s\t%d\t%s\t%-12s\t%s\t%s\n", l.Task, l.Clock, l.ID[:10], l.Kind, l.Created, l.Summary)

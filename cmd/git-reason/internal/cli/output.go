@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"reflect"
 
+	"github.com/itchyny/gojq"
 	"github.com/urfave/cli/v2"
 
 	"git-reason/cmd/git-reason/internal/ops"
@@ -17,13 +20,22 @@ type base struct {
 	Out  io.Writer // data
 	Err  io.Writer // status and progress
 	Open func() (*ops.Session, error)
-	JSON bool // --json: data goes through exportJSON
+	JSON bool   // --json: data goes through exportJSON
+	JQ   string // --jq: a jq expression the JSON goes through (implies --json)
 }
 
 // bind fills the dependencies from the running command.
 func (b *base) bind(c *cli.Context) {
 	b.In, b.Out, b.Err = c.App.Reader, c.App.Writer, c.App.ErrWriter
 	b.Open = func() (*ops.Session, error) { return open(c) }
+	if c.IsSet("jq") {
+		b.JQ, b.JSON = c.String("jq"), true
+	}
+}
+
+// jqFlag is added by newApp to every verb that has --json.
+func jqFlag() cli.Flag {
+	return &cli.StringFlag{Name: "jq", Usage: "filter the JSON output with a jq `EXPRESSION` (implies --json); strings print raw"}
 }
 
 // jsonFlag wires --json into a verb's options.
@@ -33,6 +45,9 @@ func (b *base) jsonFlag() cli.Flag {
 
 // render prints v: as JSON with --json, else through text.
 func (b *base) render(v any, text func(w io.Writer) error) error {
+	if b.JQ != "" {
+		return exportJQ(b.Out, v, b.JQ)
+	}
 	if b.JSON {
 		return exportJSON(b.Out, v)
 	}
@@ -107,6 +122,67 @@ func noNullLists(v reflect.Value) reflect.Value {
 			out.SetMapIndex(it.Key(), noNullLists(it.Value()))
 		}
 		return out
+	}
+	return v
+}
+
+// exportJQ prints what the jq expression makes of v as exportJSON prints
+// it, one result per line: strings raw, everything else as compact JSON,
+// as gh's --jq does.
+func exportJQ(w io.Writer, v any, expr string) error {
+	q, err := gojq.Parse(expr)
+	if err != nil {
+		return ops.Usage("--jq %q: %v", expr, err)
+	}
+	var buf bytes.Buffer
+	if err := exportJSON(&buf, v); err != nil {
+		return err
+	}
+	var doc any
+	dec := json.NewDecoder(&buf)
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil {
+		return err
+	}
+	doc = jqNumbers(doc)
+	iter := q.Run(doc)
+	for {
+		r, ok := iter.Next()
+		if !ok {
+			return nil
+		}
+		if err, ok := r.(error); ok {
+			return ops.Usage("--jq %q: %v", expr, err)
+		}
+		if s, ok := r.(string); ok {
+			fmt.Fprintln(w, s)
+			continue
+		}
+		line, err := gojq.Marshal(r)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%s\n", line)
+	}
+}
+
+// jqNumbers turns json.Number into the int or float64 gojq computes with.
+func jqNumbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return int(i)
+		}
+		f, _ := x.Float64()
+		return f
+	case []any:
+		for i := range x {
+			x[i] = jqNumbers(x[i])
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = jqNumbers(x[k])
+		}
 	}
 	return v
 }

@@ -88,7 +88,7 @@ func statusAll(ctx context.Context, o *statusOptions, sess *ops.Session) error {
 		return err
 	}
 	if o.JSON {
-		return exportJSON(o.Out, all)
+		return o.render(all, nil)
 	}
 	if len(all) == 0 {
 		if hint := sess.PullHint(ctx); hint != "" {
