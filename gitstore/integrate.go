@@ -66,9 +66,40 @@ type Integrator struct {
 	// MaxAttempts bounds the retries when a concurrent append moves a
 	// local ref during the integration (0: 100).
 	MaxAttempts int
+	// Memo remembers what was verified; Integrators that share one (each
+	// with a Store of its own, to integrate tasks concurrently) never
+	// replay a head twice. nil: the Integrator keeps its own.
+	Memo *Memo
+}
 
+// Memo remembers verification results by task and head. It is safe for
+// concurrent use.
+type Memo struct {
 	mu       sync.Mutex
 	verified map[string]verification
+}
+
+func (m *Memo) get(key string) (verification, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	v, ok := m.verified[key]
+	return v, ok
+}
+
+func (m *Memo) put(key string, v verification) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.verified == nil {
+		m.verified = map[string]verification{}
+	}
+	m.verified[key] = v
+}
+
+func (g *Integrator) memo() *Memo {
+	if g.Memo == nil {
+		g.Memo = &Memo{}
+	}
+	return g.Memo
 }
 
 type verification struct {
@@ -80,22 +111,15 @@ type verification struct {
 // head for the Integrator's lifetime.
 func (g *Integrator) Verify(ctx context.Context, task, head string) ([]record.Finding, error) {
 	key := task + "\x00" + head
-	g.mu.Lock()
-	v, ok := g.verified[key]
-	g.mu.Unlock()
-	if ok {
+	if v, ok := g.memo().get(key); ok {
 		return v.findings, v.err
 	}
+	var v verification
 	v.findings, v.err = g.Store.Verify(ctx, task, head)
 	if v.err != nil && ctx.Err() != nil {
 		return nil, v.err // a cancelled replay says nothing about the history
 	}
-	g.mu.Lock()
-	if g.verified == nil {
-		g.verified = map[string]verification{}
-	}
-	g.verified[key] = v
-	g.mu.Unlock()
+	g.memo().put(key, v)
 	return v.findings, v.err
 }
 
@@ -273,12 +297,7 @@ func (g *Integrator) verifyMerge(ctx context.Context, task, local, fetched, merg
 			all = append(all, f)
 		}
 	}
-	g.mu.Lock()
-	if g.verified == nil {
-		g.verified = map[string]verification{}
-	}
-	g.verified[task+"\x00"+merge] = verification{findings: all}
-	g.mu.Unlock()
+	g.memo().put(task+"\x00"+merge, verification{findings: all})
 	return all, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -114,7 +115,7 @@ func (e *Session) currentBranch() string {
 // pull verified is not replayed again by the push after it.
 func (e *Session) integrator() *gitstore.Integrator {
 	if e.integ == nil {
-		e.integ = &gitstore.Integrator{Store: e.Store, Merger: e.mergeSignature}
+		e.integ = &gitstore.Integrator{Store: e.Store, Merger: e.mergeSignature, Memo: &gitstore.Memo{}}
 	}
 	return e.integ
 }
@@ -174,22 +175,17 @@ func (e *Session) integrate(ctx context.Context, remote string, tasks []string) 
 	for _, t := range tasks {
 		named[t] = true
 	}
-	g := e.integrator()
+	var todo []gitstore.Ref
 	for _, ref := range fetched {
-		task := strings.TrimPrefix(ref.Name, prefix)
-		if len(tasks) > 0 && !named[task] {
-			continue
+		if len(tasks) == 0 || named[strings.TrimPrefix(ref.Name, prefix)] {
+			todo = append(todo, ref)
 		}
-		in, err := g.Integrate(ctx, task, ref.Hash)
-		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, gitstore.ErrLocked) || errors.Is(err, ErrUsage) {
-				return nil, err
-			}
-			// One task that does not read never stops the others.
-			in = &gitstore.Integration{Task: task, Outcome: gitstore.OutcomeQuarantined, Fetched: ref.Hash,
-				Codes: []string{gitstore.CodeUnreadable}, Refusals: []record.Finding{},
-				Findings: []record.Finding{{Task: task, Commit: ref.Hash, Code: gitstore.CodeUnreadable, Message: err.Error()}}}
-		}
+	}
+	results, err := e.integrateAll(ctx, prefix, todo)
+	if err != nil {
+		return nil, err
+	}
+	for _, in := range results {
 		if !in.Changed() {
 			continue
 		}
@@ -198,16 +194,71 @@ func (e *Session) integrate(ctx context.Context, remote string, tasks []string) 
 			out.Quarantined++
 			continue
 		}
-		if err := e.Store.SaveRefusals(task, in.To, in.Refusals); err != nil {
-			return nil, fmt.Errorf("remember what the merge of %s refused: %w", task, err)
+		if err := e.Store.SaveRefusals(in.Task, in.To, in.Refusals); err != nil {
+			return nil, fmt.Errorf("remember what the merge of %s refused: %w", in.Task, err)
 		}
-		needs, err := e.needs(ctx, task, e.Store.LoadRefusals()[task])
+		needs, err := e.needs(ctx, in.Task, e.Store.LoadRefusals()[in.Task])
 		if err != nil {
 			return nil, err
 		}
 		out.Needs = append(out.Needs, needs...)
 	}
 	return out, nil
+}
+
+// integrateWorkers bounds how many tasks are integrated at once.
+const integrateWorkers = 4
+
+// integrateAll integrates the fetched refs, several tasks at once (tasks
+// are independent: each has its own ref and compare-and-swap), each worker
+// with a Store of its own and one shared memo of what was verified.
+// Results are in the order of refs.
+func (e *Session) integrateAll(ctx context.Context, prefix string, refs []gitstore.Ref) ([]*gitstore.Integration, error) {
+	shared := e.integrator()
+	// The merge signature is read once, before any worker needs it.
+	sig, sigErr := e.mergeSignature()
+	merger := func() (object.Signature, error) {
+		if sigErr != nil {
+			return object.Signature{}, sigErr
+		}
+		s := sig
+		s.When = time.Now()
+		return s, nil
+	}
+	results := make([]*gitstore.Integration, len(refs))
+	errs := make([]error, len(refs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(integrateWorkers, len(refs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			g := &gitstore.Integrator{Store: gitstore.NewStore(e.Repo), Merger: merger, Memo: shared.Memo}
+			for i := range next {
+				ref := refs[i]
+				task := strings.TrimPrefix(ref.Name, prefix)
+				in, err := g.Integrate(ctx, task, ref.Hash)
+				if err != nil && ctx.Err() == nil && !errors.Is(err, gitstore.ErrLocked) && !errors.Is(err, ErrUsage) {
+					// One task that does not read never stops the others.
+					in, err = &gitstore.Integration{Task: task, Outcome: gitstore.OutcomeQuarantined, Fetched: ref.Hash,
+						Codes: []string{gitstore.CodeUnreadable}, Refusals: []record.Finding{},
+						Findings: []record.Finding{{Task: task, Commit: ref.Hash, Code: gitstore.CodeUnreadable, Message: record.Printable(err.Error())}}}, nil
+				}
+				results[i], errs[i] = in, err
+			}
+		}()
+	}
+	for i := range refs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return results, nil
 }
 
 // Needs returns, for every task, the records merges made inadmissible that
