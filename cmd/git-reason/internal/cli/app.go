@@ -123,7 +123,7 @@ var commands = []func() *cli.Command{
 	assessCommand, planCommand, consultCommand, disagreeCommand, resolveCommand, concludeCommand,
 	validateCommand, attemptCommand, statusCommand, logCommand, showCommand, schemaCommand,
 	advisorsCommand, trustCommand, doctorCommand, checkCommand, verifyCommand, pullCommand, pushCommand, syncCommand, remoteCommand, hooksCommand, hookCommand,
-	serveCommand, mcpCommand, toolsCommand, demoCommand, versionCommand, manCommand,
+	serveCommand, webCommand, mcpCommand, toolsCommand, demoCommand, versionCommand, manCommand,
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {

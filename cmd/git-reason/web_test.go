@@ -1,0 +1,168 @@
+package main
+
+// The Reasoning page served by the real binary ('git reason web') over a
+// repository its own commands wrote: the pages, their escaping, the token
+// and Host checks, and that a reload shows what was written since.
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// hostile is a subject a record could carry to attack a page that shows it.
+const hostile = `Cache <script>alert(1)</script> @octocat [link](http://x.invalid/) <img src=http://x.invalid/p.png>`
+
+// webRepo is a sandbox with a validated task (whose subject is hostile)
+// and a task only assessed.
+func webRepo(t *testing.T) *sandbox {
+	s := newSandbox(t, "advisors: []\n", nil)
+	s.reason("assess", "T-1", "--subject", hostile, "--question", "Cache the index?", "--materiality", "trivial", "--reversibility", "reversible")
+	s.reason("plan", "T-1")
+	s.reason("conclude", "T-1", "--decision", "cache it for a minute")
+	s.reason("validate", "T-1", "--run", "true")
+	s.reason("assess", "T-2", "--subject", "Rename the flag", "--question", "Which name?", "--materiality", "trivial", "--reversibility", "reversible")
+	return s
+}
+
+// startWeb runs 'git reason web' in s until the test ends and returns the
+// address it printed (with its token).
+func startWeb(t *testing.T, s *sandbox, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	cmd := exec.CommandContext(ctx, "git", append([]string{"reason", "web"}, args...)...)
+	cmd.Dir, cmd.Env = s.dir, s.env
+	errs, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(errs)
+		re := regexp.MustCompile(`the Reasoning page is at (http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{64})$`)
+		for sc.Scan() {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				found <- m[1]
+			}
+		}
+		_, _ = io.Copy(io.Discard, errs)
+	}()
+	select {
+	case u := <-found:
+		return u
+	case <-time.After(time.Minute):
+		t.Fatal("git reason web printed no address within a minute")
+	}
+	return ""
+}
+
+// getPage fetches base+path with c and returns the body; any status other
+// than 200 fails the test.
+func getPage(t *testing.T, c *http.Client, u string) string {
+	t.Helper()
+	res, err := c.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %s", u, res.StatusCode, b)
+	}
+	return string(b)
+}
+
+func TestWebPages(t *testing.T) {
+	s := webRepo(t)
+	start := startWeb(t, s)
+	base := strings.TrimSuffix(start[:strings.Index(start, "?")], "/")
+
+	// Without the token nothing is shown.
+	res, err := http.Get(base + "/task/T-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusForbidden {
+		t.Fatalf("no token: status %d, want 403", res.StatusCode)
+	}
+
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, Timeout: 30 * time.Second}
+	list := getPage(t, c, start)
+	for _, want := range []string{`href="/task/T-1"`, `href="/task/T-2"`, "Rename the flag", "validated", "assessed", "2 of 2 tasks"} {
+		if !strings.Contains(list, want) {
+			t.Errorf("task list lacks %q", want)
+		}
+	}
+	// Filters: by phase and by text.
+	if p := getPage(t, c, base+"/?phase=validated"); !strings.Contains(p, "/task/T-1") || strings.Contains(p, "/task/T-2") {
+		t.Errorf("phase filter: %s", p)
+	}
+	if p := getPage(t, c, base+"/?q="+url.QueryEscape("rename")); strings.Contains(p, "/task/T-1") || !strings.Contains(p, "/task/T-2") {
+		t.Errorf("text filter: %s", p)
+	}
+
+	// The task page: summary, graph, timeline with JSON, report; the hostile
+	// subject renders as inert text everywhere.
+	page := getPage(t, c, base+"/task/T-1")
+	for _, want := range []string{"<svg", "cache it for a minute", "<details>", "&#34;kind&#34;: &#34;conclusion&#34;",
+		"&lt;script&gt;alert(1)&lt;/script&gt;", "@octocat [link](http://x.invalid/)", `class="edge"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("task page lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"<script", "<img", `href="http://x.invalid`, `src="http`, "<a href=\"http"} {
+		if strings.Contains(page, bad) || strings.Contains(list, bad) {
+			t.Errorf("a record's text became markup: %q", bad)
+		}
+	}
+
+	// Another name for this machine is refused (DNS rebinding).
+	req, _ := http.NewRequest("GET", base+"/", nil)
+	req.Host = "rebind.example:80"
+	if res, err := c.Do(req); err != nil {
+		t.Fatal(err)
+	} else if res.Body.Close(); res.StatusCode != http.StatusForbidden {
+		t.Errorf("foreign Host: status %d, want 403", res.StatusCode)
+	}
+
+	// A write made after the server started shows on reload.
+	s.reason("assess", "T-3", "--subject", "Written while serving", "--question", "Seen?", "--materiality", "trivial", "--reversibility", "reversible")
+	if p := getPage(t, c, base+"/"); !strings.Contains(p, "Written while serving") {
+		t.Errorf("a task written after start is not on the reloaded list")
+	}
+	s.reason("plan", "T-2")
+	if p := getPage(t, c, base+"/task/T-2"); !strings.Contains(p, "phase-planned") {
+		t.Errorf("a record written after start is not on the reloaded task page")
+	}
+	if res, err := c.Get(base + "/task/NOPE"); err != nil {
+		t.Fatal(err)
+	} else if res.Body.Close(); res.StatusCode != http.StatusNotFound {
+		t.Errorf("unknown task: status %d, want 404", res.StatusCode)
+	}
+}
+
+// TestWebRefusesBeyondLoopback: the page listens on loopback only.
+func TestWebRefusesBeyondLoopback(t *testing.T) {
+	s := newSandbox(t, "advisors: []\n", nil)
+	_, errs, code := s.run("reason", "web", "--listen", "0.0.0.0:0")
+	if code != 2 || !strings.Contains(errs, "loopback only") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+}
