@@ -1,0 +1,88 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"git-reason/cmd/git-reason/internal/ops"
+	"git-reason/record"
+)
+
+type handoverOptions struct {
+	base
+	Since string // "7d", a Go duration, or a date
+	Task  string
+	Actor string
+	Now   func() time.Time
+}
+
+func handoverCommand() *cli.Command {
+	o := &handoverOptions{Now: time.Now}
+	return &cli.Command{
+		Name:      "handover",
+		Usage:     "show where things stand for whoever picks the work up next, derived from the refs alone",
+		ArgsUsage: "[--since 7d] [--task TASK] [--actor ACTOR]",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "derive", Usage: "derive from the refs alone (the only mode; accepted for scripts)"},
+			&cli.StringFlag{Name: "since", Value: "7d", Usage: "list tasks concluded or validated since `WHEN` (7d, 36h, 2026-11-01)", Destination: &o.Since},
+			&cli.StringFlag{Name: "task", Usage: "only `TASK`", Destination: &o.Task},
+			&cli.StringFlag{Name: "actor", Usage: "only tasks with a record by `ACTOR`", Destination: &o.Actor},
+			o.jsonFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			o.bind(c)
+			if err := noMoreArgs(c, 0); err != nil {
+				return err
+			}
+			return runHandover(c.Context, o)
+		},
+	}
+}
+
+func runHandover(ctx context.Context, o *handoverOptions) error {
+	since, err := parseSince(o.Since, o.Now())
+	if err != nil {
+		return err
+	}
+	if o.Task != "" {
+		if err := record.CheckTask(o.Task); err != nil {
+			return err
+		}
+	}
+	sess, err := o.Open()
+	if err != nil {
+		return err
+	}
+	rep, err := sess.Handover(ctx, ops.HandoverQuery{Since: since, Task: o.Task, Actor: o.Actor})
+	if err != nil {
+		return err
+	}
+	return o.render(rep, func(w io.Writer) error {
+		_, err := io.WriteString(w, ops.HandoverMarkdown(rep))
+		return err
+	})
+}
+
+// parseSince reads "7d" (days), a Go duration ("36h") or a date
+// (2026-11-01, or RFC 3339) into the moment it names.
+func parseSince(s string, now time.Time) (time.Time, error) {
+	if d, ok := strings.CutSuffix(s, "d"); ok {
+		if n, err := strconv.Atoi(d); err == nil && n >= 0 {
+			return now.AddDate(0, 0, -n), nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	for _, layout := range []string{time.RFC3339, "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, ops.Usage("--since %q: give days (7d), a duration (36h) or a date (2026-11-01)", s)
+}

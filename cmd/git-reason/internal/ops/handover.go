@@ -1,0 +1,221 @@
+package ops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"git-reason/record"
+)
+
+// HandoverQuery narrows a handover.
+type HandoverQuery struct {
+	Since time.Time // settled tasks are listed when concluded or validated at or after it
+	Task  string    // "": every task
+	Actor string    // "": any; else only tasks with a record by this actor
+}
+
+// HandoverReport is where things stand, derived from the refs alone: every
+// task not finished, then the tasks settled since Since. Circuits are the
+// advisors an open task waits on or failed with that are not available now, read from the local journal; they
+// are empty, with CircuitsError set, when the declarations do not read.
+type HandoverReport struct {
+	Since         string            `json:"since"`
+	Open          []record.Handover `json:"open"`
+	Settled       []record.Handover `json:"settled"`
+	Circuits      []AdvisorRow      `json:"circuits"`
+	CircuitsError string            `json:"circuits_error,omitempty"`
+}
+
+// Handover derives the handover of every task (or the one named).
+func (e *Session) Handover(ctx context.Context, q HandoverQuery) (*HandoverReport, error) {
+	tasks := []string{q.Task}
+	if q.Task == "" {
+		heads, err := e.Store.Tasks(ctx)
+		if err != nil {
+			return nil, err
+		}
+		tasks = tasks[:0]
+		for _, h := range heads {
+			tasks = append(tasks, h.Task)
+		}
+	}
+	out := &HandoverReport{Since: q.Since.UTC().Format(time.RFC3339), Open: []record.Handover{}, Settled: []record.Handover{}, Circuits: []AdvisorRow{}}
+	for _, t := range tasks {
+		st, _, err := e.State(ctx, t)
+		if q.Task == "" && errors.Is(err, record.ErrUnreadable) {
+			e.Store.Skip(t, err)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		h := st.Handover()
+		if q.Actor != "" && !contains(h.Actors, q.Actor) {
+			continue
+		}
+		switch {
+		case !h.Finished:
+			out.Open = append(out.Open, h)
+		case h.Settled != "" && !settledBefore(h.Settled, q.Since):
+			out.Settled = append(out.Settled, h)
+		}
+	}
+	sort.SliceStable(out.Settled, func(i, j int) bool { return out.Settled[i].Settled > out.Settled[j].Settled })
+	if len(out.Open) == 0 {
+		return out, nil
+	}
+	list, err := e.Advisors(ctx)
+	if err != nil {
+		out.CircuitsError = err.Error()
+		return out, nil
+	}
+	// Only the circuits of advisors an open task waits on or failed with.
+	relevant := map[string]bool{}
+	for _, h := range out.Open {
+		for _, a := range h.Missing {
+			relevant[a] = true
+		}
+		for _, c := range h.Consultations {
+			relevant[c.Advisor] = true
+		}
+	}
+	for _, a := range list.Advisors {
+		if a.Status != "available" && relevant[a.ID] {
+			out.Circuits = append(out.Circuits, a)
+		}
+	}
+	return out, nil
+}
+
+func settledBefore(created string, since time.Time) bool {
+	t, err := time.Parse(time.RFC3339Nano, created)
+	return err == nil && t.Before(since)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// md is record text made inert for markdown.
+func md(s string) string { return record.Markdown(s) }
+
+// code is a value the tool made (an id, a command, a phase) shown as code;
+// a backtick in it is dropped, never able to close the span.
+func code(s string) string {
+	return "`" + strings.ReplaceAll(record.Printable(s), "`", "'") + "`"
+}
+
+// HandoverMarkdown renders a handover as markdown: the one rendering the
+// command line and any page share. Every text that comes from a record is
+// escaped by record.Markdown.
+func HandoverMarkdown(r *HandoverReport) string {
+	var b strings.Builder
+	b.WriteString("# Handover\n\n")
+	if len(r.Open) == 0 {
+		b.WriteString("No task is open.\n")
+	} else {
+		fmt.Fprintf(&b, "## Open (%d)\n", len(r.Open))
+		for i := range r.Open {
+			handoverTask(&b, &r.Open[i])
+		}
+	}
+	if len(r.Circuits) > 0 || r.CircuitsError != "" {
+		b.WriteString("\n## Advisors not available now\n\n")
+		for _, a := range r.Circuits {
+			until := ""
+			if a.Until != "" {
+				until = " until " + stamp(a.Until)
+			}
+			fmt.Fprintf(&b, "- %s: %s%s: %s\n", code(a.ID), md(a.Status), until, md(a.Reason))
+		}
+		if r.CircuitsError != "" {
+			fmt.Fprintf(&b, "- the advisors' declarations do not read: %s\n", md(r.CircuitsError))
+		}
+	}
+	fmt.Fprintf(&b, "\n## Settled since %s (%d)\n\n", stamp(r.Since), len(r.Settled))
+	if len(r.Settled) == 0 {
+		b.WriteString("None.\n")
+	}
+	for _, h := range r.Settled {
+		fmt.Fprintf(&b, "- %s %s: %s", code(h.Task), md(string(h.Phase)), md(h.Subject))
+		if n := len(h.Standing); n > 0 {
+			fmt.Fprintf(&b, ": %s", md(h.Standing[n-1].Decision))
+		}
+		fmt.Fprintf(&b, " (%s)\n", stamp(h.Settled))
+	}
+	return b.String()
+}
+
+func handoverTask(b *strings.Builder, h *record.Handover) {
+	fmt.Fprintf(b, "\n### %s: %s\n\n", code(h.Task), md(h.Subject))
+	fmt.Fprintf(b, "- phase: **%s**, updated %s, by %s\n", md(string(h.Phase)), stamp(h.Updated), mdList(h.Actors))
+	if h.Next != "" {
+		fmt.Fprintf(b, "- next: %s\n", code(h.Next))
+	}
+	for _, d := range h.Disagreements {
+		fmt.Fprintf(b, "- open disagreement %s by %s (%s): %s", code(short(d.ID)), md(d.Actor), md(d.OpenedBy), md(d.Summary))
+		if len(d.Cites) > 0 {
+			cites := make([]string, len(d.Cites))
+			for i, c := range d.Cites {
+				cites[i] = code(short(c))
+			}
+			fmt.Fprintf(b, "; cites %s", strings.Join(cites, ", "))
+		}
+		b.WriteString("\n")
+	}
+	for _, item := range h.LocalReview {
+		fmt.Fprintf(b, "- unanswered local review: %s\n", md(item))
+	}
+	for _, c := range h.Consultations {
+		fmt.Fprintf(b, "- consultation of %s %s", code(c.Advisor), md(c.Status))
+		if c.Failure != "" {
+			fmt.Fprintf(b, ": %s", md(c.Failure))
+		}
+		if c.Detail != "" {
+			fmt.Fprintf(b, " (%s)", md(c.Detail))
+		}
+		b.WriteString("\n")
+	}
+	for _, a := range h.Missing {
+		fmt.Fprintf(b, "- no answer yet from %s\n", code(a))
+	}
+	for _, s := range h.Standing {
+		fmt.Fprintf(b, "- standing conclusion %s: %s\n", code(short(s.Conclusion)), md(s.Decision))
+	}
+	if v := h.Validation; v != nil {
+		fmt.Fprintf(b, "- last validation %s: %s (%s", code(short(v.ID)), md(v.Result), md(v.Method))
+		if v.Command != "" {
+			fmt.Fprintf(b, " %s", code(v.Command))
+		}
+		fmt.Fprintf(b, ") by %s, %s\n", md(v.Actor), stamp(v.Created))
+	}
+	if a := h.Attempt; a != nil {
+		fmt.Fprintf(b, "- last attempt %s: %s\n", code(short(a.ID)), md(a.Outcome))
+	}
+}
+
+func mdList(xs []string) string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = md(x)
+	}
+	return strings.Join(out, ", ")
+}
+
+
+// stamp shows a time as it is when it is one, else as inert text.
+func stamp(s string) string {
+	if _, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return s
+	}
+	return md(s)
+}

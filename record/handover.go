@@ -1,0 +1,134 @@
+package record
+
+// Handover is one task as whoever picks the work up next needs it: where it
+// stands, the next command, and what is left open. It is a pure function
+// of the task's records.
+type Handover struct {
+	Task          string              `json:"task"`
+	Subject       string              `json:"subject,omitempty"`
+	Phase         Phase               `json:"phase"`
+	Updated       string              `json:"updated,omitempty"`
+	Actors        []string            `json:"actors"`
+	Next          string              `json:"next,omitempty"`
+	Finished      bool                `json:"finished"`
+	Disagreements []HandoverDispute   `json:"open_disagreements"`
+	LocalReview   []string            `json:"unanswered_local_review"`
+	Consultations []HandoverConsult   `json:"failed_consultations"`
+	Missing       []string            `json:"missing_advisors"`
+	Standing      []Standing          `json:"standing"`
+	Validation    *HandoverValidation `json:"last_validation,omitempty"`
+	Attempt       *HandoverAttempt    `json:"last_attempt,omitempty"`
+	Settled       string              `json:"settled,omitempty"` // when it was last concluded or validated
+}
+
+// HandoverDispute is an open disagreement: who opened it and what it cites.
+type HandoverDispute struct {
+	ID       string   `json:"id"`
+	OpenedBy string   `json:"opened_by"`
+	Actor    string   `json:"actor"`
+	Cites    []string `json:"cites"`
+	Summary  string   `json:"summary"`
+}
+
+// HandoverConsult is a consultation of the latest assessment that failed.
+type HandoverConsult struct {
+	ID      string `json:"id"`
+	Advisor string `json:"advisor"`
+	Status  string `json:"status"`
+	Failure string `json:"failure,omitempty"`
+	Detail  string `json:"detail,omitempty"`
+}
+
+// HandoverValidation is the latest validation of the latest conclusion.
+type HandoverValidation struct {
+	ID      string `json:"id"`
+	Result  string `json:"result"`
+	Method  string `json:"method"`
+	Command string `json:"command,omitempty"`
+	Created string `json:"created"`
+	Actor   string `json:"actor"`
+}
+
+// HandoverAttempt is the task's latest attempt.
+type HandoverAttempt struct {
+	ID      string   `json:"id"`
+	Outcome string   `json:"outcome"`
+	Commits []string `json:"commits"`
+	Created string   `json:"created"`
+}
+
+// Handover derives the task's handover. A task is finished when its phase
+// is validated and its latest attempt, if any, did not fail.
+func (s *State) Handover() Handover {
+	st := s.Summarize()
+	h := Handover{Task: s.Task, Subject: st.Subject, Phase: st.Phase, Updated: st.Updated, Next: st.Next,
+		Actors: []string{}, Disagreements: []HandoverDispute{}, LocalReview: []string{},
+		Consultations: []HandoverConsult{}, Missing: []string{}, Standing: st.Standing}
+	seen := map[string]bool{}
+	for _, e := range s.Entries {
+		if !seen[e.Actor] {
+			seen[e.Actor] = true
+			h.Actors = append(h.Actors, e.Actor)
+		}
+		if e.Kind == KindAttempt {
+			b := e.Body.(*Attempt)
+			h.Attempt = &HandoverAttempt{ID: e.ID, Outcome: b.Outcome, Commits: append([]string{}, b.Commits...), Created: e.Created}
+		}
+	}
+	a := s.LatestAssessment()
+	if a == nil {
+		return h
+	}
+	for _, d := range s.OpenDisagreements(a.ID) {
+		b := d.Body.(*Disagreement)
+		h.Disagreements = append(h.Disagreements, HandoverDispute{ID: d.ID, OpenedBy: d.Derived.(*DisagreementDerived).OpenedBy,
+			Actor: d.Actor, Cites: append([]string{}, b.Cites...), Summary: b.Summary})
+	}
+	c := s.ConclusionOf(a.ID)
+	if p := s.LatestPlan(a.ID); p != nil {
+		pd := p.Derived.(*PlanDerived)
+		answered := map[string]bool{}
+		if c != nil {
+			for _, la := range c.Body.(*Conclusion).LocalReview {
+				answered[la.Item] = true
+			}
+		}
+		for _, item := range pd.LocalReview {
+			if c == nil || !(answered[item]) {
+				h.LocalReview = append(h.LocalReview, item)
+			}
+		}
+		if c == nil {
+			for _, adv := range pd.Selected {
+				if s.AnsweredBy(p.ID, adv) == nil {
+					h.Missing = append(h.Missing, adv)
+				}
+			}
+		}
+		for _, e := range s.Consultations(a.ID) {
+			b := e.Body.(*Consultation)
+			if b.Status == "completed" || b.Plan != p.ID || s.AnsweredBy(p.ID, b.Advisor) != nil {
+				continue
+			}
+			hc := HandoverConsult{ID: e.ID, Advisor: b.Advisor, Status: b.Status}
+			if b.Failure != nil {
+				hc.Failure, hc.Detail = b.Failure.Kind, b.Failure.Detail
+			}
+			h.Consultations = append(h.Consultations, hc)
+		}
+	}
+	if c != nil {
+		h.Settled = c.Created
+		if v := s.LatestValidation(c.ID); v != nil {
+			b := v.Body.(*Validation)
+			h.Validation = &HandoverValidation{ID: v.ID, Result: v.Derived.(*ValidationDerived).Result,
+				Method: b.Method, Command: b.Command, Created: v.Created, Actor: v.Actor}
+			h.Settled = v.Created
+		}
+	}
+	h.Finished = h.Phase == PhaseValidated && (h.Attempt == nil || h.Attempt.Outcome != "failed")
+	if h.Phase == PhaseValidated && !h.Finished {
+		h.Next = "git reason assess " + s.Task + " (the last attempt failed: assess anew)"
+	}
+	return h
+}
