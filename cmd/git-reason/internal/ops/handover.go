@@ -211,7 +211,6 @@ func mdList(xs []string) string {
 	return strings.Join(out, ", ")
 }
 
-
 // stamp shows a time as it is when it is one, else as inert text.
 func stamp(s string) string {
 	if _, err := time.Parse(time.RFC3339Nano, s); err == nil {
