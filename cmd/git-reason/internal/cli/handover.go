@@ -3,8 +3,6 @@ package cli
 import (
 	"context"
 	"io"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -66,23 +64,4 @@ func runHandover(ctx context.Context, o *handoverOptions) error {
 		_, err := io.WriteString(w, ops.HandoverMarkdown(rep))
 		return err
 	})
-}
-
-// parseSince reads "7d" (days), a Go duration ("36h") or a date
-// (2026-11-01, or RFC 3339) into the moment it names.
-func parseSince(s string, now time.Time) (time.Time, error) {
-	if d, ok := strings.CutSuffix(s, "d"); ok {
-		if n, err := strconv.Atoi(d); err == nil && n >= 0 {
-			return now.AddDate(0, 0, -n), nil
-		}
-	}
-	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
-		return now.Add(-d), nil
-	}
-	for _, layout := range []string{time.RFC3339, "2006-01-02"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t, nil
-		}
-	}
-	return time.Time{}, ops.Usage("--since %q: give days (7d), a duration (36h) or a date (2026-11-01)", s)
 }
