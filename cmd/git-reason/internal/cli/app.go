@@ -142,6 +142,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "profile", Usage: "execution profile (default, offline, ci, ...)", EnvVars: nil},
 			&cli.BoolFlag{Name: "version", Usage: "print the version and exit"},
+			&cli.BoolFlag{Name: "no-pager", Usage: "do not page long output (log, show, status of every task)"},
 		},
 	}
 	for _, mk := range commands {

@@ -41,6 +41,7 @@ func logCommand() *cli.Command {
 		},
 		Action: func(c *cli.Context) error {
 			o.bind(c)
+			defer o.page(c)()
 			if err := noMoreArgs(c, 1); err != nil {
 				return err
 			}

@@ -25,6 +25,7 @@ func showCommand() *cli.Command {
 		Flags:     []cli.Flag{o.jsonFlag()},
 		Action: func(c *cli.Context) error {
 			o.bind(c)
+			defer o.page(c)()
 			if !c.Args().Present() {
 				return ops.Usage("missing ID: usage: git reason show ID")
 			}

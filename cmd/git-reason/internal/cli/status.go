@@ -31,6 +31,10 @@ func statusCommand() *cli.Command {
 		},
 		Action: func(c *cli.Context) error {
 			o.bind(c)
+			if !c.Args().Present() {
+				// Every task's status is long output; one task's is not.
+				defer o.page(c)()
+			}
 			if err := noMoreArgs(c, 1); err != nil {
 				return err
 			}

@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"os"
+	"os/exec"
+
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+)
+
+// page sends the verb's output through the pager git would use, as git
+// pages its own long output: only when stdout is a terminal, never for
+// JSON, not under --no-pager (git --no-pager reason sets GIT_PAGER=cat,
+// which reads as no pager), not when pager.reason is false, and not when
+// git already started one (GIT_PAGER_IN_USE). The returned function
+// closes the pager and waits for it; call it once the output is written.
+func (b *base) page(c *cli.Context) func() {
+	none := func() {}
+	// Text output is filtered by a printableWriter; the pager goes
+	// underneath it, so what reaches the pager is filtered too.
+	target := b.Out
+	pw, wrapped := target.(*printableWriter)
+	if wrapped {
+		target = pw.w
+	}
+	f, ok := target.(*os.File)
+	if !ok || b.JSON || !term.IsTerminal(int(f.Fd())) || os.Getenv("GIT_PAGER_IN_USE") != "" {
+		return none
+	}
+	for _, l := range c.Lineage() {
+		if l.Bool("no-pager") {
+			return none
+		}
+	}
+	sess, err := b.Open()
+	if err != nil {
+		return none
+	}
+	st, err := sess.Settings()
+	if err != nil || st.Pager.Command == "" || (st.Pager.Reason != nil && !*st.Pager.Reason) {
+		return none
+	}
+	cmd := exec.Command("/bin/sh", "-c", st.Pager.Command)
+	cmd.Stdout, cmd.Stderr = f, b.Err
+	cmd.Env = append(os.Environ(), "GIT_PAGER_IN_USE=true")
+	if os.Getenv("LESS") == "" {
+		cmd.Env = append(cmd.Env, "LESS=FRX")
+	}
+	if os.Getenv("LV") == "" {
+		cmd.Env = append(cmd.Env, "LV=-c")
+	}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return none
+	}
+	if err := cmd.Start(); err != nil {
+		return none
+	}
+	if wrapped {
+		pw.w = in
+	} else {
+		b.Out = in
+	}
+	return func() {
+		_ = in.Close()
+		_ = cmd.Wait()
+		if wrapped {
+			pw.w = f
+		} else {
+			b.Out = f
+		}
+	}
+}
