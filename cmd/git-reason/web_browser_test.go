@@ -1,0 +1,180 @@
+package main
+
+// The Reasoning page in a real browser: headless Chromium, driven through
+// the DevTools protocol, opens every page the real binary serves and is
+// watched for requests beyond loopback and console errors.
+
+import (
+	"context"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// browserPath finds a Chromium the test can drive.
+func browserPath() string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "headless-shell"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+func TestWebBrowser(t *testing.T) {
+	chrome := browserPath()
+	if chrome == "" {
+		t.Skip("skipped: no Chromium on PATH (install Debian's chromium package; .ci/run does)")
+	}
+	s := webRepo(t)
+	start := startWeb(t, s)
+	base := strings.TrimSuffix(start[:strings.Index(start, "?")], "/")
+
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chrome),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1200, 900),
+	}
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelA()
+
+	var mu sync.Mutex
+	var problems []string
+	note := func(s string) { mu.Lock(); problems = append(problems, s); mu.Unlock() }
+	ctx, cancel := chromedp.NewContext(actx, chromedp.WithListener(func(ev any) {
+		switch ev := ev.(type) {
+		case *network.EventRequestWillBeSent:
+			if !loopbackURL(ev.Request.URL) {
+				note("request beyond loopback: " + ev.Request.URL)
+			}
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeAssert {
+				note("console " + string(ev.Type))
+			}
+		case *runtime.EventExceptionThrown:
+			note("exception: " + ev.ExceptionDetails.Text)
+		case *log.EventEntryAdded:
+			if ev.Entry.Level == log.EntryLevelError {
+				note("console error: " + ev.Entry.Text + " " + ev.Entry.URL)
+			}
+		}
+	}))
+	defer cancel()
+	ctx, cancelT := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancelT()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("browser: %v", err)
+		}
+	}
+	text := func(sel string) string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Text(sel))
+		must(err)
+		return s
+	}
+	must(chromedp.Do(ctx))
+	_, err := chromedp.Call(ctx, network.Enable, network.EnableParams{})
+	must(err)
+	_, err = chromedp.Call(ctx, log.Enable, cdp.Empty{})
+	must(err)
+	_, err = chromedp.Call(ctx, runtime.Enable, cdp.Empty{})
+	must(err)
+
+	// The printed address: the token becomes a cookie.
+	must(chromedp.Do(ctx, chromedp.Navigate(start), chromedp.WaitVisible("table.tasks")))
+	list := text("main")
+	// The filter form.
+	must(chromedp.Do(ctx, chromedp.SendKeys(`input[name="q"]`, "rename")))
+	_, err = chromedp.RunResponse(ctx, chromedp.Click(`form.filter button`))
+	must(err)
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`location.search.includes("q=rename")`))
+	must(err)
+	must(chromedp.Do(ctx, chromedp.WaitVisible("table.tasks")))
+	filtered := text("main")
+	// The task pages: the graph and a record opened to its JSON.
+	_, err = chromedp.RunResponse(ctx, chromedp.Click(`a[href="/task/T-2"]`))
+	must(err)
+	must(chromedp.Do(ctx, chromedp.WaitVisible("svg.graph")))
+	must(chromedp.Do(ctx, chromedp.Navigate(base+"/task/T-1"), chromedp.WaitVisible("svg.graph .node"),
+		chromedp.Click(`ol.timeline li:nth-child(3) summary`), chromedp.WaitVisible(`ol.timeline li:nth-child(3) pre.json`)))
+	json := text(`ol.timeline li:nth-child(3) pre.json`)
+	task := text("main")
+	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	must(err)
+	for _, want := range []string{"T-1", "T-2", "validated", "assessed", "Rename the flag", "2 of 2 tasks"} {
+		if !strings.Contains(list, want) {
+			t.Errorf("task list does not show %q:\n%s", want, list)
+		}
+	}
+	if !strings.Contains(filtered, "Rename the flag") || strings.Contains(filtered, "T-1") {
+		t.Errorf("filtered list:\n%s", filtered)
+	}
+	for _, want := range []string{hostile, "validated", "cache it for a minute", "Record graph", "Timeline", "Report",
+		"assessment", "plan", "conclusion", "validation"} {
+		if !strings.Contains(task, want) {
+			t.Errorf("task page does not show %q:\n%s", want, task)
+		}
+	}
+	if !strings.Contains(json, `"kind": "conclusion"`) || !strings.Contains(json, "cache it for a minute") {
+		t.Errorf("the opened record shows:\n%s", json)
+	}
+	// The hostile subject stayed text: no element came of it.
+	scripts, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.scripts.length`))
+	must(err)
+	images, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.images.length`))
+	must(err)
+	links, err := chromedp.Run(ctx, chromedp.Evaluate[int](`[...document.links].filter(a => !a.href.startsWith(location.origin)).length`))
+	must(err)
+	if scripts+images+links != 0 {
+		t.Errorf("the page holds %d scripts, %d images, %d links elsewhere", scripts, images, links)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, p := range problems {
+		t.Error(p)
+	}
+	out := filepath.Join(t.ArtifactDir(), "web-task.png")
+	if err := os.WriteFile(out, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot of the task page: %s", out)
+}
+
+// loopbackURL reports whether u goes nowhere beyond this machine.
+func loopbackURL(u string) bool {
+	p, err := url.Parse(u)
+	if err != nil {
+		return false
+	}
+	if p.Scheme == "data" || p.Scheme == "about" {
+		return true
+	}
+	h := p.Hostname()
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
