@@ -10,8 +10,7 @@ import "context"
 // the findings of that commit alone; merge_refused ones name the records
 // the union made inadmissible.
 func ReplayMerge(ctx context.Context, task string, merge *Commit, parents map[string]map[string]string, blob func(hash string) (*Record, error)) []Finding {
-	v := &verifier{task: task, blob: blob, states: map[string]*State{}, cache: map[string]*Record{},
-		entries: map[string]*Entry{}, files: map[string]map[string]string{}, kids: map[string]int{}}
+	v := newVerifier(task, blob)
 	for h, files := range parents {
 		v.files[h] = files
 		v.kids[h] = 1

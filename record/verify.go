@@ -86,8 +86,7 @@ func ParseRecord(data []byte) (*Record, error) {
 // each commit the writer would not have produced. An honest history yields
 // no finding.
 func Replay(ctx context.Context, task string, commits []*Commit, blob func(hash string) (*Record, error)) []Finding {
-	v := &verifier{task: task, blob: blob, states: map[string]*State{}, cache: map[string]*Record{},
-		entries: map[string]*Entry{}, files: map[string]map[string]string{}, kids: map[string]int{}}
+	v := newVerifier(task, blob)
 	for _, c := range commits {
 		for _, p := range c.Parents {
 			v.kids[p]++
@@ -100,6 +99,11 @@ func Replay(ctx context.Context, task string, commits []*Commit, blob func(hash 
 		v.commit(ctx, c)
 	}
 	return v.found
+}
+
+func newVerifier(task string, blob func(string) (*Record, error)) *verifier {
+	return &verifier{task: task, blob: blob, states: map[string]*State{}, cache: map[string]*Record{},
+		entries: map[string]*Entry{}, files: map[string]map[string]string{}, kids: map[string]int{}}
 }
 
 // A verifier replays each commit once, parents first. What a commit's
