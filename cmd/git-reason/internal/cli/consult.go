@@ -117,49 +117,21 @@ func liveProgress(w io.Writer) func(advisor.Event) {
 	}
 }
 
-// consultRow is one advisor's outcome as consult prints it.
-type consultRow struct {
-	Advisor    string  `json:"advisor"`
-	Status     string  `json:"status"`
-	Stance     string  `json:"stance,omitempty"`
-	Summary    string  `json:"summary,omitempty"`
-	Confidence float64 `json:"confidence,omitempty"`
-	Failure    string  `json:"failure,omitempty"`
-	RetryAfter int     `json:"retry_after_s,omitempty"`
-	Model      string  `json:"model,omitempty"`
-	Source     string  `json:"model_source,omitempty"`
-	DurationMS int64   `json:"duration_ms"`
-	Record     string  `json:"record,omitempty"`
-	Duplicate  bool    `json:"duplicate,omitempty"`
-}
-
 func (o *consultOptions) print(res *ops.ConsultResult) error {
-	rows := []consultRow{}
-	for _, r := range res.Results {
-		row := consultRow{Advisor: r.Advisor, DurationMS: r.Duration.Milliseconds(), Record: r.Record, Duplicate: r.Duplicate}
-		if r.Completed() {
-			row.Status, row.Stance, row.Summary, row.Confidence = "completed", r.Conclusion.Stance, r.Conclusion.Summary, r.Conclusion.Confidence
-		} else {
-			row.Status, row.Failure, row.RetryAfter = "failed", r.Failure.Kind, r.Failure.RetryAfterS
-		}
-		if r.Model != nil {
-			row.Model, row.Source = r.Model.Name, r.Model.Source
-		}
-		rows = append(rows, row)
-	}
+	rows := res.Rows()
 	disagreement := ""
 	if res.Disagreement != nil {
 		disagreement = res.Disagreement.ID
 	}
 	out := struct {
 		*ops.ConsultResult
-		Results      []consultRow `json:"results"`
-		Disagreement string       `json:"disagreement,omitempty"`
+		Results      []ops.ConsultRow `json:"results"`
+		Disagreement string           `json:"disagreement,omitempty"`
 	}{res, rows, disagreement}
 	return o.render(out, func(w io.Writer) error { return printConsult(w, res, rows, disagreement) })
 }
 
-func printConsult(w io.Writer, res *ops.ConsultResult, rows []consultRow, disagreement string) error {
+func printConsult(w io.Writer, res *ops.ConsultResult, rows []ops.ConsultRow, disagreement string) error {
 	if len(rows) == 0 && len(res.Skipped) == 0 {
 		if len(res.LocalReview) == 0 {
 			fmt.Fprintf(w, "plan %s needs no review: conclude with 'git reason conclude %s --decision ...'\n", res.Plan[:10], res.Task)

@@ -142,28 +142,12 @@ func (s *Server) latest(ctx context.Context, task string, kind record.Kind) (str
 	return "", ops.Usage("task %s has no %s yet (see status)", task, kind)
 }
 
-// consultRow is one advisor's outcome as 'git reason consult --json' prints it.
-type consultRow struct {
-	Advisor    string  `json:"advisor"`
-	Status     string  `json:"status"`
-	Stance     string  `json:"stance,omitempty"`
-	Summary    string  `json:"summary,omitempty"`
-	Confidence float64 `json:"confidence,omitempty"`
-	Failure    string  `json:"failure,omitempty"`
-	RetryAfter int     `json:"retry_after_s,omitempty"`
-	Model      string  `json:"model,omitempty"`
-	Source     string  `json:"model_source,omitempty"`
-	DurationMS int64   `json:"duration_ms"`
-	Record     string  `json:"record,omitempty"`
-	Duplicate  bool    `json:"duplicate,omitempty"`
-}
-
 type consultOut struct {
 	Task         string            `json:"task"`
 	Plan         string            `json:"plan"`
 	Skipped      []advisor.Skipped `json:"skipped"`
 	LocalReview  []string          `json:"local_review,omitempty"`
-	Results      []consultRow      `json:"results"`
+	Results      []ops.ConsultRow  `json:"results"`
 	Disagreement string            `json:"disagreement,omitempty"`
 }
 
@@ -197,19 +181,7 @@ func (s *Server) consult(ctx context.Context, c *call) (*outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := consultOut{Task: res.Task, Plan: res.Plan, Skipped: res.Skipped, LocalReview: res.LocalReview, Results: []consultRow{}}
-	for _, r := range res.Results {
-		row := consultRow{Advisor: r.Advisor, DurationMS: r.Duration.Milliseconds(), Record: r.Record, Duplicate: r.Duplicate}
-		if r.Completed() {
-			row.Status, row.Stance, row.Summary, row.Confidence = "completed", r.Conclusion.Stance, r.Conclusion.Summary, r.Conclusion.Confidence
-		} else {
-			row.Status, row.Failure, row.RetryAfter = "failed", r.Failure.Kind, r.Failure.RetryAfterS
-		}
-		if r.Model != nil {
-			row.Model, row.Source = r.Model.Name, r.Model.Source
-		}
-		out.Results = append(out.Results, row)
-	}
+	out := consultOut{Task: res.Task, Plan: res.Plan, Skipped: res.Skipped, LocalReview: res.LocalReview, Results: res.Rows()}
 	if res.Disagreement != nil {
 		out.Disagreement = res.Disagreement.ID
 	}

@@ -94,3 +94,38 @@ func (e *Session) Consult(ctx context.Context, req ConsultRequest) (*ConsultResu
 	}
 	return out, ctx.Err()
 }
+
+// ConsultRow is one advisor's outcome as both surfaces print it: the
+// command line's consult --json and the MCP consult tool.
+type ConsultRow struct {
+	Advisor    string  `json:"advisor"`
+	Status     string  `json:"status"`
+	Stance     string  `json:"stance,omitempty"`
+	Summary    string  `json:"summary,omitempty"`
+	Confidence float64 `json:"confidence,omitempty"`
+	Failure    string  `json:"failure,omitempty"`
+	RetryAfter int     `json:"retry_after_s,omitempty"`
+	Model      string  `json:"model,omitempty"`
+	Source     string  `json:"model_source,omitempty"`
+	DurationMS int64   `json:"duration_ms"`
+	Record     string  `json:"record,omitempty"`
+	Duplicate  bool    `json:"duplicate,omitempty"`
+}
+
+// Rows returns the result's outcomes in plan order, never nil.
+func (r *ConsultResult) Rows() []ConsultRow {
+	rows := []ConsultRow{}
+	for _, a := range r.Results {
+		row := ConsultRow{Advisor: a.Advisor, DurationMS: a.Duration.Milliseconds(), Record: a.Record, Duplicate: a.Duplicate}
+		if a.Completed() {
+			row.Status, row.Stance, row.Summary, row.Confidence = "completed", a.Conclusion.Stance, a.Conclusion.Summary, a.Conclusion.Confidence
+		} else {
+			row.Status, row.Failure, row.RetryAfter = "failed", a.Failure.Kind, a.Failure.RetryAfterS
+		}
+		if a.Model != nil {
+			row.Model, row.Source = a.Model.Name, a.Model.Source
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
