@@ -49,7 +49,7 @@ func Wrap(cfg Config, next http.Handler) http.Handler {
 	}
 	slots := make(chan struct{}, cfg.MaxInFlight)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !hostAllowed(r.Host, cfg.AllowHosts) {
+		if !HostAllowed(r.Host, cfg.AllowHosts) {
 			refuse(w, http.StatusForbidden, "the Host header names no loopback host: add it with --allow-host if it is yours")
 			return
 		}
@@ -100,9 +100,10 @@ func authorized(header, token string) bool {
 	return subtle.ConstantTimeCompare([]byte(got), []byte(token)) == 1
 }
 
-// hostAllowed accepts localhost, loopback addresses, and the allowed
+// HostAllowed reports whether a request's Host header names this machine
+// (DNS rebinding is refused by it). It accepts localhost, loopback addresses, and the allowed
 // names, with or without a port.
-func hostAllowed(host string, allowed []string) bool {
+func HostAllowed(host string, allowed []string) bool {
 	if host == "" {
 		return false
 	}

@@ -2,41 +2,26 @@ package web
 
 import (
 	"crypto/subtle"
-	"net"
 	"net/http"
 	"net/url"
-	"strings"
+
+	"git-reason/cmd/git-reason/internal/guard"
 )
 
 // cookieName holds the token once the URL's token has been accepted.
 const cookieName = "git_reason_token"
 
-// loopbackHost reports whether a request's Host names this machine:
-// localhost or a loopback address, any port. A page reached through any
-// other name (DNS rebinding) is refused.
-func loopbackHost(host string) bool {
-	h, _, err := net.SplitHostPort(host)
-	if err != nil {
-		h = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	}
-	if strings.EqualFold(h, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
-}
-
-// guard wraps h with the checks every request passes: a loopback Host, a
+// protect wraps h with the checks every request passes: a loopback Host, a
 // safe method, and the token from the URL or the cookie. A correct token
 // in the URL is moved to an HttpOnly cookie and the browser is sent to the
 // same address without it, so the token stays out of history and links.
-func guard(token string, h http.Handler) http.Handler {
+func protect(token string, h http.Handler) http.Handler {
 	same := func(got string) bool {
 		return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(token)) == 1
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		secureHeaders(w)
-		if !loopbackHost(r.Host) {
+		if !guard.HostAllowed(r.Host, nil) {
 			http.Error(w, "refused: the Reasoning page answers only to localhost and loopback addresses", http.StatusForbidden)
 			return
 		}

@@ -42,7 +42,7 @@ func Handler(open func() (*ops.Session, error), token string) http.Handler {
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	mux.HandleFunc("GET /{$}", s.tasks)
 	mux.HandleFunc("GET /task/{task}", s.task)
-	return guard(token, s.bounded(mux))
+	return protect(token, s.bounded(mux))
 }
 
 type server struct {
