@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
-	"time"
 
 	"git-reason/cmd/git-reason/internal/ops"
+	"git-reason/policy"
 	"git-reason/policy/neutrality"
 	"git-reason/record"
 )
@@ -27,24 +27,6 @@ type statusAll struct {
 
 type logOut struct {
 	Entries []ops.LogLine `json:"entries"`
-}
-
-// advisorRow is one declared advisor as 'git reason advisors --json' shows it.
-type advisorRow struct {
-	ID           string   `json:"id"`
-	Transport    string   `json:"transport"`
-	Adapter      string   `json:"adapter"`
-	Status       string   `json:"status"`
-	Reason       string   `json:"reason"`
-	Until        string   `json:"until,omitempty"`
-	Capabilities []string `json:"capabilities"`
-	Local        bool     `json:"local"`
-}
-
-type advisorsOut struct {
-	Profile  string       `json:"profile"`
-	Mode     string       `json:"mode"`
-	Advisors []advisorRow `json:"advisors"`
 }
 
 type schemaOut struct {
@@ -95,7 +77,7 @@ func (s *Server) readTools() (map[string]*tool, error) {
 	}
 	types := map[string]reflect.Type{
 		"prepare_session": reflect.TypeFor[Negotiated](), "log": reflect.TypeFor[logOut](),
-		"advisors": reflect.TypeFor[advisorsOut](), "doctor": reflect.TypeFor[ops.Doctor](),
+		"advisors": reflect.TypeFor[ops.AdvisorList](), "doctor": reflect.TypeFor[ops.Doctor](),
 		"verify": reflect.TypeFor[ops.VerifyResult](), "check_neutrality": reflect.TypeFor[neutrality.Result](),
 		"schema": reflect.TypeFor[schemaOut](),
 	}
@@ -169,26 +151,17 @@ func (s *Server) show(ctx context.Context, c *call) (*outcome, error) {
 }
 
 func (s *Server) advisors(ctx context.Context, _ *call) (*outcome, error) {
-	cat, _, err := s.env.Catalog()
+	out, err := s.env.Advisors(ctx)
 	if err != nil {
 		return nil, err
 	}
-	prof, snap, err := s.env.Availability(ctx, time.Now())
-	if err != nil {
-		return nil, err
-	}
-	out := advisorsOut{Profile: prof.ID, Mode: string(prof.Mode), Advisors: []advisorRow{}}
 	available := 0
-	for _, a := range snap {
-		d, _ := cat.Advisor(a.ID)
-		out.Advisors = append(out.Advisors, advisorRow{ID: a.ID, Transport: d.Transport, Adapter: d.Adapter,
-			Status: string(a.Status), Reason: a.Reason, Until: a.Until,
-			Capabilities: append([]string{}, a.Capabilities...), Local: a.Local})
-		if a.Status.Askable() {
+	for _, a := range out.Advisors {
+		if policy.Status(a.Status).Askable() {
 			available++
 		}
 	}
-	return &outcome{out: out, text: fmt.Sprintf("profile %s (mode %s): %d advisor(s) declared, %d askable", prof.ID, prof.Mode, len(snap), available)}, nil
+	return &outcome{out: out, text: fmt.Sprintf("profile %s (mode %s): %d advisor(s) declared, %d askable", out.Profile, out.Mode, len(out.Advisors), available)}, nil
 }
 
 func (s *Server) doctor(ctx context.Context, _ *call) (*outcome, error) {

@@ -152,7 +152,7 @@ func (e *Session) Advisors(ctx context.Context) (*AdvisorList, error) {
 	for _, a := range snap {
 		d, _ := cat.Advisor(a.ID)
 		out.Advisors = append(out.Advisors, AdvisorRow{ID: a.ID, Transport: d.Transport, Adapter: d.Adapter,
-			Status: string(a.Status), Reason: a.Reason, Until: a.Until, Capabilities: a.Capabilities, Local: a.Local})
+			Status: string(a.Status), Reason: a.Reason, Until: a.Until, Capabilities: append([]string{}, a.Capabilities...), Local: a.Local})
 	}
 	return out, nil
 }
