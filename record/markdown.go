@@ -26,24 +26,35 @@ func Markdown(s string) string {
 		case '@':
 			// A forge makes a mention of @name after rendering, so an
 			// escape does not stop it: a zero-width space after the @
-			// does, and reads the same.
-			b.WriteString("@\u200b")
+			// does, and reads the same. After a letter or digit an @ is
+			// an address's, never a mention, and stays as it is.
+			b.WriteByte('@')
+			if i == 0 || !wordByte(s[i-1]) {
+				b.WriteString(zeroWidth)
+			}
 		case ':':
 			// Bare addresses are linked after rendering too: a
 			// zero-width space breaks the scheme's "://".
 			b.WriteByte(':')
 			if strings.HasPrefix(s[i+1:], "//") {
-				b.WriteString("\u200b")
+				b.WriteString(zeroWidth)
 			}
 		case '.':
 			b.WriteByte('.')
 			// "www." is linked without a scheme.
 			if i >= 3 && strings.EqualFold(s[i-3:i], "www") {
-				b.WriteString("\u200b")
+				b.WriteString(zeroWidth)
 			}
 		default:
 			b.WriteByte(c)
 		}
 	}
 	return b.String()
+}
+
+// zeroWidth is a zero-width space as a markdown entity.
+const zeroWidth = "&#8203;"
+
+func wordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
