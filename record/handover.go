@@ -15,6 +15,7 @@ type Handover struct {
 	LocalReview   []string            `json:"unanswered_local_review"`
 	Consultations []HandoverConsult   `json:"failed_consultations"`
 	Missing       []string            `json:"missing_advisors"`
+	Reuse         *HandoverReuse      `json:"reuses,omitempty"`
 	Standing      []Standing          `json:"standing"`
 	Validation    *HandoverValidation `json:"last_validation,omitempty"`
 	Attempt       *HandoverAttempt    `json:"last_attempt,omitempty"`
@@ -30,13 +31,23 @@ type HandoverDispute struct {
 	Summary  string   `json:"summary"`
 }
 
-// HandoverConsult is a consultation of the latest assessment that failed.
+// HandoverConsult is an advisor of the latest plan whose consultations all
+// failed: the latest failure, and how many there were.
 type HandoverConsult struct {
-	ID      string `json:"id"`
-	Advisor string `json:"advisor"`
-	Status  string `json:"status"`
-	Failure string `json:"failure,omitempty"`
-	Detail  string `json:"detail,omitempty"`
+	ID       string `json:"id"`
+	Advisor  string `json:"advisor"`
+	Status   string `json:"status"`
+	Failure  string `json:"failure,omitempty"`
+	Detail   string `json:"detail,omitempty"`
+	Failures int    `json:"failures"`
+}
+
+// HandoverReuse is the standing conclusion of another task that the latest
+// assessment reuses.
+type HandoverReuse struct {
+	Conclusion string `json:"conclusion"`
+	Task       string `json:"task"`
+	Actor      string `json:"actor,omitempty"`
 }
 
 // HandoverValidation is the latest validation of the latest conclusion.
@@ -84,6 +95,9 @@ func (s *State) Handover() Handover {
 		h.Disagreements = append(h.Disagreements, HandoverDispute{ID: d.ID, OpenedBy: d.Derived.(*DisagreementDerived).OpenedBy,
 			Actor: d.Actor, Cites: append([]string{}, b.Cites...), Summary: b.Summary})
 	}
+	if ad := a.Derived.(*AssessmentDerived); ad.Reuses != "" {
+		h.Reuse = &HandoverReuse{Conclusion: ad.Reuses, Task: ad.ReusesTask, Actor: ad.ReusesActor}
+	}
 	c := s.ConclusionOf(a.ID)
 	if p := s.LatestPlan(a.ID); p != nil {
 		pd := p.Derived.(*PlanDerived)
@@ -98,13 +112,9 @@ func (s *State) Handover() Handover {
 				h.LocalReview = append(h.LocalReview, item)
 			}
 		}
-		if c == nil {
-			for _, adv := range pd.Selected {
-				if s.AnsweredBy(p.ID, adv) == nil {
-					h.Missing = append(h.Missing, adv)
-				}
-			}
-		}
+		// One line per advisor of the plan that has not answered: its
+		// latest failure and their count, or that it was never asked.
+		failed := map[string]int{}
 		for _, e := range s.Consultations(a.ID) {
 			b := e.Body.(*Consultation)
 			if b.Status == "completed" || b.Plan != p.ID || s.AnsweredBy(p.ID, b.Advisor) != nil {
@@ -114,7 +124,21 @@ func (s *State) Handover() Handover {
 			if b.Failure != nil {
 				hc.Failure, hc.Detail = b.Failure.Kind, b.Failure.Detail
 			}
-			h.Consultations = append(h.Consultations, hc)
+			i, ok := failed[b.Advisor]
+			if !ok {
+				i = len(h.Consultations)
+				failed[b.Advisor] = i
+				h.Consultations = append(h.Consultations, hc)
+			}
+			hc.Failures = h.Consultations[i].Failures + 1
+			h.Consultations[i] = hc
+		}
+		if c == nil {
+			for _, adv := range pd.Selected {
+				if _, ok := failed[adv]; !ok && s.AnsweredBy(p.ID, adv) == nil {
+					h.Missing = append(h.Missing, adv)
+				}
+			}
 		}
 	}
 	if c != nil {

@@ -15,7 +15,7 @@ import (
 type HandoverQuery struct {
 	Since time.Time // settled tasks are listed when concluded or validated at or after it
 	Task  string    // "": every task
-	Actor string    // "": any; else only tasks with a record by this actor
+	Actor string    // "": any; else only tasks with a record by this actor ("Name <email>", the name or the email)
 }
 
 // HandoverReport is where things stand, derived from the refs alone: every
@@ -54,7 +54,7 @@ func (e *Session) Handover(ctx context.Context, q HandoverQuery) (*HandoverRepor
 			return nil, err
 		}
 		h := st.Handover()
-		if q.Actor != "" && !contains(h.Actors, q.Actor) {
+		if q.Actor != "" && !anyActor(h.Actors, q.Actor) {
 			continue
 		}
 		switch {
@@ -96,9 +96,17 @@ func settledBefore(created string, since time.Time) bool {
 	return err == nil && t.Before(since)
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
+// anyActor reports whether one of actors ("Name <email>") is who: the
+// whole of it, its name, or its email (in any case, as mail systems
+// compare them).
+func anyActor(actors []string, who string) bool {
+	who = strings.TrimSpace(who)
+	for _, a := range actors {
+		name, email := a, ""
+		if i := strings.LastIndex(a, " <"); i >= 0 && strings.HasSuffix(a, ">") {
+			name, email = a[:i], a[i+2:len(a)-1]
+		}
+		if a == who || name == who || (email != "" && strings.EqualFold(email, strings.Trim(who, "<>"))) {
 			return true
 		}
 	}
@@ -162,11 +170,11 @@ func handoverTask(b *strings.Builder, h *record.Handover) {
 		fmt.Fprintf(b, "- next: %s\n", code(h.Next))
 	}
 	for _, d := range h.Disagreements {
-		fmt.Fprintf(b, "- open disagreement %s by %s (%s): %s", code(short(d.ID)), md(d.Actor), md(d.OpenedBy), md(d.Summary))
+		fmt.Fprintf(b, "- open disagreement %s by %s (%s): %s", code(d.ID), md(d.Actor), md(d.OpenedBy), md(d.Summary))
 		if len(d.Cites) > 0 {
 			cites := make([]string, len(d.Cites))
 			for i, c := range d.Cites {
-				cites[i] = code(short(c))
+				cites[i] = code(c)
 			}
 			fmt.Fprintf(b, "; cites %s", strings.Join(cites, ", "))
 		}
@@ -175,31 +183,41 @@ func handoverTask(b *strings.Builder, h *record.Handover) {
 	for _, item := range h.LocalReview {
 		fmt.Fprintf(b, "- unanswered local review: %s\n", md(item))
 	}
+	if r := h.Reuse; r != nil {
+		fmt.Fprintf(b, "- reuses standing conclusion %s of %s", code(r.Conclusion), code(r.Task))
+		if r.Actor != "" {
+			fmt.Fprintf(b, " by %s", md(r.Actor))
+		}
+		b.WriteString("\n")
+	}
 	for _, c := range h.Consultations {
-		fmt.Fprintf(b, "- consultation of %s %s", code(c.Advisor), md(c.Status))
+		fmt.Fprintf(b, "- %s %s", code(c.Advisor), md(c.Status))
+		if c.Failures > 1 {
+			fmt.Fprintf(b, " %d times, the last", c.Failures)
+		}
 		if c.Failure != "" {
 			fmt.Fprintf(b, ": %s", md(c.Failure))
 		}
 		if c.Detail != "" {
 			fmt.Fprintf(b, " (%s)", md(c.Detail))
 		}
-		b.WriteString("\n")
+		fmt.Fprintf(b, " in %s\n", code(c.ID))
 	}
 	for _, a := range h.Missing {
-		fmt.Fprintf(b, "- no answer yet from %s\n", code(a))
+		fmt.Fprintf(b, "- not asked yet: %s\n", code(a))
 	}
 	for _, s := range h.Standing {
-		fmt.Fprintf(b, "- standing conclusion %s: %s\n", code(short(s.Conclusion)), md(s.Decision))
+		fmt.Fprintf(b, "- standing conclusion %s: %s\n", code(s.Conclusion), md(s.Decision))
 	}
 	if v := h.Validation; v != nil {
-		fmt.Fprintf(b, "- last validation %s: %s (%s", code(short(v.ID)), md(v.Result), md(v.Method))
+		fmt.Fprintf(b, "- last validation %s: %s (%s", code(v.ID), md(v.Result), md(v.Method))
 		if v.Command != "" {
 			fmt.Fprintf(b, " %s", code(v.Command))
 		}
 		fmt.Fprintf(b, ") by %s, %s\n", md(v.Actor), stamp(v.Created))
 	}
 	if a := h.Attempt; a != nil {
-		fmt.Fprintf(b, "- last attempt %s: %s\n", code(short(a.ID)), md(a.Outcome))
+		fmt.Fprintf(b, "- last attempt %s: %s\n", code(a.ID), md(a.Outcome))
 	}
 }
 
