@@ -4,7 +4,9 @@
 //
 // The documents are the record envelope, a body and a derived schema for
 // each record kind, the schemas of the declarations in share/ (and of the
-// overlays that extend them) and of .reason/neutrality.yaml. Every document
+// overlays that extend them), of .reason/neutrality.yaml, and of the JSON
+// that commands print for other programs to read (output.<verb>.json,
+// printed by "git reason schema <verb>"). Every document
 // is self-contained: its $ref values point inside itself, so any 2020-12
 // validator can check a record without this tool.
 //
@@ -21,8 +23,8 @@ package schemas
 import "embed"
 
 // FS holds every schema document, named <kind>.body.json,
-// <kind>.derived.json, envelope.json, share.<file>.json and
-// neutrality.json.
+// <kind>.derived.json, envelope.json, share.<file>.json,
+// neutrality.json and output.<verb>.json.
 //
 //go:embed *.json
 var FS embed.FS
@@ -37,3 +39,9 @@ const (
 	Neutrality     = "neutrality.json"      // .reason/neutrality.yaml
 	ShareTools     = "share.tools.json"     // share/tools.yaml
 )
+
+// Outputs maps each command whose --json output has a published schema to
+// its document.
+var Outputs = map[string]string{
+	"handover": "output.handover.json", // git reason handover --json
+}

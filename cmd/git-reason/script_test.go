@@ -17,7 +17,8 @@ package main
 //	                          validate file DOC (or its top-level FIELD) against PART
 //	                          (envelope, body or derived) of SCHEMAS, the output of
 //	                          "git reason schema KIND", compiled with loading disabled:
-//	                          the document must be self-contained
+//	                          the document must be self-contained; PART "-" takes
+//	                          SCHEMAS whole as the schema ("git reason schema COMMAND")
 //	fsck                      git fsck --strict: fail on a non-zero status or on any
 //	                          output except "notice:" lines
 //	[!] transcript PROG [ARG...]
@@ -216,16 +217,20 @@ func cmdSchemaCheck(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 3 && len(args) != 4 {
 		ts.Fatalf("usage: schemacheck SCHEMAS PART DOC [FIELD]")
 	}
-	var parts map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(ts.ReadFile(args[0])), &parts); err != nil {
-		ts.Fatalf("schemacheck: %s: %v", args[0], err)
-	}
-	part, ok := parts[args[1]]
-	if !ok {
-		ts.Fatalf("schemacheck: %s has no %q", args[0], args[1])
+	part := json.RawMessage(ts.ReadFile(args[0]))
+	if args[1] != "-" {
+		var parts map[string]json.RawMessage
+		if err := json.Unmarshal(part, &parts); err != nil {
+			ts.Fatalf("schemacheck: %s: %v", args[0], err)
+		}
+		var ok bool
+		if part, ok = parts[args[1]]; !ok {
+			ts.Fatalf("schemacheck: %s has no %q", args[0], args[1])
+		}
 	}
 	c := jsonschema.NewCompiler()
 	c.Draft = jsonschema.Draft2020
+	c.AssertFormat = true
 	c.LoadURL = func(url string) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("schema is not self-contained: it refers to %s", url)
 	}

@@ -3,24 +3,38 @@ package cli
 import (
 	"encoding/json"
 	"io"
+	"sort"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/record"
+	"git-reason/schemas"
 )
+
+// outputNames lists the commands whose --json output has a schema.
+func outputNames() string {
+	names := make([]string, 0, len(schemas.Outputs))
+	for n := range schemas.Outputs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
 
 type schemaOptions struct {
 	base
-	Kind record.Kind
+	Kind   record.Kind
+	Output string // a command whose --json output has a schema, instead of a kind
 }
 
 func schemaCommand() *cli.Command {
 	o := &schemaOptions{}
 	return &cli.Command{
 		Name:      "schema",
-		Usage:     "print a record kind's schemas: {envelope, body, derived}, self-contained JSON Schema 2020-12",
-		ArgsUsage: "KIND",
+		Usage:     "print a record kind's schemas: {envelope, body, derived}, or the schema of a command's --json output (" + outputNames() + "); self-contained JSON Schema 2020-12",
+		ArgsUsage: "KIND|COMMAND",
 		Flags:     []cli.Flag{o.jsonFlag()},
 		Action: func(c *cli.Context) error {
 			o.bind(c)
@@ -29,6 +43,10 @@ func schemaCommand() *cli.Command {
 			}
 			if err := noMoreArgs(c, 1); err != nil {
 				return err
+			}
+			if _, ok := schemas.Outputs[c.Args().First()]; ok {
+				o.Output = c.Args().First()
+				return runSchema(o)
 			}
 			kind, err := record.ParseKind(c.Args().First())
 			if err != nil {
@@ -42,6 +60,13 @@ func schemaCommand() *cli.Command {
 
 // runSchema prints the schemas; they are JSON with or without --json.
 func runSchema(o *schemaOptions) error {
+	if o.Output != "" {
+		doc, err := schemas.FS.ReadFile(schemas.Outputs[o.Output])
+		if err != nil {
+			return err
+		}
+		return o.render(json.RawMessage(doc), func(w io.Writer) error { return exportJSON(w, json.RawMessage(doc)) })
+	}
 	out := map[string]json.RawMessage{}
 	for _, part := range []string{"envelope", "body", "derived"} {
 		doc, err := record.SchemaDocument(o.Kind, part)
