@@ -36,6 +36,7 @@ type Store struct {
 
 	objs    *filesystem.Storage
 	skipped sync.Map // task -> struct{}: OnSkip was told
+	mem     memCache // the tasks this process has in hand, by head
 }
 
 // Skip reports a task whose history does not read to OnSkip, once per
@@ -253,10 +254,7 @@ func (s *Store) Append(ctx context.Context, task, head string, rec *record.Recor
 	if err != nil {
 		return "", err
 	}
-	next := &taskCache{Head: commit.String(), Entries: append(append([]cacheEntry(nil), prev.Entries...),
-		cacheEntry{Name: rec.FileName(), Blob: blob.String(), Record: data})}
-	sort.Slice(next.Entries, func(i, j int) bool { return next.Entries[i].Name < next.Entries[j].Name })
-	s.writeTaskCache(task, next)
+	s.cacheAppended(task, commit.String(), prev, cacheEntry{Name: rec.FileName(), Blob: blob.String(), Record: data})
 	return commit.String(), nil
 }
 

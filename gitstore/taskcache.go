@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -27,6 +28,48 @@ type taskCache struct {
 	Version int          `json:"version"`
 	Head    string       `json:"head"`
 	Entries []cacheEntry `json:"entries"` // in tree order
+
+	// recs are the entries' records parsed, in the same order, once a
+	// cache is held in memory (never changed afterwards: loadTask hands
+	// out copies).
+	recs []*record.Record
+}
+
+// memTasks is how many tasks a Store keeps in memory, parsed, beside the
+// files: the tasks a process (a command, a running MCP server) is working
+// on, so that a write does not read and parse back the task it just
+// loaded or wrote. The file and the ref stay the truth: an entry is used
+// only while its head is the ref's.
+const memTasks = 64
+
+// memCache is a Store's in-memory task caches, by task.
+type memCache struct {
+	mu sync.Mutex
+	m  map[string]*taskCache
+}
+
+func (m *memCache) get(task, head string) *taskCache {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if c := m.m[task]; c != nil && c.Head == head {
+		return c
+	}
+	return nil
+}
+
+func (m *memCache) put(task string, c *taskCache) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.m == nil {
+		m.m = map[string]*taskCache{}
+	}
+	if _, ok := m.m[task]; !ok && len(m.m) >= memTasks {
+		for t := range m.m { // any one: the map stays bounded
+			delete(m.m, t)
+			break
+		}
+	}
+	m.m[task] = c
 }
 
 type cacheEntry struct {
@@ -61,6 +104,9 @@ func (s *Store) writeTaskCache(task string, c *taskCache) {
 // cache when it holds that head, else from git (reusing every record the
 // cache has by blob), refreshing the cache.
 func (s *Store) loadTask(task, head string) (*taskCache, []*record.Record, error) {
+	if c := s.mem.get(task, head); c != nil {
+		return c, c.copyRecords(), nil
+	}
 	c := s.readTaskCache(task)
 	if c == nil || c.Head != head {
 		known := map[string]json.RawMessage{}
@@ -98,7 +144,20 @@ func (s *Store) loadTask(task, head string) (*taskCache, []*record.Record, error
 		}
 		recs = append(recs, &rec)
 	}
-	return c, recs, nil
+	c.recs = recs
+	s.mem.put(task, c)
+	return c, c.copyRecords(), nil
+}
+
+// copyRecords returns copies of the cache's records, which callers may
+// change without changing the cache.
+func (c *taskCache) copyRecords() []*record.Record {
+	out := make([]*record.Record, len(c.recs))
+	for i, r := range c.recs {
+		cp := *r
+		out[i] = &cp
+	}
+	return out
 }
 
 // treeEntries turns cache entries back into tree entries.
@@ -108,4 +167,29 @@ func (c *taskCache) treeEntries() []object.TreeEntry {
 		out = append(out, object.TreeEntry{Name: e.Name, Mode: filemode.Regular, Hash: plumbing.NewHash(e.Blob)})
 	}
 	return out
+}
+
+// cacheAppended records the task at its new head, prev plus the entry of
+// the record just appended, in the file and in memory (the record as a
+// later read parses it from the entry).
+func (s *Store) cacheAppended(task, head string, prev *taskCache, e cacheEntry) {
+	next := &taskCache{Head: head, Entries: make([]cacheEntry, 0, len(prev.Entries)+1),
+		recs: make([]*record.Record, 0, len(prev.Entries)+1)}
+	var cp record.Record
+	if err := json.Unmarshal(e.Record, &cp); err != nil {
+		return // not cached: the next read takes it from git
+	}
+	placed := false
+	for i, old := range prev.Entries {
+		if !placed && e.Name < old.Name {
+			next.Entries, next.recs = append(next.Entries, e), append(next.recs, &cp)
+			placed = true
+		}
+		next.Entries, next.recs = append(next.Entries, old), append(next.recs, prev.recs[i])
+	}
+	if !placed {
+		next.Entries, next.recs = append(next.Entries, e), append(next.recs, &cp)
+	}
+	s.writeTaskCache(task, next)
+	s.mem.put(task, next)
 }
