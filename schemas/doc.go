@@ -44,4 +44,5 @@ const (
 // its document.
 var Outputs = map[string]string{
 	"handover": "output.handover.json", // git reason handover --json
+	"context":  "output.context.json",  // git reason context --json
 }

@@ -19,6 +19,8 @@ package main
 //	                          "git reason schema KIND", compiled with loading disabled:
 //	                          the document must be self-contained; PART "-" takes
 //	                          SCHEMAS whole as the schema ("git reason schema COMMAND")
+//	mermaid FILE...           check every ```mermaid block of the files with Mermaid's
+//	                          own parser (mermaid_test.go); at least one must be there
 //	fsck                      git fsck --strict: fail on a non-zero status or on any
 //	                          output except "notice:" lines
 //	[!] transcript PROG [ARG...]
@@ -72,9 +74,13 @@ func TestScript(t *testing.T) {
 			"fsck":        cmdFsck,
 			"schemacheck": cmdSchemaCheck,
 			"transcript":  cmdTranscript,
+			"mermaid":     cmdMermaid,
 		},
 		UpdateScripts: os.Getenv("GIT_REASON_UPDATE_GOLDEN") == "1",
 		Condition: func(cond string) (bool, error) {
+			if cond == "mermaid" {
+				return mermaidCondition(), nil
+			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 	})

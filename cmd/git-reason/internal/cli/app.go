@@ -121,7 +121,7 @@ func exitCode(err error) int {
 // commands lists every verb, in the order help shows them.
 var commands = []func() *cli.Command{
 	assessCommand, planCommand, consultCommand, disagreeCommand, resolveCommand, concludeCommand,
-	validateCommand, attemptCommand, statusCommand, logCommand, handoverCommand, showCommand, schemaCommand,
+	validateCommand, attemptCommand, statusCommand, logCommand, handoverCommand, contextCommand, showCommand, schemaCommand,
 	advisorsCommand, trustCommand, doctorCommand, checkCommand, verifyCommand, pullCommand, pushCommand, syncCommand, remoteCommand, hooksCommand, hookCommand,
 	serveCommand, webCommand, mcpCommand, toolsCommand, demoCommand, versionCommand, manCommand,
 }

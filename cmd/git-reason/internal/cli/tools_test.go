@@ -34,6 +34,7 @@ var notProjected = map[string]string{
 	"remote":     "changes the repository's git remote configuration",
 	"web":        "a server of its own",
 	"handover":   "not projected yet: the MCP row (same ops.Session.Handover) is still to add to share/tools.yaml",
+	"context":    "not projected yet: the MCP row (same ops.Session.Context) is still to add to share/tools.yaml",
 }
 
 // verbs lists every command line verb, with subcommands as "check

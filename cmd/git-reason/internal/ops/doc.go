@@ -8,4 +8,10 @@
 // names from the declarations, lists the files (git ls-files, the index,
 // a range of commits) and reads them, and hands paths and contents to
 // policy/neutrality, which decides.
+//
+// The read surfaces render once, here, for every surface: HandoverMarkdown
+// and ContextMarkdown pass every text from a record through
+// record.Markdown, and Mermaid spells every diagram label in entity codes,
+// so that a record cannot inject HTML, links or mentions into a page or a
+// pull request.
 package ops

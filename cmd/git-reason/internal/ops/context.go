@@ -1,0 +1,267 @@
+package ops
+
+import (
+	"context"
+	"errors"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+
+	"git-reason/record"
+)
+
+// ContextQuery names the commits whose reasoning is wanted.
+type ContextQuery struct {
+	// Range is "A..B" or "A...B" as git log reads them (an empty side is
+	// HEAD), or one revision R, read as R..HEAD (as git format-patch
+	// reads it). "" is the default: from the merge base with the
+	// upstream, else with the default branch (origin/HEAD, else main,
+	// else master), to HEAD.
+	Range string
+}
+
+// ContextReport is the reasoning behind a range of commits: each task
+// linked to one of them, with how it is linked. Links are, strongest
+// first: a "Reason-Task:" trailer in a commit's message, an attempt or a
+// validation of the task that names a commit of the range, and (weak,
+// marked so) evidence of the task citing a file the range changes.
+type ContextReport struct {
+	Range   string          `json:"range"`    // the range as git log reads it
+	BaseRef string          `json:"base_ref"` // what the default range started from ("" when a range was given)
+	Base    string          `json:"base"`     // the full hash the range starts from
+	Head    string          `json:"head"`     // the full hash it ends at
+	Commits []ContextCommit `json:"commits"`  // oldest first
+	Files   int             `json:"files"`    // how many files the range changes
+	Tasks   []ContextTask   `json:"tasks"`
+	// Unknown are trailers naming a task this repository has no records
+	// of (not pulled yet, or a typo), or no valid task name at all.
+	Unknown []ContextUnknown `json:"unknown_tasks"`
+}
+
+// ContextCommit is one commit of the range and the tasks linked to it.
+type ContextCommit struct {
+	Commit  string   `json:"commit"`
+	Subject string   `json:"subject"`
+	Tasks   []string `json:"tasks"`
+}
+
+// ContextTask is one linked task: its reasoning, how it is linked, and its
+// record graph as a Mermaid flowchart.
+type ContextTask struct {
+	record.TaskContext
+	Links []ContextLink `json:"links"`
+	// Weak is set when evidence citing a changed file is the only link.
+	Weak    bool   `json:"weak"`
+	Mermaid string `json:"mermaid"`
+}
+
+// How a commit or a file links to a task.
+const (
+	LinkTrailer    = "trailer"    // the commit's message carries Reason-Task: TASK
+	LinkAttempt    = "attempt"    // an attempt of the task names the commit
+	LinkValidation = "validation" // a validation of the task ran at the commit
+	LinkEvidence   = "evidence"   // the task's evidence cites a file the range changes (weak)
+)
+
+// linkOrder lists the links strongest first.
+var linkOrder = map[string]int{LinkTrailer: 0, LinkAttempt: 1, LinkValidation: 2, LinkEvidence: 3}
+
+// ContextLink is one link of a task to the range: a commit (trailer,
+// attempt, validation) or a changed file (evidence), and the record that
+// makes it.
+type ContextLink struct {
+	By     string `json:"by"`
+	Commit string `json:"commit,omitempty"`
+	Record string `json:"record,omitempty"`
+	File   string `json:"file,omitempty"`
+}
+
+// ContextUnknown is a trailer that links a commit to no readable task.
+type ContextUnknown struct {
+	Commit string `json:"commit"`
+	Task   string `json:"task"`
+	Reason string `json:"reason"`
+}
+
+// Context derives the reasoning behind a range of commits from the refs
+// and the repository's history. Git resolves the range (one process), lists
+// its commits with their trailers (one) and the files it changes (one).
+func (e *Session) Context(ctx context.Context, q ContextQuery) (*ContextReport, error) {
+	rg, err := e.resolveRange(ctx, q.Range)
+	if err != nil {
+		return nil, err
+	}
+	out := &ContextReport{Range: rg.spec, BaseRef: rg.baseRef, Base: rg.base, Head: rg.head,
+		Commits: []ContextCommit{}, Tasks: []ContextTask{}, Unknown: []ContextUnknown{}}
+	commits, err := e.rangeCommits(ctx, rg)
+	if err != nil {
+		return nil, err
+	}
+	if len(commits) == 0 {
+		return out, nil
+	}
+	files, err := e.rangeFiles(ctx, rg)
+	if err != nil {
+		return nil, err
+	}
+	out.Files = len(files)
+	heads, err := e.Store.Tasks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	states := map[string]*record.State{}
+	for _, h := range heads {
+		st, _, err := e.State(ctx, h.Task)
+		if errors.Is(err, record.ErrUnreadable) {
+			e.Store.Skip(h.Task, err)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		states[h.Task] = st
+	}
+	links := linkTasks(commits, files, states, out)
+	inRange := map[string]int{}
+	for i, c := range commits {
+		inRange[c.hash] = i
+	}
+	for task, ls := range links {
+		sort.SliceStable(ls, func(i, j int) bool { return linkOrder[ls[i].By] < linkOrder[ls[j].By] })
+		t := ContextTask{TaskContext: states[task].Context(), Links: ls, Weak: true}
+		for _, l := range ls {
+			t.Weak = t.Weak && l.By == LinkEvidence
+		}
+		fillReuses(&t.TaskContext, states)
+		t.Mermaid = Mermaid(t.Graph)
+		out.Tasks = append(out.Tasks, t)
+	}
+	// Strong links first, in the order of the first commit they name;
+	// then the weak ones; by name within each.
+	first := func(t ContextTask) int {
+		n := len(commits)
+		for _, l := range t.Links {
+			if i, ok := inRange[l.Commit]; ok && i < n {
+				n = i
+			}
+		}
+		return n
+	}
+	sort.Slice(out.Tasks, func(i, j int) bool {
+		a, b := out.Tasks[i], out.Tasks[j]
+		if a.Weak != b.Weak {
+			return !a.Weak
+		}
+		if fa, fb := first(a), first(b); fa != fb {
+			return fa < fb
+		}
+		return a.Task < b.Task
+	})
+	for _, c := range commits {
+		cc := ContextCommit{Commit: c.hash, Subject: c.subject, Tasks: []string{}}
+		for _, t := range out.Tasks {
+			for _, l := range t.Links {
+				if l.Commit == c.hash && !slices.Contains(cc.Tasks, t.Task) {
+					cc.Tasks = append(cc.Tasks, t.Task)
+				}
+			}
+		}
+		out.Commits = append(out.Commits, cc)
+	}
+	return out, nil
+}
+
+// linkTasks finds every link of every task to the range, and records in
+// out the trailers that name no readable task.
+func linkTasks(commits []rangeCommit, files map[string]bool, states map[string]*record.State, out *ContextReport) map[string][]ContextLink {
+	links := map[string][]ContextLink{}
+	add := func(task string, l ContextLink) {
+		for _, x := range links[task] {
+			if x == l {
+				return
+			}
+		}
+		links[task] = append(links[task], l)
+	}
+	inRange := map[string]bool{}
+	for _, c := range commits {
+		inRange[c.hash] = true
+		for _, task := range c.tasks {
+			switch {
+			case record.CheckTask(task) != nil:
+				out.Unknown = append(out.Unknown, ContextUnknown{Commit: c.hash, Task: task, Reason: "not a valid task name"})
+			case states[task] == nil:
+				out.Unknown = append(out.Unknown, ContextUnknown{Commit: c.hash, Task: task,
+					Reason: "no records of this task here: 'git reason pull' fetches them"})
+			default:
+				add(task, ContextLink{By: LinkTrailer, Commit: c.hash})
+			}
+		}
+	}
+	for task, st := range states {
+		for _, e := range st.Entries {
+			var evidence []record.Evidence
+			switch b := e.Body.(type) {
+			case *record.Attempt:
+				for _, c := range b.Commits {
+					if inRange[c] {
+						add(task, ContextLink{By: LinkAttempt, Commit: c, Record: e.ID})
+					}
+				}
+			case *record.Validation:
+				if c := e.Derived.(*record.ValidationDerived).Commit; inRange[c] {
+					add(task, ContextLink{By: LinkValidation, Commit: c, Record: e.ID})
+				}
+				evidence = b.Evidence
+			case *record.Assessment:
+				evidence = b.Evidence
+			case *record.Resolution:
+				evidence = b.Evidence
+			}
+			for _, ev := range evidence {
+				if p := evidencePath(ev); p != "" && files[p] {
+					add(task, ContextLink{By: LinkEvidence, Record: e.ID, File: p})
+				}
+			}
+		}
+	}
+	return links
+}
+
+// evidencePath is the repository path a file evidence cites, without a
+// line ("path:12", "path:12-30") or fragment ("path#L12"); "" for other
+// evidence.
+func evidencePath(ev record.Evidence) string {
+	if ev.Kind != "file" {
+		return ""
+	}
+	ref := strings.TrimSpace(ev.Ref)
+	if i := strings.IndexByte(ref, '#'); i >= 0 {
+		ref = ref[:i]
+	}
+	if i := strings.LastIndexByte(ref, ':'); i > 0 && strings.Trim(ref[i+1:], "0123456789-") == "" {
+		ref = ref[:i]
+	}
+	if ref == "" {
+		return ""
+	}
+	return strings.TrimPrefix(path.Clean("/"+ref), "/")
+}
+
+// fillReuses gives each reused conclusion its decision, read from the task
+// that holds it, and the task's decision when its latest assessment reuses.
+func fillReuses(t *record.TaskContext, states map[string]*record.State) {
+	for i := range t.Assessments {
+		r := t.Assessments[i].Reuses
+		if r == nil || states[r.Task] == nil {
+			continue
+		}
+		if c := states[r.Task].Get(r.Conclusion); c != nil && c.Kind == record.KindConclusion {
+			r.Decision = c.Body.(*record.Conclusion).Decision
+		}
+		if i == len(t.Assessments)-1 && t.Decision == "" {
+			t.Decision = r.Decision
+		}
+	}
+}

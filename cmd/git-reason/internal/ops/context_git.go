@@ -1,0 +1,179 @@
+package ops
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"slices"
+	"strings"
+)
+
+// commitRange is a range of commits resolved by git.
+type commitRange struct {
+	spec      string // as git log reads it, with the names given
+	baseRef   string // what a default range started from
+	base      string // full hash of the start (the merge base, for a default range)
+	head      string // full hash of the end
+	symmetric bool   // A...B: the commits of either side, not both
+}
+
+// rangeCommit is one commit of a range and the tasks its trailers name.
+type rangeCommit struct {
+	hash, subject string
+	tasks         []string
+}
+
+// gitOut runs git in the session's repository and returns its standard
+// output as it is, or the first line git printed on error.
+func (e *Session) gitOut(ctx context.Context, args ...string) (string, error) {
+	full := []string{"--git-dir", e.Repo.GitDir}
+	if e.Repo.WorkTree != "" {
+		full = append(full, "--work-tree", e.Repo.WorkTree)
+	}
+	cmd := exec.CommandContext(ctx, "git", append(full, args...)...)
+	if e.Repo.WorkTree != "" {
+		cmd.Dir = e.Repo.WorkTree
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		msg, _, _ := strings.Cut(strings.TrimSpace(errb.String()), "\n")
+		if msg == "" {
+			msg = err.Error()
+		}
+		return "", fmt.Errorf("%s", strings.TrimPrefix(msg, "fatal: "))
+	}
+	return out.String(), nil
+}
+
+// resolveRange reads spec as git log would (see ContextQuery.Range) and
+// resolves both ends to commits.
+func (e *Session) resolveRange(ctx context.Context, spec string) (*commitRange, error) {
+	if spec == "" {
+		return e.defaultRange(ctx)
+	}
+	if strings.HasPrefix(spec, "-") || strings.ContainsAny(spec, " \t\n") {
+		return nil, Usage("range %q: give A..B, A...B or one revision (read as REV..HEAD)", spec)
+	}
+	rg := &commitRange{spec: spec}
+	from, to, ok := strings.Cut(spec, "...")
+	if ok {
+		rg.symmetric = true
+	} else if from, to, ok = strings.Cut(spec, ".."); !ok {
+		from, to = spec, "HEAD"
+		rg.spec = spec + "..HEAD"
+	}
+	if from == "" {
+		from = "HEAD"
+	}
+	if to == "" {
+		to = "HEAD"
+	}
+	// The trailing "--" makes git read both as revisions, never as paths.
+	out, err := e.gitOut(ctx, "rev-parse", from+"^{commit}", to+"^{commit}", "--")
+	if err != nil {
+		return nil, Usage("range %q: %s: give revisions git knows (git log %s shows the same commits)", spec,
+			strings.ReplaceAll(err.Error(), "^{commit}", ""), spec)
+	}
+	hashes := strings.Fields(out)
+	if len(hashes) < 2 {
+		return nil, fmt.Errorf("range %q: git rev-parse printed %q", spec, out)
+	}
+	rg.base, rg.head = hashes[0], hashes[1]
+	return rg, nil
+}
+
+// defaultRange is from the merge base of HEAD with its upstream, else with
+// the default branch (origin/HEAD, else main, else master), to HEAD.
+func (e *Session) defaultRange(ctx context.Context) (*commitRange, error) {
+	ref := ""
+	if up, err := e.gitOut(ctx, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}"); err == nil {
+		ref = strings.TrimSpace(up)
+	}
+	if ref == "" {
+		// One process says which exist; origin/HEAD is shown as the
+		// branch it points to.
+		out, err := e.gitOut(ctx, "for-each-ref", "--format=%(refname) %(symref)", "refs/remotes/origin/HEAD", "refs/heads/main", "refs/heads/master")
+		if err != nil {
+			return nil, err
+		}
+		have := map[string]string{}
+		for _, line := range strings.Split(out, "\n") {
+			if name, target, ok := strings.Cut(line, " "); ok {
+				if target == "" {
+					target = name
+				}
+				have[name] = target
+			}
+		}
+		for _, r := range []string{"refs/remotes/origin/HEAD", "refs/heads/main", "refs/heads/master"} {
+			if t := have[r]; t != "" {
+				ref = strings.TrimPrefix(strings.TrimPrefix(t, "refs/heads/"), "refs/remotes/")
+				break
+			}
+		}
+	}
+	if ref == "" {
+		return nil, Usage("no upstream and no default branch (origin/HEAD, main, master) to start from: give a range, as in 'git reason context BASE..HEAD'")
+	}
+	out, err := e.gitOut(ctx, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	head := strings.TrimSpace(out)
+	if err != nil || head == "" {
+		return nil, Usage("HEAD names no commit yet: commit first, or give a range")
+	}
+	base, err := e.gitOut(ctx, "merge-base", ref, "HEAD")
+	if err != nil {
+		return nil, Usage("%s and HEAD have no common history: give a range, as in 'git reason context BASE..HEAD'", ref)
+	}
+	return &commitRange{spec: ref + "..HEAD", baseRef: ref, base: strings.TrimSpace(base), head: head}, nil
+}
+
+// rangeCommits lists the range's commits, oldest first, with the tasks
+// their Reason-Task trailers name, in one git process.
+func (e *Session) rangeCommits(ctx context.Context, rg *commitRange) ([]rangeCommit, error) {
+	revs := rg.base + ".." + rg.head
+	if rg.symmetric {
+		revs = rg.base + "..." + rg.head
+	}
+	out, err := e.gitOut(ctx, "log", "--reverse", "--no-color",
+		"--format=%H%x00%s%x00%(trailers:key=Reason-Task,valueonly,separator=%x01)%x1e", revs, "--")
+	if err != nil {
+		return nil, fmt.Errorf("list the commits of %s: %w", rg.spec, err)
+	}
+	var commits []rangeCommit
+	for _, rec := range strings.Split(out, "\x1e") {
+		rec = strings.TrimLeft(rec, "\n")
+		if rec == "" {
+			continue
+		}
+		f := strings.SplitN(rec, "\x00", 3)
+		if len(f) != 3 {
+			return nil, fmt.Errorf("list the commits of %s: unexpected git log output", rg.spec)
+		}
+		c := rangeCommit{hash: f[0], subject: f[1]}
+		for _, t := range strings.Split(f[2], "\x01") {
+			if t = strings.TrimSpace(t); t != "" && !slices.Contains(c.tasks, t) {
+				c.tasks = append(c.tasks, t)
+			}
+		}
+		commits = append(commits, c)
+	}
+	return commits, nil
+}
+
+// rangeFiles lists the files the range changes, from the merge base of its
+// ends to its end, in one git process.
+func (e *Session) rangeFiles(ctx context.Context, rg *commitRange) (map[string]bool, error) {
+	out, err := e.gitOut(ctx, "diff", "--name-only", "--no-renames", "-z", rg.base+"..."+rg.head, "--")
+	if err != nil {
+		return nil, fmt.Errorf("list the files %s changes: %w", rg.spec, err)
+	}
+	files := map[string]bool{}
+	for _, f := range strings.Split(out, "\x00") {
+		if f != "" {
+			files[f] = true
+		}
+	}
+	return files, nil
+}

@@ -1,0 +1,209 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"git-reason/cmd/git-reason/internal/ops"
+	"git-reason/record"
+)
+
+// Every Mermaid diagram the tests produce is checked by Mermaid's own
+// parser, the one a forge's renderer runs: testdata/mermaid holds a pinned
+// package.json and check.mjs, which the tests install once into the
+// user's cache directory (npm, Node 18 or later). Where that cannot be
+// done (no node or npm, no registry), the check skips and says why.
+
+// mermaidChecker installs the checker once per test process.
+var mermaidChecker = sync.OnceValues(installMermaid)
+
+// installMermaid returns the directory holding check.mjs and its
+// node_modules, installing them when missing, or why it cannot.
+func installMermaid() (string, error) {
+	pkg, err := os.ReadFile(filepath.Join("testdata", "mermaid", "package.json"))
+	if err != nil {
+		return "", err
+	}
+	script, err := os.ReadFile(filepath.Join("testdata", "mermaid", "check.mjs"))
+	if err != nil {
+		return "", err
+	}
+	for _, tool := range []string{"node", "npm"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return "", fmt.Errorf("%s is not on PATH", tool)
+		}
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(pkg)
+	dir := filepath.Join(cache, "git-reason-test", "mermaid-"+hex.EncodeToString(sum[:6]))
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "mermaid", "package.json")); err != nil {
+		// Install beside it and rename into place: a concurrent test
+		// process never sees half an installation.
+		if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+			return "", err
+		}
+		tmp, err := os.MkdirTemp(filepath.Dir(dir), ".install-*")
+		if err != nil {
+			return "", err
+		}
+		defer os.RemoveAll(tmp)
+		if err := os.WriteFile(filepath.Join(tmp, "package.json"), pkg, 0o644); err != nil {
+			return "", err
+		}
+		cmd := exec.Command("npm", "install", "--no-audit", "--no-fund", "--no-package-lock", "--omit=dev", "--loglevel=error")
+		cmd.Dir = tmp
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("npm install of the pinned mermaid failed: %v: %s", err, lastLine(string(out)))
+		}
+		if err := os.Rename(tmp, dir); err != nil && !exists(filepath.Join(dir, "node_modules")) {
+			return "", err
+		}
+	}
+	// The script is written each time (it is small): the installation is
+	// keyed by package.json only.
+	f, err := os.CreateTemp(dir, ".check-*.mjs")
+	if err != nil {
+		return "", err
+	}
+	_, werr := f.Write(script)
+	if err := errorsJoin(werr, f.Close(), os.Rename(f.Name(), filepath.Join(dir, "check.mjs"))); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+func exists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+func errorsJoin(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+type diagram struct {
+	Name string `json:"name"`
+	Text string `json:"text"`
+}
+
+// checkMermaid parses the diagrams; it returns the checker's report and
+// whether every diagram parsed, or skip set to why nothing was checked.
+func checkMermaid(diagrams []diagram) (report string, ok bool, skip string) {
+	dir, err := mermaidChecker()
+	if err != nil {
+		return "", false, "mermaid check skipped: " + err.Error()
+	}
+	in, err := json.Marshal(diagrams)
+	if err != nil {
+		panic(err)
+	}
+	cmd := exec.Command("node", "check.mjs")
+	cmd.Dir = dir
+	cmd.Stdin = bytes.NewReader(in)
+	out, err := cmd.CombinedOutput()
+	if _, isExit := err.(*exec.ExitError); err != nil && !isExit {
+		return "", false, "mermaid check skipped: node: " + err.Error()
+	}
+	return string(out), err == nil, ""
+}
+
+var mermaidBlock = regexp.MustCompile("(?s)```mermaid\n(.*?)```")
+
+// mermaidCondition is the script condition [mermaid]: the checker is
+// installed or can be. A script says "[!mermaid] skip" before it checks
+// its diagrams; TestMermaidChecker's skip message says why.
+func mermaidCondition() bool {
+	_, err := mermaidChecker()
+	return err == nil
+}
+
+// cmdMermaid checks every ```mermaid block of the files named.
+func cmdMermaid(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: mermaid FILE...")
+	}
+	var ds []diagram
+	for _, f := range args {
+		for i, m := range mermaidBlock.FindAllStringSubmatch(ts.ReadFile(f), -1) {
+			ds = append(ds, diagram{Name: fmt.Sprintf("%s#%d", f, i+1), Text: m[1]})
+		}
+	}
+	if len(ds) == 0 {
+		ts.Fatalf("mermaid: no ```mermaid block in %s", strings.Join(args, ", "))
+	}
+	report, ok, skip := checkMermaid(ds)
+	if skip != "" {
+		// A script guards this command with [!mermaid] skip; getting
+		// here means the checker went away in between.
+		ts.Fatalf("%s", skip)
+	}
+	ts.Logf("%s", report)
+	if !ok {
+		ts.Fatalf("mermaid: diagrams that do not parse:\n%s", report)
+	}
+}
+
+// TestMermaidChecker shows that the check can fail (a broken chart is
+// reported) and that labels built from hostile record text parse: quotes,
+// brackets, pipes, arrows, HTML, entities and keywords.
+func TestMermaidChecker(t *testing.T) {
+	hostile := []string{
+		`"]; click n1 "http://evil.example" _blank %%`,
+		"<img src=x onerror=alert(1)> <br> &amp; #35; ``` `code`",
+		"a --> b |x| [y] {z} (w) end subgraph style classDef",
+		"@team [docs](http://evil.example) ![i](x.png) www.example.com",
+		"line\nbreak\ttab \u202e bidi \x1b[31m émoji 🙂",
+	}
+	var g record.Graph
+	for i, h := range hostile {
+		id := fmt.Sprintf("01ID%022d", i)
+		g.Nodes = append(g.Nodes, record.GraphNode{ID: id, Kind: record.Kinds[i%len(record.Kinds)], Label: h})
+		if i > 0 {
+			g.Edges = append(g.Edges, record.GraphEdge{From: g.Nodes[i-1].ID, To: id, Label: h})
+		}
+	}
+	good := ops.Mermaid(g)
+	labels := regexp.MustCompile(`"([^"]*)"`).FindAllStringSubmatch(good, -1)
+	if len(labels) != 2*len(hostile)-1 {
+		t.Fatalf("want %d quoted labels, found %d:\n%s", 2*len(hostile)-1, len(labels), good)
+	}
+	plain := regexp.MustCompile(`^[A-Za-z0-9 .,:;_/'?=+#-]*$`)
+	for _, l := range labels {
+		if !plain.MatchString(l[1]) || strings.Contains(l[1], "://") {
+			t.Errorf("label %q keeps a character Mermaid or a forge reads", l[1])
+		}
+	}
+	report, ok, skip := checkMermaid([]diagram{{Name: "hostile", Text: good}})
+	if skip != "" {
+		t.Skip(skip)
+	}
+	if !ok {
+		t.Fatalf("a chart of hostile labels does not parse:\n%s\n%s", report, good)
+	}
+	report, ok, _ = checkMermaid([]diagram{{Name: "broken", Text: "flowchart TD\n  n1[x(y)] --> n2\n"}})
+	if ok || !strings.Contains(report, "broken:") {
+		t.Fatalf("a broken chart passed the check:\n%s", report)
+	}
+}
