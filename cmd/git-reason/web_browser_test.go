@@ -94,6 +94,20 @@ func TestWebBrowser(t *testing.T) {
 		must(err)
 		return s
 	}
+	// inert checks the page in the browser holds no script, image or link
+	// to elsewhere: no record text became an element.
+	inert := func(page string) {
+		t.Helper()
+		scripts, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.scripts.length`))
+		must(err)
+		images, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.images.length`))
+		must(err)
+		links, err := chromedp.Run(ctx, chromedp.Evaluate[int](`[...document.links].filter(a => !a.href.startsWith(location.origin)).length`))
+		must(err)
+		if scripts+images+links != 0 {
+			t.Errorf("%s holds %d scripts, %d images, %d links elsewhere", page, scripts, images, links)
+		}
+	}
 	must(chromedp.Do(ctx))
 	_, err := chromedp.Call(ctx, network.Enable, network.EnableParams{})
 	must(err)
@@ -123,7 +137,7 @@ func TestWebBrowser(t *testing.T) {
 	task := text("main")
 	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	must(err)
-	for _, want := range []string{"T-1", "T-2", "validated", "assessed", "Rename the flag", "2 of 2 tasks"} {
+	for _, want := range []string{"T-1", "T-2", "validated", "assessed", "Rename the flag", "3 of 3 tasks"} {
 		if !strings.Contains(list, want) {
 			t.Errorf("task list does not show %q:\n%s", want, list)
 		}
@@ -141,15 +155,30 @@ func TestWebBrowser(t *testing.T) {
 		t.Errorf("the opened record shows:\n%s", json)
 	}
 	// The hostile subject stayed text: no element came of it.
-	scripts, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.scripts.length`))
+	inert("the task page")
+
+	// The handover page, reached through the navigation: open tasks with
+	// their next step and open disagreement, the settled task.
+	_, err = chromedp.RunResponse(ctx, chromedp.Click(`header nav a[href="/handover"]`))
 	must(err)
-	images, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.images.length`))
-	must(err)
-	links, err := chromedp.Run(ctx, chromedp.Evaluate[int](`[...document.links].filter(a => !a.href.startsWith(location.origin)).length`))
-	must(err)
-	if scripts+images+links != 0 {
-		t.Errorf("the page holds %d scripts, %d images, %d links elsewhere", scripts, images, links)
+	must(chromedp.Do(ctx, chromedp.WaitVisible("section.open article.handover")))
+	handover := text("main")
+	for _, want := range []string{"Open (2)", "Rename the flag", "git reason plan T-2", "Queue choice",
+		"git reason validate T-4 --run CMD", "the attempt contradicts it: " + hostile, "Settled since", "cache it for a minute", hostile} {
+		if !strings.Contains(handover, want) {
+			t.Errorf("handover page does not show %q:\n%s", want, handover)
+		}
 	}
+	inert("the handover page")
+	// Its filter form: by actor.
+	must(chromedp.Do(ctx, chromedp.SendKeys(`input[name="actor"]`, "nobody")))
+	_, err = chromedp.RunResponse(ctx, chromedp.Click(`form.filter button`))
+	must(err)
+	must(chromedp.Do(ctx, chromedp.WaitVisible("section.open p.empty")))
+	if got := text("section.open"); !strings.Contains(got, "No task is open.") {
+		t.Errorf("handover filtered by an unknown actor shows:\n%s", got)
+	}
+
 	mu.Lock()
 	defer mu.Unlock()
 	for _, p := range problems {

@@ -21,8 +21,9 @@ import (
 // hostile is a subject a record could carry to attack a page that shows it.
 const hostile = `Cache <script>alert(1)</script> @octocat [link](http://x.invalid/) <img src=http://x.invalid/p.png>`
 
-// webRepo is a sandbox with a validated task (whose subject is hostile)
-// and a task only assessed.
+// webRepo is a sandbox with a validated task (whose subject is hostile),
+// a task only assessed, and a concluded task with an open disagreement
+// whose summary is hostile too.
 func webRepo(t *testing.T) *sandbox {
 	s := newSandbox(t, "advisors: []\n", nil)
 	s.reason("assess", "T-1", "--subject", hostile, "--question", "Cache the index?", "--materiality", "trivial", "--reversibility", "reversible")
@@ -30,6 +31,13 @@ func webRepo(t *testing.T) *sandbox {
 	s.reason("conclude", "T-1", "--decision", "cache it for a minute")
 	s.reason("validate", "T-1", "--run", "true")
 	s.reason("assess", "T-2", "--subject", "Rename the flag", "--question", "Which name?", "--materiality", "trivial", "--reversibility", "reversible")
+	var c, at struct{ ID string }
+	s.reason("assess", "T-4", "--subject", "Queue choice", "--question", "Which queue?", "--materiality", "minor", "--reversibility", "reversible")
+	s.reason("plan", "T-4")
+	s.reasonJSON(&c, "conclude", "T-4", "--decision", "the database queue")
+	head := strings.TrimSpace(s.git("rev-parse", "refs/reasoning/tasks/T-4"))
+	s.reasonJSON(&at, "attempt", "T-4", "--commit", head, "--outcome", "abandoned")
+	s.reason("disagree", "T-4", "--cites", c.ID, "--cites", at.ID, "--summary", "the attempt contradicts it: "+hostile)
 	return s
 }
 
@@ -105,7 +113,7 @@ func TestWebPages(t *testing.T) {
 	jar, _ := cookiejar.New(nil)
 	c := &http.Client{Jar: jar, Timeout: 30 * time.Second}
 	list := getPage(t, c, start)
-	for _, want := range []string{`href="/task/T-1"`, `href="/task/T-2"`, "Rename the flag", "validated", "assessed", "2 of 2 tasks"} {
+	for _, want := range []string{`href="/task/T-1"`, `href="/task/T-2"`, "Rename the flag", "validated", "assessed", "3 of 3 tasks"} {
 		if !strings.Contains(list, want) {
 			t.Errorf("task list lacks %q", want)
 		}

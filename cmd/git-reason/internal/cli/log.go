@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -76,23 +74,7 @@ func logCommand() *cli.Command {
 
 // parseSince reads a date, an RFC 3339 time, or an age before now
 // (Go durations, plus d for days and w for weeks).
-func parseSince(s string, now time.Time) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	if t, err := time.Parse("2006-01-02", s); err == nil {
-		return t, nil
-	}
-	for suffix, unit := range map[string]time.Duration{"d": 24 * time.Hour, "w": 7 * 24 * time.Hour} {
-		if n, err := strconv.Atoi(strings.TrimSuffix(s, suffix)); err == nil && strings.HasSuffix(s, suffix) && n >= 0 {
-			return now.Add(-time.Duration(n) * unit), nil
-		}
-	}
-	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
-		return now.Add(-d), nil
-	}
-	return time.Time{}, ops.Usage("--since %q: give a date (2026-01-31), an RFC 3339 time, or an age (36h, 7d, 2w)", s)
-}
+func parseSince(s string, now time.Time) (time.Time, error) { return ops.ParseSince(s, now) }
 
 func runLog(ctx context.Context, o *logOptions) error {
 	sess, err := o.Open()

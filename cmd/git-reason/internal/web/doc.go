@@ -1,6 +1,7 @@
 // Package web is the Reasoning page: a read-only local web view of the
 // same derivation the command line shows (every task's status, one task's
-// timeline, report, record graph and records).
+// timeline, report, record graph and records, and the handover with the
+// filters of 'git reason handover').
 //
 // It writes nothing. Every request opens the repository afresh through the
 // Open function it is given, so a write or a pull shows on the next reload.

@@ -42,6 +42,7 @@ func Handler(open func() (*ops.Session, error), token string) http.Handler {
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	mux.HandleFunc("GET /{$}", s.tasks)
 	mux.HandleFunc("GET /task/{task}", s.task)
+	mux.HandleFunc("GET /handover", s.handover)
 	return protect(token, s.bounded(mux))
 }
 
@@ -143,12 +144,17 @@ func mustJSON(v any) []byte {
 }
 
 func render(w http.ResponseWriter, name string, data any) {
+	renderStatus(w, http.StatusOK, name, data)
+}
+
+func renderStatus(w http.ResponseWriter, status int, name string, data any) {
 	var b bytes.Buffer
 	if err := pages.ExecuteTemplate(&b, name, data); err != nil {
 		fail(w, err)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
 	_, _ = w.Write(b.Bytes())
 }
 

@@ -1,0 +1,55 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"git-reason/cmd/git-reason/internal/ops"
+	"git-reason/record"
+)
+
+// handover is the handover page: the same derivation and filters as
+// 'git reason handover' (since, task, actor), drawn as HTML. A filter that
+// does not parse or names no task is shown on the page, with status 400.
+func (s *server) handover(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	since := strings.TrimSpace(q.Get("since"))
+	if since == "" {
+		since = "7d"
+	}
+	task, actor := strings.TrimSpace(q.Get("task")), strings.TrimSpace(q.Get("actor"))
+	data := map[string]any{"Title": "Handover", "Since": since, "Task": task, "Actor": actor}
+	refuse := func(err error) {
+		data["Error"] = err.Error()
+		renderStatus(w, http.StatusBadRequest, "handover.html", data)
+	}
+	from, err := ops.ParseSince(since, time.Now())
+	if err != nil {
+		refuse(err)
+		return
+	}
+	if task != "" {
+		if err := record.CheckTask(task); err != nil {
+			refuse(err)
+			return
+		}
+	}
+	sess, err := s.open()
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	rep, err := sess.Handover(r.Context(), ops.HandoverQuery{Since: from, Task: task, Actor: actor})
+	if errors.Is(err, ops.ErrUsage) {
+		refuse(err)
+		return
+	}
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	data["Report"] = rep
+	render(w, "handover.html", data)
+}
