@@ -346,3 +346,18 @@ func (s *Store) HasObject(hash string) bool {
 	_, err := s.objs.EncodedObject(plumbing.AnyObject, plumbing.NewHash(hash))
 	return err == nil
 }
+
+// RecordNames returns the entry names of head's records/ tree
+// (<clock>-<kind>-<id>.json) without reading any record: what a shell's
+// completion lists.
+func (s *Store) RecordNames(head string) ([]string, error) {
+	tree, err := s.recordsTree(plumbing.NewHash(head))
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(tree.Entries))
+	for i, e := range tree.Entries {
+		names[i] = e.Name
+	}
+	return names, nil
+}

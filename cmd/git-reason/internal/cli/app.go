@@ -123,7 +123,7 @@ var commands = []func() *cli.Command{
 	assessCommand, planCommand, consultCommand, disagreeCommand, resolveCommand, concludeCommand,
 	validateCommand, attemptCommand, statusCommand, logCommand, handoverCommand, contextCommand, showCommand, schemaCommand,
 	advisorsCommand, trustCommand, doctorCommand, checkCommand, verifyCommand, pullCommand, pushCommand, syncCommand, remoteCommand, hooksCommand, hookCommand,
-	serveCommand, webCommand, mcpCommand, toolsCommand, demoCommand, versionCommand, manCommand,
+	serveCommand, webCommand, mcpCommand, toolsCommand, demoCommand, completionCommand, versionCommand, manCommand, completeCommand,
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
@@ -147,7 +147,9 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	}
 	for _, mk := range commands {
 		cmd := mk()
-		cmd.OnUsageError = usageError
+		if cmd.OnUsageError == nil {
+			cmd.OnUsageError = usageError
+		}
 		addJQ(cmd)
 		filterCommands(cmd)
 		app.Commands = append(app.Commands, cmd)

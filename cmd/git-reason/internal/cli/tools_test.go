@@ -25,6 +25,7 @@ var notProjected = map[string]string{
 	"demo":       "a tour for a person at a terminal",
 	"help":       "tools/list describes every tool",
 	"completion": "for a shell",
+	"__complete": "what the completion scripts ask for the values only the repository knows",
 	"man":        "for a person",
 	"version":    "initialize reports the server's version",
 	"trust":      "a person's decision about a repository; no agent may take it",
