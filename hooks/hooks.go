@@ -12,11 +12,13 @@ import (
 	"strings"
 )
 
-//go:embed pre-commit pre-push
+//go:embed pre-commit pre-push prepare-commit-msg commit-msg
 var shims embed.FS
 
-// Names are the hooks git reason installs.
-var Names = []string{"pre-commit", "pre-push"}
+// Names are the hooks git reason installs: the neutrality checks
+// (pre-commit, pre-push) and the Reason-Task trailer (prepare-commit-msg
+// adds it, commit-msg keeps a message that holds nothing else empty).
+var Names = []string{"pre-commit", "pre-push", "prepare-commit-msg", "commit-msg"}
 
 // Marker is in every shim. Carrying it does not make a file git reason's:
 // only the shim's exact bytes are (see Status.Installed).

@@ -223,6 +223,9 @@ func TestHooksInstallChainsAndUninstallRestores(t *testing.T) {
 	write(t, filepath.Join(dir, "pre-commit"), commitHook, 0o750)
 	write(t, filepath.Join(dir, "pre-push"), pushHook, 0o644) // not executable: kept as is
 	write(t, filepath.Join(dir, "post-merge"), userHook, 0o755)
+	for _, n := range hooks.Names[2:] { // every hook of the user's is kept
+		write(t, filepath.Join(dir, n), userHook, 0o755)
+	}
 	before := snapshot(t, dir)
 
 	st, err := hooks.Install(dir, false)
@@ -232,6 +235,9 @@ func TestHooksInstallChainsAndUninstallRestores(t *testing.T) {
 	want := shims()
 	want["pre-commit"+hooks.ChainedSuffix] = file{commitHook, 0o750}
 	want["pre-push"+hooks.ChainedSuffix] = file{pushHook, 0o644}
+	for _, n := range hooks.Names[2:] {
+		want[n+hooks.ChainedSuffix] = file{userHook, 0o755}
+	}
 	want["post-merge"] = file{userHook, 0o755}
 	if diff := diff(want, snapshot(t, dir)); diff != "" {
 		t.Errorf("after install (-want +got):\n%s", diff)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -39,7 +40,7 @@ func hooksCommand() *cli.Command {
 	}
 	return &cli.Command{
 		Name:  "hooks",
-		Usage: "install, remove or show git reason's pre-commit and pre-push hooks",
+		Usage: "install, remove or show git reason's hooks: pre-commit and pre-push (neutrality), prepare-commit-msg and commit-msg (the branch's Reason-Task trailer)",
 		Subcommands: []*cli.Command{
 			sub("install", "install the hooks, keeping any existing hook and running it first", true, (*ops.Session).InstallHooks),
 			sub("uninstall", "remove the hooks (only git reason's exact shims) and restore the ones they replaced", true, (*ops.Session).UninstallHooks),
@@ -101,8 +102,56 @@ func hookCommand() *cli.Command {
 	return &cli.Command{
 		Name:        "hook",
 		Hidden:      true,
-		Subcommands: []*cli.Command{sub("pre-commit", runPreCommit), sub("pre-push", runPrePush)},
+		Subcommands: []*cli.Command{sub("pre-commit", runPreCommit), sub("pre-push", runPrePush),
+			msgHook("prepare-commit-msg", runPrepareCommitMsg), msgHook("commit-msg", runCommitMsg)},
 	}
+}
+
+// msgHook is a hook git hands the commit message file (and, for
+// prepare-commit-msg, the message's source and commit).
+func msgHook(name string, run func(context.Context, *base, []string) error) *cli.Command {
+	o := &base{}
+	return &cli.Command{Name: name, OnUsageError: usageError, Action: func(c *cli.Context) error {
+		o.bind(c)
+		if !c.Args().Present() {
+			return hookError(o, ops.Usage("%s: git hands the hook the commit message file", name))
+		}
+		return hookError(o, run(c.Context, o, c.Args().Slice()))
+	}}
+}
+
+// runPrepareCommitMsg appends the branch's Reason-Task trailer. It never
+// stops a commit for its own sake: what goes wrong is a warning.
+func runPrepareCommitMsg(ctx context.Context, o *base, args []string) error {
+	source := ""
+	if len(args) > 1 {
+		source = args[1]
+	}
+	sess, err := o.Open()
+	if err == nil {
+		_, _, err = sess.PrepareCommitMsg(ctx, args[0], source)
+	}
+	if err != nil {
+		fmt.Fprintf(o.Err, "git-reason: warning: no Reason-Task trailer added: %s\n", err)
+	}
+	return nil
+}
+
+// runCommitMsg aborts a commit whose message holds nothing but the
+// trailer, as git aborts one whose message is empty.
+func runCommitMsg(ctx context.Context, o *base, args []string) error {
+	sess, err := o.Open()
+	if err != nil {
+		return err
+	}
+	empty, err := sess.CommitMsgEmpty(ctx, args[0])
+	if err != nil {
+		return err
+	}
+	if empty {
+		return errors.New("aborting commit due to empty commit message (it holds only the Reason-Task trailer)")
+	}
+	return nil
 }
 
 // runPreCommit refuses a commit whose staged files break neutrality.
