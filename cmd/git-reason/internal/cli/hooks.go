@@ -100,8 +100,8 @@ func hookCommand() *cli.Command {
 		}}
 	}
 	return &cli.Command{
-		Name:        "hook",
-		Hidden:      true,
+		Name:   "hook",
+		Hidden: true,
 		Subcommands: []*cli.Command{sub("pre-commit", runPreCommit), sub("pre-push", runPrePush),
 			msgHook("prepare-commit-msg", runPrepareCommitMsg), msgHook("commit-msg", runCommitMsg)},
 	}
