@@ -6,6 +6,13 @@
 // exporter (base.render, exportJSON), which prints an empty list as [],
 // never null. Data goes to stdout, status and errors to stderr.
 //
+// "completion SHELL" writes a bash, zsh or fish script generated from these
+// same command definitions (verbs, flags, the values a record schema
+// enumerates); for what only the repository knows (tasks, record ids,
+// profiles, advisors, remotes, revisions) the scripts run the hidden
+// "__complete", which reads refs and tree names only and, on any error,
+// prints nothing and exits 1.
+//
 // Exit status: 0 done; 1 failure (git, I/O); 2 bad usage or input, nothing
 // written; 3 refused by a rule (admission, neutrality, verification).
 package cli
