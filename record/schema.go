@@ -7,8 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v5"
-
 	"git-reason/schemas"
 )
 
@@ -41,7 +39,7 @@ func validate(kind Kind, part string, v any) error {
 	if err == nil {
 		return nil
 	}
-	var ve *jsonschema.ValidationError
+	var ve *schemas.ValidationError
 	if !errors.As(err, &ve) {
 		return fmt.Errorf("validate %s %s: %w", kind, part, err)
 	}
@@ -50,11 +48,11 @@ func validate(kind Kind, part string, v any) error {
 
 // flatten turns the validator's tree of causes into its leaves, one per
 // violation, sorted by pointer and without repeats.
-func flatten(ve *jsonschema.ValidationError) []Violation {
+func flatten(ve *schemas.ValidationError) []Violation {
 	var out []Violation
 	seen := map[string]bool{}
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
+	var walk func(e *schemas.ValidationError)
+	walk = func(e *schemas.ValidationError) {
 		if len(e.Causes) == 0 {
 			v := Violation{Pointer: e.InstanceLocation, Message: tidy(e.Message)}
 			if k := v.String(); !seen[k] {

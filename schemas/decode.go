@@ -10,7 +10,6 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/santhosh-tekuri/jsonschema/v5"
 	"go.yaml.in/yaml/v4"
 )
 
@@ -127,12 +126,12 @@ func Decode(file string, data []byte, schema string, v any) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := compile(schema)
+	s, err := Compile(schema)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.root.Validate(val); err != nil {
-		var ve *jsonschema.ValidationError
+	if err := s.Validate(val); err != nil {
+		var ve *ValidationError
 		if !errors.As(err, &ve) {
 			return nil, fmt.Errorf("validate %s against %s: %w", file, schema, err)
 		}
@@ -201,10 +200,10 @@ type violation struct {
 // explain turns the validator's tree of causes into the one error a person
 // should fix first: the earliest in the file, an unknown field before
 // another error at the same place (a misspelt field is also a missing one).
-func (s *schema) explain(file string, root *yaml.Node, ve *jsonschema.ValidationError) error {
+func (s *Schema) explain(file string, root *yaml.Node, ve *ValidationError) error {
 	var leaves []violation
-	var walk func(*jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
+	var walk func(*ValidationError)
+	walk = func(e *ValidationError) {
 		if len(e.Causes) == 0 {
 			leaves = append(leaves, s.word(file, root, e))
 		}
@@ -228,7 +227,7 @@ func (s *schema) explain(file string, root *yaml.Node, ve *jsonschema.Validation
 
 // word places one leaf at the YAML node of its instance location and, for
 // the keywords a person meets most, words it from the failed rule itself.
-func (s *schema) word(file string, root *yaml.Node, e *jsonschema.ValidationError) violation {
+func (s *Schema) word(file string, root *yaml.Node, e *ValidationError) violation {
 	n := lookup(root, e.InstanceLocation)
 	v := violation{DecodeError: DecodeError{File: file, Line: n.Line, Column: n.Column,
 		Field: fieldPath(e.InstanceLocation), Msg: e.Message}, line: n.Line, col: n.Column}

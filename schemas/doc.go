@@ -12,7 +12,18 @@
 //
 // [Compile] compiles a document on its first use and keeps it for the rest
 // of the process, so a command pays only for the schemas it validates
-// against. [Decode] is the one way a declarative YAML file is read: YAML to
+// against; [CompileDocument] compiles one built at run time. The validator
+// is this package's own: it implements the keywords the documents use
+// (type, properties, required, additionalProperties, propertyNames,
+// pattern, min/maxLength, items, min/maxItems, uniqueItems, enum, const,
+// minimum, maximum, exclusiveMinimum, exclusiveMaximum, format date-time,
+// dependentRequired, $ref inside the document, not, if/then/else) and
+// refuses a document using any other, so nothing is half-checked; its
+// errors are a [*ValidationError] whose leaves carry RFC 6901 instance
+// pointers. It costs nothing at start-up, where a general library compiles
+// its meta-schemas.
+//
+// [Decode] is the one way a declarative YAML file is read: YAML to
 // a node tree, the tree validated against its schema, then decoded into a
 // typed value; every fault is a [*DecodeError] reading
 // "file:line:column: field: message", placed from the YAML parser's and the

@@ -8,10 +8,10 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/record"
+	"git-reason/schemas"
 )
 
 // Options configure a server.
@@ -43,7 +43,7 @@ type tool struct {
 	own    bool // runs outside the server's lock (it opens its own repository session)
 
 	once      sync.Once
-	validator *jsonschema.Schema
+	validator *schemas.Schema
 	verr      error
 }
 
@@ -246,13 +246,13 @@ func (s *Server) parse(t *tool, req *mcp.CallToolRequest, c *call) error {
 
 // violations renders a validation error's leaves on one line.
 func violations(err error) string {
-	ve, ok := err.(*jsonschema.ValidationError)
+	ve, ok := err.(*schemas.ValidationError)
 	if !ok {
 		return oneLine(err.Error())
 	}
 	var leaves []string
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
+	var walk func(e *schemas.ValidationError)
+	walk = func(e *schemas.ValidationError) {
 		if len(e.Causes) == 0 {
 			at := e.InstanceLocation
 			if at == "" {

@@ -1,13 +1,9 @@
 package mcpserver
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"io/fs"
 	"sync"
-
-	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"git-reason/schemas"
 	"git-reason/share"
@@ -93,19 +89,6 @@ func ParseTools(data []byte) ([]ToolSpec, error) {
 
 // compile compiles a self-contained 2020-12 document; nothing is loaded
 // from outside it.
-func compile(name string, doc []byte) (*jsonschema.Schema, error) {
-	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft2020
-	c.LoadURL = func(url string) (io.ReadCloser, error) {
-		return nil, fmt.Errorf("schema %s refers outside itself to %s", name, url)
-	}
-	url := "urn:git-reason:mcp:" + name
-	if err := c.AddResource(url, bytes.NewReader(doc)); err != nil {
-		return nil, fmt.Errorf("load schema %s: %w", name, err)
-	}
-	s, err := c.Compile(url)
-	if err != nil {
-		return nil, fmt.Errorf("compile schema %s: %w", name, err)
-	}
-	return s, nil
+func compile(name string, doc []byte) (*schemas.Schema, error) {
+	return schemas.CompileDocument("urn:git-reason:mcp:"+name, doc)
 }

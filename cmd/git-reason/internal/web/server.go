@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"net/http"
 	"strings"
+	"sync"
 
 	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/record"
@@ -18,10 +19,14 @@ import (
 //go:embed assets/*.html assets/*.css
 var assets embed.FS
 
-var pages = template.Must(template.New("").Funcs(template.FuncMap{
-	"p":    record.Printable,
-	"text": record.PrintableText,
-}).ParseFS(assets, "assets/*.html"))
+// pages are parsed on the first page served: every other command of the
+// binary would pay for them at start-up.
+var pages = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("").Funcs(template.FuncMap{
+		"p":    record.Printable,
+		"text": record.PrintableText,
+	}).ParseFS(assets, "assets/*.html"))
+})
 
 // phases are the phases the task list filters by, in a task's order.
 var phases = []record.Phase{record.PhaseEmpty, record.PhaseAssessed, record.PhaseReused, record.PhasePlanned,
@@ -149,7 +154,7 @@ func render(w http.ResponseWriter, name string, data any) {
 
 func renderStatus(w http.ResponseWriter, status int, name string, data any) {
 	var b bytes.Buffer
-	if err := pages.ExecuteTemplate(&b, name, data); err != nil {
+	if err := pages().ExecuteTemplate(&b, name, data); err != nil {
 		fail(w, err)
 		return
 	}
