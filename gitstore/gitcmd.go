@@ -101,13 +101,17 @@ type PushResult struct {
 	Ref    string // the remote ref
 	Flag   byte   // git's porcelain flag: ' ' fast-forward, '*' new, '=' up to date, '!' rejected
 	Status string // git's summary, for example "[rejected] (fetch first)"
+	// Conflict is the remote's refusal of a ref that is a directory
+	// prefix of one it has, or has one as its own, in git's words
+	// ("cannot lock ref 'refs/…/a/b': 'refs/…/a' exists; …"); "" otherwise.
+	Conflict string
 }
 
 // Moved reports whether the push of this ref was rejected because the
 // remote ref moved or is moving (someone pushed first, or is pushing now
 // and holds its lock), the case pull-and-retry fixes.
 func (p PushResult) Moved() bool {
-	if p.Flag != '!' {
+	if p.Flag != '!' || p.Conflict != "" {
 		return false
 	}
 	for _, why := range []string{"fetch first", "non-fast-forward", "stale info", "failed to lock", "cannot lock", "failed to update ref", "incorrect old value"} {
@@ -138,7 +142,32 @@ func (r *Repo) Push(ctx context.Context, remote string, refspecs []string) ([]Pu
 	if err != nil && len(res) == 0 {
 		return nil, err
 	}
+	if ge := (*GitError)(nil); errors.As(err, &ge) {
+		conflicts := remoteConflicts(ge.Stderr)
+		for i := range res {
+			res[i].Conflict = conflicts[res[i].Ref]
+		}
+	}
 	return res, nil
+}
+
+// remoteConflicts reads, from git push's stderr, the remote's refusals of
+// refs that collide with its own by directory ("remote: error: cannot
+// lock ref 'X': 'Y' exists; cannot create 'X'"), by the ref refused.
+func remoteConflicts(stderr string) map[string]string {
+	out := map[string]string{}
+	for _, line := range strings.Split(stderr, "\n") {
+		line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "remote:"))
+		line = strings.TrimSpace(strings.TrimPrefix(line, "error:"))
+		rest, ok := strings.CutPrefix(line, "cannot lock ref '")
+		if !ok || !strings.Contains(rest, "' exists; cannot create '") {
+			continue
+		}
+		if ref, _, ok := strings.Cut(rest, "'"); ok {
+			out[ref] = line
+		}
+	}
+	return out
 }
 
 // parsePorcelain reads `git push --porcelain` lines: "<flag>\t<from>:<to>\t<summary>".

@@ -249,6 +249,10 @@ func (g *Integrator) Integrate(ctx context.Context, task, fetched string) (*Inte
 		if errors.Is(err, ErrStale) {
 			continue // a concurrent append: decide again from its head
 		}
+		if conflict := (*RefConflictError)(nil); errors.As(err, &conflict) {
+			// A local task is in the way of the fetched one's name (a vs a/b).
+			return g.quarantine(in, CodeTaskName, taskConflict(task, err).Error()), nil
+		}
 		if err != nil {
 			return nil, err
 		}

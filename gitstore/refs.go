@@ -23,6 +23,28 @@ var (
 	ErrBadRefName = errors.New("invalid ref name")
 )
 
+// RefConflictError is git's refusal of a ref that is a directory prefix of
+// an existing one, or has one as its own (refs/a and refs/a/b cannot both
+// exist: one would be a file where the other needs a directory). Its text
+// is git's own.
+type RefConflictError struct {
+	Name     string // the ref that could not be created
+	Existing string // the ref in its way
+}
+
+func (e *RefConflictError) Error() string {
+	return fmt.Sprintf("cannot lock ref '%s': '%s' exists; cannot create '%s'", e.Name, e.Existing, e.Name)
+}
+
+// RefConflict returns the *RefConflictError that creating name would meet,
+// or nil when no existing ref is in its way.
+func (r *Repo) RefConflict(name string) error {
+	if other := r.conflictingRef(name); other != "" {
+		return &RefConflictError{Name: name, Existing: other}
+	}
+	return nil
+}
+
 // Ref is a reference and the object id it points to (40 hex digits).
 type Ref struct{ Name, Hash string }
 
@@ -205,7 +227,8 @@ func (r *Repo) ListRefs(prefix string) ([]Ref, error) {
 // packed ref (ErrStale on mismatch), and the new value is written to the
 // lock, synced and renamed into place. Readers never see a partial ref; on
 // any failure the ref is unchanged and the lock removed. name must pass
-// CheckRefName and lie under refs/.
+// CheckRefName and lie under refs/; a ref in the way of its name is a
+// *RefConflictError.
 func (r *Repo) UpdateRef(name, oldHash, newHash string) error {
 	if err := CheckRefName(name); err != nil {
 		return err
@@ -220,7 +243,10 @@ func (r *Repo) UpdateRef(name, oldHash, newHash string) error {
 	path := r.refPath(name)
 	lock, err := takeLock(path + ".lock")
 	if errors.Is(err, syscall.ENOTDIR) {
-		return fmt.Errorf("update ref %s: %s", name, r.conflictMessage(name))
+		if err := r.RefConflict(name); err != nil {
+			return err
+		}
+		return fmt.Errorf("update ref %s: a file is in the way of its directory", name)
 	}
 	if err != nil {
 		return fmt.Errorf("update ref %s: %w", name, err)
@@ -245,8 +271,8 @@ func (r *Repo) UpdateRef(name, oldHash, newHash string) error {
 		return fmt.Errorf("update ref %s: expected %s, found %s: %w", name, orNone(oldHash), orNone(cur), ErrStale)
 	}
 	if cur == "" {
-		if other := r.conflictingRef(name); other != "" {
-			return fmt.Errorf("update ref %s: %s exists; cannot create %s", name, other, name)
+		if err := r.RefConflict(name); err != nil {
+			return err
 		}
 		os.Remove(path) // an empty directory left by deleted refs, as git does
 	}
@@ -299,13 +325,6 @@ func nextSlash(s string, i int) int {
 		return -1
 	}
 	return i + 1 + j
-}
-
-func (r *Repo) conflictMessage(name string) string {
-	if other := r.conflictingRef(name); other != "" {
-		return other + " exists; cannot create " + name
-	}
-	return "a file is in the way of its directory"
 }
 
 // CheckRefName reports, wrapping ErrBadRefName, why git would refuse name

@@ -145,36 +145,51 @@ func TestCheckRefNameAgreesWithGit(t *testing.T) {
 	}
 }
 
+// TestUpdateRefDirectoryConflict: refs/a and refs/a/b cannot both exist.
+// The refusal is a *RefConflictError whose text is git's own, checked
+// against what git update-ref says for the same ref, loose and packed.
 func TestUpdateRefDirectoryConflict(t *testing.T) {
 	r, c1, _ := refTestRepo(t)
+	refuse := func(name, existing string) {
+		t.Helper()
+		err := r.UpdateRef(name, "", c1)
+		var conflict *RefConflictError
+		if !errors.As(err, &conflict) || conflict.Name != name || conflict.Existing != existing {
+			t.Fatalf("creating %s with %s in place: got %v, want a RefConflictError", name, existing, err)
+		}
+		if err := r.RefConflict(name); err == nil || err.Error() != conflict.Error() {
+			t.Fatalf("RefConflict(%s) = %v, want %v", name, err, conflict)
+		}
+		gitSays, gitErr := gitTryIn(r.WorkTree, "update-ref", name, c1, "")
+		if gitErr == nil {
+			t.Fatalf("git update-ref %s succeeded with %s in place", name, existing)
+		}
+		// git update-ref puts "update_ref failed for ref '…': " before it.
+		if !strings.HasPrefix(gitSays, "fatal: ") || !strings.HasSuffix(gitSays, ": "+err.Error()+"\n") {
+			t.Fatalf("git says %q, we say %q", gitSays, err)
+		}
+		assertRef(t, r, name, "")
+	}
 	const a, ab = "refs/reasoning/tasks/a", "refs/reasoning/tasks/a/b"
 	if err := r.UpdateRef(a, "", c1); err != nil {
 		t.Fatal(err)
 	}
-	err := r.UpdateRef(ab, "", c1)
-	if err == nil || !strings.Contains(err.Error(), a+" exists") {
-		t.Fatalf("creating %s under %s: got %v", ab, a, err)
+	if err := r.RefConflict(a + "b"); err != nil {
+		t.Fatalf("refs/reasoning/tasks/ab is no conflict of %s: got %v", a, err)
 	}
+	refuse(ab, a)
 	gitIn(t, r.WorkTree, "pack-refs", "--all")
-	err = r.UpdateRef(ab, "", c1)
-	if err == nil || !strings.Contains(err.Error(), a+" exists") {
-		t.Fatalf("creating %s under packed %s: got %v", ab, a, err)
-	}
+	refuse(ab, a)
 	assertRef(t, r, a, c1)
-	assertRef(t, r, ab, "")
 
 	const x, xy = "refs/reasoning/tasks/x", "refs/reasoning/tasks/x/y"
 	if err := r.UpdateRef(xy, "", c1); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.UpdateRef(x, "", c1); err == nil || !strings.Contains(err.Error(), xy+" exists") {
-		t.Fatalf("creating %s over %s: got %v", x, xy, err)
-	}
+	refuse(x, xy)
 	gitIn(t, r.WorkTree, "pack-refs", "--all")
-	if err := r.UpdateRef(x, "", c1); err == nil || !strings.Contains(err.Error(), xy+" exists") {
-		t.Fatalf("creating %s over packed %s: got %v", x, xy, err)
-	}
-	assertRef(t, r, x, "")
+	refuse(x, xy)
+	assertRef(t, r, xy, c1)
 }
 
 func TestUpdateRefLocked(t *testing.T) {

@@ -73,6 +73,21 @@ func (s *Store) checkTask(task string) error {
 	return nil
 }
 
+// taskConflict turns a *RefConflictError met by task's ref into bad input
+// that says, in one line, which task is in the way and what to do; any
+// other error is returned as it is.
+func taskConflict(task string, err error) error {
+	var c *RefConflictError
+	if !errors.As(err, &c) {
+		return err
+	}
+	if other, ok := strings.CutPrefix(c.Existing, TaskPrefix); ok {
+		return fmt.Errorf("%w: task %s: %v (task %s exists, and one task's name cannot be a directory of another's: choose another name)",
+			record.ErrInput, task, c, other)
+	}
+	return fmt.Errorf("%w: task %s: %v", record.ErrInput, task, c)
+}
+
 // Load implements record.Store: it reads every record in the head commit's
 // records/ tree, each strictly (record.ReadStored). A history that does not
 // read is an error matching record.ErrUnreadable that names the task.
@@ -219,7 +234,13 @@ func (s *Store) Append(ctx context.Context, task, head string, rec *record.Recor
 	var entries []object.TreeEntry
 	var parents []plumbing.Hash
 	prev := &taskCache{}
-	if head != "" {
+	if head == "" {
+		// Refused before any object is written: a/b cannot start while a
+		// exists, nor a while a/b does.
+		if err := s.Repo.RefConflict(TaskRef(task)); err != nil {
+			return "", taskConflict(task, err)
+		}
+	} else {
 		var err error
 		if prev, _, err = s.loadTask(task, head); err != nil {
 			return "", err
@@ -252,7 +273,7 @@ func (s *Store) Append(ctx context.Context, task, head string, rec *record.Recor
 		return "", fmt.Errorf("%w: %v", record.ErrConflict, err)
 	}
 	if err != nil {
-		return "", err
+		return "", taskConflict(task, err)
 	}
 	s.cacheAppended(task, commit.String(), prev, cacheEntry{Name: rec.FileName(), Blob: blob.String(), Record: data})
 	return commit.String(), nil

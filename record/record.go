@@ -69,27 +69,56 @@ func (r *Record) FileName() string {
 }
 
 // MaxTaskLen is the longest task name accepted.
-const MaxTaskLen = 63
+const MaxTaskLen = 100
+
+// TaskPattern is the shape of a task name, as the envelope schema states it
+// (with maxLength 100 and no part ending in ".lock"): parts of letters,
+// digits, '_', '-' and single dots, separated by single slashes, the first
+// starting with a letter or digit, none starting with a dot and only the
+// last unable to end in one. It is git's branch-name rules
+// (git check-ref-format --branch) on that alphabet, so a branch name such
+// as feature/db-migration is a task name.
+const TaskPattern = `^[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*(\.?/[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*)*$`
 
 // taskPattern is compiled on first use: a command that names no task
 // should not pay for it at start-up.
-var taskPattern = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
-})
+var taskPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(TaskPattern) })
 
-// CheckTask reports whether name is a valid task name: it matches
-// ^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$, contains no "..", and does not end in
-// ".lock". Stores check it again by git's ref-name rules.
+// CheckTask reports whether name is a valid task name: 1-100 letters,
+// digits, '.', '_', '-' and '/', starting with a letter or digit, under
+// git's branch-name rules (no "..", no "//", no part starting with '.' or
+// ending in ".lock"; not ending in '/' or '.'). Each rule has its own
+// message; TaskPattern is the whole rule. Stores check the ref name again
+// by git's ref-name rules.
 func CheckTask(name string) error {
+	bad := func(why string) error { return fmt.Errorf("%w: invalid task name %q: %s", ErrInput, name, why) }
+	charset := len(name) > 0 && len(name) <= MaxTaskLen && isAlnum(name[0])
+	for i := 0; charset && i < len(name); i++ {
+		charset = isAlnum(name[i]) || strings.IndexByte("._-/", name[i]) >= 0
+	}
 	switch {
-	case !taskPattern().MatchString(name):
-		return fmt.Errorf("%w: invalid task name %q: use 1-63 letters, digits, '.', '_' or '-', starting with a letter or digit", ErrInput, name)
+	case !charset:
+		return bad("use 1-100 letters, digits, '.', '_', '-' or '/', starting with a letter or digit")
 	case strings.Contains(name, ".."):
-		return fmt.Errorf("%w: invalid task name %q: it must not contain '..'", ErrInput, name)
+		return bad("it must not contain '..'")
+	case strings.Contains(name, "//"), strings.HasSuffix(name, "/"):
+		return bad("'/' must separate non-empty parts (no '//', no '/' at the end)")
+	case strings.Contains(name, "/."):
+		return bad("a part after '/' must not start with '.'")
 	case strings.HasSuffix(name, ".lock"):
-		return fmt.Errorf("%w: invalid task name %q: it must not end in '.lock'", ErrInput, name)
+		return bad("it must not end in '.lock'")
+	case strings.Contains(name, ".lock/"):
+		return bad("a part before '/' must not end in '.lock'")
+	case strings.HasSuffix(name, "."):
+		return bad("it must not end in '.'")
+	case !taskPattern().MatchString(name):
+		return bad("it does not match " + TaskPattern) // unreachable while the rules above are complete
 	}
 	return nil
+}
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // Evidence is one piece of evidence behind an assessment, resolution or

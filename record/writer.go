@@ -217,6 +217,9 @@ func (w *Writer) appendParsed(ctx context.Context, task string, kind Kind, m map
 			time.Sleep(time.Duration(rand.IntN(2000)) * time.Microsecond)
 			continue
 		}
+		if errors.Is(err, ErrInput) {
+			return nil, err // the store refused the task before writing anything
+		}
 		if err != nil {
 			// A store can fail after the record was written (the ref moved,
 			// then something after it failed). Reporting that as a failure

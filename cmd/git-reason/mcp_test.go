@@ -279,6 +279,25 @@ func mcpSequence(nativeToolSearch bool) []mcpStep {
 			wantOK(t, "schema", res)
 			wantEq(t, "schema", "body $id", jstr(res, "structuredContent.body.$id"), "urn:git-reason:schema:conclusion:body")
 		}},
+		// A task named like a branch: written, read, and its report a
+		// resource whose URI escapes the slash.
+		{"assess (feature/db-migration)", "tools/call", toolCall("assess", fixed(map[string]any{"task": "feature/db-migration",
+			"subject": "Online migration", "question": "Migrate without downtime?", "materiality": "minor", "reversibility": "reversible"})),
+			func(t *testing.T, v map[string]string, res any) {
+				wantOK(t, "assess", res)
+				wantEq(t, "assess", "task", jstr(res, "structuredContent.task"), "feature/db-migration")
+			}},
+		{"status (feature/db-migration)", "tools/call", toolCall("status", fixed(map[string]any{"task": "feature/db-migration"})),
+			func(t *testing.T, v map[string]string, res any) {
+				wantOK(t, "status", res)
+				wantEq(t, "status", "phase", jstr(res, "structuredContent.phase"), "assessed")
+			}},
+		{"resources/read (feature/db-migration)", "resources/read", fixed(map[string]any{"uri": "reason://task/feature%2Fdb-migration"}),
+			func(t *testing.T, v map[string]string, res any) {
+				if text := jstr(res, "contents.0.text"); !strings.Contains(text, "# Reasoning: feature/db-migration") {
+					t.Fatalf("resources/read: report of feature/db-migration:\n%s", text)
+				}
+			}},
 	}
 }
 

@@ -159,6 +159,14 @@ func TestWebPages(t *testing.T) {
 	if p := getPage(t, c, base+"/task/T-2"); !strings.Contains(p, "phase-planned") {
 		t.Errorf("a record written after start is not on the reloaded task page")
 	}
+	// A task named like a branch has its page at its own path.
+	s.reason("assess", "feature/db-migration", "--subject", "Migrate online", "--question", "Online?", "--materiality", "trivial", "--reversibility", "reversible")
+	if p := getPage(t, c, base+"/"); !strings.Contains(p, `href="/task/feature/db-migration"`) {
+		t.Errorf("the list does not link the task feature/db-migration")
+	}
+	if p := getPage(t, c, base+"/task/feature/db-migration"); !strings.Contains(p, "Migrate online") {
+		t.Errorf("the page of feature/db-migration lacks its subject")
+	}
 	if res, err := c.Get(base + "/task/NOPE"); err != nil {
 		t.Fatal(err)
 	} else if res.Body.Close(); res.StatusCode != http.StatusNotFound {

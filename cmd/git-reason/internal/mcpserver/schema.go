@@ -29,14 +29,15 @@ func readDoc(name string) (obj, error) {
 	return m, nil
 }
 
-// taskProperty is the task argument, with the envelope's own pattern.
+// taskProperty is the task argument, with the envelope's own rules.
 func taskProperty() (obj, error) {
 	env, err := readDoc("envelope.json")
 	if err != nil {
 		return nil, err
 	}
 	p := env["properties"].(obj)["task"].(obj)
-	return obj{"type": "string", "pattern": p["pattern"], "description": "the task (see status for every task)"}, nil
+	return obj{"type": "string", "minLength": p["minLength"], "maxLength": p["maxLength"], "pattern": p["pattern"], "not": p["not"],
+		"description": "the task (see status for every task)"}, nil
 }
 
 // bodyInput derives a write tool's input schema from its record kind's body

@@ -141,6 +141,10 @@ func (e *Session) Push(ctx context.Context, req SyncRequest, skip map[string]boo
 				_ = e.Repo.UpdateRef(gitstore.RemoteRef(req.Remote, pt.Task), pt.From, pt.To)
 			case r.Moved():
 				moved = append(moved, pt.Task)
+			case r.Conflict != "":
+				pt.Outcome = PushRejected
+				pt.Message = record.Printable(r.Conflict) + " on " + req.Remote + " (one task's name cannot be a directory of another's: rename one of them)"
+				out.Tasks = append(out.Tasks, pt)
 			default:
 				pt.Outcome, pt.Message = PushRejected, record.Printable(r.Status)
 				out.Tasks = append(out.Tasks, pt)

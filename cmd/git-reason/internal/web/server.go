@@ -46,7 +46,7 @@ func Handler(open func() (*ops.Session, error), token string) http.Handler {
 	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	mux.HandleFunc("GET /{$}", s.tasks)
-	mux.HandleFunc("GET /task/{task}", s.task)
+	mux.HandleFunc("GET /task/{task...}", s.task) // a task name may hold slashes
 	mux.HandleFunc("GET /handover", s.handover)
 	return protect(token, s.bounded(mux))
 }
