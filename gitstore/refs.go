@@ -298,9 +298,10 @@ func (r *Repo) conflictingRef(name string) string {
 			return name[:i]
 		}
 	}
-	found := ""
-	filepath.WalkDir(r.refPath(name), func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && !strings.HasSuffix(p, ".lock") {
+	found, self := "", r.refPath(name)
+	filepath.WalkDir(self, func(p string, d fs.DirEntry, err error) error {
+		// name's own file is name, not a ref in its way.
+		if err == nil && !d.IsDir() && p != self && !strings.HasSuffix(p, ".lock") {
 			rel, _ := filepath.Rel(r.CommonDir, p)
 			found = filepath.ToSlash(rel)
 			return fs.SkipAll

@@ -174,6 +174,9 @@ func TestUpdateRefDirectoryConflict(t *testing.T) {
 	if err := r.UpdateRef(a, "", c1); err != nil {
 		t.Fatal(err)
 	}
+	if err := r.RefConflict(a); err != nil {
+		t.Fatalf("an existing ref is no conflict of itself: got %v", err)
+	}
 	if err := r.RefConflict(a + "b"); err != nil {
 		t.Fatalf("refs/reasoning/tasks/ab is no conflict of %s: got %v", a, err)
 	}
