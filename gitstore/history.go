@@ -1,65 +1,513 @@
 package gitstore
 
 import (
+	"bytes"
 	"context"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"git-reason/record"
 )
 
 // History returns every commit reachable from head, parents before
-// children, as replay verification reads them.
+// children, as replay verification reads them. A commit's records/ tree
+// comes as its Changes against its first parent's (record.Commit), so
+// that each distinct tree is read once and a commit carries what it
+// changed, not the whole record set again.
 func (s *Store) History(ctx context.Context, head string) ([]*record.Commit, error) {
-	var out []*record.Commit
-	seen := map[plumbing.Hash]bool{}
-	// Iterative post-order walk: a long history must not exhaust the stack.
-	type frame struct {
-		c    *object.Commit
-		next int
-	}
-	if err := s.checkSize(plumbing.NewHash(head), maxCommitBytes, "commit"); err != nil {
+	h, err := s.readHistory(ctx, head, nil)
+	if err != nil {
 		return nil, err
 	}
-	root, err := object.GetCommit(s.objs, plumbing.NewHash(head))
-	if err != nil {
-		return nil, fmt.Errorf("read commit %s: %w", head, err)
+	return h.commits, nil
+}
+
+// history is a task's history as read for replay, with every record blob
+// it brings already read (parsed, or the error reading it gave).
+type history struct {
+	commits []*record.Commit
+	blobs   map[string]blobRead
+	// trees maps each commit to its records/ tree hash ("" for none).
+	trees map[string]string
+}
+
+type blobRead struct {
+	rec *record.Record
+	err error
+}
+
+// blob reads a record by blob hash for replay: from what readHistory read,
+// else from the object store.
+func (h *history) blob(s *Store) func(string) (*record.Record, error) {
+	return func(hash string) (*record.Record, error) {
+		if b, ok := h.blobs[hash]; ok {
+			return b.rec, b.err
+		}
+		return s.ReadBlob(hash)
 	}
-	stack := []*frame{{c: root}}
-	seen[root.Hash] = true
-	for len(stack) > 0 {
-		if err := ctx.Err(); err != nil {
+}
+
+// readHistory reads the history of head through one `git rev-list` (the
+// commit graph) and one `git cat-file` process (everything else). The
+// size of every object is asked for before the object is, so nothing
+// larger than its limit (a commit or blob: record.MaxRecordBytes; a tree:
+// maxTreeBytes) is read into this process. Each distinct tree is read
+// once and compared with its first parent's tree entry by entry.
+//
+// stop, when not nil, names commits whose history is known already (it
+// verified): the walk does not go below them, and they are not in the
+// result. Their records/ trees are in trees.
+func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bool) (*history, error) {
+	order, parents, err := s.commitGraph(ctx, head, stop)
+	if err != nil {
+		return nil, err
+	}
+	cf, err := s.Repo.catFile(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer cf.close()
+
+	// Commits: sizes first, then contents.
+	infos, err := cf.infos(order)
+	if err != nil {
+		return nil, err
+	}
+	for i, h := range order {
+		if err := checkInfo(h, infos[i], "commit", maxCommitBytes); err != nil {
 			return nil, err
 		}
+	}
+	out := &history{trees: map[string]string{}, blobs: map[string]blobRead{}}
+	rootOf := make(map[string]string, len(order))
+	err = cf.contents(order, func(i int, _ string, data []byte) error {
+		c, err := decodeCommit(order[i], data)
+		if err != nil {
+			return err
+		}
+		if !sameHashes(c.ParentHashes, parents[order[i]]) {
+			return fmt.Errorf("read commit %s: its parents are not the ones git's commit graph gives", order[i])
+		}
+		rootOf[order[i]] = c.TreeHash.String()
+		if stop[order[i]] {
+			return nil
+		}
+		rc := &record.Commit{Hash: order[i], Trailers: Trailers(c.Message), When: c.Author.When,
+			Author: c.Author.Name + " <" + c.Author.Email + ">", Committer: c.Committer.Name + " <" + c.Committer.Email + ">"}
+		for _, p := range c.ParentHashes {
+			rc.Parents = append(rc.Parents, p.String())
+		}
+		out.commits = append(out.commits, rc)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	// Root trees, then the records/ trees they name.
+	roots := distinct(order, func(h string) string { return rootOf[h] })
+	if err := readTrees(cf, roots, "tree", func(i int, data []byte) error {
+		t, err := decodeTree(roots[i], data)
+		if err != nil {
+			return err
+		}
+		sub := ""
+		for _, e := range t.Entries {
+			if e.Name == RecordsDir && e.Mode == filemode.Dir {
+				sub = e.Hash.String()
+				break
+			}
+		}
+		for _, h := range order {
+			if rootOf[h] == roots[i] {
+				out.trees[h] = sub
+			}
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+
+	// The records/ trees, each compared with its first parent's as soon
+	// as both are read; a tree is kept only until its last reader is done.
+	need := map[string]int{}
+	for _, h := range out.commits {
+		need[out.trees[h.Hash]]++
+		if len(h.Parents) > 0 {
+			need[out.trees[h.Parents[0]]]++
+		}
+	}
+	trees := distinct(order, func(h string) string { return out.trees[h] })
+	var wanted []string
+	for _, t := range trees {
+		if t != "" && need[t] > 0 {
+			wanted = append(wanted, t)
+		}
+	}
+	parsed := map[string]*rawTree{"": {sorted: true}}
+	at := map[string]int{"": -1} // tree -> its index in wanted
+	for i, t := range wanted {
+		at[t] = i
+	}
+	blobs := map[string]bool{}
+	next := 0 // the next commit to compare
+	compare := func(upto int) error {
+		for ; next < len(out.commits); next++ {
+			c := out.commits[next]
+			mine := out.trees[c.Hash]
+			first := ""
+			if len(c.Parents) > 0 {
+				first = out.trees[c.Parents[0]]
+			}
+			if at[mine] > upto || (len(c.Parents) > 0 && at[first] > upto) {
+				return nil
+			}
+			t := parsed[mine]
+			if len(c.Parents) > 0 && parsed[first].sorted && t.sorted {
+				c.Changes = diffTrees(parsed[first], t)
+				for _, h := range c.Changes {
+					if h != "" {
+						blobs[h] = true
+					}
+				}
+			} else {
+				c.Files = t.files()
+				for _, h := range c.Files {
+					blobs[h] = true
+				}
+			}
+			for _, u := range []string{mine, first} {
+				if len(c.Parents) == 0 && u == first {
+					continue
+				}
+				if need[u]--; need[u] == 0 && u != "" {
+					delete(parsed, u)
+				}
+			}
+		}
+		return nil
+	}
+	if err := compare(-1); err != nil {
+		return nil, err
+	}
+	if err := readTrees(cf, wanted, "records tree", func(i int, data []byte) error {
+		t, err := parseTree(wanted[i], data)
+		if err != nil {
+			return err
+		}
+		parsed[wanted[i]] = t
+		return compare(i)
+	}); err != nil {
+		return nil, err
+	}
+	if next != len(out.commits) {
+		return nil, errors.New("read history: a records tree was not compared") // cannot happen
+	}
+
+	// The records the history brings: sizes first, then each parsed.
+	var hashes []string
+	for h := range blobs {
+		hashes = append(hashes, h)
+	}
+	bi, err := cf.infos(hashes)
+	if err != nil {
+		return nil, err
+	}
+	var readable []string
+	for i, h := range hashes {
+		switch info := bi[i]; {
+		case info.missing:
+			out.blobs[h] = blobRead{err: fmt.Errorf("read blob %s: %w", h, plumbing.ErrObjectNotFound)}
+		case info.typ != "blob":
+			out.blobs[h] = blobRead{err: plumbing.ErrObjectNotFound}
+		case info.size > record.MaxRecordBytes:
+			out.blobs[h] = blobRead{err: fmt.Errorf("blob %s is %d bytes; the limit is %d", h, info.size, record.MaxRecordBytes)}
+		default:
+			readable = append(readable, h)
+		}
+	}
+	if err := cf.contents(readable, func(i int, _ string, data []byte) error {
+		rec, err := record.ParseRecord(data)
+		out.blobs[readable[i]] = blobRead{rec, err}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// commitGraph lists head's history with git rev-list: the commits in the
+// order replay needs them (parents first, a merge's first parent's line
+// before its second's), with each commit's parents. Replacement objects
+// and grafts are not followed: the history is the objects' own.
+func (s *Store) commitGraph(ctx context.Context, head string, stop map[string]bool) ([]string, map[string][]string, error) {
+	if !isHex(head) || len(head) != 40 {
+		return nil, nil, fmt.Errorf("read commit %q: not a commit id", head)
+	}
+	args := []string{"--no-replace-objects", "rev-list", "--parents", head}
+	for h := range stop {
+		args = append(args, "^"+h)
+	}
+	args = append(args, "--")
+	out, err := s.Repo.Git(ctx, args...)
+	if err != nil {
+		var ge *GitError
+		if errors.As(err, &ge) {
+			return nil, nil, fmt.Errorf("read the commits of %s: %s", head, lastLine(ge.Stderr, err.Error()))
+		}
+		return nil, nil, err
+	}
+	parents := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		parents[f[0]] = f[1:]
+	}
+	if _, ok := parents[head]; !ok {
+		return nil, nil, fmt.Errorf("read commit %s: git rev-list does not list it", head)
+	}
+	// Iterative post-order walk: a long history must not exhaust the stack.
+	type frame struct {
+		c    string
+		next int
+	}
+	var order []string
+	seen := map[string]bool{head: true}
+	stack := []*frame{{c: head}}
+	for len(stack) > 0 {
 		top := stack[len(stack)-1]
-		if top.next < len(top.c.ParentHashes) {
-			p := top.c.ParentHashes[top.next]
+		if ps := parents[top.c]; top.next < len(ps) {
+			p := ps[top.next]
 			top.next++
 			if seen[p] {
 				continue
 			}
 			seen[p] = true
-			if err := s.checkSize(p, maxCommitBytes, "commit"); err != nil {
-				return nil, err
+			if _, ok := parents[p]; !ok {
+				// Below a stop commit: known already, or a parent git
+				// does not list (then reading it fails).
+				if stop[p] {
+					order = append(order, p)
+					parents[p] = nil
+					continue
+				}
+				return nil, nil, fmt.Errorf("read commit %s: %w", p, plumbing.ErrObjectNotFound)
 			}
-			pc, err := object.GetCommit(s.objs, p)
-			if err != nil {
-				return nil, fmt.Errorf("read commit %s: %w", p, err)
-			}
-			stack = append(stack, &frame{c: pc})
+			stack = append(stack, &frame{c: p})
 			continue
 		}
 		stack = stack[:len(stack)-1]
-		rc, err := s.commitFor(top.c)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, rc)
+		order = append(order, top.c)
 	}
-	return out, nil
+	return order, parents, nil
+}
+
+func sameHashes(a []plumbing.Hash, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].String() != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// distinct returns key(x) for each x, each value once, in order of first
+// appearance, without "".
+func distinct(xs []string, key func(string) string) []string {
+	seen := map[string]bool{"": true}
+	var out []string
+	for _, x := range xs {
+		if k := key(x); !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// checkInfo refuses an object that is missing, of another type or larger
+// than limit, with the errors the go-git read path gives.
+func checkInfo(h string, info objectInfo, what string, limit int64) error {
+	typ := what
+	if what == "records tree" {
+		typ = "tree"
+	}
+	switch {
+	case info.missing:
+		return fmt.Errorf("read %s %s: %w", what, h, plumbing.ErrObjectNotFound)
+	case info.typ != typ:
+		return fmt.Errorf("read %s %s: %w", what, h, plumbing.ErrObjectNotFound)
+	case info.size > limit:
+		return fmt.Errorf("%s %s is %d bytes; the limit is %d", what, h, info.size, limit)
+	}
+	return nil
+}
+
+// readTrees checks the sizes of the trees, then reads each.
+func readTrees(cf *catFile, hashes []string, what string, fn func(i int, data []byte) error) error {
+	infos, err := cf.infos(hashes)
+	if err != nil {
+		return err
+	}
+	for i, h := range hashes {
+		if err := checkInfo(h, infos[i], what, maxTreeBytes); err != nil {
+			return err
+		}
+	}
+	return cf.contents(hashes, func(i int, _ string, data []byte) error { return fn(i, data) })
+}
+
+// decodeCommit decodes a commit as go-git does, checking that its content
+// has the hash it was asked for.
+func decodeCommit(h string, data []byte) (*object.Commit, error) {
+	obj := &plumbing.MemoryObject{}
+	obj.SetType(plumbing.CommitObject)
+	obj.Write(data)
+	c := &object.Commit{}
+	if err := c.Decode(obj); err != nil {
+		return nil, fmt.Errorf("read commit %s: %w", h, err)
+	}
+	if c.Hash.String() != h {
+		return nil, fmt.Errorf("read commit %s: its content hashes to %s", h, c.Hash)
+	}
+	return c, nil
+}
+
+func decodeTree(h string, data []byte) (*object.Tree, error) {
+	obj := &plumbing.MemoryObject{}
+	obj.SetType(plumbing.TreeObject)
+	obj.Write(data)
+	t := &object.Tree{}
+	if err := t.Decode(obj); err != nil {
+		return nil, fmt.Errorf("read tree %s: %w", h, err)
+	}
+	return t, nil
+}
+
+// rawTree is a records/ tree as read: its bytes and where each entry's
+// name and hash are, with no copy of either.
+type rawTree struct {
+	data   []byte
+	ents   []treeEnt
+	sorted bool // names strictly ascending, bytewise: a diff by merging is exact
+}
+
+type treeEnt struct {
+	name, end int32 // name is data[name:end-21], the hash data[end-20:end]
+}
+
+func (t *rawTree) name(i int) []byte { e := t.ents[i]; return t.data[e.name : e.end-21] }
+func (t *rawTree) hash(i int) []byte { e := t.ents[i]; return t.data[e.end-20 : e.end] }
+
+// parseTree reads a tree's entries as go-git's decoder does (the same
+// refusals of a malformed tree), keeping offsets only.
+func parseTree(h string, data []byte) (*rawTree, error) {
+	t := &rawTree{data: data, sorted: true}
+	bad := func(why string) error {
+		return fmt.Errorf("read tree %s: %w: %s", h, object.ErrMalformedTree, why)
+	}
+	for i := 0; i < len(data); {
+		sp := bytes.IndexByte(data[i:], ' ')
+		if sp < 0 {
+			return nil, bad("missing mode terminator")
+		}
+		if !octalMode(data[i : i+sp]) {
+			return nil, bad("malformed mode")
+		}
+		name := i + sp + 1
+		nul := bytes.IndexByte(data[name:], 0)
+		if nul < 0 {
+			return nil, bad("missing filename terminator")
+		}
+		if nul == 0 {
+			return nil, bad("empty filename")
+		}
+		end := name + nul + 1 + 20
+		if end > len(data) {
+			return nil, bad("truncated object id")
+		}
+		if end > 1<<31-1 {
+			return nil, bad("too large")
+		}
+		t.ents = append(t.ents, treeEnt{name: int32(name), end: int32(end)})
+		if n := len(t.ents); n > 1 && bytes.Compare(t.name(n-2), t.name(n-1)) >= 0 {
+			t.sorted = false
+		}
+		i = end
+	}
+	return t, nil
+}
+
+// octalMode reports whether b is a mode go-git accepts: octal digits that
+// fit 32 bits.
+func octalMode(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	var n uint64
+	for _, c := range b {
+		if c < '0' || c > '7' {
+			return false
+		}
+		if n = n<<3 | uint64(c-'0'); n > 1<<32-1 {
+			return false
+		}
+	}
+	return true
+}
+
+// files is the tree as a map, a later entry of a repeated name winning,
+// as go-git's tree read gives it.
+func (t *rawTree) files() map[string]string {
+	out := make(map[string]string, len(t.ents))
+	for i := range t.ents {
+		out[string(t.name(i))] = hex.EncodeToString(t.hash(i))
+	}
+	return out
+}
+
+// diffTrees compares two sorted trees: every name whose hash differs,
+// with b's hash, or "" when b lacks it.
+func diffTrees(a, b *rawTree) map[string]string {
+	out := map[string]string{}
+	i, j := 0, 0
+	for i < len(a.ents) || j < len(b.ents) {
+		cmp := 0
+		switch {
+		case i == len(a.ents):
+			cmp = 1
+		case j == len(b.ents):
+			cmp = -1
+		default:
+			cmp = bytes.Compare(a.name(i), b.name(j))
+		}
+		switch {
+		case cmp < 0:
+			out[string(a.name(i))] = ""
+			i++
+		case cmp > 0:
+			out[string(b.name(j))] = hex.EncodeToString(b.hash(j))
+			j++
+		default:
+			if !bytes.Equal(a.hash(i), b.hash(j)) {
+				out[string(b.name(j))] = hex.EncodeToString(b.hash(j))
+			}
+			i++
+			j++
+		}
+	}
+	return out
 }
 
 func (s *Store) commitFor(c *object.Commit) (*record.Commit, error) {
@@ -109,7 +557,7 @@ func (s *Store) Verify(ctx context.Context, task, head string) ([]record.Finding
 }
 
 func (s *Store) verify(ctx context.Context, task, head string, reuses bool) ([]record.Finding, error) {
-	commits, err := s.History(ctx, head)
+	h, err := s.readHistory(ctx, head, nil)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -117,9 +565,9 @@ func (s *Store) verify(ctx context.Context, task, head string, reuses bool) ([]r
 		return []record.Finding{{Task: task, Commit: head, Code: record.FindUnreadable,
 			Message: record.Printable(err.Error())}}, nil
 	}
-	found := record.Replay(ctx, task, commits, s.ReadBlob)
-	if reuses && ctx.Err() == nil {
-		found = append(found, s.checkReuses(ctx, task, head)...)
+	found, recs := record.ReplayHead(ctx, task, h.commits, h.blob(s))
+	if reuses && ctx.Err() == nil && recs != nil {
+		found = append(found, s.checkReuses(ctx, task, head, recs)...)
 	}
 	return found, ctx.Err()
 }

@@ -29,16 +29,12 @@ func (s *Store) Clean(ctx context.Context, task string) error {
 	return nil
 }
 
-// checkReuses checks every reuse that the records at head claim from
-// another task: the task exists and replays clean, and holds the reused
+// checkReuses checks every reuse that the records at head (recs, as the
+// replay read and checked them) claim from another task: the task exists and replays clean, and holds the reused
 // conclusion with the subject, actor, materiality and reversibility the
 // reuse names. The reused tasks' own reuses are not followed (Clean does
 // not check them), so that a cycle of reuses ends.
-func (s *Store) checkReuses(ctx context.Context, task, head string) []record.Finding {
-	recs, err := s.ReadCommit(task, head)
-	if err != nil {
-		return nil // the replay has reported it
-	}
+func (s *Store) checkReuses(ctx context.Context, task, head string, recs []*record.Record) []record.Finding {
 	var out []record.Finding
 	add := func(id, format string, args ...any) {
 		out = append(out, record.Finding{Task: task, Commit: head, Record: id, Code: record.FindReuse,

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -13,11 +15,20 @@ import (
 	"git-reason/policy"
 )
 
-// Commit is one commit of a task's history as verification reads it.
+// Commit is one commit of a task's history as verification reads it. Its
+// records/ tree comes one of two ways: whole, in Files, or, when Files is
+// nil, as Changes against the tree of its first parent, which then comes
+// earlier in the same history. A reader that reads each tree once gives
+// Changes, so that a commit carries what it changed rather than the whole
+// record set again.
 type Commit struct {
-	Hash      string
-	Parents   []string
-	Files     map[string]string // records/ entry name -> blob hash
+	Hash    string
+	Parents []string
+	Files   map[string]string // records/ entry name -> blob hash
+	// Changes, when Files is nil: every records/ entry name whose blob
+	// differs from the first parent's, with this commit's blob hash, or ""
+	// for a name the first parent has and this commit does not.
+	Changes   map[string]string
 	Trailers  map[string]string // Reason-Task, Reason-Kind, Reason-Record
 	When      time.Time         // the author date
 	Author    string            // "Name <email>" of the author
@@ -86,6 +97,15 @@ func ParseRecord(data []byte) (*Record, error) {
 // each commit the writer would not have produced. An honest history yields
 // no finding.
 func Replay(ctx context.Context, task string, commits []*Commit, blob func(hash string) (*Record, error)) []Finding {
+	found, _ := ReplayHead(ctx, task, commits, blob)
+	return found
+}
+
+// ReplayHead is Replay that also returns the records of the last commit's
+// tree (the head's, in a history that ends with its head), in tree order,
+// each as the replay read and checked it: nil when any of them fails the
+// checks ReadStored makes, or when the history is empty.
+func ReplayHead(ctx context.Context, task string, commits []*Commit, blob func(hash string) (*Record, error)) ([]Finding, []*Record) {
 	v := newVerifier(task, blob)
 	for _, c := range commits {
 		for _, p := range c.Parents {
@@ -98,28 +118,42 @@ func Replay(ctx context.Context, task string, commits []*Commit, blob func(hash 
 		}
 		v.commit(ctx, c)
 	}
-	return v.found
+	if len(commits) == 0 || ctx.Err() != nil {
+		return v.found, nil
+	}
+	return v.found, v.records(v.files[commits[len(commits)-1].Hash])
 }
 
 func newVerifier(task string, blob func(string) (*Record, error)) *verifier {
 	return &verifier{task: task, blob: blob, states: map[string]*State{}, cache: map[string]*Record{},
-		entries: map[string]*Entry{}, files: map[string]map[string]string{}, kids: map[string]int{}}
+		entries: map[entryKey]checked{}, files: map[string]map[string]string{}, kids: map[string]int{}}
 }
 
 // A verifier replays each commit once, parents first. What a commit's
 // children need (its state and files) is kept until its last child has
 // taken it, and that child takes it over instead of copying it, so a long
-// linear history costs one state, not one per commit. Each record is read
-// and checked once, whatever number of trees hold it.
+// linear history costs one state and one file map, not one per commit.
+// Each record is read and checked once, whatever number of trees hold it.
 type verifier struct {
 	task    string
 	blob    func(string) (*Record, error)
-	states  map[string]*State // commit -> state after it, until its children are done
-	files   map[string]map[string]string
-	kids    map[string]int // commit -> children not replayed yet
+	states  map[string]*State            // commit -> state after it, until its children are done
+	files   map[string]map[string]string // commit -> its records/ tree, likewise
+	kids    map[string]int               // commit -> children not replayed yet
 	cache   map[string]*Record
-	entries map[string]*Entry // name + blob -> checked entry (nil: it did not check)
+	entries map[entryKey]checked
 	found   []Finding
+}
+
+// entryKey is a records/ entry: its name and blob.
+type entryKey struct{ name, blob string }
+
+// checked is what reading and checking one entry gave: the entry (nil
+// when it did not decode) and whether it passed every check ReadStored
+// makes.
+type checked struct {
+	e  *Entry
+	ok bool
 }
 
 func (v *verifier) add(c *Commit, rec, code, format string, args ...any) {
@@ -137,14 +171,17 @@ func (v *verifier) read(hash string) (*Record, error) {
 	return r, err
 }
 
-// take returns the state after parent p for a child to extend: p's own
-// when this child is the last to need it, else a copy.
+// take returns the state and files after parent p for a child to extend:
+// p's own when this child is the last to need them, else copies.
 func (v *verifier) take(p string) (*State, map[string]string) {
 	st, files := v.states[p], v.files[p]
 	v.kids[p]--
 	if v.kids[p] > 0 {
 		if st != nil {
 			st = st.clone()
+		}
+		if files != nil {
+			files = maps.Clone(files)
 		}
 		return st, files
 	}
@@ -153,36 +190,67 @@ func (v *verifier) take(p string) (*State, map[string]string) {
 	return st, files
 }
 
+// keep stores c's state and files for its children (and, for the last
+// commit, for ReplayHead).
+func (v *verifier) keep(c *Commit, st *State, files map[string]string) {
+	v.states[c.Hash] = st
+	v.files[c.Hash] = files
+}
+
 func (v *verifier) commit(ctx context.Context, c *Commit) {
 	if len(c.Parents) > 1 {
 		v.merge(ctx, c)
-		v.files[c.Hash] = c.Files
 		return
 	}
-	prevFiles := map[string]string{}
+	var prevFiles map[string]string
 	st := &State{Task: v.task, byID: map[string]*Entry{}}
 	if len(c.Parents) == 1 {
 		ps, pf := v.take(c.Parents[0])
-		if pf != nil {
-			prevFiles = pf
-		}
+		prevFiles = pf
 		if ps != nil {
 			st = ps
 		}
 	}
-	v.files[c.Hash] = c.Files
-	for name, h := range prevFiles {
-		switch got, ok := c.Files[name]; {
-		case !ok:
-			v.add(c, idOf(name), FindDropped, "drops earlier record %s", name)
-		case got != h:
-			v.add(c, idOf(name), FindChanged, "changes earlier record %s", name)
-		}
+	if prevFiles == nil {
+		prevFiles = map[string]string{}
 	}
 	var added []string
-	for name := range c.Files {
-		if _, ok := prevFiles[name]; !ok {
-			added = append(added, name)
+	files := c.Files
+	if files != nil {
+		for name, h := range prevFiles {
+			switch got, ok := files[name]; {
+			case !ok:
+				v.add(c, idOf(name), FindDropped, "drops earlier record %s", name)
+			case got != h:
+				v.add(c, idOf(name), FindChanged, "changes earlier record %s", name)
+			}
+		}
+		for name := range files {
+			if _, ok := prevFiles[name]; !ok {
+				added = append(added, name)
+			}
+		}
+		if v.kids[c.Hash] > 0 {
+			files = maps.Clone(files) // the caller's map is never changed
+		}
+	} else {
+		// The parent's files become this commit's: taken over, or copied
+		// by take when another child still needs them.
+		files = prevFiles
+		for _, name := range slices.Sorted(maps.Keys(c.Changes)) {
+			h := c.Changes[name]
+			old, had := files[name]
+			switch {
+			case had && h == "":
+				v.add(c, idOf(name), FindDropped, "drops earlier record %s", name)
+				delete(files, name)
+			case had && old != h:
+				v.add(c, idOf(name), FindChanged, "changes earlier record %s", name)
+				files[name] = h
+			case !had && h != "":
+				added = append(added, name)
+				files[name] = h
+			}
 		}
 	}
 	sort.Strings(added)
@@ -191,7 +259,7 @@ func (v *verifier) commit(ctx context.Context, c *Commit) {
 	}
 	prevClock := st.Clock
 	for _, name := range added {
-		e := v.entry(c, name)
+		e := v.entry(c, name, files[name])
 		if e == nil {
 			continue
 		}
@@ -202,49 +270,69 @@ func (v *verifier) commit(ctx context.Context, c *Commit) {
 		v.admit(ctx, c, st, e)
 		st.add(e)
 	}
-	v.states[c.Hash] = st
+	v.keep(c, st, files)
 }
 
 // entry reads, checks and decodes one record of the commit's tree, once
 // per name and blob: the findings are reported with the first commit that
 // holds it.
-func (v *verifier) entry(c *Commit, name string) *Entry {
-	key := name + "\x00" + c.Files[name]
-	if e, ok := v.entries[key]; ok {
-		return e
+func (v *verifier) entry(c *Commit, name, blob string) *Entry {
+	key := entryKey{name, blob}
+	if k, ok := v.entries[key]; ok {
+		return k.e
 	}
-	e := v.checkEntry(c, name)
-	v.entries[key] = e
-	return e
+	k := v.checkEntry(c, name, blob)
+	v.entries[key] = k
+	return k.e
 }
 
-func (v *verifier) checkEntry(c *Commit, name string) *Entry {
-	rec, err := v.read(c.Files[name])
+func (v *verifier) checkEntry(c *Commit, name, blob string) checked {
+	rec, err := v.read(blob)
 	var se *SchemaError
 	if errors.As(err, &se) {
 		v.add(c, idOf(name), FindSchema, "%s: %s", name, strings.ReplaceAll(err.Error(), "\n ", ";"))
-		return nil
+		return checked{}
 	}
 	if err != nil {
 		v.add(c, idOf(name), FindUnreadable, "%s: %v", name, err)
-		return nil
+		return checked{}
 	}
 	if err := CheckRecord(rec); err != nil {
 		v.add(c, rec.ID, FindSchema, "%s", strings.ReplaceAll(err.Error(), "\n ", ";"))
-		return nil
+		return checked{}
 	}
+	ok := true
 	if rec.Task != v.task {
 		v.add(c, rec.ID, FindWrongTask, "record of task %s stored under task %s", rec.Task, v.task)
+		ok = false
 	}
 	if rec.FileName() != name {
 		v.add(c, rec.ID, FindFileName, "stored as %s, want %s", name, rec.FileName())
+		ok = false
 	}
 	e, err := Decode(rec)
 	if err != nil {
 		v.add(c, rec.ID, FindUnreadable, "%v", err)
+		return checked{}
+	}
+	return checked{e: e, ok: ok}
+}
+
+// records returns the records of files in tree order, each as checked
+// already, or nil when one was not checked or failed a check.
+func (v *verifier) records(files map[string]string) []*Record {
+	if files == nil {
 		return nil
 	}
-	return e
+	out := make([]*Record, 0, len(files))
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		k, ok := v.entries[entryKey{name, files[name]}]
+		if !ok || !k.ok || k.e == nil {
+			return nil
+		}
+		out = append(out, k.e.Record)
+	}
+	return out
 }
 
 func (v *verifier) envelope(c *Commit, e *Entry) {
@@ -289,54 +377,110 @@ func (v *verifier) admit(ctx context.Context, c *Commit, st *State, e *Entry) {
 // that a parent's state already holds, replayed in the same order, is not
 // replayed again: only what the merge brings together is.
 func (v *verifier) merge(ctx context.Context, c *Commit) {
-	union := map[string]string{}
 	type parent struct {
 		st    *State
 		files map[string]string
 	}
-	var parents []parent
+	parents := make([]parent, 0, len(c.Parents))
 	for _, p := range c.Parents {
 		st, files := v.take(p)
 		parents = append(parents, parent{st, files})
-		for name, h := range files {
-			union[name] = h
+	}
+	files := c.Files
+	if files == nil {
+		files = maps.Clone(parents[0].files)
+		if files == nil {
+			files = map[string]string{}
+		}
+		for name, h := range c.Changes {
+			if h == "" {
+				delete(files, name)
+			} else {
+				files[name] = h
+			}
 		}
 	}
-	for name, h := range union {
-		if c.Files[name] != h {
-			v.add(c, idOf(name), FindMerge, "merge drops or changes %s", name)
+	// The union takes a name's blob from the last parent that has it; the
+	// merge must hold each name of the union with that blob.
+	laterHas := func(i int, name string) bool {
+		for _, q := range parents[i+1:] {
+			if _, ok := q.files[name]; ok {
+				return true
+			}
+		}
+		return false
+	}
+	for i, p := range parents {
+		if i == 0 && c.Files == nil {
+			// Only the names Changes lists differ from the first parent.
+			for _, name := range slices.Sorted(maps.Keys(c.Changes)) {
+				if h, ok := p.files[name]; ok && files[name] != h && !laterHas(0, name) {
+					v.add(c, idOf(name), FindMerge, "merge drops or changes %s", name)
+				}
+			}
+			continue
+		}
+		for name, h := range p.files {
+			if files[name] != h && !laterHas(i, name) {
+				v.add(c, idOf(name), FindMerge, "merge drops or changes %s", name)
+			}
 		}
 	}
-	for name := range c.Files {
-		if _, ok := union[name]; !ok {
-			v.add(c, idOf(name), FindMerge, "merge adds %s, which no parent has", name)
+	inSome := func(name string) bool {
+		for _, p := range parents {
+			if _, ok := p.files[name]; ok {
+				return true
+			}
+		}
+		return false
+	}
+	if c.Files == nil {
+		for _, name := range slices.Sorted(maps.Keys(c.Changes)) {
+			if c.Changes[name] != "" && !inSome(name) {
+				v.add(c, idOf(name), FindMerge, "merge adds %s, which no parent has", name)
+			}
+		}
+	} else {
+		for name := range files {
+			if !inSome(name) {
+				v.add(c, idOf(name), FindMerge, "merge adds %s, which no parent has", name)
+			}
 		}
 	}
-	var entries []*Entry
-	for name := range c.Files {
-		if e := v.entry(c, name); e != nil {
+	entries := make([]*Entry, 0, len(files))
+	for name, h := range files {
+		if e := v.entry(c, name, h); e != nil {
 			entries = append(entries, e)
 		}
 	}
 	sort.Slice(entries, func(i, j int) bool { return Less(entries[i].Record, entries[j].Record) })
+	// Start from the parent state that shares the longest prefix with the
+	// union's order: the whole state when it is a prefix, else the state
+	// that prefix alone makes.
 	var st *State
+	best := -1
 	for _, p := range parents {
-		if p.st == nil || len(p.st.Entries) > len(entries) || (st != nil && len(p.st.Entries) <= len(st.Entries)) {
+		if p.st == nil {
 			continue
 		}
-		prefix := true
-		for i, e := range p.st.Entries {
-			if entries[i] != e {
-				prefix = false
-				break
-			}
+		n := 0
+		for n < len(p.st.Entries) && n < len(entries) && p.st.Entries[n] == entries[n] {
+			n++
 		}
-		if prefix {
-			st = p.st
+		// On a tie, a state that is the prefix whole needs no rebuilding.
+		if n > best || (n == best && len(p.st.Entries) == n && len(st.Entries) != n) {
+			best, st = n, p.st
 		}
 	}
-	if st == nil {
+	switch {
+	case st == nil || best == 0:
 		st = &State{Task: v.task, byID: map[string]*Entry{}}
+	case len(st.Entries) != best:
+		prefix := &State{Task: v.task, byID: make(map[string]*Entry, len(entries))}
+		for _, e := range st.Entries[:best] {
+			prefix.add(e)
+		}
+		st = prefix
 	}
 	for _, e := range entries[len(st.Entries):] {
 		derived, err := replayRules(ctx, st, e)
@@ -347,7 +491,7 @@ func (v *verifier) merge(ctx context.Context, c *Commit) {
 		}
 		st.add(e)
 	}
-	v.states[c.Hash] = st
+	v.keep(c, st, files)
 }
 
 func mustJSON(v any) []byte {
