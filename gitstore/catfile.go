@@ -23,6 +23,45 @@ type catFile struct {
 	stdin  io.WriteCloser
 	out    *bufio.Reader
 	stderr bytes.Buffer
+	free   [][]byte // buffers given back with release
+}
+
+// buffer returns a buffer of n bytes: a released one when one is large
+// enough.
+func (cf *catFile) buffer(n int) []byte {
+	best := -1
+	for i, b := range cf.free {
+		if cap(b) >= n && (best < 0 || cap(b) < cap(cf.free[best])) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		b := cf.free[best]
+		cf.free = append(cf.free[:best], cf.free[best+1:]...)
+		return b[:n]
+	}
+	// Room to grow: the next tree of a history is mostly this one and a
+	// record more.
+	return make([]byte, n, n+n/4+4096)
+}
+
+// release gives back a buffer that contents returned and that is no
+// longer used.
+func (cf *catFile) release(b []byte) {
+	if len(cf.free) < 8 {
+		cf.free = append(cf.free, b)
+		return
+	}
+	// Full: the largest buffers are the ones worth keeping.
+	small := 0
+	for i, f := range cf.free {
+		if cap(f) < cap(cf.free[small]) {
+			small = i
+		}
+	}
+	if cap(b) > cap(cf.free[small]) {
+		cf.free[small] = b
+	}
 }
 
 // objectInfo is what info says of an object: its type and size, or that
@@ -50,6 +89,9 @@ func (r *Repo) catFile(ctx context.Context) (*catFile, error) {
 	if err != nil {
 		cancel()
 		return nil, err
+	}
+	if f, ok := stdout.(*os.File); ok {
+		growPipe(f)
 	}
 	if err := cmd.Start(); err != nil {
 		cancel()
@@ -142,7 +184,7 @@ func (cf *catFile) contents(hashes []string, fn func(i int, typ string, data []b
 		if err != nil {
 			return cf.failed(err)
 		}
-		data := make([]byte, info.size+1)
+		data := cf.buffer(int(info.size) + 1)
 		if _, err := io.ReadFull(cf.out, data); err != nil {
 			return cf.failed(fmt.Errorf("read %s from git cat-file: %w", h, err))
 		}

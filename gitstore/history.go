@@ -6,7 +6,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
+	"sort"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -38,17 +41,24 @@ type history struct {
 }
 
 type blobRead struct {
-	rec *record.Record
-	err error
+	data []byte
+	err  error
 }
 
-// blob reads a record by blob hash for replay: from what readHistory read,
-// else from the object store.
+// blob reads a record by blob hash for replay, strictly (ReadBlob): from
+// what readHistory read, else from the object store. It is safe for
+// concurrent use, as replay needs.
 func (h *history) blob(s *Store) func(string) (*record.Record, error) {
+	var mu sync.Mutex
 	return func(hash string) (*record.Record, error) {
 		if b, ok := h.blobs[hash]; ok {
-			return b.rec, b.err
+			if b.err != nil {
+				return nil, b.err
+			}
+			return record.ParseRecord(b.data)
 		}
+		mu.Lock()
+		defer mu.Unlock()
 		return s.ReadBlob(hash)
 	}
 }
@@ -112,6 +122,10 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 
 	// Root trees, then the records/ trees they name.
 	roots := distinct(order, func(h string) string { return rootOf[h] })
+	byRoot := make(map[string][]string, len(roots))
+	for _, h := range order {
+		byRoot[rootOf[h]] = append(byRoot[rootOf[h]], h)
+	}
 	if err := readTrees(cf, roots, "tree", func(i int, data []byte) error {
 		t, err := decodeTree(roots[i], data)
 		if err != nil {
@@ -124,10 +138,8 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 				break
 			}
 		}
-		for _, h := range order {
-			if rootOf[h] == roots[i] {
-				out.trees[h] = sub
-			}
+		for _, h := range byRoot[roots[i]] {
+			out.trees[h] = sub
 		}
 		return nil
 	}); err != nil {
@@ -148,6 +160,15 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 	for _, t := range trees {
 		if t != "" && need[t] > 0 {
 			wanted = append(wanted, t)
+		}
+	}
+	// firstOf is, for each tree, the tree of a first parent of a commit
+	// holding it: mostly the same bytes, so that parsing can start after
+	// the entries both share.
+	firstOf := map[string]string{}
+	for _, c := range out.commits {
+		if t := out.trees[c.Hash]; len(c.Parents) > 0 && firstOf[t] == "" {
+			firstOf[t] = out.trees[c.Parents[0]]
 		}
 	}
 	parsed := map[string]*rawTree{"": {sorted: true}}
@@ -187,6 +208,7 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 					continue
 				}
 				if need[u]--; need[u] == 0 && u != "" {
+					cf.release(parsed[u].data)
 					delete(parsed, u)
 				}
 			}
@@ -197,7 +219,7 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 		return nil, err
 	}
 	if err := readTrees(cf, wanted, "records tree", func(i int, data []byte) error {
-		t, err := parseTree(wanted[i], data)
+		t, err := parseTree(wanted[i], data, parsed[firstOf[wanted[i]]])
 		if err != nil {
 			return err
 		}
@@ -233,8 +255,7 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 		}
 	}
 	if err := cf.contents(readable, func(i int, _ string, data []byte) error {
-		rec, err := record.ParseRecord(data)
-		out.blobs[readable[i]] = blobRead{rec, err}
+		out.blobs[readable[i]] = blobRead{data: data}
 		return nil
 	}); err != nil {
 		return nil, err
@@ -411,13 +432,26 @@ func (t *rawTree) name(i int) []byte { e := t.ents[i]; return t.data[e.name : e.
 func (t *rawTree) hash(i int) []byte { e := t.ents[i]; return t.data[e.end-20 : e.end] }
 
 // parseTree reads a tree's entries as go-git's decoder does (the same
-// refusals of a malformed tree), keeping offsets only.
-func parseTree(h string, data []byte) (*rawTree, error) {
+// refusals of a malformed tree), keeping offsets only. like, when not nil,
+// is a sorted tree read before whose leading bytes the new one likely
+// shares: the entries wholly inside the bytes both share are the same
+// entries, taken without parsing them again.
+func parseTree(h string, data []byte, like *rawTree) (*rawTree, error) {
 	t := &rawTree{data: data, sorted: true}
+	i := 0
+	if like != nil && like.sorted && len(like.ents) > 0 {
+		p := commonPrefix(like.data, data)
+		k := sort.Search(len(like.ents), func(j int) bool { return int(like.ents[j].end) > p })
+		if k > 0 {
+			t.ents = make([]treeEnt, k, len(like.ents)+1)
+			copy(t.ents, like.ents[:k])
+			i = int(t.ents[k-1].end)
+		}
+	}
 	bad := func(why string) error {
 		return fmt.Errorf("read tree %s: %w: %s", h, object.ErrMalformedTree, why)
 	}
-	for i := 0; i < len(data); {
+	for i < len(data) {
 		sp := bytes.IndexByte(data[i:], ' ')
 		if sp < 0 {
 			return nil, bad("missing mode terminator")
@@ -437,7 +471,7 @@ func parseTree(h string, data []byte) (*rawTree, error) {
 		if end > len(data) {
 			return nil, bad("truncated object id")
 		}
-		if end > 1<<31-1 {
+		if end > math.MaxInt32 {
 			return nil, bad("too large")
 		}
 		t.ents = append(t.ents, treeEnt{name: int32(name), end: int32(end)})
@@ -447,6 +481,20 @@ func parseTree(h string, data []byte) (*rawTree, error) {
 		i = end
 	}
 	return t, nil
+}
+
+// commonPrefix is the length of the longest common prefix of a and b.
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	const chunk = 4096
+	i := 0
+	for i+chunk <= n && bytes.Equal(a[i:i+chunk], b[i:i+chunk]) {
+		i += chunk
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
 }
 
 // octalMode reports whether b is a mode go-git accepts: octal digits that
@@ -481,7 +529,10 @@ func (t *rawTree) files() map[string]string {
 // with b's hash, or "" when b lacks it.
 func diffTrees(a, b *rawTree) map[string]string {
 	out := map[string]string{}
-	i, j := 0, 0
+	// The entries wholly inside the bytes both trees start with are equal.
+	p := commonPrefix(a.data, b.data)
+	i := sort.Search(len(a.ents), func(k int) bool { return int(a.ents[k].end) > p })
+	j := i
 	for i < len(a.ents) || j < len(b.ents) {
 		cmp := 0
 		switch {

@@ -2,14 +2,18 @@ package record
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"git-reason/policy"
@@ -101,6 +105,10 @@ func Replay(ctx context.Context, task string, commits []*Commit, blob func(hash 
 	return found
 }
 
+// Replay's blob may be called from several goroutines at once: the records
+// a history brings are read and checked on every core before the replay,
+// which is sequential, reaches them.
+
 // ReplayHead is Replay that also returns the records of the last commit's
 // tree (the head's, in a history that ends with its head), in tree order,
 // each as the replay read and checked it: nil when any of them fails the
@@ -112,6 +120,7 @@ func ReplayHead(ctx context.Context, task string, commits []*Commit, blob func(h
 			v.kids[p]++
 		}
 	}
+	v.precheck(ctx, commits)
 	for _, c := range commits {
 		if ctx.Err() != nil {
 			break
@@ -142,7 +151,79 @@ type verifier struct {
 	kids    map[string]int               // commit -> children not replayed yet
 	cache   map[string]*Record
 	entries map[entryKey]checked
+	probes  map[string]*probe // blob -> read and checked ahead of the replay
 	found   []Finding
+}
+
+// probe is a blob read and checked ahead of the replay: what read gave,
+// what CheckRecord and Decode said. The replay takes it for the first
+// entry that holds the blob; any other reads the blob again.
+type probe struct {
+	rec      *Record
+	err      error // reading the blob
+	checkErr error // CheckRecord
+	e        *Entry
+	decErr   error
+	taken    bool
+}
+
+// precheckMin is the fewest blobs worth reading on several goroutines.
+const precheckMin = 64
+
+// precheck reads and checks every blob the commits bring on every core
+// (the schema checks are most of a replay's work), in no particular order;
+// the replay then reports what they found, in its own order.
+func (v *verifier) precheck(ctx context.Context, commits []*Commit) {
+	seen := map[string]bool{}
+	var hashes []string
+	note := func(h string) {
+		if h != "" && !seen[h] {
+			seen[h] = true
+			hashes = append(hashes, h)
+		}
+	}
+	for _, c := range commits {
+		for _, h := range c.Changes {
+			note(h)
+		}
+		for _, h := range c.Files {
+			note(h)
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), 4)
+	if len(hashes) < precheckMin || workers < 2 {
+		return
+	}
+	probes := make([]probe, len(hashes))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				i := int(next.Add(1)) - 1
+				if i >= len(hashes) {
+					return
+				}
+				p := &probes[i]
+				if p.rec, p.err = v.blob(hashes[i]); p.err != nil {
+					continue
+				}
+				if p.checkErr = CheckRecord(p.rec); p.checkErr == nil {
+					p.e, p.decErr = Decode(p.rec)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return
+	}
+	v.probes = make(map[string]*probe, len(hashes))
+	for i, h := range hashes {
+		v.probes[h] = &probes[i]
+	}
 }
 
 // entryKey is a records/ entry: its name and blob.
@@ -287,7 +368,17 @@ func (v *verifier) entry(c *Commit, name, blob string) *Entry {
 }
 
 func (v *verifier) checkEntry(c *Commit, name, blob string) checked {
-	rec, err := v.read(blob)
+	p := v.probes[blob]
+	if p == nil || p.taken {
+		p = &probe{}
+		if p.rec, p.err = v.read(blob); p.err == nil {
+			if p.checkErr = CheckRecord(p.rec); p.checkErr == nil {
+				p.e, p.decErr = Decode(p.rec)
+			}
+		}
+	}
+	p.taken = true
+	rec, err := p.rec, p.err
 	var se *SchemaError
 	if errors.As(err, &se) {
 		v.add(c, idOf(name), FindSchema, "%s: %s", name, strings.ReplaceAll(err.Error(), "\n ", ";"))
@@ -297,7 +388,7 @@ func (v *verifier) checkEntry(c *Commit, name, blob string) checked {
 		v.add(c, idOf(name), FindUnreadable, "%s: %v", name, err)
 		return checked{}
 	}
-	if err := CheckRecord(rec); err != nil {
+	if err := p.checkErr; err != nil {
 		v.add(c, rec.ID, FindSchema, "%s", strings.ReplaceAll(err.Error(), "\n ", ";"))
 		return checked{}
 	}
@@ -310,12 +401,11 @@ func (v *verifier) checkEntry(c *Commit, name, blob string) checked {
 		v.add(c, rec.ID, FindFileName, "stored as %s, want %s", name, rec.FileName())
 		ok = false
 	}
-	e, err := Decode(rec)
-	if err != nil {
+	if err := p.decErr; err != nil {
 		v.add(c, rec.ID, FindUnreadable, "%v", err)
 		return checked{}
 	}
-	return checked{e: e, ok: ok}
+	return checked{e: p.e, ok: ok}
 }
 
 // records returns the records of files in tree order, each as checked
@@ -387,12 +477,21 @@ func (v *verifier) merge(ctx context.Context, c *Commit) {
 		parents = append(parents, parent{st, files})
 	}
 	files := c.Files
+	type was struct {
+		blob string
+		had  bool
+	}
+	var first map[string]was // the first parent's entries Changes names
 	if files == nil {
-		files = maps.Clone(parents[0].files)
+		// take gave this merge the first parent's files to own.
+		files = parents[0].files
 		if files == nil {
 			files = map[string]string{}
 		}
+		first = make(map[string]was, len(c.Changes))
 		for name, h := range c.Changes {
+			old, had := files[name]
+			first[name] = was{old, had}
 			if h == "" {
 				delete(files, name)
 			} else {
@@ -414,7 +513,7 @@ func (v *verifier) merge(ctx context.Context, c *Commit) {
 		if i == 0 && c.Files == nil {
 			// Only the names Changes lists differ from the first parent.
 			for _, name := range slices.Sorted(maps.Keys(c.Changes)) {
-				if h, ok := p.files[name]; ok && files[name] != h && !laterHas(0, name) {
+				if w := first[name]; w.had && files[name] != w.blob && !laterHas(0, name) {
 					v.add(c, idOf(name), FindMerge, "merge drops or changes %s", name)
 				}
 			}
@@ -427,7 +526,13 @@ func (v *verifier) merge(ctx context.Context, c *Commit) {
 		}
 	}
 	inSome := func(name string) bool {
-		for _, p := range parents {
+		for i, p := range parents {
+			if i == 0 && first != nil {
+				if first[name].had {
+					return true
+				}
+				continue
+			}
 			if _, ok := p.files[name]; ok {
 				return true
 			}
@@ -453,7 +558,12 @@ func (v *verifier) merge(ctx context.Context, c *Commit) {
 			entries = append(entries, e)
 		}
 	}
-	sort.Slice(entries, func(i, j int) bool { return Less(entries[i].Record, entries[j].Record) })
+	slices.SortFunc(entries, func(a, b *Entry) int {
+		if a.Clock != b.Clock {
+			return cmp.Compare(a.Clock, b.Clock)
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
 	// Start from the parent state that shares the longest prefix with the
 	// union's order: the whole state when it is a prefix, else the state
 	// that prefix alone makes.
@@ -476,11 +586,7 @@ func (v *verifier) merge(ctx context.Context, c *Commit) {
 	case st == nil || best == 0:
 		st = &State{Task: v.task, byID: map[string]*Entry{}}
 	case len(st.Entries) != best:
-		prefix := &State{Task: v.task, byID: make(map[string]*Entry, len(entries))}
-		for _, e := range st.Entries[:best] {
-			prefix.add(e)
-		}
-		st = prefix
+		st = st.truncate(best)
 	}
 	for _, e := range entries[len(st.Entries):] {
 		derived, err := replayRules(ctx, st, e)
@@ -555,6 +661,28 @@ func (s storedSnapshot) Snapshot(context.Context) (policy.Profile, []policy.Advi
 			Until: a.Until, Capabilities: a.Capabilities, Local: a.Local})
 	}
 	return policy.Profile{Name: d.Profile, Mode: policy.Mode(d.Mode)}, snap, nil
+}
+
+// truncate returns the state its first n entries make, changing s (which
+// the caller owns) when that is cheaper than building it anew.
+func (s *State) truncate(n int) *State {
+	if len(s.byID) != len(s.Entries) || n < len(s.Entries)-n {
+		// Repeated ids (byID cannot say which to drop), or a short prefix.
+		t := &State{Task: s.Task, byID: make(map[string]*Entry, n+1)}
+		for _, e := range s.Entries[:n] {
+			t.add(e)
+		}
+		return t
+	}
+	for _, e := range s.Entries[n:] {
+		delete(s.byID, e.ID)
+	}
+	s.Entries = s.Entries[:n]
+	s.Clock = 0
+	for _, e := range s.Entries {
+		s.Clock = max(s.Clock, e.Clock)
+	}
+	return s
 }
 
 // clone copies a state so a child commit can extend it.
