@@ -7,10 +7,13 @@
 // git reason processes never lose an update. The repository is located the
 // way git locates it; of git configuration it reads only what that needs
 // (core.bare, core.worktree, extensions.worktreeConfig), with go-git's
-// decoder, or with git config for a file that decoder could misread. The
-// package does no network I/O of its own: push and
-// fetch run the user's git (Repo.Fetch, Repo.Push), which reaches the
-// remote with the user's credentials and configuration.
+// decoder, or with git config for a file that decoder could misread.
+// Verification reads a task's whole history through git's own rev-list
+// (the commit graph) and one cat-file process (every object, its size
+// asked for before it is read), each distinct tree once. The package does
+// no network I/O of its own: push and fetch run the user's git
+// (Repo.Fetch, Repo.Push), which reaches the remote with the user's
+// credentials and configuration.
 //
 // Sync plumbing: fetched tasks land on refs/reasoning/remotes/<remote>/<task>;
 // an Integrator verifies each fetched history with Store.Verify (the same
