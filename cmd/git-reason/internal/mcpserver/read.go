@@ -49,15 +49,19 @@ func (s *Server) readTools() (map[string]*tool, error) {
 	if err != nil {
 		return nil, err
 	}
-	single, err := inferred(reflect.TypeFor[statusOut](), true)
+	// One task's status, or every task's: the status schema once, in $defs.
+	var single obj
+	raw, err := inferred(reflect.TypeFor[statusOut](), true)
+	if err == nil {
+		err = json.Unmarshal(raw, &single)
+	}
 	if err != nil {
 		return nil, err
 	}
-	all, err := inferred(reflect.TypeFor[statusAll](), false)
-	if err != nil {
-		return nil, err
-	}
-	statusOutput, _ := json.Marshal(obj{"type": "object", "anyOf": []any{single, all}})
+	statusOutput, _ := json.Marshal(obj{"type": "object", "$defs": obj{"status": single},
+		"anyOf": []any{obj{"$ref": "#/$defs/status"}, obj{"type": "object", "additionalProperties": false,
+			"required": []any{"tasks"}, "properties": obj{"tasks": obj{"type": []any{"null", "array"},
+				"items": obj{"$ref": "#/$defs/status"}}}}}})
 	out := map[string]*tool{
 		"prepare_session": {input: prepareInput(), run: s.prepareSession},
 		"status": {input: objectSchema(obj{"task": task,
@@ -93,12 +97,17 @@ func (s *Server) readTools() (map[string]*tool, error) {
 	return out, nil
 }
 
+// prepareInput says once what every argument is, rather than once each.
 func prepareInput() json.RawMessage {
 	props := obj{}
 	for _, name := range capabilityNames {
-		props[name] = obj{"type": "boolean", "description": "a fact about the host; unstated: taken from initialize, else false"}
+		props[name] = obj{"type": "boolean"}
 	}
-	return objectSchema(props)
+	var doc obj
+	_ = json.Unmarshal(objectSchema(props), &doc)
+	doc["description"] = "each argument is a fact about the host; unstated: taken from initialize, else false"
+	raw, _ := json.Marshal(doc)
+	return raw
 }
 
 func (s *Server) status(ctx context.Context, c *call) (*outcome, error) {

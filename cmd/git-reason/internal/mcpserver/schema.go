@@ -83,9 +83,12 @@ func describe(p obj) string {
 }
 
 // recordOutput is the output schema of a tool that returns a stored record
-// of kind: the envelope with the kind's body and derived schemas in place
-// (each an embedded resource with its own $id, so its references resolve
-// inside it), the commit that stores it, and the suggested next tools.
+// of kind: the envelope with its kind fixed and the kind's derived schema in
+// place (an embedded resource with its own $id, so its references resolve
+// inside it), the commit that stores it, and the suggested next tools. The
+// body is what the caller sent, whose schema is the tool's input schema
+// (less task): it is not repeated here, since every tools/list carries each
+// schema it lists and a repeated body schema only made the list longer.
 func recordOutput(kind record.Kind) (json.RawMessage, error) {
 	env, err := readDoc("envelope.json")
 	if err != nil {
@@ -95,14 +98,17 @@ func recordOutput(kind record.Kind) (json.RawMessage, error) {
 	env["title"] = strings.TrimSpace(string(kind) + " record")
 	props := env["properties"].(obj)
 	if kind != "" {
-		for _, part := range []string{"body", "derived"} {
-			sub, err := readDoc(string(kind) + "." + part + ".json")
-			if err != nil {
-				return nil, err
-			}
-			delete(sub, "$schema")
-			props[part] = sub
+		props["kind"] = obj{"const": string(kind)}
+		props["body"] = obj{"type": "object", "description": "the body as stored: this tool's arguments less task, defaults filled in (the schema tool gives its schema)"}
+		sub, err := readDoc(string(kind) + ".derived.json")
+		if err != nil {
+			return nil, err
 		}
+		delete(sub, "$schema")
+		if d, _ := sub["description"].(string); d == "" {
+			delete(sub, "description")
+		}
+		props["derived"] = sub
 	}
 	props["commit"] = obj{"type": "string", "description": "the commit that stores the record"}
 	addSuggestions(env)
