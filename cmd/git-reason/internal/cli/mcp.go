@@ -12,11 +12,20 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"git-reason/cmd/git-reason/internal/mcpserver"
+	"git-reason/cmd/git-reason/internal/ops"
 )
 
 type mcpOptions struct {
 	base
 	Repo string // --repo: the repository served; "": the one the command starts in
+	// Streamable HTTP instead of stdio, under serve's rules.
+	HTTP         string // --http ADDR
+	TokenVar     string
+	AllowHosts   cli.StringSlice
+	AllowOrigins cli.StringSlice
+	MaxInFlight  int
+	TLSCert      string
+	TLSKey       string
 }
 
 func mcpCommand() *cli.Command {
@@ -25,25 +34,55 @@ func mcpCommand() *cli.Command {
 		Name:  "mcp",
 		Usage: "serve this repository's reasoning to an MCP host over stdio",
 		Description: "Add it to a host as {\"command\": \"git\", \"args\": [\"reason\", \"mcp\", \"--repo\", \"/path/to/repo\"]}.\n" +
-			"Every tool is declared in share/tools.yaml ('git reason tools'); writes go through the same writer as the command line.",
+			"Every tool is declared in share/tools.yaml ('git reason tools'); writes go through the same writer as the command line.\n\n" +
+			"With --http ADDR it serves streamable HTTP at http://ADDR/mcp instead, under serve's rules: every request\n" +
+			"needs the token ('Authorization: Bearer <token>'), loopback included: the value of the --token-env variable,\n" +
+			"or one generated once and kept in .git/reason/mcp-token (mode 0600). Requests must be application/json, name\n" +
+			"a loopback Host (or one given with --allow-host) and carry no Origin header (unless given with --allow-origin).\n" +
+			"An ADDR without a host (:7412) listens on 127.0.0.1.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "repo", Usage: "serve the repository at `DIR` (default: the one the command starts in)", Destination: &o.Repo},
+			&cli.StringFlag{Name: "http", Usage: "serve streamable HTTP on `ADDR` (e.g. 127.0.0.1:7412) instead of stdio", Destination: &o.HTTP},
+			&cli.StringFlag{Name: "token-env", Value: "GIT_REASON_MCP_TOKEN", Usage: "with --http: variable holding the token clients must send (unset: a generated token in .git/reason/mcp-token)", Destination: &o.TokenVar},
+			&cli.StringSliceFlag{Name: "allow-host", Usage: "with --http: accept requests naming `HOST` (repeatable; loopback names are always accepted)", Destination: &o.AllowHosts},
+			&cli.StringSliceFlag{Name: "allow-origin", Usage: "with --http: accept requests from the web page `ORIGIN` (scheme://host[:port], repeatable)", Destination: &o.AllowOrigins},
+			&cli.IntFlag{Name: "max-inflight", Value: mcpserver.DefaultMaxInFlight, Usage: "with --http: answer at most `N` requests at once (503 past it)", Destination: &o.MaxInFlight},
+			&cli.StringFlag{Name: "tls-cert", Usage: "with --http: serve HTTPS with the PEM certificate `FILE`", Destination: &o.TLSCert},
+			&cli.StringFlag{Name: "tls-key", Usage: "with --http: the certificate's PEM private key `FILE`", Destination: &o.TLSKey},
 		},
 		Action: func(c *cli.Context) error {
 			o.bind(c)
 			if err := noMoreArgs(c, 0); err != nil {
 				return err
 			}
+			if o.HTTP == "" {
+				for _, f := range []string{"allow-host", "allow-origin", "max-inflight", "tls-cert", "tls-key", "token-env"} {
+					if c.IsSet(f) {
+						return ops.Usage("--%s applies to --http only: give --http ADDR as well", f)
+					}
+				}
+			}
 			return runMCP(c.Context, o)
 		},
 	}
 }
 
-// runMCP serves one session on stdin and stdout until the host closes it.
+// runMCP serves one session on stdin and stdout until the host closes it,
+// or, with --http, every client's sessions until ctx ends (Ctrl-C).
 func runMCP(ctx context.Context, o *mcpOptions) error {
+	if o.HTTP != "" && o.MaxInFlight < 1 {
+		return ops.Usage("--max-inflight %d: give at least 1", o.MaxInFlight)
+	}
 	srv, err := mcpserver.New(ctx, mcpserver.Options{Dir: o.Repo, Version: moduleVersion()})
 	if err != nil {
 		return err
+	}
+	if o.HTTP != "" {
+		return srv.ServeHTTP(ctx, mcpserver.HTTPOptions{Listen: o.HTTP, TokenVar: o.TokenVar,
+			AllowHosts: o.AllowHosts.Value(), AllowOrigins: o.AllowOrigins.Value(), MaxInFlight: o.MaxInFlight,
+			TLSCert: o.TLSCert, TLSKey: o.TLSKey,
+			Note:  func(line string) { fmt.Fprintf(o.Err, "git reason: %s\n", line) },
+			Ready: func(url string) { fmt.Fprintf(o.Err, "git reason: serving MCP on %s\n", url) }})
 	}
 	t := &mcp.IOTransport{Reader: io.NopCloser(o.In), Writer: nopWriteCloser{o.Out}}
 	if err := srv.Run(ctx, t); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {

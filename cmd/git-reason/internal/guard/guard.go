@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/subtle"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"mime"
 	"net"
 	"net/http"
@@ -31,6 +33,11 @@ type Config struct {
 	// Deadline bounds one request's work, through its context (default
 	// 4 minutes: under Server's write timeout, so the answer is written).
 	Deadline time.Duration
+	// NoBody are methods accepted without a Content-Type, provided they
+	// carry no body (the MCP streamable transport's GET and DELETE): the
+	// content type is what keeps a web page's simple POST out, and a
+	// request without a body has nothing to type. The other checks apply.
+	NoBody []string
 }
 
 // Wrap returns next behind the guard.
@@ -62,7 +69,12 @@ func Wrap(cfg Config, next http.Handler) http.Handler {
 			refuse(w, http.StatusUnauthorized, "send the server's token as 'Authorization: Bearer <token>'")
 			return
 		}
-		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		if contains(cfg.NoBody, r.Method) && r.Header.Get("Content-Type") == "" {
+			if r.ContentLength != 0 {
+				refuse(w, http.StatusUnsupportedMediaType, "a "+r.Method+" request carries no body")
+				return
+			}
+		} else if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 			refuse(w, http.StatusUnsupportedMediaType, "send Content-Type: application/json")
 			return
 		}
@@ -88,6 +100,50 @@ func Server(h http.Handler) *http.Server {
 		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 5 * time.Minute, IdleTimeout: 60 * time.Second,
 		MaxHeaderBytes: 32 << 10}
+}
+
+// Run serves h behind Server's timeouts on ln until ctx ends, then shuts
+// down (giving requests under way 5 seconds) and returns nil. With a
+// certificate and key it speaks HTTPS only.
+func Run(ctx context.Context, ln net.Listener, h http.Handler, tlsCert, tlsKey string) error {
+	srv := Server(h)
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}()
+	var err error
+	if tlsCert != "" {
+		err = srv.ServeTLS(ln, tlsCert, tlsKey)
+	} else {
+		err = srv.Serve(ln)
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if tlsCert != "" {
+			return fmt.Errorf("serve TLS with %s and %s: %w", tlsCert, tlsKey, err)
+		}
+		return err
+	}
+	return nil
+}
+
+// Exposure returns one warning line for each thing the user must know
+// about a server listening on addr: beyond loopback in clear, the token
+// and every request cross the network readable; and only loopback Host
+// names are accepted until the machine's name is allowed.
+func Exposure(addr net.Addr, tls bool, allowHosts []string) []string {
+	if IsLoopback(addr) {
+		return nil
+	}
+	var out []string
+	if !tls {
+		out = append(out, fmt.Sprintf("warning: serving on %s beyond loopback without TLS: the token and every request cross the network in clear; use --tls-cert and --tls-key", addr))
+	}
+	if len(allowHosts) == 0 {
+		out = append(out, "warning: only loopback Host names are accepted: name this machine with --allow-host for clients elsewhere")
+	}
+	return out
 }
 
 // authorized compares the bearer token in constant time; only the Bearer

@@ -12,6 +12,27 @@ import (
 	"strings"
 )
 
+// Token returns the bearer token a server requires: the value of the
+// variable envVar when it is set, else the token kept in path (see
+// LoadOrCreateToken). note, when not empty, is the line that tells the user
+// where the token is kept and how to read it, never the token itself;
+// clients names who sends it.
+func Token(envVar, path, clients string) (token, note string, err error) {
+	if token = os.Getenv(envVar); token != "" {
+		return token, "", nil
+	}
+	token, created, err := LoadOrCreateToken(path)
+	if err != nil {
+		return "", "", err
+	}
+	verb := "kept"
+	if created {
+		verb = "generated"
+	}
+	return token, fmt.Sprintf("token %s in %s: %s send it as 'Authorization: Bearer <token>' (read it with: cat %s), or set %s to choose one",
+		verb, path, clients, path, envVar), nil
+}
+
 // LoadOrCreateToken returns the token kept in path, creating it (32 random
 // bytes, hex) with mode 0600 in a 0700 directory when it does not exist.
 // A token file that others may read, or that is not a regular file, is

@@ -103,11 +103,19 @@ func (s *sessions) of(ss *mcp.ServerSession) HostCapabilities {
 	return negotiate(nil, clientCapabilities(ss)).Capabilities
 }
 
+// set keeps a session's capabilities until the session ends (over HTTP a
+// server sees many sessions come and go).
 func (s *sessions) set(ss *mcp.ServerSession, c HostCapabilities) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.caps == nil {
 		s.caps = map[*mcp.ServerSession]HostCapabilities{}
+	}
+	if _, known := s.caps[ss]; !known && ss != nil {
+		go func() {
+			_ = ss.Wait()
+			s.forget(ss)
+		}()
 	}
 	s.caps[ss] = c
 }

@@ -2,11 +2,9 @@ package ops
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -54,19 +52,12 @@ func (e *Session) ServePeers(ctx context.Context, req ServeRequest) error {
 	if _, _, err := e.Availability(ctx, time.Now()); err != nil {
 		return err
 	}
-	token := os.Getenv(req.TokenVar)
-	if token == "" {
-		path := e.ServeTokenPath()
-		t, created, err := guard.LoadOrCreateToken(path)
-		if err != nil {
-			return Usage("%v", err)
-		}
-		token = t
-		verb := "kept"
-		if created {
-			verb = "generated"
-		}
-		note(fmt.Sprintf("token %s in %s: peers send it as 'Authorization: Bearer <token>' (read it with: cat %s), or set %s to choose one", verb, path, path, req.TokenVar))
+	token, line, err := guard.Token(req.TokenVar, e.ServeTokenPath(), "peers")
+	if err != nil {
+		return Usage("%v", err)
+	}
+	if line != "" {
+		note(line)
 	}
 	ln, err := net.Listen("tcp", req.Listen)
 	if err != nil {
@@ -76,33 +67,17 @@ func (e *Session) ServePeers(ctx context.Context, req ServeRequest) error {
 	if req.TLSCert != "" {
 		scheme = "https"
 	}
-	if !guard.IsLoopback(ln.Addr()) {
-		if scheme == "http" {
-			note(fmt.Sprintf("warning: serving on %s beyond loopback without TLS: the token and every question cross the network in clear; use --tls-cert and --tls-key", ln.Addr()))
-		}
-		if len(req.AllowHosts) == 0 {
-			note("warning: only loopback Host names are accepted: name this machine with --allow-host for peers elsewhere")
-		}
+	for _, w := range guard.Exposure(ln.Addr(), req.TLSCert != "", req.AllowHosts) {
+		note(w)
 	}
-	srv := guard.Server(guard.Wrap(guard.Config{Token: token, AllowHosts: req.AllowHosts,
-		AllowOrigins: req.AllowOrigins, MaxInFlight: req.MaxInFlight, MaxBody: transport.PeerQuestionLimit * 2}, e.PeerHandler()))
+	h := guard.Wrap(guard.Config{Token: token, AllowHosts: req.AllowHosts,
+		AllowOrigins: req.AllowOrigins, MaxInFlight: req.MaxInFlight, MaxBody: transport.PeerQuestionLimit * 2}, e.PeerHandler())
 	if req.Ready != nil {
 		req.Ready(scheme + "://" + ln.Addr().String() + transport.PeerPath)
 	}
-	go func() {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(sctx)
-	}()
-	if scheme == "https" {
-		err = srv.ServeTLS(ln, req.TLSCert, req.TLSKey)
-	} else {
-		err = srv.Serve(ln)
-	}
-	if err != nil && !errors.Is(err, http.ErrServerClosed) {
-		if scheme == "https" {
-			return Usage("serve TLS with %s and %s: %v", req.TLSCert, req.TLSKey, err)
+	if err := guard.Run(ctx, ln, h, req.TLSCert, req.TLSKey); err != nil {
+		if req.TLSCert != "" {
+			return Usage("%v", err)
 		}
 		return err
 	}

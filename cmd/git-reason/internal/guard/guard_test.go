@@ -1,0 +1,59 @@
+package guard
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// A method named in NoBody passes without a Content-Type only when it
+// carries no body; every other check still applies, and other methods
+// still need application/json.
+func TestNoBodyMethods(t *testing.T) {
+	const token = "0123456789abcdef0123456789abcdef"
+	reached := 0
+	h := Wrap(Config{Token: token, NoBody: []string{http.MethodGet, http.MethodDelete}},
+		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { reached++ }))
+	for _, c := range []struct {
+		name, method, body, ctype, auth, host string
+		want                                  int
+	}{
+		{"GET, no body", "GET", "", "", "Bearer " + token, "127.0.0.1:9", http.StatusOK},
+		{"DELETE, no body", "DELETE", "", "", "Bearer " + token, "localhost:9", http.StatusOK},
+		{"DELETE with a body", "DELETE", "x", "", "Bearer " + token, "127.0.0.1:9", http.StatusUnsupportedMediaType},
+		{"DELETE with a text body", "DELETE", "x", "text/plain", "Bearer " + token, "127.0.0.1:9", http.StatusUnsupportedMediaType},
+		{"GET without the token", "GET", "", "", "", "127.0.0.1:9", http.StatusUnauthorized},
+		{"GET from a rebound name", "GET", "", "", "Bearer " + token, "attacker.example", http.StatusForbidden},
+		{"POST without a content type", "POST", "{}", "", "Bearer " + token, "127.0.0.1:9", http.StatusUnsupportedMediaType},
+		{"PUT without a content type", "PUT", "", "", "Bearer " + token, "127.0.0.1:9", http.StatusUnsupportedMediaType},
+		{"POST as JSON", "POST", "{}", "application/json", "Bearer " + token, "127.0.0.1:9", http.StatusOK},
+	} {
+		var body *strings.Reader
+		if c.body != "" {
+			body = strings.NewReader(c.body)
+		}
+		var r *http.Request
+		if body != nil {
+			r = httptest.NewRequest(c.method, "/", body)
+		} else {
+			r = httptest.NewRequest(c.method, "/", nil)
+		}
+		r.Host = c.host
+		if c.ctype != "" {
+			r.Header.Set("Content-Type", c.ctype)
+		}
+		if c.auth != "" {
+			r.Header.Set("Authorization", c.auth)
+		}
+		before := reached
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != c.want {
+			t.Errorf("%s: %d, want %d", c.name, w.Code, c.want)
+		}
+		if passed := reached > before; passed != (c.want == http.StatusOK) {
+			t.Errorf("%s: reached the handler: %v", c.name, passed)
+		}
+	}
+}

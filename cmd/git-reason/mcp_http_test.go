@@ -1,0 +1,258 @@
+package main
+
+// 'git reason mcp --http' is safe on a laptop: the attacks a web page or
+// another local process can make on it, each through the real binary, and
+// a real client's session over HTTP. Each attack tries to append a record
+// (initialize, then tools/call assess), which is what the endpoint would
+// let any page do without the guard in front of it.
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+type mcpHTTP struct {
+	t      *testing.T
+	url    string
+	stderr *syncBuffer
+	cmd    *exec.Cmd
+	client *http.Client
+}
+
+// startMCPHTTP runs 'git-reason mcp --http' with args in the sandbox and
+// returns once it listens. The binary is run directly, not through git's
+// dispatch, so that its own exit status after Ctrl-C is seen (git dies of
+// the signal it forwarded). The server stops when the test ends (Ctrl-C,
+// then a kill after 10 seconds) or after two minutes at most.
+func startMCPHTTP(t *testing.T, s *sandbox, args ...string) *mcpHTTP {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	cmd := exec.CommandContext(ctx, "git-reason", append([]string{"mcp"}, args...)...)
+	cmd.Dir, cmd.Env = s.dir, s.env
+	m := &mcpHTTP{t: t, stderr: &syncBuffer{}, cmd: cmd, client: &http.Client{Timeout: 30 * time.Second}}
+	pr, pw := io.Pipe()
+	cmd.Stderr = io.MultiWriter(m.stderr, pw)
+	if err := cmd.Start(); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		defer cancel()
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+		pw.Close()
+	})
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		re := regexp.MustCompile(`serving MCP on (\S+)`)
+		for sc.Scan() {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				found <- m[1]
+			}
+		}
+	}()
+	select {
+	case m.url = <-found:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("mcp --http did not start: %s", m.stderr.String())
+	}
+	return m
+}
+
+// post sends one JSON-RPC message with headers ("Host" sets the Host
+// header) and returns the status, the session id and the body.
+func (m *mcpHTTP) post(headers map[string]string, body string) (int, string, string) {
+	m.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, m.url, strings.NewReader(body))
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range headers {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	resp, err := m.client.Do(req)
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header.Get("Mcp-Session-Id"), string(data)
+}
+
+const (
+	httpInitialize  = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"page","version":"1"}}}`
+	httpInitialized = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+	httpAssess      = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"assess","arguments":{"task":"Planted","subject":"planted","question":"planted by a page?","materiality":"trivial","reversibility":"reversible"}}}`
+)
+
+// attack tries to append a record with headers: initialize, and when that
+// is answered, the rest of a session. It returns the first status.
+func (m *mcpHTTP) attack(headers map[string]string) int {
+	m.t.Helper()
+	code, session, _ := m.post(headers, httpInitialize)
+	if code == http.StatusOK {
+		h := map[string]string{"Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18"}
+		for k, v := range headers {
+			h[k] = v
+		}
+		m.post(h, httpInitialized)
+		m.post(h, httpAssess)
+	}
+	return code
+}
+
+// bearer adds the token to every request of a client.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
+
+func TestMCPHTTPGuard(t *testing.T) {
+	s := newMCPSandbox(t)
+	// No host in the address: loopback.
+	m := startMCPHTTP(t, s, "--http", ":0")
+	u, err := url.Parse(m.url)
+	if err != nil || u.Hostname() != "127.0.0.1" || u.Path != "/mcp" {
+		t.Fatalf("--http :0 serves on %s, want loopback at /mcp", m.url)
+	}
+
+	// The attack: a web page's simple POST, foreign Host, no token.
+	if code := m.attack(map[string]string{"Content-Type": "text/plain", "Host": "attacker.example:" + u.Port(), "Origin": "http://attacker.example"}); code == http.StatusOK {
+		t.Errorf("a web page's text/plain POST was answered")
+	}
+
+	// No token configured: one is generated, its place said, kept 0600.
+	tokenPath := filepath.Join(s.dir, ".git", "reason", "mcp-token")
+	if !strings.Contains(m.stderr.String(), "token generated in "+tokenPath) || !strings.Contains(m.stderr.String(), "cat "+tokenPath) {
+		t.Errorf("mcp --http does not say where its token is: %s", m.stderr.String())
+	}
+	fi, err := os.Stat(tokenPath)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("token file: %v %v, want mode 0600", fi, err)
+	}
+	data, _ := os.ReadFile(tokenPath)
+	token := strings.TrimSpace(string(data))
+	if strings.Contains(m.stderr.String(), token) {
+		t.Errorf("mcp --http printed the token itself")
+	}
+	if serve, err := os.ReadFile(filepath.Join(s.dir, ".git", "reason", "serve-token")); err == nil && strings.TrimSpace(string(serve)) == token {
+		t.Errorf("the MCP token is serve's token")
+	}
+
+	good := map[string]string{"Authorization": "Bearer " + token, "Content-Type": "application/json"}
+	with := func(k, v string) map[string]string {
+		h := map[string]string{}
+		for a, b := range good {
+			h[a] = b
+		}
+		if v == "" {
+			delete(h, k)
+		} else {
+			h[k] = v
+		}
+		return h
+	}
+	for name, c := range map[string]struct {
+		headers map[string]string
+		want    int
+	}{
+		"no token":              {with("Authorization", ""), http.StatusUnauthorized},
+		"wrong token":           {with("Authorization", "Bearer "+strings.Repeat("0", len(token))), http.StatusUnauthorized},
+		"token not as Bearer":   {with("Authorization", "Basic "+token), http.StatusUnauthorized},
+		"text/plain":            {with("Content-Type", "text/plain"), http.StatusUnsupportedMediaType},
+		"no content type":       {with("Content-Type", ""), http.StatusUnsupportedMediaType},
+		"rebound host":          {with("Host", "attacker.example:"+u.Port()), http.StatusForbidden},
+		"rebound host, no port": {with("Host", "attacker.example"), http.StatusForbidden},
+		"browser origin":        {with("Origin", "http://attacker.example"), http.StatusForbidden},
+		"null origin":           {with("Origin", "null"), http.StatusForbidden},
+	} {
+		if code := m.attack(c.headers); code != c.want {
+			t.Errorf("%s: %d, want %d", name, code, c.want)
+		}
+	}
+	// A GET (the standalone event stream) needs the token too, and is not
+	// offered.
+	for _, c := range []struct {
+		auth string
+		want int
+	}{{"", http.StatusUnauthorized}, {"Bearer " + token, http.StatusMethodNotAllowed}} {
+		req, _ := http.NewRequest(http.MethodGet, m.url, nil)
+		req.Header.Set("Accept", "text/event-stream")
+		if c.auth != "" {
+			req.Header.Set("Authorization", c.auth)
+		}
+		resp, err := m.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.want {
+			t.Errorf("GET with %q: %d, want %d", c.auth, resp.StatusCode, c.want)
+		}
+	}
+	if out := s.git("for-each-ref", "refs/reasoning"); out != "" {
+		t.Fatalf("a refused request wrote records:\n%s", out)
+	}
+
+	// A real client with the token: the whole sequence (tools/list, a
+	// reasoning cycle with writes, a refusal, resources) over HTTP.
+	client := mcp.NewClient(&mcp.Implementation{Name: "go-sdk-http-client", Version: "1.8.0"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: m.url, MaxRetries: -1,
+		HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}}, nil)
+	if err != nil {
+		t.Fatalf("connect with the token: %v\n%s", err, m.stderr.String())
+	}
+	runSequence(t, sdkDriver{cs}, mcpSequence(false))
+	if err := cs.Close(); err != nil {
+		t.Errorf("close the session: %v", err)
+	}
+	if out := s.git("for-each-ref", "refs/reasoning"); !strings.Contains(out, "refs/reasoning/tasks/") {
+		t.Errorf("the client's writes are not on the refs: %q", out)
+	}
+
+	// Ctrl-C: the server shuts down and exits 0.
+	_ = m.cmd.Process.Signal(os.Interrupt)
+	done := make(chan error, 1)
+	go func() { done <- m.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("after Ctrl-C: %v\n%s", err, m.stderr.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Errorf("the server did not stop on Ctrl-C")
+	}
+}
