@@ -1,5 +1,5 @@
 // Package guard is the one gate in front of every HTTP surface git reason
-// serves on a laptop (serve today; mcp --http and web are to reuse it).
+// serves on a laptop: serve and mcp --http (web shares its Host check).
 //
 // A browser on the same machine can reach a loopback server: any web page
 // may POST to 127.0.0.1 (a "simple" request needs no preflight when its
@@ -16,12 +16,15 @@
 //     constant time (401); there is always a token, loopback included
 //     (see LoadOrCreateToken);
 //   - the Content-Type must be application/json (415), which a page cannot
-//     send without a preflight the server never answers;
+//     send without a preflight the server never answers (a method listed
+//     in NoBody may carry no body and then no type);
 //   - at most MaxInFlight requests run at once; past that, 503 with
 //     Retry-After;
 //   - the body is capped (413).
 //
-// Server sets read, write and idle timeouts. Refusals are one short JSON
+// Server sets read, write and idle timeouts; Run serves until a context
+// ends; Token finds or generates a server's token; Exposure warns about a
+// listener beyond loopback. Refusals are one short JSON
 // object, {"error": "..."}, saying what to fix and nothing about the
 // server's configuration.
 package guard

@@ -1,5 +1,8 @@
 // Package mcpserver is git reason's MCP server: 'git reason mcp' serves one
-// repository to any MCP host over stdio.
+// repository to any MCP host over stdio, or, with --http, over streamable
+// HTTP behind the guard serve uses (package guard: a token always, loopback
+// Host names, no browser origins, JSON, bounded, timeouts), with a token
+// file of its own.
 //
 // One tool surface for every host. Each tool is declared once, in
 // share/tools.yaml (validated by schemas/share.tools.json): its name, a
