@@ -149,7 +149,7 @@ func compact(v any) string {
 
 // mcpToolNames are the tools the server must list, in share/tools.yaml.
 var mcpToolNames = []string{"advisors", "assess", "attempt", "check_neutrality", "conclude", "consult", "disagree",
-	"doctor", "log", "plan", "prepare_session", "resolve", "schema", "show", "status", "validate", "verify"}
+	"doctor", "handover", "log", "plan", "prepare_session", "resolve", "schema", "show", "status", "validate", "verify"}
 
 // mcpSequence is the fixed sequence (after initialize): prepare_session
 // stating nativeToolSearch, tools/list, a cycle with a disagreement opened
@@ -208,6 +208,15 @@ func mcpSequence(nativeToolSearch bool) []mcpStep {
 		{"status (disputed)", "tools/call", toolCall("status", fixed(map[string]any{"task": "T-7"})), func(t *testing.T, v map[string]string, res any) {
 			wantOK(t, "status", res)
 			wantEq(t, "status", "phase", jstr(res, "structuredContent.phase"), "disputed")
+		}},
+		{"handover (disputed)", "tools/call", toolCall("handover", fixed(map[string]any{"since": "1d"})), func(t *testing.T, v map[string]string, res any) {
+			wantOK(t, "handover", res)
+			wantEq(t, "handover", "open", jstr(res, "structuredContent.open.0.task")+"/"+jstr(res, "structuredContent.open.0.phase"), "T-7/disputed")
+			wantEq(t, "handover", "disagreement", jstr(res, "structuredContent.open.0.open_disagreements.0.id"), v["D"])
+			wantEq(t, "handover", "settled", compact(jget(res, "structuredContent.settled")), "[]")
+			if text := jstr(res, "content.0.text"); !strings.Contains(text, "# Handover") || !strings.Contains(text, "open disagreement `"+v["D"]+"`") {
+				t.Errorf("handover: the text is not the handover's markdown:\n%s", text)
+			}
 		}},
 		{"conclude (refused)", "tools/call", toolCall("conclude", func(v map[string]string) map[string]any {
 			return map[string]any{"task": "T-7", "decision": "signed cookies", "weighed": []any{

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"time"
 
 	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/policy"
@@ -78,6 +79,15 @@ func (s *Server) readTools() (map[string]*tool, error) {
 			"staged": obj{"type": "boolean", "description": "check the files staged in the index"},
 			"range":  obj{"type": "string", "description": "check the files changed in A..B, as they are at B"}}), run: s.checkNeutrality},
 		"schema": {input: objectSchema(obj{"kind": obj{"enum": kindNames()}}, "kind"), run: s.schema},
+		"handover": {input: objectSchema(obj{
+			"since": obj{"type": "string", "maxLength": 40, "description": "also list the tasks settled since: an age (7d, 36h, 2w), a date (2026-11-01) or an RFC 3339 time; default 7d"},
+			"task":  task,
+			"actor": obj{"type": "string", "minLength": 1, "maxLength": 500, "description": "only tasks with a record by this actor: 'Name <email>', the name or the email"}}),
+			run: s.handover},
+	}
+	// handover's output is the schema its --json output publishes.
+	if out["handover"].output, err = published("handover"); err != nil {
+		return nil, err
 	}
 	types := map[string]reflect.Type{
 		"prepare_session": reflect.TypeFor[Negotiated](), "log": reflect.TypeFor[logOut](),
@@ -238,4 +248,23 @@ func (s *Server) schema(_ context.Context, c *call) (*outcome, error) {
 		}
 	}
 	return &outcome{out: out, text: fmt.Sprintf("schemas of %s records: envelope, body and derived (JSON Schema 2020-12)", kind)}, nil
+}
+
+func (s *Server) handover(ctx context.Context, c *call) (*outcome, error) {
+	since, _ := c.args["since"].(string)
+	if since == "" {
+		since = "7d"
+	}
+	q := ops.HandoverQuery{}
+	var err error
+	if q.Since, err = ops.ParseSince(since, time.Now()); err != nil {
+		return nil, err
+	}
+	q.Task, _ = c.args["task"].(string)
+	q.Actor, _ = c.args["actor"].(string)
+	rep, err := s.env.Handover(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return &outcome{out: rep, text: ops.HandoverMarkdown(rep)}, nil
 }

@@ -115,6 +115,21 @@ func recordOutput(kind record.Kind) (json.RawMessage, error) {
 	return json.Marshal(env)
 }
 
+// published is the output schema a command's --json output publishes in
+// schemas/ (schemas.Outputs): one source for the command line and the tool.
+func published(verb string) (json.RawMessage, error) {
+	name, ok := schemas.Outputs[verb]
+	if !ok {
+		return nil, fmt.Errorf("no published output schema for %s", verb)
+	}
+	doc, err := readDoc(name)
+	if err != nil {
+		return nil, err
+	}
+	delete(doc, "$id")
+	return json.Marshal(doc)
+}
+
 // addSuggestions declares suggested_next_tools on an output schema.
 func addSuggestions(doc obj) {
 	props, _ := doc["properties"].(obj)
