@@ -263,7 +263,7 @@ func (s *Schema) word(file string, root *yaml.Node, e *ValidationError) violatio
 		}
 		v.Msg = "missing required " + word + strings.Join(missing, ", ")
 	case "pattern":
-		v.Msg = "expected a value matching " + rule.Pattern.String() + ", got " + describe(n)
+		v.Msg = "expected a value matching " + rule.Pattern + ", got " + describe(n)
 	case "type":
 		want := make([]string, len(rule.Types))
 		for i, t := range rule.Types {

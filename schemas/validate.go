@@ -7,9 +7,11 @@ import (
 	"math/big"
 	"reflect"
 	"regexp"
+	"regexp/syntax"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -37,7 +39,8 @@ type rule struct {
 	Required   []string
 	additional *rule // additionalProperties as a schema; never for false
 	propNames  *rule
-	Pattern    *regexp.Regexp
+	Pattern    string // the source of pattern, "" for none
+	regex      func() *regexp.Regexp
 	minLength  int // -1: none
 	maxLength  int
 	items      *rule
@@ -225,9 +228,12 @@ func (s *Schema) compileMap(r *rule, m map[string]any, ptr string) error {
 		if !ok {
 			return bad("pattern", "must be a string")
 		}
-		if r.Pattern, err = regexp.Compile(src); err != nil {
+		// Checked now, compiled on first use: a command validates against
+		// few of the patterns a document holds.
+		if _, err := syntax.Parse(src, syntax.Perl); err != nil {
 			return bad("pattern", err.Error())
 		}
+		r.Pattern, r.regex = src, sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(src) })
 	}
 	if r.minLength, err = count("minLength"); err != nil {
 		return err
@@ -565,8 +571,8 @@ func (r *rule) checkString(s string, at string, out *[]*ValidationError) {
 			r.fail(out, "maxLength", at, "length must be <= %d, but got %d", r.maxLength, n)
 		}
 	}
-	if r.Pattern != nil && !r.Pattern.MatchString(s) {
-		r.fail(out, "pattern", at, "does not match pattern %s", quote(r.Pattern.String()))
+	if r.Pattern != "" && !r.regex().MatchString(s) {
+		r.fail(out, "pattern", at, "does not match pattern %s", quote(r.Pattern))
 	}
 	if r.format != "" && !formats[r.format](s) {
 		r.fail(out, "format", at, "%s is not valid %s", quote(s), quote(r.format))
