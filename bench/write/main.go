@@ -6,6 +6,9 @@
 //   - the same assess in repositories holding -sizes records (100 per task
 //     by default), each repository packed by `git gc` as a real one would be;
 //   - `git reason status TASK` of a task holding -status records;
+//   - `git reason context main..bench-context` in the largest repository: a
+//     branch of ten commits whose Reason-Task trailers name ten tasks, which
+//     links by reading every task;
 //   - `git-reason --version` against a hello-world Go program the benchmark
 //     builds with the same toolchain, both run directly: what starting the
 //     program costs before it does anything.

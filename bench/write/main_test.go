@@ -30,7 +30,7 @@ func TestSmall(t *testing.T) {
 	report, _ := os.ReadFile(out.Name())
 	t.Logf("\n%s", report)
 	for _, row := range []string{"git notes --ref=x append", "(startup floor)", "git reason assess (30 records)",
-		"git reason assess (90 records)", "git reason status (task of 25 records)", "git-reason --version",
+		"git reason assess (90 records)", "git reason status (task of 25 records)", "git reason context (10 commits, 90 records)", "git-reason --version",
 		"hello-world Go program", "targets (medians):"} {
 		if !strings.Contains(string(report), row) {
 			t.Errorf("the report has no %q", row)

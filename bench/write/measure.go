@@ -28,6 +28,7 @@ type benchCase struct {
 	version   bool  // the startup case: git-reason --version
 	status    bool  // the status case
 	statusAll bool  // the status-of-every-task case
+	context   bool  // the context case
 	maxRSS    int64 // peak resident memory of any run, in KiB
 	calls     int
 	cold      time.Duration
@@ -137,7 +138,7 @@ type target struct {
 // report prints the table and the targets, and returns the cases that
 // missed theirs.
 func report(out io.Writer, o *options, cases []*benchCase) []*benchCase {
-	var notes, base, status, statusAll, version, hello *benchCase
+	var notes, base, status, statusAll, contextCase, version, hello *benchCase
 	for _, c := range cases {
 		switch {
 		case c.prog == helloProg:
@@ -152,6 +153,8 @@ func report(out io.Writer, o *options, cases []*benchCase) []*benchCase {
 			status = c
 		case c.statusAll:
 			statusAll = c
+		case c.context:
+			contextCase = c
 		}
 	}
 	width := 0
@@ -193,6 +196,10 @@ func report(out io.Writer, o *options, cases []*benchCase) []*benchCase {
 		targets = append(targets, target{c: statusAll, what: statusAll.name,
 			value: float64(statusAll.median().Microseconds()) / 1000, limit: 1000, unit: " ms"})
 		fmt.Fprintf(out, "peak memory of %s: %.1f MiB\n", statusAll.name, float64(statusAll.maxRSS)/1024)
+	}
+	if contextCase != nil {
+		targets = append(targets, target{c: contextCase, what: contextCase.name,
+			value: float64(contextCase.median().Microseconds()) / 1000, limit: 1000, unit: " ms"})
 	}
 	fmt.Fprintln(out, "\ntargets (medians):")
 	var missed []*benchCase

@@ -124,6 +124,16 @@ func (b *bench) prepare(out io.Writer) error {
 	largest := slices.Max(b.o.sizes)
 	b.cases = append(b.cases, &benchCase{name: fmt.Sprintf("git reason status (all tasks, %d records)", largest),
 		dir: filepath.Join(b.dir, fmt.Sprintf("repo-%d", largest)), args: statusAllArgs, statusAll: true})
+	// context of a branch whose ten commits name ten tasks by trailer, in
+	// the same repository: linking reads every task (attempts, validations
+	// and evidence may name the branch's commits too), so it is timed
+	// against the same 1 s as status of every task.
+	ctxRepo := filepath.Join(b.dir, fmt.Sprintf("repo-%d", largest))
+	if err := b.contextBranch(ctxRepo, (largest+b.o.perTask-1)/b.o.perTask); err != nil {
+		return err
+	}
+	b.cases = append(b.cases, &benchCase{name: fmt.Sprintf("git reason context (10 commits, %d records)", largest),
+		dir: ctxRepo, args: contextArgs, context: true})
 	dir := filepath.Join(b.dir, fmt.Sprintf("status-%d", b.o.status))
 	if err := b.repo(out, dir, b.o.status, b.o.status); err != nil {
 		return err
@@ -182,6 +192,34 @@ func assessArgs(i int) []string {
 func statusArgs(int) []string { return []string{"reason", "status", benchTask} }
 
 func statusAllArgs(int) []string { return []string{"reason", "status"} }
+
+// contextBranch is the branch whose reasoning the context case reads.
+const contextBranch = "bench-context"
+
+func contextArgs(int) []string { return []string{"reason", "context", "main.." + contextBranch} }
+
+// contextBranch makes, once, a branch of ten empty commits on main, each
+// naming one of the repository's tasks in a Reason-Task trailer.
+func (b *bench) contextBranch(dir string, tasks int) error {
+	if _, err := b.gitOut(dir, "rev-parse", "--verify", "--quiet", "refs/heads/"+contextBranch); err == nil {
+		return nil
+	}
+	parent, err := b.gitOut(dir, "rev-parse", "main")
+	if err != nil {
+		return err
+	}
+	tree, err := b.gitOut(dir, "rev-parse", "main^{tree}")
+	if err != nil {
+		return err
+	}
+	for i := range 10 {
+		msg := fmt.Sprintf("change %d\n\nReason-Task: T-%05d\n", i, i*tasks/10)
+		if parent, err = b.gitOut(dir, "commit-tree", tree, "-p", parent, "-m", msg); err != nil {
+			return err
+		}
+	}
+	return b.git(dir, "update-ref", "refs/heads/"+contextBranch, parent)
+}
 
 // build compiles ./cmd/git-reason into binDir, with a go build overlay when
 // one is given.

@@ -1,7 +1,9 @@
 #!/bin/sh
 # Times whole-process `git reason assess` against `git notes append`, the
 # same write in repositories of 100, 10,000 and 100,000 records, and
-# `git reason status` of a 1,000-record task; prints medians and ratios.
+# `git reason status` of a 1,000-record task and of every task, and
+# `git reason context` of a ten-commit branch over every task of the
+# largest repository; prints medians and ratios.
 # Run from anywhere in the module; arguments go to the program
 # (-runs N, -sizes A,B,C, -status N, -dir DIR to keep and reuse the
 # generated repositories, -cpuprofile DIR to profile what misses its target).
