@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -17,6 +18,9 @@ type commitRange struct {
 	head      string // full hash of the end
 	symmetric bool   // A...B: the commits of either side, not both
 }
+
+// objectName is a full object name, SHA-1 or SHA-256.
+var objectName = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
 
 // rangeCommit is one commit of a range and the tasks its trailers name.
 type rangeCommit struct {
@@ -64,6 +68,9 @@ func (e *Session) resolveRange(ctx context.Context, spec string) (*commitRange, 
 		from, to = spec, "HEAD"
 		rg.spec = spec + "..HEAD"
 	}
+	if strings.HasPrefix(from, "-") || strings.HasPrefix(to, "-") {
+		return nil, Usage("range %q: give A..B, A...B or one revision (read as REV..HEAD)", spec)
+	}
 	if from == "" {
 		from = "HEAD"
 	}
@@ -77,7 +84,7 @@ func (e *Session) resolveRange(ctx context.Context, spec string) (*commitRange, 
 			strings.ReplaceAll(err.Error(), "^{commit}", ""), spec)
 	}
 	hashes := strings.Fields(out)
-	if len(hashes) < 2 {
+	if len(hashes) < 2 || !objectName.MatchString(hashes[0]) || !objectName.MatchString(hashes[1]) {
 		return nil, fmt.Errorf("range %q: git rev-parse printed %q", spec, out)
 	}
 	rg.base, rg.head = hashes[0], hashes[1]
