@@ -98,17 +98,26 @@ func compileDoc(name string, data []byte) (*Schema, error) {
 		return nil, fmt.Errorf("compile schema %s: %w", name, err)
 	}
 	s.root = root
-	for _, r := range s.byLoc {
-		if r.ref == "" {
-			continue
+	// Resolving a reference can compile rules holding references of their
+	// own: go round until every one is resolved, so none is left unchecked.
+	for {
+		var pending []*rule
+		for _, r := range s.byLoc {
+			if r.ref != "" && r.refRule == nil {
+				pending = append(pending, r)
+			}
 		}
-		target, err := s.resolve(doc, r.ref)
-		if err != nil {
-			return nil, fmt.Errorf("compile schema %s: %s: %w", name, r.loc, err)
+		if len(pending) == 0 {
+			return s, nil
 		}
-		r.refRule = target
+		for _, r := range pending {
+			target, err := s.resolve(doc, r.ref)
+			if err != nil {
+				return nil, fmt.Errorf("compile schema %s: %s: %w", name, r.loc, err)
+			}
+			r.refRule = target
+		}
 	}
-	return s, nil
 }
 
 // resolve returns the rule at a "#/…" reference, compiling it when it is
@@ -124,11 +133,18 @@ func (s *Schema) resolve(doc any, ref string) (*rule, error) {
 	v := doc
 	for _, tok := range strings.Split(ptr, "/")[1:] {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("$ref %q designates nothing", ref)
+		switch x := v.(type) {
+		case map[string]any:
+			v, ok = x[tok]
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if ok = err == nil && i >= 0 && i < len(x); ok {
+				v = x[i]
+			}
+		default:
+			ok = false
 		}
-		if v, ok = m[tok]; !ok {
+		if !ok {
 			return nil, fmt.Errorf("$ref %q designates nothing", ref)
 		}
 	}

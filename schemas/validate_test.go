@@ -73,6 +73,24 @@ func TestValidatorAgreesWithReference(t *testing.T) {
 	}
 }
 
+// A reference reached only through another reference is resolved too:
+// nothing behind a $ref is left unchecked.
+func TestValidatorResolvesChainedReferences(t *testing.T) {
+	// The targets sit where no schema is compiled unless referenced (an
+	// annotation's value), so each is compiled while references resolve.
+	doc := `{"type": "object", "properties": {"a": {"$ref": "#/examples/0"}},
+		"examples": [{"$ref": "#/examples/1"}, {"$ref": "#/examples/2"}, {"type": "string", "maxLength": 2}]}`
+	s, err := CompileDocument("chain.json", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v, ok := range map[string]bool{"ab": true, "abc": false} {
+		if err := s.Validate(map[string]any{"a": v}); (err == nil) != ok {
+			t.Errorf("%q: error %v, want valid %v", v, err, ok)
+		}
+	}
+}
+
 // A document using a keyword the validator does not implement is refused
 // when compiled, never half-checked; so is a reference leaving it.
 func TestValidatorRefusesWhatItDoesNotImplement(t *testing.T) {
