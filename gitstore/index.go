@@ -16,7 +16,8 @@ const indexVersion = 4
 // Index caches, per task, what reads across every task need, in files
 // under .git/reason/: index.json holds each task's status and consultation
 // records (whose outcomes feed the circuits), standing.json its standing
-// conclusions (read by every assessment, so kept small). The refs are the
+// conclusions (read by every assessment, so kept small), handover.json its
+// handover. The refs are the
 // only truth: every entry is keyed by its task's head, an entry whose head
 // differs from the ref (a new record, a ref fetched by plain git) is
 // rebuilt from the ref before use, and a missing or unreadable file is
@@ -37,8 +38,17 @@ type standingEntry struct {
 	Standing []record.Standing `json:"standing"`
 }
 
+// handoverEntry is a task's handover at one head: the handover of every
+// task reads one file instead of every task's records. A change to what
+// record.Handover holds must change indexVersion.
+type handoverEntry struct {
+	Head     string          `json:"head"`
+	Handover record.Handover `json:"handover"`
+}
+
 func (e *IndexEntry) head() string    { return e.Head }
 func (e *standingEntry) head() string { return e.Head }
+func (e *handoverEntry) head() string { return e.Head }
 
 // Tasks returns the cache entry of every task, brought up to date with the
 // refs, sorted by task name.
@@ -76,6 +86,23 @@ func (x Index) Standing(ctx context.Context, key, skip string) ([]record.Standin
 		}
 	}
 	record.SortStanding(out)
+	return out, nil
+}
+
+// Handovers returns the handover (record.State.Handover) of every task
+// that reads, brought up to date with the refs, in task order: the cache
+// file handover.json.
+func (x Index) Handovers(ctx context.Context) ([]record.Handover, error) {
+	tasks, entries, err := refresh(ctx, x.Store, "handover.json", "", func(t record.TaskHead, st *record.State, _ []*record.Record) *handoverEntry {
+		return &handoverEntry{Head: t.Head, Handover: st.Handover()}
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]record.Handover, 0, len(tasks))
+	for _, t := range tasks {
+		out = append(out, entries[t.Task].Handover)
+	}
 	return out, nil
 }
 

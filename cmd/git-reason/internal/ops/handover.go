@@ -2,7 +2,6 @@ package ops
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -33,28 +32,24 @@ type HandoverReport struct {
 
 // Handover derives the handover of every task (or the one named).
 func (e *Session) Handover(ctx context.Context, q HandoverQuery) (*HandoverReport, error) {
-	tasks := []string{q.Task}
-	if q.Task == "" {
-		heads, err := e.Store.Tasks(ctx)
-		if err != nil {
-			return nil, err
-		}
-		tasks = tasks[:0]
-		for _, h := range heads {
-			tasks = append(tasks, h.Task)
-		}
-	}
 	out := &HandoverReport{Since: q.Since.UTC().Format(time.RFC3339), Open: []record.Handover{}, Settled: []record.Handover{}, Circuits: []AdvisorRow{}}
-	for _, t := range tasks {
-		st, _, err := e.State(ctx, t)
-		if q.Task == "" && errors.Is(err, record.ErrUnreadable) {
-			e.Store.Skip(t, err)
-			continue
-		}
+	var all []record.Handover
+	if q.Task == "" {
+		// Every task: from the cache keyed by each task's head, so only
+		// the tasks that moved since the last read are derived again.
+		hs, err := e.Index.Handovers(ctx)
 		if err != nil {
 			return nil, err
 		}
-		h := st.Handover()
+		all = hs
+	} else {
+		st, _, err := e.State(ctx, q.Task)
+		if err != nil {
+			return nil, err
+		}
+		all = []record.Handover{st.Handover()}
+	}
+	for _, h := range all {
 		if q.Actor != "" && !anyActor(h.Actors, q.Actor) {
 			continue
 		}
