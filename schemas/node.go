@@ -177,8 +177,22 @@ func fieldPath(pointer string) string {
 	return b.String()
 }
 
-func escape(tok string) string   { return strings.NewReplacer("~", "~0", "/", "~1").Replace(tok) }
-func unescape(tok string) string { return strings.NewReplacer("~1", "/", "~0", "~").Replace(tok) }
+// escape and unescape turn a name into a JSON pointer token and back
+// (RFC 6901). They run for every field a validation visits, so a name
+// with nothing to escape costs nothing.
+func escape(tok string) string {
+	if !strings.ContainsAny(tok, "~/") {
+		return tok
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
+}
+
+func unescape(tok string) string {
+	if !strings.Contains(tok, "~") {
+		return tok
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+}
 
 func join(path, field string) string {
 	if path == "" {
