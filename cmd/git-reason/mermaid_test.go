@@ -139,14 +139,28 @@ func mermaidCondition() bool {
 	return err == nil
 }
 
-// cmdMermaid checks every ```mermaid block of the files named.
+// cmdMermaid checks every ```mermaid block of the files named, and every
+// task's "mermaid" field of a file that is context --json output.
 func cmdMermaid(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) == 0 {
 		ts.Fatalf("usage: mermaid FILE...")
 	}
 	var ds []diagram
 	for _, f := range args {
-		for i, m := range mermaidBlock.FindAllStringSubmatch(ts.ReadFile(f), -1) {
+		text := ts.ReadFile(f)
+		var doc struct {
+			Tasks []struct {
+				Task    string `json:"task"`
+				Mermaid string `json:"mermaid"`
+			} `json:"tasks"`
+		}
+		if json.Unmarshal([]byte(text), &doc) == nil {
+			for _, t := range doc.Tasks {
+				ds = append(ds, diagram{Name: f + ":" + t.Task, Text: t.Mermaid})
+			}
+			continue
+		}
+		for i, m := range mermaidBlock.FindAllStringSubmatch(text, -1) {
 			ds = append(ds, diagram{Name: fmt.Sprintf("%s#%d", f, i+1), Text: m[1]})
 		}
 	}

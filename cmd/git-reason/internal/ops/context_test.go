@@ -1,0 +1,51 @@
+package ops
+
+import (
+	"testing"
+
+	"git-reason/record"
+)
+
+// A file evidence links by the path it cites, whatever line or fragment
+// follows; other evidence never links by file.
+func TestEvidencePath(t *testing.T) {
+	for _, c := range []struct {
+		ev   record.Evidence
+		want string
+	}{
+		{record.Evidence{Kind: "file", Ref: "src/cache.go"}, "src/cache.go"},
+		{record.Evidence{Kind: "file", Ref: "./src/cache.go:12"}, "src/cache.go"},
+		{record.Evidence{Kind: "file", Ref: "src/cache.go:12-30"}, "src/cache.go"},
+		{record.Evidence{Kind: "file", Ref: "src/cache.go#L12"}, "src/cache.go"},
+		{record.Evidence{Kind: "file", Ref: "/src//x/../cache.go"}, "src/cache.go"},
+		{record.Evidence{Kind: "file", Ref: "C:notes"}, "C:notes"},
+		{record.Evidence{Kind: "file", Ref: ""}, ""},
+		{record.Evidence{Kind: "note", Ref: "src/cache.go"}, ""},
+		{record.Evidence{Kind: "url", Ref: "http://x.example/src/cache.go"}, ""},
+	} {
+		if got := evidencePath(c.ev); got != c.want {
+			t.Errorf("evidencePath(%+v) = %q, want %q", c.ev, got, c.want)
+		}
+	}
+}
+
+// A label keeps plain text readable and spells everything else as an
+// entity code, cut to its length.
+func TestMermaidText(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"plan: review required", 60, "plan: review required"},
+		{`say "hi" <b>`, 60, "say #34;hi#34; #60;b#62;"},
+		{"a [x](http://e.example) @t #1", 60, "a #91;x#93;#40;http:#47;#47;e.example#41; #64;t #35;1"},
+		{"one\ntwo\tthree", 60, "one two three"},
+		{"abcdefghij", 5, "abcd#8230;"},
+		{"x|y;z", 60, "x#124;y;z"},
+	} {
+		if got := MermaidText(c.in, c.max); got != c.want {
+			t.Errorf("MermaidText(%q, %d) = %q, want %q", c.in, c.max, got, c.want)
+		}
+	}
+}
