@@ -69,6 +69,7 @@ func newMCPSandbox(t *testing.T) *sandbox {
 	t.Helper()
 	s := newSandbox(t, mcpOverlay, map[string]string{"fake-advisor": fakeAdvisor})
 	s.git("commit", "-q", "--allow-empty", "-m", "start")
+	s.git("commit", "-q", "--allow-empty", "-m", "sessions: signed cookies", "-m", "Reason-Task: T-7")
 	return s
 }
 
@@ -148,8 +149,8 @@ func compact(v any) string {
 }
 
 // mcpToolNames are the tools the server must list, in share/tools.yaml.
-var mcpToolNames = []string{"advisors", "assess", "attempt", "check_neutrality", "conclude", "consult", "disagree",
-	"doctor", "handover", "log", "plan", "prepare_session", "resolve", "schema", "show", "status", "validate", "verify"}
+var mcpToolNames = []string{"advisors", "assess", "attempt", "check_neutrality", "conclude", "consult", "context",
+	"disagree", "doctor", "handover", "log", "plan", "prepare_session", "resolve", "schema", "show", "status", "validate", "verify"}
 
 // mcpSequence is the fixed sequence (after initialize): prepare_session
 // stating nativeToolSearch, tools/list, a cycle with a disagreement opened
@@ -250,6 +251,13 @@ func mcpSequence(nativeToolSearch bool) []mcpStep {
 			}},
 		{"attempt", "tools/call", toolCall("attempt", fixed(map[string]any{"task": "T-7", "outcome": "succeeded", "notes": "shipped"})),
 			func(t *testing.T, v map[string]string, res any) { wantOK(t, "attempt", res) }},
+		{"context", "tools/call", toolCall("context", fixed(map[string]any{"range": "HEAD~1..HEAD"})), func(t *testing.T, v map[string]string, res any) {
+			wantOK(t, "context", res)
+			wantEq(t, "context", "task", jstr(res, "structuredContent.tasks.0.task")+"/"+jstr(res, "structuredContent.tasks.0.links.0.by"), "T-7/trailer")
+			if text := jstr(res, "content.0.text"); !strings.Contains(text, "T-7") || !strings.Contains(text, "mermaid") {
+				t.Errorf("context: the text is not the context's markdown:\n%s", text)
+			}
+		}},
 		{"resources/list", "resources/list", fixed(map[string]any{}), func(t *testing.T, v map[string]string, res any) {
 			wantEq(t, "resources/list", "uri", jstr(res, "resources.0.uri"), "reason://task/T-7")
 			wantEq(t, "resources/list", "mimeType", jstr(res, "resources.0.mimeType"), "text/markdown")

@@ -34,7 +34,6 @@ var notProjected = map[string]string{
 	"sync":       "talks to remotes with the user's git credentials",
 	"remote":     "changes the repository's git remote configuration",
 	"web":        "a server of its own",
-	"context":    "not projected yet: the MCP row (same ops.Session.Context) is still to add to share/tools.yaml",
 }
 
 // verbs lists every command line verb, with subcommands as "check

@@ -85,9 +85,15 @@ func (s *Server) readTools() (map[string]*tool, error) {
 			"actor": obj{"type": "string", "minLength": 1, "maxLength": 500, "description": "only tasks with a record by this actor: 'Name <email>', the name or the email"}}),
 			run: s.handover},
 	}
-	// handover's output is the schema its --json output publishes.
-	if out["handover"].output, err = published("handover"); err != nil {
-		return nil, err
+	out["context"] = &tool{input: objectSchema(obj{
+		"range": obj{"type": "string", "minLength": 1, "maxLength": 500, "description": "A..B or A...B as git log reads them, or one revision R (R..HEAD); default: from the merge base with the upstream, else the default branch, to HEAD"}}),
+		run: s.rangeContext}
+	// handover's and context's outputs are the schemas their --json
+	// outputs publish.
+	for _, name := range []string{"handover", "context"} {
+		if out[name].output, err = published(name); err != nil {
+			return nil, err
+		}
 	}
 	types := map[string]reflect.Type{
 		"prepare_session": reflect.TypeFor[Negotiated](), "log": reflect.TypeFor[logOut](),
@@ -267,4 +273,14 @@ func (s *Server) handover(ctx context.Context, c *call) (*outcome, error) {
 		return nil, err
 	}
 	return &outcome{out: rep, text: ops.HandoverMarkdown(rep)}, nil
+}
+
+func (s *Server) rangeContext(ctx context.Context, c *call) (*outcome, error) {
+	q := ops.ContextQuery{}
+	q.Range, _ = c.args["range"].(string)
+	rep, err := s.env.Context(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return &outcome{out: rep, text: ops.ContextMarkdown(rep)}, nil
 }
