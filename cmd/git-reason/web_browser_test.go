@@ -39,6 +39,7 @@ func TestWebBrowser(t *testing.T) {
 		t.Skip("skipped: no Chromium on PATH (install Debian's chromium package; .ci/run does)")
 	}
 	s := webRepo(t)
+	baseCommit := webCommits(t, s)
 	start := startWeb(t, s)
 	base := strings.TrimSuffix(start[:strings.Index(start, "?")], "/")
 
@@ -179,6 +180,34 @@ func TestWebBrowser(t *testing.T) {
 		t.Errorf("handover filtered by an unknown actor shows:\n%s", got)
 	}
 
+	// The context page: the default range first (from main, empty here),
+	// then the range typed into its form, with each task's record graph.
+	_, err = chromedp.RunResponse(ctx, chromedp.Click(`header nav a[href="/context"]`))
+	must(err)
+	must(chromedp.Do(ctx, chromedp.WaitVisible("p.range")))
+	if got := text("p.range"); !strings.Contains(got, "0 commits") {
+		t.Errorf("context of the default range shows:\n%s", got)
+	}
+	must(chromedp.Do(ctx, chromedp.SendKeys(`input[name="range"]`, baseCommit+"..HEAD")))
+	_, err = chromedp.RunResponse(ctx, chromedp.Click(`form.filter button`))
+	must(err)
+	must(chromedp.Do(ctx, chromedp.WaitVisible("article.context svg.graph .node")))
+	contextText := text("main")
+	for _, want := range []string{"3 commits", "2 tasks", "Decision: cache it for a minute", "Reason-Task trailer of",
+		"Record graph", "the database queue", "Trailers naming no task here (1)", "Queue <b>wiring</b>", hostile} {
+		if !strings.Contains(contextText, want) {
+			t.Errorf("context page does not show %q:\n%s", want, contextText)
+		}
+	}
+	nodes, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("article.context svg.graph .node").length`))
+	must(err)
+	if nodes < 8 {
+		t.Errorf("the context page's graphs hold %d records, want the 8 of T-1 and T-4", nodes)
+	}
+	inert("the context page")
+	contextShot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	must(err)
+
 	mu.Lock()
 	defer mu.Unlock()
 	for _, p := range problems {
@@ -189,6 +218,9 @@ func TestWebBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("screenshot of the task page: %s", out)
+	if err := os.WriteFile(filepath.Join(t.ArtifactDir(), "web-context.png"), contextShot, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // loopbackURL reports whether u goes nowhere beyond this machine.

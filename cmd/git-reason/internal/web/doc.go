@@ -1,7 +1,8 @@
 // Package web is the Reasoning page: a read-only local web view of the
 // same derivation the command line shows (every task's status, one task's
-// timeline, report, record graph and records, and the handover with the
-// filters of 'git reason handover').
+// timeline, report, record graph and records, the handover with the
+// filters of 'git reason handover', and the context of a range of commits
+// as 'git reason context' derives it).
 //
 // It writes nothing. Every request opens the repository afresh through the
 // Open function it is given, so a write or a pull shows on the next reload.

@@ -25,6 +25,8 @@ var pages = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("").Funcs(template.FuncMap{
 		"p":    record.Printable,
 		"text": record.PrintableText,
+		// commit is a commit's hash as git abbreviates it in a list.
+		"commit": func(h string) string { return record.Printable(h[:min(len(h), 12)]) },
 	}).ParseFS(assets, "assets/*.html"))
 })
 
@@ -48,6 +50,7 @@ func Handler(open func() (*ops.Session, error), token string) http.Handler {
 	mux.HandleFunc("GET /{$}", s.tasks)
 	mux.HandleFunc("GET /task/{task...}", s.task) // a task name may hold slashes
 	mux.HandleFunc("GET /handover", s.handover)
+	mux.HandleFunc("GET /context", s.context)
 	return protect(token, s.bounded(mux))
 }
 

@@ -1,0 +1,83 @@
+package main
+
+// The context page of the Reasoning page, served by the real binary: the
+// reasoning behind a range of commits as 'git reason context' derives it,
+// its record graphs drawn inline, its escaping, a range git does not read,
+// and that a reload shows new commits.
+
+import (
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+)
+
+// webCommits adds to s's repository a base commit and, after it, commits
+// whose trailers link tasks T-1 and T-4, and one naming a task this
+// repository does not have; it returns the base commit.
+func webCommits(t *testing.T, s *sandbox) string {
+	t.Helper()
+	s.git("commit", "-q", "--allow-empty", "-m", "base")
+	base := strings.TrimSpace(s.git("rev-parse", "HEAD"))
+	s.git("commit", "-q", "--allow-empty", "-m", "Cache the index\n\nReason-Task: T-1")
+	s.git("commit", "-q", "--allow-empty", "-m", "Queue <b>wiring</b>\n\nReason-Task: T-4")
+	s.git("commit", "-q", "--allow-empty", "-m", "Unrelated\n\nReason-Task: T-none")
+	return base
+}
+
+func TestWebContext(t *testing.T) {
+	s := webRepo(t)
+	base := webCommits(t, s)
+	start := startWeb(t, s)
+	root := strings.TrimSuffix(start[:strings.Index(start, "?")], "/")
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, Timeout: 30 * time.Second}
+	getPage(t, c, start)
+
+	page := getPage(t, c, root+"/context?range="+url.QueryEscape(base+"..HEAD"))
+	for _, want := range []string{"3 commits", "2 tasks", `href="/task/T-1"`, "cache it for a minute", `href="/task/T-4"`,
+		"the database queue", "<code>Reason-Task</code> trailer of", `<svg class="graph"`, `id="arrow-0"`, `id="arrow-1"`,
+		`marker-end="url(#arrow-1)"`, `href="/task/T-1#rec-`, "Queue &lt;b&gt;wiring&lt;/b&gt;", "Trailers naming no task here (1)", "T-none",
+		"&lt;script&gt;alert(1)&lt;/script&gt;", "<strong>open</strong>", "state-open"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("context page lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"<script", "<img", "<b>wiring", `href="http://x.invalid`, `src="http`} {
+		if strings.Contains(page, bad) {
+			t.Errorf("a record's or commit's text became markup: %q", bad)
+		}
+	}
+	// One revision reads as REV..HEAD.
+	if p := getPage(t, c, root+"/context?range="+base); !strings.Contains(p, "3 commits") {
+		t.Errorf("one revision as a range:\n%s", p)
+	}
+	// The default range: from the merge base with main, here HEAD itself.
+	if p := getPage(t, c, root+"/context"); !strings.Contains(p, "0 commits") {
+		t.Errorf("default range:\n%s", p)
+	}
+	// A range that is an option, or that git does not know, is refused on
+	// the page; nothing is run with it.
+	for _, bad := range []string{"--output=" + s.dir + "/pwned", "nope..HEAD", strings.Repeat("a", 600)} {
+		res, err := c.Get(root + "/context?range=" + url.QueryEscape(bad))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), `<p class="error">`) {
+			t.Errorf("range %.40q: status %d, want 400 with the error on the page", bad, res.StatusCode)
+		}
+	}
+	if out := s.git("status", "--porcelain", "--ignored"); strings.Contains(out, "pwned") {
+		t.Errorf("a range wrote a file: %s", out)
+	}
+	// A commit made after the server started shows on reload.
+	s.git("commit", "-q", "--allow-empty", "-m", "Rename it\n\nReason-Task: T-2")
+	if p := getPage(t, c, root+"/context?range="+base); !strings.Contains(p, "4 commits") || !strings.Contains(p, `href="/task/T-2"`) {
+		t.Errorf("a commit made after start is not on the reloaded context page")
+	}
+}
