@@ -1,15 +1,10 @@
 package gitstore
 
 import (
-	"bytes"
-	"context"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 
@@ -185,145 +180,6 @@ func TestPackFSReadDirRetriesVanishedEntry(t *testing.T) {
 	missing := &packFS{Filesystem: &vanishOnce{Filesystem: osfs.New(dir)}}
 	if _, err := missing.ReadDir("objects/nothing"); !os.IsNotExist(err) {
 		t.Fatalf("ReadDir of a missing directory: %v, want not-exist", err)
-	}
-}
-
-// TestStorageUnderGitGC writes and reads objects through long-lived and
-// fresh Storages while git gc, repack -a -d and maintenance loop. The
-// workers keep going until the loop has run its whole cycle once (three
-// times with GIT_REASON_LONG=1): on a loaded machine a cycle takes long, and
-// each further one only repeats the first.
-func TestStorageUnderGitGC(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow")
-	}
-	wantCycles := int64(1)
-	if v := os.Getenv("GIT_REASON_LONG"); v != "" && v != "0" {
-		wantCycles = 3
-	}
-	sandboxGit(t)
-	r := discoverT(t, newTestRepo(t))
-	// One maintenance command at a time, as gc.pid and maintenance.lock
-	// arrange in real life: git's own commands run concurrently with each
-	// other (say prune-packed during repack -A -d) can lose objects.
-	ctx, stop := context.WithCancel(context.Background())
-	var loops sync.WaitGroup
-	runs := map[string]int{}
-	var cycles atomic.Int64
-	loops.Add(1)
-	go func() {
-		defer loops.Done()
-		for ctx.Err() == nil {
-			for _, args := range [][]string{
-				{"gc", "-q"},
-				{"repack", "-q", "-A", "-d"},
-				{"maintenance", "run", "--task=loose-objects"},
-				{"repack", "-q", "-d"},
-				{"prune-packed"},
-			} {
-				gitTryIn(r.WorkTree, args...)
-				runs[strings.Join(args, " ")]++
-			}
-			cycles.Add(1)
-		}
-	}()
-	var workers sync.WaitGroup
-	errs := make(chan error, 100)
-	for w := range 4 {
-		workers.Add(1)
-		go func() {
-			defer workers.Done()
-			long := r.Storage()
-			for i := 0; i < 20 || cycles.Load() < wantCycles && i < 2000; i++ {
-				blobs := map[plumbing.Hash]string{}
-				s := r.Storage()
-				for j := range 3 {
-					content := fmt.Sprintf("worker %d round %d blob %d\n", w, i, j)
-					h, err := storeBlob(s, content)
-					if err != nil {
-						errs <- err
-						return
-					}
-					blobs[h] = content
-				}
-				name := fmt.Sprintf("w%d-%d", w, i)
-				if err := keepReachable(r, name, blobs); err != nil {
-					errs <- err
-					return
-				}
-				if err := readBlobs(t, long, blobs); err != nil {
-					errs <- fmt.Errorf("long-lived Storage: %w", err)
-					return
-				}
-				if err := readBlobs(t, r.Storage(), blobs); err != nil {
-					errs <- fmt.Errorf("fresh Storage: %w", err)
-					return
-				}
-			}
-		}()
-	}
-	workers.Wait()
-	stop()
-	loops.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
-	t.Logf("git runs: %v", runs)
-	gitIn(t, r.WorkTree, "fsck", "--strict", "--no-dangling")
-}
-
-func storeBlob(s interface {
-	NewEncodedObject() plumbing.EncodedObject
-	SetEncodedObject(plumbing.EncodedObject) (plumbing.Hash, error)
-}, content string) (plumbing.Hash, error) {
-	o := s.NewEncodedObject()
-	o.SetType(plumbing.BlobObject)
-	w, _ := o.Writer()
-	io.WriteString(w, content)
-	w.Close()
-	return s.SetEncodedObject(o)
-}
-
-// keepReachable points a ref at a commit of blobs, so gc must keep them.
-func keepReachable(r *Repo, name string, blobs map[plumbing.Hash]string) error {
-	s := r.Storage()
-	var entries []object.TreeEntry
-	i := 0
-	for h := range blobs {
-		entries = append(entries, object.TreeEntry{Name: fmt.Sprintf("b%02d", i), Mode: 0o100644, Hash: h})
-		i++
-	}
-	sortEntries(entries)
-	tree := &object.Tree{Entries: entries}
-	to := s.NewEncodedObject()
-	if err := tree.Encode(to); err != nil {
-		return err
-	}
-	th, err := s.SetEncodedObject(to)
-	if err != nil {
-		return err
-	}
-	sig := object.Signature{Name: "t", Email: "t@example.com"}
-	c := &object.Commit{Author: sig, Committer: sig, Message: name, TreeHash: th}
-	co := s.NewEncodedObject()
-	if err := c.Encode(co); err != nil {
-		return err
-	}
-	ch, err := s.SetEncodedObject(co)
-	if err != nil {
-		return err
-	}
-	return r.UpdateRef("refs/reasoning/tasks/"+name, "", ch.String())
-}
-
-func sortEntries(e []object.TreeEntry) {
-	for i := range e {
-		for j := i + 1; j < len(e); j++ {
-			if bytes.Compare([]byte(e[j].Name), []byte(e[i].Name)) < 0 {
-				e[i], e[j] = e[j], e[i]
-			}
-		}
 	}
 }
 

@@ -1,4 +1,4 @@
-package gitstore
+package storage
 
 import (
 	"context"
@@ -16,13 +16,47 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"git-reason/gitstore"
+	"git-reason/reliability/harness"
 )
 
 const counterRef = "refs/reasoning/tasks/counter"
 
+// The helper processes of TestUpdateRefConcurrentIncrements are this test
+// binary started again with these variables set (TestMain sees them).
+const (
+	helperDirEnv   = "GIT_REASON_STORAGE_INCREMENT_DIR"
+	helperCountEnv = "GIT_REASON_STORAGE_INCREMENT_COUNT"
+)
+
+// helperIncrements is the body of a helper process: it makes its share of
+// increments in the repository at dir and prints each counter it wrote.
+func helperIncrements(dir string) int {
+	r, err := gitstore.Discover(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	count, err := strconv.Atoi(os.Getenv(helperCountEnv))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	for range count {
+		n, err := increment(r, fmt.Sprintf("proc%d", os.Getpid()))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		fmt.Printf("wrote %d\n", n)
+	}
+	return 0
+}
+
 // increment appends one commit to counterRef whose message is the parent's
 // counter plus one, retrying on ErrStale. It returns the counter it wrote.
-func increment(r *Repo, who string) (int, error) {
+func increment(r *gitstore.Repo, who string) (int, error) {
 	for {
 		s := r.Storage() // fresh: another process may have written objects
 		cur, err := r.ReadRef(counterRef)
@@ -45,7 +79,7 @@ func increment(r *Repo, who string) (int, error) {
 			return 0, err
 		}
 		err = r.UpdateRef(counterRef, cur, next.String())
-		if errors.Is(err, ErrStale) {
+		if errors.Is(err, gitstore.ErrStale) {
 			continue
 		}
 		return n + 1, err
@@ -67,35 +101,17 @@ func writeCounterCommit(s *filesystem.Storage, parent *object.Commit, n int, who
 	return s.SetEncodedObject(o)
 }
 
-// TestHelperIncrementProcess is the body of the helper processes started by
-// TestUpdateRefConcurrentIncrements; it does nothing in a normal run.
-func TestHelperIncrementProcess(t *testing.T) {
-	dir, k := os.Getenv("GITSTORE_INCREMENT_DIR"), os.Getenv("GITSTORE_INCREMENT_COUNT")
-	if dir == "" {
-		t.Skip("helper process only")
-	}
-	r := discoverT(t, dir)
-	count, _ := strconv.Atoi(k)
-	for range count {
-		n, err := increment(r, fmt.Sprintf("proc%d", os.Getpid()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		fmt.Printf("wrote %d\n", n)
-	}
-}
-
 // TestUpdateRefConcurrentIncrements races goroutines and processes doing
 // read-then-UpdateRef increments on one ref against `git pack-refs --all`
 // loops and readers. Every acknowledged increment must be on the final
 // chain (no lost update) and the ref must always resolve.
 func TestUpdateRefConcurrentIncrements(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow")
-	}
-	sandboxGit(t)
-	dir := newTestRepo(t)
-	r := discoverT(t, dir)
+	skipUnlessStress(t)
+	perWorker, form := harness.Form(15, 100)
+	const goroutines, procs = 6, 3
+	t.Logf("%s: %d increments by each of %d goroutines and %d processes", form, perWorker, goroutines, procs)
+	r := newRepo(t)
+	dir := r.WorkTree
 	head := gitIn(t, dir, "rev-parse", "HEAD")
 	base, err := object.GetCommit(r.Storage(), plumbing.NewHash(head))
 	if err != nil {
@@ -109,7 +125,6 @@ func TestUpdateRefConcurrentIncrements(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	const goroutines, procs, perWorker = 6, 3, 15
 	ctx, stop := context.WithCancel(context.Background())
 	var background sync.WaitGroup
 	var packRuns, packFails, reads atomic.Int64
@@ -170,8 +185,8 @@ func TestUpdateRefConcurrentIncrements(t *testing.T) {
 		workers.Add(1)
 		go func() {
 			defer workers.Done()
-			cmd := exec.Command(os.Args[0], "-test.run=^TestHelperIncrementProcess$", "-test.count=1")
-			cmd.Env = append(os.Environ(), "GITSTORE_INCREMENT_DIR="+dir, fmt.Sprintf("GITSTORE_INCREMENT_COUNT=%d", perWorker))
+			cmd := exec.Command(os.Args[0])
+			cmd.Env = append(os.Environ(), helperDirEnv+"="+dir, fmt.Sprintf("%s=%d", helperCountEnv, perWorker))
 			out, err := cmd.CombinedOutput()
 			if err != nil {
 				errs <- fmt.Errorf("helper process: %v\n%s", err, out)

@@ -1,0 +1,139 @@
+package storage
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"git-reason/gitstore"
+	"git-reason/reliability/harness"
+)
+
+// TestMain gives every test and every git it starts a HOME of its own
+// with an identity and no background gc, and removes every variable
+// through which this machine's git setup could leak in; a helper process
+// (see TestUpdateRefConcurrentIncrements) runs its part instead.
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(helperDirEnv); dir != "" {
+		os.Exit(helperIncrements(dir))
+	}
+	home, err := os.MkdirTemp("", "git-reason-storage-home-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if err := harness.WriteHome(home, ""); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "GIT_") || k == "XDG_CONFIG_HOME" {
+			os.Unsetenv(k)
+		}
+	}
+	os.Setenv("HOME", home)
+	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	code := m.Run()
+	os.RemoveAll(home)
+	os.Exit(code)
+}
+
+// skipUnlessStress skips with -short and where git is missing.
+func skipUnlessStress(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("a stress test; skipped with -short")
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not on PATH")
+	}
+}
+
+// newRepo makes a non-bare repository with one commit and opens it.
+func newRepo(t *testing.T) *gitstore.Repo {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, dir, "init", "-q")
+	if err := os.WriteFile(filepath.Join(dir, "README"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, dir, "add", "README")
+	gitIn(t, dir, "commit", "-q", "-m", "initial")
+	r, err := gitstore.Discover(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// gitIn runs git in dir and returns its trimmed stdout; it fails the test
+// when git fails.
+func gitIn(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	out, err := gitTryIn(dir, args...)
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+func gitTryIn(dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return string(out) + string(ee.Stderr), err
+	}
+	return strings.TrimRight(string(out), "\n"), err
+}
+
+// storeBlob writes content as a blob through s.
+func storeBlob(s *filesystem.Storage, content string) (plumbing.Hash, error) {
+	o := s.NewEncodedObject()
+	o.SetType(plumbing.BlobObject)
+	w, err := o.Writer()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if _, err := io.WriteString(w, content); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if err := w.Close(); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return s.SetEncodedObject(o)
+}
+
+// readBlobs reads every blob back through s and compares its content.
+func readBlobs(s *filesystem.Storage, blobs map[plumbing.Hash]string) error {
+	for h, want := range blobs {
+		b, err := object.GetBlob(s, h)
+		if err != nil {
+			return fmt.Errorf("blob %s: %w", h, err)
+		}
+		rd, err := b.Reader()
+		if err != nil {
+			return err
+		}
+		got, err := io.ReadAll(rd)
+		rd.Close()
+		if err != nil {
+			return fmt.Errorf("blob %s: %w", h, err)
+		}
+		if string(got) != want {
+			return fmt.Errorf("blob %s: got %q, want %q", h, got, want)
+		}
+	}
+	return nil
+}
