@@ -53,11 +53,12 @@ type forgHistory struct {
 }
 
 // forgClock is a writer clock that advances one second per record, so that
-// commit dates differ and ids sort in the order records were written.
-func forgClock() func() time.Time {
-	var n atomic.Int64
+// commit dates differ and ids sort in the order records were written. It
+// starts after ticks seconds (a writer continuing a history goes on from
+// its last record) and counts them in ticks.
+func forgClock(ticks *atomic.Int64) func() time.Time {
 	base := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
-	return func() time.Time { return base.Add(time.Duration(n.Add(1)) * time.Second) }
+	return func() time.Time { return base.Add(time.Duration(ticks.Add(1)) * time.Second) }
 }
 
 // forgEnv is the environment every git command of the corpus runs in: no
@@ -112,18 +113,67 @@ func forgWriter(t *testing.T, dir, origin string) *record.Writer {
 	}
 	w := storetest.Writer(s, &storetest.Avail{Advisors: forgAdvisors})
 	w.Origin = origin
-	w.Now = forgClock()
+	w.Now = forgClock(new(atomic.Int64))
 	return w
 }
 
-// newForgHistory writes the honest history: an assessment, a plan selecting
-// both advisors, a failed and two completed consultations through the
-// driver's path, the disagreement the driver opens on their conflicting
-// stances, its resolution, a conclusion weighing both, and a validation.
+// honest is the honest history every forgery starts from, written once per
+// test binary by the real writer and copied into each test's own
+// repository: writing it is most of a forgery test's time, and each test
+// changes only its copy.
+var honest struct {
+	once   sync.Once
+	dir    string                    // the repository; TestMain removes it
+	res    map[string]*record.Result // as in forgHistory
+	commit map[string]string
+	ticks  int64 // how far its writer's clock went
+	ok     bool  // written and verified clean
+}
+
+// newForgHistory gives the test a repository of its own holding the honest
+// history (see writeHonest) and a writer that continues it.
 func newForgHistory(t *testing.T) *forgHistory {
 	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not on PATH")
+	}
+	honest.once.Do(func() { writeHonest(t) })
+	if !honest.ok {
+		t.Fatal("the honest history could not be written (see the first forgery test's failure)")
+	}
 	env := forgEnv(t)
-	dir, w := newForgRepo(t, env, "origin-test")
+	dir := filepath.Join(t.TempDir(), "repo")
+	if err := os.CopyFS(dir, os.DirFS(honest.dir)); err != nil {
+		t.Fatalf("copy the honest history: %v", err)
+	}
+	w := forgWriter(t, dir, "origin-test")
+	ticks := new(atomic.Int64)
+	ticks.Store(honest.ticks)
+	w.Now = forgClock(ticks)
+	h := &forgHistory{t: t, dir: dir, env: env, w: w, res: map[string]*record.Result{}, commit: map[string]string{}}
+	for name, r := range honest.res {
+		h.res[name], h.commit[name] = r, honest.commit[name]
+	}
+	return h
+}
+
+// writeHonest writes the honest history into honest.dir: an assessment, a
+// plan selecting both advisors, a failed and two completed consultations
+// through the driver's path, the disagreement the driver opens on their
+// conflicting stances, its resolution, a conclusion weighing both, and a
+// validation; and requires it to verify clean.
+func writeHonest(t *testing.T) {
+	t.Helper()
+	env := forgEnv(t)
+	dir, err := os.MkdirTemp("", "gitstore-forgery-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	honest.dir = dir
+	forgGit(t, env, dir, "", "init", "-q")
+	w := forgWriter(t, dir, "origin-test")
+	ticks := new(atomic.Int64)
+	w.Now = forgClock(ticks)
 	h := &forgHistory{t: t, dir: dir, env: env, w: w, res: map[string]*record.Result{}, commit: map[string]string{}}
 	h.add("a", record.KindAssessment, `{"subject":"schema migration","question":"online or offline?","materiality":"critical","reversibility":"irreversible","needs":["reasoning"],"evidence":[{"kind":"file","ref":"db/schema.sql","summary":"current schema"}]}`)
 	h.add("p", record.KindPlan, `{"assessment":"{a}"}`)
@@ -146,7 +196,8 @@ func newForgHistory(t *testing.T) *forgHistory {
 	}
 	h.add("v", record.KindValidation, `{"conclusion":"{k}","method":"manual","result":"pass","evidence":[{"kind":"note","summary":"ran on staging"}]}`)
 	h.requireClean(h.commit["v"])
-	return h
+	honest.res, honest.commit, honest.ticks = h.res, h.commit, ticks.Load()
+	honest.ok = true
 }
 
 func (h *forgHistory) id(name string) string { return h.res[name].ID }
@@ -404,6 +455,7 @@ func obj(v any) map[string]any { return v.(map[string]any) }
 
 // (a) A body, derived part or envelope that fails its schema.
 func TestForgerySchema(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		edit func(h *forgHistory, r map[string]any)
@@ -443,6 +495,7 @@ func TestForgerySchema(t *testing.T) {
 
 // (b) A consultation naming an advisor its plan did not select.
 func TestForgeryConsultationOfUnselectedAdvisor(t *testing.T) {
+	t.Parallel()
 	h := newForgHistory(t)
 	r := h.fresh(h.rec("c2"), "c2")
 	obj(r["body"])["advisor"] = "adv-three"
@@ -454,6 +507,7 @@ func TestForgeryConsultationOfUnselectedAdvisor(t *testing.T) {
 // (c) A plan whose derived selection differs from what policy computes
 // from the snapshot stored in it.
 func TestForgeryPlanSelection(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		edit func(d map[string]any)
@@ -486,6 +540,7 @@ func TestForgeryPlanSelection(t *testing.T) {
 // (d) A conclusion whose review count (or advisors) is not what the writer
 // computes from the admitted consultations.
 func TestForgeryConclusionReviewCount(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		edit func(d map[string]any)
@@ -509,6 +564,7 @@ func TestForgeryConclusionReviewCount(t *testing.T) {
 // A command validation claiming a pass its recorded exit status denies:
 // another derived field the writer computes.
 func TestForgeryValidationResult(t *testing.T) {
+	t.Parallel()
 	h := newForgHistory(t)
 	r := h.fresh(h.rec("v"), "v")
 	r["body"] = map[string]any{"conclusion": h.id("k"), "method": "command", "command": "make test"}
@@ -522,6 +578,7 @@ func TestForgeryValidationResult(t *testing.T) {
 // (e) A conclusion recorded while its disagreement is still open: the
 // honest conclusion, moved before the resolution.
 func TestForgeryConclusionWhileDisagreementOpen(t *testing.T) {
+	t.Parallel()
 	h := newForgHistory(t)
 	r := h.fresh(h.rec("k"), "d")
 	forged := h.write(h.on(h.commit["d"], r))
@@ -533,6 +590,7 @@ func TestForgeryConclusionWhileDisagreementOpen(t *testing.T) {
 // admissible one: the honest validation commit, with the assessment's
 // question rewritten and the plan's selection widened in place.
 func TestForgeryChangesEarlierRecord(t *testing.T) {
+	t.Parallel()
 	for _, step := range []string{"a", "p", "c2"} {
 		t.Run(step, func(t *testing.T) {
 			h := newForgHistory(t)
@@ -561,6 +619,7 @@ func TestForgeryChangesEarlierRecord(t *testing.T) {
 // (g) A commit that drops an earlier record: the disagreement and its
 // resolution vanish from the tree the validation commit carries.
 func TestForgeryDropsEarlierRecord(t *testing.T) {
+	t.Parallel()
 	h := newForgHistory(t)
 	c := h.on(h.commit["k"], h.rec("v"))
 	for _, step := range []string{"d", "r"} {
@@ -582,6 +641,7 @@ func TestForgeryDropsEarlierRecord(t *testing.T) {
 // (h) A clock that does not advance by one, and envelopes that disagree
 // with the commit that stores them.
 func TestForgeryClockAndEnvelope(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		edit  func(h *forgHistory, r map[string]any, c *forgCommit)
@@ -649,6 +709,7 @@ func TestForgeryClockAndEnvelope(t *testing.T) {
 
 // (i) A record of task U stored under task T.
 func TestForgeryRecordOfAnotherTask(t *testing.T) {
+	t.Parallel()
 	h := newForgHistory(t)
 	u, err := h.w.Append(context.Background(), "U", record.KindAssessment,
 		[]byte(`{"subject":"cache layout","question":"which layout?","materiality":"minor","reversibility":"reversible"}`))
@@ -687,6 +748,7 @@ func TestForgeryRecordOfAnotherTask(t *testing.T) {
 // (j) A resolution of a disagreement that is already resolved, and one of
 // a record that is not a disagreement.
 func TestForgeryResolution(t *testing.T) {
+	t.Parallel()
 	t.Run("already resolved", func(t *testing.T) {
 		h := newForgHistory(t)
 		r := h.fresh(h.rec("r"), "r")
@@ -739,6 +801,7 @@ func union(parts ...map[string]string) map[string]string {
 // (k) A merge whose tree is not the union of its parents'; and the honest
 // merge of the same two branches, which verifies clean.
 func TestForgeryMerge(t *testing.T) {
+	t.Parallel()
 	h := newForgHistory(t)
 	att := h.diverge("k", record.KindAttempt, `{"conclusion":"{k}","commits":["0123456789abcdef0123456789abcdef01234567"],"outcome":"succeeded"}`)
 	h.requireClean(att.Commit)
@@ -792,6 +855,7 @@ func TestForgeryMerge(t *testing.T) {
 // writer appends on top of the merge. When the union breaks a rule (both
 // clones concluded the same assessment), verify says so on the merge.
 func TestForgeryCorpusHonestDivergedClones(t *testing.T) {
+	t.Parallel()
 	h := newForgHistory(t)
 	clone := func(name, origin string) (string, *record.Writer) {
 		dir := filepath.Join(t.TempDir(), name)
@@ -889,6 +953,7 @@ func TestForgeryCorpusHonestDivergedClones(t *testing.T) {
 // a plan that other writers' records may have followed. Every acknowledged record is on the
 // ref and verify flags nothing.
 func TestForgeryCorpusHonestConcurrentWriters(t *testing.T) {
+	t.Parallel()
 	const writers, each = 6, 4
 	env := forgEnv(t)
 	dir, _ := newForgRepo(t, env, "unused")

@@ -23,6 +23,7 @@ func newRepo(t *testing.T) string {
 }
 
 func TestStoreContract(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T) record.Store {
 		dir := newRepo(t)
 		s, err := gitstore.Open(dir)
@@ -43,6 +44,7 @@ func TestStoreContractUnderFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the contract suite again, through faults; skipped with -short")
 	}
+	t.Parallel()
 	storetest.RunFaults(t, func(t *testing.T) record.Store {
 		dir := newRepo(t)
 		s, err := gitstore.Open(dir)

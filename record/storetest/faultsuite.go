@@ -16,15 +16,15 @@ import (
 // write, with slow loads (the writer must absorb all of it), then the
 // writer's behaviour under each fault alone.
 func RunFaults(t *testing.T, newStore Factory) {
-	t.Run("Contract", func(t *testing.T) {
+	parallel(t, "Contract", func(t *testing.T) {
 		Run(t, func(t *testing.T) record.Store {
 			return &Faulty{Store: newStore(t), ConflictEvery: 3, FailAfterWriteEvery: 5, LoadDelay: time.Millisecond}
 		})
 	})
-	t.Run("ConflictRederives", func(t *testing.T) { testConflictRederives(t, newStore(t)) })
-	t.Run("ConflictGivesUp", func(t *testing.T) { testConflictGivesUp(t, newStore(t)) })
-	t.Run("ErrorAfterWrite", func(t *testing.T) { testErrorAfterWrite(t, newStore(t)) })
-	t.Run("SlowLoadCancelled", func(t *testing.T) { testSlowLoadCancelled(t, newStore(t)) })
+	parallel(t, "ConflictRederives", func(t *testing.T) { testConflictRederives(t, newStore(t)) })
+	parallel(t, "ConflictGivesUp", func(t *testing.T) { testConflictGivesUp(t, newStore(t)) })
+	parallel(t, "ErrorAfterWrite", func(t *testing.T) { testErrorAfterWrite(t, newStore(t)) })
+	parallel(t, "SlowLoadCancelled", func(t *testing.T) { testSlowLoadCancelled(t, newStore(t)) })
 }
 
 func assessBody(subject string) []byte {

@@ -257,7 +257,7 @@ var ruleCases = []ruleCase{
 
 func runRules(t *testing.T, newStore Factory) {
 	for _, tc := range ruleCases {
-		t.Run(tc.name, func(t *testing.T) {
+		parallel(t, tc.name, func(t *testing.T) {
 			s := newStore(t)
 			x := &world{t: t, avail: &Avail{}, task: "T-rules", id: map[string]string{}}
 			x.w = Writer(s, x.avail)
@@ -291,7 +291,7 @@ func runRules(t *testing.T, newStore Factory) {
 			}
 		})
 	}
-	t.Run("consultation/driver", func(t *testing.T) { testDriverConsultation(t, newStore(t)) })
+	parallel(t, "consultation/driver", func(t *testing.T) { testDriverConsultation(t, newStore(t)) })
 }
 
 func localAnswers(t *testing.T, s record.Store, x *world) string {

@@ -15,13 +15,23 @@ import (
 type Factory func(t *testing.T) record.Store
 
 // Run runs the whole contract suite against the stores newStore makes.
+// Every case has a store of its own, so the cases run in parallel
+// (newStore must be safe to call from parallel tests).
 func Run(t *testing.T, newStore Factory) {
-	t.Run("EmptyTask", func(t *testing.T) { testEmpty(t, newStore(t)) })
-	t.Run("AppendLoad", func(t *testing.T) { testAppendLoad(t, newStore(t)) })
-	t.Run("Conflict", func(t *testing.T) { testConflict(t, newStore(t)) })
-	t.Run("ConcurrentWriters", func(t *testing.T) { testConcurrent(t, newStore(t)) })
-	t.Run("Rules", func(t *testing.T) { runRules(t, newStore) })
-	t.Run("Reuse", func(t *testing.T) { testReuse(t, newStore(t)) })
+	parallel(t, "EmptyTask", func(t *testing.T) { testEmpty(t, newStore(t)) })
+	parallel(t, "AppendLoad", func(t *testing.T) { testAppendLoad(t, newStore(t)) })
+	parallel(t, "Conflict", func(t *testing.T) { testConflict(t, newStore(t)) })
+	parallel(t, "ConcurrentWriters", func(t *testing.T) { testConcurrent(t, newStore(t)) })
+	parallel(t, "Rules", func(t *testing.T) { runRules(t, newStore) })
+	parallel(t, "Reuse", func(t *testing.T) { testReuse(t, newStore(t)) })
+}
+
+// parallel runs f as a subtest that runs in parallel with its siblings.
+func parallel(t *testing.T, name string, f func(t *testing.T)) {
+	t.Run(name, func(t *testing.T) {
+		t.Parallel()
+		f(t)
+	})
 }
 
 // Writer returns a writer over s with a fixed identity and the availability
