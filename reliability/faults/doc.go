@@ -21,5 +21,7 @@
 // Quick form (CI): go test ./reliability/faults/ (-short skips the secrets suite)
 // Long form:       GIT_REASON_LONG=1 go test ./reliability/faults/ -v -timeout 30m
 //
+// With -short the flapping server does each act once instead of 40 times.
+//
 // docs/RELIABILITY-FAULTS.md records what was tried and the figures.
 package faults

@@ -3,7 +3,7 @@ package faults
 // Reliability item 6, advisor faults: one advisor whose server flaps
 // between timeout, 429 (with and without Retry-After), 401, 5xx, a dropped
 // connection, garbage, blank and valid answers, for 40 consultations (quick
-// form) or 200 (GIT_REASON_LONG=1).
+// form), 200 (GIT_REASON_LONG=1), or with -short one of each (15).
 //
 // Each round plans the task's assessment anew and consults through
 // advisor.Consult, recording through a record.Writer over a real git
@@ -293,8 +293,11 @@ type flapFigures struct {
 func TestAdvisorFlaps(t *testing.T) {
 	needGit(t)
 	n := 40
-	if long() {
+	switch {
+	case long():
 		n = 200
+	case testing.Short(): // every act once (see flapSchedule), one timeout among them
+		n = len(flapActs)
 	}
 	seed := uint64(5)
 	if s, err := strconv.ParseUint(os.Getenv("FAULTS_SEED"), 10, 64); err == nil {
