@@ -296,6 +296,10 @@ func mcpSequence(nativeToolSearch bool) []mcpStep {
 			wantOK(t, "schema", res)
 			wantEq(t, "schema", "body $id", jstr(res, "structuredContent.body.$id"), "urn:git-reason:schema:conclusion:body")
 		}},
+		{"schema (handover)", "tools/call", toolCall("schema", fixed(map[string]any{"kind": "handover"})), func(t *testing.T, v map[string]string, res any) {
+			wantOK(t, "schema", res)
+			wantEq(t, "schema", "output $id", jstr(res, "structuredContent.output.$id"), "urn:git-reason:schema:output:handover")
+		}},
 		// A task named like a branch: written, read, and its report a
 		// resource whose URI escapes the slash.
 		{"assess (feature/db-migration)", "tools/call", toolCall("assess", fixed(map[string]any{"task": "feature/db-migration",

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"sort"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"git-reason/policy"
 	"git-reason/policy/neutrality"
 	"git-reason/record"
+	"git-reason/schemas"
 )
 
 // statusOut is one task's status as 'git reason status TASK --json' prints it.
@@ -30,16 +32,29 @@ type logOut struct {
 	Entries []ops.LogLine `json:"entries"`
 }
 
+// schemaOut is a record kind's schemas, or the schema a command's --json
+// output publishes (Output), as 'git reason schema' prints them.
 type schemaOut struct {
-	Envelope json.RawMessage `json:"envelope"`
-	Body     json.RawMessage `json:"body"`
-	Derived  json.RawMessage `json:"derived"`
+	Envelope json.RawMessage `json:"envelope,omitempty"`
+	Body     json.RawMessage `json:"body,omitempty"`
+	Derived  json.RawMessage `json:"derived,omitempty"`
+	Output   json.RawMessage `json:"output,omitempty"`
 }
 
-func kindNames() []any {
+// schemaNames are what the schema tool takes: the record kinds, then the
+// commands whose --json output publishes a schema.
+func schemaNames() []any {
 	out := []any{}
 	for _, k := range record.Kinds {
 		out = append(out, string(k))
+	}
+	var outputs []string
+	for name := range schemas.Outputs {
+		outputs = append(outputs, name)
+	}
+	sort.Strings(outputs)
+	for _, name := range outputs {
+		out = append(out, name)
 	}
 	return out
 }
@@ -78,7 +93,7 @@ func (s *Server) readTools() (map[string]*tool, error) {
 			"paths":  obj{"type": "array", "items": obj{"type": "string"}, "description": "paths relative to the repository root; none: the whole tree"},
 			"staged": obj{"type": "boolean", "description": "check the files staged in the index"},
 			"range":  obj{"type": "string", "description": "check the files changed in A..B, as they are at B"}}), run: s.checkNeutrality},
-		"schema": {input: objectSchema(obj{"kind": obj{"enum": kindNames()}}, "kind"), run: s.schema},
+		"schema": {input: objectSchema(obj{"kind": obj{"enum": schemaNames(), "description": "a record kind, or a tool whose output schema is published in full (handover, context)"}}, "kind"), run: s.schema},
 		"handover": {input: objectSchema(obj{
 			"since": obj{"type": "string", "maxLength": 40, "description": "also list the tasks settled since: an age (7d, 36h, 2w), a date (2026-11-01) or an RFC 3339 time; default 7d"},
 			"task":  task,
@@ -88,10 +103,10 @@ func (s *Server) readTools() (map[string]*tool, error) {
 	out["context"] = &tool{input: objectSchema(obj{
 		"range": obj{"type": "string", "minLength": 1, "maxLength": 500, "description": "A..B or A...B as git log reads them, or one revision R (R..HEAD); default: from the merge base with the upstream, else the default branch, to HEAD"}}),
 		run: s.rangeContext}
-	// handover's and context's outputs are the schemas their --json
-	// outputs publish.
+	// handover's and context's outputs are the top level of the schemas
+	// their --json outputs publish; the schema tool gives them in full.
 	for _, name := range []string{"handover", "context"} {
-		if out[name].output, err = published(name); err != nil {
+		if out[name].output, err = outline(name); err != nil {
 			return nil, err
 		}
 	}
@@ -243,7 +258,15 @@ func (s *Server) checkNeutrality(ctx context.Context, c *call) (*outcome, error)
 }
 
 func (s *Server) schema(_ context.Context, c *call) (*outcome, error) {
-	kind, err := record.ParseKind(c.args["kind"].(string))
+	name := c.args["kind"].(string)
+	if file, ok := schemas.Outputs[name]; ok {
+		doc, err := schemas.FS.ReadFile(file)
+		if err != nil {
+			return nil, err
+		}
+		return &outcome{out: schemaOut{Output: doc}, text: fmt.Sprintf("schema of the %s tool's output, as 'git reason %s --json' prints it (JSON Schema 2020-12)", name, name)}, nil
+	}
+	kind, err := record.ParseKind(name)
 	if err != nil {
 		return nil, err
 	}

@@ -115,9 +115,12 @@ func recordOutput(kind record.Kind) (json.RawMessage, error) {
 	return json.Marshal(env)
 }
 
-// published is the output schema a command's --json output publishes in
-// schemas/ (schemas.Outputs): one source for the command line and the tool.
-func published(verb string) (json.RawMessage, error) {
+// outline is the output schema of a tool whose command's --json output
+// publishes its schema in schemas/ (schemas.Outputs): that schema's top
+// level, each property with its type and description. The full document
+// is several kilobytes that every tools/list would carry; the schema tool
+// gives it on demand.
+func outline(verb string) (json.RawMessage, error) {
 	name, ok := schemas.Outputs[verb]
 	if !ok {
 		return nil, fmt.Errorf("no published output schema for %s", verb)
@@ -126,8 +129,19 @@ func published(verb string) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	delete(doc, "$id")
-	return json.Marshal(doc)
+	props := obj{}
+	for key, v := range doc["properties"].(obj) {
+		p, q := v.(obj), obj{}
+		for _, k := range []string{"type", "description"} {
+			if x, ok := p[k]; ok {
+				q[k] = x
+			}
+		}
+		props[key] = q
+	}
+	return json.Marshal(obj{"type": "object", "required": doc["required"], "additionalProperties": doc["additionalProperties"],
+		"properties":  props,
+		"description": fmt.Sprintf("%v In full: the schema tool with kind %s.", doc["description"], verb)})
 }
 
 // addSuggestions declares suggested_next_tools on an output schema.
