@@ -62,13 +62,13 @@ func main() {
 	flag.DurationVar(&o.target, "target", time.Second, "the warm median to meet")
 	flag.BoolVar(&o.cold, "cold", false, "remove the caches under .git/reason/ first, so the first run builds them all from the packs")
 	flag.Parse()
-	if err := run(o); err != nil {
+	if err := run(o, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "handover-bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(o *options) error {
+func run(o *options, w io.Writer) error {
 	if o.tasks < 1 || o.records < o.tasks || o.runs < 1 {
 		return errors.New("need -tasks >= 1, -records >= -tasks, -runs >= 1")
 	}
@@ -90,17 +90,22 @@ func run(o *options) error {
 		return err
 	}
 	start := time.Now()
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
 	build := exec.Command("go", "build", "-o", filepath.Join(dir, "bin", "git-reason"), "./cmd/git-reason")
+	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build: %v\n%s", err, out)
 	}
-	fmt.Printf("# built git-reason in %.1f s\n", time.Since(start).Seconds())
+	fmt.Fprintf(w, "# built git-reason in %.1f s\n", time.Since(start).Seconds())
 	repo := filepath.Join(dir, fmt.Sprintf("repo-%d-%d", o.tasks, o.records))
-	if err := prepare(repo, env, o); err != nil {
+	if err := prepare(w, repo, env, o); err != nil {
 		return err
 	}
 	gitVersion, _ := exec.Command("git", "version").Output()
-	fmt.Printf("# %s, %s/%s, %d CPUs, %s, %s\n", strings.TrimSpace(string(gitVersion)), runtime.GOOS, runtime.GOARCH,
+	fmt.Fprintf(w, "# %s, %s/%s, %d CPUs, %s, %s\n", strings.TrimSpace(string(gitVersion)), runtime.GOOS, runtime.GOARCH,
 		runtime.NumCPU(), runtime.Version(), loadAvg())
 
 	if o.cold {
@@ -128,11 +133,11 @@ func run(o *options) error {
 			return err
 		}
 		tmd = append(tmd, d)
-		d, o, err := timed(repo, env, js, &cjs)
+		d, got, err := timed(repo, env, js, &cjs)
 		if err != nil {
 			return err
 		}
-		tjs, out = append(tjs, d), o
+		tjs, out = append(tjs, d), got
 		d, _, err = timed(repo, env, ver, &cver)
 		if err != nil {
 			return err
@@ -158,29 +163,29 @@ func run(o *options) error {
 		failed += len(h.Failed)
 		missing += len(h.Missing)
 	}
-	fmt.Printf("# output: %d open (%s; %d open disagreements, %d failed advisors, %d not asked), %d settled\n",
+	fmt.Fprintf(w, "# output: %d open (%s; %d open disagreements, %d failed advisors, %d not asked), %d settled\n",
 		len(rep.Open), phaseList(phases), disputes, failed, missing, len(rep.Settled))
 	what := "caches under .git/reason/ as found"
 	if o.cold {
 		what = "no cache under .git/reason/: every task read from the packs"
 	}
-	fmt.Printf("first run (%s): %s\n", what, ms(cold))
+	fmt.Fprintf(w, "first run (%s): %s\n", what, ms(cold))
 	for _, c := range []struct {
 		name     string
 		wall, cp []time.Duration
 		target   bool
 	}{{"git reason handover", tmd, cmd, true}, {"git reason handover --json", tjs, cjs, true}, {"git reason --version (floor)", tver, cver, false}} {
 		med := median(c.wall)
-		fmt.Printf("%-30s wall median %s (min %s, max %s), CPU median %s, over %d runs", c.name, ms(med),
+		fmt.Fprintf(w, "%-30s wall median %s (min %s, max %s), CPU median %s, over %d runs", c.name, ms(med),
 			ms(slices.Min(c.wall)), ms(slices.Max(c.wall)), ms(median(c.cp)), len(c.wall))
 		if c.target {
 			verdict := "met"
 			if med > o.target {
 				verdict = "MISSED"
 			}
-			fmt.Printf("; target wall <= %s: %s", o.target, verdict)
+			fmt.Fprintf(w, "; target wall <= %s: %s", o.target, verdict)
 		}
-		fmt.Println()
+		fmt.Fprintln(w)
 	}
 	return nil
 }
@@ -249,6 +254,24 @@ func environment(dir string) ([]string, error) {
 		"PATH="+filepath.Join(dir, "bin")+string(os.PathListSeparator)+os.Getenv("PATH")), nil
 }
 
+// moduleRoot is the directory of the go.mod above the working directory.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod above the working directory: run from inside the module")
+		}
+		dir = parent
+	}
+}
+
 func loadAvg() string {
 	data, err := os.ReadFile("/proc/loadavg")
 	if f := strings.Fields(string(data)); err == nil && len(f) >= 3 {
@@ -262,11 +285,11 @@ const genVersion = 1
 
 // prepare generates the repository in dir unless a complete one of the
 // same shape is there already.
-func prepare(dir string, env []string, o *options) error {
+func prepare(w io.Writer, dir string, env []string, o *options) error {
 	marker := filepath.Join(dir, ".git", "handover-bench")
 	want := fmt.Sprintf("version %d tasks %d records %d\n", genVersion, o.tasks, o.records)
 	if data, err := os.ReadFile(marker); err == nil && string(data) == want {
-		fmt.Printf("# reusing %s\n", dir)
+		fmt.Fprintf(w, "# reusing %s\n", dir)
 		return nil
 	}
 	if err := os.RemoveAll(dir); err != nil {
@@ -306,7 +329,7 @@ func prepare(dir string, env []string, o *options) error {
 	if _, err := git("gc", "--quiet"); err != nil {
 		return err
 	}
-	fmt.Printf("# generated %d records in %d tasks in %.1f s, git gc in %.1f s\n", o.records, o.tasks, gen.Seconds(), time.Since(start).Seconds())
+	fmt.Fprintf(w, "# generated %d records in %d tasks in %.1f s, git gc in %.1f s\n", o.records, o.tasks, gen.Seconds(), time.Since(start).Seconds())
 	return os.WriteFile(marker, []byte(want), 0o644)
 }
 
