@@ -3,9 +3,9 @@ package main
 // End-to-end tests of consult that a script cannot express: a second
 // git reason process serving reviews (peer), fake HTTP advisors that echo a
 // canary credential, and answers carrying markers outside the normalised
-// fields. They run the real binary as separate processes: TestMain puts a
-// git-reason executable (this test binary) first on PATH, so "git reason"
-// goes through git's own dispatch. Every advisor, vendor and model name here
+// fields. They run the real binary as separate processes: TestMain puts the
+// harness's build of git-reason first on PATH, so "git reason" goes through
+// git's own dispatch. Every advisor, vendor and model name here
 // is made up.
 
 import (
@@ -275,6 +275,7 @@ func serve(t *testing.T, s *sandbox, args ...string) (addr string, stderr func()
 // own fake advisor; B consults A as a peer. B's consultation is completed
 // and attributed to the model A's advisor reported.
 func TestConsultPeer(t *testing.T) {
+	t.Parallel()
 	const token = "peer-token-5c2f"
 	a := newSandbox(t, fakeVendor+`advisors:
   - id: adv-local
@@ -388,6 +389,7 @@ func noCanary(t *testing.T, tr *transcript, wantKind string) {
 // cached file, even when HTTP servers echo it back in their error bodies
 // (a 401, then a 500) and headers.
 func TestConsultCanaryCredentialHTTP(t *testing.T) {
+	t.Parallel()
 	var sent401, sent500 atomic.Int32
 	echo := func(code int, body string, sent *atomic.Int32) *httptest.Server {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -452,6 +454,7 @@ func TestConsultCanaryCredentialHTTP(t *testing.T) {
 // environment: one echoes it on stderr and stdout and exits 1, the other
 // exits 0 with it in an answer that does not parse.
 func TestConsultCanaryCredentialExec(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t, fakeVendor+`advisors:
   - id: adv-cli1
     transport: cli
@@ -498,6 +501,7 @@ echo "I was called with $FAKE_CANARY_KEY and have no opinion {stance: maybe}"
 // answer to that plan counts once. (One run alone skips advisors that
 // already answered; two at once both see none answered yet.)
 func TestConsultConcurrentRunsCountOnce(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t, fakeVendor+`advisors:
   - id: adv-a
     transport: cli
@@ -547,6 +551,7 @@ echo '{"stance":"endorse","summary":"fine","confidence":0.5}'
 // normalised fields (prose around the JSON, an extra field, fields of the
 // wire envelope) appear in no git object, while the normalised summary does.
 func TestConsultStoresNoTranscript(t *testing.T) {
+	t.Parallel()
 	const (
 		prose    = "MARK-PROSE-4f2a"
 		field    = "MARK-FIELD-4f2a"

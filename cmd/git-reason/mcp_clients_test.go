@@ -61,6 +61,7 @@ func (d sdkDriver) call(t *testing.T, method string, params map[string]any) json
 }
 
 func TestMCPClientGoSDK(t *testing.T) {
+	t.Parallel()
 	s := newMCPSandbox(t)
 	client := mcp.NewClient(&mcp.Implementation{Name: "go-sdk-client", Version: "1.8.0"}, nil)
 	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: mcpCommand(s)}, nil)
@@ -104,6 +105,7 @@ func (d mcpgoDriver) call(t *testing.T, method string, params map[string]any) js
 }
 
 func TestMCPClientMcpGo(t *testing.T) {
+	t.Parallel()
 	s := newMCPSandbox(t)
 	c, err := mcpgo.NewStdioMCPClientWithOptions("git", s.env, []string{"reason", "mcp"},
 		mcpgotransport.WithCommandFunc(func(ctx context.Context, command string, env, args []string) (*exec.Cmd, error) {
@@ -215,8 +217,29 @@ func installInspector(t *testing.T) (node, script string) {
 	return node, script
 }
 
+// inspectorQuick are the steps of the sequence the inspector runs with
+// -short: one of each method it sends (a tool call without and with
+// arguments, arrays and objects among them, the tool list and the resource
+// list). Each call starts node afresh, so the whole sequence, which the Go
+// clients above run in every form, is left to the full run.
+var inspectorQuick = map[string]bool{"prepare_session": true, "tools/list": true, "status (none)": true, "assess": true, "resources/list": true}
+
 func TestMCPClientInspector(t *testing.T) {
+	t.Parallel()
 	node, script := installInspector(t)
 	s := newMCPSandbox(t)
-	runSequence(t, inspectorDriver{s: s, node: node, script: script}, mcpSequence(false))
+	steps := mcpSequence(false)
+	if testing.Short() {
+		var quick []mcpStep
+		for _, st := range steps {
+			if inspectorQuick[st.name] {
+				quick = append(quick, st)
+			}
+		}
+		if len(quick) != len(inspectorQuick) {
+			t.Fatalf("the quick form names %d steps, the sequence has %d of them", len(inspectorQuick), len(quick))
+		}
+		steps = quick
+	}
+	runSequence(t, inspectorDriver{s: s, node: node, script: script}, steps)
 }

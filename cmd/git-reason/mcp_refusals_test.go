@@ -15,6 +15,7 @@ import (
 // advisor the plan never selected), and a command the server is asked to
 // run.
 func TestMCPForgeriesRefused(t *testing.T) {
+	t.Parallel()
 	s := newMCPSandbox(t)
 	r := startRawMCP(t, s)
 	r.initialize(t, "host", "1", map[string]any{})
@@ -80,6 +81,7 @@ func TestMCPForgeriesRefused(t *testing.T) {
 // consult reports each advisor's outcome as a progress notification when
 // the call carries a progress token.
 func TestMCPConsultProgress(t *testing.T) {
+	t.Parallel()
 	s := newMCPSandbox(t)
 	r := startRawMCP(t, s)
 	r.initialize(t, "host", "1", map[string]any{})
@@ -111,6 +113,7 @@ func TestMCPConsultProgress(t *testing.T) {
 // A client's cancellation ends the advisors' requests and their outcomes
 // are recorded as cancelled, as Ctrl-C does on the command line.
 func TestMCPConsultCancelledIsRecorded(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t, strings.Replace(mcpOverlay, `[fake-advisor, oppose, "0.3"]`, `[fake-advisor, oppose, "60"]`, 1),
 		map[string]string{"fake-advisor": fakeAdvisor})
 	r := startRawMCP(t, s)

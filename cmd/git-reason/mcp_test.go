@@ -556,6 +556,7 @@ func checkOutputSchemas(t *testing.T, steps []mcpStep, results []any) {
 // byte-identical responses once ids and times are normalised: the
 // client's name and version are never used.
 func TestMCPIdenticalResponsesAcrossClients(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("three full cycles through the binary")
 	}
@@ -579,6 +580,7 @@ func TestMCPIdenticalResponsesAcrossClients(t *testing.T) {
 // native_tool_search true and false differ only in suggested_next_tools
 // (and in prepare_session's echo of the stated value).
 func TestMCPNativeToolSearchOnlyChangesSuggestions(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("two full cycles through the binary")
 	}

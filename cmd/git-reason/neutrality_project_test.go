@@ -12,6 +12,7 @@ import (
 // with its own .reason/neutrality.yaml and the names share/ declares: no
 // file outside share/ may name a provider, vendor, model or advisor.
 func TestProjectIsNeutral(t *testing.T) {
+	t.Parallel()
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)

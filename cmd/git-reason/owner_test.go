@@ -22,6 +22,7 @@ import (
 const otherUID = 4242
 
 func TestForeignOwnerRefused(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("owners are compared on unix only")
 	}

@@ -1,9 +1,9 @@
 package main
 
 // End-to-end tests: each testdata/script/*.txtar runs real git against real
-// temporary repositories, and "exec git reason …" reaches this package's
-// command line through git's own subcommand dispatch (testscript puts a
-// git-reason executable, this test binary, first on PATH).
+// temporary repositories, and "exec git reason …" reaches the real binary
+// through git's own subcommand dispatch (TestMain puts the harness's build
+// of git-reason first on PATH).
 //
 // Custom script commands:
 //
@@ -45,16 +45,27 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
-	"git-reason/cmd/git-reason/internal/cli"
+	"git-reason/reliability/harness"
 )
 
+// TestMain puts the git-reason binary of the shared harness first on PATH,
+// for the scripts and for every test that starts git reason as a process.
+// It is built once per go test run for all packages (reliability/harness),
+// not re-executed from this test binary: the test binary links the test
+// clients, the browser driver and testscript, and starting it costs about
+// twice the real one's CPU time, a thousand times over in the scripts.
 func TestMain(m *testing.M) {
-	testscript.RunMain(m, map[string]func() int{
-		"git-reason": func() int { return cli.Main(os.Args, os.Stdin, os.Stdout, os.Stderr) },
-	})
+	bin, err := harness.Binary()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cmd/git-reason tests:", err)
+		os.Exit(1)
+	}
+	os.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	os.Exit(m.Run())
 }
 
 func TestScript(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("the scripts use sh, test, ls and env")
 	}

@@ -142,6 +142,7 @@ func (s *served) post(headers map[string]string, body string) (int, http.Header,
 const reviewBody = `{"request": {"subject": "queue", "question": "Keep the queue in the database?", "needs": ["reasoning"]}}`
 
 func TestServeGuard(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("the fake advisors are shell scripts")
 	}
@@ -155,10 +156,15 @@ func TestServeGuard(t *testing.T) {
 	root := t.TempDir()
 	home, bin, repo := filepath.Join(root, "home"), filepath.Join(root, "bin"), filepath.Join(root, "repo")
 	asked := filepath.Join(root, "asked")
+	// The answering advisor holds its answer while the file hold exists,
+	// so that the test can keep a request in flight exactly as long as it
+	// needs (60 s at most).
+	hold := filepath.Join(root, "hold")
 	for p, data := range map[string]string{
 		filepath.Join(home, ".gitconfig"):                             "[user]\n\tname = Ada Tester\n\temail = ada@example.invalid\n",
 		filepath.Join(home, ".config", "git-reason", "advisors.yaml"): guardOverlay,
-		filepath.Join(bin, "fake-guard-ok"): "#!/bin/sh\ncat >/dev/null\necho asked >> '" + asked + "'\nsleep 2\n" +
+		filepath.Join(bin, "fake-guard-ok"): "#!/bin/sh\ncat >/dev/null\necho asked >> '" + asked + "'\n" +
+			"i=0; while [ -e '" + hold + "' ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done\n" +
 			`echo '{"stance":"endorse","summary":"fine by me","confidence":0.6,"model":"fake-model-9"}'` + "\n",
 		filepath.Join(bin, "fake-guard-fail"): "#!/bin/sh\ncat >/dev/null\necho 'cannot reach https://internal.secret-host.example/v1: connection refused' >&2\nexit 1\n",
 	} {
@@ -264,6 +270,10 @@ func TestServeGuard(t *testing.T) {
 	_ = s.cmd.Process.Signal(os.Interrupt)
 	_ = s.cmd.Wait()
 	s = startServe(t, env, repo, "--max-inflight", "1")
+	if err := os.WriteFile(hold, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before, _ = os.ReadFile(asked)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -272,8 +282,19 @@ func TestServeGuard(t *testing.T) {
 			t.Errorf("the first of two concurrent requests: %d", code)
 		}
 	}()
-	time.Sleep(700 * time.Millisecond)
+	// The first request is in flight once its advisor has been asked.
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if now, _ := os.ReadFile(asked); len(now) > len(before) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first request never reached its advisor")
+		}
+	}
 	code, hdr, _ := s.post(good, reviewBody)
+	if err := os.Remove(hold); err != nil {
+		t.Fatal(err)
+	}
 	wg.Wait()
 	if code != http.StatusServiceUnavailable || hdr.Get("Retry-After") == "" {
 		t.Errorf("a request past --max-inflight: %d Retry-After %q, want 503 with Retry-After", code, hdr.Get("Retry-After"))

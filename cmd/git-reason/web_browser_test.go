@@ -34,6 +34,10 @@ func browserPath() string {
 }
 
 func TestWebBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped with -short: starting Chromium costs more than the rest of the quick loop's web tests; TestWebPages checks the same pages over HTTP")
+	}
+	t.Parallel()
 	chrome := browserPath()
 	if chrome == "" {
 		t.Skip("skipped: no Chromium on PATH (install Debian's chromium package; .ci/run does)")

@@ -96,6 +96,7 @@ func getPage(t *testing.T, c *http.Client, u string) string {
 }
 
 func TestWebPages(t *testing.T) {
+	t.Parallel()
 	s := webRepo(t)
 	start := startWeb(t, s)
 	base := strings.TrimSuffix(start[:strings.Index(start, "?")], "/")
@@ -176,6 +177,7 @@ func TestWebPages(t *testing.T) {
 
 // TestWebRefusesBeyondLoopback: the page listens on loopback only.
 func TestWebRefusesBeyondLoopback(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t, "advisors: []\n", nil)
 	_, errs, code := s.run("reason", "web", "--listen", "0.0.0.0:0")
 	if code != 2 || !strings.Contains(errs, "loopback only") {
