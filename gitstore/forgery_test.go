@@ -378,7 +378,32 @@ func forgVerify(t *testing.T, dir, task string) []record.Finding {
 	if err != nil {
 		t.Fatalf("verify %s: %v", task, err)
 	}
+	// The reader of long histories (git rev-list and cat-file) must find
+	// exactly what the in-process one finds.
+	long, err := gitstore.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gitstore.ReadHistoriesAsLong(long)
+	found2, err := long.Verify(context.Background(), task, head)
+	if err != nil {
+		t.Fatalf("verify %s as a long history: %v", task, err)
+	}
+	if a, b := forgSorted(found), forgSorted(found2); a != b {
+		t.Errorf("the two history readers disagree on %s:\nin process:\n%s\nthrough git:\n%s", task, a, b)
+	}
 	return found
+}
+
+// forgSorted lists findings one a line, sorted: replay reports the
+// findings of one commit in no fixed order.
+func forgSorted(found []record.Finding) string {
+	lines := make([]string, len(found))
+	for i, f := range found {
+		lines[i] = fmt.Sprintf("%s %s %s %s: %s", f.Commit, f.Code, f.Record, f.Task, f.Message)
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
 }
 
 // requireClean fails unless the history at commit verifies clean.

@@ -91,6 +91,10 @@ func readAll(ctx context.Context, s *Store) {
 		}
 		s.Clean(ctx, th.Task)
 		s.Verify(ctx, th.Task, th.Head)
+		// The reader of long histories, through git's processes, too.
+		long := NewStore(s.Repo)
+		long.longReads = true
+		long.Verify(ctx, th.Task, th.Head)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"sort"
 	"strings"
@@ -24,12 +25,85 @@ import (
 // that each distinct tree is read once and a commit carries what it
 // changed, not the whole record set again.
 func (s *Store) History(ctx context.Context, head string) ([]*record.Commit, error) {
-	h, err := s.readHistory(ctx, head, nil)
+	h, err := s.readHistory(ctx, head)
 	if err != nil {
 		return nil, err
 	}
 	return h.commits, nil
 }
+
+// objectSource answers object requests in batches: an object's type and
+// size (info, which reads no content; a type of "" is not known until the
+// object is read), then its content (contents, in order). A content fn
+// no longer needs may be given back with release.
+type objectSource interface {
+	infos(hashes []string) ([]objectInfo, error)
+	contents(hashes []string, fn func(i int, typ string, data []byte) error) error
+	release(b []byte)
+}
+
+// shortHistoryBytes is the largest records/ tree at a head (about 900
+// records) whose history is read in this process: the trees of a history
+// hold about half the head's tree per commit, and go-git reads them at a
+// cost that grows faster than git's, while two processes cost their start.
+const shortHistoryBytes = 64 << 10
+
+// shortHistory reports whether head's records/ tree is small enough to
+// read its history in this process.
+func (s *Store) shortHistory(head string) bool {
+	if s.longReads || !isHex(head) || len(head) != 40 {
+		return false
+	}
+	tree, err := s.recordsTree(plumbing.NewHash(head))
+	if err != nil {
+		return false // the long path reports it
+	}
+	return len(tree.Entries)*73 <= shortHistoryBytes
+}
+
+// storeSource reads objects with go-git: each object's size from its
+// header, then the object.
+type storeSource struct{ s *Store }
+
+func (g storeSource) infos(hashes []string) ([]objectInfo, error) {
+	out := make([]objectInfo, len(hashes))
+	for i, h := range hashes {
+		size, err := g.s.objs.EncodedObjectSize(plumbing.NewHash(h))
+		switch {
+		case errors.Is(err, plumbing.ErrObjectNotFound):
+			out[i].missing = true
+		case err != nil:
+			return nil, fmt.Errorf("read %s: %w", h, err)
+		default:
+			out[i].size = size
+		}
+	}
+	return out, nil
+}
+
+func (g storeSource) contents(hashes []string, fn func(i int, typ string, data []byte) error) error {
+	for i, h := range hashes {
+		obj, err := g.s.objs.EncodedObject(plumbing.AnyObject, plumbing.NewHash(h))
+		if err != nil {
+			return fmt.Errorf("read %s: %w", h, err)
+		}
+		rd, err := obj.Reader()
+		if err != nil {
+			return fmt.Errorf("read %s: %w", h, err)
+		}
+		data, err := io.ReadAll(io.LimitReader(rd, maxTreeBytes+1))
+		rd.Close()
+		if err != nil {
+			return fmt.Errorf("read %s: %w", h, err)
+		}
+		if err := fn(i, obj.Type().String(), data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (storeSource) release([]byte) {}
 
 // history is a task's history as read for replay, with every record blob
 // it brings already read (parsed, or the error reading it gave).
@@ -63,26 +137,41 @@ func (h *history) blob(s *Store) func(string) (*record.Record, error) {
 	}
 }
 
-// readHistory reads the history of head through one `git rev-list` (the
-// commit graph) and one `git cat-file` process (everything else). The
+// readHistory reads the history of head: the commit graph, then the
+// commits, their trees and the record blobs, each kind in one batch. The
 // size of every object is asked for before the object is, so nothing
 // larger than its limit (a commit or blob: record.MaxRecordBytes; a tree:
 // maxTreeBytes) is read into this process. Each distinct tree is read
 // once and compared with its first parent's tree entry by entry.
 //
-// stop, when not nil, names commits whose history is known already (it
-// verified): the walk does not go below them, and they are not in the
-// result. Their records/ trees are in trees.
-func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bool) (*history, error) {
-	order, parents, err := s.commitGraph(ctx, head, stop)
+// A long history is read through one `git rev-list` (the graph) and one
+// `git cat-file` process (everything else); a short one, whose head holds
+// few records, in this process with go-git, which costs less than
+// starting two processes.
+func (s *Store) readHistory(ctx context.Context, head string) (*history, error) {
+	var (
+		src     objectSource
+		order   []string
+		parents map[string][]string
+		err     error
+	)
+	if s.shortHistory(head) {
+		src = storeSource{s}
+		order, parents, err = s.walkGraph(ctx, head)
+	} else {
+		order, parents, err = s.commitGraph(ctx, head)
+		if err == nil {
+			var cf *catFile
+			if cf, err = s.Repo.catFile(ctx); err == nil {
+				defer cf.close()
+				src = cf
+			}
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
-	cf, err := s.Repo.catFile(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer cf.close()
+	cf := src
 
 	// Commits: sizes first, then contents.
 	infos, err := cf.infos(order)
@@ -96,7 +185,10 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 	}
 	out := &history{trees: map[string]string{}, blobs: map[string]blobRead{}}
 	rootOf := make(map[string]string, len(order))
-	err = cf.contents(order, func(i int, _ string, data []byte) error {
+	err = cf.contents(order, func(i int, typ string, data []byte) error {
+		if err := checkType(order[i], typ, "commit"); err != nil {
+			return err
+		}
 		c, err := decodeCommit(order[i], data)
 		if err != nil {
 			return err
@@ -105,9 +197,6 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 			return fmt.Errorf("read commit %s: its parents are not the ones git's commit graph gives", order[i])
 		}
 		rootOf[order[i]] = c.TreeHash.String()
-		if stop[order[i]] {
-			return nil
-		}
 		rc := &record.Commit{Hash: order[i], Trailers: Trailers(c.Message), When: c.Author.When,
 			Author: c.Author.Name + " <" + c.Author.Email + ">", Committer: c.Committer.Name + " <" + c.Committer.Email + ">"}
 		for _, p := range c.ParentHashes {
@@ -246,7 +335,7 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 		switch info := bi[i]; {
 		case info.missing:
 			out.blobs[h] = blobRead{err: fmt.Errorf("read blob %s: %w", h, plumbing.ErrObjectNotFound)}
-		case info.typ != "blob":
+		case info.typ != "blob" && info.typ != "":
 			out.blobs[h] = blobRead{err: plumbing.ErrObjectNotFound}
 		case info.size > record.MaxRecordBytes:
 			out.blobs[h] = blobRead{err: fmt.Errorf("blob %s is %d bytes; the limit is %d", h, info.size, record.MaxRecordBytes)}
@@ -254,7 +343,11 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 			readable = append(readable, h)
 		}
 	}
-	if err := cf.contents(readable, func(i int, _ string, data []byte) error {
+	if err := cf.contents(readable, func(i int, typ string, data []byte) error {
+		if typ != "blob" {
+			out.blobs[readable[i]] = blobRead{err: plumbing.ErrObjectNotFound}
+			return nil
+		}
 		out.blobs[readable[i]] = blobRead{data: data}
 		return nil
 	}); err != nil {
@@ -267,16 +360,11 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 // order replay needs them (parents first, a merge's first parent's line
 // before its second's), with each commit's parents. Replacement objects
 // and grafts are not followed: the history is the objects' own.
-func (s *Store) commitGraph(ctx context.Context, head string, stop map[string]bool) ([]string, map[string][]string, error) {
+func (s *Store) commitGraph(ctx context.Context, head string) ([]string, map[string][]string, error) {
 	if !isHex(head) || len(head) != 40 {
 		return nil, nil, fmt.Errorf("read commit %q: not a commit id", head)
 	}
-	args := []string{"--no-replace-objects", "rev-list", "--parents", head}
-	for h := range stop {
-		args = append(args, "^"+h)
-	}
-	args = append(args, "--")
-	out, err := s.Repo.Git(ctx, args...)
+	out, err := s.Repo.Git(ctx, "--no-replace-objects", "rev-list", "--parents", head, "--")
 	if err != nil {
 		var ge *GitError
 		if errors.As(err, &ge) {
@@ -295,40 +383,78 @@ func (s *Store) commitGraph(ctx context.Context, head string, stop map[string]bo
 	if _, ok := parents[head]; !ok {
 		return nil, nil, fmt.Errorf("read commit %s: git rev-list does not list it", head)
 	}
-	// Iterative post-order walk: a long history must not exhaust the stack.
+	order, err := postOrder(ctx, head, func(c string) ([]string, error) {
+		ps, ok := parents[c]
+		if !ok {
+			return nil, fmt.Errorf("read commit %s: %w", c, plumbing.ErrObjectNotFound)
+		}
+		return ps, nil
+	})
+	return order, parents, err
+}
+
+// walkGraph is commitGraph in this process: each commit's size is checked
+// before go-git reads it.
+func (s *Store) walkGraph(ctx context.Context, head string) ([]string, map[string][]string, error) {
+	parents := map[string][]string{}
+	order, err := postOrder(ctx, head, func(c string) ([]string, error) {
+		h := plumbing.NewHash(c)
+		if err := s.checkSize(h, maxCommitBytes, "commit"); err != nil {
+			return nil, err
+		}
+		cm, err := object.GetCommit(s.objs, h)
+		if err != nil {
+			return nil, fmt.Errorf("read commit %s: %w", c, err)
+		}
+		ps := make([]string, len(cm.ParentHashes))
+		for i, p := range cm.ParentHashes {
+			ps[i] = p.String()
+		}
+		parents[c] = ps
+		return ps, nil
+	})
+	return order, parents, err
+}
+
+// postOrder lists head and its ancestors, parents before children, a
+// merge's first parent's line before its second's: an iterative
+// post-order walk, so that a long history does not exhaust the stack.
+func postOrder(ctx context.Context, head string, parentsOf func(string) ([]string, error)) ([]string, error) {
 	type frame struct {
 		c    string
+		ps   []string
 		next int
+	}
+	ps, err := parentsOf(head)
+	if err != nil {
+		return nil, err
 	}
 	var order []string
 	seen := map[string]bool{head: true}
-	stack := []*frame{{c: head}}
+	stack := []*frame{{c: head, ps: ps}}
 	for len(stack) > 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		top := stack[len(stack)-1]
-		if ps := parents[top.c]; top.next < len(ps) {
-			p := ps[top.next]
+		if top.next < len(top.ps) {
+			p := top.ps[top.next]
 			top.next++
 			if seen[p] {
 				continue
 			}
 			seen[p] = true
-			if _, ok := parents[p]; !ok {
-				// Below a stop commit: known already, or a parent git
-				// does not list (then reading it fails).
-				if stop[p] {
-					order = append(order, p)
-					parents[p] = nil
-					continue
-				}
-				return nil, nil, fmt.Errorf("read commit %s: %w", p, plumbing.ErrObjectNotFound)
+			ps, err := parentsOf(p)
+			if err != nil {
+				return nil, err
 			}
-			stack = append(stack, &frame{c: p})
+			stack = append(stack, &frame{c: p, ps: ps})
 			continue
 		}
 		stack = stack[:len(stack)-1]
 		order = append(order, top.c)
 	}
-	return order, parents, nil
+	return order, nil
 }
 
 func sameHashes(a []plumbing.Hash, b []string) bool {
@@ -358,25 +484,37 @@ func distinct(xs []string, key func(string) string) []string {
 }
 
 // checkInfo refuses an object that is missing, of another type or larger
-// than limit, with the errors the go-git read path gives.
+// than limit, with the errors the go-git read path gives. An unknown type
+// ("") is checked when the object is read (checkType).
 func checkInfo(h string, info objectInfo, what string, limit int64) error {
-	typ := what
-	if what == "records tree" {
-		typ = "tree"
+	if info.missing {
+		return fmt.Errorf("read %s %s: %w", what, h, plumbing.ErrObjectNotFound)
 	}
-	switch {
-	case info.missing:
-		return fmt.Errorf("read %s %s: %w", what, h, plumbing.ErrObjectNotFound)
-	case info.typ != typ:
-		return fmt.Errorf("read %s %s: %w", what, h, plumbing.ErrObjectNotFound)
-	case info.size > limit:
+	if info.typ != "" {
+		if err := checkType(h, info.typ, what); err != nil {
+			return err
+		}
+	}
+	if info.size > limit {
 		return fmt.Errorf("%s %s is %d bytes; the limit is %d", what, h, info.size, limit)
 	}
 	return nil
 }
 
+// checkType refuses an object of another type than what names.
+func checkType(h, typ, what string) error {
+	want := what
+	if what == "records tree" {
+		want = "tree"
+	}
+	if typ != want {
+		return fmt.Errorf("read %s %s: %w", what, h, plumbing.ErrObjectNotFound)
+	}
+	return nil
+}
+
 // readTrees checks the sizes of the trees, then reads each.
-func readTrees(cf *catFile, hashes []string, what string, fn func(i int, data []byte) error) error {
+func readTrees(cf objectSource, hashes []string, what string, fn func(i int, data []byte) error) error {
 	infos, err := cf.infos(hashes)
 	if err != nil {
 		return err
@@ -386,7 +524,12 @@ func readTrees(cf *catFile, hashes []string, what string, fn func(i int, data []
 			return err
 		}
 	}
-	return cf.contents(hashes, func(i int, _ string, data []byte) error { return fn(i, data) })
+	return cf.contents(hashes, func(i int, typ string, data []byte) error {
+		if err := checkType(hashes[i], typ, what); err != nil {
+			return err
+		}
+		return fn(i, data)
+	})
 }
 
 // decodeCommit decodes a commit as go-git does, checking that its content
@@ -608,7 +751,7 @@ func (s *Store) Verify(ctx context.Context, task, head string) ([]record.Finding
 }
 
 func (s *Store) verify(ctx context.Context, task, head string, reuses bool) ([]record.Finding, error) {
-	h, err := s.readHistory(ctx, head, nil)
+	h, err := s.readHistory(ctx, head)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

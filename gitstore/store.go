@@ -35,6 +35,8 @@ type Store struct {
 	OnSkip func(task string, err error)
 
 	objs    *filesystem.Storage
+	// longReads reads every history as a long one (tests of both readers).
+	longReads bool
 	skipped sync.Map // task -> struct{}: OnSkip was told
 	mem     memCache // the tasks this process has in hand, by head
 }
