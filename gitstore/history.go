@@ -751,6 +751,11 @@ func (s *Store) Verify(ctx context.Context, task, head string) ([]record.Finding
 }
 
 func (s *Store) verify(ctx context.Context, task, head string, reuses bool) ([]record.Finding, error) {
+	return s.verifyChecked(ctx, task, head, reuses, nil)
+}
+
+// verifyChecked is verify reusing and remembering the records k holds.
+func (s *Store) verifyChecked(ctx context.Context, task, head string, reuses bool, k *record.Checked) ([]record.Finding, error) {
 	h, err := s.readHistory(ctx, head)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -759,7 +764,7 @@ func (s *Store) verify(ctx context.Context, task, head string, reuses bool) ([]r
 		return []record.Finding{{Task: task, Commit: head, Code: record.FindUnreadable,
 			Message: record.Printable(err.Error())}}, nil
 	}
-	found, recs := record.ReplayHead(ctx, task, h.commits, h.blob(s))
+	found, recs := k.ReplayHead(ctx, task, h.commits, h.blob(s))
 	if reuses && ctx.Err() == nil && recs != nil {
 		found = append(found, s.checkReuses(ctx, task, head, recs)...)
 	}

@@ -77,6 +77,9 @@ type Integrator struct {
 type Memo struct {
 	mu       sync.Mutex
 	verified map[string]verification
+	// checked holds the records verified clean, so that the fetched and
+	// the local history and their merge read and check each record once.
+	checked record.Checked
 }
 
 func (m *Memo) get(key string) (verification, bool) {
@@ -115,7 +118,7 @@ func (g *Integrator) Verify(ctx context.Context, task, head string) ([]record.Fi
 		return v.findings, v.err
 	}
 	var v verification
-	v.findings, v.err = g.Store.Verify(ctx, task, head)
+	v.findings, v.err = g.Store.verifyChecked(ctx, task, head, true, &g.memo().checked)
 	if v.err != nil && ctx.Err() != nil {
 		return nil, v.err // a cancelled replay says nothing about the history
 	}
@@ -288,7 +291,7 @@ func (g *Integrator) verifyMerge(ctx context.Context, task, local, fetched, merg
 			return nil, err
 		}
 	}
-	own := record.ReplayMerge(ctx, task, commits[merge],
+	own := g.memo().checked.ReplayMerge(ctx, task, commits[merge],
 		map[string]map[string]string{local: commits[local].Files, fetched: commits[fetched].Files}, g.Store.ReadBlob)
 	if err := ctx.Err(); err != nil {
 		return nil, err

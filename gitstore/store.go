@@ -34,11 +34,11 @@ type Store struct {
 	// does not read; err matches record.ErrUnreadable.
 	OnSkip func(task string, err error)
 
-	objs    *filesystem.Storage
+	objs *filesystem.Storage
 	// longReads reads every history as a long one (tests of both readers).
 	longReads bool
-	skipped sync.Map // task -> struct{}: OnSkip was told
-	mem     memCache // the tasks this process has in hand, by head
+	skipped   sync.Map // task -> struct{}: OnSkip was told
+	mem       memCache // the tasks this process has in hand, by head
 }
 
 // Skip reports a task whose history does not read to OnSkip, once per

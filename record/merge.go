@@ -10,7 +10,14 @@ import "context"
 // the findings of that commit alone; merge_refused ones name the records
 // the union made inadmissible.
 func ReplayMerge(ctx context.Context, task string, merge *Commit, parents map[string]map[string]string, blob func(hash string) (*Record, error)) []Finding {
+	return (*Checked)(nil).ReplayMerge(ctx, task, merge, parents, blob)
+}
+
+// ReplayMerge is record.ReplayMerge reusing and remembering the records k
+// holds.
+func (k *Checked) ReplayMerge(ctx context.Context, task string, merge *Commit, parents map[string]map[string]string, blob func(hash string) (*Record, error)) []Finding {
 	v := newVerifier(task, blob)
+	v.shared = k
 	for h, files := range parents {
 		v.files[h] = files
 		v.kids[h] = 1

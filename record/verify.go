@@ -114,7 +114,49 @@ func Replay(ctx context.Context, task string, commits []*Commit, blob func(hash 
 // each as the replay read and checked it: nil when any of them fails the
 // checks ReadStored makes, or when the history is empty.
 func ReplayHead(ctx context.Context, task string, commits []*Commit, blob func(hash string) (*Record, error)) ([]Finding, []*Record) {
+	return (*Checked)(nil).ReplayHead(ctx, task, commits, blob)
+}
+
+// Checked remembers the records replays read and checked clean, by task,
+// entry name and blob, so that replays of histories that share records
+// (the fetched and the local history of a pull, and their merge) read and
+// check each record once. What an entry's checks find depends on nothing
+// else, so a record checked clean once is clean in every replay. The
+// zero value is ready; it is safe for concurrent use, and a nil *Checked
+// remembers nothing.
+type Checked struct {
+	mu sync.Mutex
+	m  map[checkedKey]*Entry
+}
+
+type checkedKey struct{ task, name, blob string }
+
+func (k *Checked) get(task string, key entryKey) *Entry {
+	if k == nil {
+		return nil
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.m[checkedKey{task, key.name, key.blob}]
+}
+
+func (k *Checked) put(task string, key entryKey, e *Entry) {
+	if k == nil {
+		return
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.m == nil {
+		k.m = map[checkedKey]*Entry{}
+	}
+	k.m[checkedKey{task, key.name, key.blob}] = e
+}
+
+// ReplayHead is record.ReplayHead reusing and remembering the records k
+// holds.
+func (k *Checked) ReplayHead(ctx context.Context, task string, commits []*Commit, blob func(hash string) (*Record, error)) ([]Finding, []*Record) {
 	v := newVerifier(task, blob)
+	v.shared = k
 	for _, c := range commits {
 		for _, p := range c.Parents {
 			v.kids[p]++
@@ -152,6 +194,7 @@ type verifier struct {
 	cache   map[string]*Record
 	entries map[entryKey]checked
 	probes  map[string]*probe // blob -> read and checked ahead of the replay
+	shared  *Checked          // records checked clean by other replays
 	found   []Finding
 }
 
@@ -176,18 +219,18 @@ const precheckMin = 64
 func (v *verifier) precheck(ctx context.Context, commits []*Commit) {
 	seen := map[string]bool{}
 	var hashes []string
-	note := func(h string) {
-		if h != "" && !seen[h] {
+	note := func(name, h string) {
+		if h != "" && !seen[h] && v.shared.get(v.task, entryKey{name, h}) == nil {
 			seen[h] = true
 			hashes = append(hashes, h)
 		}
 	}
 	for _, c := range commits {
-		for _, h := range c.Changes {
-			note(h)
+		for name, h := range c.Changes {
+			note(name, h)
 		}
-		for _, h := range c.Files {
-			note(h)
+		for name, h := range c.Files {
+			note(name, h)
 		}
 	}
 	workers := min(runtime.GOMAXPROCS(0), 4)
@@ -362,8 +405,15 @@ func (v *verifier) entry(c *Commit, name, blob string) *Entry {
 	if k, ok := v.entries[key]; ok {
 		return k.e
 	}
+	if e := v.shared.get(v.task, key); e != nil {
+		v.entries[key] = checked{e: e, ok: true}
+		return e
+	}
 	k := v.checkEntry(c, name, blob)
 	v.entries[key] = k
+	if k.ok && k.e != nil {
+		v.shared.put(v.task, key, k.e)
+	}
 	return k.e
 }
 
