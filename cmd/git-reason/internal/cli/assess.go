@@ -21,7 +21,7 @@ func assessCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "assess",
 		Usage:     "record what is uncertain, how much it matters and what is known",
-		ArgsUsage: "TASK --subject S --question Q --materiality M --reversibility R [--needs CAP]... [--evidence KIND:REF:SUMMARY]... [--new-evidence]",
+		ArgsUsage: "[TASK] --subject S --question Q --materiality M --reversibility R [--needs CAP]... [--evidence KIND:REF:SUMMARY]... [--new-evidence]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "subject", Usage: "what the decision is about", Destination: &o.Subject},
 			&cli.StringFlag{Name: "question", Usage: "the question to settle", Destination: &o.Question},
@@ -33,10 +33,10 @@ func assessCommand() *cli.Command {
 			o.fileFlag(), o.jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			if err := o.parse(c, 1); err != nil {
+			if err := requireFlags(c, "subject", "question", "materiality", "reversibility"); err != nil {
 				return err
 			}
-			if err := requireFlags(c, "subject", "question", "materiality", "reversibility"); err != nil {
+			if _, err := o.parse(c, 0); err != nil {
 				return err
 			}
 			o.Needs, o.Evidence = c.StringSlice("needs"), c.StringSlice("evidence")

@@ -22,7 +22,7 @@ func attemptCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "attempt",
 		Usage:     "record an implementation attempt of a conclusion",
-		ArgsUsage: "TASK --commit REV... --outcome succeeded|failed|abandoned [--notes S] [--conclusion ID]",
+		ArgsUsage: "[TASK] --commit REV... --outcome succeeded|failed|abandoned [--notes S] [--conclusion ID]",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "commit", Usage: "a commit of the attempt: any `REV` git reads (HEAD, a branch, a hash) (repeatable)"},
 			&cli.StringFlag{Name: "outcome", Usage: "succeeded, failed or abandoned", Destination: &o.Outcome},
@@ -31,10 +31,10 @@ func attemptCommand() *cli.Command {
 			o.fileFlag(), o.jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			if err := o.parse(c, 1); err != nil {
+			if err := requireFlags(c, "outcome"); err != nil {
 				return err
 			}
-			if err := requireFlags(c, "outcome"); err != nil {
+			if _, err := o.parse(c, 0); err != nil {
 				return err
 			}
 			o.Commits = c.StringSlice("commit")

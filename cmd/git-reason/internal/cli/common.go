@@ -55,7 +55,7 @@ type failure string
 func (f failure) Error() string { return string(f) }
 func (failure) exitStatus() int { return exitFailure }
 
-// taskArg returns the command's TASK argument.
+// taskArg returns the command's TASK argument (the first).
 func taskArg(c *cli.Context) (string, error) {
 	if !c.Args().Present() {
 		return "", ops.Usage("missing TASK: usage: git reason %s %s", c.Command.Name, c.Command.ArgsUsage)
@@ -65,6 +65,43 @@ func taskArg(c *cli.Context) (string, error) {
 		return "", err
 	}
 	return task, nil
+}
+
+// taskOrBranch returns TASK when the command has more than after
+// arguments (TASK comes first, after arguments follow it), else the
+// current branch's task, which it names in one line on stderr (never on
+// stdout, so --json output stays one document). rest are the arguments
+// after TASK.
+func (b *base) taskOrBranch(c *cli.Context, after int) (task string, rest []string, err error) {
+	args := c.Args().Slice()
+	if len(args) > after {
+		task, err := taskArg(c)
+		return task, args[1:], err
+	}
+	sess, err := b.Open()
+	if err != nil {
+		return "", nil, err
+	}
+	bt, err := sess.CurrentBranchTask(c.Context)
+	if err != nil {
+		return "", nil, err
+	}
+	usage := fmt.Sprintf("git reason %s %s", c.Command.Name, strings.Replace(c.Command.ArgsUsage, "[TASK]", "TASK", 1))
+	switch {
+	case bt.Branch == "":
+		return "", nil, ops.Usage("no TASK given and HEAD is detached, so there is no branch to take it from: name the task: %s", usage)
+	case bt.Configured:
+		if err := record.CheckTask(bt.Task); err != nil {
+			return "", nil, ops.Usage("git config branch.%s.reasonTask: %v: fix it with 'git config branch.%s.reasonTask TASK', or name the task", bt.Branch, err, bt.Branch)
+		}
+		fmt.Fprintf(b.Err, "git reason: task %s (git config branch.%s.reasonTask)\n", bt.Task, bt.Branch)
+	default:
+		if err := record.CheckTask(bt.Task); err != nil {
+			return "", nil, ops.Usage("no TASK given and branch %q is no task name: name the task, or set one with 'git config branch.%s.reasonTask TASK'", bt.Branch, bt.Branch)
+		}
+		fmt.Fprintf(b.Err, "git reason: task %s (the current branch)\n", bt.Task)
+	}
+	return bt.Task, args, nil
 }
 
 // noMoreArgs refuses arguments beyond the n the command takes.
@@ -86,16 +123,21 @@ func (o *writeOptions) fileFlag() cli.Flag {
 	return &cli.StringFlag{Name: "file", Usage: "read the whole body as JSON from `PATH` (- for stdin)", Destination: &o.File}
 }
 
-// parse binds the dependencies and reads TASK, refusing more than args
-// arguments in all.
-func (o *writeOptions) parse(c *cli.Context, args int) error {
+// parse binds the dependencies and reads TASK, or the current branch's
+// task when the arguments are only the after ones that follow TASK,
+// refusing more than after+1 arguments in all. It returns the arguments
+// after TASK.
+func (o *writeOptions) parse(c *cli.Context, after int) ([]string, error) {
 	o.bind(c)
-	task, err := taskArg(c)
+	if err := noMoreArgs(c, after+1); err != nil {
+		return nil, err
+	}
+	task, rest, err := o.taskOrBranch(c, after)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	o.Task = task
-	return noMoreArgs(c, args)
+	return rest, nil
 }
 
 // write is the flow every write verb shares: the repository, the body from

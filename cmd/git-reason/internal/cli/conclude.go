@@ -25,7 +25,7 @@ func concludeCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "conclude",
 		Usage:     "record the decision, weighing every consultation (or answering the local review)",
-		ArgsUsage: "TASK --decision S [--rationale S] [--weigh ID=TREATMENT:REASON]... [--local-review ITEM=ANSWER]...",
+		ArgsUsage: "[TASK] --decision S [--rationale S] [--weigh ID=TREATMENT:REASON]... [--local-review ITEM=ANSWER]...",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "decision", Usage: "what was decided", Destination: &o.Decision},
 			&cli.StringFlag{Name: "rationale", Usage: "why", Destination: &o.Rationale},
@@ -35,10 +35,10 @@ func concludeCommand() *cli.Command {
 			o.fileFlag(), o.jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			if err := o.parse(c, 1); err != nil {
+			if err := requireFlags(c, "decision"); err != nil {
 				return err
 			}
-			if err := requireFlags(c, "decision"); err != nil {
+			if _, err := o.parse(c, 0); err != nil {
 				return err
 			}
 			o.Weigh, o.LocalReview = c.StringSlice("weigh"), c.StringSlice("local-review")

@@ -30,7 +30,7 @@ func consultCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "consult",
 		Usage:     "ask the advisors the latest plan selected, concurrently and blind, recording each answer",
-		ArgsUsage: "TASK [--timeout D]",
+		ArgsUsage: "[TASK] [--timeout D]",
 		Flags: []cli.Flag{
 			&cli.DurationFlag{Name: "timeout", Usage: "overall deadline for the run (default: the slowest advisor's own timeout)", Destination: &o.Timeout},
 			&cli.StringFlag{Name: "profile", Usage: "execution profile"},
@@ -38,11 +38,11 @@ func consultCommand() *cli.Command {
 		},
 		Action: func(c *cli.Context) error {
 			o.bind(c)
-			task, err := taskArg(c)
-			if err != nil {
+			if err := noMoreArgs(c, 1); err != nil {
 				return err
 			}
-			if err := noMoreArgs(c, 1); err != nil {
+			task, _, err := o.taskOrBranch(c, 0)
+			if err != nil {
 				return err
 			}
 			o.Task = task

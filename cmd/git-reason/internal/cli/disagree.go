@@ -21,7 +21,7 @@ func disagreeCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "disagree",
 		Usage:     "open a disagreement between records whose positions conflict",
-		ArgsUsage: "TASK --cites ID --cites ID --summary S [--assessment ID]",
+		ArgsUsage: "[TASK] --cites ID --cites ID --summary S [--assessment ID]",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "cites", Usage: "a record `ID` whose position conflicts (at least two)"},
 			&cli.StringFlag{Name: "summary", Usage: "what the conflict is", Destination: &o.Summary},
@@ -29,10 +29,10 @@ func disagreeCommand() *cli.Command {
 			o.fileFlag(), o.jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			if err := o.parse(c, 1); err != nil {
+			if err := requireFlags(c, "cites", "summary"); err != nil {
 				return err
 			}
-			if err := requireFlags(c, "cites", "summary"); err != nil {
+			if _, err := o.parse(c, 0); err != nil {
 				return err
 			}
 			o.Cites = c.StringSlice("cites")

@@ -27,7 +27,16 @@ type base struct {
 // bind fills the dependencies from the running command.
 func (b *base) bind(c *cli.Context) {
 	b.In, b.Out, b.Err = c.App.Reader, c.App.Writer, c.App.ErrWriter
-	b.Open = func() (*ops.Session, error) { return open(c) }
+	// One session per command: the branch's task and the verb's work
+	// read the same repository once.
+	var sess *ops.Session
+	var err error
+	b.Open = func() (*ops.Session, error) {
+		if sess == nil && err == nil {
+			sess, err = open(c)
+		}
+		return sess, err
+	}
 	if c.IsSet("jq") {
 		b.JQ, b.JSON = c.String("jq"), true
 	}

@@ -19,14 +19,14 @@ func planCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "plan",
 		Usage:     "compute the review plan for the task's latest assessment",
-		ArgsUsage: "TASK [--assessment ID]",
+		ArgsUsage: "[TASK] [--assessment ID]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "assessment", Usage: "plan for this assessment `ID` instead of the latest", Destination: &o.Assessment},
 			&cli.StringFlag{Name: "profile", Usage: "execution profile"},
 			o.fileFlag(), o.jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			if err := o.parse(c, 1); err != nil {
+			if _, err := o.parse(c, 0); err != nil {
 				return err
 			}
 			return runPlan(c.Context, o)

@@ -21,22 +21,34 @@ func resolveCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "resolve",
 		Usage:     "settle one open disagreement, citing evidence",
-		ArgsUsage: "TASK DISAGREEMENT --decision S --evidence KIND:REF:SUMMARY...",
+		ArgsUsage: "[TASK] DISAGREEMENT --decision S --evidence KIND:REF:SUMMARY...",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "decision", Usage: "how the disagreement is settled", Destination: &o.Decision},
 			&cli.StringSliceFlag{Name: "evidence", Usage: "KIND:REF:SUMMARY (at least one)"},
 			o.fileFlag(), o.jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			if err := o.parse(c, 2); err != nil {
-				return err
-			}
-			o.Disagreement, o.Evidence = c.Args().Get(1), c.StringSlice("evidence")
-			if o.Disagreement == "" && o.File == "" {
+			// DISAGREEMENT follows TASK unless --file holds it; TASK is
+			// the branch's when only what follows it is given.
+			after := 1
+			if c.IsSet("file") {
+				after = 0
+			} else if c.NArg() == 0 {
 				return ops.Usage("missing DISAGREEMENT: usage: git reason resolve %s", c.Command.ArgsUsage)
 			}
 			if err := requireFlags(c, "decision", "evidence"); err != nil {
 				return err
+			}
+			rest, err := o.parse(c, after)
+			if err != nil {
+				return err
+			}
+			if len(rest) > 0 {
+				o.Disagreement = rest[0]
+			}
+			o.Evidence = c.StringSlice("evidence")
+			if o.Disagreement == "" && o.File == "" {
+				return ops.Usage("missing DISAGREEMENT: usage: git reason resolve %s", c.Command.ArgsUsage)
 			}
 			return runResolve(c.Context, o, c.Command.ArgsUsage)
 		},

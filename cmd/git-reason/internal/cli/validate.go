@@ -24,7 +24,7 @@ func validateCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "validate",
 		Usage:     "check a conclusion: run a command (a fact) or record a manual result (a claim)",
-		ArgsUsage: "TASK (--run CMD | --manual pass|fail --evidence KIND:REF:SUMMARY...) [--conclusion ID]",
+		ArgsUsage: "[TASK] (--run CMD | --manual pass|fail --evidence KIND:REF:SUMMARY...) [--conclusion ID]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "run", Usage: "run `CMD` with the shell and record its exit status, duration and output digest", Destination: &o.Run},
 			&cli.StringFlag{Name: "manual", Usage: "record a manual result: pass or fail", Destination: &o.Manual},
@@ -33,7 +33,7 @@ func validateCommand() *cli.Command {
 			o.fileFlag(), o.jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			if err := o.parse(c, 1); err != nil {
+			if _, err := o.parse(c, 0); err != nil {
 				return err
 			}
 			o.Evidence = c.StringSlice("evidence")

@@ -15,8 +15,9 @@ type BranchTask struct {
 	Configured bool   `json:"configured"`
 }
 
-// CurrentBranchTask resolves the current branch's task (two git
-// processes: the branch, then its configuration).
+// CurrentBranchTask resolves the current branch's task: the branch from
+// HEAD, its branch.<name>.reasonTask from the settings. Every verb run
+// without TASK and the prepare-commit-msg hook ask it, so they agree.
 func (e *Session) CurrentBranchTask(ctx context.Context) (BranchTask, error) {
 	out, err := e.gitOut(ctx, "symbolic-ref", "--quiet", "--short", "HEAD")
 	branch := strings.TrimSpace(out)
@@ -24,9 +25,12 @@ func (e *Session) CurrentBranchTask(ctx context.Context) (BranchTask, error) {
 		return BranchTask{}, nil // detached: no branch, no task
 	}
 	bt := BranchTask{Branch: branch, Task: branch}
-	// git config exits 1 for a key that is not set: that is no error here.
-	if v, err := e.gitOut(ctx, "config", "--get", "branch."+branch+".reasonTask"); err == nil && strings.TrimSpace(v) != "" {
-		bt.Task, bt.Configured = strings.TrimSpace(v), true
+	st, err := e.Settings()
+	if err != nil {
+		return BranchTask{}, err
+	}
+	if v := st.BranchTasks[branch]; v != "" {
+		bt.Task, bt.Configured = v, true
 	}
 	return bt, nil
 }

@@ -32,6 +32,7 @@ var Docs = []Doc{
 	{"`color.reason`", "as `color.ui`", "`color.ui`", "read into `Settings.Color`", "as `color.ui`"},
 	{"`remote.<name>.url`", "URL; a remote is configured when it has one", "none", "`pull`, `push`, `sync`: which names are remotes", "none"},
 	{"`remote.<name>.fetch`", "refspecs, several values", "what `git remote add` writes", "`remote setup`: whether the tasks' refspec is there already", "none"},
+	{"`branch.<name>.reasonTask`", "task name", "the branch's own name", "every verb that takes one TASK (`assess`, `plan`, `consult`, `disagree`, `resolve`, `conclude`, `validate`, `attempt`) run without it on branch `<name>` (it says which task it chose on stderr), and the `prepare-commit-msg` hook's `Reason-Task:` trailer", "a TASK argument wins"},
 	{"`branch.<name>.remote`", "remote name", "none", "`pull`, `push`, `sync` without REMOTE: the current branch's upstream remote, else `origin`", "none"},
 	{"—", "git reason's directory in the user's configuration", "`$HOME/.config/git-reason`", "the user overlay `advisors.yaml`", "`XDG_CONFIG_HOME` (when absolute) gives `$XDG_CONFIG_HOME/git-reason`, else `HOME`"},
 }

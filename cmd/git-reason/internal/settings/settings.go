@@ -41,6 +41,10 @@ type Settings struct {
 	Remotes map[string]Remote
 	// Upstreams maps a branch to the remote it tracks (branch.<name>.remote).
 	Upstreams map[string]string
+	// BranchTasks maps a branch to the task a verb run there without TASK
+	// works on (branch.<name>.reasonTask); a branch without one uses its
+	// own name.
+	BranchTasks map[string]string
 	// ConfigDir is git reason's directory in the user's configuration
 	// ($XDG_CONFIG_HOME/git-reason, else $HOME/.config/git-reason; "" when
 	// neither is set): the user overlay advisors.yaml lives there.
@@ -121,6 +125,7 @@ var (
 	keyRemoteURL   = [2]string{"remote", "url"}
 	keyRemoteFetch = [2]string{"remote", "fetch"}
 	keyUpstream    = [2]string{"branch", "remote"}
+	keyBranchTask  = [2]string{"branch", "reasontask"}
 )
 
 // source is what resolve reads: the configuration git listed and the
@@ -261,6 +266,12 @@ func resolve(src source, flags Flags) (*Settings, error) {
 	s.Upstreams = map[string]string{}
 	for branch, es := range src.bySubsection(keyUpstream) {
 		s.Upstreams[branch] = es[len(es)-1].value
+	}
+	s.BranchTasks = map[string]string{}
+	for branch, es := range src.bySubsection(keyBranchTask) {
+		if v := strings.TrimSpace(es[len(es)-1].value); v != "" {
+			s.BranchTasks[branch] = v
+		}
 	}
 
 	xdg, home := src.getenv("XDG_CONFIG_HOME"), src.getenv("HOME")
