@@ -48,7 +48,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	code := exitCode(err)
 	msg := strings.TrimSpace(err.Error())
 	if wantsJSON(args) {
-		printJSONError(stderr, code, msg)
+		printJSONError(stderr, code, msg, verbOf(app, args))
 		return code
 	}
 	if msg != "" {
@@ -76,14 +76,14 @@ type jsonError struct {
 	Error struct {
 		Code    string `json:"code"`    // usage, refused, failure, interrupted
 		Message string `json:"message"` // what was wrong
-		Hint    string `json:"hint"`    // what to do, when the message says it; else ""
+		Hint    string `json:"hint"`    // what to do: the message's own advice, else the verb's help
 	} `json:"error"`
 }
 
 // printJSONError prints {"error": {"code", "message", "hint"}}: the code
 // names the exit status, the hint is the message's "run '…'" or "see '…'"
-// advice.
-func printJSONError(w io.Writer, status int, msg string) {
+// advice, else where the verb's help is: never empty.
+func printJSONError(w io.Writer, status int, msg, verb string) {
 	var e jsonError
 	switch status {
 	case exitUsage:
@@ -96,13 +96,45 @@ func printJSONError(w io.Writer, status int, msg string) {
 		e.Error.Code = "failure"
 	}
 	e.Error.Message = msg
-	for _, marker := range []string{"run '", "see '", "start it with '", "set it with "} {
+	for _, marker := range []string{"run '", "see '", "start it with '", "set it with ", "fix it with '", "name the task: "} {
 		if i := strings.LastIndex(msg, marker); i >= 0 {
-			e.Error.Hint = strings.TrimRight(msg[i:], ")")
+			hint, _, _ := strings.Cut(msg[i:], "\n")
+			if strings.HasSuffix(marker, "'") {
+				// The advice ends where its quoted command does.
+				if j := strings.IndexByte(hint[len(marker):], '\''); j >= 0 {
+					hint = hint[:len(marker)+j+1]
+				}
+			}
+			e.Error.Hint = strings.TrimRight(hint, ")")
 			break
 		}
 	}
+	if e.Error.Hint == "" {
+		// Never empty: an error with no advice of its own points at the
+		// verb's help, which says what the verb takes.
+		e.Error.Hint = "see 'git reason help'"
+		if verb != "" {
+			e.Error.Hint = "see 'git reason help " + verb + "'"
+		}
+	}
 	_ = exportJSON(w, e)
+}
+
+// verbOf returns the verb args run ("" when none is a command's name).
+func verbOf(app *cli.App, args []string) string {
+	for _, a := range args[1:] {
+		if a == "--" {
+			break
+		}
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		if cmd := app.Command(a); cmd != nil && !cmd.Hidden {
+			return cmd.Name
+		}
+		return ""
+	}
+	return ""
 }
 
 func exitCode(err error) int {

@@ -101,6 +101,10 @@ func runLog(ctx context.Context, o *logOptions) error {
 		lines = lines[len(lines)-o.Max:]
 	}
 	return o.render(lines, func(w io.Writer) error {
+		if o.Task == "" && len(all) == 0 {
+			fmt.Fprintln(w, noTasks(ctx, sess)) // as status says it
+			return nil
+		}
 		if o.OneLine {
 			for _, l := range lines {
 				fmt.Fprintf(w, "%s %s %s\n", l.ID[:10], l.Kind, l.Summary)

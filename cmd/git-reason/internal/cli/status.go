@@ -95,10 +95,8 @@ func statusAll(ctx context.Context, o *statusOptions, sess *ops.Session) error {
 		return o.render(all, nil)
 	}
 	if len(all) == 0 {
-		if hint := sess.PullHint(ctx); hint != "" {
-			fmt.Fprintln(o.Out, hint)
-			return nil
-		}
+		fmt.Fprintln(o.Out, noTasks(ctx, sess))
+		return nil
 	}
 	if err := printStatusTable(o.Out, all); err != nil {
 		return err
@@ -152,11 +150,17 @@ func printNeeds(w io.Writer, needs []ops.Need) {
 	}
 }
 
-func printStatusTable(w io.Writer, all []record.Status) error {
-	if len(all) == 0 {
-		fmt.Fprintln(w, "no tasks yet: start one with 'git reason assess TASK ...'")
-		return nil
+// noTasks is what status and log of every task say in a repository with
+// no task: how to fetch a remote's, when one is configured, else how to
+// start one.
+func noTasks(ctx context.Context, sess *ops.Session) string {
+	if hint := sess.PullHint(ctx); hint != "" {
+		return hint
 	}
+	return "no tasks yet: start one with 'git reason assess TASK ...'"
+}
+
+func printStatusTable(w io.Writer, all []record.Status) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TASK\tPHASE\tRECORDS\tREVIEWS\tUPDATED\tSUBJECT")
 	for _, s := range all {
