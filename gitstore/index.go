@@ -17,7 +17,8 @@ const indexVersion = 4
 // under .git/reason/: index.json holds each task's status and consultation
 // records (whose outcomes feed the circuits), standing.json its standing
 // conclusions (read by every assessment, so kept small), handover.json its
-// handover. The refs are the
+// handover, mentions.json the commits and files its records name. The refs
+// are the
 // only truth: every entry is keyed by its task's head, an entry whose head
 // differs from the ref (a new record, a ref fetched by plain git) is
 // rebuilt from the ref before use, and a missing or unreadable file is
@@ -45,6 +46,16 @@ type handoverEntry struct {
 	Head     string          `json:"head"`
 	Handover record.Handover `json:"handover"`
 }
+
+// mentionEntry is what a task's records name at one head (commits of
+// attempts and validations, files evidence cites): context links a range's
+// commits to tasks through one file instead of every task's records.
+type mentionEntry struct {
+	Head     string           `json:"head"`
+	Mentions []record.Mention `json:"mentions,omitempty"`
+}
+
+func (e *mentionEntry) head() string { return e.Head }
 
 func (e *IndexEntry) head() string    { return e.Head }
 func (e *standingEntry) head() string { return e.Head }
@@ -102,6 +113,23 @@ func (x Index) Handovers(ctx context.Context) ([]record.Handover, error) {
 	out := make([]record.Handover, 0, len(tasks))
 	for _, t := range tasks {
 		out = append(out, entries[t.Task].Handover)
+	}
+	return out, nil
+}
+
+// Mentions returns what the records of every task that reads name
+// (record.State.Mentions), brought up to date with the refs, by task: the
+// cache file mentions.json.
+func (x Index) Mentions(ctx context.Context) (map[string][]record.Mention, error) {
+	_, entries, err := refresh(ctx, x.Store, "mentions.json", "", func(t record.TaskHead, st *record.State, _ []*record.Record) *mentionEntry {
+		return &mentionEntry{Head: t.Head, Mentions: st.Mentions()}
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]record.Mention, len(entries))
+	for task, e := range entries {
+		out[task] = e.Mentions
 	}
 	return out, nil
 }

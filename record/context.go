@@ -219,3 +219,43 @@ func nonNil[T any](xs []T) []T {
 	}
 	return xs
 }
+
+// Mention is a commit or file one of the task's records names: a commit
+// of an attempt, the commit a validation ran at, or a file that evidence
+// (of an assessment, resolution or validation) cites, as written.
+type Mention struct {
+	By     string `json:"by"` // attempt, validation, evidence
+	Commit string `json:"commit,omitempty"`
+	File   string `json:"file,omitempty"`
+	Record string `json:"record"`
+}
+
+// Mentions lists what the task's records name that can link the task to
+// commits, in history order.
+func (s *State) Mentions() []Mention {
+	var out []Mention
+	for _, e := range s.Entries {
+		var evidence []Evidence
+		switch b := e.Body.(type) {
+		case *Attempt:
+			for _, c := range b.Commits {
+				out = append(out, Mention{By: "attempt", Commit: c, Record: e.ID})
+			}
+		case *Validation:
+			if c := e.Derived.(*ValidationDerived).Commit; c != "" {
+				out = append(out, Mention{By: "validation", Commit: c, Record: e.ID})
+			}
+			evidence = b.Evidence
+		case *Assessment:
+			evidence = b.Evidence
+		case *Resolution:
+			evidence = b.Evidence
+		}
+		for _, ev := range evidence {
+			if ev.Kind == "file" && ev.Ref != "" {
+				out = append(out, Mention{By: "evidence", File: ev.Ref, Record: e.ID})
+			}
+		}
+	}
+	return out
+}

@@ -106,34 +106,50 @@ func (e *Session) Context(ctx context.Context, q ContextQuery) (*ContextReport, 
 		return nil, err
 	}
 	out.Files = len(files)
-	heads, err := e.Store.Tasks(ctx)
+	// What every task's records name comes from the cache keyed by each
+	// task's head: only the tasks that link are read whole.
+	mentions, err := e.Index.Mentions(ctx)
 	if err != nil {
 		return nil, err
 	}
+	links := linkTasks(commits, files, mentions, out)
 	states := map[string]*record.State{}
-	for _, h := range heads {
-		st, _, err := e.State(ctx, h.Task)
-		if errors.Is(err, record.ErrUnreadable) {
-			e.Store.Skip(h.Task, err)
-			continue
+	load := func(task string) (*record.State, error) {
+		if st, ok := states[task]; ok {
+			return st, nil
 		}
-		if err != nil {
+		st, _, err := e.State(ctx, task)
+		switch {
+		case errors.Is(err, record.ErrUnreadable):
+			e.Store.Skip(task, err)
+			st, err = nil, nil
+		case errors.Is(err, ErrUsage): // no such task here (a reused one not pulled)
+			st, err = nil, nil
+		}
+		states[task] = st
+		return st, err
+	}
+	for task := range links {
+		if _, err := load(task); err != nil {
 			return nil, err
 		}
-		states[h.Task] = st
 	}
-	links := linkTasks(commits, files, states, out)
 	inRange := map[string]int{}
 	for i, c := range commits {
 		inRange[c.hash] = i
 	}
 	for task, ls := range links {
+		if states[task] == nil {
+			continue // it stopped reading since the cache saw it
+		}
 		sort.SliceStable(ls, func(i, j int) bool { return linkOrder[ls[i].By] < linkOrder[ls[j].By] })
 		t := ContextTask{TaskContext: states[task].Context(), Links: ls, Weak: true}
 		for _, l := range ls {
 			t.Weak = t.Weak && l.By == LinkEvidence
 		}
-		fillReuses(&t.TaskContext, states)
+		if err := fillReuses(&t.TaskContext, load); err != nil {
+			return nil, err
+		}
 		t.Mermaid = Mermaid(t.Graph)
 		out.Tasks = append(out.Tasks, t)
 	}
@@ -172,56 +188,42 @@ func (e *Session) Context(ctx context.Context, q ContextQuery) (*ContextReport, 
 	return out, nil
 }
 
-// linkTasks finds every link of every task to the range, and records in
-// out the trailers that name no readable task.
-func linkTasks(commits []rangeCommit, files map[string]bool, states map[string]*record.State, out *ContextReport) map[string][]ContextLink {
+// linkTasks finds every link of every task to the range, from the
+// trailers of its commits and what every task's records mention, and
+// records in out the trailers that name no readable task.
+func linkTasks(commits []rangeCommit, files map[string]bool, mentions map[string][]record.Mention, out *ContextReport) map[string][]ContextLink {
 	links := map[string][]ContextLink{}
 	add := func(task string, l ContextLink) {
-		for _, x := range links[task] {
-			if x == l {
-				return
-			}
+		if !slices.Contains(links[task], l) {
+			links[task] = append(links[task], l)
 		}
-		links[task] = append(links[task], l)
 	}
 	inRange := map[string]bool{}
 	for _, c := range commits {
 		inRange[c.hash] = true
 		for _, task := range c.tasks {
+			_, known := mentions[task]
 			switch {
 			case record.CheckTask(task) != nil:
 				out.Unknown = append(out.Unknown, ContextUnknown{Commit: c.hash, Task: task, Reason: "not a valid task name"})
-			case states[task] == nil:
+			case !known:
 				out.Unknown = append(out.Unknown, ContextUnknown{Commit: c.hash, Task: task,
-					Reason: "no records of this task here: 'git reason pull' fetches them"})
+					Reason: "no readable records of this task here: 'git reason pull' fetches them, 'git reason verify' checks them"})
 			default:
 				add(task, ContextLink{By: LinkTrailer, Commit: c.hash})
 			}
 		}
 	}
-	for task, st := range states {
-		for _, e := range st.Entries {
-			var evidence []record.Evidence
-			switch b := e.Body.(type) {
-			case *record.Attempt:
-				for _, c := range b.Commits {
-					if inRange[c] {
-						add(task, ContextLink{By: LinkAttempt, Commit: c, Record: e.ID})
-					}
+	for task, ms := range mentions {
+		for _, m := range ms {
+			switch m.By {
+			case LinkAttempt, LinkValidation:
+				if inRange[m.Commit] {
+					add(task, ContextLink{By: m.By, Commit: m.Commit, Record: m.Record})
 				}
-			case *record.Validation:
-				if c := e.Derived.(*record.ValidationDerived).Commit; inRange[c] {
-					add(task, ContextLink{By: LinkValidation, Commit: c, Record: e.ID})
-				}
-				evidence = b.Evidence
-			case *record.Assessment:
-				evidence = b.Evidence
-			case *record.Resolution:
-				evidence = b.Evidence
-			}
-			for _, ev := range evidence {
-				if p := evidencePath(ev); p != "" && files[p] {
-					add(task, ContextLink{By: LinkEvidence, Record: e.ID, File: p})
+			case LinkEvidence:
+				if p := evidencePath(record.Evidence{Kind: "file", Ref: m.File}); p != "" && files[p] {
+					add(task, ContextLink{By: LinkEvidence, Record: m.Record, File: p})
 				}
 			}
 		}
@@ -251,17 +253,25 @@ func evidencePath(ev record.Evidence) string {
 
 // fillReuses gives each reused conclusion its decision, read from the task
 // that holds it, and the task's decision when its latest assessment reuses.
-func fillReuses(t *record.TaskContext, states map[string]*record.State) {
+func fillReuses(t *record.TaskContext, load func(string) (*record.State, error)) error {
 	for i := range t.Assessments {
 		r := t.Assessments[i].Reuses
-		if r == nil || states[r.Task] == nil {
+		if r == nil || record.CheckTask(r.Task) != nil {
 			continue
 		}
-		if c := states[r.Task].Get(r.Conclusion); c != nil && c.Kind == record.KindConclusion {
+		st, err := load(r.Task)
+		if err != nil {
+			return err
+		}
+		if st == nil {
+			continue
+		}
+		if c := st.Get(r.Conclusion); c != nil && c.Kind == record.KindConclusion {
 			r.Decision = c.Body.(*record.Conclusion).Decision
 		}
 		if i == len(t.Assessments)-1 && t.Decision == "" {
 			t.Decision = r.Decision
 		}
 	}
+	return nil
 }
