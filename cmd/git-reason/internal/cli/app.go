@@ -52,9 +52,25 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return code
 	}
 	if msg != "" {
-		fmt.Fprintf(stderr, "git reason: %s\n", record.PrintableText(msg))
+		line := "git reason: " + record.PrintableText(msg)
+		if code == exitRefused && refusalColour(app, stderr) {
+			line = sgrRed + line + sgrReset
+		}
+		fmt.Fprintln(stderr, line)
 	}
 	return code
+}
+
+// refusalColour reports whether a refusal on stderr is coloured: only
+// when the verb opened a repository, whose color.reason/color.ui and
+// NO_COLOR decide for stderr as for any stream.
+func refusalColour(app *cli.App, stderr io.Writer) bool {
+	sess, ok := app.Metadata["session"].(*ops.Session)
+	if !ok || sess == nil {
+		return false
+	}
+	st, err := sess.Settings()
+	return err == nil && colourOn(st.Color, stderr, false)
 }
 
 // wantsJSON reports whether the command line asked for JSON output, so

@@ -22,6 +22,12 @@ func open(c *cli.Context) (*ops.Session, error) {
 	}
 	warn := func(line string) { fmt.Fprintf(c.App.ErrWriter, "git reason: %s\n", line) }
 	sess, err := ops.Open(c.Context, ops.Options{Profile: profile, Warn: warn})
+	if err == nil {
+		if c.App.Metadata == nil {
+			c.App.Metadata = map[string]any{}
+		}
+		c.App.Metadata["session"] = sess // Main reads its colour settings for a refusal
+	}
 	if err != nil || profile == "" {
 		return sess, err
 	}

@@ -140,7 +140,7 @@ func runDemo(ctx context.Context, w io.Writer, sess *ops.Session, dir string, ou
 		out.Status, out.Report = st.Summarize(), st.Report()
 	}
 	fmt.Fprintln(w)
-	printStatus(w, st.Summarize())
+	printStatus(w, palette{}, st.Summarize())
 	fmt.Fprintf(w, "\n%s", st.Report())
 	return nil
 }

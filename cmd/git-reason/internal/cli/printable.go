@@ -2,6 +2,7 @@ package cli
 
 import (
 	"io"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
@@ -17,6 +18,7 @@ import (
 type printableWriter struct {
 	w       io.Writer
 	pending []byte // an incomplete UTF-8 sequence from the last write
+	sgr     bool   // colour is on: git reason's own SGR sequences pass
 }
 
 func (p *printableWriter) Write(b []byte) (int, error) {
@@ -31,7 +33,18 @@ func (p *printableWriter) Write(b []byte) (int, error) {
 		}
 	}
 	p.pending = append([]byte(nil), data[cut:]...)
-	if _, err := io.WriteString(p.w, record.PrintableText(string(data[:cut]))); err != nil {
+	text := string(data[:cut])
+	var out strings.Builder
+	for text != "" {
+		before, sgr, rest := text, "", ""
+		if p.sgr {
+			before, sgr, rest = cutSGR(text)
+		}
+		out.WriteString(record.PrintableText(before))
+		out.WriteString(sgr)
+		text = rest
+	}
+	if _, err := io.WriteString(p.w, out.String()); err != nil {
 		return 0, err
 	}
 	return len(b), nil

@@ -74,8 +74,9 @@ func runStatus(ctx context.Context, o *statusOptions) error {
 	if o.Report {
 		out.Report = st.Report()
 	}
+	pal := o.colours()
 	return o.render(out, func(w io.Writer) error {
-		printStatus(w, out.Status)
+		printStatus(w, pal, out.Status)
 		printNeeds(w, needs)
 		if o.Report {
 			fmt.Fprintf(w, "\n%s", out.Report)
@@ -98,7 +99,7 @@ func statusAll(ctx context.Context, o *statusOptions, sess *ops.Session) error {
 		fmt.Fprintln(o.Out, noTasks(ctx, sess))
 		return nil
 	}
-	if err := printStatusTable(o.Out, all); err != nil {
+	if err := printStatusTable(o.Out, o.colours(), all); err != nil {
 		return err
 	}
 	needs, err := sess.Needs(ctx)
@@ -109,8 +110,8 @@ func statusAll(ctx context.Context, o *statusOptions, sess *ops.Session) error {
 	return nil
 }
 
-func printStatus(w io.Writer, s record.Status) {
-	fmt.Fprintf(w, "task %s: %s (%d records)\n", s.Task, s.Phase, s.Records)
+func printStatus(w io.Writer, pal palette, s record.Status) {
+	fmt.Fprintf(w, "task %s: %s (%d records)\n", s.Task, pal.phase(s.Phase), s.Records)
 	if s.Subject != "" {
 		fmt.Fprintf(w, "  subject:      %s\n", record.Printable(s.Subject))
 	}
@@ -160,11 +161,13 @@ func noTasks(ctx context.Context, sess *ops.Session) string {
 	return "no tasks yet: start one with 'git reason assess TASK ...'"
 }
 
-func printStatusTable(w io.Writer, all []record.Status) error {
+func printStatusTable(w io.Writer, pal palette, all []record.Status) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TASK\tPHASE\tRECORDS\tREVIEWS\tUPDATED\tSUBJECT")
+	// Every PHASE cell, the header's too, carries sequences of one length
+	// when coloured, so the columns stay aligned.
+	fmt.Fprintf(tw, "TASK\t%s\tRECORDS\tREVIEWS\tUPDATED\tSUBJECT\n", pal.paint(sgrPlain, "PHASE"))
 	for _, s := range all {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", s.Task, s.Phase, s.Records, s.ReviewCount, s.Updated, record.Printable(s.Subject))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", s.Task, pal.phase(s.Phase), s.Records, s.ReviewCount, s.Updated, record.Printable(s.Subject))
 	}
 	return tw.Flush()
 }
