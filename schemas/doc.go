@@ -56,4 +56,6 @@ const (
 var Outputs = map[string]string{
 	"handover": "output.handover.json", // git reason handover --json
 	"context":  "output.context.json",  // git reason context --json
+	"verify":   "output.verify.json",   // git reason verify --json
+	"log":      "output.log.json",      // git reason log --json
 }
