@@ -58,4 +58,5 @@ var Outputs = map[string]string{
 	"context":  "output.context.json",  // git reason context --json
 	"verify":   "output.verify.json",   // git reason verify --json
 	"log":      "output.log.json",      // git reason log --json
+	"status":   "output.status.json",   // git reason status --json
 }
