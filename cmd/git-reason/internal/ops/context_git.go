@@ -1,10 +1,8 @@
 package ops
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os/exec"
 	"regexp"
 	"slices"
 	"strings"
@@ -31,24 +29,15 @@ type rangeCommit struct {
 // gitOut runs git in the session's repository and returns its standard
 // output as it is, or the first line git printed on error.
 func (e *Session) gitOut(ctx context.Context, args ...string) (string, error) {
-	full := []string{"--git-dir", e.Repo.GitDir}
-	if e.Repo.WorkTree != "" {
-		full = append(full, "--work-tree", e.Repo.WorkTree)
-	}
-	cmd := exec.CommandContext(ctx, "git", append(full, args...)...)
-	if e.Repo.WorkTree != "" {
-		cmd.Dir = e.Repo.WorkTree
-	}
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		msg, _, _ := strings.Cut(strings.TrimSpace(errb.String()), "\n")
+	out, stderr, err := e.runGit(ctx, args...)
+	if err != nil {
+		msg, _, _ := strings.Cut(stderr, "\n")
 		if msg == "" {
 			msg = err.Error()
 		}
 		return "", fmt.Errorf("%s", strings.TrimPrefix(msg, "fatal: "))
 	}
-	return out.String(), nil
+	return out, nil
 }
 
 // resolveRange reads spec as git log would (see ContextQuery.Range) and

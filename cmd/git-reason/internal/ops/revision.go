@@ -12,6 +12,17 @@ import (
 // git runs git in the session's repository and returns its trimmed
 // standard output.
 func (e *Session) git(ctx context.Context, args ...string) (string, error) {
+	out, stderr, err := e.runGit(ctx, args...)
+	if err != nil {
+		return "", fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, stderr)
+	}
+	return strings.TrimSpace(out), nil
+}
+
+// runGit runs git against the session's repository (and in its work tree,
+// when it has one) and returns its standard output as it is and its
+// standard error trimmed.
+func (e *Session) runGit(ctx context.Context, args ...string) (string, string, error) {
 	full := []string{"--git-dir", e.Repo.GitDir}
 	if e.Repo.WorkTree != "" {
 		full = append(full, "--work-tree", e.Repo.WorkTree)
@@ -22,10 +33,8 @@ func (e *Session) git(ctx context.Context, args ...string) (string, error) {
 	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
-	}
-	return strings.TrimSpace(out.String()), nil
+	err := cmd.Run()
+	return out.String(), strings.TrimSpace(errb.String()), err
 }
 
 // ResolveCommit returns the full hash of the commit rev names, reading rev
