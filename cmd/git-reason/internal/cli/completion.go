@@ -325,6 +325,26 @@ func (c *complCmd) walk(fn func(*complCmd)) {
 }
 
 // subNames lists the names of c's sub-verbs.
+// valuedFlags spells every name of the flags that take a value as it is
+// typed ("-n", "--since"): the word after one is that value, not an
+// argument.
+func (c *complCmd) valuedFlags() []string {
+	var out []string
+	for _, f := range c.Flags {
+		if f.Value == "" {
+			continue
+		}
+		for _, n := range f.Names {
+			if len(n) == 1 {
+				out = append(out, "-"+n)
+			} else {
+				out = append(out, "--"+n)
+			}
+		}
+	}
+	return out
+}
+
 func (c *complCmd) subNames() []string {
 	out := make([]string, len(c.Subs))
 	for i, s := range c.Subs {

@@ -20,19 +20,11 @@ func fishScript(root *complCmd) string {
 			}
 			fmt.Fprintf(&b, "            set -g __git_reason_subs %s\n", strings.Join(subs, " \\\n                "))
 		}
-		var flags, valued []string
+		var flags []string
 		for _, f := range c.Flags {
 			flags = append(flags, shQuote("--"+f.Names[0]+"\t"+oneLine(f.Usage)))
-			if f.Value != "" {
-				for _, n := range f.Names {
-					if len(n) == 1 {
-						valued = append(valued, "-"+n)
-					} else {
-						valued = append(valued, "--"+n)
-					}
-				}
-			}
 		}
+		valued := c.valuedFlags()
 		fmt.Fprintf(&b, "            set -g __git_reason_flags %s\n", strings.Join(flags, " \\\n                "))
 		if len(valued) > 0 {
 			fmt.Fprintf(&b, "            set -g __git_reason_valued %s\n", strings.Join(valued, " "))

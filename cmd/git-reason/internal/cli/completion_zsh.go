@@ -23,19 +23,11 @@ func zshScript(root *complCmd) string {
 			}
 			fmt.Fprintf(&b, "    subs=(\n      %s\n    )\n", strings.Join(subs, "\n      "))
 		}
-		var flags, valued []string
+		var flags []string
 		for _, f := range c.Flags {
 			flags = append(flags, shQuote("--"+f.Names[0]+":"+oneLine(f.Usage)))
-			if f.Value != "" {
-				for _, n := range f.Names {
-					if len(n) == 1 {
-						valued = append(valued, "-"+n)
-					} else {
-						valued = append(valued, "--"+n)
-					}
-				}
-			}
 		}
+		valued := c.valuedFlags()
 		fmt.Fprintf(&b, "    flags=(\n      %s\n    )\n", strings.Join(flags, "\n      "))
 		if len(valued) > 0 {
 			fmt.Fprintf(&b, "    valued=%s\n", shQuote(" "+strings.Join(valued, " ")+" "))
