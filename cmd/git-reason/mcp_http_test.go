@@ -170,33 +170,7 @@ func TestMCPHTTPGuard(t *testing.T) {
 		t.Errorf("the MCP token is serve's token")
 	}
 
-	good := map[string]string{"Authorization": "Bearer " + token, "Content-Type": "application/json"}
-	with := func(k, v string) map[string]string {
-		h := map[string]string{}
-		for a, b := range good {
-			h[a] = b
-		}
-		if v == "" {
-			delete(h, k)
-		} else {
-			h[k] = v
-		}
-		return h
-	}
-	for name, c := range map[string]struct {
-		headers map[string]string
-		want    int
-	}{
-		"no token":              {with("Authorization", ""), http.StatusUnauthorized},
-		"wrong token":           {with("Authorization", "Bearer "+strings.Repeat("0", len(token))), http.StatusUnauthorized},
-		"token not as Bearer":   {with("Authorization", "Basic "+token), http.StatusUnauthorized},
-		"text/plain":            {with("Content-Type", "text/plain"), http.StatusUnsupportedMediaType},
-		"no content type":       {with("Content-Type", ""), http.StatusUnsupportedMediaType},
-		"rebound host":          {with("Host", "attacker.example:"+u.Port()), http.StatusForbidden},
-		"rebound host, no port": {with("Host", "attacker.example"), http.StatusForbidden},
-		"browser origin":        {with("Origin", "http://attacker.example"), http.StatusForbidden},
-		"null origin":           {with("Origin", "null"), http.StatusForbidden},
-	} {
+	for name, c := range guardAttacks(token, u.Port()) {
 		if code := m.attack(c.headers); code != c.want {
 			t.Errorf("%s: %d, want %d", name, code, c.want)
 		}

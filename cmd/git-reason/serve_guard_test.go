@@ -204,32 +204,10 @@ func TestServeGuard(t *testing.T) {
 	if strings.Contains(s.stderr.String(), token) {
 		t.Errorf("serve printed the token itself")
 	}
-	good := map[string]string{"Authorization": "Bearer " + token, "Content-Type": "application/json"}
-	with := func(k, v string) map[string]string {
-		h := map[string]string{}
-		for a, b := range good {
-			h[a] = b
-		}
-		if v == "" {
-			delete(h, k)
-		} else {
-			h[k] = v
-		}
-		return h
-	}
+	with := withHeader(token)
+	good := with("Authorization", "Bearer "+token)
 
-	for name, c := range map[string]struct {
-		headers map[string]string
-		want    int
-	}{
-		"no token":            {with("Authorization", ""), http.StatusUnauthorized},
-		"wrong token":         {with("Authorization", "Bearer "+strings.Repeat("0", len(token))), http.StatusUnauthorized},
-		"token not as Bearer": {with("Authorization", "Basic "+token), http.StatusUnauthorized},
-		"text/plain":          {with("Content-Type", "text/plain"), http.StatusUnsupportedMediaType},
-		"no content type":     {with("Content-Type", ""), http.StatusUnsupportedMediaType},
-		"rebound host":        {with("Host", "attacker.example:7411"), http.StatusForbidden},
-		"browser origin":      {with("Origin", "http://attacker.example"), http.StatusForbidden},
-	} {
+	for name, c := range guardAttacks(token, "7411") {
 		if code, _, body := s.post(c.headers, reviewBody); code != c.want || strings.Contains(body, "fine by me") {
 			t.Errorf("%s: %d %s, want %d", name, code, body, c.want)
 		}
@@ -356,4 +334,43 @@ func selfSigned(t *testing.T, dir string) (string, string) {
 		t.Fatal(err)
 	}
 	return cert, keyPath
+}
+
+// withHeader returns a builder of request headers: a good request's (the
+// bearer token and a JSON body) with one header set to v, or removed when
+// v is empty.
+func withHeader(token string) func(k, v string) map[string]string {
+	return func(k, v string) map[string]string {
+		h := map[string]string{"Authorization": "Bearer " + token, "Content-Type": "application/json"}
+		if v == "" {
+			delete(h, k)
+		} else {
+			h[k] = v
+		}
+		return h
+	}
+}
+
+// guardAttack is one forged request and the status the guard must answer.
+type guardAttack struct {
+	headers map[string]string
+	want    int
+}
+
+// guardAttacks are the requests every guarded server (serve, mcp --http)
+// refuses, by name: a missing or wrong token, a body a page can send
+// without a preflight, a rebound Host, a browser's Origin.
+func guardAttacks(token, port string) map[string]guardAttack {
+	with := withHeader(token)
+	return map[string]guardAttack{
+		"no token":              {with("Authorization", ""), http.StatusUnauthorized},
+		"wrong token":           {with("Authorization", "Bearer "+strings.Repeat("0", len(token))), http.StatusUnauthorized},
+		"token not as Bearer":   {with("Authorization", "Basic "+token), http.StatusUnauthorized},
+		"text/plain":            {with("Content-Type", "text/plain"), http.StatusUnsupportedMediaType},
+		"no content type":       {with("Content-Type", ""), http.StatusUnsupportedMediaType},
+		"rebound host":          {with("Host", "attacker.example:"+port), http.StatusForbidden},
+		"rebound host, no port": {with("Host", "attacker.example"), http.StatusForbidden},
+		"browser origin":        {with("Origin", "http://attacker.example"), http.StatusForbidden},
+		"null origin":           {with("Origin", "null"), http.StatusForbidden},
+	}
 }
