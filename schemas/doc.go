@@ -54,6 +54,8 @@ const (
 // Outputs maps each command whose --json output has a published schema to
 // its document.
 var Outputs = map[string]string{
+	"advisors": "output.advisors.json", // git reason advisors --json
+	"doctor":   "output.doctor.json",   // git reason doctor --json
 	"handover": "output.handover.json", // git reason handover --json
 	"context":  "output.context.json",  // git reason context --json
 	"verify":   "output.verify.json",   // git reason verify --json

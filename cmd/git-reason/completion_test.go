@@ -29,6 +29,7 @@ type completionRepo struct {
 	tasks       []string // sorted
 	assessments map[string]string
 	ids         []string // every record id
+	advisors    []string // every declared advisor's id: the defaults and adv-local
 }
 
 func newCompletionRepo(t *testing.T) *completionRepo {
@@ -65,6 +66,18 @@ func newCompletionRepo(t *testing.T) *completionRepo {
 	r.ids = append(r.ids, plan.ID)
 	sort.Strings(tasks)
 	r.tasks = tasks
+	var list struct {
+		Advisors []struct {
+			ID string `json:"id"`
+		} `json:"advisors"`
+	}
+	s.reasonJSON(&list, "advisors")
+	for _, a := range list.Advisors {
+		r.advisors = append(r.advisors, a.ID)
+	}
+	if !slices.Contains(r.advisors, "adv-local") {
+		t.Fatalf("advisors --json lists %q, which lacks adv-local", r.advisors)
+	}
 	return r
 }
 
@@ -157,6 +170,11 @@ func (r *completionRepo) checkReplies(t *testing.T, shell string, got map[string
 	equal("git reason check ", "neutrality")
 	equal("git reason completion ", "bash", "fish", "zsh")
 	equal("git reason --profile ", "ci", "default", "offline")
+	// advisors [ADVISOR...] completes every declared advisor's id, the
+	// repository's own and the defaults alike, at every position.
+	equal("git reason advisors ", r.advisors...)
+	equal("git reason advisors adv-l", "adv-local")
+	equal("git reason advisors adv-local ", r.advisors...)
 	if slices.Contains(r.tasks, "feature/db-migration") {
 		equal("git reason status fea", "feature/db-migration")
 		equal("git reason plan feature/db-migration --assessment ", r.assessments["feature/db-migration"])
@@ -169,6 +187,7 @@ var completionLines = []string{
 	"git reason plan db-migration --assessment ", "git reason show ", "git reason assess x --materiality ",
 	"git reason check ", "git reason completion ", "git reason --profile ",
 	"git reason status fea", "git reason plan feature/db-migration --assessment ",
+	"git reason advisors ", "git reason advisors adv-l", "git reason advisors adv-local ",
 }
 
 // gitBashCompletion is where git's bash completion is installed.

@@ -7,21 +7,25 @@ import (
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
+
+	"git-reason/cmd/git-reason/internal/ops"
 )
 
-type advisorsOptions struct{ base }
+type advisorsOptions struct {
+	base
+	IDs []string // only these advisors; none: every declared one
+}
 
 func advisorsCommand() *cli.Command {
 	o := &advisorsOptions{}
 	return &cli.Command{
-		Name:  "advisors",
-		Usage: "list every declared advisor with its transport and availability (contacts nothing)",
-		Flags: []cli.Flag{&cli.StringFlag{Name: "profile", Usage: "execution profile"}, o.jsonFlag()},
+		Name:      "advisors",
+		Usage:     "list every declared advisor (or only those named) with its transport and availability (contacts nothing)",
+		ArgsUsage: "[ADVISOR...]",
+		Flags:     []cli.Flag{&cli.StringFlag{Name: "profile", Usage: "execution profile"}, o.jsonFlag()},
 		Action: func(c *cli.Context) error {
 			o.bind(c)
-			if err := noMoreArgs(c, 0); err != nil {
-				return err
-			}
+			o.IDs = c.Args().Slice()
 			return runAdvisors(c.Context, o)
 		},
 	}
@@ -35,6 +39,11 @@ func runAdvisors(ctx context.Context, o *advisorsOptions) error {
 	list, err := sess.Advisors(ctx)
 	if err != nil {
 		return err
+	}
+	if len(o.IDs) > 0 {
+		if list.Advisors, err = onlyAdvisors(list.Advisors, o.IDs); err != nil {
+			return err
+		}
 	}
 	if !o.JSON {
 		fmt.Fprintf(o.Err, "profile %s (mode %s)\n", list.Profile, list.Mode)
@@ -51,4 +60,37 @@ func runAdvisors(ctx context.Context, o *advisorsOptions) error {
 		}
 		return tw.Flush()
 	})
+}
+
+// onlyAdvisors keeps the rows of the advisors named, in preference order.
+// A name that no declaration has is bad input, answered with the nearest
+// declared id when one is close, as a misspelled verb is.
+func onlyAdvisors(rows []ops.AdvisorRow, ids []string) ([]ops.AdvisorRow, error) {
+	want := map[string]bool{}
+	for _, id := range ids {
+		want[id] = true
+	}
+	out := make([]ops.AdvisorRow, 0, len(want))
+	for _, r := range rows {
+		if want[r.ID] {
+			out = append(out, r)
+			delete(want, r.ID)
+		}
+	}
+	for _, id := range ids {
+		if !want[id] {
+			continue
+		}
+		best, dist := "", 3
+		for _, r := range rows {
+			if d := editDistance(id, r.ID); d < dist {
+				best, dist = r.ID, d
+			}
+		}
+		if best != "" {
+			return nil, ops.Usage("no advisor %q is declared: did you mean '%s'? (see 'git reason advisors')", id, best)
+		}
+		return nil, ops.Usage("no advisor %q is declared (see 'git reason advisors' for every declared one)", id)
+	}
+	return out, nil
 }
