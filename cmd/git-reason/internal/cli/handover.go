@@ -60,6 +60,9 @@ func runHandover(ctx context.Context, o *handoverOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.JSON && o.JQ == "" {
+		return writeHandoverJSON(o.Out, rep)
+	}
 	return o.render(rep, func(w io.Writer) error {
 		_, err := io.WriteString(w, ops.HandoverMarkdown(rep))
 		return err
