@@ -168,6 +168,8 @@ func TestWebBrowser(t *testing.T) {
 	must(err)
 	must(chromedp.Do(ctx, chromedp.WaitVisible("section.open article.handover")))
 	handover := text("main")
+	handoverShot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	must(err)
 	for _, want := range []string{"Open (2)", "Rename the flag", "git reason plan T-2", "Queue choice",
 		"git reason validate T-4 --run CMD", "the attempt contradicts it: " + hostile, "Settled since", "cache it for a minute", hostile} {
 		if !strings.Contains(handover, want) {
@@ -217,13 +219,13 @@ func TestWebBrowser(t *testing.T) {
 	for _, p := range problems {
 		t.Error(p)
 	}
-	out := filepath.Join(t.ArtifactDir(), "web-task.png")
-	if err := os.WriteFile(out, shot, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshot of the task page: %s", out)
-	if err := os.WriteFile(filepath.Join(t.ArtifactDir(), "web-context.png"), contextShot, 0o644); err != nil {
-		t.Fatal(err)
+	// The screenshots in docs/ are these (README, "The Reasoning page").
+	for name, png := range map[string][]byte{"web-task.png": shot, "web-handover.png": handoverShot, "web-context.png": contextShot} {
+		out := filepath.Join(t.ArtifactDir(), name)
+		if err := os.WriteFile(out, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("screenshot: %s", out)
 	}
 }
 
