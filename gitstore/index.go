@@ -174,7 +174,7 @@ func refresh[E interface{ head() string }](ctx context.Context, s *Store, name, 
 		cache = cacheFile[E]{}
 	}
 	fresh := cacheFile[E]{Version: indexVersion, Tasks: make(map[string]E, len(tasks))}
-	changed := len(cache.Tasks) != len(tasks)
+	changed := false
 	readable := make([]record.TaskHead, 0, len(tasks))
 	for _, t := range tasks {
 		if err := ctx.Err(); err != nil {
@@ -207,7 +207,9 @@ func refresh[E interface{ head() string }](ctx context.Context, s *Store, name, 
 		fresh.Tasks[t.Task] = e
 		readable = append(readable, t)
 	}
-	if changed {
+	// A task gone, or one left out (skip when the file lacks it, one that
+	// does not read), changes the count: the file then holds what was read.
+	if changed || len(fresh.Tasks) != len(cache.Tasks) {
 		if data, err := json.Marshal(fresh); err == nil {
 			_ = writeFileAtomic(path, data) // a cache that cannot be written is rebuilt next time
 		}

@@ -377,11 +377,7 @@ func (g *Integrator) merge(task, local, fetched string) (string, []record.Findin
 		ParentHashes: []plumbing.Hash{plumbing.NewHash(local), plumbing.NewHash(fetched)},
 		Message: fmt.Sprintf("merge: %d records of two histories\n\nReason-Task: %s\nReason-Merge: %s\n",
 			len(entries), task, fetched)}
-	obj := s.objs.NewEncodedObject()
-	if err := c.Encode(obj); err != nil {
-		return "", nil, err
-	}
-	h, err := s.objs.SetEncodedObject(obj)
+	h, err := s.putEncoded(c)
 	if err != nil {
 		return "", nil, err
 	}

@@ -261,7 +261,7 @@ func (s *Store) Append(ctx context.Context, task, head string, rec *record.Recor
 	if len(data)+1 > record.MaxRecordBytes {
 		return "", fmt.Errorf("%w: the %s record is %d bytes; a record is at most %d", record.ErrInput, rec.Kind, len(data)+1, record.MaxRecordBytes)
 	}
-	blob, err := s.writeObject(plumbing.BlobObject, append(data, '\n'))
+	blob, err := s.putObject(plumbing.BlobObject, append(data, '\n'))
 	if err != nil {
 		return "", err
 	}
@@ -303,37 +303,27 @@ func (s *Store) writeCommit(rec *record.Record, entries []object.TreeEntry, pare
 	sig := ParseActor(rec.Actor, when)
 	c := &object.Commit{Author: sig, Committer: sig, Message: record.Message(entry),
 		TreeHash: root, ParentHashes: parents}
-	obj := s.objs.NewEncodedObject()
-	if err := c.Encode(obj); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	return s.objs.SetEncodedObject(obj)
+	return s.putEncoded(c)
 }
 
 func (s *Store) writeTree(entries []object.TreeEntry) (plumbing.Hash, error) {
-	t := &object.Tree{Entries: entries}
-	obj := s.objs.NewEncodedObject()
-	if err := t.Encode(obj); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	return s.objs.SetEncodedObject(obj)
+	return s.putEncoded(&object.Tree{Entries: entries})
 }
 
-func (s *Store) writeObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
-	obj := s.objs.NewEncodedObject()
-	obj.SetType(t)
-	obj.SetSize(int64(len(data)))
-	w, err := obj.Writer()
+// putEncoded writes an object go-git encodes (a tree, a commit) with
+// putObject.
+func (s *Store) putEncoded(o interface {
+	Encode(plumbing.EncodedObject) error
+}) (plumbing.Hash, error) {
+	obj := &plumbing.MemoryObject{}
+	if err := o.Encode(obj); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	data, err := encoded(obj)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	if _, err := w.Write(data); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	if err := w.Close(); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	return s.objs.SetEncodedObject(obj)
+	return s.putObject(obj.Type(), data)
 }
 
 // ParseActor splits "Name <email>" into a signature at when.
