@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"reflect"
-	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -50,6 +49,9 @@ func bodyInput(kind record.Kind, defaults map[string]string, edit func(obj)) (js
 	if err != nil {
 		return nil, err
 	}
+	// The dialect is 2020-12 wherever no $schema says otherwise (MCP
+	// schemas default to it), so the list need not repeat it per tool.
+	delete(doc, "$schema")
 	delete(doc, "$id")
 	delete(doc, "title")
 	task, err := taskProperty()
@@ -83,43 +85,45 @@ func describe(p obj) string {
 }
 
 // recordOutput is the output schema of a tool that returns a stored record
-// of kind: the envelope with its kind fixed and the kind's derived schema in
-// place (an embedded resource with its own $id, so its references resolve
-// inside it), the commit that stores it, and the suggested next tools. The
-// body is what the caller sent, whose schema is the tool's input schema
-// (less task): it is not repeated here, since every tools/list carries each
-// schema it lists and a repeated body schema only made the list longer.
+// of kind (any kind when ""): the envelope's top level (each field with its
+// type), the commit that stores it and, for a write, the suggested next
+// tools. body is
+// what the caller sent (the tool's input schema, less task) and derived
+// what the writer computed; the schema tool gives envelope, body and
+// derived in full. Every tools/list carries each schema it lists, and
+// repeating those documents made the list several times longer than what
+// a host routes with.
 func recordOutput(kind record.Kind) (json.RawMessage, error) {
 	env, err := readDoc("envelope.json")
 	if err != nil {
 		return nil, err
 	}
-	delete(env, "$id")
-	env["title"] = strings.TrimSpace(string(kind) + " record")
-	props := env["properties"].(obj)
+	props := obj{}
+	for name, p := range env["properties"].(obj) {
+		props[name] = obj{"type": "string"} // id, kind, task, created, actor, origin
+		if t, ok := p.(obj)["type"]; ok {
+			props[name] = obj{"type": t}
+		}
+	}
+	desc := "a record as stored: envelope, body and derived; the schema tool with the record's kind gives their schemas in full"
 	if kind != "" {
 		props["kind"] = obj{"const": string(kind)}
-		props["body"] = obj{"type": "object", "description": "the body as stored: this tool's arguments less task, defaults filled in (the schema tool gives its schema)"}
-		sub, err := readDoc(string(kind) + ".derived.json")
-		if err != nil {
-			return nil, err
-		}
-		delete(sub, "$schema")
-		if d, _ := sub["description"].(string); d == "" {
-			delete(sub, "description")
-		}
-		props["derived"] = sub
+		desc = "the " + string(kind) + " record as stored: body is the tool's arguments less task, with defaults filled in; " +
+			"derived is what the writer computed; the schema tool with kind " + string(kind) + " gives their schemas in full"
 	}
-	props["commit"] = obj{"type": "string", "description": "the commit that stores the record"}
-	addSuggestions(env)
-	return json.Marshal(env)
+	props["commit"] = obj{"type": "string"}
+	doc := obj{"type": "object", "additionalProperties": false, "required": env["required"], "properties": props, "description": desc}
+	if kind != "" { // a write concerns a task: it carries the next step
+		addSuggestions(doc)
+	}
+	return json.Marshal(doc)
 }
 
 // outline is the output schema of a tool whose command's --json output
 // publishes its schema in schemas/ (schemas.Outputs): that schema's top
-// level, each property with its type and description. The full document
-// is several kilobytes that every tools/list would carry; the schema tool
-// gives it on demand.
+// level, each property with its type. The full document is several
+// kilobytes that every tools/list would carry; the schema tool gives it on
+// demand.
 func outline(verb string) (json.RawMessage, error) {
 	name, ok := schemas.Outputs[verb]
 	if !ok {
@@ -131,11 +135,9 @@ func outline(verb string) (json.RawMessage, error) {
 	}
 	props := obj{}
 	for key, v := range doc["properties"].(obj) {
-		p, q := v.(obj), obj{}
-		for _, k := range []string{"type", "description"} {
-			if x, ok := p[k]; ok {
-				q[k] = x
-			}
+		q := obj{}
+		if x, ok := v.(obj)["type"]; ok {
+			q["type"] = x
 		}
 		props[key] = q
 	}
@@ -144,18 +146,82 @@ func outline(verb string) (json.RawMessage, error) {
 		"description": fmt.Sprintf("%v In full: the schema tool with kind %s.", doc["description"], verb)})
 }
 
-// addSuggestions declares suggested_next_tools on an output schema.
+// actionDef is the schema of one tool call (Action): what
+// suggested_next_tools and recovery_actions hold. Every output schema
+// defines it once, as $defs/action.
+var actionDef = obj{"type": "object", "additionalProperties": false, "required": []any{"tool", "arguments"},
+	"properties": obj{"tool": obj{"type": "string"}, "arguments": obj{"type": "object"}}}
+
+// addSuggestions declares suggested_next_tools on an output schema: the
+// task's next step as tool calls, present only for a host without native
+// tool search.
 func addSuggestions(doc obj) {
 	props, _ := doc["properties"].(obj)
 	if props == nil {
 		props = obj{}
 		doc["properties"] = props
 	}
-	props["suggested_next_tools"] = obj{
-		"description": "the task's next step as tool calls; present only for a host without native tool search",
-		"type":        "array",
-		"items": obj{"type": "object", "required": []any{"tool", "arguments"},
-			"properties": obj{"tool": obj{"type": "string"}, "arguments": obj{"type": "object"}}},
+	props["suggested_next_tools"] = obj{"type": "array", "items": obj{"$ref": "#/$defs/action"}}
+}
+
+// outputSchema is a tool's output schema as tools/list carries it: its
+// result, or a tool error, since a client may validate the structured
+// content of every answer, errors included. Descriptions below the
+// result's top level are dropped (the schema tool gives the documents in
+// full), and definitions move to the root, where references of the form
+// #/$defs/... resolve.
+func outputSchema(output json.RawMessage) (json.RawMessage, error) {
+	var ok obj
+	if err := json.Unmarshal(output, &ok); err != nil {
+		return nil, err
+	}
+	delete(ok, "$schema")
+	defs, _ := ok["$defs"].(obj)
+	delete(ok, "$defs")
+	if defs == nil {
+		defs = obj{}
+	}
+	undescribe(ok, true)
+	for _, d := range defs {
+		undescribe(d, false)
+	}
+	defs["action"] = actionDef
+	codes := []any{CodeBadInput, CodeRefused, CodeUnknownTask, CodeCancelled, CodeFailed}
+	errSchema := obj{"additionalProperties": false, "required": []any{"code", "message", "recovery_actions"},
+		"properties": obj{
+			"code":             obj{"enum": codes},
+			"message":          obj{"type": "string"},
+			"recovery_actions": obj{"type": "array", "items": obj{"$ref": "#/$defs/action"}},
+		}}
+	return json.Marshal(obj{"type": "object", "$defs": defs, "anyOf": []any{ok, errSchema}})
+}
+
+// undescribe removes the descriptions of a schema's subschemas, and its
+// own unless top; a property named "description" stays.
+func undescribe(v any, top bool) {
+	switch x := v.(type) {
+	case obj:
+		if !top {
+			delete(x, "description")
+		}
+		for k, sub := range x {
+			if k == "enum" || k == "const" || k == "default" || k == "examples" {
+				continue // values, not schemas
+			}
+			if k == "properties" || k == "$defs" || k == "patternProperties" || k == "dependentSchemas" {
+				if m, ok := sub.(obj); ok {
+					for _, s := range m {
+						undescribe(s, false)
+					}
+				}
+				continue
+			}
+			undescribe(sub, false)
+		}
+	case []any:
+		for _, sub := range x {
+			undescribe(sub, false)
+		}
 	}
 }
 

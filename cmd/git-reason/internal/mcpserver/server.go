@@ -92,7 +92,11 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 			s.byVerb[spec.Verb] = spec.Name
 		}
 		s.tools[spec.Name] = t
-		s.sdk.AddTool(sdkTool(t), s.handle(t))
+		output, err := outputSchema(t.output)
+		if err != nil {
+			return nil, fmt.Errorf("output schema of %s: %w", spec.Name, err)
+		}
+		s.sdk.AddTool(sdkTool(t, output), s.handle(t))
 	}
 	for name := range handlers {
 		if _, ok := s.tools[name]; !ok {
@@ -119,13 +123,13 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 // read tool is read-only; nothing is destructive, records being
 // append-only; open world where advisors are contacted), the policy
 // verbatim under MetaKey, and the input and output schemas.
-func sdkTool(t *tool) *mcp.Tool {
+func sdkTool(t *tool, output json.RawMessage) *mcp.Tool {
 	no, open := false, t.spec.ContactsAdvisors
 	return &mcp.Tool{
 		Name:         t.spec.Name,
 		Description:  t.spec.Description,
 		InputSchema:  t.input,
-		OutputSchema: orError(t.output),
+		OutputSchema: output,
 		Annotations: &mcp.ToolAnnotations{
 			ReadOnlyHint:    t.spec.ExecutionClass != ClassMutate,
 			DestructiveHint: &no,
@@ -134,38 +138,6 @@ func sdkTool(t *tool) *mcp.Tool {
 		},
 		Meta: mcp.Meta{MetaKey: t.spec.Policy()},
 	}
-}
-
-// orError is a tool's output schema: its result, or a tool error. A client
-// validates the structured content of every answer, errors included.
-func orError(output json.RawMessage) json.RawMessage {
-	codes := []any{CodeBadInput, CodeRefused, CodeUnknownTask, CodeCancelled, CodeFailed}
-	errSchema := obj{"type": "object", "additionalProperties": false,
-		"required": []any{"code", "message", "recovery_actions"},
-		"properties": obj{
-			"code":    obj{"enum": codes},
-			"message": obj{"type": "string"},
-			"recovery_actions": obj{"type": "array", "items": obj{"type": "object", "additionalProperties": false,
-				"required":   []any{"tool", "arguments"},
-				"properties": obj{"tool": obj{"type": "string"}, "arguments": obj{"type": "object"}}}},
-		}}
-	var ok obj
-	if err := json.Unmarshal(output, &ok); err != nil {
-		panic(err) // the output schemas are built from fixed documents
-	}
-	doc := obj{"type": "object", "anyOf": []any{ok, errSchema}}
-	// References of the form #/$defs/... resolve against the root.
-	for _, k := range []string{"$schema", "$defs"} {
-		if v, found := ok[k]; found {
-			doc[k] = v
-			delete(ok, k)
-		}
-	}
-	raw, err := json.Marshal(doc)
-	if err != nil {
-		panic(err)
-	}
-	return raw
 }
 
 // handle wraps a tool's handler: arguments parsed and validated against the

@@ -1,8 +1,11 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"reflect"
@@ -11,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"git-reason/advisor"
 	"git-reason/policy/neutrality"
@@ -243,4 +247,47 @@ func TestUnknownTaskRecoversWithAssess(t *testing.T) {
 func TestMain(m *testing.M) {
 	os.Unsetenv("GIT_DIR")
 	os.Exit(m.Run())
+}
+
+// Every output schema in tools/list compiles on its own as any 2020-12
+// validator compiles it (nothing loaded from outside it), accepts a tool error, and refuses an object that is
+// neither the tool's result nor an error; no schema repeats the dialect
+// (2020-12 is MCP's default) or describes below its result's top level.
+func TestOutputSchemasInTheList(t *testing.T) {
+	tools := listTools(t, connect(t, newRepo(t), nil))
+	toolErr, _ := json.Marshal(ToolError{Code: CodeRefused, Message: "m",
+		RecoveryActions: []Action{{Tool: "resolve", Arguments: map[string]any{"task": "T"}}}})
+	for _, tl := range tools {
+		raw, _ := json.Marshal(tl.OutputSchema)
+		in, _ := json.Marshal(tl.InputSchema)
+		for what, doc := range map[string][]byte{"output": raw, "input": in} {
+			if strings.Contains(string(doc), `"$schema"`) {
+				t.Errorf("%s schema of %s names its dialect", what, tl.Name)
+			}
+		}
+		var doc map[string]any
+		_ = json.Unmarshal(raw, &doc)
+		if branches, _ := doc["anyOf"].([]any); len(branches) != 2 || strings.Count(string(raw), `"description"`) > 1 {
+			t.Errorf("output schema of %s: want the result (described at its top level only) or an error: %s", tl.Name, raw)
+		}
+		c := jsonschema.NewCompiler()
+		c.Draft = jsonschema.Draft2020
+		c.LoadURL = func(url string) (io.ReadCloser, error) { return nil, fmt.Errorf("no loading: %s", url) }
+		if err := c.AddResource("urn:test:"+tl.Name, bytes.NewReader(raw)); err != nil {
+			t.Fatal(err)
+		}
+		sch, err := c.Compile("urn:test:" + tl.Name)
+		if err != nil {
+			t.Errorf("output schema of %s: %v", tl.Name, err)
+			continue
+		}
+		var v any
+		_ = json.Unmarshal(toolErr, &v)
+		if err := sch.Validate(v); err != nil {
+			t.Errorf("output schema of %s refuses a tool error: %v", tl.Name, err)
+		}
+		if err := sch.Validate(map[string]any{"code": "refused", "message": "m"}); err == nil {
+			t.Errorf("output schema of %s accepts an error without recovery_actions", tl.Name)
+		}
+	}
 }
