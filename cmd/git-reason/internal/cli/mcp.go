@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
 	"text/tabwriter"
 
@@ -72,6 +73,11 @@ func mcpCommand() *cli.Command {
 func runMCP(ctx context.Context, o *mcpOptions) error {
 	if o.HTTP != "" && o.MaxInFlight < 1 {
 		return ops.Usage("--max-inflight %d: give at least 1", o.MaxInFlight)
+	}
+	if o.Repo != "" {
+		if fi, err := os.Stat(o.Repo); err != nil || !fi.IsDir() {
+			return ops.Usage("--repo %s: no such directory: give the repository's directory", o.Repo)
+		}
 	}
 	srv, err := mcpserver.New(ctx, mcpserver.Options{Dir: o.Repo, Version: moduleVersion()})
 	if err != nil {

@@ -33,9 +33,11 @@
 //
 // Errors are tool errors whose structured content is {code, message,
 // recovery_actions: [{tool, arguments}]}, deterministic and naming tools
-// only: an unknown task recovers with assess, a refusal with the task's
-// next step (resolve and the disagreement's id for a conclusion refused
-// over an open disagreement), a body the schema refuses with schema.
+// only: an unknown task recovers with assess, a refusal (or a write whose
+// defaulted id has no record yet: validate before any conclusion) with the
+// task's next step (resolve and the disagreement's id for a conclusion
+// refused over an open disagreement), a body the schema refuses with
+// schema.
 //
 // consult reports each advisor's outcome as a progress notification when
 // the call carries a progress token; a cancelled call ends every request

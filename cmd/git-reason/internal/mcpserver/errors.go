@@ -41,9 +41,10 @@ func badInput(msg string) *ToolError {
 
 // classify turns an operation's error into a tool error with recovery
 // actions, deterministically: the same state and the same error give the
-// same actions. An unknown task recovers with assess; a refusal with the
-// task's next step (resolve with the disagreement's id when one is open);
-// a body the schema refused with the schema of its kind.
+// same actions. An unknown task recovers with assess; a refusal, or a
+// write whose defaulted id has no record yet, with the task's next step
+// (resolve with the disagreement's id when one is open); a body the schema
+// refused with the schema of its kind.
 func (s *Server) classify(ctx context.Context, tool string, task string, kind record.Kind, err error) *ToolError {
 	var te *ToolError
 	if errors.As(err, &te) {
@@ -62,19 +63,18 @@ func (s *Server) classify(ctx context.Context, tool string, task string, kind re
 			return out
 		}
 	}
+	var missing missingError
 	switch {
 	case errors.Is(err, record.ErrRefused):
 		out.Code = CodeRefused
 		if task != "" {
-			for _, a := range s.nextActions(ctx, task) {
-				if a.Tool != tool {
-					out.RecoveryActions = append(out.RecoveryActions, a)
-				}
-			}
-			if len(out.RecoveryActions) == 0 {
-				out.RecoveryActions = []Action{{Tool: "status", Arguments: map[string]any{"task": task}}}
-			}
+			out.RecoveryActions = s.nextStep(ctx, task, tool)
 		}
+	case errors.As(err, &missing):
+		// An id the server fills in has no record to name yet: the
+		// task's next step makes one.
+		out.Code = CodeBadInput
+		out.RecoveryActions = s.nextStep(ctx, task, tool)
 	case errors.Is(err, ops.ErrUsage), errors.Is(err, record.ErrInput):
 		out.Code = CodeBadInput
 		if kind != "" {
@@ -82,6 +82,27 @@ func (s *Server) classify(ctx context.Context, tool string, task string, kind re
 		}
 	default:
 		out.Code = CodeFailed
+	}
+	return out
+}
+
+// missingError says that a write left out an id the server fills in with
+// the task's latest record of a kind, and the task has none.
+type missingError struct{ error }
+
+func (e missingError) Unwrap() error { return e.error }
+
+// nextStep is the task's next step as tool calls, less the tool that
+// failed; status when nothing else is next.
+func (s *Server) nextStep(ctx context.Context, task, tool string) []Action {
+	out := []Action{}
+	for _, a := range s.nextActions(ctx, task) {
+		if a.Tool != tool {
+			out = append(out, a)
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, Action{Tool: "status", Arguments: map[string]any{"task": task}})
 	}
 	return out
 }

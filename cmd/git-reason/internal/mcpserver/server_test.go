@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"reflect"
@@ -288,6 +289,196 @@ func TestOutputSchemasInTheList(t *testing.T) {
 		}
 		if err := sch.Validate(map[string]any{"code": "refused", "message": "m"}); err == nil {
 			t.Errorf("output schema of %s accepts an error without recovery_actions", tl.Name)
+		}
+	}
+}
+
+// A write tool's input schema is its record kind's body schema (one
+// source): the same properties, each unchanged but for the description of
+// an id the server fills in when absent, and the same definitions, plus
+// task; required is the body's less what the server fills in. validate
+// alone narrows it: no command, method manual only.
+func TestWriteInputsAreTheBodySchemas(t *testing.T) {
+	s := &Server{}
+	tools, err := s.writeTools()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(writeSpecs) < 7 {
+		t.Fatalf("only %d write tools", len(writeSpecs))
+	}
+	for name, ws := range writeSpecs {
+		body, err := readDoc(string(ws.kind) + ".body.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var in obj
+		if err := json.Unmarshal(tools[name].input, &in); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]bool{"task": true}
+		for _, r := range body["required"].([]any) {
+			if _, filled := ws.defaults[r.(string)]; !filled && !(name == "validate" && r == "method") {
+				want[r.(string)] = true
+			}
+		}
+		got := map[string]bool{}
+		for _, r := range in["required"].([]any) {
+			got[r.(string)] = true
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: required %v, want %v", name, got, want)
+		}
+		if !reflect.DeepEqual(in["$defs"], body["$defs"]) || in["additionalProperties"] != body["additionalProperties"] {
+			t.Errorf("%s: $defs or additionalProperties differ from the %s body schema", name, ws.kind)
+		}
+		props, bodyProps := in["properties"].(obj), body["properties"].(obj)
+		for field, p := range bodyProps {
+			q, ok := props[field].(obj)
+			switch {
+			case name == "validate" && field == "command":
+				if ok {
+					t.Errorf("validate takes a command to run")
+				}
+				continue
+			case name == "validate" && field == "method":
+				if !ok || q["const"] != "manual" {
+					t.Errorf("validate: method %v, want manual only", q)
+				}
+				continue
+			case !ok:
+				t.Errorf("%s: body field %s is no argument", name, field)
+				continue
+			}
+			if _, filled := ws.defaults[field]; filled {
+				q, p = maps.Clone(q), maps.Clone(p.(obj))
+				delete(q, "description")
+				delete(p.(obj), "description")
+			}
+			if !reflect.DeepEqual(q, p) {
+				t.Errorf("%s: argument %s is %v, the body says %v", name, field, q, p)
+			}
+		}
+		for field := range props {
+			if _, ok := bodyProps[field]; !ok && field != "task" {
+				t.Errorf("%s: argument %s is no body field", name, field)
+			}
+		}
+	}
+}
+
+// The client's name and version are never read: two sessions of one
+// server that declare the same capabilities under different names get the
+// same bytes for the same calls, refusals and bad input included.
+func TestClientNameIsNeverRead(t *testing.T) {
+	dir := newRepo(t)
+	ctx := context.Background()
+	srv, err := New(ctx, Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	session := func(name, version string) *mcp.ClientSession {
+		st, ct := mcp.NewInMemoryTransports()
+		if _, err := srv.SDK().Connect(ctx, st, nil); err != nil {
+			t.Fatal(err)
+		}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: name, Version: version},
+			&mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{}}}).Connect(ctx, ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	a, b := session("terminal-agent", "9.1.0"), session("ide-agent", "0.3.2-beta")
+	call := func(cs *mcp.ClientSession, name string, args map[string]any) string {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := json.Marshal(res)
+		return string(raw)
+	}
+	id := func(raw string) string {
+		var res struct{ StructuredContent struct{ ID string } }
+		_ = json.Unmarshal([]byte(raw), &res)
+		return res.StructuredContent.ID
+	}
+	assessed := id(call(a, "assess", map[string]any{"task": "T-1", "subject": "s", "question": "q?",
+		"materiality": "trivial", "reversibility": "reversible"}))
+	planned := id(call(a, "plan", map[string]any{"task": "T-1"}))
+	steps := []struct {
+		tool string
+		args map[string]any
+	}{
+		{"prepare_session", map[string]any{"native_edit": true}},
+		{"status", map[string]any{"task": "T-1"}},
+		{"log", map[string]any{"task": "T-1"}},
+		{"status", map[string]any{"task": "T-2"}},                                                      // unknown task
+		{"disagree", map[string]any{"task": "T-1", "cites": []any{assessed, planned}, "summary": "s"}}, // refused: they take no position
+		{"assess", map[string]any{"task": "T-1", "subject": 3}},                                        // bad input
+		{"advisors", nil},
+	}
+	seen := map[string]bool{}
+	for _, st := range steps {
+		ra, rb := call(a, st.tool, st.args), call(b, st.tool, st.args)
+		if ra != rb {
+			t.Errorf("%s %v: the clients got different answers:\n%s\n%s", st.tool, st.args, ra, rb)
+		}
+		for _, code := range []string{CodeUnknownTask, CodeRefused, CodeBadInput} {
+			if strings.Contains(ra, `"code":"`+code+`"`) {
+				seen[code] = true
+			}
+		}
+	}
+	if len(seen) != 3 {
+		t.Errorf("errors met: %v, want an unknown task, a refusal and bad input", seen)
+	}
+	la, _ := a.ListTools(ctx, nil)
+	lb, _ := b.ListTools(ctx, nil)
+	ja, _ := json.Marshal(la)
+	jb, _ := json.Marshal(lb)
+	if string(ja) != string(jb) {
+		t.Errorf("the clients got different tool lists")
+	}
+}
+
+// Every failed call names tools to recover with, deterministically: the
+// task's next step for a refusal and for a write whose defaulted id has no
+// record yet, the kind's schema for a body the schema refuses, assess for
+// an unknown task.
+func TestRecoveryActions(t *testing.T) {
+	cs := connect(t, newRepo(t), nil)
+	call := func(name string, args map[string]any) (bool, string) {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := json.Marshal(res.StructuredContent)
+		return res.IsError, string(raw)
+	}
+	if bad, out := call("assess", map[string]any{"task": "T-1", "subject": "s", "question": "q?",
+		"materiality": "trivial", "reversibility": "reversible"}); bad {
+		t.Fatal(out)
+	}
+	cases := []struct {
+		tool string
+		args map[string]any
+		want string // code and recovery_actions
+	}{
+		{"validate", map[string]any{"task": "T-1", "result": "pass", "evidence": []any{map[string]any{"kind": "note", "summary": "s"}}},
+			`bad_input [{"tool":"plan","arguments":{"task":"T-1"}}]`},
+		{"attempt", map[string]any{"task": "T-1", "outcome": "succeeded"}, `bad_input [{"tool":"plan","arguments":{"task":"T-1"}}]`},
+		{"assess", map[string]any{"task": "T-1", "subject": 3}, `bad_input [{"tool":"schema","arguments":{"kind":"assessment"}}]`},
+		{"plan", map[string]any{"task": "T-9"}, `unknown_task [{"tool":"assess","arguments":{"task":"T-9"}}]`},
+	}
+	for _, c := range cases {
+		bad, out := call(c.tool, c.args)
+		var te ToolError
+		_ = json.Unmarshal([]byte(out), &te)
+		actions, _ := json.Marshal(te.RecoveryActions)
+		if got := te.Code + " " + string(actions); !bad || got != c.want {
+			t.Errorf("%s %v: %s, want %s", c.tool, c.args, got, c.want)
 		}
 	}
 }

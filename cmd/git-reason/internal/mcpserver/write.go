@@ -139,7 +139,7 @@ func (s *Server) latest(ctx context.Context, task string, kind record.Kind) (str
 			return st.Entries[i].ID, nil
 		}
 	}
-	return "", ops.Usage("task %s has no %s yet (see status)", task, kind)
+	return "", missingError{ops.Usage("task %s has no %s yet (see status)", task, kind)}
 }
 
 type consultOut struct {
