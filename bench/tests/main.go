@@ -1,6 +1,12 @@
 // Command summary reads `go test -json` on stdin and prints each
 // package's elapsed time, slowest first, the slowest tests and every
 // failure. bench/tests/run.sh runs it over its logs.
+//
+// With -time it instead runs the command given after the flags, passing
+// stdin, stdout and stderr through, and then prints to stderr the
+// command's wall time and the CPU time (user and system) of it and every
+// process it waited for: on a shared machine the CPU time is the figure
+// that other users' load changes least.
 package main
 
 import (
@@ -9,8 +15,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"sort"
 	"strings"
+	"time"
 )
 
 // module is cut from package names to keep the lines short.
@@ -31,7 +39,54 @@ type row struct {
 
 func main() {
 	top := flag.Int("top", 15, "how many of the slowest tests to list")
+	timed := flag.Bool("time", false, "run the command after the flags and print its wall and CPU time")
+	label := flag.String("label", "", "with -time: the name printed before the figures (default: the command)")
+	logFile := flag.String("log", "", "with -time: write the command's stdout and stderr to this file")
 	flag.Parse()
+	if *timed {
+		os.Exit(runTimed(*label, *logFile, flag.Args()))
+	}
+	summarise(*top)
+}
+
+// runTimed runs args[0] with args[1:] and returns its exit status. The CPU
+// time is the rusage wait4 reports, which counts the process and every
+// descendant it waited for (go test waits for its test binaries, and they
+// for the git and git-reason processes they start).
+func runTimed(label, logFile string, args []string) int {
+	if len(args) == 0 {
+		fmt.Fprintln(os.Stderr, "usage: summary -time [-label NAME] COMMAND [ARG...]")
+		return 2
+	}
+	if label == "" {
+		label = strings.Join(args, " ")
+	}
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if logFile != "" {
+		f, err := os.Create(logFile)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "summary: %v\n", err)
+			return 1
+		}
+		defer f.Close()
+		cmd.Stdout, cmd.Stderr = f, f
+	}
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	if cmd.ProcessState == nil {
+		fmt.Fprintf(os.Stderr, "summary: %v\n", err)
+		return 1
+	}
+	user, sys := cmd.ProcessState.UserTime(), cmd.ProcessState.SystemTime()
+	cpu := user + sys
+	fmt.Fprintf(os.Stderr, "%s: %.1f s wall, %.1f s CPU (%.1f user + %.1f sys), %.2f cores busy\n",
+		label, wall.Seconds(), cpu.Seconds(), user.Seconds(), sys.Seconds(), cpu.Seconds()/wall.Seconds())
+	return cmd.ProcessState.ExitCode()
+}
+
+func summarise(top int) {
 	var pkgs, tests []row
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 1<<20), 1<<26)
@@ -68,7 +123,7 @@ func main() {
 	}
 	fmt.Println("  slowest tests and subtests (s; a parent of parallel subtests may show 0):")
 	for i, t := range tests {
-		if i >= *top {
+		if i >= top {
 			break
 		}
 		fmt.Printf("    %7.1f  %-4s  %s\n", t.elapsed, t.action, t.name)

@@ -1,45 +1,71 @@
 #!/bin/sh
-# Wall time of the test suite: `go test -short ./...` (the quick run a
-# developer makes) and `go test ./...` (what .ci/run runs), both with
+# Wall and CPU time of the test suite: `go test -short ./...` (the quick
+# run a developer makes) and `go test ./...` (what .ci/run runs), both with
 # -count=1 so no cached result counts. The test binaries are built first,
 # so the figures are test time, not compile time. Prints the load average
-# next to each figure (this machine is shared), the time of each package
-# and the slowest tests.
-# Usage: bench/tests/run.sh [short|full|both]   (default both)
+# next to each figure (this machine is shared: the CPU time, user + system
+# of go test and every process under it, is the figure other users' load
+# changes least), the time of each package and the slowest tests.
+#
+# The form "pkgs" runs each package's compiled test binary alone with
+# -test.short, one after the other, and prints its wall and CPU time: the
+# cost of each package, free of go test's own work and of the packages
+# running beside it.
+# Usage: bench/tests/run.sh [short|full|both|pkgs]   (default both)
 # Environment: P=N passes -p N to go test (one package at a time with P=1,
 # which makes per-package figures comparable on a loaded machine);
 # TOP=N lists the N slowest tests (default 15); OUT=DIR keeps the
-# go test -json logs there.
+# go test -json logs there; PKGS='./gitstore ./record' limits the pkgs form.
 set -eu
 cd "$(dirname "$0")/../.."
 forms=${1:-both}
 case $forms in
-short | full) ;;
+short | full | pkgs) ;;
 both) forms="short full" ;;
-*) echo "usage: bench/tests/run.sh [short|full|both]" >&2; exit 2 ;;
+*) echo "usage: bench/tests/run.sh [short|full|both|pkgs]" >&2; exit 2 ;;
 esac
 out=${OUT:-$(mktemp -d)}
 mkdir -p "$out"
 par=""
 [ -n "${P:-}" ] && par="-p $P"
 load() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime; }
-now() { date +%s.%N; }
 
 echo "cpus: $(getconf _NPROCESSORS_ONLN 2>/dev/null || echo ?)  $(go version)  ${par:-default -p}"
+go build -o "$out/summary" ./bench/tests
+status=0
+
+if [ "$forms" = pkgs ]; then
+  echo "== building the test binaries (not timed)"
+  mkdir -p "$out/bin"
+  # shellcheck disable=SC2086 # PKGS is a list of patterns
+  go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}} {{.Dir}}{{end}}' ${PKGS:-./...} >"$out/pkgs"
+  while read -r pkg dir; do
+    go test -c -o "$out/bin/$(echo "$pkg" | tr / _).test" "$pkg"
+  done <"$out/pkgs"
+  echo "== each package's tests alone, -test.short (load before: $(load))"
+  : >"$out/pkgs.txt"
+  while read -r pkg dir; do
+    bin="$out/bin/$(echo "$pkg" | tr / _).test"
+    (cd "$dir" && "$out/summary" -time -label "${pkg#git-reason/}" -log "$bin.log" \
+      "$bin" -test.short -test.count=1 -test.timeout 30m) 2>>"$out/pkgs.txt" || status=1
+    tail -1 "$out/pkgs.txt"
+  done <"$out/pkgs"
+  awk -F'[:,]' '{ sub(/ s wall/, "", $2); sub(/ s CPU.*/, "", $3); w += $2; c += $3 }
+    END { printf "== all packages one after the other: %.1f s wall, %.1f s CPU (load after: %s)\n", w, c, "'"$(load)"'" }' "$out/pkgs.txt"
+  echo "logs: $out"
+  exit $status
+fi
+
 echo "== building the test binaries (not timed)"
 go test -count=1 -run '^$' ./... >/dev/null
-go build -o "$out/summary" ./bench/tests
-
-status=0
 for form in $forms; do
   flags="-timeout 30m"
   [ "$form" = short ] && flags="$flags -short"
   before=$(load)
-  start=$(now)
   # shellcheck disable=SC2086 # flags and par are lists of words
-  go test -count=1 $par $flags -json ./... >"$out/$form.json" || status=1
-  end=$(now)
-  echo "== go test $par $flags ./...: $(awk "BEGIN{printf \"%.1f\", $end - $start}") s wall (load before: $before; after: $(load))"
+  "$out/summary" -time -label "go test $par $flags ./..." \
+    go test -count=1 $par $flags -json ./... >"$out/$form.json" 2>"$out/$form.time" || status=1
+  echo "== $(tail -1 "$out/$form.time") (load before: $before; after: $(load))"
   "$out/summary" -top "${TOP:-15}" <"$out/$form.json"
 done
 echo "logs: $out"
