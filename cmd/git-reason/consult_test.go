@@ -1,12 +1,12 @@
 package main
 
 // End-to-end tests of consult that a script cannot express: a second
-// git reason process serving reviews (peer), fake HTTP advisors that echo a
-// canary credential, and answers carrying markers outside the normalised
-// fields. They run the real binary as separate processes: TestMain puts the
+// git reason process serving reviews (peer) and two consult runs at once.
+// They run the real binary as separate processes: TestMain puts the
 // harness's build of git-reason first on PATH, so "git reason" goes through
-// git's own dispatch. Every advisor, vendor and model name here
-// is made up.
+// git's own dispatch. Every advisor, vendor and model name here is made up.
+// Canary credentials and raw answers that must leave no trace are the
+// reliability suite's (reliability/faults, TestSecretsLeaveNoTrace).
 
 import (
 	"bufio"
@@ -15,10 +15,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,7 +24,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -336,167 +333,6 @@ echo '{"stance":"endorse_with_changes","summary":"served by the peer","recommend
 	}
 }
 
-// consultCanary is the credential value the secret tests declare.
-const consultCanary = "CANARY-b7e1-VALUE"
-
-// transcript runs git reason commands in s and keeps everything they print.
-type transcript struct {
-	s    *sandbox
-	seen strings.Builder
-}
-
-func (tr *transcript) run(args ...string) string {
-	tr.s.t.Helper()
-	out, errs, code := tr.s.run(append([]string{"reason"}, args...)...)
-	fmt.Fprintf(&tr.seen, "$ git reason %s (exit %d)\n%s%s", strings.Join(args, " "), code, out, errs)
-	return out
-}
-
-// noCanary runs every reading command over task T-1, then requires that
-// the canary appear in nothing printed, in no git object and in no file
-// under .git (.git/reason, the caches, included). wantKind is a failure
-// kind the records must hold, to show the scan reads them.
-func noCanary(t *testing.T, tr *transcript, wantKind string) {
-	t.Helper()
-	for _, args := range [][]string{
-		{"advisors"}, {"advisors", "--json"}, {"doctor"}, {"doctor", "--json"},
-		{"status"}, {"status", "T-1"}, {"status", "T-1", "--json"}, {"status", "T-1", "--report"},
-		{"log", "T-1"}, {"log", "T-1", "--json"}, {"handover", "--derive"},
-	} {
-		tr.run(args...)
-	}
-	for _, id := range regexp.MustCompile(`"id": "([0-9A-Z]{26})"`).FindAllStringSubmatch(tr.run("log", "T-1", "--json"), -1) {
-		tr.run("show", id[1], "--json")
-		tr.run("show", id[1])
-	}
-	objects := tr.s.objects()
-	if !regexp.MustCompile(`"kind":\s*"` + wantKind + `"`).MatchString(objects) {
-		t.Fatalf("no %s failure among the git objects: the scan reads the wrong thing", wantKind)
-	}
-	for where, text := range map[string]string{
-		"command output or error": tr.seen.String(),
-		"a git object":            objects,
-		".git/reason":             tr.s.filesUnder("reason"),
-		".git":                    tr.s.filesUnder(""),
-	} {
-		if i := strings.Index(text, consultCanary); i >= 0 {
-			t.Errorf("the canary credential appears in %s: …%s…", where, text[max(0, i-200):min(len(text), i+100)])
-		}
-	}
-}
-
-// A canary credential value never appears in any output, error, record or
-// cached file, even when HTTP servers echo it back in their error bodies
-// (a 401, then a 500) and headers.
-func TestConsultCanaryCredentialHTTP(t *testing.T) {
-	t.Parallel()
-	var sent401, sent500 atomic.Int32
-	echo := func(code int, body string, sent *atomic.Int32) *httptest.Server {
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			_, _ = io.Copy(io.Discard, r.Body)
-			if strings.Contains(r.Header.Get("Authorization"), consultCanary) {
-				sent.Add(1)
-			}
-			w.Header().Set("Content-Type", "application/json")
-			w.Header().Set("X-Echo-Key", consultCanary)
-			w.WriteHeader(code)
-			fmt.Fprintf(w, body, consultCanary, r.Header.Get("Authorization"))
-		}))
-		t.Cleanup(srv.Close)
-		return srv
-	}
-	s401 := echo(http.StatusUnauthorized, `{"error":{"message":"incorrect key provided: %s (header %q)","type":"invalid_request_error"}}`, &sent401)
-	s500 := echo(http.StatusInternalServerError, `internal error while serving key %s; header was %q`, &sent500)
-	s := newSandbox(t, fakeVendor+`advisors:
-  - id: adv-key1
-    transport: api
-    adapter: chat_completions
-    base_url: `+s401.URL+`/v1
-    credential: FAKE_CANARY_KEY
-    provider: fake_tool
-    vendor: fakevendor
-    model: fake-model-1
-    capabilities: [reasoning]
-  - id: adv-key2
-    transport: api
-    adapter: chat_completions
-    base_url: `+s500.URL+`/v1
-    credential: FAKE_CANARY_KEY
-    provider: fake_tool
-    vendor: fakevendor
-    model: fake-model-2
-    capabilities: [reasoning]
-`, nil, "FAKE_CANARY_KEY="+consultCanary)
-	tr := &transcript{s: s}
-	s.plan("T-1")
-	// First run: authentication (401) and unavailable (500).
-	text := tr.run("consult", "T-1")
-	if !regexp.MustCompile(`(?m)^adv-key1 +failed: authentication `).MatchString(text) ||
-		!regexp.MustCompile(`(?m)^adv-key2 +failed: unavailable `).MatchString(text) {
-		t.Errorf("first consult:\n%s", text)
-	}
-	// Second run, --json: adv-key1's circuit is open, adv-key2 is retried.
-	var out consultOut
-	raw := tr.run("consult", "T-1", "--json")
-	if err := json.Unmarshal([]byte(raw), &out); err != nil {
-		t.Fatalf("consult --json: %v\n%s", err, raw)
-	}
-	if len(out.Results) != 1 || out.Results[0].Advisor != "adv-key2" || out.Results[0].Failure != "unavailable" {
-		t.Errorf("second consult: %s", raw)
-	}
-	if sent401.Load() != 1 || sent500.Load() != 2 {
-		t.Fatalf("the servers received the canary %d and %d times, want 1 and 2: the echo was not exercised", sent401.Load(), sent500.Load())
-	}
-	noCanary(t, tr, "authentication")
-}
-
-// The same for cli advisors, which get the credential in their
-// environment: one echoes it on stderr and stdout and exits 1, the other
-// exits 0 with it in an answer that does not parse.
-func TestConsultCanaryCredentialExec(t *testing.T) {
-	t.Parallel()
-	s := newSandbox(t, fakeVendor+`advisors:
-  - id: adv-cli1
-    transport: cli
-    adapter: exec
-    executable: fake-refuser
-    command: [fake-refuser]
-    credential: FAKE_CANARY_KEY
-    provider: fake_tool
-    vendor: fakevendor
-    model: fake-model-1
-    capabilities: [reasoning]
-  - id: adv-cli2
-    transport: cli
-    adapter: exec
-    executable: fake-babbler
-    command: [fake-babbler]
-    credential: FAKE_CANARY_KEY
-    provider: fake_tool
-    vendor: fakevendor
-    model: fake-model-2
-    capabilities: [reasoning]
-`, map[string]string{
-		"fake-refuser": `cat > /dev/null
-echo "error: unauthorized: key $FAKE_CANARY_KEY was rejected" >&2
-echo "key $FAKE_CANARY_KEY"
-exit 1
-`,
-		"fake-babbler": `cat > /dev/null
-echo "I was called with $FAKE_CANARY_KEY and have no opinion {stance: maybe}"
-`,
-	}, "FAKE_CANARY_KEY="+consultCanary)
-	tr := &transcript{s: s}
-	s.plan("T-1")
-	text := tr.run("consult", "T-1")
-	if !regexp.MustCompile(`(?m)^adv-cli1 +failed: authentication `).MatchString(text) ||
-		!regexp.MustCompile(`(?m)^adv-cli2 +failed: malformed `).MatchString(text) {
-		t.Errorf("consult:\n%s", text)
-	}
-	tr.run("consult", "T-1", "--json")
-	noCanary(t, tr, "malformed")
-}
-
 // Two consult runs started together on one plan: each selected advisor's
 // answer to that plan counts once. (One run alone skips advisors that
 // already answered; two at once both see none answered yet.)
@@ -544,88 +380,5 @@ echo '{"stance":"endorse","summary":"fine","confidence":0.5}'
 	}
 	if st.ReviewCount != 2 {
 		t.Errorf("two concurrent consult runs record each advisor's answer to one plan twice: review_count %d from 2 advisors", st.ReviewCount)
-	}
-}
-
-// Raw answers are never stored: markers an advisor puts outside the
-// normalised fields (prose around the JSON, an extra field, fields of the
-// wire envelope) appear in no git object, while the normalised summary does.
-func TestConsultStoresNoTranscript(t *testing.T) {
-	t.Parallel()
-	const (
-		prose    = "MARK-PROSE-4f2a"
-		field    = "MARK-FIELD-4f2a"
-		envelope = "MARK-ENVELOPE-4f2a"
-	)
-	chat := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		content := "Thinking it over (" + prose + ").\n```json\n" +
-			`{"stance":"oppose","summary":"normalised-summary-http","risks":["lock contention"],"confidence":0.6,"scratch":"` + field + `"}` +
-			"\n```\nThat is all. " + prose
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]any{
-			"id": envelope, "system_fingerprint": envelope, "model": "fake-served-model-2",
-			"choices": []any{map[string]any{"message": map[string]any{"role": "assistant", "content": content, "reasoning_content": envelope}}},
-			"usage":   map[string]any{"note": envelope},
-		})
-	}))
-	t.Cleanup(chat.Close)
-	s := newSandbox(t, fakeVendor+`advisors:
-  - id: adv-exec
-    transport: cli
-    adapter: exec
-    executable: fake-talker
-    command: [fake-talker]
-    provider: fake_tool
-    vendor: fakevendor
-    model: fake-model-1
-    capabilities: [reasoning]
-  - id: adv-http
-    transport: api
-    adapter: chat_completions
-    base_url: `+chat.URL+`/v1
-    credential: FAKE_HTTP_KEY
-    provider: fake_tool
-    vendor: fakevendor
-    model: fake-model-2
-    capabilities: [reasoning]
-`, map[string]string{"fake-talker": `cat > /dev/null
-echo 'Here is my review, ` + prose + `.'
-echo '{"stance":"endorse","summary":"normalised-summary-exec","recommendations":["add an index"],"confidence":0.9,"trace":"` + field + `"}'
-echo '` + prose + ` (end of transcript)'
-`}, "FAKE_HTTP_KEY=dummy-key-1")
-	s.plan("T-1")
-	var out consultOut
-	raw := s.reasonJSON(&out, "consult", "T-1")
-	if len(out.Results) != 2 || out.Results[0].Status != "completed" || out.Results[1].Status != "completed" {
-		t.Fatalf("consult: %s", raw)
-	}
-	ids := []string{out.Results[0].Record, out.Results[1].Record}
-	// Settle the disagreement the driver opened, and conclude, so that the
-	// task's later trees are scanned too.
-	var st struct {
-		Open []string `json:"open_disagreements"`
-	}
-	s.reasonJSON(&st, "status", "T-1")
-	for _, d := range st.Open {
-		s.reason("resolve", "T-1", d, "--decision", "keep it", "--evidence", "note::load test")
-	}
-	s.reason("conclude", "T-1", "--decision", "keep the queue", "--weigh", ids[0]+"=adopted:fine", "--weigh", ids[1]+"=rejected:contention is low")
-	objects := s.objects()
-	for _, want := range []string{"normalised-summary-exec", "normalised-summary-http", "add an index", "lock contention"} {
-		if !strings.Contains(objects, want) {
-			t.Fatalf("the normalised answer %q is in no git object: the scan reads the wrong thing", want)
-		}
-	}
-	for _, marker := range []string{prose, field, envelope} {
-		if strings.Contains(objects, marker) {
-			t.Errorf("marker %s, outside the normalised fields, is stored in a git object", marker)
-		}
-		if strings.Contains(s.filesUnder("reason"), marker) {
-			t.Errorf("marker %s is stored under .git/reason", marker)
-		}
-		if strings.Contains(raw, marker) {
-			t.Errorf("marker %s is printed by consult --json", marker)
-		}
 	}
 }

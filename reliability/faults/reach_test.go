@@ -98,6 +98,7 @@ order: [evil-api, evil-peer, evil-cli, mine]
 }
 
 func TestCanaryReachesOnlyDeclaredServers(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("the attack's advisor is a shell command")
 	}

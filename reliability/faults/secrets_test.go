@@ -1,27 +1,35 @@
 package faults
 
-// Reliability item 5, secrets: a canary credential value, and canary
-// strings that an advisor puts in its error bodies and headers and around
-// its answer, must appear nowhere git reason writes or prints.
+// Secrets: a canary credential value, and canary strings that an advisor
+// puts in its error bodies and headers and around its answer, must appear
+// nowhere git reason writes or prints. This is the project's one canary
+// suite: every way an advisor can hand a secret or a raw transcript back
+// is one of its advisors below.
 //
 // A loopback server speaking chat_completions refuses with 401 and 403,
 // rate-limits with 429, fails with 500, answers garbage, and answers well,
-// each time echoing the credential it was sent and the error canary in its
-// body and headers (as real services do in "incorrect key" errors); its good
-// answer wraps the conclusion in prose holding the raw-text canary, adds
-// the canary as an unknown field and as response metadata. One cli advisor
-// prints its token and the error canary on stderr and fails; another
-// prints its token on stderr and answers. The real binary runs assess,
-// plan, consult, advisors, doctor, status, log, show, conclude, validate and
-// verify, with and without --json, under the default, offline and ci
-// profiles and on bad input and refusals, through git's own dispatch ('git
-// reason ...'). Every command before the first consult must contact no
-// advisor and run no advisor program (the credentials are read by nothing
-// but an adapter at the moment of a call). Then every output, every git object
-// (git cat-file --batch-all-objects --batch), every file under .git (the
-// reflogs and .git/reason/ included), the home directory, the overlay and a
-// trace2 and trace log of every git process are searched for each canary,
-// its distinctive middle and its base64. Pass: 0 hits.
+// each time echoing the credential it was sent (the Authorization header
+// itself) and the error canary in its body and headers (as real services
+// do in "incorrect key" errors); its good answer wraps the conclusion in
+// prose holding the raw-text canary, adds the canary as an unknown field,
+// as reasoning text beside the answer and as response metadata. One cli
+// advisor prints its token and the error canary on stderr and stdout and
+// fails; one prints its token on stderr and answers inside prose holding
+// the raw-text canary, with the canary as an unknown field; one exits 0
+// with its token and the canary in an answer that does not parse. The
+// real binary runs assess, plan, consult (twice: the echo is met again by
+// the advisors whose circuit stays closed), advisors, doctor, status, log,
+// show, handover --derive, conclude, validate and verify, with and without
+// --json, under the default, offline and ci profiles and on bad input and
+// refusals, through git's own dispatch ('git reason ...'). Every command
+// before the first consult must contact no advisor and run no advisor
+// program (the credentials are read by nothing but an adapter at the
+// moment of a call). Then every output, every git object (git cat-file
+// --batch-all-objects --batch), every file under .git (the reflogs and
+// .git/reason/ included), the home directory, the overlay and a trace2 and
+// trace log of every git process are searched for each canary, its
+// distinctive middle and its base64. Pass: 0 hits, while the normalised
+// answers (summaries, recommendations, failure kinds) are in the objects.
 
 import (
 	"bytes"
@@ -138,7 +146,9 @@ func (s *canaryServer) serve(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("X-Debug-Echo", errCanary+" key="+keyValue)
 	h.Set("WWW-Authenticate", `Bearer error="invalid_token", error_description="`+keyValue+`"`)
-	errBody := fmt.Sprintf(`{"error":{"message":"Incorrect API key provided: %s (%s)","type":"invalid_request_error"}}`, keyValue, errCanary)
+	h.Set("X-Echo-Authorization", r.Header.Get("Authorization"))
+	errBody := fmt.Sprintf(`{"error":{"message":"Incorrect API key provided: %s (%s); header was %q","type":"invalid_request_error"}}`,
+		keyValue, errCanary, r.Header.Get("Authorization"))
 	switch mode {
 	case "deny":
 		h.Set("Content-Type", "application/json")
@@ -162,10 +172,10 @@ func (s *canaryServer) serve(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "<html>%s %s not a completion</html>", errCanary, keyValue)
 	case "fine":
 		content := "Thinking it over (" + rawCanary + ").\n```json\n" +
-			`{"stance":"endorse_with_changes","summary":"Rotate now; keep the old key valid for a day.","recommendations":["keep the old key for a day"],"risks":["clients that pin the key"],"confidence":0.6,"debug":"` + rawCanary + `"}` +
+			`{"stance":"endorse_with_changes","summary":"Rotate now; keep the old key valid for a day.","recommendations":["normalised-advice-http"],"risks":["clients that pin the key"],"confidence":0.6,"debug":"` + rawCanary + `"}` +
 			"\n```\nRegards, " + rawCanary
 		resp := map[string]any{"id": rawCanary, "model": "made-up-model-7", "system_fingerprint": rawCanary,
-			"choices": []any{map[string]any{"message": map[string]any{"role": "assistant", "content": content}}},
+			"choices": []any{map[string]any{"message": map[string]any{"role": "assistant", "content": content, "reasoning_content": rawCanary}}},
 			"usage":   map[string]any{"note": rawCanary}}
 		h.Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(resp)
@@ -175,8 +185,8 @@ func (s *canaryServer) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 // secretsOverlay declares the canary advisors: six api ones at the
-// server's behaviours and two cli ones (one fails, one answers), all made
-// up.
+// server's behaviours and three cli ones (one fails, one answers, one
+// answers what does not parse), all made up.
 func secretsOverlay(base string) string {
 	var b strings.Builder
 	b.WriteString(`providers:
@@ -202,7 +212,7 @@ advisors:
     timeout: 20s
 `, mode, base, mode, keyVar)
 	}
-	for _, tool := range []string{"tool", "tool-ok"} {
+	for _, tool := range []string{"tool", "tool-ok", "tool-babble"} {
 		fmt.Fprintf(&b, `  - id: adv-%s
     transport: cli
     adapter: exec
@@ -264,9 +274,8 @@ func TestSecretsLeaveNoTrace(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the cli advisor is a shell script")
 	}
-	if testing.Short() {
-		t.Skip("runs over a hundred commands through the binary; skipped with -short")
-	}
+	// It runs with -short too: it is the only test of these leaks.
+	t.Parallel()
 	needGit(t)
 	bin := buildBinary(t)
 	srv := newCanaryServer(t)
@@ -288,14 +297,23 @@ echo "partial output ` + errCanary + ` $` + tokenVar + `"
 exit 1
 `
 	// The answering tool says whether it got its token (never the token),
-	// prints the token on stderr as a debug line, and answers.
+	// prints the token on stderr as a debug line, and answers inside prose
+	// holding the raw-text canary, with the canary as an unknown field.
 	toolOK := `#!/bin/sh
 cat >/dev/null
 if [ "$` + tokenVar + `" = '` + tokenVal + `' ]; then echo token-received >> '` + mark + `'; else echo token-missing >> '` + mark + `'; fi
 echo "debug: authenticating with $` + tokenVar + `" >&2
-echo '{"stance": "endorse_with_changes", "summary": "Rotate now; keep the old key valid for a day.", "recommendations": ["keep the old key valid for a day"], "risks": ["clients that pin the key"], "confidence": 0.6, "model": "made-up-model-7"}'
+echo 'Here is my review (` + rawCanary + `).'
+echo '{"stance": "endorse_with_changes", "summary": "Rotate now; keep the old key valid for a day.", "recommendations": ["normalised-advice-exec"], "risks": ["clients that pin the key"], "confidence": 0.6, "model": "made-up-model-7", "trace": "` + rawCanary + `"}'
+echo '` + rawCanary + ` (end of transcript)'
 `
-	for name, script := range map[string]string{"fz-canary-tool": tool, "fz-canary-tool-ok": toolOK} {
+	// The babbling tool exits 0 with its token and the canary in an answer
+	// that does not parse.
+	toolBabble := `#!/bin/sh
+cat >/dev/null
+echo "I was called with $` + tokenVar + ` (` + rawCanary + `) and have no opinion {stance: maybe}"
+`
+	for name, script := range map[string]string{"fz-canary-tool": tool, "fz-canary-tool-ok": toolOK, "fz-canary-tool-babble": toolBabble} {
 		if err := os.WriteFile(filepath.Join(tools, name), []byte(script), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -348,6 +366,7 @@ echo '{"stance": "endorse_with_changes", "summary": "Rotate now; keep the old ke
 		{"T-3", []string{"adv-garbage", "adv-tool"}, map[string]string{"adv-garbage": "malformed", "adv-tool": "authentication"}, true},
 		{"T-4", []string{"adv-forbid", "adv-fine"}, map[string]string{"adv-forbid": "authentication", "adv-fine": "completed"}, false},
 		{"T-5", []string{"adv-fine", "adv-tool-ok"}, map[string]string{"adv-fine": "completed", "adv-tool-ok": "completed"}, true},
+		{"T-6", []string{"adv-fine", "adv-tool-babble"}, map[string]string{"adv-fine": "completed", "adv-tool-babble": "malformed"}, false},
 	}
 	var records []string
 	recorded := map[string]string{} // task/advisor -> consultation id
@@ -417,10 +436,14 @@ echo '{"stance": "endorse_with_changes", "summary": "Rotate now; keep the old ke
 	if _, err := os.Stat(mark); err != nil {
 		t.Errorf("control: no cli advisor ran during consult: %v", err)
 	}
+	// Control: the credentials reached the servers, and the second consult
+	// met the echo again where the circuit stayed closed (a 500 and
+	// garbage are transient; 401, 403 and 429 open the circuit; an answer
+	// is not asked for twice).
 	srv.mu.Lock()
-	for _, mode := range []string{"deny", "forbid", "limit", "broken", "garbage", "fine"} {
-		if srv.requests[mode] == 0 || srv.keys[mode] != srv.requests[mode] {
-			t.Errorf("control: %s got %d requests, %d with the canary key", mode, srv.requests[mode], srv.keys[mode])
+	for mode, want := range map[string]int{"deny": 1, "forbid": 1, "limit": 1, "broken": 2, "garbage": 2, "fine": 4} {
+		if srv.requests[mode] != want || srv.keys[mode] != srv.requests[mode] {
+			t.Errorf("control: %s got %d requests, %d with the canary key; want %d, all with it", mode, srv.requests[mode], srv.keys[mode], want)
 		}
 	}
 	srv.mu.Unlock()
@@ -431,7 +454,7 @@ echo '{"stance": "endorse_with_changes", "summary": "Rotate now; keep the old ke
 	// The reading commands, with and without --json, and a conclusion.
 	for _, args := range [][]string{
 		{"advisors"}, {"advisors", "--json"}, {"doctor"}, {"doctor", "--json"},
-		{"status"}, {"status", "--json"}, {"log"}, {"log", "--json"},
+		{"status"}, {"status", "--json"}, {"log"}, {"log", "--json"}, {"handover", "--derive"},
 	} {
 		r.git(0, nil, append([]string{"reason"}, args...)...)
 	}
@@ -454,7 +477,8 @@ echo '{"stance": "endorse_with_changes", "summary": "Rotate now; keep the old ke
 	// Every object, loose or packed, in full; then every file.
 	objects := r.git(0, nil, "cat-file", "--batch-all-objects", "--batch")
 	scan.objectBytes = len(objects)
-	for _, want := range []string{"authentication", "rate_limit", "unavailable", "malformed", "endorse_with_changes", "made-up-model-7"} {
+	for _, want := range []string{"authentication", "rate_limit", "unavailable", "malformed", "endorse_with_changes", "made-up-model-7",
+		"normalised-advice-http", "normalised-advice-exec"} {
 		if !bytes.Contains(objects, []byte(want)) {
 			t.Errorf("control: no git object holds %q: the scan of objects read nothing useful", want)
 		}
