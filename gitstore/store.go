@@ -277,7 +277,7 @@ func (s *Store) Append(ctx context.Context, task, head string, rec *record.Recor
 	if err != nil {
 		return "", taskConflict(task, err)
 	}
-	s.cacheAppended(task, commit.String(), prev, cacheEntry{Name: rec.FileName(), Blob: blob.String(), Record: data})
+	s.cacheAppended(task, commit.String(), prev, rec.FileName(), blob.String(), data)
 	return commit.String(), nil
 }
 

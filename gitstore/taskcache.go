@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -18,30 +19,28 @@ import (
 )
 
 // taskCacheMagic starts every task cache file; its number changes
-// whenever the cache's shape or meaning changes. Version 3: every record
-// in it passed record.ReadStored; records are length-prefixed.
-const taskCacheMagic = "git-reason task cache 3 "
+// whenever the cache's shape or meaning changes. Version 4: each record
+// is stored as its fields, as record.ReadStored parsed them.
+const taskCacheMagic = "git-reason task cache 4 "
 
-// taskCache is a task's records/ tree at one head, with each record's
-// JSON: .git/reason/tasks/<task>.records. Reading a task from it costs one
-// small file instead of a walk through go-git's packs, whose index go-git
-// loads whole, once per process. The ref is the truth: the cache is used
-// only when its head is the ref's; otherwise the head's tree is read from
-// git and only the records the cache lacks are read as blobs.
+// taskCache is a task's records/ tree at one head, with each record
+// parsed: .git/reason/tasks/<task>.records. Reading a task from it costs
+// one small file instead of a walk through go-git's packs, whose index
+// go-git loads whole, once per process, and no JSON parsing. The ref is
+// the truth: the cache is used only when its head is the ref's; otherwise
+// the head's tree is read from git and only the records the cache lacks
+// are read as blobs.
 //
-// The file is a line "git-reason task cache 3 <head>", then per entry a
-// line "<name> <blob> <length>" and the record's <length> bytes of JSON
-// and a newline: it is read and written without scanning the records'
-// JSON as a whole (each record is parsed once, by itself). A file that
-// does not parse exactly is no cache.
+// The file is a line "git-reason task cache 4 <head> <crc>" (crc: the
+// CRC-32C of the rest of the file, in hex), then per entry a
+// line "<name> <blob> <length>", <length> bytes holding the record's
+// fields (id, kind, task, created, actor, origin, clock, body, derived),
+// each as "<length>:<bytes>", and a newline. Every record in it passed
+// record.ReadStored when it was read from git, or was written by this
+// store. A file that does not parse exactly is no cache.
 type taskCache struct {
 	Head    string
 	Entries []cacheEntry // in tree order
-
-	// recs are the entries' records parsed, in the same order, once a
-	// cache is held in memory (never changed afterwards: loadTask hands
-	// out copies).
-	recs []*record.Record
 }
 
 // memTasks is how many tasks a Store keeps in memory, parsed, beside the
@@ -82,9 +81,9 @@ func (m *memCache) put(task string, c *taskCache) {
 }
 
 type cacheEntry struct {
-	Name   string
-	Blob   string
-	Record []byte
+	Name string
+	Blob string
+	Rec  *record.Record // never changed: loadTask hands out copies
 }
 
 func (s *Store) taskCachePath(task string) string {
@@ -102,25 +101,78 @@ func (s *Store) readTaskCache(task string) *taskCache {
 // parseTaskCache reads a cache file, nil when it is not exactly one.
 func parseTaskCache(data []byte) *taskCache {
 	line, rest, ok := bytes.Cut(data, []byte{'\n'})
-	head, found := bytes.CutPrefix(line, []byte(taskCacheMagic))
-	if !ok || !found || len(head) != 40 || !isHex(string(head)) {
+	line, found := bytes.CutPrefix(line, []byte(taskCacheMagic))
+	head, sum, ok1 := bytes.Cut(line, []byte{' '})
+	if !ok || !found || !ok1 || len(head) != 40 || !isHex(string(head)) ||
+		string(sum) != strconv.FormatUint(uint64(crc32.Checksum(rest, castagnoli)), 16) {
 		return nil
 	}
 	c := &taskCache{Head: string(head)}
+	var recs []record.Record
 	for len(rest) > 0 {
 		line, rest, ok = bytes.Cut(rest, []byte{'\n'})
-		f := bytes.Fields(line)
-		if !ok || len(f) != 3 || len(f[1]) != 40 || !isHex(string(f[1])) {
+		name, line, ok1 := bytes.Cut(line, []byte{' '})
+		blob, size, ok2 := bytes.Cut(line, []byte{' '})
+		if !ok || !ok1 || !ok2 || len(blob) != 40 || !isHex(string(blob)) {
 			return nil
 		}
-		n, err := strconv.Atoi(string(f[2]))
+		n, err := strconv.Atoi(string(size))
 		if err != nil || n < 0 || n >= len(rest) || rest[n] != '\n' {
 			return nil
 		}
-		c.Entries = append(c.Entries, cacheEntry{Name: string(f[0]), Blob: string(f[1]), Record: rest[:n:n]})
+		if recs == nil {
+			recs = make([]record.Record, 0, bytes.Count(rest, []byte{'\n'})/2+1)
+		}
+		recs = append(recs, record.Record{})
+		if !decodeFields(rest[:n:n], &recs[len(recs)-1]) {
+			return nil
+		}
+		c.Entries = append(c.Entries, cacheEntry{Name: string(name), Blob: string(blob), Rec: &recs[len(recs)-1]})
 		rest = rest[n+1:]
 	}
 	return c
+}
+
+// field takes one "<length>:<bytes>" field off b.
+func field(b []byte) (f, rest []byte, ok bool) {
+	i := bytes.IndexByte(b, ':')
+	if i < 1 || i > 7 {
+		return nil, nil, false
+	}
+	n, err := strconv.Atoi(string(b[:i]))
+	if err != nil || n < 0 || n > len(b)-i-1 {
+		return nil, nil, false
+	}
+	return b[i+1 : i+1+n : i+1+n], b[i+1+n:], true
+}
+
+// decodeFields reads a record's fields as encodeFields wrote them.
+func decodeFields(b []byte, r *record.Record) bool {
+	var f [9][]byte
+	for i := range f {
+		var ok bool
+		if f[i], b, ok = field(b); !ok {
+			return false
+		}
+	}
+	clock, err := strconv.ParseInt(string(f[6]), 10, 64)
+	if err != nil || len(b) != 0 {
+		return false
+	}
+	*r = record.Record{ID: string(f[0]), Kind: record.Kind(f[1]), Task: string(f[2]), Created: string(f[3]),
+		Actor: string(f[4]), Origin: string(f[5]), Clock: clock, Body: f[7], Derived: f[8]}
+	return true
+}
+
+// encodeFields appends a record's fields, each "<length>:<bytes>".
+func encodeFields(buf []byte, r *record.Record) []byte {
+	var clock [20]byte
+	for _, f := range [...][]byte{[]byte(r.ID), []byte(r.Kind), []byte(r.Task), []byte(r.Created),
+		[]byte(r.Actor), []byte(r.Origin), strconv.AppendInt(clock[:0], r.Clock, 10), r.Body, r.Derived} {
+		buf = append(strconv.AppendInt(buf, int64(len(f)), 10), ':')
+		buf = append(buf, f...)
+	}
+	return buf
 }
 
 // writeTaskCache saves the cache; one that cannot be written is rebuilt
@@ -128,20 +180,28 @@ func parseTaskCache(data []byte) *taskCache {
 func (s *Store) writeTaskCache(task string, c *taskCache) {
 	size := len(taskCacheMagic) + 41
 	for _, e := range c.Entries {
-		size += len(e.Name) + len(e.Blob) + len(e.Record) + 16
+		r := e.Rec
+		size += len(e.Name) + len(e.Blob) + len(r.ID) + len(r.Kind) + len(r.Task) + len(r.Created) +
+			len(r.Actor) + len(r.Origin) + len(r.Body) + len(r.Derived) + 80
 	}
 	buf := make([]byte, 0, size)
-	buf = append(append(append(buf, taskCacheMagic...), c.Head...), '\n')
+	var fields []byte
 	for _, e := range c.Entries {
-		if strings.ContainsAny(e.Name, " \t\r\n\v\f") {
+		if strings.ContainsAny(e.Name, " \n") {
 			return // not a name the file can hold: no cache
 		}
+		fields = encodeFields(fields[:0], e.Rec)
 		buf = append(append(append(append(buf, e.Name...), ' '), e.Blob...), ' ')
-		buf = append(strconv.AppendInt(buf, int64(len(e.Record)), 10), '\n')
-		buf = append(append(buf, e.Record...), '\n')
+		buf = append(strconv.AppendInt(buf, int64(len(fields)), 10), '\n')
+		buf = append(append(buf, fields...), '\n')
 	}
-	_ = writeFileAtomic(s.taskCachePath(task), buf)
+	sum := strconv.FormatUint(uint64(crc32.Checksum(buf, castagnoli)), 16)
+	file := make([]byte, 0, len(taskCacheMagic)+len(c.Head)+len(sum)+2+len(buf))
+	file = append(append(append(append(append(file, taskCacheMagic...), c.Head...), ' '), sum...), '\n')
+	_ = writeFileAtomic(s.taskCachePath(task), append(file, buf...))
 }
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // loadTask returns the task's tree entries and records at head, from the
 // cache when it holds that head, else from git (reusing every record the
@@ -151,39 +211,25 @@ func (s *Store) loadTask(task, head string) (*taskCache, []*record.Record, error
 		return c, c.copyRecords(), nil
 	}
 	c := s.readTaskCache(task)
-	if c != nil && c.Head == head {
-		if c.parse() == nil {
-			s.mem.put(task, c)
-			return c, c.copyRecords(), nil
+	if c == nil || c.Head != head {
+		var err error
+		if c, err = s.readTask(task, head, c); err != nil {
+			return nil, nil, err
 		}
-		c = nil // a damaged file: nothing in it is reused
+		s.writeTaskCache(task, c)
 	}
-	c, err := s.readTask(task, head, c)
-	if err == nil {
-		err = c.parse()
-	}
-	if err != nil && c != nil {
-		// A record reused from a stale, damaged file: read them all.
-		if c, err = s.readTask(task, head, nil); err == nil {
-			err = c.parse()
-		}
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	s.writeTaskCache(task, c)
 	s.mem.put(task, c)
 	return c, c.copyRecords(), nil
 }
 
-// readTask reads the entries of head's records/ tree, taking the JSON of
-// each record old holds (by name and blob) from old and reading and
-// checking every other record from git.
+// readTask reads the entries of head's records/ tree, taking each record
+// old holds (by name and blob) from old and reading and checking every
+// other record from git.
 func (s *Store) readTask(task, head string, old *taskCache) (*taskCache, error) {
-	known := map[string][]byte{}
+	known := map[string]*record.Record{}
 	if old != nil {
 		for _, e := range old.Entries {
-			known[e.Name+"\x00"+e.Blob] = e.Record
+			known[e.Name+"\x00"+e.Blob] = e.Rec
 		}
 	}
 	tree, err := s.recordsTree(plumbing.NewHash(head))
@@ -192,43 +238,29 @@ func (s *Store) readTask(task, head string, old *taskCache) (*taskCache, error) 
 	}
 	c := &taskCache{Head: head, Entries: make([]cacheEntry, 0, len(tree.Entries))}
 	for _, e := range tree.Entries {
-		raw, ok := known[e.Name+"\x00"+e.Hash.String()]
+		rec, ok := known[e.Name+"\x00"+e.Hash.String()]
 		if !ok {
 			data, err := s.recordBlob(e)
 			if err != nil {
 				return nil, err
 			}
-			if _, err := record.ReadStored(task, e.Name, data); err != nil {
+			if rec, err = record.ReadStored(task, e.Name, data); err != nil {
 				return nil, fmt.Errorf("%s/%w", RecordsDir, err)
 			}
-			raw = data
 		}
-		c.Entries = append(c.Entries, cacheEntry{Name: e.Name, Blob: e.Hash.String(), Record: raw})
+		c.Entries = append(c.Entries, cacheEntry{Name: e.Name, Blob: e.Hash.String(), Rec: rec})
 	}
 	return c, nil
-}
-
-// parse fills in recs from the entries' JSON.
-func (c *taskCache) parse() error {
-	recs := make([]*record.Record, len(c.Entries))
-	all := make([]record.Record, len(c.Entries))
-	for i, e := range c.Entries {
-		if err := json.Unmarshal(e.Record, &all[i]); err != nil {
-			return fmt.Errorf("%s/%s: parse record: %w", RecordsDir, e.Name, err)
-		}
-		recs[i] = &all[i]
-	}
-	c.recs = recs
-	return nil
 }
 
 // copyRecords returns copies of the cache's records, which callers may
 // change without changing the cache.
 func (c *taskCache) copyRecords() []*record.Record {
-	out := make([]*record.Record, len(c.recs))
-	for i, r := range c.recs {
-		cp := *r
-		out[i] = &cp
+	out := make([]*record.Record, len(c.Entries))
+	all := make([]record.Record, len(c.Entries))
+	for i, e := range c.Entries {
+		all[i] = *e.Rec
+		out[i] = &all[i]
 	}
 	return out
 }
@@ -243,25 +275,25 @@ func (c *taskCache) treeEntries() []object.TreeEntry {
 }
 
 // cacheAppended records the task at its new head, prev plus the entry of
-// the record just appended, in the file and in memory (the record as a
-// later read parses it from the entry).
-func (s *Store) cacheAppended(task, head string, prev *taskCache, e cacheEntry) {
-	next := &taskCache{Head: head, Entries: make([]cacheEntry, 0, len(prev.Entries)+1),
-		recs: make([]*record.Record, 0, len(prev.Entries)+1)}
-	var cp record.Record
-	if err := json.Unmarshal(e.Record, &cp); err != nil {
+// the record just appended (data, its stored JSON, parsed as a later read
+// parses it), in the file and in memory.
+func (s *Store) cacheAppended(task, head string, prev *taskCache, name, blob string, data []byte) {
+	var rec record.Record
+	if err := json.Unmarshal(data, &rec); err != nil {
 		return // not cached: the next read takes it from git
 	}
+	e := cacheEntry{Name: name, Blob: blob, Rec: &rec}
+	next := &taskCache{Head: head, Entries: make([]cacheEntry, 0, len(prev.Entries)+1)}
 	placed := false
-	for i, old := range prev.Entries {
+	for _, old := range prev.Entries {
 		if !placed && e.Name < old.Name {
-			next.Entries, next.recs = append(next.Entries, e), append(next.recs, &cp)
+			next.Entries = append(next.Entries, e)
 			placed = true
 		}
-		next.Entries, next.recs = append(next.Entries, old), append(next.recs, prev.recs[i])
+		next.Entries = append(next.Entries, old)
 	}
 	if !placed {
-		next.Entries, next.recs = append(next.Entries, e), append(next.recs, &cp)
+		next.Entries = append(next.Entries, e)
 	}
 	s.writeTaskCache(task, next)
 	s.mem.put(task, next)
