@@ -2,9 +2,16 @@
 // refs/reasoning/tasks/<task>, one commit per record, each commit's tree
 // holding every record of the task so far under records/.
 //
-// Objects are written with go-git; refs are updated with git's own lockfile
-// protocol so that real git (update-ref, pack-refs, gc) and any number of
-// git reason processes never lose an update. The repository is located the
+// Objects are encoded and hashed with go-git and written as loose objects
+// the way git writes them (a temporary file renamed into objects/xx/,
+// read-only, not synced), in stored deflate blocks as core.looseCompression
+// 0 does; git gc compresses them when it packs. Refs are updated with
+// git's own lockfile protocol, the new value synced before it is renamed
+// into place and the directory synced after, so that real git (update-ref,
+// pack-refs, gc) and any number of git reason processes never lose an
+// update. What .git/reason/ caches (each task's records at its head, the
+// indexes across tasks) is keyed by ref heads and rebuilt from the refs
+// when stale or damaged. The repository is located the
 // way git locates it; of git configuration it reads only what that needs
 // (core.bare, core.worktree, extensions.worktreeConfig), with go-git's
 // decoder, or with git config for a file that decoder could misread.
