@@ -24,6 +24,10 @@
 // The cases run -runs times each after two warm-up runs, in a shuffled
 // order each round so that noise hits every case alike, and the program
 // prints each case's median, min and max, the ratios and the targets. With
+// -baseline REV adds the same assess as built from revision REV of this
+// module (git archive, then go build), in its own copy of the first
+// repository so that neither build's caches go stale under the other's
+// writes, timed in the same rounds: before and after from one run. With
 // -cpuprofile DIR it then profiles every case that missed its target, using
 // a build of the binary whose main writes a CPU profile (the same code, built
 // with go build -overlay: no file of the tree is changed), and prints the
@@ -53,6 +57,7 @@ type options struct {
 	profile   string
 	profRuns  int
 	seed      uint64
+	baseline  string
 	moduleDir string
 }
 
@@ -79,6 +84,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.StringVar(&o.profile, "cpuprofile", "", "profile every case that misses its target; profiles go to this directory")
 	fs.IntVar(&o.profRuns, "profile-runs", 40, "processes profiled per missed case (their profiles are merged)")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the per-round shuffle")
+	fs.StringVar(&o.baseline, "baseline", "", "also time assess as built from this git revision of the module, in a copy of the first repository, in the same rounds (before and after a change, from one run)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}

@@ -23,6 +23,7 @@ type benchCase struct {
 	name      string
 	dir       string
 	prog      string // run directly, found on the environment's PATH; "" runs git
+	bin       string // the directory of the git-reason it runs, when not the one under test
 	args      func(i int) []string
 	records   int   // repository size of an assess case, 0 otherwise
 	version   bool  // the startup case: git-reason --version
@@ -96,9 +97,15 @@ func median(d []time.Duration) time.Duration {
 // once, in an order shuffled per round.
 func (b *bench) measure(out io.Writer) ([]*benchCase, error) {
 	env := b.withPath(b.bin)
+	envOf := func(c *benchCase) []string {
+		if c.bin != "" {
+			return b.withPath(c.bin)
+		}
+		return env
+	}
 	for w := range warmups {
 		for _, c := range b.cases {
-			d, _, err := c.exec(env)
+			d, _, err := c.exec(envOf(c))
 			if err != nil {
 				return nil, err
 			}
@@ -113,7 +120,7 @@ func (b *bench) measure(out io.Writer) ([]*benchCase, error) {
 	for range b.o.runs {
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		for _, c := range order {
-			d, cpu, err := c.exec(env)
+			d, cpu, err := c.exec(envOf(c))
 			if err != nil {
 				return nil, err
 			}
@@ -138,9 +145,11 @@ type target struct {
 // report prints the table and the targets, and returns the cases that
 // missed theirs.
 func report(out io.Writer, o *options, cases []*benchCase) []*benchCase {
-	var notes, base, status, statusAll, contextCase, version, hello *benchCase
+	var notes, base, status, statusAll, contextCase, version, hello, baseline *benchCase
 	for _, c := range cases {
 		switch {
+		case c.bin != "":
+			baseline = c
 		case c.prog == helloProg:
 			hello = c
 		case c.version:
@@ -178,6 +187,10 @@ func report(out io.Writer, o *options, cases []*benchCase) []*benchCase {
 	}
 	fmt.Fprintf(out, "(wall-clock medians unless marked; × base: against %s; cold: the first, untimed run;\n"+
 		" cpu: median user+system time of git and what it ran, which load from other processes does not inflate)\n", base.name)
+	if baseline != nil {
+		fmt.Fprintf(out, "%s ÷ %s: %.2f× wall, %.2f× cpu\n", base.name, baseline.name,
+			ratio(base, baseline), float64(median(base.cpu))/float64(median(baseline.cpu)))
+	}
 
 	var targets []target
 	targets = append(targets, target{c: base, what: base.name + " ÷ git notes append",

@@ -119,6 +119,13 @@ func (b *bench) prepare(out io.Writer) error {
 		b.cases = append(b.cases, &benchCase{name: fmt.Sprintf("git reason assess (%d records)", n),
 			dir: dir, args: assessArgs, records: n})
 	}
+	if b.o.baseline != "" {
+		c, err := b.baselineCase(out, b.o.sizes[0])
+		if err != nil {
+			return err
+		}
+		b.cases = append(b.cases, c)
+	}
 	// status of every task, in the largest repository (target: 1,000 tasks,
 	// 50k records, within 1 s; report its peak memory).
 	largest := slices.Max(b.o.sizes)
@@ -343,4 +350,53 @@ func fill(w *record.Writer, task string, n int) error {
 		}
 	}
 	return nil
+}
+
+// baselineCase builds git-reason from revision -baseline of the module
+// into its own directory and copies the repository of n records for it:
+// the same assess, before a change, timed in the same rounds.
+func (b *bench) baselineCase(out io.Writer, n int) (*benchCase, error) {
+	start := time.Now()
+	rev, err := b.gitOut(b.o.moduleDir, "rev-parse", "--short", b.o.baseline+"^{commit}")
+	if err != nil {
+		return nil, err
+	}
+	src := filepath.Join(b.dir, "baseline-src")
+	if err := os.RemoveAll(src); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		return nil, err
+	}
+	// The module may lie below the repository's top: archive that prefix.
+	prefix, err := b.gitOut(b.o.moduleDir, "rev-parse", "--show-prefix")
+	if err != nil {
+		return nil, err
+	}
+	archive := exec.Command("sh", "-c", `git archive --format=tar "$1" | tar -x -C "$2"`, "sh", rev+":"+prefix, src)
+	archive.Dir = b.o.moduleDir
+	if out, err := archive.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("git archive %s: %v\n%s", rev, err, out)
+	}
+	bin := filepath.Join(b.dir, "bin-baseline")
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "git-reason"), "./cmd/git-reason")
+	build.Dir = src
+	if out, err := build.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("go build at %s: %v\n%s", rev, err, out)
+	}
+	repo := filepath.Join(b.dir, fmt.Sprintf("baseline-repo-%d", n))
+	if err := os.RemoveAll(repo); err != nil {
+		return nil, err
+	}
+	cp := exec.Command("cp", "-a", filepath.Join(b.dir, fmt.Sprintf("repo-%d", n)), repo)
+	if out, err := cp.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("copy the repository: %v\n%s", err, out)
+	}
+	// Neither build's task cache is the other's.
+	if err := os.RemoveAll(filepath.Join(repo, ".git", "reason")); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(out, "# built git-reason at %s and copied %s in %s\n", rev, filepath.Base(repo), since(start))
+	return &benchCase{name: fmt.Sprintf("git reason assess (%d records) at %s", n, rev),
+		dir: repo, args: assessArgs, bin: bin}, nil
 }

@@ -6,7 +6,8 @@
 # largest repository; prints medians and ratios.
 # Run from anywhere in the module; arguments go to the program
 # (-runs N, -sizes A,B,C, -status N, -dir DIR to keep and reuse the
-# generated repositories, -cpuprofile DIR to profile what misses its target).
+# generated repositories, -cpuprofile DIR to profile what misses its target,
+# -baseline REV to time assess as built from REV in the same rounds).
 set -eu
 cd "$(dirname "$0")/../.."
 exec go run ./bench/write "$@"
