@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/cpuguy83/go-md2man/v2/md2man"
 	"github.com/urfave/cli/v2"
 
 	"git-reason/cmd/git-reason/internal/ops"
@@ -76,111 +75,134 @@ func manDir() (string, error) {
 	return filepath.Join(home, ".local", "share", "man", "man1"), nil
 }
 
-// manPage renders git-reason(1): the command definitions as urfave/cli
-// documents them, then the sections only a person can write, and the
+// manPage renders git-reason(1) in roff: the command definitions (the
+// same the help prints), the sections only a person can write, and the
 // configuration table from the one list docs/CONFIGURATION.md prints too.
 func manPage(app *cli.App) ([]byte, error) {
-	doc := *app
-	doc.Name = "git-reason"
-	doc.Description = manDescription
-	doc.UsageText = "git reason [--profile P] COMMAND [OPTIONS] [ARGUMENTS...]"
-	var cmds []*cli.Command
+	var r roff
+	r.req("TH", "git-reason", "1", `""`, `"git reason"`, `"Git Manual"`)
+	r.req("nh")
+	r.req("ad", "l")
+	r.req("SH", "NAME")
+	r.line(`git-reason \- ` + esc(app.Usage))
+	r.req("SH", "SYNOPSIS")
+	r.req("nf")
+	r.line(bold("git reason") + " [" + bold("--profile") + " " + italic("P") + "] [" + bold("--no-pager") + "] " +
+		italic("COMMAND") + " [" + italic("OPTIONS") + "] [" + italic("ARGUMENTS") + "...]")
+	r.line(bold("git reason --version"))
+	r.req("fi")
+	r.req("SH", "DESCRIPTION")
+	r.para(manDescription)
+	r.req("SH", "GLOBAL OPTIONS")
+	for _, f := range app.Flags {
+		r.flagItem(f)
+	}
+	r.req("SH", "COMMANDS")
 	for _, c := range app.Commands {
-		if !c.Hidden && c.Name != "help" {
-			cmds = append(cmds, c)
+		manCommandSection(&r, "", c)
+	}
+	r.req("SH", "CONFIGURATION")
+	r.para("Read from git configuration (every scope, `git -c` on top); the environment and flags named win.")
+	for _, d := range settings.Docs {
+		r.item(inline(d.Key), fmt.Sprintf("%s. Default: %s. Read by: %s. Overrides: %s.", d.Type, d.Default, d.ReadBy, d.Overrides))
+	}
+	for _, s := range manSections {
+		r.req("SH", s.title)
+		for _, e := range s.entries {
+			if e.term == "" {
+				r.req("PP")
+				r.para(e.text)
+				continue
+			}
+			r.item(e.term, e.text)
+		}
+		if s.example != "" {
+			r.example(s.example)
 		}
 	}
-	doc.Commands = cmds
-	md, err := doc.ToMarkdown()
-	if err != nil {
-		return nil, err
+	return []byte(r.b.String()), nil
+}
+
+// manCommandSection writes one verb: how it is called, what it does and
+// its options, then each of its sub-verbs the same way.
+func manCommandSection(r *roff, parent string, c *cli.Command) {
+	if c.Hidden || c.Name == "help" {
+		return
 	}
-	var b strings.Builder
-	b.WriteString("% git-reason 1\n\n")
-	b.WriteString(md)
-	b.WriteString("\n# CONFIGURATION\n\nRead from git configuration (every scope, `git -c` on top); the environment and flags named win.\n\n")
-	for _, d := range settings.Docs {
-		fmt.Fprintf(&b, "**%s**\n\n: %s. Default: %s. Read by: %s. Overrides: %s.\n\n", strings.Trim(d.Key, "`"), d.Type, d.Default, d.ReadBy, d.Overrides)
+	name := strings.TrimSpace(parent + " " + c.Name)
+	if strings.Contains(name, " ") {
+		r.req("SS", `"`+esc(name)+`"`)
+	} else {
+		r.req("SS", esc(name))
 	}
-	b.WriteString(manTail)
-	return md2man.Render([]byte(b.String())), nil
+	if len(c.Subcommands) == 0 {
+		// ArgsUsage spells out the verb's arguments and options, as its help does.
+		r.line(strings.TrimSpace(bold("git reason "+name) + " " + esc(c.ArgsUsage)))
+		r.req("PP")
+	}
+	r.para(c.Usage + ".")
+	if c.Description != "" {
+		r.req("PP")
+		r.para(c.Description)
+	}
+	for _, f := range c.Flags {
+		if f.Names()[0] != "help" {
+			r.flagItem(f)
+		}
+	}
+	for _, sub := range c.Subcommands {
+		manCommandSection(r, name, sub)
+	}
 }
 
 const manDescription = `git reason keeps engineering reasoning as typed, schema-validated records in git: an assessment of what is uncertain, a plan computed from policy, consultations of advisors asked concurrently and blind, disagreements resolved with evidence, a conclusion, validations and attempts. Each task's records are commits on refs/reasoning/tasks/TASK, readable with plain git, shared through any git remote, and admitted by rule at every write and every pull.`
 
-const manTail = `
-# ENVIRONMENT
+// manSection is one hand-written section of the page: entries (a term in
+// roff and its text; no term: a paragraph), then an example typed as is.
+type manSection struct {
+	title   string
+	entries []manEntry
+	example string
+}
 
-**GIT_REASON_PROFILE**
-: the execution profile, when --profile is not given.
+type manEntry struct{ term, text string }
 
-**GIT_REASON_DISABLE**
-: advisor ids to switch off, replacing reason.disable.
+var manSections = []manSection{
+	{title: "ENVIRONMENT", entries: []manEntry{
+		{bold("GIT_REASON_PROFILE"), "the execution profile, when --profile is not given."},
+		{bold("GIT_REASON_DISABLE"), "advisor ids to switch off, replacing reason.disable."},
+		{bold("CI"), "when true and no profile is named, the ci profile (no advisor is asked)."},
+		{bold("NO_COLOR"), "when non-empty, no colour unless color.reason or color.ui says always."},
+		{bold("GIT_PAGER") + ", " + bold("PAGER"), "the pager, as for git."},
+		{bold("XDG_CONFIG_HOME") + ", " + bold("HOME"), "where the user overlay lives."},
+		{bold("XDG_DATA_HOME"), "where man --install writes."},
+		{bold("GIT_DIR") + ", " + bold("GIT_WORK_TREE") + ", " + bold("GIT_COMMON_DIR") + ", " + bold("GIT_CEILING_DIRECTORIES"), "which repository, as for git."},
+	}},
+	{title: "FILES", entries: []manEntry{
+		{bold(".reason/advisors.yaml"), "the repository's advisors, profiles and policy overlay, committed with the code."},
+		{bold("$XDG_CONFIG_HOME/git-reason/advisors.yaml"), "the user's overlay (default ~/.config/git-reason)."},
+		{bold(".git/reason/"), "this clone's journal of outcomes (circuits) and other local state; never shared."},
+		{bold("refs/reasoning/tasks/TASK"), "each task's history of records."},
+	}},
+	{title: "EXIT STATUS", entries: []manEntry{
+		{bold("0"), "done."},
+		{bold("1"), "failure: git or I/O failed, or what a verb observed failed (an advisor in consult, the command in validate --run); the outcome is still recorded."},
+		{bold("2"), "bad usage or input: an unknown verb or flag, a missing flag, a revision or record that does not exist; nothing is written."},
+		{bold("3"), "refused by a rule: admission, neutrality, verification; nothing is written."},
+	}},
+	{title: "EXAMPLES", entries: []manEntry{{"", "Assess, plan, review and conclude a decision; share tasks through a remote; install this page:"}},
+		example: `
+git reason assess db-migration --subject "Orders table migration" \
+  --question "Online or in a window?" --materiality material --reversibility costly
+git reason plan db-migration
+git reason consult db-migration
+git reason conclude db-migration --decision "Online, shadow table" --weigh ID=adopted:REASON
+git reason validate db-migration --run "make test"
+git reason log db-migration
 
-**CI**
-: when true and no profile is named, the ci profile (no advisor is asked).
+git reason sync origin
 
-**NO_COLOR**
-: when non-empty, no colour unless color.reason or color.ui says always.
-
-**GIT_PAGER**, **PAGER**
-: the pager, as for git.
-
-**XDG_CONFIG_HOME**, **HOME**
-: where the user overlay lives; **XDG_DATA_HOME**: where man --install writes.
-
-**GIT_DIR**, **GIT_WORK_TREE**, **GIT_COMMON_DIR**, **GIT_CEILING_DIRECTORIES**
-: which repository, as for git.
-
-# FILES
-
-**.reason/advisors.yaml**
-: the repository's advisors, profiles and policy overlay, committed with the code.
-
-**$XDG_CONFIG_HOME/git-reason/advisors.yaml**
-: the user's overlay (default ~/.config/git-reason).
-
-**.git/reason/**
-: this clone's journal of outcomes (circuits) and other local state; never shared.
-
-**refs/reasoning/tasks/TASK**
-: each task's history of records.
-
-# EXIT STATUS
-
-**0**
-: done.
-
-**1**
-: failure: git or I/O failed, or what a verb observed failed (an advisor in consult, the command in validate --run); the outcome is still recorded.
-
-**2**
-: bad usage or input: an unknown verb or flag, a missing flag, a revision or record that does not exist; nothing is written.
-
-**3**
-: refused by a rule: admission, neutrality, verification; nothing is written.
-
-# EXAMPLES
-
-Assess, plan, review and conclude a decision:
-
-    git reason assess db-migration --subject "Orders table migration" \
-      --question "Online or in a window?" --materiality material --reversibility costly
-    git reason plan db-migration
-    git reason consult db-migration
-    git reason conclude db-migration --decision "Online, shadow table" --weigh ID=adopted:REASON
-    git reason validate db-migration --run "make test"
-    git reason log db-migration
-
-Share tasks through a remote:
-
-    git reason sync origin
-
-Install this page:
-
-    git reason man --install
-
-# SEE ALSO
-
-git(1), git-config(1), docs/CONFIGURATION.md
-`
+git reason man --install
+`},
+	{title: "SEE ALSO", entries: []manEntry{{"", "git(1), git-config(1), docs/CONFIGURATION.md"}}},
+}
