@@ -11,7 +11,8 @@
 //     links by reading every task;
 //   - `git-reason --version` against a hello-world Go program the benchmark
 //     builds with the same toolchain, both run directly: what starting the
-//     program costs before it does anything.
+//     program costs before it does anything. -only startup times just these
+//     and the two before them (git notes append and the startup floor).
 //
 // Every write goes to an existing task holding -per-task records, so the
 // only thing that differs between sizes is the rest of the repository.
@@ -58,6 +59,7 @@ type options struct {
 	profRuns  int
 	seed      uint64
 	baseline  string
+	only      string // "startup": only the cases that time starting the program
 	moduleDir string
 }
 
@@ -85,6 +87,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.IntVar(&o.profRuns, "profile-runs", 40, "processes profiled per missed case (their profiles are merged)")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the per-round shuffle")
 	fs.StringVar(&o.baseline, "baseline", "", "also time assess as built from this git revision of the module, in a copy of the first repository, in the same rounds (before and after a change, from one run)")
+	fs.StringVar(&o.only, "only", "", "startup: time only git notes append, the startup floor, --version and hello world, in one repository of the first size")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -94,6 +97,9 @@ func parseFlags(args []string) (*options, error) {
 			return nil, fmt.Errorf("-sizes: %q is not a positive number", s)
 		}
 		o.sizes = append(o.sizes, n)
+	}
+	if o.only != "" && o.only != "startup" {
+		return nil, fmt.Errorf("-only: %q is not a group of cases (startup)", o.only)
 	}
 	if o.runs < 1 || o.perTask < 1 || o.status < 1 {
 		return nil, fmt.Errorf("-runs, -per-task and -status must be positive")

@@ -61,3 +61,39 @@ func TestSmall(t *testing.T) {
 		}
 	}
 }
+
+// TestStartupOnly runs -only startup: the start-up cases and their
+// targets, wall and CPU, and none of the write, status or context cases.
+func TestStartupOnly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs git; skipped with -short")
+	}
+	o, err := parseFlags([]string{"-only", "startup", "-runs", "2", "-sizes", "20", "-per-task", "10", "-dir", t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.Create(filepath.Join(t.TempDir(), "report"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run(o, out); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(out.Name())
+	report := string(data)
+	t.Logf("\n%s", report)
+	for _, row := range []string{"git notes --ref=x append", "(startup floor)", "git-reason --version ÷ hello-world Go program = ",
+		"git-reason --version ÷ hello-world Go program (CPU) = "} {
+		if !strings.Contains(report, row) {
+			t.Errorf("the report has no %q", row)
+		}
+	}
+	for _, row := range []string{"git reason assess", "git reason status", "git reason context"} {
+		if strings.Contains(report, row) {
+			t.Errorf("-only startup timed %q", row)
+		}
+	}
+	if _, err := parseFlags([]string{"-only", "writes"}); err == nil {
+		t.Error("-only writes was accepted")
+	}
+}

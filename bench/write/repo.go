@@ -116,6 +116,9 @@ func (b *bench) prepare(out io.Writer) error {
 				&benchCase{name: "git-reason --version", dir: dir, prog: "git-reason", args: versionArgs, version: true},
 				&benchCase{name: "hello-world Go program", dir: dir, prog: helloProg, args: noArgs})
 		}
+		if b.o.only == "startup" {
+			return nil
+		}
 		b.cases = append(b.cases, &benchCase{name: fmt.Sprintf("git reason assess (%d records)", n),
 			dir: dir, args: assessArgs, records: n})
 	}

@@ -7,7 +7,8 @@
 # Run from anywhere in the module; arguments go to the program
 # (-runs N, -sizes A,B,C, -status N, -dir DIR to keep and reuse the
 # generated repositories, -cpuprofile DIR to profile what misses its target,
-# -baseline REV to time assess as built from REV in the same rounds).
+# -baseline REV to time assess as built from REV in the same rounds,
+# -only startup to time only --version, hello world and the startup floor).
 set -eu
 cd "$(dirname "$0")/../.."
 exec go run ./bench/write "$@"
