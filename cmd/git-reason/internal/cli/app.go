@@ -356,7 +356,7 @@ func addJQ(cmd *cli.Command) {
 func isFlag(flags []cli.Flag, arg string) bool {
 	name, _, _ := strings.Cut(strings.TrimLeft(arg, "-"), "=")
 	for _, f := range flags {
-		for _, n := range f.Names() {
+		for _, n := range flagNames(f) {
 			if n == name {
 				return true
 			}
@@ -365,12 +365,38 @@ func isFlag(flags []cli.Flag, arg string) bool {
 	return false
 }
 
+// flagNames is f.Names() for the kinds of flag the verbs define, read from
+// their fields: urfave/cli's Names runs a regular expression over each
+// name, and addJQ looks at every flag of every verb on every start.
+func flagNames(f cli.Flag) []string {
+	var name string
+	var aliases []string
+	switch f := f.(type) {
+	case *cli.BoolFlag:
+		name, aliases = f.Name, f.Aliases
+	case *cli.StringFlag:
+		name, aliases = f.Name, f.Aliases
+	case *cli.StringSliceFlag:
+		name, aliases = f.Name, f.Aliases
+	case *cli.IntFlag:
+		name, aliases = f.Name, f.Aliases
+	case *cli.DurationFlag:
+		name, aliases = f.Name, f.Aliases
+	default:
+		return f.Names()
+	}
+	if len(aliases) == 0 {
+		return []string{name}
+	}
+	return append([]string{name}, aliases...)
+}
+
 // takesValue reports whether the flag named by arg (e.g. "--subject")
 // consumes the next argument.
 func takesValue(flags []cli.Flag, arg string) bool {
 	name := strings.TrimLeft(arg, "-")
 	for _, f := range flags {
-		for _, n := range f.Names() {
+		for _, n := range flagNames(f) {
 			if n != name {
 				continue
 			}

@@ -106,7 +106,7 @@ func manPage(app *cli.App) ([]byte, error) {
 	for _, d := range settings.Docs {
 		r.item(inline(d.Key), fmt.Sprintf("%s. Default: %s. Read by: %s. Overrides: %s.", d.Type, d.Default, d.ReadBy, d.Overrides))
 	}
-	for _, s := range manSections {
+	for _, s := range manSections() {
 		r.req("SH", s.title)
 		for _, e := range s.entries {
 			if e.term == "" {
@@ -167,31 +167,34 @@ type manSection struct {
 
 type manEntry struct{ term, text string }
 
-var manSections = []manSection{
-	{title: "ENVIRONMENT", entries: []manEntry{
-		{bold("GIT_REASON_PROFILE"), "the execution profile, when --profile is not given."},
-		{bold("GIT_REASON_DISABLE"), "advisor ids to switch off, replacing reason.disable."},
-		{bold("CI"), "when true and no profile is named, the ci profile (no advisor is asked)."},
-		{bold("NO_COLOR"), "when non-empty, no colour unless color.reason or color.ui says always."},
-		{bold("GIT_PAGER") + ", " + bold("PAGER"), "the pager, as for git."},
-		{bold("XDG_CONFIG_HOME") + ", " + bold("HOME"), "where the user overlay lives."},
-		{bold("XDG_DATA_HOME"), "where man --install writes."},
-		{bold("GIT_DIR") + ", " + bold("GIT_WORK_TREE") + ", " + bold("GIT_COMMON_DIR") + ", " + bold("GIT_CEILING_DIRECTORIES"), "which repository, as for git."},
-	}},
-	{title: "FILES", entries: []manEntry{
-		{bold(".reason/advisors.yaml"), "the repository's advisors, profiles and policy overlay, committed with the code."},
-		{bold("$XDG_CONFIG_HOME/git-reason/advisors.yaml"), "the user's overlay (default ~/.config/git-reason)."},
-		{bold(".git/reason/"), "this clone's journal of outcomes (circuits) and other local state; never shared."},
-		{bold("refs/reasoning/tasks/TASK"), "each task's history of records."},
-	}},
-	{title: "EXIT STATUS", entries: []manEntry{
-		{bold("0"), "done."},
-		{bold("1"), "failure: git or I/O failed, or what a verb observed failed (an advisor in consult, the command in validate --run); the outcome is still recorded."},
-		{bold("2"), "bad usage or input: an unknown verb or flag, a missing flag, a revision or record that does not exist; nothing is written."},
-		{bold("3"), "refused by a rule: admission, neutrality, verification; nothing is written."},
-	}},
-	{title: "EXAMPLES", entries: []manEntry{{"", "Assess, plan, review and conclude a decision; share tasks through a remote; install this page:"}},
-		example: `
+// manSections are built when the page is: bold() runs on each term, and
+// a package-level value would be built at start-up by every command.
+func manSections() []manSection {
+	return []manSection{
+		{title: "ENVIRONMENT", entries: []manEntry{
+			{bold("GIT_REASON_PROFILE"), "the execution profile, when --profile is not given."},
+			{bold("GIT_REASON_DISABLE"), "advisor ids to switch off, replacing reason.disable."},
+			{bold("CI"), "when true and no profile is named, the ci profile (no advisor is asked)."},
+			{bold("NO_COLOR"), "when non-empty, no colour unless color.reason or color.ui says always."},
+			{bold("GIT_PAGER") + ", " + bold("PAGER"), "the pager, as for git."},
+			{bold("XDG_CONFIG_HOME") + ", " + bold("HOME"), "where the user overlay lives."},
+			{bold("XDG_DATA_HOME"), "where man --install writes."},
+			{bold("GIT_DIR") + ", " + bold("GIT_WORK_TREE") + ", " + bold("GIT_COMMON_DIR") + ", " + bold("GIT_CEILING_DIRECTORIES"), "which repository, as for git."},
+		}},
+		{title: "FILES", entries: []manEntry{
+			{bold(".reason/advisors.yaml"), "the repository's advisors, profiles and policy overlay, committed with the code."},
+			{bold("$XDG_CONFIG_HOME/git-reason/advisors.yaml"), "the user's overlay (default ~/.config/git-reason)."},
+			{bold(".git/reason/"), "this clone's journal of outcomes (circuits) and other local state; never shared."},
+			{bold("refs/reasoning/tasks/TASK"), "each task's history of records."},
+		}},
+		{title: "EXIT STATUS", entries: []manEntry{
+			{bold("0"), "done."},
+			{bold("1"), "failure: git or I/O failed, or what a verb observed failed (an advisor in consult, the command in validate --run); the outcome is still recorded."},
+			{bold("2"), "bad usage or input: an unknown verb or flag, a missing flag, a revision or record that does not exist; nothing is written."},
+			{bold("3"), "refused by a rule: admission, neutrality, verification; nothing is written."},
+		}},
+		{title: "EXAMPLES", entries: []manEntry{{"", "Assess, plan, review and conclude a decision; share tasks through a remote; install this page:"}},
+			example: `
 git reason assess db-migration --subject "Orders table migration" \
   --question "Online or in a window?" --materiality material --reversibility costly
 git reason plan db-migration
@@ -204,5 +207,6 @@ git reason sync origin
 
 git reason man --install
 `},
-	{title: "SEE ALSO", entries: []manEntry{{"", "git(1), git-config(1), docs/CONFIGURATION.md"}}},
+		{title: "SEE ALSO", entries: []manEntry{{"", "git(1), git-config(1), docs/CONFIGURATION.md"}}},
+	}
 }

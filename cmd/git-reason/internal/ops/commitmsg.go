@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"git-reason/gitstore"
 	"git-reason/record"
@@ -93,14 +94,16 @@ func (e *Session) CommitMsgEmpty(ctx context.Context, file string) (bool, error)
 		return false, err
 	}
 	for _, l := range messageLines(string(data), comment) {
-		if !reTrailerLine.MatchString(l) {
+		if !reTrailerLine().MatchString(l) {
 			return false, nil
 		}
 	}
 	return true, nil
 }
 
-var reTrailerLine = regexp.MustCompile(`(?i)^` + TrailerKey + `\s*:`)
+// reTrailerLine is compiled on first use: a package-level regular
+// expression is compiled at start-up by every command.
+var reTrailerLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^` + TrailerKey + `\s*:`) })
 
 // messageLines are the lines of a commit message git keeps: no comment
 // lines, nothing from the scissors line on, no blank lines.

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // commitRange is a range of commits resolved by git.
@@ -17,8 +18,9 @@ type commitRange struct {
 	symmetric bool   // A...B: the commits of either side, not both
 }
 
-// objectName is a full object name, SHA-1 or SHA-256.
-var objectName = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
+// objectName matches a full object name, SHA-1 or SHA-256; compiled on
+// first use, not at start-up.
+var objectName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`) })
 
 // rangeCommit is one commit of a range and the tasks its trailers name.
 type rangeCommit struct {
@@ -73,7 +75,7 @@ func (e *Session) resolveRange(ctx context.Context, spec string) (*commitRange, 
 			strings.ReplaceAll(err.Error(), "^{commit}", ""), spec)
 	}
 	hashes := strings.Fields(out)
-	if len(hashes) < 2 || !objectName.MatchString(hashes[0]) || !objectName.MatchString(hashes[1]) {
+	if len(hashes) < 2 || !objectName().MatchString(hashes[0]) || !objectName().MatchString(hashes[1]) {
 		return nil, fmt.Errorf("range %q: git rev-parse printed %q", spec, out)
 	}
 	rg.base, rg.head = hashes[0], hashes[1]

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"git-reason/record"
 )
@@ -202,12 +203,13 @@ func contextAssessment(b *strings.Builder, a *record.ContextAssessment) {
 	}
 }
 
-var fullHash = regexp.MustCompile(`^[0-9a-f]{40}$`)
+// fullHash is compiled on first use, not at start-up.
+var fullHash = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{40}$`) })
 
 // commit shows a full hash bare, so that a forge links it to the commit;
 // anything else a record holds is inert text.
 func commit(h string) string {
-	if fullHash.MatchString(h) {
+	if fullHash().MatchString(h) {
 		return h
 	}
 	return md(h)
