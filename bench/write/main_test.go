@@ -62,13 +62,14 @@ func TestSmall(t *testing.T) {
 	}
 }
 
-// TestStartupOnly runs -only startup: the start-up cases and their
-// targets, wall and CPU, and none of the write, status or context cases.
+// TestStartupOnly runs -only startup with -baseline: the start-up cases
+// and their targets, wall and CPU, --version as built from HEAD beside
+// them, and none of the write, status or context cases.
 func TestStartupOnly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs git; skipped with -short")
 	}
-	o, err := parseFlags([]string{"-only", "startup", "-runs", "2", "-sizes", "20", "-per-task", "10", "-dir", t.TempDir()})
+	o, err := parseFlags([]string{"-only", "startup", "-baseline", "HEAD", "-runs", "2", "-sizes", "20", "-per-task", "10", "-dir", t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,8 @@ func TestStartupOnly(t *testing.T) {
 	report := string(data)
 	t.Logf("\n%s", report)
 	for _, row := range []string{"git notes --ref=x append", "(startup floor)", "git-reason --version ÷ hello-world Go program = ",
-		"git-reason --version ÷ hello-world Go program (CPU) = "} {
+		"git-reason --version ÷ hello-world Go program (CPU) = ", "git-reason --version at ",
+		"git-reason --version ÷ hello-world Go program: "} {
 		if !strings.Contains(report, row) {
 			t.Errorf("the report has no %q", row)
 		}

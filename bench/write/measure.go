@@ -24,6 +24,7 @@ type benchCase struct {
 	dir       string
 	prog      string // run directly, found on the environment's PATH; "" runs git
 	bin       string // the directory of the git-reason it runs, when not the one under test
+	rev       string // the revision that git-reason was built from, with bin
 	args      func(i int) []string
 	records   int   // repository size of an assess case, 0 otherwise
 	version   bool  // the startup case: git-reason --version
@@ -145,9 +146,11 @@ type target struct {
 // report prints the table and the targets, and returns the cases that
 // missed theirs.
 func report(out io.Writer, o *options, cases []*benchCase) []*benchCase {
-	var notes, base, status, statusAll, contextCase, version, hello, baseline *benchCase
+	var notes, base, status, statusAll, contextCase, version, hello, baseline, versionBefore *benchCase
 	for _, c := range cases {
 		switch {
+		case c.bin != "" && c.version:
+			versionBefore = c
 		case c.bin != "":
 			baseline = c
 		case c.prog == helloProg:
@@ -194,6 +197,12 @@ func report(out io.Writer, o *options, cases []*benchCase) []*benchCase {
 	if baseline != nil {
 		fmt.Fprintf(out, "%s ÷ %s: %.2f× wall, %.2f× cpu\n", base.name, baseline.name,
 			ratio(base, baseline), float64(median(base.cpu))/float64(median(baseline.cpu)))
+	}
+	if versionBefore != nil {
+		for _, c := range []*benchCase{version, versionBefore} {
+			fmt.Fprintf(out, "%s ÷ %s: %.2f× wall, %.2f× cpu\n", c.name, hello.name,
+				ratio(c, hello), float64(median(c.cpu))/float64(median(hello.cpu)))
+		}
 	}
 
 	var targets []target

@@ -117,7 +117,7 @@ func (b *bench) prepare(out io.Writer) error {
 				&benchCase{name: "hello-world Go program", dir: dir, prog: helloProg, args: noArgs})
 		}
 		if b.o.only == "startup" {
-			return nil
+			break
 		}
 		b.cases = append(b.cases, &benchCase{name: fmt.Sprintf("git reason assess (%d records)", n),
 			dir: dir, args: assessArgs, records: n})
@@ -127,7 +127,16 @@ func (b *bench) prepare(out io.Writer) error {
 		if err != nil {
 			return err
 		}
-		b.cases = append(b.cases, c)
+		if b.o.only != "startup" {
+			b.cases = append(b.cases, c)
+		}
+		// --version as built from the same revision, run directly too:
+		// start-up before and after a change, from one run.
+		b.cases = append(b.cases, &benchCase{name: "git-reason --version at " + c.rev, dir: base,
+			prog: "git-reason", args: versionArgs, bin: c.bin, version: true, rev: c.rev})
+	}
+	if b.o.only == "startup" {
+		return nil
 	}
 	// status of every task, in the largest repository (target: 1,000 tasks,
 	// 50k records, within 1 s; report its peak memory).
@@ -401,5 +410,5 @@ func (b *bench) baselineCase(out io.Writer, n int) (*benchCase, error) {
 	}
 	fmt.Fprintf(out, "# built git-reason at %s and copied %s in %s\n", rev, filepath.Base(repo), since(start))
 	return &benchCase{name: fmt.Sprintf("git reason assess (%d records) at %s", n, rev),
-		dir: repo, args: assessArgs, bin: bin}, nil
+		dir: repo, args: assessArgs, bin: bin, rev: rev}, nil
 }
