@@ -90,7 +90,7 @@ func runMCP(ctx context.Context, o *mcpOptions) error {
 			Note:  func(line string) { fmt.Fprintf(o.Err, "git reason: %s\n", line) },
 			Ready: func(url string) { fmt.Fprintf(o.Err, "git reason: serving MCP on %s\n", url) }})
 	}
-	t := &mcp.IOTransport{Reader: io.NopCloser(o.In), Writer: nopWriteCloser{o.Out}}
+	t := mcpserver.Stdio(io.NopCloser(o.In), nopWriteCloser{o.Out})
 	if err := srv.Run(ctx, t); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
 		return fmt.Errorf("mcp: %w", err)
 	}

@@ -27,8 +27,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"git-reason/cmd/git-reason/internal/cli"
 	"git-reason/cmd/git-reason/internal/mcpserver"
 	"git-reason/cmd/git-reason/internal/ops"
@@ -78,7 +76,7 @@ func benchServer(b *testing.B, dir string) *pipeClient {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = srv.Run(ctx, &mcp.IOTransport{Reader: inR, Writer: outW})
+		_ = srv.Run(ctx, mcpserver.Stdio(inR, outW)) // as 'git reason mcp' serves stdio
 	}()
 	b.Cleanup(func() { inW.Close(); cancel(); <-done })
 	c := &pipeClient{in: inW, out: bufio.NewReaderSize(outR, 1<<20)}

@@ -44,6 +44,11 @@
 // and the outcomes are recorded as cancelled, as Ctrl-C does. Each task's
 // markdown report is a resource, reason://task/{task}, listed and readable.
 //
+// Over stdio (Stdio) results are written as the SDK encoded them, not
+// encoded a second time inside their envelope: the same bytes, written in
+// about half the time for tools/list, whose answer is some 40 KB of
+// schemas.
+//
 // Calls on the shared repository session are serialised; consult opens a
 // session of its own so that other calls go on while advisors answer.
 package mcpserver

@@ -1,0 +1,79 @@
+package mcpserver
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Stdio writes what the SDK's own IOTransport writes, byte for byte:
+// results (of every id type), tool errors, JSON-RPC errors, and, once the
+// client has sent a batch, the batch's answer and everything after it.
+func TestStdioWritesWhatTheSDKWrites(t *testing.T) {
+	dir := newRepo(t)
+	requests := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":"two","method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"status","arguments":{"task":"T-9"}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"nope","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"assess","arguments":{"task":"T-1","subject":"<b> & \"é\"","question":"q?","materiality":"trivial","reversibility":"reversible"}}}`,
+		`{"jsonrpc":"2.0","id":6,"method":"ping"}`,
+		`[{"jsonrpc":"2.0","id":7,"method":"ping"},{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"schema","arguments":{"kind":"plan"}}}]`,
+		`{"jsonrpc":"2.0","id":9,"method":"tools/list"}`,
+	}
+	run := func(transport func(io.ReadCloser, io.WriteCloser) mcp.Transport) []string {
+		ctx := context.Background()
+		srv, err := New(ctx, Options{Dir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		inR, inW := io.Pipe()
+		outR, outW := io.Pipe()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_ = srv.Run(ctx, transport(inR, outW))
+		}()
+		rd := bufio.NewReaderSize(outR, 1<<20)
+		var lines []string
+		for _, req := range requests {
+			if _, err := inW.Write([]byte(req + "\n")); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(req, `"id"`) {
+				continue
+			}
+			line, err := rd.ReadString('\n')
+			if err != nil {
+				t.Fatalf("%s: %v", req, err)
+			}
+			lines = append(lines, line)
+		}
+		inW.Close()
+		outR.Close()
+		<-done
+		return lines
+	}
+	sdk := run(func(r io.ReadCloser, w io.WriteCloser) mcp.Transport { return &mcp.IOTransport{Reader: r, Writer: w} })
+	ours := run(Stdio)
+	if len(ours) != len(sdk) {
+		t.Fatalf("%d answers, the SDK's transport gave %d", len(ours), len(sdk))
+	}
+	// The assessment's id, origin, time, clock and commit differ between
+	// the two runs.
+	varying := regexp.MustCompile(`[0-9A-Za-z]{26}|\d{4}-\d\d-\d\dT[0-9:.]+Z|[0-9a-f]{12,40}|"clock":\d+`)
+	for i := range sdk {
+		if a, b := varying.ReplaceAllString(ours[i], "_"), varying.ReplaceAllString(sdk[i], "_"); a != b {
+			t.Errorf("answer %d differs:\nours %.400s\nsdk  %.400s", i, a, b)
+		}
+	}
+	if !strings.HasPrefix(sdk[6], "[") {
+		t.Errorf("the batch was not answered as a batch: %.200s", sdk[6])
+	}
+}
