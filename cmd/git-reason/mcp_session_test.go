@@ -8,7 +8,8 @@ import (
 
 // Through the binary, served from another directory with --repo: the
 // capabilities prepare_session negotiates come from what the client
-// declared in initialize (elicitation, roots) and the facts it states,
+// declared in initialize (elicitation, roots, the tasks extension) and the
+// facts it states,
 // false otherwise; a stated fact wins over a declared one; and a status
 // carries suggested_next_tools only while native_tool_search is false.
 func TestMCPDeclaredCapabilities(t *testing.T) {
@@ -23,8 +24,9 @@ func TestMCPDeclaredCapabilities(t *testing.T) {
 		want     string // capabilities and the sources that differ from default
 		suggests bool
 	}{
-		{"declared", map[string]any{"elicitation": map[string]any{}, "roots": map[string]any{"listChanged": true}}, map[string]any{},
-			"workspace_binding=true(initialize) approval_or_elicitation=true(initialize)", true},
+		{"declared", map[string]any{"elicitation": map[string]any{}, "roots": map[string]any{"listChanged": true},
+			"extensions": map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}}}, map[string]any{},
+			"mcp_tasks=true(initialize) workspace_binding=true(initialize) approval_or_elicitation=true(initialize)", true},
 		{"stated over declared", map[string]any{"elicitation": map[string]any{}}, map[string]any{"approval_or_elicitation": false, "native_tool_search": true, "native_worktrees": true},
 			"native_tool_search=true(stated) native_worktrees=true(stated) approval_or_elicitation=false(stated)", false},
 		{"nothing said", map[string]any{}, map[string]any{}, "", true},

@@ -163,6 +163,10 @@ func TestNegotiate(t *testing.T) {
 			map[string]string{"approval_or_elicitation": fromStated, "native_tool_search": fromStated}},
 		{"tasks extension", nil, &mcp.ClientCapabilities{Extensions: map[string]any{"tasks": map[string]any{}}}, HostCapabilities{MCPTasks: true},
 			map[string]string{"mcp_tasks": fromInitialize}},
+		{"tasks extension by its identifier", nil, &mcp.ClientCapabilities{Extensions: map[string]any{TasksExtension: map[string]any{}}},
+			HostCapabilities{MCPTasks: true}, map[string]string{"mcp_tasks": fromInitialize}},
+		{"another extension", nil, &mcp.ClientCapabilities{Extensions: map[string]any{"io.modelcontextprotocol/ui": map[string]any{}}},
+			HostCapabilities{}, map[string]string{"mcp_tasks": fromDefault}},
 	}
 	for _, c := range cases {
 		got := negotiate(c.stated, c.client)
@@ -479,6 +483,30 @@ func TestRecoveryActions(t *testing.T) {
 		actions, _ := json.Marshal(te.RecoveryActions)
 		if got := te.Code + " " + string(actions); !bad || got != c.want {
 			t.Errorf("%s %v: %s, want %s", c.tool, c.args, got, c.want)
+		}
+	}
+}
+
+// Each task's report is a resource, listed and readable; a task that has no
+// records, or a URI that names no task, is not found.
+func TestTaskReportResources(t *testing.T) {
+	cs := connect(t, newRepo(t), nil)
+	ctx := context.Background()
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "assess", Arguments: map[string]any{"task": "a/b", "subject": "s",
+		"question": "q?", "materiality": "trivial", "reversibility": "reversible"}}); err != nil {
+		t.Fatal(err)
+	}
+	list, err := cs.ListResources(ctx, nil)
+	if err != nil || len(list.Resources) != 1 || list.Resources[0].URI != "reason://task/a%2Fb" || list.Resources[0].MIMEType != "text/markdown" {
+		t.Fatalf("resources/list: %v %+v", err, list)
+	}
+	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: list.Resources[0].URI})
+	if err != nil || !strings.Contains(res.Contents[0].Text, "# Reasoning: a/b") {
+		t.Fatalf("resources/read: %v %+v", err, res)
+	}
+	for _, uri := range []string{"reason://task/nope", "reason://task/..%2F..", "reason://task/"} {
+		if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri}); err == nil || !strings.Contains(err.Error(), "not found") {
+			t.Errorf("%s: %v, want not found", uri, err)
 		}
 	}
 }

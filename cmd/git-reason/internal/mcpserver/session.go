@@ -47,8 +47,10 @@ type Negotiated struct {
 // negotiate builds the capabilities from the facts stated (name → value;
 // absent means not stated) and the client's initialize capabilities. A
 // stated fact wins; otherwise what initialize declared (elicitation means
-// approval_or_elicitation, roots means workspace_binding, a "tasks"
-// experimental or extension entry means mcp_tasks); otherwise false.
+// approval_or_elicitation, roots means workspace_binding, the tasks
+// extension (TasksExtension, or "tasks") among the extensions or the
+// experimental capabilities means mcp_tasks); otherwise false. A top-level
+// "tasks" capability is not seen: the SDK does not decode it.
 func negotiate(stated map[string]bool, client *mcp.ClientCapabilities) Negotiated {
 	declared := map[string]bool{}
 	if client != nil {
@@ -58,11 +60,13 @@ func negotiate(stated map[string]bool, client *mcp.ClientCapabilities) Negotiate
 		if client.RootsV2 != nil {
 			declared["workspace_binding"] = true
 		}
-		if _, ok := client.Experimental["tasks"]; ok {
-			declared["mcp_tasks"] = true
-		}
-		if _, ok := client.Extensions["tasks"]; ok {
-			declared["mcp_tasks"] = true
+		for _, key := range []string{"tasks", TasksExtension} {
+			if _, ok := client.Experimental[key]; ok {
+				declared["mcp_tasks"] = true
+			}
+			if _, ok := client.Extensions[key]; ok {
+				declared["mcp_tasks"] = true
+			}
 		}
 	}
 	values := map[string]bool{}
@@ -83,6 +87,10 @@ func negotiate(stated map[string]bool, client *mcp.ClientCapabilities) Negotiate
 	_ = json.Unmarshal(raw, &out.Capabilities)
 	return out
 }
+
+// TasksExtension is the identifier under which a client declares MCP tasks
+// among its capabilities' extensions.
+const TasksExtension = "io.modelcontextprotocol/tasks"
 
 // sessions keeps each session's negotiated capabilities.
 type sessions struct {
