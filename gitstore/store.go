@@ -39,6 +39,7 @@ type Store struct {
 	longReads bool
 	skipped   sync.Map // task -> struct{}: OnSkip was told
 	mem       memCache // the tasks this process has in hand, by head
+	behind    writeBehind
 }
 
 // Skip reports a task whose history does not read to OnSkip, once per

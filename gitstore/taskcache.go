@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -220,7 +221,7 @@ func (s *Store) loadTask(task, head string) (*taskCache, []*record.Record, error
 		if c, err = s.readTask(task, head, c); err != nil {
 			return nil, nil, err
 		}
-		s.writeTaskCache(task, c)
+		s.saveTaskCache(task, c)
 	}
 	s.mem.put(task, c)
 	return c, c.copyRecords(), nil
@@ -299,6 +300,68 @@ func (s *Store) cacheAppended(task, head string, prev *taskCache, name, blob str
 	if !placed {
 		next.Entries = append(next.Entries, e)
 	}
-	s.writeTaskCache(task, next)
+	s.saveTaskCache(task, next)
 	s.mem.put(task, next)
+}
+
+// saveTaskCache writes the task's cache file now, or, once WriteBehind
+// is set, soon after: a long-running process (the MCP server) reads the
+// task from memory meanwhile, and another process finding the file stale
+// reads the records it lacks from git, as it would after any write by
+// someone else.
+func (s *Store) saveTaskCache(task string, c *taskCache) {
+	b := &s.behind
+	b.mu.Lock()
+	if b.delay <= 0 {
+		b.mu.Unlock()
+		s.writeTaskCache(task, c)
+		return
+	}
+	if b.pending == nil {
+		b.pending = map[string]*taskCache{}
+	}
+	b.pending[task] = c // the latest wins: it holds the newest head
+	if b.timer == nil {
+		b.timer = time.AfterFunc(b.delay, s.Flush)
+	}
+	b.mu.Unlock()
+}
+
+// writeBehind is the task caches waiting to be written, by task.
+type writeBehind struct {
+	mu      sync.Mutex
+	delay   time.Duration
+	pending map[string]*taskCache
+	timer   *time.Timer
+	writing sync.Mutex // held while pending caches are written
+}
+
+// WriteBehind has the store write each task's cache file up to delay
+// after an append instead of during it (several appends to a task within
+// delay write it once), for a process that lives on between appends.
+// Such a process calls Flush before it exits; a cache it never writes is
+// rebuilt from the refs by the next reader.
+func (s *Store) WriteBehind(delay time.Duration) {
+	s.behind.mu.Lock()
+	s.behind.delay = delay
+	s.behind.mu.Unlock()
+}
+
+// Flush writes every task cache WriteBehind holds back, and returns once
+// they are written.
+func (s *Store) Flush() {
+	b := &s.behind
+	b.writing.Lock()
+	defer b.writing.Unlock()
+	b.mu.Lock()
+	pending := b.pending
+	b.pending = nil
+	if b.timer != nil {
+		b.timer.Stop()
+		b.timer = nil
+	}
+	b.mu.Unlock()
+	for task, c := range pending {
+		s.writeTaskCache(task, c)
+	}
 }

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"git-reason/gitstore"
 	"git-reason/record"
@@ -84,5 +86,50 @@ func TestTaskCacheDamaged(t *testing.T) {
 	}
 	if got := load(); got != want {
 		t.Errorf("with a stale task cache, a record broken: Load gives\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestTaskCacheWriteBehind: a store that writes its task caches behind
+// leaves the file as it was after an append, another store reads the task
+// whole from the ref meanwhile, and Flush writes the file at the new head.
+func TestTaskCacheWriteBehind(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := newRepo(t)
+	s, err := gitstore.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.WriteBehind(time.Hour)
+	w := &record.Writer{Store: s, Actor: "Cache Test <cache@example.com>", Origin: "origin-cache"}
+	path := filepath.Join(dir, ".git", "reason", "tasks", "T.records")
+	for i := range 3 {
+		if _, err := w.Append(ctx, "T", record.KindAssessment, []byte(fmt.Sprintf(
+			`{"subject":"s%d","question":"q","materiality":"trivial","reversibility":"reversible"}`, i))); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(path); !os.IsNotExist(err) {
+			t.Fatalf("after append %d, the task cache is written already (%v); want it held back", i, err)
+		}
+		other, err := gitstore.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, recs, err := other.Load(ctx, "T"); err != nil || len(recs) != i+1 {
+			t.Fatalf("another store reads %d records (%v) while the cache is held back; want %d", len(recs), err, i+1)
+		}
+		os.Remove(path) // what the other store wrote
+	}
+	s.Flush()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("Flush wrote no task cache: %v", err)
+	}
+	head, _, err := s.Load(ctx, "T")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.SplitN(string(data), "\n", 2)[0], head) {
+		t.Errorf("Flush wrote the cache at %q; want the head %s", strings.SplitN(string(data), "\n", 2)[0], head)
 	}
 }

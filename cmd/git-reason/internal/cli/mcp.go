@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime/debug"
 	"text/tabwriter"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
@@ -79,10 +80,13 @@ func runMCP(ctx context.Context, o *mcpOptions) error {
 			return ops.Usage("--repo %s: no such directory: give the repository's directory", o.Repo)
 		}
 	}
-	srv, err := mcpserver.New(ctx, mcpserver.Options{Dir: o.Repo, Version: moduleVersion()})
+	// A running server keeps the tasks it writes in memory: their cache
+	// files are written just after an append, not during it.
+	srv, err := mcpserver.New(ctx, mcpserver.Options{Dir: o.Repo, Version: moduleVersion(), CacheDelay: 100 * time.Millisecond})
 	if err != nil {
 		return err
 	}
+	defer srv.Close()
 	if o.HTTP != "" {
 		return srv.ServeHTTP(ctx, mcpserver.HTTPOptions{Listen: o.HTTP, TokenVar: o.TokenVar,
 			AllowHosts: o.AllowHosts.Value(), AllowOrigins: o.AllowOrigins.Value(), MaxInFlight: o.MaxInFlight,

@@ -67,7 +67,7 @@ type pipeClient struct {
 func benchServer(b *testing.B, dir string) *pipeClient {
 	b.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := mcpserver.New(ctx, mcpserver.Options{Dir: dir})
+	srv, err := mcpserver.New(ctx, mcpserver.Options{Dir: dir, CacheDelay: 100 * time.Millisecond}) // as git reason mcp runs it
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func benchServer(b *testing.B, dir string) *pipeClient {
 		defer close(done)
 		_ = srv.Run(ctx, mcpserver.Stdio(inR, outW)) // as 'git reason mcp' serves stdio
 	}()
-	b.Cleanup(func() { inW.Close(); cancel(); <-done })
+	b.Cleanup(func() { inW.Close(); cancel(); <-done; srv.Close() })
 	c := &pipeClient{in: inW, out: bufio.NewReaderSize(outR, 1<<20)}
 	c.call(b, "initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
 		"clientInfo": map[string]any{"name": "bench", "version": "1"}})

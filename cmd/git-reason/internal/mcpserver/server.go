@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -18,6 +19,11 @@ import (
 type Options struct {
 	Dir     string // the repository's directory (any directory inside it)
 	Version string // reported in initialize
+	// CacheDelay, when positive, lets each task's cache file under
+	// .git/reason/ be written up to this long after an append instead of
+	// during it (the server reads the task from memory meanwhile); Close
+	// writes what is still pending.
+	CacheDelay time.Duration
 }
 
 // Server serves one repository over MCP: every tool of share/tools.yaml,
@@ -72,6 +78,9 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{env: env, dir: opts.Dir, byVerb: map[string]string{}, tools: map[string]*tool{}}
+	if opts.CacheDelay > 0 {
+		env.Store.WriteBehind(opts.CacheDelay)
+	}
 	version := opts.Version
 	if version == "" {
 		version = "dev"
@@ -118,6 +127,9 @@ func (s *Server) SDK() *mcp.Server { return s.sdk }
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	return s.sdk.Run(ctx, t)
 }
+
+// Close writes the task caches CacheDelay holds back.
+func (s *Server) Close() { s.env.Store.Flush() }
 
 // sdkTool is the MCP tool a row declares: annotations from the policy (a
 // read tool is read-only; nothing is destructive, records being
