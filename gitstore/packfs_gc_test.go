@@ -37,7 +37,7 @@ func packNames(t *testing.T, r *Repo) []string {
 // A Storage whose pack index is already loaded still finds objects that a
 // later git run moved from loose files into a new pack.
 func TestStorageSeesPacksWrittenAfterIndexLoad(t *testing.T) {
-	sandboxGit(t)
+	t.Parallel()
 	r := discoverT(t, newTestRepo(t))
 	gitIn(t, r.WorkTree, "gc", "-q")
 	s := r.Storage()
@@ -65,7 +65,7 @@ func TestStorageSeesPacksWrittenAfterIndexLoad(t *testing.T) {
 // A Storage whose pack index is loaded keeps reading objects of a pack that
 // git repack -a -d consolidated away.
 func TestStorageSurvivesDeletedPack(t *testing.T) {
-	sandboxGit(t)
+	t.Parallel()
 	r := discoverT(t, newTestRepo(t))
 	blobs := writeBlobs(t, r, 10)
 	commitBlobs(t, r, "first", blobs)
@@ -94,6 +94,7 @@ func TestStorageSurvivesDeletedPack(t *testing.T) {
 }
 
 func TestPackFSHidesHalfWrittenAndVanishedPacks(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	h := strings.Repeat("12", 20)
 	writeTestFile(t, filepath.Join(dir, "objects", "pack", "pack-"+h+".pack"), "PACK")
@@ -138,6 +139,7 @@ func (e *enoentOnce) Rename(from, to string) error {
 }
 
 func TestPackFSRenameRetriesVanishedDirectory(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeTestFile(t, filepath.Join(dir, "objects", "pack", "tmp_obj_1"), "x")
 	fsys := &packFS{Filesystem: &enoentOnce{Filesystem: osfs.New(dir)}}
@@ -167,6 +169,7 @@ func (v *vanishOnce) ReadDir(name string) ([]os.FileInfo, error) {
 // go-git takes a "not exist" listing of objects/pack for "no packs": the
 // listing must be retried while the directory exists.
 func TestPackFSReadDirRetriesVanishedEntry(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	h := strings.Repeat("56", 20)
 	for _, ext := range []string{".pack", ".idx"} {
@@ -187,6 +190,7 @@ func TestPackFSReadDirRetriesVanishedEntry(t *testing.T) {
 // that go-git does not skip the repeat, and both resolve to the git dir
 // (go-git opens the parent of each entry as a .git directory).
 func TestPackFSSelfAlternates(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeTestFile(t, filepath.Join(dir, "objects", "info", "alternates"), "/elsewhere/objects\n")
 	fsys := &packFS{Filesystem: osfs.New(dir), objectsDir: filepath.Join(dir, "objects")}

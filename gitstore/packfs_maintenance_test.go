@@ -69,7 +69,7 @@ func looseObjectExists(r *Repo, h plumbing.Hash) bool {
 }
 
 func TestStorageWritesLooseObjectsGitAccepts(t *testing.T) {
-	sandboxGit(t)
+	t.Parallel()
 	r := discoverT(t, newTestRepo(t))
 	blobs := writeBlobs(t, r, 5)
 	for h, content := range blobs {
@@ -87,7 +87,7 @@ func TestStorageWritesLooseObjectsGitAccepts(t *testing.T) {
 }
 
 func TestStorageReadsAfterGC(t *testing.T) {
-	sandboxGit(t)
+	t.Parallel()
 	r := discoverT(t, newTestRepo(t))
 	blobs := writeBlobs(t, r, 20)
 	// Make them reachable so gc packs rather than prunes them.
@@ -112,7 +112,7 @@ func TestStorageReadsAfterGC(t *testing.T) {
 }
 
 func TestStorageReadsMaintenanceLoosePacks(t *testing.T) {
-	sandboxGit(t)
+	t.Parallel()
 	r := discoverT(t, newTestRepo(t))
 	blobs := writeBlobs(t, r, 20)
 	// The first run packs loose objects into loose-<h>.pack, the second
@@ -148,6 +148,7 @@ func TestStorageReadsMaintenanceLoosePacks(t *testing.T) {
 }
 
 func TestPackFSPrefersRealPack(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	h := strings.Repeat("ab", 20)
 	for _, n := range []string{"pack-" + h + ".pack", "loose-" + h + ".pack", "loose-" + h + ".idx", "other.keep"} {
@@ -186,7 +187,7 @@ func TestPackFSPrefersRealPack(t *testing.T) {
 }
 
 func TestStorageFollowsRelativeAlternates(t *testing.T) {
-	sandboxGit(t)
+	t.Parallel()
 	a := discoverT(t, newTestRepo(t))
 	blobs := writeBlobs(t, a, 3)
 	b := discoverT(t, newTestRepo(t))

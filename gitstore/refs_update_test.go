@@ -13,7 +13,6 @@ import (
 // refTestRepo returns a repository with two distinct commits to point refs at.
 func refTestRepo(t *testing.T) (r *Repo, c1, c2 string) {
 	t.Helper()
-	sandboxGit(t)
 	dir := newTestRepo(t)
 	r = discoverT(t, dir)
 	c1 = gitIn(t, dir, "rev-parse", "HEAD")
@@ -41,6 +40,7 @@ func assertRef(t *testing.T, r *Repo, name, want string) {
 }
 
 func TestUpdateRefCompareAndSwap(t *testing.T) {
+	t.Parallel()
 	r, c1, c2 := refTestRepo(t)
 	const name = "refs/reasoning/tasks/T-42"
 	assertRef(t, r, name, "")
@@ -70,6 +70,7 @@ func TestUpdateRefCompareAndSwap(t *testing.T) {
 }
 
 func TestUpdateRefPackedOnly(t *testing.T) {
+	t.Parallel()
 	r, c1, c2 := refTestRepo(t)
 	const name = "refs/reasoning/tasks/packed"
 	if err := r.UpdateRef(name, "", c1); err != nil {
@@ -97,6 +98,7 @@ func TestUpdateRefPackedOnly(t *testing.T) {
 }
 
 func TestReadRefPeeledAndSymbolic(t *testing.T) {
+	t.Parallel()
 	r, c1, _ := refTestRepo(t)
 	gitIn(t, r.WorkTree, "tag", "-a", "-m", "annotated", "v1")
 	gitIn(t, r.WorkTree, "pack-refs", "--all")
@@ -114,6 +116,7 @@ func TestReadRefPeeledAndSymbolic(t *testing.T) {
 }
 
 func TestCheckRefNameAgreesWithGit(t *testing.T) {
+	t.Parallel()
 	r, c1, _ := refTestRepo(t)
 	names := []string{
 		"refs/reasoning/tasks/T-42", "refs/reasoning/tasks/db.migration_2", "refs/a/b@c",
@@ -149,6 +152,7 @@ func TestCheckRefNameAgreesWithGit(t *testing.T) {
 // The refusal is a *RefConflictError whose text is git's own, checked
 // against what git update-ref says for the same ref, loose and packed.
 func TestUpdateRefDirectoryConflict(t *testing.T) {
+	t.Parallel()
 	r, c1, _ := refTestRepo(t)
 	refuse := func(name, existing string) {
 		t.Helper()
@@ -196,6 +200,7 @@ func TestUpdateRefDirectoryConflict(t *testing.T) {
 }
 
 func TestUpdateRefLocked(t *testing.T) {
+	t.Parallel()
 	r, c1, c2 := refTestRepo(t)
 	const name = "refs/reasoning/tasks/locked"
 	if err := r.UpdateRef(name, "", c1); err != nil {
@@ -227,6 +232,7 @@ func TestUpdateRefLocked(t *testing.T) {
 }
 
 func TestListRefs(t *testing.T) {
+	t.Parallel()
 	r, c1, c2 := refTestRepo(t)
 	var stdin strings.Builder
 	const n = 1200

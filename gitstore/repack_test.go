@@ -20,6 +20,7 @@ import (
 // process must still read the task and append to it, as git itself does by
 // rescanning objects/pack when an object is missing.
 func TestStoreSurvivesRepackAfterOpen(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not on PATH")
 	}

@@ -51,7 +51,7 @@ func sameRepo(t *testing.T, a, b Repo) bool {
 }
 
 func TestDiscover(t *testing.T) {
-	sandboxGit(t)
+	t.Parallel()
 	repo := newTestRepo(t)
 	sub := filepath.Join(repo, "a", "b")
 	if err := os.MkdirAll(sub, 0o755); err != nil {
@@ -92,7 +92,7 @@ func TestDiscover(t *testing.T) {
 }
 
 func TestDiscoverRelativeDot(t *testing.T) {
-	sandboxGit(t)
+	// t.Chdir: not in parallel.
 	repo := newTestRepo(t)
 	sub := filepath.Join(repo, "deep", "er")
 	if err := os.MkdirAll(sub, 0o755); err != nil {
@@ -103,7 +103,6 @@ func TestDiscoverRelativeDot(t *testing.T) {
 }
 
 func TestDiscoverEnvironment(t *testing.T) {
-	sandboxGit(t)
 	repo := newTestRepo(t)
 	elsewhere := evalPath(t, t.TempDir())
 	rel, err := filepath.Rel(elsewhere, filepath.Join(repo, ".git"))
@@ -140,7 +139,6 @@ func TestDiscoverEnvironment(t *testing.T) {
 }
 
 func TestDiscoverNotARepository(t *testing.T) {
-	sandboxGit(t)
 	root := evalPath(t, t.TempDir())
 	dir := filepath.Join(root, "x", "y")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -157,7 +155,6 @@ func TestDiscoverNotARepository(t *testing.T) {
 }
 
 func TestDiscoverCeiling(t *testing.T) {
-	sandboxGit(t)
 	repo := newTestRepo(t)
 	ceiling := filepath.Join(repo, "sub")
 	deep := filepath.Join(ceiling, "deep")
@@ -176,7 +173,7 @@ func TestDiscoverCeiling(t *testing.T) {
 }
 
 func TestDiscoverSparseCheckout(t *testing.T) {
-	sandboxGit(t)
+	t.Parallel()
 	repo := newTestRepo(t)
 	gitIn(t, repo, "sparse-checkout", "init", "--cone")
 	if v := gitIn(t, repo, "config", "extensions.worktreeConfig"); v != "true" {
@@ -204,8 +201,9 @@ func TestDiscoverSparseCheckout(t *testing.T) {
 // git accepts, some of which go-git's decoder refuses or misreads, and
 // requires Discover to see what git sees.
 func TestDiscoverConfigSyntax(t *testing.T) {
-	sandboxGit(t)
+	t.Parallel()
 	const version = "[core]\n\trepositoryformatversion = 0\n"
+	template := newTestRepo(t) // each case changes the config of a copy
 	for _, tc := range []struct{ name, config string }{
 		{"plain", "[core]\n\tbare = true\n"},
 		{"valueless", "[core]\n\tbare\n"},
@@ -220,7 +218,8 @@ func TestDiscoverConfigSyntax(t *testing.T) {
 		{"quoted worktree", "[core]\n\tworktree = \"../else where\" ; comment\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			repo := newTestRepo(t)
+			t.Parallel()
+			repo := copyTestRepo(t, template)
 			os.MkdirAll(filepath.Join(repo, "elsewhere"), 0o755)
 			os.MkdirAll(filepath.Join(repo, "else where"), 0o755)
 			config := tc.config
@@ -231,7 +230,7 @@ func TestDiscoverConfigSyntax(t *testing.T) {
 			assertDiscover(t, repo, gitView(t, repo))
 		})
 	}
-	repo := newTestRepo(t)
+	repo := copyTestRepo(t, template)
 	writeTestFile(t, filepath.Join(repo, ".git", "config"), "[core\n")
 	if _, err := Discover(repo); err == nil || !strings.Contains(err.Error(), "bad config line 1") {
 		t.Errorf("a broken repository config: %v", err)
@@ -241,7 +240,7 @@ func TestDiscoverConfigSyntax(t *testing.T) {
 func TestDiscoverBareWorktreeMain(t *testing.T) {
 	// A bare clone with a linked worktree: core.bare=true in the common
 	// config must not make the linked worktree bare.
-	sandboxGit(t)
+	t.Parallel()
 	repo := newTestRepo(t)
 	bare := filepath.Join(evalPath(t, t.TempDir()), "b.git")
 	gitIn(t, repo, "clone", "-q", "--bare", repo, bare)

@@ -8,29 +8,6 @@ import (
 	"testing"
 )
 
-// sandboxGit gives the test its own HOME with a git identity and removes
-// every variable through which the machine's git setup could leak in.
-func sandboxGit(t *testing.T) string {
-	t.Helper()
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	for _, k := range []string{
-		"GIT_DIR", "GIT_COMMON_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES",
-		"GIT_OBJECT_DIRECTORY", "GIT_INDEX_FILE", "GIT_CONFIG_GLOBAL",
-		"GIT_CONFIG_SYSTEM", "GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS",
-		"XDG_CONFIG_HOME", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL",
-		"GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
-	} {
-		t.Setenv(k, "") // restores the old value after the test
-		os.Unsetenv(k)
-	}
-	writeTestFile(t, filepath.Join(home, ".gitconfig"),
-		"[user]\n\tname = Test User\n\temail = test@example.com\n"+
-			"[init]\n\tdefaultBranch = main\n[maintenance]\n\tauto = false\n[gc]\n\tauto = 0\n")
-	return home
-}
-
 // gitIn runs git in dir and returns its trimmed stdout; it fails the test
 // when git fails.
 func gitIn(t testing.TB, dir string, args ...string) string {
@@ -73,6 +50,17 @@ func newTestRepo(t *testing.T) string {
 	writeTestFile(t, filepath.Join(dir, "README"), "hello\n")
 	gitIn(t, dir, "add", "README")
 	gitIn(t, dir, "commit", "-q", "-m", "initial")
+	return dir
+}
+
+// copyTestRepo copies the repository at src (one newTestRepo made) into a
+// directory of the test's own: cheaper than running git three times again.
+func copyTestRepo(t *testing.T, src string) string {
+	t.Helper()
+	dir := filepath.Join(evalPath(t, t.TempDir()), "repo")
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+		t.Fatalf("copy %s: %v", src, err)
+	}
 	return dir
 }
 

@@ -2,7 +2,12 @@ package gitstore_test
 
 import (
 	"bytes"
+	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 
 	"git-reason/gitstore"
@@ -10,29 +15,50 @@ import (
 	"git-reason/record/storetest"
 )
 
-// newRepo makes an empty repository with the real git binary.
+// emptyRepo is one repository made by git init, copied for each test that
+// wants an empty one: a copy costs no process. TestMain removes it.
+var emptyRepo struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// newRepo makes an empty repository: a copy of one the real git binary
+// made.
 func newRepo(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	cmd := exec.Command("git", "init", "-q", dir)
-	cmd.Env = append(cmd.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v\n%s", err, out)
+	return newRepoIn(t, t.TempDir())
+}
+
+// newRepoIn makes an empty repository in a new directory under parent.
+func newRepoIn(t *testing.T, parent string) string {
+	t.Helper()
+	emptyRepo.once.Do(func() {
+		emptyRepo.dir, emptyRepo.err = os.MkdirTemp("", "gitstore-empty-")
+		if emptyRepo.err != nil {
+			return
+		}
+		cmd := exec.Command("git", "init", "-q", emptyRepo.dir)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			emptyRepo.err = fmt.Errorf("git init: %v\n%s", err, out)
+		}
+	})
+	if emptyRepo.err != nil {
+		t.Fatal(emptyRepo.err)
+	}
+	dir, err := os.MkdirTemp(parent, "repo-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(dir, os.DirFS(emptyRepo.dir)); err != nil {
+		t.Fatalf("copy the empty repository: %v", err)
 	}
 	return dir
 }
 
 func TestStoreContract(t *testing.T) {
 	t.Parallel()
-	storetest.Run(t, func(t *testing.T) record.Store {
-		dir := newRepo(t)
-		s, err := gitstore.Open(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { fsck(t, dir) })
-		return s
-	})
+	storetest.Run(t, newContractRepos(t).open)
 }
 
 // TestStoreContractUnderFaults runs the contract suite and the writer's
@@ -45,22 +71,86 @@ func TestStoreContractUnderFaults(t *testing.T) {
 		t.Skip("the contract suite again, through faults; skipped with -short")
 	}
 	t.Parallel()
-	storetest.RunFaults(t, func(t *testing.T) record.Store {
-		dir := newRepo(t)
-		s, err := gitstore.Open(dir)
+	storetest.RunFaults(t, newContractRepos(t).open)
+}
+
+// contractRepos gives each case of a contract suite a store in an empty
+// repository of its own, and when the suite is done requires git to accept
+// everything the stores wrote.
+type contractRepos struct {
+	t    *testing.T
+	root string // the suite's; each case's repository is below it
+	mu   sync.Mutex
+	dirs []string
+}
+
+func newContractRepos(t *testing.T) *contractRepos {
+	c := &contractRepos{t: t, root: t.TempDir()}
+	t.Cleanup(c.fsck)
+	return c
+}
+
+func (c *contractRepos) open(t *testing.T) record.Store {
+	t.Helper()
+	dir := newRepoIn(t, c.root)
+	s, err := gitstore.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.mu.Lock()
+	c.dirs = append(c.dirs, dir)
+	c.mu.Unlock()
+	return s
+}
+
+// fsck runs one git fsck --strict over the objects and refs of every
+// case's repository, and fails on any complaint. They are gathered into
+// one repository (their object directories as its alternates, which fsck
+// checks in full, their refs as its refs, which git update-ref accepts only
+// for objects that exist), so that git starts three times, not once per
+// case.
+func (c *contractRepos) fsck() {
+	t := c.t
+	if len(c.dirs) == 0 {
+		return
+	}
+	all := filepath.Join(c.root, "all")
+	if out, err := exec.Command("git", "init", "-q", "--bare", all).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	var alternates, refs strings.Builder
+	for i, dir := range c.dirs {
+		fmt.Fprintln(&alternates, filepath.Join(dir, ".git", "objects"))
+		repo, err := gitstore.Discover(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { fsck(t, dir) })
-		return s
-	})
+		list, err := repo.ListRefs("refs/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ref := range list {
+			fmt.Fprintf(&refs, "create refs/case-%d/%s %s\n", i, strings.TrimPrefix(ref.Name, "refs/"), ref.Hash)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(all, "objects", "info", "alternates"), []byte(alternates.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	update := exec.Command("git", "-C", all, "update-ref", "--stdin")
+	update.Stdin = strings.NewReader(refs.String())
+	if out, err := update.CombinedOutput(); err != nil {
+		t.Fatalf("git update-ref of the cases' refs: %v\n%s", err, out)
+	}
+	if refs.Len() == 0 {
+		t.Fatalf("the %d cases wrote no ref: nothing for git fsck to check", len(c.dirs))
+	}
+	fsck(t, all)
 }
 
 // fsck runs git fsck --strict on the repository and fails on any complaint.
 func fsck(t *testing.T, dir string) {
 	t.Helper()
 	cmd := exec.Command("git", "-C", dir, "fsck", "--strict", "--no-dangling")
-	cmd.Env = append(cmd.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
 	out, err := cmd.CombinedOutput()
 	complaints := 0
 	for _, line := range bytes.Split(bytes.TrimSpace(out), []byte("\n")) {
