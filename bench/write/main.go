@@ -49,18 +49,19 @@ import (
 )
 
 type options struct {
-	runs      int
-	sizes     []int
-	perTask   int
-	status    int
-	dir       string
-	keep      bool
-	profile   string
-	profRuns  int
-	seed      uint64
-	baseline  string
-	only      string // "startup": only the cases that time starting the program
-	moduleDir string
+	runs         int
+	sizes        []int
+	perTask      int
+	status       int
+	dir          string
+	keep         bool
+	profile      string
+	profRuns     int
+	seed         uint64
+	baseline     string
+	only         string // "startup": only the cases that time starting the program
+	instructions int    // runs of each start-up case under cachegrind; 0: none
+	moduleDir    string
 }
 
 func main() {
@@ -87,6 +88,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.IntVar(&o.profRuns, "profile-runs", 40, "processes profiled per missed case (their profiles are merged)")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the per-round shuffle")
 	fs.StringVar(&o.baseline, "baseline", "", "also time assess as built from this git revision of the module, in a copy of the first repository, in the same rounds (before and after a change, from one run)")
+	fs.IntVar(&o.instructions, "instructions", 0, "also count the instructions of each start-up case under valgrind's cachegrind, median of `N` runs (load-independent; needs valgrind)")
 	fs.StringVar(&o.only, "only", "", "startup: time only git notes append, the startup floor, --version and hello world, in one repository of the first size")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -141,6 +143,11 @@ func run(o *options, out *os.File) error {
 		return err
 	}
 	missed := report(out, o, res)
+	if o.instructions > 0 {
+		if err := b.countStartup(out); err != nil {
+			return err
+		}
+	}
 	if o.profile != "" && len(missed) > 0 {
 		return b.profileCases(out, missed)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -69,7 +70,15 @@ func TestStartupOnly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs git; skipped with -short")
 	}
-	o, err := parseFlags([]string{"-only", "startup", "-baseline", "HEAD", "-runs", "2", "-sizes", "20", "-per-task", "10", "-dir", t.TempDir()})
+	args := []string{"-only", "startup", "-baseline", "HEAD", "-runs", "2", "-sizes", "20", "-per-task", "10", "-dir", t.TempDir()}
+	rows := []string{"git notes --ref=x append", "(startup floor)", "git-reason --version ÷ hello-world Go program = ",
+		"git-reason --version ÷ hello-world Go program (CPU) = ", "git-reason --version at ",
+		"git-reason --version ÷ hello-world Go program: "}
+	if _, err := exec.LookPath("valgrind"); err == nil {
+		args = append(args, "-instructions", "1")
+		rows = append(rows, " instructions (", " minor page faults (")
+	}
+	o, err := parseFlags(args)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,9 +92,7 @@ func TestStartupOnly(t *testing.T) {
 	data, _ := os.ReadFile(out.Name())
 	report := string(data)
 	t.Logf("\n%s", report)
-	for _, row := range []string{"git notes --ref=x append", "(startup floor)", "git-reason --version ÷ hello-world Go program = ",
-		"git-reason --version ÷ hello-world Go program (CPU) = ", "git-reason --version at ",
-		"git-reason --version ÷ hello-world Go program: "} {
+	for _, row := range rows {
 		if !strings.Contains(report, row) {
 			t.Errorf("the report has no %q", row)
 		}

@@ -26,12 +26,13 @@ type benchCase struct {
 	bin       string // the directory of the git-reason it runs, when not the one under test
 	rev       string // the revision that git-reason was built from, with bin
 	args      func(i int) []string
-	records   int   // repository size of an assess case, 0 otherwise
-	version   bool  // the startup case: git-reason --version
-	status    bool  // the status case
-	statusAll bool  // the status-of-every-task case
-	context   bool  // the context case
-	maxRSS    int64 // peak resident memory of any run, in KiB
+	records   int     // repository size of an assess case, 0 otherwise
+	version   bool    // the startup case: git-reason --version
+	status    bool    // the status case
+	statusAll bool    // the status-of-every-task case
+	context   bool    // the context case
+	maxRSS    int64   // peak resident memory of any run, in KiB
+	faults    []int64 // minor page faults of each run (warm-ups included)
 	calls     int
 	cold      time.Duration
 	times     []time.Duration // wall time of each timed run
@@ -61,6 +62,7 @@ func (c *benchCase) exec(env []string) (wall, cpu time.Duration, err error) {
 	}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		c.maxRSS = max(c.maxRSS, ru.Maxrss) // of git and the git-reason it waited for
+		c.faults = append(c.faults, ru.Minflt)
 	}
 	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
 }

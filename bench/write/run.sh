@@ -8,7 +8,8 @@
 # (-runs N, -sizes A,B,C, -status N, -dir DIR to keep and reuse the
 # generated repositories, -cpuprofile DIR to profile what misses its target,
 # -baseline REV to time assess as built from REV in the same rounds,
-# -only startup to time only --version, hello world and the startup floor).
+# -only startup to time only --version, hello world and the startup floor,
+# -instructions N to count start-up instructions under cachegrind too).
 set -eu
 cd "$(dirname "$0")/../.."
 exec go run ./bench/write "$@"

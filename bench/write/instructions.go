@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// countStartup prints, for each start-up case (--version, as built from
+// -baseline too, and hello world), the user-space instructions one run
+// executes, counted by valgrind's cachegrind (median of -instructions
+// runs), and the minor page faults of its timed runs (median, from the
+// kernel's rusage), each against hello world's. Neither depends on the
+// machine's load, unlike wall and CPU time, so a change of a few per cent
+// in what start-up does shows on a shared machine. Asynchronous
+// preemption is off under valgrind, whose signal delivery it disturbs.
+func (b *bench) countStartup(out io.Writer) error {
+	if _, err := exec.LookPath("valgrind"); err != nil {
+		return fmt.Errorf("-instructions needs valgrind on PATH (apt-get install valgrind)")
+	}
+	var cases []*benchCase
+	var hello *benchCase
+	for _, c := range b.cases {
+		switch {
+		case c.prog == helloProg:
+			hello = c
+			cases = append(cases, c)
+		case c.version:
+			cases = append(cases, c)
+		}
+	}
+	counts := map[*benchCase]int64{}
+	for _, c := range cases {
+		env := b.withPath(b.bin, "GODEBUG=asyncpreemptoff=1")
+		if c.bin != "" {
+			env = b.withPath(c.bin, "GODEBUG=asyncpreemptoff=1")
+		}
+		prog, err := lookPath(env, c.prog)
+		if err != nil {
+			return err
+		}
+		var runs []int64
+		for range b.o.instructions {
+			args := append([]string{"--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", prog}, c.args(0)...)
+			cmd := exec.Command("valgrind", args...)
+			cmd.Dir, cmd.Env = c.dir, env
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Run(); err != nil {
+				return fmt.Errorf("valgrind %s: %v: %s", c.name, err, bytes.TrimSpace(stderr.Bytes()))
+			}
+			n, err := instructionRefs(stderr.String())
+			if err != nil {
+				return fmt.Errorf("valgrind %s: %v", c.name, err)
+			}
+			runs = append(runs, n)
+		}
+		slices.Sort(runs)
+		counts[c] = runs[len(runs)/2]
+	}
+	fmt.Fprintf(out, "\nstart-up, load-independent (instructions: cachegrind, median of %d runs; page faults: median of the timed runs):\n", b.o.instructions)
+	for _, c := range cases {
+		fmt.Fprintf(out, "  %-40s %12d instructions (%5.2f× hello world)  %5d minor page faults (%4.2f× hello world)\n",
+			c.name, counts[c], float64(counts[c])/float64(counts[hello]), medianInt(c.faults), float64(medianInt(c.faults))/float64(medianInt(hello.faults)))
+	}
+	return nil
+}
+
+// instructionRefs reads "==PID== I   refs:      6,559,241" from
+// cachegrind's summary.
+func instructionRefs(stderr string) (int64, error) {
+	for _, line := range strings.Split(stderr, "\n") {
+		_, after, ok := strings.Cut(line, "I   refs:")
+		if !ok {
+			continue
+		}
+		return strconv.ParseInt(strings.ReplaceAll(strings.TrimSpace(after), ",", ""), 10, 64)
+	}
+	return 0, fmt.Errorf("no instruction count in its output")
+}
+
+func medianInt(v []int64) int64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
