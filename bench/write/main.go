@@ -9,6 +9,8 @@
 //   - `git reason context main..bench-context` in the largest repository: a
 //     branch of ten commits whose Reason-Task trailers name ten tasks, which
 //     links by reading every task;
+//   - `git config -z --list --show-scope`, the one git process a write
+//     starts to read its settings (its share of a write's cost);
 //   - `git-reason --version` against a hello-world Go program the benchmark
 //     builds with the same toolchain, both run directly: what starting the
 //     program costs before it does anything. -only startup times just these

@@ -111,6 +111,8 @@ func (b *bench) prepare(out io.Writer) error {
 			b.cases = append(b.cases,
 				&benchCase{name: "git notes --ref=x append", dir: dir, args: notesArgs},
 				&benchCase{name: "git reason schema assessment (startup floor)", dir: dir, args: schemaArgs},
+				// The one git process a write starts for its settings.
+				&benchCase{name: "git config -z --list --show-scope", dir: dir, args: configArgs},
 				// Both run directly, without git in front: the startup of
 				// one Go program against the least a Go program costs.
 				&benchCase{name: "git-reason --version", dir: dir, prog: "git-reason", args: versionArgs, version: true},
@@ -202,6 +204,8 @@ func (b *bench) buildHello() error {
 }
 
 func schemaArgs(int) []string { return []string{"reason", "schema", "assessment"} }
+
+func configArgs(int) []string { return []string{"config", "-z", "--list", "--show-scope"} }
 
 func assessArgs(i int) []string {
 	return []string{"reason", "assess", benchTask, "--subject", fmt.Sprintf("timed write %d", i),
