@@ -14,7 +14,8 @@
 //   - `git-reason --version` against a hello-world Go program the benchmark
 //     builds with the same toolchain, both run directly: what starting the
 //     program costs before it does anything. -only startup times just these
-//     and the two before them (git notes append and the startup floor).
+//     and the three before them (git notes append, the startup floor and
+//     git config).
 //
 // Every write goes to an existing task holding -per-task records, so the
 // only thing that differs between sizes is the rest of the repository.
