@@ -6,28 +6,18 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"git-reason/reliability/harness"
 )
 
 // gitIn runs git in dir and returns its trimmed stdout; it fails the test
 // when git fails.
 func gitIn(t testing.TB, dir string, args ...string) string {
 	t.Helper()
-	out, err := gitTryIn(dir, args...)
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return out
+	return harness.Git(t, dir, args...)
 }
 
-func gitTryIn(dir string, args ...string) (string, error) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.Output()
-	if ee, ok := err.(*exec.ExitError); ok {
-		return string(out) + string(ee.Stderr), err
-	}
-	return strings.TrimRight(string(out), "\n"), err
-}
+func gitTryIn(dir string, args ...string) (string, error) { return harness.GitTry(dir, args...) }
 
 // gitInStdin runs git in dir with stdin and returns its trimmed stdout.
 func gitInStdin(t testing.TB, dir, stdin string, args ...string) string {

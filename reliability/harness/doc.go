@@ -1,8 +1,9 @@
 // Package harness is the support every end-to-end test of git reason
 // shares: it builds the real git-reason binary once and gives each test an
 // environment in which git's own subcommand dispatch finds that binary and
-// nothing of the machine's git setup leaks in. It holds no tests; the
-// reliability suites (reliability/ and reliability/faults/) import it.
+// nothing of the machine's git setup leaks in, and it runs the real git
+// for a test (Git, GitTry). It holds no tests; the reliability suites
+// (reliability/...), cmd/git-reason's tests and gitstore's import it.
 //
 // Binary builds git-reason with the go command at most once per test
 // process. The result is also kept in a per-user directory under

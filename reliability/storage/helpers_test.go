@@ -81,22 +81,10 @@ func newRepo(t *testing.T) *gitstore.Repo {
 // when git fails.
 func gitIn(t testing.TB, dir string, args ...string) string {
 	t.Helper()
-	out, err := gitTryIn(dir, args...)
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return out
+	return harness.Git(t, dir, args...)
 }
 
-func gitTryIn(dir string, args ...string) (string, error) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.Output()
-	if ee, ok := err.(*exec.ExitError); ok {
-		return string(out) + string(ee.Stderr), err
-	}
-	return strings.TrimRight(string(out), "\n"), err
-}
+func gitTryIn(dir string, args ...string) (string, error) { return harness.GitTry(dir, args...) }
 
 // storeBlob writes content as a blob through s.
 func storeBlob(s *filesystem.Storage, content string) (plumbing.Hash, error) {
