@@ -221,6 +221,7 @@ done
 `
 
 func TestCompletionBash(t *testing.T) {
+	t.Parallel()
 	bash := shell(t, "bash")
 	gitCompletion := gitBashCompletion(t)
 	r := newCompletionRepo(t)
@@ -293,6 +294,7 @@ zpty -d z
 `
 
 func TestCompletionZsh(t *testing.T) {
+	t.Parallel()
 	zsh := shell(t, "zsh")
 	r := newCompletionRepo(t)
 	funcs := t.TempDir()
@@ -314,6 +316,7 @@ func TestCompletionZsh(t *testing.T) {
 }
 
 func TestCompletionFish(t *testing.T) {
+	t.Parallel()
 	fish := shell(t, "fish")
 	r := newCompletionRepo(t)
 	home := filepath.Join(r.dir, "..", "home")
