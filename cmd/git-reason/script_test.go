@@ -32,7 +32,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -55,18 +54,7 @@ import (
 // not re-executed from this test binary: the test binary links the test
 // clients, the browser driver and testscript, and starting it costs about
 // twice the real one's CPU time, a thousand times over in the scripts.
-//
-// Unless -test.parallel is given, it runs twice as many tests at once as
-// there are processors: these tests spend most of their time waiting for
-// the git and git-reason processes they start (and for fake advisors that
-// sleep), so one test per processor leaves processors idle.
 func TestMain(m *testing.M) {
-	flag.Parse()
-	given := false
-	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
-	if !given {
-		flag.Set("test.parallel", strconv.Itoa(2*runtime.GOMAXPROCS(0)))
-	}
 	bin, err := harness.Binary()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "cmd/git-reason tests:", err)
