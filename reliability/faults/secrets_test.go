@@ -458,9 +458,15 @@ echo "I was called with $` + tokenVar + ` (` + rawCanary + `) and have no opinio
 	} {
 		r.git(0, nil, append([]string{"reason"}, args...)...)
 	}
+	// log TASK prints the task's lines of log, which ran above over every
+	// task: with -short it is not run again per task.
+	perTask := [][]string{{"status"}, {"status", "--json"}, {"status", "--report"}, {"log"}, {"log", "--json"}}
+	if testing.Short() {
+		perTask = perTask[:3]
+	}
 	for _, rd := range rounds {
-		for _, args := range [][]string{{"status", rd.task}, {"status", rd.task, "--json"}, {"status", rd.task, "--report"}, {"log", rd.task}, {"log", rd.task, "--json"}} {
-			r.git(0, nil, append([]string{"reason"}, args...)...)
+		for _, args := range perTask {
+			r.git(0, nil, append([]string{"reason", args[0], rd.task}, args[1:]...)...)
 		}
 	}
 	for _, id := range records {
