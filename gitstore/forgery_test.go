@@ -410,7 +410,56 @@ func forgVerify(t *testing.T, dir, task string) []record.Finding {
 	if a, b := forgSorted(found), forgSorted(found2); a != b {
 		t.Errorf("the two history readers disagree on %s:\nin process:\n%s\nthrough git:\n%s", task, a, b)
 	}
+	forgVerifyRemembered(t, dir, task, head, found)
 	return found
+}
+
+// forgVerifyRemembered requires a replay that goes on from remembered
+// heads (the clean ancestors of head nearest to it) to find exactly what
+// the whole replay found, with both history readers.
+func forgVerifyRemembered(t *testing.T, dir, task, head string, want []record.Finding) {
+	t.Helper()
+	s, err := gitstore.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rem := gitstore.OpenRemembered(s.Repo)
+	// The parents of head and their first parents, each remembered only
+	// when its own whole replay is clean, as only a replay may say.
+	out, err := exec.Command("git", "-C", dir, "rev-list", "--max-count=4", "--first-parent", head+"^@").Output()
+	if err != nil {
+		return // a root commit, or a parent that does not read
+	}
+	parents, _ := exec.Command("git", "-C", dir, "rev-parse", head+"^@").Output()
+	for _, c := range strings.Fields(string(out) + " " + string(parents)) {
+		found, err := s.Verify(context.Background(), task, c)
+		if err == nil && len(found) == 0 {
+			rem.Add(task, c)
+		}
+	}
+	if len(rem.Heads(task)) == 0 {
+		return
+	}
+	for _, long := range []bool{false, true} {
+		r, err := gitstore.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if long {
+			gitstore.ReadHistoriesAsLong(r)
+		}
+		if n, bases, err := gitstore.ReplayedFrom(r, rem, task, head); err == nil && bases == 0 {
+			t.Errorf("%s: the replay from remembered heads reached none of them (%d commits)", task, n)
+		}
+		r.Remember(rem)
+		got, err := r.Verify(context.Background(), task, head)
+		if err != nil {
+			t.Fatalf("verify %s from remembered heads: %v", task, err)
+		}
+		if a, b := forgSorted(want), forgSorted(got); a != b {
+			t.Errorf("a replay from remembered heads disagrees on %s (long reader %v):\nwhole:\n%s\nfrom remembered:\n%s", task, long, a, b)
+		}
+	}
 }
 
 // forgSorted lists findings one a line, sorted: replay reports the

@@ -25,7 +25,7 @@ import (
 // that each distinct tree is read once and a commit carries what it
 // changed, not the whole record set again.
 func (s *Store) History(ctx context.Context, head string) ([]*record.Commit, error) {
-	h, err := s.readHistory(ctx, head)
+	h, err := s.readHistory(ctx, head, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -112,6 +112,9 @@ type history struct {
 	blobs   map[string]blobRead
 	// trees maps each commit to its records/ tree hash ("" for none).
 	trees map[string]string
+	// bases are the commits of stop the history reached, each with its
+	// records/ tree (entry name -> blob hash); their blobs are read too.
+	bases map[string]map[string]string
 }
 
 type blobRead struct {
@@ -148,7 +151,11 @@ func (h *history) blob(s *Store) func(string) (*record.Record, error) {
 // `git cat-file` process (everything else); a short one, whose head holds
 // few records, in this process with go-git, which costs less than
 // starting two processes.
-func (s *Store) readHistory(ctx context.Context, head string) (*history, error) {
+//
+// The walk does not go past a commit of stop other than head: such a
+// commit is not part of the history returned, and its children's records
+// are given whole (Files), against its tree (history.bases).
+func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bool) (*history, error) {
 	var (
 		src     objectSource
 		order   []string
@@ -157,9 +164,9 @@ func (s *Store) readHistory(ctx context.Context, head string) (*history, error) 
 	)
 	if s.shortHistory(head) {
 		src = storeSource{s}
-		order, parents, err = s.walkGraph(ctx, head)
+		order, parents, err = s.walkGraph(ctx, head, stop)
 	} else {
-		order, parents, err = s.commitGraph(ctx, head)
+		order, parents, err = s.commitGraph(ctx, head, stop)
 		if err == nil {
 			var cf *catFile
 			if cf, err = s.Repo.catFile(ctx); err == nil {
@@ -172,6 +179,23 @@ func (s *Store) readHistory(ctx context.Context, head string) (*history, error) 
 		return nil, err
 	}
 	cf := src
+	out := &history{trees: map[string]string{}, blobs: map[string]blobRead{}}
+	if len(stop) > 0 {
+		kept := order[:0:0]
+		for _, h := range order {
+			if stop[h] && h != head {
+				if out.bases == nil {
+					out.bases = map[string]map[string]string{}
+				}
+				if out.bases[h], err = s.baseFiles(h); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			kept = append(kept, h)
+		}
+		order = kept
+	}
 
 	// Commits: sizes first, then contents.
 	infos, err := cf.infos(order)
@@ -183,7 +207,6 @@ func (s *Store) readHistory(ctx context.Context, head string) (*history, error) 
 			return nil, err
 		}
 	}
-	out := &history{trees: map[string]string{}, blobs: map[string]blobRead{}}
 	rootOf := make(map[string]string, len(order))
 	err = cf.contents(order, func(i int, typ string, data []byte) error {
 		if err := checkType(order[i], typ, "commit"); err != nil {
@@ -266,6 +289,11 @@ func (s *Store) readHistory(ctx context.Context, head string) (*history, error) 
 		at[t] = i
 	}
 	blobs := map[string]bool{}
+	for _, files := range out.bases {
+		for _, h := range files {
+			blobs[h] = true
+		}
+	}
 	next := 0 // the next commit to compare
 	compare := func(upto int) error {
 		for ; next < len(out.commits); next++ {
@@ -279,7 +307,8 @@ func (s *Store) readHistory(ctx context.Context, head string) (*history, error) 
 				return nil
 			}
 			t := parsed[mine]
-			if len(c.Parents) > 0 && parsed[first].sorted && t.sorted {
+			onBase := len(c.Parents) > 0 && out.bases[c.Parents[0]] != nil
+			if len(c.Parents) > 0 && !onBase && parsed[first].sorted && t.sorted {
 				c.Changes = diffTrees(parsed[first], t)
 				for _, h := range c.Changes {
 					if h != "" {
@@ -360,7 +389,7 @@ func (s *Store) readHistory(ctx context.Context, head string) (*history, error) 
 // order replay needs them (parents first, a merge's first parent's line
 // before its second's), with each commit's parents. Replacement objects
 // and grafts are not followed: the history is the objects' own.
-func (s *Store) commitGraph(ctx context.Context, head string) ([]string, map[string][]string, error) {
+func (s *Store) commitGraph(ctx context.Context, head string, stop map[string]bool) ([]string, map[string][]string, error) {
 	if !isHex(head) || len(head) != 40 {
 		return nil, nil, fmt.Errorf("read commit %q: not a commit id", head)
 	}
@@ -384,6 +413,9 @@ func (s *Store) commitGraph(ctx context.Context, head string) ([]string, map[str
 		return nil, nil, fmt.Errorf("read commit %s: git rev-list does not list it", head)
 	}
 	order, err := postOrder(ctx, head, func(c string) ([]string, error) {
+		if stop[c] && c != head {
+			return nil, nil
+		}
 		ps, ok := parents[c]
 		if !ok {
 			return nil, fmt.Errorf("read commit %s: %w", c, plumbing.ErrObjectNotFound)
@@ -395,9 +427,12 @@ func (s *Store) commitGraph(ctx context.Context, head string) ([]string, map[str
 
 // walkGraph is commitGraph in this process: each commit's size is checked
 // before go-git reads it.
-func (s *Store) walkGraph(ctx context.Context, head string) ([]string, map[string][]string, error) {
+func (s *Store) walkGraph(ctx context.Context, head string, stop map[string]bool) ([]string, map[string][]string, error) {
 	parents := map[string][]string{}
 	order, err := postOrder(ctx, head, func(c string) ([]string, error) {
+		if stop[c] && c != head {
+			return nil, nil
+		}
 		h := plumbing.NewHash(c)
 		if err := s.checkSize(h, maxCommitBytes, "commit"); err != nil {
 			return nil, err
@@ -756,15 +791,7 @@ func (s *Store) verify(ctx context.Context, task, head string, reuses bool) ([]r
 
 // verifyChecked is verify reusing and remembering the records k holds.
 func (s *Store) verifyChecked(ctx context.Context, task, head string, reuses bool, k *record.Checked) ([]record.Finding, error) {
-	h, err := s.readHistory(ctx, head)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return []record.Finding{{Task: task, Commit: head, Code: record.FindUnreadable,
-			Message: record.Printable(err.Error())}}, nil
-	}
-	found, recs := k.ReplayHead(ctx, task, h.commits, h.blob(s))
+	found, recs := s.replay(ctx, task, head, reuses, k)
 	if reuses && ctx.Err() == nil && recs != nil {
 		found = append(found, s.checkReuses(ctx, task, head, recs)...)
 	}

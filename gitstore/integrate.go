@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -80,6 +82,9 @@ type Memo struct {
 	// checked holds the records verified clean, so that the fetched and
 	// the local history and their merge read and check each record once.
 	checked record.Checked
+	// Remembered, when set, is what verification remembers across runs
+	// (see Remembered); the Integrator's Store replays from it.
+	Remembered *Remembered
 }
 
 func (m *Memo) get(key string) (verification, bool) {
@@ -105,25 +110,56 @@ func (g *Integrator) memo() *Memo {
 	return g.Memo
 }
 
+// verification is what a replay of one head found, and the head's
+// records as it read them (nil when any failed a check). Reuse checks,
+// which read other tasks' refs as they are now, are not part of it.
 type verification struct {
 	findings []record.Finding
-	err      error
+	recs     []*record.Record
 }
 
-// Verify replays the history at head and returns its findings, once per
-// head for the Integrator's lifetime.
+// Verify replays the history at head and returns its findings: the
+// replay once per head for the Integrator's lifetime (and, with a
+// Remembered, from the latest head remembered clean), the reuses of other
+// tasks' conclusions checked against those tasks' refs at each call, since
+// a pull may have just brought the task a reuse names.
 func (g *Integrator) Verify(ctx context.Context, task, head string) ([]record.Finding, error) {
+	v, err := g.replay(ctx, task, head)
+	if err != nil {
+		return nil, err
+	}
+	return g.withReuses(ctx, task, head, v), ctx.Err()
+}
+
+func (g *Integrator) replay(ctx context.Context, task, head string) (verification, error) {
 	key := task + "\x00" + head
 	if v, ok := g.memo().get(key); ok {
-		return v.findings, v.err
+		return v, nil
 	}
 	var v verification
-	v.findings, v.err = g.Store.verifyChecked(ctx, task, head, true, &g.memo().checked)
-	if v.err != nil && ctx.Err() != nil {
-		return nil, v.err // a cancelled replay says nothing about the history
+	v.findings, v.recs = g.Store.replay(ctx, task, head, true, &g.memo().checked)
+	if err := ctx.Err(); err != nil {
+		return verification{}, err // a cancelled replay says nothing about the history
 	}
 	g.memo().put(key, v)
-	return v.findings, v.err
+	return v, nil
+}
+
+func (g *Integrator) withReuses(ctx context.Context, task, head string, v verification) []record.Finding {
+	found := v.findings
+	if v.recs != nil && ctx.Err() == nil {
+		if more := g.Store.checkReuses(ctx, task, head, v.recs); len(more) > 0 {
+			found = append(append([]record.Finding(nil), found...), more...)
+		}
+	}
+	return found
+}
+
+// ReusedTasks returns the other tasks whose conclusions the records of
+// task at head (verified before, by Verify or Integrate) say they reuse.
+func (g *Integrator) ReusedTasks(task, head string) []string {
+	v, _ := g.memo().get(task + "\x00" + head)
+	return reusedTasks(task, v.recs)
 }
 
 // Blocking returns the findings that forbid a history from reaching a
@@ -273,11 +309,11 @@ func (g *Integrator) Integrate(ctx context.Context, task, fetched string) (*Inte
 // remembered for the merge head, so the push after a pull does not replay
 // it again.
 func (g *Integrator) verifyMerge(ctx context.Context, task, local, fetched, merge string) ([]record.Finding, error) {
-	ours, err := g.Verify(ctx, task, local)
+	ours, err := g.replay(ctx, task, local)
 	if err != nil {
 		return nil, err
 	}
-	theirs, err := g.Verify(ctx, task, fetched)
+	theirs, err := g.replay(ctx, task, fetched)
 	if err != nil {
 		return nil, err
 	}
@@ -298,14 +334,63 @@ func (g *Integrator) verifyMerge(ctx context.Context, task, local, fetched, merg
 	}
 	seen := map[record.Finding]bool{}
 	var all []record.Finding
-	for _, f := range append(append(append([]record.Finding(nil), ours...), theirs...), own...) {
+	for _, f := range append(append(append([]record.Finding(nil), ours.findings...), theirs.findings...), own...) {
 		if !seen[f] {
 			seen[f] = true
 			all = append(all, f)
 		}
 	}
-	g.memo().put(task+"\x00"+merge, verification{findings: all})
-	return all, nil
+	v := verification{findings: all, recs: unionRecords(commits[merge].Files, ours.recs, theirs.recs)}
+	g.memo().put(task+"\x00"+merge, v)
+	if len(all) == 0 && g.memo().Remembered != nil {
+		// The merge's replay is its parents' replays and its own step.
+		g.memo().Remembered.Add(task, merge)
+	}
+	return g.withReuses(ctx, task, merge, v), ctx.Err()
+}
+
+// unionRecords returns the records files names, taken from the two
+// parents' records: nil when either is nil (a record failed a check) or
+// files names one neither has.
+func unionRecords(files map[string]string, a, b []*record.Record) []*record.Record {
+	if a == nil || b == nil {
+		return nil
+	}
+	byName := make(map[string]*record.Record, len(a)+len(b))
+	for _, r := range append(append([]*record.Record(nil), a...), b...) {
+		byName[r.FileName()] = r
+	}
+	out := make([]*record.Record, 0, len(files))
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		r := byName[name]
+		if r == nil {
+			return nil
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// reusedTasks returns the tasks other than task whose conclusions the
+// assessments among recs reuse, sorted.
+func reusedTasks(task string, recs []*record.Record) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range recs {
+		if r.Kind != record.KindAssessment {
+			continue
+		}
+		e, err := record.Decode(r)
+		if err != nil {
+			continue
+		}
+		if d := e.Derived.(*record.AssessmentDerived); d.Reuses != "" && d.ReusesTask != task && !seen[d.ReusesTask] {
+			seen[d.ReusesTask] = true
+			out = append(out, d.ReusesTask)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func (g *Integrator) quarantine(in *Integration, code, msg string) *Integration {

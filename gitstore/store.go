@@ -37,9 +37,12 @@ type Store struct {
 	objs *filesystem.Storage
 	// longReads reads every history as a long one (tests of both readers).
 	longReads bool
-	skipped   sync.Map // task -> struct{}: OnSkip was told
-	mem       memCache // the tasks this process has in hand, by head
-	behind    writeBehind
+	// remembered, when set, is what sync remembers verified: replays go
+	// on from a remembered head and remember what replays clean.
+	remembered *Remembered
+	skipped    sync.Map // task -> struct{}: OnSkip was told
+	mem        memCache // the tasks this process has in hand, by head
+	behind     writeBehind
 }
 
 // Skip reports a task whose history does not read to OnSkip, once per

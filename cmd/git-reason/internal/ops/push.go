@@ -71,6 +71,8 @@ func (p *PushResult) Rejected() int {
 // most maxPushRounds rounds. skip names tasks not to push (a sync skips
 // what its pull quarantined).
 func (e *Session) Push(ctx context.Context, req SyncRequest, skip map[string]bool) (*PushResult, error) {
+	// What verification found clean is remembered for the next one.
+	defer func() { _ = e.integrator().Memo.Remembered.Save() }()
 	out := &PushResult{Remote: req.Remote, Tasks: []*PushedTask{}, Pulled: []*gitstore.Integration{}, Needs: []Need{}}
 	pending := req.Tasks
 	if len(pending) == 0 {

@@ -115,7 +115,9 @@ func (e *Session) currentBranch() string {
 // pull verified is not replayed again by the push after it.
 func (e *Session) integrator() *gitstore.Integrator {
 	if e.integ == nil {
-		e.integ = &gitstore.Integrator{Store: e.Store, Merger: e.mergeSignature, Memo: &gitstore.Memo{}}
+		rem := gitstore.OpenRemembered(e.Repo)
+		e.Store.Remember(rem)
+		e.integ = &gitstore.Integrator{Store: e.Store, Merger: e.mergeSignature, Memo: &gitstore.Memo{Remembered: rem}}
 	}
 	return e.integ
 }
@@ -213,6 +215,12 @@ const integrateWorkers = 4
 // are independent: each has its own ref and compare-and-swap), each worker
 // with a Store of its own and one shared memo of what was verified.
 // Results are in the order of refs.
+//
+// A task may reuse a conclusion of another task that the same pull
+// brings: its reuse is checked against that task's local ref, which the
+// pull may create or move only after checking it. So a task quarantined
+// for its reuses alone, when a task it reuses changed in the same round,
+// is integrated again, until a round changes nothing such a task reuses.
 func (e *Session) integrateAll(ctx context.Context, prefix string, refs []gitstore.Ref) ([]*gitstore.Integration, error) {
 	shared := e.integrator()
 	// The merge signature is read once, before any worker needs it.
@@ -226,14 +234,55 @@ func (e *Session) integrateAll(ctx context.Context, prefix string, refs []gitsto
 		return s, nil
 	}
 	results := make([]*gitstore.Integration, len(refs))
+	pending := make([]int, len(refs))
+	for i := range refs {
+		pending[i] = i
+	}
+	for len(pending) > 0 {
+		if err := e.integrateRound(ctx, prefix, refs, pending, merger, results); err != nil {
+			return nil, err
+		}
+		changed := map[string]bool{}
+		for _, i := range pending {
+			if in := results[i]; in.Changed() && in.Outcome != gitstore.OutcomeQuarantined {
+				changed[in.Task] = true
+			}
+		}
+		var again []int
+		for _, i := range pending {
+			in := results[i]
+			if in.Outcome != gitstore.OutcomeQuarantined || len(in.Codes) != 1 || in.Codes[0] != record.FindReuse {
+				continue
+			}
+			for _, u := range shared.ReusedTasks(in.Task, in.Fetched) {
+				if changed[u] {
+					again = append(again, i)
+					break
+				}
+			}
+		}
+		pending = again
+	}
+	// What was verified clean is remembered for the next verification;
+	// failing to save it costs that one time, nothing else.
+	_ = shared.Memo.Remembered.Save()
+	return results, nil
+}
+
+// integrateRound integrates refs[i] for each i of todo into results[i].
+func (e *Session) integrateRound(ctx context.Context, prefix string, refs []gitstore.Ref, todo []int,
+	merger func() (object.Signature, error), results []*gitstore.Integration) error {
+	shared := e.integrator()
 	errs := make([]error, len(refs))
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range min(integrateWorkers, len(refs)) {
+	for range min(integrateWorkers, len(todo)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			g := &gitstore.Integrator{Store: gitstore.NewStore(e.Repo), Merger: merger, Memo: shared.Memo}
+			store := gitstore.NewStore(e.Repo)
+			store.Remember(shared.Memo.Remembered)
+			g := &gitstore.Integrator{Store: store, Merger: merger, Memo: shared.Memo}
 			for i := range next {
 				ref := refs[i]
 				task := strings.TrimPrefix(ref.Name, prefix)
@@ -248,17 +297,17 @@ func (e *Session) integrateAll(ctx context.Context, prefix string, refs []gitsto
 			}
 		}()
 	}
-	for i := range refs {
+	for _, i := range todo {
 		next <- i
 	}
 	close(next)
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return results, nil
+	return nil
 }
 
 // Needs returns, for every task, the records merges made inadmissible that

@@ -1,0 +1,130 @@
+package gitstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"git-reason/record"
+)
+
+// replay replays the history at head as a history of task and returns its
+// findings and, when they read clean, the records of head's tree (for
+// the reuse checks; only when recs is set, for a remembered head).
+//
+// With s.remembered set, a history that contains a remembered head
+// (Remembered) is replayed from it: only the commits after it are read
+// and replayed, from the state its own records make. A head whose replay
+// finds nothing is remembered. Whatever goes wrong with a remembered head
+// (gone, unreadable, records not matching its tree) costs a whole replay,
+// never a finding the whole replay would not give.
+func (s *Store) replay(ctx context.Context, task, head string, recs bool, k *record.Checked) ([]record.Finding, []*record.Record) {
+	stop := map[string]bool{}
+	if s.remembered != nil && isHex(head) && len(head) == 40 {
+		for _, h := range s.remembered.Heads(task) {
+			if s.HasObject(h) {
+				stop[h] = true
+			}
+		}
+	}
+	if stop[head] {
+		if !recs {
+			return nil, nil
+		}
+		if out, err := s.rememberedRecords(head); err == nil {
+			return nil, out
+		}
+		delete(stop, head)
+	}
+	found, out, err := s.replayFrom(ctx, task, head, stop, k)
+	if err != nil && len(stop) > 0 && ctx.Err() == nil {
+		found, out, err = s.replayFrom(ctx, task, head, nil, k)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil
+		}
+		return []record.Finding{{Task: task, Commit: head, Code: record.FindUnreadable,
+			Message: record.Printable(err.Error())}}, nil
+	}
+	if len(found) == 0 && ctx.Err() == nil && s.remembered != nil {
+		s.remembered.Add(task, head)
+	}
+	return found, out
+}
+
+// errBase is a remembered head that cannot serve as one.
+var errBase = errors.New("a remembered head does not read")
+
+// replayFrom reads the history at head, stopping at the commits of stop,
+// and replays it, from the states of the stops it reached. An error is a
+// history that does not read, or errBase.
+func (s *Store) replayFrom(ctx context.Context, task, head string, stop map[string]bool, k *record.Checked) ([]record.Finding, []*record.Record, error) {
+	h, err := s.readHistory(ctx, head, stop)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(h.bases) == 0 {
+		found, recs := k.ReplayHead(ctx, task, h.commits, h.blob(s))
+		return found, recs, nil
+	}
+	bases := make(map[string]*record.Base, len(h.bases))
+	for c, files := range h.bases {
+		b := &record.Base{Files: files, Records: make([]*record.Record, 0, len(files))}
+		for _, blob := range files {
+			r, ok := h.blobs[blob]
+			if !ok || r.err != nil {
+				return nil, nil, errBase
+			}
+			var rec record.Record
+			if err := json.Unmarshal(r.data, &rec); err != nil {
+				return nil, nil, errBase
+			}
+			b.Records = append(b.Records, &rec)
+		}
+		bases[c] = b
+	}
+	found, recs, err := k.ReplayFrom(ctx, task, bases, h.commits, h.blob(s))
+	if err != nil && ctx.Err() == nil {
+		return nil, nil, fmt.Errorf("%w: %v", errBase, err)
+	}
+	return found, recs, nil
+}
+
+// baseFiles is a remembered head's records/ tree.
+func (s *Store) baseFiles(head string) (map[string]string, error) {
+	tree, err := s.recordsTree(plumbing.NewHash(head))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errBase, err)
+	}
+	files := make(map[string]string, len(tree.Entries))
+	for _, e := range tree.Entries {
+		files[e.Name] = e.Hash.String()
+	}
+	return files, nil
+}
+
+// rememberedRecords reads the records of a remembered head, in tree order.
+// Its replay checked every one of them strictly; the blobs are the same.
+func (s *Store) rememberedRecords(head string) ([]*record.Record, error) {
+	tree, err := s.recordsTree(plumbing.NewHash(head))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*record.Record, 0, len(tree.Entries))
+	for _, e := range tree.Entries {
+		data, err := s.recordBlob(e)
+		if err != nil {
+			return nil, err
+		}
+		var rec record.Record
+		if err := json.Unmarshal(data, &rec); err != nil {
+			return nil, err
+		}
+		out = append(out, &rec)
+	}
+	return out, nil
+}

@@ -1,0 +1,99 @@
+package record
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+)
+
+// Base is a commit whose history is known to replay with no finding at
+// all (a remembered verification), given as what a replay needs to go on
+// from it: its records/ tree and its records, each as read from that
+// tree. A replay from a base replays only the commits after it.
+type Base struct {
+	Files   map[string]string // records/ entry name -> blob hash
+	Records []*Record         // the records Files names, in any order
+}
+
+// baseEntries checks that recs are exactly the records files names (each
+// under its own name) and returns them decoded, in (clock, id) order:
+// the state a replay of a history with no finding reaches at its head.
+// In such a history every commit adds the record one clock above all
+// before it, and a merge orders the union by (clock, id), so the replay's
+// state is the head's records in that order, which this computes without
+// replaying the history again.
+func baseEntries(files map[string]string, recs []*Record) ([]*Entry, error) {
+	if len(recs) != len(files) {
+		return nil, fmt.Errorf("base holds %d records, its tree %d", len(recs), len(files))
+	}
+	seen := make(map[string]bool, len(recs))
+	out := make([]*Entry, 0, len(recs))
+	for _, r := range recs {
+		name := r.FileName()
+		if _, ok := files[name]; !ok || seen[name] {
+			return nil, fmt.Errorf("base record %s is not its tree's %s", r.ID, name)
+		}
+		seen[name] = true
+		e, err := Decode(r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	slices.SortFunc(out, func(a, b *Entry) int {
+		switch {
+		case Less(a.Record, b.Record):
+			return -1
+		case Less(b.Record, a.Record):
+			return 1
+		}
+		return 0
+	})
+	return out, nil
+}
+
+// ReplayFrom is ReplayHead for the commits of a history after bases:
+// every parent of commits is either one of commits, earlier in the list,
+// or a key of bases. Its findings are those a replay of the whole history
+// gives, provided each base's history has none (the caller remembers
+// that): the replay goes on from each base's state as a replay of its
+// history would have left it. A base whose records do not match its tree
+// is an error, not a finding: the caller replays the whole history.
+func (k *Checked) ReplayFrom(ctx context.Context, task string, bases map[string]*Base, commits []*Commit, blob func(hash string) (*Record, error)) ([]Finding, []*Record, error) {
+	v := newVerifier(task, blob)
+	v.shared = k
+	for h, b := range bases {
+		entries, err := baseEntries(b.Files, b.Records)
+		if err != nil {
+			return nil, nil, fmt.Errorf("base %s: %w", h, err)
+		}
+		st := &State{Task: task, byID: make(map[string]*Entry, len(entries)+1)}
+		for _, e := range entries {
+			st.add(e)
+			v.entries[entryKey{e.FileName(), b.Files[e.FileName()]}] = checked{e: e, ok: true}
+		}
+		v.states[h], v.files[h] = st, maps.Clone(b.Files)
+	}
+	earlier := make(map[string]bool, len(commits))
+	for _, c := range commits {
+		for _, p := range c.Parents {
+			if bases[p] == nil && !earlier[p] {
+				return nil, nil, fmt.Errorf("commit %s has parent %s, neither replayed nor a base", c.Hash, p)
+			}
+			v.kids[p]++
+		}
+		earlier[c.Hash] = true
+	}
+	v.precheck(ctx, commits)
+	for _, c := range commits {
+		if ctx.Err() != nil {
+			break
+		}
+		v.commit(ctx, c)
+	}
+	if len(commits) == 0 || ctx.Err() != nil {
+		return v.found, nil, ctx.Err()
+	}
+	return v.found, v.records(v.files[commits[len(commits)-1].Hash]), nil
+}
