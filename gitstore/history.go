@@ -62,30 +62,80 @@ func (s *Store) shortHistory(head string) bool {
 }
 
 // storeSource reads objects with go-git: each object's size from its
-// header, then the object.
-type storeSource struct{ s *Store }
+// header, then the object. Finding the size reads the object already
+// (go-git inflates it only when it is at most record.MaxRecordBytes, the
+// Storage's large-object threshold); a small one is kept for contents,
+// within a bound, so that it is not looked up and decoded twice.
+type storeSource struct {
+	s    *Store
+	kept map[string]plumbing.EncodedObject
+	room int64 // bytes kept may still hold
+}
 
-func (g storeSource) infos(hashes []string) ([]objectInfo, error) {
+// The objects storeSource keeps between infos and contents: each at most
+// keepObjectBytes, all at most keptBytes.
+const (
+	keepObjectBytes = 64 << 10
+	keptBytes       = 32 << 20
+)
+
+func newStoreSource(s *Store) *storeSource {
+	return &storeSource{s: s, kept: map[string]plumbing.EncodedObject{}, room: keptBytes}
+}
+
+func (g *storeSource) infos(hashes []string) ([]objectInfo, error) {
 	out := make([]objectInfo, len(hashes))
 	for i, h := range hashes {
-		size, err := g.s.objs.EncodedObjectSize(plumbing.NewHash(h))
+		obj, err := g.s.objs.EncodedObject(plumbing.AnyObject, plumbing.NewHash(h))
 		switch {
 		case errors.Is(err, plumbing.ErrObjectNotFound):
 			out[i].missing = true
 		case err != nil:
 			return nil, fmt.Errorf("read %s: %w", h, err)
 		default:
-			out[i].size = size
+			out[i].size = obj.Size()
+			if _, ok := obj.(*plumbing.MemoryObject); ok && obj.Size() <= keepObjectBytes && obj.Size() <= g.room {
+				g.kept[h] = obj
+				g.room -= obj.Size()
+			}
 		}
 	}
 	return out, nil
 }
 
-func (g storeSource) contents(hashes []string, fn func(i int, typ string, data []byte) error) error {
+// peek returns the content of commit h, read and kept (infos) when it
+// is a commit no larger than maxCommitBytes; false otherwise (the caller
+// reads it its own way). The object stays kept for contents.
+func (g *storeSource) peek(h string) ([]byte, bool) {
+	if _, ok := g.kept[h]; !ok {
+		if _, err := g.infos([]string{h}); err != nil {
+			return nil, false
+		}
+	}
+	obj, ok := g.kept[h]
+	if !ok || obj.Type() != plumbing.CommitObject || obj.Size() > maxCommitBytes {
+		return nil, false
+	}
+	rd, err := obj.Reader()
+	if err != nil {
+		return nil, false
+	}
+	defer rd.Close()
+	data, err := io.ReadAll(rd)
+	return data, err == nil
+}
+
+func (g *storeSource) contents(hashes []string, fn func(i int, typ string, data []byte) error) error {
 	for i, h := range hashes {
-		obj, err := g.s.objs.EncodedObject(plumbing.AnyObject, plumbing.NewHash(h))
-		if err != nil {
-			return fmt.Errorf("read %s: %w", h, err)
+		obj, ok := g.kept[h]
+		if ok {
+			delete(g.kept, h)
+			g.room += obj.Size()
+		} else {
+			var err error
+			if obj, err = g.s.objs.EncodedObject(plumbing.AnyObject, plumbing.NewHash(h)); err != nil {
+				return fmt.Errorf("read %s: %w", h, err)
+			}
 		}
 		rd, err := obj.Reader()
 		if err != nil {
@@ -103,7 +153,7 @@ func (g storeSource) contents(hashes []string, fn func(i int, typ string, data [
 	return nil
 }
 
-func (storeSource) release([]byte) {}
+func (*storeSource) release([]byte) {}
 
 // history is a task's history as read for replay, with every record blob
 // it brings already read (parsed, or the error reading it gave).
@@ -163,8 +213,9 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 		err     error
 	)
 	if s.shortHistory(head) {
-		src = storeSource{s}
-		order, parents, err = s.walkGraph(ctx, head, stop)
+		ss := newStoreSource(s)
+		src = ss
+		order, parents, err = s.walkGraph(ctx, head, stop, ss)
 	} else {
 		order, parents, err = s.commitGraph(ctx, head, stop)
 		if err == nil {
@@ -226,6 +277,7 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 			rc.Parents = append(rc.Parents, p.String())
 		}
 		out.commits = append(out.commits, rc)
+		s.graph.put(rc.Hash, rc.Parents)
 		return nil
 	})
 	if err != nil {
@@ -427,19 +479,33 @@ func (s *Store) commitGraph(ctx context.Context, head string, stop map[string]bo
 
 // walkGraph is commitGraph in this process: each commit's size is checked
 // before go-git reads it.
-func (s *Store) walkGraph(ctx context.Context, head string, stop map[string]bool) ([]string, map[string][]string, error) {
+func (s *Store) walkGraph(ctx context.Context, head string, stop map[string]bool, src *storeSource) ([]string, map[string][]string, error) {
 	parents := map[string][]string{}
 	order, err := postOrder(ctx, head, func(c string) ([]string, error) {
 		if stop[c] && c != head {
 			return nil, nil
 		}
-		h := plumbing.NewHash(c)
-		if err := s.checkSize(h, maxCommitBytes, "commit"); err != nil {
-			return nil, err
+		if ps, ok := s.graph.get(c); ok {
+			// Read before: readHistory reads and checks it again.
+			parents[c] = ps
+			return ps, nil
 		}
-		cm, err := object.GetCommit(s.objs, h)
-		if err != nil {
-			return nil, fmt.Errorf("read commit %s: %w", c, err)
+		var cm *object.Commit
+		if data, ok := src.peek(c); ok {
+			// Read once, size checked: contents takes it again.
+			var err error
+			if cm, err = decodeCommit(c, data); err != nil {
+				return nil, err
+			}
+		} else {
+			h := plumbing.NewHash(c)
+			if err := s.checkSize(h, maxCommitBytes, "commit"); err != nil {
+				return nil, err
+			}
+			var err error
+			if cm, err = object.GetCommit(s.objs, h); err != nil {
+				return nil, fmt.Errorf("read commit %s: %w", c, err)
+			}
 		}
 		ps := make([]string, len(cm.ParentHashes))
 		for i, p := range cm.ParentHashes {

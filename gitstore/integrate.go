@@ -85,6 +85,47 @@ type Memo struct {
 	// Remembered, when set, is what verification remembers across runs
 	// (see Remembered); the Integrator's Store replays from it.
 	Remembered *Remembered
+	// graph holds the parents of every commit read so far, so that the
+	// ancestry checks and the histories of one pull read each commit's
+	// parents once.
+	graph commitParents
+}
+
+// commitParents maps commits to their parents, as read from the commits.
+// It is safe for concurrent use; the zero value is ready, and a nil one
+// remembers nothing.
+type commitParents struct {
+	mu sync.Mutex
+	m  map[string][]string
+}
+
+func (g *commitParents) get(c string) ([]string, bool) {
+	if g == nil {
+		return nil, false
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	ps, ok := g.m[c]
+	return ps, ok
+}
+
+func (g *commitParents) put(c string, ps []string) {
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.m == nil {
+		g.m = map[string][]string{}
+	}
+	g.m[c] = ps
+}
+
+// Share makes s use what m remembers: the heads verified clean before
+// (Remembered) and the commit graph read so far.
+func (s *Store) Share(m *Memo) {
+	s.remembered = m.Remembered
+	s.graph = &m.graph
 }
 
 func (m *Memo) get(key string) (verification, bool) {
@@ -481,27 +522,34 @@ func recordID(name string) string {
 
 // IsAncestor reports whether commit anc is desc or one of its ancestors.
 func (s *Store) IsAncestor(ctx context.Context, anc, desc string) (bool, error) {
-	want := plumbing.NewHash(anc)
-	seen := map[plumbing.Hash]bool{}
-	queue := []plumbing.Hash{plumbing.NewHash(desc)}
+	seen := map[string]bool{}
+	queue := []string{desc}
 	for len(queue) > 0 {
 		if err := ctx.Err(); err != nil {
 			return false, err
 		}
 		h := queue[0]
 		queue = queue[1:]
-		if h == want {
+		if h == anc {
 			return true, nil
 		}
 		if seen[h] {
 			continue
 		}
 		seen[h] = true
-		c, err := object.GetCommit(s.objs, h)
-		if err != nil {
-			return false, fmt.Errorf("read commit %s: %w", h, err)
+		ps, ok := s.graph.get(h)
+		if !ok {
+			c, err := object.GetCommit(s.objs, plumbing.NewHash(h))
+			if err != nil {
+				return false, fmt.Errorf("read commit %s: %w", h, err)
+			}
+			ps = make([]string, len(c.ParentHashes))
+			for i, p := range c.ParentHashes {
+				ps[i] = p.String()
+			}
+			s.graph.put(h, ps)
 		}
-		queue = append(queue, c.ParentHashes...)
+		queue = append(queue, ps...)
 	}
 	return false, nil
 }

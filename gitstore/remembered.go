@@ -184,7 +184,3 @@ func (m *Remembered) Save() error {
 	m.dirty = false
 	return nil
 }
-
-// Remember makes the Store's replays go on from the heads m remembers
-// and remember what replays clean (nil: neither).
-func (s *Store) Remember(m *Remembered) { s.remembered = m }

@@ -40,9 +40,11 @@ type Store struct {
 	// remembered, when set, is what sync remembers verified: replays go
 	// on from a remembered head and remember what replays clean.
 	remembered *Remembered
-	skipped    sync.Map // task -> struct{}: OnSkip was told
-	mem        memCache // the tasks this process has in hand, by head
-	behind     writeBehind
+	// graph, when set, holds commits' parents already read (Share).
+	graph   *commitParents
+	skipped sync.Map // task -> struct{}: OnSkip was told
+	mem     memCache // the tasks this process has in hand, by head
+	behind  writeBehind
 }
 
 // Skip reports a task whose history does not read to OnSkip, once per

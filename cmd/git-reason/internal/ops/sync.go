@@ -115,9 +115,9 @@ func (e *Session) currentBranch() string {
 // pull verified is not replayed again by the push after it.
 func (e *Session) integrator() *gitstore.Integrator {
 	if e.integ == nil {
-		rem := gitstore.OpenRemembered(e.Repo)
-		e.Store.Remember(rem)
-		e.integ = &gitstore.Integrator{Store: e.Store, Merger: e.mergeSignature, Memo: &gitstore.Memo{Remembered: rem}}
+		memo := &gitstore.Memo{Remembered: gitstore.OpenRemembered(e.Repo)}
+		e.Store.Share(memo)
+		e.integ = &gitstore.Integrator{Store: e.Store, Merger: e.mergeSignature, Memo: memo}
 	}
 	return e.integ
 }
@@ -281,7 +281,7 @@ func (e *Session) integrateRound(ctx context.Context, prefix string, refs []gits
 		go func() {
 			defer wg.Done()
 			store := gitstore.NewStore(e.Repo)
-			store.Remember(shared.Memo.Remembered)
+			store.Share(shared.Memo)
 			g := &gitstore.Integrator{Store: store, Merger: merger, Memo: shared.Memo}
 			for i := range next {
 				ref := refs[i]
