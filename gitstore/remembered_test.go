@@ -12,7 +12,7 @@ import (
 // after its key changed is not remembered; a file that does not parse
 // remembers nothing.
 func TestRememberedOnlyItsOwnEntries(t *testing.T) {
-	sandboxGit(t)
+	t.Parallel()
 	dir := t.TempDir()
 	gitIn(t, dir, "init", "-q")
 	r, err := Discover(dir)
