@@ -28,5 +28,11 @@
 // the local task ref with UpdateRef's compare-and-swap, or quarantines the
 // task (local ref untouched) when it does not verify or a record path
 // differs between the two sides. A merge commit's records/ tree is the
-// union of both parents'.
+// union of both parents'. Sync remembers the heads it verified clean
+// (Remembered: .git/reason/verified.json, each entry a commit id with an
+// HMAC under a local key) and replays only the commits after one, from the
+// state that head's own records make; an entry that does not match its
+// MAC is ignored, so the memo only ever saves work. Reuses of another
+// task's conclusion are checked against that task's ref at each
+// verification, never remembered.
 package gitstore
