@@ -42,6 +42,9 @@ if [ "$forms" = pkgs ]; then
   while read -r pkg dir; do
     go test -c -o "$out/bin/$(echo "$pkg" | tr / _).test" "$pkg"
   done <"$out/pkgs"
+  # The end-to-end packages share one git-reason build (reliability/harness,
+  # cached per source): make it now, so that no package's time holds it.
+  go test -count=1 -run '^$' ./cmd/git-reason >/dev/null
   echo "== each package's tests alone, -test.short (load before: $(load))"
   : >"$out/pkgs.txt"
   while read -r pkg dir; do
