@@ -85,15 +85,9 @@ func (k *Checked) ReplayFrom(ctx context.Context, task string, bases map[string]
 		}
 		earlier[c.Hash] = true
 	}
-	v.precheck(ctx, commits)
-	for _, c := range commits {
-		if ctx.Err() != nil {
-			break
-		}
-		v.commit(ctx, c)
-	}
-	if len(commits) == 0 || ctx.Err() != nil {
+	recs := v.replay(ctx, commits)
+	if recs == nil {
 		return v.found, nil, ctx.Err()
 	}
-	return v.found, v.records(v.files[commits[len(commits)-1].Hash]), nil
+	return v.found, recs, nil
 }

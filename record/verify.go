@@ -162,6 +162,12 @@ func (k *Checked) ReplayHead(ctx context.Context, task string, commits []*Commit
 			v.kids[p]++
 		}
 	}
+	return v.found, v.replay(ctx, commits)
+}
+
+// replay checks commits in order (parents first) and returns the records of
+// the last one, or nil when there is none or ctx ended the replay early.
+func (v *verifier) replay(ctx context.Context, commits []*Commit) []*Record {
 	v.precheck(ctx, commits)
 	for _, c := range commits {
 		if ctx.Err() != nil {
@@ -170,9 +176,9 @@ func (k *Checked) ReplayHead(ctx context.Context, task string, commits []*Commit
 		v.commit(ctx, c)
 	}
 	if len(commits) == 0 || ctx.Err() != nil {
-		return v.found, nil
+		return nil
 	}
-	return v.found, v.records(v.files[commits[len(commits)-1].Hash])
+	return v.records(v.files[commits[len(commits)-1].Hash])
 }
 
 func newVerifier(task string, blob func(string) (*Record, error)) *verifier {
