@@ -48,15 +48,22 @@ func schemaNames() []any {
 	for _, k := range record.Kinds {
 		out = append(out, string(k))
 	}
-	var outputs []string
-	for name := range schemas.Outputs {
-		outputs = append(outputs, name)
-	}
-	sort.Strings(outputs)
-	for _, name := range outputs {
+	for _, name := range outputNames() {
 		out = append(out, name)
 	}
 	return out
+}
+
+// outputNames are the commands whose --json output publishes a schema, in
+// order: the schema tool's description lists them, so it stays true when
+// one is added.
+func outputNames() []string {
+	var names []string
+	for name := range schemas.Outputs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // readTools returns the read and analyze tools.
@@ -93,7 +100,7 @@ func (s *Server) readTools() (map[string]*tool, error) {
 			"paths":  obj{"type": "array", "items": obj{"type": "string"}, "description": "paths relative to the repository root; none: the whole tree"},
 			"staged": obj{"type": "boolean", "description": "check the files staged in the index"},
 			"range":  obj{"type": "string", "description": "check the files changed in A..B, as they are at B"}}), run: s.checkNeutrality},
-		"schema": {input: objectSchema(obj{"kind": obj{"enum": schemaNames(), "description": "a record kind, or a tool whose output schema is published in full (handover, context)"}}, "kind"), run: s.schema},
+		"schema": {input: objectSchema(obj{"kind": obj{"enum": schemaNames(), "description": "a record kind, or a command whose --json output schema is published in full (" + strings.Join(outputNames(), ", ") + ")"}}, "kind"), run: s.schema},
 		"handover": {input: objectSchema(obj{
 			"since": obj{"type": "string", "maxLength": 40, "description": "also list the tasks settled since: an age (7d, 36h, 2w), a date (2026-11-01) or an RFC 3339 time; default 7d"},
 			"task":  task,

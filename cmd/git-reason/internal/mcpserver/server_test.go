@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -20,6 +21,7 @@ import (
 	"git-reason/advisor"
 	"git-reason/policy/neutrality"
 	"git-reason/record"
+	"git-reason/schemas"
 )
 
 // newRepo makes an empty repository with an identity and no user overlay.
@@ -507,6 +509,55 @@ func TestTaskReportResources(t *testing.T) {
 	for _, uri := range []string{"reason://task/nope", "reason://task/..%2F..", "reason://task/"} {
 		if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri}); err == nil || !strings.Contains(err.Error(), "not found") {
 			t.Errorf("%s: %v, want not found", uri, err)
+		}
+	}
+}
+
+// The schema tool takes every record kind and every command whose --json
+// output publishes a schema, its description names each such command, and
+// each of them answers with a schema.
+func TestSchemaToolCoversEveryPublishedOutput(t *testing.T) {
+	cs := connect(t, newRepo(t), nil)
+	var kind map[string]any
+	for _, tl := range listTools(t, cs) {
+		if tl.Name == "schema" {
+			raw, _ := json.Marshal(tl.InputSchema)
+			var in struct {
+				Properties map[string]map[string]any `json:"properties"`
+			}
+			if err := json.Unmarshal(raw, &in); err != nil {
+				t.Fatal(err)
+			}
+			kind = in.Properties["kind"]
+		}
+	}
+	if kind == nil {
+		t.Fatal("tools/list has no schema tool with a kind")
+	}
+	enum, _ := kind["enum"].([]any)
+	desc, _ := kind["description"].(string)
+	want := map[string]bool{}
+	for _, k := range record.Kinds {
+		want[string(k)] = true
+	}
+	for name := range schemas.Outputs {
+		want[name] = true
+		if !strings.Contains(desc, name) {
+			t.Errorf("the schema tool's description does not name %s: %q", name, desc)
+		}
+	}
+	if len(enum) != len(want) {
+		t.Errorf("kind enum %v, want the %d names %v", enum, len(want), slices.Sorted(maps.Keys(want)))
+	}
+	for _, e := range enum {
+		name, _ := e.(string)
+		if !want[name] {
+			t.Errorf("kind enum has %q, neither a record kind nor a published output", e)
+			continue
+		}
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "schema", Arguments: map[string]any{"kind": name}})
+		if err != nil || res.IsError {
+			t.Errorf("schema %s: %v %v", name, err, res)
 		}
 	}
 }
