@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+
+	"git-reason/gitstore/atomicfile"
 )
 
 // TrustStore is the user's record of trusted repository overlays, one
@@ -105,19 +107,7 @@ func (s TrustStore) write(tf *trustFile) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("record trust: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, ".trusted-*.json")
-	if err != nil {
-		return fmt.Errorf("record trust: %w", err)
-	}
-	_, werr := tmp.Write(append(data, '\n'))
-	serr := tmp.Sync()
-	cerr := tmp.Close()
-	if err := errors.Join(werr, serr, cerr, os.Chmod(tmp.Name(), 0o600)); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("record trust: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), s.Path); err != nil {
-		os.Remove(tmp.Name())
+	if err := atomicfile.Write(s.Path, append(data, '\n'), 0o600, true); err != nil {
 		return fmt.Errorf("record trust: %w", err)
 	}
 	return nil

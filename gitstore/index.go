@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"git-reason/gitstore/atomicfile"
 	"git-reason/record"
 )
 
@@ -217,28 +218,11 @@ func refresh[E interface{ head() string }](ctx context.Context, s *Store, name, 
 	return readable, fresh.Tasks, nil
 }
 
-// writeFileAtomic writes data to a temporary file beside path and renames
-// it into place, so a reader sees the old or the new file, never a part.
+// writeFileAtomic replaces a file of the store's own (a cache, the
+// remembered state), creating its directory; readable by the user alone.
 func writeFileAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
+	return atomicfile.Write(path, data, 0o600, false)
 }

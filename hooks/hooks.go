@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"git-reason/gitstore/atomicfile"
 )
 
 //go:embed pre-commit pre-push prepare-commit-msg commit-msg
@@ -134,7 +136,7 @@ func Install(dir string, force bool) ([]Status, error) {
 			}
 		}
 		if !s.Current {
-			if err := writeExecutable(s.Path, Shim(name)); err != nil {
+			if err := atomicfile.Write(s.Path, Shim(name), 0o755, false); err != nil { // a running git never sees half a hook
 				return out, fmt.Errorf("write %s hook: %w", name, err)
 			}
 		}
@@ -190,24 +192,4 @@ func Changes(dir string, uninstall bool) bool {
 		}
 	}
 	return false
-}
-
-// writeExecutable writes data to path through a temporary file, so a
-// running git never sees a half-written hook.
-func writeExecutable(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-hook-*")
-	if err != nil {
-		return err
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr, os.Chmod(tmp.Name(), 0o755)); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
 }

@@ -104,7 +104,7 @@ func (d *Document) Line(key string) int {
 // beyond its schema.
 func (d *Document) ErrorAt(pointer, msg string) *DecodeError {
 	n := lookup(d.root, pointer)
-	return &DecodeError{File: d.file, Line: n.Line, Column: n.Column, Field: fieldPath(pointer), Msg: msg}
+	return &DecodeError{File: d.file, Line: n.Line, Column: n.Column, Field: FieldPath(pointer), Msg: msg}
 }
 
 // Decode reads data, the contents of file, as one YAML document, validates
@@ -230,7 +230,7 @@ func (s *Schema) explain(file string, root *yaml.Node, ve *ValidationError) erro
 func (s *Schema) word(file string, root *yaml.Node, e *ValidationError) violation {
 	n := lookup(root, e.InstanceLocation)
 	v := violation{DecodeError: DecodeError{File: file, Line: n.Line, Column: n.Column,
-		Field: fieldPath(e.InstanceLocation), Msg: e.Message}, line: n.Line, col: n.Column}
+		Field: FieldPath(e.InstanceLocation), Msg: e.Message}, line: n.Line, col: n.Column}
 	rule := s.owner(e.AbsoluteKeywordLocation)
 	if rule == nil {
 		return v

@@ -156,9 +156,10 @@ func lookup(root *yaml.Node, pointer string) *yaml.Node {
 	return n
 }
 
-// fieldPath renders a JSON pointer the way a reader of YAML names a field:
-// /advisors/2/local is advisors[2].local.
-func fieldPath(pointer string) string {
+// FieldPath renders a JSON pointer the way a reader of YAML names a field:
+// /advisors/2/local is advisors[2].local. Every message about a field of a
+// declarative file names it this way, whoever finds the fault.
+func FieldPath(pointer string) string {
 	if pointer == "" {
 		return ""
 	}

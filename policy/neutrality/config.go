@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"git-reason/schemas"
@@ -83,7 +82,7 @@ type fieldError struct {
 func atField(ptr, msg string) *fieldError { return &fieldError{ptr: ptr, name: ptr, msg: msg} }
 
 func (e *fieldError) Error() string {
-	if f := fieldName(e.name); f != "" {
+	if f := schemas.FieldPath(e.name); f != "" {
 		return f + ": " + e.msg
 	}
 	return e.msg
@@ -154,22 +153,4 @@ func (r *rules) allowed(p string, line []byte) bool {
 		}
 	}
 	return false
-}
-
-// fieldName renders a JSON pointer the way a reader of YAML names a field:
-// /allow/0/match is allow[0].match.
-func fieldName(ptr string) string {
-	var b strings.Builder
-	for _, tok := range strings.Split(ptr, "/")[1:] {
-		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
-		if _, err := strconv.Atoi(tok); err == nil {
-			b.WriteString("[" + tok + "]")
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteByte('.')
-		}
-		b.WriteString(tok)
-	}
-	return b.String()
 }
