@@ -2,15 +2,21 @@
 // variable git reason acts on into one typed [Settings] value, once per
 // command.
 //
-// Configuration is read the way git reads it, because git reads it: one
-// `git config -z --list --show-scope` process run against the repository,
-// so that every scope (system, global, repository, worktree), include.path,
-// includeIf, `git -c` (GIT_CONFIG_PARAMETERS) and GIT_CONFIG_COUNT apply
-// exactly as they do for git's own commands. [Load] runs that process; the
-// caller decides when, so that a command that needs no setting spawns
-// nothing. Every environment override (GIT_REASON_*, GIT_AUTHOR_*, EMAIL,
-// CI, GIT_PAGER, PAGER, NO_COLOR, XDG_CONFIG_HOME, HOME) is applied in one
-// function, resolve; nothing else in the program looks these up.
+// Configuration is read the way git reads it: the same files in the same
+// order with the same scopes (system, global, repository, worktree),
+// include.path and includeIf (gitdir:, gitdir/i:, onbranch:,
+// hasconfig:remote.*.url:), `git -c` (GIT_CONFIG_PARAMETERS) and
+// GIT_CONFIG_COUNT, giving what `git config -z --list --show-scope` lists
+// for the repository. The files are read in-process (readConfig, with a
+// parser of git's syntax); whatever that reader does not pin down as git
+// does (a file git refuses, an include loop, a bracket expression in a
+// condition, a system file it cannot locate) is read by that one git
+// process instead, so the two never differ: a differential test holds the
+// reader to git over many layouts. [Load] does this; the caller decides
+// when, so that a command that needs no setting reads nothing. Every
+// environment override (GIT_REASON_*, GIT_AUTHOR_*, EMAIL, CI, GIT_PAGER,
+// PAGER, NO_COLOR, XDG_CONFIG_HOME, HOME) is applied in one function,
+// resolve; nothing else in the program looks these up.
 //
 // The one key git reason writes, reason.origin (this clone's id), is
 // written through `git config` by [SetOrigin], once per clone, so that

@@ -20,23 +20,42 @@ type entry struct {
 // config maps each key, as git lists it, to its values in git's order.
 type config map[string][]entry
 
+// item is one line of git config --list --show-scope.
+type item struct {
+	scope, key, value string
+	hasValue          bool
+}
+
+func toConfig(items []item) config {
+	cfg := config{}
+	for _, it := range items {
+		cfg[it.key] = append(cfg[it.key], entry{scope: it.scope, value: it.value, hasValue: it.hasValue})
+	}
+	return cfg
+}
+
 // Load reads the configuration of the repository whose git directory is
 // gitDir ("" outside a repository: system, global and command-line scopes
-// only) with one git process, then resolves it with the environment and
-// flags. It fails when git refuses the configuration (a syntax error, an
-// include loop), with git's own message.
+// only), then resolves it with the environment and flags. The files are
+// read in-process, as git reads them (readConfig); whatever that reader
+// leaves to git (a file git refuses, an include loop, a form it does not
+// read) is read by one git config process instead, so that Load fails
+// where git refuses the configuration, with git's own message.
 func Load(ctx context.Context, gitDir string, flags Flags) (*Settings, error) {
-	cfg, err := list(ctx, gitDir)
+	items, err := readConfig(gitDir, os.LookupEnv)
+	if errors.Is(err, errAskGit) {
+		items, err = list(ctx, gitDir)
+	}
 	if err != nil {
 		return nil, err
 	}
-	return resolve(source{config: cfg, lookupEnv: os.LookupEnv}, flags)
+	return resolve(source{config: toConfig(items), lookupEnv: os.LookupEnv}, flags)
 }
 
 // list runs git config -z --list --show-scope. GIT_CONFIG is removed from
 // its environment: git config alone reads it (as --file), git's other
 // commands do not, and git reason reads what they read.
-func list(ctx context.Context, gitDir string) (config, error) {
+func list(ctx context.Context, gitDir string) ([]item, error) {
 	args := []string{"config", "-z", "--list", "--show-scope"}
 	if gitDir != "" {
 		args = append([]string{"--git-dir=" + gitDir}, args...)
@@ -44,6 +63,12 @@ func list(ctx context.Context, gitDir string) (config, error) {
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = gitDir
 	cmd.Env = withoutVar(os.Environ(), "GIT_CONFIG")
+	if gitDir == "" {
+		// Outside a repository: git must not find one from the working
+		// directory or GIT_DIR either.
+		cmd.Dir = "/"
+		cmd.Env = withoutVar(withoutVar(cmd.Env, "GIT_DIR"), "GIT_COMMON_DIR")
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -61,23 +86,22 @@ func list(ctx context.Context, gitDir string) (config, error) {
 // parseList decodes the output of git config -z --list --show-scope: for
 // each variable "scope NUL key LF value NUL", or "scope NUL key NUL" for a
 // variable written without "=".
-func parseList(out []byte) (config, error) {
-	cfg := config{}
+func parseList(out []byte) ([]item, error) {
+	var items []item
 	for len(out) > 0 {
 		scope, rest, ok := bytes.Cut(out, []byte{0})
 		if !ok {
 			return nil, fmt.Errorf("read git config: truncated output")
 		}
-		item, rest, ok := bytes.Cut(rest, []byte{0})
+		line, rest, ok := bytes.Cut(rest, []byte{0})
 		if !ok {
 			return nil, fmt.Errorf("read git config: truncated output after %q", scope)
 		}
-		key, value, hasValue := bytes.Cut(item, []byte{'\n'})
-		k := string(key)
-		cfg[k] = append(cfg[k], entry{scope: string(scope), value: string(value), hasValue: hasValue})
+		key, value, hasValue := bytes.Cut(line, []byte{'\n'})
+		items = append(items, item{scope: string(scope), key: string(key), value: string(value), hasValue: hasValue})
 		out = rest
 	}
-	return cfg, nil
+	return items, nil
 }
 
 func withoutVar(env []string, name string) []string {
