@@ -34,5 +34,11 @@
 // state that head's own records make; an entry that does not match its
 // MAC is ignored, so the memo only ever saves work. Reuses of another
 // task's conclusion are checked against that task's ref at each
-// verification, never remembered.
+// verification, never remembered. Fetched tasks that reuse each other's
+// conclusions (a cycle: none can be in place before another) are
+// integrated together (Integrator.IntegrateTogether): a reuse within the
+// set is checked against the head the reused task's ref is about to get,
+// under the same terms (that history replays clean and holds the
+// conclusion as named); a task that fails, or reuses one that failed,
+// leaves the set, and the refs move only once the rest all hold.
 package gitstore

@@ -859,7 +859,7 @@ func (s *Store) verify(ctx context.Context, task, head string, reuses bool) ([]r
 func (s *Store) verifyChecked(ctx context.Context, task, head string, reuses bool, k *record.Checked) ([]record.Finding, error) {
 	found, recs := s.replay(ctx, task, head, reuses, k)
 	if reuses && ctx.Err() == nil && recs != nil {
-		found = append(found, s.checkReuses(ctx, task, head, recs)...)
+		found = append(found, s.checkReuses(ctx, task, head, recs, nil)...)
 	}
 	return found, ctx.Err()
 }

@@ -165,11 +165,17 @@ type verification struct {
 // tasks' conclusions checked against those tasks' refs at each call, since
 // a pull may have just brought the task a reuse names.
 func (g *Integrator) Verify(ctx context.Context, task, head string) ([]record.Finding, error) {
+	return g.verify(ctx, task, head, nil)
+}
+
+// verify is Verify with the reused tasks of at read at the heads it gives
+// (see reusedAt).
+func (g *Integrator) verify(ctx context.Context, task, head string, at map[string]string) ([]record.Finding, error) {
 	v, err := g.replay(ctx, task, head)
 	if err != nil {
 		return nil, err
 	}
-	return g.withReuses(ctx, task, head, v), ctx.Err()
+	return g.withReuses(ctx, task, head, v, at), ctx.Err()
 }
 
 func (g *Integrator) replay(ctx context.Context, task, head string) (verification, error) {
@@ -186,14 +192,49 @@ func (g *Integrator) replay(ctx context.Context, task, head string) (verificatio
 	return v, nil
 }
 
-func (g *Integrator) withReuses(ctx context.Context, task, head string, v verification) []record.Finding {
+func (g *Integrator) withReuses(ctx context.Context, task, head string, v verification, at map[string]string) []record.Finding {
 	found := v.findings
 	if v.recs != nil && ctx.Err() == nil {
-		if more := g.Store.checkReuses(ctx, task, head, v.recs); len(more) > 0 {
+		if more := g.Store.checkReuses(ctx, task, head, v.recs, g.reusedAt(at)); len(more) > 0 {
 			found = append(append([]record.Finding(nil), found...), more...)
 		}
 	}
 	return found
+}
+
+// reusedAt reads a reused task named in at at the head at gives, the head
+// its local ref is about to have, under the same terms as a local ref
+// (Store.reusedLocal): that head's history replays clean, its own reuses
+// not followed, and its records read. A task at names with "" is checked
+// later, once its head is known; any other task at its local ref.
+func (g *Integrator) reusedAt(at map[string]string) reusedLookup {
+	if at == nil {
+		return nil
+	}
+	return func(ctx context.Context, u string) reused {
+		head, ok := at[u]
+		switch {
+		case !ok:
+			return g.Store.reusedLocal(ctx, u)
+		case head == "":
+			return reused{later: true}
+		}
+		v, err := g.replay(ctx, u, head)
+		if err != nil {
+			return reused{unread: err}
+		}
+		if len(v.findings) > 0 {
+			return reused{untrusted: fmt.Errorf("task %s does not replay clean at %s: %s", u, shortHash(head), v.findings[0])}
+		}
+		if v.recs == nil {
+			return reused{unread: fmt.Errorf("task %s at %s: its records do not read", u, shortHash(head))}
+		}
+		st, err := record.Derive(u, v.recs)
+		if err != nil {
+			return reused{unread: err}
+		}
+		return reused{st: st}
+	}
 }
 
 // ReusedTasks returns the other tasks whose conclusions the records of
@@ -249,7 +290,17 @@ func Codes(found []record.Finding) []string {
 // concurrent append moves it first, the decision is taken again from the
 // new local head, so that append is never lost.
 func (g *Integrator) Integrate(ctx context.Context, task, fetched string) (*Integration, error) {
-	in := &Integration{Task: task, Fetched: fetched, Codes: []string{}, Findings: []record.Finding{}, Refusals: []record.Finding{}}
+	return g.integrate(ctx, task, fetched, nil)
+}
+
+func newIntegration(task, fetched string) *Integration {
+	return &Integration{Task: task, Fetched: fetched, Codes: []string{}, Findings: []record.Finding{}, Refusals: []record.Finding{}}
+}
+
+// integrate is Integrate with the reused tasks of at read at the heads it
+// gives (reusedAt).
+func (g *Integrator) integrate(ctx context.Context, task, fetched string, at map[string]string) (*Integration, error) {
+	in := newIntegration(task, fetched)
 	if err := g.Store.checkTask(task); err != nil {
 		return g.quarantine(in, CodeTaskName, fmt.Sprintf("%v", err)), nil
 	}
@@ -259,87 +310,223 @@ func (g *Integrator) Integrate(ctx context.Context, task, fetched string) (*Inte
 	}
 	verified := false
 	for range attempts {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		local, err := g.Store.Repo.ReadRef(TaskRef(task))
+		p, err := g.prepare(ctx, in, at, &verified)
 		if err != nil {
 			return nil, err
 		}
-		in.From, in.To = local, local
-		if local == fetched {
-			in.Outcome = OutcomeUpToDate
+		if p == nil {
 			return in, nil
 		}
-		if local != "" {
-			ahead, err := g.Store.IsAncestor(ctx, fetched, local)
-			if err != nil {
-				return nil, err
-			}
-			if ahead {
-				in.Outcome = OutcomeAhead
-				return in, nil
-			}
-		}
-		if !verified {
-			found, err := g.Verify(ctx, task, fetched)
-			if err != nil {
-				if ctx.Err() != nil {
-					return nil, err
-				}
-				return g.quarantine(in, CodeUnreadable, fmt.Sprintf("the fetched history does not read: %v", err)), nil
-			}
-			if bad := Blocking(found); len(bad) > 0 {
-				in.Outcome, in.Codes, in.Findings = OutcomeQuarantined, Codes(bad), bad
-				return in, nil
-			}
-			in.Refusals = Refusals(found)
-			verified = true
-		}
-		next, outcome := fetched, OutcomeCreated
-		if local != "" {
-			behind, err := g.Store.IsAncestor(ctx, local, fetched)
-			if err != nil {
-				return nil, err
-			}
-			outcome = OutcomeFastForward
-			if !behind {
-				merge, conflicts, err := g.merge(task, local, fetched)
-				if err != nil {
-					return nil, err
-				}
-				if len(conflicts) > 0 {
-					in.Outcome, in.Codes, in.Findings = OutcomeQuarantined, []string{CodeConflict}, conflicts
-					return in, nil
-				}
-				found, err := g.verifyMerge(ctx, task, local, fetched, merge)
-				if err != nil {
-					return nil, err
-				}
-				if bad := Blocking(found); len(bad) > 0 {
-					// The fetched side verified alone: what fails is in the
-					// local history, which pull must not spread.
-					in.Outcome, in.Codes, in.Findings = OutcomeQuarantined, Codes(bad), bad
-					return in, nil
-				}
-				next, outcome, in.Refusals = merge, OutcomeMerged, Refusals(found)
-			}
-		}
-		err = g.Store.Repo.UpdateRef(TaskRef(task), local, next)
-		if errors.Is(err, ErrStale) {
-			continue // a concurrent append: decide again from its head
-		}
-		if conflict := (*RefConflictError)(nil); errors.As(err, &conflict) {
-			// A local task is in the way of the fetched one's name (a vs a/b).
-			return g.quarantine(in, CodeTaskName, taskConflict(task, err).Error()), nil
-		}
+		done, err := g.commit(in, p)
 		if err != nil {
 			return nil, err
 		}
-		in.Outcome, in.To = outcome, next
-		return in, nil
+		if done {
+			return in, nil
+		}
+		// A concurrent append: decide again from its head.
 	}
 	return nil, fmt.Errorf("task %s kept moving during pull: gave up after %d attempts; pull again", task, attempts)
+}
+
+// prepared is where a verified fetched history takes the local ref: from
+// local to next (the fetched head or a merge commit of both).
+type prepared struct {
+	local, next, outcome string
+}
+
+// prepare decides, from the local ref as it is now, what in.Fetched does
+// to it, and verifies what the ref would get (once: *verified remembers
+// that the fetched history was). nil: decided with nothing to write (up to
+// date, ahead or quarantined, in in).
+func (g *Integrator) prepare(ctx context.Context, in *Integration, at map[string]string, verified *bool) (*prepared, error) {
+	task, fetched := in.Task, in.Fetched
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	local, err := g.Store.Repo.ReadRef(TaskRef(task))
+	if err != nil {
+		return nil, err
+	}
+	in.From, in.To = local, local
+	if local == fetched {
+		in.Outcome = OutcomeUpToDate
+		return nil, nil
+	}
+	if local != "" {
+		ahead, err := g.Store.IsAncestor(ctx, fetched, local)
+		if err != nil {
+			return nil, err
+		}
+		if ahead {
+			in.Outcome = OutcomeAhead
+			return nil, nil
+		}
+	}
+	if !*verified {
+		found, err := g.verify(ctx, task, fetched, at)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			g.quarantine(in, CodeUnreadable, fmt.Sprintf("the fetched history does not read: %v", err))
+			return nil, nil
+		}
+		if bad := Blocking(found); len(bad) > 0 {
+			in.Outcome, in.Codes, in.Findings = OutcomeQuarantined, Codes(bad), bad
+			return nil, nil
+		}
+		in.Refusals = Refusals(found)
+		*verified = true
+	}
+	p := &prepared{local: local, next: fetched, outcome: OutcomeCreated}
+	if local == "" {
+		return p, nil
+	}
+	behind, err := g.Store.IsAncestor(ctx, local, fetched)
+	if err != nil {
+		return nil, err
+	}
+	p.outcome = OutcomeFastForward
+	if behind {
+		return p, nil
+	}
+	merge, conflicts, err := g.merge(task, local, fetched)
+	if err != nil {
+		return nil, err
+	}
+	if len(conflicts) > 0 {
+		in.Outcome, in.Codes, in.Findings = OutcomeQuarantined, []string{CodeConflict}, conflicts
+		return nil, nil
+	}
+	found, err := g.verifyMerge(ctx, task, local, fetched, merge, at)
+	if err != nil {
+		return nil, err
+	}
+	if bad := Blocking(found); len(bad) > 0 {
+		// The fetched side verified alone: what fails is in the
+		// local history, which pull must not spread.
+		in.Outcome, in.Codes, in.Findings = OutcomeQuarantined, Codes(bad), bad
+		return nil, nil
+	}
+	p.next, p.outcome, in.Refusals = merge, OutcomeMerged, Refusals(found)
+	return p, nil
+}
+
+// commit moves the local ref as p says, by compare-and-swap. false: the
+// ref moved since p was decided (a concurrent append), nothing written.
+func (g *Integrator) commit(in *Integration, p *prepared) (bool, error) {
+	err := g.Store.Repo.UpdateRef(TaskRef(in.Task), p.local, p.next)
+	if errors.Is(err, ErrStale) {
+		return false, nil
+	}
+	if conflict := (*RefConflictError)(nil); errors.As(err, &conflict) {
+		// A local task is in the way of the fetched one's name (a vs a/b).
+		g.quarantine(in, CodeTaskName, taskConflict(in.Task, err).Error())
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	in.Outcome, in.To = p.outcome, p.next
+	return true, nil
+}
+
+// IntegrateTogether integrates fetched tasks (task -> fetched head) that
+// wait on each other: tasks whose records reuse conclusions of other
+// tasks among them, in a cycle (A reuses B's, B reuses A's), so that
+// Integrate, which checks a reuse against the reused task's local ref,
+// quarantines each until another is in place, and none ever is.
+//
+// Each task is verified as Integrate verifies it, except that a reuse of
+// a conclusion of another task of the set is checked against the head
+// that task's local ref would get (its fetched head, or the merge of it
+// and the local one), under the terms a local ref is held to: that head's
+// history replays clean and holds the reused conclusion as the reuse
+// names it. A task whose reuses fail, or that reuses a task of the set
+// that is quarantined, is quarantined and leaves the set, and the rest are
+// checked again without it, until all that remain hold; only then do
+// their local refs move, each by compare-and-swap. So the refs end as
+// verify will check them: every reuse against a local ref, and no task
+// reaches one on the strength of a task that did not. Results are in
+// name order of the tasks.
+func (g *Integrator) IntegrateTogether(ctx context.Context, fetched map[string]string) ([]*Integration, error) {
+	tasks := slices.Sorted(maps.Keys(fetched))
+	ins := make(map[string]*Integration, len(tasks))
+	preps := map[string]*prepared{}
+	// The reuses within the set wait for the heads the tasks will have.
+	later := make(map[string]string, len(tasks))
+	for _, t := range tasks {
+		later[t] = ""
+	}
+	for _, t := range tasks {
+		in := newIntegration(t, fetched[t])
+		ins[t] = in
+		if err := g.Store.checkTask(t); err != nil {
+			g.quarantine(in, CodeTaskName, fmt.Sprintf("%v", err))
+			continue
+		}
+		verified := false
+		p, err := g.prepare(ctx, in, later, &verified)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			// One task that does not read never stops the others.
+			g.quarantine(in, CodeUnreadable, record.Printable(err.Error()))
+			continue
+		}
+		if p != nil {
+			preps[t] = p
+		}
+	}
+	for {
+		at := make(map[string]string, len(preps))
+		for t, p := range preps {
+			at[t] = p.next
+		}
+		var out []string
+		for _, t := range slices.Sorted(maps.Keys(preps)) {
+			found, err := g.verify(ctx, t, preps[t].next, at)
+			if err != nil {
+				return nil, err
+			}
+			if bad := Blocking(found); len(bad) > 0 {
+				in := ins[t]
+				in.Outcome, in.Codes, in.Findings = OutcomeQuarantined, Codes(bad), bad
+				in.To, in.Refusals = in.From, []record.Finding{}
+				out = append(out, t)
+			}
+		}
+		if len(out) == 0 {
+			break
+		}
+		for _, t := range out {
+			delete(preps, t)
+		}
+	}
+	at := make(map[string]string, len(preps))
+	for t, p := range preps {
+		at[t] = p.next
+	}
+	for _, t := range slices.Sorted(maps.Keys(preps)) {
+		done, err := g.commit(ins[t], preps[t])
+		if err != nil {
+			return nil, err
+		}
+		if !done {
+			// A concurrent append moved the ref: integrate from its head,
+			// the other tasks' reuses read where they are going.
+			if ins[t], err = g.integrate(ctx, t, fetched[t], at); err != nil {
+				return nil, err
+			}
+		}
+	}
+	out := make([]*Integration, len(tasks))
+	for i, t := range tasks {
+		out[i] = ins[t]
+	}
+	return out, nil
 }
 
 // verifyMerge returns what verification of the merge commit's whole
@@ -349,7 +536,7 @@ func (g *Integrator) Integrate(ctx context.Context, task, fetched string) (*Inte
 // record.ReplayMerge, the step Replay takes for a merge. The result is
 // remembered for the merge head, so the push after a pull does not replay
 // it again.
-func (g *Integrator) verifyMerge(ctx context.Context, task, local, fetched, merge string) ([]record.Finding, error) {
+func (g *Integrator) verifyMerge(ctx context.Context, task, local, fetched, merge string, at map[string]string) ([]record.Finding, error) {
 	ours, err := g.replay(ctx, task, local)
 	if err != nil {
 		return nil, err
@@ -387,7 +574,7 @@ func (g *Integrator) verifyMerge(ctx context.Context, task, local, fetched, merg
 		// The merge's replay is its parents' replays and its own step.
 		g.memo().Remembered.Add(task, merge)
 	}
-	return g.withReuses(ctx, task, merge, v), ctx.Err()
+	return g.withReuses(ctx, task, merge, v, at), ctx.Err()
 }
 
 // unionRecords returns the records files names, taken from the two

@@ -221,6 +221,8 @@ const integrateWorkers = 4
 // pull may create or move only after checking it. So a task quarantined
 // for its reuses alone, when a task it reuses changed in the same round,
 // is integrated again, until a round changes nothing such a task reuses.
+// Tasks that then still wait on each other's reuses (a cycle) are
+// integrated as one set, once (integrateTogether).
 func (e *Session) integrateAll(ctx context.Context, prefix string, refs []gitstore.Ref) ([]*gitstore.Integration, error) {
 	shared := e.integrator()
 	// The merge signature is read once, before any worker needs it.
@@ -238,6 +240,7 @@ func (e *Session) integrateAll(ctx context.Context, prefix string, refs []gitsto
 	for i := range refs {
 		pending[i] = i
 	}
+	together := false
 	for len(pending) > 0 {
 		if err := e.integrateRound(ctx, prefix, refs, pending, merger, results); err != nil {
 			return nil, err
@@ -251,7 +254,7 @@ func (e *Session) integrateAll(ctx context.Context, prefix string, refs []gitsto
 		var again []int
 		for _, i := range pending {
 			in := results[i]
-			if in.Outcome != gitstore.OutcomeQuarantined || len(in.Codes) != 1 || in.Codes[0] != record.FindReuse {
+			if !reuseOnly(in) {
 				continue
 			}
 			for _, u := range shared.ReusedTasks(in.Task, in.Fetched) {
@@ -262,11 +265,58 @@ func (e *Session) integrateAll(ctx context.Context, prefix string, refs []gitsto
 			}
 		}
 		pending = again
+		if len(pending) == 0 && !together {
+			together = true
+			if err := e.integrateTogether(ctx, results); err != nil {
+				return nil, err
+			}
+		}
 	}
 	// What was verified clean is remembered for the next verification;
 	// failing to save it costs that one time, nothing else.
 	_ = shared.Memo.Remembered.Save()
 	return results, nil
+}
+
+// reuseOnly reports whether in was quarantined for its reuses alone.
+func reuseOnly(in *gitstore.Integration) bool {
+	return in.Outcome == gitstore.OutcomeQuarantined && len(in.Codes) == 1 && in.Codes[0] == record.FindReuse
+}
+
+// integrateTogether integrates, as one set, the tasks still quarantined
+// for their reuses alone when some of them reuse others of them: tasks
+// that wait on each other (A reuses B's conclusion and B reuses A's), so
+// that no round puts one in place before the other
+// (gitstore.Integrator.IntegrateTogether). Their results replace the
+// rounds' ones.
+func (e *Session) integrateTogether(ctx context.Context, results []*gitstore.Integration) error {
+	shared := e.integrator()
+	set := map[string]string{}
+	index := map[string]int{}
+	for i, in := range results {
+		if reuseOnly(in) {
+			set[in.Task], index[in.Task] = in.Fetched, i
+		}
+	}
+	waiting := false
+	for t, head := range set {
+		for _, u := range shared.ReusedTasks(t, head) {
+			if _, ok := set[u]; ok {
+				waiting = true
+			}
+		}
+	}
+	if !waiting {
+		return nil
+	}
+	ins, err := shared.IntegrateTogether(ctx, set)
+	if err != nil {
+		return err
+	}
+	for _, in := range ins {
+		results[index[in.Task]] = in
+	}
+	return nil
 }
 
 // integrateRound integrates refs[i] for each i of todo into results[i].
