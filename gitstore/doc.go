@@ -2,8 +2,11 @@
 // refs/reasoning/tasks/<task>, one commit per record, each commit's tree
 // holding every record of the task so far under records/.
 //
-// Objects are encoded and hashed with go-git and written as loose objects
-// the way git writes them (a temporary file renamed into objects/xx/,
+// Commits and trees are encoded and decoded by this package (objects.go),
+// exactly as go-git's object package does, which is not linked: it brings
+// an OpenPGP implementation whose initialisation every command would pay
+// at start-up. Objects are read through go-git's object storage and
+// written as loose objects the way git writes them (a temporary file renamed into objects/xx/,
 // read-only, not synced), in stored deflate blocks as core.looseCompression
 // 0 does; git gc compresses them when it packs. Refs are updated with
 // git's own lockfile protocol, the new value synced before it is renamed

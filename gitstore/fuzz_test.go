@@ -222,7 +222,7 @@ func (b *fuzzBuilder) commit(br *fuzzBranch, parents []plumbing.Hash, recordsAsF
 		records, mode = b.blob([]byte("not a tree")), filemode.Regular
 	}
 	root := b.tree([]object.TreeEntry{{Name: RecordsDir, Mode: mode, Hash: records}})
-	sig := ParseActor("Eve <e@x>", fuzzEpoch)
+	sig := object.Signature(ParseActor("Eve <e@x>", fuzzEpoch))
 	c := &object.Commit{Author: sig, Committer: sig, Message: "x: fuzzed\n\nReason-Task: T\n", TreeHash: root, ParentHashes: parents}
 	obj := b.s.objs.NewEncodedObject()
 	if err := c.Encode(obj); err != nil {

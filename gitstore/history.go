@@ -14,7 +14,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"git-reason/record"
 )
@@ -490,7 +489,7 @@ func (s *Store) walkGraph(ctx context.Context, head string, stop map[string]bool
 			parents[c] = ps
 			return ps, nil
 		}
-		var cm *object.Commit
+		var cm *commit
 		if data, ok := src.peek(c); ok {
 			// Read once, size checked: contents takes it again.
 			var err error
@@ -503,7 +502,7 @@ func (s *Store) walkGraph(ctx context.Context, head string, stop map[string]bool
 				return nil, err
 			}
 			var err error
-			if cm, err = object.GetCommit(s.objs, h); err != nil {
+			if cm, err = s.getCommit(h); err != nil {
 				return nil, fmt.Errorf("read commit %s: %w", c, err)
 			}
 		}
@@ -635,26 +634,21 @@ func readTrees(cf objectSource, hashes []string, what string, fn func(i int, dat
 
 // decodeCommit decodes a commit as go-git does, checking that its content
 // has the hash it was asked for.
-func decodeCommit(h string, data []byte) (*object.Commit, error) {
-	obj := &plumbing.MemoryObject{}
-	obj.SetType(plumbing.CommitObject)
-	obj.Write(data)
-	c := &object.Commit{}
-	if err := c.Decode(obj); err != nil {
+func decodeCommit(h string, data []byte) (*commit, error) {
+	got := plumbing.ComputeHash(plumbing.CommitObject, data)
+	c, err := parseCommit(got, data)
+	if err != nil {
 		return nil, fmt.Errorf("read commit %s: %w", h, err)
 	}
-	if c.Hash.String() != h {
-		return nil, fmt.Errorf("read commit %s: its content hashes to %s", h, c.Hash)
+	if got.String() != h {
+		return nil, fmt.Errorf("read commit %s: its content hashes to %s", h, got)
 	}
 	return c, nil
 }
 
-func decodeTree(h string, data []byte) (*object.Tree, error) {
-	obj := &plumbing.MemoryObject{}
-	obj.SetType(plumbing.TreeObject)
-	obj.Write(data)
-	t := &object.Tree{}
-	if err := t.Decode(obj); err != nil {
+func decodeTree(h string, data []byte) (*tree, error) {
+	t, err := parseTreeEntries(data)
+	if err != nil {
 		return nil, fmt.Errorf("read tree %s: %w", h, err)
 	}
 	return t, nil
@@ -693,7 +687,7 @@ func parseTree(h string, data []byte, like *rawTree) (*rawTree, error) {
 		}
 	}
 	bad := func(why string) error {
-		return fmt.Errorf("read tree %s: %w: %s", h, object.ErrMalformedTree, why)
+		return fmt.Errorf("read tree %s: %w: %s", h, errMalformedTree, why)
 	}
 	for i < len(data) {
 		sp := bytes.IndexByte(data[i:], ' ')
@@ -805,7 +799,7 @@ func diffTrees(a, b *rawTree) map[string]string {
 	return out
 }
 
-func (s *Store) commitFor(c *object.Commit) (*record.Commit, error) {
+func (s *Store) commitFor(c *commit) (*record.Commit, error) {
 	rc := &record.Commit{Hash: c.Hash.String(), Files: map[string]string{}, Trailers: Trailers(c.Message), When: c.Author.When,
 		Author: c.Author.Name + " <" + c.Author.Email + ">", Committer: c.Committer.Name + " <" + c.Committer.Email + ">"}
 	for _, p := range c.ParentHashes {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"git-reason/record"
 )
@@ -64,7 +63,7 @@ func (in *Integration) Changed() bool {
 type Integrator struct {
 	Store *Store
 	// Merger signs merge commits: the user's identity, now.
-	Merger func() (object.Signature, error)
+	Merger func() (Signature, error)
 	// MaxAttempts bounds the retries when a concurrent append moves a
 	// local ref during the integration (0: 100).
 	MaxAttempts int
@@ -547,7 +546,7 @@ func (g *Integrator) verifyMerge(ctx context.Context, task, local, fetched, merg
 	}
 	commits := map[string]*record.Commit{}
 	for _, h := range []string{local, fetched, merge} {
-		c, err := object.GetCommit(g.Store.objs, plumbing.NewHash(h))
+		c, err := g.Store.getCommit(plumbing.NewHash(h))
 		if err != nil {
 			return nil, fmt.Errorf("read commit %s: %w", h, err)
 		}
@@ -641,8 +640,8 @@ func (g *Integrator) merge(task, local, fetched string) (string, []record.Findin
 	if err != nil {
 		return "", nil, err
 	}
-	byName := map[string]object.TreeEntry{}
-	byID := map[string]object.TreeEntry{}
+	byName := map[string]TreeEntry{}
+	byID := map[string]TreeEntry{}
 	var conflicts []record.Finding
 	conflict := func(id, format string, args ...any) {
 		conflicts = append(conflicts, record.Finding{Task: task, Commit: fetched, Record: id, Code: CodeConflict,
@@ -652,7 +651,7 @@ func (g *Integrator) merge(task, local, fetched string) (string, []record.Findin
 		byName[e.Name] = e
 		byID[recordID(e.Name)] = e
 	}
-	entries := append([]object.TreeEntry(nil), ours.Entries...)
+	entries := append([]TreeEntry(nil), ours.Entries...)
 	for _, e := range theirs.Entries {
 		id := recordID(e.Name)
 		if o, ok := byName[e.Name]; ok {
@@ -678,7 +677,7 @@ func (g *Integrator) merge(task, local, fetched string) (string, []record.Findin
 	if err != nil {
 		return "", nil, err
 	}
-	root, err := s.writeTree([]object.TreeEntry{{Name: RecordsDir, Mode: filemode.Dir, Hash: recordsTree}})
+	root, err := s.writeTree([]TreeEntry{{Name: RecordsDir, Mode: filemode.Dir, Hash: recordsTree}})
 	if err != nil {
 		return "", nil, err
 	}
@@ -686,11 +685,11 @@ func (g *Integrator) merge(task, local, fetched string) (string, []record.Findin
 	if err != nil {
 		return "", nil, err
 	}
-	c := &object.Commit{Author: sig, Committer: sig, TreeHash: root,
+	c := &commit{Author: sig, Committer: sig, TreeHash: root,
 		ParentHashes: []plumbing.Hash{plumbing.NewHash(local), plumbing.NewHash(fetched)},
 		Message: fmt.Sprintf("merge: %d records of two histories\n\nReason-Task: %s\nReason-Merge: %s\n",
 			len(entries), task, fetched)}
-	h, err := s.putEncoded(c)
+	h, err := s.writeCommitObject(c)
 	if err != nil {
 		return "", nil, err
 	}
@@ -726,7 +725,7 @@ func (s *Store) IsAncestor(ctx context.Context, anc, desc string) (bool, error) 
 		seen[h] = true
 		ps, ok := s.graph.get(h)
 		if !ok {
-			c, err := object.GetCommit(s.objs, plumbing.NewHash(h))
+			c, err := s.getCommit(plumbing.NewHash(h))
 			if err != nil {
 				return false, fmt.Errorf("read commit %s: %w", h, err)
 			}

@@ -117,20 +117,3 @@ func renameObject(tmp, final string) error {
 	}
 	return err
 }
-
-// encoded is the content of an object go-git encoded into memory.
-func encoded(obj plumbing.EncodedObject) ([]byte, error) {
-	mo, ok := obj.(*plumbing.MemoryObject)
-	if !ok {
-		return nil, fmt.Errorf("object %s is not in memory", obj.Hash())
-	}
-	r, err := mo.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	var b bytes.Buffer
-	b.Grow(int(mo.Size()))
-	_, err = b.ReadFrom(r)
-	return b.Bytes(), err
-}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"git-reason/record"
@@ -153,11 +152,11 @@ const (
 
 // recordsTree returns the records/ tree of a commit; a commit without one
 // has an empty tree. Each object's size is checked before it is read.
-func (s *Store) recordsTree(commit plumbing.Hash) (*object.Tree, error) {
+func (s *Store) recordsTree(commit plumbing.Hash) (*tree, error) {
 	if err := s.checkSize(commit, maxCommitBytes, "commit"); err != nil {
 		return nil, err
 	}
-	c, err := object.GetCommit(s.objs, commit)
+	c, err := s.getCommit(commit)
 	if err != nil {
 		return nil, fmt.Errorf("read commit %s: %w", commit, err)
 	}
@@ -165,11 +164,11 @@ func (s *Store) recordsTree(commit plumbing.Hash) (*object.Tree, error) {
 }
 
 // recordsTreeOf returns the records/ tree of a commit already read.
-func (s *Store) recordsTreeOf(c *object.Commit) (*object.Tree, error) {
+func (s *Store) recordsTreeOf(c *commit) (*tree, error) {
 	if err := s.checkSize(c.TreeHash, maxTreeBytes, "tree"); err != nil {
 		return nil, err
 	}
-	root, err := object.GetTree(s.objs, c.TreeHash)
+	root, err := s.getTree(c.TreeHash)
 	if err != nil {
 		return nil, fmt.Errorf("read tree of %s: %w", c.Hash, err)
 	}
@@ -178,10 +177,10 @@ func (s *Store) recordsTreeOf(c *object.Commit) (*object.Tree, error) {
 			if err := s.checkSize(e.Hash, maxTreeBytes, "records tree"); err != nil {
 				return nil, err
 			}
-			return object.GetTree(s.objs, e.Hash)
+			return s.getTree(e.Hash)
 		}
 	}
-	return &object.Tree{}, nil
+	return &tree{}, nil
 }
 
 // checkSize refuses an object larger than limit before reading it: the
@@ -199,7 +198,7 @@ func (s *Store) checkSize(h plumbing.Hash, limit int64, what string) error {
 
 // recordBlob reads the blob of one records/ tree entry, which must be a
 // file of at most record.MaxRecordBytes.
-func (s *Store) recordBlob(e object.TreeEntry) ([]byte, error) {
+func (s *Store) recordBlob(e TreeEntry) ([]byte, error) {
 	if e.Mode != filemode.Regular && e.Mode != filemode.Executable {
 		return nil, fmt.Errorf("%s/%s is not a file (mode %s)", RecordsDir, record.Printable(e.Name), e.Mode)
 	}
@@ -239,7 +238,7 @@ func (s *Store) Append(ctx context.Context, task, head string, rec *record.Recor
 	if err := s.checkTask(task); err != nil {
 		return "", err
 	}
-	var entries []object.TreeEntry
+	var entries []TreeEntry
 	var parents []plumbing.Hash
 	prev := &taskCache{}
 	if head == "" {
@@ -271,7 +270,7 @@ func (s *Store) Append(ctx context.Context, task, head string, rec *record.Recor
 	if err != nil {
 		return "", err
 	}
-	entries = append(entries, object.TreeEntry{Name: rec.FileName(), Mode: filemode.Regular, Hash: blob})
+	entries = append(entries, TreeEntry{Name: rec.FileName(), Mode: filemode.Regular, Hash: blob})
 	commit, err := s.writeCommit(rec, entries, parents)
 	if err != nil {
 		return "", err
@@ -288,13 +287,13 @@ func (s *Store) Append(ctx context.Context, task, head string, rec *record.Recor
 }
 
 // writeCommit writes the records tree, the root tree and the commit.
-func (s *Store) writeCommit(rec *record.Record, entries []object.TreeEntry, parents []plumbing.Hash) (plumbing.Hash, error) {
+func (s *Store) writeCommit(rec *record.Record, entries []TreeEntry, parents []plumbing.Hash) (plumbing.Hash, error) {
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Name < entries[j].Name })
 	recordsTree, err := s.writeTree(entries)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	root, err := s.writeTree([]object.TreeEntry{{Name: RecordsDir, Mode: filemode.Dir, Hash: recordsTree}})
+	root, err := s.writeTree([]TreeEntry{{Name: RecordsDir, Mode: filemode.Dir, Hash: recordsTree}})
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -307,38 +306,31 @@ func (s *Store) writeCommit(rec *record.Record, entries []object.TreeEntry, pare
 		return plumbing.ZeroHash, fmt.Errorf("record %s has a bad created time: %w", rec.ID, err)
 	}
 	sig := ParseActor(rec.Actor, when)
-	c := &object.Commit{Author: sig, Committer: sig, Message: record.Message(entry),
+	c := &commit{Author: sig, Committer: sig, Message: record.Message(entry),
 		TreeHash: root, ParentHashes: parents}
-	return s.putEncoded(c)
+	return s.writeCommitObject(c)
 }
 
-func (s *Store) writeTree(entries []object.TreeEntry) (plumbing.Hash, error) {
-	return s.putEncoded(&object.Tree{Entries: entries})
-}
-
-// putEncoded writes an object go-git encodes (a tree, a commit) with
-// putObject.
-func (s *Store) putEncoded(o interface {
-	Encode(plumbing.EncodedObject) error
-}) (plumbing.Hash, error) {
-	obj := &plumbing.MemoryObject{}
-	if err := o.Encode(obj); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	data, err := encoded(obj)
+func (s *Store) writeTree(entries []TreeEntry) (plumbing.Hash, error) {
+	data, err := encodeTree(entries)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	return s.putObject(obj.Type(), data)
+	return s.putObject(plumbing.TreeObject, data)
+}
+
+// writeCommitObject writes a commit.
+func (s *Store) writeCommitObject(c *commit) (plumbing.Hash, error) {
+	return s.putObject(plumbing.CommitObject, c.encode())
 }
 
 // ParseActor splits "Name <email>" into a signature at when.
-func ParseActor(actor string, when time.Time) object.Signature {
+func ParseActor(actor string, when time.Time) Signature {
 	name, email := actor, ""
 	if i := strings.LastIndex(actor, "<"); i >= 0 && strings.HasSuffix(actor, ">") {
 		name, email = strings.TrimSpace(actor[:i]), actor[i+1:len(actor)-1]
 	}
-	return object.Signature{Name: name, Email: email, When: when}
+	return Signature{Name: name, Email: email, When: when}
 }
 
 // Tasks implements record.Store.

@@ -14,7 +14,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"git-reason/record"
 )
@@ -271,10 +270,10 @@ func (c *taskCache) copyRecords() []*record.Record {
 }
 
 // treeEntries turns cache entries back into tree entries.
-func (c *taskCache) treeEntries() []object.TreeEntry {
-	out := make([]object.TreeEntry, 0, len(c.Entries)+1)
+func (c *taskCache) treeEntries() []TreeEntry {
+	out := make([]TreeEntry, 0, len(c.Entries)+1)
 	for _, e := range c.Entries {
-		out = append(out, object.TreeEntry{Name: e.Name, Mode: filemode.Regular, Hash: plumbing.NewHash(e.Blob)})
+		out = append(out, TreeEntry{Name: e.Name, Mode: filemode.Regular, Hash: plumbing.NewHash(e.Blob)})
 	}
 	return out
 }

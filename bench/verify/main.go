@@ -275,7 +275,7 @@ func (g *gen) commit(files map[string]plumbing.Hash, parents []plumbing.Hash, ms
 		return plumbing.ZeroHash, err
 	}
 	sig := gitstore.ParseActor(g.actor, when)
-	c := &object.Commit{Author: sig, Committer: sig, Message: msg, TreeHash: root, ParentHashes: parents}
+	c := &object.Commit{Author: object.Signature(sig), Committer: object.Signature(sig), Message: msg, TreeHash: root, ParentHashes: parents}
 	obj := g.objs.NewEncodedObject()
 	if err := c.Encode(obj); err != nil {
 		return plumbing.ZeroHash, err

@@ -10,8 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing/object"
-
 	"git-reason/gitstore"
 	"git-reason/record"
 )
@@ -123,9 +121,9 @@ func (e *Session) integrator() *gitstore.Integrator {
 }
 
 // mergeSignature signs a merge commit: the user's identity, now.
-func (e *Session) mergeSignature() (object.Signature, error) {
+func (e *Session) mergeSignature() (gitstore.Signature, error) {
 	if err := e.Identify(); err != nil {
-		return object.Signature{}, err
+		return gitstore.Signature{}, err
 	}
 	return gitstore.ParseActor(e.Writer.Actor, time.Now()), nil
 }
@@ -227,9 +225,9 @@ func (e *Session) integrateAll(ctx context.Context, prefix string, refs []gitsto
 	shared := e.integrator()
 	// The merge signature is read once, before any worker needs it.
 	sig, sigErr := e.mergeSignature()
-	merger := func() (object.Signature, error) {
+	merger := func() (gitstore.Signature, error) {
 		if sigErr != nil {
-			return object.Signature{}, sigErr
+			return gitstore.Signature{}, sigErr
 		}
 		s := sig
 		s.When = time.Now()
@@ -321,7 +319,7 @@ func (e *Session) integrateTogether(ctx context.Context, results []*gitstore.Int
 
 // integrateRound integrates refs[i] for each i of todo into results[i].
 func (e *Session) integrateRound(ctx context.Context, prefix string, refs []gitstore.Ref, todo []int,
-	merger func() (object.Signature, error), results []*gitstore.Integration) error {
+	merger func() (gitstore.Signature, error), results []*gitstore.Integration) error {
 	shared := e.integrator()
 	errs := make([]error, len(refs))
 	next := make(chan int)

@@ -1,0 +1,251 @@
+package gitstore
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// The store's own commit and tree codec is held to go-git's object
+// package, which it replaced: the same fields or the same refusal for
+// every content, and the same bytes written.
+
+const (
+	hashA = "1111111111111111111111111111111111111111"
+	hashB = "2222222222222222222222222222222222222222"
+	hashC = "3333333333333333333333333333333333333333"
+)
+
+// commitSeeds are commit contents in the forms git writes and in the
+// forms a forger might: headers out of place, repeated, continued,
+// missing, malformed signatures and hashes, no empty line, CR, NUL.
+var commitSeeds = []string{
+	"tree " + hashA + "\nauthor A <a@x> 1700000000 +0100\ncommitter C <c@x> 1700000001 -0230\n\nmsg\n\nReason-Task: T\n",
+	"tree " + hashA + "\nparent " + hashB + "\nparent " + hashC + "\nauthor A <a@x> 1700000000 +0000\ncommitter C <c@x> 1700000001 +0000\n\nmerge\n",
+	"tree " + hashA + "\nparent " + hashB + "\nauthor A <a@x> 1 +0000\ncommitter C <c@x> 2 +0000\nencoding ISO-8859-1\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n abc\n -----END PGP SIGNATURE-----\nmergetag object " + hashC + "\n type commit\n\nsigned\n",
+	"tree " + hashA + "\ncommitter C <c@x> 2 +0000\nauthor A <a@x> 1 +0000\n\nswapped\n",
+	"tree " + hashA + "\nauthor A <a@x> 1 +0000\nparent " + hashB + "\ncommitter C <c@x> 2 +0000\n\nlate parent\n",
+	"tree " + hashA + "\nx-extra one\n continued\nauthor A <a@x> 1 +0000\n\nauthor after a header\n",
+	"tree " + hashA + "\nauthor A <a@x> 1 +0000\nauthor B <b@x> 2 +0000\ncommitter C <c@x> 3 +0000\n\ntwo authors\n",
+	"tree " + hashA + "\ntree " + hashB + "\n\nduplicate tree\n",
+	"tree " + hashA + "\nauthor A <a@x>\ncommitter C <c@x> notanumber +0000\n\nno times\n",
+	"tree " + hashA + "\nauthor A <a@x> 1 +01\ncommitter C <c@x> 2 zzzzz\n\nshort zones\n",
+	"tree " + hashA + "\nauthor A <a@x> -5 -0100\ncommitter <> 2 +0000\n\nnegative\n",
+	"tree " + hashA + "\nauthor no brackets 1 +0000\ncommitter C >c@x< 2 +0000\n\nbad idents\n",
+	"tree " + hashA + "\nauthor  A  B  <a@x>  1 +0000\n\nspaces\n",
+	"tree " + hashA + "\nauthor A <a@x> 1 +0000",
+	"tree " + hashA + "\nparent " + hashB,
+	"tree " + hashA,
+	"tree " + hashA + "\n",
+	"tree " + hashA + "\n\n",
+	"tree " + hashA + "\r\nauthor A <a@x> 1 +0000\n\ncr\n",
+	"tree " + hashA + "\nparent 12345\n\nbad parent\n",
+	"tree " + strings.ToUpper(hashA) + "x\n\nbad tree\n",
+	"tree\n\nno hash\n",
+	"parent " + hashB + "\ntree " + hashA + "\n\nparent first\n",
+	"\ntree " + hashA + "\n\nleading empty line\n",
+	"",
+	"tree " + hashA + "\n \n\ncontinuation at the start\n",
+	"tree " + hashA + "\nauthor A <a@x> 1 +0000\ncommitter C <c@x> 2 +0000\n\n\n\nempty lines\n",
+	"tree " + hashA + "\nauthor A\x00 <a@x> 1 +0000\n\nnul\n",
+	"tree " + hashA + "\ngpgsig a\n b\n\nsig then message\n",
+	"tree " + hashA + "\nauthor A <a@x> 99999999999999999999 +0000\n\nhuge time\n",
+}
+
+func goGitCommit(data []byte) (*object.Commit, error) {
+	obj := &plumbing.MemoryObject{}
+	obj.SetType(plumbing.CommitObject)
+	obj.Write(data)
+	c := &object.Commit{}
+	return c, c.Decode(obj)
+}
+
+func sameSignature(a Signature, b object.Signature) bool {
+	return a.Name == b.Name && a.Email == b.Email && a.When.Equal(b.When) &&
+		a.When.Format(time.RFC3339) == b.When.Format(time.RFC3339)
+}
+
+func checkCommitAsGoGit(t *testing.T, data []byte) {
+	t.Helper()
+	want, wantErr := goGitCommit(data)
+	h := plumbing.ComputeHash(plumbing.CommitObject, data)
+	got, err := parseCommit(h, data)
+	if (err != nil) != (wantErr != nil) {
+		t.Fatalf("%q: error %v, go-git's %v", data, err, wantErr)
+	}
+	if err != nil {
+		if !errors.Is(err, errMalformedCommit) || strings.TrimPrefix(err.Error(), "malformed commit") != strings.TrimPrefix(wantErr.Error(), "malformed commit") {
+			t.Fatalf("%q: error %q, go-git's %q", data, err, wantErr)
+		}
+		return
+	}
+	if got.Hash != want.Hash || got.TreeHash != want.TreeHash || fmt.Sprint(got.ParentHashes) != fmt.Sprint(want.ParentHashes) ||
+		!sameSignature(got.Author, want.Author) || !sameSignature(got.Committer, want.Committer) || got.Message != want.Message {
+		t.Fatalf("%q:\n got %+v\nwant hash %s tree %s parents %v author %+v committer %+v message %q", data, got,
+			want.Hash, want.TreeHash, want.ParentHashes, want.Author, want.Committer, want.Message)
+	}
+}
+
+func TestCommitDecodesAsGoGit(t *testing.T) {
+	for _, s := range commitSeeds {
+		checkCommitAsGoGit(t, []byte(s))
+	}
+	// Every seed cut at every byte, and with random bytes changed to the
+	// characters the format gives meaning to.
+	rng := rand.New(rand.NewPCG(1, 2))
+	special := []byte{'\n', ' ', '<', '>', '-', '+', '0', '9', 'a', 0}
+	for _, s := range commitSeeds {
+		for i := range len(s) {
+			checkCommitAsGoGit(t, []byte(s[:i]))
+		}
+		for range 200 {
+			b := []byte(s)
+			if len(b) == 0 {
+				break
+			}
+			for range 1 + rng.IntN(3) {
+				b[rng.IntN(len(b))] = special[rng.IntN(len(special))]
+			}
+			checkCommitAsGoGit(t, b)
+		}
+	}
+}
+
+func FuzzCommitDecodesAsGoGit(f *testing.F) {
+	for _, s := range commitSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { checkCommitAsGoGit(t, data) })
+}
+
+func TestCommitEncodesAsGoGit(t *testing.T) {
+	east := time.FixedZone("", 5*3600+30*60)
+	for _, c := range []commit{
+		{TreeHash: plumbing.NewHash(hashA), Author: Signature{"A", "a@x", time.Unix(1700000000, 0).In(east)},
+			Committer: Signature{"C D", "c@x", time.Unix(1700000001, 0).UTC()}, Message: "x: y\n\nReason-Task: T\n"},
+		{TreeHash: plumbing.NewHash(hashA), ParentHashes: []plumbing.Hash{plumbing.NewHash(hashB), plumbing.NewHash(hashC)},
+			Author: Signature{"", "", time.Unix(-10, 0).In(time.FixedZone("", -7*3600))}, Message: ""},
+	} {
+		want := &plumbing.MemoryObject{}
+		oc := &object.Commit{TreeHash: c.TreeHash, ParentHashes: c.ParentHashes, Author: object.Signature(c.Author),
+			Committer: object.Signature(c.Committer), Message: c.Message}
+		if err := oc.Encode(want); err != nil {
+			t.Fatal(err)
+		}
+		wantData, _ := goGitEncoded(want)
+		if got := c.encode(); !bytes.Equal(got, wantData) {
+			t.Errorf("encoded\n%q\ngo-git's\n%q", got, wantData)
+		}
+		checkCommitAsGoGit(t, c.encode())
+	}
+}
+
+func goGitTree(data []byte) (*object.Tree, error) {
+	obj := &plumbing.MemoryObject{}
+	obj.SetType(plumbing.TreeObject)
+	obj.Write(data)
+	tr := &object.Tree{}
+	return tr, tr.Decode(obj)
+}
+
+func checkTreeAsGoGit(t *testing.T, data []byte) {
+	t.Helper()
+	want, wantErr := goGitTree(data)
+	got, err := parseTreeEntries(data)
+	if (err != nil) != (wantErr != nil) {
+		t.Fatalf("%q: error %v, go-git's %v", data, err, wantErr)
+	}
+	if err != nil {
+		if !errors.Is(err, errMalformedTree) || err.Error() != wantErr.Error() {
+			t.Fatalf("%q: error %q, go-git's %q", data, err, wantErr)
+		}
+		return
+	}
+	if len(got.Entries) != len(want.Entries) {
+		t.Fatalf("%q: %d entries, go-git's %d", data, len(got.Entries), len(want.Entries))
+	}
+	for i, e := range got.Entries {
+		if object.TreeEntry(e) != want.Entries[i] {
+			t.Fatalf("%q: entry %d is %+v, go-git's %+v", data, i, e, want.Entries[i])
+		}
+	}
+}
+
+func treeBytes(entries ...string) []byte {
+	var b []byte
+	for i, e := range entries {
+		b = append(b, e...)
+		b = append(b, 0)
+		b = append(b, bytes.Repeat([]byte{byte(i + 1)}, 20)...)
+	}
+	return b
+}
+
+func TestTreeDecodesAndEncodesAsGoGit(t *testing.T) {
+	seeds := [][]byte{
+		treeBytes("100644 a.json", "100755 b", "40000 records", "120000 link", "160000 sub"),
+		treeBytes("100664 group-writable", "644 short", "040000 dir", "100600 private", "0 zero", "177777 odd"),
+		treeBytes("100644 b", "100644 a"),
+		treeBytes("999 not-octal"),
+		treeBytes("100644 "),
+		[]byte("100644"),
+		[]byte("100644 name"),
+		[]byte("100644 name\x00short"),
+		nil,
+	}
+	for _, s := range seeds {
+		checkTreeAsGoGit(t, s)
+		for i := range len(s) {
+			checkTreeAsGoGit(t, s[:i])
+		}
+	}
+	entries := []TreeEntry{
+		{Name: "a", Mode: filemode.Regular, Hash: plumbing.NewHash(hashA)},
+		{Name: "a.json", Mode: filemode.Executable, Hash: plumbing.NewHash(hashB)},
+		{Name: "a", Mode: filemode.Dir, Hash: plumbing.NewHash(hashC)}, // "a/" sorts after "a.json"
+	}
+	got, err := encodeTree(entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &plumbing.MemoryObject{}
+	oes := make([]object.TreeEntry, len(entries))
+	for i, e := range entries {
+		oes[i] = object.TreeEntry(e)
+	}
+	if err := (&object.Tree{Entries: oes}).Encode(want); err != nil {
+		t.Fatal(err)
+	}
+	wantData, _ := goGitEncoded(want)
+	if !bytes.Equal(got, wantData) {
+		t.Errorf("encoded\n%q\ngo-git's\n%q", got, wantData)
+	}
+	checkTreeAsGoGit(t, got)
+	// Out of git's order, or a name with a NUL: refused, as go-git does.
+	if _, err := encodeTree([]TreeEntry{entries[2], entries[1]}); err == nil {
+		t.Error("unsorted entries were encoded")
+	}
+	if _, err := encodeTree([]TreeEntry{{Name: "a\x00b", Mode: filemode.Regular}}); err == nil {
+		t.Error("a name with a NUL was encoded")
+	}
+}
+
+// goGitEncoded is the content of an object go-git encoded into memory.
+func goGitEncoded(obj *plumbing.MemoryObject) ([]byte, error) {
+	r, err := obj.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	var b bytes.Buffer
+	_, err = b.ReadFrom(r)
+	return b.Bytes(), err
+}
