@@ -54,6 +54,9 @@ type cfgReader struct {
 // readConfig returns what `git --git-dir=gitDir config -z --list
 // --show-scope` lists (gitDir "" outside a repository), or errAskGit.
 func readConfig(gitDir string, env func(string) (string, bool)) ([]item, error) {
+	if gitDir != "" && !filepath.IsAbs(gitDir) {
+		return nil, errAskGit
+	}
 	r := &cfgReader{env: env, gitDir: gitDir, files: map[string][]rawVar{}}
 	if err := r.sequence(); err != nil {
 		return nil, err
