@@ -2,6 +2,7 @@ package settings
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -258,7 +259,7 @@ func (r *cfgReader) parsed(path string) ([]rawVar, error) {
 	if vars, ok := r.files[path]; ok {
 		return vars, nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := readRegular(path)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return nil, fs.ErrNotExist
 	}
@@ -271,6 +272,46 @@ func (r *cfgReader) parsed(path string) ([]rawVar, error) {
 	}
 	r.files[path] = vars
 	return vars, nil
+}
+
+// maxConfigBytes bounds a config file read in-process; a larger one is
+// left to git.
+const maxConfigBytes = 4 << 20
+
+// readRegular reads a regular file of at most maxConfigBytes. Anything
+// else (a directory, a FIFO, a device such as /dev/zero that a repository's
+// include.path could name) is an error: git is asked, and reads it as git
+// does, rather than this process reading without end.
+func readRegular(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > maxConfigBytes {
+		return nil, errAskGit
+	}
+	data := make([]byte, 0, fi.Size()+1)
+	for {
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if errors.Is(err, io.EOF) {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(data) > maxConfigBytes {
+			return nil, errAskGit
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+	}
 }
 
 // topFile reads one of the sequence's files; "" or a missing file adds

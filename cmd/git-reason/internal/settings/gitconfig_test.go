@@ -251,6 +251,22 @@ func TestReaderIncludeLimits(t *testing.T) {
 		t.Setenv("GIT_CONFIG_PARAMETERS", "'include.path'='relative'")
 		differ(t, filepath.Join(repo, ".git"), true)
 	})
+	t.Run("include of a device", func(t *testing.T) {
+		// A repository's config naming /dev/zero must not make the reader
+		// read without end; git is asked (and refuses the NUL bytes).
+		sandbox(t)
+		repo := newRepo(t)
+		git(t, repo, "config", "include.path", "/dev/zero")
+		if _, err := readConfig(filepath.Join(repo, ".git"), os.LookupEnv); !errors.Is(err, errAskGit) {
+			t.Fatalf("include of /dev/zero: %v", err)
+		}
+	})
+	t.Run("include of a directory", func(t *testing.T) {
+		home := sandbox(t)
+		repo := newRepo(t)
+		write(t, filepath.Join(home, ".gitconfig"), "[include]\n\tpath = "+repo+"\n")
+		differ(t, filepath.Join(repo, ".git"), true)
+	})
 	t.Run("include without value", func(t *testing.T) {
 		home := sandbox(t)
 		repo := newRepo(t)
