@@ -10,8 +10,8 @@ import (
 	"strings"
 )
 
-// countStartup prints, for each start-up case (--version, as built from
-// -baseline too, and hello world), the user-space instructions one run
+// countStartup prints, for each start-up case (--version, as built without
+// README's build tags and from -baseline too, and hello world), the user-space instructions one run
 // executes, counted by valgrind's cachegrind (median of -instructions
 // runs), and the minor page faults of its timed runs (median, from the
 // kernel's rusage), each against hello world's. Neither depends on the
@@ -29,7 +29,7 @@ func (b *bench) countStartup(out io.Writer) error {
 		case c.prog == helloProg:
 			hello = c
 			cases = append(cases, c)
-		case c.version:
+		case c.version || c.plain:
 			cases = append(cases, c)
 		}
 	}

@@ -106,3 +106,21 @@ func TestStartupOnly(t *testing.T) {
 		t.Error("-only writes was accepted")
 	}
 }
+
+// TestInstallTagsAsREADME holds README's install command and .ci/run's
+// GOFLAGS to the build tags the benchmark builds with: the figures it
+// reports are those of the program a user installs and CI tests.
+func TestInstallTagsAsREADME(t *testing.T) {
+	for file, want := range map[string]string{
+		"../../README.md": "go install -tags " + installTags + " ./cmd/git-reason",
+		"../../.ci/run":   "export GOFLAGS=-tags=" + installTags + "\n",
+	} {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), want) {
+			t.Errorf("%s does not say %q", file, want)
+		}
+	}
+}

@@ -28,6 +28,7 @@ type benchCase struct {
 	args      func(i int) []string
 	records   int     // repository size of an assess case, 0 otherwise
 	version   bool    // the startup case: git-reason --version
+	plain     bool    // --version as built without README's build tags
 	status    bool    // the status case
 	statusAll bool    // the status-of-every-task case
 	context   bool    // the context case
@@ -148,9 +149,11 @@ type target struct {
 // report prints the table and the targets, and returns the cases that
 // missed theirs.
 func report(out io.Writer, o *options, cases []*benchCase) []*benchCase {
-	var notes, base, status, statusAll, contextCase, version, hello, baseline, versionBefore *benchCase
+	var notes, base, status, statusAll, contextCase, version, hello, baseline, versionBefore, plain *benchCase
 	for _, c := range cases {
 		switch {
+		case c.plain:
+			plain = c
 		case c.bin != "" && c.version:
 			versionBefore = c
 		case c.bin != "":
@@ -200,8 +203,11 @@ func report(out io.Writer, o *options, cases []*benchCase) []*benchCase {
 		fmt.Fprintf(out, "%s ÷ %s: %.2f× wall, %.2f× cpu\n", base.name, baseline.name,
 			ratio(base, baseline), float64(median(base.cpu))/float64(median(baseline.cpu)))
 	}
-	if versionBefore != nil {
-		for _, c := range []*benchCase{version, versionBefore} {
+	if versionBefore != nil || plain != nil {
+		for _, c := range []*benchCase{version, plain, versionBefore} {
+			if c == nil {
+				continue
+			}
 			fmt.Fprintf(out, "%s ÷ %s: %.2f× wall, %.2f× cpu\n", c.name, hello.name,
 				ratio(c, hello), float64(median(c.cpu))/float64(median(hello.cpu)))
 		}

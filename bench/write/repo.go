@@ -94,7 +94,10 @@ func (b *bench) prepare(out io.Writer) error {
 	if err := b.build(b.bin, nil); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "# built git-reason in %s\n", since(start))
+	if err := b.buildTags(b.bin+"-plain", nil, ""); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "# built git-reason with -tags %s, and without, in %s\n", installTags, since(start))
 	start = time.Now()
 	if err := b.buildHello(); err != nil {
 		return err
@@ -116,6 +119,10 @@ func (b *bench) prepare(out io.Writer) error {
 				// Both run directly, without git in front: the startup of
 				// one Go program against the least a Go program costs.
 				&benchCase{name: "git-reason --version", dir: dir, prog: "git-reason", args: versionArgs, version: true},
+				// The same tree built as a plain go build (or go install
+				// without README's tags) builds it.
+				&benchCase{name: "git-reason --version (go build without -tags)", dir: dir, prog: "git-reason", args: versionArgs,
+					bin: b.bin + "-plain", plain: true},
 				&benchCase{name: "hello-world Go program", dir: dir, prog: helloProg, args: noArgs})
 		}
 		if b.o.only == "startup" {
@@ -244,10 +251,26 @@ func (b *bench) contextBranch(dir string, tasks int) error {
 	return b.git(dir, "update-ref", "refs/heads/"+contextBranch, parent)
 }
 
-// build compiles ./cmd/git-reason into binDir, with a go build overlay when
-// one is given.
+// installTags are the build tags of README's install command, which
+// .ci/run's GOFLAGS gives every build of its tests too: urfave_cli_no_docs
+// leaves out urfave/cli v2's Markdown man-page generator (blackfriday,
+// md2man), which git reason man does not use; netgo takes net's pure-Go
+// resolver, so the program links no C library and starts without the
+// dynamic loader. A plain go build gets neither; the start-up cases time
+// that build too. TestInstallTagsAsREADME holds README and .ci/run to it.
+const installTags = "urfave_cli_no_docs,netgo"
+
+// build compiles ./cmd/git-reason into binDir, as README's install command
+// does, with a go build overlay when one is given.
 func (b *bench) build(binDir string, overlay map[string]string) error {
-	args := []string{"build", "-o", filepath.Join(binDir, "git-reason")}
+	return b.buildTags(binDir, overlay, installTags)
+}
+
+// buildTags is build with the given build tags ("" for none).
+func (b *bench) buildTags(binDir string, overlay map[string]string, tags string) error {
+	// -tags even when empty: it overrides any tags GOFLAGS gives (as
+	// .ci/run's does).
+	args := []string{"build", "-o", filepath.Join(binDir, "git-reason"), "-tags", tags}
 	if overlay != nil {
 		path := filepath.Join(binDir, "overlay.json")
 		if err := writeOverlay(path, overlay); err != nil {
@@ -395,7 +418,9 @@ func (b *bench) baselineCase(out io.Writer, n int) (*benchCase, error) {
 		return nil, fmt.Errorf("git archive %s: %v\n%s", rev, err, out)
 	}
 	bin := filepath.Join(b.dir, "bin-baseline")
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "git-reason"), "./cmd/git-reason")
+	// A plain go build: until README's install command named build tags,
+	// that was how a user got the program.
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "git-reason"), "-tags", "", "./cmd/git-reason")
 	build.Dir = src
 	if out, err := build.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("go build at %s: %v\n%s", rev, err, out)
