@@ -448,7 +448,9 @@ func (g *Integrator) commit(in *Integration, p *prepared) (bool, error) {
 // their local refs move, each by compare-and-swap. So the refs end as
 // verify will check them: every reuse against a local ref, and no task
 // reaches one on the strength of a task that did not. Results are in
-// name order of the tasks.
+// name order of the tasks. An error before the refs move (as Integrate's)
+// leaves every local ref as it was; one while they move quarantines its
+// task (unreadable), unless it is the context's or ErrLocked.
 func (g *Integrator) IntegrateTogether(ctx context.Context, fetched map[string]string) ([]*Integration, error) {
 	tasks := slices.Sorted(maps.Keys(fetched))
 	ins := make(map[string]*Integration, len(tasks))
@@ -468,12 +470,7 @@ func (g *Integrator) IntegrateTogether(ctx context.Context, fetched map[string]s
 		verified := false
 		p, err := g.prepare(ctx, in, later, &verified)
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil, err
-			}
-			// One task that does not read never stops the others.
-			g.quarantine(in, CodeUnreadable, record.Printable(err.Error()))
-			continue
+			return nil, err
 		}
 		if p != nil {
 			preps[t] = p
@@ -510,15 +507,21 @@ func (g *Integrator) IntegrateTogether(ctx context.Context, fetched map[string]s
 	}
 	for _, t := range slices.Sorted(maps.Keys(preps)) {
 		done, err := g.commit(ins[t], preps[t])
-		if err != nil {
-			return nil, err
-		}
-		if !done {
+		if err == nil && !done {
 			// A concurrent append moved the ref: integrate from its head,
 			// the other tasks' reuses read where they are going.
-			if ins[t], err = g.integrate(ctx, t, fetched[t], at); err != nil {
+			var in *Integration
+			if in, err = g.integrate(ctx, t, fetched[t], at); err == nil {
+				ins[t] = in
+			}
+		}
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, ErrLocked) {
 				return nil, err
 			}
+			// Other refs may have moved already: report this task as one
+			// that did not integrate, and go on.
+			g.quarantine(ins[t], CodeUnreadable, record.Printable(err.Error()))
 		}
 	}
 	out := make([]*Integration, len(tasks))

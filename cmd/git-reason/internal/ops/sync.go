@@ -309,7 +309,12 @@ func (e *Session) integrateTogether(ctx context.Context, results []*gitstore.Int
 	}
 	ins, err := shared.IntegrateTogether(ctx, set)
 	if err != nil {
-		return err
+		if ctx.Err() != nil || errors.Is(err, gitstore.ErrLocked) || errors.Is(err, ErrUsage) {
+			return err
+		}
+		// A task that does not read: the set keeps what the rounds found
+		// (quarantined for its reuses), as before it was tried.
+		return nil
 	}
 	for _, in := range ins {
 		results[index[in.Task]] = in
