@@ -22,6 +22,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"git-reason/reliability/harness"
 )
 
 func main() {
@@ -45,10 +47,8 @@ func run(tasks, records, runs int) error {
 	}
 	defer os.RemoveAll(dir)
 	bin := filepath.Join(dir, "bin")
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "git-reason"), "./cmd/git-reason")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("build git-reason (run from the module root): %w", err)
+	if err := harness.Install(bin); err != nil {
+		return err
 	}
 	repo := filepath.Join(dir, "repo")
 	if _, err := git(dir, "", "init", "-q", repo); err != nil {

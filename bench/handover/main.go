@@ -44,6 +44,7 @@ import (
 	"git-reason/gitstore"
 	"git-reason/policy"
 	"git-reason/record"
+	"git-reason/reliability/harness"
 )
 
 type options struct {
@@ -90,14 +91,8 @@ func run(o *options, w io.Writer) error {
 		return err
 	}
 	start := time.Now()
-	root, err := moduleRoot()
-	if err != nil {
+	if err := harness.Install(filepath.Join(dir, "bin")); err != nil {
 		return err
-	}
-	build := exec.Command("go", "build", "-o", filepath.Join(dir, "bin", "git-reason"), "./cmd/git-reason")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build: %v\n%s", err, out)
 	}
 	fmt.Fprintf(w, "# built git-reason in %.1f s\n", time.Since(start).Seconds())
 	repo := filepath.Join(dir, fmt.Sprintf("repo-%d-%d", o.tasks, o.records))
@@ -252,24 +247,6 @@ func environment(dir string) ([]string, error) {
 	}
 	return append(env, "HOME="+home, "GIT_CONFIG_NOSYSTEM=1",
 		"PATH="+filepath.Join(dir, "bin")+string(os.PathListSeparator)+os.Getenv("PATH")), nil
-}
-
-// moduleRoot is the directory of the go.mod above the working directory.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory: run from inside the module")
-		}
-		dir = parent
-	}
 }
 
 func loadAvg() string {

@@ -32,6 +32,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"git-reason/reliability/harness"
 )
 
 func main() {
@@ -102,10 +104,8 @@ func run(o options) error {
 // the two commands to time and how many occurrences were planted.
 func prepare(tmp string, o options) (engine, grep func() *exec.Cmd, planted int, err error) {
 	binDir := filepath.Join(tmp, "bin")
-	build := exec.Command("go", "build", "-o", filepath.Join(binDir, "git-reason"), "git-reason/cmd/git-reason")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		return nil, nil, 0, fmt.Errorf("build git-reason: %w", err)
+	if err := harness.Install(binDir); err != nil {
+		return nil, nil, 0, err
 	}
 	repo := filepath.Join(tmp, "repo")
 	tree, err := generate(repo, o.files, o.nearMiss)

@@ -35,6 +35,7 @@ import (
 
 	"git-reason/gitstore"
 	"git-reason/record"
+	"git-reason/reliability/harness"
 )
 
 func main() {
@@ -67,8 +68,8 @@ func run(runs, records, ntasks int, keep string) error {
 		return err
 	}
 	bin := filepath.Join(root, "bin")
-	if out, err := exec.Command("go", "build", "-o", filepath.Join(bin, "git-reason"), "./cmd/git-reason").CombinedOutput(); err != nil {
-		return fmt.Errorf("go build: %v\n%s", err, out)
+	if err := harness.Install(bin); err != nil {
+		return err
 	}
 	home := filepath.Join(root, "home")
 	os.MkdirAll(home, 0o755)

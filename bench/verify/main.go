@@ -33,6 +33,7 @@ import (
 
 	"git-reason/gitstore"
 	"git-reason/record"
+	"git-reason/reliability/harness"
 )
 
 type options struct {
@@ -67,10 +68,8 @@ func run(o options, out *os.File) error {
 		dir = d
 	}
 	bin := filepath.Join(dir, "bin")
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "git-reason"), "./cmd/git-reason")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("build git-reason (run from the module root): %w", err)
+	if err := harness.Install(bin); err != nil {
+		return err
 	}
 	// A repository made by an earlier run with the same shape is reused
 	// (-dir): generating one takes minutes on a loaded machine.
