@@ -11,7 +11,12 @@
 # -test.short, one after the other, and prints its wall and CPU time: the
 # cost of each package, free of go test's own work and of the packages
 # running beside it.
-# Usage: bench/tests/run.sh [short|full|both|pkgs]   (default both)
+# The form "each" runs every top-level test of one package (PKG, default
+# ./cmd/git-reason) alone with -test.short, and every testscript of its
+# testdata/script alone, and prints each one's wall and CPU time, the most
+# CPU first, after the fixed cost of starting the test binary (TestMain,
+# no test): where the package's CPU goes, free of the tests beside it.
+# Usage: bench/tests/run.sh [short|full|both|pkgs|each]   (default both)
 # Environment: P=N passes -p N to go test (one package at a time with P=1,
 # which makes per-package figures comparable on a loaded machine);
 # TOP=N lists the N slowest tests (default 15); OUT=DIR keeps the
@@ -20,9 +25,9 @@ set -eu
 cd "$(dirname "$0")/../.."
 forms=${1:-both}
 case $forms in
-short | full | pkgs) ;;
+short | full | pkgs | each) ;;
 both) forms="short full" ;;
-*) echo "usage: bench/tests/run.sh [short|full|both|pkgs]" >&2; exit 2 ;;
+*) echo "usage: bench/tests/run.sh [short|full|both|pkgs|each]" >&2; exit 2 ;;
 esac
 out=${OUT:-$(mktemp -d)}
 mkdir -p "$out"
@@ -33,6 +38,39 @@ load() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime; }
 echo "cpus: $(getconf _NPROCESSORS_ONLN 2>/dev/null || echo ?)  $(go version)  ${par:-default -p}"
 go build -o "$out/summary" ./bench/tests
 status=0
+
+if [ "$forms" = each ]; then
+  pkg=${PKG:-./cmd/git-reason}
+  dir=$(go list -f '{{.Dir}}' "$pkg")
+  bin="$out/each.test"
+  echo "== building $pkg's test binary and the shared git-reason build (not timed)"
+  go test -c -o "$bin" "$pkg"
+  go test -count=1 -run '^$' ./cmd/git-reason >/dev/null
+  echo "== each test of $pkg alone, -test.short (load before: $(load))"
+  : >"$out/each.txt"
+  each() { # label, then the -test.run pattern
+    (cd "$dir" && "$out/summary" -time -label "$1" -log "$out/each.log" \
+      "$bin" -test.short -test.count=1 -test.timeout 30m -test.run "$2") 2>>"$out/each.txt" ||
+      { status=1; echo "FAIL $1 (log: $out/each.log)" >&2; cp "$out/each.log" "$out/$(echo "$1" | tr / _).fail.log"; }
+  }
+  each '(start only)' '^$'
+  for t in $("$bin" -test.list '.*' | grep '^Test'); do
+    if [ "$t" = TestScript ] && [ -d "$dir/testdata/script" ]; then
+      for f in "$dir"/testdata/script/*.txtar; do
+        s=$(basename "$f" .txtar)
+        each "TestScript/$s" "^TestScript\$/^$s\$"
+      done
+    else
+      each "$t" "^$t\$"
+    fi
+  done
+  # The CPU figure is the second comma-separated field: "W s wall, C s CPU (...)".
+  awk -F', ' '{ split($2, c, " "); print c[1] "\t" $0 }' "$out/each.txt" | sort -rn | cut -f2- | head -"${TOP:-40}"
+  awk -F'[:,]' '{ sub(/ s wall/, "", $2); sub(/ s CPU.*/, "", $3); w += $2; c += $3; n++ }
+    END { printf "== %d runs one after the other: %.1f s wall, %.1f s CPU (load after: %s)\n", n, w, c, "'"$(load)"'" }' "$out/each.txt"
+  echo "logs: $out"
+  exit $status
+fi
 
 if [ "$forms" = pkgs ]; then
   echo "== building the test binaries (not timed)"
