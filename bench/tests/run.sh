@@ -19,6 +19,8 @@
 # Usage: bench/tests/run.sh [short|full|both|pkgs|each]   (default both)
 # Environment: P=N passes -p N to go test (one package at a time with P=1,
 # which makes per-package figures comparable on a loaded machine);
+# TPAR=N passes -parallel N (tests at once within a package; the default
+# is one per processor, and cmd/git-reason's TestMain may choose its own);
 # TOP=N lists the N slowest tests (default 15); OUT=DIR keeps the
 # go test -json logs there; PKGS='./gitstore ./record' limits the pkgs form.
 set -eu
@@ -33,6 +35,8 @@ out=${OUT:-$(mktemp -d)}
 mkdir -p "$out"
 par=""
 [ -n "${P:-}" ] && par="-p $P"
+tpar=""
+[ -n "${TPAR:-}" ] && tpar="-test.parallel $TPAR" && par="$par -parallel $TPAR"
 load() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime; }
 
 echo "cpus: $(getconf _NPROCESSORS_ONLN 2>/dev/null || echo ?)  $(go version)  ${par:-default -p}"
@@ -87,8 +91,9 @@ if [ "$forms" = pkgs ]; then
   : >"$out/pkgs.txt"
   while read -r pkg dir; do
     bin="$out/bin/$(echo "$pkg" | tr / _).test"
+    # shellcheck disable=SC2086 # tpar is a list of words
     (cd "$dir" && "$out/summary" -time -label "${pkg#git-reason/}" -log "$bin.log" \
-      "$bin" -test.short -test.count=1 -test.timeout 30m) 2>>"$out/pkgs.txt" || status=1
+      "$bin" -test.short -test.count=1 -test.timeout 30m $tpar) 2>>"$out/pkgs.txt" || status=1
     tail -1 "$out/pkgs.txt"
   done <"$out/pkgs"
   awk -F'[:,]' '{ sub(/ s wall/, "", $2); sub(/ s CPU.*/, "", $3); w += $2; c += $3 }
