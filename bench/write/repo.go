@@ -17,6 +17,7 @@ import (
 
 	"git-reason/gitstore"
 	"git-reason/record"
+	"git-reason/reliability/harness"
 )
 
 // genVersion changes whenever generated repositories would differ; a kept
@@ -251,14 +252,15 @@ func (b *bench) contextBranch(dir string, tasks int) error {
 	return b.git(dir, "update-ref", "refs/heads/"+contextBranch, parent)
 }
 
-// installTags are the build tags of README's install command, which
+// installTags are the build tags of README's install command (the
+// harness builds the tests' binary with them too), which
 // .ci/run's GOFLAGS gives every build of its tests too: urfave_cli_no_docs
 // leaves out urfave/cli v2's Markdown man-page generator (blackfriday,
 // md2man), which git reason man does not use; netgo takes net's pure-Go
 // resolver, so the program links no C library and starts without the
 // dynamic loader. A plain go build gets neither; the start-up cases time
 // that build too. TestInstallTagsAsREADME holds README and .ci/run to it.
-const installTags = "urfave_cli_no_docs,netgo"
+const installTags = harness.InstallTags
 
 // build compiles ./cmd/git-reason into binDir, as README's install command
 // does, with a go build overlay when one is given.

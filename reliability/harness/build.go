@@ -20,6 +20,26 @@ import (
 // mainPackage is the import path of the binary under test.
 const mainPackage = "git-reason/cmd/git-reason"
 
+// InstallTags are the build tags of README's install command (and of
+// .ci/run's GOFLAGS): the tests run the program a user installs. Without
+// them the binary links urfave/cli's Markdown man-page generator and the C
+// library's resolver and loader, and every one of the some 1,500 starts of
+// git-reason in one go test -short ./... run costs more (README's install
+// section).
+const InstallTags = "urfave_cli_no_docs,netgo"
+
+// buildTags is the -tags argument of the build and of go list: InstallTags,
+// unless GOFLAGS names tags of its own, which then win (as they would for
+// any go command run without -tags).
+func buildTags() []string {
+	for _, f := range strings.Fields(os.Getenv("GOFLAGS")) {
+		if f == "-tags" || f == "--tags" || strings.HasPrefix(f, "-tags=") || strings.HasPrefix(f, "--tags=") {
+			return nil
+		}
+	}
+	return []string{"-tags", InstallTags}
+}
+
 var build struct {
 	once sync.Once
 	path string
@@ -104,7 +124,8 @@ func buildPrivate() (string, error) {
 }
 
 func goBuild(out string) error {
-	cmd := exec.Command(goTool(), "build", "-o", out, mainPackage)
+	args := append(append([]string{"build", "-o", out}, buildTags()...), mainPackage)
+	cmd := exec.Command(goTool(), args...)
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
 	if err := cmd.Run(); err != nil {
@@ -152,9 +173,10 @@ func sweep(root string) {
 // assembly and embedded file of the module's packages the binary depends
 // on (packages of other modules are pinned by go.sum).
 func inputsKey() (string, error) {
-	cmd := exec.Command(goTool(), "list", "-deps", "-f",
+	args := append([]string{"list", "-deps"}, buildTags()...)
+	cmd := exec.Command(goTool(), append(args, "-f",
 		"{{if .Module}}{{if .Module.Main}}{{.Dir}}\t{{.Module.GoMod}}\t{{join .GoFiles \" \"}} {{join .CgoFiles \" \"}} {{join .SFiles \" \"}} {{join .EmbedFiles \" \"}}{{end}}{{end}}",
-		mainPackage)
+		mainPackage)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -162,7 +184,7 @@ func inputsKey() (string, error) {
 		return "", fmt.Errorf("go list: %v: %s", err, stderr.Bytes())
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(h, "%s %s/%s %q\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, buildTags())
 	for _, v := range []string{"GOFLAGS", "CGO_ENABLED", "GOOS", "GOARCH", "GOAMD64", "GOARM64", "GOEXPERIMENT", "GOTOOLCHAIN", "GOROOT", "CC"} {
 		fmt.Fprintf(h, "%s=%s\n", v, os.Getenv(v))
 	}

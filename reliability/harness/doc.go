@@ -6,9 +6,11 @@
 // (reliability/...), cmd/git-reason's tests and gitstore's import it.
 //
 // Binary builds git-reason with the go command at most once per test
-// process. The result is also kept in a per-user directory under
-// os.TempDir(), keyed by a hash of everything the build reads (the go
-// version and build environment, go.mod, go.sum and every source and
+// process, with the build tags of README's install command (InstallTags)
+// unless GOFLAGS names tags: the tests run the program a user installs.
+// The result is also kept in a per-user directory under os.TempDir(),
+// keyed by a hash of everything the build reads (the go version, build
+// tags and build environment, go.mod, go.sum and every source and
 // embedded file of every package of this module the binary imports), so
 // that the packages of one `go test ./...` run build it once between them
 // while a change to any input makes a fresh build. A file lock keeps two

@@ -43,6 +43,17 @@ func TestBinaryRunsThroughGit(t *testing.T) {
 	if again != bin || !os.SameFile(before, after) || !after.ModTime().Equal(before.ModTime()) {
 		t.Errorf("a second build of the same source made %s (%v), want the cached %s (%v)", again, after.ModTime(), bin, before.ModTime())
 	}
+	// It is the program README's install command builds: its tags, unless
+	// GOFLAGS names others.
+	if buildTags() != nil {
+		info, err := exec.Command(goTool(), "version", "-m", bin).Output()
+		if err != nil {
+			t.Fatalf("go version -m: %v", err)
+		}
+		if want := "\tbuild\t-tags=" + InstallTags + "\n"; !strings.Contains(string(info), want) {
+			t.Errorf("the build's settings lack %q:\n%s", want, info)
+		}
+	}
 }
 
 // TestEnvKeepsNothingOfTheCaller: no variable of the caller but PATH (and
