@@ -89,6 +89,11 @@ func run(args []string, out io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	for _, v := range vs {
+		if key, _, _ := strings.Cut(v, "="); key != "tags" && key != "cgo" && key != "ldflags" {
+			return fmt.Errorf("-variant %q: want tags=…, cgo=… or ldflags=…", v)
+		}
+	}
 	mod, err := moduleRoot()
 	if err != nil {
 		return err

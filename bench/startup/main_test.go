@@ -1,0 +1,33 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestSmall runs the benchmark with one group and one build variant, one
+// timed run each, so that the program keeps working as the module
+// changes: it fails when a program does not build or run, or when a row
+// of the report is missing.
+func TestSmall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds three programs and git-reason; skipped with -short")
+	}
+	var out bytes.Buffer
+	if err := run([]string{"-runs", "1", "-only", "^encoding/gob$", "-variant", "tags=netgo"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", out.String())
+	for _, row := range []string{"hello world [", "+ encoding/gob [", "git-reason --version (go build) [", "git-reason --version, -tags netgo ["} {
+		if !strings.Contains(out.String(), row) {
+			t.Errorf("the report has no %q", row)
+		}
+	}
+	if strings.Contains(out.String(), "gojq") {
+		t.Error("-only ^encoding/gob$ timed gojq too")
+	}
+	if err := run([]string{"-variant", "nonsense"}, &out); err == nil {
+		t.Error("-variant nonsense was accepted")
+	}
+}
