@@ -107,14 +107,18 @@ func TestStartupOnly(t *testing.T) {
 	}
 }
 
-// TestInstallTagsAsREADME holds README's install command and .ci/run's
-// GOFLAGS to the build tags the benchmark builds with: the figures it
-// reports are those of the program a user installs and CI tests.
+// TestInstallTagsAsREADME holds README's install command to the build tags
+// the benchmark and the tests' harness build with, and .ci/run to README's
+// test command: the figures reported are those of the program a user
+// installs, and CI runs the tests a newcomer runs.
 func TestInstallTagsAsREADME(t *testing.T) {
-	for file, want := range map[string]string{
-		"../../README.md": "go install -tags " + installTags + " ./cmd/git-reason",
-		"../../.ci/run":   "export GOFLAGS=-tags=" + installTags + "\n",
+	const testCommand = "\ngo test -timeout 30m ./...  "
+	for _, c := range []struct{ file, want string }{
+		{"../../README.md", "go install -tags " + installTags + " ./cmd/git-reason"},
+		{"../../README.md", testCommand},
+		{"../../.ci/run", strings.TrimSpace(testCommand) + "\n"},
 	} {
+		file, want := c.file, c.want
 		data, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)
