@@ -16,6 +16,7 @@
 # testdata/script alone, and prints each one's wall and CPU time, the most
 # CPU first, after the fixed cost of starting the test binary (TestMain,
 # no test): where the package's CPU goes, free of the tests beside it.
+# RUN=REGEXP limits it to the tests and scripts whose names match.
 # Usage: bench/tests/run.sh [short|full|both|pkgs|each]   (default both)
 # Environment: P=N passes -p N to go test (one package at a time with P=1,
 # which makes per-package figures comparable on a loaded machine);
@@ -53,6 +54,7 @@ if [ "$forms" = each ]; then
   echo "== each test of $pkg alone, -test.short (load before: $(load))"
   : >"$out/each.txt"
   each() { # label, then the -test.run pattern
+    [ "$1" = '(start only)' ] || echo "$1" | grep -Eq -- "${RUN:-.}" || return 0
     (cd "$dir" && "$out/summary" -time -label "$1" -log "$out/each.log" \
       "$bin" -test.short -test.count=1 -test.timeout 30m -test.run "$2") 2>>"$out/each.txt" ||
       { status=1; echo "FAIL $1 (log: $out/each.log)" >&2; cp "$out/each.log" "$out/$(echo "$1" | tr / _).fail.log"; }
