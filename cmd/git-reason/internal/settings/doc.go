@@ -12,7 +12,11 @@
 // does (a file git refuses, an include loop, a bracket expression in a
 // condition, a system file it cannot locate) is read by that one git
 // process instead, so the two never differ: a differential test holds the
-// reader to git over many layouts. [Load] does this; the caller decides
+// reader to git over many layouts. The reader opens only regular files
+// (never a FIFO or a device a repository's include.path or ref names) and
+// stops at 2^18 variables, which only includes repeated over and over
+// reach and git itself would list without end: [Load] then fails with its
+// own error. [Load] does this; the caller decides
 // when, so that a command that needs no setting reads nothing. Every
 // environment override (GIT_REASON_*, GIT_AUTHOR_*, EMAIL, CI, GIT_PAGER,
 // PAGER, NO_COLOR, XDG_CONFIG_HOME, HOME) is applied in one function,

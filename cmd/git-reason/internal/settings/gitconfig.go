@@ -2,6 +2,7 @@ package settings
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -22,6 +23,15 @@ var errAskGit = errors.New("configuration left to git")
 // loop) is an error.
 const maxIncludeDepth = 10
 
+// maxVariables bounds the variables one reading passes on, includes
+// counted each time they are taken. The depth limit stops a loop, not a
+// file that includes another a thousand times, each of which does the
+// same: git would list such a configuration without end, so neither the
+// reader nor git is left to read it.
+const maxVariables = 1 << 18
+
+var errTooManyVariables = fmt.Errorf("read git config: more than %d variables (an include.path repeated many times over?); fix the configuration", maxVariables)
+
 // cfgReader reads the configuration git's commands see, in git's order
 // (config.c, do_git_config_sequence): the system file, the global files
 // (XDG, then ~/.gitconfig), the repository's config, its config.worktree
@@ -36,6 +46,7 @@ type cfgReader struct {
 	items  []item
 	depth  int
 	files  map[string][]rawVar // each file parsed once
+	seen   int                 // variables passed on, for maxVariables
 
 	// hasconfig:remote.*.url: git reads the whole configuration once more
 	// to learn the remote URLs, taking every hasconfig include on the way
@@ -186,7 +197,7 @@ func (r *cfgReader) globalFiles() (user, xdg string, err error) {
 // commonDirOf is the repository's common directory: the one its
 // commondir file names (a linked worktree), else gitDir itself.
 func commonDirOf(gitDir string) (string, error) {
-	data, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
+	data, err := readRegular(filepath.Join(gitDir, "commondir"), maxRefBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return gitDir, nil
 	}
@@ -259,7 +270,7 @@ func (r *cfgReader) parsed(path string) ([]rawVar, error) {
 	if vars, ok := r.files[path]; ok {
 		return vars, nil
 	}
-	data, err := readRegular(path)
+	data, err := readRegular(path, maxConfigBytes)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return nil, fs.ErrNotExist
 	}
@@ -278,21 +289,33 @@ func (r *cfgReader) parsed(path string) ([]rawVar, error) {
 // left to git.
 const maxConfigBytes = 4 << 20
 
-// readRegular reads a regular file of at most maxConfigBytes. Anything
+// maxRefBytes bounds the small files the reader reads beside the
+// configuration (HEAD, a branch ref, commondir).
+const maxRefBytes = 64 << 10
+
+// readRegular reads a regular file of at most limit bytes. Anything
 // else (a directory, a FIFO, a device such as /dev/zero that a repository's
 // include.path could name) is an error: git is asked, and reads it as git
-// does, rather than this process reading without end.
-func readRegular(path string) ([]byte, error) {
-	f, err := os.Open(path)
+// does, rather than this process reading without end. The file is checked
+// before it is opened, and opened without blocking, so that a FIFO (whose
+// open waits for a writer) or a device is never waited on or opened.
+func readRegular(path string, limit int64) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > limit {
+		return nil, errAskGit
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
+	if fi, err = f.Stat(); err != nil {
 		return nil, err
 	}
-	if !fi.Mode().IsRegular() || fi.Size() > maxConfigBytes {
+	if !fi.Mode().IsRegular() || fi.Size() > limit {
 		return nil, errAskGit
 	}
 	data := make([]byte, 0, fi.Size()+1)
@@ -305,7 +328,7 @@ func readRegular(path string) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(data) > maxConfigBytes {
+		if int64(len(data)) > limit {
 			return nil, errAskGit
 		}
 		if len(data) == cap(data) {
@@ -342,6 +365,9 @@ func (r *cfgReader) file(path, scope string) error {
 // variable passes one variable on, then follows it when it is an include;
 // file is the file it was read from, "" for the command line.
 func (r *cfgReader) variable(v rawVar, scope, file string) error {
+	if r.seen++; r.seen > maxVariables {
+		return errTooManyVariables
+	}
 	if isRemoteURL(v.key) {
 		if r.forbid > 0 {
 			return errAskGit // git refuses a remote URL set where hasconfig:remote.*.url could include it
@@ -552,15 +578,19 @@ func (r *cfgReader) onBranch(pat string) (bool, error) {
 }
 
 // headBranch is the branch HEAD names, without refs/heads/; "" when HEAD
-// is detached or names no branch. A HEAD that is a symbolic link, or a
-// branch that is itself a symbolic ref, is left to git.
+// is detached or names no branch. What git's resolve_ref_unsafe could
+// read otherwise is left to git: a HEAD that is a symbolic link, a name
+// check_refname_format refuses, a branch ref that is not a regular file
+// holding an object name (a symbolic ref, a symbolic link, a FIFO, a
+// corrupt file). A branch with no loose ref (unborn, or packed) is the
+// branch, as for git.
 func headBranch(gitDir string) (string, error) {
 	head := filepath.Join(gitDir, "HEAD")
 	fi, err := os.Lstat(head)
 	if err != nil || !fi.Mode().IsRegular() {
 		return "", errAskGit
 	}
-	data, err := os.ReadFile(head)
+	data, err := readRegular(head, maxRefBytes)
 	if err != nil {
 		return "", errAskGit
 	}
@@ -573,17 +603,63 @@ func headBranch(gitDir string) (string, error) {
 	if !ok {
 		return "", nil
 	}
-	if branch == "" || strings.Contains(branch, "..") || strings.ContainsAny(branch, " ~^:?*[\\\x7f") {
+	if !plainBranchName(branch) {
 		return "", errAskGit
 	}
 	common, err := commonDirOf(gitDir)
 	if err != nil {
 		return "", err
 	}
-	if target, err := os.ReadFile(filepath.Join(common, ref)); err == nil && strings.HasPrefix(string(target), "ref:") {
+	path := filepath.Join(common, ref)
+	fi, err = os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		return branch, nil
+	case err != nil:
+		return "", errAskGit
+	case fi.IsDir():
+		return branch, nil // git takes the branch as not yet created
+	case !fi.Mode().IsRegular():
+		return "", errAskGit
+	}
+	target, err := readRegular(path, maxRefBytes)
+	if err != nil || !isObjectName(target) {
 		return "", errAskGit
 	}
 	return branch, nil
+}
+
+// plainBranchName reports whether refs/heads/<name> passes git's
+// check_refname_format: no empty component, none starting with "." or
+// ending in ".lock", no "..", "@{", control character or any of
+// ` ~^:?*[\`, no "." at the end, not "@".
+func plainBranchName(name string) bool {
+	if name == "" || name == "@" || strings.HasSuffix(name, ".") ||
+		strings.Contains(name, "..") || strings.Contains(name, "@{") {
+		return false
+	}
+	for _, c := range []byte(name) {
+		if c < 0x20 || c == 0x7f || strings.IndexByte(" ~^:?*[\\", c) >= 0 {
+			return false
+		}
+	}
+	for _, comp := range strings.Split(name, "/") {
+		if comp == "" || comp[0] == '.' || strings.HasSuffix(comp, ".lock") {
+			return false
+		}
+	}
+	return true
+}
+
+// isObjectName reports whether a loose ref's content is an object name
+// (SHA-1 hex; a SHA-256 repository's refs are left to git) followed by
+// nothing or whitespace, as git's parse_loose_ref_contents takes it.
+func isObjectName(b []byte) bool {
+	n := 0
+	for n < len(b) && ('0' <= b[n] && b[n] <= '9' || 'a' <= b[n] && b[n] <= 'f' || 'A' <= b[n] && b[n] <= 'F') {
+		n++
+	}
+	return n == 40 && (n == len(b) || isSpace(b[n]))
 }
 
 // hasRemoteURL is hasconfig:remote.*.url:, true when any remote.<name>.url
