@@ -121,6 +121,24 @@ func TestForeignOwnerRefused(t *testing.T) {
 	run(0, "config", "--global", "--add", "safe.directory", "")
 	run(128, "status")
 	run(3, "reason", "status")
+
+	// A global includeIf that the repository under check satisfies (its
+	// branch, its path) does not make it safe: git reads safe.directory as
+	// outside any repository, where such conditions never hold.
+	run(0, "config", "--global", "--unset-all", "safe.directory")
+	trusted := filepath.Join(home, "trusted")
+	if err := os.WriteFile(trusted, []byte("[safe]\n\tdirectory = *\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"includeIf.onbranch:**.path", "includeIf.gitdir:/.path"} {
+		run(0, "config", "--global", key, trusted)
+		run(128, "status")
+		run(3, "reason", "status")
+		run(0, "config", "--global", "--unset", key)
+	}
+	run(0, "config", "--global", "include.path", trusted)
+	run(0, "status")
+	run(0, "reason", "status")
 }
 
 // snapshotTree lists every path under dir with its size and mode, and the

@@ -76,13 +76,10 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	// history replays clean at that moment.
 	sess.Writer = &record.Writer{Store: store, Index: sess.Index, Avail: availability{sess}, Vouch: store}
 	// Before anything reads its configuration or writes into it: another
-	// user's repository is refused as git refuses it.
+	// user's repository is refused as git refuses it, from safe.directory
+	// read as git reads it, without the repository's own configuration.
 	err = checkOwner(repo, func() ([]string, error) {
-		st, err := sess.Settings()
-		if err != nil {
-			return nil, err
-		}
-		return st.SafeDirectories, nil
+		return settings.SafeDirectories(ctx)
 	})
 	if err != nil {
 		return nil, err

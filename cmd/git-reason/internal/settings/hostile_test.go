@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -149,5 +150,46 @@ func TestReaderIncludeFanOut(t *testing.T) {
 	err := readsWithin(t, gitDir, 20*time.Second)
 	if err == nil || errors.Is(err, errAskGit) {
 		t.Fatalf("reader: %v, want an error of its own (git would list 6.4e10 variables)", err)
+	}
+}
+
+// TestSafeDirectoryConditionalIncludes: git reads safe.directory as
+// outside any repository, so a global file's includeIf that the
+// repository under check could satisfy (its HEAD, its path, its remote
+// URLs) adds nothing; an unconditional include does. Each case is first
+// put to git itself, which is told to take the repository as another
+// user's.
+func TestSafeDirectoryConditionalIncludes(t *testing.T) {
+	for _, tc := range []struct {
+		name, cond string
+		trusted    bool
+	}{
+		{"onbranch", "includeIf \"onbranch:main\"", false},
+		{"gitdir", "includeIf \"gitdir:/\"", false},
+		{"hasconfig of the repository's remote", "includeIf \"hasconfig:remote.*.url:https://example.invalid/**\"", false},
+		{"unconditional", "include", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			home := sandbox(t)
+			repo := newRepo(t)
+			git(t, repo, "remote", "add", "origin", "https://example.invalid/team/repo.git")
+			write(t, filepath.Join(home, ".gitconfig"), "["+tc.cond+"]\n\tpath = trusted\n")
+			write(t, filepath.Join(home, "trusted"), "[safe]\n\tdirectory = *\n")
+			cmd := exec.Command("git", "status")
+			cmd.Dir, cmd.Env = repo, append(os.Environ(), "GIT_TEST_ASSUME_DIFFERENT_OWNER=1")
+			if err := cmd.Run(); (err == nil) != tc.trusted {
+				t.Fatalf("control: git status of a repository taken as another user's: %v, want trusted %v", err, tc.trusted)
+			}
+			var want []string
+			if tc.trusted {
+				want = []string{"*"}
+			}
+			if got := load(t, filepath.Join(repo, ".git")).SafeDirectories; !reflect.DeepEqual(got, want) {
+				t.Errorf("Load: safe directories %q, want %q", got, want)
+			}
+			if got, err := SafeDirectories(context.Background()); err != nil || !reflect.DeepEqual(got, want) {
+				t.Errorf("SafeDirectories: %q, %v; want %q", got, err, want)
+			}
+		})
 	}
 }

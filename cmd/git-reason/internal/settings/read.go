@@ -49,7 +49,45 @@ func Load(ctx context.Context, gitDir string, flags Flags) (*Settings, error) {
 	if err != nil {
 		return nil, err
 	}
-	return resolve(source{config: toConfig(items), lookupEnv: os.LookupEnv}, flags)
+	s, err := resolve(source{config: toConfig(items), lookupEnv: os.LookupEnv}, flags)
+	if err != nil || gitDir == "" || !hasSafeDirectory(items) {
+		return s, err
+	}
+	if s.SafeDirectories, err = SafeDirectories(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// SafeDirectories reads the safe.directory values git honours when it
+// checks who owns a repository. Git reads them as outside any repository
+// (read_very_early_config): the system and global files and the command
+// line, whose includeIf gitdir: and onbranch: conditions then never hold
+// and whose hasconfig:remote.*.url: sees only their own remotes. Read
+// with the repository instead, a global file's includeIf would let the
+// repository being checked choose what is included (its HEAD, its remote
+// URLs), and with it whether it is trusted. No file of the repository is
+// read, so a repository refused for its owner is never read at all.
+func SafeDirectories(ctx context.Context) ([]string, error) {
+	items, err := readConfig("", os.LookupEnv)
+	if errors.Is(err, errAskGit) {
+		items, err = list(ctx, "")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return safeDirectories(toConfig(items)[keySafeDir]), nil
+}
+
+// hasSafeDirectory reports whether a protected scope sets safe.directory
+// at all; reading as outside the repository can only find fewer.
+func hasSafeDirectory(items []item) bool {
+	for _, it := range items {
+		if it.key == keySafeDir && it.scope != "local" && it.scope != "worktree" {
+			return true
+		}
+	}
+	return false
 }
 
 // list runs git config -z --list --show-scope. GIT_CONFIG is removed from

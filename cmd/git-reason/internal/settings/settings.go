@@ -28,7 +28,8 @@ type Settings struct {
 	HooksPath string
 	// SafeDirectories are the safe.directory values git honours: from the
 	// system and global files and the command line only (git ignores a
-	// repository's own), in order, an empty value clearing those before.
+	// repository's own), read as outside any repository (see
+	// [SafeDirectories]), in order, an empty value clearing those before.
 	SafeDirectories []string
 	// Actor is who writes records: author and committer of their commits.
 	Actor Identity
@@ -229,15 +230,7 @@ func resolve(src source, flags Flags) (*Settings, error) {
 	s.Origin = str(keyOrigin)
 	s.HooksPath = str(keyHooksPath)
 
-	for _, e := range src.entries(keySafeDir) {
-		switch {
-		case e.scope != "system" && e.scope != "global" && e.scope != "command":
-		case e.value == "":
-			s.SafeDirectories = nil
-		default:
-			s.SafeDirectories = append(s.SafeDirectories, e.value)
-		}
-	}
+	s.SafeDirectories = safeDirectories(src.entries(keySafeDir))
 
 	// Git's order for an author: GIT_AUTHOR_*, author.*, user.*, and EMAIL
 	// for the address. The committer of a record's commit is the same
@@ -398,4 +391,20 @@ func firstSet(vals ...string) string {
 		}
 	}
 	return ""
+}
+
+// safeDirectories are the values of safe.directory entries git honours:
+// those of the system, global and command scopes.
+func safeDirectories(es []entry) []string {
+	var dirs []string
+	for _, e := range es {
+		switch {
+		case e.scope != "system" && e.scope != "global" && e.scope != "command":
+		case e.value == "":
+			dirs = nil
+		default:
+			dirs = append(dirs, e.value)
+		}
+	}
+	return dirs
 }
