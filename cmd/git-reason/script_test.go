@@ -22,7 +22,7 @@ package main
 //	mermaid FILE...           check every ```mermaid block of the files with Mermaid's
 //	                          own parser (mermaid_test.go); at least one must be there
 //	fsck                      git fsck --strict: fail on a non-zero status or on any
-//	                          output except "notice:" lines
+//	                          output except "notice:" lines (harness.FsckConfig)
 //	[!] transcript PROG [ARG...]
 //	                          exec PROG and append what a user sees, ids normalised,
 //	                          to $WORK/transcript.txt for a golden (transcript_test.go)
@@ -287,7 +287,14 @@ func cmdFsck(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("unsupported: ! fsck")
 	}
-	err := ts.Exec("git", append([]string{"fsck", "--strict", "--no-progress"}, args...)...)
+	// Where the files show no commit-graph and no multi-pack-index, fsck
+	// is told so and starts no verifier for them (two processes that would
+	// check nothing); the script's environment must not move the objects.
+	var config []string
+	if ts.Getenv("GIT_DIR") == "" && ts.Getenv("GIT_OBJECT_DIRECTORY") == "" && ts.Getenv("GIT_ALTERNATE_OBJECT_DIRECTORIES") == "" {
+		config = harness.FsckConfig(ts.MkAbs("."))
+	}
+	err := ts.Exec("git", append(append(config, "fsck", "--strict", "--no-progress"), args...)...)
 	if err != nil {
 		ts.Fatalf("git fsck --strict: %v", err)
 	}

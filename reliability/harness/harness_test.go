@@ -77,3 +77,59 @@ func TestEnvKeepsNothingOfTheCaller(t *testing.T) {
 		}
 	}
 }
+
+// TestFsckConfigOnlyWithoutGraphs: FsckConfig leaves fsck's graph checks
+// out only where no object directory holds a commit-graph or a
+// multi-pack-index, its own or an alternate's, and where it cannot tell.
+func TestFsckConfigOnlyWithoutGraphs(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not on PATH")
+	}
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	if err := WriteHome(home, ""); err != nil {
+		t.Fatal(err)
+	}
+	env := Env(home, root, nil)
+	run := func(dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = dir, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	off := func(dir string) bool { return FsckConfig(dir) != nil }
+	repo, other, bare := filepath.Join(root, "repo"), filepath.Join(root, "other"), filepath.Join(root, "bare.git")
+	run(root, "init", "-q", repo)
+	run(repo, "commit", "-q", "--allow-empty", "-m", "one")
+	run(root, "init", "-q", other)
+	if err := os.WriteFile(filepath.Join(other, ".git", "objects", "info", "alternates"), []byte(filepath.Join(repo, ".git", "objects")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(root, "clone", "-q", "--bare", repo, bare)
+	sub := filepath.Join(repo, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for dir, want := range map[string]bool{repo: true, other: true, bare: true, sub: false, root: false} {
+		if off(dir) != want {
+			t.Errorf("no graph anywhere: FsckConfig(%s) leaves the checks out: %v, want %v", dir, !want, want)
+		}
+	}
+	run(repo, "commit-graph", "write", "--reachable")
+	if off(repo) || off(other) {
+		t.Errorf("a commit-graph in repo: FsckConfig leaves the checks out (repo %v, its alternate's user %v)", off(repo), off(other))
+	}
+	if err := os.RemoveAll(filepath.Join(repo, ".git", "objects", "info", "commit-graph")); err != nil {
+		t.Fatal(err)
+	}
+	if !off(repo) {
+		t.Fatalf("the commit-graph removed: FsckConfig still keeps the checks")
+	}
+	run(repo, "repack", "-q", "-a", "-d")
+	run(repo, "multi-pack-index", "write")
+	if off(repo) || off(other) {
+		t.Errorf("a multi-pack-index in repo: FsckConfig leaves the checks out (repo %v, its alternate's user %v)", off(repo), off(other))
+	}
+}
