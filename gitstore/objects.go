@@ -91,28 +91,47 @@ func (s *Store) objectBytes(t plumbing.ObjectType, h plumbing.Hash) ([]byte, err
 	return b.Bytes(), err
 }
 
-// parseCommit decodes a commit's content as go-git's decoder does, for the
-// fields commit holds: the first line must be "tree HASH"; parent lines
-// follow it (a bad hash in either is refused); author is read only right
-// after the parents and committer only right after that place; every other
-// header, and its continuation lines, is skipped; the message is whatever
-// follows the first empty line.
+// parseCommit decodes a commit's content. Its tree and parents are read
+// as git's parse_commit_buffer reads them, which is what git's history
+// walks (log, fetch, gc's reachability) see: "tree HASH\n" first, with
+// more content after it, then each "parent HASH\n" line that has content
+// after it; a "parent" line git does not take (one at the very end with no
+// line end) is no parent, and one it refuses (a bad hash, no line end, or
+// nothing after it) refuses the commit. The other fields are read as
+// go-git's decoder does: author only right after the parents, committer
+// only right after that place; every other header, and its continuation
+// lines, is skipped; the message is whatever follows the first empty line.
 func parseCommit(h plumbing.Hash, data []byte) (*commit, error) {
 	c := &commit{Hash: h}
-	head, msg := data, []byte(nil)
-	if i := bytes.Index(data, []byte("\n\n")); i >= 0 {
-		head, msg = data[:i+1], data[i+2:]
-	}
+	const treeLen, parentLen = 5 + 40, 7 + 40 // "tree HASH", "parent HASH"
 	if len(data) == 0 || data[0] == '\n' {
 		return nil, fmt.Errorf("%w: missing tree header", errMalformedCommit)
 	}
+	if !bytes.HasPrefix(data, []byte("tree ")) {
+		return nil, fmt.Errorf("%w: tree header must be first", errMalformedCommit)
+	}
+	if len(data) <= treeLen+1 || data[treeLen] != '\n' || !plumbing.IsHash(string(data[5:treeLen])) {
+		return nil, fmt.Errorf("%w: bad tree hash", errMalformedCommit)
+	}
+	c.TreeHash = plumbing.NewHash(string(data[5:treeLen]))
+	pos := treeLen + 1
+	for pos+parentLen < len(data) && bytes.HasPrefix(data[pos:], []byte("parent ")) {
+		if len(data) <= pos+parentLen+1 || data[pos+parentLen] != '\n' || !plumbing.IsHash(string(data[pos+7:pos+parentLen])) {
+			return nil, fmt.Errorf("%w: bad parent hash", errMalformedCommit)
+		}
+		c.ParentHashes = append(c.ParentHashes, plumbing.NewHash(string(data[pos+7:pos+parentLen])))
+		pos += parentLen + 1
+	}
+	head, msg := data[pos:], []byte(nil)
+	if i := bytes.Index(data, []byte("\n\n")); i >= 0 {
+		head, msg = data[min(pos, i+1):i+1], data[i+2:]
+	}
 	const (
-		atParents = iota
-		atAuthor
+		atAuthor = iota
 		atCommitter
 		atHeaders
 	)
-	state := -1
+	state := atAuthor
 	for len(head) > 0 {
 		line := head
 		if i := bytes.IndexByte(head, '\n'); i >= 0 {
@@ -121,27 +140,6 @@ func parseCommit(h plumbing.Hash, data []byte) (*commit, error) {
 			head = nil
 		}
 		key, value, _ := strings.Cut(string(line), " ")
-		if state < 0 {
-			if key != "tree" {
-				return nil, fmt.Errorf("%w: tree header must be first", errMalformedCommit)
-			}
-			if !plumbing.IsHash(value) {
-				return nil, fmt.Errorf("%w: bad tree hash", errMalformedCommit)
-			}
-			c.TreeHash = plumbing.NewHash(value)
-			state = atParents
-			continue
-		}
-		if state == atParents {
-			if key == "parent" {
-				if !plumbing.IsHash(value) {
-					return nil, fmt.Errorf("%w: bad parent hash", errMalformedCommit)
-				}
-				c.ParentHashes = append(c.ParentHashes, plumbing.NewHash(value))
-				continue
-			}
-			state = atAuthor
-		}
 		if state == atAuthor {
 			state = atCommitter
 			if key == "author" {

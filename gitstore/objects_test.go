@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -43,6 +44,8 @@ var commitSeeds = []string{
 	"tree " + hashA + "\nauthor  A  B  <a@x>  1 +0000\n\nspaces\n",
 	"tree " + hashA + "\nauthor A <a@x> 1 +0000",
 	"tree " + hashA + "\nparent " + hashB,
+	"tree " + hashA + "\nparent " + hashB + "\n",
+	"tree " + hashA + "\nparent " + hashB + "\nparent " + hashC,
 	"tree " + hashA,
 	"tree " + hashA + "\n",
 	"tree " + hashA + "\n\n",
@@ -73,25 +76,122 @@ func sameSignature(a Signature, b object.Signature) bool {
 		a.When.Format(time.RFC3339) == b.When.Format(time.RFC3339)
 }
 
+// gitFrame reads a commit's tree and parents as git's parse_commit_buffer
+// (commit.c) does, transcribed: "tree " and 40 hex digits, a line end and
+// more after it, then "parent " lines while one could fit before the end,
+// each with 40 hex digits, a line end and more after it. ok is false where
+// git refuses the commit ("bogus commit object", "bad parents").
+// TestCommitFramingAsGit holds this transcription to git itself.
+func gitFrame(data []byte) (tree string, parents []string, ok bool) {
+	const treeLen, parentLen = 45, 47
+	if len(data) <= treeLen+1 || !bytes.HasPrefix(data, []byte("tree ")) || data[treeLen] != '\n' ||
+		!plumbing.IsHash(string(data[5:treeLen])) {
+		return "", nil, false
+	}
+	tree = strings.ToLower(string(data[5:treeLen]))
+	for pos := treeLen + 1; pos+parentLen < len(data) && bytes.HasPrefix(data[pos:], []byte("parent ")); pos += parentLen + 1 {
+		if len(data) <= pos+parentLen+1 || !plumbing.IsHash(string(data[pos+7:pos+parentLen])) || data[pos+parentLen] != '\n' {
+			return "", nil, false
+		}
+		parents = append(parents, strings.ToLower(string(data[pos+7:pos+parentLen])))
+	}
+	return tree, parents, true
+}
+
+// checkCommitAsGoGit holds parseCommit to git for the tree, the parents
+// and whether the commit is refused (gitFrame), and to go-git's decoder
+// for the other fields wherever both read the commit.
 func checkCommitAsGoGit(t *testing.T, data []byte) {
 	t.Helper()
-	want, wantErr := goGitCommit(data)
 	h := plumbing.ComputeHash(plumbing.CommitObject, data)
 	got, err := parseCommit(h, data)
-	if (err != nil) != (wantErr != nil) {
-		t.Fatalf("%q: error %v, go-git's %v", data, err, wantErr)
+	tree, parents, ok := gitFrame(data)
+	if (err == nil) != ok {
+		t.Fatalf("%q: error %v, git reads it: %v", data, err, ok)
 	}
 	if err != nil {
-		if !errors.Is(err, errMalformedCommit) || strings.TrimPrefix(err.Error(), "malformed commit") != strings.TrimPrefix(wantErr.Error(), "malformed commit") {
-			t.Fatalf("%q: error %q, go-git's %q", data, err, wantErr)
+		if !errors.Is(err, errMalformedCommit) {
+			t.Fatalf("%q: error %q is not a malformed commit", data, err)
 		}
 		return
 	}
-	if got.Hash != want.Hash || got.TreeHash != want.TreeHash || fmt.Sprint(got.ParentHashes) != fmt.Sprint(want.ParentHashes) ||
-		!sameSignature(got.Author, want.Author) || !sameSignature(got.Committer, want.Committer) || got.Message != want.Message {
-		t.Fatalf("%q:\n got %+v\nwant hash %s tree %s parents %v author %+v committer %+v message %q", data, got,
-			want.Hash, want.TreeHash, want.ParentHashes, want.Author, want.Committer, want.Message)
+	if got.TreeHash.String() != tree || fmt.Sprint(got.ParentHashes) != fmt.Sprint(parents) {
+		t.Fatalf("%q: tree %s parents %v, git's %s %v", data, got.TreeHash, got.ParentHashes, tree, parents)
 	}
+	want, wantErr := goGitCommit(data)
+	if wantErr != nil {
+		return
+	}
+	if got.Hash != want.Hash || !sameSignature(got.Author, want.Author) || !sameSignature(got.Committer, want.Committer) || got.Message != want.Message {
+		t.Fatalf("%q:\n got %+v\nwant hash %s author %+v committer %+v message %q", data, got,
+			want.Hash, want.Author, want.Committer, want.Message)
+	}
+}
+
+// TestCommitFramingAsGit puts commits to git itself (git log --no-walk, which parses
+// them as every history walk does) and holds gitFrame and parseCommit to
+// its tree, parents and refusals: the seeds, and each cut at its line
+// ends, where the forms git reads differently from go-git lie (a last
+// parent line without a line end is no parent; one with nothing after it
+// is refused). -short puts the seeds alone.
+func TestCommitFramingAsGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not on PATH")
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", "--bare", dir).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	cases := map[string]bool{}
+	for _, s := range commitSeeds {
+		cases[s] = true
+		if testing.Short() {
+			continue
+		}
+		for i := range len(s) {
+			if s[i] == '\n' {
+				for _, j := range []int{i, i + 1, i + 2} {
+					if j >= 0 && j <= len(s) {
+						cases[s[:j]] = true
+					}
+				}
+			}
+		}
+	}
+	for s := range cases {
+		data := []byte(s)
+		cmd := exec.Command("git", "--git-dir="+dir, "hash-object", "-t", "commit", "--literally", "-w", "--stdin")
+		cmd.Stdin = bytes.NewReader(data)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%q: git hash-object: %v", data, err)
+		}
+		out, err = exec.Command("git", "--git-dir="+dir, "log", "--no-walk", "--format=%T %P", strings.TrimSpace(string(out))).Output()
+		tree, parents, ok := gitFrame(data)
+		if (err == nil) != ok {
+			t.Errorf("%q: git log: %v, gitFrame reads it: %v", data, err, ok)
+			continue
+		}
+		if ok {
+			want := strings.TrimSpace(string(out))
+			if got := strings.TrimSpace(tree + " " + strings.Join(parents, " ")); got != want {
+				t.Errorf("%q: gitFrame %q, git %q", data, got, want)
+			}
+		}
+		c, err := parseCommit(plumbing.ComputeHash(plumbing.CommitObject, data), data)
+		if (err == nil) != ok {
+			t.Errorf("%q: parseCommit error %v, git reads it: %v", data, err, ok)
+		} else if ok {
+			got := c.TreeHash.String()
+			for _, p := range c.ParentHashes {
+				got += " " + p.String()
+			}
+			if want := strings.TrimSpace(string(out)); got != want {
+				t.Errorf("%q: parseCommit %q, git %q", data, got, want)
+			}
+		}
+	}
+	t.Logf("%d commits put to git", len(cases))
 }
 
 func TestCommitDecodesAsGoGit(t *testing.T) {
