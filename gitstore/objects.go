@@ -232,7 +232,7 @@ func (c *commit) encode() []byte {
 }
 
 // parseTreeEntries decodes a tree as go-git's decoder does, with the same
-// refusals of a malformed one and each mode made canonical.
+// refusals of a malformed one and each mode made canonical as git does.
 func parseTreeEntries(data []byte) (*tree, error) {
 	t := &tree{}
 	for len(data) > 0 {
@@ -265,13 +265,15 @@ func parseTreeEntries(data []byte) (*tree, error) {
 	return t, nil
 }
 
-// canonicalMode is the mode git would have written for an entry of mode m.
+// canonicalMode is the mode git reads an entry of mode m as (canon_mode:
+// a file is executable when its owner may execute it; go-git's decoder
+// looks at any execute bit).
 func canonicalMode(m filemode.FileMode) filemode.FileMode {
 	switch m & 0o170000 {
 	case 0o040000:
 		return filemode.Dir
 	case 0o100000:
-		if m&0o111 != 0 {
+		if m&0o100 != 0 {
 			return filemode.Executable
 		}
 		return filemode.Regular

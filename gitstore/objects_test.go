@@ -279,6 +279,45 @@ func checkTreeAsGoGit(t *testing.T, data []byte) {
 	}
 }
 
+// TestTreeModesAsGit puts trees with every kind of mode to git (ls-tree)
+// and holds the mode parseTreeEntries gives each entry to git's.
+func TestTreeModesAsGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not on PATH")
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", "--bare", dir).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	modes := []string{"100644", "100755", "100001", "100010", "100100", "100000", "40000", "040000", "1040000",
+		"0100644", "120000", "120777", "160000", "0", "170000", "20000", "140000", "37777777777"}
+	var b []byte
+	for i, m := range modes {
+		b = append(b, fmt.Sprintf("%s f%02d\x00", m, i)...)
+		b = append(b, bytes.Repeat([]byte{byte(i + 1)}, 20)...)
+	}
+	cmd := exec.Command("git", "--git-dir="+dir, "hash-object", "-t", "tree", "--literally", "-w", "--stdin")
+	cmd.Stdin = bytes.NewReader(b)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git hash-object: %v", err)
+	}
+	out, err = exec.Command("git", "--git-dir="+dir, "ls-tree", strings.TrimSpace(string(out))).Output()
+	if err != nil {
+		t.Fatalf("git ls-tree: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	tr, err := parseTreeEntries(b)
+	if err != nil || len(tr.Entries) != len(lines) {
+		t.Fatalf("parseTreeEntries: %v, %d entries; git lists %d", err, len(tr.Entries), len(lines))
+	}
+	for i, e := range tr.Entries {
+		if got, want := fmt.Sprintf("%06o", uint32(e.Mode)), strings.Fields(lines[i])[0]; got != want {
+			t.Errorf("mode %s: read as %s, git's %s", modes[i], got, want)
+		}
+	}
+}
+
 func treeBytes(entries ...string) []byte {
 	var b []byte
 	for i, e := range entries {
