@@ -54,5 +54,5 @@ func sandboxGit(home string) error {
 	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	return os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(
 		"[user]\n\tname = Test User\n\temail = test@example.com\n"+
-			"[init]\n\tdefaultBranch = main\n[maintenance]\n\tauto = false\n[gc]\n\tauto = 0\n"), 0o644)
+			"[init]\n\tdefaultBranch = main\n[maintenance]\n\tauto = false\n[gc]\n\tauto = 0\n[receive]\n\tautogc = false\n"), 0o644)
 }

@@ -271,12 +271,13 @@ func TestCompletionBash(t *testing.T) {
 // and zsh's own _git, types each line of its arguments followed by TAB,
 // and prints what completion offered: a compadd wrapper writes every
 // match to the capture file, and the TAB widget marks the end. It waits
-// for that mark with zsh's own zselect and reads the file with $(<file),
-// which start no process (a sleep and a grep per poll were about a third
-// of the test's CPU time).
+// for that mark, up to a minute a line by the clock, with zsh's own
+// zselect and reads the file with $(<file), which start no process (a
+// sleep and a grep per poll were about a third of the test's CPU time).
 const zshDriver = `
 zmodload zsh/zpty || exit 3
 zmodload zsh/zselect || exit 3
+zmodload zsh/datetime || exit 3
 funcdir=$1 cap=$2; shift 2
 zpty z zsh -f -i
 zpty -w z "PS1='' RPROMPT=''; fpath=($funcdir \$fpath); autoload -U compinit; compinit -u -D"
@@ -286,7 +287,8 @@ zpty -w z "__probe () { zle complete-word; print -r -- '<<END>>' >> $cap; }; zle
 for line in "$@"; do
   rm -f $cap
   zpty -w -n z "$line"$'\t'
-  for i in {1..1000}; do
+  end=$(( EPOCHREALTIME + 60 ))
+  while (( EPOCHREALTIME < end )); do
     [[ -f $cap && "$(<$cap)" == *'<<END>>'* ]] && break
     zselect -t 2
   done

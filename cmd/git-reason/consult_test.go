@@ -64,7 +64,7 @@ func newSandbox(t *testing.T, overlay string, scripts map[string]string, extra .
 		}
 	}
 	write(filepath.Join(home, ".gitconfig"), "[user]\n\tname = Ada Tester\n\temail = ada@example.invalid\n"+
-		"[init]\n\tdefaultBranch = main\n[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n", 0o644)
+		"[init]\n\tdefaultBranch = main\n[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n[receive]\n\tautogc = false\n", 0o644)
 	write(filepath.Join(dir, ".reason", "advisors.yaml"), overlay, 0o644)
 	for name, script := range scripts {
 		write(filepath.Join(bin, name), "#!/bin/sh\n"+script, 0o755)

@@ -107,8 +107,9 @@ func setupScript(env *testscript.Env) error {
 	}
 	gitconfig := "[user]\n\tname = Ada Tester\n\temail = ada@example.invalid\n" +
 		"[init]\n\tdefaultBranch = main\n" +
-		// No background gc or maintenance racing a script's own.
-		"[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n"
+		// No background gc or maintenance racing a script's own, and no
+		// git gc --auto started by every push only to find gc.auto 0.
+		"[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n[receive]\n\tautogc = false\n"
 	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
 		return err
 	}

@@ -24,9 +24,10 @@ func Form(quick, full int) (int, string) {
 
 // GitConfig is the global git configuration of every test home: an
 // identity, main as the first branch, and no background gc or maintenance
-// racing what a test runs itself.
+// racing what a test runs itself (nor a git gc --auto that every push
+// would start only to find gc.auto 0).
 const GitConfig = "[user]\n\tname = Rel Tester\n\temail = rel@example.invalid\n" +
-	"[init]\n\tdefaultBranch = main\n[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n"
+	"[init]\n\tdefaultBranch = main\n[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n[receive]\n\tautogc = false\n"
 
 // WriteHome makes home, with GitConfig and extra (more git configuration
 // text) as its .gitconfig.
