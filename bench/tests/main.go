@@ -16,6 +16,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -42,9 +44,13 @@ func main() {
 	timed := flag.Bool("time", false, "run the command after the flags and print its wall and CPU time")
 	label := flag.String("label", "", "with -time: the name printed before the figures (default: the command)")
 	logFile := flag.String("log", "", "with -time: write the command's stdout and stderr to this file")
+	execs := flag.String("execs", "", "count the programs started in this strace -f -e trace=execve output instead")
 	flag.Parse()
 	if *timed {
 		os.Exit(runTimed(*label, *logFile, flag.Args()))
+	}
+	if *execs != "" {
+		os.Exit(countExecs(*execs, *top))
 	}
 	summarise(*top)
 }
@@ -133,4 +139,75 @@ func summarise(top int) {
 			fmt.Printf("  FAIL %s (%.1f s)\n", t.name, t.elapsed)
 		}
 	}
+}
+
+// execLine is one successful execve in strace's output: the program and its
+// arguments, each a quoted string.
+var execLine = regexp.MustCompile(`execve\("([^"]*)", \[(.*?)\]`)
+
+var quoted = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"`)
+
+// countExecs prints how many processes of each kind the trace holds, the
+// most first: the program's name, and for git and git-reason their
+// subcommand (git's first argument that is no option, after any -c
+// NAME=VALUE), so that "git gc" and "git-reason assess" count apart.
+func countExecs(path string, top int) int {
+	f, err := os.Open(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "summary:", err)
+		return 1
+	}
+	defer f.Close()
+	counts := map[string]int{}
+	total := 0
+	in := bufio.NewScanner(f)
+	in.Buffer(make([]byte, 1<<20), 1<<24)
+	for in.Scan() {
+		line := in.Text()
+		m := execLine.FindStringSubmatch(line)
+		if m == nil || strings.Contains(line, "= -1 ") {
+			continue // not an execve, or one that failed (a PATH lookup)
+		}
+		var args []string
+		for _, q := range quoted.FindAllStringSubmatch(m[2], -1) {
+			args = append(args, q[1])
+		}
+		key := filepath.Base(m[1])
+		if key == "git" || key == "git-reason" {
+			for i := 1; i < len(args); i++ {
+				if args[i] == "-c" || args[i] == "-C" || args[i] == "--git-dir" || args[i] == "--work-tree" {
+					i++
+					continue
+				}
+				if !strings.HasPrefix(args[i], "-") {
+					key += " " + args[i]
+					break
+				}
+			}
+		}
+		counts[key]++
+		total++
+	}
+	if err := in.Err(); err != nil {
+		fmt.Fprintln(os.Stderr, "summary:", err)
+		return 1
+	}
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if counts[keys[i]] != counts[keys[j]] {
+			return counts[keys[i]] > counts[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	fmt.Printf("  %d processes started; the most started kinds:\n", total)
+	for i, k := range keys {
+		if i >= top {
+			break
+		}
+		fmt.Printf("    %6d  %s\n", counts[k], k)
+	}
+	return 0
 }

@@ -17,7 +17,13 @@
 # CPU first, after the fixed cost of starting the test binary (TestMain,
 # no test): where the package's CPU goes, free of the tests beside it.
 # RUN=REGEXP limits it to the tests and scripts whose names match.
-# Usage: bench/tests/run.sh [short|full|both|pkgs|each]   (default both)
+#
+# The form "procs" runs one package's test binary (PKG, as above; RUN
+# passed as -test.run) with -test.short under strace -f and prints how
+# many processes of each kind it started, the most first (git and
+# git-reason by subcommand): where process starts can be saved. It needs
+# strace, and runs slower under it.
+# Usage: bench/tests/run.sh [short|full|both|pkgs|each|procs]   (default both)
 # Environment: P=N passes -p N to go test (one package at a time with P=1,
 # which makes per-package figures comparable on a loaded machine);
 # TPAR=N passes -parallel N (tests at once within a package; the default
@@ -28,9 +34,9 @@ set -eu
 cd "$(dirname "$0")/../.."
 forms=${1:-both}
 case $forms in
-short | full | pkgs | each) ;;
+short | full | pkgs | each | procs) ;;
 both) forms="short full" ;;
-*) echo "usage: bench/tests/run.sh [short|full|both|pkgs|each]" >&2; exit 2 ;;
+*) echo "usage: bench/tests/run.sh [short|full|both|pkgs|each|procs]" >&2; exit 2 ;;
 esac
 out=${OUT:-$(mktemp -d)}
 mkdir -p "$out"
@@ -43,6 +49,23 @@ load() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime; }
 echo "cpus: $(getconf _NPROCESSORS_ONLN 2>/dev/null || echo ?)  $(go version)  ${par:-default -p}"
 go build -o "$out/summary" ./bench/tests
 status=0
+
+if [ "$forms" = procs ]; then
+  command -v strace >/dev/null || { echo "bench/tests/run.sh procs: needs strace" >&2; exit 2; }
+  pkg=${PKG:-./cmd/git-reason}
+  dir=$(go list -f '{{.Dir}}' "$pkg")
+  bin="$out/procs.test"
+  echo "== building $pkg's test binary and the shared git-reason build"
+  go test -c -o "$bin" "$pkg"
+  go test -count=1 -run '^$' ./cmd/git-reason >/dev/null
+  echo "== $pkg's tests, -test.short${RUN:+ -test.run $RUN}, under strace (load before: $(load))"
+  (cd "$dir" && strace -f -qq -z -s 256 -e trace=execve -e signal=none -o "$out/procs.trace" \
+    "$bin" -test.short -test.count=1 -test.timeout 30m -test.run "${RUN:-.}" >"$out/procs.log" 2>&1) ||
+    { status=1; echo "FAIL (log: $out/procs.log)" >&2; }
+  "$out/summary" -execs "$out/procs.trace" -top "${TOP:-40}"
+  echo "logs: $out"
+  exit $status
+fi
 
 if [ "$forms" = each ]; then
   pkg=${PKG:-./cmd/git-reason}
