@@ -101,7 +101,7 @@ func run(o *options, w io.Writer) error {
 	}
 	gitVersion, _ := exec.Command("git", "version").Output()
 	fmt.Fprintf(w, "# %s, %s/%s, %d CPUs, %s, %s\n", strings.TrimSpace(string(gitVersion)), runtime.GOOS, runtime.GOARCH,
-		runtime.NumCPU(), runtime.Version(), loadAvg())
+		runtime.NumCPU(), runtime.Version(), harness.LoadAverage())
 
 	if o.cold {
 		if err := os.RemoveAll(filepath.Join(repo, ".git", "reason")); err != nil {
@@ -247,14 +247,6 @@ func environment(dir string) ([]string, error) {
 	}
 	return append(env, "HOME="+home, "GIT_CONFIG_NOSYSTEM=1",
 		"PATH="+filepath.Join(dir, "bin")+string(os.PathListSeparator)+os.Getenv("PATH")), nil
-}
-
-func loadAvg() string {
-	data, err := os.ReadFile("/proc/loadavg")
-	if f := strings.Fields(string(data)); err == nil && len(f) >= 3 {
-		return "load average " + strings.Join(f[:3], " ")
-	}
-	return "load average unknown"
 }
 
 // genVersion changes whenever generated repositories would differ.

@@ -35,6 +35,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"git-reason/reliability/harness"
 )
 
 // groups are the dependencies git-reason links, grouped by what needs
@@ -94,7 +96,7 @@ func run(args []string, out io.Writer) error {
 			return fmt.Errorf("-variant %q: want tags=…, cgo=… or ldflags=…", v)
 		}
 	}
-	mod, err := moduleRoot()
+	mod, err := harness.ModuleRoot()
 	if err != nil {
 		return err
 	}
@@ -228,7 +230,7 @@ func run(args []string, out io.Writer) error {
 		}
 	}
 
-	fmt.Fprintf(out, "# %d programs, %d runs each; %s\n", len(progs), *runs, loadAvg())
+	fmt.Fprintf(out, "# %d programs, %d runs each; %s\n", len(progs), *runs, harness.LoadAverage())
 	for range 2 {
 		for _, p := range progs {
 			if _, _, _, err := p.exec(); err != nil {
@@ -249,7 +251,7 @@ func run(args []string, out io.Writer) error {
 			p.times, p.cpu, p.faults = append(p.times, wall), append(p.cpu, cpu), append(p.faults, flt)
 		}
 	}
-	fmt.Fprintf(out, "# timed in %.1f s; %s\n\n", time.Since(start).Seconds(), loadAvg())
+	fmt.Fprintf(out, "# timed in %.1f s; %s\n\n", time.Since(start).Seconds(), harness.LoadAverage())
 	hello := progs[0]
 	hw, hc, hf := median(hello.times), median(hello.cpu), median(hello.faults)
 	width := 0
@@ -339,33 +341,3 @@ func median[T time.Duration | int64](v []T) T {
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f", float64(d.Microseconds())/1000) }
-
-// moduleRoot is the directory of go.mod above the working directory.
-func moduleRoot() (string, error) {
-	d, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d, nil
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return "", fmt.Errorf("no go.mod above the working directory: run from inside the module")
-		}
-		d = parent
-	}
-}
-
-func loadAvg() string {
-	data, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "load average unknown"
-	}
-	f := strings.Fields(string(data))
-	if len(f) < 3 {
-		return "load average unknown"
-	}
-	return "load average " + strings.Join(f[:3], " ")
-}

@@ -100,7 +100,7 @@ func run(runs, records, ntasks int, keep string) error {
 		fmt.Printf("prepared %s in %v\n", sc.name, time.Since(start).Round(time.Millisecond))
 	}
 
-	startLoad := loadAverage()
+	startLoad := harness.LoadAverage()
 	type key struct {
 		sc   int
 		sync bool
@@ -122,7 +122,7 @@ func run(runs, records, ntasks int, keep string) error {
 			}
 		}
 	}
-	fmt.Printf("\n%d runs per case (median, min-max); load average at start %s, at end %s\n", runs, startLoad, loadAverage())
+	fmt.Printf("\n%d runs per case (median, min-max); %s at start, %s at end\n", runs, startLoad, harness.LoadAverage())
 	for i, sc := range scenarios {
 		s, p := times[key{i, true}], times[key{i, false}]
 		ratio := float64(median(s)) / float64(median(p))
@@ -268,15 +268,4 @@ func maxOf(ds []time.Duration) time.Duration {
 		m = max(m, d)
 	}
 	return m.Round(time.Millisecond)
-}
-
-// loadAverage is the machine's 1, 5 and 15 minute load averages ("?"
-// where the system does not say): the figures are only comparable within
-// one run on a shared machine.
-func loadAverage() string {
-	data, err := os.ReadFile("/proc/loadavg")
-	if f := strings.Fields(string(data)); err == nil && len(f) >= 3 {
-		return strings.Join(f[:3], " ")
-	}
-	return "?"
 }

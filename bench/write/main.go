@@ -49,6 +49,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"git-reason/reliability/harness"
 )
 
 type options struct {
@@ -115,7 +117,7 @@ func parseFlags(args []string) (*options, error) {
 func run(o *options, out *os.File) error {
 	var err error
 	if o.moduleDir == "" {
-		if o.moduleDir, err = moduleRoot(); err != nil {
+		if o.moduleDir, err = harness.ModuleRoot(); err != nil {
 			return err
 		}
 	}
@@ -155,24 +157,6 @@ func run(o *options, out *os.File) error {
 		return b.profileCases(out, missed)
 	}
 	return nil
-}
-
-// moduleRoot is the directory of go.mod above the working directory.
-func moduleRoot() (string, error) {
-	d, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d, nil
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return "", fmt.Errorf("no go.mod above the working directory: run from inside the module")
-		}
-		d = parent
-	}
 }
 
 func since(t time.Time) string { return ms(time.Since(t)) }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"git-reason/reliability/harness"
 )
 
 // warmups are untimed runs of each case before the timed rounds; the first
@@ -132,7 +134,7 @@ func (b *bench) measure(out io.Writer) ([]*benchCase, error) {
 			c.cpu = append(c.cpu, cpu)
 		}
 	}
-	fmt.Fprintf(out, "# %d rounds of %d cases in %.1f s; %s\n\n", b.o.runs, len(b.cases), time.Since(start).Seconds(), loadAvg())
+	fmt.Fprintf(out, "# %d rounds of %d cases in %.1f s; %s\n\n", b.o.runs, len(b.cases), time.Since(start).Seconds(), harness.LoadAverage())
 	return b.cases, nil
 }
 

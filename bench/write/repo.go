@@ -70,22 +70,7 @@ func (b *bench) describe() string {
 	gitVersion, _ := exec.Command("git", "version").Output()
 	return fmt.Sprintf("%s, %s/%s, %d CPUs, %s; %d runs per case, %d records per task; %s",
 		strings.TrimSpace(string(gitVersion)), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(),
-		runtime.Version(), b.o.runs, b.o.perTask, loadAvg())
-}
-
-// loadAvg reports the machine's load averages: wall-clock figures taken
-// under a load above the CPU count measure the scheduler as much as the
-// program.
-func loadAvg() string {
-	data, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "load average unknown"
-	}
-	f := strings.Fields(string(data))
-	if len(f) < 3 {
-		return "load average unknown"
-	}
-	return "load average " + strings.Join(f[:3], " ")
+		runtime.Version(), b.o.runs, b.o.perTask, harness.LoadAverage())
 }
 
 // prepare builds the binary and makes (or reuses) every repository, then
