@@ -420,12 +420,7 @@ func TestReaderHasConfigRemoteURL(t *testing.T) {
 func TestReaderWorktreeConfig(t *testing.T) {
 	home := sandbox(t)
 	repo := newRepo(t)
-	git(t, repo, "config", "extensions.worktreeConfig", "true")
-	git(t, repo, "config", "reason.profile", "shared")
-	git(t, repo, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "initial")
-	wt := filepath.Join(filepath.Dir(repo), filepath.Base(repo)+"-wt")
-	git(t, repo, "worktree", "add", "-q", wt)
-	t.Cleanup(func() { os.RemoveAll(wt) })
+	wt := linkedWorktree(t, repo)
 	git(t, wt, "config", "--worktree", "reason.profile", "wt-only")
 	git(t, wt, "config", "--worktree", "include.path", "wt-inc")
 	wtGitDir := git(t, wt, "rev-parse", "--absolute-git-dir")

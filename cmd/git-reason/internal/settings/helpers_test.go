@@ -77,3 +77,17 @@ func load(t testing.TB, gitDir string) *Settings {
 	}
 	return s
 }
+
+// linkedWorktree turns on extensions.worktreeConfig in repo, sets
+// reason.profile=shared in its config, makes a first commit and adds a
+// linked worktree beside it, whose path it returns.
+func linkedWorktree(t testing.TB, repo string) string {
+	t.Helper()
+	git(t, repo, "config", "extensions.worktreeConfig", "true")
+	git(t, repo, "config", "reason.profile", "shared")
+	git(t, repo, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "initial")
+	wt := filepath.Join(filepath.Dir(repo), filepath.Base(repo)+"-wt")
+	git(t, repo, "worktree", "add", "-q", wt)
+	t.Cleanup(func() { os.RemoveAll(wt) })
+	return wt
+}
