@@ -27,7 +27,11 @@ func Write(path string, data []byte, perm os.FileMode, sync bool) error {
 		serr = tmp.Sync()
 	}
 	cerr := tmp.Close()
-	if err := errors.Join(werr, serr, cerr, os.Chmod(tmp.Name(), perm)); err != nil {
+	var merr error
+	if perm != 0o600 { // os.CreateTemp's own mode: no chmod on the store's hot path
+		merr = os.Chmod(tmp.Name(), perm)
+	}
+	if err := errors.Join(werr, serr, cerr, merr); err != nil {
 		os.Remove(tmp.Name())
 		return err
 	}
