@@ -20,8 +20,9 @@ import (
 
 // taskCacheMagic starts every task cache file; its number changes
 // whenever the cache's shape or meaning changes. Version 4: each record
-// is stored as its fields, as record.ReadStored parsed them.
-const taskCacheMagic = "git-reason task cache 4 "
+// is stored as its fields, as record.ReadStored parsed them. Version 5:
+// the checksum is CRC-32 (IEEE), not CRC-32C.
+const taskCacheMagic = "git-reason task cache 5 "
 
 // taskCache is a task's records/ tree at one head, with each record
 // parsed: .git/reason/tasks/<task>.records. Reading a task from it costs
@@ -31,8 +32,8 @@ const taskCacheMagic = "git-reason task cache 4 "
 // the head's tree is read from git and only the records the cache lacks
 // are read as blobs.
 //
-// The file is a line "git-reason task cache 4 <head> <crc>" (crc: the
-// CRC-32C of the rest of the file, in hex), then per entry a
+// The file is a line "git-reason task cache 5 <head> <crc>" (crc: the
+// CRC-32 (IEEE) of the rest of the file, in hex), then per entry a
 // line "<name> <blob> <length>", <length> bytes holding the record's
 // fields (id, kind, task, created, actor, origin, clock, body, derived),
 // each as "<length>:<bytes>", and a newline. Every record in it passed
@@ -104,7 +105,7 @@ func parseTaskCache(data []byte) *taskCache {
 	line, found := bytes.CutPrefix(line, []byte(taskCacheMagic))
 	head, sum, ok1 := bytes.Cut(line, []byte{' '})
 	if !ok || !found || !ok1 || len(head) != 40 || !isHex(string(head)) ||
-		string(sum) != strconv.FormatUint(uint64(crc32.Checksum(rest, castagnoli())), 16) {
+		string(sum) != strconv.FormatUint(uint64(crc32.ChecksumIEEE(rest)), 16) {
 		return nil
 	}
 	c := &taskCache{Head: string(head)}
@@ -195,17 +196,11 @@ func (s *Store) writeTaskCache(task string, c *taskCache) {
 		buf = append(strconv.AppendInt(buf, int64(len(fields)), 10), '\n')
 		buf = append(append(buf, fields...), '\n')
 	}
-	sum := strconv.FormatUint(uint64(crc32.Checksum(buf, castagnoli())), 16)
+	sum := strconv.FormatUint(uint64(crc32.ChecksumIEEE(buf)), 16)
 	file := make([]byte, 0, len(taskCacheMagic)+len(c.Head)+len(sum)+2+len(buf))
 	file = append(append(append(append(append(file, taskCacheMagic...), c.Head...), ' '), sum...), '\n')
 	_ = writeFileAtomic(s.taskCachePath(task), append(file, buf...))
 }
-
-// castagnoli is made on first use: on amd64 making it computes the
-// SSE4.2 combining tables, about 1.2 million instructions, which a
-// package-level value would spend at the start of every command,
-// --version included.
-var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // loadTask returns the task's tree entries and records at head, from the
 // cache when it holds that head, else from git (reusing every record the
