@@ -109,27 +109,33 @@ func parseTaskCache(data []byte) *taskCache {
 		return nil
 	}
 	c := &taskCache{Head: string(head)}
+	// Every string field is cut from one copy of the file: one allocation
+	// instead of eight per record. (Body and derived stay slices of data.)
+	text := string(rest)
 	var recs []record.Record
 	for len(rest) > 0 {
-		line, rest, ok = bytes.Cut(rest, []byte{'\n'})
+		line, next, ok := bytes.Cut(rest, []byte{'\n'})
 		name, line, ok1 := bytes.Cut(line, []byte{' '})
 		blob, size, ok2 := bytes.Cut(line, []byte{' '})
 		if !ok || !ok1 || !ok2 || len(blob) != 40 || !isHex(string(blob)) {
 			return nil
 		}
 		n, err := strconv.Atoi(string(size))
-		if err != nil || n < 0 || n >= len(rest) || rest[n] != '\n' {
+		if err != nil || n < 0 || n >= len(next) || next[n] != '\n' {
 			return nil
 		}
 		if recs == nil {
-			recs = make([]record.Record, 0, bytes.Count(rest, []byte{'\n'})/2+1)
+			recs = make([]record.Record, 0, bytes.Count(next, []byte{'\n'})/2+1)
 		}
 		recs = append(recs, record.Record{})
-		if !decodeFields(rest[:n:n], &recs[len(recs)-1]) {
+		at := len(text) - len(rest) // where this entry starts in text
+		fieldsAt := at + len(rest) - len(next)
+		if !decodeFields(next[:n:n], text[fieldsAt:fieldsAt+n], &recs[len(recs)-1]) {
 			return nil
 		}
-		c.Entries = append(c.Entries, cacheEntry{Name: string(name), Blob: string(blob), Rec: &recs[len(recs)-1]})
-		rest = rest[n+1:]
+		c.Entries = append(c.Entries, cacheEntry{Name: text[at : at+len(name)],
+			Blob: text[at+len(name)+1 : at+len(name)+1+len(blob)], Rec: &recs[len(recs)-1]})
+		rest = next[n+1:]
 	}
 	return c
 }
@@ -147,21 +153,27 @@ func field(b []byte) (f, rest []byte, ok bool) {
 	return b[i+1 : i+1+n : i+1+n], b[i+1+n:], true
 }
 
-// decodeFields reads a record's fields as encodeFields wrote them.
-func decodeFields(b []byte, r *record.Record) bool {
+// decodeFields reads a record's fields as encodeFields wrote them, from b
+// and from text, the same bytes as a string, which the string fields are
+// cut from.
+func decodeFields(b []byte, text string, r *record.Record) bool {
 	var f [9][]byte
+	var str [9]string
+	whole := len(b)
 	for i := range f {
 		var ok bool
 		if f[i], b, ok = field(b); !ok {
 			return false
 		}
+		end := whole - len(b)
+		str[i] = text[end-len(f[i]) : end]
 	}
-	clock, err := strconv.ParseInt(string(f[6]), 10, 64)
+	clock, err := strconv.ParseInt(str[6], 10, 64)
 	if err != nil || len(b) != 0 {
 		return false
 	}
-	*r = record.Record{ID: string(f[0]), Kind: record.Kind(f[1]), Task: string(f[2]), Created: string(f[3]),
-		Actor: string(f[4]), Origin: string(f[5]), Clock: clock, Body: f[7], Derived: f[8]}
+	*r = record.Record{ID: str[0], Kind: record.Kind(str[1]), Task: str[2], Created: str[3],
+		Actor: str[4], Origin: str[5], Clock: clock, Body: f[7], Derived: f[8]}
 	return true
 }
 
@@ -179,6 +191,14 @@ func encodeFields(buf []byte, r *record.Record) []byte {
 // writeTaskCache saves the cache; one that cannot be written is rebuilt
 // next time.
 func (s *Store) writeTaskCache(task string, c *taskCache) {
+	if file := encodeTaskCache(c); file != nil {
+		_ = writeFileAtomic(s.taskCachePath(task), file)
+	}
+}
+
+// encodeTaskCache is the file holding c, which parseTaskCache reads back;
+// nil when an entry's name is not one the file can hold.
+func encodeTaskCache(c *taskCache) []byte {
 	size := len(taskCacheMagic) + 41
 	for _, e := range c.Entries {
 		r := e.Rec
@@ -189,7 +209,7 @@ func (s *Store) writeTaskCache(task string, c *taskCache) {
 	var fields []byte
 	for _, e := range c.Entries {
 		if strings.ContainsAny(e.Name, " \n") {
-			return // not a name the file can hold: no cache
+			return nil // not a name the file can hold: no cache
 		}
 		fields = encodeFields(fields[:0], e.Rec)
 		buf = append(append(append(append(buf, e.Name...), ' '), e.Blob...), ' ')
@@ -199,7 +219,7 @@ func (s *Store) writeTaskCache(task string, c *taskCache) {
 	sum := strconv.FormatUint(uint64(crc32.ChecksumIEEE(buf)), 16)
 	file := make([]byte, 0, len(taskCacheMagic)+len(c.Head)+len(sum)+2+len(buf))
 	file = append(append(append(append(append(file, taskCacheMagic...), c.Head...), ' '), sum...), '\n')
-	_ = writeFileAtomic(s.taskCachePath(task), append(file, buf...))
+	return append(file, buf...)
 }
 
 // loadTask returns the task's tree entries and records at head, from the
