@@ -1,6 +1,7 @@
 package schemas
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -48,7 +49,6 @@ type rule struct {
 	maxItems   int
 	unique     bool
 	enum       []any
-	enumMsg    string
 	constant   []any // zero or one value
 	minimum    *big.Rat
 	maximum    *big.Rat
@@ -87,7 +87,7 @@ var formats = map[string]func(string) bool{
 // locations of its errors.
 func compileDoc(name string, data []byte) (*Schema, error) {
 	var doc any
-	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	if err := dec.Decode(&doc); err != nil {
 		return nil, fmt.Errorf("schema %s is not JSON: %w", name, err)
@@ -275,17 +275,18 @@ func (s *Schema) compileMap(r *rule, m map[string]any, ptr string) error {
 		if r.enum, ok = e.([]any); !ok {
 			return bad("enum", "must be a list")
 		}
-		r.enumMsg = enumMessage(r.enum)
 	}
 	if c, ok := m["const"]; ok {
 		r.constant = []any{c}
 	}
-	for kw, dst := range map[string]**big.Rat{"minimum": &r.minimum, "maximum": &r.maximum,
-		"exclusiveMinimum": &r.exclMin, "exclusiveMaximum": &r.exclMax} {
-		if v, ok := m[kw]; ok {
+	for _, b := range [...]struct {
+		kw  string
+		dst **big.Rat
+	}{{"minimum", &r.minimum}, {"maximum", &r.maximum}, {"exclusiveMinimum", &r.exclMin}, {"exclusiveMaximum", &r.exclMax}} {
+		if v, ok := m[b.kw]; ok {
 			n, ok := v.(json.Number)
-			if *dst, ok = new(big.Rat).SetString(string(n)); !ok {
-				return bad(kw, "must be a number")
+			if *b.dst, ok = new(big.Rat).SetString(string(n)); !ok {
+				return bad(b.kw, "must be a number")
 			}
 		}
 	}
@@ -433,7 +434,7 @@ func (r *rule) check(v any, at string, out *[]*ValidationError) {
 		}
 	}
 	if r.enum != nil && !r.inEnum(v) {
-		r.fail(out, "enum", at, "%s", r.enumMsg)
+		r.fail(out, "enum", at, "%s", enumMessage(r.enum)) // worded only when it fails
 	}
 	switch v := v.(type) {
 	case map[string]any:
