@@ -249,7 +249,7 @@ func (s *Store) Append(ctx context.Context, task, head string, rec *record.Recor
 		}
 	} else {
 		var err error
-		if prev, _, err = s.loadTask(task, head); err != nil {
+		if prev, err = s.taskAt(task, head); err != nil {
 			return "", err
 		}
 		entries = prev.treeEntries()

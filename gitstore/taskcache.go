@@ -226,19 +226,29 @@ func encodeTaskCache(c *taskCache) []byte {
 // cache when it holds that head, else from git (reusing every record the
 // cache has by blob), refreshing the cache.
 func (s *Store) loadTask(task, head string) (*taskCache, []*record.Record, error) {
+	c, err := s.taskAt(task, head)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, c.copyRecords(), nil
+}
+
+// taskAt is loadTask without the copies of the records, for a caller that
+// reads only the entries (their names and blobs) and changes nothing.
+func (s *Store) taskAt(task, head string) (*taskCache, error) {
 	if c := s.mem.get(task, head); c != nil {
-		return c, c.copyRecords(), nil
+		return c, nil
 	}
 	c := s.readTaskCache(task)
 	if c == nil || c.Head != head {
 		var err error
 		if c, err = s.readTask(task, head, c); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		s.saveTaskCache(task, c)
 	}
 	s.mem.put(task, c)
-	return c, c.copyRecords(), nil
+	return c, nil
 }
 
 // readTask reads the entries of head's records/ tree, taking each record
