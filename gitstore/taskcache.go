@@ -85,6 +85,9 @@ type cacheEntry struct {
 	Name string
 	Blob string
 	Rec  *record.Record // never changed: loadTask hands out copies
+	// fields are Rec's fields as the file read held them, written back as
+	// they are rather than encoded again; nil for a record read from git.
+	fields []byte
 }
 
 func (s *Store) taskCachePath(task string) string {
@@ -134,7 +137,7 @@ func parseTaskCache(data []byte) *taskCache {
 			return nil
 		}
 		c.Entries = append(c.Entries, cacheEntry{Name: text[at : at+len(name)],
-			Blob: text[at+len(name)+1 : at+len(name)+1+len(blob)], Rec: &recs[len(recs)-1]})
+			Blob: text[at+len(name)+1 : at+len(name)+1+len(blob)], Rec: &recs[len(recs)-1], fields: next[:n:n]})
 		rest = next[n+1:]
 	}
 	return c
@@ -211,10 +214,14 @@ func encodeTaskCache(c *taskCache) []byte {
 		if strings.ContainsAny(e.Name, " \n") {
 			return nil // not a name the file can hold: no cache
 		}
-		fields = encodeFields(fields[:0], e.Rec)
+		f := e.fields
+		if f == nil {
+			fields = encodeFields(fields[:0], e.Rec)
+			f = fields
+		}
 		buf = append(append(append(append(buf, e.Name...), ' '), e.Blob...), ' ')
-		buf = append(strconv.AppendInt(buf, int64(len(fields)), 10), '\n')
-		buf = append(append(buf, fields...), '\n')
+		buf = append(strconv.AppendInt(buf, int64(len(f)), 10), '\n')
+		buf = append(append(buf, f...), '\n')
 	}
 	sum := strconv.FormatUint(uint64(crc32.ChecksumIEEE(buf)), 16)
 	file := make([]byte, 0, len(taskCacheMagic)+len(c.Head)+len(sum)+2+len(buf))
@@ -255,10 +262,10 @@ func (s *Store) taskAt(task, head string) (*taskCache, error) {
 // old holds (by name and blob) from old and reading and checking every
 // other record from git.
 func (s *Store) readTask(task, head string, old *taskCache) (*taskCache, error) {
-	known := map[string]*record.Record{}
+	known := map[string]cacheEntry{}
 	if old != nil {
 		for _, e := range old.Entries {
-			known[e.Name+"\x00"+e.Blob] = e.Rec
+			known[e.Name+"\x00"+e.Blob] = e
 		}
 	}
 	tree, err := s.recordsTree(plumbing.NewHash(head))
@@ -267,17 +274,19 @@ func (s *Store) readTask(task, head string, old *taskCache) (*taskCache, error) 
 	}
 	c := &taskCache{Head: head, Entries: make([]cacheEntry, 0, len(tree.Entries))}
 	for _, e := range tree.Entries {
-		rec, ok := known[e.Name+"\x00"+e.Hash.String()]
+		ce, ok := known[e.Name+"\x00"+e.Hash.String()]
 		if !ok {
 			data, err := s.recordBlob(e)
 			if err != nil {
 				return nil, err
 			}
-			if rec, err = record.ReadStored(task, e.Name, data); err != nil {
+			rec, err := record.ReadStored(task, e.Name, data)
+			if err != nil {
 				return nil, fmt.Errorf("%s/%w", RecordsDir, err)
 			}
+			ce = cacheEntry{Name: e.Name, Blob: e.Hash.String(), Rec: rec}
 		}
-		c.Entries = append(c.Entries, cacheEntry{Name: e.Name, Blob: e.Hash.String(), Rec: rec})
+		c.Entries = append(c.Entries, ce)
 	}
 	return c, nil
 }

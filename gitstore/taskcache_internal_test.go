@@ -34,6 +34,11 @@ func TestTaskCacheRoundTrip(t *testing.T) {
 			t.Errorf("entry %d reads back as\n%q %q %+v\nwant\n%q %q %+v", i, e.Name, e.Blob, *e.Rec, want.Name, want.Blob, *want.Rec)
 		}
 	}
+	// Written again from what it read (each record's fields kept as read),
+	// the file is the same.
+	if again := encodeTaskCache(got); string(again) != string(file) {
+		t.Errorf("written again, the cache file is\n%s\nwant\n%s", again, file)
+	}
 	for i := len(taskCacheMagic) + len(c.Head); i < len(file); i++ {
 		bad := append([]byte(nil), file...)
 		bad[i] ^= 0x01
