@@ -9,7 +9,8 @@
 # generated repositories, -cpuprofile DIR to profile what misses its target,
 # -baseline REV to time assess as built from REV in the same rounds,
 # -only startup to time only --version, hello world and the startup floor,
-# -instructions N to count start-up instructions under cachegrind too).
+# -instructions N to count the instructions of start-up and of assess under
+# cachegrind too).
 set -eu
 cd "$(dirname "$0")/../.."
 exec go run ./bench/write "$@"
