@@ -17,12 +17,19 @@
 //   - exec: runs a declared command with the prompt on stdin, answer on
 //     stdout, in its own process group with a minimal environment;
 //   - peer: POST {base}/v1/review to another git reason instance, whose
-//     server side is [PeerHandler].
+//     server side is [PeerReview].
 //
 // Anything a wire format needs beyond its shape — a version header, the
 // header that carries the key — comes from the declaration ([Target.Headers],
 // [Target.AuthHeader], [Target.AuthScheme]), so this package never names a
 // vendor.
+//
+// # The HTTP client
+//
+// The three HTTP adapters post through the client the program hands over
+// with [UseHTTP] (httpwire.Post): this package does not import net/http, so
+// that a program that never asks an advisor over HTTP, git-reason itself,
+// starts without its initialisation. Until then they fail as unavailable.
 //
 // # Attribution and transcripts
 //

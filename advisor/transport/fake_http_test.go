@@ -2,6 +2,7 @@ package transport
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net"
 	"net/http"
@@ -10,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"git-reason/advisor/transport/httpwire"
 )
 
 // wireFake is a loopback server speaking one HTTP wire format, shared by the
@@ -119,4 +122,14 @@ func refusedURL(t *testing.T) string {
 func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Write([]byte(mustJSON(v, false)))
+}
+
+// The HTTP adapters post with the client the program that asks advisors
+// links.
+func init() { UseHTTP(httpwire.Post) }
+
+// peerHandler is a peer's review endpoint as git reason serve serves it,
+// without the guard in front.
+func peerHandler(consult func(context.Context, Request) []PeerAnswer) http.Handler {
+	return httpwire.Endpoint(PeerPath, PeerRequestLimit, PeerReview(consult))
 }

@@ -1,13 +1,12 @@
 package transport
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"net"
-	"net/http"
+	neturl "net/url"
 	"os"
 	"regexp"
 	"strconv"
@@ -21,15 +20,22 @@ import (
 // authentication 403 from another, and never quoted.
 const errorBodyLimit = 64 << 10
 
-// httpClient follows no redirects (a redirect could carry a declared key
-// header to another host, and would be a second attempt) and has no timeout
-// of its own: the caller's context is the only deadline.
-var httpClient = &http.Client{
-	Transport: http.DefaultTransport.(*http.Transport).Clone(),
-	CheckRedirect: func(*http.Request, []*http.Request) error {
-		return http.ErrUseLastResponse
-	},
-}
+// HTTPPost sends one JSON POST and returns the reply's status, header
+// (canonical keys) and body, reading at most limit+1 bytes of a 2xx body
+// and errLimit of another, following no redirect (a redirect could carry a
+// declared key header to another host, and would be a second attempt),
+// with no timeout of its own: the caller's context is the only deadline.
+// Its one implementation is httpwire.Post.
+type HTTPPost func(ctx context.Context, url string, header map[string]string, payload []byte, limit, errLimit int64) (status int, replyHeader map[string][]string, body []byte, err error)
+
+// httpPost is what the HTTP adapters post with; nil until [UseHTTP].
+var httpPost HTTPPost
+
+// UseHTTP gives the HTTP adapters (chat_completions, messages, peer) their
+// client. The program that asks advisors calls it once, before any Ask,
+// with httpwire.Post; one that never does links no HTTP client, and its
+// HTTP adapters fail as unavailable.
+func UseHTTP(post HTTPPost) { httpPost = post }
 
 // postJSON sends body to url once, with the target's declared headers and
 // credential, and returns the 2xx response body, read up to the target's
@@ -43,28 +49,35 @@ func postJSON(ctx context.Context, t Target, url string, body any) ([]byte, erro
 	if err != nil {
 		return nil, failf(Malformed, "encode the request: %v", err)
 	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
-	if err != nil {
+	if _, err := neturl.Parse(url); err != nil {
 		return nil, failf(Unavailable, "invalid base url for advisor %s", t.ID)
 	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Accept", "application/json")
+	header := make(map[string]string, len(t.Headers)+1)
 	for k, v := range t.Headers {
-		hreq.Header.Set(k, v)
+		header[k] = v
 	}
 	secret := ""
 	if t.Credential != "" {
-		// The one place the credential value is read for HTTP.
 		secret = os.Getenv(t.Credential)
 		if secret == "" {
 			return nil, failf(Authentication, "credential variable %s is not set", t.Credential)
 		}
 		name, value := authHeader(t, secret)
-		hreq.Header.Set(name, value)
+		header[name] = value
 	}
-	out, f := roundTrip(ctx, hreq, t.maxOutput())
-	if f != nil {
-		return nil, f.scrub(secret)
+	if httpPost == nil {
+		return nil, failf(Unavailable, "this program has no HTTP client: run 'git reason consult'")
+	}
+	limit := t.maxOutput()
+	status, replyHeader, out, err := httpPost(ctx, url, header, payload, limit, errorBodyLimit)
+	if err != nil {
+		return nil, transportFailure(ctx, err).scrub(secret)
+	}
+	if status < 200 || status > 299 {
+		return nil, statusFailure(status, replyHeader, out, time.Now()).scrub(secret)
+	}
+	if int64(len(out)) > limit {
+		return nil, failf(Malformed, "response larger than %d bytes", limit)
 	}
 	return out, nil
 }
@@ -82,26 +95,6 @@ func authHeader(t Target, secret string) (string, string) {
 		return name, secret
 	}
 	return name, scheme + " " + secret
-}
-
-func roundTrip(ctx context.Context, hreq *http.Request, limit int64) ([]byte, *Failure) {
-	resp, err := httpClient.Do(hreq)
-	if err != nil {
-		return nil, transportFailure(ctx, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		head, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyLimit))
-		return nil, statusFailure(resp, head, time.Now())
-	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
-	if err != nil {
-		return nil, transportFailure(ctx, err)
-	}
-	if int64(len(body)) > limit {
-		return nil, failf(Malformed, "response larger than %d bytes", limit)
-	}
-	return body, nil
 }
 
 // transportFailure classifies an error that left no HTTP status: the
@@ -134,18 +127,17 @@ var authWords = sync.OnceValue(func() *regexp.Regexp {
 
 // statusFailure classifies a non-2xx response. The body is read only to
 // tell an authentication 403 from another; it is never quoted.
-func statusFailure(resp *http.Response, body []byte, now time.Time) *Failure {
-	code := resp.StatusCode
+func statusFailure(code int, header map[string][]string, body []byte, now time.Time) *Failure {
 	switch {
-	case code == http.StatusUnauthorized:
+	case code == 401:
 		return failf(Authentication, "server answered %d", code)
-	case code == http.StatusForbidden && authWords().Match(body):
+	case code == 403 && authWords().Match(body):
 		return failf(Authentication, "server answered %d", code)
-	case code == http.StatusTooManyRequests:
+	case code == 429:
 		f := failf(RateLimit, "server answered %d", code)
-		f.RetryAfter = retryAfter(resp.Header, now)
+		f.RetryAfter = retryAfter(header, now)
 		return f
-	case code == http.StatusRequestTimeout, code >= 500:
+	case code == 408, code >= 500:
 		return failf(Unavailable, "server answered %d", code)
 	case code >= 300 && code < 400:
 		return failf(Unavailable, "server answered %d, a redirect, which is not followed", code)
@@ -156,13 +148,13 @@ func statusFailure(resp *http.Response, body []byte, now time.Time) *Failure {
 // retryAfter reads how long a rate-limited responder asked us to wait:
 // retry-after-ms (milliseconds) first, being more precise, then Retry-After
 // as seconds or as an HTTP date. It returns 0 when neither says.
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
+func retryAfter(h map[string][]string, now time.Time) time.Duration {
+	if v := strings.TrimSpace(headerValue(h, "Retry-After-Ms")); v != "" {
 		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 && ms < 1e12 {
 			return time.Duration(ms * float64(time.Millisecond))
 		}
 	}
-	v := strings.TrimSpace(h.Get("Retry-After"))
+	v := strings.TrimSpace(headerValue(h, "Retry-After"))
 	if v == "" {
 		return 0
 	}
@@ -172,10 +164,33 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 		}
 		return time.Duration(s * float64(time.Second))
 	}
-	if at, err := http.ParseTime(v); err == nil {
+	if at, err := parseHTTPDate(v); err == nil {
 		if d := at.Sub(now); d > 0 {
 			return d
 		}
 	}
 	return 0
+}
+
+// headerValue is the first value of the header with the canonical name
+// key, "" when there is none.
+func headerValue(h map[string][]string, key string) string {
+	if vs := h[key]; len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
+}
+
+// parseHTTPDate reads an HTTP date in any of the three formats HTTP/1.1
+// allows (RFC 9110 section 5.6.7): IMF-fixdate, and the obsolete RFC 850
+// and asctime forms.
+func parseHTTPDate(v string) (time.Time, error) {
+	var err error
+	for _, layout := range []string{"Mon, 02 Jan 2006 15:04:05 GMT", time.RFC850, time.ANSIC} {
+		var at time.Time
+		if at, err = time.Parse(layout, v); err == nil {
+			return at, nil
+		}
+	}
+	return time.Time{}, err
 }

@@ -1,13 +1,13 @@
 package transport
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"net/http"
 	"strings"
 
 	"git-reason/record"
@@ -98,60 +98,46 @@ func (peer) Ask(ctx context.Context, t Target, req Request) (Answer, error) {
 	return Answer{}, failf(Unavailable, "no advisor at the peer completed (%s)", strings.Join(failed, ", "))
 }
 
-// peerRequestLimit caps a review request body.
-const peerRequestLimit = 1 << 20
+// PeerRequestLimit caps a review request body, in bytes.
+const PeerRequestLimit = 1 << 20
 
 // PeerQuestionLimit caps a review request's question, in bytes: as large
 // as a whole record body, no larger.
 const PeerQuestionLimit = 64 << 10
 
-// PeerHandler serves [PeerPath] for git reason serve: it decodes a
-// [PeerRequest], calls consult with the request's context, and answers 200
-// with a [PeerResponse] of what consult returned (an empty list when it
-// returned nil). It answers 404 on other paths, 405 to anything but POST,
-// 413 to a body over 1 MiB and 400 to a body that is not a request with a
-// question. Authentication of the caller, if any, is a wrapper's job.
-func PeerHandler(consult func(ctx context.Context, req Request) []PeerAnswer) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != PeerPath {
-			http.NotFound(w, r)
-			return
-		}
-		if r.Method != http.MethodPost {
-			w.Header().Set("Allow", http.MethodPost)
-			http.Error(w, "use POST", http.StatusMethodNotAllowed)
-			return
-		}
+// PeerReview is the peer side of the review endpoint, with the HTTP left
+// out (httpwire.Endpoint serves it at [PeerPath], with bodies of at most
+// [PeerRequestLimit] bytes): given a request's body, it returns the status
+// and the reply. consult answers one well-formed request with this
+// repository's advisors; a body that is not exactly one review request
+// with a question of at most [PeerQuestionLimit] bytes is refused without
+// calling it.
+func PeerReview(consult func(ctx context.Context, req Request) []PeerAnswer) func(ctx context.Context, body []byte) (int, []byte) {
+	return func(ctx context.Context, body []byte) (int, []byte) {
 		var in PeerRequest
-		dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, peerRequestLimit))
+		dec := json.NewDecoder(bytes.NewReader(body))
 		if err := dec.Decode(&in); err != nil {
-			var tooBig *http.MaxBytesError
-			if errors.As(err, &tooBig) {
-				http.Error(w, "request too large", http.StatusRequestEntityTooLarge)
-				return
-			}
-			http.Error(w, "body is not a review request", http.StatusBadRequest)
-			return
+			return 400, []byte("body is not a review request")
 		}
 		if _, err := dec.Token(); err != io.EOF {
-			http.Error(w, "body is not a single review request", http.StatusBadRequest)
-			return
+			return 400, []byte("body is not a single review request")
 		}
 		if len(in.Request.Question) > PeerQuestionLimit {
-			http.Error(w, "the question is too large", http.StatusRequestEntityTooLarge)
-			return
+			return 413, []byte("the question is too large")
 		}
 		if strings.TrimSpace(in.Request.Question) == "" {
-			http.Error(w, "the request has no question", http.StatusBadRequest)
-			return
+			return 400, []byte("the request has no question")
 		}
-		answers := consult(r.Context(), in.Request)
+		answers := consult(ctx, in.Request)
 		if answers == nil {
 			answers = []PeerAnswer{}
 		}
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(PeerResponse{Answers: answers})
-	})
+		reply, err := json.Marshal(PeerResponse{Answers: answers})
+		if err != nil {
+			return 500, []byte("the answers could not be encoded")
+		}
+		return 200, reply
+	}
 }
 
 // PeerFailureOf converts an adapter error into the failure a peer reports,

@@ -18,7 +18,7 @@ func TestPeerContract(t *testing.T) {
 	runContract(t, peerFake())
 }
 
-// peerFake is another git reason instance: the real PeerHandler, whose
+// peerFake is another git reason instance: the real review endpoint, whose
 // consult reports a failed advisor first and then one that answered.
 //
 // A peer answers with a structured document, never with text, so an answer
@@ -38,7 +38,7 @@ func peerFake() httpResponder {
 			if !bearer {
 				value = ""
 			}
-			return value, true // PeerHandler checks the body itself
+			return value, true // the endpoint checks the body itself
 		},
 		answer: func(w http.ResponseWriter, r *http.Request, text, model string) {
 			c, err := Normalise(text)
@@ -46,7 +46,7 @@ func peerFake() httpResponder {
 				w.Write([]byte(text))
 				return
 			}
-			PeerHandler(func(context.Context, Request) []PeerAnswer {
+			peerHandler(func(context.Context, Request) []PeerAnswer {
 				return []PeerAnswer{
 					{Advisor: "first-fake", Status: PeerFailed, Failure: &record.Failure{Kind: string(Timeout)}},
 					{Advisor: "second-fake", Status: PeerCompleted, Conclusion: &c, Model: peerModel(model)},
@@ -65,7 +65,7 @@ func peerModel(reported string) *record.Model {
 
 func TestPeerHandlerRefusals(t *testing.T) {
 	called := 0
-	srv := httptest.NewServer(PeerHandler(func(context.Context, Request) []PeerAnswer {
+	srv := httptest.NewServer(peerHandler(func(context.Context, Request) []PeerAnswer {
 		called++
 		return nil
 	}))
@@ -80,7 +80,7 @@ func TestPeerHandlerRefusals(t *testing.T) {
 		{"POST", PeerPath, "{", http.StatusBadRequest},
 		{"POST", PeerPath, body + body, http.StatusBadRequest},
 		{"POST", PeerPath, `{"request": {"subject": "no question"}}`, http.StatusBadRequest},
-		{"POST", PeerPath, `{"request": {"question": "` + strings.Repeat("q", peerRequestLimit) + `"}}`, http.StatusRequestEntityTooLarge},
+		{"POST", PeerPath, `{"request": {"question": "` + strings.Repeat("q", PeerRequestLimit) + `"}}`, http.StatusRequestEntityTooLarge},
 		{"POST", PeerPath, body, http.StatusOK},
 	}
 	for _, tc := range tests {
@@ -128,7 +128,7 @@ func TestPeerOutcomes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := httptest.NewServer(PeerHandler(func(context.Context, Request) []PeerAnswer { return tc.answers }))
+			srv := httptest.NewServer(peerHandler(func(context.Context, Request) []PeerAnswer { return tc.answers }))
 			t.Cleanup(srv.Close)
 			a, _ := For("peer")
 			ans, f := ask(t, a, Target{ID: "fake-peer", Adapter: "peer", BaseURL: srv.URL})
@@ -162,7 +162,7 @@ func TestPeerServesItsOwnAdvisors(t *testing.T) {
 	own := chatFake()
 	ownTarget, _ := own.start(t, behaviour{act: answer, text: "Here: " + mustJSON(testConclusion, false), model: "fake-model-7"})
 	var seen Request
-	srv := httptest.NewServer(PeerHandler(func(ctx context.Context, req Request) []PeerAnswer {
+	srv := httptest.NewServer(peerHandler(func(ctx context.Context, req Request) []PeerAnswer {
 		seen = req
 		c, ans, err := consult(ctx, own.adapter(), ownTarget, req)
 		if err != nil {

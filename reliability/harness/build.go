@@ -17,8 +17,14 @@ import (
 	"time"
 )
 
-// mainPackage is the import path of the binary under test.
-const mainPackage = "git-reason/cmd/git-reason"
+// mainPackages are the programs under test, built side by side as README's
+// install command installs them: git-reason, and NetProgram, which
+// git-reason runs for the network verbs.
+var mainPackages = []string{"git-reason/cmd/git-reason", "git-reason/cmd/git-reason/git-reason--net"}
+
+// NetProgram is the program git-reason runs the network verbs in; it must
+// be beside git-reason.
+const NetProgram = "git-reason--net"
 
 // InstallTags are the build tags of README's install command (and of
 // .ci/run's GOFLAGS): the tests run the program a user installs. Without
@@ -91,7 +97,7 @@ func buildBinary() (string, error) {
 		return buildPrivate()
 	}
 	defer unlock()
-	if fi, err := os.Stat(bin); err == nil && fi.Mode().IsRegular() {
+	if regular(bin) && regular(filepath.Join(dir, NetProgram)) {
 		now := time.Now()
 		_ = os.Chtimes(dir, now, now) // in use: keep it from being swept
 		return bin, nil
@@ -100,14 +106,18 @@ func buildBinary() (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}
-	tmp := filepath.Join(dir, fmt.Sprintf(".git-reason-%d", os.Getpid()))
-	if err := goBuild(tmp); err != nil {
-		os.Remove(tmp)
+	tmp, err := os.MkdirTemp(dir, ".build-")
+	if err != nil {
 		return "", err
 	}
-	if err := os.Rename(tmp, bin); err != nil {
-		os.Remove(tmp)
+	defer os.RemoveAll(tmp)
+	if err := goBuild(tmp); err != nil {
 		return "", err
+	}
+	for _, name := range []string{NetProgram, "git-reason"} {
+		if err := os.Rename(filepath.Join(tmp, name), filepath.Join(dir, name)); err != nil {
+			return "", err
+		}
 	}
 	return bin, nil
 }
@@ -119,17 +129,17 @@ func buildPrivate() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	bin := filepath.Join(dir, "git-reason")
-	return bin, goBuild(bin)
+	return filepath.Join(dir, "git-reason"), goBuild(dir)
 }
 
-func goBuild(out string) error {
-	args := append(append([]string{"build", "-o", out}, buildTags()...), mainPackage)
+// goBuild builds every program of mainPackages into dir, in one go build.
+func goBuild(dir string) error {
+	args := append(append([]string{"build", "-o", dir + string(filepath.Separator)}, buildTags()...), mainPackages...)
 	cmd := exec.Command(goTool(), args...)
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("go build %s: %v\n%s", mainPackage, err, stderr.Bytes())
+		return fmt.Errorf("go build %s: %v\n%s", strings.Join(mainPackages, " "), err, stderr.Bytes())
 	}
 	return nil
 }
@@ -176,7 +186,8 @@ func inputsKey() (string, error) {
 	args := append([]string{"list", "-deps"}, buildTags()...)
 	cmd := exec.Command(goTool(), append(args, "-f",
 		"{{if .Module}}{{if .Module.Main}}{{.Dir}}\t{{.Module.GoMod}}\t{{join .GoFiles \" \"}} {{join .CgoFiles \" \"}} {{join .SFiles \" \"}} {{join .EmbedFiles \" \"}}{{end}}{{end}}",
-		mainPackage)...)
+	)...)
+	cmd.Args = append(cmd.Args, mainPackages...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -226,10 +237,10 @@ func hashFile(h io.Writer, path string) error {
 	return err
 }
 
-// Install puts Binary's git-reason into dir (made when missing), replacing
-// any there, for a program that puts dir first on PATH: the benchmarks run
-// the build the tests run, built once for both. It is a hard link where the
-// file system allows one, else a copy.
+// Install puts Binary's git-reason and NetProgram into dir (made when
+// missing), replacing any there, for a program that puts dir first on
+// PATH: the benchmarks run the build the tests run, built once for both.
+// Each is a hard link where the file system allows one, else a copy.
 func Install(dir string) error {
 	bin, err := Binary()
 	if err != nil {
@@ -238,16 +249,31 @@ func Install(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	dst := filepath.Join(dir, "git-reason")
+	for _, name := range []string{NetProgram, "git-reason"} {
+		if err := place(filepath.Join(filepath.Dir(bin), name), filepath.Join(dir, name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// place makes dst a hard link to src, else a copy of it.
+func place(src, dst string) error {
 	if err := os.Remove(dst); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	if os.Link(bin, dst) == nil {
+	if os.Link(src, dst) == nil {
 		return nil
 	}
-	data, err := os.ReadFile(bin)
+	data, err := os.ReadFile(src)
 	if err != nil {
 		return err
 	}
 	return os.WriteFile(dst, data, 0o755)
+}
+
+// regular reports whether path is a regular file.
+func regular(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }

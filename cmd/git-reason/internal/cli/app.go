@@ -27,6 +27,12 @@ const (
 // Main runs the command line with args (args[0] is the program) and returns
 // the exit status.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return run(nil, args, stdin, stdout, stderr)
+}
+
+// run is Main, with the network verbs run by s, or in NetProgram when s is
+// nil.
+func run(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	for i, a := range args[1:] {
@@ -35,7 +41,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	app := newApp(stdin, stdout, stderr)
+	app := newApp(s, args, stdin, stdout, stderr)
 	var noHelp string
 	app.CommandNotFound = func(_ *cli.Context, name string) { noHelp = name }
 	err := app.RunContext(ctx, reorder(app, args))
@@ -46,6 +52,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	code := exitCode(err)
+	if f, ok := errors.AsType[forwarded](err); ok {
+		return int(f) // NetProgram has reported it
+	}
 	msg := strings.TrimSpace(err.Error())
 	if wantsJSON(args) {
 		printJSONError(stderr, code, msg, verbOf(app, args))
@@ -174,8 +183,9 @@ var commands = []func() *cli.Command{
 	serveCommand, webCommand, mcpCommand, toolsCommand, demoCommand, completionCommand, versionCommand, manCommand, completeCommand,
 }
 
-func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
+func newApp(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	app := &cli.App{
+		Metadata:    map[string]any{"servers": s, "args": args, "streams": streams{stdin, stdout, stderr}},
 		Name:        "git reason",
 		HelpName:    "git reason",
 		Usage:       "keep engineering reasoning as typed records in git",
@@ -197,6 +207,9 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		cmd := mk()
 		if cmd.OnUsageError == nil {
 			cmd.OnUsageError = usageError
+		}
+		if s == nil && networkVerbs[cmd.Name] {
+			cmd.Action = forward
 		}
 		addJQ(cmd)
 		filterCommands(cmd)

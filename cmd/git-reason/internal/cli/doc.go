@@ -13,6 +13,13 @@
 // "__complete", which reads refs and tree names only and, on any error,
 // prints nothing and exits 1.
 //
+// The network verbs (consult, serve, web, mcp) are defined here like any
+// other, so that help, completion and the manual page know them, but run
+// in NetProgram (git-reason--net): git-reason replaces itself with it for
+// those verbs, after parsing the command line the same way, and
+// NetProgram, built from this same package with [MainNet], runs them with
+// the servers it links (package serving). See NetProgram for why.
+//
 // Exit status: 0 done; 1 failure (git, I/O); 2 bad usage or input, nothing
 // written; 3 refused by a rule (admission, neutrality, verification).
 package cli

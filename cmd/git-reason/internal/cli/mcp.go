@@ -2,18 +2,14 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
 	"text/tabwriter"
-	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
 
-	"git-reason/cmd/git-reason/internal/mcpserver"
 	"git-reason/cmd/git-reason/internal/ops"
 )
 
@@ -48,7 +44,7 @@ func mcpCommand() *cli.Command {
 			&cli.StringFlag{Name: "token-env", Value: "GIT_REASON_MCP_TOKEN", Usage: "with --http: variable holding the token clients must send (unset: a generated token in .git/reason/mcp-token)", Destination: &o.TokenVar},
 			&cli.StringSliceFlag{Name: "allow-host", Usage: "with --http: accept requests naming `HOST` (repeatable; loopback names are always accepted)", Destination: &o.AllowHosts},
 			&cli.StringSliceFlag{Name: "allow-origin", Usage: "with --http: accept requests from the web page `ORIGIN` (scheme://host[:port], repeatable)", Destination: &o.AllowOrigins},
-			&cli.IntFlag{Name: "max-inflight", Value: mcpserver.DefaultMaxInFlight, Usage: "with --http: answer at most `N` requests at once (503 past it)", Destination: &o.MaxInFlight},
+			&cli.IntFlag{Name: "max-inflight", Value: ops.MCPMaxInFlight, Usage: "with --http: answer at most `N` requests at once (503 past it)", Destination: &o.MaxInFlight},
 			&cli.StringFlag{Name: "tls-cert", Usage: "with --http: serve HTTPS with the PEM certificate `FILE`", Destination: &o.TLSCert},
 			&cli.StringFlag{Name: "tls-key", Usage: "with --http: the certificate's PEM private key `FILE`", Destination: &o.TLSKey},
 		},
@@ -80,30 +76,16 @@ func runMCP(ctx context.Context, o *mcpOptions) error {
 			return ops.Usage("--repo %s: no such directory: give the repository's directory", o.Repo)
 		}
 	}
-	// A running server keeps the tasks it writes in memory: their cache
-	// files are written just after an append, not during it.
-	srv, err := mcpserver.New(ctx, mcpserver.Options{Dir: o.Repo, Version: moduleVersion(), CacheDelay: 100 * time.Millisecond})
-	if err != nil {
-		return err
-	}
-	defer srv.Close()
+	req := MCPRequest{Dir: o.Repo, Version: moduleVersion(), In: o.In, Out: o.Out}
 	if o.HTTP != "" {
-		return srv.ServeHTTP(ctx, mcpserver.HTTPOptions{Listen: o.HTTP, TokenVar: o.TokenVar,
+		req.HTTP = &ops.ServeRequest{Listen: o.HTTP, TokenVar: o.TokenVar,
 			AllowHosts: o.AllowHosts.Value(), AllowOrigins: o.AllowOrigins.Value(), MaxInFlight: o.MaxInFlight,
 			TLSCert: o.TLSCert, TLSKey: o.TLSKey,
 			Note:  func(line string) { fmt.Fprintf(o.Err, "git reason: %s\n", line) },
-			Ready: func(url string) { fmt.Fprintf(o.Err, "git reason: serving MCP on %s\n", url) }})
+			Ready: func(url string) { fmt.Fprintf(o.Err, "git reason: serving MCP on %s\n", url) }}
 	}
-	t := mcpserver.Stdio(io.NopCloser(o.In), nopWriteCloser{o.Out})
-	if err := srv.Run(ctx, t); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
-		return fmt.Errorf("mcp: %w", err)
-	}
-	return nil
+	return o.Net.MCP(ctx, req)
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // moduleVersion is the version the Go toolchain stamped into the binary.
 func moduleVersion() string {
@@ -132,7 +114,7 @@ func toolsCommand() *cli.Command {
 }
 
 func runTools(o *toolsOptions) error {
-	rows, err := mcpserver.Tools()
+	rows, err := ops.Tools()
 	if err != nil {
 		return err
 	}

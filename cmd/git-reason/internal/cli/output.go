@@ -20,13 +20,15 @@ type base struct {
 	Out  io.Writer // data
 	Err  io.Writer // status and progress
 	Open func() (*ops.Session, error)
-	JSON bool   // --json: data goes through exportJSON
-	JQ   string // --jq: a jq expression the JSON goes through (implies --json)
+	JSON bool     // --json: data goes through exportJSON
+	JQ   string   // --jq: a jq expression the JSON goes through (implies --json)
+	Net  *Servers // the network verbs' servers: nil but in NetProgram
 }
 
 // bind fills the dependencies from the running command.
 func (b *base) bind(c *cli.Context) {
 	b.In, b.Out, b.Err = c.App.Reader, c.App.Writer, c.App.ErrWriter
+	b.Net = servers(c)
 	// One session per command: the branch's task and the verb's work
 	// read the same repository once.
 	var sess *ops.Session

@@ -58,7 +58,7 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	if err != nil {
 		return err
 	}
-	return sess.ServePeers(ctx, ops.ServeRequest{Listen: o.Listen, TokenVar: o.TokenVar,
+	return o.Net.Peers(ctx, sess, ops.ServeRequest{Listen: o.Listen, TokenVar: o.TokenVar,
 		AllowHosts: o.AllowHosts.Value(), AllowOrigins: o.AllowOrigins.Value(), MaxInFlight: o.MaxInFlight,
 		TLSCert: o.TLSCert, TLSKey: o.TLSKey,
 		Note:  func(line string) { fmt.Fprintf(o.Err, "git reason: %s\n", line) },

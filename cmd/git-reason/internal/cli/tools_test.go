@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"git-reason/cmd/git-reason/internal/mcpserver"
+	"git-reason/cmd/git-reason/internal/ops"
 )
 
 // notProjected are the verbs that are no MCP tool, and why.
@@ -40,7 +41,7 @@ var notProjected = map[string]string{
 // neutrality".
 func verbs() []string {
 	var out []string
-	for _, c := range newApp(nil, nil, nil).Commands {
+	for _, c := range newApp(nil, nil, nil, nil, nil).Commands {
 		if len(c.Subcommands) == 0 {
 			out = append(out, c.Name)
 			continue
@@ -57,7 +58,7 @@ func verbs() []string {
 // has; every tool is a row; every verb is projected by a row or listed in
 // notProjected with its reason.
 func TestVerbsToolsAndRowsAgree(t *testing.T) {
-	rows, err := mcpserver.Tools()
+	rows, err := ops.Tools()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,11 +107,11 @@ func TestToolsJSONIsTheTable(t *testing.T) {
 	if code := Main([]string{"git-reason", "tools", "--json"}, nil, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	var got []mcpserver.ToolSpec
+	var got []ops.ToolSpec
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
-	rows, _ := mcpserver.Tools()
+	rows, _ := ops.Tools()
 	if !reflect.DeepEqual(got, rows) {
 		t.Fatalf("tools --json:\n%s\nwant the rows of share/tools.yaml", out.String())
 	}

@@ -7,8 +7,6 @@ import (
 	"runtime"
 
 	"github.com/urfave/cli/v2"
-
-	"git-reason/cmd/git-reason/internal/web"
 )
 
 type webOptions struct {
@@ -44,7 +42,7 @@ func runWeb(ctx context.Context, o *webOptions) error {
 	if _, err := o.Open(); err != nil {
 		return err
 	}
-	return web.Serve(ctx, web.Request{Listen: o.Listen, Open: o.Open, Ready: func(url string) {
+	return o.Net.Web(ctx, WebRequest{Listen: o.Listen, Open: o.Open, Ready: func(url string) {
 		fmt.Fprintf(o.Err, "git reason: the Reasoning page is at %s\n", url)
 		if o.Browse {
 			if err := browse(url); err != nil {

@@ -31,9 +31,8 @@ type HTTPOptions struct {
 // Path is the endpoint's path.
 const Path = "/mcp"
 
-// DefaultMaxInFlight bounds the requests served at once: room for a few
-// concurrent calls of one host and the notifications that cancel them.
-const DefaultMaxInFlight = 8
+// DefaultMaxInFlight bounds the requests served at once.
+const DefaultMaxInFlight = ops.MCPMaxInFlight
 
 // maxBody caps a request: the largest record body with its JSON escaping.
 const maxBody = 1 << 20

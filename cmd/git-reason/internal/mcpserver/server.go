@@ -41,7 +41,7 @@ type Server struct {
 
 // tool is one declared tool bound to its handler.
 type tool struct {
-	spec   ToolSpec
+	spec   ops.ToolSpec
 	kind   record.Kind // the record kind a write tool appends, if any
 	input  json.RawMessage
 	output json.RawMessage
@@ -73,7 +73,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	specs, err := Tools()
+	specs, err := ops.Tools()
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +143,7 @@ func sdkTool(t *tool, output json.RawMessage) *mcp.Tool {
 		InputSchema:  t.input,
 		OutputSchema: output,
 		Annotations: &mcp.ToolAnnotations{
-			ReadOnlyHint:    t.spec.ExecutionClass != ClassMutate,
+			ReadOnlyHint:    t.spec.ExecutionClass != ops.ClassMutate,
 			DestructiveHint: &no,
 			IdempotentHint:  t.spec.Idempotent,
 			OpenWorldHint:   &open,

@@ -3,14 +3,11 @@ package ops
 import (
 	"context"
 	"fmt"
-	"net"
-	"net/http"
 	"path/filepath"
 	"time"
 
 	"git-reason/advisor"
 	"git-reason/advisor/transport"
-	"git-reason/cmd/git-reason/internal/guard"
 	"git-reason/policy"
 	"git-reason/record"
 )
@@ -30,64 +27,14 @@ type ServeRequest struct {
 	Note func(line string)
 }
 
+// MCPMaxInFlight is how many requests git reason mcp --http answers at
+// once by default: room for a few concurrent calls of one host and the
+// notifications that cancel them.
+const MCPMaxInFlight = 8
+
 // ServeTokenPath is where serve keeps the token it generates.
 func (e *Session) ServeTokenPath() string {
 	return filepath.Join(e.Repo.CommonDir, "reason", "serve-token")
-}
-
-// ServePeers answers peers' review requests with this repository's own
-// available advisors until ctx ends; then it shuts down and returns nil.
-// A token is always required, loopback included: the variable named by
-// TokenVar when set, else a token generated once and kept (mode 0600) in
-// ServeTokenPath. Every request passes the guard (host, origin, token,
-// content type, concurrency, size).
-func (e *Session) ServePeers(ctx context.Context, req ServeRequest) error {
-	note := req.Note
-	if note == nil {
-		note = func(string) {}
-	}
-	if (req.TLSCert == "") != (req.TLSKey == "") {
-		return Usage("give both --tls-cert and --tls-key, or neither")
-	}
-	if _, _, err := e.Availability(ctx, time.Now()); err != nil {
-		return err
-	}
-	token, line, err := guard.Token(req.TokenVar, e.ServeTokenPath(), "peers")
-	if err != nil {
-		return Usage("%v", err)
-	}
-	if line != "" {
-		note(line)
-	}
-	ln, err := net.Listen("tcp", req.Listen)
-	if err != nil {
-		return Usage("listen on %s: %v", req.Listen, err)
-	}
-	scheme := "http"
-	if req.TLSCert != "" {
-		scheme = "https"
-	}
-	for _, w := range guard.Exposure(ln.Addr(), req.TLSCert != "", req.AllowHosts) {
-		note(w)
-	}
-	h := guard.Wrap(guard.Config{Token: token, AllowHosts: req.AllowHosts,
-		AllowOrigins: req.AllowOrigins, MaxInFlight: req.MaxInFlight, MaxBody: transport.PeerQuestionLimit * 2}, e.PeerHandler())
-	if req.Ready != nil {
-		req.Ready(scheme + "://" + ln.Addr().String() + transport.PeerPath)
-	}
-	if err := guard.Run(ctx, ln, h, req.TLSCert, req.TLSKey); err != nil {
-		if req.TLSCert != "" {
-			return Usage("%v", err)
-		}
-		return err
-	}
-	return nil
-}
-
-// PeerHandler is the review endpoint without the guard (ServePeers puts
-// the guard in front of it).
-func (e *Session) PeerHandler() http.Handler {
-	return transport.PeerHandler(e.ReviewForPeer)
 }
 
 // ReviewForPeer answers one peer's request with this repository's advisors

@@ -15,6 +15,7 @@ import (
 
 	"git-reason/advisor/transport"
 	"git-reason/cmd/git-reason/internal/ops"
+	"git-reason/cmd/git-reason/internal/serving"
 )
 
 // serveOverlay declares one local exec advisor able to reason and nothing
@@ -39,11 +40,11 @@ advisors:
     capabilities: [reasoning]
 `
 
-// serving opens a fresh repository whose user overlay declares
+// servePeers opens a fresh repository whose user overlay declares
 // serveOverlay, with a fake reviewer on PATH that logs every time it is
 // asked, and serves its peer handler on loopback. It returns the server's
 // URL and the path of the log.
-func serving(t *testing.T) (string, string) {
+func servePeers(t *testing.T) (string, string) {
 	t.Helper()
 	if runtime.GOOS == "windows" {
 		t.Skip("the fake advisor is a shell script")
@@ -83,7 +84,7 @@ func serving(t *testing.T) (string, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(sess.PeerHandler())
+	srv := httptest.NewServer(serving.PeerHandler(sess))
 	t.Cleanup(srv.Close)
 	return srv.URL, asked
 }
@@ -107,7 +108,7 @@ func review(t *testing.T, url string, needs ...string) []transport.PeerAnswer {
 // available advisor has asks nobody, and one needing what the advisor has
 // asks it.
 func TestServeSelectsByPolicyCapabilities(t *testing.T) {
-	url, asked := serving(t)
+	url, asked := servePeers(t)
 	if got := review(t, url, "security_review"); len(got) != 0 {
 		t.Errorf("a request needing security_review got %d answers; policy selects no advisor for it", len(got))
 	}

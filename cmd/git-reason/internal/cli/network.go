@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"git-reason/cmd/git-reason/internal/ops"
+)
+
+// NetProgram is the program that runs the network verbs: consult, serve,
+// web and mcp. It is this command line with the network linked in
+// (net/http, crypto/tls, html/template, the MCP SDK); git-reason itself
+// links none of them, and runs a network verb by running NetProgram with
+// the same arguments in its place, as git runs git-remote-https for a
+// fetch over HTTPS so that no other command pays for libcurl. Their
+// package initialisation alone took longer than the rest of a command's
+// start, and every verb paid it, --version included.
+const NetProgram = "git-reason--net"
+
+// installCommand is README's install command, which installs git-reason
+// and NetProgram side by side.
+const installCommand = "go install -tags urfave_cli_no_docs,netgo ./cmd/git-reason/..."
+
+// networkVerbs are the verbs NetProgram runs.
+var networkVerbs = map[string]bool{"consult": true, "serve": true, "web": true, "mcp": true}
+
+// Servers runs the network verbs' servers; only NetProgram has them (see
+// [MainNet]).
+type Servers struct {
+	// Peers serves sess's review endpoint to peers until ctx ends.
+	Peers func(ctx context.Context, sess *ops.Session, req ops.ServeRequest) error
+	// MCP serves the repository at req.Dir over MCP until ctx ends or the
+	// host closes the connection.
+	MCP func(ctx context.Context, req MCPRequest) error
+	// Web serves the Reasoning page until ctx ends.
+	Web func(ctx context.Context, req WebRequest) error
+}
+
+// MCPRequest says what git reason mcp serves, and how.
+type MCPRequest struct {
+	Dir, Version string
+	// In and Out are the host's stdio, when HTTP is nil.
+	In  io.Reader
+	Out io.Writer
+	// HTTP, when not nil, serves streamable HTTP instead, under serve's rules.
+	HTTP *ops.ServeRequest
+}
+
+// WebRequest says where git reason web serves the Reasoning page.
+type WebRequest struct {
+	Listen string // a loopback address; port 0 picks a free one
+	Open   func() (*ops.Session, error)
+	Ready  func(url string) // called once, with the page's address, when it listens
+}
+
+// MainNet is [Main] with the network verbs run in this process, by s: it is
+// NetProgram's main.
+func MainNet(s Servers, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return run(&s, args, stdin, stdout, stderr)
+}
+
+// servers returns the Servers of the program running c, nil in git-reason.
+func servers(c *cli.Context) *Servers {
+	s, _ := c.App.Metadata["servers"].(*Servers)
+	return s
+}
+
+// streams are the streams Main was given, before any verb wraps them.
+type streams struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+// forwarded is the exit status of NetProgram, run in this process's place:
+// it has said all there is to say.
+type forwarded int
+
+func (f forwarded) Error() string   { return "" }
+func (f forwarded) exitStatus() int { return int(f) }
+
+// forward runs the command line in NetProgram. With this process's own
+// streams it replaces this process (same pid, signals and exit status, so
+// that a host stopping git reason mcp stops the server); otherwise, for a
+// caller of Main inside a program, it runs NetProgram as a child with the
+// given streams and returns its exit status.
+func forward(c *cli.Context) error {
+	args, _ := c.App.Metadata["args"].([]string)
+	path, err := netProgram()
+	if err != nil {
+		return err
+	}
+	argv := append([]string{NetProgram}, args[1:]...)
+	std, _ := c.App.Metadata["streams"].(streams)
+	if std.in == io.Reader(os.Stdin) && std.out == io.Writer(os.Stdout) && std.err == io.Writer(os.Stderr) {
+		err := syscall.Exec(path, argv, os.Environ())
+		// Exec returns only when it failed.
+		return fmt.Errorf("run %s: %v", path, err)
+	}
+	cmd := exec.Command(path, argv[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = std.in, std.out, std.err
+	err = cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &exit):
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return forwarded(128 + int(ws.Signal()))
+		}
+		return forwarded(exit.ExitCode())
+	}
+	return fmt.Errorf("run %s: %v", path, err)
+}
+
+// netProgram finds NetProgram: beside this program's own executable,
+// where go install puts both, else on PATH.
+func netProgram() (string, error) {
+	if self, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(self), NetProgram)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	if p, err := exec.LookPath(NetProgram); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("%s, which runs this verb, is neither beside git-reason nor on PATH: install both with '%s'", NetProgram, installCommand)
+}
