@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -175,12 +176,67 @@ func exitCode(err error) int {
 	return exitFailure
 }
 
-// commands lists every verb, in the order help shows them.
-var commands = []func() *cli.Command{
-	assessCommand, planCommand, consultCommand, disagreeCommand, resolveCommand, concludeCommand,
-	validateCommand, attemptCommand, statusCommand, logCommand, handoverCommand, contextCommand, showCommand, schemaCommand,
-	advisorsCommand, trustCommand, doctorCommand, checkCommand, verifyCommand, pullCommand, pushCommand, syncCommand, remoteCommand, hooksCommand, hookCommand,
-	serveCommand, webCommand, mcpCommand, toolsCommand, demoCommand, completionCommand, versionCommand, manCommand, completeCommand,
+// commands lists every verb by name, in the order help shows them.
+var commands = []struct {
+	name string
+	make func() *cli.Command
+}{
+	{"assess", assessCommand},
+	{"plan", planCommand},
+	{"consult", consultCommand},
+	{"disagree", disagreeCommand},
+	{"resolve", resolveCommand},
+	{"conclude", concludeCommand},
+	{"validate", validateCommand},
+	{"attempt", attemptCommand},
+	{"status", statusCommand},
+	{"log", logCommand},
+	{"handover", handoverCommand},
+	{"context", contextCommand},
+	{"show", showCommand},
+	{"schema", schemaCommand},
+	{"advisors", advisorsCommand},
+	{"trust", trustCommand},
+	{"doctor", doctorCommand},
+	{"check", checkCommand},
+	{"verify", verifyCommand},
+	{"pull", pullCommand},
+	{"push", pushCommand},
+	{"sync", syncCommand},
+	{"remote", remoteCommand},
+	{"hooks", hooksCommand},
+	{"hook", hookCommand},
+	{"serve", serveCommand},
+	{"web", webCommand},
+	{"mcp", mcpCommand},
+	{"tools", toolsCommand},
+	{"demo", demoCommand},
+	{"completion", completionCommand},
+	{"version", versionCommand},
+	{"man", manCommand},
+	{"__complete", completeCommand},
+}
+
+// wholeTree are the verbs that read every command's definition: help
+// listings, completion scripts and candidates, the manual page.
+var wholeTree = map[string]bool{"help": true, "h": true, "completion": true, "man": true, "__complete": true}
+
+// verbNamed returns the verb args name: the first word after the global
+// flags (and the value of one that takes a value), "" when there is none.
+func verbNamed(args []string, globals []cli.Flag) string {
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return ""
+		}
+		if !strings.HasPrefix(a, "-") {
+			return a
+		}
+		if !strings.Contains(a, "=") && takesValue(globals, a) {
+			i++
+		}
+	}
+	return ""
 }
 
 func newApp(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer) *cli.App {
@@ -203,8 +259,25 @@ func newApp(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer
 			&cli.BoolFlag{Name: "no-pager", Usage: "do not page long output (log, show, status of every task)"},
 		},
 	}
-	for _, mk := range commands {
-		cmd := mk()
+	// Only the verb the command line names is built, when it names one
+	// and needs no other: building all of them (flags, help text, closures)
+	// was a sixth of a command's start-up.
+	// --version alone builds none.
+	verb := verbNamed(args, app.Flags)
+	only := ""
+	for _, v := range commands {
+		if v.name == verb && !wholeTree[verb] {
+			only = verb
+		}
+	}
+	if verb == "" && slices.Contains(args, "--version") && !slices.Contains(args, "-h") && !slices.Contains(args, "--help") {
+		only = "--version"
+	}
+	for _, v := range commands {
+		if only != "" && v.name != only {
+			continue
+		}
+		cmd := v.make()
 		if cmd.OnUsageError == nil {
 			cmd.OnUsageError = usageError
 		}
