@@ -73,6 +73,15 @@ func taskArg(c *cli.Context) (string, error) {
 	return task, nil
 }
 
+// optionalTask returns the one optional TASK argument, "" (every task)
+// when there is none, refusing any argument after it.
+func optionalTask(c *cli.Context) (string, error) {
+	if err := noMoreArgs(c, 1); err != nil || !c.Args().Present() {
+		return "", err
+	}
+	return taskArg(c)
+}
+
 // taskOrBranch returns TASK when the command has more than after
 // arguments (TASK comes first, after arguments follow it), else the
 // current branch's task, which it names in one line on stderr (never on

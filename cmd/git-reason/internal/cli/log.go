@@ -40,15 +40,9 @@ func logCommand() *cli.Command {
 		Action: func(c *cli.Context) error {
 			o.bind(c)
 			defer o.page(c)()
-			if err := noMoreArgs(c, 1); err != nil {
+			var err error
+			if o.Task, err = optionalTask(c); err != nil {
 				return err
-			}
-			if c.Args().Present() {
-				task, err := taskArg(c)
-				if err != nil {
-					return err
-				}
-				o.Task = task
 			}
 			if o.Max < 0 {
 				return ops.Usage("-n %d: give a positive number of entries", o.Max)

@@ -35,15 +35,9 @@ func statusCommand() *cli.Command {
 				// Every task's status is long output; one task's is not.
 				defer o.page(c)()
 			}
-			if err := noMoreArgs(c, 1); err != nil {
+			var err error
+			if o.Task, err = optionalTask(c); err != nil {
 				return err
-			}
-			if c.Args().Present() {
-				task, err := taskArg(c)
-				if err != nil {
-					return err
-				}
-				o.Task = task
 			}
 			return runStatus(c.Context, o)
 		},
