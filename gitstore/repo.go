@@ -34,6 +34,13 @@ func Discover(dir string) (*Repo, error) {
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("discover repository: %s is not a directory", abs)
 	}
+	// git starts from getcwd() after chdir(dir): the physical directory,
+	// symbolic links resolved. Walking up the path as given (a shell's
+	// $PWD through a link) could find another repository, and would
+	// match includeIf "gitdir:" patterns git does not.
+	if abs, err = filepath.EvalSymlinks(abs); err != nil {
+		return nil, fmt.Errorf("discover repository: %w", err)
+	}
 	if env := os.Getenv("GIT_DIR"); env != "" {
 		gitdir := resolvePath(abs, env)
 		if fi, err := os.Stat(gitdir); err == nil && fi.Mode().IsRegular() {

@@ -252,3 +252,31 @@ func TestDiscoverBareWorktreeMain(t *testing.T) {
 	}
 	assertDiscover(t, wt, want)
 }
+
+// Discovery starts from the physical directory, as git's getcwd() does:
+// through a symbolic link into a repository's subdirectory it finds that
+// repository (walking up the link's own path would find none), and the
+// paths it returns are the physical ones git prints.
+func TestDiscoverThroughSymlink(t *testing.T) {
+	t.Parallel()
+	repo := newTestRepo(t)
+	sub := filepath.Join(repo, "sub")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(evalPath(t, t.TempDir()), "link")
+	if err := os.Symlink(sub, link); err != nil {
+		t.Fatal(err)
+	}
+	want := gitView(t, link)
+	if want.WorkTree != evalPath(t, repo) {
+		t.Fatalf("git through the link: %+v; expectation wrong", want)
+	}
+	got, err := Discover(link)
+	if err != nil {
+		t.Fatalf("Discover(%s): %v", link, err)
+	}
+	if *got != want {
+		t.Errorf("Discover(%s)\n got %+v\nwant %+v, git's own paths", link, *got, want)
+	}
+}
