@@ -5,7 +5,8 @@
 // file of its own.
 //
 // One tool surface for every host. Each tool is declared once, in
-// share/tools.yaml (validated by schemas/share.tools.json): its name, a
+// share/tools.yaml (validated by schemas/share.tools.json, read by
+// ops.Tools): its name, a
 // one-line description, the command line verb it projects and its
 // execution policy. From that row come, at run time, the tool's
 // annotations (readOnlyHint for read and analyze tools, destructiveHint

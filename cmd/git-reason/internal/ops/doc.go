@@ -9,6 +9,11 @@
 // a range of commits) and reads them, and hands paths and contents to
 // policy/neutrality, which decides.
 //
+// Serving is not here: ReviewForPeer answers one peer's request, and
+// package serving puts it on HTTP; the tools table of share/tools.yaml
+// (Tools) is read here, so that 'git reason tools' runs in git-reason,
+// which links no MCP SDK (see cli.NetProgram).
+//
 // The read surfaces render once, here, for every surface: HandoverMarkdown
 // and ContextMarkdown pass every text from a record through
 // record.Markdown, and Mermaid spells every diagram label in entity codes,
