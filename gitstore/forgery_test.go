@@ -10,6 +10,7 @@ package gitstore_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -1111,5 +1112,33 @@ func TestForgeryCorpusHonestConcurrentWriters(t *testing.T) {
 	}
 	if n := forgGit(t, env, dir, "", "rev-list", "--count", forgRef); n != fmt.Sprint(len(recs)) {
 		t.Errorf("%s commits for %d records", n, len(recs))
+	}
+}
+
+// The writer decodes only the records an admission rule reads, trusting
+// the store that every record it loads decodes (record.DecodingStore): a
+// stored record that would not decode must never reach it. Here the head
+// holds an assessment that fails its schema, which no rule of the next
+// assessment reads: the append is still refused, because the store does
+// not load the task, and the task does not move.
+func TestForgedRecordRefusesAppendWithoutDecoding(t *testing.T) {
+	t.Parallel()
+	h := newForgHistory(t)
+	r := h.fresh(h.rec("a"), "v")
+	obj(r["body"])["materiality"] = 5
+	forged := h.write(h.on(h.commit["v"], r))
+	h.git("", "update-ref", forgRef, forged)
+	s, err := gitstore.Open(h.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &record.Writer{Store: s, Actor: "Ann <ann@example.com>", Origin: "o"}
+	_, err = w.Append(context.Background(), forgTask, record.KindAssessment,
+		[]byte(`{"subject":"after the forgery","question":"q","materiality":"trivial","reversibility":"reversible"}`))
+	if !errors.Is(err, record.ErrUnreadable) {
+		t.Fatalf("append on a task holding a record that fails its schema: %v, want an unreadable history", err)
+	}
+	if head := strings.TrimSpace(h.git("", "rev-parse", forgRef)); head != forged {
+		t.Errorf("the refused append moved the task to %s", head)
 	}
 }

@@ -113,6 +113,11 @@ func (s *Store) Load(ctx context.Context, task string) (string, []*record.Record
 	return head, recs, nil
 }
 
+// RecordsDecode implements record.DecodingStore: every record Load
+// returns passed record.ReadStored, which decodes it, when it was read from
+// git, or was written by the writer through this store.
+func (s *Store) RecordsDecode() bool { return true }
+
 // ReadCommit returns the records in a commit's records/ tree, in tree
 // order, each read strictly (record.ReadStored) as records of task.
 func (s *Store) ReadCommit(task, hash string) ([]*record.Record, error) {

@@ -10,5 +10,8 @@
 //
 // The package stores nothing itself: it appends through a Store, which the
 // gitstore package implements on git refs and MemStore implements in memory.
+// Before each append the writer derives the task's state; from a store that
+// vouches that every record it loads decodes (DecodingStore, as gitstore's
+// strict reading does) it decodes only the records the admission rule reads.
 // It does no network I/O.
 package record

@@ -116,7 +116,7 @@ const MinPrefix = 6
 func (s *State) Resolve(id string) (*Entry, error) {
 	id = strings.ToUpper(strings.TrimSpace(id))
 	if e, ok := s.byID[id]; ok {
-		return e, nil
+		return s.ready(e), nil
 	}
 	if len(id) < MinPrefix {
 		return nil, badInput(fmt.Sprintf("record id %q is too short: give at least %d characters", id, MinPrefix))
@@ -133,7 +133,7 @@ func (s *State) Resolve(id string) (*Entry, error) {
 	if found == nil {
 		return nil, badInput(fmt.Sprintf("no record %q in task %s (see 'git reason log %s')", id, s.Task, s.Task))
 	}
-	return found, nil
+	return s.ready(found), nil
 }
 
 // resolveIDs replaces id prefixes in the body's id fields by full ids of

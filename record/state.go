@@ -70,14 +70,16 @@ type State struct {
 	Clock   int64    // the highest clock seen
 
 	byID map[string]*Entry
+	// lazy: entries are decoded when a method of the state first hands
+	// them out (see deriveLazy); undecodable is the first that did not.
+	lazy        bool
+	undecodable error
 }
 
 // Derive builds the state of a task from its records, in any order.
 func Derive(task string, recs []*Record) (*State, error) {
 	st := &State{Task: task, byID: make(map[string]*Entry, len(recs))}
-	sorted := append([]*Record(nil), recs...)
-	sort.Slice(sorted, func(i, j int) bool { return Less(sorted[i], sorted[j]) })
-	for _, r := range sorted {
+	for _, r := range sortedRecords(recs) {
 		e, err := Decode(r)
 		if err != nil {
 			return nil, err
@@ -86,6 +88,50 @@ func Derive(task string, recs []*Record) (*State, error) {
 	}
 	return st, nil
 }
+
+func sortedRecords(recs []*Record) []*Record {
+	sorted := append([]*Record(nil), recs...)
+	sort.Slice(sorted, func(i, j int) bool { return Less(sorted[i], sorted[j]) })
+	return sorted
+}
+
+// deriveLazy is Derive for the writer's admission, over records that each
+// decode (a DecodingStore's): an entry's body and derived fields are
+// decoded when a method of the state first hands the entry out, so that
+// admitting a record decodes the few records its rule reads rather than
+// the whole task. Its Entries must be read through those methods only.
+// Should an entry not decode after all, the state says so (decodeError)
+// and the caller derives the task in full for Derive's error.
+func deriveLazy(task string, recs []*Record) *State {
+	st := &State{Task: task, byID: make(map[string]*Entry, len(recs)), lazy: true}
+	for _, r := range sortedRecords(recs) {
+		st.add(&Entry{Record: r})
+	}
+	return st
+}
+
+// ready decodes a lazily derived entry on its first use and returns it.
+func (s *State) ready(e *Entry) *Entry {
+	if e == nil || !s.lazy || e.Body != nil {
+		return e
+	}
+	d, err := Decode(e.Record)
+	if err != nil {
+		if s.undecodable == nil {
+			s.undecodable = err
+		}
+		// Zero values of the kind's types keep the rules running to their
+		// end; the caller then refuses the task with Derive's error.
+		e.Body, e.Derived = newBody(e.Kind), newDerived(e.Kind)
+		return e
+	}
+	e.Body, e.Derived = d.Body, d.Derived
+	return e
+}
+
+// decodeError is the error of the first entry a lazily derived state
+// could not decode, nil when every entry it handed out decoded.
+func (s *State) decodeError() error { return s.undecodable }
 
 func (s *State) add(e *Entry) {
 	s.Entries = append(s.Entries, e)
@@ -96,7 +142,7 @@ func (s *State) add(e *Entry) {
 }
 
 // Get returns the record with the full id, or nil.
-func (s *State) Get(id string) *Entry { return s.byID[id] }
+func (s *State) Get(id string) *Entry { return s.ready(s.byID[id]) }
 
 // LatestAssessment returns the task's latest assessment, or nil.
 func (s *State) LatestAssessment() *Entry { return s.latest(KindAssessment, nil) }
@@ -105,8 +151,8 @@ func (s *State) LatestAssessment() *Entry { return s.latest(KindAssessment, nil)
 func (s *State) latest(k Kind, keep func(*Entry) bool) *Entry {
 	for i := len(s.Entries) - 1; i >= 0; i-- {
 		e := s.Entries[i]
-		if e.Kind == k && (keep == nil || keep(e)) {
-			return e
+		if e.Kind == k && (keep == nil || keep(s.ready(e))) {
+			return s.ready(e)
 		}
 	}
 	return nil
@@ -116,8 +162,8 @@ func (s *State) latest(k Kind, keep func(*Entry) bool) *Entry {
 func (s *State) all(k Kind, keep func(*Entry) bool) []*Entry {
 	var out []*Entry
 	for _, e := range s.Entries {
-		if e.Kind == k && (keep == nil || keep(e)) {
-			out = append(out, e)
+		if e.Kind == k && (keep == nil || keep(s.ready(e))) {
+			out = append(out, s.ready(e))
 		}
 	}
 	return out
@@ -137,7 +183,7 @@ func (s *State) LatestPlan(assessment string) *Entry {
 // assessment, in order.
 func (s *State) Consultations(assessment string) []*Entry {
 	return s.all(KindConsultation, func(e *Entry) bool {
-		p := s.byID[e.Body.(*Consultation).Plan]
+		p := s.Get(e.Body.(*Consultation).Plan)
 		return p != nil && p.Kind == KindPlan && p.Body.(*Plan).Assessment == assessment
 	})
 }
@@ -151,7 +197,7 @@ func (s *State) AnsweredBy(plan, advisor string) *Entry {
 		if e.Kind != KindConsultation {
 			continue
 		}
-		if b := e.Body.(*Consultation); b.Plan == plan && b.Advisor == advisor && b.Status == "completed" {
+		if b := s.ready(e).Body.(*Consultation); b.Plan == plan && b.Advisor == advisor && b.Status == "completed" {
 			return e
 		}
 	}
@@ -216,7 +262,7 @@ func (s *State) Standing() []Standing {
 			continue
 		}
 		body := c.Body.(*Conclusion)
-		a := s.byID[body.Assessment]
+		a := s.Get(body.Assessment)
 		if a == nil || a.Kind != KindAssessment {
 			continue
 		}

@@ -26,6 +26,16 @@ type Store interface {
 	Tasks(ctx context.Context) ([]TaskHead, error)
 }
 
+// DecodingStore is a Store that vouches that every record its Load
+// returns decodes (Decode succeeds): each passed ReadStored, or was written
+// by the writer. The writer then decodes only the records an admission
+// rule reads, not the whole task, before each append.
+type DecodingStore interface {
+	Store
+	// RecordsDecode reports whether every record Load returns decodes.
+	RecordsDecode() bool
+}
+
 // Index finds standing conclusions across every task, for reuse.
 type Index interface {
 	// Standing returns every standing conclusion whose assessment has the

@@ -203,11 +203,19 @@ func (w *Writer) appendParsed(ctx context.Context, task string, kind Kind, m map
 		if err != nil {
 			return nil, fmt.Errorf("load task %s: %w", task, err)
 		}
-		st, err := Derive(task, recs)
+		st, err := w.derive(task, recs)
 		if err != nil {
 			return nil, fmt.Errorf("derive task %s: %w", task, err)
 		}
 		rec, entry, err := w.admit(ctx, st, kind, m, h)
+		if derr := st.decodeError(); derr != nil {
+			// A record the store vouched for does not decode: refuse as
+			// Derive refuses, with its error.
+			if _, err := Derive(task, recs); err != nil {
+				derr = err
+			}
+			return nil, fmt.Errorf("derive task %s: %w", task, derr)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -232,6 +240,15 @@ func (w *Writer) appendParsed(ctx context.Context, task string, kind Kind, m map
 		return &Result{Entry: entry, Commit: commit}, nil
 	}
 	return nil, fmt.Errorf("task %s kept moving: gave up after %d attempts; try again", task, attempts)
+}
+
+// derive is the state an append is admitted against: Derive's, decoded
+// as admission reads it when the store vouches that its records decode.
+func (w *Writer) derive(task string, recs []*Record) (*State, error) {
+	if ds, ok := w.Store.(DecodingStore); ok && ds.RecordsDecode() {
+		return deriveLazy(task, recs), nil
+	}
+	return Derive(task, recs)
 }
 
 // stored reports whether the record id is on the task's history, and the
