@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"os"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -42,12 +43,16 @@ func webRepo(t *testing.T) *sandbox {
 }
 
 // startWeb runs 'git reason web' in s until the test ends and returns the
-// address it printed (with its token).
+// address it printed (with its token). The server is stopped with Ctrl-C,
+// which git passes on to git-reason and waits for; a kill would end git
+// alone and leave the server running with no one to stop it.
 func startWeb(t *testing.T, s *sandbox, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	cmd := exec.CommandContext(ctx, "git", append([]string{"reason", "web"}, args...)...)
 	cmd.Dir, cmd.Env = s.dir, s.env
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 10 * time.Second
 	errs, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
