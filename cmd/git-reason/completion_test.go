@@ -32,9 +32,27 @@ type completionRepo struct {
 	advisors    []string // every declared advisor's id: the defaults and adv-local
 }
 
+// newCompletionRepo gives the test its own copy of the completion
+// repository, written once for the three shells' tests.
 func newCompletionRepo(t *testing.T) *completionRepo {
 	t.Helper()
-	s := newSandbox(t, fakeVendor+`advisors:
+	s := completionTemplate.copy(t, func(t *testing.T, root string, extra ...string) *sandbox {
+		completionShared = writeCompletionRepo(t, root)
+		return completionShared.sandbox
+	})
+	r := *completionShared
+	r.sandbox = s
+	return &r
+}
+
+var (
+	completionTemplate sandboxTemplate
+	completionShared   *completionRepo // what the template holds; its sandbox is the template's
+)
+
+func writeCompletionRepo(t *testing.T, root string) *completionRepo {
+	t.Helper()
+	s := newSandboxAt(t, root, fakeVendor+`advisors:
   - id: adv-local
     transport: cli
     adapter: exec

@@ -40,18 +40,28 @@ type sandbox struct {
 // trusted, with fake executables (name → script) on PATH and extra variables set.
 func newSandbox(t *testing.T, overlay string, scripts map[string]string, extra ...string) *sandbox {
 	t.Helper()
+	sandboxPossible(t)
+	return newSandboxAt(t, t.TempDir(), overlay, scripts, extra...)
+}
+
+// sandboxPossible skips the test where a sandbox cannot work and fails it
+// when the harness's git-reason is not on PATH.
+func sandboxPossible(t *testing.T) {
+	t.Helper()
 	if runtime.GOOS == "windows" {
 		t.Skip("the fake advisors are shell scripts")
 	}
-	gitPath, err := exec.LookPath("git")
-	if err != nil {
+	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not on PATH")
 	}
-	self, err := exec.LookPath("git-reason")
-	if err != nil {
+	if _, err := exec.LookPath("git-reason"); err != nil {
 		t.Fatalf("git-reason is not on PATH (TestMain puts it there): %v", err)
 	}
-	root := t.TempDir()
+}
+
+// newSandboxAt is newSandbox in root, an empty directory the caller owns.
+func newSandboxAt(t *testing.T, root, overlay string, scripts map[string]string, extra ...string) *sandbox {
+	t.Helper()
 	home, bin, dir := filepath.Join(root, "home"), filepath.Join(root, "bin"), filepath.Join(root, "repo")
 	for _, d := range []string{home, bin, filepath.Join(dir, ".reason")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -69,17 +79,74 @@ func newSandbox(t *testing.T, overlay string, scripts map[string]string, extra .
 	for name, script := range scripts {
 		write(filepath.Join(bin, name), "#!/bin/sh\n"+script, 0o755)
 	}
-	s := &sandbox{t: t, dir: dir, env: append([]string{
-		"PATH=" + strings.Join([]string{filepath.Dir(self), bin, filepath.Dir(gitPath), "/usr/bin", "/bin"}, string(os.PathListSeparator)),
+	s := &sandbox{t: t, dir: dir, env: sandboxEnv(root, extra...)}
+	s.git("init", "-q")
+	s.git("reason", "trust") // the overlay is this test's own
+	return s
+}
+
+// sandboxEnv is the whole environment of the commands of a sandbox in
+// root: the harness's git-reason, root/bin and git on PATH, root/home as
+// HOME, discovery stopped at root, then extra.
+func sandboxEnv(root string, extra ...string) []string {
+	gitPath, _ := exec.LookPath("git")
+	self, _ := exec.LookPath("git-reason")
+	home := filepath.Join(root, "home")
+	return append([]string{
+		"PATH=" + strings.Join([]string{filepath.Dir(self), filepath.Join(root, "bin"), filepath.Dir(gitPath), "/usr/bin", "/bin"}, string(os.PathListSeparator)),
 		"HOME=" + home,
 		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
 		"GIT_CONFIG_NOSYSTEM=1",
 		"GIT_CEILING_DIRECTORIES=" + root,
 		"LC_ALL=C",
 		"TZ=UTC",
-	}, extra...)}
-	s.git("init", "-q")
-	s.git("reason", "trust") // the overlay is this test's own
+	}, extra...)
+}
+
+// sandboxTemplate is a sandbox written once per test binary by the first
+// test that asks for it, for tests that each need the same records: each
+// gets a copy (sandboxTemplate.copy) instead of writing them again with a
+// dozen git reason runs. TestMain removes the directories.
+type sandboxTemplate struct {
+	once  sync.Once
+	root  string
+	extra []string
+	ok    bool
+}
+
+// templateDirs are the template directories TestMain removes at the end.
+var templateDirs struct {
+	sync.Mutex
+	dirs []string
+}
+
+// copy gives t a sandbox of its own holding what write wrote into the
+// template's sandbox (written on the first call, with t's name on any
+// failure). The copy lives at another path, so its overlay is trusted
+// again there: trust names the repository's absolute path.
+func (tpl *sandboxTemplate) copy(t *testing.T, write func(t *testing.T, root string, extra ...string) *sandbox) *sandbox {
+	t.Helper()
+	sandboxPossible(t)
+	tpl.once.Do(func() {
+		root, err := os.MkdirTemp("", "git-reason-sandbox-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		templateDirs.Lock()
+		templateDirs.dirs = append(templateDirs.dirs, root)
+		templateDirs.Unlock()
+		write(t, root, tpl.extra...)
+		tpl.root, tpl.ok = root, true
+	})
+	if !tpl.ok {
+		t.Fatal("the shared sandbox could not be written (see the first test that asked for it)")
+	}
+	root := t.TempDir()
+	if err := os.CopyFS(root, os.DirFS(tpl.root)); err != nil {
+		t.Fatalf("copy the shared sandbox: %v", err)
+	}
+	s := &sandbox{t: t, dir: filepath.Join(root, "repo"), env: sandboxEnv(root, tpl.extra...)}
+	s.git("reason", "trust")
 	return s
 }
 

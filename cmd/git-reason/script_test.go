@@ -61,7 +61,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	os.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
-	os.Exit(m.Run())
+	code := m.Run()
+	for _, dir := range templateDirs.dirs {
+		os.RemoveAll(dir)
+	}
+	os.Exit(code)
 }
 
 func TestScript(t *testing.T) {

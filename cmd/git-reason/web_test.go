@@ -24,9 +24,18 @@ const hostile = `Cache <script>alert(1)</script> @octocat [link](http://x.invali
 
 // webRepo is a sandbox with a validated task (whose subject is hostile),
 // a task only assessed, and a concluded task with an open disagreement
-// whose summary is hostile too.
+// whose summary is hostile too: a copy of one written once for every web
+// test (each changes only its own).
 func webRepo(t *testing.T) *sandbox {
-	s := newSandbox(t, "advisors: []\n", nil)
+	t.Helper()
+	return webTemplate.copy(t, writeWebRepo)
+}
+
+var webTemplate sandboxTemplate
+
+func writeWebRepo(t *testing.T, root string, extra ...string) *sandbox {
+	t.Helper()
+	s := newSandboxAt(t, root, "advisors: []\n", nil, extra...)
 	s.reason("assess", "T-1", "--subject", hostile, "--question", "Cache the index?", "--materiality", "trivial", "--reversibility", "reversible")
 	s.reason("plan", "T-1")
 	s.reason("conclude", "T-1", "--decision", "cache it for a minute")
