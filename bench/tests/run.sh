@@ -10,7 +10,8 @@
 # The form "pkgs" runs each package's compiled test binary alone with
 # -test.short, one after the other, and prints its wall and CPU time: the
 # cost of each package, free of go test's own work and of the packages
-# running beside it.
+# running beside it. RUN=REGEXP passes -test.run (the tests that match run
+# together, as in the whole run: what they share is shared).
 # The form "each" runs every top-level test of one package (PKG, default
 # ./cmd/git-reason) alone with -test.short, and every testscript of its
 # testdata/script alone, and prints each one's wall and CPU time, the most
@@ -118,7 +119,7 @@ if [ "$forms" = pkgs ]; then
     bin="$out/bin/$(echo "$pkg" | tr / _).test"
     # shellcheck disable=SC2086 # tpar is a list of words
     (cd "$dir" && "$out/summary" -time -label "${pkg#git-reason/}" -log "$bin.log" \
-      "$bin" -test.short -test.count=1 -test.timeout 30m $tpar) 2>>"$out/pkgs.txt" || status=1
+      "$bin" -test.short -test.count=1 -test.timeout 30m -test.run "${RUN:-.}" $tpar) 2>>"$out/pkgs.txt" || status=1
     tail -1 "$out/pkgs.txt"
   done <"$out/pkgs"
   awk -F'[:,]' '{ sub(/ s wall/, "", $2); sub(/ s CPU.*/, "", $3); w += $2; c += $3 }
