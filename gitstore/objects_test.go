@@ -135,6 +135,7 @@ func checkCommitAsGoGit(t *testing.T, data []byte) {
 // parent line without a line end is no parent; one with nothing after it
 // is refused). -short puts the seeds alone.
 func TestCommitFramingAsGit(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not on PATH")
 	}
@@ -195,6 +196,7 @@ func TestCommitFramingAsGit(t *testing.T) {
 }
 
 func TestCommitDecodesAsGoGit(t *testing.T) {
+	t.Parallel()
 	for _, s := range commitSeeds {
 		checkCommitAsGoGit(t, []byte(s))
 	}
@@ -227,6 +229,7 @@ func FuzzCommitDecodesAsGoGit(f *testing.F) {
 }
 
 func TestCommitEncodesAsGoGit(t *testing.T) {
+	t.Parallel()
 	east := time.FixedZone("", 5*3600+30*60)
 	for _, c := range []commit{
 		{TreeHash: plumbing.NewHash(hashA), Author: Signature{"A", "a@x", time.Unix(1700000000, 0).In(east)},
@@ -282,6 +285,7 @@ func checkTreeAsGoGit(t *testing.T, data []byte) {
 // TestTreeModesAsGit puts trees with every kind of mode to git (ls-tree)
 // and holds the mode parseTreeEntries gives each entry to git's.
 func TestTreeModesAsGit(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not on PATH")
 	}
@@ -329,6 +333,7 @@ func treeBytes(entries ...string) []byte {
 }
 
 func TestTreeDecodesAndEncodesAsGoGit(t *testing.T) {
+	t.Parallel()
 	seeds := [][]byte{
 		treeBytes("100644 a.json", "100755 b", "40000 records", "120000 link", "160000 sub"),
 		treeBytes("100664 group-writable", "644 short", "040000 dir", "100600 private", "0 zero", "177777 odd"),

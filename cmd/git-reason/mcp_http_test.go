@@ -139,6 +139,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 func TestMCPHTTPGuard(t *testing.T) {
+	t.Parallel()
 	s := newMCPSandbox(t)
 	// No host in the address: loopback.
 	m := startMCPHTTP(t, s, "--http", ":0")

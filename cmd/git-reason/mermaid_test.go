@@ -183,6 +183,7 @@ func cmdMermaid(ts *testscript.TestScript, neg bool, args []string) {
 // reported) and that labels built from hostile record text parse: quotes,
 // brackets, pipes, arrows, HTML, entities and keywords.
 func TestMermaidChecker(t *testing.T) {
+	t.Parallel()
 	hostile := []string{
 		`"]; click n1 "http://evil.example" _blank %%`,
 		"<img src=x onerror=alert(1)> <br> &amp; #35; ``` `code`",

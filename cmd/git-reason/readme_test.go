@@ -14,6 +14,7 @@ import (
 // line must succeed (sh -e), the local-review answers must be admitted
 // and the validation command must pass.
 func TestReadmeWorkedExample(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)

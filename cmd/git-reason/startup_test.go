@@ -17,6 +17,7 @@ import (
 // own trace (GODEBUG=inittrace=1), whose byte counts do not depend on the
 // machine's load; anything bigger is made on first use (sync.OnceValue).
 func TestStartupBuildsLittle(t *testing.T) {
+	t.Parallel()
 	const limit = 4096 // bytes allocated by one package's initialisation
 	bin, err := harness.Binary()
 	if err != nil {

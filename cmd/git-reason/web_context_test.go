@@ -29,6 +29,7 @@ func webCommits(t *testing.T, s *sandbox) string {
 }
 
 func TestWebContext(t *testing.T) {
+	t.Parallel()
 	s := webRepo(t)
 	base := webCommits(t, s)
 	start := startWeb(t, s)

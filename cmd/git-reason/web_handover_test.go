@@ -16,6 +16,7 @@ import (
 )
 
 func TestWebHandover(t *testing.T) {
+	t.Parallel()
 	s := webRepo(t)
 	start := startWeb(t, s)
 	base := strings.TrimSuffix(start[:strings.Index(start, "?")], "/")
