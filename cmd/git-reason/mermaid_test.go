@@ -1,11 +1,13 @@
 package main
 
 import (
-	"bytes"
+	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -29,7 +32,7 @@ import (
 // mermaidChecker installs the checker once per test process.
 var mermaidChecker = sync.OnceValues(installMermaid)
 
-// installMermaid returns the directory holding check.mjs and its
+// installMermaid returns the path of check.mjs, written beside its
 // node_modules, installing them when missing, or why it cannot.
 func installMermaid() (string, error) {
 	pkg, err := os.ReadFile(filepath.Join("testdata", "mermaid", "package.json"))
@@ -74,17 +77,20 @@ func installMermaid() (string, error) {
 			return "", err
 		}
 	}
-	// The script is written each time (it is small): the installation is
-	// keyed by package.json only.
+	// The script is written each time (it is small) under a name of its
+	// own content: the installation is keyed by package.json only, and
+	// test processes of other trees may run another script beside it.
+	ssum := sha256.Sum256(script)
+	name := filepath.Join(dir, "check-"+hex.EncodeToString(ssum[:6])+".mjs")
 	f, err := os.CreateTemp(dir, ".check-*.mjs")
 	if err != nil {
 		return "", err
 	}
 	_, werr := f.Write(script)
-	if err := errorsJoin(werr, f.Close(), os.Rename(f.Name(), filepath.Join(dir, "check.mjs"))); err != nil {
+	if err := errorsJoin(werr, f.Close(), os.Rename(f.Name(), name)); err != nil {
 		return "", err
 	}
-	return dir, nil
+	return name, nil
 }
 
 func exists(p string) bool { _, err := os.Stat(p); return err == nil }
@@ -110,8 +116,10 @@ type diagram struct {
 
 // checkMermaid parses the diagrams; it returns the checker's report and
 // whether every diagram parsed, or skip set to why nothing was checked.
+// One checker process serves every call of the test process, one call at
+// a time (mermaidServer).
 func checkMermaid(diagrams []diagram) (report string, ok bool, skip string) {
-	dir, err := mermaidChecker()
+	script, err := mermaidChecker()
 	if err != nil {
 		return "", false, "mermaid check skipped: " + err.Error()
 	}
@@ -119,14 +127,74 @@ func checkMermaid(diagrams []diagram) (report string, ok bool, skip string) {
 	if err != nil {
 		panic(err)
 	}
-	cmd := exec.Command("node", "check.mjs")
-	cmd.Dir = dir
-	cmd.Stdin = bytes.NewReader(in)
-	out, err := cmd.CombinedOutput()
-	if _, isExit := err.(*exec.ExitError); err != nil && !isExit {
-		return "", false, "mermaid check skipped: node: " + err.Error()
+	mermaidServer.Lock()
+	defer mermaidServer.Unlock()
+	if mermaidServer.in == nil {
+		if err := mermaidServer.start(script); err != nil {
+			return "", false, "mermaid check skipped: node: " + err.Error()
+		}
 	}
-	return string(out), err == nil, ""
+	var res struct {
+		Report string `json:"report"`
+		OK     bool   `json:"ok"`
+	}
+	if mermaidServer.broken != nil {
+		return "the mermaid checker failed earlier: " + mermaidServer.broken.Error(), false, ""
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := mermaidServer.in.Write(append(in, '\n'))
+		if err == nil {
+			var line []byte
+			if line, err = mermaidServer.out.ReadBytes('\n'); err == nil {
+				err = json.Unmarshal(line, &res)
+			}
+		}
+		done <- err
+	}()
+	select {
+	case err = <-done:
+	case <-time.After(2 * time.Minute):
+		err = errors.New("no answer in two minutes")
+	}
+	if err != nil {
+		// The checker is gone, stuck or talks nonsense: later calls fail too.
+		mermaidServer.broken = err
+		return fmt.Sprintf("the mermaid checker failed: %v\n%s", err, mermaidServer.stderr.String()), false, ""
+	}
+	return res.Report, res.OK, ""
+}
+
+// mermaidServer is the one node process running check.mjs for this test
+// process. It reads requests until its stdin closes, which happens when
+// the test process exits: it stops by itself.
+var mermaidServer mermaidProc
+
+type mermaidProc struct {
+	sync.Mutex
+	in     io.Writer
+	out    *bufio.Reader
+	stderr syncBuffer
+	broken error // a call failed or timed out: the process is not to be read again
+}
+
+func (s *mermaidProc) start(script string) error {
+	cmd := exec.Command("node", filepath.Base(script))
+	cmd.Dir = filepath.Dir(script)
+	cmd.Stderr = &s.stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	s.in, s.out = in, bufio.NewReader(out)
+	return nil
 }
 
 var mermaidBlock = regexp.MustCompile("(?s)```mermaid\n(.*?)```")
