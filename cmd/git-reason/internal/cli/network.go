@@ -88,9 +88,9 @@ func (f forwarded) exitStatus() int { return int(f) }
 
 // forward runs the command line in NetProgram. With this process's own
 // streams it replaces this process (same pid, signals and exit status, so
-// that a host stopping git reason mcp stops the server); otherwise, for a
-// caller of Main inside a program, it runs NetProgram as a child with the
-// given streams and returns its exit status.
+// that a host stopping git reason mcp stops the server); otherwise (for a
+// caller of Main inside a program, or where exec is not supported) it runs
+// NetProgram as a child with the given streams and returns its exit status.
 func forward(c *cli.Context) error {
 	args, _ := c.App.Metadata["args"].([]string)
 	path, err := netProgram()
@@ -100,9 +100,9 @@ func forward(c *cli.Context) error {
 	argv := append([]string{NetProgram}, args[1:]...)
 	std, _ := c.App.Metadata["streams"].(streams)
 	if std.in == io.Reader(os.Stdin) && std.out == io.Writer(os.Stdout) && std.err == io.Writer(os.Stderr) {
-		err := syscall.Exec(path, argv, os.Environ())
-		// Exec returns only when it failed.
-		return fmt.Errorf("run %s: %v", path, err)
+		// Exec returns only when it failed (always, on Windows): then
+		// NetProgram runs as a child, whose failure to start says why.
+		_ = syscall.Exec(path, argv, os.Environ())
 	}
 	cmd := exec.Command(path, argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = std.in, std.out, std.err
