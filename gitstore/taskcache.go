@@ -211,7 +211,8 @@ func encodeTaskCache(c *taskCache) []byte {
 	buf := make([]byte, 0, size)
 	var fields []byte
 	for _, e := range c.Entries {
-		if strings.ContainsAny(e.Name, " \n") {
+		// Two IndexByte scans: ContainsAny builds a character set per call.
+		if strings.IndexByte(e.Name, ' ') >= 0 || strings.IndexByte(e.Name, '\n') >= 0 {
 			return nil // not a name the file can hold: no cache
 		}
 		f := e.fields
