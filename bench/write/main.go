@@ -64,6 +64,7 @@ type options struct {
 	profRuns     int
 	seed         uint64
 	baseline     string
+	baseTags     string // build tags of the -baseline build
 	only         string // "startup": only the cases that time starting the program
 	instructions int    // runs of each start-up case under cachegrind; 0: none
 	moduleDir    string
@@ -93,6 +94,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.IntVar(&o.profRuns, "profile-runs", 40, "processes profiled per missed case (their profiles are merged)")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the per-round shuffle")
 	fs.StringVar(&o.baseline, "baseline", "", "also time assess as built from this git revision of the module, in a copy of the first repository, in the same rounds (before and after a change, from one run)")
+	fs.StringVar(&o.baseTags, "baseline-tags", "", "build tags of the -baseline build (default none, a plain go build; give "+installTags+" to compare with the build under test alike)")
 	fs.IntVar(&o.instructions, "instructions", 0, "also count the instructions of each start-up case and of assess in the first repository under valgrind's cachegrind, median of `N` runs (load-independent; needs valgrind)")
 	fs.StringVar(&o.only, "only", "", "startup: time only git notes append, the startup floor, --version and hello world, in one repository of the first size")
 	if err := fs.Parse(args); err != nil {

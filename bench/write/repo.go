@@ -405,9 +405,10 @@ func (b *bench) baselineCase(out io.Writer, n int) (*benchCase, error) {
 		return nil, fmt.Errorf("git archive %s: %v\n%s", rev, err, out)
 	}
 	bin := filepath.Join(b.dir, "bin-baseline")
-	// A plain go build: until README's install command named build tags,
-	// that was how a user got the program.
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "git-reason"), "-tags", "", "./cmd/git-reason")
+	// A plain go build by default: until README's install command named
+	// build tags, that was how a user got the program. -baseline-tags
+	// builds it as the build under test is built, to measure one change.
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "git-reason"), "-tags", b.o.baseTags, "./cmd/git-reason")
 	build.Dir = src
 	if out, err := build.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("go build at %s: %v\n%s", rev, err, out)

@@ -8,6 +8,7 @@
 # (-runs N, -sizes A,B,C, -status N, -dir DIR to keep and reuse the
 # generated repositories, -cpuprofile DIR to profile what misses its target,
 # -baseline REV to time assess as built from REV in the same rounds,
+# -baseline-tags TAGS to build that revision with TAGS (as the build under test),
 # -only startup to time only --version, hello world and the startup floor,
 # -instructions N to count the instructions of start-up and of assess under
 # cachegrind too).
