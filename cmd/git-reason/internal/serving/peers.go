@@ -19,6 +19,29 @@ import (
 // e.ServeTokenPath(). Every request passes the guard (host, origin, token,
 // content type, concurrency, size).
 func Peers(ctx context.Context, e *ops.Session, req ops.ServeRequest) error {
+	if _, _, err := e.Availability(ctx, time.Now()); err != nil {
+		return err
+	}
+	return serveGuarded(ctx, req, endpoint{path: transport.PeerPath, tokenPath: e.ServeTokenPath(), clients: "peers",
+		limits: guard.Config{MaxBody: transport.PeerQuestionLimit * 2}, handler: PeerHandler(e)})
+}
+
+// endpoint is one HTTP endpoint that serveGuarded serves.
+type endpoint struct {
+	path      string       // its path: the URL given to Ready ends with it
+	tokenPath string       // where the token is kept when no variable names one
+	clients   string       // who sends the token, for the note that says where it is
+	limits    guard.Config // MaxBody and NoBody; the rest comes from the request
+	handler   http.Handler
+}
+
+// serveGuarded serves e behind the guard at req.Listen until ctx ends,
+// then shuts down and returns nil. It tells req.Note where the token is
+// (when it generated one) and what serving beyond loopback exposes, and
+// req.Ready the endpoint's URL once it listens. What the user got wrong
+// (half a TLS pair, an address it cannot listen on, a certificate it
+// cannot load) is a usage error.
+func serveGuarded(ctx context.Context, req ops.ServeRequest, e endpoint) error {
 	note := req.Note
 	if note == nil {
 		note = func(string) {}
@@ -26,10 +49,7 @@ func Peers(ctx context.Context, e *ops.Session, req ops.ServeRequest) error {
 	if (req.TLSCert == "") != (req.TLSKey == "") {
 		return ops.Usage("give both --tls-cert and --tls-key, or neither")
 	}
-	if _, _, err := e.Availability(ctx, time.Now()); err != nil {
-		return err
-	}
-	token, line, err := guard.Token(req.TokenVar, e.ServeTokenPath(), "peers")
+	token, line, err := guard.Token(req.TokenVar, e.tokenPath, e.clients)
 	if err != nil {
 		return ops.Usage("%v", err)
 	}
@@ -47,10 +67,11 @@ func Peers(ctx context.Context, e *ops.Session, req ops.ServeRequest) error {
 	for _, w := range guard.Exposure(ln.Addr(), req.TLSCert != "", req.AllowHosts) {
 		note(w)
 	}
-	h := guard.Wrap(guard.Config{Token: token, AllowHosts: req.AllowHosts,
-		AllowOrigins: req.AllowOrigins, MaxInFlight: req.MaxInFlight, MaxBody: transport.PeerQuestionLimit * 2}, PeerHandler(e))
+	cfg := e.limits
+	cfg.Token, cfg.AllowHosts, cfg.AllowOrigins, cfg.MaxInFlight = token, req.AllowHosts, req.AllowOrigins, req.MaxInFlight
+	h := guard.Wrap(cfg, e.handler)
 	if req.Ready != nil {
-		req.Ready(scheme + "://" + ln.Addr().String() + transport.PeerPath)
+		req.Ready(scheme + "://" + ln.Addr().String() + e.path)
 	}
 	if err := guard.Run(ctx, ln, h, req.TLSCert, req.TLSKey); err != nil {
 		if req.TLSCert != "" {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -12,7 +13,9 @@ import (
 	"git-reason/advisor/transport"
 	"git-reason/advisor/transport/httpwire"
 	"git-reason/cmd/git-reason/internal/cli"
+	"git-reason/cmd/git-reason/internal/guard"
 	"git-reason/cmd/git-reason/internal/mcpserver"
+	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/cmd/git-reason/internal/web"
 )
 
@@ -36,15 +39,31 @@ func MCP(ctx context.Context, req cli.MCPRequest) error {
 	}
 	defer srv.Close()
 	if h := req.HTTP; h != nil {
-		return srv.ServeHTTP(ctx, mcpserver.HTTPOptions{Listen: h.Listen, TokenVar: h.TokenVar,
-			AllowHosts: h.AllowHosts, AllowOrigins: h.AllowOrigins, MaxInFlight: h.MaxInFlight,
-			TLSCert: h.TLSCert, TLSKey: h.TLSKey, Note: h.Note, Ready: h.Ready})
+		return mcpHTTP(ctx, srv, *h)
 	}
 	t := mcpserver.Stdio(io.NopCloser(req.In), nopWriteCloser{req.Out})
 	if err := srv.Run(ctx, t); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
 		return fmt.Errorf("mcp: %w", err)
 	}
 	return nil
+}
+
+// mcpHTTP serves srv over streamable HTTP at mcpserver.Path, behind the
+// guard serve uses, with a token file of its own (so that a peer's serve
+// token never opens the repository's writes). An address with no host
+// (":7412") is loopback: all interfaces must be asked for (0.0.0.0:7412).
+func mcpHTTP(ctx context.Context, srv *mcpserver.Server, req ops.ServeRequest) error {
+	if req.MaxInFlight == 0 {
+		req.MaxInFlight = mcpserver.DefaultMaxInFlight
+	}
+	if req.MaxInFlight < 1 {
+		return ops.Usage("--max-inflight %d: give at least 1", req.MaxInFlight)
+	}
+	if host, port, err := net.SplitHostPort(req.Listen); err == nil && host == "" {
+		req.Listen = net.JoinHostPort("127.0.0.1", port)
+	}
+	return serveGuarded(ctx, req, endpoint{path: mcpserver.Path, tokenPath: srv.TokenPath(), clients: "MCP clients",
+		limits: guard.Config{MaxBody: mcpserver.MaxBody, NoBody: mcpserver.NoBody}, handler: srv.HTTPHandler()})
 }
 
 type nopWriteCloser struct{ io.Writer }
