@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -12,11 +13,25 @@ import (
 	"git-reason/record"
 )
 
+// isSet reports whether the flag name was given to the verb c runs, or
+// before it. It is c.IsSet without urfave/cli's lookup, which runs a
+// regular expression over the names of every flag before the one it finds
+// (FlagNames), for each question: asked a dozen times, that was a tenth
+// of an append's instructions. Only the flags given are named here.
+func isSet(c *cli.Context, name string) bool {
+	for _, l := range c.Lineage() {
+		if slices.Contains(l.LocalFlagNames(), name) {
+			return true
+		}
+	}
+	return false
+}
+
 // open locates the repository the command runs in.
 func open(c *cli.Context) (*ops.Session, error) {
 	profile := c.String("profile")
 	for _, l := range c.Lineage() {
-		if profile == "" && l.IsSet("profile") {
+		if profile == "" && slices.Contains(l.LocalFlagNames(), "profile") {
 			profile = l.String("profile")
 		}
 	}
@@ -43,11 +58,11 @@ func open(c *cli.Context) (*ops.Session, error) {
 // the flag. A body from --file is checked by its schema instead, whose
 // messages name JSON pointers into the file.
 func requireFlags(c *cli.Context, names ...string) error {
-	if c.IsSet("file") {
+	if isSet(c, "file") {
 		return nil
 	}
 	for _, n := range names {
-		if !c.IsSet(n) {
+		if !isSet(c, n) {
 			return ops.Usage("missing --%s: usage: git reason %s %s", n, c.Command.Name, c.Command.ArgsUsage)
 		}
 	}

@@ -46,7 +46,7 @@ func consultCommand() *cli.Command {
 				return err
 			}
 			o.Task = task
-			if o.Timeout < 0 || (c.IsSet("timeout") && o.Timeout == 0) {
+			if o.Timeout < 0 || (isSet(c, "timeout") && o.Timeout == 0) {
 				return ops.Usage("--timeout must be a positive duration, e.g. 90s")
 			}
 			f, ok := o.Err.(*os.File)

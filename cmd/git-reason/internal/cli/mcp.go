@@ -55,7 +55,7 @@ func mcpCommand() *cli.Command {
 			}
 			if o.HTTP == "" {
 				for _, f := range []string{"allow-host", "allow-origin", "max-inflight", "tls-cert", "tls-key", "token-env"} {
-					if c.IsSet(f) {
+					if isSet(c, f) {
 						return ops.Usage("--%s applies to --http only: give --http ADDR as well", f)
 					}
 				}

@@ -39,7 +39,7 @@ func (b *base) bind(c *cli.Context) {
 		}
 		return sess, err
 	}
-	if c.IsSet("jq") {
+	if isSet(c, "jq") {
 		b.JQ, b.JSON = c.String("jq"), true
 	}
 }

@@ -31,7 +31,7 @@ func resolveCommand() *cli.Command {
 			// DISAGREEMENT follows TASK unless --file holds it; TASK is
 			// the branch's when only what follows it is given.
 			after := 1
-			if c.IsSet("file") {
+			if isSet(c, "file") {
 				after = 0
 			} else if c.NArg() == 0 {
 				return ops.Usage("missing DISAGREEMENT: usage: git reason resolve %s", c.Command.ArgsUsage)
