@@ -1,6 +1,7 @@
 package schemas
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -85,8 +86,10 @@ var formats = map[string]func(string) bool{
 // compileDoc compiles a whole document held in data, named name for the
 // locations of its errors.
 func compileDoc(name string, data []byte) (*Schema, error) {
-	doc, err := decodeDoc(data)
-	if err != nil {
+	var doc any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil {
 		return nil, fmt.Errorf("schema %s is not JSON: %w", name, err)
 	}
 	s := &Schema{name: name, byLoc: map[string]*rule{}}
