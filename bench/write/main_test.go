@@ -32,7 +32,8 @@ func TestSmall(t *testing.T) {
 	t.Logf("\n%s", report)
 	for _, row := range []string{"git notes --ref=x append", "(startup floor)", "git reason assess (30 records)",
 		"git reason assess (90 records)", "git reason status (task of 25 records)", "git reason context (10 commits, 90 records)", "git-reason --version",
-		"hello-world Go program", "targets (medians):"} {
+		"hello-world Go program", "targets (medians):", gitHelloCase, "(the floor of any git subcommand written in Go)",
+		"(git-reason's own start-up and work)"} {
 		if !strings.Contains(string(report), row) {
 			t.Errorf("the report has no %q", row)
 		}

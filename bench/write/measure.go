@@ -151,9 +151,11 @@ type target struct {
 // report prints the table and the targets, and returns the cases that
 // missed theirs.
 func report(out io.Writer, o *options, cases []*benchCase) []*benchCase {
-	var notes, base, status, statusAll, contextCase, version, hello, baseline, versionBefore, plain *benchCase
+	var notes, base, status, statusAll, contextCase, version, hello, gitHello, baseline, versionBefore, plain *benchCase
 	for _, c := range cases {
 		switch {
+		case c.name == gitHelloCase:
+			gitHello = c
 		case c.plain:
 			plain = c
 		case c.bin != "" && c.version:
@@ -212,6 +214,14 @@ func report(out io.Writer, o *options, cases []*benchCase) []*benchCase {
 			}
 			fmt.Fprintf(out, "%s ÷ %s: %.2f× wall, %.2f× cpu\n", c.name, hello.name,
 				ratio(c, hello), float64(median(c.cpu))/float64(median(hello.cpu)))
+		}
+	}
+	if gitHello != nil {
+		fmt.Fprintf(out, "%s ÷ %s: %.2f× wall, %.2f× cpu (the floor of any git subcommand written in Go)\n",
+			gitHello.name, notes.name, ratio(gitHello, notes), float64(median(gitHello.cpu))/float64(median(notes.cpu)))
+		if base != notes {
+			fmt.Fprintf(out, "%s − %s: %s wall, %s cpu (git-reason's own start-up and work)\n",
+				base.name, gitHello.name, ms(base.median()-gitHello.median()), ms(median(base.cpu)-median(gitHello.cpu)))
 		}
 	}
 

@@ -109,7 +109,12 @@ func (b *bench) prepare(out io.Writer) error {
 				// without README's tags) builds it.
 				&benchCase{name: "git-reason --version (go build without -tags)", dir: dir, prog: "git-reason", args: versionArgs,
 					bin: b.bin + "-plain", plain: true},
-				&benchCase{name: "hello-world Go program", dir: dir, prog: helloProg, args: noArgs})
+				&benchCase{name: "hello-world Go program", dir: dir, prog: helloProg, args: noArgs},
+				// The same hello world as a git subcommand (git-hello on
+				// PATH): git starting, reading its configuration and
+				// executing a Go program, the least any git subcommand
+				// written in Go costs, before it does anything.
+				&benchCase{name: gitHelloCase, dir: dir, args: helloArgs})
 		}
 		if b.o.only == "startup" {
 			break
@@ -165,6 +170,11 @@ func versionArgs(int) []string { return []string{"--version"} }
 
 func noArgs(int) []string { return nil }
 
+func helloArgs(int) []string { return []string{"hello"} }
+
+// gitHelloCase is the name of the case that runs hello world through git.
+const gitHelloCase = "git hello (hello world as git subcommand)"
+
 // helloProg is the hello-world program the benchmark builds next to
 // git-reason, with the same toolchain: the floor of a Go process's cost.
 const helloProg = "hello-world"
@@ -193,7 +203,9 @@ func (b *bench) buildHello() error {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build hello-world: %v\n%s", err, out)
 	}
-	return nil
+	// git hello runs it as a git subcommand.
+	os.Remove(filepath.Join(b.bin, "git-hello")) // from an earlier run with the same -dir
+	return os.Link(filepath.Join(b.bin, helloProg), filepath.Join(b.bin, "git-hello"))
 }
 
 func schemaArgs(int) []string { return []string{"reason", "schema", "assessment"} }
