@@ -7,11 +7,12 @@
 // include.path and includeIf (gitdir:, gitdir/i:, onbranch:,
 // hasconfig:remote.*.url:), `git -c` (GIT_CONFIG_PARAMETERS) and
 // GIT_CONFIG_COUNT, giving what `git config -z --list --show-scope` lists
-// for the repository. The files are read in-process (readConfig, with a
-// parser of git's syntax); whatever that reader does not pin down as git
-// does (a file git refuses, an include loop, a bracket expression in a
-// condition, a system file it cannot locate) is read by that one git
-// process instead, so the two never differ: a differential test holds the
+// for the repository. The files are read in-process (readConfig; each
+// file's syntax by go-git's config parser, gcfg, in file order); whatever
+// that reader does not pin down as git does (a file git or gcfg refuses,
+// a form gcfg reads otherwise than git, an include loop, a bracket
+// expression in a condition, a system file it cannot locate) is read by
+// that one git process instead, so the two never differ: a differential test holds the
 // reader to git over many layouts. The reader opens only regular files
 // (never a FIFO or a device a repository's include.path or ref names) and
 // stops at 2^18 variables, which only includes repeated over and over

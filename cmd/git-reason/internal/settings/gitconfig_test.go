@@ -171,25 +171,43 @@ func TestReaderSymlinkedRepository(t *testing.T) {
 func TestReaderSyntax(t *testing.T) {
 	home := sandbox(t)
 	repo := newRepo(t)
-	write(t, filepath.Join(home, ".gitconfig"), "\xef\xbb\xbf# a byte-order mark, then comments\n; and another\n"+
+	write(t, filepath.Join(home, ".gitconfig"), "# comments\n; and another\n"+
 		"[Reason]\n\tProfile = \"quoted \\\"inner\\\" value\"  # comment\n"+
-		"\tdisable = a  \t b ; comment\n"+
-		"[user] name = Same Line\n"+
+		"\tdisable = a   b ; comment\n"+
 		"[bools]\n\tyes = yes\n\ton = on\n\tone = 1\n\ttrue = true\n\tno = no\n\toff = off\n\tzero = 0\n\tfalse = false\n\tbare\n\tempty =\n\tquotedEmpty = \"\"\n"+
 		"[escapes]\n\ttab = a\\tb\n\tnewline = a\\nb\n\tbackspace = a\\bb\n\tbackslash = a\\\\b\n\thash = \"a # b\"\n\tsemi = \"a ; b\"\n"+
-		"\tcontinued = first \\\n  second\n\tquotedSpaces = \"  kept  \"\n\tmixed = x\"  y  \"z\n"+
+		"\tquotedSpaces = \"  kept  \"\n\tmixed = x\"  y  \"z\n"+
 		"[remote \"Up Stream\"]\n\turl = https://example.invalid/a.git\n"+
-		"[branch \"with \\\"quote\\\" and \\\\ back\\x\"]\n\treasonTask = T\n"+
-		"[Section.SubSection]\n\tkey = legacy\n"+
+		"[branch \"with \\\"quote\\\" and \\\\ back\"]\n\treasonTask = T\n"+
 		"[dash-section \"x\"]\n\tdash-key2 = v\n"+
-		"[crlf]\r\n\tkey = value\r\n\tquoted = \"a\r\n")
-	// The last line ends the file inside quotes when CR LF is not a line
-	// end: git refuses it. Replace it with a valid ending.
-	data, _ := os.ReadFile(filepath.Join(home, ".gitconfig"))
-	write(t, filepath.Join(home, ".gitconfig"), strings.Replace(string(data), "\tquoted = \"a\r\n", "\tquoted = \"a\"\r\n", 1))
+		"[crlf]\r\n\tkey = value\r\n\tquoted = \"a\"\r\n")
 	items := differ(t, filepath.Join(repo, ".git"), false)
-	if !hasItem(items, "global", "escapes.continued", "first   second") {
-		t.Errorf("continuation line: %s", showItems(items))
+	if !hasItem(items, "global", "escapes.mixed", "x  y  z") || !hasItem(items, "global", "reason.disable", "a   b") ||
+		!hasItem(items, "global", `branch.with "quote" and \ back.reasontask`, "T") {
+		t.Errorf("quoted and unquoted spaces: %s", showItems(items))
+	}
+}
+
+// TestReaderLeavesToGit: the forms gcfg refuses or reads otherwise than
+// git are left to git, and Load reads them as git does.
+func TestReaderLeavesToGit(t *testing.T) {
+	for _, tc := range []struct{ name, text, key, want string }{
+		{"byte-order mark", "\xef\xbb\xbf[a]\n\tk = bom\n", "a.k", "bom"},
+		{"variable on the header's line", "[a] k = same line\n", "a.k", "same line"},
+		{"legacy subsection", "[Section.SubSection]\n\tkey = legacy\n", "section.subsection.key", "legacy"},
+		{"continued line", "[a]\n\tk = first \\\n  second\n", "a.k", "first   second"},
+		{"tab inside a value", "[a]\n\tk = x \t y\n", "a.k", "x   y"},
+		{"empty subsection", "[a \"\"]\n\tk = v\n", "a..k", "v"},
+		{"unknown escape in a subsection", "[a \"b\\x\"]\n\tk = v\n", "a.bx.k", "v"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			home := sandbox(t)
+			repo := newRepo(t)
+			write(t, filepath.Join(home, ".gitconfig"), tc.text)
+			if items := differ(t, filepath.Join(repo, ".git"), true); !hasItem(items, "global", tc.key, tc.want) {
+				t.Errorf("git read %s", showItems(items))
+			}
+		})
 	}
 }
 
@@ -476,7 +494,7 @@ func TestParserAgainstGit(t *testing.T) {
 		n = 60
 	}
 	dir := t.TempDir()
-	agreed, left := 0, 0
+	agreed, refused, left := 0, 0, 0
 	for i := range n {
 		var b strings.Builder
 		if rng.IntN(3) > 0 {
@@ -513,12 +531,18 @@ func TestParserAgainstGit(t *testing.T) {
 			}
 			agreed++
 		case gitErr == nil:
-			left++ // a variable before any section header, mostly
+			left++ // a form gcfg refuses or reads otherwise (parseConfig)
+		default:
+			refused++ // refused by both
 		}
 	}
-	t.Logf("%d files: %d read alike, %d that git reads left to git", n, agreed, left)
-	if agreed < n/4 {
-		t.Errorf("only %d of %d generated files read alike: the generator tests too little", agreed, n)
+	t.Logf("%d files: %d read alike, %d refused by both, %d that git reads left to git", n, agreed, refused, left)
+	// Each file read alike or refused alike holds the parser to git; a
+	// file left to git holds it to nothing. The parser leaves whole
+	// classes of files to git (parseConfig), so it is the share compared
+	// that must stay high, and enough files must be read.
+	if agreed+refused < n/2 || agreed < n/8 {
+		t.Errorf("only %d of %d generated files read alike and %d refused alike: the generator tests too little", agreed, n, refused)
 	}
 }
 

@@ -3,6 +3,8 @@ package settings
 import (
 	"bytes"
 	"strings"
+
+	"github.com/go-git/gcfg"
 )
 
 // rawVar is one variable of a config file as git's parser hands it on:
@@ -15,237 +17,62 @@ type rawVar struct {
 	hasValue bool
 }
 
-// parseConfig reads a config file as git's parser (config.c,
-// git_parse_source) does: section headers [section], [section "sub"] with
-// \-escapes, the legacy [section.sub], a header followed by a variable on
-// the same line, values with "…" quoting, \t \n \b \\ \" escapes and
-// backslash-newline continuation, whitespace inside a value kept as that
-// many spaces, comments from # or ; outside quotes, CRLF line ends and a
-// leading UTF-8 byte-order mark. ok is false for anything git would refuse
-// (git then says where) and for the few forms whose meaning this reader
-// does not pin down: a NUL byte, a variable before any section header, a
-// partial byte-order mark, an empty or odd section name.
+// parseConfig reads a config file with go-git's config parser, gcfg (what
+// go-git's plumbing/format/config decodes with), taking its variables in
+// file order, as git's parser hands them on: where an include appears
+// among them decides what it overrides. ok is false where gcfg refuses the
+// file (git may read it: a legacy [section.sub] header, a variable on a
+// header's line, a byte-order mark, an empty subsection; Load then asks
+// git, which reads it or says where it is wrong) and where gcfg would read
+// a file otherwise than git (gcfgDiffers). TestParserAgainstGit holds the
+// two to git config --list.
 func parseConfig(data []byte) (vars []rawVar, ok bool) {
-	if bytes.IndexByte(data, 0) >= 0 {
+	if gcfgDiffers(data) {
 		return nil, false
 	}
-	if rest, found := bytes.CutPrefix(data, []byte("\xef\xbb\xbf")); found {
-		data = rest
-	} else if len(data) > 0 && data[0] == 0xef {
-		return nil, false
-	}
-	p := &cfgParser{data: data}
-	section := "" // "section." or "section.sub." once a header was read
-	for {
-		c := p.next()
+	defer func() {
+		// gcfg unquotes with a panic on an escape its scanner let
+		// through; such a file is git's to read.
+		if recover() != nil {
+			vars, ok = nil, false
+		}
+	}()
+	err := gcfg.ReadWithCallback(bytes.NewReader(data), func(section, sub, name, value string, blank bool) error {
+		if name == "" {
+			return nil // a section header
+		}
+		key := strings.ToLower(section) + "."
+		if sub != "" {
+			key += sub + "."
+		}
+		vars = append(vars, rawVar{key: key + strings.ToLower(name), value: value, hasValue: !blank})
+		return nil
+	})
+	return vars, err == nil
+}
+
+// gcfgDiffers reports the forms gcfg reads otherwise than git, found by
+// TestParserAgainstGit: a NUL byte; a backslash before a line end, which
+// git takes as a line continuation and gcfg keeps as a newline in the
+// value; a tab or carriage return after a line's indentation (git turns
+// either into a space outside quotes, and refuses a lone carriage return
+// at the end of the file; gcfg keeps both); and a comment after a
+// variable written without "=", which git refuses and gcfg reads.
+func gcfgDiffers(data []byte) bool {
+	for line := range bytes.Lines(data) {
+		if l, ok := bytes.CutSuffix(line, []byte("\n")); ok {
+			line = bytes.TrimSuffix(l, []byte("\r")) // CRLF is a line end; a lone CR is not
+		}
+		body := bytes.TrimLeft(line, " \t")
 		switch {
-		case c == '\n':
-			if p.eof {
-				return vars, true
-			}
-		case isSpace(c):
-		case c == '#' || c == ';':
-			p.skipLine()
-			if p.eof {
-				return vars, true
-			}
-		case c == '[':
-			name, ok := p.sectionHeader()
-			if !ok {
-				return nil, false
-			}
-			section = name + "."
-		case isAlpha(c):
-			if section == "" {
-				return nil, false
-			}
-			v, ok := p.variable(section, c)
-			if !ok {
-				return nil, false
-			}
-			vars = append(vars, v)
-		default:
-			return nil, false
+		case bytes.IndexByte(line, 0) >= 0, bytes.HasSuffix(line, []byte("\\")),
+			bytes.ContainsAny(body, "\t\r"):
+			return true
+		case len(body) > 0 && isAlpha(body[0]) && bytes.IndexByte(body, '=') < 0 && bytes.ContainsAny(body, "#;"):
+			return true
 		}
 	}
-}
-
-type cfgParser struct {
-	data []byte
-	pos  int
-	eof  bool
-}
-
-// next returns the next character, "\r\n" as '\n', and '\n' at the end
-// (setting eof), as git's get_next_char does.
-func (p *cfgParser) next() byte {
-	if p.pos >= len(p.data) {
-		p.eof = true
-		return '\n'
-	}
-	c := p.data[p.pos]
-	p.pos++
-	if c == '\r' && p.pos < len(p.data) && p.data[p.pos] == '\n' {
-		p.pos++
-		return '\n'
-	}
-	return c
-}
-
-// skipLine consumes a comment up to and including its line end.
-func (p *cfgParser) skipLine() {
-	for {
-		if c := p.next(); c == '\n' {
-			return
-		}
-	}
-}
-
-// sectionHeader reads what follows "[": "name]" or "name \"sub\"]". The
-// name is lowercased; a subsection keeps its case.
-func (p *cfgParser) sectionHeader() (string, bool) {
-	var name strings.Builder
-	for {
-		c := p.next()
-		if p.eof {
-			return "", false
-		}
-		switch {
-		case c == ']':
-			n := name.String()
-			if n == "" || strings.HasPrefix(n, ".") || strings.HasSuffix(n, ".") || strings.Contains(n, "..") {
-				return "", false
-			}
-			return n, true
-		case isSpace(c):
-			base := name.String()
-			if base == "" || strings.Contains(base, ".") {
-				return "", false
-			}
-			return p.subsection(base, c)
-		case isKeyChar(c) || c == '.':
-			name.WriteByte(lower(c))
-		default:
-			return "", false
-		}
-	}
-}
-
-// subsection reads ` "sub"]` after a section name, c being the first
-// whitespace character.
-func (p *cfgParser) subsection(base string, c byte) (string, bool) {
-	for isSpace(c) {
-		if c == '\n' {
-			return "", false
-		}
-		c = p.next()
-	}
-	if c != '"' {
-		return "", false
-	}
-	var sub strings.Builder
-	for {
-		c := p.next()
-		if c == '\n' {
-			return "", false
-		}
-		if c == '"' {
-			break
-		}
-		if c == '\\' {
-			if c = p.next(); c == '\n' {
-				return "", false
-			}
-		}
-		sub.WriteByte(c)
-	}
-	if p.next() != ']' {
-		return "", false
-	}
-	return base + "." + sub.String(), true
-}
-
-// variable reads a variable whose name starts with first, and its value.
-func (p *cfgParser) variable(section string, first byte) (rawVar, bool) {
-	var name strings.Builder
-	name.WriteString(section)
-	name.WriteByte(lower(first))
-	var c byte
-	for {
-		c = p.next()
-		if p.eof || !isKeyChar(c) {
-			break
-		}
-		name.WriteByte(lower(c))
-	}
-	for c == ' ' || c == '\t' {
-		c = p.next()
-	}
-	if c == '\n' {
-		return rawVar{key: name.String()}, true
-	}
-	if c != '=' {
-		return rawVar{}, false
-	}
-	v, ok := p.value()
-	return rawVar{key: name.String(), value: v, hasValue: true}, ok
-}
-
-// value reads a value up to its line end, as git's parse_value does.
-func (p *cfgParser) value() (string, bool) {
-	var b []byte
-	quote, space := false, 0
-	for {
-		c := p.next()
-		if c == '\n' {
-			if quote {
-				return "", false
-			}
-			return string(b), true
-		}
-		if isSpace(c) && !quote {
-			if len(b) > 0 {
-				space++
-			}
-			continue
-		}
-		if !quote && (c == ';' || c == '#') {
-			p.skipLine()
-			return string(b), true
-		}
-		for ; space > 0; space-- {
-			b = append(b, ' ')
-		}
-		switch c {
-		case '\\':
-			switch c = p.next(); c {
-			case '\n':
-				if p.eof {
-					// git's reader then sees the end again and
-					// ends the value there.
-					if quote {
-						return "", false
-					}
-					return string(b), true
-				}
-				continue
-			case 't':
-				c = '\t'
-			case 'b':
-				c = '\b'
-			case 'n':
-				c = '\n'
-			case '\\', '"':
-			default:
-				return "", false
-			}
-			b = append(b, c)
-		case '"':
-			quote = !quote
-		default:
-			b = append(b, c)
-		}
-	}
+	return false
 }
 
 // isSpace is git's isspace (its own ctype table): space, tab, line feed
