@@ -1,6 +1,7 @@
 #!/bin/sh
 # Lines of Go in the packages the architecture work reshaped (gitstore/,
-# advisor/, the neutrality engine before and after its move, and the part
+# advisor/, settings, where reading git's configuration went from gitstore/,
+# the neutrality engine before and after its move, and the part
 # of it left in the operations layer), at each revision named, without and
 # with tests; and the duplicate pairs of the whole tree when the
 # `duplicates` scanner is on PATH (it reads a working tree, so each
@@ -10,7 +11,7 @@
 set -eu
 cd "$(dirname "$0")/../.."
 [ $# -gt 0 ] || set -- 9194c93 HEAD
-paths="gitstore advisor cmd/git-reason/internal/neutrality policy/neutrality cmd/git-reason/internal/ops/neutrality.go"
+paths="gitstore advisor cmd/git-reason/internal/settings cmd/git-reason/internal/neutrality policy/neutrality cmd/git-reason/internal/ops/neutrality.go"
 lines() { # REV FILTER PATH: lines of the .go files under PATH at REV that FILTER keeps
   git ls-tree -r --name-only "$1" -- "$3" | grep '\.go$' | grep -v "$2" |
     while read -r f; do git show "$1:$f"; done | wc -l
