@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -134,6 +136,15 @@ func checkCommitAsGoGit(t *testing.T, data []byte) {
 // ends, where the forms git reads differently from go-git lie (a last
 // parent line without a line end is no parent; one with nothing after it
 // is refused). -short puts the seeds alone.
+//
+// git reads them all in two processes, not two per commit: hash-object
+// writes every case (--stdin-paths), and one git log --ignore-missing
+// parses each, printing those it reads and naming on stderr each it
+// refuses ("bogus commit object", "bad parents"), where git log of that
+// commit alone exits with "bad object". The cases name one tree (hashA)
+// and parents of their own (hashB, hashC), never an object of another
+// type, so that what one process learnt of a commit cannot change how it
+// reads the next.
 func TestCommitFramingAsGit(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
@@ -143,9 +154,16 @@ func TestCommitFramingAsGit(t *testing.T) {
 	if out, err := exec.Command("git", "init", "-q", "--bare", dir).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v\n%s", err, out)
 	}
-	cases := map[string]bool{}
+	seen := map[string]bool{}
+	var cases []string
+	add := func(s string) {
+		if !seen[s] {
+			seen[s] = true
+			cases = append(cases, s)
+		}
+	}
 	for _, s := range commitSeeds {
-		cases[s] = true
+		add(s)
 		if testing.Short() {
 			continue
 		}
@@ -153,28 +171,58 @@ func TestCommitFramingAsGit(t *testing.T) {
 			if s[i] == '\n' {
 				for _, j := range []int{i, i + 1, i + 2} {
 					if j >= 0 && j <= len(s) {
-						cases[s[:j]] = true
+						add(s[:j])
 					}
 				}
 			}
 		}
 	}
-	for s := range cases {
-		data := []byte(s)
-		cmd := exec.Command("git", "--git-dir="+dir, "hash-object", "-t", "commit", "--literally", "-w", "--stdin")
-		cmd.Stdin = bytes.NewReader(data)
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("%q: git hash-object: %v", data, err)
+	files := t.TempDir()
+	var paths strings.Builder
+	for i, s := range cases {
+		p := filepath.Join(files, fmt.Sprint(i))
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
 		}
-		out, err = exec.Command("git", "--git-dir="+dir, "log", "--no-walk", "--format=%T %P", strings.TrimSpace(string(out))).Output()
+		paths.WriteString(p + "\n")
+	}
+	cmd := exec.Command("git", "--git-dir="+dir, "hash-object", "-t", "commit", "--literally", "-w", "--stdin-paths")
+	cmd.Stdin = strings.NewReader(paths.String())
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git hash-object: %v", err)
+	}
+	hashes := strings.Fields(string(out))
+	if len(hashes) != len(cases) {
+		t.Fatalf("git hash-object wrote %d commits of %d", len(hashes), len(cases))
+	}
+	var stderr bytes.Buffer
+	cmd = exec.Command("git", "--git-dir="+dir, "log", "--no-walk", "--ignore-missing", "--stdin", "--format=%H %T %P")
+	cmd.Stdin = strings.NewReader(strings.Join(hashes, "\n") + "\n")
+	cmd.Stderr = &stderr
+	out, err = cmd.Output()
+	if err != nil {
+		t.Fatalf("git log: %v\n%s", err, stderr.Bytes())
+	}
+	read := map[string]string{} // commit -> "tree parents", for each git reads
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if h, frame, ok := strings.Cut(line, " "); ok {
+			read[h] = strings.TrimSpace(frame)
+		}
+	}
+	refused := stderr.String()
+	for i, s := range cases {
+		data, h := []byte(s), hashes[i]
+		want, gitReads := read[h]
+		if !gitReads && !strings.Contains(refused, h) {
+			t.Fatalf("%q: git log neither lists %s nor says why it refuses it:\n%s", data, h, refused)
+		}
 		tree, parents, ok := gitFrame(data)
-		if (err == nil) != ok {
-			t.Errorf("%q: git log: %v, gitFrame reads it: %v", data, err, ok)
+		if gitReads != ok {
+			t.Errorf("%q: git log reads it: %v, gitFrame reads it: %v", data, gitReads, ok)
 			continue
 		}
 		if ok {
-			want := strings.TrimSpace(string(out))
 			if got := strings.TrimSpace(tree + " " + strings.Join(parents, " ")); got != want {
 				t.Errorf("%q: gitFrame %q, git %q", data, got, want)
 			}
@@ -187,12 +235,12 @@ func TestCommitFramingAsGit(t *testing.T) {
 			for _, p := range c.ParentHashes {
 				got += " " + p.String()
 			}
-			if want := strings.TrimSpace(string(out)); got != want {
+			if got != want {
 				t.Errorf("%q: parseCommit %q, git %q", data, got, want)
 			}
 		}
 	}
-	t.Logf("%d commits put to git", len(cases))
+	t.Logf("%d commits put to git, %d of them read", len(cases), len(read))
 }
 
 func TestCommitDecodesAsGoGit(t *testing.T) {
