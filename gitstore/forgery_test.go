@@ -8,10 +8,12 @@ package gitstore_test
 // the forged commit only, and nothing on the honest history it grew from.
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +24,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/oklog/ulid/v2"
 
 	"git-reason/gitstore"
@@ -345,6 +349,49 @@ func (h *forgHistory) on(parent string, rec map[string]any) *forgCommit {
 	}
 }
 
+// forgRoot writes, with one git mktree --batch, the records/ tree of the
+// ls-tree lines given and the root tree holding it, and returns the root.
+// The root names the records/ tree by the id git printed for it, so the
+// two are written one after the other through the process's pipes.
+func forgRoot(t *testing.T, env []string, dir string, lines []string) string {
+	t.Helper()
+	cmd := exec.Command("git", "mktree", "--batch")
+	cmd.Dir = dir
+	cmd.Env = env
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("git mktree: %v", err)
+	}
+	r := bufio.NewReader(out)
+	tree := func(entries string) string {
+		if _, err := io.WriteString(in, entries+"\n"); err != nil {
+			t.Fatalf("git mktree: %v", err)
+		}
+		line, err := r.ReadString('\n')
+		if err != nil {
+			cmd.Wait()
+			t.Fatalf("git mktree: %v\n%s", err, stderr.String())
+		}
+		return strings.TrimSpace(line)
+	}
+	records := tree(strings.Join(lines, "\n") + "\n")
+	root := tree("040000 tree " + records + "\trecords\n")
+	in.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("git mktree: %v\n%s", err, stderr.String())
+	}
+	return root
+}
+
 // write makes the commit with mktree and commit-tree.
 func (h *forgHistory) write(c *forgCommit) string {
 	h.t.Helper()
@@ -352,8 +399,7 @@ func (h *forgHistory) write(c *forgCommit) string {
 	for name, blob := range c.files {
 		lines = append(lines, fmt.Sprintf("100644 blob %s\t%s", blob, name))
 	}
-	records := h.git(strings.Join(lines, "\n")+"\n", "mktree")
-	root := h.git("040000 tree "+records+"\trecords\n", "mktree")
+	root := forgRoot(h.t, h.env, h.dir, lines)
 	args := []string{"commit-tree", root}
 	for _, p := range c.parents {
 		args = append(args, "-p", p)
@@ -425,14 +471,11 @@ func forgVerifyRemembered(t *testing.T, dir, task, head string, want []record.Fi
 		t.Fatal(err)
 	}
 	rem := gitstore.OpenRemembered(s.Repo)
-	// The parents of head and their first parents, each remembered only
-	// when its own whole replay is clean, as only a replay may say.
-	out, err := exec.Command("git", "-C", dir, "rev-list", "--max-count=4", "--first-parent", head+"^@").Output()
-	if err != nil {
-		return // a root commit, or a parent that does not read
-	}
-	parents, _ := exec.Command("git", "-C", dir, "rev-parse", head+"^@").Output()
-	for _, c := range strings.Fields(string(out) + " " + string(parents)) {
+	// The parents of head and their first parents (forgCandidates), each
+	// remembered only when its own whole replay is clean, as only a replay
+	// may say.
+	candidates := forgCandidates(s, head)
+	for _, c := range candidates {
 		found, err := s.Verify(context.Background(), task, c)
 		if err == nil && len(found) == 0 {
 			rem.Add(task, c)
@@ -461,6 +504,53 @@ func forgVerifyRemembered(t *testing.T, dir, task, head string, want []record.Fi
 			t.Errorf("a replay from remembered heads disagrees on %s (long reader %v):\nwhole:\n%s\nfrom remembered:\n%s", task, long, a, b)
 		}
 	}
+}
+
+// forgCandidates lists the commits git rev-list --max-count=4
+// --first-parent head^@ lists (the four newest on the first-parent lines
+// from head's parents, newest first by committer date), then head's
+// parents; nothing for a root commit or one whose parents do not read.
+// It reads the commits in this process (go-git), not with git: which
+// commits are remembered is the test's choice, not a result it checks.
+func forgCandidates(s *gitstore.Store, head string) []string {
+	st := s.Repo.Storage()
+	c, err := object.GetCommit(st, plumbing.NewHash(head))
+	if err != nil {
+		return nil
+	}
+	var queue []*object.Commit
+	var parents []string
+	seen := map[plumbing.Hash]bool{}
+	for _, p := range c.ParentHashes {
+		pc, err := object.GetCommit(st, p)
+		if err != nil {
+			return nil
+		}
+		parents = append(parents, p.String())
+		if !seen[p] {
+			seen[p] = true
+			queue = append(queue, pc)
+		}
+	}
+	var out []string
+	for len(out) < 4 && len(queue) > 0 {
+		newest := 0
+		for i, q := range queue {
+			if q.Committer.When.After(queue[newest].Committer.When) {
+				newest = i
+			}
+		}
+		n := queue[newest]
+		queue = append(queue[:newest], queue[newest+1:]...)
+		out = append(out, n.Hash.String())
+		if len(n.ParentHashes) > 0 && !seen[n.ParentHashes[0]] {
+			seen[n.ParentHashes[0]] = true
+			if pc, err := object.GetCommit(st, n.ParentHashes[0]); err == nil {
+				queue = append(queue, pc)
+			}
+		}
+	}
+	return append(out, parents...)
 }
 
 // forgSorted lists findings one a line, sorted: replay reports the
@@ -563,6 +653,7 @@ func TestForgerySchema(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			h := newForgHistory(t)
 			r := h.fresh(h.rec("v"), "v")
 			c.edit(h, r)
@@ -574,6 +665,7 @@ func TestForgerySchema(t *testing.T) {
 	}
 	// A blob that is not JSON at all.
 	t.Run("not json", func(t *testing.T) {
+		t.Parallel()
 		h := newForgHistory(t)
 		c := h.on(h.commit["v"], h.fresh(h.rec("v"), "v"))
 		for name := range c.files {
@@ -619,6 +711,7 @@ func TestForgeryPlanSelection(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			h := newForgHistory(t)
 			r := h.rec("p")
 			r["id"] = ulid.Make().String()
@@ -644,6 +737,7 @@ func TestForgeryConclusionReviewCount(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			h := newForgHistory(t)
 			r := h.rec("k")
 			c.edit(obj(r["derived"]))
@@ -686,6 +780,7 @@ func TestForgeryChangesEarlierRecord(t *testing.T) {
 	t.Parallel()
 	for _, step := range []string{"a", "p", "c2"} {
 		t.Run(step, func(t *testing.T) {
+			t.Parallel()
 			h := newForgHistory(t)
 			r := h.rec(step)
 			switch step {
@@ -779,6 +874,7 @@ func TestForgeryClockAndEnvelope(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			h := newForgHistory(t)
 			r := h.rec("v")
 			var fc *forgCommit
@@ -843,6 +939,7 @@ func TestForgeryRecordOfAnotherTask(t *testing.T) {
 func TestForgeryResolution(t *testing.T) {
 	t.Parallel()
 	t.Run("already resolved", func(t *testing.T) {
+		t.Parallel()
 		h := newForgHistory(t)
 		r := h.fresh(h.rec("r"), "r")
 		obj(r["body"])["decision"] = "offline after all"
@@ -851,6 +948,7 @@ func TestForgeryResolution(t *testing.T) {
 		wantMessage(t, found, record.FindInadmissible, r["id"].(string), "already resolved")
 	})
 	t.Run("not a disagreement", func(t *testing.T) {
+		t.Parallel()
 		h := newForgHistory(t)
 		r := h.fresh(h.rec("r"), "d")
 		obj(r["body"])["disagreement"] = h.id("c2")
@@ -859,6 +957,7 @@ func TestForgeryResolution(t *testing.T) {
 		wantMessage(t, found, record.FindInadmissible, r["id"].(string), "not a disagreement")
 	})
 	t.Run("nothing of the task", func(t *testing.T) {
+		t.Parallel()
 		h := newForgHistory(t)
 		r := h.fresh(h.rec("r"), "d")
 		obj(r["body"])["disagreement"] = ulid.Make().String()
@@ -950,10 +1049,12 @@ func TestForgeryMerge(t *testing.T) {
 func TestForgeryCorpusHonestDivergedClones(t *testing.T) {
 	t.Parallel()
 	h := newForgHistory(t)
+	// The corpus's git reads no configuration of the test home (forgEnv),
+	// so each fetch is told not to start git maintenance run --auto.
 	clone := func(name, origin string) (string, *record.Writer) {
 		dir := filepath.Join(t.TempDir(), name)
 		forgGit(t, h.env, filepath.Dir(dir), "", "init", "-q", dir)
-		forgGit(t, h.env, dir, "", "fetch", "-q", h.dir, "refs/reasoning/*:refs/reasoning/*")
+		forgGit(t, h.env, dir, "", "fetch", "-q", "--no-auto-maintenance", h.dir, "refs/reasoning/*:refs/reasoning/*")
 		return dir, forgWriter(t, dir, origin)
 	}
 	// Both clones start from the resolution: neither has concluded.
@@ -964,7 +1065,7 @@ func TestForgeryCorpusHonestDivergedClones(t *testing.T) {
 	conclude := h.expand(`{"assessment":"{a}","decision":"online","weighed":[{"consultation":"{c1}","treatment":"adopted","reason":"sound"},{"consultation":"{c2}","treatment":"partially_adopted","reason":"half"}]}`)
 
 	mergeInto := func(dir, other string) string {
-		forgGit(t, h.env, dir, "", "fetch", "-q", other, "+"+forgRef+":refs/remotes/other/reasoning/"+forgTask)
+		forgGit(t, h.env, dir, "", "fetch", "-q", "--no-auto-maintenance", other, "+"+forgRef+":refs/remotes/other/reasoning/"+forgTask)
 		ours := forgGit(t, h.env, dir, "", "rev-parse", forgRef)
 		theirs := forgGit(t, h.env, dir, "", "rev-parse", "refs/remotes/other/reasoning/"+forgTask)
 		// The union with plain git: both records/ trees, sorted, deduplicated.
@@ -979,8 +1080,7 @@ func TestForgeryCorpusHonestDivergedClones(t *testing.T) {
 			list = append(list, l)
 		}
 		sort.Strings(list)
-		records := forgGit(t, h.env, dir, strings.Join(list, "\n")+"\n", "mktree")
-		root := forgGit(t, h.env, dir, "040000 tree "+records+"\trecords\n", "mktree")
+		root := forgRoot(t, h.env, dir, list)
 		m := forgGit(t, h.env, dir, "", "commit-tree", root, "-p", ours, "-p", theirs, "-m", "merge: task T from the other clone")
 		forgGit(t, h.env, dir, "", "update-ref", forgRef, m, ours)
 		return m
