@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"git-reason/gitstore"
 )
 
 // TestMain gives every test of the package (internal and external) one
@@ -14,8 +16,9 @@ import (
 // with t.Setenv, so that the tests can run in parallel; a test that needs
 // a variable of its own (GIT_DIR, GIT_CEILING_DIRECTORIES) sets it with
 // t.Setenv and runs alone. After the run it removes that HOME and the
-// honest history the forgery tests share (see honest in forgery_test.go)
-// and the empty repository the others copy (see newRepo).
+// honest history the forgery tests share (see honest in forgery_test.go),
+// the empty repository the others copy (see newRepo) and the repository
+// with one commit the internal tests copy (see newTestRepo).
 func TestMain(m *testing.M) {
 	home, err := os.MkdirTemp("", "gitstore-test-home-")
 	if err != nil {
@@ -29,6 +32,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(home)
+	gitstore.RemoveTestRepo()
 	for _, dir := range []string{honest.dir, emptyRepo.dir} {
 		if dir != "" {
 			os.RemoveAll(dir)

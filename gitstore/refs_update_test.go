@@ -15,9 +15,8 @@ func refTestRepo(t *testing.T) (r *Repo, c1, c2 string) {
 	t.Helper()
 	dir := newTestRepo(t)
 	r = discoverT(t, dir)
-	c1 = gitIn(t, dir, "rev-parse", "HEAD")
-	tree := gitIn(t, dir, "rev-parse", "HEAD^{tree}")
-	c2 = gitIn(t, dir, "commit-tree", "-p", c1, "-m", "second", tree)
+	c1 = testRepo.head
+	c2 = gitIn(t, dir, "commit-tree", "-p", c1, "-m", "second", testRepo.tree)
 	return r, c1, c2
 }
 

@@ -10,14 +10,19 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
-// gitView is what git itself says about the repository seen from dir.
+// gitView is what git itself says about the repository seen from dir:
+// one git rev-parse for the git directories and whether the repository
+// is bare (printed one a line, in the order asked), one more for the
+// work tree of one that is not.
 func gitView(t *testing.T, dir string) Repo {
 	t.Helper()
-	r := Repo{
-		GitDir:    gitIn(t, dir, "rev-parse", "--absolute-git-dir"),
-		CommonDir: gitIn(t, dir, "rev-parse", "--path-format=absolute", "--git-common-dir"),
+	f := strings.Split(gitIn(t, dir, "rev-parse", "--absolute-git-dir",
+		"--path-format=absolute", "--git-common-dir", "--is-bare-repository"), "\n")
+	if len(f) != 3 {
+		t.Fatalf("git rev-parse in %s printed %q, want three lines", dir, f)
 	}
-	if gitIn(t, dir, "rev-parse", "--is-bare-repository") == "false" {
+	r := Repo{GitDir: f[0], CommonDir: f[1]}
+	if f[2] == "false" {
 		r.WorkTree = gitIn(t, dir, "rev-parse", "--show-toplevel")
 	}
 	return r

@@ -1,10 +1,12 @@
 package gitstore
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"git-reason/reliability/harness"
@@ -32,19 +34,61 @@ func gitInStdin(t testing.TB, dir, stdin string, args ...string) string {
 	return strings.TrimRight(string(out), "\n")
 }
 
-// newTestRepo makes a non-bare repository with one commit.
+// testRepo is the repository newTestRepo copies, made once per test
+// binary by git (init, add, commit), with its one commit and that
+// commit's tree; RemoveTestRepo removes it.
+var testRepo struct {
+	once       sync.Once
+	dir        string
+	head, tree string
+	err        error
+}
+
+// newTestRepo makes a non-bare repository with one commit: a copy of one
+// git made, which costs no process (each test changes only its copy).
 func newTestRepo(t *testing.T) string {
 	t.Helper()
-	dir := evalPath(t, t.TempDir())
-	gitIn(t, dir, "init", "-q")
-	writeTestFile(t, filepath.Join(dir, "README"), "hello\n")
-	gitIn(t, dir, "add", "README")
-	gitIn(t, dir, "commit", "-q", "-m", "initial")
-	return dir
+	testRepo.once.Do(func() { testRepo.err = makeTestRepo() })
+	if testRepo.err != nil {
+		t.Fatalf("make the test repository: %v", testRepo.err)
+	}
+	return copyTestRepo(t, testRepo.dir)
+}
+
+func makeTestRepo() error {
+	dir, err := os.MkdirTemp("", "gitstore-testrepo-")
+	if err != nil {
+		return err
+	}
+	testRepo.dir = dir
+	if err := os.WriteFile(filepath.Join(dir, "README"), []byte("hello\n"), 0o644); err != nil {
+		return err
+	}
+	var out string
+	for _, args := range [][]string{{"init", "-q"}, {"add", "README"}, {"commit", "-q", "-m", "initial"},
+		{"rev-parse", "HEAD", "HEAD^{tree}"}} {
+		if out, err = gitTryIn(dir, args...); err != nil {
+			return fmt.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	f := strings.Fields(out)
+	if len(f) != 2 {
+		return fmt.Errorf("git rev-parse HEAD HEAD^{tree}: %q", out)
+	}
+	testRepo.head, testRepo.tree = f[0], f[1]
+	return nil
+}
+
+// RemoveTestRepo removes the repository newTestRepo copies (TestMain
+// calls it after the run).
+func RemoveTestRepo() {
+	if testRepo.dir != "" {
+		os.RemoveAll(testRepo.dir)
+	}
 }
 
 // copyTestRepo copies the repository at src (one newTestRepo made) into a
-// directory of the test's own: cheaper than running git three times again.
+// directory of the test's own: cheaper than running git again.
 func copyTestRepo(t *testing.T, src string) string {
 	t.Helper()
 	dir := filepath.Join(evalPath(t, t.TempDir()), "repo")
