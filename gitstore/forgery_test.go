@@ -175,7 +175,8 @@ func writeHonest(t *testing.T) {
 		t.Fatal(err)
 	}
 	honest.dir = dir
-	forgGit(t, env, dir, "", "init", "-q")
+	// No template (see newRepo): each test copies this repository.
+	forgGit(t, env, dir, "", "init", "-q", "--template=")
 	w := forgWriter(t, dir, "origin-test")
 	ticks := new(atomic.Int64)
 	w.Now = forgClock(ticks)

@@ -35,8 +35,9 @@ func gitInStdin(t testing.TB, dir, stdin string, args ...string) string {
 }
 
 // testRepo is the repository newTestRepo copies, made once per test
-// binary by git (init, add, commit), with its one commit and that
-// commit's tree; RemoveTestRepo removes it.
+// binary by git (init with no template, as newRepo's, then add and
+// commit), with its one commit and that commit's tree; RemoveTestRepo
+// removes it.
 var testRepo struct {
 	once       sync.Once
 	dir        string
@@ -65,7 +66,7 @@ func makeTestRepo() error {
 		return err
 	}
 	var out string
-	for _, args := range [][]string{{"init", "-q"}, {"add", "README"}, {"commit", "-q", "-m", "initial"},
+	for _, args := range [][]string{{"init", "-q", "--template="}, {"add", "README"}, {"commit", "-q", "-m", "initial"},
 		{"rev-parse", "HEAD", "HEAD^{tree}"}} {
 		if out, err = gitTryIn(dir, args...); err != nil {
 			return fmt.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)

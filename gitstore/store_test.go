@@ -25,7 +25,9 @@ var emptyRepo struct {
 }
 
 // newRepo makes an empty repository: a copy of one the real git binary
-// made.
+// made. It is made with no template (git init --template=): the sample
+// hooks, description and info/exclude a template adds are nothing the
+// store reads, and were most of the files each copy copied.
 func newRepo(t *testing.T) string {
 	t.Helper()
 	return newRepoIn(t, t.TempDir())
@@ -39,7 +41,7 @@ func newRepoIn(t *testing.T, parent string) string {
 		if emptyRepo.err != nil {
 			return
 		}
-		cmd := exec.Command("git", "init", "-q", emptyRepo.dir)
+		cmd := exec.Command("git", "init", "-q", "--template=", emptyRepo.dir)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			emptyRepo.err = fmt.Errorf("git init: %v\n%s", err, out)
 		}
