@@ -48,7 +48,11 @@ tpar=""
 load() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime; }
 
 echo "cpus: $(getconf _NPROCESSORS_ONLN 2>/dev/null || echo ?)  $(go version)  ${par:-default -p}"
-go build -o "$out/summary" ./bench/tests
+# The summarizing tool is built outside the logs directory (a binary
+# named summary among the logs read as one), and removed on exit.
+tool=$(mktemp -d)
+trap 'rm -rf "$tool"' EXIT
+go build -o "$tool/summary" ./bench/tests
 status=0
 
 if [ "$forms" = procs ]; then
@@ -63,7 +67,7 @@ if [ "$forms" = procs ]; then
   (cd "$dir" && strace -f -qq -z -s 256 -e trace=execve -e signal=none -o "$out/procs.trace" \
     "$bin" -test.short -test.count=1 -test.timeout 30m -test.run "${RUN:-.}" >"$out/procs.log" 2>&1) ||
     { status=1; echo "FAIL (log: $out/procs.log)" >&2; }
-  "$out/summary" -execs "$out/procs.trace" -top "${TOP:-40}"
+  "$tool/summary" -execs "$out/procs.trace" -top "${TOP:-40}"
   echo "logs: $out"
   exit $status
 fi
@@ -79,7 +83,7 @@ if [ "$forms" = each ]; then
   : >"$out/each.txt"
   each() { # label, then the -test.run pattern
     [ "$1" = '(start only)' ] || echo "$1" | grep -Eq -- "${RUN:-.}" || return 0
-    (cd "$dir" && "$out/summary" -time -label "$1" -log "$out/each.log" \
+    (cd "$dir" && "$tool/summary" -time -label "$1" -log "$out/each.log" \
       "$bin" -test.short -test.count=1 -test.timeout 30m -test.run "$2") 2>>"$out/each.txt" ||
       { status=1; echo "FAIL $1 (log: $out/each.log)" >&2; cp "$out/each.log" "$out/$(echo "$1" | tr / _).fail.log"; }
   }
@@ -118,7 +122,7 @@ if [ "$forms" = pkgs ]; then
   while read -r pkg dir; do
     bin="$out/bin/$(echo "$pkg" | tr / _).test"
     # shellcheck disable=SC2086 # tpar is a list of words
-    (cd "$dir" && "$out/summary" -time -label "${pkg#git-reason/}" -log "$bin.log" \
+    (cd "$dir" && "$tool/summary" -time -label "${pkg#git-reason/}" -log "$bin.log" \
       "$bin" -test.short -test.count=1 -test.timeout 30m -test.run "${RUN:-.}" $tpar) 2>>"$out/pkgs.txt" || status=1
     tail -1 "$out/pkgs.txt"
   done <"$out/pkgs"
@@ -135,10 +139,10 @@ for form in $forms; do
   [ "$form" = short ] && flags="$flags -short"
   before=$(load)
   # shellcheck disable=SC2086 # flags and par are lists of words
-  "$out/summary" -time -label "go test $par $flags ./..." \
+  "$tool/summary" -time -label "go test $par $flags ./..." \
     go test -count=1 $par $flags -json ./... >"$out/$form.json" 2>"$out/$form.time" || status=1
   echo "== $(tail -1 "$out/$form.time") (load before: $before; after: $(load))"
-  "$out/summary" -top "${TOP:-15}" <"$out/$form.json"
+  "$tool/summary" -top "${TOP:-15}" <"$out/$form.json"
 done
 echo "logs: $out"
 exit $status
