@@ -198,8 +198,10 @@ func TestUpdateRefDirectoryConflict(t *testing.T) {
 	assertRef(t, r, xy, c1)
 }
 
+// TestUpdateRefLocked shortens the package's lockTimeout, which every
+// lock taken meanwhile reads: it runs alone, not in parallel (go test
+// -race saw it race with TestListRefs).
 func TestUpdateRefLocked(t *testing.T) {
-	t.Parallel()
 	r, c1, c2 := refTestRepo(t)
 	const name = "refs/reasoning/tasks/locked"
 	if err := r.UpdateRef(name, "", c1); err != nil {
