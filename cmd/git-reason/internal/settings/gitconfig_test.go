@@ -224,6 +224,8 @@ func TestReaderRefusedSyntax(t *testing.T) {
 		{"newline in subsection", "[a \"b\n\"]\n"},
 		{"partial byte-order mark", "\xef\xbbx[a]\n"},
 		{"extended header without quote", "[a b]\n"},
+		{"non-ASCII variable name", "[a]\n\tk\xc3\xa9 = v\n"},
+		{"non-ASCII section name", "[\xc3\xa9]\n\tk = v\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			home := sandbox(t)
@@ -487,6 +489,7 @@ func TestParserAgainstGit(t *testing.T) {
 		"k = \\t\\n\\b\\\\\\\"\n", "k = \\x\n", "k = \"open\n", "k = a \t  b  \n", "k = \"  a  \"  \n",
 		"# c\n", "; c\n", "\n", "\r\n", "k = v\r\n", "k-2 = v\n", "2k = v\n", "k # c\n", "\t k = v\n",
 		"k = a\"b\"c\n", "k = \"\"\n", "k = x\r y\n", "k\t=\ty\n", "k\r\n", "[b]\r\n", "k = \xc3\xa9\n",
+		"k\xc3\xa9 = v\n", "[\xc3\xa9]\n", "[b\xd9\xa1 \"x\"]\n",
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	n := 300

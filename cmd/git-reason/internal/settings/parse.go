@@ -2,6 +2,7 @@ package settings
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 
 	"github.com/go-git/gcfg"
@@ -23,8 +24,9 @@ type rawVar struct {
 // among them decides what it overrides. ok is false where gcfg refuses the
 // file (git may read it: a legacy [section.sub] header, a variable on a
 // header's line, a byte-order mark, an empty subsection; Load then asks
-// git, which reads it or says where it is wrong) and where gcfg would read
-// a file otherwise than git (gcfgDiffers). TestParserAgainstGit holds the
+// git, which reads it or says where it is wrong), where it names a section
+// or variable git refuses (gitName), and where gcfg would read a file
+// otherwise than git (gcfgDiffers). TestParserAgainstGit holds the
 // two to git config --list.
 func parseConfig(data []byte) (vars []rawVar, ok bool) {
 	if gcfgDiffers(data) {
@@ -38,6 +40,9 @@ func parseConfig(data []byte) (vars []rawVar, ok bool) {
 		}
 	}()
 	err := gcfg.ReadWithCallback(bytes.NewReader(data), func(section, sub, name, value string, blank bool) error {
+		if !gitName(section, false) || name != "" && !gitName(name, true) {
+			return errNotGits
+		}
 		if name == "" {
 			return nil // a section header
 		}
@@ -49,6 +54,24 @@ func parseConfig(data []byte) (vars []rawVar, ok bool) {
 		return nil
 	})
 	return vars, err == nil
+}
+
+// errNotGits stops gcfg at a name git refuses.
+var errNotGits = errors.New("a name git refuses")
+
+// gitName reports whether git takes name as a section name (letters,
+// digits and "-", ASCII only) or, with variable, as a variable name (the
+// same, starting with a letter). gcfg takes any Unicode letter or digit.
+func gitName(name string, variable bool) bool {
+	if name == "" || variable && !isAlpha(name[0]) {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if !isKeyChar(name[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // gcfgDiffers reports the forms gcfg reads otherwise than git, found by
