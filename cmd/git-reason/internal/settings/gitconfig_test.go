@@ -221,6 +221,7 @@ func TestReaderRefusedSyntax(t *testing.T) {
 		{"key without section", "b = c\n"},
 		{"bad key", "[a]\n\t1b = c\n"},
 		{"comment after bare key", "[a]\n\tb # c\n"},
+		{"comment holding = after bare key", "[a]\n\tb ;c=d\n"},
 		{"newline in subsection", "[a \"b\n\"]\n"},
 		{"partial byte-order mark", "\xef\xbbx[a]\n"},
 		{"extended header without quote", "[a b]\n"},
@@ -546,6 +547,61 @@ func TestParserAgainstGit(t *testing.T) {
 	// that must stay high, and enough files must be read.
 	if agreed+refused < n/2 || agreed < n/8 {
 		t.Errorf("only %d of %d generated files read alike and %d refused alike: the generator tests too little", agreed, n, refused)
+	}
+}
+
+// TestParserAgainstGitCharacters is TestParserAgainstGit one character
+// at a time: files that start as a header, a variable or nothing, then
+// run on with characters and line ends drawn at random, non-ASCII and
+// control characters among them, compared with git config in the same
+// way. It found the names gcfg takes that git refuses and what may
+// follow a variable's name.
+func TestParserAgainstGitCharacters(t *testing.T) {
+	sandbox(t)
+	starts := []string{"[s]\nk = ", "[s \"", "[", "", "[s]\n"}
+	chars := []string{"[", "]", "\"", "\\", "=", "#", ";", "\t", "\n", "\r\n", " ", "a", "B", "1", "-", ".",
+		"\xc3\xa9", "x", "\n[s]\n", "\nk = ", "\f", "\v", "_", "'", "\x7f", "\x01"}
+	rng := rand.New(rand.NewPCG(17, 19))
+	n := 400
+	if testing.Short() {
+		n = 80
+	}
+	dir := t.TempDir()
+	read := 0
+	for i := range n {
+		var b strings.Builder
+		b.WriteString(starts[rng.IntN(len(starts))])
+		for range 1 + rng.IntN(8) {
+			b.WriteString(chars[rng.IntN(len(chars))])
+		}
+		b.WriteString("\n")
+		text := b.String()
+		path := filepath.Join(dir, fmt.Sprintf("c%d", i))
+		write(t, path, text)
+		out, gitErr := exec.Command("git", "config", "--file", path, "--no-includes", "-z", "--list").Output()
+		vars, ok := parseConfig([]byte(text))
+		switch {
+		case !ok:
+		case gitErr != nil:
+			t.Errorf("git refuses %q, the parser read %+v", text, vars)
+		default:
+			gitItems, err := parseList(scoped(out))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []item
+			for _, v := range vars {
+				got = append(got, item{scope: "file", key: v.key, value: v.value, hasValue: v.hasValue})
+			}
+			if !reflect.DeepEqual(got, gitItems) {
+				t.Errorf("%q:\n got %s\nwant %s", text, showItems(got), showItems(gitItems))
+			}
+			read++
+		}
+	}
+	t.Logf("%d files, %d read in-process and compared", n, read)
+	if read < n/10 {
+		t.Errorf("only %d of %d generated files were read in-process: the generator tests too little", read, n)
 	}
 }
 

@@ -79,8 +79,9 @@ func gitName(name string, variable bool) bool {
 // git takes as a line continuation and gcfg keeps as a newline in the
 // value; a tab or carriage return after a line's indentation (git turns
 // either into a space outside quotes, and refuses a lone carriage return
-// at the end of the file; gcfg keeps both); and a comment after a
-// variable written without "=", which git refuses and gcfg reads.
+// at the end of the file; gcfg keeps both); and anything but "=" after a
+// variable's name (a comment after a variable written without "=", say),
+// which git refuses and gcfg reads.
 func gcfgDiffers(data []byte) bool {
 	for line := range bytes.Lines(data) {
 		if l, ok := bytes.CutSuffix(line, []byte("\n")); ok {
@@ -91,8 +92,13 @@ func gcfgDiffers(data []byte) bool {
 		case bytes.IndexByte(line, 0) >= 0, bytes.HasSuffix(line, []byte("\\")),
 			bytes.ContainsAny(body, "\t\r"):
 			return true
-		case len(body) > 0 && isAlpha(body[0]) && bytes.IndexByte(body, '=') < 0 && bytes.ContainsAny(body, "#;"):
-			return true
+		case len(body) > 0 && isAlpha(body[0]):
+			// A variable: git wants "=" or the line's end after its
+			// name and any spaces.
+			rest := bytes.TrimLeft(bytes.TrimLeftFunc(body, func(r rune) bool { return r < 0x80 && isKeyChar(byte(r)) }), " ")
+			if len(rest) > 0 && rest[0] != '=' {
+				return true
+			}
 		}
 	}
 	return false
