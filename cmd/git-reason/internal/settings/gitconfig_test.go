@@ -512,29 +512,11 @@ func TestParserAgainstGit(t *testing.T) {
 			b.Reset()
 			b.WriteString(strings.TrimSuffix(s, "\n"))
 		}
-		text := b.String()
-		path := filepath.Join(dir, fmt.Sprintf("c%d", i))
-		write(t, path, text)
-		cmd := exec.Command("git", "config", "--file", path, "--no-includes", "-z", "--list")
-		out, gitErr := cmd.Output()
-		vars, ok := parseConfig([]byte(text))
+		parsed, gitReads := parseAgainstGit(t, filepath.Join(dir, fmt.Sprintf("c%d", i)), b.String())
 		switch {
-		case gitErr != nil && ok:
-			t.Errorf("git refuses %q, the parser read %+v", text, vars)
-		case gitErr == nil && ok:
-			gitItems, err := parseList(scoped(out))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []item
-			for _, v := range vars {
-				got = append(got, item{scope: "file", key: v.key, value: v.value, hasValue: v.hasValue})
-			}
-			if !reflect.DeepEqual(got, gitItems) {
-				t.Errorf("%q:\n got %s\nwant %s", text, showItems(got), showItems(gitItems))
-			}
+		case parsed && gitReads:
 			agreed++
-		case gitErr == nil:
+		case gitReads:
 			left++ // a form gcfg refuses or reads otherwise (parseConfig)
 		default:
 			refused++ // refused by both
@@ -575,27 +557,7 @@ func TestParserAgainstGitCharacters(t *testing.T) {
 			b.WriteString(chars[rng.IntN(len(chars))])
 		}
 		b.WriteString("\n")
-		text := b.String()
-		path := filepath.Join(dir, fmt.Sprintf("c%d", i))
-		write(t, path, text)
-		out, gitErr := exec.Command("git", "config", "--file", path, "--no-includes", "-z", "--list").Output()
-		vars, ok := parseConfig([]byte(text))
-		switch {
-		case !ok:
-		case gitErr != nil:
-			t.Errorf("git refuses %q, the parser read %+v", text, vars)
-		default:
-			gitItems, err := parseList(scoped(out))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []item
-			for _, v := range vars {
-				got = append(got, item{scope: "file", key: v.key, value: v.value, hasValue: v.hasValue})
-			}
-			if !reflect.DeepEqual(got, gitItems) {
-				t.Errorf("%q:\n got %s\nwant %s", text, showItems(got), showItems(gitItems))
-			}
+		if parsed, gitReads := parseAgainstGit(t, filepath.Join(dir, fmt.Sprintf("c%d", i)), b.String()); parsed && gitReads {
 			read++
 		}
 	}
@@ -603,6 +565,33 @@ func TestParserAgainstGitCharacters(t *testing.T) {
 	if read < n/10 {
 		t.Errorf("only %d of %d generated files were read in-process: the generator tests too little", read, n)
 	}
+}
+
+// parseAgainstGit writes text to path and reads it with the parser and
+// with git config --file: a file the parser reads, git must read, and to
+// the same list. It reports whether each read it.
+func parseAgainstGit(t *testing.T, path, text string) (parsed, gitReads bool) {
+	t.Helper()
+	write(t, path, text)
+	out, gitErr := exec.Command("git", "config", "--file", path, "--no-includes", "-z", "--list").Output()
+	vars, ok := parseConfig([]byte(text))
+	switch {
+	case ok && gitErr != nil:
+		t.Errorf("git refuses %q, the parser read %+v", text, vars)
+	case ok:
+		gitItems, err := parseList(scoped(out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []item
+		for _, v := range vars {
+			got = append(got, item{scope: "file", key: v.key, value: v.value, hasValue: v.hasValue})
+		}
+		if !reflect.DeepEqual(got, gitItems) {
+			t.Errorf("%q:\n got %s\nwant %s", text, showItems(got), showItems(gitItems))
+		}
+	}
+	return ok, gitErr == nil
 }
 
 // scoped prefixes each entry of git config -z --list with a scope, as
