@@ -9,6 +9,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"time"
 
 	"git-reason/record"
+	"git-reason/reliability/harness"
 )
 
 // completionRepo is a sandbox with tasks api and db-migration (and
@@ -104,7 +106,7 @@ func shell(t *testing.T, name string) string {
 	t.Helper()
 	p, err := exec.LookPath(name)
 	if err != nil {
-		t.Skipf("%s is not installed (apt-get install %s; .ci/run installs it where it can)", name, name)
+		harness.MissingTool(t, fmt.Sprintf("%s is not installed (apt-get install %s; .ci/run installs it where it can)", name, name))
 	}
 	return p
 }
@@ -215,7 +217,7 @@ func gitBashCompletion(t *testing.T) string {
 			return p
 		}
 	}
-	t.Skip("git's bash completion (git-completion.bash) is not installed")
+	harness.MissingTool(t, "git's bash completion (git-completion.bash) is not installed")
 	return ""
 }
 
@@ -268,7 +270,7 @@ func TestCompletionBash(t *testing.T) {
 	// Installed where the README says, bash-completion loads the script
 	// the first time git's completion asks for _git_reason.
 	if _, err := os.Stat("/usr/share/bash-completion/bash_completion"); err != nil {
-		t.Skip("bash-completion is not installed: the on-demand loading is not tested")
+		harness.MissingTool(t, "bash-completion is not installed: the on-demand loading is not tested")
 	}
 	data := filepath.Join(r.dir, "..", "home", ".local", "share")
 	dir := filepath.Join(data, "bash-completion", "completions")

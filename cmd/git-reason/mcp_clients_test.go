@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +22,8 @@ import (
 	mcpgotransport "github.com/mark3labs/mcp-go/client/transport"
 	mcpgoproto "github.com/mark3labs/mcp-go/mcp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"git-reason/reliability/harness"
 )
 
 // inspectorVersion is the pinned version of the MCP inspector tested.
@@ -183,15 +186,15 @@ func installInspector(t *testing.T) (node, script string) {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("skipped: node is not on PATH, so the MCP inspector cannot run")
+		harness.MissingTool(t, "node is not on PATH, so the MCP inspector cannot run")
 	}
 	npm, err := exec.LookPath("npm")
 	if err != nil {
-		t.Skip("skipped: npm is not on PATH, so the MCP inspector cannot be installed")
+		harness.MissingTool(t, "npm is not on PATH, so the MCP inspector cannot be installed")
 	}
 	cache, err := os.UserCacheDir()
 	if err != nil {
-		t.Skipf("skipped: no cache directory for the MCP inspector: %v", err)
+		harness.MissingTool(t, fmt.Sprintf("no cache directory for the MCP inspector: %v", err))
 	}
 	dir := filepath.Join(cache, "git-reason-tests", "mcp-inspector-"+inspectorVersion)
 	script = filepath.Join(dir, "node_modules", "@modelcontextprotocol", "inspector", "clients", "launcher", "build", "index.js")
@@ -199,17 +202,17 @@ func installInspector(t *testing.T) (node, script string) {
 		return node, script
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Skipf("skipped: %v", err)
+		harness.MissingTool(t, err.Error())
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, npm, "install", "--no-audit", "--no-fund", "--ignore-scripts", "--prefix", dir,
 		"@modelcontextprotocol/inspector@"+inspectorVersion)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Skipf("skipped: npm install @modelcontextprotocol/inspector@%s failed: %v\n%s", inspectorVersion, err, out)
+		harness.MissingTool(t, fmt.Sprintf("npm install @modelcontextprotocol/inspector@%s failed: %v\n%s", inspectorVersion, err, out))
 	}
 	if _, err := os.Stat(script); errors.Is(err, os.ErrNotExist) {
-		t.Skipf("skipped: the inspector %s has no command line at %s", inspectorVersion, script)
+		harness.MissingTool(t, fmt.Sprintf("the inspector %s has no command line at %s", inspectorVersion, script))
 	}
 	return node, script
 }

@@ -21,6 +21,7 @@ import (
 
 	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/record"
+	"git-reason/reliability/harness"
 )
 
 // Every Mermaid diagram the tests produce is checked by Mermaid's own
@@ -202,9 +203,15 @@ var mermaidBlock = regexp.MustCompile("(?s)```mermaid\n(.*?)```")
 // mermaidCondition is the script condition [mermaid]: the checker is
 // installed or can be. A script says "[!mermaid] skip" before it checks
 // its diagrams; TestMermaidChecker's skip message says why.
-func mermaidCondition() bool {
+// Under CI=true a checker that cannot be installed is an error, which
+// fails the script: .ci/run installs node and npm, and a skipped check
+// would prove nothing.
+func mermaidCondition() (bool, error) {
 	_, err := mermaidChecker()
-	return err == nil
+	if err != nil && harness.InCI() {
+		return false, fmt.Errorf("mermaid cannot be installed under CI=true: %v", err)
+	}
+	return err == nil, nil
 }
 
 // cmdMermaid checks every ```mermaid block of the files named, and every
@@ -283,7 +290,7 @@ func TestMermaidChecker(t *testing.T) {
 	report, ok, skip := checkMermaid([]diagram{{Name: "hostile", Text: good},
 		{Name: "broken", Text: "flowchart TD\n  n1[x(y)] --> n2\n"}})
 	if skip != "" {
-		t.Skip(skip)
+		harness.MissingTool(t, skip)
 	}
 	if strings.Contains(report, "hostile:") {
 		t.Fatalf("a chart of hostile labels does not parse:\n%s\n%s", report, good)

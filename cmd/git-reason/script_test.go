@@ -94,7 +94,10 @@ func TestScript(t *testing.T) {
 		UpdateScripts: os.Getenv("GIT_REASON_UPDATE_GOLDEN") == "1",
 		Condition: func(cond string) (bool, error) {
 			if cond == "mermaid" {
-				return mermaidCondition(), nil
+				return mermaidCondition()
+			}
+			if tool, ok := strings.CutPrefix(cond, "have:"); ok {
+				return haveTool(tool)
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
@@ -312,4 +315,17 @@ func cmdFsck(ts *testscript.TestScript, neg bool, args []string) {
 	if bad.Len() > 0 {
 		ts.Fatalf("git fsck --strict reported:\n%s", bad.String())
 	}
+}
+
+// haveTool is the script condition [have:NAME]: NAME is on PATH. Under
+// CI=true a missing tool is an error, which fails the script instead of
+// skipping it: .ci/run installs every tool a script asks for.
+func haveTool(name string) (bool, error) {
+	if _, err := exec.LookPath(name); err != nil {
+		if harness.InCI() {
+			return false, fmt.Errorf("%s is not on PATH under CI=true (.ci/run installs it)", name)
+		}
+		return false, nil
+	}
+	return true, nil
 }

@@ -21,6 +21,8 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"git-reason/reliability/harness"
 )
 
 // browserPath finds a Chromium the test can drive.
@@ -40,7 +42,7 @@ func TestWebBrowser(t *testing.T) {
 	t.Parallel()
 	chrome := browserPath()
 	if chrome == "" {
-		t.Skip("skipped: no Chromium on PATH (install Debian's chromium package; .ci/run does)")
+		harness.MissingTool(t, "no Chromium on PATH (install Debian's chromium package; .ci/run does)")
 	}
 	s := webRepo(t)
 	baseCommit := webCommits(t, s)

@@ -1,0 +1,21 @@
+package harness
+
+import (
+	"os"
+	"testing"
+)
+
+// InCI reports whether the tests run in CI (CI=true, as .ci/run is run).
+func InCI() bool { return os.Getenv("CI") == "true" }
+
+// MissingTool ends a test that cannot run because a tool it needs
+// (Chromium, Mermaid, a shell, gpg, man) is missing: it skips, saying why,
+// on a developer's machine, and fails under CI=true, where .ci/run
+// installs every such tool and a skipped check would prove nothing.
+func MissingTool(t testing.TB, why string) {
+	t.Helper()
+	if InCI() {
+		t.Fatalf("%s (CI=true: .ci/run installs this tool, so a missing one fails the test instead of skipping it)", why)
+	}
+	t.Skip(why)
+}
