@@ -58,7 +58,10 @@ type MCPRequest struct {
 type WebRequest struct {
 	Listen string // a loopback address; port 0 picks a free one
 	Open   func() (*ops.Session, error)
-	Ready  func(url string) // called once, with the page's address, when it listens
+	// Ready is called once when the page listens, with its address (which
+	// holds the token: for the user's eyes only) and a function minting a
+	// one-time address (what a browser is handed on its command line).
+	Ready func(url string, oneTime func() (string, error))
 }
 
 // MainNet is [Main] with the network verbs run in this process, by s: it is

@@ -3,8 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"runtime"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 )
@@ -12,7 +14,7 @@ import (
 type webOptions struct {
 	base
 	Listen string // loopback ADDR; port 0 picks a free one
-	Browse bool   // --open: start the platform's opener on the address
+	Browse bool   // --open: start a browser on a one-time address
 }
 
 func webCommand() *cli.Command {
@@ -20,9 +22,11 @@ func webCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "web",
 		Usage: "serve the read-only Reasoning page on loopback; open the printed address (it carries the token)",
+		Description: "--open starts $BROWSER, else the platform's opener, on an address carrying a one-time code\n" +
+			"(valid once, for two minutes), never the token: a command line is readable by every local user.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:0", Usage: "loopback `ADDR` to listen on (port 0: any free port)", Destination: &o.Listen},
-			&cli.BoolFlag{Name: "open", Usage: "open the page in the browser", Destination: &o.Browse},
+			&cli.BoolFlag{Name: "open", Usage: "open the page in the browser ($BROWSER, else the platform's opener)", Destination: &o.Browse},
 			&cli.StringFlag{Name: "profile", Usage: "execution profile"},
 		},
 		Action: func(c *cli.Context) error {
@@ -42,27 +46,39 @@ func runWeb(ctx context.Context, o *webOptions) error {
 	if _, err := o.Open(); err != nil {
 		return err
 	}
-	return o.Net.Web(ctx, WebRequest{Listen: o.Listen, Open: o.Open, Ready: func(url string) {
+	return o.Net.Web(ctx, WebRequest{Listen: o.Listen, Open: o.Open, Ready: func(url string, oneTime func() (string, error)) {
 		fmt.Fprintf(o.Err, "git reason: the Reasoning page is at %s\n", url)
-		if o.Browse {
-			if err := browse(url); err != nil {
-				fmt.Fprintf(o.Err, "git reason: could not open a browser (%v): open the address above\n", err)
-			}
+		if !o.Browse {
+			return
+		}
+		// The browser gets a one-time address: its command line is in
+		// every local user's process list, and the token must not be.
+		once, err := oneTime()
+		if err == nil {
+			err = browse(once)
+		}
+		if err != nil {
+			fmt.Fprintf(o.Err, "git reason: could not open a browser (%v): open the address above\n", err)
 		}
 	}})
 }
 
-// browse starts the platform's opener on url without waiting for it.
+// browse starts a browser on url without waiting for it: $BROWSER when
+// set (a command, with its arguments separated by spaces, to which url
+// is added), else the platform's opener.
 func browse(url string) error {
-	var cmd *exec.Cmd
-	switch runtime.GOOS {
-	case "darwin":
-		cmd = exec.Command("open", url)
-	case "windows":
-		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
+	var argv []string
+	switch b := strings.Fields(os.Getenv("BROWSER")); {
+	case len(b) > 0:
+		argv = b
+	case runtime.GOOS == "darwin":
+		argv = []string{"open"}
+	case runtime.GOOS == "windows":
+		argv = []string{"rundll32", "url.dll,FileProtocolHandler"}
 	default:
-		cmd = exec.Command("xdg-open", url)
+		argv = []string{"xdg-open"}
 	}
+	cmd := exec.Command(argv[0], append(argv[1:], url)...)
 	if err := cmd.Start(); err != nil {
 		return err
 	}

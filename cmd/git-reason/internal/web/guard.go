@@ -1,24 +1,23 @@
 package web
 
 import (
-	"crypto/subtle"
 	"net/http"
 	"net/url"
+	"path"
+	"strings"
 
 	"git-reason/cmd/git-reason/internal/guard"
 )
 
-// cookieName holds the token once the URL's token has been accepted.
+// cookieName holds the token once the URL's token or code has been accepted.
 const cookieName = "git_reason_token"
 
 // protect wraps h with the checks every request passes: a loopback Host, a
-// safe method, and the token from the URL or the cookie. A correct token
-// in the URL is moved to an HttpOnly cookie and the browser is sent to the
-// same address without it, so the token stays out of history and links.
-func protect(token string, h http.Handler) http.Handler {
-	same := func(got string) bool {
-		return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(token)) == 1
-	}
+// safe method, and the token from the URL or the cookie, or a one-time
+// code from the URL. An accepted token or code is moved to an HttpOnly
+// cookie holding the token, and the browser is sent to the same page
+// without it, so that neither stays in history or links.
+func protect(k *keys, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		secureHeaders(w)
 		if !guard.HostAllowed(r.Host, nil) {
@@ -30,24 +29,49 @@ func protect(token string, h http.Handler) http.Handler {
 			http.Error(w, "the Reasoning page is read-only", http.StatusMethodNotAllowed)
 			return
 		}
-		if q := r.URL.Query(); q.Has("token") {
-			if !same(q.Get("token")) {
+		q := r.URL.Query()
+		switch {
+		case q.Has("code"):
+			if err := k.redeem(q.Get("code")); err != nil {
+				http.Error(w, err.Error(), http.StatusForbidden)
+				return
+			}
+		case q.Has("token"):
+			if !k.isToken(q.Get("token")) {
 				http.Error(w, "wrong token: open the address 'git reason web' printed", http.StatusForbidden)
 				return
 			}
-			http.SetCookie(w, &http.Cookie{Name: cookieName, Value: token, Path: "/",
-				HttpOnly: true, SameSite: http.SameSiteStrictMode})
-			q.Del("token")
-			u := url.URL{Path: r.URL.Path, RawQuery: q.Encode()}
-			http.Redirect(w, r, u.String(), http.StatusSeeOther)
+		default:
+			if c, err := r.Cookie(cookieName); err != nil || !k.isToken(c.Value) {
+				http.Error(w, "token required: open the address 'git reason web' printed", http.StatusForbidden)
+				return
+			}
+			h.ServeHTTP(w, r)
 			return
 		}
-		if c, err := r.Cookie(cookieName); err != nil || !same(c.Value) {
-			http.Error(w, "token required: open the address 'git reason web' printed", http.StatusForbidden)
-			return
-		}
-		h.ServeHTTP(w, r)
+		http.SetCookie(w, &http.Cookie{Name: cookieName, Value: k.token, Path: "/",
+			HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		q.Del("code")
+		q.Del("token")
+		w.Header().Set("Location", localPath(r.URL.Path, q.Encode()))
+		w.WriteHeader(http.StatusSeeOther)
 	})
+}
+
+// localPath is a Location on this server for the decoded path p and the
+// encoded query: p is cleaned to one leading slash and re-encoded, so that
+// a request target such as //evil.example/x, /\evil.example or
+// /%2F%2Fevil.example can never become a redirect to another origin
+// (browsers read "//host" and "/\host" as a host). Anything else that
+// would not stay a path on this origin goes to the start page.
+func localPath(p, query string) string {
+	p = path.Clean("/" + strings.ReplaceAll(p, `\`, "/"))
+	u := url.URL{Path: p, RawQuery: query}
+	loc := u.String()
+	if !strings.HasPrefix(loc, "/") || strings.HasPrefix(loc, "//") {
+		return "/"
+	}
+	return loc
 }
 
 // secureHeaders holds the browser to this server's own resources, keeps

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"git-reason/cmd/git-reason/internal/ops"
 )
@@ -15,7 +16,7 @@ import (
 // carries the strict policy.
 func TestGuard(t *testing.T) {
 	const token = "s3cret"
-	h := Handler(func() (*ops.Session, error) { return nil, errors.New("no repository here") }, token)
+	h := handler(func() (*ops.Session, error) { return nil, errors.New("no repository here") }, newKeys(token))
 	cookie := "git_reason_token=" + token
 	cases := []struct {
 		name, method, host, target, cookie string
@@ -58,5 +59,45 @@ func TestGuard(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestOneTimeCode: a code opens the page once, within its lifetime, and
+// sets the token's cookie; used again, expired or wrong, it is refused.
+func TestOneTimeCode(t *testing.T) {
+	const token = "s3cret"
+	k := newKeys(token)
+	now := time.Unix(1e9, 0)
+	k.now = func() time.Time { return now }
+	h := handler(func() (*ops.Session, error) { return nil, errors.New("no repository here") }, k)
+	get := func(target string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest("GET", target, nil)
+		r.Host = "127.0.0.1:9"
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w
+	}
+	code, err := k.mint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := get("/?code=" + code[:len(code)-1] + "0"); w.Code != http.StatusForbidden {
+		t.Errorf("a wrong code: %d", w.Code)
+	}
+	w := get("/task/T-1?code=" + code)
+	if w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/task/T-1" ||
+		!strings.Contains(w.Header().Get("Set-Cookie"), "git_reason_token="+token) {
+		t.Fatalf("first use: %d, Location %q, Set-Cookie %q", w.Code, w.Header().Get("Location"), w.Header().Get("Set-Cookie"))
+	}
+	if w := get("/?code=" + code); w.Code != http.StatusForbidden || !strings.Contains(w.Body.String(), "used already") {
+		t.Errorf("second use: %d %s", w.Code, w.Body)
+	}
+	late, _ := k.mint()
+	now = now.Add(codeLifetime)
+	if w := get("/?code=" + late); w.Code != http.StatusForbidden || !strings.Contains(w.Body.String(), "expired") {
+		t.Errorf("expired: %d %s", w.Code, w.Body)
+	}
+	if w := get("/?code="); w.Code != http.StatusForbidden {
+		t.Errorf("empty code: %d", w.Code)
 	}
 }

@@ -2,8 +2,6 @@ package web
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"net"
 	"net/http"
@@ -16,9 +14,11 @@ import (
 type Request struct {
 	Listen string // a loopback address; port 0 picks a free one
 	Open   func() (*ops.Session, error)
-	// Ready is called once, with the address holding the token, when the
-	// server listens.
-	Ready func(url string)
+	// Ready is called once, when the server listens, with the address
+	// holding the token (for the user to read) and a function that mints a
+	// one-time address (for a program to open: it carries a code that
+	// opens the page once, never the token).
+	Ready func(url string, oneTime func() (string, error))
 }
 
 // Serve serves the page until ctx ends, then shuts down and returns nil.
@@ -34,15 +34,20 @@ func Serve(ctx context.Context, req Request) error {
 		ln.Close()
 		return ops.Usage("the Reasoning page listens on loopback only: use --listen 127.0.0.1:PORT")
 	}
-	token, err := newToken()
+	token, err := newSecret()
 	if err != nil {
 		ln.Close()
 		return err
 	}
-	srv := &http.Server{Handler: Handler(req.Open, token), ReadHeaderTimeout: 10 * time.Second,
+	k := newKeys(token)
+	srv := &http.Server{Handler: handler(req.Open, k), ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout: 30 * time.Second, WriteTimeout: time.Minute, MaxHeaderBytes: 16 << 10}
 	if req.Ready != nil {
-		req.Ready("http://" + ln.Addr().String() + "/?token=" + token)
+		base := "http://" + ln.Addr().String() + "/"
+		req.Ready(base+"?token="+token, func() (string, error) {
+			code, err := k.mint()
+			return base + "?code=" + code, err
+		})
 	}
 	go func() {
 		<-ctx.Done()
@@ -54,13 +59,4 @@ func Serve(ctx context.Context, req Request) error {
 		return err
 	}
 	return nil
-}
-
-// newToken is 32 random bytes in hex: a page reached without it is refused.
-func newToken() (string, error) {
-	b := make([]byte, 32)
-	if _, err := rand.Read(b); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(b), nil
 }

@@ -38,10 +38,10 @@ var phases = []record.Phase{record.PhaseEmpty, record.PhaseAssessed, record.Phas
 // repository, and a page left reloading must not starve the machine.
 const maxConcurrent = 4
 
-// Handler is the whole Reasoning page: every route behind the guard.
-// open is called once per request, so every page reads the refs as they
-// are now.
-func Handler(open func() (*ops.Session, error), token string) http.Handler {
+// handler is the whole Reasoning page: every route behind the guard, which
+// accepts k's token and codes. open is called once per request, so every
+// page reads the refs as they are now.
+func handler(open func() (*ops.Session, error), k *keys) http.Handler {
 	s := &server{open: open, slots: make(chan struct{}, maxConcurrent)}
 	mux := http.NewServeMux()
 	static, _ := fs.Sub(assets, "assets")
@@ -51,7 +51,7 @@ func Handler(open func() (*ops.Session, error), token string) http.Handler {
 	mux.HandleFunc("GET /task/{task...}", s.task) // a task name may hold slashes
 	mux.HandleFunc("GET /handover", s.handover)
 	mux.HandleFunc("GET /context", s.context)
-	return protect(token, s.bounded(mux))
+	return protect(k, s.bounded(mux))
 }
 
 type server struct {
