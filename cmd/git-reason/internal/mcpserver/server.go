@@ -69,7 +69,7 @@ type outcome struct {
 
 // New opens the repository and builds the server.
 func New(ctx context.Context, opts Options) (*Server, error) {
-	env, err := ops.Open(ctx, ops.Options{Dir: opts.Dir})
+	env, err := ops.Open(ctx, ops.Options{Dir: opts.Dir, Resident: true})
 	if err != nil {
 		return nil, err
 	}

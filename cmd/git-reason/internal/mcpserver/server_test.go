@@ -540,3 +540,34 @@ func TestSchemaToolCoversEveryPublishedOutput(t *testing.T) {
 		}
 	}
 }
+
+// The server outlives any one configuration: a setting changed with git
+// config between two calls is what the second call uses.
+func TestSettingsReadAgainWhenChanged(t *testing.T) {
+	dir := newRepo(t)
+	cs := connect(t, dir, nil)
+	profile := func() string {
+		t.Helper()
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "advisors"})
+		if err != nil || res.IsError {
+			t.Fatalf("advisors: %v %+v", err, res)
+		}
+		raw, _ := json.Marshal(res.StructuredContent)
+		var out struct{ Profile string }
+		if err := json.Unmarshal(raw, &out); err != nil || out.Profile == "" {
+			t.Fatalf("advisors: no profile in %s", raw)
+		}
+		return out.Profile
+	}
+	if got := profile(); got != "default" {
+		t.Fatalf("profile %q before any setting", got)
+	}
+	cmd := exec.Command("git", "config", "reason.profile", "offline")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git config: %v\n%s", err, out)
+	}
+	if got := profile(); got != "offline" {
+		t.Errorf("profile %q after git config reason.profile offline, want offline", got)
+	}
+}

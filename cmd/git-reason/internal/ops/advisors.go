@@ -36,14 +36,14 @@ func (e *Session) Catalog() (*advisor.Catalog, []advisor.Finding, error) {
 // settings.Settings.Profile: the --profile flag, GIT_REASON_PROFILE, git
 // config reason.profile, CI=true, or the default).
 func (e *Session) Profile() (advisor.Profile, string, error) {
+	st, err := e.Settings() // first: a resident session may read again
+	if err != nil {
+		return advisor.Profile{}, "", err
+	}
 	if e.profile != nil {
 		return *e.profile, e.chosenBy, nil
 	}
 	cat, _, err := e.Catalog()
-	if err != nil {
-		return advisor.Profile{}, "", err
-	}
-	st, err := e.Settings()
 	if err != nil {
 		return advisor.Profile{}, "", err
 	}

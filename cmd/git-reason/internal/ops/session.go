@@ -33,6 +33,10 @@ type Options struct {
 	// Warn receives one line per task that a read across every task
 	// skipped because its history does not read; nil drops them.
 	Warn func(line string)
+	// Resident marks a session that outlives one command (the MCP
+	// server): its settings are read again when a configuration file
+	// they came from changes.
+	Resident bool
 }
 
 // Session is one opened repository: its store and writer, and the
@@ -45,6 +49,7 @@ type Session struct {
 	Index  gitstore.Index
 
 	profileFlag string
+	resident    bool
 	settings    *settings.Settings
 	catalog     *advisor.Catalog
 	findings    []advisor.Finding
@@ -71,7 +76,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if opts.Warn != nil {
 		store.OnSkip = func(task string, err error) { opts.Warn(skipWarning(task, err)) }
 	}
-	sess := &Session{Repo: repo, Store: store, Index: gitstore.Index{Store: store}, profileFlag: opts.Profile, warn: opts.Warn}
+	sess := &Session{Repo: repo, Store: store, Index: gitstore.Index{Store: store}, profileFlag: opts.Profile, resident: opts.Resident, warn: opts.Warn}
 	// Vouch: a standing conclusion is reused only from a task whose
 	// history replays clean at that moment.
 	sess.Writer = &record.Writer{Store: store, Index: sess.Index, Avail: availability{sess}, Vouch: store}
@@ -88,14 +93,20 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 }
 
 // Settings reads git configuration and the environment on first use
-// (one git process) and returns the same value afterwards.
+// (one git process) and returns the same value afterwards; a resident
+// session reads again when a file the value came from changed, and
+// forgets what it derived from the old value (the profile, the identity).
 func (e *Session) Settings() (*settings.Settings, error) {
-	if e.settings != nil {
+	if e.settings != nil && !(e.resident && e.settings.Changed()) {
 		return e.settings, nil
 	}
 	st, err := settings.Load(context.Background(), e.Repo.GitDir, settings.Flags{Profile: e.profileFlag})
 	if err != nil {
 		return nil, err
+	}
+	if e.settings != nil {
+		e.profile, e.chosenBy = nil, ""
+		e.Writer.Actor, e.Writer.Origin = "", ""
 	}
 	e.settings = st
 	return st, nil
@@ -104,12 +115,12 @@ func (e *Session) Settings() (*settings.Settings, error) {
 // Identify fills the writer's actor and origin; only writes need them.
 // The first write of a clone records its origin in git config.
 func (e *Session) Identify() error {
-	if e.Writer.Actor != "" {
-		return nil
-	}
-	st, err := e.Settings()
+	st, err := e.Settings() // first: a resident session may read again
 	if err != nil {
 		return err
+	}
+	if e.Writer.Actor != "" {
+		return nil
 	}
 	actor := st.Actor.String()
 	if actor == "" {

@@ -2,23 +2,15 @@
 // variable git reason acts on into one typed [Settings] value, once per
 // command.
 //
-// Configuration is read the way git reads it: the same files in the same
-// order with the same scopes (system, global, repository, worktree),
-// include.path and includeIf (gitdir:, gitdir/i:, onbranch:,
-// hasconfig:remote.*.url:), `git -c` (GIT_CONFIG_PARAMETERS) and
-// GIT_CONFIG_COUNT, giving what `git config -z --list --show-scope` lists
-// for the repository. The files are read in-process (readConfig; each
-// file's syntax by go-git's config parser, gcfg, in file order); whatever
-// that reader does not pin down as git does (a file git or gcfg refuses,
-// a form gcfg reads otherwise than git, an include loop, a bracket
-// expression in a condition, a system file it cannot locate) is read by
-// that one git process instead, so the two never differ: a differential test holds the
-// reader to git over many layouts. The reader opens only regular files
-// (never a FIFO or a device a repository's include.path or ref names) and
-// stops at 2^18 variables, which only includes repeated over and over
-// reach and git itself would list without end: [Load] then fails with its
-// own error. [Load] does this; the caller decides
-// when, so that a command that needs no setting reads nothing. Every
+// Configuration is read the way git-lfs and gitsign read it: [Load] runs
+// one `git config --list -z --show-scope --show-origin --includes`
+// process, so git itself answers which files are read and in what order
+// (system, global, repository, worktree), include.path and includeIf,
+// `git -c` (GIT_CONFIG_PARAMETERS) and GIT_CONFIG_COUNT, and refuses what
+// it refuses, with its own message. The caller decides when to load, so
+// that a command that needs no setting runs no git. A long-running
+// process (the MCP server) asks [Settings.Changed], a stat of each file
+// the reading depends on, and loads again only when one changed. Every
 // environment override (GIT_REASON_*, GIT_AUTHOR_*, EMAIL, CI, GIT_PAGER,
 // PAGER, NO_COLOR, XDG_CONFIG_HOME, HOME) is applied in one function,
 // resolve; nothing else in the program looks these up.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 )
 
@@ -20,10 +21,10 @@ type entry struct {
 // config maps each key, as git lists it, to its values in git's order.
 type config map[string][]entry
 
-// item is one line of git config --list --show-scope.
+// item is one line of git config --list --show-scope --show-origin.
 type item struct {
-	scope, key, value string
-	hasValue          bool
+	scope, origin, key, value string
+	hasValue                  bool
 }
 
 func toConfig(items []item) config {
@@ -36,72 +37,37 @@ func toConfig(items []item) config {
 
 // Load reads the configuration of the repository whose git directory is
 // gitDir ("" outside a repository: system, global and command-line scopes
-// only), then resolves it with the environment and flags. The files are
-// read in-process, as git reads them (readConfig); whatever that reader
-// leaves to git (a file git refuses, an include loop, a form it does not
-// read) is read by one git config process instead, so that Load fails
-// where git refuses the configuration, with git's own message.
+// only) with one git config process, then resolves it with the
+// environment and flags. Git answers everything about the files: which
+// are read and in what order, include.path and includeIf, `git -c`, and
+// what it refuses (Load then fails with git's own message, in one line).
 func Load(ctx context.Context, gitDir string, flags Flags) (*Settings, error) {
-	items, err := readConfig(gitDir, os.LookupEnv)
-	if errors.Is(err, errAskGit) {
-		items, err = list(ctx, gitDir)
-	}
+	items, dir, err := list(ctx, gitDir)
 	if err != nil {
 		return nil, err
 	}
-	s, err := resolve(source{config: toConfig(items), lookupEnv: os.LookupEnv}, flags)
-	if err != nil || gitDir == "" || !hasSafeDirectory(items) {
-		return s, err
-	}
-	if s.SafeDirectories, err = SafeDirectories(ctx); err != nil {
+	src := source{config: toConfig(items), lookupEnv: os.LookupEnv}
+	s, err := resolve(src, flags)
+	if err != nil {
 		return nil, err
 	}
+	s.files = watch(src.configFiles(items, gitDir, dir))
 	return s, nil
 }
 
-// SafeDirectories reads the safe.directory values git honours when it
-// checks who owns a repository. Git reads them as outside any repository
-// (read_very_early_config): the system and global files and the command
-// line, whose includeIf gitdir: and onbranch: conditions then never hold
-// and whose hasconfig:remote.*.url: sees only their own remotes. Read
-// with the repository instead, a global file's includeIf would let the
-// repository being checked choose what is included (its HEAD, its remote
-// URLs), and with it whether it is trusted. No file of the repository is
-// read, so a repository refused for its owner is never read at all.
-func SafeDirectories(ctx context.Context) ([]string, error) {
-	items, err := readConfig("", os.LookupEnv)
-	if errors.Is(err, errAskGit) {
-		items, err = list(ctx, "")
-	}
-	if err != nil {
-		return nil, err
-	}
-	return safeDirectories(toConfig(items)[keySafeDir]), nil
-}
-
-// hasSafeDirectory reports whether a protected scope sets safe.directory
-// at all; reading as outside the repository can only find fewer.
-func hasSafeDirectory(items []item) bool {
-	for _, it := range items {
-		if it.key == keySafeDir && it.scope != "local" && it.scope != "worktree" {
-			return true
-		}
-	}
-	return false
-}
-
-// list runs git config -z --list --show-scope. GIT_CONFIG is removed from
-// its environment: git config alone reads it (as --file), git's other
+// list runs git config --list -z --show-scope --show-origin --includes
+// for gitDir and returns what it listed and the directory it ran in
+// (relative origins are relative to it). GIT_CONFIG is removed from its
+// environment: git config alone reads it (as --file), git's other
 // commands do not, and git reason reads what they read.
-func list(ctx context.Context, gitDir string) ([]item, error) {
-	args := []string{"config", "-z", "--list", "--show-scope"}
-	if gitDir != "" {
-		args = append([]string{"--git-dir=" + gitDir}, args...)
-	}
+func list(ctx context.Context, gitDir string) ([]item, string, error) {
+	args := []string{"config", "--list", "-z", "--show-scope", "--show-origin", "--includes"}
 	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = gitDir
 	cmd.Env = withoutVar(os.Environ(), "GIT_CONFIG")
-	if gitDir == "" {
+	if gitDir != "" {
+		cmd.Args = append([]string{"git", "--git-dir=" + gitDir}, args...)
+		cmd.Dir = gitDir
+	} else {
 		// Outside a repository: git must not find one from the working
 		// directory or GIT_DIR either.
 		cmd.Dir = "/"
@@ -114,32 +80,93 @@ func list(ctx context.Context, gitDir string) ([]item, error) {
 		msg := strings.TrimPrefix(firstLine(stderr.String()), "fatal: ")
 		var ee *exec.ExitError
 		if errors.As(err, &ee) && msg != "" {
-			return nil, fmt.Errorf("read git config: %s", msg)
+			return nil, "", fmt.Errorf("read git config: %s", msg)
 		}
-		return nil, fmt.Errorf("read git config: %w", err)
+		return nil, "", fmt.Errorf("read git config: %w", err)
 	}
-	return parseList(out)
+	items, err := parseList(out)
+	return items, cmd.Dir, err
 }
 
-// parseList decodes the output of git config -z --list --show-scope: for
-// each variable "scope NUL key LF value NUL", or "scope NUL key NUL" for a
-// variable written without "=".
+// parseList decodes the output of git config --list -z --show-scope
+// --show-origin: for each variable "scope NUL origin NUL key LF value
+// NUL", or "scope NUL origin NUL key NUL" for a variable written without
+// "=".
 func parseList(out []byte) ([]item, error) {
 	var items []item
 	for len(out) > 0 {
-		scope, rest, ok := bytes.Cut(out, []byte{0})
-		if !ok {
-			return nil, fmt.Errorf("read git config: truncated output")
+		var f [3][]byte
+		for i := range f {
+			var ok bool
+			if f[i], out, ok = bytes.Cut(out, []byte{0}); !ok {
+				return nil, fmt.Errorf("read git config: truncated output")
+			}
 		}
-		line, rest, ok := bytes.Cut(rest, []byte{0})
-		if !ok {
-			return nil, fmt.Errorf("read git config: truncated output after %q", scope)
-		}
-		key, value, hasValue := bytes.Cut(line, []byte{'\n'})
-		items = append(items, item{scope: string(scope), key: string(key), value: string(value), hasValue: hasValue})
-		out = rest
+		key, value, hasValue := bytes.Cut(f[2], []byte{'\n'})
+		items = append(items, item{scope: string(f[0]), origin: string(f[1]), key: string(key), value: string(value), hasValue: hasValue})
 	}
 	return items, nil
+}
+
+// configFiles are the files a reading depends on: every file git listed
+// a variable from, the files git reads when they exist (the global ones,
+// the repository's config.worktree) and HEAD (includeIf onbranch:), and
+// the targets of include.path and includeIf.*.path, which may appear
+// later. dir is where git ran, for relative origins.
+func (src source) configFiles(items []item, gitDir, dir string) []string {
+	home, xdg := src.getenv("HOME"), src.getenv("XDG_CONFIG_HOME")
+	var files []string
+	if home != "" {
+		files = append(files, filepath.Join(home, ".gitconfig"))
+		if xdg == "" {
+			xdg = filepath.Join(home, ".config")
+		}
+	}
+	if xdg != "" {
+		files = append(files, filepath.Join(xdg, "git", "config"))
+	}
+	if gitDir != "" {
+		files = append(files, filepath.Join(gitDir, "config.worktree"), filepath.Join(gitDir, "HEAD"))
+	}
+	for _, it := range items {
+		file, ok := strings.CutPrefix(it.origin, "file:")
+		if !ok {
+			continue
+		}
+		file = absIn(dir, file)
+		files = append(files, file)
+		if it.key != "include.path" && !(strings.HasPrefix(it.key, "includeif.") && strings.HasSuffix(it.key, ".path")) {
+			continue
+		}
+		switch target := it.value; {
+		case strings.HasPrefix(target, "~/") && home != "":
+			files = append(files, filepath.Join(home, target[2:]))
+		case filepath.IsAbs(target):
+			files = append(files, target)
+		case target != "" && !strings.HasPrefix(target, "~"):
+			files = append(files, filepath.Join(filepath.Dir(file), target))
+		}
+	}
+	return files
+}
+
+// SafeDirectories reads the safe.directory values git honours when it
+// checks who owns a repository: as outside any repository
+// (read_very_early_config), from the system and global files and the
+// command line, so that no file of the repository under check is read.
+func SafeDirectories(ctx context.Context) ([]string, error) {
+	items, _, err := list(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	return safeDirectories(toConfig(items)[keySafeDir]), nil
+}
+
+func absIn(dir, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(dir, p)
 }
 
 func withoutVar(env []string, name string) []string {

@@ -50,6 +50,8 @@ type Settings struct {
 	// ($XDG_CONFIG_HOME/git-reason, else $HOME/.config/git-reason; "" when
 	// neither is set): the user overlay advisors.yaml lives there.
 	ConfigDir string
+
+	files []watched // what Changed compares
 }
 
 // Remote is one configured remote.

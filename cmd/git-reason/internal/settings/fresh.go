@@ -1,0 +1,50 @@
+package settings
+
+import (
+	"os"
+)
+
+// watched is one file a reading depends on, as it was when read (fi is
+// nil when it did not exist).
+type watched struct {
+	path string
+	fi   os.FileInfo
+}
+
+// watch records the state of each of paths, once each.
+func watch(paths []string) []watched {
+	seen := map[string]bool{}
+	var out []watched
+	for _, p := range paths {
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		fi, _ := os.Stat(p)
+		out = append(out, watched{path: p, fi: fi})
+	}
+	return out
+}
+
+// Changed reports whether a file this reading depends on was created,
+// removed or written since (a long-running process then loads the
+// settings again). It costs a stat per file, a few microseconds, where
+// reading again costs a git process. git config writes a file by renaming
+// a new one over it, so the file's identity changes even when its size
+// and time do not. What it cannot see: a system file that was absent or
+// empty when read, a file named by GIT_CONFIG_GLOBAL or GIT_CONFIG_SYSTEM
+// that was absent then, and a change of the process's own environment.
+func (s *Settings) Changed() bool {
+	for _, w := range s.files {
+		fi, err := os.Stat(w.path)
+		switch {
+		case err != nil || w.fi == nil:
+			if (err == nil) != (w.fi != nil) {
+				return true
+			}
+		case !os.SameFile(fi, w.fi) || !fi.ModTime().Equal(w.fi.ModTime()) || fi.Size() != w.fi.Size():
+			return true
+		}
+	}
+	return false
+}
