@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
@@ -17,6 +18,7 @@ type validateOptions struct {
 	Manual     string // pass or fail, a claim
 	Evidence   []string
 	Conclusion string // default: the task's latest
+	Dir        string // where --run runs (default: the top of the worktree)
 }
 
 func validateCommand() *cli.Command {
@@ -24,10 +26,14 @@ func validateCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "validate",
 		Usage:     "check a conclusion: run a command (a fact) or record a manual result (a claim)",
-		ArgsUsage: "[TASK] (--run CMD | --manual pass|fail --evidence KIND:REF:SUMMARY...) [--conclusion ID]",
+		ArgsUsage: "[TASK] (--run CMD [--dir DIR] | --manual pass|fail --evidence KIND:REF:SUMMARY...) [--conclusion ID]",
+		Description: "--run runs CMD with /bin/sh at the top of the worktree, as git runs hooks, whatever directory\n" +
+			"you are in (in a bare repository: the current directory); --dir DIR runs it in DIR instead.\n" +
+			"The record names the directory, relative to the top of the worktree.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "run", Usage: "run `CMD` with the shell and record its exit status, duration and output digest", Destination: &o.Run},
-			&cli.StringFlag{Name: "manual", Usage: "record a manual result: pass or fail", Destination: &o.Manual},
+			&cli.StringFlag{Name: "dir", Usage: "run --run's command in `DIR` (default: the top of the worktree)", Destination: &o.Dir},
+			&cli.StringFlag{Name: "manual", Usage: "record a manual result: pass or fail (needs --evidence)", Destination: &o.Manual},
 			&cli.StringSliceFlag{Name: "evidence", Usage: "KIND:REF:SUMMARY (repeatable)"},
 			&cli.StringFlag{Name: "conclusion", Usage: "the conclusion `ID` (default: the latest)", Destination: &o.Conclusion},
 			o.fileFlag(), o.jsonFlag(),
@@ -48,6 +54,12 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 	}
 	if o.File != "" && o.Run != "" {
 		return ops.Usage("--run CMD builds the body itself: give --run or --file, not both")
+	}
+	if o.Manual != "" && o.File == "" && len(o.Evidence) == 0 {
+		return ops.Usage("--manual %s is a claim: give --evidence KIND:REF:SUMMARY saying what it rests on", o.Manual)
+	}
+	if o.Dir != "" && o.Run == "" {
+		return ops.Usage("--dir is where --run's command runs: give it with --run")
 	}
 	sess, err := o.Open()
 	if err != nil {
@@ -73,7 +85,10 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 	// not observe, so a file can never make this process run what it holds.
 	var res *record.Result
 	if o.Run != "" {
-		dir, _ := os.Getwd()
+		dir, derr := runDir(sess, o.Dir)
+		if derr != nil {
+			return derr
+		}
 		res, err = sess.RunValidation(ctx, o.Task, raw, dir, o.Err)
 	} else {
 		res, err = sess.Append(ctx, o.Task, record.KindValidation, raw)
@@ -88,4 +103,25 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 		return failure(fmt.Sprintf("validation failed: %q exited with status %d (recorded as validation %s)", o.Run, *d.ExitCode, res.ID[:10]))
 	}
 	return nil
+}
+
+// runDir is where validate --run runs its command: the directory given
+// (relative to the current one), else the top of the worktree, as git runs
+// hooks, so that the README's commands work from any subdirectory; in a
+// bare repository, the current directory.
+func runDir(sess *ops.Session, dir string) (string, error) {
+	if dir != "" {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return "", ops.Usage("--dir %s: %v", dir, err)
+		}
+		if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+			return "", ops.Usage("--dir %s is not a directory", dir)
+		}
+		return abs, nil
+	}
+	if top := sess.Repo.WorkTree; top != "" {
+		return top, nil
+	}
+	return os.Getwd()
 }
