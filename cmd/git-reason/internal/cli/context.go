@@ -11,7 +11,8 @@ import (
 
 type contextOptions struct {
 	base
-	Range string
+	Range  string
+	Format string
 }
 
 func contextCommand() *cli.Command {
@@ -25,8 +26,10 @@ func contextCommand() *cli.Command {
 			"else main, else master), to HEAD. A task is linked to the range by a 'Reason-Task:'\n" +
 			"trailer of one of its commits, by an attempt or validation naming one of them, or\n" +
 			"(weakly, and shown as such) by evidence citing a file the range changes.\n\n" +
+			"Printed on a terminal it is text; in a pipe, markdown whose record text is inert\n" +
+			"(--format text|markdown chooses):\n\n" +
 			"   git reason context | gh pr comment --body-file -",
-		Flags: []cli.Flag{o.jsonFlag()},
+		Flags: []cli.Flag{formatFlag(&o.Format), o.jsonFlag()},
 		Action: func(c *cli.Context) error {
 			o.bind(c)
 			if err := noMoreArgs(c, 1); err != nil {
@@ -39,6 +42,10 @@ func contextCommand() *cli.Command {
 }
 
 func runContext(ctx context.Context, o *contextOptions) error {
+	format, err := o.reportFormat(o.Format)
+	if err != nil {
+		return err
+	}
 	sess, err := o.Open()
 	if err != nil {
 		return err
@@ -48,7 +55,7 @@ func runContext(ctx context.Context, o *contextOptions) error {
 		return err
 	}
 	return o.render(rep, func(w io.Writer) error {
-		_, err := io.WriteString(w, ops.ContextMarkdown(rep))
+		_, err := io.WriteString(w, ops.RenderContext(rep, format))
 		return err
 	})
 }

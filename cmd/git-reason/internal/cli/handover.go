@@ -13,10 +13,11 @@ import (
 
 type handoverOptions struct {
 	base
-	Since string // "7d", a Go duration, or a date
-	Task  string
-	Actor string
-	Now   func() time.Time
+	Since  string // "7d", a Go duration, or a date
+	Task   string
+	Actor  string
+	Format string
+	Now    func() time.Time
 }
 
 func handoverCommand() *cli.Command {
@@ -30,7 +31,7 @@ func handoverCommand() *cli.Command {
 			&cli.StringFlag{Name: "since", Value: "7d", Usage: "list tasks concluded or validated since `WHEN` (7d, 36h, 2026-11-01)", Destination: &o.Since},
 			&cli.StringFlag{Name: "task", Usage: "only `TASK`", Destination: &o.Task},
 			&cli.StringFlag{Name: "actor", Usage: "only tasks with a record by `ACTOR`", Destination: &o.Actor},
-			o.jsonFlag(),
+			formatFlag(&o.Format), o.jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			o.bind(c)
@@ -43,6 +44,10 @@ func handoverCommand() *cli.Command {
 }
 
 func runHandover(ctx context.Context, o *handoverOptions) error {
+	format, err := o.reportFormat(o.Format)
+	if err != nil {
+		return err
+	}
 	since, err := parseSince(o.Since, o.Now())
 	if err != nil {
 		return err
@@ -64,7 +69,7 @@ func runHandover(ctx context.Context, o *handoverOptions) error {
 		return writeHandoverJSON(o.Out, rep)
 	}
 	return o.render(rep, func(w io.Writer) error {
-		_, err := io.WriteString(w, ops.HandoverMarkdown(rep))
+		_, err := io.WriteString(w, ops.RenderHandover(rep, format))
 		return err
 	})
 }

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"reflect"
 
 	"github.com/itchyny/gojq"
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 
 	"git-reason/cmd/git-reason/internal/ops"
 )
@@ -196,4 +198,27 @@ func jqNumbers(v any) any {
 		}
 	}
 	return v
+}
+
+// formatFlag wires --format into a report verb (handover, context).
+func formatFlag(dest *string) cli.Flag {
+	return &cli.StringFlag{Name: "format", Usage: "`FORMAT`: text (the default on a terminal) or markdown (the default in a pipe, for pasting or posting)", Destination: dest}
+}
+
+// reportFormat is the format a report prints in: the one given, else
+// text on a terminal and markdown anywhere else, so that a person reads
+// <ada@example.com> and a script piping the report into a pull request
+// comment keeps getting markdown whose record text is inert.
+func (b *base) reportFormat(given string) (ops.Format, error) {
+	if given != "" {
+		return ops.ParseFormat(given)
+	}
+	w := b.Out
+	if pw, ok := w.(*printableWriter); ok {
+		w = pw.w
+	}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		return ops.FormatText, nil
+	}
+	return ops.FormatMarkdown, nil
 }

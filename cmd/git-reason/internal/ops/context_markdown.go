@@ -14,16 +14,21 @@ import (
 // description or a review comment: the one rendering the command line and
 // any page share. Every text from a record is made inert by
 // record.Markdown, and every diagram label by Mermaid.
-func ContextMarkdown(r *ContextReport) string {
+func ContextMarkdown(r *ContextReport) string { return RenderContext(r, FormatMarkdown) }
+
+// RenderContext renders a context in the layout of ContextMarkdown, as
+// markdown or as text for a terminal.
+func RenderContext(r *ContextReport, f Format) string {
+	p := prose{text: f == FormatText}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Reasoning behind %s\n\n", code(r.Range))
-	fmt.Fprintf(&b, "%s from %s to %s: %s, %s, %s.\n", code(r.Range), commit(r.Base), commit(r.Head),
+	fmt.Fprintf(&b, "%s from %s to %s: %s, %s, %s.\n", code(r.Range), p.commit(r.Base), p.commit(r.Head),
 		plural(len(r.Commits), "commit"), plural(r.Files, "file")+" changed", plural(len(r.Tasks), "task"))
 	if len(r.Commits) > 0 && len(r.Tasks) == 0 {
 		b.WriteString("\nNo task is linked to these commits: add a `Reason-Task: TASK` trailer (`git reason hooks install` adds it for the branch's task).\n")
 	}
 	for i := range r.Tasks {
-		contextTask(&b, &r.Tasks[i])
+		p.contextTask(&b, &r.Tasks[i])
 	}
 	var loose []ContextCommit
 	for _, c := range r.Commits {
@@ -34,24 +39,24 @@ func ContextMarkdown(r *ContextReport) string {
 	if len(loose) > 0 && len(r.Tasks) > 0 {
 		fmt.Fprintf(&b, "\n## Commits linked to no task (%d)\n\n", len(loose))
 		for _, c := range loose {
-			fmt.Fprintf(&b, "- %s %s\n", commit(c.Commit), md(c.Subject))
+			fmt.Fprintf(&b, "- %s %s\n", p.commit(c.Commit), p.md(c.Subject))
 		}
 	}
 	if len(r.Unknown) > 0 {
 		fmt.Fprintf(&b, "\n## Trailers naming no task here (%d)\n\n", len(r.Unknown))
 		for _, u := range r.Unknown {
-			fmt.Fprintf(&b, "- %s names %s: %s\n", commit(u.Commit), code(u.Task), md(u.Reason))
+			fmt.Fprintf(&b, "- %s names %s: %s\n", p.commit(u.Commit), code(u.Task), p.md(u.Reason))
 		}
 	}
 	return b.String()
 }
 
-func contextTask(b *strings.Builder, t *ContextTask) {
-	fmt.Fprintf(b, "\n## %s: %s\n\n", code(t.Task), md(t.Subject))
+func (p prose) contextTask(b *strings.Builder, t *ContextTask) {
+	fmt.Fprintf(b, "\n## %s: %s\n\n", code(t.Task), p.md(t.Subject))
 	if t.Decision != "" {
-		fmt.Fprintf(b, "**Decision:** %s\n\n", md(t.Decision))
+		fmt.Fprintf(b, "**Decision:** %s\n\n", p.md(t.Decision))
 	}
-	fmt.Fprintf(b, "Phase **%s** · review count **%d** · updated %s\n\n", md(string(t.Phase)), t.ReviewCount, stamp(t.Updated))
+	fmt.Fprintf(b, "Phase **%s** · review count **%d** · updated %s\n\n", p.md(string(t.Phase)), t.ReviewCount, p.stamp(t.Updated))
 	if t.Weak {
 		b.WriteString("Linked only weakly, through evidence citing files this range changes:\n")
 	} else {
@@ -60,39 +65,39 @@ func contextTask(b *strings.Builder, t *ContextTask) {
 	for _, l := range t.Links {
 		switch l.By {
 		case LinkTrailer:
-			fmt.Fprintf(b, "- the `Reason-Task` trailer of %s\n", commit(l.Commit))
+			fmt.Fprintf(b, "- the `Reason-Task` trailer of %s\n", p.commit(l.Commit))
 		case LinkAttempt:
-			fmt.Fprintf(b, "- attempt %s, which names %s\n", code(l.Record), commit(l.Commit))
+			fmt.Fprintf(b, "- attempt %s, which names %s\n", code(l.Record), p.commit(l.Commit))
 		case LinkValidation:
-			fmt.Fprintf(b, "- validation %s, which ran at %s\n", code(l.Record), commit(l.Commit))
+			fmt.Fprintf(b, "- validation %s, which ran at %s\n", code(l.Record), p.commit(l.Commit))
 		case LinkEvidence:
-			fmt.Fprintf(b, "- evidence of %s citing %s (weak: the file changed, not necessarily for this task)\n", code(l.Record), md(l.File))
+			fmt.Fprintf(b, "- evidence of %s citing %s (weak: the file changed, not necessarily for this task)\n", code(l.Record), p.md(l.File))
 		}
 	}
 	for i := range t.Assessments {
-		contextAssessment(b, &t.Assessments[i])
+		p.contextAssessment(b, &t.Assessments[i])
 	}
 	fmt.Fprintf(b, "\n```mermaid\n%s```\n", t.Mermaid)
 }
 
-func contextAssessment(b *strings.Builder, a *record.ContextAssessment) {
-	fmt.Fprintf(b, "\n### Assessment %s: %s\n\n", code(a.ID), md(a.Subject))
-	fmt.Fprintf(b, "%s\n\n", md(a.Question))
-	fmt.Fprintf(b, "- %s, %s; by %s, %s\n", md(a.Materiality), md(a.Reversibility), md(a.Actor), stamp(a.Created))
+func (p prose) contextAssessment(b *strings.Builder, a *record.ContextAssessment) {
+	fmt.Fprintf(b, "\n### Assessment %s: %s\n\n", code(a.ID), p.md(a.Subject))
+	fmt.Fprintf(b, "%s\n\n", p.md(a.Question))
+	fmt.Fprintf(b, "- %s, %s; by %s, %s\n", p.md(a.Materiality), p.md(a.Reversibility), p.md(a.Actor), p.stamp(a.Created))
 	for _, ev := range a.Evidence {
-		fmt.Fprintf(b, "- evidence %s\n", evidence(ev))
+		fmt.Fprintf(b, "- evidence %s\n", p.evidence(ev))
 	}
 	if r := a.Reuses; r != nil {
 		fmt.Fprintf(b, "- reuses the standing conclusion %s of task %s", code(r.Conclusion), code(r.Task))
 		if r.Decision != "" {
-			fmt.Fprintf(b, ": %s", md(r.Decision))
+			fmt.Fprintf(b, ": %s", p.md(r.Decision))
 		}
 		b.WriteString(" (no new review was asked for)\n")
 	}
-	if p := a.Plan; p != nil {
-		fmt.Fprintf(b, "\n**Review %s**: %s (profile %s, mode %s).", md(p.Review), md(p.Reason), code(p.Profile), code(p.Mode))
-		if len(p.Selected) > 0 {
-			fmt.Fprintf(b, " Advisors asked: %s.", codes(p.Selected))
+	if pl := a.Plan; pl != nil {
+		fmt.Fprintf(b, "\n**Review %s**: %s (profile %s, mode %s).", p.md(pl.Review), p.md(pl.Reason), code(pl.Profile), code(pl.Mode))
+		if len(pl.Selected) > 0 {
+			fmt.Fprintf(b, " Advisors asked: %s.", codes(pl.Selected))
 		} else {
 			b.WriteString(" No advisor was asked: the plan is a local review.")
 		}
@@ -101,23 +106,23 @@ func contextAssessment(b *strings.Builder, a *record.ContextAssessment) {
 	if len(a.Consultations) > 0 {
 		b.WriteString("\n| advisor | answered by | outcome | summary | conclusion's treatment |\n|---|---|---|---|---|\n")
 		for _, c := range a.Consultations {
-			model, outcome := "", md(c.Status)
+			model, outcome := "", p.md(c.Status)
 			if c.Model != nil {
-				model = md(c.Model.Name) + " (" + md(c.Model.Source) + ")"
+				model = p.md(c.Model.Name) + " (" + p.md(c.Model.Source) + ")"
 			}
 			if c.Stance != "" {
-				outcome = "**" + md(c.Stance) + "**"
+				outcome = "**" + p.md(c.Stance) + "**"
 				if c.Confidence != nil {
 					outcome += " (confidence " + strconv.FormatFloat(*c.Confidence, 'f', -1, 64) + ")"
 				}
 			} else if c.Failure != nil {
-				outcome = "failed: " + md(c.Failure.Kind)
+				outcome = "failed: " + p.md(c.Failure.Kind)
 			}
-			treatment := md(c.Treatment)
+			treatment := p.md(c.Treatment)
 			if c.Reason != "" {
-				treatment += ": " + md(c.Reason)
+				treatment += ": " + p.md(c.Reason)
 			}
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", code(c.Advisor), model, outcome, md(c.Summary), treatment)
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", code(c.Advisor), model, outcome, p.md(c.Summary), treatment)
 		}
 	}
 	for _, d := range a.Disagreements {
@@ -125,7 +130,7 @@ func contextAssessment(b *strings.Builder, a *record.ContextAssessment) {
 		if !d.Open {
 			state = "resolved"
 		}
-		fmt.Fprintf(b, "\n**Disagreement %s** (%s; opened by %s, %s): %s", code(d.ID), state, md(d.OpenedBy), md(d.Actor), md(d.Summary))
+		fmt.Fprintf(b, "\n**Disagreement %s** (%s; opened by %s, %s): %s", code(d.ID), state, p.md(d.OpenedBy), p.md(d.Actor), p.md(d.Summary))
 		if len(d.Cites) > 0 {
 			cites := make([]string, len(d.Cites))
 			for i, c := range d.Cites {
@@ -135,9 +140,9 @@ func contextAssessment(b *strings.Builder, a *record.ContextAssessment) {
 		}
 		b.WriteString("\n")
 		for _, r := range d.Resolutions {
-			fmt.Fprintf(b, "- resolved by %s (%s): %s\n", code(r.ID), md(r.Actor), md(r.Decision))
+			fmt.Fprintf(b, "- resolved by %s (%s): %s\n", code(r.ID), p.md(r.Actor), p.md(r.Decision))
 			for _, ev := range r.Evidence {
-				fmt.Fprintf(b, "  - evidence %s\n", evidence(ev))
+				fmt.Fprintf(b, "  - evidence %s\n", p.evidence(ev))
 			}
 		}
 	}
@@ -145,12 +150,12 @@ func contextAssessment(b *strings.Builder, a *record.ContextAssessment) {
 	if c == nil {
 		return
 	}
-	fmt.Fprintf(b, "\n**Conclusion %s** by %s, %s: %s\n", code(c.ID), md(c.Actor), stamp(c.Created), md(c.Decision))
+	fmt.Fprintf(b, "\n**Conclusion %s** by %s, %s: %s\n", code(c.ID), p.md(c.Actor), p.stamp(c.Created), p.md(c.Decision))
 	if !c.Standing {
 		b.WriteString("(no longer standing: its latest validation failed)\n")
 	}
 	if c.Rationale != "" {
-		fmt.Fprintf(b, "\n%s\n", md(c.Rationale))
+		fmt.Fprintf(b, "\n%s\n", p.md(c.Rationale))
 	}
 	fmt.Fprintf(b, "\nReview count **%d**", c.ReviewCount)
 	switch {
@@ -162,19 +167,19 @@ func contextAssessment(b *strings.Builder, a *record.ContextAssessment) {
 		b.WriteString(".\n")
 	}
 	for _, la := range c.LocalReview {
-		fmt.Fprintf(b, "- %s — %s\n", md(la.Item), md(la.Answer))
+		fmt.Fprintf(b, "- %s — %s\n", p.md(la.Item), p.md(la.Answer))
 	}
 	if len(a.Validations) > 0 {
 		b.WriteString("\nValidations:\n")
 	}
 	for _, v := range a.Validations {
 		if v.Method == "manual" {
-			fmt.Fprintf(b, "- %s **%s**, a manual claim by %s, %s\n", code(v.ID), md(v.Result), md(v.Actor), stamp(v.Created))
+			fmt.Fprintf(b, "- %s **%s**, a manual claim by %s, %s\n", code(v.ID), p.md(v.Result), p.md(v.Actor), p.stamp(v.Created))
 			continue
 		}
-		fmt.Fprintf(b, "- %s **%s**: ran %s", code(v.ID), md(v.Result), code(v.Command))
+		fmt.Fprintf(b, "- %s **%s**: ran %s", code(v.ID), p.md(v.Result), code(v.Command))
 		if v.Commit != "" {
-			fmt.Fprintf(b, " at %s", commit(v.Commit))
+			fmt.Fprintf(b, " at %s", p.commit(v.Commit))
 			if v.Dirty {
 				b.WriteString(" with local changes")
 			}
@@ -182,22 +187,22 @@ func contextAssessment(b *strings.Builder, a *record.ContextAssessment) {
 		if v.ExitCode != nil {
 			fmt.Fprintf(b, " (exit %d)", *v.ExitCode)
 		}
-		fmt.Fprintf(b, ", %s\n", stamp(v.Created))
+		fmt.Fprintf(b, ", %s\n", p.stamp(v.Created))
 	}
 	if len(a.Attempts) > 0 {
 		b.WriteString("\nAttempts:\n")
 	}
 	for _, at := range a.Attempts {
-		fmt.Fprintf(b, "- %s %s", code(at.ID), md(at.Outcome))
+		fmt.Fprintf(b, "- %s %s", code(at.ID), p.md(at.Outcome))
 		if len(at.Commits) > 0 {
 			cs := make([]string, len(at.Commits))
 			for i, c := range at.Commits {
-				cs[i] = commit(c)
+				cs[i] = p.commit(c)
 			}
 			fmt.Fprintf(b, ": %s", strings.Join(cs, ", "))
 		}
 		if at.Notes != "" {
-			fmt.Fprintf(b, " (%s)", md(at.Notes))
+			fmt.Fprintf(b, " (%s)", p.md(at.Notes))
 		}
 		b.WriteString("\n")
 	}
@@ -208,11 +213,11 @@ var fullHash = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(
 
 // commit shows a full hash bare, so that a forge links it to the commit;
 // anything else a record holds is inert text.
-func commit(h string) string {
+func (p prose) commit(h string) string {
 	if fullHash().MatchString(h) {
 		return h
 	}
-	return md(h)
+	return p.md(h)
 }
 
 func codes(xs []string) string {
@@ -223,11 +228,11 @@ func codes(xs []string) string {
 	return strings.Join(out, ", ")
 }
 
-func evidence(ev record.Evidence) string {
+func (p prose) evidence(ev record.Evidence) string {
 	if ev.Ref == "" {
-		return fmt.Sprintf("(%s): %s", md(ev.Kind), md(ev.Summary))
+		return fmt.Sprintf("(%s): %s", p.md(ev.Kind), p.md(ev.Summary))
 	}
-	return fmt.Sprintf("(%s %s): %s", md(ev.Kind), md(ev.Ref), md(ev.Summary))
+	return fmt.Sprintf("(%s %s): %s", p.md(ev.Kind), p.md(ev.Ref), p.md(ev.Summary))
 }
 
 func plural(n int, what string) string {

@@ -129,8 +129,41 @@ func anyActor(actors []string, who string) bool {
 	return false
 }
 
-// md is record text made inert for markdown.
-func md(s string) string { return record.Markdown(s) }
+// Format is how a report (handover, context) is rendered.
+type Format int
+
+const (
+	// FormatMarkdown is markdown for pasting or posting: record text is
+	// made inert (record.Markdown), so a record cannot inject HTML, links
+	// or mentions where it is rendered.
+	FormatMarkdown Format = iota
+	// FormatText is for a terminal: the same layout, record text only
+	// made printable (record.Printable), so an address reads
+	// <ada@example.com>, not &lt;ada@example.com&gt;.
+	FormatText
+)
+
+// ParseFormat reads a --format value.
+func ParseFormat(s string) (Format, error) {
+	switch s {
+	case "markdown":
+		return FormatMarkdown, nil
+	case "text":
+		return FormatText, nil
+	}
+	return 0, Usage("--format %q: give text or markdown", s)
+}
+
+// prose renders record text in one Format.
+type prose struct{ text bool }
+
+// md is record text made inert for markdown, or printable for a terminal.
+func (p prose) md(s string) string {
+	if p.text {
+		return record.Printable(strings.Join(strings.Fields(s), " "))
+	}
+	return record.Markdown(s)
+}
 
 // code is a value the tool made (an id, a command, a phase) shown as code;
 // a backtick in it is dropped, never able to close the span.
@@ -141,7 +174,12 @@ func code(s string) string {
 // HandoverMarkdown renders a handover as markdown: the one rendering the
 // command line and any page share. Every text that comes from a record is
 // escaped by record.Markdown.
-func HandoverMarkdown(r *HandoverReport) string {
+func HandoverMarkdown(r *HandoverReport) string { return RenderHandover(r, FormatMarkdown) }
+
+// RenderHandover renders a handover in the layout of HandoverMarkdown, as
+// markdown or as text for a terminal.
+func RenderHandover(r *HandoverReport, f Format) string {
+	p := prose{text: f == FormatText}
 	var b strings.Builder
 	b.WriteString("# Handover\n\n")
 	if len(r.Open) == 0 {
@@ -149,7 +187,7 @@ func HandoverMarkdown(r *HandoverReport) string {
 	} else {
 		fmt.Fprintf(&b, "## Open (%d)\n", len(r.Open))
 		for i := range r.Open {
-			handoverTask(&b, &r.Open[i])
+			p.handoverTask(&b, &r.Open[i])
 		}
 	}
 	if len(r.Circuits) > 0 || r.CircuitsError != "" {
@@ -157,36 +195,36 @@ func HandoverMarkdown(r *HandoverReport) string {
 		for _, a := range r.Circuits {
 			until := ""
 			if a.Until != "" {
-				until = " until " + stamp(a.Until)
+				until = " until " + p.stamp(a.Until)
 			}
-			fmt.Fprintf(&b, "- %s: %s%s: %s\n", code(a.ID), md(a.Status), until, md(a.Reason))
+			fmt.Fprintf(&b, "- %s: %s%s: %s\n", code(a.ID), p.md(a.Status), until, p.md(a.Reason))
 		}
 		if r.CircuitsError != "" {
-			fmt.Fprintf(&b, "- the advisors' declarations do not read: %s\n", md(r.CircuitsError))
+			fmt.Fprintf(&b, "- the advisors' declarations do not read: %s\n", p.md(r.CircuitsError))
 		}
 	}
-	fmt.Fprintf(&b, "\n## Settled since %s (%d)\n\n", stamp(r.Since), len(r.Settled))
+	fmt.Fprintf(&b, "\n## Settled since %s (%d)\n\n", p.stamp(r.Since), len(r.Settled))
 	if len(r.Settled) == 0 {
 		b.WriteString("None.\n")
 	}
 	for _, h := range r.Settled {
-		fmt.Fprintf(&b, "- %s %s: %s", code(h.Task), md(string(h.Phase)), md(h.Subject))
+		fmt.Fprintf(&b, "- %s %s: %s", code(h.Task), p.md(string(h.Phase)), p.md(h.Subject))
 		if n := len(h.Standing); n > 0 {
-			fmt.Fprintf(&b, ": %s", md(h.Standing[n-1].Decision))
+			fmt.Fprintf(&b, ": %s", p.md(h.Standing[n-1].Decision))
 		}
-		fmt.Fprintf(&b, " (%s)\n", stamp(h.Settled))
+		fmt.Fprintf(&b, " (%s)\n", p.stamp(h.Settled))
 	}
 	return b.String()
 }
 
-func handoverTask(b *strings.Builder, h *record.Handover) {
-	fmt.Fprintf(b, "\n### %s: %s\n\n", code(h.Task), md(h.Subject))
-	fmt.Fprintf(b, "- phase: **%s**, updated %s, by %s\n", md(string(h.Phase)), stamp(h.Updated), mdList(h.Actors))
+func (p prose) handoverTask(b *strings.Builder, h *record.Handover) {
+	fmt.Fprintf(b, "\n### %s: %s\n\n", code(h.Task), p.md(h.Subject))
+	fmt.Fprintf(b, "- phase: **%s**, updated %s, by %s\n", p.md(string(h.Phase)), p.stamp(h.Updated), p.list(h.Actors))
 	if h.Next != "" {
 		fmt.Fprintf(b, "- next: %s\n", code(h.Next))
 	}
 	for _, d := range h.Disagreements {
-		fmt.Fprintf(b, "- open disagreement %s by %s (%s): %s", code(d.ID), md(d.Actor), md(d.OpenedBy), md(d.Summary))
+		fmt.Fprintf(b, "- open disagreement %s by %s (%s): %s", code(d.ID), p.md(d.Actor), p.md(d.OpenedBy), p.md(d.Summary))
 		if len(d.Cites) > 0 {
 			cites := make([]string, len(d.Cites))
 			for i, c := range d.Cites {
@@ -197,25 +235,25 @@ func handoverTask(b *strings.Builder, h *record.Handover) {
 		b.WriteString("\n")
 	}
 	for _, item := range h.LocalReview {
-		fmt.Fprintf(b, "- unanswered local review: %s\n", md(item))
+		fmt.Fprintf(b, "- unanswered local review: %s\n", p.md(item))
 	}
 	if r := h.Reuse; r != nil {
 		fmt.Fprintf(b, "- reuses standing conclusion %s of %s", code(r.Conclusion), code(r.Task))
 		if r.Actor != "" {
-			fmt.Fprintf(b, " by %s", md(r.Actor))
+			fmt.Fprintf(b, " by %s", p.md(r.Actor))
 		}
 		b.WriteString("\n")
 	}
 	for _, c := range h.Consultations {
-		fmt.Fprintf(b, "- %s %s", code(c.Advisor), md(c.Status))
+		fmt.Fprintf(b, "- %s %s", code(c.Advisor), p.md(c.Status))
 		if c.Failures > 1 {
 			fmt.Fprintf(b, " %d times, the last", c.Failures)
 		}
 		if c.Failure != "" {
-			fmt.Fprintf(b, ": %s", md(c.Failure))
+			fmt.Fprintf(b, ": %s", p.md(c.Failure))
 		}
 		if c.Detail != "" {
-			fmt.Fprintf(b, " (%s)", md(c.Detail))
+			fmt.Fprintf(b, " (%s)", p.md(c.Detail))
 		}
 		fmt.Fprintf(b, " in %s\n", code(c.ID))
 	}
@@ -223,32 +261,32 @@ func handoverTask(b *strings.Builder, h *record.Handover) {
 		fmt.Fprintf(b, "- not asked yet: %s\n", code(a))
 	}
 	for _, s := range h.Standing {
-		fmt.Fprintf(b, "- standing conclusion %s: %s\n", code(s.Conclusion), md(s.Decision))
+		fmt.Fprintf(b, "- standing conclusion %s: %s\n", code(s.Conclusion), p.md(s.Decision))
 	}
 	if v := h.Validation; v != nil {
-		fmt.Fprintf(b, "- last validation %s: %s (%s", code(v.ID), md(v.Result), md(v.Method))
+		fmt.Fprintf(b, "- last validation %s: %s (%s", code(v.ID), p.md(v.Result), p.md(v.Method))
 		if v.Command != "" {
 			fmt.Fprintf(b, " %s", code(v.Command))
 		}
-		fmt.Fprintf(b, ") by %s, %s\n", md(v.Actor), stamp(v.Created))
+		fmt.Fprintf(b, ") by %s, %s\n", p.md(v.Actor), p.stamp(v.Created))
 	}
 	if a := h.Attempt; a != nil {
-		fmt.Fprintf(b, "- last attempt %s: %s\n", code(a.ID), md(a.Outcome))
+		fmt.Fprintf(b, "- last attempt %s: %s\n", code(a.ID), p.md(a.Outcome))
 	}
 }
 
-func mdList(xs []string) string {
+func (p prose) list(xs []string) string {
 	out := make([]string, len(xs))
 	for i, x := range xs {
-		out[i] = md(x)
+		out[i] = p.md(x)
 	}
 	return strings.Join(out, ", ")
 }
 
 // stamp shows a time as it is when it is one, else as inert text.
-func stamp(s string) string {
+func (p prose) stamp(s string) string {
 	if _, err := time.Parse(time.RFC3339Nano, s); err == nil {
 		return s
 	}
-	return md(s)
+	return p.md(s)
 }
