@@ -50,7 +50,7 @@ func (s *Server) classify(ctx context.Context, tool string, task string, kind re
 	if errors.As(err, &te) {
 		return te
 	}
-	msg := oneLine(err.Error())
+	msg := withoutSentinel(oneLine(err.Error()))
 	out := &ToolError{Message: msg, RecoveryActions: []Action{}}
 	if errors.Is(err, context.Canceled) || errors.Is(ctx.Err(), context.Canceled) {
 		out.Code = CodeCancelled
@@ -117,6 +117,18 @@ func (s *Server) taskExists(task string) (bool, error) {
 }
 
 // oneLine keeps an error to one line, as the command line prints it.
+// withoutSentinel drops the text of the sentinel an error wraps
+// ("refused: …", "bad input: …"): the tool error's code says it, and the
+// text content starts with the code.
+func withoutSentinel(msg string) string {
+	for _, sentinel := range []error{record.ErrRefused, record.ErrInput, ops.ErrUsage} {
+		if rest, ok := strings.CutPrefix(msg, sentinel.Error()+": "); ok {
+			return rest
+		}
+	}
+	return msg
+}
+
 func oneLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {

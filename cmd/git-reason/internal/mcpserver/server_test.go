@@ -571,3 +571,52 @@ func TestSettingsReadAgainWhenChanged(t *testing.T) {
 		t.Errorf("profile %q after git config reason.profile offline, want offline", got)
 	}
 }
+
+// A tool error's text says its code once: a message whose error wraps
+// record.ErrRefused or record.ErrInput does not repeat "refused: " or
+// "bad input: " after the code (it read "refused: refused: assessment …").
+func TestToolErrorNamesItsCodeOnce(t *testing.T) {
+	cs := connect(t, newRepo(t), nil)
+	ctx := context.Background()
+	call := func(name string, args map[string]any) *mcp.CallToolResult {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if res := call("assess", map[string]any{"task": "T-1", "subject": "s", "question": "q?",
+		"materiality": "trivial", "reversibility": "reversible"}); res.IsError {
+		t.Fatalf("assess: %v", res.Content)
+	}
+	if res := call("plan", map[string]any{"task": "T-1"}); res.IsError {
+		t.Fatalf("plan: %v", res.Content[0].(*mcp.TextContent).Text)
+	}
+	if res := call("conclude", map[string]any{"task": "T-1", "decision": "d"}); res.IsError {
+		t.Fatalf("conclude: %v", res.Content[0].(*mcp.TextContent).Text)
+	}
+	cases := []struct {
+		tool string
+		args map[string]any
+		code string
+	}{
+		{"consult", map[string]any{"task": "T-1"}, "refused"}, // already concluded
+		{"plan", map[string]any{"task": "../x"}, "bad_input"}, // an invalid task name
+	}
+	for _, c := range cases {
+		res := call(c.tool, c.args)
+		text := res.Content[0].(*mcp.TextContent).Text
+		var te ToolError
+		raw, _ := json.Marshal(res.StructuredContent)
+		_ = json.Unmarshal(raw, &te)
+		if !res.IsError || te.Code != c.code {
+			t.Fatalf("%s %v: error %v, code %q, want %q: %s", c.tool, c.args, res.IsError, te.Code, c.code, text)
+		}
+		for _, doubled := range []string{"refused: refused", "bad_input: bad input", "refused: ", "bad input: "} {
+			if strings.Contains(te.Message, doubled) || strings.Count(text, doubled) > 1 || strings.HasPrefix(text, c.code+": "+doubled) {
+				t.Errorf("%s: the error says its code twice: %q (message %q)", c.tool, text, te.Message)
+			}
+		}
+	}
+}
