@@ -5,7 +5,10 @@
 // Commits and trees are encoded and decoded by this package (objects.go),
 // exactly as go-git's object package does, which is not linked: it brings
 // an OpenPGP implementation whose initialisation every command would pay
-// at start-up. Objects are read through go-git's object storage and
+// at start-up. A commit is signed when Store.Sign is set: the signer gets
+// the unsigned commit's content and its signature goes into the gpgsig
+// header (WithSignature), as git commit -S writes it; package signing runs
+// the user's own signing program. Objects are read through go-git's object storage and
 // written as loose objects the way git writes them (a temporary file renamed into objects/xx/,
 // read-only, not synced), in stored deflate blocks as core.looseCompression
 // 0 does; git gc compresses them when it packs. Refs are updated with

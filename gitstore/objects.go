@@ -310,3 +310,30 @@ func treeSortName(e TreeEntry) string {
 	}
 	return e.Name
 }
+
+// WithSignature is a commit's content with sig inserted as its gpgsig
+// header, as git's add_header_signature writes it: after the last header,
+// the first line after "gpgsig ", every further line after one space.
+// Whichever encoder wrote commit, this is the only change signing makes.
+func WithSignature(commit, sig []byte) []byte {
+	eoh := bytes.Index(commit, []byte("\n\n"))
+	if eoh < 0 || len(sig) == 0 {
+		return commit
+	}
+	out := make([]byte, 0, len(commit)+len(sig)+64)
+	out = append(out, commit[:eoh+1]...)
+	out = append(out, "gpgsig"...)
+	for len(sig) > 0 {
+		line := sig
+		if i := bytes.IndexByte(sig, '\n'); i >= 0 {
+			line = sig[:i+1]
+		}
+		out = append(out, ' ')
+		out = append(out, line...)
+		sig = sig[len(line):]
+	}
+	if out[len(out)-1] != '\n' {
+		out = append(out, '\n')
+	}
+	return append(out, commit[eoh+1:]...)
+}

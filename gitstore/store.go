@@ -32,6 +32,12 @@ type Store struct {
 	// task (the index, a search for a record) skips a task whose history
 	// does not read; err matches record.ErrUnreadable.
 	OnSkip func(task string, err error)
+	// Sign, when set, signs every commit the store writes (records and
+	// merges): it is given the unsigned commit's content and returns the
+	// detached signature that goes into the commit's gpgsig header, as
+	// `git commit -S` writes it. An error refuses the write before any
+	// ref moves.
+	Sign func(payload []byte) ([]byte, error)
 
 	objs *filesystem.Storage
 	// longReads reads every history as a long one (tests of both readers).
@@ -324,9 +330,17 @@ func (s *Store) writeTree(entries []TreeEntry) (plumbing.Hash, error) {
 	return s.putObject(plumbing.TreeObject, data)
 }
 
-// writeCommitObject writes a commit.
+// writeCommitObject writes a commit, signed when the store has a signer.
 func (s *Store) writeCommitObject(c *commit) (plumbing.Hash, error) {
-	return s.putObject(plumbing.CommitObject, c.encode())
+	data := c.encode()
+	if s.Sign != nil {
+		sig, err := s.Sign(data)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		data = WithSignature(data, sig)
+	}
+	return s.putObject(plumbing.CommitObject, data)
 }
 
 // ParseActor splits "Name <email>" into a signature at when.

@@ -132,6 +132,9 @@ func (e *Session) Identify() error {
 			return err
 		}
 	}
+	if err := e.setSigner(st, actor); err != nil {
+		return err
+	}
 	e.Writer.Actor = actor
 	e.Writer.Origin = st.Origin
 	return nil

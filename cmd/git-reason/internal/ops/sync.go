@@ -334,6 +334,7 @@ func (e *Session) integrateRound(ctx context.Context, prefix string, refs []gits
 		go func() {
 			defer wg.Done()
 			store := gitstore.NewStore(e.Repo)
+			store.Sign = e.signMerge
 			store.Share(shared.Memo)
 			g := &gitstore.Integrator{Store: store, Merger: merger, Memo: shared.Memo}
 			for i := range next {

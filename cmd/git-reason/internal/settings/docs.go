@@ -34,6 +34,17 @@ var Docs = []Doc{
 	{"`remote.<name>.fetch`", "refspecs, several values", "what `git remote add` writes", "`remote setup`: whether the tasks' refspec is there already", "none"},
 	{"`branch.<name>.reasonTask`", "task name", "the branch's own name", "every verb that takes one TASK (`assess`, `plan`, `consult`, `disagree`, `resolve`, `conclude`, `validate`, `attempt`) run without it on branch `<name>` (it says which task it chose on stderr), and the `prepare-commit-msg` hook's `Reason-Task:` trailer", "a TASK argument wins"},
 	{"`branch.<name>.remote`", "remote name", "none", "`pull`, `push`, `sync` without REMOTE: the current branch's upstream remote, else `origin`", "none"},
+	{"`commit.gpgSign`", "boolean", "false", "every write: each record commit (and a sync merge) is signed as `git commit -S` signs it", "`reason.sign` wins when set"},
+	{"`reason.sign`", "boolean", "`commit.gpgSign`", "as `commit.gpgSign`, for records only", "none"},
+	{"`gpg.format`", "`openpgp`, `x509` or `ssh`", "`openpgp`", "signing and verifying records, as git reads it", "none"},
+	{"`user.signingKey`", "key id (openpgp, x509); path or `key::` literal public key (ssh)", "the actor (openpgp, x509); `gpg.ssh.defaultKeyCommand` (ssh)", "signing records", "none"},
+	{"`gpg.program`", "command", "`gpg`", "signing records with `gpg.format` openpgp", "`gpg.openpgp.program` when set in a later scope"},
+	{"`gpg.openpgp.program`", "command", "`gpg.program`", "as `gpg.program`", "none"},
+	{"`gpg.x509.program`", "command", "`gpgsm`", "signing records with `gpg.format` x509", "none"},
+	{"`gpg.ssh.program`", "command", "`ssh-keygen`", "signing records with `gpg.format` ssh", "none"},
+	{"`gpg.ssh.defaultKeyCommand`", "command", "none", "ssh signing without `user.signingKey`: the first line it prints is the key", "none"},
+	{"`gpg.ssh.allowedSignersFile`", "path", "none", "who is an allowed signer: `verify`, `pull`, `sync`, reuse and every read surface (with a trusted `.reason/allowed_signers`)", "none"},
+	{"`reason.requireSigned`", "`false`, `fetched` or `all`", "`false`", "`fetched`: `pull` and `sync` quarantine a task whose records are not all signed by an allowed signer; `all`: an unsigned local write is refused too", "none"},
 	{"—", "git reason's directory in the user's configuration", "`$HOME/.config/git-reason`", "the user overlay `advisors.yaml`", "`XDG_CONFIG_HOME` (when absolute) gives `$XDG_CONFIG_HOME/git-reason`, else `HOME`"},
 }
 

@@ -50,6 +50,8 @@ type Settings struct {
 	// ($XDG_CONFIG_HOME/git-reason, else $HOME/.config/git-reason; "" when
 	// neither is set): the user overlay advisors.yaml lives there.
 	ConfigDir string
+	// Signing is how record commits are signed and verified (signing.go).
+	Signing Signing
 
 	files []watched // what Changed compares
 }
@@ -276,6 +278,11 @@ func resolve(src source, flags Flags) (*Settings, error) {
 	case home != "":
 		s.ConfigDir = filepath.Join(home, ".config", "git-reason")
 	}
+	signing, err := resolveSigning(src, str, home)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	s.Signing = signing
 
 	if len(errs) > 0 {
 		return nil, errs[0]

@@ -10,7 +10,7 @@ import (
 )
 
 var (
-	keyToken = regexp.MustCompile("`([a-z]+(?:\\.<name>)?\\.[A-Za-z]+)`")
+	keyToken = regexp.MustCompile("`([a-z]+(?:\\.<name>|\\.[a-z0-9]+)?\\.[A-Za-z]+)`")
 	envToken = regexp.MustCompile("`([A-Z][A-Z0-9_]*)`")
 )
 

@@ -1,0 +1,20 @@
+// Package signing signs record commits and judges their signatures the
+// way git does, with the user's own programs and configuration.
+//
+// Signing follows git's gpg-interface: openpgp and x509 run the format's
+// program as `PROGRAM --status-fd=2 -bsau KEY` with the commit on stdin
+// and take its stdout once the status says SIG_CREATED; ssh runs
+// `ssh-keygen -Y sign -n git -f KEYFILE [-U] FILE` on a temporary copy of
+// the commit and reads FILE.sig. A key is never read here: a literal ssh
+// public key ("key::ssh-…") is written to a temporary file for ssh-keygen
+// to find its private half in an agent, as git does. The default key is
+// the committer (openpgp, x509) or the first line printed by
+// gpg.ssh.defaultKeyCommand (ssh).
+//
+// Verification asks git: one `git log` over a history prints each
+// commit's %G? status, key, signer and fingerprint, honouring
+// gpg.ssh.allowedSignersFile (or a trusted .reason/allowed_signers given
+// in its place), and Judge turns each into a Status for the record the
+// commit holds: good (by whom), unsigned, bad, unknown key, signer not
+// the actor.
+package signing
