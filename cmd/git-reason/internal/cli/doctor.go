@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -65,6 +66,19 @@ func printDoctor(w io.Writer, d *ops.Doctor) {
 			fmt.Fprintf(w, ", chosen by %s", p.ChosenBy)
 		}
 		fmt.Fprintln(w)
+	}
+	for _, a := range d.Advisors {
+		fmt.Fprintf(w, "advisor %s: %s", a.ID, a.Status)
+		if a.Reason != "" {
+			fmt.Fprintf(w, " (%s)", a.Reason)
+		}
+		if a.Until != "" {
+			fmt.Fprintf(w, " until %s", a.Until)
+		}
+		fmt.Fprintf(w, "; capabilities: %s\n", strings.Join(a.Capabilities, ", "))
+	}
+	if d.Operational != "" {
+		fmt.Fprintln(w, d.Operational)
 	}
 	fmt.Fprintf(w, "refs: %d tasks, %d records, %d broken\n", d.Refs.Tasks, d.Refs.Records, d.Refs.Broken)
 	if d.Errors == 0 {

@@ -2,6 +2,7 @@ package ops
 
 import (
 	"context"
+	"fmt"
 
 	"git-reason/advisor"
 	"git-reason/hooks"
@@ -37,9 +38,17 @@ type RefSummary struct {
 type Doctor struct {
 	Findings []Finding     `json:"findings"`
 	Profiles []ProfileInfo `json:"profiles"`
-	Refs     RefSummary    `json:"refs"`
-	Errors   int           `json:"errors"`
+	Advisors []AdvisorRow  `json:"advisors"`
+	// Operational says in one line that reasoning works, and how, when
+	// no advisor can be asked now; empty when one can.
+	Operational string     `json:"operational,omitempty"`
+	Refs        RefSummary `json:"refs"`
+	Errors      int        `json:"errors"`
 }
+
+// maxNeutralityFindings is how many neutrality violations doctor lists
+// one by one; the rest are counted in one more finding.
+const maxNeutralityFindings = 20
 
 // RunDoctor checks the declarations, the profiles and the reasoning refs.
 // It contacts no advisor.
@@ -113,10 +122,63 @@ func (e *Session) RunDoctor(ctx context.Context) (*Doctor, error) {
 				Message: "neutrality is not configured: add " + neutrality.ConfigPath + " to say which files must not name providers"})
 		}
 	}
+	if err := e.doctorNeutrality(ctx, d); err != nil {
+		return nil, err
+	}
+	if perr == nil { // an unknown profile is a finding above; no availability without one
+		if err := e.doctorAdvisors(ctx, d); err != nil {
+			return nil, err
+		}
+	}
 	for _, f := range d.Findings {
 		if f.Severity == "error" {
 			d.Errors++
 		}
 	}
 	return d, nil
+}
+
+// doctorNeutrality runs the provider-neutrality check over the work tree,
+// as 'git reason check neutrality' does: each violation is an error
+// finding, the first maxNeutralityFindings one by one.
+func (e *Session) doctorNeutrality(ctx context.Context, d *Doctor) error {
+	if e.Repo.WorkTree == "" {
+		return nil
+	}
+	if _, configured, err := LoadNeutralityConfig(e.Repo.WorkTree); err != nil || !configured {
+		return nil // reported above
+	}
+	res, err := e.CheckNeutrality(ctx, NeutralityRequest{Dir: e.Repo.WorkTree})
+	if err != nil {
+		return err
+	}
+	for i, v := range res.Violations {
+		if i == maxNeutralityFindings {
+			d.Findings = append(d.Findings, Finding{Severity: "error", Code: "neutrality_violation", Subject: neutrality.ConfigPath,
+				Message: fmt.Sprintf("and %d more violation(s): see them all with 'git reason check neutrality'", len(res.Violations)-i)})
+			break
+		}
+		d.Findings = append(d.Findings, Finding{Severity: "error", Code: "neutrality_violation", Subject: record.Printable(v.Name),
+			Where:   fmt.Sprintf("%s:%d:%d", record.Printable(v.Path), v.Line, v.Col),
+			Message: fmt.Sprintf("a provider-neutral file names %s (%s): rename it, or allow it with a reason in %s", record.Printable(v.Text), record.Printable(v.DeclaredAs), neutrality.ConfigPath)})
+	}
+	return nil
+}
+
+// doctorAdvisors lists every declared advisor with its availability and
+// capabilities, as 'git reason advisors' does, and says when none can be
+// asked that reasoning still works.
+func (e *Session) doctorAdvisors(ctx context.Context, d *Doctor) error {
+	list, err := e.Advisors(ctx)
+	if err != nil {
+		return err
+	}
+	d.Advisors = list.Advisors
+	for _, a := range list.Advisors {
+		if a.Status == "available" || a.Status == "recovering" {
+			return nil
+		}
+	}
+	d.Operational = fmt.Sprintf("no advisor can be asked now (profile %s, mode %s): reasoning still works; a plan is a local-review checklist, answered with 'git reason conclude TASK --local-review N=ANSWER'", list.Profile, list.Mode)
+	return nil
 }
