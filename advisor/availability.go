@@ -42,7 +42,7 @@ func (systemEnv) CredentialSet(name string) bool {
 type Inputs struct {
 	Env      Env         // presence; nil means nothing is installed or configured
 	Mode     policy.Mode // the profile's mode
-	Disabled []string    // advisor ids switched off (see ParseList)
+	Disabled []string    // advisor ids switched off (reason.disable, GIT_REASON_DISABLE)
 	Origin   string      // this clone's origin: only its outcomes count
 	Outcomes []Outcome   // this clone's consultation outcomes, from its Journal
 	Now      time.Time   // the moment of the snapshot

@@ -26,7 +26,7 @@
 // The repository overlay is a stranger's file: its new advisors and its
 // [GatedFields] (what runs or sends something) apply only when
 // Sources.RepositoryTrusted accepts the SHA-256 of the content read (the
-// user's [TrustStore], written by git reason trust); otherwise they are
+// user's trust store, kept by git reason trust); otherwise they are
 // dropped and [Catalog].Untrusted says which. It must be a regular file
 // ([ReadRegular]).
 //
@@ -72,7 +72,7 @@
 //	snapshot := advisor.Availability(cat.Advisors, advisor.Inputs{
 //		Env:      advisor.SystemEnv(),
 //		Mode:     prof.Mode,
-//		Disabled: disabled, // reason.disable or GIT_REASON_DISABLE, via ParseList
+//		Disabled: disabled, // reason.disable or GIT_REASON_DISABLE, as settings splits it
 //		Origin:   origin,
 //		Outcomes: outcomes,
 //		Now:      time.Now(),

@@ -6,8 +6,6 @@ import (
 	"path"
 	"path/filepath"
 	"reflect"
-	"slices"
-	"strings"
 
 	"git-reason/schemas"
 	"git-reason/share"
@@ -220,17 +218,4 @@ func indexOf[T any](list []T, id string) int {
 		}
 	}
 	return -1
-}
-
-// ParseList splits a disable list as git config reason.disable or
-// GIT_REASON_DISABLE spell it: ids separated by commas and/or whitespace.
-// Empty items are dropped and repeats removed, order kept.
-func ParseList(s string) []string {
-	var out []string
-	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' }) {
-		if !slices.Contains(out, f) {
-			out = append(out, f)
-		}
-	}
-	return out
 }

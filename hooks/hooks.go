@@ -10,8 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"git-reason/gitstore/atomicfile"
 )
 
 //go:embed pre-commit pre-push prepare-commit-msg commit-msg
@@ -136,13 +134,31 @@ func Install(dir string, force bool) ([]Status, error) {
 			}
 		}
 		if !s.Current {
-			if err := atomicfile.Write(s.Path, Shim(name), 0o755, false); err != nil { // a running git never sees half a hook
+			if err := writeShim(s.Path, Shim(name)); err != nil {
 				return out, fmt.Errorf("write %s hook: %w", name, err)
 			}
 		}
 		out = append(out, check(dir, name))
 	}
 	return out, nil
+}
+
+// writeShim puts data at path whole, mode 0755: written beside it and
+// renamed over it, so that a git running the hook meanwhile never runs
+// half of one.
+func writeShim(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(data)
+	if err = errors.Join(werr, tmp.Chmod(0o755), tmp.Close()); err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
 }
 
 // backup moves path to the first free path+BackupSuffix[.N], so that no

@@ -9,4 +9,6 @@
 // by reading the import graph: policy may import only a short list of pure
 // standard packages (not time, not os, nothing of this module), and neither
 // policy nor record nor gitstore may import a network package.
+// layout_test.go holds the whole module to DESIGN.md's "may import" table
+// (and the rules written there for the folders the table is silent on).
 package policy

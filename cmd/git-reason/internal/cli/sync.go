@@ -9,7 +9,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"git-reason/cmd/git-reason/internal/ops"
-	"git-reason/gitstore"
 )
 
 // syncOptions are what pull, push, sync and remote setup are given:
@@ -203,14 +202,14 @@ func printPull(w io.Writer, res *ops.PullResult) {
 	printNeeds(w, res.Needs)
 }
 
-func printIntegrations(w io.Writer, remote string, tasks []*gitstore.Integration) {
+func printIntegrations(w io.Writer, remote string, tasks []*ops.PulledTask) {
 	for _, in := range tasks {
 		switch in.Outcome {
-		case gitstore.OutcomeCreated:
+		case ops.PullCreated:
 			fmt.Fprintf(w, "%s: created %s\n", in.Task, shortHash(in.To))
-		case gitstore.OutcomeQuarantined:
+		case ops.PullQuarantined:
 			fmt.Fprintf(w, "%s: quarantined: %s (local ref untouched; inspect %s)\n", in.Task, strings.Join(in.Codes, ", "),
-				gitstore.RemoteRef(remote, in.Task))
+				ops.TrackingRef(remote, in.Task))
 			for _, f := range in.Findings {
 				fmt.Fprintf(w, "  %s\n", f.String())
 			}

@@ -35,11 +35,11 @@ type PushedTask struct {
 // PushResult is what a push did: one entry per task that was sent,
 // refused or rejected, and what the pulls between rounds did.
 type PushResult struct {
-	Remote string                  `json:"remote"`
-	Tasks  []*PushedTask           `json:"tasks"`
-	Pulled []*gitstore.Integration `json:"pulled"`
-	Needs  []Need                  `json:"needs"` // what the pulls' merges refused
-	Rounds int                     `json:"rounds"`
+	Remote string        `json:"remote"`
+	Tasks  []*PushedTask `json:"tasks"`
+	Pulled []*PulledTask `json:"pulled"`
+	Needs  []Need        `json:"needs"` // what the pulls' merges refused
+	Rounds int           `json:"rounds"`
 }
 
 // Refused counts the tasks verification or quarantine kept back (exit 3).
@@ -73,7 +73,7 @@ func (p *PushResult) Rejected() int {
 func (e *Session) Push(ctx context.Context, req SyncRequest, skip map[string]bool) (*PushResult, error) {
 	// What verification found clean is remembered for the next one.
 	defer func() { _ = e.integrator().Memo.Remembered.Save() }()
-	out := &PushResult{Remote: req.Remote, Tasks: []*PushedTask{}, Pulled: []*gitstore.Integration{}, Needs: []Need{}}
+	out := &PushResult{Remote: req.Remote, Tasks: []*PushedTask{}, Pulled: []*PulledTask{}, Needs: []Need{}}
 	pending := req.Tasks
 	if len(pending) == 0 {
 		all, err := e.Store.Tasks(ctx)
@@ -177,7 +177,7 @@ func (e *Session) Push(ctx context.Context, req SyncRequest, skip map[string]boo
 		out.Needs = append(out.Needs, pulled.Needs...)
 		pending = pending[:0:0]
 		for _, in := range pulled.Tasks {
-			if in.Outcome == gitstore.OutcomeQuarantined {
+			if in.Outcome == PullQuarantined {
 				out.Tasks = append(out.Tasks, &PushedTask{Task: in.Task, Outcome: PushQuarantined, To: in.From, From: in.Fetched,
 					Codes: in.Codes, Findings: in.Findings, Message: "the remote's history was quarantined by the pull before retrying"})
 			}
@@ -193,7 +193,7 @@ func (e *Session) Push(ctx context.Context, req SyncRequest, skip map[string]boo
 
 func quarantined(p *PullResult, task string) bool {
 	for _, in := range p.Tasks {
-		if in.Task == task && in.Outcome == gitstore.OutcomeQuarantined {
+		if in.Task == task && in.Outcome == PullQuarantined {
 			return true
 		}
 	}
@@ -269,7 +269,7 @@ func (e *Session) Sync(ctx context.Context, req SyncRequest) (*SyncResult, error
 	}
 	skip := map[string]bool{}
 	for _, in := range pull.Tasks {
-		if in.Outcome == gitstore.OutcomeQuarantined {
+		if in.Outcome == PullQuarantined {
 			skip[in.Task] = true
 		}
 	}

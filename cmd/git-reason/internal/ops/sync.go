@@ -25,11 +25,45 @@ type SyncRequest struct {
 // or that was quarantined, and the records merges made inadmissible that
 // need a person's record.
 type PullResult struct {
-	Remote      string                  `json:"remote"`
-	Tasks       []*gitstore.Integration `json:"tasks"`
-	Quarantined int                     `json:"quarantined"`
-	Needs       []Need                  `json:"needs"`
+	Remote      string        `json:"remote"`
+	Tasks       []*PulledTask `json:"tasks"`
+	Quarantined int           `json:"quarantined"`
+	Needs       []Need        `json:"needs"`
 }
+
+// What pull did with a task (PulledTask.Outcome).
+const (
+	PullCreated     = gitstore.OutcomeCreated     // no local ref: created at the fetched head
+	PullFastForward = gitstore.OutcomeFastForward // the local ref was behind
+	PullMerged      = gitstore.OutcomeMerged      // both had records: a merge commit joins them
+	PullQuarantined = gitstore.OutcomeQuarantined // nothing changed: see Codes
+)
+
+// PulledTask is what pull did with one fetched task whose local ref moved
+// or that was quarantined.
+type PulledTask struct {
+	Task    string `json:"task"`
+	Outcome string `json:"outcome"`
+	From    string `json:"from"`    // the local head before ("" when there was none)
+	To      string `json:"to"`      // the local head after
+	Fetched string `json:"fetched"` // the fetched head, left on the remote-tracking ref
+	// Codes and Findings say why a task was quarantined.
+	Codes    []string         `json:"codes"`
+	Findings []record.Finding `json:"findings"`
+	// Refusals are the records the union of two histories made
+	// inadmissible; they are merged all the same, and a person settles
+	// them with a new record (see Need).
+	Refusals []record.Finding `json:"refusals"`
+}
+
+func pulledTask(in *gitstore.Integration) *PulledTask {
+	return &PulledTask{Task: in.Task, Outcome: in.Outcome, From: in.From, To: in.To, Fetched: in.Fetched,
+		Codes: in.Codes, Findings: in.Findings, Refusals: in.Refusals}
+}
+
+// TrackingRef is the ref a pull from remote leaves task's fetched history
+// on, for a person to inspect what was quarantined.
+func TrackingRef(remote, task string) string { return gitstore.RemoteRef(remote, task) }
 
 // Need is a record a merge made inadmissible, not yet settled: a person
 // settles it by writing the record Command says.
@@ -165,7 +199,7 @@ func lastLine(s string) string {
 // integrate brings every fetched task of remote (or the named ones) into
 // the local refs.
 func (e *Session) integrate(ctx context.Context, remote string, tasks []string) (*PullResult, error) {
-	out := &PullResult{Remote: remote, Tasks: []*gitstore.Integration{}, Needs: []Need{}}
+	out := &PullResult{Remote: remote, Tasks: []*PulledTask{}, Needs: []Need{}}
 	prefix := gitstore.RemotePrefix + remote + "/"
 	fetched, err := e.Repo.ListRefs(prefix)
 	if err != nil {
@@ -189,7 +223,7 @@ func (e *Session) integrate(ctx context.Context, remote string, tasks []string) 
 		if !in.Changed() {
 			continue
 		}
-		out.Tasks = append(out.Tasks, in)
+		out.Tasks = append(out.Tasks, pulledTask(in))
 		if in.Outcome == gitstore.OutcomeQuarantined {
 			out.Quarantined++
 			continue

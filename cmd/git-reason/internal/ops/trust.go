@@ -45,11 +45,11 @@ func (e *Session) sources() (advisor.Sources, error) {
 
 // trustStore is trusted.json in the user's configuration directory, where
 // no repository writes.
-func (e *Session) trustStore(configDir string) advisor.TrustStore {
+func (e *Session) trustStore(configDir string) TrustStore {
 	if configDir == "" {
-		return advisor.TrustStore{}
+		return TrustStore{}
 	}
-	return advisor.TrustStore{Path: filepath.Join(configDir, "trusted.json")}
+	return TrustStore{Path: filepath.Join(configDir, "trusted.json")}
 }
 
 // trustKey is the repository path trust is recorded under: the work tree's
@@ -131,7 +131,7 @@ func (e *Session) Trust(req TrustRequest) (*TrustResult, error) {
 		res.Trusted, _ = store.Trusted(res.Repository, sum)
 		return res, nil
 	}
-	if err := store.Trust(advisor.TrustEntry{Repository: res.Repository, File: src.Repository, SHA256: sum, Trusted: time.Now().UTC()}); err != nil {
+	if err := store.Trust(TrustEntry{Repository: res.Repository, File: src.Repository, SHA256: sum, Trusted: time.Now().UTC()}); err != nil {
 		return nil, err
 	}
 	res.Trusted = true

@@ -3,10 +3,9 @@ package settings
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
-
-	"git-reason/advisor"
 )
 
 // Settings is everything git reason takes from git configuration and the
@@ -226,9 +225,9 @@ func resolve(src source, flags Flags) (*Settings, error) {
 
 	disCfg := str(keyDisable)
 	if v, ok := src.env("GIT_REASON_DISABLE"); ok {
-		s.Disabled = advisor.ParseList(v)
+		s.Disabled = splitList(v)
 	} else {
-		s.Disabled = advisor.ParseList(disCfg)
+		s.Disabled = splitList(disCfg)
 	}
 
 	s.Origin = str(keyOrigin)
@@ -416,4 +415,17 @@ func safeDirectories(es []entry) []string {
 		}
 	}
 	return dirs
+}
+
+// splitList splits a disable list as git config reason.disable or
+// GIT_REASON_DISABLE spell it: ids separated by commas and/or whitespace.
+// Empty items are dropped and repeats removed, order kept.
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' }) {
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package advisor
+package ops
 
 import (
 	"encoding/json"
@@ -10,11 +10,13 @@ import (
 	"slices"
 	"time"
 
+	"git-reason/advisor"
 	"git-reason/gitstore/atomicfile"
 )
 
-// TrustStore is the user's record of trusted repository overlays, one
-// entry per repository, in the user's configuration directory where no
+// TrustStore is the user's record of trusted repository overlays (the
+// advisor package decides what an untrusted one may change; this is where
+// the user's answer is kept), one entry per repository, in the user's configuration directory where no
 // repository can write it (trusted.json beside the user overlay). Like direnv's allow list it
 // holds the SHA-256 of the exact content trusted: any change to the file
 // makes it untrusted again.
@@ -39,7 +41,7 @@ func (s TrustStore) read() (*trustFile, error) {
 	if s.Path == "" {
 		return tf, nil
 	}
-	data, err := ReadRegular(s.Path, 16<<20, true)
+	data, err := advisor.ReadRegular(s.Path, 16<<20, true)
 	if errors.Is(err, fs.ErrNotExist) {
 		return tf, nil
 	}
