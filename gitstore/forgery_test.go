@@ -1138,7 +1138,56 @@ func TestForgeryCorpusHonestDivergedClones(t *testing.T) {
 		if len(found) != 1 || found[0].Code != record.FindMergeRule || found[0].Commit != m || !strings.Contains(found[0].Message, "already concluded") {
 			t.Errorf("two conclusions merged: findings\n%s\nwant one merge_refused on the merge saying already concluded", forgList(found))
 		}
+		// Settled: a conclusion written after the merge that supersedes
+		// both. Replay admits the merged history, and one conclusion stands.
+		st, err := gitstoreState(ctx, bDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		standing := st.Conclusions(h.id("a"))
+		if len(standing) != 2 {
+			t.Fatalf("after the merge %d conclusions stand, want 2", len(standing))
+		}
+		bw2 := forgWriter(t, bDir, "clone-b")
+		// A conclusion that supersedes one of the two is refused.
+		one := strings.Replace(conclude, `"decision":"online"`, fmt.Sprintf(`"decision":"online","supersedes":[%q]`, standing[0].ID), 1)
+		if _, err := bw2.Append(ctx, forgTask, record.KindConclusion, []byte(one)); !errors.Is(err, record.ErrRefused) || !strings.Contains(err.Error(), "also concluded by") {
+			t.Fatalf("a conclusion superseding one of two: %v, want refused, also concluded", err)
+		}
+		both := strings.Replace(conclude, `"decision":"online"`, fmt.Sprintf(`"decision":"online","supersedes":[%q,%q]`, standing[0].ID, standing[1].ID), 1)
+		res, err := bw2.Append(ctx, forgTask, record.KindConclusion, []byte(both))
+		if err != nil {
+			t.Fatalf("the settlement: %v", err)
+		}
+		if found := forgVerify(t, bDir, forgTask); len(found) > 0 {
+			t.Errorf("settled merge: findings\n%s\nwant none", forgList(found))
+		}
+		if st, err = gitstoreState(ctx, bDir); err != nil {
+			t.Fatal(err)
+		}
+		if got := st.Standing(); len(got) != 1 || got[0].Conclusion != res.ID {
+			t.Errorf("standing after the settlement %+v, want only %s", got, res.ID)
+		}
+		// The other clone, which concluded first, takes the settled history
+		// by merging it: nothing new is refused, and verify is clean.
+		mergeInto(aDir, bDir)
+		if found := forgVerify(t, aDir, forgTask); len(found) > 0 {
+			t.Errorf("the first clone merging the settled history: findings\n%s\nwant none", forgList(found))
+		}
 	})
+}
+
+// gitstoreState derives the task's state from the corpus task's ref in dir.
+func gitstoreState(ctx context.Context, dir string) (*record.State, error) {
+	s, err := gitstore.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	_, recs, err := s.Load(ctx, forgTask)
+	if err != nil {
+		return nil, err
+	}
+	return record.Derive(forgTask, recs)
 }
 
 // TestForgeryCorpusHonestConcurrentWriters: several writers, each with its own

@@ -8,7 +8,7 @@ import "context"
 // hash to its records/ tree, entry name -> blob hash), and the union is
 // replayed through the admission rules in (clock, id) order. It returns
 // the findings of that commit alone; merge_refused ones name the records
-// the union made inadmissible.
+// the union made inadmissible and does not settle (State.Settled).
 func ReplayMerge(ctx context.Context, task string, merge *Commit, parents map[string]map[string]string, blob func(hash string) (*Record, error)) []Finding {
 	return (*Checked)(nil).ReplayMerge(ctx, task, merge, parents, blob)
 }
@@ -23,5 +23,8 @@ func (k *Checked) ReplayMerge(ctx context.Context, task string, merge *Commit, p
 		v.kids[h] = 1
 	}
 	v.merge(ctx, merge)
+	// A refusal the union settles already (a record brought together
+	// again, whose settlement one side holds) is no refusal of the merge.
+	v.settle(v.states[merge.Hash])
 	return v.found
 }

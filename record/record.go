@@ -264,6 +264,9 @@ type Conclusion struct {
 	Rationale   string        `json:"rationale,omitempty"`
 	Weighed     []Weighed     `json:"weighed,omitempty"`
 	LocalReview []LocalAnswer `json:"local_review,omitempty"`
+	// Supersedes names the conclusions of the assessment this one
+	// replaces: all that stand, so that one conclusion stands after it.
+	Supersedes []string `json:"supersedes,omitempty"`
 }
 
 // ConclusionDerived is the review count and advisors the writer computed.
@@ -356,7 +359,7 @@ var idFields = map[Kind][]string{
 	KindConsultation: {"plan"},
 	KindDisagreement: {"assessment", "cites"},
 	KindResolution:   {"disagreement"},
-	KindConclusion:   {"assessment", "weighed.consultation"},
+	KindConclusion:   {"assessment", "weighed.consultation", "supersedes"},
 	KindValidation:   {"conclusion"},
 	KindAttempt:      {"conclusion"},
 }

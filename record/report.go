@@ -149,6 +149,13 @@ func (s *State) reportAssessment(b *strings.Builder, a *Entry) {
 	}
 	cb, cd := c.Body.(*Conclusion), c.Derived.(*ConclusionDerived)
 	fmt.Fprintf(b, "\n### Conclusion `%s`\n\n%s\n", short(c.ID), cb.Decision)
+	if len(cb.Supersedes) > 0 {
+		ids := make([]string, len(cb.Supersedes))
+		for i, id := range cb.Supersedes {
+			ids[i] = "`" + short(id) + "`"
+		}
+		fmt.Fprintf(b, "\nSupersedes %s.\n", strings.Join(ids, ", "))
+	}
 	if cb.Rationale != "" {
 		fmt.Fprintf(b, "\n%s\n", cb.Rationale)
 	}

@@ -235,15 +235,16 @@ func admitResolution(st *State, r *Resolution) error {
 }
 
 // Rule 6: no conclusion while a disagreement is open; every completed
-// consultation is weighed; with no advisor the local review is answered.
+// consultation is weighed; with no advisor the local review is answered;
+// a conclusion of a concluded assessment supersedes all that stand.
 // The review count is computed, never supplied.
 func admitConclusion(st *State, c *Conclusion) (any, error) {
 	a, err := need(st, c.Assessment, KindAssessment, "assessment")
 	if err != nil {
 		return nil, err
 	}
-	if prev := st.ConclusionOf(a.ID); prev != nil {
-		return nil, refuse(fmt.Sprintf("assessment %s is already concluded by %s: assess again with new evidence to revisit it", short(a.ID), short(prev.ID)))
+	if err := admitSupersedes(st, a.ID, c.Supersedes); err != nil {
+		return nil, err
 	}
 	if open := st.OpenDisagreements(a.ID); len(open) > 0 {
 		return nil, refuse(fmt.Sprintf("disagreement %s is open on this assessment: settle it first with 'git reason resolve %s %s'", short(open[0].ID), st.Task, short(open[0].ID)))
@@ -292,6 +293,53 @@ func admitConclusion(st *State, c *Conclusion) (any, error) {
 		}
 	}
 	return d, nil
+}
+
+// admitSupersedes holds a conclusion to the conclusions of its assessment
+// that stand: with none it supersedes nothing; with some it supersedes
+// exactly those, so that it alone stands after it. This is how the two
+// conclusions a merge of two clones left are settled.
+func admitSupersedes(st *State, assessment string, ids []string) error {
+	standing := st.Conclusions(assessment)
+	if len(standing) > 0 && len(ids) == 0 {
+		return refuse(fmt.Sprintf("assessment %s is already concluded by %s: a new conclusion must supersede it (--supersedes %s), or assess again with new evidence", short(assessment), short(standing[0].ID), supersedesList(standing)))
+	}
+	stands := map[string]bool{}
+	for _, e := range standing {
+		stands[e.ID] = true
+	}
+	named := map[string]bool{}
+	for _, id := range ids {
+		e, err := need(st, id, KindConclusion, "supersedes")
+		if err != nil {
+			return err
+		}
+		if named[id] {
+			return badInput(fmt.Sprintf("supersedes: conclusion %s is named twice", short(id)))
+		}
+		named[id] = true
+		if b := e.Body.(*Conclusion); b.Assessment != assessment {
+			return refuse(fmt.Sprintf("supersedes: conclusion %s concludes assessment %s, not %s", short(id), short(b.Assessment), short(assessment)))
+		}
+		if !stands[id] {
+			return refuse(fmt.Sprintf("supersedes: conclusion %s is already superseded", short(id)))
+		}
+	}
+	for _, e := range standing {
+		if !named[e.ID] {
+			return refuse(fmt.Sprintf("assessment %s is also concluded by %s: supersede every conclusion that stands (--supersedes %s)", short(assessment), short(e.ID), supersedesList(standing)))
+		}
+	}
+	return nil
+}
+
+// supersedesList is the flags' values naming the conclusions given.
+func supersedesList(es []*Entry) string {
+	ids := make([]string, len(es))
+	for i, e := range es {
+		ids[i] = short(e.ID)
+	}
+	return strings.Join(ids, " --supersedes ")
 }
 
 func checkLocalReview(items []string, answers []LocalAnswer) error {

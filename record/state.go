@@ -47,7 +47,8 @@ func Decode(r *Record) (*Entry, error) {
 	return e, nil
 }
 
-// Standing is a conclusion that still holds: no later validation failed it.
+// Standing is a conclusion that still holds: no later conclusion
+// supersedes it and no later validation failed it.
 type Standing struct {
 	Task       string `json:"task"`
 	Conclusion string `json:"conclusion"`
@@ -237,9 +238,100 @@ func (s *State) IsOpenDisagreement(id string) bool {
 	return false
 }
 
-// ConclusionOf returns the conclusion of an assessment, or nil.
+// ConclusionOf returns the conclusion of an assessment that stands
+// (the latest, should a merge have left two), or nil.
 func (s *State) ConclusionOf(assessment string) *Entry {
-	return s.latest(KindConclusion, func(e *Entry) bool { return e.Body.(*Conclusion).Assessment == assessment })
+	cur := s.Conclusions(assessment)
+	if len(cur) == 0 {
+		return nil
+	}
+	return cur[len(cur)-1]
+}
+
+// Conclusions returns the conclusions of an assessment that no later
+// conclusion supersedes, in order. A writer leaves at most one; a merge
+// of two clones that both concluded leaves two, until a conclusion
+// written after the merge supersedes both.
+func (s *State) Conclusions(assessment string) []*Entry {
+	all := s.all(KindConclusion, func(e *Entry) bool { return e.Body.(*Conclusion).Assessment == assessment })
+	if len(all) < 2 {
+		return all
+	}
+	gone := superseded(all)
+	out := all[:0:0]
+	for _, e := range all {
+		if !gone[e.ID] {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// superseded returns the ids the conclusions given supersede.
+func superseded(conclusions []*Entry) map[string]bool {
+	gone := map[string]bool{}
+	for _, e := range conclusions {
+		for _, id := range e.Body.(*Conclusion).Supersedes {
+			gone[id] = true
+		}
+	}
+	return gone
+}
+
+// AssessmentOf returns the id of the assessment a record is about (its
+// own for an assessment; through the plan, disagreement or conclusion it
+// names for the others), or "" when the chain names no record here.
+func (s *State) AssessmentOf(e *Entry) string {
+	for range 3 {
+		if e == nil {
+			return ""
+		}
+		var next string
+		switch b := s.ready(e).Body.(type) {
+		case *Assessment:
+			return e.ID
+		case *Plan:
+			return b.Assessment
+		case *Disagreement:
+			return b.Assessment
+		case *Conclusion:
+			return b.Assessment
+		case *Consultation:
+			next = b.Plan
+		case *Resolution:
+			next = b.Disagreement
+		case *Validation:
+			next = b.Conclusion
+		case *Attempt:
+			next = b.Conclusion
+		}
+		e = s.Get(next)
+	}
+	return ""
+}
+
+// Settled reports whether a record that a merge made inadmissible is
+// settled: a conclusion of the record's assessment comes after it (its
+// clock above the record's) in the order replay admits records.
+// Admitted, such a conclusion superseded every conclusion of the
+// assessment that stood before it, the refused one among them, with no
+// disagreement open and every completed consultation weighed, so after
+// it one conclusion stands, reached with everything before it; not
+// admitted, it is a finding of its own. Records are never removed,
+// so once settled a refusal stays settled, whichever later merge of the
+// history replays it again.
+func (s *State) Settled(record string) bool {
+	r := s.Get(record)
+	a := s.AssessmentOf(r)
+	if a == "" {
+		return false
+	}
+	for i := len(s.Entries) - 1; i >= 0 && s.Entries[i].Clock > r.Clock; i-- {
+		if e := s.Entries[i]; e.Kind == KindConclusion && s.ready(e).Body.(*Conclusion).Assessment == a {
+			return true
+		}
+	}
+	return false
 }
 
 // LatestValidation returns the latest validation of a conclusion, or nil.
@@ -257,8 +349,10 @@ func (s *State) Holds(conclusion string) bool {
 // Standing returns the task's standing conclusions, latest last.
 func (s *State) Standing() []Standing {
 	var out []Standing
-	for _, c := range s.all(KindConclusion, nil) {
-		if !s.Holds(c.ID) {
+	all := s.all(KindConclusion, nil)
+	gone := superseded(all)
+	for _, c := range all {
+		if gone[c.ID] || !s.Holds(c.ID) {
 			continue
 		}
 		body := c.Body.(*Conclusion)

@@ -178,7 +178,9 @@ func (v *verifier) replay(ctx context.Context, commits []*Commit) []*Record {
 	if len(commits) == 0 || ctx.Err() != nil {
 		return nil
 	}
-	return v.records(v.files[commits[len(commits)-1].Hash])
+	head := commits[len(commits)-1].Hash
+	v.settle(v.states[head])
+	return v.records(v.files[head])
 }
 
 func newVerifier(task string, blob func(string) (*Record, error)) *verifier {
@@ -202,6 +204,7 @@ type verifier struct {
 	probes  map[string]*probe // blob -> read and checked ahead of the replay
 	shared  *Checked          // records checked clean by other replays
 	found   []Finding
+	refused []int // the indices in found of merge_refused findings, until settle
 }
 
 // probe is a blob read and checked ahead of the replay: what read gave,
@@ -646,14 +649,41 @@ func (v *verifier) merge(ctx context.Context, c *Commit) {
 	}
 	for _, e := range entries[len(st.Entries):] {
 		derived, err := replayRules(ctx, st, e)
+		n := len(v.found)
 		if err != nil {
 			v.add(c, e.ID, FindMergeRule, "after the merge, %s %s: %v", e.Kind, short(e.ID), err)
 		} else if want, _ := json.Marshal(derived); !bytes.Equal(want, mustJSON(e.Derived)) {
 			v.add(c, e.ID, FindMergeRule, "after the merge, %s %s derives %s", e.Kind, short(e.ID), want)
 		}
+		if len(v.found) > n {
+			v.refused = append(v.refused, n)
+		}
 		st.add(e)
 	}
 	v.keep(c, st, files)
+}
+
+// settle drops the merge_refused findings that the state at the head
+// settles (State.Settled): a person's conclusion written after the
+// refused record. Replay admits the merged history once it is settled; until then
+// the finding stands in every clone that holds the merge.
+func (v *verifier) settle(head *State) {
+	if head == nil || len(v.refused) == 0 {
+		return
+	}
+	drop := map[int]bool{}
+	for _, at := range v.refused {
+		if head.Settled(v.found[at].Record) {
+			drop[at] = true
+		}
+	}
+	kept := v.found[:0]
+	for i, f := range v.found {
+		if !drop[i] {
+			kept = append(kept, f)
+		}
+	}
+	v.found, v.refused = kept, nil
 }
 
 func mustJSON(v any) []byte {

@@ -232,6 +232,26 @@ var ruleCases = []ruleCase{
 	}, kind: record.KindConclusion, body: `{"assessment":"{a}","decision":"d"}`, want: record.ErrRefused, msg: "has answered"},
 	{name: "conclusion/twice", setup: concluded, kind: record.KindConclusion,
 		body: `{"assessment":"{a}","decision":"again",` + weighBoth + `}`, want: record.ErrRefused, msg: "already concluded"},
+	{name: "conclusion/supersedes the one that stands", setup: concluded, kind: record.KindConclusion,
+		body: `{"assessment":"{a}","decision":"again","supersedes":["{k}"],` + weighBoth + `}`,
+		check: func(t *testing.T, x *world, res *record.Result) {
+			st := x.state()
+			if got := st.Standing(); len(got) != 1 || got[0].Conclusion != res.ID {
+				t.Errorf("standing %+v, want only the new conclusion %s", got, res.ID)
+			}
+			if c := st.ConclusionOf(x.id["a"]); c == nil || c.ID != res.ID {
+				t.Errorf("ConclusionOf = %v, want %s", c, res.ID)
+			}
+		}},
+	{name: "conclusion/supersedes twice", setup: func(x *world) {
+		concluded(x)
+		x.add("k2", record.KindConclusion, `{"assessment":"{a}","decision":"again","supersedes":["{k}"],`+weighBoth+`}`)
+	}, kind: record.KindConclusion, body: `{"assessment":"{a}","decision":"third","supersedes":["{k}"],` + weighBoth + `}`,
+		want: record.ErrRefused, msg: "already superseded"},
+	{name: "conclusion/supersedes nothing that stands", setup: consulted, kind: record.KindConclusion,
+		body: `{"assessment":"{a}","decision":"d","supersedes":["{c1}"],` + weighBoth + `}`, want: record.ErrInput, msg: "not a conclusion"},
+	{name: "conclusion/names one twice", setup: concluded, kind: record.KindConclusion,
+		body: `{"assessment":"{a}","decision":"d","supersedes":["{k}","{k}"],` + weighBoth + `}`, want: record.ErrInput, msg: "supersedes"},
 
 	// Rule 7: validation.
 	{name: "validation/manual claim", setup: concluded, kind: record.KindValidation, body: `{"conclusion":"{k}","method":"manual","result":"pass"}`,
@@ -347,4 +367,18 @@ func testDriverConsultation(t *testing.T, s record.Store) {
 	if _, err := x.w.AppendDriverDisagreement(ctx, x.task, d); !errors.Is(err, record.ErrInput) {
 		t.Errorf("a disagreement citing one record twice: %v, want bad input", err)
 	}
+}
+
+// state derives the task's state from the store, as any reader does.
+func (x *world) state() *record.State {
+	x.t.Helper()
+	_, recs, err := x.w.Store.Load(context.Background(), x.task)
+	if err != nil {
+		x.t.Fatalf("load %s: %v", x.task, err)
+	}
+	st, err := record.Derive(x.task, recs)
+	if err != nil {
+		x.t.Fatalf("derive %s: %v", x.task, err)
+	}
+	return st
 }

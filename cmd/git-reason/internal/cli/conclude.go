@@ -17,6 +17,7 @@ type concludeOptions struct {
 	Rationale   string
 	Weigh       []string // ID=TREATMENT:REASON
 	LocalReview []string // ITEM=ANSWER
+	Supersedes  []string // conclusion ids
 	Assessment  string   // default: the task's latest
 }
 
@@ -25,12 +26,13 @@ func concludeCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "conclude",
 		Usage:     "record the decision, weighing every consultation (or answering the local review)",
-		ArgsUsage: "[TASK] --decision S [--rationale S] [--weigh ID=TREATMENT:REASON]... [--local-review ITEM=ANSWER]...",
+		ArgsUsage: "[TASK] --decision S [--rationale S] [--weigh ID=TREATMENT:REASON]... [--local-review ITEM=ANSWER]... [--supersedes ID]...",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "decision", Usage: "what was decided", Destination: &o.Decision},
 			&cli.StringFlag{Name: "rationale", Usage: "why", Destination: &o.Rationale},
 			&cli.StringSliceFlag{Name: "weigh", Usage: "ID=TREATMENT:REASON, TREATMENT one of adopted, partially_adopted, rejected (one per completed consultation)"},
 			&cli.StringSliceFlag{Name: "local-review", Usage: "ITEM=ANSWER, ITEM the checklist item's number or text (when no advisor reviewed)"},
+			&cli.StringSliceFlag{Name: "supersedes", Usage: "a conclusion `ID` this one replaces: every conclusion of the assessment that stands (two, after a merge of two clones that both concluded)"},
 			&cli.StringFlag{Name: "assessment", Usage: "the assessment `ID` (default: the latest)", Destination: &o.Assessment},
 			o.fileFlag(), o.jsonFlag(),
 		},
@@ -41,7 +43,7 @@ func concludeCommand() *cli.Command {
 			if _, err := o.parse(c, 0); err != nil {
 				return err
 			}
-			o.Weigh, o.LocalReview = c.StringSlice("weigh"), c.StringSlice("local-review")
+			o.Weigh, o.LocalReview, o.Supersedes = c.StringSlice("weigh"), c.StringSlice("local-review"), c.StringSlice("supersedes")
 			return runConclude(c.Context, o)
 		},
 	}
@@ -67,7 +69,7 @@ func (o *concludeOptions) build(ctx context.Context, sess *ops.Session) (*record
 	if a == nil {
 		return nil, ops.Usage("task %s has no assessment yet", o.Task)
 	}
-	body := &record.Conclusion{Assessment: a.ID, Decision: o.Decision, Rationale: o.Rationale}
+	body := &record.Conclusion{Assessment: a.ID, Decision: o.Decision, Rationale: o.Rationale, Supersedes: o.Supersedes}
 	for _, w := range o.Weigh {
 		id, rest, ok1 := strings.Cut(w, "=")
 		treatment, reason, ok2 := strings.Cut(rest, ":")

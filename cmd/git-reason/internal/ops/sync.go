@@ -430,8 +430,8 @@ func (e *Session) TaskNeeds(ctx context.Context, task string) ([]Need, error) {
 }
 
 // needs returns the refusals of task that are unsettled: a refusal is
-// settled once a resolution or a new assessment follows the merge that
-// made it (its clock is above every clock of the merge).
+// settled once a conclusion of its record's assessment follows it
+// (record.State.Settled), which is also when verify admits the merge.
 func (e *Session) needs(ctx context.Context, task string, refusals []gitstore.Refusal) ([]Need, error) {
 	if len(refusals) == 0 {
 		return nil, nil
@@ -443,7 +443,7 @@ func (e *Session) needs(ctx context.Context, task string, refusals []gitstore.Re
 	var out []Need
 	seen := map[string]bool{}
 	for _, r := range refusals {
-		if seen[r.Record] || settled(st, r.MergeClock) {
+		if seen[r.Record] || st.Settled(r.Record) {
 			continue
 		}
 		seen[r.Record] = true
@@ -452,32 +452,37 @@ func (e *Session) needs(ctx context.Context, task string, refusals []gitstore.Re
 	return out, nil
 }
 
-func settled(st *record.State, after int64) bool {
-	for _, e := range st.Entries {
-		if e.Clock > after && (e.Kind == record.KindResolution || e.Kind == record.KindAssessment) {
-			return true
-		}
-	}
-	return false
-}
-
-// settleCommand says which record settles a refusal: resolving the open
-// disagreement, or, for two conclusions, a disagreement citing both and
-// its resolution; otherwise assessing the question again.
+// settleCommand says which record settles a refusal: a conclusion of the
+// refused record's assessment that supersedes every conclusion of it that
+// stands, after resolving any disagreement still open on it.
 func settleCommand(st *record.State, id string) string {
 	t := st.Task
-	if open := st.OpenDisagreements(""); len(open) > 0 {
-		return fmt.Sprintf("git reason resolve %s %s --decision ... --evidence KIND:REF:SUMMARY", t, short(open[0].ID))
+	a := st.AssessmentOf(st.Get(id))
+	if a == "" {
+		return fmt.Sprintf("git reason assess %s --subject ... --question ... --new-evidence", t)
 	}
-	if e := st.Get(id); e != nil && e.Kind == record.KindConclusion {
-		a := e.Body.(*record.Conclusion).Assessment
-		for _, o := range st.Entries {
-			if o.Kind == record.KindConclusion && o.ID != id && o.Body.(*record.Conclusion).Assessment == a {
-				return fmt.Sprintf("git reason disagree %s --cites %s --cites %s --summary ..., then git reason resolve %s", t, short(o.ID), short(id), t)
+	var b strings.Builder
+	if open := st.OpenDisagreements(a); len(open) > 0 {
+		fmt.Fprintf(&b, "git reason resolve %s %s --decision ... --evidence KIND:REF:SUMMARY, then ", t, short(open[0].ID))
+	}
+	fmt.Fprintf(&b, "git reason conclude %s", t)
+	if l := st.LatestAssessment(); l == nil || l.ID != a {
+		fmt.Fprintf(&b, " --assessment %s", short(a))
+	}
+	for _, c := range st.Conclusions(a) {
+		fmt.Fprintf(&b, " --supersedes %s", short(c.ID))
+	}
+	b.WriteString(" --decision ...")
+	if p := st.LatestPlan(a); p != nil {
+		if len(p.Derived.(*record.PlanDerived).Selected) > 0 {
+			for _, c := range st.Completed(a) {
+				fmt.Fprintf(&b, " --weigh %s=TREATMENT:REASON", short(c.ID))
 			}
+		} else {
+			b.WriteString(" --local-review N=ANSWER...")
 		}
 	}
-	return fmt.Sprintf("git reason assess %s --subject ... --question ... --new-evidence", t)
+	return b.String()
 }
 
 func short(id string) string {
