@@ -23,12 +23,14 @@
 //	    ...
 //	order: [our-gateway, some-advisor]   # these first, the rest after
 //
-// The repository overlay is a stranger's file: its new advisors and its
-// [GatedFields] (what runs or sends something) apply only when
-// Sources.RepositoryTrusted accepts the SHA-256 of the content read (the
-// user's trust store, kept by git reason trust); otherwise they are
-// dropped and [Catalog].Untrusted says which. It must be a regular file
-// ([ReadRegular]).
+// The repository overlay is a stranger's file: its new advisors, its
+// [GatedFields] (what runs or sends something) and [AttributionFields]
+// (what a record attributes) apply only when Sources.RepositoryTrusted
+// accepts the SHA-256 of the content read (the user's trust store, kept by
+// git reason trust), and so do its [ReviewFields] and profile modes
+// unless they can only add review; otherwise they are dropped and
+// [Catalog].Untrusted says which. [OverlayEffects] says what trusting
+// changes. It must be a regular file ([ReadRegular]).
 //
 // An entry with a declared id overrides field by field (lists are replaced
 // whole); a new id is added at the end; order moves the named advisors to

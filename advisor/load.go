@@ -27,8 +27,10 @@ type Sources struct {
 	Repository string
 	// RepositoryTrusted says whether the user trusted the repository
 	// overlay's content, given its SHA-256 in hex; nil trusts nothing.
-	// Untrusted, the overlay's gated fields and new advisors are ignored
-	// (see GatedFields) and the catalog's Untrusted says which.
+	// Untrusted, the overlay's new advisors, gated and attribution fields,
+	// and whatever could lower review are ignored (see GatedFields,
+	// AttributionFields, ReviewFields) and the catalog's Untrusted says
+	// which.
 	RepositoryTrusted func(sha256 string) bool
 }
 

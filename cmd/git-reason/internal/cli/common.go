@@ -186,7 +186,7 @@ func (o *writeOptions) write(ctx context.Context, kind record.Kind, build func(s
 	if err != nil {
 		return err
 	}
-	return o.printRecord(res)
+	return o.printRecordLowered(res, sess.PlanLowered(ctx, res))
 }
 
 // body returns the body from --file when given, else builds it.
@@ -206,11 +206,18 @@ func (o *writeOptions) body(build func() (any, error)) ([]byte, error) {
 type recordJSON struct {
 	*record.Record
 	Commit string `json:"commit,omitempty"`
+	// Lowered, on a plan, says that the repository's declarations lowered
+	// its review.
+	Lowered *ops.Lowered `json:"lowered,omitempty"`
 }
 
 // printRecord renders a stored record.
-func (b *base) printRecord(res *record.Result) error {
-	return b.render(recordJSON{Record: res.Record, Commit: res.Commit}, func(w io.Writer) error {
+func (b *base) printRecord(res *record.Result) error { return b.printRecordLowered(res, nil) }
+
+// printRecordLowered renders a stored record and, for a plan, the line
+// saying that the repository's declarations lowered its review.
+func (b *base) printRecordLowered(res *record.Result, lowered *ops.Lowered) error {
+	return b.render(recordJSON{Record: res.Record, Commit: res.Commit, Lowered: lowered}, func(w io.Writer) error {
 		fmt.Fprintf(w, "%s %s recorded in %s (commit %s)\n", res.Kind, res.ID, res.Task, shortHash(res.Commit))
 		fmt.Fprintf(w, "  %s\n", record.Summary(res.Entry))
 		switch d := res.Derived.(type) {
@@ -223,6 +230,9 @@ func (b *base) printRecord(res *record.Result) error {
 			fmt.Fprintf(w, "  %s\n", d.Reason)
 			for i, item := range d.LocalReview {
 				fmt.Fprintf(w, "  %d. %s\n", i+1, item)
+			}
+			if lowered != nil {
+				fmt.Fprintf(w, "  %s\n", record.Printable(lowered.Notice))
 			}
 		}
 		return nil

@@ -22,9 +22,12 @@ func trustCommand() *cli.Command {
 		Usage: "show what this repository's .reason/advisors.yaml would run and send, and trust that exact content",
 		Description: "A repository's .reason/advisors.yaml is a stranger's file until you trust it: its new advisors and\n" +
 			"the fields that run or send something (transport, adapter, base_url, credential, executable, command,\n" +
-			"headers, auth_header, auth_scheme, local) are ignored until then. 'git reason trust' shows every\n" +
-			"advisor the file adds or changes, what it runs and where it sends which credential, and records the\n" +
-			"file's SHA-256 for this repository in your configuration directory. Any change to the file untrusts it.",
+			"headers, auth_header, auth_scheme, local) are ignored until then, and so are the fields that change what\n" +
+			"a record attributes (model, vendor, provider) and any capabilities, cooldown, timeout or profile mode\n" +
+			"that would lower the review a plan asks for. 'git reason trust' shows every advisor the file adds or\n" +
+			"changes, what it runs and where it sends which credential, what records would attribute and what could\n" +
+			"lower review, and records the file's SHA-256 for this repository in your configuration directory.\n" +
+			"Any change to the file untrusts it.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "show", Usage: "only show what the file would run and send; trust nothing", Destination: &o.Show},
 			&cli.BoolFlag{Name: "revoke", Usage: "forget the trust recorded for this repository", Destination: &o.Revoke},
@@ -63,15 +66,11 @@ func runTrust(o *trustOptions) error {
 			return nil
 		}
 		fmt.Fprintf(w, "%s (sha256 %s):\n", record.Printable(res.File), res.SHA256)
-		if len(res.Effects) == 0 {
-			fmt.Fprintln(w, "  adds and changes nothing that runs or sends something")
+		if len(res.Effects)+len(res.Profiles) == 0 {
+			fmt.Fprintln(w, "  changes nothing that runs or sends something, that a record attributes, or that could lower review")
 		}
-		for _, e := range res.Effects {
-			what := "new advisor " + e.Advisor
-			if !e.New {
-				what = fmt.Sprintf("advisor %s (changes %v)", e.Advisor, e.Changed)
-			}
-			fmt.Fprintf(w, "  %s: %s\n", record.Printable(what), record.Printable(e.Declaration.Describe()))
+		for _, line := range trustLines(res) {
+			fmt.Fprintf(w, "  %s\n", record.Printable(line))
 		}
 		switch {
 		case o.Show && res.Trusted:
@@ -83,4 +82,32 @@ func runTrust(o *trustOptions) error {
 		}
 		return nil
 	})
+}
+
+// trustLines says, one line each, what trusting the overlay changes: what
+// runs or is sent, what records attribute, what could lower review.
+func trustLines(res *ops.TrustResult) []string {
+	var out []string
+	for _, e := range res.Effects {
+		switch {
+		case e.New:
+			out = append(out, "new advisor "+e.Advisor+": "+e.Declaration.Describe())
+		case len(e.Changed) > 0:
+			out = append(out, fmt.Sprintf("advisor %s (changes %v): %s", e.Advisor, e.Changed, e.Declaration.Describe()))
+		}
+		if !e.New && len(e.Attribution) > 0 {
+			out = append(out, fmt.Sprintf("advisor %s (changes %v, what a record attributes): %s", e.Advisor, e.Attribution, e.Declaration.DescribeAttribution()))
+		}
+		if !e.New && len(e.Review) > 0 {
+			out = append(out, fmt.Sprintf("advisor %s (changes %v, could lower review): %s", e.Advisor, e.Review, e.Declaration.DescribeReview(e.Review)))
+		}
+	}
+	for _, p := range res.Profiles {
+		if p.New {
+			out = append(out, fmt.Sprintf("new profile %s (could lower review): mode %s", p.Profile, p.Mode))
+		} else {
+			out = append(out, fmt.Sprintf("profile %s (changes [mode], could lower review): mode %s, was %s", p.Profile, p.Mode, p.Was))
+		}
+	}
+	return out
 }

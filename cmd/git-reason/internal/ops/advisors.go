@@ -67,37 +67,50 @@ func (e *Session) Availability(ctx context.Context, now time.Time) (advisor.Prof
 	if err != nil {
 		return advisor.Profile{}, nil, err
 	}
-	st, err := e.Settings()
+	snap, err := e.snapshotOf(cat, prof.Mode, now)
 	if err != nil {
 		return advisor.Profile{}, nil, err
 	}
+	e.noticeUntrusted(cat)
+	return prof, snap, nil
+}
+
+// snapshotOf derives the availability of a catalog's advisors under a mode
+// at now.
+func (e *Session) snapshotOf(cat *advisor.Catalog, mode policy.Mode, now time.Time) ([]policy.Advisor, error) {
+	st, err := e.Settings()
+	if err != nil {
+		return nil, err
+	}
 	if err := e.Identify(); err != nil {
-		return advisor.Profile{}, nil, err
+		return nil, err
 	}
 	// Only this clone's journal: records fetched from elsewhere, whatever
 	// origin they claim, never open or close a circuit here.
 	outcomes, err := e.Journal().Read()
 	if err != nil {
-		return advisor.Profile{}, nil, fmt.Errorf("read this clone's outcomes: %w", err)
+		return nil, fmt.Errorf("read this clone's outcomes: %w", err)
 	}
-	e.noticeUntrusted(cat)
-	snap := advisor.Availability(cat.Advisors, advisor.Inputs{
-		Env: advisor.SystemEnv(), Mode: prof.Mode, Disabled: st.Disabled,
+	return advisor.Availability(cat.Advisors, advisor.Inputs{
+		Env: advisor.SystemEnv(), Mode: mode, Disabled: st.Disabled,
 		Origin: e.Writer.Origin, Outcomes: outcomes, Now: now,
-	})
-	return prof, snap, nil
+	}), nil
 }
 
 // availability is the writer's source of availability: the real one.
 type availability struct{ sess *Session }
 
 func (a availability) Snapshot(ctx context.Context) (policy.Profile, []policy.Advisor, error) {
-	prof, snap, err := a.sess.Availability(ctx, time.Now())
+	now := time.Now()
+	prof, snap, err := a.sess.Availability(ctx, now)
 	if err != nil {
 		return policy.Profile{}, nil, err
 	}
 	if !policy.ValidMode(prof.Mode) {
 		return policy.Profile{}, nil, Usage("profile %s declares unknown mode %q: use normal, offline or ci (see 'git reason doctor')", prof.ID, prof.Mode)
+	}
+	if err := a.sess.rememberBaseline(prof, now); err != nil {
+		return policy.Profile{}, nil, err
 	}
 	return prof.Policy(), snap, nil
 }

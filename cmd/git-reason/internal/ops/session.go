@@ -57,7 +57,8 @@ type Session struct {
 	chosenBy    string
 	integ       *gitstore.Integrator // what pull verified, for the push after it
 	warn        func(string)
-	warned      bool // the untrusted overlay's notice was given
+	warned      bool      // the untrusted overlay's notice was given
+	baseline    *baseline // the last plan's snapshot without the repository overlay
 }
 
 // Open locates the repository and prepares the writer. What only some

@@ -83,12 +83,15 @@ type TrustResult struct {
 	File       string           `json:"file"`
 	SHA256     string           `json:"sha256,omitempty"`
 	Effects    []advisor.Effect `json:"effects"`
-	Trusted    bool             `json:"trusted"` // trusted after the command
-	Revoked    bool             `json:"revoked,omitempty"`
+	// Profiles are the profiles trusting adds, or whose mode it lowers.
+	Profiles []advisor.ProfileEffect `json:"profiles"`
+	Trusted  bool                    `json:"trusted"` // trusted after the command
+	Revoked  bool                    `json:"revoked,omitempty"`
 }
 
 // Trust shows what the repository overlay runs and where it sends which
-// credential, then records its content's SHA-256 as trusted (direnv's
+// credential, what records would attribute and what could lower review,
+// then records its content's SHA-256 as trusted (direnv's
 // allow); with Revoke it forgets that. What is shown and what is recorded
 // come from one read of the file.
 func (e *Session) Trust(req TrustRequest) (*TrustResult, error) {
@@ -103,7 +106,7 @@ func (e *Session) Trust(req TrustRequest) (*TrustResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &TrustResult{Repository: e.trustKey(), File: src.Repository, Effects: []advisor.Effect{}}
+	res := &TrustResult{Repository: e.trustKey(), File: src.Repository, Effects: []advisor.Effect{}, Profiles: []advisor.ProfileEffect{}}
 	store := e.trustStore(st.ConfigDir)
 	if req.Revoke {
 		revoked, err := store.Revoke(res.Repository)
@@ -113,7 +116,7 @@ func (e *Session) Trust(req TrustRequest) (*TrustResult, error) {
 		res.Revoked = revoked
 		return res, nil
 	}
-	effects, sum, err := advisor.OverlayEffects(src)
+	effects, err := advisor.OverlayEffects(src)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, Usage("no %s in this repository: there is nothing to trust", src.Repository)
@@ -126,7 +129,10 @@ func (e *Session) Trust(req TrustRequest) (*TrustResult, error) {
 		}
 		return nil, err
 	}
-	res.SHA256, res.Effects = sum, append(res.Effects, effects...)
+	sum := effects.SHA256
+	res.SHA256 = sum
+	res.Effects = append(res.Effects, effects.Advisors...)
+	res.Profiles = append(res.Profiles, effects.Profiles...)
 	if req.Show {
 		res.Trusted, _ = store.Trusted(res.Repository, sum)
 		return res, nil

@@ -1,0 +1,144 @@
+package advisor
+
+import (
+	"slices"
+	"strings"
+
+	"git-reason/policy"
+)
+
+// GatedFields are the advisor fields that make the tool run something or
+// send something somewhere: from a repository overlay they take effect only
+// once the user has trusted that exact file content. local is among them
+// because offline mode relies on it to keep everything on this machine.
+var GatedFields = []string{"transport", "adapter", "base_url", "credential", "executable",
+	"command", "headers", "auth_header", "auth_scheme", "local"}
+
+// AttributionFields are the advisor fields that change what a consultation
+// record attributes the answer to (its declared model, and the vendor and
+// provider the model is looked up under): gated like GatedFields, so that
+// a stranger's file cannot make a record claim a model nobody asked.
+var AttributionFields = []string{"provider", "vendor", "model"}
+
+// ReviewFields are the advisor fields that could lower the review a plan
+// asks for. From an untrusted repository overlay each applies only when its
+// value can only add review (see reviewRules); otherwise it is ignored
+// like a gated field. A profile's mode follows the same rule (see
+// reviewRank). Every other field (description texts, order, the capability
+// vocabulary, providers, vendors) applies without trust: none of them can
+// take an advisor out of a plan.
+var ReviewFields = []string{"capabilities", "cooldown", "timeout"}
+
+// reviewRules say, for each of ReviewFields, whether the value an overlay
+// sets can only add review compared with the value already declared.
+var reviewRules = map[string]func(declared, set Declaration) bool{
+	// More capabilities make an advisor eligible for more needs, never
+	// for fewer; dropping one takes it out of plans that need it.
+	"capabilities": func(declared, set Declaration) bool {
+		for _, c := range declared.Capabilities {
+			if !slices.Contains(set.Capabilities, c) {
+				return false
+			}
+		}
+		return true
+	},
+	// A longer cooldown keeps a failing advisor out of plans for longer.
+	"cooldown": func(declared, set Declaration) bool {
+		return set.CooldownOrDefault() <= declared.CooldownOrDefault()
+	},
+	// A shorter timeout can make every consultation of it fail.
+	"timeout": func(declared, set Declaration) bool {
+		return set.TimeoutOrDefault() >= declared.TimeoutOrDefault()
+	},
+}
+
+// reviewRank orders modes by how much review they let a plan ask for:
+// normal asks any advisor, offline only local ones, ci none. An unknown
+// mode asks none and fails the plan, so it ranks lowest.
+func reviewRank(m policy.Mode) int {
+	switch m {
+	case policy.ModeNormal:
+		return 3
+	case policy.ModeOffline:
+		return 2
+	case policy.ModeCI:
+		return 1
+	}
+	return 0
+}
+
+// advisorKeyApplies says whether an untrusted overlay's key on a declared
+// advisor applies: never for gated and attribution fields, for review
+// fields only when the value can only add review.
+func advisorKeyApplies(key string, declared, set Declaration) bool {
+	if slices.Contains(GatedFields, key) || slices.Contains(AttributionFields, key) {
+		return false
+	}
+	if rule, ok := reviewRules[key]; ok {
+		return rule(declared, set)
+	}
+	return true
+}
+
+// withoutGated keeps from an untrusted document only what applies without
+// trust, and says what it dropped. An advisor entry whose id is not yet
+// declared is dropped whole, and so is a new profile unless its mode is
+// normal (it then asks for as much review as any profile can); an entry
+// for a declared advisor or profile loses the keys that do not apply, so
+// that the merge leaves those fields as declared.
+func (l *loader) withoutGated(doc *document) []string {
+	var ignored []string
+	kept := doc.advisors[:0]
+	for _, e := range doc.advisors {
+		i := indexOf(l.cat.Advisors, e.val.ID)
+		if i < 0 {
+			ignored = append(ignored, "new advisor "+e.val.ID)
+			continue
+		}
+		declared := l.cat.Advisors[i]
+		var dropped []string
+		e.keys, dropped = splitKeys(e.keys, func(k string) bool { return advisorKeyApplies(k, declared, e.val) })
+		if len(dropped) > 0 {
+			ignored = append(ignored, e.val.ID+": "+strings.Join(dropped, ", "))
+		}
+		kept = append(kept, e)
+	}
+	doc.advisors = kept
+	profiles := doc.profiles[:0]
+	for _, e := range doc.profiles {
+		i := indexOf(l.cat.Profiles, e.val.ID)
+		if i < 0 {
+			if e.val.Mode != policy.ModeNormal {
+				ignored = append(ignored, "new profile "+e.val.ID)
+				continue
+			}
+			profiles = append(profiles, e)
+			continue
+		}
+		declared := l.cat.Profiles[i].Mode
+		var dropped []string
+		e.keys, dropped = splitKeys(e.keys, func(k string) bool {
+			return k != "mode" || reviewRank(e.val.Mode) >= reviewRank(declared)
+		})
+		if len(dropped) > 0 {
+			ignored = append(ignored, "profile "+e.val.ID+": "+strings.Join(dropped, ", "))
+		}
+		profiles = append(profiles, e)
+	}
+	doc.profiles = profiles
+	return ignored
+}
+
+// splitKeys returns the keys that apply and, in file order, those that do
+// not.
+func splitKeys(keys []string, applies func(string) bool) (kept, dropped []string) {
+	kept = keys[:0:0]
+	for _, k := range keys {
+		if applies(k) {
+			kept = append(kept, k)
+		} else {
+			dropped = append(dropped, k)
+		}
+	}
+	return kept, dropped
+}
