@@ -63,6 +63,12 @@ func (s *State) next(st Status) string {
 		if len(st.Selected) > 0 {
 			return "git reason consult " + t
 		}
+		if len(st.LocalReview) == 0 {
+			// The plan needs no review (trivial, minor and reversible, or
+			// reusing a standing conclusion): a checklist answer would be
+			// refused, since there is no item to answer.
+			return "git reason conclude " + t + " --decision ..."
+		}
 		return "git reason conclude " + t + " --decision ... --local-review N=ANSWER ..."
 	case PhaseConsulting:
 		if len(s.Completed(st.Assessment)) == 0 {

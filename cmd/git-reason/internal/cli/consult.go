@@ -132,12 +132,15 @@ func (o *consultOptions) print(res *ops.ConsultResult) error {
 }
 
 func printConsult(w io.Writer, res *ops.ConsultResult, rows []ops.ConsultRow, disagreement string) error {
+	if res.Planned {
+		fmt.Fprintf(w, "the assessment had no plan: planned first (plan %s)\n", res.Plan[:10])
+	}
 	if len(rows) == 0 && len(res.Skipped) == 0 {
 		if len(res.LocalReview) == 0 {
 			fmt.Fprintf(w, "plan %s needs no review: conclude with 'git reason conclude %s --decision ...'\n", res.Plan[:10], res.Task)
 			return nil
 		}
-		fmt.Fprintf(w, "plan %s selected no advisor: the local review is the review; answer it with 'git reason conclude %s --local-review N=ANSWER ...'\n", res.Plan[:10], res.Task)
+		fmt.Fprintf(w, "plan %s selected no advisor: the local review is the review; answer it with 'git reason conclude %s --decision ... --local-review N=ANSWER ...'\n", res.Plan[:10], res.Task)
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)

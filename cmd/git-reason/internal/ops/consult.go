@@ -3,6 +3,7 @@ package ops
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"git-reason/advisor"
@@ -25,6 +26,9 @@ type ConsultResult struct {
 	Skipped      []advisor.Skipped `json:"skipped"`
 	Disagreement *record.Result    `json:"-"`
 	LocalReview  []string          `json:"local_review,omitempty"`
+	// Planned is true when consult planned first: the task's latest
+	// assessment had no plan, and Plan was written by this run.
+	Planned bool `json:"planned,omitempty"`
 }
 
 // Consult runs the consult driver over the task's latest plan. Advisors of
@@ -32,7 +36,10 @@ type ConsultResult struct {
 // circuit, a disable) are skipped and reported, not asked; the driver
 // skips those that already answered, records every outcome and opens a
 // disagreement when the answers conflict. A plan that selected no advisor
-// is no error: the local review is the review.
+// is no error: the local review is the review. An assessment with no plan
+// is planned first, as plan would. When the plan selected advisors but
+// none of them can be asked now, the result lists them as skipped and the
+// error is a refusal saying what to do instead.
 func (e *Session) Consult(ctx context.Context, req ConsultRequest) (*ConsultResult, error) {
 	if err := e.Identify(); err != nil {
 		return nil, err
@@ -45,15 +52,19 @@ func (e *Session) Consult(ctx context.Context, req ConsultRequest) (*ConsultResu
 	if a == nil {
 		return nil, Usage("task %s has no assessment: run 'git reason assess %s' first", req.Task, req.Task)
 	}
-	plan := st.LatestPlan(a.ID)
-	if plan == nil {
-		return nil, Refused("assessment %s has no plan: run 'git reason plan %s' first", a.ID[:10], req.Task)
-	}
 	if c := st.ConclusionOf(a.ID); c != nil {
 		return nil, fmt.Errorf("%w: assessment %s is already concluded by %s: assess again to ask anew", record.ErrRefused, a.ID[:10], c.ID[:10])
 	}
+	plan, planned := st.LatestPlan(a.ID), false
+	if plan == nil {
+		res, err := e.Append(ctx, req.Task, record.KindPlan, Marshal(&record.Plan{Assessment: a.ID}))
+		if err != nil {
+			return nil, err
+		}
+		plan, planned = res.Entry, true
+	}
 	pd := plan.Derived.(*record.PlanDerived)
-	out := &ConsultResult{Task: req.Task, Plan: plan.ID, Skipped: []advisor.Skipped{}}
+	out := &ConsultResult{Task: req.Task, Plan: plan.ID, Skipped: []advisor.Skipped{}, Planned: planned}
 	if len(pd.Selected) == 0 {
 		if cat, _, err := e.Catalog(); err == nil {
 			e.noticeUntrusted(cat) // it may be why nothing was selected
@@ -85,6 +96,9 @@ func (e *Session) Consult(ctx context.Context, req ConsultRequest) (*ConsultResu
 		default:
 			run.Advisors = append(run.Advisors, d)
 		}
+	}
+	if len(run.Advisors) == 0 {
+		return out, noneAskable(req.Task, out.Skipped, snap, pd.Selected)
 	}
 	rep := advisor.Consult(ctx, e.Writer, run)
 	out.Results, out.Disagreement = rep.Results, rep.Disagreement
@@ -128,4 +142,22 @@ func (r *ConsultResult) Rows() []ConsultRow {
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// noneAskable is the refusal of a consult whose plan selected advisors
+// that cannot be asked now: it says when the first circuit reopens, and
+// the other ways on (enable an advisor, or plan anew for a local review).
+func noneAskable(task string, skipped []advisor.Skipped, snap []policy.Advisor, selected []string) error {
+	until := ""
+	for _, s := range snap {
+		if slices.Contains(selected, s.ID) && s.Until != "" && (until == "" || s.Until < until) {
+			until = s.Until
+		}
+	}
+	wait := ""
+	if until != "" {
+		wait = "wait until " + until + " (a circuit reopens) and consult again, "
+	}
+	return Refused("none of the %d advisor(s) the plan selected can be asked now (%s): %senable one (git config reason.disable, git reason advisors), or plan anew for a local review with 'git reason plan %s'",
+		len(skipped), skipped[0].Advisor+": "+skipped[0].Reason, wait, task)
 }
