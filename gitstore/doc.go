@@ -17,9 +17,10 @@
 // pack-refs, gc) and any number of git reason processes never lose an
 // update. What .git/reason/ caches (each task's records at its head, the
 // indexes across tasks) is keyed by ref heads and rebuilt from the refs
-// when stale or damaged. Git locates the repository
-// (Discover: one git rev-parse, which also applies git's ownership check,
-// safe.directory); the package reads no git configuration itself.
+// when stale or damaged. The repository is located the
+// way git locates it; of git configuration it reads only what that needs
+// (core.bare, core.worktree, extensions.worktreeConfig), with go-git's
+// decoder, or with git config for a file that decoder could misread.
 // Verification reads a task's whole history through git's own rev-list
 // (the commit graph) and one cat-file process (every object, its size
 // asked for before it is read), each distinct tree once. The package does

@@ -2,9 +2,7 @@ package record
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"sort"
 	"strings"
 
 	"git-reason/schemas"
@@ -39,34 +37,25 @@ func validate(kind Kind, part string, v any) error {
 	if err == nil {
 		return nil
 	}
-	var ve *schemas.ValidationError
-	if !errors.As(err, &ve) {
+	leaves := schemas.Leaves(err)
+	if leaves == nil {
 		return fmt.Errorf("validate %s %s: %w", kind, part, err)
 	}
-	return &SchemaError{Kind: kind, Part: part, Violations: flatten(ve)}
+	return &SchemaError{Kind: kind, Part: part, Violations: flatten(leaves)}
 }
 
-// flatten turns the validator's tree of causes into its leaves, one per
-// violation, sorted by pointer and without repeats.
-func flatten(ve *schemas.ValidationError) []Violation {
+// flatten turns the library's violations, in its deterministic order, into
+// the record's, without repeats.
+func flatten(leaves []*schemas.ValidationError) []Violation {
 	var out []Violation
 	seen := map[string]bool{}
-	var walk func(e *schemas.ValidationError)
-	walk = func(e *schemas.ValidationError) {
-		if len(e.Causes) == 0 {
-			v := Violation{Pointer: e.InstanceLocation, Message: tidy(e.Message)}
-			if k := v.String(); !seen[k] {
-				seen[k] = true
-				out = append(out, v)
-			}
-			return
-		}
-		for _, c := range e.Causes {
-			walk(c)
+	for _, e := range leaves {
+		v := Violation{Pointer: e.InstanceLocation, Message: tidy(e.Message)}
+		if k := v.String(); !seen[k] {
+			seen[k] = true
+			out = append(out, v)
 		}
 	}
-	walk(ve)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
 	return out
 }
 

@@ -327,14 +327,22 @@ const TimeLayout = "2006-01-02T15:04:05.000Z07:00"
 // against their schemas and returns every violation.
 func CheckRecord(rec *Record) error { return checkParts(rec, "envelope", "body", "derived") }
 
-// checkParts validates the named parts of a record: envelope, body, derived.
+// checkParts validates the named parts of a record: envelope, body,
+// derived. The envelope is checked with the body and derived fields
+// standing in as empty objects, each of which its own part checks, so no
+// part is decoded twice.
 func checkParts(rec *Record, names ...string) error {
-	raw, err := json.Marshal(rec)
-	if err != nil {
-		return err
-	}
-	data := map[string][]byte{"envelope": raw, "body": rec.Body, "derived": rec.Derived}
+	data := map[string][]byte{"body": rec.Body, "derived": rec.Derived}
 	for _, name := range names {
+		if name == "envelope" {
+			env := *rec
+			env.Body, env.Derived = json.RawMessage("{}"), json.RawMessage("{}")
+			raw, err := json.Marshal(&env)
+			if err != nil {
+				return err
+			}
+			data[name] = raw
+		}
 		var v any
 		dec := json.NewDecoder(bytes.NewReader(data[name]))
 		dec.UseNumber()
@@ -348,14 +356,8 @@ func checkParts(rec *Record, names ...string) error {
 	return nil
 }
 
-// checkFilled validates what the writer filled in: the envelope (with the
-// body, validated already, standing in as an empty object so that it is
-// not decoded again) and the derived fields.
+// checkFilled validates what the writer filled in: the envelope and the
+// derived fields (the body was validated already).
 func checkFilled(rec *Record) error {
-	env := *rec
-	env.Body = json.RawMessage("{}")
-	if err := checkParts(&env, "envelope"); err != nil {
-		return err
-	}
-	return checkParts(rec, "derived")
+	return checkParts(rec, "envelope", "derived")
 }

@@ -1,13 +1,31 @@
 package schemas
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
+	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
-// compiled holds each schema document compiled on its first use, so that a
-// command compiles only the schemas it validates against.
+// Schema is a compiled schema document, safe for concurrent use. Its
+// Validate takes a value as encoding/json decodes it into an any (numbers
+// as float64, json.Number or Go integers) and returns nil or a
+// *ValidationError.
+type Schema = jsonschema.Schema
+
+// ValidationError is a value that its schema refuses: a tree whose leaves
+// (no Causes) are the violations, each naming its instance location (an
+// RFC 6901 pointer into the value), the keyword's absolute location in the
+// document ("document-id#/pointer/keyword") and a message.
+type ValidationError = jsonschema.ValidationError
+
+// compiled holds each embedded document compiled on its first use, so that
+// a command compiles only the schemas it validates against.
 var compiled struct {
 	sync.Mutex
 	m map[string]*Schema
@@ -27,7 +45,7 @@ func Compile(name string) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read schema %s: %w", name, err)
 	}
-	s, err := compileDoc(name, data)
+	s, err := CompileDocument(name, data)
 	if err != nil {
 		return nil, err
 	}
@@ -42,17 +60,66 @@ func Compile(name string) (*Schema, error) {
 // built at run time from the embedded ones), named name in its errors. The
 // caller keeps the result: nothing is cached here.
 func CompileDocument(name string, doc []byte) (*Schema, error) {
-	return compileDoc(name, doc)
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	c.AssertFormat = true
+	c.LoadURL = func(url string) (io.ReadCloser, error) {
+		return nil, fmt.Errorf("$ref %s leaves the document: every reference must be #/…", url)
+	}
+	url := "urn:git-reason:document:" + name
+	if err := c.AddResource(url, bytes.NewReader(doc)); err != nil {
+		return nil, fmt.Errorf("schema %s is not JSON: %w", name, err)
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		return nil, fmt.Errorf("compile schema %s: %w", name, err)
+	}
+	return s, nil
 }
 
-// owner returns the schema holding the keyword an error's absolute keyword
-// location names, or nil.
-func (s *Schema) owner(keywordLocation string) *rule {
-	i := strings.LastIndexByte(keywordLocation, '/')
-	if i < 0 {
+// parsed returns the embedded document name as encoding/json decodes it,
+// or nil: what a refusal is worded from.
+func parsed(name string) any {
+	data, err := FS.ReadFile(name)
+	if err != nil {
 		return nil
 	}
-	return s.byLoc[keywordLocation[:i]]
+	var doc any
+	if json.Unmarshal(data, &doc) != nil {
+		return nil
+	}
+	return doc
+}
+
+// subschema returns the object of a parsed document that an absolute
+// keyword location ("id#/properties/x/required") names the keyword of, or
+// nil.
+func subschema(doc any, keywordLocation string) map[string]any {
+	_, ptr, ok := strings.Cut(keywordLocation, "#")
+	if !ok {
+		return nil
+	}
+	if i := strings.LastIndexByte(ptr, '/'); i >= 0 {
+		ptr = ptr[:i]
+	}
+	v := doc
+	for _, tok := range strings.Split(ptr, "/")[1:] {
+		tok = unescape(tok)
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[tok]
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil
+			}
+			v = x[i]
+		default:
+			return nil
+		}
+	}
+	m, _ := v.(map[string]any)
+	return m
 }
 
 // keyword is the last token of a keyword location: "type", "required", ….

@@ -1,6 +1,7 @@
 package schemas
 
 import (
+	"errors"
 	"io/fs"
 	"strings"
 	"testing"
@@ -48,5 +49,45 @@ func TestDecodeBounds(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "f.yaml:") {
 			t.Errorf("%s: error %v, want f.yaml:…: %s", name, err, tc.want)
 		}
+	}
+}
+
+// A document whose reference leaves it is refused when compiled: nothing
+// is ever loaded from a file or the network.
+func TestReferenceLeavingTheDocumentIsRefused(t *testing.T) {
+	for _, ref := range []string{"https://example.invalid/s.json", "other.json", "file:///etc/passwd"} {
+		_, err := CompileDocument("x.json", []byte(`{"$ref": "`+ref+`"}`))
+		if err == nil || !strings.Contains(err.Error(), "leaves the document") {
+			t.Errorf("$ref %s: error %v, want it refused as leaving the document", ref, err)
+		}
+	}
+}
+
+// Leaves orders violations and the names of unknown fields the same way
+// every time, whatever order the library's maps gave them in.
+func TestLeavesAreDeterministic(t *testing.T) {
+	s, err := CompileDocument("t.json", []byte(`{"type": "object", "additionalProperties": false,
+		"properties": {"n": {"type": "integer"}, "m": {"type": "integer"}}, "required": ["r"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := map[string]any{"n": "x", "m": "y", "c": 1, "a": 1, "it's": 1, "x', 'y": 1, "b": 1}
+	want := []string{
+		`|additionalProperties|additionalProperties 'a', 'b', 'c', 'it\'s', 'x\', \'y' not allowed`,
+		`|required|missing properties: 'r'`,
+		`/m|type|expected integer, but got string`,
+		`/n|type|expected integer, but got string`,
+	}
+	for range 20 {
+		var got []string
+		for _, l := range Leaves(s.Validate(v)) {
+			got = append(got, l.InstanceLocation+"|"+keyword(l.KeywordLocation)+"|"+l.Message)
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("leaves:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+	if Leaves(errors.New("not a validation error")) != nil {
+		t.Error("Leaves of another error is not nil")
 	}
 }

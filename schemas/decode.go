@@ -131,11 +131,11 @@ func Decode(file string, data []byte, schema string, v any) (*Document, error) {
 		return nil, err
 	}
 	if err := s.Validate(val); err != nil {
-		var ve *ValidationError
-		if !errors.As(err, &ve) {
+		leaves := Leaves(err)
+		if leaves == nil {
 			return nil, fmt.Errorf("validate %s against %s: %w", file, schema, err)
 		}
-		return nil, s.explain(file, root, ve)
+		return nil, explain(file, schema, root, leaves)
 	}
 	if err := decodeInto(file, root, v); err != nil {
 		return nil, err
@@ -197,21 +197,15 @@ type violation struct {
 	unknown   bool // an unknown field: it explains a missing one beside it
 }
 
-// explain turns the validator's tree of causes into the one error a person
+// explain turns the library's violations into the one error a person
 // should fix first: the earliest in the file, an unknown field before
 // another error at the same place (a misspelt field is also a missing one).
-func (s *Schema) explain(file string, root *yaml.Node, ve *ValidationError) error {
+func explain(file, schema string, root *yaml.Node, causes []*ValidationError) error {
+	doc := parsed(schema)
 	var leaves []violation
-	var walk func(*ValidationError)
-	walk = func(e *ValidationError) {
-		if len(e.Causes) == 0 {
-			leaves = append(leaves, s.word(file, root, e))
-		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
+	for _, e := range causes {
+		leaves = append(leaves, word(file, doc, root, e))
 	}
-	walk(ve)
 	sort.SliceStable(leaves, func(i, j int) bool {
 		a, b := leaves[i], leaves[j]
 		if a.line != b.line {
@@ -226,35 +220,38 @@ func (s *Schema) explain(file string, root *yaml.Node, ve *ValidationError) erro
 }
 
 // word places one leaf at the YAML node of its instance location and, for
-// the keywords a person meets most, words it from the failed rule itself.
-func (s *Schema) word(file string, root *yaml.Node, e *ValidationError) violation {
+// the keywords a person meets most, words it from the failed subschema
+// itself (the library's message names JSON types and quotes values).
+func word(file string, doc any, root *yaml.Node, e *ValidationError) violation {
 	n := lookup(root, e.InstanceLocation)
 	v := violation{DecodeError: DecodeError{File: file, Line: n.Line, Column: n.Column,
 		Field: FieldPath(e.InstanceLocation), Msg: e.Message}, line: n.Line, col: n.Column}
-	rule := s.owner(e.AbsoluteKeywordLocation)
-	if rule == nil {
+	sub := subschema(doc, e.AbsoluteKeywordLocation)
+	if sub == nil {
 		return v
 	}
 	switch keyword(e.AbsoluteKeywordLocation) {
 	case "additionalProperties":
-		known := make([]string, 0, len(rule.Properties))
-		for k := range rule.Properties {
+		props, _ := sub["properties"].(map[string]any)
+		known := make([]string, 0, len(props))
+		for k := range props {
 			known = append(known, k)
 		}
 		sort.Strings(known)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := n.Content[i]
-			if _, ok := rule.Properties[k.Value]; !ok {
+			if _, ok := props[k.Value]; !ok {
 				v.Line, v.Column, v.Field = k.Line, k.Column, join(v.Field, k.Value)
 				v.Msg, v.unknown = "unknown field (known: "+strings.Join(known, ", ")+")", true
 				break
 			}
 		}
 	case "required":
+		required, _ := sub["required"].([]any)
 		var missing []string
-		for _, r := range rule.Required {
-			if lookup(n, "/"+escape(r)) == n {
-				missing = append(missing, strconv.Quote(r))
+		for _, r := range required {
+			if name, ok := r.(string); ok && lookup(n, "/"+escape(name)) == n {
+				missing = append(missing, strconv.Quote(name))
 			}
 		}
 		word := "field "
@@ -263,17 +260,23 @@ func (s *Schema) word(file string, root *yaml.Node, e *ValidationError) violatio
 		}
 		v.Msg = "missing required " + word + strings.Join(missing, ", ")
 	case "pattern":
-		v.Msg = "expected a value matching " + rule.Pattern + ", got " + describe(n)
+		v.Msg = fmt.Sprintf("expected a value matching %v, got %s", sub["pattern"], describe(n))
 	case "type":
-		want := make([]string, len(rule.Types))
-		for i, t := range rule.Types {
-			want[i] = typeWords[t]
+		var want []string
+		switch t := sub["type"].(type) {
+		case string:
+			want = []string{typeWords[t]}
+		case []any:
+			for _, x := range t {
+				name, _ := x.(string)
+				want = append(want, typeWords[name])
+			}
 		}
 		v.Msg = "expected " + strings.Join(want, " or ") + ", got " + describe(n)
 	default:
-		// The validator's own wording may quote the value (format,
-		// minimum, ...): a file can be something else than it seems (a
-		// credentials file behind a link), so no error repeats it.
+		// The library's wording may quote the value (format, minimum,
+		// ...): a file can be something else than it seems (a credentials
+		// file behind a link), so no error repeats it.
 		if n = unalias(n); n.Kind == yaml.ScalarNode && n.Value != "" {
 			v.Msg = strings.ReplaceAll(v.Msg, n.Value, "the value")
 		}

@@ -10,24 +10,19 @@
 // is self-contained: its $ref values point inside itself, so any 2020-12
 // validator can check a record without this tool.
 //
-// [Compile] compiles a document on its first use and keeps it for the rest
-// of the process, so a command pays only for the schemas it validates
-// against; [CompileDocument] compiles one built at run time. The validator
-// is this package's own: it implements the keywords the documents use
-// (type, properties, required, additionalProperties, propertyNames,
-// pattern, min/maxLength, items, min/maxItems, uniqueItems, enum, const,
-// minimum, maximum, exclusiveMinimum, exclusiveMaximum, format date-time,
-// dependentRequired, $ref inside the document, not, if/then/else) and
-// refuses a document using any other, so nothing is half-checked; its
-// errors are a [*ValidationError] whose leaves carry RFC 6901 instance
-// pointers. It costs nothing at start-up, where a general library compiles
-// its meta-schemas.
+// [Compile] compiles a document with santhosh-tekuri/jsonschema/v5
+// (draft 2020-12, formats asserted, nothing loaded from outside the
+// document) on its first use and keeps it for the rest of the process, so a
+// command pays only for the schemas it validates against; [CompileDocument]
+// compiles one built at run time. [Leaves] lists a refusal's violations,
+// each with the RFC 6901 pointer of the value at fault, in an order that
+// does not depend on map iteration.
 //
 // [Decode] is the one way a declarative YAML file is read: YAML to
 // a node tree, the tree validated against its schema, then decoded into a
 // typed value; every fault is a [*DecodeError] reading
 // "file:line:column: field: message", placed from the YAML parser's and the
-// validator's structured errors. Nothing here reads a file or the network:
+// library's structured errors. Nothing here reads a file or the network:
 // callers hand in the contents.
 package schemas
 

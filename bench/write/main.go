@@ -9,13 +9,13 @@
 //   - `git reason context main..bench-context` in the largest repository: a
 //     branch of ten commits whose Reason-Task trailers name ten tasks, which
 //     links by reading every task;
-//   - `git rev-parse` and `git config --list`, the two git processes a
-//     write starts (discovery, then its settings: their share of its cost);
+//   - `git config -z --list --show-scope`, the one git process a write
+//     starts to read its settings (its share of a write's cost);
 //   - `git-reason --version` against a hello-world Go program the benchmark
 //     builds with the same toolchain, both run directly: what starting the
 //     program costs before it does anything. -only startup times just these
-//     and the four before them (git notes append, the startup floor,
-//     git rev-parse and git config).
+//     and the three before them (git notes append, the startup floor and
+//     git config).
 //
 // Every write goes to an existing task holding -per-task records, so the
 // only thing that differs between sizes is the rest of the repository.
@@ -28,8 +28,8 @@
 // The cases run -runs times each after two warm-up runs, in a shuffled
 // order each round so that noise hits every case alike, and the program
 // prints each case's median, min and max, the ratios and the targets. With
-// -baseline REV adds the same assess and status as built from revision REV
-// of this module (git archive, then go build), each in its own copy of the
+// -baseline REV adds the same assess as built from revision REV of this
+// module (git archive, then go build), in its own copy of the first
 // repository so that neither build's caches go stale under the other's
 // writes, timed in the same rounds: before and after from one run. With
 // -cpuprofile DIR it then profiles every case that missed its target, using

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -213,7 +214,7 @@ func (s *Server) parse(t *tool, req *mcp.CallToolRequest, c *call) error {
 	if !ok {
 		return badInput("arguments must be a JSON object")
 	}
-	t.once.Do(func() { t.validator, t.verr = compile(t.spec.Name+".input.json", t.input) })
+	t.once.Do(func() { t.validator, t.verr = schemas.CompileDocument(t.spec.Name+".input.json", t.input) })
 	if t.verr != nil {
 		return t.verr
 	}
@@ -230,33 +231,19 @@ func (s *Server) parse(t *tool, req *mcp.CallToolRequest, c *call) error {
 
 // violations renders a validation error's leaves on one line.
 func violations(err error) string {
-	ve, ok := err.(*schemas.ValidationError)
-	if !ok {
+	leaves := schemas.Leaves(err)
+	if leaves == nil {
 		return oneLine(err.Error())
 	}
-	var leaves []string
-	var walk func(e *schemas.ValidationError)
-	walk = func(e *schemas.ValidationError) {
-		if len(e.Causes) == 0 {
-			at := e.InstanceLocation
-			if at == "" {
-				at = "/"
-			}
-			leaves = append(leaves, at+": "+e.Message)
+	parts := make([]string, len(leaves))
+	for i, e := range leaves {
+		at := e.InstanceLocation
+		if at == "" {
+			at = "/"
 		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
+		parts[i] = at + ": " + e.Message
 	}
-	walk(ve)
-	out := ""
-	for i, l := range leaves {
-		if i > 0 {
-			out += "; "
-		}
-		out += l
-	}
-	return out
+	return strings.Join(parts, "; ")
 }
 
 // errorResult is a tool error: structured {code, message,
