@@ -28,7 +28,7 @@ func handoverCommand() *cli.Command {
 		ArgsUsage: "[--since 7d] [--task TASK] [--actor ACTOR]",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "derive", Usage: "derive from the refs alone (the only mode; accepted for scripts)"},
-			&cli.StringFlag{Name: "since", Value: "7d", Usage: "list tasks concluded or validated since `WHEN` (7d, 36h, 2026-11-01)", Destination: &o.Since},
+			&cli.StringFlag{Name: "since", Value: "7d", Usage: "list tasks concluded or validated since `WHEN` (7d, 36h, 2026-11-01, or as git log takes it: 2 weeks ago)", Destination: &o.Since},
 			&cli.StringFlag{Name: "task", Usage: "only `TASK`", Destination: &o.Task},
 			&cli.StringFlag{Name: "actor", Usage: "only tasks with a record by `ACTOR`", Destination: &o.Actor},
 			formatFlag(&o.Format), o.jsonFlag(),
@@ -48,16 +48,16 @@ func runHandover(ctx context.Context, o *handoverOptions) error {
 	if err != nil {
 		return err
 	}
-	since, err := parseSince(o.Since, o.Now())
-	if err != nil {
-		return err
-	}
 	if o.Task != "" {
 		if err := record.CheckTask(o.Task); err != nil {
 			return err
 		}
 	}
 	sess, err := o.Open()
+	if err != nil {
+		return err
+	}
+	since, err := sess.ParseWhen(ctx, "--since", o.Since, o.Now())
 	if err != nil {
 		return err
 	}

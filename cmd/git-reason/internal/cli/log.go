@@ -18,6 +18,7 @@ type logOptions struct {
 	Task    string      // "": every task
 	Max     int         // -n: the newest N entries; 0 all
 	Since   time.Time   // --since: entries created at or after
+	Until   time.Time   // --until: entries created at or before
 	Kind    record.Kind // --kind: only this kind
 	OneLine bool        // --oneline: id, kind and summary
 	Now     func() time.Time
@@ -25,14 +26,15 @@ type logOptions struct {
 
 func logCommand() *cli.Command {
 	o := &logOptions{Now: time.Now}
-	var since, kind string
+	var since, until, kind string
 	return &cli.Command{
 		Name:      "log",
 		Usage:     "show the timeline of a task, or of every task",
-		ArgsUsage: "[TASK] [-n N] [--since WHEN] [--kind KIND] [--oneline]",
+		ArgsUsage: "[TASK] [-n N] [--since WHEN] [--until WHEN] [--kind KIND] [--oneline]",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "max-count", Aliases: []string{"n"}, Usage: "show only the newest `N` entries", Destination: &o.Max},
-			&cli.StringFlag{Name: "since", Usage: "only entries created since `WHEN`: a date (2026-01-31), an RFC 3339 time, or an age (36h, 7d)", Destination: &since},
+			&cli.StringFlag{Name: "since", Usage: "only entries created since `WHEN`: a date as git log takes it (2026-01-31, yesterday, 2 weeks ago), an RFC 3339 time, or an age (36h, 7d)", Destination: &since},
+			&cli.StringFlag{Name: "until", Usage: "only entries created until `WHEN` (the forms of --since)", Destination: &until},
 			&cli.StringFlag{Name: "kind", Usage: "only records of `KIND` (assessment, plan, consultation, ...)", Destination: &kind},
 			&cli.BoolFlag{Name: "oneline", Usage: "one short line per entry: id, kind, summary", Destination: &o.OneLine},
 			o.jsonFlag(),
@@ -54,21 +56,31 @@ func logCommand() *cli.Command {
 				}
 				o.Kind = k
 			}
-			if since != "" {
-				t, err := parseSince(since, o.Now())
+			if since != "" || until != "" {
+				sess, err := o.Open()
 				if err != nil {
 					return err
 				}
-				o.Since = t
+				if o.Since, err = when(c.Context, sess, "--since", since, o.Now()); err != nil {
+					return err
+				}
+				if o.Until, err = when(c.Context, sess, "--until", until, o.Now()); err != nil {
+					return err
+				}
 			}
 			return runLog(c.Context, o)
 		},
 	}
 }
 
-// parseSince reads a date, an RFC 3339 time, or an age before now
-// (Go durations, plus d for days and w for weeks).
-func parseSince(s string, now time.Time) (time.Time, error) { return ops.ParseSince(s, now) }
+// when reads a date option as git log reads it (ops.Session.ParseWhen);
+// an empty value is the zero time.
+func when(ctx context.Context, sess *ops.Session, flag, s string, now time.Time) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	return sess.ParseWhen(ctx, flag, s, now)
+}
 
 func runLog(ctx context.Context, o *logOptions) error {
 	sess, err := o.Open()
@@ -84,8 +96,9 @@ func runLog(ctx context.Context, o *logOptions) error {
 		if o.Kind != "" && l.Kind != o.Kind {
 			continue
 		}
-		if !o.Since.IsZero() {
-			if t, err := time.Parse(time.RFC3339Nano, l.Created); err == nil && t.Before(o.Since) {
+		if !o.Since.IsZero() || !o.Until.IsZero() {
+			t, err := time.Parse(time.RFC3339Nano, l.Created)
+			if err == nil && (t.Before(o.Since) || !o.Until.IsZero() && t.After(o.Until)) {
 				continue
 			}
 		}

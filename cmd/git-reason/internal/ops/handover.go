@@ -107,6 +107,29 @@ func ParseSince(s string, now time.Time) (time.Time, error) {
 	return time.Time{}, Usage("--since %q: give a date (2026-01-31), an RFC 3339 time, or an age (36h, 7d, 2w)", s)
 }
 
+// ParseWhen reads a date option (--since, --until) of log, tasks and
+// handover: the forms ParseSince reads, else any form git's own date
+// parser reads ("yesterday", "2 weeks ago", "last monday", "noon"), asked
+// of git itself (git rev-parse --since), so the option means what it
+// means to git log. What git reads only as "now" (it reads any text so)
+// is refused, unless it says now.
+func (e *Session) ParseWhen(ctx context.Context, flag, s string, now time.Time) (time.Time, error) {
+	if t, err := ParseSince(s, now); err == nil {
+		return t, nil
+	}
+	out, err := e.Repo.Git(ctx, "rev-parse", "--since="+s)
+	age, ok := strings.CutPrefix(strings.TrimSpace(string(out)), "--max-age=")
+	secs, perr := strconv.ParseInt(age, 10, 64)
+	if err != nil || !ok || perr != nil {
+		return time.Time{}, Usage("%s %q: git does not read it as a date", flag, s)
+	}
+	t := time.Unix(secs, 0)
+	if d := t.Sub(now); d > -2*time.Second && d < 2*time.Second && !strings.EqualFold(strings.TrimSpace(s), "now") {
+		return time.Time{}, Usage("%s %q: not a date: give one as git log takes it (2026-01-31, yesterday, 2 weeks ago) or an age (36h, 7d)", flag, s)
+	}
+	return t, nil
+}
+
 func settledBefore(created string, since time.Time) bool {
 	t, err := time.Parse(time.RFC3339Nano, created)
 	return err == nil && t.Before(since)
