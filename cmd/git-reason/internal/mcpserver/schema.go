@@ -112,6 +112,10 @@ func recordOutput(kind record.Kind) (json.RawMessage, error) {
 			"derived is what the writer computed; the schema tool with kind " + string(kind) + " gives their schemas in full"
 	}
 	props["commit"] = obj{"type": "string"}
+	if kind == record.KindPlan {
+		props["lowered"] = obj{"type": "object", "description": "present when the repository's declarations made the plan select fewer advisors " +
+			"than the shipped and user declarations alone: file, selected, without_repository, notice"}
+	}
 	doc := obj{"type": "object", "additionalProperties": false, "required": env["required"], "properties": props, "description": desc}
 	if kind != "" { // a write concerns a task: it carries the next step
 		addSuggestions(doc)

@@ -18,6 +18,9 @@ import (
 type recordOut struct {
 	*record.Record
 	Commit string `json:"commit,omitempty"`
+	// Lowered, on a plan, says that the repository's declarations lowered
+	// its review.
+	Lowered *ops.Lowered `json:"lowered,omitempty"`
 }
 
 // writeSpec says how a write tool builds its body: the record kind and the
@@ -124,7 +127,11 @@ func (s *Server) writer(ws writeSpec) func(ctx context.Context, c *call) (*outco
 			return nil, err
 		}
 		text := fmt.Sprintf("%s %s recorded in %s (commit %.12s): %s", res.Kind, res.ID, res.Task, res.Commit, record.Summary(res.Entry))
-		return &outcome{out: recordOut{Record: res.Record, Commit: res.Commit}, text: text, task: task}, nil
+		lowered := s.env.PlanLowered(ctx, res)
+		if lowered != nil {
+			text += "\n" + lowered.Notice
+		}
+		return &outcome{out: recordOut{Record: res.Record, Commit: res.Commit, Lowered: lowered}, text: text, task: task}, nil
 	}
 }
 

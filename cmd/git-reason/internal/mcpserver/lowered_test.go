@@ -1,0 +1,87 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"git-reason/advisor"
+	"git-reason/cmd/git-reason/internal/ops"
+)
+
+// A plan made through MCP says, as the command line does, when the
+// repository's (trusted) declarations lowered its review: here profile
+// default made mode ci, so a critical plan asks none of the user's two
+// advisors.
+func TestPlanSaysRepositoryLowered(t *testing.T) {
+	dir := newRepo(t)
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "fake-advisor"), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	shipped, _, err := advisor.Load(advisor.Sources{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, d := range shipped.Advisors {
+		ids = append(ids, d.ID)
+	}
+	t.Setenv("GIT_REASON_DISABLE", strings.Join(ids, ","))
+	user := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "git-reason", "advisors.yaml")
+	write := func(path, body string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(user, `advisors:
+  - {id: adv-a, transport: cli, adapter: exec, executable: fake-advisor, command: [fake-advisor], capabilities: [reasoning]}
+  - {id: adv-b, transport: cli, adapter: exec, executable: fake-advisor, command: [fake-advisor], capabilities: [reasoning]}
+`)
+	write(advisor.RepositoryOverlayPath(dir), "profiles:\n  - id: default\n    mode: ci\n")
+	ctx := context.Background()
+	sess, err := ops.Open(ctx, ops.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sess.Trust(ops.TrustRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, dir, nil)
+	call := func(name string, args map[string]any) *mcp.CallToolResult {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %+v", name, err, res)
+		}
+		return res
+	}
+	call("assess", map[string]any{"task": "T", "subject": "Drop the legacy table", "question": "Now?",
+		"materiality": "critical", "reversibility": "irreversible",
+		"evidence": []any{map[string]any{"kind": "note", "summary": "it is unused"}}})
+	res := call("plan", map[string]any{"task": "T"})
+	var out struct {
+		Lowered *ops.Lowered `json:"lowered"`
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Lowered == nil || len(out.Lowered.Selected) != 0 || strings.Join(out.Lowered.Without, ",") != "adv-a,adv-b" {
+		t.Fatalf("plan's lowered = %+v, want none selected where adv-a and adv-b would be (%s)", out.Lowered, raw)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	if !strings.Contains(text, "\n"+out.Lowered.Notice) || !strings.HasPrefix(out.Lowered.Notice, "review lowered by ") {
+		t.Errorf("the text does not carry the notice line: %q", text)
+	}
+}
