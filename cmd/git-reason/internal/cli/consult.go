@@ -16,6 +16,7 @@ import (
 
 	"git-reason/advisor"
 	"git-reason/cmd/git-reason/internal/ops"
+	"git-reason/record"
 )
 
 type consultOptions struct {
@@ -134,6 +135,9 @@ func (o *consultOptions) print(res *ops.ConsultResult) error {
 func printConsult(w io.Writer, res *ops.ConsultResult, rows []ops.ConsultRow, disagreement string) error {
 	if res.Planned {
 		fmt.Fprintf(w, "the assessment had no plan: planned first (plan %s)\n", res.Plan[:10])
+	}
+	if res.Lowered != nil {
+		fmt.Fprintln(w, record.Printable(res.Lowered.Notice))
 	}
 	if len(rows) == 0 && len(res.Skipped) == 0 {
 		if len(res.LocalReview) == 0 {

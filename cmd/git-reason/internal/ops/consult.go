@@ -29,6 +29,9 @@ type ConsultResult struct {
 	// Planned is true when consult planned first: the task's latest
 	// assessment had no plan, and Plan was written by this run.
 	Planned bool `json:"planned,omitempty"`
+	// Lowered, when consult planned first, says that the repository's
+	// declarations lowered that plan's review (see PlanLowered).
+	Lowered *Lowered `json:"lowered,omitempty"`
 }
 
 // Consult runs the consult driver over the task's latest plan. Advisors of
@@ -56,15 +59,16 @@ func (e *Session) Consult(ctx context.Context, req ConsultRequest) (*ConsultResu
 		return nil, fmt.Errorf("%w: assessment %s is already concluded by %s: assess again to ask anew", record.ErrRefused, a.ID[:10], c.ID[:10])
 	}
 	plan, planned := st.LatestPlan(a.ID), false
+	var lowered *Lowered
 	if plan == nil {
 		res, err := e.Append(ctx, req.Task, record.KindPlan, Marshal(&record.Plan{Assessment: a.ID}))
 		if err != nil {
 			return nil, err
 		}
-		plan, planned = res.Entry, true
+		plan, planned, lowered = res.Entry, true, e.PlanLowered(ctx, res)
 	}
 	pd := plan.Derived.(*record.PlanDerived)
-	out := &ConsultResult{Task: req.Task, Plan: plan.ID, Skipped: []advisor.Skipped{}, Planned: planned}
+	out := &ConsultResult{Task: req.Task, Plan: plan.ID, Skipped: []advisor.Skipped{}, Planned: planned, Lowered: lowered}
 	if len(pd.Selected) == 0 {
 		if cat, _, err := e.Catalog(); err == nil {
 			e.noticeUntrusted(cat) // it may be why nothing was selected
