@@ -107,11 +107,7 @@ func (s *State) reportAssessment(b *strings.Builder, a *Entry) {
 		fmt.Fprintf(b, "- reuses standing conclusion `%s` of task %s\n", short(d.Reuses), d.ReusesTask)
 	}
 	for _, ev := range body.Evidence {
-		if ev.Ref == "" {
-			fmt.Fprintf(b, "- evidence (%s): %s\n", ev.Kind, ev.Summary)
-		} else {
-			fmt.Fprintf(b, "- evidence (%s %s): %s\n", ev.Kind, ev.Ref, ev.Summary)
-		}
+		reportEvidence(b, ev)
 	}
 	if p := s.LatestPlan(a.ID); p != nil {
 		pd := p.Derived.(*PlanDerived)
@@ -146,7 +142,11 @@ func (s *State) reportAssessment(b *strings.Builder, a *Entry) {
 		}
 		fmt.Fprintf(b, "\n### Disagreement `%s` (%s, opened by %s)\n\n%s\n", short(d.ID), state, d.Derived.(*DisagreementDerived).OpenedBy, d.Body.(*Disagreement).Summary)
 		for _, r := range s.all(KindResolution, func(e *Entry) bool { return e.Body.(*Resolution).Disagreement == d.ID }) {
-			fmt.Fprintf(b, "\nResolved: %s\n", r.Body.(*Resolution).Decision)
+			rb := r.Body.(*Resolution)
+			fmt.Fprintf(b, "\nResolved by `%s`: %s\n", short(r.ID), rb.Decision)
+			for _, ev := range rb.Evidence {
+				reportEvidence(b, ev)
+			}
 		}
 	}
 	c := s.ConclusionOf(a.ID)
@@ -203,4 +203,14 @@ func deref(p *int64) int64 {
 		return 0
 	}
 	return *p
+}
+
+// reportEvidence is one evidence line of a report: an assessment's, or
+// the evidence a resolution rests on.
+func reportEvidence(b *strings.Builder, ev Evidence) {
+	if ev.Ref == "" {
+		fmt.Fprintf(b, "- evidence (%s): %s\n", ev.Kind, ev.Summary)
+	} else {
+		fmt.Fprintf(b, "- evidence (%s %s): %s\n", ev.Kind, ev.Ref, ev.Summary)
+	}
 }

@@ -264,7 +264,7 @@ func mcpSequence(nativeToolSearch bool) []mcpStep {
 		}},
 		{"resources/read", "resources/read", fixed(map[string]any{"uri": "reason://task/T-7"}), func(t *testing.T, v map[string]string, res any) {
 			text := jstr(res, "contents.0.text")
-			for _, want := range []string{"# Reasoning: T-7", "Review count: 2 (adv-a, adv-b)", "Resolved: signed cookies, capped at 4 KB", "Manual validation claimed: pass."} {
+			for _, want := range []string{"# Reasoning: T-7", "Review count: 2 (adv-a, adv-b)", "Resolved by `", "`: signed cookies, capped at 4 KB\n- evidence (note): cookie size measured in staging", "Manual validation claimed: pass."} {
 				if !strings.Contains(text, want) {
 					t.Fatalf("resources/read: report lacks %q:\n%s", want, text)
 				}
