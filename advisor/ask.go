@@ -23,6 +23,9 @@ type Asked struct {
 	Failure    *record.Failure
 	Duration   time.Duration
 	Endpoint   string // what was contacted (see Endpoint)
+	// Sent is what the advisor was asked (digest, size, material), when
+	// the run had material; nil otherwise.
+	Sent *record.Question
 }
 
 // Completed reports whether the advisor answered with a conclusion.

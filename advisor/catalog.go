@@ -86,6 +86,9 @@ type Declaration struct {
 	// Timeout bounds one consultation of this advisor (default
 	// DefaultTimeout); the consult run's own deadline may cut it shorter.
 	Timeout Duration `yaml:"timeout" json:"timeout,omitempty"`
+	// ContextBytes is how many bytes of question the advisor takes (default
+	// per transport, see ContextBudget): the material is cut to fit.
+	ContextBytes int `yaml:"context_bytes" json:"context_bytes,omitempty"`
 	// Headers are extra HTTP headers a wire format needs (a version header,
 	// say): data, so that no code spells a vendor's header.
 	Headers map[string]string `yaml:"headers" json:"headers,omitempty"`

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"git-reason/advisor/material"
 	"git-reason/advisor/transport"
 	"git-reason/record"
 )
@@ -42,6 +43,10 @@ type Run struct {
 	// Origin (this clone's): the only input circuits are derived from.
 	Journal *Journal
 	Origin  string
+	// Material, when set, is the consultation's material: each advisor is
+	// asked the question it renders for the advisor's ContextBudget, and
+	// what was sent is recorded. Nil asks the summaries alone.
+	Material *material.Set
 }
 
 // Result is what a consult run did for one advisor, in plan order.
@@ -142,15 +147,16 @@ func Consult(ctx context.Context, w Recorder, run Run) Report {
 // arrives; the results are in the order of advisors.
 func askAndRecord(ctx context.Context, w Recorder, run Run, advisors []Declaration) []Result {
 	pd := run.Plan.Derived.(*record.PlanDerived)
-	req := Request(run.Assessment, pd.Needs)
 	type arrival struct {
 		i     int
 		asked *Asked
 	}
 	arrivals := make(chan arrival)
 	for i, d := range advisors {
+		req, sent := Question(run.Material, run.Assessment, pd.Needs, d)
 		go func(i int, d Declaration) {
 			a := Ask(ctx, d, req)
+			a.Sent = sent
 			if a.Failure != nil && ctx.Err() != nil {
 				a.Failure = failureOf(ctx.Err())
 			}
@@ -201,11 +207,31 @@ type EndpointRecorder interface {
 	AppendConsultationFrom(ctx context.Context, task string, c *record.Consultation, m *record.Model, endpoint string) (*record.Result, error)
 }
 
-func appendConsultation(ctx context.Context, w Recorder, task string, c *record.Consultation, m *record.Model, endpoint string) (*record.Result, error) {
+// QuestionRecorder is a Recorder that also records what a consultation
+// sent (the writer is one).
+type QuestionRecorder interface {
+	AppendConsultationSent(ctx context.Context, task string, c *record.Consultation, m *record.Model, endpoint string, q *record.Question) (*record.Result, error)
+}
+
+func appendConsultation(ctx context.Context, w Recorder, task string, c *record.Consultation, m *record.Model, endpoint string, q *record.Question) (*record.Result, error) {
+	if qw, ok := w.(QuestionRecorder); ok && q != nil {
+		return qw.AppendConsultationSent(ctx, task, c, m, endpoint, q)
+	}
 	if ew, ok := w.(EndpointRecorder); ok && endpoint != "" {
 		return ew.AppendConsultationFrom(ctx, task, c, m, endpoint)
 	}
 	return w.AppendConsultation(ctx, task, c, m)
+}
+
+// Question is what advisor d is asked in a run: the question set renders
+// for d's ContextBudget, with its manifest, or, without a set, the
+// assessment's summaries alone (and no manifest).
+func Question(set *material.Set, a *record.Entry, needs []string, d Declaration) (transport.Request, *record.Question) {
+	if set == nil {
+		return Request(a, needs), nil
+	}
+	req, q := set.For(ContextBudget(d))
+	return req, &q
 }
 
 // record1 records one advisor's outcome.
@@ -218,14 +244,14 @@ func record1(ctx context.Context, w Recorder, task, plan string, asked *Asked) R
 	} else {
 		c.Status, c.Failure = "failed", asked.Failure
 	}
-	stored, err := appendConsultation(ctx, w, task, c, asked.Model, asked.Endpoint)
+	stored, err := appendConsultation(ctx, w, task, c, asked.Model, asked.Endpoint, asked.Sent)
 	if errors.Is(err, record.ErrInput) && c.Status == "completed" {
 		// An answer the writer cannot store is still an outcome the
 		// circuits must see: record it as malformed.
 		c.Status, c.Conclusion = "failed", nil
 		c.Failure = &record.Failure{Kind: string(transport.Malformed), Detail: "the answer could not be stored"}
 		asked.Conclusion, asked.Model, asked.Failure = nil, nil, c.Failure
-		stored, err = appendConsultation(ctx, w, task, c, nil, asked.Endpoint)
+		stored, err = appendConsultation(ctx, w, task, c, nil, asked.Endpoint, asked.Sent)
 	}
 	switch {
 	case errors.Is(err, record.ErrAlreadyAnswered):

@@ -10,9 +10,10 @@ import (
 // GatedFields are the advisor fields that make the tool run something or
 // send something somewhere: from a repository overlay they take effect only
 // once the user has trusted that exact file content. local is among them
-// because offline mode relies on it to keep everything on this machine.
+// because offline mode relies on it to keep everything on this machine,
+// context_bytes because it says how much of the repository is sent.
 var GatedFields = []string{"transport", "adapter", "base_url", "credential", "executable",
-	"command", "headers", "auth_header", "auth_scheme", "local"}
+	"command", "headers", "auth_header", "auth_scheme", "local", "context_bytes"}
 
 // AttributionFields are the advisor fields that change what a consultation
 // record attributes the answer to (its declared model, and the vendor and

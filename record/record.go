@@ -223,6 +223,41 @@ type ConsultationDerived struct {
 	// advisor's base URL (never a path, query or credential), or the
 	// executable it ran.
 	Endpoint string `json:"endpoint,omitempty"`
+	// Question is what was sent: its digest and size and what material
+	// it carried, never the material itself.
+	Question *Question `json:"question,omitempty"`
+}
+
+// Question describes the exact question a consultation sent, so that a
+// reader can assemble it again from the repository and check SHA256.
+type Question struct {
+	SHA256 string `json:"sha256"`
+	Bytes  int    `json:"bytes"`
+	// Budget is the advisor's context budget in bytes the question was
+	// fitted to; Nonce the random value of its material markers.
+	Budget int    `json:"budget"`
+	Nonce  string `json:"nonce"`
+	// Material lists each evidence item's contribution, in evidence order.
+	Material []Material `json:"material"`
+	// Redactions counts the secrets replaced by a marker in what was sent.
+	Redactions int `json:"redactions"`
+}
+
+// Material is one evidence item's part of a question: where its content
+// came from and how much of it was sent.
+type Material struct {
+	Evidence int    `json:"evidence"` // position in the assessment's evidence, from 1
+	Kind     string `json:"kind"`     // file, commit, range or command
+	Ref      string `json:"ref"`      // path, revision, range or record id
+	Lines    string `json:"lines,omitempty"`
+	// Revision is the commit the content was read at, "worktree" for a
+	// file read from the work tree (it differed from the commit).
+	Revision   string `json:"revision,omitempty"`
+	Bytes      int    `json:"bytes"` // content bytes sent
+	Of         int    `json:"of"`    // content bytes there were
+	Truncated  bool   `json:"truncated,omitempty"`
+	Omitted    string `json:"omitted,omitempty"` // why none was sent
+	Redactions int    `json:"redactions,omitempty"`
 }
 
 // Disagreement is the body of a disagreement between cited records.

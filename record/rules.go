@@ -189,6 +189,7 @@ func admitConsultation(st *State, c *Consultation, h hints) (any, error) {
 		d.Model = &m
 	}
 	d.Endpoint = h.endpoint
+	d.Question = h.question
 	if c.Status == "completed" && d.Model == nil {
 		return nil, refuse("a completed consultation must name the model that answered")
 	}

@@ -700,7 +700,7 @@ func replayRules(ctx context.Context, st *State, e *Entry) (any, error) {
 	w := &Writer{Index: storedReuse{e}, Avail: storedSnapshot{e}}
 	switch d := e.Derived.(type) {
 	case *ConsultationDerived:
-		h.model, h.endpoint = d.Model, d.Endpoint
+		h.model, h.endpoint, h.question = d.Model, d.Endpoint, d.Question
 	case *DisagreementDerived:
 		h.openedBy = d.OpenedBy
 	case *ValidationDerived:

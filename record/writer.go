@@ -75,6 +75,7 @@ type hints struct {
 	driver   bool // the consult driver is writing
 	model    *Model
 	endpoint string
+	question *Question // what a consultation sent
 	openedBy string
 	observed *ValidationDerived
 }
@@ -103,6 +104,17 @@ func (w *Writer) AppendConsultationFrom(ctx context.Context, task string, c *Con
 		return nil, err
 	}
 	return w.append(ctx, task, KindConsultation, raw, hints{driver: true, model: m, endpoint: endpoint})
+}
+
+// AppendConsultationSent is AppendConsultationFrom with what the driver
+// sent: the question's digest, size and material, recorded beside the
+// model and endpoint.
+func (w *Writer) AppendConsultationSent(ctx context.Context, task string, c *Consultation, m *Model, endpoint string, q *Question) (*Result, error) {
+	raw, err := json.Marshal(c)
+	if err != nil {
+		return nil, err
+	}
+	return w.append(ctx, task, KindConsultation, raw, hints{driver: true, model: m, endpoint: endpoint, question: q})
 }
 
 // AppendDriverDisagreement records a disagreement the consult driver opened

@@ -44,6 +44,7 @@ const (
 	Overlay        = "share.overlay.json"   // .reason/advisors.yaml and the user's overlay
 	Neutrality     = "neutrality.json"      // .reason/neutrality.yaml
 	ShareTools     = "share.tools.json"     // share/tools.yaml
+	ShareContext   = "share.context.json"   // share/context.yaml
 )
 
 // Outputs maps each command whose --json output has a published schema to

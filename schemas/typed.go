@@ -56,6 +56,12 @@ func (d *typed) value(n *yaml.Node, v reflect.Value, path string) error {
 			return d.expected(n, path, "true or false")
 		}
 		v.SetBool(b)
+	case reflect.Int, reflect.Int64:
+		var i int64
+		if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" || n.Decode(&i) != nil || v.OverflowInt(i) {
+			return d.expected(n, path, "an integer")
+		}
+		v.SetInt(i)
 	case reflect.Slice:
 		if n.Kind != yaml.SequenceNode {
 			return d.expected(n, path, "a list")

@@ -11,6 +11,8 @@ const (
 	// ToolsFile declares the MCP server's tools and their execution
 	// policy; it is not an advisor declaration, so it is not in Files.
 	ToolsFile = "tools.yaml"
+	// ContextFile holds the default context budget per transport.
+	ContextFile = "context.yaml"
 )
 
 // Files lists the embedded declaration files in the order they are loaded.

@@ -9,7 +9,7 @@ import (
 // added to share/ without a loader (or a loader without a file) is noticed.
 func TestFilesEmbedded(t *testing.T) {
 	want := map[string]bool{}
-	for _, name := range append([]string{ToolsFile}, Files...) {
+	for _, name := range append([]string{ToolsFile, ContextFile}, Files...) {
 		want[name] = true
 		data, err := fs.ReadFile(FS, name)
 		if err != nil {

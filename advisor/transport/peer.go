@@ -98,8 +98,10 @@ func (peer) Ask(ctx context.Context, t Target, req Request) (Answer, error) {
 	return Answer{}, failf(Unavailable, "no advisor at the peer completed (%s)", strings.Join(failed, ", "))
 }
 
-// PeerRequestLimit caps a review request body, in bytes.
-const PeerRequestLimit = 1 << 20
+// PeerRequestLimit caps a review request body, in bytes: room for the
+// material of the largest default budget (share/context.yaml) with JSON
+// escaping it.
+const PeerRequestLimit = 4 << 20
 
 // PeerQuestionLimit caps a review request's question, in bytes: as large
 // as a whole record body, no larger.

@@ -23,13 +23,14 @@ const systemText = "You are an independent reviewer of engineering decisions. " 
 
 // Prompt renders req as the text every adapter sends: the question, the
 // subject, materiality and reversibility, the evidence summaries, the
-// capabilities needed, and the instruction to answer only with a JSON object
+// capabilities needed, the material as given, and the instruction to answer only with a JSON object
 // {"stance", "summary", "recommendations", "risks", "confidence"} that
 // [Normalise] reads. The same request always gives the same prompt, so
 // advisors asked concurrently are asked the same thing and see nothing of
 // each other.
 func Prompt(req Request) string {
 	var b strings.Builder
+	b.Grow(len(req.Material) + 2048)
 	b.WriteString("You are asked, independently of any other reviewer, for a second opinion on an engineering decision.\n\n")
 	line(&b, "Question", req.Question)
 	line(&b, "Subject", req.Subject)
@@ -44,6 +45,7 @@ func Prompt(req Request) string {
 	if len(req.Needs) > 0 {
 		b.WriteString("\nThe review needs these capabilities: " + strings.Join(req.Needs, ", ") + "\n")
 	}
+	b.WriteString(req.Material)
 	b.WriteString(`
 Answer ONLY with one JSON object, without prose before or after it and without a code fence:
 {"stance": "endorse" | "endorse_with_changes" | "oppose" | "insufficient_information",

@@ -9,8 +9,8 @@ import (
 )
 
 // Request is what an advisor is asked: the assessment's question and subject,
-// summaries of the evidence (never the evidence itself), the capabilities the
-// review needs, and how material and reversible the decision is.
+// summaries of the evidence, the capabilities the review needs, how material
+// and reversible the decision is, and the material the evidence points to.
 type Request struct {
 	Subject       string   `json:"subject"`
 	Question      string   `json:"question"`
@@ -18,6 +18,10 @@ type Request struct {
 	Needs         []string `json:"needs,omitempty"`
 	Materiality   string   `json:"materiality,omitempty"`
 	Reversibility string   `json:"reversibility,omitempty"`
+	// Material is the evidence's content as package material rendered it
+	// for this advisor: redacted, within its budget, each block between
+	// markers that say it is data. Prompt puts it in as it is.
+	Material string `json:"material,omitempty"`
 }
 
 // Answer is what one responder said. Output is the raw text, to be passed to

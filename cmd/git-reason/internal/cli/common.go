@@ -248,6 +248,28 @@ func shortHash(h string) string {
 
 // parseEvidence reads KIND:REF:SUMMARY. The summary may contain colons; a
 // ref keeps its own colons where they are part of "://" or a port.
+// lineRange returns the length of the START[-END] that begins s and is
+// followed by ':', or 0 when s does not begin so.
+func lineRange(s string) int {
+	digits := func(i int) int {
+		j := i
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		return j
+	}
+	n := digits(0)
+	if n > 0 && n < len(s) && s[n] == '-' {
+		if m := digits(n + 1); m > n+1 {
+			n = m
+		}
+	}
+	if n == 0 || n >= len(s) || s[n] != ':' {
+		return 0
+	}
+	return n
+}
+
 func parseEvidence(s string) (record.Evidence, error) {
 	kind, rest, ok := strings.Cut(s, ":")
 	if !ok {
@@ -260,7 +282,14 @@ func parseEvidence(s string) (record.Evidence, error) {
 		if strings.HasPrefix(rest[i:], "://") || (i+1 < len(rest) && rest[i+1] >= '0' && rest[i+1] <= '9' && kind == "url") {
 			continue
 		}
-		return record.Evidence{Kind: kind, Ref: rest[:i], Summary: rest[i+1:]}, nil
+		ref, summary := rest[:i], rest[i+1:]
+		if kind == "file" {
+			// file:PATH:START-END:SUMMARY names lines of the file.
+			if n := lineRange(summary); n > 0 {
+				ref, summary = ref+":"+summary[:n], summary[n+1:]
+			}
+		}
+		return record.Evidence{Kind: kind, Ref: ref, Summary: summary}, nil
 	}
 	return record.Evidence{}, ops.Usage("evidence %q: write KIND:REF:SUMMARY (REF may be empty: note::SUMMARY)", s)
 }

@@ -173,6 +173,7 @@ func printConsult(w io.Writer, res *ops.ConsultResult, rows []ops.ConsultRow, di
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	printQuestions(w, res.Questions)
 	if disagreement != "" {
 		fmt.Fprintf(w, "advisors disagree: disagreement %s opened; settle it with 'git reason resolve %s %s --decision ... --evidence ...'\n", disagreement[:10], res.Task, disagreement[:10])
 	}

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"fmt"
+	"io"
 
 	"github.com/urfave/cli/v2"
 
@@ -35,8 +37,35 @@ func planCommand() *cli.Command {
 }
 
 func runPlan(ctx context.Context, o *planOptions) error {
-	return o.write(ctx, record.KindPlan, func(sess *ops.Session) (any, error) {
+	sess, err := o.Open()
+	if err != nil {
+		return err
+	}
+	body, err := o.body(func() (any, error) {
 		id, err := orLatest(ctx, sess, o.Task, o.Assessment, record.KindAssessment)
 		return &record.Plan{Assessment: id}, err
+	})
+	if err != nil {
+		return err
+	}
+	res, err := sess.Append(ctx, o.Task, record.KindPlan, body)
+	if err != nil {
+		return err
+	}
+	// What each selected advisor would be sent; the plan stands without it.
+	qs, qerr := sess.PlanQuestions(ctx, o.Task, res.ID)
+	if qerr != nil {
+		fmt.Fprintf(o.Err, "warning: cannot say what the advisors would be sent: %v\n", qerr)
+	}
+	out := struct {
+		recordJSON
+		Questions []ops.AdvisorQuestion `json:"questions,omitempty"`
+	}{recordJSON{Record: res.Record, Commit: res.Commit}, qs}
+	return o.render(out, func(w io.Writer) error {
+		if err := o.printRecord(res); err != nil {
+			return err
+		}
+		printQuestions(w, qs)
+		return nil
 	})
 }

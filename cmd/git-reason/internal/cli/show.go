@@ -13,7 +13,8 @@ import (
 
 type showOptions struct {
 	base
-	ID string // a record id or unique prefix
+	ID       string // a record id or unique prefix
+	Question bool   // assemble a consultation's question again
 }
 
 func showCommand() *cli.Command {
@@ -22,7 +23,8 @@ func showCommand() *cli.Command {
 		Name:      "show",
 		Usage:     "show one record by id or unique prefix",
 		ArgsUsage: "ID",
-		Flags:     []cli.Flag{o.jsonFlag()},
+		Flags: []cli.Flag{o.jsonFlag(),
+			&cli.BoolFlag{Name: "question", Usage: "assemble a consultation's question again from the record and the repository, print it, and check it against the recorded SHA-256", Destination: &o.Question}},
 		Action: func(c *cli.Context) error {
 			o.bind(c)
 			defer o.page(c)()
@@ -43,6 +45,9 @@ func runShow(ctx context.Context, o *showOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.Question {
+		return showQuestion(ctx, o, sess)
+	}
 	e, _, err := sess.Find(ctx, o.ID)
 	if err != nil {
 		return err
@@ -56,4 +61,29 @@ func runShow(ctx context.Context, o *showOptions) error {
 		fmt.Fprintln(w, "derived:")
 		return exportJSON(w, e.Derived)
 	})
+}
+
+// showQuestion prints a consultation's question as assembled again (text)
+// or how it compares with the record (--json); a question that differs
+// from the recorded one is a failure.
+func showQuestion(ctx context.Context, o *showOptions, sess *ops.Session) error {
+	r, err := sess.Reassemble(ctx, o.ID)
+	if err != nil {
+		return err
+	}
+	err = o.render(r, func(w io.Writer) error {
+		_, err := io.WriteString(w, r.Text)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if !r.Matches {
+		return failure(fmt.Sprintf("the question assembled again (sha256 %s, %d bytes) differs from the one recorded (sha256 %s, %d bytes): a file of the work tree or a credential variable changed since",
+			r.SHA256, r.Bytes, r.Recorded.SHA256, r.Recorded.Bytes))
+	}
+	if !o.JSON {
+		fmt.Fprintf(o.Err, "matches the recorded sha256 %s (%d bytes)\n", r.SHA256, r.Bytes)
+	}
+	return nil
 }

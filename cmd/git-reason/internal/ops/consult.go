@@ -32,6 +32,9 @@ type ConsultResult struct {
 	// Lowered, when consult planned first, says that the repository's
 	// declarations lowered that plan's review (see PlanLowered).
 	Lowered *Lowered `json:"lowered,omitempty"`
+	// Questions says what each advisor asked was sent: the material, what
+	// was cut, the question's size and digest.
+	Questions []AdvisorQuestion `json:"questions,omitempty"`
 }
 
 // Consult runs the consult driver over the task's latest plan. Advisors of
@@ -104,8 +107,21 @@ func (e *Session) Consult(ctx context.Context, req ConsultRequest) (*ConsultResu
 	if len(run.Advisors) == 0 {
 		return out, noneAskable(req.Task, out.Skipped, snap, pd.Selected)
 	}
+	set, qs, err := e.questions(ctx, st, plan, run.Advisors)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.checkConsultCap(qs); err != nil {
+		return nil, err
+	}
+	run.Material, out.Questions = set, qs
 	rep := advisor.Consult(ctx, e.Writer, run)
 	out.Results, out.Disagreement = rep.Results, rep.Disagreement
+	asked := map[string]bool{}
+	for _, r := range rep.Results {
+		asked[r.Advisor] = true
+	}
+	out.Questions = slices.DeleteFunc(out.Questions, func(q AdvisorQuestion) bool { return !asked[q.Advisor] })
 	out.Skipped = append(out.Skipped, rep.Skipped...)
 	if rep.Err != nil {
 		return out, rep.Err

@@ -51,9 +51,26 @@ type Settings struct {
 	ConfigDir string
 	// Signing is how record commits are signed and verified (signing.go).
 	Signing Signing
+	// NeverSend are the globs of files never read for an advisor's
+	// question (reason.neverSend, several values): DefaultNeverSend, then
+	// each value's globs (separated by commas or spaces); an empty value
+	// clears those before it.
+	NeverSend []string
+	// MaxBytesPerConsult caps the bytes of questions one consult run
+	// sends, all its advisors together (reason.maxBytesPerConsult, an
+	// integer with an optional k, m or g); a run over it sends nothing.
+	MaxBytesPerConsult int64
 
 	files []watched // what Changed compares
 }
+
+// DefaultNeverSend are the never-send globs before any configuration:
+// environment files, keys and certificates in PEM form, private keys.
+var DefaultNeverSend = []string{".env*", "*.pem", "id_*", "*.key"}
+
+// DefaultMaxBytesPerConsult is reason.maxBytesPerConsult when unset: 8 MiB,
+// room for every shipped advisor's default budget at once.
+const DefaultMaxBytesPerConsult = 8 << 20
 
 // Remote is one configured remote.
 type Remote struct {
@@ -122,6 +139,8 @@ const (
 	keyPager     = "pager.reason"
 	keyColorUI   = "color.ui"
 	keyColor     = "color.reason"
+	keyNeverSend = "reason.neversend"
+	keyMaxBytes  = "reason.maxbytesperconsult"
 )
 
 // Keys with a subsection, by section and variable name.
@@ -283,10 +302,48 @@ func resolve(src source, flags Flags) (*Settings, error) {
 	}
 	s.Signing = signing
 
+	s.NeverSend = append([]string(nil), DefaultNeverSend...)
+	for _, e := range src.entries(keyNeverSend) {
+		if strings.TrimSpace(e.value) == "" {
+			s.NeverSend = nil
+		}
+		s.NeverSend = append(s.NeverSend, splitList(e.value)...)
+	}
+	s.MaxBytesPerConsult = DefaultMaxBytesPerConsult
+	if v := str(keyMaxBytes); v != "" {
+		n, err := parseSize(v)
+		if err != nil || n <= 0 {
+			errs = append(errs, fmt.Errorf("git config %s %q: give a positive number of bytes, e.g. 4m", keyMaxBytes, v))
+		}
+		s.MaxBytesPerConsult = n
+	}
+
 	if len(errs) > 0 {
 		return nil, errs[0]
 	}
 	return s, nil
+}
+
+// parseSize reads an integer as git's config does: an optional k, m or g
+// multiplies it by 1024, 1024² or 1024³.
+func parseSize(v string) (int64, error) {
+	mult := int64(1)
+	switch strings.ToLower(v[len(v)-1:]) {
+	case "k":
+		mult = 1 << 10
+	case "m":
+		mult = 1 << 20
+	case "g":
+		mult = 1 << 30
+	}
+	if mult > 1 {
+		v = v[:len(v)-1]
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil || n > (1<<62)/mult {
+		return 0, fmt.Errorf("not a size")
+	}
+	return n * mult, nil
 }
 
 // resolvePager follows git's pager.c: GIT_PAGER, the command's own

@@ -1,0 +1,374 @@
+package ops
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"git-reason/advisor"
+	"git-reason/advisor/material"
+	"git-reason/record"
+)
+
+// MaxMaterialFile is the largest file read for a question, in bytes; a
+// larger one is named in the question and not sent.
+const MaxMaterialFile = 16 << 20
+
+// Pins fix where each evidence item's material is read when a recorded
+// question is assembled again: evidence position to the revision the record
+// says it was read at (a commit, a range of commits, or material.Worktree).
+type Pins map[int]string
+
+// Material gathers the material of assessment a of st for a consultation
+// whose markers carry nonce: each file's content (at HEAD, or from the work
+// tree where it differs, marked so), each commit's or range's diff, each
+// command's recorded run, redacted. Files and paths matching
+// reason.neverSend are never read. Nothing is run but git; nothing is
+// fetched. pins, when not nil, say where a recorded question read each
+// item.
+func (e *Session) Material(ctx context.Context, st *record.State, a *record.Entry, needs []string, nonce string, pins Pins) (*material.Set, error) {
+	s, err := e.Settings()
+	if err != nil {
+		return nil, err
+	}
+	cat, _, err := e.Catalog()
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, d := range cat.Advisors {
+		names = append(names, d.Credential)
+	}
+	g := &gatherer{e: e, st: st, never: s.NeverSend, redact: material.NewRedactor(names, os.Getenv), pins: pins}
+	if out, err := e.Repo.Git(ctx, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err == nil {
+		g.head = strings.TrimSpace(string(out))
+	}
+	body := a.Body.(*record.Assessment)
+	var pieces []material.Piece
+	var files []int // positions in pieces of file pieces still to read
+	for i, ev := range body.Evidence {
+		p := material.Piece{Evidence: i + 1, Kind: ev.Kind, Ref: ev.Ref}
+		switch ev.Kind {
+		case material.KindFile:
+			p.Ref, p.Lines = splitLines(ev.Ref)
+			if why := g.refuseFile(p.Ref); why != "" {
+				p.Omitted = why
+			} else {
+				files = append(files, len(pieces))
+			}
+		case material.KindCommit:
+			g.diff(ctx, &p)
+		case material.KindCommand:
+			g.command(&p)
+		default: // url, note: the summary is all there is
+			continue
+		}
+		pieces = append(pieces, p)
+	}
+	if err := g.files(ctx, pieces, files); err != nil {
+		return nil, err
+	}
+	for i := range pieces {
+		if pieces[i].Omitted == "" && pieces[i].Kind != material.KindFile { // files are redacted before numbering
+			pieces[i].Text, pieces[i].Redactions = g.redact.Redact(pieces[i].Text)
+		}
+	}
+	return material.NewSet(advisor.Request(a, needs), pieces, nonce, g.redact), nil
+}
+
+// gatherer holds what gathering one question's material needs.
+type gatherer struct {
+	e      *Session
+	st     *record.State
+	head   string // HEAD's commit, "" on an unborn branch
+	never  []string
+	redact *material.Redactor
+	pins   Pins
+}
+
+// splitLines splits a file reference PATH[:START[-END]].
+func splitLines(ref string) (string, string) {
+	i := strings.LastIndexByte(ref, ':')
+	if i < 0 {
+		return ref, ""
+	}
+	lines := ref[i+1:]
+	from, to, _ := strings.Cut(lines, "-")
+	if _, err := strconv.Atoi(from); err != nil {
+		return ref, ""
+	}
+	if _, err := strconv.Atoi(to); to != "" && err != nil {
+		return ref, ""
+	}
+	return ref[:i], lines
+}
+
+// refuseFile says why a path is not read for a question: outside the
+// repository, or matching reason.neverSend. "" means it may be read.
+func (g *gatherer) refuseFile(p string) string {
+	if p == "" || path.IsAbs(p) || strings.Contains(p, "\\") || path.Clean(p) != p || p == ".." || strings.HasPrefix(p, "../") {
+		return "not a clean path inside the repository"
+	}
+	if NeverSend(g.never, p) {
+		return "matches reason.neverSend"
+	}
+	return ""
+}
+
+// NeverSend reports whether path p matches one of the reason.neverSend
+// globs: a glob without '/' matches any part of the path (a file's or a
+// directory's name), one with '/' the whole path from the repository's
+// top, as path.Match reads them.
+func NeverSend(globs []string, p string) bool {
+	parts := strings.Split(p, "/")
+	for _, g := range globs {
+		if strings.Contains(g, "/") {
+			if ok, _ := path.Match(strings.TrimPrefix(g, "/"), p); ok {
+				return true
+			}
+			continue
+		}
+		for _, part := range parts {
+			if ok, _ := path.Match(g, part); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// excludes are git pathspecs that leave reason.neverSend's files out of a
+// diff, as NeverSend reads the globs.
+func (g *gatherer) excludes() []string {
+	out := []string{"."}
+	for _, glob := range g.never {
+		if strings.Contains(glob, "/") {
+			out = append(out, ":(exclude,glob)"+strings.TrimPrefix(glob, "/"))
+			continue
+		}
+		out = append(out, ":(exclude,glob)**/"+glob, ":(exclude,glob)**/"+glob+"/**")
+	}
+	return out
+}
+
+// files reads the file pieces at HEAD (or at their pins), taking the work
+// tree's content instead where it exists and differs.
+func (g *gatherer) files(ctx context.Context, pieces []material.Piece, at []int) error {
+	byRev := map[string][]int{}
+	for _, i := range at {
+		rev := g.head
+		if pin, ok := g.pins[pieces[i].Evidence]; ok {
+			rev = pin
+		}
+		byRev[rev] = append(byRev[rev], i)
+	}
+	for rev, idx := range byRev {
+		var committed [][]byte
+		if rev != "" && rev != material.Worktree {
+			paths := make([]string, len(idx))
+			for k, i := range idx {
+				paths[k] = pieces[i].Ref
+			}
+			got, err := g.e.Repo.FilesAt(ctx, rev, paths, MaxMaterialFile)
+			if err != nil {
+				return fmt.Errorf("read the evidence's files at %s: %w", rev, err)
+			}
+			for _, f := range got {
+				committed = append(committed, f.Data)
+				if f.Kind != "" && f.Kind != "file" || f.Size > MaxMaterialFile {
+					committed[len(committed)-1] = nil
+				}
+			}
+		}
+		for k, i := range idx {
+			p := &pieces[i]
+			var data []byte
+			if committed != nil {
+				data, p.Revision = committed[k], rev
+			}
+			if g.pins == nil || rev == material.Worktree {
+				if wt, ok := g.worktreeFile(p.Ref); ok && (data == nil || !bytes.Equal(wt, data)) {
+					data, p.Revision = wt, material.Worktree
+				}
+			}
+			g.fileText(p, data)
+		}
+	}
+	return nil
+}
+
+// worktreeFile reads a regular file of the work tree that resolves inside
+// it (a symbolic link out of the repository is not followed out).
+func (g *gatherer) worktreeFile(rel string) ([]byte, bool) {
+	root := g.e.Repo.WorkTree
+	if root == "" {
+		return nil, false
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, false
+	}
+	real, err := filepath.EvalSymlinks(filepath.Join(root, filepath.FromSlash(rel)))
+	if err != nil {
+		return nil, false
+	}
+	inside, err := filepath.Rel(realRoot, real)
+	if err != nil || inside == ".." || strings.HasPrefix(inside, ".."+string(filepath.Separator)) || inside == ".git" ||
+		strings.HasPrefix(inside, ".git"+string(filepath.Separator)) || NeverSend(g.never, filepath.ToSlash(inside)) {
+		return nil, false
+	}
+	fi, err := os.Stat(real)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > MaxMaterialFile {
+		return nil, false
+	}
+	data, err := os.ReadFile(real)
+	return data, err == nil
+}
+
+// fileText sets a file piece's text: the lines asked for, numbered.
+func (g *gatherer) fileText(p *material.Piece, data []byte) {
+	switch {
+	case data == nil:
+		p.Omitted, p.Revision = "no such file (or not a regular file of at most 16 MiB)", ""
+		return
+	case bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0:
+		p.Omitted = "binary file"
+		return
+	}
+	text := string(data)
+	first, last := 1, strings.Count(strings.TrimSuffix(text, "\n"), "\n")+1
+	if p.Lines != "" {
+		from, to, ranged := strings.Cut(p.Lines, "-")
+		first, _ = strconv.Atoi(from)
+		want := first
+		if ranged {
+			want, _ = strconv.Atoi(to)
+		}
+		if first < 1 || want < first || first > last {
+			p.Omitted = fmt.Sprintf("lines %s are not in the file (it has %d)", p.Lines, last)
+			return
+		}
+		last = min(last, want)
+		start := 0
+		for range first - 1 {
+			start += strings.IndexByte(text[start:], '\n') + 1
+		}
+		end := start
+		for range last - first + 1 {
+			n := strings.IndexByte(text[end:], '\n')
+			if n < 0 {
+				end = len(text)
+				break
+			}
+			end += n + 1
+		}
+		text = text[start:end]
+	}
+	// Redacted before numbering, so that an assignment is seen at its
+	// line's start; a marker keeps the lines it replaced.
+	text, p.Redactions = g.redact.Redact(text)
+	p.Text = material.NumberLines(text, first)
+}
+
+// diff sets a commit piece's text: git show of one commit, git diff of a
+// range (A..B, or A...B from their merge base), through the one git
+// runner, without the never-send files.
+func (g *gatherer) diff(ctx context.Context, p *material.Piece) {
+	ref := p.Ref
+	if pin, ok := g.pins[p.Evidence]; ok {
+		ref = pin
+	}
+	sep := ""
+	for _, s := range []string{"...", ".."} {
+		if strings.Contains(ref, s) {
+			sep = s
+			break
+		}
+	}
+	ends := []string{ref}
+	if sep != "" {
+		p.Kind = material.KindRange
+		from, to, _ := strings.Cut(ref, sep)
+		ends = []string{from, to}
+	}
+	for i, end := range ends {
+		out, err := g.e.Repo.Git(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", end+"^{commit}")
+		if end == "" || strings.HasPrefix(end, "-") || err != nil {
+			p.Omitted = fmt.Sprintf("no commit %q in this repository", end)
+			return
+		}
+		ends[i] = strings.TrimSpace(string(out))
+	}
+	p.Revision = strings.Join(ends, sep)
+	args := []string{"show", "--format=commit %H%n%B", "--first-parent"}
+	if sep != "" {
+		args = []string{"diff", ends[0] + sep + ends[1]}
+	} else {
+		args = append(args, ends[0])
+	}
+	args = append(args, "--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/", "--")
+	out, err := g.e.Repo.Git(ctx, append(args, g.excludes()...)...)
+	if err != nil {
+		p.Omitted = "git could not show it"
+		return
+	}
+	p.Text = string(out)
+}
+
+// command sets a command piece's text from the task's record of it: the
+// validation or attempt its reference names (an id), or the latest command
+// validation that ran exactly that command. Nothing is run.
+func (g *gatherer) command(p *material.Piece) {
+	var found *record.Entry
+	if len(p.Ref) >= record.MinPrefix {
+		if e, err := g.st.Resolve(p.Ref); err == nil && (e.Kind == record.KindValidation || e.Kind == record.KindAttempt) {
+			found = e
+		}
+	}
+	for i := len(g.st.Entries) - 1; found == nil && i >= 0; i-- {
+		if e := g.st.Entries[i]; e.Kind == record.KindValidation && e.Body.(*record.Validation).Command == p.Ref && p.Ref != "" {
+			found = e
+		}
+	}
+	if found == nil {
+		p.Omitted = "no recorded run of it in this task"
+		return
+	}
+	p.Revision = found.ID
+	var b strings.Builder
+	switch body := found.Body.(type) {
+	case *record.Validation:
+		d := found.Derived.(*record.ValidationDerived)
+		fmt.Fprintf(&b, "validation %s (%s) of conclusion %s\n", found.ID, body.Method, body.Conclusion)
+		if body.Command != "" {
+			fmt.Fprintf(&b, "command: %s\n", body.Command)
+		}
+		fmt.Fprintf(&b, "result: %s\n", d.Result)
+		if d.ExitCode != nil {
+			fmt.Fprintf(&b, "exit status: %d\n", *d.ExitCode)
+		}
+		if d.DurationMS != nil {
+			fmt.Fprintf(&b, "duration: %d ms\n", *d.DurationMS)
+		}
+		if d.OutputSHA256 != "" {
+			fmt.Fprintf(&b, "output: not kept; its SHA-256 is %s\n", d.OutputSHA256)
+		}
+		if d.Commit != "" {
+			fmt.Fprintf(&b, "ran at commit %s (work tree changed: %t) in %s\n", d.Commit, d.Dirty != nil && *d.Dirty, d.Dir)
+		}
+	case *record.Attempt:
+		fmt.Fprintf(&b, "attempt %s of conclusion %s\noutcome: %s\n", found.ID, body.Conclusion, body.Outcome)
+		if len(body.Commits) > 0 {
+			fmt.Fprintf(&b, "commits: %s\n", strings.Join(body.Commits, ", "))
+		}
+		if body.Notes != "" {
+			fmt.Fprintf(&b, "notes: %s\n", body.Notes)
+		}
+	}
+	p.Text = b.String()
+}
