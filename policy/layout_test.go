@@ -31,6 +31,9 @@ import (
 //
 // Where the table is silent, the rule is written here:
 //
+//   - cmd/git-reason--net, the network verbs' program beside git-reason:
+//     only its entry, cmd/git-reason/network (Go lets only cmd/git-reason's
+//     tree import its internal packages).
 //   - cmd/git-reason/internal: the surfaces (cli, mcpserver, web) render
 //     what the operations layer returns and never reach storage: ops and
 //     the domain, not gitstore (cli also shows hooks' statuses). ops orchestrates: everything but the
@@ -42,6 +45,7 @@ import (
 //     user does: nothing of ours outside reliability.
 var mayImport = map[string][]string{
 	"cmd/git-reason":                    {"*"},
+	"cmd/git-reason--net":               {"cmd/git-reason/network"},
 	"cmd/git-reason/internal/cli":       {"cmd/git-reason/internal/ops", "cmd/git-reason/internal/settings", "hooks", domain},
 	"cmd/git-reason/internal/mcpserver": {"cmd/git-reason/internal/ops", domain},
 	"cmd/git-reason/internal/web":       {"cmd/git-reason/internal/ops", "cmd/git-reason/internal/guard", domain},

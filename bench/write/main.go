@@ -29,7 +29,9 @@
 // order each round so that noise hits every case alike, and the program
 // prints each case's median, min and max, the ratios and the targets. With
 // -baseline REV adds the same assess as built from revision REV of this
-// module (git archive, then go build), in its own copy of the first
+// module (from the main package -baseline-pkg: ./cmd/git-reason--net times
+// git-reason as one binary with the network linked in; git archive, then
+// go build), in its own copy of the first
 // repository so that neither build's caches go stale under the other's
 // writes, timed in the same rounds: before and after from one run. With
 // -cpuprofile DIR it then profiles every case that missed its target, using
@@ -65,6 +67,7 @@ type options struct {
 	seed         uint64
 	baseline     string
 	baseTags     string // build tags of the -baseline build
+	basePkg      string // the main package the -baseline build is built from
 	only         string // "startup": only the cases that time starting the program
 	instructions int    // runs of each start-up case under cachegrind; 0: none
 	moduleDir    string
@@ -95,6 +98,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the per-round shuffle")
 	fs.StringVar(&o.baseline, "baseline", "", "also time assess as built from this git revision of the module, in a copy of the first repository, in the same rounds (before and after a change, from one run)")
 	fs.StringVar(&o.baseTags, "baseline-tags", "", "build tags of the -baseline build (default none, a plain go build; give "+installTags+" to compare with the build under test alike)")
+	fs.StringVar(&o.basePkg, "baseline-pkg", "./cmd/git-reason", "the main package the -baseline build is built from, as git-reason: ./cmd/git-reason--net is git-reason with the network verbs linked in, the one-binary build")
 	fs.IntVar(&o.instructions, "instructions", 0, "also count the instructions of each start-up case and of assess in the first repository under valgrind's cachegrind, median of `N` runs (load-independent; needs valgrind)")
 	fs.StringVar(&o.only, "only", "", "startup: time only git notes append, the startup floor, --version and hello world, in one repository of the first size")
 	if err := fs.Parse(args); err != nil {

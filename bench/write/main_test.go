@@ -115,7 +115,7 @@ func TestStartupOnly(t *testing.T) {
 func TestInstallTagsAsREADME(t *testing.T) {
 	const testCommand = "\ngo test -timeout 30m ./...  "
 	for _, c := range []struct{ file, want string }{
-		{"../../README.md", "go install -tags " + installTags + " ./cmd/git-reason/... "},
+		{"../../README.md", "go install -tags " + installTags + " ./cmd/... "},
 		{"../../README.md", testCommand},
 		{"../../.ci/run", strings.TrimSpace(testCommand) + "\n"},
 	} {

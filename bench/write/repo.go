@@ -420,7 +420,7 @@ func (b *bench) baselineCase(out io.Writer, n int) (*benchCase, error) {
 	// A plain go build by default: until README's install command named
 	// build tags, that was how a user got the program. -baseline-tags
 	// builds it as the build under test is built, to measure one change.
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "git-reason"), "-tags", b.o.baseTags, "./cmd/git-reason")
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "git-reason"), "-tags", b.o.baseTags, b.o.basePkg)
 	build.Dir = src
 	if out, err := build.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("go build at %s: %v\n%s", rev, err, out)
@@ -437,7 +437,11 @@ func (b *bench) baselineCase(out io.Writer, n int) (*benchCase, error) {
 	if err := os.RemoveAll(filepath.Join(repo, ".git", "reason")); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(out, "# built git-reason at %s and copied %s in %s\n", rev, filepath.Base(repo), since(start))
-	return &benchCase{name: fmt.Sprintf("git reason assess (%d records) at %s", n, rev),
-		dir: repo, args: assessArgs, bin: bin, rev: rev}, nil
+	fmt.Fprintf(out, "# built git-reason from %s at %s and copied %s in %s\n", b.o.basePkg, rev, filepath.Base(repo), since(start))
+	at := rev
+	if b.o.basePkg != "./cmd/git-reason" {
+		at += " from " + b.o.basePkg
+	}
+	return &benchCase{name: fmt.Sprintf("git reason assess (%d records) at %s", n, at),
+		dir: repo, args: assessArgs, bin: bin, rev: at}, nil
 }

@@ -9,6 +9,8 @@
 # generated repositories, -cpuprofile DIR to profile what misses its target,
 # -baseline REV to time assess as built from REV in the same rounds,
 # -baseline-tags TAGS to build that revision with TAGS (as the build under test),
+# -baseline-pkg ./cmd/git-reason--net to build it as one binary with the
+# network verbs linked in,
 # -only startup to time only --version, hello world and the startup floor,
 # -instructions N to count the instructions of start-up and of assess under
 # cachegrind too).

@@ -38,7 +38,7 @@ func TestGitReasonLinksNoNetwork(t *testing.T) {
 		}
 	}
 	// The check can fail: git-reason--net links them all.
-	out, err = exec.Command("go", "list", "-deps", "-tags", harness.InstallTags, "git-reason/cmd/git-reason/git-reason--net").Output()
+	out, err = exec.Command("go", "list", "-deps", "-tags", harness.InstallTags, "git-reason/cmd/git-reason--net").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
@@ -172,7 +172,7 @@ func TestNetProgramMissing(t *testing.T) {
 	env := append(os.Environ(), "PATH="+filepath.Dir(gitPath(t)))
 	stdout, stderr, code := runIn(t, dir, alone, env, "consult", "t")
 	if code != 1 || stdout != "" || strings.Count(stderr, "\n") != 1 ||
-		!strings.Contains(stderr, harness.NetProgram) || !strings.Contains(stderr, "go install -tags "+harness.InstallTags+" ./cmd/git-reason/...") {
+		!strings.Contains(stderr, harness.NetProgram) || !strings.Contains(stderr, "go install -tags "+harness.InstallTags+" ./cmd/...") {
 		t.Errorf("consult without %s: exit %d, stdout %q, stderr %q; want exit 1 and one line saying how to install it", harness.NetProgram, code, stdout, stderr)
 	}
 	if out, _, code := runIn(t, dir, alone, env, "--version"); code != 0 || !strings.HasPrefix(out, "git reason version") {

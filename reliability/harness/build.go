@@ -20,7 +20,7 @@ import (
 // mainPackages are the programs under test, built side by side as README's
 // install command installs them: git-reason, and NetProgram, which
 // git-reason runs for the network verbs.
-var mainPackages = []string{"git-reason/cmd/git-reason", "git-reason/cmd/git-reason/git-reason--net"}
+var mainPackages = []string{"git-reason/cmd/git-reason", "git-reason/cmd/git-reason--net"}
 
 // NetProgram is the program git-reason runs the network verbs in; it must
 // be beside git-reason.

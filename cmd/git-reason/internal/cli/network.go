@@ -27,7 +27,7 @@ const NetProgram = "git-reason--net"
 
 // installCommand is README's install command, which installs git-reason
 // and NetProgram side by side.
-const installCommand = "go install -tags urfave_cli_no_docs,netgo ./cmd/git-reason/..."
+const installCommand = "go install -tags urfave_cli_no_docs,netgo ./cmd/..."
 
 // networkVerbs are the verbs NetProgram runs.
 var networkVerbs = map[string]bool{"consult": true, "serve": true, "web": true, "mcp": true}

@@ -6,16 +6,17 @@
 //
 // It is a program of its own so that git-reason links none of what only
 // these verbs need (net/http, crypto/tls, html/template, the MCP SDK),
-// whose initialisation every other verb would otherwise pay at start-up.
+// whose initialisation every other verb would otherwise pay at start-up:
+// measured, one binary puts git reason assess over its budget of 4x git
+// notes append (docs/PERFORMANCE.md).
 package main
 
 import (
 	"os"
 
-	"git-reason/cmd/git-reason/internal/cli"
-	"git-reason/cmd/git-reason/internal/serving"
+	"git-reason/cmd/git-reason/network"
 )
 
 func main() {
-	os.Exit(cli.MainNet(serving.Servers(), os.Args, os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(network.Main(os.Args, os.Stdin, os.Stdout, os.Stderr))
 }
