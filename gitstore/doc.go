@@ -21,12 +21,17 @@
 // way git locates it; of git configuration it reads only what that needs
 // (core.bare, core.worktree, extensions.worktreeConfig), with go-git's
 // decoder, or with git config for a file that decoder could misread.
+// Every reader of a task (load, replay, the indexes, reuse, verify, and
+// the surfaces above them) reads trees through one reader (tree.go), which
+// refuses what git's fsck refuses and what the writer never writes, so no
+// two readers see one history differently.
 // Verification reads a task's whole history through git's own rev-list
 // (the commit graph) and one cat-file process (every object, its size
 // asked for before it is read), each distinct tree once. The package does
 // no network I/O of its own: push and fetch run the user's git
 // (Repo.Fetch, Repo.Push), which reaches the remote with the user's
-// credentials and configuration.
+// credentials and configuration; a fetch runs with git's object checks
+// on, and a task whose objects git refuses is quarantined alone.
 //
 // Sync plumbing: fetched tasks land on refs/reasoning/remotes/<remote>/<task>;
 // an Integrator verifies each fetched history with Store.Verify (the same

@@ -19,7 +19,9 @@ package gitstore
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -42,6 +44,12 @@ func FuzzFetchedHistory(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 3, 0, 1, 2, 3})
 	f.Add([]byte("\x00\x00\x04\x00\x00\x03\x01\x02\x05"))
 	f.Add([]byte("\x02\x30\x00\x06\x07\x01\x10{\"id\":\"ABCDE\"}\x03"))
+	// Tree-level mutations of a clean record's tree: its entry twice, two
+	// entries swapped, mode 120000, the name "a/b".
+	f.Add([]byte{0, 0, 2, 1, 3, 2, 1, 1, 8, 0})
+	f.Add([]byte{0, 0, 2, 1, 3, 2, 1, 1, 0, 1, 2, 1, 3, 2, 1, 1, 8, 1})
+	f.Add([]byte{0, 0, 2, 1, 3, 2, 1, 1, 8, 22})
+	f.Add([]byte{0, 0, 2, 1, 3, 2, 1, 1, 8, 23})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 512 {
 			return
@@ -63,7 +71,7 @@ func FuzzFetchedHistory(f *testing.F) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		readAll(ctx, s)
+		readAll(ctx, t, s)
 		runtime.ReadMemStats(&after)
 		if got := after.TotalAlloc - before.TotalAlloc; got > readPathAllocLimit {
 			t.Fatalf("the read path allocated %d MiB for a history of %d input bytes", got>>20, len(data))
@@ -71,14 +79,16 @@ func FuzzFetchedHistory(f *testing.F) {
 	})
 }
 
-// readAll runs every read a command makes of fetched histories.
-func readAll(ctx context.Context, s *Store) {
+// readAll runs every read a command makes of fetched histories, and
+// holds the readers to one view of each task (agree).
+func readAll(ctx context.Context, t *testing.T, s *Store) {
 	x := Index{Store: s}
 	x.Tasks(ctx)
 	x.Standing(ctx, "subject", "")
 	tasks, _ := s.Tasks(ctx)
 	for _, th := range tasks {
-		if _, recs, err := s.Load(ctx, th.Task); err == nil {
+		_, recs, loadErr := s.Load(ctx, th.Task)
+		if loadErr == nil {
 			if st, err := record.Derive(th.Task, recs); err == nil {
 				st.Summarize()
 				st.Report()
@@ -90,12 +100,94 @@ func readAll(ctx context.Context, s *Store) {
 			}
 		}
 		s.Clean(ctx, th.Task)
-		s.Verify(ctx, th.Task, th.Head)
+		found, _ := s.Verify(ctx, th.Task, th.Head)
 		// The reader of long histories, through git's processes, too.
 		long := NewStore(s.Repo)
 		long.longReads = true
-		long.Verify(ctx, th.Task, th.Head)
+		longFound, _ := long.Verify(ctx, th.Task, th.Head)
+		if (len(found) == 0) != (len(longFound) == 0) {
+			t.Fatalf("task %s: verify in process found %v, through git %v", th.Task, found, longFound)
+		}
+		agree(ctx, t, s, th, recs, loadErr, found)
 	}
+}
+
+// agree holds load and replay to one view of a task: a history verify
+// finds clean loads, with the records replay read, in the same order; a
+// tree the reader refuses is refused by both; a task that does not load
+// does not verify.
+func agree(ctx context.Context, t *testing.T, s *Store, th record.TaskHead, recs []*record.Record, loadErr error, found []record.Finding) {
+	t.Helper()
+	if loadErr != nil && len(found) == 0 {
+		t.Fatalf("task %s: verify finds nothing, load refuses: %v", th.Task, loadErr)
+	}
+	if errors.Is(loadErr, errBadTree) {
+		said := false
+		for _, f := range found {
+			said = said || f.Code == record.FindUnreadable && strings.Contains(f.Message, errBadTree.Error())
+		}
+		if !said {
+			t.Fatalf("task %s: load refuses its tree (%v); verify says %v", th.Task, loadErr, found)
+		}
+	}
+	// The head's records/ tree as the load path reads it, and as replay's
+	// reading of the history makes it: the same entries, or refused by both.
+	tree, treeErr := s.recordsTree(plumbing.NewHash(th.Head))
+	files, histErr := headFiles(ctx, s, th.Head)
+	if (treeErr == nil) != (histErr == nil) {
+		t.Fatalf("task %s: the load path reads its head tree with %v, replay its history with %v", th.Task, treeErr, histErr)
+	}
+	if treeErr == nil {
+		if len(tree.Entries) != len(files) {
+			t.Fatalf("task %s: the load path reads %d records at the head, replay %d", th.Task, len(tree.Entries), len(files))
+		}
+		for _, e := range tree.Entries {
+			if files[e.Name] != e.Hash.String() {
+				t.Fatalf("task %s: %s is %s to the load path, %q to replay", th.Task, e.Name, e.Hash, files[e.Name])
+			}
+		}
+	}
+	if len(found) > 0 {
+		return
+	}
+	_, replayed := NewStore(s.Repo).replay(ctx, th.Task, th.Head, true, nil)
+	if len(replayed) != len(recs) {
+		t.Fatalf("task %s: replay read %d records, load %d", th.Task, len(replayed), len(recs))
+	}
+	for i, r := range recs {
+		if r.FileName() != replayed[i].FileName() || !bytes.Equal(r.Body, replayed[i].Body) || !bytes.Equal(r.Derived, replayed[i].Derived) {
+			t.Fatalf("task %s: record %d is %s to load, %s to replay", th.Task, i, r.FileName(), replayed[i].FileName())
+		}
+	}
+}
+
+// headFiles is the head's records/ tree (name -> blob) as replay reads
+// it: each commit's files, or its changes against its first parent's.
+func headFiles(ctx context.Context, s *Store, head string) (map[string]string, error) {
+	h, err := NewStore(s.Repo).readHistory(ctx, head, nil)
+	if err != nil {
+		return nil, err
+	}
+	files := map[string]map[string]string{}
+	for _, c := range h.commits {
+		if c.Files != nil {
+			files[c.Hash] = c.Files
+			continue
+		}
+		f := map[string]string{}
+		if len(c.Parents) > 0 {
+			maps.Copy(f, files[c.Parents[0]])
+		}
+		for name, blob := range c.Changes {
+			if blob == "" {
+				delete(f, name)
+			} else {
+				f[name] = blob
+			}
+		}
+		files[c.Hash] = f
+	}
+	return files[head], nil
 }
 
 // fuzzBuilder turns fuzz bytes into objects and refs.
@@ -106,6 +198,66 @@ type fuzzBuilder struct {
 	branches [2]*fuzzBranch
 	cur      int
 	n        int
+	mutate   byte // set: the next records/ tree is mutated (mutateTree)
+}
+
+// The tree-level mutations of a records/ tree: every mode git's fsck
+// knows and some it does not, and names it refuses.
+var (
+	fuzzModes = []string{"100644", "100755", "100664", "0100644", "120000", "40000", "040000", "160000", "0", "777777"}
+	fuzzNames = []string{"", ".", "..", ".git", "a/b", "0000000001-assessment-01HZZZZZZZZZZZZZZZZZZZ0001.json/"}
+)
+
+// mutateTree is the bytes of a tree of entries (in git's order) changed
+// as m says: the first entry twice, the first two swapped, the first with
+// another mode or name, or an entry of an odd name added.
+func mutateTree(entries []object.TreeEntry, m byte) []byte {
+	type ent struct {
+		mode, name string
+		hash       plumbing.Hash
+	}
+	var es []ent
+	for _, e := range entries {
+		es = append(es, ent{fmt.Sprintf("%o", uint32(e.Mode)), e.Name, e.Hash})
+	}
+	if len(es) == 0 {
+		es = append(es, ent{"100644", fuzzNames[int(m)%len(fuzzNames)], plumbing.ZeroHash})
+	}
+	switch m % 5 {
+	case 0:
+		es = append(es[:1], es...)
+	case 1:
+		if len(es) > 1 {
+			es[0], es[1] = es[1], es[0]
+		}
+	case 2:
+		es[0].mode = fuzzModes[int(m/5)%len(fuzzModes)]
+	case 3:
+		es[0].name = fuzzNames[int(m/5)%len(fuzzNames)]
+	case 4:
+		es = append(es, ent{fuzzModes[int(m/5)%len(fuzzModes)], fuzzNames[int(m/5)%len(fuzzNames)], es[0].hash})
+	}
+	var out []byte
+	for _, e := range es {
+		out = append(append(append(append(out, e.mode...), ' '), e.name...), 0)
+		out = append(out, e.hash[:]...)
+	}
+	return out
+}
+
+// rawTree writes a tree of the given bytes, unchecked.
+func (b *fuzzBuilder) rawTree(data []byte) plumbing.Hash {
+	obj := b.s.objs.NewEncodedObject()
+	obj.SetType(plumbing.TreeObject)
+	obj.SetSize(int64(len(data)))
+	w, _ := obj.Writer()
+	w.Write(data)
+	w.Close()
+	h, err := b.s.objs.SetEncodedObject(obj)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return h
 }
 
 type fuzzBranch struct {
@@ -217,6 +369,10 @@ func (b *fuzzBuilder) commit(br *fuzzBranch, parents []plumbing.Hash, recordsAsF
 	// Tree entries in git's order; duplicates cannot occur (map keys).
 	sortTreeEntries(entries)
 	records := b.tree(entries)
+	if b.mutate != 0 {
+		records = b.rawTree(mutateTree(entries, b.mutate&0x7f))
+		b.mutate = 0
+	}
 	mode := filemode.Dir
 	if recordsAsFile {
 		records, mode = b.blob([]byte("not a tree")), filemode.Regular
@@ -261,7 +417,7 @@ func (b *fuzzBuilder) build() {
 	}
 	for steps := 0; len(b.in) > 0 && steps < 40; steps++ {
 		br := b.branches[b.cur]
-		switch b.byte() % 8 {
+		switch b.byte() % 9 {
 		case 0, 1: // a record, valid or fuzzed
 			doc, name := b.rec(br, "T")
 			br.files[name] = object.TreeEntry{Name: name, Mode: filemode.Regular, Hash: b.blob(doc)}
@@ -321,6 +477,9 @@ func (b *fuzzBuilder) build() {
 				parents = []plumbing.Hash{br.head}
 			}
 			b.commit(br, parents, true)
+		case 8: // the next records/ tree as git's fsck would refuse it
+			b.mutate = b.byte() | 0x80
+			b.commitOn(br)
 		}
 	}
 	for i, task := range []string{"T", "U"} {

@@ -79,23 +79,6 @@ func (r *Repo) Git(ctx context.Context, args ...string) ([]byte, error) {
 	return stdout.Bytes(), nil
 }
 
-// Fetch fetches remote's tasks (every task, or only those named) into the
-// remote-tracking namespace with the user's git. Fetching every task
-// prunes tracking refs whose task the remote no longer has.
-func (r *Repo) Fetch(ctx context.Context, remote string, tasks []string) error {
-	args := []string{"fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules"}
-	if len(tasks) == 0 {
-		args = append(args, "--prune", remote, FetchRefspec(remote))
-	} else {
-		args = append(args, remote)
-		for _, t := range tasks {
-			args = append(args, "+"+TaskRef(t)+":"+RemoteRef(remote, t))
-		}
-	}
-	_, err := r.Git(ctx, args...)
-	return err
-}
-
 // PushResult is what git push said about one ref.
 type PushResult struct {
 	Ref    string // the remote ref

@@ -1,19 +1,14 @@
 package gitstore
 
 import (
-	"bytes"
 	"context"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"sort"
 	"strings"
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"git-reason/record"
 )
@@ -290,16 +285,9 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 		byRoot[rootOf[h]] = append(byRoot[rootOf[h]], h)
 	}
 	if err := readTrees(cf, roots, "tree", func(i int, data []byte) error {
-		t, err := decodeTree(roots[i], data)
+		sub, err := rootRecords(roots[i], data)
 		if err != nil {
 			return err
-		}
-		sub := ""
-		for _, e := range t.Entries {
-			if e.Name == RecordsDir && e.Mode == filemode.Dir {
-				sub = e.Hash.String()
-				break
-			}
 		}
 		for _, h := range byRoot[roots[i]] {
 			out.trees[h] = sub
@@ -334,7 +322,7 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 			firstOf[t] = out.trees[c.Parents[0]]
 		}
 	}
-	parsed := map[string]*rawTree{"": {sorted: true}}
+	parsed := map[string]*rawTree{"": {}}
 	at := map[string]int{"": -1} // tree -> its index in wanted
 	for i, t := range wanted {
 		at[t] = i
@@ -359,7 +347,7 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 			}
 			t := parsed[mine]
 			onBase := len(c.Parents) > 0 && out.bases[c.Parents[0]] != nil
-			if len(c.Parents) > 0 && !onBase && parsed[first].sorted && t.sorted {
+			if len(c.Parents) > 0 && !onBase {
 				c.Changes = diffTrees(parsed[first], t)
 				for _, h := range c.Changes {
 					if h != "" {
@@ -644,159 +632,6 @@ func decodeCommit(h string, data []byte) (*commit, error) {
 		return nil, fmt.Errorf("read commit %s: its content hashes to %s", h, got)
 	}
 	return c, nil
-}
-
-func decodeTree(h string, data []byte) (*tree, error) {
-	t, err := parseTreeEntries(data)
-	if err != nil {
-		return nil, fmt.Errorf("read tree %s: %w", h, err)
-	}
-	return t, nil
-}
-
-// rawTree is a records/ tree as read: its bytes and where each entry's
-// name and hash are, with no copy of either.
-type rawTree struct {
-	data   []byte
-	ents   []treeEnt
-	sorted bool // names strictly ascending, bytewise: a diff by merging is exact
-}
-
-type treeEnt struct {
-	name, end int32 // name is data[name:end-21], the hash data[end-20:end]
-}
-
-func (t *rawTree) name(i int) []byte { e := t.ents[i]; return t.data[e.name : e.end-21] }
-func (t *rawTree) hash(i int) []byte { e := t.ents[i]; return t.data[e.end-20 : e.end] }
-
-// parseTree reads a tree's entries as go-git's decoder does (the same
-// refusals of a malformed tree), keeping offsets only. like, when not nil,
-// is a sorted tree read before whose leading bytes the new one likely
-// shares: the entries wholly inside the bytes both share are the same
-// entries, taken without parsing them again.
-func parseTree(h string, data []byte, like *rawTree) (*rawTree, error) {
-	t := &rawTree{data: data, sorted: true}
-	i := 0
-	if like != nil && like.sorted && len(like.ents) > 0 {
-		p := commonPrefix(like.data, data)
-		k := sort.Search(len(like.ents), func(j int) bool { return int(like.ents[j].end) > p })
-		if k > 0 {
-			t.ents = make([]treeEnt, k, len(like.ents)+1)
-			copy(t.ents, like.ents[:k])
-			i = int(t.ents[k-1].end)
-		}
-	}
-	bad := func(why string) error {
-		return fmt.Errorf("read tree %s: %w: %s", h, errMalformedTree, why)
-	}
-	for i < len(data) {
-		sp := bytes.IndexByte(data[i:], ' ')
-		if sp < 0 {
-			return nil, bad("missing mode terminator")
-		}
-		if !octalMode(data[i : i+sp]) {
-			return nil, bad("malformed mode")
-		}
-		name := i + sp + 1
-		nul := bytes.IndexByte(data[name:], 0)
-		if nul < 0 {
-			return nil, bad("missing filename terminator")
-		}
-		if nul == 0 {
-			return nil, bad("empty filename")
-		}
-		end := name + nul + 1 + 20
-		if end > len(data) {
-			return nil, bad("truncated object id")
-		}
-		if end > math.MaxInt32 {
-			return nil, bad("too large")
-		}
-		t.ents = append(t.ents, treeEnt{name: int32(name), end: int32(end)})
-		if n := len(t.ents); n > 1 && bytes.Compare(t.name(n-2), t.name(n-1)) >= 0 {
-			t.sorted = false
-		}
-		i = end
-	}
-	return t, nil
-}
-
-// commonPrefix is the length of the longest common prefix of a and b.
-func commonPrefix(a, b []byte) int {
-	n := min(len(a), len(b))
-	const chunk = 4096
-	i := 0
-	for i+chunk <= n && bytes.Equal(a[i:i+chunk], b[i:i+chunk]) {
-		i += chunk
-	}
-	for i < n && a[i] == b[i] {
-		i++
-	}
-	return i
-}
-
-// octalMode reports whether b is a mode go-git accepts: octal digits that
-// fit 32 bits.
-func octalMode(b []byte) bool {
-	if len(b) == 0 {
-		return false
-	}
-	var n uint64
-	for _, c := range b {
-		if c < '0' || c > '7' {
-			return false
-		}
-		if n = n<<3 | uint64(c-'0'); n > 1<<32-1 {
-			return false
-		}
-	}
-	return true
-}
-
-// files is the tree as a map, a later entry of a repeated name winning,
-// as go-git's tree read gives it.
-func (t *rawTree) files() map[string]string {
-	out := make(map[string]string, len(t.ents))
-	for i := range t.ents {
-		out[string(t.name(i))] = hex.EncodeToString(t.hash(i))
-	}
-	return out
-}
-
-// diffTrees compares two sorted trees: every name whose hash differs,
-// with b's hash, or "" when b lacks it.
-func diffTrees(a, b *rawTree) map[string]string {
-	out := map[string]string{}
-	// The entries wholly inside the bytes both trees start with are equal.
-	p := commonPrefix(a.data, b.data)
-	i := sort.Search(len(a.ents), func(k int) bool { return int(a.ents[k].end) > p })
-	j := i
-	for i < len(a.ents) || j < len(b.ents) {
-		cmp := 0
-		switch {
-		case i == len(a.ents):
-			cmp = 1
-		case j == len(b.ents):
-			cmp = -1
-		default:
-			cmp = bytes.Compare(a.name(i), b.name(j))
-		}
-		switch {
-		case cmp < 0:
-			out[string(a.name(i))] = ""
-			i++
-		case cmp > 0:
-			out[string(b.name(j))] = hex.EncodeToString(b.hash(j))
-			j++
-		default:
-			if !bytes.Equal(a.hash(i), b.hash(j)) {
-				out[string(b.name(j))] = hex.EncodeToString(b.hash(j))
-			}
-			i++
-			j++
-		}
-	}
-	return out
 }
 
 func (s *Store) commitFor(c *commit) (*record.Commit, error) {

@@ -31,6 +31,7 @@ const (
 	CodeConflict   = "conflict"   // one record path (or id) with different content on the two sides
 	CodeUnreadable = "unreadable" // the fetched history could not be read
 	CodeTaskName   = "task_name"  // the remote ref names no valid task
+	CodeObjects    = "objects"    // git's object checks refused the fetched objects (Fetch)
 )
 
 // Integration is what pull did with one fetched task.

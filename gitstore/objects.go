@@ -66,15 +66,6 @@ func (s *Store) getCommit(h plumbing.Hash) (*commit, error) {
 	return parseCommit(h, data)
 }
 
-// getTree reads and decodes a tree.
-func (s *Store) getTree(h plumbing.Hash) (*tree, error) {
-	data, err := s.objectBytes(plumbing.TreeObject, h)
-	if err != nil {
-		return nil, err
-	}
-	return parseTreeEntries(data)
-}
-
 func (s *Store) objectBytes(t plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
 	obj, err := s.objs.EncodedObject(t, h)
 	if err != nil {
@@ -229,59 +220,6 @@ func (c *commit) encode() []byte {
 	b = c.Committer.encode(b)
 	b = append(b, "\n\n"...)
 	return append(b, c.Message...)
-}
-
-// parseTreeEntries decodes a tree as go-git's decoder does, with the same
-// refusals of a malformed one and each mode made canonical as git does.
-func parseTreeEntries(data []byte) (*tree, error) {
-	t := &tree{}
-	for len(data) > 0 {
-		sp := bytes.IndexByte(data, ' ')
-		if sp < 0 {
-			return nil, fmt.Errorf("%w: missing mode terminator", errMalformedTree)
-		}
-		mode, err := filemode.New(string(data[:sp]))
-		if err != nil {
-			return nil, fmt.Errorf("%w: malformed mode", errMalformedTree)
-		}
-		data = data[sp+1:]
-		nul := bytes.IndexByte(data, 0)
-		if nul < 0 {
-			return nil, fmt.Errorf("%w: missing filename terminator", errMalformedTree)
-		}
-		if nul == 0 {
-			return nil, fmt.Errorf("%w: empty filename", errMalformedTree)
-		}
-		name := string(data[:nul])
-		data = data[nul+1:]
-		if len(data) < len(plumbing.Hash{}) {
-			return nil, fmt.Errorf("%w: truncated object id", errMalformedTree)
-		}
-		var h plumbing.Hash
-		copy(h[:], data)
-		data = data[len(h):]
-		t.Entries = append(t.Entries, TreeEntry{Name: name, Mode: canonicalMode(mode), Hash: h})
-	}
-	return t, nil
-}
-
-// canonicalMode is the mode git reads an entry of mode m as (canon_mode:
-// a file is executable when its owner may execute it; go-git's decoder
-// looks at any execute bit).
-func canonicalMode(m filemode.FileMode) filemode.FileMode {
-	switch m & 0o170000 {
-	case 0o040000:
-		return filemode.Dir
-	case 0o100000:
-		if m&0o100 != 0 {
-			return filemode.Executable
-		}
-		return filemode.Regular
-	case 0o120000:
-		return filemode.Symlink
-	default:
-		return filemode.Submodule
-	}
 }
 
 // encodeTree is a tree's content as git writes it. The entries must be in

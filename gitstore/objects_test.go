@@ -299,77 +299,6 @@ func TestCommitEncodesAsGoGit(t *testing.T) {
 	}
 }
 
-func goGitTree(data []byte) (*object.Tree, error) {
-	obj := &plumbing.MemoryObject{}
-	obj.SetType(plumbing.TreeObject)
-	obj.Write(data)
-	tr := &object.Tree{}
-	return tr, tr.Decode(obj)
-}
-
-func checkTreeAsGoGit(t *testing.T, data []byte) {
-	t.Helper()
-	want, wantErr := goGitTree(data)
-	got, err := parseTreeEntries(data)
-	if (err != nil) != (wantErr != nil) {
-		t.Fatalf("%q: error %v, go-git's %v", data, err, wantErr)
-	}
-	if err != nil {
-		if !errors.Is(err, errMalformedTree) || err.Error() != wantErr.Error() {
-			t.Fatalf("%q: error %q, go-git's %q", data, err, wantErr)
-		}
-		return
-	}
-	if len(got.Entries) != len(want.Entries) {
-		t.Fatalf("%q: %d entries, go-git's %d", data, len(got.Entries), len(want.Entries))
-	}
-	for i, e := range got.Entries {
-		if object.TreeEntry(e) != want.Entries[i] {
-			t.Fatalf("%q: entry %d is %+v, go-git's %+v", data, i, e, want.Entries[i])
-		}
-	}
-}
-
-// TestTreeModesAsGit puts trees with every kind of mode to git (ls-tree)
-// and holds the mode parseTreeEntries gives each entry to git's.
-func TestTreeModesAsGit(t *testing.T) {
-	t.Parallel()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not on PATH")
-	}
-	dir := t.TempDir()
-	if out, err := exec.Command("git", "init", "-q", "--bare", dir).CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v\n%s", err, out)
-	}
-	modes := []string{"100644", "100755", "100001", "100010", "100100", "100000", "40000", "040000", "1040000",
-		"0100644", "120000", "120777", "160000", "0", "170000", "20000", "140000", "37777777777"}
-	var b []byte
-	for i, m := range modes {
-		b = append(b, fmt.Sprintf("%s f%02d\x00", m, i)...)
-		b = append(b, bytes.Repeat([]byte{byte(i + 1)}, 20)...)
-	}
-	cmd := exec.Command("git", "--git-dir="+dir, "hash-object", "-t", "tree", "--literally", "-w", "--stdin")
-	cmd.Stdin = bytes.NewReader(b)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("git hash-object: %v", err)
-	}
-	out, err = exec.Command("git", "--git-dir="+dir, "ls-tree", strings.TrimSpace(string(out))).Output()
-	if err != nil {
-		t.Fatalf("git ls-tree: %v", err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	tr, err := parseTreeEntries(b)
-	if err != nil || len(tr.Entries) != len(lines) {
-		t.Fatalf("parseTreeEntries: %v, %d entries; git lists %d", err, len(tr.Entries), len(lines))
-	}
-	for i, e := range tr.Entries {
-		if got, want := fmt.Sprintf("%06o", uint32(e.Mode)), strings.Fields(lines[i])[0]; got != want {
-			t.Errorf("mode %s: read as %s, git's %s", modes[i], got, want)
-		}
-	}
-}
-
 func treeBytes(entries ...string) []byte {
 	var b []byte
 	for i, e := range entries {
@@ -380,25 +309,10 @@ func treeBytes(entries ...string) []byte {
 	return b
 }
 
-func TestTreeDecodesAndEncodesAsGoGit(t *testing.T) {
+// TestTreeEncodesAsGoGit holds the tree encoder to go-git's: the same
+// bytes for the same entries.
+func TestTreeEncodesAsGoGit(t *testing.T) {
 	t.Parallel()
-	seeds := [][]byte{
-		treeBytes("100644 a.json", "100755 b", "40000 records", "120000 link", "160000 sub"),
-		treeBytes("100664 group-writable", "644 short", "040000 dir", "100600 private", "0 zero", "177777 odd"),
-		treeBytes("100644 b", "100644 a"),
-		treeBytes("999 not-octal"),
-		treeBytes("100644 "),
-		[]byte("100644"),
-		[]byte("100644 name"),
-		[]byte("100644 name\x00short"),
-		nil,
-	}
-	for _, s := range seeds {
-		checkTreeAsGoGit(t, s)
-		for i := range len(s) {
-			checkTreeAsGoGit(t, s[:i])
-		}
-	}
 	entries := []TreeEntry{
 		{Name: "a", Mode: filemode.Regular, Hash: plumbing.NewHash(hashA)},
 		{Name: "a.json", Mode: filemode.Executable, Hash: plumbing.NewHash(hashB)},
@@ -420,7 +334,6 @@ func TestTreeDecodesAndEncodesAsGoGit(t *testing.T) {
 	if !bytes.Equal(got, wantData) {
 		t.Errorf("encoded\n%q\ngo-git's\n%q", got, wantData)
 	}
-	checkTreeAsGoGit(t, got)
 	// Out of git's order, or a name with a NUL: refused, as go-git does.
 	if _, err := encodeTree([]TreeEntry{entries[2], entries[1]}); err == nil {
 		t.Error("unsorted entries were encoded")

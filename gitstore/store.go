@@ -174,30 +174,53 @@ func (s *Store) recordsTree(commit plumbing.Hash) (*tree, error) {
 	return s.recordsTreeOf(c)
 }
 
-// recordsTreeOf returns the records/ tree of a commit already read.
+// recordsTreeOf returns the records/ tree of a commit already read,
+// through the one tree reader (rootRecords, parseTree).
 func (s *Store) recordsTreeOf(c *commit) (*tree, error) {
 	if err := s.checkSize(c.TreeHash, maxTreeBytes, "tree"); err != nil {
 		return nil, err
 	}
-	root, err := s.getTree(c.TreeHash)
+	data, err := s.objectBytes(plumbing.TreeObject, c.TreeHash)
 	if err != nil {
 		return nil, fmt.Errorf("read tree of %s: %w", c.Hash, err)
 	}
-	for _, e := range root.Entries {
-		if e.Name == RecordsDir && e.Mode == filemode.Dir {
-			if err := s.checkSize(e.Hash, maxTreeBytes, "records tree"); err != nil {
-				return nil, err
-			}
-			return s.getTree(e.Hash)
-		}
+	sub, err := rootRecords(c.TreeHash.String(), data)
+	if err != nil || sub == "" {
+		return &tree{}, err
 	}
-	return &tree{}, nil
+	h := plumbing.NewHash(sub)
+	if err := s.checkSize(h, maxTreeBytes, "records tree"); err != nil {
+		return nil, err
+	}
+	if data, err = s.objectBytes(plumbing.TreeObject, h); err != nil {
+		return nil, fmt.Errorf("read records tree %s: %w", sub, err)
+	}
+	rt, err := parseTree(sub, data, nil)
+	if err != nil {
+		return nil, err
+	}
+	t := &tree{Entries: make([]TreeEntry, len(rt.ents))}
+	for i := range rt.ents {
+		e := &t.Entries[i]
+		e.Name, e.Mode = string(rt.name(i)), filemode.Regular
+		copy(e.Hash[:], rt.hash(i))
+	}
+	return t, nil
 }
 
 // checkSize refuses an object larger than limit before reading it: the
 // size comes from the object's header, and nothing is inflated.
 func (s *Store) checkSize(h plumbing.Hash, limit int64, what string) error {
 	size, err := s.objs.EncodedObjectSize(h)
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		// Perhaps in a pack written since the Storage indexed its packs
+		// (a fetch keeps every pack it checked): EncodedObject looks
+		// again, and leaves an object over the limit unread (Storage).
+		var obj plumbing.EncodedObject
+		if obj, err = s.objs.EncodedObject(plumbing.AnyObject, h); err == nil {
+			size = obj.Size()
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("read %s %s: %w", what, h, err)
 	}

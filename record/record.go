@@ -1,6 +1,8 @@
 package record
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -55,12 +57,28 @@ type Record struct {
 	Derived json.RawMessage `json:"derived"`
 }
 
-// Less orders records by (clock, id), the order of a task's history.
-func Less(a, b *Record) bool {
-	if a.Clock != b.Clock {
-		return a.Clock < b.Clock
+// Less orders records by (clock, id), the order of a task's history
+// (Compare's order).
+func Less(a, b *Record) bool { return Compare(a, b) < 0 }
+
+// Compare orders records totally: by clock, then id, the order of a
+// task's history; records that share both (which no task that reads
+// holds: its tree has one entry per name) by their other fields, so that
+// no two orderings of one set of records ever derive differently.
+func Compare(a, b *Record) int {
+	if c := cmp.Compare(a.Clock, b.Clock); c != 0 {
+		return c
 	}
-	return a.ID < b.ID
+	for _, f := range [...][2]string{{a.ID, b.ID}, {string(a.Kind), string(b.Kind)}, {a.Task, b.Task},
+		{a.Created, b.Created}, {a.Actor, b.Actor}, {a.Origin, b.Origin}} {
+		if c := strings.Compare(f[0], f[1]); c != 0 {
+			return c
+		}
+	}
+	if c := bytes.Compare(a.Body, b.Body); c != 0 {
+		return c
+	}
+	return bytes.Compare(a.Derived, b.Derived)
 }
 
 // FileName is the record's path inside a task's tree, below records/.

@@ -41,15 +41,7 @@ func baseEntries(files map[string]string, recs []*Record) ([]*Entry, error) {
 		}
 		out = append(out, e)
 	}
-	slices.SortFunc(out, func(a, b *Entry) int {
-		switch {
-		case Less(a.Record, b.Record):
-			return -1
-		case Less(b.Record, a.Record):
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(out, func(a, b *Entry) int { return Compare(a.Record, b.Record) })
 	return out, nil
 }
 

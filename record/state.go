@@ -3,7 +3,7 @@ package record
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -92,7 +92,7 @@ func Derive(task string, recs []*Record) (*State, error) {
 
 func sortedRecords(recs []*Record) []*Record {
 	sorted := append([]*Record(nil), recs...)
-	sort.Slice(sorted, func(i, j int) bool { return Less(sorted[i], sorted[j]) })
+	slices.SortStableFunc(sorted, Compare)
 	return sorted
 }
 

@@ -2,7 +2,6 @@ package record
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -617,12 +616,7 @@ func (v *verifier) merge(ctx context.Context, c *Commit) {
 			entries = append(entries, e)
 		}
 	}
-	slices.SortFunc(entries, func(a, b *Entry) int {
-		if a.Clock != b.Clock {
-			return cmp.Compare(a.Clock, b.Clock)
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
+	slices.SortStableFunc(entries, func(a, b *Entry) int { return Compare(a.Record, b.Record) })
 	// Start from the parent state that shares the longest prefix with the
 	// union's order: the whole state when it is a prefix, else the state
 	// that prefix alone makes.

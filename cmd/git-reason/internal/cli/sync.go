@@ -210,9 +210,7 @@ func printIntegrations(w io.Writer, remote string, tasks []*ops.PulledTask) {
 		case ops.PullQuarantined:
 			fmt.Fprintf(w, "%s: quarantined: %s (local ref untouched; inspect %s)\n", in.Task, strings.Join(in.Codes, ", "),
 				ops.TrackingRef(remote, in.Task))
-			for _, f := range in.Findings {
-				fmt.Fprintf(w, "  %s\n", f.String())
-			}
+			printFindings(w, "  ", in.Findings, syncAll("pull"))
 		default:
 			fmt.Fprintf(w, "%s: %s %s..%s\n", in.Task, in.Outcome, shortHash(in.From), shortHash(in.To))
 		}
@@ -230,9 +228,7 @@ func printPush(w io.Writer, res *ops.PushResult) {
 			fmt.Fprintf(w, "%s: pushed %s..%s\n", t.Task, shortHash(t.From), shortHash(t.To))
 		case ops.PushRefused, ops.PushQuarantined:
 			fmt.Fprintf(w, "%s: %s: %s (not pushed)\n", t.Task, t.Outcome, strings.Join(t.Codes, ", "))
-			for _, f := range t.Findings {
-				fmt.Fprintf(w, "  %s\n", f.String())
-			}
+			printFindings(w, "  ", t.Findings, syncAll("push"))
 		default:
 			fmt.Fprintf(w, "%s: %s: %s\n", t.Task, t.Outcome, t.Message)
 		}

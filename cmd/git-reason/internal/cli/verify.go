@@ -45,9 +45,7 @@ func runVerify(ctx context.Context, o *verifyOptions) error {
 		return err
 	}
 	err = o.render(res, func(w io.Writer) error {
-		for _, f := range res.Findings {
-			fmt.Fprintln(w, f.String())
-		}
+		printFindings(w, "", res.Findings, verifyAll)
 		if len(res.Findings) == 0 {
 			fmt.Fprintf(o.Err, "verified %d task(s): every record admissible\n", len(res.Tasks))
 		}

@@ -166,10 +166,11 @@ func (e *Session) Push(ctx context.Context, req SyncRequest, skip map[string]boo
 		// after a short random pause so that pushers racing for one ref
 		// do not collide again in step.
 		time.Sleep(time.Duration(rand.IntN(50*round)) * time.Millisecond)
-		if err := e.Repo.Fetch(ctx, req.Remote, moved); err != nil {
+		refused, err := e.Repo.Fetch(ctx, req.Remote, moved)
+		if err != nil {
 			return nil, fetchError(req.Remote, err)
 		}
-		pulled, err := e.integrate(ctx, req.Remote, moved)
+		pulled, err := e.integrate(ctx, req.Remote, moved, refused)
 		if err != nil {
 			return nil, err
 		}

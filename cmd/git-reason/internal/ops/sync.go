@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -172,10 +173,11 @@ func (e *Session) Pull(ctx context.Context, req SyncRequest) (*PullResult, error
 			return nil, err
 		}
 	}
-	if err := e.Repo.Fetch(ctx, req.Remote, req.Tasks); err != nil {
+	refused, err := e.Repo.Fetch(ctx, req.Remote, req.Tasks)
+	if err != nil {
 		return nil, fetchError(req.Remote, err)
 	}
-	return e.integrate(ctx, req.Remote, req.Tasks)
+	return e.integrate(ctx, req.Remote, req.Tasks, refused)
 }
 
 // fetchError turns a failed git fetch into one line saying what to do.
@@ -197,21 +199,25 @@ func lastLine(s string) string {
 }
 
 // integrate brings every fetched task of remote (or the named ones) into
-// the local refs.
-func (e *Session) integrate(ctx context.Context, remote string, tasks []string) (*PullResult, error) {
+// the local refs; the tasks whose objects git refused are quarantined.
+func (e *Session) integrate(ctx context.Context, remote string, tasks []string, refused []gitstore.FetchRefusal) (*PullResult, error) {
 	out := &PullResult{Remote: remote, Tasks: []*PulledTask{}, Needs: []Need{}}
 	prefix := gitstore.RemotePrefix + remote + "/"
 	fetched, err := e.Repo.ListRefs(prefix)
 	if err != nil {
 		return nil, err
 	}
-	named := map[string]bool{}
+	named, skip := map[string]bool{}, map[string]bool{}
 	for _, t := range tasks {
 		named[t] = true
 	}
+	for _, f := range refused {
+		skip[f.Task] = true
+	}
 	var todo []gitstore.Ref
 	for _, ref := range fetched {
-		if len(tasks) == 0 || named[strings.TrimPrefix(ref.Name, prefix)] {
+		t := strings.TrimPrefix(ref.Name, prefix)
+		if (len(tasks) == 0 || named[t]) && !skip[t] {
 			todo = append(todo, ref)
 		}
 	}
@@ -219,6 +225,10 @@ func (e *Session) integrate(ctx context.Context, remote string, tasks []string) 
 	if err != nil {
 		return nil, err
 	}
+	for _, f := range refused {
+		results = append(results, gitstore.RefusedIntegration(f))
+	}
+	slices.SortStableFunc(results, func(a, b *gitstore.Integration) int { return strings.Compare(a.Task, b.Task) })
 	for _, in := range results {
 		if !in.Changed() {
 			continue

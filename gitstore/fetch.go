@@ -1,0 +1,153 @@
+package gitstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"git-reason/record"
+)
+
+// FetchRefusal is a task whose fetched objects git's own object checks
+// refused: nothing of it reached the object store or its tracking ref.
+type FetchRefusal struct {
+	Task   string
+	Head   string // the remote's head of the task
+	Reason string // git's words, one line
+}
+
+// Fetch fetches remote's tasks (every task, or only those named) into the
+// remote-tracking namespace with the user's git, with git's object checks
+// on for this fetch (fetch.fsckObjects: what git fsck refuses, such as a
+// tree holding one name twice, never reaches the object store). Fetching
+// every task prunes tracking refs whose task the remote no longer has.
+//
+// When git refuses the objects of a batch, the tasks are fetched again in
+// halves, down to one task, so that every task whose objects pass still
+// arrives and each one refused is returned with git's reason; its tracking
+// ref is left as it was. (That round does not prune: a remote holding a
+// refused task keeps stale tracking refs until it no longer holds it.)
+// The error is for a fetch that failed for another reason (no such
+// remote, no connection).
+func (r *Repo) Fetch(ctx context.Context, remote string, tasks []string) ([]FetchRefusal, error) {
+	first := r.fetch(ctx, remote, tasks)
+	if first == nil || !objectsRefused(first) {
+		return nil, first
+	}
+	heads, err := r.remoteHeads(ctx, remote)
+	if err != nil {
+		return nil, err
+	}
+	var todo []string
+	if len(tasks) == 0 {
+		for t, h := range heads {
+			if have, _ := r.ReadRef(RemoteRef(remote, t)); have != h {
+				todo = append(todo, t)
+			}
+		}
+		sort.Strings(todo)
+	} else {
+		todo = tasks
+	}
+	var refused []FetchRefusal
+	var split func([]string) error
+	split = func(ts []string) error {
+		if len(ts) == 0 {
+			return nil
+		}
+		err := r.fetch(ctx, remote, ts)
+		switch {
+		case err == nil:
+			return nil
+		case !objectsRefused(err):
+			return err
+		case len(ts) == 1:
+			refused = append(refused, FetchRefusal{Task: ts[0], Head: heads[ts[0]], Reason: objectsReason(err)})
+			return nil
+		}
+		if err := split(ts[:len(ts)/2]); err != nil {
+			return err
+		}
+		return split(ts[len(ts)/2:])
+	}
+	// The whole batch failed already: start with its halves.
+	switch len(todo) {
+	case 0:
+		return nil, first
+	case 1:
+		refused = append(refused, FetchRefusal{Task: todo[0], Head: heads[todo[0]], Reason: objectsReason(first)})
+		return refused, nil
+	}
+	if err := split(todo[:len(todo)/2]); err != nil {
+		return nil, err
+	}
+	if err := split(todo[len(todo)/2:]); err != nil {
+		return nil, err
+	}
+	return refused, nil
+}
+
+// fetch runs one git fetch with object checks on: every task of remote
+// (pruning), or the named ones.
+func (r *Repo) fetch(ctx context.Context, remote string, tasks []string) error {
+	args := []string{"-c", "fetch.fsckObjects=true", "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules"}
+	if len(tasks) == 0 {
+		args = append(args, "--prune", remote, FetchRefspec(remote))
+	} else {
+		args = append(args, remote)
+		for _, t := range tasks {
+			args = append(args, "+"+TaskRef(t)+":"+RemoteRef(remote, t))
+		}
+	}
+	_, err := r.Git(ctx, args...)
+	return err
+}
+
+// remoteHeads lists the remote's tasks and their heads (git ls-remote).
+func (r *Repo) remoteHeads(ctx context.Context, remote string) (map[string]string, error) {
+	out, err := r.Git(ctx, "ls-remote", "--refs", remote, TaskPrefix+"*")
+	if err != nil {
+		return nil, err
+	}
+	heads := map[string]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		h, ref, ok := strings.Cut(line, "\t")
+		if task, isTask := strings.CutPrefix(ref, TaskPrefix); ok && isTask {
+			heads[task] = h
+		}
+	}
+	return heads, nil
+}
+
+// objectsRefused reports whether a failed fetch failed because git's
+// object checks refused what the remote sent.
+func objectsRefused(err error) bool {
+	var ge *GitError
+	return errors.As(err, &ge) && strings.Contains(ge.Stderr, "fsck error")
+}
+
+// objectsReason is git's own line naming the object it refused and why.
+func objectsReason(err error) string {
+	var ge *GitError
+	if !errors.As(err, &ge) {
+		return err.Error()
+	}
+	for _, line := range strings.Split(ge.Stderr, "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "error: object "); ok {
+			return record.Printable("object " + rest)
+		}
+	}
+	return record.Printable(lastLine(ge.Stderr, ge.Error()))
+}
+
+// RefusedIntegration is the quarantine of a task whose fetched objects
+// git refused (Fetch).
+func RefusedIntegration(f FetchRefusal) *Integration {
+	in := newIntegration(f.Task, f.Head)
+	in.Outcome, in.Codes = OutcomeQuarantined, []string{CodeObjects}
+	in.Findings = []record.Finding{{Task: f.Task, Commit: f.Head, Code: CodeObjects,
+		Message: fmt.Sprintf("git refused the fetched objects: %s", f.Reason)}}
+	return in
+}
