@@ -35,7 +35,8 @@ type Effect struct {
 }
 
 // ProfileEffect is a profile a trusted repository overlay adds, or whose
-// mode it changes to one that asks for less review.
+// mode it changes (narrower asks for less review, wider sends off this
+// machine what offline or ci keeps on it).
 type ProfileEffect struct {
 	Profile string      `json:"profile"`
 	New     bool        `json:"new"`

@@ -3,8 +3,6 @@ package advisor
 import (
 	"slices"
 	"strings"
-
-	"git-reason/policy"
 )
 
 // GatedFields are the advisor fields that make the tool run something or
@@ -24,10 +22,11 @@ var AttributionFields = []string{"provider", "vendor", "model"}
 // ReviewFields are the advisor fields that could lower the review a plan
 // asks for. From an untrusted repository overlay each applies only when its
 // value can only add review (see reviewRules); otherwise it is ignored
-// like a gated field. A profile's mode follows the same rule (see
-// reviewRank). Every other field (description texts, order, the capability
-// vocabulary, providers, vendors) applies without trust: none of them can
-// take an advisor out of a plan.
+// like a gated field. A profile's mode never applies untrusted, nor does a
+// new profile: a narrower mode lowers review, a wider one sends off this
+// machine what offline or ci keeps on it. Every other field (description
+// texts, order, the capability vocabulary, providers, vendors) applies
+// without trust: none of them can take an advisor out of a plan.
 var ReviewFields = []string{"capabilities", "cooldown", "timeout"}
 
 // reviewRules say, for each of ReviewFields, whether the value an overlay
@@ -53,21 +52,6 @@ var reviewRules = map[string]func(declared, set Declaration) bool{
 	},
 }
 
-// reviewRank orders modes by how much review they let a plan ask for:
-// normal asks any advisor, offline only local ones, ci none. An unknown
-// mode asks none and fails the plan, so it ranks lowest.
-func reviewRank(m policy.Mode) int {
-	switch m {
-	case policy.ModeNormal:
-		return 3
-	case policy.ModeOffline:
-		return 2
-	case policy.ModeCI:
-		return 1
-	}
-	return 0
-}
-
 // advisorKeyApplies says whether an untrusted overlay's key on a declared
 // advisor applies: never for gated and attribution fields, for review
 // fields only when the value can only add review.
@@ -82,11 +66,10 @@ func advisorKeyApplies(key string, declared, set Declaration) bool {
 }
 
 // withoutGated keeps from an untrusted document only what applies without
-// trust, and says what it dropped. An advisor entry whose id is not yet
-// declared is dropped whole, and so is a new profile unless its mode is
-// normal (it then asks for as much review as any profile can); an entry
-// for a declared advisor or profile loses the keys that do not apply, so
-// that the merge leaves those fields as declared.
+// trust, and says what it dropped. An advisor or profile entry whose id is
+// not yet declared is dropped whole; an entry for a declared advisor or
+// profile loses the keys that do not apply, so that the merge leaves those
+// fields as declared.
 func (l *loader) withoutGated(doc *document) []string {
 	var ignored []string
 	kept := doc.advisors[:0]
@@ -107,20 +90,12 @@ func (l *loader) withoutGated(doc *document) []string {
 	doc.advisors = kept
 	profiles := doc.profiles[:0]
 	for _, e := range doc.profiles {
-		i := indexOf(l.cat.Profiles, e.val.ID)
-		if i < 0 {
-			if e.val.Mode != policy.ModeNormal {
-				ignored = append(ignored, "new profile "+e.val.ID)
-				continue
-			}
-			profiles = append(profiles, e)
+		if indexOf(l.cat.Profiles, e.val.ID) < 0 {
+			ignored = append(ignored, "new profile "+e.val.ID)
 			continue
 		}
-		declared := l.cat.Profiles[i].Mode
 		var dropped []string
-		e.keys, dropped = splitKeys(e.keys, func(k string) bool {
-			return k != "mode" || reviewRank(e.val.Mode) >= reviewRank(declared)
-		})
+		e.keys, dropped = splitKeys(e.keys, func(k string) bool { return k != "mode" })
 		if len(dropped) > 0 {
 			ignored = append(ignored, "profile "+e.val.ID+": "+strings.Join(dropped, ", "))
 		}

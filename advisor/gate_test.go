@@ -12,8 +12,9 @@ import (
 // were gated: it makes records attribute a model nobody asked, takes the
 // needed capability from alpha, keeps bravo out of plans (a cooldown of
 // weeks, a timeout no consultation meets) and turns the default profile
-// into ci. charlie's changes, a profile made stricter and a new normal
-// profile only add review and apply untrusted.
+// into ci. charlie's changes only add review and apply untrusted. A
+// profile's mode never applies untrusted, wider either (ci made normal
+// would send from CI what ci keeps there), nor does a new profile.
 const lowerOverlay = `advisors:
   - id: alpha
     model: gpt-9-ultra-reviewed-by-security-team
@@ -77,7 +78,7 @@ func TestUntrustedOverlayCannotLowerReview(t *testing.T) {
 	if !reflect.DeepEqual(ch.Capabilities, []string{"reasoning", "drawing"}) || ch.Timeout.String() != "10m0s" || ch.Cooldown.String() != "1s" {
 		t.Errorf("charlie lost changes that only add review: %+v", ch)
 	}
-	for id, want := range map[string]policy.Mode{"default": policy.ModeNormal, "ci": policy.ModeNormal, "thorough": policy.ModeNormal} {
+	for id, want := range map[string]policy.Mode{"default": policy.ModeNormal, "ci": policy.ModeCI} {
 		if p, ok := c.Profile(id); !ok || p.Mode != want {
 			t.Errorf("profile %s = %+v (%v), want mode %s", id, p, ok, want)
 		}
@@ -85,10 +86,13 @@ func TestUntrustedOverlayCannotLowerReview(t *testing.T) {
 	if p, _ := c.Profile("offline"); p.Description != "only here" {
 		t.Errorf("a profile's description is safe and applies: %+v", p)
 	}
-	if _, ok := c.Profile("fast"); ok {
-		t.Errorf("an untrusted overlay added a profile that asks for less review")
+	for _, id := range []string{"fast", "thorough"} {
+		if _, ok := c.Profile(id); ok {
+			t.Errorf("an untrusted overlay added profile %s", id)
+		}
 	}
-	want := []string{"alpha: model, vendor, provider, capabilities", "bravo: cooldown, timeout", "profile default: mode", "new profile fast"}
+	want := []string{"alpha: model, vendor, provider, capabilities", "bravo: cooldown, timeout",
+		"profile default: mode", "profile ci: mode", "new profile fast", "new profile thorough"}
 	if c.Untrusted == nil || !reflect.DeepEqual(c.Untrusted.Ignored, want) {
 		t.Fatalf("Ignored = %+v, want %q", c.Untrusted, want)
 	}
@@ -125,7 +129,8 @@ func TestOverlayEffectsAttributionAndReview(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("advisor effects = %q, want %q", got, want)
 	}
-	wantProfiles := []ProfileEffect{{Profile: "default", Mode: policy.ModeCI, Was: policy.ModeNormal}, {Profile: "fast", New: true, Mode: policy.ModeCI}}
+	wantProfiles := []ProfileEffect{{Profile: "default", Mode: policy.ModeCI, Was: policy.ModeNormal}, {Profile: "ci", Mode: policy.ModeNormal, Was: policy.ModeCI},
+		{Profile: "fast", New: true, Mode: policy.ModeCI}, {Profile: "thorough", New: true, Mode: policy.ModeNormal}}
 	if !reflect.DeepEqual(effects.Profiles, wantProfiles) {
 		t.Errorf("profile effects = %+v, want %+v", effects.Profiles, wantProfiles)
 	}

@@ -23,8 +23,8 @@ func trustCommand() *cli.Command {
 		Description: "A repository's .reason/advisors.yaml is a stranger's file until you trust it: its new advisors and\n" +
 			"the fields that run or send something (transport, adapter, base_url, credential, executable, command,\n" +
 			"headers, auth_header, auth_scheme, local) are ignored until then, and so are the fields that change what\n" +
-			"a record attributes (model, vendor, provider) and any capabilities, cooldown, timeout or profile mode\n" +
-			"that would lower the review a plan asks for. 'git reason trust' shows every advisor the file adds or\n" +
+			"a record attributes (model, vendor, provider), profiles' modes, new profiles, and any capabilities,\n" +
+			"cooldown or timeout that would lower the review a plan asks for. 'git reason trust' shows every advisor the file adds or\n" +
 			"changes, what it runs and where it sends which credential, what records would attribute and what could\n" +
 			"lower review, and records the file's SHA-256 for this repository in your configuration directory.\n" +
 			"Any change to the file untrusts it.",
@@ -85,7 +85,8 @@ func runTrust(o *trustOptions) error {
 }
 
 // trustLines says, one line each, what trusting the overlay changes: what
-// runs or is sent, what records attribute, what could lower review.
+// runs or is sent, what records attribute, what could lower review, what
+// a profile lets a plan ask.
 func trustLines(res *ops.TrustResult) []string {
 	var out []string
 	for _, e := range res.Effects {
@@ -104,9 +105,9 @@ func trustLines(res *ops.TrustResult) []string {
 	}
 	for _, p := range res.Profiles {
 		if p.New {
-			out = append(out, fmt.Sprintf("new profile %s (could lower review): mode %s", p.Profile, p.Mode))
+			out = append(out, fmt.Sprintf("new profile %s (what a plan may ask): mode %s", p.Profile, p.Mode))
 		} else {
-			out = append(out, fmt.Sprintf("profile %s (changes [mode], could lower review): mode %s, was %s", p.Profile, p.Mode, p.Was))
+			out = append(out, fmt.Sprintf("profile %s (changes [mode], what a plan may ask): mode %s, was %s", p.Profile, p.Mode, p.Was))
 		}
 	}
 	return out
