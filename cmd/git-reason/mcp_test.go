@@ -19,11 +19,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
 	"testing"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v5"
+	"git-reason/schemas"
 )
 
 // mcpOverlay declares two fake advisors that always take opposite
@@ -510,7 +509,7 @@ func replay(t *testing.T, clientName, clientVersion string, nativeToolSearch boo
 // any JSON Schema 2020-12 validator would (nothing loaded from outside).
 func checkOutputSchemas(t *testing.T, steps []mcpStep, results []any) {
 	t.Helper()
-	schemas := map[string]*jsonschema.Schema{}
+	compiled := map[string]*schemas.Schema{}
 	var tools []any
 	for i, st := range steps {
 		if st.method == "tools/list" {
@@ -520,17 +519,11 @@ func checkOutputSchemas(t *testing.T, steps []mcpStep, results []any) {
 	for _, tl := range tools {
 		name := jstr(tl, "name")
 		doc, _ := json.Marshal(jget(tl, "outputSchema"))
-		c := jsonschema.NewCompiler()
-		c.Draft = jsonschema.Draft2020
-		c.LoadURL = func(url string) (io.ReadCloser, error) { return nil, fmt.Errorf("no loading: %s", url) }
-		if err := c.AddResource("urn:test:"+name, bytes.NewReader(doc)); err != nil {
-			t.Fatalf("output schema of %s: %v", name, err)
-		}
-		sch, err := c.Compile("urn:test:" + name)
+		sch, err := schemas.CompileDocument(name, doc)
 		if err != nil {
 			t.Fatalf("output schema of %s: %v", name, err)
 		}
-		schemas[name] = sch
+		compiled[name] = sch
 	}
 	checked := 0
 	for i, st := range steps {
@@ -538,7 +531,7 @@ func checkOutputSchemas(t *testing.T, steps []mcpStep, results []any) {
 			continue
 		}
 		name, _ := st.params(map[string]string{"K": strings.Repeat("0", 26)})["name"].(string)
-		sch := schemas[name]
+		sch := compiled[name]
 		if sch == nil {
 			t.Fatalf("%s: tool %s has no output schema", st.name, name)
 		}

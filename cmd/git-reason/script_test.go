@@ -33,7 +33,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,9 +42,9 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
-	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"git-reason/reliability/harness"
+	"git-reason/schemas"
 )
 
 // TestMain puts the git-reason binary of the shared harness first on PATH,
@@ -253,15 +252,7 @@ func cmdSchemaCheck(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("schemacheck: %s has no %q", args[0], args[1])
 		}
 	}
-	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft2020
-	c.AssertFormat = true
-	c.LoadURL = func(url string) (io.ReadCloser, error) {
-		return nil, fmt.Errorf("schema is not self-contained: it refers to %s", url)
-	}
-	const url = "file:///schema.json"
-	ts.Check(c.AddResource(url, bytes.NewReader(part)))
-	schema, err := c.Compile(url)
+	schema, err := schemas.CompileDocument(args[0]+" "+args[1], part)
 	if err != nil {
 		ts.Fatalf("schemacheck: compile %s of %s: %v", args[1], args[0], err)
 	}

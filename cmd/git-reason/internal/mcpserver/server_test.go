@@ -1,11 +1,8 @@
 package mcpserver
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
 	"maps"
 	"os"
 	"os/exec"
@@ -15,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"git-reason/advisor"
 	"git-reason/cmd/git-reason/internal/ops"
@@ -256,13 +252,7 @@ func TestOutputSchemasInTheList(t *testing.T) {
 		if branches, _ := doc["anyOf"].([]any); len(branches) != 2 || strings.Count(string(raw), `"description"`) > 1 {
 			t.Errorf("output schema of %s: want the result (described at its top level only) or an error: %s", tl.Name, raw)
 		}
-		c := jsonschema.NewCompiler()
-		c.Draft = jsonschema.Draft2020
-		c.LoadURL = func(url string) (io.ReadCloser, error) { return nil, fmt.Errorf("no loading: %s", url) }
-		if err := c.AddResource("urn:test:"+tl.Name, bytes.NewReader(raw)); err != nil {
-			t.Fatal(err)
-		}
-		sch, err := c.Compile("urn:test:" + tl.Name)
+		sch, err := schemas.CompileDocument(tl.Name, raw)
 		if err != nil {
 			t.Errorf("output schema of %s: %v", tl.Name, err)
 			continue
