@@ -2,9 +2,11 @@ package schemas
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -206,17 +208,20 @@ func explain(file, schema string, root *yaml.Node, causes []*ValidationError) er
 	for _, e := range causes {
 		leaves = append(leaves, word(file, doc, root, e))
 	}
-	sort.SliceStable(leaves, func(i, j int) bool {
-		a, b := leaves[i], leaves[j]
-		if a.line != b.line {
-			return a.line < b.line
-		}
-		if a.col != b.col {
-			return a.col < b.col
-		}
-		return a.unknown && !b.unknown
+	first := slices.MinFunc(leaves, func(a, b violation) int {
+		return cmp.Or(cmp.Compare(a.line, b.line), cmp.Compare(a.col, b.col), unknownFirst(a.unknown, b.unknown))
 	})
-	return &leaves[0].DecodeError
+	return &first.DecodeError
+}
+
+func unknownFirst(a, b bool) int {
+	switch {
+	case a && !b:
+		return -1
+	case b && !a:
+		return 1
+	}
+	return 0
 }
 
 // word places one leaf at the YAML node of its instance location and, for

@@ -1,7 +1,9 @@
 package schemas
 
 import (
+	"cmp"
 	"errors"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -31,15 +33,10 @@ func Leaves(err error) []*ValidationError {
 		}
 	}
 	walk(ve)
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.InstanceLocation != b.InstanceLocation {
-			return a.InstanceLocation < b.InstanceLocation
-		}
-		if a.AbsoluteKeywordLocation != b.AbsoluteKeywordLocation {
-			return a.AbsoluteKeywordLocation < b.AbsoluteKeywordLocation
-		}
-		return a.Message < b.Message
+	slices.SortStableFunc(out, func(a, b *ValidationError) int {
+		return cmp.Or(strings.Compare(a.InstanceLocation, b.InstanceLocation),
+			strings.Compare(a.AbsoluteKeywordLocation, b.AbsoluteKeywordLocation),
+			strings.Compare(a.Message, b.Message))
 	})
 	return out
 }
