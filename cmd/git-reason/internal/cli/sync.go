@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"git-reason/cmd/git-reason/internal/ops"
+	"git-reason/record"
 )
 
 // syncOptions are what pull, push, sync and remote setup are given:
@@ -78,6 +79,7 @@ func runPull(ctx context.Context, o *syncOptions) error {
 	}
 	err = o.render(res, func(w io.Writer) error {
 		printPull(w, res)
+		printSignatures(o.Err, res.Signatures)
 		if len(res.Tasks) == 0 {
 			fmt.Fprintf(o.Err, "up to date with %s\n", res.Remote)
 		}
@@ -141,6 +143,7 @@ func runSync(ctx context.Context, o *syncOptions) error {
 	}
 	err = o.render(res, func(w io.Writer) error {
 		printPull(w, res.Pull)
+		printSignatures(o.Err, res.Pull.Signatures)
 		printPush(w, res.Push)
 		if len(res.Pull.Tasks) == 0 && len(res.Push.Tasks) == 0 && len(res.Push.Pulled) == 0 {
 			fmt.Fprintf(o.Err, "in sync with %s\n", res.Remote())
@@ -200,6 +203,16 @@ func runRemoteSetup(ctx context.Context, o *syncOptions) error {
 func printPull(w io.Writer, res *ops.PullResult) {
 	printIntegrations(w, res.Remote, res.Tasks)
 	printNeeds(w, res.Needs)
+}
+
+// printSignatures says, on stderr, how the fetched commits were signed,
+// for each task where any was.
+func printSignatures(w io.Writer, sigs []ops.TaskSignatures) {
+	for _, ts := range sigs {
+		if ts.AnySigned() {
+			fmt.Fprintln(w, record.Printable(ts.Summary()))
+		}
+	}
 }
 
 func printIntegrations(w io.Writer, remote string, tasks []*ops.PulledTask) {

@@ -46,6 +46,7 @@ func runVerify(ctx context.Context, o *verifyOptions) error {
 	}
 	err = o.render(res, func(w io.Writer) error {
 		printFindings(w, "", res.Findings, verifyAll)
+		printSignatures(o.Err, res.Signatures)
 		if len(res.Findings) == 0 {
 			fmt.Fprintf(o.Err, "verified %d task(s): every record admissible\n", len(res.Tasks))
 		}

@@ -30,6 +30,9 @@ type PullResult struct {
 	Tasks       []*PulledTask `json:"tasks"`
 	Quarantined int           `json:"quarantined"`
 	Needs       []Need        `json:"needs"`
+	// Signatures are the signature checks of the fetched commits that
+	// were new here, per task (see checkFetched).
+	Signatures []TaskSignatures `json:"signatures"`
 }
 
 // What pull did with a task (PulledTask.Outcome).
@@ -201,7 +204,7 @@ func lastLine(s string) string {
 // integrate brings every fetched task of remote (or the named ones) into
 // the local refs; the tasks whose objects git refused are quarantined.
 func (e *Session) integrate(ctx context.Context, remote string, tasks []string, refused []gitstore.FetchRefusal) (*PullResult, error) {
-	out := &PullResult{Remote: remote, Tasks: []*PulledTask{}, Needs: []Need{}}
+	out := &PullResult{Remote: remote, Tasks: []*PulledTask{}, Needs: []Need{}, Signatures: []TaskSignatures{}}
 	prefix := gitstore.RemotePrefix + remote + "/"
 	fetched, err := e.Repo.ListRefs(prefix)
 	if err != nil {
@@ -221,6 +224,10 @@ func (e *Session) integrate(ctx context.Context, remote string, tasks []string, 
 			todo = append(todo, ref)
 		}
 	}
+	todo, held, err := e.checkFetched(ctx, prefix, todo, out)
+	if err != nil {
+		return nil, err
+	}
 	results, err := e.integrateAll(ctx, prefix, todo)
 	if err != nil {
 		return nil, err
@@ -228,6 +235,7 @@ func (e *Session) integrate(ctx context.Context, remote string, tasks []string, 
 	for _, f := range refused {
 		results = append(results, gitstore.RefusedIntegration(f))
 	}
+	results = append(results, held...)
 	slices.SortStableFunc(results, func(a, b *gitstore.Integration) int { return strings.Compare(a.Task, b.Task) })
 	for _, in := range results {
 		if !in.Changed() {

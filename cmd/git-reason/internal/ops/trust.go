@@ -37,7 +37,7 @@ func (e *Session) sources() (advisor.Sources, error) {
 	src.Repository = advisor.RepositoryOverlayPath(e.Repo.WorkTree)
 	store, repo := e.trustStore(st.ConfigDir), e.trustKey()
 	src.RepositoryTrusted = func(sum string) bool {
-		ok, err := store.Trusted(repo, sum)
+		ok, err := store.Trusted(repo, e.coveredSum(sum))
 		return err == nil && ok // a trust file that does not read trusts nothing
 	}
 	return src, nil
@@ -117,6 +117,10 @@ func (e *Session) Trust(req TrustRequest) (*TrustResult, error) {
 		return res, nil
 	}
 	effects, err := advisor.OverlayEffects(src)
+	if errors.Is(err, fs.ErrNotExist) && e.coveredSum("") != "" {
+		// Only .reason/allowed_signers: trusting covers it alone.
+		effects, err = &advisor.Effects{}, nil
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, Usage("no %s in this repository: there is nothing to trust", src.Repository)
@@ -129,7 +133,7 @@ func (e *Session) Trust(req TrustRequest) (*TrustResult, error) {
 		}
 		return nil, err
 	}
-	sum := effects.SHA256
+	sum := e.coveredSum(effects.SHA256)
 	res.SHA256 = sum
 	res.Effects = append(res.Effects, effects.Advisors...)
 	res.Profiles = append(res.Profiles, effects.Profiles...)

@@ -3,6 +3,7 @@ package ops
 import (
 	"context"
 
+	"git-reason/gitstore/signing"
 	"git-reason/record"
 )
 
@@ -10,6 +11,16 @@ import (
 type VerifyResult struct {
 	Tasks    []string         `json:"tasks"`
 	Findings []record.Finding `json:"findings"`
+	// Signatures is every commit's signature status, newest first per
+	// task, as git judged it against the allowed signers; a refused one
+	// (signing.Refused under reason.requireSigned) is a finding too.
+	Signatures []TaskSignatures `json:"signatures"`
+}
+
+// TaskSignatures are the signature checks of one task's history.
+type TaskSignatures struct {
+	Task   string          `json:"task"`
+	Checks []signing.Check `json:"checks"`
 }
 
 // Verify replays the named tasks' histories (every task when none is
@@ -31,7 +42,8 @@ func (e *Session) Verify(ctx context.Context, tasks []string, at map[string]stri
 		tasks = append(tasks, t)
 		heads[t] = h
 	}
-	out := &VerifyResult{Tasks: []string{}, Findings: []record.Finding{}}
+	out := &VerifyResult{Tasks: []string{}, Findings: []record.Finding{}, Signatures: []TaskSignatures{}}
+	require := e.requireSigned()
 	for _, t := range tasks {
 		if err := record.CheckTask(t); err != nil {
 			return nil, err
@@ -50,8 +62,13 @@ func (e *Session) Verify(ctx context.Context, tasks []string, at map[string]stri
 		if err != nil {
 			return nil, err
 		}
+		checks, err := e.Signatures(ctx, head)
+		if err != nil {
+			return nil, err
+		}
 		out.Tasks = append(out.Tasks, t)
-		out.Findings = append(out.Findings, found...)
+		out.Findings = append(append(out.Findings, found...), signatureFindings(t, require, checks)...)
+		out.Signatures = append(out.Signatures, TaskSignatures{Task: t, Checks: checks})
 	}
 	return out, nil
 }

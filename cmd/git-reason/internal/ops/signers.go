@@ -1,0 +1,212 @@
+package ops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"git-reason/advisor"
+	"git-reason/gitstore"
+	"git-reason/gitstore/atomicfile"
+	"git-reason/gitstore/signing"
+	"git-reason/record"
+)
+
+// repositorySigners is the repository's published allowed signers, in
+// git's allowed-signers format: it counts only once trusted.
+func (e *Session) repositorySigners() string {
+	if e.Repo.WorkTree == "" {
+		return ""
+	}
+	return filepath.Join(e.Repo.WorkTree, ".reason", "allowed_signers")
+}
+
+// coveredSum is the content hash trust records and checks for the
+// repository's declarations: the advisors overlay's SHA-256 alone when
+// there is no .reason/allowed_signers (what trust always recorded), else
+// one hash over both, so that a change to either untrusts both.
+func (e *Session) coveredSum(advisorsSum string) string {
+	data, err := advisor.ReadRegular(e.repositorySigners(), advisor.MaxDeclarationBytes, false)
+	if err != nil {
+		return advisorsSum
+	}
+	return advisor.Sum([]byte(advisorsSum + "\nallowed_signers " + advisor.Sum(data) + "\n"))
+}
+
+// signersTrusted returns the repository's allowed signers when the user
+// trusted them (with the advisors overlay beside them), else nil.
+func (e *Session) signersTrusted() []byte {
+	path := e.repositorySigners()
+	if path == "" {
+		return nil
+	}
+	data, err := advisor.ReadRegular(path, advisor.MaxDeclarationBytes, false)
+	if err != nil {
+		return nil
+	}
+	overlay := ""
+	if od, err := advisor.ReadRegular(advisor.RepositoryOverlayPath(e.Repo.WorkTree), advisor.MaxDeclarationBytes, false); err == nil {
+		overlay = advisor.Sum(od)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	st, err := e.Settings()
+	if err != nil {
+		return nil
+	}
+	ok, err := e.trustStore(st.ConfigDir).Trusted(e.trustKey(), e.coveredSum(overlay))
+	if err != nil || !ok {
+		return nil
+	}
+	return data
+}
+
+// allowedSigners is the allowed-signers file git checks ssh signatures
+// against: gpg.ssh.allowedSignersFile, with a trusted
+// .reason/allowed_signers added (both in one file under .git/reason/);
+// "" leaves git to its own configuration.
+func (e *Session) allowedSigners() (string, error) {
+	st, err := e.Settings()
+	if err != nil {
+		return "", err
+	}
+	user := st.Signing.AllowedSignersFile
+	repo := e.signersTrusted()
+	if repo == nil {
+		return user, nil
+	}
+	var data []byte
+	if user != "" {
+		if data, err = os.ReadFile(user); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		if len(data) > 0 && data[len(data)-1] != '\n' {
+			data = append(data, '\n')
+		}
+	}
+	data = append(data, repo...)
+	path := filepath.Join(e.Repo.CommonDir, "reason", "allowed_signers")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return "", err
+	}
+	return path, atomicfile.Write(path, data, 0o644, false)
+}
+
+// Signatures asks git for the signature of every commit of rev not
+// reachable from not (one git process), judged against the allowed
+// signers, keys removed from them marked so.
+func (e *Session) Signatures(ctx context.Context, rev string, not ...string) ([]signing.Check, error) {
+	allowed, err := e.allowedSigners()
+	if err != nil {
+		return nil, err
+	}
+	checks, err := signing.Verify(ctx, e.Repo.Git, allowed, rev, not...)
+	if err != nil {
+		return nil, err
+	}
+	signing.MemoryIn(e.Repo.CommonDir).Apply(checks)
+	return checks, nil
+}
+
+// requireSigned is reason.requireSigned.
+func (e *Session) requireSigned() string {
+	st, err := e.Settings()
+	if err != nil {
+		return signing.RequireNone
+	}
+	return st.Signing.RequireSigned
+}
+
+// signatureFindings are the refused checks of task as findings.
+func signatureFindings(task, require string, checks []signing.Check) []record.Finding {
+	var out []record.Finding
+	for _, c := range signing.Refused(require, checks) {
+		out = append(out, record.Finding{Task: task, Commit: c.Commit, Record: c.Record,
+			Code: signing.CodeSignature, Message: record.Printable(signing.Message(c))})
+	}
+	return out
+}
+
+// AnySigned reports whether any commit of the task carries a signature:
+// the text surfaces say nothing of a history no one signed (their JSON
+// still lists each commit as unsigned).
+func (t TaskSignatures) AnySigned() bool {
+	for _, c := range t.Checks {
+		if c.Status != signing.Unsigned {
+			return true
+		}
+	}
+	return false
+}
+
+// Summary is one line: how many of the task's commits have each status,
+// and who signed the good ones.
+func (t TaskSignatures) Summary() string {
+	count := map[signing.Status]int{}
+	var order []signing.Status
+	var signers []string
+	for _, c := range t.Checks {
+		if count[c.Status] == 0 {
+			order = append(order, c.Status)
+		}
+		count[c.Status]++
+		if c.Status == signing.Good && !slices.Contains(signers, c.Signer) {
+			signers = append(signers, c.Signer)
+		}
+	}
+	parts := make([]string, 0, len(order))
+	for _, s := range order {
+		p := fmt.Sprintf("%d %s", count[s], strings.ReplaceAll(string(s), "_", " "))
+		if s == signing.Good {
+			p += " (" + strings.Join(signers, ", ") + ")"
+		}
+		parts = append(parts, p)
+	}
+	return fmt.Sprintf("%s: signatures: %s", t.Task, strings.Join(parts, ", "))
+}
+
+// checkFetched asks git for the signatures of what each fetched ref
+// brings that the local task lacks (one git process per task that
+// moved), reports them in out, and holds back, quarantined, every task
+// with a check signing.Refused refuses under reason.requireSigned: a bad
+// signature always; with "fetched" or "all", any record not signed by an
+// allowed signer who is its actor. The rest are returned to integrate.
+func (e *Session) checkFetched(ctx context.Context, prefix string, refs []gitstore.Ref, out *PullResult) ([]gitstore.Ref, []*gitstore.Integration, error) {
+	require := e.requireSigned()
+	var keep []gitstore.Ref
+	var held []*gitstore.Integration
+	for _, ref := range refs {
+		task := strings.TrimPrefix(ref.Name, prefix)
+		local, err := e.Repo.ReadRef(gitstore.TaskRef(task))
+		if err != nil {
+			return nil, nil, err
+		}
+		if local == ref.Hash {
+			keep = append(keep, ref)
+			continue
+		}
+		var not []string
+		if local != "" {
+			not = []string{local}
+		}
+		checks, err := e.Signatures(ctx, ref.Hash, not...)
+		if err != nil {
+			return nil, nil, err
+		}
+		out.Signatures = append(out.Signatures, TaskSignatures{Task: task, Checks: checks})
+		found := signatureFindings(task, require, checks)
+		if len(found) == 0 {
+			keep = append(keep, ref)
+			continue
+		}
+		held = append(held, &gitstore.Integration{Task: task, Outcome: gitstore.OutcomeQuarantined,
+			From: local, To: local, Fetched: ref.Hash, Codes: []string{signing.CodeSignature},
+			Findings: found, Refusals: []record.Finding{}})
+	}
+	return keep, held, nil
+}
