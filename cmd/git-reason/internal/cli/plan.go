@@ -57,12 +57,13 @@ func runPlan(ctx context.Context, o *planOptions) error {
 	if qerr != nil {
 		fmt.Fprintf(o.Err, "warning: cannot say what the advisors would be sent: %v\n", qerr)
 	}
+	lowered := sess.PlanLowered(ctx, res)
 	out := struct {
 		recordJSON
 		Questions []ops.AdvisorQuestion `json:"questions,omitempty"`
-	}{recordJSON{Record: res.Record, Commit: res.Commit}, qs}
+	}{recordJSON{Record: res.Record, Commit: res.Commit, Lowered: lowered}, qs}
 	return o.render(out, func(w io.Writer) error {
-		if err := o.printRecord(res); err != nil {
+		if err := o.printRecordLowered(res, lowered); err != nil {
 			return err
 		}
 		printQuestions(w, qs)
