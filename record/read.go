@@ -76,12 +76,16 @@ func ReadStored(task, name string, data []byte) (*Record, error) {
 	if len(data) > MaxRecordBytes {
 		return nil, fmt.Errorf("%s is %d bytes; a record is at most %d", name, len(data), MaxRecordBytes)
 	}
-	rec, err := ParseRecord(data)
+	rec, doc, err := parseRecord(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if err := CheckRecord(rec); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+	// The envelope was validated as parsed; body and derived are validated
+	// from the same decoded document (what CheckRecord checks, decoded once).
+	for _, part := range []string{"body", "derived"} {
+		if err := validate(rec.Kind, part, doc[part]); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
 	}
 	if rec.Task != task {
 		return nil, fmt.Errorf("%s: a record of task %s", name, Printable(rec.Task))

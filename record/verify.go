@@ -78,20 +78,29 @@ const (
 // against the envelope schema first, so a field the envelope does not have
 // is a *SchemaError rather than silently dropped.
 func ParseRecord(data []byte) (*Record, error) {
+	rec, _, err := parseRecord(data)
+	return rec, err
+}
+
+// parseRecord is ParseRecord that also returns the document as decoded for
+// validation, so that its body and derived fields can be validated without
+// decoding them again.
+func parseRecord(data []byte) (*Record, map[string]any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("parse record: %w", err)
+		return nil, nil, fmt.Errorf("parse record: %w", err)
 	}
 	if err := validate(KindAssessment, "envelope", v); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var rec Record
 	if err := json.Unmarshal(data, &rec); err != nil {
-		return nil, fmt.Errorf("parse record: %w", err)
+		return nil, nil, fmt.Errorf("parse record: %w", err)
 	}
-	return &rec, nil
+	doc, _ := v.(map[string]any) // the envelope schema says it is an object
+	return &rec, doc, nil
 }
 
 // Replay verifies a task's history: commits in an order where parents come
