@@ -56,10 +56,9 @@ func (s *Store) shortHistory(head string) bool {
 }
 
 // storeSource reads objects with go-git: each object's size from its
-// header, then the object. Finding the size reads the object already
-// (go-git inflates it only when it is at most record.MaxRecordBytes, the
-// Storage's large-object threshold); a small one is kept for contents,
-// within a bound, so that it is not looked up and decoded twice.
+// header, then the object. A small object is read with its size and kept
+// for contents, within a bound, so that it is not looked up and decoded
+// twice; a larger one is read only when its content is asked for.
 type storeSource struct {
 	s    *Store
 	kept map[string]plumbing.EncodedObject
@@ -80,17 +79,24 @@ func newStoreSource(s *Store) *storeSource {
 func (g *storeSource) infos(hashes []string) ([]objectInfo, error) {
 	out := make([]objectInfo, len(hashes))
 	for i, h := range hashes {
-		obj, err := g.s.objs.EncodedObject(plumbing.AnyObject, plumbing.NewHash(h))
+		// The size from the object's header first: an object too large
+		// to keep is not inflated here (a hostile history's records,
+		// refused by the limits before they are read).
+		size, err := g.s.objectSize(plumbing.NewHash(h))
+		var obj plumbing.EncodedObject
+		if err == nil && size <= keepObjectBytes && size <= g.room {
+			obj, err = g.s.objs.EncodedObject(plumbing.AnyObject, plumbing.NewHash(h))
+		}
 		switch {
 		case errors.Is(err, plumbing.ErrObjectNotFound):
 			out[i].missing = true
 		case err != nil:
 			return nil, fmt.Errorf("read %s: %w", h, err)
 		default:
-			out[i].size = obj.Size()
-			if _, ok := obj.(*plumbing.MemoryObject); ok && obj.Size() <= keepObjectBytes && obj.Size() <= g.room {
+			out[i].size = size
+			if _, ok := obj.(*plumbing.MemoryObject); ok {
 				g.kept[h] = obj
-				g.room -= obj.Size()
+				g.room -= size
 			}
 		}
 	}
@@ -399,6 +405,7 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 		return nil, err
 	}
 	var readable []string
+	var total int64
 	for i, h := range hashes {
 		switch info := bi[i]; {
 		case info.missing:
@@ -409,6 +416,17 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 			out.blobs[h] = blobRead{err: fmt.Errorf("blob %s is %d bytes; the limit is %d", h, info.size, record.MaxRecordBytes)}
 		default:
 			readable = append(readable, h)
+			total += info.size
+		}
+	}
+	// Bounded in total before any record is read: by the task's limit,
+	// then by what the pull may still read.
+	if err := s.taskLimit(total); err != nil {
+		return nil, err
+	}
+	if total > 0 && s.budget != nil {
+		if err := s.budget.take(total, s.limits().PullBytes); err != nil {
+			return nil, err
 		}
 	}
 	if err := cf.contents(readable, func(i int, typ string, data []byte) error {

@@ -89,6 +89,9 @@ type Memo struct {
 	// ancestry checks and the histories of one pull read each commit's
 	// parents once.
 	graph commitParents
+	// budget counts the record bytes the histories of one pull read,
+	// against ReadLimits.PullBytes.
+	budget pullBudget
 }
 
 // commitParents maps commits to their parents, as read from the commits.
@@ -126,6 +129,7 @@ func (g *commitParents) put(c string, ps []string) {
 func (s *Store) Share(m *Memo) {
 	s.remembered = m.Remembered
 	s.graph = &m.graph
+	s.budget = &m.budget
 }
 
 func (m *Memo) get(key string) (verification, bool) {

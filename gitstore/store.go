@@ -32,6 +32,10 @@ type Store struct {
 	// task (the index, a search for a record) skips a task whose history
 	// does not read; err matches record.ErrUnreadable.
 	OnSkip func(task string, err error)
+	// Limits, when set, gives the configured read limits; it is asked
+	// only for a read of more than MinReadLimit bytes (nil:
+	// DefaultReadLimits).
+	Limits func() ReadLimits
 	// Sign, when set, signs every commit the store writes (records and
 	// merges): it is given the unsigned commit's content and returns the
 	// detached signature that goes into the commit's gpgsig header, as
@@ -46,7 +50,10 @@ type Store struct {
 	// on from a remembered head and remember what replays clean.
 	remembered *Remembered
 	// graph, when set, holds commits' parents already read (Share).
-	graph   *commitParents
+	graph *commitParents
+	// budget, when set, is what the pull this store verifies for may
+	// still read (Share).
+	budget  *pullBudget
 	skipped sync.Map // task -> struct{}: OnSkip was told
 	mem     memCache // the tasks this process has in hand, by head
 	behind  writeBehind
@@ -211,6 +218,18 @@ func (s *Store) recordsTreeOf(c *commit) (*tree, error) {
 // checkSize refuses an object larger than limit before reading it: the
 // size comes from the object's header, and nothing is inflated.
 func (s *Store) checkSize(h plumbing.Hash, limit int64, what string) error {
+	size, err := s.objectSize(h)
+	if err != nil {
+		return fmt.Errorf("read %s %s: %w", what, h, err)
+	}
+	if size > limit {
+		return fmt.Errorf("%s %s is %d bytes; the limit is %d", what, h, size, limit)
+	}
+	return nil
+}
+
+// objectSize is an object's size, from its header.
+func (s *Store) objectSize(h plumbing.Hash) (int64, error) {
 	size, err := s.objs.EncodedObjectSize(h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		// Perhaps in a pack written since the Storage indexed its packs
@@ -221,13 +240,7 @@ func (s *Store) checkSize(h plumbing.Hash, limit int64, what string) error {
 			size = obj.Size()
 		}
 	}
-	if err != nil {
-		return fmt.Errorf("read %s %s: %w", what, h, err)
-	}
-	if size > limit {
-		return fmt.Errorf("%s %s is %d bytes; the limit is %d", what, h, size, limit)
-	}
-	return nil
+	return size, err
 }
 
 // recordBlob reads the blob of one records/ tree entry, which must be a

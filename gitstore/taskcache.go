@@ -273,6 +273,27 @@ func (s *Store) readTask(task, head string, old *taskCache) (*taskCache, error) 
 	if err != nil {
 		return nil, err
 	}
+	// Bounded in total before any record is read from git: the head's
+	// records, by the task's limit, as replay bounds its history's.
+	// (An object that does not read is recordBlob's to report.)
+	var total int64
+	fresh := false
+	for _, e := range tree.Entries {
+		if _, ok := known[e.Name+"\x00"+e.Hash.String()]; !ok {
+			fresh = true
+			break
+		}
+	}
+	if fresh {
+		for _, e := range tree.Entries {
+			if size, err := s.objectSize(e.Hash); err == nil {
+				total += size
+			}
+		}
+	}
+	if err := s.taskLimit(total); err != nil {
+		return nil, err
+	}
 	c := &taskCache{Head: head, Entries: make([]cacheEntry, 0, len(tree.Entries))}
 	for _, e := range tree.Entries {
 		ce, ok := known[e.Name+"\x00"+e.Hash.String()]

@@ -78,6 +78,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 		store.OnSkip = func(task string, err error) { opts.Warn(skipWarning(task, err)) }
 	}
 	sess := &Session{Repo: repo, Store: store, Index: gitstore.Index{Store: store}, profileFlag: opts.Profile, resident: opts.Resident, warn: opts.Warn}
+	store.Limits = sess.readLimits
 	// Vouch: a standing conclusion is reused only from a task whose
 	// history replays clean at that moment.
 	sess.Writer = &record.Writer{Store: store, Index: sess.Index, Avail: availability{sess}, Vouch: store}
@@ -91,6 +92,17 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 		return nil, err
 	}
 	return sess, nil
+}
+
+// readLimits are the configured limits on reading histories; the
+// defaults when the configuration does not read (the command that reads
+// it says why).
+func (e *Session) readLimits() gitstore.ReadLimits {
+	st, err := e.Settings()
+	if err != nil {
+		return gitstore.DefaultReadLimits
+	}
+	return gitstore.ReadLimits{TaskBytes: st.MaxTaskBytes, PullBytes: st.MaxPullBytes}
 }
 
 // Settings reads git configuration and the environment on first use

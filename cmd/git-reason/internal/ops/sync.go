@@ -378,6 +378,7 @@ func (e *Session) integrateTogether(ctx context.Context, results []*gitstore.Int
 func (e *Session) integrateRound(ctx context.Context, prefix string, refs []gitstore.Ref, todo []int,
 	merger func() (gitstore.Signature, error), results []*gitstore.Integration) error {
 	shared := e.integrator()
+	limits := e.readLimits() // read once, before the workers start
 	errs := make([]error, len(refs))
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -387,6 +388,7 @@ func (e *Session) integrateRound(ctx context.Context, prefix string, refs []gits
 			defer wg.Done()
 			store := gitstore.NewStore(e.Repo)
 			store.Sign = e.signMerge
+			store.Limits = func() gitstore.ReadLimits { return limits }
 			store.Share(shared.Memo)
 			g := &gitstore.Integrator{Store: store, Merger: merger, Memo: shared.Memo}
 			for i := range next {

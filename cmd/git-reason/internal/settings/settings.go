@@ -60,6 +60,10 @@ type Settings struct {
 	// sends, all its advisors together (reason.maxBytesPerConsult, an
 	// integer with an optional k, m or g); a run over it sends nothing.
 	MaxBytesPerConsult int64
+	// MaxTaskBytes and MaxPullBytes bound what reading fetched histories
+	// may read, in record bytes: one task's (reason.maxTaskBytes), one
+	// pull's (reason.maxPullBytes).
+	MaxTaskBytes, MaxPullBytes int64
 
 	files []watched // what Changed compares
 }
@@ -301,6 +305,9 @@ func resolve(src source, flags Flags) (*Settings, error) {
 		errs = append(errs, err)
 	}
 	s.Signing = signing
+	if s.MaxTaskBytes, s.MaxPullBytes, err = resolveLimits(str); err != nil {
+		errs = append(errs, err)
+	}
 
 	s.NeverSend = append([]string(nil), DefaultNeverSend...)
 	for _, e := range src.entries(keyNeverSend) {

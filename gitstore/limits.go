@@ -1,0 +1,81 @@
+package gitstore
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+)
+
+// ReadLimits bound what reading histories may read, in record bytes (the
+// sizes git gives before anything is read): a fetched history of 1,500
+// records of almost 1 MiB each packs into a few hundred KiB by deltas.
+type ReadLimits struct {
+	// TaskBytes is the most the records of one task's history (every
+	// distinct record blob replay reads; the head's records for a load)
+	// may hold: reason.maxTaskBytes.
+	TaskBytes int64
+	// PullBytes is the most one pull (or push, or sync) may read of the
+	// histories it verifies: reason.maxPullBytes.
+	PullBytes int64
+}
+
+// The limits when nothing is configured, and the smallest a setting may
+// give (one record may be that large).
+const (
+	DefaultMaxTaskBytes int64 = 32 << 20
+	DefaultMaxPullBytes int64 = 128 << 20
+	MinReadLimit        int64 = 1 << 20
+)
+
+// DefaultReadLimits are the limits when nothing is configured.
+var DefaultReadLimits = ReadLimits{TaskBytes: DefaultMaxTaskBytes, PullBytes: DefaultMaxPullBytes}
+
+// ErrTooLarge is a history whose records are more than a limit allows.
+var ErrTooLarge = errors.New("too large to read")
+
+// taskLimit is the most one task's records may hold. The configured
+// limits are asked for (Store.Limits) only for a read above MinReadLimit,
+// so a command reading small tasks never reads configuration for them.
+func (s *Store) taskLimit(total int64) error {
+	if total <= MinReadLimit {
+		return nil
+	}
+	l := s.limits()
+	if total <= l.TaskBytes {
+		return nil
+	}
+	return fmt.Errorf("%w: its records total %d bytes, more than reason.maxTaskBytes (%d); if you trust where it came from, raise it: git config reason.maxTaskBytes %dm",
+		ErrTooLarge, total, l.TaskBytes, total>>20+1)
+}
+
+func (s *Store) limits() ReadLimits {
+	l := DefaultReadLimits
+	if s.Limits != nil {
+		l = s.Limits()
+	}
+	return l
+}
+
+// pullBudget is what the histories one pull verifies may still read,
+// shared by the Stores of its Integrators (Memo).
+type pullBudget struct {
+	used atomic.Int64
+}
+
+// take counts n bytes against limit, or refuses them (and counts
+// nothing) when they would go past it.
+func (b *pullBudget) take(n, limit int64) error {
+	if b == nil {
+		return nil
+	}
+	for {
+		used := b.used.Load()
+		if used+n > limit {
+			return fmt.Errorf("%w: this pull has read %d bytes of records, and this history's %d would pass reason.maxPullBytes (%d): pull again for the rest, or raise it: git config reason.maxPullBytes %dm",
+				ErrTooLarge, used, n, limit, (used+n)>>20+1)
+		}
+		if b.used.CompareAndSwap(used, used+n) {
+			return nil
+		}
+	}
+}
