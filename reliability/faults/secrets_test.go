@@ -422,12 +422,21 @@ echo "I was called with $` + tokenVar + ` (` + rawCanary + `) and have no opinio
 		}
 		// The second consult asks again only the advisors whose one
 		// transient failure left their circuit closed; they fail again.
-		// An authentication failure or a rate limit opened the circuit.
-		again := 0
+		// An authentication failure or a rate limit opened the circuit;
+		// when both advisors' circuits are open, nobody can be asked and
+		// consult is refused (3), saying when to try again.
+		again, open := 0, 0
 		for _, k := range rd.want {
-			if k != "completed" && k != "authentication" && k != "rate_limit" {
+			switch k {
+			case "authentication", "rate_limit":
+				open++
+			case "completed":
+			default:
 				again = 1
 			}
+		}
+		if open == len(rd.want) {
+			again = 3
 		}
 		r.git(again, r.only(rd.advisors...), "reason", "consult", rd.task)
 	}
