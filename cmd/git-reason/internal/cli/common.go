@@ -246,8 +246,6 @@ func shortHash(h string) string {
 	return h
 }
 
-// parseEvidence reads KIND:REF:SUMMARY. The summary may contain colons; a
-// ref keeps its own colons where they are part of "://" or a port.
 // lineRange returns the length of the START[-END] that begins s and is
 // followed by ':', or 0 when s does not begin so.
 func lineRange(s string) int {
@@ -270,6 +268,9 @@ func lineRange(s string) int {
 	return n
 }
 
+// parseEvidence reads KIND:REF:SUMMARY. The summary may contain colons; a
+// ref keeps its own colons where they are part of "://" or a port, and a
+// file's ref its line range (file:PATH:START-END:SUMMARY).
 func parseEvidence(s string) (record.Evidence, error) {
 	kind, rest, ok := strings.Cut(s, ":")
 	if !ok {
