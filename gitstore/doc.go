@@ -17,10 +17,9 @@
 // pack-refs, gc) and any number of git reason processes never lose an
 // update. What .git/reason/ caches (each task's records at its head, the
 // indexes across tasks) is keyed by ref heads and rebuilt from the refs
-// when stale or damaged. The repository is located the
-// way git locates it; of git configuration it reads only what that needs
-// (core.bare, core.worktree, extensions.worktreeConfig), with go-git's
-// decoder, or with git config for a file that decoder could misread.
+// when stale or damaged. Git locates the repository
+// (Discover: one git rev-parse, which also applies git's ownership check,
+// safe.directory); the package reads no git configuration itself.
 // Every reader of a task (load, replay, the indexes, reuse, verify, and
 // the surfaces above them) reads trees through one reader (tree.go), which
 // refuses what git's fsck refuses and what the writer never writes, so no

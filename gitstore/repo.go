@@ -1,10 +1,11 @@
 package gitstore
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
+	"os/exec"
 	"strings"
 )
 
@@ -18,237 +19,92 @@ type Repo struct {
 // ErrNotRepository is wrapped by Discover when no repository is found.
 var ErrNotRepository = errors.New("not a git repository")
 
-// Discover finds the repository for dir as git does: GIT_DIR (relative to
-// dir), GIT_COMMON_DIR and GIT_WORK_TREE when set, otherwise the nearest
-// ".git" (directory or "gitdir:" file) or bare repository at or above dir,
-// stopping below any GIT_CEILING_DIRECTORIES entry. core.bare and
-// core.worktree are honoured. Paths are absolute and clean; the error wraps
-// ErrNotRepository when there is no repository.
+// ErrRefused is wrapped by Discover when git found a repository and
+// refuses to use it by one of its safety rules: owned by another user
+// (safe.directory), or a bare repository found by walking up
+// (safe.bareRepository).
+var ErrRefused = errors.New("repository refused by git")
+
+// Discover asks git which repository dir belongs to: one git rev-parse,
+// run in dir with the caller's environment, so that GIT_DIR,
+// GIT_COMMON_DIR, GIT_WORK_TREE, GIT_CEILING_DIRECTORIES, gitfiles,
+// core.bare, core.worktree, extensions.worktreeConfig and git's ownership
+// check (safe.directory) are git's own answers, not a second reading of
+// them. Paths are absolute, with symbolic links resolved as git resolves
+// them. The error wraps ErrNotRepository when there is no repository and
+// ErrRefused when git refuses the one it found; either way it is git's
+// message, on one line.
 func Discover(dir string) (*Repo, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, fmt.Errorf("discover repository: %w", err)
-	}
-	if fi, err := os.Stat(abs); err != nil {
-		return nil, fmt.Errorf("discover repository: %w", err)
-	} else if !fi.IsDir() {
-		return nil, fmt.Errorf("discover repository: %s is not a directory", abs)
-	}
-	// git starts from getcwd() after chdir(dir): the physical directory,
-	// symbolic links resolved. Walking up the path as given (a shell's
-	// $PWD through a link) could find another repository, and would
-	// match includeIf "gitdir:" patterns git does not.
-	if abs, err = filepath.EvalSymlinks(abs); err != nil {
-		return nil, fmt.Errorf("discover repository: %w", err)
-	}
-	if env := os.Getenv("GIT_DIR"); env != "" {
-		gitdir := resolvePath(abs, env)
-		if fi, err := os.Stat(gitdir); err == nil && fi.Mode().IsRegular() {
-			if gitdir, err = readGitfile(gitdir); err != nil {
-				return nil, err
-			}
-		}
-		if !isGitDir(abs, gitdir) {
-			return nil, fmt.Errorf("GIT_DIR=%s: %w", env, ErrNotRepository)
-		}
-		return finish(abs, gitdir, abs)
-	}
-	ceiling := ceilingFor(abs)
-	for d := abs; ; {
-		gitdir, err := dotGit(abs, d)
-		if err != nil {
-			return nil, err
-		}
-		if gitdir != "" {
-			return finish(abs, gitdir, d)
-		}
-		if isGitDir(abs, d) {
-			return finish(abs, d, "")
-		}
-		parent := filepath.Dir(d)
-		if parent == d || len(parent) <= len(ceiling) {
-			break
-		}
-		d = parent
-	}
-	return nil, fmt.Errorf("no repository at or above %s: %w", abs, ErrNotRepository)
-}
-
-// dotGit returns the git dir that d/.git names, "" when there is none.
-func dotGit(cwd, d string) (string, error) {
-	p := filepath.Join(d, ".git")
-	fi, err := os.Stat(p)
+	// --show-toplevel comes last: with no work tree (a bare repository,
+	// or inside a git dir) git prints the directories and then fails on
+	// it alone.
+	cmd := exec.Command("git", "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir", "--show-toplevel")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "LC_ALL=C") // git's messages are parsed below
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	var ee *exec.ExitError
 	switch {
-	case err != nil:
-		return "", nil
-	case fi.IsDir():
-		if isGitDir(cwd, p) {
-			return p, nil
+	case err == nil && len(lines) == 3:
+		return &Repo{GitDir: lines[0], CommonDir: lines[1], WorkTree: lines[2]}, nil
+	case errors.As(err, &ee) && len(lines) == 2 && strings.Contains(stderr.String(), "must be run in a work tree"):
+		return &Repo{GitDir: lines[0], CommonDir: lines[1]}, nil
+	case errors.As(err, &ee):
+		msg := oneLine(stderr.String())
+		switch {
+		case strings.Contains(msg, "dubious ownership") || strings.Contains(msg, "safe.bareRepository"):
+			return nil, &gitSays{msg, ErrRefused}
+		case strings.Contains(msg, "not a git repository"):
+			return nil, &gitSays{msg, ErrNotRepository}
+		case msg != "":
+			return nil, fmt.Errorf("discover repository: %s", msg)
 		}
-		return "", nil
-	case fi.Mode().IsRegular():
-		gitdir, err := readGitfile(p)
-		if err != nil {
-			return "", err
-		}
-		if !isGitDir(cwd, gitdir) {
-			return "", fmt.Errorf("%s points to %s: %w", p, gitdir, ErrNotRepository)
-		}
-		return gitdir, nil
 	}
-	return "", nil
-}
-
-// readGitfile reads a "gitdir: PATH" file; a relative PATH is relative to
-// the file's directory.
-func readGitfile(p string) (string, error) {
-	data, err := os.ReadFile(p)
 	if err != nil {
-		return "", fmt.Errorf("read gitfile: %w", err)
+		return nil, fmt.Errorf("discover repository in %s: %w", dir, err)
 	}
-	target, ok := strings.CutPrefix(string(data), "gitdir: ")
-	target = strings.TrimRight(target, "\r\n")
-	if !ok || target == "" {
-		return "", fmt.Errorf("invalid gitfile format %s: %w", p, ErrNotRepository)
-	}
-	return resolvePath(filepath.Dir(p), target), nil
+	return nil, fmt.Errorf("discover repository in %s: git rev-parse printed %q", dir, out)
 }
 
-// isGitDir mirrors git's is_git_directory: a valid HEAD in gitdir, objects/
-// and refs/ in its common dir.
-func isGitDir(cwd, gitdir string) bool {
-	if !validHead(filepath.Join(gitdir, "HEAD")) {
-		return false
-	}
-	common, _ := commonDir(cwd, gitdir)
-	objects := filepath.Join(common, "objects")
-	if env := os.Getenv("GIT_OBJECT_DIRECTORY"); env != "" {
-		objects = resolvePath(cwd, env)
-	}
-	return isDir(objects) && isDir(filepath.Join(common, "refs"))
+// gitSays is git's own message for one of Discover's sentinel errors.
+type gitSays struct {
+	msg  string
+	kind error
 }
 
-func validHead(p string) bool {
-	fi, err := os.Lstat(p)
-	if err != nil {
-		return false
-	}
-	if fi.Mode()&os.ModeSymlink != 0 {
-		target, err := os.Readlink(p)
-		return err == nil && strings.HasPrefix(target, "refs/")
-	}
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return false
-	}
-	s := string(data)
-	if rest, ok := strings.CutPrefix(s, "ref:"); ok {
-		return strings.HasPrefix(strings.TrimLeft(rest, " \t"), "refs/")
-	}
-	s = strings.TrimRight(s, "\r\n")
-	return (len(s) == 40 || len(s) == 64) && isHex(s)
-}
+func (e *gitSays) Error() string { return e.msg }
+func (e *gitSays) Unwrap() error { return e.kind }
 
-// commonDir returns the common dir of gitdir and whether it differs from
-// gitdir by a commondir file or GIT_COMMON_DIR (a linked worktree).
-func commonDir(cwd, gitdir string) (string, bool) {
-	if env := os.Getenv("GIT_COMMON_DIR"); env != "" {
-		return resolvePath(cwd, env), true
-	}
-	data, err := os.ReadFile(filepath.Join(gitdir, "commondir"))
-	if err != nil {
-		return gitdir, false
-	}
-	return resolvePath(gitdir, strings.TrimRight(string(data), "\r\n")), true
-}
-
-// finish fills in the common dir and work tree for gitdir; worktree is the
-// candidate work tree ("" for a repository found as bare).
-func finish(cwd, gitdir, worktree string) (*Repo, error) {
-	common, linked := commonDir(cwd, gitdir)
-	r := &Repo{GitDir: filepath.Clean(gitdir), CommonDir: common}
-	bare, cfgWorktree, err := coreSettings(r, linked)
-	if err != nil {
-		return nil, err
-	}
-	switch env := os.Getenv("GIT_WORK_TREE"); {
-	case env != "":
-		r.WorkTree = resolvePath(cwd, env)
-	case cfgWorktree != "":
-		r.WorkTree = resolvePath(r.GitDir, cfgWorktree)
-	case !bare && worktree != "":
-		r.WorkTree = filepath.Clean(worktree)
-	}
-	return r, nil
-}
-
-// coreSettings reads core.bare and core.worktree the way git's repository
-// format check does: no includes, nothing at all without
-// core.repositoryFormatVersion, and in a linked worktree only from
-// config.worktree (when extensions.worktreeConfig is on).
-func coreSettings(r *Repo, linked bool) (bare bool, worktree string, err error) {
-	c, err := readFormat(filepath.Join(r.CommonDir, "config"))
-	if err != nil {
-		return false, "", err
-	}
-	if _, ok := c["core.repositoryformatversion"]; !ok {
-		return false, "", nil
-	}
-	if wc, err := parseBool("extensions.worktreeConfig", c["extensions.worktreeconfig"]); err != nil {
-		return false, "", err
-	} else if wc {
-		wt, err := readFormat(filepath.Join(r.GitDir, "config.worktree"))
-		if err != nil {
-			return false, "", err
-		}
-		for k, v := range wt {
-			c[k] = v
-		}
-		linked = false
-	}
-	if linked {
-		return false, "", nil
-	}
-	bare, err = parseBool("core.bare", c["core.bare"])
-	if err != nil {
-		return false, "", err
-	}
-	return bare, c["core.worktree"], nil
-}
-
-// ceilingFor returns the longest GIT_CEILING_DIRECTORIES entry that is a
-// proper ancestor of dir, or "".
-func ceilingFor(dir string) string {
-	best := ""
-	for _, c := range filepath.SplitList(os.Getenv("GIT_CEILING_DIRECTORIES")) {
-		if !filepath.IsAbs(c) {
-			continue
-		}
-		cands := []string{filepath.Clean(c)}
-		if real, err := filepath.EvalSymlinks(c); err == nil {
-			cands = append(cands, real)
-		}
-		for _, c := range cands {
-			if c == "/" || strings.HasPrefix(dir, c+"/") {
-				if len(c) > len(best) {
-					best = c
-				}
-			}
+// oneLine is git's message on one line: "fatal: " dropped, the first
+// line, then the others (a hint, the command to run) after a colon.
+func oneLine(stderr string) string {
+	var parts []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			parts = append(parts, strings.TrimPrefix(l, "fatal: "))
 		}
 	}
-	return best
-}
-
-func resolvePath(base, p string) string {
-	if filepath.IsAbs(p) {
-		return filepath.Clean(p)
+	if len(parts) < 2 {
+		return strings.Join(parts, "")
 	}
-	return filepath.Join(base, p)
+	return parts[0] + ": " + strings.Join(parts[1:], " ")
 }
 
-func isDir(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.IsDir()
+// Branch is the branch HEAD names, without refs/heads/ ("" when HEAD is
+// detached or unreadable); an unborn branch is a branch. Every caller
+// asks here, so that they agree.
+func (r *Repo) Branch() string {
+	_, target, err := r.readLoose("HEAD")
+	if err != nil {
+		return ""
+	}
+	b, _ := strings.CutPrefix(target, "refs/heads/")
+	if b == target {
+		return ""
+	}
+	return b
 }
 
 func isHex(s string) bool {

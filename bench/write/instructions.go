@@ -35,7 +35,7 @@ func (b *bench) countStartup(out io.Writer) error {
 			cases = append(cases, c)
 		case c.version || c.plain:
 			cases = append(cases, c)
-		case c.records == b.o.sizes[0] || c.rev != "" && !c.version:
+		case c.records == b.o.sizes[0] || c.rev != "" && !c.version && !c.status:
 			cases = append(cases, c) // assess, from this tree and from -baseline
 		}
 	}

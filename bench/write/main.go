@@ -9,13 +9,13 @@
 //   - `git reason context main..bench-context` in the largest repository: a
 //     branch of ten commits whose Reason-Task trailers name ten tasks, which
 //     links by reading every task;
-//   - `git config -z --list --show-scope`, the one git process a write
-//     starts to read its settings (its share of a write's cost);
+//   - `git rev-parse` and `git config --list`, the two git processes a
+//     write starts (discovery, then its settings: their share of its cost);
 //   - `git-reason --version` against a hello-world Go program the benchmark
 //     builds with the same toolchain, both run directly: what starting the
 //     program costs before it does anything. -only startup times just these
-//     and the three before them (git notes append, the startup floor and
-//     git config).
+//     and the four before them (git notes append, the startup floor,
+//     git rev-parse and git config).
 //
 // Every write goes to an existing task holding -per-task records, so the
 // only thing that differs between sizes is the rest of the repository.
@@ -28,7 +28,7 @@
 // The cases run -runs times each after two warm-up runs, in a shuffled
 // order each round so that noise hits every case alike, and the program
 // prints each case's median, min and max, the ratios and the targets. With
-// -baseline REV adds the same assess as built from revision REV of this
+// -baseline REV adds the same assess (and status) as built from revision REV of this
 // module (from the main package -baseline-pkg: ./cmd/git-reason--net times
 // git-reason as one binary with the network linked in; git archive, then
 // go build), in its own copy of the first

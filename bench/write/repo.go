@@ -34,6 +34,8 @@ type bench struct {
 	bin   string // the directory holding the git-reason under test
 	env   []string
 	cases []*benchCase
+	// baseBin and baseRev are the -baseline build, once built.
+	baseBin, baseRev string
 }
 
 func newBench(o *options, dir string) (*bench, error) {
@@ -100,8 +102,10 @@ func (b *bench) prepare(out io.Writer) error {
 			b.cases = append(b.cases,
 				&benchCase{name: "git notes --ref=x append", dir: dir, args: notesArgs},
 				&benchCase{name: "git reason schema assessment (startup floor)", dir: dir, args: schemaArgs},
-				// The one git process a write starts for its settings.
-				&benchCase{name: "git config -z --list --show-scope", dir: dir, args: configArgs},
+				// The two git processes a write starts: discovery and
+				// its settings.
+				&benchCase{name: "git rev-parse (discovery)", dir: dir, args: revParseArgs},
+				&benchCase{name: "git config --list (settings)", dir: dir, args: configArgs},
 				// Both run directly, without git in front: the startup of
 				// one Go program against the least a Go program costs.
 				&benchCase{name: "git-reason --version", dir: dir, prog: "git-reason", args: versionArgs, version: true},
@@ -159,7 +163,29 @@ func (b *bench) prepare(out io.Writer) error {
 	}
 	b.cases = append(b.cases, &benchCase{name: fmt.Sprintf("git reason status (task of %d records)", b.o.status),
 		dir: dir, args: statusArgs, status: true})
+	if b.baseBin != "" {
+		// The same status as built from -baseline, in its own copy.
+		repo := dir + "-baseline"
+		if err := copyRepo(dir, repo); err != nil {
+			return err
+		}
+		b.cases = append(b.cases, &benchCase{name: fmt.Sprintf("git reason status (task of %d records) at %s", b.o.status, b.baseRev),
+			dir: repo, args: statusArgs, status: true, bin: b.baseBin, rev: b.baseRev})
+	}
 	return nil
+}
+
+// copyRepo replaces dst with a copy of the repository src, without its
+// task cache: neither build's cache is the other's.
+func copyRepo(src, dst string) error {
+	if err := os.RemoveAll(dst); err != nil {
+		return err
+	}
+	cp := exec.Command("cp", "-a", src, dst)
+	if out, err := cp.CombinedOutput(); err != nil {
+		return fmt.Errorf("copy the repository: %v\n%s", err, out)
+	}
+	return os.RemoveAll(filepath.Join(dst, ".git", "reason"))
 }
 
 func notesArgs(i int) []string {
@@ -210,7 +236,13 @@ func (b *bench) buildHello() error {
 
 func schemaArgs(int) []string { return []string{"reason", "schema", "assessment"} }
 
-func configArgs(int) []string { return []string{"config", "-z", "--list", "--show-scope"} }
+func configArgs(int) []string {
+	return []string{"config", "--list", "-z", "--show-scope", "--show-origin", "--includes"}
+}
+
+func revParseArgs(int) []string {
+	return []string{"rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir", "--show-toplevel"}
+}
 
 func assessArgs(i int) []string {
 	return []string{"reason", "assess", benchTask, "--subject", fmt.Sprintf("timed write %d", i),
@@ -426,15 +458,7 @@ func (b *bench) baselineCase(out io.Writer, n int) (*benchCase, error) {
 		return nil, fmt.Errorf("go build at %s: %v\n%s", rev, err, out)
 	}
 	repo := filepath.Join(b.dir, fmt.Sprintf("baseline-repo-%d", n))
-	if err := os.RemoveAll(repo); err != nil {
-		return nil, err
-	}
-	cp := exec.Command("cp", "-a", filepath.Join(b.dir, fmt.Sprintf("repo-%d", n)), repo)
-	if out, err := cp.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("copy the repository: %v\n%s", err, out)
-	}
-	// Neither build's task cache is the other's.
-	if err := os.RemoveAll(filepath.Join(repo, ".git", "reason")); err != nil {
+	if err := copyRepo(filepath.Join(b.dir, fmt.Sprintf("repo-%d", n)), repo); err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(out, "# built git-reason from %s at %s and copied %s in %s\n", b.o.basePkg, rev, filepath.Base(repo), since(start))
@@ -442,6 +466,7 @@ func (b *bench) baselineCase(out io.Writer, n int) (*benchCase, error) {
 	if b.o.basePkg != "./cmd/git-reason" {
 		at += " from " + b.o.basePkg
 	}
+	b.baseBin, b.baseRev = bin, at
 	return &benchCase{name: fmt.Sprintf("git reason assess (%d records) at %s", n, at),
 		dir: repo, args: assessArgs, bin: bin, rev: at}, nil
 }

@@ -2,7 +2,6 @@ package ops
 
 import (
 	"context"
-	"strings"
 )
 
 // BranchTask is the task of the current branch: git config
@@ -19,9 +18,8 @@ type BranchTask struct {
 // HEAD, its branch.<name>.reasonTask from the settings. Every verb run
 // without TASK and the prepare-commit-msg hook ask it, so they agree.
 func (e *Session) CurrentBranchTask(ctx context.Context) (BranchTask, error) {
-	out, err := e.gitOut(ctx, "symbolic-ref", "--quiet", "--short", "HEAD")
-	branch := strings.TrimSpace(out)
-	if err != nil || branch == "" {
+	branch := e.Repo.Branch()
+	if branch == "" {
 		return BranchTask{}, nil // detached: no branch, no task
 	}
 	bt := BranchTask{Branch: branch, Task: branch}

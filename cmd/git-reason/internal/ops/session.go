@@ -69,8 +69,13 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if dir == "" {
 		dir = "."
 	}
+	// Git decides which repository this is, and refuses one owned by
+	// another user (safe.directory) before anything of it is read.
 	repo, err := gitstore.Discover(dir)
-	if err != nil {
+	switch {
+	case errors.Is(err, gitstore.ErrRefused):
+		return nil, Refused("%v", err)
+	case err != nil:
 		return nil, Usage("%v: run git reason inside a git repository (or set GIT_DIR)", err)
 	}
 	store := gitstore.NewStore(repo)
@@ -82,15 +87,6 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	// Vouch: a standing conclusion is reused only from a task whose
 	// history replays clean at that moment.
 	sess.Writer = &record.Writer{Store: store, Index: sess.Index, Avail: availability{sess}, Vouch: store}
-	// Before anything reads its configuration or writes into it: another
-	// user's repository is refused as git refuses it, from safe.directory
-	// read as git reads it, without the repository's own configuration.
-	err = checkOwner(repo, func() ([]string, error) {
-		return settings.SafeDirectories(ctx)
-	})
-	if err != nil {
-		return nil, err
-	}
 	return sess, nil
 }
 

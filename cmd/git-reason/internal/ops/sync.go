@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -96,7 +94,7 @@ func (e *Session) Remote(args []string) (string, []string, error) {
 		return args[0], args[1:], e.checkRemote(args[0])
 	}
 	remote := ""
-	if branch := e.currentBranch(); branch != "" {
+	if branch := e.Repo.Branch(); branch != "" {
 		if r := st.Upstreams[branch]; r != "" && r != "." && isRemote(r) {
 			remote = r
 		}
@@ -131,20 +129,6 @@ func (e *Session) checkRemote(name string) error {
 		return Usage("remote %q cannot name a remote-tracking namespace: rename it with 'git remote rename'", name)
 	}
 	return nil
-}
-
-// currentBranch is the branch HEAD names, "" when detached or unreadable.
-func (e *Session) currentBranch() string {
-	data, err := os.ReadFile(filepath.Join(e.Repo.GitDir, "HEAD"))
-	if err != nil {
-		return ""
-	}
-	ref, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "ref:")
-	if !ok {
-		return ""
-	}
-	b, _ := strings.CutPrefix(strings.TrimSpace(ref), "refs/heads/")
-	return b
 }
 
 // integrator returns the Integrator pull and push share, so that a head

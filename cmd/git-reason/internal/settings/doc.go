@@ -23,7 +23,6 @@
 // table and this package to the same set.
 //
 // The package is wiring, not storage: gitstore needs no setting to keep
-// records (discovery reads its three repository-format keys itself, before
-// any setting can be read), so the value lives with the program that acts
-// on it.
+// records (git rev-parse tells it where the repository is, before any
+// setting is read), so the value lives with the program that acts on it.
 package settings

@@ -64,7 +64,7 @@ func TestLoadCommandLine(t *testing.T) {
 	git(t, repo, "config", "reason.disable", "a b")
 	write(t, filepath.Join(home, "extra"), "[core]\n\thooksPath = from-extra\n")
 	params := gitParameters(t, repo, "reason.profile=from-c", "include.path="+filepath.Join(home, "extra"),
-		"safe.directory=/from/c", "user.name=It's quoted")
+		"user.name=It's quoted")
 	t.Setenv("GIT_CONFIG_PARAMETERS", params)
 
 	s := load(t, filepath.Join(repo, ".git"))
@@ -73,9 +73,6 @@ func TestLoadCommandLine(t *testing.T) {
 	}
 	if s.HooksPath != "from-extra" {
 		t.Errorf("git -c include.path: hooksPath %q", s.HooksPath)
-	}
-	if !reflect.DeepEqual(s.SafeDirectories, []string{"/from/c"}) {
-		t.Errorf("git -c safe.directory: %q", s.SafeDirectories)
 	}
 	if s.Actor.Name != "It's quoted" {
 		t.Errorf("git -c user.name with a quote: %q", s.Actor.Name)
@@ -163,27 +160,6 @@ func TestLoadErrors(t *testing.T) {
 				t.Fatalf("got %v, want one line containing %q", err, tc.want)
 			}
 		})
-	}
-}
-
-func TestSafeDirectoryScopes(t *testing.T) {
-	home := sandbox(t)
-	repo := newRepo(t)
-	write(t, filepath.Join(home, ".gitconfig"), "[safe]\n\tdirectory = /cleared\n\tdirectory =\n"+
-		"\tdirectory = /global\n[include]\n\tpath = more\n")
-	write(t, filepath.Join(home, "more"), "[safe]\n\tdirectory = /included\n")
-	system := filepath.Join(home, "system")
-	write(t, system, "[safe]\n\tdirectory = /system\n")
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "")
-	t.Setenv("GIT_CONFIG_SYSTEM", system)
-	// A repository cannot declare itself safe: git ignores these.
-	git(t, repo, "config", "safe.directory", "/local")
-	t.Setenv("GIT_CONFIG_PARAMETERS", gitParameters(t, repo, "safe.directory=/command"))
-
-	got := load(t, filepath.Join(repo, ".git")).SafeDirectories
-	want := []string{"/global", "/included", "/command"}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("safe directories %q, want %q (the empty value clears the system one too)", got, want)
 	}
 }
 

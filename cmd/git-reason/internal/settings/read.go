@@ -150,18 +150,6 @@ func (src source) configFiles(items []item, gitDir, dir string) []string {
 	return files
 }
 
-// SafeDirectories reads the safe.directory values git honours when it
-// checks who owns a repository: as outside any repository
-// (read_very_early_config), from the system and global files and the
-// command line, so that no file of the repository under check is read.
-func SafeDirectories(ctx context.Context) ([]string, error) {
-	items, _, err := list(ctx, "")
-	if err != nil {
-		return nil, err
-	}
-	return safeDirectories(toConfig(items)[keySafeDir]), nil
-}
-
 func absIn(dir, p string) string {
 	if filepath.IsAbs(p) {
 		return filepath.Clean(p)

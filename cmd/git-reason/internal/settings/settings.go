@@ -25,11 +25,6 @@ type Settings struct {
 	// HooksPath is core.hooksPath as written ("" when unset); relative
 	// paths are relative to the work tree's top, as git reads them.
 	HooksPath string
-	// SafeDirectories are the safe.directory values git honours: from the
-	// system and global files and the command line only (git ignores a
-	// repository's own), read as outside any repository (see
-	// [SafeDirectories]), in order, an empty value clearing those before.
-	SafeDirectories []string
 	// Actor is who writes records: author and committer of their commits.
 	Actor Identity
 	// Pager is how long output of git reason is paged on a terminal.
@@ -134,7 +129,6 @@ const (
 	keyDisable   = "reason.disable"
 	keyOrigin    = "reason.origin"
 	keyHooksPath = "core.hookspath"
-	keySafeDir   = "safe.directory"
 	keyUserName  = "user.name"
 	keyUserMail  = "user.email"
 	keyAuthName  = "author.name"
@@ -255,8 +249,6 @@ func resolve(src source, flags Flags) (*Settings, error) {
 
 	s.Origin = str(keyOrigin)
 	s.HooksPath = str(keyHooksPath)
-
-	s.SafeDirectories = safeDirectories(src.entries(keySafeDir))
 
 	// Git's order for an author: GIT_AUTHOR_*, author.*, user.*, and EMAIL
 	// for the address. The committer of a record's commit is the same
@@ -463,22 +455,6 @@ func firstSet(vals ...string) string {
 		}
 	}
 	return ""
-}
-
-// safeDirectories are the values of safe.directory entries git honours:
-// those of the system, global and command scopes.
-func safeDirectories(es []entry) []string {
-	var dirs []string
-	for _, e := range es {
-		switch {
-		case e.scope != "system" && e.scope != "global" && e.scope != "command":
-		case e.value == "":
-			dirs = nil
-		default:
-			dirs = append(dirs, e.value)
-		}
-	}
-	return dirs
 }
 
 // splitList splits a disable list as git config reason.disable or
