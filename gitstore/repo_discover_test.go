@@ -317,3 +317,23 @@ func TestBranch(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkDiscover is what locating the repository costs every command
+// that opens one, from a subdirectory of a work tree:
+//
+//	go test -run '^$' -bench Discover -count 5 ./gitstore
+func BenchmarkDiscover(b *testing.B) {
+	dir := b.TempDir()
+	if out, err := gitTryIn(dir, "init", "-q"); err != nil {
+		b.Fatalf("git init: %v\n%s", err, out)
+	}
+	sub := filepath.Join(dir, "a", "b")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := Discover(sub); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
