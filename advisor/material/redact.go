@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Redactor replaces secrets in text with a marker before the text can
@@ -67,43 +68,50 @@ type token struct {
 
 // tokens are the common credential forms: cloud access key ids, source
 // hosting and package registry tokens, chat workspace tokens, API keys of
-// the sk- form, signed web tokens.
-var tokens = []token{
-	{"AKIA", regexp.MustCompile(`^AKIA[0-9A-Z]{16}`), "access key id"},
-	{"ASIA", regexp.MustCompile(`^ASIA[0-9A-Z]{16}`), "access key id"},
-	{"AIza", regexp.MustCompile(`^AIza[0-9A-Za-z_-]{35}`), "api key"},
-	{"ghp_", regexp.MustCompile(`^ghp_[0-9A-Za-z]{30,}`), "token"},
-	{"gho_", regexp.MustCompile(`^gho_[0-9A-Za-z]{30,}`), "token"},
-	{"ghu_", regexp.MustCompile(`^ghu_[0-9A-Za-z]{30,}`), "token"},
-	{"ghs_", regexp.MustCompile(`^ghs_[0-9A-Za-z]{30,}`), "token"},
-	{"ghr_", regexp.MustCompile(`^ghr_[0-9A-Za-z]{30,}`), "token"},
-	{"github_pat_", regexp.MustCompile(`^github_pat_[0-9A-Za-z_]{22,}`), "token"},
-	{"glpat-", regexp.MustCompile(`^glpat-[0-9A-Za-z_-]{20,}`), "token"},
-	{"npm_", regexp.MustCompile(`^npm_[0-9A-Za-z]{36}`), "token"},
-	{"xox", regexp.MustCompile(`^xox[abposr]-[0-9A-Za-z-]{10,}`), "token"},
-	{"sk-", regexp.MustCompile(`^sk-[0-9A-Za-z_-]{20,}`), "api key"},
-	{"sk_live_", regexp.MustCompile(`^sk_live_[0-9A-Za-z]{20,}`), "api key"},
-	{"rk_live_", regexp.MustCompile(`^rk_live_[0-9A-Za-z]{20,}`), "api key"},
-	{"eyJ", regexp.MustCompile(`^eyJ[0-9A-Za-z_-]{8,}\.eyJ[0-9A-Za-z_-]{8,}\.[0-9A-Za-z_-]{8,}`), "token"},
-}
+// the sk- form, signed web tokens. They are compiled on first use, not at
+// start-up: most commands never assemble a question.
+var tokens = sync.OnceValue(func() []token {
+	return []token{
+		{"AKIA", regexp.MustCompile(`^AKIA[0-9A-Z]{16}`), "access key id"},
+		{"ASIA", regexp.MustCompile(`^ASIA[0-9A-Z]{16}`), "access key id"},
+		{"AIza", regexp.MustCompile(`^AIza[0-9A-Za-z_-]{35}`), "api key"},
+		{"ghp_", regexp.MustCompile(`^ghp_[0-9A-Za-z]{30,}`), "token"},
+		{"gho_", regexp.MustCompile(`^gho_[0-9A-Za-z]{30,}`), "token"},
+		{"ghu_", regexp.MustCompile(`^ghu_[0-9A-Za-z]{30,}`), "token"},
+		{"ghs_", regexp.MustCompile(`^ghs_[0-9A-Za-z]{30,}`), "token"},
+		{"ghr_", regexp.MustCompile(`^ghr_[0-9A-Za-z]{30,}`), "token"},
+		{"github_pat_", regexp.MustCompile(`^github_pat_[0-9A-Za-z_]{22,}`), "token"},
+		{"glpat-", regexp.MustCompile(`^glpat-[0-9A-Za-z_-]{20,}`), "token"},
+		{"npm_", regexp.MustCompile(`^npm_[0-9A-Za-z]{36}`), "token"},
+		{"xox", regexp.MustCompile(`^xox[abposr]-[0-9A-Za-z-]{10,}`), "token"},
+		{"sk-", regexp.MustCompile(`^sk-[0-9A-Za-z_-]{20,}`), "api key"},
+		{"sk_live_", regexp.MustCompile(`^sk_live_[0-9A-Za-z]{20,}`), "api key"},
+		{"rk_live_", regexp.MustCompile(`^rk_live_[0-9A-Za-z]{20,}`), "api key"},
+		{"eyJ", regexp.MustCompile(`^eyJ[0-9A-Za-z_-]{8,}\.eyJ[0-9A-Za-z_-]{8,}\.[0-9A-Za-z_-]{8,}`), "token"},
+	}
+})
 
 // tokensByFirst indexes the token forms by their first byte, so that the
 // scan looks closer only where one may start.
-var tokensByFirst = func() (t [256][]*token) {
-	for i := range tokens {
-		c := tokens[i].prefix[0]
-		t[c] = append(t[c], &tokens[i])
+var tokensByFirst = sync.OnceValue(func() (t *[256][]*token) {
+	t = new([256][]*token)
+	all := tokens()
+	for i := range all {
+		c := all[i].prefix[0]
+		t[c] = append(t[c], &all[i])
 	}
 	return t
-}()
+})
 
 // candidate marks the bytes where a secret may start or be assigned.
-var candidate = func() (t [256]bool) {
+var candidate = sync.OnceValue(func() (t *[256]bool) {
+	t = new([256]bool)
+	first := tokensByFirst()
 	for c := range 256 {
-		t[c] = c == '=' || c == ':' || c == '-' || tokensByFirst[c] != nil
+		t[c] = c == '=' || c == ':' || c == '-' || first[c] != nil
 	}
 	return t
-}()
+})
 
 // secretWords mark a name whose assigned value is a secret.
 var secretWords = []string{"secret", "token", "passw", "apikey", "api_key", "api-key",
@@ -151,9 +159,10 @@ func (r *Redactor) find(text string) []span {
 			at += i + len(v)
 		}
 	}
+	cand, first := candidate(), tokensByFirst()
 	for i := 0; i < len(text); i++ {
 		c := text[i]
-		if !candidate[c] {
+		if !cand[c] {
 			continue
 		}
 		switch {
@@ -161,7 +170,7 @@ func (r *Redactor) find(text string) []span {
 			if s, ok := r.assignment(text, i); ok {
 				spans = append(spans, s)
 			}
-		case (c == '-' || tokensByFirst[c] != nil) && (i == 0 || !isWord(text[i-1])):
+		case (c == '-' || first[c] != nil) && (i == 0 || !isWord(text[i-1])):
 			if s, ok := tokenAt(text, i); ok {
 				spans = append(spans, s)
 				i = s.end - 1
@@ -194,7 +203,7 @@ func tokenAt(text string, i int) (span, bool) {
 		return span{}, false
 	}
 	window := rest[:min(len(rest), 512)]
-	for _, k := range tokensByFirst[rest[0]] {
+	for _, k := range tokensByFirst()[rest[0]] {
 		if k.prefix[1] != rest[1] || !strings.HasPrefix(window, k.prefix) {
 			continue
 		}
