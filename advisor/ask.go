@@ -77,6 +77,9 @@ func Ask(ctx context.Context, d Declaration, req transport.Request) *Asked {
 			out.Model = &record.Model{Name: DeclaredModel(d), Source: "declared"}
 			if name := strings.TrimSpace(ans.Model); plausibleModel(name) {
 				out.Model = &record.Model{Name: name, Source: "reported"}
+				if ans.ModelDeclared {
+					out.Model.Source = "declared"
+				}
 			}
 			return out
 		}

@@ -52,9 +52,10 @@ const (
 // as a bearer token unless AuthHeader says otherwise.
 //
 // The peer's first completed answer is the answer: Output is its conclusion
-// as JSON (so [Normalise] reads it back unchanged) and Model its model name
-// when the peer says the name was reported, "" when the peer only declared
-// it — a declared name at the peer is not a report from the responder. When
+// as JSON (so [Normalise] reads it back unchanged) and Model the model the
+// peer recorded as having answered, ModelDeclared when the peer only
+// declared it: the record attributes the answer to that model, marked
+// declared, rather than to the peer's id. When
 // no answer completed the peer is unavailable: its advisors' failures are
 // theirs, not the peer's (an authentication failure there must not open our
 // circuit for an hour), and they are summarised in the detail.
@@ -80,11 +81,13 @@ func (peer) Ask(ctx context.Context, t Target, req Request) (Answer, error) {
 			if err != nil {
 				return Answer{}, failf(Malformed, "the peer's conclusion cannot be encoded")
 			}
-			model := ""
-			if a.Model != nil && a.Model.Source == "reported" {
-				model = a.Model.Name
+			// The peer recorded who answered there, reported or declared:
+			// that is the attribution, kept with its source.
+			ans := Answer{Output: string(out)}
+			if a.Model != nil {
+				ans.Model, ans.ModelDeclared = a.Model.Name, a.Model.Source != "reported"
 			}
-			return Answer{Output: string(out), Model: model}, nil
+			return ans, nil
 		}
 		kind := "failed"
 		if a.Failure != nil && a.Failure.Kind != "" {

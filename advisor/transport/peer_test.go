@@ -110,6 +110,7 @@ func TestPeerOutcomes(t *testing.T) {
 		answers   []PeerAnswer
 		want      FailureKind
 		wantModel string
+		declared  bool // the model is passed on marked declared
 		detail    []string
 	}{
 		{name: "first completed wins", wantModel: "model-a", answers: []PeerAnswer{
@@ -117,7 +118,7 @@ func TestPeerOutcomes(t *testing.T) {
 			{Advisor: "two", Status: PeerCompleted, Conclusion: &c, Model: &record.Model{Name: "model-a", Source: "reported"}},
 			{Advisor: "three", Status: PeerCompleted, Conclusion: &record.Answer{Stance: StanceOppose}, Model: &record.Model{Name: "model-b", Source: "reported"}},
 		}},
-		{name: "declared model is not passed on as reported", wantModel: "", answers: []PeerAnswer{
+		{name: "declared model is passed on marked declared", wantModel: "model-a", declared: true, answers: []PeerAnswer{
 			{Advisor: "one", Status: PeerCompleted, Conclusion: &c, Model: &record.Model{Name: "model-a", Source: "declared"}},
 		}},
 		{name: "none completed is unavailable", want: Unavailable, detail: []string{"one authentication", "two timeout"}, answers: []PeerAnswer{
@@ -147,7 +148,7 @@ func TestPeerOutcomes(t *testing.T) {
 				t.Fatal(f)
 			}
 			got, err := Normalise(ans.Output)
-			if err != nil || !reflect.DeepEqual(got, c) || ans.Model != tc.wantModel {
+			if err != nil || !reflect.DeepEqual(got, c) || ans.Model != tc.wantModel || ans.ModelDeclared != tc.declared {
 				t.Errorf("answer %+v (model %q), %v; want %+v (model %q)", got, ans.Model, err, c, tc.wantModel)
 			}
 		})

@@ -31,6 +31,10 @@ type Request struct {
 type Answer struct {
 	Output string
 	Model  string
+	// ModelDeclared says that Model is what the responder's own
+	// declaration names rather than a report of the model (a peer whose
+	// advisor reported none): it is recorded as declared.
+	ModelDeclared bool
 }
 
 // FailureKind classifies why a consultation produced no answer.

@@ -275,3 +275,43 @@ func smallResult(t *testing.T, s *sandbox) consultRow {
 	t.Fatalf("no consultation in T-small")
 	return consultRow{}
 }
+
+// Through serve, the model that answered on the peer is what the client
+// records: here the peer's advisor reports none, so the peer declares its
+// model and the client records that model, marked declared, not the peer's
+// advisor id.
+func TestConsultPeerKeepsDeclaredModel(t *testing.T) {
+	t.Parallel()
+	const token = "peer-token-9d1e"
+	a := newSandbox(t, fakeVendor+`advisors:
+  - id: adv-local
+    transport: cli
+    adapter: exec
+    executable: fake-quiet
+    command: [fake-quiet]
+    provider: fake_tool
+    vendor: fakevendor
+    model: fake-model-2
+    capabilities: [reasoning]
+`, map[string]string{"fake-quiet": `cat > /dev/null
+echo '{"stance":"endorse","summary":"served without a model report","confidence":0.5}'
+`}, "PEER_TEST_TOKEN="+token)
+	addr, serverLog := serve(t, a, "--token-env", "PEER_TEST_TOKEN")
+	b := newSandbox(t, `advisors:
+  - id: adv-remote
+    transport: peer
+    adapter: peer
+    base_url: http://`+addr+`
+    credential: PEER_TEST_TOKEN
+    capabilities: [reasoning]
+`, nil, "PEER_TEST_TOKEN="+token)
+	b.plan("T-p")
+	var out consultOut
+	raw := b.reasonJSON(&out, "consult", "T-p")
+	if len(out.Results) != 1 || out.Results[0].Status != "completed" {
+		t.Fatalf("consult: %s\nserver stderr:\n%s", raw, serverLog())
+	}
+	if r := out.Results[0]; r.Model != "fake-model-2" || r.ModelSource != "declared" {
+		t.Errorf("model %q (%s), want fake-model-2 (declared) as the peer recorded it", r.Model, r.ModelSource)
+	}
+}
