@@ -235,9 +235,11 @@ func TestConsultAsksConcurrently(t *testing.T) {
 // Results come back in plan order; records are stored as answers arrive.
 func TestConsultResultsInPlanOrder(t *testing.T) {
 	f := planned(t, "adv-a", "adv-b", "adv-c")
-	// The first advisor is the slowest and the last the fastest.
-	a := chatAdvisor("adv-a", fakeChat(t, 600*time.Millisecond, "", answer("endorse")), "fake-model-1")
-	b := chatAdvisor("adv-b", fakeChat(t, 300*time.Millisecond, "", answer("endorse_with_changes")), "fake-model-2")
+	// The first advisor is the slowest and the last the fastest, by gaps
+	// wider than a process start on a loaded machine (at load 40 the exec
+	// advisor took over 300 ms to answer).
+	a := chatAdvisor("adv-a", fakeChat(t, 2400*time.Millisecond, "", answer("endorse")), "fake-model-1")
+	b := chatAdvisor("adv-b", fakeChat(t, 1200*time.Millisecond, "", answer("endorse_with_changes")), "fake-model-2")
 	c := execAdvisor(t, "adv-c", `cat >/dev/null; echo '`+answer("insufficient_information")+`'`)
 	var mu sync.Mutex
 	var events []string
