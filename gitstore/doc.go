@@ -2,10 +2,11 @@
 // refs/reasoning/tasks/<task>, one commit per record, each commit's tree
 // holding every record of the task so far under records/.
 //
-// Commits and trees are encoded and decoded by this package (objects.go),
-// exactly as go-git's object package does, which is not linked: it brings
-// an OpenPGP implementation whose initialisation every command would pay
-// at start-up. A commit is signed when Store.Sign is set: the signer gets
+// Commits are encoded and decoded, and trees encoded, by this package
+// (objects.go), exactly as go-git's object package does, which is not
+// linked: it brings an OpenPGP implementation whose initialisation every
+// command would pay at start-up. Trees are read by one reader (tree.go)
+// for every reader of a task. A commit is signed when Store.Sign is set: the signer gets
 // the unsigned commit's content and its signature goes into the gpgsig
 // header (WithSignature), as git commit -S writes it; package signing runs
 // the user's own signing program. Objects are read through go-git's object storage and
@@ -20,10 +21,11 @@
 // when stale or damaged. Git locates the repository
 // (Discover: one git rev-parse, which also applies git's ownership check,
 // safe.directory); the package reads no git configuration itself.
-// Every reader of a task (load, replay, the indexes, reuse, verify, and
-// the surfaces above them) reads trees through one reader (tree.go), which
-// refuses what git's fsck refuses and what the writer never writes, so no
-// two readers see one history differently.
+// That reader refuses what git's fsck refuses and what the writer never
+// writes, so that no two readers (load, replay, the indexes, reuse,
+// verify, and the surfaces above them) see one history differently; and
+// what a history's records total is bounded before any is read
+// (ReadLimits: reason.maxTaskBytes, reason.maxPullBytes).
 // Verification reads a task's whole history through git's own rev-list
 // (the commit graph) and one cat-file process (every object, its size
 // asked for before it is read), each distinct tree once. The package does
