@@ -329,6 +329,7 @@ func (s *Store) Append(ctx context.Context, task, head string, rec *record.Recor
 	if err != nil {
 		return "", taskConflict(task, err)
 	}
+	s.noteWritten(commit.String())
 	s.cacheAppended(task, commit.String(), prev, rec.FileName(), blob.String(), data)
 	return commit.String(), nil
 }

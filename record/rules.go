@@ -96,6 +96,14 @@ func (w *Writer) admitAssessment(ctx context.Context, st *State, a *Assessment) 
 		if w.Vouch != nil && w.Vouch.Clean(ctx, c.Task) != nil {
 			continue
 		}
+		if w.Authors != nil {
+			if err := w.Authors.AuthorsTrusted(ctx, c.Task, c.Conclusion); err != nil {
+				if w.NotReused != nil {
+					w.NotReused(fmt.Sprintf("standing conclusion %s of task %s not reused, review asked afresh: %v", short(c.Conclusion), c.Task, err))
+				}
+				continue
+			}
+		}
 		d.Reuses, d.ReusesTask, d.ReusesActor = c.Conclusion, c.Task, c.Actor
 		d.ReusesMateriality, d.ReusesReversibility = c.Materiality, c.Reversibility
 		break

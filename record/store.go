@@ -52,6 +52,16 @@ type Voucher interface {
 	Clean(ctx context.Context, task string) error
 }
 
+// Authorship says whether the records a standing conclusion rests on were
+// written by authors this clone trusts.
+type Authorship interface {
+	// AuthorsTrusted returns nil when the conclusion and every
+	// consultation and local-review answer it weighed were written in this
+	// clone or signed by an allowed signer; else an error naming the task
+	// and the records that were not.
+	AuthorsTrusted(ctx context.Context, task, conclusion string) error
+}
+
 // ScanIndex is an Index that derives every task from its store on each
 // call. It is exact and simple; stores with many tasks provide a cached one.
 type ScanIndex struct{ Store Store }

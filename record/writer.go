@@ -51,11 +51,17 @@ type Writer struct {
 	// Vouch, when set, must vouch for a task before a standing conclusion
 	// of it is reused (stores whose histories can arrive from elsewhere set
 	// it); nil reuses from any task.
-	Vouch  Voucher
-	Avail  Availability // nil means NoAdvisors
-	Actor  string       // "Name <email>"
-	Origin string       // this clone's id
-	Now    func() time.Time
+	Vouch Voucher
+	// Authors, when set, must trust who wrote a standing conclusion and
+	// the reviews it weighed before it is reused; NotReused, when set, is
+	// told in one line why a conclusion that would have been reused was
+	// not.
+	Authors   Authorship
+	NotReused func(line string)
+	Avail     Availability // nil means NoAdvisors
+	Actor     string       // "Name <email>"
+	Origin    string       // this clone's id
+	Now       func() time.Time
 	// MaxAttempts bounds compare-and-swap retries when the head keeps moving.
 	MaxAttempts int
 }

@@ -87,6 +87,12 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	// Vouch: a standing conclusion is reused only from a task whose
 	// history replays clean at that moment.
 	sess.Writer = &record.Writer{Store: store, Index: sess.Index, Avail: availability{sess}, Vouch: store}
+	// Authors: and only when its authors are trusted (authors.go), saying
+	// why not otherwise.
+	sess.Writer.Authors = authors{sess}
+	if opts.Warn != nil {
+		sess.Writer.NotReused = func(line string) { opts.Warn(record.Printable(line)) }
+	}
 	return sess, nil
 }
 
