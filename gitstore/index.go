@@ -16,9 +16,10 @@ const indexVersion = 4
 
 // Index caches, per task, what reads across every task need, in files
 // under .git/reason/: index.json holds each task's status and consultation
-// records (whose outcomes feed the circuits), standing.json its standing
-// conclusions (read by every assessment, so kept small), handover.json its
-// handover, mentions.json the commits and files its records name. The refs
+// records (whose outcomes feed the circuits), handover.json its
+// handover, mentions.json the commits and files its records name; the
+// standing conclusions every assessment looks up are in the subject index
+// (subjects.go). The refs
 // are the
 // only truth: every entry is keyed by its task's head, an entry whose head
 // differs from the ref (a new record, a ref fetched by plain git) is
@@ -31,13 +32,6 @@ type IndexEntry struct {
 	Head          string          `json:"head"`
 	Status        record.Status   `json:"status"`
 	Consultations []record.Record `json:"consultations,omitempty"`
-}
-
-// standingEntry is a task's standing conclusions at one head. They live in
-// a file of their own, read by every assessment, so it stays small.
-type standingEntry struct {
-	Head     string            `json:"head"`
-	Standing []record.Standing `json:"standing"`
 }
 
 // handoverEntry is a task's handover at one head: the handover of every
@@ -59,7 +53,6 @@ type mentionEntry struct {
 func (e *mentionEntry) head() string { return e.Head }
 
 func (e *IndexEntry) head() string    { return e.Head }
-func (e *standingEntry) head() string { return e.Head }
 func (e *handoverEntry) head() string { return e.Head }
 
 // Tasks returns the cache entry of every task, brought up to date with the
@@ -67,6 +60,9 @@ func (e *handoverEntry) head() string { return e.Head }
 func (x Index) Tasks(ctx context.Context) ([]record.TaskHead, map[string]*IndexEntry, error) {
 	return refresh(ctx, x.Store, "index.json", "", func(t record.TaskHead, st *record.State, recs []*record.Record) *IndexEntry {
 		e := &IndexEntry{Head: t.Head, Status: st.Summarize()}
+		// A head this read finds moved (by a write, a pull, or plain git)
+		// is indexed by subject too.
+		x.Store.noteStanding(t.Task, t.Head, st.Standing())
 		for _, r := range recs {
 			if r.Kind == record.KindConsultation {
 				e.Consultations = append(e.Consultations, *r)
@@ -76,29 +72,12 @@ func (x Index) Tasks(ctx context.Context) ([]record.TaskHead, map[string]*IndexE
 	})
 }
 
-// Standing implements record.Index. The entry of task skip is not brought
-// up to date: the writer has that task in hand already, and deriving it
-// again would double the cost of every append.
+// Standing implements record.Index from the subject index (subjects.go):
+// one small file per subject, never a file that grows with the tasks.
+// The entry of task skip is not brought up to date: the writer has that
+// task in hand already.
 func (x Index) Standing(ctx context.Context, key, skip string) ([]record.Standing, error) {
-	tasks, entries, err := refresh(ctx, x.Store, "standing.json", skip, func(t record.TaskHead, st *record.State, _ []*record.Record) *standingEntry {
-		return &standingEntry{Head: t.Head, Standing: st.Standing()}
-	})
-	if err != nil {
-		return nil, err
-	}
-	var out []record.Standing
-	for _, t := range tasks {
-		if t.Task == skip || entries[t.Task] == nil {
-			continue
-		}
-		for _, s := range entries[t.Task].Standing {
-			if s.SubjectKey == key {
-				out = append(out, s)
-			}
-		}
-	}
-	record.SortStanding(out)
-	return out, nil
+	return x.Store.standingOn(ctx, key, skip)
 }
 
 // Handovers returns the handover (record.State.Handover) of every task

@@ -331,6 +331,9 @@ func (s *Store) Append(ctx context.Context, task, head string, rec *record.Recor
 	}
 	s.noteWritten(commit.String())
 	s.cacheAppended(task, commit.String(), prev, rec.FileName(), blob.String(), data)
+	if rec.Kind == record.KindConclusion {
+		s.indexConclusion(task, commit.String(), prev, rec)
+	}
 	return commit.String(), nil
 }
 

@@ -87,28 +87,49 @@ func runLog(ctx context.Context, o *logOptions) error {
 	if err != nil {
 		return err
 	}
-	all, err := sess.Log(ctx, o.Task)
-	if err != nil {
-		return err
-	}
-	lines := []ops.LogLine{}
-	for _, l := range all {
+	keep := func(l ops.LogLine) bool {
 		if o.Kind != "" && l.Kind != o.Kind {
-			continue
+			return false
 		}
 		if !o.Since.IsZero() || !o.Until.IsZero() {
 			t, err := time.Parse(time.RFC3339Nano, l.Created)
 			if err == nil && (t.Before(o.Since) || !o.Until.IsZero() && t.After(o.Until)) {
-				continue
+				return false
 			}
 		}
-		lines = append(lines, l)
+		return true
 	}
-	if o.Max > 0 && len(lines) > o.Max {
-		lines = lines[len(lines)-o.Max:]
+	lines := []ops.LogLine{}
+	empty := false // no task at all: said as status says it
+	if o.Task == "" && o.Max > 0 {
+		// The newest N across every task: read newest first, stop early.
+		if lines, err = sess.LogNewest(ctx, o.Max, keep); err != nil {
+			return err
+		}
+		if len(lines) == 0 {
+			tasks, err := sess.Store.Tasks(ctx)
+			if err != nil {
+				return err
+			}
+			empty = len(tasks) == 0
+		}
+	} else {
+		all, err := sess.Log(ctx, o.Task)
+		if err != nil {
+			return err
+		}
+		empty = o.Task == "" && len(all) == 0
+		for _, l := range all {
+			if keep(l) {
+				lines = append(lines, l)
+			}
+		}
+		if o.Max > 0 && len(lines) > o.Max {
+			lines = lines[len(lines)-o.Max:]
+		}
 	}
 	return o.render(lines, func(w io.Writer) error {
-		if o.Task == "" && len(all) == 0 {
+		if empty {
 			fmt.Fprintln(w, noTasks(ctx, sess)) // as status says it
 			return nil
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -40,6 +41,10 @@ type PushResult struct {
 	Pulled []*PulledTask `json:"pulled"`
 	Needs  []Need        `json:"needs"` // what the pulls' merges refused
 	Rounds int           `json:"rounds"`
+	// Examined counts the tasks whose head differed from the remote's
+	// (as last fetched or pushed), in every round: the only histories a
+	// push reads. A push with nothing to do examines none.
+	Examined int `json:"examined"`
 }
 
 // Refused counts the tasks verification or quarantine kept back (exit 3).
@@ -76,13 +81,23 @@ func (e *Session) Push(ctx context.Context, req SyncRequest, skip map[string]boo
 	out := &PushResult{Remote: req.Remote, Tasks: []*PushedTask{}, Pulled: []*PulledTask{}, Needs: []Need{}}
 	pending := req.Tasks
 	if len(pending) == 0 {
-		all, err := e.Store.Tasks(ctx)
+		// Heads are compared first, from one listing of each namespace:
+		// only tasks whose head is not the remote's (as last fetched or
+		// pushed) are candidates, and only they are verified.
+		local, err := refHeads(e.Repo, gitstore.TaskPrefix)
 		if err != nil {
 			return nil, err
 		}
-		for _, t := range all {
-			pending = append(pending, t.Task)
+		tracking, err := refHeads(e.Repo, gitstore.RemotePrefix+req.Remote+"/")
+		if err != nil {
+			return nil, err
 		}
+		for task, head := range local {
+			if tracking[task] != head {
+				pending = append(pending, task)
+			}
+		}
+		slices.Sort(pending)
 	} else {
 		for _, t := range pending {
 			if err := record.CheckTask(t); err != nil {
@@ -104,6 +119,7 @@ func (e *Session) Push(ctx context.Context, req SyncRequest, skip map[string]boo
 			if skip[task] {
 				continue
 			}
+			out.Examined++
 			pt, err := e.pushCandidate(ctx, g, req.Remote, task)
 			if err != nil {
 				return nil, err

@@ -31,6 +31,10 @@ type PullResult struct {
 	// Signatures are the signature checks of the fetched commits that
 	// were new here, per task (see checkFetched).
 	Signatures []TaskSignatures `json:"signatures"`
+	// Examined counts the fetched tasks whose head differed from the
+	// local one: the only histories a pull reads. A pull with nothing to
+	// do examines none.
+	Examined int `json:"examined"`
 }
 
 // What pull did with a task (PulledTask.Outcome).
@@ -201,20 +205,29 @@ func (e *Session) integrate(ctx context.Context, remote string, tasks []string, 
 	for _, f := range refused {
 		skip[f.Task] = true
 	}
+	// Heads are compared first: a task whose fetched head is its local
+	// head has nothing to bring, and its history is not read.
+	local, err := refHeads(e.Repo, gitstore.TaskPrefix)
+	if err != nil {
+		return nil, err
+	}
 	var todo []gitstore.Ref
 	for _, ref := range fetched {
 		t := strings.TrimPrefix(ref.Name, prefix)
-		if (len(tasks) == 0 || named[t]) && !skip[t] {
+		if (len(tasks) == 0 || named[t]) && !skip[t] && local[t] != ref.Hash {
 			todo = append(todo, ref)
 		}
 	}
+	out.Examined = len(todo)
 	todo, held, err := e.checkFetched(ctx, prefix, todo, out)
 	if err != nil {
 		return nil, err
 	}
-	results, err := e.integrateAll(ctx, prefix, todo)
-	if err != nil {
-		return nil, err
+	var results []*gitstore.Integration
+	if len(todo) > 0 {
+		if results, err = e.integrateAll(ctx, prefix, todo); err != nil {
+			return nil, err
+		}
 	}
 	for _, f := range refused {
 		results = append(results, gitstore.RefusedIntegration(f))
@@ -230,6 +243,12 @@ func (e *Session) integrate(ctx context.Context, remote string, tasks []string, 
 			out.Quarantined++
 			continue
 		}
+		// Its standing conclusions may have changed: the subject index the
+		// writer looks reuses up in learns them now, at the cost of this
+		// task alone.
+		if err := e.Store.NoteStanding(ctx, in.Task); err != nil {
+			e.Store.Skip(in.Task, err)
+		}
 		if err := e.Store.SaveRefusals(in.Task, in.To, in.Refusals); err != nil {
 			return nil, fmt.Errorf("remember what the merge of %s refused: %w", in.Task, err)
 		}
@@ -238,6 +257,21 @@ func (e *Session) integrate(ctx context.Context, remote string, tasks []string, 
 			return nil, err
 		}
 		out.Needs = append(out.Needs, needs...)
+	}
+	return out, nil
+}
+
+// refHeads lists the refs under prefix once (loose and packed), by the
+// rest of their name: one pass over the refs instead of a lookup per
+// task, which reads packed-refs each time.
+func refHeads(r *gitstore.Repo, prefix string) (map[string]string, error) {
+	refs, err := r.ListRefs(prefix)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(refs))
+	for _, ref := range refs {
+		out[strings.TrimPrefix(ref.Name, prefix)] = ref.Hash
 	}
 	return out, nil
 }

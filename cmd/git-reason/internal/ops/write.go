@@ -9,11 +9,13 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"git-reason/advisor"
+	"git-reason/gitstore"
 	"git-reason/record"
 )
 
@@ -172,6 +174,56 @@ func (e *Session) StatusAll(ctx context.Context) ([]record.Status, error) {
 type LogLine struct {
 	Task string `json:"task"`
 	record.TimelineEntry
+}
+
+// LogNewest returns the n newest entries across every task that keep
+// accepts, ordered by creation time as Log orders them. It reads the
+// tasks newest first (gitstore.Store.Latest: the heads and one cached
+// line per task) and stops at the first task whose newest record is older
+// than the n-th entry found, so its cost is the few tasks that hold the
+// newest records, not every history.
+func (e *Session) LogNewest(ctx context.Context, n int, keep func(LogLine) bool) ([]LogLine, error) {
+	latest, err := e.Store.Latest(ctx)
+	if err != nil {
+		return nil, err
+	}
+	order := make(map[string]int, len(latest))
+	for i, l := range latest {
+		order[l.Task] = i // task name order, as Log reads them
+	}
+	slices.SortStableFunc(latest, func(a, b gitstore.TaskLatest) int { return strings.Compare(b.Latest, a.Latest) })
+	newestFirst := func(a, b LogLine) int {
+		if c := strings.Compare(b.Created, a.Created); c != 0 {
+			return c
+		}
+		return order[b.Task] - order[a.Task]
+	}
+	var got []LogLine
+	for _, t := range latest {
+		if len(got) >= n && t.Latest < got[n-1].Created {
+			break
+		}
+		st, _, err := e.State(ctx, t.Task)
+		if errors.Is(err, record.ErrUnreadable) {
+			e.Store.Skip(t.Task, err)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		tl := st.Timeline()
+		for i := len(tl) - 1; i >= 0; i-- {
+			if l := (LogLine{Task: t.Task, TimelineEntry: tl[i]}); keep(l) {
+				got = append(got, l)
+			}
+		}
+		slices.SortStableFunc(got, newestFirst)
+		if len(got) > n {
+			got = got[:n]
+		}
+	}
+	slices.Reverse(got)
+	return got, nil
 }
 
 // Log returns the timeline of one task, or of every task ordered by

@@ -1,0 +1,314 @@
+// Command scale-bench measures what git reason costs as the number of
+// tasks grows, against plain git on the same refs, in one run:
+//
+//   - a sync with nothing to do ÷ `git fetch` of the task refs (target
+//     <= 1.5x);
+//   - a pull after one task moved on the remote ÷ `git fetch` of that
+//     change (<= 2x);
+//   - an assessment of a new subject at N tasks ÷ at -small tasks (<= 1.2x);
+//   - `log -n 5` (<= 50 ms);
+//   - status, handover, verify and task completion at N tasks.
+//
+// Each world is a bare remote holding N tasks of two records each (made
+// by harness.BulkTasks: the real writer in process, then one git
+// fast-import, refs packed) and a clone holding them all on its task and
+// remote-tracking refs, caches warmed by one status and one sync. Every
+// timed command runs -runs times; the program prints medians (min-max).
+// Timed operations that change the repository run on fresh copies made
+// outside the timing.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"git-reason/reliability/harness"
+)
+
+func main() {
+	runs := flag.Int("runs", 5, "timed runs of each command")
+	sizes := flag.String("tasks", "5000,20000", "comma-separated task counts")
+	small := flag.Int("small", 50, "the task count assess is compared with")
+	keep := flag.String("keep", "", "build the worlds in `DIR` and keep them")
+	flag.Parse()
+	if err := run(*runs, *sizes, *small, *keep); err != nil {
+		fmt.Fprintln(os.Stderr, "scale-bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(runs int, sizes string, small int, keep string) error {
+	root := keep
+	if root == "" {
+		var err error
+		if root, err = os.MkdirTemp("", "scale-bench-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(root)
+	}
+	if err := setup(root); err != nil {
+		return err
+	}
+	var ns []int
+	for _, f := range strings.Split(sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return fmt.Errorf("-tasks: %w", err)
+		}
+		ns = append(ns, n)
+	}
+	fmt.Printf("load average at start: %s\n", harness.LoadAverage())
+	base, err := newWorld(root, small)
+	if err != nil {
+		return err
+	}
+	smallAssess, err := timeAssess(base, runs)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%d tasks: assess %s\n", small, smallAssess)
+	for _, n := range ns {
+		w, err := newWorld(root, n)
+		if err != nil {
+			return err
+		}
+		if err := report(w, runs, smallAssess, small); err != nil {
+			return fmt.Errorf("%d tasks: %w", n, err)
+		}
+	}
+	fmt.Printf("load average at end: %s\n", harness.LoadAverage())
+	return nil
+}
+
+// setup gives every process a home of its own and the binary on PATH.
+func setup(root string) error {
+	bin := filepath.Join(root, "bin")
+	if err := harness.Install(bin); err != nil {
+		return err
+	}
+	home := filepath.Join(root, "home")
+	if err := harness.WriteHome(home, ""); err != nil {
+		return err
+	}
+	os.Setenv("HOME", home)
+	os.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	os.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "CI", "GIT_REASON_PROFILE"} {
+		os.Unsetenv(k)
+	}
+	return nil
+}
+
+type world struct {
+	n            int
+	dir          string // holds remote.git, clone, writer
+	remote       string
+	clone        string
+	assessNumber int
+}
+
+const trackSpec = "+refs/reasoning/tasks/*:refs/reasoning/remotes/origin/*"
+
+func newWorld(root string, n int) (*world, error) {
+	w := &world{n: n, dir: filepath.Join(root, fmt.Sprintf("w%d", n))}
+	w.remote, w.clone = filepath.Join(w.dir, "remote.git"), filepath.Join(w.dir, "clone")
+	start := time.Now()
+	if err := git("", "init", "-q", "--bare", w.remote); err != nil {
+		return nil, err
+	}
+	if err := harness.BulkTasks(context.Background(), w.remote, "T-", n); err != nil {
+		return nil, err
+	}
+	if err := git("", "init", "-q", w.clone); err != nil {
+		return nil, err
+	}
+	steps := [][]string{
+		{"remote", "add", "origin", w.remote},
+		{"fetch", "-q", "origin", "+refs/reasoning/tasks/*:refs/reasoning/tasks/*", trackSpec},
+		{"pack-refs", "--all"},
+	}
+	for _, s := range steps {
+		if err := git(w.clone, s...); err != nil {
+			return nil, err
+		}
+	}
+	// Caches warmed as a clone in use has them: the task index, the
+	// remembered heads, and the subject index its first assessment builds.
+	for _, args := range [][]string{{"status"}, {"sync"}, {"assess", "warm", "--subject", "warm-up", "--question", "q",
+		"--materiality", "trivial", "--reversibility", "reversible"}, {"sync"}} {
+		if _, err := timed(w.clone, "git", append([]string{"reason"}, args...)...); err != nil {
+			return nil, err
+		}
+	}
+	fmt.Printf("%d tasks: world made in %v\n", n, time.Since(start).Round(time.Millisecond))
+	return w, nil
+}
+
+// report times everything at w's size and prints it.
+func report(w *world, runs int, smallAssess stats, small int) error {
+	noop, err := repeat(runs, func() (time.Duration, error) { return timed(w.clone, "git", "reason", "sync") })
+	if err != nil {
+		return err
+	}
+	fetch, err := repeat(runs, func() (time.Duration, error) { return timed(w.clone, "git", "fetch", "-q", "origin", trackSpec) })
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%d tasks: no-op sync %s; git fetch %s; ratio %s (target <= 1.5x)\n", w.n, noop, fetch, ratio(noop, fetch))
+
+	pull, fetchOne, err := timeOneMoved(w, runs)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%d tasks: pull after one task moved %s; git fetch of it %s; ratio %s (target <= 2x)\n", w.n, pull, fetchOne, ratio(pull, fetchOne))
+
+	assess, err := timeAssess(w, runs)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%d tasks: assess %s; at %d tasks %s; ratio %s (target <= 1.2x)\n", w.n, assess, small, smallAssess, ratio(assess, smallAssess))
+
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"log -n 5 (target <= 50 ms)", []string{"reason", "log", "-n", "5"}},
+		{"status", []string{"reason", "status"}},
+		{"handover", []string{"reason", "handover"}},
+		{"verify", []string{"reason", "verify"}},
+		{"completion of tasks", []string{"reason", "__complete", "tasks"}},
+	} {
+		s, err := repeat(runs, func() (time.Duration, error) { return timed(w.clone, "git", c.args...) })
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.name, err)
+		}
+		fmt.Printf("%d tasks: %s %s\n", w.n, c.name, s)
+	}
+	return nil
+}
+
+// timeOneMoved moves one task on the remote (a record written and pushed
+// from a second clone), then times, on fresh copies of the clone, a pull
+// and a plain fetch of the same change.
+func timeOneMoved(w *world, runs int) (stats, stats, error) {
+	writer := filepath.Join(w.dir, "writer")
+	os.RemoveAll(writer)
+	task := "T-000001"
+	for _, s := range [][]string{{"init", "-q", writer}, {"-C", writer, "remote", "add", "origin", w.remote}} {
+		if err := git("", s...); err != nil {
+			return stats{}, stats{}, err
+		}
+	}
+	for _, args := range [][]string{{"pull", task}, {"assess", task, "--subject", "moved", "--question", "q", "--materiality", "trivial", "--reversibility", "reversible"}, {"push", task}} {
+		if _, err := timed(writer, "git", append([]string{"reason"}, args...)...); err != nil {
+			return stats{}, stats{}, err
+		}
+	}
+	copyRun := func(cmd ...string) func() (time.Duration, error) {
+		return func() (time.Duration, error) {
+			run := filepath.Join(w.dir, "run")
+			os.RemoveAll(run)
+			if err := exec.Command("cp", "-a", w.clone, run).Run(); err != nil {
+				return 0, err
+			}
+			defer os.RemoveAll(run)
+			return timed(run, cmd[0], cmd[1:]...)
+		}
+	}
+	pull, err := repeat(runs, copyRun("git", "reason", "pull"))
+	if err != nil {
+		return stats{}, stats{}, err
+	}
+	fetch, err := repeat(runs, copyRun("git", "fetch", "-q", "origin", trackSpec))
+	return pull, fetch, err
+}
+
+// timeAssess times assessments of new subjects on new tasks, each on a
+// fresh copy of the clone, so that every run writes into the same state.
+func timeAssess(w *world, runs int) (stats, error) {
+	return repeat(runs, func() (time.Duration, error) {
+		run := filepath.Join(w.dir, "run")
+		os.RemoveAll(run)
+		if err := exec.Command("cp", "-a", w.clone, run).Run(); err != nil {
+			return 0, err
+		}
+		defer os.RemoveAll(run)
+		w.assessNumber++
+		k := strconv.Itoa(w.assessNumber)
+		return timed(run, "git", "reason", "assess", "new-"+k, "--subject", "a subject never seen "+k,
+			"--question", "q", "--materiality", "trivial", "--reversibility", "reversible")
+	})
+}
+
+func git(dir string, args ...string) error {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+// cpu is the user and system CPU time of the last command timed and the
+// git processes it waited for: on a loaded machine wall time is mostly
+// waiting for a core, so both are printed.
+var cpu time.Duration
+
+// timed runs one command to completion and returns its wall time.
+func timed(dir, name string, args ...string) (time.Duration, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	d := time.Since(start)
+	if err != nil {
+		return d, fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, lastLines(string(out)))
+	}
+	cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	return d, nil
+}
+
+func lastLines(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > 3 {
+		lines = lines[len(lines)-3:]
+	}
+	return strings.Join(lines, " | ")
+}
+
+// stats is the median, min and max wall time of runs, and the median CPU
+// time.
+type stats struct{ med, min, max, cpu time.Duration }
+
+func (s stats) String() string {
+	r := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
+	return fmt.Sprintf("%v (%v-%v; CPU %v)", r(s.med), r(s.min), r(s.max), r(s.cpu))
+}
+
+// ratio compares medians of wall time, and of CPU time.
+func ratio(a, b stats) string {
+	return fmt.Sprintf("%.2fx wall, %.2fx CPU", float64(a.med)/float64(b.med), float64(a.cpu)/float64(b.cpu))
+}
+
+func repeat(runs int, f func() (time.Duration, error)) (stats, error) {
+	var ds, cs []time.Duration
+	for range runs {
+		d, err := f()
+		if err != nil {
+			return stats{}, err
+		}
+		ds, cs = append(ds, d), append(cs, cpu)
+	}
+	slices.Sort(ds)
+	slices.Sort(cs)
+	return stats{med: ds[len(ds)/2], min: ds[0], max: ds[len(ds)-1], cpu: cs[len(cs)/2]}, nil
+}

@@ -1,0 +1,221 @@
+package gitstore
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"git-reason/record"
+)
+
+// The subject index answers "which tasks have a standing conclusion on
+// this subject" for every assessment the writer admits, at a cost that
+// does not grow with the number of tasks: one small file per subject key,
+// .git/reason/subjects/<sha256 of the key>.json, listing the tasks that
+// had a standing conclusion on it and each task's head then. A lookup
+// reads that one file and the refs of the tasks it lists; a listed task
+// whose head moved is derived again (and dropped when it no longer
+// stands on the subject). A task is added to a subject's file when this
+// store writes a conclusion (Append), when pull moves its ref
+// (NoteStanding), and when a read across every task finds its head moved
+// (Index.Tasks: status, handover and the like), which also catches refs
+// moved by plain git. The file "complete" says that every task was
+// indexed once; without it (a new clone, a cache removed) the first
+// lookup indexes every task. The refs stay the truth: an entry is used
+// only while its head is the ref's. What a ref moved by plain git and not
+// seen by such a read yet can cost is a reuse not made (a review planned
+// that could have been spared), never a reuse of a conclusion that does
+// not stand.
+
+// subjectsVersion changes whenever the files' shape or meaning changes.
+const subjectsVersion = 1
+
+type subjectFile struct {
+	Version int                     `json:"version"`
+	Key     string                  `json:"key"`
+	Tasks   map[string]subjectEntry `json:"tasks"`
+}
+
+type subjectEntry struct {
+	Head     string            `json:"head"`
+	Standing []record.Standing `json:"standing"`
+}
+
+func (s *Store) subjectsDir() string { return filepath.Join(s.Repo.CommonDir, "reason", "subjects") }
+
+func (s *Store) subjectPath(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return filepath.Join(s.subjectsDir(), hex.EncodeToString(sum[:16])+".json")
+}
+
+func (s *Store) readSubject(key string) subjectFile {
+	var f subjectFile
+	data, err := os.ReadFile(s.subjectPath(key))
+	if err != nil || json.Unmarshal(data, &f) != nil || f.Version != subjectsVersion || f.Key != key || f.Tasks == nil {
+		return subjectFile{Version: subjectsVersion, Key: key, Tasks: map[string]subjectEntry{}}
+	}
+	return f
+}
+
+func (s *Store) writeSubject(f subjectFile) {
+	path := s.subjectPath(f.Key)
+	if len(f.Tasks) == 0 {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			_ = writeFileAtomic(path, mustMarshal(f))
+		}
+		return
+	}
+	// A file that cannot be written costs a derivation next time.
+	_ = writeFileAtomic(path, mustMarshal(f))
+}
+
+func mustMarshal(v any) []byte {
+	data, _ := json.Marshal(v)
+	return data
+}
+
+// noteStanding records, for each subject task stands on at head, that it
+// does (standing: the task's standing conclusions there). Subjects it no
+// longer stands on are left to the lookups, which find its head moved.
+func (s *Store) noteStanding(task, head string, standing []record.Standing) {
+	byKey := map[string][]record.Standing{}
+	for _, st := range standing {
+		byKey[st.SubjectKey] = append(byKey[st.SubjectKey], st)
+	}
+	for key, sts := range byKey {
+		lock, err := takeLock(s.subjectPath(key) + ".lock")
+		if err != nil {
+			continue // the next read across every task notes it
+		}
+		f := s.readSubject(key)
+		f.Tasks[task] = subjectEntry{Head: head, Standing: sts}
+		data := mustMarshal(f)
+		if err := os.MkdirAll(s.subjectsDir(), 0o777); err != nil || commitLock(lock, s.subjectPath(key), data, 0o600) != nil {
+			abandonLock(lock)
+		}
+	}
+}
+
+// NoteStanding indexes task at its current head by subject: pull calls it
+// for every task whose ref it moved.
+func (s *Store) NoteStanding(ctx context.Context, task string) error {
+	head, recs, err := s.Load(ctx, task)
+	if err != nil || head == "" {
+		return err
+	}
+	st, err := record.Derive(task, recs)
+	if err != nil {
+		return err
+	}
+	s.noteStanding(task, head, st.Standing())
+	return nil
+}
+
+// indexAllSubjects indexes every task once, when no complete index
+// exists: a new clone's first assessment, or a cache removed.
+func (s *Store) indexAllSubjects(ctx context.Context) error {
+	complete := filepath.Join(s.subjectsDir(), "complete")
+	if data, err := os.ReadFile(complete); err == nil && string(data) == subjectsMark() {
+		return nil
+	}
+	tasks, err := s.Tasks(ctx)
+	if err != nil {
+		return err
+	}
+	for _, t := range tasks {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		_, recs, err := s.loadTask(t.Task, t.Head)
+		var st *record.State
+		if err == nil {
+			st, err = record.Derive(t.Task, recs)
+		}
+		if err != nil {
+			s.Skip(t.Task, err)
+			continue
+		}
+		s.noteStanding(t.Task, t.Head, st.Standing())
+	}
+	return writeFileAtomic(complete, []byte(subjectsMark()))
+}
+
+func subjectsMark() string { return "git reason subject index 1\n" }
+
+// standingOn returns the standing conclusions on key of every task but
+// skip, from the subject's file, each listed task's entry brought up to
+// date with its ref.
+func (s *Store) standingOn(ctx context.Context, key, skip string) ([]record.Standing, error) {
+	if err := s.indexAllSubjects(ctx); err != nil {
+		return nil, err
+	}
+	f := s.readSubject(key)
+	var out []record.Standing
+	changed := false
+	for task, e := range f.Tasks {
+		if task == skip {
+			continue // the writer has that task in hand; its entry stays
+		}
+		head, err := s.Repo.ReadRef(TaskRef(task))
+		if err != nil {
+			return nil, err
+		}
+		if head != e.Head {
+			changed = true
+			e, err = s.subjectEntryAt(task, head, key)
+			if err != nil {
+				s.Skip(task, err)
+			}
+			if err != nil || len(e.Standing) == 0 {
+				delete(f.Tasks, task)
+				continue
+			}
+			f.Tasks[task] = e
+		}
+		out = append(out, e.Standing...)
+	}
+	if changed {
+		s.writeSubject(f)
+	}
+	record.SortStanding(out)
+	return out, nil
+}
+
+// subjectEntryAt is task's entry for key at head (no standing when the
+// task is gone or no longer stands on key).
+func (s *Store) subjectEntryAt(task, head, key string) (subjectEntry, error) {
+	e := subjectEntry{Head: head}
+	if head == "" {
+		return e, nil
+	}
+	_, recs, err := s.loadTask(task, head)
+	if err != nil {
+		return e, err
+	}
+	st, err := record.Derive(task, recs)
+	if err != nil {
+		return e, err
+	}
+	for _, c := range st.Standing() {
+		if c.SubjectKey == key {
+			e.Standing = append(e.Standing, c)
+		}
+	}
+	return e, nil
+}
+
+// indexConclusion indexes task by subject at head, the commit Append just
+// made of rec on top of prev: a conclusion is what makes a task stand on a
+// subject.
+func (s *Store) indexConclusion(task, head string, prev *taskCache, rec *record.Record) {
+	st, err := record.Derive(task, append(prev.copyRecords(), rec))
+	if err != nil {
+		return // the next read across every task indexes it
+	}
+	s.noteStanding(task, head, st.Standing())
+}

@@ -1,0 +1,150 @@
+package harness
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"sync"
+	"time"
+
+	"git-reason/record"
+)
+
+// BulkTasks writes n tasks of two records each (a trivial assessment and
+// its plan, both made by the real writer in process) into the repository
+// at dir through one `git fast-import`, then packs its refs, as a
+// repository that has been gc'd holds them. Task i is named
+// fmt.Sprintf(prefix+"%06d", i) and assesses its own subject. The
+// histories are what the store writes, so they replay clean: the way to
+// make thousands of tasks in seconds, for scale tests and benchmarks.
+func BulkTasks(ctx context.Context, dir, prefix string, n int) error {
+	w := &record.Writer{Store: &bulkStore{}, Index: noStanding{}, Actor: "Bulk Writer <bulk@example.invalid>", Origin: "bulk"}
+	cmd := exec.CommandContext(ctx, "git", "fast-import", "--quiet", "--done")
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	out := bufio.NewWriterSize(in, 1<<20)
+	werr := func() error {
+		for i := range n {
+			task := fmt.Sprintf(prefix+"%06d", i)
+			a, err := w.Append(ctx, task, record.KindAssessment, []byte(fmt.Sprintf(
+				`{"subject":"bulk subject %d","question":"which way for %d?","materiality":"trivial","reversibility":"reversible"}`, i, i)))
+			if err != nil {
+				return err
+			}
+			p, err := w.Append(ctx, task, record.KindPlan, []byte(fmt.Sprintf(`{"assessment":%q}`, a.ID)))
+			if err != nil {
+				return err
+			}
+			if err := bulkCommit(out, task, a.Record); err != nil {
+				return err
+			}
+			if err := bulkCommit(out, task, p.Record); err != nil {
+				return err
+			}
+		}
+		if _, err := out.WriteString("done\n"); err != nil {
+			return err
+		}
+		return out.Flush()
+	}()
+	in.Close()
+	if err := cmd.Wait(); err != nil {
+		return fmt.Errorf("git fast-import: %v: %s", err, stderr.String())
+	}
+	if werr != nil {
+		return werr
+	}
+	if o, err := GitTry(dir, "pack-refs", "--all"); err != nil {
+		return fmt.Errorf("git pack-refs: %v: %s", err, o)
+	}
+	return nil
+}
+
+// bulkCommit writes one record's commit on its task's ref: the record's
+// blob as the store encodes it, its message and trailers, the actor as
+// author and committer at the record's time. fast-import puts it on top of
+// the ref's last commit of this stream, so a task's first commit has no
+// parent and its second the first.
+func bulkCommit(out *bufio.Writer, task string, rec *record.Record) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(rec); err != nil {
+		return err
+	}
+	e, err := record.Decode(rec)
+	if err != nil {
+		return err
+	}
+	when, err := time.Parse(time.RFC3339Nano, rec.Created)
+	if err != nil {
+		return err
+	}
+	// gitstore's tests use this package, so it cannot import gitstore:
+	// the ref, the records/ directory and the actor as "Name <email>"
+	// are spelled here as the store spells them.
+	msg := record.Message(e)
+	fmt.Fprintf(out, "commit refs/reasoning/tasks/%s\n", task)
+	fmt.Fprintf(out, "author %s %d +0000\ncommitter %s %d +0000\n", rec.Actor, when.Unix(), rec.Actor, when.Unix())
+	fmt.Fprintf(out, "data %d\n%s\n", len(msg), msg)
+	fmt.Fprintf(out, "M 100644 inline records/%s\ndata %d\n", rec.FileName(), buf.Len())
+	out.Write(buf.Bytes())
+	_, err = out.WriteString("\n")
+	return err
+}
+
+// bulkStore is the smallest record.Store: the records of each task in
+// memory, so the writer can admit a plan against its assessment.
+type bulkStore struct {
+	mu    sync.Mutex
+	tasks map[string][]*record.Record
+}
+
+func (s *bulkStore) Load(_ context.Context, task string) (string, []*record.Record, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	recs := s.tasks[task]
+	return bulkHead(len(recs)), append([]*record.Record(nil), recs...), nil
+}
+
+func (s *bulkStore) Append(_ context.Context, task, head string, rec *record.Record) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if head != bulkHead(len(s.tasks[task])) {
+		return "", record.ErrConflict
+	}
+	// Only the last task's records are needed again: memory stays flat.
+	s.tasks = map[string][]*record.Record{task: append(s.tasks[task], rec)}
+	return bulkHead(len(s.tasks[task])), nil
+}
+
+// bulkHead names a task's head by its record count ("" for none).
+func bulkHead(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
+}
+
+func (s *bulkStore) Tasks(context.Context) ([]record.TaskHead, error) { return nil, nil }
+
+// noStanding is an index with no standing conclusion: bulk tasks reuse
+// nothing, and the writer does not scan every task for each assessment.
+type noStanding struct{}
+
+func (noStanding) Standing(context.Context, string, string) ([]record.Standing, error) {
+	return nil, nil
+}

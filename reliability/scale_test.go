@@ -1,0 +1,152 @@
+package reliability
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"git-reason/reliability/harness"
+)
+
+// scaleWorld is a bare remote holding n tasks (two records each, made by
+// harness.BulkTasks) and a clone that has all of them, on its task refs
+// and on its remote-tracking refs, refs packed: the state after a sync.
+func scaleWorld(t *testing.T, n int) *sandbox {
+	t.Helper()
+	seed := newSandbox(t)
+	bare := filepath.Join(t.TempDir(), "remote.git")
+	seed.git("init", "-q", "--bare", bare)
+	seed.git("push", "-q", bare, "main")
+	if err := harness.BulkTasks(context.Background(), bare, "T-", n); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "clone")
+	seed.git("clone", "-q", bare, dir)
+	c := &sandbox{t: t, dir: dir, home: seed.home, env: seed.env}
+	c.git("fetch", "-q", "origin", "+refs/reasoning/tasks/*:refs/reasoning/tasks/*", "+refs/reasoning/tasks/*:refs/reasoning/remotes/origin/*")
+	c.git("pack-refs", "--all")
+	return c
+}
+
+// traced runs git reason with git's trace2 events written to a file and
+// returns the result and how many git processes git reason started itself
+// (trace2 start events of a process with no git parent: their session id
+// has no "/").
+func (s *sandbox) traced(args ...string) (result, int) {
+	s.t.Helper()
+	trace := filepath.Join(s.t.TempDir(), "trace2.json")
+	withTrace := &sandbox{t: s.t, dir: s.dir, home: s.home, env: append(append([]string(nil), s.env...), "GIT_TRACE2_EVENT="+trace)}
+	r := withTrace.reason(args...)
+	data, err := os.ReadFile(trace)
+	if err != nil && !os.IsNotExist(err) {
+		s.t.Fatal(err)
+	}
+	started := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		var ev struct{ Event, Sid string }
+		if json.Unmarshal([]byte(line), &ev) == nil && ev.Event == "start" && !strings.Contains(ev.Sid, "/") {
+			started++
+		}
+	}
+	return r, started
+}
+
+// syncCounts is what a sync says it examined.
+type syncCounts struct {
+	Pull struct{ Examined int } `json:"pull"`
+	Push struct {
+		Examined int
+		Tasks    []struct{ Task, Outcome string }
+	} `json:"push"`
+}
+
+// TestScaleCounts holds the cost of sync and of a write to what changed,
+// with counts that do not depend on timing, at 1,000 tasks against 10: a
+// sync with nothing to do examines no task history and starts as many git
+// processes at 1,000 tasks as at 10; a sync after one record examines that
+// task alone; a write touches no file under .git/reason/ larger at 1,000
+// tasks than at 10. A cost that grows with the number of tasks fails here
+// without a timed test (bench/scale times them).
+func TestScaleCounts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates 1,000 tasks; skipped with -short")
+	}
+	type counts struct {
+		gits      int
+		written   int64 // the largest file under .git/reason/ a write changed
+		writtenAt string
+	}
+	measure := func(n int) counts {
+		c := scaleWorld(t, n)
+		var got counts
+		r, gits := c.traced("sync", "--json")
+		if r.code != 0 {
+			t.Fatalf("%d tasks: no-op sync: exit %d\n%s%s", n, r.code, r.stdout, r.stderr)
+		}
+		var sc syncCounts
+		if err := json.Unmarshal([]byte(r.stdout), &sc); err != nil {
+			t.Fatalf("%d tasks: sync --json: %v\n%s", n, err, r.stdout)
+		}
+		if sc.Pull.Examined != 0 || sc.Push.Examined != 0 {
+			t.Errorf("%d tasks: a sync with nothing to do examined %d histories pulling and %d pushing, want 0", n, sc.Pull.Examined, sc.Push.Examined)
+		}
+		got.gits = gits
+		// A write: a new task with a subject of its own, then another
+		// record on an existing task. What it changes under .git/reason/
+		// must not grow with the tasks.
+		start := time.Now().Add(-time.Second)
+		reasonDir := filepath.Join(c.gitDir(), "reason")
+		before := map[string]time.Time{}
+		filepath.WalkDir(reasonDir, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				if fi, err := d.Info(); err == nil {
+					before[p] = fi.ModTime()
+				}
+			}
+			return nil
+		})
+		c.mustReason("assess", "new-task", "--subject", "a subject never seen", "--question", "q", "--materiality", "trivial", "--reversibility", "reversible")
+		c.mustReason("assess", "T-000003", "--subject", "another new subject", "--question", "q", "--materiality", "trivial", "--reversibility", "reversible")
+		filepath.WalkDir(reasonDir, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil
+			}
+			fi, err := d.Info()
+			if err != nil || !fi.ModTime().After(start) || fi.ModTime().Equal(before[p]) {
+				return nil
+			}
+			if fi.Size() > got.written {
+				got.written, got.writtenAt = fi.Size(), p
+			}
+			return nil
+		})
+		// A sync after those two records examines the two tasks pushing,
+		// and pulling only T-000003, whose local head is ahead of the
+		// fetched one (an ancestry check, no replay).
+		r = c.reason("sync", "--json")
+		if r.code != 0 {
+			t.Fatalf("%d tasks: sync after a write: exit %d\n%s%s", n, r.code, r.stdout, r.stderr)
+		}
+		sc = syncCounts{}
+		if err := json.Unmarshal([]byte(r.stdout), &sc); err != nil {
+			t.Fatal(err)
+		}
+		if sc.Pull.Examined != 1 || sc.Push.Examined != 2 || len(sc.Push.Tasks) != 2 {
+			t.Errorf("%d tasks: sync after two writes examined %d pulling and %d pushing (pushed %v), want 1 and 2", n, sc.Pull.Examined, sc.Push.Examined, sc.Push.Tasks)
+		}
+		return got
+	}
+	small, large := measure(10), measure(1000)
+	t.Logf("no-op sync: %d git processes at 10 tasks, %d at 1,000; largest file a write changed: %d bytes at 10 (%s), %d at 1,000 (%s)",
+		small.gits, large.gits, small.written, small.writtenAt, large.written, large.writtenAt)
+	if small.gits == 0 || large.gits != small.gits {
+		t.Errorf("a sync with nothing to do started %d git processes at 1,000 tasks and %d at 10; want the same, not zero", large.gits, small.gits)
+	}
+	if large.written > 2*small.written+4096 {
+		t.Errorf("a write changed %s, %d bytes at 1,000 tasks (%d at 10): a file that grows with the tasks", large.writtenAt, large.written, small.written)
+	}
+}
