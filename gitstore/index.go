@@ -170,11 +170,7 @@ func refresh[E interface{ head() string }](ctx context.Context, s *Store, name, 
 		}
 		if !ok || e.head() != t.Head {
 			changed = true
-			_, recs, err := s.loadTask(t.Task, t.Head)
-			var st *record.State
-			if err == nil {
-				st, err = record.Derive(t.Task, recs)
-			}
+			st, recs, err := s.deriveAt(t.Task, t.Head)
 			if err != nil {
 				// One task that does not read (fetched from elsewhere,
 				// say) must not stop every command: it is left out,
@@ -204,4 +200,14 @@ func writeFileAtomic(path string, data []byte) error {
 		return err
 	}
 	return atomicfile.Write(path, data, 0o600, false)
+}
+
+// deriveAt is the state of task at head, and its records.
+func (s *Store) deriveAt(task, head string) (*record.State, []*record.Record, error) {
+	_, recs, err := s.loadTask(task, head)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := record.Derive(task, recs)
+	return st, recs, err
 }

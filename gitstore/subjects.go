@@ -131,11 +131,7 @@ func (s *Store) indexAllSubjects(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		_, recs, err := s.loadTask(t.Task, t.Head)
-		var st *record.State
-		if err == nil {
-			st, err = record.Derive(t.Task, recs)
-		}
+		st, _, err := s.deriveAt(t.Task, t.Head)
 		if err != nil {
 			s.Skip(t.Task, err)
 			continue
@@ -193,11 +189,7 @@ func (s *Store) subjectEntryAt(task, head, key string) (subjectEntry, error) {
 	if head == "" {
 		return e, nil
 	}
-	_, recs, err := s.loadTask(task, head)
-	if err != nil {
-		return e, err
-	}
-	st, err := record.Derive(task, recs)
+	st, _, err := s.deriveAt(task, head)
 	if err != nil {
 		return e, err
 	}
