@@ -42,7 +42,9 @@ import (
 //     wires the network programs' servers: everything.
 //   - bench: benchmarks measure packages and the binary: everything.
 //   - reliability: the proofs drive the built binary from outside, as a
-//     user does: nothing of ours outside reliability.
+//     user does: nothing of ours outside reliability but record, whose
+//     format the harness writes to make histories in bulk (BulkTasks), as
+//     another clone's git reason would have written them.
 var mayImport = map[string][]string{
 	"cmd/git-reason":                    {"*"},
 	"cmd/git-reason--net":               {"cmd/git-reason/network"},
@@ -62,7 +64,7 @@ var mayImport = map[string][]string{
 	"share":                             {},
 	"hooks":                             {},
 	"bench":                             {"*"},
-	"reliability":                       {},
+	"reliability":                       {"record"},
 }
 
 // domain stands for the domain packages a surface may show: advisor,
