@@ -30,6 +30,7 @@ func newRepo(t *testing.T) string {
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("CI", "") // CI=true would choose the ci profile, which asks no advisor
 	for _, args := range [][]string{{"init", "-q"}, {"config", "user.name", "Ada Tester"}, {"config", "user.email", "ada@example.invalid"}} {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = dir
