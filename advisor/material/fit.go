@@ -110,7 +110,8 @@ const minChunk = 64
 func (s *Set) For(budget int) (transport.Request, record.Question) {
 	req := s.Request
 	req.Material = ""
-	used := len(transport.Prompt(req))
+	head, tail := transport.Frame(req)
+	used := len(head) + len(tail)
 	q := record.Question{Budget: budget, Nonce: s.Nonce, Material: []record.Material{}, Redactions: s.redactions}
 	var blocks, notes strings.Builder
 	intro := s.intro()
@@ -167,12 +168,18 @@ func (s *Set) For(budget int) (transport.Request, record.Question) {
 		blocks.WriteString(notes.String())
 		req.Material = blocks.String()
 	}
-	prompt := transport.Prompt(req)
+	// The question is hashed as transport.Prompt would render it, from its
+	// parts: the material is not copied again into a whole prompt.
 	h := sha256.New()
-	for i := 0; i < len(prompt); i += 64 << 10 { // in chunks: no copy of the whole question
-		h.Write([]byte(prompt[i:min(len(prompt), i+64<<10)]))
+	buf := make([]byte, 32<<10)
+	for _, part := range []string{head, req.Material, tail} {
+		for len(part) > 0 { // through one small buffer: no copy of the whole
+			n := copy(buf, part)
+			h.Write(buf[:n])
+			part = part[n:]
+		}
 	}
-	q.SHA256, q.Bytes = hex.EncodeToString(h.Sum(nil)), len(prompt)
+	q.SHA256, q.Bytes = hex.EncodeToString(h.Sum(nil)), len(head)+len(req.Material)+len(tail)
 	return req, q
 }
 
@@ -243,15 +250,17 @@ func NumberLines(content string, first int) string {
 	width := len(strconv.Itoa(last))
 	var b strings.Builder
 	b.Grow(len(content) + (last-first+1)*(width+3))
+	var num [24]byte // the padded number and its bar, written at once
 	n := first
 	for len(content) > 0 {
 		line, rest, _ := strings.Cut(content, "\n")
-		num := strconv.Itoa(n)
-		for range width - len(num) {
-			b.WriteByte(' ')
+		digits := strconv.AppendInt(num[width:width], int64(n), 10)
+		pad := width - len(digits)
+		copy(num[pad:], digits)
+		for i := range pad {
+			num[i] = ' '
 		}
-		b.WriteString(num)
-		b.WriteString(" | ")
+		b.Write(append(num[:width], " | "...))
 		b.WriteString(line)
 		b.WriteByte('\n')
 		content, n = rest, n+1

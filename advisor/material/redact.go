@@ -1,6 +1,7 @@
 package material
 
 import (
+	"bytes"
 	"regexp"
 	"slices"
 	"sort"
@@ -293,7 +294,7 @@ func secretName(name string) bool {
 		lower[i] = c
 	}
 	for _, w := range secretWords {
-		if strings.Contains(string(lower), w) {
+		if bytes.Contains(lower, []byte(w)) {
 			return true
 		}
 	}

@@ -29,8 +29,15 @@ const systemText = "You are an independent reviewer of engineering decisions. " 
 // advisors asked concurrently are asked the same thing and see nothing of
 // each other.
 func Prompt(req Request) string {
+	head, tail := Frame(req)
+	return head + req.Material + tail
+}
+
+// Frame returns what [Prompt] puts before and after req.Material, so that
+// a caller holding a large material can size and hash the prompt without
+// building it: Prompt(req) == head + req.Material + tail.
+func Frame(req Request) (head, tail string) {
 	var b strings.Builder
-	b.Grow(len(req.Material) + 2048)
 	b.WriteString("You are asked, independently of any other reviewer, for a second opinion on an engineering decision.\n\n")
 	line(&b, "Question", req.Question)
 	line(&b, "Subject", req.Subject)
@@ -45,8 +52,11 @@ func Prompt(req Request) string {
 	if len(req.Needs) > 0 {
 		b.WriteString("\nThe review needs these capabilities: " + strings.Join(req.Needs, ", ") + "\n")
 	}
-	b.WriteString(req.Material)
-	b.WriteString(`
+	return b.String(), answerFormat
+}
+
+// answerFormat ends every prompt: the one JSON object [Normalise] reads.
+const answerFormat = `
 Answer ONLY with one JSON object, without prose before or after it and without a code fence:
 {"stance": "endorse" | "endorse_with_changes" | "oppose" | "insufficient_information",
  "summary": "your judgement in a few sentences",
@@ -54,9 +64,7 @@ Answer ONLY with one JSON object, without prose before or after it and without a
  "risks": ["a risk you see", "..."],
  "confidence": a number from 0 to 1}
 Use "insufficient_information" when the question and evidence do not let you judge.
-`)
-	return b.String()
-}
+`
 
 func line(b *strings.Builder, label, value string) {
 	if v := strings.TrimSpace(value); v != "" {
