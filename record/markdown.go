@@ -7,7 +7,16 @@ import "strings"
 // meaning to is escaped, so that a record cannot inject HTML, links,
 // images, emphasis, code spans, tables or mentions. Line breaks become
 // spaces: a record's text never starts a markdown block of its own.
-func Markdown(s string) string {
+func Markdown(s string) string { return inert(s, true) }
+
+// HTMLText returns record text made inert for a line of raw HTML that a
+// forge renders (the <summary> of a <details> block, where markdown is not
+// read): made printable, '<', '>' and '&' as entities, mentions and bare
+// addresses broken as Markdown breaks them, and no backslash escapes,
+// which HTML would show.
+func HTMLText(s string) string { return inert(s, false) }
+
+func inert(s string, markdown bool) string {
 	s = Printable(strings.Join(strings.Fields(s), " "))
 	var b strings.Builder
 	b.Grow(len(s) + 8)
@@ -21,7 +30,9 @@ func Markdown(s string) string {
 		case '&':
 			b.WriteString("&amp;")
 		case '\\', '`', '*', '_', '{', '}', '[', ']', '(', ')', '#', '!', '|', '~':
-			b.WriteByte('\\')
+			if markdown {
+				b.WriteByte('\\')
+			}
 			b.WriteByte(c)
 		case '@':
 			// A forge makes a mention of @name after rendering, so an

@@ -36,3 +36,20 @@ func TestMarkdownInert(t *testing.T) {
 		}
 	}
 }
+
+// Text for a line of raw HTML a forge renders is inert without markdown's
+// backslashes, which HTML would show.
+func TestHTMLTextInert(t *testing.T) {
+	cases := map[string]string{
+		"<img src=x onerror=alert(1)>": "&lt;img src=x onerror=alert(1)&gt;",
+		"[x](http://evil.example)":     "[x](http:&#8203;//evil.example)",
+		"ping @someone *bold*":         "ping @&#8203;someone *bold*",
+		"</summary></details>":         "&lt;/summary&gt;&lt;/details&gt;",
+		"a & b\nc":                     "a &amp; b c",
+	}
+	for in, want := range cases {
+		if got := HTMLText(in); got != want {
+			t.Errorf("HTMLText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -89,6 +89,7 @@ func TestScript(t *testing.T) {
 			"schemacheck": cmdSchemaCheck,
 			"transcript":  cmdTranscript,
 			"mermaid":     cmdMermaid,
+			"githubbody":  cmdGitHubBody,
 		},
 		UpdateScripts: os.Getenv("GIT_REASON_UPDATE_GOLDEN") == "1",
 		Condition: func(cond string) (bool, error) {

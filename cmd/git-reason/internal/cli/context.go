@@ -11,8 +11,9 @@ import (
 
 type contextOptions struct {
 	base
-	Range  string
-	Format string
+	Range   string
+	Format  string
+	MaxSize int
 }
 
 func contextCommand() *cli.Command {
@@ -27,9 +28,14 @@ func contextCommand() *cli.Command {
 			"trailer of one of its commits, by an attempt or validation naming one of them, or\n" +
 			"(weakly, and shown as such) by evidence citing a file the range changes.\n\n" +
 			"Printed on a terminal it is text; in a pipe, markdown whose record text is inert\n" +
-			"(--format text|markdown chooses):\n\n" +
-			"   git reason context | gh pr comment --body-file -",
-		Flags: []cli.Flag{formatFlag(&o.Format), o.jsonFlag()},
+			"(--format text|markdown chooses). --format github is a pull request comment body:\n" +
+			"each task collapsed in a <details> block, cut to --max-size with a note on what was cut:\n\n" +
+			"   git reason context --format github | gh pr comment --body-file -",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "format", Usage: "`FORMAT`: text (the default on a terminal), markdown (the default in a pipe) or github (a pull request comment body)", Destination: &o.Format},
+			&cli.IntFlag{Name: "max-size", Value: ops.DefaultCommentLimit, Usage: "hold a --format github body to `BYTES`", Destination: &o.MaxSize},
+			o.jsonFlag(),
+		},
 		Action: func(c *cli.Context) error {
 			o.bind(c)
 			if err := noMoreArgs(c, 1); err != nil {
@@ -42,9 +48,16 @@ func contextCommand() *cli.Command {
 }
 
 func runContext(ctx context.Context, o *contextOptions) error {
-	format, err := o.reportFormat(o.Format)
-	if err != nil {
-		return err
+	github := o.Format == "github"
+	if github && o.MaxSize < ops.MinCommentLimit {
+		return ops.Usage("--max-size %d: give at least %d bytes", o.MaxSize, ops.MinCommentLimit)
+	}
+	format := ops.FormatMarkdown
+	if !github {
+		var err error
+		if format, err = o.reportFormat(o.Format); err != nil {
+			return ops.Usage("--format %q: give text, markdown or github", o.Format)
+		}
 	}
 	sess, err := o.Open()
 	if err != nil {
@@ -55,7 +68,15 @@ func runContext(ctx context.Context, o *contextOptions) error {
 		return err
 	}
 	return o.render(rep, func(w io.Writer) error {
-		_, err := io.WriteString(w, ops.RenderContext(rep, format))
+		if !github {
+			_, err := io.WriteString(w, ops.RenderContext(rep, format))
+			return err
+		}
+		body, err := ops.ContextComment(rep, o.MaxSize)
+		if err != nil {
+			return err
+		}
+		_, err = io.WriteString(w, body)
 		return err
 	})
 }

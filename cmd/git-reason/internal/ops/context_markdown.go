@@ -30,13 +30,7 @@ func RenderContext(r *ContextReport, f Format) string {
 	for i := range r.Tasks {
 		p.contextTask(&b, &r.Tasks[i])
 	}
-	var loose []ContextCommit
-	for _, c := range r.Commits {
-		if len(c.Tasks) == 0 {
-			loose = append(loose, c)
-		}
-	}
-	if len(loose) > 0 && len(r.Tasks) > 0 {
+	if loose := r.looseCommits(); len(loose) > 0 && len(r.Tasks) > 0 {
 		fmt.Fprintf(&b, "\n## Commits linked to no task (%d)\n\n", len(loose))
 		for _, c := range loose {
 			fmt.Fprintf(&b, "- %s %s\n", p.commit(c.Commit), p.md(c.Subject))
@@ -53,6 +47,11 @@ func RenderContext(r *ContextReport, f Format) string {
 
 func (p prose) contextTask(b *strings.Builder, t *ContextTask) {
 	fmt.Fprintf(b, "\n## %s: %s\n\n", code(t.Task), p.md(t.Subject))
+	p.contextTaskBody(b, t)
+}
+
+// contextTaskBody is a task's part of the context below its heading.
+func (p prose) contextTaskBody(b *strings.Builder, t *ContextTask) {
 	if t.Decision != "" {
 		fmt.Fprintf(b, "**Decision:** %s\n\n", p.md(t.Decision))
 	}
@@ -206,6 +205,17 @@ func (p prose) contextAssessment(b *strings.Builder, a *record.ContextAssessment
 		}
 		b.WriteString("\n")
 	}
+}
+
+// looseCommits are the commits of the range linked to no task.
+func (r *ContextReport) looseCommits() []ContextCommit {
+	var loose []ContextCommit
+	for _, c := range r.Commits {
+		if len(c.Tasks) == 0 {
+			loose = append(loose, c)
+		}
+	}
+	return loose
 }
 
 // fullHash is compiled on first use, not at start-up.
