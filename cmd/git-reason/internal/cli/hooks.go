@@ -10,6 +10,7 @@ import (
 
 	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/hooks"
+	"git-reason/record"
 )
 
 type hooksOptions struct {
@@ -102,7 +103,7 @@ func hookCommand() *cli.Command {
 	return &cli.Command{
 		Name:   "hook",
 		Hidden: true,
-		Subcommands: []*cli.Command{sub("pre-commit", runPreCommit), sub("pre-push", runPrePush),
+		Subcommands: []*cli.Command{sub("pre-commit", runPreCommit), prePushHook(),
 			msgHook("prepare-commit-msg", runPrepareCommitMsg), msgHook("commit-msg", runCommitMsg)},
 	}
 }
@@ -173,14 +174,31 @@ func runPreCommit(ctx context.Context, o *base) error {
 	return nil
 }
 
+// prePushHook is the pre-push hook: git hands it the remote's name and
+// URL, and the refs being pushed on stdin.
+func prePushHook() *cli.Command {
+	o := &base{}
+	return &cli.Command{Name: "pre-push", OnUsageError: usageError, Action: func(c *cli.Context) error {
+		o.bind(c)
+		return hookError(o, runPrePush(c.Context, o, c.Args().First()))
+	}}
+}
+
 // runPrePush refuses a push (refs on stdin, as git gives them) that
-// carries unverifiable reasoning or a neutrality violation.
-func runPrePush(ctx context.Context, o *base) error {
+// carries unverifiable reasoning or a neutrality violation; else it
+// pushes the reasoning the pushed commits name to the same remote
+// (reason.pushWithCode), and what does not travel is one line each, never
+// a refusal of the code push.
+func runPrePush(ctx context.Context, o *base, remote string) error {
 	sess, err := o.Open()
 	if err != nil {
 		return err
 	}
-	found, err := sess.PrePush(ctx, o.In)
+	lines, err := ops.ReadPushLines(o.In)
+	if err != nil {
+		return err
+	}
+	found, err := sess.PrePush(ctx, lines)
 	if err != nil {
 		return err
 	}
@@ -189,6 +207,18 @@ func runPrePush(ctx context.Context, o *base) error {
 	}
 	if n := len(found); n > 0 {
 		return refusedf("push refused: %d finding(s); see them with 'git reason verify' and 'git reason check neutrality', fix them with new records or renames, then push again", n)
+	}
+	if remote == "" {
+		return nil // not run by git: nothing to carry
+	}
+	carried, err := sess.CarryReasoning(ctx, remote, lines)
+	if err != nil {
+		// Reasoning never holds back the code.
+		fmt.Fprintf(o.Err, "git-reason: warning: reasoning not pushed: %s: run 'git reason push %s'\n", record.Printable(err.Error()), record.Printable(remote))
+		return nil
+	}
+	for _, l := range carried.Lines {
+		fmt.Fprintf(o.Err, "git-reason: %s\n", l)
 	}
 	return nil
 }

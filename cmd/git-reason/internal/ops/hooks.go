@@ -92,12 +92,15 @@ type PushFinding struct {
 	Message string `json:"message"`
 }
 
-// PrePush checks what a push sends, as git's pre-push hook hands it over
-// on stdin ("<local ref> <local sha> <remote ref> <remote sha>" per line):
-// reasoning refs are replayed by verify at the commit being pushed; other
-// refs have the files changed by the pushed commits checked for neutrality.
-func (e *Session) PrePush(ctx context.Context, stdin io.Reader) ([]PushFinding, error) {
-	var out []PushFinding
+// PushLine is one ref a push sends, as git's pre-push hook hands it over
+// on stdin: "<local ref> <local sha> <remote ref> <remote sha>".
+type PushLine struct {
+	LocalRef, LocalSHA, RemoteRef, RemoteSHA string
+}
+
+// ReadPushLines reads the pre-push hook's stdin.
+func ReadPushLines(stdin io.Reader) ([]PushLine, error) {
+	var out []PushLine
 	sc := bufio.NewScanner(stdin)
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
@@ -107,9 +110,23 @@ func (e *Session) PrePush(ctx context.Context, stdin io.Reader) ([]PushFinding, 
 		if len(f) != 4 {
 			return nil, Usage("pre-push: unexpected input line %q", sc.Text())
 		}
+		out = append(out, PushLine{LocalRef: f[0], LocalSHA: f[1], RemoteRef: f[2], RemoteSHA: f[3]})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read pre-push input: %w", err)
+	}
+	return out, nil
+}
+
+// PrePush checks what a push sends (lines, from ReadPushLines):
+// reasoning refs are replayed by verify at the commit being pushed; other
+// refs have the files changed by the pushed commits checked for neutrality.
+func (e *Session) PrePush(ctx context.Context, lines []PushLine) ([]PushFinding, error) {
+	var out []PushFinding
+	for _, l := range lines {
 		// What is pushed is decided by where it lands: the remote ref, not
 		// the local name (HEAD, a hash, another ref) it is pushed from.
-		localSHA, remoteRef, remoteSHA := f[1], f[2], f[3]
+		localSHA, remoteRef, remoteSHA := l.LocalSHA, l.RemoteRef, l.RemoteSHA
 		if localSHA == zeroHash {
 			continue // a deletion sends nothing
 		}
@@ -143,9 +160,6 @@ func (e *Session) PrePush(ctx context.Context, stdin io.Reader) ([]PushFinding, 
 		for _, v := range res.Violations {
 			out = append(out, PushFinding{Ref: remoteRef, Message: fmt.Sprintf("%s:%d:%d: %s (declared as %s)", v.Path, v.Line, v.Col, v.Name, v.DeclaredAs)})
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read pre-push input: %w", err)
 	}
 	return out, nil
 }

@@ -48,6 +48,8 @@ var Docs = []Doc{
 	{"`gpg.ssh.defaultKeyCommand`", "command", "none", "ssh signing without `user.signingKey`: the first line it prints is the key", "none"},
 	{"`gpg.ssh.allowedSignersFile`", "path", "none", "who is an allowed signer: `verify`, `pull`, `sync`, reuse and every read surface (with a trusted `.reason/allowed_signers`)", "none"},
 	{"`reason.requireSigned`", "`false`, `fetched` or `all`", "`false`", "`fetched`: `pull` and `sync` quarantine a task whose records are not all signed by an allowed signer; `all`: an unsigned local write is refused too", "none"},
+	{"`reason.pushWithCode`", "`true`, `warn` or `false`", "`true`", "the installed `pre-push` hook: `true` pushes the reasoning of every task named by a `Reason-Task:` trailer of the pushed commits (and the branch's task) to the same remote, never forced, in one git push (a task that does not travel is one line, never a refused code push); `warn` only names the tasks the remote lacks; `false` leaves reasoning alone", "none"},
+	{"`reason.allowRewrite`", "boolean", "false", "the server's `pre-receive` hook (`hooks install --server`): a forced or deleted task ref is let through", "none"},
 	{"—", "git reason's directory in the user's configuration", "`$HOME/.config/git-reason`", "the user overlay `advisors.yaml`", "`XDG_CONFIG_HOME` (when absolute) gives `$XDG_CONFIG_HOME/git-reason`, else `HOME`"},
 }
 

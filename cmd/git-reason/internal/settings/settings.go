@@ -46,6 +46,9 @@ type Settings struct {
 	ConfigDir string
 	// Signing is how record commits are signed and verified (signing.go).
 	Signing Signing
+	// Travel is how reasoning rides on git push, and what a hosted
+	// repository's hook lets through (travel.go).
+	Travel Travel
 	// NeverSend are the globs of files never read for an advisor's
 	// question (reason.neverSend, several values): DefaultNeverSend, then
 	// each value's globs (separated by commas or spaces); an empty value
@@ -297,6 +300,9 @@ func resolve(src source, flags Flags) (*Settings, error) {
 		errs = append(errs, err)
 	}
 	s.Signing = signing
+	if s.Travel, err = resolveTravel(src, str); err != nil {
+		errs = append(errs, err)
+	}
 	if s.MaxTaskBytes, s.MaxPullBytes, err = resolveLimits(str); err != nil {
 		errs = append(errs, err)
 	}

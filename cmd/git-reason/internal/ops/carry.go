@@ -1,0 +1,137 @@
+package ops
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"git-reason/cmd/git-reason/internal/settings"
+	"git-reason/gitstore"
+	"git-reason/record"
+)
+
+// Carried is what the pre-push hook did with the reasoning of the tasks a
+// code push names (reason.pushWithCode).
+type Carried struct {
+	Mode   string   `json:"mode"`   // settings.PushWithCode*
+	Remote string   `json:"remote"` // the remote the code goes to
+	Tasks  []string `json:"tasks"`  // the tasks the pushed commits and branches name, that exist here
+	// Push is what pushing them did (mode true, nil otherwise).
+	Push *PushResult `json:"push,omitempty"`
+	// Lines say, one per task, what did not travel and what to run. They
+	// never refuse the code push.
+	Lines []string `json:"lines"`
+}
+
+// CarryReasoning pushes the reasoning that goes with a code push to the
+// same remote (reason.pushWithCode): the tasks named by a Reason-Task
+// trailer of the commits being pushed (those the remote, as last fetched,
+// lacks) and each pushed branch's task, through Push: verified, in one git
+// push, never forced, pulling and pushing again when the remote moved.
+// Whatever fails is a line in the result, never an error that would stop
+// the code push; the error is for what could not even be asked.
+func (e *Session) CarryReasoning(ctx context.Context, remote string, lines []PushLine) (*Carried, error) {
+	st, err := e.Settings()
+	if err != nil {
+		return nil, err
+	}
+	out := &Carried{Mode: st.Travel.PushWithCode, Remote: remote, Tasks: []string{}, Lines: []string{}}
+	if out.Mode == settings.PushWithCodeOff {
+		return out, nil
+	}
+	named, err := e.pushedTasks(ctx, st, remote, lines)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range named {
+		if h, err := e.Repo.ReadRef(gitstore.TaskRef(t)); err == nil && h != "" {
+			out.Tasks = append(out.Tasks, t)
+		}
+	}
+	if len(out.Tasks) == 0 {
+		return out, nil
+	}
+	if st.Remotes[remote].URL == "" || e.checkRemote(remote) != nil {
+		// A push to a URL has no remote-tracking namespace to compare with.
+		for _, t := range out.Tasks {
+			out.Lines = append(out.Lines, fmt.Sprintf("reasoning of %s not pushed: %s is not a named remote: run 'git reason push REMOTE %s'", t, record.Printable(remote), t))
+		}
+		return out, nil
+	}
+	if out.Mode == settings.PushWithCodeWarn {
+		for _, t := range out.Tasks {
+			local, _ := e.Repo.ReadRef(gitstore.TaskRef(t))
+			tracking, _ := e.Repo.ReadRef(gitstore.RemoteRef(remote, t))
+			if local != tracking {
+				out.Lines = append(out.Lines, fmt.Sprintf("reasoning of %s may be missing on %s (reason.pushWithCode is warn): run 'git reason push %s %s'", t, remote, remote, t))
+			}
+		}
+		return out, nil
+	}
+	res, err := e.Push(ctx, SyncRequest{Remote: remote, Tasks: out.Tasks}, nil)
+	if err != nil {
+		line := record.Printable(strings.ReplaceAll(err.Error(), "\n", "; "))
+		for _, t := range out.Tasks {
+			out.Lines = append(out.Lines, fmt.Sprintf("reasoning of %s did not travel to %s (%s): run 'git reason push %s %s'", t, remote, line, remote, t))
+		}
+		return out, nil
+	}
+	out.Push = res
+	for _, pt := range res.Tasks {
+		switch pt.Outcome {
+		case PushRefused:
+			out.Lines = append(out.Lines, fmt.Sprintf("reasoning of %s did not travel to %s: verification refused it (%s): see 'git reason verify %s'", pt.Task, remote, strings.Join(pt.Codes, ", "), pt.Task))
+		case PushQuarantined:
+			out.Lines = append(out.Lines, fmt.Sprintf("reasoning of %s did not travel to %s: what %s holds was quarantined (%s): inspect %s, then run 'git reason sync %s'", pt.Task, remote, remote, strings.Join(pt.Codes, ", "), TrackingRef(remote, pt.Task), remote))
+		case PushRejected:
+			out.Lines = append(out.Lines, fmt.Sprintf("reasoning of %s did not travel to %s (%s): run 'git reason push %s %s'", pt.Task, remote, record.Printable(pt.Message), remote, pt.Task))
+		}
+	}
+	return out, nil
+}
+
+// pushedTasks are the tasks a push names: each Reason-Task trailer of the
+// commits it sends that the remote (as last fetched) lacks, read by one
+// git log over every pushed range, then each pushed branch's task.
+func (e *Session) pushedTasks(ctx context.Context, st *settings.Settings, remote string, lines []PushLine) ([]string, error) {
+	var tips, bases, branchTasks []string
+	for _, l := range lines {
+		if l.LocalSHA == zeroHash || strings.HasPrefix(l.RemoteRef, "refs/reasoning/") {
+			continue
+		}
+		tips = append(tips, l.LocalSHA)
+		if l.RemoteSHA != zeroHash && e.Store.HasObject(l.RemoteSHA) {
+			bases = append(bases, "^"+l.RemoteSHA)
+		}
+		if branch, ok := strings.CutPrefix(l.LocalRef, "refs/heads/"); ok {
+			task := branch
+			if v := st.BranchTasks[branch]; v != "" {
+				task = v
+			}
+			branchTasks = append(branchTasks, task)
+		}
+	}
+	if len(tips) == 0 {
+		return nil, nil
+	}
+	args := []string{"log", "--no-show-signature", "--format=%(trailers:key=" + TrailerKey + ",valueonly)"}
+	args = append(args, tips...)
+	args = append(args, bases...)
+	if st.Remotes[remote].URL != "" && e.checkRemote(remote) == nil {
+		// Commits already on the remote's branches went with their own push.
+		args = append(args, "--not", "--remotes="+remote)
+	}
+	text, err := e.gitOut(ctx, append(args, "--")...)
+	if err != nil {
+		return nil, fmt.Errorf("read the Reason-Task trailers of the pushed commits: %w", err)
+	}
+	var out []string
+	for _, t := range append(strings.Split(text, "\n"), branchTasks...) {
+		t = strings.TrimSpace(t)
+		if t != "" && record.CheckTask(t) == nil && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
