@@ -150,11 +150,45 @@ func TestWebPages(t *testing.T) {
 			t.Errorf("task page lacks %q", want)
 		}
 	}
-	for _, bad := range []string{"<script", "<img", `href="http://x.invalid`, `src="http`, "<a href=\"http"} {
+	// The report is HTML (a heading, a list), the record text in it text.
+	for _, want := range []string{`<section class="report">`, "<h1>Reasoning: T-1</h1>", "<li>assessment <code>",
+		"&lt;script&gt;alert(1)&lt;/script&gt;"} {
+		if !strings.Contains(page[strings.Index(page, `<section class="report">`):], want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+	// The only script is the page's own, which polls for new records.
+	if n := strings.Count(page, "<script"); n != 1 || !strings.Contains(page, `<script src="/static/live.js" defer></script>`) {
+		t.Errorf("the task page holds %d scripts", n)
+	}
+	for _, bad := range []string{"<script>", "<img", `href="http://x.invalid`, `src="http`, "<a href=\"http"} {
 		if strings.Contains(page, bad) || strings.Contains(list, bad) {
 			t.Errorf("a record's text became markup: %q", bad)
 		}
 	}
+	// One record-id form: the command line's 10-character prefix, the
+	// whole id on hover.
+	var logT1 []struct{ ID string }
+	s.reasonJSON(&logT1, "log", "T-1")
+	if id := logT1[0].ID; !strings.Contains(page, `<code class="rid" title="`+id+`">`+id[:10]+`</code>`) {
+		t.Errorf("the timeline does not show record %s as its 10-character prefix", id)
+	}
+
+	// The advisors and doctor pages.
+	adv := getPage(t, c, base+"/advisors")
+	for _, want := range []string{"Profile <strong>", "Nothing on this page contacts an advisor", `<table class="tasks advisors">`} {
+		if !strings.Contains(adv, want) {
+			t.Errorf("advisors page lacks %q", want)
+		}
+	}
+	doc := getPage(t, c, base+"/doctor")
+	for _, want := range []string{"Findings (", "hook_not_installed", "<code>git reason hooks install</code>", "neutrality_not_configured", "Profiles"} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("doctor page lacks %q", want)
+		}
+	}
+	headT2 := getPage(t, c, base+"/head?task=T-2")
+	headAll := getPage(t, c, base+"/head")
 
 	// Another name for this machine is refused (DNS rebinding).
 	req, _ := http.NewRequest("GET", base+"/", nil)
@@ -173,6 +207,13 @@ func TestWebPages(t *testing.T) {
 	s.reason("plan", "T-2")
 	if p := getPage(t, c, base+"/task/T-2"); !strings.Contains(p, "phase-planned") {
 		t.Errorf("a record written after start is not on the reloaded task page")
+	}
+	// What a page polls moved with it: the task's head, and every task's.
+	if h := getPage(t, c, base+"/head?task=T-2"); h == headT2 || len(strings.TrimSpace(h)) != 40 {
+		t.Errorf("T-2's head was %q and is %q after a record", headT2, h)
+	}
+	if h := getPage(t, c, base+"/head"); h == headAll {
+		t.Errorf("the digest of every task's head did not move: %q", h)
 	}
 	// A task named like a branch has its page at its own path.
 	s.reason("assess", "feature/db-migration", "--subject", "Migrate online", "--question", "Online?", "--materiality", "trivial", "--reversibility", "reversible")

@@ -55,7 +55,7 @@ func drawGraph(st *record.State) graph {
 	at := map[string]node{}
 	for i, e := range st.Entries {
 		x, y := margin+col[e.Kind]*laneW, margin+20+i*rowH
-		n := node{ID: e.ID, Kind: string(e.Kind), Label: short(e.ID), Href: "#rec-" + e.ID, Title: record.Summary(e),
+		n := node{ID: e.ID, Kind: string(e.Kind), Label: shortID(e.ID), Href: "#rec-" + e.ID, Title: record.Summary(e),
 			X: x, Y: y, TX: x + nodeW/2, TY: y + nodeH/2 + 4}
 		at[e.ID] = n
 		g.Nodes = append(g.Nodes, n)
@@ -101,7 +101,7 @@ func drawContextGraph(task, marker string, rg record.Graph) graph {
 		if gn.Task != "" {
 			t = gn.Task
 		}
-		n := node{ID: gn.ID, Kind: string(gn.Kind), Label: short(gn.ID), Href: "/task/" + t + "#rec-" + gn.ID,
+		n := node{ID: gn.ID, Kind: string(gn.Kind), Label: shortID(gn.ID), Href: "/task/" + t + "#rec-" + gn.ID,
 			Title: gn.Label, State: gn.State, X: x, Y: y, TX: x + nodeW/2, TY: y + nodeH/2 + 4}
 		at[gn.ID] = n
 		g.Nodes = append(g.Nodes, n)
@@ -139,12 +139,4 @@ func eachString(raw json.RawMessage, f func(string)) {
 		}
 	}
 	walk(v)
-}
-
-// short is the tail of an id, enough to tell records of one task apart.
-func short(id string) string {
-	if len(id) > 8 {
-		return id[len(id)-8:]
-	}
-	return id
 }

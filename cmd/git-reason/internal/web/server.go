@@ -9,14 +9,16 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 
 	"git-reason/cmd/git-reason/internal/ops"
+	"git-reason/gitstore/signing"
 	"git-reason/record"
 )
 
-//go:embed assets/*.html assets/*.css
+//go:embed assets/*.html assets/*.css assets/*.js
 var assets embed.FS
 
 // pages are parsed on the first page served: every other command of the
@@ -27,6 +29,8 @@ var pages = sync.OnceValue(func() *template.Template {
 		"text": record.PrintableText,
 		// commit is a commit's hash as git abbreviates it in a list.
 		"commit": func(h string) string { return record.Printable(h[:min(len(h), 12)]) },
+		// id is a record id in the one form the command line prints.
+		"id": shortID,
 	}).ParseFS(assets, "assets/*.html"))
 })
 
@@ -51,6 +55,9 @@ func handler(open func() (*ops.Session, error), k *keys) http.Handler {
 	mux.HandleFunc("GET /task/{task...}", s.task) // a task name may hold slashes
 	mux.HandleFunc("GET /handover", s.handover)
 	mux.HandleFunc("GET /context", s.context)
+	mux.HandleFunc("GET /head", s.head)
+	mux.HandleFunc("GET /advisors", s.advisors)
+	mux.HandleFunc("GET /doctor", s.doctor)
 	return protect(k, s.bounded(mux))
 }
 
@@ -99,12 +106,15 @@ func (s *server) tasks(w http.ResponseWriter, r *http.Request) {
 
 func contains(s, sub string) bool { return strings.Contains(strings.ToLower(s), strings.ToLower(sub)) }
 
-// recordView is a record as the task page lists it: its summary line and
-// its stored JSON, indented.
+// recordView is a record as the task page lists it: its summary line, its
+// stored JSON, indented, its commit's signature and the surface it was
+// written through.
 type recordView struct {
 	*record.Entry
-	Summary string
-	JSON    string
+	Summary   string
+	JSON      string
+	Signature *signing.Check
+	Surface   string
 }
 
 func (s *server) task(w http.ResponseWriter, r *http.Request) {
@@ -118,26 +128,63 @@ func (s *server) task(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	st, _, err := sess.State(r.Context(), task)
-	if errors.Is(err, ops.ErrUsage) {
+	data := map[string]any{"Title": task, "Live": "/head?task=" + url.QueryEscape(task)}
+	st, head, err := sess.State(r.Context(), task)
+	switch {
+	case errors.Is(err, ops.ErrUsage):
 		http.Error(w, record.Printable(err.Error()), http.StatusNotFound)
 		return
-	}
-	if err != nil {
+	case errors.Is(err, record.ErrUnreadable):
+		// The page says why the task does not read, as status does.
+		data["Unreadable"] = err.Error()
+		render(w, "task.html", data)
+		return
+	case err != nil:
 		fail(w, err)
 		return
+	}
+	sigs := map[string]*signing.Check{}
+	checks, err := sess.Signatures(r.Context(), head)
+	if err != nil {
+		data["SignaturesError"] = err.Error()
+	}
+	for i := range checks {
+		if c := &checks[i]; c.Record != "" {
+			sigs[c.Record] = c
+		}
 	}
 	recs := make([]recordView, 0, len(st.Entries))
 	for _, e := range st.Entries {
 		var b bytes.Buffer
 		_ = json.Indent(&b, mustJSON(e.Record), "", "  ")
-		recs = append(recs, recordView{Entry: e, Summary: record.Summary(e), JSON: b.String()})
+		recs = append(recs, recordView{Entry: e, Summary: record.Summary(e), JSON: b.String(),
+			Signature: sigs[e.ID], Surface: surface(e.Record.Derived)})
 	}
-	render(w, "task.html", map[string]any{
-		"Title": task, "Status": st.Summarize(), "Report": st.Report(),
-		"Records": recs, "Graph": drawGraph(st),
-	})
+	report, err := renderMarkdown(st.Report())
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	data["Status"], data["Report"], data["Records"], data["Graph"] = st.Summarize(), report, recs, drawGraph(st)
+	data["Refusals"] = sess.Store.LoadRefusals()[task]
+	render(w, "task.html", data)
 }
+
+// surface is the surface a record says it was written through (its
+// derived "surface": cli, mcp, …), "" when it says none.
+func surface(derived json.RawMessage) string {
+	var d struct {
+		Surface string `json:"surface"`
+	}
+	if len(derived) == 0 || json.Unmarshal(derived, &d) != nil {
+		return ""
+	}
+	return d.Surface
+}
+
+// shortID is a record id as the command line prints it: its first ten
+// characters (the page shows the whole id on hover).
+func shortID(id string) string { return record.Printable(id[:min(len(id), 10)]) }
 
 // mustJSON is v as stored: '<' and '&' stay as they are (the template
 // escapes them for the page).
