@@ -169,6 +169,9 @@ type AssessmentDerived struct {
 	ReusesActor         string `json:"reuses_actor,omitempty"`
 	ReusesMateriality   string `json:"reuses_materiality,omitempty"`
 	ReusesReversibility string `json:"reuses_reversibility,omitempty"`
+	// Commit is the commit checked out when an assessment with file
+	// evidence was recorded: the files a question shows are read there.
+	Commit string `json:"commit,omitempty"`
 }
 
 // Plan is the body of a plan: only the assessment it is for.

@@ -13,7 +13,7 @@ import (
 func (w *Writer) rules(ctx context.Context, st *State, kind Kind, body any, h hints) (any, error) {
 	switch b := body.(type) {
 	case *Assessment:
-		return w.admitAssessment(ctx, st, b)
+		return w.admitAssessment(ctx, st, b, h)
 	case *Plan:
 		return w.admitPlan(ctx, st, b)
 	case *Consultation:
@@ -31,6 +31,17 @@ func (w *Writer) rules(ctx context.Context, st *State, kind Kind, body any, h hi
 		return &Empty{}, err
 	}
 	return nil, fmt.Errorf("no admission rule for %T", body)
+}
+
+// hasFileEvidence reports whether any evidence of a points to a file: only
+// then does the commit it was assessed at matter.
+func hasFileEvidence(a *Assessment) bool {
+	for _, ev := range a.Evidence {
+		if ev.Kind == "file" {
+			return true
+		}
+	}
+	return false
 }
 
 // need returns the record id names, which must be of kind want.
@@ -54,7 +65,7 @@ func short(id string) string {
 
 // Rule 1: material and critical assessments carry evidence; a standing
 // conclusion on the same subject is reused unless new evidence is declared.
-func (w *Writer) admitAssessment(ctx context.Context, st *State, a *Assessment) (any, error) {
+func (w *Writer) admitAssessment(ctx context.Context, st *State, a *Assessment, h hints) (any, error) {
 	if (a.Materiality == "material" || a.Materiality == "critical") && len(a.Evidence) == 0 {
 		return nil, refuse(fmt.Sprintf("a %s assessment must carry evidence: add --evidence KIND:REF:SUMMARY (kind file, command, commit, url or note)", a.Materiality))
 	}
@@ -72,6 +83,9 @@ func (w *Writer) admitAssessment(ctx context.Context, st *State, a *Assessment) 
 	d := &AssessmentDerived{SubjectKey: SubjectKey(a.Subject)}
 	if d.SubjectKey == "" {
 		return nil, badInput("subject has no letters or digits: say what the decision is about")
+	}
+	if h.checkout != nil && hasFileEvidence(a) {
+		d.Commit = *h.checkout
 	}
 	if a.NewEvidence {
 		return d, nil

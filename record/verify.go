@@ -706,6 +706,8 @@ func replayRules(ctx context.Context, st *State, e *Entry) (any, error) {
 		h.model, h.endpoint, h.question = d.Model, d.Endpoint, d.Question
 	case *DisagreementDerived:
 		h.openedBy = d.OpenedBy
+	case *AssessmentDerived:
+		h.checkout = &d.Commit
 	case *ValidationDerived:
 		if e.Body.(*Validation).Method == "command" {
 			obs := *d

@@ -59,9 +59,13 @@ type Writer struct {
 	Authors   Authorship
 	NotReused func(line string)
 	Avail     Availability // nil means NoAdvisors
-	Actor     string       // "Name <email>"
-	Origin    string       // this clone's id
-	Now       func() time.Time
+	// Checkout, when set, names the commit checked out in the work tree
+	// ("" on an unborn branch). An assessment with file evidence records
+	// it, so that its files are read at that commit for a question.
+	Checkout func(context.Context) string
+	Actor    string // "Name <email>"
+	Origin   string // this clone's id
+	Now      func() time.Time
 	// MaxAttempts bounds compare-and-swap retries when the head keeps moving.
 	MaxAttempts int
 }
@@ -84,6 +88,7 @@ type hints struct {
 	question *Question // what a consultation sent
 	openedBy string
 	observed *ValidationDerived
+	checkout *string // the commit an assessment's files are read at
 }
 
 // Append admits a caller's body (JSON) as a record of kind on task. Kinds a
@@ -304,6 +309,10 @@ func (w *Writer) admit(ctx context.Context, st *State, kind Kind, m map[string]a
 	body := newBody(kind)
 	if err := assign(body, m); err != nil {
 		return nil, nil, badInput(fmt.Sprintf("%s body: %v", kind, err))
+	}
+	if a, ok := body.(*Assessment); ok && h.checkout == nil && w.Checkout != nil && hasFileEvidence(a) {
+		c := w.Checkout(ctx)
+		h.checkout = &c
 	}
 	derived, err := w.rules(ctx, st, kind, body, h)
 	if err != nil {

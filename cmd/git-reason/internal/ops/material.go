@@ -25,8 +25,10 @@ const MaxMaterialFile = 16 << 20
 type Pins map[int]string
 
 // Material gathers the material of assessment a of st for a consultation
-// whose markers carry nonce: each file's content (at HEAD, or from the work
-// tree where it differs, marked so), each commit's or range's diff, each
+// whose markers carry nonce: each file's content at the commit the
+// assessment names (HEAD when it names none) or, while that commit is
+// still checked out, from the work tree where it differs, marked so; each
+// commit's or range's diff, each
 // command's recorded run, redacted. Files and paths matching
 // reason.neverSend are never read. Nothing is run but git; nothing is
 // fetched. pins, when not nil, say where a recorded question read each
@@ -47,6 +49,10 @@ func (e *Session) Material(ctx context.Context, st *record.State, a *record.Entr
 	g := &gatherer{e: e, st: st, never: s.NeverSend, redact: material.NewRedactor(names, os.Getenv), pins: pins}
 	if out, err := e.Repo.Git(ctx, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err == nil {
 		g.head = strings.TrimSpace(string(out))
+	}
+	g.base = g.head
+	if d, ok := a.Derived.(*record.AssessmentDerived); ok && d.Commit != "" {
+		g.base = d.Commit
 	}
 	body := a.Body.(*record.Assessment)
 	var pieces []material.Piece
@@ -86,6 +92,7 @@ type gatherer struct {
 	e      *Session
 	st     *record.State
 	head   string // HEAD's commit, "" on an unborn branch
+	base   string // where files are read: the assessment's commit, or head
 	never  []string
 	redact *material.Redactor
 	pins   Pins
@@ -156,12 +163,14 @@ func (g *gatherer) excludes() []string {
 	return out
 }
 
-// files reads the file pieces at HEAD (or at their pins), taking the work
-// tree's content instead where it exists and differs.
+// files reads the file pieces at the assessment's commit (or at their
+// pins), taking the work tree's content instead where it exists and
+// differs while that commit is checked out: once the work has moved on,
+// the assessed content is what was assessed.
 func (g *gatherer) files(ctx context.Context, pieces []material.Piece, at []int) error {
 	byRev := map[string][]int{}
 	for _, i := range at {
-		rev := g.head
+		rev := g.base
 		if pin, ok := g.pins[pieces[i].Evidence]; ok {
 			rev = pin
 		}
@@ -191,7 +200,7 @@ func (g *gatherer) files(ctx context.Context, pieces []material.Piece, at []int)
 			if committed != nil {
 				data, p.Revision = committed[k], rev
 			}
-			if g.pins == nil || rev == material.Worktree {
+			if g.pins == nil && rev == g.head || rev == material.Worktree {
 				if wt, ok := g.worktreeFile(p.Ref); ok && (data == nil || !bytes.Equal(wt, data)) {
 					data, p.Revision = wt, material.Worktree
 				}

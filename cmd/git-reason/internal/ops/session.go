@@ -90,6 +90,12 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	// Authors: and only when its authors are trusted (authors.go), saying
 	// why not otherwise.
 	sess.Writer.Authors = authors{sess}
+	// Checkout: an assessment with file evidence names the commit its
+	// files are read at for a question (material.go).
+	sess.Writer.Checkout = func(ctx context.Context) string {
+		c, _ := sess.git(ctx, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+		return c
+	}
 	if opts.Warn != nil {
 		sess.Writer.NotReused = func(line string) { opts.Warn(record.Printable(line)) }
 	}
