@@ -2,14 +2,15 @@
 // refs/reasoning/tasks/<task>, one commit per record, each commit's tree
 // holding every record of the task so far under records/.
 //
-// Commits are encoded and decoded, and trees encoded, by this package
-// (objects.go), exactly as go-git's object package does, which is not
-// linked: it brings an OpenPGP implementation whose initialisation every
-// command would pay at start-up. Trees are read by one reader (tree.go)
-// for every reader of a task. A commit is signed when Store.Sign is set: the signer gets
-// the unsigned commit's content and its signature goes into the gpgsig
-// header (WithSignature), as git commit -S writes it; package signing runs
-// the user's own signing program. Objects are read through go-git's object storage and
+// Commits are encoded and decoded, and trees encoded, by go-git's object
+// package (objects.go); a commit's tree and parents are the ones git's own
+// parser reads (gitFrame). Trees are read by one reader (tree.go) for
+// every reader of a task, over the raw entries: go-git's tree decoder
+// normalises modes the reader must refuse. A commit is signed when
+// Store.Sign is set: the signer gets the unsigned commit's content and its
+// signature goes into the gpgsig header (go-git's PGPSignature), as git
+// commit -S writes it; package signing runs the user's own signing
+// program. Objects are read through go-git's object storage and
 // written as loose objects the way git writes them (a temporary file renamed into objects/xx/,
 // read-only, not synced), in stored deflate blocks as core.looseCompression
 // 0 does; git gc compresses them when it packs. Refs are updated with

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"git-reason/record"
 )
@@ -495,7 +496,7 @@ func (s *Store) walkGraph(ctx context.Context, head string, stop map[string]bool
 			parents[c] = ps
 			return ps, nil
 		}
-		var cm *commit
+		var cm *object.Commit
 		if data, ok := src.peek(c); ok {
 			// Read once, size checked: contents takes it again.
 			var err error
@@ -638,21 +639,7 @@ func readTrees(cf objectSource, hashes []string, what string, fn func(i int, dat
 	})
 }
 
-// decodeCommit decodes a commit as go-git does, checking that its content
-// has the hash it was asked for.
-func decodeCommit(h string, data []byte) (*commit, error) {
-	got := plumbing.ComputeHash(plumbing.CommitObject, data)
-	c, err := parseCommit(got, data)
-	if err != nil {
-		return nil, fmt.Errorf("read commit %s: %w", h, err)
-	}
-	if got.String() != h {
-		return nil, fmt.Errorf("read commit %s: its content hashes to %s", h, got)
-	}
-	return c, nil
-}
-
-func (s *Store) commitFor(c *commit) (*record.Commit, error) {
+func (s *Store) commitFor(c *object.Commit) (*record.Commit, error) {
 	rc := &record.Commit{Hash: c.Hash.String(), Files: map[string]string{}, Trailers: Trailers(c.Message), When: c.Author.When,
 		Author: c.Author.Name + " <" + c.Author.Email + ">", Committer: c.Committer.Name + " <" + c.Committer.Email + ">"}
 	for _, p := range c.ParentHashes {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"git-reason/record"
 )
@@ -685,7 +686,7 @@ func (g *Integrator) merge(task, local, fetched string) (string, []record.Findin
 	if err != nil {
 		return "", nil, err
 	}
-	root, err := s.writeTree([]TreeEntry{{Name: RecordsDir, Mode: filemode.Dir, Hash: recordsTree}})
+	root, err := s.writeTree(recordsEntry(recordsTree))
 	if err != nil {
 		return "", nil, err
 	}
@@ -693,7 +694,7 @@ func (g *Integrator) merge(task, local, fetched string) (string, []record.Findin
 	if err != nil {
 		return "", nil, err
 	}
-	c := &commit{Author: sig, Committer: sig, TreeHash: root,
+	c := &object.Commit{Author: sig, Committer: sig, TreeHash: root,
 		ParentHashes: []plumbing.Hash{plumbing.NewHash(local), plumbing.NewHash(fetched)},
 		Message: fmt.Sprintf("merge: %d records of two histories\n\nReason-Task: %s\nReason-Merge: %s\n",
 			len(entries), task, fetched)}

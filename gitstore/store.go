@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"git-reason/record"
@@ -183,7 +184,7 @@ func (s *Store) recordsTree(commit plumbing.Hash) (*tree, error) {
 
 // recordsTreeOf returns the records/ tree of a commit already read,
 // through the one tree reader (rootRecords, parseTree).
-func (s *Store) recordsTreeOf(c *commit) (*tree, error) {
+func (s *Store) recordsTreeOf(c *object.Commit) (*tree, error) {
 	if err := s.checkSize(c.TreeHash, maxTreeBytes, "tree"); err != nil {
 		return nil, err
 	}
@@ -344,7 +345,7 @@ func (s *Store) writeCommit(rec *record.Record, entries []TreeEntry, parents []p
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	root, err := s.writeTree([]TreeEntry{{Name: RecordsDir, Mode: filemode.Dir, Hash: recordsTree}})
+	root, err := s.writeTree(recordsEntry(recordsTree))
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -357,7 +358,7 @@ func (s *Store) writeCommit(rec *record.Record, entries []TreeEntry, parents []p
 		return plumbing.ZeroHash, fmt.Errorf("record %s has a bad created time: %w", rec.ID, err)
 	}
 	sig := ParseActor(rec.Actor, when)
-	c := &commit{Author: sig, Committer: sig, Message: record.Message(entry),
+	c := &object.Commit{Author: sig, Committer: sig, Message: record.Message(entry),
 		TreeHash: root, ParentHashes: parents}
 	return s.writeCommitObject(c)
 }
@@ -370,15 +371,24 @@ func (s *Store) writeTree(entries []TreeEntry) (plumbing.Hash, error) {
 	return s.putObject(plumbing.TreeObject, data)
 }
 
-// writeCommitObject writes a commit, signed when the store has a signer.
-func (s *Store) writeCommitObject(c *commit) (plumbing.Hash, error) {
-	data := c.encode()
+// writeCommitObject writes a commit, signed when the store has a signer:
+// the signer gets the unsigned commit's content and its signature goes
+// into the gpgsig header, as git commit -S writes it.
+func (s *Store) writeCommitObject(c *object.Commit) (plumbing.Hash, error) {
+	data, err := encodeCommit(c)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
 	if s.Sign != nil {
 		sig, err := s.Sign(data)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
-		data = WithSignature(data, sig)
+		signed := *c
+		signed.PGPSignature = string(sig)
+		if data, err = encodeCommit(&signed); err != nil {
+			return plumbing.ZeroHash, err
+		}
 	}
 	return s.putObject(plumbing.CommitObject, data)
 }

@@ -39,6 +39,7 @@ import (
 type options struct {
 	records, merges, runs int
 	dir                   string
+	baseline              string // a git-reason binary timed in the same rounds
 }
 
 func main() {
@@ -47,6 +48,7 @@ func main() {
 	flag.IntVar(&o.merges, "merges", 100, "merge commits in the task's history")
 	flag.IntVar(&o.runs, "runs", 11, "timed runs of verify")
 	flag.StringVar(&o.dir, "dir", "", "work directory (default: a temporary one, removed)")
+	flag.StringVar(&o.baseline, "baseline-bin", "", "a git-reason binary (another build) to time in the same rounds, alternating")
 	flag.Parse()
 	if err := run(o, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "verify-bench:", err)
@@ -91,9 +93,9 @@ func run(o options, out *os.File) error {
 	}
 	env := append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "GIT_DIR="+repo)
 	// verify returns the wall time and the CPU time (user and system, of
-	// the process and the git processes it ran) of one verify.
-	verify := func() (time.Duration, time.Duration, error) {
-		cmd := exec.Command(filepath.Join(bin, "git-reason"), "verify", "T")
+	// the process and the git processes it ran) of one verify by exe.
+	verify := func(exe string) (time.Duration, time.Duration, error) {
+		cmd := exec.Command(exe, "verify", "T")
 		cmd.Env = env
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -101,34 +103,51 @@ func run(o options, out *os.File) error {
 		err := cmd.Run()
 		d := time.Since(t0)
 		if err != nil {
-			return d, 0, fmt.Errorf("git reason verify T: %v\n%s%s", err, firstLines(stdout.String(), 5), stderr.String())
+			return d, 0, fmt.Errorf("%s verify T: %v\n%s%s", exe, err, firstLines(stdout.String(), 5), stderr.String())
 		}
 		return d, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
 	}
-	if _, _, err := verify(); err != nil { // also the warm-up
-		return err
+	exes := []string{filepath.Join(bin, "git-reason")}
+	if o.baseline != "" {
+		exes = append(exes, o.baseline)
 	}
-	var times, cpus []time.Duration
-	for i := 0; i < o.runs; i++ {
-		d, cpu, err := verify()
-		if err != nil {
-			return err
+	times, cpus := make([][]time.Duration, len(exes)), make([][]time.Duration, len(exes))
+	for i := -1; i < o.runs; i++ { // run -1 is the warm-up
+		for k, exe := range exes {
+			d, cpu, err := verify(exe)
+			if err != nil {
+				return err
+			}
+			if i >= 0 {
+				times[k], cpus[k] = append(times[k], d), append(cpus[k], cpu)
+			}
 		}
-		times, cpus = append(times, d), append(cpus, cpu)
 	}
-	slices.Sort(times)
-	slices.Sort(cpus)
-	med := times[len(times)/2]
 	load, _ := os.ReadFile("/proc/loadavg")
 	fmt.Fprintf(out, "# %s/%s, %d CPUs, %s; load average %s\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version(),
 		strings.Join(strings.Fields(string(load))[:3], " "))
-	fmt.Fprintf(out, "git reason verify (%d records, %d merges): median %s, min %s, max %s over %d runs; target 1s: %s\n",
-		o.records, o.merges, med.Round(time.Millisecond), times[0].Round(time.Millisecond),
-		times[len(times)-1].Round(time.Millisecond), o.runs, verdict(med < time.Second))
-	// On a loaded machine the wall time mostly measures the wait for a
-	// core; the CPU time is what the work costs.
-	fmt.Fprintf(out, "CPU time (user+system, with the git processes it runs): median %s, min %s, max %s\n",
-		cpus[len(cpus)/2].Round(time.Millisecond), cpus[0].Round(time.Millisecond), cpus[len(cpus)-1].Round(time.Millisecond))
+	var meds, cpuMeds []time.Duration
+	for k := range exes {
+		slices.Sort(times[k])
+		slices.Sort(cpus[k])
+		med := times[k][len(times[k])/2]
+		meds, cpuMeds = append(meds, med), append(cpuMeds, cpus[k][len(cpus[k])/2])
+		name := "git reason verify"
+		if k > 0 {
+			name = "baseline " + exes[k] + " verify"
+		}
+		fmt.Fprintf(out, "%s (%d records, %d merges): median %s, min %s, max %s over %d runs; target 1s: %s\n", name,
+			o.records, o.merges, med.Round(time.Millisecond), times[k][0].Round(time.Millisecond),
+			times[k][len(times[k])-1].Round(time.Millisecond), o.runs, verdict(med < time.Second))
+		// On a loaded machine the wall time mostly measures the wait for a
+		// core; the CPU time is what the work costs.
+		fmt.Fprintf(out, "  CPU time (user+system, with the git processes it runs): median %s, min %s, max %s\n",
+			cpuMeds[k].Round(time.Millisecond), cpus[k][0].Round(time.Millisecond), cpus[k][len(cpus[k])-1].Round(time.Millisecond))
+	}
+	if len(exes) > 1 {
+		fmt.Fprintf(out, "this build / baseline: wall %.2fx, CPU %.2fx\n",
+			float64(meds[0])/float64(meds[1]), float64(cpuMeds[0])/float64(cpuMeds[1]))
+	}
 	return nil
 }
 
