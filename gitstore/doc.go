@@ -35,23 +35,15 @@
 // credentials and configuration; a fetch runs with git's object checks
 // on, and a task whose objects git refuses is quarantined alone.
 //
-// Sync plumbing: fetched tasks land on refs/reasoning/remotes/<remote>/<task>;
-// an Integrator verifies each fetched history with Store.Verify (the same
-// replay as `git reason verify`) and then creates, fast-forwards or merges
-// the local task ref with UpdateRef's compare-and-swap, or quarantines the
-// task (local ref untouched) when it does not verify or a record path
-// differs between the two sides. A merge commit's records/ tree is the
-// union of both parents'. Sync remembers the heads it verified clean
-// (Remembered: .git/reason/verified.json, each entry a commit id with an
-// HMAC under a local key) and replays only the commits after one, from the
-// state that head's own records make; an entry that does not match its
-// MAC is ignored, so the memo only ever saves work. Reuses of another
-// task's conclusion are checked against that task's ref at each
-// verification, never remembered. Fetched tasks that reuse each other's
-// conclusions (a cycle: none can be in place before another) are
-// integrated together (Integrator.IntegrateTogether): a reuse within the
-// set is checked against the head the reused task's ref is about to get,
-// under the same terms (that history replays clean and holds the
-// conclusion as named); a task that fails, or reuses one that failed,
-// leaves the set, and the refs move only once the rest all hold.
+// Sync's storage: fetched tasks land on refs/reasoning/remotes/<remote>/<task>
+// (Repo.Fetch); Store.Replay and Store.ReplayMerge replay what a pull
+// brings, Store.MergeHistories writes the merge commit of two histories
+// (its records/ tree the union of both parents', a record path or id
+// whose content differs on the two sides a conflict), and Remembered
+// (.git/reason/verified.json, each entry a commit id with an HMAC under a
+// local key) keeps the heads verified clean, so that a replay goes on
+// from one, from the state that head's own records make; an entry that
+// does not match its MAC is ignored, so the memo only ever saves work.
+// Package integration decides what a fetched history does to a local ref;
+// the rules it asks (reuse matching, which findings block) are record's.
 package gitstore

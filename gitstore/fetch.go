@@ -3,7 +3,6 @@ package gitstore
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sort"
 	"strings"
 
@@ -140,14 +139,4 @@ func objectsReason(err error) string {
 		}
 	}
 	return record.Printable(lastLine(ge.Stderr, ge.Error()))
-}
-
-// RefusedIntegration is the quarantine of a task whose fetched objects
-// git refused (Fetch).
-func RefusedIntegration(f FetchRefusal) *Integration {
-	in := newIntegration(f.Task, f.Head)
-	in.Outcome, in.Codes = OutcomeQuarantined, []string{CodeObjects}
-	in.Findings = []record.Finding{{Task: f.Task, Commit: f.Head, Code: CodeObjects,
-		Message: fmt.Sprintf("git refused the fetched objects: %s", f.Reason)}}
-	return in
 }

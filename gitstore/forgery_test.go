@@ -496,7 +496,7 @@ func forgVerifyRemembered(t *testing.T, dir, task, head string, want []record.Fi
 		if n, bases, err := gitstore.ReplayedFrom(r, rem, task, head); err == nil && bases == 0 {
 			t.Errorf("%s: the replay from remembered heads reached none of them (%d commits)", task, n)
 		}
-		r.Share(&gitstore.Memo{Remembered: rem})
+		r.Share(&gitstore.Shared{Remembered: rem})
 		got, err := r.Verify(context.Background(), task, head)
 		if err != nil {
 			t.Fatalf("verify %s from remembered heads: %v", task, err)

@@ -680,7 +680,7 @@ func Trailers(msg string) map[string]string {
 // Verify replays the history of a task's ref and returns every finding. A
 // history whose commits or trees do not read is one finding, not an error:
 // the error is for the context ending. Every reuse of another task's
-// standing conclusion is checked against that task too (see checkReuses).
+// standing conclusion is checked against that task too (record.CheckReuses).
 func (s *Store) Verify(ctx context.Context, task, head string) ([]record.Finding, error) {
 	return s.verify(ctx, task, head, true)
 }
@@ -693,7 +693,7 @@ func (s *Store) verify(ctx context.Context, task, head string, reuses bool) ([]r
 func (s *Store) verifyChecked(ctx context.Context, task, head string, reuses bool, k *record.Checked) ([]record.Finding, error) {
 	found, recs := s.replay(ctx, task, head, reuses, k)
 	if reuses && ctx.Err() == nil && recs != nil {
-		found = append(found, s.checkReuses(ctx, task, head, recs, nil)...)
+		found = append(found, record.CheckReuses(ctx, task, head, recs, s.ReusedLocal)...)
 	}
 	return found, ctx.Err()
 }

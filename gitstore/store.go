@@ -94,10 +94,10 @@ func (s *Store) checkTask(task string) error {
 	return nil
 }
 
-// taskConflict turns a *RefConflictError met by task's ref into bad input
+// TaskConflict turns a *RefConflictError met by task's ref into bad input
 // that says, in one line, which task is in the way and what to do; any
 // other error is returned as it is.
-func taskConflict(task string, err error) error {
+func TaskConflict(task string, err error) error {
 	var c *RefConflictError
 	if !errors.As(err, &c) {
 		return err
@@ -293,7 +293,7 @@ func (s *Store) Append(ctx context.Context, task, head string, rec *record.Recor
 		// Refused before any object is written: a/b cannot start while a
 		// exists, nor a while a/b does.
 		if err := s.Repo.RefConflict(TaskRef(task)); err != nil {
-			return "", taskConflict(task, err)
+			return "", TaskConflict(task, err)
 		}
 	} else {
 		var err error
@@ -328,7 +328,7 @@ func (s *Store) Append(ctx context.Context, task, head string, rec *record.Recor
 		return "", fmt.Errorf("%w: %v", record.ErrConflict, err)
 	}
 	if err != nil {
-		return "", taskConflict(task, err)
+		return "", TaskConflict(task, err)
 	}
 	s.noteWritten(commit.String())
 	s.cacheAppended(task, commit.String(), prev, rec.FileName(), blob.String(), data)

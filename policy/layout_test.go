@@ -25,7 +25,9 @@ import (
 //   - policy: nothing of ours. policy/neutrality is "a domain package of
 //     its own" (DESIGN.md): it reads a declaration file, so schemas.
 //   - advisor: policy, record, share, and schemas (record's).
-//   - gitstore: record, and schemas and policy (record's).
+//   - gitstore: record, and schemas and policy (record's). Its packages
+//     below it come under its row: sync's orchestration
+//     (gitstore/integration) reads through gitstore and asks record.
 //   - schemas, share: nothing.
 //   - hooks: nothing of ours (the table's "—").
 //

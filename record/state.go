@@ -355,17 +355,26 @@ func (s *State) Standing() []Standing {
 		if gone[c.ID] || !s.Holds(c.ID) {
 			continue
 		}
-		body := c.Body.(*Conclusion)
-		a := s.Get(body.Assessment)
-		if a == nil || a.Kind != KindAssessment {
-			continue
+		if st, ok := s.standingOf(c); ok {
+			out = append(out, st)
 		}
-		ab := a.Body.(*Assessment)
-		out = append(out, Standing{Task: s.Task, Conclusion: c.ID, Assessment: a.ID,
-			SubjectKey: a.Derived.(*AssessmentDerived).SubjectKey, Decision: body.Decision, Clock: c.Clock,
-			Actor: c.Actor, Materiality: ab.Materiality, Reversibility: ab.Reversibility})
 	}
 	return out
+}
+
+// standingOf is conclusion c as a Standing: what the writer reuses from
+// and what a reuse of it is checked against (matchReuse). false: its
+// assessment is not in the task.
+func (s *State) standingOf(c *Entry) (Standing, bool) {
+	body := c.Body.(*Conclusion)
+	a := s.Get(body.Assessment)
+	if a == nil || a.Kind != KindAssessment {
+		return Standing{}, false
+	}
+	ab := a.Body.(*Assessment)
+	return Standing{Task: s.Task, Conclusion: c.ID, Assessment: a.ID,
+		SubjectKey: a.Derived.(*AssessmentDerived).SubjectKey, Decision: body.Decision, Clock: c.Clock,
+		Actor: c.Actor, Materiality: ab.Materiality, Reversibility: ab.Reversibility}, true
 }
 
 // Phase says where the task stands, judged by its latest assessment.

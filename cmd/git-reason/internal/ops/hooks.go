@@ -141,7 +141,7 @@ func (e *Session) PrePush(ctx context.Context, lines []PushLine) ([]PushFinding,
 			}
 			// A record a merge made inadmissible travels: a person settles
 			// it with a new record; refusing the push would strand it.
-			for _, fd := range gitstore.Blocking(res.Findings) {
+			for _, fd := range record.Blocking(res.Findings) {
 				out = append(out, PushFinding{Ref: remoteRef, Message: fd.String()})
 			}
 			continue

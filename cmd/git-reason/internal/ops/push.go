@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"git-reason/gitstore"
+	"git-reason/gitstore/integration"
 	"git-reason/record"
 )
 
@@ -221,7 +222,7 @@ func quarantined(p *PullResult, task string) bool {
 // remote (as last fetched) has its head already, else the task with its
 // verified head, or refused when verification finds anything but what a
 // person's record settles.
-func (e *Session) pushCandidate(ctx context.Context, g *gitstore.Integrator, remote, task string) (*PushedTask, error) {
+func (e *Session) pushCandidate(ctx context.Context, g *integration.Integrator, remote, task string) (*PushedTask, error) {
 	local, err := e.Repo.ReadRef(gitstore.TaskRef(task))
 	if err != nil || local == "" {
 		return nil, err
@@ -248,12 +249,12 @@ func (e *Session) pushCandidate(ctx context.Context, g *gitstore.Integrator, rem
 		if ctx.Err() != nil {
 			return nil, err
 		}
-		pt.Outcome, pt.Codes = PushRefused, []string{gitstore.CodeUnreadable}
-		pt.Findings = []record.Finding{{Task: task, Commit: local, Code: gitstore.CodeUnreadable, Message: err.Error()}}
+		pt.Outcome, pt.Codes = PushRefused, []string{integration.CodeUnreadable}
+		pt.Findings = []record.Finding{{Task: task, Commit: local, Code: integration.CodeUnreadable, Message: err.Error()}}
 		return pt, nil
 	}
-	if bad := gitstore.Blocking(found); len(bad) > 0 {
-		pt.Outcome, pt.Codes, pt.Findings = PushRefused, gitstore.Codes(bad), bad
+	if bad := record.Blocking(found); len(bad) > 0 {
+		pt.Outcome, pt.Codes, pt.Findings = PushRefused, record.Codes(bad), bad
 	}
 	return pt, nil
 }

@@ -11,6 +11,7 @@ import (
 	"git-reason/advisor"
 	"git-reason/cmd/git-reason/internal/settings"
 	"git-reason/gitstore"
+	"git-reason/gitstore/integration"
 	"git-reason/record"
 )
 
@@ -55,7 +56,7 @@ type Session struct {
 	findings    []advisor.Finding
 	profile     *advisor.Profile
 	chosenBy    string
-	integ       *gitstore.Integrator // what pull verified, for the push after it
+	integ       *integration.Integrator // what pull verified, for the push after it
 	warn        func(string)
 	warned      bool      // the untrusted overlay's notice was given
 	baseline    *baseline // the last plan's snapshot without the repository overlay

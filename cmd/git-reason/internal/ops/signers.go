@@ -13,6 +13,7 @@ import (
 	"git-reason/advisor"
 	"git-reason/gitstore"
 	"git-reason/gitstore/atomicfile"
+	"git-reason/gitstore/integration"
 	"git-reason/gitstore/signing"
 	"git-reason/record"
 )
@@ -181,17 +182,17 @@ func (t TaskSignatures) Summary() string {
 // with a check signing.Refused refuses under reason.requireSigned: a bad
 // signature always; with "fetched" or "all", any record not signed by an
 // allowed signer who is its actor. The rest are returned to integrate.
-func (e *Session) checkFetched(ctx context.Context, prefix string, refs []gitstore.Ref, out *PullResult) ([]gitstore.Ref, []*gitstore.Integration, error) {
+func (e *Session) checkFetched(ctx context.Context, fetched []integration.Fetched, out *PullResult) ([]integration.Fetched, []*integration.Integration, error) {
 	require := e.requireSigned()
-	var keep []gitstore.Ref
-	var held []*gitstore.Integration
-	for _, ref := range refs {
-		task := strings.TrimPrefix(ref.Name, prefix)
+	var keep []integration.Fetched
+	var held []*integration.Integration
+	for _, ref := range fetched {
+		task := ref.Task
 		local, err := e.Repo.ReadRef(gitstore.TaskRef(task))
 		if err != nil {
 			return nil, nil, err
 		}
-		if local == ref.Hash {
+		if local == ref.Head {
 			keep = append(keep, ref)
 			continue
 		}
@@ -199,7 +200,7 @@ func (e *Session) checkFetched(ctx context.Context, prefix string, refs []gitsto
 		if local != "" {
 			not = []string{local}
 		}
-		checks, err := e.Signatures(ctx, ref.Hash, not...)
+		checks, err := e.Signatures(ctx, ref.Head, not...)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -209,9 +210,7 @@ func (e *Session) checkFetched(ctx context.Context, prefix string, refs []gitsto
 			keep = append(keep, ref)
 			continue
 		}
-		held = append(held, &gitstore.Integration{Task: task, Outcome: gitstore.OutcomeQuarantined,
-			From: local, To: local, Fetched: ref.Hash, Codes: []string{signing.CodeSignature},
-			Findings: found, Refusals: []record.Finding{}})
+		held = append(held, integration.Quarantined(task, local, ref.Head, found))
 	}
 	return keep, held, nil
 }

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"git-reason/gitstore"
+	"git-reason/gitstore/integration"
 	"git-reason/record"
 )
 
@@ -39,10 +39,10 @@ type PullResult struct {
 
 // What pull did with a task (PulledTask.Outcome).
 const (
-	PullCreated     = gitstore.OutcomeCreated     // no local ref: created at the fetched head
-	PullFastForward = gitstore.OutcomeFastForward // the local ref was behind
-	PullMerged      = gitstore.OutcomeMerged      // both had records: a merge commit joins them
-	PullQuarantined = gitstore.OutcomeQuarantined // nothing changed: see Codes
+	PullCreated     = integration.OutcomeCreated     // no local ref: created at the fetched head
+	PullFastForward = integration.OutcomeFastForward // the local ref was behind
+	PullMerged      = integration.OutcomeMerged      // both had records: a merge commit joins them
+	PullQuarantined = integration.OutcomeQuarantined // nothing changed: see Codes
 )
 
 // PulledTask is what pull did with one fetched task whose local ref moved
@@ -62,7 +62,7 @@ type PulledTask struct {
 	Refusals []record.Finding `json:"refusals"`
 }
 
-func pulledTask(in *gitstore.Integration) *PulledTask {
+func pulledTask(in *integration.Integration) *PulledTask {
 	return &PulledTask{Task: in.Task, Outcome: in.Outcome, From: in.From, To: in.To, Fetched: in.Fetched,
 		Codes: in.Codes, Findings: in.Findings, Refusals: in.Refusals}
 }
@@ -137,11 +137,13 @@ func (e *Session) checkRemote(name string) error {
 
 // integrator returns the Integrator pull and push share, so that a head
 // pull verified is not replayed again by the push after it.
-func (e *Session) integrator() *gitstore.Integrator {
+func (e *Session) integrator() *integration.Integrator {
 	if e.integ == nil {
-		memo := &gitstore.Memo{Remembered: gitstore.OpenRemembered(e.Repo)}
-		e.Store.Share(memo)
-		e.integ = &gitstore.Integrator{Store: e.Store, Merger: e.mergeSignature, Memo: memo}
+		memo := &integration.Memo{}
+		memo.Remembered = gitstore.OpenRemembered(e.Repo)
+		e.Store.Share(&memo.Shared)
+		e.integ = &integration.Integrator{Store: e.Store, Merger: e.mergeSignature, Memo: memo,
+			Fatal: func(err error) bool { return errors.Is(err, ErrUsage) }}
 	}
 	return e.integ
 }
@@ -211,35 +213,42 @@ func (e *Session) integrate(ctx context.Context, remote string, tasks []string, 
 	if err != nil {
 		return nil, err
 	}
-	var todo []gitstore.Ref
+	var todo []integration.Fetched
 	for _, ref := range fetched {
 		t := strings.TrimPrefix(ref.Name, prefix)
 		if (len(tasks) == 0 || named[t]) && !skip[t] && local[t] != ref.Hash {
-			todo = append(todo, ref)
+			todo = append(todo, integration.Fetched{Task: t, Head: ref.Hash})
 		}
 	}
 	out.Examined = len(todo)
-	todo, held, err := e.checkFetched(ctx, prefix, todo, out)
+	todo, held, err := e.checkFetched(ctx, todo, out)
 	if err != nil {
 		return nil, err
 	}
-	var results []*gitstore.Integration
+	var results []*integration.Integration
 	if len(todo) > 0 {
-		if results, err = e.integrateAll(ctx, prefix, todo); err != nil {
+		limits := e.readLimits() // read once, before the workers start
+		newStore := func() *gitstore.Store {
+			store := gitstore.NewStore(e.Repo)
+			store.Sign = e.signMerge
+			store.Limits = func() gitstore.ReadLimits { return limits }
+			return store
+		}
+		if results, err = e.integrator().IntegrateAll(ctx, todo, newStore); err != nil {
 			return nil, err
 		}
 	}
 	for _, f := range refused {
-		results = append(results, gitstore.RefusedIntegration(f))
+		results = append(results, integration.Refused(f))
 	}
 	results = append(results, held...)
-	slices.SortStableFunc(results, func(a, b *gitstore.Integration) int { return strings.Compare(a.Task, b.Task) })
+	slices.SortStableFunc(results, func(a, b *integration.Integration) int { return strings.Compare(a.Task, b.Task) })
 	for _, in := range results {
 		if !in.Changed() {
 			continue
 		}
 		out.Tasks = append(out.Tasks, pulledTask(in))
-		if in.Outcome == gitstore.OutcomeQuarantined {
+		if in.Outcome == integration.OutcomeQuarantined {
 			out.Quarantined++
 			continue
 		}
@@ -274,166 +283,6 @@ func refHeads(r *gitstore.Repo, prefix string) (map[string]string, error) {
 		out[strings.TrimPrefix(ref.Name, prefix)] = ref.Hash
 	}
 	return out, nil
-}
-
-// integrateWorkers bounds how many tasks are integrated at once.
-const integrateWorkers = 4
-
-// integrateAll integrates the fetched refs, several tasks at once (tasks
-// are independent: each has its own ref and compare-and-swap), each worker
-// with a Store of its own and one shared memo of what was verified.
-// Results are in the order of refs.
-//
-// A task may reuse a conclusion of another task that the same pull
-// brings: its reuse is checked against that task's local ref, which the
-// pull may create or move only after checking it. So a task quarantined
-// for its reuses alone, when a task it reuses changed in the same round,
-// is integrated again, until a round changes nothing such a task reuses.
-// Tasks that then still wait on each other's reuses (a cycle) are
-// integrated as one set, once (integrateTogether).
-func (e *Session) integrateAll(ctx context.Context, prefix string, refs []gitstore.Ref) ([]*gitstore.Integration, error) {
-	shared := e.integrator()
-	// The merge signature is read once, before any worker needs it.
-	sig, sigErr := e.mergeSignature()
-	merger := func() (gitstore.Signature, error) {
-		if sigErr != nil {
-			return gitstore.Signature{}, sigErr
-		}
-		s := sig
-		s.When = time.Now()
-		return s, nil
-	}
-	results := make([]*gitstore.Integration, len(refs))
-	pending := make([]int, len(refs))
-	for i := range refs {
-		pending[i] = i
-	}
-	together := false
-	for len(pending) > 0 {
-		if err := e.integrateRound(ctx, prefix, refs, pending, merger, results); err != nil {
-			return nil, err
-		}
-		changed := map[string]bool{}
-		for _, i := range pending {
-			if in := results[i]; in.Changed() && in.Outcome != gitstore.OutcomeQuarantined {
-				changed[in.Task] = true
-			}
-		}
-		var again []int
-		for _, i := range pending {
-			in := results[i]
-			if !reuseOnly(in) {
-				continue
-			}
-			for _, u := range shared.ReusedTasks(in.Task, in.Fetched) {
-				if changed[u] {
-					again = append(again, i)
-					break
-				}
-			}
-		}
-		pending = again
-		if len(pending) == 0 && !together {
-			together = true
-			if err := e.integrateTogether(ctx, results); err != nil {
-				return nil, err
-			}
-		}
-	}
-	// What was verified clean is remembered for the next verification;
-	// failing to save it costs that one time, nothing else.
-	_ = shared.Memo.Remembered.Save()
-	return results, nil
-}
-
-// reuseOnly reports whether in was quarantined for its reuses alone.
-func reuseOnly(in *gitstore.Integration) bool {
-	return in.Outcome == gitstore.OutcomeQuarantined && len(in.Codes) == 1 && in.Codes[0] == record.FindReuse
-}
-
-// integrateTogether integrates, as one set, the tasks still quarantined
-// for their reuses alone when some of them reuse others of them: tasks
-// that wait on each other (A reuses B's conclusion and B reuses A's), so
-// that no round puts one in place before the other
-// (gitstore.Integrator.IntegrateTogether). Their results replace the
-// rounds' ones.
-func (e *Session) integrateTogether(ctx context.Context, results []*gitstore.Integration) error {
-	shared := e.integrator()
-	set := map[string]string{}
-	index := map[string]int{}
-	for i, in := range results {
-		if reuseOnly(in) {
-			set[in.Task], index[in.Task] = in.Fetched, i
-		}
-	}
-	waiting := false
-	for t, head := range set {
-		for _, u := range shared.ReusedTasks(t, head) {
-			if _, ok := set[u]; ok {
-				waiting = true
-			}
-		}
-	}
-	if !waiting {
-		return nil
-	}
-	ins, err := shared.IntegrateTogether(ctx, set)
-	if err != nil {
-		if ctx.Err() != nil || errors.Is(err, gitstore.ErrLocked) || errors.Is(err, ErrUsage) {
-			return err
-		}
-		// A task that does not read: the set keeps what the rounds found
-		// (quarantined for its reuses), as before it was tried.
-		return nil
-	}
-	for _, in := range ins {
-		results[index[in.Task]] = in
-	}
-	return nil
-}
-
-// integrateRound integrates refs[i] for each i of todo into results[i].
-func (e *Session) integrateRound(ctx context.Context, prefix string, refs []gitstore.Ref, todo []int,
-	merger func() (gitstore.Signature, error), results []*gitstore.Integration) error {
-	shared := e.integrator()
-	limits := e.readLimits() // read once, before the workers start
-	errs := make([]error, len(refs))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(integrateWorkers, len(todo)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			store := gitstore.NewStore(e.Repo)
-			store.Sign = e.signMerge
-			store.Limits = func() gitstore.ReadLimits { return limits }
-			store.Share(shared.Memo)
-			g := &gitstore.Integrator{Store: store, Merger: merger, Memo: shared.Memo}
-			for i := range next {
-				ref := refs[i]
-				task := strings.TrimPrefix(ref.Name, prefix)
-				in, err := g.Integrate(ctx, task, ref.Hash)
-				if err != nil && ctx.Err() == nil && !errors.Is(err, gitstore.ErrLocked) && !errors.Is(err, ErrUsage) {
-					// One task that does not read never stops the others.
-					in, err = &gitstore.Integration{Task: task, Outcome: gitstore.OutcomeQuarantined, Fetched: ref.Hash,
-						Codes: []string{gitstore.CodeUnreadable}, Refusals: []record.Finding{},
-						Findings: []record.Finding{{Task: task, Commit: ref.Hash, Code: gitstore.CodeUnreadable, Message: record.Printable(err.Error())}}}, nil
-				}
-				results[i], errs[i] = in, err
-			}
-		}()
-	}
-	for _, i := range todo {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // Needs returns, for every task, the records merges made inadmissible that

@@ -1,0 +1,168 @@
+package integration
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"git-reason/gitstore"
+	"git-reason/record"
+)
+
+// Fetched is a task's fetched head, to integrate.
+type Fetched struct {
+	Task string
+	Head string
+}
+
+// workers bounds how many tasks IntegrateAll integrates at once.
+const workers = 4
+
+// IntegrateAll integrates the fetched tasks, several at once (tasks are
+// independent: each has its own ref and compare-and-swap), each worker
+// with a Store of its own (newStore) sharing g's Memo, so that no head is
+// replayed twice. Results are in the order of fetched.
+//
+// A task may reuse a conclusion of another task that the same pull
+// brings: its reuse is checked against that task's local ref, which the
+// pull may create or move only after checking it. So a task quarantined
+// for its reuses alone, when a task it reuses changed in the same round,
+// is integrated again, until a round changes nothing such a task reuses.
+// Tasks that then still wait on each other's reuses (a cycle) are
+// integrated as one set, once (IntegrateTogether).
+func (g *Integrator) IntegrateAll(ctx context.Context, fetched []Fetched, newStore func() *gitstore.Store) ([]*Integration, error) {
+	// The merge signature is read once, before any worker needs it.
+	sig, sigErr := g.Merger()
+	merger := func() (gitstore.Signature, error) {
+		if sigErr != nil {
+			return gitstore.Signature{}, sigErr
+		}
+		s := sig
+		s.When = time.Now()
+		return s, nil
+	}
+	results := make([]*Integration, len(fetched))
+	pending := make([]int, len(fetched))
+	for i := range fetched {
+		pending[i] = i
+	}
+	together := false
+	for len(pending) > 0 {
+		if err := g.round(ctx, fetched, pending, merger, newStore, results); err != nil {
+			return nil, err
+		}
+		changed := map[string]bool{}
+		for _, i := range pending {
+			if in := results[i]; in.Changed() && in.Outcome != OutcomeQuarantined {
+				changed[in.Task] = true
+			}
+		}
+		var again []int
+		for _, i := range pending {
+			in := results[i]
+			if !reuseOnly(in) {
+				continue
+			}
+			for _, u := range g.ReusedTasks(in.Task, in.Fetched) {
+				if changed[u] {
+					again = append(again, i)
+					break
+				}
+			}
+		}
+		pending = again
+		if len(pending) == 0 && !together {
+			together = true
+			if err := g.together(ctx, results); err != nil {
+				return nil, err
+			}
+		}
+	}
+	// What was verified clean is remembered for the next verification;
+	// failing to save it costs that one time, nothing else.
+	_ = g.memo().Remembered.Save()
+	return results, nil
+}
+
+// fatal reports whether err stops the whole integration rather than
+// quarantining the one task it came from.
+func (g *Integrator) fatal(ctx context.Context, err error) bool {
+	return ctx.Err() != nil || errors.Is(err, gitstore.ErrLocked) || g.Fatal != nil && g.Fatal(err)
+}
+
+// together integrates, as one set, the tasks still quarantined for their
+// reuses alone when some of them reuse others of them: tasks that wait on
+// each other (A reuses B's conclusion and B reuses A's), so that no round
+// puts one in place before the other (IntegrateTogether). Their results
+// replace the rounds' ones.
+func (g *Integrator) together(ctx context.Context, results []*Integration) error {
+	set := map[string]string{}
+	index := map[string]int{}
+	for i, in := range results {
+		if reuseOnly(in) {
+			set[in.Task], index[in.Task] = in.Fetched, i
+		}
+	}
+	waiting := false
+	for t, head := range set {
+		for _, u := range g.ReusedTasks(t, head) {
+			if _, ok := set[u]; ok {
+				waiting = true
+			}
+		}
+	}
+	if !waiting {
+		return nil
+	}
+	ins, err := g.IntegrateTogether(ctx, set)
+	if err != nil {
+		if g.fatal(ctx, err) {
+			return err
+		}
+		// A task that does not read: the set keeps what the rounds found
+		// (quarantined for its reuses), as before it was tried.
+		return nil
+	}
+	for _, in := range ins {
+		results[index[in.Task]] = in
+	}
+	return nil
+}
+
+// round integrates fetched[i] for each i of todo into results[i].
+func (g *Integrator) round(ctx context.Context, fetched []Fetched, todo []int,
+	merger func() (gitstore.Signature, error), newStore func() *gitstore.Store, results []*Integration) error {
+	errs := make([]error, len(fetched))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(workers, len(todo)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			store := newStore()
+			store.Share(&g.memo().Shared)
+			w := &Integrator{Store: store, Merger: merger, Memo: g.memo(), Fatal: g.Fatal}
+			for i := range next {
+				f := fetched[i]
+				in, err := w.Integrate(ctx, f.Task, f.Head)
+				if err != nil && !w.fatal(ctx, err) {
+					// One task that does not read never stops the others.
+					in, err = quarantine(newIntegration(f.Task, f.Head), CodeUnreadable, record.Printable(err.Error())), nil
+				}
+				results[i], errs[i] = in, err
+			}
+		}()
+	}
+	for _, i := range todo {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

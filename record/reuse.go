@@ -1,0 +1,155 @@
+package record
+
+import (
+	"context"
+	"fmt"
+	"sort"
+)
+
+// Reused is a task whose conclusion a reuse names, as the reuse check sees
+// it: its state, or why it cannot be trusted (its history does not replay
+// clean) or read. Later: the check waits for the head the task will have
+// (a set of fetched tasks that reuse each other, integrated together).
+type Reused struct {
+	State     *State
+	Untrusted error
+	Unread    error
+	Later     bool
+}
+
+// ReusedLookup returns the reused task u as a reuse check must see it:
+// the storage says where it is read (its local ref, or the head a pull is
+// about to give it).
+type ReusedLookup func(ctx context.Context, u string) Reused
+
+// CheckReuses checks every reuse that the records at head (recs, as the
+// replay read and checked them) claim from another task: the task exists
+// and replays clean, and holds the reused conclusion with the subject,
+// actor, materiality and reversibility the reuse names, which are what
+// the writer read from that conclusion's Standing when it chose to reuse
+// it. The reused tasks' own reuses are not followed (lookup does not
+// check them), so that a cycle of reuses ends.
+func CheckReuses(ctx context.Context, task, head string, recs []*Record, lookup ReusedLookup) []Finding {
+	var out []Finding
+	add := func(id, format string, args ...any) {
+		out = append(out, Finding{Task: task, Commit: head, Record: id, Code: FindReuse,
+			Message: Printable(fmt.Sprintf(format, args...))})
+	}
+	seen := map[string]Reused{}
+	for _, r := range recs {
+		d := reuseOf(r)
+		if d == nil || d.ReusesTask == task {
+			continue
+		}
+		u := d.ReusesTask
+		if _, ok := seen[u]; !ok {
+			seen[u] = lookup(ctx, u)
+		}
+		switch ru := seen[u]; {
+		case ru.Later:
+		case ru.Untrusted != nil:
+			add(r.ID, "assessment %s reuses conclusion %s of task %s, which cannot be trusted: %v", r.ID[:10], d.Reuses, u, ru.Untrusted)
+		case ru.Unread != nil:
+			add(r.ID, "reused task %s does not read: %v", u, ru.Unread)
+		default:
+			if why := matchReuse(ru.State, d); why != "" {
+				add(r.ID, "assessment %s reuses conclusion %s of task %s, but %s", r.ID[:10], d.Reuses, u, why)
+			}
+		}
+	}
+	return out
+}
+
+// ReusedTasks returns the tasks other than task whose conclusions the
+// assessments among recs reuse, sorted.
+func ReusedTasks(task string, recs []*Record) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range recs {
+		if d := reuseOf(r); d != nil && d.ReusesTask != task && !seen[d.ReusesTask] {
+			seen[d.ReusesTask] = true
+			out = append(out, d.ReusesTask)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// reuseOf is the derived part of an assessment that reuses a conclusion,
+// or nil.
+func reuseOf(r *Record) *AssessmentDerived {
+	if r.Kind != KindAssessment {
+		return nil
+	}
+	e, err := Decode(r)
+	if err != nil {
+		return nil
+	}
+	if d := e.Derived.(*AssessmentDerived); d.Reuses != "" {
+		return d
+	}
+	return nil
+}
+
+// matchReuse says what is wrong with a reuse as the reused task's state
+// shows it, or "": the conclusion's Standing (what the writer reuses
+// from) must be the one the reuse names.
+func matchReuse(st *State, d *AssessmentDerived) string {
+	c := st.Get(d.Reuses)
+	if c == nil || c.Kind != KindConclusion {
+		return "that task holds no such conclusion"
+	}
+	s, ok := st.standingOf(c)
+	switch {
+	case !ok:
+		return "the conclusion has no assessment"
+	case s.SubjectKey != d.SubjectKey:
+		return "its subject differs"
+	case s.Actor != d.ReusesActor:
+		return fmt.Sprintf("it was concluded by %s, not %s", s.Actor, d.ReusesActor)
+	case s.Materiality != d.ReusesMateriality || s.Reversibility != d.ReusesReversibility:
+		return fmt.Sprintf("its assessment was %s and %s, not %s and %s", s.Materiality, s.Reversibility,
+			d.ReusesMateriality, d.ReusesReversibility)
+	}
+	return ""
+}
+
+// Blocking returns the findings that forbid a history from reaching a
+// local ref (pull) or a remote (push): all but merge_refused, which
+// records what the union of two honest histories made inadmissible and is
+// settled by a person, never by refusing the history.
+func Blocking(found []Finding) []Finding {
+	var out []Finding
+	for _, f := range found {
+		if f.Code != FindMergeRule {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// MergeRefusals returns the merge_refused findings: merged all the same,
+// each waits for a person's record.
+func MergeRefusals(found []Finding) []Finding {
+	out := []Finding{}
+	for _, f := range found {
+		if f.Code == FindMergeRule {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Codes returns the distinct codes of findings, sorted.
+func Codes(found []Finding) []string {
+	seen := map[string]bool{}
+	out := []string{}
+	for _, f := range found {
+		if !seen[f.Code] {
+			seen[f.Code] = true
+			out = append(out, f.Code)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
