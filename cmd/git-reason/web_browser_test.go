@@ -41,88 +41,13 @@ func TestWebBrowser(t *testing.T) {
 		t.Skip("skipped with -short: starting Chromium costs more than the rest of the quick loop's web tests; TestWebPages checks the same pages over HTTP")
 	}
 	t.Parallel()
-	chrome := browserPath()
-	if chrome == "" {
-		harness.MissingTool(t, "no Chromium on PATH (install Debian's chromium package; .ci/run does)")
-	}
 	s := webRepo(t)
 	baseCommit := webCommits(t, s)
 	start := startWeb(t, s)
 	base := strings.TrimSuffix(start[:strings.Index(start, "?")], "/")
-
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chrome),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1200, 900),
-	}
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelA()
-
-	var mu sync.Mutex
-	var problems []string
-	note := func(s string) { mu.Lock(); problems = append(problems, s); mu.Unlock() }
-	ctx, cancel := chromedp.NewContext(actx, chromedp.WithListener(func(ev any) {
-		switch ev := ev.(type) {
-		case *network.EventRequestWillBeSent:
-			if !loopbackURL(ev.Request.URL) {
-				note("request beyond loopback: " + ev.Request.URL)
-			}
-		case *runtime.EventConsoleAPICalled:
-			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeAssert {
-				note("console " + string(ev.Type))
-			}
-		case *runtime.EventExceptionThrown:
-			note("exception: " + ev.ExceptionDetails.Text)
-		case *log.EventEntryAdded:
-			if ev.Entry.Level == log.EntryLevelError {
-				note("console error: " + ev.Entry.Text + " " + ev.Entry.URL)
-			}
-		}
-	}))
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancelT()
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatalf("browser: %v", err)
-		}
-	}
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(sel))
-		must(err)
-		return s
-	}
-	// inert checks the page in the browser holds no script (but the page's
-	// own), image or link to elsewhere: no record text became an element.
-	inert := func(page string) {
-		t.Helper()
-		scripts, err := chromedp.Run(ctx, chromedp.Evaluate[int](`[...document.scripts].filter(s => s.src !== location.origin + "/static/live.js").length`))
-		must(err)
-		images, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.images.length`))
-		must(err)
-		links, err := chromedp.Run(ctx, chromedp.Evaluate[int](`[...document.links].filter(a => !a.href.startsWith(location.origin)).length`))
-		must(err)
-		if scripts+images+links != 0 {
-			t.Errorf("%s holds %d scripts, %d images, %d links elsewhere", page, scripts, images, links)
-		}
-	}
-	must(chromedp.Do(ctx))
-	_, err := chromedp.Call(ctx, network.Enable, network.EnableParams{})
-	must(err)
-	_, err = chromedp.Call(ctx, log.Enable, cdp.Empty{})
-	must(err)
-	_, err = chromedp.Call(ctx, runtime.Enable, cdp.Empty{})
-	must(err)
+	b := startBrowser(t)
+	ctx, must, text, inert := b.ctx, b.must, b.text, b.inert
+	var err error
 
 	// The printed address: the token becomes a cookie.
 	must(chromedp.Do(ctx, chromedp.Navigate(start), chromedp.WaitVisible("table.tasks")))
@@ -225,18 +150,120 @@ func TestWebBrowser(t *testing.T) {
 	contextShot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	must(err)
 
-	mu.Lock()
-	defer mu.Unlock()
-	for _, p := range problems {
-		t.Error(p)
-	}
-	// The screenshots in docs/ are these (README, "The Reasoning page").
-	for name, png := range map[string][]byte{"web-task.png": shot, "web-handover.png": handoverShot, "web-context.png": contextShot} {
+	b.report()
+	// These pages hold the hostile record texts: their screenshots are for
+	// looking at what the attack left (README's come from
+	// TestWebScreenshots).
+	for name, png := range map[string][]byte{"hostile-task.png": shot, "hostile-handover.png": handoverShot, "hostile-context.png": contextShot} {
 		out := filepath.Join(t.ArtifactDir(), name)
 		if err := os.WriteFile(out, png, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("screenshot: %s", out)
+	}
+}
+
+// browser is headless Chromium driven for one test, and what it has seen
+// go wrong: requests beyond loopback, console errors and exceptions.
+type browser struct {
+	t        *testing.T
+	ctx      context.Context
+	mu       sync.Mutex
+	problems []string
+}
+
+// startBrowser starts headless Chromium for the test; it stops with it.
+func startBrowser(t *testing.T) *browser {
+	t.Helper()
+	chrome := browserPath()
+	if chrome == "" {
+		harness.MissingTool(t, "no Chromium on PATH (install Debian's chromium package; .ci/run does)")
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chrome),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1200, 900),
+	}
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancelA)
+	b := &browser{t: t}
+	note := func(s string) { b.mu.Lock(); b.problems = append(b.problems, s); b.mu.Unlock() }
+	ctx, cancel := chromedp.NewContext(actx, chromedp.WithListener(func(ev any) {
+		switch ev := ev.(type) {
+		case *network.EventRequestWillBeSent:
+			if !loopbackURL(ev.Request.URL) {
+				note("request beyond loopback: " + ev.Request.URL)
+			}
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeAssert {
+				note("console " + string(ev.Type))
+			}
+		case *runtime.EventExceptionThrown:
+			note("exception: " + ev.ExceptionDetails.Text)
+		case *log.EventEntryAdded:
+			if ev.Entry.Level == log.EntryLevelError {
+				note("console error: " + ev.Entry.Text + " " + ev.Entry.URL)
+			}
+		}
+	}))
+	t.Cleanup(cancel)
+	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
+	t.Cleanup(cancelT)
+	b.ctx = ctx
+	b.must(chromedp.Do(ctx))
+	_, err := chromedp.Call(ctx, network.Enable, network.EnableParams{})
+	b.must(err)
+	_, err = chromedp.Call(ctx, log.Enable, cdp.Empty{})
+	b.must(err)
+	_, err = chromedp.Call(ctx, runtime.Enable, cdp.Empty{})
+	b.must(err)
+	return b
+}
+
+func (b *browser) must(err error) {
+	b.t.Helper()
+	if err != nil {
+		b.t.Fatalf("browser: %v", err)
+	}
+}
+
+// text is the text of the first element sel matches.
+func (b *browser) text(sel string) string {
+	b.t.Helper()
+	s, err := chromedp.Run(b.ctx, chromedp.Text(sel))
+	b.must(err)
+	return s
+}
+
+// inert checks the page in the browser holds no script (but the page's
+// own), image or link to elsewhere: no record text became an element.
+func (b *browser) inert(page string) {
+	b.t.Helper()
+	scripts, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`[...document.scripts].filter(s => s.src !== location.origin + "/static/live.js").length`))
+	b.must(err)
+	images, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.images.length`))
+	b.must(err)
+	links, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`[...document.links].filter(a => !a.href.startsWith(location.origin)).length`))
+	b.must(err)
+	if scripts+images+links != 0 {
+		b.t.Errorf("%s holds %d scripts, %d images, %d links elsewhere", page, scripts, images, links)
+	}
+}
+
+// report fails the test with every problem the browser saw.
+func (b *browser) report() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, p := range b.problems {
+		b.t.Error(p)
 	}
 }
 

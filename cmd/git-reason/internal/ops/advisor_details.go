@@ -2,6 +2,7 @@ package ops
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -19,7 +20,8 @@ type AdvisorDetails struct {
 	Profile  string `json:"profile"`
 	Mode     string `json:"mode"`
 	ChosenBy string `json:"chosen_by"`
-	// Repository is the repository overlay's path when there is one;
+	// Repository is the repository overlay's path from the work tree's
+	// top when there is one;
 	// RepositoryTrusted says whether 'git reason trust' recorded its
 	// content, and Ignored what an untrusted one declared that was not
 	// taken.
@@ -73,6 +75,9 @@ func (e *Session) AdvisorDetails(ctx context.Context) (*AdvisorDetails, error) {
 	out := &AdvisorDetails{Profile: list.Profile, Mode: list.Mode, ChosenBy: by, Advisors: make([]AdvisorDetail, 0, len(list.Advisors))}
 	if cat.Repository != "" {
 		out.Repository = src.Repository
+		if rel, err := filepath.Rel(e.Repo.WorkTree, src.Repository); err == nil {
+			out.Repository = rel
+		}
 		out.RepositoryTrusted = src.RepositoryTrusted != nil && src.RepositoryTrusted(cat.Repository)
 	}
 	if u := cat.Untrusted; u != nil {

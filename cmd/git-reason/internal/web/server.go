@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
-	"strings"
 	"sync"
 
 	"git-reason/cmd/git-reason/internal/ops"
@@ -76,35 +75,6 @@ func (s *server) bounded(h http.Handler) http.Handler {
 		}
 	})
 }
-
-func (s *server) tasks(w http.ResponseWriter, r *http.Request) {
-	sess, err := s.open()
-	if err != nil {
-		fail(w, err)
-		return
-	}
-	all, err := sess.StatusAll(r.Context())
-	if err != nil {
-		fail(w, err)
-		return
-	}
-	phase, q := r.URL.Query().Get("phase"), strings.TrimSpace(r.URL.Query().Get("q"))
-	rows := []record.Status{}
-	for _, st := range all {
-		if phase != "" && string(st.Phase) != phase {
-			continue
-		}
-		if q != "" && !contains(st.Task, q) && !contains(st.Subject, q) {
-			continue
-		}
-		rows = append(rows, st)
-	}
-	render(w, "tasks.html", map[string]any{
-		"Title": "Tasks", "Rows": rows, "Total": len(all), "Phase": phase, "Q": q, "Phases": phases,
-	})
-}
-
-func contains(s, sub string) bool { return strings.Contains(strings.ToLower(s), strings.ToLower(sub)) }
 
 // recordView is a record as the task page lists it: its summary line, its
 // stored JSON, indented, its commit's signature and the surface it was

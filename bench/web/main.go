@@ -1,0 +1,234 @@
+// Command web-bench times the Reasoning page from a warm cache: the task
+// list at -tasks tasks (first page, a text filter, a late page) and the
+// page of one task of -records records (target: 300 ms each).
+//
+// The repository holds -tasks tasks of two records each (harness.BulkTasks:
+// the real writer in process, one git fast-import, refs packed) and the
+// task T-big, whose -records assessments the real binary writes in a small
+// repository of its own (the writer's cost there does not grow with the
+// big one's tasks) and which is then fetched in. One `git reason status`
+// warms the caches; then `git reason web` serves the repository, every
+// page is fetched once untimed, and each is fetched -runs times over HTTP
+// with the page's cookie, as a browser would. The program prints each
+// page's median (min-max) and size. With -keep DIR the repository is built
+// once and reused.
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"git-reason/reliability/harness"
+)
+
+func main() {
+	tasks := flag.Int("tasks", 20000, "tasks in the repository (two records each)")
+	records := flag.Int("records", 1000, "records of the task whose page is timed")
+	runs := flag.Int("runs", 15, "timed fetches of each page")
+	keep := flag.String("keep", "", "build the repository in `DIR` and keep it (reused when it is there)")
+	target := flag.Duration("target", 300*time.Millisecond, "the warm median to meet")
+	flag.Parse()
+	if err := run(*tasks, *records, *runs, *keep, *target); err != nil {
+		fmt.Fprintln(os.Stderr, "web-bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(tasks, records, runs int, keep string, target time.Duration) error {
+	root := keep
+	if root == "" {
+		var err error
+		if root, err = os.MkdirTemp("", "web-bench-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(root)
+	}
+	if err := setup(root); err != nil {
+		return err
+	}
+	repo := filepath.Join(root, fmt.Sprintf("repo-%d-%d", tasks, records))
+	if _, err := os.Stat(filepath.Join(repo, ".git")); err != nil {
+		start := time.Now()
+		if err := build(root, repo, tasks, records); err != nil {
+			return err
+		}
+		fmt.Printf("built %d tasks and a task of %d records in %s\n", tasks, records, time.Since(start).Round(time.Second))
+	}
+	if _, err := command(repo, "git", "reason", "status"); err != nil { // warms the caches
+		return err
+	}
+	fmt.Printf("%s\n", harness.LoadAverage())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	base, stop, err := serve(ctx, repo)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, Timeout: time.Minute}
+	if _, err := get(c, base.full); err != nil { // the token becomes a cookie
+		return err
+	}
+	pages := []struct{ name, path, want string }{
+		{"task list, first page", "/", fmt.Sprintf("of %d tasks", tasks+1)},
+		{"task list, text filter", "/?q=T-0123", "/task/T-0123"},
+		{"task list, page 150", "/?page=150", "page 150 of"},
+		{fmt.Sprintf("task page of %d records", records), "/task/T-big", "Record graph"},
+	}
+	met := true
+	for _, p := range pages {
+		body, err := get(c, base.root+p.path) // untimed: the server's first read
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(body, p.want) {
+			return fmt.Errorf("%s does not show %q", p.path, p.want)
+		}
+		times := make([]time.Duration, runs)
+		for i := range times {
+			start := time.Now()
+			if _, err := get(c, base.root+p.path); err != nil {
+				return err
+			}
+			times[i] = time.Since(start)
+		}
+		slices.Sort(times)
+		med := times[len(times)/2]
+		verdict := "met"
+		if med > target {
+			verdict, met = "NOT met", false
+		}
+		fmt.Printf("%-28s median %6.1f ms (%.1f-%.1f), %d KB: target %s %s\n", p.name, ms(med), ms(times[0]), ms(times[len(times)-1]),
+			len(body)/1024, target, verdict)
+	}
+	fmt.Printf("%s\n", harness.LoadAverage())
+	if !met {
+		return errors.New("a target was not met")
+	}
+	return nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// setup gives every process a home of its own and the binary on PATH.
+func setup(root string) error {
+	bin := filepath.Join(root, "bin")
+	if err := harness.Install(bin); err != nil {
+		return err
+	}
+	home := filepath.Join(root, "home")
+	if err := harness.WriteHome(home, ""); err != nil {
+		return err
+	}
+	os.Setenv("HOME", home)
+	os.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	os.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "CI", "GIT_REASON_PROFILE"} {
+		os.Unsetenv(k)
+	}
+	return nil
+}
+
+// build makes the repository: bulk tasks, then T-big written in a small
+// repository and fetched in.
+func build(root, repo string, tasks, records int) error {
+	small := repo + "-small"
+	for _, d := range []string{repo, small} {
+		if _, err := command("", "git", "init", "-q", d); err != nil {
+			return err
+		}
+	}
+	if err := harness.BulkTasks(context.Background(), repo, "T-", tasks); err != nil {
+		return err
+	}
+	for i := range records {
+		if _, err := command(small, "git", "reason", "assess", "T-big", "--subject", fmt.Sprintf("Question %d of the big task", i),
+			"--question", "Which way?", "--materiality", "trivial", "--reversibility", "reversible"); err != nil {
+			return err
+		}
+	}
+	if _, err := command(repo, "git", "fetch", "-q", small, "+refs/reasoning/tasks/T-big:refs/reasoning/tasks/T-big"); err != nil {
+		return err
+	}
+	return os.RemoveAll(small)
+}
+
+func command(dir string, name string, args ...string) (string, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, out)
+	}
+	return string(out), nil
+}
+
+type address struct{ full, root string }
+
+// serve starts 'git reason web' in repo and returns the address it
+// printed; stop ends it with an interrupt, as Ctrl-C would.
+func serve(ctx context.Context, repo string) (address, func(), error) {
+	cmd := exec.CommandContext(ctx, "git", "reason", "web", "--listen", "127.0.0.1:0")
+	cmd.Dir = repo
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 10 * time.Second
+	errs, err := cmd.StderrPipe()
+	if err != nil {
+		return address{}, nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return address{}, nil, err
+	}
+	stop := func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() }
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(errs)
+		re := regexp.MustCompile(`(http://127\.0\.0\.1:\d+)/\?token=[0-9a-f]+`)
+		for sc.Scan() {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				found <- m[0] + "\n" + m[1]
+			}
+		}
+		_, _ = io.Copy(io.Discard, errs)
+	}()
+	select {
+	case s := <-found:
+		full, root, _ := strings.Cut(s, "\n")
+		return address{full: full, root: root}, stop, nil
+	case <-time.After(time.Minute):
+		stop()
+		return address{}, nil, errors.New("git reason web printed no address within a minute")
+	}
+}
+
+func get(c *http.Client, u string) (string, error) {
+	res, err := c.Get(u)
+	if err != nil {
+		return "", err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		return "", err
+	}
+	if res.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("GET %s: %s: %s", u, strconv.Itoa(res.StatusCode), b)
+	}
+	return string(b), nil
+}

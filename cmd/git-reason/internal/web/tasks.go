@@ -1,0 +1,115 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"git-reason/record"
+)
+
+// pageSize is how many tasks one page of the list shows.
+const pageSize = 100
+
+// taskFilter is what the task list is asked for: its form's fields.
+type taskFilter struct {
+	Phase, Actor, Q string
+	Page            int // from 1
+}
+
+func parseTaskFilter(q url.Values) taskFilter {
+	f := taskFilter{Phase: q.Get("phase"), Actor: strings.TrimSpace(q.Get("actor")), Q: strings.TrimSpace(q.Get("q")), Page: 1}
+	if n, err := strconv.Atoi(q.Get("page")); err == nil && n > 1 {
+		f.Page = n
+	}
+	return f
+}
+
+// at is the list's address for page n under the same filter.
+func (f taskFilter) at(n int) string {
+	q := url.Values{}
+	for k, v := range map[string]string{"phase": f.Phase, "actor": f.Actor, "q": f.Q} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	if n > 1 {
+		q.Set("page", strconv.Itoa(n))
+	}
+	if len(q) == 0 {
+		return "/"
+	}
+	return "/?" + q.Encode()
+}
+
+// tasks is the task list: every task's cached summary (the index the
+// command line's status reads, brought up to date with the refs), filtered
+// by phase, actor and text, newest activity first, one page at a time.
+// Only the page's rows are rendered, so a list of 20,000 tasks costs the
+// cache's read and one pass over its entries.
+func (s *server) tasks(w http.ResponseWriter, r *http.Request) {
+	sess, err := s.open()
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	all, err := sess.StatusAll(r.Context())
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	f := parseTaskFilter(r.URL.Query())
+	var actors map[string][]string
+	if f.Actor != "" {
+		// Who wrote a task's records is in the handover cache, read only
+		// when the list is filtered by it.
+		hs, err := sess.Index.Handovers(r.Context())
+		if err != nil {
+			fail(w, err)
+			return
+		}
+		actors = make(map[string][]string, len(hs))
+		for _, h := range hs {
+			actors[h.Task] = h.Actors
+		}
+	}
+	rows := make([]record.Status, 0, len(all))
+	for _, st := range all {
+		if f.Phase != "" && string(st.Phase) != f.Phase {
+			continue
+		}
+		if f.Q != "" && !contains(st.Task, f.Q) && !contains(st.Subject, f.Q) {
+			continue
+		}
+		if actors != nil && !slices.ContainsFunc(actors[st.Task], func(a string) bool { return contains(a, f.Actor) }) {
+			continue
+		}
+		rows = append(rows, st)
+	}
+	// Last activity first: record times are UTC RFC 3339 and compare as
+	// text; a task's name breaks ties.
+	slices.SortFunc(rows, func(a, b record.Status) int {
+		if c := strings.Compare(b.Updated, a.Updated); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Task, b.Task)
+	})
+	pages := max(1, (len(rows)+pageSize-1)/pageSize)
+	page := min(f.Page, pages)
+	shown := rows[min(len(rows), (page-1)*pageSize):min(len(rows), page*pageSize)]
+	data := map[string]any{
+		"Title": "Tasks", "Rows": shown, "Matched": len(rows), "Total": len(all), "Filter": f, "Phases": phases,
+		"Page": page, "Pages": pages, "Live": "/head",
+	}
+	if page > 1 {
+		data["Prev"] = f.at(page - 1)
+	}
+	if page < pages {
+		data["Next"] = f.at(page + 1)
+	}
+	render(w, "tasks.html", data)
+}
+
+func contains(s, sub string) bool { return strings.Contains(strings.ToLower(s), strings.ToLower(sub)) }
