@@ -13,8 +13,9 @@ package main
 //	prefix VAR N VALUE        set $VAR to the first N characters of VALUE
 //	expand IN OUT             copy file IN to OUT replacing $VAR and ${VAR} by their
 //	                          values (txtar files are not expanded; bodies need ids)
-//	schemacheck SCHEMAS PART DOC [FIELD]
-//	                          validate file DOC (or its top-level FIELD) against PART
+//	schemacheck SCHEMAS PART DOC [FIELD|-FIELD]
+//	                          validate file DOC (or its top-level FIELD, or DOC
+//	                          without its top-level FIELD: -FIELD) against PART
 //	                          (envelope, body or derived) of SCHEMAS, the output of
 //	                          "git reason schema KIND", compiled with loading disabled:
 //	                          the document must be self-contained; PART "-" takes
@@ -240,7 +241,7 @@ func cmdExpand(ts *testscript.TestScript, neg bool, args []string) {
 // alone, loading nothing.
 func cmdSchemaCheck(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 3 && len(args) != 4 {
-		ts.Fatalf("usage: schemacheck SCHEMAS PART DOC [FIELD]")
+		ts.Fatalf("usage: schemacheck SCHEMAS PART DOC [FIELD|-FIELD]")
 	}
 	part := json.RawMessage(ts.ReadFile(args[0]))
 	if args[1] != "-" {
@@ -265,10 +266,15 @@ func cmdSchemaCheck(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if len(args) == 4 {
 		m, ok := doc.(map[string]any)
-		if !ok || m[args[3]] == nil {
-			ts.Fatalf("schemacheck: %s has no field %q", args[2], args[3])
+		field, without := strings.CutPrefix(args[3], "-")
+		if !ok || m[field] == nil {
+			ts.Fatalf("schemacheck: %s has no field %q", args[2], field)
 		}
-		doc = m[args[3]]
+		if without {
+			delete(m, field)
+		} else {
+			doc = m[field]
+		}
 	}
 	err = schema.Validate(doc)
 	switch {
