@@ -12,7 +12,7 @@ import (
 
 // indexVersion changes whenever the cache's shape or meaning changes; a
 // cache of another version is rebuilt.
-const indexVersion = 4
+const indexVersion = 5
 
 // Index caches, per task, what reads across every task need, in files
 // under .git/reason/: index.json holds each task's status and consultation

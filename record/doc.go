@@ -8,6 +8,11 @@
 // field a caller can set says that a review happened; the writer computes
 // plans, review counts and reuse itself.
 //
+// A task's life after its reasoning is records too (life.go): a closure
+// closes a task (no record but a reopening is admitted after it), a
+// reopening opens it again, and a withdrawal marks a mistaken validation
+// or attempt, which derivation then ignores. Nothing is ever deleted.
+//
 // The package stores nothing itself: it appends through a Store, which the
 // gitstore package implements on git refs and MemStore implements in memory.
 // Before each append the writer derives the task's state; from a store that

@@ -19,7 +19,8 @@ type GraphNode struct {
 	Label string `json:"label"` // the record's one-line summary
 	// State marks what a reader should see at a glance: "open" (an
 	// unsettled disagreement), "pass" or "fail" (a validation), "failed"
-	// (a consultation or attempt), "claim" (a manual validation), or
+	// (a consultation or attempt), "claim" (a manual validation),
+	// "withdrawn" (a validation or attempt a withdrawal names), or
 	// "reused" (another task's conclusion).
 	State string `json:"state,omitempty"`
 	Task  string `json:"task,omitempty"`
@@ -76,6 +77,10 @@ func (s *State) Graph() Graph {
 			edge(b.Conclusion, e.ID, "")
 		case *Attempt:
 			edge(b.Conclusion, e.ID, "")
+		case *Withdrawal:
+			edge(b.Record, e.ID, "withdraws")
+		case *Reopening:
+			edge(b.Closure, e.ID, "reopens")
 		}
 	}
 	return g
@@ -112,6 +117,9 @@ func (s *State) conclusionEdges(e *Entry, b *Conclusion, edge func(from, to, lab
 }
 
 func nodeState(s *State, e *Entry) string {
+	if (e.Kind == KindValidation || e.Kind == KindAttempt) && s.Withdrawn(e.ID) != nil {
+		return "withdrawn"
+	}
 	switch b := e.Body.(type) {
 	case *Consultation:
 		if b.Status != "completed" {

@@ -19,7 +19,8 @@ type Handover struct {
 	Standing      []Standing          `json:"standing"`
 	Validation    *HandoverValidation `json:"last_validation,omitempty"`
 	Attempt       *HandoverAttempt    `json:"last_attempt,omitempty"`
-	Settled       string              `json:"settled,omitempty"` // when it was last concluded or validated
+	Settled       string              `json:"settled,omitempty"` // when it was last concluded, validated or closed
+	Closed        *Closed             `json:"closed,omitempty"`  // how the task is closed; nil while open
 }
 
 // HandoverDispute is an open disagreement: who opened it and what it cites.
@@ -73,7 +74,7 @@ type HandoverAttempt struct {
 func (s *State) Handover() Handover {
 	st := s.Summarize()
 	h := Handover{Task: s.Task, Subject: st.Subject, Phase: st.Phase, Updated: st.Updated, Next: st.Next,
-		Actors: []string{}, Disagreements: []HandoverDispute{}, LocalReview: []string{},
+		Closed: st.Closed, Actors: []string{}, Disagreements: []HandoverDispute{}, LocalReview: []string{},
 		Consultations: []HandoverConsult{}, Missing: []string{}, Standing: st.Standing}
 	seen := map[string]bool{}
 	for _, e := range s.Entries {
@@ -81,7 +82,7 @@ func (s *State) Handover() Handover {
 			seen[e.Actor] = true
 			h.Actors = append(h.Actors, e.Actor)
 		}
-		if e.Kind == KindAttempt {
+		if e.Kind == KindAttempt && s.notWithdrawn(e) {
 			b := e.Body.(*Attempt)
 			h.Attempt = &HandoverAttempt{ID: e.ID, Outcome: b.Outcome, Commits: append([]string{}, b.Commits...), Created: e.Created}
 		}
@@ -153,6 +154,10 @@ func (s *State) Handover() Handover {
 	h.Finished = h.Phase == PhaseValidated && (h.Attempt == nil || h.Attempt.Outcome != "failed")
 	if h.Phase == PhaseValidated && !h.Finished {
 		h.Next = "git reason assess " + s.Task + " (the last attempt failed: assess anew)"
+	}
+	if h.Closed != nil {
+		// A closed task is finished whatever its phase, settled when closed.
+		h.Finished, h.Settled, h.Next = true, h.Closed.Created, ""
 	}
 	return h
 }

@@ -13,7 +13,8 @@ import (
 // Kind names the type of a record.
 type Kind string
 
-// The eight record kinds, in the order a task usually meets them.
+// The record kinds of a task's reasoning, in the order a task usually
+// meets them; the kinds of its life after it are in life.go.
 const (
 	KindAssessment   Kind = "assessment"
 	KindPlan         Kind = "plan"
@@ -27,7 +28,8 @@ const (
 
 // Kinds lists every kind in its usual order.
 var Kinds = []Kind{KindAssessment, KindPlan, KindConsultation, KindDisagreement,
-	KindResolution, KindConclusion, KindValidation, KindAttempt}
+	KindResolution, KindConclusion, KindValidation, KindAttempt,
+	KindClosure, KindReopening, KindWithdrawal}
 
 // ParseKind returns the kind named s, or an error listing the valid kinds.
 func ParseKind(s string) (Kind, error) {
@@ -385,6 +387,12 @@ func newBody(k Kind) any {
 		return &Validation{}
 	case KindAttempt:
 		return &Attempt{}
+	case KindClosure:
+		return &Closure{}
+	case KindReopening:
+		return &Reopening{}
+	case KindWithdrawal:
+		return &Withdrawal{}
 	}
 	return nil
 }
@@ -404,6 +412,10 @@ func newDerived(k Kind) any {
 		return &ConclusionDerived{}
 	case KindValidation:
 		return &ValidationDerived{}
+	case KindClosure:
+		return &ClosureDerived{}
+	case KindWithdrawal:
+		return &WithdrawalDerived{}
 	}
 	return &Empty{}
 }
@@ -418,4 +430,6 @@ var idFields = map[Kind][]string{
 	KindConclusion:   {"assessment", "weighed.consultation", "supersedes"},
 	KindValidation:   {"conclusion"},
 	KindAttempt:      {"conclusion"},
+	KindReopening:    {"closure"},
+	KindWithdrawal:   {"record"},
 }

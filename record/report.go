@@ -23,6 +23,8 @@ type Status struct {
 	ReusesActor       string     `json:"reuses_actor,omitempty"`
 	Next              string     `json:"next,omitempty"`
 	Updated           string     `json:"updated,omitempty"`
+	// Closed says how the task is closed; nil while it is open.
+	Closed *Closed `json:"closed,omitempty"`
 }
 
 // Summarize returns the task's status.
@@ -51,6 +53,9 @@ func (s *State) Summarize() Status {
 		out.OpenDisagreements = append(out.OpenDisagreements, d.ID)
 	}
 	out.Next = s.next(out)
+	if out.Closed = s.ClosedAs(); out.Closed != nil {
+		out.Next = "" // a closed task waits for nothing; 'reopen' is a person's choice
+	}
 	return out
 }
 
@@ -90,6 +95,9 @@ func (s *State) Report() string {
 	st := s.Summarize()
 	fmt.Fprintf(&b, "# Reasoning: %s\n\n", s.Task)
 	fmt.Fprintf(&b, "Phase: **%s** · records: %d · review count: %d\n", st.Phase, st.Records, st.ReviewCount)
+	if st.Closed != nil {
+		reportClosed(&b, st.Closed)
+	}
 	for _, a := range s.all(KindAssessment, nil) {
 		s.reportAssessment(&b, a)
 	}
@@ -187,6 +195,7 @@ func (s *State) reportAssessment(b *strings.Builder, a *Entry) {
 		default:
 			fmt.Fprintf(b, "\nManual validation claimed: %s.\n", vd.Result)
 		}
+		s.reportWithdrawn(b, v)
 	}
 	for _, at := range s.all(KindAttempt, func(e *Entry) bool { return e.Body.(*Attempt).Conclusion == c.ID }) {
 		ab := at.Body.(*Attempt)
@@ -195,7 +204,28 @@ func (s *State) reportAssessment(b *strings.Builder, a *Entry) {
 		} else {
 			fmt.Fprintf(b, "\nAttempt: %s (%s).\n", ab.Outcome, strings.Join(ab.Commits, ", "))
 		}
+		s.reportWithdrawn(b, at)
 	}
+}
+
+// reportWithdrawn says, under a validation or attempt, that it is
+// withdrawn and why.
+func (s *State) reportWithdrawn(b *strings.Builder, e *Entry) {
+	if w := s.Withdrawn(e.ID); w != nil {
+		fmt.Fprintf(b, "Withdrawn by `%s` (%s): %s\n", short(w.ID), w.Actor, w.Body.(*Withdrawal).Reason)
+	}
+}
+
+// reportClosed says how a closed task was closed.
+func reportClosed(b *strings.Builder, c *Closed) {
+	fmt.Fprintf(b, "\nClosed **%s** by `%s` (%s, %s)", c.Outcome, short(c.Closure), c.Actor, c.Created)
+	if c.By != "" {
+		fmt.Fprintf(b, ", replaced by task %s", c.By)
+	}
+	if c.Reason != "" {
+		fmt.Fprintf(b, ": %s", c.Reason)
+	}
+	b.WriteString("\n")
 }
 
 func deref(p *int64) int64 {

@@ -10,7 +10,32 @@ import (
 
 // rules applies the admission rule of kind to a schema-valid body against
 // the task's state and returns the derived fields, or a refusal.
+// On a closed task every record but a reopening is refused, whatever its
+// own rule says.
 func (w *Writer) rules(ctx context.Context, st *State, kind Kind, body any, h hints) (any, error) {
+	if err := admitClosed(st, kind); err != nil {
+		return nil, err
+	}
+	return w.kindRule(ctx, st, kind, body, h)
+}
+
+// replayRule is rules as replay applies them: the kind's own refusal
+// first, so that a record refused only because a merge put it after a
+// closure (ClosedError) is known to pass its own rule, and a later
+// reopening settles it.
+func (w *Writer) replayRule(ctx context.Context, st *State, kind Kind, body any, h hints) (any, error) {
+	derived, err := w.kindRule(ctx, st, kind, body, h)
+	if err != nil {
+		return nil, err
+	}
+	if err := admitClosed(st, kind); err != nil {
+		return nil, err
+	}
+	return derived, nil
+}
+
+// kindRule applies the admission rule of the body's kind.
+func (w *Writer) kindRule(ctx context.Context, st *State, kind Kind, body any, h hints) (any, error) {
 	switch b := body.(type) {
 	case *Assessment:
 		return w.admitAssessment(ctx, st, b, h)
@@ -29,6 +54,12 @@ func (w *Writer) rules(ctx context.Context, st *State, kind Kind, body any, h hi
 	case *Attempt:
 		_, err := need(st, b.Conclusion, KindConclusion, "conclusion")
 		return &Empty{}, err
+	case *Closure:
+		return admitClosure(st, b)
+	case *Reopening:
+		return &Empty{}, admitReopening(st, b)
+	case *Withdrawal:
+		return admitWithdrawal(st, b)
 	}
 	return nil, fmt.Errorf("no admission rule for %T", body)
 }
@@ -231,7 +262,7 @@ func admitDisagreement(st *State, d *Disagreement, h hints) (any, error) {
 		}
 		switch e.Kind {
 		case KindConclusion, KindValidation, KindAttempt:
-		case KindPlan, KindDisagreement, KindAssessment, KindResolution:
+		case KindPlan, KindDisagreement, KindAssessment, KindResolution, KindClosure, KindReopening, KindWithdrawal:
 			return nil, refuse(fmt.Sprintf("cites: %s %s takes no position; cite consultations, conclusions, validations or attempts", article(string(e.Kind)), short(id)))
 		case KindConsultation:
 			if e.Body.(*Consultation).Status != "completed" {

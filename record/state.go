@@ -75,6 +75,9 @@ type State struct {
 	// them out (see deriveLazy); undecodable is the first that did not.
 	lazy        bool
 	undecodable error
+	// withdrawals by the record they name, built on first use and
+	// dropped by add (see Withdrawn).
+	withdrawals map[string]*Entry
 }
 
 // Derive builds the state of a task from its records, in any order.
@@ -135,6 +138,7 @@ func (s *State) ready(e *Entry) *Entry {
 func (s *State) decodeError() error { return s.undecodable }
 
 func (s *State) add(e *Entry) {
+	s.withdrawals = nil
 	s.Entries = append(s.Entries, e)
 	s.byID[e.ID] = e
 	if e.Clock > s.Clock {
@@ -334,9 +338,12 @@ func (s *State) Settled(record string) bool {
 	return false
 }
 
-// LatestValidation returns the latest validation of a conclusion, or nil.
+// LatestValidation returns the latest validation of a conclusion that is
+// not withdrawn, or nil.
 func (s *State) LatestValidation(conclusion string) *Entry {
-	return s.latest(KindValidation, func(e *Entry) bool { return e.Body.(*Validation).Conclusion == conclusion })
+	return s.latest(KindValidation, func(e *Entry) bool {
+		return e.Body.(*Validation).Conclusion == conclusion && s.notWithdrawn(e)
+	})
 }
 
 // Holds reports whether a conclusion still stands: its latest validation,

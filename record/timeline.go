@@ -13,14 +13,23 @@ type TimelineEntry struct {
 	Created string `json:"created"`
 	Actor   string `json:"actor"`
 	Summary string `json:"summary"`
+	// Withdrawn is the withdrawal that withdrew this record, if any.
+	Withdrawn string `json:"withdrawn,omitempty"`
 }
 
 // Timeline returns the task's history in (clock, id) order.
 func (s *State) Timeline() []TimelineEntry {
 	out := make([]TimelineEntry, 0, len(s.Entries))
 	for _, e := range s.Entries {
-		out = append(out, TimelineEntry{Clock: e.Clock, ID: e.ID, Kind: e.Kind,
-			Created: e.Created, Actor: e.Actor, Summary: Summary(e)})
+		t := TimelineEntry{Clock: e.Clock, ID: e.ID, Kind: e.Kind,
+			Created: e.Created, Actor: e.Actor, Summary: Summary(e)}
+		if e.Kind == KindValidation || e.Kind == KindAttempt {
+			if w := s.Withdrawn(e.ID); w != nil {
+				t.Withdrawn = w.ID
+				t.Summary = oneLine("(withdrawn) " + t.Summary)
+			}
+		}
+		out = append(out, t)
 	}
 	return out
 }
@@ -73,6 +82,22 @@ func Summary(e *Entry) string {
 			return b.Outcome + ", 1 commit"
 		}
 		return fmt.Sprintf("%s, %d commits", b.Outcome, len(b.Commits))
+	case *Closure:
+		s := "closed " + b.Outcome
+		if b.By != "" {
+			s += " by task " + b.By
+		}
+		if b.Reason != "" {
+			s += ": " + b.Reason
+		}
+		return oneLine(s)
+	case *Reopening:
+		if b.Reason != "" {
+			return oneLine("reopened: " + b.Reason)
+		}
+		return "reopened"
+	case *Withdrawal:
+		return oneLine(fmt.Sprintf("withdraws %s: %s", short(b.Record), b.Reason))
 	}
 	return string(e.Kind)
 }

@@ -213,6 +213,9 @@ type verifier struct {
 	shared  *Checked          // records checked clean by other replays
 	found   []Finding
 	refused []int // the indices in found of merge_refused findings, until settle
+	// closed: the indices in refused of records refused only because a
+	// closure came before them in the merged order.
+	closed map[int]bool
 }
 
 // probe is a blob read and checked ahead of the replay: what read gave,
@@ -660,6 +663,12 @@ func (v *verifier) merge(ctx context.Context, c *Commit) {
 		}
 		if len(v.found) > n {
 			v.refused = append(v.refused, n)
+			if IsClosed(err) {
+				if v.closed == nil {
+					v.closed = map[int]bool{}
+				}
+				v.closed[n] = true
+			}
 		}
 		st.add(e)
 	}
@@ -668,7 +677,8 @@ func (v *verifier) merge(ctx context.Context, c *Commit) {
 
 // settle drops the merge_refused findings that the state at the head
 // settles (State.Settled): a person's conclusion written after the
-// refused record. Replay admits the merged history once it is settled; until then
+// refused record, or, for a record refused only because the merge put it
+// after a closure, a reopening written after it (State.Reopened). Replay admits the merged history once it is settled; until then
 // the finding stands in every clone that holds the merge.
 func (v *verifier) settle(head *State) {
 	if head == nil || len(v.refused) == 0 {
@@ -676,7 +686,7 @@ func (v *verifier) settle(head *State) {
 	}
 	drop := map[int]bool{}
 	for _, at := range v.refused {
-		if head.Settled(v.found[at].Record) {
+		if rec := v.found[at].Record; head.Settled(rec) || (v.closed[at] && head.Reopened(rec)) {
 			drop[at] = true
 		}
 	}
@@ -686,7 +696,7 @@ func (v *verifier) settle(head *State) {
 			kept = append(kept, f)
 		}
 	}
-	v.found, v.refused = kept, nil
+	v.found, v.refused, v.closed = kept, nil, nil
 }
 
 func mustJSON(v any) []byte {
@@ -716,7 +726,7 @@ func replayRules(ctx context.Context, st *State, e *Entry) (any, error) {
 	}
 	// A body the writer stored is in canonical form; re-checking it keeps
 	// the replay honest about hand-made records.
-	derived, err := w.rules(ctx, st, e.Kind, e.Body, h)
+	derived, err := w.replayRule(ctx, st, e.Kind, e.Body, h)
 	if err != nil && !errors.Is(err, ErrRefused) && !errors.Is(err, ErrInput) {
 		return nil, err
 	}
@@ -768,6 +778,7 @@ func (s *State) truncate(n int) *State {
 	for _, e := range s.Entries[n:] {
 		delete(s.byID, e.ID)
 	}
+	s.withdrawals = nil
 	s.Entries = s.Entries[:n]
 	s.Clock = 0
 	for _, e := range s.Entries {

@@ -148,8 +148,9 @@ func compact(v any) string {
 }
 
 // mcpToolNames are the tools the server must list, in share/tools.yaml.
-var mcpToolNames = []string{"advisors", "assess", "attempt", "check_neutrality", "conclude", "consult", "context",
-	"disagree", "doctor", "handover", "log", "plan", "prepare_session", "resolve", "schema", "show", "status", "validate", "verify"}
+var mcpToolNames = []string{"advisors", "assess", "attempt", "check_neutrality", "close", "conclude", "consult", "context",
+	"disagree", "doctor", "handover", "log", "plan", "prepare_session", "reopen", "resolve", "schema", "show", "status", "validate",
+	"verify", "withdraw"}
 
 // mcpSequence is the fixed sequence (after initialize): prepare_session
 // stating nativeToolSearch, tools/list, a cycle with a disagreement opened

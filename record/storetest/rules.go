@@ -104,6 +104,28 @@ func concluded(x *world) {
 	x.add("k", record.KindConclusion, `{"assessment":"{a}","decision":"online","weighed":[{"consultation":"{c1}","treatment":"adopted","reason":"sound"},{"consultation":"{c2}","treatment":"partially_adopted","reason":"half"}]}`)
 }
 
+// Setups of a task's life: closed abandoned; validated then the
+// validation withdrawn; closed done then reopened.
+func closedAbandoned(x *world) {
+	assessed(x)
+	x.add("z", record.KindClosure, `{"outcome":"abandoned","reason":"not needed"}`)
+}
+
+func failedValidation(x *world) {
+	concluded(x)
+	x.add("v", record.KindValidation, `{"conclusion":"{k}","method":"manual","result":"fail"}`)
+}
+
+func withdrawnValidation(x *world) {
+	failedValidation(x)
+	x.add("w", record.KindWithdrawal, `{"record":"{v}","reason":"run from the wrong directory"}`)
+}
+
+func reopened(x *world) {
+	closedAbandoned(x)
+	x.add("r", record.KindReopening, `{"closure":"{z}"}`)
+}
+
 const weighBoth = `"weighed":[{"consultation":"{c1}","treatment":"adopted","reason":"r"},{"consultation":"{c2}","treatment":"rejected","reason":"r"}]`
 
 // ruleCase is one admission decision: from a setup, append one body and
@@ -273,6 +295,64 @@ var ruleCases = []ruleCase{
 	{name: "attempt/recorded", setup: concluded, kind: record.KindAttempt, body: `{"conclusion":"{k}","commits":["abc1234"],"outcome":"succeeded"}`},
 	{name: "attempt/bad commit", setup: concluded, kind: record.KindAttempt, body: `{"conclusion":"{k}","commits":["not-a-sha"],"outcome":"succeeded"}`, want: record.ErrInput, msg: "/commits/0"},
 	{name: "attempt/unknown outcome", setup: concluded, kind: record.KindAttempt, body: `{"conclusion":"{k}","outcome":"maybe"}`, want: record.ErrInput, msg: "/outcome"},
+
+	// A task's life: closure, reopening, withdrawal.
+	{name: "closure/abandoned, never concluded", setup: assessed, kind: record.KindClosure, body: `{"outcome":"abandoned"}`,
+		check: func(t *testing.T, x *world, res *record.Result) { wantClosed(t, x, "abandoned") }},
+	{name: "closure/done without a conclusion", setup: assessed, kind: record.KindClosure, body: `{"outcome":"done"}`, want: record.ErrRefused, msg: "no standing conclusion"},
+	{name: "closure/done on a standing conclusion", setup: concluded, kind: record.KindClosure, body: `{"outcome":"done"}`,
+		check: func(t *testing.T, x *world, res *record.Result) {
+			if c := res.Derived.(*record.ClosureDerived).Conclusion; c != x.id["k"] {
+				t.Errorf("closed on conclusion %q, want %q", c, x.id["k"])
+			}
+		}},
+	{name: "closure/done on a failed conclusion", setup: failedValidation, kind: record.KindClosure, body: `{"outcome":"done"}`, want: record.ErrRefused, msg: "no standing conclusion"},
+	{name: "closure/done once the failure is withdrawn", setup: withdrawnValidation, kind: record.KindClosure, body: `{"outcome":"done"}`},
+	{name: "closure/superseded without by", setup: assessed, kind: record.KindClosure, body: `{"outcome":"superseded"}`, want: record.ErrInput, msg: "--by"},
+	{name: "closure/by without superseded", setup: assessed, kind: record.KindClosure, body: `{"outcome":"abandoned","by":"other"}`, want: record.ErrInput, msg: "superseded"},
+	{name: "closure/superseded by itself", setup: assessed, kind: record.KindClosure, body: `{"outcome":"superseded","by":"T-rules"}`, want: record.ErrInput, msg: "itself"},
+	{name: "closure/superseded by a bad name", setup: assessed, kind: record.KindClosure, body: `{"outcome":"superseded","by":"a..b"}`, want: record.ErrInput, msg: "/by"},
+	{name: "closure/superseded, a rename", setup: assessed, kind: record.KindClosure, body: `{"outcome":"superseded","by":"T-renamed"}`},
+	{name: "closure/empty task", setup: empty, kind: record.KindClosure, body: `{"outcome":"abandoned"}`, want: record.ErrRefused, msg: "task delete"},
+	{name: "closure/twice", setup: closedAbandoned, kind: record.KindClosure, body: `{"outcome":"abandoned"}`, want: record.ErrRefused, msg: "reopen"},
+	{name: "closure/then a plan", setup: closedAbandoned, kind: record.KindPlan, body: `{"assessment":"{a}"}`, want: record.ErrRefused, msg: "is closed"},
+	{name: "closure/then an assessment", setup: closedAbandoned, kind: record.KindAssessment, body: minor, want: record.ErrRefused, msg: "git reason reopen T-rules"},
+	{name: "reopening/of the closure", setup: closedAbandoned, kind: record.KindReopening, body: `{"closure":"{z}","reason":"back on"}`,
+		check: func(t *testing.T, x *world, res *record.Result) { wantClosed(t, x, "") }},
+	{name: "reopening/an open task", setup: reopened, kind: record.KindReopening, body: `{"closure":"{z}"}`, want: record.ErrRefused, msg: "not closed"},
+	{name: "reopening/names an assessment", setup: closedAbandoned, kind: record.KindReopening, body: `{"closure":"{a}"}`, want: record.ErrInput, msg: "not a closure"},
+	{name: "reopening/then a plan", setup: reopened, kind: record.KindPlan, body: `{"assessment":"{a}"}`},
+	{name: "withdrawal/a failed validation", setup: failedValidation, kind: record.KindWithdrawal, body: `{"record":"{v}","reason":"wrong directory"}`,
+		check: func(t *testing.T, x *world, res *record.Result) {
+			st := x.state()
+			if v := st.LatestValidation(x.id["k"]); v != nil {
+				t.Errorf("the withdrawn validation %s still counts", v.ID)
+			}
+			if st.Withdrawn(x.id["v"]) == nil || st.Get(x.id["v"]) == nil {
+				t.Errorf("history must keep the validation and show its withdrawal")
+			}
+			if p := st.Phase(); p != record.PhaseConcluded {
+				t.Errorf("phase = %s, want concluded", p)
+			}
+		}},
+	{name: "withdrawal/twice", setup: withdrawnValidation, kind: record.KindWithdrawal, body: `{"record":"{v}","reason":"again"}`, want: record.ErrRefused, msg: "already withdrawn"},
+	{name: "withdrawal/a consultation", setup: concluded, kind: record.KindWithdrawal, body: `{"record":"{c1}","reason":"r"}`, want: record.ErrRefused, msg: "a review never disappears"},
+	{name: "withdrawal/a conclusion", setup: concluded, kind: record.KindWithdrawal, body: `{"record":"{k}","reason":"r"}`, want: record.ErrRefused, msg: "--supersedes"},
+	{name: "withdrawal/an assessment", setup: concluded, kind: record.KindWithdrawal, body: `{"record":"{a}","reason":"r"}`, want: record.ErrRefused, msg: "only a validation or an attempt"},
+	{name: "withdrawal/without a reason", setup: failedValidation, kind: record.KindWithdrawal, body: `{"record":"{v}"}`, want: record.ErrInput, msg: "reason"},
+	{name: "withdrawal/cited by a disagreement", setup: withdrawnValidation, kind: record.KindDisagreement, body: `{"assessment":"{a}","cites":["{w}","{k}"],"summary":"s"}`, want: record.ErrRefused, msg: "takes no position"},
+}
+
+// wantClosed checks the task's closure: outcome "" means open.
+func wantClosed(t *testing.T, x *world, outcome string) {
+	t.Helper()
+	c := x.state().ClosedAs()
+	switch {
+	case outcome == "" && c != nil:
+		t.Errorf("task is closed (%s), want open", c.Outcome)
+	case outcome != "" && (c == nil || c.Outcome != outcome):
+		t.Errorf("closed = %+v, want outcome %s", c, outcome)
+	}
 }
 
 func runRules(t *testing.T, newStore Factory) {

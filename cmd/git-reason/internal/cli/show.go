@@ -48,13 +48,17 @@ func runShow(ctx context.Context, o *showOptions) error {
 	if o.Question {
 		return showQuestion(ctx, o, sess)
 	}
-	e, _, err := sess.Find(ctx, o.ID)
+	e, st, err := sess.Find(ctx, o.ID)
 	if err != nil {
 		return err
 	}
 	return o.render(e.Record, func(w io.Writer) error {
-		fmt.Fprintf(w, "%s %s\ntask:    %s\nclock:   %d\ncreated: %s\nactor:   %s\norigin:  %s\nsummary: %s\n\nbody:\n",
+		fmt.Fprintf(w, "%s %s\ntask:    %s\nclock:   %d\ncreated: %s\nactor:   %s\norigin:  %s\nsummary: %s\n",
 			e.Kind, e.ID, e.Task, e.Clock, record.Printable(e.Created), record.Printable(e.Actor), record.Printable(e.Origin), record.Summary(e))
+		if wd := st.Withdrawn(e.ID); wd != nil {
+			fmt.Fprintf(w, "withdrawn: by %s (%s): %s\n", wd.ID, record.Printable(wd.Actor), record.Printable(wd.Body.(*record.Withdrawal).Reason))
+		}
+		fmt.Fprint(w, "\nbody:\n")
 		if err := exportJSON(w, e.Body); err != nil {
 			return err
 		}

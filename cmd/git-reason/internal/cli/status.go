@@ -106,6 +106,9 @@ func statusAll(ctx context.Context, o *statusOptions, sess *ops.Session) error {
 
 func printStatus(w io.Writer, pal palette, s record.Status) {
 	fmt.Fprintf(w, "task %s: %s (%d records)\n", s.Task, pal.phase(s.Phase), s.Records)
+	if s.Closed != nil {
+		fmt.Fprintf(w, "  closed:       %s\n", closedLine(s.Closed))
+	}
 	if s.Subject != "" {
 		fmt.Fprintf(w, "  subject:      %s\n", record.Printable(s.Subject))
 	}
@@ -161,7 +164,24 @@ func printStatusTable(w io.Writer, pal palette, all []record.Status) error {
 	// when coloured, so the columns stay aligned.
 	fmt.Fprintf(tw, "TASK\t%s\tRECORDS\tREVIEWS\tUPDATED\tSUBJECT\n", pal.paint(sgrPlain, "PHASE"))
 	for _, s := range all {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", s.Task, pal.phase(s.Phase), s.Records, s.ReviewCount, s.Updated, record.Printable(s.Subject))
+		phase := pal.phase(s.Phase)
+		if s.Closed != nil {
+			phase = pal.phase("closed")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", s.Task, phase, s.Records, s.ReviewCount, s.Updated, record.Printable(s.Subject))
 	}
 	return tw.Flush()
+}
+
+// closedLine says in one line how a task is closed: outcome, by whom and
+// when, the task that replaces it and why.
+func closedLine(c *record.Closed) string {
+	line := fmt.Sprintf("%s by %s, %s (%s)", c.Outcome, record.Printable(c.Actor), c.Created, c.Closure[:10])
+	if c.By != "" {
+		line += "; replaced by task " + c.By
+	}
+	if c.Reason != "" {
+		line += ": " + record.Printable(c.Reason)
+	}
+	return line
 }

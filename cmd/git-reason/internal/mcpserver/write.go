@@ -38,6 +38,11 @@ var writeSpecs = map[string]writeSpec{
 	"resolve":  {kind: record.KindResolution},
 	"conclude": {kind: record.KindConclusion, defaults: map[string]record.Kind{"assessment": record.KindAssessment}},
 	"attempt":  {kind: record.KindAttempt, defaults: map[string]record.Kind{"conclusion": record.KindConclusion}},
+	// A task's life: close, reopen (the closure defaults to the latest)
+	// and withdraw, the CLI's verbs of the same names.
+	"close":    {kind: record.KindClosure},
+	"reopen":   {kind: record.KindReopening, defaults: map[string]record.Kind{"closure": record.KindClosure}},
+	"withdraw": {kind: record.KindWithdrawal},
 	// The server never runs a command it was sent: validate records manual
 	// validations only, so "command" is not an argument and "method" can
 	// only be manual (and defaults to it).

@@ -231,7 +231,14 @@ func RenderHandover(r *HandoverReport, f Format) string {
 		b.WriteString("None.\n")
 	}
 	for _, h := range r.Settled {
-		fmt.Fprintf(&b, "- %s %s: %s", code(h.Task), p.md(string(h.Phase)), p.md(h.Subject))
+		phase := string(h.Phase)
+		if c := h.Closed; c != nil {
+			phase = "closed " + c.Outcome
+			if c.By != "" {
+				phase += " by task " + c.By
+			}
+		}
+		fmt.Fprintf(&b, "- %s %s: %s", code(h.Task), p.md(phase), p.md(h.Subject))
 		if n := len(h.Standing); n > 0 {
 			fmt.Fprintf(&b, ": %s", p.md(h.Standing[n-1].Decision))
 		}

@@ -330,11 +330,18 @@ func (e *Session) needs(ctx context.Context, task string, refusals []gitstore.Re
 	var out []Need
 	seen := map[string]bool{}
 	for _, r := range refusals {
-		if seen[r.Record] || st.Settled(r.Record) {
+		closed := record.ClosedMessage(r.Message)
+		if seen[r.Record] || st.Settled(r.Record) || (closed && st.Reopened(r.Record)) {
 			continue
 		}
 		seen[r.Record] = true
-		out = append(out, Need{Task: task, Record: r.Record, Merge: r.Commit, Message: r.Message, Command: settleCommand(st, r.Record)})
+		cmd := settleCommand(st, r.Record)
+		if closed {
+			// The record came after a closure in the merged order: a
+			// reopening written after it settles it.
+			cmd = "git reason reopen " + task
+		}
+		out = append(out, Need{Task: task, Record: r.Record, Merge: r.Commit, Message: r.Message, Command: cmd})
 	}
 	return out, nil
 }

@@ -1,0 +1,132 @@
+package cli
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"git-reason/cmd/git-reason/internal/ops"
+	"git-reason/record"
+)
+
+// The verbs of a task's life after its reasoning: close, reopen and
+// withdraw each write one record through the writer, like every write
+// verb; they name TASK always (closing the current branch's task by
+// accident would be a mistake of its own).
+
+type closeOptions struct {
+	writeOptions
+	Outcome string
+	By      string
+	Reason  string
+}
+
+func closeCommand() *cli.Command {
+	o := &closeOptions{}
+	return &cli.Command{
+		Name:      "close",
+		Usage:     "close a task: done (a conclusion stands), abandoned, or superseded by another task (a rename is a close --by the new name)",
+		ArgsUsage: "TASK --outcome done|abandoned|superseded [--by TASK] [--reason TEXT]",
+		Description: "A closed task leaves handover's open list and shows as closed everywhere; it can still be\n" +
+			"read, searched and verified. No record but a reopening ('git reason reopen') is admitted after it.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "outcome", Usage: "done, abandoned or superseded", Destination: &o.Outcome},
+			&cli.StringFlag{Name: "by", Usage: "the `TASK` that replaces this one (with --outcome superseded)", Destination: &o.By},
+			&cli.StringFlag{Name: "reason", Usage: "why the task is closed", Destination: &o.Reason},
+			o.fileFlag(), o.jsonFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			if err := o.named(c, 1); err != nil {
+				return err
+			}
+			if o.File == "" {
+				if err := requireFlags(c, "outcome"); err != nil {
+					return err
+				}
+			}
+			return o.write(c.Context, record.KindClosure, func(*ops.Session) (any, error) {
+				return &record.Closure{Outcome: o.Outcome, By: o.By, Reason: o.Reason}, nil
+			})
+		},
+	}
+}
+
+type reopenOptions struct {
+	writeOptions
+	Closure string
+	Reason  string
+}
+
+func reopenCommand() *cli.Command {
+	o := &reopenOptions{}
+	return &cli.Command{
+		Name:      "reopen",
+		Usage:     "reopen a closed task",
+		ArgsUsage: "TASK [--reason TEXT]",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "reason", Usage: "why the task is reopened", Destination: &o.Reason},
+			o.fileFlag(), o.jsonFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			if err := o.named(c, 1); err != nil {
+				return err
+			}
+			return o.write(c.Context, record.KindReopening, func(sess *ops.Session) (any, error) {
+				id, err := latest(c.Context, sess, o.Task, record.KindClosure)
+				if err != nil {
+					return nil, err
+				}
+				return &record.Reopening{Closure: id, Reason: o.Reason}, nil
+			})
+		},
+	}
+}
+
+type withdrawOptions struct {
+	writeOptions
+	Record string
+	Reason string
+}
+
+func withdrawCommand() *cli.Command {
+	o := &withdrawOptions{}
+	return &cli.Command{
+		Name:      "withdraw",
+		Usage:     "withdraw a mistaken validation or attempt: derivation ignores it from then on, history keeps both",
+		ArgsUsage: "TASK RECORD --reason TEXT",
+		Description: "RECORD is a validation or an attempt of TASK (its id or a unique prefix). Consultations,\n" +
+			"local-review answers and conclusions cannot be withdrawn: a review never disappears, and a\n" +
+			"conclusion is replaced by concluding again with --supersedes.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "reason", Usage: "why it is withdrawn (required)", Destination: &o.Reason},
+			o.fileFlag(), o.jsonFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			if err := o.named(c, 2); err != nil {
+				return err
+			}
+			if o.File == "" {
+				if err := requireFlags(c, "reason"); err != nil {
+					return err
+				}
+				if c.Args().Len() < 2 {
+					return ops.Usage("missing RECORD: usage: git reason withdraw %s", c.Command.ArgsUsage)
+				}
+			}
+			o.Record = c.Args().Get(1)
+			return o.write(c.Context, record.KindWithdrawal, func(*ops.Session) (any, error) {
+				return &record.Withdrawal{Record: o.Record, Reason: o.Reason}, nil
+			})
+		},
+	}
+}
+
+// named binds the options and reads TASK, which these verbs require,
+// refusing more than n arguments in all.
+func (o *writeOptions) named(c *cli.Context, n int) error {
+	o.bind(c)
+	if err := noMoreArgs(c, n); err != nil {
+		return err
+	}
+	task, err := taskArg(c)
+	o.Task = task
+	return err
+}

@@ -1,0 +1,238 @@
+package record
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// The kinds of a task's life after its reasoning: closing it, reopening
+// it, and withdrawing a mistaken validation or attempt. They change no
+// earlier record; derivation reads them.
+const (
+	KindClosure    Kind = "closure"
+	KindReopening  Kind = "reopening"
+	KindWithdrawal Kind = "withdrawal"
+)
+
+// The outcomes a closure gives a task.
+const (
+	OutcomeDone       = "done"       // the work is finished: a conclusion stands
+	OutcomeAbandoned  = "abandoned"  // given up, concluded or not
+	OutcomeSuperseded = "superseded" // replaced by another task (By); a rename is one
+)
+
+// Closure closes a task. Only a reopening may follow it.
+type Closure struct {
+	Outcome string `json:"outcome"`
+	By      string `json:"by,omitempty"` // the task that replaces this one
+	Reason  string `json:"reason,omitempty"`
+}
+
+// ClosureDerived is what a closure closed on: for outcome done, the
+// standing conclusion of the task's latest assessment.
+type ClosureDerived struct {
+	Conclusion string `json:"conclusion,omitempty"`
+}
+
+// Reopening reopens a closed task: it names the closure it undoes.
+type Reopening struct {
+	Closure string `json:"closure"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+// Withdrawal marks an earlier validation or attempt of the task as
+// withdrawn: derivation ignores that record from then on; both stay in
+// the history.
+type Withdrawal struct {
+	Record string `json:"record"`
+	Reason string `json:"reason"`
+}
+
+// WithdrawalDerived names the kind of the record withdrawn.
+type WithdrawalDerived struct {
+	Kind Kind `json:"kind"`
+}
+
+// ClosedError is the refusal of a record on a closed task. Replay tells
+// it apart: a merge that puts a record after a closure is settled by a
+// later reopening (State.Reopened).
+type ClosedError struct{ Task, Closure, Outcome string }
+
+func (e *ClosedError) Error() string {
+	return fmt.Sprintf("task %s is closed (%s, %s): %s 'git reason reopen %s'", e.Task, e.Outcome, short(e.Closure), closedMark, e.Task)
+}
+
+// closedMark is the words of every ClosedError's message that
+// ClosedMessage finds again in a stored refusal's text.
+const closedMark = "reopen it first with"
+
+// ClosedMessage reports whether a refusal's message (a finding's, as
+// stored) is a ClosedError's.
+func ClosedMessage(msg string) bool { return strings.Contains(msg, closedMark) }
+
+// Is makes a ClosedError match ErrRefused.
+func (e *ClosedError) Is(target error) bool { return target == ErrRefused }
+
+// IsClosed reports whether err is the refusal of a record on a closed task.
+func IsClosed(err error) bool {
+	var c *ClosedError
+	return errors.As(err, &c)
+}
+
+// Closure returns the closure that closes the task now, or nil when the
+// task is open: the latest closure, unless a reopening names it.
+func (s *State) Closure() *Entry {
+	c := s.latest(KindClosure, nil)
+	if c == nil {
+		return nil
+	}
+	for i := len(s.Entries) - 1; i >= 0 && s.Entries[i].ID != c.ID; i-- {
+		if e := s.Entries[i]; e.Kind == KindReopening && s.ready(e).Body.(*Reopening).Closure == c.ID {
+			return nil
+		}
+	}
+	return c
+}
+
+// Reopened reports whether a reopening comes after the record (its clock
+// above the record's): what settles a record a merge put after a closure.
+func (s *State) Reopened(record string) bool {
+	r := s.Get(record)
+	if r == nil {
+		return false
+	}
+	for i := len(s.Entries) - 1; i >= 0 && s.Entries[i].Clock > r.Clock; i-- {
+		if s.Entries[i].Kind == KindReopening {
+			return true
+		}
+	}
+	return false
+}
+
+// Withdrawn returns the withdrawal of the record id, or nil.
+func (s *State) Withdrawn(id string) *Entry {
+	if s.withdrawals == nil {
+		// Built once until the next add: surfaces ask for every
+		// validation and attempt of a task.
+		s.withdrawals = map[string]*Entry{}
+		for _, e := range s.Entries {
+			if e.Kind == KindWithdrawal {
+				s.withdrawals[s.ready(e).Body.(*Withdrawal).Record] = e
+			}
+		}
+	}
+	return s.withdrawals[id]
+}
+
+// notWithdrawn keeps the entries no withdrawal names.
+func (s *State) notWithdrawn(e *Entry) bool { return s.Withdrawn(e.ID) == nil }
+
+// Closed is how a closed task shows on every surface.
+type Closed struct {
+	Closure    string `json:"closure"`
+	Outcome    string `json:"outcome"`
+	By         string `json:"by,omitempty"`
+	Reason     string `json:"reason,omitempty"`
+	Conclusion string `json:"conclusion,omitempty"`
+	Actor      string `json:"actor"`
+	Created    string `json:"created"`
+}
+
+// ClosedAs returns how the task is closed, or nil when it is open.
+func (s *State) ClosedAs() *Closed {
+	c := s.Closure()
+	if c == nil {
+		return nil
+	}
+	b := c.Body.(*Closure)
+	return &Closed{Closure: c.ID, Outcome: b.Outcome, By: b.By, Reason: b.Reason,
+		Conclusion: c.Derived.(*ClosureDerived).Conclusion, Actor: c.Actor, Created: c.Created}
+}
+
+// admitClosed refuses every record but a reopening on a closed task.
+func admitClosed(st *State, kind Kind) error {
+	if kind == KindReopening {
+		return nil
+	}
+	if c := st.Closure(); c != nil {
+		return &ClosedError{Task: st.Task, Closure: c.ID, Outcome: c.Body.(*Closure).Outcome}
+	}
+	return nil
+}
+
+// admitClosure: a task with records can be closed; done needs a standing
+// conclusion of the latest assessment, superseded names the task that
+// replaces it, and only superseded names one.
+func admitClosure(st *State, c *Closure) (any, error) {
+	if len(st.Entries) == 0 {
+		return nil, refuse(fmt.Sprintf("task %s has no records: nothing to close (a task never pushed is removed with 'git reason task delete %s')", st.Task, st.Task))
+	}
+	switch {
+	case c.Outcome == OutcomeSuperseded && c.By == "":
+		return nil, badInput("by: a superseded task names the task that replaces it (--by TASK)")
+	case c.Outcome != OutcomeSuperseded && c.By != "":
+		return nil, badInput(fmt.Sprintf("by: only a superseded task names the task that replaces it (--outcome superseded), not one %s", c.Outcome))
+	case c.By == st.Task:
+		return nil, badInput(fmt.Sprintf("by: task %s cannot replace itself", c.By))
+	}
+	if c.By != "" {
+		if err := CheckTask(c.By); err != nil {
+			return nil, err
+		}
+	}
+	d := &ClosureDerived{}
+	if c.Outcome == OutcomeDone {
+		a := st.LatestAssessment()
+		var k *Entry
+		if a != nil {
+			k = st.ConclusionOf(a.ID)
+		}
+		if k == nil || !st.Holds(k.ID) {
+			return nil, refuse(fmt.Sprintf("task %s has no standing conclusion, so it is not done: conclude it first, or close it --outcome abandoned", st.Task))
+		}
+		d.Conclusion = k.ID
+	}
+	return d, nil
+}
+
+// admitReopening: a reopening names the closure that closes the task now.
+func admitReopening(st *State, r *Reopening) error {
+	if _, err := need(st, r.Closure, KindClosure, "closure"); err != nil {
+		return err
+	}
+	c := st.Closure()
+	if c == nil {
+		return refuse(fmt.Sprintf("task %s is not closed: there is nothing to reopen", st.Task))
+	}
+	if c.ID != r.Closure {
+		return refuse(fmt.Sprintf("closure %s is already reopened; task %s is closed by %s", short(r.Closure), st.Task, short(c.ID)))
+	}
+	return nil
+}
+
+// admitWithdrawal: only a validation or an attempt is withdrawn, once. A
+// review never disappears, and a conclusion is replaced only by another
+// that supersedes it.
+func admitWithdrawal(st *State, wd *Withdrawal) (any, error) {
+	e := st.Get(wd.Record)
+	if e == nil {
+		return nil, badInput(fmt.Sprintf("record: no record %s in task %s", wd.Record, st.Task))
+	}
+	switch e.Kind {
+	case KindValidation, KindAttempt:
+	case KindConsultation:
+		return nil, refuse(fmt.Sprintf("consultation %s cannot be withdrawn: a review never disappears", short(e.ID)))
+	case KindConclusion:
+		if len(e.Body.(*Conclusion).LocalReview) > 0 {
+			return nil, refuse(fmt.Sprintf("conclusion %s cannot be withdrawn: its local-review answers are a review, which never disappears", short(e.ID)))
+		}
+		return nil, refuse(fmt.Sprintf("conclusion %s cannot be withdrawn: conclude again with --supersedes %s to replace it", short(e.ID), short(e.ID)))
+	default:
+		return nil, refuse(fmt.Sprintf("%s %s cannot be withdrawn: only a validation or an attempt is", article(string(e.Kind)), short(e.ID)))
+	}
+	if w := st.Withdrawn(e.ID); w != nil {
+		return nil, refuse(fmt.Sprintf("%s %s is already withdrawn by %s", e.Kind, short(e.ID), short(w.ID)))
+	}
+	return &WithdrawalDerived{Kind: e.Kind}, nil
+}
