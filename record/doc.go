@@ -18,5 +18,13 @@
 // Before each append the writer derives the task's state; from a store that
 // vouches that every record it loads decodes (DecodingStore, as gitstore's
 // strict reading does) it decodes only the records the admission rule reads.
-// It does no network I/O.
+//
+// Every rule about a history is here, for the writer, verify and sync
+// alike: its replay (Replay, ReplayMerge, and Checked, which checks each
+// record once however many trees hold it), whether a
+// reuse of another task's conclusion is the conclusion it names
+// (CheckReuses, against the same Standing the writer reuses from; the
+// storage says where the reused task is read, ReusedLookup), and which
+// findings keep a fetched history out of a local ref or a push (Blocking:
+// all but merge_refused, which a person settles). It does no network I/O.
 package record
