@@ -34,7 +34,8 @@ func (a *Asked) Completed() bool { return a.Conclusion != nil }
 // Target is the transport target a declaration describes.
 func Target(d Declaration) transport.Target {
 	t := transport.Target{ID: d.ID, Transport: d.Transport, Adapter: d.Adapter, BaseURL: d.BaseURL,
-		Credential: d.Credential, Command: d.Command, Model: d.Model, Headers: d.Headers, AuthHeader: d.AuthHeader}
+		Credential: d.Credential, Command: d.Command, Model: d.Model, Headers: d.Headers, AuthHeader: d.AuthHeader,
+		PeerAdvisor: d.PeerAdvisor}
 	if d.AuthHeader == "" {
 		t.AuthHeader = "Authorization"
 	}

@@ -12,10 +12,8 @@ import (
 // contextDefaults reads share/context.yaml once: the default context budget
 // by transport. The file is embedded and checked by a test, so a failure
 // here is a broken build.
-var contextDefaults = sync.OnceValue(func() map[string]int {
-	var doc struct {
-		ContextBytes map[string]int `yaml:"context_bytes"`
-	}
+var contextDefaults = sync.OnceValue(func() contextDoc {
+	var doc contextDoc
 	data, err := fs.ReadFile(share.FS, share.ContextFile)
 	if err == nil {
 		_, err = schemas.Decode("share/"+share.ContextFile, data, schemas.ShareContext, &doc)
@@ -23,17 +21,31 @@ var contextDefaults = sync.OnceValue(func() map[string]int {
 	if err != nil {
 		panic(fmt.Sprintf("embedded %s: %v", share.ContextFile, err))
 	}
-	return doc.ContextBytes
+	return doc
 })
 
+// contextDoc is share/context.yaml.
+type contextDoc struct {
+	ContextBytes  map[string]int `yaml:"context_bytes"`
+	BytesPerToken int            `yaml:"bytes_per_token"`
+}
+
 // ContextBudget is how many bytes of question d takes: its context_bytes
-// when declared, else its transport's default (share/context.yaml), else
-// the smallest default.
+// or context_tokens (at share/context.yaml's bytes_per_token) when
+// declared, the smaller when both are, else its transport's default
+// (share/context.yaml), else the smallest default.
 func ContextBudget(d Declaration) int {
-	if d.ContextBytes > 0 {
-		return d.ContextBytes
+	doc := contextDefaults()
+	declared := d.ContextBytes
+	if d.ContextTokens > 0 {
+		if n := d.ContextTokens * doc.BytesPerToken; declared <= 0 || n < declared {
+			declared = n
+		}
 	}
-	defaults := contextDefaults()
+	if declared > 0 {
+		return declared
+	}
+	defaults := doc.ContextBytes
 	if n, ok := defaults[d.Transport]; ok {
 		return n
 	}

@@ -89,6 +89,13 @@ type Declaration struct {
 	// ContextBytes is how many bytes of question the advisor takes (default
 	// per transport, see ContextBudget): the material is cut to fit.
 	ContextBytes int `yaml:"context_bytes" json:"context_bytes,omitempty"`
+	// ContextTokens states the budget as a model's token count instead;
+	// it is turned into bytes at share/context.yaml's bytes_per_token,
+	// and when both are declared the smaller budget holds.
+	ContextTokens int `yaml:"context_tokens" json:"context_tokens,omitempty"`
+	// PeerAdvisor names, for a peer, the advisor at the peer to ask; the
+	// peer asks its first available advisor when it is empty.
+	PeerAdvisor string `yaml:"peer_advisor" json:"peer_advisor,omitempty"`
 	// Headers are extra HTTP headers a wire format needs (a version header,
 	// say): data, so that no code spells a vendor's header.
 	Headers map[string]string `yaml:"headers" json:"headers,omitempty"`

@@ -9,9 +9,10 @@ import (
 // send something somewhere: from a repository overlay they take effect only
 // once the user has trusted that exact file content. local is among them
 // because offline mode relies on it to keep everything on this machine,
-// context_bytes because it says how much of the repository is sent.
+// context_bytes and context_tokens because they say how much of the
+// repository is sent, peer_advisor because it says who reads it there.
 var GatedFields = []string{"transport", "adapter", "base_url", "credential", "executable",
-	"command", "headers", "auth_header", "auth_scheme", "local", "context_bytes"}
+	"command", "headers", "auth_header", "auth_scheme", "local", "context_bytes", "context_tokens", "peer_advisor"}
 
 // AttributionFields are the advisor fields that change what a consultation
 // record attributes the answer to (its declared model, and the vendor and

@@ -16,9 +16,12 @@ import (
 // PeerPath is where a git reason serve instance takes review requests.
 const PeerPath = "/v1/review"
 
-// PeerRequest is the body POSTed to [PeerPath].
+// PeerRequest is the body POSTed to [PeerPath]. Advisor, when set, names
+// the one advisor at the peer to ask (the asking side's peer_advisor);
+// otherwise the peer asks its first available one.
 type PeerRequest struct {
 	Request Request `json:"request"`
+	Advisor string  `json:"advisor,omitempty"`
 }
 
 // PeerResponse is a peer's answer: one entry per advisor it consulted, in
@@ -63,7 +66,7 @@ type peer struct{}
 
 // Ask implements [Adapter].
 func (peer) Ask(ctx context.Context, t Target, req Request) (Answer, error) {
-	raw, err := postJSON(ctx, t, endpoint(t.BaseURL, strings.TrimPrefix(PeerPath, "/")), PeerRequest{Request: req})
+	raw, err := postJSON(ctx, t, endpoint(t.BaseURL, strings.TrimPrefix(PeerPath, "/")), PeerRequest{Request: req, Advisor: t.PeerAdvisor})
 	if err != nil {
 		return Answer{}, err
 	}
@@ -114,10 +117,10 @@ const PeerQuestionLimit = 64 << 10
 // out (httpwire.Endpoint serves it at [PeerPath], with bodies of at most
 // [PeerRequestLimit] bytes): given a request's body, it returns the status
 // and the reply. consult answers one well-formed request with this
-// repository's advisors; a body that is not exactly one review request
+// repository's advisors (the one the request names, when it names one); a body that is not exactly one review request
 // with a question of at most [PeerQuestionLimit] bytes is refused without
 // calling it.
-func PeerReview(consult func(ctx context.Context, req Request) []PeerAnswer) func(ctx context.Context, body []byte) (int, []byte) {
+func PeerReview(consult func(ctx context.Context, req Request, advisor string) []PeerAnswer) func(ctx context.Context, body []byte) (int, []byte) {
 	return func(ctx context.Context, body []byte) (int, []byte) {
 		var in PeerRequest
 		dec := json.NewDecoder(bytes.NewReader(body))
@@ -133,7 +136,10 @@ func PeerReview(consult func(ctx context.Context, req Request) []PeerAnswer) fun
 		if strings.TrimSpace(in.Request.Question) == "" {
 			return 400, []byte("the request has no question")
 		}
-		answers := consult(ctx, in.Request)
+		if len(in.Advisor) > 100 {
+			return 400, []byte("the advisor's name is too long")
+		}
+		answers := consult(ctx, in.Request, in.Advisor)
 		if answers == nil {
 			answers = []PeerAnswer{}
 		}

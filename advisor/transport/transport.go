@@ -126,6 +126,9 @@ type Target struct {
 	Command []string
 	// Model is the declared model to request; "" requests none.
 	Model string
+	// PeerAdvisor is, for a peer, the advisor at the peer to ask; ""
+	// leaves the choice to the peer (its first available one).
+	PeerAdvisor string
 	// Headers are extra request headers a wire format needs (a version
 	// header, for example), exactly as declared.
 	Headers map[string]string

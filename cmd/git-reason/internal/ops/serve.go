@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"git-reason/advisor"
@@ -37,12 +38,15 @@ func (e *Session) ServeTokenPath() string {
 	return filepath.Join(e.Repo.CommonDir, "reason", "serve-token")
 }
 
-// ReviewForPeer answers one peer's request with this repository's advisors
+// ReviewForPeer answers one peer's request with one of this repository's
+// advisors: the one the request names (by its id here), or else the first
 // that policy would select for the capabilities it needs (available ones
-// first, then recovering ones, in preference order), asked concurrently. A
-// peer advisor is never asked, so that two servers never ask each other in
-// a loop. Nothing is recorded here: the asking side records the outcome.
-func (e *Session) ReviewForPeer(ctx context.Context, req transport.Request) []transport.PeerAnswer {
+// first, then recovering ones, in preference order), the next asked only
+// when one fails. The peer's consultation keeps one answer, so asking
+// every advisor would spend their quota for answers nobody reads. A peer
+// advisor is never asked, so that two servers never ask each other in a
+// loop. Nothing is recorded here: the asking side records the outcome.
+func (e *Session) ReviewForPeer(ctx context.Context, req transport.Request, name string) []transport.PeerAnswer {
 	cat, _, err := e.Catalog()
 	if err != nil {
 		return nil
@@ -57,25 +61,37 @@ func (e *Session) ReviewForPeer(ctx context.Context, req transport.Request) []tr
 			candidates = append(candidates, s)
 		}
 	}
-	var decls []advisor.Declaration
-	for _, id := range policy.Select(candidates, req.Needs, len(candidates)) {
-		d, _ := cat.Advisor(id)
-		decls = append(decls, d)
+	var order []string
+	if name != "" {
+		// Named: that advisor, when policy would ask it for these needs, or nobody.
+		if slices.Contains(policy.Select(candidates, req.Needs, len(candidates)), name) {
+			order = []string{name}
+		}
+		if len(order) == 0 {
+			return []transport.PeerAnswer{{Advisor: "advisor-1", Status: transport.PeerFailed,
+				Failure: &record.Failure{Kind: string(transport.Unavailable)}}}
+		}
+	} else {
+		order = policy.Select(candidates, req.Needs, len(candidates))
 	}
 	// The caller learns what answered and how each one failed, never
 	// which advisors this server declares, where they live or what their
 	// errors said: ids become positions, failures keep their kind only.
-	answers := make([]transport.PeerAnswer, 0, len(decls))
-	for i, a := range advisor.AskEach(ctx, decls, req) {
-		id := fmt.Sprintf("advisor-%d", i+1)
-		pa := transport.PeerAnswer{Advisor: id, Status: transport.PeerFailed}
+	answers := make([]transport.PeerAnswer, 0, 1)
+	for i, id := range order {
+		d, _ := cat.Advisor(id)
+		a := advisor.AskEach(ctx, []advisor.Declaration{d}, req)[0]
+		pa := transport.PeerAnswer{Advisor: fmt.Sprintf("advisor-%d", i+1), Status: transport.PeerFailed}
 		if a.Failure != nil {
 			pa.Failure = &record.Failure{Kind: a.Failure.Kind, RetryAfterS: a.Failure.RetryAfterS}
 		}
 		if a.Completed() {
-			pa = transport.PeerAnswer{Advisor: id, Status: transport.PeerCompleted, Conclusion: a.Conclusion, Model: a.Model}
+			pa = transport.PeerAnswer{Advisor: pa.Advisor, Status: transport.PeerCompleted, Conclusion: a.Conclusion, Model: a.Model}
 		}
 		answers = append(answers, pa)
+		if a.Completed() || ctx.Err() != nil {
+			break
+		}
 	}
 	return answers
 }

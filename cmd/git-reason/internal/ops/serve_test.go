@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
 
 	"git-reason/advisor/transport"
@@ -38,12 +37,23 @@ advisors:
     vendor: fakevendor
     model: fake-model-1
     capabilities: [reasoning]
+  - id: adv-second
+    transport: cli
+    adapter: exec
+    executable: fake-second
+    command: [fake-second]
+    provider: fake_tool
+    vendor: fakevendor
+    model: fake-model-1
+    capabilities: [reasoning]
 `
 
 // servePeers opens a fresh repository whose user overlay declares
-// serveOverlay, with a fake reviewer on PATH that logs every time it is
-// asked, and serves its peer handler on loopback. It returns the server's
-// URL and the path of the log.
+// serveOverlay, with fake reviewers on PATH that log their names every
+// time they are asked (adv-local answers, adv-second answers unless the
+// file "second-fails" exists beside the log, then it fails), and serves its
+// peer handler on loopback. It returns the server's URL and the path of
+// the log.
 func servePeers(t *testing.T) (string, string) {
 	t.Helper()
 	if runtime.GOOS == "windows" {
@@ -59,8 +69,10 @@ func servePeers(t *testing.T) (string, string) {
 	}
 	files := map[string]string{
 		filepath.Join(home, ".config", "git-reason", "advisors.yaml"): serveOverlay,
-		filepath.Join(bin, "fake-reviewer"): "#!/bin/sh\ncat >/dev/null\necho asked >> '" + asked + "'\n" +
+		filepath.Join(bin, "fake-reviewer"): "#!/bin/sh\ncat >/dev/null\n[ -e '" + root + "/first-fails' ] && exit 1\necho asked adv-local >> '" + asked + "'\n" +
 			`echo '{"stance":"endorse","summary":"fine by me","confidence":0.6}'` + "\n",
+		filepath.Join(bin, "fake-second"): "#!/bin/sh\ncat >/dev/null\necho asked adv-second >> '" + asked + "'\n" +
+			`echo '{"stance":"oppose","summary":"not so","confidence":0.6}'` + "\n",
 	}
 	for p, data := range files {
 		if err := os.WriteFile(p, []byte(data), 0o755); err != nil {
@@ -91,7 +103,13 @@ func servePeers(t *testing.T) (string, string) {
 
 func review(t *testing.T, url string, needs ...string) []transport.PeerAnswer {
 	t.Helper()
-	body, _ := json.Marshal(transport.PeerRequest{Request: transport.Request{Subject: "queue", Question: "keep it?", Needs: needs}})
+	return reviewNamed(t, url, "", needs...)
+}
+
+// reviewNamed asks the peer at url, naming the advisor to ask there.
+func reviewNamed(t *testing.T, url, name string, needs ...string) []transport.PeerAnswer {
+	t.Helper()
+	body, _ := json.Marshal(transport.PeerRequest{Request: transport.Request{Subject: "queue", Question: "keep it?", Needs: needs}, Advisor: name})
 	resp, err := http.Post(url+transport.PeerPath, "application/json", bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -122,7 +140,50 @@ func TestServeSelectsByPolicyCapabilities(t *testing.T) {
 	if len(got) != 1 || got[0].Advisor != "advisor-1" || got[0].Status != transport.PeerCompleted || got[0].Model == nil {
 		t.Fatalf("a request needing reasoning: %+v, want the completed answer of its first advisor, named by position", got)
 	}
-	if data, _ := os.ReadFile(asked); strings.Count(string(data), "asked") != 1 {
-		t.Errorf("the advisor was asked %d times, want once", strings.Count(string(data), "asked"))
+	if data, _ := os.ReadFile(asked); string(data) != "asked adv-local\n" {
+		t.Errorf("asked %q, want adv-local once (and adv-second never: one answer is kept)", data)
+	}
+}
+
+// A peer asks one advisor for one kept answer: the first available; the
+// next only when it fails; the one the request names when it names one,
+// and nobody when it names one policy would not ask.
+func TestServeAsksOneAdvisor(t *testing.T) {
+	url, asked := servePeers(t)
+	askedNow := func() string {
+		data, _ := os.ReadFile(asked)
+		os.Remove(asked)
+		return string(data)
+	}
+	got := reviewNamed(t, url, "adv-second", "reasoning")
+	if len(got) != 1 || got[0].Status != transport.PeerCompleted || got[0].Conclusion == nil || got[0].Conclusion.Stance != "oppose" {
+		t.Fatalf("named adv-second: %+v, want its answer alone", got)
+	}
+	if a := askedNow(); a != "asked adv-second\n" {
+		t.Errorf("named adv-second, asked %q", a)
+	}
+	for _, name := range []string{"adv-unknown", "adv-second"} {
+		needs := []string{"reasoning"}
+		if name == "adv-second" {
+			needs = []string{"security_review"} // a need it lacks
+		}
+		got = reviewNamed(t, url, name, needs...)
+		if len(got) != 1 || got[0].Status != transport.PeerFailed || got[0].Failure == nil || got[0].Failure.Kind != string(transport.Unavailable) {
+			t.Errorf("named %s for %v: %+v, want one unavailable answer", name, needs, got)
+		}
+		if a := askedNow(); a != "" {
+			t.Errorf("named %s for %v, asked %q, want nobody", name, needs, a)
+		}
+	}
+	// The first fails: the second is asked, and only then.
+	if err := os.WriteFile(filepath.Join(filepath.Dir(asked), "first-fails"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got = review(t, url, "reasoning")
+	if len(got) != 2 || got[0].Status != transport.PeerFailed || got[1].Status != transport.PeerCompleted || got[1].Advisor != "advisor-2" {
+		t.Fatalf("first failing: %+v, want a failure then the second's answer", got)
+	}
+	if a := askedNow(); a != "asked adv-second\n" {
+		t.Errorf("first failing, asked %q, want adv-second once", a)
 	}
 }
