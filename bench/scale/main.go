@@ -54,7 +54,7 @@ func run(runs int, sizes string, small int, keep string) error {
 		}
 		defer os.RemoveAll(root)
 	}
-	if err := setup(root); err != nil {
+	if err := harness.UseSandbox(root); err != nil {
 		return err
 	}
 	var ns []int
@@ -85,26 +85,6 @@ func run(runs int, sizes string, small int, keep string) error {
 		}
 	}
 	fmt.Printf("load average at end: %s\n", harness.LoadAverage())
-	return nil
-}
-
-// setup gives every process a home of its own and the binary on PATH.
-func setup(root string) error {
-	bin := filepath.Join(root, "bin")
-	if err := harness.Install(bin); err != nil {
-		return err
-	}
-	home := filepath.Join(root, "home")
-	if err := harness.WriteHome(home, ""); err != nil {
-		return err
-	}
-	os.Setenv("HOME", home)
-	os.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	os.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "CI", "GIT_REASON_PROFILE"} {
-		os.Unsetenv(k)
-	}
 	return nil
 }
 

@@ -57,7 +57,7 @@ func run(tasks, records, runs int, keep string, target time.Duration) error {
 		}
 		defer os.RemoveAll(root)
 	}
-	if err := setup(root); err != nil {
+	if err := harness.UseSandbox(root); err != nil {
 		return err
 	}
 	repo := filepath.Join(root, fmt.Sprintf("repo-%d-%d", tasks, records))
@@ -124,26 +124,6 @@ func run(tasks, records, runs int, keep string, target time.Duration) error {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-// setup gives every process a home of its own and the binary on PATH.
-func setup(root string) error {
-	bin := filepath.Join(root, "bin")
-	if err := harness.Install(bin); err != nil {
-		return err
-	}
-	home := filepath.Join(root, "home")
-	if err := harness.WriteHome(home, ""); err != nil {
-		return err
-	}
-	os.Setenv("HOME", home)
-	os.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	os.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "CI", "GIT_REASON_PROFILE"} {
-		os.Unsetenv(k)
-	}
-	return nil
-}
 
 // build makes the repository: bulk tasks, then T-big written in a small
 // repository and fetched in.

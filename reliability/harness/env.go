@@ -60,3 +60,26 @@ func Env(home, ceiling string, dirs []string, extra ...string) []string {
 	}
 	return append(env, extra...)
 }
+
+// UseSandbox readies this process to run the real binary as a user would,
+// for a benchmark: git-reason installed in root/bin first on PATH, a home
+// of its own in root/home, no system git configuration, and none of the
+// caller's git, CI or profile settings.
+func UseSandbox(root string) error {
+	bin := filepath.Join(root, "bin")
+	if err := Install(bin); err != nil {
+		return err
+	}
+	home := filepath.Join(root, "home")
+	if err := WriteHome(home, ""); err != nil {
+		return err
+	}
+	os.Setenv("HOME", home)
+	os.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	os.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "CI", "GIT_REASON_PROFILE"} {
+		os.Unsetenv(k)
+	}
+	return nil
+}

@@ -35,11 +35,7 @@ func ContextComment(r *ContextReport, limit int) (string, error) {
 	p := prose{}
 	var head strings.Builder
 	fmt.Fprintf(&head, "## Reasoning behind %s\n\n", code(r.Range))
-	fmt.Fprintf(&head, "%s from %s to %s: %s, %s, %s.\n", code(r.Range), p.commit(r.Base), p.commit(r.Head),
-		plural(len(r.Commits), "commit"), plural(r.Files, "file")+" changed", plural(len(r.Tasks), "task"))
-	if len(r.Commits) > 0 && len(r.Tasks) == 0 {
-		head.WriteString("\nNo task is linked to these commits: add a `Reason-Task: TASK` trailer (`git reason hooks install` adds it for the branch's task).\n")
-	}
+	p.contextCounts(&head, r)
 	foot := "\n<sub>Posted from <code>git reason context --format github</code>. Record ids are plain text: <code>git reason show ID</code> shows one.</sub>\n"
 
 	blocks := make([]commentBlock, 0, len(r.Tasks)+2)

@@ -22,11 +22,7 @@ func RenderContext(r *ContextReport, f Format) string {
 	p := prose{text: f == FormatText}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Reasoning behind %s\n\n", code(r.Range))
-	fmt.Fprintf(&b, "%s from %s to %s: %s, %s, %s.\n", code(r.Range), p.commit(r.Base), p.commit(r.Head),
-		plural(len(r.Commits), "commit"), plural(r.Files, "file")+" changed", plural(len(r.Tasks), "task"))
-	if len(r.Commits) > 0 && len(r.Tasks) == 0 {
-		b.WriteString("\nNo task is linked to these commits: add a `Reason-Task: TASK` trailer (`git reason hooks install` adds it for the branch's task).\n")
-	}
+	p.contextCounts(&b, r)
 	for i := range r.Tasks {
 		p.contextTask(&b, &r.Tasks[i])
 	}
@@ -43,6 +39,16 @@ func RenderContext(r *ContextReport, f Format) string {
 		}
 	}
 	return b.String()
+}
+
+// contextCounts is the line under a context's heading: the range, its
+// ends and what it holds.
+func (p prose) contextCounts(b *strings.Builder, r *ContextReport) {
+	fmt.Fprintf(b, "%s from %s to %s: %s, %s, %s.\n", code(r.Range), p.commit(r.Base), p.commit(r.Head),
+		plural(len(r.Commits), "commit"), plural(r.Files, "file")+" changed", plural(len(r.Tasks), "task"))
+	if len(r.Commits) > 0 && len(r.Tasks) == 0 {
+		b.WriteString("\nNo task is linked to these commits: add a `Reason-Task: TASK` trailer (`git reason hooks install` adds it for the branch's task).\n")
+	}
 }
 
 func (p prose) contextTask(b *strings.Builder, t *ContextTask) {
