@@ -10,12 +10,14 @@
 // warms the caches; then `git reason web` serves the repository, every
 // page is fetched once untimed, and each is fetched -runs times over HTTP
 // with the page's cookie, as a browser would. The program prints each
-// page's median (min-max) and size. With -keep DIR the repository is built
+// page's median (min-max), the server's CPU time a page (from /proc:
+// what the page costs whatever else the machine runs) and its size. With -keep DIR the repository is built
 // once and reused.
 package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -100,6 +102,7 @@ func run(tasks, records, runs int, keep string, target time.Duration) error {
 			return fmt.Errorf("%s does not show %q", p.path, p.want)
 		}
 		times := make([]time.Duration, runs)
+		cpu0 := serverCPU(base.pid)
 		for i := range times {
 			start := time.Now()
 			if _, err := get(c, base.root+p.path); err != nil {
@@ -107,20 +110,47 @@ func run(tasks, records, runs int, keep string, target time.Duration) error {
 			}
 			times[i] = time.Since(start)
 		}
+		cpu := (serverCPU(base.pid) - cpu0) / time.Duration(runs)
 		slices.Sort(times)
 		med := times[len(times)/2]
 		verdict := "met"
 		if med > target {
 			verdict, met = "NOT met", false
 		}
-		fmt.Printf("%-28s median %6.1f ms (%.1f-%.1f), %d KB: target %s %s\n", p.name, ms(med), ms(times[0]), ms(times[len(times)-1]),
-			len(body)/1024, target, verdict)
+		fmt.Printf("%-28s median %6.1f ms (%.1f-%.1f), server CPU %5.1f ms a page, %d KB: target %s %s\n", p.name,
+			ms(med), ms(times[0]), ms(times[len(times)-1]), ms(cpu), len(body)/1024, target, verdict)
 	}
 	fmt.Printf("%s\n", harness.LoadAverage())
 	if !met {
 		return errors.New("a target was not met")
 	}
 	return nil
+}
+
+// serverCPU is the CPU time the children of git's process pid (the
+// git-reason serving) and the processes they waited for have used, from
+// /proc; 0 where there is none.
+func serverCPU(pid int) time.Duration {
+	kids, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+	var total time.Duration
+	for _, k := range strings.Fields(string(kids)) {
+		stat, err := os.ReadFile("/proc/" + k + "/stat")
+		if err != nil {
+			continue
+		}
+		// Fields after the command's closing parenthesis: utime, stime,
+		// cutime and cstime (the git processes it ran and waited for) are
+		// the 12th to 15th, in clock ticks (100 a second on Linux).
+		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(f) < 15 {
+			continue
+		}
+		for _, v := range f[11:15] {
+			n, _ := strconv.Atoi(v)
+			total += time.Duration(n) * 10 * time.Millisecond
+		}
+	}
+	return total
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -159,7 +189,10 @@ func command(dir string, name string, args ...string) (string, error) {
 	return string(out), nil
 }
 
-type address struct{ full, root string }
+type address struct {
+	full, root string
+	pid        int // git's, whose child serves
+}
 
 // serve starts 'git reason web' in repo and returns the address it
 // printed; stop ends it with an interrupt, as Ctrl-C would.
@@ -190,7 +223,7 @@ func serve(ctx context.Context, repo string) (address, func(), error) {
 	select {
 	case s := <-found:
 		full, root, _ := strings.Cut(s, "\n")
-		return address{full: full, root: root}, stop, nil
+		return address{full: full, root: root, pid: cmd.Process.Pid}, stop, nil
 	case <-time.After(time.Minute):
 		stop()
 		return address{}, nil, errors.New("git reason web printed no address within a minute")

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"net/http"
 
+	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/gitstore"
 	"git-reason/record"
 )
@@ -30,18 +31,24 @@ func (s *server) head(w http.ResponseWriter, r *http.Request) {
 			fail(w, err)
 			return
 		}
-	} else {
-		refs, err := sess.Repo.ListRefs(gitstore.TaskPrefix)
-		if err != nil {
-			fail(w, err)
-			return
-		}
-		h := sha256.New()
-		for _, ref := range refs {
-			h.Write([]byte(ref.Name + " " + ref.Hash + "\n"))
-		}
-		out = hex.EncodeToString(h.Sum(nil))
+	} else if out, err = refsDigest(sess); err != nil {
+		fail(w, err)
+		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, _ = w.Write([]byte(out + "\n"))
+}
+
+// refsDigest is a digest of every task ref's name and head: it moves
+// whenever any task does.
+func refsDigest(sess *ops.Session) (string, error) {
+	refs, err := sess.Repo.ListRefs(gitstore.TaskPrefix)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	for _, ref := range refs {
+		h.Write([]byte(ref.Name + " " + ref.Hash + "\n"))
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
+	"slices"
 	"sync"
 
 	"git-reason/cmd/git-reason/internal/ops"
@@ -61,8 +62,10 @@ func handler(open func() (*ops.Session, error), k *keys) http.Handler {
 }
 
 type server struct {
-	open  func() (*ops.Session, error)
-	slots chan struct{}
+	open      func() (*ops.Session, error)
+	slots     chan struct{}
+	summaries summaryCache
+	views     viewCache
 }
 
 func (s *server) bounded(h http.Handler) http.Handler {
@@ -99,7 +102,7 @@ func (s *server) task(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	data := map[string]any{"Title": task, "Live": "/head?task=" + url.QueryEscape(task)}
-	st, head, err := sess.State(r.Context(), task)
+	v, err := s.views.get(r.Context(), sess, task)
 	switch {
 	case errors.Is(err, ops.ErrUsage):
 		http.Error(w, record.Printable(err.Error()), http.StatusNotFound)
@@ -113,29 +116,22 @@ func (s *server) task(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	sigs := map[string]*signing.Check{}
-	checks, err := sess.Signatures(r.Context(), head)
+	// Signatures are judged now, against the allowed signers as they are.
+	checks, err := sess.Signatures(r.Context(), v.head)
 	if err != nil {
 		data["SignaturesError"] = err.Error()
 	}
+	sigs := map[string]*signing.Check{}
 	for i := range checks {
 		if c := &checks[i]; c.Record != "" {
 			sigs[c.Record] = c
 		}
 	}
-	recs := make([]recordView, 0, len(st.Entries))
-	for _, e := range st.Entries {
-		var b bytes.Buffer
-		_ = json.Indent(&b, mustJSON(e.Record), "", "  ")
-		recs = append(recs, recordView{Entry: e, Summary: record.Summary(e), JSON: b.String(),
-			Signature: sigs[e.ID], Surface: surface(e.Record.Derived)})
+	recs := slices.Clone(v.records)
+	for i := range recs {
+		recs[i].Signature = sigs[recs[i].ID]
 	}
-	report, err := renderMarkdown(st.Report())
-	if err != nil {
-		fail(w, err)
-		return
-	}
-	data["Status"], data["Report"], data["Records"], data["Graph"] = st.Summarize(), report, recs, drawGraph(st)
+	data["Status"], data["Report"], data["Records"], data["Graph"] = v.status, v.report, recs, v.graph
 	data["Refusals"] = sess.Store.LoadRefusals()[task]
 	render(w, "task.html", data)
 }

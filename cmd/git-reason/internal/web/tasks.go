@@ -1,12 +1,15 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
+	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/record"
 )
 
@@ -55,25 +58,11 @@ func (s *server) tasks(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	all, err := sess.StatusAll(r.Context())
+	f := parseTaskFilter(r.URL.Query())
+	all, actors, err := s.summaries.get(r.Context(), sess, f.Actor != "")
 	if err != nil {
 		fail(w, err)
 		return
-	}
-	f := parseTaskFilter(r.URL.Query())
-	var actors map[string][]string
-	if f.Actor != "" {
-		// Who wrote a task's records is in the handover cache, read only
-		// when the list is filtered by it.
-		hs, err := sess.Index.Handovers(r.Context())
-		if err != nil {
-			fail(w, err)
-			return
-		}
-		actors = make(map[string][]string, len(hs))
-		for _, h := range hs {
-			actors[h.Task] = h.Actors
-		}
 	}
 	rows := make([]record.Status, 0, len(all))
 	for _, st := range all {
@@ -113,3 +102,46 @@ func (s *server) tasks(w http.ResponseWriter, r *http.Request) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(strings.ToLower(s), strings.ToLower(sub)) }
+
+// summaryCache holds the task summaries the list last read, and their
+// actors when a filter needed them, with the digest of the task refs they
+// were read at: while no ref moves, the list reuses them instead of
+// decoding the whole cache file again (a summary is derived from its
+// task's head alone, so equal refs mean equal summaries).
+type summaryCache struct {
+	mu     sync.Mutex
+	digest string
+	all    []record.Status
+	actors map[string][]string
+}
+
+// get returns every task's summary, sorted by task, and, when withActors
+// is set, who wrote each task's records.
+func (c *summaryCache) get(ctx context.Context, sess *ops.Session, withActors bool) ([]record.Status, map[string][]string, error) {
+	digest, err := refsDigest(sess)
+	if err != nil {
+		return nil, nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if digest != c.digest {
+		all, err := sess.StatusAll(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		c.digest, c.all, c.actors = digest, all, nil
+	}
+	if withActors && c.actors == nil {
+		// Who wrote a task's records is in the handover cache, read only
+		// when the list is filtered by it.
+		hs, err := sess.Index.Handovers(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		c.actors = make(map[string][]string, len(hs))
+		for _, h := range hs {
+			c.actors[h.Task] = h.Actors
+		}
+	}
+	return c.all, c.actors, nil
+}

@@ -1,0 +1,69 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"html/template"
+	"sync"
+
+	"git-reason/cmd/git-reason/internal/ops"
+	"git-reason/gitstore"
+	"git-reason/record"
+)
+
+// taskView is what the task page shows of a task at one head, but its
+// signatures: derived from the records at that head alone.
+type taskView struct {
+	head    string
+	status  record.Status
+	report  template.HTML
+	records []recordView
+	graph   graph
+}
+
+// maxViews bounds the task views kept: a few pages a reviewer goes back
+// and forth between.
+const maxViews = 16
+
+// viewCache keeps the views of the tasks last shown, each with the head it
+// was derived at: while a task's ref stays, its page is rendered from its
+// view, without reading and deriving its records again.
+type viewCache struct {
+	mu    sync.Mutex
+	views map[string]*taskView
+}
+
+// get returns task's view at its head now.
+func (c *viewCache) get(ctx context.Context, sess *ops.Session, task string) (*taskView, error) {
+	head, err := sess.Repo.ReadRef(gitstore.TaskRef(task))
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	v := c.views[task]
+	c.mu.Unlock()
+	if v != nil && v.head == head && head != "" {
+		return v, nil
+	}
+	st, head, err := sess.State(ctx, task)
+	if err != nil {
+		return nil, err
+	}
+	v = &taskView{head: head, status: st.Summarize(), graph: drawGraph(st), records: make([]recordView, 0, len(st.Entries))}
+	for _, e := range st.Entries {
+		var b bytes.Buffer
+		_ = json.Indent(&b, mustJSON(e.Record), "", "  ")
+		v.records = append(v.records, recordView{Entry: e, Summary: record.Summary(e), JSON: b.String(), Surface: surface(e.Record.Derived)})
+	}
+	if v.report, err = renderMarkdown(st.Report()); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.views == nil || len(c.views) >= maxViews {
+		c.views = map[string]*taskView{}
+	}
+	c.views[task] = v
+	return v, nil
+}
