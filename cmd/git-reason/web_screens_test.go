@@ -108,6 +108,7 @@ func screensRepo(t *testing.T) *sandbox {
 	s.reason("assess", "retry-policy", "--subject", "Retries on the payments client", "--question", "Retry on timeout, or fail fast?",
 		"--materiality", "material", "--reversibility", "reversible", "--evidence", "note::two incidents last month")
 	s.reason("--profile", "ci", "plan", "retry-policy")
+	s.reason("close", "cache-ttl", "--outcome", "abandoned", "--reason", "Postgres answers session reads within budget without a cache")
 	return s
 }
 
@@ -139,14 +140,20 @@ func TestWebScreenshots(t *testing.T) {
 	}
 
 	b.must(chromedp.Do(b.ctx, chromedp.Navigate(start), chromedp.WaitVisible("table.tasks")))
-	want("the task list", "3 of 3 tasks", "Move sessions from Redis to Postgres", "validated", "planned", "assessed")
+	want("the task list", "3 of 3 tasks", "Move sessions from Redis to Postgres", "validated", "planned", "closed: abandoned")
 	shoot("web-tasks.png")
-	// Its filters, driven through the form: phase, then actor, then text.
-	b.must(chromedp.Do(b.ctx, chromedp.SetValue(`select[name="phase"]`, "validated")))
+	// Its filters, driven through the form: open or closed, phase, then
+	// actor, then text.
+	b.must(chromedp.Do(b.ctx, chromedp.SetValue(`select[name="state"]`, "closed")))
 	_, err := chromedp.RunResponse(b.ctx, chromedp.Click(`form.filter button`))
 	b.must(err)
+	want("the closed tasks", "1 of 3 tasks", "Session cache TTL", "closed: abandoned")
+	b.must(chromedp.Do(b.ctx, chromedp.SetValue(`select[name="state"]`, "open"), chromedp.SetValue(`select[name="phase"]`, "validated")))
+	_, err = chromedp.RunResponse(b.ctx, chromedp.Click(`form.filter button`))
+	b.must(err)
 	want("the list by phase", "1 of 3 tasks", "Move sessions from Redis to Postgres")
-	b.must(chromedp.Do(b.ctx, chromedp.SetValue(`select[name="phase"]`, ""), chromedp.SendKeys(`input[name="actor"]`, "nobody")))
+	b.must(chromedp.Do(b.ctx, chromedp.SetValue(`select[name="state"]`, ""), chromedp.SetValue(`select[name="phase"]`, ""),
+		chromedp.SendKeys(`input[name="actor"]`, "nobody")))
 	_, err = chromedp.RunResponse(b.ctx, chromedp.Click(`form.filter button`))
 	b.must(err)
 	want("the list by an unknown actor", "0 of 3 tasks", "No task matches")
@@ -165,6 +172,9 @@ func TestWebScreenshots(t *testing.T) {
 		t.Errorf("the report renders %d headings, list items and tables: is it still markdown in a block?", heads)
 	}
 	shoot("web-task.png")
+
+	b.must(chromedp.Do(b.ctx, chromedp.Navigate(base+"/task/cache-ttl"), chromedp.WaitVisible("p.closed")))
+	want("a closed task's page", "Closed, abandoned", "Postgres answers session reads within budget without a cache", "closure")
 
 	b.must(chromedp.Do(b.ctx, chromedp.Navigate(base+"/advisors"), chromedp.WaitVisible("table.advisors")))
 	want("the advisors page", "design-review", "ops-review", "repository", "trusted", "completed", "reasoning")

@@ -9,7 +9,8 @@ import (
 // lanes places each kind of record in its own column, in the order a task
 // usually goes through them.
 var lanes = []record.Kind{record.KindAssessment, record.KindPlan, record.KindConsultation,
-	record.KindDisagreement, record.KindResolution, record.KindConclusion, record.KindValidation, record.KindAttempt}
+	record.KindDisagreement, record.KindResolution, record.KindConclusion, record.KindValidation, record.KindAttempt,
+	record.KindWithdrawal, record.KindClosure, record.KindReopening}
 
 const (
 	laneW, rowH  = 118, 34

@@ -19,11 +19,12 @@ const pageSize = 100
 // taskFilter is what the task list is asked for: its form's fields.
 type taskFilter struct {
 	Phase, Actor, Q string
-	Page            int // from 1
+	State           string // "open", "closed" or "" for both
+	Page            int    // from 1
 }
 
 func parseTaskFilter(q url.Values) taskFilter {
-	f := taskFilter{Phase: q.Get("phase"), Actor: strings.TrimSpace(q.Get("actor")), Q: strings.TrimSpace(q.Get("q")), Page: 1}
+	f := taskFilter{Phase: q.Get("phase"), Actor: strings.TrimSpace(q.Get("actor")), Q: strings.TrimSpace(q.Get("q")), State: q.Get("state"), Page: 1}
 	if n, err := strconv.Atoi(q.Get("page")); err == nil && n > 1 {
 		f.Page = n
 	}
@@ -33,7 +34,7 @@ func parseTaskFilter(q url.Values) taskFilter {
 // at is the list's address for page n under the same filter.
 func (f taskFilter) at(n int) string {
 	q := url.Values{}
-	for k, v := range map[string]string{"phase": f.Phase, "actor": f.Actor, "q": f.Q} {
+	for k, v := range map[string]string{"phase": f.Phase, "actor": f.Actor, "q": f.Q, "state": f.State} {
 		if v != "" {
 			q.Set(k, v)
 		}
@@ -49,7 +50,7 @@ func (f taskFilter) at(n int) string {
 
 // tasks is the task list: every task's cached summary (the index the
 // command line's status reads, brought up to date with the refs), filtered
-// by phase, actor and text, newest activity first, one page at a time.
+// by phase, open or closed, actor and text, newest activity first, one page at a time.
 // Only the page's rows are rendered, so a list of 20,000 tasks costs the
 // cache's read and one pass over its entries.
 func (s *server) tasks(w http.ResponseWriter, r *http.Request) {
@@ -67,6 +68,9 @@ func (s *server) tasks(w http.ResponseWriter, r *http.Request) {
 	rows := make([]record.Status, 0, len(all))
 	for _, st := range all {
 		if f.Phase != "" && string(st.Phase) != f.Phase {
+			continue
+		}
+		if f.State == "open" && st.Closed != nil || f.State == "closed" && st.Closed == nil {
 			continue
 		}
 		if f.Q != "" && !contains(st.Task, f.Q) && !contains(st.Subject, f.Q) {
