@@ -246,24 +246,57 @@ func NumberLines(content string, first int) string {
 	if content == "" {
 		return ""
 	}
-	last := first + strings.Count(strings.TrimSuffix(content, "\n"), "\n")
-	width := len(strconv.Itoa(last))
-	var b strings.Builder
-	b.Grow(len(content) + (last-first+1)*(width+3))
-	var num [24]byte // the padded number and its bar, written at once
-	n := first
-	for len(content) > 0 {
-		line, rest, _ := strings.Cut(content, "\n")
-		digits := strconv.AppendInt(num[width:width], int64(n), 10)
-		pad := width - len(digits)
-		copy(num[pad:], digits)
-		for i := range pad {
-			num[i] = ' '
+	w := newNumbered(len(content), first, first+strings.Count(strings.TrimSuffix(content, "\n"), "\n"))
+	w.WriteString(content)
+	return w.String()
+}
+
+// numbered is a builder that puts each line's number before it as text is
+// written, for text of about size bytes whose lines are numbered from
+// first to last.
+type numbered struct {
+	b       strings.Builder
+	n       int      // the number of the next line to start
+	width   int      // digits of the last line's number
+	num     [24]byte // the padded number and its bar
+	midLine bool     // the last byte written was not a line end
+}
+
+func newNumbered(size, first, last int) *numbered {
+	w := &numbered{n: first, width: len(strconv.Itoa(last))}
+	w.b.Grow(size + (last-first+1)*(w.width+3) + 1)
+	return w
+}
+
+// WriteString writes s, numbering each line that starts in it.
+func (w *numbered) WriteString(s string) (int, error) {
+	size := len(s)
+	for len(s) > 0 {
+		if !w.midLine {
+			digits := strconv.AppendInt(w.num[w.width:w.width], int64(w.n), 10)
+			pad := w.width - len(digits)
+			copy(w.num[pad:], digits)
+			for i := range pad {
+				w.num[i] = ' '
+			}
+			w.b.Write(append(w.num[:w.width], " | "...))
+			w.n++
 		}
-		b.Write(append(num[:width], " | "...))
-		b.WriteString(line)
-		b.WriteByte('\n')
-		content, n = rest, n+1
+		line, rest, ended := strings.Cut(s, "\n")
+		w.b.WriteString(line)
+		if ended {
+			w.b.WriteByte('\n')
+		}
+		w.midLine, s = !ended, rest
 	}
-	return b.String()
+	return size, nil
+}
+
+// String ends the last line and returns what was written.
+func (w *numbered) String() string {
+	if w.midLine {
+		w.b.WriteByte('\n')
+		w.midLine = false
+	}
+	return w.b.String()
 }

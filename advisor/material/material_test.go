@@ -3,6 +3,7 @@ package material
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -127,8 +128,35 @@ func TestContentCannotEscapeItsBlock(t *testing.T) {
 }
 
 func TestNumberLines(t *testing.T) {
-	got := NumberLines("a\nb\n", 9)
-	if got != " 9 | a\n10 | b\n" {
-		t.Errorf("got %q", got)
+	for in, want := range map[string]string{"a\nb\n": " 9 | a\n10 | b\n", "a\n\nb": " 9 | a\n10 | \n11 | b\n", "\n": "9 | \n", "": ""} {
+		if got := NumberLines(in, 9); got != want {
+			t.Errorf("NumberLines(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// RedactLines is NumberLines of Redact, whatever the text: numbering as
+// the redacted pieces pass gives the same bytes as numbering the whole.
+func TestRedactLinesIsNumberLinesOfRedact(t *testing.T) {
+	r := NewRedactor([]string{"DECLARED_KEY"}, func(string) string { return "declared-value-1234" })
+	parts := []string{"a", "", "\n", "\r\n", "x := 1", "token = \"s3cr3t-value-1\"", "DECLARED_KEY=v",
+		"declared-value-1234", "AKIA0123456789ABCDEF", "-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----",
+		"  password: hunter2hunter2", "é", " ", "=", ":"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 3000 {
+		var b strings.Builder
+		for range rng.IntN(12) {
+			b.WriteString(parts[rng.IntN(len(parts))])
+		}
+		text, first := b.String(), 1+rng.IntN(120)
+		red, n := r.Redact(text)
+		want := NumberLines(red, first)
+		got, m := r.RedactLines(text, first)
+		if got != want || m != n {
+			t.Fatalf("case %d, %q from %d:\nRedactLines %q (%d)\nNumberLines(Redact) %q (%d)", i, text, first, got, m, want, n)
+		}
+	}
+	if got, _ := r.RedactLines("k\nAKIA0123456789ABCDEF\n", 99); got != " 99 | k\n100 | [redacted access key id]\n" {
+		t.Errorf("RedactLines: %q", got)
 	}
 }

@@ -121,31 +121,78 @@ var secretWords = []string{"secret", "token", "passw", "apikey", "api_key", "api
 // Redact returns text with every secret replaced by its [Marker], and the
 // number of secrets replaced.
 func (r *Redactor) Redact(text string) (string, int) {
-	spans := r.find(text)
+	spans := kept(r.find(text))
 	if len(spans) == 0 {
 		return text, 0
 	}
-	sort.Slice(spans, func(i, j int) bool { return spans[i].start < spans[j].start })
 	var b strings.Builder
 	b.Grow(len(text))
-	at, n := 0, 0
+	replace(&b, text, spans)
+	return b.String(), len(spans)
+}
+
+// RedactLines is [NumberLines] of what [Redact] returns, the first line
+// numbered first, in one pass: a file's material is written once, not
+// copied redacted and then copied again numbered.
+func (r *Redactor) RedactLines(text string, first int) (string, int) {
+	if text == "" {
+		return "", 0
+	}
+	spans := kept(r.find(text))
+	// A replacement keeps the line ends it removed, after its marker: the
+	// redacted text has as many, but ends with one when a secret that
+	// spans lines reaches the end.
+	ends := strings.Count(text, "\n")
+	endsLine := strings.HasSuffix(text, "\n")
+	if k := len(spans); k > 0 && spans[k-1].end == len(text) {
+		endsLine = strings.Contains(text[spans[k-1].start:spans[k-1].end], "\n")
+	}
+	if endsLine {
+		ends--
+	}
+	w := newNumbered(len(text)+len(spans)*32, first, first+ends)
+	replace(w, text, spans)
+	return w.String(), len(spans)
+}
+
+// kept sorts spans and keeps those replace replaces: one of overlapping
+// secrets, the first to start.
+func kept(spans []span) []span {
+	sort.Slice(spans, func(i, j int) bool { return spans[i].start < spans[j].start })
+	out, at := spans[:0], 0
 	for _, s := range spans {
-		if s.start < at { // inside or overlapping one already replaced
+		if s.start < at { // inside or overlapping one already kept
 			if s.end > at {
+				out[len(out)-1].end = s.end
 				at = s.end
 			}
 			continue
 		}
+		out, at = append(out, s), s.end
+	}
+	return out
+}
+
+// replace writes text to b with each of spans (sorted, apart) replaced by
+// its marker.
+func replace(b stringWriter, text string, spans []span) {
+	at := 0
+	for _, s := range spans {
 		b.WriteString(text[at:s.start])
 		b.WriteString(Marker(s.kind))
 		// Keep the line count, so that numbered lines stay true.
 		for range strings.Count(text[s.start:s.end], "\n") {
-			b.WriteByte('\n')
+			b.WriteString("\n")
 		}
-		at, n = s.end, n+1
+		at = s.end
 	}
 	b.WriteString(text[at:])
-	return b.String(), n
+}
+
+// stringWriter is where replace writes: a plain builder, or one that
+// numbers lines as they pass.
+type stringWriter interface {
+	WriteString(string) (int, error)
 }
 
 func (r *Redactor) find(text string) []span {

@@ -41,9 +41,9 @@ func main() {
 		r := material.NewRedactor([]string{"BENCH_API_KEY", "OTHER_KEY"}, func(k string) string { return env[k] })
 		pieces := make([]material.Piece, len(files))
 		for i, f := range files {
-			text, n := r.Redact(f)
+			text, n := r.RedactLines(f, 1)
 			pieces[i] = material.Piece{Evidence: i + 1, Kind: material.KindFile, Ref: fmt.Sprintf("src/file%02d.go", i),
-				Revision: "0123456789abcdef0123456789abcdef01234567", Text: material.NumberLines(text, 1), Redactions: n}
+				Revision: "0123456789abcdef0123456789abcdef01234567", Text: text, Redactions: n}
 		}
 		set := material.NewSet(transport.Request{Subject: "bench", Question: "Is it sound?"}, pieces, material.NewNonce(), r)
 		_, man := set.For(64 << 20)

@@ -280,8 +280,7 @@ func (g *gatherer) fileText(p *material.Piece, data []byte) {
 	}
 	// Redacted before numbering, so that an assignment is seen at its
 	// line's start; a marker keeps the lines it replaced.
-	text, p.Redactions = g.redact.Redact(text)
-	p.Text = material.NumberLines(text, first)
+	p.Text, p.Redactions = g.redact.RedactLines(text, first)
 }
 
 // diff sets a commit piece's text: git show of one commit, git diff of a
