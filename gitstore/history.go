@@ -207,6 +207,7 @@ func (h *history) blob(s *Store) func(string) (*record.Record, error) {
 // commit is not part of the history returned, and its children's records
 // are given whole (Files), against its tree (history.bases).
 func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bool) (*history, error) {
+	countHistory()
 	var (
 		src     objectSource
 		order   []string

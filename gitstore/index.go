@@ -150,7 +150,7 @@ func refresh[E interface{ head() string }](ctx context.Context, s *Store, name, 
 	}
 	path := filepath.Join(s.Repo.CommonDir, "reason", name)
 	var cache cacheFile[E]
-	if data, err := os.ReadFile(path); err != nil || json.Unmarshal(data, &cache) != nil || cache.Version != indexVersion {
+	if data, err := readShared(path); err != nil || json.Unmarshal(data, &cache) != nil || cache.Version != indexVersion {
 		cache = cacheFile[E]{}
 	}
 	fresh := cacheFile[E]{Version: indexVersion, Tasks: make(map[string]E, len(tasks))}

@@ -1,7 +1,6 @@
 package gitstore
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -121,46 +120,11 @@ func parseLoose(name string, data []byte) (hash, target string, err error) {
 
 // readPacked returns name's value in packed-refs, "" when absent.
 func (r *Repo) readPacked(name string) (string, error) {
-	var hash string
-	err := r.scanPacked(func(n, h string) bool {
-		if n == name {
-			hash = h
-			return false
-		}
-		return true
-	})
-	return hash, err
-}
-
-// scanPacked calls fn for each "hash name" line of packed-refs, skipping
-// the header comment and peeled "^hash" lines, until fn returns false.
-func (r *Repo) scanPacked(fn func(name, hash string) bool) error {
-	data, err := os.ReadFile(filepath.Join(r.CommonDir, "packed-refs"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
+	p, err := r.packed()
 	if err != nil {
-		return fmt.Errorf("read packed-refs: %w", err)
+		return "", err
 	}
-	for len(data) > 0 {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
-		line = bytes.TrimRight(line, "\r")
-		if len(line) == 0 || line[0] == '#' || line[0] == '^' {
-			continue
-		}
-		if len(line) < 42 || line[40] != ' ' || !isHex(string(line[:40])) {
-			return fmt.Errorf("read packed-refs: unexpected line %q", line)
-		}
-		if !fn(string(line[41:]), strings.ToLower(string(line[:40]))) {
-			return nil
-		}
-	}
-	return nil
+	return p.lookup(name)
 }
 
 // ListRefs returns every ref whose name starts with prefix (for example
@@ -168,7 +132,45 @@ func (r *Repo) scanPacked(fn func(name, hash string) bool) error {
 // loose refs and packed-refs, loose winning. Loose refs are read before
 // packed-refs so that a concurrent `git pack-refs` cannot hide a ref.
 func (r *Repo) ListRefs(prefix string) ([]Ref, error) {
-	vals := map[string]string{}
+	loose, err := r.looseRefs(prefix)
+	if err != nil {
+		return nil, err
+	}
+	vals := make(map[string]string, len(loose))
+	for _, l := range loose {
+		vals[l.Name] = l.Hash
+	}
+	p, err := r.packed()
+	if err != nil {
+		return nil, fmt.Errorf("list refs %s: %w", prefix, err)
+	}
+	// The packed refs come sorted: the list is sorted again only when a
+	// loose ref is not among them.
+	refs := make([]Ref, 0, len(vals))
+	err = p.withPrefix(prefix, func(name, hash string) bool {
+		if h, loose := vals[name]; loose {
+			hash = h
+			delete(vals, name)
+		}
+		refs = append(refs, Ref{name, hash})
+		return true
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list refs %s: %w", prefix, err)
+	}
+	for n, h := range vals {
+		refs = append(refs, Ref{n, h})
+	}
+	if len(vals) > 0 {
+		sort.Slice(refs, func(i, j int) bool { return refs[i].Name < refs[j].Name })
+	}
+	return refs, nil
+}
+
+// looseRefs returns the loose refs whose name starts with prefix, with
+// their values, in the order of a directory walk (sorted by path).
+func (r *Repo) looseRefs(prefix string) ([]Ref, error) {
+	var refs []Ref
 	root := filepath.Join(r.CommonDir, filepath.FromSlash(prefix))
 	if !strings.HasSuffix(prefix, "/") {
 		root = filepath.Dir(root)
@@ -196,27 +198,13 @@ func (r *Repo) ListRefs(prefix string) ([]Ref, error) {
 			return err
 		}
 		if hash != "" {
-			vals[name] = hash
+			refs = append(refs, Ref{name, hash})
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list refs %s: %w", prefix, err)
 	}
-	err = r.scanPacked(func(name, hash string) bool {
-		if _, loose := vals[name]; !loose && strings.HasPrefix(name, prefix) {
-			vals[name] = hash
-		}
-		return true
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list refs %s: %w", prefix, err)
-	}
-	refs := make([]Ref, 0, len(vals))
-	for n, h := range vals {
-		refs = append(refs, Ref{n, h})
-	}
-	sort.Slice(refs, func(i, j int) bool { return refs[i].Name < refs[j].Name })
 	return refs, nil
 }
 
@@ -311,11 +299,18 @@ func (r *Repo) conflictingRef(name string) string {
 	if found != "" {
 		return found
 	}
-	r.scanPacked(func(n, _ string) bool {
-		if strings.HasPrefix(n, name+"/") || strings.HasPrefix(name, n+"/") {
-			found = n
+	p, err := r.packed()
+	if err != nil {
+		return "" // as a packed-refs that does not read held nothing in the way
+	}
+	for i := strings.IndexByte(name, '/'); i >= 0; i = nextSlash(name, i) {
+		if h, _ := p.lookup(name[:i]); h != "" {
+			return name[:i]
 		}
-		return found == ""
+	}
+	p.withPrefix(name+"/", func(n, _ string) bool {
+		found = n
+		return false
 	})
 	return found
 }

@@ -72,7 +72,7 @@ func OpenRemembered(r *Repo) *Remembered {
 	}
 	m.key = key
 	var f rememberedFile
-	data, err := os.ReadFile(filepath.Join(m.dir, "verified.json"))
+	data, err := readShared(filepath.Join(m.dir, "verified.json"))
 	if err != nil || json.Unmarshal(data, &f) != nil || f.Version != rememberedVersion {
 		return m
 	}

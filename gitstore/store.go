@@ -127,6 +127,20 @@ func (s *Store) Load(ctx context.Context, task string) (string, []*record.Record
 	return head, recs, nil
 }
 
+// LoadAt is Load of the task at head, a commit its ref pointed at: for a
+// reader that has the head already (Newest gives it) and need not read
+// the ref again.
+func (s *Store) LoadAt(task, head string) ([]*record.Record, error) {
+	if err := s.checkTask(task); err != nil {
+		return nil, err
+	}
+	_, recs, err := s.loadTask(task, head)
+	if err != nil {
+		return nil, record.Unreadable(task, fmt.Errorf("at %s: %w", shortHash(head), err))
+	}
+	return recs, nil
+}
+
 // RecordsDecode implements record.DecodingStore: every record Load
 // returns passed record.ReadStored, which decodes it, when it was read from
 // git, or was written by the writer through this store.

@@ -255,6 +255,7 @@ func (s *Store) taskAt(task, head string) (*taskCache, error) {
 		}
 		s.saveTaskCache(task, c)
 	}
+	countTask(len(c.Entries))
 	s.mem.put(task, c)
 	return c, nil
 }

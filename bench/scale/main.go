@@ -38,14 +38,15 @@ func main() {
 	sizes := flag.String("tasks", "5000,20000", "comma-separated task counts")
 	small := flag.Int("small", 50, "the task count assess is compared with")
 	keep := flag.String("keep", "", "build the worlds in `DIR` and keep them")
+	makeOnly := flag.Bool("make", false, "with -keep: build the worlds and time nothing (to profile them)")
 	flag.Parse()
-	if err := run(*runs, *sizes, *small, *keep); err != nil {
+	if err := run(*runs, *sizes, *small, *keep, *makeOnly); err != nil {
 		fmt.Fprintln(os.Stderr, "scale-bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(runs int, sizes string, small int, keep string) error {
+func run(runs int, sizes string, small int, keep string, makeOnly bool) error {
 	root := keep
 	if root == "" {
 		var err error
@@ -69,6 +70,14 @@ func run(runs int, sizes string, small int, keep string) error {
 	base, err := newWorld(root, small)
 	if err != nil {
 		return err
+	}
+	if makeOnly {
+		for _, n := range ns {
+			if _, err := newWorld(root, n); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	smallAssess, err := timeAssess(base, runs)
 	if err != nil {

@@ -64,7 +64,44 @@ func (b *base) render(v any, text func(w io.Writer) error) error {
 	if b.JSON {
 		return exportJSON(b.Out, v)
 	}
-	return text(b.Out)
+	// Buffered: a table of every task is tens of thousands of small
+	// writes, each a system call through the printable filter otherwise.
+	w := &lineBuffer{w: b.Out}
+	err := text(w)
+	if ferr := w.flush(len(w.buf)); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// lineBuffer passes what is written on in whole lines, some 64 KiB at a
+// time, so that the printable filter after it never sees one of git
+// reason's own colour sequences cut in two.
+type lineBuffer struct {
+	w   io.Writer
+	buf []byte
+}
+
+func (l *lineBuffer) Write(p []byte) (int, error) {
+	l.buf = append(l.buf, p...)
+	if len(l.buf) >= 64<<10 {
+		if i := bytes.LastIndexByte(l.buf, '\n'); i >= 0 {
+			if err := l.flush(i + 1); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return len(p), nil
+}
+
+// flush writes the first n bytes held.
+func (l *lineBuffer) flush(n int) error {
+	if n == 0 {
+		return nil
+	}
+	_, err := l.w.Write(l.buf[:n])
+	l.buf = l.buf[:copy(l.buf, l.buf[n:])]
+	return err
 }
 
 // exportJSON is the one JSON exporter every command's --json goes through:

@@ -93,15 +93,16 @@ func statusAll(ctx context.Context, o *statusOptions, sess *ops.Session) error {
 		fmt.Fprintln(o.Out, noTasks(ctx, sess))
 		return nil
 	}
-	if err := printStatusTable(o.Out, o.colours(), all); err != nil {
+	w := &lineBuffer{w: o.Out} // a line per task: written in large pieces
+	if err := printStatusTable(w, o.colours(), all); err != nil {
 		return err
 	}
 	needs, err := sess.Needs(ctx)
 	if err != nil {
 		return err
 	}
-	printNeeds(o.Out, needs)
-	return nil
+	printNeeds(w, needs)
+	return w.flush(len(w.buf))
 }
 
 func printStatus(w io.Writer, pal palette, s record.Status) {

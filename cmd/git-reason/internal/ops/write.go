@@ -178,38 +178,40 @@ type LogLine struct {
 
 // LogNewest returns the n newest entries across every task that keep
 // accepts, ordered by creation time as Log orders them. It reads the
-// tasks newest first (gitstore.Store.Latest: the heads and one cached
-// line per task) and stops at the first task whose newest record is older
-// than the n-th entry found, so its cost is the few tasks that hold the
-// newest records, not every history.
+// tasks newest first (gitstore.Store.Newest: a file kept in that order,
+// current while no task ref moved) and stops at the first task whose
+// newest record is older than the n-th entry found, so its cost is the
+// few tasks that hold the newest records, not every history or ref.
 func (e *Session) LogNewest(ctx context.Context, n int, keep func(LogLine) bool) ([]LogLine, error) {
-	latest, err := e.Store.Latest(ctx)
-	if err != nil {
-		return nil, err
-	}
-	order := make(map[string]int, len(latest))
-	for i, l := range latest {
-		order[l.Task] = i // task name order, as Log reads them
-	}
-	slices.SortStableFunc(latest, func(a, b gitstore.TaskLatest) int { return strings.Compare(b.Latest, a.Latest) })
+	// Newest first; lines of the same time: the task named last first,
+	// so that reversed they read in task name order, as Log reads them.
 	newestFirst := func(a, b LogLine) int {
 		if c := strings.Compare(b.Created, a.Created); c != 0 {
 			return c
 		}
-		return order[b.Task] - order[a.Task]
+		return strings.Compare(b.Task, a.Task)
 	}
 	var got []LogLine
-	for _, t := range latest {
+	var failed error
+	err := e.Store.Newest(ctx, func(t gitstore.TaskLatest) bool {
 		if len(got) >= n && t.Latest < got[n-1].Created {
-			break
+			return false
 		}
-		st, _, err := e.State(ctx, t.Task)
+		// At the head the file names: current, as Newest says.
+		recs, err := e.Store.LoadAt(t.Task, t.Head)
+		var st *record.State
+		if err == nil {
+			if st, err = record.Derive(t.Task, recs); err != nil {
+				err = record.Unreadable(t.Task, err)
+			}
+		}
 		if errors.Is(err, record.ErrUnreadable) {
 			e.Store.Skip(t.Task, err)
-			continue
+			return true
 		}
 		if err != nil {
-			return nil, err
+			failed = err
+			return false
 		}
 		tl := st.Timeline()
 		for i := len(tl) - 1; i >= 0; i-- {
@@ -221,6 +223,13 @@ func (e *Session) LogNewest(ctx context.Context, n int, keep func(LogLine) bool)
 		if len(got) > n {
 			got = got[:n]
 		}
+		return true
+	})
+	if err == nil {
+		err = failed
+	}
+	if err != nil {
+		return nil, err
 	}
 	slices.Reverse(got)
 	return got, nil

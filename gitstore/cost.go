@@ -1,0 +1,68 @@
+package gitstore
+
+import (
+	"encoding/json"
+	"os"
+	"sync/atomic"
+)
+
+// CostEnv names a file to which each git reason process appends, as it
+// exits, one JSON line of what it read (Cost). Tests hold a command's cost
+// to what changed with these counts, which do not depend on timing
+// (reliability.TestScaleCounts); nothing else reads them.
+const CostEnv = "GIT_REASON_COST"
+
+// Cost is what one process read, of what grows with the history.
+type Cost struct {
+	// Args are the process's arguments after the program name.
+	Args []string `json:"args"`
+	// Histories is how many histories were read commit by commit (a
+	// replay: verification, integration of a fetched task).
+	Histories int64 `json:"histories"`
+	// Tasks is how many times a task's records were read at a head (from
+	// its cache file or from git), and Records how many records that was.
+	Tasks   int64 `json:"tasks"`
+	Records int64 `json:"records"`
+	// SharedBytes is how many bytes were read of files that hold an entry
+	// for every task (packed-refs and the caches under .git/reason/ that
+	// have a line or entry per task); SharedFiles how many such reads.
+	SharedBytes int64 `json:"shared_bytes"`
+	SharedFiles int64 `json:"shared_files"`
+}
+
+var costs struct{ histories, tasks, records, sharedBytes, sharedFiles atomic.Int64 }
+
+func countHistory()         { costs.histories.Add(1) }
+func countTask(records int) { costs.tasks.Add(1); costs.records.Add(int64(records)) }
+func countShared(n int)     { costs.sharedFiles.Add(1); costs.sharedBytes.Add(int64(n)) }
+
+// readShared reads a file that holds an entry per task, counting it.
+func readShared(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if err == nil {
+		countShared(len(data))
+	}
+	return data, err
+}
+
+// WriteCost appends this process's Cost, with args, to the file CostEnv
+// names, when it names one. A cost that cannot be written is lost: it is
+// for tests, and they find it missing.
+func WriteCost(args []string) {
+	path := os.Getenv(CostEnv)
+	if path == "" {
+		return
+	}
+	c := Cost{Args: args, Histories: costs.histories.Load(), Tasks: costs.tasks.Load(), Records: costs.records.Load(),
+		SharedBytes: costs.sharedBytes.Load(), SharedFiles: costs.sharedFiles.Load()}
+	line, err := json.Marshal(c)
+	if err != nil {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return
+	}
+	f.Write(append(line, '\n'))
+	f.Close()
+}

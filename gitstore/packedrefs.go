@@ -1,0 +1,258 @@
+package gitstore
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+)
+
+// packedRefs is one reading of packed-refs, its records sorted by name.
+// A repository with tens of thousands of tasks has a packed-refs of
+// megabytes; a command that reads a few refs must not parse it whole for
+// each of them. As git does, a lookup is a binary search in the file's
+// bytes (git writes the file sorted and says so in its header, the
+// "sorted" trait; a file without it is sorted once when read), and one
+// reading serves a process while packed-refs is the same file (git
+// replaces it by renaming a new file over it, so a rewrite is another
+// file).
+type packedRefs struct {
+	data  []byte // records only: "<hash> <name>\n", each maybe followed by "^<peeled>\n" lines
+	file  fs.FileInfo
+	bytes int64 // how many bytes were read (what a command's cost counts)
+}
+
+// packedCache holds the last reading of each repository's packed-refs, by
+// path.
+var packedCache struct {
+	sync.Mutex
+	m map[string]*packedRefs
+}
+
+// packed returns the current packed-refs, read again only when the file
+// is not the one last read (another inode, size or modification time).
+func (r *Repo) packed() (*packedRefs, error) {
+	path := filepath.Join(r.CommonDir, "packed-refs")
+	fi, err := os.Stat(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read packed-refs: %w", err)
+	}
+	packedCache.Lock()
+	last := packedCache.m[path]
+	packedCache.Unlock()
+	if last != nil && sameFile(last.file, fi) {
+		return last, nil
+	}
+	p, err := readPackedRefs(path)
+	if err != nil {
+		return nil, err
+	}
+	packedCache.Lock()
+	if packedCache.m == nil {
+		packedCache.m = map[string]*packedRefs{}
+	}
+	packedCache.m[path] = p
+	packedCache.Unlock()
+	return p, nil
+}
+
+func sameFile(a, b fs.FileInfo) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
+}
+
+// readPackedRefs reads the file; its identity is taken from the open
+// file, so that the bytes and the identity are of one file even when
+// packed-refs is replaced meanwhile.
+func readPackedRefs(path string) (*packedRefs, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &packedRefs{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read packed-refs: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read packed-refs: %w", err)
+	}
+	data := make([]byte, fi.Size())
+	n, err := io.ReadFull(f, data)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, fmt.Errorf("read packed-refs: %w", err)
+	}
+	countShared(n)
+	p := &packedRefs{data: data[:n], file: fi, bytes: int64(n)}
+	sorted := false
+	if bytes.HasPrefix(p.data, []byte("# pack-refs with:")) {
+		header, rest, _ := bytes.Cut(p.data, []byte{'\n'})
+		sorted = bytes.Contains(append(header, ' '), []byte(" sorted "))
+		p.data = rest
+	}
+	if !sorted {
+		if err := p.sort(); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// sort puts the records in name order, the first of equal names first.
+func (p *packedRefs) sort() error {
+	var recs [][]byte
+	for at := 0; at < len(p.data); {
+		end := p.recordEnd(at, len(p.data))
+		if _, _, err := p.record(at); err != nil {
+			return err
+		}
+		if p.data[at] != '#' && p.data[at] != '^' {
+			recs = append(recs, p.data[at:end])
+		}
+		at = end
+	}
+	name := func(rec []byte) []byte {
+		line, _, _ := bytes.Cut(rec, []byte{'\n'})
+		return bytes.TrimRight(line, "\r")[41:]
+	}
+	slices.SortStableFunc(recs, func(a, b []byte) int { return bytes.Compare(name(a), name(b)) })
+	var out []byte
+	for _, r := range recs {
+		out = append(out, r...)
+		if r[len(r)-1] != '\n' {
+			out = append(out, '\n')
+		}
+	}
+	p.data = out
+	return nil
+}
+
+// lineEnd is the offset just past the line starting at at.
+func (p *packedRefs) lineEnd(at int) int {
+	if i := bytes.IndexByte(p.data[at:], '\n'); i >= 0 {
+		return at + i + 1
+	}
+	return len(p.data)
+}
+
+// recordEnd is the offset just past the record holding offset mid (its
+// line and the peeled lines after it), at most hi.
+func (p *packedRefs) recordEnd(mid, hi int) int {
+	e := min(p.lineEnd(mid), hi)
+	for e < hi && p.data[e] == '^' {
+		e = min(p.lineEnd(e), hi)
+	}
+	return e
+}
+
+// recordStart is the start of the record holding offset mid, at least lo.
+func (p *packedRefs) recordStart(lo, mid int) int {
+	s := lo + bytes.LastIndexByte(p.data[lo:mid], '\n') + 1
+	for s > lo && p.data[s] == '^' {
+		s = lo + bytes.LastIndexByte(p.data[lo:s-1], '\n') + 1
+	}
+	return s
+}
+
+// record reads the record line at at: its name and value ("" for a line
+// that names no ref: a comment or a peeled value).
+func (p *packedRefs) record(at int) (name, hash []byte, err error) {
+	line := p.data[at:p.lineEnd(at)]
+	line = bytes.TrimRight(line, "\r\n")
+	if len(line) == 0 || line[0] == '#' || line[0] == '^' {
+		return nil, nil, nil
+	}
+	if len(line) < 42 || line[40] != ' ' || !isHexBytes(line[:40]) {
+		return nil, nil, fmt.Errorf("read packed-refs: unexpected line %q", line)
+	}
+	return line[41:], line[:40], nil
+}
+
+func isHexBytes(b []byte) bool {
+	for _, c := range b {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// seek is the offset of the first record whose name is not below name
+// (len(data) when there is none), and that record's name and value.
+func (p *packedRefs) seek(name string) (int, error) {
+	lo, hi := 0, len(p.data)
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		rec := p.recordStart(lo, mid)
+		n, _, err := p.record(rec)
+		if err != nil {
+			return 0, err
+		}
+		switch c := bytes.Compare(n, []byte(name)); {
+		case n == nil || c < 0: // a stray comment sorts nowhere: passed over
+			lo = p.recordEnd(mid, hi)
+		case c > 0:
+			hi = rec
+		default:
+			return rec, nil
+		}
+	}
+	return lo, nil
+}
+
+// lookup returns name's value, "" when absent.
+func (p *packedRefs) lookup(name string) (string, error) {
+	at, err := p.seek(name)
+	if err != nil || at >= len(p.data) {
+		return "", err
+	}
+	n, h, err := p.record(at)
+	if err != nil || string(n) != name {
+		return "", err
+	}
+	return string(bytes.ToLower(h)), nil
+}
+
+// withPrefix calls fn for each ref whose name starts with prefix, in name
+// order, until fn returns false.
+func (p *packedRefs) withPrefix(prefix string, fn func(name, hash string) bool) error {
+	at, err := p.seek(prefix)
+	if err != nil {
+		return err
+	}
+	for ; at < len(p.data); at = p.lineEnd(at) {
+		n, h, err := p.record(at)
+		if err != nil {
+			return err
+		}
+		if n == nil {
+			continue
+		}
+		if !bytes.HasPrefix(n, []byte(prefix)) || !fn(string(n), string(bytes.ToLower(h))) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// packedID names the packed-refs file as it is now ("none" when there is
+// none): its identity (fileIdentity), size and modification time. git
+// replaces the file by renaming a new one over it, so any rewrite gives
+// another name; a cache keyed by it is stale once packed-refs changes.
+func (r *Repo) packedID() (string, error) {
+	fi, err := os.Stat(filepath.Join(r.CommonDir, "packed-refs"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "none", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read packed-refs: %w", err)
+	}
+	return fmt.Sprintf("%s %d %d", fileIdentity(fi), fi.Size(), fi.ModTime().UnixNano()), nil
+}
