@@ -686,6 +686,29 @@ func (s *Store) Verify(ctx context.Context, task, head string) ([]record.Finding
 	return s.verify(ctx, task, head, true)
 }
 
+// VerifyRemembered is Verify going on from the heads m remembers
+// verified clean (a head remembered is not replayed at all; see
+// Remembered) and remembering in m each head that replays clean. The
+// reuses of other tasks are checked as Verify checks them.
+func (s *Store) VerifyRemembered(ctx context.Context, task, head string, m *Remembered) ([]record.Finding, error) {
+	var found []record.Finding
+	var recs []*record.Record
+	if m.Has(task, head) {
+		// Not replayed: the head's records, for the reuse checks, come
+		// from its cache at that head (one file) when it has one.
+		if _, r, err := s.loadTask(task, head); err == nil {
+			recs = r
+		}
+	}
+	if recs == nil {
+		found, recs = s.replayWith(ctx, m, task, head, true, nil)
+	}
+	if ctx.Err() == nil && recs != nil {
+		found = append(found, record.CheckReuses(ctx, task, head, recs, s.ReusedLocal)...)
+	}
+	return found, ctx.Err()
+}
+
 func (s *Store) verify(ctx context.Context, task, head string, reuses bool) ([]record.Finding, error) {
 	return s.verifyChecked(ctx, task, head, reuses, nil)
 }

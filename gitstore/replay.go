@@ -22,9 +22,14 @@ import (
 // (gone, unreadable, records not matching its tree) costs a whole replay,
 // never a finding the whole replay would not give.
 func (s *Store) replay(ctx context.Context, task, head string, recs bool, k *record.Checked) ([]record.Finding, []*record.Record) {
+	return s.replayWith(ctx, s.remembered, task, head, recs, k)
+}
+
+// replayWith is replay going on from what m (nil: nothing) remembers.
+func (s *Store) replayWith(ctx context.Context, m *Remembered, task, head string, recs bool, k *record.Checked) ([]record.Finding, []*record.Record) {
 	stop := map[string]bool{}
-	if s.remembered != nil && isHex(head) && len(head) == 40 {
-		for _, h := range s.remembered.Heads(task) {
+	if m != nil && isHex(head) && len(head) == 40 {
+		for _, h := range m.Heads(task) {
 			if s.HasObject(h) {
 				stop[h] = true
 			}
@@ -50,8 +55,8 @@ func (s *Store) replay(ctx context.Context, task, head string, recs bool, k *rec
 		return []record.Finding{{Task: task, Commit: head, Code: record.FindUnreadable,
 			Message: record.Printable(err.Error())}}, nil
 	}
-	if len(found) == 0 && ctx.Err() == nil && s.remembered != nil {
-		s.remembered.Add(task, head)
+	if len(found) == 0 && ctx.Err() == nil && m != nil {
+		m.Add(task, head)
 	}
 	return found, out
 }
@@ -126,5 +131,6 @@ func (s *Store) rememberedRecords(head string) ([]*record.Record, error) {
 		}
 		out = append(out, &rec)
 	}
+	countTask(len(out))
 	return out, nil
 }

@@ -119,6 +119,39 @@ func (e *Session) Signatures(ctx context.Context, rev string, not ...string) ([]
 	return checks, nil
 }
 
+// signaturesOf is Signatures of each of heads, whole, asked of git
+// together (signing.VerifyHeads), by head.
+func (e *Session) signaturesOf(ctx context.Context, heads []string) (map[string][]signing.Check, error) {
+	if len(heads) == 1 {
+		checks, err := e.Signatures(ctx, heads[0])
+		return map[string][]signing.Check{heads[0]: checks}, err
+	}
+	allowed, err := e.allowedSigners()
+	if err != nil {
+		return nil, err
+	}
+	if allowed == "" {
+		allowed = os.DevNull // as Signatures says it
+	}
+	byHead, err := signing.VerifyHeads(ctx, e.Repo.Git, allowed, heads)
+	if err != nil {
+		return nil, err
+	}
+	// The memory is applied to every check at once (it reads its file
+	// once), then the checks are cut back into their heads.
+	var all []signing.Check
+	at := map[string]int{}
+	for h, cs := range byHead {
+		at[h] = len(all)
+		all = append(all, cs...)
+	}
+	signing.MemoryIn(e.Repo.CommonDir).Apply(all)
+	for h, cs := range byHead {
+		byHead[h] = all[at[h] : at[h]+len(cs) : at[h]+len(cs)]
+	}
+	return byHead, nil
+}
+
 // requireSigned is reason.requireSigned.
 func (e *Session) requireSigned() string {
 	st, err := e.Settings()

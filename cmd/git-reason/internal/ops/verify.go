@@ -3,6 +3,8 @@ package ops
 import (
 	"context"
 
+	"git-reason/gitstore"
+
 	"git-reason/gitstore/signing"
 	"git-reason/record"
 )
@@ -26,6 +28,14 @@ type TaskSignatures struct {
 // Verify replays the named tasks' histories (every task when none is
 // named) through the admission rules. ref overrides where a task's history
 // starts (task -> commit), for hooks verifying what is about to be pushed.
+//
+// Without at, a history whose head this clone remembers verified clean
+// (gitstore.Remembered: a commit id under a MAC, as sync remembers what it
+// verified) is not replayed again, a history containing one is replayed
+// from it, and what replays clean is remembered; reuses of other tasks'
+// conclusions are checked every time. With at (the pre-push hook) every
+// history is replayed whole. The signatures of every task are asked of git
+// together (signing.VerifyHeads), not one git process per task.
 func (e *Session) Verify(ctx context.Context, tasks []string, at map[string]string) (*VerifyResult, error) {
 	heads := map[string]string{}
 	if len(tasks) == 0 && len(at) == 0 {
@@ -42,30 +52,46 @@ func (e *Session) Verify(ctx context.Context, tasks []string, at map[string]stri
 		tasks = append(tasks, t)
 		heads[t] = h
 	}
-	out := &VerifyResult{Tasks: []string{}, Findings: []record.Finding{}, Signatures: []TaskSignatures{}}
-	require := e.requireSigned()
+	var memo *gitstore.Remembered
+	if len(at) == 0 {
+		memo = gitstore.OpenRemembered(e.Repo)
+		defer memo.Save() // a memo not saved costs a longer verification next time
+	}
+	list := make([]string, 0, len(tasks))
 	for _, t := range tasks {
 		if err := record.CheckTask(t); err != nil {
 			return nil, err
 		}
-		head, ok := heads[t]
-		if !ok {
-			var err error
-			if head, err = e.Repo.ReadRef("refs/reasoning/tasks/" + t); err != nil {
+		if _, ok := heads[t]; !ok {
+			head, err := e.Repo.ReadRef("refs/reasoning/tasks/" + t)
+			if err != nil {
 				return nil, err
 			}
 			if head == "" {
 				return nil, Usage("no task %q (see 'git reason status')", t)
 			}
+			heads[t] = head
 		}
-		found, err := e.Store.Verify(ctx, t, head)
+		list = append(list, heads[t])
+	}
+	signatures, err := e.signaturesOf(ctx, list)
+	if err != nil {
+		return nil, err
+	}
+	out := &VerifyResult{Tasks: []string{}, Findings: []record.Finding{}, Signatures: []TaskSignatures{}}
+	require := e.requireSigned()
+	for _, t := range tasks {
+		head := heads[t]
+		var found []record.Finding
+		if memo != nil {
+			found, err = e.Store.VerifyRemembered(ctx, t, head, memo)
+		} else {
+			found, err = e.Store.Verify(ctx, t, head)
+		}
 		if err != nil {
 			return nil, err
 		}
-		checks, err := e.Signatures(ctx, head)
-		if err != nil {
-			return nil, err
-		}
+		checks := signatures[head]
 		out.Tasks = append(out.Tasks, t)
 		out.Findings = append(append(out.Findings, found...), signatureFindings(t, require, checks)...)
 		out.Signatures = append(out.Signatures, TaskSignatures{Task: t, Checks: checks})
