@@ -22,10 +22,11 @@ type TaskLatest struct {
 
 // latestMagic starts .git/reason/latest; its number changes with the
 // file's shape.
-const latestMagic = "git reason latest 2\n"
+const latestMagic = "git reason latest 3\n"
 
 // Newest calls fn with every task that reads and the creation time of its
-// newest record, newest first (the same time: by task name), until fn
+// newest record, newest first (the same time: by task name, last first,
+// as log orders lines of the same time), until fn
 // returns false. It reads .git/reason/latest, which lists them in that
 // order, "<head> <created> <task>" a line, after a header saying which
 // task refs it was made from: packed-refs (the file's identity: device
@@ -180,6 +181,11 @@ func (s *Store) latestFromRefs(ctx context.Context, path string) ([]TaskLatest, 
 		}
 		out = append(out, l)
 	}
-	slices.SortStableFunc(out, func(a, b TaskLatest) int { return strings.Compare(b.Latest, a.Latest) })
+	slices.SortFunc(out, func(a, b TaskLatest) int {
+		if c := strings.Compare(b.Latest, a.Latest); c != 0 {
+			return c
+		}
+		return strings.Compare(b.Task, a.Task)
+	})
 	return out, nil
 }

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 )
@@ -22,9 +23,8 @@ import (
 // replaces it by renaming a new file over it, so a rewrite is another
 // file).
 type packedRefs struct {
-	data  []byte // records only: "<hash> <name>\n", each maybe followed by "^<peeled>\n" lines
-	file  fs.FileInfo
-	bytes int64 // how many bytes were read (what a command's cost counts)
+	data []byte // records only: "<hash> <name>\n", each maybe followed by "^<peeled>\n" lines
+	file fs.FileInfo
 }
 
 // packedCache holds the last reading of each repository's packed-refs, by
@@ -84,17 +84,20 @@ func readPackedRefs(path string) (*packedRefs, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read packed-refs: %w", err)
 	}
-	data := make([]byte, fi.Size())
-	n, err := io.ReadFull(f, data)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+	data, unmap, err := mapFile(f, fi.Size())
+	if err != nil {
 		return nil, fmt.Errorf("read packed-refs: %w", err)
 	}
-	countShared(n)
-	p := &packedRefs{data: data[:n], file: fi, bytes: int64(n)}
+	countShared(0)
+	p := &packedRefs{data: data, file: fi}
+	if unmap != nil {
+		runtime.AddCleanup(p, func(unmap func()) { unmap() }, unmap)
+	}
 	sorted := false
 	if bytes.HasPrefix(p.data, []byte("# pack-refs with:")) {
 		header, rest, _ := bytes.Cut(p.data, []byte{'\n'})
-		sorted = bytes.Contains(append(header, ' '), []byte(" sorted "))
+		// (p.data may be mapped read-only: nothing is appended to it.)
+		sorted = bytes.Contains(header, []byte(" sorted ")) || bytes.HasSuffix(header, []byte(" sorted"))
 		p.data = rest
 	}
 	if !sorted {
@@ -165,6 +168,7 @@ func (p *packedRefs) recordStart(lo, mid int) int {
 // that names no ref: a comment or a peeled value).
 func (p *packedRefs) record(at int) (name, hash []byte, err error) {
 	line := p.data[at:p.lineEnd(at)]
+	costs.sharedBytes.Add(int64(len(line))) // what a command looked at of the file
 	line = bytes.TrimRight(line, "\r\n")
 	if len(line) == 0 || line[0] == '#' || line[0] == '^' {
 		return nil, nil, nil
@@ -255,4 +259,14 @@ func (r *Repo) packedID() (string, error) {
 		return "", fmt.Errorf("read packed-refs: %w", err)
 	}
 	return fmt.Sprintf("%s %d %d", fileIdentity(fi), fi.Size(), fi.ModTime().UnixNano()), nil
+}
+
+// readFile reads up to size bytes of f.
+func readFile(f *os.File, size int64) ([]byte, error) {
+	data := make([]byte, max(size, 0))
+	n, err := io.ReadFull(f, data)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	return data[:n], nil
 }

@@ -55,6 +55,33 @@ func (s *sandbox) traced(args ...string) (result, int) {
 	return r, started
 }
 
+// cost is what one git reason process says it read (gitstore.Cost,
+// through GIT_REASON_COST).
+type cost struct {
+	Histories   int64 `json:"histories"`
+	Tasks       int64 `json:"tasks"`
+	Records     int64 `json:"records"`
+	SharedBytes int64 `json:"shared_bytes"`
+}
+
+// costed runs git reason, which must exit 0, and returns what it read.
+func (s *sandbox) costed(args ...string) cost {
+	s.t.Helper()
+	file := filepath.Join(s.t.TempDir(), "cost.json")
+	withCost := &sandbox{t: s.t, dir: s.dir, home: s.home, env: append(append([]string(nil), s.env...), "GIT_REASON_COST="+file)}
+	withCost.mustReason(args...)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		s.t.Fatalf("git reason %s wrote no cost: %v", strings.Join(args, " "), err)
+	}
+	var c cost
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &c); err != nil {
+		s.t.Fatal(err)
+	}
+	return c
+}
+
 // syncCounts is what a sync says it examined.
 type syncCounts struct {
 	Pull struct{ Examined int } `json:"pull"`
@@ -79,6 +106,8 @@ func TestScaleCounts(t *testing.T) {
 		gits      int
 		written   int64 // the largest file under .git/reason/ a write changed
 		writtenAt string
+		write     cost // an assessment of a task that exists
+		reads     map[string]cost
 	}
 	measure := func(n int) counts {
 		c := scaleWorld(t, n)
@@ -110,7 +139,7 @@ func TestScaleCounts(t *testing.T) {
 			return nil
 		})
 		c.mustReason("assess", "new-task", "--subject", "a subject never seen", "--question", "q", "--materiality", "trivial", "--reversibility", "reversible")
-		c.mustReason("assess", "T-000003", "--subject", "another new subject", "--question", "q", "--materiality", "trivial", "--reversibility", "reversible")
+		got.write = c.costed("assess", "T-000003", "--subject", "another new subject", "--question", "q", "--materiality", "trivial", "--reversibility", "reversible")
 		filepath.WalkDir(reasonDir, func(p string, d os.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
 				return nil
@@ -138,6 +167,13 @@ func TestScaleCounts(t *testing.T) {
 		if sc.Pull.Examined != 1 || sc.Push.Examined != 2 || len(sc.Push.Tasks) != 2 {
 			t.Errorf("%d tasks: sync after two writes examined %d pulling and %d pushing (pushed %v), want 1 and 2", n, sc.Pull.Examined, sc.Push.Examined, sc.Push.Tasks)
 		}
+		// Reads across every task on warm caches (each made once by the
+		// command before): what they read.
+		got.reads = map[string]cost{}
+		for _, args := range [][]string{{"log", "-n", "5"}, {"status"}, {"handover"}, {"verify"}, {"__complete", "tasks"}} {
+			c.mustReason(args...)
+			got.reads[strings.Join(args, " ")] = c.costed(args...)
+		}
 		return got
 	}
 	small, large := measure(10), measure(1000)
@@ -148,5 +184,28 @@ func TestScaleCounts(t *testing.T) {
 	}
 	if large.written > 2*small.written+4096 {
 		t.Errorf("a write changed %s, %d bytes at 1,000 tasks (%d at 10): a file that grows with the tasks", large.writtenAt, large.written, small.written)
+	}
+	t.Logf("an assessment read: %+v at 10 tasks, %+v at 1,000", small.write, large.write)
+	if large.write.Histories != 0 || large.write.Tasks > small.write.Tasks || large.write.SharedBytes > 2*small.write.SharedBytes+4096 {
+		t.Errorf("an assessment read %+v at 1,000 tasks, %+v at 10: more with more tasks", large.write, small.write)
+	}
+	for args, l := range large.reads {
+		s := small.reads[args]
+		t.Logf("%s, warm: %+v at 10 tasks, %+v at 1,000", args, s, l)
+		if l.Histories != 0 {
+			t.Errorf("%s on warm caches replayed %d histories at 1,000 tasks, want 0", args, l.Histories)
+		}
+		switch args {
+		case "log -n 5":
+			// Five lines come from at most five tasks, whatever the
+			// number of tasks and however many share a timestamp.
+			if l.Tasks > 5 || l.SharedBytes > 4096 {
+				t.Errorf("log -n 5 read %d tasks and %d bytes of files holding every task at 1,000 tasks, want at most 5 and 4 KiB", l.Tasks, l.SharedBytes)
+			}
+		case "status", "handover", "__complete tasks":
+			if l.Tasks != 0 {
+				t.Errorf("%s on warm caches read %d tasks' records at 1,000 tasks, want 0", args, l.Tasks)
+			}
+		}
 	}
 }

@@ -194,7 +194,9 @@ func (e *Session) LogNewest(ctx context.Context, n int, keep func(LogLine) bool)
 	var got []LogLine
 	var failed error
 	err := e.Store.Newest(ctx, func(t gitstore.TaskLatest) bool {
-		if len(got) >= n && t.Latest < got[n-1].Created {
+		// Every line of this task and of the tasks after it is older
+		// than the n-th found, or as old and after it in task order.
+		if len(got) >= n && (t.Latest < got[n-1].Created || t.Latest == got[n-1].Created && t.Task < got[n-1].Task) {
 			return false
 		}
 		// At the head the file names: current, as Newest says.
