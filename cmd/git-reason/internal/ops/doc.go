@@ -16,7 +16,9 @@
 //
 // The read surfaces render once, here, for every surface: HandoverMarkdown
 // and ContextMarkdown pass every text from a record through
-// record.Markdown, and Mermaid spells every diagram label in entity codes,
-// so that a record cannot inject HTML, links or mentions into a page or a
-// pull request.
+// record.Markdown, ContextComment (a pull request comment body, each task
+// in a <details> block held to a size) through record.Markdown and, in its
+// raw HTML summary lines, record.HTMLText, and Mermaid spells every
+// diagram label in entity codes, so that a record cannot inject HTML, links
+// or mentions into a page or a pull request.
 package ops

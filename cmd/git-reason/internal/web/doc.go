@@ -1,20 +1,31 @@
 // Package web is the Reasoning page: a read-only local web view of the
-// same derivation the command line shows (every task's status, one task's
-// timeline, report, record graph and records, the handover with the
-// filters of 'git reason handover', and the context of a range of commits
-// as 'git reason context' derives it).
+// same derivation the command line shows (the task list from the cached
+// summaries, filtered and paginated; one task's timeline, rendered report,
+// record graph and records with their signature status; the handover with
+// the filters of 'git reason handover'; the context of a range of commits
+// as 'git reason context' derives it; every declared advisor's
+// availability and the doctor's findings with their fixes).
 //
 // It writes nothing. Every request opens the repository afresh through the
-// Open function it is given, so a write or a pull shows on the next reload.
+// Open function it is given, so a write or a pull shows on the next
+// request; a task page polls /head (its task's ref, or a digest of every
+// task ref) with its own script and swaps in its new content when that
+// moves. What is derived from the refs alone is kept between requests
+// only with the refs it was derived at (the list's summaries with the
+// digest of every task ref, a task's view with its head), so nothing shown
+// is older than the refs.
+//
 // Every request must name a loopback Host and carry the page's token,
 // either in the URL (?token=…, as printed at start, which sets a cookie and
 // redirects to the same page without it) or in that cookie, or a one-time
 // code in the URL (?code=…, what a browser started by --open is handed on
 // its command line, where the token must never be: it sets the cookie
 // once, within two minutes). The redirect leads only to a path of this
-// server, cleaned from the parsed path, whatever the request target. Every text
-// from a record goes through html/template's escaping; the pages load
-// nothing from elsewhere (the style sheet is embedded, the record graph is
-// an inline SVG drawn here) and a Content-Security-Policy of 'self' holds
-// the browser to that.
+// server, cleaned from the parsed path, whatever the request target. Every
+// text from a record goes through html/template's escaping, or through
+// goldmark with raw HTML refused and links and images turned back into
+// text (the report); the pages load nothing from elsewhere (the style
+// sheet and the one script are embedded, the record graph is an inline SVG
+// drawn here) and a Content-Security-Policy of 'self' holds the browser to
+// that.
 package web
