@@ -17,9 +17,13 @@
 // git's own lockfile protocol, the new value synced before it is renamed
 // into place and the directory synced after, so that real git (update-ref,
 // pack-refs, gc) and any number of git reason processes never lose an
-// update. What .git/reason/ caches (each task's records at its head, the
+// update; the files .git/reason/ keeps are replaced through the same
+// lockfile (a cache's write gives way to a writer holding it). What
+// .git/reason/ caches (each task's records at its head, the
 // indexes across tasks) is keyed by ref heads and rebuilt from the refs
-// when stale or damaged. Git locates the repository
+// when stale or damaged. Git processes, the batch reader of objects and
+// the lockfile live in package gitstore/git, the one place git is spoken.
+// Git locates the repository
 // (Discover: one git rev-parse, which also applies git's ownership check,
 // safe.directory); the package reads no git configuration itself.
 // That reader refuses what git's fsck refuses and what the writer never

@@ -74,8 +74,8 @@ func (r *Repo) FilesAt(ctx context.Context, commit string, paths []string, limit
 	if err != nil {
 		return nil, err
 	}
-	defer cf.close()
-	err = cf.contents(read, func(i int, typ string, data []byte) error {
+	defer cf.Close()
+	err = cf.Contents(read, func(i int, typ string, data []byte) error {
 		if typ != "blob" {
 			return fmt.Errorf("%s is a %s, not a blob", read[i], typ)
 		}

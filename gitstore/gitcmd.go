@@ -1,13 +1,12 @@
 package gitstore
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
+
+	"git-reason/gitstore/git"
 )
 
 // RemotePrefix is where pull keeps what it fetched, one ref per remote and
@@ -28,55 +27,33 @@ func FetchRefspec(remote string) string {
 
 // GitError is a git command that failed: its arguments, exit status and
 // what it said on stderr.
-type GitError struct {
-	Args   []string
-	Code   int
-	Stderr string
-}
+type GitError = git.Error
 
-func (e *GitError) Error() string {
-	return fmt.Sprintf("git %s: %s", strings.Join(e.Args, " "), lastLine(e.Stderr, fmt.Sprintf("exit status %d", e.Code)))
-}
+// lastLine returns the last non-empty line of s, or def.
+func lastLine(s, def string) string { return git.LastLine(s, def) }
 
-// lastLine returns the last non-empty line of s (git puts its verdict
-// there), or def when there is none.
-func lastLine(s, def string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		if l := strings.TrimSpace(lines[i]); l != "" {
-			return l
-		}
-	}
-	return def
-}
-
-// Git runs the user's git on this repository, with the user's environment
-// and configuration (credential helpers, ssh settings, insteadOf), and
-// returns its stdout. A non-zero exit is a *GitError. The network is only
-// ever reached this way: go-git's own transports ignore most of git's
-// configuration.
+// Git runs the user's git on this repository (and in its work tree, when
+// it has one), with the user's environment and configuration (credential
+// helpers, ssh settings, insteadOf), and returns its stdout. A non-zero
+// exit is a *GitError. The network is only ever reached this way: go-git's
+// own transports ignore most of git's configuration.
 func (r *Repo) Git(ctx context.Context, args ...string) ([]byte, error) {
-	full := []string{"--git-dir=" + r.GitDir}
-	dir := r.GitDir
+	return r.Command(args...).Run(ctx)
+}
+
+// catFile starts the one batch reader of objects on this repository.
+func (r *Repo) catFile(ctx context.Context) (*git.CatFile, error) {
+	return git.StartCatFile(ctx, r.GitDir, "--git-dir="+r.GitDir)
+}
+
+// Command is git with args on this repository (and in its work tree,
+// when it has one), for a caller that streams.
+func (r *Repo) Command(args ...string) git.Cmd {
+	c := git.Cmd{Dir: r.GitDir, Global: []string{"--git-dir=" + r.GitDir}, Args: args}
 	if r.WorkTree != "" {
-		full, dir = append(full, "--work-tree="+r.WorkTree), r.WorkTree
+		c.Dir, c.Global = r.WorkTree, append(c.Global, "--work-tree="+r.WorkTree)
 	}
-	cmd := exec.CommandContext(ctx, "git", append(full, args...)...)
-	cmd.Dir = dir
-	// Never prompt on a terminal nobody watches; a credential helper or an
-	// ssh agent still answers.
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return stdout.Bytes(), &GitError{Args: args, Code: ee.ExitCode(), Stderr: stderr.String()}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("run git: %w", err)
-	}
-	return stdout.Bytes(), nil
+	return c
 }
 
 // PushResult is what git push said about one ref.

@@ -11,6 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"git-reason/gitstore/git"
 	"git-reason/record"
 )
 
@@ -32,9 +33,9 @@ func (s *Store) History(ctx context.Context, head string) ([]*record.Commit, err
 // object is read), then its content (contents, in order). A content fn
 // no longer needs may be given back with release.
 type objectSource interface {
-	infos(hashes []string) ([]objectInfo, error)
-	contents(hashes []string, fn func(i int, typ string, data []byte) error) error
-	release(b []byte)
+	Infos(hashes []string) ([]git.ObjectInfo, error)
+	Contents(hashes []string, fn func(i int, typ string, data []byte) error) error
+	Release(b []byte)
 }
 
 // shortHistoryBytes is the largest records/ tree at a head (about 900
@@ -77,8 +78,8 @@ func newStoreSource(s *Store) *storeSource {
 	return &storeSource{s: s, kept: map[string]plumbing.EncodedObject{}, room: keptBytes}
 }
 
-func (g *storeSource) infos(hashes []string) ([]objectInfo, error) {
-	out := make([]objectInfo, len(hashes))
+func (g *storeSource) Infos(hashes []string) ([]git.ObjectInfo, error) {
+	out := make([]git.ObjectInfo, len(hashes))
 	for i, h := range hashes {
 		// The size from the object's header first: an object too large
 		// to keep is not inflated here (a hostile history's records,
@@ -90,11 +91,11 @@ func (g *storeSource) infos(hashes []string) ([]objectInfo, error) {
 		}
 		switch {
 		case errors.Is(err, plumbing.ErrObjectNotFound):
-			out[i].missing = true
+			out[i].Missing = true
 		case err != nil:
 			return nil, fmt.Errorf("read %s: %w", h, err)
 		default:
-			out[i].size = size
+			out[i].Size = size
 			if _, ok := obj.(*plumbing.MemoryObject); ok {
 				g.kept[h] = obj
 				g.room -= size
@@ -109,7 +110,7 @@ func (g *storeSource) infos(hashes []string) ([]objectInfo, error) {
 // reads it its own way). The object stays kept for contents.
 func (g *storeSource) peek(h string) ([]byte, bool) {
 	if _, ok := g.kept[h]; !ok {
-		if _, err := g.infos([]string{h}); err != nil {
+		if _, err := g.Infos([]string{h}); err != nil {
 			return nil, false
 		}
 	}
@@ -126,7 +127,7 @@ func (g *storeSource) peek(h string) ([]byte, bool) {
 	return data, err == nil
 }
 
-func (g *storeSource) contents(hashes []string, fn func(i int, typ string, data []byte) error) error {
+func (g *storeSource) Contents(hashes []string, fn func(i int, typ string, data []byte) error) error {
 	for i, h := range hashes {
 		obj, ok := g.kept[h]
 		if ok {
@@ -154,7 +155,7 @@ func (g *storeSource) contents(hashes []string, fn func(i int, typ string, data 
 	return nil
 }
 
-func (*storeSource) release([]byte) {}
+func (*storeSource) Release([]byte) {}
 
 // history is a task's history as read for replay, with every record blob
 // it brings already read (parsed, or the error reading it gave).
@@ -221,9 +222,9 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 	} else {
 		order, parents, err = s.commitGraph(ctx, head, stop)
 		if err == nil {
-			var cf *catFile
+			var cf *git.CatFile
 			if cf, err = s.Repo.catFile(ctx); err == nil {
-				defer cf.close()
+				defer cf.Close()
 				src = cf
 			}
 		}
@@ -251,7 +252,7 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 	}
 
 	// Commits: sizes first, then contents.
-	infos, err := cf.infos(order)
+	infos, err := cf.Infos(order)
 	if err != nil {
 		return nil, err
 	}
@@ -261,7 +262,7 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 		}
 	}
 	rootOf := make(map[string]string, len(order))
-	err = cf.contents(order, func(i int, typ string, data []byte) error {
+	err = cf.Contents(order, func(i int, typ string, data []byte) error {
 		if err := checkType(order[i], typ, "commit"); err != nil {
 			return err
 		}
@@ -373,7 +374,7 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 					continue
 				}
 				if need[u]--; need[u] == 0 && u != "" {
-					cf.release(parsed[u].data)
+					cf.Release(parsed[u].data)
 					delete(parsed, u)
 				}
 			}
@@ -402,7 +403,7 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 	for h := range blobs {
 		hashes = append(hashes, h)
 	}
-	bi, err := cf.infos(hashes)
+	bi, err := cf.Infos(hashes)
 	if err != nil {
 		return nil, err
 	}
@@ -410,15 +411,15 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 	var total int64
 	for i, h := range hashes {
 		switch info := bi[i]; {
-		case info.missing:
+		case info.Missing:
 			out.blobs[h] = blobRead{err: fmt.Errorf("read blob %s: %w", h, plumbing.ErrObjectNotFound)}
-		case info.typ != "blob" && info.typ != "":
+		case info.Type != "blob" && info.Type != "":
 			out.blobs[h] = blobRead{err: plumbing.ErrObjectNotFound}
-		case info.size > record.MaxRecordBytes:
-			out.blobs[h] = blobRead{err: fmt.Errorf("blob %s is %d bytes; the limit is %d", h, info.size, record.MaxRecordBytes)}
+		case info.Size > record.MaxRecordBytes:
+			out.blobs[h] = blobRead{err: fmt.Errorf("blob %s is %d bytes; the limit is %d", h, info.Size, record.MaxRecordBytes)}
 		default:
 			readable = append(readable, h)
-			total += info.size
+			total += info.Size
 		}
 	}
 	// Bounded in total before any record is read: by the task's limit,
@@ -431,7 +432,7 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 			return nil, err
 		}
 	}
-	if err := cf.contents(readable, func(i int, typ string, data []byte) error {
+	if err := cf.Contents(readable, func(i int, typ string, data []byte) error {
 		if typ != "blob" {
 			out.blobs[readable[i]] = blobRead{err: plumbing.ErrObjectNotFound}
 			return nil
@@ -456,7 +457,7 @@ func (s *Store) commitGraph(ctx context.Context, head string, stop map[string]bo
 	if err != nil {
 		var ge *GitError
 		if errors.As(err, &ge) {
-			return nil, nil, fmt.Errorf("read the commits of %s: %s", head, lastLine(ge.Stderr, err.Error()))
+			return nil, nil, fmt.Errorf("read the commits of %s: %s", head, git.LastLine(ge.Stderr, err.Error()))
 		}
 		return nil, nil, err
 	}
@@ -594,17 +595,17 @@ func distinct(xs []string, key func(string) string) []string {
 // checkInfo refuses an object that is missing, of another type or larger
 // than limit, with the errors the go-git read path gives. An unknown type
 // ("") is checked when the object is read (checkType).
-func checkInfo(h string, info objectInfo, what string, limit int64) error {
-	if info.missing {
+func checkInfo(h string, info git.ObjectInfo, what string, limit int64) error {
+	if info.Missing {
 		return fmt.Errorf("read %s %s: %w", what, h, plumbing.ErrObjectNotFound)
 	}
-	if info.typ != "" {
-		if err := checkType(h, info.typ, what); err != nil {
+	if info.Type != "" {
+		if err := checkType(h, info.Type, what); err != nil {
 			return err
 		}
 	}
-	if info.size > limit {
-		return fmt.Errorf("%s %s is %d bytes; the limit is %d", what, h, info.size, limit)
+	if info.Size > limit {
+		return fmt.Errorf("%s %s is %d bytes; the limit is %d", what, h, info.Size, limit)
 	}
 	return nil
 }
@@ -623,7 +624,7 @@ func checkType(h, typ, what string) error {
 
 // readTrees checks the sizes of the trees, then reads each.
 func readTrees(cf objectSource, hashes []string, what string, fn func(i int, data []byte) error) error {
-	infos, err := cf.infos(hashes)
+	infos, err := cf.Infos(hashes)
 	if err != nil {
 		return err
 	}
@@ -632,7 +633,7 @@ func readTrees(cf objectSource, hashes []string, what string, fn func(i int, dat
 			return err
 		}
 	}
-	return cf.contents(hashes, func(i int, typ string, data []byte) error {
+	return cf.Contents(hashes, func(i int, typ string, data []byte) error {
 		if err := checkType(hashes[i], typ, what); err != nil {
 			return err
 		}

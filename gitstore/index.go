@@ -3,10 +3,9 @@ package gitstore
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 
-	"git-reason/gitstore/atomicfile"
+	"git-reason/gitstore/git"
 	"git-reason/record"
 )
 
@@ -194,12 +193,11 @@ func refresh[E interface{ head() string }](ctx context.Context, s *Store, name, 
 }
 
 // writeFileAtomic replaces a file of the store's own (a cache, the
-// remembered state), creating its directory; readable by the user alone.
+// remembered state) through its lock, creating its directory; readable by
+// the user alone. While another process holds the lock, it writes the
+// file and this write gives way.
 func writeFileAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
-		return err
-	}
-	return atomicfile.Write(path, data, 0o600, false)
+	return git.WriteFile(path, data, 0o600, 0, false)
 }
 
 // deriveAt is the state of task at head, and its records.

@@ -4,20 +4,20 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"syscall"
-	"time"
+
+	"git-reason/gitstore/git"
 )
 
 var (
 	// ErrStale is wrapped by UpdateRef when the ref's value is not oldHash.
 	ErrStale = errors.New("ref moved")
 	// ErrLocked is wrapped when a lock file could not be taken in time.
-	ErrLocked = errors.New("ref is locked")
+	ErrLocked = git.ErrLocked
 	// ErrBadRefName is wrapped by CheckRefName for a name git would refuse.
 	ErrBadRefName = errors.New("invalid ref name")
 )
@@ -47,8 +47,8 @@ func (r *Repo) RefConflict(name string) error {
 // Ref is a reference and the object id it points to (40 hex digits).
 type Ref struct{ Name, Hash string }
 
-// lockTimeout bounds how long takeLock retries a lock held by someone else.
-var lockTimeout = 10 * time.Second
+// lockTimeout bounds how long a lock held by someone else is waited for.
+var lockTimeout = git.Wait
 
 // maxSymrefDepth matches git's limit on chains of symbolic refs.
 const maxSymrefDepth = 5
@@ -229,7 +229,7 @@ func (r *Repo) UpdateRef(name, oldHash, newHash string) error {
 	}
 	oldHash, newHash = strings.ToLower(oldHash), strings.ToLower(newHash)
 	path := r.refPath(name)
-	lock, err := takeLock(path + ".lock")
+	lock, err := git.TakeLock(path, lockTimeout)
 	if errors.Is(err, syscall.ENOTDIR) {
 		if err := r.RefConflict(name); err != nil {
 			return err
@@ -242,7 +242,7 @@ func (r *Repo) UpdateRef(name, oldHash, newHash string) error {
 	committed := false
 	defer func() {
 		if !committed {
-			abandonLock(lock)
+			lock.Abandon()
 		}
 	}()
 	cur, target, err := r.readLoose(name)
@@ -264,7 +264,7 @@ func (r *Repo) UpdateRef(name, oldHash, newHash string) error {
 		}
 		os.Remove(path) // an empty directory left by deleted refs, as git does
 	}
-	if err := commitLock(lock, path, []byte(newHash+"\n"), 0); err != nil {
+	if err := lock.Commit([]byte(newHash+"\n"), 0); err != nil {
 		return fmt.Errorf("update ref %s: %w", name, err)
 	}
 	committed = true
@@ -354,68 +354,6 @@ func CheckRefName(name string) error {
 		case strings.HasSuffix(comp, ".lock"):
 			return bad("has a component ending with .lock")
 		}
-	}
-	return nil
-}
-
-// takeLock creates path exclusively (and its parent directories), retrying
-// with a short randomized backoff while another process holds it, for up to
-// lockTimeout. The error wraps ErrLocked on timeout.
-func takeLock(path string) (*os.File, error) {
-	deadline := time.Now().Add(lockTimeout)
-	backoff := time.Millisecond
-	for {
-		if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
-			return nil, fmt.Errorf("create lock: %w", err)
-		}
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-		if err == nil {
-			return f, nil
-		}
-		// ErrNotExist: a concurrent pack-refs removed the empty directory.
-		if !errors.Is(err, fs.ErrExist) && !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("create lock: %w", err)
-		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("%w: %s exists (if no git process is running, remove it)", ErrLocked, path)
-		}
-		time.Sleep(backoff/2 + rand.N(backoff))
-		backoff = min(2*backoff, 100*time.Millisecond)
-	}
-}
-
-// commitLock writes data to the held lock, syncs it, sets mode (unless 0)
-// and renames it onto target. On error the caller still owns the lock.
-func commitLock(f *os.File, target string, data []byte, mode os.FileMode) error {
-	if _, err := f.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", f.Name(), err)
-	}
-	if mode != 0 {
-		if err := f.Chmod(mode); err != nil {
-			return fmt.Errorf("chmod %s: %w", f.Name(), err)
-		}
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", f.Name(), err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", f.Name(), err)
-	}
-	if err := os.Rename(f.Name(), target); err != nil {
-		return fmt.Errorf("rename lock into place: %w", err)
-	}
-	if d, err := os.Open(filepath.Dir(target)); err == nil {
-		d.Sync() // best effort: make the rename durable
-		d.Close()
-	}
-	return nil
-}
-
-// abandonLock closes and removes a lock that is still held.
-func abandonLock(f *os.File) error {
-	f.Close()
-	if err := os.Remove(f.Name()); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("remove lock: %w", err)
 	}
 	return nil
 }

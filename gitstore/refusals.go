@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"git-reason/gitstore/git"
 	"git-reason/record"
 )
 
@@ -53,7 +54,7 @@ func (s *Store) readRefusals() refusalsFile {
 // for every task whose ref it moved. The file is a convenience kept under
 // .git/reason/: `git reason verify` finds the same from the refs alone.
 func (s *Store) SaveRefusals(task, head string, found []record.Finding) error {
-	lock, err := takeLock(s.refusalsPath() + ".lock")
+	lock, err := git.TakeLock(s.refusalsPath(), lockTimeout)
 	if err != nil {
 		return err
 	}
@@ -74,10 +75,10 @@ func (s *Store) SaveRefusals(task, head string, found []record.Finding) error {
 	}
 	data, err := json.Marshal(f)
 	if err == nil {
-		err = commitLock(lock, s.refusalsPath(), data, 0)
+		err = lock.Commit(data, 0)
 	}
 	if err != nil {
-		abandonLock(lock)
+		lock.Abandon()
 	}
 	return err
 }

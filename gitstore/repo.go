@@ -1,12 +1,12 @@
 package gitstore
 
 import (
-	"bytes"
+	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
+
+	"git-reason/gitstore/git"
 )
 
 // Repo is a git repository located the way git locates it.
@@ -38,21 +38,17 @@ func Discover(dir string) (*Repo, error) {
 	// --show-toplevel comes last: with no work tree (a bare repository,
 	// or inside a git dir) git prints the directories and then fails on
 	// it alone.
-	cmd := exec.Command("git", "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir", "--show-toplevel")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "LC_ALL=C") // git's messages are parsed below
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	// LC_ALL=C (git.Env): git's messages are parsed below.
+	out, err := git.Run(context.Background(), dir, "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir", "--show-toplevel")
 	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
-	var ee *exec.ExitError
+	var ge *git.Error
 	switch {
 	case err == nil && len(lines) == 3:
 		return &Repo{GitDir: lines[0], CommonDir: lines[1], WorkTree: lines[2]}, nil
-	case errors.As(err, &ee) && len(lines) == 2 && strings.Contains(stderr.String(), "must be run in a work tree"):
+	case errors.As(err, &ge) && len(lines) == 2 && strings.Contains(ge.Stderr, "must be run in a work tree"):
 		return &Repo{GitDir: lines[0], CommonDir: lines[1]}, nil
-	case errors.As(err, &ee):
-		msg := oneLine(stderr.String())
+	case errors.As(err, &ge):
+		msg := oneLine(ge.Stderr)
 		switch {
 		case strings.Contains(msg, "dubious ownership") || strings.Contains(msg, "safe.bareRepository"):
 			return nil, &gitSays{msg, ErrRefused}

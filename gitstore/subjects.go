@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"git-reason/gitstore/git"
 	"git-reason/record"
 )
 
@@ -88,15 +89,15 @@ func (s *Store) noteStanding(task, head string, standing []record.Standing) {
 		byKey[st.SubjectKey] = append(byKey[st.SubjectKey], st)
 	}
 	for key, sts := range byKey {
-		lock, err := takeLock(s.subjectPath(key) + ".lock")
+		lock, err := git.TakeLock(s.subjectPath(key), lockTimeout)
 		if err != nil {
 			continue // the next read across every task notes it
 		}
 		f := s.readSubject(key)
 		f.Tasks[task] = subjectEntry{Head: head, Standing: sts}
 		data := mustMarshal(f)
-		if err := os.MkdirAll(s.subjectsDir(), 0o777); err != nil || commitLock(lock, s.subjectPath(key), data, 0o600) != nil {
-			abandonLock(lock)
+		if lock.Commit(data, 0o600) != nil {
+			lock.Abandon()
 		}
 	}
 }

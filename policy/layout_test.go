@@ -28,6 +28,8 @@ import (
 //   - gitstore: record, and schemas and policy (record's). Its packages
 //     below it come under its row: sync's orchestration
 //     (gitstore/integration) reads through gitstore and asks record.
+//     gitstore/git, where git is spoken (the one runner, cat-file reader
+//     and lockfile): nothing of ours.
 //   - schemas, share: nothing.
 //   - hooks: nothing of ours (the table's "—").
 //
@@ -38,7 +40,8 @@ import (
 //     tree import its internal packages).
 //   - cmd/git-reason/internal: the surfaces (cli, mcpserver, web) render
 //     what the operations layer returns and never reach storage: ops and
-//     the domain, not gitstore (cli also shows hooks' statuses). ops orchestrates: everything but the
+//     the domain, not gitstore (cli also shows hooks' statuses, and
+//     runs git, for the demo's scratch repository, through gitstore/git). ops orchestrates: everything but the
 //     surfaces. settings reads configuration: nothing of ours but gitstore
 //     (git is asked through its one runner). guard is a leaf. serving
 //     wires the network programs' servers: everything.
@@ -50,7 +53,7 @@ import (
 var mayImport = map[string][]string{
 	"cmd/git-reason":                    {"*"},
 	"cmd/git-reason--net":               {"cmd/git-reason/network"},
-	"cmd/git-reason/internal/cli":       {"cmd/git-reason/internal/ops", "cmd/git-reason/internal/settings", "hooks", domain},
+	"cmd/git-reason/internal/cli":       {"cmd/git-reason/internal/ops", "cmd/git-reason/internal/settings", "hooks", "gitstore/git", domain},
 	"cmd/git-reason/internal/mcpserver": {"cmd/git-reason/internal/ops", domain},
 	"cmd/git-reason/internal/web":       {"cmd/git-reason/internal/ops", "cmd/git-reason/internal/guard", domain},
 	"cmd/git-reason/internal/ops":       {"cmd/git-reason/internal/settings", "gitstore", "hooks", domain},
@@ -62,6 +65,7 @@ var mayImport = map[string][]string{
 	"policy/neutrality":                 {"schemas"},
 	"advisor":                           {"policy", "record", "share", "schemas"},
 	"gitstore":                          {"record", "schemas", "policy"},
+	"gitstore/git":                      {},
 	"schemas":                           {},
 	"share":                             {},
 	"hooks":                             {},

@@ -5,7 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"git-reason/gitstore/atomicfile"
+	"git-reason/gitstore/git"
 )
 
 // Memory is what this clone saw signed by allowed signers: each key's
@@ -54,8 +54,5 @@ func (m Memory) Apply(checks []Check) {
 	if err != nil {
 		return
 	}
-	if err := os.MkdirAll(filepath.Dir(m.Path), 0o755); err != nil {
-		return
-	}
-	_ = atomicfile.Write(m.Path, data, 0o644, false)
+	_ = git.WriteFile(m.Path, data, 0o644, 0, false)
 }

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 
 	"github.com/urfave/cli/v2"
 
 	"git-reason/cmd/git-reason/internal/ops"
+	"git-reason/gitstore/git"
 	"git-reason/record"
 )
 
@@ -47,8 +47,8 @@ func runDemoCommand(ctx context.Context, o *demoOptions) error {
 		{"-C", dir, "config", "user.name", "Demo Person"},
 		{"-C", dir, "config", "user.email", "demo@example.invalid"},
 	} {
-		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
-			return fmt.Errorf("git %v: %v: %s", args, err, out)
+		if _, err := git.Run(ctx, "", args...); err != nil {
+			return err
 		}
 	}
 	sess, err := ops.Open(ctx, ops.Options{Dir: dir, Profile: "offline"})

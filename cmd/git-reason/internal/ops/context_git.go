@@ -2,11 +2,14 @@ package ops
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
+
+	"git-reason/gitstore"
 )
 
 // commitRange is a range of commits resolved by git.
@@ -31,15 +34,16 @@ type rangeCommit struct {
 // gitOut runs git in the session's repository and returns its standard
 // output as it is, or the first line git printed on error.
 func (e *Session) gitOut(ctx context.Context, args ...string) (string, error) {
-	out, stderr, err := e.runGit(ctx, args...)
-	if err != nil {
-		msg, _, _ := strings.Cut(stderr, "\n")
-		if msg == "" {
-			msg = err.Error()
-		}
-		return "", fmt.Errorf("%s", strings.TrimPrefix(msg, "fatal: "))
+	out, err := e.Repo.Git(ctx, args...)
+	var ge *gitstore.GitError
+	switch {
+	case errors.As(err, &ge) && strings.TrimSpace(ge.Stderr) != "":
+		msg, _, _ := strings.Cut(strings.TrimSpace(ge.Stderr), "\n")
+		return "", errors.New(strings.TrimPrefix(msg, "fatal: "))
+	case err != nil:
+		return "", err
 	}
-	return out, nil
+	return string(out), nil
 }
 
 // resolveRange reads spec as git log would (see ContextQuery.Range) and

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -69,8 +68,7 @@ func (e *Session) refuseTracked(ctx context.Context, dir, verb string) error {
 	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") || filepath.IsAbs(rel) {
 		return nil
 	}
-	cmd := exec.CommandContext(ctx, "git", "-C", e.Repo.WorkTree, "ls-files", "-z", "--", rel)
-	out, err := cmd.Output()
+	out, err := e.Repo.Git(ctx, "ls-files", "-z", "--", rel)
 	if err != nil {
 		return fmt.Errorf("list the tracked files of %s: %w", rel, err)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -36,7 +35,7 @@ func (e *Session) CheckNeutrality(ctx context.Context, req NeutralityRequest) (*
 		return nil, Usage("--staged and --range cannot be combined: check the index or a range of commits")
 	}
 	if req.Range != "" {
-		if err := e.checkRange(req.Range); err != nil {
+		if err := e.checkRange(ctx, req.Range); err != nil {
 			return nil, err
 		}
 	}
@@ -96,7 +95,7 @@ func LoadNeutralityConfig(root string) (*neutrality.Config, bool, error) {
 
 // checkRange refuses a range that is not A..B (or A...B) of commits this
 // repository has, before any check starts.
-func (e *Session) checkRange(r string) error {
+func (e *Session) checkRange(ctx context.Context, r string) error {
 	sep := ".."
 	if strings.Contains(r, "...") {
 		sep = "..."
@@ -109,9 +108,7 @@ func (e *Session) checkRange(r string) error {
 		if rev == "" {
 			continue
 		}
-		cmd := exec.Command("git", "rev-parse", "--verify", "--quiet", rev+"^{tree}")
-		cmd.Dir = e.Repo.WorkTree
-		if err := cmd.Run(); err != nil {
+		if _, err := e.Repo.Git(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{tree}"); err != nil {
 			return Usage("--range %q: %q is not a commit of this repository", r, rev)
 		}
 	}

@@ -4,12 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os/exec"
-	"strconv"
 	"strings"
+
+	"git-reason/gitstore/git"
 )
 
 // entry is one file to check: a path from the repository root and, when its
@@ -19,27 +18,6 @@ type entry struct {
 	oid  string
 }
 
-// git runs git in dir and returns its standard output.
-func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		if msg := strings.TrimSpace(stderr.String()); msg != "" {
-			return nil, fmt.Errorf("git %s: %s: %w", args[0], firstLine(msg), err)
-		}
-		return nil, fmt.Errorf("git %s: %w", args[0], err)
-	}
-	return out, nil
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
-}
-
 func withPaths(args []string, paths []string) []string {
 	return append(append(args, "--"), paths...)
 }
@@ -47,8 +25,8 @@ func withPaths(args []string, paths []string) []string {
 // streamGit runs git in dir and calls fn with each NUL-terminated record of
 // its output as it arrives, so that work can start before git is done.
 func streamGit(ctx context.Context, dir string, args []string, fn func(rec string) error) error {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
+	c := git.Cmd{Dir: dir, Args: args}
+	cmd := c.Exec(ctx)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
@@ -56,7 +34,7 @@ func streamGit(ctx context.Context, dir string, args []string, fn func(rec strin
 		return err
 	}
 	if err := cmd.Start(); err != nil {
-		return err
+		return c.Failed(err, "")
 	}
 	r := bufio.NewReaderSize(stdout, 64<<10)
 	var stop error
@@ -74,16 +52,10 @@ func streamGit(ctx context.Context, dir string, args []string, fn func(rec strin
 	if stop != nil {
 		cmd.Process.Kill() // nobody reads the rest
 	}
-	waitErr := cmd.Wait()
-	switch {
-	case stop != nil:
-		return stop
-	case waitErr != nil && stderr.Len() > 0:
-		return fmt.Errorf("git %s: %s: %w", args[0], firstLine(strings.TrimSpace(stderr.String())), waitErr)
-	case waitErr != nil:
-		return fmt.Errorf("git %s: %w", args[0], waitErr)
+	if err := cmd.Wait(); stop == nil && err != nil {
+		stop = c.Failed(err, stderr.String())
 	}
-	return nil
+	return stop
 }
 
 // listWorkTree streams to emit the files git tracks plus untracked files
@@ -159,84 +131,59 @@ func listRange(ctx context.Context, dir, spec string, paths []string) ([]entry, 
 // and submodules have no text of their own.
 func regular(mode string) bool { return mode == "100644" || mode == "100755" }
 
-// readBlobs streams the blobs of es, in order, through one
-// `git cat-file --batch` process. It calls emit with the contents of each
-// blob of at most max bytes (buf comes from get and belongs to emit), or
-// with nil and its size when it is larger.
+// readBlobs reads the blobs of es, in order, through the one batch reader
+// (git.CatFile) started in dir: sizes first, then the content of each blob
+// of at most max bytes. It calls emit with that content (buf comes from
+// get and belongs to emit), or with nil and its size for a larger blob.
 func readBlobs(ctx context.Context, dir string, es []entry, max int64,
 	get func(int) []byte, emit func(e entry, data []byte, size int64) error) error {
-	cmd := exec.CommandContext(ctx, "git", "cat-file", "--batch", "--buffer")
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
+	cf, err := git.StartCatFile(ctx, dir)
 	if err != nil {
 		return fmt.Errorf("read blobs: %w", err)
 	}
-	stdout, err := cmd.StdoutPipe()
+	defer cf.Close()
+	oids := make([]string, len(es))
+	for i, e := range es {
+		oids[i] = e.oid
+	}
+	infos, err := cf.Infos(oids)
 	if err != nil {
 		return fmt.Errorf("read blobs: %w", err)
 	}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("read blobs: start git cat-file: %w", err)
+	var small []string
+	var at []int // the index in es of each of small
+	for i, info := range infos {
+		if info.Missing || info.Type != "blob" {
+			return fmt.Errorf("read blobs: blob %s of %s: git cat-file finds no such blob", es[i].oid, es[i].path)
+		}
+		if info.Size <= max {
+			small, at = append(small, oids[i]), append(at, i)
+		}
 	}
-	go func() {
-		w := bufio.NewWriter(stdin)
-		for _, e := range es {
-			if _, err := w.WriteString(e.oid + "\n"); err != nil {
-				break
+	next := 0 // the next of es to emit
+	large := func(upto int) error {
+		for ; next < upto; next++ {
+			if err := emit(es[next], nil, infos[next].Size); err != nil {
+				return err
 			}
 		}
-		w.Flush()
-		stdin.Close()
-	}()
-	readErr := readBatch(bufio.NewReaderSize(stdout, 1<<16), es, max, get, emit)
-	if readErr != nil {
-		// Stop git rather than wait for it to write what nobody reads.
-		cmd.Process.Kill()
+		return nil
 	}
-	waitErr := cmd.Wait()
-	switch {
-	case readErr != nil:
-		return fmt.Errorf("read blobs: %w", readErr)
-	case waitErr != nil:
-		return fmt.Errorf("read blobs: git cat-file: %s: %w", firstLine(strings.TrimSpace(stderr.String())), waitErr)
-	}
-	return nil
-}
-
-func readBatch(r *bufio.Reader, es []entry, max int64,
-	get func(int) []byte, emit func(e entry, data []byte, size int64) error) error {
-	for _, e := range es {
-		header, err := r.ReadString('\n')
-		if err != nil {
-			return fmt.Errorf("blob %s of %s: %w", e.oid, e.path, err)
-		}
-		f := strings.Fields(header)
-		if len(f) != 3 || f[1] != "blob" {
-			return fmt.Errorf("blob %s of %s: git cat-file answered %q", e.oid, e.path, strings.TrimSpace(header))
-		}
-		size, err := strconv.ParseInt(f[2], 10, 64)
-		if err != nil {
-			return fmt.Errorf("blob %s of %s: bad size %q", e.oid, e.path, f[2])
-		}
-		var data []byte
-		if size > max {
-			if _, err := r.Discard(int(size)); err != nil {
-				return fmt.Errorf("blob %s of %s: %w", e.oid, e.path, err)
-			}
-		} else {
-			data = get(int(size))
-			if _, err := io.ReadFull(r, data); err != nil {
-				return fmt.Errorf("blob %s of %s: %w", e.oid, e.path, err)
-			}
-		}
-		if b, err := r.ReadByte(); err != nil || b != '\n' {
-			return errors.Join(fmt.Errorf("blob %s of %s: missing separator", e.oid, e.path), err)
-		}
-		if err := emit(e, data, size); err != nil {
+	err = cf.Contents(small, func(k int, _ string, data []byte) error {
+		if err := large(at[k]); err != nil {
 			return err
 		}
+		buf := get(len(data))
+		copy(buf, data)
+		cf.Release(data)
+		next++
+		return emit(es[at[k]], buf, int64(len(buf)))
+	})
+	if err == nil {
+		err = large(len(es))
+	}
+	if err != nil {
+		return fmt.Errorf("read blobs: %w", err)
 	}
 	return nil
 }

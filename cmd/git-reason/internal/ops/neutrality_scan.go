@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"git-reason/gitstore"
 	"git-reason/policy/neutrality"
 )
 
@@ -46,11 +47,11 @@ func scanNeutrality(ctx context.Context, c *neutrality.Checker, req scanRequest)
 		return nil, Usage("--range %q: write A..B", req.Range)
 	}
 	if req.Root == "" {
-		out, err := git(ctx, req.Dir, "rev-parse", "--show-toplevel")
+		repo, err := gitstore.Discover(req.Dir)
 		if err != nil {
 			return nil, fmt.Errorf("find work tree: %w", err)
 		}
-		req.Root = strings.TrimSpace(string(out))
+		req.Root = repo.WorkTree
 	}
 	s := &scan{checker: c, max: req.MaxFileSize}
 	if s.max <= 0 {

@@ -279,7 +279,7 @@ func TestCheckRequestErrors(t *testing.T) {
 		{"staged and range", scanRequest{Staged: true, Range: "a..b"}, true, "--staged and --range cannot be combined"},
 		{"range without dots", scanRequest{Range: "HEAD"}, true, `--range "HEAD": write A..B`},
 		{"range like an option", scanRequest{Range: "--output=x..y"}, true, "write A..B"},
-		{"unknown revision", scanRequest{Range: "nope..HEAD"}, false, "list range nope..HEAD: git diff: "},
+		{"unknown revision", scanRequest{Range: "nope..HEAD"}, false, "list range nope..HEAD: git diff --raw"},
 	}
 	checker, err := neutrality.NewChecker(&neutrality.Config{}, testTerms)
 	if err != nil {

@@ -1,40 +1,19 @@
 package ops
 
 import (
-	"bytes"
 	"context"
-	"fmt"
-	"os/exec"
 	"path/filepath"
 	"strings"
 )
 
-// git runs git in the session's repository and returns its trimmed
-// standard output.
+// git runs git in the session's repository (gitstore.Repo.Git) and
+// returns its trimmed standard output.
 func (e *Session) git(ctx context.Context, args ...string) (string, error) {
-	out, stderr, err := e.runGit(ctx, args...)
+	out, err := e.Repo.Git(ctx, args...)
 	if err != nil {
-		return "", fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, stderr)
+		return "", err
 	}
-	return strings.TrimSpace(out), nil
-}
-
-// runGit runs git against the session's repository (and in its work tree,
-// when it has one) and returns its standard output as it is and its
-// standard error trimmed.
-func (e *Session) runGit(ctx context.Context, args ...string) (string, string, error) {
-	full := []string{"--git-dir", e.Repo.GitDir}
-	if e.Repo.WorkTree != "" {
-		full = append(full, "--work-tree", e.Repo.WorkTree)
-	}
-	cmd := exec.CommandContext(ctx, "git", append(full, args...)...)
-	if e.Repo.WorkTree != "" {
-		cmd.Dir = e.Repo.WorkTree
-	}
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	return out.String(), strings.TrimSpace(errb.String()), err
+	return strings.TrimSpace(string(out)), nil
 }
 
 // ResolveCommit returns the full hash of the commit rev names, reading rev

@@ -12,7 +12,7 @@ import (
 
 	"git-reason/advisor"
 	"git-reason/gitstore"
-	"git-reason/gitstore/atomicfile"
+	"git-reason/gitstore/git"
 	"git-reason/gitstore/integration"
 	"git-reason/gitstore/signing"
 	"git-reason/record"
@@ -92,10 +92,7 @@ func (e *Session) allowedSigners() (string, error) {
 	}
 	data = append(data, repo...)
 	path := filepath.Join(e.Repo.CommonDir, "reason", "allowed_signers")
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return "", err
-	}
-	return path, atomicfile.Write(path, data, 0o644, false)
+	return path, git.WriteFile(path, data, 0o644, git.Wait, false)
 }
 
 // Signatures asks git for the signature of every commit of rev not

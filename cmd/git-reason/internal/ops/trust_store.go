@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"git-reason/advisor"
-	"git-reason/gitstore/atomicfile"
+	"git-reason/gitstore/git"
 )
 
 // TrustStore is the user's record of trusted repository overlays (the
@@ -109,7 +109,7 @@ func (s TrustStore) write(tf *trustFile) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("record trust: %w", err)
 	}
-	if err := atomicfile.Write(s.Path, append(data, '\n'), 0o600, true); err != nil {
+	if err := git.WriteFile(s.Path, append(data, '\n'), 0o600, git.Wait, true); err != nil {
 		return fmt.Errorf("record trust: %w", err)
 	}
 	return nil

@@ -39,18 +39,32 @@ func TestSetOrigin(t *testing.T) {
 	}
 }
 
-func TestSetOriginStaleLock(t *testing.T) {
+// TestSetOriginLeftLock: a lock left by a process that died, however old,
+// is not taken over (git's lockfile rule): SetOrigin says which file to
+// remove, and once it is removed, records the origin.
+func TestSetOriginLeftLock(t *testing.T) {
 	sandbox(t)
+	defer func(d time.Duration) { lockWait = d }(lockWait)
+	lockWait = 50 * time.Millisecond
 	repo := newRepo(t)
 	gitDir := filepath.Join(repo, ".git")
 	lockPath := filepath.Join(gitDir, "reason", "origin.lock")
 	write(t, lockPath, "")
-	old := time.Now().Add(-2 * lockStale)
+	old := time.Now().Add(-time.Hour)
 	if err := os.Chtimes(lockPath, old, old); err != nil {
 		t.Fatal(err)
 	}
+	if got, err := SetOrigin(context.Background(), gitDir, gitDir, "after-crash"); err == nil || !strings.Contains(err.Error(), lockPath) {
+		t.Fatalf("SetOrigin past a left lock = %q, %v; want an error naming %s", got, err, lockPath)
+	}
+	if out, _ := exec.Command("git", "-C", repo, "config", "reason.origin").Output(); len(out) > 0 {
+		t.Fatalf("the origin was written past the lock: %q", out)
+	}
+	if err := os.Remove(lockPath); err != nil {
+		t.Fatal(err)
+	}
 	if got, err := SetOrigin(context.Background(), gitDir, gitDir, "after-crash"); err != nil || got != "after-crash" {
-		t.Fatalf("SetOrigin past a stale lock = %q, %v", got, err)
+		t.Fatalf("SetOrigin once the lock is removed = %q, %v", got, err)
 	}
 }
 

@@ -6,9 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
+
+	rungit "git-reason/gitstore/git"
 )
 
 // entry is one value of a key as git listed it.
@@ -61,31 +62,26 @@ func Load(ctx context.Context, gitDir string, flags Flags) (*Settings, error) {
 // environment: git config alone reads it (as --file), git's other
 // commands do not, and git reason reads what they read.
 func list(ctx context.Context, gitDir string) ([]item, string, error) {
-	args := []string{"config", "--list", "-z", "--show-scope", "--show-origin", "--includes"}
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Env = withoutVar(os.Environ(), "GIT_CONFIG")
+	c := rungit.Cmd{Args: []string{"config", "--list", "-z", "--show-scope", "--show-origin", "--includes"}, Unset: []string{"GIT_CONFIG"}}
 	if gitDir != "" {
-		cmd.Args = append([]string{"git", "--git-dir=" + gitDir}, args...)
-		cmd.Dir = gitDir
+		c.Dir, c.Global = gitDir, []string{"--git-dir=" + gitDir}
 	} else {
 		// Outside a repository: git must not find one from the working
 		// directory or GIT_DIR either.
-		cmd.Dir = "/"
-		cmd.Env = withoutVar(withoutVar(cmd.Env, "GIT_DIR"), "GIT_COMMON_DIR")
+		c.Dir, c.Unset = "/", append(c.Unset, "GIT_DIR", "GIT_COMMON_DIR")
 	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := c.Run(ctx)
 	if err != nil {
-		msg := strings.TrimPrefix(firstLine(stderr.String()), "fatal: ")
-		var ee *exec.ExitError
-		if errors.As(err, &ee) && msg != "" {
-			return nil, "", fmt.Errorf("read git config: %s", msg)
+		var ge *rungit.Error
+		if errors.As(err, &ge) {
+			if msg := strings.TrimPrefix(firstLine(ge.Stderr), "fatal: "); msg != "" {
+				return nil, "", fmt.Errorf("read git config: %s", msg)
+			}
 		}
 		return nil, "", fmt.Errorf("read git config: %w", err)
 	}
 	items, err := parseList(out)
-	return items, cmd.Dir, err
+	return items, c.Dir, err
 }
 
 // parseList decodes the output of git config --list -z --show-scope
@@ -155,16 +151,6 @@ func absIn(dir, p string) string {
 		return filepath.Clean(p)
 	}
 	return filepath.Join(dir, p)
-}
-
-func withoutVar(env []string, name string) []string {
-	out := env[:0:0]
-	for _, kv := range env {
-		if !strings.HasPrefix(kv, name+"=") {
-			out = append(out, kv)
-		}
-	}
-	return out
 }
 
 func firstLine(s string) string {

@@ -1,4 +1,4 @@
-package gitstore
+package git
 
 import (
 	"bufio"
@@ -12,12 +12,13 @@ import (
 	"strings"
 )
 
-// catFile is one `git cat-file --batch-command --buffer` process: it
-// answers many object requests over one pipe, so reading a history costs
-// one process rather than a lookup through go-git per object. An object's
-// size is always asked for (info) before its content is (contents), so
-// nothing larger than its limit is read into this process.
-type catFile struct {
+// CatFile is one `git cat-file --batch-command --buffer` process, the one
+// batch reader of objects: it answers many object requests over one pipe,
+// so reading a history (or every file a check reads) costs one process
+// rather than a lookup per object. An object's size is asked for (Infos)
+// before its content is (Contents), so that nothing larger than a
+// caller's limit is read into this process.
+type CatFile struct {
 	cancel context.CancelFunc
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
@@ -28,7 +29,7 @@ type catFile struct {
 
 // buffer returns a buffer of n bytes: a released one when one is large
 // enough.
-func (cf *catFile) buffer(n int) []byte {
+func (cf *CatFile) buffer(n int) []byte {
 	best := -1
 	for i, b := range cf.free {
 		if cap(b) >= n && (best < 0 || cap(b) < cap(cf.free[best])) {
@@ -45,9 +46,9 @@ func (cf *catFile) buffer(n int) []byte {
 	return make([]byte, n, n+n/4+4096)
 }
 
-// release gives back a buffer that contents returned and that is no
+// Release gives back a buffer that Contents returned and that is no
 // longer used.
-func (cf *catFile) release(b []byte) {
+func (cf *CatFile) Release(b []byte) {
 	if len(cf.free) < 8 {
 		cf.free = append(cf.free, b)
 		return
@@ -64,21 +65,22 @@ func (cf *catFile) release(b []byte) {
 	}
 }
 
-// objectInfo is what info says of an object: its type and size, or that
+// ObjectInfo is what Infos says of an object: its type and size, or that
 // it is missing.
-type objectInfo struct {
-	typ     string
-	size    int64
-	missing bool
+type ObjectInfo struct {
+	Type    string
+	Size    int64
+	Missing bool
 }
 
-// catFile starts the process; the caller must close it.
-func (r *Repo) catFile(ctx context.Context) (*catFile, error) {
+// StartCatFile starts the process in dir, with global options before the
+// command (--git-dir=…); replacement objects are not followed. The caller
+// must Close it.
+func StartCatFile(ctx context.Context, dir string, global ...string) (*CatFile, error) {
 	ctx, cancel := context.WithCancel(ctx)
-	cmd := exec.CommandContext(ctx, "git", "--git-dir="+r.GitDir, "--no-replace-objects", "cat-file", "--batch-command", "--buffer")
-	cmd.Dir = r.GitDir
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
-	cf := &catFile{cmd: cmd, cancel: cancel}
+	c := Cmd{Dir: dir, Global: append(global, "--no-replace-objects"), Args: []string{"cat-file", "--batch-command", "--buffer"}}
+	cmd := c.Exec(ctx)
+	cf := &CatFile{cmd: cmd, cancel: cancel}
 	cmd.Stderr = &cf.stderr
 	var err error
 	if cf.stdin, err = cmd.StdinPipe(); err != nil {
@@ -95,24 +97,24 @@ func (r *Repo) catFile(ctx context.Context) (*catFile, error) {
 	}
 	if err := cmd.Start(); err != nil {
 		cancel()
-		return nil, fmt.Errorf("run git cat-file: %w", err)
+		return nil, c.Failed(err, "")
 	}
 	cf.out = bufio.NewReaderSize(stdout, 1<<16)
 	return cf, nil
 }
 
-// close ends the process: it is killed, since a reader that stopped
+// Close ends the process: it is killed, since a reader that stopped
 // reading may have left answers unread.
-func (cf *catFile) close() {
+func (cf *CatFile) Close() {
 	cf.cancel()
 	cf.stdin.Close()
 	_ = cf.cmd.Wait()
 }
 
 // failed is err with what git said on stderr, when it said something.
-func (cf *catFile) failed(err error) error {
+func (cf *CatFile) failed(err error) error {
 	if msg := strings.TrimSpace(cf.stderr.String()); msg != "" {
-		return fmt.Errorf("%w (git cat-file: %s)", err, lastLine(msg, ""))
+		return fmt.Errorf("%w (git cat-file: %s)", err, LastLine(msg, ""))
 	}
 	return err
 }
@@ -120,7 +122,7 @@ func (cf *catFile) failed(err error) error {
 // send writes one request per hash, then flush, from its own goroutine so
 // that git's answers are read while the requests are still being written.
 // The returned channel gives the write's error once done.
-func (cf *catFile) send(verb string, hashes []string) <-chan error {
+func (cf *CatFile) send(verb string, hashes []string) <-chan error {
 	done := make(chan error, 1)
 	go func() {
 		w := bufio.NewWriterSize(cf.stdin, 1<<16)
@@ -138,29 +140,29 @@ func (cf *catFile) send(verb string, hashes []string) <-chan error {
 
 // header reads one answer's first line: "<oid> <type> <size>" or
 // "<oid> missing".
-func (cf *catFile) header(want string) (objectInfo, error) {
+func (cf *CatFile) header(want string) (ObjectInfo, error) {
 	line, err := cf.out.ReadString('\n')
 	if err != nil {
-		return objectInfo{}, fmt.Errorf("read git cat-file: %w", err)
+		return ObjectInfo{}, fmt.Errorf("read git cat-file: %w", err)
 	}
 	f := strings.Fields(line)
 	switch {
 	case len(f) == 2 && f[0] == want && f[1] == "missing":
-		return objectInfo{missing: true}, nil
+		return ObjectInfo{Missing: true}, nil
 	case len(f) == 3 && f[0] == want:
 		size, err := strconv.ParseInt(f[2], 10, 64)
 		if err != nil || size < 0 {
 			break
 		}
-		return objectInfo{typ: f[1], size: size}, nil
+		return ObjectInfo{Type: f[1], Size: size}, nil
 	}
-	return objectInfo{}, fmt.Errorf("git cat-file answered %q for %s", strings.TrimSpace(line), want)
+	return ObjectInfo{}, fmt.Errorf("git cat-file answered %q for %s", strings.TrimSpace(line), want)
 }
 
-// infos returns the type and size of each object.
-func (cf *catFile) infos(hashes []string) ([]objectInfo, error) {
+// Infos returns the type and size of each object.
+func (cf *CatFile) Infos(hashes []string) ([]ObjectInfo, error) {
 	done := cf.send("info", hashes)
-	out := make([]objectInfo, len(hashes))
+	out := make([]ObjectInfo, len(hashes))
 	for i, h := range hashes {
 		info, err := cf.header(h)
 		if err != nil {
@@ -171,24 +173,24 @@ func (cf *catFile) infos(hashes []string) ([]objectInfo, error) {
 	return out, <-done
 }
 
-// contents reads each object, which must exist (info said so), and hands
+// Contents reads each object, which must exist (Infos said so), and hands
 // its content to fn, in order; fn may keep it. After an error the process
 // must be closed.
-func (cf *catFile) contents(hashes []string, fn func(i int, typ string, data []byte) error) error {
+func (cf *CatFile) Contents(hashes []string, fn func(i int, typ string, data []byte) error) error {
 	done := cf.send("contents", hashes)
 	for i, h := range hashes {
 		info, err := cf.header(h)
-		if err == nil && info.missing {
+		if err == nil && info.Missing {
 			err = fmt.Errorf("object %s vanished while it was read", h)
 		}
 		if err != nil {
 			return cf.failed(err)
 		}
-		data := cf.buffer(int(info.size) + 1)
+		data := cf.buffer(int(info.Size) + 1)
 		if _, err := io.ReadFull(cf.out, data); err != nil {
 			return cf.failed(fmt.Errorf("read %s from git cat-file: %w", h, err))
 		}
-		if err := fn(i, info.typ, data[:info.size]); err != nil {
+		if err := fn(i, info.Type, data[:info.Size]); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,123 @@
+package git
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRunEnvironment: every git gets prompts off and the C locale, the
+// variables Unset names are gone, and the rest of the caller's
+// environment (GIT_DIR) still reaches git.
+func TestRunEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Run(context.Background(), dir, "init", "-q", "--bare", "r.git"); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GIT_DIR", filepath.Join(dir, "r.git"))
+	t.Setenv("LC_ALL", "de_DE.UTF-8")
+	t.Setenv("GIT_TERMINAL_PROMPT", "1")
+	t.Setenv("GIT_CONFIG", "/nonexistent")
+	out, err := Cmd{Dir: dir, Args: []string{"var", "GIT_EDITOR"}, Env: []string{"GIT_EDITOR=ed"}}.Run(context.Background())
+	if err != nil || strings.TrimSpace(string(out)) != "ed" {
+		t.Fatalf("git var GIT_EDITOR = %q, %v", out, err)
+	}
+	cmd := Cmd{Dir: dir, Args: []string{"rev-parse", "--git-dir"}, Unset: []string{"GIT_CONFIG"}}.Exec(context.Background())
+	// Later entries win (os/exec keeps the last of a name).
+	if last(cmd.Env, "GIT_TERMINAL_PROMPT=") != "0" || last(cmd.Env, "LC_ALL=") != "C" || last(cmd.Env, "GIT_CONFIG=") != "" {
+		t.Errorf("environment: GIT_TERMINAL_PROMPT=%q LC_ALL=%q GIT_CONFIG=%q", last(cmd.Env, "GIT_TERMINAL_PROMPT="),
+			last(cmd.Env, "LC_ALL="), last(cmd.Env, "GIT_CONFIG="))
+	}
+	out, err = Run(context.Background(), dir, "rev-parse", "--git-dir")
+	if err != nil || strings.TrimSpace(string(out)) != filepath.Join(dir, "r.git") {
+		t.Errorf("GIT_DIR did not reach git: %q, %v", out, err)
+	}
+}
+
+func last(env []string, prefix string) string {
+	v := ""
+	for _, kv := range env {
+		if s, ok := strings.CutPrefix(kv, prefix); ok {
+			v = s
+		}
+	}
+	return v
+}
+
+// TestRunError: a git that fails is one *Error naming the command (not
+// the global options) and git's last line on stderr, in English.
+func TestRunError(t *testing.T) {
+	t.Setenv("LANGUAGE", "de")
+	dir := t.TempDir()
+	_, err := Cmd{Dir: dir, Global: []string{"--git-dir=" + filepath.Join(dir, "none")}, Args: []string{"rev-parse", "HEAD"}}.Run(context.Background())
+	var ge *Error
+	if !errors.As(err, &ge) || ge.Code == 0 {
+		t.Fatalf("error %v (%T), want an *Error", err, err)
+	}
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "git rev-parse HEAD: fatal: not a git repository") || strings.Contains(msg, "--git-dir") || strings.Contains(msg, "\n") {
+		t.Errorf("error %q", msg)
+	}
+}
+
+// TestLock: WriteFile replaces the file with the mode asked for and
+// leaves no lock; a lock another holds is waited for up to the wait and
+// never taken over, however old; a failed commit leaves the old content.
+func TestLock(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sub", "f")
+	for _, c := range []struct {
+		data string
+		mode os.FileMode
+		sync bool
+	}{{"new", 0o600, false}, {"newer", 0o644, true}} {
+		if err := WriteFile(path, []byte(c.data), c.mode, 0, c.sync); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(path)
+		fi, serr := os.Stat(path)
+		if err != nil || serr != nil || string(got) != c.data || fi.Mode().Perm() != c.mode {
+			t.Fatalf("after WriteFile(%q, %o): %q %v, mode %v", c.data, c.mode, got, err, fi.Mode())
+		}
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 1 {
+		t.Errorf("left %d files, want only the target", len(entries))
+	}
+
+	held, err := TakeLock(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-24 * time.Hour)
+	os.Chtimes(path+".lock", old, old)
+	start := time.Now()
+	err = WriteFile(path, []byte("late"), 0o600, 100*time.Millisecond, false)
+	if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), path+".lock") || time.Since(start) < 100*time.Millisecond {
+		t.Errorf("write past a held lock: %v after %v", err, time.Since(start))
+	}
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		held.Commit([]byte("holder"), 0)
+	}()
+	if err := WriteFile(path, []byte("after"), 0o600, 5*time.Second, false); err != nil {
+		t.Fatalf("write after the holder let go: %v", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "after" {
+		t.Errorf("content %q, want the second writer's", got)
+	}
+
+	target := filepath.Join(dir, "d")
+	if err := os.MkdirAll(filepath.Join(target, "child"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(target, []byte("x"), 0o600, 0, false); err == nil {
+		t.Fatal("WriteFile over a non-empty directory succeeded")
+	}
+	if _, err := os.Stat(target + ".lock"); err == nil {
+		t.Error("a failed write left its lock")
+	}
+}

@@ -1,0 +1,123 @@
+package git
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// ErrLocked is wrapped when a lock could not be taken in time.
+var ErrLocked = errors.New("ref is locked")
+
+// Wait is how long a lock is waited for by a write that must happen (a
+// ref, the trust store): a writer holds it for milliseconds.
+const Wait = 10 * time.Second
+
+// Lock is a held <file>.lock, git's lockfile protocol: the lock is
+// created exclusively beside the file it guards; the new content is
+// written to it, synced and renamed over the file, so that a reader sees
+// the old file or the new one, never a part, and a writer that waits for
+// the lock reads what the one before it wrote. A lock is never taken from
+// another process, however old: a process that died holding it leaves it
+// for a person to remove, as git does (the error says so).
+type Lock struct {
+	f      *os.File
+	target string
+}
+
+// TakeLock takes target's lock, creating target's directory: once, or
+// retrying with a short randomised backoff while another process holds
+// it, for up to wait. The error wraps ErrLocked when the lock stayed held.
+func TakeLock(target string, wait time.Duration) (*Lock, error) {
+	path := target + ".lock"
+	deadline := time.Now().Add(wait)
+	backoff := time.Millisecond
+	for {
+		if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+			return nil, fmt.Errorf("create lock: %w", err)
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		if err == nil {
+			return &Lock{f: f, target: target}, nil
+		}
+		// ErrNotExist: a concurrent git pack-refs removed the directory.
+		if !errors.Is(err, fs.ErrExist) && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("create lock: %w", err)
+		}
+		if !time.Now().Before(deadline) {
+			return nil, fmt.Errorf("%w: %s exists (if no git process is running, remove it)", ErrLocked, path)
+		}
+		time.Sleep(backoff/2 + rand.N(backoff))
+		backoff = min(2*backoff, 100*time.Millisecond)
+	}
+}
+
+// Commit writes data to the lock, sets mode (unless 0), syncs it and
+// renames it over the file it guards, then syncs the directory (best
+// effort). On error the lock is still held: Abandon it.
+func (l *Lock) Commit(data []byte, mode os.FileMode) error { return l.commit(data, mode, true) }
+
+func (l *Lock) commit(data []byte, mode os.FileMode, sync bool) error {
+	f := l.f
+	if _, err := f.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", f.Name(), err)
+	}
+	if mode != 0 {
+		if err := f.Chmod(mode); err != nil {
+			return fmt.Errorf("chmod %s: %w", f.Name(), err)
+		}
+	}
+	if sync {
+		if err := f.Sync(); err != nil {
+			return fmt.Errorf("sync %s: %w", f.Name(), err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", f.Name(), err)
+	}
+	if err := os.Rename(f.Name(), l.target); err != nil {
+		return fmt.Errorf("rename lock into place: %w", err)
+	}
+	if sync {
+		if d, err := os.Open(filepath.Dir(l.target)); err == nil {
+			d.Sync() // best effort: make the rename durable
+			d.Close()
+		}
+	}
+	return nil
+}
+
+// Abandon closes and removes a lock that is still held.
+func (l *Lock) Abandon() error {
+	l.f.Close()
+	if err := os.Remove(l.f.Name()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove lock: %w", err)
+	}
+	return nil
+}
+
+// Release removes a lock taken only to take turns (nothing is committed).
+func (l *Lock) Release() error { return l.Abandon() }
+
+// WriteFile replaces target with data through its lock, waiting for it
+// up to wait (0: one try; while another process holds it, that process is
+// writing the file, and a cache's write gives way). sync makes the new
+// file durable before it replaces the old, for a file whose loss in a
+// crash costs more than the flush (the trust store); a cache is rebuilt
+// instead. The one way this program replaces a file of its own, under
+// .git/reason/ or in the user's configuration.
+func WriteFile(target string, data []byte, mode os.FileMode, wait time.Duration, sync bool) error {
+	l, err := TakeLock(target, wait)
+	if err != nil {
+		return err
+	}
+	if err := l.commit(data, mode, sync); err != nil {
+		l.Abandon()
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,102 @@
+package git
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+)
+
+// Error is a git command that failed: its arguments, exit status and what
+// it said on stderr.
+type Error struct {
+	Args   []string
+	Code   int
+	Stderr string
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("git %s: %s", strings.Join(e.Args, " "), LastLine(e.Stderr, fmt.Sprintf("exit status %d", e.Code)))
+}
+
+// LastLine returns the last non-empty line of s (git puts its verdict
+// there), or def when there is none.
+func LastLine(s, def string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			return l
+		}
+	}
+	return def
+}
+
+// Env is the environment every git process gets: the caller's, which
+// carries the user's configuration (GIT_DIR, credential helpers, ssh
+// settings), with git's prompts off and a fixed locale.
+func Env(extra ...string) []string {
+	return append(append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C"), extra...)
+}
+
+// Cmd is one git command.
+type Cmd struct {
+	Dir    string    // its working directory; "" for this process's
+	Global []string  // options before the command (--git-dir=…), not named in errors
+	Args   []string  // the command and its arguments
+	Env    []string  // added to Env()
+	Unset  []string  // variables removed from its environment
+	Stdin  io.Reader // its standard input, if any
+}
+
+// Exec is the command as an *exec.Cmd, for a caller that streams its
+// output or input; it is ended when ctx is.
+func (c Cmd) Exec(ctx context.Context) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, "git", append(append([]string(nil), c.Global...), c.Args...)...)
+	cmd.Dir = c.Dir
+	cmd.Env = Env(c.Env...)
+	for _, k := range c.Unset {
+		cmd.Env = slices.DeleteFunc(cmd.Env, func(kv string) bool { return strings.HasPrefix(kv, k+"=") })
+	}
+	cmd.Stdin = c.Stdin
+	return cmd
+}
+
+// Run runs the command and returns its stdout. A git that exits non-zero
+// is an *Error (and its stdout is still returned); one that could not
+// start is another error.
+func (c Cmd) Run(ctx context.Context) ([]byte, error) {
+	cmd := c.Exec(ctx)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return stdout.Bytes(), c.Failed(err, stderr.String())
+	}
+	return stdout.Bytes(), nil
+}
+
+// Failed is the error of the command having ended with err after writing
+// stderr: an *Error when git exited non-zero.
+func (c Cmd) Failed(err error, stderr string) error {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return &Error{Args: c.Args, Code: ee.ExitCode(), Stderr: stderr}
+	}
+	return fmt.Errorf("run git %s: %w", c.name(), err)
+}
+
+func (c Cmd) name() string {
+	if len(c.Args) == 0 {
+		return ""
+	}
+	return c.Args[0]
+}
+
+// Run runs git with args in dir and returns its stdout, as Cmd.Run.
+func Run(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	return Cmd{Dir: dir, Args: args}.Run(ctx)
+}
