@@ -1,12 +1,8 @@
 package web
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"net/http"
 
-	"git-reason/cmd/git-reason/internal/ops"
-	"git-reason/gitstore"
 	"git-reason/record"
 )
 
@@ -27,28 +23,14 @@ func (s *server) head(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "no such task", http.StatusNotFound)
 			return
 		}
-		if out, err = sess.Repo.ReadRef(gitstore.TaskRef(task)); err != nil {
+		if out, err = sess.TaskHead(task); err != nil {
 			fail(w, err)
 			return
 		}
-	} else if out, err = refsDigest(sess); err != nil {
+	} else if out, err = sess.TasksDigest(); err != nil {
 		fail(w, err)
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, _ = w.Write([]byte(out + "\n"))
-}
-
-// refsDigest is a digest of every task ref's name and head: it moves
-// whenever any task does.
-func refsDigest(sess *ops.Session) (string, error) {
-	refs, err := sess.Repo.ListRefs(gitstore.TaskPrefix)
-	if err != nil {
-		return "", err
-	}
-	h := sha256.New()
-	for _, ref := range refs {
-		h.Write([]byte(ref.Name + " " + ref.Hash + "\n"))
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }

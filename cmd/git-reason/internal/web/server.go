@@ -14,7 +14,6 @@ import (
 	"sync"
 
 	"git-reason/cmd/git-reason/internal/ops"
-	"git-reason/gitstore/signing"
 	"git-reason/record"
 )
 
@@ -86,7 +85,7 @@ type recordView struct {
 	*record.Entry
 	Summary   string
 	JSON      string
-	Signature *signing.Check
+	Signature *ops.SignatureCheck
 	Surface   string
 }
 
@@ -121,7 +120,7 @@ func (s *server) task(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		data["SignaturesError"] = err.Error()
 	}
-	sigs := map[string]*signing.Check{}
+	sigs := map[string]*ops.SignatureCheck{}
 	for i := range checks {
 		if c := &checks[i]; c.Record != "" {
 			sigs[c.Record] = c

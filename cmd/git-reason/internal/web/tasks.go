@@ -122,7 +122,7 @@ type summaryCache struct {
 // get returns every task's summary, sorted by task, and, when withActors
 // is set, who wrote each task's records.
 func (c *summaryCache) get(ctx context.Context, sess *ops.Session, withActors bool) ([]record.Status, map[string][]string, error) {
-	digest, err := refsDigest(sess)
+	digest, err := sess.TasksDigest()
 	if err != nil {
 		return nil, nil, err
 	}

@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"git-reason/cmd/git-reason/internal/ops"
-	"git-reason/gitstore"
 	"git-reason/record"
 )
 
@@ -36,7 +35,7 @@ type viewCache struct {
 
 // get returns task's view at its head now.
 func (c *viewCache) get(ctx context.Context, sess *ops.Session, task string) (*taskView, error) {
-	head, err := sess.Repo.ReadRef(gitstore.TaskRef(task))
+	head, err := sess.TaskHead(task)
 	if err != nil {
 		return nil, err
 	}
