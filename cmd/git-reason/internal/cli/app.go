@@ -14,7 +14,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"git-reason/cmd/git-reason/internal/ops"
-	"git-reason/gitstore"
 	"git-reason/record"
 )
 
@@ -37,7 +36,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func run(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	defer gitstore.WriteCost(args[1:]) // for tests that count what a command read
+	defer ops.WriteCost(args[1:]) // for tests that count what a command read
 	for i, a := range args[1:] {
 		if !utf8.ValidString(a) {
 			fmt.Fprintf(stderr, "git reason: argument %d (%s) is not valid UTF-8: nothing was written\n", i+1, record.Printable(strings.ToValidUTF8(a, "\uFFFD")))
