@@ -66,6 +66,13 @@ func (m *memCache) get(task, head string) *taskCache {
 	return nil
 }
 
+// drop forgets task (deleted).
+func (m *memCache) drop(task string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.m, task)
+}
+
 func (m *memCache) put(task string, c *taskCache) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -195,6 +195,8 @@ var commands = []struct {
 	{"withdraw", withdrawCommand},
 	{"status", statusCommand},
 	{"log", logCommand},
+	{"tasks", tasksCommand},
+	{"task", taskCommand},
 	{"handover", handoverCommand},
 	{"context", contextCommand},
 	{"show", showCommand},

@@ -211,6 +211,7 @@ var schemaEnums = map[string][2]string{
 	"assess materiality":   {"assessment", "materiality"},
 	"assess reversibility": {"assessment", "reversibility"},
 	"attempt outcome":      {"attempt", "outcome"},
+	"close outcome":        {"closure", "outcome"},
 	"validate manual":      {"validation", "result"},
 }
 
@@ -245,7 +246,7 @@ func valueKind(placeholder string) string {
 	switch placeholder {
 	case "TASK":
 		return "task"
-	case "ID":
+	case "ID", "RECORD":
 		return "id:any"
 	case "DISAGREEMENT":
 		return "id:disagreement"

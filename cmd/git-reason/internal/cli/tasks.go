@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"git-reason/cmd/git-reason/internal/ops"
+	"git-reason/record"
+)
+
+type tasksOptions struct {
+	base
+	Query ops.TaskQuery
+	Now   func() time.Time
+}
+
+func tasksCommand() *cli.Command {
+	o := &tasksOptions{Now: time.Now}
+	var open, closed bool
+	var since string
+	return &cli.Command{
+		Name:      "tasks",
+		Usage:     "list tasks with their phase, open or closed, and last activity, newest first",
+		ArgsUsage: "[--open|--closed] [--mine] [--since WHEN]",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "open", Usage: "only open tasks", Destination: &open},
+			&cli.BoolFlag{Name: "closed", Usage: "only closed tasks", Destination: &closed},
+			&cli.BoolFlag{Name: "mine", Usage: "only tasks with a record by you (git config user.email)", Destination: &o.Query.Mine},
+			&cli.StringFlag{Name: "since", Usage: "only tasks active since `WHEN`: a date as git log takes it (2026-01-31, yesterday, 2 weeks ago), an RFC 3339 time, or an age (36h, 7d)", Destination: &since},
+			o.jsonFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			o.bind(c)
+			defer o.page(c)()
+			if err := noMoreArgs(c, 0); err != nil {
+				return err
+			}
+			switch {
+			case open && closed:
+				return ops.Usage("--open and --closed exclude each other: give one, or neither for every task")
+			case open:
+				o.Query.State = "open"
+			case closed:
+				o.Query.State = "closed"
+			}
+			sess, err := o.Open()
+			if err != nil {
+				return err
+			}
+			if o.Query.Since, err = when(c.Context, sess, "--since", since, o.Now()); err != nil {
+				return err
+			}
+			rows, err := sess.Tasks(c.Context, o.Query)
+			if err != nil {
+				return err
+			}
+			return o.render(rows, func(w io.Writer) error { return printTasks(w, o.colours(), rows) })
+		},
+	}
+}
+
+func printTasks(w io.Writer, pal palette, rows []ops.TaskRow) error {
+	if len(rows) == 0 {
+		fmt.Fprintln(w, "no task matches")
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "TASK\t%s\tSTATE\tRECORDS\tUPDATED\tSUBJECT\n", pal.paint(sgrPlain, "PHASE"))
+	for _, r := range rows {
+		state := r.State
+		if c := r.Closed; c != nil {
+			state = "closed " + c.Outcome
+			if c.By != "" {
+				state += " by " + c.By
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", r.Task, pal.phase(r.Phase), state, r.Records, r.Updated, record.Printable(r.Subject))
+	}
+	return tw.Flush()
+}
+
+type taskDeleteOptions struct {
+	base
+	Task string
+}
+
+func taskCommand() *cli.Command {
+	o := &taskDeleteOptions{}
+	return &cli.Command{
+		Name:  "task",
+		Usage: "manage a local task",
+		Subcommands: []*cli.Command{{
+			Name:      "delete",
+			Usage:     "remove a local task created by mistake and never pushed (its ref and its caches); refused once it was pushed or fetched",
+			ArgsUsage: "TASK",
+			Flags:     []cli.Flag{o.jsonFlag()},
+			Action: func(c *cli.Context) error {
+				o.bind(c)
+				if err := noMoreArgs(c, 1); err != nil {
+					return err
+				}
+				task, err := taskArg(c)
+				if err != nil {
+					return err
+				}
+				sess, err := o.Open()
+				if err != nil {
+					return err
+				}
+				res, err := sess.DeleteTask(c.Context, task)
+				if err != nil {
+					return err
+				}
+				return o.render(res, func(w io.Writer) error {
+					_, err := fmt.Fprintf(w, "deleted task %s (%d records, commit %s)\n", res.Task, res.Records, shortHash(res.Head))
+					return err
+				})
+			},
+		}},
+	}
+}

@@ -1,0 +1,132 @@
+package ops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"git-reason/record"
+)
+
+// TaskQuery narrows the task list. State is "" (every task), "open" or
+// "closed"; Mine keeps the tasks with a record by the current git
+// identity (user.email); Since keeps the tasks active at or after it.
+type TaskQuery struct {
+	State string
+	Mine  bool
+	Since time.Time
+}
+
+// TaskRow is one task of the list: where it stands and when it last
+// moved. State is "open" or "closed"; Closed says how, when it is.
+type TaskRow struct {
+	Task    string         `json:"task"`
+	State   string         `json:"state"`
+	Phase   record.Phase   `json:"phase"`
+	Subject string         `json:"subject,omitempty"`
+	Records int            `json:"records"`
+	Updated string         `json:"updated,omitempty"` // the newest record's creation time: the last activity
+	Next    string         `json:"next,omitempty"`
+	Closed  *record.Closed `json:"closed,omitempty"`
+}
+
+// Tasks lists the tasks the query keeps, newest activity first (then by
+// name). It reads the task heads and the summaries cached by head
+// (StatusAll), so only the tasks that moved since the last read are
+// derived; --mine reads the handover cache too, for each task's actors.
+// The Reasoning page lists tasks through it.
+func (e *Session) Tasks(ctx context.Context, q TaskQuery) ([]TaskRow, error) {
+	all, err := e.StatusAll(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var mine map[string]bool
+	if q.Mine {
+		if mine, err = e.tasksByMe(ctx); err != nil {
+			return nil, err
+		}
+	}
+	out := []TaskRow{}
+	for _, s := range all {
+		row := TaskRow{Task: s.Task, State: "open", Phase: s.Phase, Subject: s.Subject, Records: s.Records,
+			Updated: s.Updated, Next: s.Next, Closed: s.Closed}
+		if s.Closed != nil {
+			row.State = "closed"
+		}
+		switch {
+		case q.State != "" && row.State != q.State,
+			q.Mine && !mine[s.Task],
+			!q.Since.IsZero() && settledBefore(s.Updated, q.Since):
+			continue
+		}
+		out = append(out, row)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Updated != out[j].Updated {
+			return out[i].Updated > out[j].Updated
+		}
+		return out[i].Task < out[j].Task
+	})
+	return out, nil
+}
+
+// tasksByMe returns the tasks with a record by the current identity,
+// matched by email as mail systems compare it.
+func (e *Session) tasksByMe(ctx context.Context) (map[string]bool, error) {
+	st, err := e.Settings()
+	if err != nil {
+		return nil, err
+	}
+	if st.Actor.Email == "" {
+		return nil, Usage("--mine: no identity: set it with git config user.email you@example.com")
+	}
+	hs, err := e.Index.Handovers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, h := range hs {
+		if anyActor(h.Actors, "<"+st.Actor.Email+">") {
+			out[h.Task] = true
+		}
+	}
+	return out, nil
+}
+
+// DeletedTask is what 'task delete' removed.
+type DeletedTask struct {
+	Task    string `json:"task"`
+	Head    string `json:"head"`
+	Records int    `json:"records"`
+}
+
+// DeleteTask removes a local task created by mistake: its ref and its
+// caches under .git/reason/. It is refused (nothing changes) once the task
+// exists in any other namespace under refs/reasoning/ (a remote-tracking
+// ref, which a pull or a push leaves): then others may hold it, and
+// records are never taken back; close it instead.
+func (e *Session) DeleteTask(ctx context.Context, task string) (*DeletedTask, error) {
+	if err := record.CheckTask(task); err != nil {
+		return nil, err
+	}
+	head, recs, err := e.Store.Load(ctx, task)
+	if err != nil && !errors.Is(err, record.ErrUnreadable) {
+		return nil, err
+	}
+	if head == "" {
+		return nil, Usage("task %s does not exist here (see 'git reason tasks')", task)
+	}
+	elsewhere, err := e.Store.Elsewhere(ctx, task)
+	if err != nil {
+		return nil, err
+	}
+	if len(elsewhere) > 0 {
+		return nil, Refused("task %s was pushed or fetched (%s): it cannot be deleted; close it with 'git reason close %s --outcome abandoned'", task, elsewhere[0], task)
+	}
+	if err := e.Store.DeleteTask(ctx, task, head); err != nil {
+		return nil, fmt.Errorf("delete task %s: %w", task, err)
+	}
+	return &DeletedTask{Task: task, Head: head, Records: len(recs)}, nil
+}

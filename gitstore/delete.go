@@ -1,0 +1,48 @@
+package gitstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+)
+
+// Elsewhere lists the refs under refs/reasoning/ outside the local
+// tasks' namespace that may hold task: the remote-tracking refs a pull or
+// a push leaves (RemoteRef), or any other namespace. A name that could be
+// the task under some remote's name counts: when in doubt, the task was
+// shared.
+func (s *Store) Elsewhere(ctx context.Context, task string) ([]string, error) {
+	refs, err := s.Repo.ListRefs("refs/reasoning/")
+	if err != nil {
+		return nil, fmt.Errorf("list reasoning refs: %w", err)
+	}
+	var out []string
+	for _, r := range refs {
+		if strings.HasPrefix(r.Name, TaskPrefix) {
+			continue
+		}
+		if strings.HasSuffix(r.Name, "/"+task) {
+			out = append(out, r.Name)
+		}
+	}
+	return out, nil
+}
+
+// DeleteTask removes the task's ref, only while it still points at head
+// (git update-ref -d with the old value: a record appended meanwhile
+// keeps the task), and the task's record cache. The other caches under
+// .git/reason/ are keyed by heads and drop a task whose ref is gone on
+// their next read.
+func (s *Store) DeleteTask(ctx context.Context, task, head string) error {
+	if _, err := s.Repo.Git(ctx, "update-ref", "-d", TaskRef(task), head); err != nil {
+		return err
+	}
+	s.mem.drop(task)
+	if err := os.Remove(s.taskCachePath(task)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove the cache of task %s: %w", task, err)
+	}
+	return nil
+}
