@@ -197,6 +197,7 @@ var commands = []struct {
 	{"log", logCommand},
 	{"tasks", tasksCommand},
 	{"task", taskCommand},
+	{"search", searchCommand},
 	{"handover", handoverCommand},
 	{"context", contextCommand},
 	{"show", showCommand},

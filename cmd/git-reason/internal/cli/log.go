@@ -21,6 +21,8 @@ type logOptions struct {
 	Until   time.Time   // --until: entries created at or before
 	Kind    record.Kind // --kind: only this kind
 	OneLine bool        // --oneline: id, kind and summary
+	Grep    string      // --grep: only records with a text this regular expression matches
+	Icase   bool        // -i: --grep ignores case
 	Now     func() time.Time
 }
 
@@ -30,13 +32,15 @@ func logCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "log",
 		Usage:     "show the timeline of a task, or of every task",
-		ArgsUsage: "[TASK] [-n N] [--since WHEN] [--until WHEN] [--kind KIND] [--oneline]",
+		ArgsUsage: "[TASK] [-n N] [--since WHEN] [--until WHEN] [--kind KIND] [--grep PATTERN [-i]] [--oneline]",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "max-count", Aliases: []string{"n"}, Usage: "show only the newest `N` entries", Destination: &o.Max},
 			&cli.StringFlag{Name: "since", Usage: "only entries created since `WHEN`: a date as git log takes it (2026-01-31, yesterday, 2 weeks ago), an RFC 3339 time, or an age (36h, 7d)", Destination: &since},
 			&cli.StringFlag{Name: "until", Usage: "only entries created until `WHEN` (the forms of --since)", Destination: &until},
 			&cli.StringFlag{Name: "kind", Usage: "only records of `KIND` (assessment, plan, consultation, ...)", Destination: &kind},
 			&cli.BoolFlag{Name: "oneline", Usage: "one short line per entry: id, kind, summary", Destination: &o.OneLine},
+			&cli.StringFlag{Name: "grep", Usage: "only records with a subject, question, decision, evidence, answer, resolution or other text that the regular expression `PATTERN` matches (case-sensitive, as git log --grep), read from the search index", Destination: &o.Grep},
+			&cli.BoolFlag{Name: "regexp-ignore-case", Aliases: []string{"i"}, Usage: "--grep ignores case", Destination: &o.Icase},
 			o.jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -101,7 +105,20 @@ func runLog(ctx context.Context, o *logOptions) error {
 	}
 	lines := []ops.LogLine{}
 	empty := false // no task at all: said as status says it
-	if o.Task == "" && o.Max > 0 {
+	if o.Grep != "" {
+		all, err := sess.Grep(ctx, o.Task, o.Grep, o.Icase)
+		if err != nil {
+			return err
+		}
+		for _, l := range all {
+			if keep(l) {
+				lines = append(lines, l)
+			}
+		}
+		if o.Max > 0 && len(lines) > o.Max {
+			lines = lines[len(lines)-o.Max:]
+		}
+	} else if o.Task == "" && o.Max > 0 {
 		// The newest N across every task: read newest first, stop early.
 		if lines, err = sess.LogNewest(ctx, o.Max, keep); err != nil {
 			return err

@@ -1,0 +1,65 @@
+package ops
+
+import (
+	"context"
+	"regexp"
+	"sort"
+	"strings"
+
+	"git-reason/gitstore"
+	"git-reason/record"
+)
+
+// Search returns every record, across all tasks, with a text that
+// contains text, in any case: subjects, questions, decisions, evidence,
+// answers, resolutions and the other texts record.Texts names. It reads
+// the search index under .git/reason/ (gitstore.Index.Search), which
+// reads again only the tasks whose head moved. Hits come newest first.
+func (e *Session) Search(ctx context.Context, text string) ([]gitstore.SearchHit, error) {
+	q := strings.ToLower(strings.TrimSpace(text))
+	if q == "" {
+		return nil, Usage("search: give the TEXT to look for")
+	}
+	hits, err := e.Index.Search(ctx, func(s string) bool { return strings.Contains(strings.ToLower(s), q) })
+	if err != nil {
+		return nil, err
+	}
+	if hits == nil {
+		hits = []gitstore.SearchHit{}
+	}
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Created > hits[j].Created })
+	return hits, nil
+}
+
+// Grep returns the log lines (of task, or of every task when task is "")
+// of the records with a text pattern matches: a regular expression (Go's
+// syntax), case-sensitive as git log --grep is, unless ignoreCase. The
+// lines come in log's order.
+func (e *Session) Grep(ctx context.Context, task, pattern string, ignoreCase bool) ([]LogLine, error) {
+	if ignoreCase {
+		pattern = "(?i)" + pattern
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, Usage("--grep %q: not a regular expression: %v", pattern, err)
+	}
+	if task != "" {
+		if err := record.CheckTask(task); err != nil {
+			return nil, err
+		}
+	}
+	hits, err := e.Index.Search(ctx, re.MatchString)
+	if err != nil {
+		return nil, err
+	}
+	out := []LogLine{}
+	for _, h := range hits {
+		if task == "" || h.Task == task {
+			out = append(out, LogLine{Task: h.Task, TimelineEntry: h.TimelineEntry})
+		}
+	}
+	if task == "" {
+		sort.SliceStable(out, func(i, j int) bool { return out[i].Created < out[j].Created })
+	}
+	return out, nil
+}
