@@ -149,8 +149,8 @@ func compact(v any) string {
 
 // mcpToolNames are the tools the server must list, in share/tools.yaml.
 var mcpToolNames = []string{"advisors", "assess", "attempt", "check_neutrality", "close", "conclude", "consult", "context",
-	"disagree", "doctor", "handover", "log", "plan", "prepare_session", "reopen", "resolve", "schema", "show", "status", "validate",
-	"verify", "withdraw"}
+	"disagree", "doctor", "handover", "log", "plan", "prepare_session", "reopen", "resolve", "schema", "search", "show", "status", "tasks",
+	"validate", "verify", "withdraw"}
 
 // mcpSequence is the fixed sequence (after initialize): prepare_session
 // stating nativeToolSearch, tools/list, a cycle with a disagreement opened

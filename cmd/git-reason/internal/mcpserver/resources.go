@@ -24,6 +24,13 @@ func (s *Server) handlers() map[string]*tool {
 	if err != nil {
 		panic(err)
 	}
+	life, err := s.lifeTools()
+	if err != nil {
+		panic(err)
+	}
+	for k, v := range life {
+		out[k] = v
+	}
 	for k, v := range read {
 		out[k] = v
 	}

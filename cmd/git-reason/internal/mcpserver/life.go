@@ -1,0 +1,67 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"git-reason/cmd/git-reason/internal/ops"
+	"git-reason/gitstore"
+)
+
+// tasksOut is the tasks tool's result: the CLI's 'tasks --json' rows.
+type tasksOut struct {
+	Tasks []ops.TaskRow `json:"tasks"`
+}
+
+// searchOut is the search tool's result: the CLI's 'search --json' hits.
+type searchOut struct {
+	Hits []gitstore.SearchHit `json:"hits"`
+}
+
+// lifeTools are the read tools of a task's life: the task list and search.
+func (s *Server) lifeTools() (map[string]*tool, error) {
+	tasksOutput, err := inferredType[tasksOut](false)
+	if err != nil {
+		return nil, err
+	}
+	searchOutput, err := inferredType[searchOut](false)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]*tool{
+		"tasks": {input: objectSchema(obj{
+			"state": obj{"enum": []any{"open", "closed"}, "description": "only open or only closed tasks; default every task"},
+			"mine":  obj{"type": "boolean", "description": "only tasks with a record by this repository's git identity (user.email)"}}),
+			output: tasksOutput, run: s.tasks},
+		"search": {input: objectSchema(obj{
+			"text": obj{"type": "string", "minLength": 1, "maxLength": 500, "description": "text to find, in any case, in the subjects, questions, decisions, evidence, answers and resolutions of every task"}}, "text"),
+			output: searchOutput, run: s.search},
+	}, nil
+}
+
+func (s *Server) tasks(ctx context.Context, c *call) (*outcome, error) {
+	state, _ := c.args["state"].(string)
+	mine, _ := c.args["mine"].(bool)
+	rows, err := s.env.Tasks(ctx, ops.TaskQuery{State: state, Mine: mine})
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	for _, r := range rows {
+		fmt.Fprintf(&b, "%s %s %s %s\n", r.Task, r.Phase, r.State, r.Updated)
+	}
+	return &outcome{out: tasksOut{Tasks: rows}, text: strings.TrimSuffix(b.String(), "\n")}, nil
+}
+
+func (s *Server) search(ctx context.Context, c *call) (*outcome, error) {
+	hits, err := s.env.Search(ctx, c.args["text"].(string))
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	for _, h := range hits {
+		fmt.Fprintf(&b, "%s %s %s: %s\n", h.Task, h.ID[:10], h.Kind, h.Summary)
+	}
+	return &outcome{out: searchOut{Hits: hits}, text: strings.TrimSuffix(b.String(), "\n")}, nil
+}
