@@ -169,7 +169,10 @@ func refresh[E interface{ head() string }](ctx context.Context, s *Store, name, 
 		}
 		if !ok || e.head() != t.Head {
 			changed = true
-			st, recs, err := s.deriveAt(t.Task, t.Head)
+			st, recs, err := s.deriveVerifiedAt(ctx, t.Task, t.Head)
+			if err != nil && ctx.Err() != nil {
+				return nil, nil, ctx.Err()
+			}
 			if err != nil {
 				// One task that does not read (fetched from elsewhere,
 				// say) must not stop every command: it is left out,
@@ -184,6 +187,9 @@ func refresh[E interface{ head() string }](ctx context.Context, s *Store, name, 
 	}
 	// A task gone, or one left out (skip when the file lacks it, one that
 	// does not read), changes the count: the file then holds what was read.
+	if changed {
+		s.SaveVerdicts()
+	}
 	if changed || len(fresh.Tasks) != len(cache.Tasks) {
 		if data, err := json.Marshal(fresh); err == nil {
 			_ = writeFileAtomic(path, data) // a cache that cannot be written is rebuilt next time
@@ -198,6 +204,17 @@ func refresh[E interface{ head() string }](ctx context.Context, s *Store, name, 
 // file and this write gives way.
 func writeFileAtomic(path string, data []byte) error {
 	return git.WriteFile(path, data, 0o600, 0, false)
+}
+
+// deriveVerifiedAt is the state of task at head as read surfaces show it
+// (DeriveVerified), and its records.
+func (s *Store) deriveVerifiedAt(ctx context.Context, task, head string) (*record.State, []*record.Record, error) {
+	_, recs, err := s.loadTask(task, head)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := s.DeriveVerified(ctx, task, head, recs)
+	return st, recs, err
 }
 
 // deriveAt is the state of task at head, and its records.

@@ -50,6 +50,7 @@ type Store struct {
 	// remembered, when set, is what sync remembers verified: replays go
 	// on from a remembered head and remember what replays clean.
 	remembered *Remembered
+	truth      truth // read surfaces' replays (truth.go)
 	// graph, when set, holds commits' parents already read (Share).
 	graph *commitParents
 	// budget, when set, is what the pull this store verifies for may

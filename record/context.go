@@ -13,6 +13,9 @@ type TaskContext struct {
 	Updated     string              `json:"updated,omitempty"`
 	Assessments []ContextAssessment `json:"assessments"`
 	Graph       Graph               `json:"graph"`
+	// DoesNotVerify is replay's first finding when the task's history
+	// does not replay clean; what else it says is recomputed.
+	DoesNotVerify *Finding `json:"does_not_verify,omitempty"`
 }
 
 // ContextAssessment is one assessment of a task and everything that
@@ -134,7 +137,7 @@ type ContextAttempt struct {
 func (s *State) Context() TaskContext {
 	st := s.Summarize()
 	out := TaskContext{Task: s.Task, Subject: st.Subject, Phase: st.Phase, ReviewCount: st.ReviewCount,
-		Updated: st.Updated, Assessments: []ContextAssessment{}, Graph: s.Graph()}
+		Updated: st.Updated, Assessments: []ContextAssessment{}, Graph: s.Graph(), DoesNotVerify: s.Unverified}
 	for _, a := range s.all(KindAssessment, nil) {
 		out.Assessments = append(out.Assessments, s.contextAssessment(a))
 	}

@@ -21,6 +21,9 @@ type Handover struct {
 	Attempt       *HandoverAttempt    `json:"last_attempt,omitempty"`
 	Settled       string              `json:"settled,omitempty"` // when it was last concluded, validated or closed
 	Closed        *Closed             `json:"closed,omitempty"`  // how the task is closed; nil while open
+	// DoesNotVerify is replay's first finding when the task's history
+	// does not replay clean; what else the handover says is recomputed.
+	DoesNotVerify *Finding `json:"does_not_verify,omitempty"`
 }
 
 // HandoverDispute is an open disagreement: who opened it and what it cites.
@@ -75,7 +78,7 @@ func (s *State) Handover() Handover {
 	st := s.Summarize()
 	h := Handover{Task: s.Task, Subject: st.Subject, Phase: st.Phase, Updated: st.Updated, Next: st.Next,
 		Closed: st.Closed, Actors: []string{}, Disagreements: []HandoverDispute{}, LocalReview: []string{},
-		Consultations: []HandoverConsult{}, Missing: []string{}, Standing: st.Standing}
+		Consultations: []HandoverConsult{}, Missing: []string{}, Standing: st.Standing, DoesNotVerify: s.Unverified}
 	seen := map[string]bool{}
 	for _, e := range s.Entries {
 		if !seen[e.Actor] {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -115,14 +116,14 @@ const MinPrefix = 6
 // the full id or a unique prefix of at least MinPrefix characters.
 func (s *State) Resolve(id string) (*Entry, error) {
 	id = strings.ToUpper(strings.TrimSpace(id))
-	if e, ok := s.byID[id]; ok {
-		return s.ready(e), nil
+	if e := s.Find(id); e != nil {
+		return e, nil
 	}
 	if len(id) < MinPrefix {
 		return nil, badInput(fmt.Sprintf("record id %q is too short: give at least %d characters", id, MinPrefix))
 	}
 	var found *Entry
-	for _, e := range s.Entries {
+	for _, e := range slices.Concat(s.Entries, s.Refused) {
 		if strings.HasPrefix(e.ID, id) {
 			if found != nil {
 				return nil, badInput(fmt.Sprintf("record id prefix %q is ambiguous in task %s: give more characters", id, s.Task))

@@ -25,12 +25,17 @@ type Status struct {
 	Updated           string     `json:"updated,omitempty"`
 	// Closed says how the task is closed; nil while it is open.
 	Closed *Closed `json:"closed,omitempty"`
+	// DoesNotVerify is the first finding of a replay of the task's
+	// history, when it does not replay clean: what else the status says
+	// is recomputed by replay, not what its records claim.
+	DoesNotVerify *Finding `json:"does_not_verify,omitempty"`
 }
 
 // Summarize returns the task's status.
 func (s *State) Summarize() Status {
 	out := Status{Task: s.Task, Phase: s.Phase(), Records: len(s.Entries),
-		ReviewCount: s.ReviewCount(), OpenDisagreements: []string{}, Standing: s.Standing()}
+		ReviewCount: s.ReviewCount(), OpenDisagreements: []string{}, Standing: s.Standing(),
+		DoesNotVerify: s.Unverified}
 	if out.Standing == nil {
 		out.Standing = []Standing{}
 	}
@@ -61,6 +66,11 @@ func (s *State) Summarize() Status {
 
 func (s *State) next(st Status) string {
 	t := s.Task
+	if s.Unverified != nil {
+		// Nothing recorded after a history that does not verify settles
+		// it: a person reads the findings first.
+		return "git reason verify " + t
+	}
 	switch st.Phase {
 	case PhaseAssessed, PhaseReused:
 		return "git reason plan " + t
@@ -94,6 +104,9 @@ func (s *State) Report() string {
 	var b strings.Builder
 	st := s.Summarize()
 	fmt.Fprintf(&b, "# Reasoning: %s\n\n", s.Task)
+	if s.Unverified != nil {
+		fmt.Fprintf(&b, "**%s**\n\n", NotVerified(s.Unverified))
+	}
 	fmt.Fprintf(&b, "Phase: **%s** · records: %d · review count: %d\n", st.Phase, st.Records, st.ReviewCount)
 	if st.Closed != nil {
 		reportClosed(&b, st.Closed)

@@ -87,12 +87,7 @@ func need(st *State, id string, want Kind, field string) (*Entry, error) {
 	return e, nil
 }
 
-func short(id string) string {
-	if len(id) > 10 {
-		return id[:10]
-	}
-	return id
-}
+func short(id string) string { return ShortID(id) }
 
 // Rule 1: material and critical assessments carry evidence; a standing
 // conclusion on the same subject is reused unless new evidence is declared.

@@ -69,6 +69,14 @@ type State struct {
 	Task    string
 	Entries []*Entry // in (clock, id) order
 	Clock   int64    // the highest clock seen
+	// Unverified is the first finding of a replay of the task's history,
+	// nil when it replays clean or was not replayed. A state with one was
+	// built by Recompute: what surfaces show of it is recomputed, and
+	// they say first that the history does not verify.
+	Unverified *Finding
+	// Refused are the records Recompute left out, the rules refusing
+	// them: history keeps them, log and show still show them.
+	Refused []*Entry
 
 	byID map[string]*Entry
 	// lazy: entries are decoded when a method of the state first hands

@@ -2,6 +2,7 @@ package record
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -19,7 +20,7 @@ type TimelineEntry struct {
 
 // Timeline returns the task's history in (clock, id) order.
 func (s *State) Timeline() []TimelineEntry {
-	out := make([]TimelineEntry, 0, len(s.Entries))
+	out := make([]TimelineEntry, 0, len(s.Entries)+len(s.Refused))
 	for _, e := range s.Entries {
 		t := TimelineEntry{Clock: e.Clock, ID: e.ID, Kind: e.Kind,
 			Created: e.Created, Actor: e.Actor, Summary: Summary(e)}
@@ -31,6 +32,17 @@ func (s *State) Timeline() []TimelineEntry {
 		}
 		out = append(out, t)
 	}
+	if len(s.Refused) == 0 {
+		return out
+	}
+	// History keeps what replay refuses: shown, and said to be refused.
+	for _, e := range s.Refused {
+		out = append(out, TimelineEntry{Clock: e.Clock, ID: e.ID, Kind: e.Kind,
+			Created: e.Created, Actor: e.Actor, Summary: "refused by replay: " + Summary(e)})
+	}
+	slices.SortStableFunc(out, func(a, b TimelineEntry) int {
+		return Compare(&Record{Clock: a.Clock, ID: a.ID}, &Record{Clock: b.Clock, ID: b.ID})
+	})
 	return out
 }
 

@@ -150,6 +150,7 @@ func runLog(ctx context.Context, o *logOptions) error {
 			fmt.Fprintln(w, noTasks(ctx, sess)) // as status says it
 			return nil
 		}
+		printNotVerified(w, lines)
 		if o.OneLine {
 			for _, l := range lines {
 				fmt.Fprintf(w, "%s %s %s\n", l.ID[:10], l.Kind, l.Summary)
@@ -162,4 +163,16 @@ func runLog(ctx context.Context, o *logOptions) error {
 		}
 		return tw.Flush()
 	})
+}
+
+// printNotVerified says first, once per task, which tasks of lines do not
+// verify: their lines show what replay recomputes and refuses.
+func printNotVerified(w io.Writer, lines []ops.LogLine) {
+	said := map[string]bool{}
+	for _, l := range lines {
+		if l.DoesNotVerify != nil && !said[l.Task] {
+			said[l.Task] = true
+			fmt.Fprintf(w, "%s: %s\n", l.Task, record.NotVerified(l.DoesNotVerify))
+		}
+	}
 }

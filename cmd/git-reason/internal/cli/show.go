@@ -52,7 +52,16 @@ func runShow(ctx context.Context, o *showOptions) error {
 	if err != nil {
 		return err
 	}
-	return o.render(e.Record, func(w io.Writer) error {
+	// A record of a task that does not verify is shown with its derived
+	// fields as replay recomputes them, and says so first.
+	out := struct {
+		*record.Record
+		DoesNotVerify *record.Finding `json:"does_not_verify,omitempty"`
+	}{e.Record, st.Unverified}
+	return o.render(out, func(w io.Writer) error {
+		if st.Unverified != nil {
+			fmt.Fprintln(w, record.NotVerified(st.Unverified))
+		}
 		fmt.Fprintf(w, "%s %s\ntask:    %s\nclock:   %d\ncreated: %s\nactor:   %s\norigin:  %s\nsummary: %s\n",
 			e.Kind, e.ID, e.Task, e.Clock, record.Printable(e.Created), record.Printable(e.Actor), record.Printable(e.Origin), record.Summary(e))
 		if wd := st.Withdrawn(e.ID); wd != nil {

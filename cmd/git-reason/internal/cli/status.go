@@ -107,6 +107,10 @@ func statusAll(ctx context.Context, o *statusOptions, sess *ops.Session) error {
 
 func printStatus(w io.Writer, pal palette, s record.Status) {
 	fmt.Fprintf(w, "task %s: %s (%d records)\n", s.Task, pal.phase(s.Phase), s.Records)
+	if s.DoesNotVerify != nil {
+		// First, before any figure: what follows is recomputed by replay.
+		fmt.Fprintf(w, "  %s\n", record.NotVerified(s.DoesNotVerify))
+	}
 	if s.Closed != nil {
 		fmt.Fprintf(w, "  closed:       %s\n", closedLine(s.Closed))
 	}
@@ -171,7 +175,15 @@ func printStatusTable(w io.Writer, pal palette, all []record.Status) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", s.Task, phase, s.Records, s.ReviewCount, s.Updated, record.Printable(s.Subject))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, s := range all {
+		if s.DoesNotVerify != nil {
+			fmt.Fprintf(w, "%s: %s\n", s.Task, record.NotVerified(s.DoesNotVerify))
+		}
+	}
+	return nil
 }
 
 // closedLine says in one line how a task is closed: outcome, by whom and

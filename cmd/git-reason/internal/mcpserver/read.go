@@ -158,6 +158,9 @@ func (s *Server) status(ctx context.Context, c *call) (*outcome, error) {
 		text := fmt.Sprintf("%d task(s)", len(all))
 		for _, st := range all {
 			text += fmt.Sprintf("\n%s: %s (%d records)", st.Task, st.Phase, st.Records)
+			if st.DoesNotVerify != nil {
+				text += ": " + record.NotVerified(st.DoesNotVerify)
+			}
 		}
 		return &outcome{out: statusAll{Tasks: all}, text: text}, nil
 	}
@@ -170,6 +173,9 @@ func (s *Server) status(ctx context.Context, c *call) (*outcome, error) {
 		out.Report = st.Report()
 	}
 	text := fmt.Sprintf("task %s: %s (%d records, review count %d)", task, out.Phase, out.Records, out.ReviewCount)
+	if out.DoesNotVerify != nil {
+		text += ": " + record.NotVerified(out.DoesNotVerify)
+	}
 	return &outcome{out: out, text: text, task: task}, nil
 }
 
@@ -184,17 +190,21 @@ func (s *Server) log(ctx context.Context, c *call) (*outcome, error) {
 	}
 	var b strings.Builder
 	for _, l := range lines {
-		fmt.Fprintf(&b, "%s %d %s %s: %s\n", l.Task, l.Clock, l.ID[:10], l.Kind, l.Summary)
+		fmt.Fprintf(&b, "%s %d %s %s: %s\n", l.Task, l.Clock, record.ShortID(l.ID), l.Kind, l.Summary)
 	}
 	return &outcome{out: logOut{Entries: lines}, text: strings.TrimSuffix(b.String(), "\n"), task: task}, nil
 }
 
 func (s *Server) show(ctx context.Context, c *call) (*outcome, error) {
-	e, _, err := s.env.Find(ctx, c.args["id"].(string))
+	e, st, err := s.env.Find(ctx, c.args["id"].(string))
 	if err != nil {
 		return nil, err
 	}
-	return &outcome{out: e.Record, text: fmt.Sprintf("%s %s of task %s: %s", e.Kind, e.ID, e.Task, record.Summary(e))}, nil
+	text := fmt.Sprintf("%s %s of task %s: %s", e.Kind, e.ID, e.Task, record.Summary(e))
+	if st.Unverified != nil {
+		text += "; " + record.NotVerified(st.Unverified)
+	}
+	return &outcome{out: e.Record, text: text}, nil
 }
 
 func (s *Server) advisors(ctx context.Context, _ *call) (*outcome, error) {

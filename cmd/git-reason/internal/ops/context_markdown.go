@@ -58,6 +58,9 @@ func (p prose) contextTask(b *strings.Builder, t *ContextTask) {
 
 // contextTaskBody is a task's part of the context below its heading.
 func (p prose) contextTaskBody(b *strings.Builder, t *ContextTask) {
+	if t.DoesNotVerify != nil {
+		fmt.Fprintf(b, "**%s**\n\n", p.md(record.NotVerified(t.DoesNotVerify)))
+	}
 	if t.Decision != "" {
 		fmt.Fprintf(b, "**Decision:** %s\n\n", p.md(t.Decision))
 	}

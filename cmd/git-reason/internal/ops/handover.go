@@ -249,6 +249,9 @@ func RenderHandover(r *HandoverReport, f Format) string {
 
 func (p prose) handoverTask(b *strings.Builder, h *record.Handover) {
 	fmt.Fprintf(b, "\n### %s: %s\n\n", code(h.Task), p.md(h.Subject))
+	if h.DoesNotVerify != nil {
+		fmt.Fprintf(b, "- **%s**\n", p.md(record.NotVerified(h.DoesNotVerify)))
+	}
 	fmt.Fprintf(b, "- phase: **%s**, updated %s, by %s\n", p.md(string(h.Phase)), p.stamp(h.Updated), p.list(h.Actors))
 	if h.Next != "" {
 		fmt.Fprintf(b, "- next: %s\n", code(h.Next))

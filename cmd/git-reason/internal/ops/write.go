@@ -27,7 +27,10 @@ func (e *Session) Append(ctx context.Context, task string, kind record.Kind, bod
 	return e.Writer.Append(ctx, task, kind, body)
 }
 
-// State loads and derives a task. A task with no records is ErrNotFound.
+// State loads and derives a task as read surfaces show it: derived by
+// replay, never from a stored claim, and marked with replay's first
+// finding when its history does not verify (gitstore.Store.DeriveVerified).
+// A task with no records is bad usage.
 func (e *Session) State(ctx context.Context, task string) (*record.State, string, error) {
 	head, recs, err := e.Store.Load(ctx, task)
 	if err != nil {
@@ -36,10 +39,14 @@ func (e *Session) State(ctx context.Context, task string) (*record.State, string
 	if head == "" {
 		return nil, "", Usage("no task %q: start it with 'git reason assess %s'", task, task)
 	}
-	st, err := record.Derive(task, recs)
+	st, err := e.Store.DeriveVerified(ctx, task, head, recs)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, "", ctx.Err()
+		}
 		return nil, "", record.Unreadable(task, err)
 	}
+	e.Store.SaveVerdicts()
 	return st, head, nil
 }
 
@@ -174,6 +181,9 @@ func (e *Session) StatusAll(ctx context.Context) ([]record.Status, error) {
 type LogLine struct {
 	Task string `json:"task"`
 	record.TimelineEntry
+	// DoesNotVerify is the first finding of a replay of the task's
+	// history, when it does not replay clean.
+	DoesNotVerify *record.Finding `json:"does_not_verify,omitempty"`
 }
 
 // LogNewest returns the n newest entries across every task that keep
@@ -217,7 +227,7 @@ func (e *Session) LogNewest(ctx context.Context, n int, keep func(LogLine) bool)
 		}
 		tl := st.Timeline()
 		for i := len(tl) - 1; i >= 0; i-- {
-			if l := (LogLine{Task: t.Task, TimelineEntry: tl[i]}); keep(l) {
+			if l := (LogLine{Task: t.Task, TimelineEntry: tl[i], DoesNotVerify: st.Unverified}); keep(l) {
 				got = append(got, l)
 			}
 		}
@@ -262,7 +272,7 @@ func (e *Session) Log(ctx context.Context, task string) ([]LogLine, error) {
 			return nil, err
 		}
 		for _, l := range st.Timeline() {
-			out = append(out, LogLine{Task: t, TimelineEntry: l})
+			out = append(out, LogLine{Task: t, TimelineEntry: l, DoesNotVerify: st.Unverified})
 		}
 	}
 	if task == "" {

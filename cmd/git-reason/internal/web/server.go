@@ -24,8 +24,10 @@ var assets embed.FS
 // binary would pay for them at start-up.
 var pages = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("").Funcs(template.FuncMap{
-		"p":    record.Printable,
-		"text": record.PrintableText,
+		"p": record.Printable,
+		// notVerified says a task's history does not verify, and why.
+		"notVerified": record.NotVerified,
+		"text":        record.PrintableText,
 		// commit is a commit's hash as git abbreviates it in a list.
 		"commit": func(h string) string { return record.Printable(h[:min(len(h), 12)]) },
 		// id is a record id in the one form the command line prints.
@@ -149,7 +151,7 @@ func surface(derived json.RawMessage) string {
 
 // shortID is a record id as the command line prints it: its first ten
 // characters (the page shows the whole id on hover).
-func shortID(id string) string { return record.Printable(id[:min(len(id), 10)]) }
+func shortID(id string) string { return record.Printable(record.ShortID(id)) }
 
 // mustJSON is v as stored: '<' and '&' stay as they are (the template
 // escapes them for the page).

@@ -49,11 +49,17 @@ func (c *viewCache) get(ctx context.Context, sess *ops.Session, task string) (*t
 	if err != nil {
 		return nil, err
 	}
-	v = &taskView{head: head, status: st.Summarize(), graph: drawGraph(st), records: make([]recordView, 0, len(st.Entries))}
+	v = &taskView{head: head, status: st.Summarize(), graph: drawGraph(st), records: make([]recordView, 0, len(st.Entries)+len(st.Refused))}
 	for _, e := range st.Entries {
 		var b bytes.Buffer
 		_ = json.Indent(&b, mustJSON(e.Record), "", "  ")
 		v.records = append(v.records, recordView{Entry: e, Summary: record.Summary(e), JSON: b.String(), Surface: surface(e.Record.Derived)})
+	}
+	// What replay refused stays in history: listed, and said to be refused.
+	for _, e := range st.Refused {
+		var b bytes.Buffer
+		_ = json.Indent(&b, mustJSON(e.Record), "", "  ")
+		v.records = append(v.records, recordView{Entry: e, Summary: "refused by replay: " + record.Summary(e), JSON: b.String()})
 	}
 	if v.report, err = renderMarkdown(st.Report()); err != nil {
 		return nil, err

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/cookiejar"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/txtar"
+)
+
+// TestForgedHistoryWebAndMCP reads the forgery of forged_surfaces.txtar
+// (a conclusion claiming three reviews, a consultation no plan selected,
+// fetched by hand into refs/reasoning/tasks/*) through the surfaces a
+// script cannot reach: the MCP server's status and report tools and its
+// task resource, and the Reasoning page of each task. Each shows the
+// figures replay recomputes and says the history does not verify.
+func TestForgedHistoryWebAndMCP(t *testing.T) {
+	t.Parallel()
+	ar, err := txtar.ParseFile(filepath.Join("testdata", "script", "forged_surfaces.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var forge string
+	for _, f := range ar.Files {
+		if f.Name == "forge.sh" {
+			forge = string(f.Data)
+		}
+	}
+	if forge == "" {
+		t.Fatal("forged_surfaces.txtar has no forge.sh")
+	}
+	s := newSandbox(t, "advisors: []\n", nil)
+	s.git("commit", "-q", "--allow-empty", "-m", "initial commit")
+	s.reason("assess", "T", "--subject", "Session store", "--question", "Sticky sessions or a shared store?",
+		"--materiality", "material", "--reversibility", "costly", "--evidence", "file:web/session.go:sessions are in memory")
+	s.reason("plan", "T")
+	s.reason("conclude", "T", "--decision", "A shared store", "--local-review", "1=sticky sessions",
+		"--local-review", "2=load test", "--local-review", "3=store outage", "--local-review", "4=switch back")
+	s.reason("assess", "U", "--subject", "Queue choice", "--question", "Which queue?",
+		"--materiality", "material", "--reversibility", "costly", "--evidence", "note::two candidates")
+	s.reason("plan", "U")
+
+	attacker := &sandbox{t: t, dir: filepath.Join(filepath.Dir(s.dir), "attacker"), env: s.env}
+	s.git("clone", "-q", "--no-local", s.dir, attacker.dir)
+	attacker.git("fetch", "-q", "origin", "refs/reasoning/*:refs/reasoning/*")
+	script := filepath.Join(filepath.Dir(s.dir), "forge.sh")
+	if err := os.WriteFile(script, []byte(forge), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := attacker.run("-c", "alias.forge=!sh "+script, "forge")
+	if code != 0 {
+		t.Fatalf("forge: exit %d\n%s%s", code, out, errs)
+	}
+	s.git("fetch", "-q", attacker.dir, "+refs/reasoning/tasks/*:refs/reasoning/tasks/*")
+
+	// MCP: the status tool (with its report) and the task resource.
+	r := startRawMCP(t, s)
+	r.initialize(t, "forged-test", "1", declaredCaps)
+	for _, c := range []struct{ task, code, phase string }{{"T", "derived", "concluded"}, {"U", "inadmissible", "planned"}} {
+		res := decodeJSON(t, r.call(t, "tools/call", map[string]any{"name": "status",
+			"arguments": map[string]any{"task": c.task, "report": true}}))
+		wantOK(t, "status "+c.task, res)
+		wantEq(t, "status "+c.task, "review_count", compact(jget(res, "structuredContent.review_count")), "0")
+		wantEq(t, "status "+c.task, "phase", jstr(res, "structuredContent.phase"), c.phase)
+		wantEq(t, "status "+c.task, "does_not_verify.code", jstr(res, "structuredContent.does_not_verify.code"), c.code)
+		if text := compact(jget(res, "content")); !strings.Contains(text, "does not verify: "+c.code) || !strings.Contains(text, "review count 0") {
+			t.Errorf("status %s: text %s", c.task, text)
+		}
+		if rep := jstr(res, "structuredContent.report"); !strings.Contains(rep, "does not verify: "+c.code) || !strings.Contains(rep, "review count: 0") {
+			t.Errorf("status %s: report %s", c.task, rep)
+		}
+		res = decodeJSON(t, r.call(t, "resources/read", map[string]any{"uri": "reason://task/" + c.task}))
+		if text := compact(res); !strings.Contains(text, "does not verify: "+c.code) || strings.Contains(text, "review count: 3") {
+			t.Errorf("resource of %s: %s", c.task, text)
+		}
+	}
+	res := decodeJSON(t, r.call(t, "tools/call", map[string]any{"name": "status", "arguments": map[string]any{}}))
+	if text := compact(res); strings.Count(text, "does not verify") < 2 || strings.Count(text, `"does_not_verify"`) < 2 || strings.Contains(text, `"review_count":3`) {
+		t.Errorf("status of every task: %s", text)
+	}
+
+	// The Reasoning page of each task.
+	start := startWeb(t, s)
+	base := strings.TrimSuffix(start[:strings.Index(start, "?")], "/")
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, Timeout: 30 * time.Second}
+	getPage(t, c, start)
+	for task, code := range map[string]string{"T": "derived", "U": "inadmissible"} {
+		page := getPage(t, c, base+"/task/"+task)
+		for _, want := range []string{"does not verify: " + code, "<dt>Review count</dt><dd>0</dd>"} {
+			if !strings.Contains(page, want) {
+				t.Errorf("page of %s lacks %q", task, want)
+			}
+		}
+		if strings.Contains(page, "<dt>Review count</dt><dd>3</dd>") || strings.Contains(page, "phase-consulting") {
+			t.Errorf("page of %s repeats a forged claim", task)
+		}
+	}
+}
+
+// decodeJSON decodes a result as runSequence does.
+func decodeJSON(t *testing.T, raw []byte) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("result is not JSON: %v\n%s", err, raw)
+	}
+	return v
+}

@@ -1,0 +1,74 @@
+package gitstore
+
+import (
+	"context"
+	"sync"
+
+	"git-reason/record"
+)
+
+// truth is what read surfaces know of replays: the heads remembered
+// clean (the Remembered sync keeps, shared with it) and, for this
+// process, each head's verdict.
+type truth struct {
+	once       sync.Once
+	remembered *Remembered
+	verdicts   sync.Map // task "\x00" head -> *record.Finding (nil: clean)
+}
+
+// readRemembered is the Remembered read surfaces replay from: sync's,
+// when this store shares one, else the repository's, opened once.
+func (s *Store) readRemembered() *Remembered {
+	if s.remembered != nil {
+		return s.remembered
+	}
+	s.truth.once.Do(func() { s.truth.remembered = OpenRemembered(s.Repo) })
+	return s.truth.remembered
+}
+
+// Verdict replays the history of task at head and returns its first
+// finding, nil when it replays clean. The replay goes on from the
+// latest head remembered clean, so a head remembered costs nothing and a
+// head a few records past one costs those records; a clean head is
+// remembered (SaveVerdicts writes what was). Reuses of other tasks'
+// conclusions, which depend on those tasks' refs as they are now, are
+// checked by verify and pull, not here.
+func (s *Store) Verdict(ctx context.Context, task, head string) (*record.Finding, error) {
+	key := task + "\x00" + head
+	if v, ok := s.truth.verdicts.Load(key); ok {
+		return v.(*record.Finding), nil
+	}
+	m := s.readRemembered()
+	var first *record.Finding
+	if !m.Has(task, head) {
+		found, _ := s.replayWith(ctx, m, task, head, false, nil)
+		if err := ctx.Err(); err != nil {
+			return nil, err // a cancelled replay says nothing of the history
+		}
+		if len(found) > 0 {
+			first = &found[0]
+		}
+	}
+	s.truth.verdicts.Store(key, first)
+	return first, nil
+}
+
+// SaveVerdicts writes the heads replays found clean since the store
+// opened. A memo not saved costs a replay next time, nothing else.
+func (s *Store) SaveVerdicts() { _ = s.readRemembered().Save() }
+
+// DeriveVerified is the state of task at head as read surfaces show it:
+// derived from recs (head's records) when the history replays clean, and
+// otherwise recomputed by replay (record.Recompute) and marked with the
+// first finding, so that no stored claim of a forged or broken history
+// reaches a person.
+func (s *Store) DeriveVerified(ctx context.Context, task, head string, recs []*record.Record) (*record.State, error) {
+	f, err := s.Verdict(ctx, task, head)
+	if err != nil {
+		return nil, err
+	}
+	if f == nil {
+		return record.Derive(task, recs)
+	}
+	return record.Recompute(ctx, task, recs, *f)
+}
