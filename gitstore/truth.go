@@ -27,7 +27,8 @@ func (s *Store) readRemembered() *Remembered {
 }
 
 // Verdict replays the history of task at head and returns its first
-// finding, nil when it replays clean. The replay goes on from the
+// finding, nil when it replays clean or its only findings are records a
+// merge made inadmissible (those are needs, see record.State.Settled). The replay goes on from the
 // latest head remembered clean, so a head remembered costs nothing and a
 // head a few records past one costs those records; a clean head is
 // remembered (SaveVerdicts writes what was). Reuses of other tasks'
@@ -45,8 +46,14 @@ func (s *Store) Verdict(ctx context.Context, task, head string) (*record.Finding
 		if err := ctx.Err(); err != nil {
 			return nil, err // a cancelled replay says nothing of the history
 		}
-		if len(found) > 0 {
-			first = &found[0]
+		for i := range found {
+			// What a merge of two honest histories made inadmissible
+			// waits for a person's record (status lists it as a need):
+			// every record of it is still as its writer computed it.
+			if found[i].Code != record.FindMergeRule {
+				first = &found[i]
+				break
+			}
 		}
 	}
 	s.truth.verdicts.Store(key, first)
