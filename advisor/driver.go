@@ -323,6 +323,6 @@ func OpenDisagreement(ctx context.Context, w Recorder, st *record.State, plan *r
 		return nil, nil
 	}
 	d := &record.Disagreement{Assessment: assessment, Cites: ids,
-		Summary: fmt.Sprintf("advisors take conflicting stances on plan %s: some endorse, some oppose", plan.ID[:10])}
+		Summary: fmt.Sprintf("advisors take conflicting stances on plan %s: some endorse, some oppose", record.ShortID(plan.ID))}
 	return w.AppendDriverDisagreement(context.WithoutCancel(ctx), st.Task, d)
 }

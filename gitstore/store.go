@@ -123,7 +123,7 @@ func (s *Store) Load(ctx context.Context, task string) (string, []*record.Record
 	}
 	_, recs, err := s.loadTask(task, head)
 	if err != nil {
-		return "", nil, record.Unreadable(task, fmt.Errorf("at %s: %w", shortHash(head), err))
+		return "", nil, record.Unreadable(task, fmt.Errorf("at %s: %w", record.ShortCommit(head), err))
 	}
 	return head, recs, nil
 }
@@ -167,13 +167,6 @@ func (s *Store) ReadCommit(task, hash string) ([]*record.Record, error) {
 		recs = append(recs, rec)
 	}
 	return recs, nil
-}
-
-func shortHash(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
 }
 
 // The largest commit and records/ tree read. A commit holds a record's

@@ -60,7 +60,7 @@ type WithdrawalDerived struct {
 type ClosedError struct{ Task, Closure, Outcome string }
 
 func (e *ClosedError) Error() string {
-	return fmt.Sprintf("task %s is closed (%s, %s): %s 'git reason reopen %s'", e.Task, e.Outcome, short(e.Closure), closedMark, e.Task)
+	return fmt.Sprintf("task %s is closed (%s, %s): %s 'git reason reopen %s'", e.Task, e.Outcome, ShortID(e.Closure), closedMark, e.Task)
 }
 
 // closedMark is the words of every ClosedError's message that
@@ -206,7 +206,7 @@ func admitReopening(st *State, r *Reopening) error {
 		return refuse(fmt.Sprintf("task %s is not closed: there is nothing to reopen", st.Task))
 	}
 	if c.ID != r.Closure {
-		return refuse(fmt.Sprintf("closure %s is already reopened; task %s is closed by %s", short(r.Closure), st.Task, short(c.ID)))
+		return refuse(fmt.Sprintf("closure %s is already reopened; task %s is closed by %s", ShortID(r.Closure), st.Task, ShortID(c.ID)))
 	}
 	return nil
 }
@@ -222,17 +222,17 @@ func admitWithdrawal(st *State, wd *Withdrawal) (any, error) {
 	switch e.Kind {
 	case KindValidation, KindAttempt:
 	case KindConsultation:
-		return nil, refuse(fmt.Sprintf("consultation %s cannot be withdrawn: a review never disappears", short(e.ID)))
+		return nil, refuse(fmt.Sprintf("consultation %s cannot be withdrawn: a review never disappears", ShortID(e.ID)))
 	case KindConclusion:
 		if len(e.Body.(*Conclusion).LocalReview) > 0 {
-			return nil, refuse(fmt.Sprintf("conclusion %s cannot be withdrawn: its local-review answers are a review, which never disappears", short(e.ID)))
+			return nil, refuse(fmt.Sprintf("conclusion %s cannot be withdrawn: its local-review answers are a review, which never disappears", ShortID(e.ID)))
 		}
-		return nil, refuse(fmt.Sprintf("conclusion %s cannot be withdrawn: conclude again with --supersedes %s to replace it", short(e.ID), short(e.ID)))
+		return nil, refuse(fmt.Sprintf("conclusion %s cannot be withdrawn: conclude again with --supersedes %s to replace it", ShortID(e.ID), ShortID(e.ID)))
 	default:
-		return nil, refuse(fmt.Sprintf("%s %s cannot be withdrawn: only a validation or an attempt is", article(string(e.Kind)), short(e.ID)))
+		return nil, refuse(fmt.Sprintf("%s %s cannot be withdrawn: only a validation or an attempt is", article(string(e.Kind)), ShortID(e.ID)))
 	}
 	if w := st.Withdrawn(e.ID); w != nil {
-		return nil, refuse(fmt.Sprintf("%s %s is already withdrawn by %s", e.Kind, short(e.ID), short(w.ID)))
+		return nil, refuse(fmt.Sprintf("%s %s is already withdrawn by %s", e.Kind, ShortID(e.ID), ShortID(w.ID)))
 	}
 	return &WithdrawalDerived{Kind: e.Kind}, nil
 }

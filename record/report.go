@@ -91,7 +91,7 @@ func (s *State) next(st Status) string {
 		}
 		return "git reason conclude " + t + " --decision ... --weigh ID=TREATMENT:REASON ..."
 	case PhaseDisputed:
-		return "git reason resolve " + t + " " + short(st.OpenDisagreements[0]) + " --decision ... --evidence KIND:REF:SUMMARY"
+		return "git reason resolve " + t + " " + ShortID(st.OpenDisagreements[0]) + " --decision ... --evidence KIND:REF:SUMMARY"
 	case PhaseConcluded:
 		return "git reason validate " + t + " --run CMD"
 	}
@@ -123,9 +123,9 @@ func (s *State) Report() string {
 func (s *State) reportAssessment(b *strings.Builder, a *Entry) {
 	body := a.Body.(*Assessment)
 	fmt.Fprintf(b, "\n## %s\n\n", body.Subject)
-	fmt.Fprintf(b, "%s\n\n- assessment `%s`: %s, %s\n", body.Question, short(a.ID), body.Materiality, body.Reversibility)
+	fmt.Fprintf(b, "%s\n\n- assessment `%s`: %s, %s\n", body.Question, ShortID(a.ID), body.Materiality, body.Reversibility)
 	if d := a.Derived.(*AssessmentDerived); d.Reuses != "" {
-		fmt.Fprintf(b, "- reuses standing conclusion `%s` of task %s\n", short(d.Reuses), d.ReusesTask)
+		fmt.Fprintf(b, "- reuses standing conclusion `%s` of task %s\n", ShortID(d.Reuses), d.ReusesTask)
 	}
 	for _, ev := range body.Evidence {
 		reportEvidence(b, ev)
@@ -161,10 +161,10 @@ func (s *State) reportAssessment(b *strings.Builder, a *Entry) {
 		if !s.IsOpenDisagreement(d.ID) {
 			state = "resolved"
 		}
-		fmt.Fprintf(b, "\n### Disagreement `%s` (%s, opened by %s)\n\n%s\n", short(d.ID), state, d.Derived.(*DisagreementDerived).OpenedBy, d.Body.(*Disagreement).Summary)
+		fmt.Fprintf(b, "\n### Disagreement `%s` (%s, opened by %s)\n\n%s\n", ShortID(d.ID), state, d.Derived.(*DisagreementDerived).OpenedBy, d.Body.(*Disagreement).Summary)
 		for _, r := range s.all(KindResolution, func(e *Entry) bool { return e.Body.(*Resolution).Disagreement == d.ID }) {
 			rb := r.Body.(*Resolution)
-			fmt.Fprintf(b, "\nResolved by `%s`: %s\n", short(r.ID), rb.Decision)
+			fmt.Fprintf(b, "\nResolved by `%s`: %s\n", ShortID(r.ID), rb.Decision)
 			for _, ev := range rb.Evidence {
 				reportEvidence(b, ev)
 			}
@@ -175,11 +175,11 @@ func (s *State) reportAssessment(b *strings.Builder, a *Entry) {
 		return
 	}
 	cb, cd := c.Body.(*Conclusion), c.Derived.(*ConclusionDerived)
-	fmt.Fprintf(b, "\n### Conclusion `%s`\n\n%s\n", short(c.ID), cb.Decision)
+	fmt.Fprintf(b, "\n### Conclusion `%s`\n\n%s\n", ShortID(c.ID), cb.Decision)
 	if len(cb.Supersedes) > 0 {
 		ids := make([]string, len(cb.Supersedes))
 		for i, id := range cb.Supersedes {
-			ids[i] = "`" + short(id) + "`"
+			ids[i] = "`" + ShortID(id) + "`"
 		}
 		fmt.Fprintf(b, "\nSupersedes %s.\n", strings.Join(ids, ", "))
 	}
@@ -192,7 +192,7 @@ func (s *State) reportAssessment(b *strings.Builder, a *Entry) {
 	}
 	b.WriteString("\n")
 	for _, w := range cb.Weighed {
-		fmt.Fprintf(b, "- `%s` %s: %s\n", short(w.Consultation), w.Treatment, w.Reason)
+		fmt.Fprintf(b, "- `%s` %s: %s\n", ShortID(w.Consultation), w.Treatment, w.Reason)
 	}
 	for _, la := range cb.LocalReview {
 		fmt.Fprintf(b, "- %s — %s\n", la.Item, la.Answer)
@@ -225,13 +225,13 @@ func (s *State) reportAssessment(b *strings.Builder, a *Entry) {
 // withdrawn and why.
 func (s *State) reportWithdrawn(b *strings.Builder, e *Entry) {
 	if w := s.Withdrawn(e.ID); w != nil {
-		fmt.Fprintf(b, "Withdrawn by `%s` (%s): %s\n", short(w.ID), w.Actor, w.Body.(*Withdrawal).Reason)
+		fmt.Fprintf(b, "Withdrawn by `%s` (%s): %s\n", ShortID(w.ID), w.Actor, w.Body.(*Withdrawal).Reason)
 	}
 }
 
 // reportClosed says how a closed task was closed.
 func reportClosed(b *strings.Builder, c *Closed) {
-	fmt.Fprintf(b, "\nClosed **%s** by `%s` (%s, %s)", c.Outcome, short(c.Closure), c.Actor, c.Created)
+	fmt.Fprintf(b, "\nClosed **%s** by `%s` (%s, %s)", c.Outcome, ShortID(c.Closure), c.Actor, c.Created)
 	if c.By != "" {
 		fmt.Fprintf(b, ", replaced by task %s", c.By)
 	}

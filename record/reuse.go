@@ -48,12 +48,12 @@ func CheckReuses(ctx context.Context, task, head string, recs []*Record, lookup 
 		switch ru := seen[u]; {
 		case ru.Later:
 		case ru.Untrusted != nil:
-			add(r.ID, "assessment %s reuses conclusion %s of task %s, which cannot be trusted: %v", r.ID[:10], d.Reuses, u, ru.Untrusted)
+			add(r.ID, "assessment %s reuses conclusion %s of task %s, which cannot be trusted: %v", ShortID(r.ID), d.Reuses, u, ru.Untrusted)
 		case ru.Unread != nil:
 			add(r.ID, "reused task %s does not read: %v", u, ru.Unread)
 		default:
 			if why := matchReuse(ru.State, d); why != "" {
-				add(r.ID, "assessment %s reuses conclusion %s of task %s, but %s", r.ID[:10], d.Reuses, u, why)
+				add(r.ID, "assessment %s reuses conclusion %s of task %s, but %s", ShortID(r.ID), d.Reuses, u, why)
 			}
 		}
 	}

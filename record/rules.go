@@ -82,12 +82,10 @@ func need(st *State, id string, want Kind, field string) (*Entry, error) {
 		return nil, badInput(fmt.Sprintf("%s: no record %s in task %s", field, id, st.Task))
 	}
 	if e.Kind != want {
-		return nil, badInput(fmt.Sprintf("%s: record %s is %s, not %s", field, short(id), article(string(e.Kind)), article(string(want))))
+		return nil, badInput(fmt.Sprintf("%s: record %s is %s, not %s", field, ShortID(id), article(string(e.Kind)), article(string(want))))
 	}
 	return e, nil
 }
-
-func short(id string) string { return ShortID(id) }
 
 // Rule 1: material and critical assessments carry evidence; a standing
 // conclusion on the same subject is reused unless new evidence is declared.
@@ -139,7 +137,7 @@ func (w *Writer) admitAssessment(ctx context.Context, st *State, a *Assessment, 
 		if w.Authors != nil {
 			if err := w.Authors.AuthorsTrusted(ctx, c.Task, c.Conclusion); err != nil {
 				if w.NotReused != nil {
-					w.NotReused(fmt.Sprintf("standing conclusion %s of task %s not reused, review asked afresh: %v", short(c.Conclusion), c.Task, err))
+					w.NotReused(fmt.Sprintf("standing conclusion %s of task %s not reused, review asked afresh: %v", ShortID(c.Conclusion), c.Task, err))
 				}
 				continue
 			}
@@ -175,7 +173,7 @@ func (w *Writer) admitPlan(ctx context.Context, st *State, p *Plan) (any, error)
 		return nil, err
 	}
 	if c := st.ConclusionOf(a.ID); c != nil {
-		return nil, refuse(fmt.Sprintf("assessment %s is already concluded by %s: assess again to plan anew", short(a.ID), short(c.ID)))
+		return nil, refuse(fmt.Sprintf("assessment %s is already concluded by %s: assess again to plan anew", ShortID(a.ID), ShortID(c.ID)))
 	}
 	avail := w.Avail
 	if avail == nil {
@@ -217,15 +215,15 @@ func admitConsultation(st *State, c *Consultation, h hints) (any, error) {
 	}
 	pd := p.Derived.(*PlanDerived)
 	if !contains(pd.Selected, c.Advisor) {
-		return nil, refuse(fmt.Sprintf("advisor %q was not selected by plan %s (selected: %s)", c.Advisor, short(p.ID), list(pd.Selected)))
+		return nil, refuse(fmt.Sprintf("advisor %q was not selected by plan %s (selected: %s)", c.Advisor, ShortID(p.ID), list(pd.Selected)))
 	}
 	assessment := p.Body.(*Plan).Assessment
 	if concl := st.ConclusionOf(assessment); concl != nil {
-		return nil, refuse(fmt.Sprintf("assessment %s is already concluded by %s: the answer comes too late", short(assessment), short(concl.ID)))
+		return nil, refuse(fmt.Sprintf("assessment %s is already concluded by %s: the answer comes too late", ShortID(assessment), ShortID(concl.ID)))
 	}
 	if c.Status == "completed" {
 		if e := st.AnsweredBy(c.Plan, c.Advisor); e != nil {
-			return nil, &alreadyAnswered{msg: fmt.Sprintf("advisor %q already answered plan %s (%s): one answer per advisor and plan", c.Advisor, short(c.Plan), short(e.ID))}
+			return nil, &alreadyAnswered{msg: fmt.Sprintf("advisor %q already answered plan %s (%s): one answer per advisor and plan", c.Advisor, ShortID(c.Plan), ShortID(e.ID))}
 		}
 	}
 	d := &ConsultationDerived{}
@@ -258,10 +256,10 @@ func admitDisagreement(st *State, d *Disagreement, h hints) (any, error) {
 		switch e.Kind {
 		case KindConclusion, KindValidation, KindAttempt:
 		case KindPlan, KindDisagreement, KindAssessment, KindResolution, KindClosure, KindReopening, KindWithdrawal:
-			return nil, refuse(fmt.Sprintf("cites: %s %s takes no position; cite consultations, conclusions, validations or attempts", article(string(e.Kind)), short(id)))
+			return nil, refuse(fmt.Sprintf("cites: %s %s takes no position; cite consultations, conclusions, validations or attempts", article(string(e.Kind)), ShortID(id)))
 		case KindConsultation:
 			if e.Body.(*Consultation).Status != "completed" {
-				return nil, refuse(fmt.Sprintf("cites: consultation %s failed and takes no position", short(id)))
+				return nil, refuse(fmt.Sprintf("cites: consultation %s failed and takes no position", ShortID(id)))
 			}
 		}
 	}
@@ -278,7 +276,7 @@ func admitResolution(st *State, r *Resolution) error {
 		return err
 	}
 	if !st.IsOpenDisagreement(r.Disagreement) {
-		return refuse(fmt.Sprintf("disagreement %s is already resolved", short(r.Disagreement)))
+		return refuse(fmt.Sprintf("disagreement %s is already resolved", ShortID(r.Disagreement)))
 	}
 	return nil
 }
@@ -296,11 +294,11 @@ func admitConclusion(st *State, c *Conclusion) (any, error) {
 		return nil, err
 	}
 	if open := st.OpenDisagreements(a.ID); len(open) > 0 {
-		return nil, refuse(fmt.Sprintf("disagreement %s is open on this assessment: settle it first with 'git reason resolve %s %s'", short(open[0].ID), st.Task, short(open[0].ID)))
+		return nil, refuse(fmt.Sprintf("disagreement %s is open on this assessment: settle it first with 'git reason resolve %s %s'", ShortID(open[0].ID), st.Task, ShortID(open[0].ID)))
 	}
 	plan := st.LatestPlan(a.ID)
 	if plan == nil {
-		return nil, refuse(fmt.Sprintf("assessment %s has no plan: run 'git reason plan %s' first", short(a.ID), st.Task))
+		return nil, refuse(fmt.Sprintf("assessment %s has no plan: run 'git reason plan %s' first", ShortID(a.ID), st.Task))
 	}
 	completed := st.Completed(a.ID)
 	want := map[string]bool{}
@@ -310,17 +308,17 @@ func admitConclusion(st *State, c *Conclusion) (any, error) {
 	seen := map[string]bool{}
 	for _, wgh := range c.Weighed {
 		if seen[wgh.Consultation] {
-			return nil, badInput(fmt.Sprintf("weighed: consultation %s is weighed twice", short(wgh.Consultation)))
+			return nil, badInput(fmt.Sprintf("weighed: consultation %s is weighed twice", ShortID(wgh.Consultation)))
 		}
 		seen[wgh.Consultation] = true
 		if !want[wgh.Consultation] {
-			return nil, refuse(fmt.Sprintf("weighed: %s is not a completed consultation of assessment %s", short(wgh.Consultation), short(a.ID)))
+			return nil, refuse(fmt.Sprintf("weighed: %s is not a completed consultation of assessment %s", ShortID(wgh.Consultation), ShortID(a.ID)))
 		}
 	}
 	var missing []string
 	for _, e := range completed {
 		if !seen[e.ID] {
-			missing = append(missing, short(e.ID))
+			missing = append(missing, ShortID(e.ID))
 		}
 	}
 	if len(missing) > 0 {
@@ -328,7 +326,7 @@ func admitConclusion(st *State, c *Conclusion) (any, error) {
 	}
 	pd := plan.Derived.(*PlanDerived)
 	if len(completed) == 0 && len(pd.Selected) > 0 {
-		return nil, refuse(fmt.Sprintf("no advisor selected by plan %s has answered: run 'git reason consult %s', or plan again", short(plan.ID), st.Task))
+		return nil, refuse(fmt.Sprintf("no advisor selected by plan %s has answered: run 'git reason consult %s', or plan again", ShortID(plan.ID), st.Task))
 	}
 	if len(pd.Selected) == 0 {
 		if err := checkLocalReview(pd.LocalReview, c.LocalReview); err != nil {
@@ -351,7 +349,7 @@ func admitConclusion(st *State, c *Conclusion) (any, error) {
 func admitSupersedes(st *State, assessment string, ids []string) error {
 	standing := st.Conclusions(assessment)
 	if len(standing) > 0 && len(ids) == 0 {
-		return refuse(fmt.Sprintf("assessment %s is already concluded by %s: a new conclusion must supersede it (--supersedes %s), or assess again with new evidence", short(assessment), short(standing[0].ID), supersedesList(standing)))
+		return refuse(fmt.Sprintf("assessment %s is already concluded by %s: a new conclusion must supersede it (--supersedes %s), or assess again with new evidence", ShortID(assessment), ShortID(standing[0].ID), supersedesList(standing)))
 	}
 	stands := map[string]bool{}
 	for _, e := range standing {
@@ -364,19 +362,19 @@ func admitSupersedes(st *State, assessment string, ids []string) error {
 			return err
 		}
 		if named[id] {
-			return badInput(fmt.Sprintf("supersedes: conclusion %s is named twice", short(id)))
+			return badInput(fmt.Sprintf("supersedes: conclusion %s is named twice", ShortID(id)))
 		}
 		named[id] = true
 		if b := e.Body.(*Conclusion); b.Assessment != assessment {
-			return refuse(fmt.Sprintf("supersedes: conclusion %s concludes assessment %s, not %s", short(id), short(b.Assessment), short(assessment)))
+			return refuse(fmt.Sprintf("supersedes: conclusion %s concludes assessment %s, not %s", ShortID(id), ShortID(b.Assessment), ShortID(assessment)))
 		}
 		if !stands[id] {
-			return refuse(fmt.Sprintf("supersedes: conclusion %s is already superseded", short(id)))
+			return refuse(fmt.Sprintf("supersedes: conclusion %s is already superseded", ShortID(id)))
 		}
 	}
 	for _, e := range standing {
 		if !named[e.ID] {
-			return refuse(fmt.Sprintf("assessment %s is also concluded by %s: supersede every conclusion that stands (--supersedes %s)", short(assessment), short(e.ID), supersedesList(standing)))
+			return refuse(fmt.Sprintf("assessment %s is also concluded by %s: supersede every conclusion that stands (--supersedes %s)", ShortID(assessment), ShortID(e.ID), supersedesList(standing)))
 		}
 	}
 	return nil
@@ -386,7 +384,7 @@ func admitSupersedes(st *State, assessment string, ids []string) error {
 func supersedesList(es []*Entry) string {
 	ids := make([]string, len(es))
 	for i, e := range es {
-		ids[i] = short(e.ID)
+		ids[i] = ShortID(e.ID)
 	}
 	return strings.Join(ids, " --supersedes ")
 }

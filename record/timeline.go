@@ -53,7 +53,7 @@ func Summary(e *Entry) string {
 	case *Assessment:
 		s := fmt.Sprintf("%s (%s, %s)", b.Subject, b.Materiality, b.Reversibility)
 		if d, ok := e.Derived.(*AssessmentDerived); ok && d.Reuses != "" {
-			s += ", reuses " + short(d.Reuses)
+			s += ", reuses " + ShortID(d.Reuses)
 		}
 		return oneLine(s)
 	case *Plan:
@@ -76,7 +76,7 @@ func Summary(e *Entry) string {
 	case *Disagreement:
 		return oneLine(b.Summary)
 	case *Resolution:
-		return oneLine(fmt.Sprintf("settles %s: %s", short(b.Disagreement), b.Decision))
+		return oneLine(fmt.Sprintf("settles %s: %s", ShortID(b.Disagreement), b.Decision))
 	case *Conclusion:
 		d := e.Derived.(*ConclusionDerived)
 		return oneLine(fmt.Sprintf("%s (reviews: %d)", b.Decision, d.ReviewCount))
@@ -109,7 +109,7 @@ func Summary(e *Entry) string {
 		}
 		return "reopened"
 	case *Withdrawal:
-		return oneLine(fmt.Sprintf("withdraws %s: %s", short(b.Record), b.Reason))
+		return oneLine(fmt.Sprintf("withdraws %s: %s", ShortID(b.Record), b.Reason))
 	}
 	return string(e.Kind)
 }

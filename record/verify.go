@@ -48,11 +48,7 @@ type Finding struct {
 }
 
 func (f Finding) String() string {
-	c := f.Commit
-	if len(c) > 12 {
-		c = c[:12]
-	}
-	return fmt.Sprintf("%s %s: %s: %s", f.Task, c, f.Code, f.Message)
+	return fmt.Sprintf("%s %s: %s: %s", f.Task, ShortCommit(f.Commit), f.Code, f.Message)
 }
 
 // The finding codes verification reports; scripts may match on them.
@@ -522,13 +518,13 @@ func (v *verifier) admit(ctx context.Context, c *Commit, st *State, e *Entry) {
 	}
 	derived, err := replayRules(ctx, st, e)
 	if err != nil {
-		v.add(c, e.ID, FindInadmissible, "%s %s: %v", e.Kind, short(e.ID), err)
+		v.add(c, e.ID, FindInadmissible, "%s %s: %v", e.Kind, ShortID(e.ID), err)
 		return
 	}
 	want, _ := json.Marshal(derived)
 	got, _ := json.Marshal(e.Derived)
 	if !bytes.Equal(want, got) {
-		v.add(c, e.ID, FindDerived, "%s %s derived %s, the writer computes %s", e.Kind, short(e.ID), got, want)
+		v.add(c, e.ID, FindDerived, "%s %s derived %s, the writer computes %s", e.Kind, ShortID(e.ID), got, want)
 	}
 }
 
@@ -657,9 +653,9 @@ func (v *verifier) merge(ctx context.Context, c *Commit) {
 		derived, err := replayRules(ctx, st, e)
 		n := len(v.found)
 		if err != nil {
-			v.add(c, e.ID, FindMergeRule, "after the merge, %s %s: %v", e.Kind, short(e.ID), err)
+			v.add(c, e.ID, FindMergeRule, "after the merge, %s %s: %v", e.Kind, ShortID(e.ID), err)
 		} else if want, _ := json.Marshal(derived); !bytes.Equal(want, mustJSON(e.Derived)) {
-			v.add(c, e.ID, FindMergeRule, "after the merge, %s %s derives %s", e.Kind, short(e.ID), want)
+			v.add(c, e.ID, FindMergeRule, "after the merge, %s %s derives %s", e.Kind, ShortID(e.ID), want)
 		}
 		if len(v.found) > n {
 			v.refused = append(v.refused, n)

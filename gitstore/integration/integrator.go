@@ -143,10 +143,10 @@ func (g *Integrator) reusedAt(at map[string]string) record.ReusedLookup {
 			return record.Reused{Unread: err}
 		}
 		if len(v.findings) > 0 {
-			return record.Reused{Untrusted: fmt.Errorf("task %s does not replay clean at %s: %s", u, short(head), v.findings[0])}
+			return record.Reused{Untrusted: fmt.Errorf("task %s does not replay clean at %s: %s", u, record.ShortCommit(head), v.findings[0])}
 		}
 		if v.recs == nil {
-			return record.Reused{Unread: fmt.Errorf("task %s at %s: its records do not read", u, short(head))}
+			return record.Reused{Unread: fmt.Errorf("task %s at %s: its records do not read", u, record.ShortCommit(head))}
 		}
 		st, err := record.Derive(u, v.recs)
 		if err != nil {
@@ -465,11 +465,4 @@ func unionRecords(files map[string]string, a, b []*record.Record) []*record.Reco
 		out = append(out, r)
 	}
 	return out
-}
-
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
 }

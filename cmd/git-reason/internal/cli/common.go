@@ -218,7 +218,7 @@ func (b *base) printRecord(res *record.Result) error { return b.printRecordLower
 // saying that the repository's declarations lowered its review.
 func (b *base) printRecordLowered(res *record.Result, lowered *ops.Lowered) error {
 	return b.render(recordJSON{Record: res.Record, Commit: res.Commit, Lowered: lowered}, func(w io.Writer) error {
-		fmt.Fprintf(w, "%s %s recorded in %s (commit %s)\n", res.Kind, res.ID, res.Task, shortHash(res.Commit))
+		fmt.Fprintf(w, "%s %s recorded in %s (commit %s)\n", res.Kind, res.ID, res.Task, record.ShortCommit(res.Commit))
 		fmt.Fprintf(w, "  %s\n", record.Summary(res.Entry))
 		switch d := res.Derived.(type) {
 		case *record.AssessmentDerived:
@@ -237,13 +237,6 @@ func (b *base) printRecordLowered(res *record.Result, lowered *ops.Lowered) erro
 		}
 		return nil
 	})
-}
-
-func shortHash(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
 }
 
 // lineRange returns the length of the START[-END] that begins s and is

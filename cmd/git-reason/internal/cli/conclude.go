@@ -83,7 +83,7 @@ func (o *concludeOptions) build(ctx context.Context, sess *ops.Session) (*record
 	if p == nil {
 		// Re-assessing starts the review anew: the old plan's checklist
 		// answers the old assessment, not this one.
-		return nil, ops.Refused("assessment %s has no plan: run 'git reason plan %s', then consult or answer its local review, before concluding", a.ID[:10], o.Task)
+		return nil, ops.Refused("assessment %s has no plan: run 'git reason plan %s', then consult or answer its local review, before concluding", record.ShortID(a.ID), o.Task)
 	}
 	checklist = p.Derived.(*record.PlanDerived).LocalReview
 	for _, lr := range o.LocalReview {

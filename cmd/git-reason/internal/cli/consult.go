@@ -134,17 +134,17 @@ func (o *consultOptions) print(res *ops.ConsultResult) error {
 
 func printConsult(w io.Writer, res *ops.ConsultResult, rows []ops.ConsultRow, disagreement string) error {
 	if res.Planned {
-		fmt.Fprintf(w, "the assessment had no plan: planned first (plan %s)\n", res.Plan[:10])
+		fmt.Fprintf(w, "the assessment had no plan: planned first (plan %s)\n", record.ShortID(res.Plan))
 	}
 	if res.Lowered != nil {
 		fmt.Fprintln(w, record.Printable(res.Lowered.Notice))
 	}
 	if len(rows) == 0 && len(res.Skipped) == 0 {
 		if len(res.LocalReview) == 0 {
-			fmt.Fprintf(w, "plan %s needs no review: conclude with 'git reason conclude %s --decision ...'\n", res.Plan[:10], res.Task)
+			fmt.Fprintf(w, "plan %s needs no review: conclude with 'git reason conclude %s --decision ...'\n", record.ShortID(res.Plan), res.Task)
 			return nil
 		}
-		fmt.Fprintf(w, "plan %s selected no advisor: the local review is the review; answer it with 'git reason conclude %s --decision ... --local-review N=ANSWER ...'\n", res.Plan[:10], res.Task)
+		fmt.Fprintf(w, "plan %s selected no advisor: the local review is the review; answer it with 'git reason conclude %s --decision ... --local-review N=ANSWER ...'\n", record.ShortID(res.Plan), res.Task)
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -160,7 +160,7 @@ func printConsult(w io.Writer, res *ops.ConsultResult, rows []ops.ConsultRow, di
 		}
 		rec := "-"
 		if r.Record != "" {
-			rec = r.Record[:10]
+			rec = record.ShortID(r.Record)
 		}
 		if r.Duplicate {
 			rec = "answered by a concurrent run"
@@ -175,7 +175,7 @@ func printConsult(w io.Writer, res *ops.ConsultResult, rows []ops.ConsultRow, di
 	}
 	printQuestions(w, res.Questions)
 	if disagreement != "" {
-		fmt.Fprintf(w, "advisors disagree: disagreement %s opened; settle it with 'git reason resolve %s %s --decision ... --evidence ...'\n", disagreement[:10], res.Task, disagreement[:10])
+		fmt.Fprintf(w, "advisors disagree: disagreement %s opened; settle it with 'git reason resolve %s %s --decision ... --evidence ...'\n", record.ShortID(disagreement), res.Task, record.ShortID(disagreement))
 	}
 	return nil
 }

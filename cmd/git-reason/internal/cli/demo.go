@@ -93,7 +93,7 @@ func runDemo(ctx context.Context, w io.Writer, sess *ops.Session, dir string, ou
 			return nil, fmt.Errorf("demo %s: %w", kind, err)
 		}
 		keep(res)
-		fmt.Fprintf(w, "$ git reason %s %s\n  %s %s: %s\n", verb(kind), task, res.Kind, res.ID[:10], record.Summary(res.Entry))
+		fmt.Fprintf(w, "$ git reason %s %s\n  %s %s: %s\n", verb(kind), task, res.Kind, record.ShortID(res.ID), record.Summary(res.Entry))
 		return res, nil
 	}
 	a, err := step(record.KindAssessment, "db-migration", &record.Assessment{
@@ -122,7 +122,7 @@ func runDemo(ctx context.Context, w io.Writer, sess *ops.Session, dir string, ou
 		return err
 	}
 	keep(v)
-	fmt.Fprintf(w, "$ git reason validate db-migration --run 'git --version'\n  %s %s: %s\n", v.Kind, v.ID[:10], record.Summary(v.Entry))
+	fmt.Fprintf(w, "$ git reason validate db-migration --run 'git --version'\n  %s %s: %s\n", v.Kind, record.ShortID(v.ID), record.Summary(v.Entry))
 	if _, err := step(record.KindAttempt, "db-migration", &record.Attempt{Conclusion: k.ID, Outcome: "succeeded", Notes: "shadow table in place"}); err != nil {
 		return err
 	}

@@ -153,13 +153,13 @@ func runLog(ctx context.Context, o *logOptions) error {
 		printNotVerified(w, lines)
 		if o.OneLine {
 			for _, l := range lines {
-				fmt.Fprintf(w, "%s %s %s\n", l.ID[:10], l.Kind, l.Summary)
+				fmt.Fprintf(w, "%s %s %s\n", record.ShortID(l.ID), l.Kind, l.Summary)
 			}
 			return nil
 		}
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		for _, l := range lines {
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%-12s\t%s\t%s\n", l.Task, l.Clock, l.ID[:10], l.Kind, l.Created, l.Summary)
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%-12s\t%s\t%s\n", l.Task, l.Clock, record.ShortID(l.ID), l.Kind, l.Created, l.Summary)
 		}
 		return tw.Flush()
 	})

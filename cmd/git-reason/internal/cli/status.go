@@ -189,7 +189,7 @@ func printStatusTable(w io.Writer, pal palette, all []record.Status) error {
 // closedLine says in one line how a task is closed: outcome, by whom and
 // when, the task that replaces it and why.
 func closedLine(c *record.Closed) string {
-	line := fmt.Sprintf("%s by %s, %s (%s)", c.Outcome, record.Printable(c.Actor), c.Created, c.Closure[:10])
+	line := fmt.Sprintf("%s by %s, %s (%s)", c.Outcome, record.Printable(c.Actor), c.Created, record.ShortID(c.Closure))
 	if c.By != "" {
 		line += "; replaced by task " + c.By
 	}

@@ -219,13 +219,13 @@ func printIntegrations(w io.Writer, remote string, tasks []*ops.PulledTask) {
 	for _, in := range tasks {
 		switch in.Outcome {
 		case ops.PullCreated:
-			fmt.Fprintf(w, "%s: created %s\n", in.Task, shortHash(in.To))
+			fmt.Fprintf(w, "%s: created %s\n", in.Task, record.ShortCommit(in.To))
 		case ops.PullQuarantined:
 			fmt.Fprintf(w, "%s: quarantined: %s (local ref untouched; inspect %s)\n", in.Task, strings.Join(in.Codes, ", "),
 				ops.TrackingRef(remote, in.Task))
 			printFindings(w, "  ", in.Findings, syncAll("pull"))
 		default:
-			fmt.Fprintf(w, "%s: %s %s..%s\n", in.Task, in.Outcome, shortHash(in.From), shortHash(in.To))
+			fmt.Fprintf(w, "%s: %s %s..%s\n", in.Task, in.Outcome, record.ShortCommit(in.From), record.ShortCommit(in.To))
 		}
 	}
 }
@@ -236,9 +236,9 @@ func printPush(w io.Writer, res *ops.PushResult) {
 	for _, t := range res.Tasks {
 		switch t.Outcome {
 		case ops.PushCreated:
-			fmt.Fprintf(w, "%s: created on %s at %s\n", t.Task, res.Remote, shortHash(t.To))
+			fmt.Fprintf(w, "%s: created on %s at %s\n", t.Task, res.Remote, record.ShortCommit(t.To))
 		case ops.PushPushed:
-			fmt.Fprintf(w, "%s: pushed %s..%s\n", t.Task, shortHash(t.From), shortHash(t.To))
+			fmt.Fprintf(w, "%s: pushed %s..%s\n", t.Task, record.ShortCommit(t.From), record.ShortCommit(t.To))
 		case ops.PushRefused, ops.PushQuarantined:
 			fmt.Fprintf(w, "%s: %s: %s (not pushed)\n", t.Task, t.Outcome, strings.Join(t.Codes, ", "))
 			printFindings(w, "  ", t.Findings, syncAll("push"))

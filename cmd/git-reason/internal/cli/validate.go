@@ -100,7 +100,7 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 		return err
 	}
 	if d, ok := res.Derived.(*record.ValidationDerived); ok && d.ExitCode != nil && *d.ExitCode != 0 {
-		return failure(fmt.Sprintf("validation failed: %q exited with status %d (recorded as validation %s)", o.Run, *d.ExitCode, res.ID[:10]))
+		return failure(fmt.Sprintf("validation failed: %q exited with status %d (recorded as validation %s)", o.Run, *d.ExitCode, record.ShortID(res.ID)))
 	}
 	return nil
 }

@@ -59,7 +59,7 @@ func (e *Session) Consult(ctx context.Context, req ConsultRequest) (*ConsultResu
 		return nil, Usage("task %s has no assessment: run 'git reason assess %s' first", req.Task, req.Task)
 	}
 	if c := st.ConclusionOf(a.ID); c != nil {
-		return nil, fmt.Errorf("%w: assessment %s is already concluded by %s: assess again to ask anew", record.ErrRefused, a.ID[:10], c.ID[:10])
+		return nil, fmt.Errorf("%w: assessment %s is already concluded by %s: assess again to ask anew", record.ErrRefused, record.ShortID(a.ID), record.ShortID(c.ID))
 	}
 	plan, planned := st.LatestPlan(a.ID), false
 	var lowered *Lowered

@@ -357,31 +357,24 @@ func settleCommand(st *record.State, id string) string {
 	}
 	var b strings.Builder
 	if open := st.OpenDisagreements(a); len(open) > 0 {
-		fmt.Fprintf(&b, "git reason resolve %s %s --decision ... --evidence KIND:REF:SUMMARY, then ", t, short(open[0].ID))
+		fmt.Fprintf(&b, "git reason resolve %s %s --decision ... --evidence KIND:REF:SUMMARY, then ", t, record.ShortID(open[0].ID))
 	}
 	fmt.Fprintf(&b, "git reason conclude %s", t)
 	if l := st.LatestAssessment(); l == nil || l.ID != a {
-		fmt.Fprintf(&b, " --assessment %s", short(a))
+		fmt.Fprintf(&b, " --assessment %s", record.ShortID(a))
 	}
 	for _, c := range st.Conclusions(a) {
-		fmt.Fprintf(&b, " --supersedes %s", short(c.ID))
+		fmt.Fprintf(&b, " --supersedes %s", record.ShortID(c.ID))
 	}
 	b.WriteString(" --decision ...")
 	if p := st.LatestPlan(a); p != nil {
 		if len(p.Derived.(*record.PlanDerived).Selected) > 0 {
 			for _, c := range st.Completed(a) {
-				fmt.Fprintf(&b, " --weigh %s=TREATMENT:REASON", short(c.ID))
+				fmt.Fprintf(&b, " --weigh %s=TREATMENT:REASON", record.ShortID(c.ID))
 			}
 		} else {
 			b.WriteString(" --local-review N=ANSWER...")
 		}
 	}
 	return b.String()
-}
-
-func short(id string) string {
-	if len(id) > 10 {
-		return id[:10]
-	}
-	return id
 }

@@ -29,7 +29,7 @@ var pages = sync.OnceValue(func() *template.Template {
 		"notVerified": record.NotVerified,
 		"text":        record.PrintableText,
 		// commit is a commit's hash as git abbreviates it in a list.
-		"commit": func(h string) string { return record.Printable(h[:min(len(h), 12)]) },
+		"commit": func(h string) string { return record.Printable(record.ShortCommit(h)) },
 		// id is a record id in the one form the command line prints.
 		"id": shortID,
 	}).ParseFS(assets, "assets/*.html"))
