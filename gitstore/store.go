@@ -137,7 +137,7 @@ func (s *Store) LoadAt(task, head string) ([]*record.Record, error) {
 	}
 	_, recs, err := s.loadTask(task, head)
 	if err != nil {
-		return nil, record.Unreadable(task, fmt.Errorf("at %s: %w", shortHash(head), err))
+		return nil, record.Unreadable(task, fmt.Errorf("at %s: %w", record.ShortCommit(head), err))
 	}
 	return recs, nil
 }
