@@ -116,7 +116,7 @@ func taskCommand() *cli.Command {
 					return err
 				}
 				return o.render(res, func(w io.Writer) error {
-					_, err := fmt.Fprintf(w, "deleted task %s (%d records, commit %s)\n", res.Task, res.Records, shortHash(res.Head))
+					_, err := fmt.Fprintf(w, "deleted task %s (%d records, commit %s)\n", res.Task, res.Records, record.ShortCommit(res.Head))
 					return err
 				})
 			},
