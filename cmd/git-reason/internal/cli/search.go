@@ -46,7 +46,7 @@ func searchCommand() *cli.Command {
 					return nil
 				}
 				for _, h := range hits {
-					fmt.Fprintf(w, "%s %s %s %s  %s\n", h.Task, h.ID[:10], h.Kind, h.Created, record.Printable(h.Summary))
+					fmt.Fprintf(w, "%s %s %s %s  %s\n", h.Task, record.ShortID(h.ID), h.Kind, h.Created, record.Printable(h.Summary))
 					for _, m := range h.Matches {
 						fmt.Fprintf(w, "    %s: %s\n", m.Field, record.Printable(excerpt(m.Text, o.Text)))
 					}

@@ -7,6 +7,7 @@ import (
 
 	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/gitstore"
+	"git-reason/record"
 )
 
 // tasksOut is the tasks tool's result: the CLI's 'tasks --json' rows.
@@ -61,7 +62,7 @@ func (s *Server) search(ctx context.Context, c *call) (*outcome, error) {
 	}
 	var b strings.Builder
 	for _, h := range hits {
-		fmt.Fprintf(&b, "%s %s %s: %s\n", h.Task, h.ID[:10], h.Kind, h.Summary)
+		fmt.Fprintf(&b, "%s %s %s: %s\n", h.Task, record.ShortID(h.ID), h.Kind, h.Summary)
 	}
 	return &outcome{out: searchOut{Hits: hits}, text: strings.TrimSuffix(b.String(), "\n")}, nil
 }
