@@ -12,13 +12,17 @@ import (
 	"strings"
 )
 
-//go:embed pre-commit pre-push prepare-commit-msg commit-msg
+//go:embed pre-commit pre-push prepare-commit-msg commit-msg pre-receive
 var shims embed.FS
 
 // Names are the hooks git reason installs: the neutrality checks
 // (pre-commit, pre-push) and the Reason-Task trailer (prepare-commit-msg
 // adds it, commit-msg keeps a message that holds nothing else empty).
 var Names = []string{"pre-commit", "pre-push", "prepare-commit-msg", "commit-msg"}
+
+// ServerNames are the hooks a hosted repository runs ('hooks install
+// --server'): pre-receive refuses reasoning refs that break the rules.
+var ServerNames = []string{"pre-receive"}
 
 // Marker is in every shim. Carrying it does not make a file git reason's:
 // only the shim's exact bytes are (see Status.Installed).
@@ -72,9 +76,12 @@ func Shim(name string) []byte {
 }
 
 // Check reports the state of every hook in dir.
-func Check(dir string) []Status {
+func Check(dir string) []Status { return CheckNames(dir, Names) }
+
+// CheckNames reports the state of the named hooks in dir.
+func CheckNames(dir string, names []string) []Status {
 	var out []Status
-	for _, name := range Names {
+	for _, name := range names {
 		out = append(out, check(dir, name))
 	}
 	return out
@@ -105,9 +112,12 @@ func check(dir, name string) Status {
 // marker but is not the shim byte for byte is refused, unless force, which
 // keeps a copy of it as NAME.git-reason-backup before writing the shim.
 // Installing again changes nothing but a shim git cannot run.
-func Install(dir string, force bool) ([]Status, error) {
+func Install(dir string, force bool) ([]Status, error) { return InstallNames(dir, Names, force) }
+
+// InstallNames is Install of the named hooks (Names or ServerNames).
+func InstallNames(dir string, names []string, force bool) ([]Status, error) {
 	// Check every hook before changing any, so a refusal changes nothing.
-	for _, name := range Names {
+	for _, name := range names {
 		s := check(dir, name)
 		if s.Modified && !force {
 			return nil, fmt.Errorf("%s carries git reason's marker but is not its shim byte for byte (edited?): move your changes to %s%s, or run 'git reason hooks install --force' (it keeps a copy as %s%s)",
@@ -121,7 +131,7 @@ func Install(dir string, force bool) ([]Status, error) {
 		return nil, fmt.Errorf("create hooks directory: %w", err)
 	}
 	var out []Status
-	for _, name := range Names {
+	for _, name := range names {
 		s := check(dir, name)
 		switch {
 		case s.Modified:
@@ -179,9 +189,12 @@ func backup(path string) error {
 // Uninstall removes the shims from dir and puts back the hooks they
 // replaced. Only a hook that is the shim byte for byte is removed: any
 // other, even one carrying the marker, is left alone.
-func Uninstall(dir string) ([]Status, error) {
+func Uninstall(dir string) ([]Status, error) { return UninstallNames(dir, Names) }
+
+// UninstallNames is Uninstall of the named hooks.
+func UninstallNames(dir string, names []string) ([]Status, error) {
 	var out []Status
-	for _, name := range Names {
+	for _, name := range names {
 		s := check(dir, name)
 		if s.Installed {
 			if err := os.Remove(s.Path); err != nil {
@@ -201,8 +214,11 @@ func Uninstall(dir string) ([]Status, error) {
 // Changes reports whether Install (or Uninstall) would change anything in
 // dir, so that a caller can refuse before touching a directory it must not
 // modify.
-func Changes(dir string, uninstall bool) bool {
-	for _, s := range Check(dir) {
+func Changes(dir string, uninstall bool) bool { return ChangesNames(dir, Names, uninstall) }
+
+// ChangesNames is Changes of the named hooks.
+func ChangesNames(dir string, names []string, uninstall bool) bool {
+	for _, s := range CheckNames(dir, names) {
 		if uninstall && s.Installed || !uninstall && !s.Current {
 			return true
 		}

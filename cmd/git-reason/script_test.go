@@ -22,6 +22,9 @@ package main
 //	                          SCHEMAS whole as the schema ("git reason schema COMMAND")
 //	mermaid FILE...           check every ```mermaid block of the files with Mermaid's
 //	                          own parser (mermaid_test.go); at least one must be there
+//	daemon VAR BASEPATH       start git daemon (receive-pack on) on a free loopback port
+//	                          serving BASEPATH, $VAR its git:// URL; stopped with the
+//	                          script (daemon_test.go)
 //	fsck                      git fsck --strict: fail on a non-zero status or on any
 //	                          output except "notice:" lines (harness.FsckConfig)
 //	[!] transcript PROG [ARG...]
@@ -91,6 +94,7 @@ func TestScript(t *testing.T) {
 			"transcript":  cmdTranscript,
 			"mermaid":     cmdMermaid,
 			"githubbody":  cmdGitHubBody,
+			"daemon":      cmdDaemon,
 		},
 		UpdateScripts: os.Getenv("GIT_REASON_UPDATE_GOLDEN") == "1",
 		Condition: func(cond string) (bool, error) {

@@ -42,6 +42,7 @@ func open(c *cli.Context) (*ops.Session, error) {
 			c.App.Metadata = map[string]any{}
 		}
 		c.App.Metadata["session"] = sess // Main reads its colour settings for a refusal
+		catchUp(c, sess)
 	}
 	if err != nil || profile == "" {
 		return sess, err

@@ -15,15 +15,19 @@ import (
 
 type hooksOptions struct {
 	base
-	Force bool // replace a modified shim, change a tracked hooks directory
-	// act installs, removes or checks the hooks and says where they are.
-	act func(sess *ops.Session, ctx context.Context, force bool) (string, []hooks.Status, error)
+	Force  bool // replace a modified shim, change a tracked hooks directory
+	Server bool // the hosted repository's hook (pre-receive) instead
+	// act installs, removes or checks the hooks and says where they are;
+	// server acts on the hosted repository's.
+	act, server func(sess *ops.Session, ctx context.Context, force bool) (string, []hooks.Status, error)
 }
 
 func hooksCommand() *cli.Command {
-	sub := func(name, usage string, force bool, act func(*ops.Session, context.Context, bool) (string, []hooks.Status, error)) *cli.Command {
-		o := &hooksOptions{act: act}
-		flags := []cli.Flag{o.jsonFlag()}
+	type act = func(*ops.Session, context.Context, bool) (string, []hooks.Status, error)
+	sub := func(name, usage string, force bool, client, server act) *cli.Command {
+		o := &hooksOptions{act: client, server: server}
+		flags := []cli.Flag{o.jsonFlag(), &cli.BoolFlag{Name: "server", Destination: &o.Server,
+			Usage: "a hosted (bare) repository's pre-receive hook, which refuses reasoning refs that break the rules"}}
 		if force {
 			flags = append(flags, &cli.BoolFlag{Name: "force", Destination: &o.Force,
 				Usage: "replace a modified shim (keeping a copy of it) and change a hooks directory git tracks"})
@@ -43,17 +47,35 @@ func hooksCommand() *cli.Command {
 		Name:  "hooks",
 		Usage: "install, remove or show git reason's hooks: pre-commit and pre-push (neutrality), prepare-commit-msg and commit-msg (the branch's Reason-Task trailer)",
 		Subcommands: []*cli.Command{
-			sub("install", "install the hooks, keeping any existing hook and running it first", true, (*ops.Session).InstallHooks),
-			sub("uninstall", "remove the hooks (only git reason's exact shims) and restore the ones they replaced", true, (*ops.Session).UninstallHooks),
-			sub("status", "show whether the hooks are installed", false, func(sess *ops.Session, _ context.Context, _ bool) (string, []hooks.Status, error) {
-				dir, err := sess.HooksDir()
-				if err != nil {
-					return "", nil, err
-				}
-				return dir, hooks.Check(dir), nil
-			}),
+			sub("install", "install the hooks, keeping any existing hook and running it first, and make 'git fetch' bring every remote's tasks (as 'remote setup')", true,
+				installHooks, (*ops.Session).InstallServerHooks),
+			sub("uninstall", "remove the hooks (only git reason's exact shims) and restore the ones they replaced", true,
+				(*ops.Session).UninstallHooks, (*ops.Session).UninstallServerHooks),
+			sub("status", "show whether the hooks are installed", false, hooksStatus(hooks.Names), hooksStatus(hooks.ServerNames)),
 		},
 	}
+}
+
+// hooksStatus reports the named hooks.
+func hooksStatus(names []string) func(*ops.Session, context.Context, bool) (string, []hooks.Status, error) {
+	return func(sess *ops.Session, _ context.Context, _ bool) (string, []hooks.Status, error) {
+		dir, err := sess.HooksDir()
+		if err != nil {
+			return "", nil, err
+		}
+		return dir, hooks.CheckNames(dir, names), nil
+	}
+}
+
+// installHooks installs the hooks, then sets every remote up so that a
+// plain git fetch brings its tasks: with the pre-push hook carrying
+// reasoning out, one command sets a clone up for reasoning to ride on git.
+func installHooks(sess *ops.Session, ctx context.Context, force bool) (string, []hooks.Status, error) {
+	dir, st, err := sess.InstallHooks(ctx, force)
+	if err != nil {
+		return dir, st, err
+	}
+	return dir, st, sess.SetupRemotes(ctx)
 }
 
 func runHooks(ctx context.Context, o *hooksOptions) error {
@@ -61,15 +83,25 @@ func runHooks(ctx context.Context, o *hooksOptions) error {
 	if err != nil {
 		return err
 	}
-	dir, st, err := o.act(sess, ctx, o.Force)
+	act := o.act
+	if o.Server {
+		act = o.server
+	}
+	dir, st, err := act(sess, ctx, o.Force)
 	if err != nil {
 		return err
 	}
 	out := struct {
 		Dir   string         `json:"dir"`
 		Hooks []hooks.Status `json:"hooks"`
-	}{dir, st}
+		// Configured is the configuration install added: fetch refspecs
+		// (remote setup), receive.fsckObjects on a server.
+		Configured []string `json:"configured"`
+	}{dir, st, sess.RemotesSetUp}
 	return o.render(out, func(w io.Writer) error {
+		for _, f := range out.Configured {
+			fmt.Fprintf(w, "%s\n", f)
+		}
 		for _, s := range st {
 			state := "not installed"
 			switch {
@@ -103,7 +135,7 @@ func hookCommand() *cli.Command {
 	return &cli.Command{
 		Name:   "hook",
 		Hidden: true,
-		Subcommands: []*cli.Command{sub("pre-commit", runPreCommit), prePushHook(),
+		Subcommands: []*cli.Command{sub("pre-commit", runPreCommit), prePushHook(), sub("pre-receive", runPreReceive),
 			msgHook("prepare-commit-msg", runPrepareCommitMsg), msgHook("commit-msg", runCommitMsg)},
 	}
 }
@@ -219,6 +251,31 @@ func runPrePush(ctx context.Context, o *base, remote string) error {
 	}
 	for _, l := range carried.Lines {
 		fmt.Fprintf(o.Err, "git-reason: %s\n", l)
+	}
+	return nil
+}
+
+// runPreReceive is a hosted repository's pre-receive hook: it refuses
+// the whole push when a reasoning ref breaks a rule, one line per ref
+// naming the rule (exit 3).
+func runPreReceive(ctx context.Context, o *base) error {
+	sess, err := o.Open()
+	if err != nil {
+		return err
+	}
+	lines, err := ops.ReadReceiveLines(o.In)
+	if err != nil {
+		return err
+	}
+	refused, err := sess.PreReceive(ctx, lines)
+	if err != nil {
+		return err
+	}
+	for _, r := range refused {
+		fmt.Fprintf(o.Err, "git-reason: %s: refused (%s): %s\n", r.Ref, r.Rule, r.Message)
+	}
+	if n := len(refused); n > 0 {
+		return refusedf("push refused: %d reasoning ref(s) break the hosted repository's rules; nothing of this push was taken", n)
 	}
 	return nil
 }

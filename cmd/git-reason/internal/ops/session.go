@@ -60,6 +60,8 @@ type Session struct {
 	warn        func(string)
 	warned      bool      // the untrusted overlay's notice was given
 	baseline    *baseline // the last plan's snapshot without the repository overlay
+	// RemotesSetUp are the fetch refspecs SetupRemotes added.
+	RemotesSetUp []string
 }
 
 // Open locates the repository and prepares the writer. What only some

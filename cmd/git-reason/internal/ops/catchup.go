@@ -1,0 +1,303 @@
+package ops
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"git-reason/gitstore"
+	"git-reason/gitstore/atomicfile"
+	"git-reason/record"
+)
+
+// CaughtUp is what a command's catch-up did with the remote-tracking
+// heads a plain git fetch moved (CatchUp).
+type CaughtUp struct {
+	// Pulls are the integrations, one per remote whose tracking heads
+	// moved.
+	Pulls []*PullResult `json:"pulls"`
+	// Lines are what the command says on stderr, once: what arrived,
+	// what was quarantined or needs a person, and what to run.
+	Lines []string `json:"lines"`
+}
+
+// The catch-up state, under .git/reason/: the stamp of the tracking
+// namespace (one line per directory and for packed-refs, small: it is
+// read by every command) and the tracking heads as last integrated (read
+// only when the stamp changed).
+const (
+	stampFile = "fetched.stamp"
+	headsFile = "fetched.heads"
+)
+
+// stampRecent is how close to now a change may be for the stamp to
+// trust it (stampOf).
+const stampRecent = 2 * time.Second
+
+// CatchUp integrates, by the pull rules (replay, signatures under
+// reason.requireSigned, quarantine), the remote-tracking heads that moved
+// since the last command: what a plain git fetch brought with the fetch
+// refspec of 'remote setup'. Nothing moved costs a stat of the tracking
+// namespace's directories and packed-refs. It never fails a command:
+// what went wrong is a line, said once. A fresh clone's first command
+// also says how to get the reasoning.
+func (e *Session) CatchUp(ctx context.Context) *CaughtUp {
+	out := &CaughtUp{Pulls: []*PullResult{}, Lines: []string{}}
+	dir := filepath.Join(e.Repo.CommonDir, "reason")
+	old, err := os.ReadFile(filepath.Join(dir, stampFile))
+	first := errors.Is(err, fs.ErrNotExist)
+	stamp, settled := e.trackingStamp(old)
+	if !first && settled && bytes.Equal(old, stamp) {
+		return out
+	}
+	if first {
+		if hint := e.cloneHint(); hint != "" {
+			out.Lines = append(out.Lines, hint)
+		}
+	}
+	refs, err := e.Repo.ListRefs(gitstore.RemotePrefix)
+	if err != nil {
+		out.Lines = append(out.Lines, fmt.Sprintf("warning: fetched reasoning not integrated: %s: run 'git reason pull'", record.Printable(err.Error())))
+		return out
+	}
+	known := readHeads(filepath.Join(dir, headsFile))
+	moved := map[string][]string{}
+	var remotes []string
+	for _, r := range refs {
+		rest := strings.TrimPrefix(r.Name, gitstore.RemotePrefix)
+		remote, task, ok := strings.Cut(rest, "/")
+		if !ok || known[rest] == r.Hash || record.CheckTask(task) != nil {
+			continue
+		}
+		if _, seen := moved[remote]; !seen {
+			remotes = append(remotes, remote)
+		}
+		moved[remote] = append(moved[remote], task)
+	}
+	slices.Sort(remotes)
+	complete := true
+	for _, remote := range remotes {
+		if e.checkRemote(remote) != nil {
+			continue
+		}
+		res, err := e.integrate(ctx, remote, moved[remote], e.refusedObjects(ctx, remote, moved[remote]))
+		if err != nil {
+			complete = false
+			out.Lines = append(out.Lines, fmt.Sprintf("warning: reasoning fetched from %s not integrated: %s: run 'git reason pull %s'", remote, record.Printable(err.Error()), remote))
+			continue
+		}
+		out.Pulls = append(out.Pulls, res)
+		out.Lines = append(out.Lines, caughtUpLines(res)...)
+	}
+	if !complete {
+		return out // tried again by the next command
+	}
+	// The stamp names the namespace as it was before the listing: a fetch
+	// meanwhile changes it again, and the next command looks.
+	if err := saveCatchUp(dir, stamp, refs); err != nil {
+		out.Lines = append(out.Lines, fmt.Sprintf("warning: could not remember the fetched heads (%s): the next command looks again", record.Printable(err.Error())))
+	}
+	return out
+}
+
+// caughtUpLines say what one remote's integration did: one line for what
+// arrived, one per task quarantined or needing a person.
+func caughtUpLines(res *PullResult) []string {
+	var lines, arrived []string
+	for _, in := range res.Tasks {
+		if in.Outcome == PullQuarantined {
+			lines = append(lines, fmt.Sprintf("fetched task %s from %s quarantined (%s): local ref untouched; inspect %s, see 'git reason pull %s %s'",
+				in.Task, res.Remote, strings.Join(in.Codes, ", "), TrackingRef(res.Remote, in.Task), res.Remote, in.Task))
+			continue
+		}
+		arrived = append(arrived, in.Task+" "+in.Outcome)
+	}
+	if len(arrived) > 0 {
+		lines = append([]string{fmt.Sprintf("integrated reasoning fetched from %s: %s", res.Remote, strings.Join(arrived, ", "))}, lines...)
+	}
+	for _, n := range res.Needs {
+		lines = append(lines, fmt.Sprintf("%s: needs a person's record: %s; settle it with: %s", n.Task, n.Message, n.Command))
+	}
+	return lines
+}
+
+// cloneHint is the one line a clone's first command says when its
+// default remote does not bring reasoning with git fetch yet ("" when it
+// does, or there is no remote).
+func (e *Session) cloneHint() string {
+	remote, _, err := e.Remote(nil)
+	if err != nil {
+		return ""
+	}
+	st, err := e.Settings()
+	if err != nil || slices.Contains(st.Remotes[remote].Fetch, gitstore.FetchRefspec(remote)) {
+		return ""
+	}
+	return fmt.Sprintf("reasoning shared on %s is not fetched here: run 'git reason hooks install' once (then git fetch brings it and git push carries yours), or 'git reason pull' now", remote)
+}
+
+// trackingStamp describes the tracking namespace as the files backend
+// keeps it: packed-refs, and the change time of each directory under
+// refs/reasoning/remotes/ (a ref written, renamed into place or deleted
+// changes its directory's; a new directory changes its parent's). The
+// files old names are looked at first: when none changed, that is the
+// stamp, and no directory is listed. Otherwise the namespace is walked.
+func (e *Session) trackingStamp(old []byte) (stamp []byte, settled bool) {
+	if len(old) > 0 {
+		var names []string
+		for _, l := range strings.Split(strings.TrimSuffix(string(old), "\n"), "\n") {
+			if f := strings.SplitN(l, " ", 4); len(f) == 4 {
+				names = append(names, f[3])
+			}
+		}
+		if s, ok := stampOf(names); ok && bytes.Equal(s, old) {
+			return s, true
+		}
+	}
+	root := filepath.Join(e.Repo.CommonDir, filepath.FromSlash(strings.TrimSuffix(gitstore.RemotePrefix, "/")))
+	names := []string{filepath.Join(e.Repo.CommonDir, "packed-refs"), root}
+	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() && path != root {
+			names = append(names, path)
+		}
+		return nil
+	})
+	return stampOf(names)
+}
+
+// stampOf is one line per file: its change time (0 when missing), size,
+// inode and name. It is not settled when a change is too recent to
+// trust: a change within the same clock tick as a later one would leave
+// the time unchanged.
+func stampOf(names []string) (stamp []byte, settled bool) {
+	now := time.Now()
+	var b bytes.Buffer
+	settled = true
+	for _, name := range names {
+		var mod, size int64
+		var ino uint64
+		if fi, err := os.Stat(name); err == nil {
+			mod = fi.ModTime().UnixNano()
+			if now.Sub(fi.ModTime()) < stampRecent {
+				settled = false
+			}
+			size = fi.Size()
+			if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+				ino = uint64(st.Ino)
+			}
+		}
+		fmt.Fprintf(&b, "%d %d %d %s\n", mod, size, ino, name)
+	}
+	return b.Bytes(), settled
+}
+
+// readHeads reads the tracking heads as last integrated ("remote/task
+// head" per line); a missing or unreadable file knows none.
+func readHeads(path string) map[string]string {
+	out := map[string]string{}
+	f, err := os.Open(path)
+	if err != nil {
+		return out
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if name, head, ok := strings.Cut(sc.Text(), " "); ok {
+			out[name] = head
+		}
+	}
+	return out
+}
+
+// saveCatchUp remembers the heads as integrated, then the stamp, each
+// file whole.
+func saveCatchUp(dir string, stamp []byte, refs []gitstore.Ref) error {
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	for _, r := range refs {
+		b.WriteString(strings.TrimPrefix(r.Name, gitstore.RemotePrefix) + " " + r.Hash + "\n")
+	}
+	if err := atomicfile.Write(filepath.Join(dir, headsFile), b.Bytes(), 0o666, false); err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(dir, stampFile), stamp, 0o666, false)
+}
+
+// SetupRemotes runs RemoteSetup for every configured remote whose name
+// can name a tracking namespace, and keeps what it changed in
+// RemotesSetUp.
+func (e *Session) SetupRemotes(ctx context.Context) error {
+	st, err := e.Settings()
+	if err != nil {
+		return err
+	}
+	var names []string
+	for name, r := range st.Remotes {
+		if r.URL != "" && e.checkRemote(name) == nil {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	e.RemotesSetUp = []string{}
+	for _, name := range names {
+		changed, err := e.RemoteSetup(ctx, name)
+		if err != nil {
+			return err
+		}
+		if changed != "" {
+			e.RemotesSetUp = append(e.RemotesSetUp, changed)
+		}
+	}
+	return nil
+}
+
+// refusedObjects runs git's object checks, as pull's fetch runs them
+// (fetch.fsckObjects), on what each moved tracking head brings that its
+// local task lacks: a plain git fetch may have run without them. All
+// at once first; when refused, task by task, each refused one returned
+// to be quarantined.
+func (e *Session) refusedObjects(ctx context.Context, remote string, tasks []string) []gitstore.FetchRefusal {
+	heads := map[string]string{}
+	var revs, not []string
+	for _, t := range tasks {
+		h, err1 := e.Repo.ReadRef(gitstore.RemoteRef(remote, t))
+		local, err2 := e.Repo.ReadRef(gitstore.TaskRef(t))
+		if err1 != nil || err2 != nil || h == "" || h == local {
+			continue
+		}
+		heads[t] = h
+		revs = append(revs, h)
+		if local != "" {
+			not = append(not, local)
+		}
+	}
+	if len(revs) == 0 || e.strictObjects(ctx, revs, not) == "" {
+		return nil
+	}
+	var out []gitstore.FetchRefusal
+	for _, t := range tasks {
+		h := heads[t]
+		if h == "" {
+			continue
+		}
+		var not []string
+		if local, _ := e.Repo.ReadRef(gitstore.TaskRef(t)); local != "" {
+			not = []string{local}
+		}
+		if why := e.strictObjects(ctx, []string{h}, not); why != "" {
+			out = append(out, gitstore.FetchRefusal{Task: t, Head: h, Reason: why})
+		}
+	}
+	return out
+}

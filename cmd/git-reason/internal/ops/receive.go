@@ -1,0 +1,246 @@
+package ops
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"git-reason/gitstore"
+	"git-reason/gitstore/signing"
+	"git-reason/hooks"
+	"git-reason/record"
+)
+
+// The rules the server's pre-receive hook refuses a reasoning ref by
+// (ReceiveRefusal.Rule).
+const (
+	RuleNamespace = "namespace" // a ref under refs/reasoning/ that is no task ref
+	RuleDelete    = "delete"    // a task ref deleted (reason.allowRewrite lets it)
+	RuleRewrite   = "rewrite"   // a task ref moved to a commit that does not descend from it
+	RuleObjects   = "objects"   // objects git's fsck checks refuse
+	RuleReplay    = "replay"    // the pushed history does not replay clean
+	RuleSignature = signing.CodeSignature
+)
+
+// ReceiveLine is one ref a push updates, as git hands it to the
+// pre-receive hook: "<old> <new> <ref>".
+type ReceiveLine struct {
+	Old, New, Ref string
+}
+
+// ReceiveRefusal is why the hook refuses one ref: one per task.
+type ReceiveRefusal struct {
+	Ref      string           `json:"ref"`
+	Rule     string           `json:"rule"`
+	Message  string           `json:"message"`
+	Findings []record.Finding `json:"findings"`
+}
+
+// ReadReceiveLines reads the pre-receive hook's stdin.
+func ReadReceiveLines(stdin io.Reader) ([]ReceiveLine, error) {
+	var out []ReceiveLine
+	sc := bufio.NewScanner(stdin)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) != 3 {
+			return nil, Usage("pre-receive: unexpected input line %q", sc.Text())
+		}
+		out = append(out, ReceiveLine{Old: f[0], New: f[1], Ref: f[2]})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read pre-receive input: %w", err)
+	}
+	return out, nil
+}
+
+// InstallServerHooks writes the pre-receive shim into a hosted
+// repository's hooks directory and turns on git's own object checks for
+// what it receives (receive.fsckObjects), unless the repository set them.
+func (e *Session) InstallServerHooks(ctx context.Context, force bool) (string, []hooks.Status, error) {
+	dir, err := e.HooksDir()
+	if err != nil {
+		return "", nil, err
+	}
+	st, err := hooks.InstallNames(dir, hooks.ServerNames, force)
+	if err != nil {
+		return dir, nil, Refused("%v", err)
+	}
+	if _, err := e.Repo.Git(ctx, "config", "--get", "receive.fsckObjects"); err != nil {
+		var ge *gitstore.GitError
+		if !errors.As(err, &ge) || ge.Code != 1 {
+			return dir, st, fmt.Errorf("read receive.fsckObjects: %w", err)
+		}
+		if _, err := e.Repo.Git(ctx, "config", "receive.fsckObjects", "true"); err != nil {
+			return dir, st, fmt.Errorf("set receive.fsckObjects: %w", err)
+		}
+		e.RemotesSetUp = append(e.RemotesSetUp, "receive.fsckObjects = true")
+	}
+	return dir, st, nil
+}
+
+// UninstallServerHooks removes the pre-receive shim (the exact one only).
+func (e *Session) UninstallServerHooks(_ context.Context, _ bool) (string, []hooks.Status, error) {
+	dir, err := e.HooksDir()
+	if err != nil {
+		return "", nil, err
+	}
+	st, err := hooks.UninstallNames(dir, hooks.ServerNames)
+	return dir, st, err
+}
+
+// PreReceive checks every reasoning ref a push updates, with the hosted
+// repository's own settings, and returns one refusal per ref it refuses,
+// naming the first rule broken, in this order: a ref under
+// refs/reasoning/ that is no task ref; a task ref deleted, or moved to a
+// commit that does not descend from it (unless reason.allowRewrite); new
+// objects git's fsck checks refuse; a history that does not replay clean;
+// under reason.requireSigned (fetched or all: a push is what a fetch is
+// to the server), a new commit not signed by an allowed signer
+// (gpg.ssh.allowedSignersFile). Other refs pass. The pushed objects are
+// in git's quarantine meanwhile: every read here sees them.
+func (e *Session) PreReceive(ctx context.Context, lines []ReceiveLine) ([]ReceiveRefusal, error) {
+	st, err := e.Settings()
+	if err != nil {
+		return nil, err
+	}
+	var out []ReceiveRefusal
+	refuse := func(ref, rule, format string, args ...any) {
+		out = append(out, ReceiveRefusal{Ref: ref, Rule: rule, Message: record.Printable(fmt.Sprintf(format, args...)), Findings: []record.Finding{}})
+	}
+	for _, l := range lines {
+		if !strings.HasPrefix(l.Ref, "refs/reasoning/") {
+			continue
+		}
+		task, ok := strings.CutPrefix(l.Ref, gitstore.TaskPrefix)
+		if !ok || record.CheckTask(task) != nil {
+			refuse(l.Ref, RuleNamespace, "refs/reasoning/ holds only task refs (refs/reasoning/tasks/TASK, a valid task name) on a hosted repository")
+			continue
+		}
+		if l.New == zeroHash {
+			if !st.Travel.AllowRewrite {
+				refuse(l.Ref, RuleDelete, "task %s may not be deleted here (git config reason.allowRewrite true on the server allows it)", task)
+			}
+			continue
+		}
+		var not []string
+		if l.Old != zeroHash {
+			not = []string{l.Old}
+			if _, err := e.Repo.Git(ctx, "merge-base", "--is-ancestor", l.Old, l.New); err != nil {
+				var ge *gitstore.GitError
+				if !errors.As(err, &ge) || ge.Code != 1 {
+					return nil, err
+				}
+				if !st.Travel.AllowRewrite {
+					refuse(l.Ref, RuleRewrite, "task %s was rewritten: %s does not descend from %s; pull, merge and push again (never forced), or set reason.allowRewrite on the server", task, short(l.New), short(l.Old))
+					continue
+				}
+			}
+		}
+		if why := e.strictObjects(ctx, []string{l.New}, not); why != "" {
+			refuse(l.Ref, RuleObjects, "git's object checks refuse task %s: %s", task, why)
+			continue
+		}
+		res, err := e.Verify(ctx, nil, map[string]string{task: l.New})
+		if err != nil {
+			return nil, err
+		}
+		var bad []record.Finding
+		for _, f := range record.Blocking(res.Findings) {
+			if f.Code != signing.CodeSignature { // judged below, on what is new only
+				bad = append(bad, f)
+			}
+		}
+		if len(bad) > 0 {
+			refuse(l.Ref, RuleReplay, "task %s does not replay clean: %s", task, firstOf(bad))
+			out[len(out)-1].Findings = bad
+			continue
+		}
+		if st.Signing.RequireSigned == signing.RequireNone {
+			continue
+		}
+		checks, err := e.Signatures(ctx, l.New, not...)
+		if err != nil {
+			return nil, err
+		}
+		if found := signatureFindings(task, st.Signing.RequireSigned, checks); len(found) > 0 {
+			refuse(l.Ref, RuleSignature, "task %s: reason.requireSigned is %s here: %s", task, st.Signing.RequireSigned, firstOf(found))
+			out[len(out)-1].Findings = found
+		}
+	}
+	return out, nil
+}
+
+// firstOf is the first finding, and how many more there are.
+func firstOf(fs []record.Finding) string {
+	s := fs[0].String()
+	if len(fs) > 1 {
+		s += fmt.Sprintf(" (and %d more)", len(fs)-1)
+	}
+	return s
+}
+
+// strictObjects runs git's object checks (fsck's, as receive.fsckObjects
+// and fetch.fsckObjects run them) on the objects of revs that are not
+// reachable from not: packed by git pack-objects and read back by git
+// index-pack --strict, in a temporary directory, at the cost of those
+// objects alone. It returns git's reason when they are refused, "" when
+// they pass.
+func (e *Session) strictObjects(ctx context.Context, revs, not []string) string {
+	tmp, err := os.MkdirTemp("", "git-reason-objects-")
+	if err != nil {
+		return "cannot check the objects: " + err.Error()
+	}
+	defer os.RemoveAll(tmp)
+	pack := filepath.Join(tmp, "check.pack")
+	f, err := os.Create(pack)
+	if err != nil {
+		return "cannot check the objects: " + err.Error()
+	}
+	var list bytes.Buffer
+	for _, r := range revs {
+		list.WriteString(r + "\n")
+	}
+	for _, n := range not {
+		list.WriteString("^" + n + "\n")
+	}
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, "git", "--git-dir="+e.Repo.GitDir, "pack-objects", "--revs", "--stdout", "-q")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = &list, f, &stderr
+	err = cmd.Run()
+	f.Close()
+	if err != nil {
+		return record.Printable(gitReason(stderr.String(), err))
+	}
+	stderr.Reset()
+	cmd = exec.CommandContext(ctx, "git", "--git-dir="+e.Repo.GitDir, "index-pack", "--strict", "-o", filepath.Join(tmp, "check.idx"), pack)
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return record.Printable(gitReason(stderr.String(), err))
+	}
+	return ""
+}
+
+// gitReason is the line of git's stderr that says why: an fsck message
+// when there is one, else the last line.
+func gitReason(stderr string, err error) string {
+	for _, line := range strings.Split(stderr, "\n") {
+		line = strings.TrimSpace(line)
+		if rest, ok := strings.CutPrefix(line, "error: object "); ok {
+			return "object " + rest
+		}
+	}
+	if l := lastLine(stderr); l != "" {
+		return strings.TrimPrefix(strings.TrimPrefix(l, "fatal: "), "error: ")
+	}
+	return err.Error()
+}
