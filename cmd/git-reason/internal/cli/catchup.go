@@ -9,12 +9,11 @@ import (
 )
 
 // noCatchUp are the verbs that do not integrate what a plain git fetch
-// brought before they answer: the sharing verbs do it themselves, the
-// hooks run inside a git operation that reasoning must never slow or
-// block, and the rest read no reasoning or outlive one command.
+// brought before they answer: the hooks run inside a git operation that
+// reasoning must never slow or block, and the rest read no reasoning or
+// outlive one command.
 var noCatchUp = map[string]bool{
-	"pull": true, "push": true, "sync": true, "remote": true,
-	"hook": true, "hooks": true,
+	"remote": true, "hook": true, "hooks": true,
 	"mcp": true, "serve": true, "web": true,
 	"version": true, "completion": true, "__complete": true, "man": true,
 	"schema": true, "tools": true, "demo": true, "help": true, "h": true,
@@ -25,10 +24,12 @@ var noCatchUp = map[string]bool{
 // what went wrong, once. It never stops the verb.
 func catchUp(c *cli.Context, sess *ops.Session) {
 	args, _ := c.App.Metadata["args"].([]string)
-	if noCatchUp[verbNamed(args, c.App.Flags)] {
+	verb := verbNamed(args, c.App.Flags)
+	if noCatchUp[verb] {
 		return
 	}
-	for _, l := range sess.CatchUp(c.Context).Lines {
+	sharing := verb == "pull" || verb == "push" || verb == "sync"
+	for _, l := range sess.CatchUp(c.Context, !sharing).Lines {
 		fmt.Fprintf(c.App.ErrWriter, "git reason: %s\n", l)
 	}
 }

@@ -77,6 +77,7 @@ func runPull(ctx context.Context, o *syncOptions) error {
 	if err != nil {
 		return err
 	}
+	sess.SettleFetched()
 	err = o.render(res, func(w io.Writer) error {
 		printPull(w, res)
 		printSignatures(o.Err, res.Signatures)
@@ -108,6 +109,7 @@ func runPush(ctx context.Context, o *syncOptions) error {
 	if err != nil {
 		return err
 	}
+	sess.SettleFetched()
 	err = o.render(res, func(w io.Writer) error {
 		printPush(w, res)
 		if len(res.Tasks) == 0 && len(res.Pulled) == 0 {
@@ -135,6 +137,9 @@ func runSync(ctx context.Context, o *syncOptions) error {
 		return err
 	}
 	res, err := sess.Sync(ctx, req)
+	if err == nil {
+		sess.SettleFetched()
+	}
 	if err != nil {
 		if res != nil && res.Pull != nil && !o.JSON {
 			printPull(o.Out, res.Pull)

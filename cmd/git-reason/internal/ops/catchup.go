@@ -49,19 +49,21 @@ const stampRecent = 2 * time.Second
 // refspec of 'remote setup'. Nothing moved costs a stat of the tracking
 // namespace's directories and packed-refs. It never fails a command:
 // what went wrong is a line, said once. A fresh clone's first command
-// also says how to get the reasoning.
-func (e *Session) CatchUp(ctx context.Context) *CaughtUp {
+// also says how to get the reasoning, when hint (a verb that gets it says
+// nothing of the kind).
+func (e *Session) CatchUp(ctx context.Context, hint bool) *CaughtUp {
 	out := &CaughtUp{Pulls: []*PullResult{}, Lines: []string{}}
 	dir := filepath.Join(e.Repo.CommonDir, "reason")
 	old, err := os.ReadFile(filepath.Join(dir, stampFile))
 	first := errors.Is(err, fs.ErrNotExist)
 	stamp, settled := e.trackingStamp(old)
 	if !first && settled && bytes.Equal(old, stamp) {
+		e.caughtUp = true
 		return out
 	}
-	if first {
-		if hint := e.cloneHint(); hint != "" {
-			out.Lines = append(out.Lines, hint)
+	if first && hint {
+		if line := e.cloneHint(); line != "" {
+			out.Lines = append(out.Lines, line)
 		}
 	}
 	refs, err := e.Repo.ListRefs(gitstore.RemotePrefix)
@@ -101,9 +103,10 @@ func (e *Session) CatchUp(ctx context.Context) *CaughtUp {
 	if !complete {
 		return out // tried again by the next command
 	}
+	e.caughtUp = true
 	// The stamp names the namespace as it was before the listing: a fetch
 	// meanwhile changes it again, and the next command looks.
-	if err := saveCatchUp(dir, stamp, refs); err != nil {
+	if err := saveCatchUp(dir, stamp, settled, known, refs); err != nil {
 		out.Lines = append(out.Lines, fmt.Sprintf("warning: could not remember the fetched heads (%s): the next command looks again", record.Printable(err.Error())))
 	}
 	return out
@@ -220,18 +223,49 @@ func readHeads(path string) map[string]string {
 
 // saveCatchUp remembers the heads as integrated, then the stamp, each
 // file whole.
-func saveCatchUp(dir string, stamp []byte, refs []gitstore.Ref) error {
+// The heads file, which grows with the tasks, is written only when a head
+// differs from known: a command after a fetch that moved nothing (or
+// after a pull that settled what it fetched) writes at most the stamp.
+// An unsettled stamp is not written: the next command looks anyway.
+func saveCatchUp(dir string, stamp []byte, settled bool, known map[string]string, refs []gitstore.Ref) error {
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return err
 	}
+	same := len(known) == len(refs)
 	var b bytes.Buffer
 	for _, r := range refs {
-		b.WriteString(strings.TrimPrefix(r.Name, gitstore.RemotePrefix) + " " + r.Hash + "\n")
+		name := strings.TrimPrefix(r.Name, gitstore.RemotePrefix)
+		same = same && known[name] == r.Hash
+		b.WriteString(name + " " + r.Hash + "\n")
 	}
-	if err := atomicfile.Write(filepath.Join(dir, headsFile), b.Bytes(), 0o666, false); err != nil {
-		return err
+	if !same {
+		if err := atomicfile.Write(filepath.Join(dir, headsFile), b.Bytes(), 0o666, false); err != nil {
+			return err
+		}
+	}
+	if !settled {
+		return nil
 	}
 	return atomicfile.Write(filepath.Join(dir, stampFile), stamp, 0o666, false)
+}
+
+// SettleFetched remembers the tracking heads as they are now as
+// integrated: pull, push and sync call it when they are done, having
+// integrated what they fetched, after the command's own CatchUp
+// integrated everything before. Then the next command finds nothing
+// moved. Without that CatchUp (it failed), nothing is remembered.
+func (e *Session) SettleFetched() {
+	if !e.caughtUp {
+		return
+	}
+	dir := filepath.Join(e.Repo.CommonDir, "reason")
+	old, _ := os.ReadFile(filepath.Join(dir, stampFile))
+	stamp, settled := e.trackingStamp(old)
+	refs, err := e.Repo.ListRefs(gitstore.RemotePrefix)
+	if err != nil {
+		return
+	}
+	_ = saveCatchUp(dir, stamp, settled, readHeads(filepath.Join(dir, headsFile)), refs)
 }
 
 // SetupRemotes runs RemoteSetup for every configured remote whose name

@@ -62,6 +62,7 @@ type Session struct {
 	baseline    *baseline // the last plan's snapshot without the repository overlay
 	// RemotesSetUp are the fetch refspecs SetupRemotes added.
 	RemotesSetUp []string
+	caughtUp     bool // CatchUp found every tracking head integrated (SettleFetched)
 }
 
 // Open locates the repository and prepares the writer. What only some
