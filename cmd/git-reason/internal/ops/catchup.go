@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"git-reason/gitstore"
-	"git-reason/gitstore/atomicfile"
+	"git-reason/gitstore/git"
 	"git-reason/record"
 )
 
@@ -41,7 +41,7 @@ const (
 
 // stampRecent is how close to now a change may be for the stamp to
 // trust it (stampOf).
-const stampRecent = 2 * time.Second
+const stampRecent = 100 * time.Millisecond
 
 // CatchUp integrates, by the pull rules (replay, signatures under
 // reason.requireSigned, quarantine), the remote-tracking heads that moved
@@ -239,14 +239,14 @@ func saveCatchUp(dir string, stamp []byte, settled bool, known map[string]string
 		b.WriteString(name + " " + r.Hash + "\n")
 	}
 	if !same {
-		if err := atomicfile.Write(filepath.Join(dir, headsFile), b.Bytes(), 0o666, false); err != nil {
+		if err := git.WriteFile(filepath.Join(dir, headsFile), b.Bytes(), 0o666, git.Wait, false); err != nil {
 			return err
 		}
 	}
 	if !settled {
 		return nil
 	}
-	return atomicfile.Write(filepath.Join(dir, stampFile), stamp, 0o666, false)
+	return git.WriteFile(filepath.Join(dir, stampFile), stamp, 0o666, git.Wait, false)
 }
 
 // SettleFetched remembers the tracking heads as they are now as
