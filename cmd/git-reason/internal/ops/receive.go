@@ -8,11 +8,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
 	"git-reason/gitstore"
+	"git-reason/gitstore/git"
 	"git-reason/gitstore/signing"
 	"git-reason/hooks"
 	"git-reason/record"
@@ -214,15 +214,15 @@ func (e *Session) strictObjects(ctx context.Context, revs, not []string) string 
 		list.WriteString("^" + n + "\n")
 	}
 	var stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, "git", "--git-dir="+e.Repo.GitDir, "pack-objects", "--revs", "--stdout", "-q")
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = &list, f, &stderr
+	cmd := git.Cmd{Global: []string{"--git-dir=" + e.Repo.GitDir}, Args: []string{"pack-objects", "--revs", "--stdout", "-q"}, Stdin: &list}.Exec(ctx)
+	cmd.Stdout, cmd.Stderr = f, &stderr
 	err = cmd.Run()
 	f.Close()
 	if err != nil {
 		return record.Printable(gitReason(stderr.String(), err))
 	}
 	stderr.Reset()
-	cmd = exec.CommandContext(ctx, "git", "--git-dir="+e.Repo.GitDir, "index-pack", "--strict", "-o", filepath.Join(tmp, "check.idx"), pack)
+	cmd = git.Cmd{Global: []string{"--git-dir=" + e.Repo.GitDir}, Args: []string{"index-pack", "--strict", "-o", filepath.Join(tmp, "check.idx"), pack}}.Exec(ctx)
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
 		return record.Printable(gitReason(stderr.String(), err))
