@@ -141,7 +141,7 @@ func (e *Session) PreReceive(ctx context.Context, lines []ReceiveLine) ([]Receiv
 					return nil, err
 				}
 				if !st.Travel.AllowRewrite {
-					refuse(l.Ref, RuleRewrite, "task %s was rewritten: %s does not descend from %s; pull, merge and push again (never forced), or set reason.allowRewrite on the server", task, short(l.New), short(l.Old))
+					refuse(l.Ref, RuleRewrite, "task %s was rewritten: %s does not descend from %s; pull, merge and push again (never forced), or set reason.allowRewrite on the server", task, record.ShortCommit(l.New), record.ShortCommit(l.Old))
 					continue
 				}
 			}
