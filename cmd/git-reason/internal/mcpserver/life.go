@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"git-reason/cmd/git-reason/internal/ops"
-	"git-reason/gitstore"
 	"git-reason/record"
 )
 
@@ -17,7 +16,7 @@ type tasksOut struct {
 
 // searchOut is the search tool's result: the CLI's 'search --json' hits.
 type searchOut struct {
-	Hits []gitstore.SearchHit `json:"hits"`
+	Hits []ops.SearchHit `json:"hits"`
 }
 
 // lifeTools are the read tools of a task's life: the task list and search.

@@ -34,3 +34,6 @@ func (e *Session) TasksDigest() (string, error) {
 // WriteCost records what this process read for tests that count it
 // (gitstore.WriteCost: nothing unless gitstore.CostEnv names a file).
 func WriteCost(args []string) { gitstore.WriteCost(args) }
+
+// SearchHit is one task a search found, as Search returns it.
+type SearchHit = gitstore.SearchHit
