@@ -118,6 +118,7 @@ func forgWriter(t *testing.T, dir, origin string) *record.Writer {
 	}
 	w := storetest.Writer(s, &storetest.Avail{Advisors: forgAdvisors})
 	w.Origin = origin
+	w.Surface = record.SurfaceCLI
 	w.Now = forgClock(new(atomic.Int64))
 	return w
 }
@@ -650,6 +651,8 @@ func TestForgerySchema(t *testing.T) {
 		{"missing required field", func(h *forgHistory, r map[string]any) { delete(obj(r["body"]), "conclusion") }, "conclusion"},
 		{"derived with an extra field", func(h *forgHistory, r map[string]any) { obj(r["derived"])["verified_by"] = "adv-two" }, "verified_by"},
 		{"envelope without origin", func(h *forgHistory, r map[string]any) { delete(r, "origin") }, "origin"},
+		{"unknown surface", func(h *forgHistory, r map[string]any) { obj(r["derived"])["surface"] = "web" }, "/surface"},
+		{"answered by someone else", func(h *forgHistory, r map[string]any) { obj(r["derived"])["answered_by"] = "advisor" }, "answered_by"},
 		{"envelope with an extra field", func(h *forgHistory, r map[string]any) { r["reviewed_by"] = "adv-one" }, "reviewed_by"},
 	}
 	for _, c := range cases {
@@ -677,6 +680,29 @@ func TestForgerySchema(t *testing.T) {
 		forged := h.write(c)
 		wantFindings(t, h.forge(forged), forged, record.FindUnreadable)
 	})
+}
+
+// The surface (and who answered a checklist) is the writer's word, which
+// replay cannot recompute: any value of its type, or none (records written
+// before surfaces were recorded), replays clean.
+func TestForgerySurfaceIsTheWritersWord(t *testing.T) {
+	t.Parallel()
+	for _, surface := range []string{"", "cli", "mcp", "serve", "sync"} {
+		t.Run("surface "+surface, func(t *testing.T) {
+			t.Parallel()
+			h := newForgHistory(t)
+			r := h.fresh(h.rec("v"), "v")
+			if got := obj(r["derived"])["surface"]; got != "cli" {
+				t.Fatalf("the honest validation's surface is %v, want the writer's cli", got)
+			}
+			if surface == "" {
+				delete(obj(r["derived"]), "surface")
+			} else {
+				obj(r["derived"])["surface"] = surface
+			}
+			h.requireClean(h.write(h.on(h.commit["v"], r)))
+		})
+	}
 }
 
 // (b) A consultation naming an advisor its plan did not select.

@@ -105,9 +105,12 @@ type ContextConclusion struct {
 	ReviewCount int           `json:"review_count"`
 	Advisors    []string      `json:"advisors"`
 	LocalReview []LocalAnswer `json:"local_review"`
-	Standing    bool          `json:"standing"`
-	Actor       string        `json:"actor"`
-	Created     string        `json:"created"`
+	// AnsweredBy is who answered the local review: "person", "agent"
+	// (self-answered), or absent when the writer did not know.
+	AnsweredBy string `json:"answered_by,omitempty"`
+	Standing   bool   `json:"standing"`
+	Actor      string `json:"actor"`
+	Created    string `json:"created"`
 }
 
 // ContextValidation is how a conclusion was checked and, for a command,
@@ -200,6 +203,9 @@ func (s *State) contextAssessment(a *Entry) ContextAssessment {
 	out.Conclusion = &ContextConclusion{ID: c.ID, Decision: cb.Decision, Rationale: cb.Rationale,
 		ReviewCount: cd.ReviewCount, Advisors: nonNil(cd.Advisors), LocalReview: nonNil(cb.LocalReview),
 		Standing: s.Holds(c.ID), Actor: c.Actor, Created: c.Created}
+	if len(cb.LocalReview) > 0 {
+		out.Conclusion.AnsweredBy = cd.AnsweredBy
+	}
 	for _, v := range s.all(KindValidation, func(e *Entry) bool { return e.Body.(*Validation).Conclusion == c.ID }) {
 		vb, vd := v.Body.(*Validation), v.Derived.(*ValidationDerived)
 		out.Validations = append(out.Validations, ContextValidation{ID: v.ID, Method: vb.Method, Command: vb.Command,

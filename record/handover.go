@@ -24,6 +24,9 @@ type Handover struct {
 	// DoesNotVerify is replay's first finding when the task's history
 	// does not replay clean; what else the handover says is recomputed.
 	DoesNotVerify *Finding `json:"does_not_verify,omitempty"`
+	// AnsweredBy is who answered the latest conclusion's local review:
+	// "person", "agent" (self-answered), or absent when unknown.
+	AnsweredBy string `json:"answered_by,omitempty"`
 }
 
 // HandoverDispute is an open disagreement: who opened it and what it cites.
@@ -147,6 +150,9 @@ func (s *State) Handover() Handover {
 	}
 	if c != nil {
 		h.Settled = c.Created
+		if len(c.Body.(*Conclusion).LocalReview) > 0 {
+			h.AnsweredBy = c.Derived.(*ConclusionDerived).AnsweredBy
+		}
 		if v := s.LatestValidation(c.ID); v != nil {
 			b := v.Body.(*Validation)
 			h.Validation = &HandoverValidation{ID: v.ID, Result: v.Derived.(*ValidationDerived).Result,

@@ -32,6 +32,7 @@ type Closure struct {
 // ClosureDerived is what a closure closed on: for outcome done, the
 // standing conclusion of the task's latest assessment.
 type ClosureDerived struct {
+	Provenance
 	Conclusion string `json:"conclusion,omitempty"`
 }
 
@@ -51,6 +52,7 @@ type Withdrawal struct {
 
 // WithdrawalDerived names the kind of the record withdrawn.
 type WithdrawalDerived struct {
+	Provenance
 	Kind Kind `json:"kind"`
 }
 

@@ -163,6 +163,7 @@ type Assessment struct {
 
 // AssessmentDerived is what the writer computes for an assessment.
 type AssessmentDerived struct {
+	Provenance
 	SubjectKey string `json:"subject_key"`
 	Reuses     string `json:"reuses,omitempty"`
 	ReusesTask string `json:"reuses_task,omitempty"`
@@ -194,6 +195,7 @@ type SnapshotEntry struct {
 // PlanDerived is the plan itself, computed by the writer from policy and the
 // availability snapshot of the moment.
 type PlanDerived struct {
+	Provenance
 	Profile     string          `json:"profile"`
 	Mode        string          `json:"mode"`
 	Review      string          `json:"review"`
@@ -241,6 +243,7 @@ type Model struct {
 
 // ConsultationDerived holds the attribution the driver records.
 type ConsultationDerived struct {
+	Provenance
 	Model *Model `json:"model,omitempty"`
 	// Endpoint is what the driver contacted: scheme://host:port of the
 	// advisor's base URL (never a path, query or credential), or the
@@ -292,6 +295,7 @@ type Disagreement struct {
 
 // DisagreementDerived says who opened a disagreement.
 type DisagreementDerived struct {
+	Provenance
 	OpenedBy string `json:"opened_by"`
 }
 
@@ -329,8 +333,13 @@ type Conclusion struct {
 
 // ConclusionDerived is the review count and advisors the writer computed.
 type ConclusionDerived struct {
+	Provenance
 	ReviewCount int      `json:"review_count"`
 	Advisors    []string `json:"advisors"`
+	// AnsweredBy says who answered the local-review checklist, when the
+	// writer knows: AnsweredPerson (asked through MCP elicitation) or
+	// AnsweredAgent (an MCP client answered it itself).
+	AnsweredBy string `json:"answered_by,omitempty"`
 }
 
 // Validation records how a conclusion was checked.
@@ -345,6 +354,7 @@ type Validation struct {
 // ValidationDerived is what the tool observed running a validation command,
 // or the manual claim's result.
 type ValidationDerived struct {
+	Provenance
 	ExitCode     *int   `json:"exit_code,omitempty"`
 	DurationMS   *int64 `json:"duration_ms,omitempty"`
 	OutputSHA256 string `json:"output_sha256,omitempty"`
@@ -365,8 +375,47 @@ type Attempt struct {
 	Notes      string   `json:"notes,omitempty"`
 }
 
-// Empty is the derived part of kinds with nothing derived.
-type Empty struct{}
+// Empty is the derived part of kinds with nothing derived but their
+// provenance.
+type Empty struct{ Provenance }
+
+// Provenance is what every record's derived part says about how it was
+// written: the surface, which the writer knows from how it was called
+// (never from a caller's input). Replay checks only its type: it is the
+// writer's word, which a signature makes someone's.
+type Provenance struct {
+	Surface string `json:"surface,omitempty"`
+}
+
+// provenance gives the writer and replay the provenance of any derived
+// value that embeds it.
+func (p *Provenance) provenance() *Provenance { return p }
+
+// provenanced is a derived value with a provenance.
+type provenanced interface{ provenance() *Provenance }
+
+// The surfaces a record can be written from (Provenance.Surface).
+const (
+	SurfaceCLI   = "cli"   // the command line
+	SurfaceMCP   = "mcp"   // the MCP server
+	SurfaceServe = "serve" // a review server
+	SurfaceSync  = "sync"  // pull or sync, settling a merge
+)
+
+// Who answered a local-review checklist (ConclusionDerived.AnsweredBy).
+const (
+	AnsweredPerson = "person" // a person, asked through MCP elicitation
+	AnsweredAgent  = "agent"  // the MCP client itself: self-answered
+)
+
+// SurfaceOf returns the surface that wrote e ("" for a record written
+// before surfaces were recorded).
+func SurfaceOf(e *Entry) string {
+	if p, ok := e.Derived.(provenanced); ok {
+		return p.provenance().Surface
+	}
+	return ""
+}
 
 // newBody returns a pointer to the zero typed body of kind k.
 func newBody(k Kind) any {

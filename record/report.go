@@ -29,7 +29,30 @@ type Status struct {
 	// history, when it does not replay clean: what else the status says
 	// is recomputed by replay, not what its records claim.
 	DoesNotVerify *Finding `json:"does_not_verify,omitempty"`
+	// AnsweredBy says who answered the latest conclusion's local-review
+	// checklist, when its writer knew: "person" or "agent" (self-answered).
+	AnsweredBy string `json:"answered_by,omitempty"`
 }
+
+// SelfAnswered is how every surface says that a local review was
+// answered by the MCP client itself, no person having been asked.
+const SelfAnswered = "self-answered by an agent"
+
+// AnsweredLine is how surfaces say who answered a local review (a
+// conclusion's AnsweredBy): SelfAnswered, that a person answered, or ""
+// when the writer did not know.
+func AnsweredLine(by string) string {
+	switch by {
+	case AnsweredAgent:
+		return SelfAnswered
+	case AnsweredPerson:
+		return "answered by a person (asked through MCP elicitation)"
+	}
+	return ""
+}
+
+// Answered is AnsweredLine of the status's AnsweredBy, for templates.
+func (st Status) Answered() string { return AnsweredLine(st.AnsweredBy) }
 
 // Summarize returns the task's status.
 func (s *State) Summarize() Status {
@@ -56,6 +79,9 @@ func (s *State) Summarize() Status {
 	}
 	for _, d := range s.OpenDisagreements(a.ID) {
 		out.OpenDisagreements = append(out.OpenDisagreements, d.ID)
+	}
+	if c := s.ConclusionOf(a.ID); c != nil {
+		out.AnsweredBy = c.Derived.(*ConclusionDerived).AnsweredBy
 	}
 	out.Next = s.next(out)
 	if out.Closed = s.ClosedAs(); out.Closed != nil {
@@ -193,6 +219,9 @@ func (s *State) reportAssessment(b *strings.Builder, a *Entry) {
 	b.WriteString("\n")
 	for _, w := range cb.Weighed {
 		fmt.Fprintf(b, "- `%s` %s: %s\n", ShortID(w.Consultation), w.Treatment, w.Reason)
+	}
+	if line := AnsweredLine(cd.AnsweredBy); line != "" && len(cb.LocalReview) > 0 {
+		fmt.Fprintf(b, "Local review %s:\n", line)
 	}
 	for _, la := range cb.LocalReview {
 		fmt.Fprintf(b, "- %s — %s\n", la.Item, la.Answer)

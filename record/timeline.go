@@ -16,6 +16,9 @@ type TimelineEntry struct {
 	Summary string `json:"summary"`
 	// Withdrawn is the withdrawal that withdrew this record, if any.
 	Withdrawn string `json:"withdrawn,omitempty"`
+	// Surface is the surface that wrote the record ("" before surfaces
+	// were recorded).
+	Surface string `json:"surface,omitempty"`
 }
 
 // Timeline returns the task's history in (clock, id) order.
@@ -23,7 +26,7 @@ func (s *State) Timeline() []TimelineEntry {
 	out := make([]TimelineEntry, 0, len(s.Entries)+len(s.Refused))
 	for _, e := range s.Entries {
 		t := TimelineEntry{Clock: e.Clock, ID: e.ID, Kind: e.Kind,
-			Created: e.Created, Actor: e.Actor, Summary: Summary(e)}
+			Created: e.Created, Actor: e.Actor, Summary: Summary(e), Surface: SurfaceOf(e)}
 		if e.Kind == KindValidation || e.Kind == KindAttempt {
 			if w := s.Withdrawn(e.ID); w != nil {
 				t.Withdrawn = w.ID

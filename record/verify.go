@@ -726,7 +726,22 @@ func replayRules(ctx context.Context, st *State, e *Entry) (any, error) {
 	if err != nil && !errors.Is(err, ErrRefused) && !errors.Is(err, ErrInput) {
 		return nil, err
 	}
-	return derived, err
+	// Provenance is the writer's word, which replay cannot recompute: the
+	// record's own is taken (its schema checked its type).
+	if err != nil {
+		return nil, err
+	}
+	if p, ok := derived.(provenanced); ok {
+		if q, ok := e.Derived.(provenanced); ok {
+			*p.provenance() = *q.provenance()
+		}
+	}
+	if d, ok := derived.(*ConclusionDerived); ok {
+		if q, ok := e.Derived.(*ConclusionDerived); ok {
+			d.AnsweredBy = q.AnsweredBy
+		}
+	}
+	return derived, nil
 }
 
 // storedReuse answers the reuse lookup with what the record says it reused.

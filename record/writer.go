@@ -66,6 +66,9 @@ type Writer struct {
 	Actor    string // "Name <email>"
 	Origin   string // this clone's id
 	Now      func() time.Time
+	// Surface is the surface this writer serves (SurfaceCLI, ...),
+	// recorded in every record's derived part; "" records none.
+	Surface string
 	// MaxAttempts bounds compare-and-swap retries when the head keeps moving.
 	MaxAttempts int
 }
@@ -89,12 +92,26 @@ type hints struct {
 	openedBy string
 	observed *ValidationDerived
 	checkout *string // the commit an assessment's files are read at
+	// answeredBy is who answered a conclusion's local-review checklist,
+	// as the surface that asked knows it.
+	answeredBy string
 }
 
 // Append admits a caller's body (JSON) as a record of kind on task. Kinds a
 // caller may not write (consultation; a command validation) are refused.
 func (w *Writer) Append(ctx context.Context, task string, kind Kind, body []byte) (*Result, error) {
 	return w.append(ctx, task, kind, body, hints{openedBy: "caller"})
+}
+
+// AppendAnswered is Append for a conclusion whose local-review answers
+// the calling surface knows were given by who (AnsweredPerson or
+// AnsweredAgent); the writer records it when the conclusion answers a
+// checklist.
+func (w *Writer) AppendAnswered(ctx context.Context, task string, kind Kind, body []byte, who string) (*Result, error) {
+	if who != AnsweredPerson && who != AnsweredAgent {
+		return nil, fmt.Errorf("answered by %q: want %q or %q", who, AnsweredPerson, AnsweredAgent)
+	}
+	return w.append(ctx, task, kind, body, hints{openedBy: "caller", answeredBy: who})
 }
 
 // AppendConsultation records one consultation outcome. Only the consult
@@ -318,6 +335,7 @@ func (w *Writer) admit(ctx context.Context, st *State, kind Kind, m map[string]a
 	if err != nil {
 		return nil, nil, err
 	}
+	w.provenance(derived, body, h)
 	now := time.Now
 	if w.Now != nil {
 		now = w.Now
@@ -344,6 +362,17 @@ func (w *Writer) admit(ctx context.Context, st *State, kind Kind, m map[string]a
 		return nil, nil, fmt.Errorf("writer produced an invalid record (a bug): %w", err)
 	}
 	return rec, &Entry{Record: rec, Body: body, Derived: derived}, nil
+}
+
+// provenance fills what the writer records about how the record was
+// written: the surface it serves and who answered a checklist.
+func (w *Writer) provenance(derived, body any, h hints) {
+	if p, ok := derived.(provenanced); ok {
+		p.provenance().Surface = w.Surface
+	}
+	if d, ok := derived.(*ConclusionDerived); ok && len(body.(*Conclusion).LocalReview) > 0 {
+		d.AnsweredBy = h.answeredBy
+	}
 }
 
 // TimeLayout is how records spell their creation time: RFC 3339, UTC,

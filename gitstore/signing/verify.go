@@ -141,10 +141,22 @@ func judge(f []string) Check {
 }
 
 // SignerIsActor reports whether signer (an ssh principal, usually an
-// address, or a key's user id "Name <address>") names the address of
+// address, a key's user id "Name <address>", or a certificate's subject)
+// names the address of
 // actor ("Name <address>"); addresses compare without case.
+//
+// An X.509 signer is the certificate's subject as gpgsm prints it
+// ("/CN=Name/O=Org/EMail=address"): its EMail attribute is the address.
 func SignerIsActor(signer, actor string) bool {
 	addr := func(s string) string {
+		if strings.HasPrefix(s, "/") {
+			for _, rdn := range strings.Split(s, "/") {
+				if k, v, ok := strings.Cut(rdn, "="); ok && (strings.EqualFold(k, "EMail") || strings.EqualFold(k, "emailAddress")) {
+					return strings.ToLower(strings.TrimSpace(v))
+				}
+			}
+			return ""
+		}
 		if i := strings.LastIndex(s, "<"); i >= 0 && strings.HasSuffix(s, ">") {
 			s = s[i+1 : len(s)-1]
 		}

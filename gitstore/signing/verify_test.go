@@ -39,3 +39,23 @@ func TestRefused(t *testing.T) {
 		}
 	}
 }
+
+func TestSignerIsActor(t *testing.T) {
+	for _, c := range []struct {
+		signer, actor string
+		want          bool
+	}{
+		{"ada@example.invalid", "Ada <ada@example.invalid>", true},
+		{"Ada Tester <ADA@example.invalid>", "Ada <ada@example.invalid>", true},
+		{"/CN=Ada Tester/O=Example/EMail=ada@example.invalid", "Ada <ada@example.invalid>", true},
+		{"/CN=Ada Tester/O=Example/EMail=bob@example.invalid", "Ada <ada@example.invalid>", false},
+		{"/CN=Ada Tester/O=Example", "Ada <ada@example.invalid>", false}, // no address: not the actor
+		{"/CN=ada@example.invalid", "Ada <ada@example.invalid>", false},  // a name is not an address
+		{"bob@example.invalid", "Ada <ada@example.invalid>", false},
+		{"", "Ada <>", false},
+	} {
+		if got := SignerIsActor(c.signer, c.actor); got != c.want {
+			t.Errorf("SignerIsActor(%q, %q) = %v, want %v", c.signer, c.actor, got, c.want)
+		}
+	}
+}

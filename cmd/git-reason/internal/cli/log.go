@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"git-reason/cmd/git-reason/internal/ops"
+	"git-reason/gitstore/signing"
 	"git-reason/record"
 )
 
@@ -153,13 +154,13 @@ func runLog(ctx context.Context, o *logOptions) error {
 		printNotVerified(w, lines)
 		if o.OneLine {
 			for _, l := range lines {
-				fmt.Fprintf(w, "%s %s %s\n", record.ShortID(l.ID), l.Kind, l.Summary)
+				fmt.Fprintf(w, "%s %s %s%s\n", record.ShortID(l.ID), l.Kind, l.Summary, signatureTag(l.Signature))
 			}
 			return nil
 		}
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		for _, l := range lines {
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%-12s\t%s\t%s\n", l.Task, l.Clock, record.ShortID(l.ID), l.Kind, l.Created, l.Summary)
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%-12s\t%s\t%s%s\n", l.Task, l.Clock, record.ShortID(l.ID), l.Kind, l.Created, l.Summary, signatureTag(l.Signature))
 		}
 		return tw.Flush()
 	})
@@ -175,4 +176,14 @@ func printNotVerified(w io.Writer, lines []ops.LogLine) {
 			fmt.Fprintf(w, "%s: %s\n", l.Task, record.NotVerified(l.DoesNotVerify))
 		}
 	}
+}
+
+// signatureTag is a log line's signature, after its summary: nothing for
+// an unsigned record (most repositories sign none; --json says
+// "unsigned"), else the status in brackets.
+func signatureTag(s *ops.Signature) string {
+	if s == nil || s.Status == signing.Unsigned {
+		return ""
+	}
+	return "  [" + record.Printable(s.Text) + "]"
 }

@@ -48,7 +48,7 @@ func runShow(ctx context.Context, o *showOptions) error {
 	if o.Question {
 		return showQuestion(ctx, o, sess)
 	}
-	e, st, err := sess.Find(ctx, o.ID)
+	e, st, sig, err := sess.FindSigned(ctx, o.ID)
 	if err != nil {
 		return err
 	}
@@ -62,8 +62,8 @@ func runShow(ctx context.Context, o *showOptions) error {
 		if st.Unverified != nil {
 			fmt.Fprintln(w, record.NotVerified(st.Unverified))
 		}
-		fmt.Fprintf(w, "%s %s\ntask:    %s\nclock:   %d\ncreated: %s\nactor:   %s\norigin:  %s\nsummary: %s\n",
-			e.Kind, e.ID, e.Task, e.Clock, record.Printable(e.Created), record.Printable(e.Actor), record.Printable(e.Origin), record.Summary(e))
+		fmt.Fprintf(w, "%s %s\ntask:    %s\nclock:   %d\ncreated: %s\nactor:   %s\norigin:  %s\nsurface: %s\nsummary: %s\n",
+			e.Kind, e.ID, e.Task, e.Clock, record.Printable(e.Created), record.Printable(e.Actor), record.Printable(e.Origin), surfaceText(e), record.Summary(e))
 		if wd := st.Withdrawn(e.ID); wd != nil {
 			fmt.Fprintf(w, "withdrawn: by %s (%s): %s\n", wd.ID, record.Printable(wd.Actor), record.Printable(wd.Body.(*record.Withdrawal).Reason))
 		}
@@ -72,7 +72,13 @@ func runShow(ctx context.Context, o *showOptions) error {
 			return err
 		}
 		fmt.Fprintln(w, "derived:")
-		return exportJSON(w, e.Derived)
+		if err := exportJSON(w, e.Derived); err != nil {
+			return err
+		}
+		if sig != nil {
+			fmt.Fprintf(w, "\ncommit:    %s\nsignature: %s\n", sig.Commit, record.Printable(sig.Text))
+		}
+		return nil
 	})
 }
 
@@ -99,4 +105,12 @@ func showQuestion(ctx context.Context, o *showOptions, sess *ops.Session) error 
 		fmt.Fprintf(o.Err, "matches the recorded sha256 %s (%d bytes)\n", r.SHA256, r.Bytes)
 	}
 	return nil
+}
+
+// surfaceText is the surface that wrote a record, as text shows it.
+func surfaceText(e *record.Entry) string {
+	if s := record.SurfaceOf(e); s != "" {
+		return s
+	}
+	return "(not recorded)"
 }

@@ -52,7 +52,7 @@ func runStatus(ctx context.Context, o *statusOptions) error {
 	if o.Task == "" {
 		return statusAll(ctx, o, sess)
 	}
-	st, _, err := sess.State(ctx, o.Task)
+	st, head, err := sess.State(ctx, o.Task)
 	if err != nil {
 		return err
 	}
@@ -62,15 +62,19 @@ func runStatus(ctx context.Context, o *statusOptions) error {
 	}
 	out := struct {
 		record.Status
-		Needs  []ops.Need `json:"needs"`
-		Report string     `json:"report,omitempty"`
-	}{Status: st.Summarize(), Needs: needs}
+		Signatures *ops.SignatureSummary `json:"signatures,omitempty"`
+		Needs      []ops.Need            `json:"needs"`
+		Report     string                `json:"report,omitempty"`
+	}{Status: st.Summarize(), Needs: needs, Signatures: sess.TaskSignatures(ctx, o.Task, head)}
 	if o.Report {
 		out.Report = st.Report()
 	}
 	pal := o.colours()
 	return o.render(out, func(w io.Writer) error {
 		printStatus(w, pal, out.Status)
+		if line := out.Signatures.Text(); line != "" {
+			fmt.Fprintf(w, "  signatures:   %s\n", record.Printable(line))
+		}
 		printNeeds(w, needs)
 		if o.Report {
 			fmt.Fprintf(w, "\n%s", out.Report)
@@ -134,6 +138,9 @@ func printStatus(w io.Writer, pal palette, s record.Status) {
 		}
 	}
 	fmt.Fprintf(w, "  review count: %d\n", s.ReviewCount)
+	if line := record.AnsweredLine(s.AnsweredBy); line != "" {
+		fmt.Fprintf(w, "  local review: %s\n", line)
+	}
 	if len(s.OpenDisagreements) > 0 {
 		fmt.Fprintf(w, "  disputed:     %s\n", strings.Join(s.OpenDisagreements, ", "))
 	}

@@ -32,6 +32,18 @@
 // (the task's derived next step as tool calls), which a successful answer
 // carries only when native_tool_search is false.
 //
+// A person, or the agent. conclude records who answered a local-review
+// checklist (derived answered_by; every record's derived says it was
+// written through mcp). For a material or critical decision, when the host
+// declared elicitation and approval_or_elicitation was not stated false,
+// conclude first answers with one elicitation per item (MCP multi
+// round-trip input requests; the SDK asks clients of older protocol
+// versions itself), carrying a request state that binds the answers to
+// that checklist (an HMAC under a key made at start, redeemed once):
+// only answers to it are recorded as a person's. Otherwise the answers are
+// the client's own, and every surface shows the plan as self-answered by
+// an agent (elicit.go).
+//
 // Errors are tool errors whose structured content is {code, message,
 // recovery_actions: [{tool, arguments}]}, deterministic and naming tools
 // only: an unknown task recovers with assess, a refusal (or a write whose

@@ -19,7 +19,8 @@ import (
 // statusOut is one task's status as 'git reason status TASK --json' prints it.
 type statusOut struct {
 	record.Status
-	Report string `json:"report,omitempty"`
+	Signatures *ops.SignatureSummary `json:"signatures,omitempty"`
+	Report     string                `json:"report,omitempty"`
 }
 
 // statusAll is every task's status ('git reason status --json' prints the
@@ -164,17 +165,23 @@ func (s *Server) status(ctx context.Context, c *call) (*outcome, error) {
 		}
 		return &outcome{out: statusAll{Tasks: all}, text: text}, nil
 	}
-	st, _, err := s.env.State(ctx, task)
+	st, head, err := s.env.State(ctx, task)
 	if err != nil {
 		return nil, err
 	}
-	out := statusOut{Status: st.Summarize()}
+	out := statusOut{Status: st.Summarize(), Signatures: s.env.TaskSignatures(ctx, task, head)}
 	if report, _ := c.args["report"].(bool); report {
 		out.Report = st.Report()
 	}
 	text := fmt.Sprintf("task %s: %s (%d records, review count %d)", task, out.Phase, out.Records, out.ReviewCount)
 	if out.DoesNotVerify != nil {
 		text += ": " + record.NotVerified(out.DoesNotVerify)
+	}
+	if line := record.AnsweredLine(out.AnsweredBy); line != "" {
+		text += "; local review " + line
+	}
+	if line := out.Signatures.Text(); line != "" {
+		text += "; signatures: " + record.Printable(line)
 	}
 	return &outcome{out: out, text: text, task: task}, nil
 }
@@ -196,15 +203,20 @@ func (s *Server) log(ctx context.Context, c *call) (*outcome, error) {
 }
 
 func (s *Server) show(ctx context.Context, c *call) (*outcome, error) {
-	e, st, err := s.env.Find(ctx, c.args["id"].(string))
+	e, st, sig, err := s.env.FindSigned(ctx, c.args["id"].(string))
 	if err != nil {
 		return nil, err
 	}
+	out := recordOut{Record: e.Record, Signature: sig}
 	text := fmt.Sprintf("%s %s of task %s: %s", e.Kind, e.ID, e.Task, record.Summary(e))
 	if st.Unverified != nil {
 		text += "; " + record.NotVerified(st.Unverified)
 	}
-	return &outcome{out: e.Record, text: text}, nil
+	if sig != nil {
+		out.Commit = sig.Commit
+		text += "; " + sig.Text
+	}
+	return &outcome{out: out, text: record.Printable(text)}, nil
 }
 
 func (s *Server) advisors(ctx context.Context, _ *call) (*outcome, error) {

@@ -112,6 +112,9 @@ func recordOutput(kind record.Kind) (json.RawMessage, error) {
 			"derived is what the writer computed; the schema tool with kind " + string(kind) + " gives their schemas in full"
 	}
 	props["commit"] = obj{"type": "string"}
+	if kind == "" {
+		props["signature"] = obj{"type": "object", "description": "the record's commit's signature: status (good, unsigned, bad, unknown_key, key_removed, signer_not_actor, expired_or_revoked), signer, key, commit, text"}
+	}
 	if kind == record.KindPlan {
 		props["lowered"] = obj{"type": "object", "description": "present when the repository's declarations made the plan select fewer advisors " +
 			"than the shipped and user declarations alone: file, selected, without_repository, notice"}

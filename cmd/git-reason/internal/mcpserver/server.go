@@ -38,6 +38,7 @@ type Server struct {
 	sessions sessions
 	byVerb   map[string]string // CLI verb → tool name
 	tools    map[string]*tool
+	states   elicitStates // of local reviews asked of a person (elicit.go)
 }
 
 // tool is one declared tool bound to its handler.
@@ -66,11 +67,16 @@ type outcome struct {
 	out  any    // structured content
 	text string // a short rendering for the text content
 	task string // the task the call concerns, "" for none
+	// input, when set, asks the client for input first (MCP multi
+	// round-trip requests): the call is made again with the responses
+	// and state.
+	input mcp.InputRequestMap
+	state string
 }
 
 // New opens the repository and builds the server.
 func New(ctx context.Context, opts Options) (*Server, error) {
-	env, err := ops.Open(ctx, ops.Options{Dir: opts.Dir, Resident: true})
+	env, err := ops.Open(ctx, ops.Options{Dir: opts.Dir, Resident: true, Surface: record.SurfaceMCP})
 	if err != nil {
 		return nil, err
 	}
@@ -178,6 +184,9 @@ func (s *Server) handle(t *tool) mcp.ToolHandler {
 			te := s.classify(ctx, t.spec.Name, task, t.kind, err)
 			s.mu.Unlock()
 			return errorResult(te), nil
+		}
+		if out.input != nil {
+			return &mcp.CallToolResult{InputRequests: out.input, RequestState: out.state}, nil
 		}
 		structured, err := marshal(out.out)
 		if err != nil {

@@ -21,6 +21,8 @@ type recordOut struct {
 	// Lowered, on a plan, says that the repository's declarations lowered
 	// its review.
 	Lowered *ops.Lowered `json:"lowered,omitempty"`
+	// Signature, on show, is the record's commit's signature.
+	Signature *ops.Signature `json:"signature,omitempty"`
 }
 
 // writeSpec says how a write tool builds its body: the record kind and the
@@ -77,7 +79,13 @@ func (s *Server) writeTools() (map[string]*tool, error) {
 		if err != nil {
 			return nil, fmt.Errorf("output schema of %s: %w", name, err)
 		}
-		out[name] = &tool{kind: ws.kind, input: in, output: o, run: s.writer(ws)}
+		t := &tool{kind: ws.kind, input: in, output: o, run: s.writer(ws)}
+		if ws.kind == record.KindConclusion {
+			// It may ask a person, which must not hold other calls: it
+			// takes the server's lock itself (elicit.go).
+			t.run, t.own = s.conclude(ws), true
+		}
+		out[name] = t
 	}
 	task, err := taskProperty()
 	if err != nil {
@@ -98,46 +106,67 @@ func (s *Server) writeTools() (map[string]*tool, error) {
 // the task, with defaulted ids filled in, appended through the one writer.
 func (s *Server) writer(ws writeSpec) func(ctx context.Context, c *call) (*outcome, error) {
 	return func(ctx context.Context, c *call) (*outcome, error) {
-		task := c.args["task"].(string)
-		if err := record.CheckTask(task); err != nil {
-			return nil, err
-		}
-		body := map[string]any{}
-		for k, v := range c.args {
-			if k != "task" {
-				body[k] = v
-			}
-		}
-		for field, kind := range ws.defaults {
-			if _, given := body[field]; given {
-				continue
-			}
-			id, err := s.latest(ctx, task, kind)
-			if err != nil {
-				return nil, err
-			}
-			body[field] = id
-		}
-		if ws.kind == record.KindValidation {
-			if _, given := body["method"]; !given {
-				body["method"] = "manual"
-			}
-		}
-		raw, err := json.Marshal(body)
+		task, body, err := s.body(ctx, c, ws)
 		if err != nil {
 			return nil, err
 		}
-		res, err := s.env.Append(ctx, task, ws.kind, raw)
-		if err != nil {
-			return nil, err
-		}
-		text := fmt.Sprintf("%s %s recorded in %s (commit %.12s): %s", res.Kind, res.ID, res.Task, res.Commit, record.Summary(res.Entry))
-		lowered := s.env.PlanLowered(ctx, res)
-		if lowered != nil {
-			text += "\n" + lowered.Notice
-		}
-		return &outcome{out: recordOut{Record: res.Record, Commit: res.Commit, Lowered: lowered}, text: text, task: task}, nil
+		return s.store(ctx, task, ws.kind, body, "")
 	}
+}
+
+// body is a write tool's record body: the arguments less the task, with
+// defaulted ids filled in.
+func (s *Server) body(ctx context.Context, c *call, ws writeSpec) (string, map[string]any, error) {
+	task := c.args["task"].(string)
+	if err := record.CheckTask(task); err != nil {
+		return "", nil, err
+	}
+	body := map[string]any{}
+	for k, v := range c.args {
+		if k != "task" {
+			body[k] = v
+		}
+	}
+	for field, kind := range ws.defaults {
+		if _, given := body[field]; given {
+			continue
+		}
+		id, err := s.latest(ctx, task, kind)
+		if err != nil {
+			return "", nil, err
+		}
+		body[field] = id
+	}
+	if ws.kind == record.KindValidation {
+		if _, given := body["method"]; !given {
+			body["method"] = "manual"
+		}
+	}
+	return task, body, nil
+}
+
+// store appends a write tool's body through the one writer; who, when
+// not "", says who answered a conclusion's local review.
+func (s *Server) store(ctx context.Context, task string, kind record.Kind, body map[string]any, who string) (*outcome, error) {
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	var res *record.Result
+	if who == "" {
+		res, err = s.env.Append(ctx, task, kind, raw)
+	} else {
+		res, err = s.env.AppendAnswered(ctx, task, kind, raw, who)
+	}
+	if err != nil {
+		return nil, err
+	}
+	text := fmt.Sprintf("%s %s recorded in %s (commit %.12s): %s", res.Kind, res.ID, res.Task, res.Commit, record.Summary(res.Entry))
+	lowered := s.env.PlanLowered(ctx, res)
+	if lowered != nil {
+		text += "\n" + lowered.Notice
+	}
+	return &outcome{out: recordOut{Record: res.Record, Commit: res.Commit, Lowered: lowered}, text: text, task: task}, nil
 }
 
 // latest is the id of the task's latest record of kind.
@@ -177,7 +206,7 @@ func (s *Server) consult(ctx context.Context, c *call) (*outcome, error) {
 	if err := record.CheckTask(task); err != nil {
 		return nil, err
 	}
-	env, err := ops.Open(ctx, ops.Options{Dir: s.dir})
+	env, err := ops.Open(ctx, ops.Options{Dir: s.dir, Surface: record.SurfaceMCP})
 	if err != nil {
 		return nil, err
 	}

@@ -54,6 +54,9 @@ type ContextTask struct {
 	// Weak is set when evidence citing a changed file is the only link.
 	Weak    bool   `json:"weak"`
 	Mermaid string `json:"mermaid"`
+	// Signatures says who signed the task's records (none when git could
+	// not be asked).
+	Signatures *SignatureSummary `json:"signatures,omitempty"`
 }
 
 // How a commit or a file links to a task.
@@ -114,11 +117,13 @@ func (e *Session) Context(ctx context.Context, q ContextQuery) (*ContextReport, 
 	}
 	links := linkTasks(commits, files, mentions, out)
 	states := map[string]*record.State{}
+	heads := map[string]string{}
 	load := func(task string) (*record.State, error) {
 		if st, ok := states[task]; ok {
 			return st, nil
 		}
-		st, _, err := e.State(ctx, task)
+		st, head, err := e.State(ctx, task)
+		heads[task] = head
 		switch {
 		case errors.Is(err, record.ErrUnreadable):
 			e.Store.Skip(task, err)
@@ -143,7 +148,8 @@ func (e *Session) Context(ctx context.Context, q ContextQuery) (*ContextReport, 
 			continue // it stopped reading since the cache saw it
 		}
 		sort.SliceStable(ls, func(i, j int) bool { return linkOrder[ls[i].By] < linkOrder[ls[j].By] })
-		t := ContextTask{TaskContext: states[task].Context(), Links: ls, Weak: true}
+		t := ContextTask{TaskContext: states[task].Context(), Links: ls, Weak: true,
+			Signatures: e.TaskSignatures(ctx, task, heads[task])}
 		for _, l := range ls {
 			t.Weak = t.Weak && l.By == LinkEvidence
 		}

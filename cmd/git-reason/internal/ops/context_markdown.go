@@ -169,6 +169,8 @@ func (p prose) contextAssessment(b *strings.Builder, a *record.ContextAssessment
 	switch {
 	case len(c.Advisors) > 0:
 		fmt.Fprintf(b, ": answers of %s, each weighed above.\n", codes(c.Advisors))
+	case len(c.LocalReview) > 0 && record.AnsweredLine(c.AnsweredBy) != "":
+		fmt.Fprintf(b, ": no advisor; the local review was answered instead, %s:\n", record.AnsweredLine(c.AnsweredBy))
 	case len(c.LocalReview) > 0:
 		b.WriteString(": no advisor; the local review was answered instead:\n")
 	default:

@@ -21,4 +21,11 @@
 // raw HTML summary lines, record.HTMLText, and Mermaid spells every
 // diagram label in entity codes, so that a record cannot inject HTML, links
 // or mentions into a page or a pull request.
+//
+// Signatures are git's verdicts (signing.Verify: one git log per history).
+// verify, pull and reuse ask git afresh; the read surfaces (status, log,
+// show, handover, context and their MCP tools) read RecordSignatures,
+// which keeps each task's checks by head in .git/reason/signatures/ and
+// asks git only about the commits since, dropping them when the allowed
+// signers change (sigcache.go).
 package ops

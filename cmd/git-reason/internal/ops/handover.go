@@ -28,6 +28,8 @@ type HandoverReport struct {
 	Settled       []record.Handover `json:"settled"`
 	Circuits      []AdvisorRow      `json:"circuits"`
 	CircuitsError string            `json:"circuits_error,omitempty"`
+	// Signatures says, for each open task, who signed its records.
+	Signatures map[string]*SignatureSummary `json:"signatures,omitempty"`
 }
 
 // Handover derives the handover of every task (or the one named).
@@ -61,6 +63,7 @@ func (e *Session) Handover(ctx context.Context, q HandoverQuery) (*HandoverRepor
 		}
 	}
 	sort.SliceStable(out.Settled, func(i, j int) bool { return out.Settled[i].Settled > out.Settled[j].Settled })
+	out.Signatures = e.openSignatures(ctx, out.Open)
 	if len(out.Open) == 0 {
 		return out, nil
 	}
@@ -85,6 +88,29 @@ func (e *Session) Handover(ctx context.Context, q HandoverQuery) (*HandoverRepor
 		}
 	}
 	return out, nil
+}
+
+// openSignatures summarises the signatures of each open task (from the
+// cache by head: only tasks that moved ask git).
+func (e *Session) openSignatures(ctx context.Context, open []record.Handover) map[string]*SignatureSummary {
+	out := map[string]*SignatureSummary{}
+	if len(open) == 0 {
+		return out
+	}
+	heads, err := e.Store.Tasks(ctx)
+	if err != nil {
+		return out
+	}
+	at := make(map[string]string, len(heads))
+	for _, h := range heads {
+		at[h.Task] = h.Head
+	}
+	for _, h := range open {
+		if s := e.TaskSignatures(ctx, h.Task, at[h.Task]); s != nil {
+			out[h.Task] = s
+		}
+	}
+	return out
 }
 
 // ParseSince reads a --since value as log and handover take it: an RFC
@@ -210,7 +236,7 @@ func RenderHandover(r *HandoverReport, f Format) string {
 	} else {
 		fmt.Fprintf(&b, "## Open (%d)\n", len(r.Open))
 		for i := range r.Open {
-			p.handoverTask(&b, &r.Open[i])
+			p.handoverTask(&b, &r.Open[i], r.Signatures[r.Open[i].Task])
 		}
 	}
 	if len(r.Circuits) > 0 || r.CircuitsError != "" {
@@ -247,7 +273,7 @@ func RenderHandover(r *HandoverReport, f Format) string {
 	return b.String()
 }
 
-func (p prose) handoverTask(b *strings.Builder, h *record.Handover) {
+func (p prose) handoverTask(b *strings.Builder, h *record.Handover, sigs *SignatureSummary) {
 	fmt.Fprintf(b, "\n### %s: %s\n\n", code(h.Task), p.md(h.Subject))
 	if h.DoesNotVerify != nil {
 		fmt.Fprintf(b, "- **%s**\n", p.md(record.NotVerified(h.DoesNotVerify)))
@@ -269,6 +295,12 @@ func (p prose) handoverTask(b *strings.Builder, h *record.Handover) {
 	}
 	for _, item := range h.LocalReview {
 		fmt.Fprintf(b, "- unanswered local review: %s\n", p.md(item))
+	}
+	if line := record.AnsweredLine(h.AnsweredBy); line != "" {
+		fmt.Fprintf(b, "- local review %s\n", line)
+	}
+	if line := sigs.Text(); line != "" {
+		fmt.Fprintf(b, "- signatures: %s\n", p.md(line))
 	}
 	if r := h.Reuse; r != nil {
 		fmt.Fprintf(b, "- reuses standing conclusion %s of %s", code(r.Conclusion), code(r.Task))

@@ -38,6 +38,9 @@ type Options struct {
 	// server): its settings are read again when a configuration file
 	// they came from changes.
 	Resident bool
+	// Surface is the surface the session serves, recorded in every
+	// record it writes (record.SurfaceMCP, ...); "" is the command line.
+	Surface string
 }
 
 // Session is one opened repository: its store and writer, and the
@@ -62,7 +65,8 @@ type Session struct {
 	baseline    *baseline // the last plan's snapshot without the repository overlay
 	// RemotesSetUp are the fetch refspecs SetupRemotes added.
 	RemotesSetUp []string
-	caughtUp     bool // CatchUp found every tracking head integrated (SettleFetched)
+	caughtUp     bool   // CatchUp found every tracking head integrated (SettleFetched)
+	allowedSum   string // allowedDigest, once per command (sigcache.go)
 }
 
 // Open locates the repository and prepares the writer. What only some
@@ -90,7 +94,11 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	store.Limits = sess.readLimits
 	// Vouch: a standing conclusion is reused only from a task whose
 	// history replays clean at that moment.
-	sess.Writer = &record.Writer{Store: store, Index: sess.Index, Avail: availability{sess}, Vouch: store}
+	surface := opts.Surface
+	if surface == "" {
+		surface = record.SurfaceCLI
+	}
+	sess.Writer = &record.Writer{Store: store, Index: sess.Index, Avail: availability{sess}, Vouch: store, Surface: surface}
 	// Authors: and only when its authors are trusted (authors.go), saying
 	// why not otherwise.
 	sess.Writer.Authors = authors{sess}

@@ -27,6 +27,16 @@ func (e *Session) Append(ctx context.Context, task string, kind record.Kind, bod
 	return e.Writer.Append(ctx, task, kind, body)
 }
 
+// AppendAnswered is Append for a conclusion whose local-review answers
+// the surface knows were given by who (record.AnsweredPerson or
+// record.AnsweredAgent).
+func (e *Session) AppendAnswered(ctx context.Context, task string, kind record.Kind, body []byte, who string) (*record.Result, error) {
+	if err := e.Identify(); err != nil {
+		return nil, err
+	}
+	return e.Writer.AppendAnswered(ctx, task, kind, body, who)
+}
+
 // State loads and derives a task as read surfaces show it: derived by
 // replay, never from a stored claim, and marked with replay's first
 // finding when its history does not verify (gitstore.Store.DeriveVerified).
@@ -184,6 +194,21 @@ type LogLine struct {
 	// DoesNotVerify is the first finding of a replay of the task's
 	// history, when it does not replay clean.
 	DoesNotVerify *record.Finding `json:"does_not_verify,omitempty"`
+	// Signature is the record's commit's signature (absent when git could
+	// not be asked).
+	Signature *Signature `json:"signature,omitempty"`
+}
+
+// logLines is the timeline of a task at head, each line with its
+// record's signature.
+func (e *Session) logLines(ctx context.Context, task, head string, st *record.State) []LogLine {
+	sigs, _ := e.RecordSignatures(ctx, task, head)
+	tl := st.Timeline()
+	out := make([]LogLine, len(tl))
+	for i, l := range tl {
+		out[i] = LogLine{Task: task, TimelineEntry: l, Signature: sigs[l.ID], DoesNotVerify: st.Unverified}
+	}
+	return out
 }
 
 // LogNewest returns the n newest entries across every task that keep
@@ -225,9 +250,9 @@ func (e *Session) LogNewest(ctx context.Context, n int, keep func(LogLine) bool)
 			failed = err
 			return false
 		}
-		tl := st.Timeline()
+		tl := e.logLines(ctx, t.Task, t.Head, st)
 		for i := len(tl) - 1; i >= 0; i-- {
-			if l := (LogLine{Task: t.Task, TimelineEntry: tl[i], DoesNotVerify: st.Unverified}); keep(l) {
+			if l := tl[i]; keep(l) {
 				got = append(got, l)
 			}
 		}
@@ -263,7 +288,7 @@ func (e *Session) Log(ctx context.Context, task string) ([]LogLine, error) {
 	}
 	out := []LogLine{}
 	for _, t := range tasks {
-		st, _, err := e.State(ctx, t)
+		st, head, err := e.State(ctx, t)
 		if task == "" && errors.Is(err, record.ErrUnreadable) {
 			e.Store.Skip(t, err)
 			continue
@@ -271,9 +296,7 @@ func (e *Session) Log(ctx context.Context, task string) ([]LogLine, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, l := range st.Timeline() {
-			out = append(out, LogLine{Task: t, TimelineEntry: l, DoesNotVerify: st.Unverified})
-		}
+		out = append(out, e.logLines(ctx, t, head, st)...)
 	}
 	if task == "" {
 		sort.SliceStable(out, func(i, j int) bool { return out[i].Created < out[j].Created })

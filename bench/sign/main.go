@@ -1,0 +1,215 @@
+// Command sign-bench measures what signing records costs: appends through
+// the resident MCP server signed with an ssh key held by a throwaway
+// ssh-agent against unsigned ones, and 'git reason verify' of a task of
+// signed records against a task of as many unsigned ones (run by
+// bench/sign/run.sh, which says what it prints).
+//
+// Everything lives in a temporary directory (or -dir) with its own HOME
+// and git configuration; the agent it starts is killed at the end.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"git-reason/reliability/harness"
+)
+
+func main() {
+	records := flag.Int("records", 2000, "records in each task verified")
+	runs := flag.Int("runs", 7, "timed verify runs of each task")
+	dir := flag.String("dir", "", "work directory (default: a temporary one, removed)")
+	flag.Parse()
+	if err := run(*records, *runs, *dir); err != nil {
+		fmt.Fprintln(os.Stderr, "sign-bench:", err)
+		os.Exit(1)
+	}
+}
+
+type env struct {
+	dir  string // the repository
+	vars []string
+}
+
+func (e env) cmd(name string, args ...string) *exec.Cmd {
+	c := exec.Command(name, args...)
+	c.Dir, c.Env = e.dir, e.vars
+	return c
+}
+
+func (e env) run(name string, args ...string) error {
+	out, err := e.cmd(name, args...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+func run(records, runs int, dir string) error {
+	if dir == "" {
+		d, err := os.MkdirTemp("", "sign-bench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	}
+	bin, err := harness.Binary()
+	if err != nil {
+		return err
+	}
+	home := filepath.Join(dir, "home")
+	repo := filepath.Join(dir, "repo")
+	for _, d := range []string{home, repo} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	sock := filepath.Join(dir, "agent.sock")
+	gitPath, _ := exec.LookPath("git")
+	e := env{dir: repo, vars: []string{
+		"PATH=" + filepath.Dir(bin) + ":" + filepath.Dir(gitPath) + ":/usr/bin:/bin",
+		"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"GIT_CONFIG_NOSYSTEM=1", "SSH_AUTH_SOCK=" + sock, "LC_ALL=C", "TZ=UTC",
+	}}
+	key := filepath.Join(dir, "ada_key")
+	if err := e.run("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "ada", "-f", key); err != nil {
+		return err
+	}
+	pub, err := os.ReadFile(key + ".pub")
+	if err != nil {
+		return err
+	}
+	allowed := filepath.Join(dir, "allowed")
+	if err := os.WriteFile(allowed, []byte("ada@example.invalid "+string(pub)), 0o644); err != nil {
+		return err
+	}
+	agent := e.cmd("ssh-agent", "-D", "-a", sock)
+	if err := agent.Start(); err != nil {
+		return err
+	}
+	defer func() { _ = agent.Process.Kill(); _ = agent.Wait() }()
+	for i := 0; ; i++ {
+		if _, err := os.Stat(sock); err == nil {
+			break
+		}
+		if i > 100 {
+			return fmt.Errorf("ssh-agent made no socket at %s", sock)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := e.run("ssh-add", "-q", key); err != nil {
+		return err
+	}
+	if err := e.run("git", "init", "-q"); err != nil {
+		return err
+	}
+	for _, kv := range [][2]string{{"user.name", "Ada Tester"}, {"user.email", "ada@example.invalid"},
+		{"gpg.format", "ssh"}, {"user.signingKey", "key::" + strings.TrimSpace(string(pub))},
+		{"gpg.ssh.allowedSignersFile", allowed}, {"gc.auto", "0"}} {
+		if err := e.run("git", "config", kv[0], kv[1]); err != nil {
+			return err
+		}
+	}
+	// Two resident servers: one signs (commit.gpgSign through git's
+	// environment configuration), one does not.
+	signed, err := connect(e, true)
+	if err != nil {
+		return err
+	}
+	defer signed.Close()
+	unsigned, err := connect(e, false)
+	if err != nil {
+		return err
+	}
+	defer unsigned.Close()
+	fmt.Printf("writing %d records to task S (signed) and U (unsigned) through the MCP servers, alternating\n", records)
+	var ws, wu []time.Duration
+	for i := 0; i < records; i++ {
+		d, err := assess(signed, "S", i)
+		if err != nil {
+			return err
+		}
+		ws = append(ws, d)
+		if d, err = assess(unsigned, "U", i); err != nil {
+			return err
+		}
+		wu = append(wu, d)
+	}
+	ms, mu := median(ws), median(wu)
+	fmt.Printf("MCP append, signed (ssh key in ssh-agent): median %v, p90 %v\n", ms.Round(time.Microsecond), p90(ws).Round(time.Microsecond))
+	fmt.Printf("MCP append, unsigned:                      median %v, p90 %v\n", mu.Round(time.Microsecond), p90(wu).Round(time.Microsecond))
+	fmt.Printf("signing adds %v per append (%.2fx)\n", (ms - mu).Round(time.Microsecond), float64(ms)/float64(mu))
+	if err := e.run("git", "verify-commit", "refs/reasoning/tasks/S"); err != nil {
+		return fmt.Errorf("the signed task's head does not verify with git: %w", err)
+	}
+	var vs, vu, cs, cu []time.Duration
+	for r := 0; r < runs; r++ {
+		for _, t := range []string{"S", "U"} {
+			start := time.Now()
+			c := e.cmd("git", "reason", "verify", t)
+			out, err := c.CombinedOutput()
+			if err != nil {
+				return fmt.Errorf("verify %s: %v: %s", t, err, out)
+			}
+			wall := time.Since(start)
+			ru := c.ProcessState.SysUsage().(*syscall.Rusage)
+			cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+			if t == "S" {
+				vs, cs = append(vs, wall), append(cs, cpu)
+			} else {
+				vu, cu = append(vu, wall), append(cu, cpu)
+			}
+		}
+	}
+	fmt.Printf("verify of %d signed records:   median wall %v, CPU %v\n", records, median(vs).Round(time.Millisecond), median(cs).Round(time.Millisecond))
+	fmt.Printf("verify of %d unsigned records: median wall %v, CPU %v\n", records, median(vu).Round(time.Millisecond), median(cu).Round(time.Millisecond))
+	fmt.Printf("signed/unsigned: wall %.2fx, CPU %.2fx (target: at most 2x)\n",
+		float64(median(vs))/float64(median(vu)), float64(median(cs))/float64(median(cu)))
+	return nil
+}
+
+// connect starts a resident 'git reason mcp' server, signing or not.
+func connect(e env, sign bool) (*mcp.ClientSession, error) {
+	c := e.cmd("git", "reason", "mcp")
+	c.Env = append(append([]string{}, e.vars...), "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=commit.gpgSign", fmt.Sprintf("GIT_CONFIG_VALUE_0=%t", sign))
+	client := mcp.NewClient(&mcp.Implementation{Name: "sign-bench", Version: "1"}, nil)
+	return client.Connect(context.Background(), &mcp.CommandTransport{Command: c}, nil)
+}
+
+// assess appends one trivial assessment to task and times the call.
+func assess(cs *mcp.ClientSession, task string, i int) (time.Duration, error) {
+	start := time.Now()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "assess", Arguments: map[string]any{
+		"task": task, "subject": fmt.Sprintf("subject %d", i), "question": "Q?", "materiality": "trivial", "reversibility": "reversible"}})
+	d := time.Since(start)
+	if err != nil {
+		return 0, err
+	}
+	if res.IsError {
+		return 0, fmt.Errorf("assess %s: %v", task, res.Content[0].(*mcp.TextContent).Text)
+	}
+	return d, nil
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func p90(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)*9/10]
+}

@@ -1,0 +1,16 @@
+#!/bin/sh
+# Costs of signing (issue 25), measured in one run:
+#  - a signed write through the resident MCP server ('git reason mcp'),
+#    the ssh key held by a throwaway ssh-agent (ssh-add), against the same
+#    write through an unsigned server; median wall time per append;
+#  - whole-process 'git reason verify' of a task of -records signed
+#    records against one of as many unsigned records, in the same
+#    repository, alternating; medians of wall and CPU time and their ratio
+#    (target: signed at most 2x unsigned).
+# Usage: bench/sign/run.sh [-records N] [-runs N] [-dir DIR]
+# Needs git, ssh-keygen, ssh-agent and ssh-add on PATH.
+set -eu
+cd "$(dirname "$0")/../.."
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime)"
+go run ./bench/sign "$@"
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime)"
