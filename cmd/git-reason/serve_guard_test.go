@@ -48,6 +48,7 @@ const guardOverlay = `advisors:
     executable: fake-guard-fail
     command: [fake-guard-fail]
     capabilities: [reasoning]
+order: [adv-secret-failing, adv-secret-answering]
 `
 
 type served struct {
@@ -229,8 +230,9 @@ func TestServeGuard(t *testing.T) {
 	var resp struct {
 		Answers []struct{ Advisor, Status string }
 	}
-	if err := json.Unmarshal([]byte(body), &resp); err != nil || len(resp.Answers) != 2 || resp.Answers[1].Status != "failed" {
-		t.Errorf("answers: %v %s, want one completed and one failed", err, body)
+	// The failing advisor is first: the peer asks it, then the next.
+	if err := json.Unmarshal([]byte(body), &resp); err != nil || len(resp.Answers) != 2 || resp.Answers[0].Status != "failed" || resp.Answers[1].Status != "completed" {
+		t.Errorf("answers: %v %s, want one failed and then one completed", err, body)
 	}
 
 	// A question over 64 KiB is refused before any advisor is asked.
