@@ -10,7 +10,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"git-reason/cmd/git-reason/internal/ops"
-	"git-reason/gitstore/signing"
 	"git-reason/record"
 )
 
@@ -182,7 +181,7 @@ func printNotVerified(w io.Writer, lines []ops.LogLine) {
 // an unsigned record (most repositories sign none; --json says
 // "unsigned"), else the status in brackets.
 func signatureTag(s *ops.Signature) string {
-	if s == nil || s.Status == signing.Unsigned {
+	if s == nil || s.Status == ops.Unsigned {
 		return ""
 	}
 	return "  [" + record.Printable(s.Text) + "]"

@@ -37,3 +37,6 @@ func WriteCost(args []string) { gitstore.WriteCost(args) }
 
 // SearchHit is one task a search found, as Search returns it.
 type SearchHit = gitstore.SearchHit
+
+// Unsigned is the status of a record commit that carries no signature.
+const Unsigned = signing.Unsigned
