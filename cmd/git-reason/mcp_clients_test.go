@@ -110,15 +110,20 @@ func (d mcpgoDriver) call(t *testing.T, method string, params map[string]any) js
 func TestMCPClientMcpGo(t *testing.T) {
 	t.Parallel()
 	s := newMCPSandbox(t)
-	c, err := mcpgo.NewStdioMCPClientWithOptions("git", s.env, []string{"reason", "mcp"},
+	tr := mcpgotransport.NewStdioWithOptions("git", s.env, []string{"reason", "mcp"},
 		mcpgotransport.WithCommandFunc(func(ctx context.Context, command string, env, args []string) (*exec.Cmd, error) {
 			cmd := exec.CommandContext(ctx, command, args...)
 			cmd.Dir, cmd.Env = s.dir, env
 			return cmd, nil
 		}))
-	if err != nil {
+	if err := tr.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	// The client probes with server/discover and, after 5 s without an
+	// answer, falls back to initialize on the same session: on a loaded
+	// machine the answer to the probe came later and the server refused the
+	// initialize as a duplicate. The minute below bounds the probe instead.
+	c := mcpgo.NewClient(tr, mcpgo.WithDiscoverTimeout(-1))
 	defer c.Close()
 	init := mcpgoproto.InitializeRequest{}
 	init.Params.ClientInfo = mcpgoproto.Implementation{Name: "mcp-go-client", Version: "1.2.1"}
