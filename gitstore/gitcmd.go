@@ -65,6 +65,11 @@ type PushResult struct {
 	// prefix of one it has, or has one as its own, in git's words
 	// ("cannot lock ref 'refs/…/a/b': 'refs/…/a' exists; …"); "" otherwise.
 	Conflict string
+	// Hook is what the remote's hook said of a ref it declined, its own
+	// lines ("remote: …") joined by "; ": the lines naming the ref when
+	// some do (git reason's server hook names every ref it refuses),
+	// else every line it said; "" when no hook declined the ref.
+	Hook string
 }
 
 // Moved reports whether the push of this ref was rejected because the
@@ -106,9 +111,33 @@ func (r *Repo) Push(ctx context.Context, remote string, refspecs []string) ([]Pu
 		conflicts := remoteConflicts(ge.Stderr)
 		for i := range res {
 			res[i].Conflict = conflicts[res[i].Ref]
+			if res[i].Flag == '!' && strings.Contains(res[i].Status, "hook declined") {
+				res[i].Hook = hookSaid(ge.Stderr, res[i].Ref)
+			}
 		}
 	}
 	return res, nil
+}
+
+// hookSaid is what a remote hook printed (git's "remote: " lines) about
+// ref: the lines that name it, else every line, joined by "; ".
+func hookSaid(stderr, ref string) string {
+	var all, named []string
+	for _, line := range strings.Split(stderr, "\n") {
+		rest, ok := strings.CutPrefix(strings.TrimRight(line, "\r "), "remote: ")
+		if !ok || strings.TrimSpace(rest) == "" {
+			continue
+		}
+		rest = strings.TrimSpace(rest)
+		all = append(all, rest)
+		if strings.Contains(rest, ref+": ") || strings.HasSuffix(rest, ref) {
+			named = append(named, rest)
+		}
+	}
+	if len(named) > 0 {
+		return strings.Join(named, "; ")
+	}
+	return strings.Join(all, "; ")
 }
 
 // remoteConflicts reads, from git push's stderr, the remote's refusals of

@@ -164,6 +164,13 @@ func (e *Session) Push(ctx context.Context, req SyncRequest, skip map[string]boo
 				pt.Outcome = PushRejected
 				pt.Message = record.Printable(r.Conflict) + " on " + req.Remote + " (one task's name cannot be a directory of another's: rename one of them)"
 				out.Tasks = append(out.Tasks, pt)
+			case r.Hook != "":
+				// The hook's own words, not git's "pre-receive hook
+				// declined": git reason's server hook names the rule.
+				pt.Outcome = PushRejected
+				pt.Message = fmt.Sprintf("%s's hook declined it: %s", req.Remote,
+					record.Printable(strings.ReplaceAll(r.Hook, "git-reason: "+r.Ref+": ", "")))
+				out.Tasks = append(out.Tasks, pt)
 			default:
 				pt.Outcome, pt.Message = PushRejected, record.Printable(r.Status)
 				out.Tasks = append(out.Tasks, pt)
