@@ -129,9 +129,8 @@ type sigCache struct {
 // surface pays for what changed; the cache is dropped when the allowed
 // signers change. verify, pull and reuse ask git afresh (Signatures).
 func (e *Session) RecordSignatures(ctx context.Context, task, head string) (map[string]*Signature, error) {
-	out := map[string]*Signature{}
 	if head == "" {
-		return out, nil
+		return map[string]*Signature{}, nil
 	}
 	allowed, err := e.allowedDigest()
 	if err != nil {
@@ -164,14 +163,21 @@ func (e *Session) RecordSignatures(ctx context.Context, task, head string) (map[
 		c = sigCache{Task: task, Head: head, Allowed: allowed, Checks: checks}
 		e.writeSigCache(path, &c)
 	}
-	for _, ch := range c.Checks {
+	return byRecord(c.Checks), nil
+}
+
+// byRecord is the signature of each record of checks (newest first): a
+// record's newest commit's.
+func byRecord(checks []signing.Check) map[string]*Signature {
+	out := map[string]*Signature{}
+	for _, ch := range checks {
 		if ch.Record != "" {
 			if _, newer := out[ch.Record]; !newer {
 				out[ch.Record] = signatureOf(ch)
 			}
 		}
 	}
-	return out, nil
+	return out
 }
 
 // merged is fresh (newest first) followed by the older checks of records

@@ -243,6 +243,9 @@ func (e *Session) integrate(ctx context.Context, remote string, tasks []string, 
 	}
 	results = append(results, held...)
 	slices.SortStableFunc(results, func(a, b *integration.Integration) int { return strings.Compare(a.Task, b.Task) })
+	if err := e.rememberQuarantines(remote, results); err != nil {
+		return nil, err
+	}
 	for _, in := range results {
 		if !in.Changed() {
 			continue

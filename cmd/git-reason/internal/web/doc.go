@@ -1,7 +1,9 @@
 // Package web is the Reasoning page: a read-only local web view of the
 // same derivation the command line shows (the task list from the cached
-// summaries, filtered and paginated; one task's timeline, rendered report,
-// record graph and records with their signature status; the handover with
+// summaries, filtered by phase, open or closed, actor, signatures,
+// quarantine and text through the search index, and paginated; one task's
+// timeline, rendered report, record graph and records with their signature
+// status, and the fetched history a pull held back and why; the handover with
 // the filters of 'git reason handover'; the context of a range of commits
 // as 'git reason context' derives it; every declared advisor's
 // availability and the doctor's findings with their fixes).

@@ -89,6 +89,7 @@ type recordView struct {
 	JSON      string
 	Signature *ops.SignatureCheck
 	Surface   string
+	Withdrawn string // the id of the withdrawal that withdrew it, if any
 }
 
 func (s *server) task(w http.ResponseWriter, r *http.Request) {
@@ -134,6 +135,11 @@ func (s *server) task(w http.ResponseWriter, r *http.Request) {
 	}
 	data["Status"], data["Report"], data["Records"], data["Graph"] = v.status, v.report, recs, v.graph
 	data["Refusals"] = sess.Store.LoadRefusals()[task]
+	if held, err := sess.Quarantined(r.Context()); err == nil {
+		if q, ok := held[task]; ok {
+			data["Quarantine"] = &q
+		}
+	}
 	render(w, "task.html", data)
 }
 

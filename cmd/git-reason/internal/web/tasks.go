@@ -20,11 +20,14 @@ const pageSize = 100
 type taskFilter struct {
 	Phase, Actor, Q string
 	State           string // "open", "closed" or "" for both
-	Page            int    // from 1
+	Sig             string // "signed", "unsigned", "unverified" or "" for any
+	Quarantined     bool
+	Page            int // from 1
 }
 
 func parseTaskFilter(q url.Values) taskFilter {
-	f := taskFilter{Phase: q.Get("phase"), Actor: strings.TrimSpace(q.Get("actor")), Q: strings.TrimSpace(q.Get("q")), State: q.Get("state"), Page: 1}
+	f := taskFilter{Phase: q.Get("phase"), Actor: strings.TrimSpace(q.Get("actor")), Q: strings.TrimSpace(q.Get("q")),
+		State: q.Get("state"), Sig: q.Get("sig"), Quarantined: q.Get("quarantined") != "", Page: 1}
 	if n, err := strconv.Atoi(q.Get("page")); err == nil && n > 1 {
 		f.Page = n
 	}
@@ -34,10 +37,13 @@ func parseTaskFilter(q url.Values) taskFilter {
 // at is the list's address for page n under the same filter.
 func (f taskFilter) at(n int) string {
 	q := url.Values{}
-	for k, v := range map[string]string{"phase": f.Phase, "actor": f.Actor, "q": f.Q, "state": f.State} {
+	for k, v := range map[string]string{"phase": f.Phase, "actor": f.Actor, "q": f.Q, "state": f.State, "sig": f.Sig} {
 		if v != "" {
 			q.Set(k, v)
 		}
+	}
+	if f.Quarantined {
+		q.Set("quarantined", "1")
 	}
 	if n > 1 {
 		q.Set("page", strconv.Itoa(n))
@@ -48,11 +54,33 @@ func (f taskFilter) at(n int) string {
 	return "/?" + q.Encode()
 }
 
+// sigFilters are the signature filters of the list: the query value, what
+// the form says, and which summaries it keeps.
+var sigFilters = []struct {
+	Value, Label string
+	keep         func(*ops.SignatureSummary) bool
+}{
+	{"signed", "every record signed", (*ops.SignatureSummary).AllSigned},
+	{"unsigned", "a record unsigned", (*ops.SignatureSummary).SomeUnsigned},
+	{"unverified", "a signature not verifying", (*ops.SignatureSummary).SomeNotVerifying},
+}
+
+// taskRow is a task as the list shows it: its summary, its signatures in
+// brief and, when a pull held its fetched history back, that quarantine.
+type taskRow struct {
+	record.Status
+	Signatures *ops.SignatureSummary
+	Quarantine *ops.Quarantine
+}
+
 // tasks is the task list: every task's cached summary (the index the
-// command line's status reads, brought up to date with the refs), filtered
-// by phase, open or closed, actor and text, newest activity first, one page at a time.
-// Only the page's rows are rendered, so a list of 20,000 tasks costs the
-// cache's read and one pass over its entries.
+// command line's status reads, brought up to date with the refs), with its
+// signatures in brief (ops.SignatureSummaries) and its quarantine
+// (ops.Quarantined), filtered by phase, open or closed, actor, signatures,
+// quarantine and text (the search index's records, or the task's name),
+// newest activity first, one page at a time. Only the page's rows are
+// rendered, so a list of 20,000 tasks costs the caches' reads and one pass
+// over their entries.
 func (s *server) tasks(w http.ResponseWriter, r *http.Request) {
 	sess, err := s.open()
 	if err != nil {
@@ -60,30 +88,52 @@ func (s *server) tasks(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := parseTaskFilter(r.URL.Query())
-	all, actors, err := s.summaries.get(r.Context(), sess, f.Actor != "")
+	all, err := s.summaries.get(r.Context(), sess, f)
 	if err != nil {
 		fail(w, err)
 		return
 	}
-	rows := make([]record.Status, 0, len(all))
-	for _, st := range all {
+	held, err := sess.Quarantined(r.Context())
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	var keepSig func(*ops.SignatureSummary) bool
+	for _, sf := range sigFilters {
+		if sf.Value == f.Sig {
+			keepSig = sf.keep
+		}
+	}
+	rows := make([]taskRow, 0, len(all.statuses))
+	for _, st := range all.statuses {
 		if f.Phase != "" && string(st.Phase) != f.Phase {
 			continue
 		}
 		if f.State == "open" && st.Closed != nil || f.State == "closed" && st.Closed == nil {
 			continue
 		}
-		if f.Q != "" && !contains(st.Task, f.Q) && !contains(st.Subject, f.Q) {
+		if f.Q != "" && !contains(st.Task, f.Q) && !all.found[st.Task] {
 			continue
 		}
-		if actors != nil && !slices.ContainsFunc(actors[st.Task], func(a string) bool { return contains(a, f.Actor) }) {
+		if all.actors != nil && !slices.ContainsFunc(all.actors[st.Task], func(a string) bool { return contains(a, f.Actor) }) {
 			continue
 		}
-		rows = append(rows, st)
+		if keepSig != nil && !keepSig(all.sigs[st.Task]) {
+			continue
+		}
+		q, isHeld := held[st.Task]
+		if f.Quarantined && !isHeld {
+			continue
+		}
+		row := taskRow{Status: st, Signatures: all.sigs[st.Task]}
+		if isHeld {
+			row.Quarantine = &q
+		}
+		rows = append(rows, row)
 	}
 	// Last activity first: record times are UTC RFC 3339 and compare as
 	// text; a task's name breaks ties.
-	slices.SortFunc(rows, func(a, b record.Status) int {
+	slices.SortFunc(rows, func(a, b taskRow) int {
 		if c := strings.Compare(b.Updated, a.Updated); c != 0 {
 			return c
 		}
@@ -93,8 +143,8 @@ func (s *server) tasks(w http.ResponseWriter, r *http.Request) {
 	page := min(f.Page, pages)
 	shown := rows[min(len(rows), (page-1)*pageSize):min(len(rows), page*pageSize)]
 	data := map[string]any{
-		"Title": "Tasks", "Rows": shown, "Matched": len(rows), "Total": len(all), "Filter": f, "Phases": phases,
-		"Page": page, "Pages": pages, "Live": "/head",
+		"Title": "Tasks", "Rows": shown, "Matched": len(rows), "Total": len(all.statuses), "Filter": f, "Phases": phases,
+		"SigFilters": sigFilters, "Quarantined": len(held), "Page": page, "Pages": pages, "Live": "/head",
 	}
 	if page > 1 {
 		data["Prev"] = f.at(page - 1)
@@ -107,45 +157,84 @@ func (s *server) tasks(w http.ResponseWriter, r *http.Request) {
 
 func contains(s, sub string) bool { return strings.Contains(strings.ToLower(s), strings.ToLower(sub)) }
 
-// summaryCache holds the task summaries the list last read, and their
-// actors when a filter needed them, with the digest of the task refs they
-// were read at: while no ref moves, the list reuses them instead of
-// decoding the whole cache file again (a summary is derived from its
-// task's head alone, so equal refs mean equal summaries).
+// summaryCache holds what the list last read, with the digest of the
+// task refs it was read at: while no ref moves, the list reuses it instead
+// of decoding the caches again (a summary is derived from its task's head
+// alone, so equal refs mean equal summaries). Signatures are kept with the
+// allowed signers they were judged against too.
 type summaryCache struct {
-	mu     sync.Mutex
-	digest string
-	all    []record.Status
-	actors map[string][]string
+	mu      sync.Mutex
+	digest  string
+	signers string
+	cur     summaries
 }
 
-// get returns every task's summary, sorted by task, and, when withActors
-// is set, who wrote each task's records.
-func (c *summaryCache) get(ctx context.Context, sess *ops.Session, withActors bool) ([]record.Status, map[string][]string, error) {
+// summaries are every task's summary, sorted by task, and what the
+// filters asked so far needed: who wrote each task's records, each task's
+// signatures in brief, and the tasks whose records hold the text of the
+// last text filter.
+type summaries struct {
+	statuses []record.Status
+	actors   map[string][]string
+	sigs     map[string]*ops.SignatureSummary
+	q        string
+	found    map[string]bool
+}
+
+// get returns what the list needs for f.
+func (c *summaryCache) get(ctx context.Context, sess *ops.Session, f taskFilter) (summaries, error) {
 	digest, err := sess.TasksDigest()
 	if err != nil {
-		return nil, nil, err
+		return summaries{}, err
+	}
+	signers, err := sess.SignersDigest()
+	if err != nil {
+		return summaries{}, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if digest != c.digest {
 		all, err := sess.StatusAll(ctx)
 		if err != nil {
-			return nil, nil, err
+			return summaries{}, err
 		}
-		c.digest, c.all, c.actors = digest, all, nil
+		c.digest, c.cur = digest, summaries{statuses: all}
 	}
-	if withActors && c.actors == nil {
+	if signers != c.signers {
+		c.signers, c.cur.sigs = signers, nil
+	}
+	if f.Actor != "" && c.cur.actors == nil {
 		// Who wrote a task's records is in the handover cache, read only
 		// when the list is filtered by it.
 		hs, err := sess.Index.Handovers(ctx)
 		if err != nil {
-			return nil, nil, err
+			return summaries{}, err
 		}
-		c.actors = make(map[string][]string, len(hs))
+		c.cur.actors = make(map[string][]string, len(hs))
 		for _, h := range hs {
-			c.actors[h.Task] = h.Actors
+			c.cur.actors[h.Task] = h.Actors
 		}
 	}
-	return c.all, c.actors, nil
+	if c.cur.sigs == nil {
+		if c.cur.sigs, err = sess.SignatureSummaries(ctx); err != nil {
+			return summaries{}, err
+		}
+	}
+	if f.Q != "" && (f.Q != c.cur.q || c.cur.found == nil) {
+		// The text is looked for in every record's texts through the
+		// search index, as 'git reason search' looks.
+		hits, err := sess.Search(ctx, f.Q)
+		if err != nil {
+			return summaries{}, err
+		}
+		c.cur.q, c.cur.found = f.Q, make(map[string]bool, len(hits))
+		for _, h := range hits {
+			c.cur.found[h.Task] = true
+		}
+	}
+	out := c.cur
+	if f.Actor == "" {
+		out.actors = nil
+	}
+	return out, nil
 }

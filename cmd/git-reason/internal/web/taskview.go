@@ -53,7 +53,11 @@ func (c *viewCache) get(ctx context.Context, sess *ops.Session, task string) (*t
 	for _, e := range st.Entries {
 		var b bytes.Buffer
 		_ = json.Indent(&b, mustJSON(e.Record), "", "  ")
-		v.records = append(v.records, recordView{Entry: e, Summary: record.Summary(e), JSON: b.String(), Surface: surface(e.Record.Derived)})
+		rv := recordView{Entry: e, Summary: record.Summary(e), JSON: b.String(), Surface: surface(e.Record.Derived)}
+		if w := st.Withdrawn(e.ID); w != nil {
+			rv.Withdrawn = w.ID
+		}
+		v.records = append(v.records, rv)
 	}
 	// What replay refused stays in history: listed, and said to be refused.
 	for _, e := range st.Refused {

@@ -1,0 +1,126 @@
+package main
+
+// The task list's filters by signatures and quarantine, and its text
+// filter through the search index, served by the real binary over
+// repositories its own commands wrote and signed with real ssh keys, one
+// of whose pulls held a fetched history back.
+
+import (
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"git-reason/reliability/harness"
+)
+
+func TestWebTaskFilters(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("ssh-keygen"); err != nil {
+		if harness.InCI() {
+			t.Fatal("ssh-keygen is not on PATH under CI=true (.ci/run installs it)")
+		}
+		t.Skip("ssh-keygen is not on PATH")
+	}
+	s := newSandbox(t, "advisors: []\n", nil)
+	root := filepath.Dir(s.dir)
+	ada, eve := filepath.Join(root, "ada_key"), filepath.Join(root, "eve_key")
+	for _, k := range []string{ada, eve} {
+		if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", filepath.Base(k), "-f", k).CombinedOutput(); err != nil {
+			t.Fatalf("ssh-keygen: %v: %s", err, out)
+		}
+	}
+	pub, err := os.ReadFile(ada + ".pub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	allowed := filepath.Join(root, "allowed_signers")
+	if err := os.WriteFile(allowed, []byte("ada@example.invalid "+string(pub)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.git("config", "gpg.format", "ssh")
+	s.git("config", "user.signingKey", ada)
+	s.git("config", "gpg.ssh.allowedSignersFile", allowed)
+	signed := []string{"-c", "commit.gpgSign=true"}
+	assess := func(sb *sandbox, task, subject, question string, cfg ...string) {
+		sb.git(append(cfg, "reason", "assess", task, "--subject", subject, "--question", question, "--materiality", "trivial", "--reversibility", "reversible")...)
+	}
+	// S: every record signed by ada; U: none signed; M: one of two; E:
+	// signed with a key no allowed signer holds.
+	assess(s, "S-signed", "Signed throughout", "Which way?", signed...)
+	s.git(append(signed, "reason", "plan", "S-signed")...)
+	assess(s, "U-unsigned", "Never signed", "Which way?")
+	assess(s, "M-mixed", "Half signed", "Which way?", signed...)
+	s.reason("plan", "M-mixed")
+	assess(s, "E-eve", "Signed by a stranger", "Which pager to ship?", "-c", "commit.gpgSign=true", "-c", "user.signingKey="+eve)
+
+	// Another clone appends an unsigned record to U; this repository
+	// requires fetched records to be signed, so its pull holds U back.
+	remote := filepath.Join(root, "remote.git")
+	s.git("init", "-q", "--bare", remote)
+	s.git("remote", "add", "origin", remote)
+	s.reason("push")
+	a := &sandbox{t: t, dir: filepath.Join(root, "a"), env: s.env}
+	s.git("clone", "-q", remote, a.dir)
+	a.reason("pull")
+	a.reason("plan", "U-unsigned")
+	a.reason("push")
+	s.git("config", "reason.requireSigned", "fetched")
+	if _, errs, code := s.run("reason", "pull"); code != 3 || !strings.Contains(errs, "quarantined") {
+		t.Fatalf("pull of an unsigned record under requireSigned: exit %d: %s", code, errs)
+	}
+
+	start := startWeb(t, s)
+	base := strings.TrimSuffix(start[:strings.Index(start, "?")], "/")
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, Timeout: 30 * time.Second}
+	list := getPage(t, c, start)
+	for _, want := range []string{"4 of 4 tasks", `<span class="sig sig-good"`, `<span class="sig sig-bad"`, "partly signed",
+		`<span class="phase phase-quarantined"`, `<option value="unsigned">a record unsigned</option>`, "quarantined only (1)"} {
+		if !strings.Contains(list, want) {
+			t.Errorf("task list lacks %q", want)
+		}
+	}
+	shows := func(query string, want ...string) {
+		t.Helper()
+		page := getPage(t, c, base+"/?"+query)
+		for _, task := range []string{"S-signed", "U-unsigned", "M-mixed", "E-eve"} {
+			listed := strings.Contains(page, `href="/task/`+task+`"`)
+			if expected := strings.Contains(" "+strings.Join(want, " ")+" ", " "+task+" "); listed != expected {
+				t.Errorf("/?%s: %s listed %v, want %v", query, task, listed, expected)
+			}
+		}
+	}
+	shows("sig=signed", "S-signed")
+	shows("sig=unsigned", "U-unsigned", "M-mixed")
+	shows("sig=unverified", "E-eve")
+	shows("quarantined=1", "U-unsigned")
+	shows("quarantined=1&sig=signed")
+	// The text filter finds a record's text, not only a task's name or
+	// subject: the question of E is in no subject.
+	shows("q="+url.QueryEscape("PAGER"), "E-eve")
+	shows("q="+url.QueryEscape("m-mix"), "M-mixed")
+	shows("q=nowhere")
+
+	// The page of the held-back task says so and why.
+	page := getPage(t, c, base+"/task/U-unsigned")
+	for _, want := range []string{"Fetched history quarantined", "refs/reasoning/remotes/origin/U-unsigned", "git reason pull origin U-unsigned", "unsigned"} {
+		if !strings.Contains(page[strings.Index(page, "<main>"):], want) {
+			t.Errorf("the quarantined task's page lacks %q", want)
+		}
+	}
+	if p := getPage(t, c, base+"/task/S-signed"); strings.Contains(p, "quarantined") {
+		t.Errorf("a task no pull held back is said to be quarantined")
+	}
+
+	// A record written while serving moves its task between the filters.
+	s.reason("assess", "S-signed", "--subject", "Signed no more", "--question", "Which pager now?", "--materiality", "trivial", "--reversibility", "reversible")
+	shows("sig=signed")
+	shows("sig=unsigned", "U-unsigned", "M-mixed", "S-signed")
+	shows("q=pager", "E-eve", "S-signed")
+}
