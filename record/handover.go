@@ -83,6 +83,7 @@ func (s *State) Handover() Handover {
 		Closed: st.Closed, Actors: []string{}, Disagreements: []HandoverDispute{}, LocalReview: []string{},
 		Consultations: []HandoverConsult{}, Missing: []string{}, Standing: st.Standing, DoesNotVerify: s.Unverified}
 	seen := map[string]bool{}
+	attemptOf := "" // the conclusion the latest attempt carried out
 	for _, e := range s.Entries {
 		if !seen[e.Actor] {
 			seen[e.Actor] = true
@@ -91,6 +92,7 @@ func (s *State) Handover() Handover {
 		if e.Kind == KindAttempt && s.notWithdrawn(e) {
 			b := e.Body.(*Attempt)
 			h.Attempt = &HandoverAttempt{ID: e.ID, Outcome: b.Outcome, Commits: append([]string{}, b.Commits...), Created: e.Created}
+			attemptOf = b.Conclusion
 		}
 	}
 	a := s.LatestAssessment()
@@ -160,7 +162,10 @@ func (s *State) Handover() Handover {
 			h.Settled = v.Created
 		}
 	}
-	h.Finished = h.Phase == PhaseValidated && (h.Attempt == nil || h.Attempt.Outcome != "failed")
+	// Only a failed attempt at the latest conclusion keeps a validated task
+	// open: one at a conclusion since replaced by a new assessment's is
+	// what that assessment answered (assessing anew would loop).
+	h.Finished = h.Phase == PhaseValidated && (h.Attempt == nil || h.Attempt.Outcome != "failed" || c == nil || attemptOf != c.ID)
 	if h.Phase == PhaseValidated && !h.Finished {
 		h.Next = "git reason assess " + s.Task + " (the last attempt failed: assess anew)"
 	}

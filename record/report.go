@@ -104,24 +104,38 @@ func (s *State) next(st Status) string {
 		if len(st.Selected) > 0 {
 			return "git reason consult " + t
 		}
-		if len(st.LocalReview) == 0 {
-			// The plan needs no review (trivial, minor and reversible, or
-			// reusing a standing conclusion): a checklist answer would be
-			// refused, since there is no item to answer.
-			return "git reason conclude " + t + " --decision ..."
-		}
-		return "git reason conclude " + t + " --decision ... --local-review N=ANSWER ..."
+		return s.concludeNext(st)
 	case PhaseConsulting:
-		if len(s.Completed(st.Assessment)) == 0 {
+		if len(st.Selected) > 0 && len(s.Completed(st.Assessment)) == 0 {
 			return "git reason consult " + t + " (again), or git reason plan " + t + " to plan anew"
 		}
-		return "git reason conclude " + t + " --decision ... --weigh ID=TREATMENT:REASON ..."
+		// Some advisor answered, or the latest plan (made anew after
+		// advisors failed) selected none: consulting again would ask
+		// nobody.
+		return s.concludeNext(st)
 	case PhaseDisputed:
 		return "git reason resolve " + t + " " + ShortID(st.OpenDisagreements[0]) + " --decision ... --evidence KIND:REF:SUMMARY"
 	case PhaseConcluded:
 		return "git reason validate " + t + " --run CMD"
 	}
 	return ""
+}
+
+// concludeNext is the conclude command the latest plan admits: every
+// completed consultation of the assessment weighed, and, when the plan
+// selected no advisor, its checklist answered. A plan that needs no
+// review (trivial, minor and reversible, or reusing a standing
+// conclusion) has neither: a checklist answer would be refused, since
+// there is no item to answer.
+func (s *State) concludeNext(st Status) string {
+	next := "git reason conclude " + st.Task + " --decision ..."
+	if len(s.Completed(st.Assessment)) > 0 {
+		next += " --weigh ID=TREATMENT:REASON ..."
+	}
+	if len(st.Selected) == 0 && len(st.LocalReview) > 0 {
+		next += " --local-review N=ANSWER ..."
+	}
+	return next
 }
 
 // Report renders the task as markdown: the question, the plan, what each
