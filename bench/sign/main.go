@@ -1,7 +1,8 @@
 // Command sign-bench measures what signing records costs: appends through
 // the resident MCP server signed with an ssh key held by a throwaway
 // ssh-agent against unsigned ones, and 'git reason verify' of a task of
-// signed records against a task of as many unsigned ones (run by
+// signed records against a task of as many unsigned ones, first (as in a
+// fresh clone), again, and after a few new records (run by
 // bench/sign/run.sh, which says what it prints).
 //
 // Everything lives in a temporary directory (or -dir) with its own HOME
@@ -27,10 +28,11 @@ import (
 
 func main() {
 	records := flag.Int("records", 2000, "records in each task verified")
-	runs := flag.Int("runs", 7, "timed verify runs of each task")
+	runs := flag.Int("runs", 7, "timed re-verify runs of each task")
+	firstRuns := flag.Int("first-runs", 1, "timed first verify runs of each task (git checks every signature)")
 	dir := flag.String("dir", "", "work directory (default: a temporary one, removed)")
 	flag.Parse()
-	if err := run(*records, *runs, *dir); err != nil {
+	if err := run(*records, *runs, *firstRuns, *dir); err != nil {
 		fmt.Fprintln(os.Stderr, "sign-bench:", err)
 		os.Exit(1)
 	}
@@ -55,7 +57,7 @@ func (e env) run(name string, args ...string) error {
 	return nil
 }
 
-func run(records, runs int, dir string) error {
+func run(records, runs, firstRuns int, dir string) error {
 	if dir == "" {
 		d, err := os.MkdirTemp("", "sign-bench-")
 		if err != nil {
@@ -153,9 +155,46 @@ func run(records, runs int, dir string) error {
 	if err := e.run("git", "verify-commit", "refs/reasoning/tasks/S"); err != nil {
 		return fmt.Errorf("the signed task's head does not verify with git: %w", err)
 	}
+	// First verify: no verdict kept and no head remembered verified, as
+	// in a fresh clone; then re-verify with both kept.
+	cold := func() error {
+		for _, p := range []string{"signatures", "verified.json"} {
+			if err := os.RemoveAll(filepath.Join(repo, ".git", "reason", p)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := timeVerify(e, records, firstRuns, "first verify", cold); err != nil {
+		return err
+	}
+	if err := timeVerify(e, records, runs, "re-verify", func() error { return nil }); err != nil {
+		return err
+	}
+	// A pull brings a few new records: verify asks git about those only.
+	const more = 10
+	for i := 0; i < more; i++ {
+		if _, err := assess(signed, "S", records+i); err != nil {
+			return err
+		}
+		if _, err := assess(unsigned, "U", records+i); err != nil {
+			return err
+		}
+	}
+	return timeVerify(e, records+more, 1, fmt.Sprintf("verify after %d new records", more), func() error { return nil })
+}
+
+// timeVerify times whole-process 'git reason verify' of task S (signed)
+// and U (unsigned), alternating, runs times each, prepare run before each,
+// and prints the medians of wall and CPU time (the process and the git
+// and ssh-keygen processes it waited for) and their ratio.
+func timeVerify(e env, records, runs int, what string, prepare func() error) error {
 	var vs, vu, cs, cu []time.Duration
 	for r := 0; r < runs; r++ {
 		for _, t := range []string{"S", "U"} {
+			if err := prepare(); err != nil {
+				return err
+			}
 			start := time.Now()
 			c := e.cmd("git", "reason", "verify", t)
 			out, err := c.CombinedOutput()
@@ -172,9 +211,9 @@ func run(records, runs int, dir string) error {
 			}
 		}
 	}
-	fmt.Printf("verify of %d signed records:   median wall %v, CPU %v\n", records, median(vs).Round(time.Millisecond), median(cs).Round(time.Millisecond))
-	fmt.Printf("verify of %d unsigned records: median wall %v, CPU %v\n", records, median(vu).Round(time.Millisecond), median(cu).Round(time.Millisecond))
-	fmt.Printf("signed/unsigned: wall %.2fx, CPU %.2fx (target: at most 2x)\n",
+	fmt.Printf("%s of %d signed records:   median wall %v, CPU %v\n", what, records, median(vs).Round(time.Millisecond), median(cs).Round(time.Millisecond))
+	fmt.Printf("%s of %d unsigned records: median wall %v, CPU %v\n", what, records, median(vu).Round(time.Millisecond), median(cu).Round(time.Millisecond))
+	fmt.Printf("%s signed/unsigned: wall %.2fx, CPU %.2fx (target: at most 2x)\n", what,
 		float64(median(vs))/float64(median(vu)), float64(median(cs))/float64(median(cu)))
 	return nil
 }

@@ -6,8 +6,11 @@
 #  - whole-process 'git reason verify' of a task of -records signed
 #    records against one of as many unsigned records, in the same
 #    repository, alternating; medians of wall and CPU time and their ratio
-#    (target: signed at most 2x unsigned).
-# Usage: bench/sign/run.sh [-records N] [-runs N] [-dir DIR]
+#    (target: signed at most 2x unsigned), three ways: a first verify
+#    (.git/reason/signatures and verified.json removed before each run,
+#    as in a fresh clone: git checks every signature), a re-verify (git's
+#    verdicts kept), and one verify after 10 new records in each task.
+# Usage: bench/sign/run.sh [-records N] [-runs N] [-first-runs N] [-dir DIR]
 # Needs git, ssh-keygen, ssh-agent and ssh-add on PATH.
 set -eu
 cd "$(dirname "$0")/../.."

@@ -1,74 +1,86 @@
 package signing
 
 import (
-	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 )
 
-// headsPerProcess bounds the commit ids one git log is given on its
-// command line (41 bytes each), well inside the system's limit.
-const headsPerProcess = 10000
-
-// VerifyHeads is Verify of each of heads, whole, in one git log per
-// 10,000 heads instead of one per head: every task's signatures for
-// `verify` of every task. Each check goes to the head it was reached from
-// (git log --source), newest first as Verify lists them. A commit that
-// several heads reach goes to one of them only, so a head whose list is
-// not closed under parents (a history sharing commits with another) is
-// asked alone, with Verify.
-func VerifyHeads(ctx context.Context, git Runner, allowedSigners string, heads []string) (map[string][]Check, error) {
-	out := make(map[string][]Check, len(heads))
+// VerifyHeads is Verify of each of heads (commit ids), whole, with one
+// git rev-list per 10,000 heads instead of one per head and one git log
+// per 10,000 commits whose verdict v does not keep: every task's
+// signatures for `verify` of every task. Each head gets every commit it
+// reaches (a commit several heads reach goes to each), newest first in
+// the order git lists them.
+func VerifyHeads(ctx context.Context, git Runner, allowedSigners string, v *Verdicts, heads []string) (map[string][]Check, error) {
 	parents := map[string][]string{}
-	for start := 0; start < len(heads); start += headsPerProcess {
-		chunk := heads[start:min(len(heads), start+headsPerProcess)]
-		var args []string
-		if allowedSigners != "" {
-			args = append(args, "-c", "gpg.ssh.allowedSignersFile="+allowedSigners)
-		}
-		args = append(append(args, "log", "--source", format+"%P%x00%S%x00"), chunk...)
-		data, err := git(ctx, append(args, "--")...)
+	order := map[string]int{}
+	var commits []string
+	for start := 0; start < len(heads); start += perProcess {
+		args := append([]string{"rev-list", "--parents"}, heads[start:min(len(heads), start+perProcess)]...)
+		out, err := git(ctx, append(args, "--")...)
 		if err != nil {
 			return nil, fmt.Errorf("check signatures: %w", err)
 		}
-		fields := bytes.Split(data, []byte{0})
-		for len(fields) >= 10 {
-			f := make([]string, 10)
-			for i := range f {
-				f[i] = string(fields[i])
+		for _, line := range strings.Split(string(out), "\n") {
+			f := strings.Fields(line)
+			if len(f) == 0 {
+				continue
 			}
-			fields = fields[10:]
-			f[0] = strings.TrimSpace(f[0])
-			out[f[9]] = append(out[f[9]], judge(f[:8]))
-			parents[f[0]] = strings.Fields(f[8])
+			if _, seen := order[f[0]]; !seen {
+				order[f[0]] = len(commits)
+				commits = append(commits, f[0])
+				parents[f[0]] = f[1:]
+			}
 		}
 	}
+	fields, err := ask(ctx, git, allowedSigners, v, commits)
+	if err != nil {
+		return nil, fmt.Errorf("check signatures: %w", err)
+	}
+	checks := make(map[string]Check, len(commits))
+	for _, c := range commits {
+		checks[c] = judge(fields[c])
+	}
+	out := make(map[string][]Check, len(heads))
 	for _, h := range heads {
-		if cs := out[h]; len(cs) == 0 || cs[0].Commit != h || !closed(cs, parents) {
-			cs, err := Verify(ctx, git, allowedSigners, h)
+		if _, done := out[h]; done {
+			continue
+		}
+		if _, listed := order[h]; !listed { // not a commit id: asked alone
+			cs, err := Verify(ctx, git, allowedSigners, v, h)
 			if err != nil {
 				return nil, err
 			}
 			out[h] = cs
+			continue
 		}
+		reached := reach(h, parents)
+		slices.SortFunc(reached, func(a, b string) int { return order[a] - order[b] })
+		cs := make([]Check, len(reached))
+		for i, c := range reached {
+			cs[i] = checks[c]
+		}
+		out[h] = cs
 	}
 	return out, nil
 }
 
-// closed reports whether every parent of every check's commit is among
-// the checks.
-func closed(cs []Check, parents map[string][]string) bool {
-	in := make(map[string]bool, len(cs))
-	for _, c := range cs {
-		in[c.Commit] = true
-	}
-	for _, c := range cs {
-		for _, p := range parents[c.Commit] {
-			if !in[p] {
-				return false
+// reach is every commit head reaches through parents, head included.
+func reach(head string, parents map[string][]string) []string {
+	seen := map[string]bool{head: true}
+	stack, out := []string{head}, []string{}
+	for len(stack) > 0 {
+		c := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		out = append(out, c)
+		for _, p := range parents[c] {
+			if !seen[p] {
+				seen[p] = true
+				stack = append(stack, p)
 			}
 		}
 	}
-	return true
+	return out
 }

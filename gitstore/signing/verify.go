@@ -80,16 +80,14 @@ type Runner func(ctx context.Context, args ...string) ([]byte, error)
 // key, signer, fingerprint, author, Reason-Record trailer.
 const format = "--format=%H%x00%G?%x00%GT%x00%GK%x00%GS%x00%GF%x00%an <%ae>%x00%(trailers:key=Reason-Record,valueonly,separator=%x2C)%x00"
 
-// Verify asks git, in one process, for the signature of every commit of
-// rev not reachable from any of not, newest first. allowedSigners, when
-// not "", is the allowed-signers file git checks ssh signatures against
-// (in place of gpg.ssh.allowedSignersFile).
-func Verify(ctx context.Context, git Runner, allowedSigners, rev string, not ...string) ([]Check, error) {
-	var args []string
-	if allowedSigners != "" {
-		args = append(args, "-c", "gpg.ssh.allowedSignersFile="+allowedSigners)
-	}
-	args = append(args, "log", format, rev)
+// Verify asks git for the signature of every commit of rev not
+// reachable from any of not, newest first: one git rev-list lists them,
+// and one git log (per 10,000 commits) checks those whose verdict v does
+// not keep (v may be nil), with allowedSigners, when not "", as the
+// allowed-signers file (in place of gpg.ssh.allowedSignersFile). What git
+// concluded is kept in v and v is saved.
+func Verify(ctx context.Context, git Runner, allowedSigners string, v *Verdicts, rev string, not ...string) ([]Check, error) {
+	args := []string{"rev-list", rev}
 	if len(not) > 0 {
 		args = append(append(args, "--not"), not...)
 	}
@@ -97,18 +95,65 @@ func Verify(ctx context.Context, git Runner, allowedSigners, rev string, not ...
 	if err != nil {
 		return nil, fmt.Errorf("check signatures of %s: %w", rev, err)
 	}
-	fields := bytes.Split(out, []byte{0})
-	var checks []Check
-	for len(fields) >= 8 {
-		f := make([]string, 8)
-		for i := range f {
-			f[i] = string(fields[i])
-		}
-		fields = fields[8:]
-		f[0] = strings.TrimSpace(f[0])
-		checks = append(checks, judge(f))
+	commits := strings.Fields(string(out))
+	fields, err := ask(ctx, git, allowedSigners, v, commits)
+	if err != nil {
+		return nil, fmt.Errorf("check signatures of %s: %w", rev, err)
+	}
+	checks := make([]Check, len(commits))
+	for i, c := range commits {
+		checks[i] = judge(fields[c])
 	}
 	return checks, nil
+}
+
+// perProcess bounds the commit ids one git process is given on its
+// command line (41 bytes each), well inside the system's limit.
+const perProcess = 10000
+
+// ask returns git's fields for each of commits: those v keeps from it,
+// the others from `git log --no-walk` (one process per perProcess
+// commits), kept in v, which is then saved.
+func ask(ctx context.Context, git Runner, allowedSigners string, v *Verdicts, commits []string) (map[string][]string, error) {
+	out := make(map[string][]string, len(commits))
+	var missing []string
+	for _, c := range commits {
+		if f, ok := v.lookup(c); ok {
+			out[c] = f
+		} else if _, dup := out[c]; !dup {
+			out[c] = nil
+			missing = append(missing, c)
+		}
+	}
+	for start := 0; start < len(missing); start += perProcess {
+		var args []string
+		if allowedSigners != "" {
+			args = append(args, "-c", "gpg.ssh.allowedSignersFile="+allowedSigners)
+		}
+		args = append(append(args, "log", "--no-walk=unsorted", format), missing[start:min(len(missing), start+perProcess)]...)
+		data, err := git(ctx, append(args, "--")...)
+		if err != nil {
+			return nil, err
+		}
+		fields := bytes.Split(data, []byte{0})
+		for len(fields) >= verdictFields {
+			f := make([]string, verdictFields)
+			for i := range f {
+				f[i] = string(fields[i])
+			}
+			fields = fields[verdictFields:]
+			f[0] = strings.TrimSpace(f[0])
+			out[f[0]] = f
+			v.keep(f)
+		}
+	}
+	for _, c := range commits {
+		if out[c] == nil {
+			return nil, fmt.Errorf("git log printed nothing for commit %s", c)
+		}
+	}
+	v.Save()
+	return out, nil
 }
 
 // judge turns git's fields for one commit into a Check.

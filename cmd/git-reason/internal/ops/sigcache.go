@@ -231,3 +231,27 @@ func (e *Session) allowedDigest() (string, error) {
 	e.allowedSum = hex.EncodeToString(h.Sum(nil))
 	return e.allowedSum, nil
 }
+
+// verdicts opens the signature verdicts kept for the configuration git
+// judges ssh signatures by: the allowed signers (allowedDigest), the ssh
+// program and the revocation file's path and content.
+func (e *Session) verdicts() (*signing.Verdicts, error) {
+	allowed, err := e.allowedDigest()
+	if err != nil {
+		return nil, err
+	}
+	st, err := e.Settings()
+	if err != nil {
+		return nil, err
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00", allowed, st.Signing.SSHProgram, st.Signing.RevocationFile)
+	if st.Signing.RevocationFile != "" {
+		data, err := os.ReadFile(st.Signing.RevocationFile)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		h.Write(data)
+	}
+	return signing.OpenVerdicts(e.Repo.CommonDir, hex.EncodeToString(h.Sum(nil))), nil
+}

@@ -96,8 +96,9 @@ func (e *Session) allowedSigners() (string, error) {
 }
 
 // Signatures asks git for the signature of every commit of rev not
-// reachable from not (one git process), judged against the allowed
-// signers, keys removed from them marked so.
+// reachable from not (a git rev-list, and one git log for the commits
+// whose verdict is not kept: signing.Verdicts), judged against the
+// allowed signers, keys removed from them marked so.
 func (e *Session) Signatures(ctx context.Context, rev string, not ...string) ([]signing.Check, error) {
 	allowed, err := e.allowedSigners()
 	if err != nil {
@@ -108,7 +109,11 @@ func (e *Session) Signatures(ctx context.Context, rev string, not ...string) ([]
 		// git 2.39 without the key dies on %GT of an ssh signature.
 		allowed = os.DevNull
 	}
-	checks, err := signing.Verify(ctx, e.Repo.Git, allowed, rev, not...)
+	v, err := e.verdicts()
+	if err != nil {
+		return nil, err
+	}
+	checks, err := signing.Verify(ctx, e.Repo.Git, allowed, v, rev, not...)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +135,11 @@ func (e *Session) signaturesOf(ctx context.Context, heads []string) (map[string]
 	if allowed == "" {
 		allowed = os.DevNull // as Signatures says it
 	}
-	byHead, err := signing.VerifyHeads(ctx, e.Repo.Git, allowed, heads)
+	v, err := e.verdicts()
+	if err != nil {
+		return nil, err
+	}
+	byHead, err := signing.VerifyHeads(ctx, e.Repo.Git, allowed, v, heads)
 	if err != nil {
 		return nil, err
 	}

@@ -29,6 +29,10 @@ type Signing struct {
 	// AllowedSignersFile is gpg.ssh.allowedSignersFile with a leading "~/"
 	// expanded as git expands a path ("" when unset).
 	AllowedSignersFile string
+	// SSHProgram and RevocationFile are gpg.ssh.program and
+	// gpg.ssh.revocationFile ("~/" expanded) as written: with the
+	// allowed signers, what git's verdict on an ssh signature depends on.
+	SSHProgram, RevocationFile string
 	// RequireSigned is reason.requireSigned: "false" (the default),
 	// "fetched" (pull quarantines a task whose records are not all signed
 	// by an allowed signer) or "all" (an unsigned local write is refused
@@ -55,6 +59,7 @@ const (
 	keySSHProgram      = "gpg.ssh.program"
 	keySSHKeyCommand   = "gpg.ssh.defaultkeycommand"
 	keyAllowedSigners  = "gpg.ssh.allowedsignersfile"
+	keyRevocationFile  = "gpg.ssh.revocationfile"
 	keyRequireSigned   = "reason.requiresigned"
 	defaultSignProgram = "gpg"
 )
@@ -99,8 +104,11 @@ func resolveSigning(src source, str func(string) string, home string) (Signing, 
 	s.Key = str(keySigningKey)
 	s.DefaultKeyCommand = str(keySSHKeyCommand)
 	s.AllowedSignersFile = str(keyAllowedSigners)
-	if rest, ok := strings.CutPrefix(s.AllowedSignersFile, "~/"); ok && home != "" {
-		s.AllowedSignersFile = filepath.Join(home, rest)
+	s.SSHProgram, s.RevocationFile = ssh, str(keyRevocationFile)
+	for _, p := range []*string{&s.AllowedSignersFile, &s.RevocationFile} {
+		if rest, ok := strings.CutPrefix(*p, "~/"); ok && home != "" {
+			*p = filepath.Join(home, rest)
+		}
 	}
 	switch req := strings.ToLower(str(keyRequireSigned)); req {
 	case "", "false", "no", "off", "0":

@@ -1,0 +1,60 @@
+package signing
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestVerdicts holds what the kept verdicts promise: an ssh verdict or a
+// bad signature is kept for its configuration only; an unsigned commit,
+// one git could not check and an OpenPGP verdict are not; an edited entry
+// is ignored (asked of git again), never believed.
+func TestVerdicts(t *testing.T) {
+	dir := t.TempDir()
+	const ada = "Ada <ada@example.invalid>"
+	ssh := []string{"c1", "G", "fully", "SHA256:abc", "ada@example.invalid", "SHA256:abc", ada, "R1"}
+	bad := []string{"c2", "B", "never", "", "", "", ada, "R2"}
+	for _, f := range [][]string{ssh, bad,
+		{"c3", "N", "undefined", "", "", "", ada, "R3"},
+		{"c4", "E", "undefined", "SHA256:abc", "", "SHA256:abc", ada, "R4"},
+		{"c5", "G", "ultimate", "0123456789ABCDEF", ada, "0123456789ABCDEF0123", ada, "R5"},
+	} {
+		v := OpenVerdicts(dir, "config-one")
+		v.keep(f)
+		v.Save()
+	}
+	v := OpenVerdicts(dir, "config-one")
+	for c, want := range map[string]bool{"c1": true, "c2": true, "c3": false, "c4": false, "c5": false} {
+		if _, ok := v.lookup(c); ok != want {
+			t.Errorf("%s kept: %v, want %v", c, ok, want)
+		}
+	}
+	if f, _ := v.lookup("c1"); judge(f).Status != Good {
+		t.Errorf("kept ssh verdict judged %v, want good", judge(f).Status)
+	}
+	if _, ok := OpenVerdicts(dir, "config-two").lookup("c1"); ok {
+		t.Error("a verdict kept under one allowed-signers configuration was found under another")
+	}
+	// An edit that turns the bad signature into a good one is ignored.
+	path := filepath.Join(dir, "reason", "signatures", "verdicts-config-one")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := bytes.Replace(data, []byte("\x00c2\x00B\x00never"), []byte("\x00c2\x00G\x00fully"), 1)
+	if bytes.Equal(forged, data) {
+		t.Fatal("the bad signature's entry is not in the file")
+	}
+	if err := os.WriteFile(path, forged, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v = OpenVerdicts(dir, "config-one")
+	if _, ok := v.lookup("c2"); ok {
+		t.Error("an edited verdict was believed")
+	}
+	if _, ok := v.lookup("c1"); !ok {
+		t.Error("an untouched verdict beside an edited one was lost")
+	}
+}
