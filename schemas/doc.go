@@ -47,14 +47,33 @@ const (
 	ShareContext   = "share.context.json"   // share/context.yaml
 )
 
-// Outputs maps each command whose --json output has a published schema to
-// its document.
+// Outputs maps each command whose --json output has a published schema
+// (its path, as typed after "git reason") to its document. The commands
+// that print a record (assess, plan, ..., show ID) publish theirs as the
+// record kind's documents instead; "question" is show --question.
 var Outputs = map[string]string{
-	"advisors": "output.advisors.json", // git reason advisors --json
-	"doctor":   "output.doctor.json",   // git reason doctor --json
-	"handover": "output.handover.json", // git reason handover --json
-	"context":  "output.context.json",  // git reason context --json
-	"verify":   "output.verify.json",   // git reason verify --json
-	"log":      "output.log.json",      // git reason log --json
-	"status":   "output.status.json",   // git reason status --json
+	"advisors":         "output.advisors.json",         // git reason advisors --json
+	"check neutrality": "output.check-neutrality.json", // git reason check neutrality --json
+	"consult":          "output.consult.json",          // git reason consult --json
+	"context":          "output.context.json",          // git reason context --json
+	"demo":             "output.demo.json",             // git reason demo --json
+	"doctor":           "output.doctor.json",           // git reason doctor --json
+	"handover":         "output.handover.json",         // git reason handover --json
+	"hooks install":    "output.hooks.json",            // git reason hooks install --json
+	"hooks status":     "output.hooks.json",            // git reason hooks status --json
+	"hooks uninstall":  "output.hooks.json",            // git reason hooks uninstall --json
+	"log":              "output.log.json",              // git reason log --json
+	"pull":             "output.pull.json",             // git reason pull --json
+	"push":             "output.push.json",             // git reason push --json
+	"question":         "output.question.json",         // git reason show --question --json
+	"remote setup":     "output.remote-setup.json",     // git reason remote setup --json
+	"schema":           "output.schema.json",           // git reason schema --json
+	"search":           "output.search.json",           // git reason search --json
+	"status":           "output.status.json",           // git reason status --json
+	"sync":             "output.sync.json",             // git reason sync --json
+	"task delete":      "output.task-delete.json",      // git reason task delete --json
+	"tasks":            "output.tasks.json",            // git reason tasks --json
+	"tools":            "output.tools.json",            // git reason tools --json
+	"trust":            "output.trust.json",            // git reason trust --json
+	"verify":           "output.verify.json",           // git reason verify --json
 }

@@ -388,6 +388,13 @@ func reorder(app *cli.App, args []string) []string {
 	cmd := app.Command(args[i])
 	out = append(out, args[i])
 	i++
+	// A sub-verb's flags may follow its arguments too: task delete T --json.
+	for cmd != nil && len(cmd.Subcommands) > 0 && i < len(args) {
+		if cmd = cmd.Command(args[i]); cmd != nil {
+			out = append(out, args[i])
+			i++
+		}
+	}
 	if cmd == nil || len(cmd.Subcommands) > 0 {
 		return append(out, args[i:]...)
 	}

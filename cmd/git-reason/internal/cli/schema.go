@@ -17,6 +17,9 @@ import (
 func outputNames() string {
 	names := make([]string, 0, len(schemas.Outputs))
 	for n := range schemas.Outputs {
+		if n == "question" {
+			n += " (show --question)"
+		}
 		names = append(names, n)
 	}
 	sort.Strings(names)
@@ -34,19 +37,20 @@ func schemaCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "schema",
 		Usage:     "print a record kind's schemas: {envelope, body, derived}, or the schema of a command's --json output (" + outputNames() + "); self-contained JSON Schema 2020-12",
-		ArgsUsage: "KIND|COMMAND",
+		ArgsUsage: "KIND|COMMAND [SUBCOMMAND]",
 		Flags:     []cli.Flag{o.jsonFlag()},
 		Action: func(c *cli.Context) error {
 			o.bind(c)
 			if !c.Args().Present() {
 				return ops.Usage("missing KIND: usage: git reason schema KIND")
 			}
+			// A sub-verb's output is named by its path: schema task delete.
+			if name := strings.Join(c.Args().Slice(), " "); schemas.Outputs[name] != "" {
+				o.Output = name
+				return runSchema(o)
+			}
 			if err := noMoreArgs(c, 1); err != nil {
 				return err
-			}
-			if _, ok := schemas.Outputs[c.Args().First()]; ok {
-				o.Output = c.Args().First()
-				return runSchema(o)
 			}
 			kind, err := record.ParseKind(c.Args().First())
 			if err != nil {

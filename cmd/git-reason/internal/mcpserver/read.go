@@ -293,7 +293,13 @@ func (s *Server) schema(_ context.Context, c *call) (*outcome, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &outcome{out: schemaOut{Output: doc}, text: fmt.Sprintf("schema of the %s tool's output, as 'git reason %s --json' prints it (JSON Schema 2020-12)", name, name)}, nil
+		// The title names the command line that prints it (for
+		// "question": git reason show --question --json).
+		var head struct{ Title string }
+		if err := json.Unmarshal(doc, &head); err != nil {
+			return nil, err
+		}
+		return &outcome{out: schemaOut{Output: doc}, text: fmt.Sprintf("schema of what '%s' prints (JSON Schema 2020-12)", head.Title)}, nil
 	}
 	kind, err := record.ParseKind(name)
 	if err != nil {
