@@ -69,25 +69,26 @@ func firstStanceObject(s string) (map[string]json.RawMessage, bool) {
 // end of s (an unterminated object reads everything after it), so the tries
 // are bounded in number and in bytes read: at most maxCandidates braces and
 // about scanFactor times the length of s, which keeps 1 MiB of adversarial
-// nesting to milliseconds.
-func eachObject(s string, yield func(map[string]json.RawMessage) bool) {
+// nesting to milliseconds. It returns that work: the braces tried and the
+// bytes read.
+func eachObject(s string, yield func(map[string]json.RawMessage) bool) (tried int, read int64) {
 	budget := int64(scanFactor*len(s) + 64<<10)
-	tried := 0
-	for i := 0; i < len(s) && tried < maxCandidates && budget > 0; i++ {
+	for i := 0; i < len(s) && tried < maxCandidates && read < budget; i++ {
 		j := strings.IndexByte(s[i:], '{')
 		if j < 0 {
-			return
+			return tried, read
 		}
 		i += j
 		tried++
 		r := &countingReader{r: strings.NewReader(s[i:])}
 		var obj map[string]json.RawMessage
 		err := json.NewDecoder(r).Decode(&obj)
-		budget -= r.n
+		read += r.n
 		if err == nil && yield(obj) {
-			return
+			return tried, read
 		}
 	}
+	return tried, read
 }
 
 // scanFactor is how many times its length eachObject may read of s.
