@@ -1,6 +1,7 @@
 // Command web-bench times the Reasoning page from a warm cache: the task
 // list at -tasks tasks (first page, a text filter, a late page) and the
-// page of one task of -records records (target: 300 ms each).
+// page of one task of -records records (target: 300 ms each), and the
+// list again after a record arrives.
 //
 // The repository holds -tasks tasks of two records each (harness.BulkTasks:
 // the real writer in process, one git fast-import, refs packed) and the
@@ -86,15 +87,27 @@ func run(tasks, records, runs int, keep string, target time.Duration) error {
 	if _, err := get(c, base.full); err != nil { // the token becomes a cookie
 		return err
 	}
+	// A path with %d is a new one each run (the run's number): a text
+	// the server has not looked for yet.
 	pages := []struct{ name, path, want string }{
-		{"task list, first page", "/", fmt.Sprintf("of %d tasks", tasks+1)},
+		{"task list, first page", "/", " tasks, page 1 of "},
 		{"task list, text filter", "/?q=T-0123", "/task/T-0123"},
+		{"task list, new text each", "/?q=which+way+for+1%d%%3F", "/task/T-"},
+		{"task list, unsigned", "/?sig=unsigned", " tasks, page 1 of "},
 		{"task list, page 150", "/?page=150", "page 150 of"},
-		{fmt.Sprintf("task page of %d records", records), "/task/T-big", "Record graph"},
+		{fmt.Sprintf("task page of %d records", records), "/task/T-big", fmt.Sprintf("of %d, the latest", records)},
+		{"its earliest records", "/task/T-big?record=first", "records 1–"},
+	}
+	big, err := command(repo, "git", "reason", "log", "T-big", "--json")
+	if err != nil {
+		return err
+	}
+	if m := regexp.MustCompile(`"id": "([0-9A-Z]{26})"`).FindStringSubmatch(big); m != nil {
+		pages[len(pages)-1].path = "/task/T-big?record=" + m[1]
 	}
 	met := true
 	for _, p := range pages {
-		body, err := get(c, base.root+p.path) // untimed: the server's first read
+		body, err := get(c, base.root+numbered(p.path, 0)) // untimed: the server's first read
 		if err != nil {
 			return err
 		}
@@ -104,8 +117,9 @@ func run(tasks, records, runs int, keep string, target time.Duration) error {
 		times := make([]time.Duration, runs)
 		cpu0 := serverCPU(base.pid)
 		for i := range times {
+			path := numbered(p.path, i+1)
 			start := time.Now()
-			if _, err := get(c, base.root+p.path); err != nil {
+			if _, err := get(c, base.root+path); err != nil {
 				return err
 			}
 			times[i] = time.Since(start)
@@ -120,6 +134,36 @@ func run(tasks, records, runs int, keep string, target time.Duration) error {
 		fmt.Printf("%-28s median %6.1f ms (%.1f-%.1f), server CPU %5.1f ms a page, %d KB: target %s %s\n", p.name,
 			ms(med), ms(times[0]), ms(times[len(times)-1]), ms(cpu), len(body)/1024, target, verdict)
 	}
+	// After a record arrives: the list's first fetch then reads what
+	// moved (a new task each time, written by the real binary, untimed).
+	after := make([]time.Duration, max(3, runs/3))
+	var cpu time.Duration
+	stamp := time.Now().Unix() // a repository kept is served again
+	for i := range after {
+		task := fmt.Sprintf("T-new-%d-%d", stamp, i)
+		if _, err := command(repo, "git", "reason", "assess", task, "--subject", "Arrived while serving",
+			"--question", "Seen?", "--materiality", "trivial", "--reversibility", "reversible"); err != nil {
+			return err
+		}
+		cpu0 := serverCPU(base.pid)
+		start := time.Now()
+		body, err := get(c, base.root+"/")
+		if err != nil {
+			return err
+		}
+		after[i] = time.Since(start)
+		cpu += serverCPU(base.pid) - cpu0
+		if !strings.Contains(body, "/task/"+task) {
+			return fmt.Errorf("the list does not show %s after it was written", task)
+		}
+	}
+	slices.Sort(after)
+	verdict := "met"
+	if med := after[len(after)/2]; med > target {
+		verdict, met = "NOT met", false
+	}
+	fmt.Printf("%-28s median %6.1f ms (%.1f-%.1f), server CPU %5.1f ms a page: target %s %s\n", "task list after a record",
+		ms(after[len(after)/2]), ms(after[0]), ms(after[len(after)-1]), ms(cpu/time.Duration(len(after))), target, verdict)
 	fmt.Printf("%s\n", harness.LoadAverage())
 	if !met {
 		return errors.New("a target was not met")
@@ -151,6 +195,14 @@ func serverCPU(pid int) time.Duration {
 		}
 	}
 	return total
+}
+
+// numbered is path with n for its %d, path itself without one.
+func numbered(path string, n int) string {
+	if strings.Contains(path, "%d") {
+		return fmt.Sprintf(path, n)
+	}
+	return path
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

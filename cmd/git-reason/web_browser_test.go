@@ -52,14 +52,31 @@ func TestWebBrowser(t *testing.T) {
 	// The printed address: the token becomes a cookie.
 	must(chromedp.Do(ctx, chromedp.Navigate(start), chromedp.WaitVisible("table.tasks")))
 	list := text("main")
-	// The filter form.
+	// The filter form: submitted, it leads to the list filtered by what
+	// the address now says (in), which shows shown.
+	filter := func(in, shown string) {
+		t.Helper()
+		_, err := chromedp.RunResponse(ctx, chromedp.Click(`form.filter button`))
+		must(err)
+		_, err = chromedp.Run(ctx, chromedp.Poll[bool](fmt.Sprintf(`location.search.includes(%q)`, in)))
+		must(err)
+		must(chromedp.Do(ctx, chromedp.WaitVisible(shown)))
+	}
 	must(chromedp.Do(ctx, chromedp.SendKeys(`input[name="q"]`, "rename")))
-	_, err = chromedp.RunResponse(ctx, chromedp.Click(`form.filter button`))
-	must(err)
-	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`location.search.includes("q=rename")`))
-	must(err)
-	must(chromedp.Do(ctx, chromedp.WaitVisible("table.tasks")))
+	filter("q=rename", "table.tasks")
 	filtered := text("main")
+	// The signature filter and the quarantine box: nothing here is
+	// signed, and no pull held anything back.
+	must(chromedp.Do(ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible("table.tasks"),
+		chromedp.SetValue(`select[name="sig"]`, "unsigned")))
+	filter("sig=unsigned", "table.tasks")
+	unsigned := text("p.count")
+	must(chromedp.Do(ctx, chromedp.Click(`input[name="quarantined"]`)))
+	filter("quarantined=1", "p.empty")
+	if held := text("p.count"); !strings.HasPrefix(unsigned, "3 of 3 tasks") || !strings.HasPrefix(held, "0 of 3 tasks") {
+		t.Errorf("unsigned: %q; unsigned and quarantined: %q", unsigned, held)
+	}
+	must(chromedp.Do(ctx, chromedp.Navigate(base+"/?q=rename"), chromedp.WaitVisible("table.tasks")))
 	// The task pages: the graph and a record opened to its JSON.
 	_, err = chromedp.RunResponse(ctx, chromedp.Click(`a[href="/task/T-2"]`))
 	must(err)

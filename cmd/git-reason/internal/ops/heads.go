@@ -1,11 +1,13 @@
 package ops
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 
 	"git-reason/gitstore"
 	"git-reason/gitstore/signing"
+	"git-reason/record"
 )
 
 // SignatureCheck is one record commit's signature status, as Signatures
@@ -40,3 +42,9 @@ type SearchHit = gitstore.SearchHit
 
 // Unsigned is the status of a record commit that carries no signature.
 const Unsigned = signing.Unsigned
+
+// TaskHeads lists every task with its head, sorted by task: one listing
+// of the refs.
+func (e *Session) TaskHeads(ctx context.Context) ([]record.TaskHead, error) {
+	return e.Store.Tasks(ctx)
+}

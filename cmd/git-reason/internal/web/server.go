@@ -87,7 +87,7 @@ type recordView struct {
 	*record.Entry
 	Summary   string
 	JSON      string
-	Signature *ops.SignatureCheck
+	Signature *ops.Signature
 	Surface   string
 	Withdrawn string // the id of the withdrawal that withdrew it, if any
 }
@@ -118,22 +118,19 @@ func (s *server) task(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	// Signatures are judged now, against the allowed signers as they are.
-	checks, err := sess.Signatures(r.Context(), v.head)
+	// Signatures are judged against the allowed signers as they are now:
+	// the checks are kept by head, dropped when the signers change, and
+	// git is asked only about commits since (ops.RecordSignatures).
+	sigs, err := s.views.signatures(r.Context(), sess, task, v)
 	if err != nil {
 		data["SignaturesError"] = err.Error()
 	}
-	sigs := map[string]*ops.SignatureCheck{}
-	for i := range checks {
-		if c := &checks[i]; c.Record != "" {
-			sigs[c.Record] = c
-		}
-	}
-	recs := slices.Clone(v.records)
+	shown, tl := timelineWindow(v.records, r.URL.Query())
+	recs := slices.Clone(shown)
 	for i := range recs {
 		recs[i].Signature = sigs[recs[i].ID]
 	}
-	data["Status"], data["Report"], data["Records"], data["Graph"] = v.status, v.report, recs, v.graph
+	data["Status"], data["Report"], data["Records"], data["Graph"], data["Timeline"] = v.status, v.report, recs, v.graph, tl
 	data["Refusals"] = sess.Store.LoadRefusals()[task]
 	if held, err := sess.Quarantined(r.Context()); err == nil {
 		if q, ok := held[task]; ok {

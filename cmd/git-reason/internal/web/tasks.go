@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -131,14 +132,6 @@ func (s *server) tasks(w http.ResponseWriter, r *http.Request) {
 		}
 		rows = append(rows, row)
 	}
-	// Last activity first: record times are UTC RFC 3339 and compare as
-	// text; a task's name breaks ties.
-	slices.SortFunc(rows, func(a, b taskRow) int {
-		if c := strings.Compare(b.Updated, a.Updated); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Task, b.Task)
-	})
 	pages := max(1, (len(rows)+pageSize-1)/pageSize)
 	page := min(f.Page, pages)
 	shown := rows[min(len(rows), (page-1)*pageSize):min(len(rows), page*pageSize)]
@@ -157,22 +150,29 @@ func (s *server) tasks(w http.ResponseWriter, r *http.Request) {
 
 func contains(s, sub string) bool { return strings.Contains(strings.ToLower(s), strings.ToLower(sub)) }
 
-// summaryCache holds what the list last read, with the digest of the
-// task refs it was read at: while no ref moves, the list reuses it instead
-// of decoding the caches again (a summary is derived from its task's head
-// alone, so equal refs mean equal summaries). Signatures are kept with the
-// allowed signers they were judged against too.
+// summaryCache holds what the list last read, with the task heads it was
+// read at: while no ref moves, the list reuses it instead of decoding the
+// caches again (a summary is derived from its task's head alone, so equal
+// heads mean equal summaries). When a few tasks moved (a record arrived),
+// only they are read again; signatures are kept with the allowed signers
+// they were judged against too.
 type summaryCache struct {
 	mu      sync.Mutex
-	digest  string
+	heads   map[string]string // task -> head, of the tasks read
 	signers string
 	cur     summaries
 }
 
-// summaries are every task's summary, sorted by task, and what the
+// fewMoved is how many moved tasks the list reads one by one (their
+// histories and signature caches); more are read from the caches of every
+// task (ops.Session.StatusAll, ops.Session.SignatureSummaries).
+const fewMoved = 16
+
+// summaries are every task's summary, latest activity first, and what the
 // filters asked so far needed: who wrote each task's records, each task's
 // signatures in brief, and the tasks whose records hold the text of the
-// last text filter.
+// last text filter. A summaries is never changed once handed out: an
+// update makes new slices and maps.
 type summaries struct {
 	statuses []record.Status
 	actors   map[string][]string
@@ -183,7 +183,7 @@ type summaries struct {
 
 // get returns what the list needs for f.
 func (c *summaryCache) get(ctx context.Context, sess *ops.Session, f taskFilter) (summaries, error) {
-	digest, err := sess.TasksDigest()
+	tasks, err := sess.TaskHeads(ctx)
 	if err != nil {
 		return summaries{}, err
 	}
@@ -193,12 +193,8 @@ func (c *summaryCache) get(ctx context.Context, sess *ops.Session, f taskFilter)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if digest != c.digest {
-		all, err := sess.StatusAll(ctx)
-		if err != nil {
-			return summaries{}, err
-		}
-		c.digest, c.cur = digest, summaries{statuses: all}
+	if err := c.update(ctx, sess, tasks); err != nil {
+		return summaries{}, err
 	}
 	if signers != c.signers {
 		c.signers, c.cur.sigs = signers, nil
@@ -237,4 +233,79 @@ func (c *summaryCache) get(ctx context.Context, sess *ops.Session, f taskFilter)
 		out.actors = nil
 	}
 	return out, nil
+}
+
+// update brings the summaries to tasks' heads: nothing when none moved,
+// the moved ones alone when they are few, else every summary from the
+// cache of every task.
+func (c *summaryCache) update(ctx context.Context, sess *ops.Session, tasks []record.TaskHead) error {
+	var moved []record.TaskHead
+	for _, t := range tasks {
+		if c.heads[t.Task] != t.Head {
+			moved = append(moved, t)
+		}
+	}
+	if len(moved) == 0 && len(tasks) == len(c.heads) {
+		return nil
+	}
+	heads := make(map[string]string, len(tasks))
+	for _, t := range tasks {
+		heads[t.Task] = t.Head
+	}
+	var all []record.Status
+	sigs := c.cur.sigs
+	if c.heads != nil && len(moved) <= fewMoved {
+		fresh := map[string]record.Status{}
+		for _, t := range moved {
+			st, _, err := sess.State(ctx, t.Task)
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				delete(heads, t.Task) // does not read: left out, as StatusAll leaves it out
+				continue
+			}
+			fresh[t.Task] = st.Summarize()
+		}
+		all = make([]record.Status, 0, len(tasks))
+		for _, st := range c.cur.statuses {
+			if _, ok := heads[st.Task]; ok {
+				if _, moved := fresh[st.Task]; !moved {
+					all = append(all, st)
+				}
+			}
+		}
+		for _, st := range fresh {
+			all = append(all, st)
+		}
+		if sigs != nil {
+			sigs = maps.Clone(sigs)
+			for _, t := range moved {
+				sigs[t.Task] = sess.TaskSignatures(ctx, t.Task, t.Head)
+			}
+		}
+	} else {
+		var err error
+		if all, err = sess.StatusAll(ctx); err != nil {
+			return err
+		}
+		// What StatusAll left out does not read: it is looked at again.
+		read := make(map[string]bool, len(all))
+		for _, st := range all {
+			read[st.Task] = true
+		}
+		maps.DeleteFunc(heads, func(task, _ string) bool { return !read[task] })
+		sigs = nil
+	}
+	// Last activity first, once for every request until a ref moves:
+	// record times are UTC RFC 3339 and compare as text; a task's name
+	// breaks ties.
+	slices.SortFunc(all, func(a, b record.Status) int {
+		if c := strings.Compare(b.Updated, a.Updated); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Task, b.Task)
+	})
+	c.heads, c.cur = heads, summaries{statuses: all, sigs: sigs}
+	return nil
 }

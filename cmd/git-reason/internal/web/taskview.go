@@ -19,6 +19,10 @@ type taskView struct {
 	report  template.HTML
 	records []recordView
 	graph   graph
+	// sigs are its records' signatures as judged against the allowed
+	// signers whose digest is signers ("" before they are first read).
+	signers string
+	sigs    map[string]*ops.Signature
 }
 
 // maxViews bounds the task views kept: a few pages a reviewer goes back
@@ -75,4 +79,28 @@ func (c *viewCache) get(ctx context.Context, sess *ops.Session, task string) (*t
 	}
 	c.views[task] = v
 	return v, nil
+}
+
+// signatures returns the signatures of v's records, judged against the
+// allowed signers as they are now: kept with v while the signers stay,
+// read through ops.RecordSignatures (kept by head under .git/reason/)
+// when they change.
+func (c *viewCache) signatures(ctx context.Context, sess *ops.Session, task string, v *taskView) (map[string]*ops.Signature, error) {
+	signers, err := sess.SignersDigest()
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	sigs, at := v.sigs, v.signers
+	c.mu.Unlock()
+	if at == signers && sigs != nil {
+		return sigs, nil
+	}
+	if sigs, err = sess.RecordSignatures(ctx, task, v.head); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	v.sigs, v.signers = sigs, signers
+	c.mu.Unlock()
+	return sigs, nil
 }

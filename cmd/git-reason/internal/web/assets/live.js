@@ -5,6 +5,17 @@
 // as it did the first; nothing here reaches beyond this server.
 (function () {
   "use strict";
+  // A link to a record on another page of a long timeline (the graph's
+  // nodes, a closure, a disputed conclusion) asks this server for the
+  // page that holds it.
+  document.addEventListener("click", function (ev) {
+    var a = ev.target.closest ? ev.target.closest('a[href^="#rec-"]') : null;
+    if (!a) { return; }
+    var id = a.getAttribute("href").slice(5);
+    if (document.getElementById("rec-" + id)) { return; }
+    ev.preventDefault();
+    location.href = "?record=" + encodeURIComponent(id) + "#rec-" + encodeURIComponent(id);
+  });
   var body = document.body, src = body.dataset.live;
   if (!src) { return; }
   var last = null;
