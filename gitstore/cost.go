@@ -28,9 +28,17 @@ type Cost struct {
 	// have a line or entry per task); SharedFiles how many such reads.
 	SharedBytes int64 `json:"shared_bytes"`
 	SharedFiles int64 `json:"shared_files"`
+	// Blobs is how many record blobs were read from git (a replay's, a
+	// task read at a head its cache lacks); Memos how many read surfaces'
+	// memos served a head (memo.go).
+	Blobs int64 `json:"blobs"`
+	Memos int64 `json:"memos"`
 }
 
-var costs struct{ histories, tasks, records, sharedBytes, sharedFiles atomic.Int64 }
+var costs struct{ histories, tasks, records, sharedBytes, sharedFiles, blobs, memos atomic.Int64 }
+
+func countBlob() { costs.blobs.Add(1) }
+func countMemo() { costs.memos.Add(1) }
 
 func countHistory()         { costs.histories.Add(1) }
 func countTask(records int) { costs.tasks.Add(1); costs.records.Add(int64(records)) }
@@ -54,7 +62,7 @@ func WriteCost(args []string) {
 		return
 	}
 	c := Cost{Args: args, Histories: costs.histories.Load(), Tasks: costs.tasks.Load(), Records: costs.records.Load(),
-		SharedBytes: costs.sharedBytes.Load(), SharedFiles: costs.sharedFiles.Load()}
+		SharedBytes: costs.sharedBytes.Load(), SharedFiles: costs.sharedFiles.Load(), Blobs: costs.blobs.Load(), Memos: costs.memos.Load()}
 	line, err := json.Marshal(c)
 	if err != nil {
 		return

@@ -208,6 +208,14 @@ func (h *history) blob(s *Store) func(string) (*record.Record, error) {
 // commit is not part of the history returned, and its children's records
 // are given whole (Files), against its tree (history.bases).
 func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bool) (*history, error) {
+	return s.readHistoryKnown(ctx, head, stop, nil)
+}
+
+// readHistoryKnown is readHistory that does not read the blobs of the
+// bases' records known holds (by blob hash: the task's cache), nor those
+// of a base's records its child keeps: a history read from a base costs
+// the records added since.
+func (s *Store) readHistoryKnown(ctx context.Context, head string, stop map[string]bool, known map[string]*record.Record) (*history, error) {
 	countHistory()
 	var (
 		src     objectSource
@@ -339,7 +347,9 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 	blobs := map[string]bool{}
 	for _, files := range out.bases {
 		for _, h := range files {
-			blobs[h] = true
+			if known[h] == nil {
+				blobs[h] = true
+			}
 		}
 	}
 	next := 0 // the next commit to compare
@@ -365,8 +375,16 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 				}
 			} else {
 				c.Files = t.files()
-				for _, h := range c.Files {
-					blobs[h] = true
+				var base map[string]string
+				if onBase {
+					base = out.bases[c.Parents[0]]
+				}
+				for name, h := range c.Files {
+					// A base's record the child keeps is replayed from the
+					// base's state, never read again.
+					if base[name] != h {
+						blobs[h] = true
+					}
 				}
 			}
 			for _, u := range []string{mine, first} {
@@ -437,6 +455,7 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 			out.blobs[readable[i]] = blobRead{err: plumbing.ErrObjectNotFound}
 			return nil
 		}
+		countBlob()
 		out.blobs[readable[i]] = blobRead{data: data}
 		return nil
 	}); err != nil {

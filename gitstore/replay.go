@@ -68,7 +68,11 @@ var errBase = errors.New("a remembered head does not read")
 // and replays it, from the states of the stops it reached. An error is a
 // history that does not read, or errBase.
 func (s *Store) replayFrom(ctx context.Context, task, head string, stop map[string]bool, k *record.Checked) ([]record.Finding, []*record.Record, error) {
-	h, err := s.readHistory(ctx, head, stop)
+	var known map[string]*record.Record
+	if len(stop) > 0 {
+		known = s.knownRecords(task)
+	}
+	h, err := s.readHistoryKnown(ctx, head, stop, known)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -80,6 +84,11 @@ func (s *Store) replayFrom(ctx context.Context, task, head string, stop map[stri
 	for c, files := range h.bases {
 		b := &record.Base{Files: files, Records: make([]*record.Record, 0, len(files))}
 		for _, blob := range files {
+			if r := known[blob]; r != nil {
+				rec := *r // the cache's own is never changed
+				b.Records = append(b.Records, &rec)
+				continue
+			}
 			r, ok := h.blobs[blob]
 			if !ok || r.err != nil {
 				return nil, nil, errBase
@@ -133,4 +142,25 @@ func (s *Store) rememberedRecords(head string) ([]*record.Record, error) {
 	}
 	countTask(len(out))
 	return out, nil
+}
+
+// knownRecords is every record of task's cache (the one in memory, else
+// the file), whatever its head, by blob hash: the records a replay from a
+// base takes instead of reading the base's blobs from git again. Every
+// one passed record.ReadStored when it was read from git under that blob
+// hash, or was written by this store as that blob, as a read of the blob
+// would give it; nil when there is no cache.
+func (s *Store) knownRecords(task string) map[string]*record.Record {
+	c := s.mem.latest(task)
+	if c == nil {
+		c = s.readTaskCache(task)
+	}
+	if c == nil {
+		return nil
+	}
+	out := make(map[string]*record.Record, len(c.Entries))
+	for _, e := range c.Entries {
+		out[e.Blob] = e.Rec
+	}
+	return out
 }

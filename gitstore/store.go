@@ -128,6 +128,15 @@ func (s *Store) Load(ctx context.Context, task string) (string, []*record.Record
 	return head, recs, nil
 }
 
+// Head returns the commit task's ref points at, "" when there is none:
+// what a read keyed by head (a memo) asks before anything else.
+func (s *Store) Head(task string) (string, error) {
+	if err := s.checkTask(task); err != nil {
+		return "", err
+	}
+	return s.Repo.ReadRef(TaskRef(task))
+}
+
 // LoadAt is Load of the task at head, a commit its ref pointed at: for a
 // reader that has the head already (Newest gives it) and need not read
 // the ref again.
@@ -271,6 +280,7 @@ func (s *Store) readBlob(h plumbing.Hash) ([]byte, error) {
 	if err := s.checkSize(h, record.MaxRecordBytes, "blob"); err != nil {
 		return nil, err
 	}
+	countBlob()
 	obj, err := s.objs.EncodedObject(plumbing.BlobObject, h)
 	if err != nil {
 		return nil, err

@@ -66,6 +66,13 @@ func (m *memCache) get(task, head string) *taskCache {
 	return nil
 }
 
+// latest is the cache of task held in memory, at whatever head.
+func (m *memCache) latest(task string) *taskCache {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.m[task]
+}
+
 // drop forgets task (deleted).
 func (m *memCache) drop(task string) {
 	m.mu.Lock()

@@ -236,6 +236,11 @@ func (v *verifier) precheck(ctx context.Context, commits []*Commit) {
 	seen := map[string]bool{}
 	var hashes []string
 	note := func(name, h string) {
+		// An entry known already (a base's, one another replay checked)
+		// is never read again: a replay from a base costs what came after.
+		if _, base := v.entries[entryKey{name, h}]; base {
+			return
+		}
 		if h != "" && !seen[h] && v.shared.get(v.task, entryKey{name, h}) == nil {
 			seen[h] = true
 			hashes = append(hashes, h)

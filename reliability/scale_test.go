@@ -62,6 +62,8 @@ type cost struct {
 	Tasks       int64 `json:"tasks"`
 	Records     int64 `json:"records"`
 	SharedBytes int64 `json:"shared_bytes"`
+	Blobs       int64 `json:"blobs"`
+	Memos       int64 `json:"memos"`
 }
 
 // costed runs git reason, which must exit 0, and returns what it read.

@@ -22,6 +22,51 @@ import (
 // histories are what the store writes, so they replay clean: the way to
 // make thousands of tasks in seconds, for scale tests and benchmarks.
 func BulkTasks(ctx context.Context, dir, prefix string, n int) error {
+	return bulkImport(ctx, dir, func(w *record.Writer, out *bufio.Writer) error {
+		for i := range n {
+			if err := bulkPair(ctx, w, out, fmt.Sprintf(prefix+"%06d", i), i); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// BulkTask is BulkTasks for one task of n records (n even): n/2 trivial
+// assessments, each of its own subject, each followed by its plan, as
+// the real writer admits them. A task of many records in a second.
+func BulkTask(ctx context.Context, dir, task string, n int) error {
+	return bulkImport(ctx, dir, func(w *record.Writer, out *bufio.Writer) error {
+		for i := range n / 2 {
+			if err := bulkPair(ctx, w, out, task, i); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// bulkPair admits the assessment of subject i on task and its plan, and
+// writes both commits.
+func bulkPair(ctx context.Context, w *record.Writer, out *bufio.Writer, task string, i int) error {
+	a, err := w.Append(ctx, task, record.KindAssessment, []byte(fmt.Sprintf(
+		`{"subject":"bulk subject %d","question":"which way for %d?","materiality":"trivial","reversibility":"reversible"}`, i, i)))
+	if err != nil {
+		return err
+	}
+	p, err := w.Append(ctx, task, record.KindPlan, []byte(fmt.Sprintf(`{"assessment":%q}`, a.ID)))
+	if err != nil {
+		return err
+	}
+	if err := bulkCommit(out, task, a.Record); err != nil {
+		return err
+	}
+	return bulkCommit(out, task, p.Record)
+}
+
+// bulkImport runs fill with a writer over memory and the input of one
+// `git fast-import` into the repository at dir, then packs the refs.
+func bulkImport(ctx context.Context, dir string, fill func(*record.Writer, *bufio.Writer) error) error {
 	w := &record.Writer{Store: &bulkStore{}, Index: noStanding{}, Actor: "Bulk Writer <bulk@example.invalid>", Origin: "bulk"}
 	cmd := exec.CommandContext(ctx, "git", "fast-import", "--quiet", "--done")
 	cmd.Dir = dir
@@ -36,23 +81,8 @@ func BulkTasks(ctx context.Context, dir, prefix string, n int) error {
 	}
 	out := bufio.NewWriterSize(in, 1<<20)
 	werr := func() error {
-		for i := range n {
-			task := fmt.Sprintf(prefix+"%06d", i)
-			a, err := w.Append(ctx, task, record.KindAssessment, []byte(fmt.Sprintf(
-				`{"subject":"bulk subject %d","question":"which way for %d?","materiality":"trivial","reversibility":"reversible"}`, i, i)))
-			if err != nil {
-				return err
-			}
-			p, err := w.Append(ctx, task, record.KindPlan, []byte(fmt.Sprintf(`{"assessment":%q}`, a.ID)))
-			if err != nil {
-				return err
-			}
-			if err := bulkCommit(out, task, a.Record); err != nil {
-				return err
-			}
-			if err := bulkCommit(out, task, p.Record); err != nil {
-				return err
-			}
+		if err := fill(w, out); err != nil {
+			return err
 		}
 		if _, err := out.WriteString("done\n"); err != nil {
 			return err

@@ -52,23 +52,26 @@ func runStatus(ctx context.Context, o *statusOptions) error {
 	if o.Task == "" {
 		return statusAll(ctx, o, sess)
 	}
-	st, head, err := sess.State(ctx, o.Task)
-	if err != nil {
+	out := struct {
+		record.Status
+		Signatures *ops.SignatureSummary `json:"signatures,omitempty"`
+		Needs      []ops.Need            `json:"needs"`
+		Report     string                `json:"report,omitempty"`
+	}{}
+	if o.Report {
+		st, head, err := sess.State(ctx, o.Task)
+		if err != nil {
+			return err
+		}
+		out.Status, out.Signatures, out.Report = st.Summarize(), sess.TaskSignatures(ctx, o.Task, head), st.Report()
+	} else if out.Status, out.Signatures, _, err = sess.TaskStatus(ctx, o.Task); err != nil {
 		return err
 	}
 	needs, err := sess.TaskNeeds(ctx, o.Task)
 	if err != nil {
 		return err
 	}
-	out := struct {
-		record.Status
-		Signatures *ops.SignatureSummary `json:"signatures,omitempty"`
-		Needs      []ops.Need            `json:"needs"`
-		Report     string                `json:"report,omitempty"`
-	}{Status: st.Summarize(), Needs: needs, Signatures: sess.TaskSignatures(ctx, o.Task, head)}
-	if o.Report {
-		out.Report = st.Report()
-	}
+	out.Needs = needs
 	pal := o.colours()
 	return o.render(out, func(w io.Writer) error {
 		printStatus(w, pal, out.Status)

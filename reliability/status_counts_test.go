@@ -1,0 +1,98 @@
+package reliability
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"git-reason/reliability/harness"
+)
+
+// TestStatusCounts holds `status TASK` to what changed, with counts that
+// do not depend on timing (bench/status times it): a status of a head
+// shown before reads no record at all (its memo), and a status after one
+// new record, written by git reason or fetched by plain git, replays that
+// record alone, from the head remembered clean before it: as many record
+// blobs read from git for a task of 120 records as for one of 40. A cost
+// that grows with the task's records fails here.
+func TestStatusCounts(t *testing.T) {
+	const task = "T-long"
+	type counts struct{ warm, written, writtenWarm, fetched cost }
+	measure := func(n int) counts {
+		s := newSandbox(t)
+		if err := harness.BulkTask(context.Background(), s.dir, task, n); err != nil {
+			t.Fatal(err)
+		}
+		s.mustReason("status", task) // the whole history replayed, once
+		var got counts
+		got.warm = s.costed("status", task)
+		s.mustReason("assess", task, "--subject", "one more", "--question", "q?", "--materiality", "trivial", "--reversibility", "reversible")
+		got.written = s.costed("status", task)
+		got.writtenWarm = s.costed("status", task)
+		// One record written elsewhere, fetched by hand straight into the
+		// task's ref (no pull, nothing verified it).
+		other := &sandbox{t: t, dir: filepath.Join(t.TempDir(), "other"), home: s.home, env: s.env}
+		s.git("clone", "-q", s.dir, other.dir)
+		other.git("fetch", "-q", "origin", "+refs/reasoning/tasks/*:refs/reasoning/tasks/*")
+		other.mustReason("assess", task, "--subject", "from elsewhere", "--question", "q?", "--materiality", "trivial", "--reversibility", "reversible")
+		s.git("fetch", "-q", other.dir, "+refs/reasoning/tasks/*:refs/reasoning/tasks/*")
+		got.fetched = s.costed("status", task)
+		if out := s.mustReason("status", task); !strings.Contains(out, "from elsewhere") || strings.Contains(out, "does not verify") {
+			t.Errorf("%d records: status after a fetch does not show the fetched record as verified:\n%s", n, out)
+		}
+		return got
+	}
+	small, large := measure(40), measure(120)
+	for _, c := range []struct {
+		what         string
+		small, large cost
+	}{{"warm", small.warm, large.warm}, {"after a write", small.written, large.written},
+		{"warm after a write", small.writtenWarm, large.writtenWarm}, {"after a fetch", small.fetched, large.fetched}} {
+		t.Logf("status %s: %+v at 40 records, %+v at 120", c.what, c.small, c.large)
+		switch c.what {
+		case "warm", "warm after a write":
+			if c.large.Histories != 0 || c.large.Tasks != 0 || c.large.Records != 0 || c.large.Blobs != 0 || c.large.Memos != 1 {
+				t.Errorf("status %s of a head shown before: %+v, want its memo alone (no history, task or blob read)", c.what, c.large)
+			}
+		default:
+			if c.large.Histories != 1 || c.large.Blobs > 2 || c.large.Blobs != c.small.Blobs {
+				t.Errorf("status %s: %+v at 120 records, %+v at 40: want one history replayed and the new record read (at most twice), whatever the task's size", c.what, c.large, c.small)
+			}
+		}
+	}
+}
+
+// TestStatusMemoTrust: a status memo edited by hand, or one whose head the
+// ref no longer points at, shows nothing of itself: the task is read and
+// replayed as if there were none.
+func TestStatusMemoTrust(t *testing.T) {
+	const task = "T-memo"
+	s := newSandbox(t)
+	if err := harness.BulkTask(context.Background(), s.dir, task, 4); err != nil {
+		t.Fatal(err)
+	}
+	s.mustReason("status", task)
+	memos, err := filepath.Glob(filepath.Join(s.gitDir(), "reason", "memo", "status", "*.json"))
+	if err != nil || len(memos) != 1 {
+		t.Fatalf("status wrote %d memos (%v), want 1", len(memos), err)
+	}
+	data, err := os.ReadFile(memos[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := strings.Replace(string(data), `"review_count":0`, `"review_count":5`, 1)
+	if forged == string(data) {
+		t.Fatalf("the memo holds no review count of 0:\n%s", data)
+	}
+	if err := os.WriteFile(memos[0], []byte(forged), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if c := s.costed("status", task); c.Memos != 0 || c.Tasks != 1 {
+		t.Errorf("status with an edited memo: %+v, want the memo ignored and the task read", c)
+	}
+	if out := s.mustReason("status", task); !strings.Contains(out, "review count: 0") {
+		t.Errorf("status shows an edited memo's claim:\n%s", out)
+	}
+}
