@@ -22,6 +22,9 @@ func assessCommand() *cli.Command {
 		Name:      "assess",
 		Usage:     "record what is uncertain, how much it matters and what is known",
 		ArgsUsage: "[TASK] --subject S --question Q --materiality M --reversibility R [--needs CAP]... [--evidence KIND:REF:SUMMARY]... [--new-evidence]",
+		Description: "On a terminal, the fields left out are asked for one by one (with one piece of evidence\n" +
+			"for a material or critical decision); Ctrl-D at a question aborts, nothing written (exit 2).\n" +
+			"Without a terminal (a script, a pipe) a missing flag is the usual one-line error (exit 2).",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "subject", Usage: "what the decision is about", Destination: &o.Subject},
 			&cli.StringFlag{Name: "question", Usage: "the question to settle", Destination: &o.Question},
@@ -33,13 +36,20 @@ func assessCommand() *cli.Command {
 			o.fileFlag(), o.jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			if err := requireFlags(c, "subject", "question", "materiality", "reversibility"); err != nil {
-				return err
+			// On a terminal the missing fields are asked for (ask.go).
+			missing := requireFlags(c, "subject", "question", "materiality", "reversibility")
+			if missing != nil && !onTerminal(c) {
+				return missing
 			}
 			if _, err := o.parse(c, 0); err != nil {
 				return err
 			}
 			o.Needs, o.Evidence = c.StringSlice("needs"), c.StringSlice("evidence")
+			if missing != nil {
+				if err := o.ask(c); err != nil {
+					return err
+				}
+			}
 			return runAssess(c.Context, o)
 		},
 	}

@@ -27,6 +27,13 @@ func concludeCommand() *cli.Command {
 		Name:      "conclude",
 		Usage:     "record the decision, weighing every consultation (or answering the local review)",
 		ArgsUsage: "[TASK] --decision S [--rationale S] [--weigh ID=TREATMENT:REASON]... [--local-review ITEM=ANSWER]... [--supersedes ID]...",
+		Description: "On a terminal, without --decision, opens the editor git would use (git var GIT_EDITOR:\n" +
+			"GIT_EDITOR, core.editor, VISUAL, EDITOR) on a template in the git directory (REASON_EDITMSG):\n" +
+			"the question, a 'decision:' and a 'rationale:' line, a 'weigh ID=' line for each answer to\n" +
+			"weigh and a 'local-review N=' line for each checklist item to answer, prefilled from the\n" +
+			"flags. Lines starting with '#' are ignored, as git commit ignores them. An empty file or an\n" +
+			"empty decision aborts with nothing written (exit 2, as a missing --decision); an editor\n" +
+			"that fails writes nothing (exit 1). Without a terminal a missing --decision is an error (exit 2).",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "decision", Usage: "what was decided", Destination: &o.Decision},
 			&cli.StringFlag{Name: "rationale", Usage: "why", Destination: &o.Rationale},
@@ -37,13 +44,21 @@ func concludeCommand() *cli.Command {
 			o.fileFlag(), o.jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			if err := requireFlags(c, "decision"); err != nil {
-				return err
+			// On a terminal a missing decision is written in the editor
+			// (conclude_edit.go).
+			missing := requireFlags(c, "decision")
+			if missing != nil && !onTerminal(c) {
+				return missing
 			}
 			if _, err := o.parse(c, 0); err != nil {
 				return err
 			}
 			o.Weigh, o.LocalReview, o.Supersedes = c.StringSlice("weigh"), c.StringSlice("local-review"), c.StringSlice("supersedes")
+			if missing != nil {
+				if err := o.edit(c); err != nil {
+					return err
+				}
+			}
 			return runConclude(c.Context, o)
 		},
 	}

@@ -20,6 +20,13 @@
 // NetProgram, built from this same package with [MainNet], runs them with
 // the servers it links (package serving). See NetProgram for why.
 //
-// Exit status: 0 done; 1 failure (git, I/O); 2 bad usage or input, nothing
-// written; 3 refused by a rule (admission, neutrality, verification).
+// On a terminal (standard input and error both one) a write verb asks for
+// what its command line left out instead of failing, as git and gh do:
+// assess prompts for its required fields, conclude opens the editor git
+// would use on a template (ask.go, conclude_edit.go). Without a terminal
+// a missing flag stays a one-line usage error.
+//
+// Exit status: 0 done; 1 failure (git, I/O); 2 bad usage or input (an
+// aborted prompt or edit too), nothing written; 3 refused by a rule
+// (admission, neutrality, verification).
 package cli

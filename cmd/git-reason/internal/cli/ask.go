@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+
+	"git-reason/cmd/git-reason/internal/ops"
+)
+
+// On a terminal a write verb asks for what its command line left out, as
+// git and gh do, instead of failing: assess prompts for its required
+// fields, conclude opens the editor (conclude_edit.go). Without a
+// terminal a missing flag stays the one-line usage error (exit 2) that a
+// script expects.
+
+// onTerminal reports whether a person is at the command: its standard
+// input and standard error are both terminals.
+func onTerminal(c *cli.Context) bool {
+	for _, s := range []any{c.App.Reader, c.App.ErrWriter} {
+		f, ok := s.(*os.File)
+		if !ok || !term.IsTerminal(int(f.Fd())) {
+			return false
+		}
+	}
+	return true
+}
+
+// prompter asks one question a line on a terminal.
+type prompter struct {
+	in  *bufio.Reader
+	out io.Writer
+}
+
+func newPrompter(c *cli.Context) *prompter {
+	return &prompter{in: bufio.NewReader(c.App.Reader), out: c.App.ErrWriter}
+}
+
+// ask prints the question and returns the answer, asking again after an
+// empty answer or one that is not among choices (when there are any). The
+// end of input (Ctrl-D) is a usage error naming flag: nothing is written.
+func (p *prompter) ask(flag, question string, choices []string) (string, error) {
+	if len(choices) > 0 {
+		question += " (" + strings.Join(choices, ", ") + ")"
+	}
+	for {
+		fmt.Fprintf(p.out, "? %s: ", question)
+		line, err := p.in.ReadString('\n')
+		answer := strings.TrimSpace(line)
+		switch {
+		case err != nil && answer == "":
+			fmt.Fprintln(p.out)
+			return "", ops.Usage("no answer for --%s: nothing was written", flag)
+		case answer == "":
+			continue
+		case len(choices) > 0 && !slices.Contains(choices, answer):
+			fmt.Fprintf(p.out, "  %q is not one of %s\n", answer, strings.Join(choices, ", "))
+			continue
+		}
+		return answer, nil
+	}
+}
+
+// askAssessment fills the assessment's required fields the command line
+// left out, and one piece of evidence when the materiality needs some.
+func (o *assessOptions) ask(c *cli.Context) error {
+	p := newPrompter(c)
+	fields := []struct {
+		flag, question string
+		dest           *string
+		choices        []string
+	}{
+		{"subject", "Subject (what the decision is about)", &o.Subject, nil},
+		{"question", "Question (what is uncertain)", &o.Question, nil},
+		{"materiality", "Materiality", &o.Materiality, schemaEnum("assessment", "materiality")},
+		{"reversibility", "Reversibility", &o.Reversibility, schemaEnum("assessment", "reversibility")},
+	}
+	for _, f := range fields {
+		if isSet(c, f.flag) {
+			continue
+		}
+		v, err := p.ask(f.flag, f.question, f.choices)
+		if err != nil {
+			return err
+		}
+		*f.dest = v
+	}
+	if len(o.Evidence) == 0 && (o.Materiality == "material" || o.Materiality == "critical") {
+		ev, err := p.ask("evidence", "Evidence, as KIND:REF:SUMMARY (KIND one of file, command, commit, url, note)", nil)
+		if err != nil {
+			return err
+		}
+		o.Evidence = []string{ev}
+	}
+	return nil
+}

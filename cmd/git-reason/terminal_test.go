@@ -1,0 +1,321 @@
+package main
+
+// On a terminal, git reason asks instead of failing (issue 26 §4): assess
+// prompts for its missing fields and conclude without --decision opens the
+// editor git would use on a template. The tests give the real binary a
+// pseudo-terminal (creack/pty) and an editor that is a shell script;
+// without a terminal the one-line usage errors stay.
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+)
+
+// ptySession is git reason running on a pseudo-terminal: what it printed
+// so far, and the terminal to type into.
+type ptySession struct {
+	t    *testing.T
+	tty  *os.File
+	cmd  *exec.Cmd
+	mu   sync.Mutex
+	seen bytes.Buffer
+	done chan struct{}
+}
+
+// startPTY runs "git ARGS" in s with a terminal for its standard input,
+// output and error, and extra variables set.
+func startPTY(t *testing.T, s *sandbox, extra []string, args ...string) *ptySession {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir, cmd.Env = s.dir, append(append([]string{}, s.env...), extra...)
+	tty, err := pty.Start(cmd)
+	if err != nil {
+		t.Fatalf("start git %s on a pseudo-terminal: %v", strings.Join(args, " "), err)
+	}
+	p := &ptySession{t: t, tty: tty, cmd: cmd, done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		buf := make([]byte, 4096)
+		for {
+			n, err := tty.Read(buf)
+			p.mu.Lock()
+			p.seen.Write(buf[:n])
+			p.mu.Unlock()
+			if err != nil {
+				return // EIO once the command has exited
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = tty.Close()
+	})
+	return p
+}
+
+// expect waits until the terminal has shown want, and returns what it showed.
+func (p *ptySession) expect(want string) string {
+	p.t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		p.mu.Lock()
+		got := p.seen.String()
+		p.mu.Unlock()
+		if strings.Contains(got, want) {
+			return got
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	p.t.Fatalf("the terminal never showed %q; it showed:\n%s", want, p.output())
+	return ""
+}
+
+// typeLine types text and a return into the terminal.
+func (p *ptySession) typeLine(text string) {
+	p.t.Helper()
+	if _, err := p.tty.WriteString(text + "\r"); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+func (p *ptySession) output() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.seen.String()
+}
+
+// wait returns the command's exit status once it has ended.
+func (p *ptySession) wait() int {
+	p.t.Helper()
+	err := p.cmd.Wait()
+	<-p.done
+	if ee, ok := errors.AsType[*exec.ExitError](err); ok {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	return 0
+}
+
+func TestAssessPromptsOnATerminal(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t, fakeVendor, nil)
+	p := startPTY(t, s, nil, "reason", "assess", "T-1", "--subject", "Queue backend")
+	p.expect("? Question (what is uncertain): ")
+	p.typeLine("Keep the queue in the database?")
+	p.expect("? Materiality (trivial, minor, material, critical): ")
+	p.typeLine("huge")
+	p.expect(`"huge" is not one of trivial, minor, material, critical`)
+	p.typeLine("critical")
+	p.expect("? Reversibility (reversible, costly, irreversible): ")
+	p.typeLine("costly")
+	p.expect("? Evidence, as KIND:REF:SUMMARY")
+	p.typeLine("note::peak load is 2k messages a second")
+	if code := p.wait(); code != 0 {
+		t.Fatalf("assess on a terminal exited %d:\n%s", code, p.output())
+	}
+	if out := p.output(); strings.Contains(out, "Subject") {
+		t.Errorf("assess asked for the subject it was given:\n%s", out)
+	}
+	var a struct {
+		Body struct {
+			Subject, Question, Materiality, Reversibility string
+			Evidence                                      []struct{ Kind, Summary string }
+		} `json:"body"`
+	}
+	var st struct{ Assessment string }
+	s.reasonJSON(&st, "status", "T-1")
+	s.reasonJSON(&a, "show", st.Assessment)
+	b := a.Body
+	if b.Subject != "Queue backend" || b.Question != "Keep the queue in the database?" || b.Materiality != "critical" ||
+		b.Reversibility != "costly" || len(b.Evidence) != 1 || b.Evidence[0].Summary != "peak load is 2k messages a second" {
+		t.Errorf("the recorded assessment is not what was typed: %+v", b)
+	}
+
+	// Ctrl-D at a prompt: bad input, nothing written.
+	p = startPTY(t, s, nil, "reason", "assess", "T-2")
+	p.expect("? Subject (what the decision is about): ")
+	if _, err := p.tty.Write([]byte{4}); err != nil {
+		t.Fatal(err)
+	}
+	if code := p.wait(); code != 2 || !strings.Contains(p.output(), "no answer for --subject: nothing was written") {
+		t.Errorf("Ctrl-D at the first prompt: exit %d, want 2 saying nothing was written:\n%s", code, p.output())
+	}
+	if _, _, code := s.run("rev-parse", "-q", "--verify", "refs/reasoning/tasks/T-2"); code == 0 {
+		t.Error("an aborted assess wrote task T-2")
+	}
+}
+
+// editorScript is GIT_EDITOR: it keeps a copy of the template it was
+// given in $HOME/template, then fills the file as the script body says.
+func editorScript(t *testing.T, s *sandbox, name, body string) string {
+	t.Helper()
+	home := filepath.Join(filepath.Dir(s.dir), "home")
+	path := filepath.Join(filepath.Dir(s.dir), "bin", name)
+	script := "#!/bin/sh\ncp \"$1\" \"" + filepath.Join(home, "template") + "\"\n" + body
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func (s *sandbox) template() string {
+	s.t.Helper()
+	data, err := os.ReadFile(filepath.Join(filepath.Dir(s.dir), "home", "template"))
+	if err != nil {
+		s.t.Fatalf("the editor was not run: %v", err)
+	}
+	return string(data)
+}
+
+func TestConcludeInTheEditor(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t, walkAdvisors, map[string]string{"walk-advisor": walkAdvisorScript})
+	s.plan("T-1")
+	s.reason("consult", "T-1")
+
+	// The editor writes a decision, a rationale of two lines and weighs
+	// each answer.
+	editor := editorScript(t, s, "fill-editor", `sed -i -e 's/^decision: $/decision: Keep the queue in the database/' \
+	-e 's/^rationale: $/rationale: the load is low/' -e 's/^\(weigh [0-9A-Z]*=\)$/\1adopted:sound/' "$1"
+sed -i -e '/^rationale:/a\
+and it is one system less' "$1"
+`)
+	p := startPTY(t, s, []string{"GIT_EDITOR=" + editor}, "reason", "conclude", "T-1")
+	if code := p.wait(); code != 0 {
+		t.Fatalf("conclude in the editor exited %d:\n%s", code, p.output())
+	}
+	tpl := s.template()
+	for _, want := range []string{"decision: \n", "rationale: \n", "# Conclude task T-1: Queue backend for T-1 (critical, costly)\n",
+		"# Question: Keep the queue in the database?\n", "#   adv-a (endorse): adv-a: endorse\nweigh ", "#   adv-b (endorse): adv-b: endorse\nweigh "} {
+		if !strings.Contains(tpl, want) {
+			t.Errorf("the template lacks %q:\n%s", want, tpl)
+		}
+	}
+	var c struct {
+		Body struct {
+			Decision, Rationale string
+			Weighed             []struct{ Consultation, Treatment, Reason string }
+		} `json:"body"`
+	}
+	var st struct {
+		Phase  string
+		Latest string
+	}
+	s.reasonJSON(&st, "status", "T-1")
+	if st.Phase != "concluded" {
+		t.Fatalf("phase %s after conclude in the editor", st.Phase)
+	}
+	var log []struct{ ID, Kind string }
+	s.reasonJSON(&log, "log", "T-1", "--kind", "conclusion")
+	s.reasonJSON(&c, "show", log[0].ID)
+	if c.Body.Decision != "Keep the queue in the database" || c.Body.Rationale != "the load is low\nand it is one system less" ||
+		len(c.Body.Weighed) != 2 || c.Body.Weighed[0].Treatment != "adopted" || c.Body.Weighed[1].Reason != "sound" {
+		t.Errorf("the conclusion is not what the editor wrote: %+v", c.Body)
+	}
+}
+
+func TestConcludeEditorLocalReviewFromCoreEditor(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t, fakeVendor, nil)
+	s.reason("assess", "T-1", "--subject", "Drop v1 exports", "--question", "Now or after a release?",
+		"--materiality", "critical", "--reversibility", "irreversible", "--evidence", "note::two customers")
+	s.reason("plan", "T-1") // no advisor: a local review
+	editor := editorScript(t, s, "review-editor", `sed -i -e 's/^decision: $/decision: after one release/' \
+	-e 's/^local-review \([0-9]\)=$/local-review \1=answer \1/' "$1"
+`)
+	s.git("config", "core.editor", editor) // as git var GIT_EDITOR finds it
+	p := startPTY(t, s, nil, "reason", "conclude", "T-1", "--local-review", "2=usage logs show two callers")
+	if code := p.wait(); code != 0 {
+		t.Fatalf("conclude in core.editor exited %d:\n%s", code, p.output())
+	}
+	tpl := s.template()
+	for _, want := range []string{"#   1. What alternatives were considered, and why were they set aside?\nlocal-review 1=\n",
+		"local-review 2=usage logs show two callers\n", "local-review 5=\n"} {
+		if !strings.Contains(tpl, want) {
+			t.Errorf("the template lacks %q:\n%s", want, tpl)
+		}
+	}
+	var log []struct{ ID string }
+	s.reasonJSON(&log, "log", "T-1", "--kind", "conclusion")
+	var c struct {
+		Body struct {
+			Decision    string
+			LocalReview []struct{ Item, Answer string } `json:"local_review"`
+		} `json:"body"`
+	}
+	s.reasonJSON(&c, "show", log[0].ID)
+	if c.Body.Decision != "after one release" || len(c.Body.LocalReview) != 5 || c.Body.LocalReview[1].Answer != "usage logs show two callers" ||
+		c.Body.LocalReview[4].Answer != "answer 5" {
+		t.Errorf("the conclusion is not what the editor wrote: %+v", c.Body)
+	}
+}
+
+func TestConcludeEditorAborts(t *testing.T) {
+	t.Parallel()
+	s := plannedTrivial(t)
+	refs := s.git("for-each-ref", "refs/reasoning")
+	for name, body := range map[string]string{
+		"empty-editor":     `: > "$1"` + "\n",
+		"untouched-editor": "",
+	} {
+		editor := editorScript(t, s, name, body)
+		p := startPTY(t, s, []string{"GIT_EDITOR=" + editor}, "reason", "conclude", "T-1")
+		if code := p.wait(); code != 2 || !strings.Contains(p.output(), "aborting the conclusion: the decision was left empty, so nothing was written") {
+			t.Errorf("%s: exit %d, want 2 saying the conclusion was aborted:\n%s", name, code, p.output())
+		}
+		if got := s.git("for-each-ref", "refs/reasoning"); got != refs {
+			t.Errorf("%s: an aborted conclusion moved the refs:\n%s\nwant\n%s", name, got, refs)
+		}
+	}
+	// An editor that fails writes nothing either.
+	editor := editorScript(t, s, "failing-editor", "exit 1\n")
+	p := startPTY(t, s, []string{"GIT_EDITOR=" + editor}, "reason", "conclude", "T-1")
+	if code := p.wait(); code != 1 || !strings.Contains(p.output(), "failed (exit status 1): nothing was written") {
+		t.Errorf("a failing editor: exit %d, want 1:\n%s", code, p.output())
+	}
+	if got := s.git("for-each-ref", "refs/reasoning"); got != refs {
+		t.Errorf("a failing editor moved the refs")
+	}
+}
+
+// Without a terminal nothing is asked and no editor runs: the one-line
+// usage errors stay, exit 2.
+func TestNoTerminalKeepsTheErrors(t *testing.T) {
+	t.Parallel()
+	s := plannedTrivial(t)
+	editor := editorScript(t, s, "never-editor", "exit 0\n")
+	s.env = append(s.env, "GIT_EDITOR="+editor)
+	_, stderr, code := s.run("reason", "conclude", "T-1")
+	if code != 2 || !strings.HasPrefix(stderr, "git reason: missing --decision: usage: git reason conclude ") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("conclude without a terminal: exit %d, want 2 and one line:\n%s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(s.dir), "home", "template")); err == nil {
+		t.Error("conclude without a terminal ran the editor")
+	}
+	_, stderr, code = s.run("reason", "assess", "T-2", "--subject", "S")
+	if code != 2 || !strings.HasPrefix(stderr, "git reason: missing --question: usage: git reason assess ") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("assess without a terminal: exit %d, want 2 and one line:\n%s", code, stderr)
+	}
+}
+
+// plannedTrivial is a sandbox whose task T-1 is a trivial decision,
+// planned: it needs no review, only a decision.
+func plannedTrivial(t *testing.T) *sandbox {
+	t.Helper()
+	s := newSandbox(t, fakeVendor, nil)
+	s.reason("assess", "T-1", "--subject", "Retry budget", "--question", "Three or five?",
+		"--materiality", "trivial", "--reversibility", "reversible")
+	s.reason("plan", "T-1")
+	return s
+}
