@@ -13,9 +13,9 @@ package main
 //	prefix VAR N VALUE        set $VAR to the first N characters of VALUE
 //	expand IN OUT             copy file IN to OUT replacing $VAR and ${VAR} by their
 //	                          values (txtar files are not expanded; bodies need ids)
-//	schemacheck SCHEMAS PART DOC [FIELD|-FIELD]
+//	schemacheck SCHEMAS PART DOC [FIELD|-FIELD...]
 //	                          validate file DOC (or its top-level FIELD, or DOC
-//	                          without its top-level FIELD: -FIELD) against PART
+//	                          without its top-level FIELD: -FIELD; each in turn) against PART
 //	                          (envelope, body or derived) of SCHEMAS, the output of
 //	                          "git reason schema KIND", compiled with loading disabled:
 //	                          the document must be self-contained; PART "-" takes
@@ -244,8 +244,8 @@ func cmdExpand(ts *testscript.TestScript, neg bool, args []string) {
 // schema, the way a tool without git reason would: from that document
 // alone, loading nothing.
 func cmdSchemaCheck(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 3 && len(args) != 4 {
-		ts.Fatalf("usage: schemacheck SCHEMAS PART DOC [FIELD|-FIELD]")
+	if len(args) < 3 {
+		ts.Fatalf("usage: schemacheck SCHEMAS PART DOC [FIELD|-FIELD...]")
 	}
 	part := json.RawMessage(ts.ReadFile(args[0]))
 	if args[1] != "-" {
@@ -268,9 +268,9 @@ func cmdSchemaCheck(ts *testscript.TestScript, neg bool, args []string) {
 	if err := dec.Decode(&doc); err != nil {
 		ts.Fatalf("schemacheck: %s: %v", args[2], err)
 	}
-	if len(args) == 4 {
+	for _, arg := range args[3:] {
 		m, ok := doc.(map[string]any)
-		field, without := strings.CutPrefix(args[3], "-")
+		field, without := strings.CutPrefix(arg, "-")
 		if !ok || m[field] == nil {
 			ts.Fatalf("schemacheck: %s has no field %q", args[2], field)
 		}

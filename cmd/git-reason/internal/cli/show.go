@@ -53,11 +53,18 @@ func runShow(ctx context.Context, o *showOptions) error {
 		return err
 	}
 	// A record of a task that does not verify is shown with its derived
-	// fields as replay recomputes them, and says so first.
+	// fields as replay recomputes them, and says so first. Its commit and
+	// that commit's signature are as the MCP show tool gives them (absent
+	// when git could not be asked).
 	out := struct {
 		*record.Record
 		DoesNotVerify *record.Finding `json:"does_not_verify,omitempty"`
-	}{e.Record, st.Unverified}
+		Commit        string          `json:"commit,omitempty"`
+		Signature     *ops.Signature  `json:"signature,omitempty"`
+	}{Record: e.Record, DoesNotVerify: st.Unverified, Signature: sig}
+	if sig != nil {
+		out.Commit = sig.Commit
+	}
 	return o.render(out, func(w io.Writer) error {
 		if st.Unverified != nil {
 			fmt.Fprintln(w, record.NotVerified(st.Unverified))

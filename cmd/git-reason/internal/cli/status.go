@@ -93,15 +93,22 @@ func statusAll(ctx context.Context, o *statusOptions, sess *ops.Session) error {
 	if err != nil {
 		return err
 	}
+	// Each task's signatures in brief, kept by head: none when git could
+	// not be asked (a read surface shows none rather than failing).
+	sums, _ := sess.SignatureSummaries(ctx)
 	if o.JSON {
-		return o.render(all, nil)
+		rows := make([]statusRow, len(all))
+		for i, s := range all {
+			rows[i] = statusRow{Status: s, Signatures: sums[s.Task]}
+		}
+		return o.render(rows, nil)
 	}
 	if len(all) == 0 {
 		fmt.Fprintln(o.Out, noTasks(ctx, sess))
 		return nil
 	}
 	w := &lineBuffer{w: o.Out} // a line per task: written in large pieces
-	if err := printStatusTable(w, o.colours(), all); err != nil {
+	if err := printStatusTable(w, o.colours(), all, sums); err != nil {
 		return err
 	}
 	needs, err := sess.Needs(ctx)
@@ -173,7 +180,17 @@ func noTasks(ctx context.Context, sess *ops.Session) string {
 	return "no tasks yet: start one with 'git reason assess TASK ...'"
 }
 
-func printStatusTable(w io.Writer, pal palette, all []record.Status) error {
+// statusRow is one task of status --json with no TASK: its status and
+// its signatures in brief, as status TASK --json gives them.
+type statusRow struct {
+	record.Status
+	Signatures *ops.SignatureSummary `json:"signatures,omitempty"`
+}
+
+// printStatusTable prints a line per task, then what a task's line cannot
+// say: a history that does not verify, and who signed the records of a
+// task any of whose records is signed.
+func printStatusTable(w io.Writer, pal palette, all []record.Status, sums map[string]*ops.SignatureSummary) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	// Every PHASE cell, the header's too, carries sequences of one length
 	// when coloured, so the columns stay aligned.
@@ -191,6 +208,9 @@ func printStatusTable(w io.Writer, pal palette, all []record.Status) error {
 	for _, s := range all {
 		if s.DoesNotVerify != nil {
 			fmt.Fprintf(w, "%s: %s\n", s.Task, record.NotVerified(s.DoesNotVerify))
+		}
+		if line := sums[s.Task].Text(); line != "" {
+			fmt.Fprintf(w, "%s: signatures: %s\n", s.Task, record.Printable(line))
 		}
 	}
 	return nil
