@@ -61,6 +61,8 @@ func reopenCommand() *cli.Command {
 		Name:      "reopen",
 		Usage:     "reopen a closed task",
 		ArgsUsage: "TASK [--reason TEXT]",
+		Description: "Writes a reopening that cites the task's latest closure: the task is open again, back in\n" +
+			"handover's open list with the next step its records give, and admits records again.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "reason", Usage: "why the task is reopened", Destination: &o.Reason},
 			o.fileFlag(), o.jsonFlag(),

@@ -26,6 +26,9 @@ func tasksCommand() *cli.Command {
 		Name:      "tasks",
 		Usage:     "list tasks with their phase, open or closed, and last activity, newest first",
 		ArgsUsage: "[--open|--closed] [--mine] [--since WHEN]",
+		Description: "One line per task, read from the refs alone: its phase as replay derives it, open or\n" +
+			"closed, its record count, its last activity and its subject. --json adds each open task's\n" +
+			"next step and how a closed one was closed ('git reason schema tasks').",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "open", Usage: "only open tasks", Destination: &open},
 			&cli.BoolFlag{Name: "closed", Usage: "only closed tasks", Destination: &closed},
@@ -97,7 +100,11 @@ func taskCommand() *cli.Command {
 			Name:      "delete",
 			Usage:     "remove a local task created by mistake and never pushed (its ref and its caches); refused once it was pushed or fetched",
 			ArgsUsage: "TASK",
-			Flags:     []cli.Flag{o.jsonFlag()},
+			Description: "Removes refs/reasoning/tasks/TASK and what .git/reason/ keeps of it; history elsewhere\n" +
+				"is untouched. Refused (exit 3, nothing changed) once the task's ref exists in any other\n" +
+				"namespace under refs/reasoning/ (a pull or a push leaves a remote-tracking one): others may\n" +
+				"hold it then, and records are never taken back; close it instead ('git reason close').",
+			Flags: []cli.Flag{o.jsonFlag()},
 			Action: func(c *cli.Context) error {
 				o.bind(c)
 				if err := noMoreArgs(c, 1); err != nil {
