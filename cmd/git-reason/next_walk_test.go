@@ -34,6 +34,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -99,9 +100,6 @@ type walkSituation struct {
 	modes                      map[string]string // advisor → answer mode
 	validate                   []string          // validation commands, in turn; the last repeats
 	act                        func(w *walker, st walkStatus) bool
-	// observed are the verbs allowed to exit 1 when they record what
-	// they observed failing (an advisor, a validation command).
-	observed []string
 	// before runs before the walk: a task walked first, for reuse.
 	before func(w *walker)
 	// wantRecords, when set, is the number of records the walked task ends with.
@@ -220,6 +218,74 @@ func TestNextWalkBinary(t *testing.T) {
 			walkIn(t, s, sit, func(args ...string) (string, string, int) { return s.run(append([]string{"reason"}, args...)...) })
 		})
 	}
+}
+
+// TestNextWalkRandom walks seeded random situations in this process, one
+// task each in one repository, so that what earlier walks left (open
+// circuits, standing conclusions, disabled advisors) is part of the next
+// walk's world: how the task is assessed, how each advisor answers, and
+// whether the person disables the advisors after planning, closes and
+// reopens the task, sees a validation fail first or records a failed
+// attempt. GIT_REASON_WALKS=N walks N seeds instead of 6.
+func TestNextWalkRandom(t *testing.T) {
+	walks := 6
+	if n, err := strconv.Atoi(os.Getenv("GIT_REASON_WALKS")); err == nil && n > 0 {
+		walks = n
+	}
+	s := newWalkSandbox(t, walkSituation{})
+	run := inProcess(t, s)
+	home := filepath.Join(filepath.Dir(s.dir), "home")
+	for seed := 1; seed <= walks; seed++ {
+		sit := randomSituation(uint64(seed))
+		for _, adv := range []string{"adv-a", "adv-b"} {
+			if err := os.WriteFile(filepath.Join(home, "mode-"+adv), []byte(sit.modes[adv]), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s.run("config", "--unset", "reason.disable")
+		w := &walker{t: t, s: s, run: run, sit: sit, task: fmt.Sprintf("R-%d", seed)}
+		t.Logf("seed %d: %s", seed, sit.name)
+		w.walk()
+	}
+}
+
+// randomSituation draws a situation from seed.
+func randomSituation(seed uint64) walkSituation {
+	rng := rand.New(rand.NewPCG(seed, 0))
+	pick := func(words ...string) string { return words[rng.IntN(len(words))] }
+	sit := walkSituation{
+		materiality:   pick("trivial", "minor", "material", "critical"),
+		reversibility: pick("reversible", "costly", "irreversible"),
+		modes:         map[string]string{"adv-a": pick("endorse", "oppose", "garbage"), "adv-b": pick("endorse", "oppose", "garbage")},
+	}
+	if rng.IntN(4) == 0 {
+		sit.subject = "Shared subject " + pick("one", "two") // a standing conclusion may be reused
+	}
+	if rng.IntN(3) == 0 {
+		sit.validate = []string{"false", "true"}
+	}
+	disable, closeAt, attempt := rng.IntN(6) == 0, "", rng.IntN(5) == 0
+	if rng.IntN(4) == 0 {
+		closeAt = pick("assessed", "planned", "consulting", "concluded")
+	}
+	sit.name = fmt.Sprintf("%s %s, answers %v, validate %v, disable %v, close at %q, failed attempt %v",
+		sit.materiality, sit.reversibility, sit.modes, sit.validate, disable, closeAt, attempt)
+	sit.act = func(w *walker, st walkStatus) bool {
+		switch {
+		case disable && st.Phase == "planned" && len(st.Selected) > 0:
+			w.s.git("config", "reason.disable", "adv-a,adv-b")
+		case st.Phase == closeAt && !slices.Contains(w.ran, "close"):
+			w.admit("close", w.task, "--outcome", "abandoned")
+			w.admit("reopen", w.task)
+			return true
+		case attempt && st.Phase == "validated" && !slices.Contains(w.ran, "attempt"):
+			w.admit("attempt", w.task, "--commit", "HEAD", "--outcome", "failed")
+			w.handoverNext = true
+			return true
+		}
+		return false
+	}
+	return sit
 }
 
 // newWalkSandbox is a repository with the walk's advisors, one commit, and
@@ -341,7 +407,9 @@ func (w *walker) follow(next string) {
 		w.ran = append(w.ran, args[0])
 		after := w.records()
 		switch {
-		case code == 0 || code == 1 && slices.Contains(w.observedVerbs(), args[0]):
+		case code == 0 || code == 1 && (args[0] == "consult" || args[0] == "validate"):
+			// Exit 1: the verb recorded what it observed failing (an
+			// advisor, the validated command); the record must be there.
 			if after <= before {
 				w.t.Fatalf("%q (from %q) exited %d and wrote nothing:\n%s%s", strings.Join(args, " "), next, code, stdout, stderr)
 			}
@@ -374,10 +442,6 @@ func (w *walker) personStep(args []string) {
 		w.t.Fatalf("the refusal does not say what the person decides: %s", e.Error.Message)
 	}
 	w.follow(m[1])
-}
-
-func (w *walker) observedVerbs() []string {
-	return append([]string{"consult", "validate"}, w.sit.observed...)
 }
 
 // parseNext reads one suggested command as the grammar above says.
