@@ -96,6 +96,8 @@ func run(tasks, records, runs int, keep string, target time.Duration) error {
 		{"task list, unsigned", "/?sig=unsigned", " tasks, page 1 of "},
 		{"task list, page 150", "/?page=150", "page 150 of"},
 		{fmt.Sprintf("task page of %d records", records), "/task/T-big", fmt.Sprintf("of %d, the latest", records)},
+		{"its graph, on demand", "/task/T-big?graph=1", `<svg class="graph"`},
+		{"its report, on demand", "/task/T-big?report=1", "<h1>Reasoning: T-big</h1>"},
 		{"its earliest records", "/task/T-big?record=first", "records 1–"},
 	}
 	big, err := command(repo, "git", "reason", "log", "T-big", "--json")

@@ -2,20 +2,22 @@
 // same derivation the command line shows (the task list from the cached
 // summaries, filtered by phase, open or closed, actor, signatures,
 // quarantine and text through the search index, and paginated; one task's
-// timeline, rendered report, record graph and records with their signature
-// status, and the fetched history a pull held back and why; the handover with
-// the filters of 'git reason handover'; the context of a range of commits
-// as 'git reason context' derives it; every declared advisor's
-// availability and the doctor's findings with their fixes).
+// timeline, fifty records a page, the latest first, its rendered report and
+// record graph (on demand past 200 records), its records with their
+// signature status, and the fetched history a pull held back and why; the
+// handover with the filters of 'git reason handover'; the context of a
+// range of commits as 'git reason context' derives it; every declared
+// advisor's availability and the doctor's findings with their fixes).
 //
-// It writes nothing. Every request opens the repository afresh through the
+// It writes no record and no ref (only the caches under .git/reason/ its
+// reads keep). Every request opens the repository afresh through the
 // Open function it is given, so a write or a pull shows on the next
 // request; a task page polls /head (its task's ref, or a digest of every
 // task ref) with its own script and swaps in its new content when that
 // moves. What is derived from the refs alone is kept between requests
-// only with the refs it was derived at (the list's summaries with the
-// digest of every task ref, a task's view with its head), so nothing shown
-// is older than the refs.
+// only with the refs it was derived at (the list's summaries with every
+// task's head, re-reading only the tasks that moved; a task's view with
+// its head), so nothing shown is older than the refs.
 //
 // Every request must name a loopback Host and carry the page's token,
 // either in the URL (?token=…, as printed at start, which sets a cookie and

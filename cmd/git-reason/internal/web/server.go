@@ -131,6 +131,11 @@ func (s *server) task(w http.ResponseWriter, r *http.Request) {
 		recs[i].Signature = sigs[recs[i].ID]
 	}
 	data["Status"], data["Report"], data["Records"], data["Graph"], data["Timeline"] = v.status, v.report, recs, v.graph, tl
+	// A long task's graph (a row per record) and report come on demand:
+	// its first view is its summary and latest records.
+	long := len(v.records) > onDemand
+	data["GraphShown"] = !long || r.URL.Query().Get("graph") != ""
+	data["ReportShown"] = !long || r.URL.Query().Get("report") != ""
 	data["Refusals"] = sess.Store.LoadRefusals()[task]
 	if held, err := sess.Quarantined(r.Context()); err == nil {
 		if q, ok := held[task]; ok {

@@ -11,6 +11,12 @@ import (
 // the earlier ones are a link away.
 const timelinePage = 50
 
+// onDemand is how many records a task may have for its page to show its
+// record graph and report at once; a longer task's page shows them when
+// asked (?graph=1, ?report=1): the graph of 1,000 records is an image
+// 34,000 pixels tall.
+const onDemand = 200
+
 // timelinePager is where a page of the timeline stands among the pages.
 type timelinePager struct {
 	From, To, Total int // the records shown, numbered from 1
