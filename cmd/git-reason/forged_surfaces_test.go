@@ -89,8 +89,12 @@ func TestForgedHistoryWebAndMCP(t *testing.T) {
 	base := strings.TrimSuffix(start[:strings.Index(start, "?")], "/")
 	jar, _ := cookiejar.New(nil)
 	c := &http.Client{Jar: jar, Timeout: 30 * time.Second}
-	getPage(t, c, start)
+	list := getPage(t, c, start)
 	for task, code := range map[string]string{"T": "derived", "U": "inadmissible"} {
+		// The list marks it, the reason on hover.
+		if !strings.Contains(list, `href="/task/`+task+`"`) || !strings.Contains(list, `<span class="phase phase-unverified" title="does not verify: `+code) {
+			t.Errorf("the task list does not mark %s as not verifying (%s)", task, code)
+		}
 		page := getPage(t, c, base+"/task/"+task)
 		for _, want := range []string{"does not verify: " + code, "<dt>Review count</dt><dd>0</dd>"} {
 			if !strings.Contains(page, want) {
