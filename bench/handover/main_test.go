@@ -25,12 +25,15 @@ func TestSmall(t *testing.T) {
 	report := out.String()
 	t.Logf("\n%s", report)
 	m := regexp.MustCompile(`# output: (\d+) open \(([^)]*)\), (\d+) settled`).FindStringSubmatch(report)
-	// Of each ten tasks, one ends validated with an attempt that
-	// succeeded (settled) and one with an attempt that failed (open).
-	if m == nil || m[1] != "18" || m[3] != "2" {
-		t.Fatalf("the handover does not hold the 20 tasks as generated (18 open, 2 settled): %q", m)
+	// Of each ten tasks, two end validated and settled: one whose attempt
+	// succeeded, and one validated after an earlier cycle's attempt failed
+	// (a failed attempt keeps a task open only while it is at the latest
+	// conclusion, 3e3b40d). The other eight are open, in every phase
+	// before validated.
+	if m == nil || m[1] != "16" || m[3] != "4" {
+		t.Fatalf("the handover does not hold the 20 tasks as generated (16 open, 4 settled): %q", m)
 	}
-	for _, phase := range []string{"assessed", "planned", "consulting", "disputed", "concluded", "validated"} {
+	for _, phase := range []string{"assessed", "planned", "consulting", "disputed", "concluded"} {
 		if !strings.Contains(m[2], phase) {
 			t.Errorf("no open task is %s: %s", phase, m[2])
 		}
