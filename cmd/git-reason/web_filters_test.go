@@ -6,15 +6,12 @@ package main
 // of whose pulls held a fetched history back.
 
 import (
-	"net/http"
-	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"git-reason/reliability/harness"
 )
@@ -75,11 +72,8 @@ func TestWebTaskFilters(t *testing.T) {
 		t.Fatalf("pull of an unsigned record under requireSigned: exit %d: %s", code, errs)
 	}
 
-	start := startWeb(t, s)
-	base := strings.TrimSuffix(start[:strings.Index(start, "?")], "/")
-	jar, _ := cookiejar.New(nil)
-	c := &http.Client{Jar: jar, Timeout: 30 * time.Second}
-	list := getPage(t, c, start)
+	base, c := openWeb(t, s)
+	list := getPage(t, c, base+"/")
 	for _, want := range []string{"4 of 4 tasks", `<span class="sig sig-good"`, `<span class="sig sig-bad"`, "partly signed",
 		`<span class="phase phase-quarantined"`, `<option value="unsigned">a record unsigned</option>`, "quarantined only (1)"} {
 		if !strings.Contains(list, want) {

@@ -5,11 +5,8 @@ package main
 // verify: TestForgedHistoryWebAndMCP).
 
 import (
-	"net/http"
-	"net/http/cookiejar"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestWebTaskLife(t *testing.T) {
@@ -24,11 +21,7 @@ func TestWebTaskLife(t *testing.T) {
 	s.reasonJSON(&w, "withdraw", "W", v.ID, "--reason", "ran against the wrong checkout")
 	s.reasonJSON(&c, "close", "W", "--outcome", "abandoned", "--reason", "superseded by another design")
 
-	start := startWeb(t, s)
-	base := strings.TrimSuffix(start[:strings.Index(start, "?")], "/")
-	jar, _ := cookiejar.New(nil)
-	cl := &http.Client{Jar: jar, Timeout: 30 * time.Second}
-	getPage(t, cl, start)
+	base, cl := openWeb(t, s)
 	p := getPage(t, cl, base+"/task/W")
 	for _, want := range []string{
 		`<li id="rec-` + v.ID + `">`, `withdrawn by <a href="#rec-` + w.ID + `"`,

@@ -5,12 +5,9 @@ package main
 
 import (
 	"context"
-	"net/http"
-	"net/http/cookiejar"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"git-reason/reliability/harness"
 )
@@ -23,11 +20,7 @@ func TestWebLongTask(t *testing.T) {
 	}
 	var log []struct{ ID string }
 	s.reasonJSON(&log, "log", "T-long")
-	start := startWeb(t, s)
-	base := strings.TrimSuffix(start[:strings.Index(start, "?")], "/")
-	jar, _ := cookiejar.New(nil)
-	c := &http.Client{Jar: jar, Timeout: 30 * time.Second}
-	getPage(t, c, start)
+	base, c := openWeb(t, s)
 	records := regexp.MustCompile(`<li id="rec-([0-9A-Z]{26})">`)
 	shown := func(page string) []string {
 		var ids []string

@@ -90,6 +90,17 @@ func startWeb(t *testing.T, s *sandbox, args ...string) string {
 	return ""
 }
 
+// openWeb starts 'git reason web' in s and returns its address without
+// the token and a client holding the page's cookie.
+func openWeb(t *testing.T, s *sandbox) (base string, c *http.Client) {
+	t.Helper()
+	start := startWeb(t, s)
+	jar, _ := cookiejar.New(nil)
+	c = &http.Client{Jar: jar, Timeout: 30 * time.Second}
+	getPage(t, c, start)
+	return strings.TrimSuffix(start[:strings.Index(start, "?")], "/"), c
+}
+
 // getPage fetches base+path with c and returns the body; any status other
 // than 200 fails the test.
 func getPage(t *testing.T, c *http.Client, u string) string {
