@@ -66,6 +66,7 @@ func TestWebTaskFilters(t *testing.T) {
 	s.git("clone", "-q", remote, a.dir)
 	a.reason("pull")
 	a.reason("plan", "U-unsigned")
+	assess(a, "N-new", "Only fetched", "Which way?")
 	a.reason("push")
 	s.git("config", "reason.requireSigned", "fetched")
 	if _, errs, code := s.run("reason", "pull"); code != 3 || !strings.Contains(errs, "quarantined") {
@@ -74,8 +75,8 @@ func TestWebTaskFilters(t *testing.T) {
 
 	base, c := openWeb(t, s)
 	list := getPage(t, c, base+"/")
-	for _, want := range []string{"4 of 4 tasks", `<span class="sig sig-good"`, `<span class="sig sig-bad"`, "partly signed",
-		`<span class="phase phase-quarantined"`, `<option value="unsigned">a record unsigned</option>`, "quarantined only (1)"} {
+	for _, want := range []string{"5 of 5 tasks", `<span class="sig sig-good"`, `<span class="sig sig-bad"`, "partly signed",
+		`<span class="phase phase-quarantined"`, `<option value="unsigned">a record unsigned</option>`, "quarantined only (2)"} {
 		if !strings.Contains(list, want) {
 			t.Errorf("task list lacks %q", want)
 		}
@@ -83,7 +84,7 @@ func TestWebTaskFilters(t *testing.T) {
 	shows := func(query string, want ...string) {
 		t.Helper()
 		page := getPage(t, c, base+"/?"+query)
-		for _, task := range []string{"S-signed", "U-unsigned", "M-mixed", "E-eve"} {
+		for _, task := range []string{"S-signed", "U-unsigned", "M-mixed", "E-eve", "N-new"} {
 			listed := strings.Contains(page, `href="/task/`+task+`"`)
 			if expected := strings.Contains(" "+strings.Join(want, " ")+" ", " "+task+" "); listed != expected {
 				t.Errorf("/?%s: %s listed %v, want %v", query, task, listed, expected)
@@ -93,7 +94,7 @@ func TestWebTaskFilters(t *testing.T) {
 	shows("sig=signed", "S-signed")
 	shows("sig=unsigned", "U-unsigned", "M-mixed")
 	shows("sig=unverified", "E-eve")
-	shows("quarantined=1", "U-unsigned")
+	shows("quarantined=1", "U-unsigned", "N-new")
 	shows("quarantined=1&sig=signed")
 	// The text filter finds a record's text, not only a task's name or
 	// subject: the question of E is in no subject.
@@ -106,6 +107,13 @@ func TestWebTaskFilters(t *testing.T) {
 	for _, want := range []string{"Fetched history quarantined", "refs/reasoning/remotes/origin/U-unsigned", "git reason pull origin U-unsigned", "unsigned"} {
 		if !strings.Contains(page[strings.Index(page, "<main>"):], want) {
 			t.Errorf("the quarantined task's page lacks %q", want)
+		}
+	}
+	// A task whose only history was held back has a page that says so.
+	page = getPage(t, c, base+"/task/N-new")
+	for _, want := range []string{"Fetched history quarantined", "refs/reasoning/remotes/origin/N-new", "No history of this task is here"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page of a task only fetched lacks %q", want)
 		}
 	}
 	if p := getPage(t, c, base+"/task/S-signed"); strings.Contains(p, "quarantined") {

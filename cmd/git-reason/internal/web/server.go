@@ -107,6 +107,13 @@ func (s *server) task(w http.ResponseWriter, r *http.Request) {
 	v, err := s.views.get(r.Context(), sess, task)
 	switch {
 	case errors.Is(err, ops.ErrUsage):
+		// No local history: a task whose only history a pull held back
+		// has a page that says so.
+		if q := quarantineOf(r.Context(), sess, task); q != nil {
+			data["Quarantine"], data["Absent"] = q, true
+			render(w, "task.html", data)
+			return
+		}
 		http.Error(w, record.Printable(err.Error()), http.StatusNotFound)
 		return
 	case errors.Is(err, record.ErrUnreadable):
@@ -137,12 +144,20 @@ func (s *server) task(w http.ResponseWriter, r *http.Request) {
 	data["GraphShown"] = !long || r.URL.Query().Get("graph") != ""
 	data["ReportShown"] = !long || r.URL.Query().Get("report") != ""
 	data["Refusals"] = sess.Store.LoadRefusals()[task]
-	if held, err := sess.Quarantined(r.Context()); err == nil {
-		if q, ok := held[task]; ok {
-			data["Quarantine"] = &q
-		}
+	if q := quarantineOf(r.Context(), sess, task); q != nil {
+		data["Quarantine"] = q
 	}
 	render(w, "task.html", data)
+}
+
+// quarantineOf is the fetched history of task a pull held back, nil when
+// none was (or the quarantine file does not read: the page shows the rest).
+func quarantineOf(ctx context.Context, sess *ops.Session, task string) *ops.Quarantine {
+	held, err := sess.Quarantined(ctx)
+	if q, ok := held[task]; err == nil && ok {
+		return &q
+	}
+	return nil
 }
 
 // surface is the surface a record says it was written through (its

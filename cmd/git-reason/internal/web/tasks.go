@@ -106,7 +106,11 @@ func (s *server) tasks(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	rows := make([]taskRow, 0, len(all.statuses))
+	local := map[string]bool{} // the held-back tasks that have a local history
 	for _, st := range all.statuses {
+		if _, isHeld := held[st.Task]; isHeld {
+			local[st.Task] = true
+		}
 		if f.Phase != "" && string(st.Phase) != f.Phase {
 			continue
 		}
@@ -132,11 +136,20 @@ func (s *server) tasks(w http.ResponseWriter, r *http.Request) {
 		}
 		rows = append(rows, row)
 	}
+	// A task whose only history a pull held back is listed too, last:
+	// it has no phase, records or signatures to filter by.
+	if f.Phase == "" && f.State == "" && f.Sig == "" && f.Actor == "" {
+		for _, task := range slices.Sorted(maps.Keys(held)) {
+			if q := held[task]; !local[task] && (f.Q == "" || contains(task, f.Q)) {
+				rows = append(rows, taskRow{Status: record.Status{Task: task}, Quarantine: &q})
+			}
+		}
+	}
 	pages := max(1, (len(rows)+pageSize-1)/pageSize)
 	page := min(f.Page, pages)
 	shown := rows[min(len(rows), (page-1)*pageSize):min(len(rows), page*pageSize)]
 	data := map[string]any{
-		"Title": "Tasks", "Rows": shown, "Matched": len(rows), "Total": len(all.statuses), "Filter": f, "Phases": phases,
+		"Title": "Tasks", "Rows": shown, "Matched": len(rows), "Total": len(all.statuses) + len(held) - len(local), "Filter": f, "Phases": phases,
 		"SigFilters": sigFilters, "Quarantined": len(held), "Page": page, "Pages": pages, "Live": "/head",
 	}
 	if page > 1 {
