@@ -20,7 +20,8 @@
 // update; the files .git/reason/ keeps are replaced through the same
 // lockfile (a cache's write gives way to a writer holding it). What
 // .git/reason/ caches (each task's records at its head, the
-// indexes across tasks) is keyed by ref heads and rebuilt from the refs
+// indexes across tasks, a read surface's memo of one task at one head)
+// is keyed by ref heads and rebuilt from the refs
 // when stale or damaged. Git processes, the batch reader of objects and
 // the lockfile live in package gitstore/git, the one place git is spoken.
 // Git locates the repository

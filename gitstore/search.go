@@ -13,7 +13,7 @@ import (
 
 // searchMagic starts .git/reason/search; its number changes with the
 // file's shape or with what record.Texts returns.
-const searchMagic = "git reason search index 1\n"
+const searchMagic = "git reason search index 2\n"
 
 // SearchHit is a record whose texts matched, with what log shows of it
 // and the texts that matched.
@@ -25,89 +25,166 @@ type SearchHit struct {
 
 // Search returns the records of every task that reads with at least one
 // text (record.Texts) that match accepts, in task order, then history
-// order. It reads .git/reason/search, the texts of every record keyed by
-// its task's head: only the tasks whose head moved since (a write, a pull,
-// plain git) are read again, and the file is rebuilt whole when it is
-// missing or does not parse. match is called with each text as written.
-//
-// The file is searchMagic, then per task a line "T\t<task>\t<head>", per
-// record a line "R\t<id>\t<kind>\t<clock>\t<created>\t<actor>\t<summary>"
-// (the timeline's, withdrawn marked) and per text "F\t<field>\t<text>",
-// with tabs, newlines and carriage returns in values made spaces.
+// order. match is called with each text as written.
 func (x Index) Search(ctx context.Context, match func(text string) bool) ([]SearchHit, error) {
-	s := x.Store
-	tasks, err := s.Tasks(ctx)
+	return x.SearchFor(ctx, "", false, match)
+}
+
+// SearchFor is Search for a match that accepts only texts containing lit
+// (in ASCII case folding, when fold): match is asked only about the texts
+// that hold lit, found by one scan of the index for lit, so that a query
+// costs about a read of the file, whatever the number of records. lit ""
+// asks match about every text.
+//
+// The index is .git/reason/search, the texts of every record keyed by its
+// task's head. It is searchMagic, then the header of the task refs it was
+// made from (Store.latestHeader: packed-refs' identity and every loose
+// task ref): while that header is current no task ref moved, and the file
+// is used as it is, without listing the refs. Otherwise only the tasks
+// whose head moved since (a write, a pull, plain git) are read again, and
+// the file is rebuilt whole when it is missing or does not parse. Then
+// per task a line "T\t<task>\t<head>\t<length>" (length: the bytes of the
+// lines that follow it, so that a read steps from task to task), per
+// record a line "R\t<id>\t<kind>\t<clock>\t<created>\t<actor>\t<summary>\t<withdrawn>"
+// (the timeline's) and per text "F\t<field>\t<text>", with tabs, newlines
+// and carriage returns in values made spaces.
+func (x Index) SearchFor(ctx context.Context, lit string, fold bool, match func(text string) bool) ([]SearchHit, error) {
+	body, done, err := x.searchBody(ctx)
 	if err != nil {
 		return nil, err
 	}
-	path := filepath.Join(s.Repo.CommonDir, "reason", "search")
-	blocks := map[string]searchBlock{}
-	data, err := os.ReadFile(path)
-	if err == nil && bytes.HasPrefix(data, []byte(searchMagic)) {
-		blocks = parseSearch(data[len(searchMagic):])
+	defer done()
+	if fold {
+		lit = string(asciiLower([]byte(lit)))
 	}
-	changed := len(blocks) != len(tasks)
-	var out []SearchHit
+	if lit == "" || strings.ContainsAny(lit, "\t\n\r") || (fold && !foldsASCII(lit, body)) {
+		return scanSearch(nil, string(body), match), nil
+	}
+	return scanFor(body, lit, fold, match), nil
+}
+
+// searchBody returns the index's task blocks, brought up to date with the
+// refs, and the function that lets go of them (the file is mapped, not
+// read, while it is current).
+func (x Index) searchBody(ctx context.Context) ([]byte, func(), error) {
+	s := x.Store
+	path := filepath.Join(s.Repo.CommonDir, "reason", "search")
+	// What the refs are is taken before they are read, so that a ref
+	// moved meanwhile makes the file stale, never wrongly current.
+	header, err := s.latestHeader()
+	if err != nil {
+		return nil, nil, err
+	}
+	var old []byte
+	if data, unmap, err := mapShared(path); err == nil {
+		if rest, ok := bytes.CutPrefix(data, []byte(searchMagic)); ok {
+			if body, ok := bytes.CutPrefix(rest, []byte(header)); ok {
+				return body, unmap, nil
+			}
+			if i := bytes.Index(rest, []byte("\nT\t")); i >= 0 {
+				old = rest[i+1:]
+			}
+		}
+		defer unmap()
+	}
+	tasks, err := s.Tasks(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
 	var file bytes.Buffer
+	file.Grow(len(searchMagic) + len(header) + len(old))
 	file.WriteString(searchMagic)
+	file.WriteString(header)
+	skipped := false
 	for _, t := range tasks {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		b, ok := blocks[t.Task]
-		if !ok || b.head != t.Head {
-			changed = true
+		var block []byte
+		ok := false
+		for len(old) > 0 {
+			task, head, b, rest, parsed := nextSearchBlock(old)
+			if !parsed {
+				old = nil // the rest is read again
+				break
+			}
+			if task > t.Task {
+				break
+			}
+			old = rest
+			if task == t.Task {
+				block, ok = b, head == t.Head
+				break
+			}
+		}
+		if !ok {
 			st, _, err := s.deriveAt(t.Task, t.Head)
 			if err != nil {
 				s.Skip(t.Task, err)
+				skipped = true
 				continue
 			}
-			b = searchBlock{head: t.Head, data: encodeSearch(t.Task, t.Head, st)}
+			block = encodeSearch(t.Task, t.Head, st)
 		}
-		file.Write(b.data)
-		out = scanSearch(out, b.data, match)
+		file.Write(block)
 	}
-	if changed {
-		_ = writeFileAtomic(path, file.Bytes()) // a cache that cannot be written is rebuilt next time
+	out := file.Bytes()
+	body := out[len(searchMagic)+len(header):]
+	if skipped {
+		// Not current: the tasks that did not read are read (and
+		// reported) again next time, as they are now.
+		out = append([]byte(searchMagic+"\n"), body...)
 	}
-	return out, nil
+	_ = writeFileAtomic(path, out) // a cache that cannot be written is rebuilt next time
+	return body, func() {}, nil
 }
 
-// searchBlock is one task's lines in the file, its own "T" line first.
-type searchBlock struct {
-	head string
-	data []byte
+// mapShared maps the file at path, counting it as a read of a file that
+// holds every task (readShared), and returns the function that unmaps it.
+// The store replaces its files by renaming new ones over them, so the
+// mapped bytes do not change.
+func mapShared(path string) ([]byte, func(), error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	data, unmap, err := mapFile(f, fi.Size())
+	if err != nil {
+		return nil, nil, err
+	}
+	if unmap == nil {
+		unmap = func() {}
+	}
+	countShared(len(data))
+	return data, unmap, nil
 }
 
-// parseSearch cuts the file's body into its tasks' blocks; a block whose
-// first line is not a task line ends the parse (the rest is read again).
-func parseSearch(data []byte) map[string]searchBlock {
-	out := map[string]searchBlock{}
-	for len(data) > 0 {
-		end := bytes.Index(data, []byte("\nT\t"))
-		if end < 0 {
-			end = len(data)
-		} else {
-			end++
-		}
-		block := data[:end]
-		data = data[end:]
-		line, _, ok := bytes.Cut(block, []byte{'\n'})
-		f := strings.Split(string(line), "\t")
-		if !ok || len(f) != 3 || f[0] != "T" || len(f[2]) != 40 {
-			break
-		}
-		out[f[1]] = searchBlock{head: f[2], data: block}
+// nextSearchBlock cuts the first task block off data: its task, head, the
+// block whole (its "T" line first) and what follows; parsed is false when
+// data does not start with a block.
+func nextSearchBlock(data []byte) (task, head string, block, rest []byte, parsed bool) {
+	line, after, ok := bytes.Cut(data, []byte{'\n'})
+	f := strings.Split(string(line), "\t")
+	if !ok || len(f) != 4 || f[0] != "T" || len(f[2]) != 40 {
+		return "", "", nil, nil, false
 	}
-	return out
+	n, err := strconv.Atoi(f[3])
+	if err != nil || n < 0 || n > len(after) {
+		return "", "", nil, nil, false
+	}
+	return f[1], f[2], data[:len(line)+1+n], after[n:], true
 }
 
 // flat makes a value one field of a line.
 var flat = strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
 
 func encodeSearch(task, head string, st *record.State) []byte {
-	var b bytes.Buffer
-	b.WriteString("T\t" + task + "\t" + head + "\n")
+	var b strings.Builder
 	tl := st.Timeline()
 	for i, e := range st.Entries {
 		l := tl[i]
@@ -117,42 +194,223 @@ func encodeSearch(task, head string, st *record.State) []byte {
 			b.WriteString("F\t" + t.Field + "\t" + flat.Replace(t.Text) + "\n")
 		}
 	}
-	return b.Bytes()
+	return []byte("T\t" + task + "\t" + head + "\t" + strconv.Itoa(b.Len()) + "\n" + b.String())
 }
 
-// scanSearch appends the records of one block with a text match accepts.
-func scanSearch(out []SearchHit, block []byte, match func(string) bool) []SearchHit {
+// scanSearch appends the records of body with a text match accepts.
+func scanSearch(out []SearchHit, body string, match func(string) bool) []SearchHit {
 	var task string
 	var cur *SearchHit
-	var recLine []byte // the current record's line, split only on a match
-	for len(block) > 0 {
-		line, rest, _ := bytes.Cut(block, []byte{'\n'})
-		block = rest
+	var recLine string // the current record's line, split only on a match
+	for len(body) > 0 {
+		line, rest, _ := strings.Cut(body, "\n")
+		body = rest
 		if len(line) < 2 {
 			continue
 		}
 		switch line[0] {
 		case 'T':
-			task = strings.Split(string(line), "\t")[1]
+			task = strings.Split(line, "\t")[1]
 		case 'R':
 			cur, recLine = nil, line
 		case 'F':
-			field, text, _ := strings.Cut(string(line[2:]), "\t")
+			field, text, _ := strings.Cut(line[2:], "\t")
 			if !match(text) {
 				continue
 			}
-			rec := strings.SplitN(string(recLine), "\t", 8)
-			if len(rec) != 8 {
-				continue
-			}
 			if cur == nil {
-				clock, _ := strconv.ParseInt(rec[3], 10, 64)
-				out = append(out, SearchHit{Task: task, TimelineEntry: record.TimelineEntry{ID: rec[1], Kind: record.Kind(rec[2]),
-					Clock: clock, Created: rec[4], Actor: rec[5], Summary: rec[6], Withdrawn: rec[7]}})
+				h, ok := hitOf(task, recLine)
+				if !ok {
+					continue
+				}
+				out = append(out, h)
 				cur = &out[len(out)-1]
 			}
 			cur.Matches = append(cur.Matches, record.Text{Field: field, Text: text})
 		}
 	}
 	return out
+}
+
+// scanFor is scanSearch for a match that accepts only texts containing
+// lit (ASCII-folded, with fold): the lines holding lit are found by
+// bytes.Index over the body (folded the same way), each text line among
+// them is asked of match, and a hit's record and task lines are found
+// going back from it, each stretch of the body looked at once. The hits
+// hold copies, never the body's bytes.
+func scanFor(body []byte, lit string, fold bool, match func(string) bool) []SearchHit {
+	want := []byte(lit)
+	find := bytes.Index
+	if fold {
+		find = indexFold
+	}
+	var out []SearchHit
+	var task string
+	taskSeen, lastRec := 0, -1 // body before taskSeen holds no task line after task's
+	for pos := 0; pos < len(body); {
+		i := find(body[pos:], want)
+		if i < 0 {
+			break
+		}
+		i += pos
+		start := bytes.LastIndexByte(body[:i], '\n') + 1
+		end := len(body)
+		if j := bytes.IndexByte(body[i:], '\n'); j >= 0 {
+			end = i + j
+		}
+		pos = end + 1
+		line := body[start:end]
+		if !bytes.HasPrefix(line, []byte("F\t")) {
+			continue
+		}
+		field, text, _ := strings.Cut(string(line[2:]), "\t")
+		if !match(text) {
+			continue
+		}
+		if t := lastLineStart(body[:start], taskSeen, "T\t"); t >= 0 {
+			tl, _, _ := bytes.Cut(body[t:], []byte{'\n'})
+			task = strings.Split(string(tl), "\t")[1]
+		}
+		taskSeen = start
+		rec := lastLineStart(body[:start], 0, "R\t")
+		if rec < 0 {
+			continue
+		}
+		if rec != lastRec {
+			recLine, _, _ := bytes.Cut(body[rec:], []byte{'\n'})
+			h, ok := hitOf(task, string(recLine))
+			if !ok {
+				continue
+			}
+			out = append(out, h)
+			lastRec = rec
+		}
+		out[len(out)-1].Matches = append(out[len(out)-1].Matches, record.Text{Field: field, Text: text})
+	}
+	return out
+}
+
+// lastLineStart is where the last line of data after from that starts
+// with prefix begins (data's first line counts when from is 0), -1 when
+// there is none.
+func lastLineStart(data []byte, from int, prefix string) int {
+	if i := bytes.LastIndex(data[from:], []byte("\n"+prefix)); i >= 0 {
+		return from + i + 1
+	}
+	if from == 0 && bytes.HasPrefix(data, []byte(prefix)) {
+		return 0
+	}
+	return -1
+}
+
+// hitOf is the hit of a record line of task, with no match yet; ok is
+// false when the line does not parse.
+func hitOf(task, recLine string) (SearchHit, bool) {
+	rec := strings.SplitN(recLine, "\t", 8)
+	if len(rec) != 8 || rec[0] != "R" {
+		return SearchHit{}, false
+	}
+	clock, _ := strconv.ParseInt(rec[3], 10, 64)
+	return SearchHit{Task: task, TimelineEntry: record.TimelineEntry{ID: rec[1], Kind: record.Kind(rec[2]),
+		Clock: clock, Created: rec[4], Actor: rec[5], Summary: rec[6], Withdrawn: rec[7]}}, true
+}
+
+// asciiLower makes the ASCII letters of b lower case, in place.
+func asciiLower(b []byte) []byte {
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + ('a' - 'A')
+		}
+	}
+	return b
+}
+
+// indexFold is bytes.Index of lit (ASCII, lower case) in b with ASCII
+// case ignored, reading b in place: it jumps (bytes.IndexByte) from one
+// occurrence of lit's rarest byte, in either case, to the next, and
+// compares lit around it.
+func indexFold(b, lit []byte) int {
+	if len(lit) == 0 {
+		return 0
+	}
+	k := anchor(lit)
+	lo, up := lit[k], lit[k]
+	if 'a' <= lo && lo <= 'z' {
+		up = lo - ('a' - 'A')
+	}
+	next := func(from int, c byte) int {
+		if i := bytes.IndexByte(b[from:], c); i >= 0 {
+			return from + i
+		}
+		return len(b)
+	}
+	nl, nu := -1, len(b) // the next lo and up at or after from
+	if up != lo {
+		nu = -1
+	}
+	for from := k; from < len(b); {
+		if nl < from {
+			nl = next(from, lo)
+		}
+		if nu < from {
+			nu = next(from, up)
+		}
+		i := min(nl, nu)
+		if i >= len(b) {
+			return -1
+		}
+		if s := i - k; s+len(lit) <= len(b) && equalFold(b[s:s+len(lit)], lit) {
+			return s
+		}
+		from = i + 1
+	}
+	return -1
+}
+
+// anchor is the index in lit of its rarest byte in English texts: a
+// digit or punctuation first (not a space), then the least frequent
+// letter.
+func anchor(lit []byte) int {
+	const letters = "etaoinshrdlcumwfgypbvkjxqz" // most frequent first
+	best, rank := 0, -1
+	for i, c := range lit {
+		r := 0 // a space: the last resort
+		switch {
+		case 'a' <= c && c <= 'z':
+			r = 1 + strings.IndexByte(letters, c)
+		case c != ' ':
+			r = 1 + len(letters)
+		}
+		if r > rank {
+			best, rank = i, r
+		}
+	}
+	return best
+}
+
+// equalFold reports whether x is lit (ASCII, lower case) with ASCII case
+// ignored.
+func equalFold(x, lit []byte) bool {
+	for i, c := range x {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lit[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// foldsASCII reports whether an ASCII fold finds every text that
+// strings.ToLower would make contain lit: lit is ASCII, and body holds no
+// letter whose lower case is an ASCII letter (the Kelvin sign, the
+// capital I with a dot above).
+func foldsASCII(lit string, body []byte) bool {
+	for i := 0; i < len(lit); i++ {
+		if lit[i] >= 0x80 {
+			return false
+		}
+	}
+	return !bytes.Contains(body, []byte("\u212a")) && !bytes.Contains(body, []byte("\u0130"))
 }

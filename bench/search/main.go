@@ -4,7 +4,9 @@
 // .git/reason/ from every task; a search with nothing moved (the index
 // read whole, every head compared); a search after one new record (one
 // task read again); and log --grep over every task. Each timed command
-// runs -runs times; the program prints medians (min-max) of wall time.
+// runs -runs times; the program prints the median run by CPU time (user
+// and system, its git processes included) with its wall time, and the
+// range of CPU times; `git reason version` is the floor of any command.
 package main
 
 import (
@@ -23,19 +25,23 @@ import (
 func main() {
 	runs := flag.Int("runs", 5, "timed runs of each command")
 	n := flag.Int("tasks", 20000, "tasks in the repository")
+	dir := flag.String("dir", "", "where the repository is made, kept and reused (default: a temporary directory, removed)")
 	flag.Parse()
-	if err := run(*runs, *n); err != nil {
+	if err := run(*runs, *n, *dir); err != nil {
 		fmt.Fprintln(os.Stderr, "search-bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(runs, n int) error {
-	root, err := os.MkdirTemp("", "search-bench-")
-	if err != nil {
-		return err
+func run(runs, n int, root string) error {
+	if root == "" {
+		tmp, err := os.MkdirTemp("", "search-bench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		root = tmp
 	}
-	defer os.RemoveAll(root)
 	bin, home := filepath.Join(root, "bin"), filepath.Join(root, "home")
 	if err := harness.Install(bin); err != nil {
 		return err
@@ -50,31 +56,42 @@ func run(runs, n int) error {
 	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "CI", "GIT_REASON_PROFILE"} {
 		os.Unsetenv(k)
 	}
-	repo := filepath.Join(root, "repo")
-	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
-		return fmt.Errorf("git init: %v: %s", err, out)
+	repo := filepath.Join(root, fmt.Sprintf("repo-%d", n))
+	if _, err := os.Stat(repo); err != nil {
+		if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+			return fmt.Errorf("git init: %v: %s", err, out)
+		}
+		start := time.Now()
+		if err := harness.BulkTasks(context.Background(), repo, "T-", n); err != nil {
+			return err
+		}
+		fmt.Printf("%d tasks made in %s\n", n, time.Since(start).Round(time.Millisecond))
 	}
-	start := time.Now()
-	if err := harness.BulkTasks(context.Background(), repo, "T-", n); err != nil {
+	fmt.Printf("load average at start: %s\n", harness.LoadAverage())
+	if err := os.RemoveAll(filepath.Join(repo, ".git", "reason")); err != nil {
 		return err
 	}
-	fmt.Printf("load average at start: %s\n%d tasks made in %s\n", harness.LoadAverage(), n, time.Since(start).Round(time.Millisecond))
 	first, err := timed(repo, "search", "subject 17")
 	if err != nil {
 		return err
 	}
-	fmt.Printf("first search (builds the index): %s\n", first.Round(time.Millisecond))
-	warm, err := repeat(runs, func() (time.Duration, error) { return timed(repo, "search", "which way for 1234?") })
+	fmt.Printf("first search (builds the index): %s\n", first)
+	start, err := repeat(runs, func() (cost, error) { return timed(repo, "version") })
+	if err != nil {
+		return err
+	}
+	fmt.Printf("git reason version (the program's start, for reference): %s\n", start)
+	warm, err := repeat(runs, func() (cost, error) { return timed(repo, "search", "which way for 1234?") })
 	if err != nil {
 		return err
 	}
 	fmt.Printf("search, nothing moved: %s\n", warm)
 	i := 0
-	moved, err := repeat(runs, func() (time.Duration, error) {
+	moved, err := repeat(runs, func() (cost, error) {
 		i++
 		if _, err := timed(repo, "assess", fmt.Sprintf("T-%06d", i), "--subject", fmt.Sprintf("moved %d", i), "--question", "q?",
 			"--materiality", "trivial", "--reversibility", "reversible", "--new-evidence"); err != nil {
-			return 0, err
+			return cost{}, err
 		}
 		return timed(repo, "search", fmt.Sprintf("moved %d", i))
 	})
@@ -82,42 +99,57 @@ func run(runs, n int) error {
 		return err
 	}
 	fmt.Printf("search after one task moved: %s\n", moved)
-	grep, err := repeat(runs, func() (time.Duration, error) { return timed(repo, "log", "--grep", "subject 1[0-9]{3}$") })
+	grep, err := repeat(runs, func() (cost, error) { return timed(repo, "log", "--grep", "subject 1[0-9]{3}$") })
 	if err != nil {
 		return err
 	}
 	fmt.Printf("log --grep over every task: %s\n", grep)
+	grep, err = repeat(runs, func() (cost, error) { return timed(repo, "log", "-i", "--grep", "SUBJECT 1[0-9]{3}$") })
+	if err != nil {
+		return err
+	}
+	fmt.Printf("log -i --grep (no literal to look for: every text asked): %s\n", grep)
 	return nil
 }
 
-// timed runs git reason ARGS in dir and returns its wall time.
-func timed(dir string, args ...string) (time.Duration, error) {
+// cost is one run's wall time and CPU time (user and system, its git
+// processes included): on a shared machine the CPU time says more about
+// the program than the wall time does.
+type cost struct{ wall, cpu time.Duration }
+
+func (c cost) String() string {
+	r := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
+	return fmt.Sprintf("wall %s cpu %s", r(c.wall), r(c.cpu))
+}
+
+// timed runs git reason ARGS in dir and returns what it cost.
+func timed(dir string, args ...string) (cost, error) {
 	cmd := exec.Command("git", append([]string{"reason"}, args...)...)
 	cmd.Dir = dir
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return 0, fmt.Errorf("git reason %v: %v: %s", args, err, out)
+		return cost{}, fmt.Errorf("git reason %v: %v: %s", args, err, out)
 	}
-	return time.Since(start), nil
+	return cost{time.Since(start), cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}, nil
 }
 
-type stats []time.Duration
+type stats []cost
 
+// String is the median run by CPU time, and the range of CPU times.
 func (s stats) String() string {
-	slices.Sort(s)
-	r := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
-	return fmt.Sprintf("median %s (%s-%s)", r(s[len(s)/2]), r(s[0]), r(s[len(s)-1]))
+	slices.SortFunc(s, func(a, b cost) int { return int(a.cpu - b.cpu) })
+	return fmt.Sprintf("median %s (cpu %s-%s)", s[len(s)/2], s[0].cpu.Round(time.Millisecond), s[len(s)-1].cpu.Round(time.Millisecond))
 }
 
-func repeat(runs int, f func() (time.Duration, error)) (stats, error) {
+func repeat(runs int, f func() (cost, error)) (stats, error) {
 	var out stats
 	for range runs {
-		d, err := f()
+		c, err := f()
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, d)
+		out = append(out, c)
 	}
 	return out, nil
 }

@@ -13,14 +13,15 @@ import (
 // Search returns every record, across all tasks, with a text that
 // contains text, in any case: subjects, questions, decisions, evidence,
 // answers, resolutions and the other texts record.Texts names. It reads
-// the search index under .git/reason/ (gitstore.Index.Search), which
-// reads again only the tasks whose head moved. Hits come newest first.
+// the search index under .git/reason/ (gitstore.Index.SearchFor), which
+// reads again only the tasks whose head moved, and asks about the texts
+// holding text alone. Hits come newest first.
 func (e *Session) Search(ctx context.Context, text string) ([]gitstore.SearchHit, error) {
 	q := strings.ToLower(strings.TrimSpace(text))
 	if q == "" {
 		return nil, Usage("search: give the TEXT to look for")
 	}
-	hits, err := e.Index.Search(ctx, func(s string) bool { return strings.Contains(strings.ToLower(s), q) })
+	hits, err := e.Index.SearchFor(ctx, q, true, func(s string) bool { return strings.Contains(strings.ToLower(s), q) })
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +49,10 @@ func (e *Session) Grep(ctx context.Context, task, pattern string, ignoreCase boo
 			return nil, err
 		}
 	}
-	hits, err := e.Index.Search(ctx, re.MatchString)
+	// Every text the pattern matches holds its literal prefix: only
+	// those are asked of the pattern (none is known under (?i)).
+	lit, _ := re.LiteralPrefix()
+	hits, err := e.Index.SearchFor(ctx, lit, false, re.MatchString)
 	if err != nil {
 		return nil, err
 	}
