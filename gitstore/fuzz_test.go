@@ -246,9 +246,12 @@ func mutateTree(entries []object.TreeEntry, m byte) []byte {
 }
 
 // rawTree writes a tree of the given bytes, unchecked.
-func (b *fuzzBuilder) rawTree(data []byte) plumbing.Hash {
+func (b *fuzzBuilder) rawTree(data []byte) plumbing.Hash { return b.object(plumbing.TreeObject, data) }
+
+// object writes an object of type typ holding data, unchecked.
+func (b *fuzzBuilder) object(typ plumbing.ObjectType, data []byte) plumbing.Hash {
 	obj := b.s.objs.NewEncodedObject()
-	obj.SetType(plumbing.TreeObject)
+	obj.SetType(typ)
 	obj.SetSize(int64(len(data)))
 	w, _ := obj.Writer()
 	w.Write(data)
@@ -335,19 +338,7 @@ func (b *fuzzBuilder) rec(br *fuzzBranch, task string) ([]byte, string) {
 	return []byte(doc), name
 }
 
-func (b *fuzzBuilder) blob(data []byte) plumbing.Hash {
-	obj := b.s.objs.NewEncodedObject()
-	obj.SetType(plumbing.BlobObject)
-	obj.SetSize(int64(len(data)))
-	w, _ := obj.Writer()
-	w.Write(data)
-	w.Close()
-	h, err := b.s.objs.SetEncodedObject(obj)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	return h
-}
+func (b *fuzzBuilder) blob(data []byte) plumbing.Hash { return b.object(plumbing.BlobObject, data) }
 
 func (b *fuzzBuilder) tree(entries []object.TreeEntry) plumbing.Hash {
 	obj := b.s.objs.NewEncodedObject()

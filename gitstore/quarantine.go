@@ -63,14 +63,7 @@ func (s *Store) SaveQuarantines(held map[string]Quarantine, cleared []string) er
 	for t, q := range held {
 		f.Tasks[t] = q
 	}
-	data, err := json.Marshal(f)
-	if err == nil {
-		err = lock.Commit(data, 0)
-	}
-	if err != nil {
-		lock.Abandon()
-	}
-	return err
+	return commitJSON(lock, f)
 }
 
 // LoadQuarantines returns what SaveQuarantines remembered, by task.

@@ -73,14 +73,7 @@ func (s *Store) SaveRefusals(task, head string, found []record.Finding) error {
 		}
 		f.Tasks[task] = e
 	}
-	data, err := json.Marshal(f)
-	if err == nil {
-		err = lock.Commit(data, 0)
-	}
-	if err != nil {
-		lock.Abandon()
-	}
-	return err
+	return commitJSON(lock, f)
 }
 
 // LoadRefusals returns what SaveRefusals remembered, by task.
@@ -107,4 +100,17 @@ func (s *Store) maxClock(commit string) int64 {
 		}
 	}
 	return max
+}
+
+// commitJSON makes v, as JSON, the locked file's new content, or abandons
+// the lock when it cannot.
+func commitJSON(lock *git.Lock, v any) error {
+	data, err := json.Marshal(v)
+	if err == nil {
+		err = lock.Commit(data, 0)
+	}
+	if err != nil {
+		lock.Abandon()
+	}
+	return err
 }

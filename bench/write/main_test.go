@@ -17,24 +17,12 @@ func TestSmall(t *testing.T) {
 		t.Skip("builds the binary and runs git; skipped with -short")
 	}
 	dir := t.TempDir()
-	o, err := parseFlags([]string{"-runs", "2", "-sizes", "30,90", "-per-task", "10", "-status", "25", "-dir", dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := os.Create(filepath.Join(t.TempDir(), "report"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := run(o, out); err != nil {
-		t.Fatal(err)
-	}
-	report, _ := os.ReadFile(out.Name())
-	t.Logf("\n%s", report)
+	o, report := runReport(t, "-runs", "2", "-sizes", "30,90", "-per-task", "10", "-status", "25", "-dir", dir)
 	for _, row := range []string{"git notes --ref=x append", "(startup floor)", "git reason assess (30 records)",
 		"git reason assess (90 records)", "git reason status (task of 25 records)", "git reason context (10 commits, 90 records)", "git-reason --version",
 		"hello-world Go program", "targets (medians):", gitHelloCase, "(the floor of any git subcommand written in Go)",
 		"(git-reason's own start-up and work)"} {
-		if !strings.Contains(string(report), row) {
+		if !strings.Contains(report, row) {
 			t.Errorf("the report has no %q", row)
 		}
 	}
@@ -64,6 +52,26 @@ func TestSmall(t *testing.T) {
 	}
 }
 
+// runReport runs the benchmark with args and returns its options and its
+// report, logged.
+func runReport(t *testing.T, args ...string) (*options, string) {
+	t.Helper()
+	o, err := parseFlags(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.Create(filepath.Join(t.TempDir(), "report"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run(o, out); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(out.Name())
+	t.Logf("\n%s", data)
+	return o, string(data)
+}
+
 // TestStartupOnly runs -only startup with -baseline: the start-up cases
 // and their targets, wall and CPU, --version as built from HEAD beside
 // them, and none of the write, status or context cases.
@@ -79,20 +87,7 @@ func TestStartupOnly(t *testing.T) {
 		args = append(args, "-instructions", "1")
 		rows = append(rows, " instructions (", " minor page faults (")
 	}
-	o, err := parseFlags(args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := os.Create(filepath.Join(t.TempDir(), "report"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := run(o, out); err != nil {
-		t.Fatal(err)
-	}
-	data, _ := os.ReadFile(out.Name())
-	report := string(data)
-	t.Logf("\n%s", report)
+	_, report := runReport(t, args...)
 	for _, row := range rows {
 		if !strings.Contains(report, row) {
 			t.Errorf("the report has no %q", row)

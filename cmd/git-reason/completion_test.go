@@ -54,17 +54,7 @@ var (
 
 func writeCompletionRepo(t *testing.T, root string) *completionRepo {
 	t.Helper()
-	s := newSandboxAt(t, root, fakeVendor+`advisors:
-  - id: adv-local
-    transport: cli
-    adapter: exec
-    executable: fake-reviewer
-    command: [fake-reviewer]
-    provider: fake_tool
-    vendor: fakevendor
-    model: fake-model-1
-    capabilities: [reasoning]
-`, nil)
+	s := newSandboxAt(t, root, localAdvisor("fake-reviewer", "fake-model-1"), nil)
 	r := &completionRepo{sandbox: s, assessments: map[string]string{}}
 	tasks := []string{"api", "db-migration"}
 	if record.CheckTask("feature/db-migration") == nil {

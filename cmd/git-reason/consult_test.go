@@ -275,6 +275,47 @@ vendors:
       - id: fake-model-2
 `
 
+// localAdvisor is an overlay of one cli advisor, adv-local, that runs
+// executable and is declared to serve model of fakevendor.
+func localAdvisor(executable, model string) string {
+	return fakeVendor + `advisors:
+  - id: adv-local
+    transport: cli
+    adapter: exec
+    executable: ` + executable + `
+    command: [` + executable + `]
+    provider: fake_tool
+    vendor: fakevendor
+    model: ` + model + `
+    capabilities: [reasoning]
+`
+}
+
+// twoAdvisors is an overlay of two cli advisors of fakevendor, adv-a
+// (fake-model-1) and adv-b (fake-model-2), both running executable, each
+// with its own further arguments (", a, b": the rest of a YAML flow list).
+func twoAdvisors(executable, argsA, argsB string) string {
+	advisor := func(id, args, model string) string {
+		return "  - id: " + id + "\n    transport: cli\n    adapter: exec\n    executable: " + executable +
+			"\n    command: [" + executable + args + "]\n    provider: fake_tool\n    vendor: fakevendor\n    model: " + model +
+			"\n    capabilities: [reasoning]\n"
+	}
+	return fakeVendor + "advisors:\n" + advisor("adv-a", argsA, "fake-model-1") + advisor("adv-b", argsB, "fake-model-2")
+}
+
+// peerAdvisor is an overlay of one peer advisor, adv-remote, that asks the
+// git reason serve at addr with the token in PEER_TEST_TOKEN.
+func peerAdvisor(addr string) string {
+	return `advisors:
+  - id: adv-remote
+    transport: peer
+    adapter: peer
+    base_url: http://` + addr + `
+    credential: PEER_TEST_TOKEN
+    capabilities: [reasoning]
+`
+}
+
 // serve starts "git-reason serve" in s as a process of its own and
 // returns the address it listens on. The process is killed at cleanup and
 // by a deadline, whichever comes first; its stderr is returned by the func.
@@ -341,17 +382,7 @@ func serve(t *testing.T, s *sandbox, args ...string) (addr string, stderr func()
 func TestConsultPeer(t *testing.T) {
 	t.Parallel()
 	const token = "peer-token-5c2f"
-	a := newSandbox(t, fakeVendor+`advisors:
-  - id: adv-local
-    transport: cli
-    adapter: exec
-    executable: fake-reviewer
-    command: [fake-reviewer]
-    provider: fake_tool
-    vendor: fakevendor
-    model: fake-model-1
-    capabilities: [reasoning]
-`, map[string]string{"fake-reviewer": `cat > /dev/null
+	a := newSandbox(t, localAdvisor("fake-reviewer", "fake-model-1"), map[string]string{"fake-reviewer": `cat > /dev/null
 echo '{"stance":"endorse_with_changes","summary":"served by the peer","recommendations":["cap the queue"],"confidence":0.75,"model":"fake-reported-model-4"}'
 `}, "PEER_TEST_TOKEN="+token)
 	addr, serverLog := serve(t, a, "--token-env", "PEER_TEST_TOKEN")
@@ -366,14 +397,7 @@ echo '{"stance":"endorse_with_changes","summary":"served by the peer","recommend
 		t.Errorf("a review request without the token: %d, want 401", resp.StatusCode)
 	}
 
-	b := newSandbox(t, `advisors:
-  - id: adv-remote
-    transport: peer
-    adapter: peer
-    base_url: http://`+addr+`
-    credential: PEER_TEST_TOKEN
-    capabilities: [reasoning]
-`, nil, "PEER_TEST_TOKEN="+token)
+	b := newSandbox(t, peerAdvisor(addr), nil, "PEER_TEST_TOKEN="+token)
 	b.plan("T-1")
 	var out consultOut
 	raw := b.reasonJSON(&out, "consult", "T-1")
@@ -405,26 +429,7 @@ echo '{"stance":"endorse_with_changes","summary":"served by the peer","recommend
 // already answered; two at once both see none answered yet.)
 func TestConsultConcurrentRunsCountOnce(t *testing.T) {
 	t.Parallel()
-	s := newSandbox(t, fakeVendor+`advisors:
-  - id: adv-a
-    transport: cli
-    adapter: exec
-    executable: fake-steady
-    command: [fake-steady]
-    provider: fake_tool
-    vendor: fakevendor
-    model: fake-model-1
-    capabilities: [reasoning]
-  - id: adv-b
-    transport: cli
-    adapter: exec
-    executable: fake-steady
-    command: [fake-steady]
-    provider: fake_tool
-    vendor: fakevendor
-    model: fake-model-2
-    capabilities: [reasoning]
-`, map[string]string{"fake-steady": `cat > /dev/null
+	s := newSandbox(t, twoAdvisors("fake-steady", "", ""), map[string]string{"fake-steady": `cat > /dev/null
 sleep 0.5
 echo '{"stance":"endorse","summary":"fine","confidence":0.5}'
 `})

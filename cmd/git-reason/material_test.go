@@ -283,28 +283,11 @@ func smallResult(t *testing.T, s *sandbox) consultRow {
 func TestConsultPeerKeepsDeclaredModel(t *testing.T) {
 	t.Parallel()
 	const token = "peer-token-9d1e"
-	a := newSandbox(t, fakeVendor+`advisors:
-  - id: adv-local
-    transport: cli
-    adapter: exec
-    executable: fake-quiet
-    command: [fake-quiet]
-    provider: fake_tool
-    vendor: fakevendor
-    model: fake-model-2
-    capabilities: [reasoning]
-`, map[string]string{"fake-quiet": `cat > /dev/null
+	a := newSandbox(t, localAdvisor("fake-quiet", "fake-model-2"), map[string]string{"fake-quiet": `cat > /dev/null
 echo '{"stance":"endorse","summary":"served without a model report","confidence":0.5}'
 `}, "PEER_TEST_TOKEN="+token)
 	addr, serverLog := serve(t, a, "--token-env", "PEER_TEST_TOKEN")
-	b := newSandbox(t, `advisors:
-  - id: adv-remote
-    transport: peer
-    adapter: peer
-    base_url: http://`+addr+`
-    credential: PEER_TEST_TOKEN
-    capabilities: [reasoning]
-`, nil, "PEER_TEST_TOKEN="+token)
+	b := newSandbox(t, peerAdvisor(addr), nil, "PEER_TEST_TOKEN="+token)
 	b.plan("T-p")
 	var out consultOut
 	raw := b.reasonJSON(&out, "consult", "T-p")

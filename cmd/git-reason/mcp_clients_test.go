@@ -56,6 +56,12 @@ func (d sdkDriver) call(t *testing.T, method string, params map[string]any) json
 	default:
 		t.Fatalf("no %s in the Go SDK driver", method)
 	}
+	return answered(t, method, res, err)
+}
+
+// answered is a client's answer to method as JSON; an error fails the test.
+func answered(t *testing.T, method string, res any, err error) json.RawMessage {
+	t.Helper()
 	if err != nil {
 		t.Fatalf("%s: %v", method, err)
 	}
@@ -100,11 +106,7 @@ func (d mcpgoDriver) call(t *testing.T, method string, params map[string]any) js
 	default:
 		t.Fatalf("no %s in the mcp-go driver", method)
 	}
-	if err != nil {
-		t.Fatalf("%s: %v", method, err)
-	}
-	raw, _ := json.Marshal(res)
-	return raw
+	return answered(t, method, res, err)
 }
 
 func TestMCPClientMcpGo(t *testing.T) {

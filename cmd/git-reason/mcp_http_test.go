@@ -7,7 +7,6 @@ package main
 // let any page do without the guard in front of it.
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"net/http"
@@ -15,7 +14,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -39,43 +37,11 @@ type mcpHTTP struct {
 func startMCPHTTP(t *testing.T, s *sandbox, args ...string) *mcpHTTP {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel) // after the server is stopped: cleanups run last first
 	cmd := exec.CommandContext(ctx, "git-reason", append([]string{"mcp"}, args...)...)
 	cmd.Dir, cmd.Env = s.dir, s.env
 	m := &mcpHTTP{t: t, stderr: &syncBuffer{}, cmd: cmd, client: &http.Client{Timeout: 30 * time.Second}}
-	pr, pw := io.Pipe()
-	cmd.Stderr = io.MultiWriter(m.stderr, pw)
-	if err := cmd.Start(); err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		defer cancel()
-		_ = cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-		pw.Close()
-	})
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		re := regexp.MustCompile(`serving MCP on (\S+)`)
-		for sc.Scan() {
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				found <- m[1]
-			}
-		}
-	}()
-	select {
-	case m.url = <-found:
-	case <-time.After(60 * time.Second):
-		t.Fatalf("mcp --http did not start: %s", m.stderr.String())
-	}
+	m.url = startListening(t, cmd, m.stderr, `serving MCP on (\S+)`)
 	return m
 }
 

@@ -78,6 +78,16 @@ func TestMCPForgeriesRefused(t *testing.T) {
 	}
 }
 
+// assessAndPlan assesses task as critical and costly, needing reasoning,
+// and plans it: both advisors are to be asked.
+func (r *rawMCP) assessAndPlan(t *testing.T, task string) {
+	t.Helper()
+	r.call(t, "tools/call", map[string]any{"name": "assess", "arguments": map[string]any{"task": task, "subject": "s",
+		"question": "q?", "materiality": "critical", "reversibility": "costly", "needs": []any{"reasoning"},
+		"evidence": []any{map[string]any{"kind": "note", "summary": "e"}}}})
+	r.call(t, "tools/call", map[string]any{"name": "plan", "arguments": map[string]any{"task": task}})
+}
+
 // consult reports each advisor's outcome as a progress notification when
 // the call carries a progress token.
 func TestMCPConsultProgress(t *testing.T) {
@@ -85,10 +95,7 @@ func TestMCPConsultProgress(t *testing.T) {
 	s := newMCPSandbox(t)
 	r := startRawMCP(t, s)
 	r.initialize(t, "host", "1", map[string]any{})
-	r.call(t, "tools/call", map[string]any{"name": "assess", "arguments": map[string]any{"task": "T-1", "subject": "s",
-		"question": "q?", "materiality": "critical", "reversibility": "costly", "needs": []any{"reasoning"},
-		"evidence": []any{map[string]any{"kind": "note", "summary": "e"}}}})
-	r.call(t, "tools/call", map[string]any{"name": "plan", "arguments": map[string]any{"task": "T-1"}})
+	r.assessAndPlan(t, "T-1")
 	r.notes = nil
 	raw := r.call(t, "tools/call", map[string]any{"name": "consult", "arguments": map[string]any{"task": "T-1"},
 		"_meta": map[string]any{"progressToken": "tok-1"}})
@@ -118,10 +125,7 @@ func TestMCPConsultCancelledIsRecorded(t *testing.T) {
 		map[string]string{"fake-advisor": fakeAdvisor})
 	r := startRawMCP(t, s)
 	r.initialize(t, "host", "1", map[string]any{})
-	r.call(t, "tools/call", map[string]any{"name": "assess", "arguments": map[string]any{"task": "T-1", "subject": "s",
-		"question": "q?", "materiality": "critical", "reversibility": "costly", "needs": []any{"reasoning"},
-		"evidence": []any{map[string]any{"kind": "note", "summary": "e"}}}})
-	r.call(t, "tools/call", map[string]any{"name": "plan", "arguments": map[string]any{"task": "T-1"}})
+	r.assessAndPlan(t, "T-1")
 	r.next++
 	consultID := r.next
 	r.send(t, map[string]any{"jsonrpc": "2.0", "id": consultID, "method": "tools/call", "params": map[string]any{

@@ -27,35 +27,7 @@ import (
 
 // mcpOverlay declares two fake advisors that always take opposite
 // stances; adv-b answers a moment later, so that the records keep one order.
-const mcpOverlay = `providers:
-  - id: fake_tool
-    name: Fake Tool
-vendors:
-  - id: fakevendor
-    name: Fake Vendor
-    models:
-      - id: fake-model-1
-      - id: fake-model-2
-advisors:
-  - id: adv-a
-    transport: cli
-    adapter: exec
-    executable: fake-advisor
-    command: [fake-advisor, endorse, "0"]
-    provider: fake_tool
-    vendor: fakevendor
-    model: fake-model-1
-    capabilities: [reasoning]
-  - id: adv-b
-    transport: cli
-    adapter: exec
-    executable: fake-advisor
-    command: [fake-advisor, oppose, "0.3"]
-    provider: fake_tool
-    vendor: fakevendor
-    model: fake-model-2
-    capabilities: [reasoning]
-`
+var mcpOverlay = twoAdvisors("fake-advisor", `, endorse, "0"`, `, oppose, "0.3"`)
 
 // fakeAdvisor answers with the stance $1 after sleeping $2 seconds.
 const fakeAdvisor = `cat > /dev/null

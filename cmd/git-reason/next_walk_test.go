@@ -49,26 +49,7 @@ import (
 // walkAdvisors declares two local command advisors; what each answers is
 // read, on every call, from $HOME/mode-ID: endorse (default), oppose, or
 // garbage (a malformed answer, a transient failure).
-const walkAdvisors = fakeVendor + `advisors:
-  - id: adv-a
-    transport: cli
-    adapter: exec
-    executable: walk-advisor
-    command: [walk-advisor, adv-a]
-    provider: fake_tool
-    vendor: fakevendor
-    model: fake-model-1
-    capabilities: [reasoning]
-  - id: adv-b
-    transport: cli
-    adapter: exec
-    executable: walk-advisor
-    command: [walk-advisor, adv-b]
-    provider: fake_tool
-    vendor: fakevendor
-    model: fake-model-2
-    capabilities: [reasoning]
-`
+var walkAdvisors = twoAdvisors("walk-advisor", ", adv-a", ", adv-b")
 
 const walkAdvisorScript = `cat > /dev/null
 mode=$(cat "$HOME/mode-$1" 2>/dev/null || echo endorse)

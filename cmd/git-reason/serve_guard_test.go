@@ -83,8 +83,18 @@ func startServe(t *testing.T, env []string, repo string, args ...string) *served
 	cmd := exec.Command("git", append([]string{"reason", "serve", "--listen", "127.0.0.1:0"}, args...)...)
 	cmd.Dir, cmd.Env = repo, env
 	s := &served{t: t, stderr: &syncBuffer{}, cmd: cmd, client: &http.Client{Timeout: 30 * time.Second}}
+	s.url = startListening(t, cmd, s.stderr, `serving reviews on (\S+)`)
+	return s
+}
+
+// startListening starts cmd with its stderr copied into stderr and returns
+// the first submatch of pattern in a line of it: where the server listens.
+// The server stops when the test ends (Ctrl-C, then a kill after 10
+// seconds); the test fails when no such line comes within a minute.
+func startListening(t *testing.T, cmd *exec.Cmd, stderr *syncBuffer, pattern string) string {
+	t.Helper()
 	pr, pw := io.Pipe()
-	cmd.Stderr = io.MultiWriter(s.stderr, pw)
+	cmd.Stderr = io.MultiWriter(stderr, pw)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -96,25 +106,30 @@ func startServe(t *testing.T, env []string, repo string, args ...string) *served
 		case <-done:
 		case <-time.After(10 * time.Second):
 			_ = cmd.Process.Kill()
+			<-done
 		}
 		pw.Close()
 	})
 	found := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(pr)
-		re := regexp.MustCompile(`serving reviews on (\S+)`)
+		re := regexp.MustCompile(pattern)
 		for sc.Scan() {
 			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				found <- m[1]
+				select {
+				case found <- m[1]:
+				default:
+				}
 			}
 		}
 	}()
 	select {
-	case s.url = <-found:
+	case url := <-found:
+		return url
 	case <-time.After(60 * time.Second):
-		t.Fatalf("serve did not start: %s", s.stderr.String())
+		t.Fatalf("%s did not start: %s", strings.Join(cmd.Args, " "), stderr.String())
 	}
-	return s
+	return ""
 }
 
 // post sends a review request and returns the status, headers and body.

@@ -43,11 +43,7 @@ func TestParseConfigErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			name := filepath.Join("testdata", "config", tt.file)
-			data, err := os.ReadFile(name)
-			if err != nil {
-				t.Fatal(err)
-			}
+			name, data := configFile(t, tt.file)
 			c, err := ParseConfig(name, data)
 			if c != nil {
 				t.Errorf("ParseConfig returned a config with error %v", err)
@@ -81,11 +77,7 @@ func TestParseConfigValid(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			name := filepath.Join("testdata", "config", tt.file)
-			data, err := os.ReadFile(name)
-			if err != nil {
-				t.Fatal(err)
-			}
+			name, data := configFile(t, tt.file)
 			got, err := ParseConfig(name, data)
 			if err != nil {
 				t.Fatal(err)
@@ -166,4 +158,15 @@ func TestConfigCompileRules(t *testing.T) {
 	if err != nil || !everything.checks("any/file.go") || everything.checks(ConfigPath) {
 		t.Errorf("a configuration without neutral globs must check every file but itself (err %v)", err)
 	}
+}
+
+// configFile reads testdata/config/file, returning its path and contents.
+func configFile(t *testing.T, file string) (string, []byte) {
+	t.Helper()
+	name := filepath.Join("testdata", "config", file)
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return name, data
 }

@@ -13,16 +13,9 @@ func fishScript(root *complCmd) string {
 	b.WriteString("function __git_reason_spec\n    set -g __git_reason_subs\n    set -g __git_reason_flags\n    set -g __git_reason_valued\n    set -g __git_reason_args\n    switch $argv[1]\n")
 	root.walk(func(c *complCmd) {
 		fmt.Fprintf(&b, "        case %s\n", fishCase(c.Path))
-		if len(c.Subs) > 0 {
-			var subs []string
-			for _, s := range c.Subs {
-				subs = append(subs, shQuote(s.Name+"\t"+oneLine(s.Usage)))
-			}
+		subs, flags := c.described("\t")
+		if len(subs) > 0 {
 			fmt.Fprintf(&b, "            set -g __git_reason_subs %s\n", strings.Join(subs, " \\\n                "))
-		}
-		var flags []string
-		for _, f := range c.Flags {
-			flags = append(flags, shQuote("--"+f.Names[0]+"\t"+oneLine(f.Usage)))
 		}
 		valued := c.valuedFlags()
 		fmt.Fprintf(&b, "            set -g __git_reason_flags %s\n", strings.Join(flags, " \\\n                "))
@@ -40,21 +33,8 @@ func fishScript(root *complCmd) string {
 	b.WriteString("    end\nend\n\n")
 	b.WriteString("# __git_reason_flag CMD FLAG prints the kind of FLAG's value, nothing for a switch.\n")
 	b.WriteString("function __git_reason_flag\n    switch \"$argv[1] $argv[2]\"\n")
-	root.walk(func(c *complCmd) {
-		for _, f := range c.Flags {
-			if f.Value == "" || f.Value == "text" || (c.Path != "" && hasFlag(root.Flags, f.Names[0])) {
-				continue
-			}
-			var pats []string
-			for _, n := range f.Names {
-				if len(n) > 1 && c.Path == "" {
-					pats = append(pats, "'* --"+n+"'")
-				} else if len(n) > 1 {
-					pats = append(pats, shQuote(c.Path+" --"+n))
-				}
-			}
-			fmt.Fprintf(&b, "        case %s\n            echo %s\n", strings.Join(pats, " "), shQuote(f.Value))
-		}
+	valueCases(root, func(n string) string { return "'* --" + n + "'" }, func(pats []string, kind string) {
+		fmt.Fprintf(&b, "        case %s\n            echo %s\n", strings.Join(pats, " "), shQuote(kind))
 	})
 	b.WriteString("        case '*'\n            contains -- $argv[2] $__git_reason_valued; and echo text\n    end\nend\n")
 	b.WriteString(fishBody)
@@ -181,3 +161,39 @@ complete -c git-reason -f -a '(__git_reason_complete)'
 # completion above: say it here too, for the words after "git reason".
 complete -c git -f -n '__fish_git_using_command reason' -a '(__git_reason_complete)'
 `
+
+// described quotes each of c's sub-verbs and flags as NAME, sep, USAGE:
+// fish (sep tab) and zsh (sep colon) list them with their descriptions.
+func (c *complCmd) described(sep string) (subs, flags []string) {
+	for _, s := range c.Subs {
+		subs = append(subs, shQuote(s.Name+sep+oneLine(s.Usage)))
+	}
+	for _, f := range c.Flags {
+		flags = append(flags, shQuote("--"+f.Names[0]+sep+oneLine(f.Usage)))
+	}
+	return subs, flags
+}
+
+// valueCases calls each, for fish's and zsh's flag-kind switch, with every
+// flag of the tree whose value has a kind to complete (not a switch, not
+// free text, not a global flag again on a verb) and the patterns that
+// name it: the verb's path and each long name, or for a global flag
+// anyVerb's pattern of a long name on any command line.
+func valueCases(root *complCmd, anyVerb func(name string) string, each func(pats []string, kind string)) {
+	root.walk(func(c *complCmd) {
+		for _, f := range c.Flags {
+			if f.Value == "" || f.Value == "text" || (c.Path != "" && hasFlag(root.Flags, f.Names[0])) {
+				continue
+			}
+			var pats []string
+			for _, n := range f.Names {
+				if len(n) > 1 && c.Path == "" {
+					pats = append(pats, anyVerb(n))
+				} else if len(n) > 1 {
+					pats = append(pats, shQuote(c.Path+" --"+n))
+				}
+			}
+			each(pats, f.Value)
+		}
+	})
+}

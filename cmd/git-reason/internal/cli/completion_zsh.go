@@ -16,16 +16,9 @@ func zshScript(root *complCmd) string {
 	b.WriteString("__git_reason_spec () {\n  subs=() flags=() valued=' ' args=\n  case $1 in\n")
 	root.walk(func(c *complCmd) {
 		fmt.Fprintf(&b, "  (%s)\n", shQuote(c.Path))
-		if len(c.Subs) > 0 {
-			var subs []string
-			for _, s := range c.Subs {
-				subs = append(subs, shQuote(s.Name+":"+oneLine(s.Usage)))
-			}
+		subs, flags := c.described(":")
+		if len(subs) > 0 {
 			fmt.Fprintf(&b, "    subs=(\n      %s\n    )\n", strings.Join(subs, "\n      "))
-		}
-		var flags []string
-		for _, f := range c.Flags {
-			flags = append(flags, shQuote("--"+f.Names[0]+":"+oneLine(f.Usage)))
 		}
 		valued := c.valuedFlags()
 		fmt.Fprintf(&b, "    flags=(\n      %s\n    )\n", strings.Join(flags, "\n      "))
@@ -40,21 +33,8 @@ func zshScript(root *complCmd) string {
 	b.WriteString("  esac\n}\n\n")
 	b.WriteString("# __git_reason_flag CMD FLAG sets kind to the kind of FLAG's value, \"\" for a switch.\n")
 	b.WriteString("__git_reason_flag () {\n  kind=\n  case \"$1 $2\" in\n")
-	root.walk(func(c *complCmd) {
-		for _, f := range c.Flags {
-			if f.Value == "" || f.Value == "text" || (c.Path != "" && hasFlag(root.Flags, f.Names[0])) {
-				continue
-			}
-			var pats []string
-			for _, n := range f.Names {
-				if len(n) > 1 && c.Path == "" {
-					pats = append(pats, "*"+shQuote(" --"+n))
-				} else if len(n) > 1 {
-					pats = append(pats, shQuote(c.Path+" --"+n))
-				}
-			}
-			fmt.Fprintf(&b, "    (%s) kind=%s ;;\n", strings.Join(pats, "|"), shQuote(f.Value))
-		}
+	valueCases(root, func(n string) string { return "*" + shQuote(" --"+n) }, func(pats []string, kind string) {
+		fmt.Fprintf(&b, "    (%s) kind=%s ;;\n", strings.Join(pats, "|"), shQuote(kind))
 	})
 	b.WriteString("  esac\n  if [[ -z $kind && $valued == *\" $2 \"* ]]; then kind=text; fi\n}\n")
 	b.WriteString(zshBody)

@@ -139,14 +139,7 @@ func (p prose) contextAssessment(b *strings.Builder, a *record.ContextAssessment
 			state = "resolved"
 		}
 		fmt.Fprintf(b, "\n**Disagreement %s** (%s; opened by %s, %s): %s", code(d.ID), state, p.md(d.OpenedBy), p.md(d.Actor), p.md(d.Summary))
-		if len(d.Cites) > 0 {
-			cites := make([]string, len(d.Cites))
-			for i, c := range d.Cites {
-				cites[i] = code(c)
-			}
-			fmt.Fprintf(b, "; cites %s", strings.Join(cites, ", "))
-		}
-		b.WriteString("\n")
+		b.WriteString(citesText(d.Cites) + "\n")
 		for _, r := range d.Resolutions {
 			fmt.Fprintf(b, "- resolved by %s (%s): %s\n", code(r.ID), p.md(r.Actor), p.md(r.Decision))
 			for _, ev := range r.Evidence {

@@ -284,14 +284,7 @@ func (p prose) handoverTask(b *strings.Builder, h *record.Handover, sigs *Signat
 	}
 	for _, d := range h.Disagreements {
 		fmt.Fprintf(b, "- open disagreement %s by %s (%s): %s", code(d.ID), p.md(d.Actor), p.md(d.OpenedBy), p.md(d.Summary))
-		if len(d.Cites) > 0 {
-			cites := make([]string, len(d.Cites))
-			for i, c := range d.Cites {
-				cites[i] = code(c)
-			}
-			fmt.Fprintf(b, "; cites %s", strings.Join(cites, ", "))
-		}
-		b.WriteString("\n")
+		b.WriteString(citesText(d.Cites) + "\n")
 	}
 	for _, item := range h.LocalReview {
 		fmt.Fprintf(b, "- unanswered local review: %s\n", p.md(item))
@@ -354,4 +347,13 @@ func (p prose) stamp(s string) string {
 		return s
 	}
 	return p.md(s)
+}
+
+// citesText is "; cites A, B" of a disagreement's cited records, as code;
+// "" when it cites none.
+func citesText(cites []string) string {
+	if len(cites) == 0 {
+		return ""
+	}
+	return "; cites " + codes(cites)
 }

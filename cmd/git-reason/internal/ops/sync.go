@@ -46,26 +46,9 @@ const (
 )
 
 // PulledTask is what pull did with one fetched task whose local ref moved
-// or that was quarantined.
-type PulledTask struct {
-	Task    string `json:"task"`
-	Outcome string `json:"outcome"`
-	From    string `json:"from"`    // the local head before ("" when there was none)
-	To      string `json:"to"`      // the local head after
-	Fetched string `json:"fetched"` // the fetched head, left on the remote-tracking ref
-	// Codes and Findings say why a task was quarantined.
-	Codes    []string         `json:"codes"`
-	Findings []record.Finding `json:"findings"`
-	// Refusals are the records the union of two histories made
-	// inadmissible; they are merged all the same, and a person settles
-	// them with a new record (see Need).
-	Refusals []record.Finding `json:"refusals"`
-}
-
-func pulledTask(in *integration.Integration) *PulledTask {
-	return &PulledTask{Task: in.Task, Outcome: in.Outcome, From: in.From, To: in.To, Fetched: in.Fetched,
-		Codes: in.Codes, Findings: in.Findings, Refusals: in.Refusals}
-}
+// or that was quarantined: the integration itself (a merge's Refusals
+// are settled by a person's record, see Need).
+type PulledTask = integration.Integration
 
 // TrackingRef is the ref a pull from remote leaves task's fetched history
 // on, for a person to inspect what was quarantined.
@@ -250,7 +233,7 @@ func (e *Session) integrate(ctx context.Context, remote string, tasks []string, 
 		if !in.Changed() {
 			continue
 		}
-		out.Tasks = append(out.Tasks, pulledTask(in))
+		out.Tasks = append(out.Tasks, in)
 		if in.Outcome == integration.OutcomeQuarantined {
 			out.Quarantined++
 			continue
