@@ -164,9 +164,13 @@ func (s *State) Handover() Handover {
 	}
 	// Only a failed attempt at the latest conclusion keeps a validated task
 	// open: one at a conclusion since replaced by a new assessment's is
-	// what that assessment answered (assessing anew would loop).
-	h.Finished = h.Phase == PhaseValidated && (h.Attempt == nil || h.Attempt.Outcome != "failed" || c == nil || attemptOf != c.ID)
-	if h.Phase == PhaseValidated && !h.Finished {
+	// what that assessment answered (assessing anew would loop). Two
+	// conclusions standing (a merge) keep it open too: status's next step,
+	// one superseding both, settles them.
+	failed := h.Attempt != nil && h.Attempt.Outcome == "failed" && c != nil && attemptOf == c.ID
+	merged := len(s.Conclusions(a.ID)) > 1
+	h.Finished = h.Phase == PhaseValidated && !failed && !merged
+	if h.Phase == PhaseValidated && failed && !merged {
 		h.Next = "git reason assess " + s.Task + " (the last attempt failed: assess anew)"
 	}
 	if h.Closed != nil {

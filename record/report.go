@@ -115,8 +115,20 @@ func (s *State) next(st Status) string {
 		return s.concludeNext(st)
 	case PhaseDisputed:
 		return "git reason resolve " + t + " " + ShortID(st.OpenDisagreements[0]) + " --decision ... --evidence KIND:REF:SUMMARY"
-	case PhaseConcluded:
-		return "git reason validate " + t + " --run CMD"
+	case PhaseConcluded, PhaseValidated:
+		if cs := s.Conclusions(st.Assessment); len(cs) > 1 {
+			// A merge of two clones that both concluded: a conclusion
+			// superseding every one that stands settles it; validating
+			// one of them would leave the other standing.
+			next := "git reason conclude " + t
+			for _, c := range cs {
+				next += " --supersedes " + ShortID(c.ID)
+			}
+			return next + strings.TrimPrefix(s.concludeNext(st), "git reason conclude "+t)
+		}
+		if st.Phase == PhaseConcluded {
+			return "git reason validate " + t + " --run CMD"
+		}
 	}
 	return ""
 }

@@ -354,11 +354,13 @@ func settleCommand(st *record.State, id string) string {
 	}
 	b.WriteString(" --decision ...")
 	if p := st.LatestPlan(a); p != nil {
-		if len(p.Derived.(*record.PlanDerived).Selected) > 0 {
-			for _, c := range st.Completed(a) {
-				fmt.Fprintf(&b, " --weigh %s=TREATMENT:REASON", record.ShortID(c.ID))
-			}
-		} else {
+		// Every completed consultation is weighed; a checklist is answered
+		// only when the plan selected no advisor and has one (a plan that
+		// needs no review has none: an answer would be refused).
+		for _, c := range st.Completed(a) {
+			fmt.Fprintf(&b, " --weigh %s=TREATMENT:REASON", record.ShortID(c.ID))
+		}
+		if pd := p.Derived.(*record.PlanDerived); len(pd.Selected) == 0 && len(pd.LocalReview) > 0 {
 			b.WriteString(" --local-review N=ANSWER...")
 		}
 	}
