@@ -1,5 +1,5 @@
 #!/bin/sh
-# Lines of Go in the packages the architecture work reshaped (gitstore/,
+# Lines of Go per top-level folder, and in the packages the architecture work reshaped (gitstore/,
 # advisor/, settings, where reading git's configuration went from gitstore/,
 # the neutrality engine before and after its move, and the part
 # of it left in the operations layer), at each revision named, without and
@@ -20,6 +20,15 @@ printf '%-10s %-40s %9s %11s\n' rev path non-test with-tests
 for rev in "$@"; do
   for p in $paths; do
     [ -n "$(git ls-tree -r --name-only "$rev" -- "$p" | head -1)" ] || continue
+    printf '%-10s %-40s %9d %11d\n' "$(git rev-parse --short "$rev")" "$p" \
+      "$(lines "$rev" '_test\.go$' "$p")" "$(lines "$rev" '^$' "$p")"
+  done
+done
+# Every top-level folder, non-test lines of Go (issue 23's yardstick).
+printf '\n%-10s %-40s %9s %11s\n' rev folder non-test with-tests
+for rev in "$@"; do
+  for p in $(git ls-tree -d --name-only "$rev" | grep -v '^\.'); do
+    [ -n "$(git ls-tree -r --name-only "$rev" -- "$p" | grep '\.go$' | head -1)" ] || continue
     printf '%-10s %-40s %9d %11d\n' "$(git rev-parse --short "$rev")" "$p" \
       "$(lines "$rev" '_test\.go$' "$p")" "$(lines "$rev" '^$' "$p")"
   done
