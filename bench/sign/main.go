@@ -1,8 +1,9 @@
 // Command sign-bench measures what signing records costs: appends through
 // the resident MCP server signed with an ssh key held by a throwaway
-// ssh-agent against unsigned ones, and 'git reason verify' of a task of
-// signed records against a task of as many unsigned ones, first (as in a
-// fresh clone), again, and after a few new records (run by
+// ssh-agent against unsigned ones, and 'git reason verify' of -records
+// signed records (in -tasks tasks S-0…) against as many unsigned ones
+// (U-0…), first (as in a fresh clone), again, and after a few new records
+// (run by
 // bench/sign/run.sh, which says what it prints).
 //
 // Everything lives in a temporary directory (or -dir) with its own HOME
@@ -27,12 +28,13 @@ import (
 )
 
 func main() {
-	records := flag.Int("records", 2000, "records in each task verified")
+	records := flag.Int("records", 2000, "signed records verified, and as many unsigned ones")
+	tasks := flag.Int("tasks", 20, "tasks the records of each kind are spread over (appends to a task of thousands of records are slow)")
 	runs := flag.Int("runs", 7, "timed re-verify runs of each task")
 	firstRuns := flag.Int("first-runs", 1, "timed first verify runs of each task (git checks every signature)")
 	dir := flag.String("dir", "", "work directory (default: a temporary one, removed)")
 	flag.Parse()
-	if err := run(*records, *runs, *firstRuns, *dir); err != nil {
+	if err := run(*records, *tasks, *runs, *firstRuns, *dir); err != nil {
 		fmt.Fprintln(os.Stderr, "sign-bench:", err)
 		os.Exit(1)
 	}
@@ -57,7 +59,18 @@ func (e env) run(name string, args ...string) error {
 	return nil
 }
 
-func run(records, runs, firstRuns int, dir string) error {
+func run(records, tasks, runs, firstRuns int, dir string) error {
+	if tasks < 1 || tasks > records {
+		return fmt.Errorf("-tasks must be between 1 and -records")
+	}
+	names := func(kind string) []string {
+		out := make([]string, tasks)
+		for i := range out {
+			out[i] = fmt.Sprintf("%s-%d", kind, i)
+		}
+		return out
+	}
+	sig, uns := names("S"), names("U")
 	if dir == "" {
 		d, err := os.MkdirTemp("", "sign-bench-")
 		if err != nil {
@@ -135,15 +148,15 @@ func run(records, runs, firstRuns int, dir string) error {
 		return err
 	}
 	defer unsigned.Close()
-	fmt.Printf("writing %d records to task S (signed) and U (unsigned) through the MCP servers, alternating\n", records)
+	fmt.Printf("writing %d records to %d tasks S-* (signed) and as many to U-* (unsigned) through the MCP servers, alternating\n", records, tasks)
 	var ws, wu []time.Duration
 	for i := 0; i < records; i++ {
-		d, err := assess(signed, "S", i)
+		d, err := assess(signed, sig[i%tasks], i)
 		if err != nil {
 			return err
 		}
 		ws = append(ws, d)
-		if d, err = assess(unsigned, "U", i); err != nil {
+		if d, err = assess(unsigned, uns[i%tasks], i); err != nil {
 			return err
 		}
 		wu = append(wu, d)
@@ -152,7 +165,7 @@ func run(records, runs, firstRuns int, dir string) error {
 	fmt.Printf("MCP append, signed (ssh key in ssh-agent): median %v, p90 %v\n", ms.Round(time.Microsecond), p90(ws).Round(time.Microsecond))
 	fmt.Printf("MCP append, unsigned:                      median %v, p90 %v\n", mu.Round(time.Microsecond), p90(wu).Round(time.Microsecond))
 	fmt.Printf("signing adds %v per append (%.2fx)\n", (ms - mu).Round(time.Microsecond), float64(ms)/float64(mu))
-	if err := e.run("git", "verify-commit", "refs/reasoning/tasks/S"); err != nil {
+	if err := e.run("git", "verify-commit", "refs/reasoning/tasks/"+sig[0]); err != nil {
 		return fmt.Errorf("the signed task's head does not verify with git: %w", err)
 	}
 	// First verify: no verdict kept and no head remembered verified, as
@@ -165,46 +178,46 @@ func run(records, runs, firstRuns int, dir string) error {
 		}
 		return nil
 	}
-	if err := timeVerify(e, records, firstRuns, "first verify", cold); err != nil {
+	if err := timeVerify(e, sig, uns, records, firstRuns, "first verify", cold); err != nil {
 		return err
 	}
-	if err := timeVerify(e, records, runs, "re-verify", func() error { return nil }); err != nil {
+	if err := timeVerify(e, sig, uns, records, runs, "re-verify", func() error { return nil }); err != nil {
 		return err
 	}
 	// A pull brings a few new records: verify asks git about those only.
 	const more = 10
 	for i := 0; i < more; i++ {
-		if _, err := assess(signed, "S", records+i); err != nil {
+		if _, err := assess(signed, sig[i%tasks], records+i); err != nil {
 			return err
 		}
-		if _, err := assess(unsigned, "U", records+i); err != nil {
+		if _, err := assess(unsigned, uns[i%tasks], records+i); err != nil {
 			return err
 		}
 	}
-	return timeVerify(e, records+more, 1, fmt.Sprintf("verify after %d new records", more), func() error { return nil })
+	return timeVerify(e, sig, uns, records+more, 1, fmt.Sprintf("verify after %d new records", more), func() error { return nil })
 }
 
-// timeVerify times whole-process 'git reason verify' of task S (signed)
-// and U (unsigned), alternating, runs times each, prepare run before each,
+// timeVerify times whole-process 'git reason verify' of the signed tasks
+// and of the unsigned ones, alternating, runs times each, prepare run before each,
 // and prints the medians of wall and CPU time (the process and the git
 // and ssh-keygen processes it waited for) and their ratio.
-func timeVerify(e env, records, runs int, what string, prepare func() error) error {
+func timeVerify(e env, sig, uns []string, records, runs int, what string, prepare func() error) error {
 	var vs, vu, cs, cu []time.Duration
 	for r := 0; r < runs; r++ {
-		for _, t := range []string{"S", "U"} {
+		for _, tasks := range [][]string{sig, uns} {
 			if err := prepare(); err != nil {
 				return err
 			}
 			start := time.Now()
-			c := e.cmd("git", "reason", "verify", t)
+			c := e.cmd("git", append([]string{"reason", "verify"}, tasks...)...)
 			out, err := c.CombinedOutput()
 			if err != nil {
-				return fmt.Errorf("verify %s: %v: %s", t, err, out)
+				return fmt.Errorf("verify %s…: %v: %s", tasks[0], err, out)
 			}
 			wall := time.Since(start)
 			ru := c.ProcessState.SysUsage().(*syscall.Rusage)
 			cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-			if t == "S" {
+			if tasks[0] == sig[0] {
 				vs, cs = append(vs, wall), append(cs, cpu)
 			} else {
 				vu, cu = append(vu, wall), append(cu, cpu)

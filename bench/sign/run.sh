@@ -3,14 +3,14 @@
 #  - a signed write through the resident MCP server ('git reason mcp'),
 #    the ssh key held by a throwaway ssh-agent (ssh-add), against the same
 #    write through an unsigned server; median wall time per append;
-#  - whole-process 'git reason verify' of a task of -records signed
-#    records against one of as many unsigned records, in the same
+#  - whole-process 'git reason verify' of -records signed records (spread
+#    over -tasks tasks) against as many unsigned records, in the same
 #    repository, alternating; medians of wall and CPU time and their ratio
 #    (target: signed at most 2x unsigned), three ways: a first verify
 #    (.git/reason/signatures and verified.json removed before each run,
 #    as in a fresh clone: git checks every signature), a re-verify (git's
-#    verdicts kept), and one verify after 10 new records in each task.
-# Usage: bench/sign/run.sh [-records N] [-runs N] [-first-runs N] [-dir DIR]
+#    verdicts kept), and one verify after 10 new records of each kind.
+# Usage: bench/sign/run.sh [-records N] [-tasks N] [-runs N] [-first-runs N] [-dir DIR]
 # Needs git, ssh-keygen, ssh-agent and ssh-add on PATH.
 set -eu
 cd "$(dirname "$0")/../.."

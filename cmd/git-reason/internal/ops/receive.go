@@ -104,9 +104,11 @@ func (e *Session) UninstallServerHooks(_ context.Context, _ bool) (string, []hoo
 // refs/reasoning/ that is no task ref; a task ref deleted, or moved to a
 // commit that does not descend from it (unless reason.allowRewrite); new
 // objects git's fsck checks refuse; a history that does not replay clean;
-// under reason.requireSigned (fetched or all: a push is what a fetch is
-// to the server), a new commit not signed by an allowed signer
-// (gpg.ssh.allowedSignersFile). Other refs pass. The pushed objects are
+// a new commit whose signature is bad (changed after signing), whatever
+// the policy, as verify and pull refuse it; under reason.requireSigned
+// (fetched or all: a push is what a fetch is to the server), a new commit
+// not signed by an allowed signer (gpg.ssh.allowedSignersFile) who is its
+// record's actor, a key since removed from them shown as such. Other refs pass. The pushed objects are
 // in git's quarantine meanwhile: every read here sees them.
 func (e *Session) PreReceive(ctx context.Context, lines []ReceiveLine) ([]ReceiveRefusal, error) {
 	st, err := e.Settings()
@@ -165,17 +167,20 @@ func (e *Session) PreReceive(ctx context.Context, lines []ReceiveLine) ([]Receiv
 			out[len(out)-1].Findings = bad
 			continue
 		}
-		if st.Signing.RequireSigned == signing.RequireNone {
-			continue
-		}
 		checks, err := e.Signatures(ctx, l.New, not...)
 		if err != nil {
 			return nil, err
 		}
-		if found := signatureFindings(task, st.Signing.RequireSigned, checks); len(found) > 0 {
+		found := signatureFindings(task, st.Signing.RequireSigned, checks)
+		switch {
+		case len(found) == 0:
+			continue
+		case st.Signing.RequireSigned == signing.RequireNone: // a bad signature: refused whatever the policy
+			refuse(l.Ref, RuleSignature, "task %s: %s", task, firstOf(found))
+		default:
 			refuse(l.Ref, RuleSignature, "task %s: reason.requireSigned is %s here: %s", task, st.Signing.RequireSigned, firstOf(found))
-			out[len(out)-1].Findings = found
 		}
+		out[len(out)-1].Findings = found
 	}
 	return out, nil
 }
