@@ -33,9 +33,14 @@ type Cost struct {
 	// memos served a head (memo.go).
 	Blobs int64 `json:"blobs"`
 	Memos int64 `json:"memos"`
+	// WrittenBytes is how many bytes were written to the caches that
+	// hold an entry per task (the journals: appended, or rewritten whole).
+	WrittenBytes int64 `json:"written_bytes"`
 }
 
-var costs struct{ histories, tasks, records, sharedBytes, sharedFiles, blobs, memos atomic.Int64 }
+var costs struct {
+	histories, tasks, records, sharedBytes, sharedFiles, blobs, memos, written atomic.Int64
+}
 
 func countBlob() { costs.blobs.Add(1) }
 func countMemo() { costs.memos.Add(1) }
@@ -43,6 +48,15 @@ func countMemo() { costs.memos.Add(1) }
 func countHistory()         { costs.histories.Add(1) }
 func countTask(records int) { costs.tasks.Add(1); costs.records.Add(int64(records)) }
 func countShared(n int)     { costs.sharedFiles.Add(1); costs.sharedBytes.Add(int64(n)) }
+func countWritten(n int)    { costs.written.Add(int64(n)) }
+
+// CountWritten counts n bytes written to a file that holds an entry per
+// task (Cost.WrittenBytes), for a cache kept outside this package.
+func CountWritten(n int) { countWritten(n) }
+
+// ReadShared reads a file that holds an entry per task, counting it
+// (Cost.SharedBytes), for a cache kept outside this package.
+func ReadShared(path string) ([]byte, error) { return readShared(path) }
 
 // readShared reads a file that holds an entry per task, counting it.
 func readShared(path string) ([]byte, error) {
@@ -62,7 +76,8 @@ func WriteCost(args []string) {
 		return
 	}
 	c := Cost{Args: args, Histories: costs.histories.Load(), Tasks: costs.tasks.Load(), Records: costs.records.Load(),
-		SharedBytes: costs.sharedBytes.Load(), SharedFiles: costs.sharedFiles.Load(), Blobs: costs.blobs.Load(), Memos: costs.memos.Load()}
+		SharedBytes: costs.sharedBytes.Load(), SharedFiles: costs.sharedFiles.Load(), Blobs: costs.blobs.Load(), Memos: costs.memos.Load(),
+		WrittenBytes: costs.written.Load()}
 	line, err := json.Marshal(c)
 	if err != nil {
 		return

@@ -13,25 +13,34 @@ import (
 // cache of another version is rebuilt.
 const indexVersion = 5
 
-// Index caches, per task, what reads across every task need, in files
-// under .git/reason/: index.json holds each task's status and consultation
-// records (whose outcomes feed the circuits), handover.json its
-// handover, mentions.json the commits and files its records name; the
-// standing conclusions every assessment looks up are in the subject index
-// (subjects.go). The refs
-// are the
-// only truth: every entry is keyed by its task's head, an entry whose head
-// differs from the ref (a new record, a ref fetched by plain git) is
-// rebuilt from the ref before use, and a missing or unreadable file is
+// Index caches, per task, what reads across every task need, in journals
+// under .git/reason/ (journal.go: appended to, compacted rarely):
+// status.journal holds each task's status, consultations.journal its
+// consultation records (whose outcomes feed the circuits),
+// handover.journal its handover, mentions.journal the commits and files
+// its records name; the standing conclusions every assessment looks up
+// are in the subject index (subjects.go). The refs are the only truth:
+// every entry is keyed by its task's head, an entry whose head differs
+// from the ref (a new record, a ref fetched by plain git) is rebuilt from
+// the ref before use and appended, and a missing or damaged file is
 // rebuilt whole. Index implements record.Index.
 type Index struct{ Store *Store }
 
 // IndexEntry is what the cache knows of one task at one head.
 type IndexEntry struct {
+	Head   string        `json:"head"`
+	Status record.Status `json:"status"`
+}
+
+// consultEntry is a task's consultation records at one head (whose
+// outcomes feed the circuits), apart from its status: status, which reads
+// every task's, does not read them.
+type consultEntry struct {
 	Head          string          `json:"head"`
-	Status        record.Status   `json:"status"`
 	Consultations []record.Record `json:"consultations,omitempty"`
 }
+
+func (e *consultEntry) head() string { return e.Head }
 
 // handoverEntry is a task's handover at one head: the handover of every
 // task reads one file instead of every task's records. A change to what
@@ -57,17 +66,11 @@ func (e *handoverEntry) head() string { return e.Head }
 // Tasks returns the cache entry of every task, brought up to date with the
 // refs, sorted by task name.
 func (x Index) Tasks(ctx context.Context) ([]record.TaskHead, map[string]*IndexEntry, error) {
-	return refresh(ctx, x.Store, "index.json", "", func(t record.TaskHead, st *record.State, recs []*record.Record) *IndexEntry {
-		e := &IndexEntry{Head: t.Head, Status: st.Summarize()}
+	return refresh(ctx, x.Store, "status.journal", "", func(t record.TaskHead, st *record.State, recs []*record.Record) *IndexEntry {
 		// A head this read finds moved (by a write, a pull, or plain git)
 		// is indexed by subject too.
 		x.Store.noteStanding(t.Task, t.Head, st.Standing())
-		for _, r := range recs {
-			if r.Kind == record.KindConsultation {
-				e.Consultations = append(e.Consultations, *r)
-			}
-		}
-		return e
+		return &IndexEntry{Head: t.Head, Status: st.Summarize()}
 	})
 }
 
@@ -81,9 +84,9 @@ func (x Index) Standing(ctx context.Context, key, skip string) ([]record.Standin
 
 // Handovers returns the handover (record.State.Handover) of every task
 // that reads, brought up to date with the refs, in task order: the cache
-// file handover.json.
+// journal handover.journal.
 func (x Index) Handovers(ctx context.Context) ([]record.Handover, error) {
-	tasks, entries, err := refresh(ctx, x.Store, "handover.json", "", func(t record.TaskHead, st *record.State, _ []*record.Record) *handoverEntry {
+	tasks, entries, err := refresh(ctx, x.Store, "handover.journal", "", func(t record.TaskHead, st *record.State, _ []*record.Record) *handoverEntry {
 		return &handoverEntry{Head: t.Head, Handover: st.Handover()}
 	})
 	if err != nil {
@@ -98,9 +101,9 @@ func (x Index) Handovers(ctx context.Context) ([]record.Handover, error) {
 
 // Mentions returns what the records of every task that reads name
 // (record.State.Mentions), brought up to date with the refs, by task: the
-// cache file mentions.json.
+// journal mentions.journal.
 func (x Index) Mentions(ctx context.Context) (map[string][]record.Mention, error) {
-	_, entries, err := refresh(ctx, x.Store, "mentions.json", "", func(t record.TaskHead, st *record.State, _ []*record.Record) *mentionEntry {
+	_, entries, err := refresh(ctx, x.Store, "mentions.journal", "", func(t record.TaskHead, st *record.State, _ []*record.Record) *mentionEntry {
 		return &mentionEntry{Head: t.Head, Mentions: st.Mentions()}
 	})
 	if err != nil {
@@ -116,7 +119,15 @@ func (x Index) Mentions(ctx context.Context) (map[string][]record.Mention, error
 // Consultations returns every consultation record that origin wrote, in
 // any task.
 func (x Index) Consultations(ctx context.Context, origin string) ([]record.Record, error) {
-	tasks, entries, err := x.Tasks(ctx)
+	tasks, entries, err := refresh(ctx, x.Store, "consultations.journal", "", func(t record.TaskHead, _ *record.State, recs []*record.Record) *consultEntry {
+		e := &consultEntry{Head: t.Head}
+		for _, r := range recs {
+			if r.Kind == record.KindConsultation {
+				e.Consultations = append(e.Consultations, *r)
+			}
+		}
+		return e
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -131,14 +142,8 @@ func (x Index) Consultations(ctx context.Context, origin string) ([]record.Recor
 	return out, nil
 }
 
-// cacheFile is one cache under .git/reason/: an entry per task.
-type cacheFile[E any] struct {
-	Version int          `json:"version"`
-	Tasks   map[string]E `json:"tasks"`
-}
-
-// refresh loads the cache file name, rebuilds (with build) the entry of
-// every task whose head moved, except skip, saves it when anything
+// refresh loads the journal name (journal.go), rebuilds (with build)
+// the entry of every task whose head moved, except skip, appends what
 // changed, and returns the tasks and their entries. A task whose history
 // does not read is reported to Store.Skip and left out of both.
 func refresh[E interface{ head() string }](ctx context.Context, s *Store, name, skip string,
@@ -148,27 +153,26 @@ func refresh[E interface{ head() string }](ctx context.Context, s *Store, name, 
 		return nil, nil, err
 	}
 	path := filepath.Join(s.Repo.CommonDir, "reason", name)
-	var cache cacheFile[E]
-	if data, err := readShared(path); err != nil || json.Unmarshal(data, &cache) != nil || cache.Version != indexVersion {
-		cache = cacheFile[E]{}
-	}
-	fresh := cacheFile[E]{Version: indexVersion, Tasks: make(map[string]E, len(tasks))}
-	changed := false
+	old := readJournal(path)
+	live := make(map[string]E, len(tasks))
+	var changed, order []string
 	readable := make([]record.TaskHead, 0, len(tasks))
 	for _, t := range tasks {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
-		e, ok := cache.Tasks[t.Task]
+		var e E
+		j, ok := old.entries[t.Task]
+		ok = ok && json.Unmarshal(j.data, &e) == nil
 		if t.Task == skip {
 			if ok {
-				fresh.Tasks[t.Task] = e // stale or not, keyed by its own head
+				live[t.Task] = e // stale or not, keyed by its own head
+				order = append(order, t.Task)
 			}
 			readable = append(readable, t)
 			continue
 		}
-		if !ok || e.head() != t.Head {
-			changed = true
+		if !ok || j.head != t.Head || e.head() != t.Head {
 			st, recs, err := s.deriveVerifiedAt(ctx, t.Task, t.Head)
 			if err != nil && ctx.Err() != nil {
 				return nil, nil, ctx.Err()
@@ -181,21 +185,17 @@ func refresh[E interface{ head() string }](ctx context.Context, s *Store, name, 
 				continue
 			}
 			e = build(t, st, recs)
+			changed = append(changed, t.Task)
 		}
-		fresh.Tasks[t.Task] = e
+		live[t.Task] = e
+		order = append(order, t.Task)
 		readable = append(readable, t)
 	}
-	// A task gone, or one left out (skip when the file lacks it, one that
-	// does not read), changes the count: the file then holds what was read.
-	if changed {
+	if len(changed) > 0 {
 		s.SaveVerdicts()
 	}
-	if changed || len(fresh.Tasks) != len(cache.Tasks) {
-		if data, err := json.Marshal(fresh); err == nil {
-			_ = writeFileAtomic(path, data) // a cache that cannot be written is rebuilt next time
-		}
-	}
-	return readable, fresh.Tasks, nil
+	saveJournal(path, old, order, live, changed)
+	return readable, live, nil
 }
 
 // writeFileAtomic replaces a file of the store's own (a cache, the

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"git-reason/record"
 )
 
 // TaskLatest is a task's head and the creation time of its newest record
@@ -34,9 +36,14 @@ const latestMagic = "git reason latest 3\n"
 // value. While packed-refs is that file and the loose task refs are
 // those, no task ref moved, and Newest reads the file only as far as fn
 // goes: `log -n N` reads the few lines and tasks that hold the newest
-// records, not every ref. Otherwise the list is made again from the refs,
-// reading only the tasks whose head differs from the file's line, and
-// written back.
+// records, not every ref. While packed-refs is that file but loose task
+// refs differ (a write, a pull, a plain git fetch and its catch-up: each
+// leaves the refs it moves loose until git packs them), the tasks that
+// moved are those loose refs: Newest reads them alone and merges them
+// into the file's order as it reads, writing nothing, so its cost is the
+// refs moved since git last packed refs (up to latestDelta), not every
+// ref. Otherwise the list is made again from the refs, reading only the
+// tasks whose head differs from the file's line, and written back.
 func (s *Store) Newest(ctx context.Context, fn func(TaskLatest) bool) error {
 	path := filepath.Join(s.Repo.CommonDir, "reason", "latest")
 	// What the refs are is taken before they are read, so that a ref
@@ -54,6 +61,13 @@ func (s *Store) Newest(ctx context.Context, fn func(TaskLatest) bool) error {
 				return err
 			}
 			return streamLatest(ctx, br, fn)
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		br.Reset(f)
+		if moved, ok := s.latestMoved(br, header); ok {
+			return streamMerged(ctx, br, moved, fn)
 		}
 	}
 	out, err := s.latestFromRefs(ctx, path)
@@ -107,6 +121,156 @@ func readLatestHeader(br *bufio.Reader, header string) (bool, error) {
 		return false, err
 	}
 	return string(got) == header, nil
+}
+
+// latestDelta is how many moved tasks Newest merges into the file as it
+// reads; past that it writes the file again (a rewrite then costs less
+// than the tasks read at every command).
+const latestDelta = 256
+
+// latestMoved reads the header of the file br holds and, when it was made
+// with the packed-refs of header (the current refs), returns the tasks
+// whose loose ref differs from the file's, each at its current head with
+// its newest record's time (a task gone or that does not read: no Latest),
+// br then at the file's first line. ok is false when the packed-refs
+// differ, the header does not read, or more than latestDelta tasks moved.
+func (s *Store) latestMoved(br *bufio.Reader, header string) (map[string]TaskLatest, bool) {
+	// header: magic, "packed <id>", "loose <n>", n lines "<hash> <ref>".
+	now := strings.Split(strings.TrimSuffix(header, "\n"), "\n")
+	var was []string
+	for i := 0; i < 3 || i < 3+looseCount(was); i++ {
+		line, err := br.ReadString('\n')
+		countShared(len(line))
+		if err != nil {
+			return nil, false
+		}
+		was = append(was, strings.TrimSuffix(line, "\n"))
+	}
+	if was[0]+"\n" != latestMagic || was[1] != now[1] {
+		return nil, false
+	}
+	loose := func(lines []string) map[string]string {
+		out := map[string]string{}
+		for _, l := range lines[3:] {
+			if hash, ref, ok := strings.Cut(l, " "); ok {
+				out[ref] = hash
+			}
+		}
+		return out
+	}
+	before, after := loose(was), loose(now)
+	moved := map[string]TaskLatest{}
+	for ref, hash := range after {
+		if before[ref] != hash {
+			moved[ref] = TaskLatest{Head: hash}
+		}
+	}
+	for ref := range before {
+		if _, ok := after[ref]; !ok {
+			// No longer loose, packed-refs unchanged: deleted, or back
+			// to its packed value.
+			hash, err := s.Repo.ReadRef(ref)
+			if err != nil {
+				return nil, false
+			}
+			moved[ref] = TaskLatest{Head: hash}
+		}
+	}
+	if len(moved) > latestDelta {
+		return nil, false
+	}
+	out := make(map[string]TaskLatest, len(moved))
+	for ref, l := range moved {
+		task := strings.TrimPrefix(ref, TaskPrefix)
+		l.Task = task
+		if l.Head != "" && record.CheckTask(task) == nil {
+			l.Latest = s.taskLatest(task, l.Head)
+		}
+		out[task] = l
+	}
+	return out, true
+}
+
+// looseCount is the n of a header's "loose <n>" line, once read.
+func looseCount(lines []string) int {
+	if len(lines) < 3 {
+		return 0
+	}
+	n, err := strconv.Atoi(strings.TrimPrefix(lines[2], "loose "))
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
+// taskLatest is the creation time of the newest record of task at head,
+// "" when it has none, has one this file cannot hold, or does not read
+// (reported to Skip).
+func (s *Store) taskLatest(task, head string) string {
+	_, recs, err := s.loadTask(task, head)
+	if err != nil {
+		s.Skip(task, err)
+		return ""
+	}
+	latest := ""
+	for _, r := range recs {
+		if r.Created > latest {
+			latest = r.Created
+		}
+	}
+	if strings.ContainsAny(latest, " \n") {
+		return ""
+	}
+	return latest
+}
+
+// newerLatest orders lines as the file does: newest first; the same time,
+// the task named last first.
+func newerLatest(a, b TaskLatest) int {
+	if c := strings.Compare(b.Latest, a.Latest); c != 0 {
+		return c
+	}
+	return strings.Compare(b.Task, a.Task)
+}
+
+// streamMerged reads the file's lines from br, leaving out the tasks in
+// moved, and merges into them, in the file's order, the moved tasks that
+// read, calling fn.
+func streamMerged(ctx context.Context, br *bufio.Reader, moved map[string]TaskLatest, fn func(TaskLatest) bool) error {
+	var extra []TaskLatest
+	for _, l := range moved {
+		if l.Latest != "" {
+			extra = append(extra, l)
+		}
+	}
+	slices.SortFunc(extra, newerLatest)
+	stopped := false
+	err := streamLatest(ctx, br, func(l TaskLatest) bool {
+		if _, ok := moved[l.Task]; ok {
+			return true
+		}
+		for len(extra) > 0 && newerLatest(extra[0], l) < 0 {
+			if !fn(extra[0]) {
+				stopped = true
+				return false
+			}
+			extra = extra[1:]
+		}
+		if !fn(l) {
+			stopped = true
+			return false
+		}
+		return true
+	})
+	if err != nil || stopped {
+		return err
+	}
+	for _, l := range extra {
+		if !fn(l) {
+			break
+		}
+	}
+	return nil
 }
 
 // streamLatest reads the lines after a current header, calling fn.
@@ -165,27 +329,12 @@ func (s *Store) latestFromRefs(ctx context.Context, path string) ([]TaskLatest, 
 			out = append(out, c)
 			continue
 		}
-		_, recs, err := s.loadTask(t.Task, t.Head)
-		if err != nil {
-			s.Skip(t.Task, err)
-			continue
-		}
-		l := TaskLatest{Task: t.Task, Head: t.Head}
-		for _, r := range recs {
-			if r.Created > l.Latest {
-				l.Latest = r.Created
-			}
-		}
-		if l.Latest == "" || strings.ContainsAny(l.Latest, " \n") {
-			continue // no record, or a time this file cannot hold
+		l := TaskLatest{Task: t.Task, Head: t.Head, Latest: s.taskLatest(t.Task, t.Head)}
+		if l.Latest == "" {
+			continue // no record, a time this file cannot hold, or it does not read
 		}
 		out = append(out, l)
 	}
-	slices.SortFunc(out, func(a, b TaskLatest) int {
-		if c := strings.Compare(b.Latest, a.Latest); c != 0 {
-			return c
-		}
-		return strings.Compare(b.Task, a.Task)
-	})
+	slices.SortFunc(out, newerLatest)
 	return out, nil
 }

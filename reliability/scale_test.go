@@ -58,12 +58,13 @@ func (s *sandbox) traced(args ...string) (result, int) {
 // cost is what one git reason process says it read (gitstore.Cost,
 // through GIT_REASON_COST).
 type cost struct {
-	Histories   int64 `json:"histories"`
-	Tasks       int64 `json:"tasks"`
-	Records     int64 `json:"records"`
-	SharedBytes int64 `json:"shared_bytes"`
-	Blobs       int64 `json:"blobs"`
-	Memos       int64 `json:"memos"`
+	Histories    int64 `json:"histories"`
+	Tasks        int64 `json:"tasks"`
+	Records      int64 `json:"records"`
+	SharedBytes  int64 `json:"shared_bytes"`
+	Blobs        int64 `json:"blobs"`
+	Memos        int64 `json:"memos"`
+	WrittenBytes int64 `json:"written_bytes"`
 }
 
 // costed runs git reason, which must exit 0, and returns what it read.
@@ -110,6 +111,13 @@ func TestScaleCounts(t *testing.T) {
 		writtenAt string
 		write     cost // an assessment of a task that exists
 		reads     map[string]cost
+		// moved is what status and handover read and wrote after one
+		// record was written, each the first read to see it; fetched is
+		// what the first status read and wrote after a plain git fetch
+		// moved three tasks' tracking heads (its catch-up integrating
+		// them).
+		moved   map[string]cost
+		fetched cost
 	}
 	measure := func(n int) counts {
 		c := scaleWorld(t, n)
@@ -176,6 +184,32 @@ func TestScaleCounts(t *testing.T) {
 			c.mustReason(args...)
 			got.reads[strings.Join(args, " ")] = c.costed(args...)
 		}
+		// One record written: the first status and the first handover
+		// after it derive that task, and add its entry to their caches,
+		// not the whole file again.
+		c.mustReason("assess", "T-000005", "--subject", "moved once", "--question", "q", "--materiality", "trivial", "--reversibility", "reversible")
+		got.moved = map[string]cost{}
+		for _, args := range [][]string{{"status"}, {"handover"}, {"log", "-n", "5"}} {
+			got.moved[args[0]] = c.costed(args...)
+		}
+		// A plain git fetch moves three tasks' tracking heads: records
+		// written here and pushed by plain git, the local refs set back,
+		// as if another clone had written them.
+		moved := []string{"T-000006", "T-000007", "T-000008"}
+		for _, task := range moved {
+			ref := "refs/reasoning/tasks/" + task
+			old := strings.TrimSpace(c.git("rev-parse", ref))
+			c.mustReason("assess", task, "--subject", "moved elsewhere", "--question", "q", "--materiality", "trivial", "--reversibility", "reversible")
+			c.git("push", "-q", "--no-verify", "origin", ref+":"+ref)
+			c.git("update-ref", ref, old)
+		}
+		c.git("fetch", "-q", "origin", "+refs/reasoning/tasks/*:refs/reasoning/remotes/origin/*")
+		got.fetched = c.costed("status")
+		for _, task := range moved {
+			if l, r := c.git("rev-parse", "refs/reasoning/tasks/"+task), c.git("rev-parse", "refs/reasoning/remotes/origin/"+task); l != r {
+				t.Errorf("%d tasks: after a plain git fetch and a status, %s is at %s, its tracking ref at %s", n, task, l, r)
+			}
+		}
 		return got
 	}
 	small, large := measure(10), measure(1000)
@@ -190,6 +224,27 @@ func TestScaleCounts(t *testing.T) {
 	t.Logf("an assessment read: %+v at 10 tasks, %+v at 1,000", small.write, large.write)
 	if large.write.Histories != 0 || large.write.Tasks > small.write.Tasks || large.write.SharedBytes > 2*small.write.SharedBytes+4096 {
 		t.Errorf("an assessment read %+v at 1,000 tasks, %+v at 10: more with more tasks", large.write, small.write)
+	}
+	for args, l := range large.moved {
+		s := small.moved[args]
+		t.Logf("%s after one record: %+v at 10 tasks, %+v at 1,000", args, s, l)
+		if args == "log" {
+			// The moved task merged into the newest-first list as it is
+			// read, which is not written again.
+			if l.Tasks > 6 || l.SharedBytes > 4096 || l.WrittenBytes != 0 {
+				t.Errorf("log -n 5 after one record read %d tasks and %d bytes of files holding every task at 1,000 tasks, and wrote %d: want at most 6 tasks, 4 KiB and nothing", l.Tasks, l.SharedBytes, l.WrittenBytes)
+			}
+			continue
+		}
+		if l.Tasks > 1 || l.Histories > 1 || l.WrittenBytes > s.WrittenBytes+4096 || l.WrittenBytes == 0 {
+			t.Errorf("%s after one record read %d tasks, replayed %d histories and wrote %d bytes of caches at 1,000 tasks (%d at 10): want at most one task and history, and the moved task's entry written, not every task's", args, l.Tasks, l.Histories, l.WrittenBytes, s.WrittenBytes)
+		}
+	}
+	t.Logf("status after a git fetch moved 3 tasks: %+v at 10 tasks, %+v at 1,000", small.fetched, large.fetched)
+	if f := large.fetched; f.Histories != small.fetched.Histories || f.Tasks != small.fetched.Tasks || f.Histories == 0 || f.Histories > 6 ||
+		f.WrittenBytes > small.fetched.WrittenBytes+8192 {
+		t.Errorf("status after a git fetch moved 3 tasks replayed %d histories, read %d tasks and wrote %d bytes of caches at 1,000 tasks (%d, %d, %d at 10): want what the 3 tasks cost at both sizes",
+			f.Histories, f.Tasks, f.WrittenBytes, small.fetched.Histories, small.fetched.Tasks, small.fetched.WrittenBytes)
 	}
 	for args, l := range large.reads {
 		s := small.reads[args]

@@ -7,7 +7,9 @@
 //     change (<= 2x);
 //   - an assessment of a new subject at N tasks ÷ at -small tasks (<= 1.2x);
 //   - `log -n 5` (<= 50 ms);
-//   - status, handover, verify and task completion at N tasks.
+//   - status, handover, verify and task completion at N tasks;
+//   - the fetch catch-up: status after a plain git fetch moved K tasks,
+//     over status with nothing fetched (it must grow with K, not N).
 //
 // Each world is a bare remote holding N tasks of two records each (made
 // by harness.BulkTasks: the real writer in process, then one git
@@ -37,7 +39,7 @@ func main() {
 	runs := flag.Int("runs", 5, "timed runs of each command")
 	sizes := flag.String("tasks", "5000,20000", "comma-separated task counts")
 	small := flag.Int("small", 50, "the task count assess is compared with")
-	keep := flag.String("keep", "", "build the worlds in `DIR` and keep them")
+	keep := flag.String("keep", "", "build the worlds in `DIR` and keep them; a world a run under the same DIR finished making is used again")
 	makeOnly := flag.Bool("make", false, "with -keep: build the worlds and time nothing (to profile them)")
 	flag.Parse()
 	if err := run(*runs, *sizes, *small, *keep, *makeOnly); err != nil {
@@ -111,6 +113,17 @@ func newWorld(root string, n int) (*world, error) {
 	w := &world{n: n, dir: filepath.Join(root, fmt.Sprintf("w%d", n))}
 	w.remote, w.clone = filepath.Join(w.dir, "remote.git"), filepath.Join(w.dir, "clone")
 	start := time.Now()
+	made := filepath.Join(w.dir, "made")
+	if _, err := os.Stat(made); err == nil {
+		// Made by an earlier run under -keep: only the caches are warmed
+		// again, by this build, as below.
+		if err := warm(w); err != nil {
+			return nil, err
+		}
+		fmt.Printf("%d tasks: world of an earlier run, caches warmed in %v\n", n, time.Since(start).Round(time.Millisecond))
+		return w, nil
+	}
+	os.RemoveAll(w.dir) // a world an earlier run did not finish
 	if err := git("", "init", "-q", "--bare", w.remote); err != nil {
 		return nil, err
 	}
@@ -130,16 +143,26 @@ func newWorld(root string, n int) (*world, error) {
 			return nil, err
 		}
 	}
-	// Caches warmed as a clone in use has them: the task index, the
-	// remembered heads, and the subject index its first assessment builds.
-	for _, args := range [][]string{{"status"}, {"sync"}, {"assess", "warm", "--subject", "warm-up", "--question", "q",
-		"--materiality", "trivial", "--reversibility", "reversible"}, {"sync"}} {
-		if _, err := timed(w.clone, "git", append([]string{"reason"}, args...)...); err != nil {
-			return nil, err
-		}
+	if err := warm(w); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(made, nil, 0o644); err != nil {
+		return nil, err
 	}
 	fmt.Printf("%d tasks: world made in %v\n", n, time.Since(start).Round(time.Millisecond))
 	return w, nil
+}
+
+// warm makes the caches a clone in use has: the task index, the
+// remembered heads, and the subject index its first assessment builds.
+func warm(w *world) error {
+	for _, args := range [][]string{{"status"}, {"sync"}, {"assess", "warm", "--subject", "warm-up", "--question", "q",
+		"--materiality", "trivial", "--reversibility", "reversible"}, {"sync"}} {
+		if _, err := timed(w.clone, "git", append([]string{"reason"}, args...)...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // report times everything at w's size and prints it.
@@ -181,6 +204,84 @@ func report(w *world, runs int, smallAssess stats, small int) error {
 			return fmt.Errorf("%s: %w", c.name, err)
 		}
 		fmt.Printf("%d tasks: %s %s\n", w.n, c.name, s)
+	}
+	return timeCatchUp(w, runs)
+}
+
+// catchUpMoved are the numbers of tasks timeCatchUp moves.
+var catchUpMoved = []int{1, 10, 100}
+
+// timeCatchUp times the fetch catch-up: the remote's heads of K tasks
+// move (records written in a second clone and pushed by plain git), and
+// on fresh copies of the clone a plain `git fetch` of the task refs into
+// the tracking namespace (not timed) is followed by one `git reason
+// status`, which integrates the K tasks before it answers. The same
+// status with nothing fetched is the base; the difference is the cost of
+// the K tasks, which must grow with K, not with the tasks.
+func timeCatchUp(w *world, runs int) error {
+	copyRun := func(fetch bool) func() (time.Duration, error) {
+		return func() (time.Duration, error) {
+			run := filepath.Join(w.dir, "run")
+			os.RemoveAll(run)
+			if err := exec.Command("cp", "-a", w.clone, run).Run(); err != nil {
+				return 0, err
+			}
+			defer os.RemoveAll(run)
+			if fetch {
+				if err := git(run, "fetch", "-q", "origin", trackSpec); err != nil {
+					return 0, err
+				}
+			}
+			return timed(run, "git", "reason", "status")
+		}
+	}
+	base, err := repeat(runs, copyRun(false))
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%d tasks: status, nothing fetched %s\n", w.n, base)
+	writer := filepath.Join(w.dir, "catchup-writer")
+	moved := 0
+	for _, k := range catchUpMoved {
+		os.RemoveAll(writer)
+		var tasks, specs []string
+		for i := moved; i < moved+k; i++ {
+			task := fmt.Sprintf("T-%06d", w.n-1-i) // from the last: tasks the other timings leave alone
+			tasks = append(tasks, task)
+			specs = append(specs, "refs/reasoning/tasks/"+task+":refs/reasoning/tasks/"+task)
+		}
+		moved += k
+		steps := [][]string{{"init", "-q", writer}, {"-C", writer, "remote", "add", "origin", w.remote},
+			append([]string{"-C", writer, "fetch", "-q", "origin"}, specs...)}
+		for _, s := range steps {
+			if err := git("", s...); err != nil {
+				return err
+			}
+		}
+		for _, task := range tasks {
+			if _, err := timed(writer, "git", "reason", "assess", task, "--subject", "moved by another clone", "--question", "q",
+				"--materiality", "trivial", "--reversibility", "reversible"); err != nil {
+				return err
+			}
+		}
+		if err := git(writer, append([]string{"push", "-q", "--no-verify", "origin"}, specs...)...); err != nil {
+			return err
+		}
+		after, err := repeat(runs, copyRun(true))
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%d tasks: status after a git fetch moved %d tasks %s; over nothing fetched %v wall, %v CPU (%v CPU a task)\n",
+			w.n, k, after, (after.med - base.med).Round(time.Millisecond), (after.cpu - base.cpu).Round(time.Millisecond),
+			((after.cpu - base.cpu) / time.Duration(k)).Round(100*time.Microsecond))
+		// The clone itself catches up, so that the next K moved are the
+		// only ones its copies fetch.
+		if err := git(w.clone, "fetch", "-q", "origin", trackSpec); err != nil {
+			return err
+		}
+		if _, err := timed(w.clone, "git", "reason", "status"); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -1,9 +1,11 @@
 #!/bin/sh
 # Measures git reason at 5,000 and 20,000 tasks (two records each) against
 # plain git on the same refs: no-op sync, pull of one moved task, assess
-# against 50 tasks, log -n 5, status, handover, verify and completion.
+# against 50 tasks, log -n 5, status, handover, verify and completion, and
+# status after a plain git fetch moved 1, 10 and 100 tasks (the catch-up).
 # Run from anywhere in the module; arguments go to the program
-# (-runs N, -tasks 5000,20000, -small 50, -keep DIR).
+# (-runs N, -tasks 5000,20000, -small 50, -keep DIR: worlds kept, and used
+# again by the next run under the same DIR).
 set -eu
 cd "$(dirname "$0")/../.."
 exec go run ./bench/scale "$@"

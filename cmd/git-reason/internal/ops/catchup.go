@@ -1,7 +1,6 @@
 package ops
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -71,7 +70,7 @@ func (e *Session) CatchUp(ctx context.Context, hint bool) *CaughtUp {
 		out.Lines = append(out.Lines, fmt.Sprintf("warning: fetched reasoning not integrated: %s: run 'git reason pull'", record.Printable(err.Error())))
 		return out
 	}
-	known := readHeads(filepath.Join(dir, headsFile))
+	known, lines := readHeads(filepath.Join(dir, headsFile))
 	moved := map[string][]string{}
 	var remotes []string
 	for _, r := range refs {
@@ -106,10 +105,30 @@ func (e *Session) CatchUp(ctx context.Context, hint bool) *CaughtUp {
 	e.caughtUp = true
 	// The stamp names the namespace as it was before the listing: a fetch
 	// meanwhile changes it again, and the next command looks.
-	if err := saveCatchUp(dir, stamp, settled, known, refs); err != nil {
+	if err := saveCatchUp(dir, stamp, settled, known, lines, refs); err != nil {
 		out.Lines = append(out.Lines, fmt.Sprintf("warning: could not remember the fetched heads (%s): the next command looks again", record.Printable(err.Error())))
 	}
 	return out
+}
+
+// CatchUpLive is CatchUp for a session that outlives one command (the MCP
+// server, the Reasoning page), called before each request it serves: what
+// a plain git fetch brought since the last request is integrated by the
+// pull rules before the request reads, as the command line does before
+// each command, one catch-up at a time. Nothing moved costs the stamp's
+// stats. What it did is said through say (the session's warnings when
+// nil), once.
+func (e *Session) CatchUpLive(ctx context.Context, say func(string)) {
+	e.catchingUp.Lock()
+	defer e.catchingUp.Unlock()
+	if say == nil {
+		say = e.warn
+	}
+	for _, l := range e.CatchUp(ctx, false).Lines {
+		if say != nil {
+			say(l)
+		}
+	}
 }
 
 // caughtUpLines say what one remote's integration did: one line for what
@@ -204,49 +223,93 @@ func stampOf(names []string) (stamp []byte, settled bool) {
 }
 
 // readHeads reads the tracking heads as last integrated ("remote/task
-// head" per line); a missing or unreadable file knows none.
-func readHeads(path string) map[string]string {
+// head" per line, a later line of a name replacing an earlier: the file
+// is appended to); a missing or unreadable file knows none. It also
+// returns how many lines the file has.
+func readHeads(path string) (map[string]string, int) {
 	out := map[string]string{}
-	f, err := os.Open(path)
+	data, err := gitstore.ReadShared(path)
 	if err != nil {
-		return out
+		return out, 0
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if name, head, ok := strings.Cut(sc.Text(), " "); ok {
+	lines := 0
+	for _, l := range strings.Split(string(data), "\n") {
+		if name, head, ok := strings.Cut(l, " "); ok {
 			out[name] = head
+			lines++
 		}
 	}
-	return out
+	return out, lines
 }
 
-// saveCatchUp remembers the heads as integrated, then the stamp, each
-// file whole.
-// The heads file, which grows with the tasks, is written only when a head
-// differs from known: a command after a fetch that moved nothing (or
-// after a pull that settled what it fetched) writes at most the stamp.
-// An unsettled stamp is not written: the next command looks anyway.
-func saveCatchUp(dir string, stamp []byte, settled bool, known map[string]string, refs []gitstore.Ref) error {
+// saveCatchUp remembers the heads as integrated, then the stamp. The
+// heads file holds a line per task, so only the lines of heads that
+// differ from known are appended (a command after a fetch that moved k
+// tasks writes k lines), and it is rewritten whole only when its
+// replaced lines (lines, as read, against the refs) would outnumber the
+// live ones. A command after a fetch that moved nothing (or after a pull
+// that settled what it fetched) writes at most the stamp. An unsettled
+// stamp is not written: the next command looks anyway.
+func saveCatchUp(dir string, stamp []byte, settled bool, known map[string]string, lines int, refs []gitstore.Ref) error {
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return err
 	}
-	same := len(known) == len(refs)
-	var b bytes.Buffer
+	var add, whole bytes.Buffer
+	added := 0
+	live := map[string]bool{}
 	for _, r := range refs {
 		name := strings.TrimPrefix(r.Name, gitstore.RemotePrefix)
-		same = same && known[name] == r.Hash
-		b.WriteString(name + " " + r.Hash + "\n")
+		live[name] = true
+		line := name + " " + r.Hash + "\n"
+		if known[name] != r.Hash {
+			add.WriteString(line)
+			added++
+		}
+		whole.WriteString(line)
 	}
-	if !same {
-		if err := git.WriteFile(filepath.Join(dir, headsFile), b.Bytes(), 0o666, git.Wait, false); err != nil {
+	gone := 0
+	for name := range known {
+		if !live[name] {
+			gone++
+		}
+	}
+	path := filepath.Join(dir, headsFile)
+	switch {
+	case add.Len() == 0 && gone == 0:
+	case gone == 0 && lines+added <= 2*len(refs)+64 && appendHeads(path, add.Bytes()) == nil:
+	default:
+		if err := git.WriteFile(path, whole.Bytes(), 0o666, git.Wait, false); err != nil {
 			return err
 		}
+		gitstore.CountWritten(whole.Len())
 	}
 	if !settled {
 		return nil
 	}
 	return git.WriteFile(filepath.Join(dir, stampFile), stamp, 0o666, git.Wait, false)
+}
+
+// appendHeads appends lines to the heads file under its lock, so that an
+// append never meets a rewrite half-way; a missing file is written whole
+// by the caller.
+func appendHeads(path string, lines []byte) error {
+	l, err := git.TakeLock(path, git.Wait)
+	if err != nil {
+		return err
+	}
+	defer l.Release()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(lines)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		gitstore.CountWritten(len(lines))
+	}
+	return err
 }
 
 // SettleFetched remembers the tracking heads as they are now as
@@ -265,7 +328,8 @@ func (e *Session) SettleFetched() {
 	if err != nil {
 		return
 	}
-	_ = saveCatchUp(dir, stamp, settled, readHeads(filepath.Join(dir, headsFile)), refs)
+	known, lines := readHeads(filepath.Join(dir, headsFile))
+	_ = saveCatchUp(dir, stamp, settled, known, lines, refs)
 }
 
 // SetupRemotes runs RemoteSetup for every configured remote whose name

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/oklog/ulid/v2"
 
@@ -65,8 +66,9 @@ type Session struct {
 	baseline    *baseline // the last plan's snapshot without the repository overlay
 	// RemotesSetUp are the fetch refspecs SetupRemotes added.
 	RemotesSetUp []string
-	caughtUp     bool   // CatchUp found every tracking head integrated (SettleFetched)
-	allowedSum   string // allowedDigest, once per command (sigcache.go)
+	caughtUp     bool       // CatchUp found every tracking head integrated (SettleFetched)
+	catchingUp   sync.Mutex // one CatchUpLive at a time
+	allowedSum   string     // allowedDigest, once per command (sigcache.go)
 }
 
 // Open locates the repository and prepares the writer. What only some
