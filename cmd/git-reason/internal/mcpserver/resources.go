@@ -64,6 +64,7 @@ func (s *Server) addResources() {
 func (s *Server) listReports(ctx context.Context) (*mcp.ListResourcesResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.catchUp(ctx)
 	all, err := s.env.StatusAll(ctx)
 	if err != nil {
 		return nil, err
@@ -90,6 +91,7 @@ func (s *Server) readReport(ctx context.Context, req *mcp.ReadResourceRequest) (
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.catchUp(ctx)
 	if exists, err := s.taskExists(task); err != nil {
 		return nil, err
 	} else if !exists {

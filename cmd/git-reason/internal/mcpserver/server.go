@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -159,6 +160,14 @@ func sdkTool(t *tool, output json.RawMessage) *mcp.Tool {
 	}
 }
 
+// catchUp integrates what a plain git fetch brought since the last call
+// (ops.Session.CatchUpLive), as the command line does before each
+// command, saying what it did on stderr, the server's log. Called with
+// s.mu held.
+func (s *Server) catchUp(ctx context.Context) {
+	s.env.CatchUpLive(ctx, func(line string) { fmt.Fprintf(os.Stderr, "git reason: %s\n", line) })
+}
+
 // handle wraps a tool's handler: arguments parsed and validated against the
 // tool's input schema, the operation run, and its outcome rendered as
 // structured content with a short text, or as a tool error with recovery
@@ -173,6 +182,7 @@ func (s *Server) handle(t *tool) mcp.ToolHandler {
 			task, _ = c.args["task"].(string)
 			if !t.own {
 				s.mu.Lock()
+				s.catchUp(ctx)
 			}
 			out, err = t.run(ctx, c)
 			if !t.own {

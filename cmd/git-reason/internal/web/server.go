@@ -45,9 +45,18 @@ const maxConcurrent = 4
 
 // handler is the whole Reasoning page: every route behind the guard, which
 // accepts k's token and codes. open is called once per request, so every
-// page reads the refs as they are now.
+// page reads the refs as they are now, after integrating what a plain git
+// fetch brought meanwhile (ops.Session.CatchUpLive: the page's poll of
+// /head notices it too).
 func handler(open func() (*ops.Session, error), k *keys) http.Handler {
-	s := &server{open: open, slots: make(chan struct{}, maxConcurrent)}
+	live := func() (*ops.Session, error) {
+		sess, err := open()
+		if err == nil {
+			sess.CatchUpLive(context.Background(), nil)
+		}
+		return sess, err
+	}
+	s := &server{open: live, slots: make(chan struct{}, maxConcurrent)}
 	mux := http.NewServeMux()
 	static, _ := fs.Sub(assets, "assets")
 	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
