@@ -90,23 +90,20 @@ func (e *Session) Handover(ctx context.Context, q HandoverQuery) (*HandoverRepor
 	return out, nil
 }
 
-// openSignatures summarises the signatures of each open task (from the
-// cache by head: only tasks that moved ask git).
+// openSignatures summarises the signatures of each open task, from the
+// summaries kept by head (SignatureSummaries: the tasks that moved are
+// asked of git together, not one git process per task).
 func (e *Session) openSignatures(ctx context.Context, open []record.Handover) map[string]*SignatureSummary {
 	out := map[string]*SignatureSummary{}
 	if len(open) == 0 {
 		return out
 	}
-	heads, err := e.Store.Tasks(ctx)
+	all, err := e.SignatureSummaries(ctx)
 	if err != nil {
 		return out
 	}
-	at := make(map[string]string, len(heads))
-	for _, h := range heads {
-		at[h.Task] = h.Head
-	}
 	for _, h := range open {
-		if s := e.TaskSignatures(ctx, h.Task, at[h.Task]); s != nil {
+		if s := all[h.Task]; s != nil {
 			out[h.Task] = s
 		}
 	}
