@@ -71,15 +71,20 @@ func (o *syncOutcome) add(r result) {
 	}
 }
 
-// TestSyncConvergence runs 8 clones of one bare remote at once. In each
-// clone a writer appends, for R rounds, one record to a task all clones
-// share and one to the clone's own task, while a syncer runs
-// `git reason sync` at random moments (so pulls and pushes race appends in
-// the same clone and syncs of the other clones). Then every clone syncs
-// twice, one after another.
+// TestSyncConvergence runs 8 clones of one bare remote at once, each set
+// up by `git reason hooks install` (git fetch brings reasoning, git push
+// carries it). In each clone a writer appends, for R rounds, one record
+// to a task all clones share and one to the clone's own task, while a
+// syncer, at random moments, runs `git reason sync`, or a plain
+// `git fetch` followed by `git reason status` (whose catch-up integrates
+// what the fetch brought), or a plain `git push` of a code commit naming
+// the clone's task (whose pre-push hook pushes its reasoning): so pulls,
+// pushes and the automatic paths race appends in the same clone and the
+// other clones. Then every clone syncs twice, one after another.
 //
 // Pass: no sync ever quarantines or fails except by the remote moving
-// through every retry; every final sync exits 0; every acknowledged record
+// through every retry; every status after a fetch and every code push
+// exits 0; every final sync exits 0; every acknowledged record
 // is in every clone; all clones and the remote have identical task heads;
 // git reason verify passes and git fsck --strict has no complaint in every
 // clone and the remote.
@@ -92,6 +97,9 @@ func TestSyncConvergence(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("%s: %d clones, %d rounds; seed %d", name, clones, rounds, seed)
 	w := newSyncWorld(t, clones)
+	for _, c := range w.clones {
+		c.mustReason("hooks", "install")
+	}
 	start := time.Now()
 
 	var (
@@ -101,6 +109,7 @@ func TestSyncConvergence(t *testing.T) {
 		wg     sync.WaitGroup
 	)
 	syncs := &syncOutcome{codes: map[int]int{}}
+	auto := &syncOutcome{codes: map[int]int{}} // the automatic paths
 	for i, c := range w.clones {
 		done := make(chan struct{})
 		wg.Add(2)
@@ -131,7 +140,22 @@ func TestSyncConvergence(t *testing.T) {
 					return
 				case <-time.After(time.Duration(rng.IntN(300)) * time.Millisecond):
 				}
-				syncs.add(c.reason("sync"))
+				switch rng.IntN(3) {
+				case 0:
+					syncs.add(c.reason("sync"))
+				case 1:
+					if f := c.run(context.Background(), nil, "git", "fetch", "-q", "origin"); f.code != 0 {
+						auto.add(f)
+						continue
+					}
+					auto.add(c.reason("status"))
+				default:
+					if cm := c.run(context.Background(), nil, "git", "commit", "-q", "--allow-empty", "-m", "code", "-m", fmt.Sprintf("Reason-Task: own-%d", i)); cm.code != 0 {
+						auto.add(cm)
+						continue
+					}
+					auto.add(c.run(context.Background(), nil, "git", "push", "-q", "origin", fmt.Sprintf("HEAD:refs/heads/clone-%d", i)))
+				}
 			}
 		}()
 	}
@@ -142,6 +166,9 @@ func TestSyncConvergence(t *testing.T) {
 	}
 	if syncs.codes[3] > 0 || len(syncs.other) > 0 {
 		t.Errorf("syncs while racing: exit statuses %v; unexpected: %s", syncs.codes, strings.Join(syncs.other, "\n"))
+	}
+	if len(auto.codes) > 1 || auto.codes[0] == 0 {
+		t.Errorf("fetches, statuses after them and code pushes while racing: exit statuses %v, want all 0: %s", auto.codes, strings.Join(auto.other, "\n"))
 	}
 
 	// Then every clone syncs twice, in turn.
@@ -189,6 +216,7 @@ func TestSyncConvergence(t *testing.T) {
 	t.Logf("%s: %d records acknowledged (%d lost), %d of them in task shared, whose history has %d merge commits",
 		name, len(acked), lost, countTask(acked, "shared"), merges)
 	t.Logf("racing syncs: %d, exit statuses %v, took %s; racing phase %v", len(syncs.took), syncs.codes, percentiles(syncs.took), concurrent.Round(time.Millisecond))
+	t.Logf("racing automatic paths (git fetch then status, git push of code): %d, exit statuses %v", len(auto.took), auto.codes)
 	t.Logf("final syncs: %d, exit statuses %v, took %s; all %d clones have the remote's %d task heads",
 		len(final.took), final.codes, percentiles(final.took), clones, strings.Count(want, "\n"))
 }
@@ -216,11 +244,13 @@ func countTask(acked []ackedRecord, task string) int {
 	return n
 }
 
-// TestSyncCrash kills `git reason pull` and `git reason push` (in turns)
-// with SIGKILL, with their whole process group, at a random moment while
-// they integrate a diverged task. Before each kill the other clone has
-// pushed a record to the shared task and this clone has appended one, so
-// every pull merges and every push sends a merge or is rejected and pulls.
+// TestSyncCrash kills `git reason pull`, `git reason push` and
+// `git reason status` after a plain git fetch (whose catch-up integrates
+// what the fetch brought), in turns, with SIGKILL, with their whole
+// process group, at a random moment while they integrate a diverged
+// task. Before each kill the other clone has pushed a record to the
+// shared task and this clone has appended one, so every pull and
+// catch-up merges and every push sends a merge or is rejected and pulls.
 // After each kill every task ref must resolve to a commit, every record
 // this clone acknowledged must still be on its refs, and the next
 // `git reason sync` must complete (exit 0). A lock file a kill left behind
@@ -239,9 +269,10 @@ func TestSyncCrash(t *testing.T) {
 		fmt.Sscan(v, &seed)
 	}
 	rng := rand.New(rand.NewPCG(seed, 1))
-	t.Logf("%s: pull and push killed until %d kills landed; seed %d (GIT_REASON_CRASH_SEED repeats the delays)", name, kills, seed)
+	t.Logf("%s: pull, push and the catch-up after a plain git fetch killed until %d kills landed; seed %d (GIT_REASON_CRASH_SEED repeats the delays)", name, kills, seed)
 	w := newSyncWorld(t, 2)
 	a, b := w.clones[0], w.clones[1]
+	a.mustReason("remote", "setup", "origin") // git fetch brings reasoning
 	acked := map[string]bool{}
 	assess := func(s *sandbox, who string, i int) {
 		id := s.recordID("assess", "shared", "--subject", fmt.Sprintf("%s %d", who, i), "--question", "q",
@@ -261,7 +292,12 @@ func TestSyncCrash(t *testing.T) {
 		assess(b, "b", i)
 		b.mustReason("sync")
 		assess(a, "a", i)
-		verb := []string{"pull", "push"}[i%2]
+		verb := []string{"pull", "push", "status"}[i%3]
+		if verb == "status" {
+			// The catch-up: a plain git fetch brings b's record, and
+			// status, killed, integrates it before it answers.
+			a.git("fetch", "-q", "origin")
+		}
 		delay := time.Duration(rng.Int64N(int64(400 * time.Millisecond)))
 		r, sent := killedReason(a, delay, verb)
 		if r.killed {

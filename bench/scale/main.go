@@ -155,10 +155,12 @@ func newWorld(root string, n int) (*world, error) {
 }
 
 // warm makes the caches a clone in use has: the task index, the
-// remembered heads, and the subject index its first assessment builds.
+// remembered heads, the subject index its first assessment builds, and
+// what handover and log read (so that a timing of one run is not a cold
+// one).
 func warm(w *world) error {
 	for _, args := range [][]string{{"status"}, {"sync"}, {"assess", "warm", "--subject", "warm-up", "--question", "q",
-		"--materiality", "trivial", "--reversibility", "reversible"}, {"sync"}} {
+		"--materiality", "trivial", "--reversibility", "reversible"}, {"sync"}, {"handover"}, {"log", "-n", "5"}, {"status"}} {
 		if _, err := timed(w.clone, "git", append([]string{"reason"}, args...)...); err != nil {
 			return err
 		}
