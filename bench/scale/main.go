@@ -225,31 +225,27 @@ func timeCatchUp(w *world, runs int) error {
 	replayed := 0 // by the last run after a fetch
 	copyRun := func(fetch bool) func() (time.Duration, error) {
 		return func() (time.Duration, error) {
-			run := filepath.Join(w.dir, "run")
-			os.RemoveAll(run)
-			if err := exec.Command("cp", "-a", w.clone, run).Run(); err != nil {
-				return 0, err
-			}
-			defer os.RemoveAll(run)
-			if !fetch {
-				return timed(run, "git", "reason", "status")
-			}
-			if err := git(run, "fetch", "-q", "origin", trackSpec); err != nil {
-				return 0, err
-			}
-			// What it replayed, from its own count (gitstore.Cost): the
-			// proof that the catch-up integrated the K tasks.
-			costFile := filepath.Join(w.dir, "cost.json")
-			os.Remove(costFile)
-			os.Setenv("GIT_REASON_COST", costFile)
-			d, err := timed(run, "git", "reason", "status")
-			os.Unsetenv("GIT_REASON_COST")
-			var c struct{ Histories int }
-			if data, rerr := os.ReadFile(costFile); rerr == nil {
-				_ = json.Unmarshal(data, &c)
-			}
-			replayed = c.Histories
-			return d, err
+			return onCopy(w, func(run string) (time.Duration, error) {
+				if !fetch {
+					return timed(run, "git", "reason", "status")
+				}
+				if err := git(run, "fetch", "-q", "origin", trackSpec); err != nil {
+					return 0, err
+				}
+				// What it replayed, from its own count (gitstore.Cost): the
+				// proof that the catch-up integrated the K tasks.
+				costFile := filepath.Join(w.dir, "cost.json")
+				os.Remove(costFile)
+				os.Setenv("GIT_REASON_COST", costFile)
+				d, err := timed(run, "git", "reason", "status")
+				os.Unsetenv("GIT_REASON_COST")
+				var c struct{ Histories int }
+				if data, rerr := os.ReadFile(costFile); rerr == nil {
+					_ = json.Unmarshal(data, &c)
+				}
+				replayed = c.Histories
+				return d, err
+			})
 		}
 	}
 	base, err := repeat(runs, copyRun(false))
@@ -322,13 +318,7 @@ func timeOneMoved(w *world, runs int) (stats, stats, error) {
 	}
 	copyRun := func(cmd ...string) func() (time.Duration, error) {
 		return func() (time.Duration, error) {
-			run := filepath.Join(w.dir, "run")
-			os.RemoveAll(run)
-			if err := exec.Command("cp", "-a", w.clone, run).Run(); err != nil {
-				return 0, err
-			}
-			defer os.RemoveAll(run)
-			return timed(run, cmd[0], cmd[1:]...)
+			return onCopy(w, func(run string) (time.Duration, error) { return timed(run, cmd[0], cmd[1:]...) })
 		}
 	}
 	pull, err := repeat(runs, copyRun("git", "reason", "pull"))
@@ -343,17 +333,37 @@ func timeOneMoved(w *world, runs int) (stats, stats, error) {
 // fresh copy of the clone, so that every run writes into the same state.
 func timeAssess(w *world, runs int) (stats, error) {
 	return repeat(runs, func() (time.Duration, error) {
-		run := filepath.Join(w.dir, "run")
-		os.RemoveAll(run)
-		if err := exec.Command("cp", "-a", w.clone, run).Run(); err != nil {
+		run, done, err := freshCopy(w)
+		if err != nil {
 			return 0, err
 		}
-		defer os.RemoveAll(run)
+		defer done()
 		w.assessNumber++
 		k := strconv.Itoa(w.assessNumber)
 		return timed(run, "git", "reason", "assess", "new-"+k, "--subject", "a subject never seen "+k,
 			"--question", "q", "--materiality", "trivial", "--reversibility", "reversible")
 	})
+}
+
+// freshCopy copies the clone, outside any timing, for a run that changes
+// it; done removes the copy.
+func freshCopy(w *world) (run string, done func(), err error) {
+	run = filepath.Join(w.dir, "run")
+	os.RemoveAll(run)
+	if err := exec.Command("cp", "-a", w.clone, run).Run(); err != nil {
+		return "", nil, err
+	}
+	return run, func() { os.RemoveAll(run) }, nil
+}
+
+// onCopy runs f on a fresh copy of the clone.
+func onCopy(w *world, f func(run string) (time.Duration, error)) (time.Duration, error) {
+	run, done, err := freshCopy(w)
+	if err != nil {
+		return 0, err
+	}
+	defer done()
+	return f(run)
 }
 
 func git(dir string, args ...string) error {
