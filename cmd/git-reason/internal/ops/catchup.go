@@ -181,7 +181,15 @@ func (e *Session) trackingStamp(old []byte) (stamp []byte, settled bool) {
 				names = append(names, f[3])
 			}
 		}
-		if s, ok := stampOf(names); ok && bytes.Equal(s, old) {
+		// A stamp naming another repository's files (this one was copied
+		// or moved, the stamp with it) says nothing of this one's.
+		for _, n := range names {
+			if !strings.HasPrefix(n, e.Repo.CommonDir+string(filepath.Separator)) {
+				names = nil
+				break
+			}
+		}
+		if s, ok := stampOf(names); ok && len(names) > 0 && bytes.Equal(s, old) {
 			return s, true
 		}
 	}
