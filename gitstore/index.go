@@ -10,8 +10,10 @@ import (
 )
 
 // indexVersion changes whenever the cache's shape or meaning changes; a
-// cache of another version is rebuilt.
-const indexVersion = 5
+// cache of another version is rebuilt. 6: a failed attempt keeps a task
+// open only while it is at the latest conclusion, and the next step after
+// failed advisors or a merge changed (3e3b40d, 5559684).
+const indexVersion = 6
 
 // Index caches, per task, what reads across every task need, in journals
 // under .git/reason/ (journal.go: appended to, compacted rarely):

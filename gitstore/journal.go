@@ -8,7 +8,9 @@ import (
 	"hash/crc32"
 	"io/fs"
 	"os"
+	"runtime/debug"
 	"strconv"
+	"sync"
 
 	"git-reason/gitstore/git"
 )
@@ -27,8 +29,32 @@ import (
 // hex), <length> bytes of data (the entry as JSON) and a newline. Reading
 // stops at the first entry that does not parse exactly (a write cut
 // short); the entries before it are used, and the next write compacts.
-// A file of another magic (another version) is no journal.
-const journalMagic = "git reason journal 1 v%d\n"
+// A file of another magic (another version, or another release of git
+// reason, whose rules may derive differently) is no journal.
+const journalMagic = "git reason journal 1 v%d %q\n"
+
+// journalHead is this build's first line of a journal.
+func journalHead() string { return fmt.Sprintf(journalMagic, indexVersion, release()) }
+
+// release names the build that writes a journal: entries are keyed by
+// heads only, so a journal written by another release was served as that
+// release derived it until the head moved. Both programs of one build
+// (git-reason and git-reason--net) name the same release and share the
+// journals; a development build names its revision, and a change to what
+// a journal holds changes indexVersion.
+var release = sync.OnceValue(func() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	id := info.Main.Version
+	for _, kv := range info.Settings {
+		if kv.Key == "vcs.revision" || kv.Key == "vcs.modified" {
+			id += " " + kv.Value
+		}
+	}
+	return id
+})
 
 // journalEntry is one task's entry as read: its head, its data and how
 // many bytes of the file it takes.
@@ -50,7 +76,7 @@ type journalFile struct {
 func readJournal(path string) journalFile {
 	data, err := readShared(path)
 	j := journalFile{entries: map[string]journalEntry{}, size: len(data)}
-	magic := fmt.Sprintf(journalMagic, indexVersion)
+	magic := journalHead()
 	if err != nil || !bytes.HasPrefix(data, []byte(magic)) {
 		return j
 	}
@@ -123,7 +149,7 @@ func saveJournal[E interface{ head() string }](path string, old journalFile, tas
 			kept += e.size
 		}
 	}
-	magic := fmt.Sprintf(journalMagic, indexVersion)
+	magic := journalHead()
 	dead := old.size - len(magic) - kept
 	if old.whole && (dead <= kept+len(add) || old.size+len(add) < journalMin) {
 		if len(add) == 0 {

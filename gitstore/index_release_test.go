@@ -1,0 +1,77 @@
+package gitstore_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"git-reason/gitstore"
+	"git-reason/record"
+)
+
+// TestJournalOfAnotherRelease: handover.journal is keyed by each task's
+// head, so a journal written by another release of git reason (whose rules
+// derived differently) was served as is until the head moved. A journal
+// naming another release, or another version, is rebuilt.
+func TestJournalOfAnotherRelease(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := newRepo(t)
+	s, err := gitstore.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &record.Writer{Store: s, Index: gitstore.Index{Store: s}, Actor: "Cache Test <cache@example.com>", Origin: "origin-cache"}
+	if _, err := w.Append(ctx, "T", record.KindAssessment, []byte(`{"subject":"s","question":"q","materiality":"trivial","reversibility":"reversible"}`)); err != nil {
+		t.Fatal(err)
+	}
+	hs, err := gitstore.Index{Store: s}.Handovers(ctx)
+	if err != nil || len(hs) != 1 {
+		t.Fatalf("handovers: %v, %v", hs, err)
+	}
+	honest := hs[0].Next
+	path := filepath.Join(dir, ".git", "reason", "handover.journal")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The journal as written: its first line, one entry's line, its data.
+	lines := bytes.SplitN(data, []byte("\n"), 3)
+	if len(lines) != 3 || !bytes.Contains(lines[2], []byte(`"next":`)) {
+		t.Fatalf("handover.journal is not one entry:\n%s", data)
+	}
+	first, fields := string(lines[0]), bytes.Fields(lines[1])
+	// What an older release derived: another next step, at the same head.
+	stale := bytes.Replace(bytes.TrimSuffix(lines[2], []byte("\n")), []byte(strconv.Quote(honest)), []byte(`"stale"`), 1)
+	entry := fmt.Sprintf("%s %s %s %d\n%s\n", fields[0], fields[1],
+		strconv.FormatUint(uint64(crc32.ChecksumIEEE(stale)), 16), len(stale), stale)
+	var v int
+	var rel string
+	if _, err := fmt.Sscanf(first, "git reason journal 1 v%d %q", &v, &rel); err != nil {
+		t.Fatalf("first line %q: %v", first, err)
+	}
+	for _, c := range []struct {
+		name, first string
+		served      bool
+	}{
+		{"this release", first, true},
+		{"another release", fmt.Sprintf("git reason journal 1 v%d %q", v, "v0.0.1 0123abcd false"), false},
+		{"another version", fmt.Sprintf("git reason journal 1 v%d %q", v-1, rel), false},
+	} {
+		if err := os.WriteFile(path, []byte(c.first+"\n"+entry), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		hs, err := gitstore.Index{Store: s}.Handovers(ctx)
+		if err != nil || len(hs) != 1 {
+			t.Fatalf("%s: handovers: %v, %v", c.name, hs, err)
+		}
+		if got := hs[0].Next == "stale"; got != c.served {
+			t.Errorf("%s: next %q; the journal served: %v, want %v (honest %q)", c.name, hs[0].Next, got, c.served, honest)
+		}
+	}
+}
