@@ -42,6 +42,7 @@ func main() {
 	small := flag.Int("small", 50, "the task count assess is compared with")
 	keep := flag.String("keep", "", "build the worlds in `DIR` and keep them; a world a run under the same DIR finished making is used again")
 	makeOnly := flag.Bool("make", false, "with -keep: build the worlds and time nothing (to profile them)")
+	flag.BoolVar(&catchUpOnly, "catchup", false, "time the fetch catch-up alone")
 	flag.Parse()
 	if err := run(*runs, *sizes, *small, *keep, *makeOnly); err != nil {
 		fmt.Fprintln(os.Stderr, "scale-bench:", err)
@@ -168,8 +169,14 @@ func warm(w *world) error {
 	return nil
 }
 
+// catchUpOnly: -catchup, report times the fetch catch-up alone.
+var catchUpOnly bool
+
 // report times everything at w's size and prints it.
 func report(w *world, runs int, smallAssess stats, small int) error {
+	if catchUpOnly {
+		return timeCatchUp(w, runs)
+	}
 	noop, err := repeat(runs, func() (time.Duration, error) { return timed(w.clone, "git", "reason", "sync") })
 	if err != nil {
 		return err
