@@ -42,19 +42,8 @@ func run(runs, n int, root string) error {
 		defer os.RemoveAll(tmp)
 		root = tmp
 	}
-	bin, home := filepath.Join(root, "bin"), filepath.Join(root, "home")
-	if err := harness.Install(bin); err != nil {
+	if err := harness.UseSandbox(root); err != nil {
 		return err
-	}
-	if err := harness.WriteHome(home, ""); err != nil {
-		return err
-	}
-	os.Setenv("HOME", home)
-	os.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	os.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "CI", "GIT_REASON_PROFILE"} {
-		os.Unsetenv(k)
 	}
 	repo := filepath.Join(root, fmt.Sprintf("repo-%d", n))
 	if _, err := os.Stat(repo); err != nil {
