@@ -45,8 +45,8 @@
 // brings, Store.MergeHistories writes the merge commit of two histories
 // (its records/ tree the union of both parents', a record path or id
 // whose content differs on the two sides a conflict), and Remembered
-// (.git/reason/verified.json, each entry a commit id with an HMAC under a
-// local key) keeps the heads verified clean, so that a replay goes on
+// (.git/reason/verified.journal, a journal whose every head carries an
+// HMAC under a local key) keeps the heads verified clean, so that a replay goes on
 // from one, from the state that head's own records make; an entry that
 // does not match its MAC is ignored, so the memo only ever saves work.
 // Package integration decides what a fetched history does to a local ref;

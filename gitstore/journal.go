@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 
 	"git-reason/gitstore/git"
@@ -67,16 +68,27 @@ type journalEntry struct {
 // journalFile is what a journal holds, its last entry per task.
 type journalFile struct {
 	entries map[string]journalEntry
-	size    int  // bytes of the file
-	whole   bool // the file is a journal and every entry parsed: it may be appended to
+	size    int    // bytes of the file
+	whole   bool   // the file is a journal and every entry parsed: it may be appended to
+	magic   string // its first line, as this build writes it
 }
 
 // readJournal reads the journal at path, counting it as a read of a file
 // that holds an entry per task. A missing or foreign file holds nothing.
-func readJournal(path string) journalFile {
+func readJournal(path string) journalFile { return readJournalAs(path, journalHead()) }
+
+// scopedJournalHead is the first line of a journal whose entries hold for
+// one scope only (the allowed signers the signature summaries were
+// judged against): a journal of another scope holds nothing, as one of
+// another release holds nothing.
+func scopedJournalHead(scope string) string {
+	return strings.TrimSuffix(journalHead(), "\n") + " " + strconv.Quote(scope) + "\n"
+}
+
+// readJournalAs reads the journal at path whose first line is magic.
+func readJournalAs(path, magic string) journalFile {
 	data, err := readShared(path)
-	j := journalFile{entries: map[string]journalEntry{}, size: len(data)}
-	magic := journalHead()
+	j := journalFile{entries: map[string]journalEntry{}, size: len(data), magic: magic}
 	if err != nil || !bytes.HasPrefix(data, []byte(magic)) {
 		return j
 	}
@@ -126,49 +138,96 @@ const journalMin = 64 << 10
 // saveJournal brings the journal at path, read as old, to live (each
 // task's entry at its current head), where changed are the tasks whose
 // entry old lacks or holds at another head, and tasks every task in the
-// order a rewrite lists them. It appends the changed entries, or
-// rewrites the file whole when old is no whole journal or its dead
-// entries (replaced, of tasks gone) would outweigh the live ones. It
-// gives way to a process holding the file's lock: a cache that is not
-// written is rebuilt by the next read.
+// order a rewrite lists them (writeJournal).
 func saveJournal[E interface{ head() string }](path string, old journalFile, tasks []string, live map[string]E, changed []string) {
-	encode := func(b []byte, task string) []byte {
-		data, err := json.Marshal(live[task])
-		if err != nil {
-			return b // not cached: derived again next time
+	head := func(task string) (string, bool) {
+		e, ok := live[task]
+		if !ok {
+			return "", false
 		}
-		return appendJournalEntry(b, task, live[task].head(), data)
+		return e.head(), true
+	}
+	encode := func(task string) ([]byte, bool) {
+		data, err := json.Marshal(live[task])
+		return data, err == nil // not cached: derived again next time
+	}
+	_, _ = writeJournal(path, old, tasks, head, encode, changed)
+}
+
+// writeJournal brings the journal at path, read as old, to the entries
+// head and encode give (a task's head, false for a task that has no
+// entry; its data, false for one not to keep), where changed are the
+// tasks whose entry old lacks or holds at another head, and tasks every
+// task in the order a rewrite lists them; encode is asked only of the
+// tasks it writes. It appends the changed entries, or rewrites the file
+// whole when old is no whole journal or its dead entries (replaced, of
+// tasks gone) would outweigh the live ones. It gives way to a process
+// holding the file's lock (ErrLocked): a cache that is not written is
+// rebuilt by the next read. It returns the journal as it is after.
+func writeJournal(path string, old journalFile, tasks []string, head func(string) (string, bool),
+	encode func(string) ([]byte, bool), changed []string) (journalFile, error) {
+	magic := old.magic
+	if magic == "" {
+		magic = journalHead()
 	}
 	var add []byte
+	var added []string
 	for _, t := range changed {
-		add = encode(add, t)
+		h, live := head(t)
+		data, ok := encode(t)
+		if live && ok {
+			add = appendJournalEntry(add, t, h, data)
+			added = append(added, t)
+		}
 	}
 	kept := 0 // bytes of old's entries that stay live
 	for _, t := range tasks {
-		if e, ok := old.entries[t]; ok && e.head == live[t].head() {
-			kept += e.size
+		if e, ok := old.entries[t]; ok {
+			if h, live := head(t); live && e.head == h {
+				kept += e.size
+			}
 		}
 	}
-	magic := journalHead()
 	dead := old.size - len(magic) - kept
 	if old.whole && (dead <= kept+len(add) || old.size+len(add) < journalMin) {
 		if len(add) == 0 {
-			return
+			return old, nil
 		}
-		if appendJournal(path, add) == nil {
+		if err := appendJournal(path, add); err == nil {
 			countWritten(len(add))
-			return
+			rest := add
+			for _, t := range added {
+				_, h, data, next, _ := cutJournalEntry(rest)
+				old.entries[t] = journalEntry{head: h, data: data, size: len(rest) - len(next)}
+				rest = next
+			}
+			old.size += len(add)
+			return old, nil
+		} else if errors.Is(err, git.ErrLocked) {
+			return old, err
 		}
 	}
 	whole := []byte(magic)
+	out := journalFile{entries: make(map[string]journalEntry, len(tasks)), magic: magic, whole: true}
 	for _, t := range tasks {
-		if _, ok := live[t]; ok {
-			whole = encode(whole, t)
+		h, live := head(t)
+		if !live {
+			continue
 		}
+		data, ok := encode(t)
+		if !ok {
+			continue
+		}
+		n := len(whole)
+		whole = appendJournalEntry(whole, t, h, data)
+		out.entries[t] = journalEntry{head: h, data: whole[len(whole)-len(data)-1 : len(whole)-1 : len(whole)-1], size: len(whole) - n}
 	}
-	if writeFileAtomic(path, whole) == nil {
-		countWritten(len(whole))
+	if err := writeFileAtomic(path, whole); err != nil {
+		return old, err
 	}
+	countWritten(len(whole))
+	out.size = len(whole)
+	return out, nil
 }
 
 // appendJournal appends data to the journal at path under its lock: an

@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,21 +35,30 @@ func TestRememberedOnlyItsOwnEntries(t *testing.T) {
 		t.Fatalf("read back: T %v, U %v", got.Heads("T"), got.Heads("U"))
 	}
 
-	path := filepath.Join(r.CommonDir, "reason", "verified.json")
+	path := filepath.Join(r.CommonDir, "reason", "verified.journal")
 	orig, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Each edit is made as a forger who knows the format would make it:
+	// the journal's framing (length, CRC) is made to match again, so that
+	// only the MACs stand between the edit and the memo.
 	for name, edit := range map[string]func(string) string{
-		"head edited":       func(s string) string { return strings.Replace(s, x, strings.Repeat("c", 40), 1) },
-		"moved to a task":   func(s string) string { return strings.Replace(s, `"T"`, `"V"`, 1) },
-		"not JSON":          func(s string) string { return s[:len(s)/2] },
-		"another version":   func(s string) string { return strings.Replace(s, `"version":1`, `"version":9`, 1) },
-		"MAC of the other":  func(s string) string { return swapMACs(t, s) },
-		"unchanged control": func(s string) string { return s },
+		"head edited":        func(s string) string { return reframe(t, strings.Replace(s, x, strings.Repeat("c", 40), -1)) },
+		"moved to a task":    func(s string) string { return reframe(t, strings.Replace(s, "\nT ", "\nV ", 1)) },
+		"cut short":          func(s string) string { return s[:len(s)-20] },
+		"another version":    func(s string) string { return strings.Replace(s, "verified v1", "verified v9", 1) },
+		"MAC of the other":   func(s string) string { return reframe(t, swapMACs(t, s)) },
+		"forged entry after": func(s string) string { return forgedAfter(s, "T", strings.Repeat("c", 40)) },
+		"unchanged control":  func(s string) string { return s },
 	} {
 		if err := os.WriteFile(path, []byte(edit(string(orig))), 0o644); err != nil {
 			t.Fatal(err)
+		}
+		if j := readJournalAs(path, rememberedMagic); name != "cut short" && name != "another version" && (!j.whole || len(j.entries) != 2) {
+			// The edit must reach the MACs: a journal whose framing
+			// does not read proves nothing of them.
+			t.Fatalf("%s: the journal reads %d entries (whole: %v), want both", name, len(j.entries), j.whole)
 		}
 		got := OpenRemembered(r)
 		total := len(got.Heads("T")) + len(got.Heads("U")) + len(got.Heads("V"))
@@ -57,9 +67,15 @@ func TestRememberedOnlyItsOwnEntries(t *testing.T) {
 			if total != 2 {
 				t.Errorf("%s: %d heads remembered, want 2", name, total)
 			}
-		case "head edited", "moved to a task":
-			if total != 1 || got.Has("V", x) || got.Has("T", strings.Repeat("c", 40)) {
-				t.Errorf("%s: remembered T %v, U %v, V %v; want only U's own entry", name, got.Heads("T"), got.Heads("U"), got.Heads("V"))
+		case "head edited", "moved to a task", "cut short", "forged entry after":
+			// Only U's own entry (the last one written, U, is what a
+			// write cut short loses: then only T's).
+			want := "U"
+			if name == "cut short" {
+				want = "T"
+			}
+			if total != 1 || len(got.Heads(want)) != 1 || got.Has("V", x) || got.Has("T", strings.Repeat("c", 40)) {
+				t.Errorf("%s: remembered T %v, U %v, V %v; want only %s's own entry", name, got.Heads("T"), got.Heads("U"), got.Heads("V"), want)
 			}
 		default:
 			if total != 0 {
@@ -91,6 +107,30 @@ func TestRememberedOnlyItsOwnEntries(t *testing.T) {
 	}
 }
 
+// reframe makes the journal s read again after an edit of its entries'
+// data: each entry's length and CRC recomputed, as a forger would.
+func reframe(t *testing.T, s string) string {
+	t.Helper()
+	magic, rest, _ := strings.Cut(s, "\n")
+	out := []byte(magic + "\n")
+	lines := strings.Split(strings.TrimSuffix(rest, "\n"), "\n")
+	if len(lines)%2 != 0 {
+		t.Fatalf("a journal of entries of one line each expected:\n%s", s)
+	}
+	for i := 0; i < len(lines); i += 2 {
+		f := strings.Fields(lines[i])
+		out = appendJournalEntry(out, f[0], f[1], []byte(lines[i+1]))
+	}
+	return string(out)
+}
+
+// forgedAfter appends to the journal s an entry of task remembering head
+// with a MAC made up, framed as the writer frames one.
+func forgedAfter(s, task, head string) string {
+	data := fmt.Sprintf(`{"heads":[{"head":%q,"mac":%q}]}`, head, strings.Repeat("0", 64))
+	return string(appendJournalEntry([]byte(s), task, head, []byte(data)))
+}
+
 // swapMACs gives each of the file's two entries the other's MAC.
 func swapMACs(t *testing.T, s string) string {
 	t.Helper()
@@ -101,4 +141,85 @@ func swapMACs(t *testing.T, s string) string {
 	}
 	a, b := s[i+7:i+7+64], s[j+7:j+7+64]
 	return strings.NewReplacer(a, b, b, a).Replace(s)
+}
+
+// TestRememberedAppends: remembering a head of one task among 1,000
+// appends that task's entry to the journal (the bytes before it are
+// untouched), and a journal read back remembers every task; the file of
+// the releases before the journal (verified.json) is read once, written
+// into the journal and removed.
+func TestRememberedAppends(t *testing.T) {
+	// Not parallel: it counts the bytes this process writes.
+	dir := t.TempDir()
+	gitIn(t, dir, "init", "-q")
+	r, err := Discover(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := func(i, round int) string { return fmt.Sprintf("%020x%020x", i, round) }
+	const n = 1000
+	m := OpenRemembered(r)
+	for i := range n {
+		m.Add(fmt.Sprintf("T-%04d", i), head(i, 0))
+	}
+	if err := m.Save(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(r.CommonDir, "reason", "verified.journal")
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := 1; round <= 3; round++ {
+		m := OpenRemembered(r)
+		m.Add("T-0500", head(500, round))
+		w := costs.written.Load()
+		if err := m.Save(); err != nil {
+			t.Fatal(err)
+		}
+		after, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(string(after), string(before)) || len(after)-len(before) > 1024 || costs.written.Load()-w != int64(len(after)-len(before)) {
+			t.Fatalf("round %d: one head remembered took the journal from %d to %d bytes (appended: %v), want one entry appended",
+				round, len(before), len(after), strings.HasPrefix(string(after), string(before)))
+		}
+		before = after
+	}
+	got := OpenRemembered(r)
+	for _, i := range []int{0, 499, 501, n - 1} {
+		if task := fmt.Sprintf("T-%04d", i); !got.Has(task, head(i, 0)) {
+			t.Errorf("%s: %v remembered, want %s", task, got.Heads(task), head(i, 0))
+		}
+	}
+	if hs := got.Heads("T-0500"); len(hs) != 4 || hs[3] != head(500, 3) {
+		t.Errorf("T-0500 remembers %v, want its four heads", hs)
+	}
+
+	// The file before the journal: its entries are remembered, and the
+	// first save moves them into the journal.
+	old := filepath.Join(r.CommonDir, "reason", "verified.json")
+	doc := fmt.Sprintf(`{"version":1,"tasks":{"A":[{"head":%q,"mac":%q}],"B":[{"head":%q,"mac":"forged"}]}}`,
+		head(1, 9), got.mac("A", head(1, 9)), head(2, 9))
+	if err := os.WriteFile(old, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	m = OpenRemembered(r)
+	if !m.Has("A", head(1, 9)) || m.Has("B", head(2, 9)) {
+		t.Fatalf("from verified.json: A %v, B %v; want A's head alone", m.Heads("A"), m.Heads("B"))
+	}
+	m.Add("C", head(3, 9))
+	if err := m.Save(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Errorf("verified.json is still there after the journal was written: %v", err)
+	}
+	if got := OpenRemembered(r); !got.Has("A", head(1, 9)) || !got.Has("C", head(3, 9)) || got.Has("B", head(2, 9)) {
+		t.Errorf("the journal after verified.json: A %v, B %v, C %v", got.Heads("A"), got.Heads("B"), got.Heads("C"))
+	}
 }

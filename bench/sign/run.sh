@@ -7,7 +7,7 @@
 #    over -tasks tasks) against as many unsigned records, in the same
 #    repository, alternating; medians of wall and CPU time and their ratio
 #    (target: signed at most 2x unsigned), three ways: a first verify
-#    (.git/reason/signatures and verified.json removed before each run,
+#    (.git/reason/signatures and verified.journal removed before each run,
 #    as in a fresh clone: git checks every signature), a re-verify (git's
 #    verdicts kept), and one verify after 10 new records of each kind.
 # Usage: bench/sign/run.sh [-records N] [-tasks N] [-runs N] [-first-runs N] [-dir DIR]
