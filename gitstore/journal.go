@@ -251,3 +251,41 @@ func appendJournal(path string, data []byte) error {
 	}
 	return err
 }
+
+// Journal is a journal kept outside this package (the signature
+// summaries of package ops): an entry per task, keyed by the task's head,
+// read whole and appended to, in this file's format. Its entries hold for
+// one scope: a journal written for another scope (or by another release)
+// holds nothing.
+type Journal struct {
+	path string
+	file journalFile
+}
+
+// ReadJournal reads the journal at path for scope, counting the read
+// (Cost.SharedBytes).
+func ReadJournal(path, scope string) *Journal {
+	return &Journal{path: path, file: readJournalAs(path, scopedJournalHead(scope))}
+}
+
+// Entry returns task's entry: the head it was made at and its data.
+func (j *Journal) Entry(task string) (head string, data []byte, ok bool) {
+	e, ok := j.file.entries[task]
+	return e.head, e.data, ok
+}
+
+// Len is how many tasks have an entry.
+func (j *Journal) Len() int { return len(j.file.entries) }
+
+// Save brings the journal to the entries head and data give (a task's
+// head, false for a task without an entry; its data, false for one not to
+// keep), where changed are the tasks whose entry it lacks or holds at
+// another head, and tasks every task in the order a rewrite lists them:
+// it appends the changed entries, and rewrites the file whole rarely
+// (counted: Cost.WrittenBytes). A journal not written is rebuilt by the
+// next read.
+func (j *Journal) Save(tasks []string, head func(string) (string, bool), data func(string) ([]byte, bool), changed []string) {
+	if f, err := writeJournal(j.path, j.file, tasks, head, data, changed); err == nil {
+		j.file = f
+	}
+}

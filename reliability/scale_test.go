@@ -118,6 +118,9 @@ func TestScaleCounts(t *testing.T) {
 		// them).
 		moved   map[string]cost
 		fetched cost
+		// journals is what each command after new records did to the
+		// files under .git/reason/ (journalWrites), by command.
+		journals map[string]journalWrites
 	}
 	measure := func(n int) counts {
 		c := scaleWorld(t, n)
@@ -189,8 +192,9 @@ func TestScaleCounts(t *testing.T) {
 		// not the whole file again.
 		c.mustReason("assess", "T-000005", "--subject", "moved once", "--question", "q", "--materiality", "trivial", "--reversibility", "reversible")
 		got.moved = map[string]cost{}
+		got.journals = map[string]journalWrites{}
 		for _, args := range [][]string{{"status"}, {"handover"}, {"log", "-n", "5"}} {
-			got.moved[args[0]] = c.costed(args...)
+			got.journals[args[0]] = c.watched(func() { got.moved[args[0]] = c.costed(args...) })
 		}
 		// A plain git fetch moves three tasks' tracking heads: records
 		// written here and pushed by plain git, the local refs set back,
@@ -204,11 +208,36 @@ func TestScaleCounts(t *testing.T) {
 			c.git("update-ref", ref, old)
 		}
 		c.git("fetch", "-q", "origin", "+refs/reasoning/tasks/*:refs/reasoning/remotes/origin/*")
-		got.fetched = c.costed("status")
+		got.journals["status after a git fetch"] = c.watched(func() { got.fetched = c.costed("status") })
 		for _, task := range moved {
 			if l, r := c.git("rev-parse", "refs/reasoning/tasks/"+task), c.git("rev-parse", "refs/reasoning/remotes/origin/"+task); l != r {
 				t.Errorf("%d tasks: after a plain git fetch and a status, %s is at %s, its tracking ref at %s", n, task, l, r)
 			}
+		}
+		// A record, then a sync: it pushes that task and integrates
+		// nothing.
+		c.mustReason("assess", "T-000009", "--subject", "synced", "--question", "q", "--materiality", "trivial", "--reversibility", "reversible")
+		got.journals["sync"] = c.watched(func() { c.mustReason("sync") })
+		// The Reasoning page's task list, shown once, then again after a
+		// record and after a plain git fetch moved a task (its catch-up
+		// before the request integrating it).
+		web := c.startWeb()
+		web.get(t, "/")
+		c.mustReason("assess", "T-000004", "--subject", "seen on the page", "--question", "q", "--materiality", "trivial", "--reversibility", "reversible")
+		got.journals["task list"] = c.watched(func() {
+			if page := web.get(t, "/"); !strings.Contains(page, "/task/T-000004") {
+				t.Errorf("%d tasks: the task list after a record does not show T-000004", n)
+			}
+		})
+		ref := "refs/reasoning/tasks/T-000002"
+		old := strings.TrimSpace(c.git("rev-parse", ref))
+		c.mustReason("assess", "T-000002", "--subject", "moved elsewhere", "--question", "q", "--materiality", "trivial", "--reversibility", "reversible")
+		c.git("push", "-q", "--no-verify", "origin", ref+":"+ref)
+		c.git("update-ref", ref, old)
+		c.git("fetch", "-q", "origin", "+refs/reasoning/tasks/*:refs/reasoning/remotes/origin/*")
+		got.journals["task list after a git fetch"] = c.watched(func() { web.get(t, "/") })
+		if l, r := c.git("rev-parse", ref), c.git("rev-parse", "refs/reasoning/remotes/origin/T-000002"); l != r {
+			t.Errorf("%d tasks: after a plain git fetch and the task list, T-000002 is at %s, its tracking ref at %s", n, l, r)
 		}
 		return got
 	}
@@ -245,6 +274,34 @@ func TestScaleCounts(t *testing.T) {
 		f.WrittenBytes > small.fetched.WrittenBytes+8192 {
 		t.Errorf("status after a git fetch moved 3 tasks replayed %d histories, read %d tasks and wrote %d bytes of caches at 1,000 tasks (%d, %d, %d at 10): want what the 3 tasks cost at both sizes",
 			f.Histories, f.Tasks, f.WrittenBytes, small.fetched.Histories, small.fetched.Tasks, small.fetched.WrittenBytes)
+	}
+	// What each command after new records did to the journals of every
+	// task: appended a constant per moved task at both sizes, rewrote no
+	// file that grows with the tasks, and (status after a record, status
+	// after a fetch) appended the moved tasks' entries, which proves the
+	// count looks at the files written.
+	for what, l := range large.journals {
+		s := small.journals[what]
+		t.Logf("%s: appended %v, rewrote %v at 10 tasks; appended %v, rewrote %v at 1,000", what, s.appended, s.rewritten, l.appended, l.rewritten)
+		movedTasks := 1
+		if what == "status after a git fetch" {
+			movedTasks = 3
+		}
+		if len(l.rewritten) > 0 {
+			t.Errorf("%s at 1,000 tasks rewrote files that grow with the tasks: %v", what, l.rewritten)
+		}
+		for _, j := range countedJournals {
+			if l.appended[j] > 2048*movedTasks || l.appended[j] > s.appended[j]+512 {
+				t.Errorf("%s appended %d bytes to %s at 1,000 tasks (%d at 10), want at most 2 KiB a moved task, and what it appends at 10", what, l.appended[j], j, s.appended[j])
+			}
+		}
+		if what == "status" || what == "status after a git fetch" {
+			for _, j := range countedJournals {
+				if l.appended[j] == 0 || s.appended[j] == 0 {
+					t.Errorf("%s appended nothing to %s (%d bytes at 10 tasks, %d at 1,000): the moved tasks' entries are missing", what, j, s.appended[j], l.appended[j])
+				}
+			}
+		}
 	}
 	for args, l := range large.reads {
 		s := small.reads[args]

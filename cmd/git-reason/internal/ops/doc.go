@@ -29,9 +29,10 @@
 // which keeps each task's checks by head in .git/reason/signatures/ and
 // asks git only about the commits since, dropping them when the allowed
 // signers change (sigcache.go). Every task's signatures in brief
-// (SignatureSummaries, for the task list) are kept by head in
-// .git/reason/signature-summaries: a few moved tasks are asked about from
-// their own caches, many together in one git log (sigsummary.go).
+// (SignatureSummaries, for the task list) are kept by head in the journal
+// .git/reason/signature-summaries.journal, appended when heads move: a
+// few moved tasks are asked about from their own caches, many together in
+// one git log (sigsummary.go).
 //
 // What a pull held back is remembered in .git/reason/quarantine.json
 // (gitstore.Store.SaveQuarantines) with its codes and findings, and

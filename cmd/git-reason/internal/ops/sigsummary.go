@@ -1,7 +1,6 @@
 package ops
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"os"
@@ -10,14 +9,18 @@ import (
 	"strconv"
 	"strings"
 
-	"git-reason/gitstore/git"
+	"git-reason/gitstore"
 	"git-reason/gitstore/signing"
 	"git-reason/record"
 )
 
-// summariesMagic starts .git/reason/signature-summaries; its number
-// changes with the file's shape.
-const summariesMagic = "git reason signature summaries 1\n"
+// summariesFile is the journal of signature summaries under
+// .git/reason/; summariesOld, the file of earlier releases (rewritten
+// whole when a head moved), is removed when the journal is first written.
+const (
+	summariesFile = "signature-summaries.journal"
+	summariesOld  = "signature-summaries"
+)
 
 // fewMoved is how many moved tasks are asked about one at a time, each
 // from its own signature cache (RecordSignatures: git is asked only about
@@ -27,14 +30,14 @@ const fewMoved = 16
 // SignatureSummaries returns the signature summary of every task at its
 // head now, by task: what the task list filters by (signed, unsigned, not
 // verifying) and the status of every task shows. It reads
-// .git/reason/signature-summaries, kept by head and by the allowed
-// signers: only the tasks whose head moved are asked about, a few from
-// their own signature caches, many together in one git log. A task git
-// could not be asked about has none.
+// .git/reason/signature-summaries.journal, a journal (gitstore.Journal)
+// kept for the allowed signers: only the tasks whose head moved are asked
+// about, a few from their own signature caches, many together in one git
+// log, and their entries are appended. A task git could not be asked
+// about has none.
 //
-// The file is summariesMagic, a line "A\t<allowed signers digest>", then
-// per task "<task>\t<head>\t<status>=<count>,…\t<signer>\t<signer>…" with
-// tabs and newlines in signers made spaces.
+// An entry's data is "<status>=<count>,…" then "\t<signer>" per signer,
+// with tabs and newlines in signers made spaces.
 func (e *Session) SignatureSummaries(ctx context.Context) (map[string]*SignatureSummary, error) {
 	tasks, err := e.Store.Tasks(ctx)
 	if err != nil {
@@ -44,18 +47,18 @@ func (e *Session) SignatureSummaries(ctx context.Context) (map[string]*Signature
 	if err != nil {
 		return nil, err
 	}
-	path := filepath.Join(e.Repo.CommonDir, "reason", "signature-summaries")
-	known := readSummaries(path, allowed)
+	dir := filepath.Join(e.Repo.CommonDir, "reason")
+	j := gitstore.ReadJournal(filepath.Join(dir, summariesFile), "allowed signers "+allowed)
 	out := make(map[string]*SignatureSummary, len(tasks))
 	var moved []record.TaskHead
 	for _, t := range tasks {
-		if k, ok := known[t.Task]; ok && k.head == t.Head {
-			out[t.Task] = k.summary
+		if head, data, ok := j.Entry(t.Task); ok && head == t.Head {
+			out[t.Task] = parseSummary(data)
 		} else {
 			moved = append(moved, t)
 		}
 	}
-	if len(moved) == 0 && len(known) == len(tasks) {
+	if len(moved) == 0 && j.Len() == len(tasks) {
 		return out, nil
 	}
 	if len(moved) <= fewMoved {
@@ -77,72 +80,57 @@ func (e *Session) SignatureSummaries(ctx context.Context) (map[string]*Signature
 			out[t.Task] = Summarize(byRecord(byHead[t.Head]))
 		}
 	}
-	writeSummaries(path, allowed, tasks, out)
+	order := make([]string, len(tasks))
+	at := make(map[string]string, len(tasks))
+	for i, t := range tasks {
+		order[i], at[t.Task] = t.Task, t.Head
+	}
+	changed := make([]string, 0, len(moved))
+	for _, t := range moved {
+		changed = append(changed, t.Task)
+	}
+	fresh := j.Len() == 0
+	j.Save(order, func(task string) (string, bool) {
+		return at[task], out[task] != nil
+	}, func(task string) ([]byte, bool) {
+		return formatSummary(out[task]), true
+	}, changed)
+	if fresh {
+		_ = os.Remove(filepath.Join(dir, summariesOld))
+	}
 	return out, nil
 }
 
-type knownSummary struct {
-	head    string
-	summary *SignatureSummary
+// parseSummary reads an entry's data.
+func parseSummary(data []byte) *SignatureSummary {
+	f := strings.Split(string(data), "\t")
+	s := &SignatureSummary{Counts: map[signing.Status]int{}, Signers: f[1:]}
+	for _, c := range strings.Split(f[0], ",") {
+		if st, n, ok := strings.Cut(c, "="); ok {
+			s.Counts[signing.Status(st)], _ = strconv.Atoi(n)
+		}
+	}
+	return s
 }
 
-// readSummaries reads the file; one written against other allowed
-// signers, or that does not parse, knows nothing.
-func readSummaries(path, allowed string) map[string]knownSummary {
-	out := map[string]knownSummary{}
-	data, err := os.ReadFile(path)
-	if err != nil || !bytes.HasPrefix(data, []byte(summariesMagic+"A\t"+allowed+"\n")) {
-		return out
-	}
-	sc := bufio.NewScanner(bytes.NewReader(data[len(summariesMagic)+len(allowed)+3:]))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		f := strings.Split(sc.Text(), "\t")
-		if len(f) < 3 {
-			return map[string]knownSummary{}
-		}
-		s := &SignatureSummary{Counts: map[signing.Status]int{}, Signers: f[3:]}
-		for _, c := range strings.Split(f[2], ",") {
-			if st, n, ok := strings.Cut(c, "="); ok {
-				s.Counts[signing.Status(st)], _ = strconv.Atoi(n)
-			}
-		}
-		out[f[0]] = knownSummary{head: f[1], summary: s}
-	}
-	return out
-}
-
-// writeSummaries keeps the summaries of tasks; a file that cannot be
-// written is rebuilt next time.
-func writeSummaries(path, allowed string, tasks []record.TaskHead, sums map[string]*SignatureSummary) {
+// formatSummary is an entry's data.
+func formatSummary(s *SignatureSummary) []byte {
 	var b bytes.Buffer
-	b.WriteString(summariesMagic + "A\t" + allowed + "\n")
-	for _, t := range tasks {
-		s := sums[t.Task]
-		if s == nil {
-			continue
-		}
-		b.WriteString(t.Task + "\t" + t.Head + "\t")
-		sts := make([]string, 0, len(s.Counts))
-		for st := range s.Counts {
-			sts = append(sts, string(st))
-		}
-		sort.Strings(sts)
-		for i, st := range sts {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(st + "=" + strconv.Itoa(s.Counts[signing.Status(st)]))
-		}
-		for _, who := range s.Signers {
-			b.WriteString("\t" + flatField.Replace(who))
-		}
-		b.WriteByte('\n')
+	sts := make([]string, 0, len(s.Counts))
+	for st := range s.Counts {
+		sts = append(sts, string(st))
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return
+	sort.Strings(sts)
+	for i, st := range sts {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(st + "=" + strconv.Itoa(s.Counts[signing.Status(st)]))
 	}
-	_ = git.WriteFile(path, b.Bytes(), 0o644, git.Wait, false)
+	for _, who := range s.Signers {
+		b.WriteString("\t" + flatField.Replace(who))
+	}
+	return b.Bytes()
 }
 
 // flatField makes a value one field of a tab-separated line.

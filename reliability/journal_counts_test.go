@@ -1,0 +1,157 @@
+package reliability
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/http/cookiejar"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// countedJournals are the journals under .git/reason/ whose appends a
+// command after one new record is held to: the remembered verifications
+// and the signature summaries, each an entry per task.
+var countedJournals = []string{"verified.journal", "signature-summaries.journal"}
+
+// journalWrites is what one command did to the files under .git/reason/:
+// the bytes it appended to each of countedJournals, and each file that
+// held more than rewrittenMin bytes before and that it changed other than
+// by appending (a file that grows with the tasks, rewritten whole).
+type journalWrites struct {
+	appended  map[string]int
+	rewritten []string
+}
+
+// rewrittenMin is the size above which a file rewritten by a command
+// after one record counts as one that grows with the tasks: every file
+// that holds an entry per task is larger at 1,000 tasks, and no file of
+// one task of a few records is.
+const rewrittenMin = 16 << 10
+
+// reasonFiles is every file under .git/reason/ with its content.
+func (s *sandbox) reasonFiles() map[string][]byte {
+	s.t.Helper()
+	out := map[string][]byte{}
+	root := filepath.Join(s.gitDir(), "reason")
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		out[filepath.ToSlash(rel)] = data
+		return nil
+	})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return out
+}
+
+// watched runs do and returns what it did to the files under
+// .git/reason/.
+func (s *sandbox) watched(do func()) journalWrites {
+	s.t.Helper()
+	before := s.reasonFiles()
+	do()
+	after := s.reasonFiles()
+	w := journalWrites{appended: map[string]int{}}
+	for name, now := range after {
+		was, ok := before[name]
+		if !ok || bytes.Equal(was, now) {
+			continue
+		}
+		if bytes.HasPrefix(now, was) {
+			for _, j := range countedJournals {
+				if name == j {
+					w.appended[name] = len(now) - len(was)
+				}
+			}
+			continue
+		}
+		if len(was) > rewrittenMin {
+			w.rewritten = append(w.rewritten, fmt.Sprintf("%s (%d bytes, then %d)", name, len(was), len(now)))
+		}
+	}
+	for _, j := range countedJournals {
+		if _, ok := before[j]; !ok && after[j] != nil {
+			w.rewritten = append(w.rewritten, fmt.Sprintf("%s (made, %d bytes)", j, len(after[j])))
+		}
+	}
+	return w
+}
+
+// webPage is a running 'git reason web' in s: get fetches a path with the
+// page's cookie. It is stopped with Ctrl-C when the test ends.
+type webPage struct {
+	base string
+	c    *http.Client
+}
+
+func (s *sandbox) startWeb() *webPage {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	cmd := s.cmd(ctx, "git", "reason", "web", "--listen", "127.0.0.1:0")
+	// Ctrl-C to the process group: git and the git-reason serving.
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) }
+	cmd.WaitDelay = 10 * time.Second
+	errs, err := cmd.StderrPipe()
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		s.t.Fatal(err)
+	}
+	s.t.Cleanup(func() { cancel(); _ = cmd.Wait() })
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(errs)
+		re := regexp.MustCompile(`(http://127\.0\.0\.1:\d+)/\?token=[0-9a-f]{64}$`)
+		for sc.Scan() {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				found <- m[0]
+			}
+		}
+		_, _ = io.Copy(io.Discard, errs)
+	}()
+	var start string
+	select {
+	case start = <-found:
+	case <-time.After(time.Minute):
+		s.t.Fatal("git reason web printed no address within a minute")
+	}
+	jar, _ := cookiejar.New(nil)
+	w := &webPage{base: start[:strings.Index(start, "/?")], c: &http.Client{Jar: jar, Timeout: time.Minute}}
+	w.get(s.t, start[len(w.base):])
+	return w
+}
+
+func (w *webPage) get(t testing.TB, path string) string {
+	t.Helper()
+	res, err := w.c.Get(w.base + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %s", path, res.StatusCode, b)
+	}
+	return string(b)
+}
