@@ -57,6 +57,54 @@ func (s *Store) shortHistory(head string) bool {
 	return len(tree.Entries)*73 <= shortHistoryBytes
 }
 
+// fewSinceCommits is the most commits after the bases a history read in
+// this process may have, whatever the size of its records/ trees: a
+// status after a few new records reads those commits and their trees
+// with go-git rather than starting git rev-list and git cat-file (and
+// git rev-list walking the whole history) for them.
+const fewSinceCommits = 32
+
+// fewSince reports whether head's history, not going past the commits of
+// stop, holds at most fewSinceCommits commits, every one of its lines
+// ending at a commit of stop (a root reached is a long read). The
+// commits it reads are kept in src for the read that follows.
+func (s *Store) fewSince(head string, stop map[string]bool, src *storeSource) bool {
+	if len(stop) == 0 || s.longReads || !isHex(head) || len(head) != 40 {
+		return false
+	}
+	seen := map[string]bool{}
+	todo := []string{head}
+	for len(todo) > 0 {
+		c := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		if seen[c] || (stop[c] && c != head) {
+			continue
+		}
+		if seen[c] = true; len(seen) > fewSinceCommits {
+			return false
+		}
+		ps, ok := s.graph.get(c)
+		if !ok {
+			data, ok := src.peek(c)
+			if !ok {
+				return false // not a commit this reader keeps: the long read says why
+			}
+			cm, err := decodeCommit(c, data)
+			if err != nil {
+				return false
+			}
+			for _, p := range cm.ParentHashes {
+				ps = append(ps, p.String())
+			}
+		}
+		if len(ps) == 0 {
+			return false // a root: the history does not stop at a base
+		}
+		todo = append(todo, ps...)
+	}
+	return true
+}
+
 // storeSource reads objects with go-git: each object's size from its
 // header, then the object. A small object is read with its size and kept
 // for contents, within a bound, so that it is not looked up and decoded
@@ -201,7 +249,8 @@ func (h *history) blob(s *Store) func(string) (*record.Record, error) {
 //
 // A long history is read through one `git rev-list` (the graph) and one
 // `git cat-file` process (everything else); a short one, whose head holds
-// few records, in this process with go-git, which costs less than
+// few records, or one of a few commits after the commits of stop
+// (fewSince), in this process with go-git, which costs less than
 // starting two processes.
 //
 // The walk does not go past a commit of stop other than head: such a
@@ -223,8 +272,7 @@ func (s *Store) readHistoryKnown(ctx context.Context, head string, stop map[stri
 		parents map[string][]string
 		err     error
 	)
-	if s.shortHistory(head) {
-		ss := newStoreSource(s)
+	if ss := newStoreSource(s); s.shortHistory(head) || s.fewSince(head, stop, ss) {
 		src = ss
 		order, parents, err = s.walkGraph(ctx, head, stop, ss)
 	} else {

@@ -2,6 +2,8 @@ package reliability
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,5 +96,86 @@ func TestStatusMemoTrust(t *testing.T) {
 	}
 	if out := s.mustReason("status", task); !strings.Contains(out, "review count: 0") {
 		t.Errorf("status shows an edited memo's claim:\n%s", out)
+	}
+}
+
+// gitsStarted runs git reason, which must exit 0, with git's trace2
+// events written to a file, and returns its output and the command line
+// of every git process it started (every trace2 start event but the
+// `git reason` that ran it).
+func (s *sandbox) gitsStarted(args ...string) (string, []string) {
+	s.t.Helper()
+	trace := filepath.Join(s.t.TempDir(), "trace2.json")
+	withTrace := &sandbox{t: s.t, dir: s.dir, home: s.home, env: append(append([]string(nil), s.env...), "GIT_TRACE2_EVENT="+trace)}
+	out := withTrace.mustReason(args...)
+	data, err := os.ReadFile(trace)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	var started []string
+	top := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		var ev struct {
+			Event string
+			Argv  []string
+		}
+		if json.Unmarshal([]byte(line), &ev) != nil || ev.Event != "start" {
+			continue
+		}
+		if len(ev.Argv) > 1 && ev.Argv[1] == "reason" {
+			top++
+			continue
+		}
+		started = append(started, strings.Join(ev.Argv, " "))
+	}
+	if top != 1 {
+		s.t.Fatalf("git reason %s: %d trace2 start events of git reason, want 1 (is trace2 written?)", strings.Join(args, " "), top)
+	}
+	return out, started
+}
+
+// TestStatusAndLogGitProcesses holds `status TASK` and `log -n 5` to the
+// two git processes every command starts (repository discovery and one
+// `git config --list`): a status of a head shown before, the first
+// status after a new record (its history read from the head remembered
+// clean, its signature judged, in this process), and log -n 5. Another
+// git process on these paths fails here, whatever its cost.
+func TestStatusAndLogGitProcesses(t *testing.T) {
+	const task = "T-procs"
+	s := newSandbox(t)
+	if err := harness.BulkTask(context.Background(), s.dir, task, 40); err != nil {
+		t.Fatal(err)
+	}
+	s.mustReason("status", task) // the whole history replayed, once
+	s.mustReason("log", "-n", "5")
+	want := func(what string, started []string) {
+		t.Helper()
+		if len(started) != 2 || !strings.Contains(started[0], "rev-parse") || !strings.Contains(started[1], " config --list") {
+			t.Errorf("%s started %d git processes, want 2 (discovery and git config --list):\n%s", what, len(started), strings.Join(started, "\n"))
+		}
+	}
+	_, started := s.gitsStarted("status", task)
+	want("status of a head shown before", started)
+	_, started = s.gitsStarted("log", "-n", "5")
+	want("log -n 5", started)
+	for i := range 3 {
+		s.mustReason("assess", task, "--subject", fmt.Sprintf("one more %d", i), "--question", "q?", "--materiality", "trivial", "--reversibility", "reversible")
+		out, started := s.gitsStarted("status", task, "--json")
+		want("status after a new record", started)
+		var st struct {
+			Records       int
+			Subject       string
+			DoesNotVerify any `json:"does_not_verify"`
+			Signatures    struct{ Counts map[string]int }
+		}
+		if err := json.Unmarshal([]byte(out), &st); err != nil {
+			t.Fatalf("status --json: %v\n%s", err, out)
+		}
+		if n := 41 + i; st.Records != n || st.Subject != fmt.Sprintf("one more %d", i) || st.DoesNotVerify != nil || st.Signatures.Counts["unsigned"] != n {
+			t.Errorf("status after record %d: %d records, subject %q, does not verify %v, signatures %v; want %d records of the new subject, verified, all %d unsigned",
+				n, st.Records, st.Subject, st.DoesNotVerify, st.Signatures.Counts, n, n)
+		}
+		_, started = s.gitsStarted("log", "-n", "5")
+		want("log -n 5 after a new record", started)
 	}
 }

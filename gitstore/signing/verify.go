@@ -95,10 +95,19 @@ func Verify(ctx context.Context, git Runner, allowedSigners string, v *Verdicts,
 	if err != nil {
 		return nil, fmt.Errorf("check signatures of %s: %w", rev, err)
 	}
-	commits := strings.Fields(string(out))
-	fields, err := ask(ctx, git, allowedSigners, v, commits)
+	checks, err := CheckCommits(ctx, git, allowedSigners, v, strings.Fields(string(out)))
 	if err != nil {
 		return nil, fmt.Errorf("check signatures of %s: %w", rev, err)
+	}
+	return checks, nil
+}
+
+// CheckCommits is Verify for commits already listed (newest first): one
+// git log (per 10,000 commits) checks those whose verdict v does not keep.
+func CheckCommits(ctx context.Context, git Runner, allowedSigners string, v *Verdicts, commits []string) ([]Check, error) {
+	fields, err := ask(ctx, git, allowedSigners, v, commits)
+	if err != nil {
+		return nil, err
 	}
 	checks := make([]Check, len(commits))
 	for i, c := range commits {

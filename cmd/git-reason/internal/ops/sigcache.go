@@ -124,9 +124,9 @@ type sigCache struct {
 
 // RecordSignatures returns the signature of each record of task whose
 // history is at head, by record id. It is for display: it reads the
-// checks cached by head under .git/reason/signatures/ and asks git (one
-// git log) only about the commits since the cached head, so a read
-// surface pays for what changed; the cache is dropped when the allowed
+// checks cached by head under .git/reason/signatures/ and checks only
+// the commits since the cached head (signaturesSince: git log only for
+// signed ones), so a read surface pays for what changed; the cache is dropped when the allowed
 // signers change. verify, pull and reuse ask git afresh (Signatures).
 func (e *Session) RecordSignatures(ctx context.Context, task, head string) (map[string]*Signature, error) {
 	if head == "" {
@@ -141,7 +141,7 @@ func (e *Session) RecordSignatures(ctx context.Context, task, head string) (map[
 	var c sigCache
 	if data, err := os.ReadFile(path); err == nil && json.Unmarshal(data, &c) == nil && c.Task == task && c.Allowed == allowed {
 		if c.Head != head {
-			fresh, err := e.Signatures(ctx, head, c.Head)
+			fresh, err := e.signaturesSince(ctx, head, c.Head)
 			if err != nil {
 				// The cached head is gone (a rewritten history, gc):
 				// ask about the whole history.

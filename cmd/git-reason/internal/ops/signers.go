@@ -100,6 +100,15 @@ func (e *Session) allowedSigners() (string, error) {
 // whose verdict is not kept: signing.Verdicts), judged against the
 // allowed signers, keys removed from them marked so.
 func (e *Session) Signatures(ctx context.Context, rev string, not ...string) ([]signing.Check, error) {
+	return e.checkSignatures(func(allowed string, v *signing.Verdicts) ([]signing.Check, error) {
+		return signing.Verify(ctx, e.Repo.Git, allowed, v, rev, not...)
+	})
+}
+
+// checkSignatures runs check with the allowed-signers file git is to
+// use and the verdicts kept, then marks keys removed from the allowed
+// signers.
+func (e *Session) checkSignatures(check func(allowed string, v *signing.Verdicts) ([]signing.Check, error)) ([]signing.Check, error) {
 	allowed, err := e.allowedSigners()
 	if err != nil {
 		return nil, err
@@ -113,12 +122,42 @@ func (e *Session) Signatures(ctx context.Context, rev string, not ...string) ([]
 	if err != nil {
 		return nil, err
 	}
-	checks, err := signing.Verify(ctx, e.Repo.Git, allowed, v, rev, not...)
+	checks, err := check(allowed, v)
 	if err != nil {
 		return nil, err
 	}
 	signing.MemoryIn(e.Repo.CommonDir).Apply(checks)
 	return checks, nil
+}
+
+// sinceCommits is the most new commits signaturesSince reads in this
+// process.
+const sinceCommits = 32
+
+// signaturesSince is Signatures(ctx, head, base) for what a read surface
+// meets most: a few new records on one line after base. Their commits
+// are read in this process (gitstore.Store.LinearSince) instead of
+// listed by git rev-list; git log is asked about them only when one
+// carries a signature, since an unsigned commit is judged by its header
+// alone (git's %G? says "N" for it whatever the keys).
+func (e *Session) signaturesSince(ctx context.Context, head, base string) ([]signing.Check, error) {
+	line, ok := e.Store.LinearSince(head, base, sinceCommits)
+	if !ok {
+		return e.Signatures(ctx, head, base)
+	}
+	checks := make([]signing.Check, len(line))
+	hashes := make([]string, len(line))
+	signed := false
+	for i, c := range line {
+		checks[i] = signing.Check{Commit: c.Hash, Record: c.Record, Status: signing.Unsigned, Actor: c.Author}
+		hashes[i], signed = c.Hash, signed || c.Signed
+	}
+	if !signed {
+		return checks, nil
+	}
+	return e.checkSignatures(func(allowed string, v *signing.Verdicts) ([]signing.Check, error) {
+		return signing.CheckCommits(ctx, e.Repo.Git, allowed, v, hashes)
+	})
 }
 
 // signaturesOf is Signatures of each of heads, whole, asked of git
