@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -69,6 +70,7 @@ type journalEntry struct {
 type journalFile struct {
 	entries map[string]journalEntry
 	size    int    // bytes of the file
+	live    int    // bytes of its last entry per task
 	whole   bool   // the file is a journal and every entry parsed: it may be appended to
 	magic   string // its first line, as this build writes it
 }
@@ -98,7 +100,9 @@ func readJournalAs(path, magic string) journalFile {
 		if !ok {
 			return j
 		}
+		j.live -= j.entries[task].size
 		j.entries[task] = journalEntry{head: head, data: body, size: len(rest) - len(next)}
+		j.live += len(rest) - len(next)
 		rest = next
 	}
 	j.whole = true
@@ -159,7 +163,9 @@ func saveJournal[E interface{ head() string }](path string, old journalFile, tas
 // entry; its data, false for one not to keep), where changed are the
 // tasks whose entry old lacks or holds at another head, and tasks every
 // task in the order a rewrite lists them; encode is asked only of the
-// tasks it writes. It appends the changed entries, or rewrites the file
+// tasks it writes. A nil tasks is every task of old and of changed, none
+// gone, listed (sorted) only for a rewrite: then what an append costs
+// does not depend on how many tasks old holds. It appends the changed entries, or rewrites the file
 // whole when old is no whole journal or its dead entries (replaced, of
 // tasks gone) would outweigh the live ones. It gives way to a process
 // holding the file's lock (ErrLocked): a cache that is not written is
@@ -181,10 +187,17 @@ func writeJournal(path string, old journalFile, tasks []string, head func(string
 		}
 	}
 	kept := 0 // bytes of old's entries that stay live
-	for _, t := range tasks {
-		if e, ok := old.entries[t]; ok {
-			if h, live := head(t); live && e.head == h {
-				kept += e.size
+	if tasks == nil {
+		kept = old.live
+		for _, t := range changed {
+			kept -= old.entries[t].size
+		}
+	} else {
+		for _, t := range tasks {
+			if e, ok := old.entries[t]; ok {
+				if h, live := head(t); live && e.head == h {
+					kept += e.size
+				}
 			}
 		}
 	}
@@ -198,7 +211,9 @@ func writeJournal(path string, old journalFile, tasks []string, head func(string
 			rest := add
 			for _, t := range added {
 				_, h, data, next, _ := cutJournalEntry(rest)
+				old.live -= old.entries[t].size
 				old.entries[t] = journalEntry{head: h, data: data, size: len(rest) - len(next)}
+				old.live += len(rest) - len(next)
 				rest = next
 			}
 			old.size += len(add)
@@ -206,6 +221,18 @@ func writeJournal(path string, old journalFile, tasks []string, head func(string
 		} else if errors.Is(err, git.ErrLocked) {
 			return old, err
 		}
+	}
+	if tasks == nil {
+		tasks = make([]string, 0, len(old.entries)+len(changed))
+		for t := range old.entries {
+			tasks = append(tasks, t)
+		}
+		for _, t := range changed {
+			if _, ok := old.entries[t]; !ok {
+				tasks = append(tasks, t)
+			}
+		}
+		slices.Sort(tasks)
 	}
 	whole := []byte(magic)
 	out := journalFile{entries: make(map[string]journalEntry, len(tasks)), magic: magic, whole: true}
@@ -227,6 +254,7 @@ func writeJournal(path string, old journalFile, tasks []string, head func(string
 	}
 	countWritten(len(whole))
 	out.size = len(whole)
+	out.live = len(whole) - len(magic)
 	return out, nil
 }
 

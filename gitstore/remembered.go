@@ -231,16 +231,6 @@ func (m *Remembered) Save() error {
 		changed = append(changed, t)
 	}
 	slices.Sort(changed)
-	tasks := make([]string, 0, len(m.file.entries)+len(changed))
-	for t := range m.file.entries {
-		tasks = append(tasks, t)
-	}
-	for _, t := range changed {
-		if _, ok := m.file.entries[t]; !ok {
-			tasks = append(tasks, t)
-		}
-	}
-	slices.Sort(tasks)
 	// A task asked about is written as checked (an entry that did not
 	// match is dropped by a rewrite); one never asked about keeps its
 	// entry as read, checked when it is.
@@ -267,7 +257,7 @@ func (m *Remembered) Save() error {
 		return data, err == nil
 	}
 	old := !m.file.whole
-	f, err := writeJournal(filepath.Join(m.dir, rememberedFile), m.file, tasks, head, encode, changed)
+	f, err := writeJournal(filepath.Join(m.dir, rememberedFile), m.file, nil, head, encode, changed)
 	if err != nil {
 		return err
 	}

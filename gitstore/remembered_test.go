@@ -187,9 +187,34 @@ func TestRememberedAppends(t *testing.T) {
 		}
 		before = after
 	}
+	// Many rounds of heads remembered: the journal is compacted now and
+	// then, and stays within twice what it holds.
+	compacted, last := 0, len(before)
+	for round := 1; round <= 12; round++ {
+		m := OpenRemembered(r)
+		for i := round * 300 % n; i < round*300%n+300 && i < n; i++ {
+			if i != 500 {
+				m.Add(fmt.Sprintf("T-%04d", i), head(i, round))
+			}
+		}
+		if err := m.Save(); err != nil {
+			t.Fatal(err)
+		}
+		j := readJournalAs(path, rememberedMagic)
+		if !j.whole || len(j.entries) != n || j.size > 2*j.live+journalMin {
+			t.Fatalf("round %d: the journal is %d bytes holding %d in %d entries (whole %v)", round, j.size, j.live, len(j.entries), j.whole)
+		}
+		if j.size < last {
+			compacted++
+		}
+		last = j.size
+	}
+	if compacted == 0 {
+		t.Errorf("12 rounds of 300 heads remembered among 1,000 tasks never compacted the journal")
+	}
 	got := OpenRemembered(r)
 	for _, i := range []int{0, 499, 501, n - 1} {
-		if task := fmt.Sprintf("T-%04d", i); !got.Has(task, head(i, 0)) {
+		if task := fmt.Sprintf("T-%04d", i); !got.Has(task, head(i, 0)) || len(got.Heads(task)) < 2 && i != 0 {
 			t.Errorf("%s: %v remembered, want %s", task, got.Heads(task), head(i, 0))
 		}
 	}
