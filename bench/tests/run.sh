@@ -30,7 +30,9 @@
 # TPAR=N passes -parallel N (tests at once within a package; the default
 # is one per processor, and cmd/git-reason's TestMain may choose its own);
 # TOP=N lists the N slowest tests (default 15); OUT=DIR keeps the
-# go test -json logs there; PKGS='./gitstore ./record' limits the pkgs form.
+# go test -json logs there; PKGS='./gitstore ./record' limits the pkgs form;
+# SHORT=0 runs the pkgs and each forms without -test.short (the long forms
+# that go test ./... runs).
 set -eu
 cd "$(dirname "$0")/../.."
 forms=${1:-both}
@@ -46,6 +48,8 @@ par=""
 tpar=""
 [ -n "${TPAR:-}" ] && tpar="-test.parallel $TPAR" && par="$par -parallel $TPAR"
 load() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime; }
+short=-test.short
+[ "${SHORT:-1}" = 0 ] && short=""
 
 echo "cpus: $(getconf _NPROCESSORS_ONLN 2>/dev/null || echo ?)  $(go version)  ${par:-default -p}"
 # The summarizing tool is built outside the logs directory (a binary
@@ -79,12 +83,12 @@ if [ "$forms" = each ]; then
   echo "== building $pkg's test binary and the shared git-reason build (not timed)"
   go test -c -o "$bin" "$pkg"
   go test -count=1 -run '^$' ./cmd/git-reason >/dev/null
-  echo "== each test of $pkg alone, -test.short (load before: $(load))"
+  echo "== each test of $pkg alone, ${short:-without -test.short} (load before: $(load))"
   : >"$out/each.txt"
   each() { # label, then the -test.run pattern
     [ "$1" = '(start only)' ] || echo "$1" | grep -Eq -- "${RUN:-.}" || return 0
     (cd "$dir" && "$tool/summary" -time -label "$1" -log "$out/each.log" \
-      "$bin" -test.short -test.count=1 -test.timeout 30m -test.run "$2") 2>>"$out/each.txt" ||
+      "$bin" $short -test.count=1 -test.timeout 30m -test.run "$2") 2>>"$out/each.txt" ||
       { status=1; echo "FAIL $1 (log: $out/each.log)" >&2; cp "$out/each.log" "$out/$(echo "$1" | tr / _).fail.log"; }
   }
   each '(start only)' '^$'
@@ -117,13 +121,13 @@ if [ "$forms" = pkgs ]; then
   # The end-to-end packages share one git-reason build (reliability/harness,
   # cached per source): make it now, so that no package's time holds it.
   go test -count=1 -run '^$' ./cmd/git-reason >/dev/null
-  echo "== each package's tests alone, -test.short (load before: $(load))"
+  echo "== each package's tests alone, ${short:-without -test.short} (load before: $(load))"
   : >"$out/pkgs.txt"
   while read -r pkg dir; do
     bin="$out/bin/$(echo "$pkg" | tr / _).test"
     # shellcheck disable=SC2086 # tpar is a list of words
     (cd "$dir" && "$tool/summary" -time -label "${pkg#git-reason/}" -log "$bin.log" \
-      "$bin" -test.short -test.count=1 -test.timeout 30m -test.run "${RUN:-.}" $tpar) 2>>"$out/pkgs.txt" || status=1
+      "$bin" $short -test.count=1 -test.timeout 30m -test.run "${RUN:-.}" $tpar) 2>>"$out/pkgs.txt" || status=1
     tail -1 "$out/pkgs.txt"
   done <"$out/pkgs"
   awk -F'[:,]' '{ sub(/ s wall/, "", $2); sub(/ s CPU.*/, "", $3); w += $2; c += $3 }

@@ -15,7 +15,15 @@
 //     builds with the same toolchain, both run directly: what starting the
 //     program costs before it does anything. -only startup times just these
 //     and the four before them (git notes append, the startup floor,
-//     git rev-parse and git config).
+//     git rev-parse and git config);
+//   - with -git-bug PATH (or GIT_BUG=PATH), git-bug's `git bug comment add`
+//     on a bug in the first repository: the peer a user would otherwise
+//     pick for the same kind of write (one commit on a dedicated ref, Go,
+//     go-git). The binary is the caller's, never part of this tree; build
+//     v0.8.0 from its module in a scratch module (its current module path
+//     is not served at that version, its old one is):
+//     go mod init x && go get github.com/MichaelMure/git-bug@v0.8.0 &&
+//     go build -o git-bug github.com/MichaelMure/git-bug
 //
 // Every write goes to an existing task holding -per-task records, so the
 // only thing that differs between sizes is the rest of the repository.
@@ -69,6 +77,7 @@ type options struct {
 	baseTags     string // build tags of the -baseline build
 	basePkg      string // the main package the -baseline build is built from
 	only         string // "startup": only the cases that time starting the program
+	gitBug       string // a git-bug binary to time beside assess; "" for none
 	instructions int    // runs of each start-up case under cachegrind; 0: none
 	moduleDir    string
 }
@@ -100,6 +109,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.StringVar(&o.baseTags, "baseline-tags", "", "build tags of the -baseline build (default none, a plain go build; give "+installTags+" to compare with the build under test alike)")
 	fs.StringVar(&o.basePkg, "baseline-pkg", "./cmd/git-reason", "the main package the -baseline build is built from, as git-reason: ./cmd/git-reason--net is git-reason with the network verbs linked in, the one-binary build")
 	fs.IntVar(&o.instructions, "instructions", 0, "also count the instructions of each start-up case and of assess in the first repository under valgrind's cachegrind, median of `N` runs (load-independent; needs valgrind)")
+	fs.StringVar(&o.gitBug, "git-bug", os.Getenv("GIT_BUG"), "a git-bug `binary` (v0.8.0) whose comment add is timed beside assess in the first repository (default $GIT_BUG)")
 	fs.StringVar(&o.only, "only", "", "startup: time only git notes append, the startup floor, --version and hello world, in one repository of the first size")
 	if err := fs.Parse(args); err != nil {
 		return nil, err

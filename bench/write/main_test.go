@@ -26,6 +26,11 @@ func TestSmall(t *testing.T) {
 			t.Errorf("the report has no %q", row)
 		}
 	}
+	// With GIT_BUG naming a git-bug binary (the -git-bug default), its
+	// write is timed beside assess, against the budget's 0.5×.
+	if o.gitBug != "" && !strings.Contains(report, "git reason assess (30 records) ÷ "+gitBugName+" = ") {
+		t.Errorf("GIT_BUG=%s: the report has no assess ÷ git-bug target", o.gitBug)
+	}
 	b, err := newBench(o, dir)
 	if err != nil {
 		t.Fatal(err)

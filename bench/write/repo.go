@@ -125,6 +125,13 @@ func (b *bench) prepare(out io.Writer) error {
 		}
 		b.cases = append(b.cases, &benchCase{name: fmt.Sprintf("git reason assess (%d records)", n),
 			dir: dir, args: assessArgs, records: n})
+		if b.o.gitBug != "" && dir == base {
+			c, err := b.gitBugCase(dir)
+			if err != nil {
+				return err
+			}
+			b.cases = append(b.cases, c)
+		}
 	}
 	if b.o.baseline != "" {
 		c, err := b.baselineCase(out, b.o.sizes[0])
@@ -174,6 +181,37 @@ func (b *bench) prepare(out io.Writer) error {
 	}
 	return nil
 }
+
+// gitBugCase puts the -git-bug binary on the benchmark's PATH as git-bug,
+// makes its identity and one bug in dir, and returns the case that adds a
+// comment to that bug through git's dispatch, as a user types it.
+func (b *bench) gitBugCase(dir string) (*benchCase, error) {
+	prog, err := filepath.Abs(b.o.gitBug)
+	if err != nil {
+		return nil, err
+	}
+	link := filepath.Join(b.bin, "git-bug")
+	if err := os.Remove(link); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	if err := os.Symlink(prog, link); err != nil {
+		return nil, err
+	}
+	if err := b.git(dir, "bug", "user", "create", "--non-interactive", "-n", "Bench", "-e", "bench@example.com"); err != nil {
+		return nil, err
+	}
+	out, err := b.gitOut(dir, "bug", "add", "--non-interactive", "-t", "bench", "-m", "a bug to comment on")
+	if err != nil {
+		return nil, err
+	}
+	id, _, _ := strings.Cut(out, " ") // "<id> created"
+	return &benchCase{name: gitBugName, dir: dir, args: func(i int) []string {
+		return []string{"bug", "comment", "add", "--non-interactive", id, "-m", fmt.Sprintf("comment %d", i)}
+	}}, nil
+}
+
+// gitBugName is the name of the git-bug case.
+const gitBugName = "git bug comment add (git-bug)"
 
 // copyRepo replaces dst with a copy of the repository src, without its
 // task cache: neither build's cache is the other's.
