@@ -11,10 +11,14 @@
 // the committer (openpgp, x509) or the first line printed by
 // gpg.ssh.defaultKeyCommand (ssh).
 //
-// Verification asks git: one `git log` over a history prints each
-// commit's %G? status, key, signer and fingerprint, honouring
+// Verification asks git (Checker): one `git log` over a history prints
+// each commit's %G? status, key, signer and fingerprint, honouring
 // gpg.ssh.allowedSignersFile (or a trusted .reason/allowed_signers given
-// in its place), and Judge turns each into a Status for the record the
+// in its place), and judge turns each into a Status for the record the
 // commit holds: good (by whom), unsigned, bad, unknown key, signer not
-// the actor.
+// the actor. Verdicts keeps what git concluded per commit, for as long as
+// what it judged by (allowed signers, ssh program and revocation file;
+// the gpg or gpgsm keyring as its program lists it) is unchanged. One
+// git cat-file reads the commits first: an unsigned one is told by its
+// headers, with no program run.
 package signing

@@ -8,18 +8,18 @@ import (
 )
 
 // VerifyHeads is Verify of each of heads (commit ids), whole, with one
-// git rev-list per 10,000 heads instead of one per head and one git log
-// per 10,000 commits whose verdict v does not keep: every task's
-// signatures for `verify` of every task. Each head gets every commit it
+// git rev-list per 10,000 heads instead of one per head, and the commits
+// of all of them judged together (one git log per 10,000 commits left to
+// git): every task's signatures for `verify` of every task. Each head gets every commit it
 // reaches (a commit several heads reach goes to each), newest first in
 // the order git lists them.
-func VerifyHeads(ctx context.Context, git Runner, allowedSigners string, v *Verdicts, heads []string) (map[string][]Check, error) {
+func (c *Checker) VerifyHeads(ctx context.Context, heads []string) (map[string][]Check, error) {
 	parents := map[string][]string{}
 	order := map[string]int{}
 	var commits []string
 	for start := 0; start < len(heads); start += perProcess {
-		args := append([]string{"rev-list", "--parents"}, heads[start:min(len(heads), start+perProcess)]...)
-		out, err := git(ctx, append(args, "--")...)
+		args := append([]string{"--no-replace-objects", "rev-list", "--parents"}, heads[start:min(len(heads), start+perProcess)]...)
+		out, err := c.Git(ctx, append(args, "--")...)
 		if err != nil {
 			return nil, fmt.Errorf("check signatures: %w", err)
 		}
@@ -35,13 +35,13 @@ func VerifyHeads(ctx context.Context, git Runner, allowedSigners string, v *Verd
 			}
 		}
 	}
-	fields, err := ask(ctx, git, allowedSigners, v, commits)
+	fields, err := c.ask(ctx, commits)
 	if err != nil {
 		return nil, fmt.Errorf("check signatures: %w", err)
 	}
 	checks := make(map[string]Check, len(commits))
-	for _, c := range commits {
-		checks[c] = judge(fields[c])
+	for _, cm := range commits {
+		checks[cm] = judge(fields[cm])
 	}
 	out := make(map[string][]Check, len(heads))
 	for _, h := range heads {
@@ -49,7 +49,7 @@ func VerifyHeads(ctx context.Context, git Runner, allowedSigners string, v *Verd
 			continue
 		}
 		if _, listed := order[h]; !listed { // not a commit id: asked alone
-			cs, err := Verify(ctx, git, allowedSigners, v, h)
+			cs, err := c.Verify(ctx, h)
 			if err != nil {
 				return nil, err
 			}
@@ -59,8 +59,8 @@ func VerifyHeads(ctx context.Context, git Runner, allowedSigners string, v *Verd
 		reached := reach(h, parents)
 		slices.SortFunc(reached, func(a, b string) int { return order[a] - order[b] })
 		cs := make([]Check, len(reached))
-		for i, c := range reached {
-			cs[i] = checks[c]
+		for i, cm := range reached {
+			cs[i] = checks[cm]
 		}
 		out[h] = cs
 	}

@@ -9,8 +9,9 @@ import (
 
 // TestVerdicts holds what the kept verdicts promise: an ssh verdict or a
 // bad signature is kept for its configuration only; an unsigned commit,
-// one git could not check and an OpenPGP verdict are not; an edited entry
-// is ignored (asked of git again), never believed.
+// one git could not check and an OpenPGP verdict with no keyring digest
+// are not; an edited entry is ignored (asked of git again), never
+// believed.
 func TestVerdicts(t *testing.T) {
 	dir := t.TempDir()
 	const ada = "Ada <ada@example.invalid>"
@@ -22,7 +23,11 @@ func TestVerdicts(t *testing.T) {
 		{"c5", "G", "ultimate", "0123456789ABCDEF", ada, "0123456789ABCDEF0123", ada, "R5"},
 	} {
 		v := OpenVerdicts(dir, "config-one")
-		v.keep(f)
+		format := FormatSSH
+		if f[0] == "c5" {
+			format = FormatOpenPGP
+		}
+		v.keep(f, format, false)
 		v.Save()
 	}
 	v := OpenVerdicts(dir, "config-one")
@@ -56,5 +61,52 @@ func TestVerdicts(t *testing.T) {
 	}
 	if _, ok := v.lookup("c1"); !ok {
 		t.Error("an untouched verdict beside an edited one was lost")
+	}
+}
+
+// TestOtherVerdicts holds the OpenPGP and X.509 verdicts: kept under the
+// keyring's digest only (a changed keyring asks git again), an OpenPGP
+// good signature that expires by itself never, and none at all when the
+// keyring cannot be listed.
+func TestOtherVerdicts(t *testing.T) {
+	dir := t.TempDir()
+	const ada = "Ada <ada@example.invalid>"
+	digest := "keyring-one"
+	open := func() *Verdicts {
+		v := OpenVerdicts(dir, "config-one")
+		v.Keyring = func(format string) (string, error) { return format + digest, nil }
+		return v
+	}
+	good := []string{"g1", "G", "ultimate", "0123456789ABCDEF", ada, "0123456789ABCDEF0123", ada, "R1"}
+	expiring := []string{"g2", "G", "ultimate", "0123456789ABCDEF", ada, "0123456789ABCDEF0123", ada, "R2"}
+	unknown := []string{"g3", "U", "undefined", "0123456789ABCDEF", ada, "0123456789ABCDEF0123", ada, "R3"}
+	x509 := []string{"x1", "G", "ultimate", "0A1B", "/CN=Ada/EMail=ada@example.invalid", "0A1B2C", ada, "R4"}
+	v := open()
+	v.keep(good, FormatOpenPGP, false)
+	v.keep(expiring, FormatOpenPGP, true)
+	v.keep(unknown, FormatOpenPGP, false)
+	v.keep(x509, FormatX509, false)
+	v.Save()
+	v = open()
+	for _, c := range []struct {
+		format, commit string
+		want           bool
+	}{{FormatOpenPGP, "g1", true}, {FormatOpenPGP, "g2", false}, {FormatOpenPGP, "g3", true}, {FormatX509, "x1", true}, {FormatX509, "g1", false}} {
+		if _, ok := v.lookupOther(c.format, c.commit); ok != c.want {
+			t.Errorf("%s verdict on %s kept: %v, want %v", c.format, c.commit, ok, c.want)
+		}
+	}
+	if _, ok := v.lookup("g1"); ok {
+		t.Error("an OpenPGP verdict was kept among the ssh ones")
+	}
+	digest = "keyring-two"
+	if _, ok := open().lookupOther(FormatOpenPGP, "g1"); ok {
+		t.Error("a verdict kept under one keyring was found under another")
+	}
+	v = OpenVerdicts(dir, "config-one")
+	v.Keyring = func(string) (string, error) { return "", os.ErrNotExist }
+	v.keep(good, FormatOpenPGP, false)
+	if _, ok := v.lookupOther(FormatOpenPGP, "g1"); ok {
+		t.Error("a verdict was kept with no keyring digest")
 	}
 }

@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
+
+	"git-reason/gitstore/git"
 )
 
 // Status is what a record's signature says about who wrote it.
@@ -80,38 +84,56 @@ type Runner func(ctx context.Context, args ...string) ([]byte, error)
 // key, signer, fingerprint, author, Reason-Record trailer.
 const format = "--format=%H%x00%G?%x00%GT%x00%GK%x00%GS%x00%GF%x00%an <%ae>%x00%(trailers:key=Reason-Record,valueonly,separator=%x2C)%x00"
 
-// Verify asks git for the signature of every commit of rev not
-// reachable from any of not, newest first: one git rev-list lists them,
-// and one git log (per 10,000 commits) checks those whose verdict v does
-// not keep (v may be nil), with allowedSigners, when not "", as the
-// allowed-signers file (in place of gpg.ssh.allowedSignersFile). What git
-// concluded is kept in v and v is saved.
-func Verify(ctx context.Context, git Runner, allowedSigners string, v *Verdicts, rev string, not ...string) ([]Check, error) {
-	args := []string{"rev-list", rev}
+// plainFormat is format's hash, author and trailer alone: no %G, so git
+// starts no program (for commits judged here: unsigned, or good by the
+// ssh fast path).
+const plainFormat = "--format=%H%x00%an <%ae>%x00%(trailers:key=Reason-Record,valueonly,separator=%x2C)%x00"
+
+// Checker judges the signatures of commits as git does, asking git (one
+// git log per 10,000 commits) for what it cannot answer itself.
+type Checker struct {
+	// Git runs git on the repository (gitstore.Repo.Git).
+	Git Runner
+	// GitDir is the repository's git directory, where one git cat-file
+	// reads the commits to judge; "" reads none, and git is asked about
+	// every commit whose ssh verdict Verdicts does not keep.
+	GitDir string
+	// AllowedSigners, when not "", is the allowed-signers file git is
+	// given (in place of gpg.ssh.allowedSignersFile).
+	AllowedSigners string
+	// Verdicts keeps git's verdicts across runs (nil: none kept).
+	Verdicts *Verdicts
+}
+
+// Verify asks for the signature of every commit of rev not reachable from
+// any of not, newest first: one git rev-list lists them, and the commits
+// whose verdict is neither kept nor decided here go to git. What git
+// concluded is kept and the verdicts are saved.
+func (c *Checker) Verify(ctx context.Context, rev string, not ...string) ([]Check, error) {
+	args := []string{"--no-replace-objects", "rev-list", rev}
 	if len(not) > 0 {
 		args = append(append(args, "--not"), not...)
 	}
-	out, err := git(ctx, append(args, "--")...)
+	out, err := c.Git(ctx, append(args, "--")...)
 	if err != nil {
 		return nil, fmt.Errorf("check signatures of %s: %w", rev, err)
 	}
-	checks, err := CheckCommits(ctx, git, allowedSigners, v, strings.Fields(string(out)))
+	checks, err := c.CheckCommits(ctx, strings.Fields(string(out)))
 	if err != nil {
 		return nil, fmt.Errorf("check signatures of %s: %w", rev, err)
 	}
 	return checks, nil
 }
 
-// CheckCommits is Verify for commits already listed (newest first): one
-// git log (per 10,000 commits) checks those whose verdict v does not keep.
-func CheckCommits(ctx context.Context, git Runner, allowedSigners string, v *Verdicts, commits []string) ([]Check, error) {
-	fields, err := ask(ctx, git, allowedSigners, v, commits)
+// CheckCommits is Verify for commits already listed (newest first).
+func (c *Checker) CheckCommits(ctx context.Context, commits []string) ([]Check, error) {
+	fields, err := c.ask(ctx, commits)
 	if err != nil {
 		return nil, err
 	}
 	checks := make([]Check, len(commits))
-	for i, c := range commits {
-		checks[i] = judge(fields[c])
+	for i, cm := range commits {
+		checks[i] = judge(fields[cm])
 	}
 	return checks, nil
 }
@@ -120,49 +142,140 @@ func CheckCommits(ctx context.Context, git Runner, allowedSigners string, v *Ver
 // command line (41 bytes each), well inside the system's limit.
 const perProcess = 10000
 
-// ask returns git's fields for each of commits: those v keeps from it,
-// the others from `git log --no-walk` (one process per perProcess
-// commits), kept in v, which is then saved.
-func ask(ctx context.Context, git Runner, allowedSigners string, v *Verdicts, commits []string) (map[string][]string, error) {
+// ask returns git's fields for each of commits: those the verdicts keep;
+// for an unsigned commit and a good signature of the ssh fast path, the
+// fields git would print, with the author and trailer from a git log
+// that checks no signature; for the others, git's own, from `git log
+// --no-walk` (one process per perProcess commits), kept in the verdicts,
+// which are then saved.
+func (c *Checker) ask(ctx context.Context, commits []string) (map[string][]string, error) {
 	out := make(map[string][]string, len(commits))
 	var missing []string
-	for _, c := range commits {
-		if f, ok := v.lookup(c); ok {
-			out[c] = f
-		} else if _, dup := out[c]; !dup {
-			out[c] = nil
-			missing = append(missing, c)
+	for _, cm := range commits {
+		if f, ok := c.Verdicts.lookup(cm); ok {
+			out[cm] = f
+		} else if _, dup := out[cm]; !dup {
+			out[cm] = nil
+			missing = append(missing, cm)
 		}
 	}
-	for start := 0; start < len(missing); start += perProcess {
-		var args []string
-		if allowedSigners != "" {
-			args = append(args, "-c", "gpg.ssh.allowedSignersFile="+allowedSigners)
+	toGit, here, formats, expires := c.sort(ctx, missing, out)
+	err := c.log(ctx, toGit, format, verdictFields, func(f []string) {
+		out[f[0]] = f
+		c.Verdicts.keep(f, formats[f[0]], expires[f[0]])
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = c.log(ctx, slices.Collect(maps.Keys(here)), plainFormat, 3, func(p []string) {
+		f := here[p[0]]
+		f[6], f[7] = p[1], p[2]
+		out[f[0]] = f
+		if f[1] != "N" {
+			c.Verdicts.keep(f, FormatSSH, false)
 		}
-		args = append(append(args, "log", "--no-walk=unsorted", format), missing[start:min(len(missing), start+perProcess)]...)
-		data, err := git(ctx, append(args, "--")...)
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, cm := range commits {
+		if out[cm] == nil {
+			return nil, fmt.Errorf("git log printed nothing for commit %s", cm)
+		}
+	}
+	c.Verdicts.Save()
+	return out, nil
+}
+
+// sort reads the missing commits (one git cat-file) and sorts them: the
+// fields of those judged here (unsigned; good by the ssh fast path),
+// waiting for their author and trailer; OpenPGP and X.509 verdicts the
+// verdicts keep, put in out; the rest, for git, with each one's
+// signature format and whether an OpenPGP signature expires. Without a
+// reader, or when it fails, every missing commit goes to git.
+func (c *Checker) sort(ctx context.Context, missing []string, out map[string][]string) (toGit []string, here map[string][]string, formats map[string]string, expires map[string]bool) {
+	here, formats, expires = map[string][]string{}, map[string]string{}, map[string]bool{}
+	if c.GitDir == "" || len(missing) == 0 {
+		return missing, here, formats, expires
+	}
+	cf, err := git.StartCatFile(ctx, c.GitDir, "--git-dir="+c.GitDir)
+	if err != nil {
+		return missing, map[string][]string{}, formats, expires
+	}
+	defer cf.Close()
+	var kept []string
+	err = cf.Contents(missing, func(i int, typ string, raw []byte) error {
+		cm := missing[i]
+		if typ != "commit" {
+			toGit = append(toGit, cm)
+			return nil
+		}
+		sig, _, ok := splitSigned(raw)
+		if !ok {
+			if !hasSignatureHeader(raw) {
+				here[cm] = []string{cm, "N", "undefined", "", "", "", "", ""}
+			} else {
+				toGit = append(toGit, cm)
+			}
+			return nil
+		}
+		fm := formatOf(sig)
+		formats[cm] = fm
+		switch fm {
+		case FormatOpenPGP, FormatX509:
+			if f, ok := c.Verdicts.lookupOther(fm, cm); ok {
+				out[cm] = f
+				kept = append(kept, cm)
+				return nil
+			}
+			if fm == FormatOpenPGP {
+				expires[cm] = sigExpires(sig)
+			}
+		}
+		toGit = append(toGit, cm)
+		return nil
+	})
+	if err != nil {
+		for _, cm := range kept {
+			out[cm] = nil
+		}
+		return missing, map[string][]string{}, formats, expires
+	}
+	return toGit, here, formats, expires
+}
+
+// hasSignatureHeader reports whether a raw commit's headers hold any
+// line git might read as a signature.
+func hasSignatureHeader(raw []byte) bool {
+	headers, _, _ := bytes.Cut(raw, []byte("\n\n"))
+	return bytes.HasPrefix(headers, []byte("gpgsig")) || bytes.Contains(headers, []byte("\ngpgsig"))
+}
+
+// log runs git log --no-walk with the given format on commits (one
+// process per perProcess commits) and hands each commit's n fields to fn.
+func (c *Checker) log(ctx context.Context, commits []string, format string, n int, fn func([]string)) error {
+	for start := 0; start < len(commits); start += perProcess {
+		args := []string{"--no-replace-objects"}
+		if c.AllowedSigners != "" {
+			args = append(args, "-c", "gpg.ssh.allowedSignersFile="+c.AllowedSigners)
+		}
+		args = append(append(args, "log", "--no-walk=unsorted", format), commits[start:min(len(commits), start+perProcess)]...)
+		data, err := c.Git(ctx, append(args, "--")...)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		fields := bytes.Split(data, []byte{0})
-		for len(fields) >= verdictFields {
-			f := make([]string, verdictFields)
+		for len(fields) >= n {
+			f := make([]string, n)
 			for i := range f {
 				f[i] = string(fields[i])
 			}
-			fields = fields[verdictFields:]
+			fields = fields[n:]
 			f[0] = strings.TrimSpace(f[0])
-			out[f[0]] = f
-			v.keep(f)
+			fn(f)
 		}
 	}
-	for _, c := range commits {
-		if out[c] == nil {
-			return nil, fmt.Errorf("git log printed nothing for commit %s", c)
-		}
-	}
-	v.Save()
-	return out, nil
+	return nil
 }
 
 // judge turns git's fields for one commit into a Check.

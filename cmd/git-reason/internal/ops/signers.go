@@ -95,20 +95,26 @@ func (e *Session) allowedSigners() (string, error) {
 	return path, git.WriteFile(path, data, 0o644, git.Wait, false)
 }
 
-// Signatures asks git for the signature of every commit of rev not
-// reachable from not (a git rev-list, and one git log for the commits
-// whose verdict is not kept: signing.Verdicts), judged against the
-// allowed signers, keys removed from them marked so.
+// Signatures asks for the signature of every commit of rev not reachable
+// from not (a git rev-list, then the checker: signing.Checker), judged
+// against the allowed signers, keys removed from them marked so.
 func (e *Session) Signatures(ctx context.Context, rev string, not ...string) ([]signing.Check, error) {
-	return e.checkSignatures(func(allowed string, v *signing.Verdicts) ([]signing.Check, error) {
-		return signing.Verify(ctx, e.Repo.Git, allowed, v, rev, not...)
-	})
+	c, err := e.checker(ctx)
+	if err != nil {
+		return nil, err
+	}
+	checks, err := c.Verify(ctx, rev, not...)
+	if err != nil {
+		return nil, err
+	}
+	signing.MemoryIn(e.Repo.CommonDir).Apply(checks)
+	return checks, nil
 }
 
-// checkSignatures runs check with the allowed-signers file git is to
-// use and the verdicts kept, then marks keys removed from the allowed
-// signers.
-func (e *Session) checkSignatures(check func(allowed string, v *signing.Verdicts) ([]signing.Check, error)) ([]signing.Check, error) {
+// checker is how this session judges signatures: through git, against the
+// allowed signers, with the verdicts kept for this configuration and
+// keyrings.
+func (e *Session) checker(ctx context.Context) (*signing.Checker, error) {
 	allowed, err := e.allowedSigners()
 	if err != nil {
 		return nil, err
@@ -122,12 +128,14 @@ func (e *Session) checkSignatures(check func(allowed string, v *signing.Verdicts
 	if err != nil {
 		return nil, err
 	}
-	checks, err := check(allowed, v)
+	st, err := e.Settings()
 	if err != nil {
 		return nil, err
 	}
-	signing.MemoryIn(e.Repo.CommonDir).Apply(checks)
-	return checks, nil
+	keyrings := signing.Keyrings{OpenPGPProgram: st.Signing.OpenPGPProgram, X509Program: st.Signing.X509Program}
+	v.Keyring = func(format string) (string, error) { return keyrings.Digest(ctx, format) }
+	c := &signing.Checker{Git: e.Repo.Git, GitDir: e.Repo.GitDir, AllowedSigners: allowed, Verdicts: v}
+	return c, nil
 }
 
 // sinceCommits is the most new commits signaturesSince reads in this
@@ -155,30 +163,29 @@ func (e *Session) signaturesSince(ctx context.Context, head, base string) ([]sig
 	if !signed {
 		return checks, nil
 	}
-	return e.checkSignatures(func(allowed string, v *signing.Verdicts) ([]signing.Check, error) {
-		return signing.CheckCommits(ctx, e.Repo.Git, allowed, v, hashes)
-	})
+	c, err := e.checker(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if checks, err = c.CheckCommits(ctx, hashes); err != nil {
+		return nil, err
+	}
+	signing.MemoryIn(e.Repo.CommonDir).Apply(checks)
+	return checks, nil
 }
 
-// signaturesOf is Signatures of each of heads, whole, asked of git
-// together (signing.VerifyHeads), by head.
+// signaturesOf is Signatures of each of heads, whole, judged together
+// (signing.Checker.VerifyHeads), by head.
 func (e *Session) signaturesOf(ctx context.Context, heads []string) (map[string][]signing.Check, error) {
 	if len(heads) == 1 {
 		checks, err := e.Signatures(ctx, heads[0])
 		return map[string][]signing.Check{heads[0]: checks}, err
 	}
-	allowed, err := e.allowedSigners()
+	c, err := e.checker(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if allowed == "" {
-		allowed = os.DevNull // as Signatures says it
-	}
-	v, err := e.verdicts()
-	if err != nil {
-		return nil, err
-	}
-	byHead, err := signing.VerifyHeads(ctx, e.Repo.Git, allowed, v, heads)
+	byHead, err := c.VerifyHeads(ctx, heads)
 	if err != nil {
 		return nil, err
 	}

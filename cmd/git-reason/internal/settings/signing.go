@@ -33,6 +33,11 @@ type Signing struct {
 	// gpg.ssh.revocationFile ("~/" expanded) as written: with the
 	// allowed signers, what git's verdict on an ssh signature depends on.
 	SSHProgram, RevocationFile string
+	// OpenPGPProgram and X509Program are the programs git verifies an
+	// OpenPGP or X.509 signature with, whatever Format is: gpg.program
+	// (or gpg.openpgp.program) and gpg.x509.program ("" when unset: gpg,
+	// gpgsm).
+	OpenPGPProgram, X509Program string
 	// RequireSigned is reason.requireSigned: "false" (the default),
 	// "fetched" (pull quarantines a task whose records are not all signed
 	// by an allowed signer) or "all" (an unsigned local write is refused
@@ -105,6 +110,7 @@ func resolveSigning(src source, str func(string) string, home string) (Signing, 
 	s.DefaultKeyCommand = str(keySSHKeyCommand)
 	s.AllowedSignersFile = str(keyAllowedSigners)
 	s.SSHProgram, s.RevocationFile = ssh, str(keyRevocationFile)
+	s.OpenPGPProgram, s.X509Program = lastOf(src, keyGPGProgram, keyOpenPGPProgram, gpgProgram, openpgp), x509
 	for _, p := range []*string{&s.AllowedSignersFile, &s.RevocationFile} {
 		if rest, ok := strings.CutPrefix(*p, "~/"); ok && home != "" {
 			*p = filepath.Join(home, rest)
