@@ -33,13 +33,18 @@ type Cost struct {
 	// memos served a head (memo.go).
 	Blobs int64 `json:"blobs"`
 	Memos int64 `json:"memos"`
+	// SearchBlocks is how many tasks' blocks of the search index a query
+	// read (their bytes count in SharedBytes), and Postings how many
+	// entries of the index's terms it read.
+	SearchBlocks int64 `json:"search_blocks"`
+	Postings     int64 `json:"postings"`
 	// WrittenBytes is how many bytes were written to the caches that
 	// hold an entry per task (the journals: appended, or rewritten whole).
 	WrittenBytes int64 `json:"written_bytes"`
 }
 
 var costs struct {
-	histories, tasks, records, sharedBytes, sharedFiles, blobs, memos, written atomic.Int64
+	histories, tasks, records, sharedBytes, sharedFiles, blobs, memos, written, searchBlocks, postings atomic.Int64
 }
 
 func countBlob() { costs.blobs.Add(1) }
@@ -49,6 +54,9 @@ func countHistory()         { costs.histories.Add(1) }
 func countTask(records int) { costs.tasks.Add(1); costs.records.Add(int64(records)) }
 func countShared(n int)     { costs.sharedFiles.Add(1); costs.sharedBytes.Add(int64(n)) }
 func countWritten(n int)    { costs.written.Add(int64(n)) }
+
+func countSearchBlock(n int) { costs.searchBlocks.Add(1); costs.sharedBytes.Add(int64(n)) }
+func countPostings(n int)    { costs.postings.Add(int64(n)) }
 
 // CountWritten counts n bytes written to a file that holds an entry per
 // task (Cost.WrittenBytes), for a cache kept outside this package.
@@ -77,7 +85,7 @@ func WriteCost(args []string) {
 	}
 	c := Cost{Args: args, Histories: costs.histories.Load(), Tasks: costs.tasks.Load(), Records: costs.records.Load(),
 		SharedBytes: costs.sharedBytes.Load(), SharedFiles: costs.sharedFiles.Load(), Blobs: costs.blobs.Load(), Memos: costs.memos.Load(),
-		WrittenBytes: costs.written.Load()}
+		WrittenBytes: costs.written.Load(), SearchBlocks: costs.searchBlocks.Load(), Postings: costs.postings.Load()}
 	line, err := json.Marshal(c)
 	if err != nil {
 		return

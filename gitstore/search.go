@@ -49,7 +49,7 @@ func (x Index) Search(ctx context.Context, match func(text string) bool) ([]Sear
 // (the timeline's) and per text "F\t<field>\t<text>", with tabs, newlines
 // and carriage returns in values made spaces.
 func (x Index) SearchFor(ctx context.Context, lit string, fold bool, match func(text string) bool) ([]SearchHit, error) {
-	body, done, err := x.searchBody(ctx)
+	body, header, done, err := x.searchBody(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -57,6 +57,12 @@ func (x Index) SearchFor(ctx context.Context, lit string, fold bool, match func(
 	if fold {
 		lit = string(asciiLower([]byte(lit)))
 	}
+	if usesTerms(lit) {
+		if hits, ok := x.searchTerms(body, header, lit, match); ok {
+			return hits, nil
+		}
+	}
+	countShared(len(body)) // what follows reads every task's texts
 	if lit == "" || strings.ContainsAny(lit, "\t\n\r") || (fold && !foldsASCII(lit, body)) {
 		return scanSearch(nil, string(body), match), nil
 	}
@@ -64,32 +70,34 @@ func (x Index) SearchFor(ctx context.Context, lit string, fold bool, match func(
 }
 
 // searchBody returns the index's task blocks, brought up to date with the
-// refs, and the function that lets go of them (the file is mapped, not
-// read, while it is current).
-func (x Index) searchBody(ctx context.Context) ([]byte, func(), error) {
+// refs, the header of the refs they are current for ("" when a task did
+// not read: they are not) and the function that lets go of them (the file
+// is mapped, not read, while it is current).
+func (x Index) searchBody(ctx context.Context) ([]byte, string, func(), error) {
 	s := x.Store
 	path := filepath.Join(s.Repo.CommonDir, "reason", "search")
 	// What the refs are is taken before they are read, so that a ref
 	// moved meanwhile makes the file stale, never wrongly current.
 	header, err := s.latestHeader()
 	if err != nil {
-		return nil, nil, err
+		return nil, "", nil, err
 	}
 	var old []byte
 	if data, unmap, err := mapShared(path); err == nil {
 		if rest, ok := bytes.CutPrefix(data, []byte(searchMagic)); ok {
 			if body, ok := bytes.CutPrefix(rest, []byte(header)); ok {
-				return body, unmap, nil
+				return body, header, unmap, nil
 			}
 			if i := bytes.Index(rest, []byte("\nT\t")); i >= 0 {
 				old = rest[i+1:]
 			}
 		}
+		countShared(len(data)) // stale: copied from as it is brought up to date
 		defer unmap()
 	}
 	tasks, err := s.Tasks(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, "", nil, err
 	}
 	var file bytes.Buffer
 	file.Grow(len(searchMagic) + len(header) + len(old))
@@ -98,7 +106,7 @@ func (x Index) searchBody(ctx context.Context) ([]byte, func(), error) {
 	skipped := false
 	for _, t := range tasks {
 		if err := ctx.Err(); err != nil {
-			return nil, nil, err
+			return nil, "", nil, err
 		}
 		var block []byte
 		ok := false
@@ -134,15 +142,17 @@ func (x Index) searchBody(ctx context.Context) ([]byte, func(), error) {
 		// Not current: the tasks that did not read are read (and
 		// reported) again next time, as they are now.
 		out = append([]byte(searchMagic+"\n"), body...)
+		header = ""
 	}
 	_ = writeFileAtomic(path, out) // a cache that cannot be written is rebuilt next time
-	return body, func() {}, nil
+	return body, header, func() {}, nil
 }
 
-// mapShared maps the file at path, counting it as a read of a file that
-// holds every task (readShared), and returns the function that unmaps it.
-// The store replaces its files by renaming new ones over them, so the
-// mapped bytes do not change.
+// mapShared maps the file at path and returns the function that unmaps
+// it. What is looked at of it is counted by its reader (countShared): a
+// query answered by the terms reads a few blocks of it. The store
+// replaces its files by renaming new ones over them, so the mapped bytes
+// do not change.
 func mapShared(path string) ([]byte, func(), error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -160,7 +170,6 @@ func mapShared(path string) ([]byte, func(), error) {
 	if unmap == nil {
 		unmap = func() {}
 	}
-	countShared(len(data))
 	return data, unmap, nil
 }
 

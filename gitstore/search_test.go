@@ -3,7 +3,10 @@ package gitstore_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,11 +43,18 @@ func TestSearchFor(t *testing.T) {
 	}
 	assess("T-05", "Another look", "Kafka or the queue?")
 	assess("T-k", "\u212Aelvin scale", "degrees or \u212A?")
+	assess("T-i", "\u0130stanbul office", "Stra\u00dfe or street?")
 	cases := []struct {
 		lit, fold string // one of them set
 	}{{fold: "subject 1"}, {fold: "QUEUE"}, {fold: "kelvin"}, {fold: "k"}, {fold: "zzz"}, {fold: "which way for 1"},
-		{lit: "Subject 1"}, {lit: "subject 1"}, {lit: "Kafka"}, {lit: "\u212Aelvin"}}
-	for _, c := range cases {
+		{fold: "istanbul"}, {fold: "\u0130stanbul"}, {fold: "STRASSE"}, {fold: "straße"}, {fold: "for 1?"},
+		{lit: "Subject 1"}, {lit: "subject 1"}, {lit: "Kafka"}, {lit: "\u212Aelvin"}, {lit: "\u0130stan"}}
+	// Each case three times: the terms made, then used as made, then
+	// followed after a task moved.
+	for i, c := range append(append(cases, cases...), cases...) {
+		if i == 2*len(cases) {
+			assess("T-07", "Subject 1 again", "the queue, again?")
+		}
 		var match func(string) bool
 		lit, fold := c.lit, c.fold != ""
 		if fold {
@@ -95,5 +105,86 @@ func TestSearchFor(t *testing.T) {
 	}
 	if len(hits) != 0 {
 		t.Errorf("a deleted task is still found: %+v", hits)
+	}
+}
+
+// TestSearchTermsCount: a query reads the index's terms and the blocks of
+// the tasks that hold its terms, not every task's texts: a text held by
+// one task of 400 reads one block and a few postings, one held by 111
+// tasks reads those 111 blocks; after a record the moved task's block is
+// read too, and the terms are made again only when many tasks moved.
+func TestSearchTermsCount(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t)
+	if err := harness.BulkTasks(ctx, dir, "T-", 400); err != nil {
+		t.Fatal(err)
+	}
+	open := func() gitstore.Index {
+		t.Helper()
+		s, err := gitstore.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return gitstore.Index{Store: s}
+	}
+	query := func(q string) (tasks []string, blocks, postings, shared int64) {
+		t.Helper()
+		b0, p0, s0 := gitstore.SearchRead()
+		hits, err := open().SearchFor(ctx, q, true, func(s string) bool { return strings.Contains(strings.ToLower(s), q) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range hits {
+			if !slices.Contains(tasks, h.Task) {
+				tasks = append(tasks, h.Task)
+			}
+		}
+		b1, p1, s1 := gitstore.SearchRead()
+		return tasks, b1 - b0, p1 - p0, s1 - s0
+	}
+	query("bulk") // the index and its terms are made
+	fi, err := os.Stat(filepath.Join(dir, ".git", "reason", "search"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasks, blocks, postings, shared := query("which way for 17?")
+	if want := []string{"T-000017"}; !slices.Equal(tasks, want) || blocks != 1 || postings > 200 || shared > fi.Size()/100 {
+		t.Errorf("one task's text: found %v, read %d blocks, %d postings, %d bytes of the %d-byte index; want %v, 1 block, at most 200 postings, 1%% of the index",
+			tasks, blocks, postings, shared, fi.Size(), want)
+	}
+	tasks, blocks, _, _ = query("which way for 1")
+	if len(tasks) != 111 || blocks != 111 {
+		t.Errorf("a text of 111 tasks: found %d tasks, read %d blocks; want 111 and 111", len(tasks), blocks)
+	}
+	w := &record.Writer{Store: open().Store, Actor: "Search Test <search@example.com>", Origin: "origin-search"}
+	if _, err := w.Append(ctx, "T-000200", record.KindAssessment, []byte(`{"subject":"moved","question":"which way for 17?","materiality":"trivial","reversibility":"reversible"}`)); err != nil {
+		t.Fatal(err)
+	}
+	tasks, blocks, postings, _ = query("which way for 17?")
+	if want := []string{"T-000017", "T-000200"}; !slices.Equal(tasks, want) || blocks != 2 || postings > 200 {
+		t.Errorf("after a record: found %v, read %d blocks, %d postings; want %v, 2 blocks (the match and the moved task), at most 200 postings", tasks, blocks, postings, want)
+	}
+	terms := filepath.Join(dir, ".git", "reason", "search.terms")
+	before, err := os.Stat(terms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Many tasks moved: the terms are made again, and read as made.
+	harness.Git(t, dir, "update-ref", "-d", "refs/reasoning/tasks/T-000017")
+	for i := range 80 {
+		task := fmt.Sprintf("T-%06d", 300+i)
+		if _, err := w.Append(ctx, task, record.KindAssessment, []byte(`{"subject":"moved","question":"again?","materiality":"trivial","reversibility":"reversible"}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if tasks, blocks, _, _ = query("which way for 17?"); !slices.Equal(tasks, []string{"T-000200"}) || blocks != 1 {
+		t.Errorf("after 80 tasks moved and one deleted: found %v reading %d blocks, want [T-000200] reading 1", tasks, blocks)
+	}
+	after, err := os.Stat(terms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if os.SameFile(before, after) {
+		t.Errorf("the terms were not made again after 81 of 400 tasks moved")
 	}
 }
