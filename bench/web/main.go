@@ -1,7 +1,7 @@
 // Command web-bench times the Reasoning page from a warm cache: the task
-// list at -tasks tasks (first page, a text filter, a late page) and the
-// page of one task of -records records (target: 300 ms each), and the
-// list again after a record arrives.
+// list at -tasks tasks (first page, a text filter, each other filter, a
+// late page) and the page of one task of -records records (target: 300
+// ms each), and the list again after a record arrives.
 //
 // The repository holds -tasks tasks of two records each (harness.BulkTasks:
 // the real writer in process, one git fast-import, refs packed) and the
@@ -94,6 +94,12 @@ func run(tasks, records, runs int, keep string, target time.Duration) error {
 		{"task list, text filter", "/?q=T-0123", "/task/T-0123"},
 		{"task list, new text each", "/?q=which+way+for+1%d%%3F", "/task/T-"},
 		{"task list, unsigned", "/?sig=unsigned", " tasks, page 1 of "},
+		{"task list, signed", "/?sig=signed", " tasks"},
+		{"task list, phase planned", "/?phase=planned", " tasks, page 1 of "},
+		{"task list, open", "/?state=open", " tasks, page 1 of "},
+		{"task list, closed", "/?state=closed", " tasks"},
+		{"task list, actor", "/?actor=bulk", " tasks, page 1 of "},
+		{"task list, quarantined", "/?quarantined=1", " tasks"},
 		{"task list, page 150", "/?page=150", "page 150 of"},
 		{fmt.Sprintf("task page of %d records", records), "/task/T-big", fmt.Sprintf("of %d, the latest", records)},
 		{"its graph, on demand", "/task/T-big?graph=1", `<svg class="graph"`},

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -125,4 +126,54 @@ func TestWebTaskFilters(t *testing.T) {
 	shows("sig=signed")
 	shows("sig=unsigned", "U-unsigned", "M-mixed", "S-signed")
 	shows("q=pager", "E-eve", "S-signed")
+
+	// What a page polls (/head) moves with everything the page shows,
+	// not only with the task refs, and stays while nothing does.
+	heads := func() map[string]string {
+		t.Helper()
+		out := map[string]string{}
+		for _, task := range []string{"", "M-mixed", "E-eve", "S-signed"} {
+			out[task] = getPage(t, c, base+"/head?task="+task)
+		}
+		return out
+	}
+	moved := func(what string, before map[string]string, want ...string) map[string]string {
+		t.Helper()
+		now := heads()
+		for task, h := range now {
+			if got, expect := h != before[task], slices.Contains(want, task); got != expect {
+				t.Errorf("%s: /head?task=%s moved %v, want %v", what, task, got, expect)
+			}
+		}
+		return now
+	}
+	h := moved("nothing changed", heads())
+	refs := s.git("for-each-ref", "refs/reasoning/tasks/")
+	// A pull holds back another fetched history: no task ref moves.
+	assess(a, "M-mixed", "Fetched unsigned", "Which way?")
+	a.reason("push")
+	if _, errs, code := s.run("reason", "pull"); code != 3 || !strings.Contains(errs, "3 task(s) from origin quarantined") {
+		t.Fatalf("pull of an unsigned record of M-mixed: exit %d: %s", code, errs)
+	}
+	if now := s.git("for-each-ref", "refs/reasoning/tasks/"); now != refs {
+		t.Fatalf("the pull moved task refs:\n%s\nthen\n%s", refs, now)
+	}
+	h = moved("a pull quarantined M-mixed", h, "", "M-mixed")
+	shows("quarantined=1", "U-unsigned", "N-new", "M-mixed")
+	// The allowed signers change: eve's signature becomes good.
+	evePub, err := os.ReadFile(eve + ".pub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(allowed, []byte("ada@example.invalid "+string(pub)+"ada@example.invalid "+string(evePub)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h = moved("eve's key allowed", h, "", "M-mixed", "E-eve", "S-signed")
+	shows("sig=unverified")
+	// Released from quarantine: the same history fetched, no longer
+	// required to be signed.
+	s.git("config", "reason.requireSigned", "false")
+	s.reason("pull")
+	moved("the quarantine released", h, "", "M-mixed")
+	shows("quarantined=1")
 }

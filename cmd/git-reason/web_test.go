@@ -220,8 +220,8 @@ func TestWebPages(t *testing.T) {
 		t.Errorf("a record written after start is not on the reloaded task page")
 	}
 	// What a page polls moved with it: the task's head, and every task's.
-	if h := getPage(t, c, base+"/head?task=T-2"); h == headT2 || len(strings.TrimSpace(h)) != 40 {
-		t.Errorf("T-2's head was %q and is %q after a record", headT2, h)
+	if h := getPage(t, c, base+"/head?task=T-2"); h == headT2 || len(strings.TrimSpace(h)) != 64 {
+		t.Errorf("T-2's page digest was %q and is %q after a record", headT2, h)
 	}
 	if h := getPage(t, c, base+"/head"); h == headAll {
 		t.Errorf("the digest of every task's head did not move: %q", h)

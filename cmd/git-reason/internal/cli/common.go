@@ -28,7 +28,12 @@ func isSet(c *cli.Context, name string) bool {
 }
 
 // open locates the repository the command runs in.
-func open(c *cli.Context) (*ops.Session, error) {
+func open(c *cli.Context) (*ops.Session, error) { return openSession(c, false) }
+
+// openSession is open; a resident session (one that serves for hours)
+// reads git configuration, the allowed signers and the declarations again
+// when they change (ops.Options.Resident).
+func openSession(c *cli.Context, resident bool) (*ops.Session, error) {
 	profile := c.String("profile")
 	for _, l := range c.Lineage() {
 		if profile == "" && slices.Contains(l.LocalFlagNames(), "profile") {
@@ -36,7 +41,7 @@ func open(c *cli.Context) (*ops.Session, error) {
 		}
 	}
 	warn := func(line string) { fmt.Fprintf(c.App.ErrWriter, "git reason: %s\n", line) }
-	sess, err := ops.Open(c.Context, ops.Options{Profile: profile, Warn: warn})
+	sess, err := ops.Open(c.Context, ops.Options{Profile: profile, Warn: warn, Resident: resident})
 	if err == nil {
 		if c.App.Metadata == nil {
 			c.App.Metadata = map[string]any{}

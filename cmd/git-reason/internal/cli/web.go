@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"git-reason/cmd/git-reason/internal/ops"
 )
 
 type webOptions struct {
@@ -34,6 +36,17 @@ func webCommand() *cli.Command {
 			if err := noMoreArgs(c, 0); err != nil {
 				return err
 			}
+			// The page serves for hours: its session is resident, so
+			// that a change of configuration, allowed signers or their
+			// trust shows on the next request.
+			var sess *ops.Session
+			var err error
+			o.Open = func() (*ops.Session, error) {
+				if sess == nil && err == nil {
+					sess, err = openSession(c, true)
+				}
+				return sess, err
+			}
 			return runWeb(c.Context, o)
 		},
 	}
@@ -41,7 +54,8 @@ func webCommand() *cli.Command {
 
 // runWeb serves until ctx ends (Ctrl-C), then exits 0. The repository is
 // opened once first, so that running it outside a repository fails at
-// once, then afresh for every request.
+// once; every request reads its refs and files afresh through that
+// session, one request at a time (web.Serve).
 func runWeb(ctx context.Context, o *webOptions) error {
 	if _, err := o.Open(); err != nil {
 		return err

@@ -2,8 +2,6 @@ package ops
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 
 	"git-reason/gitstore"
 	"git-reason/gitstore/signing"
@@ -17,20 +15,6 @@ type SignatureCheck = signing.Check
 // TaskHead is the commit task's ref points to ("" when it has none).
 func (e *Session) TaskHead(task string) (string, error) {
 	return e.Repo.ReadRef(gitstore.TaskRef(task))
-}
-
-// TasksDigest is a digest of every task ref's name and head: it moves
-// whenever any task does, and costs one listing of the refs.
-func (e *Session) TasksDigest() (string, error) {
-	refs, err := e.Repo.ListRefs(gitstore.TaskPrefix)
-	if err != nil {
-		return "", err
-	}
-	h := sha256.New()
-	for _, ref := range refs {
-		h.Write([]byte(ref.Name + " " + ref.Hash + "\n"))
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // WriteCost records what this process read for tests that count it

@@ -233,25 +233,36 @@ func (e *Session) allowedDigest() (string, error) {
 }
 
 // verdicts opens the signature verdicts kept for the configuration git
-// judges ssh signatures by: the allowed signers (allowedDigest), the ssh
-// program and the revocation file's path and content.
+// judges ssh signatures by (SignaturesDigest).
 func (e *Session) verdicts() (*signing.Verdicts, error) {
-	allowed, err := e.allowedDigest()
+	key, err := e.SignaturesDigest()
 	if err != nil {
 		return nil, err
 	}
+	return signing.OpenVerdicts(e.Repo.CommonDir, key), nil
+}
+
+// SignaturesDigest identifies the configuration git judges signatures
+// by now: the allowed signers (allowedDigest), the ssh program and the
+// revocation file's path and content. A verdict kept under another was
+// judged by other rules.
+func (e *Session) SignaturesDigest() (string, error) {
+	allowed, err := e.allowedDigest()
+	if err != nil {
+		return "", err
+	}
 	st, err := e.Settings()
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00", allowed, st.Signing.SSHProgram, st.Signing.RevocationFile)
 	if st.Signing.RevocationFile != "" {
 		data, err := os.ReadFile(st.Signing.RevocationFile)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, err
+			return "", err
 		}
 		h.Write(data)
 	}
-	return signing.OpenVerdicts(e.Repo.CommonDir, hex.EncodeToString(h.Sum(nil))), nil
+	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -1,7 +1,7 @@
 // Package web is the Reasoning page: a read-only local web view of the
 // same derivation the command line shows (the task list from the cached
 // summaries, filtered by phase, open or closed, actor, signatures,
-// quarantine and text through the search index, and paginated; one task's
+// quarantine and text through the search index's terms, and paginated; one task's
 // timeline, fifty records a page, the latest first, its rendered report and
 // record graph (on demand past 200 records), its records with their
 // signature status, and the fetched history a pull held back and why; the
@@ -10,11 +10,16 @@
 // advisor's availability and the doctor's findings with their fixes).
 //
 // It writes no record and no ref (only the caches under .git/reason/ its
-// reads keep). Every request opens the repository afresh through the
-// Open function it is given, so a write or a pull shows on the next
-// request; a task page polls /head (its task's ref, or a digest of every
-// task ref) with its own script and swaps in its new content when that
-// moves. What is derived from the refs alone is kept between requests
+// reads keep). Every request reads the refs and files afresh through the
+// session the Open function gives (a resident one, which reads git
+// configuration, allowed signers and declarations again when they
+// change), one request at a time, so a write or a pull shows on the next
+// request; the list and a task page poll /head with their own script and
+// swap in their new content when it moves: a digest of what the page
+// shows (every task's head or the task's, the configuration signatures
+// are judged by, the quarantined histories and refused records), which a
+// quarantine or a change of allowed signers moves as a record does.
+// What is derived from the refs alone is kept between requests
 // only with the refs it was derived at (the list's summaries with every
 // task's head, re-reading only the tasks that moved; a task's view with
 // its head), so nothing shown is older than the refs.

@@ -1,36 +1,82 @@
 package web
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"net/http"
 
+	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/record"
 )
 
 // head answers what a page polls to update itself (assets/live.js): the
-// head commit of ?task=TASK, or a digest of every task's ref without it.
-// It is read-only and behind the same guard as every page; a page whose
-// head moved fetches itself again and swaps its content, so records that
-// arrive show without a reload and without anything but 'self'.
+// digest of what the page of ?task=TASK shows, or of what the task list
+// shows without it (pageDigest). It is read-only and behind the same
+// guard as every page; a page whose digest moved fetches itself again and
+// swaps its content, so records that arrive show without a reload and
+// without anything but 'self'.
 func (s *server) head(w http.ResponseWriter, r *http.Request) {
+	task := r.URL.Query().Get("task")
+	if task != "" && record.CheckTask(task) != nil {
+		http.Error(w, "no such task", http.StatusNotFound)
+		return
+	}
 	sess, err := s.open()
 	if err != nil {
 		fail(w, err)
 		return
 	}
-	var out string
-	if task := r.URL.Query().Get("task"); task != "" {
-		if err := record.CheckTask(task); err != nil {
-			http.Error(w, "no such task", http.StatusNotFound)
-			return
-		}
-		if out, err = sess.TaskHead(task); err != nil {
+	var heads []record.TaskHead
+	if task == "" {
+		if heads, err = sess.TaskHeads(r.Context()); err != nil {
 			fail(w, err)
 			return
 		}
-	} else if out, err = sess.TasksDigest(); err != nil {
+	}
+	out, err := pageDigest(sess, task, heads)
+	if err != nil {
 		fail(w, err)
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, _ = w.Write([]byte(out + "\n"))
+}
+
+// pageDigest moves whenever anything the page of task shows moves, or,
+// for task "", anything the task list of heads (every task, as listed)
+// shows: the task's head (every task's), the configuration signatures
+// are judged by (allowed signers, their trust, the revocation file: a
+// verdict can change with no ref moving), and the fetched histories a
+// pull held back and the records it refused (the task's alone for its
+// page): a pull that quarantines a history moves no task ref. It reads
+// the task's ref and three small files.
+func pageDigest(sess *ops.Session, task string, heads []record.TaskHead) (string, error) {
+	h := sha256.New()
+	if task != "" {
+		head, err := sess.TaskHead(task)
+		if err != nil {
+			return "", err
+		}
+		h.Write([]byte(head + "\n"))
+	}
+	for _, t := range heads {
+		h.Write([]byte(t.Task + " " + t.Head + "\n"))
+	}
+	sigs, err := sess.SignaturesDigest()
+	if err != nil {
+		return "", err
+	}
+	held, refused := any(sess.Store.LoadQuarantines()), any(sess.Store.LoadRefusals())
+	if task != "" {
+		held, refused = sess.Store.LoadQuarantines()[task], sess.Store.LoadRefusals()[task]
+	}
+	// Maps encode with their keys sorted: the same content, the same
+	// bytes.
+	shown, err := json.Marshal([]any{sigs, held, refused})
+	if err != nil {
+		return "", err
+	}
+	h.Write(shown)
+	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -61,21 +61,35 @@ func handler(open func() (*ops.Session, error), k *keys) http.Handler {
 	static, _ := fs.Sub(assets, "assets")
 	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
-	mux.HandleFunc("GET /{$}", s.tasks)
-	mux.HandleFunc("GET /task/{task...}", s.task) // a task name may hold slashes
-	mux.HandleFunc("GET /handover", s.handover)
-	mux.HandleFunc("GET /context", s.context)
-	mux.HandleFunc("GET /head", s.head)
-	mux.HandleFunc("GET /advisors", s.advisors)
-	mux.HandleFunc("GET /doctor", s.doctor)
+	mux.HandleFunc("GET /{$}", s.one(s.tasks))
+	mux.HandleFunc("GET /task/{task...}", s.one(s.task)) // a task name may hold slashes
+	mux.HandleFunc("GET /handover", s.one(s.handover))
+	mux.HandleFunc("GET /context", s.one(s.context))
+	mux.HandleFunc("GET /head", s.one(s.head))
+	mux.HandleFunc("GET /advisors", s.one(s.advisors))
+	mux.HandleFunc("GET /doctor", s.one(s.doctor))
 	return protect(k, s.bounded(mux))
 }
 
 type server struct {
 	open      func() (*ops.Session, error)
 	slots     chan struct{}
+	reading   sync.Mutex // held by the request using the session
 	summaries summaryCache
 	views     viewCache
+}
+
+// one serves h while no other request uses the session: the page's one
+// session (its settings, memos and caches) is not for concurrent use.
+func (s *server) one(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		s.reading.Lock()
+		defer s.reading.Unlock()
+		if r.Context().Err() != nil {
+			return // the browser went away while it waited
+		}
+		h(w, r)
+	}
 }
 
 func (s *server) bounded(h http.Handler) http.Handler {
@@ -112,7 +126,8 @@ func (s *server) task(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	data := map[string]any{"Title": task, "Live": "/head?task=" + url.QueryEscape(task)}
+	head, _ := pageDigest(sess, task, nil) // before what the page shows is read
+	data := map[string]any{"Title": task, "Live": "/head?task=" + url.QueryEscape(task), "Head": head}
 	v, err := s.views.get(r.Context(), sess, task)
 	switch {
 	case errors.Is(err, ops.ErrUsage):

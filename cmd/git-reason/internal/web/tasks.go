@@ -88,8 +88,16 @@ func (s *server) tasks(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
+	// What the page polls, taken from the refs what it shows is read at,
+	// before the rest of it: a change meanwhile moves it again.
+	heads, err := sess.TaskHeads(r.Context())
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	head, _ := pageDigest(sess, "", heads)
 	f := parseTaskFilter(r.URL.Query())
-	all, err := s.summaries.get(r.Context(), sess, f)
+	all, err := s.summaries.get(r.Context(), sess, f, heads)
 	if err != nil {
 		fail(w, err)
 		return
@@ -150,7 +158,7 @@ func (s *server) tasks(w http.ResponseWriter, r *http.Request) {
 	shown := rows[min(len(rows), (page-1)*pageSize):min(len(rows), page*pageSize)]
 	data := map[string]any{
 		"Title": "Tasks", "Rows": shown, "Matched": len(rows), "Total": len(all.statuses) + len(held) - len(local), "Filter": f, "Phases": phases,
-		"SigFilters": sigFilters, "Quarantined": len(held), "Page": page, "Pages": pages, "Live": "/head",
+		"SigFilters": sigFilters, "Quarantined": len(held), "Page": page, "Pages": pages, "Live": "/head", "Head": head,
 	}
 	if page > 1 {
 		data["Prev"] = f.at(page - 1)
@@ -194,13 +202,9 @@ type summaries struct {
 	found    map[string]bool
 }
 
-// get returns what the list needs for f.
-func (c *summaryCache) get(ctx context.Context, sess *ops.Session, f taskFilter) (summaries, error) {
-	tasks, err := sess.TaskHeads(ctx)
-	if err != nil {
-		return summaries{}, err
-	}
-	signers, err := sess.SignersDigest()
+// get returns what the list needs for f, at the task heads tasks.
+func (c *summaryCache) get(ctx context.Context, sess *ops.Session, f taskFilter, tasks []record.TaskHead) (summaries, error) {
+	signers, err := sess.SignaturesDigest()
 	if err != nil {
 		return summaries{}, err
 	}

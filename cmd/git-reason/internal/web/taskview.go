@@ -86,7 +86,7 @@ func (c *viewCache) get(ctx context.Context, sess *ops.Session, task string) (*t
 // read through ops.RecordSignatures (kept by head under .git/reason/)
 // when they change.
 func (c *viewCache) signatures(ctx context.Context, sess *ops.Session, task string, v *taskView) (map[string]*ops.Signature, error) {
-	signers, err := sess.SignersDigest()
+	signers, err := sess.SignaturesDigest()
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
-// The page updates itself when records arrive: it polls the head of what
-// it shows (body's data-live, an address of this server) and, when that
-// moves, fetches itself again and swaps in the new <main>, keeping the
+// The page updates itself when what it shows changes: it polls the digest
+// of what it shows (body's data-live, an address of this server; the
+// digest it was rendered at is data-head) and, when that moves, fetches
+// itself again and swaps in the new <main>, keeping the
 // records a reader opened. The server escaped every text of the new page
 // as it did the first; nothing here reaches beyond this server.
 (function () {
@@ -18,7 +19,9 @@
   });
   var body = document.body, src = body.dataset.live;
   if (!src) { return; }
-  var last = null;
+  // What the page showed was read at this digest: a change before the
+  // first poll is not missed.
+  var last = body.dataset.head || null;
   function swap(html, head) {
     var doc = new DOMParser().parseFromString(html, "text/html");
     var next = doc.querySelector("main"), cur = document.querySelector("main");
