@@ -179,3 +179,34 @@ func TestStatusAndLogGitProcesses(t *testing.T) {
 		want("log -n 5 after a new record", started)
 	}
 }
+
+// TestStatusReportMemo: `status TASK --report` of a head shown before
+// reads its memo alone (no task, history or record blob) and prints what
+// the first one derived; a new record is read and replayed, its report
+// kept in turn.
+func TestStatusReportMemo(t *testing.T) {
+	const task = "T-report"
+	s := newSandbox(t)
+	if err := harness.BulkTask(context.Background(), s.dir, task, 40); err != nil {
+		t.Fatal(err)
+	}
+	first := s.mustReason("status", task, "--report")
+	warm := func(what string) {
+		t.Helper()
+		if c := s.costed("status", task, "--report"); c.Memos != 1 || c.Tasks != 0 || c.Histories != 0 || c.Blobs != 0 {
+			t.Errorf("status --report %s: %+v, want its memo alone (no task, history or blob read)", what, c)
+		}
+	}
+	warm("of a head shown before")
+	if again := s.mustReason("status", task, "--report"); again != first {
+		t.Errorf("status --report from its memo differs from the first:\n%s\nfirst:\n%s", again, first)
+	}
+	s.mustReason("assess", task, "--subject", "reported anew", "--question", "q?", "--materiality", "trivial", "--reversibility", "reversible")
+	if c := s.costed("status", task, "--report"); c.Memos != 0 || c.Histories != 1 {
+		t.Errorf("status --report after a new record: %+v, want the history replayed and no memo served", c)
+	}
+	if out := s.mustReason("status", task, "--report"); !strings.Contains(out, "## reported anew") || !strings.Contains(out, "records: 41") {
+		t.Errorf("status --report after a new record does not show it:\n%s", out)
+	}
+	warm("after a new record, shown once")
+}

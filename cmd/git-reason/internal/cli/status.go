@@ -59,11 +59,9 @@ func runStatus(ctx context.Context, o *statusOptions) error {
 		Report     string                `json:"report,omitempty"`
 	}{}
 	if o.Report {
-		st, head, err := sess.State(ctx, o.Task)
-		if err != nil {
+		if out.Status, out.Signatures, out.Report, err = sess.TaskReport(ctx, o.Task); err != nil {
 			return err
 		}
-		out.Status, out.Signatures, out.Report = st.Summarize(), sess.TaskSignatures(ctx, o.Task, head), st.Report()
 	} else if out.Status, out.Signatures, _, err = sess.TaskStatus(ctx, o.Task); err != nil {
 		return err
 	}

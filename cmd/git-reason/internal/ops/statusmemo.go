@@ -18,40 +18,67 @@ import (
 // the memo's only while the allowed signers are the ones it was judged
 // against.
 func (e *Session) TaskStatus(ctx context.Context, task string) (record.Status, *SignatureSummary, string, error) {
+	m, head, err := e.taskMemo(ctx, task, statusMemoKind, nil)
+	return m.Status, m.Signatures, head, err
+}
+
+// TaskReport is TaskStatus with the task's markdown report (`status
+// --report`), kept as a memo of its own keyed by head in the same way:
+// a report of a head shown before reads one file, not the task.
+func (e *Session) TaskReport(ctx context.Context, task string) (record.Status, *SignatureSummary, string, error) {
+	m, _, err := e.taskMemo(ctx, task, reportMemoKind, (*record.State).Report)
+	return m.Status, m.Signatures, m.Report, err
+}
+
+// taskMemo is what a memo of kind keeps of task at its head: the memo
+// when this program wrote one for that head, else the task loaded,
+// replayed and derived (State), kept for next time. report, when not
+// nil, writes the memo's report from the state.
+func (e *Session) taskMemo(ctx context.Context, task, kind string, report func(*record.State) string) (statusMemo, string, error) {
 	head, err := e.Store.Head(task)
 	if err != nil {
-		return record.Status{}, nil, "", err
+		return statusMemo{}, "", err
 	}
 	allowed, _ := e.allowedDigest() // "": signatures are read afresh
 	var m statusMemo
-	if data := e.Store.Memo(statusMemoKind, task, head); data != nil && json.Unmarshal(data, &m) == nil {
-		if m.Allowed == allowed && allowed != "" {
-			return m.Status, m.Signatures, head, nil
+	if data := e.Store.Memo(kind, task, head); data != nil && json.Unmarshal(data, &m) == nil {
+		if m.Allowed != allowed || allowed == "" {
+			m.Signatures = e.TaskSignatures(ctx, task, head)
 		}
-		return m.Status, e.TaskSignatures(ctx, task, head), head, nil
+		return m, head, nil
 	}
 	st, head, err := e.State(ctx, task)
 	if err != nil {
-		return record.Status{}, nil, "", err
+		return statusMemo{}, "", err
 	}
 	m = statusMemo{Status: st.Summarize(), Signatures: e.TaskSignatures(ctx, task, head), Allowed: allowed}
+	if report != nil {
+		m.Report = report(st)
+	}
 	if m.Signatures == nil {
 		m.Allowed = "" // not read: read again next time
 	}
 	if data, err := json.Marshal(m); err == nil {
-		e.Store.SaveMemo(statusMemoKind, task, head, data)
+		e.Store.SaveMemo(kind, task, head, data)
 	}
-	return m.Status, m.Signatures, head, nil
+	return m, head, nil
 }
 
-// statusMemoKind names status's memos under .git/reason/memo/.
-const statusMemoKind = "status"
+// The memos of status TASK and status TASK --report under
+// .git/reason/memo/.
+const (
+	statusMemoKind = "status"
+	reportMemoKind = "report"
+)
 
-// statusMemo is what TaskStatus keeps of a task at one head.
+// statusMemo is what TaskStatus (and TaskReport) keeps of a task at one
+// head.
 type statusMemo struct {
 	Status     record.Status     `json:"status"`
 	Signatures *SignatureSummary `json:"signatures,omitempty"`
 	// Allowed is the digest of the allowed signers Signatures was judged
 	// against (allowedDigest).
 	Allowed string `json:"allowed,omitempty"`
+	// Report is the task's markdown report (report memos only).
+	Report string `json:"report,omitempty"`
 }
