@@ -224,12 +224,38 @@ func installInspector(t *testing.T) (node, script string) {
 	return node, script
 }
 
-// TestMCPClientInspector runs the whole sequence through the inspector's
-// command line, one node start per call (about 1.5 s of CPU each here, and
-// about twice that in wall time). With -short it is left to the full run,
-// which .ci/run makes: the Go clients above run the same sequence in every
-// form, so the quick run keeps the protocol covered and drops only the
-// third-party client.
+// inspectorCalls are the calls TestMCPClientInspector sends through the
+// inspector outside the long form: the tool list (every tool's declaration
+// parsed by the TypeScript SDK), a write with its structured result, the
+// refused conclusion (a tool error, the inspector's exit status 5) and the
+// accepted one, and a resource read. The other calls are more of the same
+// kinds, each its own node start; the long form sends every call through it.
+var inspectorCalls = map[string]bool{"tools/list": true, "resources/read": true, "assess": true, "conclude": true}
+
+// mixedDriver sends the calls via picks through via and the others through
+// rest, in the sequence's order, against the same repository.
+type mixedDriver struct {
+	via, rest mcpDriver
+	picks     func(method string, params map[string]any) bool
+}
+
+func (d mixedDriver) call(t *testing.T, method string, params map[string]any) json.RawMessage {
+	t.Helper()
+	if d.picks(method, params) {
+		return d.via.call(t, method, params)
+	}
+	return d.rest.call(t, method, params)
+}
+
+// TestMCPClientInspector runs the sequence through the inspector's command
+// line, one node start per call (about 1.5 s of CPU each here, and about
+// twice that in wall time, the longest test of the package when every call
+// went through it): the calls of inspectorCalls through it, the others
+// through the Go SDK's client on one session, so that every check of the
+// sequence still runs; with GIT_REASON_LONG=1 every call through the
+// inspector. With -short it is left to the full run, which .ci/run makes:
+// the Go clients above run the same sequence in every form, so the quick
+// run keeps the protocol covered and drops only the third-party client.
 func TestMCPClientInspector(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -237,5 +263,27 @@ func TestMCPClientInspector(t *testing.T) {
 	}
 	node, script := installInspector(t)
 	s := newMCPSandbox(t)
-	runSequence(t, inspectorDriver{s: s, node: node, script: script}, mcpSequence(false))
+	inspector := inspectorDriver{s: s, node: node, script: script}
+	if harness.Long() {
+		runSequence(t, inspector, mcpSequence(false))
+		return
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "go-sdk-client", Version: "1.8.0"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: mcpCommand(s)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	sent := 0
+	runSequence(t, mixedDriver{via: inspector, rest: sdkDriver{cs}, picks: func(method string, params map[string]any) bool {
+		name, _ := params["name"].(string)
+		if inspectorCalls[method] || method == "tools/call" && inspectorCalls[name] {
+			sent++
+			return true
+		}
+		return false
+	}}, mcpSequence(false))
+	if sent < 5 {
+		t.Errorf("only %d calls went through the inspector, want the 5 of inspectorCalls", sent)
+	}
 }

@@ -525,11 +525,15 @@ func checkOutputSchemas(t *testing.T, steps []mcpStep, results []any) {
 
 // Three client identities with the same declared capabilities get
 // byte-identical responses once ids and times are normalised: the
-// client's name and version are never used.
+// client's name and version are never used. Then, against the last of
+// them, native_tool_search true changes only suggested_next_tools (and
+// prepare_session's echo of the stated value). Four full cycles through
+// the binary; the second property had a cycle of its own without native
+// tool search, the same as the third identity's.
 func TestMCPIdenticalResponsesAcrossClients(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("three full cycles through the binary")
+		t.Skip("four full cycles through the binary")
 	}
 	var first string
 	for i, id := range [][2]string{{"terminal-agent", "9.1.0"}, {"ide-agent", "0.3.2-beta"}, {"generic-host", "1"}} {
@@ -546,17 +550,15 @@ func TestMCPIdenticalResponsesAcrossClients(t *testing.T) {
 			t.Errorf("client %s/%s got different responses:\n%s", id[0], id[1], firstDiff(first, got))
 		}
 	}
+	t.Run("native tool search only changes suggestions", func(t *testing.T) {
+		nativeToolSearchOnlyChangesSuggestions(t, strings.Split(first, "\n"),
+			strings.Split(normalise(replay(t, "generic-host", "1", true)), "\n"))
+	})
 }
 
-// native_tool_search true and false differ only in suggested_next_tools
-// (and in prepare_session's echo of the stated value).
-func TestMCPNativeToolSearchOnlyChangesSuggestions(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("two full cycles through the binary")
-	}
-	without := strings.Split(normalise(replay(t, "host", "1", false)), "\n")
-	with := strings.Split(normalise(replay(t, "host", "1", true)), "\n")
+// nativeToolSearchOnlyChangesSuggestions compares the normalised responses
+// of one sequence without and with native_tool_search.
+func nativeToolSearchOnlyChangesSuggestions(t *testing.T, without, with []string) {
 	if len(with) != len(without) {
 		t.Fatalf("%d responses with native tool search, %d without", len(with), len(without))
 	}
