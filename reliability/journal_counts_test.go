@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"git-reason/reliability/harness"
 )
 
 // countedJournals are the journals under .git/reason/ whose appends a
@@ -141,17 +143,5 @@ func (s *sandbox) startWeb() *webPage {
 
 func (w *webPage) get(t testing.TB, path string) string {
 	t.Helper()
-	res, err := w.c.Get(w.base + path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %d %s", path, res.StatusCode, b)
-	}
-	return string(b)
+	return harness.GetPage(t, w.c, w.base+path)
 }

@@ -30,6 +30,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"git-reason/reliability/harness"
 )
 
 // guardOverlay is the user's own overlay: one advisor that answers after
@@ -98,18 +100,8 @@ func startListening(t *testing.T, cmd *exec.Cmd, stderr *syncBuffer, pattern str
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-		pw.Close()
-	})
+	t.Cleanup(func() { pw.Close() }) // after the process is gone
+	harness.StopAtCleanup(t, cmd)
 	found := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(pr)

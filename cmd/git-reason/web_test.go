@@ -17,6 +17,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"git-reason/reliability/harness"
 )
 
 // hostile is a subject a record could carry to attack a page that shows it.
@@ -101,23 +103,11 @@ func openWeb(t *testing.T, s *sandbox) (base string, c *http.Client) {
 	return strings.TrimSuffix(start[:strings.Index(start, "?")], "/"), c
 }
 
-// getPage fetches base+path with c and returns the body; any status other
-// than 200 fails the test.
+// getPage fetches u with c and returns the body; any status other than
+// 200 fails the test.
 func getPage(t *testing.T, c *http.Client, u string) string {
 	t.Helper()
-	res, err := c.Get(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %d %s", u, res.StatusCode, b)
-	}
-	return string(b)
+	return harness.GetPage(t, c, u)
 }
 
 func TestWebPages(t *testing.T) {

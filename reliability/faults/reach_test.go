@@ -24,6 +24,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"git-reason/reliability/harness"
 )
 
 const (
@@ -240,16 +242,7 @@ func serveCmd(t *testing.T, dir string, env []string) string {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-		}
-	})
+	harness.StopAtCleanup(t, cmd)
 	re := regexp.MustCompile(`serving reviews on (http://\S+)/v1/review`)
 	for i := 0; i < 600; i++ {
 		mu.Lock()

@@ -1,0 +1,46 @@
+package harness
+
+import (
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+)
+
+// StopAtCleanup stops cmd, started, when tb ends as a user stops a server:
+// an interrupt, then a kill after 10 seconds; it returns once the process
+// has exited. Cleanups registered before it run after the process is gone.
+func StopAtCleanup(tb testing.TB, cmd *exec.Cmd) {
+	tb.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+}
+
+// GetPage fetches u with c and returns the body; a failed request or a
+// status other than 200 fails tb.
+func GetPage(tb testing.TB, c *http.Client, u string) string {
+	tb.Helper()
+	res, err := c.Get(u)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if res.StatusCode != http.StatusOK {
+		tb.Fatalf("GET %s: %d %s", u, res.StatusCode, b)
+	}
+	return string(b)
+}
