@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -52,6 +53,7 @@ func TestWebContext(t *testing.T) {
 			t.Errorf("a record's or commit's text became markup: %q", bad)
 		}
 	}
+	oneIDForm(t, "the context page", page)
 	// One revision reads as REV..HEAD.
 	if p := getPage(t, c, root+"/context?range="+base); !strings.Contains(p, "3 commits") {
 		t.Errorf("one revision as a range:\n%s", p)
@@ -80,5 +82,30 @@ func TestWebContext(t *testing.T) {
 	s.git("commit", "-q", "--allow-empty", "-m", "Rename it\n\nReason-Task: T-2")
 	if p := getPage(t, c, root+"/context?range="+base); !strings.Contains(p, "4 commits") || !strings.Contains(p, `href="/task/T-2"`) {
 		t.Errorf("a commit made after start is not on the reloaded context page")
+	}
+}
+
+// fullID is a record id (a ULID) shown whole as text, and shortID one
+// shown as the command line prints it, its whole self on hover.
+var (
+	fullID  = regexp.MustCompile(`>[0-9A-HJKMNP-TV-Z]{26}<`)
+	shortID = regexp.MustCompile(`title="([0-9A-HJKMNP-TV-Z]{26})">([0-9A-HJKMNP-TV-Z]{10})<`)
+)
+
+// oneIDForm fails when page shows a record id whole, or shows none in the
+// command line's form (its 10-character prefix, the whole id on hover).
+func oneIDForm(t *testing.T, what, page string) {
+	t.Helper()
+	if m := fullID.FindString(page); m != "" {
+		t.Errorf("%s shows a record id whole: %s", what, m)
+	}
+	ms := shortID.FindAllStringSubmatch(page, -1)
+	if len(ms) == 0 {
+		t.Errorf("%s shows no record id as its 10-character prefix", what)
+	}
+	for _, m := range ms {
+		if !strings.HasPrefix(m[1], m[2]) {
+			t.Errorf("%s shows %s for record %s", what, m[2], m[1])
+		}
 	}
 }

@@ -25,6 +25,7 @@ func TestWebHandover(t *testing.T) {
 	getPage(t, c, start) // the token becomes a cookie
 
 	page := getPage(t, c, base+"/handover")
+	oneIDForm(t, "the handover page", page)
 	open, settled, ok := strings.Cut(page, `<section class="settled">`)
 	if !ok {
 		t.Fatalf("no settled section:\n%s", page)

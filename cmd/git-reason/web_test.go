@@ -167,6 +167,7 @@ func TestWebPages(t *testing.T) {
 			t.Errorf("a record's text became markup: %q", bad)
 		}
 	}
+	oneIDForm(t, "the task page", page)
 	// One record-id form: the command line's 10-character prefix, the
 	// whole id on hover.
 	var logT1 []struct{ ID string }
