@@ -25,6 +25,11 @@ import (
 type packedRefs struct {
 	data []byte // records only: "<hash> <name>\n", each maybe followed by "^<peeled>\n" lines
 	file fs.FileInfo
+
+	// listed holds list's answers by prefix: a process that lists the
+	// task refs again and again (the Reasoning page, each request) while
+	// packed-refs is the same file reads its records once.
+	listed sync.Map // prefix -> []Ref
 }
 
 // packedCache holds the last reading of each repository's packed-refs, by
@@ -222,6 +227,23 @@ func (p *packedRefs) lookup(name string) (string, error) {
 		return "", err
 	}
 	return string(bytes.ToLower(h)), nil
+}
+
+// list returns the refs whose name starts with prefix, in name order,
+// read once per prefix; the slice is shared and must not be changed.
+func (p *packedRefs) list(prefix string) ([]Ref, error) {
+	if l, ok := p.listed.Load(prefix); ok {
+		return l.([]Ref), nil
+	}
+	var refs []Ref
+	if err := p.withPrefix(prefix, func(name, hash string) bool {
+		refs = append(refs, Ref{name, hash})
+		return true
+	}); err != nil {
+		return nil, err
+	}
+	p.listed.Store(prefix, refs)
+	return refs, nil
 }
 
 // withPrefix calls fn for each ref whose name starts with prefix, in name

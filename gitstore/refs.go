@@ -146,17 +146,19 @@ func (r *Repo) ListRefs(prefix string) ([]Ref, error) {
 	}
 	// The packed refs come sorted: the list is sorted again only when a
 	// loose ref is not among them.
-	refs := make([]Ref, 0, len(vals))
-	err = p.withPrefix(prefix, func(name, hash string) bool {
-		if h, loose := vals[name]; loose {
-			hash = h
-			delete(vals, name)
-		}
-		refs = append(refs, Ref{name, hash})
-		return true
-	})
+	packed, err := p.list(prefix)
 	if err != nil {
 		return nil, fmt.Errorf("list refs %s: %w", prefix, err)
+	}
+	refs := make([]Ref, 0, len(packed)+len(vals))
+	for _, r := range packed {
+		if len(vals) > 0 {
+			if h, loose := vals[r.Name]; loose {
+				r.Hash = h
+				delete(vals, r.Name)
+			}
+		}
+		refs = append(refs, r)
 	}
 	for n, h := range vals {
 		refs = append(refs, Ref{n, h})

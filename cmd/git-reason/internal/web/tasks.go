@@ -113,10 +113,14 @@ func (s *server) tasks(w http.ResponseWriter, r *http.Request) {
 			keepSig = sf.keep
 		}
 	}
-	rows := make([]taskRow, 0, len(all.statuses))
+	// The rows are made for the page shown alone: a list of 20,000 tasks
+	// keeps the index of each task that passes the filters.
+	matched := make([]int, 0, len(all.statuses))
 	local := map[string]bool{} // the held-back tasks that have a local history
-	for _, st := range all.statuses {
-		if _, isHeld := held[st.Task]; isHeld {
+	for i := range all.statuses {
+		st := &all.statuses[i]
+		_, isHeld := held[st.Task]
+		if isHeld {
 			local[st.Task] = true
 		}
 		if f.Phase != "" && string(st.Phase) != f.Phase {
@@ -134,30 +138,40 @@ func (s *server) tasks(w http.ResponseWriter, r *http.Request) {
 		if keepSig != nil && !keepSig(all.sigs[st.Task]) {
 			continue
 		}
-		q, isHeld := held[st.Task]
 		if f.Quarantined && !isHeld {
 			continue
 		}
-		row := taskRow{Status: st, Signatures: all.sigs[st.Task]}
-		if isHeld {
-			row.Quarantine = &q
-		}
-		rows = append(rows, row)
+		matched = append(matched, i)
 	}
 	// A task whose only history a pull held back is listed too, last:
 	// it has no phase, records or signatures to filter by.
+	var heldOnly []string
 	if f.Phase == "" && f.State == "" && f.Sig == "" && f.Actor == "" {
 		for _, task := range slices.Sorted(maps.Keys(held)) {
-			if q := held[task]; !local[task] && (f.Q == "" || contains(task, f.Q)) {
-				rows = append(rows, taskRow{Status: record.Status{Task: task}, Quarantine: &q})
+			if !local[task] && (f.Q == "" || contains(task, f.Q)) {
+				heldOnly = append(heldOnly, task)
 			}
 		}
 	}
-	pages := max(1, (len(rows)+pageSize-1)/pageSize)
+	n := len(matched) + len(heldOnly)
+	pages := max(1, (n+pageSize-1)/pageSize)
 	page := min(f.Page, pages)
-	shown := rows[min(len(rows), (page-1)*pageSize):min(len(rows), page*pageSize)]
+	shown := make([]taskRow, 0, pageSize)
+	for k := (page - 1) * pageSize; k < min(n, page*pageSize); k++ {
+		if k >= len(matched) {
+			q := held[heldOnly[k-len(matched)]]
+			shown = append(shown, taskRow{Status: record.Status{Task: heldOnly[k-len(matched)]}, Quarantine: &q})
+			continue
+		}
+		st := all.statuses[matched[k]]
+		row := taskRow{Status: st, Signatures: all.sigs[st.Task]}
+		if q, isHeld := held[st.Task]; isHeld {
+			row.Quarantine = &q
+		}
+		shown = append(shown, row)
+	}
 	data := map[string]any{
-		"Title": "Tasks", "Rows": shown, "Matched": len(rows), "Total": len(all.statuses) + len(held) - len(local), "Filter": f, "Phases": phases,
+		"Title": "Tasks", "Rows": shown, "Matched": n, "Total": len(all.statuses) + len(held) - len(local), "Filter": f, "Phases": phases,
 		"SigFilters": sigFilters, "Quarantined": len(held), "Page": page, "Pages": pages, "Live": "/head", "Head": head,
 	}
 	if page > 1 {
@@ -269,8 +283,6 @@ func (c *summaryCache) update(ctx context.Context, sess *ops.Session, tasks []re
 	for _, t := range tasks {
 		heads[t.Task] = t.Head
 	}
-	var all []record.Status
-	sigs := c.cur.sigs
 	if c.heads != nil && len(moved) <= fewMoved {
 		fresh := map[string]record.Status{}
 		for _, t := range moved {
@@ -284,7 +296,7 @@ func (c *summaryCache) update(ctx context.Context, sess *ops.Session, tasks []re
 			}
 			fresh[t.Task] = st.Summarize()
 		}
-		all = make([]record.Status, 0, len(tasks))
+		all := make([]record.Status, 0, len(tasks))
 		for _, st := range c.cur.statuses {
 			if _, ok := heads[st.Task]; ok {
 				if _, moved := fresh[st.Task]; !moved {
@@ -292,37 +304,43 @@ func (c *summaryCache) update(ctx context.Context, sess *ops.Session, tasks []re
 				}
 			}
 		}
-		for _, st := range fresh {
-			all = append(all, st)
+		// What did not move stays in its order; the moved ones go in at
+		// their places.
+		for _, task := range slices.Sorted(maps.Keys(fresh)) {
+			i, _ := slices.BinarySearchFunc(all, fresh[task], byActivity)
+			all = slices.Insert(all, i, fresh[task])
 		}
+		sigs := c.cur.sigs
 		if sigs != nil {
 			sigs = maps.Clone(sigs)
 			for _, t := range moved {
 				sigs[t.Task] = sess.TaskSignatures(ctx, t.Task, t.Head)
 			}
 		}
-	} else {
-		var err error
-		if all, err = sess.StatusAll(ctx); err != nil {
-			return err
-		}
-		// What StatusAll left out does not read: it is looked at again.
-		read := make(map[string]bool, len(all))
-		for _, st := range all {
-			read[st.Task] = true
-		}
-		maps.DeleteFunc(heads, func(task, _ string) bool { return !read[task] })
-		sigs = nil
+		c.heads, c.cur = heads, summaries{statuses: all, sigs: sigs}
+		return nil
 	}
-	// Last activity first, once for every request until a ref moves:
-	// record times are UTC RFC 3339 and compare as text; a task's name
-	// breaks ties.
-	slices.SortFunc(all, func(a, b record.Status) int {
-		if c := strings.Compare(b.Updated, a.Updated); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Task, b.Task)
-	})
-	c.heads, c.cur = heads, summaries{statuses: all, sigs: sigs}
+	all, err := sess.StatusAll(ctx)
+	if err != nil {
+		return err
+	}
+	// What StatusAll left out does not read: it is looked at again.
+	read := make(map[string]bool, len(all))
+	for _, st := range all {
+		read[st.Task] = true
+	}
+	maps.DeleteFunc(heads, func(task, _ string) bool { return !read[task] })
+	slices.SortFunc(all, byActivity)
+	c.heads, c.cur = heads, summaries{statuses: all}
 	return nil
+}
+
+// byActivity orders the list: last activity first, once for every request
+// until a ref moves. Record times are UTC RFC 3339 and compare as text; a
+// task's name breaks ties.
+func byActivity(a, b record.Status) int {
+	if c := strings.Compare(b.Updated, a.Updated); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Task, b.Task)
 }
