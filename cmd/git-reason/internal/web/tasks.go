@@ -117,8 +117,7 @@ func (s *server) tasks(w http.ResponseWriter, r *http.Request) {
 	// keeps the index of each task that passes the filters.
 	matched := make([]int, 0, len(all.statuses))
 	local := map[string]bool{} // the held-back tasks that have a local history
-	for i := range all.statuses {
-		st := &all.statuses[i]
+	for i, st := range all.statuses {
 		_, isHeld := held[st.Task]
 		if isHeld {
 			local[st.Task] = true
@@ -164,7 +163,7 @@ func (s *server) tasks(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		st := all.statuses[matched[k]]
-		row := taskRow{Status: st, Signatures: all.sigs[st.Task]}
+		row := taskRow{Status: *st, Signatures: all.sigs[st.Task]}
 		if q, isHeld := held[st.Task]; isHeld {
 			row.Quarantine = &q
 		}
@@ -206,10 +205,10 @@ const fewMoved = 16
 // summaries are every task's summary, latest activity first, and what the
 // filters asked so far needed: who wrote each task's records, each task's
 // signatures in brief, and the tasks whose records hold the text of the
-// last text filter. A summaries is never changed once handed out: an
-// update makes new slices and maps.
+// last text filter. A summaries is never changed once handed out, nor
+// the summaries it points to: an update makes new slices and maps.
 type summaries struct {
-	statuses []record.Status
+	statuses []*record.Status
 	actors   map[string][]string
 	sigs     map[string]*ops.SignatureSummary
 	q        string
@@ -279,12 +278,30 @@ func (c *summaryCache) update(ctx context.Context, sess *ops.Session, tasks []re
 	if len(moved) == 0 && len(tasks) == len(c.heads) {
 		return nil
 	}
-	heads := make(map[string]string, len(tasks))
-	for _, t := range tasks {
-		heads[t.Task] = t.Head
+	// When no task was deleted (the tasks are the ones read before and
+	// the new ones among moved), the heads read are the last ones with
+	// the moved ones changed.
+	added := 0
+	for _, t := range moved {
+		if _, ok := c.heads[t.Task]; !ok {
+			added++
+		}
+	}
+	deleted := c.heads == nil || len(c.heads)+added != len(tasks)
+	var heads map[string]string
+	if deleted {
+		heads = make(map[string]string, len(tasks))
+		for _, t := range tasks {
+			heads[t.Task] = t.Head
+		}
+	} else {
+		heads = maps.Clone(c.heads)
+		for _, t := range moved {
+			heads[t.Task] = t.Head
+		}
 	}
 	if c.heads != nil && len(moved) <= fewMoved {
-		fresh := map[string]record.Status{}
+		fresh := map[string]*record.Status{} // nil: the moved task does not read
 		for _, t := range moved {
 			st, _, err := sess.State(ctx, t.Task)
 			if err != nil {
@@ -292,21 +309,27 @@ func (c *summaryCache) update(ctx context.Context, sess *ops.Session, tasks []re
 					return ctx.Err()
 				}
 				delete(heads, t.Task) // does not read: left out, as StatusAll leaves it out
+				fresh[t.Task] = nil
 				continue
 			}
-			fresh[t.Task] = st.Summarize()
+			sum := st.Summarize()
+			fresh[t.Task] = &sum
 		}
-		all := make([]record.Status, 0, len(tasks))
+		all := make([]*record.Status, 0, len(tasks))
 		for _, st := range c.cur.statuses {
-			if _, ok := heads[st.Task]; ok {
-				if _, moved := fresh[st.Task]; !moved {
-					all = append(all, st)
-				}
+			if _, moved := fresh[st.Task]; moved {
+				continue
+			}
+			if _, ok := heads[st.Task]; ok || !deleted {
+				all = append(all, st)
 			}
 		}
 		// What did not move stays in its order; the moved ones go in at
 		// their places.
 		for _, task := range slices.Sorted(maps.Keys(fresh)) {
+			if fresh[task] == nil {
+				continue
+			}
 			i, _ := slices.BinarySearchFunc(all, fresh[task], byActivity)
 			all = slices.Insert(all, i, fresh[task])
 		}
@@ -320,14 +343,16 @@ func (c *summaryCache) update(ctx context.Context, sess *ops.Session, tasks []re
 		c.heads, c.cur = heads, summaries{statuses: all, sigs: sigs}
 		return nil
 	}
-	all, err := sess.StatusAll(ctx)
+	sums, err := sess.StatusAll(ctx)
 	if err != nil {
 		return err
 	}
 	// What StatusAll left out does not read: it is looked at again.
-	read := make(map[string]bool, len(all))
-	for _, st := range all {
-		read[st.Task] = true
+	read := make(map[string]bool, len(sums))
+	all := make([]*record.Status, len(sums))
+	for i := range sums {
+		all[i] = &sums[i]
+		read[sums[i].Task] = true
 	}
 	maps.DeleteFunc(heads, func(task, _ string) bool { return !read[task] })
 	slices.SortFunc(all, byActivity)
@@ -338,7 +363,7 @@ func (c *summaryCache) update(ctx context.Context, sess *ops.Session, tasks []re
 // byActivity orders the list: last activity first, once for every request
 // until a ref moves. Record times are UTC RFC 3339 and compare as text; a
 // task's name breaks ties.
-func byActivity(a, b record.Status) int {
+func byActivity(a, b *record.Status) int {
 	if c := strings.Compare(b.Updated, a.Updated); c != 0 {
 		return c
 	}
