@@ -20,5 +20,7 @@
 // what it judged by (allowed signers, ssh program and revocation file;
 // the gpg or gpgsm keyring as its program lists it) is unchanged. One
 // git cat-file reads the commits first: an unsigned one is told by its
-// headers, with no program run.
+// headers, with no program run, and a good ssh signature by a plain
+// allowed-signers line is judged in this process (AllowedSSH), which only
+// ever says good where git would and leaves every other case to git.
 package signing

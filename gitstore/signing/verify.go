@@ -103,6 +103,10 @@ type Checker struct {
 	AllowedSigners string
 	// Verdicts keeps git's verdicts across runs (nil: none kept).
 	Verdicts *Verdicts
+	// SSH is the ssh fast path: the allowed signers' plain keys, whose
+	// good signatures are called good here without ssh-keygen (nil:
+	// every ssh signature goes to git).
+	SSH *AllowedSSH
 }
 
 // Verify asks for the signature of every commit of rev not reachable from
@@ -210,7 +214,7 @@ func (c *Checker) sort(ctx context.Context, missing []string, out map[string][]s
 			toGit = append(toGit, cm)
 			return nil
 		}
-		sig, _, ok := splitSigned(raw)
+		sig, payload, ok := splitSigned(raw)
 		if !ok {
 			if !hasSignatureHeader(raw) {
 				here[cm] = []string{cm, "N", "undefined", "", "", "", "", ""}
@@ -222,6 +226,11 @@ func (c *Checker) sort(ctx context.Context, missing []string, out map[string][]s
 		fm := formatOf(sig)
 		formats[cm] = fm
 		switch fm {
+		case FormatSSH:
+			if principal, fp, ok := c.SSH.Good(sig, payload); ok {
+				here[cm] = []string{cm, "G", "fully", fp, principal, fp, "", ""}
+				return nil
+			}
 		case FormatOpenPGP, FormatX509:
 			if f, ok := c.Verdicts.lookupOther(fm, cm); ok {
 				out[cm] = f

@@ -113,7 +113,10 @@ func (e *Session) Signatures(ctx context.Context, rev string, not ...string) ([]
 
 // checker is how this session judges signatures: through git, against the
 // allowed signers, with the verdicts kept for this configuration and
-// keyrings.
+// keyrings, and the ssh fast path (signing.AllowedSSH) when git would run
+// the default ssh-keygen with no revocation file: a gpg.ssh.program of
+// the user's own, or a revocation file, leaves every ssh signature to
+// git.
 func (e *Session) checker(ctx context.Context) (*signing.Checker, error) {
 	allowed, err := e.allowedSigners()
 	if err != nil {
@@ -135,6 +138,11 @@ func (e *Session) checker(ctx context.Context) (*signing.Checker, error) {
 	keyrings := signing.Keyrings{OpenPGPProgram: st.Signing.OpenPGPProgram, X509Program: st.Signing.X509Program}
 	v.Keyring = func(format string) (string, error) { return keyrings.Digest(ctx, format) }
 	c := &signing.Checker{Git: e.Repo.Git, GitDir: e.Repo.GitDir, AllowedSigners: allowed, Verdicts: v}
+	if st.Signing.SSHProgram == "" && st.Signing.RevocationFile == "" {
+		if data, err := os.ReadFile(allowed); err == nil {
+			c.SSH = signing.ParseAllowedSSH(data)
+		}
+	}
 	return c, nil
 }
 
