@@ -8,6 +8,10 @@
 # revision is checked out in a temporary worktree).
 # Usage: bench/lines/run.sh [REV...]   (default: 9194c93 HEAD; 9194c93 is
 # main before the settings, decoding, neutrality and consult changes)
+# With NOIMPORTS=1 the duplicates scan also runs with every Go import
+# block blanked (its lines kept, empty): the scanner counts two files that
+# import the same six packages as a pair, and the difference between the
+# two counts is the pairs that are import lists alone.
 set -eu
 cd "$(dirname "$0")/../.."
 [ $# -gt 0 ] || set -- 9194c93 HEAD
@@ -39,6 +43,16 @@ if command -v duplicates >/dev/null 2>&1; then
   for rev in "$@"; do
     git worktree add --detach "$tmp/wt" "$rev" >/dev/null 2>&1
     echo "duplicates at $(git rev-parse --short "$rev"): $(cd "$tmp/wt" && duplicates --seconds 120 | head -1)"
+    if [ "${NOIMPORTS:-}" = 1 ]; then
+      (cd "$tmp/wt" && git ls-files '*.go' | python3 -c '
+import re, sys
+for p in sys.stdin.read().split():
+    s = open(p).read()
+    s = re.sub(r"\nimport \((?:.|\n)*?\n\)", lambda m: "\nimport ()" + "\n" * (m.group(0).count("\n") - 1), s, count=1)
+    open(p, "w").write(s)
+')
+      echo "duplicates at $(git rev-parse --short "$rev"), import blocks blanked: $(cd "$tmp/wt" && duplicates --seconds 120 | head -1)"
+    fi
     git worktree remove --force "$tmp/wt" >/dev/null 2>&1
   done
 fi
