@@ -26,11 +26,11 @@ func formatOf(sig []byte) string {
 
 // splitSigned separates a raw commit object into the signature of its
 // one gpgsig header and the payload git verifies it against (the commit
-// without that header), as git's parse_buffer_signed_by_header does for a
-// SHA-1 repository. ok is false for a commit with no signature, and also
-// for anything unusual that git might read otherwise (two gpgsig
-// headers, a gpgsig-sha256 header, no blank line after the headers): a
-// caller then leaves the commit to git.
+// without that header), as git's parse_buffer_signed_by_header does for
+// a SHA-1 repository (the caller checks that it is one). ok is false for
+// a commit with no signature, and also for anything unusual that git
+// might read otherwise (two gpgsig headers, a gpgsig-sha256 header, no
+// blank line after the headers): a caller then leaves the commit to git.
 func splitSigned(raw []byte) (sig, payload []byte, ok bool) {
 	end := bytes.Index(raw, []byte("\n\n"))
 	if end < 0 {

@@ -333,3 +333,36 @@ func TestCheckerFastPath(t *testing.T) {
 		t.Errorf("the fast path started ssh-keygen %d times for good and unsigned commits, want none", bytes.Count(data, []byte("\n")))
 	}
 }
+
+// TestFastPathSHA256Repository: in a SHA-256 repository git reads only a
+// gpgsig-sha256 header, so a commit whose signature sits in a "gpgsig"
+// header is unsigned to git; the fast path must not call it good.
+func TestFastPathSHA256Repository(t *testing.T) {
+	f := newSSHFixture(t)
+	repo := filepath.Join(f.dir, "repo256")
+	if _, err := git.Run(context.Background(), f.dir, "init", "-q", "--object-format=sha256", "repo256"); err != nil {
+		t.Skipf("git cannot make a SHA-256 repository: %v", err)
+	}
+	g := &sshFixture{dir: f.dir, repo: repo, keys: f.keys, commits: map[string]string{}, runs: f.runs}
+	g.git(t, "-c", "user.name=ada", "-c", "user.email=ada@example.invalid", "commit", "-q", "--allow-empty", "--no-gpg-sign", "-m", "msg")
+	raw := g.git(t, "cat-file", "commit", "HEAD") + "\n"
+	forged := g.object(t, g.signed(t, raw, "-n", "git"))
+	path := filepath.Join(f.dir, "allowed")
+	data := "ada@example.invalid " + f.pub(t, "ada") + "\n"
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(ctx context.Context, args ...string) ([]byte, error) { return git.Run(ctx, repo, args...) }
+	fast := &Checker{Git: run, GitDir: filepath.Join(repo, ".git"), AllowedSigners: path, SSH: ParseAllowedSSH([]byte(data))}
+	got, err := fast.ask(context.Background(), []string{forged})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := g.gitFields(t, path, forged)
+	if !slices.Equal(got[forged], want) {
+		t.Errorf("fast path %q, git %q", got[forged], want)
+	}
+	if want[1] == "G" {
+		t.Logf("git calls it good: %q", want)
+	}
+}

@@ -227,7 +227,9 @@ func (c *Checker) sort(ctx context.Context, missing []string, out map[string][]s
 		formats[cm] = fm
 		switch fm {
 		case FormatSSH:
-			if principal, fp, ok := c.SSH.Good(sig, payload); ok {
+			// Only in a SHA-1 repository: in a SHA-256 one git reads
+			// "gpgsig-sha256" and ignores a "gpgsig" header.
+			if principal, fp, ok := c.SSH.Good(sig, payload); ok && len(cm) == 40 {
 				here[cm] = []string{cm, "G", "fully", fp, principal, fp, "", ""}
 				return nil
 			}
