@@ -4,12 +4,15 @@ package record
 // stands, the next command, and what is left open. It is a pure function
 // of the task's records.
 type Handover struct {
-	Task          string              `json:"task"`
-	Subject       string              `json:"subject,omitempty"`
-	Phase         Phase               `json:"phase"`
-	Updated       string              `json:"updated,omitempty"`
-	Actors        []string            `json:"actors"`
-	Next          string              `json:"next,omitempty"`
+	Task    string   `json:"task"`
+	Subject string   `json:"subject,omitempty"`
+	Phase   Phase    `json:"phase"`
+	Updated string   `json:"updated,omitempty"`
+	Actors  []string `json:"actors"`
+	Next    string   `json:"next,omitempty"`
+	// PersonStep replaces Next when a person must decide first (see
+	// Status.PersonStep).
+	PersonStep    *PersonStep         `json:"person_step,omitempty"`
 	Finished      bool                `json:"finished"`
 	Disagreements []HandoverDispute   `json:"open_disagreements"`
 	LocalReview   []string            `json:"unanswered_local_review"`

@@ -22,7 +22,10 @@ type Status struct {
 	ReusesTask        string     `json:"reuses_task,omitempty"`
 	ReusesActor       string     `json:"reuses_actor,omitempty"`
 	Next              string     `json:"next,omitempty"`
-	Updated           string     `json:"updated,omitempty"`
+	// PersonStep, when set, is the decision a person must make before
+	// any command moves the task on; Next is empty then.
+	PersonStep *PersonStep `json:"person_step,omitempty"`
+	Updated    string      `json:"updated,omitempty"`
 	// Closed says how the task is closed; nil while it is open.
 	Closed *Closed `json:"closed,omitempty"`
 	// DoesNotVerify is the first finding of a replay of the task's
@@ -32,6 +35,22 @@ type Status struct {
 	// AnsweredBy says who answered the latest conclusion's local-review
 	// checklist, when its writer knew: "person" or "agent" (self-answered).
 	AnsweredBy string `json:"answered_by,omitempty"`
+}
+
+// PersonStep is a next step no command can take on its own: what a
+// person must decide, and what each choice runs once made. Status and
+// handover give it instead of a next command that would be refused now
+// (consult when no advisor the plan selected can be asked).
+type PersonStep struct {
+	Decide  string         `json:"decide"`
+	Options []PersonOption `json:"options"`
+}
+
+// PersonOption is one choice of a PersonStep: what the person does, in
+// words, and the git reason command that follows it.
+type PersonOption struct {
+	Choice string `json:"choice"`
+	Then   string `json:"then"`
 }
 
 // SelfAnswered is how every surface says that a local review was

@@ -24,20 +24,20 @@ package main
 //	--evidence KIND:REF:SUMMARY   a note
 //	--run CMD                     the situation's validation command
 //
-// A refusal of the suggested command is a finding, with one exception a
-// person must settle: consult refused (3) because no advisor the plan
-// selected can be asked now. Its JSON error says what the person decides
-// (wait, enable one, or plan anew); the walker takes the last, the command
-// the refusal names, which must then be admitted.
+// A refusal of the suggested command is a finding. Where no command can
+// move the task on until a person decides (consult, when no advisor the
+// plan selected can be asked now), status and handover give no next but
+// a person_step: what to decide and the command each choice is followed
+// by. The walker takes a choice (enable the advisors again when the walk
+// disabled them and means to, else plan anew), and the command that
+// follows it must be admitted.
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -62,11 +62,19 @@ type walkStatus struct {
 	Phase             string   `json:"phase"`
 	Records           int      `json:"records"`
 	Assessment        string   `json:"assessment"`
+	ReusesTask        string   `json:"reuses_task"`
 	Selected          []string `json:"selected"`
 	LocalReview       []string `json:"local_review"`
 	OpenDisagreements []string `json:"open_disagreements"`
 	Next              string   `json:"next"`
-	Closed            *struct {
+	PersonStep        *struct {
+		Decide  string `json:"decide"`
+		Options []struct {
+			Choice string `json:"choice"`
+			Then   string `json:"then"`
+		} `json:"options"`
+	} `json:"person_step"`
+	Closed *struct {
 		Outcome string `json:"outcome"`
 	} `json:"closed"`
 }
@@ -107,6 +115,23 @@ type walker struct {
 	// handoverNext, when set, is the next step the walker follows
 	// instead of status's: handover knows of a failed attempt.
 	handoverNext bool
+	// disabled says the walk disabled the advisors (reason.disable);
+	// enable, that the person's choice is to enable them again.
+	disabled, enable bool
+	// tally, when set, counts what the walks did, by dimension.
+	tally map[string]int
+	// peer, when set, is the same task in a second clone: before its
+	// first conclusion, both clones conclude it and sync.
+	peer *walker
+	// merged says the two clones' conclusions were merged.
+	merged bool
+}
+
+// count adds one to a dimension of the tally.
+func (w *walker) count(dim string) {
+	if w.tally != nil {
+		w.tally[dim]++
+	}
 }
 
 // walkSituations are the situations a task can be in, each walked from
@@ -137,9 +162,11 @@ func walkSituations() []walkSituation {
 		critical("disagreement", map[string]string{"adv-b": "oppose"}),
 		{name: "all-skipped-at-consult", materiality: "critical", reversibility: "costly",
 			act: func(w *walker, st walkStatus) bool {
-				if st.Phase == "planned" && len(st.Selected) > 0 {
+				if st.Phase == "planned" && len(st.Selected) > 0 && !w.disabled {
 					// The person disables both advisors after planning.
 					w.s.git("config", "reason.disable", "adv-a,adv-b")
+					w.disabled, w.cached = true, nil
+					return true
 				}
 				return false
 			}},
@@ -199,74 +226,6 @@ func TestNextWalkBinary(t *testing.T) {
 			walkIn(t, s, sit, func(args ...string) (string, string, int) { return s.run(append([]string{"reason"}, args...)...) })
 		})
 	}
-}
-
-// TestNextWalkRandom walks seeded random situations in this process, one
-// task each in one repository, so that what earlier walks left (open
-// circuits, standing conclusions, disabled advisors) is part of the next
-// walk's world: how the task is assessed, how each advisor answers, and
-// whether the person disables the advisors after planning, closes and
-// reopens the task, sees a validation fail first or records a failed
-// attempt. GIT_REASON_WALKS=N walks N seeds instead of 6.
-func TestNextWalkRandom(t *testing.T) {
-	walks := 6
-	if n, err := strconv.Atoi(os.Getenv("GIT_REASON_WALKS")); err == nil && n > 0 {
-		walks = n
-	}
-	s := newWalkSandbox(t, walkSituation{})
-	run := inProcess(t, s)
-	home := filepath.Join(filepath.Dir(s.dir), "home")
-	for seed := 1; seed <= walks; seed++ {
-		sit := randomSituation(uint64(seed))
-		for _, adv := range []string{"adv-a", "adv-b"} {
-			if err := os.WriteFile(filepath.Join(home, "mode-"+adv), []byte(sit.modes[adv]), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		s.run("config", "--unset", "reason.disable")
-		w := &walker{t: t, s: s, run: run, sit: sit, task: fmt.Sprintf("R-%d", seed)}
-		t.Logf("seed %d: %s", seed, sit.name)
-		w.walk()
-	}
-}
-
-// randomSituation draws a situation from seed.
-func randomSituation(seed uint64) walkSituation {
-	rng := rand.New(rand.NewPCG(seed, 0))
-	pick := func(words ...string) string { return words[rng.IntN(len(words))] }
-	sit := walkSituation{
-		materiality:   pick("trivial", "minor", "material", "critical"),
-		reversibility: pick("reversible", "costly", "irreversible"),
-		modes:         map[string]string{"adv-a": pick("endorse", "oppose", "garbage"), "adv-b": pick("endorse", "oppose", "garbage")},
-	}
-	if rng.IntN(4) == 0 {
-		sit.subject = "Shared subject " + pick("one", "two") // a standing conclusion may be reused
-	}
-	if rng.IntN(3) == 0 {
-		sit.validate = []string{"false", "true"}
-	}
-	disable, closeAt, attempt := rng.IntN(6) == 0, "", rng.IntN(5) == 0
-	if rng.IntN(4) == 0 {
-		closeAt = pick("assessed", "planned", "consulting", "concluded")
-	}
-	sit.name = fmt.Sprintf("%s %s, answers %v, validate %v, disable %v, close at %q, failed attempt %v",
-		sit.materiality, sit.reversibility, sit.modes, sit.validate, disable, closeAt, attempt)
-	sit.act = func(w *walker, st walkStatus) bool {
-		switch {
-		case disable && st.Phase == "planned" && len(st.Selected) > 0:
-			w.s.git("config", "reason.disable", "adv-a,adv-b")
-		case st.Phase == closeAt && !slices.Contains(w.ran, "close"):
-			w.admit("close", w.task, "--outcome", "abandoned")
-			w.admit("reopen", w.task)
-			return true
-		case attempt && st.Phase == "validated" && !slices.Contains(w.ran, "attempt"):
-			w.admit("attempt", w.task, "--commit", "HEAD", "--outcome", "failed")
-			w.handoverNext = true
-			return true
-		}
-		return false
-	}
-	return sit
 }
 
 // newWalkSandbox is a repository with the walk's advisors, one commit, and
@@ -336,7 +295,7 @@ func (w *walker) walk() {
 	next := strings.TrimPrefix(e.Error.Hint, "start it with ")
 	next = strings.Trim(next, "'")
 	for step := 0; ; step++ {
-		if step == 25 {
+		if step == 40 {
 			w.t.Fatalf("no end after %d steps: %s", step, strings.Join(w.ran, ", "))
 		}
 		if step > 0 {
@@ -345,6 +304,14 @@ func (w *walker) walk() {
 				continue
 			}
 			next = w.next(st)
+			if next == "" && st.PersonStep != nil {
+				w.decide(st)
+				continue
+			}
+			if w.peer != nil && !w.merged && strings.HasPrefix(next, "git reason conclude "+w.task) {
+				w.concludeInBoth(next)
+				continue
+			}
 			if next == "" {
 				if st.Phase != "validated" {
 					w.t.Fatalf("nothing suggested in phase %s after %s", st.Phase, strings.Join(w.ran, ", "))
@@ -394,35 +361,101 @@ func (w *walker) follow(next string) {
 			if after <= before {
 				w.t.Fatalf("%q (from %q) exited %d and wrote nothing:\n%s%s", strings.Join(args, " "), next, code, stdout, stderr)
 			}
+			w.tallyStep(args, code, stdout)
 			return
 		case code == 3 && after == before && i+1 < len(alts):
 			continue // refused, nothing written: the next alternative
-		case code == 3 && after == before && args[0] == "consult" && strings.Contains(stderr, "can be asked now"):
-			// A person's step: the JSON refusal names what to decide.
-			w.personStep(args)
-			return
 		default:
 			w.t.Fatalf("%q (from %q) exited %d (records %d → %d):\n%s%s", strings.Join(args, " "), next, code, before, after, stdout, stderr)
 		}
 	}
 }
 
-// personStep reads consult's JSON refusal, requires it to say the three
-// ways on, and takes the last: the command it names.
-func (w *walker) personStep(args []string) {
+// decide takes the person's step status marks instead of a next
+// command: the walk's person enables the advisors again when the walk
+// disabled them and means to, else takes the choice that plans anew. The
+// command the choice is followed by must then be admitted.
+func (w *walker) decide(st walkStatus) {
 	w.t.Helper()
-	_, stderr, code := w.run(append(args, "--json")...)
-	var e struct {
-		Error struct{ Code, Message string } `json:"error"`
+	w.count("person step")
+	if st.PersonStep.Decide == "" || len(st.PersonStep.Options) == 0 {
+		w.t.Fatalf("a person's step says nothing to decide: %+v", st.PersonStep)
 	}
-	if code != 3 || json.Unmarshal([]byte(stderr), &e) != nil || e.Error.Code != "refused" {
-		w.t.Fatalf("%s --json: exit %d, want a JSON refusal\n%s", strings.Join(args, " "), code, stderr)
+	for _, o := range st.PersonStep.Options {
+		switch {
+		case w.enable && w.disabled && strings.HasPrefix(o.Choice, "enable one"):
+			w.s.run("config", "--unset", "reason.disable")
+			w.disabled = false
+			w.count("person enables")
+			w.follow(o.Then)
+			return
+		case strings.HasPrefix(o.Then, "git reason plan "+w.task):
+			w.count("person plans anew")
+			w.follow(o.Then)
+			return
+		}
 	}
-	m := regexp.MustCompile(`enable one .*, or plan anew for a local review with '(git reason plan [^']+)'$`).FindStringSubmatch(e.Error.Message)
-	if m == nil {
-		w.t.Fatalf("the refusal does not say what the person decides: %s", e.Error.Message)
+	w.t.Fatalf("no choice of the person's step can be taken: %+v", st.PersonStep)
+}
+
+// tallyStep counts what a followed command did.
+func (w *walker) tallyStep(args []string, code int, stdout string) {
+	if w.tally == nil {
+		return
 	}
-	w.follow(m[1])
+	w.count(args[0])
+	switch args[0] {
+	case "consult":
+		if code == 1 {
+			w.count("consult with a failure")
+		}
+		if strings.Contains(stdout, "skipped:") {
+			w.count("consult with an advisor skipped")
+		}
+		if strings.Contains(stdout, " endorse") || strings.Contains(stdout, " oppose") {
+			w.count("consult answered")
+		}
+	case "validate":
+		w.count(map[int]string{0: "validate passed", 1: "validate failed"}[code])
+	case "assess":
+		w.count("assess " + w.sit.materiality + " " + w.sit.reversibility)
+	}
+	if w.status().Phase == "disputed" {
+		w.count("disagreement")
+	}
+	if w.status().Phase == "reused" {
+		w.count("reuse")
+	}
+}
+
+// concludeInBoth is the sync merge: the task goes to the peer clone,
+// both clones conclude it as their next steps say, the peer's goes back,
+// and this clone's pull merges the two, after which the walk follows
+// next to settle them.
+func (w *walker) concludeInBoth(next string) {
+	w.t.Helper()
+	w.merged = true
+	// The task, and the task whose standing conclusion it reuses: a pull
+	// of a reuse whose conclusion the clone does not have is quarantined.
+	tasks := []string{w.task}
+	if r := w.status().ReusesTask; r != "" {
+		tasks = append(tasks, r)
+	}
+	w.admit(append([]string{"push", "origin"}, tasks...)...)
+	w.peer.admit(append([]string{"pull", "origin"}, tasks...)...)
+	w.peer.cached = nil
+	pst := w.peer.status()
+	if pst.Next != next {
+		w.t.Fatalf("the peer clone's next %q is not this clone's %q", pst.Next, next)
+	}
+	w.peer.follow(pst.Next)
+	w.peer.admit("push", "origin", w.task)
+	w.follow(next)
+	w.admit("pull", "origin", w.task)
+	if st := w.status(); !strings.Contains(st.Next, "--supersedes") {
+		w.t.Fatalf("after a merge of two conclusions, next is %q, not a conclusion superseding both", st.Next)
+	}
+	w.count("sync merge")
 }
 
 // parseNext reads one suggested command as the grammar above says.

@@ -41,7 +41,16 @@ func openSession(c *cli.Context, resident bool) (*ops.Session, error) {
 		}
 	}
 	warn := func(line string) { fmt.Fprintf(c.App.ErrWriter, "git reason: %s\n", line) }
-	sess, err := ops.Open(c.Context, ops.Options{Profile: profile, Warn: warn, Resident: resident})
+	var sess *ops.Session
+	var err error
+	if s := servers(c); s != nil && s.Session != nil {
+		if profile != "" {
+			return nil, ops.Usage("--profile %s: this program runs every command on one session, opened with its own profile", profile)
+		}
+		sess = s.Session
+	} else {
+		sess, err = ops.Open(c.Context, ops.Options{Profile: profile, Warn: warn, Resident: resident})
+	}
 	if err == nil {
 		if c.App.Metadata == nil {
 			c.App.Metadata = map[string]any{}

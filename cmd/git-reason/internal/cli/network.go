@@ -42,6 +42,11 @@ type Servers struct {
 	MCP func(ctx context.Context, req MCPRequest) error
 	// Web serves the Reasoning page until ctx ends.
 	Web func(ctx context.Context, req WebRequest) error
+	// Session, when set, is the session every verb runs on instead of
+	// locating and opening the repository anew: a program that runs many
+	// command lines in one process on one repository (a resident session,
+	// ops.Options.Resident) keeps what the session read between them.
+	Session *ops.Session
 }
 
 // MCPRequest says what git reason mcp serves, and how.

@@ -65,6 +65,7 @@ func runStatus(ctx context.Context, o *statusOptions) error {
 	} else if out.Status, out.Signatures, _, err = sess.TaskStatus(ctx, o.Task); err != nil {
 		return err
 	}
+	sess.MarkPersonStep(ctx, &out.Status)
 	needs, err := sess.TaskNeeds(ctx, o.Task)
 	if err != nil {
 		return err
@@ -157,6 +158,12 @@ func printStatus(w io.Writer, pal palette, s record.Status) {
 	}
 	if s.Next != "" {
 		fmt.Fprintf(w, "  next:         %s\n", s.Next)
+	}
+	if ps := s.PersonStep; ps != nil {
+		fmt.Fprintf(w, "  next:         a person decides: %s\n", record.Printable(ps.Decide))
+		for _, o := range ps.Options {
+			fmt.Fprintf(w, "                - %s, then: %s\n", record.Printable(o.Choice), o.Then)
+		}
 	}
 }
 

@@ -87,23 +87,11 @@ func (e *Session) Consult(ctx context.Context, req ConsultRequest) (*ConsultResu
 	if err != nil {
 		return nil, err
 	}
-	now := map[string]policy.Advisor{}
-	for _, s := range snap {
-		now[s.ID] = s
-	}
 	run := advisor.Run{Task: req.Task, Plan: plan, Assessment: a, Timeout: req.Timeout, Progress: req.Progress,
 		Journal: e.Journal(), Origin: e.Writer.Origin}
-	for _, id := range pd.Selected {
-		d, ok := cat.Advisor(id)
-		switch {
-		case !ok:
-			out.Skipped = append(out.Skipped, advisor.Skipped{Advisor: id, Reason: "no longer declared"})
-		case !now[id].Status.Askable():
-			out.Skipped = append(out.Skipped, advisor.Skipped{Advisor: id, Reason: fmt.Sprintf("%s now: %s", now[id].Status, now[id].Reason)})
-		default:
-			run.Advisors = append(run.Advisors, d)
-		}
-	}
+	ask, skipped := selectedNow(cat, snap, pd.Selected)
+	run.Advisors = ask
+	out.Skipped = append(out.Skipped, skipped...)
 	if len(run.Advisors) == 0 {
 		return out, noneAskable(req.Task, out.Skipped, snap, pd.Selected)
 	}
@@ -168,12 +156,7 @@ func (r *ConsultResult) Rows() []ConsultRow {
 // that cannot be asked now: it says when the first circuit reopens, and
 // the other ways on (enable an advisor, or plan anew for a local review).
 func noneAskable(task string, skipped []advisor.Skipped, snap []policy.Advisor, selected []string) error {
-	until := ""
-	for _, s := range snap {
-		if slices.Contains(selected, s.ID) && s.Until != "" && (until == "" || s.Until < until) {
-			until = s.Until
-		}
-	}
+	until := reopensAt(snap, selected)
 	wait := ""
 	if until != "" {
 		wait = "wait until " + until + " (a circuit reopens) and consult again, "

@@ -63,6 +63,7 @@ func (e *Session) Handover(ctx context.Context, q HandoverQuery) (*HandoverRepor
 		}
 	}
 	sort.SliceStable(out.Settled, func(i, j int) bool { return out.Settled[i].Settled > out.Settled[j].Settled })
+	e.markHandoverSteps(ctx, out.Open)
 	out.Signatures = e.openSignatures(ctx, out.Open)
 	if len(out.Open) == 0 {
 		return out, nil
@@ -278,6 +279,12 @@ func (p prose) handoverTask(b *strings.Builder, h *record.Handover, sigs *Signat
 	fmt.Fprintf(b, "- phase: **%s**, updated %s, by %s\n", p.md(string(h.Phase)), p.stamp(h.Updated), p.list(h.Actors))
 	if h.Next != "" {
 		fmt.Fprintf(b, "- next: %s\n", code(h.Next))
+	}
+	if ps := h.PersonStep; ps != nil {
+		fmt.Fprintf(b, "- next, a person decides: %s\n", p.md(ps.Decide))
+		for _, o := range ps.Options {
+			fmt.Fprintf(b, "  - %s, then %s\n", p.md(o.Choice), code(o.Then))
+		}
 	}
 	for _, d := range h.Disagreements {
 		fmt.Fprintf(b, "- open disagreement %s by %s (%s): %s", code(d.ID), p.md(d.Actor), p.md(d.OpenedBy), p.md(d.Summary))

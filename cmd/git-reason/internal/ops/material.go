@@ -47,9 +47,7 @@ func (e *Session) Material(ctx context.Context, st *record.State, a *record.Entr
 		names = append(names, d.Credential)
 	}
 	g := &gatherer{e: e, st: st, never: s.NeverSend, redact: material.NewRedactor(names, os.Getenv), pins: pins}
-	if out, err := e.Repo.Git(ctx, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err == nil {
-		g.head = strings.TrimSpace(string(out))
-	}
+	g.head = e.HeadCommit(ctx)
 	g.base = g.head
 	if d, ok := a.Derived.(*record.AssessmentDerived); ok && d.Commit != "" {
 		g.base = d.Commit

@@ -36,7 +36,7 @@ func (e *Session) ResolveCommit(ctx context.Context, rev string) (string, error)
 // directory relative to the worktree's root ("" outside it or in a bare
 // repository).
 func (e *Session) Checkout(ctx context.Context, dir string) (commit string, dirty bool, rel string) {
-	commit, _ = e.git(ctx, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	commit = e.HeadCommit(ctx)
 	if e.Repo.WorkTree == "" {
 		return commit, false, ""
 	}

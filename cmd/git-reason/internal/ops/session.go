@@ -106,10 +106,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	sess.Writer.Authors = authors{sess}
 	// Checkout: an assessment with file evidence names the commit its
 	// files are read at for a question (material.go).
-	sess.Writer.Checkout = func(ctx context.Context) string {
-		c, _ := sess.git(ctx, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
-		return c
-	}
+	sess.Writer.Checkout = sess.HeadCommit
 	if opts.Warn != nil {
 		sess.Writer.NotReused = func(line string) { opts.Warn(record.Printable(line)) }
 	}
@@ -162,10 +159,20 @@ func (e *Session) Identify() error {
 		return Usage("no identity: set it with git config user.name \"Your Name\" and git config user.email you@example.com")
 	}
 	if st.Origin == "" {
-		st.Origin, err = settings.SetOrigin(context.Background(), e.Repo.GitDir, e.Repo.CommonDir, strings.ToLower(ulid.Make().String()))
+		origin, err := settings.SetOrigin(context.Background(), e.Repo.GitDir, e.Repo.CommonDir, strings.ToLower(ulid.Make().String()))
 		if err != nil {
 			return err
 		}
+		if e.resident {
+			// Its own write changed the configuration: read it again
+			// now, or the next Settings would, and forget the identity
+			// in the middle of this write.
+			e.settings = nil
+			if st, err = e.Settings(); err != nil {
+				return err
+			}
+		}
+		st.Origin = origin
 	}
 	if err := e.setSigner(st, actor); err != nil {
 		return err
@@ -185,4 +192,16 @@ func skipWarning(task string, err error) string {
 	}
 	return record.Printable(fmt.Sprintf("warning: skipped task %s, whose history does not read (%s): see 'git reason verify %s'",
 		task, strings.ReplaceAll(cause.Error(), "\n", ";"), task))
+}
+
+// HeadCommit is the commit HEAD names, "" on an unborn branch: read from
+// HEAD and the ref it names, as git does, with no git process (an
+// assessment, a question and a validation each ask); git rev-parse
+// answers when the refs do not say (another ref storage).
+func (e *Session) HeadCommit(ctx context.Context) string {
+	if c, err := e.Repo.ReadRef("HEAD"); err == nil && c != "" {
+		return c
+	}
+	c, _ := e.git(ctx, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	return c
 }
