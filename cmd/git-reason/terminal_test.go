@@ -319,3 +319,23 @@ func plannedTrivial(t *testing.T) *sandbox {
 	s.reason("plan", "T-1")
 	return s
 }
+
+// TestReportsAreTextOnATerminal: on a terminal, handover is text (an
+// address reads as written, nothing escaped for HTML or markdown), as
+// issue 26 §4 asks; in a pipe it stays markdown, what a script expects.
+func TestReportsAreTextOnATerminal(t *testing.T) {
+	t.Parallel()
+	s := plannedTrivial(t)
+	p := startPTY(t, s, []string{"GIT_PAGER=cat", "PAGER=cat"}, "reason", "handover", "--task", "T-1")
+	if code := p.wait(); code != 0 {
+		t.Fatalf("handover on a terminal: exit %d\n%s", code, p.output())
+	}
+	out := p.output()
+	if !strings.Contains(out, "Ada Tester <ada@example.invalid>") || strings.Contains(out, "&lt;") || strings.Contains(out, `\(`) {
+		t.Errorf("handover on a terminal is not plain text:\n%s", out)
+	}
+	piped := s.reason("handover", "--task", "T-1")
+	if !strings.Contains(piped, "Ada Tester &lt;ada@example.invalid&gt;") {
+		t.Errorf("handover in a pipe is not markdown:\n%s", piped)
+	}
+}
