@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"sync/atomic"
+
+	"git-reason/record"
 )
 
 // CostEnv names a file to which each git reason process appends, as it
@@ -38,6 +40,9 @@ type Cost struct {
 	// entries of the index's terms it read.
 	SearchBlocks int64 `json:"search_blocks"`
 	Postings     int64 `json:"postings"`
+	// Decodes is how many records were decoded (record.Decodes): their
+	// body and derived fields parsed into typed values.
+	Decodes int64 `json:"decodes"`
 	// WrittenBytes is how many bytes were written to the caches that
 	// hold an entry per task (the journals: appended, or rewritten whole).
 	WrittenBytes int64 `json:"written_bytes"`
@@ -85,7 +90,7 @@ func WriteCost(args []string) {
 	}
 	c := Cost{Args: args, Histories: costs.histories.Load(), Tasks: costs.tasks.Load(), Records: costs.records.Load(),
 		SharedBytes: costs.sharedBytes.Load(), SharedFiles: costs.sharedFiles.Load(), Blobs: costs.blobs.Load(), Memos: costs.memos.Load(),
-		WrittenBytes: costs.written.Load(), SearchBlocks: costs.searchBlocks.Load(), Postings: costs.postings.Load()}
+		WrittenBytes: costs.written.Load(), Decodes: record.Decodes(), SearchBlocks: costs.searchBlocks.Load(), Postings: costs.postings.Load()}
 	line, err := json.Marshal(c)
 	if err != nil {
 		return

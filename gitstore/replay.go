@@ -27,6 +27,14 @@ func (s *Store) replay(ctx context.Context, task, head string, recs bool, k *rec
 
 // replayWith is replay going on from what m (nil: nothing) remembers.
 func (s *Store) replayWith(ctx context.Context, m *Remembered, task, head string, recs bool, k *record.Checked) ([]record.Finding, []*record.Record) {
+	found, out, _ := s.replayWithState(ctx, m, task, head, recs, k)
+	return found, out
+}
+
+// replayWithState is replayWith that also returns the state the replay
+// reached at head (record.Checked.ReplayHeadState), nil when no replay
+// ran to its end (a remembered head is not replayed).
+func (s *Store) replayWithState(ctx context.Context, m *Remembered, task, head string, recs bool, k *record.Checked) ([]record.Finding, []*record.Record, *record.State) {
 	stop := map[string]bool{}
 	if m != nil && isHex(head) && len(head) == 40 {
 		for _, h := range m.Heads(task) {
@@ -37,28 +45,28 @@ func (s *Store) replayWith(ctx context.Context, m *Remembered, task, head string
 	}
 	if stop[head] {
 		if !recs {
-			return nil, nil
+			return nil, nil, nil
 		}
 		if out, err := s.rememberedRecords(head); err == nil {
-			return nil, out
+			return nil, out, nil
 		}
 		delete(stop, head)
 	}
-	found, out, err := s.replayFrom(ctx, task, head, stop, k)
+	found, out, st, err := s.replayFrom(ctx, task, head, stop, k)
 	if err != nil && len(stop) > 0 && ctx.Err() == nil {
-		found, out, err = s.replayFrom(ctx, task, head, nil, k)
+		found, out, st, err = s.replayFrom(ctx, task, head, nil, k)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, nil
+			return nil, nil, nil
 		}
 		return []record.Finding{{Task: task, Commit: head, Code: record.FindUnreadable,
-			Message: record.Printable(err.Error())}}, nil
+			Message: record.Printable(err.Error())}}, nil, nil
 	}
 	if len(found) == 0 && ctx.Err() == nil && m != nil {
 		m.Add(task, head)
 	}
-	return found, out
+	return found, out, st
 }
 
 // errBase is a remembered head that cannot serve as one.
@@ -67,18 +75,18 @@ var errBase = errors.New("a remembered head does not read")
 // replayFrom reads the history at head, stopping at the commits of stop,
 // and replays it, from the states of the stops it reached. An error is a
 // history that does not read, or errBase.
-func (s *Store) replayFrom(ctx context.Context, task, head string, stop map[string]bool, k *record.Checked) ([]record.Finding, []*record.Record, error) {
+func (s *Store) replayFrom(ctx context.Context, task, head string, stop map[string]bool, k *record.Checked) ([]record.Finding, []*record.Record, *record.State, error) {
 	var known map[string]*record.Record
 	if len(stop) > 0 {
 		known = s.knownRecords(task)
 	}
 	h, err := s.readHistoryKnown(ctx, head, stop, known)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if len(h.bases) == 0 {
-		found, recs := k.ReplayHead(ctx, task, h.commits, h.blob(s))
-		return found, recs, nil
+		found, recs, st := k.ReplayHeadState(ctx, task, h.commits, h.blob(s))
+		return found, recs, st, nil
 	}
 	bases := make(map[string]*record.Base, len(h.bases))
 	for c, files := range h.bases {
@@ -91,21 +99,21 @@ func (s *Store) replayFrom(ctx context.Context, task, head string, stop map[stri
 			}
 			r, ok := h.blobs[blob]
 			if !ok || r.err != nil {
-				return nil, nil, errBase
+				return nil, nil, nil, errBase
 			}
 			var rec record.Record
 			if err := json.Unmarshal(r.data, &rec); err != nil {
-				return nil, nil, errBase
+				return nil, nil, nil, errBase
 			}
 			b.Records = append(b.Records, &rec)
 		}
 		bases[c] = b
 	}
-	found, recs, err := k.ReplayFrom(ctx, task, bases, h.commits, h.blob(s))
+	found, recs, st, err := k.ReplayFromState(ctx, task, bases, h.commits, h.blob(s))
 	if err != nil && ctx.Err() == nil {
-		return nil, nil, fmt.Errorf("%w: %v", errBase, err)
+		return nil, nil, nil, fmt.Errorf("%w: %v", errBase, err)
 	}
-	return found, recs, nil
+	return found, recs, st, nil
 }
 
 // baseFiles is a remembered head's records/ tree.

@@ -35,16 +35,29 @@ func (s *Store) readRemembered() *Remembered {
 // conclusions, which depend on those tasks' refs as they are now, are
 // checked by verify and pull, not here.
 func (s *Store) Verdict(ctx context.Context, task, head string) (*record.Finding, error) {
+	f, _, err := s.verdict(ctx, task, head)
+	return f, err
+}
+
+// verdict is Verdict with, when this call replayed the history and found
+// it clean, the state the replay reached at head: the state Derive
+// builds from head's records, its entries decoded once, by the replay.
+func (s *Store) verdict(ctx context.Context, task, head string) (*record.Finding, *record.State, error) {
 	key := task + "\x00" + head
 	if v, ok := s.truth.verdicts.Load(key); ok {
-		return v.(*record.Finding), nil
+		return v.(*record.Finding), nil, nil
 	}
 	m := s.readRemembered()
 	var first *record.Finding
+	var st *record.State
 	if !m.Has(task, head) {
-		found, _ := s.replayWith(ctx, m, task, head, false, nil)
+		var found []record.Finding
+		found, _, st = s.replayWithState(ctx, m, task, head, false, nil)
 		if err := ctx.Err(); err != nil {
-			return nil, err // a cancelled replay says nothing of the history
+			return nil, nil, err // a cancelled replay says nothing of the history
+		}
+		if len(found) > 0 {
+			st = nil
 		}
 		for i := range found {
 			// What a merge of two honest histories made inadmissible
@@ -57,7 +70,7 @@ func (s *Store) Verdict(ctx context.Context, task, head string) (*record.Finding
 		}
 	}
 	s.truth.verdicts.Store(key, first)
-	return first, nil
+	return first, st, nil
 }
 
 // SaveVerdicts writes the heads replays found clean since the store
@@ -70,12 +83,37 @@ func (s *Store) SaveVerdicts() { _ = s.readRemembered().Save() }
 // first finding, so that no stored claim of a forged or broken history
 // reaches a person.
 func (s *Store) DeriveVerified(ctx context.Context, task, head string, recs []*record.Record) (*record.State, error) {
-	f, err := s.Verdict(ctx, task, head)
+	f, replayed, err := s.verdict(ctx, task, head)
 	if err != nil {
 		return nil, err
 	}
 	if f == nil {
+		// The replay that found the history clean derived the state at
+		// head from head's records, as Derive does: taken as it is, its
+		// records are not decoded a second time.
+		if sameRecords(replayed, recs) {
+			return replayed, nil
+		}
 		return record.Derive(task, recs)
 	}
 	return record.Recompute(ctx, task, recs, *f)
+}
+
+// sameRecords reports whether st holds exactly the records of recs (by
+// id), in any order.
+func sameRecords(st *record.State, recs []*record.Record) bool {
+	if st == nil || len(st.Entries) != len(recs) {
+		return false
+	}
+	ids := make(map[string]bool, len(recs))
+	for _, r := range recs {
+		ids[r.ID] = true
+	}
+	for _, e := range st.Entries {
+		if !ids[e.ID] {
+			return false
+		}
+		delete(ids, e.ID)
+	}
+	return len(ids) == 0
 }

@@ -53,12 +53,19 @@ func baseEntries(files map[string]string, recs []*Record) ([]*Entry, error) {
 // history would have left it. A base whose records do not match its tree
 // is an error, not a finding: the caller replays the whole history.
 func (k *Checked) ReplayFrom(ctx context.Context, task string, bases map[string]*Base, commits []*Commit, blob func(hash string) (*Record, error)) ([]Finding, []*Record, error) {
+	found, recs, _, err := k.ReplayFromState(ctx, task, bases, commits, blob)
+	return found, recs, err
+}
+
+// ReplayFromState is ReplayFrom that also returns the state the replay
+// reached at the head (see ReplayHeadState).
+func (k *Checked) ReplayFromState(ctx context.Context, task string, bases map[string]*Base, commits []*Commit, blob func(hash string) (*Record, error)) ([]Finding, []*Record, *State, error) {
 	v := newVerifier(task, blob)
 	v.shared = k
 	for h, b := range bases {
 		entries, err := baseEntries(b.Files, b.Records)
 		if err != nil {
-			return nil, nil, fmt.Errorf("base %s: %w", h, err)
+			return nil, nil, nil, fmt.Errorf("base %s: %w", h, err)
 		}
 		st := &State{Task: task, byID: make(map[string]*Entry, len(entries)+1)}
 		for _, e := range entries {
@@ -71,7 +78,7 @@ func (k *Checked) ReplayFrom(ctx context.Context, task string, bases map[string]
 	for _, c := range commits {
 		for _, p := range c.Parents {
 			if bases[p] == nil && !earlier[p] {
-				return nil, nil, fmt.Errorf("commit %s has parent %s, neither replayed nor a base", c.Hash, p)
+				return nil, nil, nil, fmt.Errorf("commit %s has parent %s, neither replayed nor a base", c.Hash, p)
 			}
 			v.kids[p]++
 		}
@@ -79,7 +86,7 @@ func (k *Checked) ReplayFrom(ctx context.Context, task string, bases map[string]
 	}
 	recs := v.replay(ctx, commits)
 	if recs == nil {
-		return v.found, nil, ctx.Err()
+		return v.found, nil, nil, ctx.Err()
 	}
-	return v.found, recs, nil
+	return v.found, recs, v.last, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"unicode"
 )
 
@@ -30,8 +31,17 @@ type Entry struct {
 	Derived any // *AssessmentDerived, *PlanDerived, ...
 }
 
+// decodes counts the records Decode has decoded (Decodes).
+var decodes atomic.Int64
+
+// Decodes is how many records this process has decoded (Decode): what a
+// test holds a read to, so that a record is decoded once, not once per
+// reader.
+func Decodes() int64 { return decodes.Load() }
+
 // Decode returns the record with its typed body and derived fields.
 func Decode(r *Record) (*Entry, error) {
+	decodes.Add(1)
 	e := &Entry{Record: r, Body: newBody(r.Kind), Derived: newDerived(r.Kind)}
 	if e.Body == nil {
 		return nil, fmt.Errorf("record %s has unknown kind %q", r.ID, r.Kind)

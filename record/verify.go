@@ -159,6 +159,16 @@ func (k *Checked) put(task string, key entryKey, e *Entry) {
 // ReplayHead is record.ReplayHead reusing and remembering the records k
 // holds.
 func (k *Checked) ReplayHead(ctx context.Context, task string, commits []*Commit, blob func(hash string) (*Record, error)) ([]Finding, []*Record) {
+	found, recs, _ := k.ReplayHeadState(ctx, task, commits, blob)
+	return found, recs
+}
+
+// ReplayHeadState is ReplayHead that also returns the state the replay
+// reached at the head: when there is no finding, the state Derive builds
+// from the head's records, its entries decoded once, by the replay, so a
+// read surface need not decode them again. nil when the replay ended
+// early.
+func (k *Checked) ReplayHeadState(ctx context.Context, task string, commits []*Commit, blob func(hash string) (*Record, error)) ([]Finding, []*Record, *State) {
 	v := newVerifier(task, blob)
 	v.shared = k
 	for _, c := range commits {
@@ -166,7 +176,8 @@ func (k *Checked) ReplayHead(ctx context.Context, task string, commits []*Commit
 			v.kids[p]++
 		}
 	}
-	return v.found, v.replay(ctx, commits)
+	recs := v.replay(ctx, commits)
+	return v.found, recs, v.last
 }
 
 // replay checks commits in order (parents first) and returns the records of
@@ -184,7 +195,11 @@ func (v *verifier) replay(ctx context.Context, commits []*Commit) []*Record {
 	}
 	head := commits[len(commits)-1].Hash
 	v.settle(v.states[head])
-	return v.records(v.files[head])
+	if recs := v.records(v.files[head]); recs != nil {
+		v.last = v.states[head]
+		return recs
+	}
+	return nil
 }
 
 func newVerifier(task string, blob func(string) (*Record, error)) *verifier {
@@ -208,7 +223,8 @@ type verifier struct {
 	probes  map[string]*probe // blob -> read and checked ahead of the replay
 	shared  *Checked          // records checked clean by other replays
 	found   []Finding
-	refused []int // the indices in found of merge_refused findings, until settle
+	last    *State // the state at the head, once replay reached it
+	refused []int  // the indices in found of merge_refused findings, until settle
 	// closed: the indices in refused of records refused only because a
 	// closure came before them in the merged order.
 	closed map[int]bool

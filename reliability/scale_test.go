@@ -65,6 +65,7 @@ type cost struct {
 	Blobs        int64 `json:"blobs"`
 	Memos        int64 `json:"memos"`
 	WrittenBytes int64 `json:"written_bytes"`
+	Decodes      int64 `json:"decodes"`
 }
 
 // costed runs git reason, which must exit 0, and returns what it read.

@@ -17,7 +17,8 @@ import (
 // shown before reads no record at all (its memo), and a status after one
 // new record, written by git reason or fetched by plain git, replays that
 // record alone, from the head remembered clean before it: as many record
-// blobs read from git for a task of 120 records as for one of 40. A cost
+// blobs read from git for a task of 120 records as for one of 40, and
+// each record decoded once (the replay's state is the one shown). A cost
 // that grows with the task's records fails here.
 func TestStatusCounts(t *testing.T) {
 	const task = "T-long"
@@ -61,6 +62,14 @@ func TestStatusCounts(t *testing.T) {
 		default:
 			if c.large.Histories != 1 || c.large.Blobs > 2 || c.large.Blobs != c.small.Blobs {
 				t.Errorf("status %s: %+v at 120 records, %+v at 40: want one history replayed and the new record read (at most twice), whatever the task's size", c.what, c.large, c.small)
+			}
+			// The replay from the remembered head decodes the task's
+			// records once, and the state it reaches is what status shows:
+			// not decoded again to derive it.
+			for _, x := range []cost{c.small, c.large} {
+				if x.Decodes == 0 || x.Decodes > x.Records+2 {
+					t.Errorf("status %s decoded %d records of a task of %d: want each once (at most %d)", c.what, x.Decodes, x.Records, x.Records+2)
+				}
 			}
 		}
 	}
