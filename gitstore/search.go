@@ -178,15 +178,17 @@ func mapShared(path string) ([]byte, func(), error) {
 // data does not start with a block.
 func nextSearchBlock(data []byte) (task, head string, block, rest []byte, parsed bool) {
 	line, after, ok := bytes.Cut(data, []byte{'\n'})
-	f := strings.Split(string(line), "\t")
-	if !ok || len(f) != 4 || f[0] != "T" || len(f[2]) != 40 {
+	line, found := bytes.CutPrefix(line, []byte("T\t"))
+	t, line, found2 := bytes.Cut(line, []byte{'\t'})
+	h, length, found3 := bytes.Cut(line, []byte{'\t'})
+	if !ok || !found || !found2 || !found3 || len(h) != 40 || bytes.IndexByte(length, '\t') >= 0 {
 		return "", "", nil, nil, false
 	}
-	n, err := strconv.Atoi(f[3])
+	n, err := strconv.Atoi(string(length))
 	if err != nil || n < 0 || n > len(after) {
 		return "", "", nil, nil, false
 	}
-	return f[1], f[2], data[:len(line)+1+n], after[n:], true
+	return string(t), string(h), data[:len(data)-len(after)+n], after[n:], true
 }
 
 // flat makes a value one field of a line.

@@ -79,13 +79,16 @@ func (x Index) searchTerms(body []byte, header, lit string, match func(string) b
 	switch {
 	case t != nil && header != "" && t.header == header && t.bodyLen == len(body):
 		if found, ok := t.lookup(lit, nil); ok {
+			if dense(len(found), t.n) {
+				return nil, false
+			}
 			return scanBlocks(body, found, match)
 		}
 	case t != nil:
 		offsets, moved, ok := t.follow(body)
 		if ok && (len(moved) <= staleTerms(t.n) || header == "") {
 			found, ok := t.lookup(lit, offsets)
-			if !ok {
+			if !ok || dense(len(found)+len(moved), t.n) {
 				return nil, false
 			}
 			return scanBlocks(body, mergeSpans(found, moved), match)
@@ -99,11 +102,17 @@ func (x Index) searchTerms(body []byte, header, lit string, match func(string) b
 		return nil, false
 	}
 	_ = writeFileAtomic(path, data) // a cache that cannot be written is made again next time
-	if found, ok := t.lookup(lit, nil); ok {
+	if found, ok := t.lookup(lit, nil); ok && !dense(len(found), t.n) {
 		return scanBlocks(body, found, match)
 	}
 	return nil, false
 }
+
+// dense reports whether a query whose terms n of tasks hold is better
+// answered by one scan of the whole file (scanFor steps from one line
+// holding the literal to the next; asking each block costs more once
+// they are many).
+func dense(n, tasks int) bool { return n > max(64, tasks/8) }
 
 // span is a task's block in the search body.
 type span struct{ off, len int }
