@@ -80,7 +80,7 @@ func (e *Session) Push(ctx context.Context, req SyncRequest, skip map[string]boo
 	// What verification found clean is remembered for the next one.
 	defer func() { _ = e.integrator().Memo.Remembered.Save() }()
 	out := &PushResult{Remote: req.Remote, Tasks: []*PushedTask{}, Pulled: []*PulledTask{}, Needs: []Need{}}
-	pending := req.Tasks
+	pending := slices.Clone(req.Tasks)
 	if len(pending) == 0 {
 		// Heads are compared first, from one listing of each namespace:
 		// only tasks whose head is not the remote's (as last fetched or
@@ -116,7 +116,16 @@ func (e *Session) Push(ctx context.Context, req SyncRequest, skip map[string]boo
 		out.Rounds = round
 		var specs []string
 		sent := map[string]*PushedTask{}
+		queued := make(map[string]bool, len(pending))
 		for _, task := range pending {
+			queued[task] = true
+		}
+		// pending grows while it is walked: a history that reuses another
+		// task's standing conclusion travels with that task, or the
+		// remote holds a reuse its readers cannot check (their pull
+		// quarantines it: no such task).
+		for i := 0; i < len(pending); i++ {
+			task := pending[i]
 			if skip[task] {
 				continue
 			}
@@ -131,6 +140,14 @@ func (e *Session) Push(ctx context.Context, req SyncRequest, skip map[string]boo
 			if pt.Outcome == PushRefused {
 				out.Tasks = append(out.Tasks, pt)
 				continue
+			}
+			for _, u := range g.ReusedTasks(task, pt.To) {
+				if !queued[u] {
+					if h, err := e.Repo.ReadRef(gitstore.TaskRef(u)); err == nil && h != "" {
+						queued[u] = true
+						pending = append(pending, u)
+					}
+				}
 			}
 			sent[gitstore.TaskRef(task)] = pt
 			specs = append(specs, pt.To+":"+gitstore.TaskRef(task))
