@@ -14,6 +14,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,10 +32,11 @@ func main() {
 	records := flag.Int("records", 2000, "signed records verified, and as many unsigned ones")
 	tasks := flag.Int("tasks", 20, "tasks the records of each kind are spread over (appends to a task of thousands of records are slow)")
 	runs := flag.Int("runs", 7, "timed re-verify runs of each task")
-	firstRuns := flag.Int("first-runs", 1, "timed first verify runs of each task (git checks every signature)")
+	firstRuns := flag.Int("first-runs", 3, "timed first verify runs of each task (no verdict kept)")
+	gitRuns := flag.Int("git-runs", 1, "timed first verify runs with every signature left to git, and runs of git alone on the signed commits (0: none; at 2,000 records each takes over ten minutes at load 25)")
 	dir := flag.String("dir", "", "work directory (default: a temporary one, removed)")
 	flag.Parse()
-	if err := run(*records, *tasks, *runs, *firstRuns, *dir); err != nil {
+	if err := run(*records, *tasks, *runs, *firstRuns, *gitRuns, *dir); err != nil {
 		fmt.Fprintln(os.Stderr, "sign-bench:", err)
 		os.Exit(1)
 	}
@@ -59,7 +61,7 @@ func (e env) run(name string, args ...string) error {
 	return nil
 }
 
-func run(records, tasks, runs, firstRuns int, dir string) error {
+func run(records, tasks, runs, firstRuns, gitRuns int, dir string) error {
 	if tasks < 1 || tasks > records {
 		return fmt.Errorf("-tasks must be between 1 and -records")
 	}
@@ -181,6 +183,16 @@ func run(records, tasks, runs, firstRuns int, dir string) error {
 	if err := timeVerify(e, sig, uns, records, firstRuns, "first verify", cold); err != nil {
 		return err
 	}
+	// The same with every signature left to git, as before the ssh fast
+	// path: a gpg.ssh.program of the user's own turns it off.
+	if gitRuns > 0 {
+		if err := timeVerify(e, sig, uns, records, gitRuns, "first verify, every signature through git", cold, "-c", "gpg.ssh.program=ssh-keygen"); err != nil {
+			return err
+		}
+		if err := whereTimeGoes(e, sig, gitRuns); err != nil {
+			return err
+		}
+	}
 	if err := timeVerify(e, sig, uns, records, runs, "re-verify", func() error { return nil }); err != nil {
 		return err
 	}
@@ -197,11 +209,12 @@ func run(records, tasks, runs, firstRuns int, dir string) error {
 	return timeVerify(e, sig, uns, records+more, 1, fmt.Sprintf("verify after %d new records", more), func() error { return nil })
 }
 
-// timeVerify times whole-process 'git reason verify' of the signed tasks
-// and of the unsigned ones, alternating, runs times each, prepare run before each,
-// and prints the medians of wall and CPU time (the process and the git
-// and ssh-keygen processes it waited for) and their ratio.
-func timeVerify(e env, sig, uns []string, records, runs int, what string, prepare func() error) error {
+// timeVerify times whole-process 'git [pre...] reason verify' of the
+// signed tasks and of the unsigned ones, alternating, runs times each,
+// prepare run before each, and prints the medians of wall and CPU time
+// (the process and the git and ssh-keygen processes it waited for) and
+// their ratio.
+func timeVerify(e env, sig, uns []string, records, runs int, what string, prepare func() error, pre ...string) error {
 	var vs, vu, cs, cu []time.Duration
 	for r := 0; r < runs; r++ {
 		for _, tasks := range [][]string{sig, uns} {
@@ -209,7 +222,7 @@ func timeVerify(e env, sig, uns []string, records, runs int, what string, prepar
 				return err
 			}
 			start := time.Now()
-			c := e.cmd("git", append([]string{"reason", "verify"}, tasks...)...)
+			c := e.cmd("git", append(append(append([]string{}, pre...), "reason", "verify"), tasks...)...)
 			out, err := c.CombinedOutput()
 			if err != nil {
 				return fmt.Errorf("verify %s…: %v: %s", tasks[0], err, out)
@@ -228,6 +241,70 @@ func timeVerify(e env, sig, uns []string, records, runs int, what string, prepar
 	fmt.Printf("%s of %d unsigned records: median wall %v, CPU %v\n", what, records, median(vu).Round(time.Millisecond), median(cu).Round(time.Millisecond))
 	fmt.Printf("%s signed/unsigned: wall %.2fx, CPU %.2fx (target: at most 2x)\n", what,
 		float64(median(vs))/float64(median(vu)), float64(median(cs))/float64(median(cu)))
+	return nil
+}
+
+// whereTimeGoes times git alone on every signed commit, runs times each,
+// alternating: git log printing %G? etc. (ssh-keygen twice per commit),
+// the same split between two concurrent git processes (option b: the
+// per-history verifications run concurrently), and git log printing only
+// the hash and author (what is left of git's work when the signatures are
+// judged in this process), with git cat-file reading the commits.
+func whereTimeGoes(e env, sig []string, runs int) error {
+	var commits []string
+	for _, t := range sig {
+		out, err := e.cmd("git", "rev-list", "refs/reasoning/tasks/"+t).Output()
+		if err != nil {
+			return err
+		}
+		commits = append(commits, strings.Fields(string(out))...)
+	}
+	allowed := "gpg.ssh.allowedSignersFile=" + filepath.Join(filepath.Dir(e.dir), "allowed")
+	logOf := func(format string, cs []string) *exec.Cmd {
+		return e.cmd("git", append([]string{"-c", allowed, "log", "--no-walk=unsorted", format}, cs...)...)
+	}
+	half := len(commits) / 2
+	ways := []struct {
+		what string
+		cmds func() []*exec.Cmd
+	}{
+		{"git log %G? (one process)", func() []*exec.Cmd { return []*exec.Cmd{logOf("--format=%H %G? %GK %GS", commits)} }},
+		{"git log %G? (two concurrent processes)", func() []*exec.Cmd {
+			return []*exec.Cmd{logOf("--format=%H %G? %GK %GS", commits[:half]), logOf("--format=%H %G? %GK %GS", commits[half:])}
+		}},
+		{"git log %H %an and git cat-file --batch (no signature checked)", func() []*exec.Cmd {
+			cf := e.cmd("git", "cat-file", "--batch")
+			cf.Stdin = strings.NewReader(strings.Join(commits, "\n") + "\n")
+			return []*exec.Cmd{logOf("--format=%H %an <%ae>", commits), cf}
+		}},
+	}
+	walls := make([][]time.Duration, len(ways))
+	cpus := make([][]time.Duration, len(ways))
+	for r := 0; r < runs; r++ {
+		for i, w := range ways {
+			cmds := w.cmds()
+			start := time.Now()
+			for _, c := range cmds {
+				c.Stdout = io.Discard
+				if err := c.Start(); err != nil {
+					return err
+				}
+			}
+			var cpu time.Duration
+			for _, c := range cmds {
+				if err := c.Wait(); err != nil {
+					return fmt.Errorf("%s: %v", w.what, err)
+				}
+				ru := c.ProcessState.SysUsage().(*syscall.Rusage)
+				cpu += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+			}
+			walls[i], cpus[i] = append(walls[i], time.Since(start)), append(cpus[i], cpu)
+		}
+	}
+	fmt.Printf("where the first verify's time goes, git alone on the %d signed commits:\n", len(commits))
+	for i, w := range ways {
+		fmt.Printf("  %s: median wall %v, CPU %v\n", w.what, median(walls[i]).Round(time.Millisecond), median(cpus[i]).Round(time.Millisecond))
+	}
 	return nil
 }
 
