@@ -114,6 +114,12 @@ func buildBinary() (string, error) {
 	if err := goBuild(tmp); err != nil {
 		return "", err
 	}
+	// A source edited while go build ran: what was built may hold the
+	// edit or not, and must not be kept under the key of the sources as
+	// they were before it. This process builds for itself instead.
+	if after, err := inputsKey(); err != nil || after != key {
+		return buildPrivate()
+	}
 	for _, name := range []string{NetProgram, "git-reason"} {
 		if err := os.Rename(filepath.Join(tmp, name), filepath.Join(dir, name)); err != nil {
 			return "", err
