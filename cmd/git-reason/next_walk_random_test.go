@@ -22,6 +22,7 @@ import (
 	"git-reason/cmd/git-reason/internal/cli"
 	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/cmd/git-reason/internal/serving"
+	"git-reason/reliability/harness"
 )
 
 // TestNextWalkRandom walks seeded random situations (GIT_REASON_WALKS=N
@@ -72,7 +73,7 @@ func TestNextWalkRandom(t *testing.T) {
 	inProcess(t, s) // this process's environment and directory are the sandbox's
 	run, runPeer := resident(t, s.dir), resident(t, peer.dir)
 	tally, disabled := map[string]int{}, false
-	start, cpu := time.Now(), cpuTime()
+	start, cpu := time.Now(), harness.CPUTime()
 	for seed := 1; seed <= walks; seed++ {
 		sit, opts := randomSituation(uint64(seed))
 		world.set(sit.modes)
@@ -88,7 +89,7 @@ func TestNextWalkRandom(t *testing.T) {
 		w.walk()
 		disabled = w.disabled
 	}
-	wall, used := time.Since(start), cpuTime()-cpu
+	wall, used := time.Since(start), harness.CPUTime()-cpu
 	t.Logf("%d walks: %.1f ms wall, %.1f ms CPU (this process and its children) a walk; %d advisor questions", walks,
 		float64(wall.Microseconds())/1000/float64(walks), float64(used.Microseconds())/1000/float64(walks), world.asked)
 	dims := make([]string, 0, len(tally))

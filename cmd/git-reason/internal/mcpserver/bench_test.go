@@ -23,7 +23,6 @@ import (
 	"io"
 	"os/exec"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
 
@@ -31,6 +30,7 @@ import (
 	"git-reason/cmd/git-reason/internal/mcpserver"
 	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/record"
+	"git-reason/reliability/harness"
 )
 
 func benchRepo(b *testing.B) string {
@@ -246,25 +246,11 @@ func cycleWriter(b *testing.B, sess *ops.Session, task string, times *[]time.Dur
 	}
 }
 
-// cpu is the CPU time this process and its waited-for children (git
-// processes) have used: unlike wall time, other processes' load does not
-// inflate it.
-func cpu() time.Duration {
-	var total time.Duration
-	for _, who := range []int{syscall.RUSAGE_SELF, syscall.RUSAGE_CHILDREN} {
-		var ru syscall.Rusage
-		if err := syscall.Getrusage(who, &ru); err == nil {
-			total += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-		}
-	}
-	return total
-}
-
 // timed runs f and adds the CPU time it used to *sum.
 func timed(sum *time.Duration, f func()) {
-	start := cpu()
+	start := harness.CPUTime()
 	f()
-	*sum += cpu() - start
+	*sum += harness.CPUTime() - start
 }
 
 func median(ds []time.Duration) time.Duration {

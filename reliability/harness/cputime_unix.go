@@ -1,15 +1,16 @@
 //go:build unix
 
-package main
+package harness
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime is the CPU time (user and system) of this process and of its
-// children that ended, so far.
-func cpuTime() time.Duration {
+// CPUTime is the CPU time (user and system) this process and its
+// waited-for children (git processes, the programs a test runs) have used
+// so far: unlike wall time, other processes' load does not inflate it.
+func CPUTime() time.Duration {
 	var total time.Duration
 	for _, who := range []int{syscall.RUSAGE_SELF, syscall.RUSAGE_CHILDREN} {
 		var ru syscall.Rusage
