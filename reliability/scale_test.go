@@ -184,6 +184,12 @@ func TestScaleCounts(t *testing.T) {
 		// Reads across every task on warm caches (each made once by the
 		// command before): what they read.
 		got.reads = map[string]cost{}
+		// The catch-up trusts its stamp of the remote-tracking refs only
+		// 100 ms after their last change (ops.stampRecent, git's racy
+		// rule): a command run sooner after the sync reads fetched.heads
+		// whole to be sure. Warm means past that window, as git's own
+		// tests tick their clock past a racy timestamp.
+		time.Sleep(300 * time.Millisecond)
 		for _, args := range [][]string{{"log", "-n", "5"}, {"status"}, {"handover"}, {"verify"}, {"__complete", "tasks"}} {
 			c.mustReason(args...)
 			got.reads[strings.Join(args, " ")] = c.costed(args...)
