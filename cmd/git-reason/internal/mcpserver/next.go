@@ -10,22 +10,31 @@ import (
 // nextActions turns the task's derived next step (record.Status.Next, the
 // same step 'git reason status' prints) into tool calls: each "git reason
 // VERB" it names becomes the tool that projects VERB, with the task as
-// argument, and resolve also names the open disagreement. It is a pure
-// function of the task's records; nil when the task does not read.
+// argument, and resolve also names the open disagreement. When a person
+// must decide first (record.Status.PersonStep), the commands its choices
+// are followed by take next's place. nil when the task does not read.
 func (s *Server) nextActions(ctx context.Context, task string) []Action {
 	st, _, err := s.env.State(ctx, task)
 	if err != nil {
 		return nil
 	}
-	return actionsFor(st.Summarize(), s.byVerb)
+	sum := st.Summarize()
+	s.env.MarkPersonStep(ctx, &sum)
+	return actionsFor(sum, s.byVerb)
 }
 
-// actionsFor maps a status's next step to tool calls through the verb →
-// tool table.
+// actionsFor maps a status's next step, or its person's step's commands,
+// to tool calls through the verb → tool table.
 func actionsFor(sum record.Status, byVerb map[string]string) []Action {
 	out := []Action{}
 	seen := map[string]bool{}
 	rest := sum.Next
+	if ps := sum.PersonStep; ps != nil {
+		// A person decides first: each choice's command, in order.
+		for _, o := range ps.Options {
+			rest += " " + o.Then
+		}
+	}
 	for {
 		i := strings.Index(rest, "git reason ")
 		if i < 0 {

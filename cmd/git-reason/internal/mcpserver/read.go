@@ -170,6 +170,9 @@ func (s *Server) status(ctx context.Context, c *call) (*outcome, error) {
 		return nil, err
 	}
 	out := statusOut{Status: st.Summarize(), Signatures: s.env.TaskSignatures(ctx, task, head)}
+	// As 'git reason status --json': a next step consult would refuse
+	// now is a person's step (issue 26 §2).
+	s.env.MarkPersonStep(ctx, &out.Status)
 	if report, _ := c.args["report"].(bool); report {
 		out.Report = st.Report()
 	}
@@ -179,6 +182,9 @@ func (s *Server) status(ctx context.Context, c *call) (*outcome, error) {
 	}
 	if line := record.AnsweredLine(out.AnsweredBy); line != "" {
 		text += "; local review " + line
+	}
+	if ps := out.PersonStep; ps != nil {
+		text += "; a person decides: " + record.Printable(ps.Decide)
 	}
 	if line := out.Signatures.Text(); line != "" {
 		text += "; signatures: " + record.Printable(line)

@@ -1,0 +1,140 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"git-reason/advisor"
+	"git-reason/schemas"
+)
+
+// The status tool carries the person's step that 'git reason status
+// --json' carries (issue 26 §2): once no advisor the plan selected can be
+// asked (both disabled after planning), it gives no next command, which
+// consult would refuse, but person_step, valid under the tool's output
+// schema; its text says a person decides, and the suggested next tools
+// are the commands the choices are followed by. Enabled again, next is
+// consult once more.
+func TestStatusMarksPersonStep(t *testing.T) {
+	dir := newRepo(t)
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "fake-advisor"), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("GIT_REASON_DISABLE", "") // unset below: reason.disable is read from git config
+	os.Unsetenv("GIT_REASON_DISABLE")
+	user := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "git-reason", "advisors.yaml")
+	if err := os.MkdirAll(filepath.Dir(user), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(user, []byte(`advisors:
+  - {id: adv-a, transport: cli, adapter: exec, executable: fake-advisor, command: [fake-advisor], capabilities: [reasoning]}
+  - {id: adv-b, transport: cli, adapter: exec, executable: fake-advisor, command: [fake-advisor], capabilities: [reasoning]}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shipped, _, err := advisor.Load(advisor.Sources{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, d := range shipped.Advisors {
+		ids = append(ids, d.ID)
+	}
+	disable := func(more ...string) {
+		t.Helper()
+		cmd := exec.Command("git", "config", "reason.disable", strings.Join(append(append([]string{}, ids...), more...), ","))
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git config: %v\n%s", err, out)
+		}
+	}
+	disable() // only the two advisors declared here
+	cs := connect(t, dir, nil)
+	ctx := context.Background()
+	call := func(name string, args map[string]any) (*mcp.CallToolResult, map[string]any) {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %+v", name, err, res)
+		}
+		raw, _ := json.Marshal(res.StructuredContent)
+		var out map[string]any
+		if err := json.Unmarshal(raw, &out); err != nil {
+			t.Fatal(err)
+		}
+		return res, out
+	}
+	call("assess", map[string]any{"task": "T", "subject": "Queue choice", "question": "Move jobs to the new queue?",
+		"materiality": "critical", "reversibility": "costly",
+		"evidence": []any{map[string]any{"kind": "note", "summary": "the old queue drops jobs"}}})
+	if _, plan := call("plan", map[string]any{"task": "T"}); !strings.Contains(mustJSON(t, plan), `"selected":["adv-a","adv-b"]`) {
+		t.Fatalf("the plan does not select adv-a and adv-b: %s", mustJSON(t, plan))
+	}
+	if _, st := call("status", map[string]any{"task": "T"}); st["next"] != "git reason consult T" || st["person_step"] != nil {
+		t.Fatalf("before disabling, status: next %v, person_step %v", st["next"], st["person_step"])
+	}
+
+	disable("adv-a", "adv-b")
+	res, st := call("status", map[string]any{"task": "T"})
+	if st["next"] != nil && st["next"] != "" {
+		t.Errorf("status still suggests %v, which consult would refuse", st["next"])
+	}
+	ps, _ := st["person_step"].(map[string]any)
+	if ps == nil || !strings.HasPrefix(ps["decide"].(string), "none of the 2 advisor(s) the plan selected can be asked now") {
+		t.Fatalf("status carries no person's step: %s", mustJSON(t, st))
+	}
+	thens := []string{}
+	for _, o := range ps["options"].([]any) {
+		thens = append(thens, o.(map[string]any)["then"].(string))
+	}
+	if strings.Join(thens, "; ") != "git reason consult T; git reason plan T" {
+		t.Errorf("the choices are followed by %q", thens)
+	}
+	if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, "; a person decides: none of the 2 advisor(s)") {
+		t.Errorf("the status text does not say a person decides: %s", text)
+	}
+	if got := mustJSON(t, st["suggested_next_tools"]); got != `[{"arguments":{"task":"T"},"tool":"consult"},{"arguments":{"task":"T"},"tool":"plan"}]` {
+		t.Errorf("suggested next tools %s, want consult then plan", got)
+	}
+	var statusTool *mcp.Tool
+	for _, tl := range listTools(t, cs) {
+		if tl.Name == "status" {
+			statusTool = tl
+		}
+	}
+	raw, _ := json.Marshal(statusTool.OutputSchema)
+	sch, err := schemas.CompileDocument("status", raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	delete(st, "suggested_next_tools") // added to every result for a host without tool search
+	if err := sch.Validate(any(st)); err != nil {
+		t.Errorf("the status tool's output schema refuses its person's step: %v", err)
+	}
+	if !strings.Contains(string(raw), `"person_step"`) {
+		t.Errorf("the status tool's output schema does not name person_step")
+	}
+
+	disable("adv-b")
+	if _, st := call("status", map[string]any{"task": "T"}); st["next"] != "git reason consult T" || st["person_step"] != nil {
+		t.Errorf("adv-a enabled again, status: next %v, person_step %v", st["next"], st["person_step"])
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	raw, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(raw)
+}
