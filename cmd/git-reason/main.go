@@ -10,5 +10,6 @@ import (
 )
 
 func main() {
+	collectLate()
 	os.Exit(cli.Main(os.Args, os.Stdin, os.Stdout, os.Stderr))
 }

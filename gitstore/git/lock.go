@@ -57,8 +57,8 @@ func TakeLock(target string, wait time.Duration) (*Lock, error) {
 }
 
 // Commit writes data to the lock, sets mode (unless 0), syncs it and
-// renames it over the file it guards, then syncs the directory (best
-// effort). On error the lock is still held: Abandon it.
+// renames it over the file it guards. On error the lock is still held:
+// Abandon it.
 func (l *Lock) Commit(data []byte, mode os.FileMode) error { return l.commit(data, mode, true) }
 
 func (l *Lock) commit(data []byte, mode os.FileMode, sync bool) error {
@@ -79,14 +79,15 @@ func (l *Lock) commit(data []byte, mode os.FileMode, sync bool) error {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", f.Name(), err)
 	}
+	// The directory is not synced after the rename, as git does not: its
+	// lockfile (core.fsync=reference, not even its default) syncs the
+	// lock's content and renames. What the sync buys is that a crash never
+	// leaves an empty or partial file in place; a directory sync would
+	// only make the rename itself durable, for a ref whose new objects
+	// git's default leaves unsynced anyway, and it cost every write a
+	// second journal flush.
 	if err := os.Rename(f.Name(), l.target); err != nil {
 		return fmt.Errorf("rename lock into place: %w", err)
-	}
-	if sync {
-		if d, err := os.Open(filepath.Dir(l.target)); err == nil {
-			d.Sync() // best effort: make the rename durable
-			d.Close()
-		}
 	}
 	return nil
 }
