@@ -21,12 +21,13 @@ type SinceCommit struct {
 }
 
 // LinearSince returns the commits of head not reachable from base, newest
-// first, as `git rev-list head --not base` lists them, read in this
-// process; false when that answer needs git: a merge on the way, more
-// than max commits, a root reached before base, an object that does not
-// read, or a commit whose Reason-Record trailer is not exactly one line.
+// first, as `git rev-list head --not base` lists them (base "": every
+// commit of head, as `git rev-list head`), read in this process; false
+// when that answer needs git: a merge on the way, more than max commits,
+// a root reached before base, an object that does not read, or a commit
+// whose Reason-Record trailer is not exactly one line.
 func (s *Store) LinearSince(head, base string, max int) ([]SinceCommit, bool) {
-	if !isHex(head) || len(head) != 40 || !isHex(base) || len(base) != 40 {
+	if !isHex(head) || len(head) != 40 || base != "" && (!isHex(base) || len(base) != 40) {
 		return nil, false
 	}
 	var out []SinceCommit
@@ -43,7 +44,8 @@ func (s *Store) LinearSince(head, base string, max int) ([]SinceCommit, bool) {
 			return nil, false
 		}
 		cm, err := decodeCommit(c, data)
-		if err != nil || len(cm.ParentHashes) != 1 {
+		root := err == nil && len(cm.ParentHashes) == 0 && base == ""
+		if err != nil || len(cm.ParentHashes) != 1 && !root {
 			return nil, false
 		}
 		if strings.Count(cm.Message, "\nReason-Record:") > 1 {
@@ -51,6 +53,9 @@ func (s *Store) LinearSince(head, base string, max int) ([]SinceCommit, bool) {
 		}
 		out = append(out, SinceCommit{Hash: c, Author: cm.Author.Name + " <" + cm.Author.Email + ">",
 			Record: Trailers(cm.Message)["Reason-Record"], Signed: signedHeader(data)})
+		if root {
+			break
+		}
 		c = cm.ParentHashes[0].String()
 	}
 	return out, true

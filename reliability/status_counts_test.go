@@ -147,7 +147,8 @@ func (s *sandbox) gitsStarted(args ...string) (string, []string) {
 // two git processes every command starts (repository discovery and one
 // `git config --list`): a status of a head shown before, the first
 // status after a new record (its history read from the head remembered
-// clean, its signature judged, in this process), and log -n 5. Another
+// clean, its signature judged, in this process), the first status of a
+// task just started, and log -n 5. Another
 // git process on these paths fails here, whatever its cost.
 func TestStatusAndLogGitProcesses(t *testing.T) {
 	const task = "T-procs"
@@ -187,6 +188,18 @@ func TestStatusAndLogGitProcesses(t *testing.T) {
 		_, started = s.gitsStarted("log", "-n", "5")
 		want("log -n 5 after a new record", started)
 	}
+	// A task just started: the first status judges its few unsigned
+	// commits in this process as well (no git rev-list, cat-file or log).
+	s.mustReason("assess", "T-fresh", "--subject", "fresh", "--question", "q?", "--materiality", "trivial", "--reversibility", "reversible")
+	s.mustReason("plan", "T-fresh")
+	out, started := s.gitsStarted("status", "T-fresh", "--json")
+	want("the first status of a task just started", started)
+	var st struct {
+		Signatures struct{ Counts map[string]int }
+	}
+	if err := json.Unmarshal([]byte(out), &st); err != nil || st.Signatures.Counts["unsigned"] != 2 || len(st.Signatures.Counts) != 1 {
+		t.Errorf("status of a task just started: signatures %v (%v), want its 2 records unsigned", st.Signatures.Counts, err)
+	}
 }
 
 // TestStatusReportMemo: `status TASK --report` of a head shown before
@@ -218,4 +231,36 @@ func TestStatusReportMemo(t *testing.T) {
 		t.Errorf("status --report after a new record does not show it:\n%s", out)
 	}
 	warm("after a new record, shown once")
+}
+
+// TestOneTaskReadsOne holds two read surfaces that name one task or one
+// record to that task, with counts: `handover --task T` asks about T's
+// signatures alone (it summarised every task's, writing the summaries'
+// journal under .git/reason/), and `show ID` decodes the records of the
+// task holding ID alone (it derived every task to find ID).
+func TestOneTaskReadsOne(t *testing.T) {
+	s := newSandbox(t)
+	for _, task := range []string{"T-a", "T-b", "T-c"} {
+		if err := harness.BulkTask(context.Background(), s.dir, task, 20); err != nil {
+			t.Fatal(err)
+		}
+		s.mustReason("status", task) // each history replayed, once
+	}
+	summaries := filepath.Join(s.dir, ".git", "reason", "signature-summaries.journal")
+	out := s.mustReason("handover", "--task", "T-b")
+	if _, err := os.Stat(summaries); err == nil {
+		t.Errorf("handover --task T-b summarised every task's signatures (%s written)", summaries)
+	}
+	if !strings.Contains(out, "## Open (1)\n\n### `T-b`") {
+		t.Errorf("handover --task T-b does not show T-b open:\n%s", out)
+	}
+	var entries []struct{ ID string }
+	if err := json.Unmarshal([]byte(s.mustReason("log", "T-a", "--json")), &entries); err != nil || len(entries) != 20 {
+		t.Fatalf("log T-a: %d entries, %v", len(entries), err)
+	}
+	c := s.costed("show", entries[3].ID)
+	t.Logf("show of a record of T-a among three tasks of 20 records: %+v", c)
+	if c.Decodes > 20 {
+		t.Errorf("show of a record of T-a decoded %d records, more than T-a's 20", c.Decodes)
+	}
 }

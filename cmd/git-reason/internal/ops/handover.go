@@ -36,6 +36,7 @@ type HandoverReport struct {
 func (e *Session) Handover(ctx context.Context, q HandoverQuery) (*HandoverReport, error) {
 	out := &HandoverReport{Since: q.Since.UTC().Format(time.RFC3339), Open: []record.Handover{}, Settled: []record.Handover{}, Circuits: []AdvisorRow{}}
 	var all []record.Handover
+	head := "" // the named task's head
 	if q.Task == "" {
 		// Every task: from the cache keyed by each task's head, so only
 		// the tasks that moved since the last read are derived again.
@@ -45,11 +46,11 @@ func (e *Session) Handover(ctx context.Context, q HandoverQuery) (*HandoverRepor
 		}
 		all = hs
 	} else {
-		st, _, err := e.State(ctx, q.Task)
+		st, h, err := e.State(ctx, q.Task)
 		if err != nil {
 			return nil, err
 		}
-		all = []record.Handover{st.Handover()}
+		all, head = []record.Handover{st.Handover()}, h
 	}
 	for _, h := range all {
 		if q.Actor != "" && !anyActor(h.Actors, q.Actor) {
@@ -64,7 +65,18 @@ func (e *Session) Handover(ctx context.Context, q HandoverQuery) (*HandoverRepor
 	}
 	sort.SliceStable(out.Settled, func(i, j int) bool { return out.Settled[i].Settled > out.Settled[j].Settled })
 	e.markHandoverSteps(ctx, out.Open)
-	out.Signatures = e.openSignatures(ctx, out.Open)
+	if q.Task != "" {
+		// One task: its own signatures (RecordSignatures, kept by its
+		// head), not every task's summary, which reads every task ref.
+		out.Signatures = map[string]*SignatureSummary{}
+		if len(out.Open) > 0 {
+			if s := e.TaskSignatures(ctx, q.Task, head); s != nil {
+				out.Signatures[q.Task] = s
+			}
+		}
+	} else {
+		out.Signatures = e.openSignatures(ctx, out.Open)
+	}
 	if len(out.Open) == 0 {
 		return out, nil
 	}

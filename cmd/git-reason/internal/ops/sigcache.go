@@ -156,7 +156,10 @@ func (e *Session) RecordSignatures(ctx context.Context, task, head string) (map[
 			e.writeSigCache(path, &c)
 		}
 	} else {
-		checks, err := e.Signatures(ctx, head)
+		// A short linear history (a task just started) is read in this
+		// process when none of its commits is signed, as after a cached
+		// head; a longer one, or a signed one, is asked of git.
+		checks, err := e.signaturesSince(ctx, head, "")
 		if err != nil {
 			return nil, err
 		}

@@ -150,15 +150,19 @@ func (e *Session) checker(ctx context.Context) (*signing.Checker, error) {
 // process.
 const sinceCommits = 32
 
-// signaturesSince is Signatures(ctx, head, base) for what a read surface
-// meets most: a few new records on one line after base. Their commits
+// signaturesSince is Signatures(ctx, head, base) (base "": Signatures(ctx,
+// head)) for what a read surface meets most: a few new records on one
+// line after base, or a task just started. Their commits
 // are read in this process (gitstore.Store.LinearSince) instead of
 // listed by git rev-list; git log is asked about them only when one
 // carries a signature, since an unsigned commit is judged by its header
 // alone (git's %G? says "N" for it whatever the keys).
 func (e *Session) signaturesSince(ctx context.Context, head, base string) ([]signing.Check, error) {
 	line, ok := e.Store.LinearSince(head, base, sinceCommits)
-	if !ok {
+	switch {
+	case !ok && base == "":
+		return e.Signatures(ctx, head)
+	case !ok:
 		return e.Signatures(ctx, head, base)
 	}
 	checks := make([]signing.Check, len(line))

@@ -99,7 +99,8 @@ func (e *Session) RunValidation(ctx context.Context, task string, raw []byte, di
 }
 
 // Find returns the record whose id (or unique prefix) is id, searching every
-// task.
+// task: each task's records are read (from its cache, kept by head), and
+// only the tasks holding such a record are derived.
 func (e *Session) Find(ctx context.Context, id string) (*record.Entry, *record.State, error) {
 	if len(strings.TrimSpace(id)) < record.MinPrefix {
 		return nil, nil, Usage("record id %q is too short: give at least %d characters", id, record.MinPrefix)
@@ -110,7 +111,14 @@ func (e *Session) Find(ctx context.Context, id string) (*record.Entry, *record.S
 	}
 	var found *record.Entry
 	var in *record.State
+	prefix := strings.ToUpper(strings.TrimSpace(id))
 	for _, t := range tasks {
+		// Only a task that holds a record of that id is derived (and
+		// its replay judged): the others are read from their caches.
+		_, recs, err := e.Store.Load(ctx, t.Task)
+		if err == nil && !slices.ContainsFunc(recs, func(r *record.Record) bool { return strings.HasPrefix(r.ID, prefix) }) {
+			continue
+		}
 		st, _, err := e.State(ctx, t.Task)
 		if errors.Is(err, record.ErrUnreadable) {
 			e.Store.Skip(t.Task, err)
