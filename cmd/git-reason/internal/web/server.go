@@ -167,7 +167,11 @@ func (s *server) task(w http.ResponseWriter, r *http.Request) {
 	long := len(v.records) > onDemand
 	data["GraphShown"] = !long || r.URL.Query().Get("graph") != ""
 	data["ReportShown"] = !long || r.URL.Query().Get("report") != ""
-	data["Refusals"] = sess.Store.LoadRefusals()[task]
+	// What merges made inadmissible and no person has settled yet, as
+	// status says it: a settled one is history, not a warning.
+	if needs, err := sess.TaskNeeds(r.Context(), task); err == nil && len(needs) > 0 {
+		data["Refusals"] = needs
+	}
 	if q := quarantineOf(r.Context(), sess, task); q != nil {
 		data["Quarantine"] = q
 	}
