@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -84,7 +85,10 @@ func (o *syncOutcome) add(r result) {
 //
 // Pass: no sync ever quarantines or fails except by the remote moving
 // through every retry; every status after a fetch and every code push
-// exits 0; every final sync exits 0; every acknowledged record
+// exits 0, the status with the fetched head of the shared task in its
+// local ref and nothing said but what arrived, the code push with the
+// clone's own task's head (as before the push) on the remote and nothing
+// said by its hook; every final sync exits 0; every acknowledged record
 // is in every clone; all clones and the remote have identical task heads;
 // git reason verify passes and git fsck --strict has no complaint in every
 // clone and the remote.
@@ -110,6 +114,10 @@ func TestSyncConvergence(t *testing.T) {
 	)
 	syncs := &syncOutcome{codes: map[int]int{}}
 	auto := &syncOutcome{codes: map[int]int{}} // the automatic paths
+	// How many of them were checked beyond their exit status: a fetched
+	// head of the shared task found in the local ref after status, a
+	// clone's own head found on the remote after its code push.
+	var fetchChecked, pushChecked atomic.Int64
 	for i, c := range w.clones {
 		done := make(chan struct{})
 		wg.Add(2)
@@ -144,17 +152,17 @@ func TestSyncConvergence(t *testing.T) {
 				case 0:
 					syncs.add(c.reason("sync"))
 				case 1:
-					if f := c.run(context.Background(), nil, "git", "fetch", "-q", "origin"); f.code != 0 {
-						auto.add(f)
-						continue
+					r, checked := fetchThenStatus(c)
+					auto.add(r)
+					if checked {
+						fetchChecked.Add(1)
 					}
-					auto.add(c.reason("status"))
 				default:
-					if cm := c.run(context.Background(), nil, "git", "commit", "-q", "--allow-empty", "-m", "code", "-m", fmt.Sprintf("Reason-Task: own-%d", i)); cm.code != 0 {
-						auto.add(cm)
-						continue
+					r, checked := codePush(c, w.remote, i)
+					auto.add(r)
+					if checked {
+						pushChecked.Add(1)
 					}
-					auto.add(c.run(context.Background(), nil, "git", "push", "-q", "origin", fmt.Sprintf("HEAD:refs/heads/clone-%d", i)))
 				}
 			}
 		}()
@@ -169,6 +177,10 @@ func TestSyncConvergence(t *testing.T) {
 	}
 	if len(auto.codes) > 1 || auto.codes[0] == 0 {
 		t.Errorf("fetches, statuses after them and code pushes while racing: exit statuses %v, want all 0: %s", auto.codes, strings.Join(auto.other, "\n"))
+	}
+	if fetchChecked.Load() == 0 || pushChecked.Load() == 0 {
+		t.Errorf("the automatic paths were checked %d times after a fetch and %d times after a code push: want both at least once, or the test proved nothing about them",
+			fetchChecked.Load(), pushChecked.Load())
 	}
 
 	// Then every clone syncs twice, in turn.
@@ -216,9 +228,70 @@ func TestSyncConvergence(t *testing.T) {
 	t.Logf("%s: %d records acknowledged (%d lost), %d of them in task shared, whose history has %d merge commits",
 		name, len(acked), lost, countTask(acked, "shared"), merges)
 	t.Logf("racing syncs: %d, exit statuses %v, took %s; racing phase %v", len(syncs.took), syncs.codes, percentiles(syncs.took), concurrent.Round(time.Millisecond))
-	t.Logf("racing automatic paths (git fetch then status, git push of code): %d, exit statuses %v", len(auto.took), auto.codes)
+	t.Logf("racing automatic paths (git fetch then status, git push of code): %d, exit statuses %v; fetched heads found integrated %d times, own heads found on the remote after a code push %d times",
+		len(auto.took), auto.codes, fetchChecked.Load(), pushChecked.Load())
 	t.Logf("final syncs: %d, exit statuses %v, took %s; all %d clones have the remote's %d task heads",
 		len(final.took), final.codes, percentiles(final.took), clones, strings.Count(want, "\n"))
+}
+
+// fetchThenStatus is the automatic path in: a plain git fetch, then
+// git reason status, whose catch-up must integrate what the fetch brought
+// before it answers. A result that exits 0 but left a fetched head of the
+// shared task out of the local ref, or said anything but what arrived (a
+// quarantine, a warning, a merge that needs a person), is returned as a
+// failure (exit 90): the command never fails for its catch-up, so its
+// exit status alone would prove nothing.
+func fetchThenStatus(c *sandbox) (result, bool) {
+	if f := c.run(context.Background(), nil, "git", "fetch", "-q", "origin"); f.code != 0 {
+		return f, false
+	}
+	fetched := c.run(context.Background(), nil, "git", "rev-parse", "-q", "--verify", "refs/reasoning/remotes/origin/shared")
+	st := c.reason("status")
+	if st.code != 0 {
+		return st, false
+	}
+	for _, l := range strings.Split(strings.TrimSpace(st.stderr), "\n") {
+		if l != "" && !strings.HasPrefix(l, "git reason: integrated reasoning fetched from origin: ") {
+			return result{code: 90, stderr: "git reason status after git fetch said: " + l}, false
+		}
+	}
+	if fetched.code != 0 {
+		return st, false
+	}
+	head := strings.TrimSpace(fetched.stdout)
+	if a := c.run(context.Background(), nil, "git", "merge-base", "--is-ancestor", head, taskRef("shared")); a.code != 0 {
+		return result{code: 90, stderr: fmt.Sprintf("git reason status after git fetch: the fetched head %s of task shared is not in the local ref (merge-base exit %d)", head, a.code)}, false
+	}
+	return st, true
+}
+
+// codePush is the automatic path out: a code commit naming clone i's own
+// task, pushed with plain git, whose pre-push hook must carry that task's
+// reasoning. Only clone i writes own-i, so the remote must then hold the
+// local head read before the push (or a later one): a push that exits 0
+// without it, or whose hook said a task did not travel, is returned as a
+// failure (exit 90), since a reasoning push never fails the code push.
+func codePush(c, remote *sandbox, i int) (result, bool) {
+	own := fmt.Sprintf("own-%d", i)
+	if cm := c.run(context.Background(), nil, "git", "commit", "-q", "--allow-empty", "-m", "code", "-m", "Reason-Task: "+own); cm.code != 0 {
+		return cm, false
+	}
+	local := c.run(context.Background(), nil, "git", "rev-parse", "-q", "--verify", taskRef(own))
+	p := c.run(context.Background(), nil, "git", "push", "-q", "origin", fmt.Sprintf("HEAD:refs/heads/clone-%d", i))
+	if p.code != 0 {
+		return p, false
+	}
+	if strings.Contains(p.stderr, "git-reason:") {
+		return result{code: 90, stderr: "git push of code: " + strings.TrimSpace(p.stderr)}, false
+	}
+	if local.code != 0 {
+		return p, false
+	}
+	head := strings.TrimSpace(local.stdout)
+	if a := remote.run(context.Background(), nil, "git", "merge-base", "--is-ancestor", head, taskRef(own)); a.code != 0 {
+		return result{code: 90, stderr: fmt.Sprintf("git push of code naming %s exited 0, but the remote lacks its reasoning head %s (merge-base exit %d)", own, head, a.code)}, false
+	}
+	return p, true
 }
 
 func tasksOf(acked []ackedRecord) []string {
@@ -244,9 +317,11 @@ func countTask(acked []ackedRecord, task string) int {
 	return n
 }
 
-// TestSyncCrash kills `git reason pull`, `git reason push` and
+// TestSyncCrash kills `git reason pull`, `git reason push`,
 // `git reason status` after a plain git fetch (whose catch-up integrates
-// what the fetch brought), in turns, with SIGKILL, with their whole
+// what the fetch brought) and a plain `git push` of a code commit naming
+// the task (whose pre-push hook pushes, pulls, merges and pushes its
+// reasoning again), in turns, with SIGKILL, with their whole
 // process group, at a random moment while they integrate a diverged
 // task. Before each kill the other clone has pushed a record to the
 // shared task and this clone has appended one, so every pull and
@@ -272,7 +347,7 @@ func TestSyncCrash(t *testing.T) {
 	t.Logf("%s: pull, push and the catch-up after a plain git fetch killed until %d kills landed; seed %d (GIT_REASON_CRASH_SEED repeats the delays)", name, kills, seed)
 	w := newSyncWorld(t, 2)
 	a, b := w.clones[0], w.clones[1]
-	a.mustReason("remote", "setup", "origin") // git fetch brings reasoning
+	a.mustReason("hooks", "install") // git fetch brings reasoning, git push carries it
 	acked := map[string]bool{}
 	assess := func(s *sandbox, who string, i int) {
 		id := s.recordID("assess", "shared", "--subject", fmt.Sprintf("%s %d", who, i), "--question", "q",
@@ -292,14 +367,20 @@ func TestSyncCrash(t *testing.T) {
 		assess(b, "b", i)
 		b.mustReason("sync")
 		assess(a, "a", i)
-		verb := []string{"pull", "push", "status"}[i%3]
-		if verb == "status" {
+		verb := []string{"pull", "push", "status", "code push"}[i%4]
+		switch verb {
+		case "status":
 			// The catch-up: a plain git fetch brings b's record, and
 			// status, killed, integrates it before it answers.
 			a.git("fetch", "-q", "origin")
+		case "code push":
+			// The pre-push hook: a plain git push of a commit naming the
+			// task, killed while its hook pushes the task's reasoning
+			// (rejected: b pushed; it pulls, merges and pushes again).
+			a.git("commit", "-q", "--allow-empty", "-m", fmt.Sprintf("code %d", i), "-m", "Reason-Task: shared")
 		}
 		delay := time.Duration(rng.Int64N(int64(400 * time.Millisecond)))
-		r, sent := killedReason(a, delay, verb)
+		r, sent := killedVerb(a, delay, verb)
 		if r.killed {
 			landed++
 			delays = append(delays, delay)
@@ -346,9 +427,13 @@ func TestSyncCrash(t *testing.T) {
 		name, landed, attempts, percentiles(delays), len(acked), staleLocks)
 }
 
-// killedReason runs git reason VERB in s and kills its process group after
-// delay unless it ended first; sent says whether the kill was sent.
-func killedReason(s *sandbox, delay time.Duration, verb string) (crashResult, bool) {
+// killedVerb runs git reason VERB in s ("code push": a plain git push of
+// HEAD, hooks and all) and kills its process group after delay unless it
+// ended first; sent says whether the kill was sent.
+func killedVerb(s *sandbox, delay time.Duration, verb string) (crashResult, bool) {
 	c := s.cmd(context.Background(), "git", "reason", verb)
+	if verb == "code push" {
+		c = s.cmd(context.Background(), "git", "push", "-q", "origin", "HEAD:refs/heads/code")
+	}
 	return runKilled(c, true, delay)
 }
