@@ -344,7 +344,7 @@ func TestSyncCrash(t *testing.T) {
 		fmt.Sscan(v, &seed)
 	}
 	rng := rand.New(rand.NewPCG(seed, 1))
-	t.Logf("%s: pull, push and the catch-up after a plain git fetch killed until %d kills landed; seed %d (GIT_REASON_CRASH_SEED repeats the delays)", name, kills, seed)
+	t.Logf("%s: pull, push, the catch-up after a plain git fetch and a code push's pre-push hook killed until %d kills landed; seed %d (GIT_REASON_CRASH_SEED repeats the delays)", name, kills, seed)
 	w := newSyncWorld(t, 2)
 	a, b := w.clones[0], w.clones[1]
 	a.mustReason("hooks", "install") // git fetch brings reasoning, git push carries it
@@ -362,6 +362,7 @@ func TestSyncCrash(t *testing.T) {
 
 	landed, attempts, staleLocks := 0, 0, map[string]int{}
 	var delays []time.Duration
+	byVerb := map[string]int{}
 	for i := 0; landed < kills && attempts < 20*kills; i++ {
 		attempts++
 		assess(b, "b", i)
@@ -383,6 +384,7 @@ func TestSyncCrash(t *testing.T) {
 		r, sent := killedVerb(a, delay, verb)
 		if r.killed {
 			landed++
+			byVerb[verb]++
 			delays = append(delays, delay)
 		} else if !sent && r.code != 0 {
 			t.Errorf("%s (not killed) exited %d: %s", verb, r.code, r.stderr)
@@ -423,8 +425,8 @@ func TestSyncCrash(t *testing.T) {
 			t.Errorf("git fsck --strict: %v %s", f.err, strings.Join(f.complaints, "; "))
 		}
 	}
-	t.Logf("%s: %d kills landed in %d attempts (delays %s), %d records acknowledged, none lost; stale lock files removed: %v",
-		name, landed, attempts, percentiles(delays), len(acked), staleLocks)
+	t.Logf("%s: %d kills landed in %d attempts (delays %s; by what was killed: %v), %d records acknowledged, none lost; stale lock files removed: %v",
+		name, landed, attempts, percentiles(delays), byVerb, len(acked), staleLocks)
 }
 
 // killedVerb runs git reason VERB in s ("code push": a plain git push of
