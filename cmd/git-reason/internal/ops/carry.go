@@ -19,8 +19,9 @@ type Carried struct {
 	Tasks  []string `json:"tasks"`  // the tasks the pushed commits and branches name, that exist here
 	// Push is what pushing them did (mode true, nil otherwise).
 	Push *PushResult `json:"push,omitempty"`
-	// Lines say, one per task, what did not travel and what to run. They
-	// never refuse the code push.
+	// Lines say, one per task, what did not travel and what to run, and
+	// what a merge made to push needs a person to settle. They never
+	// refuse the code push.
 	Lines []string `json:"lines"`
 }
 
@@ -78,6 +79,12 @@ func (e *Session) CarryReasoning(ctx context.Context, remote string, lines []Pus
 		return out, nil
 	}
 	out.Push = res
+	// A merge the push made to get through may need a person (two
+	// conclusions): it travelled, but the person pushing is told now,
+	// as a catch-up tells it, not only by a later status.
+	for _, n := range res.Needs {
+		out.Lines = append(out.Lines, fmt.Sprintf("%s: needs a person's record: %s; settle it with: %s", n.Task, n.Message, n.Command))
+	}
 	for _, pt := range res.Tasks {
 		switch pt.Outcome {
 		case PushRefused:
