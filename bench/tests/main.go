@@ -94,6 +94,11 @@ func runTimed(label, logFile string, args []string) int {
 
 func summarise(top int) {
 	var pkgs, tests []row
+	// summed is each package's summed test time: its top-level tests'
+	// elapsed times, with TestScript counted as its scripts (a parent of
+	// parallel subtests shows 0). Beside the package's wall time it says
+	// how busy the package kept the machine; scripts is the scripts' part.
+	summed, scripts := map[string]float64{}, map[string]float64{}
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 1<<20), 1<<26)
 	for in.Scan() {
@@ -111,6 +116,13 @@ func summarise(top int) {
 			continue
 		}
 		tests = append(tests, row{strings.TrimPrefix(e.Package, module) + " " + e.Test, e.Action, e.Elapsed})
+		pkg := strings.TrimPrefix(e.Package, module)
+		if parent, _, sub := strings.Cut(e.Test, "/"); parent == "TestScript" && sub {
+			scripts[pkg] += e.Elapsed
+			summed[pkg] += e.Elapsed
+		} else if !sub && e.Test != "TestScript" {
+			summed[pkg] += e.Elapsed
+		}
 	}
 	if err := in.Err(); err != nil {
 		fmt.Fprintln(os.Stderr, "summary:", err)
@@ -121,10 +133,14 @@ func summarise(top int) {
 	}
 	slowest(pkgs)
 	slowest(tests)
-	fmt.Println("  packages (test binary time, s):")
+	fmt.Println("  packages (test binary time, s; the summed time of its tests, of which scripts):")
 	for _, p := range pkgs {
 		if p.elapsed >= 0.05 || p.action == "fail" {
-			fmt.Printf("    %7.1f  %-4s  %s\n", p.elapsed, p.action, p.name)
+			extra := ""
+			if scripts[p.name] > 0 {
+				extra = fmt.Sprintf(", scripts %.1f", scripts[p.name])
+			}
+			fmt.Printf("    %7.1f  %-4s  %s (tests %.1f%s)\n", p.elapsed, p.action, p.name, summed[p.name], extra)
 		}
 	}
 	fmt.Println("  slowest tests and subtests (s; a parent of parallel subtests may show 0):")

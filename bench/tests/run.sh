@@ -24,7 +24,16 @@
 # many processes of each kind it started, the most first (git and
 # git-reason by subcommand): where process starts can be saved. It needs
 # strace, and runs slower under it.
-# Usage: bench/tests/run.sh [short|full|both|pkgs|each|procs]   (default both)
+# The form "sitting" measures a base revision and this tree in one sitting:
+# BASE=REV (default main) is checked out in a temporary worktree, both
+# trees' test binaries and git-reason builds are made first (not timed),
+# then for each of FORMS (default "short full") the base's go test ./...
+# runs and then this tree's, one straight after the other, each with its
+# wall and CPU time, the load before and after, and each package's time:
+# the before and after of a change to the suite, on the same machine in
+# the same hour. PKGS limits it to some packages (default ./...). The
+# worktree is removed at the end.
+# Usage: bench/tests/run.sh [short|full|both|pkgs|each|procs|sitting]   (default both)
 # Environment: P=N passes -p N to go test (one package at a time with P=1,
 # which makes per-package figures comparable on a loaded machine);
 # TPAR=N passes -parallel N (tests at once within a package; the default
@@ -37,9 +46,9 @@ set -eu
 cd "$(dirname "$0")/../.."
 forms=${1:-both}
 case $forms in
-short | full | pkgs | each | procs) ;;
+short | full | pkgs | each | procs | sitting) ;;
 both) forms="short full" ;;
-*) echo "usage: bench/tests/run.sh [short|full|both|pkgs|each|procs]" >&2; exit 2 ;;
+*) echo "usage: bench/tests/run.sh [short|full|both|pkgs|each|procs|sitting]" >&2; exit 2 ;;
 esac
 out=${OUT:-$(mktemp -d)}
 mkdir -p "$out"
@@ -58,6 +67,37 @@ tool=$(mktemp -d)
 trap 'rm -rf "$tool"' EXIT
 go build -o "$tool/summary" ./bench/tests
 status=0
+
+if [ "$forms" = sitting ]; then
+  base=$(git rev-parse --verify "${BASE:-main}^{commit}")
+  head=$(git rev-parse --short HEAD)
+  [ -z "$(git status --porcelain --untracked-files=no)" ] || head="$head+changes"
+  wt="$out/base"
+  git worktree add -q --detach "$wt" "$base"
+  trap 'git worktree remove --force "$wt"; rm -rf "$tool"' EXIT
+  echo "== base $(git rev-parse --short "$base") in $wt; this tree: $head"
+  echo "== building both trees' test binaries and git-reason (not timed)"
+  # shellcheck disable=SC2086 # PKGS is a list of patterns
+  (cd "$wt" && go test -count=1 -run '^$' ${PKGS:-./...} >/dev/null)
+  # shellcheck disable=SC2086
+  go test -count=1 -run '^$' ${PKGS:-./...} >/dev/null
+  for form in ${FORMS:-short full}; do
+    flags="-timeout 30m"
+    [ "$form" = short ] && flags="$flags -short"
+    for tree in base head; do
+      dir=.
+      [ $tree = base ] && dir=$wt
+      before=$(load)
+      # shellcheck disable=SC2086 # flags and par are lists of words
+      (cd "$dir" && "$tool/summary" -time -label "$tree: go test $par $flags ${PKGS:-./...}" \
+        go test -count=1 $par $flags -json ${PKGS:-./...} >"$out/$form-$tree.json" 2>"$out/$form-$tree.time") || status=1
+      echo "== $(tail -1 "$out/$form-$tree.time") (load before: $before; after: $(load))"
+      "$tool/summary" -top "${TOP:-15}" <"$out/$form-$tree.json"
+    done
+  done
+  echo "logs: $out"
+  exit $status
+fi
 
 if [ "$forms" = procs ]; then
   command -v strace >/dev/null || { echo "bench/tests/run.sh procs: needs strace" >&2; exit 2; }
