@@ -213,11 +213,19 @@ func TestNextWalk(t *testing.T) {
 }
 
 // TestNextWalkBinary walks a few situations through the real binaries,
-// git's dispatch and git-reason--net included.
+// git's dispatch and git-reason--net included. With -short it walks one
+// (disagreement: consult through git-reason--net, disagree, resolve,
+// conclude, validate): TestNextWalk walks each of them in process, and
+// what the binaries add (git's dispatch, the network program, exit
+// statuses and streams of real processes) is the same in every situation.
 func TestNextWalkBinary(t *testing.T) {
 	t.Parallel()
+	walks := []string{"critical-all-fail-circuit-opens", "disagreement", "all-skipped-at-consult"}
+	if testing.Short() {
+		walks = []string{"disagreement"}
+	}
 	for _, sit := range walkSituations() {
-		if !slices.Contains([]string{"critical-all-fail-circuit-opens", "disagreement", "all-skipped-at-consult"}, sit.name) {
+		if !slices.Contains(walks, sit.name) {
 			continue
 		}
 		t.Run(sit.name, func(t *testing.T) {
