@@ -33,7 +33,13 @@
 # the before and after of a change to the suite, on the same machine in
 # the same hour. PKGS limits it to some packages (default ./...). The
 # worktree is removed at the end.
-# Usage: bench/tests/run.sh [short|full|both|pkgs|each|procs|sitting]   (default both)
+# The form "percmd" splits what one command of a script costs: N (default
+# 40) runs each of git reason status TASK through git's dispatch,
+# git-reason status TASK, git-reason --version (the program's start), and
+# the two git processes every command starts (discovery and git config
+# --list), in a repository of one task, built as README installs it; the
+# CPU time of one run of each, side by side in one sitting.
+# Usage: bench/tests/run.sh [short|full|both|pkgs|each|procs|sitting|percmd]   (default both)
 # Environment: P=N passes -p N to go test (one package at a time with P=1,
 # which makes per-package figures comparable on a loaded machine);
 # TPAR=N passes -parallel N (tests at once within a package; the default
@@ -46,9 +52,9 @@ set -eu
 cd "$(dirname "$0")/../.."
 forms=${1:-both}
 case $forms in
-short | full | pkgs | each | procs | sitting) ;;
+short | full | pkgs | each | procs | sitting | percmd) ;;
 both) forms="short full" ;;
-*) echo "usage: bench/tests/run.sh [short|full|both|pkgs|each|procs|sitting]" >&2; exit 2 ;;
+*) echo "usage: bench/tests/run.sh [short|full|both|pkgs|each|procs|sitting|percmd]" >&2; exit 2 ;;
 esac
 out=${OUT:-$(mktemp -d)}
 mkdir -p "$out"
@@ -67,6 +73,28 @@ tool=$(mktemp -d)
 trap 'rm -rf "$tool"' EXIT
 go build -o "$tool/summary" ./bench/tests
 status=0
+
+if [ "$forms" = percmd ]; then
+  n=${N:-40}
+  go build -tags urfave_cli_no_docs,netgo -o "$tool/" ./cmd/git-reason ./cmd/git-reason--net
+  repo="$out/percmd"
+  export PATH="$tool:$PATH" HOME="$out/home" GIT_CONFIG_NOSYSTEM=1 GIT_CEILING_DIRECTORIES="$out" LC_ALL=C
+  mkdir -p "$HOME"
+  git config --global user.name 'Ada Tester'
+  git config --global user.email ada@example.invalid
+  git init -q "$repo"
+  cd "$repo"
+  git commit -q --allow-empty -m base
+  git reason assess T --subject s --question q --materiality trivial --reversibility reversible >/dev/null
+  echo "== $n runs of each, one sitting (load before: $(load))"
+  for c in "git reason status T" "git-reason status T" "git-reason --version" "git rev-parse --git-dir" \
+    "git config --list -z --show-scope --includes"; do
+    "$tool/summary" -time -label "$c" sh -c "i=0; while [ \$i -lt $n ]; do $c >/dev/null; i=\$((i+1)); done" 2>&1 |
+      awk -v n="$n" -F'[:,]' '{ sub(/ s CPU.*/, "", $3); printf "  %-48s %6.1f ms CPU a run\n", $1, 1000 * $3 / n }'
+  done
+  echo "== load after: $(load)"
+  exit 0
+fi
 
 if [ "$forms" = sitting ]; then
   base=$(git rev-parse --verify "${BASE:-main}^{commit}")
