@@ -421,7 +421,8 @@ func (noIndex) Standing(context.Context, string, string) ([]record.Standing, err
 
 // generate appends records assessments to the repository in dir through the
 // real writer and store, perTask per task, with four goroutines per CPU
-// (each append waits for two fsyncs), each with a store of its own.
+// (each append waits for its ref lock's fsync), each with a store of its
+// own.
 func generate(dir string, records, perTask int) error {
 	repo, err := gitstore.Discover(dir)
 	if err != nil {
