@@ -1,6 +1,10 @@
 package gitstore
 
-import "context"
+import (
+	"bytes"
+	"context"
+	"strings"
+)
 
 // ReadHistoriesAsLong makes s read every history through git's processes,
 // as it reads a long one, so that tests hold both readers to one result.
@@ -19,4 +23,15 @@ func ReplayedFrom(s *Store, rem *Remembered, task, head string) (commits, bases 
 		return 0, 0, err
 	}
 	return len(h.commits), len(h.bases), nil
+}
+
+// ResignSavedState is a saved state file (saved.go) with every "online"
+// of its records replaced by to (the same length) and signed again under
+// key: what a forger holding another key would write.
+func ResignSavedState(file, key []byte, task, to string) []byte {
+	line, body, _ := bytes.Cut(file, []byte{'\n'})
+	f := strings.Fields(string(line))
+	head := f[len(f)-2]
+	body = bytes.ReplaceAll(body, []byte(`"decision": "online"`), []byte(`"decision": "`+to+`"`))
+	return append([]byte(savedMagic+head+" "+savedMAC(key, task, head, body)+"\n"), body...)
 }

@@ -125,7 +125,18 @@ func parseTaskCache(data []byte) *taskCache {
 		string(sum) != strconv.FormatUint(uint64(crc32.ChecksumIEEE(rest)), 16) {
 		return nil
 	}
-	c := &taskCache{Head: string(head)}
+	entries, ok := parseCacheEntries(rest)
+	if !ok {
+		return nil
+	}
+	return &taskCache{Head: string(head), Entries: entries}
+}
+
+// parseCacheEntries reads the entries of a task cache file (after its
+// first line), or of a saved state (saved.go); false when they do not
+// parse exactly.
+func parseCacheEntries(rest []byte) ([]cacheEntry, bool) {
+	var out []cacheEntry
 	// Every string field is cut from one copy of the file: one allocation
 	// instead of eight per record. (Body and derived stay slices of data.)
 	text := string(rest)
@@ -135,11 +146,11 @@ func parseTaskCache(data []byte) *taskCache {
 		name, line, ok1 := bytes.Cut(line, []byte{' '})
 		blob, size, ok2 := bytes.Cut(line, []byte{' '})
 		if !ok || !ok1 || !ok2 || len(blob) != 40 || !isHex(string(blob)) {
-			return nil
+			return nil, false
 		}
 		n, err := strconv.Atoi(string(size))
 		if err != nil || n < 0 || n >= len(next) || next[n] != '\n' {
-			return nil
+			return nil, false
 		}
 		if recs == nil {
 			recs = make([]record.Record, 0, bytes.Count(next, []byte{'\n'})/2+1)
@@ -148,13 +159,13 @@ func parseTaskCache(data []byte) *taskCache {
 		at := len(text) - len(rest) // where this entry starts in text
 		fieldsAt := at + len(rest) - len(next)
 		if !decodeFields(next[:n:n], text[fieldsAt:fieldsAt+n], &recs[len(recs)-1]) {
-			return nil
+			return nil, false
 		}
-		c.Entries = append(c.Entries, cacheEntry{Name: text[at : at+len(name)],
+		out = append(out, cacheEntry{Name: text[at : at+len(name)],
 			Blob: text[at+len(name)+1 : at+len(name)+1+len(blob)], Rec: &recs[len(recs)-1], fields: next[:n:n]})
 		rest = next[n+1:]
 	}
-	return c
+	return out, true
 }
 
 // field takes one "<length>:<bytes>" field off b.
@@ -216,15 +227,29 @@ func (s *Store) writeTaskCache(task string, c *taskCache) {
 // encodeTaskCache is the file holding c, which parseTaskCache reads back;
 // nil when an entry's name is not one the file can hold.
 func encodeTaskCache(c *taskCache) []byte {
-	size := len(taskCacheMagic) + 41
-	for _, e := range c.Entries {
+	buf := encodeCacheEntries(c.Entries)
+	if buf == nil {
+		return nil
+	}
+	sum := strconv.FormatUint(uint64(crc32.ChecksumIEEE(buf)), 16)
+	file := make([]byte, 0, len(taskCacheMagic)+len(c.Head)+len(sum)+2+len(buf))
+	file = append(append(append(append(append(file, taskCacheMagic...), c.Head...), ' '), sum...), '\n')
+	return append(file, buf...)
+}
+
+// encodeCacheEntries is the entries of a task cache file or a saved state
+// (parseCacheEntries reads them back); nil when an entry's name is not one
+// the file can hold.
+func encodeCacheEntries(entries []cacheEntry) []byte {
+	size := 1
+	for _, e := range entries {
 		r := e.Rec
 		size += len(e.Name) + len(e.Blob) + len(r.ID) + len(r.Kind) + len(r.Task) + len(r.Created) +
 			len(r.Actor) + len(r.Origin) + len(r.Body) + len(r.Derived) + 80
 	}
 	buf := make([]byte, 0, size)
 	var fields []byte
-	for _, e := range c.Entries {
+	for _, e := range entries {
 		// Two IndexByte scans: ContainsAny builds a character set per call.
 		if strings.IndexByte(e.Name, ' ') >= 0 || strings.IndexByte(e.Name, '\n') >= 0 {
 			return nil // not a name the file can hold: no cache
@@ -238,10 +263,7 @@ func encodeTaskCache(c *taskCache) []byte {
 		buf = append(strconv.AppendInt(buf, int64(len(f)), 10), '\n')
 		buf = append(append(buf, f...), '\n')
 	}
-	sum := strconv.FormatUint(uint64(crc32.ChecksumIEEE(buf)), 16)
-	file := make([]byte, 0, len(taskCacheMagic)+len(c.Head)+len(sum)+2+len(buf))
-	file = append(append(append(append(append(file, taskCacheMagic...), c.Head...), ' '), sum...), '\n')
-	return append(file, buf...)
+	return buf
 }
 
 // loadTask returns the task's tree entries and records at head, from the

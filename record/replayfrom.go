@@ -14,6 +14,12 @@ import (
 type Base struct {
 	Files   map[string]string // records/ entry name -> blob hash
 	Records []*Record         // the records Files names, in any order
+	// Lazy: the records are decoded when a rule or a surface first reads
+	// them (State.Decoded decodes the rest), not all before the replay,
+	// so a replay from a base costs the records after it and the few
+	// the rules read. Only for records that decoded when they were
+	// first replayed (a saved state's: gitstore's saved.go).
+	Lazy bool
 }
 
 // baseEntries checks that recs are exactly the records files names (each
@@ -23,7 +29,7 @@ type Base struct {
 // before it, and a merge orders the union by (clock, id), so the replay's
 // state is the head's records in that order, which this computes without
 // replaying the history again.
-func baseEntries(files map[string]string, recs []*Record) ([]*Entry, error) {
+func baseEntries(files map[string]string, recs []*Record, lazy bool) ([]*Entry, error) {
 	if len(recs) != len(files) {
 		return nil, fmt.Errorf("base holds %d records, its tree %d", len(recs), len(files))
 	}
@@ -35,6 +41,10 @@ func baseEntries(files map[string]string, recs []*Record) ([]*Entry, error) {
 			return nil, fmt.Errorf("base record %s is not its tree's %s", r.ID, name)
 		}
 		seen[name] = true
+		if lazy {
+			out = append(out, &Entry{Record: r})
+			continue
+		}
 		e, err := Decode(r)
 		if err != nil {
 			return nil, err
@@ -63,7 +73,7 @@ func (k *Checked) ReplayFromState(ctx context.Context, task string, bases map[st
 	v := newVerifier(task, blob)
 	v.shared = k
 	for h, b := range bases {
-		entries, err := baseEntries(b.Files, b.Records)
+		entries, err := baseEntries(b.Files, b.Records, b.Lazy)
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("base %s: %w", h, err)
 		}
@@ -89,4 +99,28 @@ func (k *Checked) ReplayFromState(ctx context.Context, task string, bases map[st
 		return v.found, nil, nil, ctx.Err()
 	}
 	return v.found, recs, v.last, nil
+}
+
+// BaseState is the state a replay of base's history reaches at base (see
+// baseEntries): what a read surface shows of a saved state's own head.
+func BaseState(task string, b *Base) (*State, error) {
+	entries, err := baseEntries(b.Files, b.Records, b.Lazy)
+	if err != nil {
+		return nil, err
+	}
+	st := &State{Task: task, byID: make(map[string]*Entry, len(entries)+1)}
+	for _, e := range entries {
+		st.add(e)
+	}
+	return st, nil
+}
+
+// Decoded decodes every entry of the state not decoded yet (see Base.Lazy),
+// for a surface that reads Entries directly rather than through the
+// state's methods; the error of the first that does not decode.
+func (s *State) Decoded() error {
+	for _, e := range s.Entries {
+		s.ready(e)
+	}
+	return s.undecodable
 }

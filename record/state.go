@@ -133,8 +133,12 @@ func deriveLazy(task string, recs []*Record) *State {
 }
 
 // ready decodes a lazily derived entry on its first use and returns it.
+//
+// An entry is lazy when its Body is nil (Decode always sets one): those of
+// a lazily derived state, and those a replay took from a lazy base
+// (Base.Lazy), which the states it extends or clones share.
 func (s *State) ready(e *Entry) *Entry {
-	if e == nil || !s.lazy || e.Body != nil {
+	if e == nil || e.Body != nil {
 		return e
 	}
 	d, err := Decode(e.Record)

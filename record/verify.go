@@ -424,6 +424,7 @@ func (v *verifier) commit(ctx context.Context, c *Commit) {
 		if e == nil {
 			continue
 		}
+		st.ready(e) // a lazy base's record reached again, through another parent
 		if e.Clock != prevClock+1 {
 			v.add(c, e.ID, FindClock, "clock %d follows %d; want %d", e.Clock, prevClock, prevClock+1)
 		}
@@ -671,6 +672,9 @@ func (v *verifier) merge(ctx context.Context, c *Commit) {
 		st = st.truncate(best)
 	}
 	for _, e := range entries[len(st.Entries):] {
+		// A lazy base's record (Base.Lazy) the merge orders after the
+		// common prefix is replayed again: its fields are read here.
+		st.ready(e)
 		derived, err := replayRules(ctx, st, e)
 		n := len(v.found)
 		if err != nil {

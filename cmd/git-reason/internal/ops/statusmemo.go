@@ -47,12 +47,15 @@ func (e *Session) taskMemo(ctx context.Context, task, kind string, report func(*
 		}
 		return m, head, nil
 	}
-	st, head, err := e.State(ctx, task)
+	st, head, err := e.savedState(ctx, task, head)
 	if err != nil {
 		return statusMemo{}, "", err
 	}
 	m = statusMemo{Status: st.Summarize(), Signatures: e.TaskSignatures(ctx, task, head), Allowed: allowed}
 	if report != nil {
+		if err := st.Decoded(); err != nil {
+			return statusMemo{}, "", record.Unreadable(task, err)
+		}
 		m.Report = report(st)
 	}
 	if m.Signatures == nil {
@@ -62,6 +65,27 @@ func (e *Session) taskMemo(ctx context.Context, task, kind string, report func(*
 		e.Store.SaveMemo(kind, task, head, data)
 	}
 	return m, head, nil
+}
+
+// savedState is the state of task at head as State gives it, from the
+// state saved at an earlier head when there is one to go on from
+// (gitstore.Store.DeriveSaved: the records after it replayed, the
+// others decoded as the summary reads them), else loaded and derived
+// (State), its state then saved for the next status. Read its Entries
+// only after State.Decoded.
+func (e *Session) savedState(ctx context.Context, task, head string) (*record.State, string, error) {
+	if st, ok := e.Store.DeriveSaved(ctx, task, head); ok {
+		e.Store.SaveVerdicts()
+		return st, head, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, "", err
+	}
+	st, head, err := e.State(ctx, task)
+	if err == nil {
+		e.Store.SaveState(task, head)
+	}
+	return st, head, err
 }
 
 // The memos of status TASK and status TASK --report under

@@ -1,0 +1,335 @@
+package gitstore_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"git-reason/gitstore"
+	"git-reason/record"
+)
+
+// TestSavedStateIsTheReplay walks random histories (every kind of record
+// the writer admits, refusals skipped, the task's ref moved back so that a
+// saved head leaves its history, and merges of two branches of the task),
+// and after every few records compares what a status shows from the
+// state saved at an earlier head (gitstore.Store.DeriveSaved: the records
+// after it replayed) with the task loaded and derived whole by a store of
+// its own (Load, DeriveVerified): the same summary, report and timeline,
+// whatever the history. The saved state must also have been used: a walk
+// that never went on from one proves nothing.
+func TestSavedStateIsTheReplay(t *testing.T) {
+	t.Parallel()
+	for seed := range uint64(4) {
+		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
+			t.Parallel()
+			h := newForgHistory(t)
+			walk := &savedWalk{h: h, rnd: rand.New(rand.NewPCG(seed, 26))}
+			used := 0
+			for step := 0; step < 60; step++ {
+				walk.step()
+				if walk.rnd.IntN(3) == 0 {
+					continue // the next status goes on over several records
+				}
+				if walk.compare() {
+					used++
+				}
+			}
+			if used < 10 {
+				t.Fatalf("the saved state was used %d times in 60 steps", used)
+			}
+			t.Logf("%d records, %d merges, %d rewinds; the saved state used %d times", walk.records, walk.merges, walk.rewinds, used)
+		})
+	}
+}
+
+type savedWalk struct {
+	h                        *forgHistory
+	rnd                      *rand.Rand
+	records, merges, rewinds int
+	branch                   string // a head the ref moved back from, to merge later
+	saved                    string // the head the last compare left a state saved at
+}
+
+func (w *savedWalk) state() *record.State {
+	st, err := w.h.w.State(context.Background(), forgTask)
+	if err != nil {
+		w.h.t.Fatal(err)
+	}
+	return st
+}
+
+func (w *savedWalk) head() string { return strings.TrimSpace(w.h.git("", "rev-parse", forgRef)) }
+
+// step writes one record of a random kind (a refused one writes nothing),
+// or moves the ref back, or merges the branch left by that.
+func (w *savedWalk) step() {
+	ctx := context.Background()
+	st := w.state()
+	s := st.Summarize()
+	last := func(kind record.Kind) string {
+		for i := len(st.Entries) - 1; i >= 0; i-- {
+			if st.Entries[i].Kind == kind {
+				return st.Entries[i].ID
+			}
+		}
+		return ""
+	}
+	pick := func(xs ...string) string { return xs[w.rnd.IntN(len(xs))] }
+	var err error
+	var res *record.Result
+	switch n := w.rnd.IntN(20); {
+	case n < 3:
+		mat := pick("trivial", "minor", "material", "critical")
+		res, err = w.h.w.Append(ctx, forgTask, record.KindAssessment, []byte(fmt.Sprintf(
+			`{"subject":"subject %d","question":"q?","materiality":%q,"reversibility":%q,"needs":["reasoning"],"evidence":[{"kind":"note","summary":"seen"}]}`,
+			w.rnd.IntN(4), mat, pick("reversible", "costly", "irreversible"))))
+	case n < 5:
+		res, err = w.h.w.Append(ctx, forgTask, record.KindPlan, []byte(fmt.Sprintf(`{"assessment":%q}`, s.Assessment)))
+	case n < 8:
+		c := &record.Consultation{Plan: last(record.KindPlan), Advisor: pick("adv-one", "adv-two"), Transport: "api", DurationMS: 5}
+		var m *record.Model
+		if stance := pick("", "endorse", "oppose", "endorse_with_changes"); stance == "" {
+			c.Status, c.Failure = "failed", &record.Failure{Kind: "timeout", Detail: "late"}
+		} else {
+			c.Status, c.Conclusion = "completed", &record.Answer{Stance: stance, Summary: "view", Confidence: 0.5}
+			m = &record.Model{Name: "model-x", Source: "declared"}
+		}
+		res, err = w.h.w.AppendConsultation(ctx, forgTask, c, m)
+	case n < 9:
+		var cites []string
+		for _, e := range st.Completed(s.Assessment) {
+			cites = append(cites, e.ID)
+		}
+		if len(cites) >= 2 {
+			res, err = w.h.w.AppendDriverDisagreement(ctx, forgTask, &record.Disagreement{Assessment: s.Assessment, Cites: cites[:2], Summary: "they differ"})
+		}
+	case n < 10 && len(s.OpenDisagreements) > 0:
+		res, err = w.h.w.Append(ctx, forgTask, record.KindResolution, []byte(fmt.Sprintf(
+			`{"disagreement":%q,"decision":"this way","evidence":[{"kind":"note","summary":"why"}]}`, s.OpenDisagreements[0])))
+	case n < 12:
+		var weighed, local []string
+		for _, e := range st.Completed(s.Assessment) {
+			weighed = append(weighed, fmt.Sprintf(`{"consultation":%q,"treatment":%q,"reason":"r"}`, e.ID, pick("adopted", "rejected")))
+		}
+		for _, item := range s.LocalReview {
+			local = append(local, fmt.Sprintf(`{"item":%q,"answer":"yes"}`, item))
+		}
+		res, err = w.h.w.Append(ctx, forgTask, record.KindConclusion, []byte(fmt.Sprintf(
+			`{"assessment":%q,"decision":"d%d","weighed":[%s],"local_review":[%s]}`, s.Assessment, w.rnd.IntN(9),
+			strings.Join(weighed, ","), strings.Join(local, ","))))
+	case n < 13:
+		res, err = w.h.w.Append(ctx, forgTask, record.KindValidation, []byte(fmt.Sprintf(
+			`{"conclusion":%q,"method":"manual","result":%q,"evidence":[{"kind":"note","summary":"looked"}]}`, last(record.KindConclusion), pick("pass", "fail"))))
+	case n < 14:
+		res, err = w.h.w.Append(ctx, forgTask, record.KindAttempt, []byte(fmt.Sprintf(
+			`{"conclusion":%q,"commits":["0123456789abcdef0123456789abcdef01234567"],"outcome":%q}`, last(record.KindConclusion), pick("succeeded", "failed"))))
+	case n < 15:
+		target := last(record.Kind(pick(string(record.KindValidation), string(record.KindAttempt))))
+		res, err = w.h.w.Append(ctx, forgTask, record.KindWithdrawal, []byte(fmt.Sprintf(`{"record":%q,"reason":"wrong directory"}`, target)))
+	case n < 16:
+		if c := last(record.KindClosure); c != "" && w.rnd.IntN(2) == 0 {
+			res, err = w.h.w.Append(ctx, forgTask, record.KindReopening, []byte(fmt.Sprintf(`{"closure":%q}`, c)))
+		} else {
+			res, err = w.h.w.Append(ctx, forgTask, record.KindClosure, []byte(fmt.Sprintf(`{"outcome":%q}`, pick("abandoned", "done"))))
+		}
+	case n < 18 && w.branch == "" && len(st.Entries) > 12:
+		// Back a few records: what was written after stays on a branch,
+		// merged later; a state saved there is off the new history.
+		w.branch = w.head()
+		back := strings.TrimSpace(w.h.git("", "rev-parse", fmt.Sprintf("%s~%d", forgRef, 1+w.rnd.IntN(3))))
+		w.h.git("", "update-ref", forgRef, back)
+		w.rewinds++
+	case n < 20 && w.branch != "":
+		local := w.head()
+		merge, conflicts, err := w.h.w.Store.(*gitstore.Store).MergeHistories(forgTask, local, w.branch, func() (gitstore.Signature, error) {
+			return gitstore.Signature{Name: "Test Person", Email: "test@example.invalid", When: time.Now()}, nil
+		})
+		if err != nil || len(conflicts) > 0 {
+			w.h.t.Fatalf("merge of %s and %s: %v %v", local, w.branch, err, conflicts)
+		}
+		w.h.git("", "update-ref", forgRef, merge, local)
+		w.branch = ""
+		w.merges++
+	}
+	if err == nil && res != nil {
+		w.records++
+	}
+}
+
+// compare shows the task as status does, from the saved state when there
+// is one to go on from, and as a store of its own loads and derives it;
+// they must agree. It reports whether the saved state was used.
+func (w *savedWalk) compare() bool {
+	t := w.h.t
+	t.Helper()
+	ctx := context.Background()
+	head := w.head()
+	whole, err := gitstore.Open(w.h.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := wholeState(t, whole, head)
+	got, used := statusState(t, w.h.dir, head)
+	found, err := whole.Verify(ctx, forgTask, head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, notAncestor := gitTry(w.h.dir, "merge-base", "--is-ancestor", w.saved, head)
+	if !used && w.saved != "" && notAncestor == nil && len(found) == 0 {
+		t.Fatalf("at %s, a clean history after the state saved at %s: the saved state was not used", head, w.saved)
+	}
+	if len(found) == 0 {
+		w.saved = head
+	}
+	if a, b := jsonOf(t, got.Summarize()), jsonOf(t, want.Summarize()); a != b {
+		t.Fatalf("at %s (saved state used: %v), the summary is\n%s\nwhole:\n%s", head, used, a, b)
+	}
+	if err := got.Decoded(); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := got.Report(), want.Report(); a != b {
+		t.Fatalf("at %s (saved state used: %v), the report is\n%s\nwhole:\n%s", head, used, a, b)
+	}
+	if a, b := jsonOf(t, got.Timeline()), jsonOf(t, want.Timeline()); a != b {
+		t.Fatalf("at %s (saved state used: %v), the timeline differs", head, used)
+	}
+	return used
+}
+
+// statusState is the state of the task at head as status derives it in a
+// process of its own (ops.Session.savedState): gone on from the saved
+// state when there is one to go on from (true), else loaded and derived
+// whole, its state then saved.
+func statusState(t *testing.T, dir, head string) (*record.State, bool) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := gitstore.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, ok := s.DeriveSaved(ctx, forgTask, head); ok {
+		return st, true
+	}
+	st := wholeState(t, s, head)
+	s.SaveVerdicts()
+	s.SaveState(forgTask, head)
+	return st, false
+}
+
+// wholeState is the task at head loaded and derived whole by s (Load,
+// DeriveVerified).
+func wholeState(t *testing.T, s *gitstore.Store, head string) *record.State {
+	t.Helper()
+	ctx := context.Background()
+	_, recs, err := s.Load(ctx, forgTask)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.DeriveVerified(ctx, forgTask, head, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func jsonOf(t *testing.T, v any) string {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// savedFile is the one saved state of the repository at dir.
+func savedFile(t *testing.T, dir string) string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, ".git", "reason", "states", "*.state"))
+	if err != nil || len(files) != 1 {
+		t.Fatalf("saved states: %v %v, want one", files, err)
+	}
+	return files[0]
+}
+
+
+func gitTry(dir string, args ...string) (string, error) {
+	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
+	return string(out), err
+}
+
+// TestSavedStateForgedIsIgnored: a saved state edited by hand (a
+// conclusion's decision changed, its framing kept), signed for another
+// task, or under another repository's key is never gone on from: the task
+// is loaded and replayed whole, and what it shows is the history's, not the
+// file's. Without the MAC check the edited decision is what status shows.
+func TestSavedStateForgedIsIgnored(t *testing.T) {
+	t.Parallel()
+	h := newForgHistory(t)
+	status := func() (*record.State, bool) {
+		t.Helper()
+		return statusState(t, h.dir, strings.TrimSpace(h.git("", "rev-parse", forgRef)))
+	}
+	decision := func(st *record.State) string {
+		var out []string
+		for _, c := range st.Standing() {
+			out = append(out, c.Decision)
+		}
+		return strings.Join(out, ",")
+	}
+	if _, used := status(); used {
+		t.Fatal("a first status went on from a saved state")
+	}
+	path := savedFile(t, h.dir)
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(orig), `"decision": "online"`) {
+		t.Fatalf("the saved state holds no conclusion deciding online:\n%.400s", orig)
+	}
+	h.add("x", record.KindAttempt, `{"conclusion":"{k}","commits":["0123456789abcdef0123456789abcdef01234567"],"outcome":"succeeded"}`)
+	otherKey := make([]byte, 32)
+	for name, edit := range map[string]func() ([]byte, string){
+		"decision edited": func() ([]byte, string) {
+			return []byte(strings.Replace(string(orig), `"decision": "online"`, `"decision": "ONLINE"`, 1)), path
+		},
+		"signed for another task": func() ([]byte, string) {
+			key, err := os.ReadFile(filepath.Join(h.dir, ".git", "reason", "verified.key"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return gitstore.ResignSavedState(orig, key, "U", "ONLINE"), path
+		},
+		"signed under another key": func() ([]byte, string) {
+			return gitstore.ResignSavedState(orig, otherKey, forgTask, "ONLINE"), path
+		},
+		"unchanged control": func() ([]byte, string) { return orig, path },
+	} {
+		t.Run(name, func(t *testing.T) {
+			data, to := edit()
+			_ = os.Remove(path)
+			if err := os.WriteFile(to, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			defer os.Remove(to)
+			st, used := status()
+			if name == "unchanged control" {
+				if !used || decision(st) != "online" {
+					t.Fatalf("the saved state as written: used %v, decision %q", used, decision(st))
+				}
+				return
+			}
+			if used || decision(st) != "online" {
+				t.Fatalf("a saved state %s: used %v, status shows the decision %q", name, used, decision(st))
+			}
+		})
+	}
+}
