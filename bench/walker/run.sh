@@ -1,15 +1,17 @@
 #!/bin/sh
 # The next walker's cost (issue 26 §2): TestNextWalkRandom with N seeded
-# walks (default 200), run RUNS times (default 3), each in a fresh test
-# binary, with -test.short. Prints, for each run, the test's own figure
-# (wall and CPU a walk, this process and its children, measured inside
-# the test) and /usr/bin/time's for the whole binary, with the load
-# average before and after: the machine is shared, the CPU time is the
-# figure others' load changes least.
+# walks (default 300, as go test -short runs them), run RUNS times
+# (default 3), each in a fresh test binary, with -test.short. Prints, for
+# each run, the test's own figure (wall and CPU a walk, this process and
+# its children, measured inside the test) and /usr/bin/time's for the
+# whole binary (which includes building git-reason in TestMain when its
+# build is not cached), with the load average before and after: the
+# machine is shared, the CPU time is the figure others' load changes
+# least.
 # Usage: bench/walker/run.sh [N] [RUNS]
 set -eu
 cd "$(dirname "$0")/../.."
-n=${1:-200}
+n=${1:-300}
 runs=${2:-3}
 bin=$(mktemp -d)/walker.test
 trap 'rm -rf "$(dirname "$bin")"' EXIT

@@ -26,31 +26,47 @@ import (
 )
 
 // TestNextWalkRandom walks seeded random situations (GIT_REASON_WALKS=N
-// walks N instead of 200, or of 30 with -short), one task each in one repository, so that what
-// earlier walks left (open circuits, standing conclusions, disabled
-// advisors) is part of the next walk's world. Each command runs in this
-// process through the command line's entry point, on one resident
-// session of the operations layer (cli.Servers.Session), and the two
-// advisors are chat-completions endpoints served by this process on
-// loopback, answering as the walk says (endorse, oppose, or a malformed
-// answer): no process is started per command or per question. A walk
-// draws how the task is assessed (every materiality × reversibility), how
-// each advisor answers, and what the person does on the way: disable the
-// advisors after planning (then, at the person's step status marks,
-// enable them again or plan anew), close and reopen the task, see a
-// validation fail first, withdraw a validation, record a failed attempt,
-// or conclude the task in a second clone too and sync, so that next must
-// settle the merge. The test fails when any of these never happened.
+// walks N instead of 300, in -short too), one task each in one
+// repository, so that what earlier walks left (open circuits, standing
+// conclusions, disabled advisors) is part of the next walk's world. Each
+// command runs in this process through the command line's entry point,
+// on one resident session of the operations layer (cli.Servers.Session),
+// and the two advisors are chat-completions endpoints served by this
+// process on loopback, answering as the walk says (endorse, oppose, or a
+// malformed answer): no process is started per command or per question.
+// A walk draws how the task is assessed (every materiality ×
+// reversibility), how each advisor answers, and what the person does on
+// the way: disable the advisors after planning (then, at the person's
+// step status marks, enable them again or plan anew), close and reopen
+// the task, see a validation fail first, withdraw a validation, record a
+// failed attempt, or conclude the task in a second clone too and sync,
+// so that next must settle the merge. The test fails when any of these
+// never happened.
 func TestNextWalkRandom(t *testing.T) {
-	walks := 200
-	if testing.Short() {
-		// Until a walk costs a few milliseconds (bench/walker/run.sh):
-		// 200 walks took 117 s wall, 44 s CPU at load 25-30.
-		walks = 30
-	}
+	walks := 300
 	if n, err := strconv.Atoi(os.Getenv("GIT_REASON_WALKS")); err == nil && n > 0 {
 		walks = n
 	}
+	walkRandom(t, 1, walks, false)
+}
+
+// TestNextWalkRandomBinary walks a few of the same seeded situations
+// (the first four of TestNextWalkRandom's; the first alone with -short,
+// where TestNextWalkBinary walks one more) through the real binaries:
+// git's dispatch, a process per command, each reading its caches from
+// disk.
+func TestNextWalkRandomBinary(t *testing.T) {
+	t.Parallel()
+	walks := 4
+	if testing.Short() {
+		walks = 1 // about 3 s of CPU a walk through the binaries
+	}
+	walkRandom(t, 1, walks, true)
+}
+
+// walkRandom walks the situations of seeds first .. first+walks-1, in
+// this process on a resident session, or through the real binaries.
+func walkRandom(t *testing.T, first, walks int, binary bool) {
 	world := &walkWorld{modes: map[string]string{}}
 	srv := httptest.NewServer(world) // loopback only
 	t.Cleanup(srv.Close)
@@ -70,11 +86,19 @@ func TestNextWalkRandom(t *testing.T) {
 	}
 	peer.git("reason", "trust")
 
-	inProcess(t, s) // this process's environment and directory are the sandbox's
-	run, runPeer := resident(t, s.dir), resident(t, peer.dir)
+	var run, runPeer walkRun
+	if binary {
+		through := func(s *sandbox) walkRun {
+			return func(args ...string) (string, string, int) { return s.run(append([]string{"reason"}, args...)...) }
+		}
+		run, runPeer = through(s), through(peer)
+	} else {
+		inProcess(t, s) // this process's environment and directory are the sandbox's
+		run, runPeer = resident(t, s.dir), resident(t, peer.dir)
+	}
 	tally, disabled := map[string]int{}, false
 	start, cpu := time.Now(), harness.CPUTime()
-	for seed := 1; seed <= walks; seed++ {
+	for seed := first; seed < first+walks; seed++ {
 		sit, opts := randomSituation(uint64(seed))
 		world.set(sit.modes)
 		if disabled {

@@ -20,21 +20,7 @@ import (
 // advisors.
 func TestPlanSaysRepositoryLowered(t *testing.T) {
 	dir := newRepo(t)
-	bin := t.TempDir()
-	if err := os.WriteFile(filepath.Join(bin, "fake-advisor"), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	shipped, _, err := advisor.Load(advisor.Sources{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for _, d := range shipped.Advisors {
-		ids = append(ids, d.ID)
-	}
-	t.Setenv("GIT_REASON_DISABLE", strings.Join(ids, ","))
-	user := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "git-reason", "advisors.yaml")
+	t.Setenv("GIT_REASON_DISABLE", strings.Join(userAdvisors(t), ","))
 	write := func(path, body string) {
 		t.Helper()
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -44,10 +30,6 @@ func TestPlanSaysRepositoryLowered(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write(user, `advisors:
-  - {id: adv-a, transport: cli, adapter: exec, executable: fake-advisor, command: [fake-advisor], capabilities: [reasoning]}
-  - {id: adv-b, transport: cli, adapter: exec, executable: fake-advisor, command: [fake-advisor], capabilities: [reasoning]}
-`)
 	write(advisor.RepositoryOverlayPath(dir), "profiles:\n  - id: default\n    mode: ci\n")
 	ctx := context.Background()
 	sess, err := ops.Open(ctx, ops.Options{Dir: dir})
@@ -84,4 +66,36 @@ func TestPlanSaysRepositoryLowered(t *testing.T) {
 	if !strings.Contains(text, "\n"+out.Lowered.Notice) || !strings.HasPrefix(out.Lowered.Notice, "review lowered by ") {
 		t.Errorf("the text does not carry the notice line: %q", text)
 	}
+}
+
+// userAdvisors declares adv-a and adv-b in the user's overlay, two exec
+// advisors of capability reasoning whose executable (fake-advisor, put on
+// PATH) answers nothing, and returns the ids of the shipped advisors, for
+// the test to disable.
+func userAdvisors(t *testing.T) []string {
+	t.Helper()
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "fake-advisor"), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	user := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "git-reason", "advisors.yaml")
+	if err := os.MkdirAll(filepath.Dir(user), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(user, []byte(`advisors:
+  - {id: adv-a, transport: cli, adapter: exec, executable: fake-advisor, command: [fake-advisor], capabilities: [reasoning]}
+  - {id: adv-b, transport: cli, adapter: exec, executable: fake-advisor, command: [fake-advisor], capabilities: [reasoning]}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shipped, _, err := advisor.Load(advisor.Sources{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, d := range shipped.Advisors {
+		ids = append(ids, d.ID)
+	}
+	return ids
 }

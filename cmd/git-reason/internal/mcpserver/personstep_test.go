@@ -5,13 +5,11 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"git-reason/advisor"
 	"git-reason/schemas"
 )
 
@@ -24,31 +22,9 @@ import (
 // consult once more.
 func TestStatusMarksPersonStep(t *testing.T) {
 	dir := newRepo(t)
-	bin := t.TempDir()
-	if err := os.WriteFile(filepath.Join(bin, "fake-advisor"), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	t.Setenv("GIT_REASON_DISABLE", "") // unset below: reason.disable is read from git config
 	os.Unsetenv("GIT_REASON_DISABLE")
-	user := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "git-reason", "advisors.yaml")
-	if err := os.MkdirAll(filepath.Dir(user), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(user, []byte(`advisors:
-  - {id: adv-a, transport: cli, adapter: exec, executable: fake-advisor, command: [fake-advisor], capabilities: [reasoning]}
-  - {id: adv-b, transport: cli, adapter: exec, executable: fake-advisor, command: [fake-advisor], capabilities: [reasoning]}
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	shipped, _, err := advisor.Load(advisor.Sources{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for _, d := range shipped.Advisors {
-		ids = append(ids, d.ID)
-	}
+	ids := userAdvisors(t)
 	disable := func(more ...string) {
 		t.Helper()
 		cmd := exec.Command("git", "config", "reason.disable", strings.Join(append(append([]string{}, ids...), more...), ","))
