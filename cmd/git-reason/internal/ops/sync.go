@@ -107,7 +107,12 @@ func (e *Session) PullHint(ctx context.Context) string {
 	if err != nil {
 		return ""
 	}
-	return fmt.Sprintf("no tasks here yet; tasks shared on %s come with 'git reason pull' (or 'git reason remote setup' once, then any git fetch)", remote)
+	// The same advice as a fresh clone's first command (cloneHint): one
+	// command sets a clone up, and once it is, any git fetch brings them.
+	if st, err := e.Settings(); err == nil && slices.Contains(st.Remotes[remote].Fetch, gitstore.FetchRefspec(remote)) {
+		return fmt.Sprintf("no tasks here yet; tasks shared on %s come with 'git reason pull' or any git fetch", remote)
+	}
+	return fmt.Sprintf("no tasks here yet; tasks shared on %s come with 'git reason pull' (or 'git reason hooks install' once, then any git fetch)", remote)
 }
 
 // checkRemote refuses a remote whose name cannot be part of a ref name.
