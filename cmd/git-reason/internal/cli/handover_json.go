@@ -76,6 +76,21 @@ func writeHandoverJSON(w io.Writer, r *ops.HandoverReport) error {
 			return err
 		}
 	}
+	if len(r.Signatures) > 0 {
+		bw.WriteString(",\n  \"signatures\": ")
+		sigs := make(map[string]*ops.SignatureSummary, len(r.Signatures))
+		for task, s := range r.Signatures {
+			if s != nil && s.Signers == nil {
+				c := *s
+				c.Signers = []string{}
+				s = &c
+			}
+			sigs[task] = s
+		}
+		if err := value(sigs, 1); err != nil {
+			return err
+		}
+	}
 	bw.WriteString("\n}\n")
 	return bw.Flush()
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"git-reason/cmd/git-reason/internal/ops"
+	"git-reason/gitstore/signing"
 	"git-reason/record"
 )
 
@@ -61,6 +62,10 @@ func TestHandoverJSONIsExportJSON(t *testing.T) {
 			Settled: []record.Handover{full}, Circuits: []ops.AdvisorRow{circuit, {ID: "adv-y"}}},
 		"circuits error": {Since: "2026-01-01T00:00:00Z", Open: []record.Handover{full},
 			CircuitsError: "declarations <do not> read"},
+		"signatures": {Since: "2026-01-01T00:00:00Z", Open: []record.Handover{full},
+			Signatures: map[string]*ops.SignatureSummary{
+				"T-2": {Counts: map[signing.Status]int{signing.Good: 2, signing.Unsigned: 1}, Signers: []string{"ada@example.invalid"}},
+				"T-1": {Counts: map[signing.Status]int{signing.Unsigned: 3}}}},
 	} {
 		var want, got bytes.Buffer
 		if err := exportJSON(&want, r); err != nil {
