@@ -43,22 +43,31 @@ type Cost struct {
 	// Decodes is how many records were decoded (record.Decodes): their
 	// body and derived fields parsed into typed values.
 	Decodes int64 `json:"decodes"`
+	// PackIndexBytes is how many bytes of pack indexes go-git decoded
+	// (each whole, the first time a Store reads an object from its pack;
+	// packreads.go).
+	PackIndexBytes int64 `json:"pack_index_bytes"`
+	// RefsListed is how many refs listings across a namespace returned
+	// (ListRefs: the task refs, the tracking refs), loose and packed.
+	RefsListed int64 `json:"refs_listed"`
 	// WrittenBytes is how many bytes were written to the caches that
 	// hold an entry per task (the journals: appended, or rewritten whole).
 	WrittenBytes int64 `json:"written_bytes"`
 }
 
 var costs struct {
-	histories, tasks, records, sharedBytes, sharedFiles, blobs, memos, written, searchBlocks, postings atomic.Int64
+	histories, tasks, records, sharedBytes, sharedFiles, blobs, memos, written, searchBlocks, postings, packIndex, refsListed atomic.Int64
 }
 
 func countBlob() { costs.blobs.Add(1) }
 func countMemo() { costs.memos.Add(1) }
 
-func countHistory()         { costs.histories.Add(1) }
-func countTask(records int) { costs.tasks.Add(1); costs.records.Add(int64(records)) }
-func countShared(n int)     { costs.sharedFiles.Add(1); costs.sharedBytes.Add(int64(n)) }
-func countWritten(n int)    { costs.written.Add(int64(n)) }
+func countHistory()          { costs.histories.Add(1) }
+func countTask(records int)  { costs.tasks.Add(1); costs.records.Add(int64(records)) }
+func countShared(n int)      { costs.sharedFiles.Add(1); costs.sharedBytes.Add(int64(n)) }
+func countWritten(n int)     { costs.written.Add(int64(n)) }
+func countPackIndex(n int64) { costs.packIndex.Add(n) }
+func countRefsListed(n int)  { costs.refsListed.Add(int64(n)) }
 
 func countSearchBlock(n int) { costs.searchBlocks.Add(1); costs.sharedBytes.Add(int64(n)) }
 func countPostings(n int)    { costs.postings.Add(int64(n)) }
@@ -90,7 +99,8 @@ func WriteCost(args []string) {
 	}
 	c := Cost{Args: args, Histories: costs.histories.Load(), Tasks: costs.tasks.Load(), Records: costs.records.Load(),
 		SharedBytes: costs.sharedBytes.Load(), SharedFiles: costs.sharedFiles.Load(), Blobs: costs.blobs.Load(), Memos: costs.memos.Load(),
-		WrittenBytes: costs.written.Load(), Decodes: record.Decodes(), SearchBlocks: costs.searchBlocks.Load(), Postings: costs.postings.Load()}
+		WrittenBytes: costs.written.Load(), Decodes: record.Decodes(), SearchBlocks: costs.searchBlocks.Load(), Postings: costs.postings.Load(),
+		PackIndexBytes: costs.packIndex.Load(), RefsListed: costs.refsListed.Load()}
 	line, err := json.Marshal(c)
 	if err != nil {
 		return

@@ -10,6 +10,11 @@ import (
 // as it reads a long one, so that tests hold both readers to one result.
 func ReadHistoriesAsLong(s *Store) { s.longReads = true }
 
+// ReadPacksThroughGit makes s read packed objects through git cat-file
+// first, as it does in a repository whose packs are large (packreads.go),
+// however small they are.
+func ReadPacksThroughGit(s *Store) { s.packsViaGit = true }
+
 // ReplayedFrom reads the history of head as a replay with the heads rem
 // remembers of task does, and returns how many commits it would replay and
 // from how many remembered heads.

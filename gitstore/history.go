@@ -135,7 +135,7 @@ func (g *storeSource) Infos(hashes []string) ([]git.ObjectInfo, error) {
 		size, err := g.s.objectSize(plumbing.NewHash(h))
 		var obj plumbing.EncodedObject
 		if err == nil && size <= keepObjectBytes && size <= g.room {
-			obj, err = g.s.objs.EncodedObject(plumbing.AnyObject, plumbing.NewHash(h))
+			obj, err = g.s.encodedObject(plumbing.AnyObject, plumbing.NewHash(h))
 		}
 		switch {
 		case errors.Is(err, plumbing.ErrObjectNotFound):
@@ -183,7 +183,7 @@ func (g *storeSource) Contents(hashes []string, fn func(i int, typ string, data 
 			g.room += obj.Size()
 		} else {
 			var err error
-			if obj, err = g.s.objs.EncodedObject(plumbing.AnyObject, plumbing.NewHash(h)); err != nil {
+			if obj, err = g.s.encodedObject(plumbing.AnyObject, plumbing.NewHash(h)); err != nil {
 				return fmt.Errorf("read %s: %w", h, err)
 			}
 		}

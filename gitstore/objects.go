@@ -41,7 +41,7 @@ func (s *Store) getCommit(h plumbing.Hash) (*object.Commit, error) {
 
 // objectBytes reads an object's whole content.
 func (s *Store) objectBytes(t plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
-	obj, err := s.objs.EncodedObject(t, h)
+	obj, err := s.encodedObject(t, h)
 	if err != nil {
 		return nil, err
 	}

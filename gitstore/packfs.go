@@ -135,6 +135,11 @@ func (p *packFS) openIndex(hash string) (billy.File, error) {
 		return nil, err
 	}
 	idx, err := p.openPack(hash, "idx")
+	if err == nil {
+		if fi, serr := p.Stat(packDir + packPrefix + hash + ".idx"); serr == nil {
+			countPackIndex(fi.Size()) // go-git decodes it whole
+		}
+	}
 	if err != nil {
 		pack.Close()
 		if errors.Is(err, fs.ErrNotExist) {

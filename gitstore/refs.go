@@ -132,9 +132,16 @@ func (r *Repo) readPacked(name string) (string, error) {
 // loose refs and packed-refs, loose winning. Loose refs are read before
 // packed-refs so that a concurrent `git pack-refs` cannot hide a ref.
 func (r *Repo) ListRefs(prefix string) ([]Ref, error) {
-	loose, err := r.looseRefs(prefix)
+	refs, _, err := r.ListRefsLoose(prefix)
+	return refs, err
+}
+
+// ListRefsLoose is ListRefs that also returns, from the same reading, the
+// refs that have a loose file (in the order of a directory walk).
+func (r *Repo) ListRefsLoose(prefix string) (refs, loose []Ref, err error) {
+	loose, err = r.looseRefs(prefix)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	vals := make(map[string]string, len(loose))
 	for _, l := range loose {
@@ -142,15 +149,15 @@ func (r *Repo) ListRefs(prefix string) ([]Ref, error) {
 	}
 	p, err := r.packed()
 	if err != nil {
-		return nil, fmt.Errorf("list refs %s: %w", prefix, err)
+		return nil, nil, fmt.Errorf("list refs %s: %w", prefix, err)
 	}
 	// The packed refs come sorted: the list is sorted again only when a
 	// loose ref is not among them.
 	packed, err := p.list(prefix)
 	if err != nil {
-		return nil, fmt.Errorf("list refs %s: %w", prefix, err)
+		return nil, nil, fmt.Errorf("list refs %s: %w", prefix, err)
 	}
-	refs := make([]Ref, 0, len(packed)+len(vals))
+	refs = make([]Ref, 0, len(packed)+len(vals))
 	for _, r := range packed {
 		if len(vals) > 0 {
 			if h, loose := vals[r.Name]; loose {
@@ -166,8 +173,18 @@ func (r *Repo) ListRefs(prefix string) ([]Ref, error) {
 	if len(vals) > 0 {
 		sort.Slice(refs, func(i, j int) bool { return refs[i].Name < refs[j].Name })
 	}
-	return refs, nil
+	countRefsListed(len(refs))
+	return refs, loose, nil
 }
+
+// LooseRefs returns the refs under prefix that have a loose file, with
+// their values: what git and git reason moved since git last packed the
+// refs. It reads no packed-refs.
+func (r *Repo) LooseRefs(prefix string) ([]Ref, error) { return r.looseRefs(prefix) }
+
+// PackedRef returns name's value in packed-refs alone ("" when absent),
+// whatever its loose file says: a binary search of the mapped file.
+func (r *Repo) PackedRef(name string) (string, error) { return r.readPacked(name) }
 
 // looseRefs returns the loose refs whose name starts with prefix, with
 // their values, in the order of a directory walk (sorted by path).

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -45,6 +46,14 @@ type Store struct {
 	Sign func(payload []byte) ([]byte, error)
 
 	objs *filesystem.Storage
+	// bigPacks is decided once: whether the packs' indexes are large
+	// enough for packed objects to be read by git first (packreads.go);
+	// goGitPacks, once set, sends every read to go-git.
+	bigPacks   sync.Once
+	goGitPacks atomic.Bool
+	// packsViaGit reads packed objects through git first whatever the
+	// packs' size (tests: ReadPacksThroughGit).
+	packsViaGit bool
 	// longReads reads every history as a long one (tests of both readers).
 	longReads bool
 	// remembered, when set, is what sync remembers verified: replays go
@@ -248,6 +257,11 @@ func (s *Store) checkSize(h plumbing.Hash, limit int64, what string) error {
 
 // objectSize is an object's size, from its header.
 func (s *Store) objectSize(h plumbing.Hash) (int64, error) {
+	if p := s.viaGit(h); p != nil {
+		defer p.mu.Unlock()
+		info, err := p.info(h)
+		return info.Size, err
+	}
 	size, err := s.objs.EncodedObjectSize(h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		// Perhaps in a pack written since the Storage indexed its packs
@@ -281,7 +295,7 @@ func (s *Store) readBlob(h plumbing.Hash) ([]byte, error) {
 		return nil, err
 	}
 	countBlob()
-	obj, err := s.objs.EncodedObject(plumbing.BlobObject, h)
+	obj, err := s.encodedObject(plumbing.BlobObject, h)
 	if err != nil {
 		return nil, err
 	}
@@ -441,7 +455,13 @@ func (s *Store) Tasks(ctx context.Context) ([]record.TaskHead, error) {
 func (s *Store) HasObject(hash string) bool {
 	// EncodedObject, not HasEncodedObject: the latter can miss an object
 	// that a concurrent gc just packed.
-	_, err := s.objs.EncodedObject(plumbing.AnyObject, plumbing.NewHash(hash))
+	h := plumbing.NewHash(hash)
+	if p := s.viaGit(h); p != nil {
+		defer p.mu.Unlock()
+		_, err := p.info(h)
+		return err == nil
+	}
+	_, err := s.objs.EncodedObject(plumbing.AnyObject, h)
 	return err == nil
 }
 

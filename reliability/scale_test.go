@@ -66,6 +66,10 @@ type cost struct {
 	Memos        int64 `json:"memos"`
 	WrittenBytes int64 `json:"written_bytes"`
 	Decodes      int64 `json:"decodes"`
+	// PackIndexBytes and RefsListed: pack indexes go-git decoded, refs
+	// listings returned (gitstore.Cost).
+	PackIndexBytes int64 `json:"pack_index_bytes"`
+	RefsListed     int64 `json:"refs_listed"`
 }
 
 // costed runs git reason, which must exit 0, and returns what it read.
@@ -281,6 +285,20 @@ func TestScaleCounts(t *testing.T) {
 		f.WrittenBytes > small.fetched.WrittenBytes+8192 {
 		t.Errorf("status after a git fetch moved 3 tasks replayed %d histories, read %d tasks and wrote %d bytes of caches at 1,000 tasks (%d, %d, %d at 10): want what the 3 tasks cost at both sizes",
 			f.Histories, f.Tasks, f.WrittenBytes, small.fetched.Histories, small.fetched.Tasks, small.fetched.WrittenBytes)
+	}
+	// The catch-up itself lists no refs beyond what a warm status lists
+	// (it looks at the loose tracking refs a fetch wrote and at the moved
+	// tasks' refs one by one), and reads the few packed objects it needs
+	// through git rather than have go-git decode the pack's index, which
+	// grows with the tasks (228 KB at 1,000; gitstore/packreads.go).
+	extra := func(c counts) int64 { return c.fetched.RefsListed - c.reads["status"].RefsListed }
+	t.Logf("status after a git fetch moved 3 tasks listed %d refs more than a warm status at 10 tasks, %d at 1,000; decoded %d and %d bytes of pack indexes",
+		extra(small), extra(large), small.fetched.PackIndexBytes, large.fetched.PackIndexBytes)
+	if extra(large) > extra(small)+16 {
+		t.Errorf("status after a git fetch moved 3 tasks listed %d refs beyond a warm status at 1,000 tasks (%d at 10): the catch-up lists every tracking or task ref", extra(large), extra(small))
+	}
+	if large.fetched.PackIndexBytes > 64<<10 {
+		t.Errorf("status after a git fetch moved 3 tasks decoded %d bytes of pack indexes at 1,000 tasks: go-git read the pack's whole index for a few objects", large.fetched.PackIndexBytes)
 	}
 	// What each command after new records did to the journals of every
 	// task: appended a constant per moved task at both sizes, rewrote no

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"git-reason/gitstore"
-	"git-reason/gitstore/git"
 	"git-reason/record"
 )
 
@@ -65,18 +64,17 @@ func (e *Session) CatchUp(ctx context.Context, hint bool) *CaughtUp {
 			out.Lines = append(out.Lines, line)
 		}
 	}
-	refs, err := e.Repo.ListRefs(gitstore.RemotePrefix)
+	tr, err := e.readTracked(dir, old, stamp)
 	if err != nil {
 		out.Lines = append(out.Lines, fmt.Sprintf("warning: fetched reasoning not integrated: %s: run 'git reason pull'", record.Printable(err.Error())))
 		return out
 	}
-	known, lines := readHeads(filepath.Join(dir, headsFile))
 	moved := map[string][]string{}
 	var remotes []string
-	for _, r := range refs {
+	for _, r := range tr.refs {
 		rest := strings.TrimPrefix(r.Name, gitstore.RemotePrefix)
 		remote, task, ok := strings.Cut(rest, "/")
-		if !ok || known[rest] == r.Hash || record.CheckTask(task) != nil {
+		if !ok || tr.known[rest] == r.Hash || record.CheckTask(task) != nil {
 			continue
 		}
 		if _, seen := moved[remote]; !seen {
@@ -105,7 +103,7 @@ func (e *Session) CatchUp(ctx context.Context, hint bool) *CaughtUp {
 	e.caughtUp = true
 	// The stamp names the namespace as it was before the listing: a fetch
 	// meanwhile changes it again, and the next command looks.
-	if err := saveCatchUp(dir, stamp, settled, known, lines, refs); err != nil {
+	if err := e.saveCatchUp(dir, stamp, settled, tr); err != nil {
 		out.Lines = append(out.Lines, fmt.Sprintf("warning: could not remember the fetched heads (%s): the next command looks again", record.Printable(err.Error())))
 	}
 	return out
@@ -230,96 +228,6 @@ func stampOf(names []string) (stamp []byte, settled bool) {
 	return b.Bytes(), settled
 }
 
-// readHeads reads the tracking heads as last integrated ("remote/task
-// head" per line, a later line of a name replacing an earlier: the file
-// is appended to); a missing or unreadable file knows none. It also
-// returns how many lines the file has.
-func readHeads(path string) (map[string]string, int) {
-	out := map[string]string{}
-	data, err := gitstore.ReadShared(path)
-	if err != nil {
-		return out, 0
-	}
-	lines := 0
-	for _, l := range strings.Split(string(data), "\n") {
-		if name, head, ok := strings.Cut(l, " "); ok {
-			out[name] = head
-			lines++
-		}
-	}
-	return out, lines
-}
-
-// saveCatchUp remembers the heads as integrated, then the stamp. The
-// heads file holds a line per task, so only the lines of heads that
-// differ from known are appended (a command after a fetch that moved k
-// tasks writes k lines), and it is rewritten whole only when its
-// replaced lines (lines, as read, against the refs) would outnumber the
-// live ones. A command after a fetch that moved nothing (or after a pull
-// that settled what it fetched) writes at most the stamp. An unsettled
-// stamp is not written: the next command looks anyway.
-func saveCatchUp(dir string, stamp []byte, settled bool, known map[string]string, lines int, refs []gitstore.Ref) error {
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return err
-	}
-	var add, whole bytes.Buffer
-	added := 0
-	live := map[string]bool{}
-	for _, r := range refs {
-		name := strings.TrimPrefix(r.Name, gitstore.RemotePrefix)
-		live[name] = true
-		line := name + " " + r.Hash + "\n"
-		if known[name] != r.Hash {
-			add.WriteString(line)
-			added++
-		}
-		whole.WriteString(line)
-	}
-	gone := 0
-	for name := range known {
-		if !live[name] {
-			gone++
-		}
-	}
-	path := filepath.Join(dir, headsFile)
-	switch {
-	case add.Len() == 0 && gone == 0:
-	case gone == 0 && lines+added <= 2*len(refs)+64 && appendHeads(path, add.Bytes()) == nil:
-	default:
-		if err := git.WriteFile(path, whole.Bytes(), 0o666, git.Wait, false); err != nil {
-			return err
-		}
-		gitstore.CountWritten(whole.Len())
-	}
-	if !settled {
-		return nil
-	}
-	return git.WriteFile(filepath.Join(dir, stampFile), stamp, 0o666, git.Wait, false)
-}
-
-// appendHeads appends lines to the heads file under its lock, so that an
-// append never meets a rewrite half-way; a missing file is written whole
-// by the caller.
-func appendHeads(path string, lines []byte) error {
-	l, err := git.TakeLock(path, git.Wait)
-	if err != nil {
-		return err
-	}
-	defer l.Release()
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(lines)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		gitstore.CountWritten(len(lines))
-	}
-	return err
-}
-
 // SettleFetched remembers the tracking heads as they are now as
 // integrated: pull, push and sync call it when they are done, having
 // integrated what they fetched, after the command's own CatchUp
@@ -332,12 +240,11 @@ func (e *Session) SettleFetched() {
 	dir := filepath.Join(e.Repo.CommonDir, "reason")
 	old, _ := os.ReadFile(filepath.Join(dir, stampFile))
 	stamp, settled := e.trackingStamp(old)
-	refs, err := e.Repo.ListRefs(gitstore.RemotePrefix)
+	tr, err := e.readTracked(dir, old, stamp)
 	if err != nil {
 		return
 	}
-	known, lines := readHeads(filepath.Join(dir, headsFile))
-	_ = saveCatchUp(dir, stamp, settled, known, lines, refs)
+	_ = e.saveCatchUp(dir, stamp, settled, tr)
 }
 
 // SetupRemotes runs RemoteSetup for every configured remote whose name

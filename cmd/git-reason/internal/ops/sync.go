@@ -184,7 +184,7 @@ func lastLine(s string) string {
 func (e *Session) integrate(ctx context.Context, remote string, tasks []string, refused []gitstore.FetchRefusal) (*PullResult, error) {
 	out := &PullResult{Remote: remote, Tasks: []*PulledTask{}, Needs: []Need{}, Signatures: []TaskSignatures{}}
 	prefix := gitstore.RemotePrefix + remote + "/"
-	fetched, err := e.Repo.ListRefs(prefix)
+	fetched, local, err := e.fetchedHeads(remote, tasks)
 	if err != nil {
 		return nil, err
 	}
@@ -197,10 +197,6 @@ func (e *Session) integrate(ctx context.Context, remote string, tasks []string, 
 	}
 	// Heads are compared first: a task whose fetched head is its local
 	// head has nothing to bring, and its history is not read.
-	local, err := refHeads(e.Repo, gitstore.TaskPrefix)
-	if err != nil {
-		return nil, err
-	}
 	var todo []integration.Fetched
 	for _, ref := range fetched {
 		t := strings.TrimPrefix(ref.Name, prefix)
@@ -259,6 +255,46 @@ func (e *Session) integrate(ctx context.Context, remote string, tasks []string, 
 		out.Needs = append(out.Needs, needs...)
 	}
 	return out, nil
+}
+
+// namedLookups is how many named tasks integrate looks up one by one
+// (a loose file, then a binary search of packed-refs, each) rather than
+// listing every task's refs.
+const namedLookups = 256
+
+// fetchedHeads returns remote's tracking refs of tasks (of every task
+// when none is named), sorted by name, and the local heads by task: for
+// a few named tasks (a catch-up after a fetch that moved them), by a
+// lookup of each, which costs the same at 50 tasks and at 50,000.
+func (e *Session) fetchedHeads(remote string, tasks []string) ([]gitstore.Ref, map[string]string, error) {
+	if len(tasks) == 0 || len(tasks) > namedLookups {
+		fetched, err := e.Repo.ListRefs(gitstore.RemotePrefix + remote + "/")
+		if err != nil {
+			return nil, nil, err
+		}
+		local, err := refHeads(e.Repo, gitstore.TaskPrefix)
+		return fetched, local, err
+	}
+	var fetched []gitstore.Ref
+	local := map[string]string{}
+	for _, t := range slices.Sorted(slices.Values(tasks)) {
+		name := gitstore.RemoteRef(remote, t)
+		if gitstore.CheckRefName(name) != nil || gitstore.CheckRefName(gitstore.TaskRef(t)) != nil {
+			continue // no such ref can exist
+		}
+		h, err := e.Repo.ReadRef(name)
+		if err != nil {
+			return nil, nil, err
+		}
+		if h == "" || len(fetched) > 0 && fetched[len(fetched)-1].Name == name {
+			continue
+		}
+		fetched = append(fetched, gitstore.Ref{Name: name, Hash: h})
+		if local[t], err = e.Repo.ReadRef(gitstore.TaskRef(t)); err != nil {
+			return nil, nil, err
+		}
+	}
+	return fetched, local, nil
 }
 
 // refHeads lists the refs under prefix once (loose and packed), by the

@@ -1,0 +1,276 @@
+package ops
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"git-reason/gitstore"
+	"git-reason/gitstore/git"
+)
+
+// What a catch-up compares the tracking refs with, under .git/reason/:
+// fetched.heads, a line per tracking ref as last integrated ("remote/task
+// head"; appended, the last line of a name wins), and fetched.loose, the
+// tracking refs that had a loose file then, with their values, under a
+// line that counts fetched.heads' lines and the tracking refs.
+//
+// A plain git fetch writes the refs it moves as loose files (git packs
+// them only in git gc, git maintenance or git pack-refs). So while
+// packed-refs is the file it was at the last catch-up (the stamp says
+// so), a tracking ref that moved since has a loose file that differs
+// from fetched.loose: the catch-up lists the loose tracking refs alone,
+// looks the few new ones up in packed-refs, and reads neither
+// fetched.heads nor packed-refs whole. Otherwise (git packed the refs, a
+// loose ref is gone, no fetched.loose yet) every tracking ref is compared
+// with fetched.heads.
+const looseFile = "fetched.loose"
+
+// looseMagic begins fetched.loose: the version, then fetched.heads' lines
+// and the tracking refs.
+const looseMagic = "git reason fetched.loose 1"
+
+// tracked is what a catch-up compares: tracking refs with their values
+// now, and what they were when last integrated.
+type tracked struct {
+	refs  []gitstore.Ref    // every tracking ref (whole), or the loose ones that changed
+	known map[string]string // "remote/task" -> head as last integrated
+	whole bool              // refs holds every tracking ref, known all of fetched.heads
+	lines int               // fetched.heads' lines
+	live  int               // tracking refs
+	loose []gitstore.Ref    // the tracking refs with a loose file now
+}
+
+// readTracked reads the tracking refs that may have moved since the last
+// catch-up, whose stamp was old (stamp: the namespace now).
+func (e *Session) readTracked(dir string, old, stamp []byte) (*tracked, error) {
+	if t, ok := e.looseMoved(dir, old, stamp); ok {
+		return t, nil
+	}
+	refs, loose, err := e.Repo.ListRefsLoose(gitstore.RemotePrefix)
+	if err != nil {
+		return nil, err
+	}
+	known, lines := readHeads(filepath.Join(dir, headsFile))
+	return &tracked{refs: refs, known: known, whole: true, lines: lines, live: len(refs), loose: loose}, nil
+}
+
+// looseMoved is readTracked while packed-refs is the file the stamp old
+// names: the loose tracking refs that differ from fetched.loose. false
+// sends the caller to compare every tracking ref.
+func (e *Session) looseMoved(dir string, old, stamp []byte) (*tracked, bool) {
+	if p := packedLine(stamp); p == "" || p != packedLine(old) {
+		return nil, false
+	}
+	snap, lines, live, ok := readLoose(filepath.Join(dir, looseFile))
+	if !ok {
+		return nil, false
+	}
+	loose, err := e.Repo.LooseRefs(gitstore.RemotePrefix)
+	if err != nil {
+		return nil, false
+	}
+	t := &tracked{known: map[string]string{}, lines: lines, live: live, loose: loose}
+	now := make(map[string]bool, len(loose))
+	for _, r := range loose {
+		name := strings.TrimPrefix(r.Name, gitstore.RemotePrefix)
+		now[name] = true
+		before, was := snap[name]
+		if !was {
+			// Loose since: it had its packed value (or none: a new ref).
+			if before, err = e.Repo.PackedRef(r.Name); err != nil {
+				return nil, false
+			}
+			if before == "" {
+				t.live++
+			}
+		}
+		if before != r.Hash {
+			t.refs = append(t.refs, r)
+			t.known[name] = before
+		}
+	}
+	for name := range snap {
+		if !now[name] {
+			return nil, false // deleted, or packed meanwhile
+		}
+	}
+	return t, true
+}
+
+// packedLine is the stamp's line for packed-refs ("" when none).
+func packedLine(stamp []byte) string {
+	for _, l := range strings.Split(string(stamp), "\n") {
+		if strings.HasSuffix(l, string(filepath.Separator)+"packed-refs") {
+			return l
+		}
+	}
+	return ""
+}
+
+// readLoose reads fetched.loose: the loose tracking refs by "remote/task",
+// fetched.heads' lines and the tracking refs; false when it is missing or
+// does not read.
+func readLoose(path string) (snap map[string]string, lines, live int, ok bool) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, 0, 0, false
+	}
+	head, rest, found := bytes.Cut(data, []byte{'\n'})
+	f := strings.Fields(string(head))
+	if !found || len(f) != 6 || strings.Join(f[:4], " ") != looseMagic {
+		return nil, 0, 0, false
+	}
+	if lines, err = strconv.Atoi(f[4]); err != nil {
+		return nil, 0, 0, false
+	}
+	if live, err = strconv.Atoi(f[5]); err != nil {
+		return nil, 0, 0, false
+	}
+	snap = map[string]string{}
+	for _, l := range strings.Split(strings.TrimSuffix(string(rest), "\n"), "\n") {
+		if l == "" {
+			continue
+		}
+		name, h, cut := strings.Cut(l, " ")
+		if !cut || len(h) != 40 {
+			return nil, 0, 0, false
+		}
+		snap[name] = h
+	}
+	return snap, lines, live, true
+}
+
+// saveCatchUp remembers the heads of t as integrated, then the loose
+// tracking refs, then the stamp. Only the lines of heads that differ from
+// t.known are appended to fetched.heads (a command after a fetch that
+// moved k tasks writes k lines), which is rewritten whole only when a
+// tracking ref is gone or its replaced lines would outnumber the live
+// ones. An unsettled stamp is not written: the next command looks anyway.
+func (e *Session) saveCatchUp(dir string, stamp []byte, settled bool, t *tracked) error {
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return err
+	}
+	var add bytes.Buffer
+	added := 0
+	live := map[string]bool{}
+	for _, r := range t.refs {
+		name := strings.TrimPrefix(r.Name, gitstore.RemotePrefix)
+		live[name] = true
+		if t.known[name] != r.Hash {
+			fmt.Fprintf(&add, "%s %s\n", name, r.Hash)
+			added++
+		}
+	}
+	gone := 0
+	if t.whole {
+		for name := range t.known {
+			if !live[name] {
+				gone++
+			}
+		}
+	}
+	path := filepath.Join(dir, headsFile)
+	snapPath := filepath.Join(dir, looseFile)
+	switch {
+	case !t.whole:
+		// Only the moved refs are in hand: they are appended, and when
+		// the file is due to be compacted, fetched.loose is removed, so
+		// that the next command compares every ref and rewrites it.
+		if added > 0 {
+			if err := appendHeads(path, add.Bytes()); err != nil {
+				os.Remove(snapPath) // the next command compares every ref
+				return err
+			}
+			t.lines += added
+		}
+		if t.lines > 2*t.live+64 {
+			if err := os.Remove(snapPath); err != nil && !os.IsNotExist(err) {
+				return err
+			}
+			return saveStamp(dir, stamp, settled)
+		}
+	case added == 0 && gone == 0 && fileExists(path):
+	case gone == 0 && t.lines+added <= 2*t.live+64 && appendHeads(path, add.Bytes()) == nil:
+		t.lines += added
+	default:
+		var whole bytes.Buffer
+		for _, r := range t.refs {
+			fmt.Fprintf(&whole, "%s %s\n", strings.TrimPrefix(r.Name, gitstore.RemotePrefix), r.Hash)
+		}
+		if err := git.WriteFile(path, whole.Bytes(), 0o666, git.Wait, false); err != nil {
+			return err
+		}
+		gitstore.CountWritten(whole.Len())
+		t.lines, t.live = len(t.refs), len(t.refs)
+	}
+	var snap bytes.Buffer
+	fmt.Fprintf(&snap, "%s %d %d\n", looseMagic, t.lines, t.live)
+	for _, r := range t.loose {
+		fmt.Fprintf(&snap, "%s %s\n", strings.TrimPrefix(r.Name, gitstore.RemotePrefix), r.Hash)
+	}
+	if err := git.WriteFile(snapPath, snap.Bytes(), 0o666, git.Wait, false); err != nil {
+		return err
+	}
+	return saveStamp(dir, stamp, settled)
+}
+
+// fileExists reports whether path exists: fetched.heads is written, if
+// empty, by the first catch-up that compares every ref, so that a later
+// one can append to it.
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// saveStamp writes the stamp when it is settled.
+func saveStamp(dir string, stamp []byte, settled bool) error {
+	if !settled {
+		return nil
+	}
+	return git.WriteFile(filepath.Join(dir, stampFile), stamp, 0o666, git.Wait, false)
+}
+
+// readHeads reads fetched.heads; a missing or unreadable file knows none.
+// It also returns how many lines the file has.
+func readHeads(path string) (map[string]string, int) {
+	out := map[string]string{}
+	data, err := gitstore.ReadShared(path)
+	if err != nil {
+		return out, 0
+	}
+	lines := 0
+	for _, l := range strings.Split(string(data), "\n") {
+		if name, head, ok := strings.Cut(l, " "); ok {
+			out[name] = head
+			lines++
+		}
+	}
+	return out, lines
+}
+
+// appendHeads appends lines to the heads file under its lock, so that an
+// append never meets a rewrite half-way; a missing file is written whole
+// by the caller.
+func appendHeads(path string, lines []byte) error {
+	l, err := git.TakeLock(path, git.Wait)
+	if err != nil {
+		return err
+	}
+	defer l.Release()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(lines)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		gitstore.CountWritten(len(lines))
+	}
+	return err
+}

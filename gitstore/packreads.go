@@ -1,0 +1,167 @@
+package gitstore
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"git-reason/gitstore/git"
+)
+
+// Packed objects are read by go-git once a repository's stores have read
+// enough of them to pay for what go-git does first: the first object it
+// reads from a pack decodes that pack's whole index (every name, offset
+// and checksum, hashed as it is read) and builds a map of every offset.
+// At 20,000 tasks a pack holds some 160,000 objects; a command after a
+// fetch reads a few of them (the moved task's old head, its records), and
+// decoding the index was most of what it cost beyond the moved task. So,
+// while the packs' indexes are larger than smallPackIndexes, the first
+// packedByGit packed objects (sizes or contents) are asked of the one
+// batch reader (git cat-file), which looks an object up in the mapped
+// index as git does, and only a process that reads more (a verification
+// of every task) lets go-git decode the indexes, once per Store. Loose
+// objects (what a fetch of a few tasks or a write brings) are read by
+// go-git, which finds them without an index.
+const (
+	smallPackIndexes = 64 << 10
+	packedByGit      = 512
+)
+
+// packReader is one repository's batch reader of packed objects, shared
+// by every Store of the process on that repository and started on first
+// use; it ends with the process (git cat-file ends when its input does).
+type packReader struct {
+	mu    sync.Mutex
+	cf    *git.CatFile
+	reads int // requests answered, up to packedByGit
+}
+
+// packReaders holds each repository's packReader, by objects directory.
+var packReaders sync.Map
+
+// packIndexBytes is the size of the .idx files in objects/pack.
+func packIndexBytes(objects string) int64 {
+	entries, err := os.ReadDir(filepath.Join(objects, "pack"))
+	if err != nil {
+		return 0
+	}
+	var n int64
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".idx") {
+			if fi, err := e.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+	}
+	return n
+}
+
+// viaGit reports whether object h is to be read by git cat-file (packed,
+// in large packs, within the budget) and, when it is, returns the reader,
+// locked: the caller unlocks it. Once the budget is spent, the Store reads
+// through go-git for good.
+func (s *Store) viaGit(h plumbing.Hash) *packReader {
+	if s.goGitPacks.Load() {
+		return nil
+	}
+	objects := filepath.Join(s.Repo.CommonDir, "objects")
+	hex := h.String()
+	if _, err := os.Stat(filepath.Join(objects, hex[:2], hex[2:])); err == nil {
+		return nil // loose: go-git reads it without an index
+	}
+	s.bigPacks.Do(func() {
+		if !s.packsViaGit && packIndexBytes(objects) <= smallPackIndexes {
+			s.goGitPacks.Store(true)
+		}
+	})
+	if s.goGitPacks.Load() {
+		return nil
+	}
+	v, _ := packReaders.LoadOrStore(objects, &packReader{})
+	p := v.(*packReader)
+	p.mu.Lock()
+	if p.reads >= packedByGit {
+		p.mu.Unlock()
+		s.goGitPacks.Store(true)
+		return nil
+	}
+	if p.cf == nil {
+		cf, err := s.Repo.catFile(context.Background())
+		if err != nil {
+			p.mu.Unlock()
+			s.goGitPacks.Store(true)
+			return nil
+		}
+		p.cf = cf
+	}
+	p.reads++
+	return p
+}
+
+// info asks git for an object's type and size; a missing object is
+// plumbing.ErrObjectNotFound. p is locked.
+func (p *packReader) info(h plumbing.Hash) (git.ObjectInfo, error) {
+	infos, err := p.cf.Infos([]string{h.String()})
+	if err != nil {
+		p.broken()
+		return git.ObjectInfo{}, err
+	}
+	if infos[0].Missing {
+		return git.ObjectInfo{}, plumbing.ErrObjectNotFound
+	}
+	return infos[0], nil
+}
+
+// object reads an object of type t (any type: plumbing.AnyObject) whole,
+// when it is no larger than maxTreeBytes, the largest object anything
+// here reads; an object of another type is not found, as with go-git. p
+// is locked.
+func (p *packReader) object(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	info, err := p.info(h)
+	if err != nil {
+		return nil, err
+	}
+	typ, err := plumbing.ParseObjectType(info.Type)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", h, err)
+	}
+	if t != plumbing.AnyObject && typ != t {
+		return nil, plumbing.ErrObjectNotFound
+	}
+	if info.Size > maxTreeBytes {
+		return nil, fmt.Errorf("object %s is %d bytes, larger than anything read here (%d)", h, info.Size, maxTreeBytes)
+	}
+	obj := &plumbing.MemoryObject{}
+	obj.SetType(typ)
+	err = p.cf.Contents([]string{h.String()}, func(_ int, _ string, data []byte) error {
+		_, err := obj.Write(data)
+		p.cf.Release(data)
+		return err
+	})
+	if err != nil {
+		p.broken()
+		return nil, err
+	}
+	return obj, nil
+}
+
+// broken drops a reader whose process failed: the next request starts
+// another. p is locked.
+func (p *packReader) broken() {
+	p.cf.Close()
+	p.cf = nil
+}
+
+// encodedObject reads an object through git (viaGit) or go-git.
+func (s *Store) encodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	if p := s.viaGit(h); p != nil {
+		defer p.mu.Unlock()
+		return p.object(t, h)
+	}
+	return s.objs.EncodedObject(t, h)
+}
