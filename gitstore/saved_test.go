@@ -259,7 +259,6 @@ func savedFile(t *testing.T, dir string) string {
 	return files[0]
 }
 
-
 func gitTry(dir string, args ...string) (string, error) {
 	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
 	return string(out), err
