@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -61,7 +62,18 @@ func TestPackedObjectsReadThroughGit(t *testing.T) {
 		}
 		return out
 	}
+	// An object asked for as another type is not found, through git as
+	// through go-git: a tree named where a commit should be reads as no
+	// commit.
+	tree := plumbing.NewHash(gitIn(t, dir, "rev-parse", "refs/reasoning/tasks/T-000001^{tree}"))
+	wrongType := func(s *Store, how string) {
+		t.Helper()
+		if obj, err := s.encodedObject(plumbing.CommitObject, tree); !errors.Is(err, plumbing.ErrObjectNotFound) {
+			t.Errorf("%s: a tree read as a commit gave %v, %v; want not found", how, obj, err)
+		}
+	}
 	before := costs.packIndex.Load()
+	wrongType(viaGit, "through git")
 	got := read(viaGit)
 	if d := costs.packIndex.Load() - before; d != 0 {
 		t.Errorf("reading packed objects through git decoded %d bytes of pack indexes", d)
@@ -73,6 +85,7 @@ func TestPackedObjectsReadThroughGit(t *testing.T) {
 	p := v.(*packReader)
 	removeReasonDir(t, dir)
 	want := read(viaGoGit)
+	wrongType(viaGoGit, "through go-git")
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("through git:\n%s\nthrough go-git:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
