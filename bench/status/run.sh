@@ -2,24 +2,28 @@
 # What `git reason status TASK` costs on a task of many records, next to
 # what git itself costs in the same run: the first status after the
 # caches under .git/reason/ are removed (the whole history replayed),
-# warm runs (the head shown before: its memo, no record read), and the
-# status after each of RUNS new records (that record replayed from the
-# head remembered clean before it); `git log -1` and `git cat-file -p` of
-# the task's head are the floor of a process that reads the repository,
-# and `git reason version` that of the program's start. Target: warm
-# <= 50 ms for 1,000 records, and after one new record as close as it
-# gets. CPU (user+sys, of git reason and the git processes it waits for)
-# is reported next to wall time: on a shared machine the wall time says
-# more about the load than the program.
+# warm runs (the head shown before: its memo, no record read), and in
+# each of RUNS rounds the status after one new record of each kind a
+# task's loop writes (an assessment, its plan, the consultation of the
+# one advisor the plan selects, the conclusion weighing it, an attempt),
+# each going on from the head shown just before it; `git log -1` and
+# `git cat-file -p` of the task's head are the floor of a process that
+# reads the repository, and `git reason version` that of the program's
+# start. Target: warm <= 50 ms for 1,000 records, and after one new
+# record of any kind as close as it gets. CPU (user+sys, of git reason
+# and the git processes it waits for) is reported next to wall time: on
+# a shared machine the wall time says more about the load than the
+# program.
 # Usage: bench/status/run.sh [RECORDS] [RUNS] [DIR] [BASE]
 #   RECORDS: 1000; RUNS: 11; DIR: where the repository is generated
 #   (kept and reused across runs; default a temporary directory, removed);
 #   BASE: a revision to build and time in the same rounds, on its own
 #   copy of the repository (before and after from one run).
-# git-reason is built as README installs it (-tags urfave_cli_no_docs,netgo).
-# The repository is bench/handover's: one task, every record admitted by
-# the real writer, packed by git gc. Counts that do not depend on timing
-# are reliability.TestStatusCounts's and TestStatusAndLogGitProcesses's.
+# git-reason (and git-reason--net, which consult runs) is built as README
+# installs it (-tags urfave_cli_no_docs,netgo). The repository is
+# bench/handover's: one task, every record admitted by the real writer,
+# packed by git gc. Counts that do not depend on timing are
+# reliability.TestStatusCounts's and TestStatusAndLogGitProcesses's.
 set -eu
 cd "$(dirname "$0")/../.."
 records=${1:-1000} runs=${2:-11} dir=${3:-} base=${4:-}
@@ -32,25 +36,71 @@ if [ ! -d "$repo" ]; then
   go run ./bench/handover -tasks 1 -records "$records" -runs 1 -dir "$dir" >/dev/null
 fi
 tags=urfave_cli_no_docs,netgo
-go build -tags "$tags" -o "$dir/bin/git-reason" ./cmd/git-reason
+mkdir -p "$dir/bin"
+go build -tags "$tags" -o "$dir/bin/" ./cmd/...
 builds="new"
 if [ -n "$base" ]; then
   rm -rf "$dir/base-src" "$dir/base"
+  mkdir -p "$dir/base"
   git worktree add --detach "$dir/base-src" "$base" >/dev/null 2>&1
-  (cd "$dir/base-src" && go build -tags "$tags" -o "$dir/base/git-reason" ./cmd/git-reason)
+  (cd "$dir/base-src" && go build -tags "$tags" -o "$dir/base/" ./cmd/...)
   git worktree remove --force "$dir/base-src"
   builds="base new"
 fi
 export HOME="$dir/home" GIT_CONFIG_NOSYSTEM=1 CI=
+# One advisor, declared in the user's overlay (trusted), answering at
+# once: each plan selects it and consult records its answer.
+mkdir -p "$HOME/.config/git-reason" "$dir/advisor"
+git config --global user.name >/dev/null || git config --global user.name Bench
+git config --global user.email >/dev/null || git config --global user.email bench@example.com
+cat >"$HOME/.config/git-reason/advisors.yaml" <<'EOF'
+providers:
+  - id: bench_tool
+    name: Bench Tool
+vendors:
+  - id: benchvendor
+    name: Bench Vendor
+    models:
+      - id: bench-model
+advisors:
+  - id: bench-advisor
+    transport: cli
+    adapter: exec
+    executable: bench-advisor
+    command: [bench-advisor]
+    provider: bench_tool
+    vendor: benchvendor
+    model: bench-model
+    capabilities: [reasoning]
+EOF
+cat >"$dir/advisor/bench-advisor" <<'EOF'
+#!/bin/sh
+cat >/dev/null
+echo '{"stance":"endorse","summary":"a view","confidence":0.6}'
+EOF
+chmod 755 "$dir/advisor/bench-advisor"
 task=T-00000
+kinds="assessment plan consultation conclusion attempt"
 path0=$PATH
-use() { # build: its binary first on PATH, its own copy of the repository
+use() { # build: its binaries first on PATH, its own copy of the repository
   case $1 in
-  new) PATH="$dir/bin:$path0" ;;
-  base) PATH="$dir/base:$path0" ;;
+  new) PATH="$dir/bin:$dir/advisor:$path0" ;;
+  base) PATH="$dir/base:$dir/advisor:$path0" ;;
   esac
   export PATH
   cd "$dir/work-$1"
+}
+write() { # kind: one record of kind on the task, as a user writes it
+  case $1 in
+  assessment) git reason assess "$task" --subject "bench $i" --question "q?" \
+    --materiality material --reversibility costly --evidence 'note::bench' ;;
+  plan) git reason plan "$task" ;;
+  consultation) git reason consult "$task" ;;
+  conclusion)
+    c=$(git reason log "$task" -n 1 --json | sed -n 's/^ *"id": "\([0-9A-Z]*\)",$/\1/p' | head -1)
+    git reason conclude "$task" --decision "go ahead" --weigh "$c=adopted:bench" ;;
+  attempt) git reason attempt "$task" --commit "$(git rev-parse HEAD)" --outcome succeeded ;;
+  esac >/dev/null
 }
 one() { # label command...
   l=$1; shift
@@ -68,7 +118,8 @@ for b in $builds; do
   rm -rf .git/reason
   one "cold ($b)" git reason status "$task"
   grep -c 'does not verify' "$dir/out" >/dev/null && { echo "the generated task does not verify"; exit 1; }
-  : >"$dir/warm-$b"; : >"$dir/after-$b"; : >"$dir/version-$b"
+  : >"$dir/warm-$b"; : >"$dir/version-$b"
+  for k in $kinds; do : >"$dir/after-$k-$b"; done
 done
 : >"$dir/log"; : >"$dir/catfile"
 i=0
@@ -77,10 +128,11 @@ while [ "$i" -lt "$runs" ]; do
     use "$b"
     one "warm ($b)" git reason status "$task" >>"$dir/warm-$b"
     one "git reason version ($b)" git reason version >>"$dir/version-$b"
-    # One record more: its status replays that commit alone, from the
-    # head remembered clean before it.
-    git reason attempt "$task" --commit "$(git rev-parse HEAD)" --outcome succeeded >/dev/null
-    one "after one write ($b)" git reason status "$task" >>"$dir/after-$b"
+    for k in $kinds; do
+      write "$k"
+      one "after one $k ($b)" git reason status "$task" >>"$dir/after-$k-$b"
+      grep -q 'does not verify' "$dir/out" && { echo "the task does not verify after a $k ($b)"; exit 1; }
+    done
   done
   one "git log -1" git log -1 "refs/reasoning/tasks/$task" >>"$dir/log"
   one "git cat-file -p" git cat-file -p "refs/reasoning/tasks/$task" >>"$dir/catfile"
@@ -88,7 +140,7 @@ while [ "$i" -lt "$runs" ]; do
 done
 for b in $builds; do
   median "status warm ($b)" "$dir/warm-$b"
-  median "status after one record ($b)" "$dir/after-$b"
+  for k in $kinds; do median "status after one $k ($b)" "$dir/after-$k-$b"; done
   median "git reason version, its start ($b)" "$dir/version-$b"
 done
 median "git log -1" "$dir/log"
