@@ -8,6 +8,8 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"git-reason/record"
 )
@@ -31,8 +33,15 @@ import (
 // it as the one base, with the tree git holds for it: every record of the
 // file is matched to that tree by name and blob), and what the file
 // holds is the records, never a verdict or a summary: whatever this
-// build derives from them is derived when they are read.
-const savedMagic = "git reason state 1 "
+// build derives from them is derived when they are read. Beside them it
+// keeps each record's links (record.State.Links: the ids it names, as its
+// decoding gave them), so that a question about one assessment decodes
+// the records that name it, not every record of the task.
+//
+// The file: savedMagic, the head, the MAC and the length of the entries
+// part, on one line; the entries (the task cache's encoding); then per
+// record with links a line "<id> <link> <link>...".
+const savedMagic = "git reason state 2 "
 
 func (s *Store) savedPath(task string) string {
 	sum := sha256.Sum256([]byte(task))
@@ -41,15 +50,17 @@ func (s *Store) savedPath(task string) string {
 
 func savedMAC(key []byte, task, head string, body []byte) string {
 	h := hmac.New(sha256.New, key)
-	h.Write([]byte("git-reason state v1\x00" + task + "\x00" + head + "\x00"))
+	h.Write([]byte("git-reason state v2\x00" + task + "\x00" + head + "\x00"))
 	h.Write(body)
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// savedState is a saved state as read: its head and its records.
+// savedState is a saved state as read: its head, its records and their
+// links by record id.
 type savedState struct {
 	head    string
 	entries []cacheEntry
+	links   map[string][]string
 }
 
 // readSaved returns the saved state of task, nil when there is none whose
@@ -65,29 +76,70 @@ func (s *Store) readSaved(task string) *savedState {
 	}
 	line, body, ok := bytes.Cut(data, []byte{'\n'})
 	line, found := bytes.CutPrefix(line, []byte(savedMagic))
-	head, mac, ok1 := bytes.Cut(line, []byte{' '})
-	if !ok || !found || !ok1 || len(head) != 40 || !isHex(string(head)) ||
+	head, line, ok1 := bytes.Cut(line, []byte{' '})
+	mac, size, ok2 := bytes.Cut(line, []byte{' '})
+	n, err := strconv.Atoi(string(size))
+	if !ok || !found || !ok1 || !ok2 || err != nil || n < 0 || n > len(body) || len(head) != 40 || !isHex(string(head)) ||
 		!hmac.Equal(mac, []byte(savedMAC(key, task, string(head), body))) {
 		return nil
 	}
-	entries, ok := parseCacheEntries(body)
-	if !ok {
+	entries, ok := parseCacheEntries(body[:n])
+	links, ok1 := parseLinks(body[n:])
+	if !ok || !ok1 {
 		return nil
 	}
-	return &savedState{head: string(head), entries: entries}
+	return &savedState{head: string(head), entries: entries, links: links}
+}
+
+// parseLinks reads the links part of a saved state.
+func parseLinks(b []byte) (map[string][]string, bool) {
+	out := make(map[string][]string, bytes.Count(b, []byte{'\n'}))
+	for len(b) > 0 {
+		line, rest, ok := bytes.Cut(b, []byte{'\n'})
+		f := strings.Fields(string(line))
+		if !ok || len(f) < 2 {
+			return nil, false
+		}
+		out[f[0]] = f[1:]
+		b = rest
+	}
+	return out, true
+}
+
+// encodeLinks is links as a saved state's links part, in entries' order;
+// nil when a link is not a word the file can hold.
+func encodeLinks(entries []cacheEntry, links map[string][]string) []byte {
+	var out []byte
+	for _, e := range entries {
+		l := links[e.Rec.ID]
+		if len(l) == 0 {
+			continue
+		}
+		for _, w := range append([]string{e.Rec.ID}, l...) {
+			if w == "" || strings.ContainsAny(w, " \t\n\r\v\f") {
+				return nil
+			}
+		}
+		out = append(append(out, strings.Join(append([]string{e.Rec.ID}, l...), " ")...), '\n')
+	}
+	return out
 }
 
 // writeSaved saves entries (head's records/ tree, each record with its
 // blob) as the state of task at head. A state not saved costs a longer
 // status next time, nothing else.
-func (s *Store) writeSaved(task, head string, entries []cacheEntry) {
+func (s *Store) writeSaved(task, head string, entries []cacheEntry, links map[string][]string) {
 	key := s.memoKey()
 	body := encodeCacheEntries(entries)
-	if key == nil || body == nil {
+	lines := encodeLinks(entries, links)
+	if key == nil || body == nil || lines == nil && len(links) > 0 {
 		return
 	}
-	file := make([]byte, 0, len(savedMagic)+40+1+64+1+len(body))
-	file = append(append(append(append(append(file, savedMagic...), head...), ' '), savedMAC(key, task, head, body)...), '\n')
+	n := len(body)
+	body = append(body, lines...)
+	file := make([]byte, 0, len(savedMagic)+40+1+64+1+20+1+len(body))
+	file = append(append(append(append(append(file, savedMagic...), head...), ' '), savedMAC(key, task, head, body)...), ' ')
+	file = append(strconv.AppendInt(file, int64(n), 10), '\n')
 	path := s.savedPath(task)
 	if os.MkdirAll(filepath.Dir(path), 0o777) == nil {
 		_ = writeFileAtomic(path, append(file, body...))
@@ -95,10 +147,11 @@ func (s *Store) writeSaved(task, head string, entries []cacheEntry) {
 }
 
 // SaveState saves the state of task at head from the task's records as
-// this store loaded them (Load), when head is remembered clean (its whole
+// this store loaded them (Load), with their links as st (the state
+// derived from them) gives them, when head is remembered clean (its whole
 // history replayed with no finding): the state a later DeriveSaved goes on
 // from. Anything else saves nothing.
-func (s *Store) SaveState(task, head string) {
+func (s *Store) SaveState(task, head string, st *record.State) {
 	c := s.mem.get(task, head)
 	if c == nil || !s.readRemembered().Has(task, head) {
 		return
@@ -106,7 +159,7 @@ func (s *Store) SaveState(task, head string) {
 	if saved := s.readSaved(task); saved != nil && saved.head == head {
 		return
 	}
-	s.writeSaved(task, head, c.Entries)
+	s.writeSaved(task, head, c.Entries, st.Links())
 }
 
 // DeriveSaved is DeriveVerified for a task whose state this repository
@@ -137,7 +190,7 @@ func (s *Store) DeriveSaved(ctx context.Context, task, head string) (*record.Sta
 			rec := *e.Rec
 			recs = append(recs, &rec)
 		}
-		st, err := record.BaseState(task, &record.Base{Files: files, Records: recs, Lazy: true})
+		st, err := record.BaseState(task, &record.Base{Files: files, Records: recs, Lazy: true, Links: saved.links})
 		return st, err == nil
 	}
 	h, err := s.readHistoryKnown(ctx, head, map[string]bool{saved.head: true}, known)
@@ -145,7 +198,7 @@ func (s *Store) DeriveSaved(ctx context.Context, task, head string) (*record.Sta
 		return nil, false
 	}
 	files := h.bases[saved.head]
-	b := &record.Base{Files: files, Records: make([]*record.Record, 0, len(files)), Lazy: true}
+	b := &record.Base{Files: files, Records: make([]*record.Record, 0, len(files)), Lazy: true, Links: saved.links}
 	for _, blob := range files {
 		r := known[blob]
 		if r == nil {
@@ -161,7 +214,7 @@ func (s *Store) DeriveSaved(ctx context.Context, task, head string) (*record.Sta
 	s.readRemembered().Add(task, head)
 	s.truth.verdicts.Store(task+"\x00"+head, (*record.Finding)(nil))
 	if entries := savedEntries(st, savedHeadFiles(h, saved.head, files, head), saved.entries); entries != nil {
-		s.writeSaved(task, head, entries)
+		s.writeSaved(task, head, entries, st.Links())
 	}
 	return st, true
 }

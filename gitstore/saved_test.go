@@ -192,6 +192,11 @@ func (w *savedWalk) compare() bool {
 	if a, b := jsonOf(t, got.Summarize()), jsonOf(t, want.Summarize()); a != b {
 		t.Fatalf("at %s (saved state used: %v), the summary is\n%s\nwhole:\n%s", head, used, a, b)
 	}
+	// Every question the state answers by links (record/links.go), asked
+	// of the saved state's records before they are decoded.
+	if a, b := questions(t, got), questions(t, want); a != b {
+		t.Fatalf("at %s (saved state used: %v), the state's answers are\n%s\nwhole:\n%s", head, used, a, b)
+	}
 	if err := got.Decoded(); err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +225,7 @@ func statusState(t *testing.T, dir, head string) (*record.State, bool) {
 	}
 	st := wholeState(t, s, head)
 	s.SaveVerdicts()
-	s.SaveState(forgTask, head)
+	s.SaveState(forgTask, head, st)
 	return st, false
 }
 
@@ -331,4 +336,45 @@ func TestSavedStateForgedIsIgnored(t *testing.T) {
 			}
 		})
 	}
+}
+
+// questions is what st answers about each of its records, by id: of an
+// assessment its plans, latest plan, consultations, completed ones, open
+// disagreements, conclusions; of a conclusion its latest validation and
+// whether it holds; of any record whether it is withdrawn, settled and
+// the assessment it is about; then the standing conclusions and the
+// closure. Entries are read through the state's methods only (a lazy
+// state decodes what they select).
+func questions(t *testing.T, st *record.State) string {
+	t.Helper()
+	ids := func(es []*record.Entry) []string {
+		out := []string{}
+		for _, e := range es {
+			out = append(out, e.ID)
+		}
+		return out
+	}
+	id := func(e *record.Entry) string {
+		if e == nil {
+			return ""
+		}
+		return e.ID
+	}
+	out := map[string]any{}
+	for _, e := range st.Entries {
+		q := map[string]any{"withdrawn": id(st.Withdrawn(e.ID)), "settled": st.Settled(e.ID), "about": st.AssessmentOf(st.Get(e.ID))}
+		switch e.Kind {
+		case record.KindAssessment:
+			q["plans"], q["latest plan"] = ids(st.Plans(e.ID)), id(st.LatestPlan(e.ID))
+			q["consultations"], q["completed"] = ids(st.Consultations(e.ID)), ids(st.Completed(e.ID))
+			q["open"], q["conclusions"] = ids(st.OpenDisagreements(e.ID)), ids(st.Conclusions(e.ID))
+		case record.KindConclusion:
+			q["validation"], q["holds"] = id(st.LatestValidation(e.ID)), st.Holds(e.ID)
+		case record.KindDisagreement:
+			q["open"] = st.IsOpenDisagreement(e.ID)
+		}
+		out[e.ID] = q
+	}
+	out["standing"], out["closure"], out["open"] = st.Standing(), id(st.Closure()), ids(st.OpenDisagreements(""))
+	return jsonOf(t, out)
 }

@@ -103,9 +103,7 @@ func (s *State) conclusionEdges(e *Entry, b *Conclusion, edge func(from, to, lab
 	if drawn {
 		return
 	}
-	if p := s.latest(KindPlan, func(p *Entry) bool {
-		return p.Body.(*Plan).Assessment == b.Assessment && Less(p.Record, e.Record)
-	}); p != nil {
+	if p := s.latestTo(KindPlan, b.Assessment, func(p *Entry) bool { return Less(p.Record, e.Record) }); p != nil {
 		label := ""
 		if len(b.LocalReview) > 0 {
 			label = "local review"

@@ -90,7 +90,7 @@ func (s *State) Closure() *Entry {
 		return nil
 	}
 	for i := len(s.Entries) - 1; i >= 0 && s.Entries[i].ID != c.ID; i-- {
-		if e := s.Entries[i]; e.Kind == KindReopening && s.ready(e).Body.(*Reopening).Closure == c.ID {
+		if e := s.Entries[i]; e.Kind == KindReopening && s.names(e, c.ID) {
 			return nil
 		}
 	}
@@ -119,12 +119,15 @@ func (s *State) Withdrawn(id string) *Entry {
 		// validation and attempt of a task.
 		s.withdrawals = map[string]*Entry{}
 		for _, e := range s.Entries {
-			if e.Kind == KindWithdrawal {
-				s.withdrawals[s.ready(e).Body.(*Withdrawal).Record] = e
+			if e.Kind != KindWithdrawal {
+				continue
+			}
+			if l := s.links(e); len(l) > 0 {
+				s.withdrawals[l[0]] = e
 			}
 		}
 	}
-	return s.withdrawals[id]
+	return s.ready(s.withdrawals[id])
 }
 
 // notWithdrawn keeps the entries no withdrawal names.

@@ -20,6 +20,11 @@ type Base struct {
 	// the rules read. Only for records that decoded when they were
 	// first replayed (a saved state's: gitstore's saved.go).
 	Lazy bool
+	// Links are the links of Records by id (State.Links, as the records'
+	// decoding gave them when they were first replayed), for a Lazy base:
+	// a record whose links are given is decoded only when a question
+	// selects it (links.go).
+	Links map[string][]string
 }
 
 // baseEntries checks that recs are exactly the records files names (each
@@ -29,7 +34,8 @@ type Base struct {
 // before it, and a merge orders the union by (clock, id), so the replay's
 // state is the head's records in that order, which this computes without
 // replaying the history again.
-func baseEntries(files map[string]string, recs []*Record, lazy bool) ([]*Entry, error) {
+func baseEntries(b *Base) ([]*Entry, error) {
+	files, recs, lazy := b.Files, b.Records, b.Lazy
 	if len(recs) != len(files) {
 		return nil, fmt.Errorf("base holds %d records, its tree %d", len(recs), len(files))
 	}
@@ -42,7 +48,8 @@ func baseEntries(files map[string]string, recs []*Record, lazy bool) ([]*Entry, 
 		}
 		seen[name] = true
 		if lazy {
-			out = append(out, &Entry{Record: r})
+			l, ok := b.Links[r.ID]
+			out = append(out, &Entry{Record: r, refs: l, linked: ok || b.Links != nil && linksOf(newBody(r.Kind)) == nil})
 			continue
 		}
 		e, err := Decode(r)
@@ -73,7 +80,7 @@ func (k *Checked) ReplayFromState(ctx context.Context, task string, bases map[st
 	v := newVerifier(task, blob)
 	v.shared = k
 	for h, b := range bases {
-		entries, err := baseEntries(b.Files, b.Records, b.Lazy)
+		entries, err := baseEntries(b)
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("base %s: %w", h, err)
 		}
@@ -104,7 +111,7 @@ func (k *Checked) ReplayFromState(ctx context.Context, task string, bases map[st
 // BaseState is the state a replay of base's history reaches at base (see
 // baseEntries): what a read surface shows of a saved state's own head.
 func BaseState(task string, b *Base) (*State, error) {
-	entries, err := baseEntries(b.Files, b.Records, b.Lazy)
+	entries, err := baseEntries(b)
 	if err != nil {
 		return nil, err
 	}

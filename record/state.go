@@ -29,6 +29,10 @@ type Entry struct {
 	*Record
 	Body    any // *Assessment, *Plan, ...
 	Derived any // *AssessmentDerived, *PlanDerived, ...
+
+	// refs are the links of a lazy entry (links.go), when linked.
+	refs   []string
+	linked bool
 }
 
 // decodes counts the records Decode has decoded (Decodes).
@@ -174,11 +178,13 @@ func (s *State) Get(id string) *Entry { return s.ready(s.byID[id]) }
 // LatestAssessment returns the task's latest assessment, or nil.
 func (s *State) LatestAssessment() *Entry { return s.latest(KindAssessment, nil) }
 
-// latest returns the last entry of kind k that keep accepts (nil keeps all).
+// latest returns the last entry of kind k that keep accepts (nil keeps
+// all); keep decodes what it reads (ready), so that it may select by
+// links alone.
 func (s *State) latest(k Kind, keep func(*Entry) bool) *Entry {
 	for i := len(s.Entries) - 1; i >= 0; i-- {
 		e := s.Entries[i]
-		if e.Kind == k && (keep == nil || keep(s.ready(e))) {
+		if e.Kind == k && (keep == nil || keep(e)) {
 			return s.ready(e)
 		}
 	}
@@ -187,32 +193,51 @@ func (s *State) latest(k Kind, keep func(*Entry) bool) *Entry {
 
 // all returns the entries of kind k that keep accepts, in order.
 func (s *State) all(k Kind, keep func(*Entry) bool) []*Entry {
+	return s.allTo(k, "", keep)
+}
+
+// allTo is all of the entries that name to first (links.go; any when to
+// is ""): the others are not decoded.
+func (s *State) allTo(k Kind, to string, keep func(*Entry) bool) []*Entry {
 	var out []*Entry
 	for _, e := range s.Entries {
-		if e.Kind == k && (keep == nil || keep(s.ready(e))) {
+		if e.Kind == k && (to == "" || s.names(e, to)) && (keep == nil || keep(s.ready(e))) {
 			out = append(out, s.ready(e))
 		}
 	}
 	return out
 }
 
+// latestTo is latest of the entries that name to first (links.go).
+func (s *State) latestTo(k Kind, to string, keep func(*Entry) bool) *Entry {
+	return s.latest(k, func(e *Entry) bool { return s.names(e, to) && (keep == nil || keep(s.ready(e))) })
+}
+
 // Plans returns the plans made for an assessment, in order.
 func (s *State) Plans(assessment string) []*Entry {
-	return s.all(KindPlan, func(e *Entry) bool { return e.Body.(*Plan).Assessment == assessment })
+	return s.allTo(KindPlan, assessment, nil)
 }
 
 // LatestPlan returns the latest plan for an assessment, or nil.
 func (s *State) LatestPlan(assessment string) *Entry {
-	return s.latest(KindPlan, func(e *Entry) bool { return e.Body.(*Plan).Assessment == assessment })
+	return s.latestTo(KindPlan, assessment, nil)
 }
 
 // Consultations returns the consultations answering any plan of an
 // assessment, in order.
 func (s *State) Consultations(assessment string) []*Entry {
-	return s.all(KindConsultation, func(e *Entry) bool {
-		p := s.Get(e.Body.(*Consultation).Plan)
-		return p != nil && p.Kind == KindPlan && p.Body.(*Plan).Assessment == assessment
-	})
+	var out []*Entry
+	for _, e := range s.Entries {
+		if e.Kind != KindConsultation {
+			continue
+		}
+		if l := s.links(e); len(l) > 0 {
+			if p := s.byID[l[0]]; p != nil && p.Kind == KindPlan && s.names(p, assessment) {
+				out = append(out, s.ready(e))
+			}
+		}
+	}
+	return out
 }
 
 // AnsweredBy returns the completed consultation in which advisor answered
@@ -221,7 +246,7 @@ func (s *State) Consultations(assessment string) []*Entry {
 // no advisor is asked for an answer the writer would refuse.
 func (s *State) AnsweredBy(plan, advisor string) *Entry {
 	for _, e := range s.Entries {
-		if e.Kind != KindConsultation {
+		if e.Kind != KindConsultation || !s.names(e, plan) {
 			continue
 		}
 		if b := s.ready(e).Body.(*Consultation); b.Plan == plan && b.Advisor == advisor && b.Status == "completed" {
@@ -246,12 +271,14 @@ func (s *State) Completed(assessment string) []*Entry {
 // on the assessment given, or on any when assessment is "".
 func (s *State) OpenDisagreements(assessment string) []*Entry {
 	settled := map[string]bool{}
-	for _, e := range s.all(KindResolution, nil) {
-		settled[e.Body.(*Resolution).Disagreement] = true
+	for _, e := range s.Entries {
+		if e.Kind == KindResolution {
+			if l := s.links(e); len(l) > 0 {
+				settled[l[0]] = true
+			}
+		}
 	}
-	return s.all(KindDisagreement, func(e *Entry) bool {
-		return !settled[e.ID] && (assessment == "" || e.Body.(*Disagreement).Assessment == assessment)
-	})
+	return s.allTo(KindDisagreement, assessment, func(e *Entry) bool { return !settled[e.ID] })
 }
 
 // IsOpenDisagreement reports whether id names an unsettled disagreement.
@@ -279,7 +306,7 @@ func (s *State) ConclusionOf(assessment string) *Entry {
 // of two clones that both concluded leaves two, until a conclusion
 // written after the merge supersedes both.
 func (s *State) Conclusions(assessment string) []*Entry {
-	all := s.all(KindConclusion, func(e *Entry) bool { return e.Body.(*Conclusion).Assessment == assessment })
+	all := s.allTo(KindConclusion, assessment, nil)
 	if len(all) < 2 {
 		return all
 	}
@@ -353,7 +380,7 @@ func (s *State) Settled(record string) bool {
 		return false
 	}
 	for i := len(s.Entries) - 1; i >= 0 && s.Entries[i].Clock > r.Clock; i-- {
-		if e := s.Entries[i]; e.Kind == KindConclusion && s.ready(e).Body.(*Conclusion).Assessment == a {
+		if e := s.Entries[i]; e.Kind == KindConclusion && s.names(e, a) {
 			return true
 		}
 	}
@@ -363,9 +390,7 @@ func (s *State) Settled(record string) bool {
 // LatestValidation returns the latest validation of a conclusion that is
 // not withdrawn, or nil.
 func (s *State) LatestValidation(conclusion string) *Entry {
-	return s.latest(KindValidation, func(e *Entry) bool {
-		return e.Body.(*Validation).Conclusion == conclusion && s.notWithdrawn(e)
-	})
+	return s.latestTo(KindValidation, conclusion, s.notWithdrawn)
 }
 
 // Holds reports whether a conclusion still stands: its latest validation,
@@ -378,13 +403,22 @@ func (s *State) Holds(conclusion string) bool {
 // Standing returns the task's standing conclusions, latest last.
 func (s *State) Standing() []Standing {
 	var out []Standing
-	all := s.all(KindConclusion, nil)
-	gone := superseded(all)
-	for _, c := range all {
-		if gone[c.ID] || !s.Holds(c.ID) {
+	gone := map[string]bool{}
+	for _, e := range s.Entries {
+		if e.Kind != KindConclusion {
 			continue
 		}
-		if st, ok := s.standingOf(c); ok {
+		if l := s.links(e); len(l) > 1 {
+			for _, id := range l[1:] {
+				gone[id] = true
+			}
+		}
+	}
+	for _, c := range s.Entries {
+		if c.Kind != KindConclusion || gone[c.ID] || !s.Holds(c.ID) {
+			continue
+		}
+		if st, ok := s.standingOf(s.ready(c)); ok {
 			out = append(out, st)
 		}
 	}

@@ -83,7 +83,7 @@ func (e *Session) savedState(ctx context.Context, task, head string) (*record.St
 	}
 	st, head, err := e.State(ctx, task)
 	if err == nil {
-		e.Store.SaveState(task, head)
+		e.Store.SaveState(task, head, st)
 	}
 	return st, head, err
 }
