@@ -52,6 +52,37 @@ func TestStartupBuildsLittle(t *testing.T) {
 	}
 }
 
+// TestPrestartBeforeJSONSchema: Go initialises package prestart before
+// santhosh-tekuri/jsonschema/v5, so that the git processes it starts run
+// while the library compiles its metaschemas (the longest
+// initialisation), not after it. The order is the linker's, from the
+// import graph: an import that brings the library under prestart (any of
+// this module's packages but gitstore/git and settings) fails here.
+func TestPrestartBeforeJSONSchema(t *testing.T) {
+	t.Parallel()
+	bin, err := harness.Binary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "--version")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("git-reason --version: %v\n%s", err, stderr.String())
+	}
+	order := map[string]int{}
+	for i, line := range strings.Split(stderr.String(), "\n") {
+		if f := strings.Fields(line); len(f) > 1 && f[0] == "init" {
+			order[f[1]] = i + 1
+		}
+	}
+	pre, lib := order["git-reason/cmd/git-reason/internal/prestart"], order["github.com/santhosh-tekuri/jsonschema/v5"]
+	if pre == 0 || lib == 0 || pre > lib {
+		t.Fatalf("prestart initialised at line %d of the trace, jsonschema/v5 at %d: prestart must come first\n%s", pre, lib, stderr.String())
+	}
+}
+
 // newWriteRepo is a repository with one commit and a task of 100
 // records, as bench/write times a write to, and that task's caches built
 // by one assess, in an environment of its own (harness.Env, no GOGC),
