@@ -73,6 +73,13 @@ func (s *Store) verdict(ctx context.Context, task, head string) (*record.Finding
 	return first, st, nil
 }
 
+// NoteClean tells the store, for this process, that task's history at
+// head replays clean, as a replay would have found: for a head its own
+// writer has just made on a history that replays clean.
+func (s *Store) NoteClean(task, head string) {
+	s.truth.verdicts.Store(task+"\x00"+head, (*record.Finding)(nil))
+}
+
 // SaveVerdicts writes the heads replays found clean since the store
 // opened. A memo not saved costs a replay next time, nothing else.
 func (s *Store) SaveVerdicts() { _ = s.readRemembered().Save() }

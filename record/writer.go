@@ -80,6 +80,13 @@ type Result struct {
 	// append made or, when the store failed after writing it, the head at
 	// which the writer found it.
 	Commit string `json:"commit"`
+	// Parent is the head the record was appended to ("" for a task's
+	// first record), and State the task's state at Commit as admission
+	// derived it: the state at Parent with the record added, each of its
+	// entries decoded when first read. Both are unset when the append
+	// found its record already stored after a failure.
+	Parent string `json:"-"`
+	State  *State `json:"-"`
 }
 
 // hints carry what only a privileged path (the consult driver, a validation
@@ -277,7 +284,8 @@ func (w *Writer) appendParsed(ctx context.Context, task string, kind Kind, m map
 			}
 			return nil, fmt.Errorf("store %s record in task %s: %w", kind, task, err)
 		}
-		return &Result{Entry: entry, Commit: commit}, nil
+		st.add(entry) // the record sorts last: its clock is the highest
+		return &Result{Entry: entry, Commit: commit, Parent: head, State: st}, nil
 	}
 	return nil, fmt.Errorf("task %s kept moving: gave up after %d attempts; try again", task, attempts)
 }

@@ -96,7 +96,7 @@ func (e missingError) Unwrap() error { return e.error }
 // failed; status when nothing else is next.
 func (s *Server) nextStep(ctx context.Context, task, tool string) []Action {
 	out := []Action{}
-	for _, a := range s.nextActions(ctx, task) {
+	for _, a := range s.nextActions(ctx, task, nil) {
 		if a.Tool != tool {
 			out = append(out, a)
 		}

@@ -13,8 +13,15 @@ import (
 // argument, and resolve also names the open disagreement. When a person
 // must decide first (record.Status.PersonStep), the commands its choices
 // are followed by take next's place. nil when the task does not read.
-func (s *Server) nextActions(ctx context.Context, task string) []Action {
-	st, _, err := s.env.State(ctx, task)
+// After a write (wrote), the state is the writer's (ops.StateAfter).
+func (s *Server) nextActions(ctx context.Context, task string, wrote *record.Result) []Action {
+	var st *record.State
+	var err error
+	if wrote != nil {
+		st, err = s.env.StateAfter(ctx, wrote)
+	} else {
+		st, _, err = s.env.State(ctx, task)
+	}
 	if err != nil {
 		return nil
 	}

@@ -68,6 +68,9 @@ type outcome struct {
 	out  any    // structured content
 	text string // a short rendering for the text content
 	task string // the task the call concerns, "" for none
+	// wrote is the record the call appended, whose state gives the next
+	// steps; nil when it wrote none.
+	wrote *record.Result
 	// input, when set, asks the client for input first (MCP multi
 	// round-trip requests): the call is made again with the responses
 	// and state.
@@ -204,7 +207,7 @@ func (s *Server) handle(t *tool) mcp.ToolHandler {
 		}
 		if out.task != "" && !s.sessions.of(req.Session).NativeToolSearch {
 			s.mu.Lock()
-			next := s.nextActions(ctx, out.task)
+			next := s.nextActions(ctx, out.task, out.wrote)
 			s.mu.Unlock()
 			if structured, err = withField(structured, "suggested_next_tools", next); err != nil {
 				return nil, err

@@ -166,7 +166,7 @@ func (s *Server) store(ctx context.Context, task string, kind record.Kind, body 
 	if lowered != nil {
 		text += "\n" + lowered.Notice
 	}
-	return &outcome{out: recordOut{Record: res.Record, Commit: res.Commit, Lowered: lowered}, text: text, task: task}, nil
+	return &outcome{out: recordOut{Record: res.Record, Commit: res.Commit, Lowered: lowered}, text: text, task: task, wrote: res}, nil
 }
 
 // latest is the id of the task's latest record of kind.

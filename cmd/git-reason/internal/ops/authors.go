@@ -39,13 +39,10 @@ func (a authors) AuthorsTrusted(ctx context.Context, task, conclusion string) er
 		return err
 	}
 	byRecord := make(map[string]signing.Check, len(checks))
-	commits := make([]string, 0, len(checks))
 	for _, ch := range checks {
 		byRecord[ch.Record] = ch
-		commits = append(commits, ch.Commit)
 	}
-	// The task's own list of what this clone wrote, not every write's.
-	written := a.e.Store.WrittenHere(task, commits)
+	written := a.e.Store.WrittenHere()
 	var untrusted []string
 	for _, id := range ids {
 		ch, ok := byRecord[id]

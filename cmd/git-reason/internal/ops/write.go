@@ -60,6 +60,31 @@ func (e *Session) State(ctx context.Context, task string) (*record.State, string
 	return st, head, nil
 }
 
+// StateAfter is State of the task res appended to, at the head res
+// stored it at, for what a surface shows right after its own write (the
+// next steps): the writer's own state, with nothing read or replayed
+// again, when the history res extended replays clean. A replay of the
+// new head would admit each record by the rules that admitted it, the
+// new one on this very state, so it would reach this state and find
+// nothing; the head is remembered clean for this process. Otherwise (a
+// history that does not verify, an append that found its record stored
+// after a failure) it is State.
+func (e *Session) StateAfter(ctx context.Context, res *record.Result) (*record.State, error) {
+	if res.State != nil {
+		clean := res.Parent == ""
+		if !clean {
+			f, err := e.Store.Verdict(ctx, res.Task, res.Parent)
+			clean = err == nil && f == nil
+		}
+		if clean {
+			e.Store.NoteClean(res.Task, res.Commit)
+			return res.State, nil
+		}
+	}
+	st, _, err := e.State(ctx, res.Task)
+	return st, err
+}
+
 // RunValidation admits a command validation's body (JSON) first, then runs
 // its command through the shell in dir, streaming the output to out while
 // hashing it, and records what it observed. Nothing runs for a body that
