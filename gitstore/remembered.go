@@ -198,31 +198,9 @@ func (m *Remembered) Save() error {
 		return nil
 	}
 	if m.key == nil {
-		key := make([]byte, 32)
-		if _, err := rand.Read(key); err != nil {
+		key, err := repoKey(m.dir, true)
+		if err != nil {
 			return err
-		}
-		if err := os.MkdirAll(m.dir, 0o777); err != nil {
-			return err
-		}
-		// Exclusive: a key another process made first is read, not replaced.
-		f, err := os.OpenFile(filepath.Join(m.dir, "verified.key"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		switch {
-		case errors.Is(err, fs.ErrExist):
-			if key, err = os.ReadFile(filepath.Join(m.dir, "verified.key")); err != nil || len(key) != 32 {
-				return errors.New("remembered verifications: unreadable key")
-			}
-		case err != nil:
-			return err
-		default:
-			_, err = f.Write(key)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				os.Remove(f.Name())
-				return err
-			}
 		}
 		m.key = key
 	}
@@ -267,4 +245,52 @@ func (m *Remembered) Save() error {
 		_ = os.Remove(filepath.Join(m.dir, rememberedOld)) // its entries are in the journal now
 	}
 	return nil
+}
+
+// repoKey is the repository's own random key, .git/reason/verified.key
+// (mode 0600) under dir: the HMACs of what .git/reason/ keeps and trusts
+// (the remembered verifications, the memos, the commits this clone wrote)
+// are made with it, so that an entry edited, or copied from another
+// repository, matches nothing. With create, a missing key is made; a key
+// another process made first is read, not replaced. Without, a missing
+// key is nil and no error.
+func repoKey(dir string, create bool) ([]byte, error) {
+	path := filepath.Join(dir, "verified.key")
+	key, err := os.ReadFile(path)
+	if err == nil && len(key) == 32 {
+		return key, nil
+	}
+	if !create {
+		return nil, nil
+	}
+	if err == nil {
+		return nil, errors.New("repository key: unreadable verified.key")
+	}
+	key = make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return nil, err
+	}
+	// Exclusive: a key another process made first is read, not replaced.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	switch {
+	case errors.Is(err, fs.ErrExist):
+		if key, err = os.ReadFile(path); err != nil || len(key) != 32 {
+			return nil, errors.New("repository key: unreadable verified.key")
+		}
+		return key, nil
+	case err != nil:
+		return nil, err
+	}
+	_, err = f.Write(key)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return nil, err
+	}
+	return key, nil
 }

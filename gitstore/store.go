@@ -362,7 +362,7 @@ func (s *Store) Append(ctx context.Context, task, head string, rec *record.Recor
 	if err != nil {
 		return "", TaskConflict(task, err)
 	}
-	s.noteWritten(commit.String())
+	s.noteWritten(task, commit.String())
 	s.cacheAppended(task, commit.String(), prev, rec.FileName(), blob.String(), data)
 	if rec.Kind == record.KindConclusion {
 		s.indexConclusion(task, commit.String(), prev, rec)

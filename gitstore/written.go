@@ -2,45 +2,121 @@ package gitstore
 
 import (
 	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
-// The commits this clone's writer made are listed, one per line, in
-// .git/reason/written: what "written in this clone" means when a standing
-// conclusion is weighed for reuse. A record's origin field cannot say it:
-// anyone who has seen this clone's records can copy it into a forged one,
-// while this file is written by nothing that fetches. Losing it loses
-// only reuse of unsigned local conclusions (a fresh review is asked).
+// The commits this clone's writer made are what "written in this clone"
+// means when a standing conclusion is weighed for reuse. A record's
+// origin field cannot say it: anyone who has seen this clone's records
+// can copy it into a forged one, while these files are written by nothing
+// that fetches. They are kept per task, .git/reason/written.d/<sha256 of
+// the task>, a line per commit, "<commit> <mac>", the MAC an HMAC-SHA256
+// of the task and the commit under the repository's key (repoKey): a
+// reuse check reads the one task's file, whose size is that task's
+// records, never a list of every write the clone made, and a line edited,
+// moved to another task's file or copied from another repository matches
+// nothing. Losing them loses only reuse of unsigned local conclusions (a
+// fresh review is asked).
+//
+// Clones of the releases before kept one list of every commit written,
+// .git/reason/written (a commit a line, no MAC). It is no longer written;
+// it is read only for a commit the task's file lacks, once per task: what
+// it confirms of the task's commits is copied into the task's file,
+// followed by a line "legacy <mac>" saying that it was, after which the
+// old list is not read for that task again.
 
-func (s *Store) writtenPath() string {
-	return filepath.Join(s.Repo.CommonDir, "reason", "written")
+// writtenLegacy is the list of the releases before, under .git/reason/.
+const writtenLegacy = "written"
+
+func (s *Store) reasonDir() string { return filepath.Join(s.Repo.CommonDir, "reason") }
+
+func (s *Store) writtenPath(task string) string {
+	sum := sha256.Sum256([]byte(task))
+	return filepath.Join(s.reasonDir(), "written.d", hex.EncodeToString(sum[:16]))
 }
 
-// noteWritten appends a commit the writer made; failing to note it costs
-// only its reuse unsigned.
-func (s *Store) noteWritten(commit string) {
-	path := s.writtenPath()
+func writtenMAC(key []byte, task, commit string) string {
+	h := hmac.New(sha256.New, key)
+	h.Write([]byte("git-reason written v1\x00" + task + "\x00" + commit))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// noteWritten appends commits the writer made in task to the task's
+// list; failing to note one costs only its reuse unsigned.
+func (s *Store) noteWritten(task string, commits ...string) {
+	key, err := repoKey(s.reasonDir(), true)
+	if err != nil || len(commits) == 0 {
+		return
+	}
+	var b bytes.Buffer
+	for _, c := range commits {
+		b.WriteString(c + " " + writtenMAC(key, task, c) + "\n")
+	}
+	path := s.writtenPath(task)
 	_ = os.MkdirAll(filepath.Dir(path), 0o755)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return
 	}
 	defer f.Close()
-	_, _ = f.Write([]byte(commit + "\n"))
+	_, _ = f.Write(b.Bytes()) // one write: appends of concurrent writers do not interleave
 }
 
-// WrittenHere returns the set of commits this clone's writer made.
-func (s *Store) WrittenHere() map[string]bool {
-	data, err := os.ReadFile(s.writtenPath())
+// WrittenHere returns which of commits, the commits of task's history
+// (all of them: see legacyMark), this clone's writer made: the task's own
+// list and, the first time it lacks one of them, the list of the releases
+// before.
+func (s *Store) WrittenHere(task string, commits []string) map[string]bool {
 	out := map[string]bool{}
+	migrated := false
+	if key, _ := repoKey(s.reasonDir(), false); key != nil {
+		data, _ := os.ReadFile(s.writtenPath(task))
+		for _, line := range strings.Split(string(data), "\n") {
+			c, mac, ok := strings.Cut(line, " ")
+			if ok && hmac.Equal([]byte(mac), []byte(writtenMAC(key, task, c))) {
+				if c == legacyMark {
+					migrated = true
+				} else {
+					out[c] = true
+				}
+			}
+		}
+	}
+	var missing []string
+	for _, c := range commits {
+		if !out[c] {
+			missing = append(missing, c)
+		}
+	}
+	if len(missing) == 0 || migrated {
+		return out
+	}
+	legacy, err := readShared(filepath.Join(s.reasonDir(), writtenLegacy))
 	if err != nil {
 		return out
 	}
-	for _, line := range bytes.Split(data, []byte("\n")) {
-		if len(line) > 0 {
-			out[string(line)] = true
+	listed := map[string]bool{}
+	for _, line := range strings.Split(string(legacy), "\n") {
+		listed[line] = true
+	}
+	var confirmed []string
+	for _, c := range missing {
+		if listed[c] {
+			out[c] = true
+			confirmed = append(confirmed, c)
 		}
 	}
+	s.noteWritten(task, append(confirmed, legacyMark)...)
 	return out
 }
+
+// legacyMark, in a task's list, says that the list of the releases before
+// was read for the task and what it held of the task's history then was
+// copied. Commits written since are in the task's list (the writer notes
+// them there), so that list is not read again for the task.
+const legacyMark = "legacy"

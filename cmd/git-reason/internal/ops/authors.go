@@ -39,10 +39,13 @@ func (a authors) AuthorsTrusted(ctx context.Context, task, conclusion string) er
 		return err
 	}
 	byRecord := make(map[string]signing.Check, len(checks))
+	commits := make([]string, 0, len(checks))
 	for _, ch := range checks {
 		byRecord[ch.Record] = ch
+		commits = append(commits, ch.Commit)
 	}
-	written := a.e.Store.WrittenHere()
+	// The task's own list of what this clone wrote, not every write's.
+	written := a.e.Store.WrittenHere(task, commits)
 	var untrusted []string
 	for _, id := range ids {
 		ch, ok := byRecord[id]
