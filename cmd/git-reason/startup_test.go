@@ -20,19 +20,9 @@ import (
 func TestStartupBuildsLittle(t *testing.T) {
 	t.Parallel()
 	const limit = 4096 // bytes allocated by one package's initialisation
-	bin, err := harness.Binary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "--version")
-	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("git-reason --version: %v\n%s", err, stderr.String())
-	}
+	trace := initTrace(t)
 	own := 0
-	for _, line := range strings.Split(stderr.String(), "\n") {
+	for _, line := range strings.Split(trace, "\n") {
 		// init PKG @T ms, C ms clock, B bytes, A allocs
 		f := strings.Fields(line)
 		if len(f) < 9 || f[0] != "init" || f[8] != "bytes," || !strings.HasPrefix(f[1], "git-reason/") {
@@ -48,18 +38,14 @@ func TestStartupBuildsLittle(t *testing.T) {
 		}
 	}
 	if own == 0 {
-		t.Fatalf("no initialisation of this module's packages in the trace:\n%s", stderr.String())
+		t.Fatalf("no initialisation of this module's packages in the trace:\n%s", trace)
 	}
 }
 
-// TestPrestartBeforeJSONSchema: Go initialises package prestart before
-// santhosh-tekuri/jsonschema/v5, so that the git processes it starts run
-// while the library compiles its metaschemas (the longest
-// initialisation), not after it. The order is the linker's, from the
-// import graph: an import that brings the library under prestart (any of
-// this module's packages but gitstore/git and settings) fails here.
-func TestPrestartBeforeJSONSchema(t *testing.T) {
-	t.Parallel()
+// initTrace is what the runtime traces of git-reason --version's package
+// initialisation (GODEBUG=inittrace=1): a line a package, in order.
+func initTrace(t *testing.T) string {
+	t.Helper()
 	bin, err := harness.Binary()
 	if err != nil {
 		t.Fatal(err)
@@ -71,15 +57,27 @@ func TestPrestartBeforeJSONSchema(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("git-reason --version: %v\n%s", err, stderr.String())
 	}
+	return stderr.String()
+}
+
+// TestPrestartBeforeJSONSchema: Go initialises package prestart before
+// santhosh-tekuri/jsonschema/v5, so that the git processes it starts run
+// while the library compiles its metaschemas (the longest
+// initialisation), not after it. The order is the linker's, from the
+// import graph: an import that brings the library under prestart (any of
+// this module's packages but gitstore/git and settings) fails here.
+func TestPrestartBeforeJSONSchema(t *testing.T) {
+	t.Parallel()
+	trace := initTrace(t)
 	order := map[string]int{}
-	for i, line := range strings.Split(stderr.String(), "\n") {
+	for i, line := range strings.Split(trace, "\n") {
 		if f := strings.Fields(line); len(f) > 1 && f[0] == "init" {
 			order[f[1]] = i + 1
 		}
 	}
 	pre, lib := order["git-reason/cmd/git-reason/internal/prestart"], order["github.com/santhosh-tekuri/jsonschema/v5"]
 	if pre == 0 || lib == 0 || pre > lib {
-		t.Fatalf("prestart initialised at line %d of the trace, jsonschema/v5 at %d: prestart must come first\n%s", pre, lib, stderr.String())
+		t.Fatalf("prestart initialised at line %d of the trace, jsonschema/v5 at %d: prestart must come first\n%s", pre, lib, trace)
 	}
 }
 

@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -35,19 +34,9 @@ func TestStatusMarksPersonStep(t *testing.T) {
 	}
 	disable() // only the two advisors declared here
 	cs := connect(t, dir, nil)
-	ctx := context.Background()
 	call := func(name string, args map[string]any) (*mcp.CallToolResult, map[string]any) {
 		t.Helper()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-		if err != nil || res.IsError {
-			t.Fatalf("%s: %v %+v", name, err, res)
-		}
-		raw, _ := json.Marshal(res.StructuredContent)
-		var out map[string]any
-		if err := json.Unmarshal(raw, &out); err != nil {
-			t.Fatal(err)
-		}
-		return res, out
+		return callTool(t, cs, name, args)
 	}
 	call("assess", map[string]any{"task": "T", "subject": "Queue choice", "question": "Move jobs to the new queue?",
 		"materiality": "critical", "reversibility": "costly",

@@ -63,6 +63,22 @@ func connect(t *testing.T, dir string, caps *mcp.ClientCapabilities) *mcp.Client
 	return cs
 }
 
+// callTool calls a tool that must succeed and returns its result and
+// its structured content.
+func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (*mcp.CallToolResult, map[string]any) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil || res.IsError {
+		t.Fatalf("%s: %v %+v", name, err, res)
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	var out map[string]any
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatal(err)
+	}
+	return res, out
+}
+
 func listTools(t *testing.T, cs *mcp.ClientSession) []*mcp.Tool {
 	t.Helper()
 	res, err := cs.ListTools(context.Background(), nil)

@@ -1,14 +1,11 @@
 package mcpserver
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"git-reason/gitstore"
 )
@@ -24,18 +21,9 @@ func TestWriteSuggestsFromTheWritersState(t *testing.T) {
 	costs := filepath.Join(t.TempDir(), "costs")
 	t.Setenv(gitstore.CostEnv, costs)
 	cs := connect(t, dir, nil)
-	ctx := context.Background()
 	call := func(name string, args map[string]any) map[string]any {
 		t.Helper()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-		if err != nil || res.IsError {
-			t.Fatalf("%s: %v %+v", name, err, res)
-		}
-		raw, _ := json.Marshal(res.StructuredContent)
-		var out map[string]any
-		if err := json.Unmarshal(raw, &out); err != nil {
-			t.Fatal(err)
-		}
+		_, out := callTool(t, cs, name, args)
 		return out
 	}
 	cost := func() gitstore.Cost {
