@@ -12,6 +12,8 @@ import (
 	"strconv"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"git-reason/record"
 )
 
 // storeZlib appends to buf the zlib stream (RFC 1950) of header and data
@@ -76,6 +78,15 @@ func (s *Store) putObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, er
 	if err != nil {
 		os.Remove(tmp.Name())
 		return plumbing.ZeroHash, fmt.Errorf("write object %s: %w", h, err)
+	}
+	if s.read != nil && int64(len(data)) <= record.MaxRecordBytes {
+		// What is written is read back next (the new head's commit and
+		// trees, the record): from memory, as go-git keeps what it read.
+		obj := &plumbing.MemoryObject{}
+		obj.SetType(t)
+		obj.SetSize(int64(len(data)))
+		obj.Write(data)
+		s.read.Put(obj)
 	}
 	return h, nil
 }

@@ -3,6 +3,7 @@ package gitstore
 import (
 	"bytes"
 	"compress/zlib"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -86,5 +87,63 @@ func TestPutObjectReadByGit(t *testing.T) {
 	left, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "tmp_obj_*"))
 	if len(left) != 0 {
 		t.Errorf("temporary files left behind: %v", left)
+	}
+}
+
+// TestObjectsReadOnce holds a store to reading an object from the object
+// directories once: what it wrote or read before is answered from memory
+// (an object is its hash's content), so that a resident session's reads
+// of a history it read before cost no file. The objects are removed from
+// disk after the first reads: the store still reads them, a fresh store
+// does not.
+func TestObjectsReadOnce(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cmd := exec.Command("git", "init", "-q", dir)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	written, err := s.putObject(plumbing.BlobObject, []byte("written here\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An object another program wrote, read once from disk.
+	other := plumbing.ComputeHash(plumbing.BlobObject, []byte("written by git\n"))
+	cmd = exec.Command("git", "-C", dir, "hash-object", "-w", "--stdin")
+	cmd.Stdin = strings.NewReader("written by git\n")
+	if out, err := cmd.CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != other.String() {
+		t.Fatalf("git hash-object: %v\n%s", err, out)
+	}
+	if _, err := s.objectBytes(plumbing.BlobObject, other); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, ".git", "objects", written.String()[:2])); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, ".git", "objects", other.String()[:2])); err != nil {
+		t.Fatal(err)
+	}
+	for h, want := range map[plumbing.Hash]string{written: "written here\n", other: "written by git\n"} {
+		if size, err := s.objectSize(h); err != nil || size != int64(len(want)) {
+			t.Errorf("size of %s read again: %d, %v; want %d from memory", h, size, err, len(want))
+		}
+		if data, err := s.objectBytes(plumbing.BlobObject, h); err != nil || string(data) != want {
+			t.Errorf("%s read again: %q, %v; want %q from memory", h, data, err, want)
+		}
+		if _, err := s.objectBytes(plumbing.CommitObject, h); !errors.Is(err, plumbing.ErrObjectNotFound) {
+			t.Errorf("%s read again as a commit: %v, want not found, as a read from disk answers", h, err)
+		}
+		fresh, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fresh.objectBytes(plumbing.BlobObject, h); err == nil {
+			t.Errorf("a fresh store read %s, removed from disk", h)
+		}
 	}
 }

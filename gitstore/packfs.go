@@ -44,10 +44,13 @@ import (
 // The packs a Storage has indexed stay open (deleted or not) until it is
 // garbage collected: a long-running process should take a Storage per
 // operation rather than keep one.
-func (r *Repo) Storage() *filesystem.Storage {
+func (r *Repo) Storage() *filesystem.Storage { return r.storage(cache.NewObjectLRUDefault()) }
+
+// storage is Storage with objects kept in objs once read.
+func (r *Repo) storage(objs cache.Object) *filesystem.Storage {
 	objects := filepath.Join(r.CommonDir, "objects")
 	fsys := &packFS{Filesystem: osfs.New(r.CommonDir), objectsDir: objects}
-	st := filesystem.NewStorageWithOptions(fsys, cache.NewObjectLRUDefault(), filesystem.Options{
+	st := filesystem.NewStorageWithOptions(fsys, objs, filesystem.Options{
 		AlternatesFS: &packFS{Filesystem: osfs.New("/")},
 		// An object larger than any record is never inflated into memory
 		// whole: readers check sizes first, and this keeps a read that

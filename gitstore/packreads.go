@@ -159,6 +159,12 @@ func (p *packReader) broken() {
 
 // encodedObject reads an object through git (viaGit) or go-git.
 func (s *Store) encodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	if obj, ok := s.cachedObject(h); ok {
+		if t != plumbing.AnyObject && obj.Type() != t {
+			return nil, plumbing.ErrObjectNotFound // as go-git's EncodedObject answers
+		}
+		return obj, nil
+	}
 	if p := s.viaGit(h); p != nil {
 		defer p.mu.Unlock()
 		return p.object(t, h)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
@@ -46,6 +47,11 @@ type Store struct {
 	Sign func(payload []byte) ([]byte, error)
 
 	objs *filesystem.Storage
+	// read holds the objects objs read or this store wrote, by hash
+	// (go-git's cache under objs): an object is its hash's content
+	// wherever it lies, so one read again is answered from here without
+	// a look at the object directories (cachedObject).
+	read cache.Object
 	// bigPacks is decided once: whether the packs' indexes are large
 	// enough for packed objects to be read by git first (packreads.go);
 	// goGitPacks, once set, sends every read to go-git.
@@ -89,7 +95,10 @@ func Open(dir string) (*Store, error) {
 }
 
 // NewStore returns the store of a located repository.
-func NewStore(r *Repo) *Store { return &Store{Repo: r, objs: r.Storage()} }
+func NewStore(r *Repo) *Store {
+	objs := cache.NewObjectLRUDefault()
+	return &Store{Repo: r, objs: r.storage(objs), read: objs}
+}
 
 // TaskRef is the ref of a task.
 func TaskRef(task string) string { return TaskPrefix + task }
@@ -255,8 +264,20 @@ func (s *Store) checkSize(h plumbing.Hash, limit int64, what string) error {
 	return nil
 }
 
+// cachedObject is the object of hash h when this store has read or
+// written it (Store.read).
+func (s *Store) cachedObject(h plumbing.Hash) (plumbing.EncodedObject, bool) {
+	if s.read == nil {
+		return nil, false
+	}
+	return s.read.Get(h)
+}
+
 // objectSize is an object's size, from its header.
 func (s *Store) objectSize(h plumbing.Hash) (int64, error) {
+	if obj, ok := s.cachedObject(h); ok {
+		return obj.Size(), nil
+	}
 	if p := s.viaGit(h); p != nil {
 		defer p.mu.Unlock()
 		info, err := p.info(h)
