@@ -203,11 +203,21 @@ func walkSituations() []walkSituation {
 // TestNextWalk walks every situation in this process, through the command
 // line's entry point (cli.MainNet), so that the walks stay fast; one
 // process's working directory and environment serve each walk in turn.
+// Each command opens a session of its own, as a process of the binary
+// does (discovery, settings, caches read from disk); with -short the
+// walk's commands share one resident session, as TestNextWalkRandom's
+// do, which starts no git process per command: what a session per
+// command adds is walked through the binaries by TestNextWalkBinary and
+// TestNextWalkRandomBinary.
 func TestNextWalk(t *testing.T) {
 	for _, sit := range walkSituations() {
 		t.Run(sit.name, func(t *testing.T) {
 			s := newWalkSandbox(t, sit)
-			walkIn(t, s, sit, inProcess(t, s))
+			run := inProcess(t, s)
+			if testing.Short() {
+				run = resident(t, s.dir)
+			}
+			walkIn(t, s, sit, run)
 		})
 	}
 }
