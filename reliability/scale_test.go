@@ -265,14 +265,26 @@ func TestScaleCounts(t *testing.T) {
 	if large.write.Histories != 0 || large.write.Tasks > small.write.Tasks || large.write.SharedBytes > 2*small.write.SharedBytes+4096 {
 		t.Errorf("an assessment read %+v at 1,000 tasks, %+v at 10: more with more tasks", large.write, small.write)
 	}
+	// A write looks up the refs it moves (a binary search of packed-refs)
+	// and reads its task from the task's cache: it lists no namespace of
+	// refs and has go-git decode no pack index, both of which grow with
+	// the tasks.
+	for _, c := range []struct {
+		n    int
+		cost cost
+	}{{10, small.write}, {1000, large.write}} {
+		if c.cost.RefsListed != 0 || c.cost.PackIndexBytes != 0 {
+			t.Errorf("an assessment at %d tasks listed %d refs and decoded %d bytes of pack indexes, want none", c.n, c.cost.RefsListed, c.cost.PackIndexBytes)
+		}
+	}
 	for args, l := range large.moved {
 		s := small.moved[args]
 		t.Logf("%s after one record: %+v at 10 tasks, %+v at 1,000", args, s, l)
 		if args == "log" {
 			// The moved task merged into the newest-first list as it is
 			// read, which is not written again.
-			if l.Tasks > 6 || l.SharedBytes > 4096 || l.WrittenBytes != 0 {
-				t.Errorf("log -n 5 after one record read %d tasks and %d bytes of files holding every task at 1,000 tasks, and wrote %d: want at most 6 tasks, 4 KiB and nothing", l.Tasks, l.SharedBytes, l.WrittenBytes)
+			if l.Tasks > 6 || l.SharedBytes > 4096 || l.WrittenBytes != 0 || l.RefsListed != 0 || l.PackIndexBytes != 0 {
+				t.Errorf("log -n 5 after one record read %d tasks and %d bytes of files holding every task at 1,000 tasks, wrote %d, listed %d refs and decoded %d bytes of pack indexes: want at most 6 tasks, 4 KiB and nothing else", l.Tasks, l.SharedBytes, l.WrittenBytes, l.RefsListed, l.PackIndexBytes)
 			}
 			continue
 		}
@@ -338,8 +350,8 @@ func TestScaleCounts(t *testing.T) {
 		case "log -n 5":
 			// Five lines come from at most five tasks, whatever the
 			// number of tasks and however many share a timestamp.
-			if l.Tasks > 5 || l.SharedBytes > 4096 {
-				t.Errorf("log -n 5 read %d tasks and %d bytes of files holding every task at 1,000 tasks, want at most 5 and 4 KiB", l.Tasks, l.SharedBytes)
+			if l.Tasks > 5 || l.SharedBytes > 4096 || l.RefsListed != 0 || l.PackIndexBytes != 0 {
+				t.Errorf("log -n 5 read %d tasks and %d bytes of files holding every task at 1,000 tasks, listed %d refs and decoded %d bytes of pack indexes: want at most 5 tasks, 4 KiB and nothing else", l.Tasks, l.SharedBytes, l.RefsListed, l.PackIndexBytes)
 			}
 		case "status", "handover", "__complete tasks":
 			if l.Tasks != 0 {
