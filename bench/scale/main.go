@@ -5,7 +5,8 @@
 //     <= 1.5x);
 //   - a pull after one task moved on the remote ÷ `git fetch` of that
 //     change (<= 2x);
-//   - an assessment of a new subject at N tasks ÷ at -small tasks (<= 1.2x);
+//   - an assessment of a new subject at N tasks ÷ at -small tasks (<= 1.2x),
+//     the two timed alternately;
 //   - `log -n 5` (<= 50 ms);
 //   - status, handover, verify and task completion at N tasks;
 //   - the fetch catch-up: status after a plain git fetch moved K tasks,
@@ -43,6 +44,7 @@ func main() {
 	keep := flag.String("keep", "", "build the worlds in `DIR` and keep them; a world a run under the same DIR finished making is used again")
 	makeOnly := flag.Bool("make", false, "with -keep: build the worlds and time nothing (to profile them)")
 	flag.BoolVar(&catchUpOnly, "catchup", false, "time the fetch catch-up alone")
+	flag.BoolVar(&writeOnly, "write", false, "time assess (against -small tasks) and log -n 5 alone")
 	flag.Parse()
 	if err := run(*runs, *sizes, *small, *keep, *makeOnly); err != nil {
 		fmt.Fprintln(os.Stderr, "scale-bench:", err)
@@ -83,17 +85,12 @@ func run(runs int, sizes string, small int, keep string, makeOnly bool) error {
 		}
 		return nil
 	}
-	smallAssess, err := timeAssess(base, runs)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("%d tasks: assess %s\n", small, smallAssess)
 	for _, n := range ns {
 		w, err := newWorld(root, n)
 		if err != nil {
 			return err
 		}
-		if err := report(w, runs, smallAssess, small); err != nil {
+		if err := report(w, runs, base); err != nil {
 			return fmt.Errorf("%d tasks: %w", n, err)
 		}
 	}
@@ -169,13 +166,17 @@ func warm(w *world) error {
 	return nil
 }
 
-// catchUpOnly: -catchup, report times the fetch catch-up alone.
-var catchUpOnly bool
+// catchUpOnly: -catchup, report times the fetch catch-up alone; writeOnly:
+// -write, assess and log -n 5 alone.
+var catchUpOnly, writeOnly bool
 
 // report times everything at w's size and prints it.
-func report(w *world, runs int, smallAssess stats, small int) error {
+func report(w *world, runs int, base *world) error {
 	if catchUpOnly {
 		return timeCatchUp(w, runs)
+	}
+	if writeOnly {
+		return timeWrite(w, runs, base)
 	}
 	noop, err := repeat(runs, func() (time.Duration, error) { return timed(w.clone, "git", "reason", "sync") })
 	if err != nil {
@@ -193,17 +194,13 @@ func report(w *world, runs int, smallAssess stats, small int) error {
 	}
 	fmt.Printf("%d tasks: pull after one task moved %s; git fetch of it %s; ratio %s (target <= 2x)\n", w.n, pull, fetchOne, ratio(pull, fetchOne))
 
-	assess, err := timeAssess(w, runs)
-	if err != nil {
+	if err := timeWrite(w, runs, base); err != nil {
 		return err
 	}
-	fmt.Printf("%d tasks: assess %s; at %d tasks %s; ratio %s (target <= 1.2x)\n", w.n, assess, small, smallAssess, ratio(assess, smallAssess))
-
 	for _, c := range []struct {
 		name string
 		args []string
 	}{
-		{"log -n 5 (target <= 50 ms)", []string{"reason", "log", "-n", "5"}},
 		{"status", []string{"reason", "status"}},
 		{"handover", []string{"reason", "handover"}},
 		{"verify", []string{"reason", "verify"}},
@@ -216,6 +213,26 @@ func report(w *world, runs int, smallAssess stats, small int) error {
 		fmt.Printf("%d tasks: %s %s\n", w.n, c.name, s)
 	}
 	return timeCatchUp(w, runs)
+}
+
+// timeWrite times an assessment at w's size against one at base's, and
+// log -n 5, with git-reason version beside it in the same rounds: the
+// program's start, which log -n 5 cannot go below.
+func timeWrite(w *world, runs int, base *world) error {
+	assess, smallAssess, err := timeAssess(w, base, runs)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%d tasks: assess %s; at %d tasks %s; ratio %s (target <= 1.2x)\n", w.n, assess, base.n, smallAssess, ratio(assess, smallAssess))
+	var log, version stats
+	err = interleave(runs, []*stats{&log, &version},
+		func() (time.Duration, error) { return timed(w.clone, "git", "reason", "log", "-n", "5") },
+		func() (time.Duration, error) { return timed(w.clone, "git", "reason", "version") })
+	if err != nil {
+		return fmt.Errorf("log -n 5: %w", err)
+	}
+	fmt.Printf("%d tasks: log -n 5 %s (target <= 50 ms); git reason version %s\n", w.n, log, version)
+	return nil
 }
 
 // catchUpMoved are the numbers of tasks timeCatchUp moves.
@@ -336,20 +353,46 @@ func timeOneMoved(w *world, runs int) (stats, stats, error) {
 	return pull, fetch, err
 }
 
-// timeAssess times assessments of new subjects on new tasks, each on a
-// fresh copy of the clone, so that every run writes into the same state.
-func timeAssess(w *world, runs int) (stats, error) {
-	return repeat(runs, func() (time.Duration, error) {
-		run, done, err := freshCopy(w)
-		if err != nil {
-			return 0, err
+// timeAssess times assessments of new subjects on new tasks in w and in
+// base, alternately (so that both meet the same load), each on a fresh
+// copy of its clone, so that every run writes into the same state.
+func timeAssess(w, base *world, runs int) (stats, stats, error) {
+	one := func(w *world) func() (time.Duration, error) {
+		return func() (time.Duration, error) {
+			run, done, err := freshCopy(w)
+			if err != nil {
+				return 0, err
+			}
+			defer done()
+			w.assessNumber++
+			k := strconv.Itoa(w.assessNumber)
+			return timed(run, "git", "reason", "assess", "new-"+k, "--subject", "a subject never seen "+k,
+				"--question", "q", "--materiality", "trivial", "--reversibility", "reversible")
 		}
-		defer done()
-		w.assessNumber++
-		k := strconv.Itoa(w.assessNumber)
-		return timed(run, "git", "reason", "assess", "new-"+k, "--subject", "a subject never seen "+k,
-			"--question", "q", "--materiality", "trivial", "--reversibility", "reversible")
-	})
+	}
+	var large, small stats
+	err := interleave(runs, []*stats{&large, &small}, one(w), one(base))
+	return large, small, err
+}
+
+// interleave runs each of fs once a round, runs rounds, and puts each
+// one's stats in out.
+func interleave(runs int, out []*stats, fs ...func() (time.Duration, error)) error {
+	ds := make([][]time.Duration, len(fs))
+	cs := make([][]time.Duration, len(fs))
+	for range runs {
+		for i, f := range fs {
+			d, err := f()
+			if err != nil {
+				return err
+			}
+			ds[i], cs[i] = append(ds[i], d), append(cs[i], cpu)
+		}
+	}
+	for i := range fs {
+		*out[i] = summarise(ds[i], cs[i])
+	}
+	return nil
 }
 
 // freshCopy copies the clone, outside any timing, for a run that changes
@@ -433,15 +476,14 @@ func ratio(a, b stats) string {
 }
 
 func repeat(runs int, f func() (time.Duration, error)) (stats, error) {
-	var ds, cs []time.Duration
-	for range runs {
-		d, err := f()
-		if err != nil {
-			return stats{}, err
-		}
-		ds, cs = append(ds, d), append(cs, cpu)
-	}
+	var s stats
+	err := interleave(runs, []*stats{&s}, f)
+	return s, err
+}
+
+// summarise is the stats of wall times ds and CPU times cs.
+func summarise(ds, cs []time.Duration) stats {
 	slices.Sort(ds)
 	slices.Sort(cs)
-	return stats{med: ds[len(ds)/2], min: ds[0], max: ds[len(ds)-1], cpu: cs[len(cs)/2]}, nil
+	return stats{med: ds[len(ds)/2], min: ds[0], max: ds[len(ds)-1], cpu: cs[len(cs)/2]}
 }

@@ -5,7 +5,8 @@
 # status after a plain git fetch moved 1, 10 and 100 tasks (the catch-up).
 # Run from anywhere in the module; arguments go to the program
 # (-runs N, -tasks 5000,20000, -small 50, -keep DIR: worlds kept, and used
-# again by the next run under the same DIR).
+# again by the next run under the same DIR; -write: assess and log -n 5
+# alone; -catchup: the catch-up alone).
 set -eu
 cd "$(dirname "$0")/../.."
 exec go run ./bench/scale "$@"
