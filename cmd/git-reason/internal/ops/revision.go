@@ -32,15 +32,20 @@ func (e *Session) ResolveCommit(ctx context.Context, rev string) (string, error)
 
 // Checkout describes where a command validation ran: the commit checked
 // out (empty on an unborn branch), whether the worktree differed from it
-// (any change git status shows, untracked files included), and the
-// directory relative to the worktree's root ("" outside it or in a bare
-// repository).
+// (any change git status shows, untracked files included; the index is
+// left as it was), and the directory relative to the worktree's root (""
+// outside it or in a bare repository).
 func (e *Session) Checkout(ctx context.Context, dir string) (commit string, dirty bool, rel string) {
 	commit = e.HeadCommit(ctx)
 	if e.Repo.WorkTree == "" {
 		return commit, false, ""
 	}
-	if st, err := e.git(ctx, "status", "--porcelain", "--untracked-files=normal"); err == nil {
+	// --no-optional-locks: git status would otherwise take the index's
+	// lock and write the stat data it refreshed, a write of the user's
+	// index that a validation has no business doing (a concurrent git
+	// commit could find index.lock taken); git documents the option for
+	// such background readers of status.
+	if st, err := e.git(ctx, "--no-optional-locks", "status", "--porcelain", "--untracked-files=normal"); err == nil {
 		dirty = st != ""
 	}
 	root, err1 := filepath.EvalSymlinks(e.Repo.WorkTree)
