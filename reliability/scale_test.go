@@ -34,8 +34,9 @@ func scaleWorld(t *testing.T, n int) *sandbox {
 
 // traced runs git reason with git's trace2 events written to a file and
 // returns the result and how many git processes git reason started itself
-// (trace2 start events of a process with no git parent: their session id
-// has no "/").
+// (trace2 start events of a child of git-reason, which git's dispatch of
+// 'git reason' started: their session id is the dispatch's and their own,
+// one "/"; their own children have two).
 func (s *sandbox) traced(args ...string) (result, int) {
 	s.t.Helper()
 	trace := filepath.Join(s.t.TempDir(), "trace2.json")
@@ -48,7 +49,7 @@ func (s *sandbox) traced(args ...string) (result, int) {
 	started := 0
 	for _, line := range strings.Split(string(data), "\n") {
 		var ev struct{ Event, Sid string }
-		if json.Unmarshal([]byte(line), &ev) == nil && ev.Event == "start" && !strings.Contains(ev.Sid, "/") {
+		if json.Unmarshal([]byte(line), &ev) == nil && ev.Event == "start" && strings.Count(ev.Sid, "/") == 1 {
 			started++
 		}
 	}
@@ -75,9 +76,25 @@ type cost struct {
 // costed runs git reason, which must exit 0, and returns what it read.
 func (s *sandbox) costed(args ...string) cost {
 	s.t.Helper()
+	c, _ := s.costedTraced(false, args...)
+	return c
+}
+
+// costedTraced is costed that also counts, when trace, the git processes
+// git reason started itself (traced).
+func (s *sandbox) costedTraced(trace bool, args ...string) (cost, int) {
+	s.t.Helper()
 	file := filepath.Join(s.t.TempDir(), "cost.json")
 	withCost := &sandbox{t: s.t, dir: s.dir, home: s.home, env: append(append([]string(nil), s.env...), "GIT_REASON_COST="+file)}
-	withCost.mustReason(args...)
+	gits := 0
+	if trace {
+		var r result
+		if r, gits = withCost.traced(args...); r.code != 0 {
+			s.t.Fatalf("git reason %s: exit %d\n%s%s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+		}
+	} else {
+		withCost.mustReason(args...)
+	}
 	data, err := os.ReadFile(file)
 	if err != nil {
 		s.t.Fatalf("git reason %s wrote no cost: %v", strings.Join(args, " "), err)
@@ -87,7 +104,7 @@ func (s *sandbox) costed(args ...string) cost {
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &c); err != nil {
 		s.t.Fatal(err)
 	}
-	return c
+	return c, gits
 }
 
 // syncCounts is what a sync says it examined.
@@ -98,6 +115,11 @@ type syncCounts struct {
 		Tasks    []struct{ Task, Outcome string }
 	} `json:"push"`
 }
+
+// maxCatchUpGits is the most git processes a catch-up of a few moved
+// tasks may start beyond what the command starts anyway: a fixed set
+// per catch-up, whatever the number of tasks it integrates.
+const maxCatchUpGits = 5
 
 // TestScaleCounts holds the cost of sync and of a write to what changed,
 // with counts that do not depend on timing, at 1,000 tasks against 10: a
@@ -123,6 +145,9 @@ func TestScaleCounts(t *testing.T) {
 		// them).
 		moved   map[string]cost
 		fetched cost
+		// warmGits and fetchedGits are the git processes a warm status
+		// and that first status after the fetch started.
+		warmGits, fetchedGits int
 		// journals is what each command after new records did to the
 		// files under .git/reason/ (journalWrites), by command.
 		journals map[string]journalWrites
@@ -198,6 +223,7 @@ func TestScaleCounts(t *testing.T) {
 			c.mustReason(args...)
 			got.reads[strings.Join(args, " ")] = c.costed(args...)
 		}
+		_, got.warmGits = c.costedTraced(true, "status")
 		// One record written: the first status and the first handover
 		// after it derive that task, and add its entry to their caches,
 		// not the whole file again.
@@ -219,7 +245,7 @@ func TestScaleCounts(t *testing.T) {
 			c.git("update-ref", ref, old)
 		}
 		c.git("fetch", "-q", "origin", "+refs/reasoning/tasks/*:refs/reasoning/remotes/origin/*")
-		got.journals["status after a git fetch"] = c.watched(func() { got.fetched = c.costed("status") })
+		got.journals["status after a git fetch"] = c.watched(func() { got.fetched, got.fetchedGits = c.costedTraced(true, "status") })
 		for _, task := range moved {
 			if l, r := c.git("rev-parse", "refs/reasoning/tasks/"+task), c.git("rev-parse", "refs/reasoning/remotes/origin/"+task); l != r {
 				t.Errorf("%d tasks: after a plain git fetch and a status, %s is at %s, its tracking ref at %s", n, task, l, r)
@@ -308,6 +334,16 @@ func TestScaleCounts(t *testing.T) {
 		extra(small), extra(large), small.fetched.PackIndexBytes, large.fetched.PackIndexBytes)
 	if extra(large) > extra(small)+16 {
 		t.Errorf("status after a git fetch moved 3 tasks listed %d refs beyond a warm status at 1,000 tasks (%d at 10): the catch-up lists every tracking or task ref", extra(large), extra(small))
+	}
+	// Nor does it start git processes per moved task (the signatures of
+	// what each brings were three per task: rev-list, cat-file, log):
+	// what it starts is a fixed set for the whole catch-up (the object
+	// checks' pack-objects and index-pack, the one cat-file reader, and
+	// the signature summaries' rev-list and log).
+	gits := func(c counts) int { return c.fetchedGits - c.warmGits }
+	t.Logf("status after a git fetch moved 3 tasks started %d git processes more than a warm status at 10 tasks, %d at 1,000", gits(small), gits(large))
+	if gits(large) > maxCatchUpGits || gits(small) > maxCatchUpGits {
+		t.Errorf("status after a git fetch moved 3 tasks started %d git processes beyond a warm status at 1,000 tasks (%d at 10), want at most %d: processes per moved task", gits(large), gits(small), maxCatchUpGits)
 	}
 	if large.fetched.PackIndexBytes > 64<<10 {
 		t.Errorf("status after a git fetch moved 3 tasks decoded %d bytes of pack indexes at 1,000 tasks: go-git read the pack's whole index for a few objects", large.fetched.PackIndexBytes)

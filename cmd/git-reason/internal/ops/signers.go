@@ -273,41 +273,122 @@ func (t TaskSignatures) Summary() string {
 	return fmt.Sprintf("%s: signatures: %s", t.Task, strings.Join(parts, ", "))
 }
 
-// checkFetched asks git for the signatures of what each fetched ref
-// brings that the local task lacks (one git process per task that
-// moved), reports them in out, and holds back, quarantined, every task
-// with a check signing.Refused refuses under reason.requireSigned: a bad
-// signature always; with "fetched" or "all", any record not signed by an
-// allowed signer who is its actor. The rest are returned to integrate.
+// checkFetched judges the signatures of what each fetched ref brings
+// that the local task lacks, reports them in out, and holds back,
+// quarantined, every task with a check signing.Refused refuses under
+// reason.requireSigned: a bad signature always; with "fetched" or "all",
+// any record not signed by an allowed signer who is its actor. The rest
+// are returned to integrate. It costs the fetch, not one git process per
+// task (fetchedSignatures).
 func (e *Session) checkFetched(ctx context.Context, fetched []integration.Fetched, out *PullResult) ([]integration.Fetched, []*integration.Integration, error) {
 	require := e.requireSigned()
+	locals := make(map[string]string, len(fetched))
+	var moved []integration.Fetched
+	for _, ref := range fetched {
+		local, err := e.Repo.ReadRef(gitstore.TaskRef(ref.Task))
+		if err != nil {
+			return nil, nil, err
+		}
+		locals[ref.Task] = local
+		if local != ref.Head {
+			moved = append(moved, ref)
+		}
+	}
+	checks, err := e.fetchedSignatures(ctx, moved, locals)
+	if err != nil {
+		return nil, nil, err
+	}
 	var keep []integration.Fetched
 	var held []*integration.Integration
 	for _, ref := range fetched {
 		task := ref.Task
-		local, err := e.Repo.ReadRef(gitstore.TaskRef(task))
-		if err != nil {
-			return nil, nil, err
-		}
-		if local == ref.Head {
+		cs, asked := checks[task]
+		if !asked {
 			keep = append(keep, ref)
 			continue
 		}
-		var not []string
-		if local != "" {
-			not = []string{local}
-		}
-		checks, err := e.Signatures(ctx, ref.Head, not...)
-		if err != nil {
-			return nil, nil, err
-		}
-		out.Signatures = append(out.Signatures, TaskSignatures{Task: task, Checks: checks})
-		found := signatureFindings(task, require, checks)
+		out.Signatures = append(out.Signatures, TaskSignatures{Task: task, Checks: cs})
+		found := signatureFindings(task, require, cs)
 		if len(found) == 0 {
 			keep = append(keep, ref)
 			continue
 		}
-		held = append(held, integration.Quarantined(task, local, ref.Head, found))
+		held = append(held, integration.Quarantined(task, locals[task], ref.Head, found))
 	}
 	return keep, held, nil
+}
+
+// fetchedSignatures is Signatures(ctx, head, local) of each moved task,
+// by task, asked together: what a fetch brings is mostly a few new
+// records on one line after the local head (or a new task's few), whose
+// commits are read in this process (gitstore.Store.LinearSince) and,
+// unsigned, judged by their header alone; the signed ones of every task
+// go to one checker (one git cat-file, one git log). Only a task whose
+// new commits are not such a line (a merge on the way, a history that
+// diverged, more than sinceCommits) is asked of git alone.
+func (e *Session) fetchedSignatures(ctx context.Context, moved []integration.Fetched, locals map[string]string) (map[string][]signing.Check, error) {
+	out := make(map[string][]signing.Check, len(moved))
+	var c *signing.Checker
+	checker := func() (*signing.Checker, error) {
+		var err error
+		if c == nil {
+			c, err = e.checker(ctx)
+		}
+		return c, err
+	}
+	var signed []string
+	var all []signing.Check
+	at := map[string][2]int{}
+	for _, ref := range moved {
+		line, ok := e.Store.LinearSince(ref.Head, locals[ref.Task], sinceCommits)
+		if !ok {
+			var not []string
+			if locals[ref.Task] != "" {
+				not = []string{locals[ref.Task]}
+			}
+			c, err := checker()
+			if err != nil {
+				return nil, err
+			}
+			cs, err := c.Verify(ctx, ref.Head, not...)
+			if err != nil {
+				return nil, err
+			}
+			at[ref.Task] = [2]int{len(all), len(all) + len(cs)}
+			all = append(all, cs...)
+			continue
+		}
+		at[ref.Task] = [2]int{len(all), len(all) + len(line)}
+		for _, c := range line {
+			all = append(all, signing.Check{Commit: c.Hash, Record: c.Record, Status: signing.Unsigned, Actor: c.Author})
+			if c.Signed {
+				signed = append(signed, c.Hash)
+			}
+		}
+	}
+	if len(signed) > 0 {
+		c, err := checker()
+		if err != nil {
+			return nil, err
+		}
+		judged, err := c.CheckCommits(ctx, signed)
+		if err != nil {
+			return nil, err
+		}
+		byCommit := make(map[string]signing.Check, len(judged))
+		for _, j := range judged {
+			byCommit[j.Commit] = j
+		}
+		for i := range all {
+			if j, ok := byCommit[all[i].Commit]; ok {
+				all[i] = j
+			}
+		}
+	}
+	// The memory reads its file once for every check.
+	signing.MemoryIn(e.Repo.CommonDir).Apply(all)
+	for task, r := range at {
+		out[task] = all[r[0]:r[1]:r[1]]
+	}
+	return out, nil
 }
