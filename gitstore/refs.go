@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 
 	"git-reason/gitstore/git"
 )
@@ -237,6 +238,12 @@ func (r *Repo) looseRefs(prefix string) ([]Ref, error) {
 // CheckRefName and lie under refs/; a ref in the way of its name is a
 // *RefConflictError.
 func (r *Repo) UpdateRef(name, oldHash, newHash string) error {
+	return r.UpdateRefWait(name, oldHash, newHash, lockTimeout)
+}
+
+// UpdateRefWait is UpdateRef that waits at most wait for a lock another
+// process holds (0: it fails at once with ErrLocked).
+func (r *Repo) UpdateRefWait(name, oldHash, newHash string, wait time.Duration) error {
 	if err := CheckRefName(name); err != nil {
 		return err
 	}
@@ -248,7 +255,7 @@ func (r *Repo) UpdateRef(name, oldHash, newHash string) error {
 	}
 	oldHash, newHash = strings.ToLower(oldHash), strings.ToLower(newHash)
 	path := r.refPath(name)
-	lock, err := git.TakeLock(path, lockTimeout)
+	lock, err := git.TakeLock(path, wait)
 	if errors.Is(err, syscall.ENOTDIR) {
 		if err := r.RefConflict(name); err != nil {
 			return err

@@ -142,7 +142,7 @@ func (g *Integrator) round(ctx context.Context, fetched []Fetched, todo []int,
 			defer wg.Done()
 			store := newStore()
 			store.Share(&g.memo().Shared)
-			w := &Integrator{Store: store, Merger: merger, Memo: g.memo(), Fatal: g.Fatal}
+			w := &Integrator{Store: store, Merger: merger, Memo: g.memo(), Fatal: g.Fatal, NoLockWait: g.NoLockWait}
 			for i := range next {
 				f := fetched[i]
 				in, err := w.Integrate(ctx, f.Task, f.Head)

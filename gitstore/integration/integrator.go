@@ -32,6 +32,10 @@ type Integrator struct {
 	// IntegrateAll instead of quarantining that task (the context's end
 	// and gitstore.ErrLocked always do).
 	Fatal func(error) bool
+	// NoLockWait: a local ref whose lock another process holds is not
+	// waited for (gitstore.ErrLocked at once), for an integration that
+	// is tried again by the next command anyway.
+	NoLockWait bool
 }
 
 // Memo remembers verification results by task and head. It is safe for
@@ -292,7 +296,12 @@ func (g *Integrator) prepare(ctx context.Context, in *Integration, at map[string
 // commit moves the local ref as p says, by compare-and-swap. false: the
 // ref moved since p was decided (a concurrent append), nothing written.
 func (g *Integrator) commit(in *Integration, p *prepared) (bool, error) {
-	err := g.Store.Repo.UpdateRef(gitstore.TaskRef(in.Task), p.local, p.next)
+	var err error
+	if g.NoLockWait {
+		err = g.Store.Repo.UpdateRefWait(gitstore.TaskRef(in.Task), p.local, p.next, 0)
+	} else {
+		err = g.Store.Repo.UpdateRef(gitstore.TaskRef(in.Task), p.local, p.next)
+	}
 	if errors.Is(err, gitstore.ErrStale) {
 		return false, nil
 	}

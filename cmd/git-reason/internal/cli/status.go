@@ -115,6 +115,11 @@ func statusAll(ctx context.Context, o *statusOptions, sess *ops.Session) error {
 		return err
 	}
 	printNeeds(w, needs)
+	// What the automatic catch-up could not integrate, said once by the
+	// command after the fetch, stays in view here until it is.
+	for _, l := range sess.CatchUpPending() {
+		fmt.Fprintf(w, "%s\n", l)
+	}
 	return w.flush(len(w.buf))
 }
 

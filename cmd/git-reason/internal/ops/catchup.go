@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"git-reason/gitstore"
+	"git-reason/gitstore/git"
 	"git-reason/record"
 )
 
@@ -35,6 +36,10 @@ type CaughtUp struct {
 const (
 	stampFile = "fetched.stamp"
 	headsFile = "fetched.heads"
+	// failedFile holds what the last catch-up that failed said, a line
+	// each: the next commands try again, and say it again only when
+	// it changed (CatchUpPending shows it meanwhile).
+	failedFile = "fetched.failed"
 )
 
 // stampRecent is how close to now a change may be for the stamp to
@@ -66,7 +71,7 @@ func (e *Session) CatchUp(ctx context.Context, hint bool) *CaughtUp {
 	}
 	tr, err := e.readTracked(dir, old, stamp)
 	if err != nil {
-		out.Lines = append(out.Lines, fmt.Sprintf("warning: fetched reasoning not integrated: %s: run 'git reason pull'", record.Printable(err.Error())))
+		out.Lines = e.failedOnce(dir, out.Lines, []string{fmt.Sprintf("warning: fetched reasoning not integrated: %s: run 'git reason pull'", record.Printable(err.Error()))})
 		return out
 	}
 	moved := map[string][]string{}
@@ -83,28 +88,70 @@ func (e *Session) CatchUp(ctx context.Context, hint bool) *CaughtUp {
 		moved[remote] = append(moved[remote], task)
 	}
 	slices.Sort(remotes)
-	complete := true
+	var failed []string
+	// After a failure said before, the next tries do not wait for a lock
+	// another process holds (a stale one would cost every command the
+	// wait): what is locked now is tried again by the command after.
+	e.noLockWait = e.failedBefore(dir) != nil
+	defer func() { e.noLockWait = false }()
 	for _, remote := range remotes {
 		if e.checkRemote(remote) != nil {
 			continue
 		}
 		res, err := e.integrate(ctx, remote, moved[remote], e.refusedObjects(ctx, remote, moved[remote]))
 		if err != nil {
-			complete = false
-			out.Lines = append(out.Lines, fmt.Sprintf("warning: reasoning fetched from %s not integrated: %s: run 'git reason pull %s'", remote, record.Printable(err.Error()), remote))
+			failed = append(failed, fmt.Sprintf("warning: reasoning fetched from %s not integrated: %s: run 'git reason pull %s'", remote, record.Printable(err.Error()), remote))
 			continue
 		}
 		out.Pulls = append(out.Pulls, res)
 		out.Lines = append(out.Lines, caughtUpLines(res)...)
 	}
-	if !complete {
+	if len(failed) > 0 {
+		out.Lines = e.failedOnce(dir, out.Lines, failed)
 		return out // tried again by the next command
 	}
+	_ = os.Remove(filepath.Join(dir, failedFile))
 	e.caughtUp = true
 	// The stamp names the namespace as it was before the listing: a fetch
 	// meanwhile changes it again, and the next command looks.
 	if err := e.saveCatchUp(dir, stamp, settled, tr); err != nil {
 		out.Lines = append(out.Lines, fmt.Sprintf("warning: could not remember the fetched heads (%s): the next command looks again", record.Printable(err.Error())))
+	}
+	return out
+}
+
+// failedOnce adds to lines the lines of a failed catch-up, unless the
+// last catch-up that failed said exactly these (the command before it
+// reported them: a failure is said once, by the next command, and then
+// shown by status and doctor, CatchUpPending), and remembers them.
+func (e *Session) failedOnce(dir string, lines, failed []string) []string {
+	if slices.Equal(e.failedBefore(dir), failed) {
+		return lines
+	}
+	if err := os.MkdirAll(dir, 0o777); err == nil {
+		_ = git.WriteFile(filepath.Join(dir, failedFile), []byte(strings.Join(failed, "\n")+"\n"), 0o666, 0, false)
+	}
+	return append(lines, failed...)
+}
+
+// failedBefore is what the last failed catch-up said, a line each (nil:
+// the last catch-up did not fail).
+func (e *Session) failedBefore(dir string) []string {
+	data, err := os.ReadFile(filepath.Join(dir, failedFile))
+	if err != nil || len(data) == 0 {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+}
+
+// CatchUpPending is what the last automatic catch-up that failed said,
+// a line each, while the commands after it have not integrated what it
+// could not: status and doctor show it, after the command that said it
+// once.
+func (e *Session) CatchUpPending() []string {
+	var out []string
+	for _, l := range e.failedBefore(filepath.Join(e.Repo.CommonDir, "reason")) {
+		out = append(out, record.Printable(strings.TrimPrefix(l, "warning: ")))
 	}
 	return out
 }

@@ -101,6 +101,9 @@ func (e *Session) RunDoctor(ctx context.Context) (*Doctor, error) {
 		}
 		d.Refs.Records += len(recs)
 	}
+	for _, l := range e.CatchUpPending() {
+		d.Findings = append(d.Findings, Finding{Severity: "warning", Code: "catch_up_failed", Subject: "fetched reasoning", Message: l})
+	}
 	for _, h := range hooks.Check(hooks.Dir(st.HooksPath, e.Repo.WorkTree, e.Repo.CommonDir)) {
 		switch {
 		case h.Modified:

@@ -68,6 +68,7 @@ type Session struct {
 	RemotesSetUp []string
 	caughtUp     bool       // CatchUp found every tracking head integrated (SettleFetched)
 	catchingUp   sync.Mutex // one CatchUpLive at a time
+	noLockWait   bool       // CatchUp retries a failure: its integration takes no lock another process holds
 	allowedSum   string     // allowedDigest, once per command (sigcache.go)
 }
 

@@ -218,7 +218,11 @@ func (e *Session) integrate(ctx context.Context, remote string, tasks []string, 
 			store.Limits = func() gitstore.ReadLimits { return limits }
 			return store
 		}
-		if results, err = e.integrator().IntegrateAll(ctx, todo, newStore); err != nil {
+		g := e.integrator()
+		g.NoLockWait = e.noLockWait
+		results, err = g.IntegrateAll(ctx, todo, newStore)
+		g.NoLockWait = false
+		if err != nil {
 			return nil, err
 		}
 	}
