@@ -95,7 +95,7 @@ func TestPackedObjectsReadThroughGit(t *testing.T) {
 
 	// The budget spent, a store reads through go-git.
 	p.mu.Lock()
-	p.reads = packedByGit
+	p.reads = p.budget
 	p.mu.Unlock()
 	removeReasonDir(t, dir)
 	late := NewStore(r)

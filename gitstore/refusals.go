@@ -59,6 +59,11 @@ func (s *Store) SaveRefusals(task, head string, found []record.Finding) error {
 		return err
 	}
 	f := s.readRefusals()
+	if _, had := f.Tasks[task]; !had && len(found) == 0 {
+		// Nothing remembered, nothing to remember: the file stays as it
+		// is (a pull of many tasks would rewrite it for each).
+		return lock.Abandon()
+	}
 	delete(f.Tasks, task)
 	if len(found) > 0 {
 		e := refusalsEntry{Head: head}

@@ -55,8 +55,10 @@ type Store struct {
 	// bigPacks is decided once: whether the packs' indexes are large
 	// enough for packed objects to be read by git first (packreads.go);
 	// goGitPacks, once set, sends every read to go-git.
-	bigPacks   sync.Once
-	goGitPacks atomic.Bool
+	bigPacks sync.Once
+	// packIndexes is the size of the packs' indexes, as bigPacks found it.
+	packIndexes int64
+	goGitPacks  atomic.Bool
 	// packsViaGit reads packed objects through git first whatever the
 	// packs' size (tests: ReadPacksThroughGit).
 	packsViaGit bool
