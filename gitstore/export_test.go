@@ -3,7 +3,7 @@ package gitstore
 import (
 	"bytes"
 	"context"
-	"strings"
+	"fmt"
 )
 
 // ReadHistoriesAsLong makes s read every history through git's processes,
@@ -31,12 +31,34 @@ func ReplayedFrom(s *Store, rem *Remembered, task, head string) (commits, bases 
 }
 
 // ResignSavedState is a saved state file (saved.go) with every "online"
-// of its records replaced by to (the same length) and signed again under
-// key: what a forger holding another key would write.
+// of its records replaced by to (the same length) and each segment
+// signed again under key: what a forger holding another key would write.
 func ResignSavedState(file, key []byte, task, to string) []byte {
-	line, body, _ := bytes.Cut(file, []byte{'\n'})
-	f := strings.Fields(string(line))
-	head := f[len(f)-2]
-	body = bytes.ReplaceAll(body, []byte(`"decision": "online"`), []byte(`"decision": "`+to+`"`))
-	return append([]byte(savedMagic+head+" "+savedMAC(key, task, head, body)+"\n"), body...)
+	return ResignSavedTail(file, 0, key, task, `"decision": "online"`, `"decision": "`+to+`"`)
+}
+
+// ResignSavedTail is a saved state file whose segments from byte from on
+// (a segment's start) have old replaced by new (the same length) in
+// their records and are signed again under key, chained to the MAC of
+// the segment before from as the file holds it.
+func ResignSavedTail(file []byte, from int, key []byte, task, old, new string) []byte {
+	rest, _ := bytes.CutPrefix(file, []byte(savedMagic))
+	out, prev := []byte(savedMagic), ""
+	for len(rest) > 0 {
+		at := len(file) - len(rest)
+		head, mac, entries, links, next, ok := cutSegment(rest)
+		if !ok {
+			break
+		}
+		if at < from {
+			out, prev, rest = append(out, rest[:len(rest)-len(next)]...), mac, next
+			continue
+		}
+		body := append(bytes.ReplaceAll(entries, []byte(old), []byte(new)), links...)
+		prev = savedMAC(key, task, head, prev, body)
+		out = append(out, fmt.Sprintf("%s %s %d %d\n", head, prev, len(entries), len(links))...)
+		out = append(out, body...)
+		rest = next
+	}
+	return out
 }

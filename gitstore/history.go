@@ -257,14 +257,16 @@ func (h *history) blob(s *Store) func(string) (*record.Record, error) {
 // commit is not part of the history returned, and its children's records
 // are given whole (Files), against its tree (history.bases).
 func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bool) (*history, error) {
-	return s.readHistoryKnown(ctx, head, stop, nil)
+	return s.readHistoryKnown(ctx, head, stop, nil, nil)
 }
 
 // readHistoryKnown is readHistory that does not read the blobs of the
 // bases' records known holds (by blob hash: the task's cache), nor those
 // of a base's records its child keeps: a history read from a base costs
-// the records added since.
-func (s *Store) readHistoryKnown(ctx context.Context, head string, stop map[string]bool, known map[string]*record.Record) (*history, error) {
+// the records added since. baseTrees gives the records/ trees of bases the
+// caller holds (a saved state's: its MAC covers them, as read from git
+// when it was saved), which are then not read again.
+func (s *Store) readHistoryKnown(ctx context.Context, head string, stop map[string]bool, known map[string]*record.Record, baseTrees map[string]map[string]string) (*history, error) {
 	countHistory()
 	var (
 		src     objectSource
@@ -296,6 +298,9 @@ func (s *Store) readHistoryKnown(ctx context.Context, head string, stop map[stri
 			if stop[h] && h != head {
 				if out.bases == nil {
 					out.bases = map[string]map[string]string{}
+				}
+				if out.bases[h] = baseTrees[h]; out.bases[h] != nil {
+					continue
 				}
 				if out.bases[h], err = s.baseFiles(h); err != nil {
 					return nil, err

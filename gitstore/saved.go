@@ -11,14 +11,15 @@ import (
 	"strconv"
 	"strings"
 
+	"git-reason/gitstore/git"
 	"git-reason/record"
 )
 
 // A saved state is the replay state of a task at one head whose whole
 // history replayed with no finding at all: the head's records, as the
 // task cache holds them (name, blob, fields), in
-// .git/reason/states/<task digest>.state, one file per task, replaced
-// whole when the task moves. A status of a later head loads it and
+// .git/reason/states/<task digest>.state, one file per task, appended to
+// when the task moves (below). A status of a later head loads it and
 // replays only the commits after it (record.Base with Lazy set: its
 // records are decoded when a rule or the summary reads them), instead of
 // loading the task and decoding every record again; the state it reaches
@@ -30,41 +31,61 @@ import (
 // copied from another repository or another task, or written without
 // the key is ignored and the task is read and replayed as if there were
 // none. Its head must still be in the ref's history (the replay reaches
-// it as the one base, with the tree git holds for it: every record of the
-// file is matched to that tree by name and blob), and what the file
+// it as the one base, with the records/ tree the file lists: git's tree
+// of that head when it was saved, under the MAC), and what the file
 // holds is the records, never a verdict or a summary: whatever this
 // build derives from them is derived when they are read. Beside them it
 // keeps each record's links (record.State.Links: the ids it names, as its
 // decoding gave them), so that a question about one assessment decodes
 // the records that name it, not every record of the task.
 //
-// The file: savedMagic, the head, the MAC and the length of the entries
-// part, on one line; the entries (the task cache's encoding); then per
-// record with links a line "<id> <link> <link>...".
-const savedMagic = "git reason state 2 "
+// The file is written once and then appended to: savedMagic, then
+// segments, each a line "<head> <mac> <entries length> <links length>",
+// the records it adds (the task cache's encoding) and their links (per
+// record with links a line "<id> <link> <link>..."). The state at a
+// segment's head is the records of that segment and of every one before
+// it. Each segment's MAC covers the task, its head, the MAC of the
+// segment before it and its content, so a segment is read only after all
+// those before it, as they were written: a segment cut short, or one
+// appended by a process that had not read the one before it, ends the
+// state where it starts. A status after k new records appends those k
+// (it rewrote the whole task's records); the file is rewritten whole,
+// as one segment, when it holds more than maxSavedSegments, when the
+// new head's records are not the saved ones and more (the ref moved
+// back), and when its last segment did not read.
+const savedMagic = "git reason state 3\n"
+
+// maxSavedSegments bounds the segments of a saved state: a rewrite every
+// that many statuses of a moved head, each of the task's size.
+const maxSavedSegments = 64
 
 func (s *Store) savedPath(task string) string {
 	sum := sha256.Sum256([]byte(task))
 	return filepath.Join(s.Repo.CommonDir, "reason", "states", hex.EncodeToString(sum[:16])+".state")
 }
 
-func savedMAC(key []byte, task, head string, body []byte) string {
+func savedMAC(key []byte, task, head, prev string, body []byte) string {
 	h := hmac.New(sha256.New, key)
-	h.Write([]byte("git-reason state v2\x00" + task + "\x00" + head + "\x00"))
+	h.Write([]byte("git-reason state v3\x00" + task + "\x00" + head + "\x00" + prev + "\x00"))
 	h.Write(body)
 	return hex.EncodeToString(h.Sum(nil))
 }
 
 // savedState is a saved state as read: its head, its records and their
-// links by record id.
+// links by record id; mac, size and segments are those of the part of
+// the file that read (its last segment's MAC, its length, its segments),
+// what an append goes on from.
 type savedState struct {
-	head    string
-	entries []cacheEntry
-	links   map[string][]string
+	head     string
+	entries  []cacheEntry
+	links    map[string][]string
+	mac      string
+	size     int
+	segments int
 }
 
 // readSaved returns the saved state of task, nil when there is none whose
-// MAC matches under this repository's key.
+// first segment's MAC matches under this repository's key.
 func (s *Store) readSaved(task string) *savedState {
 	key := s.memoKey()
 	if key == nil {
@@ -74,24 +95,64 @@ func (s *Store) readSaved(task string) *savedState {
 	if err != nil {
 		return nil
 	}
-	line, body, ok := bytes.Cut(data, []byte{'\n'})
-	line, found := bytes.CutPrefix(line, []byte(savedMagic))
-	head, line, ok1 := bytes.Cut(line, []byte{' '})
-	mac, size, ok2 := bytes.Cut(line, []byte{' '})
-	n, err := strconv.Atoi(string(size))
-	if !ok || !found || !ok1 || !ok2 || err != nil || n < 0 || n > len(body) || len(head) != 40 || !isHex(string(head)) ||
-		!hmac.Equal(mac, []byte(savedMAC(key, task, string(head), body))) {
+	rest, ok := bytes.CutPrefix(data, []byte(savedMagic))
+	if !ok {
 		return nil
 	}
-	entries, ok := parseCacheEntries(body[:n])
-	links, ok1 := parseLinks(body[n:])
-	if !ok || !ok1 {
-		return nil
+	var st *savedState
+	names := map[string]bool{}
+	for len(rest) > 0 {
+		head, mac, entries, links, next, ok := cutSegment(rest)
+		prev := ""
+		if st != nil {
+			prev = st.mac
+		}
+		if !ok || !hmac.Equal([]byte(mac), []byte(savedMAC(key, task, head, prev, rest[len(rest)-len(next)-len(entries)-len(links):len(rest)-len(next)]))) {
+			break
+		}
+		es, ok1 := parseCacheEntries(entries)
+		ls, ok2 := parseLinks(links)
+		if !ok1 || !ok2 {
+			break
+		}
+		if st == nil {
+			st = &savedState{links: ls}
+		} else {
+			for id, l := range ls {
+				st.links[id] = l
+			}
+		}
+		for _, e := range es {
+			if names[e.Name] {
+				return nil // a record added twice: not a state this program wrote
+			}
+			names[e.Name] = true
+		}
+		st.head, st.mac, st.segments = head, mac, st.segments+1
+		st.entries = append(st.entries, es...)
+		st.size = len(data) - len(next)
+		rest = next
 	}
-	return &savedState{head: string(head), entries: entries, links: links}
+	return st
 }
 
-// parseLinks reads the links part of a saved state.
+// cutSegment cuts the first segment off b: its head, MAC, entries part,
+// links part and what follows.
+func cutSegment(b []byte) (head, mac string, entries, links, rest []byte, ok bool) {
+	line, body, ok := bytes.Cut(b, []byte{'\n'})
+	f := strings.Split(string(line), " ")
+	if !ok || len(f) != 4 || len(f[0]) != 40 || !isHex(f[0]) {
+		return "", "", nil, nil, nil, false
+	}
+	n, err1 := strconv.Atoi(f[2])
+	m, err2 := strconv.Atoi(f[3])
+	if err1 != nil || err2 != nil || n < 0 || m < 0 || n+m > len(body) {
+		return "", "", nil, nil, nil, false
+	}
+	return f[0], f[1], body[:n], body[n : n+m], body[n+m:], true
+}
+
+// parseLinks reads the links part of a segment.
 func parseLinks(b []byte) (map[string][]string, bool) {
 	out := make(map[string][]string, bytes.Count(b, []byte{'\n'}))
 	for len(b) > 0 {
@@ -106,9 +167,9 @@ func parseLinks(b []byte) (map[string][]string, bool) {
 	return out, true
 }
 
-// encodeLinks is links as a saved state's links part, in entries' order;
-// nil when a link is not a word the file can hold.
-func encodeLinks(entries []cacheEntry, links map[string][]string) []byte {
+// encodeLinks is links as a segment's links part, in entries' order;
+// false when a link is not a word the file can hold.
+func encodeLinks(entries []cacheEntry, links map[string][]string) ([]byte, bool) {
 	var out []byte
 	for _, e := range entries {
 		l := links[e.Rec.ID]
@@ -117,33 +178,102 @@ func encodeLinks(entries []cacheEntry, links map[string][]string) []byte {
 		}
 		for _, w := range append([]string{e.Rec.ID}, l...) {
 			if w == "" || strings.ContainsAny(w, " \t\n\r\v\f") {
-				return nil
+				return nil, false
 			}
 		}
 		out = append(append(out, strings.Join(append([]string{e.Rec.ID}, l...), " ")...), '\n')
 	}
-	return out
+	return out, true
 }
 
-// writeSaved saves entries (head's records/ tree, each record with its
-// blob) as the state of task at head. A state not saved costs a longer
-// status next time, nothing else.
-func (s *Store) writeSaved(task, head string, entries []cacheEntry, links map[string][]string) {
-	key := s.memoKey()
+// segment is the segment that adds entries (with their links) to the
+// state whose last MAC is prev, at head; nil when it cannot be written.
+func segment(key []byte, task, head, prev string, entries []cacheEntry, links map[string][]string) []byte {
 	body := encodeCacheEntries(entries)
-	lines := encodeLinks(entries, links)
-	if key == nil || body == nil || lines == nil && len(links) > 0 {
-		return
+	lines, ok := encodeLinks(entries, links)
+	if body == nil || !ok {
+		return nil
 	}
 	n := len(body)
 	body = append(body, lines...)
-	file := make([]byte, 0, len(savedMagic)+40+1+64+1+20+1+len(body))
-	file = append(append(append(append(append(file, savedMagic...), head...), ' '), savedMAC(key, task, head, body)...), ' ')
-	file = append(strconv.AppendInt(file, int64(n), 10), '\n')
-	path := s.savedPath(task)
-	if os.MkdirAll(filepath.Dir(path), 0o777) == nil {
-		_ = writeFileAtomic(path, append(file, body...))
+	seg := make([]byte, 0, 40+1+64+1+20+1+20+1+len(body))
+	seg = append(append(append(append(seg, head...), ' '), savedMAC(key, task, head, prev, body)...), ' ')
+	seg = append(strconv.AppendInt(seg, int64(n), 10), ' ')
+	seg = append(strconv.AppendInt(seg, int64(len(lines)), 10), '\n')
+	return append(seg, body...)
+}
+
+// writeSaved saves entries (head's records/ tree, each record with its
+// blob) with their links as the state of task at head: the records that
+// old (the saved state as read, or nil) lacks appended to its file as a
+// segment when old's records are all among entries, else the file
+// rewritten whole. A state not saved costs a longer status next time,
+// nothing else.
+func (s *Store) writeSaved(task, head string, old *savedState, entries []cacheEntry, links map[string][]string) {
+	key := s.memoKey()
+	if key == nil {
+		return
 	}
+	path := s.savedPath(task)
+	if old != nil && old.segments < maxSavedSegments {
+		if added, ok := addedEntries(old.entries, entries); ok {
+			if seg := segment(key, task, head, old.mac, added, links); seg != nil {
+				_ = appendSaved(path, old.size, seg)
+			}
+			return
+		}
+	}
+	seg := segment(key, task, head, "", entries, links)
+	if seg != nil && os.MkdirAll(filepath.Dir(path), 0o777) == nil {
+		_ = writeFileAtomic(path, append([]byte(savedMagic), seg...))
+	}
+}
+
+// addedEntries is the entries old lacks, when every entry of old is one
+// of entries (the same name and blob).
+func addedEntries(old, entries []cacheEntry) ([]cacheEntry, bool) {
+	if len(old) >= len(entries) {
+		return nil, false
+	}
+	had := make(map[string]string, len(old))
+	for _, e := range old {
+		had[e.Name] = e.Blob
+	}
+	added := make([]cacheEntry, 0, len(entries)-len(old))
+	for _, e := range entries {
+		blob, ok := had[e.Name]
+		switch {
+		case !ok:
+			added = append(added, e)
+		case blob != e.Blob:
+			return nil, false
+		}
+	}
+	return added, len(added) == len(entries)-len(old)
+}
+
+// appendSaved appends seg to the saved state at path, under its lock,
+// when the file is still size bytes long (the state seg goes on from):
+// otherwise another process saved meanwhile, and its state stands.
+func appendSaved(path string, size int, seg []byte) error {
+	l, err := git.TakeLock(path, 0)
+	if err != nil {
+		return err
+	}
+	defer l.Release()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	if fi, err := f.Stat(); err != nil || fi.Size() != int64(size) {
+		f.Close()
+		return err
+	}
+	_, err = f.Write(seg)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // SaveState saves the state of task at head from the task's records as
@@ -156,10 +286,11 @@ func (s *Store) SaveState(task, head string, st *record.State) {
 	if c == nil || !s.readRemembered().Has(task, head) {
 		return
 	}
-	if saved := s.readSaved(task); saved != nil && saved.head == head {
+	saved := s.readSaved(task)
+	if saved != nil && saved.head == head {
 		return
 	}
-	s.writeSaved(task, head, c.Entries, st.Links())
+	s.writeSaved(task, head, saved, c.Entries, st.Links())
 }
 
 // DeriveSaved is DeriveVerified for a task whose state this repository
@@ -179,8 +310,10 @@ func (s *Store) DeriveSaved(ctx context.Context, task, head string) (*record.Sta
 		return nil, false
 	}
 	known := make(map[string]*record.Record, len(saved.entries))
+	tree := make(map[string]string, len(saved.entries))
 	for _, e := range saved.entries {
 		known[e.Blob] = e.Rec
+		tree[e.Name] = e.Blob
 	}
 	if saved.head == head {
 		files := make(map[string]string, len(saved.entries))
@@ -193,7 +326,7 @@ func (s *Store) DeriveSaved(ctx context.Context, task, head string) (*record.Sta
 		st, err := record.BaseState(task, &record.Base{Files: files, Records: recs, Lazy: true, Links: saved.links})
 		return st, err == nil
 	}
-	h, err := s.readHistoryKnown(ctx, head, map[string]bool{saved.head: true}, known)
+	h, err := s.readHistoryKnown(ctx, head, map[string]bool{saved.head: true}, known, map[string]map[string]string{saved.head: tree})
 	if err != nil || len(h.bases) != 1 || h.bases[saved.head] == nil {
 		return nil, false
 	}
@@ -214,7 +347,7 @@ func (s *Store) DeriveSaved(ctx context.Context, task, head string) (*record.Sta
 	s.readRemembered().Add(task, head)
 	s.truth.verdicts.Store(task+"\x00"+head, (*record.Finding)(nil))
 	if entries := savedEntries(st, savedHeadFiles(h, saved.head, files, head), saved.entries); entries != nil {
-		s.writeSaved(task, head, entries, st.Links())
+		s.writeSaved(task, head, saved, entries, st.Links())
 	}
 	return st, true
 }

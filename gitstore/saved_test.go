@@ -316,6 +316,20 @@ func TestSavedStateForgedIsIgnored(t *testing.T) {
 			return gitstore.ResignSavedState(orig, otherKey, forgTask, "ONLINE"), path
 		},
 		"unchanged control": func() ([]byte, string) { return orig, path },
+		"an appended segment signed under another key": func() ([]byte, string) {
+			// What the attempt's status appends, its outcome changed and
+			// signed under another key after the real first segment: the
+			// state ends where the real segments do, at the head before
+			// the attempt, and goes on from there (used, the same
+			// answers as the whole task's).
+			_ = os.WriteFile(path, orig, 0o600)
+			status()
+			grown, err := os.ReadFile(path)
+			if err != nil || len(grown) <= len(orig) {
+				t.Fatalf("the status after the attempt did not append to the saved state: %d -> %d bytes, %v", len(orig), len(grown), err)
+			}
+			return gitstore.ResignSavedTail(grown, len(orig), otherKey, forgTask, `"outcome": "succeeded"`, `"outcome": "abandoned"`), path
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			data, to := edit()
@@ -325,6 +339,20 @@ func TestSavedStateForgedIsIgnored(t *testing.T) {
 			}
 			defer os.Remove(to)
 			st, used := status()
+			if strings.HasPrefix(name, "an appended segment") {
+				whole, err := gitstore.Open(h.dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := wholeState(t, whole, strings.TrimSpace(h.git("", "rev-parse", forgRef)))
+				if err := st.Decoded(); err != nil {
+					t.Fatal(err)
+				}
+				if !used || st.Report() != want.Report() {
+					t.Fatalf("a saved state with %s: used %v, the report is\n%s\nwhole:\n%s", name, used, st.Report(), want.Report())
+				}
+				return
+			}
 			if name == "unchanged control" {
 				if !used || decision(st) != "online" {
 					t.Fatalf("the saved state as written: used %v, decision %q", used, decision(st))
@@ -335,6 +363,53 @@ func TestSavedStateForgedIsIgnored(t *testing.T) {
 				t.Fatalf("a saved state %s: used %v, status shows the decision %q", name, used, decision(st))
 			}
 		})
+	}
+}
+
+// TestSavedStateAppends: a status after new records appends them to the
+// saved state (the file before it unchanged, byte for byte, as its
+// prefix) instead of writing the task's records again, and a status of
+// the head saved writes nothing; the state read from the appended file is
+// the replay's (the summary the whole task gives).
+func TestSavedStateAppends(t *testing.T) {
+	t.Parallel()
+	h := newForgHistory(t)
+	head := func() string { return strings.TrimSpace(h.git("", "rev-parse", forgRef)) }
+	if _, used := statusState(t, h.dir, head()); used {
+		t.Fatal("a first status went on from a saved state")
+	}
+	path := savedFile(t, h.dir)
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		h.add(fmt.Sprint("attempt ", i), record.KindAttempt, `{"conclusion":"{k}","commits":["0123456789abcdef0123456789abcdef01234567"],"outcome":"succeeded"}`)
+		st, used := statusState(t, h.dir, head())
+		after, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !used || len(after) <= len(before) || string(after[:len(before)]) != string(before) {
+			t.Fatalf("status after attempt %d (saved state used: %v): the saved state went from %d to %d bytes, not appended to", i, used, len(before), len(after))
+		}
+		if added := len(after) - len(before); added > 2048 {
+			t.Errorf("status after one record appended %d bytes to the saved state", added)
+		}
+		whole, err := gitstore.Open(h.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, b := jsonOf(t, st.Summarize()), jsonOf(t, wholeState(t, whole, head()).Summarize()); a != b {
+			t.Fatalf("after attempt %d, the summary from the appended state is\n%s\nwhole:\n%s", i, a, b)
+		}
+		before = after
+	}
+	if _, used := statusState(t, h.dir, head()); !used {
+		t.Fatal("the head saved was not read from its saved state")
+	}
+	if again, _ := os.ReadFile(path); string(again) != string(before) {
+		t.Errorf("a status of the head saved wrote the saved state again")
 	}
 }
 
