@@ -62,3 +62,6 @@ func ResignSavedTail(file []byte, from int, key []byte, task, old, new string) [
 	}
 	return out
 }
+
+// IDLineMAC is the MAC of an id index line (ids.go) under key.
+func IDLineMAC(key []byte, a, b string) string { return idsLineMAC(key, a, b) }

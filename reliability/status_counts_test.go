@@ -275,4 +275,19 @@ func TestOneTaskReadsOne(t *testing.T) {
 	if c.Decodes > 20 {
 		t.Errorf("show of a record of T-a decoded %d records, more than T-a's 20", c.Decodes)
 	}
+	// The id index (gitstore/ids.go) names the task holding the id: show
+	// reads that task alone (it read every task's records to find the
+	// id), also after another task moved (its ids added from its trees,
+	// not its records).
+	s.mustReason("assess", "T-c", "--subject", "one more", "--question", "q?", "--materiality", "trivial", "--reversibility", "reversible")
+	for _, id := range []string{entries[3].ID, entries[5].ID, entries[7].ID} {
+		c := s.costed("show", id)
+		t.Logf("show %s: %+v", id, c)
+		if c.Tasks != 1 || c.Decodes > 20 {
+			t.Errorf("show of a record of T-a read %d tasks' records and decoded %d records: want T-a's alone", c.Tasks, c.Decodes)
+		}
+		if out := s.mustReason("show", id); !strings.Contains(out, "T-a") {
+			t.Errorf("show %s does not show it in T-a:\n%s", id, out)
+		}
+	}
 }

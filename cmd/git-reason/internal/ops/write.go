@@ -124,19 +124,41 @@ func (e *Session) RunValidation(ctx context.Context, task string, raw []byte, di
 }
 
 // Find returns the record whose id (or unique prefix) is id, searching every
-// task: each task's records are read (from its cache, kept by head), and
-// only the tasks holding such a record are derived.
+// task: the tasks the id index names for it (gitstore.Store.IDTasks: the
+// index brought up to the task refs, at the cost of the tasks that moved)
+// are derived, and only when it names none that holds the record, or
+// cannot say, is every task's records read (from its cache, kept by
+// head) and the tasks holding such a record derived.
 func (e *Session) Find(ctx context.Context, id string) (*record.Entry, *record.State, error) {
 	if len(strings.TrimSpace(id)) < record.MinPrefix {
 		return nil, nil, Usage("record id %q is too short: give at least %d characters", id, record.MinPrefix)
+	}
+	prefix := strings.ToUpper(strings.TrimSpace(id))
+	if names, ok := e.Store.IDTasks(ctx, prefix); ok && len(names) > 0 {
+		tasks := make([]record.TaskHead, len(names))
+		for i, t := range names {
+			tasks[i].Task = t
+		}
+		found, in, err := e.findIn(ctx, id, prefix, tasks)
+		if found != nil || err != nil {
+			return found, in, err
+		}
 	}
 	tasks, err := e.Store.Tasks(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
+	found, in, err := e.findIn(ctx, id, prefix, tasks)
+	if err == nil && found == nil {
+		err = Usage("no record %q in any task (see 'git reason log')", id)
+	}
+	return found, in, err
+}
+
+// findIn is Find among tasks: nil when none holds the record.
+func (e *Session) findIn(ctx context.Context, id, prefix string, tasks []record.TaskHead) (*record.Entry, *record.State, error) {
 	var found *record.Entry
 	var in *record.State
-	prefix := strings.ToUpper(strings.TrimSpace(id))
 	for _, t := range tasks {
 		// Only a task that holds a record of that id is derived (and
 		// its replay judged): the others are read from their caches.
@@ -163,9 +185,6 @@ func (e *Session) Find(ctx context.Context, id string) (*record.Entry, *record.S
 			return nil, nil, Usage("record id prefix %q is ambiguous: it names records in tasks %s and %s; give more characters", id, in.Task, st.Task)
 		}
 		found, in = ent, st
-	}
-	if found == nil {
-		return nil, nil, Usage("no record %q in any task (see 'git reason log')", id)
 	}
 	return found, in, nil
 }

@@ -1,0 +1,191 @@
+package gitstore
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"git-reason/gitstore/git"
+	"git-reason/record"
+)
+
+// The id index (.git/reason/ids/) says which tasks hold a record whose id
+// starts with a given prefix, so that `show ID` derives the task that
+// holds it rather than reading every task. It has two parts, each only
+// appended to:
+//
+//   - ids/<first idShard characters of an id>: a line "<id> <task> <mac>"
+//     per record, in the file of its id's first characters (a ULID's
+//     first characters are its time: one file per few minutes of
+//     records);
+//   - ids/heads: a line "<task> <head> <mac>" per task whose records are
+//     in the id files as of that head (a later line of a task replaces an
+//     earlier one); rewritten with a line per task when it holds more
+//     than twice as many lines as tasks.
+//
+// A lookup lists the task refs and brings the index up to what they are:
+// for each task whose head is not the one the index has, the ids its
+// head's records/ tree holds that the indexed head's does not (both trees
+// read in this process: the cost of the task that moved) are appended,
+// then its head. Each line carries an HMAC-SHA256 (the first 32 hex
+// digits) under the key beside verified.journal, of the line's fields,
+// and a line without a good one is not read: a task the index does not
+// name for an id is a task the caller need not read only when the index
+// says so under the key. It is never a source of truth: the caller
+// derives each task it names from its ref and finds the record there,
+// and reads every task when the index names none (a miss).
+const (
+	idShard   = record.MinPrefix
+	idsMAC    = "git-reason ids v1\x00"
+	idsHeads  = "heads"
+	idsMACLen = 32
+)
+
+func (s *Store) idsDir() string { return filepath.Join(s.Repo.CommonDir, "reason", "ids") }
+
+func idsLineMAC(key []byte, a, b string) string {
+	h := hmac.New(sha256.New, key)
+	h.Write([]byte(idsMAC + a + "\x00" + b))
+	return hex.EncodeToString(h.Sum(nil))[:idsMACLen]
+}
+
+// idsLines is the lines of an id index file whose MAC is good, as pairs.
+func idsLines(key, data []byte) [][2]string {
+	var out [][2]string
+	for len(data) > 0 {
+		line, rest, ok := bytes.Cut(data, []byte{'\n'})
+		data = rest
+		f := strings.Split(string(line), " ")
+		if !ok || len(f) != 3 || !hmac.Equal([]byte(f[2]), []byte(idsLineMAC(key, f[0], f[1]))) {
+			continue
+		}
+		out = append(out, [2]string{f[0], f[1]})
+	}
+	return out
+}
+
+// IDTasks returns the tasks that hold a record whose id starts with
+// prefix (in upper case, at least record.MinPrefix characters), as the id
+// index says once brought up to the task refs; false when the index
+// cannot say (no key, a file that cannot be written): the caller reads
+// every task.
+func (s *Store) IDTasks(ctx context.Context, prefix string) ([]string, bool) {
+	key := s.memoKey()
+	if key == nil || len(prefix) < idShard || strings.ContainsAny(prefix[:idShard], "/\\. \n") {
+		return nil, false
+	}
+	tasks, err := s.Tasks(ctx)
+	if err != nil {
+		return nil, false
+	}
+	dir := s.idsDir()
+	headsPath := filepath.Join(dir, idsHeads)
+	data, _ := os.ReadFile(headsPath)
+	countShared(len(data))
+	lines := idsLines(key, data)
+	indexed := make(map[string]string, len(lines))
+	for _, l := range lines {
+		indexed[l[0]] = l[1]
+	}
+	var heads []byte
+	shards := map[string][]byte{}
+	for _, t := range tasks {
+		if indexed[t.Task] == t.Head {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, false
+		}
+		now, err := s.baseFiles(t.Head)
+		if err != nil {
+			continue // not indexed: a lookup that misses reads every task
+		}
+		var before map[string]string
+		if h := indexed[t.Task]; h != "" {
+			before, _ = s.baseFiles(h) // gone (a rewritten history): every id again
+		}
+		for name := range now {
+			if _, ok := before[name]; ok {
+				continue
+			}
+			id := idOf(name)
+			if len(id) < idShard || strings.ContainsAny(id, "/\\. \n") {
+				continue
+			}
+			shard := strings.ToUpper(id[:idShard])
+			shards[shard] = append(shards[shard], id+" "+t.Task+" "+idsLineMAC(key, id, t.Task)+"\n"...)
+		}
+		heads = append(heads, t.Task+" "+t.Head+" "+idsLineMAC(key, t.Task, t.Head)+"\n"...)
+	}
+	if len(heads) > 0 {
+		if os.MkdirAll(dir, 0o777) != nil {
+			return nil, false
+		}
+		for shard, add := range shards {
+			if appendCreate(filepath.Join(dir, shard), add) != nil {
+				return nil, false
+			}
+		}
+		if len(lines) > 2*len(tasks)+64 {
+			// Compacted: the line of each task's current head.
+			var all []byte
+			for _, t := range tasks {
+				all = append(all, t.Task+" "+t.Head+" "+idsLineMAC(key, t.Task, t.Head)+"\n"...)
+			}
+			countWritten(len(all))
+			if writeFileAtomic(headsPath, all) != nil {
+				return nil, false
+			}
+		} else {
+			countWritten(len(heads))
+			if appendCreate(headsPath, heads) != nil {
+				return nil, false
+			}
+		}
+	}
+	shard, _ := os.ReadFile(filepath.Join(dir, strings.ToUpper(prefix[:idShard])))
+	live := make(map[string]bool, len(tasks))
+	for _, t := range tasks {
+		live[t.Task] = true
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, l := range idsLines(key, shard) {
+		if strings.HasPrefix(l[0], prefix) && live[l[1]] && !seen[l[1]] {
+			seen[l[1]] = true
+			out = append(out, l[1])
+		}
+	}
+	return out, true
+}
+
+// idOf is the record id of a records/ entry name
+// ("<clock>-<kind>-<id>.json").
+func idOf(name string) string {
+	name = strings.TrimSuffix(name, ".json")
+	return name[strings.LastIndexByte(name, '-')+1:]
+}
+
+// appendCreate appends data to the file at path (created when missing)
+// under its lock.
+func appendCreate(path string, data []byte) error {
+	l, err := git.TakeLock(path, 0)
+	if err != nil {
+		return err
+	}
+	defer l.Release()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

@@ -1,0 +1,56 @@
+package gitstore_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"git-reason/gitstore"
+	"git-reason/record"
+)
+
+// TestIDIndex: the id index names the task holding an id, is brought up
+// to a task that moved (its new record found), and reads no line whose
+// MAC is not the repository key's: a line naming another task for an
+// id, appended by hand or signed under another key, names nothing.
+func TestIDIndex(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	h := newForgHistory(t)
+	statusState(t, h.dir, strings.TrimSpace(h.git("", "rev-parse", forgRef))) // the repository's key made
+	s, err := gitstore.Open(h.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, recs, err := s.Load(ctx, forgTask)
+	if err != nil || len(recs) == 0 {
+		t.Fatalf("load %s: %d records, %v", forgTask, len(recs), err)
+	}
+	id := recs[0].ID
+	if got, ok := s.IDTasks(ctx, id); !ok || !slices.Equal(got, []string{forgTask}) {
+		t.Fatalf("IDTasks(%s) = %v %v, want [%s]", id, got, ok, forgTask)
+	}
+	res, err := h.w.Append(ctx, "U-1", record.KindAssessment, []byte(`{"subject":"s","question":"q?","materiality":"trivial","reversibility":"reversible","needs":[],"evidence":[]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := s.IDTasks(ctx, res.Record.ID); !ok || !slices.Equal(got, []string{"U-1"}) {
+		t.Fatalf("IDTasks(%s), a record of a task written after the index: %v %v, want [U-1]", res.Record.ID, got, ok)
+	}
+	shard := filepath.Join(h.dir, ".git", "reason", "ids", strings.ToUpper(id[:record.MinPrefix]))
+	data, err := os.ReadFile(shard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := make([]byte, 32)
+	forged := id + " U-1 " + gitstore.IDLineMAC(other, id, "U-1") + "\n" + id + " U-1 " + strings.Repeat("0", 32) + "\n"
+	if err := os.WriteFile(shard, append(data, forged...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := s.IDTasks(ctx, id); !ok || !slices.Equal(got, []string{forgTask}) {
+		t.Fatalf("IDTasks(%s) with lines naming U-1 under another key: %v %v, want [%s]", id, got, ok, forgTask)
+	}
+}
