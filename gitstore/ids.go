@@ -174,18 +174,5 @@ func idOf(name string) string {
 // appendCreate appends data to the file at path (created when missing)
 // under its lock.
 func appendCreate(path string, data []byte) error {
-	l, err := git.TakeLock(path, 0)
-	if err != nil {
-		return err
-	}
-	defer l.Release()
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return git.AppendFile(path, data, 0o600, 0, true, -1)
 }

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"io/fs"
-	"os"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -261,23 +259,7 @@ func writeJournal(path string, old journalFile, tasks []string, head func(string
 // appendJournal appends data to the journal at path under its lock: an
 // append never meets a compaction's rename half-way.
 func appendJournal(path string, data []byte) error {
-	l, err := git.TakeLock(path, 0)
-	if err != nil {
-		return err
-	}
-	defer l.Release()
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		return err // compacted away meanwhile: written whole by the caller
-	}
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return git.AppendFile(path, data, 0, 0, false, -1)
 }
 
 // Journal is a journal kept outside this package (the signature

@@ -256,24 +256,7 @@ func addedEntries(old, entries []cacheEntry) ([]cacheEntry, bool) {
 // when the file is still size bytes long (the state seg goes on from):
 // otherwise another process saved meanwhile, and its state stands.
 func appendSaved(path string, size int, seg []byte) error {
-	l, err := git.TakeLock(path, 0)
-	if err != nil {
-		return err
-	}
-	defer l.Release()
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		return err
-	}
-	if fi, err := f.Stat(); err != nil || fi.Size() != int64(size) {
-		f.Close()
-		return err
-	}
-	_, err = f.Write(seg)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return git.AppendFile(path, seg, 0, 0, false, int64(size))
 }
 
 // SaveState saves the state of task at head from the task's records as

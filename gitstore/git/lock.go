@@ -122,3 +122,41 @@ func WriteFile(target string, data []byte, mode os.FileMode, wait time.Duration,
 	}
 	return nil
 }
+
+// AppendFile appends data to target under its lock, waiting for it up to
+// wait, so that an append never meets a replacement (WriteFile) half-way.
+// With create a missing file is made (mode); without, a missing file is
+// an error (fs.ErrNotExist: its writer writes it whole). size, when not
+// negative, is how long the file must still be, the state data goes on
+// from: a file of another length is left as it is (ErrMoved). The one way
+// this program appends to a file of its own under .git/reason/.
+func AppendFile(target string, data []byte, mode os.FileMode, wait time.Duration, create bool, size int64) error {
+	l, err := TakeLock(target, wait)
+	if err != nil {
+		return err
+	}
+	defer l.Release()
+	flags := os.O_WRONLY | os.O_APPEND
+	if create {
+		flags |= os.O_CREATE
+	}
+	f, err := os.OpenFile(target, flags, mode)
+	if err != nil {
+		return err
+	}
+	if size >= 0 {
+		if fi, err := f.Stat(); err != nil || fi.Size() != size {
+			f.Close()
+			return ErrMoved
+		}
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// ErrMoved is AppendFile's error for a file no longer the length its
+// caller read.
+var ErrMoved = errors.New("file changed since it was read")

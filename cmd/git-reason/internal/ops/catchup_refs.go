@@ -256,19 +256,7 @@ func readHeads(path string) (map[string]string, int) {
 // append never meets a rewrite half-way; a missing file is written whole
 // by the caller.
 func appendHeads(path string, lines []byte) error {
-	l, err := git.TakeLock(path, git.Wait)
-	if err != nil {
-		return err
-	}
-	defer l.Release()
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(lines)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	err := git.AppendFile(path, lines, 0, git.Wait, false, -1)
 	if err == nil {
 		gitstore.CountWritten(len(lines))
 	}
