@@ -1,9 +1,21 @@
 package main
 
 // End-to-end tests: each testdata/script/*.txtar runs real git against real
-// temporary repositories, and "exec git reason …" reaches the real binary
-// through git's own subcommand dispatch (TestMain puts the harness's build
-// of git-reason first on PATH).
+// temporary repositories and the real binary (TestMain puts the harness's
+// build of git-reason first on PATH).
+//
+// Most lines run it as "exec git-reason …": git's subcommand dispatch
+// costs a git process of its own (about a sixth of a command's CPU time,
+// bench/tests/run.sh percmd), and what it does for git-reason is only to
+// put its exec path first on PATH and export GIT_EXEC_PATH, which
+// setupScript does for every script, so git-reason runs with the same
+// environment either way. The scripts about what passes through git
+// itself say "exec git reason …" on every line and prove the dispatch:
+// hooks (hooks_*, trust_hooks, push_with_code, server_hook), help and
+// man pages (git turns "git reason --help" into "git help reason"), the
+// pager and colour, completion, "git -C" and "git -c" (repo_shapes,
+// settings), the full cycle a user reads first (full_cycle) and sharing
+// between clones (sync_share).
 //
 // Custom script commands:
 //
@@ -43,6 +55,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -125,7 +138,15 @@ func setupScript(env *testscript.Env) error {
 	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
 		return err
 	}
+	execPath, err := gitExecPath()
+	if err != nil {
+		return err
+	}
 	for _, kv := range [][2]string{
+		// What git's dispatch gives "git reason" (see the top of this
+		// file), given to every script's commands.
+		{"GIT_EXEC_PATH", execPath},
+		{"PATH", execPath + string(os.PathListSeparator) + env.Getenv("PATH")},
 		{"HOME", home},
 		{"XDG_CONFIG_HOME", filepath.Join(home, ".config")},
 		{"GIT_CONFIG_NOSYSTEM", "1"},
@@ -143,6 +164,15 @@ func setupScript(env *testscript.Env) error {
 	}
 	return nil
 }
+
+// gitExecPath is git --exec-path, asked once per test binary.
+var gitExecPath = sync.OnceValues(func() (string, error) {
+	out, err := exec.Command("git", "--exec-path").Output()
+	if err != nil {
+		return "", fmt.Errorf("git --exec-path: %w", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+})
 
 // cmdExitcode runs a program and requires its exact exit status, which
 // "! exec" cannot: it only says "non-zero".

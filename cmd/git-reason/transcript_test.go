@@ -43,7 +43,13 @@ func cmdTranscript(ts *testscript.TestScript, neg bool, args []string) {
 	code := execStatus(ts, "transcript", args[0], args[1:]...)
 	n := ts.Value(normKey{}).(*normaliser)
 	var b strings.Builder
-	fmt.Fprintf(&b, "$ %s\n", n.normalise(ts, quoteArgs(args)))
+	shown := args
+	if args[0] == "git-reason" {
+		// What a user types; the same program in the same environment
+		// (script_test.go).
+		shown = append([]string{"git", "reason"}, args[1:]...)
+	}
+	fmt.Fprintf(&b, "$ %s\n", n.normalise(ts, quoteArgs(shown)))
 	b.WriteString(n.normalise(ts, ts.ReadFile("stdout")))
 	if e := ts.ReadFile("stderr"); e != "" {
 		b.WriteString("[stderr]\n" + n.normalise(ts, e))
