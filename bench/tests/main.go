@@ -2,6 +2,11 @@
 // package's elapsed time, slowest first, the slowest tests and every
 // failure. bench/tests/run.sh runs it over its logs.
 //
+// With -scripts DIR it counts, in each testscript of DIR, the commands
+// it types: git reason through git's dispatch (two processes before
+// git-reason's own), git-reason run directly, and other git commands,
+// the scripts with the most first.
+//
 // With -time it instead runs the command given after the flags, passing
 // stdin, stdout and stderr through, and then prints to stderr the
 // command's wall time and the CPU time (user and system) of it and every
@@ -45,7 +50,11 @@ func main() {
 	label := flag.String("label", "", "with -time: the name printed before the figures (default: the command)")
 	logFile := flag.String("log", "", "with -time: write the command's stdout and stderr to this file")
 	execs := flag.String("execs", "", "count the programs started in this strace -f -e trace=execve output instead")
+	scripts := flag.String("scripts", "", "count the git and git reason commands each testscript of this directory types instead")
 	flag.Parse()
+	if *scripts != "" {
+		os.Exit(countScripts(*scripts, *top))
+	}
 	if *timed {
 		os.Exit(runTimed(*label, *logFile, flag.Args()))
 	}
@@ -224,6 +233,66 @@ func countExecs(path string, top int) int {
 			break
 		}
 		fmt.Printf("    %6d  %s\n", counts[k], k)
+	}
+	return 0
+}
+
+// scriptLine is a command line of a testscript that starts a program:
+// exec, exitcode N or transcript, after any conditions and a "!".
+var scriptLine = regexp.MustCompile(`^\s*(?:\[[^\]]*\]\s*)*(?:!\s+)?(?:exec|exitcode\s+\d+|transcript)\s`)
+
+// countScripts prints, for the testscripts of dir, how many times each
+// types git reason, git-reason and other git commands on its command
+// lines (inside sh -c too), the most commands first; the whole list
+// with top < 0.
+func countScripts(dir string, top int) int {
+	files, err := filepath.Glob(filepath.Join(dir, "*.txtar"))
+	if err != nil || len(files) == 0 {
+		fmt.Fprintf(os.Stderr, "summary: no testscript in %s\n", dir)
+		return 1
+	}
+	dispatched := regexp.MustCompile(`\bgit\s+(?:-[Cc]\s+\S+\s+)*reason\b`)
+	direct := regexp.MustCompile(`(?:^|[\s'"(;|&])git-reason\s`)
+	gits := regexp.MustCompile(`(?:^|[\s'"(;|&])git\s`)
+	type counts struct {
+		name                string
+		viaGit, direct, git int
+	}
+	var all []counts
+	var sum counts
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "summary: %v\n", err)
+			return 1
+		}
+		c := counts{name: strings.TrimSuffix(filepath.Base(f), ".txtar")}
+		for _, line := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(line, "-- ") {
+				break // the archive's files
+			}
+			if !scriptLine.MatchString(line) {
+				continue
+			}
+			r := len(dispatched.FindAllString(line, -1))
+			c.viaGit += r
+			c.direct += len(direct.FindAllString(line, -1))
+			c.git += len(gits.FindAllString(line, -1)) - r
+		}
+		sum.viaGit, sum.direct, sum.git = sum.viaGit+c.viaGit, sum.direct+c.direct, sum.git+c.git
+		all = append(all, c)
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		return all[i].viaGit+all[i].direct+all[i].git > all[j].viaGit+all[j].direct+all[j].git
+	})
+	fmt.Printf("  %d scripts type git reason %d times through git's dispatch, git-reason %d times directly, other git commands %d times\n",
+		len(all), sum.viaGit, sum.direct, sum.git)
+	fmt.Println("  git reason  git-reason  other git  script")
+	for i, c := range all {
+		if top >= 0 && i == top {
+			break
+		}
+		fmt.Printf("  %10d  %10d  %9d  %s\n", c.viaGit, c.direct, c.git, c.name)
 	}
 	return 0
 }

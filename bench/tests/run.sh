@@ -39,7 +39,10 @@
 # the two git processes every command starts (discovery and git config
 # --list), in a repository of one task, built as README installs it; the
 # CPU time of one run of each, side by side in one sitting.
-# Usage: bench/tests/run.sh [short|full|both|pkgs|each|procs|sitting|percmd]   (default both)
+# The form "scripts" counts, without running anything, the commands each
+# testscript of cmd/git-reason types: git reason through git's dispatch,
+# git-reason run directly, other git commands (TOP=-1 lists them all).
+# Usage: bench/tests/run.sh [short|full|both|pkgs|each|procs|sitting|percmd|scripts]   (default both)
 # Environment: P=N passes -p N to go test (one package at a time with P=1,
 # which makes per-package figures comparable on a loaded machine);
 # TPAR=N passes -parallel N (tests at once within a package; the default
@@ -52,9 +55,9 @@ set -eu
 cd "$(dirname "$0")/../.."
 forms=${1:-both}
 case $forms in
-short | full | pkgs | each | procs | sitting | percmd) ;;
+short | full | pkgs | each | procs | sitting | percmd | scripts) ;;
 both) forms="short full" ;;
-*) echo "usage: bench/tests/run.sh [short|full|both|pkgs|each|procs|sitting|percmd]" >&2; exit 2 ;;
+*) echo "usage: bench/tests/run.sh [short|full|both|pkgs|each|procs|sitting|percmd|scripts]" >&2; exit 2 ;;
 esac
 out=${OUT:-$(mktemp -d)}
 mkdir -p "$out"
@@ -73,6 +76,11 @@ tool=$(mktemp -d)
 trap 'rm -rf "$tool"' EXIT
 go build -o "$tool/summary" ./bench/tests
 status=0
+
+if [ "$forms" = scripts ]; then
+  "$tool/summary" -scripts cmd/git-reason/testdata/script -top "${TOP:-25}"
+  exit 0
+fi
 
 if [ "$forms" = percmd ]; then
   n=${N:-40}
