@@ -35,13 +35,19 @@ var ErrRefused = errors.New("repository refused by git")
 // ErrRefused when git refuses the one it found; either way it is git's
 // message, on one line.
 func Discover(dir string) (*Repo, error) {
+	// --show-toplevel comes last: with no work tree (a bare repository,
+	// or inside a git dir) git prints the directories and then fails on
+	// it alone.
 	// LC_ALL=C (git.Env): git's messages are parsed below.
-	out, err := git.DiscoverCmd(dir).Run(context.Background())
-	if d, ok := git.Discovered(out, err); ok {
-		return &Repo{GitDir: d.GitDir, CommonDir: d.CommonDir, WorkTree: d.WorkTree}, nil
-	}
+	out, err := git.Run(context.Background(), dir, "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir", "--show-toplevel")
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
 	var ge *git.Error
-	if errors.As(err, &ge) {
+	switch {
+	case err == nil && len(lines) == 3:
+		return &Repo{GitDir: lines[0], CommonDir: lines[1], WorkTree: lines[2]}, nil
+	case errors.As(err, &ge) && len(lines) == 2 && strings.Contains(ge.Stderr, "must be run in a work tree"):
+		return &Repo{GitDir: lines[0], CommonDir: lines[1]}, nil
+	case errors.As(err, &ge):
 		msg := oneLine(ge.Stderr)
 		switch {
 		case strings.Contains(msg, "dubious ownership") || strings.Contains(msg, "safe.bareRepository"):

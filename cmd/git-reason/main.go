@@ -7,7 +7,6 @@ import (
 	"os"
 
 	"git-reason/cmd/git-reason/internal/cli"
-	_ "git-reason/cmd/git-reason/internal/prestart" // git's first processes, started during initialisation
 )
 
 func main() {

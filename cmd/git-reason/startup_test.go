@@ -60,27 +60,6 @@ func initTrace(t *testing.T) string {
 	return stderr.String()
 }
 
-// TestPrestartBeforeJSONSchema: Go initialises package prestart before
-// santhosh-tekuri/jsonschema/v5, so that the git processes it starts run
-// while the library compiles its metaschemas (the longest
-// initialisation), not after it. The order is the linker's, from the
-// import graph: an import that brings the library under prestart (any of
-// this module's packages but gitstore/git and settings) fails here.
-func TestPrestartBeforeJSONSchema(t *testing.T) {
-	t.Parallel()
-	trace := initTrace(t)
-	order := map[string]int{}
-	for i, line := range strings.Split(trace, "\n") {
-		if f := strings.Fields(line); len(f) > 1 && f[0] == "init" {
-			order[f[1]] = i + 1
-		}
-	}
-	pre, lib := order["git-reason/cmd/git-reason/internal/prestart"], order["github.com/santhosh-tekuri/jsonschema/v5"]
-	if pre == 0 || lib == 0 || pre > lib {
-		t.Fatalf("prestart initialised at line %d of the trace, jsonschema/v5 at %d: prestart must come first\n%s", pre, lib, trace)
-	}
-}
-
 // newWriteRepo is a repository with one commit and a task of 100
 // records, as bench/write times a write to, and that task's caches built
 // by one assess, in an environment of its own (harness.Env, no GOGC),

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 )
 
@@ -57,28 +58,18 @@ type Cmd struct {
 func (c Cmd) Exec(ctx context.Context) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, "git", append(append([]string(nil), c.Global...), c.Args...)...)
 	cmd.Dir = c.Dir
-	cmd.Env = c.env()
+	cmd.Env = Env(c.Env...)
+	for _, k := range c.Unset {
+		cmd.Env = slices.DeleteFunc(cmd.Env, func(kv string) bool { return strings.HasPrefix(kv, k+"=") })
+	}
 	cmd.Stdin = c.Stdin
 	return cmd
 }
 
 // Run runs the command and returns its stdout. A git that exits non-zero
 // is an *Error (and its stdout is still returned); one that could not
-// start is another error. An equal command that Early started is not
-// started again: its result is returned.
+// start is another error.
 func (c Cmd) Run(ctx context.Context) ([]byte, error) {
-	if s := takeEarly(c); s != nil {
-		select {
-		case <-s.done:
-			return s.out, s.err
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
-	return c.run(ctx)
-}
-
-func (c Cmd) run(ctx context.Context) ([]byte, error) {
 	cmd := c.Exec(ctx)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

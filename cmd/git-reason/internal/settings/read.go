@@ -56,12 +56,12 @@ func Load(ctx context.Context, gitDir string, flags Flags) (*Settings, error) {
 	return s, nil
 }
 
-// ListCmd is the git config process that lists the configuration of
-// the repository whose git directory is gitDir ("" outside a
-// repository). GIT_CONFIG is removed from its environment: git config
-// alone reads it (as --file), git's other commands do not, and git
-// reason reads what they read.
-func ListCmd(gitDir string) rungit.Cmd {
+// list runs git config --list -z --show-scope --show-origin --includes
+// for gitDir and returns what it listed and the directory it ran in
+// (relative origins are relative to it). GIT_CONFIG is removed from its
+// environment: git config alone reads it (as --file), git's other
+// commands do not, and git reason reads what they read.
+func list(ctx context.Context, gitDir string) ([]item, string, error) {
 	c := rungit.Cmd{Args: []string{"config", "--list", "-z", "--show-scope", "--show-origin", "--includes"}, Unset: []string{"GIT_CONFIG"}}
 	if gitDir != "" {
 		c.Dir, c.Global = gitDir, []string{"--git-dir=" + gitDir}
@@ -70,14 +70,6 @@ func ListCmd(gitDir string) rungit.Cmd {
 		// directory or GIT_DIR either.
 		c.Dir, c.Unset = "/", append(c.Unset, "GIT_DIR", "GIT_COMMON_DIR")
 	}
-	return c
-}
-
-// list runs git config --list -z --show-scope --show-origin --includes
-// for gitDir and returns what it listed and the directory it ran in
-// (relative origins are relative to it), as ListCmd.
-func list(ctx context.Context, gitDir string) ([]item, string, error) {
-	c := ListCmd(gitDir)
 	out, err := c.Run(ctx)
 	if err != nil {
 		var ge *rungit.Error
