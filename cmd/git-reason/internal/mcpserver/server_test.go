@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -625,5 +626,39 @@ func TestToolErrorNamesItsCodeOnce(t *testing.T) {
 				t.Errorf("%s: the error says its code twice: %q (message %q)", c.tool, text, te.Message)
 			}
 		}
+	}
+}
+
+// The declarations follow the same rule as the settings: an advisor
+// declared in the user's overlay between two calls is in the second
+// call's list, and one removed again is gone from the third.
+func TestDeclarationsReadAgainWhenChanged(t *testing.T) {
+	dir := newRepo(t)
+	cs := connect(t, dir, nil)
+	listed := func() bool {
+		t.Helper()
+		_, out := callTool(t, cs, "advisors", nil)
+		raw, _ := json.Marshal(out)
+		return strings.Contains(string(raw), `"late-advisor"`)
+	}
+	if listed() {
+		t.Fatal("late-advisor listed before it is declared")
+	}
+	overlay := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "git-reason", "advisors.yaml")
+	if err := os.MkdirAll(filepath.Dir(overlay), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	decl := "advisors:\n  - id: late-advisor\n    transport: cli\n    adapter: exec\n    executable: late-advisor-cli\n    command: [late-advisor-cli]\n    capabilities: [reasoning]\n"
+	if err := os.WriteFile(overlay, []byte(decl), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !listed() {
+		t.Error("late-advisor not listed after the user's overlay declared it")
+	}
+	if err := os.Remove(overlay); err != nil {
+		t.Fatal(err)
+	}
+	if listed() {
+		t.Error("late-advisor still listed after the user's overlay was removed")
 	}
 }

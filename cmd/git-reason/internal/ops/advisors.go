@@ -7,18 +7,36 @@ import (
 	"time"
 
 	"git-reason/advisor"
+	"git-reason/cmd/git-reason/internal/settings"
 	"git-reason/policy"
 )
 
 // Catalog loads the advisor declarations once: the embedded share/ files,
-// the user's overlay and the repository's .reason/advisors.yaml.
+// the user's overlay and the repository's .reason/advisors.yaml. A
+// resident session (the MCP server) loads them again when one of those
+// files, or the trust store that decides what of the repository's
+// counts, changed since, as it reads its settings again (Settings), and
+// forgets the profile it chose from them.
 func (e *Session) Catalog() (*advisor.Catalog, []advisor.Finding, error) {
-	if e.catalog != nil {
+	if e.resident {
+		if _, err := e.Settings(); err != nil { // first: it may read them again, and drop the catalog
+			return nil, nil, err
+		}
+	}
+	if e.catalog != nil && !(e.resident && e.catalogFiles.Changed()) {
 		return e.catalog, e.findings, nil
+	}
+	if e.catalog != nil {
+		e.profile, e.chosenBy = nil, ""
 	}
 	src, err := e.sources()
 	if err != nil {
 		return nil, nil, err
+	}
+	var files settings.Watch
+	if e.resident {
+		// Before reading: a change made while it reads is seen next time.
+		files = settings.WatchFiles(src.User, src.Repository, e.trustStore(e.settings.ConfigDir).Path)
 	}
 	cat, findings, err := advisor.Load(src)
 	if err != nil {
@@ -28,7 +46,7 @@ func (e *Session) Catalog() (*advisor.Catalog, []advisor.Finding, error) {
 		}
 		return nil, nil, fmt.Errorf("load advisor declarations: %w", err)
 	}
-	e.catalog, e.findings = cat, findings
+	e.catalog, e.findings, e.catalogFiles = cat, findings, files
 	return cat, findings, nil
 }
 

@@ -57,13 +57,16 @@ type Session struct {
 	resident    bool
 	settings    *settings.Settings
 	catalog     *advisor.Catalog
-	findings    []advisor.Finding
-	profile     *advisor.Profile
-	chosenBy    string
-	integ       *integration.Integrator // what pull verified, for the push after it
-	warn        func(string)
-	warned      bool      // the untrusted overlay's notice was given
-	baseline    *baseline // the last plan's snapshot without the repository overlay
+	// catalogFiles are the files catalog was read from, for a resident
+	// session to read them again when they change (Catalog).
+	catalogFiles settings.Watch
+	findings     []advisor.Finding
+	profile      *advisor.Profile
+	chosenBy     string
+	integ        *integration.Integrator // what pull verified, for the push after it
+	warn         func(string)
+	warned       bool      // the untrusted overlay's notice was given
+	baseline     *baseline // the last plan's snapshot without the repository overlay
 	// RemotesSetUp are the fetch refspecs SetupRemotes added.
 	RemotesSetUp []string
 	caughtUp     bool       // CatchUp found every tracking head integrated (SettleFetched)
@@ -139,6 +142,7 @@ func (e *Session) Settings() (*settings.Settings, error) {
 	}
 	if e.settings != nil {
 		e.profile, e.chosenBy = nil, ""
+		e.catalog = nil // its files may be others now (Catalog)
 		e.Writer.Actor, e.Writer.Origin = "", ""
 	}
 	e.settings = st

@@ -11,6 +11,15 @@ type watched struct {
 	fi   os.FileInfo
 }
 
+// Watch is the state of some files as they were when something was read
+// from them: a resident process asks Changed before it uses what it read
+// (the settings, the advisor declarations) and reads again when they
+// changed.
+type Watch []watched
+
+// WatchFiles records the state of each of paths (absent ones too).
+func WatchFiles(paths ...string) Watch { return watch(paths) }
+
 // watch records the state of each of paths, once each.
 func watch(paths []string) []watched {
 	seen := map[string]bool{}
@@ -34,8 +43,12 @@ func watch(paths []string) []watched {
 // and time do not. What it cannot see: a system file that was absent or
 // empty when read, a file named by GIT_CONFIG_GLOBAL or GIT_CONFIG_SYSTEM
 // that was absent then, and a change of the process's own environment.
-func (s *Settings) Changed() bool {
-	for _, w := range s.files {
+func (s *Settings) Changed() bool { return Watch(s.files).Changed() }
+
+// Changed reports whether one of the files was created, removed or
+// written since WatchFiles (see Settings.Changed).
+func (ws Watch) Changed() bool {
+	for _, w := range ws {
 		fi, err := os.Stat(w.path)
 		switch {
 		case err != nil || w.fi == nil:
