@@ -31,21 +31,18 @@ func main() {
 	records := flag.Int("records", 40, "records in each task")
 	runs := flag.Int("runs", 15, "timed runs of each kind")
 	flag.Parse()
-	if err := run(*tasks, *records, *runs); err != nil {
-		fmt.Fprintln(os.Stderr, "complete-bench:", err)
-		os.Exit(1)
-	}
+	harness.ExitOn("complete-bench", run(*tasks, *records, *runs))
 }
 
 func run(tasks, records, runs int) error {
 	if tasks < 1 || records < 1 || runs < 1 {
 		return fmt.Errorf("-tasks, -records and -runs must be at least 1")
 	}
-	dir, err := os.MkdirTemp("", "complete-bench-")
+	dir, remove, err := harness.WorkDir("", "complete-bench-")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	defer remove()
 	bin := filepath.Join(dir, "bin")
 	if err := harness.Install(bin); err != nil {
 		return err

@@ -63,26 +63,19 @@ func main() {
 	flag.DurationVar(&o.target, "target", time.Second, "the warm median to meet")
 	flag.BoolVar(&o.cold, "cold", false, "remove the caches under .git/reason/ first, so the first run builds them all from the packs")
 	flag.Parse()
-	if err := run(o, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "handover-bench:", err)
-		os.Exit(1)
-	}
+	harness.ExitOn("handover-bench", run(o, os.Stdout))
 }
 
 func run(o *options, w io.Writer) error {
 	if o.tasks < 1 || o.records < o.tasks || o.runs < 1 {
 		return errors.New("need -tasks >= 1, -records >= -tasks, -runs >= 1")
 	}
-	dir := o.dir
-	if dir == "" {
-		tmp, err := os.MkdirTemp("", "handover-bench-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(tmp)
-		dir = tmp
+	dir, remove, err := harness.WorkDir(o.dir, "handover-bench-")
+	if err != nil {
+		return err
 	}
-	dir, err := filepath.Abs(dir)
+	defer remove()
+	dir, err = filepath.Abs(dir)
 	if err != nil {
 		return err
 	}
@@ -170,9 +163,9 @@ func run(o *options, w io.Writer) error {
 		wall, cp []time.Duration
 		target   bool
 	}{{"git reason handover", tmd, cmd, true}, {"git reason handover --json", tjs, cjs, true}, {"git reason --version (floor)", tver, cver, false}} {
-		med := median(c.wall)
+		med := harness.Median(c.wall)
 		fmt.Fprintf(w, "%-30s wall median %s (min %s, max %s), CPU median %s, over %d runs", c.name, ms(med),
-			ms(slices.Min(c.wall)), ms(slices.Max(c.wall)), ms(median(c.cp)), len(c.wall))
+			ms(slices.Min(c.wall)), ms(slices.Max(c.wall)), ms(harness.Median(c.cp)), len(c.wall))
 		if c.target {
 			verdict := "met"
 			if med > o.target {
@@ -183,12 +176,6 @@ func run(o *options, w io.Writer) error {
 		fmt.Fprintln(w)
 	}
 	return nil
-}
-
-func median(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }

@@ -44,10 +44,7 @@ func main() {
 	flag.BoolVar(&o.nearMiss, "nearmiss", false, `also write words that hold the short name "ace" (surface, space, …), which git grep matches and the engine must not`)
 	flag.BoolVar(&o.staged, "staged", false, "read the index: the engine with -staged against git grep --cached")
 	flag.Parse()
-	if err := run(o); err != nil {
-		fmt.Fprintln(os.Stderr, "neutrality-bench:", err)
-		os.Exit(1)
-	}
+	harness.ExitOn("neutrality-bench", run(o))
 }
 
 // options are the command's flags.
@@ -96,7 +93,7 @@ func run(o options) error {
 	}
 	mg, me := report(grepLabel, tg, cg), report(engineLabel, te, ce)
 	fmt.Printf("ratio engine / git grep (median wall time): %.2f (target <= 1.5)\n", float64(me)/float64(mg))
-	fmt.Printf("ratio engine / git grep (median CPU time):  %.2f\n", float64(median(ce))/float64(median(cg)))
+	fmt.Printf("ratio engine / git grep (median CPU time):  %.2f\n", float64(harness.Median(ce))/float64(harness.Median(cg)))
 	return nil
 }
 
@@ -137,10 +134,10 @@ func prepare(tmp string, o options) (engine, grep func() *exec.Cmd, planted int,
 
 // report prints a command's timings and returns the median wall time.
 func report(label string, wall, cpu []time.Duration) time.Duration {
-	med := median(wall)
+	med := harness.Median(wall)
 	fmt.Printf("%-24s median %v of %d runs (min %v, max %v); CPU median %v\n", label+":",
 		med.Round(time.Microsecond), len(wall), slices.Min(wall).Round(time.Microsecond),
-		slices.Max(wall).Round(time.Microsecond), median(cpu).Round(time.Microsecond))
+		slices.Max(wall).Round(time.Microsecond), harness.Median(cpu).Round(time.Microsecond))
 	return med
 }
 
@@ -167,15 +164,6 @@ func timed(mk func() *exec.Cmd) (wall, cpu time.Duration) {
 		cpu = c.ProcessState.UserTime() + c.ProcessState.SystemTime()
 	}
 	return wall, cpu
-}
-
-func median(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // gitEnv is a clean environment whose PATH finds git-reason in binDir

@@ -33,21 +33,15 @@ func main() {
 	counts := flag.String("blobs", "300,1500,5000", "record counts, comma-separated")
 	dir := flag.String("dir", "", "work directory (default: a temporary one, removed)")
 	flag.Parse()
-	if err := run(*counts, *dir); err != nil {
-		fmt.Fprintln(os.Stderr, "pullmem-bench:", err)
-		os.Exit(1)
-	}
+	harness.ExitOn("pullmem-bench", run(*counts, *dir))
 }
 
-func run(counts, dir string) error {
-	if dir == "" {
-		d, err := os.MkdirTemp("", "pullmem-bench-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(d)
-		dir = d
+func run(counts, keep string) error {
+	dir, remove, err := harness.WorkDir(keep, "pullmem-bench-")
+	if err != nil {
+		return err
 	}
+	defer remove()
 	bin, home := filepath.Join(dir, "bin"), filepath.Join(dir, "home")
 	if err := harness.Install(bin); err != nil {
 		return err
@@ -72,10 +66,10 @@ func run(counts, dir string) error {
 			return err
 		}
 		victim := filepath.Join(dir, fmt.Sprintf("victim-%d", n))
-		if err := gitRun(env, "", "init", "-q", victim); err != nil {
+		if err := harness.RunGit(env, "", "init", "-q", victim); err != nil {
 			return err
 		}
-		if err := gitRun(env, victim, "remote", "add", "origin", remote); err != nil {
+		if err := harness.RunGit(env, victim, "remote", "add", "origin", remote); err != nil {
 			return err
 		}
 		cmd := exec.Command("git", "reason", "pull")
@@ -99,7 +93,7 @@ func run(counts, dir string) error {
 // under 1 MiB, each the one before with its number changed, one tree
 // naming them all as records, one commit on refs/reasoning/tasks/H.
 func hostile(env []string, remote string, n int) error {
-	if err := gitRun(env, "", "init", "-q", "--bare", remote); err != nil {
+	if err := harness.RunGit(env, "", "init", "-q", "--bare", remote); err != nil {
 		return err
 	}
 	cmd := exec.Command("git", "fast-import", "--quiet")
@@ -132,7 +126,7 @@ func hostile(env []string, remote string, n int) error {
 		return fmt.Errorf("git fast-import: %v\n%s", err, stderr.String())
 	}
 	// One pack, as a remote serving it would hold it.
-	return gitRun(env, remote, "repack", "-adq")
+	return harness.RunGit(env, remote, "repack", "-adq")
 }
 
 func packBytes(repo string) (int64, error) {
@@ -158,13 +152,4 @@ func firstFinding(out string) string {
 		}
 	}
 	return strings.TrimSpace(out)
-}
-
-func gitRun(env []string, dir string, args ...string) error {
-	cmd := exec.Command("git", args...)
-	cmd.Dir, cmd.Env = dir, env
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return nil
 }

@@ -46,24 +46,15 @@ func main() {
 	flag.BoolVar(&catchUpOnly, "catchup", false, "time the fetch catch-up alone")
 	flag.BoolVar(&writeOnly, "write", false, "time assess (against -small tasks) and log -n 5 alone")
 	flag.Parse()
-	if err := run(*runs, *sizes, *small, *keep, *makeOnly); err != nil {
-		fmt.Fprintln(os.Stderr, "scale-bench:", err)
-		os.Exit(1)
-	}
+	harness.ExitOn("scale-bench", run(*runs, *sizes, *small, *keep, *makeOnly))
 }
 
 func run(runs int, sizes string, small int, keep string, makeOnly bool) error {
-	root := keep
-	if root == "" {
-		var err error
-		if root, err = os.MkdirTemp("", "scale-bench-"); err != nil {
-			return err
-		}
-		defer os.RemoveAll(root)
-	}
-	if err := harness.UseSandbox(root); err != nil {
+	root, remove, err := harness.Sandbox(keep, "scale-bench-")
+	if err != nil {
 		return err
 	}
+	defer remove()
 	var ns []int
 	for _, f := range strings.Split(sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -425,14 +416,7 @@ func onCopy(w *world, f func(run string) (time.Duration, error)) (time.Duration,
 	return f(run)
 }
 
-func git(dir string, args ...string) error {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, out)
-	}
-	return nil
-}
+func git(dir string, args ...string) error { return harness.RunGit(nil, dir, args...) }
 
 // cpu is the user and system CPU time of the last command timed and the
 // git processes it waited for: on a loaded machine wall time is mostly

@@ -27,24 +27,15 @@ func main() {
 	n := flag.Int("tasks", 20000, "tasks in the repository")
 	dir := flag.String("dir", "", "where the repository is made, kept and reused (default: a temporary directory, removed)")
 	flag.Parse()
-	if err := run(*runs, *n, *dir); err != nil {
-		fmt.Fprintln(os.Stderr, "search-bench:", err)
-		os.Exit(1)
-	}
+	harness.ExitOn("search-bench", run(*runs, *n, *dir))
 }
 
-func run(runs, n int, root string) error {
-	if root == "" {
-		tmp, err := os.MkdirTemp("", "search-bench-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(tmp)
-		root = tmp
-	}
-	if err := harness.UseSandbox(root); err != nil {
+func run(runs, n int, keep string) error {
+	root, remove, err := harness.Sandbox(keep, "search-bench-")
+	if err != nil {
 		return err
 	}
+	defer remove()
 	repo := filepath.Join(root, fmt.Sprintf("repo-%d", n))
 	if _, err := os.Stat(repo); err != nil {
 		if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {

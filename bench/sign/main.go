@@ -18,7 +18,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -36,10 +35,7 @@ func main() {
 	gitRuns := flag.Int("git-runs", 1, "timed first verify runs with every signature left to git, and runs of git alone on the signed commits (0: none; at 2,000 records each takes over ten minutes at load 25)")
 	dir := flag.String("dir", "", "work directory (default: a temporary one, removed)")
 	flag.Parse()
-	if err := run(*records, *tasks, *runs, *firstRuns, *gitRuns, *dir); err != nil {
-		fmt.Fprintln(os.Stderr, "sign-bench:", err)
-		os.Exit(1)
-	}
+	harness.ExitOn("sign-bench", run(*records, *tasks, *runs, *firstRuns, *gitRuns, *dir))
 }
 
 type env struct {
@@ -61,7 +57,7 @@ func (e env) run(name string, args ...string) error {
 	return nil
 }
 
-func run(records, tasks, runs, firstRuns, gitRuns int, dir string) error {
+func run(records, tasks, runs, firstRuns, gitRuns int, keep string) error {
 	if tasks < 1 || tasks > records {
 		return fmt.Errorf("-tasks must be between 1 and -records")
 	}
@@ -73,14 +69,11 @@ func run(records, tasks, runs, firstRuns, gitRuns int, dir string) error {
 		return out
 	}
 	sig, uns := names("S"), names("U")
-	if dir == "" {
-		d, err := os.MkdirTemp("", "sign-bench-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(d)
-		dir = d
+	dir, remove, err := harness.WorkDir(keep, "sign-bench-")
+	if err != nil {
+		return err
 	}
+	defer remove()
 	bin, err := harness.Binary()
 	if err != nil {
 		return err
@@ -163,9 +156,9 @@ func run(records, tasks, runs, firstRuns, gitRuns int, dir string) error {
 		}
 		wu = append(wu, d)
 	}
-	ms, mu := median(ws), median(wu)
-	fmt.Printf("MCP append, signed (ssh key in ssh-agent): median %v, p90 %v\n", ms.Round(time.Microsecond), p90(ws).Round(time.Microsecond))
-	fmt.Printf("MCP append, unsigned:                      median %v, p90 %v\n", mu.Round(time.Microsecond), p90(wu).Round(time.Microsecond))
+	ms, mu := harness.Median(ws), harness.Median(wu)
+	fmt.Printf("MCP append, signed (ssh key in ssh-agent): median %v, p90 %v\n", ms.Round(time.Microsecond), harness.P90(ws).Round(time.Microsecond))
+	fmt.Printf("MCP append, unsigned:                      median %v, p90 %v\n", mu.Round(time.Microsecond), harness.P90(wu).Round(time.Microsecond))
 	fmt.Printf("signing adds %v per append (%.2fx)\n", (ms - mu).Round(time.Microsecond), float64(ms)/float64(mu))
 	if err := e.run("git", "verify-commit", "refs/reasoning/tasks/"+sig[0]); err != nil {
 		return fmt.Errorf("the signed task's head does not verify with git: %w", err)
@@ -237,10 +230,10 @@ func timeVerify(e env, sig, uns []string, records, runs int, what string, prepar
 			}
 		}
 	}
-	fmt.Printf("%s of %d signed records:   median wall %v, CPU %v\n", what, records, median(vs).Round(time.Millisecond), median(cs).Round(time.Millisecond))
-	fmt.Printf("%s of %d unsigned records: median wall %v, CPU %v\n", what, records, median(vu).Round(time.Millisecond), median(cu).Round(time.Millisecond))
+	fmt.Printf("%s of %d signed records:   median wall %v, CPU %v\n", what, records, harness.Median(vs).Round(time.Millisecond), harness.Median(cs).Round(time.Millisecond))
+	fmt.Printf("%s of %d unsigned records: median wall %v, CPU %v\n", what, records, harness.Median(vu).Round(time.Millisecond), harness.Median(cu).Round(time.Millisecond))
 	fmt.Printf("%s signed/unsigned: wall %.2fx, CPU %.2fx (target: at most 2x)\n", what,
-		float64(median(vs))/float64(median(vu)), float64(median(cs))/float64(median(cu)))
+		float64(harness.Median(vs))/float64(harness.Median(vu)), float64(harness.Median(cs))/float64(harness.Median(cu)))
 	return nil
 }
 
@@ -303,7 +296,7 @@ func whereTimeGoes(e env, sig []string, runs int) error {
 	}
 	fmt.Printf("where the first verify's time goes, git alone on the %d signed commits:\n", len(commits))
 	for i, w := range ways {
-		fmt.Printf("  %s: median wall %v, CPU %v\n", w.what, median(walls[i]).Round(time.Millisecond), median(cpus[i]).Round(time.Millisecond))
+		fmt.Printf("  %s: median wall %v, CPU %v\n", w.what, harness.Median(walls[i]).Round(time.Millisecond), harness.Median(cpus[i]).Round(time.Millisecond))
 	}
 	return nil
 }
@@ -331,14 +324,3 @@ func assess(cs *mcp.ClientSession, task string, i int) (time.Duration, error) {
 	return d, nil
 }
 
-func median(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
-func p90(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)*9/10]
-}

@@ -29,8 +29,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
-	"strings"
 	"time"
 
 	"git-reason/gitstore"
@@ -44,10 +42,7 @@ func main() {
 	tasks := flag.Int("tasks", 10, "tasks of the many-task case")
 	keep := flag.String("keep", "", "prepare the scenarios in `DIR` and keep them (for profiling)")
 	flag.Parse()
-	if err := run(*runs, *records, *tasks, *keep); err != nil {
-		fmt.Fprintln(os.Stderr, "sync-bench:", err)
-		os.Exit(1)
-	}
+	harness.ExitOn("sync-bench", run(*runs, *records, *tasks, *keep))
 }
 
 type scenario struct {
@@ -57,31 +52,11 @@ type scenario struct {
 }
 
 func run(runs, records, ntasks int, keep string) error {
-	root := keep
-	if root == "" {
-		var err error
-		if root, err = os.MkdirTemp("", "sync-bench-"); err != nil {
-			return err
-		}
-		defer os.RemoveAll(root)
-	} else if err := os.MkdirAll(root, 0o755); err != nil {
+	root, remove, err := harness.Sandbox(keep, "sync-bench-")
+	if err != nil {
 		return err
 	}
-	bin := filepath.Join(root, "bin")
-	if err := harness.Install(bin); err != nil {
-		return err
-	}
-	home := filepath.Join(root, "home")
-	os.MkdirAll(home, 0o755)
-	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = Bench\n\temail = bench@example.invalid\n"+
-		"[init]\n\tdefaultBranch = main\n[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n"), 0o644)
-	os.Setenv("HOME", home)
-	os.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	os.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "CI", "GIT_REASON_PROFILE"} {
-		os.Unsetenv(k)
-	}
+	defer remove()
 
 	many := make([]string, ntasks)
 	for i := range many {
@@ -235,24 +210,13 @@ func timeOnce(sc *scenario, sync bool, work string) (time.Duration, error) {
 	return time.Since(start), nil
 }
 
-func git(dir string, args ...string) error {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, out)
-	}
-	return nil
-}
+func git(dir string, args ...string) error { return harness.RunGit(nil, dir, args...) }
 
 func reason(dir string, args ...string) error {
 	return git(dir, append([]string{"reason"}, args...)...)
 }
 
-func median(ds []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)/2].Round(time.Millisecond)
-}
+func median(ds []time.Duration) time.Duration { return harness.Median(ds).Round(time.Millisecond) }
 
 func minOf(ds []time.Duration) time.Duration {
 	m := ds[0]

@@ -50,25 +50,18 @@ func main() {
 	flag.StringVar(&o.dir, "dir", "", "work directory (default: a temporary one, removed)")
 	flag.StringVar(&o.baseline, "baseline-bin", "", "a git-reason binary (another build) to time in the same rounds, alternating")
 	flag.Parse()
-	if err := run(o, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "verify-bench:", err)
-		os.Exit(1)
-	}
+	harness.ExitOn("verify-bench", run(o, os.Stdout))
 }
 
 func run(o options, out *os.File) error {
 	if o.records < 2*o.merges+1 || o.runs < 1 {
 		return fmt.Errorf("-records must be above twice -merges, -runs at least 1")
 	}
-	dir := o.dir
-	if dir == "" {
-		d, err := os.MkdirTemp("", "verify-bench-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(d)
-		dir = d
+	dir, remove, err := harness.WorkDir(o.dir, "verify-bench-")
+	if err != nil {
+		return err
 	}
+	defer remove()
 	bin := filepath.Join(dir, "bin")
 	if err := harness.Install(bin); err != nil {
 		return err
@@ -76,9 +69,9 @@ func run(o options, out *os.File) error {
 	// A repository made by an earlier run with the same shape is reused
 	// (-dir): generating one takes minutes on a loaded machine.
 	repo := filepath.Join(dir, fmt.Sprintf("repo-%d-%d", o.records, o.merges))
-	if gitRun(repo, "rev-parse", "-q", "--verify", "refs/reasoning/tasks/T") != nil {
+	if harness.RunGit(nil, repo, "rev-parse", "-q", "--verify", "refs/reasoning/tasks/T") != nil {
 		os.RemoveAll(repo)
-		if err := gitRun(dir, "init", "-q", "--bare", repo); err != nil {
+		if err := harness.RunGit(nil, dir, "init", "-q", "--bare", repo); err != nil {
 			return err
 		}
 		start := time.Now()
@@ -86,7 +79,7 @@ func run(o options, out *os.File) error {
 			return err
 		}
 		// Packed, as a fetched history arrives.
-		if err := gitRun(repo, "repack", "-a", "-d", "-q"); err != nil {
+		if err := harness.RunGit(nil, repo, "repack", "-a", "-d", "-q"); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "# generated and packed %d records with %d merges in %s\n", o.records, o.merges, time.Since(start).Round(time.Millisecond))
@@ -164,15 +157,6 @@ func firstLines(s string, n int) string {
 		lines = lines[:n]
 	}
 	return strings.Join(lines, "")
-}
-
-func gitRun(dir string, args ...string) error {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, out)
-	}
-	return nil
 }
 
 // gen writes the history of task T.

@@ -45,24 +45,15 @@ func main() {
 	keep := flag.String("keep", "", "build the repository in `DIR` and keep it (reused when it is there)")
 	target := flag.Duration("target", 300*time.Millisecond, "the warm median to meet")
 	flag.Parse()
-	if err := run(*tasks, *records, *runs, *keep, *target); err != nil {
-		fmt.Fprintln(os.Stderr, "web-bench:", err)
-		os.Exit(1)
-	}
+	harness.ExitOn("web-bench", run(*tasks, *records, *runs, *keep, *target))
 }
 
 func run(tasks, records, runs int, keep string, target time.Duration) error {
-	root := keep
-	if root == "" {
-		var err error
-		if root, err = os.MkdirTemp("", "web-bench-"); err != nil {
-			return err
-		}
-		defer os.RemoveAll(root)
-	}
-	if err := harness.UseSandbox(root); err != nil {
+	root, remove, err := harness.Sandbox(keep, "web-bench-")
+	if err != nil {
 		return err
 	}
+	defer remove()
 	repo := filepath.Join(root, fmt.Sprintf("repo-%d-%d", tasks, records))
 	if _, err := os.Stat(filepath.Join(repo, ".git")); err != nil {
 		start := time.Now()

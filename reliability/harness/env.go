@@ -61,11 +61,22 @@ func Env(home, ceiling string, dirs []string, extra ...string) []string {
 	return append(env, extra...)
 }
 
-// UseSandbox readies this process to run the real binary as a user would,
-// for a benchmark: git-reason installed in root/bin first on PATH, a home
-// of its own in root/home, no system git configuration, and none of the
-// caller's git, CI or profile settings.
-func UseSandbox(root string) error {
+// Sandbox is a benchmark's work directory (WorkDir) with this process
+// readied to run the real binary as a user would: git-reason installed in
+// root/bin first on PATH, a home of its own in root/home, no system git
+// configuration, and none of the caller's git, CI or profile settings.
+func Sandbox(keep, prefix string) (root string, remove func(), err error) {
+	if root, remove, err = WorkDir(keep, prefix); err != nil {
+		return "", nil, err
+	}
+	if err := useSandbox(root); err != nil {
+		remove()
+		return "", nil, err
+	}
+	return root, remove, nil
+}
+
+func useSandbox(root string) error {
 	bin := filepath.Join(root, "bin")
 	if err := Install(bin); err != nil {
 		return err

@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"slices"
 	"testing"
 	"time"
 
@@ -253,19 +252,6 @@ func timed(sum *time.Duration, f func()) {
 	*sum += harness.CPUTime() - start
 }
 
-func median(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
-// p90 is the 90th percentile: nine answers in ten come at least this fast.
-func p90(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[(len(s)*9)/10]
-}
-
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // BenchmarkCycleMCPAgainstCLI reports the median time of one append through
@@ -288,11 +274,11 @@ func BenchmarkCycleMCPAgainstCLI(b *testing.B) {
 		timed(&cpuWriter, func() { cycleWriter(b, sess, fmt.Sprintf("W-%d", i), &viaWriter) })
 	}
 	n := float64(len(viaMCP))
-	b.ReportMetric(ms(median(viaWriter)), "ms/append-writer")
+	b.ReportMetric(ms(harness.Median(viaWriter)), "ms/append-writer")
 	b.ReportMetric(ms(cpuMCP)/n, "cpu-ms/append-mcp")
 	b.ReportMetric(ms(cpuCLI)/n, "cpu-ms/append-cli")
 	b.ReportMetric(ms(cpuWriter)/n, "cpu-ms/append-writer")
-	viaM, viaC := median(viaMCP), median(viaCLI)
+	viaM, viaC := harness.Median(viaMCP), harness.Median(viaCLI)
 	b.ReportMetric(ms(viaM), "ms/append-mcp")
 	b.ReportMetric(ms(viaC), "ms/append-cli")
 	b.ReportMetric(float64(viaM)/float64(viaC), "mcp/cli")
@@ -318,9 +304,9 @@ func BenchmarkToolsList(b *testing.B) {
 		})
 	}
 	b.ReportMetric(ms(used)/float64(len(served)), "cpu-ms/list")
-	b.ReportMetric(ms(median(served)), "ms/list-median")
-	b.ReportMetric(ms(median(decoded)), "ms/list-decoded-median")
-	b.ReportMetric(ms(p90(served)), "ms/list-p90")
-	b.ReportMetric(ms(p90(decoded)), "ms/list-decoded-p90")
+	b.ReportMetric(ms(harness.Median(served)), "ms/list-median")
+	b.ReportMetric(ms(harness.Median(decoded)), "ms/list-decoded-median")
+	b.ReportMetric(ms(harness.P90(served)), "ms/list-p90")
+	b.ReportMetric(ms(harness.P90(decoded)), "ms/list-decoded-p90")
 	b.ReportMetric(float64(size), "result-bytes")
 }

@@ -1,0 +1,69 @@
+package harness
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+)
+
+// What the benchmark programs under bench/ share.
+
+// ExitOn ends a benchmark program whose run failed: it prints "name: err"
+// on stderr and exits 1. A nil err returns.
+func ExitOn(name string, err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, name+":", err)
+		os.Exit(1)
+	}
+}
+
+// WorkDir is a benchmark's work directory: keep, created when missing,
+// when it is given, else a new temporary directory named after prefix.
+// remove deletes the temporary one, and nothing that keep names.
+func WorkDir(keep, prefix string) (dir string, remove func(), err error) {
+	if keep != "" {
+		return keep, func() {}, os.MkdirAll(keep, 0o755)
+	}
+	dir, err = os.MkdirTemp("", prefix)
+	if err != nil {
+		return "", nil, err
+	}
+	return dir, func() { os.RemoveAll(dir) }, nil
+}
+
+// RunGit runs git with args in dir, in env when it is not nil (else the
+// caller's); the error names the command and holds git's output.
+func RunGit(env []string, dir string, args ...string) error {
+	cmd := exec.Command("git", args...)
+	cmd.Dir, cmd.Env = dir, env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+// number is what a benchmark takes the median of: durations, counts.
+type number interface{ ~int | ~int64 | ~float64 }
+
+// Median is the middle value of v, the mean of the two middle ones when
+// their count is even, 0 when v is empty; v is left as it is.
+func Median[T number](v []T) T {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// P90 is the 90th percentile of v: nine values in ten are at most it.
+func P90[T number](v []T) T {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)*9/10]
+}
