@@ -15,6 +15,7 @@ import (
 
 	"git-reason/gitstore"
 	"git-reason/hooks"
+	"git-reason/reliability/harness"
 )
 
 // file is one entry of a hooks directory as a test compares it.
@@ -480,18 +481,6 @@ func TestHooksShimsRunChainedFirst(t *testing.T) {
 	}
 }
 
-// gitRun runs git in dir with a sandboxed configuration.
-func gitRun(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
 func sandbox(t *testing.T) string {
 	t.Helper()
 	home := t.TempDir()
@@ -522,12 +511,12 @@ func TestHooksDirMatchesGit(t *testing.T) {
 		t.Fatal(err)
 	}
 	main := filepath.Join(root, "main")
-	gitRun(t, root, "init", "-q", "main")
-	gitRun(t, main, "commit", "-q", "--allow-empty", "-m", "first")
+	harness.Git(t, root, "init", "-q", "main")
+	harness.Git(t, main, "commit", "-q", "--allow-empty", "-m", "first")
 	linked := filepath.Join(root, "linked")
-	gitRun(t, main, "worktree", "add", "-q", linked)
+	harness.Git(t, main, "worktree", "add", "-q", linked)
 	bare := filepath.Join(root, "bare.git")
-	gitRun(t, root, "init", "-q", "--bare", bare)
+	harness.Git(t, root, "init", "-q", "--bare", bare)
 	abs := filepath.Join(root, "shared-hooks")
 
 	cases := []struct {
@@ -554,9 +543,9 @@ func TestHooksDirMatchesGit(t *testing.T) {
 			if c.hooksPath == "" {
 				exec.Command("git", "-C", cfgDir, "config", "--unset", "core.hooksPath").Run()
 			} else {
-				gitRun(t, cfgDir, "config", "core.hooksPath", c.hooksPath)
+				harness.Git(t, cfgDir, "config", "core.hooksPath", c.hooksPath)
 			}
-			gitSays := gitRun(t, c.runsIn, "rev-parse", "--git-path", "hooks")
+			gitSays := harness.Git(t, c.runsIn, "rev-parse", "--git-path", "hooks")
 			if !filepath.IsAbs(gitSays) {
 				gitSays = filepath.Join(c.runsIn, gitSays)
 			}
@@ -587,9 +576,9 @@ func TestHooksRunFromDir(t *testing.T) {
 	for _, hooksPath := range []string{"", ".githooks", filepath.Join(root, "abs-hooks")} {
 		t.Run("hooksPath="+hooksPath, func(t *testing.T) {
 			repo := filepath.Join(t.TempDir(), "r")
-			gitRun(t, filepath.Dir(repo), "init", "-q", repo)
+			harness.Git(t, filepath.Dir(repo), "init", "-q", repo)
 			if hooksPath != "" {
-				gitRun(t, repo, "config", "core.hooksPath", hooksPath)
+				harness.Git(t, repo, "config", "core.hooksPath", hooksPath)
 			}
 			r, err := gitstore.Discover(repo)
 			if err != nil {
@@ -600,7 +589,7 @@ func TestHooksRunFromDir(t *testing.T) {
 			write(t, filepath.Join(dir, "pre-commit"), "#!/bin/sh\necho ran > \""+marker+"\"\n", 0o755)
 			sub := filepath.Join(repo, "a", "b")
 			os.MkdirAll(sub, 0o755)
-			gitRun(t, sub, "commit", "-q", "--allow-empty", "-m", "x")
+			harness.Git(t, sub, "commit", "-q", "--allow-empty", "-m", "x")
 			if _, err := os.Stat(marker); err != nil {
 				t.Errorf("git did not run the hook written to %s", dir)
 			}

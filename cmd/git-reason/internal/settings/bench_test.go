@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"git-reason/reliability/harness"
 )
 
 // BenchmarkLoad is the cost of reading the settings once, as the first
@@ -49,7 +51,7 @@ func benchRepo(b *testing.B) string {
 	repo := newRepo(b)
 	write(b, filepath.Join(home, ".gitconfig"), "[user]\n\tname = B\n\temail = b@example.com\n[include]\n\tpath = more\n")
 	write(b, filepath.Join(home, "more"), "[safe]\n\tdirectory = /x\n")
-	git(b, repo, "config", "reason.profile", "offline")
-	git(b, repo, "config", "reason.origin", "01jbenchmark")
+	harness.Git(b, repo, "config", "reason.profile", "offline")
+	harness.Git(b, repo, "config", "reason.origin", "01jbenchmark")
 	return filepath.Join(repo, ".git")
 }

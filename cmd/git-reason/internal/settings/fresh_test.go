@@ -3,6 +3,8 @@ package settings
 import (
 	"path/filepath"
 	"testing"
+
+	"git-reason/reliability/harness"
 )
 
 // TestChanged: a reading knows when a file it came from changes, so that a
@@ -11,7 +13,7 @@ func TestChanged(t *testing.T) {
 	home := sandbox(t)
 	repo := newRepo(t)
 	gitDir := filepath.Join(repo, ".git")
-	git(t, repo, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "one")
+	harness.Git(t, repo, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "one")
 	write(t, filepath.Join(home, ".gitconfig"), "[include]\n\tpath = later\n"+
 		"[includeIf \"onbranch:feature/**\"]\n\tpath = feature\n")
 	write(t, filepath.Join(home, "feature"), "[reason]\n\tprofile = on-feature\n")
@@ -22,12 +24,12 @@ func TestChanged(t *testing.T) {
 		wantProfile string
 	}{
 		{"nothing written", func() {}, "default"},
-		{"the repository's config", func() { git(t, repo, "config", "reason.disable", "x") }, "default"},
-		{"a branch includeIf onbranch: names", func() { git(t, repo, "checkout", "-q", "-b", "feature/a") }, "on-feature"},
+		{"the repository's config", func() { harness.Git(t, repo, "config", "reason.disable", "x") }, "default"},
+		{"a branch includeIf onbranch: names", func() { harness.Git(t, repo, "checkout", "-q", "-b", "feature/a") }, "on-feature"},
 		{"an include target that did not exist", func() { write(t, filepath.Join(home, "later"), "[user]\n\tname = Later\n") }, "on-feature"},
 		{"the worktree file", func() {
-			git(t, repo, "config", "extensions.worktreeConfig", "true")
-			git(t, repo, "config", "--worktree", "reason.profile", "wt")
+			harness.Git(t, repo, "config", "extensions.worktreeConfig", "true")
+			harness.Git(t, repo, "config", "--worktree", "reason.profile", "wt")
 		}, "wt"},
 	} {
 		s := load(t, gitDir)

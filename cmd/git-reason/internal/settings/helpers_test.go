@@ -3,10 +3,10 @@ package settings
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"git-reason/reliability/harness"
 )
 
 // sandbox gives the test its own HOME with a git identity and removes
@@ -35,19 +35,6 @@ func sandbox(t testing.TB) string {
 	return home
 }
 
-// git runs git in dir and returns its trimmed stdout, failing the test
-// when git fails.
-func git(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimRight(string(out), "\n")
-}
-
 // newRepo makes an empty repository and returns its top directory.
 func newRepo(t testing.TB) string {
 	t.Helper()
@@ -55,7 +42,7 @@ func newRepo(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	git(t, dir, "init", "-q")
+	harness.Git(t, dir, "init", "-q")
 	return dir
 }
 
@@ -83,11 +70,11 @@ func load(t testing.TB, gitDir string) *Settings {
 // linked worktree beside it, whose path it returns.
 func linkedWorktree(t testing.TB, repo string) string {
 	t.Helper()
-	git(t, repo, "config", "extensions.worktreeConfig", "true")
-	git(t, repo, "config", "reason.profile", "shared")
-	git(t, repo, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "initial")
+	harness.Git(t, repo, "config", "extensions.worktreeConfig", "true")
+	harness.Git(t, repo, "config", "reason.profile", "shared")
+	harness.Git(t, repo, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "initial")
 	wt := filepath.Join(filepath.Dir(repo), filepath.Base(repo)+"-wt")
-	git(t, repo, "worktree", "add", "-q", wt)
+	harness.Git(t, repo, "worktree", "add", "-q", wt)
 	t.Cleanup(func() { os.RemoveAll(wt) })
 	return wt
 }

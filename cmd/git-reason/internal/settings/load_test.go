@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"git-reason/reliability/harness"
 )
 
 // Every test here reads configuration that real git wrote or lists, and
@@ -23,7 +25,7 @@ func TestLoadIncludes(t *testing.T) {
 	write(t, filepath.Join(home, "inc", "nested"), "[user]\n\tname = Nested Name\n")
 	write(t, filepath.Join(home, "inc", "matched"), "[core]\n\thooksPath = matched-hooks\n")
 	write(t, filepath.Join(home, "inc", "unmatched"), "[reason]\n\tdisable = everything\n")
-	git(t, repo, "config", "user.email", "local@example.com")
+	harness.Git(t, repo, "config", "user.email", "local@example.com")
 
 	s := load(t, filepath.Join(repo, ".git"))
 	if s.Profile != (Choice{"offline", "reason.profile"}) {
@@ -32,7 +34,7 @@ func TestLoadIncludes(t *testing.T) {
 	if s.Actor != (Identity{"Nested Name", "local@example.com"}) {
 		t.Errorf("actor from a nested include and the repository = %+v", s.Actor)
 	}
-	if s.HooksPath != "matched-hooks" || s.HooksPath != git(t, repo, "config", "core.hooksPath") {
+	if s.HooksPath != "matched-hooks" || s.HooksPath != harness.Git(t, repo, "config", "core.hooksPath") {
 		t.Errorf("core.hooksPath from includeIf gitdir = %q", s.HooksPath)
 	}
 	if len(s.Disabled) != 0 {
@@ -54,14 +56,14 @@ func gitParameters(t *testing.T, dir string, pairs ...string) string {
 		args = append(args, "-c", p)
 	}
 	args = append(args, "-c", "alias.showparams=!printf %s \"$GIT_CONFIG_PARAMETERS\"", "showparams")
-	return git(t, dir, args...)
+	return harness.Git(t, dir, args...)
 }
 
 func TestLoadCommandLine(t *testing.T) {
 	home := sandbox(t)
 	repo := newRepo(t)
-	git(t, repo, "config", "reason.profile", "local")
-	git(t, repo, "config", "reason.disable", "a b")
+	harness.Git(t, repo, "config", "reason.profile", "local")
+	harness.Git(t, repo, "config", "reason.disable", "a b")
 	write(t, filepath.Join(home, "extra"), "[core]\n\thooksPath = from-extra\n")
 	params := gitParameters(t, repo, "reason.profile=from-c", "include.path="+filepath.Join(home, "extra"),
 		"user.name=It's quoted")
@@ -95,10 +97,10 @@ func TestLoadWorktreeConfig(t *testing.T) {
 	sandbox(t)
 	repo := newRepo(t)
 	wt := linkedWorktree(t, repo)
-	git(t, wt, "config", "--worktree", "reason.profile", "wt-only")
-	wtGitDir := git(t, wt, "rev-parse", "--absolute-git-dir")
+	harness.Git(t, wt, "config", "--worktree", "reason.profile", "wt-only")
+	wtGitDir := harness.Git(t, wt, "rev-parse", "--absolute-git-dir")
 
-	if got := load(t, wtGitDir).Profile.Name; got != "wt-only" || got != git(t, wt, "config", "reason.profile") {
+	if got := load(t, wtGitDir).Profile.Name; got != "wt-only" || got != harness.Git(t, wt, "config", "reason.profile") {
 		t.Errorf("linked worktree with config.worktree: profile %q", got)
 	}
 	if got := load(t, filepath.Join(repo, ".git")).Profile.Name; got != "shared" {
@@ -109,10 +111,10 @@ func TestLoadWorktreeConfig(t *testing.T) {
 func TestLoadBareAndGitDir(t *testing.T) {
 	sandbox(t)
 	repo := newRepo(t)
-	git(t, repo, "config", "reason.profile", "of-repo")
+	harness.Git(t, repo, "config", "reason.profile", "of-repo")
 	bare := filepath.Join(t.TempDir(), "b.git")
-	git(t, repo, "init", "-q", "--bare", bare)
-	git(t, bare, "config", "reason.profile", "of-bare")
+	harness.Git(t, repo, "init", "-q", "--bare", bare)
+	harness.Git(t, bare, "config", "reason.profile", "of-bare")
 	if got := load(t, bare).Profile.Name; got != "of-bare" {
 		t.Errorf("bare repository: profile %q", got)
 	}
@@ -128,7 +130,7 @@ func TestLoadIgnoresGitConfigVariable(t *testing.T) {
 	home := sandbox(t)
 	repo := newRepo(t)
 	write(t, filepath.Join(home, "only"), "[reason]\n\tprofile = from-GIT_CONFIG\n")
-	git(t, repo, "config", "--local", "user.name", "Local")
+	harness.Git(t, repo, "config", "--local", "user.name", "Local")
 	// git config alone reads GIT_CONFIG; the commands whose view git
 	// reason shares (git log, git commit) do not.
 	t.Setenv("GIT_CONFIG", filepath.Join(home, "only"))
@@ -222,7 +224,7 @@ func TestPrecedence(t *testing.T) {
 			home := sandbox(t)
 			repo := newRepo(t)
 			for k, v := range tc.config {
-				git(t, repo, "config", k, v)
+				harness.Git(t, repo, "config", k, v)
 			}
 			for k, v := range tc.env {
 				t.Setenv(k, v)
@@ -274,17 +276,17 @@ func TestAgreesWithGitVar(t *testing.T) {
 		sandbox(t)
 		repo := newRepo(t)
 		for k, v := range tc.config {
-			git(t, repo, "config", k, v)
+			harness.Git(t, repo, "config", k, v)
 		}
 		for k, v := range tc.env {
 			t.Setenv(k, v)
 		}
 		s := load(t, filepath.Join(repo, ".git"))
-		ident := git(t, repo, "var", "GIT_AUTHOR_IDENT")
+		ident := harness.Git(t, repo, "var", "GIT_AUTHOR_IDENT")
 		if i := strings.LastIndexByte(ident, '>'); i < 0 || ident[:i+1] != s.Actor.String() {
 			t.Errorf("%v %v: actor %q, git var GIT_AUTHOR_IDENT %q", tc.config, tc.env, s.Actor, ident)
 		}
-		want := git(t, repo, "var", "GIT_PAGER")
+		want := harness.Git(t, repo, "var", "GIT_PAGER")
 		if want == "cat" {
 			want = ""
 		}
@@ -309,10 +311,10 @@ func TestAgreesWithGitVar(t *testing.T) {
 func TestLoadRemotes(t *testing.T) {
 	sandbox(t)
 	repo := newRepo(t)
-	git(t, repo, "remote", "add", "Up", "https://example.invalid/up.git")
-	git(t, repo, "config", "--add", "remote.Up.fetch", "+refs/reasoning/tasks/*:refs/reasoning/remotes/Up/*")
-	git(t, repo, "config", "branch.feature/x.remote", "Up")
-	git(t, repo, "config", "remote.nourl.fetch", "+refs/heads/*:refs/remotes/nourl/*")
+	harness.Git(t, repo, "remote", "add", "Up", "https://example.invalid/up.git")
+	harness.Git(t, repo, "config", "--add", "remote.Up.fetch", "+refs/reasoning/tasks/*:refs/reasoning/remotes/Up/*")
+	harness.Git(t, repo, "config", "branch.feature/x.remote", "Up")
+	harness.Git(t, repo, "config", "remote.nourl.fetch", "+refs/heads/*:refs/remotes/nourl/*")
 	s := load(t, filepath.Join(repo, ".git"))
 	want := Remote{URL: "https://example.invalid/up.git", Fetch: []string{
 		"+refs/heads/*:refs/remotes/Up/*", "+refs/reasoning/tasks/*:refs/reasoning/remotes/Up/*"}}

@@ -10,13 +10,15 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"git-reason/reliability/harness"
 )
 
 func TestSetOrigin(t *testing.T) {
 	sandbox(t)
 	repo := newRepo(t)
 	gitDir := filepath.Join(repo, ".git")
-	git(t, repo, "config", "reason.keep", "kept")
+	harness.Git(t, repo, "config", "reason.keep", "kept")
 	ctx := context.Background()
 	got, err := SetOrigin(ctx, gitDir, gitDir, "first")
 	if err != nil || got != "first" {
@@ -25,10 +27,10 @@ func TestSetOrigin(t *testing.T) {
 	if got, err := SetOrigin(ctx, gitDir, gitDir, "second"); err != nil || got != "first" {
 		t.Errorf("second SetOrigin = %q, %v; want the first value", got, err)
 	}
-	if v := git(t, repo, "config", "--local", "--get-all", "reason.origin"); v != "first" {
+	if v := harness.Git(t, repo, "config", "--local", "--get-all", "reason.origin"); v != "first" {
 		t.Errorf("git config --local reason.origin = %q", v)
 	}
-	if v := git(t, repo, "config", "reason.keep"); v != "kept" {
+	if v := harness.Git(t, repo, "config", "reason.keep"); v != "kept" {
 		t.Errorf("another key was lost: %q", v)
 	}
 	if s := load(t, gitDir); s.Origin != "first" {
@@ -107,7 +109,7 @@ func TestSetOriginConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	final := git(t, repo, "config", "--get-all", "reason.origin")
+	final := harness.Git(t, repo, "config", "--get-all", "reason.origin")
 	if strings.Contains(final, "\n") {
 		t.Fatalf("several origins written: %q", final)
 	}
@@ -116,7 +118,7 @@ func TestSetOriginConcurrent(t *testing.T) {
 			t.Errorf("caller %d got %q, config holds %q", i, v, final)
 		}
 	}
-	noise := git(t, repo, "config", "--get-all", "reason.noise") + "\n"
+	noise := harness.Git(t, repo, "config", "--get-all", "reason.noise") + "\n"
 	written := 0
 	gitWrites.Range(func(k, _ any) bool {
 		written++
