@@ -34,7 +34,11 @@ func (a authors) AuthorsTrusted(ctx context.Context, task, conclusion string) er
 	for _, w := range c.Body.(*record.Conclusion).Weighed {
 		ids = append(ids, w.Consultation)
 	}
-	checks, err := a.e.Signatures(ctx, head)
+	// The task's commits, read as they are (signaturesSince: a short
+	// linear history is read in this process, and git is asked only
+	// about commits that carry a signature, or about a longer or merged
+	// history); no cache is read, so nothing a fetch could write decides.
+	checks, err := a.e.signaturesSince(ctx, head, "")
 	if err != nil {
 		return err
 	}

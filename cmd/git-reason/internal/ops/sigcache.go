@@ -127,7 +127,8 @@ type sigCache struct {
 // checks cached by head under .git/reason/signatures/ and checks only
 // the commits since the cached head (signaturesSince: git log only for
 // signed ones), so a read surface pays for what changed; the cache is dropped when the allowed
-// signers change. verify, pull and reuse ask git afresh (Signatures).
+// signers change. verify and pull ask git afresh (Signatures); reuse
+// reads the commits themselves, with no cache (signaturesSince).
 func (e *Session) RecordSignatures(ctx context.Context, task, head string) (map[string]*Signature, error) {
 	if head == "" {
 		return map[string]*Signature{}, nil
