@@ -66,6 +66,28 @@ func TestPlanSaysRepositoryLowered(t *testing.T) {
 	if !strings.Contains(text, "\n"+out.Lowered.Notice) || !strings.HasPrefix(out.Lowered.Notice, "review lowered by ") {
 		t.Errorf("the text does not carry the notice line: %q", text)
 	}
+
+	// The server keeps the declarations without the repository's from
+	// one plan to the next, until a file they came from changes: the
+	// user declares adv-c in place of adv-a, and the next plan is
+	// compared with the declarations as they are now.
+	user := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "git-reason", "advisors.yaml")
+	data, err := os.ReadFile(user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(user, strings.ReplaceAll(string(data), "adv-a", "adv-c"))
+	call("assess", map[string]any{"task": "T2", "subject": "Drop the audit table", "question": "Now?",
+		"materiality": "critical", "reversibility": "irreversible",
+		"evidence": []any{map[string]any{"kind": "note", "summary": "it is unused"}}})
+	raw, _ = json.Marshal(call("plan", map[string]any{"task": "T2"}).StructuredContent)
+	out.Lowered = nil
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Lowered == nil || strings.Join(out.Lowered.Without, ",") != "adv-c,adv-b" {
+		t.Fatalf("after adv-c was declared in place of adv-a, the plan's lowered = %+v, want adv-c and adv-b without the repository's declarations (%s)", out.Lowered, raw)
+	}
 }
 
 // userAdvisors declares adv-a and adv-b in the user's overlay, two exec

@@ -29,6 +29,7 @@ func (e *Session) Catalog() (*advisor.Catalog, []advisor.Finding, error) {
 	if e.catalog != nil {
 		e.profile, e.chosenBy = nil, ""
 	}
+	e.baseCatalog = nil // read from the same files (rememberBaseline)
 	src, err := e.sources()
 	if err != nil {
 		return nil, nil, err

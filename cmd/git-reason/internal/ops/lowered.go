@@ -40,14 +40,17 @@ func (e *Session) rememberBaseline(prof advisor.Profile, now time.Time) error {
 	if err != nil || cat.Repository == "" {
 		return err
 	}
-	src, err := e.sources()
-	if err != nil {
-		return err
-	}
-	src.Repository = ""
-	base, _, err := advisor.Load(src)
-	if err != nil {
-		return fmt.Errorf("load the declarations without the repository's: %w", err)
+	base := e.baseCatalog
+	if base == nil {
+		src, err := e.sources()
+		if err != nil {
+			return err
+		}
+		src.Repository = ""
+		if base, _, err = advisor.Load(src); err != nil {
+			return fmt.Errorf("load the declarations without the repository's: %w", err)
+		}
+		e.baseCatalog = base
 	}
 	if p, ok := base.Profile(prof.ID); ok {
 		prof = p

@@ -67,6 +67,10 @@ type Session struct {
 	warn         func(string)
 	warned       bool      // the untrusted overlay's notice was given
 	baseline     *baseline // the last plan's snapshot without the repository overlay
+	// baseCatalog is the declarations without the repository overlay,
+	// loaded by the first plan that compares with them and kept as long
+	// as catalog is (Catalog drops both).
+	baseCatalog *advisor.Catalog
 	// RemotesSetUp are the fetch refspecs SetupRemotes added.
 	RemotesSetUp []string
 	caughtUp     bool       // CatchUp found every tracking head integrated (SettleFetched)
