@@ -23,6 +23,12 @@ func (e *Session) ResolveCommit(ctx context.Context, rev string) (string, error)
 	if rev == "" || strings.HasPrefix(rev, "-") {
 		return "", Usage("--commit %q: give a revision (a hash, HEAD, a branch)", rev)
 	}
+	if rev == "HEAD" {
+		// What is named most, read as HeadCommit reads it: no git process.
+		if h := e.HeadCommit(ctx); h != "" {
+			return h, nil
+		}
+	}
 	h, err := e.git(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
 	if err != nil || h == "" {
 		return "", Usage("--commit %q: no such commit in this repository", rev)
