@@ -11,9 +11,8 @@ import (
 // repository's layer is trusted, and this clone's latest outcomes. It
 // contacts no advisor.
 func (s *server) advisors(w http.ResponseWriter, r *http.Request) {
-	sess, err := s.open()
-	if err != nil {
-		fail(w, err)
+	sess := s.session(w)
+	if sess == nil {
 		return
 	}
 	list, err := sess.AdvisorDetails(r.Context())
@@ -28,9 +27,8 @@ func (s *server) advisors(w http.ResponseWriter, r *http.Request) {
 // neutrality check's among them, each with the command that fixes it, the
 // profiles and the refs' integrity.
 func (s *server) doctor(w http.ResponseWriter, r *http.Request) {
-	sess, err := s.open()
-	if err != nil {
-		fail(w, err)
+	sess := s.session(w)
+	if sess == nil {
 		return
 	}
 	d, err := sess.RunDoctor(r.Context())

@@ -34,9 +34,8 @@ func (s *server) context(w http.ResponseWriter, r *http.Request) {
 		refuse(fmt.Errorf("range is longer than %d characters", maxRange))
 		return
 	}
-	sess, err := s.open()
-	if err != nil {
-		fail(w, err)
+	sess := s.session(w)
+	if sess == nil {
 		return
 	}
 	rep, err := sess.Context(r.Context(), ops.ContextQuery{Range: rg})

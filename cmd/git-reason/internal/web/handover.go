@@ -36,9 +36,8 @@ func (s *server) handover(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	sess, err := s.open()
-	if err != nil {
-		fail(w, err)
+	sess := s.session(w)
+	if sess == nil {
 		return
 	}
 	rep, err := sess.Handover(r.Context(), ops.HandoverQuery{Since: from, Task: task, Actor: actor})

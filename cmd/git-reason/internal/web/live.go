@@ -22,13 +22,13 @@ func (s *server) head(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no such task", http.StatusNotFound)
 		return
 	}
-	sess, err := s.open()
-	if err != nil {
-		fail(w, err)
+	sess := s.session(w)
+	if sess == nil {
 		return
 	}
 	var heads []record.TaskHead
 	if task == "" {
+		var err error
 		if heads, err = sess.TaskHeads(r.Context()); err != nil {
 			fail(w, err)
 			return

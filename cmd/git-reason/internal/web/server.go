@@ -121,9 +121,8 @@ func (s *server) task(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no such task", http.StatusNotFound)
 		return
 	}
-	sess, err := s.open()
-	if err != nil {
-		fail(w, err)
+	sess := s.session(w)
+	if sess == nil {
 		return
 	}
 	head, _ := pageDigest(sess, task, nil) // before what the page shows is read
@@ -229,6 +228,17 @@ func renderStatus(w http.ResponseWriter, status int, name string, data any) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
 	_, _ = w.Write(b.Bytes())
+}
+
+// session is the request's session; when it does not open, the answer is
+// fail's and session returns nil.
+func (s *server) session(w http.ResponseWriter) *ops.Session {
+	sess, err := s.open()
+	if err != nil {
+		fail(w, err)
+		return nil
+	}
+	return sess
 }
 
 func fail(w http.ResponseWriter, err error) {

@@ -83,9 +83,8 @@ type taskRow struct {
 // rendered, so a list of 20,000 tasks costs the caches' reads and one pass
 // over their entries.
 func (s *server) tasks(w http.ResponseWriter, r *http.Request) {
-	sess, err := s.open()
-	if err != nil {
-		fail(w, err)
+	sess := s.session(w)
+	if sess == nil {
 		return
 	}
 	// What the page polls, taken from the refs what it shows is read at,
