@@ -94,6 +94,17 @@ func (e *Session) Availability(ctx context.Context, now time.Time) (advisor.Prof
 	return prof, snap, nil
 }
 
+// catalogNow is the declarations' catalog and every declared advisor's
+// availability now (Availability).
+func (e *Session) catalogNow(ctx context.Context) (*advisor.Catalog, []policy.Advisor, error) {
+	cat, _, err := e.Catalog()
+	if err != nil {
+		return nil, nil, err
+	}
+	_, snap, err := e.Availability(ctx, time.Now())
+	return cat, snap, err
+}
+
 // snapshotOf derives the availability of a catalog's advisors under a mode
 // at now.
 func (e *Session) snapshotOf(cat *advisor.Catalog, mode policy.Mode, now time.Time) ([]policy.Advisor, error) {

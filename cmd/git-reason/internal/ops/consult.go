@@ -79,11 +79,7 @@ func (e *Session) Consult(ctx context.Context, req ConsultRequest) (*ConsultResu
 		out.LocalReview = pd.LocalReview
 		return out, nil
 	}
-	cat, _, err := e.Catalog()
-	if err != nil {
-		return nil, err
-	}
-	_, snap, err := e.Availability(ctx, time.Now())
+	cat, snap, err := e.catalogNow(ctx)
 	if err != nil {
 		return nil, err
 	}

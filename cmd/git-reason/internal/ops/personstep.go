@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"git-reason/advisor"
 	"git-reason/policy"
@@ -74,11 +73,7 @@ func (e *Session) personStep(ctx context.Context, task, next string, selected []
 	if len(selected) == 0 || !strings.HasPrefix(next, "git reason consult "+task) {
 		return nil
 	}
-	cat, _, err := e.Catalog()
-	if err != nil {
-		return nil
-	}
-	_, snap, err := e.Availability(ctx, time.Now())
+	cat, snap, err := e.catalogNow(ctx)
 	if err != nil {
 		return nil
 	}

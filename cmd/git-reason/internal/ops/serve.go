@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"time"
 
 	"git-reason/advisor"
 	"git-reason/advisor/transport"
@@ -47,11 +46,7 @@ func (e *Session) ServeTokenPath() string {
 // advisor is never asked, so that two servers never ask each other in a
 // loop. Nothing is recorded here: the asking side records the outcome.
 func (e *Session) ReviewForPeer(ctx context.Context, req transport.Request, name string) []transport.PeerAnswer {
-	cat, _, err := e.Catalog()
-	if err != nil {
-		return nil
-	}
-	_, snap, err := e.Availability(ctx, time.Now())
+	cat, snap, err := e.catalogNow(ctx)
 	if err != nil {
 		return nil
 	}
