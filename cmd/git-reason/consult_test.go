@@ -45,8 +45,9 @@ func newSandbox(t *testing.T, overlay string, scripts map[string]string, extra .
 }
 
 // sandboxPossible skips the test where a sandbox cannot work and fails it
-// when the harness's git-reason is not on PATH.
-func sandboxPossible(t *testing.T) {
+// when the harness's git-reason is not on PATH; it returns git-reason's
+// path.
+func sandboxPossible(t *testing.T) string {
 	t.Helper()
 	if runtime.GOOS == "windows" {
 		t.Skip("the fake advisors are shell scripts")
@@ -54,9 +55,11 @@ func sandboxPossible(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not on PATH")
 	}
-	if _, err := exec.LookPath("git-reason"); err != nil {
+	self, err := exec.LookPath("git-reason")
+	if err != nil {
 		t.Fatalf("git-reason is not on PATH (TestMain puts it there): %v", err)
 	}
+	return self
 }
 
 // newSandboxAt is newSandbox in root, an empty directory the caller owns.

@@ -29,13 +29,7 @@ func TestForeignOwnerRefused(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to give the repository another owner (chown); run the tests as root to include this one")
 	}
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not on PATH")
-	}
-	self, err := exec.LookPath("git-reason")
-	if err != nil {
-		t.Fatalf("git-reason is not on PATH (TestMain puts it there): %v", err)
-	}
+	self := sandboxPossible(t)
 	root := t.TempDir()
 	home, repo := filepath.Join(root, "home"), filepath.Join(root, "repo")
 	if err := os.MkdirAll(home, 0o755); err != nil {
@@ -77,7 +71,7 @@ func TestForeignOwnerRefused(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(repo, ".reason", "advisors.yaml"), []byte("order: []\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err = filepath.WalkDir(repo, func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(repo, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}

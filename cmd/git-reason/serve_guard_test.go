@@ -25,7 +25,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -151,16 +150,7 @@ const reviewBody = `{"request": {"subject": "queue", "question": "Keep the queue
 
 func TestServeGuard(t *testing.T) {
 	t.Parallel()
-	if runtime.GOOS == "windows" {
-		t.Skip("the fake advisors are shell scripts")
-	}
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not on PATH")
-	}
-	self, err := exec.LookPath("git-reason")
-	if err != nil {
-		t.Fatalf("git-reason is not on PATH (TestMain puts it there): %v", err)
-	}
+	self := sandboxPossible(t)
 	root := t.TempDir()
 	home, bin, repo := filepath.Join(root, "home"), filepath.Join(root, "bin"), filepath.Join(root, "repo")
 	asked := filepath.Join(root, "asked")
