@@ -113,10 +113,7 @@ func newForgRepo(t *testing.T, env []string, origin string) (string, *record.Wri
 
 func forgWriter(t *testing.T, dir, origin string) *record.Writer {
 	t.Helper()
-	s, err := gitstore.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openStore(t, dir)
 	w := storetest.Writer(s, &storetest.Avail{Advisors: forgAdvisors})
 	w.Origin = origin
 	w.Surface = record.SurfaceCLI
@@ -434,10 +431,7 @@ func (h *forgHistory) forge(commit string) []record.Finding {
 // opened afresh.
 func forgVerify(t *testing.T, dir, task string) []record.Finding {
 	t.Helper()
-	s, err := gitstore.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openStore(t, dir)
 	head, err := s.Repo.ReadRef(gitstore.TaskRef(task))
 	if err != nil || head == "" {
 		t.Fatalf("read %s: %q, %v", task, head, err)
@@ -462,10 +456,7 @@ func forgVerify(t *testing.T, dir, task string) []record.Finding {
 			gitstore.ReadPacksThroughGit(s)
 		}},
 	} {
-		other, err := gitstore.Open(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
+		other := openStore(t, dir)
 		reader.setup(other)
 		got, err := other.Verify(context.Background(), task, head)
 		if err != nil {
@@ -484,10 +475,7 @@ func forgVerify(t *testing.T, dir, task string) []record.Finding {
 // the whole replay found, with both history readers.
 func forgVerifyRemembered(t *testing.T, dir, task, head string, want []record.Finding) {
 	t.Helper()
-	s, err := gitstore.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openStore(t, dir)
 	rem := gitstore.OpenRemembered(s.Repo)
 	// The parents of head and their first parents (forgCandidates), each
 	// remembered only when its own whole replay is clean, as only a replay
@@ -503,10 +491,7 @@ func forgVerifyRemembered(t *testing.T, dir, task, head string, want []record.Fi
 		return
 	}
 	for _, long := range []bool{false, true} {
-		r, err := gitstore.Open(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := openStore(t, dir)
 		if long {
 			gitstore.ReadHistoriesAsLong(r)
 		}
@@ -585,10 +570,7 @@ func forgSorted(found []record.Finding) string {
 // requireClean fails unless the history at commit verifies clean.
 func (h *forgHistory) requireClean(commit string) {
 	h.t.Helper()
-	s, err := gitstore.Open(h.dir)
-	if err != nil {
-		h.t.Fatal(err)
-	}
+	s := openStore(h.t, h.dir)
 	found, err := s.Verify(context.Background(), forgTask, commit)
 	if err != nil {
 		h.t.Fatal(err)
@@ -1290,10 +1272,7 @@ func TestForgeryCorpusHonestConcurrentWriters(t *testing.T) {
 	for err := range errs {
 		t.Fatalf("a concurrent writer failed: %v", err)
 	}
-	s, err := gitstore.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openStore(t, dir)
 	_, recs, err := s.Load(ctx, forgTask)
 	if err != nil {
 		t.Fatal(err)
@@ -1325,12 +1304,9 @@ func TestForgedRecordRefusesAppendWithoutDecoding(t *testing.T) {
 	obj(r["body"])["materiality"] = 5
 	forged := h.write(h.on(h.commit["v"], r))
 	h.git("", "update-ref", forgRef, forged)
-	s, err := gitstore.Open(h.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openStore(t, h.dir)
 	w := &record.Writer{Store: s, Actor: "Ann <ann@example.com>", Origin: "o"}
-	_, err = w.Append(context.Background(), forgTask, record.KindAssessment,
+	_, err := w.Append(context.Background(), forgTask, record.KindAssessment,
 		[]byte(`{"subject":"after the forgery","question":"q","materiality":"trivial","reversibility":"reversible"}`))
 	if !errors.Is(err, record.ErrUnreadable) {
 		t.Fatalf("append on a task holding a record that fails its schema: %v, want an unreadable history", err)

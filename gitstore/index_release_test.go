@@ -22,10 +22,7 @@ func TestJournalOfAnotherRelease(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dir := newRepo(t)
-	s, err := gitstore.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openStore(t, dir)
 	w := &record.Writer{Store: s, Index: gitstore.Index{Store: s}, Actor: "Cache Test <cache@example.com>", Origin: "origin-cache"}
 	if _, err := w.Append(ctx, "T", record.KindAssessment, []byte(`{"subject":"s","question":"q","materiality":"trivial","reversibility":"reversible"}`)); err != nil {
 		t.Fatal(err)

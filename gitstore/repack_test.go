@@ -44,13 +44,7 @@ func TestStoreSurvivesRepackAfterOpen(t *testing.T) {
 			`{"subject":%q,"question":"q","materiality":"trivial","reversibility":"reversible"}`, subject)))
 		return err
 	}
-	open := func() *gitstore.Store {
-		s, err := gitstore.Open(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
+	open := func() *gitstore.Store { return openStore(t, dir) }
 	first := writer(open())
 	for i := range 3 {
 		if err := assess(first, fmt.Sprintf("packed %d", i)); err != nil {

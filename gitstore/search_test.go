@@ -22,14 +22,7 @@ import (
 func TestSearchFor(t *testing.T) {
 	ctx := context.Background()
 	dir := newRepo(t)
-	open := func() gitstore.Index {
-		t.Helper()
-		s, err := gitstore.Open(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return gitstore.Index{Store: s}
-	}
+	open := func() gitstore.Index { return gitstore.Index{Store: openStore(t, dir)} }
 	w := &record.Writer{Store: open().Store, Actor: "Search Test <search@example.com>", Origin: "origin-search"}
 	assess := func(task, subject, question string) {
 		t.Helper()
@@ -121,14 +114,7 @@ func TestSearchTermsCount(t *testing.T) {
 	if err := harness.BulkTasks(ctx, dir, "T-", 400); err != nil {
 		t.Fatal(err)
 	}
-	open := func() gitstore.Index {
-		t.Helper()
-		s, err := gitstore.Open(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return gitstore.Index{Store: s}
-	}
+	open := func() gitstore.Index { return gitstore.Index{Store: openStore(t, dir)} }
 	query := func(q string) (tasks []string, blocks, postings, shared int64) {
 		t.Helper()
 		b0, p0, s0 := gitstore.SearchRead()

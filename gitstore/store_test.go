@@ -33,6 +33,17 @@ func newRepo(t *testing.T) string {
 	return newRepoIn(t, t.TempDir())
 }
 
+// openStore opens the store of the repository at dir; it fails the test
+// when that fails.
+func openStore(t testing.TB, dir string) *gitstore.Store {
+	t.Helper()
+	s, err := gitstore.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // newRepoIn makes an empty repository in a new directory under parent.
 func newRepoIn(t *testing.T, parent string) string {
 	t.Helper()
@@ -96,10 +107,7 @@ func newContractRepos(t *testing.T) *contractRepos {
 func (c *contractRepos) open(t *testing.T) record.Store {
 	t.Helper()
 	dir := newRepoIn(t, c.root)
-	s, err := gitstore.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openStore(t, dir)
 	c.mu.Lock()
 	c.dirs = append(c.dirs, dir)
 	c.mu.Unlock()

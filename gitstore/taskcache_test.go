@@ -21,14 +21,7 @@ func TestTaskCacheDamaged(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dir := newRepo(t)
-	open := func() *gitstore.Store {
-		t.Helper()
-		s, err := gitstore.Open(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
+	open := func() *gitstore.Store { return openStore(t, dir) }
 	w := &record.Writer{Store: open(), Actor: "Cache Test <cache@example.com>", Origin: "origin-cache"}
 	for i := range 4 {
 		for _, task := range []string{"T", "U"} {
@@ -96,10 +89,7 @@ func TestTaskCacheWriteBehind(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dir := newRepo(t)
-	s, err := gitstore.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openStore(t, dir)
 	s.WriteBehind(time.Hour)
 	w := &record.Writer{Store: s, Actor: "Cache Test <cache@example.com>", Origin: "origin-cache"}
 	path := filepath.Join(dir, ".git", "reason", "tasks", "T.records")
@@ -111,10 +101,7 @@ func TestTaskCacheWriteBehind(t *testing.T) {
 		if _, err := os.Stat(path); !os.IsNotExist(err) {
 			t.Fatalf("after append %d, the task cache is written already (%v); want it held back", i, err)
 		}
-		other, err := gitstore.Open(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
+		other := openStore(t, dir)
 		if _, recs, err := other.Load(ctx, "T"); err != nil || len(recs) != i+1 {
 			t.Fatalf("another store reads %d records (%v) while the cache is held back; want %d", len(recs), err, i+1)
 		}
