@@ -453,26 +453,18 @@ func TestHooksShimsRunChainedFirst(t *testing.T) {
 			}
 			cmd.Env = []string{"PATH=" + path, "LOG=" + log, "GIT_STATUS=" + c.gitStatus}
 			cmd.Stdin = strings.NewReader(c.stdin)
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			err := cmd.Run()
-			code := 0
-			if ee, ok := err.(*exec.ExitError); ok {
-				code = ee.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
+			_, stderr, code := harness.Run(t, cmd)
 			if code != c.wantCode {
-				t.Errorf("exit status %d, want %d (stderr %q)", code, c.wantCode, stderr.String())
+				t.Errorf("exit status %d, want %d (stderr %q)", code, c.wantCode, stderr)
 			}
 			got, _ := os.ReadFile(log)
 			if string(got) != c.wantLog {
 				t.Errorf("calls:\n%s\nwant:\n%s", got, c.wantLog)
 			}
-			if c.wantStderr != "" && !strings.Contains(stderr.String(), c.wantStderr) {
-				t.Errorf("stderr %q does not contain %q", stderr.String(), c.wantStderr)
+			if c.wantStderr != "" && !strings.Contains(stderr, c.wantStderr) {
+				t.Errorf("stderr %q does not contain %q", stderr, c.wantStderr)
 			}
-			for _, line := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+			for _, line := range strings.Split(strings.TrimSpace(stderr), "\n") {
 				if line != "" && !strings.HasPrefix(line, "git-reason:") {
 					t.Errorf("shim line without the git-reason: prefix: %q", line)
 				}

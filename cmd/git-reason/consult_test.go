@@ -10,7 +10,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -26,6 +25,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"git-reason/reliability/harness"
 )
 
 // sandbox is a temporary repository with its own HOME and an environment
@@ -161,17 +162,7 @@ func (s *sandbox) run(args ...string) (stdout, stderr string, code int) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir, cmd.Env = s.dir, s.env
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		code = ee.ExitCode()
-	case err != nil:
-		s.t.Fatalf("git %s: %v", strings.Join(args, " "), err)
-	}
-	return out.String(), errb.String(), code
+	return harness.Run(s.t, cmd)
 }
 
 // git runs git with args and requires success.

@@ -15,6 +15,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"git-reason/reliability/harness"
 )
 
 // otherUID is the owner the test gives the repository: any uid but the
@@ -47,19 +49,11 @@ func TestForeignOwnerRefused(t *testing.T) {
 		t.Helper()
 		cmd := exec.Command("git", args...)
 		cmd.Dir, cmd.Env = repo, append(env, "SUDO_UID=") // git reads SUDO_UID as root
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
+		out, errb, code := harness.Run(t, cmd)
 		if code != want {
-			t.Fatalf("git %s: exit %d, want %d\n%s%s", strings.Join(args, " "), code, want, out.String(), errb.String())
+			t.Fatalf("git %s: exit %d, want %d\n%s%s", strings.Join(args, " "), code, want, out, errb)
 		}
-		return out.String(), errb.String()
+		return out, errb
 	}
 	if err := os.MkdirAll(filepath.Join(repo, ".reason"), 0o755); err != nil {
 		t.Fatal(err)

@@ -1,11 +1,8 @@
 package faults
 
 import (
-	"bytes"
-	"errors"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"git-reason/reliability/harness"
@@ -40,18 +37,8 @@ func runIn(t *testing.T, dir string, env []string, name string, args ...string) 
 	t.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Dir, cmd.Env = dir, env
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	r := result{args: append([]string{name}, args...), stdout: stdout.Bytes(), stderr: stderr.Bytes()}
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("%s: %v", strings.Join(r.args, " "), err)
-	}
-	return r
+	stdout, stderr, code := harness.Run(t, cmd)
+	return result{args: append([]string{name}, args...), stdout: []byte(stdout), stderr: []byte(stderr), code: code}
 }
 
 // gitEnv is the harness's clean environment for git and git reason under

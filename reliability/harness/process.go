@@ -1,10 +1,13 @@
 package harness
 
 import (
+	"bytes"
+	"errors"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 )
@@ -43,4 +46,22 @@ func GetPage(tb testing.TB, c *http.Client, u string) string {
 		tb.Fatalf("GET %s: %d %s", u, res.StatusCode, b)
 	}
 	return string(b)
+}
+
+// Run runs cmd, whose Stdout and Stderr it sets, and returns what the
+// program wrote to each and its exit status; a program that cannot start
+// or wait fails the test.
+func Run(tb testing.TB, cmd *exec.Cmd) (stdout, stderr string, code int) {
+	tb.Helper()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	case err != nil:
+		tb.Fatalf("%s: %v", strings.Join(cmd.Args, " "), err)
+	}
+	return out.String(), errb.String(), code
 }
