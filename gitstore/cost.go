@@ -50,17 +50,23 @@ type Cost struct {
 	// RefsListed is how many refs listings across a namespace returned
 	// (ListRefs: the task refs, the tracking refs), loose and packed.
 	RefsListed int64 `json:"refs_listed"`
+	// SignatureBytes is how many bytes of the signature logs were read
+	// and written (siglog.go): a status of a moved head reads the end of
+	// its task's log and appends the checks of what is new.
+	SignatureBytes int64 `json:"signature_bytes"`
 	// WrittenBytes is how many bytes were written to the caches that
 	// hold an entry per task (the journals: appended, or rewritten whole).
 	WrittenBytes int64 `json:"written_bytes"`
 }
 
 var costs struct {
-	histories, tasks, records, sharedBytes, sharedFiles, blobs, memos, written, searchBlocks, postings, packIndex, refsListed atomic.Int64
+	histories, tasks, records, sigBytes, sharedBytes, sharedFiles, blobs, memos, written, searchBlocks, postings, packIndex, refsListed atomic.Int64
 }
 
 func countBlob() { costs.blobs.Add(1) }
 func countMemo() { costs.memos.Add(1) }
+
+func countSigBytes(n int) { costs.sigBytes.Add(int64(n)) }
 
 func countHistory()          { costs.histories.Add(1) }
 func countTask(records int)  { costs.tasks.Add(1); costs.records.Add(int64(records)) }
@@ -100,7 +106,7 @@ func WriteCost(args []string) {
 	c := Cost{Args: args, Histories: costs.histories.Load(), Tasks: costs.tasks.Load(), Records: costs.records.Load(),
 		SharedBytes: costs.sharedBytes.Load(), SharedFiles: costs.sharedFiles.Load(), Blobs: costs.blobs.Load(), Memos: costs.memos.Load(),
 		WrittenBytes: costs.written.Load(), Decodes: record.Decodes(), SearchBlocks: costs.searchBlocks.Load(), Postings: costs.postings.Load(),
-		PackIndexBytes: costs.packIndex.Load(), RefsListed: costs.refsListed.Load()}
+		PackIndexBytes: costs.packIndex.Load(), RefsListed: costs.refsListed.Load(), SignatureBytes: costs.sigBytes.Load()}
 	line, err := json.Marshal(c)
 	if err != nil {
 		return

@@ -124,3 +124,13 @@ func sameRecords(st *record.State, recs []*record.Record) bool {
 	}
 	return len(ids) == 0
 }
+
+// KnownClean reports whether task's history at head is known to replay
+// clean without replaying it: a verdict of this process (Verdict,
+// DeriveSaved, NoteClean) or a head remembered clean.
+func (s *Store) KnownClean(task, head string) bool {
+	if v, ok := s.truth.verdicts.Load(task + "\x00" + head); ok {
+		return v.(*record.Finding) == nil
+	}
+	return s.readRemembered().Has(task, head)
+}

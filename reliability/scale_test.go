@@ -71,6 +71,8 @@ type cost struct {
 	// listings returned (gitstore.Cost).
 	PackIndexBytes int64 `json:"pack_index_bytes"`
 	RefsListed     int64 `json:"refs_listed"`
+	// SignatureBytes: the signature logs' bytes read and written.
+	SignatureBytes int64 `json:"signature_bytes"`
 }
 
 // costed runs git reason, which must exit 0, and returns what it read.

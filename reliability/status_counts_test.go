@@ -76,6 +76,15 @@ func TestStatusCounts(t *testing.T) {
 			// assessment alone, never the task's other plans (a scan of
 			// them decoded n/2 records here), as many at 120 records as at
 			// 40. Without the saved state every record is decoded (n + 1).
+			// The signatures: the end of the task's signature log read and
+			// the new commit's check appended (gitstore/siglog.go), as
+			// many bytes at 120 records as at 40 (but for the digits of
+			// its counts); read and written whole they grew with the task
+			// (about 160 bytes a record, twice).
+			if d := c.large.SignatureBytes - c.small.SignatureBytes; c.large.SignatureBytes == 0 || d < -16 || d > 16 {
+				t.Errorf("status %s read and wrote %d bytes of signature log at 120 records, %d at 40: want the log's end and the new check, whatever the task's size",
+					c.what, c.large.SignatureBytes, c.small.SignatureBytes)
+			}
 			limit, same := int64(4), true
 			if c.large.Decodes == 0 || c.large.Decodes > limit || (same && c.large.Decodes != c.small.Decodes) || c.large.Tasks != 0 {
 				t.Errorf("status %s decoded %d records of a task of 120 (%d of 40), loaded %d tasks: want the new record and the few the summary reads, whatever the task's size, and no task loaded",

@@ -9,11 +9,11 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
-	"git-reason/gitstore/git"
+	"git-reason/gitstore"
 	"git-reason/gitstore/signing"
 	"git-reason/record"
 )
@@ -104,7 +104,14 @@ func (e *Session) FindSigned(ctx context.Context, id string) (*record.Entry, *re
 
 // TaskSignatures is the summary of RecordSignatures; nil when git could
 // not be asked (a read surface then shows none rather than failing).
+// When the history at head is known to replay clean and lies on one line
+// after the head its task's signature log ends with, the summary is that
+// entry's with the new commits' checks added, and an entry is appended:
+// the end of the log read, never the whole (gitstore.Store.SignatureTail).
 func (e *Session) TaskSignatures(ctx context.Context, task, head string) *SignatureSummary {
+	if sum := e.signaturesAfterTail(ctx, task, head); sum != nil {
+		return sum
+	}
 	sigs, err := e.RecordSignatures(ctx, task, head)
 	if err != nil {
 		return nil
@@ -112,21 +119,60 @@ func (e *Session) TaskSignatures(ctx context.Context, task, head string) *Signat
 	return Summarize(sigs)
 }
 
-// sigCache is what .git/reason/signatures/<task digest>.json keeps of a
-// task's signature checks: those of every commit up to head, judged
-// against the allowed signers whose digest is Allowed.
-type sigCache struct {
-	Task    string          `json:"task"`
-	Head    string          `json:"head"`
-	Allowed string          `json:"allowed"`
-	Checks  []signing.Check `json:"checks"`
+// signaturesAfterTail is TaskSignatures from the last entry of the
+// task's signature log, nil when it cannot go on from it. In a history
+// that replays clean each commit on one line adds one record of its own
+// (its Reason-Record trailer is checked by replay), so the new commits'
+// checks add records the entry's summary does not count.
+func (e *Session) signaturesAfterTail(ctx context.Context, task, head string) *SignatureSummary {
+	allowed, err := e.allowedDigest()
+	if err != nil || head == "" {
+		return nil
+	}
+	tail, ok := e.Store.SignatureTail(task)
+	if !ok || tail.Allowed != allowed {
+		return nil
+	}
+	var sum SignatureSummary
+	if json.Unmarshal(tail.Summary, &sum) != nil || sum.Counts == nil {
+		return nil
+	}
+	if tail.Head == head {
+		return &sum
+	}
+	if !e.Store.KnownClean(task, head) {
+		return nil
+	}
+	fresh, ok, err := e.signaturesLinear(ctx, head, tail.Head)
+	if err != nil || !ok {
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, c := range fresh {
+		if c.Record == "" || seen[c.Record] {
+			return nil
+		}
+		seen[c.Record] = true
+		sum.Counts[c.Status]++
+		if c.Status == signing.Good && !slices.Contains(sum.Signers, c.Signer) {
+			sum.Signers = append(sum.Signers, c.Signer)
+			sort.Strings(sum.Signers)
+		}
+	}
+	checks, err1 := json.Marshal(fresh)
+	summary, err2 := json.Marshal(&sum)
+	if err1 != nil || err2 != nil || !e.Store.AppendSignatures(task, tail, gitstore.SigEntry{Head: head, Allowed: allowed, Checks: checks, Summary: summary}) {
+		return nil // the log is full or moved: RecordSignatures writes it anew
+	}
+	return &sum
 }
 
 // RecordSignatures returns the signature of each record of task whose
 // history is at head, by record id. It is for display: it reads the
-// checks cached by head under .git/reason/signatures/ and checks only
-// the commits since the cached head (signaturesSince: git log only for
-// signed ones), so a read surface pays for what changed; the cache is dropped when the allowed
+// checks kept by head in the task's signature log under
+// .git/reason/signatures/ (gitstore/siglog.go) and checks only the
+// commits since its last head (signaturesSince: git log only for signed
+// ones), appending them; the log is written anew when the allowed
 // signers change. verify and pull ask git afresh (Signatures); reuse
 // reads the commits themselves, with no cache (signaturesSince).
 func (e *Session) RecordSignatures(ctx context.Context, task, head string) (map[string]*Signature, error) {
@@ -137,37 +183,64 @@ func (e *Session) RecordSignatures(ctx context.Context, task, head string) (map[
 	if err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256([]byte(task))
-	path := filepath.Join(e.Repo.CommonDir, "reason", "signatures", hex.EncodeToString(sum[:16])+".json")
-	var c sigCache
-	if data, err := os.ReadFile(path); err == nil && json.Unmarshal(data, &c) == nil && c.Task == task && c.Allowed == allowed {
-		if c.Head != head {
-			fresh, err := e.signaturesSince(ctx, head, c.Head)
-			if err != nil {
-				// The cached head is gone (a rewritten history, gc):
-				// ask about the whole history.
-				fresh, err = e.Signatures(ctx, head)
-				c.Checks = nil
+	var checks []signing.Check
+	var last *gitstore.SigEntry
+	if log := e.Store.SignatureLog(task); len(log) > 0 && log[len(log)-1].Allowed == allowed {
+		for i := len(log) - 1; i >= 0; i-- { // newest entries first
+			var cs []signing.Check
+			if json.Unmarshal(log[i].Checks, &cs) != nil {
+				checks, log = nil, nil
+				break
 			}
-			if err != nil {
-				return nil, err
-			}
-			c.Checks = merged(fresh, c.Checks)
-			c.Head = head
-			e.writeSigCache(path, &c)
+			checks = merged(checks, cs)
 		}
-	} else {
+		if len(log) > 0 {
+			last = &log[len(log)-1]
+		}
+	}
+	if last != nil && last.Head == head {
+		return byRecord(checks), nil
+	}
+	var fresh []signing.Check
+	if last != nil {
+		if fresh, err = e.signaturesSince(ctx, head, last.Head); err != nil {
+			// The logged head is gone (a rewritten history, gc): ask
+			// about the whole history.
+			last = nil
+		}
+	}
+	if last == nil {
 		// A short linear history (a task just started) is read in this
-		// process when none of its commits is signed, as after a cached
+		// process when none of its commits is signed, as after a logged
 		// head; a longer one, or a signed one, is asked of git.
-		checks, err := e.signaturesSince(ctx, head, "")
-		if err != nil {
+		if fresh, err = e.signaturesSince(ctx, head, ""); err != nil {
 			return nil, err
 		}
-		c = sigCache{Task: task, Head: head, Allowed: allowed, Checks: checks}
-		e.writeSigCache(path, &c)
+		checks = nil
 	}
-	return byRecord(c.Checks), nil
+	checks = merged(fresh, checks)
+	e.logSignatures(task, head, allowed, last, fresh, checks)
+	return byRecord(checks), nil
+}
+
+// logSignatures keeps the checks of task at head in its signature log:
+// fresh appended after last, or every check written anew when that
+// cannot be. A log not written is asked again next time, so a failure
+// is not the reader's.
+func (e *Session) logSignatures(task, head, allowed string, last *gitstore.SigEntry, fresh, checks []signing.Check) {
+	summary, err := json.Marshal(Summarize(byRecord(checks)))
+	if err != nil {
+		return
+	}
+	if last != nil {
+		if data, err := json.Marshal(fresh); err == nil &&
+			e.Store.AppendSignatures(task, last, gitstore.SigEntry{Head: head, Allowed: allowed, Checks: data, Summary: summary}) {
+			return
+		}
+	}
+	if data, err := json.Marshal(checks); err == nil {
+		e.Store.WriteSignatures(task, gitstore.SigEntry{Head: head, Allowed: allowed, Checks: data, Summary: summary})
+	}
 }
 
 // byRecord is the signature of each record of checks (newest first): a
@@ -198,19 +271,6 @@ func merged(fresh, old []signing.Check) []signing.Check {
 		}
 	}
 	return out
-}
-
-// writeSigCache keeps the checks; a cache that cannot be written is
-// asked again next time, so a failure is not the reader's.
-func (e *Session) writeSigCache(path string, c *sigCache) {
-	data, err := json.Marshal(c)
-	if err != nil {
-		return
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return
-	}
-	_ = git.WriteFile(path, data, 0o644, git.Wait, false)
 }
 
 // allowedDigest identifies the allowed signers checks are judged against:

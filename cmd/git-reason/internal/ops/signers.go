@@ -158,12 +158,23 @@ const sinceCommits = 32
 // carries a signature, since an unsigned commit is judged by its header
 // alone (git's %G? says "N" for it whatever the keys).
 func (e *Session) signaturesSince(ctx context.Context, head, base string) ([]signing.Check, error) {
-	line, ok := e.Store.LinearSince(head, base, sinceCommits)
+	checks, ok, err := e.signaturesLinear(ctx, head, base)
 	switch {
-	case !ok && base == "":
+	case err != nil || ok:
+		return checks, err
+	case base == "":
 		return e.Signatures(ctx, head)
-	case !ok:
+	default:
 		return e.Signatures(ctx, head, base)
+	}
+}
+
+// signaturesLinear is signaturesSince when the commits after base lie on
+// one line of at most sinceCommits (false, asking nothing, otherwise).
+func (e *Session) signaturesLinear(ctx context.Context, head, base string) ([]signing.Check, bool, error) {
+	line, ok := e.Store.LinearSince(head, base, sinceCommits)
+	if !ok {
+		return nil, false, nil
 	}
 	checks := make([]signing.Check, len(line))
 	hashes := make([]string, len(line))
@@ -173,17 +184,17 @@ func (e *Session) signaturesSince(ctx context.Context, head, base string) ([]sig
 		hashes[i], signed = c.Hash, signed || c.Signed
 	}
 	if !signed {
-		return checks, nil
+		return checks, true, nil
 	}
 	c, err := e.checker(ctx)
 	if err != nil {
-		return nil, err
+		return nil, true, err
 	}
 	if checks, err = c.CheckCommits(ctx, hashes); err != nil {
-		return nil, err
+		return nil, true, err
 	}
 	signing.MemoryIn(e.Repo.CommonDir).Apply(checks)
-	return checks, nil
+	return checks, true, nil
 }
 
 // signaturesOf is Signatures of each of heads, whole, judged together
