@@ -53,7 +53,7 @@ func runPlan(ctx context.Context, o *planOptions) error {
 		return err
 	}
 	// What each selected advisor would be sent; the plan stands without it.
-	qs, qerr := sess.PlanQuestions(ctx, o.Task, res.ID)
+	qs, qerr := sess.PlanQuestions(ctx, res)
 	if qerr != nil {
 		fmt.Fprintf(o.Err, "warning: cannot say what the advisors would be sent: %v\n", qerr)
 	}

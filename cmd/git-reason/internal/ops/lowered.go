@@ -68,13 +68,14 @@ func (e *Session) rememberBaseline(prof advisor.Profile, now time.Time) error {
 // repository overlay (the pure policy, both ways), and says when the
 // overlay made it select fewer advisors; nil when it did not, or when no
 // overlay applied. The plan is written by then: a task that does not read
-// back is a warning, not a failure.
+// back is a warning, not a failure. The task is the writer's own state
+// after the write (StateAfter), not derived again.
 func (e *Session) PlanLowered(ctx context.Context, res *record.Result) *Lowered {
 	pd, ok := res.Derived.(*record.PlanDerived)
 	if !ok || e.baseline == nil || pd.Review == string(policy.ReviewNone) {
 		return nil
 	}
-	st, _, err := e.State(ctx, res.Task)
+	st, err := e.StateAfter(ctx, res)
 	if err != nil {
 		if e.warn != nil {
 			e.warn(record.Printable(fmt.Sprintf("could not compare the plan with the declarations without %s: %v", e.baseline.file, err)))

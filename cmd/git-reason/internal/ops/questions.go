@@ -37,17 +37,18 @@ func (e *Session) questions(ctx context.Context, st *record.State, plan *record.
 	return set, out, nil
 }
 
-// PlanQuestions says, for each advisor plan selected that is still
-// declared, how much material its question would carry now and what
-// would be cut, as consult would ask it.
-func (e *Session) PlanQuestions(ctx context.Context, task, planID string) ([]AdvisorQuestion, error) {
-	st, _, err := e.State(ctx, task)
+// PlanQuestions says, for each advisor the plan just written (res)
+// selected that is still declared, how much material its question would
+// carry now and what would be cut, as consult would ask it. The task is
+// the writer's own state after the write (StateAfter), not derived again.
+func (e *Session) PlanQuestions(ctx context.Context, res *record.Result) ([]AdvisorQuestion, error) {
+	st, err := e.StateAfter(ctx, res)
 	if err != nil {
 		return nil, err
 	}
-	plan := st.Get(planID)
+	plan := st.Get(res.ID)
 	if plan == nil || plan.Kind != record.KindPlan {
-		return nil, Usage("no plan %s in task %s", planID, task)
+		return nil, Usage("no plan %s in task %s", res.ID, res.Task)
 	}
 	cat, _, err := e.Catalog()
 	if err != nil {
