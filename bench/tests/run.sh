@@ -18,6 +18,9 @@
 # CPU first, after the fixed cost of starting the test binary (TestMain,
 # no test): where the package's CPU goes, free of the tests beside it.
 # RUN=REGEXP limits it to the tests and scripts whose names match.
+# PROCS=1 runs each under strace (execve only, --seccomp-bpf) and adds the
+# number of processes it started to its line; its CPU figure then counts
+# strace's own work too: take CPU from a run without PROCS.
 #
 # The form "procs" runs one package's test binary (PKG, as above; RUN
 # passed as -test.run) with -test.short under strace -f and prints how
@@ -161,11 +164,21 @@ if [ "$forms" = each ]; then
   go test -count=1 -run '^$' ./cmd/git-reason >/dev/null
   echo "== each test of $pkg alone, ${short:-without -test.short} (load before: $(load))"
   : >"$out/each.txt"
+  trace=""
+  if [ "${PROCS:-0}" = 1 ]; then
+    command -v strace >/dev/null || { echo "bench/tests/run.sh each: PROCS=1 needs strace" >&2; exit 2; }
+    trace="strace -f -qq --seccomp-bpf -z -e trace=execve -e signal=none -o $out/each.trace"
+  fi
   each() { # label, then the -test.run pattern
     [ "$1" = '(start only)' ] || echo "$1" | grep -Eq -- "${RUN:-.}" || return 0
+    # shellcheck disable=SC2086 # trace is a list of words
     (cd "$dir" && "$tool/summary" -time -label "$1" -log "$out/each.log" \
-      "$bin" $short -test.count=1 -test.timeout 30m -test.run "$2") 2>>"$out/each.txt" ||
+      $trace "$bin" $short -test.count=1 -test.timeout 30m -test.run "$2") 2>>"$out/each.txt" ||
       { status=1; echo "FAIL $1 (log: $out/each.log)" >&2; cp "$out/each.log" "$out/$(echo "$1" | tr / _).fail.log"; }
+    if [ -n "$trace" ]; then # the processes it started, the test binary itself not counted
+      n=$("$tool/summary" -execs "$out/each.trace" -top 0 | awk 'NR == 1 { print $1 - 1 }')
+      sed -i "\$s/\$/, $n processes/" "$out/each.txt"
+    fi
   }
   each '(start only)' '^$'
   for t in $("$bin" -test.list '.*' | grep '^Test'); do
