@@ -3,8 +3,8 @@ package main
 // End-to-end tests of consult that a script cannot express: a second
 // git reason process serving reviews (peer) and two consult runs at once.
 // They run the real binary as separate processes: TestMain puts the
-// harness's build of git-reason first on PATH, so "git reason" goes through
-// git's own dispatch. Every advisor, vendor and model name here is made up.
+// harness's build of git-reason first on PATH, and sandbox.run starts it
+// as git's dispatch would (dispatchEnv). Every advisor, vendor and model name here is made up.
 // Canary credentials and raw answers that must leave no trace are the
 // reliability suite's (reliability/faults, TestSecretsLeaveNoTrace).
 
@@ -155,14 +155,33 @@ func (tpl *sandboxTemplate) copy(t *testing.T, write func(t *testing.T, root str
 }
 
 // run runs git with args in the repository and returns its output and exit
-// status; a program that cannot start fails the test.
+// status; a program that cannot start fails the test. "reason" as the
+// first argument runs git-reason itself, in the environment git's
+// dispatch gives it (dispatchEnv), as most script lines do: the dispatch
+// is proven by the scripts that say "git reason" (script_test.go), and
+// here it would cost a git process a command.
 func (s *sandbox) run(args ...string) (stdout, stderr string, code int) {
 	s.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir, cmd.Env = s.dir, s.env
+	name, env := "git", s.env
+	if len(args) > 0 && args[0] == "reason" {
+		name, args, env = "git-reason", args[1:], dispatchEnv(s.t, s.env)
+	}
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir, cmd.Env = s.dir, env
 	return harness.Run(s.t, cmd)
+}
+
+// dispatchEnv is env as git's dispatch gives it to git-reason
+// (harness.DispatchEnv).
+func dispatchEnv(t *testing.T, env []string) []string {
+	t.Helper()
+	out, err := harness.DispatchEnv(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // git runs git with args and requires success.

@@ -55,7 +55,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -138,7 +137,7 @@ func setupScript(env *testscript.Env) error {
 	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
 		return err
 	}
-	execPath, err := gitExecPath()
+	execPath, err := harness.GitExecPath()
 	if err != nil {
 		return err
 	}
@@ -164,15 +163,6 @@ func setupScript(env *testscript.Env) error {
 	}
 	return nil
 }
-
-// gitExecPath is git --exec-path, asked once per test binary.
-var gitExecPath = sync.OnceValues(func() (string, error) {
-	out, err := exec.Command("git", "--exec-path").Output()
-	if err != nil {
-		return "", fmt.Errorf("git --exec-path: %w", err)
-	}
-	return strings.TrimSpace(string(out)), nil
-})
 
 // cmdExitcode runs a program and requires its exact exit status, which
 // "! exec" cannot: it only says "non-zero".
