@@ -177,7 +177,7 @@ func runWriters(t *testing.T, s *sandbox, per int, taskOf func(int) string, exis
 					continue
 				}
 				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-				r := s.run(ctx, nil, "git", "reason", "assess", task, "--subject", concSubject(p, n),
+				r := s.reasonCtx(ctx, "assess", task, "--subject", concSubject(p, n),
 					"--question", "q", "--materiality", "trivial", "--reversibility", "reversible")
 				cancel()
 				if r.code == 0 {
@@ -396,7 +396,7 @@ func startReader(ctx context.Context, wg *sync.WaitGroup, s *sandbox, tasks []st
 			task := tasks[i%len(tasks)]
 			began := time.Now().UnixNano()
 			rp := s.run(context.Background(), nil, "git", "rev-parse", "--verify", taskRef(task)+"^{commit}")
-			stat := s.run(context.Background(), nil, "git", "reason", "status", task)
+			stat := s.reason("status", task)
 			st.runs.Add(1)
 			since := existsSince[task].Load()
 			if since == 0 || since > began {

@@ -127,8 +127,26 @@ func (s *sandbox) run(ctx context.Context, stdin []byte, name string, args ...st
 	return r
 }
 
-// reason runs git reason ARGS through git's subcommand dispatch.
+// reason runs git-reason ARGS as git's subcommand dispatch starts it
+// (harness.DispatchEnv), without the git process the dispatch costs
+// each command; viaGit runs it through git's dispatch, where the test
+// reads what git itself records (trace2's tree of processes).
 func (s *sandbox) reason(args ...string) result {
+	return s.reasonCtx(context.Background(), args...)
+}
+
+// reasonCtx is reason, ended with ctx.
+func (s *sandbox) reasonCtx(ctx context.Context, args ...string) result {
+	env, err := harness.DispatchEnv(s.env)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	direct := &sandbox{t: s.t, dir: s.dir, home: s.home, env: env}
+	return direct.run(ctx, nil, reasonBin, args...) // the one PATH would find first
+}
+
+// viaGit runs git reason ARGS through git's subcommand dispatch.
+func (s *sandbox) viaGit(args ...string) result {
 	return s.run(context.Background(), nil, "git", append([]string{"reason"}, args...)...)
 }
 

@@ -41,7 +41,7 @@ func (s *sandbox) traced(args ...string) (result, int) {
 	s.t.Helper()
 	trace := filepath.Join(s.t.TempDir(), "trace2.json")
 	withTrace := &sandbox{t: s.t, dir: s.dir, home: s.home, env: append(append([]string(nil), s.env...), "GIT_TRACE2_EVENT="+trace)}
-	r := withTrace.reason(args...)
+	r := withTrace.viaGit(args...) // trace2 nests git reason's git processes under the dispatch
 	data, err := os.ReadFile(trace)
 	if err != nil && !os.IsNotExist(err) {
 		s.t.Fatal(err)

@@ -137,7 +137,11 @@ func (s *sandbox) gitsStarted(args ...string) (string, []string) {
 	s.t.Helper()
 	trace := filepath.Join(s.t.TempDir(), "trace2.json")
 	withTrace := &sandbox{t: s.t, dir: s.dir, home: s.home, env: append(append([]string(nil), s.env...), "GIT_TRACE2_EVENT="+trace)}
-	out := withTrace.mustReason(args...)
+	r := withTrace.viaGit(args...) // trace2 shows the dispatch, and git reason's git processes
+	if r.code != 0 {
+		s.t.Fatalf("git reason %s: exit %d\n%s", strings.Join(args, " "), r.code, r.stderr)
+	}
+	out := r.stdout
 	data, err := os.ReadFile(trace)
 	if err != nil {
 		s.t.Fatal(err)
