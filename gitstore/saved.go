@@ -82,6 +82,10 @@ type savedState struct {
 	mac      string
 	size     int
 	segments int
+	// rest is true when the file goes on after the segments that read
+	// (one cut short or not this program's): an append after them
+	// would never be read, so the file is written anew.
+	rest bool
 }
 
 // readSaved returns the saved state of task, nil when there is none whose
@@ -132,6 +136,9 @@ func (s *Store) readSaved(task string) *savedState {
 		st.entries = append(st.entries, es...)
 		st.size = len(data) - len(next)
 		rest = next
+	}
+	if st != nil {
+		st.rest = len(rest) > 0
 	}
 	return st
 }
@@ -215,7 +222,7 @@ func (s *Store) writeSaved(task, head string, old *savedState, entries []cacheEn
 		return
 	}
 	path := s.savedPath(task)
-	if old != nil && old.segments < maxSavedSegments {
+	if old != nil && old.segments < maxSavedSegments && !old.rest {
 		if added, ok := addedEntries(old.entries, entries); ok {
 			if seg := segment(key, task, head, old.mac, added, links); seg != nil {
 				_ = appendSaved(path, old.size, seg)

@@ -458,6 +458,23 @@ func TestSavedStateAppends(t *testing.T) {
 	if again, _ := os.ReadFile(path); string(again) != string(before) {
 		t.Errorf("a status of the head saved wrote the saved state again")
 	}
+	// A segment that does not read at the end (cut short, or written
+	// without the key): appending after it would never be read again, so
+	// the next status writes the file anew at its head.
+	junk := append(append([]byte{}, before...), []byte(strings.Repeat("0", 40)+" "+strings.Repeat("1", 64)+" 5 0\nhello")...)
+	if err := os.WriteFile(path, junk, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.add("attempt after junk", record.KindAttempt, `{"conclusion":"{k}","commits":["0123456789abcdef0123456789abcdef01234567"],"outcome":"succeeded"}`)
+	if _, used := statusState(t, h.dir, head()); !used {
+		t.Fatal("the state before the segment that does not read was not used")
+	}
+	if after, _ := os.ReadFile(path); strings.HasPrefix(string(after), string(junk)) {
+		t.Error("a status appended after a segment that does not read: its state is never read again")
+	}
+	if _, used := statusState(t, h.dir, head()); !used {
+		t.Error("the head after the segment that did not read was not saved")
+	}
 }
 
 // questions is what st answers about each of its records, by id: of an
