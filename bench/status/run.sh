@@ -107,6 +107,9 @@ one() { # label command...
   /usr/bin/time -f "%e %U %S" -o "$dir/t" "$@" >"$dir/out"
   awk -v l="$l" '{ printf "wall %5.0f ms cpu %4.0f ms %s\n", $1 * 1000, ($2 + $3) * 1000, l }' "$dir/t"
 }
+cpu() { # file: the median cpu (ms) of file's lines
+  sort -k5 -n "$1" | awk -v n="$runs" '{ a[NR] = $5 } END { print a[int((n + 1) / 2)] }'
+}
 median() { # label file: the median line of file by cpu
   sort -k5 -n "$2" | awk -v n="$runs" -v l="$1" '{ a[NR] = $0 } END { split(a[int((n + 1) / 2)], f, " "); printf "median by cpu: wall %5s ms cpu %4s ms %s\n", f[2], f[5], l }'
 }
@@ -121,7 +124,7 @@ for b in $builds; do
   : >"$dir/warm-$b"; : >"$dir/version-$b"
   for k in $kinds; do : >"$dir/after-$k-$b"; done
 done
-: >"$dir/log"; : >"$dir/catfile"
+: >"$dir/log"; : >"$dir/catfile"; : >"$dir/loads"
 i=0
 while [ "$i" -lt "$runs" ]; do
   for b in $builds; do
@@ -136,6 +139,7 @@ while [ "$i" -lt "$runs" ]; do
   done
   one "git log -1" git log -1 "refs/reasoning/tasks/$task" >>"$dir/log"
   one "git cat-file -p" git cat-file -p "refs/reasoning/tasks/$task" >>"$dir/catfile"
+  cut -d' ' -f1 /proc/loadavg >>"$dir/loads"
   i=$((i + 1))
 done
 for b in $builds; do
@@ -145,4 +149,18 @@ for b in $builds; do
 done
 median "git log -1" "$dir/log"
 median "git cat-file -p" "$dir/catfile"
+# What a person compares: per case the CPU medians of each build (ms),
+# new over base, and new less the program's start (git reason version in
+# the same rounds): what the status itself costs.
+echo "CPU medians, ms, $runs rounds (1-minute load per round: $(sort -n "$dir/loads" | head -1) to $(sort -n "$dir/loads" | tail -1)):"
+printf '%-28s' case; for b in $builds; do printf '%8s' "$b"; done
+[ -n "$base" ] && printf '%10s' new/base
+printf '%14s\n' "new-version"
+vn=$(cpu "$dir/version-new")
+for k in warm $kinds version; do
+  case $k in warm | version) f=$k; l=$k ;; *) f=after-$k; l="after one $k" ;; esac
+  printf '%-28s' "$l"; for b in $builds; do printf '%8s' "$(cpu "$dir/$f-$b")"; done
+  [ -n "$base" ] && awk -v n="$(cpu "$dir/$f-new")" -v b="$(cpu "$dir/$f-base")" 'BEGIN { if (b > 0) printf "%9.2fx", n / b; else printf "%10s", "-" }'
+  printf '%14s\n' "$(($(cpu "$dir/$f-new") - vn))"
+done
 echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
