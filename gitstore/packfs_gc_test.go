@@ -13,6 +13,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"git-reason/reliability/harness"
 )
 
 // commitBlobs makes blobs reachable from refs/reasoning/tasks/<name> so
@@ -54,7 +56,7 @@ func TestStorageSeesPacksWrittenAfterIndexLoad(t *testing.T) {
 			t.Fatal("objects still loose; the test proves nothing")
 		}
 	}
-	if err := readBlobs(t, s, blobs); err != nil {
+	if err := harness.ReadBlobs(s, blobs); err != nil {
 		t.Fatalf("same Storage after a new pack appeared: %v", err)
 	}
 	if n := s.Filesystem().(*packFS).misses.Load(); n != 1 {
@@ -77,7 +79,7 @@ func TestStorageSurvivesDeletedPack(t *testing.T) {
 		first = h
 		break
 	}
-	if err := readBlobs(t, s, map[plumbing.Hash]string{first: blobs[first]}); err != nil {
+	if err := harness.ReadBlobs(s, map[plumbing.Hash]string{first: blobs[first]}); err != nil {
 		t.Fatal(err)
 	}
 	delete(blobs, first) // the rest are not in the object cache
@@ -88,7 +90,7 @@ func TestStorageSurvivesDeletedPack(t *testing.T) {
 			t.Fatalf("repack kept %s; the test proves nothing", p)
 		}
 	}
-	if err := readBlobs(t, s, blobs); err != nil {
+	if err := harness.ReadBlobs(s, blobs); err != nil {
 		t.Fatalf("same Storage after its pack was deleted: %v", err)
 	}
 }

@@ -12,8 +12,9 @@ import (
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"git-reason/reliability/harness"
 )
 
 // writeBlobs stores n distinct blobs through r.Storage() and returns their
@@ -39,27 +40,6 @@ func writeBlobs(t *testing.T, r *Repo, n int) map[plumbing.Hash]string {
 		blobs[h] = content
 	}
 	return blobs
-}
-
-// readBlobs reads every blob back through a fresh Storage.
-func readBlobs(t *testing.T, s *filesystem.Storage, blobs map[plumbing.Hash]string) error {
-	t.Helper()
-	for h, want := range blobs {
-		b, err := object.GetBlob(s, h)
-		if err != nil {
-			return fmt.Errorf("blob %s: %w", h, err)
-		}
-		rd, err := b.Reader()
-		if err != nil {
-			return err
-		}
-		got, _ := io.ReadAll(rd)
-		rd.Close()
-		if string(got) != want {
-			return fmt.Errorf("blob %s: got %q, want %q", h, got, want)
-		}
-	}
-	return nil
 }
 
 func looseObjectExists(r *Repo, h plumbing.Hash) bool {
@@ -106,7 +86,7 @@ func TestStorageReadsAfterGC(t *testing.T) {
 			t.Fatalf("gc left %s loose; the test proves nothing", h)
 		}
 	}
-	if err := readBlobs(t, r.Storage(), blobs); err != nil {
+	if err := harness.ReadBlobs(r.Storage(), blobs); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -129,19 +109,19 @@ func TestStorageReadsMaintenanceLoosePacks(t *testing.T) {
 			t.Fatalf("%s is still loose after maintenance", h)
 		}
 	}
-	if err := readBlobs(t, filesystem.NewStorage(osfs.New(r.CommonDir), cache.NewObjectLRUDefault()), blobs); err == nil {
+	if err := harness.ReadBlobs(filesystem.NewStorage(osfs.New(r.CommonDir), cache.NewObjectLRUDefault()), blobs); err == nil {
 		t.Log("note: plain go-git storage reads loose-*.pack now; the wrapper may be unnecessary")
 	}
-	if err := readBlobs(t, r.Storage(), blobs); err != nil {
+	if err := harness.ReadBlobs(r.Storage(), blobs); err != nil {
 		t.Fatalf("after maintenance: %v", err)
 	}
 	// New objects still go in loose, and both kinds read together.
 	more := writeBlobs(t, r, 3)
 	s := r.Storage()
-	if err := readBlobs(t, s, blobs); err != nil {
+	if err := harness.ReadBlobs(s, blobs); err != nil {
 		t.Fatal(err)
 	}
-	if err := readBlobs(t, s, more); err != nil {
+	if err := harness.ReadBlobs(s, more); err != nil {
 		t.Fatal(err)
 	}
 	gitIn(t, r.WorkTree, "fsck", "--strict", "--no-dangling")
@@ -199,7 +179,7 @@ func TestStorageFollowsRelativeAlternates(t *testing.T) {
 	for h := range blobs {
 		gitIn(t, b.WorkTree, "cat-file", "-e", h.String()) // git agrees
 	}
-	if err := readBlobs(t, b.Storage(), blobs); err != nil {
+	if err := harness.ReadBlobs(b.Storage(), blobs); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,9 +1,15 @@
 package harness
 
 import (
+	"fmt"
+	"io"
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
 // Git runs the real git with args in dir, in the caller's environment, and
@@ -28,4 +34,29 @@ func GitTry(dir string, args ...string) (string, error) {
 		return string(out) + string(ee.Stderr), err
 	}
 	return strings.TrimRight(string(out), "\n"), err
+}
+
+// ReadBlobs reads every blob of blobs (hash → content) back through s and
+// compares its content: the error names the first blob that does not read
+// or reads otherwise.
+func ReadBlobs(s storer.EncodedObjectStorer, blobs map[plumbing.Hash]string) error {
+	for h, want := range blobs {
+		b, err := object.GetBlob(s, h)
+		if err != nil {
+			return fmt.Errorf("blob %s: %w", h, err)
+		}
+		rd, err := b.Reader()
+		if err != nil {
+			return err
+		}
+		got, err := io.ReadAll(rd)
+		rd.Close()
+		if err != nil {
+			return fmt.Errorf("blob %s: %w", h, err)
+		}
+		if string(got) != want {
+			return fmt.Errorf("blob %s: got %q, want %q", h, got, want)
+		}
+	}
+	return nil
 }

@@ -74,11 +74,11 @@ func TestStorageUnderGitGC(t *testing.T) {
 					errs <- err
 					return
 				}
-				if err := readBlobs(long, blobs); err != nil {
+				if err := harness.ReadBlobs(long, blobs); err != nil {
 					errs <- fmt.Errorf("long-lived Storage: %w", err)
 					return
 				}
-				if err := readBlobs(r.Storage(), blobs); err != nil {
+				if err := harness.ReadBlobs(r.Storage(), blobs); err != nil {
 					errs <- fmt.Errorf("fresh Storage: %w", err)
 					return
 				}

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"git-reason/gitstore"
@@ -103,25 +102,3 @@ func storeBlob(s *filesystem.Storage, content string) (plumbing.Hash, error) {
 	return s.SetEncodedObject(o)
 }
 
-// readBlobs reads every blob back through s and compares its content.
-func readBlobs(s *filesystem.Storage, blobs map[plumbing.Hash]string) error {
-	for h, want := range blobs {
-		b, err := object.GetBlob(s, h)
-		if err != nil {
-			return fmt.Errorf("blob %s: %w", h, err)
-		}
-		rd, err := b.Reader()
-		if err != nil {
-			return err
-		}
-		got, err := io.ReadAll(rd)
-		rd.Close()
-		if err != nil {
-			return fmt.Errorf("blob %s: %w", h, err)
-		}
-		if string(got) != want {
-			return fmt.Errorf("blob %s: got %q, want %q", h, got, want)
-		}
-	}
-	return nil
-}
