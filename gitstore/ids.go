@@ -33,7 +33,7 @@ import (
 // head's records/ tree holds that the indexed head's does not (both trees
 // read in this process: the cost of the task that moved) are appended,
 // then its head. Each line carries an HMAC-SHA256 (the first 32 hex
-// digits) under the key beside verified.journal, of the line's fields,
+// digits) under the repository key (verified.key), of the line's fields,
 // and a line without a good one is not read: a task the index does not
 // name for an id is a task the caller need not read only when the index
 // says so under the key. It is never a source of truth: the caller

@@ -87,9 +87,14 @@ func scopedJournalHead(scope string) string {
 
 // readJournalAs reads the journal at path whose first line is magic.
 func readJournalAs(path, magic string) journalFile {
-	data, err := readShared(path)
+	data, _ := readShared(path)
+	return parseJournal(data, magic)
+}
+
+// parseJournal reads data, a journal whose first line is magic.
+func parseJournal(data []byte, magic string) journalFile {
 	j := journalFile{entries: map[string]journalEntry{}, size: len(data), magic: magic}
-	if err != nil || !bytes.HasPrefix(data, []byte(magic)) {
+	if !bytes.HasPrefix(data, []byte(magic)) {
 		return j
 	}
 	rest := data[len(magic):]

@@ -20,7 +20,7 @@ import (
 // still points at that head; any other head is read and replayed.
 //
 // Like Remembered, a memo only saves work: it carries an HMAC-SHA256, under
-// the key beside verified.journal, of its kind, task, head, the program that
+// the repository key (verified.key), of its kind, task, head, the program that
 // wrote it and its content, so a memo edited, copied from another
 // repository, another task or another build of git reason is ignored.
 type memoFile struct {

@@ -12,15 +12,21 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+
+	"git-reason/gitstore/git"
 )
 
 // Remembered is what sync remembers verified across runs: the task heads
 // whose whole history replayed with no finding at all, so that a later
 // verification of a history containing one replays only the commits after
-// it (record.Checked.ReplayFrom). It lives in .git/reason/verified.journal,
-// a journal (journal.go): an entry per task, its remembered heads, each
-// with its MAC, appended when the task's heads change, so that
-// remembering k heads writes k entries however many tasks there are.
+// it (record.Checked.ReplayFrom). It lives in .git/reason/verified.d/, a
+// file per task named by the task's digest (as written.d/ is), holding
+// the task's entry in a journal's format (journal.go): its remembered
+// heads, each with its MAC. A lookup reads the one task's file and a save
+// rewrites the files of the tasks whose heads changed, so that what a
+// catch-up of k moved tasks reads and writes here is k small files
+// however many tasks there are (a journal of every task, verified.journal,
+// was read whole, 4 MB at 20,000 tasks, by the first lookup of a process).
 //
 // It is an optimisation only, never a source of trust:
 //
@@ -30,16 +36,13 @@ import (
 //   - each head carries an HMAC-SHA256 of its task and head under a
 //     random key kept beside it (.git/reason/verified.key, created on
 //     first use, mode 0600); a head whose MAC does not match (edited,
-//     copied to another task, or written with another key) is ignored,
-//     and so is a task's whole entry when a later entry of the task
-//     replaces it with one that does not match: editing the file can
-//     only make verification do more work;
+//     copied to another task or another task's file, or written with
+//     another key) is ignored, and so is a task's whole entry when a later
+//     entry of its file replaces it with one that does not match: editing
+//     the files can only make verification do more work;
 //   - the replay state at a remembered head is recomputed from that
 //     head's own records/ tree and records (see record.Base), never read
 //     from the file.
-//
-// A task's entry is checked when the task is first asked about, not when
-// the file is read: a read of one task costs one entry's MACs.
 //
 // Reuse checks, which depend on other tasks' refs as they are now, are
 // never remembered. It is safe for concurrent use; two processes saving
@@ -47,28 +50,32 @@ import (
 type Remembered struct {
 	dir string
 
-	mu    sync.Mutex
-	key   []byte
-	file  journalFile         // the journal as last read or written
-	heads map[string][]string // task -> remembered heads, oldest first, of the tasks asked about or added
-	added map[string]bool     // tasks whose heads changed since the file was read
+	mu       sync.Mutex
+	key      []byte
+	migrated bool                // the files of the releases before were looked for (migrate)
+	heads    map[string][]string // task -> remembered heads, oldest first, of the tasks asked about or added
+	added    map[string]bool     // tasks whose heads changed since their file was read
+	reads    int                 // task files read (for tests)
 }
 
 // rememberedPerTask bounds the heads remembered per task: the latest few
 // are the ones a next verification starts from.
 const rememberedPerTask = 8
 
-// rememberedFile is the journal's name under .git/reason/; the file of
-// the releases before it (rememberedOld, one JSON document rewritten
-// whole) is removed when the journal is first written.
+// rememberedDir is the directory of the task files under .git/reason/;
+// rememberedJournal (a journal of every task) and rememberedOld (one JSON
+// document, rewritten whole) are the files of the releases before it,
+// moved into it once (migrate) and removed.
 const (
-	rememberedFile = "verified.journal"
-	rememberedOld  = "verified.json"
+	rememberedDir     = "verified.d"
+	rememberedJournal = "verified.journal"
+	rememberedOld     = "verified.json"
 )
 
-// rememberedMagic is the journal's first line. Unlike the caches' journals
-// it names no release: what it holds is a replay's verdict, kept across
-// releases as the file before it was.
+// rememberedMagic is the first line of a task's file (and was the
+// journal's). Unlike the caches' journals it names no release: what it
+// holds is a replay's verdict, kept across releases as the file before it
+// was.
 const rememberedMagic = "git reason journal 1 verified v1\n"
 
 // rememberedTask is a task's entry: its heads, oldest first.
@@ -81,28 +88,68 @@ type rememberedEntry struct {
 	MAC  string `json:"mac"`
 }
 
-// OpenRemembered reads the remembered heads of r. A missing, unreadable
-// or foreign file remembers nothing; so does a file without its key.
+// OpenRemembered returns the remembered heads of r, read task by task as
+// they are asked about. Without its key a repository remembers nothing.
 func OpenRemembered(r *Repo) *Remembered {
 	m := &Remembered{dir: filepath.Join(r.CommonDir, "reason"), heads: map[string][]string{}, added: map[string]bool{}}
-	key, err := os.ReadFile(filepath.Join(m.dir, "verified.key"))
-	if err != nil || len(key) != 32 {
-		// A new key is made when something is saved, and the file, none
-		// of whose entries can match it, is then written anew.
-		m.file = journalFile{entries: map[string]journalEntry{}, magic: rememberedMagic}
-		return m
-	}
-	m.key = key
-	m.file = readJournalAs(filepath.Join(m.dir, rememberedFile), rememberedMagic)
-	if m.file.size == 0 {
-		m.file = readRememberedOld(filepath.Join(m.dir, rememberedOld))
+	if key, err := os.ReadFile(filepath.Join(m.dir, "verified.key")); err == nil && len(key) == 32 {
+		// Without it a new key is made when something is saved, and no
+		// entry made before matches it.
+		m.key = key
 	}
 	return m
 }
 
+// taskPath is task's file.
+func (m *Remembered) taskPath(task string) string {
+	sum := sha256.Sum256([]byte(task))
+	return filepath.Join(m.dir, rememberedDir, hex.EncodeToString(sum[:16]))
+}
+
+// migrate moves the entries of the files of the releases before into
+// task files, once per repository: the first process that finds no
+// verified.d/ but such a file writes every entry's task file into a
+// directory of its own, renames it into place and removes the old file
+// (a process that loses the race to rename drops its copy). Its cost, a
+// file per remembered task, is paid once. m.mu is held.
+func (m *Remembered) migrate() {
+	if m.migrated {
+		return
+	}
+	m.migrated = true
+	final := filepath.Join(m.dir, rememberedDir)
+	if _, err := os.Stat(final); err == nil || m.key == nil {
+		return
+	}
+	old := readJournalAs(filepath.Join(m.dir, rememberedJournal), rememberedMagic)
+	if old.size == 0 {
+		old = readRememberedOld(filepath.Join(m.dir, rememberedOld))
+	}
+	if len(old.entries) == 0 {
+		return
+	}
+	tmp, err := os.MkdirTemp(m.dir, rememberedDir+".new-")
+	if err != nil {
+		return
+	}
+	for task, e := range old.entries {
+		sum := sha256.Sum256([]byte(task))
+		data := appendJournalEntry([]byte(rememberedMagic), task, e.head, e.data)
+		if os.WriteFile(filepath.Join(tmp, hex.EncodeToString(sum[:16])), data, 0o600) != nil {
+			os.RemoveAll(tmp)
+			return
+		}
+	}
+	if os.Rename(tmp, final) != nil {
+		os.RemoveAll(tmp) // another process moved them first
+		return
+	}
+	_ = os.Remove(filepath.Join(m.dir, rememberedJournal))
+	_ = os.Remove(filepath.Join(m.dir, rememberedOld))
+}
+
 // readRememberedOld reads the file of the releases before the journal as
-// the entries of a journal to rewrite whole (the first Save writes the
-// journal and removes it), so that remembered heads survive the change.
+// a journal's entries, for migrate.
 func readRememberedOld(path string) journalFile {
 	j := journalFile{entries: map[string]journalEntry{}, magic: rememberedMagic}
 	var f struct {
@@ -130,18 +177,27 @@ func (m *Remembered) mac(task, head string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// load returns the remembered heads of task, checking its entry in the
-// file the first time; m.mu is held.
+// load returns the remembered heads of task, reading and checking its
+// file the first time; m.mu is held. Only an entry of task itself counts
+// (a file copied to another task's name holds another task's entry), and
+// only its last.
 func (m *Remembered) load(task string) []string {
 	if hs, ok := m.heads[task]; ok {
 		return hs
 	}
 	var hs []string
-	var entry rememberedTask
-	if e, ok := m.file.entries[task]; ok && m.key != nil && json.Unmarshal(e.data, &entry) == nil {
-		for _, h := range entry.Heads {
-			if len(hs) < rememberedPerTask && isHex(h.Head) && len(h.Head) == 40 && hmac.Equal([]byte(h.MAC), []byte(m.mac(task, h.Head))) {
-				hs = append(hs, h.Head)
+	if m.key != nil {
+		m.migrate()
+		data, err := os.ReadFile(m.taskPath(task))
+		if err == nil {
+			m.reads++
+		}
+		var entry rememberedTask
+		if e, ok := parseJournal(data, rememberedMagic).entries[task]; ok && json.Unmarshal(e.data, &entry) == nil {
+			for _, h := range entry.Heads {
+				if len(hs) < rememberedPerTask && isHex(h.Head) && len(h.Head) == 40 && hmac.Equal([]byte(h.MAC), []byte(m.mac(task, h.Head))) {
+					hs = append(hs, h.Head)
+				}
 			}
 		}
 	}
@@ -185,9 +241,10 @@ func (m *Remembered) Add(task, head string) {
 	m.added[task] = true
 }
 
-// Save appends the entries of the tasks whose heads were added since the
-// file was read (or rewrites the file, rarely: journal.go). A memo that
-// cannot be saved costs a longer verification next time, nothing else.
+// Save writes the files of the tasks whose heads were added since they
+// were read, each whole (a few hundred bytes), through its lock; a file
+// another process is writing is left to it. A memo that cannot be saved
+// costs a longer verification next time, nothing else.
 func (m *Remembered) Save() error {
 	if m == nil {
 		return nil
@@ -203,48 +260,35 @@ func (m *Remembered) Save() error {
 			return err
 		}
 		m.key = key
+		// Heads were loaded without a key (none): what was added is
+		// what the task files will hold.
+	}
+	m.migrate()
+	if err := os.MkdirAll(filepath.Join(m.dir, rememberedDir), 0o777); err != nil {
+		return err
 	}
 	changed := make([]string, 0, len(m.added))
 	for t := range m.added {
 		changed = append(changed, t)
 	}
 	slices.Sort(changed)
-	// A task asked about is written as checked (an entry that did not
-	// match is dropped by a rewrite); one never asked about keeps its
-	// entry as read, checked when it is.
-	head := func(task string) (string, bool) {
-		if hs, ok := m.heads[task]; ok {
-			if len(hs) == 0 {
-				return "", false
-			}
-			return hs[len(hs)-1], true
-		}
-		e, ok := m.file.entries[task]
-		return e.head, ok
-	}
-	encode := func(task string) ([]byte, bool) {
-		hs, ok := m.heads[task]
-		if !ok {
-			return m.file.entries[task].data, true
-		}
+	var first error
+	for _, task := range changed {
 		var entry rememberedTask
+		hs := m.heads[task]
 		for _, h := range hs {
 			entry.Heads = append(entry.Heads, rememberedEntry{Head: h, MAC: m.mac(task, h)})
 		}
 		data, err := json.Marshal(entry)
-		return data, err == nil
+		if err == nil {
+			err = git.WriteFile(m.taskPath(task), appendJournalEntry([]byte(rememberedMagic), task, hs[len(hs)-1], data), 0o600, 0, false)
+		}
+		if err != nil && !errors.Is(err, git.ErrLocked) && first == nil {
+			first = err
+		}
 	}
-	old := !m.file.whole
-	f, err := writeJournal(filepath.Join(m.dir, rememberedFile), m.file, nil, head, encode, changed)
-	if err != nil {
-		return err
-	}
-	m.file = f
 	clear(m.added)
-	if old {
-		_ = os.Remove(filepath.Join(m.dir, rememberedOld)) // its entries are in the journal now
-	}
-	return nil
+	return first
 }
 
 // repoKey is the repository's own random key, .git/reason/verified.key

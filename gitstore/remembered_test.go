@@ -9,9 +9,9 @@ import (
 )
 
 // TestRememberedOnlyItsOwnEntries: what one process remembers and saves
-// another reads back; an entry edited, moved to another task, or kept
-// after its key changed is not remembered; a file that does not parse
-// remembers nothing.
+// another reads back; an entry edited, moved to another task or another
+// task's file, or kept after its key changed is not remembered; a file
+// that does not parse remembers nothing.
 func TestRememberedOnlyItsOwnEntries(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -35,30 +35,54 @@ func TestRememberedOnlyItsOwnEntries(t *testing.T) {
 		t.Fatalf("read back: T %v, U %v", got.Heads("T"), got.Heads("U"))
 	}
 
-	path := filepath.Join(r.CommonDir, "reason", "verified.journal")
-	orig, err := os.ReadFile(path)
+	pathT, pathU, pathV := m.taskPath("T"), m.taskPath("U"), m.taskPath("V")
+	origT, err := os.ReadFile(pathT)
+	if err != nil {
+		t.Fatal(err)
+	}
+	origU, err := os.ReadFile(pathU)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Each edit is made as a forger who knows the format would make it:
-	// the journal's framing (length, CRC) is made to match again, so that
-	// only the MACs stand between the edit and the memo.
-	for name, edit := range map[string]func(string) string{
-		"head edited":        func(s string) string { return reframe(t, strings.Replace(s, x, strings.Repeat("c", 40), -1)) },
-		"moved to a task":    func(s string) string { return reframe(t, strings.Replace(s, "\nT ", "\nV ", 1)) },
-		"cut short":          func(s string) string { return s[:len(s)-20] },
-		"another version":    func(s string) string { return strings.Replace(s, "verified v1", "verified v9", 1) },
-		"MAC of the other":   func(s string) string { return reframe(t, swapMACs(t, s)) },
-		"forged entry after": func(s string) string { return forgedAfter(s, "T", strings.Repeat("c", 40)) },
-		"unchanged control":  func(s string) string { return s },
+	// the entry's framing (length, CRC) is made to match again, so that
+	// only the MACs stand between the edit and the memo. Each returns
+	// the files T, U and V then hold ("" for none).
+	for name, edit := range map[string]func(ts, us string) (string, string, string){
+		"head edited": func(ts, us string) (string, string, string) {
+			return reframe(t, strings.Replace(ts, x, strings.Repeat("c", 40), -1)), us, ""
+		},
+		"moved to a task": func(ts, us string) (string, string, string) {
+			return "", us, reframe(t, strings.Replace(ts, "\nT ", "\nV ", 1))
+		},
+		"copied to another's file": func(ts, us string) (string, string, string) { return "", us, ts },
+		"cut short":                func(ts, us string) (string, string, string) { return ts[:len(ts)-20], us, "" },
+		"another version": func(ts, us string) (string, string, string) {
+			return strings.Replace(ts, "verified v1", "verified v9", 1), strings.Replace(us, "verified v1", "verified v9", 1), ""
+		},
+		"MAC of the other": func(ts, us string) (string, string, string) {
+			a, b := swapMACs(t, ts+us)
+			return reframe(t, a), reframe(t, b), ""
+		},
+		"forged entry after": func(ts, us string) (string, string, string) {
+			return forgedAfter(ts, "T", strings.Repeat("c", 40)), us, ""
+		},
+		"unchanged control": func(ts, us string) (string, string, string) { return ts, us, "" },
 	} {
-		if err := os.WriteFile(path, []byte(edit(string(orig))), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if j := readJournalAs(path, rememberedMagic); name != "cut short" && name != "another version" && (!j.whole || len(j.entries) != 2) {
-			// The edit must reach the MACs: a journal whose framing
-			// does not read proves nothing of them.
-			t.Fatalf("%s: the journal reads %d entries (whole: %v), want both", name, len(j.entries), j.whole)
+		ts, us, vs := edit(string(origT), string(origU))
+		for path, content := range map[string]string{pathT: ts, pathU: us, pathV: vs} {
+			os.Remove(path)
+			if content == "" {
+				continue
+			}
+			if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if j := parseJournal([]byte(content), rememberedMagic); name != "cut short" && name != "another version" && (!j.whole || len(j.entries) != 1) {
+				// The edit must reach the MACs: a file whose framing
+				// does not read proves nothing of them.
+				t.Fatalf("%s: a task file reads %d entries (whole: %v), want one", name, len(j.entries), j.whole)
+			}
 		}
 		got := OpenRemembered(r)
 		total := len(got.Heads("T")) + len(got.Heads("U")) + len(got.Heads("V"))
@@ -67,15 +91,9 @@ func TestRememberedOnlyItsOwnEntries(t *testing.T) {
 			if total != 2 {
 				t.Errorf("%s: %d heads remembered, want 2", name, total)
 			}
-		case "head edited", "moved to a task", "cut short", "forged entry after":
-			// Only U's own entry (the last one written, U, is what a
-			// write cut short loses: then only T's).
-			want := "U"
-			if name == "cut short" {
-				want = "T"
-			}
-			if total != 1 || len(got.Heads(want)) != 1 || got.Has("V", x) || got.Has("T", strings.Repeat("c", 40)) {
-				t.Errorf("%s: remembered T %v, U %v, V %v; want only %s's own entry", name, got.Heads("T"), got.Heads("U"), got.Heads("V"), want)
+		case "head edited", "moved to a task", "copied to another's file", "cut short", "forged entry after":
+			if total != 1 || len(got.Heads("U")) != 1 || got.Has("V", x) || got.Has("T", strings.Repeat("c", 40)) {
+				t.Errorf("%s: remembered T %v, U %v, V %v; want only U's own entry", name, got.Heads("T"), got.Heads("U"), got.Heads("V"))
 			}
 		default:
 			if total != 0 {
@@ -85,8 +103,11 @@ func TestRememberedOnlyItsOwnEntries(t *testing.T) {
 	}
 
 	// A new key (the old one gone) makes every old entry void.
-	if err := os.WriteFile(path, orig, 0o644); err != nil {
-		t.Fatal(err)
+	os.Remove(pathV)
+	for path, content := range map[string][]byte{pathT: origT, pathU: origU} {
+		if err := os.WriteFile(path, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := os.Remove(key); err != nil {
 		t.Fatal(err)
@@ -99,11 +120,8 @@ func TestRememberedOnlyItsOwnEntries(t *testing.T) {
 	if err := n.Save(); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, orig, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if got := OpenRemembered(r); len(got.Heads("T"))+len(got.Heads("U")) != 0 {
-		t.Fatalf("entries of the old key under a new one: T %v, U %v", got.Heads("T"), got.Heads("U"))
+	if got := OpenRemembered(r); len(got.Heads("T"))+len(got.Heads("U")) != 0 || !got.Has("W", y) {
+		t.Fatalf("entries of the old key under a new one: T %v, U %v; W %v", got.Heads("T"), got.Heads("U"), got.Heads("W"))
 	}
 }
 
@@ -131,8 +149,9 @@ func forgedAfter(s, task, head string) string {
 	return string(appendJournalEntry([]byte(s), task, head, []byte(data)))
 }
 
-// swapMACs gives each of the file's two entries the other's MAC.
-func swapMACs(t *testing.T, s string) string {
+// swapMACs gives each of the two task files, s their contents one after
+// the other, the other's MAC, and returns the two files.
+func swapMACs(t *testing.T, s string) (string, string) {
 	t.Helper()
 	i := strings.Index(s, `"mac":"`)
 	j := strings.LastIndex(s, `"mac":"`)
@@ -140,16 +159,19 @@ func swapMACs(t *testing.T, s string) string {
 		t.Fatalf("two MACs expected in %s", s)
 	}
 	a, b := s[i+7:i+7+64], s[j+7:j+7+64]
-	return strings.NewReplacer(a, b, b, a).Replace(s)
+	s = strings.NewReplacer(a, b, b, a).Replace(s)
+	k := strings.Index(s[1:], rememberedMagic) + 1
+	return s[:k], s[k:]
 }
 
-// TestRememberedAppends: remembering a head of one task among 1,000
-// appends that task's entry to the journal (the bytes before it are
-// untouched), and a journal read back remembers every task; the file of
-// the releases before the journal (verified.json) is read once, written
-// into the journal and removed.
-func TestRememberedAppends(t *testing.T) {
-	// Not parallel: it counts the bytes this process writes.
+// TestRememberedPerTask: remembering a head of one task among 1,000
+// writes that task's file alone (every other file untouched), a lookup
+// reads the one task's file, and the files of the releases before
+// (verified.journal, a journal of every task, and verified.json before
+// it) are moved into task files once, their forged entries still
+// ignored, and removed.
+func TestRememberedPerTask(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	gitIn(t, dir, "init", "-q")
 	r, err := Discover(dir)
@@ -165,86 +187,99 @@ func TestRememberedAppends(t *testing.T) {
 	if err := m.Save(); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(r.CommonDir, "reason", "verified.journal")
-	before, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for round := 1; round <= 3; round++ {
-		m := OpenRemembered(r)
-		m.Add("T-0500", head(500, round))
-		w := costs.written.Load()
-		if err := m.Save(); err != nil {
-			t.Fatal(err)
-		}
-		after, err := os.ReadFile(path)
+	files := func() map[string]string {
+		out := map[string]string{}
+		ents, err := os.ReadDir(filepath.Join(r.CommonDir, "reason", rememberedDir))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.HasPrefix(string(after), string(before)) || len(after)-len(before) > 1024 || costs.written.Load()-w != int64(len(after)-len(before)) {
-			t.Fatalf("round %d: one head remembered took the journal from %d to %d bytes (appended: %v), want one entry appended",
-				round, len(before), len(after), strings.HasPrefix(string(after), string(before)))
-		}
-		before = after
-	}
-	// Many rounds of heads remembered: the journal is compacted now and
-	// then, and stays within twice what it holds.
-	compacted, last := 0, len(before)
-	for round := 1; round <= 12; round++ {
-		m := OpenRemembered(r)
-		for i := round * 300 % n; i < round*300%n+300 && i < n; i++ {
-			if i != 500 {
-				m.Add(fmt.Sprintf("T-%04d", i), head(i, round))
+		for _, e := range ents {
+			data, err := os.ReadFile(filepath.Join(r.CommonDir, "reason", rememberedDir, e.Name()))
+			if err != nil {
+				t.Fatal(err)
 			}
+			out[e.Name()] = string(data)
 		}
+		return out
+	}
+	if got := len(files()); got != n {
+		t.Fatalf("%d task files for %d tasks", got, n)
+	}
+	for round := 1; round <= 10; round++ {
+		before := files()
+		m := OpenRemembered(r)
+		m.Add("T-0500", head(500, round))
 		if err := m.Save(); err != nil {
 			t.Fatal(err)
 		}
-		j := readJournalAs(path, rememberedMagic)
-		if !j.whole || len(j.entries) != n || j.size > 2*j.live+journalMin {
-			t.Fatalf("round %d: the journal is %d bytes holding %d in %d entries (whole %v)", round, j.size, j.live, len(j.entries), j.whole)
+		if m.reads != 1 {
+			t.Fatalf("round %d: remembering one task's head read %d task files, want 1", round, m.reads)
 		}
-		if j.size < last {
-			compacted++
+		after := files()
+		var changed []string
+		for name, data := range after {
+			if before[name] != data {
+				changed = append(changed, name)
+			}
 		}
-		last = j.size
-	}
-	if compacted == 0 {
-		t.Errorf("12 rounds of 300 heads remembered among 1,000 tasks never compacted the journal")
+		if len(changed) != 1 || filepath.Base(m.taskPath("T-0500")) != changed[0] || len(after[changed[0]]) > 2048 {
+			t.Fatalf("round %d: one head remembered changed %v (%d bytes), want T-0500's file alone", round, changed, len(after[filepath.Base(m.taskPath("T-0500"))]))
+		}
 	}
 	got := OpenRemembered(r)
 	for _, i := range []int{0, 499, 501, n - 1} {
-		if task := fmt.Sprintf("T-%04d", i); !got.Has(task, head(i, 0)) || len(got.Heads(task)) < 2 && i != 0 {
+		if task := fmt.Sprintf("T-%04d", i); !got.Has(task, head(i, 0)) || len(got.Heads(task)) != 1 {
 			t.Errorf("%s: %v remembered, want %s", task, got.Heads(task), head(i, 0))
 		}
 	}
-	if hs := got.Heads("T-0500"); len(hs) != 4 || hs[3] != head(500, 3) {
-		t.Errorf("T-0500 remembers %v, want its four heads", hs)
+	if hs := got.Heads("T-0500"); len(hs) != rememberedPerTask || hs[len(hs)-1] != head(500, 10) {
+		t.Errorf("T-0500 remembers %v, want its latest %d heads", hs, rememberedPerTask)
+	}
+	if got.reads != 5 {
+		t.Errorf("five tasks asked about read %d task files", got.reads)
 	}
 
-	// The file before the journal: its entries are remembered, and the
-	// first save moves them into the journal.
-	old := filepath.Join(r.CommonDir, "reason", "verified.json")
-	doc := fmt.Sprintf(`{"version":1,"tasks":{"A":[{"head":%q,"mac":%q}],"B":[{"head":%q,"mac":"forged"}]}}`,
-		head(1, 9), got.mac("A", head(1, 9)), head(2, 9))
-	if err := os.WriteFile(old, []byte(doc), 0o600); err != nil {
+	// The journal of the releases before: its entries move into task
+	// files at the first lookup, forged ones still ignored, and it is
+	// removed.
+	reason := filepath.Join(r.CommonDir, "reason")
+	if err := os.RemoveAll(filepath.Join(reason, rememberedDir)); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Remove(path); err != nil {
+	entry := func(task, h, mac string) []byte {
+		return []byte(fmt.Sprintf(`{"heads":[{"head":%q,"mac":%q}]}`, h, mac))
+	}
+	journal := []byte(rememberedMagic)
+	journal = appendJournalEntry(journal, "A", head(1, 9), entry("A", head(1, 9), got.mac("A", head(1, 9))))
+	journal = appendJournalEntry(journal, "B", head(2, 9), entry("B", head(2, 9), strings.Repeat("0", 64)))
+	if err := os.WriteFile(filepath.Join(reason, rememberedJournal), journal, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	m = OpenRemembered(r)
-	if !m.Has("A", head(1, 9)) || m.Has("B", head(2, 9)) {
-		t.Fatalf("from verified.json: A %v, B %v; want A's head alone", m.Heads("A"), m.Heads("B"))
+	if !m.Has("A", head(1, 9)) || m.Has("B", head(2, 9)) || m.Has("T-0001", head(1, 0)) {
+		t.Fatalf("from verified.journal: A %v, B %v, T-0001 %v; want A's head alone", m.Heads("A"), m.Heads("B"), m.Heads("T-0001"))
 	}
-	m.Add("C", head(3, 9))
-	if err := m.Save(); err != nil {
+	if _, err := os.Stat(filepath.Join(reason, rememberedJournal)); !os.IsNotExist(err) {
+		t.Errorf("verified.journal is still there after its entries moved: %v", err)
+	}
+	if fs := files(); len(fs) != 2 {
+		t.Errorf("%d task files after the journal's two entries moved", len(fs))
+	}
+	// And verified.json, the file before the journal.
+	if err := os.RemoveAll(filepath.Join(reason, rememberedDir)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(old); !os.IsNotExist(err) {
-		t.Errorf("verified.json is still there after the journal was written: %v", err)
+	old := filepath.Join(reason, rememberedOld)
+	doc := fmt.Sprintf(`{"version":1,"tasks":{"C":[{"head":%q,"mac":%q}],"D":[{"head":%q,"mac":"forged"}]}}`,
+		head(3, 9), got.mac("C", head(3, 9)), head(4, 9))
+	if err := os.WriteFile(old, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
 	}
-	if got := OpenRemembered(r); !got.Has("A", head(1, 9)) || !got.Has("C", head(3, 9)) || got.Has("B", head(2, 9)) {
-		t.Errorf("the journal after verified.json: A %v, B %v, C %v", got.Heads("A"), got.Heads("B"), got.Heads("C"))
+	m = OpenRemembered(r)
+	if !m.Has("C", head(3, 9)) || m.Has("D", head(4, 9)) {
+		t.Fatalf("from verified.json: C %v, D %v; want C's head alone", m.Heads("C"), m.Heads("D"))
+	}
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Errorf("verified.json is still there after its entries moved: %v", err)
 	}
 }

@@ -26,8 +26,8 @@ import (
 // is saved for the next one.
 //
 // Like Remembered and the memos, it only saves work and is never a
-// source of trust: the file carries an HMAC-SHA256, under the key beside
-// verified.journal, of its task, head and content, so a file edited,
+// source of trust: the file carries an HMAC-SHA256, under the repository key
+// (verified.key), of its task, head and content, so a file edited,
 // copied from another repository or another task, or written without
 // the key is ignored and the task is read and replayed as if there were
 // none. Its head must still be in the ref's history (the replay reaches

@@ -21,16 +21,22 @@ import (
 )
 
 // countedJournals are the journals under .git/reason/ whose appends a
-// command after one new record is held to: the remembered verifications
-// and the signature summaries, each an entry per task.
-var countedJournals = []string{"verified.journal", "signature-summaries.journal"}
+// command after one new record is held to: the signature summaries, an
+// entry per task.
+var countedJournals = []string{"signature-summaries.journal"}
+
+// taskFilesDir holds a file per task whose writes a command after new
+// records is held to: the remembered verifications (gitstore.Remembered).
+const taskFilesDir = "verified.d/"
 
 // journalWrites is what one command did to the files under .git/reason/:
-// the bytes it appended to each of countedJournals, and each file that
-// held more than rewrittenMin bytes before and that it changed other than
-// by appending (a file that grows with the tasks, rewritten whole).
+// the bytes it appended to each of countedJournals, the files of
+// taskFilesDir it wrote, and each file that held more than rewrittenMin
+// bytes before and that it changed other than by appending (a file that
+// grows with the tasks, rewritten whole).
 type journalWrites struct {
 	appended  map[string]int
+	taskFiles int
 	rewritten []string
 }
 
@@ -73,6 +79,9 @@ func (s *sandbox) watched(do func()) journalWrites {
 	w := journalWrites{appended: map[string]int{}}
 	for name, now := range after {
 		was, ok := before[name]
+		if strings.HasPrefix(name, taskFilesDir) && !bytes.Equal(was, now) {
+			w.taskFiles++
+		}
 		if !ok || bytes.Equal(was, now) {
 			continue
 		}

@@ -166,7 +166,7 @@ func run(records, tasks, runs, firstRuns, gitRuns int, keep string) error {
 	// First verify: no verdict kept and no head remembered verified, as
 	// in a fresh clone; then re-verify with both kept.
 	cold := func() error {
-		for _, p := range []string{"signatures", "verified.journal"} {
+		for _, p := range []string{"signatures", "verified.d"} {
 			if err := os.RemoveAll(filepath.Join(repo, ".git", "reason", p)); err != nil {
 				return err
 			}
