@@ -1,6 +1,8 @@
 package gitstore
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -294,6 +296,52 @@ func (r *Repo) UpdateRefWait(name, oldHash, newHash string, wait time.Duration) 
 		return fmt.Errorf("update ref %s: %w", name, err)
 	}
 	committed = true
+	return nil
+}
+
+// RefUpdate is one ref of UpdateRefs: name from Old ("" meaning it must
+// not exist) to New.
+type RefUpdate struct {
+	Name, Old, New string
+}
+
+// UpdateRefs moves every ref of updates, each only if its current value
+// is its Old, in one transaction of git's own (`git update-ref --stdin`,
+// which takes every ref's lock, checks every old value against the loose
+// and the packed ref, and only then renames the locks into place): all
+// move or none does. It is what a catch-up or pull that moves many task
+// refs uses, one git process for all of them instead of a lock, a flush
+// and a rename each in turn. An error says only that the transaction
+// failed (a ref moved meanwhile, a lock held, a ref in the way): the
+// caller moves the refs one by one (UpdateRef), which tells which.
+func (r *Repo) UpdateRefs(ctx context.Context, updates []RefUpdate) error {
+	var in bytes.Buffer
+	for _, u := range updates {
+		if err := CheckRefName(u.Name); err != nil {
+			return err
+		}
+		if !strings.HasPrefix(u.Name, "refs/") {
+			return fmt.Errorf("%w %q: not under refs/", ErrBadRefName, u.Name)
+		}
+		if len(u.New) != 40 || !isHex(u.New) || u.Old != "" && (len(u.Old) != 40 || !isHex(u.Old)) {
+			return fmt.Errorf("update ref %s: object ids must be 40 hex digits", u.Name)
+		}
+		old := u.Old
+		if old == "" {
+			old = strings.Repeat("0", 40) // must not exist
+		}
+		fmt.Fprintf(&in, "update %s %s %s\n", u.Name, strings.ToLower(u.New), strings.ToLower(old))
+	}
+	if len(updates) == 0 {
+		return nil
+	}
+	cmd := r.Command("update-ref", "--stdin")
+	cmd.Stdin = &in
+	// Not ended with ctx: git killed half-way would leave its locks,
+	// which nothing takes over; the transaction is short.
+	if _, err := cmd.Run(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("update %d refs in one transaction: %w", len(updates), err)
+	}
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -281,4 +282,49 @@ func TestListRefs(t *testing.T) {
 	if refs, err := r.ListRefs("refs/nothing/"); err != nil || len(refs) != 0 {
 		t.Fatalf("ListRefs of an empty prefix = %v, %v", refs, err)
 	}
+}
+
+// TestUpdateRefsAllOrNone: UpdateRefs moves every ref, created, moved
+// and over packed values, in one transaction; when any one ref's old
+// value is not what it is (here the last of three, or a lock another
+// process holds), none of them moves.
+func TestUpdateRefsAllOrNone(t *testing.T) {
+	t.Parallel()
+	r, c1, c2 := refTestRepo(t)
+	a, b, c := "refs/reasoning/tasks/A", "refs/reasoning/tasks/B", "refs/reasoning/tasks/C"
+	for _, name := range []string{a, b} {
+		if err := r.UpdateRef(name, "", c1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitIn(t, r.WorkTree, "pack-refs", "--all")
+	// C does not exist: an update that says it is at c1 fails, and so
+	// does the whole transaction.
+	err := r.UpdateRefs(context.Background(), []RefUpdate{{a, c1, c2}, {b, c1, c2}, {c, c1, c2}})
+	if err == nil {
+		t.Fatal("a transaction with one stale old value succeeded")
+	}
+	assertRef(t, r, a, c1)
+	assertRef(t, r, b, c1)
+	assertRef(t, r, c, "")
+	// A lock another process holds on one ref: none moves either.
+	lock, err := os.OpenFile(r.refPath(b)+".lock", os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock.Close()
+	if err := r.UpdateRefs(context.Background(), []RefUpdate{{a, c1, c2}, {b, c1, c2}, {c, "", c2}}); err == nil {
+		t.Fatal("a transaction over a held lock succeeded")
+	}
+	os.Remove(r.refPath(b) + ".lock")
+	assertRef(t, r, a, c1)
+	assertRef(t, r, b, c1)
+	assertRef(t, r, c, "")
+	// All old values right: all move, C created.
+	if err := r.UpdateRefs(context.Background(), []RefUpdate{{a, c1, c2}, {b, c1, c2}, {c, "", c2}}); err != nil {
+		t.Fatal(err)
+	}
+	assertRef(t, r, a, c2)
+	assertRef(t, r, b, c2)
+	assertRef(t, r, c, c2)
 }

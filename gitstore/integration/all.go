@@ -130,27 +130,34 @@ func (g *Integrator) together(ctx context.Context, results []*Integration) error
 	return nil
 }
 
-// round integrates fetched[i] for each i of todo into results[i].
+// round integrates fetched[i] for each i of todo into results[i]: the
+// workers decide what each fetched head does to its local ref (verified,
+// merged when it must be), then the refs that move, move together
+// (commitAll).
 func (g *Integrator) round(ctx context.Context, fetched []Fetched, todo []int,
 	merger func() (gitstore.Signature, error), newStore func() *gitstore.Store, results []*Integration) error {
+	worker := func() *Integrator {
+		store := newStore()
+		store.Share(&g.memo().Shared)
+		return &Integrator{Store: store, Merger: merger, Memo: g.memo(), Fatal: g.Fatal, NoLockWait: g.NoLockWait}
+	}
 	errs := make([]error, len(fetched))
+	preps := make([]*prepared, len(fetched))
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range min(workers, len(todo)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			store := newStore()
-			store.Share(&g.memo().Shared)
-			w := &Integrator{Store: store, Merger: merger, Memo: g.memo(), Fatal: g.Fatal, NoLockWait: g.NoLockWait}
+			w := worker()
 			for i := range next {
 				f := fetched[i]
-				in, err := w.Integrate(ctx, f.Task, f.Head)
+				in, p, err := w.decide(ctx, f.Task, f.Head)
 				if err != nil && !w.fatal(ctx, err) {
 					// One task that does not read never stops the others.
-					in, err = quarantine(newIntegration(f.Task, f.Head), CodeUnreadable, record.Printable(err.Error())), nil
+					in, p, err = quarantine(newIntegration(f.Task, f.Head), CodeUnreadable, record.Printable(err.Error())), nil, nil
 				}
-				results[i], errs[i] = in, err
+				results[i], preps[i], errs[i] = in, p, err
 			}
 		}()
 	}
@@ -162,6 +169,46 @@ func (g *Integrator) round(ctx context.Context, fetched []Fetched, todo []int,
 	for _, err := range errs {
 		if err != nil {
 			return err
+		}
+	}
+	return g.commitAll(ctx, fetched, todo, preps, results, worker)
+}
+
+// commitAll moves the local refs of the tasks of todo that preps says
+// move: all in one transaction (gitstore.Repo.UpdateRefs: one git
+// process, all or none), or, for one ref or when the transaction failed
+// (a ref moved meanwhile by a concurrent append, a lock held, a ref in
+// the way), one by one by compare-and-swap, each task whose ref moved
+// meanwhile decided again from its new head, as Integrate does.
+func (g *Integrator) commitAll(ctx context.Context, fetched []Fetched, todo []int, preps []*prepared, results []*Integration, worker func() *Integrator) error {
+	var batch []gitstore.RefUpdate
+	var moving []int
+	for _, i := range todo {
+		if p := preps[i]; p != nil {
+			batch = append(batch, gitstore.RefUpdate{Name: gitstore.TaskRef(fetched[i].Task), Old: p.local, New: p.next})
+			moving = append(moving, i)
+		}
+	}
+	if len(batch) > 1 && g.Store.Repo.UpdateRefs(ctx, batch) == nil {
+		for _, i := range moving {
+			results[i].Outcome, results[i].To = preps[i].outcome, preps[i].next
+		}
+		return nil
+	}
+	if len(moving) == 0 {
+		return nil
+	}
+	w := worker()
+	for _, i := range moving {
+		done, err := w.commit(results[i], preps[i])
+		if err == nil && !done {
+			results[i], err = w.Integrate(ctx, fetched[i].Task, fetched[i].Head)
+		}
+		if err != nil {
+			if w.fatal(ctx, err) {
+				return err
+			}
+			results[i] = quarantine(newIntegration(fetched[i].Task, fetched[i].Head), CodeUnreadable, record.Printable(err.Error()))
 		}
 	}
 	return nil

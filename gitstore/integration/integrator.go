@@ -209,6 +209,23 @@ func (g *Integrator) integrate(ctx context.Context, task, fetched string, at map
 	return nil, fmt.Errorf("task %s kept moving during pull: gave up after %d attempts; pull again", task, attempts)
 }
 
+// decide is Integrate up to the move of the ref: what the fetched head
+// does to the local ref as it is now, verified, and the move it makes
+// (nil: decided with nothing to write, in in). The caller moves the ref
+// (commit, or with others: commitAll).
+func (g *Integrator) decide(ctx context.Context, task, fetched string) (*Integration, *prepared, error) {
+	in := newIntegration(task, fetched)
+	if err := g.Store.CheckTask(task); err != nil {
+		return quarantine(in, CodeTaskName, fmt.Sprintf("%v", err)), nil, nil
+	}
+	verified := false
+	p, err := g.prepare(ctx, in, nil, &verified)
+	if err != nil {
+		return nil, nil, err
+	}
+	return in, p, nil
+}
+
 // prepared is where a verified fetched history takes the local ref: from
 // local to next (the fetched head or a merge commit of both).
 type prepared struct {
