@@ -249,6 +249,12 @@ func (p *packedRefs) list(prefix string) ([]Ref, error) {
 // withPrefix calls fn for each ref whose name starts with prefix, in name
 // order, until fn returns false.
 func (p *packedRefs) withPrefix(prefix string, fn func(name, hash string) bool) error {
+	return p.withPrefixBytes(prefix, func(name, hash []byte) bool { return fn(string(name), string(bytes.ToLower(hash))) })
+}
+
+// withPrefixBytes is withPrefix handing fn the file's own bytes (the
+// hash as written), which fn must not keep.
+func (p *packedRefs) withPrefixBytes(prefix string, fn func(name, hash []byte) bool) error {
 	at, err := p.seek(prefix)
 	if err != nil {
 		return err
@@ -261,7 +267,7 @@ func (p *packedRefs) withPrefix(prefix string, fn func(name, hash string) bool) 
 		if n == nil {
 			continue
 		}
-		if !bytes.HasPrefix(n, []byte(prefix)) || !fn(string(n), string(bytes.ToLower(h))) {
+		if !bytes.HasPrefix(n, []byte(prefix)) || !fn(n, h) {
 			return nil
 		}
 	}

@@ -39,6 +39,14 @@ func scaleWorld(t *testing.T, n int) *sandbox {
 // one "/"; their own children have two).
 func (s *sandbox) traced(args ...string) (result, int) {
 	s.t.Helper()
+	r, started := s.children(args...)
+	return r, len(started)
+}
+
+// children is traced returning the git commands git reason started
+// itself, by name (their first argument after git's options).
+func (s *sandbox) children(args ...string) (result, []string) {
+	s.t.Helper()
 	trace := filepath.Join(s.t.TempDir(), "trace2.json")
 	withTrace := &sandbox{t: s.t, dir: s.dir, home: s.home, env: append(append([]string(nil), s.env...), "GIT_TRACE2_EVENT="+trace)}
 	r := withTrace.viaGit(args...) // trace2 nests git reason's git processes under the dispatch
@@ -46,11 +54,21 @@ func (s *sandbox) traced(args ...string) (result, int) {
 	if err != nil && !os.IsNotExist(err) {
 		s.t.Fatal(err)
 	}
-	started := 0
+	var started []string
 	for _, line := range strings.Split(string(data), "\n") {
-		var ev struct{ Event, Sid string }
+		var ev struct {
+			Event, Sid string
+			Argv       []string
+		}
 		if json.Unmarshal([]byte(line), &ev) == nil && ev.Event == "start" && strings.Count(ev.Sid, "/") == 1 {
-			started++
+			name := ""
+			for _, a := range ev.Argv[min(1, len(ev.Argv)):] {
+				if !strings.HasPrefix(a, "-") {
+					name = a
+					break
+				}
+			}
+			started = append(started, name)
 		}
 	}
 	return r, started
@@ -150,6 +168,12 @@ func TestScaleCounts(t *testing.T) {
 		// warmGits and fetchedGits are the git processes a warm status
 		// and that first status after the fetch started.
 		warmGits, fetchedGits int
+		// packed is what the first status of one task read after git
+		// pack-refs; one is what a status of one task read after a plain
+		// fetch moved three other tasks, and oneGits the git commands it
+		// started.
+		packed, one cost
+		oneGits     []string
 		// journals is what each command after new records did to the
 		// files under .git/reason/ (journalWrites), by command.
 		journals map[string]journalWrites
@@ -253,6 +277,48 @@ func TestScaleCounts(t *testing.T) {
 				t.Errorf("%d tasks: after a plain git fetch and a status, %s is at %s, its tracking ref at %s", n, task, l, r)
 			}
 		}
+		// git pack-refs rewrites packed-refs: the first command after it
+		// compares the digest of the tracking refs, not every ref, and
+		// finds nothing moved.
+		time.Sleep(300 * time.Millisecond)
+		c.git("pack-refs", "--all")
+		got.packed = c.costed("status", "T-000007")
+		// Three more tasks moved by a plain fetch; a status of another
+		// task integrates them: it reads their remembered verifications,
+		// not a file of every task's, and moves their refs in one
+		// transaction.
+		moveElsewhere := func(tasks ...string) {
+			for _, task := range tasks {
+				ref := "refs/reasoning/tasks/" + task
+				old := strings.TrimSpace(c.git("rev-parse", ref))
+				c.mustReason("assess", task, "--subject", "moved elsewhere again", "--question", "q", "--materiality", "trivial", "--reversibility", "reversible")
+				c.git("push", "-q", "--no-verify", "origin", ref+":"+ref)
+				c.git("update-ref", ref, old)
+			}
+		}
+		moveElsewhere("T-000000", "T-000001", "T-000003")
+		c.git("fetch", "-q", "origin", "+refs/reasoning/tasks/*:refs/reasoning/remotes/origin/*")
+		file := filepath.Join(t.TempDir(), "cost.json")
+		withCost := &sandbox{t: t, dir: c.dir, home: c.home, env: append(append([]string(nil), c.env...), "GIT_REASON_COST="+file)}
+		if r, started := withCost.children("status", "T-000007"); r.code != 0 {
+			t.Fatalf("%d tasks: status after a fetch: exit %d\n%s", n, r.code, r.stderr)
+		} else {
+			got.oneGits = started
+		}
+		if data, err := os.ReadFile(file); err != nil || json.Unmarshal(data, &got.one) != nil {
+			t.Fatalf("%d tasks: no cost of the status after a fetch: %v", n, err)
+		}
+		// A fetch, then git pack-refs before any git reason command: the
+		// moved ref is in packed-refs alone, and the digest sees it.
+		moveElsewhere("T-000000")
+		c.git("fetch", "-q", "origin", "+refs/reasoning/tasks/*:refs/reasoning/remotes/origin/*")
+		c.git("pack-refs", "--all")
+		c.mustReason("status", "T-000007")
+		for _, task := range []string{"T-000000", "T-000001", "T-000003"} {
+			if l, r := c.git("rev-parse", "refs/reasoning/tasks/"+task), c.git("rev-parse", "refs/reasoning/remotes/origin/"+task); l != r {
+				t.Errorf("%d tasks: after a plain git fetch (and git pack-refs) and a status, %s is at %s, its tracking ref at %s", n, task, l, r)
+			}
+		}
 		// A record, then a sync: it pushes that task and integrates
 		// nothing.
 		c.mustReason("assess", "T-000009", "--subject", "synced", "--question", "q", "--materiality", "trivial", "--reversibility", "reversible")
@@ -347,6 +413,35 @@ func TestScaleCounts(t *testing.T) {
 	if gits(large) > maxCatchUpGits || gits(small) > maxCatchUpGits {
 		t.Errorf("status after a git fetch moved 3 tasks started %d git processes beyond a warm status at 1,000 tasks (%d at 10), want at most %d: processes per moved task", gits(large), gits(small), maxCatchUpGits)
 	}
+	// After git pack-refs: no ref listed (every tracking ref compared
+	// with fetched.heads before: 1,001 at 1,000 tasks). (What else it
+	// reads, 82 KB of files of every task at 1,000 tasks in one run, is
+	// the status's, not the catch-up's.)
+	t.Logf("the first status of one task after git pack-refs: %+v at 10 tasks, %+v at 1,000", small.packed, large.packed)
+	if small.packed.RefsListed != 0 || large.packed.RefsListed != 0 {
+		t.Errorf("the first status of one task after git pack-refs listed %d refs at 1,000 tasks (%d at 10), want none: the catch-up compared every tracking ref",
+			large.packed.RefsListed, small.packed.RefsListed)
+	}
+	// A status of one task after a fetch moved three: the three
+	// histories, the same bytes at both sizes (the remembered
+	// verifications of every task, read whole before: 210 KB at 1,000
+	// tasks), and one git update-ref for the three refs.
+	t.Logf("status of one task after a fetch moved 3 others: %+v, git %v at 10 tasks; %+v, git %v at 1,000", small.one, small.oneGits, large.one, large.oneGits)
+	for _, c := range []counts{small, large} {
+		updates := 0
+		for _, g := range c.oneGits {
+			if g == "update-ref" {
+				updates++
+			}
+		}
+		if c.one.Histories != 3 || c.one.RefsListed != 0 || updates != 1 {
+			t.Errorf("status of one task after a fetch moved 3 others replayed %d histories, listed %d refs and ran git update-ref %d times (git %v), want 3, none and one transaction",
+				c.one.Histories, c.one.RefsListed, updates, c.oneGits)
+		}
+	}
+	if large.one.SharedBytes > small.one.SharedBytes+4096 {
+		t.Errorf("status of one task after a fetch moved 3 others read %d bytes of files of every task at 1,000 tasks, %d at 10: a file that grows with the tasks read whole", large.one.SharedBytes, small.one.SharedBytes)
+	}
 	if large.fetched.PackIndexBytes > 64<<10 {
 		t.Errorf("status after a git fetch moved 3 tasks decoded %d bytes of pack indexes at 1,000 tasks: go-git read the pack's whole index for a few objects", large.fetched.PackIndexBytes)
 	}
@@ -357,7 +452,8 @@ func TestScaleCounts(t *testing.T) {
 	// count looks at the files written.
 	for what, l := range large.journals {
 		s := small.journals[what]
-		t.Logf("%s: appended %v, rewrote %v at 10 tasks; appended %v, rewrote %v at 1,000", what, s.appended, s.rewritten, l.appended, l.rewritten)
+		t.Logf("%s: appended %v, wrote %d task files, rewrote %v at 10 tasks; appended %v, wrote %d task files, rewrote %v at 1,000",
+			what, s.appended, s.taskFiles, s.rewritten, l.appended, l.taskFiles, l.rewritten)
 		movedTasks := 1
 		if what == "status after a git fetch" {
 			movedTasks = 3
@@ -370,7 +466,16 @@ func TestScaleCounts(t *testing.T) {
 				t.Errorf("%s appended %d bytes to %s at 1,000 tasks (%d at 10), want at most 2 KiB a moved task, and what it appends at 10", what, l.appended[j], j, s.appended[j])
 			}
 		}
+		// The remembered verifications: a file per moved task, none
+		// other (the journal of every task they were read whole from the
+		// first lookup on).
+		if l.taskFiles > movedTasks || l.taskFiles != s.taskFiles {
+			t.Errorf("%s wrote %d files of %s at 1,000 tasks (%d at 10), want at most one a moved task (%d), the same at both sizes", what, l.taskFiles, taskFilesDir, s.taskFiles, movedTasks)
+		}
 		if what == "status" || what == "status after a git fetch" {
+			if l.taskFiles != movedTasks {
+				t.Errorf("%s wrote %d files of %s at 1,000 tasks, want the %d moved tasks' (the count looks at the files written)", what, l.taskFiles, taskFilesDir, movedTasks)
+			}
 			for _, j := range countedJournals {
 				if l.appended[j] == 0 || s.appended[j] == 0 {
 					t.Errorf("%s appended nothing to %s (%d bytes at 10 tasks, %d at 1,000): the moved tasks' entries are missing", what, j, s.appended[j], l.appended[j])

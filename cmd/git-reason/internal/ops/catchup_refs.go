@@ -24,14 +24,19 @@ import (
 // so), a tracking ref that moved since has a loose file that differs
 // from fetched.loose: the catch-up lists the loose tracking refs alone,
 // looks the few new ones up in packed-refs, and reads neither
-// fetched.heads nor packed-refs whole. Otherwise (git packed the refs, a
-// loose ref is gone, no fetched.loose yet) every tracking ref is compared
-// with fetched.heads.
+// fetched.heads nor packed-refs whole. When git packed the refs since
+// (packed-refs rewritten: a ref it holds may have changed anywhere in
+// it), the digest of the tracking refs as integrated, which fetched.loose
+// also keeps (gitstore.RefsDigest, keyed), is compared with the digest of
+// the tracking refs now, read from packed-refs in place: equal, nothing
+// moved and fetched.heads is not read. Otherwise (a loose ref is gone,
+// the digests differ, no fetched.loose yet) every tracking ref is
+// compared with fetched.heads.
 const looseFile = "fetched.loose"
 
-// looseMagic begins fetched.loose: the version, then fetched.heads' lines
-// and the tracking refs.
-const looseMagic = "git reason fetched.loose 1"
+// looseMagic begins fetched.loose: the version, then fetched.heads' lines,
+// the tracking refs and their digest.
+const looseMagic = "git reason fetched.loose 2"
 
 // tracked is what a catch-up compares: tracking refs with their values
 // now, and what they were when last integrated.
@@ -42,12 +47,20 @@ type tracked struct {
 	lines int               // fetched.heads' lines
 	live  int               // tracking refs
 	loose []gitstore.Ref    // the tracking refs with a loose file now
+	// digest is the digest of the tracking refs once refs are
+	// integrated (when !whole: the one fetched.loose kept, updated with
+	// refs), by digester.
+	digest   gitstore.RefsDigest
+	digester *gitstore.Digester
 }
 
 // readTracked reads the tracking refs that may have moved since the last
 // catch-up, whose stamp was old (stamp: the namespace now).
 func (e *Session) readTracked(dir string, old, stamp []byte) (*tracked, error) {
 	if t, ok := e.looseMoved(dir, old, stamp); ok {
+		return t, nil
+	}
+	if t, ok := e.packedUnmoved(dir); ok {
 		return t, nil
 	}
 	refs, loose, err := e.Repo.ListRefsLoose(gitstore.RemotePrefix)
@@ -65,7 +78,7 @@ func (e *Session) looseMoved(dir string, old, stamp []byte) (*tracked, bool) {
 	if p := packedLine(stamp); p == "" || p != packedLine(old) {
 		return nil, false
 	}
-	snap, lines, live, ok := readLoose(filepath.Join(dir, looseFile))
+	snap, lines, live, digest, ok := readLoose(filepath.Join(dir, looseFile))
 	if !ok {
 		return nil, false
 	}
@@ -73,7 +86,7 @@ func (e *Session) looseMoved(dir string, old, stamp []byte) (*tracked, bool) {
 	if err != nil {
 		return nil, false
 	}
-	t := &tracked{known: map[string]string{}, lines: lines, live: live, loose: loose}
+	t := &tracked{known: map[string]string{}, lines: lines, live: live, loose: loose, digest: digest}
 	now := make(map[string]bool, len(loose))
 	for _, r := range loose {
 		name := strings.TrimPrefix(r.Name, gitstore.RemotePrefix)
@@ -98,7 +111,43 @@ func (e *Session) looseMoved(dir string, old, stamp []byte) (*tracked, bool) {
 			return nil, false // deleted, or packed meanwhile
 		}
 	}
+	if len(t.refs) > 0 {
+		if t.digester, err = e.Repo.RefsDigester(); err != nil {
+			return nil, false
+		}
+		for _, r := range t.refs {
+			if before := t.known[strings.TrimPrefix(r.Name, gitstore.RemotePrefix)]; before != "" {
+				t.digester.Remove(&t.digest, r.Name, before)
+			}
+			t.digester.Add(&t.digest, r.Name, r.Hash)
+		}
+	}
 	return t, true
+}
+
+// packedUnmoved is readTracked after git packed the refs (packed-refs is
+// not the file the stamp names): when the digest of the tracking refs now
+// (packed-refs' section read in place, the loose ones over it) is the one
+// fetched.loose kept, nothing moved, and the tracked it returns moves
+// nothing. false sends the caller to compare every tracking ref.
+func (e *Session) packedUnmoved(dir string) (*tracked, bool) {
+	_, lines, _, digest, ok := readLoose(filepath.Join(dir, looseFile))
+	if !ok {
+		return nil, false
+	}
+	loose, err := e.Repo.LooseRefs(gitstore.RemotePrefix)
+	if err != nil {
+		return nil, false
+	}
+	g, err := e.Repo.RefsDigester()
+	if err != nil {
+		return nil, false
+	}
+	now, live, err := e.Repo.DigestRefs(g, gitstore.RemotePrefix, loose)
+	if err != nil || now != digest {
+		return nil, false
+	}
+	return &tracked{known: map[string]string{}, lines: lines, live: live, loose: loose, digest: digest}, true
 }
 
 // packedLine is the stamp's line for packed-refs ("" when none).
@@ -112,23 +161,26 @@ func packedLine(stamp []byte) string {
 }
 
 // readLoose reads fetched.loose: the loose tracking refs by "remote/task",
-// fetched.heads' lines and the tracking refs; false when it is missing or
-// does not read.
-func readLoose(path string) (snap map[string]string, lines, live int, ok bool) {
+// fetched.heads' lines, the tracking refs and their digest; false when it
+// is missing or does not read.
+func readLoose(path string) (snap map[string]string, lines, live int, digest gitstore.RefsDigest, ok bool) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, 0, 0, false
+		return nil, 0, 0, digest, false
 	}
 	head, rest, found := bytes.Cut(data, []byte{'\n'})
 	f := strings.Fields(string(head))
-	if !found || len(f) != 6 || strings.Join(f[:4], " ") != looseMagic {
-		return nil, 0, 0, false
+	if !found || len(f) != 7 || strings.Join(f[:4], " ") != looseMagic {
+		return nil, 0, 0, digest, false
 	}
 	if lines, err = strconv.Atoi(f[4]); err != nil {
-		return nil, 0, 0, false
+		return nil, 0, 0, digest, false
 	}
 	if live, err = strconv.Atoi(f[5]); err != nil {
-		return nil, 0, 0, false
+		return nil, 0, 0, digest, false
+	}
+	if digest, ok = gitstore.ParseRefsDigest(f[6]); !ok {
+		return nil, 0, 0, digest, false
 	}
 	snap = map[string]string{}
 	for _, l := range strings.Split(strings.TrimSuffix(string(rest), "\n"), "\n") {
@@ -137,11 +189,11 @@ func readLoose(path string) (snap map[string]string, lines, live int, ok bool) {
 		}
 		name, h, cut := strings.Cut(l, " ")
 		if !cut || len(h) != 40 {
-			return nil, 0, 0, false
+			return nil, 0, 0, digest, false
 		}
 		snap[name] = h
 	}
-	return snap, lines, live, true
+	return snap, lines, live, digest, true
 }
 
 // saveCatchUp remembers the heads of t as integrated, then the loose
@@ -207,8 +259,19 @@ func (e *Session) saveCatchUp(dir string, stamp []byte, settled bool, t *tracked
 		gitstore.CountWritten(whole.Len())
 		t.lines, t.live = len(t.refs), len(t.refs)
 	}
+	if t.whole {
+		// Every tracking ref is in hand: its digest is made anew.
+		g, err := e.Repo.RefsDigester()
+		if err != nil {
+			return err
+		}
+		t.digest = gitstore.RefsDigest{}
+		for _, r := range t.refs {
+			g.Add(&t.digest, r.Name, r.Hash)
+		}
+	}
 	var snap bytes.Buffer
-	fmt.Fprintf(&snap, "%s %d %d\n", looseMagic, t.lines, t.live)
+	fmt.Fprintf(&snap, "%s %d %d %s\n", looseMagic, t.lines, t.live, t.digest)
 	for _, r := range t.loose {
 		fmt.Fprintf(&snap, "%s %s\n", strings.TrimPrefix(r.Name, gitstore.RemotePrefix), r.Hash)
 	}
