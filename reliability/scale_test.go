@@ -262,14 +262,17 @@ func TestScaleCounts(t *testing.T) {
 		// A plain git fetch moves three tasks' tracking heads: records
 		// written here and pushed by plain git, the local refs set back,
 		// as if another clone had written them.
-		moved := []string{"T-000006", "T-000007", "T-000008"}
-		for _, task := range moved {
-			ref := "refs/reasoning/tasks/" + task
-			old := strings.TrimSpace(c.git("rev-parse", ref))
-			c.mustReason("assess", task, "--subject", "moved elsewhere", "--question", "q", "--materiality", "trivial", "--reversibility", "reversible")
-			c.git("push", "-q", "--no-verify", "origin", ref+":"+ref)
-			c.git("update-ref", ref, old)
+		moveElsewhere := func(tasks ...string) {
+			for _, task := range tasks {
+				ref := "refs/reasoning/tasks/" + task
+				old := strings.TrimSpace(c.git("rev-parse", ref))
+				c.mustReason("assess", task, "--subject", "moved elsewhere", "--question", "q", "--materiality", "trivial", "--reversibility", "reversible")
+				c.git("push", "-q", "--no-verify", "origin", ref+":"+ref)
+				c.git("update-ref", ref, old)
+			}
 		}
+		moved := []string{"T-000006", "T-000007", "T-000008"}
+		moveElsewhere(moved...)
 		c.git("fetch", "-q", "origin", "+refs/reasoning/tasks/*:refs/reasoning/remotes/origin/*")
 		got.journals["status after a git fetch"] = c.watched(func() { got.fetched, got.fetchedGits = c.costedTraced(true, "status") })
 		for _, task := range moved {
@@ -287,15 +290,6 @@ func TestScaleCounts(t *testing.T) {
 		// task integrates them: it reads their remembered verifications,
 		// not a file of every task's, and moves their refs in one
 		// transaction.
-		moveElsewhere := func(tasks ...string) {
-			for _, task := range tasks {
-				ref := "refs/reasoning/tasks/" + task
-				old := strings.TrimSpace(c.git("rev-parse", ref))
-				c.mustReason("assess", task, "--subject", "moved elsewhere again", "--question", "q", "--materiality", "trivial", "--reversibility", "reversible")
-				c.git("push", "-q", "--no-verify", "origin", ref+":"+ref)
-				c.git("update-ref", ref, old)
-			}
-		}
 		moveElsewhere("T-000000", "T-000001", "T-000003")
 		c.git("fetch", "-q", "origin", "+refs/reasoning/tasks/*:refs/reasoning/remotes/origin/*")
 		file := filepath.Join(t.TempDir(), "cost.json")
@@ -335,10 +329,7 @@ func TestScaleCounts(t *testing.T) {
 			}
 		})
 		ref := "refs/reasoning/tasks/T-000002"
-		old := strings.TrimSpace(c.git("rev-parse", ref))
-		c.mustReason("assess", "T-000002", "--subject", "moved elsewhere", "--question", "q", "--materiality", "trivial", "--reversibility", "reversible")
-		c.git("push", "-q", "--no-verify", "origin", ref+":"+ref)
-		c.git("update-ref", ref, old)
+		moveElsewhere("T-000002")
 		c.git("fetch", "-q", "origin", "+refs/reasoning/tasks/*:refs/reasoning/remotes/origin/*")
 		got.journals["task list after a git fetch"] = c.watched(func() { web.get(t, "/") })
 		if l, r := c.git("rev-parse", ref), c.git("rev-parse", "refs/reasoning/remotes/origin/T-000002"); l != r {

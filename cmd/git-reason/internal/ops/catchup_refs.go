@@ -49,19 +49,24 @@ type tracked struct {
 	loose []gitstore.Ref    // the tracking refs with a loose file now
 	// digest is the digest of the tracking refs once refs are
 	// integrated (when !whole: the one fetched.loose kept, updated with
-	// refs), by digester.
-	digest   gitstore.RefsDigest
-	digester *gitstore.Digester
+	// refs; when whole, made in saveCatchUp).
+	digest gitstore.RefsDigest
 }
 
 // readTracked reads the tracking refs that may have moved since the last
 // catch-up, whose stamp was old (stamp: the namespace now).
 func (e *Session) readTracked(dir string, old, stamp []byte) (*tracked, error) {
-	if t, ok := e.looseMoved(dir, old, stamp); ok {
-		return t, nil
-	}
-	if t, ok := e.packedUnmoved(dir); ok {
-		return t, nil
+	if kept, ok := readLoose(filepath.Join(dir, looseFile)); ok {
+		if loose, err := e.Repo.LooseRefs(gitstore.RemotePrefix); err == nil {
+			if p := packedLine(stamp); p != "" && p == packedLine(old) {
+				if t, ok := e.looseMoved(kept, loose); ok {
+					return t, nil
+				}
+			}
+			if t, ok := e.packedUnmoved(kept, loose); ok {
+				return t, nil
+			}
+		}
 	}
 	refs, loose, err := e.Repo.ListRefsLoose(gitstore.RemotePrefix)
 	if err != nil {
@@ -72,21 +77,12 @@ func (e *Session) readTracked(dir string, old, stamp []byte) (*tracked, error) {
 }
 
 // looseMoved is readTracked while packed-refs is the file the stamp old
-// names: the loose tracking refs that differ from fetched.loose. false
-// sends the caller to compare every tracking ref.
-func (e *Session) looseMoved(dir string, old, stamp []byte) (*tracked, bool) {
-	if p := packedLine(stamp); p == "" || p != packedLine(old) {
-		return nil, false
-	}
-	snap, lines, live, digest, ok := readLoose(filepath.Join(dir, looseFile))
-	if !ok {
-		return nil, false
-	}
-	loose, err := e.Repo.LooseRefs(gitstore.RemotePrefix)
-	if err != nil {
-		return nil, false
-	}
-	t := &tracked{known: map[string]string{}, lines: lines, live: live, loose: loose, digest: digest}
+// names: the loose tracking refs (loose) that differ from fetched.loose
+// (kept). false sends the caller on.
+func (e *Session) looseMoved(kept keptLoose, loose []gitstore.Ref) (*tracked, bool) {
+	snap := kept.snap
+	var err error
+	t := &tracked{known: map[string]string{}, lines: kept.lines, live: kept.live, loose: loose, digest: kept.digest}
 	now := make(map[string]bool, len(loose))
 	for _, r := range loose {
 		name := strings.TrimPrefix(r.Name, gitstore.RemotePrefix)
@@ -112,14 +108,15 @@ func (e *Session) looseMoved(dir string, old, stamp []byte) (*tracked, bool) {
 		}
 	}
 	if len(t.refs) > 0 {
-		if t.digester, err = e.Repo.RefsDigester(); err != nil {
+		g, err := e.Repo.RefsDigester()
+		if err != nil {
 			return nil, false
 		}
 		for _, r := range t.refs {
 			if before := t.known[strings.TrimPrefix(r.Name, gitstore.RemotePrefix)]; before != "" {
-				t.digester.Remove(&t.digest, r.Name, before)
+				g.Remove(&t.digest, r.Name, before)
 			}
-			t.digester.Add(&t.digest, r.Name, r.Hash)
+			g.Add(&t.digest, r.Name, r.Hash)
 		}
 	}
 	return t, true
@@ -130,24 +127,16 @@ func (e *Session) looseMoved(dir string, old, stamp []byte) (*tracked, bool) {
 // (packed-refs' section read in place, the loose ones over it) is the one
 // fetched.loose kept, nothing moved, and the tracked it returns moves
 // nothing. false sends the caller to compare every tracking ref.
-func (e *Session) packedUnmoved(dir string) (*tracked, bool) {
-	_, lines, _, digest, ok := readLoose(filepath.Join(dir, looseFile))
-	if !ok {
-		return nil, false
-	}
-	loose, err := e.Repo.LooseRefs(gitstore.RemotePrefix)
-	if err != nil {
-		return nil, false
-	}
+func (e *Session) packedUnmoved(kept keptLoose, loose []gitstore.Ref) (*tracked, bool) {
 	g, err := e.Repo.RefsDigester()
 	if err != nil {
 		return nil, false
 	}
 	now, live, err := e.Repo.DigestRefs(g, gitstore.RemotePrefix, loose)
-	if err != nil || now != digest {
+	if err != nil || now != kept.digest {
 		return nil, false
 	}
-	return &tracked{known: map[string]string{}, lines: lines, live: live, loose: loose, digest: digest}, true
+	return &tracked{known: map[string]string{}, lines: kept.lines, live: live, loose: loose, digest: kept.digest}, true
 }
 
 // packedLine is the stamp's line for packed-refs ("" when none).
@@ -160,40 +149,48 @@ func packedLine(stamp []byte) string {
 	return ""
 }
 
-// readLoose reads fetched.loose: the loose tracking refs by "remote/task",
-// fetched.heads' lines, the tracking refs and their digest; false when it
-// is missing or does not read.
-func readLoose(path string) (snap map[string]string, lines, live int, digest gitstore.RefsDigest, ok bool) {
+// keptLoose is what fetched.loose keeps: the loose tracking refs by
+// "remote/task", fetched.heads' lines, the tracking refs and their
+// digest.
+type keptLoose struct {
+	snap        map[string]string
+	lines, live int
+	digest      gitstore.RefsDigest
+}
+
+// readLoose reads fetched.loose; false when it is missing or does not
+// read.
+func readLoose(path string) (k keptLoose, ok bool) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, 0, 0, digest, false
+		return k, false
 	}
 	head, rest, found := bytes.Cut(data, []byte{'\n'})
 	f := strings.Fields(string(head))
 	if !found || len(f) != 7 || strings.Join(f[:4], " ") != looseMagic {
-		return nil, 0, 0, digest, false
+		return k, false
 	}
-	if lines, err = strconv.Atoi(f[4]); err != nil {
-		return nil, 0, 0, digest, false
+	if k.lines, err = strconv.Atoi(f[4]); err != nil {
+		return k, false
 	}
-	if live, err = strconv.Atoi(f[5]); err != nil {
-		return nil, 0, 0, digest, false
+	if k.live, err = strconv.Atoi(f[5]); err != nil {
+		return k, false
 	}
-	if digest, ok = gitstore.ParseRefsDigest(f[6]); !ok {
-		return nil, 0, 0, digest, false
+	if k.digest, ok = gitstore.ParseRefsDigest(f[6]); !ok {
+		return k, false
 	}
-	snap = map[string]string{}
+	k.snap = map[string]string{}
 	for _, l := range strings.Split(strings.TrimSuffix(string(rest), "\n"), "\n") {
 		if l == "" {
 			continue
 		}
 		name, h, cut := strings.Cut(l, " ")
 		if !cut || len(h) != 40 {
-			return nil, 0, 0, digest, false
+			return k, false
 		}
-		snap[name] = h
+		k.snap[name] = h
 	}
-	return snap, lines, live, digest, true
+	return k, true
 }
 
 // saveCatchUp remembers the heads of t as integrated, then the loose
