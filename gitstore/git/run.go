@@ -70,13 +70,29 @@ func (c Cmd) Exec(ctx context.Context) *exec.Cmd {
 // is an *Error (and its stdout is still returned); one that could not
 // start is another error.
 func (c Cmd) Run(ctx context.Context) ([]byte, error) {
+	wait, err := c.Start(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return wait()
+}
+
+// Start starts the command and returns a function that waits for it to
+// end and returns what Run returns, for a caller with other work to do
+// while git runs. An error is one starting it (Failed's shape).
+func (c Cmd) Start(ctx context.Context) (wait func() ([]byte, error), err error) {
 	cmd := c.Exec(ctx)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return stdout.Bytes(), c.Failed(err, stderr.String())
+	if err := cmd.Start(); err != nil {
+		return nil, c.Failed(err, "")
 	}
-	return stdout.Bytes(), nil
+	return func() ([]byte, error) {
+		if err := cmd.Wait(); err != nil {
+			return stdout.Bytes(), c.Failed(err, stderr.String())
+		}
+		return stdout.Bytes(), nil
+	}, nil
 }
 
 // Failed is the error of the command having ended with err after writing

@@ -73,23 +73,36 @@ type Session struct {
 	baseCatalog *advisor.Catalog
 	// RemotesSetUp are the fetch refspecs SetupRemotes added.
 	RemotesSetUp []string
-	caughtUp     bool       // CatchUp found every tracking head integrated (SettleFetched)
-	catchingUp   sync.Mutex // one CatchUpLive at a time
-	noLockWait   bool       // CatchUp retries a failure: its integration takes no lock another process holds
-	allowedSum   string     // allowedDigest, once per command (sigcache.go)
+	caughtUp     bool            // CatchUp found every tracking head integrated (SettleFetched)
+	catchingUp   sync.Mutex      // one CatchUpLive at a time
+	noLockWait   bool            // CatchUp retries a failure: its integration takes no lock another process holds
+	allowedSum   string          // allowedDigest, once per command (sigcache.go)
+	early        *settings.Early // the settings listed beside discovery, until read
 }
 
 // Open locates the repository and prepares the writer. What only some
-// commands need (settings, identity, declarations, the profile) is read
-// when first asked for: a command that needs none spawns no git.
+// commands need (identity, declarations, the profile) is read when first
+// asked for. The settings are listed while git discovers the repository
+// (every command of the command line reads them: the limits of reading a
+// task are settings); a resident session reads them when first asked.
 func Open(ctx context.Context, opts Options) (*Session, error) {
 	dir := opts.Dir
 	if dir == "" {
 		dir = "."
 	}
+	// A command's settings are listed beside discovery, not after it
+	// (settings.Early); a resident session lists them again when a file
+	// they came from changes, so it lists them as Load does.
+	var early *settings.Early
+	if !opts.Resident {
+		early = settings.StartEarly(dir)
+	}
 	// Git decides which repository this is, and refuses one owned by
 	// another user (safe.directory) before anything of it is read.
 	repo, err := gitstore.Discover(dir)
+	if err != nil && early != nil {
+		early.Wait() // what it listed is not used
+	}
 	switch {
 	case errors.Is(err, gitstore.ErrRefused):
 		return nil, Refused("%v", err)
@@ -100,7 +113,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if opts.Warn != nil {
 		store.OnSkip = func(task string, err error) { opts.Warn(skipWarning(task, err)) }
 	}
-	sess := &Session{Repo: repo, Store: store, Index: gitstore.Index{Store: store}, profileFlag: opts.Profile, resident: opts.Resident, warn: opts.Warn}
+	sess := &Session{Repo: repo, Store: store, Index: gitstore.Index{Store: store}, profileFlag: opts.Profile, resident: opts.Resident, warn: opts.Warn, early: early}
 	store.Limits = sess.readLimits
 	// Vouch: a standing conclusion is reused only from a task whose
 	// history replays clean at that moment.
@@ -140,7 +153,14 @@ func (e *Session) Settings() (*settings.Settings, error) {
 	if e.settings != nil && !(e.resident && e.settings.Changed()) {
 		return e.settings, nil
 	}
-	st, err := settings.Load(context.Background(), e.Repo.GitDir, settings.Flags{Profile: e.profileFlag})
+	var st *settings.Settings
+	var err error
+	if early := e.early; early != nil {
+		e.early = nil
+		st, err = early.Load(context.Background(), e.Repo.GitDir, settings.Flags{Profile: e.profileFlag})
+	} else {
+		st, err = settings.Load(context.Background(), e.Repo.GitDir, settings.Flags{Profile: e.profileFlag})
+	}
 	if err != nil {
 		return nil, err
 	}

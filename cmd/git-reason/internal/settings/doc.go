@@ -8,7 +8,10 @@
 // (system, global, repository, worktree), include.path and includeIf,
 // `git -c` (GIT_CONFIG_PARAMETERS) and GIT_CONFIG_COUNT, and refuses what
 // it refuses, with its own message. The caller decides when to load, so
-// that a command that needs no setting runs no git. A long-running
+// that a command that needs no setting runs no git; a command of the
+// command line starts the listing beside repository discovery
+// ([StartEarly]), in the directory it runs in, so that its two git
+// processes run side by side and it waits for one. A long-running
 // process (the MCP server) asks [Settings.Changed], a stat of each file
 // the reading depends on, and loads again only when one changed. Every
 // environment override (GIT_REASON_*, GIT_AUTHOR_*, EMAIL, CI, GIT_PAGER,

@@ -56,13 +56,16 @@ func Load(ctx context.Context, gitDir string, flags Flags) (*Settings, error) {
 	return s, nil
 }
 
+// listArgs list every variable with its scope and the file it came from.
+var listArgs = []string{"config", "--list", "-z", "--show-scope", "--show-origin", "--includes"}
+
 // list runs git config --list -z --show-scope --show-origin --includes
 // for gitDir and returns what it listed and the directory it ran in
 // (relative origins are relative to it). GIT_CONFIG is removed from its
 // environment: git config alone reads it (as --file), git's other
 // commands do not, and git reason reads what they read.
 func list(ctx context.Context, gitDir string) ([]item, string, error) {
-	c := rungit.Cmd{Args: []string{"config", "--list", "-z", "--show-scope", "--show-origin", "--includes"}, Unset: []string{"GIT_CONFIG"}}
+	c := rungit.Cmd{Args: listArgs, Unset: []string{"GIT_CONFIG"}}
 	if gitDir != "" {
 		c.Dir, c.Global = gitDir, []string{"--git-dir=" + gitDir}
 	} else {
