@@ -11,10 +11,7 @@ import (
 // SchemaDocument returns the raw embedded schema of a kind's part ("body",
 // "derived") or of the envelope (kind "record", part "envelope").
 func SchemaDocument(kind Kind, part string) (json.RawMessage, error) {
-	name := string(kind) + "." + part + ".json"
-	if part == "envelope" {
-		name = "envelope.json"
-	}
+	name := schemaName(kind, part)
 	data, err := schemas.FS.ReadFile(name)
 	if err != nil {
 		return nil, fmt.Errorf("read schema %s: %w", name, err)
@@ -22,14 +19,37 @@ func SchemaDocument(kind Kind, part string) (json.RawMessage, error) {
 	return data, nil
 }
 
+// schemaName is the embedded document of a kind's part, or the envelope's.
+func schemaName(kind Kind, part string) string {
+	if part == "envelope" {
+		return "envelope.json"
+	}
+	return string(kind) + "." + part + ".json"
+}
+
+// Prepare starts compiling the schemas a write of kind validates against
+// (its body, then the envelope and its derived fields, in the order the
+// writer asks for them) and returns at once: a command calls it before it
+// waits for git, so that the compiling, most of a write's own CPU, runs
+// while git discovers the repository. The writer then finds them
+// compiled, or waits for the one being compiled (schemas.Compile compiles
+// each once per process). An error is left for the writer to meet.
+func Prepare(kind Kind) { go prepare(kind) }
+
+// prepare compiles what Prepare does, and returns the first error.
+func prepare(kind Kind) error {
+	for _, part := range []string{"body", "envelope", "derived"} {
+		if _, err := schemas.Compile(schemaName(kind, part)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // validate checks v (as decoded by encoding/json with UseNumber) against
 // the schema document name and returns every violation, not just the first.
 func validate(kind Kind, part string, v any) error {
-	name := string(kind) + "." + part + ".json"
-	if part == "envelope" {
-		name = "envelope.json"
-	}
-	s, err := schemas.Compile(name)
+	s, err := schemas.Compile(schemaName(kind, part))
 	if err != nil {
 		return err
 	}

@@ -28,12 +28,12 @@ func isSet(c *cli.Context, name string) bool {
 }
 
 // open locates the repository the command runs in.
-func open(c *cli.Context) (*ops.Session, error) { return openSession(c, false) }
+func open(c *cli.Context) (*ops.Session, error) { return openSession(c, false, nil) }
 
 // openSession is open; a resident session (one that serves for hours)
 // reads git configuration, the allowed signers and the declarations again
 // when they change (ops.Options.Resident).
-func openSession(c *cli.Context, resident bool) (*ops.Session, error) {
+func openSession(c *cli.Context, resident bool, meanwhile func()) (*ops.Session, error) {
 	profile := c.String("profile")
 	for _, l := range c.Lineage() {
 		if profile == "" && slices.Contains(l.LocalFlagNames(), "profile") {
@@ -49,7 +49,7 @@ func openSession(c *cli.Context, resident bool) (*ops.Session, error) {
 		}
 		sess = s.Session
 	} else {
-		sess, err = ops.Open(c.Context, ops.Options{Profile: profile, Warn: warn, Resident: resident})
+		sess, err = ops.Open(c.Context, ops.Options{Profile: profile, Warn: warn, Resident: resident, Meanwhile: meanwhile})
 	}
 	if err == nil {
 		if c.App.Metadata == nil {
@@ -189,6 +189,7 @@ func (o *writeOptions) parse(c *cli.Context, after int) ([]string, error) {
 // --file or from build, one append through the writer, and the stored
 // record printed.
 func (o *writeOptions) write(ctx context.Context, kind record.Kind, build func(sess *ops.Session) (any, error)) error {
+	o.Meanwhile = func() { record.Prepare(kind) } // while git discovers the repository
 	sess, err := o.Open()
 	if err != nil {
 		return err

@@ -25,6 +25,9 @@ type base struct {
 	JSON bool     // --json: data goes through exportJSON
 	JQ   string   // --jq: a jq expression the JSON goes through (implies --json)
 	Net  *Servers // the network verbs' servers: nil but in NetProgram
+	// Meanwhile, when set, is work Open starts once git's processes
+	// are, to run while they do (the schemas a write compiles).
+	Meanwhile func()
 }
 
 // bind fills the dependencies from the running command.
@@ -37,7 +40,7 @@ func (b *base) bind(c *cli.Context) {
 	var err error
 	b.Open = func() (*ops.Session, error) {
 		if sess == nil && err == nil {
-			sess, err = open(c)
+			sess, err = openSession(c, false, b.Meanwhile)
 		}
 		return sess, err
 	}

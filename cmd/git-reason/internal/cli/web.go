@@ -43,7 +43,7 @@ func webCommand() *cli.Command {
 			var err error
 			o.Open = func() (*ops.Session, error) {
 				if sess == nil && err == nil {
-					sess, err = openSession(c, true)
+					sess, err = openSession(c, true, nil)
 				}
 				return sess, err
 			}

@@ -42,6 +42,11 @@ type Options struct {
 	// Surface is the surface the session serves, recorded in every
 	// record it writes (record.SurfaceMCP, ...); "" is the command line.
 	Surface string
+	// Meanwhile, when set, is called once git's processes for discovery
+	// (and the settings) are started, before Open waits for them: work
+	// that overlaps with them, such as compiling the schemas a write
+	// needs. It must return at once (start a goroutine).
+	Meanwhile func()
 }
 
 // Session is one opened repository: its store and writer, and the
@@ -96,6 +101,9 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	var early *settings.Early
 	if !opts.Resident {
 		early = settings.StartEarly(dir)
+	}
+	if opts.Meanwhile != nil {
+		opts.Meanwhile()
 	}
 	// Git decides which repository this is, and refuses one owned by
 	// another user (safe.directory) before anything of it is read.
