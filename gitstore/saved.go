@@ -91,16 +91,8 @@ type savedState struct {
 // readSaved returns the saved state of task, nil when there is none whose
 // first segment's MAC matches under this repository's key.
 func (s *Store) readSaved(task string) *savedState {
-	key := s.memoKey()
-	if key == nil {
-		return nil
-	}
-	data, err := os.ReadFile(s.savedPath(task))
-	if err != nil {
-		return nil
-	}
-	rest, ok := bytes.CutPrefix(data, []byte(savedMagic))
-	if !ok {
+	key, data, rest := s.readKeyed(s.savedPath(task), savedMagic)
+	if rest == nil {
 		return nil
 	}
 	var st *savedState
@@ -141,6 +133,25 @@ func (s *Store) readSaved(task string) *savedState {
 		st.rest = len(rest) > 0
 	}
 	return st
+}
+
+// readKeyed reads a file of this package's under .git/reason/ whose
+// parts carry MACs under the repository's key: the key, the file and
+// what follows its first line, magic; rest is nil when there is no key,
+// no file or another first line.
+func (s *Store) readKeyed(path, magic string) (key, data, rest []byte) {
+	if key = s.memoKey(); key == nil {
+		return nil, nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, nil
+	}
+	rest, ok := bytes.CutPrefix(data, []byte(magic))
+	if !ok {
+		return nil, nil, nil
+	}
+	return key, data, rest
 }
 
 // cutSegment cuts the first segment off b: its head, MAC, entries part,

@@ -158,16 +158,8 @@ func (s *Store) SignatureTail(task string) (*SigEntry, bool) {
 // to last: the entries up to the first that does not read (its MAC, or a
 // position out of order).
 func (s *Store) SignatureLog(task string) []SigEntry {
-	key := s.memoKey()
-	if key == nil {
-		return nil
-	}
-	data, err := os.ReadFile(s.sigLogPath(task))
-	if err != nil {
-		return nil
-	}
-	rest, ok := bytes.CutPrefix(data, []byte(sigLogMagic))
-	if !ok {
+	key, data, rest := s.readKeyed(s.sigLogPath(task), sigLogMagic)
+	if rest == nil {
 		return nil
 	}
 	countSigBytes(len(data))
