@@ -507,6 +507,30 @@ func forgVerifyRemembered(t *testing.T, dir, task, head string, want []record.Fi
 			t.Errorf("a replay from remembered heads disagrees on %s (long reader %v):\nwhole:\n%s\nfrom remembered:\n%s", task, long, a, b)
 		}
 	}
+	// As verify calls it: from the remembered heads, then again with what
+	// the first call remembered (the head, its reuses checked), and again
+	// from the memo as saved and read back: each must find what the whole
+	// replay found.
+	for i := range 3 {
+		if i == 2 {
+			if err := rem.Save(); err != nil {
+				t.Fatal(err)
+			}
+			rem = gitstore.OpenRemembered(s.Repo)
+			// Read back, the file goes: the next case of the corpus
+			// chooses its remembered heads itself.
+			if err := os.Remove(filepath.Join(s.Repo.CommonDir, "reason", "verified.journal")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := s.VerifyRemembered(context.Background(), task, head, rem)
+		if err != nil {
+			t.Fatalf("verify %s as verify does (call %d): %v", task, i+1, err)
+		}
+		if a, b := forgSorted(want), forgSorted(got); a != b {
+			t.Errorf("verify as the command does disagrees on %s (call %d):\nwhole:\n%s\nremembered:\n%s", task, i+1, a, b)
+		}
+	}
 }
 
 // forgCandidates lists the commits git rev-list --max-count=4

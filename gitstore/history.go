@@ -762,11 +762,16 @@ func (s *Store) Verify(ctx context.Context, task, head string) ([]record.Finding
 // VerifyRemembered is Verify going on from the heads m remembers
 // verified clean (a head remembered is not replayed at all; see
 // Remembered) and remembering in m each head that replays clean. The
-// reuses of other tasks are checked as Verify checks them.
+// reuses of other tasks are checked as Verify checks them, unless m
+// remembers them checked clean at this head against the heads the reused
+// tasks' refs still have: then the task's records are not read at all.
 func (s *Store) VerifyRemembered(ctx context.Context, task, head string, m *Remembered) ([]record.Finding, error) {
 	var found []record.Finding
 	var recs []*record.Record
 	if m.Has(task, head) {
+		if reused, ok := m.ReusesChecked(task, head); ok && s.refsAt(reused) {
+			return nil, ctx.Err()
+		}
 		// Not replayed: the head's records, for the reuse checks, come
 		// from its cache at that head (one file) when it has one.
 		if _, r, err := s.loadTask(task, head); err == nil {
@@ -777,9 +782,40 @@ func (s *Store) VerifyRemembered(ctx context.Context, task, head string, m *Reme
 		found, recs = s.replayWith(ctx, m, task, head, true, nil)
 	}
 	if ctx.Err() == nil && recs != nil {
-		found = append(found, record.CheckReuses(ctx, task, head, recs, s.ReusedLocal)...)
+		reused := s.refsOf(record.ReusedTasks(task, recs))
+		reuses := record.CheckReuses(ctx, task, head, recs, s.ReusedLocal)
+		// Remembered only when the reused refs did not move while they
+		// were checked: the heads kept are the ones the check saw.
+		if len(found) == 0 && len(reuses) == 0 && reused != nil && s.refsAt(reused) {
+			m.AddReuses(task, head, reused)
+		}
+		found = append(found, reuses...)
 	}
 	return found, ctx.Err()
+}
+
+// refsOf is the head of each of tasks' refs now; nil when one does not
+// read or is missing.
+func (s *Store) refsOf(tasks []string) map[string]string {
+	out := make(map[string]string, len(tasks))
+	for _, u := range tasks {
+		h, err := s.Repo.ReadRef(TaskRef(u))
+		if err != nil || h == "" {
+			return nil
+		}
+		out[u] = h
+	}
+	return out
+}
+
+// refsAt reports whether each task of heads has its ref at that head.
+func (s *Store) refsAt(heads map[string]string) bool {
+	for u, h := range heads {
+		if now, err := s.Repo.ReadRef(TaskRef(u)); err != nil || now != h {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *Store) verify(ctx context.Context, task, head string, reuses bool) ([]record.Finding, error) {

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -56,6 +57,9 @@ type Remembered struct {
 	heads    map[string][]string // task -> remembered heads, oldest first, of the tasks asked about or added
 	added    map[string]bool     // tasks whose heads changed since their file was read
 	reads    int                 // task files read (for tests)
+	// reuses: task -> what its reuse check at one head found clean
+	// against, of the tasks asked about (nil: none that matches its MAC).
+	reuses map[string]*reuseMemo
 }
 
 // rememberedPerTask bounds the heads remembered per task: the latest few
@@ -78,9 +82,24 @@ const (
 // was.
 const rememberedMagic = "git reason journal 1 verified v1\n"
 
-// rememberedTask is a task's entry: its heads, oldest first.
+// rememberedTask is a task's entry: its heads, oldest first, and what
+// the reuse check of one of them found clean against.
 type rememberedTask struct {
-	Heads []rememberedEntry `json:"heads"`
+	Heads  []rememberedEntry `json:"heads"`
+	Reuses *reuseMemo        `json:"reuses,omitempty"`
+}
+
+// reuseMemo says that the reuses the records at Head hold (none, when
+// Reused is empty) were checked with no finding (record.CheckReuses)
+// while each reused task's ref was at the head Reused gives it. Whether a
+// reuse holds depends only on the reused task's history, so while those
+// refs have not moved the check would find nothing again. Its MAC covers
+// the task, the head, every reused task and head and the release that
+// checked (the reuse rules are the program's).
+type reuseMemo struct {
+	Head   string            `json:"head"`
+	Reused map[string]string `json:"reused,omitempty"`
+	MAC    string            `json:"mac"`
 }
 
 type rememberedEntry struct {
@@ -91,7 +110,7 @@ type rememberedEntry struct {
 // OpenRemembered returns the remembered heads of r, read task by task as
 // they are asked about. Without its key a repository remembers nothing.
 func OpenRemembered(r *Repo) *Remembered {
-	m := &Remembered{dir: filepath.Join(r.CommonDir, "reason"), heads: map[string][]string{}, added: map[string]bool{}}
+	m := &Remembered{dir: filepath.Join(r.CommonDir, "reason"), heads: map[string][]string{}, added: map[string]bool{}, reuses: map[string]*reuseMemo{}}
 	if key, err := os.ReadFile(filepath.Join(m.dir, "verified.key")); err == nil && len(key) == 32 {
 		// Without it a new key is made when something is saved, and no
 		// entry made before matches it.
@@ -177,6 +196,16 @@ func (m *Remembered) mac(task, head string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// reuseMAC is the MAC of a reuse memo of task.
+func (m *Remembered) reuseMAC(task string, r *reuseMemo) string {
+	h := hmac.New(sha256.New, m.key)
+	h.Write([]byte("git-reason reuses v1\x00" + release() + "\x00" + task + "\x00" + r.Head))
+	for _, u := range slices.Sorted(maps.Keys(r.Reused)) {
+		h.Write([]byte("\x00" + u + "\x00" + r.Reused[u]))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
 // load returns the remembered heads of task, reading and checking its
 // file the first time; m.mu is held. Only an entry of task itself counts
 // (a file copied to another task's name holds another task's entry), and
@@ -199,10 +228,46 @@ func (m *Remembered) load(task string) []string {
 					hs = append(hs, h.Head)
 				}
 			}
+			if r := entry.Reuses; r != nil && hmac.Equal([]byte(r.MAC), []byte(m.reuseMAC(task, r))) {
+				m.reuses[task] = r
+			}
 		}
 	}
 	m.heads[task] = hs
 	return hs
+}
+
+// ReusesChecked returns the reused tasks and their heads against which
+// the reuses of task at head were last checked with no finding; false
+// when no such check is remembered (or its MAC does not hold).
+func (m *Remembered) ReusesChecked(task, head string) (map[string]string, bool) {
+	if m == nil {
+		return nil, false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.load(task)
+	r := m.reuses[task]
+	if r == nil || r.Head != head {
+		return nil, false
+	}
+	return r.Reused, true
+}
+
+// AddReuses remembers that the reuses of task at head, a remembered head,
+// were checked with no finding while each reused task was at the head
+// reused gives it. Only a reuse check may say so.
+func (m *Remembered) AddReuses(task, head string, reused map[string]string) {
+	if m == nil || !m.Has(task, head) {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if r := m.reuses[task]; r != nil && r.Head == head && maps.Equal(r.Reused, reused) {
+		return
+	}
+	m.reuses[task] = &reuseMemo{Head: head, Reused: maps.Clone(reused)}
+	m.added[task] = true
 }
 
 // Heads returns the remembered heads of task.
@@ -278,6 +343,9 @@ func (m *Remembered) Save() error {
 		hs := m.heads[task]
 		for _, h := range hs {
 			entry.Heads = append(entry.Heads, rememberedEntry{Head: h, MAC: m.mac(task, h)})
+		}
+		if r := m.reuses[task]; r != nil && slices.Contains(hs, r.Head) {
+			entry.Reuses = &reuseMemo{Head: r.Head, Reused: r.Reused, MAC: m.reuseMAC(task, r)}
 		}
 		data, err := json.Marshal(entry)
 		if err == nil {

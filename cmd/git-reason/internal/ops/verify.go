@@ -35,10 +35,15 @@ type TaskSignatures struct {
 // from it, and what replays clean is remembered; reuses of other tasks'
 // conclusions are checked every time. With at (the pre-push hook) every
 // history is replayed whole. The signatures of every task are asked of git
-// together (signing.VerifyHeads), not one git process per task.
+// together (signing.VerifyHeads), not one git process per task; without
+// at, those of a head whose checks are kept under a MAC (headSignatures)
+// are not asked again, and a remembered head whose reuses were checked
+// clean against reused tasks that have not moved is not read at all
+// (gitstore.Store.VerifyRemembered).
 func (e *Session) Verify(ctx context.Context, tasks []string, at map[string]string) (*VerifyResult, error) {
 	heads := map[string]string{}
-	if len(tasks) == 0 && len(at) == 0 {
+	all := len(tasks) == 0 && len(at) == 0
+	if all {
 		all, err := e.Store.Tasks(ctx)
 		if err != nil {
 			return nil, err
@@ -74,7 +79,13 @@ func (e *Session) Verify(ctx context.Context, tasks []string, at map[string]stri
 		}
 		list = append(list, heads[t])
 	}
-	signatures, err := e.signaturesOf(ctx, list)
+	var signatures map[string][]signing.Check
+	var err error
+	if memo != nil {
+		signatures, err = e.headSignatures(ctx, tasks, heads, all)
+	} else {
+		signatures, err = e.signaturesOf(ctx, list)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,153 @@
+package ops
+
+import (
+	"bytes"
+	"context"
+	"strings"
+
+	"git-reason/gitstore"
+	"git-reason/gitstore/signing"
+)
+
+// verifySignaturesFile is the sealed journal (gitstore.Sealed) of every
+// task's signature checks at its head, as git judged them, for verify.
+const verifySignaturesFile = "verify-signatures.journal"
+
+// headSignatures is signaturesOf the heads of tasks (task -> head) for
+// verify: a head whose checks .git/reason/verify-signatures.journal keeps
+// for the configuration signatures are judged by now (SignaturesDigest),
+// under a MAC, costs no git process; the others are asked of git together
+// and kept when what git said of them does not depend on the time or a
+// keyring (keepable). The memory of removed keys (signing.Memory) is
+// applied to every check after, as signaturesOf applies it.
+func (e *Session) headSignatures(ctx context.Context, tasks []string, heads map[string]string, all bool) (map[string][]signing.Check, error) {
+	digest, err := e.SignaturesDigest()
+	if err != nil {
+		return nil, err
+	}
+	j := gitstore.OpenSealed(e.Repo, verifySignaturesFile, "signatures "+digest)
+	byHead := make(map[string][]signing.Check, len(tasks))
+	var missing []string
+	askedFor := map[string][]string{} // head -> tasks at it that were not kept
+	for _, t := range tasks {
+		h := heads[t]
+		if _, done := byHead[h]; done {
+			continue
+		}
+		if data, ok := j.Get(t, h); ok {
+			if cs, ok := decodeChecks(data); ok {
+				byHead[h] = cs
+				continue
+			}
+		}
+		if _, asked := askedFor[h]; !asked {
+			missing = append(missing, h)
+		}
+		askedFor[h] = append(askedFor[h], t)
+	}
+	if len(missing) > 0 {
+		var fresh map[string][]signing.Check
+		if len(missing) == 1 {
+			c, err := e.checker(ctx)
+			if err != nil {
+				return nil, err
+			}
+			cs, err := c.Verify(ctx, missing[0])
+			if err != nil {
+				return nil, err
+			}
+			fresh = map[string][]signing.Check{missing[0]: cs}
+		} else {
+			c, err := e.checker(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if fresh, err = c.VerifyHeads(ctx, missing); err != nil {
+				return nil, err
+			}
+		}
+		for _, h := range missing {
+			cs := fresh[h]
+			byHead[h] = cs
+			if data, ok := encodeChecks(cs); ok {
+				for _, t := range askedFor[h] {
+					j.Put(t, h, data)
+				}
+			}
+		}
+		var order []string
+		if all {
+			order = tasks
+		}
+		j.Save(order)
+	}
+	// The memory is applied to every check at once (it reads its file
+	// once), on copies: what is kept is git's verdict before it.
+	var flat []signing.Check
+	at := make(map[string]int, len(byHead))
+	for h, cs := range byHead {
+		at[h] = len(flat)
+		flat = append(flat, cs...)
+	}
+	signing.MemoryIn(e.Repo.CommonDir).Apply(flat)
+	for h, cs := range byHead {
+		byHead[h] = flat[at[h] : at[h]+len(cs) : at[h]+len(cs)]
+	}
+	return byHead, nil
+}
+
+// keepable reports whether git's verdict on a commit holds for as long as
+// the configuration SignaturesDigest covers: an unsigned commit, a bad
+// signature, or an ssh signature judged against the allowed signers (the
+// verdicts signing.Verdicts keeps under the same digest). OpenPGP and
+// X.509 verdicts depend on keyrings and on the time, and are asked again.
+func keepable(c signing.Check) bool {
+	switch {
+	case c.Status == signing.Unsigned || c.Status == signing.Bad:
+		return true
+	case c.Status == signing.Expired:
+		return false
+	}
+	return strings.HasPrefix(c.Key, "SHA256:")
+}
+
+// encodeChecks is a head's checks as an entry's data: a line per check,
+// its fields separated by NUL; false when one is not keepable or holds a
+// NUL or a newline.
+func encodeChecks(cs []signing.Check) ([]byte, bool) {
+	var b bytes.Buffer
+	for _, c := range cs {
+		if !keepable(c) {
+			return nil, false
+		}
+		for i, f := range []string{c.Commit, c.Record, string(c.Status), c.Signer, c.Key, c.Actor} {
+			if strings.ContainsAny(f, "\x00\n") {
+				return nil, false
+			}
+			if i > 0 {
+				b.WriteByte(0)
+			}
+			b.WriteString(f)
+		}
+		b.WriteByte('\n')
+	}
+	return b.Bytes(), true
+}
+
+// decodeChecks reads what encodeChecks wrote.
+func decodeChecks(data []byte) ([]signing.Check, bool) {
+	cs := make([]signing.Check, 0, bytes.Count(data, []byte{'\n'}))
+	for len(data) > 0 {
+		line, rest, ok := bytes.Cut(data, []byte{'\n'})
+		if !ok {
+			return nil, false
+		}
+		f := strings.Split(string(line), "\x00")
+		if len(f) != 6 {
+			return nil, false
+		}
+		cs = append(cs, signing.Check{Commit: f[0], Record: f[1], Status: signing.Status(f[2]), Signer: f[3], Key: f[4], Actor: f[5]})
+		data = rest
+	}
+	return cs, true
+}

@@ -1,0 +1,103 @@
+package gitstore
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"path/filepath"
+)
+
+// Sealed is a journal (journal.go) kept outside this package whose
+// entries a verification trusts: each entry's data carries an
+// HMAC-SHA256, under the repository's key (verified.key, as the
+// remembered verifications), of the journal's name and scope, the task,
+// its head and the data. An entry edited, moved to another task or head,
+// or written under another key or scope matches nothing and is ignored,
+// so editing the file can only make the reader do more work. Like the
+// other journals, it is keyed by heads, appended to, compacted rarely,
+// and one of another release holds nothing.
+type Sealed struct {
+	name, scope string
+	dir         string
+	key         []byte
+	j           *Journal
+	put         map[string]sealedEntry
+	order       []string
+}
+
+type sealedEntry struct {
+	head string
+	data []byte // MAC and data, as written
+}
+
+// sealedMAC is the hex MAC's length at the start of an entry's data.
+const sealedMAC = 2 * sha256.Size
+
+// OpenSealed reads the sealed journal name under .git/reason/ for scope
+// (what its entries were judged by: another scope holds nothing).
+func OpenSealed(r *Repo, name, scope string) *Sealed {
+	dir := filepath.Join(r.CommonDir, "reason")
+	key, _ := repoKey(dir, false)
+	return &Sealed{name: name, scope: scope, dir: dir, key: key,
+		j: ReadJournal(filepath.Join(dir, name), "sealed "+scope), put: map[string]sealedEntry{}}
+}
+
+func (s *Sealed) mac(task, head string, data []byte) string {
+	h := hmac.New(sha256.New, s.key)
+	h.Write([]byte("git-reason sealed v1\x00" + s.name + "\x00" + s.scope + "\x00" + task + "\x00" + head + "\x00"))
+	h.Write(data)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Get returns the data of task's entry at head, false when there is none
+// at that head or its MAC does not hold.
+func (s *Sealed) Get(task, head string) ([]byte, bool) {
+	h, data, ok := s.j.Entry(task)
+	if !ok || h != head || s.key == nil || len(data) < sealedMAC {
+		return nil, false
+	}
+	body := data[sealedMAC:]
+	if !hmac.Equal(data[:sealedMAC], []byte(s.mac(task, head, body))) {
+		return nil, false
+	}
+	return body, true
+}
+
+// Put keeps data as task's entry at head, written by Save. Only what the
+// reader would trust after its own full check may be put.
+func (s *Sealed) Put(task, head string, data []byte) {
+	if s.key == nil {
+		key, err := repoKey(s.dir, true)
+		if err != nil {
+			return
+		}
+		s.key = key
+	}
+	if _, ok := s.put[task]; !ok {
+		s.order = append(s.order, task)
+	}
+	s.put[task] = sealedEntry{head: head, data: append([]byte(s.mac(task, head, data)), data...)}
+}
+
+// Save appends the entries put (Journal.Save); tasks, when not nil, is
+// every task there is, in order, and a rewrite keeps only theirs.
+func (s *Sealed) Save(tasks []string) {
+	if len(s.put) == 0 {
+		return
+	}
+	s.j.Save(tasks, func(task string) (string, bool) {
+		if e, ok := s.put[task]; ok {
+			return e.head, true
+		}
+		h, _, ok := s.j.Entry(task)
+		return h, ok
+	}, func(task string) ([]byte, bool) {
+		if e, ok := s.put[task]; ok {
+			return e.data, true
+		}
+		_, data, ok := s.j.Entry(task)
+		return data, ok
+	}, s.order)
+	clear(s.put)
+	s.order = nil
+}
