@@ -212,10 +212,16 @@ func (e *Session) signaturesOf(ctx context.Context, heads []string) (map[string]
 	if err != nil {
 		return nil, err
 	}
-	// The memory is applied to every check at once (it reads its file
-	// once), then the checks are cut back into their heads.
+	e.applyMemory(byHead)
+	return byHead, nil
+}
+
+// applyMemory applies the memory of removed keys (signing.Memory) to
+// every check of byHead at once (it reads its file once), on copies, then
+// cuts the checks back into their heads.
+func (e *Session) applyMemory(byHead map[string][]signing.Check) {
 	var all []signing.Check
-	at := map[string]int{}
+	at := make(map[string]int, len(byHead))
 	for h, cs := range byHead {
 		at[h] = len(all)
 		all = append(all, cs...)
@@ -224,7 +230,6 @@ func (e *Session) signaturesOf(ctx context.Context, heads []string) (map[string]
 	for h, cs := range byHead {
 		byHead[h] = all[at[h] : at[h]+len(cs) : at[h]+len(cs)]
 	}
-	return byHead, nil
 }
 
 // requireSigned is reason.requireSigned.

@@ -81,18 +81,7 @@ func (e *Session) headSignatures(ctx context.Context, tasks []string, heads map[
 		}
 		j.Save(order)
 	}
-	// The memory is applied to every check at once (it reads its file
-	// once), on copies: what is kept is git's verdict before it.
-	var flat []signing.Check
-	at := make(map[string]int, len(byHead))
-	for h, cs := range byHead {
-		at[h] = len(flat)
-		flat = append(flat, cs...)
-	}
-	signing.MemoryIn(e.Repo.CommonDir).Apply(flat)
-	for h, cs := range byHead {
-		byHead[h] = flat[at[h] : at[h]+len(cs) : at[h]+len(cs)]
-	}
+	e.applyMemory(byHead) // on copies: what is kept is git's verdict before it
 	return byHead, nil
 }
 
