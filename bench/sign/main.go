@@ -323,4 +323,3 @@ func assess(cs *mcp.ClientSession, task string, i int) (time.Duration, error) {
 	}
 	return d, nil
 }
-

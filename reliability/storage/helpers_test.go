@@ -101,4 +101,3 @@ func storeBlob(s *filesystem.Storage, content string) (plumbing.Hash, error) {
 	}
 	return s.SetEncodedObject(o)
 }
-
