@@ -519,7 +519,11 @@ func forgVerifyRemembered(t *testing.T, dir, task, head string, want []record.Fi
 			rem = gitstore.OpenRemembered(s.Repo)
 			// Read back, the file goes: the next case of the corpus
 			// chooses its remembered heads itself.
-			if err := os.Remove(filepath.Join(s.Repo.CommonDir, "reason", "verified.journal")); err != nil {
+			dir := filepath.Join(s.Repo.CommonDir, "reason", "verified.d")
+			if _, err := os.Stat(dir); err != nil {
+				t.Fatalf("the remembered verifications were not saved: %v", err)
+			}
+			if err := os.RemoveAll(dir); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -107,6 +107,7 @@ func TestScript(t *testing.T) {
 			"mermaid":     cmdMermaid,
 			"githubbody":  cmdGitHubBody,
 			"daemon":      cmdDaemon,
+			"journaledit": cmdJournalEdit,
 		},
 		UpdateScripts: os.Getenv("GIT_REASON_UPDATE_GOLDEN") == "1",
 		Condition: func(cond string) (bool, error) {
