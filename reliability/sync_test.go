@@ -104,6 +104,14 @@ func TestSyncConvergence(t *testing.T) {
 	for _, c := range w.clones {
 		c.mustReason("hooks", "install")
 	}
+	// The shared task is on the remote before the race, so that every
+	// git fetch of it brings the task's remote-tracking ref and the
+	// status after it has a fetched head to integrate: without it, a
+	// race whose few syncs come late checks no fetch at all (seen in CI:
+	// "checked 0 times after a fetch").
+	w.clones[0].mustReason("assess", "shared", "--subject", "before the race", "--question", "q",
+		"--materiality", "trivial", "--reversibility", "reversible")
+	w.clones[0].mustReason("sync")
 	start := time.Now()
 
 	var (
@@ -142,13 +150,22 @@ func TestSyncConvergence(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(seed, uint64(i)))
-			for {
-				select {
-				case <-done:
-					return
-				case <-time.After(time.Duration(rng.IntN(300)) * time.Millisecond):
+			// Each clone's first step is one of the three in turn
+			// (clone i takes step i mod 3), taken whatever the writes
+			// are doing, so that every run races each of them however
+			// few steps the load leaves time for; the later ones are
+			// drawn.
+			for n := 0; ; n++ {
+				step := i % 3
+				if n > 0 {
+					select {
+					case <-done:
+						return
+					case <-time.After(time.Duration(rng.IntN(300)) * time.Millisecond):
+					}
+					step = rng.IntN(3)
 				}
-				switch rng.IntN(3) {
+				switch step {
 				case 0:
 					syncs.add(c.reason("sync"))
 				case 1:
