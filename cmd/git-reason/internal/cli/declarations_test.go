@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/urfave/cli/v2"
+)
+
+var updateDeclarations = flag.Bool("update-declarations", false, "rewrite testdata/declarations.golden")
+
+// What a user reads of every verb — its help, each subcommand's, and the
+// manual page generated from the same declarations — is held to a golden
+// file, so that declaring the verbs another way changes none of it. After
+// a deliberate change: go test -run TestDeclarations -update-declarations.
+func TestDeclarations(t *testing.T) {
+	var out bytes.Buffer
+	say := func(args ...string) {
+		var stdout, stderr bytes.Buffer
+		code := Main(append([]string{"git-reason"}, args...), strings.NewReader(""), &stdout, &stderr)
+		out.WriteString("$ git reason " + strings.Join(args, " ") + "\n")
+		out.Write(stdout.Bytes())
+		out.Write(stderr.Bytes())
+		if code != exitOK {
+			t.Errorf("git reason %s: exit %d: %s", strings.Join(args, " "), code, stderr.String())
+		}
+	}
+	var walk func(path []string, cmd *cli.Command)
+	walk = func(path []string, cmd *cli.Command) {
+		say(append(path, "--help")...)
+		for _, sub := range cmd.Subcommands {
+			walk(append(path[:len(path):len(path)], sub.Name), sub)
+		}
+	}
+	for _, v := range commands {
+		walk([]string{v.name}, v.make())
+	}
+	say("man")
+	golden := filepath.Join("testdata", "declarations.golden")
+	if *updateDeclarations {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, out.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); got != string(want) {
+		gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
+		for i := range min(len(gl), len(wl)) {
+			if gl[i] != wl[i] {
+				t.Fatalf("help differs from %s at line %d:\n got: %q\nwant: %q", golden, i+1, gl[i], wl[i])
+			}
+		}
+		t.Fatalf("help differs from %s in length: %d lines, want %d", golden, len(gl), len(wl))
+	}
+}
