@@ -17,13 +17,8 @@ type mcpOptions struct {
 	base
 	Repo string // --repo: the repository served; "": the one the command starts in
 	// Streamable HTTP instead of stdio, under serve's rules.
-	HTTP         string // --http ADDR
-	TokenVar     string
-	AllowHosts   cli.StringSlice
-	AllowOrigins cli.StringSlice
-	MaxInFlight  int
-	TLSCert      string
-	TLSKey       string
+	HTTP string // --http ADDR
+	httpOptions
 }
 
 func mcpCommand() *cli.Command {
@@ -38,16 +33,10 @@ func mcpCommand() *cli.Command {
 			"or one generated once and kept in .git/reason/mcp-token (mode 0600). Requests must be application/json, name\n" +
 			"a loopback Host (or one given with --allow-host) and carry no Origin header (unless given with --allow-origin).\n" +
 			"An ADDR without a host (:7412) listens on 127.0.0.1.",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "repo", Usage: "serve the repository at `DIR` (default: the one the command starts in)", Destination: &o.Repo},
 			&cli.StringFlag{Name: "http", Usage: "serve streamable HTTP on `ADDR` (e.g. 127.0.0.1:7412) instead of stdio", Destination: &o.HTTP},
-			&cli.StringFlag{Name: "token-env", Value: "GIT_REASON_MCP_TOKEN", Usage: "with --http: variable holding the token clients must send (unset: a generated token in .git/reason/mcp-token)", Destination: &o.TokenVar},
-			&cli.StringSliceFlag{Name: "allow-host", Usage: "with --http: accept requests naming `HOST` (repeatable; loopback names are always accepted)", Destination: &o.AllowHosts},
-			&cli.StringSliceFlag{Name: "allow-origin", Usage: "with --http: accept requests from the web page `ORIGIN` (scheme://host[:port], repeatable)", Destination: &o.AllowOrigins},
-			&cli.IntFlag{Name: "max-inflight", Value: ops.MCPMaxInFlight, Usage: "with --http: answer at most `N` requests at once (503 past it)", Destination: &o.MaxInFlight},
-			&cli.StringFlag{Name: "tls-cert", Usage: "with --http: serve HTTPS with the PEM certificate `FILE`", Destination: &o.TLSCert},
-			&cli.StringFlag{Name: "tls-key", Usage: "with --http: the certificate's PEM private key `FILE`", Destination: &o.TLSKey},
-		},
+		}, o.flags("with --http: ", "clients", "GIT_REASON_MCP_TOKEN", "mcp-token", ops.MCPMaxInFlight)...),
 		Action: func(c *cli.Context) error {
 			o.bind(c)
 			if err := noMoreArgs(c, 0); err != nil {
@@ -68,21 +57,17 @@ func mcpCommand() *cli.Command {
 // runMCP serves one session on stdin and stdout until the host closes it,
 // or, with --http, every client's sessions until ctx ends (Ctrl-C).
 func runMCP(ctx context.Context, o *mcpOptions) error {
-	if o.HTTP != "" && o.MaxInFlight < 1 {
-		return ops.Usage("--max-inflight %d: give at least 1", o.MaxInFlight)
+	req := MCPRequest{Dir: o.Repo, Version: moduleVersion(), In: o.In, Out: o.Out}
+	if o.HTTP != "" {
+		var err error
+		if req.HTTP, err = o.request(o.HTTP, "MCP", o.Err); err != nil {
+			return err
+		}
 	}
 	if o.Repo != "" {
 		if fi, err := os.Stat(o.Repo); err != nil || !fi.IsDir() {
 			return ops.Usage("--repo %s: no such directory: give the repository's directory", o.Repo)
 		}
-	}
-	req := MCPRequest{Dir: o.Repo, Version: moduleVersion(), In: o.In, Out: o.Out}
-	if o.HTTP != "" {
-		req.HTTP = &ops.ServeRequest{Listen: o.HTTP, TokenVar: o.TokenVar,
-			AllowHosts: o.AllowHosts.Value(), AllowOrigins: o.AllowOrigins.Value(), MaxInFlight: o.MaxInFlight,
-			TLSCert: o.TLSCert, TLSKey: o.TLSKey,
-			Note:  func(line string) { fmt.Fprintf(o.Err, "git reason: %s\n", line) },
-			Ready: func(url string) { fmt.Fprintf(o.Err, "git reason: serving MCP on %s\n", url) }}
 	}
 	return o.Net.MCP(ctx, req)
 }

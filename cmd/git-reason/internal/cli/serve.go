@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
+	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -11,13 +13,49 @@ import (
 
 type serveOptions struct {
 	base
-	Listen       string // ADDR to listen on
-	TokenVar     string // the variable holding the token peers must send
+	Listen string // ADDR to listen on
+	httpOptions
+}
+
+// httpOptions are the rules of a server that answers HTTP beyond this
+// process, the same for serve and mcp --http: the token, the hosts and
+// origins accepted, how many requests at once, and TLS.
+type httpOptions struct {
+	TokenVar     string // the variable holding the token clients must send
 	AllowHosts   cli.StringSlice
 	AllowOrigins cli.StringSlice
 	MaxInFlight  int
 	TLSCert      string
 	TLSKey       string
+}
+
+// flags declares httpOptions' flags. when prefixes each usage ("with
+// --http: " where they apply to one mode only); who names the clients;
+// tokenVar and tokenFile are the token's variable and the file of the one
+// generated when it is unset; maxInFlight is --max-inflight's default.
+func (h *httpOptions) flags(when, who, tokenVar, tokenFile string, maxInFlight int) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "token-env", Value: tokenVar, Usage: when + "variable holding the token " + who + " must send (unset: a generated token in .git/reason/" + tokenFile + ")", Destination: &h.TokenVar},
+		&cli.StringSliceFlag{Name: "allow-host", Usage: when + "accept requests naming `HOST` (repeatable; loopback names are always accepted)", Destination: &h.AllowHosts},
+		&cli.StringSliceFlag{Name: "allow-origin", Usage: when + "accept requests from the web page `ORIGIN` (scheme://host[:port], repeatable)", Destination: &h.AllowOrigins},
+		&cli.IntFlag{Name: "max-inflight", Value: maxInFlight, Usage: when + "answer at most `N` requests at once (503 past it)", Destination: &h.MaxInFlight},
+		&cli.StringFlag{Name: "tls-cert", Usage: when + "serve HTTPS with the PEM certificate `FILE`", Destination: &h.TLSCert},
+		&cli.StringFlag{Name: "tls-key", Usage: when + "the certificate's PEM private key `FILE`", Destination: &h.TLSKey},
+	}
+}
+
+// request is the ServeRequest that serves on listen under these rules,
+// saying on errw where it serves what; a --max-inflight below 1 is
+// refused.
+func (h *httpOptions) request(listen, what string, errw io.Writer) (*ops.ServeRequest, error) {
+	if h.MaxInFlight < 1 {
+		return nil, ops.Usage("--max-inflight %d: give at least 1", h.MaxInFlight)
+	}
+	return &ops.ServeRequest{Listen: listen, TokenVar: h.TokenVar,
+		AllowHosts: h.AllowHosts.Value(), AllowOrigins: h.AllowOrigins.Value(), MaxInFlight: h.MaxInFlight,
+		TLSCert: h.TLSCert, TLSKey: h.TLSKey,
+		Note:  func(line string) { fmt.Fprintf(errw, "git reason: %s\n", line) },
+		Ready: func(url string) { fmt.Fprintf(errw, "git reason: serving %s on %s\n", what, url) }}, nil
 }
 
 func serveCommand() *cli.Command {
@@ -29,16 +67,10 @@ func serveCommand() *cli.Command {
 			"the --token-env variable, or one generated once and kept in .git/reason/serve-token (mode 0600).\n" +
 			"Requests must be application/json, name a loopback Host (or one given with --allow-host) and carry\n" +
 			"no Origin header (unless given with --allow-origin): web pages cannot spend your advisors.",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:7411", Usage: "`ADDR` to listen on", Destination: &o.Listen},
-			&cli.StringFlag{Name: "token-env", Value: "GIT_REASON_PEER_TOKEN", Usage: "variable holding the token peers must send (unset: a generated token in .git/reason/serve-token)", Destination: &o.TokenVar},
-			&cli.StringSliceFlag{Name: "allow-host", Usage: "accept requests naming `HOST` (repeatable; loopback names are always accepted)", Destination: &o.AllowHosts},
-			&cli.StringSliceFlag{Name: "allow-origin", Usage: "accept requests from the web page `ORIGIN` (scheme://host[:port], repeatable)", Destination: &o.AllowOrigins},
-			&cli.IntFlag{Name: "max-inflight", Value: 4, Usage: "answer at most `N` requests at once (503 past it)", Destination: &o.MaxInFlight},
-			&cli.StringFlag{Name: "tls-cert", Usage: "serve HTTPS with the PEM certificate `FILE`", Destination: &o.TLSCert},
-			&cli.StringFlag{Name: "tls-key", Usage: "the certificate's PEM private key `FILE`", Destination: &o.TLSKey},
-			&cli.StringFlag{Name: "profile", Usage: "execution profile"},
-		},
+		Flags: slices.Concat(
+			[]cli.Flag{&cli.StringFlag{Name: "listen", Value: "127.0.0.1:7411", Usage: "`ADDR` to listen on", Destination: &o.Listen}},
+			o.flags("", "peers", "GIT_REASON_PEER_TOKEN", "serve-token", 4),
+			[]cli.Flag{&cli.StringFlag{Name: "profile", Usage: "execution profile"}}),
 		Action: func(c *cli.Context) error {
 			o.bind(c)
 			if err := noMoreArgs(c, 0); err != nil {
@@ -51,16 +83,13 @@ func serveCommand() *cli.Command {
 
 // runServe serves until ctx ends (Ctrl-C), then exits 0.
 func runServe(ctx context.Context, o *serveOptions) error {
-	if o.MaxInFlight < 1 {
-		return ops.Usage("--max-inflight %d: give at least 1", o.MaxInFlight)
+	req, err := o.request(o.Listen, "reviews", o.Err)
+	if err != nil {
+		return err
 	}
 	sess, err := o.Open()
 	if err != nil {
 		return err
 	}
-	return o.Net.Peers(ctx, sess, ops.ServeRequest{Listen: o.Listen, TokenVar: o.TokenVar,
-		AllowHosts: o.AllowHosts.Value(), AllowOrigins: o.AllowOrigins.Value(), MaxInFlight: o.MaxInFlight,
-		TLSCert: o.TLSCert, TLSKey: o.TLSKey,
-		Note:  func(line string) { fmt.Fprintf(o.Err, "git reason: %s\n", line) },
-		Ready: func(url string) { fmt.Fprintf(o.Err, "git reason: serving reviews on %s\n", url) }})
+	return o.Net.Peers(ctx, sess, *req)
 }
