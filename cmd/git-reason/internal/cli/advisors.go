@@ -19,10 +19,7 @@ type advisorsOptions struct {
 func advisorsCommand() *cli.Command {
 	o := &advisorsOptions{}
 	return &cli.Command{
-		Name:      "advisors",
-		Usage:     "list every declared advisor (or only those named) with its transport and availability (contacts nothing)",
-		ArgsUsage: "[ADVISOR...]",
-		Flags:     []cli.Flag{&cli.StringFlag{Name: "profile", Usage: "execution profile"}, o.jsonFlag()},
+		Flags: []cli.Flag{&cli.StringFlag{Name: "profile", Usage: "execution profile"}, o.jsonFlag()},
 		Action: func(c *cli.Context) error {
 			o.bind(c)
 			o.IDs = c.Args().Slice()

@@ -177,51 +177,122 @@ func exitCode(err error) int {
 	return exitFailure
 }
 
-// commands lists every verb by name, in the order help shows them.
-var commands = []struct {
-	name string
-	make func() *cli.Command
-}{
-	{"assess", assessCommand},
-	{"plan", planCommand},
-	{"consult", consultCommand},
-	{"disagree", disagreeCommand},
-	{"resolve", resolveCommand},
-	{"conclude", concludeCommand},
-	{"validate", validateCommand},
-	{"attempt", attemptCommand},
-	{"close", closeCommand},
-	{"reopen", reopenCommand},
-	{"withdraw", withdrawCommand},
-	{"status", statusCommand},
-	{"log", logCommand},
-	{"tasks", tasksCommand},
-	{"task", taskCommand},
-	{"search", searchCommand},
-	{"handover", handoverCommand},
-	{"context", contextCommand},
-	{"show", showCommand},
-	{"schema", schemaCommand},
-	{"advisors", advisorsCommand},
-	{"trust", trustCommand},
-	{"doctor", doctorCommand},
-	{"check", checkCommand},
-	{"verify", verifyCommand},
-	{"pull", pullCommand},
-	{"push", pushCommand},
-	{"sync", syncCommand},
-	{"remote", remoteCommand},
-	{"hooks", hooksCommand},
-	{"hook", hookCommand},
-	{"serve", serveCommand},
-	{"web", webCommand},
-	{"mcp", mcpCommand},
-	{"tools", toolsCommand},
-	{"demo", demoCommand},
-	{"completion", completionCommand},
-	{"version", versionCommand},
-	{"man", manCommand},
-	{"__complete", completeCommand},
+// verbSpec is one command of the command line: its name, what it does in
+// a line, what follows it on the command line, and make, which declares
+// the rest (flags, description, subcommands, action) when the command
+// line needs it (newApp). A usage computed when the verb is built (the
+// outputs schema lists) is its constructor's.
+type verbSpec struct {
+	name, usage, args string
+	make              func() *cli.Command
+}
+
+// commands lists every verb, in the order help shows them.
+var commands = []verbSpec{
+	{name: "assess", make: assessCommand,
+		usage: "record what is uncertain, how much it matters and what is known",
+		args:  "[TASK] --subject S --question Q --materiality M --reversibility R [--needs CAP]... [--evidence KIND:REF:SUMMARY]... [--new-evidence]"},
+	{name: "plan", make: planCommand,
+		usage: "compute the review plan for the task's latest assessment",
+		args:  "[TASK] [--assessment ID]"},
+	{name: "consult", make: consultCommand,
+		usage: "ask the advisors the latest plan selected, concurrently and blind, recording each answer",
+		args:  "[TASK] [--timeout D]"},
+	{name: "disagree", make: disagreeCommand,
+		usage: "open a disagreement between records whose positions conflict",
+		args:  "[TASK] --cites ID --cites ID --summary S [--assessment ID]"},
+	{name: "resolve", make: resolveCommand,
+		usage: "settle one open disagreement, citing evidence",
+		args:  "[TASK] DISAGREEMENT --decision S --evidence KIND:REF:SUMMARY..."},
+	{name: "conclude", make: concludeCommand,
+		usage: "record the decision, weighing every consultation (or answering the local review)",
+		args:  "[TASK] --decision S [--rationale S] [--weigh ID=TREATMENT:REASON]... [--local-review ITEM=ANSWER]... [--supersedes ID]..."},
+	{name: "validate", make: validateCommand,
+		usage: "check a conclusion: run a command (a fact) or record a manual result (a claim)",
+		args:  "[TASK] (--run CMD [--dir DIR] | --manual pass|fail --evidence KIND:REF:SUMMARY...) [--conclusion ID]"},
+	{name: "attempt", make: attemptCommand,
+		usage: "record an implementation attempt of a conclusion",
+		args:  "[TASK] --commit REV... --outcome succeeded|failed|abandoned [--notes S] [--conclusion ID]"},
+	{name: "close", make: closeCommand,
+		usage: "close a task: done (a conclusion stands), abandoned, or superseded by another task (a rename is a close --by the new name)",
+		args:  "TASK --outcome done|abandoned|superseded [--by TASK] [--reason TEXT]"},
+	{name: "reopen", make: reopenCommand,
+		usage: "reopen a closed task",
+		args:  "TASK [--reason TEXT]"},
+	{name: "withdraw", make: withdrawCommand,
+		usage: "withdraw a mistaken validation or attempt: derivation ignores it from then on, history keeps both",
+		args:  "TASK RECORD --reason TEXT"},
+	{name: "status", make: statusCommand,
+		usage: "show where a task stands, or every task when none is named",
+		args:  "[TASK] [--report]"},
+	{name: "log", make: logCommand,
+		usage: "show the timeline of a task, or of every task",
+		args:  "[TASK] [-n N] [--since WHEN] [--until WHEN] [--kind KIND] [--grep PATTERN [-i]] [--oneline]"},
+	{name: "tasks", make: tasksCommand,
+		usage: "list tasks with their phase, open or closed, and last activity, newest first",
+		args:  "[--open|--closed] [--mine] [--since WHEN]"},
+	{name: "task", make: taskCommand,
+		usage: "manage a local task"},
+	{name: "search", make: searchCommand,
+		usage: "find records across every task whose subject, question, decision, evidence, answer, resolution or other text contains TEXT (any case), newest first",
+		args:  "TEXT"},
+	{name: "handover", make: handoverCommand,
+		usage: "show where things stand for whoever picks the work up next, derived from the refs alone",
+		args:  "[--since 7d] [--task TASK] [--actor ACTOR]"},
+	{name: "context", make: contextCommand,
+		usage: "show the reasoning behind a range of commits (a pull request): markdown with a Mermaid diagram per task, or JSON",
+		args:  contextArgs},
+	{name: "show", make: showCommand,
+		usage: "show one record by id or unique prefix",
+		args:  "ID"},
+	{name: "schema", make: schemaCommand,
+		args: "KIND|COMMAND [SUBCOMMAND]"},
+	{name: "advisors", make: advisorsCommand,
+		usage: "list every declared advisor (or only those named) with its transport and availability (contacts nothing)",
+		args:  "[ADVISOR...]"},
+	{name: "trust", make: trustCommand,
+		usage: "show what this repository's .reason/advisors.yaml would run and send, and trust that exact content"},
+	{name: "doctor", make: doctorCommand,
+		usage: "check declarations, profiles and the reasoning refs; exits 3 on findings (contacts nothing)"},
+	{name: "check", make: checkCommand,
+		usage: "run a guard over this repository"},
+	{name: "verify", make: verifyCommand,
+		usage: "replay task histories through the admission rules and report what they would not have admitted",
+		args:  "[TASK...] [--all]"},
+	{name: "pull", make: pullCommand,
+		usage: "fetch a remote's tasks, verify them by replay and create, fast-forward or merge the local ones",
+		args:  "[REMOTE] [TASK...]"},
+	{name: "push", make: pushCommand,
+		usage: "verify and push the local tasks a remote lacks (never forced; pulls and retries when the remote moved)",
+		args:  "[REMOTE] [TASK...]"},
+	{name: "sync", make: syncCommand,
+		usage: "pull, then push: share every task with a remote",
+		args:  "[REMOTE]"},
+	{name: "remote", make: remoteCommand,
+		usage: "configure how reasoning travels with a remote"},
+	{name: "hooks", make: hooksCommand,
+		usage: "install, remove or show git reason's hooks: pre-commit and pre-push (neutrality), prepare-commit-msg and commit-msg (the branch's Reason-Task trailer)"},
+	{name: "hook", make: hookCommand},
+	{name: "serve", make: serveCommand,
+		usage: "serve reviews to peers: each request is answered by this repository's own available advisors"},
+	{name: "web", make: webCommand,
+		usage: "serve the read-only Reasoning page on loopback; open the printed address (it carries the token)"},
+	{name: "mcp", make: mcpCommand,
+		usage: "serve this repository's reasoning to an MCP host over stdio"},
+	{name: "tools", make: toolsCommand,
+		usage: "list the MCP server's tools with the verb each projects and its execution policy (share/tools.yaml)"},
+	{name: "demo", make: demoCommand,
+		usage: "run a full reasoning cycle in a scratch repository and print its status and report"},
+	{name: "completion", make: completionCommand,
+		usage: "print the shell completion script for git reason (bash, zsh or fish)",
+		args:  "bash|zsh|fish"},
+	{name: "version", make: versionCommand,
+		usage: "print the version of git reason: module version, source revision and Go version"},
+	{name: "man", make: manCommand,
+		usage: "print the manual page git-reason(1), or install it where man finds it",
+		args:  "[--install]"},
+	{name: "__complete", make: completeCommand,
+		args: "[--describe] tasks|ids [KIND [TASK]]|advisors|profiles|remotes|revisions"},
 }
 
 // wholeTree are the verbs that read every command's definition: help
@@ -285,6 +356,10 @@ func newApp(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer
 			continue
 		}
 		cmd := v.make()
+		cmd.Name, cmd.ArgsUsage = v.name, v.args
+		if v.usage != "" {
+			cmd.Usage = v.usage
+		}
 		if cmd.OnUsageError == nil {
 			cmd.OnUsageError = usageError
 		}

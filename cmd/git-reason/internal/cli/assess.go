@@ -19,9 +19,6 @@ type assessOptions struct {
 func assessCommand() *cli.Command {
 	o := &assessOptions{}
 	return &cli.Command{
-		Name:      "assess",
-		Usage:     "record what is uncertain, how much it matters and what is known",
-		ArgsUsage: "[TASK] --subject S --question Q --materiality M --reversibility R [--needs CAP]... [--evidence KIND:REF:SUMMARY]... [--new-evidence]",
 		Description: "On a terminal, the fields left out are asked for one by one (with one piece of evidence\n" +
 			"for a material or critical decision); Ctrl-D at a question aborts, nothing written (exit 2).\n" +
 			"Without a terminal (a script, a pipe) a missing flag is the usual one-line error (exit 2).",

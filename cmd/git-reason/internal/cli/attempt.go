@@ -20,9 +20,6 @@ type attemptOptions struct {
 func attemptCommand() *cli.Command {
 	o := &attemptOptions{}
 	return &cli.Command{
-		Name:      "attempt",
-		Usage:     "record an implementation attempt of a conclusion",
-		ArgsUsage: "[TASK] --commit REV... --outcome succeeded|failed|abandoned [--notes S] [--conclusion ID]",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "commit", Usage: "a commit of the attempt: any `REV` git reads (HEAD, a branch, a hash) (repeatable)"},
 			&cli.StringFlag{Name: "outcome", Usage: "succeeded, failed or abandoned", Destination: &o.Outcome},

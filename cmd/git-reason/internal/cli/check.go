@@ -21,8 +21,6 @@ type checkNeutralityOptions struct {
 func checkCommand() *cli.Command {
 	o := &checkNeutralityOptions{}
 	return &cli.Command{
-		Name:  "check",
-		Usage: "run a guard over this repository",
 		Subcommands: []*cli.Command{{
 			Name:      "neutrality",
 			Usage:     "find provider, vendor, model or advisor names in provider-neutral files; exits 3 on violations",

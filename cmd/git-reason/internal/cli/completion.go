@@ -16,9 +16,6 @@ var shells = map[string]func(*complCmd) string{"bash": bashScript, "zsh": zshScr
 
 func completionCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "completion",
-		Usage:     "print the shell completion script for git reason (bash, zsh or fish)",
-		ArgsUsage: "bash|zsh|fish",
 		Action: func(c *cli.Context) error {
 			if !c.Args().Present() {
 				return ops.Usage("missing SHELL: usage: git reason completion bash|zsh|fish")
@@ -42,10 +39,8 @@ func completionCommand() *cli.Command {
 func completeCommand() *cli.Command {
 	var describe bool
 	return &cli.Command{
-		Name:      "__complete",
-		Hidden:    true,
-		ArgsUsage: "[--describe] tasks|ids [KIND [TASK]]|advisors|profiles|remotes|revisions",
-		Flags:     []cli.Flag{&cli.BoolFlag{Name: "describe", Destination: &describe}},
+		Hidden: true,
+		Flags:  []cli.Flag{&cli.BoolFlag{Name: "describe", Destination: &describe}},
 		OnUsageError: func(*cli.Context, error, bool) error {
 			return failure("")
 		},

@@ -24,9 +24,6 @@ type concludeOptions struct {
 func concludeCommand() *cli.Command {
 	o := &concludeOptions{}
 	return &cli.Command{
-		Name:      "conclude",
-		Usage:     "record the decision, weighing every consultation (or answering the local review)",
-		ArgsUsage: "[TASK] --decision S [--rationale S] [--weigh ID=TREATMENT:REASON]... [--local-review ITEM=ANSWER]... [--supersedes ID]...",
 		Description: "On a terminal, without --decision, opens the editor git would use (git var GIT_EDITOR:\n" +
 			"GIT_EDITOR, core.editor, VISUAL, EDITOR) on a template in the git directory (REASON_EDITMSG):\n" +
 			"the question, a 'decision:' and a 'rationale:' line, a 'weigh ID=' line for each answer to\n" +

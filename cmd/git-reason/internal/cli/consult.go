@@ -29,9 +29,6 @@ type consultOptions struct {
 func consultCommand() *cli.Command {
 	o := &consultOptions{}
 	return &cli.Command{
-		Name:      "consult",
-		Usage:     "ask the advisors the latest plan selected, concurrently and blind, recording each answer",
-		ArgsUsage: "[TASK] [--timeout D]",
 		Flags: []cli.Flag{
 			&cli.DurationFlag{Name: "timeout", Usage: "overall deadline for the run (default: the slowest advisor's own timeout)", Destination: &o.Timeout},
 			&cli.StringFlag{Name: "profile", Usage: "execution profile"},

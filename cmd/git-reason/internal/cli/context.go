@@ -16,21 +16,22 @@ type contextOptions struct {
 	MaxSize int
 }
 
+// contextArgs is what follows context on its command line: RANGE, and
+// how the range is read and printed.
+const contextArgs = "[RANGE]\n\n" +
+	"RANGE is A..B or A...B as git log reads them, or one revision R (R..HEAD). The default\n" +
+	"runs from the merge base with the upstream, else with the default branch (origin/HEAD,\n" +
+	"else main, else master), to HEAD. A task is linked to the range by a 'Reason-Task:'\n" +
+	"trailer of one of its commits, by an attempt or validation naming one of them, or\n" +
+	"(weakly, and shown as such) by evidence citing a file the range changes.\n\n" +
+	"Printed on a terminal it is text; in a pipe, markdown whose record text is inert\n" +
+	"(--format text|markdown chooses). --format github is a pull request comment body:\n" +
+	"each task collapsed in a <details> block, cut to --max-size with a note on what was cut:\n\n" +
+	"   git reason context --format github | gh pr comment --body-file -"
+
 func contextCommand() *cli.Command {
 	o := &contextOptions{}
 	return &cli.Command{
-		Name:  "context",
-		Usage: "show the reasoning behind a range of commits (a pull request): markdown with a Mermaid diagram per task, or JSON",
-		ArgsUsage: "[RANGE]\n\n" +
-			"RANGE is A..B or A...B as git log reads them, or one revision R (R..HEAD). The default\n" +
-			"runs from the merge base with the upstream, else with the default branch (origin/HEAD,\n" +
-			"else main, else master), to HEAD. A task is linked to the range by a 'Reason-Task:'\n" +
-			"trailer of one of its commits, by an attempt or validation naming one of them, or\n" +
-			"(weakly, and shown as such) by evidence citing a file the range changes.\n\n" +
-			"Printed on a terminal it is text; in a pipe, markdown whose record text is inert\n" +
-			"(--format text|markdown chooses). --format github is a pull request comment body:\n" +
-			"each task collapsed in a <details> block, cut to --max-size with a note on what was cut:\n\n" +
-			"   git reason context --format github | gh pr comment --body-file -",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Usage: "`FORMAT`: text (the default on a terminal), markdown (the default in a pipe) or github (a pull request comment body)", Destination: &o.Format},
 			&cli.IntFlag{Name: "max-size", Value: ops.DefaultCommentLimit, Usage: "hold a --format github body to `BYTES`", Destination: &o.MaxSize},

@@ -21,8 +21,6 @@ type demoOptions struct {
 func demoCommand() *cli.Command {
 	o := &demoOptions{}
 	return &cli.Command{
-		Name:  "demo",
-		Usage: "run a full reasoning cycle in a scratch repository and print its status and report",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "keep", Usage: "keep the scratch repository and print its path", Destination: &o.Keep},
 			o.jsonFlag(),

@@ -19,9 +19,6 @@ type disagreeOptions struct {
 func disagreeCommand() *cli.Command {
 	o := &disagreeOptions{}
 	return &cli.Command{
-		Name:      "disagree",
-		Usage:     "open a disagreement between records whose positions conflict",
-		ArgsUsage: "[TASK] --cites ID --cites ID --summary S [--assessment ID]",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "cites", Usage: "a record `ID` whose position conflicts (at least two)"},
 			&cli.StringFlag{Name: "summary", Usage: "what the conflict is", Destination: &o.Summary},

@@ -17,8 +17,6 @@ type doctorOptions struct{ base }
 func doctorCommand() *cli.Command {
 	o := &doctorOptions{}
 	return &cli.Command{
-		Name:  "doctor",
-		Usage: "check declarations, profiles and the reasoning refs; exits 3 on findings (contacts nothing)",
 		Flags: []cli.Flag{&cli.StringFlag{Name: "profile", Usage: "execution profile"}, o.jsonFlag()},
 		Action: func(c *cli.Context) error {
 			o.bind(c)

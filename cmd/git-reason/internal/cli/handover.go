@@ -23,9 +23,6 @@ type handoverOptions struct {
 func handoverCommand() *cli.Command {
 	o := &handoverOptions{Now: time.Now}
 	return &cli.Command{
-		Name:      "handover",
-		Usage:     "show where things stand for whoever picks the work up next, derived from the refs alone",
-		ArgsUsage: "[--since 7d] [--task TASK] [--actor ACTOR]",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "derive", Usage: "derive from the refs alone (the only mode; accepted for scripts)"},
 			&cli.StringFlag{Name: "since", Value: "7d", Usage: "list tasks concluded or validated since `WHEN` (7d, 36h, 2026-11-01, or as git log takes it: 2 weeks ago)", Destination: &o.Since},

@@ -44,8 +44,6 @@ func hooksCommand() *cli.Command {
 		}
 	}
 	return &cli.Command{
-		Name:  "hooks",
-		Usage: "install, remove or show git reason's hooks: pre-commit and pre-push (neutrality), prepare-commit-msg and commit-msg (the branch's Reason-Task trailer)",
 		Subcommands: []*cli.Command{
 			sub("install", "install the hooks, keeping any existing hook and running it first, and make 'git fetch' bring every remote's tasks (as 'remote setup')", true,
 				installHooks, (*ops.Session).InstallServerHooks),
@@ -133,7 +131,6 @@ func hookCommand() *cli.Command {
 		}}
 	}
 	return &cli.Command{
-		Name:   "hook",
 		Hidden: true,
 		Subcommands: []*cli.Command{sub("pre-commit", runPreCommit), prePushHook(), sub("pre-receive", runPreReceive),
 			msgHook("prepare-commit-msg", runPrepareCommitMsg), msgHook("commit-msg", runCommitMsg)},

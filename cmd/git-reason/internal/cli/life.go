@@ -22,9 +22,6 @@ type closeOptions struct {
 func closeCommand() *cli.Command {
 	o := &closeOptions{}
 	return &cli.Command{
-		Name:      "close",
-		Usage:     "close a task: done (a conclusion stands), abandoned, or superseded by another task (a rename is a close --by the new name)",
-		ArgsUsage: "TASK --outcome done|abandoned|superseded [--by TASK] [--reason TEXT]",
 		Description: "A closed task leaves handover's open list and shows as closed everywhere; it can still be\n" +
 			"read, searched and verified. No record but a reopening ('git reason reopen') is admitted after it.",
 		Flags: []cli.Flag{
@@ -58,9 +55,6 @@ type reopenOptions struct {
 func reopenCommand() *cli.Command {
 	o := &reopenOptions{}
 	return &cli.Command{
-		Name:      "reopen",
-		Usage:     "reopen a closed task",
-		ArgsUsage: "TASK [--reason TEXT]",
 		Description: "Writes a reopening that cites the task's latest closure: the task is open again, back in\n" +
 			"handover's open list with the next step its records give, and admits records again.",
 		Flags: []cli.Flag{
@@ -91,9 +85,6 @@ type withdrawOptions struct {
 func withdrawCommand() *cli.Command {
 	o := &withdrawOptions{}
 	return &cli.Command{
-		Name:      "withdraw",
-		Usage:     "withdraw a mistaken validation or attempt: derivation ignores it from then on, history keeps both",
-		ArgsUsage: "TASK RECORD --reason TEXT",
 		Description: "RECORD is a validation or an attempt of TASK (its id or a unique prefix). Consultations,\n" +
 			"local-review answers and conclusions cannot be withdrawn: a review never disappears, and a\n" +
 			"conclusion is replaced by concluding again with --supersedes.",

@@ -30,9 +30,6 @@ func logCommand() *cli.Command {
 	o := &logOptions{Now: time.Now}
 	var since, until, kind string
 	return &cli.Command{
-		Name:      "log",
-		Usage:     "show the timeline of a task, or of every task",
-		ArgsUsage: "[TASK] [-n N] [--since WHEN] [--until WHEN] [--kind KIND] [--grep PATTERN [-i]] [--oneline]",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "max-count", Aliases: []string{"n"}, Usage: "show only the newest `N` entries", Destination: &o.Max},
 			&cli.StringFlag{Name: "since", Usage: "only entries created since `WHEN`: a date as git log takes it (2026-01-31, yesterday, 2 weeks ago), an RFC 3339 time, or an age (36h, 7d)", Destination: &since},

@@ -21,9 +21,6 @@ type manOptions struct {
 func manCommand() *cli.Command {
 	o := &manOptions{}
 	return &cli.Command{
-		Name:      "man",
-		Usage:     "print the manual page git-reason(1), or install it where man finds it",
-		ArgsUsage: "[--install]",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "install", Usage: "write git-reason.1 under $XDG_DATA_HOME/man/man1 (default ~/.local/share/man/man1) and print where", Destination: &o.Install},
 		},

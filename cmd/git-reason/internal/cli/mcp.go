@@ -24,8 +24,6 @@ type mcpOptions struct {
 func mcpCommand() *cli.Command {
 	o := &mcpOptions{}
 	return &cli.Command{
-		Name:  "mcp",
-		Usage: "serve this repository's reasoning to an MCP host over stdio",
 		Description: "Add it to a host as {\"command\": \"git\", \"args\": [\"reason\", \"mcp\", \"--repo\", \"/path/to/repo\"]}.\n" +
 			"Every tool is declared in share/tools.yaml ('git reason tools'); writes go through the same writer as the command line.\n\n" +
 			"With --http ADDR it serves streamable HTTP at http://ADDR/mcp instead, under serve's rules: every request\n" +
@@ -85,8 +83,6 @@ type toolsOptions struct{ base }
 func toolsCommand() *cli.Command {
 	o := &toolsOptions{}
 	return &cli.Command{
-		Name:  "tools",
-		Usage: "list the MCP server's tools with the verb each projects and its execution policy (share/tools.yaml)",
 		Flags: []cli.Flag{o.jsonFlag()},
 		Action: func(c *cli.Context) error {
 			o.bind(c)

@@ -19,9 +19,6 @@ type planOptions struct {
 func planCommand() *cli.Command {
 	o := &planOptions{}
 	return &cli.Command{
-		Name:      "plan",
-		Usage:     "compute the review plan for the task's latest assessment",
-		ArgsUsage: "[TASK] [--assessment ID]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "assessment", Usage: "plan for this assessment `ID` instead of the latest", Destination: &o.Assessment},
 			&cli.StringFlag{Name: "profile", Usage: "execution profile"},

@@ -19,9 +19,6 @@ type resolveOptions struct {
 func resolveCommand() *cli.Command {
 	o := &resolveOptions{}
 	return &cli.Command{
-		Name:      "resolve",
-		Usage:     "settle one open disagreement, citing evidence",
-		ArgsUsage: "[TASK] DISAGREEMENT --decision S --evidence KIND:REF:SUMMARY...",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "decision", Usage: "how the disagreement is settled", Destination: &o.Decision},
 			&cli.StringSliceFlag{Name: "evidence", Usage: "KIND:REF:SUMMARY (at least one)"},

@@ -35,10 +35,8 @@ type schemaOptions struct {
 func schemaCommand() *cli.Command {
 	o := &schemaOptions{}
 	return &cli.Command{
-		Name:      "schema",
-		Usage:     "print a record kind's schemas: {envelope, body, derived}, or the schema of a command's --json output (" + outputNames() + "); self-contained JSON Schema 2020-12",
-		ArgsUsage: "KIND|COMMAND [SUBCOMMAND]",
-		Flags:     []cli.Flag{o.jsonFlag()},
+		Usage: "print a record kind's schemas: {envelope, body, derived}, or the schema of a command's --json output (" + outputNames() + "); self-contained JSON Schema 2020-12",
+		Flags: []cli.Flag{o.jsonFlag()},
 		Action: func(c *cli.Context) error {
 			o.bind(c)
 			if !c.Args().Present() {

@@ -18,9 +18,6 @@ type searchOptions struct {
 func searchCommand() *cli.Command {
 	o := &searchOptions{}
 	return &cli.Command{
-		Name:      "search",
-		Usage:     "find records across every task whose subject, question, decision, evidence, answer, resolution or other text contains TEXT (any case), newest first",
-		ArgsUsage: "TEXT",
 		Description: "Reads an index under .git/reason/ keyed by each task's head: only the tasks whose head\n" +
 			"moved since the last search are read again, and a missing index is rebuilt. For a regular\n" +
 			"expression, use 'git reason log --grep PATTERN'.",

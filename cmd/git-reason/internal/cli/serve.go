@@ -61,8 +61,6 @@ func (h *httpOptions) request(listen, what string, errw io.Writer) (*ops.ServeRe
 func serveCommand() *cli.Command {
 	o := &serveOptions{}
 	return &cli.Command{
-		Name:  "serve",
-		Usage: "serve reviews to peers: each request is answered by this repository's own available advisors",
 		Description: "Every request needs the token ('Authorization: Bearer <token>'), loopback included: the value of\n" +
 			"the --token-env variable, or one generated once and kept in .git/reason/serve-token (mode 0600).\n" +
 			"Requests must be application/json, name a loopback Host (or one given with --allow-host) and carry\n" +

@@ -20,9 +20,6 @@ type showOptions struct {
 func showCommand() *cli.Command {
 	o := &showOptions{}
 	return &cli.Command{
-		Name:      "show",
-		Usage:     "show one record by id or unique prefix",
-		ArgsUsage: "ID",
 		Flags: []cli.Flag{o.jsonFlag(),
 			&cli.BoolFlag{Name: "question", Usage: "assemble a consultation's question again from the record and the repository, print it, and check it against the recorded SHA-256", Destination: &o.Question}},
 		Action: func(c *cli.Context) error {

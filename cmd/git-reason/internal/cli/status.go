@@ -22,9 +22,6 @@ type statusOptions struct {
 func statusCommand() *cli.Command {
 	o := &statusOptions{}
 	return &cli.Command{
-		Name:      "status",
-		Usage:     "show where a task stands, or every task when none is named",
-		ArgsUsage: "[TASK] [--report]",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "report", Usage: "also print the task's markdown report", Destination: &o.Report},
 			o.jsonFlag(),

@@ -48,9 +48,9 @@ func (o *syncOptions) open() (*ops.Session, ops.SyncRequest, error) {
 }
 
 // syncVerb is the constructor every sharing verb uses.
-func syncVerb(cmd *cli.Command, tasks bool, run func(context.Context, *syncOptions) error) *cli.Command {
+func syncVerb(tasks bool, run func(context.Context, *syncOptions) error) *cli.Command {
 	o := &syncOptions{Tasks: tasks}
-	cmd.Flags = []cli.Flag{o.jsonFlag()}
+	cmd := &cli.Command{Flags: []cli.Flag{o.jsonFlag()}}
 	cmd.Action = func(c *cli.Context) error {
 		if err := o.parse(c); err != nil {
 			return err
@@ -60,13 +60,7 @@ func syncVerb(cmd *cli.Command, tasks bool, run func(context.Context, *syncOptio
 	return cmd
 }
 
-func pullCommand() *cli.Command {
-	return syncVerb(&cli.Command{
-		Name:      "pull",
-		Usage:     "fetch a remote's tasks, verify them by replay and create, fast-forward or merge the local ones",
-		ArgsUsage: "[REMOTE] [TASK...]",
-	}, true, runPull)
-}
+func pullCommand() *cli.Command { return syncVerb(true, runPull) }
 
 func runPull(ctx context.Context, o *syncOptions) error {
 	sess, req, err := o.open()
@@ -92,13 +86,7 @@ func runPull(ctx context.Context, o *syncOptions) error {
 	return quarantineError(res.Remote, res.Quarantined, 0)
 }
 
-func pushCommand() *cli.Command {
-	return syncVerb(&cli.Command{
-		Name:      "push",
-		Usage:     "verify and push the local tasks a remote lacks (never forced; pulls and retries when the remote moved)",
-		ArgsUsage: "[REMOTE] [TASK...]",
-	}, true, runPush)
-}
+func pushCommand() *cli.Command { return syncVerb(true, runPush) }
 
 func runPush(ctx context.Context, o *syncOptions) error {
 	sess, req, err := o.open()
@@ -123,13 +111,7 @@ func runPush(ctx context.Context, o *syncOptions) error {
 	return pushError(res)
 }
 
-func syncCommand() *cli.Command {
-	return syncVerb(&cli.Command{
-		Name:      "sync",
-		Usage:     "pull, then push: share every task with a remote",
-		ArgsUsage: "[REMOTE]",
-	}, false, runSync)
-}
+func syncCommand() *cli.Command { return syncVerb(false, runSync) }
 
 func runSync(ctx context.Context, o *syncOptions) error {
 	sess, req, err := o.open()
@@ -165,15 +147,12 @@ func runSync(ctx context.Context, o *syncOptions) error {
 }
 
 func remoteCommand() *cli.Command {
-	setup := syncVerb(&cli.Command{
-		Name:         "setup",
-		Usage:        "make a plain 'git fetch' also fetch the remote's tasks (into refs/reasoning/remotes/REMOTE/)",
-		ArgsUsage:    "[REMOTE]",
-		OnUsageError: usageError,
-	}, false, runRemoteSetup)
+	setup := syncVerb(false, runRemoteSetup)
+	setup.Name = "setup"
+	setup.Usage = "make a plain 'git fetch' also fetch the remote's tasks (into refs/reasoning/remotes/REMOTE/)"
+	setup.ArgsUsage = "[REMOTE]"
+	setup.OnUsageError = usageError
 	return &cli.Command{
-		Name:        "remote",
-		Usage:       "configure how reasoning travels with a remote",
 		Subcommands: []*cli.Command{setup},
 	}
 }

@@ -23,9 +23,6 @@ func tasksCommand() *cli.Command {
 	var open, closed bool
 	var since string
 	return &cli.Command{
-		Name:      "tasks",
-		Usage:     "list tasks with their phase, open or closed, and last activity, newest first",
-		ArgsUsage: "[--open|--closed] [--mine] [--since WHEN]",
 		Description: "One line per task, read from the refs alone: its phase as replay derives it, open or\n" +
 			"closed, its record count, its last activity and its subject. --json adds each open task's\n" +
 			"next step and how a closed one was closed ('git reason schema tasks').",
@@ -94,8 +91,6 @@ type taskDeleteOptions struct {
 func taskCommand() *cli.Command {
 	o := &taskDeleteOptions{}
 	return &cli.Command{
-		Name:  "task",
-		Usage: "manage a local task",
 		Subcommands: []*cli.Command{{
 			Name:      "delete",
 			Usage:     "remove a local task created by mistake and never pushed (its ref and its caches); refused once it was pushed or fetched",

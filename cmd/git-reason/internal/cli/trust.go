@@ -18,8 +18,6 @@ type trustOptions struct {
 func trustCommand() *cli.Command {
 	o := &trustOptions{}
 	return &cli.Command{
-		Name:  "trust",
-		Usage: "show what this repository's .reason/advisors.yaml would run and send, and trust that exact content",
 		Description: "A repository's .reason/advisors.yaml is a stranger's file until you trust it: its new advisors and\n" +
 			"the fields that run or send something (transport, adapter, base_url, credential, executable, command,\n" +
 			"headers, auth_header, auth_scheme, local) are ignored until then, and so are the fields that change what\n" +

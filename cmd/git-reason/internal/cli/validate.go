@@ -24,9 +24,6 @@ type validateOptions struct {
 func validateCommand() *cli.Command {
 	o := &validateOptions{}
 	return &cli.Command{
-		Name:      "validate",
-		Usage:     "check a conclusion: run a command (a fact) or record a manual result (a claim)",
-		ArgsUsage: "[TASK] (--run CMD [--dir DIR] | --manual pass|fail --evidence KIND:REF:SUMMARY...) [--conclusion ID]",
 		Description: "--run runs CMD with /bin/sh at the top of the worktree, as git runs hooks, whatever directory\n" +
 			"you are in (in a bare repository: the current directory); --dir DIR runs it in DIR instead.\n" +
 			"The record names the directory, relative to the top of the worktree.",

@@ -17,9 +17,6 @@ func verifyCommand() *cli.Command {
 	o := &verifyOptions{}
 	var all bool
 	return &cli.Command{
-		Name:      "verify",
-		Usage:     "replay task histories through the admission rules and report what they would not have admitted",
-		ArgsUsage: "[TASK...] [--all]",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Usage: "verify every task (the default when no TASK is named)", Destination: &all},
 			o.jsonFlag(),

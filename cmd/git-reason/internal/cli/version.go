@@ -10,8 +10,6 @@ import (
 
 func versionCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "version",
-		Usage: "print the version of git reason: module version, source revision and Go version",
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
 				return usageError(c, fmt.Errorf("unexpected argument %q", c.Args().First()), true)

@@ -22,8 +22,6 @@ type webOptions struct {
 func webCommand() *cli.Command {
 	o := &webOptions{}
 	return &cli.Command{
-		Name:  "web",
-		Usage: "serve the read-only Reasoning page on loopback; open the printed address (it carries the token)",
 		Description: "--open starts $BROWSER, else the platform's opener, on an address carrying a one-time code\n" +
 			"(valid once, for two minutes), never the token: a command line is readable by every local user.",
 		Flags: []cli.Flag{
