@@ -7,7 +7,10 @@
 # whole binary (which includes building git-reason in TestMain when its
 # build is not cached), with the load average before and after: the
 # machine is shared, the CPU time is the figure others' load changes
-# least.
+# least. GIT_REASON_WALK_HERE=1 keeps the walks in the binary it starts
+# (go test runs them in a test binary of their own, beside the package's
+# parallel tests: cmd/git-reason's walkAside), so that the figures and a
+# -test.cpuprofile are the walks' own.
 # With BASE (a revision), its test binary is built from a worktree of its
 # own and run in the same rounds, before this tree's in each: before and
 # after from one run, then the median CPU a walk of each.
@@ -37,7 +40,7 @@ while [ "$i" -lt "$runs" ]; do
 	for t in $trees; do
 		name=${t%%=*} src=${t#*=}
 		echo "run $i, $name, load $(cut -d' ' -f1-3 /proc/loadavg)"
-		(cd "$src/cmd/git-reason" && GIT_REASON_WALKS=$n /usr/bin/time -f "  whole binary: %e s wall, %U s user, %S s system" \
+		(cd "$src/cmd/git-reason" && GIT_REASON_WALK_HERE=1 GIT_REASON_WALKS=$n /usr/bin/time -f "  whole binary: %e s wall, %U s user, %S s system" \
 			"$tmp/$name.test" -test.run 'TestNextWalkRandom$' -test.count=1 -test.short -test.v 2>&1) |
 			grep -E 'walks:|whole binary|^--- |FAIL' | sed 's/^ *next_walk_random_test.go:[0-9]*: /  /' | tee -a "$tmp/$name.out"
 	done

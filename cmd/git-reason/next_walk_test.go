@@ -208,8 +208,12 @@ func walkSituations() []walkSituation {
 // walk's commands share one resident session, as TestNextWalkRandom's
 // do, which starts no git process per command: what a session per
 // command adds is walked through the binaries by TestNextWalkBinary and
-// TestNextWalkRandomBinary.
+// TestNextWalkRandomBinary. It walks in a test binary of its own
+// (walkAside), beside the package's parallel tests.
 func TestNextWalk(t *testing.T) {
+	if !walkAside(t) {
+		return
+	}
 	for _, sit := range walkSituations() {
 		t.Run(sit.name, func(t *testing.T) {
 			s := newWalkSandbox(t, sit)

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"flag"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// walkHereEnv, set to 1, makes the in-process walkers (TestNextWalk,
+// TestNextWalkRandom) walk in this process, as the child walkAside starts
+// does; bench/walker sets it to profile the walks (-test.cpuprofile).
+const walkHereEnv = "GIT_REASON_WALK_HERE"
+
+// walkAside lets an in-process walker run beside this package's parallel
+// tests. The walkers change this process's working directory and
+// environment (t.Chdir, t.Setenv: each command runs through cli.MainNet in
+// this process), so they cannot be parallel tests, and a test that is not
+// parallel holds back every parallel test of the package until it ends
+// (go test runs the top-level tests in order, and releases the parallel
+// ones after the last): about a minute of one busy core, with the other
+// waiting for the scripts. So the test runs again in a test binary of its
+// own (this one, -test.run naming only it, walkHereEnv set), which walks
+// in its process exactly as before, while this test is a parallel one
+// that waits for it: every walk, command and check is the same.
+//
+// walkAside returns true where the test is to walk (in the child, or with
+// walkHereEnv set); false when the walk ran in the child, whose failure is
+// this test's failure, with the child's output.
+func walkAside(t *testing.T) bool {
+	t.Helper()
+	if os.Getenv(walkHereEnv) == "1" {
+		return true
+	}
+	t.Parallel()
+	run := "^" + t.Name() + "$"
+	if f := flag.Lookup("test.run"); f != nil {
+		// A subtest filter (-run 'TestNextWalk/disagreement') applies in
+		// the child too.
+		if _, sub, ok := strings.Cut(f.Value.String(), "/"); ok {
+			run += "/" + sub
+		}
+	}
+	args := []string{"-test.run", run, "-test.count=1", "-test.v"}
+	if testing.Short() {
+		args = append(args, "-test.short")
+	}
+	if f := flag.Lookup("test.timeout"); f != nil {
+		args = append(args, "-test.timeout="+f.Value.String())
+	}
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), walkHereEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	// The child's lines, each behind "| ", so that go test -json does not
+	// read its "=== RUN" and "--- PASS" lines as this binary's.
+	relayed := "| " + strings.ReplaceAll(strings.TrimRight(string(out), "\n"), "\n", "\n| ")
+	switch {
+	case err != nil:
+		t.Fatalf("%s in a test binary of its own: %v\n%s", t.Name(), err, relayed)
+	case !strings.Contains(string(out), "\n--- PASS: "+t.Name()+" "):
+		// A child that ran no test passes too: it must have run this one.
+		t.Fatalf("%s in a test binary of its own did not run it:\n%s", t.Name(), relayed)
+	}
+	t.Log("walked in a test binary of its own:\n" + relayed)
+	return false
+}
