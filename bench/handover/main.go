@@ -213,27 +213,14 @@ func timed(dir string, env, args []string, cpu ...*[]time.Duration) (time.Durati
 	return d, out.Bytes(), nil
 }
 
-// environment is a HOME of the benchmark's own (identity, no background
-// gc or maintenance) with the built binary first on PATH.
+// environment is a HOME of the benchmark's own (harness.BenchEnv) with
+// the built binary first on PATH.
 func environment(dir string) ([]string, error) {
-	home := filepath.Join(dir, "home")
-	if err := os.MkdirAll(home, 0o755); err != nil {
+	env, err := harness.BenchEnv(filepath.Join(dir, "home"))
+	if err != nil {
 		return nil, err
 	}
-	cfg := "[user]\n\tname = Bench\n\temail = bench@example.com\n" +
-		"[init]\n\tdefaultBranch = main\n[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n"
-	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(cfg), 0o644); err != nil {
-		return nil, err
-	}
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GIT_") && !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "PATH=") &&
-			!strings.HasPrefix(kv, "XDG_CONFIG_HOME=") && !strings.HasPrefix(kv, "CI=") {
-			env = append(env, kv)
-		}
-	}
-	return append(env, "HOME="+home, "GIT_CONFIG_NOSYSTEM=1",
-		"PATH="+filepath.Join(dir, "bin")+string(os.PathListSeparator)+os.Getenv("PATH")), nil
+	return append(env, "PATH="+filepath.Join(dir, "bin")+string(os.PathListSeparator)+os.Getenv("PATH")), nil
 }
 
 // genVersion changes whenever generated repositories would differ.

@@ -40,24 +40,12 @@ type bench struct {
 
 func newBench(o *options, dir string) (*bench, error) {
 	b := &bench{o: o, dir: dir, bin: filepath.Join(dir, "bin")}
-	home := filepath.Join(dir, "home")
-	if err := os.MkdirAll(home, 0o755); err != nil {
+	// No background gc or maintenance (harness.GitConfig): neither side of
+	// a comparison may pay for housekeeping the other does not.
+	var err error
+	if b.env, err = harness.BenchEnv(filepath.Join(dir, "home")); err != nil {
 		return nil, err
 	}
-	// No background gc or maintenance: neither side of a comparison may pay
-	// for housekeeping the other does not.
-	cfg := "[user]\n\tname = Bench\n\temail = bench@example.com\n" +
-		"[init]\n\tdefaultBranch = main\n[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n"
-	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(cfg), 0o644); err != nil {
-		return nil, err
-	}
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GIT_") && !strings.HasPrefix(kv, "HOME=") &&
-			!strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "XDG_CONFIG_HOME=") {
-			b.env = append(b.env, kv)
-		}
-	}
-	b.env = append(b.env, "HOME="+home, "GIT_CONFIG_NOSYSTEM=1")
 	return b, nil
 }
 

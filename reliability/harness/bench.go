@@ -33,6 +33,30 @@ func WorkDir(keep, prefix string) (dir string, remove func(), err error) {
 	return dir, func() { os.RemoveAll(dir) }, nil
 }
 
+// benchIdentity is the author of what the benchmark programs write,
+// after GitConfig's: the benchmarks' own, as their repositories have
+// always had it.
+const benchIdentity = "[user]\n\tname = Bench\n\temail = bench@example.com\n"
+
+// BenchEnv makes home (WriteHome, with the benchmarks' identity) and
+// returns the environment a benchmark that compares binaries runs each
+// of them in: the caller's, without its git, HOME, PATH, XDG_CONFIG_HOME
+// and CI settings, with HOME=home and no system git configuration. The
+// caller adds PATH, with the binary it times first.
+func BenchEnv(home string) ([]string, error) {
+	if err := WriteHome(home, benchIdentity); err != nil {
+		return nil, err
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_") && !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "PATH=") &&
+			!strings.HasPrefix(kv, "XDG_CONFIG_HOME=") && !strings.HasPrefix(kv, "CI=") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "HOME="+home, "GIT_CONFIG_NOSYSTEM=1"), nil
+}
+
 // RunGit runs git with args in dir, in env when it is not nil (else the
 // caller's); the error names the command and holds git's output.
 func RunGit(env []string, dir string, args ...string) error {

@@ -1,0 +1,42 @@
+package harness
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// A benchmark's environment keeps none of the caller's git, HOME, PATH,
+// XDG_CONFIG_HOME or CI settings, keeps the rest, and gives a home whose
+// configuration git reads as the benchmarks' identity with no background
+// gc.
+func TestBenchEnv(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	t.Setenv("GIT_DIR", "/elsewhere")
+	t.Setenv("CI", "true")
+	t.Setenv("XDG_CONFIG_HOME", "/elsewhere")
+	t.Setenv("BENCH_ENV_KEPT", "yes")
+	env, err := BenchEnv(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range env {
+		for _, dropped := range []string{"GIT_DIR=", "CI=", "XDG_CONFIG_HOME=", "PATH="} {
+			if strings.HasPrefix(kv, dropped) {
+				t.Errorf("the caller's %s is passed on", kv)
+			}
+		}
+	}
+	for _, want := range []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1", "BENCH_ENV_KEPT=yes"} {
+		if !slices.Contains(env, want) {
+			t.Errorf("no %s in %q", want, env)
+		}
+	}
+	for key, want := range map[string]string{"user.name": "Bench", "user.email": "bench@example.com", "gc.auto": "0"} {
+		out, err := GitTry("", "config", "--file", filepath.Join(home, ".gitconfig"), "--get", key)
+		if got := strings.TrimSpace(out); err != nil || got != want {
+			t.Errorf("git config %s = %q (%v), want %q", key, got, err, want)
+		}
+	}
+}
