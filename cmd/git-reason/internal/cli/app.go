@@ -295,6 +295,18 @@ var commands = []verbSpec{
 		args: "[--describe] tasks|ids [KIND [TASK]]|advisors|profiles|remotes|revisions"},
 }
 
+// withUsageErrors gives cmd and every subcommand below it that names no
+// handler of its own usageError: a misused flag or argument is one line
+// and exit 2, never urfave/cli's help.
+func withUsageErrors(cmd *cli.Command) {
+	if cmd.OnUsageError == nil {
+		cmd.OnUsageError = usageError
+	}
+	for _, sub := range cmd.Subcommands {
+		withUsageErrors(sub)
+	}
+}
+
 // wholeTree are the verbs that read every command's definition: help
 // listings, completion scripts and candidates, the manual page.
 var wholeTree = map[string]bool{"help": true, "h": true, "completion": true, "man": true, "__complete": true}
@@ -360,9 +372,7 @@ func newApp(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer
 		if v.usage != "" {
 			cmd.Usage = v.usage
 		}
-		if cmd.OnUsageError == nil {
-			cmd.OnUsageError = usageError
-		}
+		withUsageErrors(cmd)
 		if s == nil && networkVerbs[cmd.Name] {
 			cmd.Action = forward
 		}

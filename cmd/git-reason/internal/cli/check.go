@@ -30,7 +30,6 @@ func checkCommand() *cli.Command {
 				&cli.StringFlag{Name: "range", Usage: "check the files changed in `A..B`, as they are at B", Destination: &o.Range},
 				o.jsonFlag(),
 			},
-			OnUsageError: usageError,
 			Action: func(c *cli.Context) error {
 				o.bind(c)
 				o.Paths = c.Args().Slice()

@@ -63,3 +63,30 @@ func TestDeclarations(t *testing.T) {
 		t.Fatalf("help differs from %s in length: %d lines, want %d", golden, len(gl), len(wl))
 	}
 }
+
+// Every verb and subcommand answers a flag it does not know with one line
+// on stderr naming its help, and exit 2: never urfave/cli's help text.
+// __complete, which the shells call, fails silently instead.
+func TestUsageErrorsEveryVerb(t *testing.T) {
+	var walk func(path []string, cmd *cli.Command)
+	walk = func(path []string, cmd *cli.Command) {
+		args := append(append([]string{"git-reason"}, path...), "--no-such-flag")
+		var stdout, stderr bytes.Buffer
+		code := Main(args, strings.NewReader(""), &stdout, &stderr)
+		want, wantCode := "git reason: flag provided but not defined: -no-such-flag (see 'git reason "+cmd.Name+" -h')\n", exitUsage
+		if cmd.Name == "__complete" {
+			want, wantCode = "", exitFailure
+		}
+		if code != wantCode || stderr.String() != want || stdout.Len() != 0 {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit %d and stderr %q", strings.Join(args, " "), code, stdout.String(), stderr.String(), wantCode, want)
+		}
+		for _, sub := range cmd.Subcommands {
+			walk(append(path[:len(path):len(path)], sub.Name), sub)
+		}
+	}
+	for _, v := range commands {
+		cmd := v.make()
+		cmd.Name = v.name
+		walk([]string{v.name}, cmd)
+	}
+}

@@ -33,7 +33,7 @@ func hooksCommand() *cli.Command {
 				Usage: "replace a modified shim (keeping a copy of it) and change a hooks directory git tracks"})
 		}
 		return &cli.Command{
-			Name: name, Usage: usage, Flags: flags, OnUsageError: usageError,
+			Name: name, Usage: usage, Flags: flags,
 			Action: func(c *cli.Context) error {
 				o.bind(c)
 				if err := noMoreArgs(c, 0); err != nil {
@@ -125,7 +125,7 @@ func runHooks(ctx context.Context, o *hooksOptions) error {
 func hookCommand() *cli.Command {
 	sub := func(name string, run func(context.Context, *base) error) *cli.Command {
 		o := &base{}
-		return &cli.Command{Name: name, OnUsageError: usageError, Action: func(c *cli.Context) error {
+		return &cli.Command{Name: name, Action: func(c *cli.Context) error {
 			o.bind(c)
 			return hookError(o, run(c.Context, o))
 		}}
@@ -141,7 +141,7 @@ func hookCommand() *cli.Command {
 // prepare-commit-msg, the message's source and commit).
 func msgHook(name string, run func(context.Context, *base, []string) error) *cli.Command {
 	o := &base{}
-	return &cli.Command{Name: name, OnUsageError: usageError, Action: func(c *cli.Context) error {
+	return &cli.Command{Name: name, Action: func(c *cli.Context) error {
 		o.bind(c)
 		if !c.Args().Present() {
 			return hookError(o, ops.Usage("%s: git hands the hook the commit message file", name))
@@ -207,7 +207,7 @@ func runPreCommit(ctx context.Context, o *base) error {
 // URL, and the refs being pushed on stdin.
 func prePushHook() *cli.Command {
 	o := &base{}
-	return &cli.Command{Name: "pre-push", OnUsageError: usageError, Action: func(c *cli.Context) error {
+	return &cli.Command{Name: "pre-push", Action: func(c *cli.Context) error {
 		o.bind(c)
 		return hookError(o, runPrePush(c.Context, o, c.Args().First()))
 	}}

@@ -151,7 +151,6 @@ func remoteCommand() *cli.Command {
 	setup.Name = "setup"
 	setup.Usage = "make a plain 'git fetch' also fetch the remote's tasks (into refs/reasoning/remotes/REMOTE/)"
 	setup.ArgsUsage = "[REMOTE]"
-	setup.OnUsageError = usageError
 	return &cli.Command{
 		Subcommands: []*cli.Command{setup},
 	}

@@ -31,7 +31,6 @@ func trustCommand() *cli.Command {
 			&cli.BoolFlag{Name: "revoke", Usage: "forget the trust recorded for this repository", Destination: &o.Revoke},
 			o.jsonFlag(),
 		},
-		OnUsageError: usageError,
 		Action: func(c *cli.Context) error {
 			o.bind(c)
 			if err := noMoreArgs(c, 0); err != nil {
