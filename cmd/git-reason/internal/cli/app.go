@@ -402,6 +402,9 @@ func seeHelp(c *cli.Context) string {
 	if c.Command == nil || c.Command.Name == "" || c.Command.Name == c.App.Name {
 		return "see 'git reason -h'"
 	}
+	if strings.HasPrefix(c.Command.HelpName, "git reason ") {
+		return fmt.Sprintf("see '%s -h'", c.Command.HelpName) // a subcommand's names its verb too
+	}
 	return fmt.Sprintf("see 'git reason %s -h'", c.Command.Name)
 }
 

@@ -65,7 +65,7 @@ func TestDeclarations(t *testing.T) {
 }
 
 // Every verb and subcommand answers a flag it does not know with one line
-// on stderr naming its help, and exit 2: never urfave/cli's help text.
+// on stderr naming its help (a subcommand's with its verb), and exit 2: never urfave/cli's help text.
 // __complete, which the shells call, fails silently instead.
 func TestUsageErrorsEveryVerb(t *testing.T) {
 	var walk func(path []string, cmd *cli.Command)
@@ -73,7 +73,7 @@ func TestUsageErrorsEveryVerb(t *testing.T) {
 		args := append(append([]string{"git-reason"}, path...), "--no-such-flag")
 		var stdout, stderr bytes.Buffer
 		code := Main(args, strings.NewReader(""), &stdout, &stderr)
-		want, wantCode := "git reason: flag provided but not defined: -no-such-flag (see 'git reason "+cmd.Name+" -h')\n", exitUsage
+		want, wantCode := "git reason: flag provided but not defined: -no-such-flag (see 'git reason "+strings.Join(path, " ")+" -h')\n", exitUsage
 		if cmd.Name == "__complete" {
 			want, wantCode = "", exitFailure
 		}
