@@ -19,7 +19,7 @@ type advisorsOptions struct {
 func advisorsCommand() *cli.Command {
 	o := &advisorsOptions{}
 	return &cli.Command{
-		Flags: []cli.Flag{&cli.StringFlag{Name: "profile", Usage: "execution profile"}, o.jsonFlag()},
+		Flags: []cli.Flag{profileFlag(), o.jsonFlag()},
 		Action: func(c *cli.Context) error {
 			o.bind(c)
 			o.IDs = c.Args().Slice()

@@ -27,6 +27,10 @@ func isSet(c *cli.Context, name string) bool {
 	return false
 }
 
+// profileFlag is --profile on a verb whose work the execution profile
+// changes; openSession reads it, or the global one given before the verb.
+func profileFlag() cli.Flag { return &cli.StringFlag{Name: "profile", Usage: "execution profile"} }
+
 // open locates the repository the command runs in.
 func open(c *cli.Context) (*ops.Session, error) { return openSession(c, false, nil) }
 

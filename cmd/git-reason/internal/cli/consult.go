@@ -31,7 +31,7 @@ func consultCommand() *cli.Command {
 	return &cli.Command{
 		Flags: []cli.Flag{
 			&cli.DurationFlag{Name: "timeout", Usage: "overall deadline for the run (default: the slowest advisor's own timeout)", Destination: &o.Timeout},
-			&cli.StringFlag{Name: "profile", Usage: "execution profile"},
+			profileFlag(),
 			o.jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {

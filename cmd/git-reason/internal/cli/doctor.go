@@ -17,7 +17,7 @@ type doctorOptions struct{ base }
 func doctorCommand() *cli.Command {
 	o := &doctorOptions{}
 	return &cli.Command{
-		Flags: []cli.Flag{&cli.StringFlag{Name: "profile", Usage: "execution profile"}, o.jsonFlag()},
+		Flags: []cli.Flag{profileFlag(), o.jsonFlag()},
 		Action: func(c *cli.Context) error {
 			o.bind(c)
 			if err := noMoreArgs(c, 0); err != nil {

@@ -21,7 +21,7 @@ func planCommand() *cli.Command {
 	return &cli.Command{
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "assessment", Usage: "plan for this assessment `ID` instead of the latest", Destination: &o.Assessment},
-			&cli.StringFlag{Name: "profile", Usage: "execution profile"},
+			profileFlag(),
 			o.fileFlag(), o.jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {

@@ -27,7 +27,7 @@ func webCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:0", Usage: "loopback `ADDR` to listen on (port 0: any free port)", Destination: &o.Listen},
 			&cli.BoolFlag{Name: "open", Usage: "open the page in the browser ($BROWSER, else the platform's opener)", Destination: &o.Browse},
-			&cli.StringFlag{Name: "profile", Usage: "execution profile"},
+			profileFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			o.bind(c)
