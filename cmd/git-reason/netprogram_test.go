@@ -18,6 +18,7 @@ import (
 // git-reason--net runs need them. A new import that drags one back in
 // fails here, naming the chain.
 func TestGitReasonLinksNoNetwork(t *testing.T) {
+	t.Parallel()
 	forbidden := []string{"net/http", "crypto/tls", "html/template", "github.com/modelcontextprotocol/go-sdk/mcp"}
 	out, err := exec.Command("go", "list", "-deps", "-tags", harness.InstallTags,
 		"-f", "{{.ImportPath}}: {{join .Imports \" \"}}", "git-reason/cmd/git-reason").Output()
@@ -62,6 +63,7 @@ func runIn(t *testing.T, dir, bin string, env []string, args ...string) (string,
 // for a refusal, a usage error and JSON errors alike, and nothing added by
 // git-reason.
 func TestNetworkVerbsRunInNetProgram(t *testing.T) {
+	t.Parallel()
 	bin, err := harness.Binary()
 	if err != nil {
 		t.Fatal(err)
@@ -99,6 +101,7 @@ func TestNetProgramReplacesGitReason(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc")
 	}
+	t.Parallel()
 	bin, err := harness.Binary()
 	if err != nil {
 		t.Fatal(err)
@@ -146,6 +149,7 @@ func TestNetProgramReplacesGitReason(t *testing.T) {
 // one line that says how to install it, and writes nothing; the other
 // verbs still work.
 func TestNetProgramMissing(t *testing.T) {
+	t.Parallel()
 	bin, err := harness.Binary()
 	if err != nil {
 		t.Fatal(err)
