@@ -88,6 +88,19 @@ func requireFlags(c *cli.Context, names ...string) error {
 	return nil
 }
 
+// noArgs is the action of a verb that takes no argument: it binds b to
+// the command line, refuses any argument naming the verb's help, then
+// runs action.
+func noArgs(b *base, action cli.ActionFunc) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		b.bind(c)
+		if err := noMoreArgs(c, 0); err != nil {
+			return err
+		}
+		return action(c)
+	}
+}
+
 // failure is a verb that did its work, recorded it, and must still exit 1
 // because what it observed failed (an advisor, a validated command).
 type failure string

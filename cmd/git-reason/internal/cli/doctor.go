@@ -18,13 +18,9 @@ func doctorCommand() *cli.Command {
 	o := &doctorOptions{}
 	return &cli.Command{
 		Flags: []cli.Flag{profileFlag(), o.jsonFlag()},
-		Action: func(c *cli.Context) error {
-			o.bind(c)
-			if err := noMoreArgs(c, 0); err != nil {
-				return err
-			}
+		Action: noArgs(&o.base, func(c *cli.Context) error {
 			return runDoctor(c.Context, o)
-		},
+		}),
 	}
 }
 

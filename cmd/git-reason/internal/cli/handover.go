@@ -30,13 +30,9 @@ func handoverCommand() *cli.Command {
 			&cli.StringFlag{Name: "actor", Usage: "only tasks with a record by `ACTOR`", Destination: &o.Actor},
 			formatFlag(&o.Format), o.jsonFlag(),
 		},
-		Action: func(c *cli.Context) error {
-			o.bind(c)
-			if err := noMoreArgs(c, 0); err != nil {
-				return err
-			}
+		Action: noArgs(&o.base, func(c *cli.Context) error {
 			return runHandover(c.Context, o)
-		},
+		}),
 	}
 }
 

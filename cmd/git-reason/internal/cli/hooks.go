@@ -34,13 +34,9 @@ func hooksCommand() *cli.Command {
 		}
 		return &cli.Command{
 			Name: name, Usage: usage, Flags: flags,
-			Action: func(c *cli.Context) error {
-				o.bind(c)
-				if err := noMoreArgs(c, 0); err != nil {
-					return err
-				}
+			Action: noArgs(&o.base, func(c *cli.Context) error {
 				return runHooks(c.Context, o)
-			},
+			}),
 		}
 	}
 	return &cli.Command{

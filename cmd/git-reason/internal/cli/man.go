@@ -24,13 +24,9 @@ func manCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "install", Usage: "write git-reason.1 under $XDG_DATA_HOME/man/man1 (default ~/.local/share/man/man1) and print where", Destination: &o.Install},
 		},
-		Action: func(c *cli.Context) error {
-			o.bind(c)
-			if err := noMoreArgs(c, 0); err != nil {
-				return err
-			}
+		Action: noArgs(&o.base, func(c *cli.Context) error {
 			return runMan(c.App, o)
-		},
+		}),
 	}
 }
 

@@ -35,11 +35,7 @@ func mcpCommand() *cli.Command {
 			&cli.StringFlag{Name: "repo", Usage: "serve the repository at `DIR` (default: the one the command starts in)", Destination: &o.Repo},
 			&cli.StringFlag{Name: "http", Usage: "serve streamable HTTP on `ADDR` (e.g. 127.0.0.1:7412) instead of stdio", Destination: &o.HTTP},
 		}, o.flags("with --http: ", "clients", "GIT_REASON_MCP_TOKEN", "mcp-token", ops.MCPMaxInFlight)...),
-		Action: func(c *cli.Context) error {
-			o.bind(c)
-			if err := noMoreArgs(c, 0); err != nil {
-				return err
-			}
+		Action: noArgs(&o.base, func(c *cli.Context) error {
 			if o.HTTP == "" {
 				for _, f := range []string{"allow-host", "allow-origin", "max-inflight", "tls-cert", "tls-key", "token-env"} {
 					if isSet(c, f) {
@@ -48,7 +44,7 @@ func mcpCommand() *cli.Command {
 				}
 			}
 			return runMCP(c.Context, o)
-		},
+		}),
 	}
 }
 
@@ -84,13 +80,9 @@ func toolsCommand() *cli.Command {
 	o := &toolsOptions{}
 	return &cli.Command{
 		Flags: []cli.Flag{o.jsonFlag()},
-		Action: func(c *cli.Context) error {
-			o.bind(c)
-			if err := noMoreArgs(c, 0); err != nil {
-				return err
-			}
+		Action: noArgs(&o.base, func(c *cli.Context) error {
 			return runTools(o)
-		},
+		}),
 	}
 }
 

@@ -69,13 +69,9 @@ func serveCommand() *cli.Command {
 			[]cli.Flag{&cli.StringFlag{Name: "listen", Value: "127.0.0.1:7411", Usage: "`ADDR` to listen on", Destination: &o.Listen}},
 			o.flags("", "peers", "GIT_REASON_PEER_TOKEN", "serve-token", 4),
 			[]cli.Flag{profileFlag()}),
-		Action: func(c *cli.Context) error {
-			o.bind(c)
-			if err := noMoreArgs(c, 0); err != nil {
-				return err
-			}
+		Action: noArgs(&o.base, func(c *cli.Context) error {
 			return runServe(c.Context, o)
-		},
+		}),
 	}
 }
 

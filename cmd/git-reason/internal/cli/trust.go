@@ -31,13 +31,9 @@ func trustCommand() *cli.Command {
 			&cli.BoolFlag{Name: "revoke", Usage: "forget the trust recorded for this repository", Destination: &o.Revoke},
 			o.jsonFlag(),
 		},
-		Action: func(c *cli.Context) error {
-			o.bind(c)
-			if err := noMoreArgs(c, 0); err != nil {
-				return err
-			}
+		Action: noArgs(&o.base, func(c *cli.Context) error {
 			return runTrust(o)
-		},
+		}),
 	}
 }
 

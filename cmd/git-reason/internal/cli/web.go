@@ -29,11 +29,7 @@ func webCommand() *cli.Command {
 			&cli.BoolFlag{Name: "open", Usage: "open the page in the browser ($BROWSER, else the platform's opener)", Destination: &o.Browse},
 			profileFlag(),
 		},
-		Action: func(c *cli.Context) error {
-			o.bind(c)
-			if err := noMoreArgs(c, 0); err != nil {
-				return err
-			}
+		Action: noArgs(&o.base, func(c *cli.Context) error {
 			// The page serves for hours: its session is resident, so
 			// that a change of configuration, allowed signers or their
 			// trust shows on the next request.
@@ -46,7 +42,7 @@ func webCommand() *cli.Command {
 				return sess, err
 			}
 			return runWeb(c.Context, o)
-		},
+		}),
 	}
 }
 
