@@ -54,17 +54,27 @@ type Cost struct {
 	// and written (siglog.go): a status of a moved head reads the end of
 	// its task's log and appends the checks of what is new.
 	SignatureBytes int64 `json:"signature_bytes"`
+	// Schemas is how many schema documents were compiled
+	// (record.SchemaCompiles): a replay of a record this build's writer
+	// validated compiles none (checked.go).
+	Schemas int64 `json:"schemas"`
+	// CheckedBytes is how many bytes of the lists of blobs the writer
+	// validated were read (checked.go): a file's end, whatever the
+	// task's size.
+	CheckedBytes int64 `json:"checked_bytes"`
 	// WrittenBytes is how many bytes were written to the caches that
 	// hold an entry per task (the journals: appended, or rewritten whole).
 	WrittenBytes int64 `json:"written_bytes"`
 }
 
 var costs struct {
-	histories, tasks, records, sigBytes, sharedBytes, sharedFiles, blobs, memos, written, searchBlocks, postings, packIndex, refsListed atomic.Int64
+	histories, tasks, records, sigBytes, sharedBytes, sharedFiles, blobs, memos, written, searchBlocks, postings, packIndex, refsListed, checked atomic.Int64
 }
 
 func countBlob() { costs.blobs.Add(1) }
 func countMemo() { costs.memos.Add(1) }
+
+func countChecked(n int) { costs.checked.Add(int64(n)) }
 
 func countSigBytes(n int) { costs.sigBytes.Add(int64(n)) }
 
@@ -106,7 +116,8 @@ func WriteCost(args []string) {
 	c := Cost{Args: args, Histories: costs.histories.Load(), Tasks: costs.tasks.Load(), Records: costs.records.Load(),
 		SharedBytes: costs.sharedBytes.Load(), SharedFiles: costs.sharedFiles.Load(), Blobs: costs.blobs.Load(), Memos: costs.memos.Load(),
 		WrittenBytes: costs.written.Load(), Decodes: record.Decodes(), SearchBlocks: costs.searchBlocks.Load(), Postings: costs.postings.Load(),
-		PackIndexBytes: costs.packIndex.Load(), RefsListed: costs.refsListed.Load(), SignatureBytes: costs.sigBytes.Load()}
+		PackIndexBytes: costs.packIndex.Load(), RefsListed: costs.refsListed.Load(), SignatureBytes: costs.sigBytes.Load(),
+		Schemas: record.SchemaCompiles(), CheckedBytes: costs.checked.Load()}
 	line, err := json.Marshal(c)
 	if err != nil {
 		return

@@ -341,7 +341,9 @@ func (s *Store) DeriveSaved(ctx context.Context, task, head string) (*record.Sta
 		rec := *r
 		b.Records = append(b.Records, &rec)
 	}
-	found, _, st, err := (*record.Checked)(nil).ReplayFromState(ctx, task, map[string]*record.Base{saved.head: b}, h.commits, h.blob(s))
+	// Records this build's writer validated are taken as it checked them
+	// (checked.go): their schemas are not compiled again.
+	found, _, st, err := s.checkedWritten(task, h).ReplayFromState(ctx, task, map[string]*record.Base{saved.head: b}, h.commits, h.blob(s))
 	if err != nil || len(found) > 0 || st == nil || ctx.Err() != nil {
 		return nil, false
 	}

@@ -386,6 +386,7 @@ func (s *Store) Append(ctx context.Context, task, head string, rec *record.Recor
 		return "", TaskConflict(task, err)
 	}
 	s.noteWritten(task, commit.String())
+	s.noteChecked(task, blob.String()) // the writer validated rec: see checked.go
 	s.cacheAppended(task, commit.String(), prev, rec.FileName(), blob.String(), data)
 	if rec.Kind == record.KindConclusion {
 		s.indexConclusion(task, commit.String(), prev, rec)

@@ -1,9 +1,14 @@
 package record
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io/fs"
+	"runtime/debug"
 	"strings"
+	"sync"
 
 	"git-reason/schemas"
 )
@@ -17,6 +22,60 @@ func SchemaDocument(kind Kind, part string) (json.RawMessage, error) {
 		return nil, fmt.Errorf("read schema %s: %w", name, err)
 	}
 	return data, nil
+}
+
+// SchemasDigest names what validating a record means in this build: the
+// SHA-256 of the embedded documents records are validated against (the
+// envelope, each kind's body and derived fields) and of the version of
+// the JSON Schema library that validates them, as the build records it
+// (SchemasDigestWith). A verdict kept under it (gitstore's list of the
+// blobs its writer validated) holds for every build with the same
+// digest, and for no other. "" when it cannot be told (a build that
+// records no module versions, as a test binary).
+var SchemasDigest = sync.OnceValue(func() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	for _, m := range bi.Deps {
+		if m.Path == schemaLibrary {
+			if m.Replace != nil {
+				m = m.Replace
+			}
+			return SchemasDigestWith(m.Version + " " + m.Sum)
+		}
+	}
+	return ""
+})
+
+// schemaLibrary is the module that validates records.
+const schemaLibrary = "github.com/santhosh-tekuri/jsonschema/v5"
+
+// SchemasDigestWith is SchemasDigest for the schema library's version and
+// checksum lib ("v5.3.1 h1:..." as `go version -m` shows them), "" when
+// lib is.
+func SchemasDigestWith(lib string) string {
+	if strings.TrimSpace(lib) == "" {
+		return ""
+	}
+	h := sha256.New()
+	names, err := fs.Glob(schemas.FS, "*.json")
+	if err != nil {
+		return ""
+	}
+	for _, name := range names { // fs.Glob's order: sorted
+		if name != "envelope.json" && !strings.HasSuffix(name, ".body.json") && !strings.HasSuffix(name, ".derived.json") {
+			continue
+		}
+		data, err := schemas.FS.ReadFile(name)
+		if err != nil {
+			return ""
+		}
+		fmt.Fprintf(h, "%s %d\n", name, len(data))
+		h.Write(data)
+	}
+	fmt.Fprintf(h, "library %s %s\n", schemaLibrary, lib)
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // schemaName is the embedded document of a kind's part, or the envelope's.
@@ -48,6 +107,10 @@ func prepare(kind Kind) error {
 
 // validate checks v (as decoded by encoding/json with UseNumber) against
 // the schema document name and returns every violation, not just the first.
+// SchemaCompiles is how many schema documents this process compiled
+// (schemas.Compiles), for the counts tests hold commands to.
+func SchemaCompiles() int64 { return schemas.Compiles() }
+
 func validate(kind Kind, part string, v any) error {
 	s, err := schemas.Compile(schemaName(kind, part))
 	if err != nil {

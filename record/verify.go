@@ -841,3 +841,29 @@ func idOf(name string) string {
 	}
 	return name
 }
+
+// Written remembers as checked clean the record of task stored as name
+// with blob (whose content is data), a record this build's writer
+// validated against its schemas when it wrote that blob: a replay takes it
+// as read and checked, without compiling and validating its schemas again
+// (gitstore keeps which blobs those are, under a MAC a fetch cannot
+// forge). What does not depend on the schemas is checked here as a
+// replay checks it: the record is of task, stored under its own file
+// name, and decodes. false, remembering nothing, when one of them fails:
+// the replay then reads and checks the record as any other. A nil
+// *Checked remembers nothing.
+func (k *Checked) Written(task, name, blob string, data []byte) bool {
+	if k == nil {
+		return false
+	}
+	var rec Record
+	if err := json.Unmarshal(data, &rec); err != nil || rec.Task != task || rec.FileName() != name {
+		return false
+	}
+	e, err := Decode(&rec)
+	if err != nil {
+		return false
+	}
+	k.put(task, entryKey{name, blob}, e)
+	return true
+}

@@ -91,6 +91,10 @@ type cost struct {
 	RefsListed     int64 `json:"refs_listed"`
 	// SignatureBytes: the signature logs' bytes read and written.
 	SignatureBytes int64 `json:"signature_bytes"`
+	// Schemas: schema documents compiled; CheckedBytes: the bytes of
+	// the lists of blobs the writer validated read (gitstore.Cost).
+	Schemas      int64 `json:"schemas"`
+	CheckedBytes int64 `json:"checked_bytes"`
 }
 
 // costed runs git reason, which must exit 0, and returns what it read.

@@ -86,6 +86,22 @@ func TestStatusCounts(t *testing.T) {
 				t.Errorf("status %s read and wrote %d bytes of signature log at 120 records, %d at 40: want the log's end and the new check, whatever the task's size",
 					c.what, c.large.SignatureBytes, c.small.SignatureBytes)
 			}
+			// A record this build's writer wrote is replayed as it
+			// checked it: its schemas are not compiled again
+			// (gitstore/checked.go), and the list that says so is read
+			// from its end, as many bytes at 120 records as at 40. A
+			// record fetched from elsewhere is validated.
+			switch c.what {
+			case "after a write":
+				if c.large.Schemas != 0 || c.small.Schemas != 0 || c.large.CheckedBytes == 0 || c.large.CheckedBytes != c.small.CheckedBytes {
+					t.Errorf("status %s of a record written here: %+v at 120 records, %+v at 40: want no schema compiled and the same bytes of the writer's list read",
+						c.what, c.large, c.small)
+				}
+			case "after a fetch":
+				if c.large.Schemas == 0 {
+					t.Errorf("status %s compiled no schema: %+v: a record from elsewhere must be validated", c.what, c.large)
+				}
+			}
 			limit, same := int64(4), true
 			if c.large.Decodes == 0 || c.large.Decodes > limit || (same && c.large.Decodes != c.small.Decodes) || c.large.Tasks != 0 {
 				t.Errorf("status %s decoded %d records of a task of 120 (%d of 40), loaded %d tasks: want the new record and the few the summary reads, whatever the task's size, and no task loaded",
