@@ -36,7 +36,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -291,13 +290,16 @@ const templateTask = "TEMPLATE0TASK"
 func generate(dir, commit string, tasks, records int) error {
 	templates := make([][]*record.Record, 10)
 	for k := range templates {
-		store := &memStore{recs: map[string][]*record.Record{}}
+		store := record.NewMemStore()
 		wr := &record.Writer{Store: store, Index: noIndex{}, Avail: twoAdvisors{},
 			Actor: fmt.Sprintf("Bench %d <bench%d@example.com>", k%3, k%3), Origin: "handover-bench"}
 		if err := fill(wr, templateTask, k, records/tasks+1, commit); err != nil {
 			return err
 		}
-		templates[k] = store.recs[templateTask]
+		var err error
+		if _, templates[k], err = store.Load(context.Background(), templateTask); err != nil {
+			return err
+		}
 	}
 	cmd := exec.Command("git", "fast-import", "--quiet", "--done")
 	cmd.Dir = dir
@@ -371,47 +373,6 @@ func copyTask(w *bufio.Writer, task string, recs []*record.Record, entropy io.Re
 		fmt.Fprintf(w, "M 100644 inline %s/%s\ndata %d\n%s\n", gitstore.RecordsDir, rec.FileName(), len(data), data)
 	}
 	return nil
-}
-
-// memStore is a record.Store in memory: the templates are admitted by the
-// real writer without touching a repository.
-type memStore struct {
-	mu   sync.Mutex
-	recs map[string][]*record.Record
-}
-
-func (m *memStore) Load(_ context.Context, task string) (string, []*record.Record, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	recs := m.recs[task]
-	if len(recs) == 0 {
-		return "", nil, nil
-	}
-	return fmt.Sprint(len(recs)), append([]*record.Record(nil), recs...), nil
-}
-
-func (m *memStore) Append(_ context.Context, task, head string, rec *record.Record) (string, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	cur := ""
-	if n := len(m.recs[task]); n > 0 {
-		cur = fmt.Sprint(n)
-	}
-	if head != cur {
-		return "", record.ErrConflict
-	}
-	m.recs[task] = append(m.recs[task], rec)
-	return fmt.Sprint(len(m.recs[task])), nil
-}
-
-func (m *memStore) Tasks(context.Context) ([]record.TaskHead, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var out []record.TaskHead
-	for t, recs := range m.recs {
-		out = append(out, record.TaskHead{Task: t, Head: fmt.Sprint(len(recs))})
-	}
-	return out, nil
 }
 
 // noIndex finds no standing conclusion: every generated subject is its
