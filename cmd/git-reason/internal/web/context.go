@@ -1,7 +1,6 @@
 package web
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -26,12 +25,9 @@ type contextTask struct {
 func (s *server) context(w http.ResponseWriter, r *http.Request) {
 	rg := strings.TrimSpace(r.URL.Query().Get("range"))
 	data := map[string]any{"Title": "Context", "Range": rg}
-	refuse := func(err error) {
-		data["Error"] = err.Error()
-		renderStatus(w, http.StatusBadRequest, "context.html", data)
-	}
+	page := filtered{w, "context.html", data}
 	if len(rg) > maxRange {
-		refuse(fmt.Errorf("range is longer than %d characters", maxRange))
+		page.refuse(fmt.Errorf("range is longer than %d characters", maxRange))
 		return
 	}
 	sess := s.session(w)
@@ -39,12 +35,7 @@ func (s *server) context(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rep, err := sess.Context(r.Context(), ops.ContextQuery{Range: rg})
-	if errors.Is(err, ops.ErrUsage) {
-		refuse(err)
-		return
-	}
-	if err != nil {
-		fail(w, err)
+	if page.failed(err) {
 		return
 	}
 	tasks := make([]contextTask, len(rep.Tasks))

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -21,18 +20,15 @@ func (s *server) handover(w http.ResponseWriter, r *http.Request) {
 	}
 	task, actor := strings.TrimSpace(q.Get("task")), strings.TrimSpace(q.Get("actor"))
 	data := map[string]any{"Title": "Handover", "Since": since, "Task": task, "Actor": actor}
-	refuse := func(err error) {
-		data["Error"] = err.Error()
-		renderStatus(w, http.StatusBadRequest, "handover.html", data)
-	}
+	page := filtered{w, "handover.html", data}
 	from, err := ops.ParseSince(since, time.Now())
 	if err != nil {
-		refuse(err)
+		page.refuse(err)
 		return
 	}
 	if task != "" {
 		if err := record.CheckTask(task); err != nil {
-			refuse(err)
+			page.refuse(err)
 			return
 		}
 	}
@@ -41,12 +37,7 @@ func (s *server) handover(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rep, err := sess.Handover(r.Context(), ops.HandoverQuery{Since: from, Task: task, Actor: actor})
-	if errors.Is(err, ops.ErrUsage) {
-		refuse(err)
-		return
-	}
-	if err != nil {
-		fail(w, err)
+	if page.failed(err) {
 		return
 	}
 	data["Report"] = rep

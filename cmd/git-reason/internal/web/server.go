@@ -241,6 +241,35 @@ func (s *server) session(w http.ResponseWriter) *ops.Session {
 	return sess
 }
 
+// filtered is a page whose query a user types (context's range,
+// handover's filters): a query that does not parse is shown on the page
+// itself, with status 400; anything else that fails is a 500 (fail).
+type filtered struct {
+	w    http.ResponseWriter
+	name string // the page's template
+	data map[string]any
+}
+
+// refuse shows err on the page, with status 400.
+func (p filtered) refuse(err error) {
+	p.data["Error"] = err.Error()
+	renderStatus(p.w, http.StatusBadRequest, p.name, p.data)
+}
+
+// failed answers err when there is one, a usage error as refuse does, and
+// reports whether it answered.
+func (p filtered) failed(err error) bool {
+	switch {
+	case err == nil:
+		return false
+	case errors.Is(err, ops.ErrUsage):
+		p.refuse(err)
+	default:
+		fail(p.w, err)
+	}
+	return true
+}
+
 func fail(w http.ResponseWriter, err error) {
 	if errors.Is(err, context.Canceled) {
 		return
