@@ -65,3 +65,13 @@ func ResignSavedTail(file []byte, from int, key []byte, task, old, new string) [
 
 // IDLineMAC is the MAC of an id index line (ids.go) under key.
 func IDLineMAC(key []byte, a, b string) string { return idsLineMAC(key, a, b) }
+
+// TaskCacheAt is the head and the number of records of task's cache file
+// as a read finds them ("" when it is no cache).
+func TaskCacheAt(s *Store, task string) (string, int) {
+	c := s.readTaskCache(task)
+	if c == nil {
+		return "", 0
+	}
+	return c.Head, len(c.Entries)
+}

@@ -7,22 +7,26 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
+	"git-reason/gitstore/git"
 	"git-reason/record"
 )
 
 // taskCacheMagic starts every task cache file; its number changes
 // whenever the cache's shape or meaning changes. Version 4: each record
 // is stored as its fields, as record.ReadStored parsed them. Version 5:
-// the checksum is CRC-32 (IEEE), not CRC-32C.
-const taskCacheMagic = "git-reason task cache 5 "
+// the checksum is CRC-32 (IEEE), not CRC-32C. Version 6: an append adds
+// a segment at the end instead of writing the file again.
+const taskCacheMagic = "git-reason task cache 6 "
 
 // taskCache is a task's records/ tree at one head, with each record
 // parsed: .git/reason/tasks/<task>.records. Reading a task from it costs
@@ -32,16 +36,27 @@ const taskCacheMagic = "git-reason task cache 5 "
 // the head's tree is read from git and only the records the cache lacks
 // are read as blobs.
 //
-// The file is a line "git-reason task cache 5 <head> <crc>" (crc: the
-// CRC-32 (IEEE) of the rest of the file, in hex), then per entry a
-// line "<name> <blob> <length>", <length> bytes holding the record's
-// fields (id, kind, task, created, actor, origin, clock, body, derived),
-// each as "<length>:<bytes>", and a newline. Every record in it passed
-// record.ReadStored when it was read from git, or was written by this
-// store. A file that does not parse exactly is no cache.
+// The file is a line "git-reason task cache 6 <head> <crc> <size>",
+// then <size> bytes of entries (crc: their CRC-32 (IEEE), in hex): per
+// entry a line "<name> <blob> <length>", <length> bytes holding the
+// record's fields (id, kind, task, created, actor, origin, clock, body,
+// derived), each as "<length>:<bytes>", and a newline. An append adds a
+// segment, a line "<from> <head> <crc> <size>" and <size> bytes of the
+// entries the commit head added to the head from, so that what a write
+// writes grows with the record, not with the task. The cache is at the
+// last segment's head and holds every segment's entries, in tree order.
+// Every record in it passed record.ReadStored when it was read from git,
+// or was written by this store. A file whose first segment does not parse
+// exactly is no cache; reading stops at the first appended segment that
+// does not (an append cut short, or made from another head), and the
+// segments before it are the cache, at their head.
 type taskCache struct {
 	Head    string
 	Entries []cacheEntry // in tree order
+	// size is the length of the file that holds exactly this cache (read
+	// from it whole, or written as it), 0 when none is known to: an
+	// append goes on from a file of that length only.
+	size atomic.Int64
 }
 
 // memTasks is how many tasks a Store keeps in memory, parsed, beside the
@@ -116,20 +131,71 @@ func (s *Store) readTaskCache(task string) *taskCache {
 	return parseTaskCache(data)
 }
 
-// parseTaskCache reads a cache file, nil when it is not exactly one.
+// parseTaskCache reads a cache file, nil when its first segment is not
+// exactly one.
 func parseTaskCache(data []byte) *taskCache {
 	line, rest, ok := bytes.Cut(data, []byte{'\n'})
 	line, found := bytes.CutPrefix(line, []byte(taskCacheMagic))
-	head, sum, ok1 := bytes.Cut(line, []byte{' '})
-	if !ok || !found || !ok1 || len(head) != 40 || !isHex(string(head)) ||
-		string(sum) != strconv.FormatUint(uint64(crc32.ChecksumIEEE(rest)), 16) {
+	if !ok || !found {
 		return nil
 	}
-	entries, ok := parseCacheEntries(rest)
+	head, entries, rest, ok := cutCacheSegment(line, rest)
 	if !ok {
 		return nil
 	}
-	return &taskCache{Head: string(head), Entries: entries}
+	c := &taskCache{Head: head, Entries: entries}
+	for len(rest) > 0 {
+		line, next, ok := bytes.Cut(rest, []byte{'\n'})
+		from, line, ok1 := bytes.Cut(line, []byte{' '})
+		if !ok || !ok1 || string(from) != c.Head {
+			break
+		}
+		head, added, after, ok := cutCacheSegment(line, next)
+		if !ok || !c.add(added) {
+			break
+		}
+		c.Head, rest = head, after
+	}
+	if len(rest) == 0 {
+		c.size.Store(int64(len(data)))
+	}
+	return c
+}
+
+// cutCacheSegment reads a segment's line after its first field ("<head>
+// <crc> <size>") and its entries off rest.
+func cutCacheSegment(line, rest []byte) (head string, entries []cacheEntry, after []byte, ok bool) {
+	h, line, ok1 := bytes.Cut(line, []byte{' '})
+	sum, size, ok2 := bytes.Cut(line, []byte{' '})
+	n, err := strconv.Atoi(string(size))
+	if !ok1 || !ok2 || len(h) != 40 || !isHex(string(h)) || err != nil || n < 0 || n > len(rest) ||
+		string(sum) != strconv.FormatUint(uint64(crc32.ChecksumIEEE(rest[:n])), 16) {
+		return "", nil, nil, false
+	}
+	if entries, ok = parseCacheEntries(rest[:n]); !ok {
+		return "", nil, nil, false
+	}
+	return string(h), entries, rest[n:], true
+}
+
+// add places entries a segment appended among the cache's, in tree
+// order; false, with nothing added, when one's name is there already.
+func (c *taskCache) add(entries []cacheEntry) bool {
+	for i, e := range entries {
+		if _, found := c.find(e.Name); found || slices.ContainsFunc(entries[:i], func(o cacheEntry) bool { return o.Name == e.Name }) {
+			return false
+		}
+	}
+	for _, e := range entries {
+		i, _ := c.find(e.Name)
+		c.Entries = slices.Insert(c.Entries, i, e)
+	}
+	return true
+}
+
+// find is where name is, or would be, among the entries.
+func (c *taskCache) find(name string) (int, bool) {
+	return slices.BinarySearchFunc(c.Entries, name, func(e cacheEntry, n string) int { return strings.Compare(e.Name, n) })
 }
 
 // parseCacheEntries reads the entries of a task cache file (after its
@@ -220,20 +286,30 @@ func encodeFields(buf []byte, r *record.Record) []byte {
 // next time.
 func (s *Store) writeTaskCache(task string, c *taskCache) {
 	if file := encodeTaskCache(c); file != nil {
-		_ = writeFileAtomic(s.taskCachePath(task), file)
+		if writeFileAtomic(s.taskCachePath(task), file) == nil {
+			c.size.Store(int64(len(file)))
+		}
 	}
 }
 
 // encodeTaskCache is the file holding c, which parseTaskCache reads back;
 // nil when an entry's name is not one the file can hold.
 func encodeTaskCache(c *taskCache) []byte {
-	buf := encodeCacheEntries(c.Entries)
+	return encodeCacheSegment([]byte(taskCacheMagic), c.Head, c.Entries)
+}
+
+// encodeCacheSegment is a segment of a cache file: its line (prefix, then
+// "<head> <crc> <size>") and the entries; nil when an entry's name is not
+// one the file can hold.
+func encodeCacheSegment(prefix []byte, head string, entries []cacheEntry) []byte {
+	buf := encodeCacheEntries(entries)
 	if buf == nil {
 		return nil
 	}
 	sum := strconv.FormatUint(uint64(crc32.ChecksumIEEE(buf)), 16)
-	file := make([]byte, 0, len(taskCacheMagic)+len(c.Head)+len(sum)+2+len(buf))
-	file = append(append(append(append(append(file, taskCacheMagic...), c.Head...), ' '), sum...), '\n')
+	size := strconv.Itoa(len(buf))
+	file := make([]byte, 0, len(prefix)+len(head)+len(sum)+len(size)+3+len(buf))
+	file = append(append(append(append(append(append(append(file, prefix...), head...), ' '), sum...), ' '), size...), '\n')
 	return append(file, buf...)
 }
 
@@ -392,8 +468,30 @@ func (s *Store) cacheAppended(task, head string, prev *taskCache, name, blob str
 	if !placed {
 		next.Entries = append(next.Entries, e)
 	}
-	s.saveTaskCache(task, next)
+	if !s.appendTaskCache(task, prev, next, e) {
+		s.saveTaskCache(task, next)
+	}
 	s.mem.put(task, next)
+}
+
+// appendTaskCache adds the segment of e, the entry the commit next.Head
+// added to prev.Head, to the file that holds prev exactly: one record's
+// bytes instead of the task's. False when no file is known to hold prev,
+// the file is no longer the one that did, or caches are written behind.
+func (s *Store) appendTaskCache(task string, prev, next *taskCache, e cacheEntry) bool {
+	size := prev.size.Load()
+	s.behind.mu.Lock()
+	behind := s.behind.delay > 0
+	s.behind.mu.Unlock()
+	if size <= 0 || behind {
+		return false
+	}
+	seg := encodeCacheSegment([]byte(prev.Head+" "), next.Head, []cacheEntry{e})
+	if seg == nil || git.AppendFile(s.taskCachePath(task), seg, 0, 0, false, size) != nil {
+		return false
+	}
+	next.size.Store(size + int64(len(seg)))
+	return true
 }
 
 // saveTaskCache writes the task's cache file now, or, once WriteBehind

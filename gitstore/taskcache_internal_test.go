@@ -47,3 +47,55 @@ func TestTaskCacheRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestTaskCacheSegments: an appended segment adds its entries, in tree
+// order, and moves the cache to its head only when it goes on from the
+// head before it; reading stops at one that does not (made from another
+// head, cut short, an entry there already), leaving the cache at the
+// head before it and no file length an append may go on from.
+func TestTaskCacheSegments(t *testing.T) {
+	entry := func(i int, name string) cacheEntry {
+		rec := &record.Record{ID: "01J" + strings.Repeat("Y", 22) + string(rune('A'+i)), Kind: record.KindAssessment,
+			Task: "T", Created: "2026-12-01T05:00:00.000Z", Actor: "Ann <ann@example.com>", Origin: "o", Clock: int64(i + 1),
+			Body: []byte(`{}`), Derived: []byte(`{}`)}
+		return cacheEntry{Name: name, Blob: strings.Repeat(string(rune('0'+i)), 40), Rec: rec}
+	}
+	h1, h2, h3 := strings.Repeat("1", 40), strings.Repeat("2", 40), strings.Repeat("3", 40)
+	first := encodeTaskCache(&taskCache{Head: h1, Entries: []cacheEntry{entry(0, "b.json"), entry(1, "d.json")}})
+	seg := func(from, head string, e cacheEntry) []byte {
+		return encodeCacheSegment([]byte(from+" "), head, []cacheEntry{e})
+	}
+	names := func(c *taskCache) string {
+		var out []string
+		for _, e := range c.Entries {
+			out = append(out, e.Name)
+		}
+		return strings.Join(out, " ")
+	}
+	two := append(append([]byte(nil), first...), seg(h1, h2, entry(2, "e.json"))...)
+	three := append(append([]byte(nil), two...), seg(h2, h3, entry(3, "a.json"))...)
+	for _, tc := range []struct {
+		name, head, names string
+		file              []byte
+		whole             bool
+	}{
+		{"one segment", h1, "b.json d.json", first, true},
+		{"appended", h2, "b.json d.json e.json", two, true},
+		{"appended, sorting first", h3, "a.json b.json d.json e.json", three, true},
+		{"from another head", h1, "b.json d.json", append(append([]byte(nil), first...), seg(h2, h3, entry(2, "e.json"))...), false},
+		{"cut short", h2, "b.json d.json e.json", three[:len(three)-1], false},
+		{"a name there already", h1, "b.json d.json", append(append([]byte(nil), first...), seg(h1, h2, entry(2, "d.json"))...), false},
+	} {
+		c := parseTaskCache(tc.file)
+		if c == nil {
+			t.Errorf("%s: no cache", tc.name)
+			continue
+		}
+		if c.Head != tc.head || names(c) != tc.names {
+			t.Errorf("%s: the cache is at %s with %s; want %s with %s", tc.name, c.Head, names(c), tc.head, tc.names)
+		}
+		if whole := c.size.Load() == int64(len(tc.file)); whole != tc.whole {
+			t.Errorf("%s: an append may go on from the file: %v (size %d of %d); want %v", tc.name, whole, c.size.Load(), len(tc.file), tc.whole)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package gitstore_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -79,6 +80,78 @@ func TestTaskCacheDamaged(t *testing.T) {
 	}
 	if got := load(); got != want {
 		t.Errorf("with a stale task cache, a record broken: Load gives\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestTaskCacheAppends: a write adds its record to the task's cache file
+// (the same file, every byte before kept) instead of writing the task's
+// records again, so that what it writes grows with the record, not with
+// the task; the file then reads at the new head with every record, the
+// records a read from git gives. (Before, each write wrote the file whole
+// again: a new file, as long as the task.)
+func TestTaskCacheAppends(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := newRepo(t)
+	w := &record.Writer{Store: openStore(t, dir), Actor: "Cache Test <cache@example.com>", Origin: "origin-cache"}
+	add := func(i int) {
+		t.Helper()
+		if _, err := w.Append(ctx, "T", record.KindAssessment, []byte(fmt.Sprintf(
+			`{"subject":"s%d","question":"q","materiality":"trivial","reversibility":"reversible"}`, i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const n = 20
+	for i := range n {
+		add(i)
+	}
+	path := filepath.Join(dir, ".git", "reason", "tasks", "T.records")
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("no task cache written: %v", err)
+	}
+	was, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Store = openStore(t, dir) // a new process's store: it reads the file
+	add(n)
+	after, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	is, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !os.SameFile(was, is) || !bytes.HasPrefix(after, before) {
+		t.Errorf("a write replaced the task cache (same file %v, its %d bytes kept %v); want the record appended",
+			os.SameFile(was, is), len(before), bytes.HasPrefix(after, before))
+	}
+	if grew := len(after) - len(before); grew <= 0 || grew > 2*len(before)/n {
+		t.Errorf("a write to a task of %d records grew its cache by %d bytes (from %d); want one record's, at most %d",
+			n, grew, len(before), 2*len(before)/n)
+	}
+	fresh := openStore(t, dir)
+	cached, records := gitstore.TaskCacheAt(fresh, "T")
+	head, fromCache, err := fresh.Load(ctx, "T")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cached != head || records != n+1 {
+		t.Errorf("the cache file reads at %q with %d records; want the ref's head %s with %d", cached, records, head, n+1)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	_, fromGit, err := openStore(t, dir).Load(ctx, "T")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(fromCache)
+	want, _ := json.Marshal(fromGit)
+	if string(got) != string(want) {
+		t.Errorf("from the appended cache the task reads\n%s\nfrom git\n%s", got, want)
 	}
 }
 
