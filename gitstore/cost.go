@@ -65,10 +65,14 @@ type Cost struct {
 	// WrittenBytes is how many bytes were written to the caches that
 	// hold an entry per task (the journals: appended, or rewritten whole).
 	WrittenBytes int64 `json:"written_bytes"`
+	// EntryDecodes is how many entries of the journals of every task's
+	// status and handover (status.journal, handover.journal, ...) were
+	// decoded from JSON.
+	EntryDecodes int64 `json:"entry_decodes"`
 }
 
 var costs struct {
-	histories, tasks, records, sigBytes, sharedBytes, sharedFiles, blobs, memos, written, searchBlocks, postings, packIndex, refsListed, checked atomic.Int64
+	histories, tasks, records, sigBytes, sharedBytes, sharedFiles, blobs, memos, written, searchBlocks, postings, packIndex, refsListed, checked, entryDecodes atomic.Int64
 }
 
 func countBlob() { costs.blobs.Add(1) }
@@ -87,6 +91,7 @@ func countRefsListed(n int)  { costs.refsListed.Add(int64(n)) }
 
 func countSearchBlock(n int) { costs.searchBlocks.Add(1); costs.sharedBytes.Add(int64(n)) }
 func countPostings(n int)    { costs.postings.Add(int64(n)) }
+func countEntryDecode()      { costs.entryDecodes.Add(1) }
 
 // CountWritten counts n bytes written to a file that holds an entry per
 // task (Cost.WrittenBytes), for a cache kept outside this package.
@@ -117,7 +122,7 @@ func WriteCost(args []string) {
 		SharedBytes: costs.sharedBytes.Load(), SharedFiles: costs.sharedFiles.Load(), Blobs: costs.blobs.Load(), Memos: costs.memos.Load(),
 		WrittenBytes: costs.written.Load(), Decodes: record.Decodes(), SearchBlocks: costs.searchBlocks.Load(), Postings: costs.postings.Load(),
 		PackIndexBytes: costs.packIndex.Load(), RefsListed: costs.refsListed.Load(), SignatureBytes: costs.sigBytes.Load(),
-		Schemas: record.SchemaCompiles(), CheckedBytes: costs.checked.Load()}
+		Schemas: record.SchemaCompiles(), CheckedBytes: costs.checked.Load(), EntryDecodes: costs.entryDecodes.Load()}
 	line, err := json.Marshal(c)
 	if err != nil {
 		return

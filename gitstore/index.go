@@ -165,7 +165,10 @@ func refresh[E interface{ head() string }](ctx context.Context, s *Store, name, 
 		}
 		var e E
 		j, ok := old.entries[t.Task]
-		ok = ok && json.Unmarshal(j.data, &e) == nil
+		if ok {
+			countEntryDecode()
+			ok = json.Unmarshal(j.data, &e) == nil
+		}
 		if t.Task == skip {
 			if ok {
 				live[t.Task] = e // stale or not, keyed by its own head

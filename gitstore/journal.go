@@ -98,6 +98,9 @@ func parseJournal(data []byte, magic string) journalFile {
 		return j
 	}
 	rest := data[len(magic):]
+	// Two lines an entry, when its data holds none: the map is made once
+	// at its size.
+	j.entries = make(map[string]journalEntry, bytes.Count(rest, []byte{'\n'})/2)
 	for len(rest) > 0 {
 		task, head, body, next, ok := cutJournalEntry(rest)
 		if !ok {

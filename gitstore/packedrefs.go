@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -249,7 +250,7 @@ func (p *packedRefs) list(prefix string) ([]Ref, error) {
 // withPrefix calls fn for each ref whose name starts with prefix, in name
 // order, until fn returns false.
 func (p *packedRefs) withPrefix(prefix string, fn func(name, hash string) bool) error {
-	return p.withPrefixBytes(prefix, func(name, hash []byte) bool { return fn(string(name), string(bytes.ToLower(hash))) })
+	return p.withPrefixBytes(prefix, func(name, hash []byte) bool { return fn(string(name), strings.ToLower(string(hash))) })
 }
 
 // withPrefixBytes is withPrefix handing fn the file's own bytes (the

@@ -4,6 +4,8 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"hash"
+	"io"
 	"path/filepath"
 )
 
@@ -23,6 +25,7 @@ type Sealed struct {
 	j           *Journal
 	put         map[string]sealedEntry
 	order       []string
+	h           hash.Hash // the MAC under key, made once: a reader checks an entry per task
 }
 
 type sealedEntry struct {
@@ -43,10 +46,21 @@ func OpenSealed(r *Repo, name, scope string) *Sealed {
 }
 
 func (s *Sealed) mac(task, head string, data []byte) string {
-	h := hmac.New(sha256.New, s.key)
-	h.Write([]byte("git-reason sealed v1\x00" + s.name + "\x00" + s.scope + "\x00" + task + "\x00" + head + "\x00"))
-	h.Write(data)
-	return hex.EncodeToString(h.Sum(nil))
+	return string(s.appendMAC(nil, task, head, data))
+}
+
+// appendMAC appends the hex MAC of task's entry at head holding data to b.
+func (s *Sealed) appendMAC(b []byte, task, head string, data []byte) []byte {
+	if s.h == nil {
+		s.h = hmac.New(sha256.New, s.key)
+	}
+	s.h.Reset()
+	for _, part := range []string{"git-reason sealed v1\x00", s.name, "\x00", s.scope, "\x00", task, "\x00", head, "\x00"} {
+		io.WriteString(s.h, part)
+	}
+	s.h.Write(data)
+	var sum [sha256.Size]byte
+	return hex.AppendEncode(b, s.h.Sum(sum[:0]))
 }
 
 // Get returns the data of task's entry at head, false when there is none
@@ -57,7 +71,8 @@ func (s *Sealed) Get(task, head string) ([]byte, bool) {
 		return nil, false
 	}
 	body := data[sealedMAC:]
-	if !hmac.Equal(data[:sealedMAC], []byte(s.mac(task, head, body))) {
+	var mac [sealedMAC]byte
+	if !hmac.Equal(data[:sealedMAC], s.appendMAC(mac[:0], task, head, body)) {
 		return nil, false
 	}
 	return body, true
@@ -71,7 +86,7 @@ func (s *Sealed) Put(task, head string, data []byte) {
 		if err != nil {
 			return
 		}
-		s.key = key
+		s.key, s.h = key, nil
 	}
 	if _, ok := s.put[task]; !ok {
 		s.order = append(s.order, task)

@@ -95,6 +95,9 @@ type cost struct {
 	// the lists of blobs the writer validated read (gitstore.Cost).
 	Schemas      int64 `json:"schemas"`
 	CheckedBytes int64 `json:"checked_bytes"`
+	// EntryDecodes: entries of the status and handover journals decoded
+	// from JSON.
+	EntryDecodes int64 `json:"entry_decodes"`
 }
 
 // costed runs git reason, which must exit 0, and returns what it read.

@@ -85,26 +85,33 @@ func runStatus(ctx context.Context, o *statusOptions) error {
 // statusAll shows every task, what needs attention, or, in a repository
 // with no task yet, how to fetch the reasoning a remote holds.
 func statusAll(ctx context.Context, o *statusOptions, sess *ops.Session) error {
-	all, err := sess.StatusAll(ctx)
-	if err != nil {
-		return err
-	}
-	// Each task's signatures in brief, kept by head: none when git could
-	// not be asked (a read surface shows none rather than failing).
-	sums, _ := sess.SignatureSummaries(ctx)
 	if o.JSON {
+		all, err := sess.StatusAll(ctx)
+		if err != nil {
+			return err
+		}
+		// Each task's signatures in brief, kept by head: none when git
+		// could not be asked (a read surface shows none rather than
+		// failing).
+		sums, _ := sess.SignatureSummaries(ctx)
 		rows := make([]statusRow, len(all))
 		for i, s := range all {
 			rows[i] = statusRow{Status: s, Signatures: sums[s.Task]}
 		}
 		return o.render(rows, nil)
 	}
+	// The table: the rows kept by head, no status decoded when nothing
+	// moved (ops.StatusRows).
+	all, err := sess.StatusRows(ctx)
+	if err != nil {
+		return err
+	}
 	if len(all) == 0 {
 		fmt.Fprintln(o.Out, noTasks(ctx, sess))
 		return nil
 	}
 	w := &lineBuffer{w: o.Out} // a line per task: written in large pieces
-	if err := printStatusTable(w, o.colours(), all, sums); err != nil {
+	if err := printStatusTable(w, o.colours(), all); err != nil {
 		return err
 	}
 	needs, err := sess.Needs(ctx)
@@ -197,27 +204,27 @@ type statusRow struct {
 // printStatusTable prints a line per task, then what a task's line cannot
 // say: a history that does not verify, and who signed the records of a
 // task any of whose records is signed.
-func printStatusTable(w io.Writer, pal palette, all []record.Status, sums map[string]*ops.SignatureSummary) error {
+func printStatusTable(w io.Writer, pal palette, all []ops.StatusRow) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	// Every PHASE cell, the header's too, carries sequences of one length
 	// when coloured, so the columns stay aligned.
 	fmt.Fprintf(tw, "TASK\t%s\tRECORDS\tREVIEWS\tUPDATED\tSUBJECT\n", pal.paint(sgrPlain, "PHASE"))
 	for _, s := range all {
 		phase := pal.phase(s.Phase)
-		if s.Closed != nil {
+		if s.Closed {
 			phase = pal.phase("closed")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", s.Task, phase, s.Records, s.ReviewCount, s.Updated, record.Printable(s.Subject))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", s.Task, phase, s.Records, s.Reviews, s.Updated, record.Printable(s.Subject))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	for _, s := range all {
-		if s.DoesNotVerify != nil {
-			fmt.Fprintf(w, "%s: %s\n", s.Task, record.NotVerified(s.DoesNotVerify))
+		if s.NotVerified != "" {
+			fmt.Fprintf(w, "%s: %s\n", s.Task, s.NotVerified)
 		}
-		if line := sums[s.Task].Text(); line != "" {
-			fmt.Fprintf(w, "%s: signatures: %s\n", s.Task, record.Printable(line))
+		if s.Signatures != "" {
+			fmt.Fprintf(w, "%s: signatures: %s\n", s.Task, record.Printable(s.Signatures))
 		}
 	}
 	return nil

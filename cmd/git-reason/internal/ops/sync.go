@@ -321,6 +321,9 @@ func refHeads(r *gitstore.Repo, prefix string) (map[string]string, error) {
 func (e *Session) Needs(ctx context.Context) ([]Need, error) {
 	out := []Need{}
 	all := e.Store.LoadRefusals()
+	if len(all) == 0 {
+		return out, nil // no task ref to list
+	}
 	tasks, err := e.Store.Tasks(ctx)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,124 @@
+package ops
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"git-reason/gitstore"
+	"git-reason/record"
+)
+
+// statusRowsFile is the sealed journal (gitstore.Sealed) of the line the
+// table of every task prints of each task, kept by head.
+const statusRowsFile = "status-rows.journal"
+
+// StatusRow is what the table of every task shows of one task: its line,
+// and the lines after the table when its history does not replay clean
+// or its signatures say something.
+type StatusRow struct {
+	Task        string
+	Phase       record.Phase
+	Closed      bool
+	Records     int
+	Reviews     int
+	Updated     string
+	Subject     string
+	NotVerified string // record.NotVerified of the replay's first finding, "" when it replays clean
+	Signatures  string // the signature summary's Text
+}
+
+// StatusRows returns the row of every task that reads, sorted by task
+// name, as StatusAll and SignatureSummaries give them. With no task
+// moved it lists the task refs and reads one small entry per task from
+// .git/reason/status-rows.journal, a sealed journal (each entry's MAC
+// checked, kept for the allowed signers the signature lines were judged
+// against): no status or signature summary is decoded. When a task has
+// no entry at its head (it moved, or an entry was edited), every task's
+// status and signatures are read as StatusAll and SignatureSummaries
+// read them (deriving the moved ones) and the rows they lack are
+// appended.
+func (e *Session) StatusRows(ctx context.Context) ([]StatusRow, error) {
+	tasks, err := e.Store.Tasks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	allowed, err := e.allowedDigest()
+	if err != nil {
+		return nil, err
+	}
+	j := gitstore.OpenSealed(e.Repo, statusRowsFile, "status rows 1; allowed signers "+allowed)
+	rows := make([]StatusRow, 0, len(tasks))
+	for _, t := range tasks {
+		data, ok := j.Get(t.Task, t.Head)
+		if !ok {
+			break
+		}
+		r, ok := parseStatusRow(t.Task, data)
+		if !ok {
+			break
+		}
+		rows = append(rows, r)
+	}
+	if len(rows) == len(tasks) {
+		return rows, nil
+	}
+	heads, entries, err := e.Index.Tasks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// Each task's signatures in brief, kept by head: none when git could
+	// not be asked (a read surface shows none rather than failing), and
+	// then the rows are not kept.
+	sums, sumsErr := e.SignatureSummaries(ctx)
+	rows = rows[:0]
+	names := make([]string, len(heads))
+	for i, t := range heads {
+		names[i] = t.Task
+		s := entries[t.Task].Status
+		r := StatusRow{Task: s.Task, Phase: s.Phase, Closed: s.Closed != nil, Records: s.Records, Reviews: s.ReviewCount,
+			Updated: s.Updated, Subject: s.Subject, Signatures: sums[s.Task].Text()}
+		if s.DoesNotVerify != nil {
+			r.NotVerified = record.NotVerified(s.DoesNotVerify)
+		}
+		rows = append(rows, r)
+		if _, ok := j.Get(t.Task, t.Head); !ok && sumsErr == nil && sums[s.Task] != nil {
+			j.Put(t.Task, t.Head, formatStatusRow(r))
+		}
+	}
+	j.Save(names)
+	return rows, nil
+}
+
+// formatStatusRow is a row's entry: its fields separated by tabs, the
+// texts quoted (Go syntax: no tab or newline in them).
+func formatStatusRow(r StatusRow) []byte {
+	closed := "0"
+	if r.Closed {
+		closed = "1"
+	}
+	return []byte(strings.Join([]string{string(r.Phase), closed, strconv.Itoa(r.Records), strconv.Itoa(r.Reviews),
+		strconv.Quote(r.Updated), strconv.Quote(r.Subject), strconv.Quote(r.NotVerified), strconv.Quote(r.Signatures)}, "\t"))
+}
+
+// parseStatusRow reads formatStatusRow's entry of task.
+func parseStatusRow(task string, data []byte) (StatusRow, bool) {
+	f := strings.Split(string(data), "\t")
+	if len(f) != 8 {
+		return StatusRow{}, false
+	}
+	r := StatusRow{Task: task, Phase: record.Phase(f[0]), Closed: f[1] == "1"}
+	var err [6]error
+	r.Records, err[0] = strconv.Atoi(f[2])
+	r.Reviews, err[1] = strconv.Atoi(f[3])
+	r.Updated, err[2] = strconv.Unquote(f[4])
+	r.Subject, err[3] = strconv.Unquote(f[5])
+	r.NotVerified, err[4] = strconv.Unquote(f[6])
+	r.Signatures, err[5] = strconv.Unquote(f[7])
+	for _, e := range err {
+		if e != nil {
+			return StatusRow{}, false
+		}
+	}
+	return r, true
+}

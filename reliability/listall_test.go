@@ -1,0 +1,109 @@
+package reliability
+
+import (
+	"bytes"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestStatusAllCounts holds `status` of every task with nothing moved to
+// the rows kept by head (.git/reason/status-rows.journal), with counts
+// that do not depend on timing (bench/listall times it): at 1,000 tasks
+// it decodes no journal entry from JSON (it decoded one per task, 1,000,
+// from status.journal), reads no task's records and lists the task refs
+// once (twice before: the signature summaries listed them again); after
+// one record it
+// derives that task and shows it, and the status after that decodes none
+// again.
+func TestStatusAllCounts(t *testing.T) {
+	const n = 1000
+	c := scaleWorld(t, n)
+	first := c.mustReason("status") // builds the caches
+	warm := c.costed("status")
+	if warm.EntryDecodes != 0 || warm.Tasks != 0 || warm.Histories != 0 || warm.RefsListed != n {
+		t.Errorf("status of %d tasks with nothing moved: %+v, want no journal entry decoded, no task read and the task refs listed once", n, warm)
+	}
+	if out := c.mustReason("status"); out != first {
+		t.Errorf("status from the rows kept differs from the status that made them:\n%s\nthen\n%s", first, out)
+	}
+	if lines := strings.Count(first, "\n"); lines != n+1 {
+		t.Errorf("status of %d tasks printed %d lines, want a header and a line per task", n, lines)
+	}
+	c.mustReason("assess", "T-000007", "--subject", "one more", "--question", "q?", "--materiality", "trivial", "--reversibility", "reversible")
+	moved := c.costed("status")
+	again := c.costed("status")
+	if again.EntryDecodes != 0 || again.Tasks != 0 {
+		t.Errorf("status after one record, then again: %+v, then %+v: want no journal entry decoded the second time", moved, again)
+	}
+	out := c.mustReason("status")
+	if line := lineStarting(out, "T-000007"); !strings.Contains(line, "one more") || !strings.Contains(line, " 3 ") {
+		t.Errorf("status after one record shows the task as %q, want its new subject and 3 records", line)
+	}
+}
+
+// TestStatusRowsForged: a row of status-rows.journal edited by hand (its
+// checksum and length written anew, so that only its MAC refuses it) is
+// not shown: the task's status is read as if the row were missing, and
+// the true row is kept again.
+func TestStatusRowsForged(t *testing.T) {
+	s := newSandbox(t)
+	for _, task := range []string{"T-1", "T-2"} {
+		s.mustReason("assess", task, "--subject", "true subject of "+task, "--question", "q?", "--materiality", "trivial", "--reversibility", "reversible")
+	}
+	s.mustReason("status")
+	before := s.mustReason("status")
+	path := filepath.Join(s.dir, ".git", "reason", "status-rows.journal")
+	editJournalEntry(t, path, "T-1", func(data []byte) []byte {
+		return bytes.Replace(data, []byte("true subject of T-1"), []byte("forged subject"), 1)
+	})
+	out := s.mustReason("status")
+	if strings.Contains(out, "forged") || out != before {
+		t.Errorf("status after its row was edited:\n%s\nwant as before:\n%s", out, before)
+	}
+	if data, err := os.ReadFile(path); err != nil || !bytes.Contains(data[bytes.LastIndex(data, []byte("\nT-1 ")):], []byte("true subject of T-1")) {
+		t.Errorf("the true row of T-1 is not kept again after the forged one (%v)", err)
+	}
+}
+
+// lineStarting is the line of out that starts with prefix.
+func lineStarting(out, prefix string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			return l
+		}
+	}
+	return ""
+}
+
+// editJournalEntry rewrites the last entry of task in the journal at path
+// (gitstore/journal.go's format: "<task> <head> <crc> <length>", the
+// data, a newline) with edit's data, its checksum and length written anew.
+func editJournalEntry(t *testing.T, path, task string, edit func([]byte) []byte) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := bytes.LastIndex(data, []byte("\n"+task+" ")) + 1
+	if at == 0 {
+		t.Fatalf("no entry of %s in %s", task, path)
+	}
+	end := at + bytes.IndexByte(data[at:], '\n')
+	f := strings.Fields(string(data[at:end]))
+	size, _ := strconv.Atoi(f[3])
+	body := data[end+1 : end+1+size]
+	edited := edit(append([]byte(nil), body...))
+	if bytes.Equal(edited, body) {
+		t.Fatalf("the edit changes nothing of %s's entry %q", task, body)
+	}
+	header := fmt.Sprintf("%s %s %x %d\n", f[0], f[1], crc32.ChecksumIEEE(edited), len(edited))
+	out := append(append(append(append([]byte(nil), data[:at]...), header...), edited...), data[end+1+size:]...)
+	if err := os.WriteFile(path, out, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
