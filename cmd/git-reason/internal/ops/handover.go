@@ -52,6 +52,9 @@ func (e *Session) Handover(ctx context.Context, q HandoverQuery) (*HandoverRepor
 		}
 		all, head = []record.Handover{st.Handover()}, h
 	}
+	// Every task may be open: the list is made at that size once, not
+	// grown (a handover is a large value, each growth copies them all).
+	out.Open = make([]record.Handover, 0, len(all))
 	for _, h := range all {
 		if q.Actor != "" && !anyActor(h.Actors, q.Actor) {
 			continue
