@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"git-reason/schemas"
+	"git-reason/share"
 )
 
 var schemaFiles = []string{"share.advisors.json", "share.providers.json", "share.vendors.json", "share.profiles.json", "share.overlay.json"}
@@ -77,5 +78,32 @@ func TestSchemaFieldsMatchTypes(t *testing.T) {
 				t.Errorf("%s: schema property %q has no field in %s", def, p, typ.Name())
 			}
 		}
+	}
+}
+
+// TestShippedValidate: each shipped declaration file validates against its
+// schema. Load decodes them without their schemas (schemas.DecodeShipped):
+// a build whose tables its schemas refuse fails here, not in a user's
+// process.
+func TestShippedValidate(t *testing.T) {
+	for name, schema := range map[string]string{
+		share.AdvisorsFile: schemas.ShareAdvisors, share.ProvidersFile: schemas.ShareProviders,
+		share.VendorsFile: schemas.ShareVendors, share.ProfilesFile: schemas.ShareProfiles,
+	} {
+		data, err := share.FS.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s sections
+		if _, err := schemas.Decode("share/"+name, data, schema, &s); err != nil {
+			t.Errorf("share/%s: %v", name, err)
+		}
+		var shipped sections
+		if _, err := schemas.DecodeShipped("share/"+name, data, &shipped); err != nil || !reflect.DeepEqual(s, shipped) {
+			t.Errorf("share/%s decodes otherwise without its schema: %v", name, err)
+		}
+	}
+	if len(share.Files) != 4 {
+		t.Errorf("share.Files names %d files; this test checks 4", len(share.Files))
 	}
 }

@@ -142,3 +142,57 @@ func lineOf(key []byte, digest, task, blob string) string {
 	h.Write([]byte("git-reason checked v1\x00" + digest + "\x00" + task + "\x00" + blob))
 	return blob + " " + hex.EncodeToString(h.Sum(nil)) + "\n"
 }
+
+// TestStatusPersonStepCompilesTheOverlayAlone: a status whose next step
+// is a consult asks whether the plan's advisors can be asked now (the
+// person's step), which reads the advisor declarations. The shipped
+// tables are decoded without compiling their schemas (a test holds them
+// to it: advisor.TestShippedValidate); the user's overlay, which anyone
+// may have written, is validated: one schema compiled, not five.
+func TestStatusPersonStepCompilesTheOverlayAlone(t *testing.T) {
+	const task = "T-person"
+	s := newSandbox(t)
+	cfg := filepath.Join(s.home, ".config", "git-reason")
+	bin := t.TempDir()
+	if err := os.MkdirAll(cfg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	overlay := `providers:
+  - id: test_tool
+    name: Test Tool
+vendors:
+  - id: testvendor
+    name: Test Vendor
+    models:
+      - id: test-model
+advisors:
+  - id: test-advisor
+    transport: cli
+    adapter: exec
+    executable: test-advisor
+    command: [test-advisor]
+    provider: test_tool
+    vendor: testvendor
+    model: test-model
+    capabilities: [reasoning]
+`
+	if err := os.WriteFile(filepath.Join(cfg, "advisors.yaml"), []byte(overlay), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "test-advisor"), []byte("#!/bin/sh\ncat >/dev/null\necho '{\"stance\":\"endorse\",\"summary\":\"a view\",\"confidence\":0.6}'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range s.env {
+		if p, ok := strings.CutPrefix(e, "PATH="); ok {
+			s.env[i] = "PATH=" + bin + string(os.PathListSeparator) + p
+		}
+	}
+	s.mustReason("assess", task, "--subject", "s", "--question", "q?", "--materiality", "material", "--reversibility", "costly", "--evidence", "note::n")
+	s.mustReason("plan", task)
+	if out := s.mustReason("status", task); !strings.Contains(out, "git reason consult "+task) {
+		t.Fatalf("the plan selected no advisor to consult:\n%s", out)
+	}
+	if c := s.costed("status", task); c.Schemas != 1 {
+		t.Errorf("status of a task whose next step is a consult compiled %d schemas: %+v; want 1, the overlay's", c.Schemas, c)
+	}
+}

@@ -145,6 +145,26 @@ func Decode(file string, data []byte, schema string, v any) (*Document, error) {
 	return &Document{file: file, root: root}, nil
 }
 
+// DecodeShipped is Decode for a document this program embeds (the shipped
+// declarations of share/), whose schema accepts it or not once and for
+// all in a build: a test holds each to its schema
+// (advisor.TestShippedValidate), so it is parsed and decoded as Decode
+// decodes it, strictly, without compiling and running its schema in every
+// process that reads it.
+func DecodeShipped(file string, data []byte, v any) (*Document, error) {
+	root, err := parse(file, data)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := toValue(file, root, 0, map[*yaml.Node]int{}); err != nil {
+		return nil, err
+	}
+	if err := decodeInto(file, root, v); err != nil {
+		return nil, err
+	}
+	return &Document{file: file, root: root}, nil
+}
+
 // parse reads exactly one YAML document whose top level is a mapping; an
 // empty document is an empty mapping.
 func parse(file string, data []byte) (*yaml.Node, error) {
