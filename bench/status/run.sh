@@ -14,11 +14,15 @@
 # and the git processes it waits for) is reported next to wall time: on
 # a shared machine the wall time says more about the load than the
 # program.
-# Usage: bench/status/run.sh [RECORDS] [RUNS] [DIR] [BASE]
+# Usage: bench/status/run.sh [RECORDS] [RUNS] [DIR] [BASE] [instructions]
 #   RECORDS: 1000; RUNS: 11; DIR: where the repository is generated
 #   (kept and reused across runs; default a temporary directory, removed);
 #   BASE: a revision to build and time in the same rounds, on its own
-#   copy of the repository (before and after from one run).
+#   copy of the repository (before and after from one run);
+#   instructions: after the timed rounds, the user-space instructions
+#   of git-reason itself (valgrind's cachegrind, which the machine's load
+#   does not change) for a warm status and a status after one record of
+#   each kind, each build going on from its own copy.
 # git-reason (and git-reason--net, which consult runs) is built as README
 # installs it (-tags urfave_cli_no_docs,netgo). The repository is
 # bench/handover's: one task, every record admitted by the real writer,
@@ -26,7 +30,7 @@
 # reliability.TestStatusCounts's and TestStatusAndLogGitProcesses's.
 set -eu
 cd "$(dirname "$0")/../.."
-records=${1:-1000} runs=${2:-11} dir=${3:-} base=${4:-}
+records=${1:-1000} runs=${2:-11} dir=${3:-} base=${4:-} instr=${5:-}
 if [ -z "$dir" ]; then
   dir=$(mktemp -d)
   trap 'rm -rf "$dir"' EXIT
@@ -164,3 +168,26 @@ for k in warm $kinds version; do
   printf '%14s\n' "$(($(cpu "$dir/$f-new") - vn))"
 done
 echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+[ "$instr" = instructions ] || exit 0
+# Instructions: one count per case and build (cachegrind's counts vary by
+# well under 1% between runs of the same case).
+counted() { # the "I refs" of one git-reason status under cachegrind
+  GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off valgrind --tool=cachegrind --cache-sim=no \
+    --cachegrind-out-file=/dev/null "$(command -v git-reason)" status "$task" 2>&1 >/dev/null |
+    sed -n 's/.*I *refs: *//p' | tr -d ,
+}
+echo "user-space instructions of git-reason (cachegrind, millions):"
+printf '%-28s' case; for b in $builds; do printf '%10s' "$b"; done
+[ -n "$base" ] && printf '%10s' new/base
+echo
+for k in warm $kinds; do
+  printf '%-28s' "$(case $k in warm) echo warm ;; *) echo "after one $k" ;; esac)"
+  for b in $builds; do
+    use "$b"
+    [ "$k" = warm ] || write "$k"
+    n=$(counted); eval "n_$b=$n"
+    awk -v n="$n" 'BEGIN { printf "%10.1f", n / 1e6 }'
+  done
+  [ -n "$base" ] && awk -v n="$n_new" -v b="$n_base" 'BEGIN { printf "%9.2fx", n / b }'
+  echo
+done
