@@ -62,6 +62,10 @@ type Cost struct {
 	// validated were read (checked.go): a file's end, whatever the
 	// task's size.
 	CheckedBytes int64 `json:"checked_bytes"`
+	// RememberedFiles is how many task files of the remembered
+	// verifications (verified.d/) were read: a verification of every task
+	// with nothing moved reads their bulk form (verified.all) instead.
+	RememberedFiles int64 `json:"remembered_files"`
 	// WrittenBytes is how many bytes were written to the caches that
 	// hold an entry per task (the journals: appended, or rewritten whole).
 	WrittenBytes int64 `json:"written_bytes"`
@@ -72,13 +76,15 @@ type Cost struct {
 }
 
 var costs struct {
-	histories, tasks, records, sigBytes, sharedBytes, sharedFiles, blobs, memos, written, searchBlocks, postings, packIndex, refsListed, checked, entryDecodes atomic.Int64
+	histories, tasks, records, sigBytes, rememberedFiles, sharedBytes, sharedFiles, blobs, memos, written, searchBlocks, postings, packIndex, refsListed, checked, entryDecodes atomic.Int64
 }
 
 func countBlob() { costs.blobs.Add(1) }
 func countMemo() { costs.memos.Add(1) }
 
 func countChecked(n int) { costs.checked.Add(int64(n)) }
+
+func countRememberedFile() { costs.rememberedFiles.Add(1) }
 
 func countSigBytes(n int) { costs.sigBytes.Add(int64(n)) }
 
@@ -122,7 +128,7 @@ func WriteCost(args []string) {
 		SharedBytes: costs.sharedBytes.Load(), SharedFiles: costs.sharedFiles.Load(), Blobs: costs.blobs.Load(), Memos: costs.memos.Load(),
 		WrittenBytes: costs.written.Load(), Decodes: record.Decodes(), SearchBlocks: costs.searchBlocks.Load(), Postings: costs.postings.Load(),
 		PackIndexBytes: costs.packIndex.Load(), RefsListed: costs.refsListed.Load(), SignatureBytes: costs.sigBytes.Load(),
-		Schemas: record.SchemaCompiles(), CheckedBytes: costs.checked.Load(), EntryDecodes: costs.entryDecodes.Load()}
+		Schemas: record.SchemaCompiles(), CheckedBytes: costs.checked.Load(), EntryDecodes: costs.entryDecodes.Load(), RememberedFiles: costs.rememberedFiles.Load()}
 	line, err := json.Marshal(c)
 	if err != nil {
 		return

@@ -220,6 +220,7 @@ func (m *Remembered) load(task string) []string {
 		data, err := os.ReadFile(m.taskPath(task))
 		if err == nil {
 			m.reads++
+			countRememberedFile()
 		}
 		var entry rememberedTask
 		if e, ok := parseJournal(data, rememberedMagic).entries[task]; ok && json.Unmarshal(e.data, &entry) == nil {

@@ -98,6 +98,8 @@ type cost struct {
 	// EntryDecodes: entries of the status and handover journals decoded
 	// from JSON.
 	EntryDecodes int64 `json:"entry_decodes"`
+	// RememberedFiles: task files of the remembered verifications read.
+	RememberedFiles int64 `json:"remembered_files"`
 }
 
 // costed runs git reason, which must exit 0, and returns what it read.

@@ -8,7 +8,8 @@
 //   - an assessment of a new subject at N tasks ÷ at -small tasks (<= 1.2x),
 //     the two timed alternately;
 //   - `log -n 5` (<= 50 ms);
-//   - status, handover, verify and task completion at N tasks;
+//   - status, handover, verify and task completion at N tasks (-verify:
+//     verify alone, against another build with -baseline BINARY);
 //   - the fetch catch-up: status after a plain git fetch moved K tasks,
 //     over status with nothing fetched (it must grow with K, not N).
 //
@@ -45,6 +46,8 @@ func main() {
 	makeOnly := flag.Bool("make", false, "with -keep: build the worlds and time nothing (to profile them)")
 	flag.BoolVar(&catchUpOnly, "catchup", false, "time the fetch catch-up alone")
 	flag.BoolVar(&writeOnly, "write", false, "time assess (against -small tasks) and log -n 5 alone")
+	flag.BoolVar(&verifyOnly, "verify", false, "time verify of every task with nothing moved alone (with -baseline: against that build, alternately)")
+	flag.StringVar(&baseline, "baseline", "", "a git-reason `BINARY` (another build) timed by -verify in the same rounds as this build, each on its own copy of the clone")
 	flag.Parse()
 	harness.ExitOn("scale-bench", run(*runs, *sizes, *small, *keep, *makeOnly))
 }
@@ -158,8 +161,12 @@ func warm(w *world) error {
 }
 
 // catchUpOnly: -catchup, report times the fetch catch-up alone; writeOnly:
-// -write, assess and log -n 5 alone.
-var catchUpOnly, writeOnly bool
+// -write, assess and log -n 5 alone; verifyOnly: -verify, verify alone,
+// against the build baseline names when it names one.
+var (
+	catchUpOnly, writeOnly, verifyOnly bool
+	baseline                           string
+)
 
 // report times everything at w's size and prints it.
 func report(w *world, runs int, base *world) error {
@@ -168,6 +175,9 @@ func report(w *world, runs int, base *world) error {
 	}
 	if writeOnly {
 		return timeWrite(w, runs, base)
+	}
+	if verifyOnly {
+		return timeVerify(w, runs)
 	}
 	noop, err := repeat(runs, func() (time.Duration, error) { return timed(w.clone, "git", "reason", "sync") })
 	if err != nil {
@@ -204,6 +214,50 @@ func report(w *world, runs int, base *world) error {
 		fmt.Printf("%d tasks: %s %s\n", w.n, c.name, s)
 	}
 	return timeCatchUp(w, runs)
+}
+
+// timeVerify times `git-reason verify` of every task with nothing moved,
+// this build's, and with -baseline that build's in the same rounds,
+// alternately, each on a copy of the clone of its own (the caches one
+// build writes are keyed by its release: the other's would rebuild
+// them), each copy settled by two untimed verifications first. Both run
+// as git's dispatch would start them, without the dispatch's own git.
+func timeVerify(w *world, runs int) error {
+	self, err := exec.LookPath("git-reason")
+	if err != nil {
+		return err
+	}
+	bins := []string{self}
+	if baseline != "" {
+		bins = append(bins, baseline)
+	}
+	all := make([]stats, len(bins))
+	out := make([]*stats, len(bins))
+	fs := make([]func() (time.Duration, error), len(bins))
+	for i, bin := range bins {
+		run := filepath.Join(w.dir, fmt.Sprintf("verify-%d", i))
+		os.RemoveAll(run)
+		if err := exec.Command("cp", "-a", w.clone, run).Run(); err != nil {
+			return err
+		}
+		defer os.RemoveAll(run)
+		for range 2 {
+			if _, err := timed(run, bin, "verify"); err != nil {
+				return fmt.Errorf("settle %s: %w", bin, err)
+			}
+		}
+		out[i] = &all[i]
+		fs[i] = func() (time.Duration, error) { return timed(run, bin, "verify") }
+	}
+	if err := interleave(runs, out, fs...); err != nil {
+		return err
+	}
+	fmt.Printf("%d tasks: verify, nothing moved, this build %s\n", w.n, all[0])
+	if baseline != "" {
+		fmt.Printf("%d tasks: verify, nothing moved, %s %s; this build over it %s\n", w.n, baseline, all[1], ratio(all[0], all[1]))
+	}
+	fmt.Printf("load average after the verify rounds: %s\n", harness.LoadAverage())
+	return nil
 }
 
 // timeWrite times an assessment at w's size against one at base's, and

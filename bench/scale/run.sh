@@ -6,7 +6,8 @@
 # Run from anywhere in the module; arguments go to the program
 # (-runs N, -tasks 5000,20000, -small 50, -keep DIR: worlds kept, and used
 # again by the next run under the same DIR; -write: assess and log -n 5
-# alone; -catchup: the catch-up alone).
+# alone; -catchup: the catch-up alone; -verify: verify of every task
+# alone, and -baseline BINARY: another build's in the same rounds).
 set -eu
 cd "$(dirname "$0")/../.."
 exec go run ./bench/scale "$@"

@@ -25,9 +25,10 @@ func MemoryIn(commonDir string) Memory {
 }
 
 // Apply remembers the keys of good checks and marks as Removed the
-// unknown-key checks of keys remembered; it saves what it learned (a save
-// that fails only loses the memory).
-func (m Memory) Apply(checks []Check) {
+// unknown-key checks of keys remembered, in every group of checks given,
+// reading the memory once; it saves what it learned (a save that fails
+// only loses the memory).
+func (m Memory) Apply(groups ...[]Check) {
 	if m.Path == "" {
 		return
 	}
@@ -36,15 +37,17 @@ func (m Memory) Apply(checks []Check) {
 		_ = json.Unmarshal(data, &known) // a damaged memory remembers nothing
 	}
 	learned := false
-	for i := range checks {
-		c := &checks[i]
-		switch {
-		case c.Status == Good || c.Status == NotActor:
-			if c.Key != "" && known[c.Key] != c.Signer {
-				known[c.Key], learned = c.Signer, true
+	for _, checks := range groups {
+		for i := range checks {
+			c := &checks[i]
+			switch {
+			case c.Status == Good || c.Status == NotActor:
+				if c.Key != "" && known[c.Key] != c.Signer {
+					known[c.Key], learned = c.Signer, true
+				}
+			case c.Status == UnknownKey && c.Key != "" && known[c.Key] != "":
+				c.Status, c.Signer = Removed, known[c.Key]
 			}
-		case c.Status == UnknownKey && c.Key != "" && known[c.Key] != "":
-			c.Status, c.Signer = Removed, known[c.Key]
 		}
 	}
 	if !learned {

@@ -217,19 +217,15 @@ func (e *Session) signaturesOf(ctx context.Context, heads []string) (map[string]
 }
 
 // applyMemory applies the memory of removed keys (signing.Memory) to
-// every check of byHead at once (it reads its file once), on copies, then
-// cuts the checks back into their heads.
+// every check of byHead at once (it reads its file once), in place: the
+// checks are byHead's own (decoded, or asked of git, and kept before
+// this), and a check two heads share gets the same verdict from either.
 func (e *Session) applyMemory(byHead map[string][]signing.Check) {
-	var all []signing.Check
-	at := make(map[string]int, len(byHead))
-	for h, cs := range byHead {
-		at[h] = len(all)
-		all = append(all, cs...)
+	groups := make([][]signing.Check, 0, len(byHead))
+	for _, cs := range byHead {
+		groups = append(groups, cs)
 	}
-	signing.MemoryIn(e.Repo.CommonDir).Apply(all)
-	for h, cs := range byHead {
-		byHead[h] = all[at[h] : at[h]+len(cs) : at[h]+len(cs)]
-	}
+	signing.MemoryIn(e.Repo.CommonDir).Apply(groups...)
 }
 
 // requireSigned is reason.requireSigned.

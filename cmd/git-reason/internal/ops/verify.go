@@ -39,7 +39,10 @@ type TaskSignatures struct {
 // at, those of a head whose checks are kept under a MAC (headSignatures)
 // are not asked again, and a remembered head whose reuses were checked
 // clean against reused tasks that have not moved is not read at all
-// (gitstore.Store.VerifyRemembered).
+// (gitstore.Store.VerifyRemembered). A verification of every task first
+// asks the bulk form of those memories (gitstore.VerifiedAll, one file):
+// a task it lists at its head, with the tasks it reuses at theirs, is not
+// looked up task by task.
 func (e *Session) Verify(ctx context.Context, tasks []string, at map[string]string) (*VerifyResult, error) {
 	heads := map[string]string{}
 	all := len(tasks) == 0 && len(at) == 0
@@ -48,6 +51,7 @@ func (e *Session) Verify(ctx context.Context, tasks []string, at map[string]stri
 		if err != nil {
 			return nil, err
 		}
+		heads = make(map[string]string, len(all))
 		for _, t := range all {
 			tasks = append(tasks, t.Task)
 			heads[t.Task] = t.Head
@@ -61,6 +65,10 @@ func (e *Session) Verify(ctx context.Context, tasks []string, at map[string]stri
 	if len(at) == 0 {
 		memo = gitstore.OpenRemembered(e.Repo)
 		defer memo.Save() // a memo not saved costs a longer verification next time
+	}
+	var bulk *gitstore.VerifiedAll
+	if all {
+		bulk = gitstore.OpenVerifiedAll(e.Repo)
 	}
 	list := make([]string, 0, len(tasks))
 	for _, t := range tasks {
@@ -94,9 +102,14 @@ func (e *Session) Verify(ctx context.Context, tasks []string, at map[string]stri
 	for _, t := range tasks {
 		head := heads[t]
 		var found []record.Finding
-		if memo != nil {
+		switch {
+		case bulk != nil && bulk.Clean(t, head, heads):
+		case memo != nil:
 			found, err = e.Store.VerifyRemembered(ctx, t, head, memo)
-		} else {
+			if reused, ok := memo.ReusesChecked(t, head); ok && err == nil && len(found) == 0 && bulk != nil {
+				bulk.Put(t, head, reused)
+			}
+		default:
 			found, err = e.Store.Verify(ctx, t, head)
 		}
 		if err != nil {
@@ -106,6 +119,9 @@ func (e *Session) Verify(ctx context.Context, tasks []string, at map[string]stri
 		out.Tasks = append(out.Tasks, t)
 		out.Findings = append(append(out.Findings, found...), signatureFindings(t, require, checks)...)
 		out.Signatures = append(out.Signatures, TaskSignatures{Task: t, Checks: checks})
+	}
+	if bulk != nil {
+		_ = bulk.Save() // not saved: the next verification reads a file per task
 	}
 	return out, nil
 }
