@@ -117,6 +117,18 @@ func (s *Store) NoteStanding(ctx context.Context, task string) error {
 	return nil
 }
 
+// NoteStandingAt is NoteStanding of task at head from its records recs,
+// read and checked by the caller (an integration's replay of that head),
+// so that the task is not read again.
+func (s *Store) NoteStandingAt(task, head string, recs []*record.Record) error {
+	st, err := record.Derive(task, recs)
+	if err != nil {
+		return err
+	}
+	s.noteStanding(task, head, st.Standing())
+	return nil
+}
+
 // indexAllSubjects indexes every task once, when no complete index
 // exists: a new clone's first assessment, or a cache removed.
 func (s *Store) indexAllSubjects(ctx context.Context) error {

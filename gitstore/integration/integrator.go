@@ -160,6 +160,24 @@ func (g *Integrator) reusedAt(at map[string]string) record.ReusedLookup {
 	}
 }
 
+// Records returns the records of task at head as its verification (by
+// Verify, Integrate or a merge's) read them, each a copy; nil when that
+// head was not verified or a record failed a check. What integrates a
+// task asks this rather than read the task again.
+func (g *Integrator) Records(task, head string) []*record.Record {
+	v, ok := g.memo().get(task + "\x00" + head)
+	if !ok || v.recs == nil {
+		return nil
+	}
+	out := make([]*record.Record, len(v.recs))
+	all := make([]record.Record, len(v.recs))
+	for i, r := range v.recs {
+		all[i] = *r
+		out[i] = &all[i]
+	}
+	return out
+}
+
 // ReusedTasks returns the other tasks whose conclusions the records of
 // task at head (verified before, by Verify or Integrate) say they reuse.
 func (g *Integrator) ReusedTasks(task, head string) []string {

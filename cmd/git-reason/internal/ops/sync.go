@@ -210,6 +210,7 @@ func (e *Session) integrate(ctx context.Context, remote string, tasks []string, 
 		return nil, err
 	}
 	var results []*integration.Integration
+	var g *integration.Integrator
 	if len(todo) > 0 {
 		limits := e.readLimits() // read once, before the workers start
 		newStore := func() *gitstore.Store {
@@ -218,7 +219,7 @@ func (e *Session) integrate(ctx context.Context, remote string, tasks []string, 
 			store.Limits = func() gitstore.ReadLimits { return limits }
 			return store
 		}
-		g := e.integrator()
+		g = e.integrator()
 		g.NoLockWait = e.noLockWait
 		results, err = g.IntegrateAll(ctx, todo, newStore)
 		g.NoLockWait = false
@@ -245,8 +246,9 @@ func (e *Session) integrate(ctx context.Context, remote string, tasks []string, 
 		}
 		// Its standing conclusions may have changed: the subject index the
 		// writer looks reuses up in learns them now, at the cost of this
-		// task alone.
-		if err := e.Store.NoteStanding(ctx, in.Task); err != nil {
+		// task alone, from the records its verification read (the task is
+		// not read again) when it kept them.
+		if err := e.noteStanding(ctx, g, in); err != nil {
 			e.Store.Skip(in.Task, err)
 		}
 		if err := e.Store.SaveRefusals(in.Task, in.To, in.Refusals); err != nil {
@@ -259,6 +261,18 @@ func (e *Session) integrate(ctx context.Context, remote string, tasks []string, 
 		out.Needs = append(out.Needs, needs...)
 	}
 	return out, nil
+}
+
+// noteStanding has the subject index learn the standing conclusions of
+// in's task at the head it integrated, from the records g verified there
+// when it has them, else by reading the task.
+func (e *Session) noteStanding(ctx context.Context, g *integration.Integrator, in *integration.Integration) error {
+	if g != nil {
+		if recs := g.Records(in.Task, in.To); recs != nil {
+			return e.Store.NoteStandingAt(in.Task, in.To, recs)
+		}
+	}
+	return e.Store.NoteStanding(ctx, in.Task)
 }
 
 // namedLookups is how many named tasks integrate looks up one by one
