@@ -18,7 +18,7 @@ func (c *Checker) VerifyHeads(ctx context.Context, heads []string) (map[string][
 	order := map[string]int{}
 	var commits []string
 	for start := 0; start < len(heads); start += perProcess {
-		args := append([]string{"--no-replace-objects", "rev-list", "--parents"}, heads[start:min(len(heads), start+perProcess)]...)
+		args := append([]string{"-c", noRefLookups, "--no-replace-objects", "rev-list", "--parents"}, heads[start:min(len(heads), start+perProcess)]...)
 		out, err := c.Git(ctx, append(args, "--")...)
 		if err != nil {
 			return nil, fmt.Errorf("check signatures: %w", err)

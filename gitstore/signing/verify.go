@@ -142,6 +142,13 @@ func (c *Checker) CheckCommits(ctx context.Context, commits []string) ([]Check, 
 	return checks, nil
 }
 
+// noRefLookups is the setting given to a git process handed many commit
+// ids: git then does not look each full id up as a ref name as well (a
+// stat of each place a ref of that name could be, and of packed-refs),
+// which it does only to warn when a ref is so named. At 10,000 ids it
+// halves the CPU of rev-list and of log (TestVerifyHeadsNoRefLookups).
+const noRefLookups = "core.warnAmbiguousRefs=false"
+
 // perProcess bounds the commit ids one git process is given on its
 // command line (41 bytes each), well inside the system's limit.
 const perProcess = 10000
@@ -266,7 +273,7 @@ func hasSignatureHeader(raw []byte) bool {
 // process per perProcess commits) and hands each commit's n fields to fn.
 func (c *Checker) log(ctx context.Context, commits []string, format string, n int, fn func([]string)) error {
 	for start := 0; start < len(commits); start += perProcess {
-		args := []string{"--no-replace-objects"}
+		args := []string{"-c", noRefLookups, "--no-replace-objects"}
 		if c.AllowedSigners != "" {
 			args = append(args, "-c", "gpg.ssh.allowedSignersFile="+c.AllowedSigners)
 		}
