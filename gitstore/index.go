@@ -76,6 +76,20 @@ func (x Index) Tasks(ctx context.Context) ([]record.TaskHead, map[string]*IndexE
 	})
 }
 
+// StatusAt is task's status at head as Tasks indexes it (the task
+// derived as read surfaces show it, DeriveVerified), for a reader that
+// needs a few moved tasks and not the journal of every task; the head is
+// indexed by subject too, as Tasks does. The caller saves the verdicts
+// (Store.SaveVerdicts) once it has asked about every task it needs.
+func (x Index) StatusAt(ctx context.Context, task, head string) (record.Status, error) {
+	st, _, err := x.Store.deriveVerifiedAt(ctx, task, head)
+	if err != nil {
+		return record.Status{}, err
+	}
+	x.Store.noteStanding(task, head, st.Standing())
+	return st.Summarize(), nil
+}
+
 // Standing implements record.Index from the subject index (subjects.go):
 // one small file per subject, never a file that grows with the tasks.
 // The entry of task skip is not brought up to date: the writer has that

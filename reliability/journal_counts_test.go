@@ -21,9 +21,9 @@ import (
 )
 
 // countedJournals are the journals under .git/reason/ whose appends a
-// command after one new record is held to: the signature summaries, an
-// entry per task.
-var countedJournals = []string{"signature-summaries.journal"}
+// command after one new record is held to: the signature summaries and
+// the status table's rows, an entry per task each.
+var countedJournals = []string{"signature-summaries.journal", "status-rows.journal"}
 
 // taskFilesDir holds a file per task whose writes a command after new
 // records is held to: the remembered verifications (gitstore.Remembered).

@@ -17,9 +17,9 @@ import (
 // it decodes no journal entry from JSON (it decoded one per task, 1,000,
 // from status.journal), reads no task's records and lists the task refs
 // once (twice before: the signature summaries listed them again); after
-// one record it
-// derives that task and shows it, and the status after that decodes none
-// again.
+// one record it derives that task alone and shows it (it read every
+// task's status before, 1,000 entries decoded, and listed the refs three
+// times), and the status after that decodes none again.
 func TestStatusAllCounts(t *testing.T) {
 	const n = 1000
 	c := scaleWorld(t, n)
@@ -36,6 +36,9 @@ func TestStatusAllCounts(t *testing.T) {
 	}
 	c.mustReason("assess", "T-000007", "--subject", "one more", "--question", "q?", "--materiality", "trivial", "--reversibility", "reversible")
 	moved := c.costed("status")
+	if moved.EntryDecodes != 0 || moved.Tasks > 1 || moved.Histories > 1 || moved.RefsListed != n {
+		t.Errorf("status after one record of one of %d tasks: %+v, want that task alone derived, no journal entry decoded and the task refs listed once", n, moved)
+	}
 	again := c.costed("status")
 	if again.EntryDecodes != 0 || again.Tasks != 0 {
 		t.Errorf("status after one record, then again: %+v, then %+v: want no journal entry decoded the second time", moved, again)

@@ -48,21 +48,28 @@ func (e *Session) StatusRows(ctx context.Context) ([]StatusRow, error) {
 		return nil, err
 	}
 	j := gitstore.OpenSealed(e.Repo, statusRowsFile, "status rows 1; allowed signers "+allowed)
-	rows := make([]StatusRow, 0, len(tasks))
-	for _, t := range tasks {
+	rows := make([]StatusRow, len(tasks))
+	var moved []int // the tasks without a row at their head, by index
+	for i, t := range tasks {
 		data, ok := j.Get(t.Task, t.Head)
-		if !ok {
-			break
+		if ok {
+			rows[i], ok = parseStatusRow(t.Task, data)
 		}
-		r, ok := parseStatusRow(t.Task, data)
 		if !ok {
-			break
+			if moved = append(moved, i); len(moved) > fewMoved {
+				break
+			}
 		}
-		rows = append(rows, r)
 	}
-	if len(rows) == len(tasks) {
+	if len(moved) == 0 {
 		return rows, nil
 	}
+	// A few tasks moved: each is derived and its signatures asked about
+	// alone, and its row appended; no other task's status is read.
+	if len(moved) <= fewMoved && e.movedRows(ctx, j, tasks, rows, moved) {
+		return rows, nil
+	}
+	rows = make([]StatusRow, 0, len(tasks))
 	heads, entries, err := e.Index.Tasks(ctx)
 	if err != nil {
 		return nil, err
@@ -88,6 +95,39 @@ func (e *Session) StatusRows(ctx context.Context) ([]StatusRow, error) {
 	}
 	j.Save(names)
 	return rows, nil
+}
+
+// movedRows fills rows[i] of each task of moved (indexes into tasks)
+// from the task derived at its head and its signatures, keeps them in j
+// and saves it, and says whether every one of them read: a task whose
+// history or signatures do not read is left to the table read whole,
+// which reports it as it always has.
+func (e *Session) movedRows(ctx context.Context, j *gitstore.Sealed, tasks []record.TaskHead, rows []StatusRow, moved []int) bool {
+	for _, i := range moved {
+		t := tasks[i]
+		s, err := e.Index.StatusAt(ctx, t.Task, t.Head)
+		if err != nil {
+			return false
+		}
+		sigs, err := e.RecordSignatures(ctx, t.Task, t.Head)
+		if err != nil {
+			return false
+		}
+		r := StatusRow{Task: t.Task, Phase: s.Phase, Closed: s.Closed != nil, Records: s.Records, Reviews: s.ReviewCount,
+			Updated: s.Updated, Subject: s.Subject, Signatures: Summarize(sigs).Text()}
+		if s.DoesNotVerify != nil {
+			r.NotVerified = record.NotVerified(s.DoesNotVerify)
+		}
+		rows[i] = r
+		j.Put(t.Task, t.Head, formatStatusRow(r))
+	}
+	e.Store.SaveVerdicts()
+	names := make([]string, len(tasks))
+	for i, t := range tasks {
+		names[i] = t.Task
+	}
+	j.Save(names)
+	return true
 }
 
 // formatStatusRow is a row's entry: its fields separated by tabs, the
