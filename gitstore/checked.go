@@ -49,21 +49,13 @@ func checkedMAC(key []byte, task, blob string) string {
 }
 
 // noteChecked appends blob, the record the writer validated and stored in
-// task, to the task's list; failing to note it costs only its schemas
-// compiled when it is replayed.
-func (s *Store) noteChecked(task, blob string) {
-	key, err := repoKey(s.reasonDir(), true)
-	if err != nil || record.SchemasDigest() == "" {
+// task, to the task's list under key (repoKey); failing to note it costs
+// only its schemas compiled when it is replayed.
+func (s *Store) noteChecked(key []byte, task, blob string) {
+	if record.SchemasDigest() == "" {
 		return
 	}
-	path := s.checkedPath(task)
-	_ = os.MkdirAll(filepath.Dir(path), 0o755)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	_, _ = f.Write([]byte(blob + " " + checkedMAC(key, task, blob) + "\n")) // one write: appends do not interleave
+	appendOwnList(s.checkedPath(task), []byte(blob+" "+checkedMAC(key, task, blob)+"\n"))
 }
 
 // checkedHere is the blobs of task's list whose MAC is this build's (its

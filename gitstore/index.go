@@ -69,25 +69,28 @@ func (e *handoverEntry) head() string { return e.Head }
 // refs, sorted by task name.
 func (x Index) Tasks(ctx context.Context) ([]record.TaskHead, map[string]*IndexEntry, error) {
 	return refresh(ctx, x.Store, "status.journal", "", func(t record.TaskHead, st *record.State, recs []*record.Record) *IndexEntry {
-		// A head this read finds moved (by a write, a pull, or plain git)
-		// is indexed by subject too.
-		x.Store.noteStanding(t.Task, t.Head, st.Standing())
-		return &IndexEntry{Head: t.Head, Status: st.Summarize()}
+		return &IndexEntry{Head: t.Head, Status: x.indexed(t, st)}
 	})
 }
 
+// indexed is the status of task t derived as st: a head a read finds
+// moved (by a write, a pull, or plain git) is indexed by subject too.
+func (x Index) indexed(t record.TaskHead, st *record.State) record.Status {
+	x.Store.noteStanding(t.Task, t.Head, st.Standing())
+	return st.Summarize()
+}
+
 // StatusAt is task's status at head as Tasks indexes it (the task
-// derived as read surfaces show it, DeriveVerified), for a reader that
-// needs a few moved tasks and not the journal of every task; the head is
-// indexed by subject too, as Tasks does. The caller saves the verdicts
-// (Store.SaveVerdicts) once it has asked about every task it needs.
+// derived as read surfaces show it, DeriveVerified, and indexed), for a
+// reader that needs a few moved tasks and not the journal of every task.
+// The caller saves the verdicts (Store.SaveVerdicts) once it has asked
+// about every task it needs.
 func (x Index) StatusAt(ctx context.Context, task, head string) (record.Status, error) {
 	st, _, err := x.Store.deriveVerifiedAt(ctx, task, head)
 	if err != nil {
 		return record.Status{}, err
 	}
-	x.Store.noteStanding(task, head, st.Standing())
-	return st.Summarize(), nil
+	return x.indexed(record.TaskHead{Task: task, Head: head}, st), nil
 }
 
 // Standing implements record.Index from the subject index (subjects.go):

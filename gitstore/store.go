@@ -385,8 +385,12 @@ func (s *Store) Append(ctx context.Context, task, head string, rec *record.Recor
 	if err != nil {
 		return "", TaskConflict(task, err)
 	}
-	s.noteWritten(task, commit.String())
-	s.noteChecked(task, blob.String()) // the writer validated rec: see checked.go
+	// What the writer did, for reuse's authorship (written.go) and the
+	// replay's schemas (checked.go): the repository's key read once.
+	if key, err := repoKey(s.reasonDir(), true); err == nil {
+		s.noteWritten(key, task, commit.String())
+		s.noteChecked(key, task, blob.String())
+	}
 	s.cacheAppended(task, commit.String(), prev, rec.FileName(), blob.String(), data)
 	if rec.Kind == record.KindConclusion {
 		s.indexConclusion(task, commit.String(), prev, rec)

@@ -47,24 +47,31 @@ func writtenMAC(key []byte, task, commit string) string {
 }
 
 // noteWritten appends commits the writer made in task to the task's
-// list; failing to note one costs only its reuse unsigned.
-func (s *Store) noteWritten(task string, commits ...string) {
-	key, err := repoKey(s.reasonDir(), true)
-	if err != nil || len(commits) == 0 {
+// list, each under key (repoKey); failing to note one costs only its
+// reuse unsigned.
+func (s *Store) noteWritten(key []byte, task string, commits ...string) {
+	if len(commits) == 0 {
 		return
 	}
 	var b bytes.Buffer
 	for _, c := range commits {
 		b.WriteString(c + " " + writtenMAC(key, task, c) + "\n")
 	}
-	path := s.writtenPath(task)
+	appendOwnList(s.writtenPath(task), b.Bytes())
+}
+
+// appendOwnList appends b to path, one of the per-task lists of what this
+// clone's writer did (written.d, checked.d), creating it, in one write:
+// appends of concurrent writers do not interleave. Failing costs only what
+// the list would have saved.
+func appendOwnList(path string, b []byte) {
 	_ = os.MkdirAll(filepath.Dir(path), 0o755)
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return
 	}
 	defer f.Close()
-	_, _ = f.Write(b.Bytes()) // one write: appends of concurrent writers do not interleave
+	_, _ = f.Write(b)
 }
 
 // WrittenHere returns which of commits, the commits of task's history
@@ -111,7 +118,9 @@ func (s *Store) WrittenHere(task string, commits []string) map[string]bool {
 			confirmed = append(confirmed, c)
 		}
 	}
-	s.noteWritten(task, append(confirmed, legacyMark)...)
+	if key, err := repoKey(s.reasonDir(), true); err == nil {
+		s.noteWritten(key, task, append(confirmed, legacyMark)...)
+	}
 	return out
 }
 
