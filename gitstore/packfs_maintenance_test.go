@@ -184,15 +184,6 @@ func TestStorageFollowsRelativeAlternates(t *testing.T) {
 	}
 }
 
-func discoverT(t *testing.T, dir string) *Repo {
-	t.Helper()
-	r, err := Discover(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
 func blobTree(hashes []string) string {
 	var b strings.Builder
 	for i, h := range hashes {

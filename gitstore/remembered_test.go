@@ -14,12 +14,7 @@ import (
 // that does not parse remembers nothing.
 func TestRememberedOnlyItsOwnEntries(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	gitIn(t, dir, "init", "-q")
-	r, err := Discover(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := discoverT(t, initRepo(t))
 	x, y := strings.Repeat("a", 40), strings.Repeat("b", 40)
 	m := OpenRemembered(r)
 	m.Add("T", x)
@@ -172,12 +167,7 @@ func swapMACs(t *testing.T, s string) (string, string) {
 // ignored, and removed.
 func TestRememberedPerTask(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	gitIn(t, dir, "init", "-q")
-	r, err := Discover(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := discoverT(t, initRepo(t))
 	head := func(i, round int) string { return fmt.Sprintf("%020x%020x", i, round) }
 	const n = 1000
 	m := OpenRemembered(r)

@@ -34,6 +34,25 @@ func gitInStdin(t testing.TB, dir, stdin string, args ...string) string {
 	return strings.TrimRight(string(out), "\n")
 }
 
+// discoverT is Discover of dir; it fails the test when Discover fails.
+func discoverT(t *testing.T, dir string) *Repo {
+	t.Helper()
+	r, err := Discover(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// initRepo makes an empty repository (git init, no commit) in a fresh
+// temporary directory and returns that directory.
+func initRepo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	gitIn(t, dir, "init", "-q")
+	return dir
+}
+
 // testRepo is the repository newTestRepo copies, made once per test
 // binary by git (init with no template, as newRepo's, then add and
 // commit), with its one commit and that commit's tree; RemoveTestRepo

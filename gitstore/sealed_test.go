@@ -15,12 +15,7 @@ import (
 // edited entries are used and this test fails.
 func TestSealedOnlyItsOwnEntries(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	gitIn(t, dir, "init", "-q")
-	r, err := Discover(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := discoverT(t, initRepo(t))
 	const x, y = "1111111111111111111111111111111111111111", "2222222222222222222222222222222222222222"
 	s := OpenSealed(r, "test.journal", "scope a")
 	s.Put("T", x, []byte("unsigned line"))

@@ -20,9 +20,7 @@ import (
 // key, confirms nothing.
 func TestWrittenPerTask(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	gitIn(t, dir, "init", "-q")
-	s, err := Open(dir)
+	s, err := Open(initRepo(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,33 +35,46 @@ func mcpCommand(s *sandbox) *exec.Cmd {
 	return cmd
 }
 
+// connectMCP connects client to 'git reason mcp' in the sandbox; the
+// session is closed when the test ends.
+func connectMCP(t *testing.T, s *sandbox, client *mcp.Client) *mcp.ClientSession {
+	t.Helper()
+	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: mcpCommand(s)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
 // sdkDriver is the Go SDK's client.
 type sdkDriver struct{ cs *mcp.ClientSession }
 
 func (d sdkDriver) call(t *testing.T, method string, params map[string]any) json.RawMessage {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	var res any
-	var err error
-	switch method {
-	case "tools/list":
-		res, err = d.cs.ListTools(ctx, nil)
-	case "tools/call":
-		res, err = d.cs.CallTool(ctx, &mcp.CallToolParams{Name: params["name"].(string), Arguments: params["arguments"]})
-	case "resources/list":
-		res, err = d.cs.ListResources(ctx, nil)
-	case "resources/read":
-		res, err = d.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: params["uri"].(string)})
-	default:
+	return answered(t, method, func(ctx context.Context) (any, error) {
+		switch method {
+		case "tools/list":
+			return d.cs.ListTools(ctx, nil)
+		case "tools/call":
+			return d.cs.CallTool(ctx, &mcp.CallToolParams{Name: params["name"].(string), Arguments: params["arguments"]})
+		case "resources/list":
+			return d.cs.ListResources(ctx, nil)
+		case "resources/read":
+			return d.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: params["uri"].(string)})
+		}
 		t.Fatalf("no %s in the Go SDK driver", method)
-	}
-	return answered(t, method, res, err)
+		return nil, nil
+	})
 }
 
-// answered is a client's answer to method as JSON; an error fails the test.
-func answered(t *testing.T, method string, res any, err error) json.RawMessage {
+// answered is a client's answer to method, asked by ask within a minute,
+// as JSON; an error fails the test.
+func answered(t *testing.T, method string, ask func(context.Context) (any, error)) json.RawMessage {
 	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := ask(ctx)
 	if err != nil {
 		t.Fatalf("%s: %v", method, err)
 	}
@@ -73,11 +86,7 @@ func TestMCPClientGoSDK(t *testing.T) {
 	t.Parallel()
 	s := newMCPSandbox(t)
 	client := mcp.NewClient(&mcp.Implementation{Name: "go-sdk-client", Version: "1.8.0"}, nil)
-	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: mcpCommand(s)}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectMCP(t, s, client)
 	runSequence(t, sdkDriver{cs}, mcpSequence(false))
 }
 
@@ -86,27 +95,24 @@ type mcpgoDriver struct{ c *mcpgo.Client }
 
 func (d mcpgoDriver) call(t *testing.T, method string, params map[string]any) json.RawMessage {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	var res any
-	var err error
-	switch method {
-	case "tools/list":
-		res, err = d.c.ListTools(ctx, mcpgoproto.ListToolsRequest{})
-	case "tools/call":
-		req := mcpgoproto.CallToolRequest{}
-		req.Params.Name, req.Params.Arguments = params["name"].(string), params["arguments"]
-		res, err = d.c.CallTool(ctx, req)
-	case "resources/list":
-		res, err = d.c.ListResources(ctx, mcpgoproto.ListResourcesRequest{})
-	case "resources/read":
-		req := mcpgoproto.ReadResourceRequest{}
-		req.Params.URI = params["uri"].(string)
-		res, err = d.c.ReadResource(ctx, req)
-	default:
+	return answered(t, method, func(ctx context.Context) (any, error) {
+		switch method {
+		case "tools/list":
+			return d.c.ListTools(ctx, mcpgoproto.ListToolsRequest{})
+		case "tools/call":
+			req := mcpgoproto.CallToolRequest{}
+			req.Params.Name, req.Params.Arguments = params["name"].(string), params["arguments"]
+			return d.c.CallTool(ctx, req)
+		case "resources/list":
+			return d.c.ListResources(ctx, mcpgoproto.ListResourcesRequest{})
+		case "resources/read":
+			req := mcpgoproto.ReadResourceRequest{}
+			req.Params.URI = params["uri"].(string)
+			return d.c.ReadResource(ctx, req)
+		}
 		t.Fatalf("no %s in the mcp-go driver", method)
-	}
-	return answered(t, method, res, err)
+		return nil, nil
+	})
 }
 
 func TestMCPClientMcpGo(t *testing.T) {
@@ -269,11 +275,7 @@ func TestMCPClientInspector(t *testing.T) {
 		return
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "go-sdk-client", Version: "1.8.0"}, nil)
-	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: mcpCommand(s)}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectMCP(t, s, client)
 	sent := 0
 	runSequence(t, mixedDriver{via: inspector, rest: sdkDriver{cs}, picks: func(method string, params map[string]any) bool {
 		name, _ := params["name"].(string)

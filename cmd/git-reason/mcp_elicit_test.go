@@ -73,11 +73,7 @@ func TestMCPLocalReviewAskedOfAPerson(t *testing.T) {
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "a person checked it"}}, nil
 		},
 	})
-	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: mcpCommand(s)}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectMCP(t, s, client)
 	out := elicitConclude(t, cs, "E-1")
 	derived := out["derived"].(map[string]any)
 	if derived["answered_by"] != "person" || derived["surface"] != "mcp" {
@@ -128,11 +124,7 @@ func TestMCPLocalReviewAskedOfAPerson(t *testing.T) {
 			return &mcp.ElicitResult{Action: "decline"}, nil
 		},
 	})
-	cs2, err := client2.Connect(context.Background(), &mcp.CommandTransport{Command: mcpCommand(s)}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs2.Close()
+	cs2 := connectMCP(t, s, client2)
 	s.reason("assess", "E-2", "--subject", "Rotate the keys", "--question", "Now?", "--materiality", "material",
 		"--reversibility", "costly", "--evidence", "note::expiry")
 	s.reason("plan", "E-2")
@@ -154,11 +146,7 @@ func TestMCPLocalReviewSelfAnswered(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t, "advisors: []\n", nil)
 	client := mcp.NewClient(&mcp.Implementation{Name: "plain-client", Version: "1"}, nil)
-	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: mcpCommand(s)}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectMCP(t, s, client)
 	out := elicitConclude(t, cs, "S-1")
 	derived := out["derived"].(map[string]any)
 	if derived["answered_by"] != "agent" || derived["surface"] != "mcp" {

@@ -8,7 +8,7 @@ package main
 
 import (
 	"context"
-	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
@@ -49,25 +49,10 @@ func startMCPHTTP(t *testing.T, s *sandbox, args ...string) *mcpHTTP {
 // header) and returns the status, the session id and the body.
 func (m *mcpHTTP) post(headers map[string]string, body string) (int, string, string) {
 	m.t.Helper()
-	req, err := http.NewRequest(http.MethodPost, m.url, strings.NewReader(body))
-	if err != nil {
-		m.t.Fatal(err)
-	}
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	for k, v := range headers {
-		if k == "Host" {
-			req.Host = v
-			continue
-		}
-		req.Header.Set(k, v)
-	}
-	resp, err := m.client.Do(req)
-	if err != nil {
-		m.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, resp.Header.Get("Mcp-Session-Id"), string(data)
+	h := map[string]string{"Accept": "application/json, text/event-stream"}
+	maps.Copy(h, headers)
+	code, got, data := postHTTP(m.t, m.client, m.url, h, body)
+	return code, got.Get("Mcp-Session-Id"), data
 }
 
 const (

@@ -126,9 +126,17 @@ func startListening(t *testing.T, cmd *exec.Cmd, stderr *syncBuffer, pattern str
 // post sends a review request and returns the status, headers and body.
 func (s *served) post(headers map[string]string, body string) (int, http.Header, string) {
 	s.t.Helper()
-	req, err := http.NewRequest(http.MethodPost, s.url, strings.NewReader(body))
+	return postHTTP(s.t, s.client, s.url, headers, body)
+}
+
+// postHTTP posts body to url with headers ("Host" sets the Host header)
+// and returns the status, the response's headers and its body; it fails
+// the test when the request cannot be made or sent.
+func postHTTP(t *testing.T, client *http.Client, url string, headers map[string]string, body string) (int, http.Header, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	if err != nil {
-		s.t.Fatal(err)
+		t.Fatal(err)
 	}
 	for k, v := range headers {
 		if k == "Host" {
@@ -137,9 +145,9 @@ func (s *served) post(headers map[string]string, body string) (int, http.Header,
 		}
 		req.Header.Set(k, v)
 	}
-	resp, err := s.client.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
-		s.t.Fatal(err)
+		t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(resp.Body)

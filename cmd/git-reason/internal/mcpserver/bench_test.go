@@ -21,7 +21,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os/exec"
 	"testing"
 	"time"
 
@@ -34,21 +33,8 @@ import (
 
 func benchRepo(b *testing.B) string {
 	b.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		b.Skip("git is not on PATH")
-	}
-	dir := b.TempDir()
-	b.Setenv("HOME", b.TempDir())
-	b.Setenv("XDG_CONFIG_HOME", b.TempDir())
-	b.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	dir := mcpserver.NewRepo(b)
 	b.Setenv("GIT_REASON_PROFILE", "ci") // no advisor: the cycle is the writer's, not an advisor's
-	for _, args := range [][]string{{"init", "-q"}, {"config", "user.name", "Ada Tester"}, {"config", "user.email", "ada@example.invalid"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
 	b.Chdir(dir)
 	return dir
 }

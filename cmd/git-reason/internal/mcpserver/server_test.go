@@ -21,8 +21,11 @@ import (
 	"git-reason/schemas"
 )
 
+// NewRepo is newRepo for the package's external tests (bench_test.go).
+var NewRepo = newRepo
+
 // newRepo makes an empty repository with an identity and no user overlay.
-func newRepo(t *testing.T) string {
+func newRepo(t testing.TB) string {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not on PATH")
