@@ -36,6 +36,13 @@
 # the before and after of a change to the suite, on the same machine in
 # the same hour. PKGS limits it to some packages (default ./...). The
 # worktree is removed at the end.
+# The form "pair" measures some tests of one package before and after a
+# change: the test binaries of BASE=REV (default main, in a temporary
+# worktree) and of this tree (PKG, default ./cmd/git-reason) run the tests
+# RUN (a -test.run pattern, default .) with -test.short (SHORT=0: without),
+# alternated ROUNDS times (default 3, base first in each round), each run
+# alone; it prints each run's wall and CPU time and the load, then the
+# median CPU of each and head / base.
 # The form "percmd" splits what one command of a script costs: N (default
 # 40) runs each of git reason status TASK through git's dispatch,
 # git-reason status TASK, git-reason --version (the program's start), and
@@ -45,7 +52,7 @@
 # The form "scripts" counts, without running anything, the commands each
 # testscript of cmd/git-reason types: git reason through git's dispatch,
 # git-reason run directly, other git commands (TOP=-1 lists them all).
-# Usage: bench/tests/run.sh [short|full|both|pkgs|each|procs|sitting|percmd|scripts]   (default both)
+# Usage: bench/tests/run.sh [short|full|both|pkgs|each|procs|sitting|pair|percmd|scripts]   (default both)
 # Environment: P=N passes -p N to go test (one package at a time with P=1,
 # which makes per-package figures comparable on a loaded machine);
 # TPAR=N passes -parallel N (tests at once within a package; the default
@@ -58,9 +65,9 @@ set -eu
 cd "$(dirname "$0")/../.."
 forms=${1:-both}
 case $forms in
-short | full | pkgs | each | procs | sitting | percmd | scripts) ;;
+short | full | pkgs | each | procs | sitting | pair | percmd | scripts) ;;
 both) forms="short full" ;;
-*) echo "usage: bench/tests/run.sh [short|full|both|pkgs|each|procs|sitting|percmd|scripts]" >&2; exit 2 ;;
+*) echo "usage: bench/tests/run.sh [short|full|both|pkgs|each|procs|sitting|pair|percmd|scripts]" >&2; exit 2 ;;
 esac
 out=${OUT:-$(mktemp -d)}
 mkdir -p "$out"
@@ -134,6 +141,46 @@ if [ "$forms" = sitting ]; then
       "$tool/summary" -top "${TOP:-15}" <"$out/$form-$tree.json"
     done
   done
+  echo "logs: $out"
+  exit $status
+fi
+
+if [ "$forms" = pair ]; then
+  base=$(git rev-parse --verify "${BASE:-main}^{commit}")
+  pkg=${PKG:-./cmd/git-reason}
+  head=$(git rev-parse --short HEAD)
+  [ -z "$(git status --porcelain --untracked-files=no)" ] || head="$head+changes"
+  wt="$out/base"
+  git worktree add -q --detach "$wt" "$base"
+  trap 'git worktree remove --force "$wt"; rm -rf "$tool"' EXIT
+  echo "== base $(git rev-parse --short "$base"), head $head: $pkg, ${short:-without -test.short}, -test.run '${RUN:-.}'"
+  echo "== building both trees' test binaries and git-reason (not timed)"
+  for tree in base head; do
+    dir=.
+    [ $tree = base ] && dir=$wt
+    (cd "$dir" && go test -c -o "$out/$tree.test" "$pkg" && go test -count=1 -run '^$' ./cmd/git-reason >/dev/null)
+  done
+  pdir=$(go list -f '{{.Dir}}' "$pkg")
+  rel=${pdir#"$(pwd)"}
+  : >"$out/pair.txt"
+  i=0
+  while [ "$i" -lt "${ROUNDS:-3}" ]; do
+    i=$((i + 1))
+    for tree in base head; do
+      dir=$pdir
+      [ $tree = base ] && dir=$wt$rel
+      before=$(load)
+      (cd "$dir" && "$tool/summary" -time -label "$tree" -log "$out/$tree.$i.log" \
+        "$out/$tree.test" $short -test.count=1 -test.timeout 30m -test.run "${RUN:-.}") 2>>"$out/pair.txt" ||
+        { status=1; echo "FAIL $tree round $i (log: $out/$tree.$i.log)" >&2; }
+      echo "  round $i $(tail -1 "$out/pair.txt") (load before: $before; after: $(load))"
+    done
+  done
+  # The CPU figure is the second comma-separated field: "head: W s wall, C s CPU (...)".
+  awk -F'[:,]' '{ sub(/ s CPU.*/, "", $3); print $1, $3 }' "$out/pair.txt" | sort -k1,1 -k2n | awk '
+    { v[$1, ++n[$1]] = $2 }
+    END { for (t in n) { m[t] = (n[t] % 2) ? v[t, (n[t] + 1) / 2] : (v[t, n[t] / 2] + v[t, n[t] / 2 + 1]) / 2 }
+      printf "== median CPU: base %.1f s, head %.1f s (%.2fx)\n", m["base"], m["head"], m["head"] / m["base"] }'
   echo "logs: $out"
   exit $status
 fi
