@@ -185,13 +185,16 @@ func (s *sandbox) gitsStarted(args ...string) (string, []string) {
 	return out, started
 }
 
-// TestStatusAndLogGitProcesses holds `status TASK` and `log -n 5` to the
-// two git processes every command starts (repository discovery and one
-// `git config --list`): a status of a head shown before, the first
-// status after a new record (its history read from the head remembered
-// clean, its signature judged, in this process), the first status of a
-// task just started, and log -n 5. Another
-// git process on these paths fails here, whatever its cost.
+// TestStatusAndLogGitProcesses holds `status TASK` to the two git
+// processes every command starts (repository discovery and one `git
+// config --list`): a status of a head shown before, the first status
+// after a new record (its history read from the head remembered clean,
+// its signature judged, in this process), the first status of a task
+// just started. `log -n 5` to a pipe, where nothing shown is signed,
+// starts discovery alone, no `git config --list` (ops.Options.SettingsLater):
+// after a status, and straight after a new record (its commit read in
+// this process, unsigned whatever the allowed signers). Another git
+// process on these paths fails here, whatever its cost.
 func TestStatusAndLogGitProcesses(t *testing.T) {
 	const task = "T-procs"
 	s := newSandbox(t)
@@ -214,10 +217,21 @@ func TestStatusAndLogGitProcesses(t *testing.T) {
 			}
 		}
 	}
+	// log: discovery alone, and the five newest lines.
+	wantLog := func(what string, subject string) {
+		t.Helper()
+		out, started := s.gitsStarted("log", "-n", "5")
+		if len(started) != 1 || !strings.Contains(started[0], "rev-parse") {
+			t.Errorf("%s started %d git processes, want 1 (discovery; no git config --list when nothing shown is signed):\n%s", what, len(started), strings.Join(started, "\n"))
+		}
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if len(lines) != 5 || !strings.Contains(lines[4], subject) {
+			t.Errorf("%s printed %d lines, the last %q; want 5, the newest of subject %q:\n%s", what, len(lines), lines[len(lines)-1], subject, out)
+		}
+	}
 	_, started := s.gitsStarted("status", task)
 	want("status of a head shown before", started)
-	_, started = s.gitsStarted("log", "-n", "5")
-	want("log -n 5", started)
+	wantLog("log -n 5", "")
 	for i := range 3 {
 		s.mustReason("assess", task, "--subject", fmt.Sprintf("one more %d", i), "--question", "q?", "--materiality", "trivial", "--reversibility", "reversible")
 		out, started := s.gitsStarted("status", task, "--json")
@@ -235,9 +249,10 @@ func TestStatusAndLogGitProcesses(t *testing.T) {
 			t.Errorf("status after record %d: %d records, subject %q, does not verify %v, signatures %v; want %d records of the new subject, verified, all %d unsigned",
 				n, st.Records, st.Subject, st.DoesNotVerify, st.Signatures.Counts, n, n)
 		}
-		_, started = s.gitsStarted("log", "-n", "5")
-		want("log -n 5 after a new record", started)
+		wantLog("log -n 5 after a new record and its status", fmt.Sprintf("one more %d", i))
 	}
+	s.mustReason("assess", task, "--subject", "straight to log", "--question", "q?", "--materiality", "trivial", "--reversibility", "reversible")
+	wantLog("log -n 5 straight after a new record", "straight to log")
 	// A task just started: the first status judges its few unsigned
 	// commits in this process as well (no git rev-list, cat-file or log).
 	s.mustReason("assess", "T-fresh", "--subject", "fresh", "--question", "q?", "--materiality", "trivial", "--reversibility", "reversible")

@@ -47,7 +47,8 @@ func main() {
 	flag.BoolVar(&catchUpOnly, "catchup", false, "time the fetch catch-up alone")
 	flag.BoolVar(&writeOnly, "write", false, "time assess (against -small tasks) and log -n 5 alone")
 	flag.BoolVar(&verifyOnly, "verify", false, "time verify of every task with nothing moved alone (with -baseline: against that build, alternately)")
-	flag.StringVar(&baseline, "baseline", "", "a git-reason `BINARY` (another build) timed by -verify in the same rounds as this build, each on its own copy of the clone")
+	flag.BoolVar(&logOnly, "log", false, "time log -n 5 with nothing moved alone, git-reason version beside it (with -baseline: against that build, alternately)")
+	flag.StringVar(&baseline, "baseline", "", "a git-reason `BINARY` (another build) timed by -verify or -log in the same rounds as this build, each on its own copy of the clone")
 	flag.Parse()
 	harness.ExitOn("scale-bench", run(*runs, *sizes, *small, *keep, *makeOnly))
 }
@@ -161,11 +162,12 @@ func warm(w *world) error {
 }
 
 // catchUpOnly: -catchup, report times the fetch catch-up alone; writeOnly:
-// -write, assess and log -n 5 alone; verifyOnly: -verify, verify alone,
-// against the build baseline names when it names one.
+// -write, assess and log -n 5 alone; verifyOnly: -verify, verify alone;
+// logOnly: -log, log -n 5 and version alone; the last two against the
+// build baseline names when it names one.
 var (
-	catchUpOnly, writeOnly, verifyOnly bool
-	baseline                           string
+	catchUpOnly, writeOnly, verifyOnly, logOnly bool
+	baseline                                    string
 )
 
 // report times everything at w's size and prints it.
@@ -177,7 +179,10 @@ func report(w *world, runs int, base *world) error {
 		return timeWrite(w, runs, base)
 	}
 	if verifyOnly {
-		return timeVerify(w, runs)
+		return timeBuilds(w, runs, []string{"verify"})
+	}
+	if logOnly {
+		return timeBuilds(w, runs, []string{"log -n 5", "version"})
 	}
 	noop, err := repeat(runs, func() (time.Duration, error) { return timed(w.clone, "git", "reason", "sync") })
 	if err != nil {
@@ -216,13 +221,14 @@ func report(w *world, runs int, base *world) error {
 	return timeCatchUp(w, runs)
 }
 
-// timeVerify times `git-reason verify` of every task with nothing moved,
-// this build's, and with -baseline that build's in the same rounds,
-// alternately, each on a copy of the clone of its own (the caches one
-// build writes are keyed by its release: the other's would rebuild
-// them), each copy settled by two untimed verifications first. Both run
-// as git's dispatch would start them, without the dispatch's own git.
-func timeVerify(w *world, runs int) error {
+// timeBuilds times each of cmds (git-reason's arguments, split at
+// spaces) with nothing moved, this build's, and with -baseline that
+// build's in the same rounds, alternately, each build on a copy of the
+// clone of its own (the caches one build writes are keyed by its
+// release: the other's would rebuild them), each copy settled by two
+// untimed runs of every command first. They run as git's dispatch would
+// start them, without the dispatch's own git, their output to a pipe.
+func timeBuilds(w *world, runs int, cmds []string) error {
 	self, err := exec.LookPath("git-reason")
 	if err != nil {
 		return err
@@ -231,32 +237,38 @@ func timeVerify(w *world, runs int) error {
 	if baseline != "" {
 		bins = append(bins, baseline)
 	}
-	all := make([]stats, len(bins))
-	out := make([]*stats, len(bins))
-	fs := make([]func() (time.Duration, error), len(bins))
+	all := make([]stats, len(bins)*len(cmds))
+	out := make([]*stats, len(all))
+	fs := make([]func() (time.Duration, error), len(all))
 	for i, bin := range bins {
-		run := filepath.Join(w.dir, fmt.Sprintf("verify-%d", i))
+		run := filepath.Join(w.dir, fmt.Sprintf("builds-%d", i))
 		os.RemoveAll(run)
 		if err := exec.Command("cp", "-a", w.clone, run).Run(); err != nil {
 			return err
 		}
 		defer os.RemoveAll(run)
-		for range 2 {
-			if _, err := timed(run, bin, "verify"); err != nil {
-				return fmt.Errorf("settle %s: %w", bin, err)
+		for j, c := range cmds {
+			args := strings.Fields(c)
+			for range 2 {
+				if _, err := timed(run, bin, args...); err != nil {
+					return fmt.Errorf("settle %s %s: %w", bin, c, err)
+				}
 			}
+			k := i*len(cmds) + j
+			out[k] = &all[k]
+			fs[k] = func() (time.Duration, error) { return timed(run, bin, args...) }
 		}
-		out[i] = &all[i]
-		fs[i] = func() (time.Duration, error) { return timed(run, bin, "verify") }
 	}
 	if err := interleave(runs, out, fs...); err != nil {
 		return err
 	}
-	fmt.Printf("%d tasks: verify, nothing moved, this build %s\n", w.n, all[0])
-	if baseline != "" {
-		fmt.Printf("%d tasks: verify, nothing moved, %s %s; this build over it %s\n", w.n, baseline, all[1], ratio(all[0], all[1]))
+	for j, c := range cmds {
+		fmt.Printf("%d tasks: %s, nothing moved, this build %s\n", w.n, c, all[j])
+		if baseline != "" {
+			fmt.Printf("%d tasks: %s, nothing moved, %s %s; this build over it %s\n", w.n, c, baseline, all[len(cmds)+j], ratio(all[j], all[len(cmds)+j]))
+		}
 	}
-	fmt.Printf("load average after the verify rounds: %s\n", harness.LoadAverage())
+	fmt.Printf("load average after the rounds: %s\n", harness.LoadAverage())
 	return nil
 }
 

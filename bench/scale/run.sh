@@ -7,7 +7,8 @@
 # (-runs N, -tasks 5000,20000, -small 50, -keep DIR: worlds kept, and used
 # again by the next run under the same DIR; -write: assess and log -n 5
 # alone; -catchup: the catch-up alone; -verify: verify of every task
-# alone, and -baseline BINARY: another build's in the same rounds).
+# alone; -log: log -n 5 and git-reason version alone; with -verify and
+# -log, -baseline BINARY: another build's in the same rounds).
 set -eu
 cd "$(dirname "$0")/../.."
 exec go run ./bench/scale "$@"

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 
 	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/record"
@@ -53,7 +55,7 @@ func openSession(c *cli.Context, resident bool, meanwhile func()) (*ops.Session,
 		}
 		sess = s.Session
 	} else {
-		sess, err = ops.Open(c.Context, ops.Options{Profile: profile, Warn: warn, Resident: resident, Meanwhile: meanwhile})
+		sess, err = ops.Open(c.Context, ops.Options{Profile: profile, Warn: warn, Resident: resident, Meanwhile: meanwhile, SettingsLater: settingsLater(c)})
 	}
 	if err == nil {
 		if c.App.Metadata == nil {
@@ -71,6 +73,23 @@ func openSession(c *cli.Context, resident bool, meanwhile func()) (*ops.Session,
 		return nil, err
 	}
 	return sess, nil
+}
+
+// settingsLater reports whether the verb most often needs no settings:
+// log, whose lines take no colour, printed where no pager goes (not a
+// terminal). It needs them only for a signed record or a history no cache
+// holds (ops.Options.SettingsLater).
+func settingsLater(c *cli.Context) bool {
+	args, _ := c.App.Metadata["args"].([]string)
+	if verbNamed(args, c.App.Flags) != "log" {
+		return false
+	}
+	w := c.App.Writer
+	if pw, ok := w.(*printableWriter); ok {
+		w = pw.w
+	}
+	f, ok := w.(*os.File)
+	return !ok || !term.IsTerminal(int(f.Fd()))
 }
 
 // requireFlags refuses a verb run without one of the named flags, naming

@@ -179,13 +179,17 @@ func (e *Session) RecordSignatures(ctx context.Context, task, head string) (map[
 	if head == "" {
 		return map[string]*Signature{}, nil
 	}
+	log := e.Store.SignatureLog(task)
+	if sigs, ok := e.unsignedSince(task, head, log); ok {
+		return sigs, nil
+	}
 	allowed, err := e.allowedDigest()
 	if err != nil {
 		return nil, err
 	}
 	var checks []signing.Check
 	var last *gitstore.SigEntry
-	if log := e.Store.SignatureLog(task); len(log) > 0 && log[len(log)-1].Allowed == allowed {
+	if len(log) > 0 && log[len(log)-1].Allowed == allowed {
 		for i := len(log) - 1; i >= 0; i-- { // newest entries first
 			var cs []signing.Check
 			if json.Unmarshal(log[i].Checks, &cs) != nil {
@@ -221,6 +225,51 @@ func (e *Session) RecordSignatures(ctx context.Context, task, head string) (map[
 	checks = merged(fresh, checks)
 	e.logSignatures(task, head, allowed, last, fresh, checks)
 	return byRecord(checks), nil
+}
+
+// unsignedSince is RecordSignatures when task's signature log holds no
+// signed commit and the commits after its last head, if any, lie on one
+// line of at most sinceCommits, none of them signed: every record is
+// unsigned whatever the allowed signers are, so neither they nor the
+// configuration naming them (a git process) are asked. The new commits'
+// checks are appended under the last entry's allowed signers, as true of
+// them as of the commits before. false: something is signed, or the log
+// does not go on to head on one line; RecordSignatures asks as before.
+func (e *Session) unsignedSince(task, head string, log []gitstore.SigEntry) (map[string]*Signature, bool) {
+	if len(log) == 0 {
+		return nil, false
+	}
+	var checks []signing.Check
+	for i := len(log) - 1; i >= 0; i-- { // newest entries first
+		var cs []signing.Check
+		if json.Unmarshal(log[i].Checks, &cs) != nil {
+			return nil, false
+		}
+		for _, c := range cs {
+			if c.Status != signing.Unsigned {
+				return nil, false
+			}
+		}
+		checks = merged(checks, cs)
+	}
+	last := &log[len(log)-1]
+	if last.Head == head {
+		return byRecord(checks), true
+	}
+	line, ok := e.Store.LinearSince(head, last.Head, sinceCommits)
+	if !ok {
+		return nil, false
+	}
+	fresh := make([]signing.Check, len(line))
+	for i, c := range line {
+		if c.Signed {
+			return nil, false
+		}
+		fresh[i] = signing.Check{Commit: c.Hash, Record: c.Record, Status: signing.Unsigned, Actor: c.Author}
+	}
+	checks = merged(fresh, checks)
+	e.logSignatures(task, head, last.Allowed, last, fresh, checks)
+	return byRecord(checks), true
 }
 
 // logSignatures keeps the checks of task at head in its signature log:
