@@ -49,6 +49,38 @@ func TestStatusAllCounts(t *testing.T) {
 	}
 }
 
+// TestStatusAllManyMoved: `status` of every task after more tasks moved
+// than are asked about one at a time (20 of 200, over ops' fewMoved of
+// 16) derives those tasks alone, their signatures read from their logs
+// or asked of git together: no journal entry decoded, at most the
+// moved tasks read, the task refs listed once; main read every task's
+// status then (180 entries decoded). Their rows show the new records, and
+// the status after that reads nothing again.
+func TestStatusAllManyMoved(t *testing.T) {
+	const n, k = 200, 20
+	c := scaleWorld(t, n)
+	c.mustReason("status") // builds the caches
+	for i := range k {
+		c.mustReason("assess", fmt.Sprintf("T-%06d", 5*i+1), "--subject", fmt.Sprintf("moved %d", i), "--question", "q?", "--materiality", "trivial", "--reversibility", "reversible")
+	}
+	moved, gits := c.costedTraced(true, "status")
+	if moved.EntryDecodes != 0 || moved.Tasks > k || moved.Histories > k || moved.RefsListed != n {
+		t.Errorf("status after %d of %d tasks moved: %+v, want those tasks alone derived, no journal entry decoded and the task refs listed once", k, n, moved)
+	}
+	if gits > 5 {
+		t.Errorf("status after %d of %d tasks moved started %d git processes, want at most 5 (discovery, git config --list, and one rev-list, cat-file and log for every moved task's signatures)", k, n, gits)
+	}
+	out := c.mustReason("status")
+	for i := range k {
+		if line := lineStarting(out, fmt.Sprintf("T-%06d", 5*i+1)); !strings.Contains(line, fmt.Sprintf("moved %d", i)) || !strings.Contains(line, " 3 ") {
+			t.Errorf("status after %d tasks moved shows moved task %d as %q, want its new subject and 3 records", k, i, line)
+		}
+	}
+	if again := c.costed("status"); again.EntryDecodes != 0 || again.Tasks != 0 || again.Histories != 0 {
+		t.Errorf("status after %d tasks moved, then again: %+v, want nothing read the second time", k, again)
+	}
+}
+
 // TestStatusRowsForged: a row of status-rows.journal edited by hand (its
 // checksum and length written anew, so that only its MAC refuses it) is
 // not shown: the task's status is read as if the row were missing, and

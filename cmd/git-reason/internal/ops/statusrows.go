@@ -33,11 +33,12 @@ type StatusRow struct {
 // moved it lists the task refs and reads one small entry per task from
 // .git/reason/status-rows.journal, a sealed journal (each entry's MAC
 // checked, kept for the allowed signers the signature lines were judged
-// against): no status or signature summary is decoded. When a task has
-// no entry at its head (it moved, or an entry was edited), every task's
-// status and signatures are read as StatusAll and SignatureSummaries
-// read them (deriving the moved ones) and the rows they lack are
-// appended.
+// against): no status or signature summary is decoded. The tasks with
+// no entry at their head (they moved, or an entry was edited) are
+// derived alone and their rows appended (movedRows), up to manyMoved of
+// them; past that, or when one does not read, every task's status and
+// signatures are read as StatusAll and SignatureSummaries read them
+// (deriving the moved ones) and the rows they lack are appended.
 func (e *Session) StatusRows(ctx context.Context) ([]StatusRow, error) {
 	tasks, err := e.Store.Tasks(ctx)
 	if err != nil {
@@ -50,13 +51,14 @@ func (e *Session) StatusRows(ctx context.Context) ([]StatusRow, error) {
 	j := gitstore.OpenSealed(e.Repo, statusRowsFile, "status rows 1; allowed signers "+allowed)
 	rows := make([]StatusRow, len(tasks))
 	var moved []int // the tasks without a row at their head, by index
+	limit := manyMoved(len(tasks))
 	for i, t := range tasks {
 		data, ok := j.Get(t.Task, t.Head)
 		if ok {
 			rows[i], ok = parseStatusRow(t.Task, data)
 		}
 		if !ok {
-			if moved = append(moved, i); len(moved) > fewMoved {
+			if moved = append(moved, i); len(moved) > limit {
 				break
 			}
 		}
@@ -64,9 +66,10 @@ func (e *Session) StatusRows(ctx context.Context) ([]StatusRow, error) {
 	if len(moved) == 0 {
 		return rows, nil
 	}
-	// A few tasks moved: each is derived and its signatures asked about
-	// alone, and its row appended; no other task's status is read.
-	if len(moved) <= fewMoved && e.movedRows(ctx, j, tasks, rows, moved) {
+	// Some tasks moved: each is derived alone, their signatures asked
+	// about as SignatureSummaries asks, and their rows appended; no other
+	// task's status is read.
+	if len(moved) <= limit && e.movedRows(ctx, j, tasks, rows, moved) {
 		return rows, nil
 	}
 	rows = make([]StatusRow, 0, len(tasks))
@@ -97,24 +100,32 @@ func (e *Session) StatusRows(ctx context.Context) ([]StatusRow, error) {
 	return rows, nil
 }
 
+// manyMoved is how many of n tasks may have moved for the table to be
+// made from their rows alone (movedRows); past it, reading every task's
+// status costs little more than the moved ones.
+func manyMoved(n int) int { return max(fewMoved, n/4) }
+
 // movedRows fills rows[i] of each task of moved (indexes into tasks)
 // from the task derived at its head and its signatures, keeps them in j
 // and saves it, and says whether every one of them read: a task whose
 // history or signatures do not read is left to the table read whole,
-// which reports it as it always has.
+// which reports it as it always has. A few moved tasks' signatures are
+// asked about one at a time (RecordSignatures); of more, those whose
+// signature log says nothing signed are read from it, and the others are
+// asked of one git log together, as SignatureSummaries asks.
 func (e *Session) movedRows(ctx context.Context, j *gitstore.Sealed, tasks []record.TaskHead, rows []StatusRow, moved []int) bool {
+	sigs, ok := e.movedSignatures(ctx, tasks, moved)
+	if !ok {
+		return false
+	}
 	for _, i := range moved {
 		t := tasks[i]
 		s, err := e.Index.StatusAt(ctx, t.Task, t.Head)
 		if err != nil {
 			return false
 		}
-		sigs, err := e.RecordSignatures(ctx, t.Task, t.Head)
-		if err != nil {
-			return false
-		}
 		r := StatusRow{Task: t.Task, Phase: s.Phase, Closed: s.Closed != nil, Records: s.Records, Reviews: s.ReviewCount,
-			Updated: s.Updated, Subject: s.Subject, Signatures: Summarize(sigs).Text()}
+			Updated: s.Updated, Subject: s.Subject, Signatures: Summarize(sigs[i]).Text()}
 		if s.DoesNotVerify != nil {
 			r.NotVerified = record.NotVerified(s.DoesNotVerify)
 		}
@@ -128,6 +139,42 @@ func (e *Session) movedRows(ctx context.Context, j *gitstore.Sealed, tasks []rec
 	}
 	j.Save(names)
 	return true
+}
+
+// movedSignatures is the signatures of each task of moved (indexes into
+// tasks) by index, as movedRows says; false when git could not be asked.
+func (e *Session) movedSignatures(ctx context.Context, tasks []record.TaskHead, moved []int) (map[int]map[string]*Signature, bool) {
+	out := make(map[int]map[string]*Signature, len(moved))
+	var ask []int
+	for _, i := range moved {
+		t := tasks[i]
+		if len(moved) <= fewMoved {
+			sigs, err := e.RecordSignatures(ctx, t.Task, t.Head)
+			if err != nil {
+				return nil, false
+			}
+			out[i] = sigs
+		} else if sigs, ok := e.unsignedSince(t.Task, t.Head, e.Store.SignatureLog(t.Task)); ok {
+			out[i] = sigs
+		} else {
+			ask = append(ask, i)
+		}
+	}
+	if len(ask) == 0 {
+		return out, true
+	}
+	heads := make([]string, len(ask))
+	for k, i := range ask {
+		heads[k] = tasks[i].Head
+	}
+	byHead, err := e.signaturesOf(ctx, heads)
+	if err != nil {
+		return nil, false
+	}
+	for _, i := range ask {
+		out[i] = byRecord(byHead[tasks[i].Head])
+	}
+	return out, true
 }
 
 // formatStatusRow is a row's entry: its fields separated by tabs, the
