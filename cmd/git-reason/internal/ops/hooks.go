@@ -98,20 +98,29 @@ type PushLine struct {
 
 // ReadPushLines reads the pre-push hook's stdin.
 func ReadPushLines(stdin io.Reader) ([]PushLine, error) {
-	var out []PushLine
+	return readHookLines(stdin, "pre-push", 4, func(f []string) PushLine {
+		return PushLine{LocalRef: f[0], LocalSHA: f[1], RemoteRef: f[2], RemoteSHA: f[3]}
+	})
+}
+
+// readHookLines reads what git hands hook on stdin: a line of n fields
+// a ref (blank lines skipped), each made into a T by line; any other line
+// is bad input.
+func readHookLines[T any](stdin io.Reader, hook string, n int, line func([]string) T) ([]T, error) {
+	var out []T
 	sc := bufio.NewScanner(stdin)
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
 		if len(f) == 0 {
 			continue
 		}
-		if len(f) != 4 {
-			return nil, Usage("pre-push: unexpected input line %q", sc.Text())
+		if len(f) != n {
+			return nil, Usage("%s: unexpected input line %q", hook, sc.Text())
 		}
-		out = append(out, PushLine{LocalRef: f[0], LocalSHA: f[1], RemoteRef: f[2], RemoteSHA: f[3]})
+		out = append(out, line(f))
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read pre-push input: %w", err)
+		return nil, fmt.Errorf("read %s input: %w", hook, err)
 	}
 	return out, nil
 }

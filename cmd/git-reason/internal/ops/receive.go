@@ -1,7 +1,6 @@
 package ops
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -45,22 +44,9 @@ type ReceiveRefusal struct {
 
 // ReadReceiveLines reads the pre-receive hook's stdin.
 func ReadReceiveLines(stdin io.Reader) ([]ReceiveLine, error) {
-	var out []ReceiveLine
-	sc := bufio.NewScanner(stdin)
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) == 0 {
-			continue
-		}
-		if len(f) != 3 {
-			return nil, Usage("pre-receive: unexpected input line %q", sc.Text())
-		}
-		out = append(out, ReceiveLine{Old: f[0], New: f[1], Ref: f[2]})
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read pre-receive input: %w", err)
-	}
-	return out, nil
+	return readHookLines(stdin, "pre-receive", 3, func(f []string) ReceiveLine {
+		return ReceiveLine{Old: f[0], New: f[1], Ref: f[2]}
+	})
 }
 
 // InstallServerHooks writes the pre-receive shim into a hosted
