@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"git-reason/gitstore/git"
 )
 
 // Signer signs commits as `git commit -S` would with the same settings.
@@ -72,7 +74,7 @@ func (s *Signer) signGPG(ctx context.Context, payload []byte) ([]byte, error) {
 	created := bytes.HasPrefix(status.Bytes(), []byte("[GNUPG:] SIG_CREATED ")) ||
 		bytes.Contains(status.Bytes(), []byte("\n[GNUPG:] SIG_CREATED "))
 	if err != nil || !created {
-		return nil, fmt.Errorf("%s failed to sign the data with key %q (%s)", prog, key, lastLine(status.String(), errText(err)))
+		return nil, fmt.Errorf("%s failed to sign the data with key %q (%s)", prog, key, git.LastLine(status.String(), errText(err)))
 	}
 	return out.Bytes(), nil
 }
@@ -117,7 +119,7 @@ func (s *Signer) signSSH(ctx context.Context, payload []byte) ([]byte, error) {
 		if strings.Contains(stderr.String(), "usage:") {
 			return nil, errors.New("ssh-keygen -Y sign is needed for ssh signing (OpenSSH 8.2p1 or later)")
 		}
-		return nil, fmt.Errorf("%s -Y sign: %s", prog, lastLine(stderr.String(), errText(err)))
+		return nil, fmt.Errorf("%s -Y sign: %s", prog, git.LastLine(stderr.String(), errText(err)))
 	}
 	return os.ReadFile(buf + ".sig")
 }
@@ -133,7 +135,7 @@ func (s *Signer) defaultSSHKey(ctx context.Context) (string, error) {
 	var out, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("gpg.ssh.defaultKeyCommand failed: %s", lastLine(stderr.String(), errText(err)))
+		return "", fmt.Errorf("gpg.ssh.defaultKeyCommand failed: %s", git.LastLine(stderr.String(), errText(err)))
 	}
 	first, _, _ := strings.Cut(out.String(), "\n")
 	if _, ok := literalSSHKey(first); !ok {
@@ -156,15 +158,4 @@ func errText(err error) string {
 		return "no signature was created"
 	}
 	return err.Error()
-}
-
-// lastLine is the last non-empty line of s, or def.
-func lastLine(s, def string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		if l := strings.TrimSpace(lines[i]); l != "" {
-			return l
-		}
-	}
-	return def
 }
