@@ -56,10 +56,7 @@ func TestPutObjectReadByGit(t *testing.T) {
 		return string(out)
 	}
 	git("", "init", "-q")
-	s, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openT(t, dir)
 	for _, data := range []string{"", "a record\n", strings.Repeat("0123456789abcdef", 9000)} {
 		h, err := s.putObject(plumbing.BlobObject, []byte(data))
 		if err != nil {
@@ -104,10 +101,7 @@ func TestObjectsReadOnce(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v\n%s", err, out)
 	}
-	s, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openT(t, dir)
 	written, err := s.putObject(plumbing.BlobObject, []byte("written here\n"))
 	if err != nil {
 		t.Fatal(err)

@@ -202,10 +202,7 @@ func TestCommitFramingAsGit(t *testing.T) {
 func TestCommitBytesAsGit(t *testing.T) {
 	t.Parallel()
 	dir := newTestRepo(t)
-	s, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openT(t, dir)
 	tree := plumbing.NewHash(testRepo.tree)
 	east := time.FixedZone("", 5*3600+30*60)
 	west := time.FixedZone("", -(2*3600 + 30*60))
@@ -276,10 +273,7 @@ func TestCommitBytesAsGit(t *testing.T) {
 func TestTreeBytesAsGit(t *testing.T) {
 	t.Parallel()
 	dir := newTestRepo(t)
-	s, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openT(t, dir)
 	blob := plumbing.NewHash(gitInStdin(t, dir, "{}\n", "hash-object", "-w", "--stdin"))
 	entries := []TreeEntry{
 		{Name: "0000000001-assessment-01J00000000000000000000000.json", Mode: filemode.Regular, Hash: blob},

@@ -1,8 +1,6 @@
 package gitstore
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 
 	"git-reason/gitstore/git"
@@ -21,11 +19,6 @@ type Quarantine struct {
 	Fetched  string           `json:"fetched"`
 	Codes    []string         `json:"codes"`
 	Findings []record.Finding `json:"findings"`
-}
-
-type quarantineFile struct {
-	Version int                   `json:"version"`
-	Tasks   map[string]Quarantine `json:"tasks"`
 }
 
 func (s *Store) quarantinePath() string {
@@ -71,11 +64,6 @@ func (s *Store) LoadQuarantines() map[string]Quarantine {
 	return s.readQuarantines().Tasks
 }
 
-func (s *Store) readQuarantines() quarantineFile {
-	var f quarantineFile
-	data, err := os.ReadFile(s.quarantinePath())
-	if err != nil || json.Unmarshal(data, &f) != nil || f.Version != quarantineVersion || f.Tasks == nil {
-		return quarantineFile{Version: quarantineVersion, Tasks: map[string]Quarantine{}}
-	}
-	return f
+func (s *Store) readQuarantines() taskFile[Quarantine] {
+	return readTaskFile[Quarantine](s.quarantinePath(), quarantineVersion)
 }

@@ -25,11 +25,6 @@ type Refusal struct {
 	MergeClock int64 `json:"merge_clock"` // the highest clock in the merge
 }
 
-type refusalsFile struct {
-	Version int                      `json:"version"`
-	Tasks   map[string]refusalsEntry `json:"tasks"`
-}
-
 type refusalsEntry struct {
 	Head     string    `json:"head"`
 	Refusals []Refusal `json:"refusals"`
@@ -39,13 +34,8 @@ func (s *Store) refusalsPath() string {
 	return filepath.Join(s.Repo.CommonDir, "reason", "refusals.json")
 }
 
-func (s *Store) readRefusals() refusalsFile {
-	var f refusalsFile
-	data, err := os.ReadFile(s.refusalsPath())
-	if err != nil || json.Unmarshal(data, &f) != nil || f.Version != refusalsVersion || f.Tasks == nil {
-		return refusalsFile{Version: refusalsVersion, Tasks: map[string]refusalsEntry{}}
-	}
-	return f
+func (s *Store) readRefusals() taskFile[refusalsEntry] {
+	return readTaskFile[refusalsEntry](s.refusalsPath(), refusalsVersion)
 }
 
 // SaveRefusals remembers what verification of task at head found the
@@ -105,6 +95,24 @@ func (s *Store) maxClock(commit string) int64 {
 		}
 	}
 	return max
+}
+
+// taskFile is a JSON file under .git/reason/ of one entry a task
+// (refusals.json, quarantine.json).
+type taskFile[T any] struct {
+	Version int          `json:"version"`
+	Tasks   map[string]T `json:"tasks"`
+}
+
+// readTaskFile reads the task file at path; one that is missing, does not
+// parse, or is of another version reads as an empty one of version.
+func readTaskFile[T any](path string, version int) taskFile[T] {
+	var f taskFile[T]
+	data, err := os.ReadFile(path)
+	if err != nil || json.Unmarshal(data, &f) != nil || f.Version != version || f.Tasks == nil {
+		return taskFile[T]{Version: version, Tasks: map[string]T{}}
+	}
+	return f
 }
 
 // commitJSON makes v, as JSON, the locked file's new content, or abandons

@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"git-reason/record"
 )
 
 // TestRememberedOnlyItsOwnEntries: what one process remembers and saves
@@ -271,5 +274,52 @@ func TestRememberedPerTask(t *testing.T) {
 	}
 	if _, err := os.Stat(old); !os.IsNotExist(err) {
 		t.Errorf("verified.json is still there after its entries moved: %v", err)
+	}
+}
+
+// TestTaskFiles: what SaveRefusals and SaveQuarantines remember another
+// Store reads back, by task; a file of another version, one that does
+// not parse, or one without tasks reads as nothing remembered, and the
+// next save starts it again.
+func TestTaskFiles(t *testing.T) {
+	t.Parallel()
+	dir := initRepo(t)
+	s := openT(t, dir)
+	commit := "1111111111111111111111111111111111111111"
+	found := []record.Finding{{Task: "T", Commit: commit, Code: "inadmissible", Message: "m"}}
+	if err := s.SaveRefusals("T", commit, found); err != nil {
+		t.Fatal(err)
+	}
+	q := Quarantine{Remote: "origin", Fetched: commit, Codes: []string{"forged"}, Findings: found}
+	if err := s.SaveQuarantines(map[string]Quarantine{"U": q}, nil); err != nil {
+		t.Fatal(err)
+	}
+	again := openT(t, dir)
+	wantRefusals := map[string][]Refusal{"T": {{Finding: found[0]}}}
+	if got := again.LoadRefusals(); !reflect.DeepEqual(got, wantRefusals) {
+		t.Errorf("refusals read back %+v, want %+v", got, wantRefusals)
+	}
+	if got := again.LoadQuarantines(); !reflect.DeepEqual(got, map[string]Quarantine{"U": q}) {
+		t.Errorf("quarantines read back %+v, want U: %+v", got, q)
+	}
+	for _, bad := range []string{`{"version":2,"tasks":{"T":{"head":"x","refusals":[{"code":"c"}]},"U":{"remote":"origin"}}}`,
+		`{"version":1,"tasks":`, `{"version":1}`} {
+		for _, path := range []string{s.refusalsPath(), s.quarantinePath()} {
+			if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := again.LoadRefusals(); len(got) != 0 {
+			t.Errorf("refusals.json %s read as %+v, want nothing", bad, got)
+		}
+		if got := again.LoadQuarantines(); got == nil || len(got) != 0 {
+			t.Errorf("quarantine.json %s read as %#v, want an empty map", bad, got)
+		}
+	}
+	if err := s.SaveQuarantines(map[string]Quarantine{"V": q}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := again.LoadQuarantines(); !reflect.DeepEqual(got, map[string]Quarantine{"V": q}) {
+		t.Errorf("a save over a file without tasks: %+v, want V alone", got)
 	}
 }

@@ -44,6 +44,13 @@ func discoverT(t *testing.T, dir string) *Repo {
 	return r
 }
 
+// openT is Open of dir (the store of the repository discoverT finds);
+// it fails the test when the repository is not found.
+func openT(t *testing.T, dir string) *Store {
+	t.Helper()
+	return NewStore(discoverT(t, dir))
+}
+
 // initRepo makes an empty repository (git init, no commit) in a fresh
 // temporary directory and returns that directory.
 func initRepo(t *testing.T) string {

@@ -20,10 +20,7 @@ import (
 // key, confirms nothing.
 func TestWrittenPerTask(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(initRepo(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openT(t, initRepo(t))
 	w := &record.Writer{Store: s, Actor: "Written Test <written@example.com>", Origin: "origin-written"}
 	commits := map[string][]string{}
 	for i := range 3 {
