@@ -93,6 +93,20 @@ func (x Index) StatusAt(ctx context.Context, task, head string) (record.Status, 
 	return x.indexed(record.TaskHead{Task: task, Head: head}, st), nil
 }
 
+// StateAt is task's state at head as read surfaces show it
+// (DeriveVerified), for a reader that keeps its own rows of every task
+// and derives only the few tasks that moved (the handover's rows). A
+// history that does not read is reported to Store.Skip, as a read of
+// every task reports it. The caller saves the verdicts
+// (Store.SaveVerdicts) once it has asked about every task it needs.
+func (x Index) StateAt(ctx context.Context, task, head string) (*record.State, error) {
+	st, _, err := x.Store.deriveVerifiedAt(ctx, task, head)
+	if err != nil && ctx.Err() == nil {
+		x.Store.Skip(task, err)
+	}
+	return st, err
+}
+
 // Standing implements record.Index from the subject index (subjects.go):
 // one small file per subject, never a file that grows with the tasks.
 // The entry of task skip is not brought up to date: the writer has that

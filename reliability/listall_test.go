@@ -142,3 +142,77 @@ func editJournalEntry(t *testing.T, path, task string, edit func([]byte) []byte)
 		t.Fatal(err)
 	}
 }
+
+// TestHandoverAllCounts holds `handover` of every task with nothing
+// moved to the rows kept by head (.git/reason/handover-rows.journal),
+// with counts that do not depend on timing (bench/listall times it): at
+// 1,000 tasks it decodes no journal entry from JSON (it decoded one per
+// task, 1,000, from handover.journal), reads no task's records and lists
+// the task refs once (twice before: the signature summaries listed them
+// again); after one record it derives that task alone and shows it, and
+// the handover after that decodes none again.
+func TestHandoverAllCounts(t *testing.T) {
+	const n = 1000
+	c := scaleWorld(t, n)
+	first := withoutSince(c.mustReason("handover")) // builds the caches
+	warm := c.costed("handover")
+	if warm.EntryDecodes != 0 || warm.Tasks != 0 || warm.Histories != 0 || warm.RefsListed != n {
+		t.Errorf("handover of %d tasks with nothing moved: %+v, want no journal entry decoded, no task read and the task refs listed once", n, warm)
+	}
+	if out := withoutSince(c.mustReason("handover")); out != first {
+		t.Errorf("handover from the rows kept differs from the handover that made them:\n%s\nthen\n%s", first, out)
+	}
+	if open := strings.Count(first, "\n### `T-"); open != n {
+		t.Errorf("handover of %d open tasks shows %d", n, open)
+	}
+	c.mustReason("assess", "T-000007", "--subject", "one more", "--question", "q?", "--materiality", "trivial", "--reversibility", "reversible")
+	moved := c.costed("handover")
+	if moved.EntryDecodes != 0 || moved.Tasks > 1 || moved.Histories > 1 || moved.RefsListed != n {
+		t.Errorf("handover after one record of one of %d tasks: %+v, want that task alone derived, no journal entry decoded and the task refs listed once", n, moved)
+	}
+	again := c.costed("handover")
+	if again.EntryDecodes != 0 || again.Tasks != 0 {
+		t.Errorf("handover after one record, then again: %+v, then %+v: want no task read the second time", moved, again)
+	}
+	out := c.mustReason("handover")
+	if i := strings.Index(out, "### `T-000007`: "); i < 0 || !strings.HasPrefix(out[i+len("### `T-000007`: "):], "one more\n") ||
+		!strings.Contains(out[i:], "next: `git reason plan T-000007`") {
+		t.Errorf("handover after one record does not show T-000007 with its new subject and next step:\n%.600s", out[max(i, 0):])
+	}
+}
+
+// TestHandoverRowsForged: a row of handover-rows.journal edited by hand
+// (its checksum and length written anew, so that only its MAC refuses
+// it) is not shown: the task is derived again from its ref, and the true
+// row is kept again.
+func TestHandoverRowsForged(t *testing.T) {
+	s := newSandbox(t)
+	for _, task := range []string{"T-1", "T-2"} {
+		s.mustReason("assess", task, "--subject", "true subject of "+task, "--question", "q?", "--materiality", "trivial", "--reversibility", "reversible")
+	}
+	s.mustReason("handover")
+	before := withoutSince(s.mustReason("handover"))
+	path := filepath.Join(s.dir, ".git", "reason", "handover-rows.journal")
+	editJournalEntry(t, path, "T-1", func(data []byte) []byte {
+		return bytes.Replace(data, []byte("true subject of T-1"), []byte("forged subject"), 1)
+	})
+	out := withoutSince(s.mustReason("handover"))
+	if strings.Contains(out, "forged") || out != before {
+		t.Errorf("handover after its row was edited:\n%s\nwant as before:\n%s", out, before)
+	}
+	if data, err := os.ReadFile(path); err != nil || !bytes.Contains(data[bytes.LastIndex(data, []byte("\nT-1 ")):], []byte("true subject of T-1")) {
+		t.Errorf("the true row of T-1 is not kept again after the forged one (%v)", err)
+	}
+}
+
+// withoutSince is a handover without the line naming the time its
+// settled tasks are counted from (now, less seven days).
+func withoutSince(out string) string {
+	var keep []string
+	for _, l := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(l, "## Settled since ") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
+}

@@ -62,7 +62,6 @@ func runHandover(ctx context.Context, o *handoverOptions) error {
 		return writeHandoverJSON(o.Out, rep)
 	}
 	return o.render(rep, func(w io.Writer) error {
-		_, err := io.WriteString(w, ops.RenderHandover(rep, format))
-		return err
+		return ops.WriteHandover(w, rep, format)
 	})
 }

@@ -1,8 +1,10 @@
 package ops
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"sort"
 	"strconv"
 	"strings"
@@ -35,50 +37,12 @@ type HandoverReport struct {
 // Handover derives the handover of every task (or the one named).
 func (e *Session) Handover(ctx context.Context, q HandoverQuery) (*HandoverReport, error) {
 	out := &HandoverReport{Since: q.Since.UTC().Format(time.RFC3339), Open: []record.Handover{}, Settled: []record.Handover{}, Circuits: []AdvisorRow{}}
-	var all []record.Handover
-	head := "" // the named task's head
 	if q.Task == "" {
-		// Every task: from the cache keyed by each task's head, so only
-		// the tasks that moved since the last read are derived again.
-		hs, err := e.Index.Handovers(ctx)
-		if err != nil {
+		if err := e.handoverAll(ctx, q, out); err != nil {
 			return nil, err
 		}
-		all = hs
-	} else {
-		st, h, err := e.State(ctx, q.Task)
-		if err != nil {
-			return nil, err
-		}
-		all, head = []record.Handover{st.Handover()}, h
-	}
-	// Every task may be open: the list is made at that size once, not
-	// grown (a handover is a large value, each growth copies them all).
-	out.Open = make([]record.Handover, 0, len(all))
-	for _, h := range all {
-		if q.Actor != "" && !anyActor(h.Actors, q.Actor) {
-			continue
-		}
-		switch {
-		case !h.Finished:
-			out.Open = append(out.Open, h)
-		case h.Settled != "" && !settledBefore(h.Settled, q.Since):
-			out.Settled = append(out.Settled, h)
-		}
-	}
-	sort.SliceStable(out.Settled, func(i, j int) bool { return out.Settled[i].Settled > out.Settled[j].Settled })
-	e.markHandoverSteps(ctx, out.Open)
-	if q.Task != "" {
-		// One task: its own signatures (RecordSignatures, kept by its
-		// head), not every task's summary, which reads every task ref.
-		out.Signatures = map[string]*SignatureSummary{}
-		if len(out.Open) > 0 {
-			if s := e.TaskSignatures(ctx, q.Task, head); s != nil {
-				out.Signatures[q.Task] = s
-			}
-		}
-	} else {
-		out.Signatures = e.openSignatures(ctx, out.Open)
+	} else if err := e.handoverOne(ctx, q, out); err != nil {
+		return nil, err
 	}
 	if len(out.Open) == 0 {
 		return out, nil
@@ -106,24 +70,65 @@ func (e *Session) Handover(ctx context.Context, q HandoverQuery) (*HandoverRepor
 	return out, nil
 }
 
-// openSignatures summarises the signatures of each open task, from the
-// summaries kept by head (SignatureSummaries: the tasks that moved are
-// asked of git together, not one git process per task).
-func (e *Session) openSignatures(ctx context.Context, open []record.Handover) map[string]*SignatureSummary {
-	out := map[string]*SignatureSummary{}
-	if len(open) == 0 {
-		return out
-	}
-	all, err := e.SignatureSummaries(ctx)
+// handoverAll fills out with every task's handover, from the rows kept
+// by head (handoverRows): only the tasks that moved since the last read
+// are derived, and only the tasks shown are read whole.
+func (e *Session) handoverAll(ctx context.Context, q HandoverQuery, out *HandoverReport) error {
+	rows, err := e.handoverRows(ctx, func(finished bool, settled string, actors []string) bool {
+		if q.Actor != "" && !anyActor(actors, q.Actor) {
+			return false
+		}
+		return !finished || (settled != "" && !settledBefore(settled, q.Since))
+	})
 	if err != nil {
-		return out
+		return err
 	}
-	for _, h := range open {
-		if s := all[h.Task]; s != nil {
-			out[h.Task] = s
+	out.Signatures = map[string]*SignatureSummary{}
+	// Every task may be open: the list is made at that size once, not
+	// grown (a handover is a large value, each growth copies them all).
+	out.Open = make([]record.Handover, 0, len(rows))
+	var selected [][]string
+	for i := range rows {
+		r := &rows[i]
+		if r.h.Finished {
+			out.Settled = append(out.Settled, r.h)
+			continue
+		}
+		out.Open = append(out.Open, r.h)
+		selected = append(selected, r.selected)
+		if r.sigs != nil {
+			out.Signatures[r.h.Task] = r.sigs
 		}
 	}
-	return out
+	sort.SliceStable(out.Settled, func(i, j int) bool { return out.Settled[i].Settled > out.Settled[j].Settled })
+	e.markHandoverSteps(ctx, out.Open, selected)
+	return nil
+}
+
+// handoverOne fills out with the handover of the task q names.
+func (e *Session) handoverOne(ctx context.Context, q HandoverQuery, out *HandoverReport) error {
+	st, head, err := e.State(ctx, q.Task)
+	if err != nil {
+		return err
+	}
+	h := st.Handover()
+	switch {
+	case q.Actor != "" && !anyActor(h.Actors, q.Actor):
+	case !h.Finished:
+		out.Open = append(out.Open, h)
+	case h.Settled != "" && !settledBefore(h.Settled, q.Since):
+		out.Settled = append(out.Settled, h)
+	}
+	e.markHandoverSteps(ctx, out.Open, [][]string{consultSelected(st, h.Next)})
+	// Its own signatures (RecordSignatures, kept by its head), not every
+	// task's summary, which reads every task ref.
+	out.Signatures = map[string]*SignatureSummary{}
+	if len(out.Open) > 0 {
+		if s := e.TaskSignatures(ctx, q.Task, head); s != nil {
+			out.Signatures[q.Task] = s
+		}
+	}
+	return nil
 }
 
 // ParseSince reads a --since value as log and handover take it: an RFC
@@ -241,15 +246,24 @@ func HandoverMarkdown(r *HandoverReport) string { return RenderHandover(r, Forma
 // RenderHandover renders a handover in the layout of HandoverMarkdown, as
 // markdown or as text for a terminal.
 func RenderHandover(r *HandoverReport, f Format) string {
-	p := prose{text: f == FormatText}
 	var b strings.Builder
+	_ = WriteHandover(&b, r, f)
+	return b.String()
+}
+
+// WriteHandover writes RenderHandover's text to w as it is made, through
+// one buffer: the handover of every task is megabytes at 20,000 tasks,
+// never held whole.
+func WriteHandover(w io.Writer, r *HandoverReport, f Format) error {
+	p := prose{text: f == FormatText}
+	b := bufio.NewWriterSize(w, 64<<10)
 	b.WriteString("# Handover\n\n")
 	if len(r.Open) == 0 {
 		b.WriteString("No task is open.\n")
 	} else {
-		fmt.Fprintf(&b, "## Open (%d)\n", len(r.Open))
+		fmt.Fprintf(b, "## Open (%d)\n", len(r.Open))
 		for i := range r.Open {
-			p.handoverTask(&b, &r.Open[i], r.Signatures[r.Open[i].Task])
+			p.handoverTask(b, &r.Open[i], r.Signatures[r.Open[i].Task])
 		}
 	}
 	if len(r.Circuits) > 0 || r.CircuitsError != "" {
@@ -259,13 +273,13 @@ func RenderHandover(r *HandoverReport, f Format) string {
 			if a.Until != "" {
 				until = " until " + p.stamp(a.Until)
 			}
-			fmt.Fprintf(&b, "- %s: %s%s: %s\n", code(a.ID), p.md(a.Status), until, p.md(a.Reason))
+			fmt.Fprintf(b, "- %s: %s%s: %s\n", code(a.ID), p.md(a.Status), until, p.md(a.Reason))
 		}
 		if r.CircuitsError != "" {
-			fmt.Fprintf(&b, "- the advisors' declarations do not read: %s\n", p.md(r.CircuitsError))
+			fmt.Fprintf(b, "- the advisors' declarations do not read: %s\n", p.md(r.CircuitsError))
 		}
 	}
-	fmt.Fprintf(&b, "\n## Settled since %s (%d)\n\n", p.stamp(r.Since), len(r.Settled))
+	fmt.Fprintf(b, "\n## Settled since %s (%d)\n\n", p.stamp(r.Since), len(r.Settled))
 	if len(r.Settled) == 0 {
 		b.WriteString("None.\n")
 	}
@@ -277,16 +291,16 @@ func RenderHandover(r *HandoverReport, f Format) string {
 				phase += " by task " + c.By
 			}
 		}
-		fmt.Fprintf(&b, "- %s %s: %s", code(h.Task), p.md(phase), p.md(h.Subject))
+		fmt.Fprintf(b, "- %s %s: %s", code(h.Task), p.md(phase), p.md(h.Subject))
 		if n := len(h.Standing); n > 0 {
-			fmt.Fprintf(&b, ": %s", p.md(h.Standing[n-1].Decision))
+			fmt.Fprintf(b, ": %s", p.md(h.Standing[n-1].Decision))
 		}
-		fmt.Fprintf(&b, " (%s)\n", p.stamp(h.Settled))
+		fmt.Fprintf(b, " (%s)\n", p.stamp(h.Settled))
 	}
-	return b.String()
+	return b.Flush()
 }
 
-func (p prose) handoverTask(b *strings.Builder, h *record.Handover, sigs *SignatureSummary) {
+func (p prose) handoverTask(b *bufio.Writer, h *record.Handover, sigs *SignatureSummary) {
 	fmt.Fprintf(b, "\n### %s: %s\n\n", code(h.Task), p.md(h.Subject))
 	if h.DoesNotVerify != nil {
 		fmt.Fprintf(b, "- **%s**\n", p.md(record.NotVerified(h.DoesNotVerify)))

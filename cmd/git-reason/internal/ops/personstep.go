@@ -92,24 +92,13 @@ func (e *Session) MarkPersonStep(ctx context.Context, st *record.Status) {
 	}
 }
 
-// markHandoverSteps does MarkPersonStep for each open task of a handover.
-func (e *Session) markHandoverSteps(ctx context.Context, open []record.Handover) {
+// markHandoverSteps does MarkPersonStep for each open task of a
+// handover, where selected[i] is what the latest plan of open[i]
+// selected (consultSelected).
+func (e *Session) markHandoverSteps(ctx context.Context, open []record.Handover, selected [][]string) {
 	for i := range open {
 		h := &open[i]
-		if !strings.HasPrefix(h.Next, "git reason consult ") {
-			continue
-		}
-		st, _, err := e.State(ctx, h.Task)
-		if err != nil {
-			continue
-		}
-		var selected []string
-		if a := st.LatestAssessment(); a != nil {
-			if p := st.LatestPlan(a.ID); p != nil {
-				selected = p.Derived.(*record.PlanDerived).Selected
-			}
-		}
-		if step := e.personStep(ctx, h.Task, h.Next, selected); step != nil {
+		if step := e.personStep(ctx, h.Task, h.Next, selected[i]); step != nil {
 			h.Next, h.PersonStep = "", step
 		}
 	}
