@@ -121,14 +121,14 @@ func messageLines(msg, comment string) []string {
 	return out
 }
 
-// commentChar is core.commentChar ("#" when unset or "auto").
-func (e *Session) commentChar(ctx context.Context) (string, error) {
-	out, err := e.gitOut(ctx, "config", "--get", "core.commentChar")
-	c := strings.TrimSpace(out)
-	if err != nil || c == "" || c == "auto" {
-		return "#", nil
+// commentChar is core.commentChar ("#" when unset or "auto"), from the
+// configuration the session read already: no git process of its own.
+func (e *Session) commentChar(context.Context) (string, error) {
+	st, err := e.Settings()
+	if err != nil {
+		return "", err
 	}
-	return c, nil
+	return st.CommentChar, nil
 }
 
 // messageTasks are the Reason-Task trailers of the message in file, read

@@ -25,6 +25,10 @@ type Settings struct {
 	// HooksPath is core.hooksPath as written ("" when unset); relative
 	// paths are relative to the work tree's top, as git reads them.
 	HooksPath string
+	// CommentChar is core.commentChar: what starts a comment line of a
+	// commit message ("#" when unset, empty, "auto" or written without a
+	// value, as the commit hooks read it).
+	CommentChar string
 	// Actor is who writes records: author and committer of their commits.
 	Actor Identity
 	// Pager is how long output of git reason is paged on a terminal.
@@ -132,6 +136,7 @@ const (
 	keyDisable   = "reason.disable"
 	keyOrigin    = "reason.origin"
 	keyHooksPath = "core.hookspath"
+	keyComment   = "core.commentchar"
 	keyUserName  = "user.name"
 	keyUserMail  = "user.email"
 	keyAuthName  = "author.name"
@@ -252,6 +257,12 @@ func resolve(src source, flags Flags) (*Settings, error) {
 
 	s.Origin = str(keyOrigin)
 	s.HooksPath = str(keyHooksPath)
+	s.CommentChar = "#"
+	if es := src.entries(keyComment); len(es) > 0 {
+		if c := strings.TrimSpace(es[len(es)-1].value); c != "" && c != "auto" {
+			s.CommentChar = c
+		}
+	}
 
 	// Git's order for an author: GIT_AUTHOR_*, author.*, user.*, and EMAIL
 	// for the address. The committer of a record's commit is the same
