@@ -127,12 +127,7 @@ func copyTestRepo(t *testing.T, src string) string {
 
 func writeTestFile(t testing.TB, path, content string) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	harness.WriteFile(t, path, content)
 }
 
 func evalPath(t testing.TB, p string) string {

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"git-reason/policy/neutrality"
+	"git-reason/reliability/harness"
 )
 
 // newRepo copies testdata/tree into a fresh git repository, adds what the
@@ -117,13 +118,7 @@ func check(t *testing.T, req scanRequest) (string, *neutrality.Result) {
 
 func writeFile(t *testing.T, root, rel, content string) {
 	t.Helper()
-	name := filepath.Join(root, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	harness.WriteFile(t, filepath.Join(root, filepath.FromSlash(rel)), content)
 }
 
 // committed is what the fixture tree holds, as committed.

@@ -48,12 +48,7 @@ func newRepo(t testing.TB) string {
 
 func write(t testing.TB, path, content string) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	harness.WriteFile(t, path, content)
 }
 
 func load(t testing.TB, gitDir string) *Settings {
