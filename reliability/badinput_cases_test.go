@@ -85,22 +85,12 @@ func needsFlags(n int) []string {
 	return out
 }
 
-// neutralityBomb is a YAML alias bomb ("billion laughs") of depth levels
-// under a field the configuration knows: 9^levels strings once expanded.
-func neutralityBomb(levels int) string {
+// aliasBomb is a YAML alias bomb ("billion laughs") of depth levels
+// under key, a field the file's configuration knows: 9^levels strings once
+// expanded.
+func aliasBomb(key string, levels int) string {
 	var b strings.Builder
-	b.WriteString("terms:\n  - &x0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n")
-	for i := 1; i < levels; i++ {
-		refs := strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*x%d, ", i-1), 9), ", ")
-		fmt.Fprintf(&b, "  - &x%d [%s]\n", i, refs)
-	}
-	return b.String()
-}
-
-// advisorsBomb is the same bomb in the repository's advisor overlay.
-func advisorsBomb(levels int) string {
-	var b strings.Builder
-	b.WriteString("capabilities:\n  - &x0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n")
+	b.WriteString(key + ":\n  - &x0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n")
 	for i := 1; i < levels; i++ {
 		refs := strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*x%d, ", i-1), 9), ", ")
 		fmt.Fprintf(&b, "  - &x%d [%s]\n", i, refs)
@@ -364,7 +354,7 @@ func badInputCases() []badCase {
 			code: 2, want: `\S*\.reason/advisors\.yaml`},
 		{name: "user advisors.yaml not YAML", args: []string{"plan", "N"}, files: map[string]string{"~/.config/git-reason/advisors.yaml": "advisors: {\n"},
 			code: 2, want: `\S*git-reason/advisors\.yaml:\d+:\d+: invalid YAML: `},
-		{name: "advisors.yaml alias bomb", args: []string{"plan", "N"}, files: map[string]string{".reason/advisors.yaml": advisorsBomb(9)},
+		{name: "advisors.yaml alias bomb", args: []string{"plan", "N"}, files: map[string]string{".reason/advisors.yaml": aliasBomb("capabilities", 9)},
 			code: 2, want: `\S*\.reason/advisors\.yaml:\d+:\d+: alias \*x\d expands to more than \d+ nodes$`, within: 5 * time.Second},
 		{name: "advisors.yaml of 4 MB", args: []string{"plan", "N"}, files: map[string]string{".reason/advisors.yaml": hugeYAML("order", "a")},
 			code: 2, want: `\S*\.reason/advisors\.yaml: larger than \d+ bytes$`, within: 20 * time.Second},
@@ -389,7 +379,7 @@ func badInputCases() []badCase {
 			want: `1 neutrality violation\(s\): `},
 		{name: "neutrality.yaml of 4 MB", args: []string{"check", "neutrality"}, files: map[string]string{".reason/neutrality.yaml": hugeYAML("terms", "term")},
 			code: 2, within: 20 * time.Second, want: `\S*\.reason/neutrality\.yaml: not a regular file of at most \d+ bytes `},
-		{name: "neutrality.yaml alias bomb", args: []string{"check", "neutrality"}, files: map[string]string{".reason/neutrality.yaml": neutralityBomb(9)},
+		{name: "neutrality.yaml alias bomb", args: []string{"check", "neutrality"}, files: map[string]string{".reason/neutrality.yaml": aliasBomb("terms", 9)},
 			code: 2, within: 5 * time.Second, want: `\S*\.reason/neutrality\.yaml:\d+:\d+: alias \*x\d expands to more than \d+ nodes$`,
 			// Found by this suite, fixed in cca431d: the bomb was expanded in full
 			// before validation (7 levels ~30 s and 650 MB; 9 levels past 11 GB).
