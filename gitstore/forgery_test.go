@@ -991,33 +991,26 @@ func TestForgeryRecordOfAnotherTask(t *testing.T) {
 // a record that is not a disagreement.
 func TestForgeryResolution(t *testing.T) {
 	t.Parallel()
-	t.Run("already resolved", func(t *testing.T) {
-		t.Parallel()
-		h := newForgHistory(t)
-		r := h.fresh(h.rec("r"), "r")
-		obj(r["body"])["decision"] = "offline after all"
-		forged := h.write(h.on(h.commit["r"], r))
-		found := wantFindings(t, h.forge(forged), forged, record.FindInadmissible)
-		wantMessage(t, found, record.FindInadmissible, r["id"].(string), "already resolved")
-	})
-	t.Run("not a disagreement", func(t *testing.T) {
-		t.Parallel()
-		h := newForgHistory(t)
-		r := h.fresh(h.rec("r"), "d")
-		obj(r["body"])["disagreement"] = h.id("c2")
-		forged := h.write(h.on(h.commit["d"], r))
-		found := wantFindings(t, h.forge(forged), forged, record.FindInadmissible)
-		wantMessage(t, found, record.FindInadmissible, r["id"].(string), "not a disagreement")
-	})
-	t.Run("nothing of the task", func(t *testing.T) {
-		t.Parallel()
-		h := newForgHistory(t)
-		r := h.fresh(h.rec("r"), "d")
-		obj(r["body"])["disagreement"] = ulid.Make().String()
-		forged := h.write(h.on(h.commit["d"], r))
-		found := wantFindings(t, h.forge(forged), forged, record.FindInadmissible)
-		wantMessage(t, found, record.FindInadmissible, r["id"].(string), "no record")
-	})
+	for _, c := range []struct {
+		name string
+		at   string // the step the forged resolution follows
+		edit func(h *forgHistory, body map[string]any)
+		want string
+	}{
+		{"already resolved", "r", func(_ *forgHistory, b map[string]any) { b["decision"] = "offline after all" }, "already resolved"},
+		{"not a disagreement", "d", func(h *forgHistory, b map[string]any) { b["disagreement"] = h.id("c2") }, "not a disagreement"},
+		{"nothing of the task", "d", func(_ *forgHistory, b map[string]any) { b["disagreement"] = ulid.Make().String() }, "no record"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			h := newForgHistory(t)
+			r := h.fresh(h.rec("r"), c.at)
+			c.edit(h, obj(r["body"]))
+			forged := h.write(h.on(h.commit[c.at], r))
+			found := wantFindings(t, h.forge(forged), forged, record.FindInadmissible)
+			wantMessage(t, found, record.FindInadmissible, r["id"].(string), c.want)
+		})
+	}
 }
 
 // diverge writes, through the real writer, a record on a second branch that
