@@ -176,28 +176,6 @@ func (s *Store) LoadAt(task, head string) ([]*record.Record, error) {
 // git, or was written by the writer through this store.
 func (s *Store) RecordsDecode() bool { return true }
 
-// ReadCommit returns the records in a commit's records/ tree, in tree
-// order, each read strictly (record.ReadStored) as records of task.
-func (s *Store) ReadCommit(task, hash string) ([]*record.Record, error) {
-	tree, err := s.recordsTree(plumbing.NewHash(hash))
-	if err != nil {
-		return nil, err
-	}
-	recs := make([]*record.Record, 0, len(tree.Entries))
-	for _, e := range tree.Entries {
-		data, err := s.recordBlob(e)
-		if err != nil {
-			return nil, err
-		}
-		rec, err := record.ReadStored(task, e.Name, data)
-		if err != nil {
-			return nil, fmt.Errorf("%s/%w", RecordsDir, err)
-		}
-		recs = append(recs, rec)
-	}
-	return recs, nil
-}
-
 // The largest commit and records/ tree read. A commit holds a record's
 // one-line summary and trailers; a records/ tree holds about 80 bytes per
 // record, so the tree limit allows some 200,000 records in one task.
