@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"git-reason/advisor"
 	"git-reason/record"
 )
 
@@ -36,33 +37,18 @@ func (e *Session) Complete(ctx context.Context, req CompleteRequest) ([]Candidat
 		if err != nil {
 			return nil, err
 		}
-		out := make([]Candidate, 0, len(heads))
-		for _, h := range heads {
-			out = append(out, Candidate{Value: h.Task})
-		}
-		return out, nil
+		return candidates(heads, func(h record.TaskHead) Candidate { return Candidate{Value: h.Task} }), nil
 	case "ids":
 		return e.completeIDs(ctx, req)
-	case "advisors":
+	case "advisors", "profiles":
 		cat, _, err := e.Catalog()
 		if err != nil {
 			return nil, err
 		}
-		out := make([]Candidate, 0, len(cat.Advisors))
-		for _, a := range cat.Advisors {
-			out = append(out, Candidate{Value: a.ID, Description: a.Transport})
+		if req.What == "profiles" {
+			return candidates(cat.Profiles, func(p advisor.Profile) Candidate { return Candidate{Value: p.ID, Description: p.Description} }), nil
 		}
-		return out, nil
-	case "profiles":
-		cat, _, err := e.Catalog()
-		if err != nil {
-			return nil, err
-		}
-		out := make([]Candidate, 0, len(cat.Profiles))
-		for _, p := range cat.Profiles {
-			out = append(out, Candidate{Value: p.ID, Description: p.Description})
-		}
-		return out, nil
+		return candidates(cat.Advisors, func(a advisor.Declaration) Candidate { return Candidate{Value: a.ID, Description: a.Transport} }), nil
 	case "remotes":
 		return e.gitLines(ctx, "remote")
 	case "revisions":
@@ -73,6 +59,15 @@ func (e *Session) Complete(ctx context.Context, req CompleteRequest) ([]Candidat
 		return append([]Candidate{{Value: "HEAD"}}, out...), nil
 	}
 	return nil, Usage("nothing to complete for %q: give tasks, ids, advisors, profiles, remotes or revisions", req.What)
+}
+
+// candidates is one candidate an item, made by candidate, in order.
+func candidates[T any](items []T, candidate func(T) Candidate) []Candidate {
+	out := make([]Candidate, 0, len(items))
+	for _, it := range items {
+		out = append(out, candidate(it))
+	}
+	return out
 }
 
 // completeIDs lists record ids from the names of each task head's
