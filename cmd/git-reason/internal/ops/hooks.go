@@ -26,35 +26,35 @@ func (e *Session) HooksDir() (string, error) {
 // hooks.Install). A core.hooksPath directory that git tracks belongs to the
 // team's history: it is changed only with force.
 func (e *Session) InstallHooks(ctx context.Context, force bool) (string, []hooks.Status, error) {
-	dir, err := e.HooksDir()
-	if err != nil {
-		return "", nil, err
-	}
-	if hooks.Changes(dir, false) && !force {
-		if err := e.refuseTracked(ctx, dir, "install"); err != nil {
-			return dir, nil, err
+	return e.changeHooks(ctx, "install", force, func(dir string) ([]hooks.Status, error) {
+		st, err := hooks.Install(dir, force)
+		if err != nil {
+			return nil, Refused("%v", err)
 		}
-	}
-	st, err := hooks.Install(dir, force)
-	if err != nil {
-		return dir, nil, Refused("%v", err)
-	}
-	return dir, st, nil
+		return st, nil
+	})
 }
 
 // UninstallHooks removes the exact shims (see hooks.Uninstall), with the
 // same rule for a tracked core.hooksPath directory as InstallHooks.
 func (e *Session) UninstallHooks(ctx context.Context, force bool) (string, []hooks.Status, error) {
+	return e.changeHooks(ctx, "uninstall", force, hooks.Uninstall)
+}
+
+// changeHooks runs change ("install" or "uninstall", verb) on the hooks
+// directory, after refusing, without force, a change to a tracked
+// core.hooksPath directory.
+func (e *Session) changeHooks(ctx context.Context, verb string, force bool, change func(dir string) ([]hooks.Status, error)) (string, []hooks.Status, error) {
 	dir, err := e.HooksDir()
 	if err != nil {
 		return "", nil, err
 	}
-	if hooks.Changes(dir, true) && !force {
-		if err := e.refuseTracked(ctx, dir, "uninstall"); err != nil {
+	if hooks.Changes(dir, verb == "uninstall") && !force {
+		if err := e.refuseTracked(ctx, dir, verb); err != nil {
 			return dir, nil, err
 		}
 	}
-	st, err := hooks.Uninstall(dir)
+	st, err := change(dir)
 	return dir, st, err
 }
 
