@@ -69,6 +69,11 @@ type Cost struct {
 	// WrittenBytes is how many bytes were written to the caches that
 	// hold an entry per task (the journals: appended, or rewritten whole).
 	WrittenBytes int64 `json:"written_bytes"`
+	// TreeEntries is how many entries of records/ trees were parsed
+	// (tree.go's one tree reader; those a tree shares with the one read
+	// before it are not parsed again): a status after one new record
+	// parses the new head's tree once.
+	TreeEntries int64 `json:"tree_entries"`
 	// EntryDecodes is how many entries of the journals of every task's
 	// status and handover (status.journal, handover.journal, ...) were
 	// decoded from JSON.
@@ -76,7 +81,7 @@ type Cost struct {
 }
 
 var costs struct {
-	histories, tasks, records, sigBytes, rememberedFiles, sharedBytes, sharedFiles, blobs, memos, written, searchBlocks, postings, packIndex, refsListed, checked, entryDecodes atomic.Int64
+	histories, tasks, records, sigBytes, rememberedFiles, sharedBytes, sharedFiles, blobs, memos, written, searchBlocks, postings, packIndex, refsListed, checked, entryDecodes, treeEntries atomic.Int64
 }
 
 func countBlob() { costs.blobs.Add(1) }
@@ -98,6 +103,7 @@ func countRefsListed(n int)  { costs.refsListed.Add(int64(n)) }
 func countSearchBlock(n int) { costs.searchBlocks.Add(1); costs.sharedBytes.Add(int64(n)) }
 func countPostings(n int)    { costs.postings.Add(int64(n)) }
 func countEntryDecode()      { costs.entryDecodes.Add(1) }
+func countTreeEntries(n int) { costs.treeEntries.Add(int64(n)) }
 
 // CountWritten counts n bytes written to a file that holds an entry per
 // task (Cost.WrittenBytes), for a cache kept outside this package.
@@ -128,7 +134,7 @@ func WriteCost(args []string) {
 		SharedBytes: costs.sharedBytes.Load(), SharedFiles: costs.sharedFiles.Load(), Blobs: costs.blobs.Load(), Memos: costs.memos.Load(),
 		WrittenBytes: costs.written.Load(), Decodes: record.Decodes(), SearchBlocks: costs.searchBlocks.Load(), Postings: costs.postings.Load(),
 		PackIndexBytes: costs.packIndex.Load(), RefsListed: costs.refsListed.Load(), SignatureBytes: costs.sigBytes.Load(),
-		Schemas: record.SchemaCompiles(), CheckedBytes: costs.checked.Load(), EntryDecodes: costs.entryDecodes.Load(), RememberedFiles: costs.rememberedFiles.Load()}
+		Schemas: record.SchemaCompiles(), CheckedBytes: costs.checked.Load(), EntryDecodes: costs.entryDecodes.Load(), RememberedFiles: costs.rememberedFiles.Load(), TreeEntries: costs.treeEntries.Load()}
 	line, err := json.Marshal(c)
 	if err != nil {
 		return

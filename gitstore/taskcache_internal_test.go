@@ -1,9 +1,12 @@
 package gitstore
 
 import (
+	"fmt"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"git-reason/record"
 )
@@ -97,5 +100,37 @@ func TestTaskCacheSegments(t *testing.T) {
 		if whole := c.size.Load() == int64(len(tc.file)); whole != tc.whole {
 			t.Errorf("%s: an append may go on from the file: %v (size %d of %d); want %v", tc.name, whole, c.size.Load(), len(tc.file), tc.whole)
 		}
+	}
+}
+
+// TestCacheEntriesAllocateWhatTheyHold: reading entries (a task cache's,
+// a saved state's) allocates one record and one entry each, however many
+// lines the records' bodies span, their fields cut from the bytes read.
+// It made room for a record per two newlines (with bodies written over
+// many lines, several times the records read: most of what reading a
+// saved state allocated), and copied the whole text once more.
+func TestCacheEntriesAllocateWhatTheyHold(t *testing.T) {
+	const n = 200
+	var entries []cacheEntry
+	body := "{\n" + strings.Repeat("  \"field\": \"a value\",\n", 20) + "  \"last\": 1\n}"
+	for i := range n {
+		rec := &record.Record{ID: fmt.Sprintf("01J%023d", i), Kind: record.KindAssessment, Task: "T",
+			Created: "2026-12-01T05:00:00.000Z", Actor: "Ann <ann@example.com>", Origin: "o", Clock: int64(i + 1),
+			Body: []byte(body), Derived: []byte(`{}`)}
+		entries = append(entries, cacheEntry{Name: rec.FileName(), Blob: fmt.Sprintf("%040d", i), Rec: rec})
+	}
+	data := encodeCacheEntries(entries)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got, ok := parseCacheEntries(data)
+	runtime.ReadMemStats(&after)
+	if !ok || len(got) != n {
+		t.Fatalf("read %d entries (%v), want %d", len(got), ok, n)
+	}
+	allocated := after.TotalAlloc - before.TotalAlloc
+	holds := n * uint64(unsafe.Sizeof(record.Record{})+unsafe.Sizeof(cacheEntry{}))
+	t.Logf("%d entries, %d bytes: %d bytes allocated, %d held", n, len(data), allocated, holds)
+	if allocated > holds+holds/4 {
+		t.Errorf("reading %d entries of %d bytes allocated %d bytes, want about what they hold (%d)", n, len(data), allocated, holds)
 	}
 }

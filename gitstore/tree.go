@@ -64,14 +64,14 @@ func (t *rawTree) hash(i int) []byte { e := t.ents[i]; return t.data[e.end-20 : 
 // entries, checked already, and are taken without parsing them again.
 func parseTree(h string, data []byte, like *rawTree) (*rawTree, error) {
 	t := &rawTree{data: data}
-	i := 0
+	i, copied := 0, 0
 	if like != nil && len(like.ents) > 0 {
 		p := commonPrefix(like.data, data)
 		k := sort.Search(len(like.ents), func(j int) bool { return int(like.ents[j].end) > p })
 		if k > 0 {
 			t.ents = make([]treeEnt, k, len(like.ents)+1)
 			copy(t.ents, like.ents[:k])
-			i = int(t.ents[k-1].end)
+			i, copied = int(t.ents[k-1].end), k
 		}
 	}
 	bad := func(format string, args ...any) error {
@@ -96,24 +96,26 @@ func parseTree(h string, data []byte, like *rawTree) (*rawTree, error) {
 			return nil, bad("too large")
 		}
 		n := data[name : name+nul]
-		shown := record.Printable(string(n))
+		// The name as a terminal may show it, made only for an error.
+		shown := func(n []byte) string { return record.Printable(string(n)) }
 		switch {
 		case string(mode) != "100644":
-			return nil, bad("%s/%s has mode %s; a record is a regular file (100644)", RecordsDir, shown, record.Printable(string(mode)))
+			return nil, bad("%s/%s has mode %s; a record is a regular file (100644)", RecordsDir, shown(n), record.Printable(string(mode)))
 		case !recordName(n):
-			return nil, bad("%s/%s is not a record's name (<clock>-<kind>-<id>.json)", RecordsDir, shown)
+			return nil, bad("%s/%s is not a record's name (<clock>-<kind>-<id>.json)", RecordsDir, shown(n))
 		}
 		t.ents = append(t.ents, treeEnt{name: int32(name), end: int32(end)})
 		if k := len(t.ents); k > 1 {
 			switch c := bytes.Compare(t.name(k-2), n); {
 			case c == 0:
-				return nil, bad("%s/%s is in the tree twice", RecordsDir, shown)
+				return nil, bad("%s/%s is in the tree twice", RecordsDir, shown(n))
 			case c > 0:
-				return nil, bad("%s/%s comes after %s/%s, out of git's order", RecordsDir, shown, RecordsDir, record.Printable(string(t.name(k-2))))
+				return nil, bad("%s/%s comes after %s/%s, out of git's order", RecordsDir, shown(n), RecordsDir, shown(t.name(k-2)))
 			}
 		}
 		i = end
 	}
+	countTreeEntries(len(t.ents) - copied)
 	return t, nil
 }
 

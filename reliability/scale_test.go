@@ -98,6 +98,8 @@ type cost struct {
 	// EntryDecodes: entries of the status and handover journals decoded
 	// from JSON.
 	EntryDecodes int64 `json:"entry_decodes"`
+	// TreeEntries: entries of records/ trees parsed.
+	TreeEntries int64 `json:"tree_entries"`
 	// RememberedFiles: task files of the remembered verifications read.
 	RememberedFiles int64 `json:"remembered_files"`
 }

@@ -102,6 +102,14 @@ func TestStatusCounts(t *testing.T) {
 					t.Errorf("status %s compiled no schema: %+v: a record from elsewhere must be validated", c.what, c.large)
 				}
 			}
+			// The new head's records/ tree is parsed once: at most its
+			// entries (the task's records, and the three at most this
+			// test adds). The test of whether the history is short
+			// parsed it a second time, before the read that diffs it.
+			if c.large.TreeEntries == 0 || c.large.TreeEntries > 120+3 || c.small.TreeEntries > 40+3 {
+				t.Errorf("status %s parsed %d records/ tree entries at 120 records, %d at 40: want the new head's tree parsed once",
+					c.what, c.large.TreeEntries, c.small.TreeEntries)
+			}
 			limit, same := int64(4), true
 			if c.large.Decodes == 0 || c.large.Decodes > limit || (same && c.large.Decodes != c.small.Decodes) || c.large.Tasks != 0 {
 				t.Errorf("status %s decoded %d records of a task of 120 (%d of 40), loaded %d tasks: want the new record and the few the summary reads, whatever the task's size, and no task loaded",

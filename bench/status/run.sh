@@ -13,7 +13,8 @@
 # record of any kind as close as it gets. CPU (user+sys, of git reason
 # and the git processes it waits for) is reported next to wall time: on
 # a shared machine the wall time says more about the load than the
-# program.
+# program. So are the page faults of each case (minor, of git reason
+# and its git processes), which the load does not change.
 # Usage: bench/status/run.sh [RECORDS] [RUNS] [DIR] [BASE] [instructions]
 #   RECORDS: 1000; RUNS: 11; DIR: where the repository is generated
 #   (kept and reused across runs; default a temporary directory, removed);
@@ -108,11 +109,14 @@ write() { # kind: one record of kind on the task, as a user writes it
 }
 one() { # label command...
   l=$1; shift
-  /usr/bin/time -f "%e %U %S" -o "$dir/t" "$@" >"$dir/out"
-  awk -v l="$l" '{ printf "wall %5.0f ms cpu %4.0f ms %s\n", $1 * 1000, ($2 + $3) * 1000, l }' "$dir/t"
+  /usr/bin/time -f "%e %U %S %R" -o "$dir/t" "$@" >"$dir/out"
+  awk -v l="$l" '{ printf "wall %5.0f ms cpu %4.0f ms faults %5d %s\n", $1 * 1000, ($2 + $3) * 1000, $4, l }' "$dir/t"
 }
 cpu() { # file: the median cpu (ms) of file's lines
   sort -k5 -n "$1" | awk -v n="$runs" '{ a[NR] = $5 } END { print a[int((n + 1) / 2)] }'
+}
+faults() { # file: the median of file's page faults (minor, with the git processes waited for)
+  sort -k8 -n "$1" | awk -v n="$runs" '{ a[NR] = $8 } END { print a[int((n + 1) / 2)] }'
 }
 median() { # label file: the median line of file by cpu
   sort -k5 -n "$2" | awk -v n="$runs" -v l="$1" '{ a[NR] = $0 } END { split(a[int((n + 1) / 2)], f, " "); printf "median by cpu: wall %5s ms cpu %4s ms %s\n", f[2], f[5], l }'
@@ -166,6 +170,19 @@ for k in warm $kinds version; do
   printf '%-28s' "$l"; for b in $builds; do printf '%8s' "$(cpu "$dir/$f-$b")"; done
   [ -n "$base" ] && awk -v n="$(cpu "$dir/$f-new")" -v b="$(cpu "$dir/$f-base")" 'BEGIN { if (b > 0) printf "%9.2fx", n / b; else printf "%10s", "-" }'
   printf '%14s\n' "$(($(cpu "$dir/$f-new") - vn))"
+done
+# Page faults, which the load does not change: each page of memory a
+# status touches first is one, and at 1,000 records they are a third of
+# a status's samples after one new record (perf record).
+echo "page faults, medians (git reason and the git processes it waits for):"
+printf '%-28s' case; for b in $builds; do printf '%8s' "$b"; done
+[ -n "$base" ] && printf '%10s' new/base
+echo
+for k in warm $kinds version; do
+  case $k in warm | version) f=$k; l=$k ;; *) f=after-$k; l="after one $k" ;; esac
+  printf '%-28s' "$l"; for b in $builds; do printf '%8s' "$(faults "$dir/$f-$b")"; done
+  [ -n "$base" ] && awk -v n="$(faults "$dir/$f-new")" -v b="$(faults "$dir/$f-base")" 'BEGIN { if (b > 0) printf "%9.2fx", n / b; else printf "%10s", "-" }'
+  echo
 done
 echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 [ "$instr" = instructions ] || exit 0
