@@ -103,14 +103,7 @@ func planned(t testing.TB, ids ...string) *fixture {
 
 func (f *fixture) state(t testing.TB) *record.State {
 	t.Helper()
-	_, recs, err := f.store.Load(context.Background(), task)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := record.Derive(task, recs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, _ := storetest.State(t, f.store, task)
 	return st
 }
 

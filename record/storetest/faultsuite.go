@@ -34,14 +34,7 @@ func assessBody(subject string) []byte {
 // subjects counts the task's records by subject.
 func subjects(t *testing.T, s record.Store, task string) (map[string]int, []*record.Record) {
 	t.Helper()
-	_, recs, err := s.Load(context.Background(), task)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := record.Derive(task, recs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, recs := State(t, s, task)
 	out := map[string]int{}
 	for _, e := range st.Entries {
 		if a, ok := e.Body.(*record.Assessment); ok {

@@ -40,6 +40,21 @@ func Writer(s record.Store, avail record.Availability) *record.Writer {
 	return &record.Writer{Store: s, Avail: avail, Actor: "Test Person <test@example.invalid>", Origin: "origin-test"}
 }
 
+// State loads task from s and derives its state, and returns the state
+// and the records; it fails the test when either fails.
+func State(t testing.TB, s record.Store, task string) (*record.State, []*record.Record) {
+	t.Helper()
+	_, recs, err := s.Load(context.Background(), task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := record.Derive(task, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, recs
+}
+
 func testEmpty(t *testing.T, s record.Store) {
 	ctx := context.Background()
 	head, recs, err := s.Load(ctx, "T-1")

@@ -52,6 +52,7 @@ import (
 	"git-reason/gitstore"
 	"git-reason/policy"
 	"git-reason/record"
+	"git-reason/record/storetest"
 )
 
 // flapAct is one thing the flapping server does, and the outcome it must
@@ -454,14 +455,7 @@ func flapPlan(t *testing.T, w *record.Writer, task string, a *record.Entry, m *c
 // checkRecorded compares the stored consultation with what the server did.
 func checkRecorded(t *testing.T, store *gitstore.Store, task, id string, act flapAct, d advisor.Declaration, round int) {
 	t.Helper()
-	_, recs, err := store.Load(context.Background(), task)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := record.Derive(task, recs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, _ := storetest.State(t, store, task)
 	e := st.Get(id)
 	if e == nil || e.Kind != record.KindConsultation {
 		t.Fatalf("round %d: consultation %s is not on %s", round, id, task)
