@@ -4,8 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"path/filepath"
@@ -24,7 +28,53 @@ type TaskLatest struct {
 
 // latestMagic starts .git/reason/latest; its number changes with the
 // file's shape.
-const latestMagic = "git reason latest 3\n"
+const latestMagic = "git reason latest 4\n"
+
+// latestSeal makes and checks the MAC that starts each line of the latest
+// file: an HMAC-SHA256 under the repository key (verified.key) of the
+// line's head, time and task and of the header the file was written with,
+// so that a line edited (another head, an older time, another task) or
+// moved to a file of other refs matches nothing. A line that does not
+// match makes the file untrusted: Newest makes it again from the refs.
+// What a MAC cannot show is a line deleted: that task is left out of
+// `log -n` until the file is made again (the next time git packs refs).
+type latestSeal struct {
+	h      hash.Hash
+	header [sha256.Size]byte
+	sum    []byte
+}
+
+func newLatestSeal(key []byte, header string) *latestSeal {
+	return &latestSeal{h: hmac.New(sha256.New, key), header: sha256.Sum256([]byte(header))}
+}
+
+// mac is the line's MAC, 32 hex digits.
+func (l *latestSeal) mac(t TaskLatest) string {
+	l.h.Reset()
+	l.h.Write(l.header[:])
+	fmt.Fprintf(l.h, "%s %s %s", t.Head, t.Latest, t.Task)
+	l.sum = l.h.Sum(l.sum[:0])
+	return hex.EncodeToString(l.sum[:16])
+}
+
+// line is t as a line of the file.
+func (l *latestSeal) line(t TaskLatest) string {
+	return fmt.Sprintf("%s %s %s %s\n", l.mac(t), t.Head, t.Latest, t.Task)
+}
+
+// parse reads a line of the file: ok is false when it does not read or
+// its MAC does not match.
+func (l *latestSeal) parse(line string) (TaskLatest, bool) {
+	mac, rest, ok := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
+	head, rest, ok1 := strings.Cut(rest, " ")
+	latest, task, ok2 := strings.Cut(rest, " ")
+	t := TaskLatest{Task: task, Head: head, Latest: latest}
+	return t, ok && ok1 && ok2 && hmac.Equal([]byte(mac), []byte(l.mac(t)))
+}
+
+// errLatestForged stops a read of the latest file at a line whose MAC
+// does not match.
+var errLatestForged = errors.New("latest: a line does not match its MAC")
 
 // Newest calls fn with every task that reads and the creation time of its
 // newest record, newest first (the same time: by task name, last first,
@@ -45,42 +95,64 @@ const latestMagic = "git reason latest 3\n"
 // ref. Otherwise the list is made again from the refs, reading only the
 // tasks whose head differs from the file's line, and written back.
 func (s *Store) Newest(ctx context.Context, fn func(TaskLatest) bool) error {
-	path := filepath.Join(s.Repo.CommonDir, "reason", "latest")
+	dir := filepath.Join(s.Repo.CommonDir, "reason")
+	path := filepath.Join(dir, "latest")
 	// What the refs are is taken before they are read, so that a ref
 	// moved meanwhile makes the file stale, never wrongly current.
 	header, err := s.latestHeader()
 	if err != nil {
 		return err
 	}
+	key, err := repoKey(dir, true)
+	if err != nil {
+		return err
+	}
+	// The tasks fn was given, so that after a line that does not match
+	// its MAC the list made from the refs goes on where the file stopped.
+	given := map[string]bool{}
+	give := func(l TaskLatest) bool {
+		given[l.Task] = true
+		return fn(l)
+	}
 	f, err := os.Open(path)
 	if err == nil {
 		defer f.Close()
 		br := bufio.NewReaderSize(f, 16<<10)
-		if current, err := readLatestHeader(br, header); err != nil || current {
-			if err != nil {
-				return err
-			}
-			return streamLatest(ctx, br, fn)
-		}
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
+		current, err := readLatestHeader(br, header)
+		if err != nil {
 			return err
 		}
-		br.Reset(f)
-		if moved, ok := s.latestMoved(br, header); ok {
-			return streamMerged(ctx, br, moved, fn)
+		if current {
+			if err := streamLatest(ctx, br, newLatestSeal(key, header), give); !errors.Is(err, errLatestForged) {
+				return err
+			}
+		} else {
+			if _, err := f.Seek(0, io.SeekStart); err != nil {
+				return err
+			}
+			br.Reset(f)
+			if moved, was, ok := s.latestMoved(br, header); ok {
+				if err := streamMerged(ctx, br, newLatestSeal(key, was), moved, give); !errors.Is(err, errLatestForged) {
+					return err
+				}
+			}
 		}
 	}
-	out, err := s.latestFromRefs(ctx, path)
+	out, err := s.latestFromRefs(ctx, path, key)
 	if err != nil {
 		return err
 	}
 	var b bytes.Buffer
 	b.WriteString(header)
+	seal := newLatestSeal(key, header)
 	for _, l := range out {
-		fmt.Fprintf(&b, "%s %s %s\n", l.Head, l.Latest, l.Task)
+		b.WriteString(seal.line(l))
 	}
 	_ = writeFileAtomic(path, b.Bytes()) // rebuilt next time if it cannot be written
 	for _, l := range out {
+		if given[l.Task] {
+			continue
+		}
 		if !fn(l) {
 			break
 		}
@@ -132,9 +204,10 @@ const latestDelta = 256
 // with the packed-refs of header (the current refs), returns the tasks
 // whose loose ref differs from the file's, each at its current head with
 // its newest record's time (a task gone or that does not read: no Latest),
-// br then at the file's first line. ok is false when the packed-refs
-// differ, the header does not read, or more than latestDelta tasks moved.
-func (s *Store) latestMoved(br *bufio.Reader, header string) (map[string]TaskLatest, bool) {
+// br then at the file's first line, and the file's header. ok is false
+// when the packed-refs differ, the header does not read, or more than
+// latestDelta tasks moved.
+func (s *Store) latestMoved(br *bufio.Reader, header string) (map[string]TaskLatest, string, bool) {
 	// header: magic, "packed <id>", "loose <n>", n lines "<hash> <ref>".
 	now := strings.Split(strings.TrimSuffix(header, "\n"), "\n")
 	var was []string
@@ -142,12 +215,12 @@ func (s *Store) latestMoved(br *bufio.Reader, header string) (map[string]TaskLat
 		line, err := br.ReadString('\n')
 		countShared(len(line))
 		if err != nil {
-			return nil, false
+			return nil, "", false
 		}
 		was = append(was, strings.TrimSuffix(line, "\n"))
 	}
 	if was[0]+"\n" != latestMagic || was[1] != now[1] {
-		return nil, false
+		return nil, "", false
 	}
 	loose := func(lines []string) map[string]string {
 		out := map[string]string{}
@@ -171,13 +244,13 @@ func (s *Store) latestMoved(br *bufio.Reader, header string) (map[string]TaskLat
 			// to its packed value.
 			hash, err := s.Repo.ReadRef(ref)
 			if err != nil {
-				return nil, false
+				return nil, "", false
 			}
 			moved[ref] = TaskLatest{Head: hash}
 		}
 	}
 	if len(moved) > latestDelta {
-		return nil, false
+		return nil, "", false
 	}
 	out := make(map[string]TaskLatest, len(moved))
 	for ref, l := range moved {
@@ -188,7 +261,7 @@ func (s *Store) latestMoved(br *bufio.Reader, header string) (map[string]TaskLat
 		}
 		out[task] = l
 	}
-	return out, true
+	return out, strings.Join(was, "\n") + "\n", true
 }
 
 // looseCount is the n of a header's "loose <n>" line, once read.
@@ -236,7 +309,7 @@ func newerLatest(a, b TaskLatest) int {
 // streamMerged reads the file's lines from br, leaving out the tasks in
 // moved, and merges into them, in the file's order, the moved tasks that
 // read, calling fn.
-func streamMerged(ctx context.Context, br *bufio.Reader, moved map[string]TaskLatest, fn func(TaskLatest) bool) error {
+func streamMerged(ctx context.Context, br *bufio.Reader, seal *latestSeal, moved map[string]TaskLatest, fn func(TaskLatest) bool) error {
 	var extra []TaskLatest
 	for _, l := range moved {
 		if l.Latest != "" {
@@ -245,7 +318,7 @@ func streamMerged(ctx context.Context, br *bufio.Reader, moved map[string]TaskLa
 	}
 	slices.SortFunc(extra, newerLatest)
 	stopped := false
-	err := streamLatest(ctx, br, func(l TaskLatest) bool {
+	err := streamLatest(ctx, br, seal, func(l TaskLatest) bool {
 		if _, ok := moved[l.Task]; ok {
 			return true
 		}
@@ -273,8 +346,9 @@ func streamMerged(ctx context.Context, br *bufio.Reader, moved map[string]TaskLa
 	return nil
 }
 
-// streamLatest reads the lines after a current header, calling fn.
-func streamLatest(ctx context.Context, br *bufio.Reader, fn func(TaskLatest) bool) error {
+// streamLatest reads the lines after a header, calling fn, checking each
+// line's MAC with seal: errLatestForged at the first that does not match.
+func streamLatest(ctx context.Context, br *bufio.Reader, seal *latestSeal, fn func(TaskLatest) bool) error {
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -287,23 +361,21 @@ func streamLatest(ctx context.Context, br *bufio.Reader, fn func(TaskLatest) boo
 		if err != nil {
 			return err
 		}
-		l, ok := parseLatest(line)
-		if ok && !fn(l) {
+		l, ok := seal.parse(line)
+		if !ok {
+			return errLatestForged
+		}
+		if !fn(l) {
 			return nil
 		}
 	}
 }
 
-func parseLatest(line string) (TaskLatest, bool) {
-	head, rest, ok1 := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
-	latest, task, ok2 := strings.Cut(rest, " ")
-	return TaskLatest{Task: task, Head: head, Latest: latest}, ok1 && ok2
-}
-
 // latestFromRefs lists every task that reads with its newest record's
-// time, newest first, taking each task whose head is unchanged from the
-// file at path (any header) and reading the others.
-func (s *Store) latestFromRefs(ctx context.Context, path string) ([]TaskLatest, error) {
+// time, newest first, taking each task whose head is unchanged from a line
+// of the file at path (any header) that matches its MAC under key, and
+// reading the others.
+func (s *Store) latestFromRefs(ctx context.Context, path string, key []byte) ([]TaskLatest, error) {
 	tasks, err := s.Tasks(ctx)
 	if err != nil {
 		return nil, err
@@ -313,8 +385,10 @@ func (s *Store) latestFromRefs(ctx context.Context, path string) ([]TaskLatest, 
 		lines := strings.Split(string(data), "\n")
 		if len(lines) > 2 {
 			n, _ := strconv.Atoi(strings.TrimPrefix(lines[2], "loose "))
-			for _, line := range lines[min(len(lines), 3+n):] {
-				if l, ok := parseLatest(line); ok {
+			at := min(len(lines), 3+max(n, 0))
+			seal := newLatestSeal(key, strings.Join(lines[:at], "\n")+"\n")
+			for _, line := range lines[at:] {
+				if l, ok := seal.parse(line); ok {
 					cached[l.Task] = l
 				}
 			}

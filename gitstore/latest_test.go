@@ -1,0 +1,125 @@
+package gitstore_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"git-reason/gitstore"
+	"git-reason/record"
+)
+
+// TestLatestForged: .git/reason/latest, which `log -n` streams, names
+// each task's head and newest time. A line edited to another task's head
+// would show that commit's records as the task's, and an older time would
+// hide the task from `log -n`; each line carries a MAC, so an edited line
+// makes the file be made again from the refs, and what Newest gives is
+// the refs' truth.
+func TestLatestForged(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := newRepo(t)
+	s := openStore(t, dir)
+	w := &record.Writer{Store: s, Index: gitstore.Index{Store: s}, Actor: "Latest Test <latest@example.com>", Origin: "origin-latest"}
+	for _, task := range []string{"A", "B", "C"} {
+		if _, err := w.Append(ctx, task, record.KindAssessment, []byte(`{"subject":"s `+task+`","question":"q","materiality":"trivial","reversibility":"reversible"}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	newest := func() map[string]gitstore.TaskLatest {
+		t.Helper()
+		got := map[string]gitstore.TaskLatest{}
+		if err := openStore(t, dir).Newest(ctx, func(l gitstore.TaskLatest) bool {
+			if _, dup := got[l.Task]; dup {
+				t.Errorf("task %s given twice", l.Task)
+			}
+			got[l.Task] = l
+			return true
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	truth := newest()
+	if len(truth) != 3 {
+		t.Fatalf("Newest gave %v, want the three tasks", truth)
+	}
+	for task, l := range truth {
+		out, err := exec.Command("git", "-C", dir, "rev-parse", "refs/reasoning/tasks/"+task).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if head := strings.TrimSpace(string(out)); l.Head != head {
+			t.Fatalf("task %s: head %s, the ref is %s", task, l.Head, head)
+		}
+	}
+	path := filepath.Join(dir, ".git", "reason", "latest")
+	honest, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lineOf := func(task string) string {
+		for _, line := range strings.Split(string(honest), "\n") {
+			if strings.HasSuffix(line, " "+task) {
+				return line
+			}
+		}
+		t.Fatalf("no line of task %s in\n%s", task, honest)
+		return ""
+	}
+	a := lineOf("A")
+	for _, c := range []struct{ name, forged string }{
+		// A shown at B's commit: B's records as A's.
+		{"another head", strings.Replace(a, truth["A"].Head, truth["B"].Head, 1)},
+		// A older than every other task: left out of log -n 1.
+		{"an older time", strings.Replace(a, truth["A"].Latest, "2000-01-01T00:00:00Z", 1)},
+		// C's line (its MAC) given to A.
+		{"another task's line", strings.TrimSuffix(lineOf("C"), "C") + "A"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.forged == a {
+				t.Fatalf("the forgery changed nothing: %q", a)
+			}
+			if err := os.WriteFile(path, []byte(strings.Replace(string(honest), a+"\n", c.forged+"\n", 1)), 0o666); err != nil {
+				t.Fatal(err)
+			}
+			got := newest()
+			for task, l := range truth {
+				if got[task] != l {
+					t.Errorf("task %s: Newest gave %+v, the refs say %+v", task, got[task], l)
+				}
+			}
+			if len(got) != len(truth) {
+				t.Errorf("Newest gave %d tasks, want %d", len(got), len(truth))
+			}
+			again, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(again), c.forged+"\n") {
+				t.Errorf("the forged line is still in the file:\n%s", again)
+			}
+		})
+	}
+	// The file as written before a task moved: Newest merges the moved
+	// task into it and writes nothing, and checks the lines it reads.
+	if err := os.WriteFile(path, honest, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Append(ctx, "C", record.KindAssessment, []byte(`{"subject":"s C2","question":"q","materiality":"trivial","reversibility":"reversible"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(string(honest), a+"\n", strings.Replace(a, truth["A"].Head, truth["B"].Head, 1)+"\n", 1)), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	got := newest()
+	if got["A"] != truth["A"] {
+		t.Errorf("after C moved, task A: Newest gave %+v, the refs say %+v", got["A"], truth["A"])
+	}
+	if got["C"].Head == truth["C"].Head || len(got) != 3 {
+		t.Errorf("after C moved: Newest gave %+v", got)
+	}
+}
