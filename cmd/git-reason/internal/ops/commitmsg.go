@@ -122,13 +122,21 @@ func messageLines(msg, comment string) []string {
 }
 
 // commentChar is core.commentChar ("#" when unset or "auto"), from the
-// configuration the session read already: no git process of its own.
-func (e *Session) commentChar(context.Context) (string, error) {
-	st, err := e.Settings()
-	if err != nil {
-		return "", err
+// configuration the session read already: no git process of its own. A
+// setting of git reason that does not read (reason.pushWithCode
+// "sometimes") is not the commit hooks' to refuse: then core.commentChar
+// is asked of git alone, as before the settings held it, and the commit
+// goes on.
+func (e *Session) commentChar(ctx context.Context) (string, error) {
+	if st, err := e.Settings(); err == nil {
+		return st.CommentChar, nil
 	}
-	return st.CommentChar, nil
+	out, err := e.gitOut(ctx, "config", "--get", "core.commentChar")
+	c := strings.TrimSpace(out)
+	if err != nil || c == "" || c == "auto" {
+		return "#", nil
+	}
+	return c, nil
 }
 
 // messageTasks are the Reason-Task trailers of the message in file, read
