@@ -44,15 +44,10 @@ type handoverShown func(finished bool, settled string, actors []string) bool
 // from its own signature cache, more from the summaries of every task),
 // and its entry appended: the cost grows with the tasks that moved.
 func (e *Session) handoverRows(ctx context.Context, shown handoverShown) ([]handoverRow, error) {
-	tasks, err := e.Store.Tasks(ctx)
+	tasks, j, err := e.rowsJournal(ctx, handoverRowsFile, "handover rows 1")
 	if err != nil {
 		return nil, err
 	}
-	allowed, err := e.allowedDigest()
-	if err != nil {
-		return nil, err
-	}
-	j := gitstore.OpenSealed(e.Repo, handoverRowsFile, "handover rows 1; allowed signers "+allowed)
 	rows := make([]handoverRow, 0, len(tasks))
 	sums := map[string]*SignatureSummary{} // by entry: most tasks share one
 	var moved []record.TaskHead

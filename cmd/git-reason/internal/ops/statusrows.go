@@ -40,15 +40,10 @@ type StatusRow struct {
 // signatures are read as StatusAll and SignatureSummaries read them
 // (deriving the moved ones) and the rows they lack are appended.
 func (e *Session) StatusRows(ctx context.Context) ([]StatusRow, error) {
-	tasks, err := e.Store.Tasks(ctx)
+	tasks, j, err := e.rowsJournal(ctx, statusRowsFile, "status rows 1")
 	if err != nil {
 		return nil, err
 	}
-	allowed, err := e.allowedDigest()
-	if err != nil {
-		return nil, err
-	}
-	j := gitstore.OpenSealed(e.Repo, statusRowsFile, "status rows 1; allowed signers "+allowed)
 	rows := make([]StatusRow, len(tasks))
 	var moved []int // the tasks without a row at their head, by index
 	limit := manyMoved(len(tasks))
@@ -208,4 +203,19 @@ func parseStatusRow(task string, data []byte) (StatusRow, bool) {
 		}
 	}
 	return r, true
+}
+
+// rowsJournal lists the task refs and opens the sealed journal file of
+// rows kept by head, scoped by kind and the allowed signers (a row's
+// signature lines were judged against them).
+func (e *Session) rowsJournal(ctx context.Context, file, kind string) ([]record.TaskHead, *gitstore.Sealed, error) {
+	tasks, err := e.Store.Tasks(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	allowed, err := e.allowedDigest()
+	if err != nil {
+		return nil, nil, err
+	}
+	return tasks, gitstore.OpenSealed(e.Repo, file, kind+"; allowed signers "+allowed), nil
 }
