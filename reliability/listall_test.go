@@ -21,31 +21,60 @@ import (
 // task's status before, 1,000 entries decoded, and listed the refs three
 // times), and the status after that decodes none again.
 func TestStatusAllCounts(t *testing.T) {
-	const n = 1000
+	holdListingCounts(t, 1000, listing{
+		cmd:  "status",
+		same: func(out string) string { return out },
+		rows: func(out string) int { return strings.Count(out, "\n") - 1 }, // a header, then a line per task
+		shows: func(out string) (string, bool) {
+			line := lineStarting(out, "T-000007")
+			return line, strings.Contains(line, "one more") && strings.Contains(line, " 3 ")
+		},
+	})
+}
+
+// listing is a command that lists every task from rows kept by head, as
+// holdListingCounts holds it.
+type listing struct {
+	cmd string
+	// same is the listing as compared from one run to the next.
+	same func(out string) string
+	// rows is how many tasks the listing shows.
+	rows func(out string) int
+	// shows is what the listing shows of T-000007, and whether that is
+	// its new subject ("one more") after its third record.
+	shows func(out string) (string, bool)
+}
+
+// holdListingCounts holds l at n tasks to counts that do not depend on
+// timing: with nothing moved it decodes no journal entry, reads no task
+// and lists the task refs once, and shows what it showed when it made its
+// rows; after one record it derives that task alone and shows it; the run
+// after that decodes and reads nothing again.
+func holdListingCounts(t *testing.T, n int, l listing) {
+	t.Helper()
 	c := scaleWorld(t, n)
-	first := c.mustReason("status") // builds the caches
-	warm := c.costed("status")
-	if warm.EntryDecodes != 0 || warm.Tasks != 0 || warm.Histories != 0 || warm.RefsListed != n {
-		t.Errorf("status of %d tasks with nothing moved: %+v, want no journal entry decoded, no task read and the task refs listed once", n, warm)
+	first := l.same(c.mustReason(l.cmd)) // builds the caches
+	warm := c.costed(l.cmd)
+	if warm.EntryDecodes != 0 || warm.Tasks != 0 || warm.Histories != 0 || warm.RefsListed != int64(n) {
+		t.Errorf("%s of %d tasks with nothing moved: %+v, want no journal entry decoded, no task read and the task refs listed once", l.cmd, n, warm)
 	}
-	if out := c.mustReason("status"); out != first {
-		t.Errorf("status from the rows kept differs from the status that made them:\n%s\nthen\n%s", first, out)
+	if out := l.same(c.mustReason(l.cmd)); out != first {
+		t.Errorf("%s from the rows kept differs from the %s that made them:\n%s\nthen\n%s", l.cmd, l.cmd, first, out)
 	}
-	if lines := strings.Count(first, "\n"); lines != n+1 {
-		t.Errorf("status of %d tasks printed %d lines, want a header and a line per task", n, lines)
+	if rows := l.rows(first); rows != n {
+		t.Errorf("%s of %d tasks shows %d", l.cmd, n, rows)
 	}
 	c.mustReason("assess", "T-000007", "--subject", "one more", "--question", "q?", "--materiality", "trivial", "--reversibility", "reversible")
-	moved := c.costed("status")
-	if moved.EntryDecodes != 0 || moved.Tasks > 1 || moved.Histories > 1 || moved.RefsListed != n {
-		t.Errorf("status after one record of one of %d tasks: %+v, want that task alone derived, no journal entry decoded and the task refs listed once", n, moved)
+	moved := c.costed(l.cmd)
+	if moved.EntryDecodes != 0 || moved.Tasks > 1 || moved.Histories > 1 || moved.RefsListed != int64(n) {
+		t.Errorf("%s after one record of one of %d tasks: %+v, want that task alone derived, no journal entry decoded and the task refs listed once", l.cmd, n, moved)
 	}
-	again := c.costed("status")
+	again := c.costed(l.cmd)
 	if again.EntryDecodes != 0 || again.Tasks != 0 {
-		t.Errorf("status after one record, then again: %+v, then %+v: want no journal entry decoded the second time", moved, again)
+		t.Errorf("%s after one record, then again: %+v, then %+v: want no journal entry decoded and no task read the second time", l.cmd, moved, again)
 	}
-	out := c.mustReason("status")
-	if line := lineStarting(out, "T-000007"); !strings.Contains(line, "one more") || !strings.Contains(line, " 3 ") {
-		t.Errorf("status after one record shows the task as %q, want its new subject and 3 records", line)
+	if what, ok := l.shows(c.mustReason(l.cmd)); !ok {
+		t.Errorf("%s after one record shows T-000007 as %q, want its new subject and 3 records", l.cmd, what)
 	}
 }
 
@@ -152,33 +181,20 @@ func editJournalEntry(t *testing.T, path, task string, edit func([]byte) []byte)
 // again); after one record it derives that task alone and shows it, and
 // the handover after that decodes none again.
 func TestHandoverAllCounts(t *testing.T) {
-	const n = 1000
-	c := scaleWorld(t, n)
-	first := withoutSince(c.mustReason("handover")) // builds the caches
-	warm := c.costed("handover")
-	if warm.EntryDecodes != 0 || warm.Tasks != 0 || warm.Histories != 0 || warm.RefsListed != n {
-		t.Errorf("handover of %d tasks with nothing moved: %+v, want no journal entry decoded, no task read and the task refs listed once", n, warm)
-	}
-	if out := withoutSince(c.mustReason("handover")); out != first {
-		t.Errorf("handover from the rows kept differs from the handover that made them:\n%s\nthen\n%s", first, out)
-	}
-	if open := strings.Count(first, "\n### `T-"); open != n {
-		t.Errorf("handover of %d open tasks shows %d", n, open)
-	}
-	c.mustReason("assess", "T-000007", "--subject", "one more", "--question", "q?", "--materiality", "trivial", "--reversibility", "reversible")
-	moved := c.costed("handover")
-	if moved.EntryDecodes != 0 || moved.Tasks > 1 || moved.Histories > 1 || moved.RefsListed != n {
-		t.Errorf("handover after one record of one of %d tasks: %+v, want that task alone derived, no journal entry decoded and the task refs listed once", n, moved)
-	}
-	again := c.costed("handover")
-	if again.EntryDecodes != 0 || again.Tasks != 0 {
-		t.Errorf("handover after one record, then again: %+v, then %+v: want no task read the second time", moved, again)
-	}
-	out := c.mustReason("handover")
-	if i := strings.Index(out, "### `T-000007`: "); i < 0 || !strings.HasPrefix(out[i+len("### `T-000007`: "):], "one more\n") ||
-		!strings.Contains(out[i:], "next: `git reason plan T-000007`") {
-		t.Errorf("handover after one record does not show T-000007 with its new subject and next step:\n%.600s", out[max(i, 0):])
-	}
+	holdListingCounts(t, 1000, listing{
+		cmd:  "handover",
+		same: withoutSince,
+		rows: func(out string) int { return strings.Count(out, "\n### `T-") }, // every task is open
+		shows: func(out string) (string, bool) {
+			const head = "### `T-000007`: "
+			i := strings.Index(out, head)
+			if i < 0 {
+				return "missing", false
+			}
+			shown := out[i:min(len(out), i+600)]
+			return shown, strings.HasPrefix(out[i+len(head):], "one more\n") && strings.Contains(out[i:], "next: `git reason plan T-000007`")
+		},
+	})
 }
 
 // TestHandoverRowsForged: a row of handover-rows.journal edited by hand
