@@ -21,10 +21,7 @@ func TestIDIndex(t *testing.T) {
 	ctx := context.Background()
 	h := newForgHistory(t)
 	statusState(t, h.dir, strings.TrimSpace(h.git("", "rev-parse", forgRef))) // the repository's key made
-	s, err := gitstore.Open(h.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openStore(t, h.dir)
 	_, recs, err := s.Load(ctx, forgTask)
 	if err != nil || len(recs) == 0 {
 		t.Fatalf("load %s: %d records, %v", forgTask, len(recs), err)

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"git-reason/gitstore"
-	"git-reason/record"
 )
 
 // TestJournalOfAnotherRelease: handover.journal is keyed by each task's
@@ -23,10 +22,7 @@ func TestJournalOfAnotherRelease(t *testing.T) {
 	ctx := context.Background()
 	dir := newRepo(t)
 	s := openStore(t, dir)
-	w := &record.Writer{Store: s, Index: gitstore.Index{Store: s}, Actor: "Cache Test <cache@example.com>", Origin: "origin-cache"}
-	if _, err := w.Append(ctx, "T", record.KindAssessment, []byte(`{"subject":"s","question":"q","materiality":"trivial","reversibility":"reversible"}`)); err != nil {
-		t.Fatal(err)
-	}
+	assessTrivially(t, indexedWriter(s, "Cache"), "T", "s")
 	hs, err := gitstore.Index{Store: s}.Handovers(ctx)
 	if err != nil || len(hs) != 1 {
 		t.Fatalf("handovers: %v, %v", hs, err)

@@ -23,11 +23,9 @@ func TestLatestForged(t *testing.T) {
 	ctx := context.Background()
 	dir := newRepo(t)
 	s := openStore(t, dir)
-	w := &record.Writer{Store: s, Index: gitstore.Index{Store: s}, Actor: "Latest Test <latest@example.com>", Origin: "origin-latest"}
+	w := indexedWriter(s, "Latest")
 	for _, task := range []string{"A", "B", "C"} {
-		if _, err := w.Append(ctx, task, record.KindAssessment, []byte(`{"subject":"s `+task+`","question":"q","materiality":"trivial","reversibility":"reversible"}`)); err != nil {
-			t.Fatal(err)
-		}
+		assessTrivially(t, w, task, "s "+task)
 	}
 	newest := func() map[string]gitstore.TaskLatest {
 		t.Helper()

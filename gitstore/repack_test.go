@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"testing"
 
-	"git-reason/gitstore"
 	"git-reason/record"
 )
 
@@ -35,35 +34,20 @@ func TestStoreSurvivesRepackAfterOpen(t *testing.T) {
 			t.Fatalf("git gc: %v\n%s", err, out)
 		}
 	}
-	writer := func(s *gitstore.Store) *record.Writer {
-		return &record.Writer{Store: s, Index: gitstore.Index{Store: s},
-			Actor: "Repack Test <repack@example.com>", Origin: "origin-repack"}
-	}
-	assess := func(w *record.Writer, subject string) error {
-		_, err := w.Append(ctx, task, record.KindAssessment, []byte(fmt.Sprintf(
-			`{"subject":%q,"question":"q","materiality":"trivial","reversibility":"reversible"}`, subject)))
-		return err
-	}
-	open := func() *gitstore.Store { return openStore(t, dir) }
-	first := writer(open())
+	writer := func() *record.Writer { return indexedWriter(openStore(t, dir), "Repack") }
+	first := writer()
 	for i := range 3 {
-		if err := assess(first, fmt.Sprintf("packed %d", i)); err != nil {
-			t.Fatal(err)
-		}
+		assessTrivially(t, first, task, fmt.Sprintf("packed %d", i))
 	}
 	gc() // pack 1 holds records 1-3
-	held := writer(open())
-	if err := assess(held, "read through pack 1"); err != nil { // loads the pack list
-		t.Fatal(err)
-	}
-	if err := assess(writer(open()), "loose, then repacked"); err != nil {
-		t.Fatal(err)
-	}
+	held := writer()
+	assessTrivially(t, held, task, "read through pack 1") // loads the pack list
+	assessTrivially(t, writer(), task, "loose, then repacked")
 	gc() // pack 2 replaces pack 1 and the loose objects
 	if _, recs, err := held.Store.Load(ctx, task); err != nil || len(recs) != 5 {
 		t.Errorf("Load after a repack by git gc, on a store opened before it: %d records, %v; want 5, nil", len(recs), err)
 	}
-	if err := assess(held, "after the repack"); err != nil {
+	if _, err := held.Append(ctx, task, record.KindAssessment, trivialAssessment("after the repack")); err != nil {
 		t.Errorf("append after a repack by git gc, on a store opened before it: %v", err)
 	}
 }

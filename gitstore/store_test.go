@@ -2,6 +2,7 @@ package gitstore_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -175,5 +176,27 @@ func fsck(t *testing.T, dir string) {
 	}
 	if err != nil || complaints > 0 {
 		t.Errorf("git fsck --strict: %v\n%s", err, out)
+	}
+}
+
+// indexedWriter is a writer through s that keeps the index, as the
+// command line's does; who names its actor and origin.
+func indexedWriter(s *gitstore.Store, who string) *record.Writer {
+	return &record.Writer{Store: s, Index: gitstore.Index{Store: s},
+		Actor: who + " Test <" + strings.ToLower(who) + "@example.com>", Origin: "origin-" + strings.ToLower(who)}
+}
+
+// trivialAssessment is the body of a trivial, reversible assessment of
+// subject.
+func trivialAssessment(subject string) []byte {
+	return fmt.Appendf(nil, `{"subject":%q,"question":"q","materiality":"trivial","reversibility":"reversible"}`, subject)
+}
+
+// assessTrivially appends a trivial assessment of subject to task
+// through w; it fails the test when the write fails.
+func assessTrivially(t testing.TB, w *record.Writer, task, subject string) {
+	t.Helper()
+	if _, err := w.Append(context.Background(), task, record.KindAssessment, trivialAssessment(subject)); err != nil {
+		t.Fatal(err)
 	}
 }
