@@ -1,5 +1,6 @@
 #!/bin/sh
-# What `git reason status` (every task) and `git reason handover` cost on
+# What `git reason status` (every task), `git reason handover` and
+# `git reason tasks` (the commands CMDS names, default all three) cost on
 # a world of many tasks with nothing moved, this tree's build against a
 # base revision's in the same interleaved rounds: each build on its own
 # copy of the world (a cache written by one release holds nothing for
@@ -8,7 +9,7 @@
 # /usr/bin/time (wall, and user + system of it and the git processes it
 # waits for). Prints the medians (min-max) and the CPU ratio new/base,
 # and the load average at the start and the end.
-# Usage: bench/listall/run.sh WORLD BASE [RUNS]
+# Usage: [CMDS='status tasks'] bench/listall/run.sh WORLD BASE [RUNS]
 #   WORLD: a clone bench/scale made and kept, e.g. after
 #     ./bench/scale/run.sh -keep DIR -tasks 20000 -make
 #     the clone DIR/w20000/clone (its refs are packed here first);
@@ -16,7 +17,7 @@
 #   RUNS: rounds (default 9).
 set -eu
 cd "$(dirname "$0")/../.."
-world=$1 base=$2 runs=${3:-9}
+world=$1 base=$2 runs=${3:-9} cmds=${CMDS:-status handover tasks}
 work=$(mktemp -d)
 trap 'git worktree remove --force "$work/base-src" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 tags=urfave_cli_no_docs,netgo
@@ -29,12 +30,14 @@ git -C "$world" pack-refs --all
 for b in base new; do
   cp -a "$world" "$work/$b-clone"
   for i in 1 2; do
-    (cd "$work/$b-clone" && "$work/$b/git-reason" status >/dev/null && "$work/$b/git-reason" handover >/dev/null)
+    for cmd in $cmds; do
+      (cd "$work/$b-clone" && "$work/$b/git-reason" $cmd >/dev/null)
+    done
   done
 done
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq "$runs"); do
-  for cmd in status handover; do
+  for cmd in $cmds; do
     for b in base new; do
       (cd "$work/$b-clone" && /usr/bin/time -f "$cmd $b %e %U %S" -a -o "$work/times" "$work/$b/git-reason" $cmd >/dev/null)
     done
@@ -42,7 +45,7 @@ for r in $(seq "$runs"); do
 done
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 # Output of both builds must be the same.
-for cmd in status handover; do
+for cmd in $cmds; do
   (cd "$work/base-clone" && "$work/base/git-reason" $cmd >"$work/$cmd.base")
   (cd "$work/new-clone" && "$work/new/git-reason" $cmd >"$work/$cmd.new")
   # (handover names the time --since counts from: a line of its own)
@@ -50,7 +53,7 @@ for cmd in status handover; do
   grep -v "^## Settled since" "$work/$cmd.new" >"$work/$cmd.new.cmp"
   cmp -s "$work/$cmd.base.cmp" "$work/$cmd.new.cmp" || echo "$cmd: the two builds print different output" >&2
 done
-awk '
+awk -v cmds="$cmds" '
   function med(list, n,   a, i, j, t) {
     n = split(list, a, " ")
     for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
@@ -63,9 +66,9 @@ awk '
   }
   { wall[$1 " " $2] = wall[$1 " " $2] " " $3 * 1000; cpu[$1 " " $2] = cpu[$1 " " $2] " " ($4 + $5) * 1000 }
   END {
-    split("status handover", cmds, " ")
-    for (c = 1; c <= 2; c++) {
-      k = cmds[c]
+    nc = split(cmds, names, " ")
+    for (c = 1; c <= nc; c++) {
+      k = names[c]
       printf "%s: base wall %s ms, CPU %s ms; new wall %s ms, CPU %s ms; CPU new/base %.2fx\n", k,
         med(wall[k " base"]), med(cpu[k " base"]), med(wall[k " new"]), med(cpu[k " new"]),
         mid(cpu[k " new"]) / mid(cpu[k " base"])

@@ -33,12 +33,11 @@ type TaskRow struct {
 }
 
 // Tasks lists the tasks the query keeps, newest activity first (then by
-// name). It reads the task heads and the summaries cached by head
-// (StatusAll), so only the tasks that moved since the last read are
+// name). It reads the task heads and each task's row kept by head
+// (taskRows), so only the tasks that moved since the last read are
 // derived; --mine reads the handover cache too, for each task's actors.
-// The Reasoning page lists tasks through it.
 func (e *Session) Tasks(ctx context.Context, q TaskQuery) ([]TaskRow, error) {
-	all, err := e.StatusAll(ctx)
+	all, err := e.taskRows(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -49,16 +48,11 @@ func (e *Session) Tasks(ctx context.Context, q TaskQuery) ([]TaskRow, error) {
 		}
 	}
 	out := []TaskRow{}
-	for _, s := range all {
-		row := TaskRow{Task: s.Task, State: "open", Phase: s.Phase, Subject: s.Subject, Records: s.Records,
-			Updated: s.Updated, Next: s.Next, Closed: s.Closed}
-		if s.Closed != nil {
-			row.State = "closed"
-		}
+	for _, row := range all {
 		switch {
 		case q.State != "" && row.State != q.State,
-			q.Mine && !mine[s.Task],
-			!q.Since.IsZero() && settledBefore(s.Updated, q.Since):
+			q.Mine && !mine[row.Task],
+			!q.Since.IsZero() && settledBefore(row.Updated, q.Since):
 			continue
 		}
 		out = append(out, row)

@@ -1,0 +1,157 @@
+package ops
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"git-reason/gitstore"
+	"git-reason/record"
+)
+
+// taskRowsFile is the sealed journal (gitstore.Sealed) of what the task
+// list (Tasks) shows of each task, kept by head.
+const taskRowsFile = "task-rows.journal"
+
+// taskRows returns the row of every task that reads, sorted by task name,
+// as StatusAll's statuses give them. With no task moved it lists the task
+// refs and reads one small entry per task from
+// .git/reason/task-rows.journal, a sealed journal (each entry's MAC
+// checked): no status is decoded from JSON. The tasks with no entry at
+// their head (they moved, or an entry was edited) are derived alone and
+// their entries kept, up to manyMoved of them; past that, or when one
+// does not read, every task's status is read as StatusAll reads it
+// (deriving the moved ones) and the entries missing are kept.
+func (e *Session) taskRows(ctx context.Context) ([]TaskRow, error) {
+	tasks, err := e.Store.Tasks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	j := gitstore.OpenSealed(e.Repo, taskRowsFile, "task rows 1")
+	rows := make([]TaskRow, len(tasks))
+	var moved []int // the tasks without a row at their head, by index
+	limit := manyMoved(len(tasks))
+	for i, t := range tasks {
+		data, ok := j.Get(t.Task, t.Head)
+		if ok {
+			rows[i], ok = parseTaskRow(t.Task, data)
+		}
+		if !ok {
+			if moved = append(moved, i); len(moved) > limit {
+				break
+			}
+		}
+	}
+	if len(moved) == 0 {
+		return rows, nil
+	}
+	names := make([]string, len(tasks))
+	for i, t := range tasks {
+		names[i] = t.Task
+	}
+	if len(moved) <= limit && e.movedTaskRows(ctx, j, tasks, rows, moved) {
+		j.Save(names)
+		return rows, nil
+	}
+	heads, entries, err := e.Index.Tasks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows = rows[:0]
+	names = names[:0]
+	for _, t := range heads {
+		r := taskRowOf(entries[t.Task].Status)
+		rows = append(rows, r)
+		names = append(names, t.Task)
+		if _, ok := j.Get(t.Task, t.Head); !ok {
+			j.Put(t.Task, t.Head, formatTaskRow(r))
+		}
+	}
+	j.Save(names)
+	return rows, nil
+}
+
+// movedTaskRows fills rows[i] of each task of moved (indexes into tasks)
+// from its status at its head and puts them into j, and says whether
+// every one of them read: a task whose history does not read is left to
+// the list read whole, which leaves it out as it always has.
+func (e *Session) movedTaskRows(ctx context.Context, j *gitstore.Sealed, tasks []record.TaskHead, rows []TaskRow, moved []int) bool {
+	for _, i := range moved {
+		t := tasks[i]
+		s, err := e.Index.StatusAt(ctx, t.Task, t.Head)
+		if err != nil {
+			return false
+		}
+		rows[i] = taskRowOf(s)
+		j.Put(t.Task, t.Head, formatTaskRow(rows[i]))
+	}
+	e.Store.SaveVerdicts()
+	return true
+}
+
+// taskRowOf is the row of the task whose status is s.
+func taskRowOf(s record.Status) TaskRow {
+	row := TaskRow{Task: s.Task, State: "open", Phase: s.Phase, Subject: s.Subject, Records: s.Records,
+		Updated: s.Updated, Next: s.Next, Closed: s.Closed}
+	if s.Closed != nil {
+		row.State = "closed"
+	}
+	return row
+}
+
+// taskRowFields is how many fields an entry of task-rows.journal has:
+// phase, records, updated, subject, next, and closed (0 or 1) with the
+// seven fields of record.Closed.
+const taskRowFields = 13
+
+// formatTaskRow is a row's entry: its fields separated by tabs, the texts
+// quoted (Go syntax: no tab or newline in them).
+func formatTaskRow(r TaskRow) []byte {
+	f := make([]string, 0, taskRowFields)
+	f = append(f, string(r.Phase), strconv.Itoa(r.Records), strconv.Quote(r.Updated), strconv.Quote(r.Subject), strconv.Quote(r.Next))
+	c := r.Closed
+	if c == nil {
+		f = append(f, "0")
+		c = &record.Closed{}
+	} else {
+		f = append(f, "1")
+	}
+	for _, s := range []string{c.Closure, c.Outcome, c.By, c.Reason, c.Conclusion, c.Actor, c.Created} {
+		f = append(f, strconv.Quote(s))
+	}
+	return []byte(strings.Join(f, "\t"))
+}
+
+// parseTaskRow reads formatTaskRow's entry of task.
+func parseTaskRow(task string, data []byte) (TaskRow, bool) {
+	f := strings.Split(string(data), "\t")
+	if len(f) != taskRowFields || f[5] != "0" && f[5] != "1" {
+		return TaskRow{}, false
+	}
+	var err error
+	failed := false
+	unquote := func(s string) string {
+		if failed {
+			return ""
+		}
+		var out string
+		if out, err = strconv.Unquote(s); err != nil {
+			failed = true
+		}
+		return out
+	}
+	r := TaskRow{Task: task, State: "open", Phase: record.Phase(f[0])}
+	if r.Records, err = strconv.Atoi(f[1]); err != nil {
+		return TaskRow{}, false
+	}
+	r.Updated, r.Subject, r.Next = unquote(f[2]), unquote(f[3]), unquote(f[4])
+	if f[5] == "1" {
+		r.State = "closed"
+		r.Closed = &record.Closed{Closure: unquote(f[6]), Outcome: unquote(f[7]), By: unquote(f[8]), Reason: unquote(f[9]),
+			Conclusion: unquote(f[10]), Actor: unquote(f[11]), Created: unquote(f[12])}
+	}
+	if failed {
+		return TaskRow{}, false
+	}
+	return r, true
+}
