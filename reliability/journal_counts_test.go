@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
-	"net/http/cookiejar"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -144,8 +143,7 @@ func (s *sandbox) startWeb() *webPage {
 	case <-time.After(time.Minute):
 		s.t.Fatal("git reason web printed no address within a minute")
 	}
-	jar, _ := cookiejar.New(nil)
-	w := &webPage{base: start[:strings.Index(start, "/?")], c: &http.Client{Jar: jar, Timeout: time.Minute}}
+	w := &webPage{base: start[:strings.Index(start, "/?")], c: harness.PageClient(time.Minute)}
 	w.get(s.t, start[len(w.base):])
 	return w
 }

@@ -25,7 +25,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/cookiejar"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -73,8 +72,7 @@ func run(tasks, records, runs int, keep string, target time.Duration) error {
 		return err
 	}
 	defer stop()
-	jar, _ := cookiejar.New(nil)
-	c := &http.Client{Jar: jar, Timeout: time.Minute}
+	c := harness.PageClient(time.Minute)
 	if _, err := get(c, base.full); err != nil { // the token becomes a cookie
 		return err
 	}

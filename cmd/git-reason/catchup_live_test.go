@@ -1,12 +1,9 @@
 package main
 
 import (
-	"net/http"
-	"net/http/cookiejar"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // The long-running servers integrate what a plain git fetch brought, as
@@ -29,8 +26,7 @@ func TestLongRunningServersCatchUp(t *testing.T) {
 	mcp.initialize(t, "host", "1", map[string]any{})
 	start := startWeb(t, b)
 	base := strings.TrimSuffix(start[:strings.Index(start, "?")], "/")
-	jar, _ := cookiejar.New(nil)
-	c := &http.Client{Jar: jar, Timeout: 30 * time.Second}
+	c := webClient()
 	if list := getPage(t, c, start); strings.Contains(list, "/task/T-9") {
 		t.Fatalf("the page lists T-9 before it was fetched:\n%s", list)
 	}

@@ -2,13 +2,10 @@ package main
 
 import (
 	"encoding/json"
-	"net/http"
-	"net/http/cookiejar"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rogpeppe/go-internal/txtar"
 )
@@ -87,8 +84,7 @@ func TestForgedHistoryWebAndMCP(t *testing.T) {
 	// The Reasoning page of each task.
 	start := startWeb(t, s)
 	base := strings.TrimSuffix(start[:strings.Index(start, "?")], "/")
-	jar, _ := cookiejar.New(nil)
-	c := &http.Client{Jar: jar, Timeout: 30 * time.Second}
+	c := webClient()
 	list := getPage(t, c, start)
 	for task, code := range map[string]string{"T": "derived", "U": "inadmissible"} {
 		// The list marks it, the reason on hover.

@@ -11,8 +11,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/cookiejar"
 	"strings"
 	"sync"
 	"testing"
@@ -188,11 +186,7 @@ func TestMCPLocalReviewSelfAnswered(t *testing.T) {
 	} else if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, self) {
 		t.Errorf("MCP status text does not say %q: %s", self, text)
 	}
-	start := startWeb(t, s)
-	base := strings.TrimSuffix(start[:strings.Index(start, "?")], "/")
-	jar, _ := cookiejar.New(nil)
-	hc := &http.Client{Jar: jar, Timeout: 30 * time.Second}
-	getPage(t, hc, start)
+	base, hc := openWeb(t, s)
 	if page := getPage(t, hc, base+"/task/S-1"); !strings.Contains(page, `<dd class="answered">`+self) {
 		t.Errorf("the Reasoning page does not say %q", self)
 	}

@@ -8,12 +8,10 @@ package main
 import (
 	"io"
 	"net/http"
-	"net/http/cookiejar"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 )
 
 // webCommits adds to s's repository a base commit and, after it, commits
@@ -33,11 +31,7 @@ func TestWebContext(t *testing.T) {
 	t.Parallel()
 	s := webRepo(t)
 	base := webCommits(t, s)
-	start := startWeb(t, s)
-	root := strings.TrimSuffix(start[:strings.Index(start, "?")], "/")
-	jar, _ := cookiejar.New(nil)
-	c := &http.Client{Jar: jar, Timeout: 30 * time.Second}
-	getPage(t, c, start)
+	root, c := openWeb(t, s)
 
 	page := getPage(t, c, root+"/context?range="+url.QueryEscape(base+"..HEAD"))
 	for _, want := range []string{"3 commits", "2 tasks", `href="/task/T-1"`, "cache it for a minute", `href="/task/T-4"`,

@@ -8,21 +8,15 @@ import (
 	"html"
 	"io"
 	"net/http"
-	"net/http/cookiejar"
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestWebHandover(t *testing.T) {
 	t.Parallel()
 	s := webRepo(t)
-	start := startWeb(t, s)
-	base := strings.TrimSuffix(start[:strings.Index(start, "?")], "/")
-	jar, _ := cookiejar.New(nil)
-	c := &http.Client{Jar: jar, Timeout: 30 * time.Second}
-	getPage(t, c, start) // the token becomes a cookie
+	base, c := openWeb(t, s) // the token becomes a cookie
 
 	page := getPage(t, c, base+"/handover")
 	oneIDForm(t, "the handover page", page)

@@ -9,7 +9,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"os/exec"
@@ -97,11 +96,14 @@ func startWeb(t *testing.T, s *sandbox, args ...string) string {
 func openWeb(t *testing.T, s *sandbox) (base string, c *http.Client) {
 	t.Helper()
 	start := startWeb(t, s)
-	jar, _ := cookiejar.New(nil)
-	c = &http.Client{Jar: jar, Timeout: 30 * time.Second}
+	c = webClient()
 	getPage(t, c, start)
 	return strings.TrimSuffix(start[:strings.Index(start, "?")], "/"), c
 }
+
+// webClient is a browser's client of the page: it keeps the token's
+// cookie.
+func webClient() *http.Client { return harness.PageClient(30 * time.Second) }
 
 // getPage fetches u with c and returns the body; any status other than
 // 200 fails the test.
@@ -126,8 +128,7 @@ func TestWebPages(t *testing.T) {
 		t.Fatalf("no token: status %d, want 403", res.StatusCode)
 	}
 
-	jar, _ := cookiejar.New(nil)
-	c := &http.Client{Jar: jar, Timeout: 30 * time.Second}
+	c := webClient()
 	list := getPage(t, c, start)
 	for _, want := range []string{`href="/task/T-1"`, `href="/task/T-2"`, "Rename the flag", "validated", "assessed", "3 of 3 tasks"} {
 		if !strings.Contains(list, want) {

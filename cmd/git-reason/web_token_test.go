@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -58,8 +57,7 @@ func TestWebOpenHandsNoToken(t *testing.T) {
 	once := argv[0]
 
 	// First use: the code becomes the cookie and the page shows.
-	jar, _ := cookiejar.New(nil)
-	c := &http.Client{Jar: jar, Timeout: 30 * time.Second}
+	c := webClient()
 	if p := getPage(t, c, once); !strings.Contains(p, `href="/task/T-1"`) {
 		t.Errorf("the one-time address did not open the task list")
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"os"
 	"os/exec"
 	"strings"
@@ -27,6 +28,14 @@ func StopAtCleanup(tb testing.TB, cmd *exec.Cmd) {
 			<-done
 		}
 	})
+}
+
+// PageClient is a browser's client of the Reasoning page: it keeps the
+// cookie that the address with the token (or a one-time code) sets, and
+// gives up on a request after timeout.
+func PageClient(timeout time.Duration) *http.Client {
+	jar, _ := cookiejar.New(nil) // fails only for options given
+	return &http.Client{Jar: jar, Timeout: timeout}
 }
 
 // GetPage fetches u with c and returns the body; a failed request or a
