@@ -253,14 +253,14 @@ func run(args []string, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "# timed in %.1f s; %s\n\n", time.Since(start).Seconds(), harness.LoadAverage())
 	hello := progs[0]
-	hw, hc, hf := median(hello.times), median(hello.cpu), median(hello.faults)
+	hw, hc, hf := harness.Median(hello.times), harness.Median(hello.cpu), harness.Median(hello.faults)
 	width := 0
 	for _, p := range progs {
 		width = max(width, len(p.name))
 	}
 	fmt.Fprintf(out, "%-*s %9s %9s %9s %9s %9s %7s %7s %7s\n", width, "program (median of runs)", "wall", "+wall", "cpu", "+cpu", "faults", "+flt", "×wall", "×cpu")
 	for _, p := range progs {
-		w, c, f := median(p.times), median(p.cpu), median(p.faults)
+		w, c, f := harness.Median(p.times), harness.Median(p.cpu), harness.Median(p.faults)
 		fmt.Fprintf(out, "%-*s %9s %9s %9s %9s %9d %7d %7.2f %7.2f\n", width, p.name,
 			ms(w), ms(w-hw), ms(c), ms(c-hc), f, f-hf, float64(w)/float64(hw), float64(c)/float64(hc))
 	}
@@ -311,7 +311,7 @@ func (p *program) instructions(n int) (int64, error) {
 	if len(counts) < n {
 		return 0, fmt.Errorf("%s: cachegrind counted %d runs of %d", p.name, len(counts), n)
 	}
-	return median(counts), nil
+	return harness.Median(counts), nil
 }
 
 // exec runs the program once, with its output discarded.
@@ -329,15 +329,6 @@ func (p *program) exec() (wall, cpu time.Duration, faults int64, err error) {
 		faults = ru.Minflt
 	}
 	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), faults, nil
-}
-
-func median[T time.Duration | int64](v []T) T {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f", float64(d.Microseconds())/1000) }

@@ -88,16 +88,7 @@ func lookPath(env []string, prog string) (string, error) {
 	return "", fmt.Errorf("%s is not on the benchmark's PATH", prog)
 }
 
-func (c *benchCase) median() time.Duration { return median(c.times) }
-
-func median(d []time.Duration) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
+func (c *benchCase) median() time.Duration { return harness.Median(c.times) }
 
 // measure runs the warm-ups, then -runs rounds in which every case runs
 // once, in an order shuffled per round.
@@ -203,17 +194,17 @@ func report(out io.Writer, o *options, cases []*benchCase) []*benchCase {
 		slices.Sort(s)
 		row(c.name, ms(c.median()), ms(s[0]), ms(s[len(s)-1]), ms(c.cold),
 			fmt.Sprintf("%.2f", ratio(c, notes)), baseRatio(c, base),
-			ms(median(c.cpu)), fmt.Sprintf("%.2f", float64(median(c.cpu))/float64(median(notes.cpu))))
+			ms(harness.Median(c.cpu)), fmt.Sprintf("%.2f", float64(harness.Median(c.cpu))/float64(harness.Median(notes.cpu))))
 	}
 	fmt.Fprintf(out, "(wall-clock medians unless marked; × base: against %s; cold: the first, untimed run;\n"+
 		" cpu: median user+system time of git and what it ran, which load from other processes does not inflate)\n", base.name)
 	if baseline != nil {
 		fmt.Fprintf(out, "%s ÷ %s: %.2f× wall, %.2f× cpu\n", base.name, baseline.name,
-			ratio(base, baseline), float64(median(base.cpu))/float64(median(baseline.cpu)))
+			ratio(base, baseline), float64(harness.Median(base.cpu))/float64(harness.Median(baseline.cpu)))
 	}
 	if statusBefore != nil && status != nil {
 		fmt.Fprintf(out, "%s ÷ %s: %.2f× wall, %.2f× cpu\n", status.name, statusBefore.name,
-			ratio(status, statusBefore), float64(median(status.cpu))/float64(median(statusBefore.cpu)))
+			ratio(status, statusBefore), float64(harness.Median(status.cpu))/float64(harness.Median(statusBefore.cpu)))
 	}
 	if versionBefore != nil || plain != nil {
 		for _, c := range []*benchCase{version, plain, versionBefore} {
@@ -221,15 +212,15 @@ func report(out io.Writer, o *options, cases []*benchCase) []*benchCase {
 				continue
 			}
 			fmt.Fprintf(out, "%s ÷ %s: %.2f× wall, %.2f× cpu\n", c.name, hello.name,
-				ratio(c, hello), float64(median(c.cpu))/float64(median(hello.cpu)))
+				ratio(c, hello), float64(harness.Median(c.cpu))/float64(harness.Median(hello.cpu)))
 		}
 	}
 	if gitHello != nil {
 		fmt.Fprintf(out, "%s ÷ %s: %.2f× wall, %.2f× cpu (the floor of any git subcommand written in Go)\n",
-			gitHello.name, notes.name, ratio(gitHello, notes), float64(median(gitHello.cpu))/float64(median(notes.cpu)))
+			gitHello.name, notes.name, ratio(gitHello, notes), float64(harness.Median(gitHello.cpu))/float64(harness.Median(notes.cpu)))
 		if base != notes {
 			fmt.Fprintf(out, "%s − %s: %s wall, %s cpu (git-reason's own start-up and work)\n",
-				base.name, gitHello.name, ms(base.median()-gitHello.median()), ms(median(base.cpu)-median(gitHello.cpu)))
+				base.name, gitHello.name, ms(base.median()-gitHello.median()), ms(harness.Median(base.cpu)-harness.Median(gitHello.cpu)))
 		}
 	}
 
@@ -244,14 +235,14 @@ func report(out io.Writer, o *options, cases []*benchCase) []*benchCase {
 		targets = append(targets, target{c: base, what: base.name + " ÷ " + gitBug.name,
 			value: ratio(base, gitBug), limit: 0.5, unit: "×"},
 			target{c: base, what: base.name + " ÷ " + gitBug.name + " (CPU)",
-				value: float64(median(base.cpu)) / float64(median(gitBug.cpu)), limit: 0.5, unit: "×"})
+				value: float64(harness.Median(base.cpu)) / float64(harness.Median(gitBug.cpu)), limit: 0.5, unit: "×"})
 	}
 	targets = append(targets, target{c: version, what: version.name + " ÷ " + hello.name,
 		value: ratio(version, hello), limit: 2.5, unit: "×"})
 	// The same in CPU time, which other processes' load inflates far less
 	// than wall time on a shared machine.
 	targets = append(targets, target{c: version, what: version.name + " ÷ " + hello.name + " (CPU)",
-		value: float64(median(version.cpu)) / float64(median(hello.cpu)), limit: 2.5, unit: "×"})
+		value: float64(harness.Median(version.cpu)) / float64(harness.Median(hello.cpu)), limit: 2.5, unit: "×"})
 	for _, c := range cases {
 		if c.records > 0 && c != base {
 			targets = append(targets, target{c: c, what: c.name + " ÷ " + base.name,

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"git-reason/reliability/harness"
 )
 
 // profMain replaces cmd/git-reason/main.go, through go build -overlay, in
@@ -21,6 +23,8 @@ import (
 const profMain = `package main
 
 import (
+	"git-reason/reliability/harness"
+
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -169,11 +173,11 @@ func (b *bench) initTrace(out io.Writer, c *benchCase) error {
 	}
 	var pkgs []pkg
 	for name, ds := range clocks {
-		pkgs = append(pkgs, pkg{name, median(ds)})
+		pkgs = append(pkgs, pkg{name, harness.Median(ds)})
 	}
 	sort.Slice(pkgs, func(i, j int) bool { return pkgs[i].med > pkgs[j].med })
 	fmt.Fprintf(out, "\n## package initialisation: %s (GODEBUG=inittrace=1, medians of %d runs; %d packages, median total %s)\n",
-		c.name, len(totals), len(pkgs), ms(median(totals)))
+		c.name, len(totals), len(pkgs), ms(harness.Median(totals)))
 	var own time.Duration
 	for _, p := range pkgs {
 		if strings.HasPrefix(p.name, "git-reason/") {

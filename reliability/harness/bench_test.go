@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A benchmark's environment keeps none of the caller's git, HOME, PATH,
@@ -38,5 +39,29 @@ func TestBenchEnv(t *testing.T) {
 		if got := strings.TrimSpace(out); err != nil || got != want {
 			t.Errorf("git config %s = %q (%v), want %q", key, got, err, want)
 		}
+	}
+}
+
+// Median, which every benchmark's report takes (bench/startup and
+// bench/write had copies of it), is the middle value, the mean of the two
+// middle ones for an even count, 0 of nothing, and leaves its input as it
+// was.
+func TestMedian(t *testing.T) {
+	for _, c := range []struct {
+		in   []int64
+		want int64
+	}{
+		{nil, 0},
+		{[]int64{7}, 7},
+		{[]int64{9, 1, 5}, 5},
+		{[]int64{8, 2, 6, 4}, 5},
+	} {
+		in := slices.Clone(c.in)
+		if got := Median(in); got != c.want || !slices.Equal(in, c.in) {
+			t.Errorf("Median(%v) = %d, leaving %v; want %d, the input as it was", c.in, got, in, c.want)
+		}
+	}
+	if got := Median([]time.Duration{3 * time.Millisecond, time.Millisecond}); got != 2*time.Millisecond {
+		t.Errorf("Median of 3 ms and 1 ms = %v, want 2ms", got)
 	}
 }
