@@ -118,8 +118,22 @@ func parseJournal(data []byte, magic string) journalFile {
 // cutJournalEntry takes one entry off b.
 func cutJournalEntry(b []byte) (task, head string, data, rest []byte, ok bool) {
 	line, next, found := bytes.Cut(b, []byte{'\n'})
-	f := bytes.Fields(line)
-	if !found || len(f) != 4 || len(f[1]) != 40 || !isHex(string(f[1])) {
+	// "<task> <head> <crc> <length>", as appendJournalEntry writes it: the
+	// task and head are cut from one string, so that reading a journal of
+	// every task makes one string per entry (it made a slice and four).
+	var f [4][]byte
+	tail := line
+	for i := range f {
+		if i < 3 {
+			f[i], tail, ok = bytes.Cut(tail, []byte{' '})
+		} else {
+			f[i], ok = tail, bytes.IndexByte(tail, ' ') < 0
+		}
+		if !ok || len(f[i]) == 0 {
+			return "", "", nil, nil, false
+		}
+	}
+	if !found || len(f[1]) != 40 || !isHexBytes(f[1]) {
 		return "", "", nil, nil, false
 	}
 	n, err := strconv.Atoi(string(f[3]))
@@ -127,10 +141,14 @@ func cutJournalEntry(b []byte) (task, head string, data, rest []byte, ok bool) {
 		return "", "", nil, nil, false
 	}
 	data = next[:n:n]
-	if string(f[2]) != strconv.FormatUint(uint64(crc32.ChecksumIEEE(data)), 16) {
+	// The checksum as strconv.FormatUint writes it, compared without
+	// making its text.
+	var crc [8]byte
+	if !bytes.Equal(f[2], strconv.AppendUint(crc[:0], uint64(crc32.ChecksumIEEE(data)), 16)) {
 		return "", "", nil, nil, false
 	}
-	return string(f[0]), string(f[1]), data, next[n+1:], true
+	names := string(line[:len(f[0])+1+len(f[1])])
+	return names[:len(f[0])], names[len(f[0])+1:], data, next[n+1:], true
 }
 
 // appendJournalEntry appends task's entry to b.
