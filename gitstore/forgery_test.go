@@ -232,15 +232,7 @@ func (h *forgHistory) add(name string, kind record.Kind, body string) {
 // completed with a declared model, none makes it a timeout.
 func (h *forgHistory) consult(name, advisor, stance string) {
 	h.t.Helper()
-	c := &record.Consultation{Plan: h.id("p"), Advisor: advisor, Transport: "api", DurationMS: 12}
-	var m *record.Model
-	if stance == "" {
-		c.Status, c.Failure = "failed", &record.Failure{Kind: "timeout", Detail: "no answer in time"}
-	} else {
-		c.Status = "completed"
-		c.Conclusion = &record.Answer{Stance: stance, Summary: "the view of " + advisor, Confidence: 0.7}
-		m = &record.Model{Name: "model-x", Source: "declared"}
-	}
+	c, m := storetest.DriverConsultation(h.id("p"), advisor, stance, record.Model{Name: "model-x", Source: "declared"})
 	res, err := h.w.AppendConsultation(context.Background(), forgTask, c, m)
 	if err != nil {
 		h.t.Fatalf("honest consultation %s: %v", name, err)

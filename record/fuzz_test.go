@@ -34,6 +34,7 @@ import (
 
 	"git-reason/policy"
 	"git-reason/record"
+	"git-reason/record/storetest"
 )
 
 // fuzzAvail is the availability the fuzzed writer plans with: three made-up
@@ -143,15 +144,7 @@ func buildWorld() (*fuzzWorld, error) {
 		if err != nil {
 			return
 		}
-		c := &record.Consultation{Plan: fw.ids[task]["p"], Advisor: advisor, Transport: "api", DurationMS: 12}
-		var m *record.Model
-		if stance == "" {
-			c.Status, c.Failure = "failed", &record.Failure{Kind: "timeout", Detail: "no answer before the deadline"}
-		} else {
-			c.Status = "completed"
-			c.Conclusion = &record.Answer{Stance: stance, Summary: "view of " + advisor, Confidence: 0.7}
-			m = &record.Model{Name: "made-up-model", Source: "reported"}
-		}
+		c, m := storetest.DriverConsultation(fw.ids[task]["p"], advisor, stance, record.Model{Name: "made-up-model", Source: "reported"})
 		var res *record.Result
 		if res, err = w.AppendConsultation(ctx, task, c, m); err == nil {
 			fw.ids[task][name] = res.ID

@@ -31,15 +31,7 @@ func (x *world) add(name string, kind record.Kind, body string) {
 
 func (x *world) consult(name, plan, advisor, stance string) {
 	x.t.Helper()
-	c := &record.Consultation{Plan: x.id[plan], Advisor: advisor, Transport: "api", DurationMS: 5}
-	var m *record.Model
-	if stance == "" {
-		c.Status, c.Failure = "failed", &record.Failure{Kind: "timeout"}
-	} else {
-		c.Status = "completed"
-		c.Conclusion = &record.Answer{Stance: stance, Summary: "view of " + advisor, Confidence: 0.5}
-		m = &record.Model{Name: "model-x", Source: "declared"}
-	}
+	c, m := DriverConsultation(x.id[plan], advisor, stance, record.Model{Name: "model-x", Source: "declared"})
 	res, err := x.w.AppendConsultation(context.Background(), x.task, c, m)
 	if err != nil {
 		x.t.Fatalf("setup %s: %v", name, err)
