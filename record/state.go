@@ -3,6 +3,7 @@ package record
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -134,6 +135,13 @@ func deriveLazy(task string, recs []*Record) *State {
 		st.add(&Entry{Record: r})
 	}
 	return st
+}
+
+// copy is a state with the same entries (shared: an entry decoded in one
+// is decoded in both), to which add may add without changing s.
+func (s *State) copy() *State {
+	return &State{Task: s.Task, Entries: slices.Clone(s.Entries), Clock: s.Clock, Unverified: s.Unverified,
+		Refused: s.Refused, byID: maps.Clone(s.byID), lazy: s.lazy, undecodable: s.undecodable}
 }
 
 // ready decodes a lazily derived entry on its first use and returns it.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -71,6 +72,25 @@ type Writer struct {
 	Surface string
 	// MaxAttempts bounds compare-and-swap retries when the head keeps moving.
 	MaxAttempts int
+	// Keep, for a writer that outlives one command (the MCP server),
+	// keeps each task's state as its last append left it, keyed by the
+	// head that append stored (see Kept): the next append on that head
+	// goes on from it, the entries read so far staying decoded, instead
+	// of deriving the task again. A head that moved (another process
+	// appended) is derived anew.
+	Keep bool
+	kept keptStates
+}
+
+// keptStates are a Keep writer's states by task.
+type keptStates struct {
+	mu sync.Mutex
+	m  map[string]keptState
+}
+
+type keptState struct {
+	head string
+	st   *State
 }
 
 // Result is an admitted, stored record.
@@ -250,7 +270,7 @@ func (w *Writer) appendParsed(ctx context.Context, task string, kind Kind, m map
 		if err != nil {
 			return nil, fmt.Errorf("load task %s: %w", task, err)
 		}
-		st, err := w.derive(task, recs)
+		st, err := w.stateAt(task, head, recs)
 		if err != nil {
 			return nil, fmt.Errorf("derive task %s: %w", task, err)
 		}
@@ -285,6 +305,7 @@ func (w *Writer) appendParsed(ctx context.Context, task string, kind Kind, m map
 			return nil, fmt.Errorf("store %s record in task %s: %w", kind, task, err)
 		}
 		st.add(entry) // the record sorts last: its clock is the highest
+		w.keep(task, commit, st)
 		return &Result{Entry: entry, Commit: commit, Parent: head, State: st}, nil
 	}
 	return nil, fmt.Errorf("task %s kept moving: gave up after %d attempts; try again", task, attempts)
@@ -297,6 +318,47 @@ func (w *Writer) derive(task string, recs []*Record) (*State, error) {
 		return deriveLazy(task, recs), nil
 	}
 	return Derive(task, recs)
+}
+
+// stateAt is the state an append at head is admitted against: a copy of
+// the state a Keep writer's last append left at that very head (its
+// records are head's records: the head names them), else derive's.
+func (w *Writer) stateAt(task, head string, recs []*Record) (*State, error) {
+	if st := w.Kept(task, head); st != nil {
+		return st.copy(), nil
+	}
+	return w.derive(task, recs)
+}
+
+// Kept is the state a Keep writer's last append on task left, when head
+// is the head it stored, and nil otherwise. It is the state at head as
+// admission derives it (each entry decoded when first read), before any
+// replay: the caller decides whether head's history verifies. It must not
+// be changed; entries it hands out stay decoded for the next append.
+func (w *Writer) Kept(task, head string) *State {
+	if !w.Keep || head == "" {
+		return nil
+	}
+	w.kept.mu.Lock()
+	defer w.kept.mu.Unlock()
+	k, ok := w.kept.m[task]
+	if !ok || k.head != head || k.st.undecodable != nil {
+		return nil
+	}
+	return k.st
+}
+
+// keep remembers st as task's state at head, for a Keep writer.
+func (w *Writer) keep(task, head string, st *State) {
+	if !w.Keep {
+		return
+	}
+	w.kept.mu.Lock()
+	defer w.kept.mu.Unlock()
+	if w.kept.m == nil {
+		w.kept.m = map[string]keptState{}
+	}
+	w.kept.m[task] = keptState{head: head, st: st}
 }
 
 // stored reports whether the record id is on the task's history, and the

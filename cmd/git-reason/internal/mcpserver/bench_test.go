@@ -296,3 +296,52 @@ func BenchmarkToolsList(b *testing.B) {
 	b.ReportMetric(ms(harness.P90(decoded)), "ms/list-decoded-p90")
 	b.ReportMetric(float64(size), "result-bytes")
 }
+
+// BenchmarkMCPAppendsOnly runs the cycle through the server alone, for a
+// profile (-cpuprofile) or a trace of the server's system calls that no
+// other path mixes into: the CPU time per append, the median wall time,
+// and the records decoded per append.
+func BenchmarkMCPAppendsOnly(b *testing.B) {
+	c := benchServer(b, benchRepo(b))
+	var via []time.Duration
+	var used time.Duration
+	decodes := record.Decodes()
+	i := 0
+	for b.Loop() {
+		i++
+		timed(&used, func() { cycleMCP(b, c, fmt.Sprintf("M-%d", i), &via) })
+	}
+	b.ReportMetric(ms(used)/float64(len(via)), "cpu-ms/append-mcp")
+	b.ReportMetric(ms(harness.Median(via)), "ms/append-mcp")
+	b.ReportMetric(float64(record.Decodes()-decodes)/float64(len(via)), "decodes/append")
+}
+
+// BenchmarkMCPLongTask appends attempts through the server to a task that
+// already holds longTask records (written first, through the server, not
+// timed): what one write costs when the task is long. Reported as
+// BenchmarkMCPAppendsOnly is.
+func BenchmarkMCPLongTask(b *testing.B) {
+	c := benchServer(b, benchRepo(b))
+	var ignored []time.Duration
+	cycleMCP(b, c, "L-1", &ignored) // assess ... attempt: 7 records
+	attempt := map[string]any{"task": "L-1", "outcome": "succeeded"}
+	for range longTask - len(cycle) {
+		c.call(b, "tools/call", map[string]any{"name": "attempt", "arguments": attempt})
+	}
+	var via []time.Duration
+	var used time.Duration
+	decodes := record.Decodes()
+	for b.Loop() {
+		timed(&used, func() {
+			start := time.Now()
+			c.call(b, "tools/call", map[string]any{"name": "attempt", "arguments": attempt})
+			via = append(via, time.Since(start))
+		})
+	}
+	b.ReportMetric(ms(used)/float64(len(via)), "cpu-ms/append-mcp")
+	b.ReportMetric(ms(harness.Median(via)), "ms/append-mcp")
+	b.ReportMetric(float64(record.Decodes()-decodes)/float64(len(via)), "decodes/append")
+}
+
+// longTask is how many records BenchmarkMCPLongTask's task holds first.
+const longTask = 300

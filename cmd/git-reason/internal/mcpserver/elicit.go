@@ -71,7 +71,7 @@ type checklist struct {
 func (s *Server) checklist(ctx context.Context, task string, body map[string]any) (checklist, error) {
 	cl := checklist{task: task}
 	id, _ := body["assessment"].(string)
-	st, _, err := s.env.State(ctx, task)
+	st, err := s.env.StateBefore(ctx, task)
 	if err != nil {
 		return cl, err
 	}

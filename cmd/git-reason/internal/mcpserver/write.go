@@ -171,7 +171,7 @@ func (s *Server) store(ctx context.Context, task string, kind record.Kind, body 
 
 // latest is the id of the task's latest record of kind.
 func (s *Server) latest(ctx context.Context, task string, kind record.Kind) (string, error) {
-	st, _, err := s.env.State(ctx, task)
+	st, err := s.env.StateBefore(ctx, task)
 	if err != nil {
 		return "", err
 	}

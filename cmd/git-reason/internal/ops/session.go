@@ -134,7 +134,9 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if surface == "" {
 		surface = record.SurfaceCLI
 	}
-	sess.Writer = &record.Writer{Store: store, Index: sess.Index, Avail: availability{sess}, Vouch: store, Surface: surface}
+	// Keep: a resident session's next append on a task goes on from the
+	// state its last append left, when no one else appended since.
+	sess.Writer = &record.Writer{Store: store, Index: sess.Index, Avail: availability{sess}, Vouch: store, Surface: surface, Keep: opts.Resident}
 	// Authors: and only when its authors are trusted (authors.go), saying
 	// why not otherwise.
 	sess.Writer.Authors = authors{sess}
