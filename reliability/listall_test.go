@@ -110,28 +110,47 @@ func TestStatusAllManyMoved(t *testing.T) {
 	}
 }
 
-// TestStatusRowsForged: a row of status-rows.journal edited by hand (its
-// checksum and length written anew, so that only its MAC refuses it) is
+// TestStatusRowsForged: a row of status-rows.journal edited by hand is
 // not shown: the task's status is read as if the row were missing, and
 // the true row is kept again.
 func TestStatusRowsForged(t *testing.T) {
+	holdRowsForged(t, "status-rows.journal", func(out string) string { return out }, nil, []string{"status"})
+}
+
+// holdRowsForged holds the rows journal file under .git/reason/ to its
+// MACs: after T-1 and T-2 are assessed (and prepare has run, when given),
+// a row of T-1 edited by hand (its checksum and length written anew, so
+// that only its MAC refuses it) is not shown: each of views (the
+// arguments of a command that reads the rows) shows what it showed
+// before, as same compares it, and the true row is kept again. It returns
+// what the views showed.
+func holdRowsForged(t *testing.T, file string, same func(string) string, prepare func(*sandbox), views ...[]string) []string {
+	t.Helper()
 	s := newSandbox(t)
 	for _, task := range []string{"T-1", "T-2"} {
 		s.mustReason("assess", task, "--subject", "true subject of "+task, "--question", "q?", "--materiality", "trivial", "--reversibility", "reversible")
 	}
-	s.mustReason("status")
-	before := s.mustReason("status")
-	path := filepath.Join(s.dir, ".git", "reason", "status-rows.journal")
+	if prepare != nil {
+		prepare(s)
+	}
+	s.mustReason(views[0]...) // keeps the rows
+	before := make([]string, len(views))
+	for i, v := range views {
+		before[i] = same(s.mustReason(v...))
+	}
+	path := filepath.Join(s.dir, ".git", "reason", file)
 	editJournalEntry(t, path, "T-1", func(data []byte) []byte {
 		return bytes.Replace(data, []byte("true subject of T-1"), []byte("forged subject"), 1)
 	})
-	out := s.mustReason("status")
-	if strings.Contains(out, "forged") || out != before {
-		t.Errorf("status after its row was edited:\n%s\nwant as before:\n%s", out, before)
+	for i, v := range views {
+		if out := same(s.mustReason(v...)); strings.Contains(out, "forged") || out != before[i] {
+			t.Errorf("%s after its row was edited:\n%s\nwant as before:\n%s", strings.Join(v, " "), out, before[i])
+		}
 	}
 	if data, err := os.ReadFile(path); err != nil || !bytes.Contains(data[bytes.LastIndex(data, []byte("\nT-1 ")):], []byte("true subject of T-1")) {
 		t.Errorf("the true row of T-1 is not kept again after the forged one (%v)", err)
 	}
+	return before
 }
 
 // lineStarting is the line of out that starts with prefix.
@@ -198,27 +217,10 @@ func TestHandoverAllCounts(t *testing.T) {
 }
 
 // TestHandoverRowsForged: a row of handover-rows.journal edited by hand
-// (its checksum and length written anew, so that only its MAC refuses
-// it) is not shown: the task is derived again from its ref, and the true
-// row is kept again.
+// is not shown: the task is derived again from its ref, and the true row
+// is kept again.
 func TestHandoverRowsForged(t *testing.T) {
-	s := newSandbox(t)
-	for _, task := range []string{"T-1", "T-2"} {
-		s.mustReason("assess", task, "--subject", "true subject of "+task, "--question", "q?", "--materiality", "trivial", "--reversibility", "reversible")
-	}
-	s.mustReason("handover")
-	before := withoutSince(s.mustReason("handover"))
-	path := filepath.Join(s.dir, ".git", "reason", "handover-rows.journal")
-	editJournalEntry(t, path, "T-1", func(data []byte) []byte {
-		return bytes.Replace(data, []byte("true subject of T-1"), []byte("forged subject"), 1)
-	})
-	out := withoutSince(s.mustReason("handover"))
-	if strings.Contains(out, "forged") || out != before {
-		t.Errorf("handover after its row was edited:\n%s\nwant as before:\n%s", out, before)
-	}
-	if data, err := os.ReadFile(path); err != nil || !bytes.Contains(data[bytes.LastIndex(data, []byte("\nT-1 ")):], []byte("true subject of T-1")) {
-		t.Errorf("the true row of T-1 is not kept again after the forged one (%v)", err)
-	}
+	holdRowsForged(t, "handover-rows.journal", withoutSince, nil, []string{"handover"})
 }
 
 // withoutSince is a handover without the line naming the time its
