@@ -236,29 +236,38 @@ func (p *packedRefs) list(prefix string) ([]Ref, error) {
 	if l, ok := p.listed.Load(prefix); ok {
 		return l.([]Ref), nil
 	}
-	// Every name and hash goes into one string the refs are cut from: a
-	// string or two per ref was most of what listing 20,000 refs cost.
-	var buf []byte
-	var ends []int // each ref's name end and hash end in buf
+	// Every name and hash goes into one string the refs are cut from (a
+	// string or two per ref was most of what listing 20,000 refs cost),
+	// made at its size by a first pass that only counts: memory written
+	// once, not grown by doubling and copied.
+	n, size := 0, 0
 	if err := p.withPrefixBytes(prefix, func(name, hash []byte) bool {
-		buf = append(buf, name...)
-		ends = append(ends, len(buf))
-		for _, c := range hash {
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			buf = append(buf, c)
-		}
-		ends = append(ends, len(buf))
+		n, size = n+1, size+len(name)+len(hash)
 		return true
 	}); err != nil {
 		return nil, err
 	}
-	all := string(buf)
-	var refs []Ref
-	if len(ends) > 0 {
-		refs = make([]Ref, len(ends)/2)
+	if n == 0 {
+		p.listed.Store(prefix, []Ref(nil))
+		return nil, nil
 	}
+	var b strings.Builder
+	b.Grow(size)
+	ends := make([]int, 0, 2*n) // each ref's name end and hash end in b
+	p.withPrefixBytes(prefix, func(name, hash []byte) bool {
+		b.Write(name)
+		ends = append(ends, b.Len())
+		for _, c := range hash {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b.WriteByte(c)
+		}
+		ends = append(ends, b.Len())
+		return len(ends) < 2*n
+	})
+	all := b.String()
+	refs := make([]Ref, len(ends)/2)
 	at := 0
 	for i := range refs {
 		name, hash := ends[2*i], ends[2*i+1]
