@@ -44,20 +44,8 @@ func (e *Session) StatusRows(ctx context.Context) ([]StatusRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows := make([]StatusRow, len(tasks))
-	var moved []int // the tasks without a row at their head, by index
 	limit := manyMoved(len(tasks))
-	for i, t := range tasks {
-		data, ok := j.Get(t.Task, t.Head)
-		if ok {
-			rows[i], ok = parseStatusRow(t.Task, data)
-		}
-		if !ok {
-			if moved = append(moved, i); len(moved) > limit {
-				break
-			}
-		}
-	}
+	rows, moved := keptRows(j, tasks, limit, parseStatusRow)
 	if len(moved) == 0 {
 		return rows, nil
 	}
@@ -93,6 +81,25 @@ func (e *Session) StatusRows(ctx context.Context) ([]StatusRow, error) {
 	}
 	j.Save(names)
 	return rows, nil
+}
+
+// keptRows is the row of each task kept in j at its head, as parse reads
+// it, and the indexes into tasks of the tasks without one (they moved, or
+// their entry does not read); it stops once more than limit have none.
+func keptRows[R any](j *gitstore.Sealed, tasks []record.TaskHead, limit int, parse func(task string, data []byte) (R, bool)) (rows []R, moved []int) {
+	rows = make([]R, len(tasks))
+	for i, t := range tasks {
+		data, ok := j.Get(t.Task, t.Head)
+		if ok {
+			rows[i], ok = parse(t.Task, data)
+		}
+		if !ok {
+			if moved = append(moved, i); len(moved) > limit {
+				break
+			}
+		}
+	}
+	return rows, moved
 }
 
 // manyMoved is how many of n tasks may have moved for the table to be

@@ -28,20 +28,8 @@ func (e *Session) taskRows(ctx context.Context) ([]TaskRow, error) {
 		return nil, err
 	}
 	j := gitstore.OpenSealed(e.Repo, taskRowsFile, "task rows 1")
-	rows := make([]TaskRow, len(tasks))
-	var moved []int // the tasks without a row at their head, by index
 	limit := manyMoved(len(tasks))
-	for i, t := range tasks {
-		data, ok := j.Get(t.Task, t.Head)
-		if ok {
-			rows[i], ok = parseTaskRow(t.Task, data)
-		}
-		if !ok {
-			if moved = append(moved, i); len(moved) > limit {
-				break
-			}
-		}
-	}
+	rows, moved := keptRows(j, tasks, limit, parseTaskRow)
 	if len(moved) == 0 {
 		return rows, nil
 	}
