@@ -15,6 +15,7 @@ import (
 
 	"git-reason/gitstore"
 	"git-reason/record"
+	"git-reason/record/storetest"
 )
 
 // TestSavedStateIsTheReplay walks random histories (every kind of record
@@ -138,14 +139,8 @@ func (w *savedWalk) step() {
 	case n < 5:
 		res, err = w.h.w.Append(ctx, forgTask, record.KindPlan, []byte(fmt.Sprintf(`{"assessment":%q}`, s.Assessment)))
 	case n < 8:
-		c := &record.Consultation{Plan: last(record.KindPlan), Advisor: pick("adv-one", "adv-two"), Transport: "api", DurationMS: 5}
-		var m *record.Model
-		if stance := pick("", "endorse", "oppose", "endorse_with_changes"); stance == "" {
-			c.Status, c.Failure = "failed", &record.Failure{Kind: "timeout", Detail: "late"}
-		} else {
-			c.Status, c.Conclusion = "completed", &record.Answer{Stance: stance, Summary: "view", Confidence: 0.5}
-			m = &record.Model{Name: "model-x", Source: "declared"}
-		}
+		c, m := storetest.DriverConsultation(last(record.KindPlan), pick("adv-one", "adv-two"),
+			pick("", "endorse", "oppose", "endorse_with_changes"), record.Model{Name: "model-x", Source: "declared"})
 		res, err = w.h.w.AppendConsultation(ctx, forgTask, c, m)
 	case n < 9:
 		var cites []string

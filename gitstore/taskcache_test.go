@@ -26,10 +26,7 @@ func TestTaskCacheDamaged(t *testing.T) {
 	w := &record.Writer{Store: open(), Actor: "Cache Test <cache@example.com>", Origin: "origin-cache"}
 	for i := range 4 {
 		for _, task := range []string{"T", "U"} {
-			if _, err := w.Append(ctx, task, record.KindAssessment, []byte(fmt.Sprintf(
-				`{"subject":"s%d","question":"q","materiality":"trivial","reversibility":"reversible"}`, i))); err != nil {
-				t.Fatal(err)
-			}
+			assessTrivially(t, w, task, fmt.Sprintf("s%d", i))
 		}
 	}
 	load := func() string {
@@ -70,10 +67,7 @@ func TestTaskCacheDamaged(t *testing.T) {
 	}
 	// A stale file (an older head) whose records are reused by blob, one
 	// of them broken.
-	if _, err := w.Append(ctx, "T", record.KindAssessment, []byte(
-		`{"subject":"later","question":"q","materiality":"trivial","reversibility":"reversible"}`)); err != nil {
-		t.Fatal(err)
-	}
+	assessTrivially(t, w, "T", "later")
 	want = load()
 	if err := os.WriteFile(path, broken, 0o600); err != nil {
 		t.Fatal(err)
@@ -96,10 +90,7 @@ func TestTaskCacheAppends(t *testing.T) {
 	w := &record.Writer{Store: openStore(t, dir), Actor: "Cache Test <cache@example.com>", Origin: "origin-cache"}
 	add := func(i int) {
 		t.Helper()
-		if _, err := w.Append(ctx, "T", record.KindAssessment, []byte(fmt.Sprintf(
-			`{"subject":"s%d","question":"q","materiality":"trivial","reversibility":"reversible"}`, i))); err != nil {
-			t.Fatal(err)
-		}
+		assessTrivially(t, w, "T", fmt.Sprintf("s%d", i))
 	}
 	const n = 20
 	for i := range n {
@@ -167,10 +158,7 @@ func TestTaskCacheWriteBehind(t *testing.T) {
 	w := &record.Writer{Store: s, Actor: "Cache Test <cache@example.com>", Origin: "origin-cache"}
 	path := filepath.Join(dir, ".git", "reason", "tasks", "T.records")
 	for i := range 3 {
-		if _, err := w.Append(ctx, "T", record.KindAssessment, []byte(fmt.Sprintf(
-			`{"subject":"s%d","question":"q","materiality":"trivial","reversibility":"reversible"}`, i))); err != nil {
-			t.Fatal(err)
-		}
+		assessTrivially(t, w, "T", fmt.Sprintf("s%d", i))
 		if _, err := os.Stat(path); !os.IsNotExist(err) {
 			t.Fatalf("after append %d, the task cache is written already (%v); want it held back", i, err)
 		}
