@@ -269,7 +269,7 @@ func (h *history) blob(s *Store) func(string) (*record.Record, error) {
 // commit is not part of the history returned, and its children's records
 // are given whole (Files), against its tree (history.bases).
 func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bool) (*history, error) {
-	return s.readHistoryKnown(ctx, head, stop, nil, nil)
+	return s.readHistoryKnown(ctx, head, stop, nil, nil, nil)
 }
 
 // readHistoryKnown is readHistory that does not read the blobs of the
@@ -277,8 +277,13 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 // of a base's records its child keeps: a history read from a base costs
 // the records added since. baseTrees gives the records/ trees of bases the
 // caller holds (a saved state's: its MAC covers them, as read from git
-// when it was saved), which are then not read again.
-func (s *Store) readHistoryKnown(ctx context.Context, head string, stop map[string]bool, known map[string]*record.Record, baseTrees map[string]map[string]string) (*history, error) {
+// when it was saved), which are then not read again. baseRaw gives some
+// of those trees as the tree reader keeps them (treeOf): a commit whose
+// first parent is such a base then carries its Changes against it, not
+// its whole tree (Files), and its tree is parsed from the first entry
+// it does not share with the base's, so that a history of a few
+// commits after a base costs what those commits changed.
+func (s *Store) readHistoryKnown(ctx context.Context, head string, stop map[string]bool, known map[string]*record.Record, baseTrees map[string]map[string]string, baseRaw map[string]*rawTree) (*history, error) {
 	countHistory()
 	var (
 		src     objectSource
@@ -381,6 +386,17 @@ func (s *Store) readHistoryKnown(ctx context.Context, head string, stop map[stri
 		return nil, err
 	}
 
+	// A base's tree the caller gave whole (baseRaw) stands for the base's
+	// records/ tree, under a name no tree hash has; it is the caller's,
+	// never released.
+	given := map[string]bool{}
+	for h := range out.bases {
+		if raw := baseRaw[h]; raw != nil && baseTrees[h] != nil {
+			key := "base " + h
+			out.trees[h], given[key] = key, true
+		}
+	}
+
 	// The records/ trees, each compared with its first parent's as soon
 	// as both are read; a tree is kept only until its last reader is done.
 	need := map[string]int{}
@@ -408,6 +424,9 @@ func (s *Store) readHistoryKnown(ctx context.Context, head string, stop map[stri
 	}
 	parsed := map[string]*rawTree{"": {}}
 	at := map[string]int{"": -1} // tree -> its index in wanted
+	for key := range given {
+		parsed[key], at[key] = baseRaw[strings.TrimPrefix(key, "base ")], -1
+	}
 	for i, t := range wanted {
 		at[t] = i
 	}
@@ -432,7 +451,7 @@ func (s *Store) readHistoryKnown(ctx context.Context, head string, stop map[stri
 				return nil
 			}
 			t := parsed[mine]
-			onBase := len(c.Parents) > 0 && out.bases[c.Parents[0]] != nil
+			onBase := len(c.Parents) > 0 && out.bases[c.Parents[0]] != nil && !given[first]
 			if len(c.Parents) > 0 && !onBase {
 				c.Changes = diffTrees(parsed[first], t)
 				for _, h := range c.Changes {
@@ -458,7 +477,7 @@ func (s *Store) readHistoryKnown(ctx context.Context, head string, stop map[stri
 				if len(c.Parents) == 0 && u == first {
 					continue
 				}
-				if need[u]--; need[u] == 0 && u != "" {
+				if need[u]--; need[u] == 0 && u != "" && !given[u] {
 					cf.Release(parsed[u].data)
 					delete(parsed, u)
 				}

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -327,7 +328,14 @@ func (s *Store) DeriveSaved(ctx context.Context, task, head string) (*record.Sta
 		st, err := record.BaseState(task, &record.Base{Files: files, Records: recs, Lazy: true, Links: saved.links})
 		return st, err == nil
 	}
-	h, err := s.readHistoryKnown(ctx, head, map[string]bool{saved.head: true}, known, map[string]map[string]string{saved.head: tree})
+	// The saved records/ tree as the tree reader keeps it: the new head's
+	// tree is then parsed from the first entry it does not share with it,
+	// and the commit after it carries what it changed, not the whole tree.
+	var raw map[string]*rawTree
+	if t := treeOf(saved.byName()); t != nil {
+		raw = map[string]*rawTree{saved.head: t}
+	}
+	h, err := s.readHistoryKnown(ctx, head, map[string]bool{saved.head: true}, known, map[string]map[string]string{saved.head: tree}, raw)
 	if err != nil || len(h.bases) != 1 || h.bases[saved.head] == nil {
 		return nil, false
 	}
@@ -349,10 +357,82 @@ func (s *Store) DeriveSaved(ctx context.Context, task, head string) (*record.Sta
 	}
 	s.readRemembered().Add(task, head)
 	s.truth.verdicts.Store(task+"\x00"+head, (*record.Finding)(nil))
+	if s.appendAdded(task, head, saved, h, st) {
+		return st, true
+	}
 	if entries := savedEntries(st, savedHeadFiles(h, saved.head, files, head), saved.entries); entries != nil {
 		s.writeSaved(task, head, saved, entries, st.Links())
 	}
 	return st, true
+}
+
+// appendAdded appends to the saved state old the records h added after
+// it, when h is a line of commits each adding records (Changes) on
+// top of old's head (the usual case: a status after records written
+// here or fetched), from st, the state replayed at head: their entries
+// and links alone, so that what it costs grows with the records added,
+// not with the task. false, with nothing written, when h is anything
+// else, or the file is to be written anew (writeSaved).
+func (s *Store) appendAdded(task, head string, old *savedState, h *history, st *record.State) bool {
+	if old.segments >= maxSavedSegments || old.rest || len(h.commits) == 0 {
+		return false
+	}
+	by := make(map[string]*record.Commit, len(h.commits))
+	for _, c := range h.commits {
+		by[c.Hash] = c
+	}
+	added := map[string]string{} // name -> blob
+	c := by[head]
+	for n := 0; ; n++ {
+		if c == nil || c.Files != nil || len(c.Parents) != 1 || n >= len(h.commits) {
+			return false
+		}
+		for name, blob := range c.Changes {
+			if blob == "" {
+				return false
+			}
+			added[name] = blob
+		}
+		if c.Parents[0] == old.head {
+			if n+1 != len(h.commits) {
+				return false // commits h holds beside the line
+			}
+			break
+		}
+		c = by[c.Parents[0]]
+	}
+	entries := make([]cacheEntry, 0, len(added))
+	ids := make([]string, 0, len(added))
+	// The added records are the latest: st's last entries, as a rule.
+	for i := len(st.Entries) - 1; i >= 0 && len(entries) < len(added); i-- {
+		e := st.Entries[i]
+		if blob, ok := added[e.FileName()]; ok {
+			entries = append(entries, cacheEntry{Name: e.FileName(), Blob: blob, Rec: e.Record})
+			ids = append(ids, e.ID)
+		}
+	}
+	if len(entries) != len(added) {
+		return false
+	}
+	slices.SortFunc(entries, func(a, b cacheEntry) int { return strings.Compare(a.Name, b.Name) })
+	key := s.memoKey()
+	if key == nil {
+		return true // nothing is saved without the key
+	}
+	if seg := segment(key, task, head, old.mac, entries, st.LinksOf(ids)); seg != nil {
+		_ = appendSaved(s.savedPath(task), old.size, seg)
+	}
+	return true
+}
+
+// byName is the saved records in name order (a tree's order).
+func (st *savedState) byName() []cacheEntry {
+	if slices.IsSortedFunc(st.entries, func(a, b cacheEntry) int { return strings.Compare(a.Name, b.Name) }) {
+		return st.entries
+	}
+	out := slices.Clone(st.entries)
+	slices.SortFunc(out, func(a, b cacheEntry) int { return strings.Compare(a.Name, b.Name) })
+	return out
 }
 
 // savedHeadFiles is the records/ tree of head in h, read from a base (base,

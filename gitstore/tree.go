@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"git-reason/record"
 )
@@ -164,6 +165,38 @@ func commonPrefix(a, b []byte) int {
 		i++
 	}
 	return i
+}
+
+// treeOf is the records/ tree whose entries are files (entry name ->
+// blob hash, in hex) as git writes it, with its entries placed as
+// parseTree places them, for a tree this package read and checked
+// before and kept (a saved state's: saved.go), which a tree read later
+// is parsed and compared against (parseTree's like, diffTrees): the
+// entries both share are then neither parsed nor compared again. nil
+// when a name or hash is not one a tree holds.
+func treeOf(files []cacheEntry) *rawTree {
+	size := 0
+	for _, e := range files {
+		size += len("100644 ") + len(e.Name) + 1 + 20
+	}
+	t := &rawTree{data: make([]byte, 0, size), ents: make([]treeEnt, 0, len(files))}
+	for i, e := range files {
+		if len(e.Blob) != 40 || strings.IndexByte(e.Name, 0) >= 0 || (i > 0 && files[i-1].Name >= e.Name) || size > math.MaxInt32 {
+			return nil
+		}
+		t.data = append(append(t.data, "100644 "...), e.Name...)
+		name := len(t.data) - len(e.Name)
+		t.data = append(t.data, 0)
+		var x [40]byte
+		var h [20]byte
+		copy(x[:], e.Blob)
+		if _, err := hex.Decode(h[:], x[:]); err != nil {
+			return nil
+		}
+		t.data = append(t.data, h[:]...)
+		t.ents = append(t.ents, treeEnt{name: int32(name), end: int32(len(t.data))})
+	}
+	return t
 }
 
 // files is the tree as a map of entry name to blob hash.

@@ -62,3 +62,17 @@ func (s *State) Links() map[string][]string {
 	}
 	return out
 }
+
+// LinksOf is Links for the entries of ids alone (those the state holds),
+// for a saved state that appends the records added since it was saved.
+func (s *State) LinksOf(ids []string) map[string][]string {
+	out := make(map[string][]string, len(ids))
+	for _, id := range ids {
+		if e := s.byID[id]; e != nil {
+			if l := s.links(e); len(l) > 0 {
+				out[id] = l
+			}
+		}
+	}
+	return out
+}
