@@ -1,5 +1,7 @@
 package record
 
+import "sync/atomic"
+
 // The links of a record are the ids it names that the state's questions
 // select by: a plan's, a disagreement's and a conclusion's assessment
 // (and then the conclusions a conclusion supersedes), a consultation's
@@ -9,6 +11,10 @@ package record
 // assessment" decodes those plans, not every plan of the task: a lazy
 // entry (Base.Lazy) may carry its links, as its record's decoding gave
 // them once (Base.Links), and is decoded only when it is selected.
+
+// linkReads counts the links read (links), which a test holds the
+// state's questions to.
+var linkReads atomic.Int64
 
 // linksOf is the links of a decoded body.
 func linksOf(body any) []string {
@@ -38,6 +44,7 @@ func linksOf(body any) []string {
 // links is e's links, from the entry when it carries them undecoded,
 // else from its body (decoding it).
 func (s *State) links(e *Entry) []string {
+	linkReads.Add(1)
 	if e.Body == nil && e.linked {
 		return e.refs
 	}

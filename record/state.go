@@ -422,12 +422,40 @@ func (s *State) Standing() []Standing {
 			}
 		}
 	}
+	latest := s.latestValidations(func(id string) bool { return !gone[id] })
 	for _, c := range s.Entries {
-		if c.Kind != KindConclusion || gone[c.ID] || !s.Holds(c.ID) {
+		if c.Kind != KindConclusion || gone[c.ID] {
 			continue
+		}
+		if v := latest[c.ID]; v != nil && v.Derived.(*ValidationDerived).Result == "fail" {
+			continue // Holds: its latest validation failed
 		}
 		if st, ok := s.standingOf(s.ready(c)); ok {
 			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// latestValidations is LatestValidation of every conclusion want
+// accepts, from one pass over the entries rather than one per
+// conclusion (a task of a hundred conclusions and a thousand records
+// read a hundred thousand links for its standing conclusions). It decodes
+// what LatestValidation would: from the last, each validation of such a
+// conclusion until one not withdrawn.
+func (s *State) latestValidations(want func(conclusion string) bool) map[string]*Entry {
+	out := map[string]*Entry{}
+	for i := len(s.Entries) - 1; i >= 0; i-- {
+		e := s.Entries[i]
+		if e.Kind != KindValidation {
+			continue
+		}
+		l := s.links(e)
+		if len(l) == 0 || !want(l[0]) {
+			continue
+		}
+		if _, done := out[l[0]]; !done && s.notWithdrawn(s.ready(e)) {
+			out[l[0]] = e
 		}
 	}
 	return out
