@@ -277,7 +277,8 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 // of a base's records its child keeps: a history read from a base costs
 // the records added since. baseTrees gives the records/ trees of bases the
 // caller holds (a saved state's: its MAC covers them, as read from git
-// when it was saved), which are then not read again. baseRaw gives some
+// when it was saved), which are then not read again, nor their records,
+// which the caller holds too. baseRaw gives some
 // of those trees as the tree reader keeps them (treeOf): a commit whose
 // first parent is such a base then carries its Changes against it, not
 // its whole tree (Files), and its tree is parsed from the first entry
@@ -431,7 +432,10 @@ func (s *Store) readHistoryKnown(ctx context.Context, head string, stop map[stri
 		at[t] = i
 	}
 	blobs := map[string]bool{}
-	for _, files := range out.bases {
+	for b, files := range out.bases {
+		if baseTrees[b] != nil {
+			continue // the caller holds the records of the trees it gave
+		}
 		for _, h := range files {
 			if known[h] == nil {
 				blobs[h] = true

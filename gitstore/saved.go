@@ -311,21 +311,16 @@ func (s *Store) DeriveSaved(ctx context.Context, task, head string) (*record.Sta
 	if saved == nil || !s.HasObject(saved.head) {
 		return nil, false
 	}
-	known := make(map[string]*record.Record, len(saved.entries))
+	// The saved records are this call's own (readSaved parsed them for
+	// it): the state takes them as they are, no copy.
 	tree := make(map[string]string, len(saved.entries))
+	recs := make([]*record.Record, 0, len(saved.entries))
 	for _, e := range saved.entries {
-		known[e.Blob] = e.Rec
 		tree[e.Name] = e.Blob
+		recs = append(recs, e.Rec)
 	}
 	if saved.head == head {
-		files := make(map[string]string, len(saved.entries))
-		recs := make([]*record.Record, 0, len(saved.entries))
-		for _, e := range saved.entries {
-			files[e.Name] = e.Blob
-			rec := *e.Rec
-			recs = append(recs, &rec)
-		}
-		st, err := record.BaseState(task, &record.Base{Files: files, Records: recs, Lazy: true, Links: saved.links})
+		st, err := record.BaseState(task, &record.Base{Files: tree, Records: recs, Lazy: true, Links: saved.links})
 		return st, err == nil
 	}
 	// The saved records/ tree as the tree reader keeps it: the new head's
@@ -335,20 +330,12 @@ func (s *Store) DeriveSaved(ctx context.Context, task, head string) (*record.Sta
 	if t := treeOf(saved.byName()); t != nil {
 		raw = map[string]*rawTree{saved.head: t}
 	}
-	h, err := s.readHistoryKnown(ctx, head, map[string]bool{saved.head: true}, known, map[string]map[string]string{saved.head: tree}, raw)
+	h, err := s.readHistoryKnown(ctx, head, map[string]bool{saved.head: true}, nil, map[string]map[string]string{saved.head: tree}, raw)
 	if err != nil || len(h.bases) != 1 || h.bases[saved.head] == nil {
 		return nil, false
 	}
 	files := h.bases[saved.head]
-	b := &record.Base{Files: files, Records: make([]*record.Record, 0, len(files)), Lazy: true, Links: saved.links}
-	for _, blob := range files {
-		r := known[blob]
-		if r == nil {
-			return nil, false // the saved records are not the tree's
-		}
-		rec := *r
-		b.Records = append(b.Records, &rec)
-	}
+	b := &record.Base{Files: files, Records: recs, Lazy: true, Links: saved.links}
 	// Records this build's writer validated are taken as it checked them
 	// (checked.go): their schemas are not compiled again.
 	found, _, st, err := s.checkedWritten(task, h).ReplayFromState(ctx, task, map[string]*record.Base{saved.head: b}, h.commits, h.blob(s))

@@ -35,12 +35,31 @@ type Base struct {
 // state is the head's records in that order, which this computes without
 // replaying the history again.
 func baseEntries(b *Base) ([]*Entry, error) {
+	named, err := baseNamed(b)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Entry, len(named))
+	for i, n := range named {
+		out[i] = n.e
+	}
+	return out, nil
+}
+
+// namedEntry is an entry of a base with its records/ entry name.
+type namedEntry struct {
+	e    *Entry
+	name string
+}
+
+// baseNamed is baseEntries with each entry's name, made once.
+func baseNamed(b *Base) ([]namedEntry, error) {
 	files, recs, lazy := b.Files, b.Records, b.Lazy
 	if len(recs) != len(files) {
 		return nil, fmt.Errorf("base holds %d records, its tree %d", len(recs), len(files))
 	}
 	seen := make(map[string]bool, len(recs))
-	out := make([]*Entry, 0, len(recs))
+	out := make([]namedEntry, 0, len(recs))
 	for _, r := range recs {
 		name := r.FileName()
 		if _, ok := files[name]; !ok || seen[name] {
@@ -49,16 +68,16 @@ func baseEntries(b *Base) ([]*Entry, error) {
 		seen[name] = true
 		if lazy {
 			l, ok := b.Links[r.ID]
-			out = append(out, &Entry{Record: r, refs: l, linked: ok || b.Links != nil && linksOf(newBody(r.Kind)) == nil})
+			out = append(out, namedEntry{&Entry{Record: r, refs: l, linked: ok || b.Links != nil && linksOf(newBody(r.Kind)) == nil}, name})
 			continue
 		}
 		e, err := Decode(r)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, e)
+		out = append(out, namedEntry{e, name})
 	}
-	slices.SortStableFunc(out, func(a, b *Entry) int { return Compare(a.Record, b.Record) })
+	slices.SortStableFunc(out, func(a, b namedEntry) int { return Compare(a.e.Record, b.e.Record) })
 	return out, nil
 }
 
@@ -79,15 +98,20 @@ func (k *Checked) ReplayFrom(ctx context.Context, task string, bases map[string]
 func (k *Checked) ReplayFromState(ctx context.Context, task string, bases map[string]*Base, commits []*Commit, blob func(hash string) (*Record, error)) ([]Finding, []*Record, *State, error) {
 	v := newVerifier(task, blob)
 	v.shared = k
+	size := 0
+	for _, b := range bases {
+		size += len(b.Records)
+	}
+	v.entries = make(map[entryKey]checked, size+len(commits))
 	for h, b := range bases {
-		entries, err := baseEntries(b)
+		entries, err := baseNamed(b)
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("base %s: %w", h, err)
 		}
 		st := &State{Task: task, byID: make(map[string]*Entry, len(entries)+1)}
-		for _, e := range entries {
-			st.add(e)
-			v.entries[entryKey{e.FileName(), b.Files[e.FileName()]}] = checked{e: e, ok: true}
+		for _, n := range entries {
+			st.add(n.e)
+			v.entries[entryKey{n.name, b.Files[n.name]}] = checked{e: n.e, ok: true}
 		}
 		v.states[h], v.files[h] = st, maps.Clone(b.Files)
 	}

@@ -102,6 +102,8 @@ type cost struct {
 	TreeEntries int64 `json:"tree_entries"`
 	// RememberedFiles: task files of the remembered verifications read.
 	RememberedFiles int64 `json:"remembered_files"`
+	// Allocs: heap objects the process allocated, its start included.
+	Allocs int64 `json:"allocs"`
 }
 
 // costed runs git reason, which must exit 0, and returns what it read.
