@@ -62,3 +62,62 @@ func TestLazyDeriveRefusesWhatDoesNotDecode(t *testing.T) {
 		t.Errorf("derived lazily the refusal is\n%s\nDerive's is\n%s", errs["vouching"], errs["plain"])
 	}
 }
+
+// keeping is a vouching store whose suite's writers keep each task's
+// state from one append to the next (record.Writer.Keep).
+type keeping struct{ vouching }
+
+func (keeping) KeepStates() bool { return true }
+
+// Every admission rule and refusal of the contract suite, and the
+// re-derivation after a conflict, hold for a writer that goes on from the
+// state its last append left (the MCP server's).
+func TestMemStoreKeepingStates(t *testing.T) {
+	storetest.Run(t, func(*testing.T) record.Store { return keeping{vouching{record.NewMemStore()}} })
+	storetest.RunFaults(t, func(*testing.T) record.Store { return keeping{vouching{record.NewMemStore()}} })
+}
+
+// A writer that keeps states decodes, for an append on the head its last
+// append stored, only what it had not decoded before: the task's records
+// are not derived again. A head another writer moved is derived anew.
+func TestKeepingWriterGoesOnFromItsState(t *testing.T) {
+	ctx := context.Background()
+	store := vouching{record.NewMemStore()}
+	w := &record.Writer{Store: store, Actor: "Ann <ann@example.com>", Origin: "o", Keep: true}
+	a, err := w.Append(ctx, "T", record.KindAssessment,
+		[]byte(`{"subject":"cache","question":"which?","materiality":"trivial","reversibility":"reversible"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := w.Append(ctx, "T", record.KindPlan, []byte(`{"assessment":"`+a.ID+`"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := w.Kept("T", p.Commit); st != p.State {
+		t.Fatalf("the kept state at %s is not the plan's", p.Commit)
+	}
+	p.State.Summarize() // a surface reads the whole state: every entry decoded once
+	before := record.Decodes()
+	c, err := w.Append(ctx, "T", record.KindConclusion, []byte(`{"assessment":"`+a.ID+`","decision":"keep it","local_review":[]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := record.Decodes() - before; got != 0 {
+		t.Errorf("a conclusion on the kept head decoded %d records, want 0 (its own is decoded when admitted)", got)
+	}
+	other := &record.Writer{Store: store, Actor: "Bob <bob@example.com>", Origin: "o2"}
+	v, err := other.Append(ctx, "T", record.KindAttempt, []byte(`{"conclusion":"`+c.ID+`","outcome":"succeeded"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Kept("T", v.Commit) != nil {
+		t.Errorf("a head another writer stored is kept")
+	}
+	x, err := w.Append(ctx, "T", record.KindAttempt, []byte(`{"conclusion":"`+c.ID+`","outcome":"failed"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x.Clock != v.Clock+1 || x.State.Get(v.ID) == nil {
+		t.Errorf("an append after another writer's (clock %d) has clock %d and sees it: %v", v.Clock, x.Clock, x.State.Get(v.ID) != nil)
+	}
+}

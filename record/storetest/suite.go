@@ -35,10 +35,17 @@ func parallel(t *testing.T, name string, f func(t *testing.T)) {
 }
 
 // Writer returns a writer over s with a fixed identity and the availability
-// given (nil: no advisors).
+// given (nil: no advisors); a writer that keeps each task's state
+// (record.Writer.Keep, a resident server's) when s is a Keeping store.
 func Writer(s record.Store, avail record.Availability) *record.Writer {
-	return &record.Writer{Store: s, Avail: avail, Actor: "Test Person <test@example.invalid>", Origin: "origin-test"}
+	k, _ := s.(Keeping)
+	return &record.Writer{Store: s, Avail: avail, Actor: "Test Person <test@example.invalid>", Origin: "origin-test",
+		Keep: k != nil && k.KeepStates()}
 }
+
+// Keeping is a store whose suite runs with writers that keep each task's
+// state from one append to the next, as the MCP server's does.
+type Keeping interface{ KeepStates() bool }
 
 // State loads task from s and derives its state, and returns the state
 // and the records; it fails the test when either fails.
