@@ -2,6 +2,7 @@ package record_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"git-reason/record"
@@ -119,5 +120,35 @@ func TestKeepingWriterGoesOnFromItsState(t *testing.T) {
 	}
 	if x.Clock != v.Clock+1 || x.State.Get(v.ID) == nil {
 		t.Errorf("an append after another writer's (clock %d) has clock %d and sees it: %v", v.Clock, x.Clock, x.State.Get(v.ID) != nil)
+	}
+}
+
+// A writer that keeps states keeps at most record.KeptTasks of them: one
+// that wrote to more tasks does not hold every one.
+func TestKeepingWriterKeepsFewTasks(t *testing.T) {
+	ctx := context.Background()
+	w := &record.Writer{Store: vouching{record.NewMemStore()}, Actor: "Ann <ann@example.com>", Origin: "o", Keep: true}
+	heads := map[string]string{}
+	for i := range record.KeptTasks + 6 {
+		task := fmt.Sprintf("T-%d", i)
+		res, err := w.Append(ctx, task, record.KindAssessment,
+			[]byte(`{"subject":"cache","question":"which?","materiality":"trivial","reversibility":"reversible"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		heads[task] = res.Commit
+	}
+	kept := 0
+	for task, head := range heads {
+		if w.Kept(task, head) != nil {
+			kept++
+		}
+	}
+	if kept != record.KeptTasks {
+		t.Errorf("a writer that appended to %d tasks keeps %d states, want %d", len(heads), kept, record.KeptTasks)
+	}
+	last := fmt.Sprintf("T-%d", record.KeptTasks+5)
+	if w.Kept(last, heads[last]) == nil {
+		t.Errorf("the state of the task written last is not kept")
 	}
 }

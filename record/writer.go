@@ -348,6 +348,11 @@ func (w *Writer) Kept(task, head string) *State {
 	return k.st
 }
 
+// KeptTasks bounds how many tasks' states a Keep writer keeps: a server
+// that wrote to more tasks lets one go (any one) for each new one, so
+// that what it holds does not grow with every task it ever wrote to.
+const KeptTasks = 64
+
 // keep remembers st as task's state at head, for a Keep writer.
 func (w *Writer) keep(task, head string, st *State) {
 	if !w.Keep {
@@ -357,6 +362,12 @@ func (w *Writer) keep(task, head string, st *State) {
 	defer w.kept.mu.Unlock()
 	if w.kept.m == nil {
 		w.kept.m = map[string]keptState{}
+	}
+	if _, ok := w.kept.m[task]; !ok && len(w.kept.m) >= KeptTasks {
+		for t := range w.kept.m {
+			delete(w.kept.m, t)
+			break
+		}
 	}
 	w.kept.m[task] = keptState{head: head, st: st}
 }
