@@ -114,13 +114,21 @@ if [ "$forms" = percmd ]; then
   exit 0
 fi
 
-if [ "$forms" = sitting ]; then
+# base_worktree checks BASE (default main) out in $out/base, a worktree
+# removed on exit, and sets base (its commit), wt (the worktree) and
+# head (this tree's commit, marked +changes when tracked files changed):
+# what the sitting and pair forms compare.
+base_worktree() {
   base=$(git rev-parse --verify "${BASE:-main}^{commit}")
   head=$(git rev-parse --short HEAD)
   [ -z "$(git status --porcelain --untracked-files=no)" ] || head="$head+changes"
   wt="$out/base"
   git worktree add -q --detach "$wt" "$base"
   trap 'git worktree remove --force "$wt"; rm -rf "$tool"' EXIT
+}
+
+if [ "$forms" = sitting ]; then
+  base_worktree
   echo "== base $(git rev-parse --short "$base") in $wt; this tree: $head"
   echo "== building both trees' test binaries and git-reason (not timed)"
   # shellcheck disable=SC2086 # PKGS is a list of patterns
@@ -146,13 +154,8 @@ if [ "$forms" = sitting ]; then
 fi
 
 if [ "$forms" = pair ]; then
-  base=$(git rev-parse --verify "${BASE:-main}^{commit}")
   pkg=${PKG:-./cmd/git-reason}
-  head=$(git rev-parse --short HEAD)
-  [ -z "$(git status --porcelain --untracked-files=no)" ] || head="$head+changes"
-  wt="$out/base"
-  git worktree add -q --detach "$wt" "$base"
-  trap 'git worktree remove --force "$wt"; rm -rf "$tool"' EXIT
+  base_worktree
   echo "== base $(git rev-parse --short "$base"), head $head: $pkg, ${short:-without -test.short}, -test.run '${RUN:-.}'"
   echo "== building both trees' test binaries and git-reason (not timed)"
   for tree in base head; do
@@ -185,14 +188,22 @@ if [ "$forms" = pair ]; then
   exit $status
 fi
 
-if [ "$forms" = procs ]; then
-  command -v strace >/dev/null || { echo "bench/tests/run.sh procs: needs strace" >&2; exit 2; }
+# test_binary builds the test binary of PKG (default ./cmd/git-reason)
+# as $out/FORM.test, and the git-reason build its tests share, and sets
+# pkg, dir (the package's folder) and bin: what the procs and each forms
+# run.
+test_binary() {
   pkg=${PKG:-./cmd/git-reason}
   dir=$(go list -f '{{.Dir}}' "$pkg")
-  bin="$out/procs.test"
-  echo "== building $pkg's test binary and the shared git-reason build"
+  bin="$out/$1.test"
+  echo "== building $pkg's test binary and the shared git-reason build (not timed)"
   go test -c -o "$bin" "$pkg"
   go test -count=1 -run '^$' ./cmd/git-reason >/dev/null
+}
+
+if [ "$forms" = procs ]; then
+  command -v strace >/dev/null || { echo "bench/tests/run.sh procs: needs strace" >&2; exit 2; }
+  test_binary procs
   echo "== $pkg's tests, -test.short${RUN:+ -test.run $RUN}, under strace (load before: $(load))"
   (cd "$dir" && strace -f -qq -z -s 256 -e trace=execve -e signal=none -o "$out/procs.trace" \
     "$bin" -test.short -test.count=1 -test.timeout 30m -test.run "${RUN:-.}" >"$out/procs.log" 2>&1) ||
@@ -203,12 +214,7 @@ if [ "$forms" = procs ]; then
 fi
 
 if [ "$forms" = each ]; then
-  pkg=${PKG:-./cmd/git-reason}
-  dir=$(go list -f '{{.Dir}}' "$pkg")
-  bin="$out/each.test"
-  echo "== building $pkg's test binary and the shared git-reason build (not timed)"
-  go test -c -o "$bin" "$pkg"
-  go test -count=1 -run '^$' ./cmd/git-reason >/dev/null
+  test_binary each
   echo "== each test of $pkg alone, ${short:-without -test.short} (load before: $(load))"
   : >"$out/each.txt"
   trace=""
