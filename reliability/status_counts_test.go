@@ -212,8 +212,10 @@ func (s *sandbox) gitsStarted(args ...string) (string, []string) {
 // just started. `log -n 5` to a pipe, where nothing shown is signed,
 // starts discovery alone, no `git config --list` (ops.Options.SettingsLater):
 // after a status, and straight after a new record (its commit read in
-// this process, unsigned whatever the allowed signers). Another git
-// process on these paths fails here, whatever its cost.
+// this process, unsigned whatever the allowed signers). So do show,
+// tasks, search and log printing JSON (--json, --jq: no colour, no
+// pager), and context lists no settings. Another git process on these
+// paths fails here, whatever its cost.
 func TestStatusAndLogGitProcesses(t *testing.T) {
 	const task = "T-procs"
 	s := newSandbox(t)
@@ -236,13 +238,17 @@ func TestStatusAndLogGitProcesses(t *testing.T) {
 			}
 		}
 	}
+	wantAlone := func(what string, started []string) {
+		t.Helper()
+		if len(started) != 1 || !strings.Contains(started[0], "rev-parse") {
+			t.Errorf("%s started %d git processes, want 1 (discovery; no git config --list when nothing shown is signed):\n%s", what, len(started), strings.Join(started, "\n"))
+		}
+	}
 	// log: discovery alone, and the five newest lines.
 	wantLog := func(what string, subject string) {
 		t.Helper()
 		out, started := s.gitsStarted("log", "-n", "5")
-		if len(started) != 1 || !strings.Contains(started[0], "rev-parse") {
-			t.Errorf("%s started %d git processes, want 1 (discovery; no git config --list when nothing shown is signed):\n%s", what, len(started), strings.Join(started, "\n"))
-		}
+		wantAlone(what, started)
 		lines := strings.Split(strings.TrimSpace(out), "\n")
 		if len(lines) != 5 || !strings.Contains(lines[4], subject) {
 			t.Errorf("%s printed %d lines, the last %q; want 5, the newest of subject %q:\n%s", what, len(lines), lines[len(lines)-1], subject, out)
@@ -284,6 +290,33 @@ func TestStatusAndLogGitProcesses(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &st); err != nil || st.Signatures.Counts["unsigned"] != 2 || len(st.Signatures.Counts) != 1 {
 		t.Errorf("status of a task just started: signatures %v (%v), want its 2 records unsigned", st.Signatures.Counts, err)
 	}
+	// The read verbs printing JSON: discovery alone, and what they print
+	// is the tasks' (their ids, their subjects).
+	var rec struct{ ID string }
+	if err := json.Unmarshal([]byte(s.mustReason("log", "T-fresh", "-n", "1", "--json")), &[]any{&rec}); err != nil || rec.ID == "" {
+		t.Fatalf("log T-fresh -n 1 --json: %v, id %q", err, rec.ID)
+	}
+	for _, args := range [][]string{
+		{"show", rec.ID, "--json"},
+		{"tasks", "--json"},
+		{"search", "fresh", "--json"},
+		{"log", "T-fresh", "--json"},
+		{"log", "-n", "2", "--jq", ".[].task"},
+	} {
+		out, started := s.gitsStarted(args...)
+		wantAlone(strings.Join(args, " "), started)
+		if !strings.Contains(out, "T-fresh") && !strings.Contains(out, "straight to log") {
+			t.Errorf("%s printed neither task:\n%s", strings.Join(args, " "), out)
+		}
+	}
+	// context asks git about commits, never for the settings.
+	_, started = s.gitsStarted("context", "--json")
+	if slices.ContainsFunc(started, func(a string) bool { return strings.Contains(a, " config --list") }) {
+		t.Errorf("context --json listed the settings:\n%s", strings.Join(started, "\n"))
+	}
+	// Printing text, the settings are listed beside discovery, as ever.
+	_, started = s.gitsStarted("tasks")
+	want("tasks", started)
 }
 
 // TestStatusReportMemo: `status TASK --report` of a head shown before

@@ -47,8 +47,10 @@
 # 40) runs each of git reason status TASK through git's dispatch,
 # git-reason status TASK, git-reason --version (the program's start), and
 # the two git processes every command starts (discovery and git config
-# --list), in a repository of one task, built as README installs it; the
-# CPU time of one run of each, side by side in one sitting.
+# --list), and the read verbs printing JSON, in a repository of one task,
+# built as README installs it; the CPU time of one run of each, side by
+# side in one sitting. BASE=REV builds that revision's git-reason too and
+# runs each git-reason command with it just before this tree's.
 # The form "scripts" counts, without running anything, the commands each
 # testscript of cmd/git-reason types: git reason through git's dispatch,
 # git-reason run directly, other git commands (TOP=-1 lists them all).
@@ -95,6 +97,16 @@ fi
 if [ "$forms" = percmd ]; then
   n=${N:-40}
   go build -tags urfave_cli_no_docs,netgo -o "$tool/" ./cmd/git-reason ./cmd/git-reason--net
+  bases=""
+  if [ -n "${BASE:-}" ]; then # the base's git-reason, run beside this tree's in each round
+    base=$(git rev-parse --verify "$BASE^{commit}")
+    git worktree add -q --detach "$out/base" "$base"
+    top=$(pwd) # the trap runs after cd into the scratch repository
+    trap 'git -C "$top" worktree remove --force "$out/base"; rm -rf "$tool"' EXIT
+    mkdir -p "$tool/base"
+    (cd "$out/base" && go build -tags urfave_cli_no_docs,netgo -o "$tool/base/" ./cmd/git-reason ./cmd/git-reason--net)
+    bases="base"
+  fi
   repo="$out/percmd"
   export PATH="$tool:$PATH" HOME="$out/home" GIT_CONFIG_NOSYSTEM=1 GIT_CEILING_DIRECTORIES="$out" LC_ALL=C
   mkdir -p "$HOME"
@@ -104,11 +116,19 @@ if [ "$forms" = percmd ]; then
   cd "$repo"
   git commit -q --allow-empty -m base
   git reason assess T --subject s --question q --materiality trivial --reversibility reversible >/dev/null
-  echo "== $n runs of each, one sitting (load before: $(load))"
-  for c in "git reason status T" "git-reason status T" "git-reason --version" "git rev-parse --git-dir" \
+  id=$(git-reason log T -n 1 --jq '.[].id')
+  echo "== $n runs of each, one sitting (load before: $(load))${bases:+; base $(git -C "$out/base" rev-parse --short HEAD) then this tree, alternated}"
+  for c in "git reason status T" "git-reason status T" "git-reason status T --json" "git-reason tasks --json" \
+    "git-reason show $id --json" "git-reason --version" "git rev-parse --git-dir" \
     "git config --list -z --show-scope --includes"; do
-    "$tool/summary" -time -label "$c" sh -c "i=0; while [ \$i -lt $n ]; do $c >/dev/null; i=\$((i+1)); done" 2>&1 |
-      awk -v n="$n" -F'[:,]' '{ sub(/ s CPU.*/, "", $3); printf "  %-48s %6.1f ms CPU a run\n", $1, 1000 * $3 / n }'
+    for tree in $bases head; do
+      case $c in git\ rev-parse* | git\ config*) [ "$tree" = base ] && continue ;; esac
+      p=$tool label="$c"
+      [ "$tree" = base ] && p=$tool/base label="base $c"
+      [ "$tree" = head ] && [ -n "$bases" ] && label="head $c"
+      PATH="$p:$PATH" "$tool/summary" -time -label "$label" sh -c "i=0; while [ \$i -lt $n ]; do $c >/dev/null; i=\$((i+1)); done" 2>&1 |
+        awk -v n="$n" -F'[:,]' '{ sub(/ s CPU.*/, "", $3); printf "  %-56s %6.1f ms CPU a run\n", $1, 1000 * $3 / n }'
+    done
   done
   echo "== load after: $(load)"
   exit 0

@@ -75,13 +75,32 @@ func openSession(c *cli.Context, resident bool, meanwhile func()) (*ops.Session,
 	return sess, nil
 }
 
+// laterVerbs read what is recorded, and need settings for how they print
+// it (colour, the pager) more often than for what they read: a signed
+// record's allowed signers, a history no cache holds, a task above
+// reason.maxTaskBytes' floor. Not status and handover: what they keep
+// of a head shown before is keyed by the allowed signers' digest, which
+// the settings name, so they list them whatever they print.
+var laterVerbs = map[string]bool{
+	"log": true, "show": true, "tasks": true, "search": true, "context": true,
+}
+
 // settingsLater reports whether the verb most often needs no settings:
-// log, whose lines take no colour, printed where no pager goes (not a
-// terminal). It needs them only for a signed record or a history no cache
-// holds (ops.Options.SettingsLater).
+// a verb of laterVerbs printing JSON (--json, --jq), which takes no
+// colour and no pager; log to where no pager goes (not a terminal),
+// whose lines take no colour. Such a verb lists the settings only when
+// what it reads needs them (ops.Options.SettingsLater): one git process
+// saved, against the listing's wait after discovery when it does.
 func settingsLater(c *cli.Context) bool {
 	args, _ := c.App.Metadata["args"].([]string)
-	if verbNamed(args, c.App.Flags) != "log" {
+	verb := verbNamed(args, c.App.Flags)
+	if !laterVerbs[verb] {
+		return false
+	}
+	if wantsJSON(args) {
+		return true
+	}
+	if verb != "log" {
 		return false
 	}
 	w := c.App.Writer
