@@ -3,7 +3,6 @@ package gitstore
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 
 	"git-reason/gitstore/git"
 	"git-reason/record"
@@ -25,7 +24,10 @@ const indexVersion = 6
 // every entry is keyed by its task's head, an entry whose head differs
 // from the ref (a new record, a ref fetched by plain git) is rebuilt from
 // the ref before use and appended, and a missing or damaged file is
-// rebuilt whole. Index implements record.Index.
+// rebuilt whole. The journals are sealed (Sealed): an entry whose MAC
+// does not hold (a stranger edited it to say a task was reviewed) is
+// derived again from the ref, never served. Index implements
+// record.Index.
 type Index struct{ Store *Store }
 
 // IndexEntry is what the cache knows of one task at one head.
@@ -185,8 +187,9 @@ func refresh[E interface{ head() string }](ctx context.Context, s *Store, name, 
 	if err != nil {
 		return nil, nil, err
 	}
-	path := filepath.Join(s.Repo.CommonDir, "reason", name)
-	old := readJournal(path)
+	// Sealed: each entry's MAC is checked before it is used (an entry a
+	// stranger edited or moved is derived again from the refs).
+	old := OpenSealed(s.Repo, name, "index")
 	live := make(map[string]E, len(tasks))
 	var changed, order []string
 	readable := make([]record.TaskHead, 0, len(tasks))
@@ -195,10 +198,10 @@ func refresh[E interface{ head() string }](ctx context.Context, s *Store, name, 
 			return nil, nil, err
 		}
 		var e E
-		j, ok := old.entries[t.Task]
+		head, data, ok := old.Entry(t.Task)
 		if ok {
 			countEntryDecode()
-			ok = json.Unmarshal(j.data, &e) == nil
+			ok = json.Unmarshal(data, &e) == nil
 		}
 		if t.Task == skip {
 			if ok {
@@ -208,7 +211,7 @@ func refresh[E interface{ head() string }](ctx context.Context, s *Store, name, 
 			readable = append(readable, t)
 			continue
 		}
-		if !ok || j.head != t.Head || e.head() != t.Head {
+		if !ok || head != t.Head || e.head() != t.Head {
 			st, recs, err := s.deriveVerifiedAt(ctx, t.Task, t.Head)
 			if err != nil && ctx.Err() != nil {
 				return nil, nil, ctx.Err()
@@ -230,7 +233,12 @@ func refresh[E interface{ head() string }](ctx context.Context, s *Store, name, 
 	if len(changed) > 0 {
 		s.SaveVerdicts()
 	}
-	saveJournal(path, old, order, live, changed)
+	for _, t := range changed {
+		if data, err := json.Marshal(live[t]); err == nil { // not cached: derived again next time
+			old.Put(t, live[t].head(), data)
+		}
+	}
+	old.Save(order)
 	return readable, live, nil
 }
 

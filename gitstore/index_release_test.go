@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -33,19 +32,32 @@ func TestJournalOfAnotherRelease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The journal as written: its first line, one entry's line, its data.
+	// The journal as written: its first line, one entry's line, its data
+	// (sealed: the entry's MAC, then the entry).
 	lines := bytes.SplitN(data, []byte("\n"), 3)
 	if len(lines) != 3 || !bytes.Contains(lines[2], []byte(`"next":`)) {
 		t.Fatalf("handover.journal is not one entry:\n%s", data)
 	}
 	first, fields := string(lines[0]), bytes.Fields(lines[1])
-	// What an older release derived: another next step, at the same head.
-	stale := bytes.Replace(bytes.TrimSuffix(lines[2], []byte("\n")), []byte(strconv.Quote(honest)), []byte(`"stale"`), 1)
-	entry := fmt.Sprintf("%s %s %s %d\n%s\n", fields[0], fields[1],
-		strconv.FormatUint(uint64(crc32.ChecksumIEEE(stale)), 16), len(stale), stale)
+	// What an older release derived and sealed with this repository's
+	// key: another next step, at the same head.
+	at := bytes.IndexByte(lines[2], '{')
+	stale := bytes.Replace(bytes.TrimSuffix(lines[2][at:], []byte("\n")), []byte(strconv.Quote(honest)), []byte(`"stale"`), 1)
+	j := gitstore.OpenSealed(s.Repo, "handover.journal", "index")
+	j.Put(string(fields[0]), string(fields[1]), stale)
+	j.Save([]string{string(fields[0])})
+	written, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, entry, _ := bytes.Cut(written, []byte("\n"))
+	entry = entry[bytes.LastIndex(entry[:len(entry)-1], []byte("\n"+string(fields[0])+" "))+1:]
+	if !bytes.Contains(entry, []byte(`"next":"stale"`)) {
+		t.Fatalf("the stale entry is not the journal's last:\n%s", written)
+	}
 	var v int
-	var rel string
-	if _, err := fmt.Sscanf(first, "git reason journal 1 v%d %q", &v, &rel); err != nil {
+	var rel, scope string
+	if _, err := fmt.Sscanf(first, "git reason journal 1 v%d %q %q", &v, &rel, &scope); err != nil {
 		t.Fatalf("first line %q: %v", first, err)
 	}
 	for _, c := range []struct {
@@ -53,10 +65,10 @@ func TestJournalOfAnotherRelease(t *testing.T) {
 		served      bool
 	}{
 		{"this release", first, true},
-		{"another release", fmt.Sprintf("git reason journal 1 v%d %q", v, "v0.0.1 0123abcd false"), false},
-		{"another version", fmt.Sprintf("git reason journal 1 v%d %q", v-1, rel), false},
+		{"another release", fmt.Sprintf("git reason journal 1 v%d %q %q", v, "v0.0.1 0123abcd false", scope), false},
+		{"another version", fmt.Sprintf("git reason journal 1 v%d %q %q", v-1, rel, scope), false},
 	} {
-		if err := os.WriteFile(path, []byte(c.first+"\n"+entry), 0o600); err != nil {
+		if err := os.WriteFile(path, append([]byte(c.first+"\n"), entry...), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		hs, err := gitstore.Index{Store: s}.Handovers(ctx)

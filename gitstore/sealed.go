@@ -78,6 +78,18 @@ func (s *Sealed) Get(task, head string) ([]byte, bool) {
 	return body, true
 }
 
+// Entry returns task's entry at the head it was made at, whatever that
+// head is now, false when there is none or its MAC does not hold: for a
+// reader that decides itself whether an entry of another head serves.
+func (s *Sealed) Entry(task string) (head string, data []byte, ok bool) {
+	head, _, ok = s.j.Entry(task)
+	if !ok {
+		return "", nil, false
+	}
+	data, ok = s.Get(task, head)
+	return head, data, ok
+}
+
 // Put keeps data as task's entry at head, written by Save. Only what the
 // reader would trust after its own full check may be put.
 func (s *Sealed) Put(task, head string, data []byte) {
