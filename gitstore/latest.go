@@ -28,48 +28,69 @@ type TaskLatest struct {
 
 // latestMagic starts .git/reason/latest; its number changes with the
 // file's shape.
-const latestMagic = "git reason latest 4\n"
+const latestMagic = "git reason latest 5\n"
 
 // latestSeal makes and checks the MAC that starts each line of the latest
 // file: an HMAC-SHA256 under the repository key (verified.key) of the
-// line's head, time and task and of the header the file was written with,
-// so that a line edited (another head, an older time, another task) or
-// moved to a file of other refs matches nothing. A line that does not
-// match makes the file untrusted: Newest makes it again from the refs.
-// What a MAC cannot show is a line deleted: that task is left out of
-// `log -n` until the file is made again (the next time git packs refs).
+// line's head, time and task, of the header the file was written with and
+// of the MAC of the line before it, so that a line edited (another head,
+// an older time, another task), moved to a file of other refs, moved
+// within the file or after a line deleted matches nothing. The file ends
+// with a line "<MAC> end" chained the same way, so that lines deleted at
+// its end are seen too. A line that does not match, or an end not
+// reached, makes the file untrusted: Newest makes it again from the refs.
+// The chain costs nothing more than the MAC of each line read: a reader
+// that stops after n lines checks n MACs, as before.
 type latestSeal struct {
 	h      hash.Hash
 	header [sha256.Size]byte
 	sum    []byte
+	prev   string // the MAC of the line before, "" before the first
 }
 
 func newLatestSeal(key []byte, header string) *latestSeal {
 	return &latestSeal{h: hmac.New(sha256.New, key), header: sha256.Sum256([]byte(header))}
 }
 
-// mac is the line's MAC, 32 hex digits.
-func (l *latestSeal) mac(t TaskLatest) string {
+// mac is the MAC, 32 hex digits, of the line after l.prev that holds
+// text: "<head> <time> <task>" (two spaces at least), or "end".
+func (l *latestSeal) mac(text string) string {
 	l.h.Reset()
 	l.h.Write(l.header[:])
-	fmt.Fprintf(l.h, "%s %s %s", t.Head, t.Latest, t.Task)
+	io.WriteString(l.h, l.prev)
+	io.WriteString(l.h, "\x00")
+	io.WriteString(l.h, text)
 	l.sum = l.h.Sum(l.sum[:0])
 	return hex.EncodeToString(l.sum[:16])
 }
 
-// line is t as a line of the file.
+// line is t as the file's next line.
 func (l *latestSeal) line(t TaskLatest) string {
-	return fmt.Sprintf("%s %s %s %s\n", l.mac(t), t.Head, t.Latest, t.Task)
+	text := t.Head + " " + t.Latest + " " + t.Task
+	l.prev = l.mac(text)
+	return l.prev + " " + text + "\n"
 }
 
-// parse reads a line of the file: ok is false when it does not read or
-// its MAC does not match.
-func (l *latestSeal) parse(line string) (TaskLatest, bool) {
-	mac, rest, ok := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
-	head, rest, ok1 := strings.Cut(rest, " ")
+// end is the file's last line.
+func (l *latestSeal) end() string {
+	l.prev = l.mac("end")
+	return l.prev + " end\n"
+}
+
+// parse reads the file's next line: end is true for its last line, ok
+// false when the line does not read or its MAC does not match.
+func (l *latestSeal) parse(line string) (t TaskLatest, end, ok bool) {
+	mac, text, ok := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
+	if !ok || !strings.HasSuffix(line, "\n") || !hmac.Equal([]byte(mac), []byte(l.mac(text))) {
+		return TaskLatest{}, false, false
+	}
+	l.prev = mac
+	if text == "end" {
+		return TaskLatest{}, true, true
+	}
+	head, rest, ok1 := strings.Cut(text, " ")
 	latest, task, ok2 := strings.Cut(rest, " ")
-	t := TaskLatest{Task: task, Head: head, Latest: latest}
-	return t, ok && ok1 && ok2 && hmac.Equal([]byte(mac), []byte(l.mac(t)))
+	return TaskLatest{Task: task, Head: head, Latest: latest}, false, ok1 && ok2
 }
 
 // errLatestForged stops a read of the latest file at a line whose MAC
@@ -148,6 +169,7 @@ func (s *Store) Newest(ctx context.Context, fn func(TaskLatest) bool) error {
 	for _, l := range out {
 		b.WriteString(seal.line(l))
 	}
+	b.WriteString(seal.end())
 	_ = writeFileAtomic(path, b.Bytes()) // rebuilt next time if it cannot be written
 	for _, l := range out {
 		if given[l.Task] {
@@ -347,7 +369,8 @@ func streamMerged(ctx context.Context, br *bufio.Reader, seal *latestSeal, moved
 }
 
 // streamLatest reads the lines after a header, calling fn, checking each
-// line's MAC with seal: errLatestForged at the first that does not match.
+// line's MAC with seal: errLatestForged at the first that does not match,
+// or at the file's end without its end line (lines deleted at the end).
 func streamLatest(ctx context.Context, br *bufio.Reader, seal *latestSeal, fn func(TaskLatest) bool) error {
 	for {
 		if err := ctx.Err(); err != nil {
@@ -355,17 +378,14 @@ func streamLatest(ctx context.Context, br *bufio.Reader, seal *latestSeal, fn fu
 		}
 		line, err := br.ReadString('\n')
 		countShared(len(line))
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
+		if err != nil && !errors.Is(err, io.EOF) {
 			return err
 		}
-		l, ok := seal.parse(line)
+		l, end, ok := seal.parse(line)
 		if !ok {
 			return errLatestForged
 		}
-		if !fn(l) {
+		if end || !fn(l) {
 			return nil
 		}
 	}
@@ -388,9 +408,13 @@ func (s *Store) latestFromRefs(ctx context.Context, path string, key []byte) ([]
 			at := min(len(lines), 3+max(n, 0))
 			seal := newLatestSeal(key, strings.Join(lines[:at], "\n")+"\n")
 			for _, line := range lines[at:] {
-				if l, ok := seal.parse(line); ok {
-					cached[l.Task] = l
+				// Past a line that does not match, the chain holds no
+				// more: those tasks are read.
+				l, end, ok := seal.parse(line + "\n")
+				if !ok || end {
+					break
 				}
+				cached[l.Task] = l
 			}
 		}
 	}

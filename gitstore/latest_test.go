@@ -27,14 +27,17 @@ func TestLatestForged(t *testing.T) {
 	for _, task := range []string{"A", "B", "C"} {
 		assessTrivially(t, w, task, "s "+task)
 	}
+	var order []string // the tasks in the order Newest last gave them
 	newest := func() map[string]gitstore.TaskLatest {
 		t.Helper()
 		got := map[string]gitstore.TaskLatest{}
+		order = nil
 		if err := openStore(t, dir).Newest(ctx, func(l gitstore.TaskLatest) bool {
 			if _, dup := got[l.Task]; dup {
 				t.Errorf("task %s given twice", l.Task)
 			}
 			got[l.Task] = l
+			order = append(order, l.Task)
 			return true
 		}); err != nil {
 			t.Fatal(err)
@@ -42,6 +45,7 @@ func TestLatestForged(t *testing.T) {
 		return got
 	}
 	truth := newest()
+	truthOrder := strings.Join(order, " ")
 	if len(truth) != 3 {
 		t.Fatalf("Newest gave %v, want the three tasks", truth)
 	}
@@ -69,19 +73,28 @@ func TestLatestForged(t *testing.T) {
 		return ""
 	}
 	a := lineOf("A")
-	for _, c := range []struct{ name, forged string }{
+	replaced := func(line, forged string) string {
+		return strings.Replace(string(honest), line+"\n", forged, 1)
+	}
+	for _, c := range []struct{ name, file string }{
 		// A shown at B's commit: B's records as A's.
-		{"another head", strings.Replace(a, truth["A"].Head, truth["B"].Head, 1)},
+		{"another head", replaced(a, strings.Replace(a, truth["A"].Head, truth["B"].Head, 1)+"\n")},
 		// A older than every other task: left out of log -n 1.
-		{"an older time", strings.Replace(a, truth["A"].Latest, "2000-01-01T00:00:00Z", 1)},
+		{"an older time", replaced(a, strings.Replace(a, truth["A"].Latest, "2000-01-01T00:00:00Z", 1)+"\n")},
 		// C's line (its MAC) given to A.
-		{"another task's line", strings.TrimSuffix(lineOf("C"), "C") + "A"},
+		{"another task's line", replaced(a, strings.TrimSuffix(lineOf("C"), "C")+"A\n")},
+		// A line deleted, each line's MAC intact: that task would be
+		// left out of log -n (B is between the others, A the oldest).
+		{"a line deleted", replaced(lineOf("B"), "")},
+		{"the last line deleted", replaced(a, "")},
+		// Two lines swapped: B shown as newer than C.
+		{"lines swapped", strings.Replace(replaced(lineOf("B"), ""), lineOf("C")+"\n", lineOf("B")+"\n"+lineOf("C")+"\n", 1)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if c.forged == a {
-				t.Fatalf("the forgery changed nothing: %q", a)
+			if c.file == string(honest) {
+				t.Fatalf("the forgery changed nothing:\n%s", honest)
 			}
-			if err := os.WriteFile(path, []byte(strings.Replace(string(honest), a+"\n", c.forged+"\n", 1)), 0o666); err != nil {
+			if err := os.WriteFile(path, []byte(c.file), 0o666); err != nil {
 				t.Fatal(err)
 			}
 			got := newest()
@@ -93,12 +106,15 @@ func TestLatestForged(t *testing.T) {
 			if len(got) != len(truth) {
 				t.Errorf("Newest gave %d tasks, want %d", len(got), len(truth))
 			}
+			if got := strings.Join(order, " "); got != truthOrder {
+				t.Errorf("Newest gave the tasks in the order %s, the refs say %s", got, truthOrder)
+			}
 			again, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if strings.Contains(string(again), c.forged+"\n") {
-				t.Errorf("the forged line is still in the file:\n%s", again)
+			if string(again) == c.file {
+				t.Errorf("the forged file is still there:\n%s", again)
 			}
 		})
 	}
