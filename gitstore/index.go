@@ -12,7 +12,7 @@ import (
 // cache of another version is rebuilt. 6: a failed attempt keeps a task
 // open only while it is at the latest conclusion, and the next step after
 // failed advisors or a merge changed (3e3b40d, 5559684).
-const indexVersion = 6
+const indexVersion = 7
 
 // Index caches, per task, what reads across every task need, in journals
 // under .git/reason/ (journal.go: appended to, compacted rarely):
@@ -34,6 +34,9 @@ type Index struct{ Store *Store }
 type IndexEntry struct {
 	Head   string        `json:"head"`
 	Status record.Status `json:"status"`
+	// Needs: a merge in the task's history made a record inadmissible
+	// that no record settles yet (Store.MergeRefusals at Head).
+	Needs bool `json:"needs,omitempty"`
 }
 
 // consultEntry is a task's consultation records at one head (whose
@@ -71,7 +74,10 @@ func (e *handoverEntry) head() string { return e.Head }
 // refs, sorted by task name.
 func (x Index) Tasks(ctx context.Context) ([]record.TaskHead, map[string]*IndexEntry, error) {
 	return refresh(ctx, x.Store, "status.journal", "", func(t record.TaskHead, st *record.State, recs []*record.Record) *IndexEntry {
-		return &IndexEntry{Head: t.Head, Status: x.indexed(t, st)}
+		// The replay that derived st found the refusals: none is replayed
+		// again here.
+		refused, _ := x.Store.MergeRefusals(ctx, t.Task, t.Head)
+		return &IndexEntry{Head: t.Head, Status: x.indexed(t, st), Needs: len(refused) > 0}
 	})
 }
 

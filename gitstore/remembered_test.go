@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -277,7 +278,7 @@ func TestRememberedPerTask(t *testing.T) {
 	}
 }
 
-// TestTaskFiles: what SaveRefusals and SaveQuarantines remember another
+// TestTaskFiles: what SaveQuarantines remembers another
 // Store reads back, by task; a file of another version, one that does
 // not parse, or one without tasks reads as nothing remembered, and the
 // next save starts it again.
@@ -287,30 +288,18 @@ func TestTaskFiles(t *testing.T) {
 	s := openT(t, dir)
 	commit := "1111111111111111111111111111111111111111"
 	found := []record.Finding{{Task: "T", Commit: commit, Code: "inadmissible", Message: "m"}}
-	if err := s.SaveRefusals("T", commit, found); err != nil {
-		t.Fatal(err)
-	}
 	q := Quarantine{Remote: "origin", Fetched: commit, Codes: []string{"forged"}, Findings: found}
 	if err := s.SaveQuarantines(map[string]Quarantine{"U": q}, nil); err != nil {
 		t.Fatal(err)
 	}
 	again := openT(t, dir)
-	wantRefusals := map[string][]Refusal{"T": {{Finding: found[0]}}}
-	if got := again.LoadRefusals(); !reflect.DeepEqual(got, wantRefusals) {
-		t.Errorf("refusals read back %+v, want %+v", got, wantRefusals)
-	}
 	if got := again.LoadQuarantines(); !reflect.DeepEqual(got, map[string]Quarantine{"U": q}) {
 		t.Errorf("quarantines read back %+v, want U: %+v", got, q)
 	}
 	for _, bad := range []string{`{"version":2,"tasks":{"T":{"head":"x","refusals":[{"code":"c"}]},"U":{"remote":"origin"}}}`,
 		`{"version":1,"tasks":`, `{"version":1}`} {
-		for _, path := range []string{s.refusalsPath(), s.quarantinePath()} {
-			if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if got := again.LoadRefusals(); len(got) != 0 {
-			t.Errorf("refusals.json %s read as %+v, want nothing", bad, got)
+		if err := os.WriteFile(s.quarantinePath(), []byte(bad), 0o644); err != nil {
+			t.Fatal(err)
 		}
 		if got := again.LoadQuarantines(); got == nil || len(got) != 0 {
 			t.Errorf("quarantine.json %s read as %#v, want an empty map", bad, got)
@@ -321,5 +310,49 @@ func TestTaskFiles(t *testing.T) {
 	}
 	if got := again.LoadQuarantines(); !reflect.DeepEqual(got, map[string]Quarantine{"V": q}) {
 		t.Errorf("a save over a file without tasks: %+v, want V alone", got)
+	}
+}
+
+// TestQuarantineForged: quarantine.json says which fetched histories a
+// pull held back and why, for the Reasoning page. An entry a stranger
+// writes (a task said held back that is not) or edits (another reason,
+// another fetched head) must not be read back; the entries SaveQuarantines
+// wrote still are. Without the MAC on each entry the forged ones are read
+// and this test fails.
+func TestQuarantineForged(t *testing.T) {
+	t.Parallel()
+	dir := initRepo(t)
+	s := openT(t, dir)
+	commit := "1111111111111111111111111111111111111111"
+	q := Quarantine{Remote: "origin", Fetched: commit, Codes: []string{"forged"},
+		Findings: []record.Finding{{Task: "T", Commit: commit, Code: "forged", Message: "m"}}}
+	if err := s.SaveQuarantines(map[string]Quarantine{"T": q, "V": q}, nil); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(s.quarantinePath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f map[string]any
+	if err := json.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	tasks := f["tasks"].(map[string]any)
+	// U: T's entry, MAC and all, given to a task nothing held back.
+	tasks["U"] = tasks["T"]
+	// T: another reason, with T's MAC.
+	tasks["T"].(map[string]any)["codes"] = []string{"signature"}
+	// W: an entry written without a MAC.
+	tasks["W"] = map[string]any{"remote": "origin", "fetched": commit, "codes": []string{"forged"}}
+	forged, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(s.quarantinePath(), forged, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := openT(t, dir).LoadQuarantines()
+	if !reflect.DeepEqual(got, map[string]Quarantine{"V": q}) {
+		t.Errorf("forged quarantine.json read back %+v, want V alone: %+v", got, q)
 	}
 }

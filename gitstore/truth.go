@@ -14,6 +14,7 @@ type truth struct {
 	once       sync.Once
 	remembered *Remembered
 	verdicts   sync.Map // task "\x00" head -> *record.Finding (nil: clean)
+	refusals   sync.Map // task "\x00" head -> []record.Finding, the merge refusals a replay found
 }
 
 // readRemembered is the Remembered read surfaces replay from: sync's,
@@ -50,6 +51,7 @@ func (s *Store) verdict(ctx context.Context, task, head string) (*record.Finding
 	m := s.readRemembered()
 	var first *record.Finding
 	var st *record.State
+	var refused []record.Finding
 	if !m.Has(task, head) {
 		var found []record.Finding
 		found, _, st = s.replayWithState(ctx, m, task, head, false, nil)
@@ -59,6 +61,7 @@ func (s *Store) verdict(ctx context.Context, task, head string) (*record.Finding
 		if len(found) > 0 {
 			st = nil
 		}
+		refused = record.MergeRefusals(found)
 		for i := range found {
 			// What a merge of two honest histories made inadmissible
 			// waits for a person's record (status lists it as a need):
@@ -70,7 +73,34 @@ func (s *Store) verdict(ctx context.Context, task, head string) (*record.Finding
 		}
 	}
 	s.truth.verdicts.Store(key, first)
+	s.truth.refusals.Store(key, refused)
 	return first, st, nil
+}
+
+// MergeRefusals returns the records the merges in task's history at head
+// made inadmissible that no record after them settles yet (replay's
+// merge_refused findings, record.State.Settled): what status shows as
+// needing a person's record. It is the refs' word, never a file's: none
+// for a head remembered clean (its replay found nothing at all), else
+// what this process's replay of it found (Verdict's, which a read surface
+// has run already), else a replay, which goes on from the latest head
+// remembered clean.
+func (s *Store) MergeRefusals(ctx context.Context, task, head string) ([]record.Finding, error) {
+	key := task + "\x00" + head
+	if v, ok := s.truth.refusals.Load(key); ok {
+		return v.([]record.Finding), nil
+	}
+	m := s.readRemembered()
+	if m.Has(task, head) {
+		return nil, nil
+	}
+	found, _, _ := s.replayWithState(ctx, m, task, head, false, nil)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	refused := record.MergeRefusals(found)
+	s.truth.refusals.Store(key, refused)
+	return refused, nil
 }
 
 // NoteClean tells the store, for this process, that task's history at

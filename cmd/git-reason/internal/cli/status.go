@@ -114,7 +114,7 @@ func statusAll(ctx context.Context, o *statusOptions, sess *ops.Session) error {
 	if err := printStatusTable(w, o.colours(), all); err != nil {
 		return err
 	}
-	needs, err := sess.Needs(ctx)
+	needs, err := sess.Needs(ctx, all)
 	if err != nil {
 		return err
 	}

@@ -26,6 +26,9 @@ type StatusRow struct {
 	Subject     string
 	NotVerified string // record.NotVerified of the replay's first finding, "" when it replays clean
 	Signatures  string // the signature summary's Text
+	// Needs: a merge in its history made a record inadmissible that no
+	// record settles yet (gitstore.Store.MergeRefusals): Needs says which.
+	Needs bool
 }
 
 // StatusRows returns the row of every task that reads, sorted by task
@@ -40,7 +43,7 @@ type StatusRow struct {
 // signatures are read as StatusAll and SignatureSummaries read them
 // (deriving the moved ones) and the rows they lack are appended.
 func (e *Session) StatusRows(ctx context.Context) ([]StatusRow, error) {
-	tasks, j, err := e.rowsJournal(ctx, statusRowsFile, "status rows 1")
+	tasks, j, err := e.rowsJournal(ctx, statusRowsFile, "status rows 2")
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +73,7 @@ func (e *Session) StatusRows(ctx context.Context) ([]StatusRow, error) {
 		names[i] = t.Task
 		s := entries[t.Task].Status
 		r := StatusRow{Task: s.Task, Phase: s.Phase, Closed: s.Closed != nil, Records: s.Records, Reviews: s.ReviewCount,
-			Updated: s.Updated, Subject: s.Subject, Signatures: sums[s.Task].Text()}
+			Updated: s.Updated, Subject: s.Subject, Signatures: sums[s.Task].Text(), Needs: entries[t.Task].Needs}
 		if s.DoesNotVerify != nil {
 			r.NotVerified = record.NotVerified(s.DoesNotVerify)
 		}
@@ -126,8 +129,12 @@ func (e *Session) movedRows(ctx context.Context, j *gitstore.Sealed, tasks []rec
 		if err != nil {
 			return false
 		}
+		refused, err := e.Store.MergeRefusals(ctx, t.Task, t.Head) // StatusAt's replay found them
+		if err != nil {
+			return false
+		}
 		r := StatusRow{Task: t.Task, Phase: s.Phase, Closed: s.Closed != nil, Records: s.Records, Reviews: s.ReviewCount,
-			Updated: s.Updated, Subject: s.Subject, Signatures: Summarize(sigs[i]).Text()}
+			Updated: s.Updated, Subject: s.Subject, Signatures: Summarize(sigs[i]).Text(), Needs: len(refused) > 0}
 		if s.DoesNotVerify != nil {
 			r.NotVerified = record.NotVerified(s.DoesNotVerify)
 		}
@@ -182,21 +189,24 @@ func (e *Session) movedSignatures(ctx context.Context, tasks []record.TaskHead, 
 // formatStatusRow is a row's entry: its fields separated by tabs, the
 // texts quoted (Go syntax: no tab or newline in them).
 func formatStatusRow(r StatusRow) []byte {
-	closed := "0"
+	closed, needs := "0", "0"
 	if r.Closed {
 		closed = "1"
 	}
+	if r.Needs {
+		needs = "1"
+	}
 	return []byte(strings.Join([]string{string(r.Phase), closed, strconv.Itoa(r.Records), strconv.Itoa(r.Reviews),
-		strconv.Quote(r.Updated), strconv.Quote(r.Subject), strconv.Quote(r.NotVerified), strconv.Quote(r.Signatures)}, "\t"))
+		strconv.Quote(r.Updated), strconv.Quote(r.Subject), strconv.Quote(r.NotVerified), strconv.Quote(r.Signatures), needs}, "\t"))
 }
 
 // parseStatusRow reads formatStatusRow's entry of task.
 func parseStatusRow(task string, data []byte) (StatusRow, bool) {
 	f := strings.Split(string(data), "\t")
-	if len(f) != 8 {
+	if len(f) != 9 {
 		return StatusRow{}, false
 	}
-	r := StatusRow{Task: task, Phase: record.Phase(f[0]), Closed: f[1] == "1"}
+	r := StatusRow{Task: task, Phase: record.Phase(f[0]), Closed: f[1] == "1", Needs: f[8] == "1"}
 	var err [6]error
 	r.Records, err[0] = strconv.Atoi(f[2])
 	r.Reviews, err[1] = strconv.Atoi(f[3])

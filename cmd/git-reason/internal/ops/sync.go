@@ -251,10 +251,9 @@ func (e *Session) integrate(ctx context.Context, remote string, tasks []string, 
 		if err := e.noteStanding(ctx, g, in); err != nil {
 			e.Store.Skip(in.Task, err)
 		}
-		if err := e.Store.SaveRefusals(in.Task, in.To, in.Refusals); err != nil {
-			return nil, fmt.Errorf("remember what the merge of %s refused: %w", in.Task, err)
-		}
-		needs, err := e.needs(ctx, in.Task, e.Store.LoadRefusals()[in.Task])
+		// What its verification found the merges refused, as status
+		// finds it again from the refs (Store.MergeRefusals).
+		needs, err := e.needs(ctx, in.Task, in.Refusals)
 		if err != nil {
 			return nil, err
 		}
@@ -330,23 +329,17 @@ func refHeads(r *gitstore.Repo, prefix string) (map[string]string, error) {
 	return out, nil
 }
 
-// Needs returns, for every task, the records merges made inadmissible that
-// no person has settled yet.
-func (e *Session) Needs(ctx context.Context) ([]Need, error) {
+// Needs returns, for the tasks of rows (StatusRows'), the records merges
+// made inadmissible that no person has settled yet: those of the tasks
+// whose row says they have some (StatusRow.Needs, derived from the refs
+// with the row), each found again from the refs (TaskNeeds).
+func (e *Session) Needs(ctx context.Context, rows []StatusRow) ([]Need, error) {
 	out := []Need{}
-	all := e.Store.LoadRefusals()
-	if len(all) == 0 {
-		return out, nil // no task ref to list
-	}
-	tasks, err := e.Store.Tasks(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for _, t := range tasks {
-		if len(all[t.Task]) == 0 {
+	for _, r := range rows {
+		if !r.Needs {
 			continue
 		}
-		n, err := e.needs(ctx, t.Task, all[t.Task])
+		n, err := e.TaskNeeds(ctx, r.Task)
 		if err != nil {
 			return nil, err
 		}
@@ -355,9 +348,19 @@ func (e *Session) Needs(ctx context.Context) ([]Need, error) {
 	return out, nil
 }
 
-// TaskNeeds returns the unsettled refusals of one task ([] when none).
+// TaskNeeds returns the unsettled refusals of one task ([] when none),
+// found from its ref (gitstore.Store.MergeRefusals): no file under
+// .git/reason/ can add one or take one away.
 func (e *Session) TaskNeeds(ctx context.Context, task string) ([]Need, error) {
-	n, err := e.needs(ctx, task, e.Store.LoadRefusals()[task])
+	head, err := e.TaskHead(task)
+	if err != nil || head == "" {
+		return []Need{}, err
+	}
+	refused, err := e.Store.MergeRefusals(ctx, task, head)
+	if err != nil {
+		return nil, err
+	}
+	n, err := e.needs(ctx, task, refused)
 	if n == nil {
 		n = []Need{}
 	}
@@ -367,7 +370,7 @@ func (e *Session) TaskNeeds(ctx context.Context, task string) ([]Need, error) {
 // needs returns the refusals of task that are unsettled: a refusal is
 // settled once a conclusion of its record's assessment follows it
 // (record.State.Settled), which is also when verify admits the merge.
-func (e *Session) needs(ctx context.Context, task string, refusals []gitstore.Refusal) ([]Need, error) {
+func (e *Session) needs(ctx context.Context, task string, refusals []record.Finding) ([]Need, error) {
 	if len(refusals) == 0 {
 		return nil, nil
 	}

@@ -48,9 +48,9 @@ func (s *server) head(w http.ResponseWriter, r *http.Request) {
 // shows: the task's head (every task's), the configuration signatures
 // are judged by (allowed signers, their trust, the revocation file: a
 // verdict can change with no ref moving), and the fetched histories a
-// pull held back and the records it refused (the task's alone for its
-// page): a pull that quarantines a history moves no task ref. It reads
-// the task's ref and three small files.
+// pull held back (the task's alone for its page): a pull that quarantines
+// a history moves no task ref. It reads the task's ref and two small
+// files.
 func pageDigest(sess *ops.Session, task string, heads []record.TaskHead) (string, error) {
 	h := sha256.New()
 	if task != "" {
@@ -67,13 +67,13 @@ func pageDigest(sess *ops.Session, task string, heads []record.TaskHead) (string
 	if err != nil {
 		return "", err
 	}
-	held, refused := any(sess.Store.LoadQuarantines()), any(sess.Store.LoadRefusals())
+	held := any(sess.Store.LoadQuarantines())
 	if task != "" {
-		held, refused = sess.Store.LoadQuarantines()[task], sess.Store.LoadRefusals()[task]
+		held = sess.Store.LoadQuarantines()[task]
 	}
 	// Maps encode with their keys sorted: the same content, the same
-	// bytes.
-	shown, err := json.Marshal([]any{sigs, held, refused})
+	// bytes. What merges refused is the heads' (ops.Session.TaskNeeds).
+	shown, err := json.Marshal([]any{sigs, held})
 	if err != nil {
 		return "", err
 	}
