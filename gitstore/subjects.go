@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -31,10 +32,14 @@ import (
 // only while its head is the ref's. What a ref moved by plain git and not
 // seen by such a read yet can cost is a reuse not made (a review planned
 // that could have been spared), never a reuse of a conclusion that does
-// not stand.
+// not stand. Each entry carries a MAC (Sealed's, under the repository
+// key, of the subject, the task, its head and its standing conclusions):
+// an entry a stranger wrote or edited (a trivial conclusion made to stand
+// on another subject, critical, to spare that subject's review) is derived
+// again from the ref, as a moved head is.
 
 // subjectsVersion changes whenever the files' shape or meaning changes.
-const subjectsVersion = 1
+const subjectsVersion = 2
 
 type subjectFile struct {
 	Version int                     `json:"version"`
@@ -45,6 +50,29 @@ type subjectFile struct {
 type subjectEntry struct {
 	Head     string            `json:"head"`
 	Standing []record.Standing `json:"standing"`
+	MAC      string            `json:"mac"`
+}
+
+// subjectSeal is the MAC of the entries of subject key's file, nil
+// without a repository key (and create false, or none can be made).
+func (s *Store) subjectSeal(key string, create bool) *Sealed {
+	dir := filepath.Join(s.Repo.CommonDir, "reason")
+	k, err := repoKey(dir, create)
+	if err != nil || k == nil {
+		return nil
+	}
+	return &Sealed{name: "subjects", scope: key, dir: dir, key: k}
+}
+
+// sealed is e with its MAC as task's entry under seal.
+func (e subjectEntry) sealed(seal *Sealed, task string) subjectEntry {
+	e.MAC = seal.mac(task, e.Head, mustMarshal(e.Standing))
+	return e
+}
+
+// holds reports whether e's MAC is its own as task's entry under seal.
+func (e subjectEntry) holds(seal *Sealed, task string) bool {
+	return seal != nil && hmac.Equal([]byte(e.MAC), []byte(seal.mac(task, e.Head, mustMarshal(e.Standing))))
 }
 
 func (s *Store) subjectsDir() string { return filepath.Join(s.Repo.CommonDir, "reason", "subjects") }
@@ -89,12 +117,16 @@ func (s *Store) noteStanding(task, head string, standing []record.Standing) {
 		byKey[st.SubjectKey] = append(byKey[st.SubjectKey], st)
 	}
 	for key, sts := range byKey {
+		seal := s.subjectSeal(key, true)
+		if seal == nil {
+			continue // the next read across every task notes it
+		}
 		lock, err := git.TakeLock(s.subjectPath(key), lockTimeout)
 		if err != nil {
 			continue // the next read across every task notes it
 		}
 		f := s.readSubject(key)
-		f.Tasks[task] = subjectEntry{Head: head, Standing: sts}
+		f.Tasks[task] = subjectEntry{Head: head, Standing: sts}.sealed(seal, task)
 		data := mustMarshal(f)
 		if lock.Commit(data, 0o600) != nil {
 			lock.Abandon()
@@ -158,7 +190,7 @@ func (s *Store) indexAllSubjects(ctx context.Context) error {
 	return nil
 }
 
-func subjectsMark() string { return "git reason subject index 1\n" }
+func subjectsMark() string { return "git reason subject index 2\n" }
 
 // standingOn returns the standing conclusions on key of every task but
 // skip, from the subject's file, each listed task's entry brought up to
@@ -170,6 +202,7 @@ func (s *Store) standingOn(ctx context.Context, key, skip string) ([]record.Stan
 	f := s.readSubject(key)
 	var out []record.Standing
 	changed := false
+	seal := s.subjectSeal(key, len(f.Tasks) > 0)
 	for task, e := range f.Tasks {
 		if task == skip {
 			continue // the writer has that task in hand; its entry stays
@@ -178,17 +211,17 @@ func (s *Store) standingOn(ctx context.Context, key, skip string) ([]record.Stan
 		if err != nil {
 			return nil, err
 		}
-		if head != e.Head {
+		if head != e.Head || !e.holds(seal, task) {
 			changed = true
 			e, err = s.subjectEntryAt(task, head, key)
 			if err != nil {
 				s.Skip(task, err)
 			}
-			if err != nil || len(e.Standing) == 0 {
+			if err != nil || len(e.Standing) == 0 || seal == nil {
 				delete(f.Tasks, task)
 				continue
 			}
-			f.Tasks[task] = e
+			f.Tasks[task] = e.sealed(seal, task)
 		}
 		out = append(out, e.Standing...)
 	}
