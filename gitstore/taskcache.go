@@ -2,9 +2,9 @@ package gitstore
 
 import (
 	"bytes"
+	"crypto/hmac"
 	"encoding/json"
 	"fmt"
-	"hash/crc32"
 	"os"
 	"path/filepath"
 	"slices"
@@ -26,8 +26,9 @@ import (
 // whenever the cache's shape or meaning changes. Version 4: each record
 // is stored as its fields, as record.ReadStored parsed them. Version 5:
 // the checksum is CRC-32 (IEEE), not CRC-32C. Version 6: an append adds
-// a segment at the end instead of writing the file again.
-const taskCacheMagic = "git-reason task cache 6 "
+// a segment at the end instead of writing the file again. Version 7: a
+// segment carries a MAC (cacheSeal) where it carried the CRC.
+const taskCacheMagic = "git-reason task cache 7 "
 
 // taskCache is a task's records/ tree at one head, with each record
 // parsed: .git/reason/tasks/<task>.records. Reading a task from it costs
@@ -37,12 +38,13 @@ const taskCacheMagic = "git-reason task cache 6 "
 // the head's tree is read from git and only the records the cache lacks
 // are read as blobs.
 //
-// The file is a line "git-reason task cache 6 <head> <crc> <size>",
-// then <size> bytes of entries (crc: their CRC-32 (IEEE), in hex): per
+// The file is a line "git-reason task cache 7 <head> <mac> <size>",
+// then <size> bytes of entries (mac: cacheSeal's, of the task, the head
+// and the entries): per
 // entry a line "<name> <blob> <length>", <length> bytes holding the
 // record's fields (id, kind, task, created, actor, origin, clock, body,
 // derived), each as "<length>:<bytes>", and a newline. An append adds a
-// segment, a line "<from> <head> <crc> <size>" and <size> bytes of the
+// segment, a line "<from> <head> <mac> <size>" and <size> bytes of the
 // entries the commit head added to the head from, so that what a write
 // writes grows with the record, not with the task. The cache is at the
 // last segment's head and holds every segment's entries, in tree order.
@@ -129,18 +131,44 @@ func (s *Store) readTaskCache(task string) *taskCache {
 	if err != nil {
 		return nil
 	}
-	return parseTaskCache(data)
+	return parseTaskCache(data, s.taskCacheSeal(task, false))
 }
 
-// parseTaskCache reads a cache file, nil when its first segment is not
-// exactly one.
-func parseTaskCache(data []byte) *taskCache {
+// cacheSeal makes and checks the MAC of a task cache file's segments
+// (Sealed's, under the repository key, of the task, the segment's head
+// and its entries): the records a reader takes from the file by blob id
+// are the ones this store read from git or wrote, never ones a stranger
+// wrote into it (a record's text edited, framed again with a good
+// checksum, was shown by log and handover as the record's).
+type cacheSeal struct {
+	key  []byte
+	task string
+}
+
+// taskCacheSeal is task's cacheSeal; one without a key (none yet, and
+// create false, or none can be made) makes no file and reads none.
+func (s *Store) taskCacheSeal(task string, create bool) cacheSeal {
+	key, _ := repoKey(s.reasonDir(), create)
+	return cacheSeal{key: key, task: task}
+}
+
+// sum is the MAC of the segment of entries data at head, "" without a key.
+func (c cacheSeal) sum(head string, data []byte) string {
+	if c.key == nil {
+		return ""
+	}
+	return (&Sealed{name: "tasks", scope: "task cache", key: c.key}).mac(c.task, head, data)
+}
+
+// parseTaskCache reads a cache file of seal's task, nil when its first
+// segment is not exactly one.
+func parseTaskCache(data []byte, seal cacheSeal) *taskCache {
 	line, rest, ok := bytes.Cut(data, []byte{'\n'})
 	line, found := bytes.CutPrefix(line, []byte(taskCacheMagic))
-	if !ok || !found {
+	if !ok || !found || seal.key == nil {
 		return nil
 	}
-	head, entries, rest, ok := cutCacheSegment(line, rest)
+	head, entries, rest, ok := cutCacheSegment(line, rest, seal)
 	if !ok {
 		return nil
 	}
@@ -151,7 +179,7 @@ func parseTaskCache(data []byte) *taskCache {
 		if !ok || !ok1 || string(from) != c.Head {
 			break
 		}
-		head, added, after, ok := cutCacheSegment(line, next)
+		head, added, after, ok := cutCacheSegment(line, next, seal)
 		if !ok || !c.add(added) {
 			break
 		}
@@ -164,13 +192,13 @@ func parseTaskCache(data []byte) *taskCache {
 }
 
 // cutCacheSegment reads a segment's line after its first field ("<head>
-// <crc> <size>") and its entries off rest.
-func cutCacheSegment(line, rest []byte) (head string, entries []cacheEntry, after []byte, ok bool) {
+// <mac> <size>") and its entries off rest, checking its MAC with seal.
+func cutCacheSegment(line, rest []byte, seal cacheSeal) (head string, entries []cacheEntry, after []byte, ok bool) {
 	h, line, ok1 := bytes.Cut(line, []byte{' '})
 	sum, size, ok2 := bytes.Cut(line, []byte{' '})
 	n, err := strconv.Atoi(string(size))
 	if !ok1 || !ok2 || len(h) != 40 || !isHex(string(h)) || err != nil || n < 0 || n > len(rest) ||
-		string(sum) != strconv.FormatUint(uint64(crc32.ChecksumIEEE(rest[:n])), 16) {
+		!hmac.Equal(sum, []byte(seal.sum(string(h), rest[:n]))) {
 		return "", nil, nil, false
 	}
 	if entries, ok = parseCacheEntries(rest[:n]); !ok {
@@ -311,7 +339,7 @@ func encodeFields(buf []byte, r *record.Record) []byte {
 // writeTaskCache saves the cache; one that cannot be written is rebuilt
 // next time.
 func (s *Store) writeTaskCache(task string, c *taskCache) {
-	if file := encodeTaskCache(c); file != nil {
+	if file := encodeTaskCache(c, s.taskCacheSeal(task, true)); file != nil {
 		if writeFileAtomic(s.taskCachePath(task), file) == nil {
 			c.size.Store(int64(len(file)))
 		}
@@ -319,20 +347,21 @@ func (s *Store) writeTaskCache(task string, c *taskCache) {
 }
 
 // encodeTaskCache is the file holding c, which parseTaskCache reads back;
-// nil when an entry's name is not one the file can hold.
-func encodeTaskCache(c *taskCache) []byte {
-	return encodeCacheSegment([]byte(taskCacheMagic), c.Head, c.Entries)
+// nil when an entry's name is not one the file can hold or seal has no
+// key.
+func encodeTaskCache(c *taskCache, seal cacheSeal) []byte {
+	return encodeCacheSegment([]byte(taskCacheMagic), c.Head, c.Entries, seal)
 }
 
 // encodeCacheSegment is a segment of a cache file: its line (prefix, then
-// "<head> <crc> <size>") and the entries; nil when an entry's name is not
-// one the file can hold.
-func encodeCacheSegment(prefix []byte, head string, entries []cacheEntry) []byte {
+// "<head> <mac> <size>") and the entries; nil when an entry's name is not
+// one the file can hold or seal has no key.
+func encodeCacheSegment(prefix []byte, head string, entries []cacheEntry, seal cacheSeal) []byte {
 	buf := encodeCacheEntries(entries)
-	if buf == nil {
+	if buf == nil || seal.key == nil {
 		return nil
 	}
-	sum := strconv.FormatUint(uint64(crc32.ChecksumIEEE(buf)), 16)
+	sum := seal.sum(head, buf)
 	size := strconv.Itoa(len(buf))
 	file := make([]byte, 0, len(prefix)+len(head)+len(sum)+len(size)+3+len(buf))
 	file = append(append(append(append(append(append(append(file, prefix...), head...), ' '), sum...), ' '), size...), '\n')
@@ -512,7 +541,7 @@ func (s *Store) appendTaskCache(task string, prev, next *taskCache, e cacheEntry
 	if size <= 0 || behind {
 		return false
 	}
-	seg := encodeCacheSegment([]byte(prev.Head+" "), next.Head, []cacheEntry{e})
+	seg := encodeCacheSegment([]byte(prev.Head+" "), next.Head, []cacheEntry{e}, s.taskCacheSeal(task, true))
 	if seg == nil || git.AppendFile(s.taskCachePath(task), seg, 0, 0, false, size) != nil {
 		return false
 	}

@@ -11,6 +11,9 @@ import (
 	"git-reason/record"
 )
 
+// testSeal is the MAC of the caches these tests write and read.
+var testSeal = cacheSeal{key: []byte("0123456789abcdef0123456789abcdef"), task: "T-1/x"}
+
 // TestTaskCacheRoundTrip: a cache file reads back as exactly the entries
 // it was written from (every field cut from the right place), and one
 // byte changed anywhere after the head (which the ref is compared with)
@@ -23,8 +26,8 @@ func TestTaskCacheRoundTrip(t *testing.T) {
 			Origin: "o" + strings.Repeat("1", i), Clock: int64(10*i + 1), Body: []byte(body), Derived: []byte(`{"k":"v"}`)}
 		c.Entries = append(c.Entries, cacheEntry{Name: rec.FileName(), Blob: strings.Repeat(string(rune('0'+i)), 40), Rec: rec})
 	}
-	file := encodeTaskCache(c)
-	got := parseTaskCache(file)
+	file := encodeTaskCache(c, testSeal)
+	got := parseTaskCache(file, testSeal)
 	if got == nil {
 		t.Fatalf("the cache file does not read back:\n%s", file)
 	}
@@ -39,13 +42,13 @@ func TestTaskCacheRoundTrip(t *testing.T) {
 	}
 	// Written again from what it read (each record's fields kept as read),
 	// the file is the same.
-	if again := encodeTaskCache(got); string(again) != string(file) {
+	if again := encodeTaskCache(got, testSeal); string(again) != string(file) {
 		t.Errorf("written again, the cache file is\n%s\nwant\n%s", again, file)
 	}
 	for i := len(taskCacheMagic) + len(c.Head); i < len(file); i++ {
 		bad := append([]byte(nil), file...)
 		bad[i] ^= 0x01
-		if parseTaskCache(bad) != nil {
+		if parseTaskCache(bad, testSeal) != nil {
 			t.Fatalf("with byte %d changed the file still reads as a cache", i)
 		}
 	}
@@ -64,9 +67,9 @@ func TestTaskCacheSegments(t *testing.T) {
 		return cacheEntry{Name: name, Blob: strings.Repeat(string(rune('0'+i)), 40), Rec: rec}
 	}
 	h1, h2, h3 := strings.Repeat("1", 40), strings.Repeat("2", 40), strings.Repeat("3", 40)
-	first := encodeTaskCache(&taskCache{Head: h1, Entries: []cacheEntry{entry(0, "b.json"), entry(1, "d.json")}})
+	first := encodeTaskCache(&taskCache{Head: h1, Entries: []cacheEntry{entry(0, "b.json"), entry(1, "d.json")}}, testSeal)
 	seg := func(from, head string, e cacheEntry) []byte {
-		return encodeCacheSegment([]byte(from+" "), head, []cacheEntry{e})
+		return encodeCacheSegment([]byte(from+" "), head, []cacheEntry{e}, testSeal)
 	}
 	names := func(c *taskCache) string {
 		var out []string
@@ -89,7 +92,7 @@ func TestTaskCacheSegments(t *testing.T) {
 		{"cut short", h2, "b.json d.json e.json", three[:len(three)-1], false},
 		{"a name there already", h1, "b.json d.json", append(append([]byte(nil), first...), seg(h1, h2, entry(2, "d.json"))...), false},
 	} {
-		c := parseTaskCache(tc.file)
+		c := parseTaskCache(tc.file, testSeal)
 		if c == nil {
 			t.Errorf("%s: no cache", tc.name)
 			continue

@@ -1,0 +1,67 @@
+package gitstore_test
+
+import (
+	"bytes"
+	"context"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"git-reason/gitstore"
+	"git-reason/record"
+)
+
+// TestTaskCacheForged: .git/reason/tasks/<task>.records keeps a task's
+// records by blob id so that a read does not go to git for them. A record
+// whose text a stranger edits there (the subject, here; a conclusion's
+// decision or a consultation's stance alike), every segment framed again
+// with a good checksum, must not be read as the record: log and handover
+// showed it. Without a MAC on the segments the edited text is read and
+// this test fails.
+func TestTaskCacheForged(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := newRepo(t)
+	s := openStore(t, dir)
+	w := &record.Writer{Store: s, Index: gitstore.Index{Store: s}, Actor: "Cache Test <cache@example.com>", Origin: "origin-cache"}
+	if _, err := w.Append(ctx, "T", record.KindAssessment, []byte(`{"subject":"Session store","question":"q","materiality":"trivial","reversibility":"reversible"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := openStore(t, dir).Load(ctx, "T"); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, ".git", "reason", "tasks", "T.records")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each segment: a line ending "<sum> <size>", then size bytes.
+	var forged []byte
+	for rest := data; len(rest) > 0; {
+		line, next, _ := bytes.Cut(rest, []byte{'\n'})
+		f := bytes.Fields(line)
+		n, err := strconv.Atoi(string(f[len(f)-1]))
+		if err != nil || n > len(next) {
+			t.Fatalf("segment line %q", line)
+		}
+		body := bytes.ReplaceAll(next[:n:n], []byte("Session store"), []byte("Session XXXXX"))
+		f[len(f)-2] = []byte(strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 16))
+		forged = append(append(append(forged, bytes.Join(f, []byte{' '})...), '\n'), body...)
+		rest = next[n:]
+	}
+	if !bytes.Contains(forged, []byte("Session XXXXX")) {
+		t.Fatalf("the forgery changed nothing:\n%s", data)
+	}
+	if err := os.WriteFile(path, forged, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, recs, err := openStore(t, dir).Load(ctx, "T")
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("Load: %d records, %v", len(recs), err)
+	}
+	if bytes.Contains(recs[0].Body, []byte("XXXXX")) {
+		t.Errorf("the edited cache was read as the record: %s", recs[0].Body)
+	}
+}
