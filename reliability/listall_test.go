@@ -23,14 +23,21 @@ import (
 func TestStatusAllCounts(t *testing.T) {
 	holdListingCounts(t, 1000, listing{
 		cmd:  "status",
-		same: func(out string) string { return out },
-		rows: func(out string) int { return strings.Count(out, "\n") - 1 }, // a header, then a line per task
+		same: asIs,
+		rows: tableRows,
 		shows: func(out string) (string, bool) {
 			line := lineStarting(out, "T-000007")
 			return line, strings.Contains(line, "one more") && strings.Contains(line, " 3 ")
 		},
 	})
 }
+
+// asIs is a command's output compared as it is.
+func asIs(out string) string { return out }
+
+// tableRows is how many tasks a table shows: a header, then a line per
+// task.
+func tableRows(out string) int { return strings.Count(out, "\n") - 1 }
 
 // listing is a command that lists every task from rows kept by head, as
 // holdListingCounts holds it.
@@ -114,7 +121,7 @@ func TestStatusAllManyMoved(t *testing.T) {
 // not shown: the task's status is read as if the row were missing, and
 // the true row is kept again.
 func TestStatusRowsForged(t *testing.T) {
-	holdRowsForged(t, "status-rows.journal", func(out string) string { return out }, nil, []string{"status"})
+	holdRowsForged(t, "status-rows.journal", asIs, nil, []string{"status"})
 }
 
 // holdRowsForged holds the rows journal file under .git/reason/ to its

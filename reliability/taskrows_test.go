@@ -15,8 +15,8 @@ import (
 func TestTasksCounts(t *testing.T) {
 	holdListingCounts(t, 1000, listing{
 		cmd:  "tasks",
-		same: func(out string) string { return out },
-		rows: func(out string) int { return strings.Count(out, "\n") - 1 }, // a header, then a line per task
+		same: asIs,
+		rows: tableRows,
 		shows: func(out string) (string, bool) {
 			// Newest activity first: the task just written is the first row.
 			line := strings.SplitN(out, "\n", 3)[1]
@@ -31,7 +31,7 @@ func TestTasksCounts(t *testing.T) {
 // how it closed.
 func TestTaskRowsForged(t *testing.T) {
 	closeT2 := func(s *sandbox) { s.mustReason("close", "T-2", "--outcome", "abandoned", "--reason", "not needed") }
-	before := holdRowsForged(t, "task-rows.journal", func(out string) string { return out }, closeT2, []string{"tasks"}, []string{"tasks", "--json"})
+	before := holdRowsForged(t, "task-rows.journal", asIs, closeT2, []string{"tasks"}, []string{"tasks", "--json"})
 	if json := before[1]; !strings.Contains(json, `"outcome": "abandoned"`) && !strings.Contains(json, `"outcome":"abandoned"`) {
 		t.Errorf("tasks --json from the rows kept lost how T-2 closed:\n%s", json)
 	}
