@@ -301,38 +301,19 @@ func generate(dir, commit string, tasks, records int) error {
 			return err
 		}
 	}
-	cmd := exec.Command("git", "fast-import", "--quiet", "--done")
-	cmd.Dir = dir
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return err
-	}
-	var errs bytes.Buffer
-	cmd.Stderr = &errs
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	w := bufio.NewWriterSize(in, 1<<20)
 	entropy := ulid.DefaultEntropy()
-	for t := range tasks {
-		n := records / tasks
-		if t < records%tasks {
-			n++
+	return harness.FastImport(context.Background(), dir, nil, func(w *bufio.Writer) error {
+		for t := range tasks {
+			n := records / tasks
+			if t < records%tasks {
+				n++
+			}
+			if err := copyTask(w, fmt.Sprintf("T-%05d", t), templates[t%10][:n], entropy); err != nil {
+				return err
+			}
 		}
-		if err := copyTask(w, fmt.Sprintf("T-%05d", t), templates[t%10][:n], entropy); err != nil {
-			in.Close()
-			_ = cmd.Wait()
-			return err
-		}
-	}
-	fmt.Fprintf(w, "done\n")
-	if err := errors.Join(w.Flush(), in.Close()); err != nil {
-		return err
-	}
-	if err := cmd.Wait(); err != nil {
-		return fmt.Errorf("git fast-import: %v: %s", err, bytes.TrimSpace(errs.Bytes()))
-	}
-	return nil
+		return nil
+	})
 }
 
 // copyTask writes recs, renamed to task with fresh ids, as the commits of

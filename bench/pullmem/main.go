@@ -16,6 +16,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -96,34 +97,21 @@ func hostile(env []string, remote string, n int) error {
 	if err := harness.RunGit(env, "", "init", "-q", "--bare", remote); err != nil {
 		return err
 	}
-	cmd := exec.Command("git", "fast-import", "--quiet")
-	cmd.Dir, cmd.Env = remote, env
-	in, err := cmd.StdinPipe()
+	err := harness.FastImport(context.Background(), remote, env, func(w *bufio.Writer) error {
+		pad := bytes.Repeat([]byte{' '}, 1<<20-200)
+		for i := 1; i <= n; i++ {
+			body := fmt.Sprintf(`{"id":"01J%023d","kind":"assessment","task":"H","clock":%d,"pad":"`, i, i)
+			fmt.Fprintf(w, "blob\nmark :%d\ndata %d\n%s%s\"}\n", i, len(body)+len(pad)+2, body, pad)
+		}
+		fmt.Fprintf(w, "commit refs/reasoning/tasks/H\ncommitter Eve <eve@example.invalid> 1700000000 +0000\ndata 37\nassessment: hostile\n\nReason-Task: H\n\n")
+		for i := 1; i <= n; i++ {
+			fmt.Fprintf(w, "M 100644 :%d records/%010d-assessment-01J%023d.json\n", i, i, i)
+		}
+		_, err := fmt.Fprintf(w, "\n")
+		return err
+	})
 	if err != nil {
 		return err
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	w := bufio.NewWriterSize(in, 1<<20)
-	pad := bytes.Repeat([]byte{' '}, 1<<20-200)
-	for i := 1; i <= n; i++ {
-		body := fmt.Sprintf(`{"id":"01J%023d","kind":"assessment","task":"H","clock":%d,"pad":"`, i, i)
-		fmt.Fprintf(w, "blob\nmark :%d\ndata %d\n%s%s\"}\n", i, len(body)+len(pad)+2, body, pad)
-	}
-	fmt.Fprintf(w, "commit refs/reasoning/tasks/H\ncommitter Eve <eve@example.invalid> 1700000000 +0000\ndata 37\nassessment: hostile\n\nReason-Task: H\n\n")
-	for i := 1; i <= n; i++ {
-		fmt.Fprintf(w, "M 100644 :%d records/%010d-assessment-01J%023d.json\n", i, i, i)
-	}
-	fmt.Fprintf(w, "\n")
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	in.Close()
-	if err := cmd.Wait(); err != nil {
-		return fmt.Errorf("git fast-import: %v\n%s", err, stderr.String())
 	}
 	// One pack, as a remote serving it would hold it.
 	return harness.RunGit(env, remote, "repack", "-adq")

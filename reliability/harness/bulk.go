@@ -68,8 +68,22 @@ func bulkPair(ctx context.Context, w *record.Writer, out *bufio.Writer, task str
 // `git fast-import` into the repository at dir, then packs the refs.
 func bulkImport(ctx context.Context, dir string, fill func(*record.Writer, *bufio.Writer) error) error {
 	w := &record.Writer{Store: &bulkStore{}, Index: noStanding{}, Actor: "Bulk Writer <bulk@example.invalid>", Origin: "bulk"}
+	if err := FastImport(ctx, dir, nil, func(out *bufio.Writer) error { return fill(w, out) }); err != nil {
+		return err
+	}
+	if o, err := GitTry(dir, "pack-refs", "--all"); err != nil {
+		return fmt.Errorf("git pack-refs: %v: %s", err, o)
+	}
+	return nil
+}
+
+// FastImport runs one `git fast-import --quiet --done` in the repository
+// at dir, with env (nil: the caller's environment), and streams fill's
+// writes into it, then the closing "done". fill's error comes first;
+// else, when fast-import fails, the error carries what it printed.
+func FastImport(ctx context.Context, dir string, env []string, fill func(*bufio.Writer) error) error {
 	cmd := exec.CommandContext(ctx, "git", "fast-import", "--quiet", "--done")
-	cmd.Dir = dir
+	cmd.Dir, cmd.Env = dir, env
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	in, err := cmd.StdinPipe()
@@ -81,7 +95,7 @@ func bulkImport(ctx context.Context, dir string, fill func(*record.Writer, *bufi
 	}
 	out := bufio.NewWriterSize(in, 1<<20)
 	werr := func() error {
-		if err := fill(w, out); err != nil {
+		if err := fill(out); err != nil {
 			return err
 		}
 		if _, err := out.WriteString("done\n"); err != nil {
@@ -90,14 +104,12 @@ func bulkImport(ctx context.Context, dir string, fill func(*record.Writer, *bufi
 		return out.Flush()
 	}()
 	in.Close()
-	if err := cmd.Wait(); err != nil {
-		return fmt.Errorf("git fast-import: %v: %s", err, stderr.String())
-	}
+	err = cmd.Wait()
 	if werr != nil {
 		return werr
 	}
-	if o, err := GitTry(dir, "pack-refs", "--all"); err != nil {
-		return fmt.Errorf("git pack-refs: %v: %s", err, o)
+	if err != nil {
+		return fmt.Errorf("git fast-import: %v: %s", err, bytes.TrimSpace(stderr.Bytes()))
 	}
 	return nil
 }
