@@ -3,6 +3,7 @@ package record_test
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"testing"
 
 	"git-reason/record"
@@ -120,6 +121,53 @@ func TestKeepingWriterGoesOnFromItsState(t *testing.T) {
 	}
 	if x.Clock != v.Clock+1 || x.State.Get(v.ID) == nil {
 		t.Errorf("an append after another writer's (clock %d) has clock %d and sees it: %v", v.Clock, x.Clock, x.State.Get(v.ID) != nil)
+	}
+}
+
+// loadCounting is a keeping store that counts the loads of its tasks.
+type loadCounting struct {
+	keeping
+	loads *atomic.Int32
+}
+
+func (s loadCounting) Load(ctx context.Context, task string) (string, []*record.Record, error) {
+	s.loads.Add(1)
+	return s.keeping.Load(ctx, task)
+}
+
+// A writer that keeps states asks a store that tells heads
+// (record.HeadStore) for the head alone when it appends on the head its
+// last append stored: no record is loaded. A head another writer moved is
+// loaded once.
+func TestKeepingWriterLoadsNothingOnItsHead(t *testing.T) {
+	ctx := context.Background()
+	var loads atomic.Int32
+	store := loadCounting{keeping{vouching{record.NewMemStore()}}, &loads}
+	w := &record.Writer{Store: store, Actor: "Ann <ann@example.com>", Origin: "o", Keep: true}
+	a, err := w.Append(ctx, "T", record.KindAssessment,
+		[]byte(`{"subject":"cache","question":"which?","materiality":"trivial","reversibility":"reversible"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	loads.Store(0)
+	if _, err := w.Append(ctx, "T", record.KindPlan, []byte(`{"assessment":"`+a.ID+`"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if n := loads.Load(); n != 0 {
+		t.Errorf("a plan on the kept head loaded the task %d times, want 0", n)
+	}
+	other := &record.Writer{Store: store, Actor: "Bob <bob@example.com>", Origin: "o2"}
+	c, err := other.Append(ctx, "T", record.KindConclusion, []byte(`{"assessment":"`+a.ID+`","decision":"keep it","local_review":[]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	loads.Store(0)
+	x, err := w.Append(ctx, "T", record.KindAttempt, []byte(`{"conclusion":"`+c.ID+`","outcome":"succeeded"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := loads.Load(); n != 1 || x.State.Get(c.ID) == nil {
+		t.Errorf("an append after another writer's loaded the task %d times (want 1) and sees its conclusion: %v", n, x.State.Get(c.ID) != nil)
 	}
 }
 

@@ -36,6 +36,16 @@ type DecodingStore interface {
 	RecordsDecode() bool
 }
 
+// HeadStore is a Store that tells a task's head without reading its
+// records: a writer that keeps each task's state (Writer.Keep) asks it
+// first, and reads no record when it holds the state at that head.
+type HeadStore interface {
+	Store
+	// Head returns the task's head, "" when the task does not exist: the
+	// head Load would return now.
+	Head(task string) (string, error)
+}
+
 // Index finds standing conclusions across every task, for reuse.
 type Index interface {
 	// Standing returns every standing conclusion whose assessment has the
@@ -129,6 +139,13 @@ func (m *MemStore) Load(_ context.Context, task string) (string, []*Record, erro
 	defer m.mu.Unlock()
 	recs := m.tasks[task]
 	return memHead(recs), append([]*Record(nil), recs...), nil
+}
+
+// Head implements HeadStore.
+func (m *MemStore) Head(task string) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return memHead(m.tasks[task]), nil
 }
 
 // Append implements Store; the head is the id of the task's last record.

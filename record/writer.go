@@ -266,18 +266,17 @@ func (w *Writer) appendParsed(ctx context.Context, task string, kind Kind, m map
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		head, recs, err := w.Store.Load(ctx, task)
+		head, recs, st, err := w.current(ctx, task)
 		if err != nil {
-			return nil, fmt.Errorf("load task %s: %w", task, err)
-		}
-		st, err := w.stateAt(task, head, recs)
-		if err != nil {
-			return nil, fmt.Errorf("derive task %s: %w", task, err)
+			return nil, err
 		}
 		rec, entry, err := w.admit(ctx, st, kind, m, h)
 		if derr := st.decodeError(); derr != nil {
 			// A record the store vouched for does not decode: refuse as
 			// Derive refuses, with its error.
+			if recs == nil {
+				_, recs, _ = w.Store.Load(ctx, task)
+			}
 			if _, err := Derive(task, recs); err != nil {
 				derr = err
 			}
@@ -309,6 +308,32 @@ func (w *Writer) appendParsed(ctx context.Context, task string, kind Kind, m map
 		return &Result{Entry: entry, Commit: commit, Parent: head, State: st}, nil
 	}
 	return nil, fmt.Errorf("task %s kept moving: gave up after %d attempts; try again", task, attempts)
+}
+
+// current is task's head and the state an append on it is admitted
+// against, with the records loaded for it. A Keep writer whose store
+// tells heads (HeadStore) asks the head first: holding the state its last
+// append left at that head, it reads no record (recs is nil) and goes on
+// from a copy of it. Otherwise the task is loaded and stateAt derives it.
+func (w *Writer) current(ctx context.Context, task string) (string, []*Record, *State, error) {
+	if hs, ok := w.Store.(HeadStore); ok && w.Keep {
+		head, err := hs.Head(task)
+		if err != nil {
+			return "", nil, nil, fmt.Errorf("load task %s: %w", task, err)
+		}
+		if st := w.Kept(task, head); st != nil {
+			return head, nil, st.copy(), nil
+		}
+	}
+	head, recs, err := w.Store.Load(ctx, task)
+	if err != nil {
+		return "", nil, nil, fmt.Errorf("load task %s: %w", task, err)
+	}
+	st, err := w.stateAt(task, head, recs)
+	if err != nil {
+		return "", nil, nil, fmt.Errorf("derive task %s: %w", task, err)
+	}
+	return head, recs, st, nil
 }
 
 // derive is the state an append is admitted against: Derive's, decoded

@@ -63,11 +63,12 @@ func (e *Session) State(ctx context.Context, task string) (*record.State, string
 // StateBefore is State for a write surface about to append to task (its
 // defaulted ids, a conclusion's checklist): in a resident session, the
 // state its own last append on task left (record.Writer.Kept), when the
-// task's head is still the one that append stored and its history
-// verifies, so that the records read for one write are not decoded again
-// for the next; otherwise State. It must not be changed.
+// task's head (read alone: no record is loaded) is still the one that
+// append stored and its history verifies, so that the records read for
+// one write are neither loaded nor decoded again for the next; otherwise
+// State. It must not be changed.
 func (e *Session) StateBefore(ctx context.Context, task string) (*record.State, error) {
-	if head, _, err := e.Store.Load(ctx, task); err == nil {
+	if head, err := e.Store.Head(task); err == nil {
 		if st := e.Writer.Kept(task, head); st != nil {
 			if f, err := e.Store.Verdict(ctx, task, head); err == nil && f == nil {
 				return st, nil
