@@ -16,6 +16,13 @@
 //     program costs before it does anything. -only startup times just these
 //     and the four before them (git notes append, the startup floor,
 //     git rev-parse and git config);
+//   - the floor of a write in the first repository, through git's
+//     dispatch as assess runs: the same program (built with go build
+//     -overlay, every package linked and initialised) exiting as soon as
+//     main starts, and that opening the repository first (git rev-parse
+//     and git config --list side by side, as every command does): the
+//     least a write could cost with these libraries and these processes,
+//     and what assess adds to it (floor.go);
 //   - with -git-bug PATH (or GIT_BUG=PATH), git-bug's `git bug comment add`
 //     on a bug in the first repository: the peer a user would otherwise
 //     pick for the same kind of write (one commit on a dedicated ref, Go,

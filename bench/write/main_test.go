@@ -21,7 +21,8 @@ func TestSmall(t *testing.T) {
 	for _, row := range []string{"git notes --ref=x append", "(startup floor)", "git reason assess (30 records)",
 		"git reason assess (90 records)", "git reason status (task of 25 records)", "git reason context (10 commits, 90 records)", "git-reason --version",
 		"hello-world Go program", "targets (medians):", gitHelloCase, "(the floor of any git subcommand written in Go)",
-		"(git-reason's own start-up and work)"} {
+		"(git-reason's own start-up and work)", floorExitCase + " ÷ git notes --ref=x append", floorOpenCase + " ÷ git notes --ref=x append",
+		"git reason assess (30 records) − " + floorOpenCase} {
 		if !strings.Contains(report, row) {
 			t.Errorf("the report has no %q", row)
 		}

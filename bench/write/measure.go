@@ -34,6 +34,7 @@ type benchCase struct {
 	status    bool    // the status case
 	statusAll bool    // the status-of-every-task case
 	context   bool    // the context case
+	floor     bool    // a floor case (floor.go), run from bin
 	maxRSS    int64   // peak resident memory of any run, in KiB
 	faults    []int64 // minor page faults of each run (warm-ups included)
 	calls     int
@@ -143,8 +144,11 @@ type target struct {
 // missed theirs.
 func report(out io.Writer, o *options, cases []*benchCase) []*benchCase {
 	var gitBug, notes, base, status, statusAll, contextCase, version, hello, gitHello, baseline, versionBefore, plain, statusBefore *benchCase
+	var floors []*benchCase
 	for _, c := range cases {
 		switch {
+		case c.floor:
+			floors = append(floors, c)
 		case c.name == gitHelloCase:
 			gitHello = c
 		case c.name == gitBugName:
@@ -221,6 +225,18 @@ func report(out io.Writer, o *options, cases []*benchCase) []*benchCase {
 		if base != notes {
 			fmt.Fprintf(out, "%s − %s: %s wall, %s cpu (git-reason's own start-up and work)\n",
 				base.name, gitHello.name, ms(base.median()-gitHello.median()), ms(harness.Median(base.cpu)-harness.Median(gitHello.cpu)))
+		}
+	}
+	for _, f := range floors {
+		fmt.Fprintf(out, "%s ÷ %s: %.2f× wall, %.2f× cpu (a floor: no write)\n",
+			f.name, notes.name, ratio(f, notes), float64(harness.Median(f.cpu))/float64(harness.Median(notes.cpu)))
+		if gitBug != nil {
+			fmt.Fprintf(out, "%s ÷ %s: %.2f× wall, %.2f× cpu\n",
+				f.name, gitBug.name, ratio(f, gitBug), float64(harness.Median(f.cpu))/float64(harness.Median(gitBug.cpu)))
+		}
+		if base != notes {
+			fmt.Fprintf(out, "%s − %s: %s wall, %s cpu (what the write adds to that floor)\n",
+				base.name, f.name, ms(base.median()-f.median()), ms(harness.Median(base.cpu)-harness.Median(f.cpu)))
 		}
 	}
 

@@ -113,6 +113,14 @@ func (b *bench) prepare(out io.Writer) error {
 		}
 		b.cases = append(b.cases, &benchCase{name: fmt.Sprintf("git reason assess (%d records)", n),
 			dir: dir, args: assessArgs, records: n})
+		if dir == base {
+			// What the write costs before it writes, in the same rounds.
+			floors, err := b.floorCases(dir)
+			if err != nil {
+				return err
+			}
+			b.cases = append(b.cases, floors...)
+		}
 		if b.o.gitBug != "" && dir == base {
 			c, err := b.gitBugCase(dir)
 			if err != nil {
