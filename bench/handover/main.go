@@ -198,18 +198,14 @@ func phaseList(m map[string]int) string {
 func timed(dir string, env, args []string, cpu ...*[]time.Duration) (time.Duration, []byte, error) {
 	cmd := exec.Command("git", args...)
 	cmd.Dir, cmd.Env = dir, env
-	var out, errs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errs
-	start := time.Now()
-	err := cmd.Run()
-	d := time.Since(start)
+	t, err := harness.Timed(cmd)
 	if err != nil {
-		return 0, nil, fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, bytes.TrimSpace(errs.Bytes()))
+		return 0, nil, err
 	}
 	for _, c := range cpu {
-		*c = append(*c, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
+		*c = append(*c, t.CPU)
 	}
-	return d, out.Bytes(), nil
+	return t.Wall, t.Out, nil
 }
 
 // environment is a HOME of the benchmark's own (harness.BenchEnv) with

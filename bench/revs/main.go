@@ -19,7 +19,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -30,7 +29,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"git-reason/reliability/harness"
@@ -100,7 +98,7 @@ func run(dir, tags string, records, runs int, seed uint64, revs []string) error 
 	fmt.Printf("# %s; assess on a task of %d records, %d rounds\n", harness.LoadAverage(), records, runs)
 	for _, b := range builds {
 		for range 2 {
-			if _, _, _, err := b.assess(); err != nil {
+			if _, err := b.assess(); err != nil {
 				return err
 			}
 		}
@@ -111,11 +109,11 @@ func run(dir, tags string, records, runs int, seed uint64, revs []string) error 
 	for range runs {
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		for _, b := range order {
-			cpu, wall, flt, err := b.assess()
+			t, err := b.assess()
 			if err != nil {
 				return err
 			}
-			b.cpu, b.wall, b.faults = append(b.cpu, cpu), append(b.wall, wall), append(b.faults, flt)
+			b.cpu, b.wall, b.faults = append(b.cpu, t.CPU), append(b.wall, t.Wall), append(b.faults, t.Faults)
 		}
 	}
 	fmt.Printf("# %d rounds in %.1f s; %s\n", runs, time.Since(start).Seconds(), harness.LoadAverage())
@@ -188,20 +186,14 @@ func (b *build) make(mod, tags string) error {
 // assess appends one assessment through git's dispatch, as a user types
 // it, and returns the CPU, wall time and minor faults of git and what it
 // waited for.
-func (b *build) assess() (cpu, wall time.Duration, faults int64, err error) {
+func (b *build) assess() (harness.Timing, error) {
 	b.calls++
 	cmd := exec.Command("git", "reason", "assess", task, "--subject", fmt.Sprintf("timed write %d", b.calls),
 		"--question", "which way?", "--materiality", "trivial", "--reversibility", "reversible")
 	cmd.Dir, cmd.Env = b.repo, b.env
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		return 0, 0, 0, fmt.Errorf("assess at %s: %v: %s", b.name, err, bytes.TrimSpace(out.Bytes()))
+	t, err := harness.Timed(cmd)
+	if err != nil {
+		return t, fmt.Errorf("assess at %s: %w", b.name, err)
 	}
-	wall = time.Since(start)
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		faults = ru.Minflt
-	}
-	return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), wall, faults, nil
+	return t, nil
 }

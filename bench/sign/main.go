@@ -214,19 +214,14 @@ func timeVerify(e env, sig, uns []string, records, runs int, what string, prepar
 			if err := prepare(); err != nil {
 				return err
 			}
-			start := time.Now()
-			c := e.cmd("git", append(append(append([]string{}, pre...), "reason", "verify"), tasks...)...)
-			out, err := c.CombinedOutput()
+			t, err := harness.Timed(e.cmd("git", append(append(append([]string{}, pre...), "reason", "verify"), tasks...)...))
 			if err != nil {
-				return fmt.Errorf("verify %s…: %v: %s", tasks[0], err, out)
+				return fmt.Errorf("verify %s…: %w", tasks[0], err)
 			}
-			wall := time.Since(start)
-			ru := c.ProcessState.SysUsage().(*syscall.Rusage)
-			cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 			if tasks[0] == sig[0] {
-				vs, cs = append(vs, wall), append(cs, cpu)
+				vs, cs = append(vs, t.Wall), append(cs, t.CPU)
 			} else {
-				vu, cu = append(vu, wall), append(cu, cpu)
+				vu, cu = append(vu, t.Wall), append(cu, t.CPU)
 			}
 		}
 	}

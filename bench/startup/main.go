@@ -33,7 +33,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"git-reason/reliability/harness"
@@ -233,7 +232,7 @@ func run(args []string, out io.Writer) error {
 	fmt.Fprintf(out, "# %d programs, %d runs each; %s\n", len(progs), *runs, harness.LoadAverage())
 	for range 2 {
 		for _, p := range progs {
-			if _, _, _, err := p.exec(); err != nil {
+			if _, err := p.exec(); err != nil {
 				return err
 			}
 		}
@@ -244,11 +243,11 @@ func run(args []string, out io.Writer) error {
 	for range *runs {
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		for _, p := range order {
-			wall, cpu, flt, err := p.exec()
+			t, err := p.exec()
 			if err != nil {
 				return err
 			}
-			p.times, p.cpu, p.faults = append(p.times, wall), append(p.cpu, cpu), append(p.faults, flt)
+			p.times, p.cpu, p.faults = append(p.times, t.Wall), append(p.cpu, t.CPU), append(p.faults, t.Faults)
 		}
 	}
 	fmt.Fprintf(out, "# timed in %.1f s; %s\n\n", time.Since(start).Seconds(), harness.LoadAverage())
@@ -315,20 +314,12 @@ func (p *program) instructions(n int) (int64, error) {
 }
 
 // exec runs the program once, with its output discarded.
-func (p *program) exec() (wall, cpu time.Duration, faults int64, err error) {
-	cmd := exec.Command(p.path, p.args...)
-	var o bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &o
-	start := time.Now()
-	err = cmd.Run()
-	wall = time.Since(start)
+func (p *program) exec() (harness.Timing, error) {
+	t, err := harness.Timed(exec.Command(p.path, p.args...))
 	if err != nil {
-		return 0, 0, 0, fmt.Errorf("%s: %v: %s", p.name, err, bytes.TrimSpace(o.Bytes()))
+		return t, fmt.Errorf("%s: %w", p.name, err)
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		faults = ru.Minflt
-	}
-	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), faults, nil
+	return t, nil
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f", float64(d.Microseconds())/1000) }

@@ -12,7 +12,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -90,15 +89,11 @@ func run(o options, out *os.File) error {
 	verify := func(exe string) (time.Duration, time.Duration, error) {
 		cmd := exec.Command(exe, "verify", "T")
 		cmd.Env = env
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		t0 := time.Now()
-		err := cmd.Run()
-		d := time.Since(t0)
+		t, err := harness.Timed(cmd)
 		if err != nil {
-			return d, 0, fmt.Errorf("%s verify T: %v\n%s%s", exe, err, firstLines(stdout.String(), 5), stderr.String())
+			return t.Wall, 0, fmt.Errorf("%w\n%s", err, firstLines(string(t.Out), 5))
 		}
-		return d, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
+		return t.Wall, t.CPU, nil
 	}
 	exes := []string{filepath.Join(bin, "git-reason")}
 	if o.baseline != "" {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -10,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"git-reason/reliability/harness"
@@ -56,19 +54,13 @@ func (c *benchCase) exec(env []string) (wall, cpu time.Duration, err error) {
 	}
 	cmd := exec.Command(prog, args...)
 	cmd.Dir, cmd.Env = c.dir, env
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	start := time.Now()
-	err = cmd.Run()
-	wall = time.Since(start)
+	t, err := harness.Timed(cmd)
 	if err != nil {
-		return 0, 0, fmt.Errorf("%s %s in %s: %v: %s", prog, strings.Join(args, " "), c.dir, err, bytes.TrimSpace(out.Bytes()))
+		return 0, 0, fmt.Errorf("in %s: %w", c.dir, err)
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		c.maxRSS = max(c.maxRSS, ru.Maxrss) // of git and the git-reason it waited for
-		c.faults = append(c.faults, ru.Minflt)
-	}
-	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
+	c.maxRSS = max(c.maxRSS, t.MaxRSS) // of git and the git-reason it waited for
+	c.faults = append(c.faults, t.Faults)
+	return t.Wall, t.CPU, nil
 }
 
 // lookPath finds prog on the PATH of env, as the shell of a user with that

@@ -1,11 +1,13 @@
 package harness
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"slices"
 	"strings"
+	"time"
 )
 
 // What the benchmark programs under bench/ share.
@@ -90,4 +92,36 @@ func P90[T number](v []T) T {
 	s := slices.Clone(v)
 	slices.Sort(s)
 	return s[len(s)*9/10]
+}
+
+// Timing is what one run of a process cost.
+type Timing struct {
+	Wall time.Duration
+	// CPU is the user and system time of the process and of the children
+	// it waited for (git and the git-reason it ran, say).
+	CPU time.Duration
+	// Faults is how many minor page faults they took, and MaxRSS the peak
+	// resident memory of any of them in KiB (0 where the system does not
+	// say).
+	Faults, MaxRSS int64
+	// Out is what the process wrote on its standard output.
+	Out []byte
+}
+
+// Timed runs cmd, keeping its standard output in Out and its standard
+// error for the error, and measures the run. A failure's error names the
+// command and carries what it printed on standard error; its Timing has
+// Wall and Out only.
+func Timed(cmd *exec.Cmd) (Timing, error) {
+	var out, errs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errs
+	start := time.Now()
+	err := cmd.Run()
+	t := Timing{Wall: time.Since(start), Out: out.Bytes()}
+	if err != nil {
+		return t, fmt.Errorf("%s: %v: %s", strings.Join(cmd.Args, " "), err, bytes.TrimSpace(errs.Bytes()))
+	}
+	t.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	t.Faults, t.MaxRSS = usage(cmd.ProcessState)
+	return t, nil
 }

@@ -1,7 +1,9 @@
 package harness
 
 import (
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -63,5 +65,34 @@ func TestMedian(t *testing.T) {
 	}
 	if got := Median([]time.Duration{3 * time.Millisecond, time.Millisecond}); got != 2*time.Millisecond {
 		t.Errorf("Median of 3 ms and 1 ms = %v, want 2ms", got)
+	}
+}
+
+// Timed, which the benchmarks that time whole processes share, keeps
+// what the process wrote on stdout, counts the CPU time and page faults
+// of the process it ran, and on a failure names the command and what it
+// printed on stderr.
+func TestTimed(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	// A loop long enough to take CPU time however coarse the clock.
+	tm, err := Timed(exec.Command("sh", "-c", "i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done; echo out; echo err >&2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(tm.Out) != "out\n" {
+		t.Errorf("Out = %q, want the process's stdout alone", tm.Out)
+	}
+	if tm.Wall <= 0 || tm.CPU <= 0 || tm.CPU > 4*tm.Wall {
+		t.Errorf("wall %v, CPU %v: want both counted, CPU within what a process on one thread can take", tm.Wall, tm.CPU)
+	}
+	if runtime.GOOS == "linux" && (tm.Faults <= 0 || tm.MaxRSS <= 0) {
+		t.Errorf("faults %d, peak memory %d KiB: want the process's own", tm.Faults, tm.MaxRSS)
+	}
+
+	_, err = Timed(exec.Command("sh", "-c", "echo said; echo why it failed >&2; exit 3"))
+	if err == nil || !strings.Contains(err.Error(), "sh -c") || !strings.Contains(err.Error(), "exit status 3") || !strings.HasSuffix(err.Error(), ": why it failed") {
+		t.Errorf("a failing run: %v, want the command, its exit status and its stderr", err)
 	}
 }

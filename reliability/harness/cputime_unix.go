@@ -3,6 +3,7 @@
 package harness
 
 import (
+	"os"
 	"syscall"
 	"time"
 )
@@ -19,4 +20,13 @@ func CPUTime() time.Duration {
 		}
 	}
 	return total
+}
+
+// usage is the minor page faults and the peak resident memory (KiB) of
+// the process that ended in ps and of the children it waited for.
+func usage(ps *os.ProcessState) (faults, maxRSS int64) {
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+		return ru.Minflt, ru.Maxrss
+	}
+	return 0, 0
 }
