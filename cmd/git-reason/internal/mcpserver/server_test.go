@@ -165,6 +165,45 @@ func TestToolsListNamesNoProvider(t *testing.T) {
 	}
 }
 
+// What a session's initialize declared is negotiated once, at its first
+// call that asks, not at every call (it was: a JSON round trip of the
+// capabilities each time); what prepare_session negotiates later still
+// replaces it.
+func TestDeclaredCapabilitiesNegotiatedOnce(t *testing.T) {
+	t.Setenv("GIT_REASON_PROFILE", "ci")
+	ctx := context.Background()
+	srv, err := New(ctx, Options{Dir: newRepo(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	if _, err := srv.SDK().Connect(ctx, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"},
+		&mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{}}}).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	_, out := callTool(t, cs, "assess", map[string]any{"task": "T-1", "subject": "s", "question": "q?",
+		"materiality": "trivial", "reversibility": "reversible"})
+	if out["suggested_next_tools"] == nil {
+		t.Fatalf("a host that declared no tool search got no suggested_next_tools: %v", out)
+	}
+	srv.sessions.mu.Lock()
+	kept := maps.Clone(srv.sessions.caps)
+	srv.sessions.mu.Unlock()
+	want := HostCapabilities{ApprovalOrElicitation: true}
+	if len(kept) != 1 || slices.Collect(maps.Values(kept))[0] != want {
+		t.Errorf("after a call the server keeps %v, want the declared capabilities %+v of one session", kept, want)
+	}
+	callTool(t, cs, "prepare_session", map[string]any{"native_tool_search": true})
+	if _, out := callTool(t, cs, "plan", map[string]any{"task": "T-1"}); out["suggested_next_tools"] != nil {
+		t.Errorf("after prepare_session stated native tool search, a write still suggests tools: %v", out["suggested_next_tools"])
+	}
+}
+
 func TestNegotiate(t *testing.T) {
 	elicit := &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{}, RootsV2: &mcp.RootCapabilities{}}
 	cases := []struct {

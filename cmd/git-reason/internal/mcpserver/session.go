@@ -101,6 +101,10 @@ type sessions struct {
 // of returns the session's capabilities: those negotiated by
 // prepare_session, or, before it was called, those its initialize
 // capabilities declare with defaults for the rest.
+//
+// What initialize declared does not change during a session: the
+// capabilities made from it are kept, negotiated once, until
+// prepare_session negotiates others.
 func (s *sessions) of(ss *mcp.ServerSession) HostCapabilities {
 	s.mu.Lock()
 	c, ok := s.caps[ss]
@@ -108,18 +112,32 @@ func (s *sessions) of(ss *mcp.ServerSession) HostCapabilities {
 	if ok {
 		return c
 	}
-	return negotiate(nil, clientCapabilities(ss)).Capabilities
+	declared := clientCapabilities(ss)
+	c = negotiate(nil, declared).Capabilities
+	if declared != nil {
+		s.keep(ss, c, false)
+	}
+	return c
 }
 
 // set keeps a session's capabilities until the session ends (over HTTP a
 // server sees many sessions come and go).
-func (s *sessions) set(ss *mcp.ServerSession, c HostCapabilities) {
+func (s *sessions) set(ss *mcp.ServerSession, c HostCapabilities) { s.keep(ss, c, true) }
+
+// keep keeps c as the session's capabilities: in place of those it has
+// when replace, else only when it has none (what prepare_session
+// negotiated meanwhile stands).
+func (s *sessions) keep(ss *mcp.ServerSession, c HostCapabilities, replace bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.caps == nil {
 		s.caps = map[*mcp.ServerSession]HostCapabilities{}
 	}
-	if _, known := s.caps[ss]; !known && ss != nil {
+	_, known := s.caps[ss]
+	if known && !replace {
+		return
+	}
+	if !known && ss != nil {
 		go func() {
 			_ = ss.Wait()
 			s.forget(ss)
