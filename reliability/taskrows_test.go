@@ -7,11 +7,11 @@ import (
 
 // TestTasksCounts holds `git reason tasks` with nothing moved to the rows
 // kept by head (.git/reason/task-rows.journal), with counts that do not
-// depend on timing (bench/listall times it): at 1,000 tasks it decodes
-// no journal entry from JSON (it decoded one per task, 1,000, from
-// status.journal, before task-rows.journal), reads no task's records and
-// lists the task refs once; after one record it derives that task alone
-// and shows it, and the list after that decodes none again.
+// depend on timing (bench/listall times it): at 1,000 tasks (200 with
+// -short) it decodes no journal entry from JSON (it decoded one per task,
+// 1,000, from status.journal, before task-rows.journal), reads no task's
+// records and lists the task refs once; after one record it derives that
+// task alone and shows it, and the list after that decodes none again.
 func TestTasksCounts(t *testing.T) {
 	holdListingCounts(t, 1000, listing{
 		cmd:  "tasks",
