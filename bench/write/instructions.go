@@ -11,7 +11,8 @@ import (
 )
 
 // countStartup prints, for each start-up case (--version, as built without
-// README's build tags and from -baseline too, and hello world) and for
+// README's build tags and from -baseline too, hello world and the two
+// floors of a write, whose git processes it does not count) and for
 // assess in the first repository (and as built from -baseline, in its copy
 // of that repository), the user-space instructions one run of git-reason
 // executes, counted by valgrind's cachegrind (median of -instructions
@@ -33,7 +34,7 @@ func (b *bench) countStartup(out io.Writer) error {
 		case c.prog == helloProg:
 			hello = c
 			cases = append(cases, c)
-		case c.version || c.plain:
+		case c.version || c.plain || c.floor:
 			cases = append(cases, c)
 		case c.records == b.o.sizes[0] || c.rev != "" && !c.version && !c.status:
 			cases = append(cases, c) // assess, from this tree and from -baseline

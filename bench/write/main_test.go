@@ -17,12 +17,19 @@ func TestSmall(t *testing.T) {
 		t.Skip("builds the binary and runs git; skipped with -short")
 	}
 	dir := t.TempDir()
-	o, report := runReport(t, "-runs", "2", "-sizes", "30,90", "-per-task", "10", "-status", "25", "-dir", dir)
-	for _, row := range []string{"git notes --ref=x append", "(startup floor)", "git reason assess (30 records)",
+	args := []string{"-runs", "2", "-sizes", "30,90", "-per-task", "10", "-status", "25", "-dir", dir}
+	var rows []string
+	if _, err := exec.LookPath("valgrind"); err == nil {
+		// The floors' instructions beside assess's.
+		args = append(args, "-instructions", "1")
+		rows = append(rows, "  "+floorExitCase+" ", "  "+floorOpenCase+" ", "  git reason assess (30 records) ")
+	}
+	o, report := runReport(t, args...)
+	for _, row := range append(rows, "git notes --ref=x append", "(startup floor)", "git reason assess (30 records)",
 		"git reason assess (90 records)", "git reason status (task of 25 records)", "git reason context (10 commits, 90 records)", "git-reason --version",
 		"hello-world Go program", "targets (medians):", gitHelloCase, "(the floor of any git subcommand written in Go)",
-		"(git-reason's own start-up and work)", floorExitCase + " ÷ git notes --ref=x append", floorOpenCase + " ÷ git notes --ref=x append",
-		"git reason assess (30 records) − " + floorOpenCase} {
+		"(git-reason's own start-up and work)", floorExitCase+" ÷ git notes --ref=x append", floorOpenCase+" ÷ git notes --ref=x append",
+		"git reason assess (30 records) − "+floorOpenCase) {
 		if !strings.Contains(report, row) {
 			t.Errorf("the report has no %q", row)
 		}
