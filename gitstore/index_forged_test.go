@@ -54,11 +54,7 @@ func TestIndexJournalForged(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dir := newRepo(t)
-	s := openStore(t, dir)
-	w := &record.Writer{Store: s, Index: gitstore.Index{Store: s}, Actor: "Index Test <index@example.com>", Origin: "origin-index"}
-	if _, err := w.Append(ctx, "T", record.KindAssessment, []byte(`{"subject":"s","question":"q","materiality":"trivial","reversibility":"reversible"}`)); err != nil {
-		t.Fatal(err)
-	}
+	assessTrivially(t, indexedWriter(openStore(t, dir), "Index"), "T", "s")
 	status := func() record.Status {
 		t.Helper()
 		x := gitstore.Index{Store: openStore(t, dir)}

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"git-reason/gitstore"
 	"git-reason/record"
 )
 
@@ -27,8 +26,7 @@ func TestSubjectIndexForged(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dir := newRepo(t)
-	s := openStore(t, dir)
-	w := &record.Writer{Store: s, Index: gitstore.Index{Store: s}, Actor: "Subject Test <subject@example.com>", Origin: "origin-subject"}
+	w := indexedWriter(openStore(t, dir), "Subject")
 	a, err := w.Append(ctx, "X", record.KindAssessment, []byte(`{"subject":"Logging format","question":"json?","materiality":"trivial","reversibility":"reversible"}`))
 	if err != nil {
 		t.Fatal(err)
@@ -73,8 +71,7 @@ func TestSubjectIndexForged(t *testing.T) {
 	if err := os.WriteFile(file(key), forged, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s2 := openStore(t, dir)
-	w2 := &record.Writer{Store: s2, Index: gitstore.Index{Store: s2}, Actor: w.Actor, Origin: w.Origin}
+	w2 := indexedWriter(openStore(t, dir), "Subject")
 	y, err := w2.Append(ctx, "Y", record.KindAssessment, []byte(`{"subject":"Database migration strategy","question":"Big bang?","materiality":"critical","reversibility":"irreversible","evidence":[{"kind":"note","summary":"two options"}]}`))
 	if err != nil {
 		t.Fatal(err)

@@ -8,9 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
-
-	"git-reason/gitstore"
-	"git-reason/record"
 )
 
 // TestTaskCacheForged: .git/reason/tasks/<task>.records keeps a task's
@@ -24,11 +21,7 @@ func TestTaskCacheForged(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dir := newRepo(t)
-	s := openStore(t, dir)
-	w := &record.Writer{Store: s, Index: gitstore.Index{Store: s}, Actor: "Cache Test <cache@example.com>", Origin: "origin-cache"}
-	if _, err := w.Append(ctx, "T", record.KindAssessment, []byte(`{"subject":"Session store","question":"q","materiality":"trivial","reversibility":"reversible"}`)); err != nil {
-		t.Fatal(err)
-	}
+	assessTrivially(t, indexedWriter(openStore(t, dir), "Cache"), "T", "Session store")
 	if _, _, err := openStore(t, dir).Load(ctx, "T"); err != nil {
 		t.Fatal(err)
 	}
