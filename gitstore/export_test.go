@@ -46,7 +46,7 @@ func ResignSavedTail(file []byte, from int, key []byte, task, old, new string) [
 	out, prev := []byte(savedMagic), ""
 	for len(rest) > 0 {
 		at := len(file) - len(rest)
-		head, mac, entries, links, next, ok := cutSegment(rest)
+		head, mac, entries, links, facts, next, ok := cutSegment(rest)
 		if !ok {
 			break
 		}
@@ -54,9 +54,30 @@ func ResignSavedTail(file []byte, from int, key []byte, task, old, new string) [
 			out, prev, rest = append(out, rest[:len(rest)-len(next)]...), mac, next
 			continue
 		}
-		body := append(bytes.ReplaceAll(entries, []byte(old), []byte(new)), links...)
+		body := append(append(bytes.ReplaceAll(entries, []byte(old), []byte(new)), links...), facts...)
 		prev = savedMAC(key, task, head, prev, body)
-		out = append(out, fmt.Sprintf("%s %s %d %d\n", head, prev, len(entries), len(links))...)
+		out = append(out, fmt.Sprintf("%s %s %d %d %d\n", head, prev, len(entries), len(links), len(facts))...)
+		out = append(out, body...)
+		rest = next
+	}
+	return out
+}
+
+// ResignSavedFacts is a saved state file whose segments have old
+// replaced by new (the same length) in their facts parts alone and are
+// signed again under key.
+func ResignSavedFacts(file, key []byte, task, old, new string) []byte {
+	rest, _ := bytes.CutPrefix(file, []byte(savedMagic))
+	out, prev := []byte(savedMagic), ""
+	for len(rest) > 0 {
+		head, _, entries, links, facts, next, ok := cutSegment(rest)
+		if !ok {
+			break
+		}
+		facts = bytes.ReplaceAll(facts, []byte(old), []byte(new))
+		body := append(append(append([]byte(nil), entries...), links...), facts...)
+		prev = savedMAC(key, task, head, prev, body)
+		out = append(out, fmt.Sprintf("%s %s %d %d %d\n", head, prev, len(entries), len(links), len(facts))...)
 		out = append(out, body...)
 		rest = next
 	}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"git-reason/gitstore/git"
 	"git-reason/record"
@@ -38,12 +39,18 @@ import (
 // build derives from them is derived when they are read. Beside them it
 // keeps each record's links (record.State.Links: the ids it names, as its
 // decoding gave them), so that a question about one assessment decodes
-// the records that name it, not every record of the task.
+// the records that name it, not every record of the task, and the facts
+// the standing conclusions read (record.State.Facts: a conclusion's
+// decision, an assessment's subject key, materiality and reversibility, a
+// validation's result), so that the task's standing conclusions decode
+// none of its records.
 //
 // The file is written once and then appended to: savedMagic, then
-// segments, each a line "<head> <mac> <entries length> <links length>",
-// the records it adds (the task cache's encoding) and their links (per
-// record with links a line "<id> <link> <link>..."). The state at a
+// segments, each a line "<head> <mac> <entries length> <links length>
+// <facts length>", the records it adds (the task cache's encoding), their
+// links (per record with links a line "<id> <link> <link>...") and their
+// facts (per record with facts a line "<id>", then " <length>:<fact>" for
+// each fact). The state at a
 // segment's head is the records of that segment and of every one before
 // it. Each segment's MAC covers the task, its head, the MAC of the
 // segment before it and its content, so a segment is read only after all
@@ -54,7 +61,7 @@ import (
 // as one segment, when it holds more than maxSavedSegments, when the
 // new head's records are not the saved ones and more (the ref moved
 // back), and when its last segment did not read.
-const savedMagic = "git reason state 3\n"
+const savedMagic = "git reason state 4\n"
 
 // maxSavedSegments bounds the segments of a saved state: a rewrite every
 // that many statuses of a moved head, each of the task's size.
@@ -67,19 +74,20 @@ func (s *Store) savedPath(task string) string {
 
 func savedMAC(key []byte, task, head, prev string, body []byte) string {
 	h := hmac.New(sha256.New, key)
-	h.Write([]byte("git-reason state v3\x00" + task + "\x00" + head + "\x00" + prev + "\x00"))
+	h.Write([]byte("git-reason state v4\x00" + task + "\x00" + head + "\x00" + prev + "\x00"))
 	h.Write(body)
 	return hex.EncodeToString(h.Sum(nil))
 }
 
 // savedState is a saved state as read: its head, its records and their
-// links by record id; mac, size and segments are those of the part of
+// links and facts by record id; mac, size and segments are those of the part of
 // the file that read (its last segment's MAC, its length, its segments),
 // what an append goes on from.
 type savedState struct {
 	head     string
 	entries  []cacheEntry
 	links    map[string][]string
+	facts    map[string][]string
 	mac      string
 	size     int
 	segments int
@@ -99,24 +107,28 @@ func (s *Store) readSaved(task string) *savedState {
 	var st *savedState
 	names := map[string]bool{}
 	for len(rest) > 0 {
-		head, mac, entries, links, next, ok := cutSegment(rest)
+		head, mac, entries, links, facts, next, ok := cutSegment(rest)
 		prev := ""
 		if st != nil {
 			prev = st.mac
 		}
-		if !ok || !hmac.Equal([]byte(mac), []byte(savedMAC(key, task, head, prev, rest[len(rest)-len(next)-len(entries)-len(links):len(rest)-len(next)]))) {
+		if !ok || !hmac.Equal([]byte(mac), []byte(savedMAC(key, task, head, prev, rest[len(rest)-len(next)-len(entries)-len(links)-len(facts):len(rest)-len(next)]))) {
 			break
 		}
 		es, ok1 := parseCacheEntries(entries)
 		ls, ok2 := parseLinks(links)
-		if !ok1 || !ok2 {
+		fs, ok3 := parseFacts(facts)
+		if !ok1 || !ok2 || !ok3 {
 			break
 		}
 		if st == nil {
-			st = &savedState{links: ls}
+			st = &savedState{links: ls, facts: fs}
 		} else {
 			for id, l := range ls {
 				st.links[id] = l
+			}
+			for id, f := range fs {
+				st.facts[id] = f
 			}
 		}
 		for _, e := range es {
@@ -156,19 +168,79 @@ func (s *Store) readKeyed(path, magic string) (key, data, rest []byte) {
 }
 
 // cutSegment cuts the first segment off b: its head, MAC, entries part,
-// links part and what follows.
-func cutSegment(b []byte) (head, mac string, entries, links, rest []byte, ok bool) {
+// links part, facts part and what follows.
+func cutSegment(b []byte) (head, mac string, entries, links, facts, rest []byte, ok bool) {
 	line, body, ok := bytes.Cut(b, []byte{'\n'})
 	f := strings.Split(string(line), " ")
-	if !ok || len(f) != 4 || len(f[0]) != 40 || !isHex(f[0]) {
-		return "", "", nil, nil, nil, false
+	if !ok || len(f) != 5 || len(f[0]) != 40 || !isHex(f[0]) {
+		return "", "", nil, nil, nil, nil, false
 	}
 	n, err1 := strconv.Atoi(f[2])
 	m, err2 := strconv.Atoi(f[3])
-	if err1 != nil || err2 != nil || n < 0 || m < 0 || n+m > len(body) {
-		return "", "", nil, nil, nil, false
+	k, err3 := strconv.Atoi(f[4])
+	if err1 != nil || err2 != nil || err3 != nil || n < 0 || m < 0 || k < 0 || n+m+k > len(body) {
+		return "", "", nil, nil, nil, nil, false
 	}
-	return f[0], f[1], body[:n], body[n : n+m], body[n+m:], true
+	return f[0], f[1], body[:n], body[n : n+m], body[n+m : n+m+k], body[n+m+k:], true
+}
+
+// parseFacts reads the facts part of a segment. Its strings are cut from
+// b itself, a file's bytes read for this that nothing changes afterwards
+// (as parseCacheEntries does): no allocation per fact.
+func parseFacts(b []byte) (map[string][]string, bool) {
+	out := make(map[string][]string, bytes.Count(b, []byte{'\n'}))
+	text := unsafe.String(unsafe.SliceData(b), len(b))
+	for len(b) > 0 {
+		id, rest, ok := bytes.Cut(b, []byte{' '})
+		if !ok || len(id) == 0 || bytes.IndexByte(id, '\n') >= 0 {
+			return nil, false
+		}
+		idAt := len(text) - len(b)
+		var fs []string
+		for len(rest) > 0 && rest[0] != '\n' {
+			if len(fs) > 0 {
+				if rest[0] != ' ' {
+					return nil, false
+				}
+				rest = rest[1:]
+			}
+			f, next, ok := field(rest)
+			if !ok {
+				return nil, false
+			}
+			end := len(text) - len(next)
+			fs = append(fs, text[end-len(f):end])
+			rest = next
+		}
+		if len(rest) == 0 || len(fs) == 0 {
+			return nil, false
+		}
+		out[text[idAt:idAt+len(id)]] = fs
+		b = rest[1:]
+	}
+	return out, true
+}
+
+// encodeFacts is facts as a segment's facts part, in entries' order;
+// false when an id is not a word the file can hold.
+func encodeFacts(entries []cacheEntry, facts map[string][]string) ([]byte, bool) {
+	var out []byte
+	for _, e := range entries {
+		f := facts[e.Rec.ID]
+		if len(f) == 0 {
+			continue
+		}
+		if e.Rec.ID == "" || strings.ContainsAny(e.Rec.ID, " \t\n\r\v\f") {
+			return nil, false
+		}
+		out = append(out, e.Rec.ID...)
+		for _, v := range f {
+			out = append(strconv.AppendInt(append(out, ' '), int64(len(v)), 10), ':')
+			out = append(out, v...)
+		}
+		out = append(out, '\n')
+	}
+	return out, true
 }
 
 // parseLinks reads the links part of a segment.
@@ -205,30 +277,33 @@ func encodeLinks(entries []cacheEntry, links map[string][]string) ([]byte, bool)
 	return out, true
 }
 
-// segment is the segment that adds entries (with their links) to the
-// state whose last MAC is prev, at head; nil when it cannot be written.
-func segment(key []byte, task, head, prev string, entries []cacheEntry, links map[string][]string) []byte {
+// segment is the segment that adds entries (with their links and facts)
+// to the state whose last MAC is prev, at head; nil when it cannot be
+// written.
+func segment(key []byte, task, head, prev string, entries []cacheEntry, links, facts map[string][]string) []byte {
 	body := encodeCacheEntries(entries)
-	lines, ok := encodeLinks(entries, links)
-	if body == nil || !ok {
+	lines, ok1 := encodeLinks(entries, links)
+	known, ok2 := encodeFacts(entries, facts)
+	if body == nil || !ok1 || !ok2 {
 		return nil
 	}
 	n := len(body)
-	body = append(body, lines...)
-	seg := make([]byte, 0, 40+1+64+1+20+1+20+1+len(body))
+	body = append(append(body, lines...), known...)
+	seg := make([]byte, 0, 40+1+64+3*(1+20)+1+len(body))
 	seg = append(append(append(append(seg, head...), ' '), savedMAC(key, task, head, prev, body)...), ' ')
 	seg = append(strconv.AppendInt(seg, int64(n), 10), ' ')
-	seg = append(strconv.AppendInt(seg, int64(len(lines)), 10), '\n')
+	seg = append(strconv.AppendInt(seg, int64(len(lines)), 10), ' ')
+	seg = append(strconv.AppendInt(seg, int64(len(known)), 10), '\n')
 	return append(seg, body...)
 }
 
 // writeSaved saves entries (head's records/ tree, each record with its
-// blob) with their links as the state of task at head: the records that
+// blob) with their links and facts as the state of task at head: the records that
 // old (the saved state as read, or nil) lacks appended to its file as a
 // segment when old's records are all among entries, else the file
 // rewritten whole. A state not saved costs a longer status next time,
 // nothing else.
-func (s *Store) writeSaved(task, head string, old *savedState, entries []cacheEntry, links map[string][]string) {
+func (s *Store) writeSaved(task, head string, old *savedState, entries []cacheEntry, links, facts map[string][]string) {
 	key := s.memoKey()
 	if key == nil {
 		return
@@ -236,13 +311,13 @@ func (s *Store) writeSaved(task, head string, old *savedState, entries []cacheEn
 	path := s.savedPath(task)
 	if old != nil && old.segments < maxSavedSegments && !old.rest {
 		if added, ok := addedEntries(old.entries, entries); ok {
-			if seg := segment(key, task, head, old.mac, added, links); seg != nil {
+			if seg := segment(key, task, head, old.mac, added, links, facts); seg != nil {
 				_ = appendSaved(path, old.size, seg)
 			}
 			return
 		}
 	}
-	seg := segment(key, task, head, "", entries, links)
+	seg := segment(key, task, head, "", entries, links, facts)
 	if seg != nil && os.MkdirAll(filepath.Dir(path), 0o777) == nil {
 		_ = writeFileAtomic(path, append([]byte(savedMagic), seg...))
 	}
@@ -279,7 +354,7 @@ func appendSaved(path string, size int, seg []byte) error {
 }
 
 // SaveState saves the state of task at head from the task's records as
-// this store loaded them (Load), with their links as st (the state
+// this store loaded them (Load), with their links and facts as st (the state
 // derived from them) gives them, when head is remembered clean (its whole
 // history replayed with no finding): the state a later DeriveSaved goes on
 // from. Anything else saves nothing.
@@ -292,7 +367,7 @@ func (s *Store) SaveState(task, head string, st *record.State) {
 	if saved != nil && saved.head == head {
 		return
 	}
-	s.writeSaved(task, head, saved, c.Entries, st.Links())
+	s.writeSaved(task, head, saved, c.Entries, st.Links(), st.Facts())
 }
 
 // DeriveSaved is DeriveVerified for a task whose state this repository
@@ -320,7 +395,7 @@ func (s *Store) DeriveSaved(ctx context.Context, task, head string) (*record.Sta
 		recs = append(recs, e.Rec)
 	}
 	if saved.head == head {
-		st, err := record.BaseState(task, &record.Base{Files: tree, Records: recs, Lazy: true, Links: saved.links})
+		st, err := record.BaseState(task, &record.Base{Files: tree, Records: recs, Lazy: true, Links: saved.links, Facts: saved.facts})
 		return st, err == nil
 	}
 	// The saved records/ tree as the tree reader keeps it: the new head's
@@ -335,7 +410,7 @@ func (s *Store) DeriveSaved(ctx context.Context, task, head string) (*record.Sta
 		return nil, false
 	}
 	files := h.bases[saved.head]
-	b := &record.Base{Files: files, Records: recs, Lazy: true, Links: saved.links}
+	b := &record.Base{Files: files, Records: recs, Lazy: true, Links: saved.links, Facts: saved.facts}
 	// Records this build's writer validated are taken as it checked them
 	// (checked.go): their schemas are not compiled again.
 	found, _, st, err := s.checkedWritten(task, h).ReplayFromState(ctx, task, map[string]*record.Base{saved.head: b}, h.commits, h.blob(s))
@@ -348,7 +423,7 @@ func (s *Store) DeriveSaved(ctx context.Context, task, head string) (*record.Sta
 		return st, true
 	}
 	if entries := savedEntries(st, savedHeadFiles(h, saved.head, files, head), saved.entries); entries != nil {
-		s.writeSaved(task, head, saved, entries, st.Links())
+		s.writeSaved(task, head, saved, entries, st.Links(), st.Facts())
 	}
 	return st, true
 }
@@ -356,8 +431,8 @@ func (s *Store) DeriveSaved(ctx context.Context, task, head string) (*record.Sta
 // appendAdded appends to the saved state old the records h added after
 // it, when h is a line of commits each adding records (Changes) on
 // top of old's head (the usual case: a status after records written
-// here or fetched), from st, the state replayed at head: their entries
-// and links alone, so that what it costs grows with the records added,
+// here or fetched), from st, the state replayed at head: their entries,
+// links and facts alone, so that what it costs grows with the records added,
 // not with the task. false, with nothing written, when h is anything
 // else, or the file is to be written anew (writeSaved).
 func (s *Store) appendAdded(task, head string, old *savedState, h *history, st *record.State) bool {
@@ -406,7 +481,7 @@ func (s *Store) appendAdded(task, head string, old *savedState, h *history, st *
 	if key == nil {
 		return true // nothing is saved without the key
 	}
-	if seg := segment(key, task, head, old.mac, entries, st.LinksOf(ids)); seg != nil {
+	if seg := segment(key, task, head, old.mac, entries, st.LinksOf(ids), st.FactsOf(ids)); seg != nil {
 		_ = appendSaved(s.savedPath(task), old.size, seg)
 	}
 	return true

@@ -312,8 +312,9 @@ func gitTry(dir string, args ...string) (string, error) {
 }
 
 // TestSavedStateForgedIsIgnored: a saved state edited by hand (a
-// conclusion's decision changed, its framing kept), signed for another
-// task, or under another repository's key is never gone on from: the task
+// conclusion's decision changed, its framing kept, in its record or in the
+// facts kept beside it), signed for another task, or under another
+// repository's key is never gone on from: the task
 // is loaded and replayed whole, and what it shows is the history's, not the
 // file's. Without the MAC check the edited decision is what status shows.
 func TestSavedStateForgedIsIgnored(t *testing.T) {
@@ -341,6 +342,7 @@ func TestSavedStateForgedIsIgnored(t *testing.T) {
 	if !strings.Contains(string(orig), `"decision": "online"`) {
 		t.Fatalf("the saved state holds no conclusion deciding online:\n%.400s", orig)
 	}
+	savedHead := strings.TrimSpace(h.git("", "rev-parse", forgRef))
 	h.add("x", record.KindAttempt, `{"conclusion":"{k}","commits":["0123456789abcdef0123456789abcdef01234567"],"outcome":"succeeded"}`)
 	otherKey := make([]byte, 32)
 	for name, edit := range map[string]func() ([]byte, string){
@@ -358,6 +360,18 @@ func TestSavedStateForgedIsIgnored(t *testing.T) {
 			return gitstore.ResignSavedState(orig, otherKey, forgTask, "ONLINE"), path
 		},
 		"unchanged control": func() ([]byte, string) { return orig, path },
+		// The facts the standing conclusions read (record/facts.go),
+		// kept beside the records under the same MAC.
+		"a fact edited, signed under another key": func() ([]byte, string) {
+			return gitstore.ResignSavedFacts(orig, otherKey, forgTask, "6:online", "6:ONLINE"), path
+		},
+		"a fact edited, signed under the repository's key (control)": func() ([]byte, string) {
+			key, err := os.ReadFile(filepath.Join(h.dir, ".git", "reason", "verified.key"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return gitstore.ResignSavedFacts(orig, key, forgTask, "6:online", "6:ONLINE"), path
+		},
 		"an appended segment signed under another key": func() ([]byte, string) {
 			// What the attempt's status appends, its outcome changed and
 			// signed under another key after the real first segment: the
@@ -380,6 +394,17 @@ func TestSavedStateForgedIsIgnored(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer os.Remove(to)
+			if strings.HasSuffix(name, "(control)") {
+				// The facts are what the standing conclusions of the
+				// saved head show (after the attempt its rule decodes the
+				// conclusion): the MAC alone keeps another key's edit
+				// above out.
+				st, used := statusState(t, h.dir, savedHead)
+				if !used || decision(st) != "ONLINE" {
+					t.Fatalf("a saved state with %s: used %v, decision %q, want the edited fact", name, used, decision(st))
+				}
+				return
+			}
 			st, used := status()
 			if strings.HasPrefix(name, "an appended segment") {
 				whole, err := gitstore.Open(h.dir)

@@ -113,7 +113,11 @@ func (s *State) Reopened(record string) bool {
 }
 
 // Withdrawn returns the withdrawal of the record id, or nil.
-func (s *State) Withdrawn(id string) *Entry {
+func (s *State) Withdrawn(id string) *Entry { return s.ready(s.withdrawal(id)) }
+
+// withdrawal is the withdrawal that names id, or nil, not decoded (its
+// links say what it names).
+func (s *State) withdrawal(id string) *Entry {
 	if s.withdrawals == nil {
 		// Built once until the next add: surfaces ask for every
 		// validation and attempt of a task.
@@ -127,11 +131,11 @@ func (s *State) Withdrawn(id string) *Entry {
 			}
 		}
 	}
-	return s.ready(s.withdrawals[id])
+	return s.withdrawals[id]
 }
 
-// notWithdrawn keeps the entries no withdrawal names.
-func (s *State) notWithdrawn(e *Entry) bool { return s.Withdrawn(e.ID) == nil }
+// notWithdrawn keeps the entries no withdrawal names, decoding none.
+func (s *State) notWithdrawn(e *Entry) bool { return s.withdrawal(e.ID) == nil }
 
 // Closed is how a closed task shows on every surface.
 type Closed struct {

@@ -25,6 +25,10 @@ type Base struct {
 	// a record whose links are given is decoded only when a question
 	// selects it (links.go).
 	Links map[string][]string
+	// Facts are the facts of Records by id (State.Facts, facts.go), for a
+	// Lazy base: the standing conclusions read them instead of decoding
+	// the records.
+	Facts map[string][]string
 }
 
 // baseEntries checks that recs are exactly the records files names (each
@@ -68,7 +72,8 @@ func baseNamed(b *Base) ([]namedEntry, error) {
 		seen[name] = true
 		if lazy {
 			l, ok := b.Links[r.ID]
-			out = append(out, namedEntry{&Entry{Record: r, refs: l, linked: ok || b.Links != nil && linksOf(newBody(r.Kind)) == nil}, name})
+			out = append(out, namedEntry{&Entry{Record: r, refs: l, linked: ok || b.Links != nil && linksOf(newBody(r.Kind)) == nil,
+				known: b.Facts[r.ID]}, name})
 			continue
 		}
 		e, err := Decode(r)

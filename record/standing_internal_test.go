@@ -1,6 +1,7 @@
 package record
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 )
@@ -42,6 +43,74 @@ func TestStandingReadsLinksOnce(t *testing.T) {
 		}
 		if reads > int64(3*n) {
 			t.Errorf("the standing conclusions of %d concluded assessments read %d links, want at most %d (each record's about once)", n, reads, 3*n)
+		}
+	}
+}
+
+// The standing conclusions of a saved state's records (a lazy base that
+// carries their links and facts, facts.go) decode none of them: not the
+// conclusions, not their assessments, not their validations. The answer
+// is the decoded state's: every conclusion whose latest validation not
+// withdrawn did not fail (C000's failed; C001's failed and was withdrawn,
+// its earlier one passed). Without the facts each conclusion, its
+// assessment and its validations are decoded (n*3 and more).
+func TestStandingOfSavedRecordsDecodesNone(t *testing.T) {
+	const n = 20
+	var recs []*Record
+	clock := int64(0)
+	add := func(kind Kind, id string, body, derived any) {
+		clock++
+		b, err := json.Marshal(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := json.Marshal(derived)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, &Record{ID: id, Kind: kind, Task: "T-f", Clock: clock, Actor: "A <a@example.com>", Body: b, Derived: d})
+	}
+	for i := range n {
+		a, c := fmt.Sprintf("A%03d", i), fmt.Sprintf("C%03d", i)
+		add(KindAssessment, a, &Assessment{Subject: a, Materiality: "minor", Reversibility: "reversible"}, &AssessmentDerived{SubjectKey: "s " + a})
+		add(KindConclusion, c, &Conclusion{Assessment: a, Decision: "go " + a}, &ConclusionDerived{})
+		add(KindValidation, fmt.Sprintf("V%03d", i), &Validation{Conclusion: c}, &ValidationDerived{Result: "pass"})
+	}
+	add(KindValidation, "W000", &Validation{Conclusion: "C000"}, &ValidationDerived{Result: "fail"})
+	add(KindValidation, "W001", &Validation{Conclusion: "C001"}, &ValidationDerived{Result: "fail"})
+	add(KindWithdrawal, "X001", &Withdrawal{Record: "W001", Reason: "wrong directory"}, &WithdrawalDerived{})
+	whole, err := Derive("T-f", recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := whole.Standing()
+	if len(want) != n-1 || want[0].Conclusion != "C001" || want[0].Decision != "go A001" || want[0].SubjectKey != "s A001" {
+		t.Fatalf("the decoded state's standing conclusions: %+v, want C001 to C%03d", want, n-1)
+	}
+	files := map[string]string{}
+	for _, r := range recs {
+		files[r.FileName()] = r.ID // any blob name: the base's tree
+	}
+	for _, facts := range []bool{true, false} {
+		b := &Base{Files: files, Records: recs, Lazy: true, Links: whole.Links()}
+		if facts {
+			b.Facts = whole.Facts()
+		}
+		st, err := BaseState("T-f", b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := Decodes()
+		got := st.Standing()
+		decoded := Decodes() - before
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("facts given %v: the standing conclusions are\n%+v\nwant\n%+v", facts, got, want)
+		}
+		switch {
+		case facts && decoded != 0:
+			t.Errorf("the standing conclusions of records that carry their facts decoded %d records, want none", decoded)
+		case !facts && decoded < 2*n:
+			t.Errorf("without facts the standing conclusions decoded %d records, want at least %d (this test no longer tells the two apart)", decoded, 2*n)
 		}
 	}
 }

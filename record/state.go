@@ -34,6 +34,8 @@ type Entry struct {
 	// refs are the links of a lazy entry (links.go), when linked.
 	refs   []string
 	linked bool
+	// known are the facts of a lazy entry (facts.go), when given.
+	known []string
 }
 
 // decodes counts the records Decode has decoded (Decodes).
@@ -427,10 +429,10 @@ func (s *State) Standing() []Standing {
 		if c.Kind != KindConclusion || gone[c.ID] {
 			continue
 		}
-		if v := latest[c.ID]; v != nil && v.Derived.(*ValidationDerived).Result == "fail" {
+		if v := latest[c.ID]; v != nil && s.facts(v)[0] == "fail" {
 			continue // Holds: its latest validation failed
 		}
-		if st, ok := s.standingOf(s.ready(c)); ok {
+		if st, ok := s.standingOf(c); ok {
 			out = append(out, st)
 		}
 	}
@@ -440,9 +442,9 @@ func (s *State) Standing() []Standing {
 // latestValidations is LatestValidation of every conclusion want
 // accepts, from one pass over the entries rather than one per
 // conclusion (a task of a hundred conclusions and a thousand records
-// read a hundred thousand links for its standing conclusions). It decodes
-// what LatestValidation would: from the last, each validation of such a
-// conclusion until one not withdrawn.
+// read a hundred thousand links for its standing conclusions). It
+// decodes no validation: which are withdrawn is read from the
+// withdrawals' links, a validation's result from its facts (facts.go).
 func (s *State) latestValidations(want func(conclusion string) bool) map[string]*Entry {
 	out := map[string]*Entry{}
 	for i := len(s.Entries) - 1; i >= 0; i-- {
@@ -454,7 +456,7 @@ func (s *State) latestValidations(want func(conclusion string) bool) map[string]
 		if len(l) == 0 || !want(l[0]) {
 			continue
 		}
-		if _, done := out[l[0]]; !done && s.notWithdrawn(s.ready(e)) {
+		if _, done := out[l[0]]; !done && s.notWithdrawn(e) {
 			out[l[0]] = e
 		}
 	}
@@ -463,17 +465,21 @@ func (s *State) latestValidations(want func(conclusion string) bool) map[string]
 
 // standingOf is conclusion c as a Standing: what the writer reuses from
 // and what a reuse of it is checked against (matchReuse). false: its
-// assessment is not in the task.
+// assessment is not in the task. It reads the links and facts of c and
+// of its assessment (facts.go), decoding neither when they carry them.
 func (s *State) standingOf(c *Entry) (Standing, bool) {
-	body := c.Body.(*Conclusion)
-	a := s.Get(body.Assessment)
+	l := s.links(c) // a conclusion's first link: its assessment
+	if len(l) == 0 {
+		return Standing{}, false
+	}
+	a := s.byID[l[0]]
 	if a == nil || a.Kind != KindAssessment {
 		return Standing{}, false
 	}
-	ab := a.Body.(*Assessment)
+	af := s.facts(a)
 	return Standing{Task: s.Task, Conclusion: c.ID, Assessment: a.ID,
-		SubjectKey: a.Derived.(*AssessmentDerived).SubjectKey, Decision: body.Decision, Clock: c.Clock,
-		Actor: c.Actor, Materiality: ab.Materiality, Reversibility: ab.Reversibility}, true
+		SubjectKey: af[0], Decision: s.facts(c)[0], Clock: c.Clock,
+		Actor: c.Actor, Materiality: af[1], Reversibility: af[2]}, true
 }
 
 // Phase says where the task stands, judged by its latest assessment.
