@@ -144,7 +144,7 @@ func (g *storeSource) Infos(hashes []string) ([]git.ObjectInfo, error) {
 			return nil, fmt.Errorf("read %s: %w", h, err)
 		default:
 			out[i].Size = size
-			if _, ok := obj.(*plumbing.MemoryObject); ok {
+			if inMemory(obj) {
 				g.kept[h] = obj
 				g.room -= size
 			}

@@ -55,7 +55,8 @@ func storeZlib(buf *bytes.Buffer, header, data []byte) {
 // it. Like git's, and go-git's, loose objects are not synced: the ref that
 // names them is. An object that exists already is replaced by the same
 // bytes, which also renews its mtime, so a concurrent git gc does not
-// prune it as old and unreachable before the ref names it.
+// prune it as old and unreachable before the ref names it. data is kept
+// as it is (Store.read): the caller changes it no more.
 func (s *Store) putObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
 	h := plumbing.ComputeHash(t, data)
 	var hdr [32]byte
@@ -82,11 +83,7 @@ func (s *Store) putObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, er
 	if s.read != nil && int64(len(data)) <= record.MaxRecordBytes {
 		// What is written is read back next (the new head's commit and
 		// trees, the record): from memory, as go-git keeps what it read.
-		obj := &plumbing.MemoryObject{}
-		obj.SetType(t)
-		obj.SetSize(int64(len(data)))
-		obj.Write(data)
-		s.read.Put(obj)
+		s.read.Put(&writtenObject{typ: t, hash: h, data: data})
 	}
 	return h, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -113,24 +114,92 @@ func gitFrame(data []byte) (tree plumbing.Hash, parents []plumbing.Hash, ok bool
 // tree, parents, author, committer, gpgsig when signed, an empty line, the
 // message).
 func encodeCommit(c *object.Commit) ([]byte, error) {
-	obj := &plumbing.MemoryObject{}
+	obj := newEncoding(512 + len(c.Message) + len(c.PGPSignature))
 	if err := c.Encode(obj); err != nil {
 		return nil, err
 	}
-	return content(obj)
+	return obj.buf.Bytes(), nil
 }
 
 // encodeTree is a tree's content as go-git writes it; go-git refuses
 // entries out of git's order and names holding NUL.
 func encodeTree(entries []TreeEntry) ([]byte, error) {
-	obj := &plumbing.MemoryObject{}
+	size := 0
+	for _, e := range entries {
+		size += len("100644 \x00") + len(e.Name) + len(e.Hash)
+	}
+	obj := newEncoding(size)
 	if err := (&object.Tree{Entries: entries}).Encode(obj); err != nil {
 		return nil, err
 	}
-	return content(obj)
+	return obj.buf.Bytes(), nil
+}
+
+// encoding is the plumbing.EncodedObject go-git's encoders write an
+// object's content into, made at the size the content will about have:
+// the content is then taken as written, where a plumbing.MemoryObject
+// grows by doubling and its content is copied out again (content). For a
+// task's records/ tree, written anew by each append, that was five times
+// the tree's size in garbage a write.
+type encoding struct {
+	typ plumbing.ObjectType
+	buf bytes.Buffer
+}
+
+func newEncoding(size int) *encoding {
+	o := &encoding{}
+	o.buf.Grow(size)
+	return o
+}
+
+func (o *encoding) Hash() plumbing.Hash           { return plumbing.ComputeHash(o.typ, o.buf.Bytes()) }
+func (o *encoding) Type() plumbing.ObjectType     { return o.typ }
+func (o *encoding) SetType(t plumbing.ObjectType) { o.typ = t }
+func (o *encoding) Size() int64                   { return int64(o.buf.Len()) }
+func (o *encoding) SetSize(int64)                 {}
+func (o *encoding) Reader() (io.ReadCloser, error) {
+	return io.NopCloser(bytes.NewReader(o.buf.Bytes())), nil
+}
+func (o *encoding) Writer() (io.WriteCloser, error) {
+	return nopCloser{&o.buf}, nil
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
+// writtenObject is an object this store wrote, kept in its cache of objects
+// (Store.read) as the content it wrote, which is not copied: nothing
+// changes a content once it is written.
+type writtenObject struct {
+	typ  plumbing.ObjectType
+	hash plumbing.Hash
+	data []byte
+}
+
+func (o *writtenObject) Hash() plumbing.Hash         { return o.hash }
+func (o *writtenObject) Type() plumbing.ObjectType   { return o.typ }
+func (o *writtenObject) SetType(plumbing.ObjectType) {}
+func (o *writtenObject) Size() int64                 { return int64(len(o.data)) }
+func (o *writtenObject) SetSize(int64)               {}
+func (o *writtenObject) Reader() (io.ReadCloser, error) {
+	return io.NopCloser(bytes.NewReader(o.data)), nil
+}
+func (o *writtenObject) Writer() (io.WriteCloser, error) {
+	return nil, errors.New("a written object does not change")
 }
 
 // recordsEntry is the root tree's one entry, naming the records/ tree.
 func recordsEntry(h plumbing.Hash) []TreeEntry {
 	return []TreeEntry{{Name: RecordsDir, Mode: filemode.Dir, Hash: h}}
+}
+
+// inMemory reports whether an object's content is in memory (as go-git
+// read it, or as this store wrote it), so that keeping it costs no read.
+func inMemory(obj plumbing.EncodedObject) bool {
+	switch obj.(type) {
+	case *plumbing.MemoryObject, *writtenObject:
+		return true
+	}
+	return false
 }
