@@ -39,6 +39,21 @@ func assertRef(t *testing.T, r *Repo, name, want string) {
 	}
 }
 
+// assertStaleRefused holds UpdateRef's compare-and-swap on name, which
+// points at at: a create over it and an update naming wrong as its old
+// value are both refused with ErrStale, and leave it at at.
+func assertStaleRefused(t *testing.T, r *Repo, name, at, wrong string) {
+	t.Helper()
+	assertRef(t, r, name, at)
+	if err := r.UpdateRef(name, "", wrong); !errors.Is(err, ErrStale) {
+		t.Fatalf("create over %s: got %v, want ErrStale", name, err)
+	}
+	if err := r.UpdateRef(name, wrong, wrong); !errors.Is(err, ErrStale) {
+		t.Fatalf("wrong old value for %s: got %v, want ErrStale", name, err)
+	}
+	assertRef(t, r, name, at)
+}
+
 func TestUpdateRefCompareAndSwap(t *testing.T) {
 	t.Parallel()
 	r, c1, c2 := refTestRepo(t)
@@ -51,14 +66,7 @@ func TestUpdateRefCompareAndSwap(t *testing.T) {
 	if err := r.UpdateRef(name, "", c1); err != nil {
 		t.Fatal(err)
 	}
-	assertRef(t, r, name, c1)
-	if err := r.UpdateRef(name, "", c2); !errors.Is(err, ErrStale) {
-		t.Fatalf("create over an existing ref: got %v, want ErrStale", err)
-	}
-	if err := r.UpdateRef(name, c2, c2); !errors.Is(err, ErrStale) {
-		t.Fatalf("wrong old value: got %v, want ErrStale", err)
-	}
-	assertRef(t, r, name, c1)
+	assertStaleRefused(t, r, name, c1, c2)
 	if err := r.UpdateRef(name, strings.ToUpper(c1), c2); err != nil {
 		t.Fatalf("update with the right old value: %v", err)
 	}
@@ -80,14 +88,7 @@ func TestUpdateRefPackedOnly(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(r.CommonDir, name)); !os.IsNotExist(err) {
 		t.Fatalf("pack-refs left the loose ref (%v); the test proves nothing", err)
 	}
-	assertRef(t, r, name, c1)
-	if err := r.UpdateRef(name, "", c2); !errors.Is(err, ErrStale) {
-		t.Fatalf("create over a packed ref: got %v, want ErrStale", err)
-	}
-	if err := r.UpdateRef(name, c2, c1); !errors.Is(err, ErrStale) {
-		t.Fatalf("wrong old value on a packed ref: got %v, want ErrStale", err)
-	}
-	assertRef(t, r, name, c1)
+	assertStaleRefused(t, r, name, c1, c2)
 	if err := r.UpdateRef(name, c1, c2); err != nil {
 		t.Fatal(err)
 	}
