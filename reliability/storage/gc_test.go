@@ -104,22 +104,12 @@ func keepReachable(r *gitstore.Repo, name string, blobs map[plumbing.Hash]string
 		entries = append(entries, object.TreeEntry{Name: fmt.Sprintf("b%02d", len(entries)), Mode: 0o100644, Hash: h})
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Name < entries[j].Name })
-	tree := &object.Tree{Entries: entries}
-	to := s.NewEncodedObject()
-	if err := tree.Encode(to); err != nil {
-		return err
-	}
-	th, err := s.SetEncodedObject(to)
+	th, err := storeObject(s, &object.Tree{Entries: entries})
 	if err != nil {
 		return err
 	}
 	sig := object.Signature{Name: "t", Email: "t@example.com"}
-	c := &object.Commit{Author: sig, Committer: sig, Message: name, TreeHash: th}
-	co := s.NewEncodedObject()
-	if err := c.Encode(co); err != nil {
-		return err
-	}
-	ch, err := s.SetEncodedObject(co)
+	ch, err := storeObject(s, &object.Commit{Author: sig, Committer: sig, Message: name, TreeHash: th})
 	if err != nil {
 		return err
 	}

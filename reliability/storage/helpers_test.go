@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"git-reason/gitstore"
@@ -100,4 +101,13 @@ func storeBlob(s *filesystem.Storage, content string) (plumbing.Hash, error) {
 		return plumbing.ZeroHash, err
 	}
 	return s.SetEncodedObject(o)
+}
+
+// storeObject encodes o (a tree, a commit) and writes it through s.
+func storeObject(s *filesystem.Storage, o object.Object) (plumbing.Hash, error) {
+	eo := s.NewEncodedObject()
+	if err := o.Encode(eo); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return s.SetEncodedObject(eo)
 }

@@ -94,11 +94,7 @@ func writeCounterCommit(s *filesystem.Storage, parent *object.Commit, n int, who
 		TreeHash:     parent.TreeHash,
 		ParentHashes: []plumbing.Hash{parent.Hash},
 	}
-	o := s.NewEncodedObject()
-	if err := c.Encode(o); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	return s.SetEncodedObject(o)
+	return storeObject(s, c)
 }
 
 // TestUpdateRefConcurrentIncrements races goroutines and processes doing
