@@ -3,6 +3,7 @@ package record
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -140,16 +141,13 @@ func MergeRefusals(found []Finding) []Finding {
 	return out
 }
 
-// Codes returns the distinct codes of findings, sorted.
+// Codes returns the distinct codes of findings, sorted (empty, not nil,
+// for none).
 func Codes(found []Finding) []string {
-	seen := map[string]bool{}
-	out := []string{}
+	out := make([]string, 0, len(found))
 	for _, f := range found {
-		if !seen[f.Code] {
-			seen[f.Code] = true
-			out = append(out, f.Code)
-		}
+		out = append(out, f.Code)
 	}
-	sort.Strings(out)
-	return out
+	slices.Sort(out)
+	return slices.Compact(out)
 }

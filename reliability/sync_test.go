@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -312,16 +312,12 @@ func codePush(c, remote *sandbox, i int) (result, bool) {
 }
 
 func tasksOf(acked []ackedRecord) []string {
-	seen := map[string]bool{}
 	var out []string
 	for _, a := range acked {
-		if !seen[a.task] {
-			seen[a.task] = true
-			out = append(out, a.task)
-		}
+		out = append(out, a.task)
 	}
-	sort.Strings(out)
-	return out
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 func countTask(acked []ackedRecord, task string) int {
