@@ -523,7 +523,7 @@ func (s *Store) cacheAppended(task, head string, prev *taskCache, name, blob str
 	if !placed {
 		next.Entries = append(next.Entries, e)
 	}
-	if !s.appendTaskCache(task, prev, next, e) {
+	if !s.holdAppended(task, prev, next, e) && !s.appendTaskCache(task, prev, next, e) {
 		s.saveTaskCache(task, next)
 	}
 	s.mem.put(task, next)
@@ -562,28 +562,107 @@ func (s *Store) saveTaskCache(task string, c *taskCache) {
 		s.writeTaskCache(task, c)
 		return
 	}
-	if b.pending == nil {
-		b.pending = map[string]*taskCache{}
-	}
-	b.pending[task] = c // the latest wins: it holds the newest head
+	b.hold(task, &heldCache{latest: c}) // the latest wins: it holds the newest head
 	if b.timer == nil {
 		b.timer = time.AfterFunc(b.delay, s.Flush)
 	}
 	b.mu.Unlock()
 }
 
+// holdAppended holds back, for a store that writes its caches behind,
+// the task at next, which the commit next.Head made by adding e to prev:
+// as one more segment to append to the file, when the file holds prev
+// exactly (its size is known) or what is held already goes on to prev;
+// else as the task whole. False when caches are not written behind.
+func (s *Store) holdAppended(task string, prev, next *taskCache, e cacheEntry) bool {
+	b := &s.behind
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.delay <= 0 {
+		return false
+	}
+	seg := heldSegment{from: prev.Head, to: next.Head, e: e}
+	h := b.pending[task]
+	switch {
+	case h != nil && h.latest == prev && h.base != nil:
+		h.latest, h.segs = next, append(h.segs, seg)
+	case h == nil && prev.size.Load() > 0:
+		b.hold(task, &heldCache{latest: next, base: prev, segs: []heldSegment{seg}})
+	default:
+		b.hold(task, &heldCache{latest: next})
+	}
+	if b.timer == nil {
+		b.timer = time.AfterFunc(b.delay, s.Flush)
+	}
+	return true
+}
+
 // writeBehind is the task caches waiting to be written, by task.
 type writeBehind struct {
 	mu      sync.Mutex
 	delay   time.Duration
-	pending map[string]*taskCache
+	pending map[string]*heldCache
 	timer   *time.Timer
 	writing sync.Mutex // held while pending caches are written
 }
 
+// hold makes h the task's cache held back; b.mu is held.
+func (b *writeBehind) hold(task string, h *heldCache) {
+	if b.pending == nil {
+		b.pending = map[string]*heldCache{}
+	}
+	b.pending[task] = h
+}
+
+// heldCache is a task's cache held back: latest, the task at its newest
+// head, and, when base is set, the segments (one per append since) that
+// take the file holding base exactly to latest, which Flush appends to it
+// instead of writing the task whole: one flush costs what the appends
+// since the last one added, not what the task holds.
+type heldCache struct {
+	latest *taskCache
+	base   *taskCache
+	segs   []heldSegment
+}
+
+// heldSegment is the entry e one append added, taking the task from the
+// head from to the head to.
+type heldSegment struct {
+	from, to string
+	e        cacheEntry
+}
+
+// appendHeld appends h's segments to the task's cache file, which must
+// still be as long as when it held h.base; false when h has no base or
+// the file is no longer that one (the caller writes the task whole).
+func (s *Store) appendHeld(task string, h *heldCache) bool {
+	if h.base == nil {
+		return false
+	}
+	size := h.base.size.Load()
+	if size <= 0 {
+		return false
+	}
+	seal := s.taskCacheSeal(task, true)
+	var data []byte
+	for _, sg := range h.segs {
+		seg := encodeCacheSegment([]byte(sg.from+" "), sg.to, []cacheEntry{sg.e}, seal)
+		if seg == nil {
+			return false
+		}
+		data = append(data, seg...)
+	}
+	if git.AppendFile(s.taskCachePath(task), data, 0, 0, false, size) != nil {
+		return false
+	}
+	h.latest.size.Store(size + int64(len(data)))
+	return true
+}
+
 // WriteBehind has the store write each task's cache file up to delay
 // after an append instead of during it (several appends to a task within
-// delay write it once), for a process that lives on between appends.
+// delay write it once, appending what they added to the file the last
+// write left), for a process that lives on between appends.
 // Such a process calls Flush before it exits; a cache it never writes is
 // rebuilt from the refs by the next reader.
 func (s *Store) WriteBehind(delay time.Duration) {
@@ -606,7 +685,9 @@ func (s *Store) Flush() {
 		b.timer = nil
 	}
 	b.mu.Unlock()
-	for task, c := range pending {
-		s.writeTaskCache(task, c)
+	for task, h := range pending {
+		if !s.appendHeld(task, h) {
+			s.writeTaskCache(task, h.latest)
+		}
 	}
 }

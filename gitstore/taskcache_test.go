@@ -181,3 +181,75 @@ func TestTaskCacheWriteBehind(t *testing.T) {
 		t.Errorf("Flush wrote the cache at %q; want the head %s", strings.SplitN(string(data), "\n", 2)[0], head)
 	}
 }
+
+// TestTaskCacheWriteBehindAppends: a store that writes its task caches
+// behind (the MCP server's) appends, at each flush, what the appends since
+// the last one added to the file that holds the task as that flush left
+// it: the same file, grown by those records, not the task written whole
+// (which it was, at every flush: the whole task encoded again). Another
+// process reads the task from that file at the ref's head.
+func TestTaskCacheWriteBehindAppends(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := newRepo(t)
+	s := openStore(t, dir)
+	s.WriteBehind(time.Hour)
+	w := &record.Writer{Store: s, Actor: "Cache Test <cache@example.com>", Origin: "origin-cache"}
+	path := filepath.Join(dir, ".git", "reason", "tasks", "T.records")
+	const n = 20
+	for i := range n {
+		assessTrivially(t, w, "T", fmt.Sprintf("s%d", i))
+	}
+	s.Flush()
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("Flush wrote no task cache: %v", err)
+	}
+	was, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := range 3 {
+		for i := range 2 {
+			assessTrivially(t, w, "T", fmt.Sprintf("r%d-%d", round, i))
+		}
+		s.Flush()
+	}
+	after, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	is, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !os.SameFile(was, is) || !bytes.HasPrefix(after, before) {
+		t.Errorf("a flush replaced the task cache (same file %v, its %d bytes kept %v); want the records appended",
+			os.SameFile(was, is), len(before), bytes.HasPrefix(after, before))
+	}
+	if grew := len(after) - len(before); grew <= 0 || grew > 2*6*len(before)/n {
+		t.Errorf("3 flushes of 2 appends each to a task of %d records grew its cache by %d bytes (from %d); want six records', at most %d",
+			n, grew, len(before), 2*6*len(before)/n)
+	}
+	fresh := openStore(t, dir)
+	cached, records := gitstore.TaskCacheAt(fresh, "T")
+	head, fromCache, err := fresh.Load(ctx, "T")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cached != head || records != n+6 || len(fromCache) != n+6 {
+		t.Errorf("the cache file reads at %q with %d records (loaded %d); want the ref's head %s with %d", cached, records, len(fromCache), head, n+6)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	_, fromGit, err := openStore(t, dir).Load(ctx, "T")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(fromCache)
+	want, _ := json.Marshal(fromGit)
+	if string(got) != string(want) {
+		t.Errorf("from the appended cache the task reads\n%s\nfrom git\n%s", got, want)
+	}
+}
