@@ -105,19 +105,7 @@ func TestMCPHTTPGuard(t *testing.T) {
 	}
 
 	// No token configured: one is generated, its place said, kept 0600.
-	tokenPath := filepath.Join(s.dir, ".git", "reason", "mcp-token")
-	if !strings.Contains(m.stderr.String(), "token generated in "+tokenPath) || !strings.Contains(m.stderr.String(), "cat "+tokenPath) {
-		t.Errorf("mcp --http does not say where its token is: %s", m.stderr.String())
-	}
-	fi, err := os.Stat(tokenPath)
-	if err != nil || fi.Mode().Perm() != 0o600 {
-		t.Fatalf("token file: %v %v, want mode 0600", fi, err)
-	}
-	data, _ := os.ReadFile(tokenPath)
-	token := strings.TrimSpace(string(data))
-	if strings.Contains(m.stderr.String(), token) {
-		t.Errorf("mcp --http printed the token itself")
-	}
+	token := generatedToken(t, "mcp --http", m.stderr.String(), filepath.Join(s.dir, ".git", "reason", "mcp-token"))
 	if serve, err := os.ReadFile(filepath.Join(s.dir, ".git", "reason", "serve-token")); err == nil && strings.TrimSpace(string(serve)) == token {
 		t.Errorf("the MCP token is serve's token")
 	}

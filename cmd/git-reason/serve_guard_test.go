@@ -198,18 +198,7 @@ func TestServeGuard(t *testing.T) {
 
 	// No token configured: serve generated one, says where, keeps it 0600.
 	tokenPath := filepath.Join(repo, ".git", "reason", "serve-token")
-	if !strings.Contains(s.stderr.String(), "token generated in "+tokenPath) || !strings.Contains(s.stderr.String(), "cat "+tokenPath) {
-		t.Errorf("serve does not say where its token is: %s", s.stderr.String())
-	}
-	fi, err := os.Stat(tokenPath)
-	if err != nil || fi.Mode().Perm() != 0o600 {
-		t.Fatalf("token file: %v %v, want mode 0600", fi, err)
-	}
-	data, _ := os.ReadFile(tokenPath)
-	token := strings.TrimSpace(string(data))
-	if strings.Contains(s.stderr.String(), token) {
-		t.Errorf("serve printed the token itself")
-	}
+	token := generatedToken(t, "serve", s.stderr.String(), tokenPath)
 	with := withHeader(token)
 	good := with("Authorization", "Bearer "+token)
 
@@ -380,4 +369,25 @@ func guardAttacks(token, port string) map[string]guardAttack {
 		"browser origin":        {with("Origin", "http://attacker.example"), http.StatusForbidden},
 		"null origin":           {with("Origin", "null"), http.StatusForbidden},
 	}
+}
+
+// generatedToken holds the token a server (who: serve, mcp --http) made
+// because none was configured: its stderr says where the token is kept
+// and never the token itself, and the file at path is 0600. It returns
+// the token.
+func generatedToken(t *testing.T, who, stderr, path string) string {
+	t.Helper()
+	if !strings.Contains(stderr, "token generated in "+path) || !strings.Contains(stderr, "cat "+path) {
+		t.Errorf("%s does not say where its token is: %s", who, stderr)
+	}
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("token file: %v %v, want mode 0600", fi, err)
+	}
+	data, _ := os.ReadFile(path)
+	token := strings.TrimSpace(string(data))
+	if strings.Contains(stderr, token) {
+		t.Errorf("%s printed the token itself", who)
+	}
+	return token
 }
