@@ -62,14 +62,12 @@ func baseNamed(b *Base) ([]namedEntry, error) {
 	if len(recs) != len(files) {
 		return nil, fmt.Errorf("base holds %d records, its tree %d", len(recs), len(files))
 	}
-	seen := make(map[string]bool, len(recs))
 	out := make([]namedEntry, 0, len(recs))
 	for _, r := range recs {
 		name := r.FileName()
-		if _, ok := files[name]; !ok || seen[name] {
+		if _, ok := files[name]; !ok {
 			return nil, fmt.Errorf("base record %s is not its tree's %s", r.ID, name)
 		}
-		seen[name] = true
 		if lazy {
 			l, ok := b.Links[r.ID]
 			out = append(out, namedEntry{&Entry{Record: r, refs: l, linked: ok || b.Links != nil && linksOf(newBody(r.Kind)) == nil,
@@ -82,7 +80,19 @@ func baseNamed(b *Base) ([]namedEntry, error) {
 		}
 		out = append(out, namedEntry{e, name})
 	}
-	slices.SortStableFunc(out, func(a, b namedEntry) int { return Compare(a.e.Record, b.e.Record) })
+	// A saved state's records come in their tree's order, which is
+	// (clock, kind, id): in order already unless two share a clock.
+	byClock := func(a, b namedEntry) int { return Compare(a.e.Record, b.e.Record) }
+	if !slices.IsSortedFunc(out, byClock) {
+		slices.SortStableFunc(out, byClock)
+	}
+	// A name is the record's clock, kind and id, which lead the order:
+	// two records under one name are next to each other.
+	for i := 1; i < len(out); i++ {
+		if out[i].name == out[i-1].name {
+			return nil, fmt.Errorf("base records %s and %s are both its tree's %s", out[i-1].e.ID, out[i].e.ID, out[i].name)
+		}
+	}
 	return out, nil
 }
 

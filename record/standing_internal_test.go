@@ -114,3 +114,21 @@ func TestStandingOfSavedRecordsDecodesNone(t *testing.T) {
 		}
 	}
 }
+
+// A base whose tree names every record but holds one record twice (its
+// tree's other entry unmatched) is refused, lazy or not: no record is
+// placed twice in the state a replay goes on from.
+func TestBaseRefusesARecordTwice(t *testing.T) {
+	a := &Record{ID: "A1", Kind: KindAssessment, Task: "T-b", Clock: 1,
+		Body: []byte(`{"subject":"s","question":"q?","materiality":"trivial","reversibility":"reversible"}`), Derived: []byte(`{"subject_key":"s"}`)}
+	b := &Record{ID: "A2", Kind: KindAssessment, Task: "T-b", Clock: 2, Body: a.Body, Derived: a.Derived}
+	files := map[string]string{a.FileName(): "1", b.FileName(): "2"}
+	for _, lazy := range []bool{true, false} {
+		if _, err := BaseState("T-b", &Base{Files: files, Records: []*Record{a, b}, Lazy: lazy}); err != nil {
+			t.Fatalf("lazy %v: the base as its tree holds it is refused: %v", lazy, err)
+		}
+		if _, err := BaseState("T-b", &Base{Files: files, Records: []*Record{b, a, a}[1:], Lazy: lazy}); err == nil {
+			t.Errorf("lazy %v: a base holding %s twice (and not %s) was taken", lazy, a.ID, b.ID)
+		}
+	}
+}
