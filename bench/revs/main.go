@@ -37,15 +37,13 @@ import (
 const task = "T-1"
 
 type build struct {
-	rev    string // as given
-	name   string // the short commit, or "tree"
-	bin    string // directory holding its git-reason
-	repo   string // its copy of the repository
-	env    []string
-	calls  int
-	cpu    []time.Duration
-	wall   []time.Duration
-	faults []int64
+	rev   string // as given
+	name  string // the short commit, or "tree"
+	bin   string // directory holding its git-reason
+	repo  string // its copy of the repository
+	env   []string
+	calls int
+	harness.Timings
 }
 
 func main() {
@@ -103,18 +101,17 @@ func run(dir, tags string, records, runs int, seed uint64, revs []string) error 
 			}
 		}
 	}
-	rng := rand.New(rand.NewPCG(seed, 3))
-	order := slices.Clone(builds)
 	start := time.Now()
-	for range runs {
-		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-		for _, b := range order {
-			t, err := b.assess()
-			if err != nil {
-				return err
-			}
-			b.cpu, b.wall, b.faults = append(b.cpu, t.CPU), append(b.wall, t.Wall), append(b.faults, t.Faults)
+	err = harness.Interleave(rand.New(rand.NewPCG(seed, 3)), runs, builds, func(b *build) error {
+		t, err := b.assess()
+		if err != nil {
+			return err
 		}
+		b.Add(t)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	fmt.Printf("# %d rounds in %.1f s; %s\n", runs, time.Since(start).Seconds(), harness.LoadAverage())
 	report(os.Stdout, builds)
@@ -123,14 +120,13 @@ func run(dir, tags string, records, runs int, seed uint64, revs []string) error 
 
 // report prints each build's medians, each against the first build's.
 func report(w io.Writer, builds []*build) {
-	base := builds[0]
-	ratio := func(a, b float64) float64 { return a / b }
+	base := builds[0].Median()
 	for _, b := range builds {
-		cpu, wall, flt := harness.Median(b.cpu), harness.Median(b.wall), harness.Median(b.faults)
+		m := b.Median()
 		fmt.Fprintf(w, "%-10s cpu %6.1f ms (%.3f×)  wall %6.1f ms (%.3f×)  faults %5d (%.3f×)\n", b.name,
-			ms(cpu), ratio(float64(cpu), float64(harness.Median(base.cpu))),
-			ms(wall), ratio(float64(wall), float64(harness.Median(base.wall))),
-			flt, ratio(float64(flt), float64(harness.Median(base.faults))))
+			ms(m.CPU), float64(m.CPU)/float64(base.CPU),
+			ms(m.Wall), float64(m.Wall)/float64(base.Wall),
+			m.Faults, float64(m.Faults)/float64(base.Faults))
 	}
 }
 

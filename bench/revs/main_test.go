@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"git-reason/reliability/harness"
 )
 
 // Each build's medians are reported against the first build's: the
@@ -11,8 +13,8 @@ import (
 func TestReportAgainstTheFirst(t *testing.T) {
 	ms := time.Millisecond
 	builds := []*build{
-		{name: "base", cpu: []time.Duration{100 * ms, 90 * ms, 300 * ms}, wall: []time.Duration{200 * ms, 210 * ms, 190 * ms}, faults: []int64{1000, 1100, 900}},
-		{name: "new", cpu: []time.Duration{45 * ms, 400 * ms, 50 * ms}, wall: []time.Duration{100 * ms, 100 * ms, 500 * ms}, faults: []int64{500, 2000, 400}},
+		{name: "base", Timings: harness.Timings{CPU: []time.Duration{100 * ms, 90 * ms, 300 * ms}, Wall: []time.Duration{200 * ms, 210 * ms, 190 * ms}, Faults: []int64{1000, 1100, 900}}},
+		{name: "new", Timings: harness.Timings{CPU: []time.Duration{45 * ms, 400 * ms, 50 * ms}, Wall: []time.Duration{100 * ms, 100 * ms, 500 * ms}, Faults: []int64{500, 2000, 400}}},
 	}
 	var out strings.Builder
 	report(&out, builds)

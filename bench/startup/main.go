@@ -30,7 +30,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -56,12 +55,10 @@ var groups = []struct {
 }
 
 type program struct {
-	name   string
-	path   string
-	args   []string
-	times  []time.Duration
-	cpu    []time.Duration
-	faults []int64
+	name string
+	path string
+	args []string
+	harness.Timings
 }
 
 func main() {
@@ -237,31 +234,31 @@ func run(args []string, out io.Writer) error {
 			}
 		}
 	}
-	rng := rand.New(rand.NewPCG(*seed, 3))
-	order := slices.Clone(progs)
 	start := time.Now()
-	for range *runs {
-		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-		for _, p := range order {
-			t, err := p.exec()
-			if err != nil {
-				return err
-			}
-			p.times, p.cpu, p.faults = append(p.times, t.Wall), append(p.cpu, t.CPU), append(p.faults, t.Faults)
+	err = harness.Interleave(rand.New(rand.NewPCG(*seed, 3)), *runs, progs, func(p *program) error {
+		t, err := p.exec()
+		if err != nil {
+			return err
 		}
+		p.Add(t)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	fmt.Fprintf(out, "# timed in %.1f s; %s\n\n", time.Since(start).Seconds(), harness.LoadAverage())
 	hello := progs[0]
-	hw, hc, hf := harness.Median(hello.times), harness.Median(hello.cpu), harness.Median(hello.faults)
+	h := hello.Median()
 	width := 0
 	for _, p := range progs {
 		width = max(width, len(p.name))
 	}
 	fmt.Fprintf(out, "%-*s %9s %9s %9s %9s %9s %7s %7s %7s\n", width, "program (median of runs)", "wall", "+wall", "cpu", "+cpu", "faults", "+flt", "×wall", "×cpu")
 	for _, p := range progs {
-		w, c, f := harness.Median(p.times), harness.Median(p.cpu), harness.Median(p.faults)
+		m := p.Median()
 		fmt.Fprintf(out, "%-*s %9s %9s %9s %9s %9d %7d %7.2f %7.2f\n", width, p.name,
-			ms(w), ms(w-hw), ms(c), ms(c-hc), f, f-hf, float64(w)/float64(hw), float64(c)/float64(hc))
+			ms(m.Wall), ms(m.Wall-h.Wall), ms(m.CPU), ms(m.CPU-h.CPU), m.Faults, m.Faults-h.Faults,
+			float64(m.Wall)/float64(h.Wall), float64(m.CPU)/float64(h.CPU))
 	}
 	fmt.Fprintln(out, "(wall and cpu: milliseconds; cpu is user+system time; faults: minor page faults; + columns: added to hello world's; × columns: ratio to hello world's)")
 	if *instructions > 0 {

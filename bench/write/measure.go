@@ -104,19 +104,17 @@ func (b *bench) measure(out io.Writer) ([]*benchCase, error) {
 			}
 		}
 	}
-	rng := rand.New(rand.NewPCG(b.o.seed, 2))
-	order := slices.Clone(b.cases)
 	start := time.Now()
-	for range b.o.runs {
-		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-		for _, c := range order {
-			d, cpu, err := c.exec(envOf(c))
-			if err != nil {
-				return nil, err
-			}
-			c.times = append(c.times, d)
-			c.cpu = append(c.cpu, cpu)
+	err := harness.Interleave(rand.New(rand.NewPCG(b.o.seed, 2)), b.o.runs, b.cases, func(c *benchCase) error {
+		d, cpu, err := c.exec(envOf(c))
+		if err != nil {
+			return err
 		}
+		c.times, c.cpu = append(c.times, d), append(c.cpu, cpu)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	fmt.Fprintf(out, "# %d rounds of %d cases in %.1f s; %s\n\n", b.o.runs, len(b.cases), time.Since(start).Seconds(), harness.LoadAverage())
 	return b.cases, nil

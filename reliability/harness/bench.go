@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"slices"
@@ -108,6 +109,23 @@ type Timing struct {
 	Out []byte
 }
 
+// Timings is the timed runs of one case of a benchmark, kept series by
+// series.
+type Timings struct {
+	Wall, CPU []time.Duration
+	Faults    []int64
+}
+
+// Add keeps one run's wall and CPU time and page faults.
+func (s *Timings) Add(t Timing) {
+	s.Wall, s.CPU, s.Faults = append(s.Wall, t.Wall), append(s.CPU, t.CPU), append(s.Faults, t.Faults)
+}
+
+// Median is the median of each series (Median), as one Timing.
+func (s *Timings) Median() Timing {
+	return Timing{Wall: Median(s.Wall), CPU: Median(s.CPU), Faults: Median(s.Faults)}
+}
+
 // Timed runs cmd, keeping its standard output in Out and its standard
 // error for the error, and measures the run. A failure's error names the
 // command and carries what it printed on standard error; its Timing has
@@ -124,4 +142,21 @@ func Timed(cmd *exec.Cmd) (Timing, error) {
 	t.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	t.Faults, t.MaxRSS = usage(cmd.ProcessState)
 	return t, nil
+}
+
+// Interleave runs each of cases once a round, rounds times, in an order
+// rng shuffles each round, and stops at run's first error: cases timed in
+// one interleaved run share whatever the machine's load does meanwhile,
+// so that their ratios can be compared. cases keeps its order.
+func Interleave[T any](rng *rand.Rand, rounds int, cases []T, run func(T) error) error {
+	order := slices.Clone(cases)
+	for range rounds {
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for _, c := range order {
+			if err := run(c); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"errors"
+	"math/rand/v2"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -94,5 +96,60 @@ func TestTimed(t *testing.T) {
 	_, err = Timed(exec.Command("sh", "-c", "echo said; echo why it failed >&2; exit 3"))
 	if err == nil || !strings.Contains(err.Error(), "sh -c") || !strings.Contains(err.Error(), "exit status 3") || !strings.HasSuffix(err.Error(), ": why it failed") {
 		t.Errorf("a failing run: %v, want the command, its exit status and its stderr", err)
+	}
+}
+
+// Interleave, which the benchmarks that compare cases in one run share,
+// runs every case once in each round, shuffles the order between rounds
+// (a fixed order would give one case the machine's quiet moments each
+// time), leaves the cases' own order alone and stops at the first error.
+func TestInterleave(t *testing.T) {
+	cases := []string{"a", "b", "c", "d", "e"}
+	var ran []string
+	err := Interleave(rand.New(rand.NewPCG(1, 2)), 6, cases, func(c string) error {
+		ran = append(ran, c)
+		return nil
+	})
+	if err != nil || len(ran) != 6*len(cases) {
+		t.Fatalf("ran %d cases (%v), want %d", len(ran), err, 6*len(cases))
+	}
+	orders := map[string]bool{}
+	for r := range 6 {
+		round := ran[r*len(cases) : (r+1)*len(cases)]
+		orders[strings.Join(round, "")] = true
+		if sorted := slices.Sorted(slices.Values(round)); !slices.Equal(sorted, cases) {
+			t.Errorf("round %d ran %v, want each case once", r, round)
+		}
+	}
+	if len(orders) < 2 {
+		t.Errorf("six rounds all ran in one order: %v", orders)
+	}
+	if !slices.Equal(cases, []string{"a", "b", "c", "d", "e"}) {
+		t.Errorf("the cases were reordered: %v", cases)
+	}
+	stop, calls := errors.New("stop"), 0
+	err = Interleave(rand.New(rand.NewPCG(1, 2)), 6, cases, func(string) error {
+		calls++
+		return stop
+	})
+	if !errors.Is(err, stop) || calls != 1 {
+		t.Errorf("a failing case: %v after %d runs, want its error after 1", err, calls)
+	}
+}
+
+// Timings keeps each run's wall time, CPU time and faults in their own
+// series, and its Median is each series' median.
+func TestTimingsMedian(t *testing.T) {
+	var s Timings
+	for _, r := range []Timing{
+		{Wall: 30 * time.Millisecond, CPU: 3 * time.Millisecond, Faults: 300},
+		{Wall: 10 * time.Millisecond, CPU: 9 * time.Millisecond, Faults: 100},
+		{Wall: 20 * time.Millisecond, CPU: 1 * time.Millisecond, Faults: 900},
+	} {
+		s.Add(r)
+	}
+	want := Timing{Wall: 20 * time.Millisecond, CPU: 3 * time.Millisecond, Faults: 300}
+	if got := s.Median(); got.Wall != want.Wall || got.CPU != want.CPU || got.Faults != want.Faults {
+		t.Errorf("Median = %+v, want %+v", got, want)
 	}
 }
