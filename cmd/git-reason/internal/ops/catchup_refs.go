@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -286,10 +287,18 @@ func fileExists(path string) bool {
 	return err == nil
 }
 
-// saveStamp writes the stamp when it is settled.
+// unsettledLine ends a stamp saved while a change was too recent to
+// trust (stampOf): no stamp made afterwards equals it, so the next
+// command looks at the tracking refs again, yet the file exists, so that
+// command is not taken for a clone's first (the clone hint said again,
+// the settings listed for it).
+const unsettledLine = "unsettled\n"
+
+// saveStamp writes the stamp; one not settled is written with
+// unsettledLine at its end.
 func saveStamp(dir string, stamp []byte, settled bool) error {
 	if !settled {
-		return nil
+		stamp = append(slices.Clip(stamp), unsettledLine...)
 	}
 	return git.WriteFile(filepath.Join(dir, stampFile), stamp, 0o666, git.Wait, false)
 }
