@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"git-reason/gitstore"
+	"git-reason/reliability/harness"
 )
 
 // TestMain gives every test of the package (internal and external) one
@@ -18,8 +19,11 @@ import (
 // t.Setenv and runs alone. After the run it removes that HOME and the
 // honest history the forgery tests share (see honest in forgery_test.go),
 // the empty repository the others copy (see newRepo) and the repository
-// with one commit the internal tests copy (see newTestRepo).
+// with one commit the internal tests copy (see newTestRepo). Every
+// temporary directory is on a memory file system where there is one
+// (harness.MemoryTemp).
 func TestMain(m *testing.M) {
+	harness.MemoryTemp()
 	home, err := os.MkdirTemp("", "gitstore-test-home-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gitstore tests:", err)

@@ -24,7 +24,11 @@ import (
 // every package of a go test run.
 var reasonBin string
 
+// TestMain builds git-reason (or finds it built) for the package's tests,
+// which make their repositories on a memory file system where there is
+// one (harness.MemoryTemp).
 func TestMain(m *testing.M) {
+	harness.MemoryTemp()
 	bin, err := harness.Binary()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "reliability:", err)

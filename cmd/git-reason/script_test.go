@@ -69,7 +69,10 @@ import (
 // not re-executed from this test binary: the test binary links the test
 // clients, the browser driver and testscript, and starting it costs about
 // twice the real one's CPU time, a thousand times over in the scripts.
+// The tests' repositories are made on a memory file system where there
+// is one (harness.MemoryTemp).
 func TestMain(m *testing.M) {
+	harness.MemoryTemp()
 	bin, err := harness.Binary()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "cmd/git-reason tests:", err)

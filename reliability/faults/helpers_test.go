@@ -1,12 +1,20 @@
 package faults
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"git-reason/reliability/harness"
 )
+
+// TestMain runs the package's tests with their repositories on a memory
+// file system where there is one (harness.MemoryTemp).
+func TestMain(m *testing.M) {
+	harness.MemoryTemp()
+	os.Exit(m.Run())
+}
 
 // long reports whether the long form was asked for (GIT_REASON_LONG=1).
 func long() bool { return harness.Long() }

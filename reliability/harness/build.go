@@ -150,11 +150,17 @@ func goBuild(dir string) error {
 	return nil
 }
 
-// cacheRoot is this user's directory of builds. It must be a directory
-// owned by the user and writable by no one else: a binary someone else
-// could replace would run in every test.
+// cacheRoot is this user's directory of builds, in the memory directory
+// MemoryTemp uses where there is one (whether or not this package's tests
+// point TMPDIR at it), else in os.TempDir(). It must be a directory owned
+// by the user and writable by no one else: a binary someone else could
+// replace would run in every test.
 func cacheRoot() (string, error) {
-	root := filepath.Join(os.TempDir(), fmt.Sprintf("git-reason-testbin-%d", os.Getuid()))
+	tmp := memoryDir()
+	if tmp == "" {
+		tmp = os.TempDir()
+	}
+	root := filepath.Join(tmp, fmt.Sprintf("git-reason-testbin-%d", os.Getuid()))
 	if err := os.Mkdir(root, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 		return "", err
 	}

@@ -8,7 +8,8 @@
 // Binary builds git-reason with the go command at most once per test
 // process, with the build tags of README's install command (InstallTags)
 // unless GOFLAGS names tags: the tests run the program a user installs.
-// The result is also kept in a per-user directory under os.TempDir(),
+// The result is also kept in a per-user directory (on /dev/shm where
+// that is a tmpfs, as MemoryTemp chooses, else under os.TempDir()),
 // keyed by a hash of everything the build reads (the go version, build
 // tags and build environment, go.mod, go.sum and every source and
 // embedded file of every package of this module the binary imports), so

@@ -20,11 +20,14 @@ import (
 // TestMain gives every test and every git it starts a HOME of its own
 // with an identity and no background gc, and removes every variable
 // through which this machine's git setup could leak in; a helper process
-// (see TestUpdateRefConcurrentIncrements) runs its part instead.
+// (see TestUpdateRefConcurrentIncrements) runs its part instead. The
+// repositories are made on a memory file system where there is one
+// (harness.MemoryTemp).
 func TestMain(m *testing.M) {
 	if dir := os.Getenv(helperDirEnv); dir != "" {
 		os.Exit(helperIncrements(dir))
 	}
+	harness.MemoryTemp()
 	home, err := os.MkdirTemp("", "git-reason-storage-home-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

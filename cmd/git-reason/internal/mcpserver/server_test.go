@@ -18,6 +18,7 @@ import (
 	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/policy/neutrality"
 	"git-reason/record"
+	"git-reason/reliability/harness"
 	"git-reason/schemas"
 )
 
@@ -286,8 +287,12 @@ func TestUnknownTaskRecoversWithAssess(t *testing.T) {
 	}
 }
 
+// TestMain runs the package's tests outside any repository a GIT_DIR
+// names, with their repositories on a memory file system where there is
+// one (harness.MemoryTemp).
 func TestMain(m *testing.M) {
 	os.Unsetenv("GIT_DIR")
+	harness.MemoryTemp()
 	os.Exit(m.Run())
 }
 
