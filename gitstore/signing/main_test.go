@@ -8,8 +8,13 @@ import (
 )
 
 // TestMain runs the package's tests with their repositories on a memory
-// file system where there is one (harness.MemoryTemp).
+// file system where there is one (harness.MemoryTemp), and removes the
+// ssh fixture they share (newSSHFixture) after them.
 func TestMain(m *testing.M) {
 	harness.MemoryTemp()
-	os.Exit(m.Run())
+	code := m.Run()
+	if sshShared.dir != "" {
+		os.RemoveAll(sshShared.dir)
+	}
+	os.Exit(code)
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hiddeco/sshsig"
@@ -57,21 +58,64 @@ func keygen(t *testing.T, args ...string) {
 
 var realKeygen string
 
-// newSSHFixture makes the keys (ed25519, ecdsa, rsa; eve's is no allowed
-// signer's, dave's is removed in one of the files) and the commits: good
-// ones by each, unsigned, tampered after signing, by an unknown key,
-// signed in another namespace, signed with sha256, signed by ada for bob
-// (signer is not the actor), with text after the armor, and with two
-// signature headers.
+// sshShared is the fixture newSSHFixture makes once per test binary, in
+// a directory TestMain removes: its keys (an RSA key among them) and its
+// signed commits, each made by ssh-keygen, are the same for every test,
+// which only reads them.
+var sshShared struct {
+	sync.Mutex
+	dir   string      // the keys, the repository, ssh-keygen's wrapper and its log
+	f     *sshFixture // nil until made
+	tried bool        // a test tried to make f (and failed, if f is nil)
+}
+
+// newSSHFixture returns the fixture of keys (ed25519, ecdsa, rsa; eve's
+// is no allowed signer's, dave's is removed in one of the files) and
+// commits: good ones by each, unsigned, tampered after signing, by an
+// unknown key, signed in another namespace, signed with sha256, signed by
+// ada for bob (signer is not the actor), with text after the armor, and
+// with two signature headers. The first test to ask makes it; each test
+// gets a directory of its own as the fixture's dir, for the files it
+// writes (allowed signers files, payloads, a second repository), and the
+// fixture's environment (ssh-keygen's logging wrapper first on PATH, its
+// HOME) for the test's length.
 func newSSHFixture(t *testing.T) *sshFixture {
+	t.Helper()
 	var err error
 	if realKeygen, err = exec.LookPath("ssh-keygen"); err != nil {
 		harness.MissingTool(t, "ssh-keygen is not on PATH")
 	}
-	dir := t.TempDir()
+	sshShared.Lock()
+	defer sshShared.Unlock()
+	if sshShared.dir == "" {
+		if sshShared.dir, err = os.MkdirTemp("", "git-reason-ssh-fixture-"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := sshShared.dir
+	bin := filepath.Join(dir, "bin")
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("HOME", dir)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, ".config"))
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	if sshShared.f == nil {
+		if sshShared.tried {
+			t.Fatal("the ssh fixture could not be made (see the first test that asked for it)")
+		}
+		sshShared.tried = true
+		sshShared.f = makeSSHFixture(t, dir, bin)
+	}
+	f := *sshShared.f
+	f.dir = t.TempDir()
+	return &f
+}
+
+// makeSSHFixture makes newSSHFixture's keys and commits in dir, with
+// ssh-keygen's logging wrapper in bin.
+func makeSSHFixture(t *testing.T, dir, bin string) *sshFixture {
+	t.Helper()
 	f := &sshFixture{dir: dir, repo: filepath.Join(dir, "repo"), keys: map[string]string{}, commits: map[string]string{}, runs: filepath.Join(dir, "runs")}
 	// Every ssh-keygen git starts is logged, one line per run.
-	bin := filepath.Join(dir, "bin")
 	if err := os.MkdirAll(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -79,10 +123,6 @@ func newSSHFixture(t *testing.T) *sshFixture {
 	if err := os.WriteFile(filepath.Join(bin, "ssh-keygen"), []byte(wrapper), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	t.Setenv("HOME", dir)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, ".config"))
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	for name, args := range map[string][]string{
 		"ada": {"-t", "ed25519"}, "bob": {"-t", "ecdsa", "-b", "256"}, "carl": {"-t", "rsa", "-b", "2048"},
 		"dave": {"-t", "ed25519"}, "eve": {"-t", "ed25519"},
