@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync/atomic"
 
 	"git-reason/record"
@@ -84,6 +86,13 @@ type Cost struct {
 	// allocates per record of the task is the difference between two
 	// tasks' counts.
 	Allocs uint64 `json:"allocs"`
+	// ReadCalls and ReadBytes are how many read system calls the process
+	// made and the bytes they returned, of any file or pipe, as the
+	// kernel counts them (syscr and rchar of /proc/self/io; 0 where
+	// there is none): what the counters above do not see, a listing of
+	// loose ref files for one, shows here.
+	ReadCalls int64 `json:"read_calls"`
+	ReadBytes int64 `json:"read_bytes"`
 }
 
 var costs struct {
@@ -144,6 +153,7 @@ func WriteCost(args []string) {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	c.Allocs = m.Mallocs
+	c.ReadCalls, c.ReadBytes = processReads()
 	line, err := json.Marshal(c)
 	if err != nil {
 		return
@@ -154,4 +164,24 @@ func WriteCost(args []string) {
 	}
 	f.Write(append(line, '\n'))
 	f.Close()
+}
+
+// processReads returns syscr and rchar of /proc/self/io (0, 0 when it
+// does not read).
+func processReads() (calls, bytes int64) {
+	data, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		return 0, 0
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		name, v, _ := strings.Cut(l, ": ")
+		n, _ := strconv.ParseInt(v, 10, 64)
+		switch name {
+		case "syscr":
+			calls = n
+		case "rchar":
+			bytes = n
+		}
+	}
+	return calls, bytes
 }

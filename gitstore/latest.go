@@ -14,7 +14,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"git-reason/record"
@@ -28,7 +27,7 @@ type TaskLatest struct {
 
 // latestMagic starts .git/reason/latest; its number changes with the
 // file's shape.
-const latestMagic = "git reason latest 5\n"
+const latestMagic = "git reason latest 6\n"
 
 // latestSeal makes and checks the MAC that starts each line of the latest
 // file: an HMAC-SHA256 under the repository key (verified.key) of the
@@ -99,32 +98,36 @@ var errLatestForged = errors.New("latest: a line does not match its MAC")
 
 // Newest calls fn with every task that reads and the creation time of its
 // newest record, newest first (the same time: by task name, last first,
-// as log orders lines of the same time), until fn
-// returns false. It reads .git/reason/latest, which lists them in that
-// order, "<head> <created> <task>" a line, after a header saying which
-// task refs it was made from: packed-refs (the file's identity: device
-// and inode, size, modification time) and every loose task ref with its
-// value. While packed-refs is that file and the loose task refs are
-// those, no task ref moved, and Newest reads the file only as far as fn
-// goes: `log -n N` reads the few lines and tasks that hold the newest
-// records, not every ref. While packed-refs is that file but loose task
-// refs differ (a write, a pull, a plain git fetch and its catch-up: each
-// leaves the refs it moves loose until git packs them), the tasks that
-// moved are those loose refs: Newest reads them alone and merges them
-// into the file's order as it reads, writing nothing, so its cost is the
-// refs moved since git last packed refs (up to latestDelta), not every
-// ref. Otherwise the list is made again from the refs, reading only the
-// tasks whose head differs from the file's line, and written back.
+// as log orders lines of the same time), until fn returns false. It reads
+// .git/reason/latest, which lists them in that order, "<head> <created>
+// <task>" a line, after a header saying which task refs it was made from
+// (latestHeader: packed-refs' identity, the loose task refs' count and
+// digest; .git/reason/latest.loose holds their values). What the task
+// refs are now is taken from .git/reason/latest.now while the stamp it
+// keeps (Repo.RefsStamp: packed-refs and the directories of the task
+// refs) is unchanged: then no task ref is listed, whatever their number,
+// loose or packed. While the file's header is the refs' now, no task ref
+// moved, and Newest reads the file only as far as fn goes: `log -n N`
+// reads the few lines and tasks that hold the newest records. While
+// packed-refs is the file's but loose task refs differ (a write, a pull,
+// a plain git fetch and its catch-up: each leaves the refs it moves loose
+// until git packs them), the tasks that moved are those loose refs:
+// Newest reads them alone and merges them into the file's order as it
+// reads, and keeps them in latest.now, so that the commands after it,
+// while nothing else moved, merge them without listing or reading a task
+// (up to latestDelta moved tasks). Otherwise the list is made again from
+// the refs, reading only the tasks whose head differs from the file's
+// line, and written back.
 func (s *Store) Newest(ctx context.Context, fn func(TaskLatest) bool) error {
 	dir := filepath.Join(s.Repo.CommonDir, "reason")
 	path := filepath.Join(dir, "latest")
-	// What the refs are is taken before they are read, so that a ref
-	// moved meanwhile makes the file stale, never wrongly current.
-	header, err := s.latestHeader()
+	key, err := repoKey(dir, true)
 	if err != nil {
 		return err
 	}
-	key, err := repoKey(dir, true)
+	// What the refs are is taken before they are read, so that a ref
+	// moved meanwhile makes the file stale, never wrongly current.
+	now, err := s.refsNow(dir, key)
 	if err != nil {
 		return err
 	}
@@ -139,38 +142,55 @@ func (s *Store) Newest(ctx context.Context, fn func(TaskLatest) bool) error {
 	if err == nil {
 		defer f.Close()
 		br := bufio.NewReaderSize(f, 16<<10)
-		current, err := readLatestHeader(br, header)
+		was, err := readLatestHeader(br)
 		if err != nil {
 			return err
 		}
-		if current {
-			if err := streamLatest(ctx, br, newLatestSeal(key, header), give); !errors.Is(err, errLatestForged) {
+		var moved map[string]TaskLatest
+		switch {
+		case was == now.header:
+			now.keep(dir, key, "", nil)
+		case now.fresh && now.base != "" && now.base == digestOf(was):
+			moved = now.moved
+		default:
+			if err := now.list(s); err != nil {
 				return err
 			}
-		} else {
-			if _, err := f.Seek(0, io.SeekStart); err != nil {
-				return err
-			}
-			br.Reset(f)
-			if moved, was, ok := s.latestMoved(br, header); ok {
-				if err := streamMerged(ctx, br, newLatestSeal(key, was), moved, give); !errors.Is(err, errLatestForged) {
-					return err
-				}
+			if m, ok := s.latestMoved(dir, was, now); ok {
+				moved = m
+				now.keep(dir, key, digestOf(was), moved)
 			}
 		}
+		switch {
+		case was == now.header:
+			if err := streamLatest(ctx, br, newLatestSeal(key, was), give); !errors.Is(err, errLatestForged) {
+				return err
+			}
+		case moved != nil:
+			if err := streamMerged(ctx, br, newLatestSeal(key, was), moved, give); !errors.Is(err, errLatestForged) {
+				return err
+			}
+		}
+	}
+	if err := now.list(s); err != nil {
+		return err
 	}
 	out, err := s.latestFromRefs(ctx, path, key)
 	if err != nil {
 		return err
 	}
 	var b bytes.Buffer
-	b.WriteString(header)
-	seal := newLatestSeal(key, header)
+	b.WriteString(now.header)
+	seal := newLatestSeal(key, now.header)
 	for _, l := range out {
 		b.WriteString(seal.line(l))
 	}
 	b.WriteString(seal.end())
-	_ = writeFileAtomic(path, b.Bytes()) // rebuilt next time if it cannot be written
+	// The loose refs the header names first: a latest.loose of another
+	// header does not match its digest, and is not used.
+	if writeFileAtomic(filepath.Join(dir, latestLooseFile), now.loose) == nil && writeFileAtomic(path, b.Bytes()) == nil {
+		now.keep(dir, key, "", nil)
+	} // else rebuilt next time
 	for _, l := range out {
 		if given[l.Task] {
 			continue
@@ -182,39 +202,53 @@ func (s *Store) Newest(ctx context.Context, fn func(TaskLatest) bool) error {
 	return nil
 }
 
+// latestLooseFile holds the loose task refs a latest file's header
+// counts and digests, a line "<hash> <ref>" each.
+const latestLooseFile = "latest.loose"
+
 // latestHeader is the header of a latest file made from the refs as they
-// are now.
-func (s *Store) latestHeader() (string, error) {
+// are now, and the loose task refs it names, as latest.loose holds them.
+func (s *Store) latestHeader() (header string, loose []byte, err error) {
 	id, err := s.Repo.packedID()
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	loose, err := s.Repo.looseRefs(TaskPrefix)
+	refs, err := s.Repo.looseRefs(TaskPrefix)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	var b strings.Builder
-	b.WriteString(latestMagic)
-	fmt.Fprintf(&b, "packed %s\nloose %d\n", id, len(loose))
-	for _, r := range loose {
+	var b bytes.Buffer
+	for _, r := range refs {
 		fmt.Fprintf(&b, "%s %s\n", r.Hash, r.Name)
 	}
-	return b.String(), nil
+	return fmt.Sprintf("%spacked %s\nloose %d %s\n", latestMagic, id, len(refs), digestOf(b.String())), b.Bytes(), nil
 }
 
-// readLatestHeader reads the file's header and reports whether it is
-// header.
-func readLatestHeader(br *bufio.Reader, header string) (bool, error) {
-	got := make([]byte, len(header))
-	n, err := io.ReadFull(br, got)
-	countShared(n)
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return false, nil
+// digestOf is the SHA-256 of s, in hex.
+func digestOf(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// readLatestHeader reads the file's header: its magic and the two lines
+// after it ("" when it does not read).
+func readLatestHeader(br *bufio.Reader) (string, error) {
+	var b strings.Builder
+	for range 3 {
+		line, err := br.ReadString('\n')
+		countShared(len(line))
+		if errors.Is(err, io.EOF) {
+			return "", nil
+		}
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(line)
 	}
-	if err != nil {
-		return false, err
+	if !strings.HasPrefix(b.String(), latestMagic) {
+		return "", nil
 	}
-	return string(got) == header, nil
+	return b.String(), nil
 }
 
 // latestDelta is how many moved tasks Newest merges into the file as it
@@ -222,38 +256,33 @@ func readLatestHeader(br *bufio.Reader, header string) (bool, error) {
 // than the tasks read at every command).
 const latestDelta = 256
 
-// latestMoved reads the header of the file br holds and, when it was made
-// with the packed-refs of header (the current refs), returns the tasks
+// latestMoved returns, when the file's header was (its lines next) was
+// made with the packed-refs of now (the refs' listing now), the tasks
 // whose loose ref differs from the file's, each at its current head with
-// its newest record's time (a task gone or that does not read: no Latest),
-// br then at the file's first line, and the file's header. ok is false
-// when the packed-refs differ, the header does not read, or more than
-// latestDelta tasks moved.
-func (s *Store) latestMoved(br *bufio.Reader, header string) (map[string]TaskLatest, string, bool) {
-	// header: magic, "packed <id>", "loose <n>", n lines "<hash> <ref>".
-	now := strings.Split(strings.TrimSuffix(header, "\n"), "\n")
-	var was []string
-	for i := 0; i < 3 || i < 3+looseCount(was); i++ {
-		line, err := br.ReadString('\n')
-		countShared(len(line))
-		if err != nil {
-			return nil, "", false
-		}
-		was = append(was, strings.TrimSuffix(line, "\n"))
+// its newest record's time (a task gone or that does not read: no
+// Latest). The file's loose refs are latest.loose, when it matches the
+// header's digest. ok is false when the packed-refs differ, latest.loose
+// does not match, or more than latestDelta tasks moved.
+func (s *Store) latestMoved(dir, was string, now *refsNow) (map[string]TaskLatest, bool) {
+	// header: magic, "packed <id>", "loose <n> <digest>".
+	wasLines, nowLines := strings.Split(was, "\n"), strings.Split(now.header, "\n")
+	if len(wasLines) < 3 || len(nowLines) < 3 || wasLines[1] != nowLines[1] {
+		return nil, false
 	}
-	if was[0]+"\n" != latestMagic || was[1] != now[1] {
-		return nil, "", false
+	data, err := readShared(filepath.Join(dir, latestLooseFile))
+	if err != nil || fmt.Sprintf("%d %s", bytes.Count(data, []byte{'\n'}), digestOf(string(data))) != strings.TrimPrefix(wasLines[2], "loose ") {
+		return nil, false
 	}
-	loose := func(lines []string) map[string]string {
+	loose := func(data []byte) map[string]string {
 		out := map[string]string{}
-		for _, l := range lines[3:] {
+		for _, l := range strings.Split(string(data), "\n") {
 			if hash, ref, ok := strings.Cut(l, " "); ok {
 				out[ref] = hash
 			}
 		}
 		return out
 	}
-	before, after := loose(was), loose(now)
+	before, after := loose(data), loose(now.loose)
 	moved := map[string]TaskLatest{}
 	for ref, hash := range after {
 		if before[ref] != hash {
@@ -266,13 +295,13 @@ func (s *Store) latestMoved(br *bufio.Reader, header string) (map[string]TaskLat
 			// to its packed value.
 			hash, err := s.Repo.ReadRef(ref)
 			if err != nil {
-				return nil, "", false
+				return nil, false
 			}
 			moved[ref] = TaskLatest{Head: hash}
 		}
 	}
 	if len(moved) > latestDelta {
-		return nil, "", false
+		return nil, false
 	}
 	out := make(map[string]TaskLatest, len(moved))
 	for ref, l := range moved {
@@ -283,19 +312,7 @@ func (s *Store) latestMoved(br *bufio.Reader, header string) (map[string]TaskLat
 		}
 		out[task] = l
 	}
-	return out, strings.Join(was, "\n") + "\n", true
-}
-
-// looseCount is the n of a header's "loose <n>" line, once read.
-func looseCount(lines []string) int {
-	if len(lines) < 3 {
-		return 0
-	}
-	n, err := strconv.Atoi(strings.TrimPrefix(lines[2], "loose "))
-	if err != nil || n < 0 {
-		return 0
-	}
-	return n
+	return out, true
 }
 
 // taskLatest is the creation time of the newest record of task at head,
@@ -403,11 +420,10 @@ func (s *Store) latestFromRefs(ctx context.Context, path string, key []byte) ([]
 	cached := map[string]TaskLatest{}
 	if data, err := readShared(path); err == nil && bytes.HasPrefix(data, []byte(latestMagic)) {
 		lines := strings.Split(string(data), "\n")
-		if len(lines) > 2 {
-			n, _ := strconv.Atoi(strings.TrimPrefix(lines[2], "loose "))
-			at := min(len(lines), 3+max(n, 0))
-			seal := newLatestSeal(key, strings.Join(lines[:at], "\n")+"\n")
-			for _, line := range lines[at:] {
+		if len(lines) > 3 {
+			// The header: magic, "packed <id>", "loose <n> <digest>".
+			seal := newLatestSeal(key, strings.Join(lines[:3], "\n")+"\n")
+			for _, line := range lines[3:] {
 				// Past a line that does not match, the chain holds no
 				// more: those tasks are read.
 				l, end, ok := seal.parse(line + "\n")

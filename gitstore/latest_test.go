@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"git-reason/gitstore"
 	"git-reason/record"
@@ -135,5 +136,33 @@ func TestLatestForged(t *testing.T) {
 	}
 	if got["C"].Head == truth["C"].Head || len(got) != 3 {
 		t.Errorf("after C moved: Newest gave %+v", got)
+	}
+	// C moves again: once the refs' stamp is settled (100 ms), latest.now
+	// keeps C's new head for the commands after, which merge it without
+	// listing the refs. latest.now edited to show C at B's head matches
+	// no MAC: the refs are listed again, and C is where its ref is.
+	if _, err := w.Append(ctx, "C", record.KindAssessment, []byte(`{"subject":"s C3","question":"q","materiality":"trivial","reversibility":"reversible"}`)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(150 * time.Millisecond)
+	got = newest()
+	out, err := exec.Command("git", "-C", dir, "rev-parse", "refs/reasoning/tasks/C").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	headC := strings.TrimSpace(string(out))
+	nowPath := filepath.Join(dir, ".git", "reason", "latest.now")
+	kept, err := os.ReadFile(nowPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got["C"].Head != headC || !strings.Contains(string(kept), headC+" ") {
+		t.Fatalf("after C moved again: Newest gave %+v (C is at %s), latest.now holds\n%s", got["C"], headC, kept)
+	}
+	if err := os.WriteFile(nowPath, []byte(strings.Replace(string(kept), headC+" ", truth["B"].Head+" ", 1)), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if got := newest(); got["C"].Head != headC || got["B"] != truth["B"] || len(got) != 3 {
+		t.Errorf("latest.now forged to show C at B's head: Newest gave %+v, C is at %s", got, headC)
 	}
 }

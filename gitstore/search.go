@@ -38,9 +38,11 @@ func (x Index) Search(ctx context.Context, match func(text string) bool) ([]Sear
 //
 // The index is .git/reason/search, the texts of every record keyed by its
 // task's head. It is searchMagic, then the header of the task refs it was
-// made from (Store.latestHeader: packed-refs' identity and every loose
-// task ref): while that header is current no task ref moved, and the file
-// is used as it is, without listing the refs. Otherwise only the tasks
+// made from (Store.latestHeader: packed-refs' identity, the loose task
+// refs' count and digest), as .git/reason/latest.now keeps it while the
+// task refs' stamp is unchanged (Store.refsNow): while that header is
+// current no task ref moved, and the file is used as it is, without
+// listing the refs. Otherwise only the tasks
 // whose head moved since (a write, a pull, plain git) are read again, and
 // the file is rebuilt whole when it is missing or does not parse. Then
 // per task a line "T\t<task>\t<head>\t<length>" (length: the bytes of the
@@ -78,9 +80,17 @@ func (x Index) searchBody(ctx context.Context) ([]byte, string, func(), error) {
 	path := filepath.Join(s.Repo.CommonDir, "reason", "search")
 	// What the refs are is taken before they are read, so that a ref
 	// moved meanwhile makes the file stale, never wrongly current.
-	header, err := s.latestHeader()
+	key, err := repoKey(filepath.Dir(path), true)
 	if err != nil {
 		return nil, "", nil, err
+	}
+	now, err := s.refsNow(filepath.Dir(path), key)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	header := now.header
+	if !now.fresh {
+		now.keep(filepath.Dir(path), key, "", nil)
 	}
 	var old []byte
 	if data, unmap, err := mapShared(path); err == nil {

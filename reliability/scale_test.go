@@ -104,6 +104,10 @@ type cost struct {
 	RememberedFiles int64 `json:"remembered_files"`
 	// Allocs: heap objects the process allocated, its start included.
 	Allocs int64 `json:"allocs"`
+	// ReadCalls, ReadBytes: the read system calls the process made and
+	// the bytes they returned (/proc/self/io).
+	ReadCalls int64 `json:"read_calls"`
+	ReadBytes int64 `json:"read_bytes"`
 }
 
 // costed runs git reason, which must exit 0, and returns what it read.

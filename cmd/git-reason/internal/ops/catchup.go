@@ -10,8 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
-	"time"
 
 	"git-reason/gitstore"
 	"git-reason/gitstore/git"
@@ -41,10 +39,6 @@ const (
 	// it changed (CatchUpPending shows it meanwhile).
 	failedFile = "fetched.failed"
 )
-
-// stampRecent is how close to now a change may be for the stamp to
-// trust it (stampOf).
-const stampRecent = 100 * time.Millisecond
 
 // CatchUp integrates, by the pull rules (replay, signatures under
 // reason.requireSigned, quarantine), the remote-tracking heads that moved
@@ -212,67 +206,10 @@ func (e *Session) cloneHint() string {
 	return fmt.Sprintf("reasoning shared on %s is not fetched here: run 'git reason hooks install' once (then git fetch brings it and git push carries yours), or 'git reason pull' now", remote)
 }
 
-// trackingStamp describes the tracking namespace as the files backend
-// keeps it: packed-refs, and the change time of each directory under
-// refs/reasoning/remotes/ (a ref written, renamed into place or deleted
-// changes its directory's; a new directory changes its parent's). The
-// files old names are looked at first: when none changed, that is the
-// stamp, and no directory is listed. Otherwise the namespace is walked.
+// trackingStamp is the stamp of the tracking namespace
+// (gitstore.Repo.RefsStamp), the files old names looked at first.
 func (e *Session) trackingStamp(old []byte) (stamp []byte, settled bool) {
-	if len(old) > 0 {
-		var names []string
-		for _, l := range strings.Split(strings.TrimSuffix(string(old), "\n"), "\n") {
-			if f := strings.SplitN(l, " ", 4); len(f) == 4 {
-				names = append(names, f[3])
-			}
-		}
-		// A stamp naming another repository's files (this one was copied
-		// or moved, the stamp with it) says nothing of this one's.
-		for _, n := range names {
-			if !strings.HasPrefix(n, e.Repo.CommonDir+string(filepath.Separator)) {
-				names = nil
-				break
-			}
-		}
-		if s, ok := stampOf(names); ok && len(names) > 0 && bytes.Equal(s, old) {
-			return s, true
-		}
-	}
-	root := filepath.Join(e.Repo.CommonDir, filepath.FromSlash(strings.TrimSuffix(gitstore.RemotePrefix, "/")))
-	names := []string{filepath.Join(e.Repo.CommonDir, "packed-refs"), root}
-	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() && path != root {
-			names = append(names, path)
-		}
-		return nil
-	})
-	return stampOf(names)
-}
-
-// stampOf is one line per file: its change time (0 when missing), size,
-// inode and name. It is not settled when a change is too recent to
-// trust: a change within the same clock tick as a later one would leave
-// the time unchanged.
-func stampOf(names []string) (stamp []byte, settled bool) {
-	now := time.Now()
-	var b bytes.Buffer
-	settled = true
-	for _, name := range names {
-		var mod, size int64
-		var ino uint64
-		if fi, err := os.Stat(name); err == nil {
-			mod = fi.ModTime().UnixNano()
-			if now.Sub(fi.ModTime()) < stampRecent {
-				settled = false
-			}
-			size = fi.Size()
-			if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-				ino = uint64(st.Ino)
-			}
-		}
-		fmt.Fprintf(&b, "%d %d %d %s\n", mod, size, ino, name)
-	}
-	return b.Bytes(), settled
+	return e.Repo.RefsStamp(gitstore.RemotePrefix, old)
 }
 
 // SettleFetched remembers the tracking heads as they are now as

@@ -1,0 +1,75 @@
+package reliability
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// looseWorld is scaleWorld with every task ref and remote-tracking ref a
+// loose file, as git fetch and git reason's own appends and catch-up
+// leave the refs they move until git packs refs (git gc, git
+// maintenance): a clone's first command after `remote setup` creates
+// every task ref it integrates loose.
+func looseWorld(t *testing.T, n int) *sandbox {
+	t.Helper()
+	c := scaleWorld(t, n)
+	for _, l := range strings.Split(strings.TrimSpace(c.git("for-each-ref", "--format=%(objectname) %(refname)", "refs/reasoning/")), "\n") {
+		hash, ref, _ := strings.Cut(l, " ")
+		path := filepath.Join(c.gitDir(), filepath.FromSlash(ref))
+		if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(hash+"\n"), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c
+}
+
+// TestNoOpReadsCounts: a command that reads a few tasks, run when no ref
+// moved since the command before it, reads as much at 300 tasks as at 10,
+// every task ref loose: the read system calls the process made (whatever
+// file or pipe they read: a listing of the loose refs, a file of every
+// task) and the bytes of files holding every task it read (gitstore's
+// count), within a small allowance for the pipes of its git processes.
+// log -n 5 and search used to list every loose task ref to know that
+// none moved (2 read calls a ref); they now compare the stamp of the task
+// refs' directories that .git/reason/latest.now keeps.
+func TestNoOpReadsCounts(t *testing.T) {
+	sizes := []int{10, 300}
+	type key struct {
+		n    int
+		args string
+	}
+	costs := map[key]cost{}
+	commands := [][]string{{"log", "-n", "5"}, {"search", "nowhere-said"}, {"status", "T-000001"}, {"log", "T-000001"}, {"version"}}
+	for _, n := range sizes {
+		c := looseWorld(t, n)
+		for _, args := range commands {
+			// The first run makes what the command keeps; the second
+			// finds it, past git's racy window (the stamps trust a
+			// change 100 ms old).
+			c.mustReason(args...)
+			time.Sleep(150 * time.Millisecond)
+			c.mustReason(args...)
+			time.Sleep(150 * time.Millisecond)
+			costs[key{n, strings.Join(args, " ")}] = c.costed(args...)
+		}
+	}
+	for _, args := range commands {
+		name := strings.Join(args, " ")
+		small, large := costs[key{sizes[0], name}], costs[key{sizes[1], name}]
+		t.Logf("%s: %d read calls, %d bytes read, %d bytes of files of every task at %d tasks; %d, %d, %d at %d",
+			name, small.ReadCalls, small.ReadBytes, small.SharedBytes, sizes[0], large.ReadCalls, large.ReadBytes, large.SharedBytes, sizes[1])
+		if small.ReadCalls == 0 {
+			t.Skip("no read counts here (/proc/self/io)")
+		}
+		if large.ReadCalls > small.ReadCalls+40 || large.SharedBytes > small.SharedBytes+1024 || large.RefsListed != 0 {
+			t.Errorf("%s with nothing moved: %d read calls, %d bytes of files of every task and %d refs listed at %d tasks, against %d, %d and %d at %d: it reads what grows with the tasks",
+				name, large.ReadCalls, large.SharedBytes, large.RefsListed, sizes[1], small.ReadCalls, small.SharedBytes, small.RefsListed, sizes[0])
+		}
+	}
+}
