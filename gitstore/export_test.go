@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 )
 
 // ReadHistoriesAsLong makes s read every history through git's processes,
@@ -86,6 +87,37 @@ func ResignSavedFacts(file, key []byte, task, old, new string) []byte {
 
 // IDLineMAC is the MAC of an id index line (ids.go) under key.
 func IDLineMAC(key []byte, a, b string) string { return idsLineMAC(key, a, b) }
+
+// TaskCacheSegments is how many segments of task's cache file read, one
+// after another as a read takes them, 0 when it is no cache;
+// MaxCacheSegments bounds them.
+func TaskCacheSegments(s *Store, task string) int {
+	data, err := os.ReadFile(s.taskCachePath(task))
+	if err != nil {
+		return 0
+	}
+	seal := s.taskCacheSeal(task, false)
+	line, rest, _ := bytes.Cut(data, []byte{'\n'})
+	line, found := bytes.CutPrefix(line, []byte(taskCacheMagic))
+	_, _, rest, ok := cutCacheSegment(line, rest, seal)
+	if !found || !ok {
+		return 0
+	}
+	n := 1
+	for len(rest) > 0 {
+		line, next, _ := bytes.Cut(rest, []byte{'\n'})
+		_, line, ok1 := bytes.Cut(line, []byte{' '})
+		_, _, after, ok := cutCacheSegment(line, next, seal)
+		if !ok1 || !ok {
+			break
+		}
+		rest = after
+		n++
+	}
+	return n
+}
+
+const MaxCacheSegments = maxCacheSegments
 
 // TaskCacheAt is the head and the number of records of task's cache file
 // as a read finds them ("" when it is no cache).

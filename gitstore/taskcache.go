@@ -52,7 +52,9 @@ const taskCacheMagic = "git-reason task cache 7 "
 // or was written by this store. A file whose first segment does not parse
 // exactly is no cache; reading stops at the first appended segment that
 // does not (an append cut short, or made from another head), and the
-// segments before it are the cache, at their head.
+// segments before it are the cache, at their head. Each segment is a MAC
+// checked at every read, so the file is written whole again, as one
+// segment, instead of appended to once it holds maxCacheSegments.
 type taskCache struct {
 	Head    string
 	Entries []cacheEntry // in tree order
@@ -60,7 +62,15 @@ type taskCache struct {
 	// from it whole, or written as it), 0 when none is known to: an
 	// append goes on from a file of that length only.
 	size atomic.Int64
+	// segments is how many segments that file holds, 0 when unknown.
+	segments atomic.Int32
 }
+
+// maxCacheSegments bounds the segments of a task cache file: a task
+// written one record a process would otherwise make a reader check one
+// MAC a record written (the bench's task of 100 records generated so: 129
+// segments); the rewrite, every that many appends, is of the task's size.
+const maxCacheSegments = 64
 
 // memTasks is how many tasks a Store keeps in memory, parsed, beside the
 // files: the tasks a process (a command, a running MCP server) is working
@@ -173,6 +183,7 @@ func parseTaskCache(data []byte, seal cacheSeal) *taskCache {
 		return nil
 	}
 	c := &taskCache{Head: head, Entries: entries}
+	segments := int32(1)
 	for len(rest) > 0 {
 		line, next, ok := bytes.Cut(rest, []byte{'\n'})
 		from, line, ok1 := bytes.Cut(line, []byte{' '})
@@ -184,9 +195,11 @@ func parseTaskCache(data []byte, seal cacheSeal) *taskCache {
 			break
 		}
 		c.Head, rest = head, after
+		segments++
 	}
 	if len(rest) == 0 {
 		c.size.Store(int64(len(data)))
+		c.segments.Store(segments)
 	}
 	return c
 }
@@ -342,6 +355,7 @@ func (s *Store) writeTaskCache(task string, c *taskCache) {
 	if file := encodeTaskCache(c, s.taskCacheSeal(task, true)); file != nil {
 		if writeFileAtomic(s.taskCachePath(task), file) == nil {
 			c.size.Store(int64(len(file)))
+			c.segments.Store(1)
 		}
 	}
 }
@@ -532,13 +546,14 @@ func (s *Store) cacheAppended(task, head string, prev *taskCache, name, blob str
 // appendTaskCache adds the segment of e, the entry the commit next.Head
 // added to prev.Head, to the file that holds prev exactly: one record's
 // bytes instead of the task's. False when no file is known to hold prev,
-// the file is no longer the one that did, or caches are written behind.
+// the file is no longer the one that did, it holds maxCacheSegments
+// already, or caches are written behind.
 func (s *Store) appendTaskCache(task string, prev, next *taskCache, e cacheEntry) bool {
-	size := prev.size.Load()
+	size, segments := prev.size.Load(), prev.segments.Load()
 	s.behind.mu.Lock()
 	behind := s.behind.delay > 0
 	s.behind.mu.Unlock()
-	if size <= 0 || behind {
+	if size <= 0 || segments <= 0 || segments >= maxCacheSegments || behind {
 		return false
 	}
 	seg := encodeCacheSegment([]byte(prev.Head+" "), next.Head, []cacheEntry{e}, s.taskCacheSeal(task, true))
@@ -546,6 +561,7 @@ func (s *Store) appendTaskCache(task string, prev, next *taskCache, e cacheEntry
 		return false
 	}
 	next.size.Store(size + int64(len(seg)))
+	next.segments.Store(segments + 1)
 	return true
 }
 

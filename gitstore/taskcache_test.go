@@ -146,6 +146,38 @@ func TestTaskCacheAppends(t *testing.T) {
 	}
 }
 
+// TestTaskCacheCompacts: a task written one record a process (a store
+// each) keeps a cache file of at most MaxCacheSegments segments, each a
+// MAC a read checks, and the file, written whole again once it holds
+// that many, still reads at the ref's head with every record. (Before,
+// the file held a segment a record written: 70 here.)
+func TestTaskCacheCompacts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := newRepo(t)
+	w := &record.Writer{Actor: "Cache Test <cache@example.com>", Origin: "origin-cache"}
+	const n = gitstore.MaxCacheSegments + 6
+	most := 0
+	for i := range n {
+		w.Store = openStore(t, dir) // a process a write, each reading the file
+		assessTrivially(t, w, "T", fmt.Sprintf("s%d", i))
+		most = max(most, gitstore.TaskCacheSegments(openStore(t, dir), "T"))
+	}
+	if most > gitstore.MaxCacheSegments || most < 2 {
+		t.Errorf("after %d writes the task cache file held at most %d segments; want appends (more than 1) up to %d",
+			n, most, gitstore.MaxCacheSegments)
+	}
+	fresh := openStore(t, dir)
+	cached, records := gitstore.TaskCacheAt(fresh, "T")
+	head, _, err := fresh.Load(ctx, "T")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cached != head || records != n {
+		t.Errorf("the cache file reads at %q with %d records; want the ref's head %s with %d", cached, records, head, n)
+	}
+}
+
 // TestTaskCacheWriteBehind: a store that writes its task caches behind
 // leaves the file as it was after an append, another store reads the task
 // whole from the ref meanwhile, and Flush writes the file at the new head.
