@@ -24,8 +24,7 @@ func TestLongRunningServersCatchUp(t *testing.T) {
 	}
 	mcp := startRawMCP(t, b)
 	mcp.initialize(t, "host", "1", map[string]any{})
-	start := startWeb(t, b)
-	base := strings.TrimSuffix(start[:strings.Index(start, "?")], "/")
+	start, base := startWeb(t, b)
 	c := webClient()
 	if list := getPage(t, c, start); strings.Contains(list, "/task/T-9") {
 		t.Fatalf("the page lists T-9 before it was fetched:\n%s", list)

@@ -82,8 +82,7 @@ func TestForgedHistoryWebAndMCP(t *testing.T) {
 	}
 
 	// The Reasoning page of each task.
-	start := startWeb(t, s)
-	base := strings.TrimSuffix(start[:strings.Index(start, "?")], "/")
+	start, base := startWeb(t, s)
 	c := webClient()
 	list := getPage(t, c, start)
 	for task, code := range map[string]string{"T": "derived", "U": "inadmissible"} {

@@ -43,8 +43,7 @@ func TestWebBrowser(t *testing.T) {
 	t.Parallel()
 	s := webRepo(t)
 	baseCommit := webCommits(t, s)
-	start := startWeb(t, s)
-	base := strings.TrimSuffix(start[:strings.Index(start, "?")], "/")
+	start, base := startWeb(t, s)
 	b := startBrowser(t)
 	ctx, must, text, inert := b.ctx, b.must, b.text, b.inert
 	var err error

@@ -118,8 +118,7 @@ func TestWebScreenshots(t *testing.T) {
 	}
 	t.Parallel()
 	s := screensRepo(t)
-	start := startWeb(t, s)
-	base := strings.TrimSuffix(start[:strings.Index(start, "?")], "/")
+	start, base := startWeb(t, s)
 	b := startBrowser(t)
 	shots := map[string][]byte{}
 	shoot := func(name string) {

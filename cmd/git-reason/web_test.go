@@ -53,10 +53,11 @@ func writeWebRepo(t *testing.T, root string, extra ...string) *sandbox {
 }
 
 // startWeb runs 'git reason web' in s until the test ends and returns the
-// address it printed (with its token). The server is stopped with Ctrl-C,
+// address it printed (start, with its token) and that address without the
+// token and its slash (base, to which a page's path is added). The server is stopped with Ctrl-C,
 // which git passes on to git-reason and waits for; a kill would end git
 // alone and leave the server running with no one to stop it.
-func startWeb(t *testing.T, s *sandbox, args ...string) string {
+func startWeb(t *testing.T, s *sandbox, args ...string) (start, base string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	cmd := exec.CommandContext(ctx, "git", append([]string{"reason", "web"}, args...)...)
@@ -83,22 +84,21 @@ func startWeb(t *testing.T, s *sandbox, args ...string) string {
 		_, _ = io.Copy(io.Discard, errs)
 	}()
 	select {
-	case u := <-found:
-		return u
+	case start = <-found:
 	case <-time.After(time.Minute):
 		t.Fatal("git reason web printed no address within a minute")
 	}
-	return ""
+	return start, strings.TrimSuffix(start[:strings.Index(start, "?")], "/")
 }
 
 // openWeb starts 'git reason web' in s and returns its address without
 // the token and a client holding the page's cookie.
 func openWeb(t *testing.T, s *sandbox) (base string, c *http.Client) {
 	t.Helper()
-	start := startWeb(t, s)
+	start, base := startWeb(t, s)
 	c = webClient()
 	getPage(t, c, start)
-	return strings.TrimSuffix(start[:strings.Index(start, "?")], "/"), c
+	return base, c
 }
 
 // webClient is a browser's client of the page: it keeps the token's
@@ -115,8 +115,7 @@ func getPage(t *testing.T, c *http.Client, u string) string {
 func TestWebPages(t *testing.T) {
 	t.Parallel()
 	s := webRepo(t)
-	start := startWeb(t, s)
-	base := strings.TrimSuffix(start[:strings.Index(start, "?")], "/")
+	start, base := startWeb(t, s)
 
 	// Without the token nothing is shown.
 	res, err := http.Get(base + "/task/T-1")

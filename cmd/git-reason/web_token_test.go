@@ -33,9 +33,8 @@ func TestWebOpenHandsNoToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.env = append(s.env, "BROWSER="+browser)
-	start := startWeb(t, s, "--open")
+	start, base := startWeb(t, s, "--open")
 	token := start[strings.Index(start, "?token=")+len("?token="):]
-	base := strings.TrimSuffix(start[:strings.Index(start, "?")], "/")
 
 	var argv []string
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
@@ -83,7 +82,7 @@ func TestWebOpenHandsNoToken(t *testing.T) {
 func TestWebRedirectStaysLocal(t *testing.T) {
 	t.Parallel()
 	s := webRepo(t)
-	start := startWeb(t, s)
+	start, _ := startWeb(t, s)
 	u, err := url.Parse(start)
 	if err != nil {
 		t.Fatal(err)
