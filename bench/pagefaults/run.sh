@@ -5,13 +5,17 @@
 # the repository (a task cache of one build's format is no cache to the
 # other's): the median CPU (user + system of git-reason and the git
 # processes it waits for) and minor page faults of each, and the load.
-# Usage: bench/pagefaults/run.sh [RECORDS] [RUNS] [BASE] [DIR]
-#   RECORDS 100, RUNS 21, BASE main; DIR keeps the generated repository
-#   (bench/handover's: one task, every record admitted by the real
-#   writer, packed by git gc).
+# With INSTR, the user-space instructions of git-reason in INSTR more
+# assess runs of each build under valgrind's cachegrind, alternately, and
+# their median: what load does not change.
+# Usage: bench/pagefaults/run.sh [RECORDS] [RUNS] [BASE] [DIR] [INSTR]
+#   RECORDS 100, RUNS 21, BASE main, INSTR 0; DIR keeps the generated
+#   repository (bench/handover's: one task, every record admitted by the
+#   real writer, packed by git gc); a repository put there as
+#   DIR/repo-1-RECORDS beforehand, its task T-00000, is used as it is.
 set -eu
 cd "$(dirname "$0")/../.."
-records=${1:-100} runs=${2:-21} base=${3:-main} dir=${4:-}
+records=${1:-100} runs=${2:-21} base=${3:-main} dir=${4:-} instr=${5:-0}
 if [ -z "$dir" ]; then
   dir=$(mktemp -d)
   trap 'rm -rf "$dir"' EXIT
@@ -51,4 +55,19 @@ for b in base new; do
   cpu=$(sort -n "$dir/runs-$b" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
   flt=$(sort -k2 -n "$dir/runs-$b" | awk '{ a[NR] = $2 } END { print a[int((NR + 1) / 2)] }')
   echo "$b: assess on a task of $records records, median of $runs: cpu $cpu ms, $flt minor faults"
+done
+[ "$instr" -gt 0 ] || exit 0
+command -v valgrind >/dev/null || { echo "bench/pagefaults: INSTR needs valgrind" >&2; exit 2; }
+count() { # build round: one assess under cachegrind, its instruction count
+  cd "$dir/work-$1"
+  GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
+    "$dir/$1/git-reason" assess T-00000 --subject "count $2" --question "q?" --materiality trivial \
+    --reversibility reversible 2>&1 >/dev/null | awk '/I +refs:/ { gsub(",", "", $NF); print $NF }' >>"$dir/instr-$1"
+}
+: >"$dir/instr-base"; : >"$dir/instr-new"
+i=1
+while [ "$i" -le "$instr" ]; do count base "$i"; count new "$i"; i=$((i + 1)); done
+for b in base new; do
+  n=$(sort -n "$dir/instr-$b" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+  echo "$b: assess on a task of $records records, median of $instr under cachegrind: $n instructions"
 done
