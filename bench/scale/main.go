@@ -48,6 +48,7 @@ func main() {
 	flag.BoolVar(&writeOnly, "write", false, "time assess (against -small tasks) and log -n 5 alone")
 	flag.BoolVar(&verifyOnly, "verify", false, "time verify of every task with nothing moved alone (with -baseline: against that build, alternately)")
 	flag.BoolVar(&logOnly, "log", false, "time log -n 5 with nothing moved alone, git-reason version beside it (with -baseline: against that build, alternately)")
+	flag.BoolVar(&looseRefs, "loose", false, "with -verify or -log: every task and tracking ref of each build's copy a loose file, as git fetch and git reason's appends and catch-up leave them until git packs refs")
 	flag.StringVar(&baseline, "baseline", "", "a git-reason `BINARY` (another build) timed by -verify or -log in the same rounds as this build, each on its own copy of the clone")
 	flag.Parse()
 	harness.ExitOn("scale-bench", run(*runs, *sizes, *small, *keep, *makeOnly))
@@ -166,8 +167,8 @@ func warm(w *world) error {
 // logOnly: -log, log -n 5 and version alone; the last two against the
 // build baseline names when it names one.
 var (
-	catchUpOnly, writeOnly, verifyOnly, logOnly bool
-	baseline                                    string
+	catchUpOnly, writeOnly, verifyOnly, logOnly, looseRefs bool
+	baseline                                               string
 )
 
 // report times everything at w's size and prints it.
@@ -247,6 +248,11 @@ func timeBuilds(w *world, runs int, cmds []string) error {
 			return err
 		}
 		defer os.RemoveAll(run)
+		if looseRefs {
+			if err := loosen(run); err != nil {
+				return err
+			}
+		}
 		for j, c := range cmds {
 			args := strings.Fields(c)
 			for range 2 {
@@ -269,6 +275,27 @@ func timeBuilds(w *world, runs int, cmds []string) error {
 		}
 	}
 	fmt.Printf("load average after the rounds: %s\n", harness.LoadAverage())
+	return nil
+}
+
+// loosen writes every ref under refs/reasoning/ of the clone at dir as a
+// loose file holding its value, as git fetch and git reason's own
+// appends and catch-up leave the refs they move until git packs refs.
+func loosen(dir string) error {
+	out, err := exec.Command("git", "-C", dir, "for-each-ref", "--format=%(objectname) %(refname)", "refs/reasoning/").Output()
+	if err != nil {
+		return fmt.Errorf("loosen: %w", err)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		hash, ref, _ := strings.Cut(l, " ")
+		path := filepath.Join(dir, ".git", filepath.FromSlash(ref))
+		if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, []byte(hash+"\n"), 0o666); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

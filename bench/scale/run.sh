@@ -8,7 +8,9 @@
 # again by the next run under the same DIR; -write: assess and log -n 5
 # alone; -catchup: the catch-up alone; -verify: verify of every task
 # alone; -log: log -n 5 and git-reason version alone; with -verify and
-# -log, -baseline BINARY: another build's in the same rounds).
+# -log, -baseline BINARY: another build's in the same rounds, and -loose:
+# every task and tracking ref of each build's copy a loose file, as git
+# fetch and git reason's appends leave them until git packs refs).
 set -eu
 cd "$(dirname "$0")/../.."
 exec go run ./bench/scale "$@"
