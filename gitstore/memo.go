@@ -1,13 +1,14 @@
 package gitstore
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 )
 
@@ -23,12 +24,50 @@ import (
 // the repository key (verified.key), of its kind, task, head, the program that
 // wrote it and its content, so a memo edited, copied from another
 // repository, another task or another build of git reason is ignored.
+//
+// The file is memoMagic, then its head, task, program and MAC, each
+// "<length>:<bytes>", a newline and the data as the surface gave it: a
+// read compares the head before it reads further, and neither a read nor
+// a write parses or re-encodes the data (a status memo of a task of a
+// hundred standing conclusions is tens of kilobytes of JSON, which the
+// memo's own JSON framing scanned twice a read and compacted a write).
 type memoFile struct {
-	Task    string          `json:"task"`
-	Head    string          `json:"head"`
-	Program string          `json:"program"`
-	Data    json.RawMessage `json:"data"`
-	MAC     string          `json:"mac"`
+	Task    string
+	Head    string
+	Program string
+	Data    []byte
+	MAC     string
+}
+
+// memoMagic starts every memo file; its number changes with the file's
+// shape.
+const memoMagic = "git-reason memo 2\n"
+
+// parseMemo reads a memo file; false when it is not exactly one.
+func parseMemo(data []byte) (memoFile, bool) {
+	rest, ok := bytes.CutPrefix(data, []byte(memoMagic))
+	var f [4][]byte
+	for i := range f {
+		if !ok {
+			return memoFile{}, false
+		}
+		f[i], rest, ok = field(rest)
+	}
+	if !ok || len(rest) == 0 || rest[0] != '\n' {
+		return memoFile{}, false
+	}
+	return memoFile{Head: string(f[0]), Task: string(f[1]), Program: string(f[2]), MAC: string(f[3]), Data: rest[1:]}, true
+}
+
+// encodeMemo is f as its file holds it.
+func encodeMemo(f *memoFile) []byte {
+	out := make([]byte, 0, len(memoMagic)+len(f.Head)+len(f.Task)+len(f.Program)+len(f.MAC)+4*8+1+len(f.Data))
+	out = append(out, memoMagic...)
+	for _, v := range [...]string{f.Head, f.Task, f.Program, f.MAC} {
+		out = append(strconv.AppendInt(out, int64(len(v)), 10), ':')
+		out = append(out, v...)
+	}
+	return append(append(out, '\n'), f.Data...)
 }
 
 // program is the build that runs: the executable's path, size and time.
@@ -47,7 +86,7 @@ var program = sync.OnceValue(func() string {
 
 func (s *Store) memoPath(kind, task string) string {
 	sum := sha256.Sum256([]byte(task))
-	return filepath.Join(s.Repo.CommonDir, "reason", "memo", kind, hex.EncodeToString(sum[:16])+".json")
+	return filepath.Join(s.Repo.CommonDir, "reason", "memo", kind, hex.EncodeToString(sum[:16])+".memo")
 }
 
 // memoKey is the key of the remembered verifications (verified.key), nil
@@ -77,8 +116,8 @@ func (s *Store) Memo(kind, task, head string) []byte {
 	if err != nil {
 		return nil
 	}
-	var f memoFile
-	if json.Unmarshal(data, &f) != nil || f.Task != task || f.Head != head || f.Program != program() {
+	f, ok := parseMemo(data)
+	if !ok || f.Head != head || f.Task != task || f.Program != program() {
 		return nil
 	}
 	key := s.memoKey()
@@ -99,9 +138,5 @@ func (s *Store) SaveMemo(kind, task, head string, data []byte) {
 	}
 	f := memoFile{Task: task, Head: head, Program: program(), Data: data}
 	f.MAC = memoMAC(key, kind, &f)
-	out, err := json.Marshal(f)
-	if err != nil {
-		return
-	}
-	_ = writeFileAtomic(s.memoPath(kind, task), out)
+	_ = writeFileAtomic(s.memoPath(kind, task), encodeMemo(&f))
 }

@@ -140,7 +140,7 @@ func TestStatusMemoTrust(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.mustReason("status", task)
-	memos, err := filepath.Glob(filepath.Join(s.gitDir(), "reason", "memo", "status", "*.json"))
+	memos, err := filepath.Glob(filepath.Join(s.gitDir(), "reason", "memo", "status", "*.memo"))
 	if err != nil || len(memos) != 1 {
 		t.Fatalf("status wrote %d memos (%v), want 1", len(memos), err)
 	}
