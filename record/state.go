@@ -188,6 +188,18 @@ func (s *State) Get(id string) *Entry { return s.ready(s.byID[id]) }
 // LatestAssessment returns the task's latest assessment, or nil.
 func (s *State) LatestAssessment() *Entry { return s.latest(KindAssessment, nil) }
 
+// LatestID returns the id of the task's latest record of kind k, "" when
+// it has none. It decodes no record, so that a state shared between
+// readers is only read.
+func (s *State) LatestID(k Kind) string {
+	for i := len(s.Entries) - 1; i >= 0; i-- {
+		if s.Entries[i].Kind == k {
+			return s.Entries[i].ID
+		}
+	}
+	return ""
+}
+
 // latest returns the last entry of kind k that keep accepts (nil keeps
 // all); keep decodes what it reads (ready), so that it may select by
 // links alone.

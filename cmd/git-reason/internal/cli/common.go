@@ -378,10 +378,8 @@ func latest(ctx context.Context, sess *ops.Session, task string, kind record.Kin
 	if err != nil {
 		return "", err
 	}
-	for i := len(st.Entries) - 1; i >= 0; i-- {
-		if st.Entries[i].Kind == kind {
-			return st.Entries[i].ID, nil
-		}
+	if id := st.LatestID(kind); id != "" {
+		return id, nil
 	}
 	return "", ops.Usage("task %s has no %s yet (see 'git reason status %s')", task, kind, task)
 }

@@ -175,10 +175,8 @@ func (s *Server) latest(ctx context.Context, task string, kind record.Kind) (str
 	if err != nil {
 		return "", err
 	}
-	for i := len(st.Entries) - 1; i >= 0; i-- {
-		if st.Entries[i].Kind == kind {
-			return st.Entries[i].ID, nil
-		}
+	if id := st.LatestID(kind); id != "" {
+		return id, nil
 	}
 	return "", missingError{ops.Usage("task %s has no %s yet (see status)", task, kind)}
 }
