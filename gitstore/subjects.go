@@ -141,12 +141,7 @@ func (s *Store) NoteStanding(ctx context.Context, task string) error {
 	if err != nil || head == "" {
 		return err
 	}
-	st, err := record.Derive(task, recs)
-	if err != nil {
-		return err
-	}
-	s.noteStanding(task, head, st.Standing())
-	return nil
+	return s.NoteStandingAt(task, head, recs)
 }
 
 // NoteStandingAt is NoteStanding of task at head from its records recs,
