@@ -107,14 +107,7 @@ func runLog(ctx context.Context, o *logOptions) error {
 		if err != nil {
 			return err
 		}
-		for _, l := range all {
-			if keep(l) {
-				lines = append(lines, l)
-			}
-		}
-		if o.Max > 0 && len(lines) > o.Max {
-			lines = lines[len(lines)-o.Max:]
-		}
+		lines = lastKept(all, keep, o.Max)
 	} else if o.Task == "" && o.Max > 0 {
 		// The newest N across every task: read newest first, stop early.
 		if lines, err = sess.LogNewest(ctx, o.Max, keep); err != nil {
@@ -133,14 +126,7 @@ func runLog(ctx context.Context, o *logOptions) error {
 			return err
 		}
 		empty = o.Task == "" && len(all) == 0
-		for _, l := range all {
-			if keep(l) {
-				lines = append(lines, l)
-			}
-		}
-		if o.Max > 0 && len(lines) > o.Max {
-			lines = lines[len(lines)-o.Max:]
-		}
+		lines = lastKept(all, keep, o.Max)
 	}
 	return o.render(lines, func(w io.Writer) error {
 		if empty {
@@ -160,6 +146,21 @@ func runLog(ctx context.Context, o *logOptions) error {
 		}
 		return tw.Flush()
 	})
+}
+
+// lastKept is the lines of all that keep accepts, in order: the last n
+// of them when n > 0.
+func lastKept(all []ops.LogLine, keep func(ops.LogLine) bool, n int) []ops.LogLine {
+	lines := []ops.LogLine{}
+	for _, l := range all {
+		if keep(l) {
+			lines = append(lines, l)
+		}
+	}
+	if n > 0 && len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return lines
 }
 
 // printNotVerified says first, once per task, which tasks of lines do not
