@@ -129,9 +129,15 @@ func buildBinary() (string, error) {
 }
 
 // buildPrivate builds into a directory of this process alone, removed by
-// nobody: the system's temporary directory cleaner takes it.
+// nobody: in the cache's directory, where sweep takes it once unused, or
+// where there is none in the temporary directory, whose cleaner takes it
+// (a memory file system has none).
 func buildPrivate() (string, error) {
-	dir, err := os.MkdirTemp("", "git-reason-bin-")
+	parent, err := cacheRoot()
+	if err != nil {
+		parent = ""
+	}
+	dir, err := os.MkdirTemp(parent, "git-reason-bin-")
 	if err != nil {
 		return "", err
 	}
@@ -175,15 +181,22 @@ func cacheRoot() (string, error) {
 }
 
 // sweep removes builds not used for a day, so that a long edit-test cycle
-// does not fill the temporary directory with binaries.
+// does not fill the temporary directory with binaries; on the memory file
+// system, whose files are the machine's memory, those not used for two
+// hours (longer than a go test run's deadline, 30 minutes in .ci/run and
+// bench/tests/run.sh).
 func sweep(root string) {
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		return
 	}
+	unused := 24 * time.Hour
+	if m := memoryDir(); m != "" && filepath.Dir(root) == m {
+		unused = 2 * time.Hour
+	}
 	for _, e := range entries {
 		fi, err := e.Info()
-		if err == nil && e.IsDir() && time.Since(fi.ModTime()) > 24*time.Hour {
+		if err == nil && e.IsDir() && time.Since(fi.ModTime()) > unused {
 			os.RemoveAll(filepath.Join(root, e.Name()))
 			os.Remove(filepath.Join(root, e.Name()+".lock"))
 		}
