@@ -50,17 +50,30 @@ func newRepo(t testing.TB) string {
 // the SDK's in-memory transport.
 func connect(t *testing.T, dir string, caps *mcp.ClientCapabilities) *mcp.ClientSession {
 	t.Helper()
-	ctx := context.Background()
-	srv, err := New(ctx, Options{Dir: dir})
+	return sessionTo(t, serverOn(t, dir), &mcp.Implementation{Name: "test-client", Version: "1"}, caps)
+}
+
+// serverOn starts a server on dir.
+func serverOn(t *testing.T, dir string) *Server {
+	t.Helper()
+	srv, err := New(context.Background(), Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return srv
+}
+
+// sessionTo connects to srv, over the SDK's in-memory transport, a client
+// that names itself impl and declares caps, and returns its session,
+// closed when the test ends.
+func sessionTo(t *testing.T, srv *Server, impl *mcp.Implementation, caps *mcp.ClientCapabilities) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
 	if _, err := srv.SDK().Connect(ctx, st, nil); err != nil {
 		t.Fatal(err)
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, &mcp.ClientOptions{Capabilities: caps})
-	cs, err := client.Connect(ctx, ct, nil)
+	cs, err := mcp.NewClient(impl, &mcp.ClientOptions{Capabilities: caps}).Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,21 +185,8 @@ func TestToolsListNamesNoProvider(t *testing.T) {
 // replaces it.
 func TestDeclaredCapabilitiesNegotiatedOnce(t *testing.T) {
 	t.Setenv("GIT_REASON_PROFILE", "ci")
-	ctx := context.Background()
-	srv, err := New(ctx, Options{Dir: newRepo(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, ct := mcp.NewInMemoryTransports()
-	if _, err := srv.SDK().Connect(ctx, st, nil); err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"},
-		&mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{}}}).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
+	srv := serverOn(t, newRepo(t))
+	cs := sessionTo(t, srv, &mcp.Implementation{Name: "test-client", Version: "1"}, &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{}})
 	_, out := callTool(t, cs, "assess", map[string]any{"task": "T-1", "subject": "s", "question": "q?",
 		"materiality": "trivial", "reversibility": "reversible"})
 	if out["suggested_next_tools"] == nil {
@@ -411,24 +411,10 @@ func TestWriteInputsAreTheBodySchemas(t *testing.T) {
 // server that declare the same capabilities under different names get the
 // same bytes for the same calls, refusals and bad input included.
 func TestClientNameIsNeverRead(t *testing.T) {
-	dir := newRepo(t)
 	ctx := context.Background()
-	srv, err := New(ctx, Options{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := serverOn(t, newRepo(t))
 	session := func(name, version string) *mcp.ClientSession {
-		st, ct := mcp.NewInMemoryTransports()
-		if _, err := srv.SDK().Connect(ctx, st, nil); err != nil {
-			t.Fatal(err)
-		}
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: name, Version: version},
-			&mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{}}}).Connect(ctx, ct, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cs.Close() })
-		return cs
+		return sessionTo(t, srv, &mcp.Implementation{Name: name, Version: version}, &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{}})
 	}
 	a, b := session("terminal-agent", "9.1.0"), session("ide-agent", "0.3.2-beta")
 	call := func(cs *mcp.ClientSession, name string, args map[string]any) string {
