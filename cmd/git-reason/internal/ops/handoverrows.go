@@ -260,6 +260,30 @@ func (p *rowParser) quoted() string {
 	return s
 }
 
+// lastQuoted is quoted for the row's last field, which no tab follows:
+// bad when one does.
+func (p *rowParser) lastQuoted() string {
+	if strings.Contains(p.rest, "\t") {
+		p.bad = true
+		return ""
+	}
+	s, err := strconv.Unquote(p.rest)
+	if err != nil {
+		p.bad = true
+	}
+	p.rest = ""
+	return s
+}
+
+// number is a field that reads as an integer.
+func (p *rowParser) number() int {
+	n, err := strconv.Atoi(p.field())
+	if err != nil {
+		p.bad = true
+	}
+	return n
+}
+
 func (p *rowParser) list() []string {
 	n, err := strconv.Atoi(p.field())
 	if err != nil || n < 0 || n > len(p.rest) {

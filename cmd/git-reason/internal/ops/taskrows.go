@@ -110,35 +110,22 @@ func formatTaskRow(r TaskRow) []byte {
 	return []byte(strings.Join(f, "\t"))
 }
 
-// parseTaskRow reads formatTaskRow's entry of task.
+// parseTaskRow reads formatTaskRow's entry of task, its fields cut off
+// one string (rowParser).
 func parseTaskRow(task string, data []byte) (TaskRow, bool) {
-	f := strings.Split(string(data), "\t")
-	if len(f) != taskRowFields || f[5] != "0" && f[5] != "1" {
+	p := rowParser{rest: string(data)}
+	r := TaskRow{Task: task, State: "open", Phase: record.Phase(p.field()), Records: p.number()}
+	r.Updated, r.Subject, r.Next = p.quoted(), p.quoted(), p.quoted()
+	closed := p.field()
+	c := record.Closed{Closure: p.quoted(), Outcome: p.quoted(), By: p.quoted(), Reason: p.quoted(),
+		Conclusion: p.quoted(), Actor: p.quoted(), Created: p.lastQuoted()}
+	switch {
+	case p.bad:
 		return TaskRow{}, false
-	}
-	var err error
-	failed := false
-	unquote := func(s string) string {
-		if failed {
-			return ""
-		}
-		var out string
-		if out, err = strconv.Unquote(s); err != nil {
-			failed = true
-		}
-		return out
-	}
-	r := TaskRow{Task: task, State: "open", Phase: record.Phase(f[0])}
-	if r.Records, err = strconv.Atoi(f[1]); err != nil {
-		return TaskRow{}, false
-	}
-	r.Updated, r.Subject, r.Next = unquote(f[2]), unquote(f[3]), unquote(f[4])
-	if f[5] == "1" {
-		r.State = "closed"
-		r.Closed = &record.Closed{Closure: unquote(f[6]), Outcome: unquote(f[7]), By: unquote(f[8]), Reason: unquote(f[9]),
-			Conclusion: unquote(f[10]), Actor: unquote(f[11]), Created: unquote(f[12])}
-	}
-	if failed {
+	case closed == "1":
+		kept := c // (c itself stays on the stack for an open task)
+		r.State, r.Closed = "closed", &kept
+	case closed != "0":
 		return TaskRow{}, false
 	}
 	return r, true
