@@ -32,7 +32,10 @@ import (
 // for each task whose head is not the one the index has, the ids its
 // head's records/ tree holds that the indexed head's does not (both trees
 // read in this process: the cost of the task that moved) are appended,
-// then its head. Each line carries an HMAC-SHA256 (the first 32 hex
+// then its head; ids/current then names the task refs' header it was
+// brought up to. While latest.now says the refs are still at that header
+// (Store.refsNow: a stamp of packed-refs and the task refs' directories),
+// a lookup lists no ref: it reads the shard alone. Each line carries an HMAC-SHA256 (the first 32 hex
 // digits) under the repository key (verified.key), of the line's fields,
 // and a line without a good one is not read: a task the index does not
 // name for an id is a task the caller need not read only when the index
@@ -79,11 +82,29 @@ func (s *Store) IDTasks(ctx context.Context, prefix string) ([]string, bool) {
 	if key == nil || len(prefix) < idShard || strings.ContainsAny(prefix[:idShard], "/\\. \n") {
 		return nil, false
 	}
+	dir := s.idsDir()
+	// While the task refs are what they were when the index was last
+	// brought up to them (the header latest.now keeps under a stamp that
+	// still holds, and ids/current names), no task moved: the shard is
+	// read alone, and each task it names is looked up (a task deleted
+	// since its records were indexed is not named).
+	now, err := s.refsNow(filepath.Dir(dir), key)
+	if err != nil {
+		return nil, false
+	}
+	if now.fresh && idsCurrent(dir, key) == digestOf(now.header) {
+		return s.idsIn(dir, key, prefix, func(task string) bool {
+			head, err := s.Repo.ReadRef(TaskRef(task))
+			return err == nil && head != ""
+		}), true
+	}
+	if !now.fresh {
+		now.keep(filepath.Dir(dir), key, "", nil)
+	}
 	tasks, err := s.Tasks(ctx)
 	if err != nil {
 		return nil, false
 	}
-	dir := s.idsDir()
 	headsPath := filepath.Join(dir, idsHeads)
 	data, _ := os.ReadFile(headsPath)
 	countShared(len(data))
@@ -93,6 +114,7 @@ func (s *Store) IDTasks(ctx context.Context, prefix string) ([]string, bool) {
 		indexed[l[0]] = l[1]
 	}
 	var heads []byte
+	skipped := false // a task not indexed: tried again by the next lookup
 	shards := map[string][]byte{}
 	for _, t := range tasks {
 		if indexed[t.Task] == t.Head {
@@ -101,15 +123,16 @@ func (s *Store) IDTasks(ctx context.Context, prefix string) ([]string, bool) {
 		if err := ctx.Err(); err != nil {
 			return nil, false
 		}
-		now, err := s.baseFiles(t.Head)
+		files, err := s.baseFiles(t.Head)
 		if err != nil {
+			skipped = true
 			continue // not indexed: a lookup that misses reads every task
 		}
 		var before map[string]string
 		if h := indexed[t.Task]; h != "" {
 			before, _ = s.baseFiles(h) // gone (a rewritten history): every id again
 		}
-		for name := range now {
+		for name := range files {
 			if _, ok := before[name]; ok {
 				continue
 			}
@@ -148,20 +171,46 @@ func (s *Store) IDTasks(ctx context.Context, prefix string) ([]string, bool) {
 			}
 		}
 	}
-	shard, _ := os.ReadFile(filepath.Join(dir, strings.ToUpper(prefix[:idShard])))
+	if now.settled && !skipped && os.MkdirAll(dir, 0o777) == nil {
+		// The header was taken before the refs were listed: a ref moved
+		// meanwhile makes it stale, never wrongly current.
+		mark := digestOf(now.header)
+		_ = writeFileAtomic(filepath.Join(dir, idsCurrentFile), []byte(mark+" "+idsLineMAC(key, idsCurrentFile, mark)+"\n"))
+	}
 	live := make(map[string]bool, len(tasks))
 	for _, t := range tasks {
 		live[t.Task] = true
 	}
+	return s.idsIn(dir, key, prefix, func(task string) bool { return live[task] }), true
+}
+
+// idsCurrentFile names the digest of the task refs' header (latestHeader)
+// the index was last brought up to, with its MAC.
+const idsCurrentFile = "current"
+
+// idsCurrent is the digest ids/current names, "" when none holds.
+func idsCurrent(dir string, key []byte) string {
+	data, _ := os.ReadFile(filepath.Join(dir, idsCurrentFile))
+	mark, mac, ok := strings.Cut(strings.TrimSuffix(string(data), "\n"), " ")
+	if !ok || !hmac.Equal([]byte(mac), []byte(idsLineMAC(key, idsCurrentFile, mark))) {
+		return ""
+	}
+	return mark
+}
+
+// idsIn returns the tasks the shard of prefix names for an id starting
+// with prefix, each once, those live says exist.
+func (s *Store) idsIn(dir string, key []byte, prefix string, live func(task string) bool) []string {
+	shard, _ := os.ReadFile(filepath.Join(dir, strings.ToUpper(prefix[:idShard])))
 	var out []string
 	seen := map[string]bool{}
 	for _, l := range idsLines(key, shard) {
-		if strings.HasPrefix(l[0], prefix) && live[l[1]] && !seen[l[1]] {
+		if strings.HasPrefix(l[0], prefix) && !seen[l[1]] && live(l[1]) {
 			seen[l[1]] = true
 			out = append(out, l[1])
 		}
 	}
-	return out, true
+	return out
 }
 
 // idOf is the record id of a records/ entry name

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"git-reason/gitstore"
 	"git-reason/record"
@@ -49,5 +50,46 @@ func TestIDIndex(t *testing.T) {
 	}
 	if got, ok := s.IDTasks(ctx, id); !ok || !slices.Equal(got, []string{forgTask}) {
 		t.Fatalf("IDTasks(%s) with lines naming U-1 under another key: %v %v, want [%s]", id, got, ok, forgTask)
+	}
+}
+
+// TestIDIndexCurrent: once the refs' stamp is settled (100 ms), a lookup
+// marks the index current for the task refs' header (ids/current) and the
+// next lookup reads the shard alone, listing no ref; a record written
+// after it moves the refs, and the lookup after it finds the new id, at
+// once and when current again.
+func TestIDIndexCurrent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	h := newForgHistory(t)
+	statusState(t, h.dir, strings.TrimSpace(h.git("", "rev-parse", forgRef))) // the repository's key made
+	s := openStore(t, h.dir)
+	_, recs, err := s.Load(ctx, forgTask)
+	if err != nil || len(recs) == 0 {
+		t.Fatalf("load %s: %d records, %v", forgTask, len(recs), err)
+	}
+	lookup := func(id string, want ...string) {
+		t.Helper()
+		if got, ok := openStore(t, h.dir).IDTasks(ctx, id); !ok || !slices.Equal(got, want) {
+			t.Fatalf("IDTasks(%s) = %v %v, want %v", id, got, ok, want)
+		}
+	}
+	time.Sleep(150 * time.Millisecond)
+	lookup(recs[0].ID, forgTask)
+	if _, err := os.Stat(filepath.Join(h.dir, ".git", "reason", "ids", "current")); err != nil {
+		t.Fatalf("no ids/current after a lookup with the refs settled: %v", err)
+	}
+	lookup(recs[0].ID, forgTask)
+	for i, task := range []string{"U-2", "U-3"} {
+		res, err := h.w.Append(ctx, task, record.KindAssessment, []byte(`{"subject":"s","question":"q?","materiality":"trivial","reversibility":"reversible","needs":[],"evidence":[]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 1 {
+			time.Sleep(150 * time.Millisecond) // the refs settled after the write
+		}
+		lookup(res.Record.ID, task)
+		time.Sleep(150 * time.Millisecond)
+		lookup(res.Record.ID, task)
 	}
 }
