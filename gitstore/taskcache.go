@@ -649,14 +649,15 @@ type heldSegment struct {
 }
 
 // appendHeld appends h's segments to the task's cache file, which must
-// still be as long as when it held h.base; false when h has no base or
-// the file is no longer that one (the caller writes the task whole).
+// still be as long as when it held h.base; false when h has no base, the
+// file would hold more than maxCacheSegments, or it is no longer that one
+// (the caller writes the task whole).
 func (s *Store) appendHeld(task string, h *heldCache) bool {
 	if h.base == nil {
 		return false
 	}
-	size := h.base.size.Load()
-	if size <= 0 {
+	size, segments := h.base.size.Load(), h.base.segments.Load()
+	if size <= 0 || segments <= 0 || int(segments)+len(h.segs) > maxCacheSegments {
 		return false
 	}
 	seal := s.taskCacheSeal(task, true)
@@ -672,6 +673,7 @@ func (s *Store) appendHeld(task string, h *heldCache) bool {
 		return false
 	}
 	h.latest.size.Store(size + int64(len(data)))
+	h.latest.segments.Store(segments + int32(len(h.segs)))
 	return true
 }
 

@@ -285,3 +285,33 @@ func TestTaskCacheWriteBehindAppends(t *testing.T) {
 		t.Errorf("from the appended cache the task reads\n%s\nfrom git\n%s", got, want)
 	}
 }
+
+// TestTaskCacheWriteBehindCompacts: the segments a store that writes
+// behind appends at its flushes count toward the file's bound
+// (gitstore.MaxCacheSegments) as the command line's appends do: 70
+// flushes of one append each leave at most that many segments, and the
+// file reads at the ref's head with every record.
+func TestTaskCacheWriteBehindCompacts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := newRepo(t)
+	s := openStore(t, dir)
+	s.WriteBehind(time.Hour)
+	w := &record.Writer{Store: s, Actor: "Cache Test <cache@example.com>", Origin: "origin-cache"}
+	const n = 70
+	for i := range n {
+		assessTrivially(t, w, "T", fmt.Sprintf("s%d", i))
+		s.Flush()
+	}
+	fresh := openStore(t, dir)
+	if got := gitstore.TaskCacheSegments(fresh, "T"); got < 1 || got > gitstore.MaxCacheSegments {
+		t.Errorf("after %d flushes the task cache holds %d segments; want 1 to %d", n, got, gitstore.MaxCacheSegments)
+	}
+	head, _, err := fresh.Load(ctx, "T")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cached, records := gitstore.TaskCacheAt(openStore(t, dir), "T"); cached != head || records != n {
+		t.Errorf("the cache file reads at %q with %d records; want the ref's head %s with %d", cached, records, head, n)
+	}
+}
