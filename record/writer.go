@@ -448,7 +448,7 @@ func (w *Writer) admit(ctx context.Context, st *State, kind Kind, m map[string]a
 	}
 	t := now().UTC()
 	rec := &Record{
-		ID:      ulid.MustNew(ulid.Timestamp(t), ulid.DefaultEntropy()).String(),
+		ID:      ulid.MustNew(idTime(st, t), ulid.DefaultEntropy()).String(),
 		Kind:    kind,
 		Task:    st.Task,
 		Created: t.Format(TimeLayout),
@@ -522,4 +522,19 @@ func checkParts(rec *Record, names ...string) error {
 // derived fields (the body was validated already).
 func checkFilled(rec *Record) error {
 	return checkParts(rec, "envelope", "derived")
+}
+
+// idTime is the millisecond a new record's id holds: t's, or the one after
+// the task's last record's when t is not past it. A record's short id
+// (ShortID) is its id's millisecond, so a record made in the millisecond
+// of the one before it would share its short id, which every command then
+// refuses as ambiguous. Created keeps t.
+func idTime(st *State, t time.Time) uint64 {
+	ms := ulid.Timestamp(t)
+	if n := len(st.Entries); n > 0 && st.Entries[n-1] != nil && st.Entries[n-1].Record != nil {
+		if last, err := ulid.ParseStrict(st.Entries[n-1].ID); err == nil && ms <= last.Time() {
+			ms = last.Time() + 1
+		}
+	}
+	return ms
 }
