@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -138,5 +139,11 @@ func (s *Store) SaveMemo(kind, task, head string, data []byte) {
 	}
 	f := memoFile{Task: task, Head: head, Program: program(), Data: data}
 	f.MAC = memoMAC(key, kind, &f)
-	_ = writeFileAtomic(s.memoPath(kind, task), encodeMemo(&f))
+	path := s.memoPath(kind, task)
+	if writeFileAtomic(path, encodeMemo(&f)) == nil {
+		// The memo of the format before (its JSON framing, at .json
+		// beside it) holds nothing any build reads: it goes with the
+		// first memo written in its place.
+		_ = os.Remove(strings.TrimSuffix(path, ".memo") + ".json")
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -68,5 +69,33 @@ func TestMemoReadsBackOnlyAsWritten(t *testing.T) {
 	writeKey(key)
 	if got := s.Memo("status", "T-1", head); !bytes.Equal(got, data) {
 		t.Errorf("the memo written again reads %q", got)
+	}
+}
+
+// A memo of the format before (.json, JSON framing), which no build reads,
+// is removed when a memo of the same kind and task is written in its place,
+// so an upgrade leaves no dead file per task under .git/reason/memo/.
+func TestMemoRemovesTheFormatBefore(t *testing.T) {
+	dir := t.TempDir()
+	s := &Store{Repo: &Repo{GitDir: dir, CommonDir: dir}}
+	if err := os.MkdirAll(filepath.Join(dir, "reason", "memo", "status"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "reason", "verified.key"), bytes.Repeat([]byte{7}, 32), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	old := strings.TrimSuffix(s.memoPath("status", "T-1"), ".memo") + ".json"
+	other := strings.TrimSuffix(s.memoPath("status", "T-2"), ".memo") + ".json"
+	for _, p := range []string{old, other} {
+		if err := os.WriteFile(p, []byte(`{"head":"x","data":{}}`), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.SaveMemo("status", "T-1", "0123456789abcdef0123456789abcdef01234567", []byte(`{}`))
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Errorf("the .json memo of T-1 is still there after its .memo was written (%v)", err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("the .json memo of T-2, whose memo was not written, is gone: %v", err)
 	}
 }
