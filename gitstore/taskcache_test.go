@@ -85,7 +85,6 @@ func TestTaskCacheDamaged(t *testing.T) {
 // again: a new file, as long as the task.)
 func TestTaskCacheAppends(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	dir := newRepo(t)
 	w := &record.Writer{Store: openStore(t, dir), Actor: "Cache Test <cache@example.com>", Origin: "origin-cache"}
 	add := func(i int) {
@@ -123,27 +122,7 @@ func TestTaskCacheAppends(t *testing.T) {
 		t.Errorf("a write to a task of %d records grew its cache by %d bytes (from %d); want one record's, at most %d",
 			n, grew, len(before), 2*len(before)/n)
 	}
-	fresh := openStore(t, dir)
-	cached, records := gitstore.TaskCacheAt(fresh, "T")
-	head, fromCache, err := fresh.Load(ctx, "T")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cached != head || records != n+1 {
-		t.Errorf("the cache file reads at %q with %d records; want the ref's head %s with %d", cached, records, head, n+1)
-	}
-	if err := os.Remove(path); err != nil {
-		t.Fatal(err)
-	}
-	_, fromGit, err := openStore(t, dir).Load(ctx, "T")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _ := json.Marshal(fromCache)
-	want, _ := json.Marshal(fromGit)
-	if string(got) != string(want) {
-		t.Errorf("from the appended cache the task reads\n%s\nfrom git\n%s", got, want)
-	}
+	readsAsGit(t, dir, path, cacheReadsAtHead(t, dir, n+1))
 }
 
 // TestTaskCacheCompacts: a task written one record a process (a store
@@ -153,7 +132,6 @@ func TestTaskCacheAppends(t *testing.T) {
 // the file held a segment a record written: 70 here.)
 func TestTaskCacheCompacts(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	dir := newRepo(t)
 	w := &record.Writer{Actor: "Cache Test <cache@example.com>", Origin: "origin-cache"}
 	const n = gitstore.MaxCacheSegments + 6
@@ -167,15 +145,7 @@ func TestTaskCacheCompacts(t *testing.T) {
 		t.Errorf("after %d writes the task cache file held at most %d segments; want appends (more than 1) up to %d",
 			n, most, gitstore.MaxCacheSegments)
 	}
-	fresh := openStore(t, dir)
-	cached, records := gitstore.TaskCacheAt(fresh, "T")
-	head, _, err := fresh.Load(ctx, "T")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cached != head || records != n {
-		t.Errorf("the cache file reads at %q with %d records; want the ref's head %s with %d", cached, records, head, n)
-	}
+	cacheReadsAtHead(t, dir, n)
 }
 
 // TestTaskCacheWriteBehind: a store that writes its task caches behind
@@ -222,7 +192,6 @@ func TestTaskCacheWriteBehind(t *testing.T) {
 // process reads the task from that file at the ref's head.
 func TestTaskCacheWriteBehindAppends(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	dir := newRepo(t)
 	s := openStore(t, dir)
 	s.WriteBehind(time.Hour)
@@ -263,27 +232,7 @@ func TestTaskCacheWriteBehindAppends(t *testing.T) {
 		t.Errorf("3 flushes of 2 appends each to a task of %d records grew its cache by %d bytes (from %d); want six records', at most %d",
 			n, grew, len(before), 2*6*len(before)/n)
 	}
-	fresh := openStore(t, dir)
-	cached, records := gitstore.TaskCacheAt(fresh, "T")
-	head, fromCache, err := fresh.Load(ctx, "T")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cached != head || records != n+6 || len(fromCache) != n+6 {
-		t.Errorf("the cache file reads at %q with %d records (loaded %d); want the ref's head %s with %d", cached, records, len(fromCache), head, n+6)
-	}
-	if err := os.Remove(path); err != nil {
-		t.Fatal(err)
-	}
-	_, fromGit, err := openStore(t, dir).Load(ctx, "T")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _ := json.Marshal(fromCache)
-	want, _ := json.Marshal(fromGit)
-	if string(got) != string(want) {
-		t.Errorf("from the appended cache the task reads\n%s\nfrom git\n%s", got, want)
-	}
+	readsAsGit(t, dir, path, cacheReadsAtHead(t, dir, n+6))
 }
 
 // TestTaskCacheWriteBehindCompacts: the segments a store that writes
@@ -293,7 +242,6 @@ func TestTaskCacheWriteBehindAppends(t *testing.T) {
 // file reads at the ref's head with every record.
 func TestTaskCacheWriteBehindCompacts(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	dir := newRepo(t)
 	s := openStore(t, dir)
 	s.WriteBehind(time.Hour)
@@ -303,15 +251,43 @@ func TestTaskCacheWriteBehindCompacts(t *testing.T) {
 		assessTrivially(t, w, "T", fmt.Sprintf("s%d", i))
 		s.Flush()
 	}
-	fresh := openStore(t, dir)
-	if got := gitstore.TaskCacheSegments(fresh, "T"); got < 1 || got > gitstore.MaxCacheSegments {
+	if got := gitstore.TaskCacheSegments(openStore(t, dir), "T"); got < 1 || got > gitstore.MaxCacheSegments {
 		t.Errorf("after %d flushes the task cache holds %d segments; want 1 to %d", n, got, gitstore.MaxCacheSegments)
 	}
-	head, _, err := fresh.Load(ctx, "T")
+	cacheReadsAtHead(t, dir, n)
+}
+
+// cacheReadsAtHead checks that task T's cache file in the repository at
+// dir, read by a fresh store, is at the ref's head and holds n records,
+// and returns the task as that store loaded it.
+func cacheReadsAtHead(t *testing.T, dir string, n int) []*record.Record {
+	t.Helper()
+	fresh := openStore(t, dir)
+	cached, records := gitstore.TaskCacheAt(fresh, "T")
+	head, loaded, err := fresh.Load(context.Background(), "T")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cached, records := gitstore.TaskCacheAt(openStore(t, dir), "T"); cached != head || records != n {
-		t.Errorf("the cache file reads at %q with %d records; want the ref's head %s with %d", cached, records, head, n)
+	if cached != head || records != n || len(loaded) != n {
+		t.Errorf("the cache file reads at %q with %d records (loaded %d); want the ref's head %s with %d", cached, records, len(loaded), head, n)
+	}
+	return loaded
+}
+
+// readsAsGit removes the cache file at path and checks that task T read
+// from git alone is fromCache, as the cache gave it.
+func readsAsGit(t *testing.T, dir, path string, fromCache []*record.Record) {
+	t.Helper()
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	_, fromGit, err := openStore(t, dir).Load(context.Background(), "T")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(fromCache)
+	want, _ := json.Marshal(fromGit)
+	if string(got) != string(want) {
+		t.Errorf("from the cache the task reads\n%s\nfrom git\n%s", got, want)
 	}
 }
