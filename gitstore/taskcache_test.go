@@ -106,18 +106,7 @@ func TestTaskCacheAppends(t *testing.T) {
 	}
 	w.Store = openStore(t, dir) // a new process's store: it reads the file
 	add(n)
-	after, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	is, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !os.SameFile(was, is) || !bytes.HasPrefix(after, before) {
-		t.Errorf("a write replaced the task cache (same file %v, its %d bytes kept %v); want the record appended",
-			os.SameFile(was, is), len(before), bytes.HasPrefix(after, before))
-	}
+	after := appendedTo(t, path, was, before, "a write")
 	if grew := len(after) - len(before); grew <= 0 || grew > 2*len(before)/n {
 		t.Errorf("a write to a task of %d records grew its cache by %d bytes (from %d); want one record's, at most %d",
 			n, grew, len(before), 2*len(before)/n)
@@ -216,18 +205,7 @@ func TestTaskCacheWriteBehindAppends(t *testing.T) {
 		}
 		s.Flush()
 	}
-	after, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	is, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !os.SameFile(was, is) || !bytes.HasPrefix(after, before) {
-		t.Errorf("a flush replaced the task cache (same file %v, its %d bytes kept %v); want the records appended",
-			os.SameFile(was, is), len(before), bytes.HasPrefix(after, before))
-	}
+	after := appendedTo(t, path, was, before, "a flush")
 	if grew := len(after) - len(before); grew <= 0 || grew > 2*6*len(before)/n {
 		t.Errorf("3 flushes of 2 appends each to a task of %d records grew its cache by %d bytes (from %d); want six records', at most %d",
 			n, grew, len(before), 2*6*len(before)/n)
@@ -255,6 +233,26 @@ func TestTaskCacheWriteBehindCompacts(t *testing.T) {
 		t.Errorf("after %d flushes the task cache holds %d segments; want 1 to %d", n, got, gitstore.MaxCacheSegments)
 	}
 	cacheReadsAtHead(t, dir, n)
+}
+
+// appendedTo returns the cache file at path after what (a write, a
+// flush), checking that what appended to it: the same file as was, every
+// byte of before kept at its start.
+func appendedTo(t *testing.T, path string, was os.FileInfo, before []byte, what string) []byte {
+	t.Helper()
+	after, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	is, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !os.SameFile(was, is) || !bytes.HasPrefix(after, before) {
+		t.Errorf("%s replaced the task cache (same file %v, its %d bytes kept %v); want it appended to",
+			what, os.SameFile(was, is), len(before), bytes.HasPrefix(after, before))
+	}
+	return after
 }
 
 // cacheReadsAtHead checks that task T's cache file in the repository at
