@@ -20,13 +20,7 @@ import (
 func TestIDIndex(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	h := newForgHistory(t)
-	statusState(t, h.dir, strings.TrimSpace(h.git("", "rev-parse", forgRef))) // the repository's key made
-	s := openStore(t, h.dir)
-	_, recs, err := s.Load(ctx, forgTask)
-	if err != nil || len(recs) == 0 {
-		t.Fatalf("load %s: %d records, %v", forgTask, len(recs), err)
-	}
+	h, s, recs := idIndexHistory(t)
 	id := recs[0].ID
 	if got, ok := s.IDTasks(ctx, id); !ok || !slices.Equal(got, []string{forgTask}) {
 		t.Fatalf("IDTasks(%s) = %v %v, want [%s]", id, got, ok, forgTask)
@@ -61,13 +55,7 @@ func TestIDIndex(t *testing.T) {
 func TestIDIndexCurrent(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	h := newForgHistory(t)
-	statusState(t, h.dir, strings.TrimSpace(h.git("", "rev-parse", forgRef))) // the repository's key made
-	s := openStore(t, h.dir)
-	_, recs, err := s.Load(ctx, forgTask)
-	if err != nil || len(recs) == 0 {
-		t.Fatalf("load %s: %d records, %v", forgTask, len(recs), err)
-	}
+	h, _, recs := idIndexHistory(t)
 	lookup := func(id string, want ...string) {
 		t.Helper()
 		if got, ok := openStore(t, h.dir).IDTasks(ctx, id); !ok || !slices.Equal(got, want) {
@@ -92,4 +80,19 @@ func TestIDIndexCurrent(t *testing.T) {
 		time.Sleep(150 * time.Millisecond)
 		lookup(res.Record.ID, task)
 	}
+}
+
+// idIndexHistory is the forged-history fixture with the repository's key
+// made, a store on it and the records of its task, which the id index
+// tests look up.
+func idIndexHistory(t *testing.T) (*forgHistory, *gitstore.Store, []*record.Record) {
+	t.Helper()
+	h := newForgHistory(t)
+	statusState(t, h.dir, strings.TrimSpace(h.git("", "rev-parse", forgRef))) // the repository's key made
+	s := openStore(t, h.dir)
+	_, recs, err := s.Load(context.Background(), forgTask)
+	if err != nil || len(recs) == 0 {
+		t.Fatalf("load %s: %d records, %v", forgTask, len(recs), err)
+	}
+	return h, s, recs
 }
