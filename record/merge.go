@@ -8,13 +8,8 @@ import "context"
 // hash to its records/ tree, entry name -> blob hash), and the union is
 // replayed through the admission rules in (clock, id) order. It returns
 // the findings of that commit alone; merge_refused ones name the records
-// the union made inadmissible and does not settle (State.Settled).
-func ReplayMerge(ctx context.Context, task string, merge *Commit, parents map[string]map[string]string, blob func(hash string) (*Record, error)) []Finding {
-	return (*Checked)(nil).ReplayMerge(ctx, task, merge, parents, blob)
-}
-
-// ReplayMerge is record.ReplayMerge reusing and remembering the records k
-// holds.
+// the union made inadmissible and does not settle (State.Settled). It
+// reuses and remembers the records k holds.
 func (k *Checked) ReplayMerge(ctx context.Context, task string, merge *Commit, parents map[string]map[string]string, blob func(hash string) (*Record, error)) []Finding {
 	v := newVerifier(task, blob)
 	v.shared = k

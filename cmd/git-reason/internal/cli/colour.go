@@ -50,18 +50,6 @@ func (p palette) phase(ph record.Phase) string {
 	return p.paint(sgrPlain, string(ph))
 }
 
-// outcome colours an outcome word: pass, completed and the like green,
-// fail, failed, refused, rejected and quarantined red.
-func (p palette) outcome(s string) string {
-	switch s {
-	case "pass", "completed", "succeeded", "created", "pushed", "fast-forward", "merged":
-		return p.paint(sgrGreen, s)
-	case "fail", "failed", "refused", "rejected", "quarantined", "abandoned":
-		return p.paint(sgrRed, s)
-	}
-	return s
-}
-
 // colourOn decides colour for output to w as git does for color.ui and
 // color.reason (never, always, auto: on a terminal only), with NO_COLOR
 // turning auto off; never for JSON.

@@ -33,12 +33,9 @@ func isSet(c *cli.Context, name string) bool {
 // changes; openSession reads it, or the global one given before the verb.
 func profileFlag() cli.Flag { return &cli.StringFlag{Name: "profile", Usage: "execution profile"} }
 
-// open locates the repository the command runs in.
-func open(c *cli.Context) (*ops.Session, error) { return openSession(c, false, nil) }
-
-// openSession is open; a resident session (one that serves for hours)
-// reads git configuration, the allowed signers and the declarations again
-// when they change (ops.Options.Resident).
+// openSession locates the repository the command runs in; a resident
+// session (one that serves for hours) reads git configuration, the allowed
+// signers and the declarations again when they change (ops.Options.Resident).
 func openSession(c *cli.Context, resident bool, meanwhile func()) (*ops.Session, error) {
 	profile := c.String("profile")
 	for _, l := range c.Lineage() {
