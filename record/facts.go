@@ -50,26 +50,8 @@ func (s *State) facts(e *Entry) []string {
 // Facts is the facts of every entry of the state that has some, by record
 // id, for a saved state to keep beside its records (Base.Facts); entries
 // that carry theirs are not decoded for it.
-func (s *State) Facts() map[string][]string {
-	out := map[string][]string{}
-	for _, e := range s.Entries {
-		if f := s.facts(e); len(f) > 0 {
-			out[e.ID] = f
-		}
-	}
-	return out
-}
+func (s *State) Facts() map[string][]string { return s.every((*State).facts) }
 
 // FactsOf is Facts for the entries of ids alone (those the state holds),
 // for a saved state that appends the records added since it was saved.
-func (s *State) FactsOf(ids []string) map[string][]string {
-	out := make(map[string][]string, len(ids))
-	for _, id := range ids {
-		if e := s.byID[id]; e != nil {
-			if f := s.facts(e); len(f) > 0 {
-				out[id] = f
-			}
-		}
-	}
-	return out
-}
+func (s *State) FactsOf(ids []string) map[string][]string { return s.each(ids, (*State).facts) }

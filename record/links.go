@@ -60,24 +60,31 @@ func (s *State) names(e *Entry, id string) bool {
 // Links is the links of every entry of the state by record id, for a
 // saved state to keep beside its records (Base.Links); entries that
 // carry theirs are not decoded for it.
-func (s *State) Links() map[string][]string {
+func (s *State) Links() map[string][]string { return s.every((*State).links) }
+
+// LinksOf is Links for the entries of ids alone (those the state holds),
+// for a saved state that appends the records added since it was saved.
+func (s *State) LinksOf(ids []string) map[string][]string { return s.each(ids, (*State).links) }
+
+// every is part (the links, or the facts) of every entry of the state that
+// has some, by record id.
+func (s *State) every(part func(*State, *Entry) []string) map[string][]string {
 	out := make(map[string][]string, len(s.Entries))
 	for _, e := range s.Entries {
-		if l := s.links(e); len(l) > 0 {
-			out[e.ID] = l
+		if p := part(s, e); len(p) > 0 {
+			out[e.ID] = p
 		}
 	}
 	return out
 }
 
-// LinksOf is Links for the entries of ids alone (those the state holds),
-// for a saved state that appends the records added since it was saved.
-func (s *State) LinksOf(ids []string) map[string][]string {
+// each is every for the entries of ids alone (those the state holds).
+func (s *State) each(ids []string, part func(*State, *Entry) []string) map[string][]string {
 	out := make(map[string][]string, len(ids))
 	for _, id := range ids {
 		if e := s.byID[id]; e != nil {
-			if l := s.links(e); len(l) > 0 {
-				out[id] = l
+			if p := part(s, e); len(p) > 0 {
+				out[id] = p
 			}
 		}
 	}

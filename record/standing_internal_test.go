@@ -83,6 +83,19 @@ func TestStandingOfSavedRecordsDecodesNone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// What a saved state appends (FactsOf, LinksOf) is the whole state's
+	// facts and links of the ids given alone.
+	ids := []string{"A001", "C001", "V001", "X001", "not-a-record"}
+	gotFacts, gotLinks := whole.FactsOf(ids), whole.LinksOf(ids)
+	allFacts, allLinks := whole.Facts(), whole.Links()
+	wantFacts := map[string][]string{"A001": allFacts["A001"], "C001": allFacts["C001"], "V001": allFacts["V001"]}
+	wantLinks := map[string][]string{"C001": allLinks["C001"], "V001": allLinks["V001"], "X001": allLinks["X001"]}
+	if fmt.Sprint(gotFacts) != fmt.Sprint(wantFacts) || len(allFacts["A001"]) != 3 {
+		t.Errorf("FactsOf(%v) = %v, want %v", ids, gotFacts, wantFacts)
+	}
+	if fmt.Sprint(gotLinks) != fmt.Sprint(wantLinks) || len(allLinks["X001"]) != 1 {
+		t.Errorf("LinksOf(%v) = %v, want %v", ids, gotLinks, wantLinks)
+	}
 	want := whole.Standing()
 	if len(want) != n-1 || want[0].Conclusion != "C001" || want[0].Decision != "go A001" || want[0].SubjectKey != "s A001" {
 		t.Fatalf("the decoded state's standing conclusions: %+v, want C001 to C%03d", want, n-1)
