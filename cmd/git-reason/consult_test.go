@@ -329,6 +329,22 @@ func peerAdvisor(addr string) string {
 `
 }
 
+// peerToken is the token a peer served by consultsPeer takes.
+const peerToken = "peer-token-5c2f"
+
+// consultsPeer starts "git reason serve" on loopback, taking peerToken
+// through --token-env, in a repository whose one advisor (localAdvisor,
+// declared to serve model) reads the question and prints answer. It
+// returns the server's address and stderr, and a second repository whose
+// one advisor, adv-remote, is that peer.
+func consultsPeer(t *testing.T, model, answer string) (addr string, serverLog func() string, b *sandbox) {
+	t.Helper()
+	a := newSandbox(t, localAdvisor("fake-peer-reviewer", model),
+		map[string]string{"fake-peer-reviewer": "cat > /dev/null\necho '" + answer + "'\n"}, "PEER_TEST_TOKEN="+peerToken)
+	addr, serverLog = serve(t, a, "--token-env", "PEER_TEST_TOKEN")
+	return addr, serverLog, newSandbox(t, peerAdvisor(addr), nil, "PEER_TEST_TOKEN="+peerToken)
+}
+
 // serve starts "git-reason serve" in s as a process of its own and
 // returns the address it listens on. The process is killed at cleanup and
 // by a deadline, whichever comes first; its stderr is returned by the func.
@@ -394,11 +410,8 @@ func serve(t *testing.T, s *sandbox, args ...string) (addr string, stderr func()
 // and attributed to the model A's advisor reported.
 func TestConsultPeer(t *testing.T) {
 	t.Parallel()
-	const token = "peer-token-5c2f"
-	a := newSandbox(t, localAdvisor("fake-reviewer", "fake-model-1"), map[string]string{"fake-reviewer": `cat > /dev/null
-echo '{"stance":"endorse_with_changes","summary":"served by the peer","recommendations":["cap the queue"],"confidence":0.75,"model":"fake-reported-model-4"}'
-`}, "PEER_TEST_TOKEN="+token)
-	addr, serverLog := serve(t, a, "--token-env", "PEER_TEST_TOKEN")
+	addr, serverLog, b := consultsPeer(t, "fake-model-1",
+		`{"stance":"endorse_with_changes","summary":"served by the peer","recommendations":["cap the queue"],"confidence":0.75,"model":"fake-reported-model-4"}`)
 
 	// The server takes the token from --token-env: without it, no review.
 	resp, err := http.Post("http://"+addr+"/v1/review", "application/json", strings.NewReader(`{"request":{"question":"q?"}}`))
@@ -410,7 +423,6 @@ echo '{"stance":"endorse_with_changes","summary":"served by the peer","recommend
 		t.Errorf("a review request without the token: %d, want 401", resp.StatusCode)
 	}
 
-	b := newSandbox(t, peerAdvisor(addr), nil, "PEER_TEST_TOKEN="+token)
 	b.plan("T-1")
 	var out consultOut
 	raw := b.reasonJSON(&out, "consult", "T-1")
@@ -432,7 +444,7 @@ echo '{"stance":"endorse_with_changes","summary":"served by the peer","recommend
 	if m := rec.Derived.Model; m == nil || m.Name != "fake-reported-model-4" || m.Source != "reported" {
 		t.Errorf("stored model %+v, want fake-reported-model-4 reported", m)
 	}
-	if strings.Contains(b.objects()+b.filesUnder(""), token) {
+	if strings.Contains(b.objects()+b.filesUnder(""), peerToken) {
 		t.Errorf("the peer token is stored in B's repository")
 	}
 }

@@ -282,12 +282,7 @@ func smallResult(t *testing.T, s *sandbox) consultRow {
 // advisor id.
 func TestConsultPeerKeepsDeclaredModel(t *testing.T) {
 	t.Parallel()
-	const token = "peer-token-9d1e"
-	a := newSandbox(t, localAdvisor("fake-quiet", "fake-model-2"), map[string]string{"fake-quiet": `cat > /dev/null
-echo '{"stance":"endorse","summary":"served without a model report","confidence":0.5}'
-`}, "PEER_TEST_TOKEN="+token)
-	addr, serverLog := serve(t, a, "--token-env", "PEER_TEST_TOKEN")
-	b := newSandbox(t, peerAdvisor(addr), nil, "PEER_TEST_TOKEN="+token)
+	_, serverLog, b := consultsPeer(t, "fake-model-2", `{"stance":"endorse","summary":"served without a model report","confidence":0.5}`)
 	b.plan("T-p")
 	var out consultOut
 	raw := b.reasonJSON(&out, "consult", "T-p")
