@@ -52,8 +52,6 @@
 // come from this clone's [Journal] (.git/reason/outcomes.jsonl), which the
 // consult driver appends to and no fetch writes: records from elsewhere,
 // whatever origin they claim, never open or close a circuit.
-// [OutcomesFrom] turns consultation records into outcomes, for tools that
-// study a history; circuits never use it.
 //
 // # Profiles
 //

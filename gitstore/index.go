@@ -16,11 +16,10 @@ const indexVersion = 7
 
 // Index caches, per task, what reads across every task need, in journals
 // under .git/reason/ (journal.go: appended to, compacted rarely):
-// status.journal holds each task's status, consultations.journal its
-// consultation records (whose outcomes feed the circuits),
-// handover.journal its handover, mentions.journal the commits and files
-// its records name; the standing conclusions every assessment looks up
-// are in the subject index (subjects.go). The refs are the only truth:
+// status.journal holds each task's status, handover.journal its
+// handover, mentions.journal the commits and files its records name; the
+// standing conclusions every assessment looks up are in the subject index
+// (subjects.go). The refs are the only truth:
 // every entry is keyed by its task's head, an entry whose head differs
 // from the ref (a new record, a ref fetched by plain git) is rebuilt from
 // the ref before use and appended, and a missing or damaged file is
@@ -38,16 +37,6 @@ type IndexEntry struct {
 	// that no record settles yet (Store.MergeRefusals at Head).
 	Needs bool `json:"needs,omitempty"`
 }
-
-// consultEntry is a task's consultation records at one head (whose
-// outcomes feed the circuits), apart from its status: status, which reads
-// every task's, does not read them.
-type consultEntry struct {
-	Head          string          `json:"head"`
-	Consultations []record.Record `json:"consultations,omitempty"`
-}
-
-func (e *consultEntry) head() string { return e.Head }
 
 // handoverEntry is a task's handover at one head: the handover of every
 // task reads one file instead of every task's records. A change to what
@@ -153,32 +142,6 @@ func (x Index) Mentions(ctx context.Context) (map[string][]record.Mention, error
 	out := make(map[string][]record.Mention, len(entries))
 	for task, e := range entries {
 		out[task] = e.Mentions
-	}
-	return out, nil
-}
-
-// Consultations returns every consultation record that origin wrote, in
-// any task.
-func (x Index) Consultations(ctx context.Context, origin string) ([]record.Record, error) {
-	tasks, entries, err := refresh(ctx, x.Store, "consultations.journal", "", func(t record.TaskHead, _ *record.State, recs []*record.Record) *consultEntry {
-		e := &consultEntry{Head: t.Head}
-		for _, r := range recs {
-			if r.Kind == record.KindConsultation {
-				e.Consultations = append(e.Consultations, *r)
-			}
-		}
-		return e
-	})
-	if err != nil {
-		return nil, err
-	}
-	var out []record.Record
-	for _, t := range tasks {
-		for _, r := range entries[t.Task].Consultations {
-			if r.Origin == origin {
-				out = append(out, r)
-			}
-		}
 	}
 	return out, nil
 }

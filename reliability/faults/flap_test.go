@@ -7,9 +7,9 @@ package faults
 //
 // Each round plans the task's assessment anew and consults through
 // advisor.Consult, recording through a record.Writer over a real git
-// repository (gitstore), with availability derived as the tool derives it:
-// advisor.Availability over the outcomes this origin recorded on the refs
-// (read through gitstore.Index, the cache the tool reads them through).
+// repository (gitstore), with availability derived as the tool derives it,
+// advisor.Availability, over the outcomes recorded on the refs (the tool
+// reads them from this clone's journal, dated by the real clock).
 //
 // Circuits open, so time is a fake clock (the writer's Now, which dates the
 // records, and the availability's now): circuits are pure functions of the
@@ -200,10 +200,13 @@ func (c *fakeClock) Set(t time.Time) {
 	c.now = t
 }
 
-// flapAvail derives availability as the tool does: this origin's recorded
-// outcomes, read through the index cache, and the fake clock.
+// flapAvail derives availability as the tool does, through
+// advisor.Availability, over every consultation outcome on the refs and
+// the fake clock. The tool reads the outcomes from this clone's journal
+// (advisor.Journal), which the driver dates by the real clock; the
+// records are dated by the fake one.
 type flapAvail struct {
-	index  gitstore.Index
+	store  *gitstore.Store
 	decl   advisor.Declaration
 	origin string
 	clock  *fakeClock
@@ -214,12 +217,39 @@ type presentEnv struct{}
 func (presentEnv) LookPath(string) bool      { return true }
 func (presentEnv) CredentialSet(string) bool { return true }
 
+// outcomes are the consultation records of every task, whatever their
+// origin (advisor.Circuit keeps this origin's), in each task's order.
 func (a *flapAvail) outcomes(ctx context.Context) ([]advisor.Outcome, error) {
-	recs, err := a.index.Consultations(ctx, a.origin)
+	tasks, err := a.store.Tasks(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return advisor.OutcomesFrom(recs)
+	var out []advisor.Outcome
+	for _, th := range tasks {
+		_, recs, err := a.store.Load(ctx, th.Task)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range recs {
+			if r.Kind != record.KindConsultation {
+				continue
+			}
+			var c record.Consultation
+			if err := json.Unmarshal(r.Body, &c); err != nil {
+				return nil, fmt.Errorf("read consultation %s: %w", r.ID, err)
+			}
+			at, err := time.Parse(time.RFC3339Nano, r.Created)
+			if err != nil {
+				return nil, fmt.Errorf("read consultation %s: created time: %w", r.ID, err)
+			}
+			o := advisor.Outcome{Advisor: c.Advisor, Origin: r.Origin, Status: c.Status, At: at}
+			if c.Failure != nil {
+				o.FailureKind, o.RetryAfterS = advisor.FailureKind(c.Failure.Kind), c.Failure.RetryAfterS
+			}
+			out = append(out, o)
+		}
+	}
+	return out, nil
 }
 
 func (a *flapAvail) Snapshot(ctx context.Context) (policy.Profile, []policy.Advisor, error) {
@@ -328,7 +358,7 @@ func TestAdvisorFlaps(t *testing.T) {
 	const origin = "origin-flap"
 	t0 := time.Date(2031, 3, 1, 9, 0, 0, 0, time.UTC)
 	clock := &fakeClock{now: t0}
-	avail := &flapAvail{index: index, decl: decl, origin: origin, clock: clock}
+	avail := &flapAvail{store: store, decl: decl, origin: origin, clock: clock}
 	w := &record.Writer{Store: store, Index: index, Avail: avail, Actor: "Rel Tester <rel@example.invalid>", Origin: origin, Now: clock.Now}
 	mate := &record.Writer{Store: store, Index: index, Avail: avail, Actor: "Mate <mate@example.invalid>", Origin: "origin-teammate", Now: clock.Now}
 
