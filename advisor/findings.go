@@ -64,16 +64,6 @@ func (f Finding) String() string {
 	return s
 }
 
-// HasErrors reports whether any finding is an error.
-func HasErrors(fs []Finding) bool {
-	for _, f := range fs {
-		if f.Severity == SeverityError {
-			return true
-		}
-	}
-	return false
-}
-
 // Validate checks the meaning of a catalog: references, vocabulary,
 // transports, adapters, the fields each transport needs, and profiles. It
 // returns every finding, in declaration order; it never contacts anything.
