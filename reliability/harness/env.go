@@ -40,6 +40,28 @@ func WriteHome(home, extra string) error {
 	return os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(GitConfig+extra), 0o644)
 }
 
+// UseHome makes home (WriteHome, with GitConfig) this process's HOME, with
+// no system git configuration and none of the caller's GIT_ variables or
+// XDG_CONFIG_HOME but GIT_REASON_LONG (the suites' own, Long), so that
+// neither this process nor the git it starts reads anything of the
+// machine's git or git reason setup. A TestMain
+// calls it once for the process (not t.Setenv per test, so that the tests
+// can run in parallel); a test that needs a variable of its own sets it
+// with t.Setenv and runs alone.
+func UseHome(home string) error {
+	if err := WriteHome(home, ""); err != nil {
+		return err
+	}
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); (strings.HasPrefix(k, "GIT_") || k == "XDG_CONFIG_HOME") && k != "GIT_REASON_LONG" {
+			os.Unsetenv(k)
+		}
+	}
+	os.Setenv("HOME", home)
+	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	return nil
+}
+
 // Env is the whole environment of a process under test: PATH with dirs
 // first, home as HOME, repository discovery stopped at ceiling, a fixed
 // locale and time zone, no system git configuration, then extra. Nothing
@@ -83,17 +105,11 @@ func useSandbox(root string) error {
 	if err := Install(bin); err != nil {
 		return err
 	}
-	home := filepath.Join(root, "home")
-	if err := WriteHome(home, ""); err != nil {
+	if err := UseHome(filepath.Join(root, "home")); err != nil {
 		return err
 	}
-	os.Setenv("HOME", home)
-	os.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	os.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "CI", "GIT_REASON_PROFILE"} {
-		os.Unsetenv(k)
-	}
+	os.Unsetenv("CI")
 	return nil
 }
 

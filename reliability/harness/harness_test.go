@@ -78,6 +78,53 @@ func TestEnvKeepsNothingOfTheCaller(t *testing.T) {
 	}
 }
 
+// TestUseHome: after UseHome the git this process starts reads the home's
+// identity and nothing the caller set: not a global configuration file
+// named by GIT_CONFIG_GLOBAL, not a repository named by GIT_DIR, not a
+// configuration given by GIT_CONFIG_COUNT. The suites' own switch,
+// GIT_REASON_LONG, is kept: a long run stays long.
+func TestUseHome(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not on PATH")
+	}
+	// Every variable UseHome sets or unsets is set here first, so that the
+	// test's end gives the process back the environment it had.
+	for _, kv := range os.Environ() {
+		if k, v, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "GIT_") || k == "XDG_CONFIG_HOME" || k == "HOME" {
+			t.Setenv(k, v)
+		}
+	}
+	root := t.TempDir()
+	other := filepath.Join(root, "other.gitconfig")
+	WriteFile(t, other, "[user]\n\temail = caller@example.invalid\n")
+	for k, v := range map[string]string{"GIT_CONFIG_GLOBAL": other, "GIT_DIR": filepath.Join(root, "nowhere"),
+		"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "user.name", "GIT_CONFIG_VALUE_0": "Caller",
+		"XDG_CONFIG_HOME": root, "GIT_CONFIG_NOSYSTEM": "0", "GIT_REASON_LONG": "1"} {
+		t.Setenv(k, v)
+	}
+	home := filepath.Join(root, "home")
+	if err := UseHome(home); err != nil {
+		t.Fatal(err)
+	}
+	if got := os.Getenv("HOME"); got != home {
+		t.Errorf("HOME = %q, want %q", got, home)
+	}
+	for _, k := range []string{"GIT_CONFIG_GLOBAL", "GIT_DIR", "GIT_CONFIG_COUNT", "XDG_CONFIG_HOME"} {
+		if v, ok := os.LookupEnv(k); ok {
+			t.Errorf("%s=%s is still set", k, v)
+		}
+	}
+	if !Long() {
+		t.Error("GIT_REASON_LONG=1 was unset: the long form of a suite would run short")
+	}
+	if got := os.Getenv("GIT_CONFIG_NOSYSTEM"); got != "1" {
+		t.Errorf("GIT_CONFIG_NOSYSTEM = %q, want 1", got)
+	}
+	if got := Git(t, root, "config", "user.email") + " " + Git(t, root, "config", "user.name"); got != "rel@example.invalid Rel Tester" {
+		t.Errorf("git's identity after UseHome: %q, want the home's (rel@example.invalid Rel Tester)", got)
+	}
+}
+
 // TestFsckConfigOnlyWithoutGraphs: FsckConfig leaves fsck's graph checks
 // out only where no object directory holds a commit-graph or a
 // multi-pack-index, its own or an alternate's, and where it cannot tell.
