@@ -240,17 +240,6 @@ func cutAt(text string, n int) string {
 // oneLine keeps a label on its line.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// NumberLines renders content as numbered lines, the first numbered first,
-// as a file's material is shown: "  12 | text".
-func NumberLines(content string, first int) string {
-	if content == "" {
-		return ""
-	}
-	w := newNumbered(len(content), first, first+strings.Count(strings.TrimSuffix(content, "\n"), "\n"))
-	w.WriteString(content)
-	return w.String()
-}
-
 // numbered is a builder that puts each line's number before it as text is
 // written, for text of about size bytes whose lines are numbered from
 // first to last.

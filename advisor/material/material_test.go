@@ -3,7 +3,9 @@ package material
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -71,7 +73,7 @@ func testSet(pieces ...Piece) *Set {
 }
 
 func TestForFitsTheBudget(t *testing.T) {
-	big := NumberLines(strings.Repeat("a line of the file\n", 400), 1)
+	big := numberLines(strings.Repeat("a line of the file\n", 400), 1)
 	set := testSet(
 		Piece{Evidence: 1, Kind: KindFile, Ref: "a.go", Text: big},
 		Piece{Evidence: 2, Kind: KindFile, Ref: ".env", Omitted: "matches reason.neverSend"},
@@ -127,15 +129,35 @@ func TestContentCannotEscapeItsBlock(t *testing.T) {
 	}
 }
 
+// numberLines renders content as numbered lines, the first numbered
+// first, as a file's material is shown ("  12 | text"): what RedactLines
+// gives for text with nothing to redact, written the plain way.
+func numberLines(content string, first int) string {
+	if content == "" {
+		return ""
+	}
+	lines := strings.Split(strings.TrimSuffix(content, "\n"), "\n")
+	width := len(strconv.Itoa(first + len(lines) - 1))
+	var b strings.Builder
+	for i, line := range lines {
+		fmt.Fprintf(&b, "%*d | %s\n", width, first+i, line)
+	}
+	return b.String()
+}
+
 func TestNumberLines(t *testing.T) {
+	r := NewRedactor(nil, nil)
 	for in, want := range map[string]string{"a\nb\n": " 9 | a\n10 | b\n", "a\n\nb": " 9 | a\n10 | \n11 | b\n", "\n": "9 | \n", "": ""} {
-		if got := NumberLines(in, 9); got != want {
-			t.Errorf("NumberLines(%q) = %q, want %q", in, got, want)
+		if got := numberLines(in, 9); got != want {
+			t.Errorf("numberLines(%q) = %q, want %q", in, got, want)
+		}
+		if got, n := r.RedactLines(in, 9); got != want || n != 0 {
+			t.Errorf("RedactLines(%q) = %q, %d, want %q", in, got, n, want)
 		}
 	}
 }
 
-// RedactLines is NumberLines of Redact, whatever the text: numbering as
+// RedactLines is numberLines of Redact, whatever the text: numbering as
 // the redacted pieces pass gives the same bytes as numbering the whole.
 func TestRedactLinesIsNumberLinesOfRedact(t *testing.T) {
 	r := NewRedactor([]string{"DECLARED_KEY"}, func(string) string { return "declared-value-1234" })
@@ -150,10 +172,10 @@ func TestRedactLinesIsNumberLinesOfRedact(t *testing.T) {
 		}
 		text, first := b.String(), 1+rng.IntN(120)
 		red, n := r.Redact(text)
-		want := NumberLines(red, first)
+		want := numberLines(red, first)
 		got, m := r.RedactLines(text, first)
 		if got != want || m != n {
-			t.Fatalf("case %d, %q from %d:\nRedactLines %q (%d)\nNumberLines(Redact) %q (%d)", i, text, first, got, m, want, n)
+			t.Fatalf("case %d, %q from %d:\nRedactLines %q (%d)\nnumberLines(Redact) %q (%d)", i, text, first, got, m, want, n)
 		}
 	}
 	if got, _ := r.RedactLines("k\nAKIA0123456789ABCDEF\n", 99); got != " 99 | k\n100 | [redacted access key id]\n" {
