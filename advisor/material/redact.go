@@ -131,9 +131,9 @@ func (r *Redactor) Redact(text string) (string, int) {
 	return b.String(), len(spans)
 }
 
-// RedactLines is [NumberLines] of what [Redact] returns, the first line
-// numbered first, in one pass: a file's material is written once, not
-// copied redacted and then copied again numbered.
+// RedactLines is what [Redact] returns as numbered lines ("  12 | text"),
+// the first line numbered first, in one pass: a file's material is written
+// once, not copied redacted and then copied again numbered.
 func (r *Redactor) RedactLines(text string, first int) (string, int) {
 	if text == "" {
 		return "", 0
