@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -14,6 +15,9 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"git-reason/record"
+	"git-reason/reliability/harness"
 )
 
 // Commits are decoded and encoded by go-git's object package. These tests
@@ -299,5 +303,48 @@ func TestTreeBytesAsGit(t *testing.T) {
 	}
 	if _, err := s.writeTree([]TreeEntry{entries[1], entries[0]}); err == nil {
 		t.Error("entries out of git's order were written")
+	}
+}
+
+// TestAppendedTreesAsGit appends records one after another through one
+// store, whose appends after the first build the records/ tree from the
+// one before (recordsTreeWith): after each append the head's records/ tree
+// is the tree git mktree makes of every record appended so far, the
+// content the store keeps for the next append is that tree's, and git
+// fsck --strict finds the history sound.
+func TestAppendedTreesAsGit(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := initRepo(t)
+	s := openT(t, dir)
+	w := &record.Writer{Store: s, Actor: "Tree Test <tree@example.com>", Origin: "origin-tree"}
+	var listing strings.Builder
+	for i := range 5 {
+		res, err := w.Append(ctx, "T", record.KindAssessment, fmt.Appendf(nil,
+			`{"subject":"s%d","question":"q","materiality":"trivial","reversibility":"reversible"}`, i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		blob := gitIn(t, dir, "rev-parse", res.Commit+":"+RecordsDir+"/"+res.FileName())
+		fmt.Fprintf(&listing, "100644 blob %s\t%s\n", blob, res.FileName())
+		got := gitIn(t, dir, "rev-parse", res.Commit+":"+RecordsDir)
+		if want := gitInStdin(t, dir, listing.String(), "mktree"); got != want {
+			t.Fatalf("append %d: records tree %s, git mktree of the records appended %s", i+1, got, want)
+		}
+		kept := s.mem.get("T", res.Commit)
+		if kept == nil || kept.tree == nil {
+			t.Fatalf("append %d: the store keeps no records tree for the next append", i+1)
+		}
+		content, err := exec.Command("git", "-C", dir, "cat-file", "tree", got).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(kept.tree, content) {
+			t.Fatalf("append %d: the kept records tree is not the head's", i+1)
+		}
+	}
+	args := append(append([]string{"-C", dir}, harness.FsckConfig(dir)...), "fsck", "--strict", "--no-dangling")
+	if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+		t.Fatalf("git fsck --strict: %v\n%s", err, out)
 	}
 }

@@ -319,9 +319,8 @@ func (s *Store) Append(ctx context.Context, task, head string, rec *record.Recor
 	if err := s.checkTask(task); err != nil {
 		return "", err
 	}
-	var entries []TreeEntry
 	var parents []plumbing.Hash
-	prev := &taskCache{}
+	prev := &taskCache{tree: []byte{}} // a first record's tree holds it alone
 	if head == "" {
 		// Refused before any object is written: a/b cannot start while a
 		// exists, nor a while a/b does.
@@ -333,7 +332,6 @@ func (s *Store) Append(ctx context.Context, task, head string, rec *record.Recor
 		if prev, err = s.taskAt(task, head); err != nil {
 			return "", err
 		}
-		entries = prev.treeEntries()
 		parents = []plumbing.Hash{plumbing.NewHash(head)}
 	}
 	var buf bytes.Buffer
@@ -351,8 +349,11 @@ func (s *Store) Append(ctx context.Context, task, head string, rec *record.Recor
 	if err != nil {
 		return "", err
 	}
-	entries = append(entries, TreeEntry{Name: rec.FileName(), Mode: filemode.Regular, Hash: blob})
-	commit, err := s.writeCommit(rec, entries, parents)
+	records, err := recordsTreeWith(prev, TreeEntry{Name: rec.FileName(), Mode: filemode.Regular, Hash: blob})
+	if err != nil {
+		return "", err
+	}
+	commit, err := s.writeCommit(rec, records, parents)
 	if err != nil {
 		return "", err
 	}
@@ -369,17 +370,38 @@ func (s *Store) Append(ctx context.Context, task, head string, rec *record.Recor
 		s.noteWritten(key, task, commit.String())
 		s.noteChecked(key, task, blob.String())
 	}
-	s.cacheAppended(task, commit.String(), prev, rec.FileName(), blob.String(), data)
+	s.cacheAppended(task, commit.String(), prev, rec.FileName(), blob.String(), data, records)
 	if rec.Kind == record.KindConclusion {
 		s.indexConclusion(task, commit.String(), prev, rec)
 	}
 	return commit.String(), nil
 }
 
-// writeCommit writes the records tree, the root tree and the commit.
-func (s *Store) writeCommit(rec *record.Record, entries []TreeEntry, parents []plumbing.Hash) (plumbing.Hash, error) {
+// recordsTreeWith is the content of the records/ tree of prev's head
+// with e added. A record appended to a task sorts after every record
+// before it (its name begins with its clock, the task's highest): when
+// prev holds the content of its head's tree (kept by the append that
+// wrote it), that content followed by e's entry is the new tree, as git
+// orders a tree's entries, so that an append encodes one entry, not the
+// task's. Otherwise every entry is encoded again.
+func recordsTreeWith(prev *taskCache, e TreeEntry) ([]byte, error) {
+	n := len(prev.Entries)
+	if prev.tree != nil && (n == 0 || prev.Entries[n-1].Name < e.Name) {
+		one, err := encodeTree([]TreeEntry{e})
+		if err != nil {
+			return nil, err
+		}
+		return append(append(make([]byte, 0, len(prev.tree)+len(one)), prev.tree...), one...), nil
+	}
+	entries := append(prev.treeEntries(), e)
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Name < entries[j].Name })
-	recordsTree, err := s.writeTree(entries)
+	return encodeTree(entries)
+}
+
+// writeCommit writes the records tree (its content), the root tree and
+// the commit.
+func (s *Store) writeCommit(rec *record.Record, records []byte, parents []plumbing.Hash) (plumbing.Hash, error) {
+	recordsTree, err := s.putObject(plumbing.TreeObject, records)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}

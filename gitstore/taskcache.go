@@ -64,6 +64,10 @@ type taskCache struct {
 	size atomic.Int64
 	// segments is how many segments that file holds, 0 when unknown.
 	segments atomic.Int32
+	// tree is the content of Head's records/ tree when this store wrote
+	// it (an append keeps it for the next, recordsTreeWith), else nil.
+	// It is never changed.
+	tree []byte
 }
 
 // maxCacheSegments bounds the segments of a task cache file: a task
@@ -518,14 +522,15 @@ func (c *taskCache) treeEntries() []TreeEntry {
 
 // cacheAppended records the task at its new head, prev plus the entry of
 // the record just appended (data, its stored JSON, parsed as a later read
-// parses it), in the file and in memory.
-func (s *Store) cacheAppended(task, head string, prev *taskCache, name, blob string, data []byte) {
+// parses it), in the file and in memory, with tree, the content of the
+// new head's records/ tree.
+func (s *Store) cacheAppended(task, head string, prev *taskCache, name, blob string, data, tree []byte) {
 	var rec record.Record
 	if err := json.Unmarshal(data, &rec); err != nil {
 		return // not cached: the next read takes it from git
 	}
 	e := cacheEntry{Name: name, Blob: blob, Rec: &rec}
-	next := &taskCache{Head: head, Entries: make([]cacheEntry, 0, len(prev.Entries)+1)}
+	next := &taskCache{Head: head, Entries: make([]cacheEntry, 0, len(prev.Entries)+1), tree: tree}
 	placed := false
 	for _, old := range prev.Entries {
 		if !placed && e.Name < old.Name {
