@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strings"
 
 	"git-reason/record"
@@ -149,14 +147,4 @@ func PeerReview(consult func(ctx context.Context, req Request, advisor string) [
 		}
 		return 200, reply
 	}
-}
-
-// PeerFailureOf converts an adapter error into the failure a peer reports,
-// rounding RetryAfter up to whole seconds as the record does.
-func PeerFailureOf(err error) *record.Failure {
-	var f *Failure
-	if !errors.As(err, &f) {
-		return &record.Failure{Kind: string(Unavailable), Detail: "internal error"}
-	}
-	return &record.Failure{Kind: string(f.Kind), Detail: f.Detail, RetryAfterS: int(math.Ceil(f.RetryAfter.Seconds()))}
 }
