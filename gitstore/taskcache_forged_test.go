@@ -5,7 +5,6 @@ import (
 	"context"
 	"hash/crc32"
 	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 )
@@ -25,7 +24,7 @@ func TestTaskCacheForged(t *testing.T) {
 	if _, _, err := openStore(t, dir).Load(ctx, "T"); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, ".git", "reason", "tasks", "T.records")
+	path := taskCachePath(dir)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

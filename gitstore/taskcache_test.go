@@ -23,7 +23,7 @@ func TestTaskCacheDamaged(t *testing.T) {
 	ctx := context.Background()
 	dir := newRepo(t)
 	open := func() *gitstore.Store { return openStore(t, dir) }
-	w := &record.Writer{Store: open(), Actor: "Cache Test <cache@example.com>", Origin: "origin-cache"}
+	w := cacheWriter(open())
 	for i := range 4 {
 		for _, task := range []string{"T", "U"} {
 			assessTrivially(t, w, task, fmt.Sprintf("s%d", i))
@@ -39,11 +39,8 @@ func TestTaskCacheDamaged(t *testing.T) {
 		return head + string(out)
 	}
 	want := load()
-	path := filepath.Join(dir, ".git", "reason", "tasks", "T.records")
-	good, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("no task cache written: %v", err)
-	}
+	path := taskCachePath(dir)
+	good, _ := cacheAsWritten(t, path, "a write")
 	other, err := os.ReadFile(filepath.Join(dir, ".git", "reason", "tasks", "U.records"))
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +83,7 @@ func TestTaskCacheDamaged(t *testing.T) {
 func TestTaskCacheAppends(t *testing.T) {
 	t.Parallel()
 	dir := newRepo(t)
-	w := &record.Writer{Store: openStore(t, dir), Actor: "Cache Test <cache@example.com>", Origin: "origin-cache"}
+	w := cacheWriter(openStore(t, dir))
 	add := func(i int) {
 		t.Helper()
 		assessTrivially(t, w, "T", fmt.Sprintf("s%d", i))
@@ -95,15 +92,8 @@ func TestTaskCacheAppends(t *testing.T) {
 	for i := range n {
 		add(i)
 	}
-	path := filepath.Join(dir, ".git", "reason", "tasks", "T.records")
-	before, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("no task cache written: %v", err)
-	}
-	was, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path := taskCachePath(dir)
+	before, was := cacheAsWritten(t, path, "a write")
 	w.Store = openStore(t, dir) // a new process's store: it reads the file
 	add(n)
 	after := appendedTo(t, path, was, before, "a write")
@@ -122,7 +112,7 @@ func TestTaskCacheAppends(t *testing.T) {
 func TestTaskCacheCompacts(t *testing.T) {
 	t.Parallel()
 	dir := newRepo(t)
-	w := &record.Writer{Actor: "Cache Test <cache@example.com>", Origin: "origin-cache"}
+	w := cacheWriter(nil)
 	const n = gitstore.MaxCacheSegments + 6
 	most := 0
 	for i := range n {
@@ -143,11 +133,8 @@ func TestTaskCacheCompacts(t *testing.T) {
 func TestTaskCacheWriteBehind(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dir := newRepo(t)
-	s := openStore(t, dir)
-	s.WriteBehind(time.Hour)
-	w := &record.Writer{Store: s, Actor: "Cache Test <cache@example.com>", Origin: "origin-cache"}
-	path := filepath.Join(dir, ".git", "reason", "tasks", "T.records")
+	dir, s, w := writingBehind(t)
+	path := taskCachePath(dir)
 	for i := range 3 {
 		assessTrivially(t, w, "T", fmt.Sprintf("s%d", i))
 		if _, err := os.Stat(path); !os.IsNotExist(err) {
@@ -160,10 +147,7 @@ func TestTaskCacheWriteBehind(t *testing.T) {
 		os.Remove(path) // what the other store wrote
 	}
 	s.Flush()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("Flush wrote no task cache: %v", err)
-	}
+	data, _ := cacheAsWritten(t, path, "Flush")
 	head, _, err := s.Load(ctx, "T")
 	if err != nil {
 		t.Fatal(err)
@@ -181,24 +165,14 @@ func TestTaskCacheWriteBehind(t *testing.T) {
 // process reads the task from that file at the ref's head.
 func TestTaskCacheWriteBehindAppends(t *testing.T) {
 	t.Parallel()
-	dir := newRepo(t)
-	s := openStore(t, dir)
-	s.WriteBehind(time.Hour)
-	w := &record.Writer{Store: s, Actor: "Cache Test <cache@example.com>", Origin: "origin-cache"}
-	path := filepath.Join(dir, ".git", "reason", "tasks", "T.records")
+	dir, s, w := writingBehind(t)
+	path := taskCachePath(dir)
 	const n = 20
 	for i := range n {
 		assessTrivially(t, w, "T", fmt.Sprintf("s%d", i))
 	}
 	s.Flush()
-	before, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("Flush wrote no task cache: %v", err)
-	}
-	was, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	before, was := cacheAsWritten(t, path, "Flush")
 	for round := range 3 {
 		for i := range 2 {
 			assessTrivially(t, w, "T", fmt.Sprintf("r%d-%d", round, i))
@@ -220,10 +194,7 @@ func TestTaskCacheWriteBehindAppends(t *testing.T) {
 // file reads at the ref's head with every record.
 func TestTaskCacheWriteBehindCompacts(t *testing.T) {
 	t.Parallel()
-	dir := newRepo(t)
-	s := openStore(t, dir)
-	s.WriteBehind(time.Hour)
-	w := &record.Writer{Store: s, Actor: "Cache Test <cache@example.com>", Origin: "origin-cache"}
+	dir, s, w := writingBehind(t)
 	const n = 70
 	for i := range n {
 		assessTrivially(t, w, "T", fmt.Sprintf("s%d", i))
@@ -233,6 +204,44 @@ func TestTaskCacheWriteBehindCompacts(t *testing.T) {
 		t.Errorf("after %d flushes the task cache holds %d segments; want 1 to %d", n, got, gitstore.MaxCacheSegments)
 	}
 	cacheReadsAtHead(t, dir, n)
+}
+
+// cacheWriter is a writer through s (none yet when nil) without the
+// index, the writer of the task cache tests.
+func cacheWriter(s *gitstore.Store) *record.Writer {
+	return &record.Writer{Store: s, Actor: "Cache Test <cache@example.com>", Origin: "origin-cache"}
+}
+
+// writingBehind is a new repository's directory, a store of it that
+// writes its task caches behind (as the MCP server's does: not before
+// Flush) and a cacheWriter through that store.
+func writingBehind(t *testing.T) (string, *gitstore.Store, *record.Writer) {
+	t.Helper()
+	dir := newRepo(t)
+	s := openStore(t, dir)
+	s.WriteBehind(time.Hour)
+	return dir, s, cacheWriter(s)
+}
+
+// taskCachePath is task T's cache file in the repository at dir.
+func taskCachePath(dir string) string {
+	return filepath.Join(dir, ".git", "reason", "tasks", "T.records")
+}
+
+// cacheAsWritten returns the cache file at path, which what (a write,
+// Flush) wrote, and its file's information, for appendedTo to compare
+// with after more writes; it fails the test when there is no file.
+func cacheAsWritten(t *testing.T, path, what string) ([]byte, os.FileInfo) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%s wrote no task cache: %v", what, err)
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data, info
 }
 
 // appendedTo returns the cache file at path after what (a write, a
