@@ -277,43 +277,50 @@ type shownRecord struct {
 	} `json:"derived"`
 }
 
-const fakeVendor = `providers:
-  - id: fake_tool
-    name: Fake Tool
-vendors:
-  - id: fakevendor
-    name: Fake Vendor
-    models:
-      - id: fake-model-1
-      - id: fake-model-2
-`
+// fakeCatalog is the catalog part of an overlay: the tool fake_tool and
+// the vendor fakevendor, which serves models.
+func fakeCatalog(models ...string) string {
+	s := "providers:\n  - id: fake_tool\n    name: Fake Tool\nvendors:\n  - id: fakevendor\n    name: Fake Vendor\n    models:\n"
+	for _, m := range models {
+		s += "      - id: " + m + "\n"
+	}
+	return s
+}
+
+// fakeVendor is the catalog the test advisors name: fakevendor serves
+// fake-model-1 and fake-model-2.
+var fakeVendor = fakeCatalog("fake-model-1", "fake-model-2")
+
+// cliAdvisor is one item of an overlay's advisors list: the advisor id,
+// reached by the exec adapter, runs command (the items of a YAML flow
+// list, the executable first) and reasons; each of more is a further
+// "key: value" line of its declaration.
+func cliAdvisor(id, command string, more ...string) string {
+	executable, _, _ := strings.Cut(command, ",")
+	s := "  - id: " + id + "\n    transport: cli\n    adapter: exec\n    executable: " + executable + "\n    command: [" + command + "]\n"
+	for _, m := range more {
+		s += "    " + m + "\n"
+	}
+	return s + "    capabilities: [reasoning]\n"
+}
+
+// vendorAdvisor is cliAdvisor declared to serve model of fakevendor
+// through fake_tool.
+func vendorAdvisor(id, command, model string) string {
+	return cliAdvisor(id, command, "provider: fake_tool", "vendor: fakevendor", "model: "+model)
+}
 
 // localAdvisor is an overlay of one cli advisor, adv-local, that runs
 // executable and is declared to serve model of fakevendor.
 func localAdvisor(executable, model string) string {
-	return fakeVendor + `advisors:
-  - id: adv-local
-    transport: cli
-    adapter: exec
-    executable: ` + executable + `
-    command: [` + executable + `]
-    provider: fake_tool
-    vendor: fakevendor
-    model: ` + model + `
-    capabilities: [reasoning]
-`
+	return fakeVendor + "advisors:\n" + vendorAdvisor("adv-local", executable, model)
 }
 
 // twoAdvisors is an overlay of two cli advisors of fakevendor, adv-a
 // (fake-model-1) and adv-b (fake-model-2), both running executable, each
 // with its own further arguments (", a, b": the rest of a YAML flow list).
 func twoAdvisors(executable, argsA, argsB string) string {
-	advisor := func(id, args, model string) string {
-		return "  - id: " + id + "\n    transport: cli\n    adapter: exec\n    executable: " + executable +
-			"\n    command: [" + executable + args + "]\n    provider: fake_tool\n    vendor: fakevendor\n    model: " + model +
-			"\n    capabilities: [reasoning]\n"
-	}
-	return fakeVendor + "advisors:\n" + advisor("adv-a", argsA, "fake-model-1") + advisor("adv-b", argsB, "fake-model-2")
+	return fakeVendor + "advisors:\n" + vendorAdvisor("adv-a", executable+argsA, "fake-model-1") + vendorAdvisor("adv-b", executable+argsB, "fake-model-2")
 }
 
 // peerAdvisor is an overlay of one peer advisor, adv-remote, that asks the

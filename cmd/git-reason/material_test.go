@@ -98,26 +98,9 @@ func TestConsultSendsTheMaterial(t *testing.T) {
     model: fake-model-1
     capabilities: [reasoning]
     context_bytes: 200000
-  - id: adv-cli
-    transport: cli
-    adapter: exec
-    executable: fake-capture
-    command: [fake-capture]
-    vendor: fakevendor
-    model: fake-model-2
-    capabilities: [reasoning]
-    context_bytes: 200000
-  - id: adv-small
-    transport: cli
-    adapter: exec
-    executable: fake-capture
-    command: [fake-capture]
-    vendor: fakevendor
-    model: fake-model-2
-    capabilities: [reasoning]
-    context_bytes: 2500
-order: [adv-http, adv-cli, adv-small]
-`
+` + cliAdvisor("adv-cli", "fake-capture", "vendor: fakevendor", "model: fake-model-2", "context_bytes: 200000") +
+		cliAdvisor("adv-small", "fake-capture", "vendor: fakevendor", "model: fake-model-2", "context_bytes: 2500") +
+		"order: [adv-http, adv-cli, adv-small]\n"
 	s := newSandboxAt(t, root, overlay, map[string]string{"fake-capture": `n=$(ls "` + captured + `" | wc -l)
 cat > "` + captured + `/q$n.$$"
 echo '{"stance":"endorse","summary":"the material reads fine","confidence":0.6,"model":"fake-cli-model"}'

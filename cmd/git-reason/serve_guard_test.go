@@ -36,21 +36,8 @@ import (
 // guardOverlay is the user's own overlay: one advisor that answers after
 // a pause (so requests overlap) and one that fails, printing an address
 // and an error a caller must not learn.
-const guardOverlay = `advisors:
-  - id: adv-secret-answering
-    transport: cli
-    adapter: exec
-    executable: fake-guard-ok
-    command: [fake-guard-ok]
-    capabilities: [reasoning]
-  - id: adv-secret-failing
-    transport: cli
-    adapter: exec
-    executable: fake-guard-fail
-    command: [fake-guard-fail]
-    capabilities: [reasoning]
-order: [adv-secret-failing, adv-secret-answering]
-`
+var guardOverlay = "advisors:\n" + cliAdvisor("adv-secret-answering", "fake-guard-ok") + cliAdvisor("adv-secret-failing", "fake-guard-fail") +
+	"order: [adv-secret-failing, adv-secret-answering]\n"
 
 type served struct {
 	t      *testing.T

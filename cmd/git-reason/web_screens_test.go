@@ -21,35 +21,9 @@ import (
 
 // screensOverlay declares two fake advisors, reached by a local
 // executable, that answer the migration question differently.
-const screensOverlay = `providers:
-  - id: fake_tool
-    name: Fake Tool
-vendors:
-  - id: fakevendor
-    name: Fake Vendor
-    models:
-      - id: design-model
-      - id: ops-model
-advisors:
-  - id: design-review
-    transport: cli
-    adapter: exec
-    executable: screens-advisor
-    command: [screens-advisor, endorse, "Dual writes keep the rollback one flag away", "0.8", "0"]
-    provider: fake_tool
-    vendor: fakevendor
-    model: design-model
-    capabilities: [reasoning]
-  - id: ops-review
-    transport: cli
-    adapter: exec
-    executable: screens-advisor
-    command: [screens-advisor, oppose, "Dual writes double the write load at peak; take a maintenance window", "0.7", "0.3"]
-    provider: fake_tool
-    vendor: fakevendor
-    model: ops-model
-    capabilities: [reasoning]
-`
+var screensOverlay = fakeCatalog("design-model", "ops-model") + "advisors:\n" +
+	vendorAdvisor("design-review", `screens-advisor, endorse, "Dual writes keep the rollback one flag away", "0.8", "0"`, "design-model") +
+	vendorAdvisor("ops-review", `screens-advisor, oppose, "Dual writes double the write load at peak; take a maintenance window", "0.7", "0.3"`, "ops-model")
 
 // screensAdvisor answers with stance $1, summary $2 and confidence $3
 // after sleeping $4 seconds (so that the two answers keep one order).
