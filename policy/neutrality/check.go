@@ -24,6 +24,12 @@ type Violation struct {
 	Text       string `json:"text"`        // the occurrence as spelled in the file
 }
 
+// String is how a violation is shown to a person, one a line:
+// "path:line:col: name (declared as …)".
+func (v Violation) String() string {
+	return fmt.Sprintf("%s:%d:%d: %s (declared as %s)", v.Path, v.Line, v.Col, v.Name, v.DeclaredAs)
+}
+
 // Skipped is a file that could not be checked.
 type Skipped struct {
 	Path   string `json:"path"`

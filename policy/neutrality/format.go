@@ -1,42 +1,6 @@
 package neutrality
 
-import (
-	"bufio"
-	"encoding/json"
-	"fmt"
-	"io"
-)
-
-// FormatText writes one line per violation:
-// "path:line:col: name (declared as …)".
-func FormatText(w io.Writer, vs []Violation) error {
-	bw := bufio.NewWriter(w)
-	for _, v := range vs {
-		fmt.Fprintf(bw, "%s:%d:%d: %s (declared as %s)\n", v.Path, v.Line, v.Col, v.Name, v.DeclaredAs)
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("write violations: %w", err)
-	}
-	return nil
-}
-
-// FormatJSON writes the result as one indented JSON object whose fields are
-// those of Result; lists are never null.
-func FormatJSON(w io.Writer, r *Result) error {
-	out := *r
-	if out.Violations == nil {
-		out.Violations = []Violation{}
-	}
-	if out.Skipped == nil {
-		out.Skipped = []Skipped{}
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(&out); err != nil {
-		return fmt.Errorf("write result: %w", err)
-	}
-	return nil
-}
+import "fmt"
 
 // Summary is a one-line account of the result for a person, meant for
 // standard error: whether the repository is configured, how many files were

@@ -99,9 +99,6 @@ func (m *Matcher) addNode() int32 {
 	return int32(len(m.term) - 1)
 }
 
-// Terms returns the matcher's terms after merging, in declaration order.
-func (m *Matcher) Terms() []Term { return append([]Term(nil), m.terms...) }
-
 // Find returns every occurrence of a term in data, in order. Lines are
 // separated by '\n'; a match never spans two lines.
 func (m *Matcher) Find(data []byte) []Match {

@@ -54,7 +54,7 @@ func runCheckNeutrality(ctx context.Context, o *checkNeutralityOptions) error {
 			return nil
 		}
 		for _, v := range res.Violations {
-			fmt.Fprintf(w, "%s:%d:%d: %s (declared as %s)\n", v.Path, v.Line, v.Col, v.Name, v.DeclaredAs)
+			fmt.Fprintln(w, v)
 		}
 		for _, s := range res.Skipped {
 			fmt.Fprintf(o.Err, "not checked: %s: %s\n", s.Path, s.Reason)

@@ -191,7 +191,7 @@ func runPreCommit(ctx context.Context, o *base) error {
 		return err
 	}
 	for _, v := range res.Violations {
-		fmt.Fprintf(o.Err, "git-reason: %s:%d:%d: %s (declared as %s)\n", v.Path, v.Line, v.Col, v.Name, v.DeclaredAs)
+		fmt.Fprintf(o.Err, "git-reason: %s\n", v)
 	}
 	if n := len(res.Violations); n > 0 {
 		return refusedf("commit refused: %d neutrality violation(s) in staged files; see 'git reason check neutrality --staged'", n)

@@ -287,7 +287,7 @@ func (s *Server) checkNeutrality(ctx context.Context, c *call) (*outcome, error)
 		text = "neutrality is not configured here (no " + neutrality.ConfigPath + "): nothing checked"
 	}
 	for _, v := range res.Violations {
-		text += fmt.Sprintf("\n%s:%d:%d: %s (declared as %s)", v.Path, v.Line, v.Col, v.Name, v.DeclaredAs)
+		text += "\n" + v.String()
 	}
 	return &outcome{out: res, text: text}, nil
 }

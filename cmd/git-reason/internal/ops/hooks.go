@@ -165,7 +165,7 @@ func (e *Session) PrePush(ctx context.Context, lines []PushLine) ([]PushFinding,
 			return nil, err
 		}
 		for _, v := range res.Violations {
-			out = append(out, PushFinding{Ref: remoteRef, Message: fmt.Sprintf("%s:%d:%d: %s (declared as %s)", v.Path, v.Line, v.Col, v.Name, v.DeclaredAs)})
+			out = append(out, PushFinding{Ref: remoteRef, Message: v.String()})
 		}
 	}
 	return out, nil

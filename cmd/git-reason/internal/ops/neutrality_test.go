@@ -1,7 +1,6 @@
 package ops
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io/fs"
@@ -109,9 +108,9 @@ func check(t *testing.T, req scanRequest) (string, *neutrality.Result) {
 	if err != nil {
 		t.Fatalf("scanNeutrality: %v", err)
 	}
-	var b bytes.Buffer
-	if err := neutrality.FormatText(&b, res.Violations); err != nil {
-		t.Fatal(err)
+	var b strings.Builder
+	for _, v := range res.Violations {
+		b.WriteString(v.String() + "\n")
 	}
 	return b.String(), res
 }
