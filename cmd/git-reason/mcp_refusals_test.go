@@ -17,8 +17,7 @@ import (
 func TestMCPForgeriesRefused(t *testing.T) {
 	t.Parallel()
 	s := newMCPSandbox(t)
-	r := startRawMCP(t, s)
-	r.initialize(t, "host", "1", map[string]any{})
+	r := startHostMCP(t, s)
 	v := map[string]string{}
 	steps := mcpSequence(false)
 	for _, st := range steps[:5] { // prepare_session … plan
@@ -93,8 +92,7 @@ func (r *rawMCP) assessAndPlan(t *testing.T, task string) {
 func TestMCPConsultProgress(t *testing.T) {
 	t.Parallel()
 	s := newMCPSandbox(t)
-	r := startRawMCP(t, s)
-	r.initialize(t, "host", "1", map[string]any{})
+	r := startHostMCP(t, s)
 	r.assessAndPlan(t, "T-1")
 	r.notes = nil
 	raw := r.call(t, "tools/call", map[string]any{"name": "consult", "arguments": map[string]any{"task": "T-1"},
@@ -123,8 +121,7 @@ func TestMCPConsultCancelledIsRecorded(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t, strings.Replace(mcpOverlay, `[fake-advisor, oppose, "0.3"]`, `[fake-advisor, oppose, "60"]`, 1),
 		map[string]string{"fake-advisor": fakeAdvisor})
-	r := startRawMCP(t, s)
-	r.initialize(t, "host", "1", map[string]any{})
+	r := startHostMCP(t, s)
 	r.assessAndPlan(t, "T-1")
 	r.next++
 	consultID := r.next

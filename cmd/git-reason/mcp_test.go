@@ -361,6 +361,15 @@ func startRawMCP(t *testing.T, s *sandbox, args ...string) *rawMCP {
 	return r
 }
 
+// startHostMCP is startRawMCP, initialized by a client named host that
+// declares no capabilities.
+func startHostMCP(t *testing.T, s *sandbox) *rawMCP {
+	t.Helper()
+	r := startRawMCP(t, s)
+	r.initialize(t, "host", "1", map[string]any{})
+	return r
+}
+
 func (r *rawMCP) send(t *testing.T, msg map[string]any) {
 	t.Helper()
 	b, err := json.Marshal(msg)
