@@ -47,8 +47,7 @@ func BenchmarkSpawnGit(b *testing.B) {
 }
 
 func benchRepo(b *testing.B) string {
-	home := sandbox(b)
-	repo := newRepo(b)
+	home, repo := sandboxRepo(b)
 	write(b, filepath.Join(home, ".gitconfig"), "[user]\n\tname = B\n\temail = b@example.com\n[include]\n\tpath = more\n")
 	write(b, filepath.Join(home, "more"), "[safe]\n\tdirectory = /x\n")
 	harness.Git(b, repo, "config", "reason.profile", "offline")

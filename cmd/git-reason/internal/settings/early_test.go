@@ -75,8 +75,7 @@ func TestEarlyAgreesWithLoad(t *testing.T) {
 // message (git names the file by the path Load gave it), not the early
 // listing's.
 func TestEarlyErrorIsLoads(t *testing.T) {
-	sandbox(t)
-	repo := newRepo(t)
+	_, repo := sandboxRepo(t)
 	write(t, filepath.Join(repo, ".git", "config"), "[core\n")
 	gitDir := filepath.Join(repo, ".git")
 	_, want := Load(context.Background(), gitDir, Flags{})

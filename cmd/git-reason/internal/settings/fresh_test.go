@@ -10,8 +10,7 @@ import (
 // TestChanged: a reading knows when a file it came from changes, so that a
 // long-running process loads again, and only then.
 func TestChanged(t *testing.T) {
-	home := sandbox(t)
-	repo := newRepo(t)
+	home, repo := sandboxRepo(t)
 	gitDir := filepath.Join(repo, ".git")
 	harness.Git(t, repo, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "one")
 	write(t, filepath.Join(home, ".gitconfig"), "[include]\n\tpath = later\n"+

@@ -46,6 +46,14 @@ func newRepo(t testing.TB) string {
 	return dir
 }
 
+// sandboxRepo is sandbox and, in it, newRepo: HOME and the repository's
+// top directory.
+func sandboxRepo(t testing.TB) (home, repo string) {
+	t.Helper()
+	home = sandbox(t)
+	return home, newRepo(t)
+}
+
 func write(t testing.TB, path, content string) {
 	t.Helper()
 	harness.WriteFile(t, path, content)

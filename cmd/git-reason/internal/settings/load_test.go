@@ -16,8 +16,7 @@ import (
 // answer is compared with git's.
 
 func TestLoadIncludes(t *testing.T) {
-	home := sandbox(t)
-	repo := newRepo(t)
+	home, repo := sandboxRepo(t)
 	write(t, filepath.Join(home, ".gitconfig"), "[include]\n\tpath = ~/inc/common\n"+
 		"[includeIf \"gitdir:"+repo+"/\"]\n\tpath = inc/matched\n"+
 		"[includeIf \"gitdir:/nowhere/\"]\n\tpath = inc/unmatched\n")
@@ -60,8 +59,7 @@ func gitParameters(t *testing.T, dir string, pairs ...string) string {
 }
 
 func TestLoadCommandLine(t *testing.T) {
-	home := sandbox(t)
-	repo := newRepo(t)
+	home, repo := sandboxRepo(t)
 	harness.Git(t, repo, "config", "reason.profile", "local")
 	harness.Git(t, repo, "config", "reason.disable", "a b")
 	write(t, filepath.Join(home, "extra"), "[core]\n\thooksPath = from-extra\n")
@@ -94,8 +92,7 @@ func TestLoadCommandLine(t *testing.T) {
 }
 
 func TestLoadWorktreeConfig(t *testing.T) {
-	sandbox(t)
-	repo := newRepo(t)
+	_, repo := sandboxRepo(t)
 	wt := linkedWorktree(t, repo)
 	harness.Git(t, wt, "config", "--worktree", "reason.profile", "wt-only")
 	wtGitDir := harness.Git(t, wt, "rev-parse", "--absolute-git-dir")
@@ -109,8 +106,7 @@ func TestLoadWorktreeConfig(t *testing.T) {
 }
 
 func TestLoadBareAndGitDir(t *testing.T) {
-	sandbox(t)
-	repo := newRepo(t)
+	_, repo := sandboxRepo(t)
 	harness.Git(t, repo, "config", "reason.profile", "of-repo")
 	bare := filepath.Join(t.TempDir(), "b.git")
 	harness.Git(t, repo, "init", "-q", "--bare", bare)
@@ -127,8 +123,7 @@ func TestLoadBareAndGitDir(t *testing.T) {
 }
 
 func TestLoadIgnoresGitConfigVariable(t *testing.T) {
-	home := sandbox(t)
-	repo := newRepo(t)
+	home, repo := sandboxRepo(t)
 	write(t, filepath.Join(home, "only"), "[reason]\n\tprofile = from-GIT_CONFIG\n")
 	harness.Git(t, repo, "config", "--local", "user.name", "Local")
 	// git config alone reads GIT_CONFIG; the commands whose view git
@@ -149,8 +144,7 @@ func TestLoadErrors(t *testing.T) {
 		{"colour", "[color]\n\tui = sometimes\n", `git config color.ui: bad value "sometimes"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sandbox(t)
-			repo := newRepo(t)
+			_, repo := sandboxRepo(t)
 			f, err := os.OpenFile(filepath.Join(repo, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
 			if err != nil {
 				t.Fatal(err)
@@ -221,8 +215,7 @@ func TestPrecedence(t *testing.T) {
 		{"config dir HOME", nil, nil, Flags{}, configDir, "HOME/.config/git-reason"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			home := sandbox(t)
-			repo := newRepo(t)
+			home, repo := sandboxRepo(t)
 			for k, v := range tc.config {
 				harness.Git(t, repo, "config", k, v)
 			}
@@ -273,8 +266,7 @@ func TestAgreesWithGitVar(t *testing.T) {
 		{kv{"user.name": "U", "user.email": "u@x", "core.pager": "most"}, kv{"GIT_PAGER": "view"}},
 		{kv{"user.name": "U", "user.email": "u@x", "core.pager": ""}, kv{"PAGER": "more"}},
 	} {
-		sandbox(t)
-		repo := newRepo(t)
+		_, repo := sandboxRepo(t)
 		for k, v := range tc.config {
 			harness.Git(t, repo, "config", k, v)
 		}
@@ -309,8 +301,7 @@ func TestAgreesWithGitVar(t *testing.T) {
 }
 
 func TestLoadRemotes(t *testing.T) {
-	sandbox(t)
-	repo := newRepo(t)
+	_, repo := sandboxRepo(t)
 	harness.Git(t, repo, "remote", "add", "Up", "https://example.invalid/up.git")
 	harness.Git(t, repo, "config", "--add", "remote.Up.fetch", "+refs/reasoning/tasks/*:refs/reasoning/remotes/Up/*")
 	harness.Git(t, repo, "config", "branch.feature/x.remote", "Up")

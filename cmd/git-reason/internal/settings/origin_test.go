@@ -15,8 +15,7 @@ import (
 )
 
 func TestSetOrigin(t *testing.T) {
-	sandbox(t)
-	repo := newRepo(t)
+	_, repo := sandboxRepo(t)
 	gitDir := filepath.Join(repo, ".git")
 	harness.Git(t, repo, "config", "reason.keep", "kept")
 	ctx := context.Background()
@@ -74,8 +73,7 @@ func TestSetOriginLeftLock(t *testing.T) {
 // each other and against git's own writers of the same config file: one
 // origin is written, every caller gets it, and no write of git's is lost.
 func TestSetOriginConcurrent(t *testing.T) {
-	sandbox(t)
-	repo := newRepo(t)
+	_, repo := sandboxRepo(t)
 	gitDir := filepath.Join(repo, ".git")
 	const n = 8
 	results := make([]string, n)
