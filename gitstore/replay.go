@@ -32,7 +32,7 @@ func (s *Store) replayWith(ctx context.Context, m *Remembered, task, head string
 }
 
 // replayWithState is replayWith that also returns the state the replay
-// reached at head (record.Checked.ReplayHeadState), nil when no replay
+// reached at head (record.Checked.Replay), nil when no replay
 // ran to its end (a remembered head is not replayed).
 func (s *Store) replayWithState(ctx context.Context, m *Remembered, task, head string, recs bool, k *record.Checked) ([]record.Finding, []*record.Record, *record.State) {
 	stop := map[string]bool{}
@@ -85,7 +85,7 @@ func (s *Store) replayFrom(ctx context.Context, task, head string, stop map[stri
 		return nil, nil, nil, err
 	}
 	if len(h.bases) == 0 {
-		found, recs, st := k.ReplayHeadState(ctx, task, h.commits, h.blob(s))
+		found, recs, st := k.Replay(ctx, task, h.commits, h.blob(s))
 		return found, recs, st, nil
 	}
 	bases := make(map[string]*record.Base, len(h.bases))
@@ -109,7 +109,7 @@ func (s *Store) replayFrom(ctx context.Context, task, head string, stop map[stri
 		}
 		bases[c] = b
 	}
-	found, recs, st, err := k.ReplayFromState(ctx, task, bases, h.commits, h.blob(s))
+	found, recs, st, err := k.ReplayFrom(ctx, task, bases, h.commits, h.blob(s))
 	if err != nil && ctx.Err() == nil {
 		return nil, nil, nil, fmt.Errorf("%w: %v", errBase, err)
 	}

@@ -12,7 +12,7 @@ package record_test
 //     After every operation: a refused append left both tasks unchanged, an
 //     admitted one added exactly one valid record, and Derive of what is
 //     stored never fails. At the end a replay of each task's linear history
-//     through record.Replay finds nothing.
+//     through record.Checked.Replay finds nothing.
 //
 // Seeds live in testdata/fuzz/<FuzzName>/; plain 'go test' runs them. Long
 // runs: go test ./record/ -run '^$' -fuzz FuzzAppendBody -fuzztime 5m (see
@@ -273,12 +273,13 @@ func replayLinear(ctx context.Context, task string, recs []*record.Record) []rec
 		}
 		commits = append(commits, c)
 	}
-	return record.Replay(ctx, task, commits, func(h string) (*record.Record, error) {
+	found, _, _ := new(record.Checked).Replay(ctx, task, commits, func(h string) (*record.Record, error) {
 		if r, ok := blobs[h]; ok {
 			return r, nil
 		}
 		return nil, errors.New("no such blob")
 	})
+	return found
 }
 
 // classified reports whether err is one a caller is told apart: bad input

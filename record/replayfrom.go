@@ -96,21 +96,15 @@ func baseNamed(b *Base) ([]namedEntry, error) {
 	return out, nil
 }
 
-// ReplayFrom is ReplayHead for the commits of a history after bases:
+// ReplayFrom is Replay for the commits of a history after bases:
 // every parent of commits is either one of commits, earlier in the list,
 // or a key of bases. Its findings are those a replay of the whole history
 // gives, provided each base's history has none (the caller remembers
 // that): the replay goes on from each base's state as a replay of its
 // history would have left it. A base whose records do not match its tree
-// is an error, not a finding: the caller replays the whole history.
-func (k *Checked) ReplayFrom(ctx context.Context, task string, bases map[string]*Base, commits []*Commit, blob func(hash string) (*Record, error)) ([]Finding, []*Record, error) {
-	found, recs, _, err := k.ReplayFromState(ctx, task, bases, commits, blob)
-	return found, recs, err
-}
-
-// ReplayFromState is ReplayFrom that also returns the state the replay
-// reached at the head (see ReplayHeadState).
-func (k *Checked) ReplayFromState(ctx context.Context, task string, bases map[string]*Base, commits []*Commit, blob func(hash string) (*Record, error)) ([]Finding, []*Record, *State, error) {
+// is an error, not a finding: the caller replays the whole history. It
+// returns what Replay returns.
+func (k *Checked) ReplayFrom(ctx context.Context, task string, bases map[string]*Base, commits []*Commit, blob func(hash string) (*Record, error)) ([]Finding, []*Record, *State, error) {
 	v := newVerifier(task, blob)
 	v.shared = k
 	size := 0

@@ -99,28 +99,6 @@ func parseRecord(data []byte) (*Record, map[string]any, error) {
 	return &rec, doc, nil
 }
 
-// Replay verifies a task's history: commits in an order where parents come
-// before children, blob reads a record by blob hash. It replays every
-// record through the admission rules from the records before it and reports
-// each commit the writer would not have produced. An honest history yields
-// no finding.
-func Replay(ctx context.Context, task string, commits []*Commit, blob func(hash string) (*Record, error)) []Finding {
-	found, _ := ReplayHead(ctx, task, commits, blob)
-	return found
-}
-
-// Replay's blob may be called from several goroutines at once: the records
-// a history brings are read and checked on every core before the replay,
-// which is sequential, reaches them.
-
-// ReplayHead is Replay that also returns the records of the last commit's
-// tree (the head's, in a history that ends with its head), in tree order,
-// each as the replay read and checked it: nil when any of them fails the
-// checks ReadStored makes, or when the history is empty.
-func ReplayHead(ctx context.Context, task string, commits []*Commit, blob func(hash string) (*Record, error)) ([]Finding, []*Record) {
-	return (*Checked)(nil).ReplayHead(ctx, task, commits, blob)
-}
-
 // Checked remembers the records replays read and checked clean, by task,
 // entry name and blob, so that replays of histories that share records
 // (the fetched and the local history of a pull, and their merge) read and
@@ -156,19 +134,24 @@ func (k *Checked) put(task string, key entryKey, e *Entry) {
 	k.m[checkedKey{task, key.name, key.blob}] = e
 }
 
-// ReplayHead is record.ReplayHead reusing and remembering the records k
-// holds.
-func (k *Checked) ReplayHead(ctx context.Context, task string, commits []*Commit, blob func(hash string) (*Record, error)) ([]Finding, []*Record) {
-	found, recs, _ := k.ReplayHeadState(ctx, task, commits, blob)
-	return found, recs
-}
-
-// ReplayHeadState is ReplayHead that also returns the state the replay
-// reached at the head: when there is no finding, the state Derive builds
-// from the head's records, its entries decoded once, by the replay, so a
-// read surface need not decode them again. nil when the replay ended
-// early.
-func (k *Checked) ReplayHeadState(ctx context.Context, task string, commits []*Commit, blob func(hash string) (*Record, error)) ([]Finding, []*Record, *State) {
+// Replay verifies a task's history: commits in an order where parents come
+// before children, blob reads a record by blob hash. It replays every
+// record through the admission rules from the records before it and reports
+// each commit the writer would not have produced. An honest history yields
+// no finding. It reuses and remembers the records k holds.
+//
+// It also returns the records of the last commit's tree (the head's, in a
+// history that ends with its head), in tree order, each as the replay read
+// and checked it: nil when any of them fails the checks ReadStored makes,
+// or when the history is empty; and the state the replay reached at the
+// head: when there is no finding, the state Derive builds from the head's
+// records, its entries decoded once, by the replay, so a read surface need
+// not decode them again (nil when the replay ended early).
+//
+// blob may be called from several goroutines at once: the records a
+// history brings are read and checked on every core before the replay,
+// which is sequential, reaches them.
+func (k *Checked) Replay(ctx context.Context, task string, commits []*Commit, blob func(hash string) (*Record, error)) ([]Finding, []*Record, *State) {
 	v := newVerifier(task, blob)
 	v.shared = k
 	for _, c := range commits {
@@ -352,7 +335,7 @@ func (v *verifier) take(p string) (*State, map[string]string) {
 }
 
 // keep stores c's state and files for its children (and, for the last
-// commit, for ReplayHead).
+// commit, for Replay).
 func (v *verifier) keep(c *Commit, st *State, files map[string]string) {
 	v.states[c.Hash] = st
 	v.files[c.Hash] = files

@@ -27,7 +27,7 @@ package faults
 // model of the rules (DESIGN.md, "Advisors, availability and circuits"),
 // and every plan's snapshot agrees with it too; a teammate's failures
 // recorded under another origin change nothing; records of this origin =
-// requests served; gitstore.Store.Verify (record.Replay), 'git reason
+// requests served; gitstore.Store.Verify (record.Checked.Replay), 'git reason
 // verify' and 'git fsck --strict' are clean.
 
 import (
