@@ -252,13 +252,17 @@ func (p *rowParser) field() string {
 	return f
 }
 
-func (p *rowParser) quoted() string {
-	s, err := strconv.Unquote(p.field())
+// fieldAs is the next field read by parse: the row is bad when it does
+// not read.
+func fieldAs[T any](p *rowParser, parse func(string) (T, error)) T {
+	v, err := parse(p.field())
 	if err != nil {
 		p.bad = true
 	}
-	return s
+	return v
 }
+
+func (p *rowParser) quoted() string { return fieldAs(p, strconv.Unquote) }
 
 // lastQuoted is quoted for the row's last field, which no tab follows:
 // bad when one does.
@@ -276,13 +280,7 @@ func (p *rowParser) lastQuoted() string {
 }
 
 // number is a field that reads as an integer.
-func (p *rowParser) number() int {
-	n, err := strconv.Atoi(p.field())
-	if err != nil {
-		p.bad = true
-	}
-	return n
-}
+func (p *rowParser) number() int { return fieldAs(p, strconv.Atoi) }
 
 func (p *rowParser) list() []string {
 	n, err := strconv.Atoi(p.field())

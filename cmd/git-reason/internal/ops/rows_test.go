@@ -55,6 +55,8 @@ func TestRowsReadBack(t *testing.T) {
 		"concluded\t1\t12\t3\t\"u\"\t\"s\"\t\"\"\t\"\"\t0\t\"x\"", // one more
 		"concluded\t2\t12\t3\t\"u\"\t\"s\"\t\"\"\t\"\"\t0",        // closed neither 0 nor 1
 		"concluded\t1\t12\t3\t\"u\"\t\"s\"\t\"\"\t\"\"\t2",        // needs neither 0 nor 1
+		"concluded\t1\ttwelve\t3\t\"u\"\t\"s\"\t\"\"\t\"\"\t0",    // records not a number
+		"concluded\t1\t12\t3\t\"u\"\ts\t\"\"\t\"\"\t0",            // subject not quoted
 	} {
 		if r, ok := parseStatusRow("T-1", []byte(bad)); ok {
 			t.Errorf("status row %q read as %+v", bad, r)
