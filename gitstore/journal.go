@@ -2,7 +2,6 @@ package gitstore
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -73,10 +72,6 @@ type journalFile struct {
 	magic   string // its first line, as this build writes it
 }
 
-// readJournal reads the journal at path, counting it as a read of a file
-// that holds an entry per task. A missing or foreign file holds nothing.
-func readJournal(path string) journalFile { return readJournalAs(path, journalHead()) }
-
 // scopedJournalHead is the first line of a journal whose entries hold for
 // one scope only (the allowed signers the signature summaries were
 // judged against): a journal of another scope holds nothing, as one of
@@ -85,7 +80,8 @@ func scopedJournalHead(scope string) string {
 	return strings.TrimSuffix(journalHead(), "\n") + " " + strconv.Quote(scope) + "\n"
 }
 
-// readJournalAs reads the journal at path whose first line is magic.
+// readJournalAs reads the journal at path whose first line is magic. A
+// missing or foreign file holds nothing.
 func readJournalAs(path, magic string) journalFile {
 	data, _ := readShared(path)
 	return parseJournal(data, magic)
@@ -162,25 +158,6 @@ func appendJournalEntry(b []byte, task, head string, data []byte) []byte {
 // journalMin is the size below which a journal is not compacted for
 // its dead entries alone: rewriting a small file saves nothing.
 const journalMin = 64 << 10
-
-// saveJournal brings the journal at path, read as old, to live (each
-// task's entry at its current head), where changed are the tasks whose
-// entry old lacks or holds at another head, and tasks every task in the
-// order a rewrite lists them (writeJournal).
-func saveJournal[E interface{ head() string }](path string, old journalFile, tasks []string, live map[string]E, changed []string) {
-	head := func(task string) (string, bool) {
-		e, ok := live[task]
-		if !ok {
-			return "", false
-		}
-		return e.head(), true
-	}
-	encode := func(task string) ([]byte, bool) {
-		data, err := json.Marshal(live[task])
-		return data, err == nil // not cached: derived again next time
-	}
-	_, _ = writeJournal(path, old, tasks, head, encode, changed)
-}
 
 // writeJournal brings the journal at path, read as old, to the entries
 // head and encode give (a task's head, false for a task that has no

@@ -25,37 +25,40 @@ func TestJournal(t *testing.T) {
 		tasks[i] = fmt.Sprintf("T-%06d", i)
 	}
 	heads := map[string]string{}
-	// save brings the journal to the heads, as refresh does, and
-	// returns how many bytes it wrote.
+	const scope = "journal test"
+	// save brings the journal to the heads, as ops saves its signature
+	// summaries, and returns how many bytes it wrote.
 	save := func(changedTasks []string) int {
-		old := readJournal(path)
-		live := map[string]*handoverEntry{}
+		j := ReadJournal(path, scope)
 		var changed []string
 		for _, task := range tasks {
-			e := &handoverEntry{Head: heads[task]}
-			e.Handover.Task = task
-			if j, ok := old.entries[task]; !ok || j.head != heads[task] {
+			if h, _, ok := j.Entry(task); !ok || h != heads[task] {
 				changed = append(changed, task)
 			}
-			live[task] = e
 		}
 		if len(changed) != len(changedTasks) {
 			t.Fatalf("the journal lacks %d tasks, want the %d changed", len(changed), len(changedTasks))
 		}
 		before := costs.written.Load()
-		saveJournal(path, old, tasks, live, changed)
+		j.Save(tasks, func(task string) (string, bool) { return heads[task], true }, func(task string) ([]byte, bool) {
+			e := &handoverEntry{Head: heads[task]}
+			e.Handover.Task = task
+			data, err := json.Marshal(e)
+			return data, err == nil
+		}, changed)
 		return int(costs.written.Load() - before)
 	}
 	// check reads the journal back: every task at its head.
 	check := func() {
 		t.Helper()
-		j := readJournal(path)
-		if !j.whole || len(j.entries) != n {
-			t.Fatalf("the journal reads %d entries (whole: %v), want %d", len(j.entries), j.whole, n)
+		j := ReadJournal(path, scope)
+		if !j.file.whole || j.Len() != n {
+			t.Fatalf("the journal reads %d entries (whole: %v), want %d", j.Len(), j.file.whole, n)
 		}
 		for _, task := range tasks {
 			var e handoverEntry
-			if err := json.Unmarshal(j.entries[task].data, &e); err != nil || e.Head != heads[task] || e.Handover.Task != task || j.entries[task].head != heads[task] {
+			h, data, _ := j.Entry(task)
+			if err := json.Unmarshal(data, &e); err != nil || e.Head != heads[task] || e.Handover.Task != task || h != heads[task] {
 				t.Fatalf("%s reads back as %+v (%v), want head %s", task, e, err, heads[task])
 			}
 		}
@@ -104,8 +107,8 @@ func TestJournal(t *testing.T) {
 	}
 	f.WriteString("T-000001 " + strings.Repeat("e", 40) + " 0 50\n{\"head\"")
 	f.Close()
-	if j := readJournal(path); j.whole || len(j.entries) != n {
-		t.Fatalf("a damaged tail: the journal reads %d entries, whole %v; want %d, not whole", len(j.entries), j.whole, n)
+	if j := ReadJournal(path, scope); j.file.whole || j.Len() != n {
+		t.Fatalf("a damaged tail: the journal reads %d entries, whole %v; want %d, not whole", j.Len(), j.file.whole, n)
 	}
 	heads[tasks[0]] = head(tasks[0], 99)
 	if wrote := save(tasks[:1]); wrote < full/2 {
@@ -118,7 +121,7 @@ func TestJournal(t *testing.T) {
 	i := strings.Index(string(data), `"T-000500"`)
 	data[i+3] = '9'
 	os.WriteFile(path, data, 0o600)
-	if j := readJournal(path); j.whole || len(j.entries) != 500 {
-		t.Errorf("an entry changed: the journal reads %d entries (whole: %v), want 500, not whole", len(j.entries), j.whole)
+	if j := ReadJournal(path, scope); j.file.whole || j.Len() != 500 {
+		t.Errorf("an entry changed: the journal reads %d entries (whole: %v), want 500, not whole", j.Len(), j.file.whole)
 	}
 }
