@@ -3,8 +3,6 @@ package gitstore
 import (
 	"bytes"
 	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"io"
 	"os"
 	"path/filepath"
@@ -38,14 +36,11 @@ import (
 const checkedTail = 8 << 10
 
 func (s *Store) checkedPath(task string) string {
-	sum := sha256.Sum256([]byte(task))
-	return filepath.Join(s.reasonDir(), "checked.d", hex.EncodeToString(sum[:16]))
+	return filepath.Join(s.reasonDir(), "checked.d", fileName(task))
 }
 
 func checkedMAC(key []byte, task, blob string) string {
-	h := hmac.New(sha256.New, key)
-	h.Write([]byte("git-reason checked v1\x00" + record.SchemasDigest() + "\x00" + task + "\x00" + blob))
-	return hex.EncodeToString(h.Sum(nil))
+	return keyedMAC(key, "git-reason checked v1\x00"+record.SchemasDigest()+"\x00"+task+"\x00"+blob, nil)
 }
 
 // noteChecked appends blob, the record the writer validated and stored in

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,9 +50,7 @@ const (
 func (s *Store) idsDir() string { return filepath.Join(s.Repo.CommonDir, "reason", "ids") }
 
 func idsLineMAC(key []byte, a, b string) string {
-	h := hmac.New(sha256.New, key)
-	h.Write([]byte(idsMAC + a + "\x00" + b))
-	return hex.EncodeToString(h.Sum(nil))[:idsMACLen]
+	return keyedMAC(key, idsMAC+a+"\x00"+b, nil)[:idsMACLen]
 }
 
 // idsLines is the lines of an id index file whose MAC is good, as pairs.

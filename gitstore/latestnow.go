@@ -85,9 +85,7 @@ func (n *refsNow) keep(dir string, key []byte, base string, moved map[string]Tas
 		fmt.Fprintf(&body, "%s %s %s\n", orDash(l.Head), orDash(l.Latest), l.Task)
 	}
 	body.Write(n.stamp)
-	mac := hmac.New(sha256.New, key)
-	mac.Write(body.Bytes())
-	out := latestNowMagic + hex.EncodeToString(mac.Sum(nil)) + "\n" + body.String()
+	out := latestNowMagic + keyedMAC(key, "", body.Bytes()) + "\n" + body.String()
 	_ = writeFileAtomic(filepath.Join(dir, latestNowFile), []byte(out)) // listed again next time
 }
 

@@ -3,8 +3,6 @@ package gitstore
 import (
 	"bytes"
 	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -86,8 +84,7 @@ var program = sync.OnceValue(func() string {
 })
 
 func (s *Store) memoPath(kind, task string) string {
-	sum := sha256.Sum256([]byte(task))
-	return filepath.Join(s.Repo.CommonDir, "reason", "memo", kind, hex.EncodeToString(sum[:16])+".memo")
+	return filepath.Join(s.Repo.CommonDir, "reason", "memo", kind, fileName(task)+".memo")
 }
 
 // memoKey is the key of the remembered verifications (verified.key), nil
@@ -101,10 +98,7 @@ func (s *Store) memoKey() []byte {
 }
 
 func memoMAC(key []byte, kind string, f *memoFile) string {
-	h := hmac.New(sha256.New, key)
-	h.Write([]byte("git-reason memo v1\x00" + kind + "\x00" + f.Task + "\x00" + f.Head + "\x00" + f.Program + "\x00"))
-	h.Write(f.Data)
-	return hex.EncodeToString(h.Sum(nil))
+	return keyedMAC(key, "git-reason memo v1\x00"+kind+"\x00"+f.Task+"\x00"+f.Head+"\x00"+f.Program+"\x00", f.Data)
 }
 
 // Memo returns the memo of kind that this program wrote for task at head,

@@ -121,8 +121,7 @@ func OpenRemembered(r *Repo) *Remembered {
 
 // taskPath is task's file.
 func (m *Remembered) taskPath(task string) string {
-	sum := sha256.Sum256([]byte(task))
-	return filepath.Join(m.dir, rememberedDir, hex.EncodeToString(sum[:16]))
+	return filepath.Join(m.dir, rememberedDir, fileName(task))
 }
 
 // migrate moves the entries of the files of the releases before into
@@ -152,9 +151,8 @@ func (m *Remembered) migrate() {
 		return
 	}
 	for task, e := range old.entries {
-		sum := sha256.Sum256([]byte(task))
 		data := appendJournalEntry([]byte(rememberedMagic), task, e.head, e.data)
-		if os.WriteFile(filepath.Join(tmp, hex.EncodeToString(sum[:16])), data, 0o600) != nil {
+		if os.WriteFile(filepath.Join(tmp, fileName(task)), data, 0o600) != nil {
 			os.RemoveAll(tmp)
 			return
 		}
@@ -191,19 +189,16 @@ func readRememberedOld(path string) journalFile {
 }
 
 func (m *Remembered) mac(task, head string) string {
-	h := hmac.New(sha256.New, m.key)
-	h.Write([]byte("git-reason verified v1\x00" + task + "\x00" + head))
-	return hex.EncodeToString(h.Sum(nil))
+	return keyedMAC(m.key, "git-reason verified v1\x00"+task+"\x00"+head, nil)
 }
 
 // reuseMAC is the MAC of a reuse memo of task.
 func (m *Remembered) reuseMAC(task string, r *reuseMemo) string {
-	h := hmac.New(sha256.New, m.key)
-	h.Write([]byte("git-reason reuses v1\x00" + release() + "\x00" + task + "\x00" + r.Head))
+	var reused []byte
 	for _, u := range slices.Sorted(maps.Keys(r.Reused)) {
-		h.Write([]byte("\x00" + u + "\x00" + r.Reused[u]))
+		reused = append(append(append(append(reused, 0), u...), 0), r.Reused[u]...)
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	return keyedMAC(m.key, "git-reason reuses v1\x00"+release()+"\x00"+task+"\x00"+r.Head, reused)
 }
 
 // load returns the remembered heads of task, reading and checking its
@@ -358,6 +353,24 @@ func (m *Remembered) Save() error {
 	}
 	clear(m.added)
 	return first
+}
+
+// keyedMAC is the hex HMAC-SHA256 under key of text and then data: every
+// file under .git/reason/ that the repository key seals (repoKey) MACs its
+// entries so, text naming the file's format and version first.
+func keyedMAC(key []byte, text string, data []byte) string {
+	h := hmac.New(sha256.New, key)
+	h.Write([]byte(text))
+	h.Write(data)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// fileName is the name of the file of task (or of another key, such as a
+// subject's) in a folder under .git/reason/ that holds one file each: the
+// first 16 bytes of its SHA-256 in hex, whatever characters it has.
+func fileName(task string) string {
+	sum := sha256.Sum256([]byte(task))
+	return hex.EncodeToString(sum[:16])
 }
 
 // repoKey is the repository's own random key, .git/reason/verified.key

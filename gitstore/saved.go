@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"os"
 	"path/filepath"
 	"slices"
@@ -68,15 +66,11 @@ const savedMagic = "git reason state 4\n"
 const maxSavedSegments = 64
 
 func (s *Store) savedPath(task string) string {
-	sum := sha256.Sum256([]byte(task))
-	return filepath.Join(s.Repo.CommonDir, "reason", "states", hex.EncodeToString(sum[:16])+".state")
+	return filepath.Join(s.Repo.CommonDir, "reason", "states", fileName(task)+".state")
 }
 
 func savedMAC(key []byte, task, head, prev string, body []byte) string {
-	h := hmac.New(sha256.New, key)
-	h.Write([]byte("git-reason state v4\x00" + task + "\x00" + head + "\x00" + prev + "\x00"))
-	h.Write(body)
-	return hex.EncodeToString(h.Sum(nil))
+	return keyedMAC(key, "git-reason state v4\x00"+task+"\x00"+head+"\x00"+prev+"\x00", body)
 }
 
 // savedState is a saved state as read: its head, its records and their

@@ -48,16 +48,12 @@ type SigEntry struct {
 }
 
 func (s *Store) sigLogPath(task string) string {
-	sum := sha256.Sum256([]byte(task))
-	return filepath.Join(s.Repo.CommonDir, "reason", "signatures", hex.EncodeToString(sum[:16])+".log")
+	return filepath.Join(s.Repo.CommonDir, "reason", "signatures", fileName(task)+".log")
 }
 
 func sigMAC(key []byte, task, head, allowed string, segments int, checksSum string, summary []byte) string {
-	h := hmac.New(sha256.New, key)
-	h.Write([]byte("git-reason signatures v1\x00" + task + "\x00" + head + "\x00" + allowed + "\x00" +
-		strconv.Itoa(segments) + "\x00" + checksSum + "\x00"))
-	h.Write(summary)
-	return hex.EncodeToString(h.Sum(nil))
+	return keyedMAC(key, "git-reason signatures v1\x00"+task+"\x00"+head+"\x00"+allowed+"\x00"+
+		strconv.Itoa(segments)+"\x00"+checksSum+"\x00", summary)
 }
 
 // sigEntry is the two lines of an entry; nil when a part cannot be held.

@@ -3,8 +3,6 @@ package gitstore
 import (
 	"context"
 	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -78,8 +76,7 @@ func (e subjectEntry) holds(seal *Sealed, task string) bool {
 func (s *Store) subjectsDir() string { return filepath.Join(s.Repo.CommonDir, "reason", "subjects") }
 
 func (s *Store) subjectPath(key string) string {
-	sum := sha256.Sum256([]byte(key))
-	return filepath.Join(s.subjectsDir(), hex.EncodeToString(sum[:16])+".json")
+	return filepath.Join(s.subjectsDir(), fileName(key)+".json")
 }
 
 func (s *Store) readSubject(key string) subjectFile {

@@ -3,8 +3,6 @@ package gitstore
 import (
 	"bytes"
 	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"maps"
 	"path/filepath"
@@ -81,10 +79,7 @@ func (v *VerifiedAll) magic() string {
 }
 
 func (v *VerifiedAll) mac(body []byte) string {
-	h := hmac.New(sha256.New, v.key)
-	h.Write([]byte("git-reason verified-all v1\x00"))
-	h.Write(body)
-	return hex.EncodeToString(h.Sum(nil))
+	return keyedMAC(v.key, "git-reason verified-all v1\x00", body)
 }
 
 // parse reads data: the magic line, a line per task ("<task> <head>",

@@ -3,8 +3,6 @@ package gitstore
 import (
 	"bytes"
 	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,14 +34,11 @@ const writtenLegacy = "written"
 func (s *Store) reasonDir() string { return filepath.Join(s.Repo.CommonDir, "reason") }
 
 func (s *Store) writtenPath(task string) string {
-	sum := sha256.Sum256([]byte(task))
-	return filepath.Join(s.reasonDir(), "written.d", hex.EncodeToString(sum[:16]))
+	return filepath.Join(s.reasonDir(), "written.d", fileName(task))
 }
 
 func writtenMAC(key []byte, task, commit string) string {
-	h := hmac.New(sha256.New, key)
-	h.Write([]byte("git-reason written v1\x00" + task + "\x00" + commit))
-	return hex.EncodeToString(h.Sum(nil))
+	return keyedMAC(key, "git-reason written v1\x00"+task+"\x00"+commit, nil)
 }
 
 // noteWritten appends commits the writer made in task to the task's
