@@ -133,9 +133,7 @@ func listedTools(t *testing.T) []*mcp.Tool {
 		t.Fatal(err)
 	}
 	st, ct := mcp.NewInMemoryTransports()
-	if _, err := srv.SDK().Connect(ctx, st, nil); err != nil {
-		t.Fatal(err)
-	}
+	go srv.Run(ctx, st) // as 'git reason mcp' serves; it ends when the client closes
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -131,9 +131,6 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	return s, nil
 }
 
-// SDK returns the underlying MCP server, for transports.
-func (s *Server) SDK() *mcp.Server { return s.sdk }
-
 // Run serves one session over the transport until it ends.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	return s.sdk.Run(ctx, t)

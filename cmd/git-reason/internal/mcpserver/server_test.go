@@ -63,16 +63,16 @@ func serverOn(t *testing.T, dir string) *Server {
 	return srv
 }
 
-// sessionTo connects to srv, over the SDK's in-memory transport, a client
-// that names itself impl and declares caps, and returns its session,
-// closed when the test ends.
+// sessionTo serves srv (Run, as 'git reason mcp' does) over the SDK's
+// in-memory transport to a client that names itself impl and declares
+// caps, and returns the client's session, closed when the test ends.
 func sessionTo(t *testing.T, srv *Server, impl *mcp.Implementation, caps *mcp.ClientCapabilities) *mcp.ClientSession {
 	t.Helper()
-	ctx := context.Background()
+	ctx, cancel := context.WithCancel(context.Background())
 	st, ct := mcp.NewInMemoryTransports()
-	if _, err := srv.SDK().Connect(ctx, st, nil); err != nil {
-		t.Fatal(err)
-	}
+	done := make(chan struct{})
+	go func() { _ = srv.Run(ctx, st); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
 	cs, err := mcp.NewClient(impl, &mcp.ClientOptions{Capabilities: caps}).Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)

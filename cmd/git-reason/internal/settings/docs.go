@@ -1,10 +1,5 @@
 package settings
 
-import (
-	"fmt"
-	"strings"
-)
-
 // Doc is one row of the configuration table: a key (or "—" for one read
 // from the environment only), its type, default, what reads it, and the
 // environment variables and flags that win over it. docs/CONFIGURATION.md
@@ -53,14 +48,4 @@ var Docs = []Doc{
 	{"`reason.pushWithCode`", "`true`, `warn` or `false`", "`true`", "the installed `pre-push` hook: `true` pushes the reasoning of every task named by a `Reason-Task:` trailer of the pushed commits (and the branch's task) to the same remote, never forced, in one git push (a task that does not travel is one line, never a refused code push); `warn` only names the tasks the remote lacks; `false` leaves reasoning alone", "none"},
 	{"`reason.allowRewrite`", "boolean", "false", "the server's `pre-receive` hook (`hooks install --server`): a forced or deleted task ref is let through", "none"},
 	{"—", "git reason's directory in the user's configuration", "`$HOME/.config/git-reason`", "the user overlay `advisors.yaml`", "`XDG_CONFIG_HOME` (when absolute) gives `$XDG_CONFIG_HOME/git-reason`, else `HOME`"},
-}
-
-// DocsMarkdown is Docs as the Markdown table docs/CONFIGURATION.md holds.
-func DocsMarkdown() string {
-	var b strings.Builder
-	b.WriteString("| Key | Type | Default | What reads it | Environment and flags |\n|---|---|---|---|---|\n")
-	for _, d := range Docs {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", d.Key, d.Type, d.Default, d.ReadBy, d.Overrides)
-	}
-	return b.String()
 }
