@@ -50,6 +50,11 @@ type tool struct {
 	output json.RawMessage
 	run    func(ctx context.Context, c *call) (*outcome, error)
 	own    bool // runs outside the server's lock (it opens its own repository session)
+	// late: the arguments are the task and a body of kind, which the
+	// writer validates against the body schema the input schema is made
+	// of, so they are checked against the input schema only when the call
+	// fails (see handle).
+	late bool
 
 	once      sync.Once
 	validator *schemas.Schema
@@ -60,7 +65,7 @@ type tool struct {
 type call struct {
 	session *mcp.ServerSession
 	req     *mcp.CallToolRequest
-	args    map[string]any
+	args    map[string]any // decoded, and checked against the input schema unless the tool is late
 }
 
 // outcome is a handler's successful answer.
@@ -171,13 +176,22 @@ func (s *Server) catchUp(ctx context.Context) {
 // handle wraps a tool's handler: arguments parsed and validated against the
 // tool's input schema, the operation run, and its outcome rendered as
 // structured content with a short text, or as a tool error with recovery
-// actions.
+// actions. A late tool's arguments are validated by the writer, as the
+// body of a record, against the schema its input schema is made of (the
+// body's, with the task beside it and ids the server fills in no longer
+// required): a body that does not fit that schema is refused before
+// anything is written, with the arguments' own violations, checked then.
+// Checked before the call too, every write paid for the same validation
+// twice.
 func (s *Server) handle(t *tool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		c := &call{session: req.Session, req: req}
 		task := ""
 		var out *outcome
 		err := s.parse(t, req, c)
+		if err == nil && !t.late {
+			err = t.check(c.args)
+		}
 		if err == nil {
 			task, _ = c.args["task"].(string)
 			if !t.own {
@@ -187,6 +201,11 @@ func (s *Server) handle(t *tool) mcp.ToolHandler {
 			out, err = t.run(ctx, c)
 			if !t.own {
 				s.mu.Unlock()
+			}
+			if err != nil && t.late {
+				if cerr := t.check(c.args); cerr != nil {
+					err = cerr // the arguments do not fit the tool: said as before the call
+				}
 			}
 		}
 		if err != nil {
@@ -217,7 +236,7 @@ func (s *Server) handle(t *tool) mcp.ToolHandler {
 	}
 }
 
-// parse decodes the arguments and validates them against the input schema.
+// parse decodes the arguments, a JSON object, into c.args.
 func (s *Server) parse(t *tool, req *mcp.CallToolRequest, c *call) error {
 	raw := []byte("{}")
 	if req.Params != nil && len(req.Params.Arguments) > 0 && !bytes.Equal(bytes.TrimSpace(req.Params.Arguments), []byte("null")) {
@@ -233,18 +252,23 @@ func (s *Server) parse(t *tool, req *mcp.CallToolRequest, c *call) error {
 	if !ok {
 		return badInput("arguments must be a JSON object")
 	}
+	c.args = args
+	return nil
+}
+
+// check validates decoded arguments against the tool's input schema.
+func (t *tool) check(args map[string]any) error {
 	t.once.Do(func() { t.validator, t.verr = schemas.CompileDocument(t.spec.Name+".input.json", t.input) })
 	if t.verr != nil {
 		return t.verr
 	}
-	if err := t.validator.Validate(inst); err != nil {
+	if err := t.validator.Validate(args); err != nil {
 		te := badInput("arguments of " + t.spec.Name + ": " + violations(err))
 		if t.kind != "" {
 			te.RecoveryActions = []Action{{Tool: "schema", Arguments: map[string]any{"kind": string(t.kind)}}}
 		}
 		return te
 	}
-	c.args = args
 	return nil
 }
 

@@ -79,11 +79,14 @@ func (s *Server) writeTools() (map[string]*tool, error) {
 		if err != nil {
 			return nil, fmt.Errorf("output schema of %s: %w", name, err)
 		}
-		t := &tool{kind: ws.kind, input: in, output: o, run: s.writer(ws)}
+		// Its arguments are checked by the writer (the body's schema)
+		// unless the tool narrows the body's schema (validate) or may ask
+		// a person before it writes (conclude): see handle.
+		t := &tool{kind: ws.kind, input: in, output: o, run: s.writer(ws), late: ws.edit == nil}
 		if ws.kind == record.KindConclusion {
 			// It may ask a person, which must not hold other calls: it
 			// takes the server's lock itself (elicit.go).
-			t.run, t.own = s.conclude(ws), true
+			t.run, t.own, t.late = s.conclude(ws), true, false
 		}
 		out[name] = t
 	}
@@ -117,7 +120,7 @@ func (s *Server) writer(ws writeSpec) func(ctx context.Context, c *call) (*outco
 // body is a write tool's record body: the arguments less the task, with
 // defaulted ids filled in.
 func (s *Server) body(ctx context.Context, c *call, ws writeSpec) (string, map[string]any, error) {
-	task := c.args["task"].(string)
+	task, _ := c.args["task"].(string) // not yet checked against the input schema: see handle
 	if err := record.CheckTask(task); err != nil {
 		return "", nil, err
 	}

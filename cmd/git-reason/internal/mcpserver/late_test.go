@@ -1,0 +1,64 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The write tools whose arguments the writer validates (late tools) answer
+// arguments that do not fit their input schema as every tool does: a
+// bad_input naming the violations, with the kind's schema to recover
+// with, and nothing written; also where the call would fail for another
+// reason first (a task with no records, a task that is not a string).
+func TestLateArgumentsAnsweredAsTheSchema(t *testing.T) {
+	dir := newRepo(t)
+	srv := serverOn(t, dir)
+	cs := sessionTo(t, srv, &mcp.Implementation{Name: "test-client", Version: "1"}, nil)
+	callTool(t, cs, "assess", map[string]any{"task": "T-1", "subject": "s", "question": "q?",
+		"materiality": "trivial", "reversibility": "reversible"})
+	callTool(t, cs, "plan", map[string]any{"task": "T-1"})
+	head := func(task string) string {
+		out, _ := exec.Command("git", "-C", dir, "rev-parse", "-q", "--verify", "refs/reasoning/tasks/"+task).Output()
+		return strings.TrimSpace(string(out))
+	}
+	before := head("T-1")
+	var late []string
+	for name, tl := range srv.tools {
+		if tl.late {
+			late = append(late, name)
+		}
+	}
+	slices.Sort(late)
+	if !slices.Contains(late, "assess") || !slices.Contains(late, "attempt") || slices.Contains(late, "validate") || slices.Contains(late, "conclude") {
+		t.Fatalf("late tools %v: want assess and attempt, not validate or conclude", late)
+	}
+	for _, name := range late {
+		for _, args := range []map[string]any{
+			{"task": 7},
+			{"task": "T-1", "bogus": true},
+			{"task": "T-9", "bogus": 1},
+		} {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, _ := json.Marshal(res.StructuredContent)
+			var te ToolError
+			_ = json.Unmarshal(raw, &te)
+			actions, _ := json.Marshal(te.RecoveryActions)
+			want := `[{"tool":"schema","arguments":{"kind":"` + string(srv.tools[name].kind) + `"}}]`
+			if !res.IsError || te.Code != CodeBadInput || !strings.HasPrefix(te.Message, "arguments of "+name+": ") || string(actions) != want {
+				t.Errorf("%s %v: %s", name, args, raw)
+			}
+		}
+	}
+	if head("T-1") != before || head("T-9") != "" {
+		t.Errorf("arguments that do not fit wrote a record: T-1 at %s (was %s), T-9 at %q", head("T-1"), before, head("T-9"))
+	}
+}
