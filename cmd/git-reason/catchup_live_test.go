@@ -22,8 +22,7 @@ func TestLongRunningServersCatchUp(t *testing.T) {
 		s.git("remote", "add", "origin", bare)
 		s.reason("remote", "setup", "origin") // git fetch brings reasoning
 	}
-	mcp := startRawMCP(t, b)
-	mcp.initialize(t, "host", "1", map[string]any{})
+	mcp := startHostMCP(t, b)
 	start, base := startWeb(t, b)
 	c := webClient()
 	if list := getPage(t, c, start); strings.Contains(list, "/task/T-9") {
