@@ -58,21 +58,27 @@ func runIn(t *testing.T, dir, bin string, env []string, args ...string) (string,
 	return harness.Run(t, cmd)
 }
 
+// builtBinary is the git-reason the tests run (harness.Binary); the test
+// fails when it could not be built.
+func builtBinary(t *testing.T) string {
+	t.Helper()
+	bin, err := harness.Binary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
 // A network verb run by git-reason is git-reason--net's run: the same
 // output on each stream and the same exit status as running it directly,
 // for a refusal, a usage error and JSON errors alike, and nothing added by
 // git-reason.
 func TestNetworkVerbsRunInNetProgram(t *testing.T) {
 	t.Parallel()
-	bin, err := harness.Binary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := builtBinary(t)
 	net := filepath.Join(filepath.Dir(bin), harness.NetProgram)
 	repo := t.TempDir()
-	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v: %s", err, out)
-	}
+	harness.Git(t, "", "init", "-q", repo)
 	env := append(os.Environ(), "GIT_CEILING_DIRECTORIES="+filepath.Dir(repo))
 	for _, args := range [][]string{
 		{"consult", "no-such-task"},
@@ -102,14 +108,9 @@ func TestNetProgramReplacesGitReason(t *testing.T) {
 		t.Skip("reads /proc")
 	}
 	t.Parallel()
-	bin, err := harness.Binary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := builtBinary(t)
 	repo := t.TempDir()
-	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v: %s", err, out)
-	}
+	harness.Git(t, "", "init", "-q", repo)
 	cmd := exec.Command(bin, "mcp", "--repo", repo)
 	stdin, err := cmd.StdinPipe() // held open: the server waits on it
 	if err != nil {
@@ -150,10 +151,7 @@ func TestNetProgramReplacesGitReason(t *testing.T) {
 // verbs still work.
 func TestNetProgramMissing(t *testing.T) {
 	t.Parallel()
-	bin, err := harness.Binary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := builtBinary(t)
 	dir := t.TempDir()
 	alone := filepath.Join(dir, "git-reason")
 	data, err := os.ReadFile(bin)

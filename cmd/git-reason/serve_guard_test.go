@@ -173,9 +173,7 @@ func TestServeGuard(t *testing.T) {
 		"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
 		"GIT_CONFIG_NOSYSTEM=1", "GIT_CEILING_DIRECTORIES=" + root, "LC_ALL=C", "GIT_REASON_PEER_TOKEN=",
 	}
-	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v %s", err, out)
-	}
+	harness.Git(t, "", "init", "-q", repo)
 
 	// The attack: a web page's simple POST, foreign Host, no token.
 	s := startServe(t, env, repo)

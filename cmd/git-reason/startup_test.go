@@ -46,10 +46,7 @@ func TestStartupBuildsLittle(t *testing.T) {
 // initialisation (GODEBUG=inittrace=1): a line a package, in order.
 func initTrace(t *testing.T) string {
 	t.Helper()
-	bin, err := harness.Binary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := builtBinary(t)
 	cmd := exec.Command(bin, "--version")
 	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
 	var stderr strings.Builder

@@ -8,20 +8,19 @@ package main
 
 import (
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"git-reason/reliability/harness"
 )
 
 func TestWebSettledMerge(t *testing.T) {
 	t.Parallel()
 	sandboxPossible(t)
 	bare := filepath.Join(t.TempDir(), "remote.git")
-	if out, err := exec.Command("git", "init", "-q", "--bare", bare).CombinedOutput(); err != nil {
-		t.Fatalf("git init --bare: %v\n%s", err, out)
-	}
+	harness.Git(t, "", "init", "-q", "--bare", bare)
 	a := newSandbox(t, "advisors: []\n", nil)
 	b := newSandbox(t, "advisors: []\n", nil)
 	for _, s := range []*sandbox{a, b} {
