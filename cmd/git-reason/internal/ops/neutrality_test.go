@@ -3,7 +3,6 @@ package ops
 import (
 	"context"
 	"errors"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,19 +33,7 @@ func newRepo(t *testing.T) string {
 		os.Unsetenv(v)
 	}
 	root := t.TempDir()
-	err := filepath.WalkDir(treeDir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(treeDir, p)
-		writeFile(t, root, filepath.ToSlash(rel), string(data))
-		return nil
-	})
-	if err != nil {
+	if err := os.CopyFS(root, os.DirFS(treeDir)); err != nil {
 		t.Fatal(err)
 	}
 	writeFile(t, root, "src/logo.bin", "PNG\x00\x01zeta acme_cloud")
