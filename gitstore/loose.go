@@ -47,18 +47,48 @@ func storeZlib(buf *bytes.Buffer, header, data []byte) {
 	buf.Write(sum.Sum(nil))
 }
 
-// putObject writes one object (its content encoded by go-git) as a loose
-// object, as git writes one with core.looseCompression 0: in stored
-// deflate blocks (storeZlib), in a single write to a read-only temporary
-// file under objects/pack/ (where git prune clears what a crash leaves),
-// then renamed to objects/xx/<rest>. git gc compresses it when it packs
-// it. Like git's, and go-git's, loose objects are not synced: the ref that
-// names them is. An object that exists already is replaced by the same
-// bytes, which also renews its mtime, so a concurrent git gc does not
-// prune it as old and unreachable before the ref names it. data is kept
-// as it is (Store.read): the caller changes it no more.
+// objectToWrite is an object encoded and hashed, not yet written (writeObject).
+type objectToWrite struct {
+	typ  plumbing.ObjectType
+	hash plumbing.Hash
+	data []byte
+}
+
+// newObject hashes data as an object of type t.
+func newObject(t plumbing.ObjectType, data []byte) objectToWrite {
+	return objectToWrite{typ: t, hash: plumbing.ComputeHash(t, data), data: data}
+}
+
+// putObject writes one object (its content encoded by go-git) and returns
+// its id (writeObject).
 func (s *Store) putObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
-	h := plumbing.ComputeHash(t, data)
+	o := newObject(t, data)
+	return o.hash, s.writeObject(o)
+}
+
+// writeObjects writes objs in order, stopping at the first error.
+func (s *Store) writeObjects(objs []objectToWrite) error {
+	for _, o := range objs {
+		if err := s.writeObject(o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeObject writes one object as a loose object, as git writes one with
+// core.looseCompression 0: in stored deflate blocks (storeZlib), in a
+// single write to a read-only temporary file under objects/pack/ (where
+// git prune clears what a crash leaves), then renamed to
+// objects/xx/<rest>. git gc compresses it when it packs it. Like git's,
+// and go-git's, loose objects are not synced: the ref that names them is.
+// An object that exists already is replaced by the same bytes, which also
+// renews its mtime, so a concurrent git gc does not prune it as old and
+// unreachable before the ref names it. o.data is kept as it is
+// (Store.read): the caller changes it no more. Objects may be written
+// from several goroutines at once.
+func (s *Store) writeObject(o objectToWrite) error {
+	t, h, data := o.typ, o.hash, o.data
 	var hdr [32]byte
 	head := strconv.AppendInt(append(append(hdr[:0], t.Bytes()...), ' '), int64(len(data)), 10)
 	var buf bytes.Buffer
@@ -67,7 +97,7 @@ func (s *Store) putObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, er
 	objects := filepath.Join(s.Repo.CommonDir, "objects")
 	tmp, err := createObjectTemp(filepath.Join(objects, "pack"))
 	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("write object %s: %w", h, err)
+		return fmt.Errorf("write object %s: %w", h, err)
 	}
 	_, err = tmp.Write(buf.Bytes())
 	if cerr := tmp.Close(); err == nil {
@@ -78,14 +108,14 @@ func (s *Store) putObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, er
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
-		return plumbing.ZeroHash, fmt.Errorf("write object %s: %w", h, err)
+		return fmt.Errorf("write object %s: %w", h, err)
 	}
 	if s.read != nil && int64(len(data)) <= record.MaxRecordBytes {
 		// What is written is read back next (the new head's commit and
 		// trees, the record): from memory, as go-git keeps what it read.
 		s.read.Put(&writtenObject{typ: t, hash: h, data: data})
 	}
-	return h, nil
+	return nil
 }
 
 // createObjectTemp creates a read-only tmp_obj_ file in dir (made when

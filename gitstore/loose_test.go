@@ -3,6 +3,7 @@ package gitstore
 import (
 	"bytes"
 	"compress/zlib"
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"git-reason/record"
 )
 
 // TestStoreZlib holds the stored-block stream to what compress/zlib reads
@@ -140,4 +143,34 @@ func TestObjectsReadOnce(t *testing.T) {
 			t.Errorf("a fresh store read %s, removed from disk", h)
 		}
 	}
+}
+
+// TestAppendObjectsFail: an append whose objects cannot be written (a
+// file where objects/pack should be) fails, and leaves the task's ref
+// where it was and no lock behind, although it took the ref's lock and
+// wrote the new value to it while the objects were being written
+// (Repo.LockRef).
+func TestAppendObjectsFail(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := openT(t, initRepo(t))
+	w := &record.Writer{Store: s, Actor: "Loose Test <loose@example.com>", Origin: "origin-loose"}
+	body := func(subject string) []byte {
+		return []byte(`{"subject":"` + subject + `","question":"q","materiality":"trivial","reversibility":"reversible"}`)
+	}
+	first, err := w.Append(ctx, "T", record.KindAssessment, body("first"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pack := filepath.Join(s.Repo.CommonDir, "objects", "pack")
+	if err := os.Remove(pack); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pack, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Append(ctx, "T", record.KindAssessment, body("second")); err == nil || !strings.Contains(err.Error(), "write object") {
+		t.Fatalf("append with a file in the way of objects/pack: got %v, want the object's write error", err)
+	}
+	assertRef(t, s.Repo, TaskRef("T"), first.Commit)
 }

@@ -246,26 +246,60 @@ func (r *Repo) UpdateRef(name, oldHash, newHash string) error {
 // UpdateRefWait is UpdateRef that waits at most wait for a lock another
 // process holds (0: it fails at once with ErrLocked).
 func (r *Repo) UpdateRefWait(name, oldHash, newHash string, wait time.Duration) error {
-	if err := CheckRefName(name); err != nil {
+	held, err := r.LockRef(name, oldHash, newHash, wait)
+	if err != nil {
 		return err
 	}
+	return held.Place()
+}
+
+// HeldRef is a ref update taken up to its rename (LockRef): the ref's
+// lock holds the new value, synced, and the ref is as it was. Place
+// moves the ref; Abandon leaves it. One of the two must be called.
+type HeldRef struct {
+	name string
+	lock *git.Lock
+}
+
+// Place renames the lock over the ref: from here readers see the new
+// value. On failure the ref is unchanged and the lock removed.
+func (h *HeldRef) Place() error {
+	if err := h.lock.Place(); err != nil {
+		h.lock.Abandon()
+		return fmt.Errorf("update ref %s: %w", h.name, err)
+	}
+	return nil
+}
+
+// Abandon removes the lock and leaves the ref as it was.
+func (h *HeldRef) Abandon() { h.lock.Abandon() }
+
+// LockRef is UpdateRefWait up to the rename: the lock taken, the current
+// value checked, the new value written to the lock and synced, with the
+// same errors. A writer calls it while it writes the objects newHash
+// names, so that the sync and the object files overlap, and Places it
+// once they are written: the ref names no object before it exists.
+func (r *Repo) LockRef(name, oldHash, newHash string, wait time.Duration) (*HeldRef, error) {
+	if err := CheckRefName(name); err != nil {
+		return nil, err
+	}
 	if !strings.HasPrefix(name, "refs/") {
-		return fmt.Errorf("%w %q: not under refs/", ErrBadRefName, name)
+		return nil, fmt.Errorf("%w %q: not under refs/", ErrBadRefName, name)
 	}
 	if len(newHash) != 40 || !isHex(newHash) || oldHash != "" && (len(oldHash) != 40 || !isHex(oldHash)) {
-		return fmt.Errorf("update ref %s: object ids must be 40 hex digits", name)
+		return nil, fmt.Errorf("update ref %s: object ids must be 40 hex digits", name)
 	}
 	oldHash, newHash = strings.ToLower(oldHash), strings.ToLower(newHash)
 	path := r.refPath(name)
 	lock, err := git.TakeLock(path, wait)
 	if errors.Is(err, syscall.ENOTDIR) {
 		if err := r.RefConflict(name); err != nil {
-			return err
+			return nil, err
 		}
-		return fmt.Errorf("update ref %s: a file is in the way of its directory", name)
+		return nil, fmt.Errorf("update ref %s: a file is in the way of its directory", name)
 	}
 	if err != nil {
-		return fmt.Errorf("update ref %s: %w", name, err)
+		return nil, fmt.Errorf("update ref %s: %w", name, err)
 	}
 	committed := false
 	defer func() {
@@ -281,22 +315,22 @@ func (r *Repo) UpdateRefWait(name, oldHash, newHash string, wait time.Duration) 
 		cur, err = r.readPacked(name)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if cur != oldHash {
-		return fmt.Errorf("update ref %s: expected %s, found %s: %w", name, orNone(oldHash), orNone(cur), ErrStale)
+		return nil, fmt.Errorf("update ref %s: expected %s, found %s: %w", name, orNone(oldHash), orNone(cur), ErrStale)
 	}
 	if cur == "" {
 		if err := r.RefConflict(name); err != nil {
-			return err
+			return nil, err
 		}
 		os.Remove(path) // an empty directory left by deleted refs, as git does
 	}
-	if err := lock.Commit([]byte(newHash+"\n"), 0); err != nil {
-		return fmt.Errorf("update ref %s: %w", name, err)
+	if err := lock.Prepare([]byte(newHash+"\n"), 0); err != nil {
+		return nil, fmt.Errorf("update ref %s: %w", name, err)
 	}
 	committed = true
-	return nil
+	return &HeldRef{name: name, lock: lock}, nil
 }
 
 // RefUpdate is one ref of UpdateRefs: name from Old ("" meaning it must

@@ -314,7 +314,11 @@ func (s *Store) readBlob(h plumbing.Hash) ([]byte, error) {
 
 // Append implements record.Store: it writes the record's blob, the trees and
 // a commit whose parent is head, then moves the ref from head to it by
-// compare-and-swap.
+// compare-and-swap. The four objects are encoded first and written while
+// the ref's lock takes the commit's id and syncs it (Repo.LockRef), so
+// that the sync, the longest wait of a write, and the object files
+// overlap; the lock is renamed over the ref only once every object is
+// written.
 func (s *Store) Append(ctx context.Context, task, head string, rec *record.Record) (string, error) {
 	if err := s.checkTask(task); err != nil {
 		return "", err
@@ -345,19 +349,29 @@ func (s *Store) Append(ctx context.Context, task, head string, rec *record.Recor
 	if len(data)+1 > record.MaxRecordBytes {
 		return "", fmt.Errorf("%w: the %s record is %d bytes; a record is at most %d", record.ErrInput, rec.Kind, len(data)+1, record.MaxRecordBytes)
 	}
-	blob, err := s.putObject(plumbing.BlobObject, append(data, '\n'))
+	blob := newObject(plumbing.BlobObject, append(data, '\n'))
+	records, err := recordsTreeWith(prev, TreeEntry{Name: rec.FileName(), Mode: filemode.Regular, Hash: blob.hash})
 	if err != nil {
 		return "", err
 	}
-	records, err := recordsTreeWith(prev, TreeEntry{Name: rec.FileName(), Mode: filemode.Regular, Hash: blob})
+	objs, err := s.commitObjects(rec, records, parents)
 	if err != nil {
 		return "", err
 	}
-	commit, err := s.writeCommit(rec, records, parents)
-	if err != nil {
-		return "", err
+	objs = append([]objectToWrite{blob}, objs...)
+	commit := objs[len(objs)-1].hash
+	written := make(chan error, 1)
+	go func() { written <- s.writeObjects(objs) }()
+	held, err := s.Repo.LockRef(TaskRef(task), head, commit.String(), lockTimeout)
+	if werr := <-written; werr != nil {
+		if err == nil {
+			held.Abandon()
+		}
+		return "", werr
 	}
-	err = s.Repo.UpdateRef(TaskRef(task), head, commit.String())
+	if err == nil {
+		err = held.Place()
+	}
 	if errors.Is(err, ErrStale) {
 		return "", fmt.Errorf("%w: %v", record.ErrConflict, err)
 	}
@@ -368,9 +382,9 @@ func (s *Store) Append(ctx context.Context, task, head string, rec *record.Recor
 	// replay's schemas (checked.go): the repository's key read once.
 	if key, err := repoKey(s.reasonDir(), true); err == nil {
 		s.noteWritten(key, task, commit.String())
-		s.noteChecked(key, task, blob.String())
+		s.noteChecked(key, task, blob.hash.String())
 	}
-	s.cacheAppended(task, commit.String(), prev, rec.FileName(), blob.String(), data, records)
+	s.cacheAppended(task, commit.String(), prev, rec.FileName(), blob.hash.String(), data, records)
 	if rec.Kind == record.KindConclusion {
 		s.indexConclusion(task, commit.String(), prev, rec)
 	}
@@ -398,29 +412,31 @@ func recordsTreeWith(prev *taskCache, e TreeEntry) ([]byte, error) {
 	return encodeTree(entries)
 }
 
-// writeCommit writes the records tree (its content), the root tree and
-// the commit.
-func (s *Store) writeCommit(rec *record.Record, records []byte, parents []plumbing.Hash) (plumbing.Hash, error) {
-	recordsTree, err := s.putObject(plumbing.TreeObject, records)
+// commitObjects encodes, without writing them, the records tree (its
+// content), the root tree and the commit of a record's append, in that
+// order (the commit last).
+func (s *Store) commitObjects(rec *record.Record, records []byte, parents []plumbing.Hash) ([]objectToWrite, error) {
+	recordsTree := newObject(plumbing.TreeObject, records)
+	data, err := encodeTree(recordsEntry(recordsTree.hash))
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return nil, err
 	}
-	root, err := s.writeTree(recordsEntry(recordsTree))
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
+	root := newObject(plumbing.TreeObject, data)
 	entry, err := record.Decode(rec)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return nil, err
 	}
 	when, err := time.Parse(time.RFC3339Nano, rec.Created)
 	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("record %s has a bad created time: %w", rec.ID, err)
+		return nil, fmt.Errorf("record %s has a bad created time: %w", rec.ID, err)
 	}
 	sig := ParseActor(rec.Actor, when)
 	c := &object.Commit{Author: sig, Committer: sig, Message: record.Message(entry),
-		TreeHash: root, ParentHashes: parents}
-	return s.writeCommitObject(c)
+		TreeHash: root.hash, ParentHashes: parents}
+	if data, err = s.commitData(c); err != nil {
+		return nil, err
+	}
+	return []objectToWrite{recordsTree, root, newObject(plumbing.CommitObject, data)}, nil
 }
 
 func (s *Store) writeTree(entries []TreeEntry) (plumbing.Hash, error) {
@@ -431,26 +447,34 @@ func (s *Store) writeTree(entries []TreeEntry) (plumbing.Hash, error) {
 	return s.putObject(plumbing.TreeObject, data)
 }
 
-// writeCommitObject writes a commit, signed when the store has a signer:
-// the signer gets the unsigned commit's content and its signature goes
-// into the gpgsig header, as git commit -S writes it.
+// writeCommitObject writes a commit, signed when the store has a signer
+// (commitData).
 func (s *Store) writeCommitObject(c *object.Commit) (plumbing.Hash, error) {
-	data, err := encodeCommit(c)
+	data, err := s.commitData(c)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	if s.Sign != nil {
-		sig, err := s.Sign(data)
-		if err != nil {
-			return plumbing.ZeroHash, err
-		}
-		signed := *c
-		signed.PGPSignature = string(sig)
-		if data, err = encodeCommit(&signed); err != nil {
-			return plumbing.ZeroHash, err
-		}
-	}
 	return s.putObject(plumbing.CommitObject, data)
+}
+
+// commitData encodes a commit, signed when the store has a signer: the
+// signer gets the unsigned commit's content and its signature goes into
+// the gpgsig header, as git commit -S writes it.
+func (s *Store) commitData(c *object.Commit) ([]byte, error) {
+	data, err := encodeCommit(c)
+	if err != nil {
+		return nil, err
+	}
+	if s.Sign == nil {
+		return data, nil
+	}
+	sig, err := s.Sign(data)
+	if err != nil {
+		return nil, err
+	}
+	signed := *c
+	signed.PGPSignature = string(sig)
+	return encodeCommit(&signed)
 }
 
 // ParseActor splits "Name <email>" into a signature at when.

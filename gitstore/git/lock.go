@@ -61,7 +61,23 @@ func TakeLock(target string, wait time.Duration) (*Lock, error) {
 // Abandon it.
 func (l *Lock) Commit(data []byte, mode os.FileMode) error { return l.commit(data, mode, true) }
 
+// Prepare is Commit up to the rename: data is written to the lock, mode
+// set (unless 0), synced, and the file closed; the file it guards is left
+// as it is, and the lock held, until Place or Abandon. A ref's writer
+// writes the objects the new value names while the sync runs, and puts
+// the lock in place only once they are written.
+func (l *Lock) Prepare(data []byte, mode os.FileMode) error { return l.write(data, mode, true) }
+
 func (l *Lock) commit(data []byte, mode os.FileMode, sync bool) error {
+	if err := l.write(data, mode, sync); err != nil {
+		return err
+	}
+	return l.Place()
+}
+
+// write writes data to the lock, sets mode (unless 0), syncs it when
+// sync is set and closes it.
+func (l *Lock) write(data []byte, mode os.FileMode, sync bool) error {
 	f := l.f
 	if _, err := f.Write(data); err != nil {
 		return fmt.Errorf("write %s: %w", f.Name(), err)
@@ -79,6 +95,13 @@ func (l *Lock) commit(data []byte, mode os.FileMode, sync bool) error {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", f.Name(), err)
 	}
+	return nil
+}
+
+// Place renames a lock its content was written to (Prepare) over the
+// file it guards, which releases it. On error the lock is still held:
+// Abandon it.
+func (l *Lock) Place() error {
 	// The directory is not synced after the rename, as git does not: its
 	// lockfile (core.fsync=reference, not even its default) syncs the
 	// lock's content and renames. What the sync buys is that a crash never
@@ -86,7 +109,7 @@ func (l *Lock) commit(data []byte, mode os.FileMode, sync bool) error {
 	// only make the rename itself durable, for a ref whose new objects
 	// git's default leaves unsynced anyway, and it cost every write a
 	// second journal flush.
-	if err := os.Rename(f.Name(), l.target); err != nil {
+	if err := os.Rename(l.f.Name(), l.target); err != nil {
 		return fmt.Errorf("rename lock into place: %w", err)
 	}
 	return nil
