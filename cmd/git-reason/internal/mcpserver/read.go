@@ -336,7 +336,9 @@ func (s *Server) handover(ctx context.Context, c *call) (*outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &outcome{out: rep, text: ops.HandoverMarkdown(rep)}, nil
+	var text strings.Builder
+	_ = ops.WriteHandover(&text, rep, ops.FormatMarkdown)
+	return &outcome{out: rep, text: text.String()}, nil
 }
 
 func (s *Server) rangeContext(ctx context.Context, c *call) (*outcome, error) {
@@ -346,5 +348,5 @@ func (s *Server) rangeContext(ctx context.Context, c *call) (*outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &outcome{out: rep, text: ops.ContextMarkdown(rep)}, nil
+	return &outcome{out: rep, text: ops.RenderContext(rep, ops.FormatMarkdown)}, nil
 }

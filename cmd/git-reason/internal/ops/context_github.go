@@ -20,9 +20,9 @@ const MinCommentLimit = 2000
 const namesInNote = 20
 
 // ContextComment renders a context as a pull request comment body a
-// hosting platform renders: the heading and counts of ContextMarkdown,
+// hosting platform renders: the heading and counts of RenderContext,
 // then each task in a collapsible <details> block (its summary line is raw
-// HTML, made inert by record.HTMLText; its body is ContextMarkdown's, with
+// HTML, made inert by record.HTMLText; its body is RenderContext's, with
 // the record graph in a ```mermaid block and record ids as plain code
 // text), then the commits linked to no task and unknown trailers, each
 // collapsed too. The body holds to limit bytes: a task that does not fit

@@ -10,14 +10,11 @@ import (
 	"git-reason/record"
 )
 
-// ContextMarkdown renders a context as markdown for a pull request's
-// description or a review comment: the one rendering the command line and
-// any page share. Every text from a record is made inert by
-// record.Markdown, and every diagram label by Mermaid.
-func ContextMarkdown(r *ContextReport) string { return RenderContext(r, FormatMarkdown) }
-
-// RenderContext renders a context in the layout of ContextMarkdown, as
-// markdown or as text for a terminal.
+// RenderContext renders a context as markdown, for a pull request's
+// description or a review comment, or as text for a terminal, in one
+// layout: the one rendering the command line and the MCP tool share. In
+// markdown every text from a record is made inert by record.Markdown, and
+// every diagram label by Mermaid.
 func RenderContext(r *ContextReport, f Format) string {
 	p := prose{text: f == FormatText}
 	var b strings.Builder

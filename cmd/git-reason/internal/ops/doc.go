@@ -14,8 +14,8 @@
 // (Tools) is read here, so that 'git reason tools' runs in git-reason,
 // which links no MCP SDK (see cli.NetProgram).
 //
-// The read surfaces render once, here, for every surface: HandoverMarkdown
-// and ContextMarkdown pass every text from a record through
+// The read surfaces render once, here, for every surface: WriteHandover
+// and RenderContext in markdown pass every text from a record through
 // record.Markdown, ContextComment (a pull request comment body, each task
 // in a <details> block held to a size) through record.Markdown and, in its
 // raw HTML summary lines, record.HTMLText, and Mermaid spells every

@@ -238,22 +238,11 @@ func code(s string) string {
 	return "`" + strings.ReplaceAll(record.Printable(s), "`", "'") + "`"
 }
 
-// HandoverMarkdown renders a handover as markdown: the one rendering the
-// command line and any page share. Every text that comes from a record is
-// escaped by record.Markdown.
-func HandoverMarkdown(r *HandoverReport) string { return RenderHandover(r, FormatMarkdown) }
-
-// RenderHandover renders a handover in the layout of HandoverMarkdown, as
-// markdown or as text for a terminal.
-func RenderHandover(r *HandoverReport, f Format) string {
-	var b strings.Builder
-	_ = WriteHandover(&b, r, f)
-	return b.String()
-}
-
-// WriteHandover writes RenderHandover's text to w as it is made, through
-// one buffer: the handover of every task is megabytes at 20,000 tasks,
-// never held whole.
+// WriteHandover writes a handover to w as markdown or as text for a
+// terminal, in one layout: the one rendering the command line and the MCP
+// tool share. In markdown every text that comes from a record is escaped
+// by record.Markdown. It writes as it renders, through one buffer: the
+// handover of every task is megabytes at 20,000 tasks, never held whole.
 func WriteHandover(w io.Writer, r *HandoverReport, f Format) error {
 	p := prose{text: f == FormatText}
 	b := bufio.NewWriterSize(w, 64<<10)
