@@ -218,12 +218,10 @@ func flagKind(path, name, placeholder string) string {
 		}
 	}
 	switch name {
-	case "profile":
-		return "profile"
-	case "advisor":
-		return "advisor"
-	case "kind":
-		return "words:" + strings.Join(kindNames(), ",")
+	case "profile", "advisor", "kind":
+		// Named for a kind of value, the flag takes it whatever its
+		// placeholder: the kind its name's placeholder has.
+		return valueKind(strings.ToUpper(name))
 	}
 	if placeholder == "ID" {
 		if _, err := record.ParseKind(name); err == nil {
