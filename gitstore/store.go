@@ -1,9 +1,7 @@
 package gitstore
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -338,18 +336,14 @@ func (s *Store) Append(ctx context.Context, task, head string, rec *record.Recor
 		}
 		parents = []plumbing.Hash{plumbing.NewHash(head)}
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false) // "Name <email>" stays readable in git show
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(rec); err != nil {
+	data, err := rec.Blob()
+	if err != nil {
 		return "", err
 	}
-	data := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-	if len(data)+1 > record.MaxRecordBytes {
-		return "", fmt.Errorf("%w: the %s record is %d bytes; a record is at most %d", record.ErrInput, rec.Kind, len(data)+1, record.MaxRecordBytes)
+	if len(data) > record.MaxRecordBytes {
+		return "", fmt.Errorf("%w: the %s record is %d bytes; a record is at most %d", record.ErrInput, rec.Kind, len(data), record.MaxRecordBytes)
 	}
-	blob := newObject(plumbing.BlobObject, append(data, '\n'))
+	blob := newObject(plumbing.BlobObject, data)
 	records, err := recordsTreeWith(prev, TreeEntry{Name: rec.FileName(), Mode: filemode.Regular, Hash: blob.hash})
 	if err != nil {
 		return "", err

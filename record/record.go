@@ -108,6 +108,20 @@ func (r *Record) FileName() string {
 	return b.String()
 }
 
+// Blob is the record as a task's tree holds it, the content of its file
+// (FileName): indented JSON and a newline, an actor's "Name <email>" left
+// readable in git show rather than escaped.
+func (r *Record) Blob() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(r); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
 // MaxTaskLen is the longest task name accepted.
 const MaxTaskLen = 100
 

@@ -23,7 +23,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -326,15 +325,12 @@ func copyTask(w *bufio.Writer, task string, recs []*record.Record, entropy io.Re
 	}
 	rename := strings.NewReplacer(pairs...)
 	for _, r := range recs {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(r); err != nil {
+		blob, err := r.Blob()
+		if err != nil {
 			return err
 		}
 		var rec record.Record
-		data := rename.Replace(buf.String())
+		data := rename.Replace(string(blob))
 		if err := json.Unmarshal([]byte(data), &rec); err != nil {
 			return err
 		}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os/exec"
 	"strconv"
@@ -120,11 +119,8 @@ func FastImport(ctx context.Context, dir string, env []string, fill func(*bufio.
 // the ref's last commit of this stream, so a task's first commit has no
 // parent and its second the first.
 func bulkCommit(out *bufio.Writer, task string, rec *record.Record) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(rec); err != nil {
+	blob, err := rec.Blob()
+	if err != nil {
 		return err
 	}
 	e, err := record.Decode(rec)
@@ -137,13 +133,13 @@ func bulkCommit(out *bufio.Writer, task string, rec *record.Record) error {
 	}
 	// gitstore's tests use this package, so it cannot import gitstore:
 	// the ref, the records/ directory and the actor as "Name <email>"
-	// are spelled here as the store spells them.
+	// are spelled here as the store spells them (the blob is record's).
 	msg := record.Message(e)
 	fmt.Fprintf(out, "commit refs/reasoning/tasks/%s\n", task)
 	fmt.Fprintf(out, "author %s %d +0000\ncommitter %s %d +0000\n", rec.Actor, when.Unix(), rec.Actor, when.Unix())
 	fmt.Fprintf(out, "data %d\n%s\n", len(msg), msg)
-	fmt.Fprintf(out, "M 100644 inline records/%s\ndata %d\n", rec.FileName(), buf.Len())
-	out.Write(buf.Bytes())
+	fmt.Fprintf(out, "M 100644 inline records/%s\ndata %d\n", rec.FileName(), len(blob))
+	out.Write(blob)
 	_, err = out.WriteString("\n")
 	return err
 }
