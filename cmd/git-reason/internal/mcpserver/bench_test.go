@@ -234,49 +234,54 @@ func cycleWriter(b *testing.B, sess *ops.Session, task string, times *[]time.Dur
 }
 
 // cycleFiles makes, for each append of a cycle, the files an append makes
-// and nothing else, in the same repository: four temporary files in
-// objects/pack (where the writer's objects start), each written with an
-// object's worth of bytes and renamed into a directory of their own, and a
-// lock under .git/reason, written, synced and renamed over the file it
-// guards (as the ref's lock is). It is the file system's part of a write,
-// which no code of the server's can avoid, measured beside it in the same
-// run: the floor under an append's CPU time on this machine's disk.
+// and nothing else, in the same repository (appendFiles, with objects of
+// 300 bytes): the floor under an append's CPU time on this machine's disk.
 func cycleFiles(b *testing.B, dir, task string) {
+	for i := range cycle {
+		appendFiles(b, dir, task, fmt.Sprintf("%s_%d", task, i), []int{300, 300, 300, 300})
+	}
+}
+
+// appendFiles makes the files one append makes and nothing else, in the
+// repository at dir: a temporary file in objects/pack (where the writer's
+// objects start) for each of the objects (their sizes), each written and
+// renamed into a directory of its own (named after name), and the lock of
+// a file named ref under .git/reason, written, synced and renamed over
+// the file it guards (as the ref's lock is). It is the file system's part of a write, which no code of the
+// server's can avoid, measured beside it in the same run.
+func appendFiles(b *testing.B, dir, ref, name string, objects []int) {
 	git := filepath.Join(dir, ".git")
-	objects := filepath.Join(git, "objects", "pack")
+	pack := filepath.Join(git, "objects", "pack")
 	kept := filepath.Join(git, "reason", "floor")
 	if err := os.MkdirAll(kept, 0o777); err != nil {
 		b.Fatal(err)
 	}
-	object := bytes.Repeat([]byte("x"), 300)
-	for i := range cycle {
-		for j := range 4 {
-			tmp := filepath.Join(objects, fmt.Sprintf("tmp_obj_floor_%s_%d_%d", task, i, j))
-			if err := os.WriteFile(tmp, object, 0o444); err != nil {
-				b.Fatal(err)
-			}
-			if err := os.Rename(tmp, filepath.Join(kept, filepath.Base(tmp))); err != nil {
-				b.Fatal(err)
-			}
-		}
-		ref := filepath.Join(kept, task)
-		f, err := os.OpenFile(ref+".lock", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-		if err != nil {
+	for j, size := range objects {
+		tmp := filepath.Join(pack, fmt.Sprintf("tmp_obj_floor_%s_%d", name, j))
+		if err := os.WriteFile(tmp, bytes.Repeat([]byte("x"), size), 0o444); err != nil {
 			b.Fatal(err)
 		}
-		_, err = f.Write(object[:41])
-		if err == nil {
-			err = f.Sync()
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Rename(ref+".lock", ref)
-		}
-		if err != nil {
+		if err := os.Rename(tmp, filepath.Join(kept, filepath.Base(tmp))); err != nil {
 			b.Fatal(err)
 		}
+	}
+	ref = filepath.Join(kept, ref)
+	f, err := os.OpenFile(ref+".lock", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if err != nil {
+		b.Fatal(err)
+	}
+	_, err = f.Write(bytes.Repeat([]byte("x"), 41))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(ref+".lock", ref)
+	}
+	if err != nil {
+		b.Fatal(err)
 	}
 }
 
@@ -371,9 +376,12 @@ func BenchmarkMCPAppendsOnly(b *testing.B) {
 // BenchmarkMCPLongTask appends attempts through the server to a task that
 // already holds longTask records (written first, through the server, not
 // timed): what one write costs when the task is long. Reported as
-// BenchmarkMCPAppendsOnly is.
+// BenchmarkMCPAppendsOnly is, with the CPU time of the files each append
+// makes alone (appendFiles, with the objects' sizes: the records tree
+// holds the task's entries), made after each append in the same run.
 func BenchmarkMCPLongTask(b *testing.B) {
-	c := benchServer(b, benchRepo(b))
+	dir := benchRepo(b)
+	c := benchServer(b, dir)
 	var ignored []time.Duration
 	cycleMCP(b, c, "L-1", &ignored) // assess ... attempt: 7 records
 	attempt := map[string]any{"task": "L-1", "outcome": "succeeded"}
@@ -381,16 +389,21 @@ func BenchmarkMCPLongTask(b *testing.B) {
 		c.call(b, "tools/call", map[string]any{"name": "attempt", "arguments": attempt})
 	}
 	var via []time.Duration
-	var used time.Duration
+	var used, files time.Duration
 	decodes := record.Decodes()
+	i := 0
 	for b.Loop() {
+		i++
 		timed(&used, func() {
 			start := time.Now()
 			c.call(b, "tools/call", map[string]any{"name": "attempt", "arguments": attempt})
 			via = append(via, time.Since(start))
 		})
+		// blob, records tree (an entry is about 78 bytes), root tree, commit
+		timed(&files, func() { appendFiles(b, dir, "L", fmt.Sprintf("L_%d", i), []int{400, 78 * (longTask + i), 53, 330}) })
 	}
 	b.ReportMetric(ms(used)/float64(len(via)), "cpu-ms/append-mcp")
+	b.ReportMetric(ms(files)/float64(len(via)), "cpu-ms/append-files")
 	b.ReportMetric(ms(harness.Median(via)), "ms/append-mcp")
 	b.ReportMetric(float64(record.Decodes()-decodes)/float64(len(via)), "decodes/append")
 }
