@@ -11,6 +11,7 @@ import (
 
 	"git-reason/gitstore"
 	"git-reason/record"
+	"git-reason/reliability/harness"
 )
 
 // TestIDIndex: the id index names the task holding an id, is brought up
@@ -33,10 +34,7 @@ func TestIDIndex(t *testing.T) {
 		t.Fatalf("IDTasks(%s), a record of a task written after the index: %v %v, want [U-1]", res.Record.ID, got, ok)
 	}
 	shard := filepath.Join(h.dir, ".git", "reason", "ids", strings.ToUpper(id[:record.MinPrefix]))
-	data, err := os.ReadFile(shard)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := harness.ReadFile(t, shard)
 	other := make([]byte, 32)
 	forged := id + " U-1 " + gitstore.IDLineMAC(other, id, "U-1") + "\n" + id + " U-1 " + strings.Repeat("0", 32) + "\n"
 	if err := os.WriteFile(shard, append(data, forged...), 0o600); err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"git-reason/gitstore"
 	"git-reason/record"
+	"git-reason/reliability/harness"
 )
 
 // reframeJournal rewrites every entry of the journal file data with edit
@@ -83,10 +84,7 @@ func TestIndexJournalForged(t *testing.T) {
 	}
 	for _, name := range []string{"status.journal", "handover.journal"} {
 		path := filepath.Join(dir, ".git", "reason", name)
-		honest, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		honest := harness.ReadFile(t, path)
 		forged := reframeJournal(t, honest, forge)
 		if bytes.Equal(forged, honest) || !bytes.Contains(forged, []byte(`"phase":"concluded"`)) {
 			t.Fatalf("%s: the forgery changed nothing:\n%s", name, honest)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"git-reason/gitstore"
+	"git-reason/reliability/harness"
 )
 
 // TestJournalOfAnotherRelease: handover.journal is keyed by each task's
@@ -28,10 +29,7 @@ func TestJournalOfAnotherRelease(t *testing.T) {
 	}
 	honest := hs[0].Next
 	path := filepath.Join(dir, ".git", "reason", "handover.journal")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := harness.ReadFile(t, path)
 	// The journal as written: its first line, one entry's line, its data
 	// (sealed: the entry's MAC, then the entry).
 	lines := bytes.SplitN(data, []byte("\n"), 3)
@@ -46,10 +44,7 @@ func TestJournalOfAnotherRelease(t *testing.T) {
 	j := gitstore.OpenSealed(s.Repo, "handover.journal", "index")
 	j.Put(string(fields[0]), string(fields[1]), stale)
 	j.Save([]string{string(fields[0])})
-	written, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	written := harness.ReadFile(t, path)
 	_, entry, _ := bytes.Cut(written, []byte("\n"))
 	entry = entry[bytes.LastIndex(entry[:len(entry)-1], []byte("\n"+string(fields[0])+" "))+1:]
 	if !bytes.Contains(entry, []byte(`"next":"stale"`)) {

@@ -11,6 +11,7 @@ import (
 
 	"git-reason/gitstore"
 	"git-reason/record"
+	"git-reason/reliability/harness"
 )
 
 // TestLatestForged: .git/reason/latest, which `log -n` streams, names
@@ -60,10 +61,7 @@ func TestLatestForged(t *testing.T) {
 		}
 	}
 	path := filepath.Join(dir, ".git", "reason", "latest")
-	honest, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	honest := harness.ReadFile(t, path)
 	lineOf := func(task string) string {
 		for _, line := range strings.Split(string(honest), "\n") {
 			if strings.HasSuffix(line, " "+task) {
@@ -110,10 +108,7 @@ func TestLatestForged(t *testing.T) {
 			if got := strings.Join(order, " "); got != truthOrder {
 				t.Errorf("Newest gave the tasks in the order %s, the refs say %s", got, truthOrder)
 			}
-			again, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			again := harness.ReadFile(t, path)
 			if string(again) == c.file {
 				t.Errorf("the forged file is still there:\n%s", again)
 			}
@@ -152,10 +147,7 @@ func TestLatestForged(t *testing.T) {
 	}
 	headC := strings.TrimSpace(string(out))
 	nowPath := filepath.Join(dir, ".git", "reason", "latest.now")
-	kept, err := os.ReadFile(nowPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	kept := harness.ReadFile(t, nowPath)
 	if got["C"].Head != headC || !strings.Contains(string(kept), headC+" ") {
 		t.Fatalf("after C moved again: Newest gave %+v (C is at %s), latest.now holds\n%s", got["C"], headC, kept)
 	}

@@ -3,9 +3,10 @@ package gitstore
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
+
+	"git-reason/reliability/harness"
 )
 
 // TestLatestNowReadsBackOnlyAsWritten: latest.now as keep wrote it reads
@@ -19,10 +20,7 @@ func TestLatestNowReadsBackOnlyAsWritten(t *testing.T) {
 	n := &refsNow{header: "digest-of-the-refs\n", stamp: []byte("stamp 1 2 3\n"), settled: true}
 	moved := map[string]TaskLatest{"T": {Task: "T", Head: "1111111111111111111111111111111111111111", Latest: "01J0"}}
 	n.keep(dir, key, "base-digest", moved)
-	data, err := os.ReadFile(filepath.Join(dir, latestNowFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := harness.ReadFile(t, filepath.Join(dir, latestNowFile))
 	k, ok := parseLatestNow(data, key)
 	if got, want := fmt.Sprint(k.header, k.base, k.moved, string(k.stamp)), fmt.Sprint(n.header, "base-digest", moved, string(n.stamp)); !ok || got != want {
 		t.Errorf("latest.now reads back %v %q; want %q", ok, got, want)

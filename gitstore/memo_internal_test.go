@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"git-reason/reliability/harness"
 )
 
 // A memo is read back only as it was written, for its head and task, under
@@ -34,10 +36,7 @@ func TestMemoReadsBackOnlyAsWritten(t *testing.T) {
 		t.Fatalf("the memo as written reads %q, want %q", got, data)
 	}
 	path := s.memoPath("status", "T-1")
-	written, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	written := harness.ReadFile(t, path)
 	if s.Memo("status", "T-1", other) != nil || s.Memo("status", "T-2", head) != nil || s.Memo("report", "T-1", head) != nil {
 		t.Error("a memo was read for another head, task or kind")
 	}

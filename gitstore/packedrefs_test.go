@@ -2,11 +2,12 @@ package gitstore
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"git-reason/reliability/harness"
 )
 
 // TestPackedRefsAsGitReadsThem holds the binary search in packed-refs to
@@ -64,10 +65,7 @@ func TestPackedRefsAsGitReadsThem(t *testing.T) {
 	agree("as git wrote it")
 
 	// The same records, reversed, without the header: sorted when read.
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := harness.ReadFile(t, path)
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")[1:]
 	var recs []string
 	for _, l := range lines {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"git-reason/record"
+	"git-reason/reliability/harness"
 )
 
 // TestRememberedOnlyItsOwnEntries: what one process remembers and saves
@@ -35,14 +36,8 @@ func TestRememberedOnlyItsOwnEntries(t *testing.T) {
 	}
 
 	pathT, pathU, pathV := m.taskPath("T"), m.taskPath("U"), m.taskPath("V")
-	origT, err := os.ReadFile(pathT)
-	if err != nil {
-		t.Fatal(err)
-	}
-	origU, err := os.ReadFile(pathU)
-	if err != nil {
-		t.Fatal(err)
-	}
+	origT := harness.ReadFile(t, pathT)
+	origU := harness.ReadFile(t, pathU)
 	// Each edit is made as a forger who knows the format would make it:
 	// the entry's framing (length, CRC) is made to match again, so that
 	// only the MACs stand between the edit and the memo. Each returns
@@ -188,10 +183,7 @@ func TestRememberedPerTask(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, e := range ents {
-			data, err := os.ReadFile(filepath.Join(r.CommonDir, "reason", rememberedDir, e.Name()))
-			if err != nil {
-				t.Fatal(err)
-			}
+			data := harness.ReadFile(t, filepath.Join(r.CommonDir, "reason", rememberedDir, e.Name()))
 			out[e.Name()] = string(data)
 		}
 		return out
@@ -329,10 +321,7 @@ func TestQuarantineForged(t *testing.T) {
 	if err := s.SaveQuarantines(map[string]Quarantine{"T": q, "V": q}, nil); err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(s.quarantinePath())
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := harness.ReadFile(t, s.quarantinePath())
 	var f map[string]any
 	if err := json.Unmarshal(data, &f); err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"git-reason/gitstore"
 	"git-reason/record"
 	"git-reason/record/storetest"
+	"git-reason/reliability/harness"
 )
 
 // TestSavedStateIsTheReplay walks random histories (every kind of record
@@ -335,10 +336,7 @@ func TestSavedStateForgedIsIgnored(t *testing.T) {
 		t.Fatal("a first status went on from a saved state")
 	}
 	path := savedFile(t, h.dir)
-	orig, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	orig := harness.ReadFile(t, path)
 	if !strings.Contains(string(orig), `"decision": "online"`) {
 		t.Fatalf("the saved state holds no conclusion deciding online:\n%.400s", orig)
 	}
@@ -350,10 +348,7 @@ func TestSavedStateForgedIsIgnored(t *testing.T) {
 			return []byte(strings.Replace(string(orig), `"decision": "online"`, `"decision": "ONLINE"`, 1)), path
 		},
 		"signed for another task": func() ([]byte, string) {
-			key, err := os.ReadFile(filepath.Join(h.dir, ".git", "reason", "verified.key"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			key := harness.ReadFile(t, filepath.Join(h.dir, ".git", "reason", "verified.key"))
 			return gitstore.ResignSavedState(orig, key, "U", "ONLINE"), path
 		},
 		"signed under another key": func() ([]byte, string) {
@@ -366,10 +361,7 @@ func TestSavedStateForgedIsIgnored(t *testing.T) {
 			return gitstore.ResignSavedFacts(orig, otherKey, forgTask, "6:online", "6:ONLINE"), path
 		},
 		"a fact edited, signed under the repository's key (control)": func() ([]byte, string) {
-			key, err := os.ReadFile(filepath.Join(h.dir, ".git", "reason", "verified.key"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			key := harness.ReadFile(t, filepath.Join(h.dir, ".git", "reason", "verified.key"))
 			return gitstore.ResignSavedFacts(orig, key, forgTask, "6:online", "6:ONLINE"), path
 		},
 		"an appended segment signed under another key": func() ([]byte, string) {
@@ -446,17 +438,11 @@ func TestSavedStateAppends(t *testing.T) {
 		t.Fatal("a first status went on from a saved state")
 	}
 	path := savedFile(t, h.dir)
-	before, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := harness.ReadFile(t, path)
 	for i := range 3 {
 		h.add(fmt.Sprint("attempt ", i), record.KindAttempt, `{"conclusion":"{k}","commits":["0123456789abcdef0123456789abcdef01234567"],"outcome":"succeeded"}`)
 		st, used := statusState(t, h.dir, head())
-		after, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		after := harness.ReadFile(t, path)
 		if !used || len(after) <= len(before) || string(after[:len(before)]) != string(before) {
 			t.Fatalf("status after attempt %d (saved state used: %v): the saved state went from %d to %d bytes, not appended to", i, used, len(before), len(after))
 		}

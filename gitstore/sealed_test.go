@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"git-reason/reliability/harness"
 )
 
 // TestSealedOnlyItsOwnEntries holds what a sealed journal (the signature
@@ -38,10 +40,7 @@ func TestSealedOnlyItsOwnEntries(t *testing.T) {
 	}
 	// Edited: T's data changed and framed again; U's entry copied to T
 	// with its own MAC.
-	old, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	old := harness.ReadFile(t, path)
 	j := readJournalAs(path, scopedJournalHead("sealed scope a"))
 	te, ue := j.entries["T"], j.entries["U"]
 	for name, forged := range map[string][]byte{

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"git-reason/gitstore"
+	"git-reason/reliability/harness"
 )
 
 // TestSignatureLogForgedIsIgnored: the end of a signature log is what a
@@ -64,10 +65,7 @@ func TestSignatureLogForgedIsIgnored(t *testing.T) {
 	if len(logs) != 1 {
 		t.Fatalf("signature logs: %v", logs)
 	}
-	good, err := os.ReadFile(logs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := harness.ReadFile(t, logs[0])
 	s.WriteSignatures("T-2", gitstore.SigEntry{Head: h2, Allowed: "al", Checks: []byte(`["c9"]`), Summary: []byte(`{"n":9}`)})
 	var other []byte
 	for _, p := range must(filepath.Glob(filepath.Join(repo.CommonDir, "reason", "signatures", "*.log"))) {

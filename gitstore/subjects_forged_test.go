@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"git-reason/record"
+	"git-reason/reliability/harness"
 )
 
 // TestSubjectIndexForged: the subject index (.git/reason/subjects/) tells
@@ -43,10 +44,7 @@ func TestSubjectIndexForged(t *testing.T) {
 		sum := sha256.Sum256([]byte(key))
 		return filepath.Join(subjects, hex.EncodeToString(sum[:16])+".json")
 	}
-	honest, err := os.ReadFile(file("logging format"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	honest := harness.ReadFile(t, file("logging format"))
 	// The honest file of X's subject, rewritten as the file of another
 	// subject: the same task, head, conclusion and MAC, another subject and
 	// a demanding assessment.

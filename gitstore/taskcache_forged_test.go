@@ -7,6 +7,8 @@ import (
 	"os"
 	"strconv"
 	"testing"
+
+	"git-reason/reliability/harness"
 )
 
 // TestTaskCacheForged: .git/reason/tasks/<task>.records keeps a task's
@@ -25,10 +27,7 @@ func TestTaskCacheForged(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := taskCachePath(dir)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := harness.ReadFile(t, path)
 	// Each segment: a line ending "<sum> <size>", then size bytes.
 	var forged []byte
 	for rest := data; len(rest) > 0; {

@@ -13,6 +13,7 @@ import (
 
 	"git-reason/gitstore"
 	"git-reason/record"
+	"git-reason/reliability/harness"
 )
 
 // TestTaskCacheDamaged: whatever .git/reason/tasks/<task>.records holds
@@ -41,10 +42,7 @@ func TestTaskCacheDamaged(t *testing.T) {
 	want := load()
 	path := taskCachePath(dir)
 	good, _ := cacheAsWritten(t, path, "a write")
-	other, err := os.ReadFile(filepath.Join(dir, ".git", "reason", "tasks", "U.records"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := harness.ReadFile(t, filepath.Join(dir, ".git", "reason", "tasks", "U.records"))
 	broken := append([]byte(nil), good...)
 	broken[len(broken)-3] = '{' // inside the last record's JSON
 	for name, data := range map[string][]byte{
@@ -249,10 +247,7 @@ func cacheAsWritten(t *testing.T, path, what string) ([]byte, os.FileInfo) {
 // byte of before kept at its start.
 func appendedTo(t *testing.T, path string, was os.FileInfo, before []byte, what string) []byte {
 	t.Helper()
-	after, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	after := harness.ReadFile(t, path)
 	is, err := os.Stat(path)
 	if err != nil {
 		t.Fatal(err)

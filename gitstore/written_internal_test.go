@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"git-reason/record"
+	"git-reason/reliability/harness"
 )
 
 // TestWrittenPerTask: what this clone wrote is asked of the task's own
@@ -76,10 +77,7 @@ func TestWrittenPerTask(t *testing.T) {
 		t.Errorf("L again: %d of 3 commits confirmed, %d bytes of the old list read; want 3 and 0 (copied to its own list)", n, read)
 	}
 	// T's lines in U's list: their MACs name T.
-	tList, err := os.ReadFile(s.writtenPath("T"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	tList := harness.ReadFile(t, s.writtenPath("T"))
 	f, err := os.OpenFile(s.writtenPath("U"), os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		t.Fatal(err)

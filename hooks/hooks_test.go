@@ -37,10 +37,7 @@ func snapshot(t *testing.T, dir string) map[string]file {
 	out := map[string]file{}
 	for _, e := range ents {
 		p := filepath.Join(dir, e.Name())
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := harness.ReadFile(t, p)
 		fi, err := os.Lstat(p)
 		if err != nil {
 			t.Fatal(err)

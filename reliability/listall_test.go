@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"git-reason/reliability/harness"
 )
 
 // TestStatusAllCounts holds `status` of every task with nothing moved to
@@ -187,10 +189,7 @@ func lineStarting(out, prefix string) string {
 // data, a newline) with edit's data, its checksum and length written anew.
 func editJournalEntry(t *testing.T, path, task string, edit func([]byte) []byte) {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := harness.ReadFile(t, path)
 	at := bytes.LastIndex(data, []byte("\n"+task+" ")) + 1
 	if at == 0 {
 		t.Fatalf("no entry of %s in %s", task, path)

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"git-reason/record"
+	"git-reason/reliability/harness"
 )
 
 // TestStatusValidatesWhatItsWriterDidNot: a status replays a record this
@@ -63,10 +64,7 @@ func TestStatusValidatesWhatItsWriterDidNot(t *testing.T) {
 		"GIT_COMMITTER_DATE="+strings.TrimSpace(base.git("log", "-1", "--format=%cd", "--date=raw", head)))}
 	forged := strings.TrimSpace(dated.run(t.Context(), []byte(msg), "git", "commit-tree", "-p", head, root).stdout)
 
-	key, err := os.ReadFile(filepath.Join(base.gitDir(), "reason", "verified.key"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	key := harness.ReadFile(t, filepath.Join(base.gitDir(), "reason", "verified.key"))
 	// What validating a record means in the binary under test: its
 	// schemas and the schema library's version (record.SchemasDigest,
 	// which a test binary cannot tell of itself).

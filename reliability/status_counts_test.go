@@ -144,10 +144,7 @@ func TestStatusMemoTrust(t *testing.T) {
 	if err != nil || len(memos) != 1 {
 		t.Fatalf("status wrote %d memos (%v), want 1", len(memos), err)
 	}
-	data, err := os.ReadFile(memos[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := harness.ReadFile(t, memos[0])
 	forged := strings.Replace(string(data), `"review_count":0`, `"review_count":5`, 1)
 	if forged == string(data) {
 		t.Fatalf("the memo holds no review count of 0:\n%s", data)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"git-reason/reliability/harness"
 )
 
 // TestVerifyCounts holds verify of every task to what moved, with counts
@@ -123,10 +125,7 @@ func TestVerifyAllMoved(t *testing.T) {
 	// Edited by hand (a head of another task put in, or any byte): the
 	// file holds nothing, every task is looked up, and it is written anew.
 	bulk := filepath.Join(c.gitDir(), "reason", "verified.all")
-	data, err := os.ReadFile(bulk)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := harness.ReadFile(t, bulk)
 	edited := strings.Replace(string(data), honest, old, 1)
 	if edited == string(data) {
 		t.Fatalf("verified.all does not hold %s at %s:\n%s", task, honest, data)

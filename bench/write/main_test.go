@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"git-reason/reliability/harness"
 )
 
 // TestSmall runs the whole benchmark on tiny repositories, so that the
@@ -128,10 +130,7 @@ func TestInstallTagsAsREADME(t *testing.T) {
 		{"../../.ci/run", strings.TrimSpace(testCommand) + "\n"},
 	} {
 		file, want := c.file, c.want
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := harness.ReadFile(t, file)
 		if !strings.Contains(string(data), want) {
 			t.Errorf("%s does not say %q", file, want)
 		}

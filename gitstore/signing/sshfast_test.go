@@ -40,10 +40,7 @@ func (f *sshFixture) git(t *testing.T, args ...string) string {
 
 func (f *sshFixture) pub(t *testing.T, name string) string {
 	t.Helper()
-	data, err := os.ReadFile(f.keys[name] + ".pub")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := harness.ReadFile(t, f.keys[name]+".pub")
 	w := strings.Fields(string(data))
 	return w[0] + " " + w[1]
 }
@@ -172,10 +169,7 @@ func (f *sshFixture) signed(t *testing.T, raw string, opts ...string) string {
 	}
 	_ = os.Remove(file + ".sig")
 	keygen(t, append(append([]string{"-Y", "sign", "-f", f.keys["ada"]}, opts...), file)...)
-	sig, err := os.ReadFile(file + ".sig")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sig := harness.ReadFile(t, file+".sig")
 	return withSignature(raw, string(sig))
 }
 

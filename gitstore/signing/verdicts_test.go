@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"git-reason/reliability/harness"
 )
 
 // TestVerdicts holds what the kept verdicts promise: an ssh verdict or a
@@ -44,10 +46,7 @@ func TestVerdicts(t *testing.T) {
 	}
 	// An edit that turns the bad signature into a good one is ignored.
 	path := filepath.Join(dir, "reason", "signatures", "verdicts-config-one")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := harness.ReadFile(t, path)
 	forged := bytes.Replace(data, []byte("\x00c2\x00B\x00never"), []byte("\x00c2\x00G\x00fully"), 1)
 	if bytes.Equal(forged, data) {
 		t.Fatal("the bad signature's entry is not in the file")

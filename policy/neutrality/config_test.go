@@ -3,13 +3,13 @@ package neutrality
 import (
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
 	"testing"
 
+	"git-reason/reliability/harness"
 	"git-reason/schemas"
 )
 
@@ -164,9 +164,6 @@ func TestConfigCompileRules(t *testing.T) {
 func configFile(t *testing.T, file string) (string, []byte) {
 	t.Helper()
 	name := filepath.Join("testdata", "config", file)
-	data, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := harness.ReadFile(t, name)
 	return name, data
 }

@@ -17,3 +17,14 @@ func WriteFile(tb testing.TB, path, content string) {
 		tb.Fatal(err)
 	}
 }
+
+// ReadFile is the content of the file at path; it fails the test when the
+// file cannot be read.
+func ReadFile(tb testing.TB, path string) []byte {
+	tb.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return data
+}
