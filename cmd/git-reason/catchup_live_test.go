@@ -1,7 +1,6 @@
 package main
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -16,10 +15,8 @@ func TestLongRunningServersCatchUp(t *testing.T) {
 	t.Parallel()
 	a := newMCPSandbox(t)
 	b := newMCPSandbox(t)
-	bare := filepath.Join(t.TempDir(), "remote.git")
-	a.git("init", "-q", "--bare", bare)
+	shareOrigin(t, a, b)
 	for _, s := range []*sandbox{a, b} {
-		s.git("remote", "add", "origin", bare)
 		s.reason("remote", "setup", "origin") // git fetch brings reasoning
 	}
 	mcp := startHostMCP(t, b)

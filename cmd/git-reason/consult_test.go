@@ -194,6 +194,18 @@ func (s *sandbox) git(args ...string) string {
 	return out
 }
 
+// shareOrigin makes a bare repository and adds it to each of clones as
+// their remote origin; it returns the bare repository's path.
+func shareOrigin(t *testing.T, clones ...*sandbox) string {
+	t.Helper()
+	bare := filepath.Join(t.TempDir(), "origin.git")
+	harness.Git(t, "", "init", "-q", "--bare", bare)
+	for _, s := range clones {
+		s.git("remote", "add", "origin", bare)
+	}
+	return bare
+}
+
 // reason runs "git reason" with args and requires success.
 func (s *sandbox) reason(args ...string) string {
 	s.t.Helper()

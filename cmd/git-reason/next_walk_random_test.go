@@ -85,9 +85,7 @@ func walkRandom(t *testing.T, first, walks int, binary bool) {
 	t.Cleanup(srv.Close)
 	s := newSandbox(t, walkHTTPAdvisors(srv.URL), nil, "WALK_ADVISOR_KEY=walk-key")
 	s.git("commit", "-q", "--allow-empty", "-m", "base")
-	origin := filepath.Join(filepath.Dir(s.dir), "origin.git")
-	s.git("init", "-q", "--bare", origin)
-	s.git("remote", "add", "origin", origin)
+	origin := shareOrigin(t, s)
 	s.git("push", "-q", "origin", "HEAD")
 	peer := &sandbox{t: t, dir: filepath.Join(filepath.Dir(s.dir), "peer"), env: s.env}
 	s.git("clone", "-q", origin, peer.dir)

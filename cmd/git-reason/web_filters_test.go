@@ -59,9 +59,7 @@ func TestWebTaskFilters(t *testing.T) {
 
 	// Another clone appends an unsigned record to U; this repository
 	// requires fetched records to be signed, so its pull holds U back.
-	remote := filepath.Join(root, "remote.git")
-	s.git("init", "-q", "--bare", remote)
-	s.git("remote", "add", "origin", remote)
+	remote := shareOrigin(t, s)
 	s.reason("push")
 	a := &sandbox{t: t, dir: filepath.Join(root, "a"), env: s.env}
 	s.git("clone", "-q", remote, a.dir)

@@ -8,24 +8,17 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-
-	"git-reason/reliability/harness"
 )
 
 func TestWebSettledMerge(t *testing.T) {
 	t.Parallel()
 	sandboxPossible(t)
-	bare := filepath.Join(t.TempDir(), "remote.git")
-	harness.Git(t, "", "init", "-q", "--bare", bare)
 	a := newSandbox(t, "advisors: []\n", nil)
 	b := newSandbox(t, "advisors: []\n", nil)
-	for _, s := range []*sandbox{a, b} {
-		s.git("remote", "add", "origin", bare)
-	}
+	shareOrigin(t, a, b)
 
 	var assessed, ca, cb, cs struct{ ID string }
 	a.reasonJSON(&assessed, "assess", "T", "--subject", "Session store", "--question", "Sticky sessions or a shared store?",
