@@ -15,19 +15,6 @@ import (
 	"git-reason/record"
 )
 
-// History returns every commit reachable from head, parents before
-// children, as replay verification reads them. A commit's records/ tree
-// comes as its Changes against its first parent's (record.Commit), so
-// that each distinct tree is read once and a commit carries what it
-// changed, not the whole record set again.
-func (s *Store) History(ctx context.Context, head string) ([]*record.Commit, error) {
-	h, err := s.readHistory(ctx, head, nil)
-	if err != nil {
-		return nil, err
-	}
-	return h.commits, nil
-}
-
 // objectSource answers object requests in batches: an object's type and
 // size (info, which reads no content; a type of "" is not known until the
 // object is read), then its content (contents, in order). A content fn
@@ -252,8 +239,11 @@ func (h *history) blob(s *Store) func(string) (*record.Record, error) {
 	}
 }
 
-// readHistory reads the history of head: the commit graph, then the
-// commits, their trees and the record blobs, each kind in one batch. The
+// readHistory reads the history of head, every commit reachable from it,
+// parents before children, as replay reads them (a commit's records/ tree
+// as its Changes against its first parent's, record.Commit): the commit
+// graph, then the commits, their trees and the record blobs, each kind in
+// one batch. The
 // size of every object is asked for before the object is, so nothing
 // larger than its limit (a commit or blob: record.MaxRecordBytes; a tree:
 // maxTreeBytes) is read into this process. Each distinct tree is read

@@ -510,7 +510,7 @@ func questions(t *testing.T, st *record.State) string {
 		q := map[string]any{"withdrawn": id(st.Withdrawn(e.ID)), "settled": st.Settled(e.ID), "about": st.AssessmentOf(st.Get(e.ID))}
 		switch e.Kind {
 		case record.KindAssessment:
-			q["plans"], q["latest plan"] = ids(st.Plans(e.ID)), id(st.LatestPlan(e.ID))
+			q["latest plan"] = id(st.LatestPlan(e.ID))
 			q["consultations"], q["completed"] = ids(st.Consultations(e.ID)), ids(st.Completed(e.ID))
 			q["open"], q["conclusions"] = ids(st.OpenDisagreements(e.ID)), ids(st.Conclusions(e.ID))
 		case record.KindConclusion:

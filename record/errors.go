@@ -14,8 +14,6 @@ var (
 	ErrRefused = errors.New("refused")
 	// ErrConflict is returned by Store.Append when the task's head moved.
 	ErrConflict = errors.New("task head moved")
-	// ErrNotFound marks a task or record that does not exist.
-	ErrNotFound = errors.New("not found")
 )
 
 // Violation is one schema violation at a JSON pointer into the document.

@@ -235,11 +235,6 @@ func (s *State) latestTo(k Kind, to string, keep func(*Entry) bool) *Entry {
 	return s.latest(k, func(e *Entry) bool { return s.names(e, to) && (keep == nil || keep(s.ready(e))) })
 }
 
-// Plans returns the plans made for an assessment, in order.
-func (s *State) Plans(assessment string) []*Entry {
-	return s.allTo(KindPlan, assessment, nil)
-}
-
 // LatestPlan returns the latest plan for an assessment, or nil.
 func (s *State) LatestPlan(assessment string) *Entry {
 	return s.latestTo(KindPlan, assessment, nil)

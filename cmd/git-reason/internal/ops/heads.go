@@ -8,10 +8,6 @@ import (
 	"git-reason/record"
 )
 
-// SignatureCheck is one record commit's signature status, as Signatures
-// reports it: the read surfaces name it through ops, not storage.
-type SignatureCheck = signing.Check
-
 // TaskHead is the commit task's ref points to ("" when it has none).
 func (e *Session) TaskHead(task string) (string, error) {
 	return e.Repo.ReadRef(gitstore.TaskRef(task))

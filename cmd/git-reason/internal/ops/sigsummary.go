@@ -149,7 +149,3 @@ func (s *SignatureSummary) SomeUnsigned() bool { return s != nil && s.Counts[sig
 func (s *SignatureSummary) SomeNotVerifying() bool {
 	return s != nil && s.total()-s.Counts[signing.Good]-s.Counts[signing.Unsigned] > 0
 }
-
-// SignersDigest identifies the allowed signers signatures are judged
-// against now: a reader that keeps summaries keeps them with it.
-func (e *Session) SignersDigest() (string, error) { return e.allowedDigest() }
