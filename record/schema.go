@@ -88,20 +88,25 @@ func schemaName(kind Kind, part string) string {
 
 // Prepare starts compiling the schemas a write of kind validates against
 // (its body, then the envelope and its derived fields, in the order the
-// writer asks for them) and returns at once: a command calls it before it
-// waits for git, so that the compiling, most of a write's own CPU, runs
-// while git discovers the repository. The writer then finds them
-// compiled, or waits for the one being compiled (schemas.Compile compiles
-// each once per process). An error is left for the writer to meet.
+// writer asks for them), then SchemasDigest, and returns at once: a
+// command calls it before it waits for git, so that the compiling, most
+// of a write's own CPU, runs while git discovers the repository. The
+// writer then finds them compiled, or waits for the one being compiled
+// (schemas.Compile compiles each once per process); the store's note of
+// the blob it validated, made once the ref has moved, finds the digest
+// worked out (it hashes every record schema). An error is left for the
+// writer to meet.
 func Prepare(kind Kind) { go prepare(kind) }
 
-// prepare compiles what Prepare does, and returns the first error.
+// prepare compiles and works out what Prepare does, and returns the
+// first error.
 func prepare(kind Kind) error {
 	for _, part := range []string{"body", "envelope", "derived"} {
 		if _, err := schemas.Compile(schemaName(kind, part)); err != nil {
 			return err
 		}
 	}
+	SchemasDigest()
 	return nil
 }
 
