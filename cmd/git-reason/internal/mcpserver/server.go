@@ -196,10 +196,12 @@ func (s *Server) handle(t *tool) mcp.ToolHandler {
 			task, _ = c.args["task"].(string)
 			if !t.own {
 				s.mu.Lock()
+				s.env.Hold()
 				s.catchUp(ctx)
 			}
 			out, err = t.run(ctx, c)
 			if !t.own {
+				s.env.Release()
 				s.mu.Unlock()
 			}
 			if err != nil && t.late {
@@ -223,7 +225,9 @@ func (s *Server) handle(t *tool) mcp.ToolHandler {
 		}
 		if out.task != "" && !s.sessions.of(req.Session).NativeToolSearch {
 			s.mu.Lock()
+			s.env.Hold()
 			next := s.nextActions(ctx, out.task, out.wrote)
+			s.env.Release()
 			s.mu.Unlock()
 			if structured, err = withField(structured, "suggested_next_tools", next); err != nil {
 				return nil, err

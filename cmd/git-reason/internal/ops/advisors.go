@@ -16,14 +16,16 @@ import (
 // resident session (the MCP server) loads them again when one of those
 // files, or the trust store that decides what of the repository's
 // counts, changed since, as it reads its settings again (Settings), and
-// forgets the profile it chose from them.
+// forgets the profile it chose from them (checked once in a request it
+// holds: Hold).
 func (e *Session) Catalog() (*advisor.Catalog, []advisor.Finding, error) {
 	if e.resident {
 		if _, err := e.Settings(); err != nil { // first: it may read them again, and drop the catalog
 			return nil, nil, err
 		}
 	}
-	if e.catalog != nil && !(e.resident && e.catalogFiles.Changed()) {
+	if e.catalog != nil && (!e.resident || e.catalogSeen || !e.catalogFiles.Changed()) {
+		e.catalogSeen = e.held
 		return e.catalog, e.findings, nil
 	}
 	if e.catalog != nil {
@@ -48,6 +50,7 @@ func (e *Session) Catalog() (*advisor.Catalog, []advisor.Finding, error) {
 		return nil, nil, fmt.Errorf("load advisor declarations: %w", err)
 	}
 	e.catalog, e.findings, e.catalogFiles = cat, findings, files
+	e.catalogSeen = e.held
 	return cat, findings, nil
 }
 

@@ -88,7 +88,22 @@ type Session struct {
 	noLockWait   bool            // CatchUp retries a failure: its integration takes no lock another process holds
 	allowedSum   string          // allowedDigest, once per command (sigcache.go)
 	early        *settings.Early // the settings listed beside discovery, until read
+	// held is set between Hold and Release; settingsSeen and catalogSeen,
+	// that the files of the settings and of the declarations were checked
+	// since Hold.
+	held, settingsSeen, catalogSeen bool
 }
+
+// Hold begins a request of a resident session (the MCP server holds one
+// for each call it serves): until Release, the files the settings and
+// the declarations were read from are checked for a change once each, at
+// their first use, instead of at every use. One request then sees one
+// configuration, and stats those files once: an assessment through the
+// server asked the settings six times, five stats each.
+func (e *Session) Hold() { e.held, e.settingsSeen, e.catalogSeen = true, false, false }
+
+// Release ends what Hold began: every use checks the files again.
+func (e *Session) Release() { e.held, e.settingsSeen, e.catalogSeen = false, false, false }
 
 // Open locates the repository and prepares the writer. What only some
 // commands need (identity, declarations, the profile) is read when first
@@ -162,10 +177,12 @@ func (e *Session) readLimits() gitstore.ReadLimits {
 
 // Settings reads git configuration and the environment on first use
 // (one git process) and returns the same value afterwards; a resident
-// session reads again when a file the value came from changed, and
-// forgets what it derived from the old value (the profile, the identity).
+// session reads again when a file the value came from changed (checked
+// once in a request it holds: Hold), and forgets what it derived from the
+// old value (the profile, the identity).
 func (e *Session) Settings() (*settings.Settings, error) {
-	if e.settings != nil && !(e.resident && e.settings.Changed()) {
+	if e.settings != nil && (!e.resident || e.settingsSeen || !e.settings.Changed()) {
+		e.settingsSeen = e.held
 		return e.settings, nil
 	}
 	var st *settings.Settings
@@ -185,6 +202,7 @@ func (e *Session) Settings() (*settings.Settings, error) {
 		e.Writer.Actor, e.Writer.Origin = "", ""
 	}
 	e.settings = st
+	e.settingsSeen = e.held
 	return st, nil
 }
 
