@@ -154,10 +154,7 @@ func TestNetProgramMissing(t *testing.T) {
 	bin := builtBinary(t)
 	dir := t.TempDir()
 	alone := filepath.Join(dir, "git-reason")
-	data, err := os.ReadFile(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := harness.ReadFile(t, bin)
 	if err := os.WriteFile(alone, data, 0o755); err != nil {
 		t.Fatal(err)
 	}

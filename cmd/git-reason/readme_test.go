@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"git-reason/reliability/harness"
 )
 
 // TestReadmeWorkedExample runs README's worked example, the sh block
@@ -15,10 +17,7 @@ import (
 // and the validation command must pass.
 func TestReadmeWorkedExample(t *testing.T) {
 	t.Parallel()
-	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := harness.ReadFile(t, filepath.Join("..", "..", "README.md"))
 	_, rest, ok := strings.Cut(string(data), "## A worked example")
 	if !ok {
 		t.Fatal("README has no worked example")

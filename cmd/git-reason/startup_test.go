@@ -121,10 +121,7 @@ func TestWriteSyncsOnce(t *testing.T) {
 	trace := filepath.Join(t.TempDir(), "trace")
 	mustRun(t, dir, env, "strace", "-f", "-qq", "-y", "-o", trace, "-e", "signal=none", "-e", "trace=fsync,fdatasync,sync_file_range,syncfs,sync",
 		"git", "reason", "assess", "T-1", "--subject", "second", "--question", "q?", "--materiality", "trivial", "--reversibility", "reversible")
-	data, err := os.ReadFile(trace)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := harness.ReadFile(t, trace)
 	var syncs []string
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		if line != "" {

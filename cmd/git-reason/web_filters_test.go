@@ -33,10 +33,7 @@ func TestWebTaskFilters(t *testing.T) {
 			t.Fatalf("ssh-keygen: %v: %s", err, out)
 		}
 	}
-	pub, err := os.ReadFile(ada + ".pub")
-	if err != nil {
-		t.Fatal(err)
-	}
+	pub := harness.ReadFile(t, ada+".pub")
 	allowed := filepath.Join(root, "allowed_signers")
 	if err := os.WriteFile(allowed, []byte("ada@example.invalid "+string(pub)), 0o644); err != nil {
 		t.Fatal(err)
@@ -159,10 +156,7 @@ func TestWebTaskFilters(t *testing.T) {
 	h = moved("a pull quarantined M-mixed", h, "", "M-mixed")
 	shows("quarantined=1", "U-unsigned", "N-new", "M-mixed")
 	// The allowed signers change: eve's signature becomes good.
-	evePub, err := os.ReadFile(eve + ".pub")
-	if err != nil {
-		t.Fatal(err)
-	}
+	evePub := harness.ReadFile(t, eve+".pub")
 	if err := os.WriteFile(allowed, []byte("ada@example.invalid "+string(pub)+"ada@example.invalid "+string(evePub)), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/urfave/cli/v2"
+
+	"git-reason/reliability/harness"
 )
 
 var updateDeclarations = flag.Bool("update-declarations", false, "rewrite testdata/declarations.golden")
@@ -49,10 +51,7 @@ func TestDeclarations(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
+	want := harness.ReadFile(t, golden)
 	if got := out.String(); got != string(want) {
 		gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
 		for i := range min(len(gl), len(wl)) {

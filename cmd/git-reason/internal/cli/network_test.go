@@ -2,17 +2,15 @@ package cli
 
 import (
 	"bytes"
-	"os"
 	"strings"
 	"testing"
+
+	"git-reason/reliability/harness"
 )
 
 // The command that says how to install NetProgram is README's own.
 func TestInstallCommandAsREADME(t *testing.T) {
-	data, err := os.ReadFile("../../../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := harness.ReadFile(t, "../../../../README.md")
 	if !strings.Contains(string(data), "\n"+installCommand+" ") {
 		t.Errorf("README's install command is not %q", installCommand)
 	}

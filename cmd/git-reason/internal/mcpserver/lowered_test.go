@@ -12,6 +12,7 @@ import (
 
 	"git-reason/advisor"
 	"git-reason/cmd/git-reason/internal/ops"
+	"git-reason/reliability/harness"
 )
 
 // A plan made through MCP says, as the command line does, when the
@@ -72,10 +73,7 @@ func TestPlanSaysRepositoryLowered(t *testing.T) {
 	// user declares adv-c in place of adv-a, and the next plan is
 	// compared with the declarations as they are now.
 	user := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "git-reason", "advisors.yaml")
-	data, err := os.ReadFile(user)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := harness.ReadFile(t, user)
 	write(user, strings.ReplaceAll(string(data), "adv-a", "adv-c"))
 	call("assess", map[string]any{"task": "T2", "subject": "Drop the audit table", "question": "Now?",
 		"materiality": "critical", "reversibility": "irreversible",

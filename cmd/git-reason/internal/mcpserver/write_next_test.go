@@ -2,12 +2,12 @@ package mcpserver
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"git-reason/gitstore"
+	"git-reason/reliability/harness"
 )
 
 // TestWriteSuggestsFromTheWritersState: the next tools a write suggests
@@ -29,10 +29,7 @@ func TestWriteSuggestsFromTheWritersState(t *testing.T) {
 	cost := func() gitstore.Cost {
 		t.Helper()
 		gitstore.WriteCost(nil)
-		data, err := os.ReadFile(costs)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := harness.ReadFile(t, costs)
 		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
 		var c gitstore.Cost
 		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &c); err != nil {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"git-reason/reliability/harness"
 )
 
 // TestDocTableIsGenerated holds docs/CONFIGURATION.md's table to Docs, the
@@ -13,10 +15,7 @@ import (
 // rewrites the file's table from Docs.
 func TestDocTableIsGenerated(t *testing.T) {
 	path := filepath.Join("..", "..", "..", "..", "docs", "CONFIGURATION.md")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := harness.ReadFile(t, path)
 	text := string(data)
 	start := strings.Index(text, "| Key |")
 	if start < 0 {

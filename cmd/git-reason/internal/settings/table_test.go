@@ -1,12 +1,13 @@
 package settings
 
 import (
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 	"testing"
+
+	"git-reason/reliability/harness"
 )
 
 var (
@@ -19,10 +20,7 @@ var (
 // them.
 func documented(t *testing.T) map[string]bool {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "docs", "CONFIGURATION.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := harness.ReadFile(t, filepath.Join("..", "..", "..", "..", "docs", "CONFIGURATION.md"))
 	out := map[string]bool{}
 	rows := 0
 	for _, line := range strings.Split(string(data), "\n") {
