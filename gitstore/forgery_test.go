@@ -103,9 +103,7 @@ func forgGit(t *testing.T, env []string, dir, stdin string, args ...string) stri
 // newForgRepo makes an empty repository and a writer over it.
 func newForgRepo(t *testing.T, env []string, origin string) (string, *record.Writer) {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not on PATH")
-	}
+	harness.NeedGit(t)
 	dir := t.TempDir()
 	forgGit(t, env, dir, "", "init", "-q")
 	return dir, forgWriter(t, dir, origin)
@@ -138,9 +136,7 @@ var honest struct {
 // history (see writeHonest) and a writer that continues it.
 func newForgHistory(t *testing.T) *forgHistory {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not on PATH")
-	}
+	harness.NeedGit(t)
 	honest.once.Do(func() { writeHonest(t) })
 	if !honest.ok {
 		t.Fatal("the honest history could not be written (see the first forgery test's failure)")

@@ -94,9 +94,7 @@ func frameString(tree plumbing.Hash, parents []plumbing.Hash) string {
 // reads the next.
 func TestCommitFramingAsGit(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not on PATH")
-	}
+	harness.NeedGit(t)
 	dir := t.TempDir()
 	if out, err := exec.Command("git", "init", "-q", "--bare", dir).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v\n%s", err, out)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"git-reason/record"
+	"git-reason/reliability/harness"
 )
 
 // The store under concurrent writers, git pack-refs and git gc, with real
@@ -20,9 +21,7 @@ import (
 // rescanning objects/pack when an object is missing.
 func TestStoreSurvivesRepackAfterOpen(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not on PATH")
-	}
+	harness.NeedGit(t)
 	const task = "T-repack"
 	ctx := context.Background()
 	dir := newRepo(t)

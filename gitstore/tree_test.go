@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"git-reason/reliability/harness"
 )
 
 const (
@@ -99,9 +101,7 @@ func TestTreeReader(t *testing.T) {
 // --strict about them all: every tree git flags, the reader refuses too.
 func TestTreeReaderRefusesWhatFsckRefuses(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not on PATH")
-	}
+	harness.NeedGit(t)
 	dir := t.TempDir()
 	gitIn(t, dir, "init", "-q", "--template=")
 	blobHex := gitInStdin(t, dir, "{}\n", "hash-object", "-w", "--stdin")

@@ -491,9 +491,7 @@ func sandbox(t *testing.T) string {
 // `git rev-parse --git-path hooks`, resolved against the directory git
 // runs hooks in (the work tree's top, or the git directory when bare).
 func TestHooksDirMatchesGit(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not on PATH")
-	}
+	harness.NeedGit(t)
 	sandbox(t)
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -557,9 +555,7 @@ func TestHooksDirMatchesGit(t *testing.T) {
 // TestHooksRunFromDir installs into Dir and lets git run the hook:
 // the proof that Dir is where git looks, not just where rev-parse says.
 func TestHooksRunFromDir(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not on PATH")
-	}
+	harness.NeedGit(t)
 	sandbox(t)
 	root, _ := filepath.EvalSymlinks(t.TempDir())
 	for _, hooksPath := range []string{"", ".githooks", filepath.Join(root, "abs-hooks")} {

@@ -59,9 +59,7 @@ func newSandbox(t testing.TB, config ...string) *sandbox {
 	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
 		t.Skip("the suite kills process groups and reads lock files the unix way")
 	}
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not on PATH")
-	}
+	harness.NeedGit(t)
 	home := t.TempDir()
 	if err := harness.WriteHome(home, ""); err != nil {
 		t.Fatal(err)

@@ -53,6 +53,7 @@ import (
 	"git-reason/policy"
 	"git-reason/record"
 	"git-reason/record/storetest"
+	"git-reason/reliability/harness"
 )
 
 // flapAct is one thing the flapping server does, and the outcome it must
@@ -322,7 +323,7 @@ type flapFigures struct {
 }
 
 func TestAdvisorFlaps(t *testing.T) {
-	needGit(t)
+	harness.NeedGit(t)
 	n := 40
 	switch {
 	case long():

@@ -19,14 +19,6 @@ func TestMain(m *testing.M) {
 // long reports whether the long form was asked for (GIT_REASON_LONG=1).
 func long() bool { return harness.Long() }
 
-// needGit skips a test when git is not installed.
-func needGit(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not on PATH")
-	}
-}
-
 // buildBinary returns the directory of the git-reason binary the shared
 // harness builds once per run, to be put first on PATH so that 'git
 // reason' finds it.

@@ -104,7 +104,7 @@ func TestCanaryReachesOnlyDeclaredServers(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the attack's advisor is a shell command")
 	}
-	needGit(t)
+	harness.NeedGit(t)
 	bin := buildBinary(t)
 	user, attacker := newReachServer(t), newReachServer(t)
 	root := t.TempDir()

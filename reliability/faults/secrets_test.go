@@ -48,6 +48,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"git-reason/reliability/harness"
 )
 
 const (
@@ -276,7 +278,7 @@ func TestSecretsLeaveNoTrace(t *testing.T) {
 	}
 	// It runs with -short too: it is the only test of these leaks.
 	t.Parallel()
-	needGit(t)
+	harness.NeedGit(t)
 	bin := buildBinary(t)
 	srv := newCanaryServer(t)
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,9 +16,7 @@ import (
 // error rather than fast-import's complaint of a stream cut short, and
 // names what fast-import printed when the stream is wrong.
 func TestFastImport(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not on PATH")
-	}
+	NeedGit(t)
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "repo")
 	Git(t, "", "init", "-q", dir)

@@ -12,9 +12,7 @@ import (
 // with the harness's environment, and a second build of the same source
 // is the cached one, not a new build.
 func TestBinaryRunsThroughGit(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not on PATH")
-	}
+	NeedGit(t)
 	dir := BinDir(t)
 	bin := filepath.Join(dir, "git-reason")
 	before, err := os.Stat(bin)
@@ -84,9 +82,7 @@ func TestEnvKeepsNothingOfTheCaller(t *testing.T) {
 // configuration given by GIT_CONFIG_COUNT. The suites' own switch,
 // GIT_REASON_LONG, is kept: a long run stays long.
 func TestUseHome(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not on PATH")
-	}
+	NeedGit(t)
 	// Every variable UseHome sets or unsets is set here first, so that the
 	// test's end gives the process back the environment it had.
 	for _, kv := range os.Environ() {
@@ -129,9 +125,7 @@ func TestUseHome(t *testing.T) {
 // out only where no object directory holds a commit-graph or a
 // multi-pack-index, its own or an alternate's, and where it cannot tell.
 func TestFsckConfigOnlyWithoutGraphs(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not on PATH")
-	}
+	NeedGit(t)
 	root := t.TempDir()
 	home := filepath.Join(root, "home")
 	if err := WriteHome(home, ""); err != nil {

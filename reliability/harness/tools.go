@@ -2,6 +2,7 @@ package harness
 
 import (
 	"os"
+	"os/exec"
 	"testing"
 )
 
@@ -18,4 +19,14 @@ func MissingTool(t testing.TB, why string) {
 		t.Fatalf("%s (CI=true: .ci/run installs this tool, so a missing one fails the test instead of skipping it)", why)
 	}
 	t.Skip(why)
+}
+
+// NeedGit ends a test that runs git when there is no git on PATH, as
+// MissingTool does: it skips on a developer's machine and fails under
+// CI=true.
+func NeedGit(tb testing.TB) {
+	tb.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		MissingTool(tb, "git is not on PATH")
+	}
 }

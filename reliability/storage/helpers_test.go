@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -47,9 +46,7 @@ func skipUnlessStress(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a stress test; skipped with -short")
 	}
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not on PATH")
-	}
+	harness.NeedGit(t)
 }
 
 // newRepo makes a non-bare repository with one commit and opens it.
