@@ -111,7 +111,6 @@ func countSigBytes(n int) { costs.sigBytes.Add(int64(n)) }
 func countHistory()          { costs.histories.Add(1) }
 func countTask(records int)  { costs.tasks.Add(1); costs.records.Add(int64(records)) }
 func countShared(n int)      { costs.sharedFiles.Add(1); costs.sharedBytes.Add(int64(n)) }
-func countWritten(n int)     { costs.written.Add(int64(n)) }
 func countPackIndex(n int64) { costs.packIndex.Add(n) }
 func countRefsListed(n int)  { costs.refsListed.Add(int64(n)) }
 
@@ -121,15 +120,12 @@ func countEntryDecode()      { costs.entryDecodes.Add(1) }
 func countTreeEntries(n int) { costs.treeEntries.Add(int64(n)) }
 
 // CountWritten counts n bytes written to a file that holds an entry per
-// task (Cost.WrittenBytes), for a cache kept outside this package.
-func CountWritten(n int) { countWritten(n) }
+// task (Cost.WrittenBytes).
+func CountWritten(n int) { costs.written.Add(int64(n)) }
 
 // ReadShared reads a file that holds an entry per task, counting it
-// (Cost.SharedBytes), for a cache kept outside this package.
-func ReadShared(path string) ([]byte, error) { return readShared(path) }
-
-// readShared reads a file that holds an entry per task, counting it.
-func readShared(path string) ([]byte, error) {
+// (Cost.SharedBytes).
+func ReadShared(path string) ([]byte, error) {
 	data, err := os.ReadFile(path)
 	if err == nil {
 		countShared(len(data))

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"git-reason/gitstore/git"
 	"git-reason/record"
 )
 
@@ -138,5 +139,5 @@ func objectsReason(err error) string {
 			return record.Printable("object " + rest)
 		}
 	}
-	return record.Printable(lastLine(ge.Stderr, ge.Error()))
+	return record.Printable(git.LastLine(ge.Stderr, ge.Error()))
 }

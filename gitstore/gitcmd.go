@@ -29,9 +29,6 @@ func FetchRefspec(remote string) string {
 // what it said on stderr.
 type GitError = git.Error
 
-// lastLine returns the last non-empty line of s, or def.
-func lastLine(s, def string) string { return git.LastLine(s, def) }
-
 // Git runs the user's git on this repository (and in its work tree, when
 // it has one), with the user's environment and configuration (credential
 // helpers, ssh settings, insteadOf), and returns its stdout. A non-zero

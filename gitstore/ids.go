@@ -156,12 +156,12 @@ func (s *Store) IDTasks(ctx context.Context, prefix string) ([]string, bool) {
 			for _, t := range tasks {
 				all = append(all, t.Task+" "+t.Head+" "+idsLineMAC(key, t.Task, t.Head)+"\n"...)
 			}
-			countWritten(len(all))
+			CountWritten(len(all))
 			if writeFileAtomic(headsPath, all) != nil {
 				return nil, false
 			}
 		} else {
-			countWritten(len(heads))
+			CountWritten(len(heads))
 			if appendCreate(headsPath, heads) != nil {
 				return nil, false
 			}

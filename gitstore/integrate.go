@@ -74,10 +74,6 @@ func (s *Store) Share(m *Shared) {
 	s.budget = &m.budget
 }
 
-// CheckTask refuses a task name that is no valid task or makes no valid
-// ref, as bad input.
-func (s *Store) CheckTask(task string) error { return s.checkTask(task) }
-
 // Replay replays the history at head as a history of task and returns its
 // findings and, when they read clean, the records of head's tree, for the
 // reuse checks (record.CheckReuses), which it does not make. k, when set,

@@ -83,7 +83,7 @@ func scopedJournalHead(scope string) string {
 // readJournalAs reads the journal at path whose first line is magic. A
 // missing or foreign file holds nothing.
 func readJournalAs(path, magic string) journalFile {
-	data, _ := readShared(path)
+	data, _ := ReadShared(path)
 	return parseJournal(data, magic)
 }
 
@@ -208,7 +208,7 @@ func writeJournal(path string, old journalFile, tasks []string, head func(string
 			return old, nil
 		}
 		if err := appendJournal(path, add); err == nil {
-			countWritten(len(add))
+			CountWritten(len(add))
 			rest := add
 			for _, t := range added {
 				_, h, data, next, _ := cutJournalEntry(rest)
@@ -253,7 +253,7 @@ func writeJournal(path string, old journalFile, tasks []string, head func(string
 	if err := writeFileAtomic(path, whole); err != nil {
 		return old, err
 	}
-	countWritten(len(whole))
+	CountWritten(len(whole))
 	out.size = len(whole)
 	out.live = len(whole) - len(magic)
 	return out, nil

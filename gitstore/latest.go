@@ -213,7 +213,7 @@ func (s *Store) latestHeader() (header string, loose []byte, err error) {
 	if err != nil {
 		return "", nil, err
 	}
-	refs, err := s.Repo.looseRefs(TaskPrefix)
+	refs, err := s.Repo.LooseRefs(TaskPrefix)
 	if err != nil {
 		return "", nil, err
 	}
@@ -269,7 +269,7 @@ func (s *Store) latestMoved(dir, was string, now *refsNow) (map[string]TaskLates
 	if len(wasLines) < 3 || len(nowLines) < 3 || wasLines[1] != nowLines[1] {
 		return nil, false
 	}
-	data, err := readShared(filepath.Join(dir, latestLooseFile))
+	data, err := ReadShared(filepath.Join(dir, latestLooseFile))
 	if err != nil || fmt.Sprintf("%d %s", bytes.Count(data, []byte{'\n'}), digestOf(string(data))) != strings.TrimPrefix(wasLines[2], "loose ") {
 		return nil, false
 	}
@@ -418,7 +418,7 @@ func (s *Store) latestFromRefs(ctx context.Context, path string, key []byte) ([]
 		return nil, err
 	}
 	cached := map[string]TaskLatest{}
-	if data, err := readShared(path); err == nil && bytes.HasPrefix(data, []byte(latestMagic)) {
+	if data, err := ReadShared(path); err == nil && bytes.HasPrefix(data, []byte(latestMagic)) {
 		lines := strings.Split(string(data), "\n")
 		if len(lines) > 3 {
 			// The header: magic, "packed <id>", "loose <n> <digest>".

@@ -78,7 +78,7 @@ func (r *Repo) ReadRef(name string) (string, error) {
 		if hash != "" || name == "HEAD" {
 			return hash, nil
 		}
-		return r.readPacked(name)
+		return r.PackedRef(name)
 	}
 	return "", fmt.Errorf("read ref %s: symbolic refs nested too deep", name)
 }
@@ -121,8 +121,9 @@ func parseLoose(name string, data []byte) (hash, target string, err error) {
 	return strings.ToLower(s), "", nil
 }
 
-// readPacked returns name's value in packed-refs, "" when absent.
-func (r *Repo) readPacked(name string) (string, error) {
+// PackedRef returns name's value in packed-refs alone ("" when absent),
+// whatever its loose file says: a binary search of the mapped file.
+func (r *Repo) PackedRef(name string) (string, error) {
 	p, err := r.packed()
 	if err != nil {
 		return "", err
@@ -142,7 +143,7 @@ func (r *Repo) ListRefs(prefix string) ([]Ref, error) {
 // ListRefsLoose is ListRefs that also returns, from the same reading, the
 // refs that have a loose file (in the order of a directory walk).
 func (r *Repo) ListRefsLoose(prefix string) (refs, loose []Ref, err error) {
-	loose, err = r.looseRefs(prefix)
+	loose, err = r.LooseRefs(prefix)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -180,18 +181,11 @@ func (r *Repo) ListRefsLoose(prefix string) (refs, loose []Ref, err error) {
 	return refs, loose, nil
 }
 
-// LooseRefs returns the refs under prefix that have a loose file, with
-// their values: what git and git reason moved since git last packed the
-// refs. It reads no packed-refs.
-func (r *Repo) LooseRefs(prefix string) ([]Ref, error) { return r.looseRefs(prefix) }
-
-// PackedRef returns name's value in packed-refs alone ("" when absent),
-// whatever its loose file says: a binary search of the mapped file.
-func (r *Repo) PackedRef(name string) (string, error) { return r.readPacked(name) }
-
-// looseRefs returns the loose refs whose name starts with prefix, with
-// their values, in the order of a directory walk (sorted by path).
-func (r *Repo) looseRefs(prefix string) ([]Ref, error) {
+// LooseRefs returns the refs whose name starts with prefix that have a
+// loose file, with their values, in the order of a directory walk (sorted
+// by path): what git and git reason moved since git last packed the refs.
+// It reads no packed-refs.
+func (r *Repo) LooseRefs(prefix string) ([]Ref, error) {
 	var refs []Ref
 	root := filepath.Join(r.CommonDir, filepath.FromSlash(prefix))
 	if !strings.HasSuffix(prefix, "/") {
@@ -312,7 +306,7 @@ func (r *Repo) LockRef(name, oldHash, newHash string, wait time.Duration) (*Held
 		err = fmt.Errorf("update ref %s: it is a symbolic ref to %s", name, target)
 	}
 	if err == nil && cur == "" {
-		cur, err = r.readPacked(name)
+		cur, err = r.PackedRef(name)
 	}
 	if err != nil {
 		return nil, err

@@ -173,7 +173,7 @@ func readRememberedOld(path string) journalFile {
 		Version int                          `json:"version"`
 		Tasks   map[string][]rememberedEntry `json:"tasks"`
 	}
-	data, err := readShared(path)
+	data, err := ReadShared(path)
 	if err != nil || json.Unmarshal(data, &f) != nil || f.Version != 1 {
 		return j
 	}

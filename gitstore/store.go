@@ -103,7 +103,9 @@ func NewStore(r *Repo) *Store {
 // TaskRef is the ref of a task.
 func TaskRef(task string) string { return TaskPrefix + task }
 
-func (s *Store) checkTask(task string) error {
+// CheckTask refuses a task name that is no valid task or makes no valid
+// ref, as bad input.
+func (s *Store) CheckTask(task string) error {
 	if err := record.CheckTask(task); err != nil {
 		return err
 	}
@@ -132,7 +134,7 @@ func TaskConflict(task string, err error) error {
 // records/ tree, each strictly (record.ReadStored). A history that does not
 // read is an error matching record.ErrUnreadable that names the task.
 func (s *Store) Load(ctx context.Context, task string) (string, []*record.Record, error) {
-	if err := s.checkTask(task); err != nil {
+	if err := s.CheckTask(task); err != nil {
 		return "", nil, err
 	}
 	head, err := s.Repo.ReadRef(TaskRef(task))
@@ -149,7 +151,7 @@ func (s *Store) Load(ctx context.Context, task string) (string, []*record.Record
 // Head returns the commit task's ref points at, "" when there is none:
 // what a read keyed by head (a memo) asks before anything else.
 func (s *Store) Head(task string) (string, error) {
-	if err := s.checkTask(task); err != nil {
+	if err := s.CheckTask(task); err != nil {
 		return "", err
 	}
 	return s.Repo.ReadRef(TaskRef(task))
@@ -159,7 +161,7 @@ func (s *Store) Head(task string) (string, error) {
 // reader that has the head already (Newest gives it) and need not read
 // the ref again.
 func (s *Store) LoadAt(task, head string) ([]*record.Record, error) {
-	if err := s.checkTask(task); err != nil {
+	if err := s.CheckTask(task); err != nil {
 		return nil, err
 	}
 	_, recs, err := s.loadTask(task, head)
@@ -318,7 +320,7 @@ func (s *Store) readBlob(h plumbing.Hash) ([]byte, error) {
 // overlap; the lock is renamed over the ref only once every object is
 // written.
 func (s *Store) Append(ctx context.Context, task, head string, rec *record.Record) (string, error) {
-	if err := s.checkTask(task); err != nil {
+	if err := s.CheckTask(task); err != nil {
 		return "", err
 	}
 	var parents []plumbing.Hash

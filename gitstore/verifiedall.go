@@ -65,7 +65,7 @@ func OpenVerifiedAll(r *Repo) *VerifiedAll {
 	if v.key == nil {
 		return v
 	}
-	data, err := readShared(v.path)
+	data, err := ReadShared(v.path)
 	if err != nil {
 		return v
 	}
@@ -168,7 +168,7 @@ func (v *VerifiedAll) Save() error {
 		b.WriteByte('\n')
 	}
 	b.WriteString("mac " + v.mac(b.Bytes()) + "\n")
-	countWritten(b.Len())
+	CountWritten(b.Len())
 	err := git.WriteFile(v.path, b.Bytes(), 0o600, 0, false)
 	if err == nil || errors.Is(err, git.ErrLocked) {
 		v.read = maps.Clone(v.next)

@@ -98,7 +98,7 @@ func (s *Store) WrittenHere(task string, commits []string) map[string]bool {
 	if len(missing) == 0 || migrated {
 		return out
 	}
-	legacy, err := readShared(filepath.Join(s.reasonDir(), writtenLegacy))
+	legacy, err := ReadShared(filepath.Join(s.reasonDir(), writtenLegacy))
 	if err != nil {
 		return out
 	}
