@@ -236,9 +236,7 @@ func TestCompletionBash(t *testing.T) {
 	gitCompletion := gitBashCompletion(t)
 	r := newCompletionRepo(t)
 	script := filepath.Join(t.TempDir(), "git-reason.bash")
-	if err := os.WriteFile(script, []byte(r.reason("completion", "bash")), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	harness.WriteFile(t, script, r.reason("completion", "bash"))
 	out := r.runShell(t, []string{"GIT_COMPLETION=" + gitCompletion, "REASON_SCRIPT=" + script},
 		append([]string{bash, "--norc", "--noprofile", "-c", bashDriver, "bash"}, completionLines...)...)
 	got := parseReplies(out)
@@ -314,9 +312,7 @@ func TestCompletionZsh(t *testing.T) {
 	zsh := shell(t, "zsh")
 	r := newCompletionRepo(t)
 	funcs := t.TempDir()
-	if err := os.WriteFile(filepath.Join(funcs, "_git-reason"), []byte(r.reason("completion", "zsh")), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	harness.WriteFile(t, filepath.Join(funcs, "_git-reason"), r.reason("completion", "zsh"))
 	lines := append([]string{"git rea", "git-reason sta"}, completionLines...)
 	out := r.runShell(t, nil, append([]string{zsh, "-f", "-c", zshDriver, "zsh", funcs, filepath.Join(t.TempDir(), "capture")}, lines...)...)
 	got := parseReplies(out)
@@ -340,9 +336,7 @@ func TestCompletionFish(t *testing.T) {
 	if err := os.MkdirAll(confd, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(confd, "git-reason.fish"), []byte(r.reason("completion", "fish")), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	harness.WriteFile(t, filepath.Join(confd, "git-reason.fish"), r.reason("completion", "fish"))
 	var prog strings.Builder
 	for _, line := range append([]string{"git-reason sta"}, completionLines...) {
 		prog.WriteString("echo " + fishQuote("== "+line) + "; complete -C " + fishQuote(line) + " | string replace -r '\\t.*' ''\n")

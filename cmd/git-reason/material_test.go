@@ -17,6 +17,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"git-reason/reliability/harness"
 )
 
 // Canaries: a credential value in the environment of the consult, written
@@ -124,16 +126,12 @@ echo '{"stance":"endorse","summary":"the material reads fine","confidence":0.6,"
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(full, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		harness.WriteFile(t, full, data)
 	}
 	s.git("add", "-A")
 	s.git("commit", "-qm", "first")
 	s.git("tag", "v1")
-	if err := os.WriteFile(filepath.Join(s.dir, "db", "schema.sql"), []byte(schema.String()+"alter table orders add column region text;\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	harness.WriteFile(t, filepath.Join(s.dir, "db", "schema.sql"), schema.String()+"alter table orders add column region text;\n")
 	s.git("commit", "-qam", "add the region column")
 
 	assess := func(s *sandbox, task string) {

@@ -92,9 +92,7 @@ func walkRandom(t *testing.T, first, walks int, binary bool) {
 	if err := os.MkdirAll(filepath.Join(peer.dir, ".reason"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(peer.dir, ".reason", "advisors.yaml"), []byte(walkHTTPAdvisors(srv.URL)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	harness.WriteFile(t, filepath.Join(peer.dir, ".reason", "advisors.yaml"), walkHTTPAdvisors(srv.URL))
 	peer.git("reason", "trust")
 
 	var run, runPeer walkRun

@@ -44,6 +44,7 @@ import (
 	"testing"
 
 	"git-reason/cmd/git-reason/internal/cli"
+	"git-reason/reliability/harness"
 )
 
 // walkAdvisors declares two local command advisors; what each answers is
@@ -258,9 +259,7 @@ func newWalkSandbox(t *testing.T, sit walkSituation) *sandbox {
 	s.git("commit", "-q", "--allow-empty", "-m", "base")
 	home := filepath.Join(filepath.Dir(s.dir), "home")
 	for adv, mode := range sit.modes {
-		if err := os.WriteFile(filepath.Join(home, "mode-"+adv), []byte(mode), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		harness.WriteFile(t, filepath.Join(home, "mode-"+adv), mode)
 	}
 	return s
 }

@@ -37,9 +37,7 @@ func TestForeignOwnerRefused(t *testing.T) {
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = Ada Tester\n\temail = ada@example.invalid\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	harness.WriteFile(t, filepath.Join(home, ".gitconfig"), "[user]\n\tname = Ada Tester\n\temail = ada@example.invalid\n")
 	env := []string{
 		"PATH=" + filepath.Dir(self) + string(os.PathListSeparator) + os.Getenv("PATH"),
 		"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
@@ -62,9 +60,7 @@ func TestForeignOwnerRefused(t *testing.T) {
 	// The other user's repository declares a command-running advisor in
 	// its own config, where git ignores safe.directory.
 	run(0, "config", "safe.directory", "*")
-	if err := os.WriteFile(filepath.Join(repo, ".reason", "advisors.yaml"), []byte("order: []\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	harness.WriteFile(t, filepath.Join(repo, ".reason", "advisors.yaml"), "order: []\n")
 	err := filepath.WalkDir(repo, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -115,9 +111,7 @@ func TestForeignOwnerRefused(t *testing.T) {
 	// outside any repository, where such conditions never hold.
 	run(0, "config", "--global", "--unset-all", "safe.directory")
 	trusted := filepath.Join(home, "trusted")
-	if err := os.WriteFile(trusted, []byte("[safe]\n\tdirectory = *\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	harness.WriteFile(t, trusted, "[safe]\n\tdirectory = *\n")
 	for _, key := range []string{"includeIf.onbranch:**.path", "includeIf.gitdir:/.path"} {
 		run(0, "config", "--global", key, trusted)
 		run(128, "status")

@@ -32,9 +32,7 @@ func TestReadmeWorkedExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	schema := "CREATE TABLE orders (id bigint PRIMARY KEY, placed timestamptz NOT NULL);\n"
-	if err := os.WriteFile(filepath.Join(s.dir, "db", "schema.sql"), []byte(schema), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	harness.WriteFile(t, filepath.Join(s.dir, "db", "schema.sql"), schema)
 	s.git("add", "db/schema.sql")
 	s.git("commit", "-q", "-m", "orders schema")
 	cmd := exec.Command("sh", "-e", "-c", block)

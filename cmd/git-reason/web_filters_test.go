@@ -7,7 +7,6 @@ package main
 
 import (
 	"net/url"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -35,9 +34,7 @@ func TestWebTaskFilters(t *testing.T) {
 	}
 	pub := harness.ReadFile(t, ada+".pub")
 	allowed := filepath.Join(root, "allowed_signers")
-	if err := os.WriteFile(allowed, []byte("ada@example.invalid "+string(pub)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	harness.WriteFile(t, allowed, "ada@example.invalid "+string(pub))
 	s.git("config", "gpg.format", "ssh")
 	s.git("config", "user.signingKey", ada)
 	s.git("config", "gpg.ssh.allowedSignersFile", allowed)
@@ -157,9 +154,7 @@ func TestWebTaskFilters(t *testing.T) {
 	shows("quarantined=1", "U-unsigned", "N-new", "M-mixed")
 	// The allowed signers change: eve's signature becomes good.
 	evePub := harness.ReadFile(t, eve+".pub")
-	if err := os.WriteFile(allowed, []byte("ada@example.invalid "+string(pub)+"ada@example.invalid "+string(evePub)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	harness.WriteFile(t, allowed, "ada@example.invalid "+string(pub)+"ada@example.invalid "+string(evePub))
 	h = moved("eve's key allowed", h, "", "M-mixed", "E-eve", "S-signed")
 	shows("sig=unverified")
 	// Released from quarantine: the same history fetched, no longer

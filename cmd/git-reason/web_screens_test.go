@@ -36,9 +36,7 @@ printf '{"stance":"%s","summary":"%s","confidence":%s}\n' "$1" "$2" "$3"
 func screensRepo(t *testing.T) *sandbox {
 	t.Helper()
 	s := newSandbox(t, screensOverlay, map[string]string{"screens-advisor": screensAdvisor})
-	if err := os.WriteFile(filepath.Join(s.dir, "sessions.sql"), []byte("create table sessions (id text primary key, data bytea, expires timestamptz);\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	harness.WriteFile(t, filepath.Join(s.dir, "sessions.sql"), "create table sessions (id text primary key, data bytea, expires timestamptz);\n")
 	s.git("add", "sessions.sql")
 	s.git("commit", "-q", "-m", "sessions: the table")
 	s.git("checkout", "-q", "-b", "sessions-to-postgres")

@@ -27,9 +27,7 @@ func TestPlanSaysRepositoryLowered(t *testing.T) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		harness.WriteFile(t, path, body)
 	}
 	write(advisor.RepositoryOverlayPath(dir), "profiles:\n  - id: default\n    mode: ci\n")
 	ctx := context.Background()

@@ -682,9 +682,7 @@ func TestDeclarationsReadAgainWhenChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	decl := "advisors:\n  - id: late-advisor\n    transport: cli\n    adapter: exec\n    executable: late-advisor-cli\n    command: [late-advisor-cli]\n    capabilities: [reasoning]\n"
-	if err := os.WriteFile(overlay, []byte(decl), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	harness.WriteFile(t, overlay, decl)
 	if !listed() {
 		t.Error("late-advisor not listed after the user's overlay declared it")
 	}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"git-reason/reliability/harness"
 )
 
 // A resident session that holds a request checks the files of its
@@ -42,9 +44,7 @@ func TestHeldRequestChecksFilesOnce(t *testing.T) {
 	declare := func(id string) {
 		t.Helper()
 		decl := "advisors:\n  - id: " + id + "\n    transport: cli\n    adapter: exec\n    executable: " + id + "-cli\n    command: [" + id + "-cli]\n    capabilities: [reasoning]\n"
-		if err := os.WriteFile(overlay, []byte(decl), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		harness.WriteFile(t, overlay, decl)
 	}
 	declared := func(id string) bool {
 		t.Helper()

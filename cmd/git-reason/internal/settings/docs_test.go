@@ -30,9 +30,7 @@ func TestDocTableIsGenerated(t *testing.T) {
 		return
 	}
 	if os.Getenv("GIT_REASON_UPDATE_GOLDEN") == "1" {
-		if err := os.WriteFile(path, []byte(text[:start]+want+text[start+end+1:]), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		harness.WriteFile(t, path, text[:start]+want+text[start+end+1:])
 		return
 	}
 	t.Errorf("docs/CONFIGURATION.md's table differs from settings.Docs: edit Docs, then run with GIT_REASON_UPDATE_GOLDEN=1\ngot:\n%s\nwant:\n%s", got, want)
