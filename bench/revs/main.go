@@ -94,26 +94,11 @@ func run(dir, tags string, records, runs int, seed uint64, revs []string) error 
 		builds = append(builds, b)
 	}
 	fmt.Printf("# %s; assess on a task of %d records, %d rounds\n", harness.LoadAverage(), records, runs)
-	for _, b := range builds {
-		for range 2 {
-			if _, err := b.assess(); err != nil {
-				return err
-			}
-		}
-	}
 	start := time.Now()
-	err = harness.Interleave(rand.New(rand.NewPCG(seed, 3)), runs, builds, func(b *build) error {
-		t, err := b.assess()
-		if err != nil {
-			return err
-		}
-		b.Add(t)
-		return nil
-	})
-	if err != nil {
+	if err := harness.Measure(rand.New(rand.NewPCG(seed, 3)), 2, runs, builds, (*build).assess); err != nil {
 		return err
 	}
-	fmt.Printf("# %d rounds in %.1f s; %s\n", runs, time.Since(start).Seconds(), harness.LoadAverage())
+	fmt.Printf("# %d rounds, after 2 untimed, in %.1f s; %s\n", runs, time.Since(start).Seconds(), harness.LoadAverage())
 	report(os.Stdout, builds)
 	return nil
 }

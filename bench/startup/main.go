@@ -227,26 +227,11 @@ func run(args []string, out io.Writer) error {
 	}
 
 	fmt.Fprintf(out, "# %d programs, %d runs each; %s\n", len(progs), *runs, harness.LoadAverage())
-	for range 2 {
-		for _, p := range progs {
-			if _, err := p.exec(); err != nil {
-				return err
-			}
-		}
-	}
 	start := time.Now()
-	err = harness.Interleave(rand.New(rand.NewPCG(*seed, 3)), *runs, progs, func(p *program) error {
-		t, err := p.exec()
-		if err != nil {
-			return err
-		}
-		p.Add(t)
-		return nil
-	})
-	if err != nil {
+	if err := harness.Measure(rand.New(rand.NewPCG(*seed, 3)), 2, *runs, progs, (*program).exec); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "# timed in %.1f s; %s\n\n", time.Since(start).Seconds(), harness.LoadAverage())
+	fmt.Fprintf(out, "# 2 untimed rounds and the timed ones in %.1f s; %s\n\n", time.Since(start).Seconds(), harness.LoadAverage())
 	hello := progs[0]
 	h := hello.Median()
 	width := 0

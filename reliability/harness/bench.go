@@ -160,3 +160,24 @@ func Interleave[T any](rng *rand.Rand, rounds int, cases []T, run func(T) error)
 	}
 	return nil
 }
+
+// Measure times cases: each runs warm times untimed (a first run pays for
+// cold caches), then rounds times interleaved (Interleave), each timed
+// run's Timing added to its case; it stops at run's first error.
+func Measure[T interface{ Add(Timing) }](rng *rand.Rand, warm, rounds int, cases []T, run func(T) (Timing, error)) error {
+	for range warm {
+		for _, c := range cases {
+			if _, err := run(c); err != nil {
+				return err
+			}
+		}
+	}
+	return Interleave(rng, rounds, cases, func(c T) error {
+		t, err := run(c)
+		if err != nil {
+			return err
+		}
+		c.Add(t)
+		return nil
+	})
+}

@@ -137,6 +137,37 @@ func TestInterleave(t *testing.T) {
 	}
 }
 
+// Measure runs each case warm times untimed before the interleaved
+// rounds, keeps the Timing of each timed run alone in its case, and stops
+// at the first error.
+func TestMeasure(t *testing.T) {
+	type counted struct {
+		Timings
+		runs int
+	}
+	cases := []*counted{{}, {}, {}}
+	run := func(c *counted) (Timing, error) {
+		c.runs++
+		return Timing{Wall: time.Duration(c.runs)}, nil
+	}
+	if err := Measure(rand.New(rand.NewPCG(1, 2)), 2, 5, cases, run); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range cases {
+		if want := []time.Duration{3, 4, 5, 6, 7}; c.runs != 7 || !slices.Equal(c.Wall, want) {
+			t.Errorf("case %d ran %d times and kept %v; want 7 runs, the last 5 kept: %v", i, c.runs, c.Wall, want)
+		}
+	}
+	stop, calls := errors.New("stop"), 0
+	err := Measure(rand.New(rand.NewPCG(1, 2)), 2, 5, cases, func(*counted) (Timing, error) {
+		calls++
+		return Timing{}, stop
+	})
+	if !errors.Is(err, stop) || calls != 1 {
+		t.Errorf("a failing case: %v after %d runs, want its error after 1", err, calls)
+	}
+}
+
 // Timings keeps each run's wall time, CPU time and faults in their own
 // series, and its Median is each series' median.
 func TestTimingsMedian(t *testing.T) {
