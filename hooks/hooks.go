@@ -211,13 +211,10 @@ func UninstallNames(dir string, names []string) ([]Status, error) {
 	return out, nil
 }
 
-// Changes reports whether Install (or Uninstall) would change anything in
-// dir, so that a caller can refuse before touching a directory it must not
-// modify.
-func Changes(dir string, uninstall bool) bool { return ChangesNames(dir, Names, uninstall) }
-
-// ChangesNames is Changes of the named hooks.
-func ChangesNames(dir string, names []string, uninstall bool) bool {
+// Changes reports whether Install (or Uninstall) of the named hooks would
+// change anything in dir, so that a caller can refuse before touching a
+// directory it must not modify.
+func Changes(dir string, names []string, uninstall bool) bool {
 	for _, s := range CheckNames(dir, names) {
 		if uninstall && s.Installed || !uninstall && !s.Current {
 			return true

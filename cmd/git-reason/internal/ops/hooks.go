@@ -49,7 +49,7 @@ func (e *Session) changeHooks(ctx context.Context, verb string, force bool, chan
 	if err != nil {
 		return "", nil, err
 	}
-	if hooks.Changes(dir, verb == "uninstall") && !force {
+	if hooks.Changes(dir, hooks.Names, verb == "uninstall") && !force {
 		if err := e.refuseTracked(ctx, dir, verb); err != nil {
 			return dir, nil, err
 		}

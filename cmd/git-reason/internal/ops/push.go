@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"git-reason/gitstore"
+	"git-reason/gitstore/git"
 	"git-reason/gitstore/integration"
 	"git-reason/record"
 )
@@ -287,7 +288,7 @@ func (e *Session) pushCandidate(ctx context.Context, g *integration.Integrator, 
 func pushError(remote string, err error) error {
 	var ge *gitstore.GitError
 	if errors.As(err, &ge) {
-		line := record.Printable(strings.TrimPrefix(strings.TrimPrefix(lastLine(ge.Stderr), "fatal: "), "error: "))
+		line := record.Printable(strings.TrimPrefix(strings.TrimPrefix(git.LastLine(ge.Stderr, ""), "fatal: "), "error: "))
 		return fmt.Errorf("push to %s failed: %s", remote, line)
 	}
 	return fmt.Errorf("push to %s: %w", remote, err)

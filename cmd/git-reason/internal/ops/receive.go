@@ -230,7 +230,7 @@ func gitReason(stderr string, err error) string {
 			return "object " + rest
 		}
 	}
-	if l := lastLine(stderr); l != "" {
+	if l := git.LastLine(stderr, ""); l != "" {
 		return strings.TrimPrefix(strings.TrimPrefix(l, "fatal: "), "error: ")
 	}
 	return err.Error()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"git-reason/gitstore"
+	"git-reason/gitstore/git"
 	"git-reason/gitstore/integration"
 	"git-reason/record"
 )
@@ -165,18 +166,13 @@ func (e *Session) Pull(ctx context.Context, req SyncRequest) (*PullResult, error
 func fetchError(remote string, err error) error {
 	var ge *gitstore.GitError
 	if errors.As(err, &ge) {
-		line := record.Printable(strings.TrimPrefix(strings.TrimPrefix(lastLine(ge.Stderr), "fatal: "), "error: "))
+		line := record.Printable(strings.TrimPrefix(strings.TrimPrefix(git.LastLine(ge.Stderr, ""), "fatal: "), "error: "))
 		if strings.Contains(ge.Stderr, "couldn't find remote ref") {
 			return Usage("remote %s has no such task: %s (see 'git ls-remote %s refs/reasoning/tasks/*')", remote, line, remote)
 		}
 		return fmt.Errorf("fetch from %s failed: %s", remote, line)
 	}
 	return fmt.Errorf("fetch from %s: %w", remote, err)
-}
-
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return strings.TrimSpace(lines[len(lines)-1])
 }
 
 // integrate brings every fetched task of remote (or the named ones) into
