@@ -17,13 +17,11 @@ type watched struct {
 // changed.
 type Watch []watched
 
-// WatchFiles records the state of each of paths (absent ones too).
-func WatchFiles(paths ...string) Watch { return watch(paths) }
-
-// watch records the state of each of paths, once each.
-func watch(paths []string) []watched {
+// WatchFiles records the state of each of paths (absent ones too), once
+// each.
+func WatchFiles(paths ...string) Watch {
 	seen := map[string]bool{}
-	var out []watched
+	var out Watch
 	for _, p := range paths {
 		if seen[p] {
 			continue
@@ -43,7 +41,7 @@ func watch(paths []string) []watched {
 // and time do not. What it cannot see: a system file that was absent or
 // empty when read, a file named by GIT_CONFIG_GLOBAL or GIT_CONFIG_SYSTEM
 // that was absent then, and a change of the process's own environment.
-func (s *Settings) Changed() bool { return Watch(s.files).Changed() }
+func (s *Settings) Changed() bool { return s.files.Changed() }
 
 // Changed reports whether one of the files was created, removed or
 // written since WatchFiles (see Settings.Changed).

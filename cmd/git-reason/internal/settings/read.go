@@ -52,7 +52,7 @@ func Load(ctx context.Context, gitDir string, flags Flags) (*Settings, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.files = watch(src.configFiles(items, gitDir, dir))
+	s.files = WatchFiles(src.configFiles(items, gitDir, dir)...)
 	return s, nil
 }
 

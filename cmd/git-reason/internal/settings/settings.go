@@ -67,7 +67,7 @@ type Settings struct {
 	// pull's (reason.maxPullBytes).
 	MaxTaskBytes, MaxPullBytes int64
 
-	files []watched // what Changed compares
+	files Watch // what Changed compares
 }
 
 // DefaultNeverSend are the never-send globs before any configuration:
