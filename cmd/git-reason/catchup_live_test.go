@@ -29,7 +29,7 @@ func TestLongRunningServersCatchUp(t *testing.T) {
 	// pushed writes task on a and pushes it with plain git, then b
 	// fetches it with plain git.
 	pushed := func(task string) {
-		a.reason("assess", task, "--subject", "Subject of "+task, "--question", "q?", "--materiality", "trivial", "--reversibility", "reversible")
+		a.assessTrivial(task, "Subject of "+task, "q?")
 		a.git("push", "-q", "--no-verify", "origin", "refs/reasoning/tasks/"+task)
 		b.git("fetch", "-q", "origin")
 		if _, _, code := b.run("rev-parse", "-q", "--verify", "refs/reasoning/tasks/"+task); code == 0 {

@@ -231,6 +231,13 @@ func (s *sandbox) plan(task string) {
 	s.reason("plan", task)
 }
 
+// assessTrivial records on task an assessment of subject whose decision
+// is trivial and reversible.
+func (s *sandbox) assessTrivial(task, subject, question string) {
+	s.t.Helper()
+	s.reason("assess", task, "--subject", subject, "--question", question, "--materiality", "trivial", "--reversibility", "reversible")
+}
+
 // objects returns the content of every object in the repository.
 func (s *sandbox) objects() string {
 	s.t.Helper()

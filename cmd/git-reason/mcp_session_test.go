@@ -15,7 +15,7 @@ import (
 func TestMCPDeclaredCapabilities(t *testing.T) {
 	t.Parallel()
 	s := newMCPSandbox(t)
-	s.reason("assess", "T-1", "--subject", "s", "--question", "q?", "--materiality", "trivial", "--reversibility", "reversible")
+	s.assessTrivial("T-1", "s", "q?")
 	elsewhere := &sandbox{t: t, dir: filepath.Dir(s.dir), env: s.env} // not a repository
 	for _, c := range []struct {
 		name     string

@@ -314,8 +314,7 @@ func TestNoTerminalKeepsTheErrors(t *testing.T) {
 func plannedTrivial(t *testing.T) *sandbox {
 	t.Helper()
 	s := newSandbox(t, fakeVendor, nil)
-	s.reason("assess", "T-1", "--subject", "Retry budget", "--question", "Three or five?",
-		"--materiality", "trivial", "--reversibility", "reversible")
+	s.assessTrivial("T-1", "Retry budget", "Three or five?")
 	s.reason("plan", "T-1")
 	return s
 }

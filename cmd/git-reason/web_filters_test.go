@@ -114,7 +114,7 @@ func TestWebTaskFilters(t *testing.T) {
 	}
 
 	// A record written while serving moves its task between the filters.
-	s.reason("assess", "S-signed", "--subject", "Signed no more", "--question", "Which pager now?", "--materiality", "trivial", "--reversibility", "reversible")
+	s.assessTrivial("S-signed", "Signed no more", "Which pager now?")
 	shows("sig=signed")
 	shows("sig=unsigned", "U-unsigned", "M-mixed", "S-signed")
 	shows("q=pager", "E-eve", "S-signed")

@@ -78,7 +78,7 @@ func TestWebHandover(t *testing.T) {
 
 	// A write after the server started shows on reload; a task settled
 	// moves from open to settled.
-	s.reason("assess", "T-5", "--subject", "Written while serving", "--question", "Seen?", "--materiality", "trivial", "--reversibility", "reversible")
+	s.assessTrivial("T-5", "Written while serving", "Seen?")
 	if p := getPage(t, c, base+"/handover"); !strings.Contains(p, "Written while serving") || !strings.Contains(p, "Open (3)") {
 		t.Errorf("a task written after start is not on the reloaded handover page")
 	}

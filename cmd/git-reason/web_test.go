@@ -37,11 +37,11 @@ var webTemplate sandboxTemplate
 func writeWebRepo(t *testing.T, root string, extra ...string) *sandbox {
 	t.Helper()
 	s := newSandboxAt(t, root, "advisors: []\n", nil, extra...)
-	s.reason("assess", "T-1", "--subject", hostile, "--question", "Cache the index?", "--materiality", "trivial", "--reversibility", "reversible")
+	s.assessTrivial("T-1", hostile, "Cache the index?")
 	s.reason("plan", "T-1")
 	s.reason("conclude", "T-1", "--decision", "cache it for a minute")
 	s.reason("validate", "T-1", "--run", "true")
-	s.reason("assess", "T-2", "--subject", "Rename the flag", "--question", "Which name?", "--materiality", "trivial", "--reversibility", "reversible")
+	s.assessTrivial("T-2", "Rename the flag", "Which name?")
 	var c, at struct{ ID string }
 	s.reason("assess", "T-4", "--subject", "Queue choice", "--question", "Which queue?", "--materiality", "minor", "--reversibility", "reversible")
 	s.reason("plan", "T-4")
@@ -202,7 +202,7 @@ func TestWebPages(t *testing.T) {
 	}
 
 	// A write made after the server started shows on reload.
-	s.reason("assess", "T-3", "--subject", "Written while serving", "--question", "Seen?", "--materiality", "trivial", "--reversibility", "reversible")
+	s.assessTrivial("T-3", "Written while serving", "Seen?")
 	if p := getPage(t, c, base+"/"); !strings.Contains(p, "Written while serving") {
 		t.Errorf("a task written after start is not on the reloaded list")
 	}
@@ -218,7 +218,7 @@ func TestWebPages(t *testing.T) {
 		t.Errorf("the digest of every task's head did not move: %q", h)
 	}
 	// A task named like a branch has its page at its own path.
-	s.reason("assess", "feature/db-migration", "--subject", "Migrate online", "--question", "Online?", "--materiality", "trivial", "--reversibility", "reversible")
+	s.assessTrivial("feature/db-migration", "Migrate online", "Online?")
 	if p := getPage(t, c, base+"/"); !strings.Contains(p, `href="/task/feature/db-migration"`) {
 		t.Errorf("the list does not link the task feature/db-migration")
 	}
