@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"git-reason/gitstore"
 	"git-reason/reliability/harness"
 )
 
@@ -74,41 +75,9 @@ func (s *sandbox) children(args ...string) (result, []string) {
 	return r, started
 }
 
-// cost is what one git reason process says it read (gitstore.Cost,
-// through GIT_REASON_COST).
-type cost struct {
-	Histories    int64 `json:"histories"`
-	Tasks        int64 `json:"tasks"`
-	Records      int64 `json:"records"`
-	SharedBytes  int64 `json:"shared_bytes"`
-	Blobs        int64 `json:"blobs"`
-	Memos        int64 `json:"memos"`
-	WrittenBytes int64 `json:"written_bytes"`
-	Decodes      int64 `json:"decodes"`
-	// PackIndexBytes and RefsListed: pack indexes go-git decoded, refs
-	// listings returned (gitstore.Cost).
-	PackIndexBytes int64 `json:"pack_index_bytes"`
-	RefsListed     int64 `json:"refs_listed"`
-	// SignatureBytes: the signature logs' bytes read and written.
-	SignatureBytes int64 `json:"signature_bytes"`
-	// Schemas: schema documents compiled; CheckedBytes: the bytes of
-	// the lists of blobs the writer validated read (gitstore.Cost).
-	Schemas      int64 `json:"schemas"`
-	CheckedBytes int64 `json:"checked_bytes"`
-	// EntryDecodes: entries of the status and handover journals decoded
-	// from JSON.
-	EntryDecodes int64 `json:"entry_decodes"`
-	// TreeEntries: entries of records/ trees parsed.
-	TreeEntries int64 `json:"tree_entries"`
-	// RememberedFiles: task files of the remembered verifications read.
-	RememberedFiles int64 `json:"remembered_files"`
-	// Allocs: heap objects the process allocated, its start included.
-	Allocs int64 `json:"allocs"`
-	// ReadCalls, ReadBytes: the read system calls the process made and
-	// the bytes they returned (/proc/self/io).
-	ReadCalls int64 `json:"read_calls"`
-	ReadBytes int64 `json:"read_bytes"`
-}
+// cost is what one git reason process says it read (through
+// GIT_REASON_COST).
+type cost = gitstore.Cost
 
 // costed runs git reason, which must exit 0, and returns what it read.
 func (s *sandbox) costed(args ...string) cost {

@@ -60,7 +60,7 @@ func TestStatusCounts(t *testing.T) {
 	// allocated 1,240 to 1,290 objects more at 120 records than at 40
 	// (about 8 a record a status), now 765 to 780 (under 5): at most
 	// 1,000. (After a fetch the count varies by hundreds between runs.)
-	if grown := large.written.Allocs + large.planned.Allocs - small.written.Allocs - small.planned.Allocs; grown > 1000 {
+	if grown := int64(large.written.Allocs+large.planned.Allocs) - int64(small.written.Allocs+small.planned.Allocs); grown > 1000 {
 		t.Errorf("the statuses after a write and after a plan allocated %d objects more at 120 records than at 40, want at most 1,000 (about 6 a record a status)", grown)
 	}
 	for _, c := range []struct {
