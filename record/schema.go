@@ -110,8 +110,6 @@ func prepare(kind Kind) error {
 	return nil
 }
 
-// validate checks v (as decoded by encoding/json with UseNumber) against
-// the schema document name and returns every violation, not just the first.
 // SchemaCompiles is how many schema documents this process compiled
 // (schemas.Compiles), for the counts tests hold commands to.
 func SchemaCompiles() int64 { return schemas.Compiles() }

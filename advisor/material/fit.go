@@ -51,7 +51,7 @@ func (p Piece) label() string {
 	case p.Revision != "" && p.Kind == KindFile:
 		s += " at " + p.Revision
 	}
-	return oneLine(s)
+	return strings.Join(strings.Fields(s), " ") // a label stays on its line
 }
 
 // Set is the material of one consultation: the request with its summaries,
@@ -236,9 +236,6 @@ func cutAt(text string, n int) string {
 	}
 	return text[:n]
 }
-
-// oneLine keeps a label on its line.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // numbered is a builder that puts each line's number before it as text is
 // written, for text of about size bytes whose lines are numbered from

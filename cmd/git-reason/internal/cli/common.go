@@ -254,7 +254,7 @@ func (o *writeOptions) write(ctx context.Context, kind record.Kind, build func(s
 	if err != nil {
 		return err
 	}
-	return o.printRecordLowered(res, sess.PlanLowered(ctx, res))
+	return o.printRecord(res, sess.PlanLowered(ctx, res))
 }
 
 // body returns the body from --file when given, else builds it.
@@ -279,12 +279,9 @@ type recordJSON struct {
 	Lowered *ops.Lowered `json:"lowered,omitempty"`
 }
 
-// printRecord renders a stored record.
-func (b *base) printRecord(res *record.Result) error { return b.printRecordLowered(res, nil) }
-
-// printRecordLowered renders a stored record and, for a plan, the line
-// saying that the repository's declarations lowered its review.
-func (b *base) printRecordLowered(res *record.Result, lowered *ops.Lowered) error {
+// printRecord renders a stored record and, for a plan whose review the
+// repository's declarations lowered (lowered not nil), the line saying so.
+func (b *base) printRecord(res *record.Result, lowered *ops.Lowered) error {
 	return b.render(recordJSON{Record: res.Record, Commit: res.Commit, Lowered: lowered}, func(w io.Writer) error {
 		fmt.Fprintf(w, "%s %s recorded in %s (commit %s)\n", res.Kind, res.ID, res.Task, record.ShortCommit(res.Commit))
 		fmt.Fprintf(w, "  %s\n", record.Summary(res.Entry))

@@ -60,7 +60,7 @@ func runPlan(ctx context.Context, o *planOptions) error {
 		Questions []ops.AdvisorQuestion `json:"questions,omitempty"`
 	}{recordJSON{Record: res.Record, Commit: res.Commit, Lowered: lowered}, qs}
 	return o.render(out, func(w io.Writer) error {
-		if err := o.printRecordLowered(res, lowered); err != nil {
+		if err := o.printRecord(res, lowered); err != nil {
 			return err
 		}
 		printQuestions(w, qs)

@@ -93,7 +93,7 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := o.printRecord(res); err != nil {
+	if err := o.printRecord(res, nil); err != nil {
 		return err
 	}
 	if d, ok := res.Derived.(*record.ValidationDerived); ok && d.ExitCode != nil && *d.ExitCode != 0 {
