@@ -67,7 +67,7 @@ func (p *prompter) ask(flag, question string, choices []string) (string, error) 
 	}
 }
 
-// askAssessment fills the assessment's required fields the command line
+// ask fills the assessment's required fields the command line
 // left out, and one piece of evidence when the materiality needs some.
 func (o *assessOptions) ask(c *cli.Context) error {
 	p := newPrompter(c)
