@@ -24,7 +24,7 @@ func attemptCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "commit", Usage: "a commit of the attempt: any `REV` git reads (HEAD, a branch, a hash) (repeatable)"},
 			&cli.StringFlag{Name: "outcome", Usage: "succeeded, failed or abandoned", Destination: &o.Outcome},
 			&cli.StringFlag{Name: "notes", Usage: "what happened", Destination: &o.Notes},
-			&cli.StringFlag{Name: "conclusion", Usage: "the conclusion `ID` (default: the latest)", Destination: &o.Conclusion},
+			latestFlag("conclusion", &o.Conclusion),
 			o.fileFlag(), o.jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {

@@ -216,6 +216,18 @@ type writeOptions struct {
 	File string // --file: the whole body as JSON, "-" for stdin
 }
 
+// latestFlag is a write verb's --KIND: the id of the record of kind it
+// cites, the task's latest of that kind when the flag is not given.
+func latestFlag(kind string, dest *string) cli.Flag {
+	return &cli.StringFlag{Name: kind, Usage: "the " + kind + " `ID` (default: the latest)", Destination: dest}
+}
+
+// sinceFlag is a listing's --since: only the what (entries created,
+// tasks active) since a time, given as git log and an age take it.
+func sinceFlag(what string, dest *string) cli.Flag {
+	return &cli.StringFlag{Name: "since", Usage: "only " + what + " since `WHEN`: a date as git log takes it (2026-01-31, yesterday, 2 weeks ago), an RFC 3339 time, or an age (36h, 7d)", Destination: dest}
+}
+
 func (o *writeOptions) fileFlag() cli.Flag {
 	return &cli.StringFlag{Name: "file", Usage: "read the whole body as JSON from `PATH` (- for stdin)", Destination: &o.File}
 }

@@ -37,7 +37,7 @@ func concludeCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "weigh", Usage: "ID=TREATMENT:REASON, TREATMENT one of adopted, partially_adopted, rejected (one per completed consultation)"},
 			&cli.StringSliceFlag{Name: "local-review", Usage: "ITEM=ANSWER, ITEM the checklist item's number or text (when no advisor reviewed)"},
 			&cli.StringSliceFlag{Name: "supersedes", Usage: "a conclusion `ID` this one replaces: every conclusion of the assessment that stands (two, after a merge of two clones that both concluded)"},
-			&cli.StringFlag{Name: "assessment", Usage: "the assessment `ID` (default: the latest)", Destination: &o.Assessment},
+			latestFlag("assessment", &o.Assessment),
 			o.fileFlag(), o.jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {

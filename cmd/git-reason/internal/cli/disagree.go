@@ -22,7 +22,7 @@ func disagreeCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "cites", Usage: "a record `ID` whose position conflicts (at least two)"},
 			&cli.StringFlag{Name: "summary", Usage: "what the conflict is", Destination: &o.Summary},
-			&cli.StringFlag{Name: "assessment", Usage: "the assessment `ID` (default: the latest)", Destination: &o.Assessment},
+			latestFlag("assessment", &o.Assessment),
 			o.fileFlag(), o.jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {

@@ -30,7 +30,7 @@ func tasksCommand() *cli.Command {
 			&cli.BoolFlag{Name: "open", Usage: "only open tasks", Destination: &open},
 			&cli.BoolFlag{Name: "closed", Usage: "only closed tasks", Destination: &closed},
 			&cli.BoolFlag{Name: "mine", Usage: "only tasks with a record by you (git config user.email)", Destination: &o.Query.Mine},
-			&cli.StringFlag{Name: "since", Usage: "only tasks active since `WHEN`: a date as git log takes it (2026-01-31, yesterday, 2 weeks ago), an RFC 3339 time, or an age (36h, 7d)", Destination: &since},
+			sinceFlag("tasks active", &since),
 			o.jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {

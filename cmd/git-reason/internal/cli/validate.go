@@ -32,7 +32,7 @@ func validateCommand() *cli.Command {
 			&cli.StringFlag{Name: "dir", Usage: "run --run's command in `DIR` (default: the top of the worktree)", Destination: &o.Dir},
 			&cli.StringFlag{Name: "manual", Usage: "record a manual result: pass or fail (needs --evidence)", Destination: &o.Manual},
 			&cli.StringSliceFlag{Name: "evidence", Usage: "KIND:REF:SUMMARY (repeatable)"},
-			&cli.StringFlag{Name: "conclusion", Usage: "the conclusion `ID` (default: the latest)", Destination: &o.Conclusion},
+			latestFlag("conclusion", &o.Conclusion),
 			o.fileFlag(), o.jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
