@@ -114,6 +114,9 @@ func prepare(kind Kind) error {
 // (schemas.Compiles), for the counts tests hold commands to.
 func SchemaCompiles() int64 { return schemas.Compiles() }
 
+// validate checks v (as decoded by encoding/json with UseNumber) against
+// the schema of kind's part and returns every violation, not just the
+// first.
 func validate(kind Kind, part string, v any) error {
 	s, err := schemas.Compile(schemaName(kind, part))
 	if err != nil {
