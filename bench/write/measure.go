@@ -188,45 +188,37 @@ func report(out io.Writer, o *options, cases []*benchCase) []*benchCase {
 		slices.Sort(s)
 		row(c.name, ms(c.median()), ms(s[0]), ms(s[len(s)-1]), ms(c.cold),
 			fmt.Sprintf("%.2f", ratio(c, notes)), baseRatio(c, base),
-			ms(harness.Median(c.cpu)), fmt.Sprintf("%.2f", float64(harness.Median(c.cpu))/float64(harness.Median(notes.cpu))))
+			ms(harness.Median(c.cpu)), fmt.Sprintf("%.2f", cpuRatio(c, notes)))
 	}
 	fmt.Fprintf(out, "(wall-clock medians unless marked; × base: against %s; cold: the first, untimed run;\n"+
 		" cpu: median user+system time of git and what it ran, which load from other processes does not inflate)\n", base.name)
 	if baseline != nil {
-		fmt.Fprintf(out, "%s ÷ %s: %.2f× wall, %.2f× cpu\n", base.name, baseline.name,
-			ratio(base, baseline), float64(harness.Median(base.cpu))/float64(harness.Median(baseline.cpu)))
+		quotient(out, base, baseline, "")
 	}
 	if statusBefore != nil && status != nil {
-		fmt.Fprintf(out, "%s ÷ %s: %.2f× wall, %.2f× cpu\n", status.name, statusBefore.name,
-			ratio(status, statusBefore), float64(harness.Median(status.cpu))/float64(harness.Median(statusBefore.cpu)))
+		quotient(out, status, statusBefore, "")
 	}
 	if versionBefore != nil || plain != nil {
 		for _, c := range []*benchCase{version, plain, versionBefore} {
 			if c == nil {
 				continue
 			}
-			fmt.Fprintf(out, "%s ÷ %s: %.2f× wall, %.2f× cpu\n", c.name, hello.name,
-				ratio(c, hello), float64(harness.Median(c.cpu))/float64(harness.Median(hello.cpu)))
+			quotient(out, c, hello, "")
 		}
 	}
 	if gitHello != nil {
-		fmt.Fprintf(out, "%s ÷ %s: %.2f× wall, %.2f× cpu (the floor of any git subcommand written in Go)\n",
-			gitHello.name, notes.name, ratio(gitHello, notes), float64(harness.Median(gitHello.cpu))/float64(harness.Median(notes.cpu)))
+		quotient(out, gitHello, notes, " (the floor of any git subcommand written in Go)")
 		if base != notes {
-			fmt.Fprintf(out, "%s − %s: %s wall, %s cpu (git-reason's own start-up and work)\n",
-				base.name, gitHello.name, ms(base.median()-gitHello.median()), ms(harness.Median(base.cpu)-harness.Median(gitHello.cpu)))
+			difference(out, base, gitHello, " (git-reason's own start-up and work)")
 		}
 	}
 	for _, f := range floors {
-		fmt.Fprintf(out, "%s ÷ %s: %.2f× wall, %.2f× cpu (a floor: no write)\n",
-			f.name, notes.name, ratio(f, notes), float64(harness.Median(f.cpu))/float64(harness.Median(notes.cpu)))
+		quotient(out, f, notes, " (a floor: no write)")
 		if gitBug != nil {
-			fmt.Fprintf(out, "%s ÷ %s: %.2f× wall, %.2f× cpu\n",
-				f.name, gitBug.name, ratio(f, gitBug), float64(harness.Median(f.cpu))/float64(harness.Median(gitBug.cpu)))
+			quotient(out, f, gitBug, "")
 		}
 		if base != notes {
-			fmt.Fprintf(out, "%s − %s: %s wall, %s cpu (what the write adds to that floor)\n",
-				base.name, f.name, ms(base.median()-f.median()), ms(harness.Median(base.cpu)-harness.Median(f.cpu)))
+			difference(out, base, f, " (what the write adds to that floor)")
 		}
 	}
 
@@ -287,6 +279,22 @@ func report(out io.Writer, o *options, cases []*benchCase) []*benchCase {
 
 func ratio(c, of *benchCase) float64 {
 	return float64(c.median()) / float64(of.median())
+}
+
+// cpuRatio is ratio of the CPU times' medians.
+func cpuRatio(c, of *benchCase) float64 {
+	return float64(harness.Median(c.cpu)) / float64(harness.Median(of.cpu))
+}
+
+// quotient writes a line of c's medians over of's, wall and CPU, and note.
+func quotient(out io.Writer, c, of *benchCase, note string) {
+	fmt.Fprintf(out, "%s ÷ %s: %.2f× wall, %.2f× cpu%s\n", c.name, of.name, ratio(c, of), cpuRatio(c, of), note)
+}
+
+// difference writes a line of c's medians less of's, wall and CPU, and
+// note.
+func difference(out io.Writer, c, of *benchCase, note string) {
+	fmt.Fprintf(out, "%s − %s: %s wall, %s cpu%s\n", c.name, of.name, ms(c.median()-of.median()), ms(harness.Median(c.cpu)-harness.Median(of.cpu)), note)
 }
 
 func baseRatio(c, base *benchCase) string {
