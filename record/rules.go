@@ -16,7 +16,7 @@ func (w *Writer) rules(ctx context.Context, st *State, kind Kind, body any, h hi
 	if err := admitClosed(st, kind); err != nil {
 		return nil, err
 	}
-	return w.kindRule(ctx, st, kind, body, h)
+	return w.kindRule(ctx, st, body, h)
 }
 
 // replayRule is rules as replay applies them: the kind's own refusal
@@ -24,7 +24,7 @@ func (w *Writer) rules(ctx context.Context, st *State, kind Kind, body any, h hi
 // closure (ClosedError) is known to pass its own rule, and a later
 // reopening settles it.
 func (w *Writer) replayRule(ctx context.Context, st *State, kind Kind, body any, h hints) (any, error) {
-	derived, err := w.kindRule(ctx, st, kind, body, h)
+	derived, err := w.kindRule(ctx, st, body, h)
 	if err != nil {
 		return nil, err
 	}
@@ -35,7 +35,7 @@ func (w *Writer) replayRule(ctx context.Context, st *State, kind Kind, body any,
 }
 
 // kindRule applies the admission rule of the body's kind.
-func (w *Writer) kindRule(ctx context.Context, st *State, kind Kind, body any, h hints) (any, error) {
+func (w *Writer) kindRule(ctx context.Context, st *State, body any, h hints) (any, error) {
 	switch b := body.(type) {
 	case *Assessment:
 		return w.admitAssessment(ctx, st, b, h)

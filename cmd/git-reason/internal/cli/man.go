@@ -31,10 +31,7 @@ func manCommand() *cli.Command {
 }
 
 func runMan(app *cli.App, o *manOptions) error {
-	page, err := manPage(app)
-	if err != nil {
-		return err
-	}
+	page := manPage(app)
 	if !o.Install {
 		_, err := o.Out.Write(page)
 		return err
@@ -71,7 +68,7 @@ func manDir() (string, error) {
 // manPage renders git-reason(1) in roff: the command definitions (the
 // same the help prints), the sections only a person can write, and the
 // configuration table from the one list docs/CONFIGURATION.md prints too.
-func manPage(app *cli.App) ([]byte, error) {
+func manPage(app *cli.App) []byte {
 	var r roff
 	r.req("TH", "git-reason", "1", `""`, `"git reason"`, `"Git Manual"`)
 	r.req("nh")
@@ -113,7 +110,7 @@ func manPage(app *cli.App) ([]byte, error) {
 			r.example(s.example)
 		}
 	}
-	return []byte(r.b.String()), nil
+	return []byte(r.b.String())
 }
 
 // manCommandSection writes one verb: how it is called, what it does and

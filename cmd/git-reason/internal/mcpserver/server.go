@@ -188,7 +188,7 @@ func (s *Server) handle(t *tool) mcp.ToolHandler {
 		c := &call{session: req.Session, req: req}
 		task := ""
 		var out *outcome
-		err := s.parse(t, req, c)
+		err := s.parse(req, c)
 		if err == nil && !t.late {
 			err = t.check(c.args)
 		}
@@ -241,7 +241,7 @@ func (s *Server) handle(t *tool) mcp.ToolHandler {
 }
 
 // parse decodes the arguments, a JSON object, into c.args.
-func (s *Server) parse(t *tool, req *mcp.CallToolRequest, c *call) error {
+func (s *Server) parse(req *mcp.CallToolRequest, c *call) error {
 	raw := []byte("{}")
 	if req.Params != nil && len(req.Params.Arguments) > 0 && !bytes.Equal(bytes.TrimSpace(req.Params.Arguments), []byte("null")) {
 		raw = req.Params.Arguments

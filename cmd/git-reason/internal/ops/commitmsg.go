@@ -41,10 +41,7 @@ func (e *Session) PrepareCommitMsg(ctx context.Context, file, source string) (ta
 	if err != nil {
 		return "", "", fmt.Errorf("read the commit message: %w", err)
 	}
-	comment, err := e.commentChar(ctx)
-	if err != nil {
-		return "", "", err
-	}
+	comment := e.commentChar(ctx)
 	if source == "message" && len(messageLines(string(data), comment)) == 0 {
 		return "", "the message given is empty", nil
 	}
@@ -89,10 +86,7 @@ func (e *Session) CommitMsgEmpty(ctx context.Context, file string) (bool, error)
 	if err != nil {
 		return false, fmt.Errorf("read the commit message: %w", err)
 	}
-	comment, err := e.commentChar(ctx)
-	if err != nil {
-		return false, err
-	}
+	comment := e.commentChar(ctx)
 	for _, l := range messageLines(string(data), comment) {
 		if !reTrailerLine().MatchString(l) {
 			return false, nil
@@ -127,16 +121,16 @@ func messageLines(msg, comment string) []string {
 // "sometimes") is not the commit hooks' to refuse: then core.commentChar
 // is asked of git alone, as before the settings held it, and the commit
 // goes on.
-func (e *Session) commentChar(ctx context.Context) (string, error) {
+func (e *Session) commentChar(ctx context.Context) string {
 	if st, err := e.Settings(); err == nil {
-		return st.CommentChar, nil
+		return st.CommentChar
 	}
 	out, err := e.gitOut(ctx, "config", "--get", "core.commentChar")
 	c := strings.TrimSpace(out)
 	if err != nil || c == "" || c == "auto" {
-		return "#", nil
+		return "#"
 	}
-	return c, nil
+	return c
 }
 
 // messageTasks are the Reason-Task trailers of the message in file, read
