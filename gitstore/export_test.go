@@ -24,7 +24,7 @@ func ReplayedFrom(s *Store, rem *Remembered, task, head string) (commits, bases 
 	for _, h := range rem.Heads(task) {
 		stop[h] = true
 	}
-	h, err := s.readHistory(context.Background(), head, stop)
+	h, err := s.readHistory(context.Background(), head, stop, nil, nil, nil)
 	if err != nil {
 		return 0, 0, err
 	}

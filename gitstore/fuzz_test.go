@@ -164,7 +164,7 @@ func agree(ctx context.Context, t *testing.T, s *Store, th record.TaskHead, recs
 // headFiles is the head's records/ tree (name -> blob) as replay reads
 // it: each commit's files, or its changes against its first parent's.
 func headFiles(ctx context.Context, s *Store, head string) (map[string]string, error) {
-	h, err := NewStore(s.Repo).readHistory(ctx, head, nil)
+	h, err := NewStore(s.Repo).readHistory(ctx, head, nil, nil, nil, nil)
 	if err != nil {
 		return nil, err
 	}

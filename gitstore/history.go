@@ -243,11 +243,11 @@ func (h *history) blob(s *Store) func(string) (*record.Record, error) {
 // parents before children, as replay reads them (a commit's records/ tree
 // as its Changes against its first parent's, record.Commit): the commit
 // graph, then the commits, their trees and the record blobs, each kind in
-// one batch. The
-// size of every object is asked for before the object is, so nothing
-// larger than its limit (a commit or blob: record.MaxRecordBytes; a tree:
-// maxTreeBytes) is read into this process. Each distinct tree is read
-// once and compared with its first parent's tree entry by entry.
+// one batch. The size of every object is asked for before the object is,
+// so nothing larger than its limit (a commit or blob:
+// record.MaxRecordBytes; a tree: maxTreeBytes) is read into this process.
+// Each distinct tree is read once and compared with its first parent's
+// tree entry by entry.
 //
 // A long history is read through one `git rev-list` (the graph) and one
 // `git cat-file` process (everything else); a short one, whose head holds
@@ -258,23 +258,19 @@ func (h *history) blob(s *Store) func(string) (*record.Record, error) {
 // The walk does not go past a commit of stop other than head: such a
 // commit is not part of the history returned, and its children's records
 // are given whole (Files), against its tree (history.bases).
-func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bool) (*history, error) {
-	return s.readHistoryKnown(ctx, head, stop, nil, nil, nil)
-}
-
-// readHistoryKnown is readHistory that does not read the blobs of the
-// bases' records known holds (by blob hash: the task's cache), nor those
-// of a base's records its child keeps: a history read from a base costs
-// the records added since. baseTrees gives the records/ trees of bases the
-// caller holds (a saved state's: its MAC covers them, as read from git
-// when it was saved), which are then not read again, nor their records,
-// which the caller holds too. baseRaw gives some
-// of those trees as the tree reader keeps them (treeOf): a commit whose
-// first parent is such a base then carries its Changes against it, not
-// its whole tree (Files), and its tree is parsed from the first entry
-// it does not share with the base's, so that a history of a few
-// commits after a base costs what those commits changed.
-func (s *Store) readHistoryKnown(ctx context.Context, head string, stop map[string]bool, known map[string]*record.Record, baseTrees map[string]map[string]string, baseRaw map[string]*rawTree) (*history, error) {
+//
+// It does not read the blobs of the bases' records known holds (by blob
+// hash: the task's cache), nor those of a base's records its child keeps:
+// a history read from a base costs the records added since. baseTrees
+// gives the records/ trees of bases the caller holds (a saved state's: its
+// MAC covers them, as read from git when it was saved), which are then not
+// read again, nor their records, which the caller holds too. baseRaw gives
+// some of those trees as the tree reader keeps them (treeOf): a commit
+// whose first parent is such a base then carries its Changes against it,
+// not its whole tree (Files), and its tree is parsed from the first entry
+// it does not share with the base's, so that a history of a few commits
+// after a base costs what those commits changed. Each may be nil.
+func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bool, known map[string]*record.Record, baseTrees map[string]map[string]string, baseRaw map[string]*rawTree) (*history, error) {
 	countHistory()
 	var (
 		src     objectSource

@@ -80,7 +80,7 @@ func (s *Store) replayFrom(ctx context.Context, task, head string, stop map[stri
 	if len(stop) > 0 {
 		known = s.knownRecords(task)
 	}
-	h, err := s.readHistoryKnown(ctx, head, stop, known, nil, nil)
+	h, err := s.readHistory(ctx, head, stop, known, nil, nil)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -401,7 +401,7 @@ func (s *Store) DeriveSaved(ctx context.Context, task, head string) (*record.Sta
 	if t := treeOf(saved.byName()); t != nil {
 		raw = map[string]*rawTree{saved.head: t}
 	}
-	h, err := s.readHistoryKnown(ctx, head, map[string]bool{saved.head: true}, nil, map[string]map[string]string{saved.head: tree}, raw)
+	h, err := s.readHistory(ctx, head, map[string]bool{saved.head: true}, nil, map[string]map[string]string{saved.head: tree}, raw)
 	if err != nil || len(h.bases) != 1 || h.bases[saved.head] == nil {
 		return nil, false
 	}
