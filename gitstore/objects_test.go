@@ -346,3 +346,52 @@ func TestAppendedTreesAsGit(t *testing.T) {
 		t.Fatalf("git fsck --strict: %v\n%s", err, out)
 	}
 }
+
+// TestAppendAfterRefMovedAsGit: a store that keeps what it appended (a
+// resident server's) appends after the task's ref was moved behind its
+// back, by git update-ref back to an earlier record and by another
+// writer's append, and after git gc packed and pruned: each append's
+// records/ tree is git mktree's of the records its head holds, not of
+// what the store last kept, and git fsck --strict passes.
+func TestAppendAfterRefMovedAsGit(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := initRepo(t)
+	s := openT(t, dir)
+	w := &record.Writer{Store: s, Actor: "Tree Test <tree@example.com>", Origin: "origin-tree", Keep: true}
+	other := &record.Writer{Store: openT(t, dir), Actor: "Other <other@example.com>", Origin: "origin-other"}
+	lines := map[string]string{} // commit -> the listing of its records tree
+	n := 0
+	appendAs := func(w *record.Writer, parent string) string {
+		t.Helper()
+		n++
+		res, err := w.Append(ctx, "T", record.KindAssessment, fmt.Appendf(nil,
+			`{"subject":"s%d","question":"q","materiality":"trivial","reversibility":"reversible"}`, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if parent != "" && res.Parent != parent {
+			t.Fatalf("append %d went on from %s, want %s", n, res.Parent, parent)
+		}
+		blob := gitIn(t, dir, "rev-parse", res.Commit+":"+RecordsDir+"/"+res.FileName())
+		lines[res.Commit] = lines[parent] + fmt.Sprintf("100644 blob %s\t%s\n", blob, res.FileName())
+		got := gitIn(t, dir, "rev-parse", res.Commit+":"+RecordsDir)
+		if want := gitInStdin(t, dir, lines[res.Commit], "mktree"); got != want {
+			t.Fatalf("append %d: records tree %s, git mktree of its head's records %s", n, got, want)
+		}
+		return res.Commit
+	}
+	first := appendAs(w, "")
+	second := appendAs(w, first)
+	appendAs(w, second)
+	gitIn(t, dir, "update-ref", TaskRef("T"), second) // back, behind the store
+	fourth := appendAs(w, second)
+	fifth := appendAs(other, fourth) // another writer's
+	sixth := appendAs(w, fifth)
+	gitIn(t, dir, "gc", "--prune=now", "--quiet")
+	appendAs(w, sixth)
+	args := append(append([]string{"-C", dir}, harness.FsckConfig(dir)...), "fsck", "--strict")
+	if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+		t.Fatalf("git fsck --strict: %v\n%s", err, out)
+	}
+}
