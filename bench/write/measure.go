@@ -198,11 +198,10 @@ func report(out io.Writer, o *options, cases []*benchCase) []*benchCase {
 	if statusBefore != nil && status != nil {
 		quotient(out, status, statusBefore, "")
 	}
-	if versionBefore != nil || plain != nil {
-		for _, c := range []*benchCase{version, plain, versionBefore} {
-			if c == nil {
-				continue
-			}
+	// --version ÷ hello world, for information: issue 23 retired its
+	// target.
+	for _, c := range []*benchCase{version, plain, versionBefore} {
+		if c != nil {
 			quotient(out, c, hello, "")
 		}
 	}
@@ -235,8 +234,6 @@ func report(out io.Writer, o *options, cases []*benchCase) []*benchCase {
 			target{c: base, what: base.name + " ÷ " + gitBug.name + " (CPU)",
 				value: float64(harness.Median(base.cpu)) / float64(harness.Median(gitBug.cpu)), limit: 0.5, unit: "×"})
 	}
-	// --version ÷ hello world is reported above (quotient), for
-	// information: issue 23 retired its target.
 	for _, c := range cases {
 		if c.records > 0 && c != base {
 			targets = append(targets, target{c: c, what: c.name + " ÷ " + base.name,
