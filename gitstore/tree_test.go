@@ -3,8 +3,10 @@ package gitstore
 import (
 	"bytes"
 	"encoding/hex"
+	"fmt"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -130,6 +132,62 @@ func TestTreeReaderRefusesWhatFsckRefuses(t *testing.T) {
 		}
 		if treeCases[i].refusal == "" {
 			t.Errorf("%s: git fsck says %s; the reader reads it", treeCases[i].name, f[2])
+		}
+	}
+}
+
+// TestKeptTreeAsGit: the tree a saved state's entries are kept as, for a
+// later tree to be compared against, is git mktree's tree of them to the
+// byte, with each entry placed as the tree reader places it; entries no
+// tree holds give none.
+func TestKeptTreeAsGit(t *testing.T) {
+	t.Parallel()
+	harness.NeedGit(t)
+	dir := t.TempDir()
+	gitIn(t, dir, "init", "-q", "--template=")
+	names := []string{nameA, nameB, "0000000003-conclusion-01J00000000000000000000002.json"}
+	var files []cacheEntry
+	var listing strings.Builder
+	for i, n := range names {
+		blob := gitInStdin(t, dir, fmt.Sprintf("{%d}\n", i), "hash-object", "-w", "--stdin")
+		files = append(files, cacheEntry{Name: n, Blob: blob})
+		fmt.Fprintf(&listing, "100644 blob %s\t%s\n", blob, n)
+	}
+	kept := treeOf(files)
+	if kept == nil {
+		t.Fatal("no tree kept for three records")
+	}
+	h := gitInStdin(t, dir, listing.String(), "mktree")
+	cmd := exec.Command("git", "cat-file", "tree", h)
+	cmd.Dir = dir
+	want, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git cat-file: %v", err)
+	}
+	if !bytes.Equal(kept.data, want) {
+		t.Fatalf("kept tree:\n%q\ngit mktree's:\n%q", kept.data, want)
+	}
+	read, err := parseTree(h, want, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(kept.ents, read.ents) {
+		t.Errorf("entries placed at %v, the reader places them at %v", kept.ents, read.ents)
+	}
+	for i := range names {
+		if got := string(kept.name(i)); got != names[i] {
+			t.Errorf("entry %d is named %q, want %q", i, got, names[i])
+		}
+	}
+	for what, bad := range map[string][]cacheEntry{
+		"out of order": {files[1], files[0]},
+		"twice":        {files[0], files[0]},
+		"short hash":   {{Name: nameA, Blob: files[0].Blob[:39]}},
+		"not hex":      {{Name: nameA, Blob: strings.Repeat("g", 40)}},
+		"NUL in name":  {{Name: "a\x00b", Blob: files[0].Blob}},
+	} {
+		if treeOf(bad) != nil {
+			t.Errorf("%s: a tree was kept", what)
 		}
 	}
 }
