@@ -191,3 +191,18 @@ func TestKeptTreeAsGit(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkKeptTree keeps a records/ tree of 1,000 entries as a status
+// after new records does (treeOf).
+func BenchmarkKeptTree(b *testing.B) {
+	files := make([]cacheEntry, 1000)
+	for i := range files {
+		files[i] = cacheEntry{Name: fmt.Sprintf("%010d-assessment-01J00000000000000000000000.json", i+1),
+			Blob: fmt.Sprintf("%040x", i+1)}
+	}
+	for b.Loop() {
+		if treeOf(files) == nil {
+			b.Fatal("no tree kept")
+		}
+	}
+}
