@@ -35,8 +35,8 @@ type handoverShown func(finished bool, settled string, actors []string) bool
 // handoverRows returns the row of every task that reads and that shown
 // keeps, in task order. With no task moved it lists the task refs and
 // reads one entry per task from .git/reason/handover-rows.journal, a
-// sealed journal (each entry's MAC checked, kept for the allowed signers
-// its signatures were judged against): no task is derived and no JSON
+// sealed journal (each entry's MAC checked, kept for what git judged its
+// signatures by, SignaturesDigest): no task is derived and no JSON
 // decoded but what a task's rarer parts (disagreements, failed
 // consultations, conclusions, validations, attempts, closure, findings)
 // hold. A task without an entry at its head (it moved, or its entry was
@@ -117,7 +117,7 @@ func (e *Session) movedHandoverRows(ctx context.Context, j *gitstore.Sealed, mov
 		} else if sigs, err := e.RecordSignatures(ctx, t.Task, t.Head); err == nil {
 			r.sigs = Summarize(sigs)
 		}
-		if r.sigs != nil {
+		if r.sigs.Kept() {
 			j.Put(t.Task, t.Head, formatHandoverRow(r))
 		}
 		out = append(out, r)

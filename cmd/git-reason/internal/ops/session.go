@@ -87,6 +87,7 @@ type Session struct {
 	catchingUp   sync.Mutex      // one CatchUpLive at a time
 	noLockWait   bool            // CatchUp retries a failure: its integration takes no lock another process holds
 	allowedSum   string          // allowedDigest, once per command (sigcache.go)
+	sigSum       string          // SignaturesDigest, once per command (sigcache.go)
 	early        *settings.Early // the settings listed beside discovery, until read
 	// held is set between Hold and Release; settingsSeen and catalogSeen,
 	// that the files of the settings and of the declarations were checked

@@ -39,7 +39,16 @@ func signatureOf(c signing.Check) *Signature {
 type SignatureSummary struct {
 	Counts  map[signing.Status]int `json:"counts"`
 	Signers []string               `json:"signers"`
+	// volatile: a signature it counts was judged by what
+	// SignaturesDigest does not cover (an OpenPGP or X.509 keyring, the
+	// time), so no cache keeps it (Kept).
+	volatile bool
 }
+
+// Kept reports whether s may be kept under the SignaturesDigest it was
+// judged by: every signature it counts is judged the same way while that
+// digest holds (keepable).
+func (s *SignatureSummary) Kept() bool { return s != nil && !s.volatile }
 
 // Text is the summary on one line: "3 signed by ada@example.invalid, 1
 // unsigned".
@@ -75,6 +84,9 @@ func Summarize(sigs map[string]*Signature) *SignatureSummary {
 	seen := map[string]bool{}
 	for _, s := range sigs {
 		out.Counts[s.Status]++
+		if !keepable(signing.Check{Status: s.Status, Key: s.Key}) {
+			out.volatile = true
+		}
 		if s.Status == signing.Good && !seen[s.Signer] {
 			seen[s.Signer] = true
 			out.Signers = append(out.Signers, s.Signer)
@@ -125,7 +137,7 @@ func (e *Session) TaskSignatures(ctx context.Context, task, head string) *Signat
 // (its Reason-Record trailer is checked by replay), so the new commits'
 // checks add records the entry's summary does not count.
 func (e *Session) signaturesAfterTail(ctx context.Context, task, head string) *SignatureSummary {
-	allowed, err := e.allowedDigest()
+	allowed, err := e.SignaturesDigest()
 	if err != nil || head == "" {
 		return nil
 	}
@@ -149,8 +161,8 @@ func (e *Session) signaturesAfterTail(ctx context.Context, task, head string) *S
 	}
 	seen := map[string]bool{}
 	for _, c := range fresh {
-		if c.Record == "" || seen[c.Record] {
-			return nil
+		if c.Record == "" || seen[c.Record] || !keepable(c) {
+			return nil // a verdict no log keeps: RecordSignatures asks
 		}
 		seen[c.Record] = true
 		sum.Counts[c.Status]++
@@ -172,8 +184,9 @@ func (e *Session) signaturesAfterTail(ctx context.Context, task, head string) *S
 // checks kept by head in the task's signature log under
 // .git/reason/signatures/ (gitstore/siglog.go) and checks only the
 // commits since its last head (signaturesSince: git log only for signed
-// ones), appending them; the log is written anew when the allowed
-// signers change. verify and pull ask git afresh (Signatures); reuse
+// ones), appending them; the log is written anew when what git judges
+// signatures by changes (SignaturesDigest), and holds no verdict that
+// digest does not decide (an OpenPGP or X.509 one is asked again). verify and pull ask git afresh (Signatures); reuse
 // reads the commits themselves, with no cache (signaturesSince).
 func (e *Session) RecordSignatures(ctx context.Context, task, head string) (map[string]*Signature, error) {
 	if head == "" {
@@ -183,7 +196,7 @@ func (e *Session) RecordSignatures(ctx context.Context, task, head string) (map[
 	if sigs, ok := e.unsignedSince(task, head, log); ok {
 		return sigs, nil
 	}
-	allowed, err := e.allowedDigest()
+	allowed, err := e.SignaturesDigest()
 	if err != nil {
 		return nil, err
 	}
@@ -277,6 +290,11 @@ func (e *Session) unsignedSince(task, head string, log []gitstore.SigEntry) (map
 // cannot be. A log not written is asked again next time, so a failure
 // is not the reader's.
 func (e *Session) logSignatures(task, head, allowed string, last *gitstore.SigEntry, fresh, checks []signing.Check) {
+	for _, c := range checks {
+		if !keepable(c) {
+			return // judged by a keyring or the time: asked again next time
+		}
+	}
 	summary, err := json.Marshal(Summarize(byRecord(checks)))
 	if err != nil {
 		return
@@ -358,8 +376,14 @@ func (e *Session) verdicts() (*signing.Verdicts, error) {
 // SignaturesDigest identifies the configuration git judges signatures
 // by now: the allowed signers (allowedDigest), the ssh program and the
 // revocation file's path and content. A verdict kept under another was
-// judged by other rules.
+// judged by other rules. Every cache of what git judged (the verdicts,
+// verify's journal, and what read surfaces keep: the signature logs, the
+// status memos, the summaries and rows of every task) is kept under it,
+// and holds only verdicts it decides (keepable).
 func (e *Session) SignaturesDigest() (string, error) {
+	if e.sigSum != "" && !e.resident {
+		return e.sigSum, nil
+	}
 	allowed, err := e.allowedDigest()
 	if err != nil {
 		return "", err
@@ -377,5 +401,6 @@ func (e *Session) SignaturesDigest() (string, error) {
 		}
 		h.Write(data)
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	e.sigSum = hex.EncodeToString(h.Sum(nil))
+	return e.sigSum, nil
 }

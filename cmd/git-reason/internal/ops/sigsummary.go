@@ -31,7 +31,8 @@ const fewMoved = 16
 // head now, by task: what the task list filters by (signed, unsigned, not
 // verifying) and the status of every task shows. It reads
 // .git/reason/signature-summaries.journal, a journal (gitstore.Journal)
-// kept for the allowed signers: only the tasks whose head moved are asked
+// kept for what git judges signatures by (SignaturesDigest), of the
+// summaries it decides (SignatureSummary.Kept): only the tasks whose head moved are asked
 // about, a few from their own signature caches, many together in one git
 // log, and their entries are appended. A task git could not be asked
 // about has none.
@@ -43,12 +44,12 @@ func (e *Session) SignatureSummaries(ctx context.Context) (map[string]*Signature
 	if err != nil {
 		return nil, err
 	}
-	allowed, err := e.allowedDigest()
+	digest, err := e.SignaturesDigest()
 	if err != nil {
 		return nil, err
 	}
 	dir := filepath.Join(e.Repo.CommonDir, "reason")
-	j := gitstore.ReadJournal(filepath.Join(dir, summariesFile), "allowed signers "+allowed)
+	j := gitstore.ReadJournal(filepath.Join(dir, summariesFile), "signatures "+digest)
 	out := make(map[string]*SignatureSummary, len(tasks))
 	var moved []record.TaskHead
 	for _, t := range tasks {
@@ -91,7 +92,7 @@ func (e *Session) SignatureSummaries(ctx context.Context) (map[string]*Signature
 	}
 	fresh := j.Len() == 0
 	j.Save(order, func(task string) (string, bool) {
-		return at[task], out[task] != nil
+		return at[task], out[task].Kept()
 	}, func(task string) ([]byte, bool) {
 		return formatSummary(out[task]), true
 	}, changed)

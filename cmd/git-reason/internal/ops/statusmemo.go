@@ -15,8 +15,9 @@ import (
 // 1,000-record task's status costs what a 1-record task's does. Any
 // other head (a new record, a fetched one) is loaded and replayed
 // (State), and its summary kept for next time. The signatures part is
-// the memo's only while the allowed signers are the ones it was judged
-// against.
+// the memo's only while git judges signatures by what it was judged by
+// (SignaturesDigest), and never when one of them depends on more
+// (SignatureSummary.Kept).
 func (e *Session) TaskStatus(ctx context.Context, task string) (record.Status, *SignatureSummary, string, error) {
 	m, head, err := e.taskMemo(ctx, task, statusMemoKind, nil)
 	return m.Status, m.Signatures, head, err
@@ -39,7 +40,7 @@ func (e *Session) taskMemo(ctx context.Context, task, kind string, report func(*
 	if err != nil {
 		return statusMemo{}, "", err
 	}
-	allowed, _ := e.allowedDigest() // "": signatures are read afresh
+	allowed, _ := e.SignaturesDigest() // "": signatures are read afresh
 	var m statusMemo
 	if data := e.Store.Memo(kind, task, head); data != nil && json.Unmarshal(data, &m) == nil {
 		if m.Allowed != allowed || allowed == "" {
@@ -58,8 +59,8 @@ func (e *Session) taskMemo(ctx context.Context, task, kind string, report func(*
 		}
 		m.Report = report(st)
 	}
-	if m.Signatures == nil {
-		m.Allowed = "" // not read: read again next time
+	if !m.Signatures.Kept() {
+		m.Allowed = "" // not read, or not to be kept: read again next time
 	}
 	if data, err := json.Marshal(m); err == nil {
 		e.Store.SaveMemo(kind, task, head, data)
@@ -100,8 +101,8 @@ const (
 type statusMemo struct {
 	Status     record.Status     `json:"status"`
 	Signatures *SignatureSummary `json:"signatures,omitempty"`
-	// Allowed is the digest of the allowed signers Signatures was judged
-	// against (allowedDigest).
+	// Allowed is the digest of what git judged Signatures by
+	// (SignaturesDigest).
 	Allowed string `json:"allowed,omitempty"`
 	// Report is the task's markdown report (report memos only).
 	Report string `json:"report,omitempty"`

@@ -35,8 +35,8 @@ type StatusRow struct {
 // name, as StatusAll and SignatureSummaries give them. With no task
 // moved it lists the task refs and reads one small entry per task from
 // .git/reason/status-rows.journal, a sealed journal (each entry's MAC
-// checked, kept for the allowed signers the signature lines were judged
-// against): no status or signature summary is decoded. The tasks with
+// checked, kept for what git judged the signature lines by,
+// SignaturesDigest): no status or signature summary is decoded. The tasks with
 // no entry at their head (they moved, or an entry was edited) are
 // derived alone and their rows appended (movedRows), up to manyMoved of
 // them; past that, or when one does not read, every task's status and
@@ -78,7 +78,7 @@ func (e *Session) StatusRows(ctx context.Context) ([]StatusRow, error) {
 			r.NotVerified = record.NotVerified(s.DoesNotVerify)
 		}
 		rows = append(rows, r)
-		if _, ok := j.Get(t.Task, t.Head); !ok && sumsErr == nil && sums[s.Task] != nil {
+		if _, ok := j.Get(t.Task, t.Head); !ok && sumsErr == nil && sums[s.Task].Kept() {
 			j.Put(t.Task, t.Head, formatStatusRow(r))
 		}
 	}
@@ -133,13 +133,16 @@ func (e *Session) movedRows(ctx context.Context, j *gitstore.Sealed, tasks []rec
 		if err != nil {
 			return false
 		}
+		sum := Summarize(sigs[i])
 		r := StatusRow{Task: t.Task, Phase: s.Phase, Closed: s.Closed != nil, Records: s.Records, Reviews: s.ReviewCount,
-			Updated: s.Updated, Subject: s.Subject, Signatures: Summarize(sigs[i]).Text(), Needs: len(refused) > 0}
+			Updated: s.Updated, Subject: s.Subject, Signatures: sum.Text(), Needs: len(refused) > 0}
 		if s.DoesNotVerify != nil {
 			r.NotVerified = record.NotVerified(s.DoesNotVerify)
 		}
 		rows[i] = r
-		j.Put(t.Task, t.Head, formatStatusRow(r))
+		if sum.Kept() {
+			j.Put(t.Task, t.Head, formatStatusRow(r))
+		}
 	}
 	e.Store.SaveVerdicts()
 	names := make([]string, len(tasks))
@@ -228,16 +231,17 @@ func parseStatusRow(task string, data []byte) (StatusRow, bool) {
 }
 
 // rowsJournal lists the task refs and opens the sealed journal file of
-// rows kept by head, scoped by kind and the allowed signers (a row's
-// signature lines were judged against them).
+// rows kept by head, scoped by kind and what git judges signatures by
+// (SignaturesDigest: a row's signature lines were judged by it); a row
+// whose signatures depend on more (SignatureSummary.Kept) is not kept.
 func (e *Session) rowsJournal(ctx context.Context, file, kind string) ([]record.TaskHead, *gitstore.Sealed, error) {
 	tasks, err := e.Store.Tasks(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	allowed, err := e.allowedDigest()
+	digest, err := e.SignaturesDigest()
 	if err != nil {
 		return nil, nil, err
 	}
-	return tasks, gitstore.OpenSealed(e.Repo, file, kind+"; allowed signers "+allowed), nil
+	return tasks, gitstore.OpenSealed(e.Repo, file, kind+"; signatures "+digest), nil
 }
