@@ -2,12 +2,11 @@ package gitstore
 
 import (
 	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"io/fs"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -377,9 +376,10 @@ func fileName(task string) string {
 // (mode 0600) under dir: the HMACs of what .git/reason/ keeps and trusts
 // (the remembered verifications, the memos, the commits this clone wrote)
 // are made with it, so that an entry edited, or copied from another
-// repository, matches nothing. With create, a missing key is made; a key
-// another process made first is read, not replaced. Without, a missing
-// key is nil and no error.
+// repository, matches nothing. With create, a missing key, or a file
+// holding none (a crash of a release before this one could leave it
+// empty), is made under its lock (git.MakeKey); a key another process made
+// first is read, not replaced. Without, a missing key is nil and no error.
 func repoKey(dir string, create bool) ([]byte, error) {
 	path := filepath.Join(dir, "verified.key")
 	key, err := os.ReadFile(path)
@@ -389,34 +389,9 @@ func repoKey(dir string, create bool) ([]byte, error) {
 	if !create {
 		return nil, nil
 	}
-	if err == nil {
-		return nil, errors.New("repository key: unreadable verified.key")
-	}
-	key = make([]byte, 32)
-	if _, err := rand.Read(key); err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return nil, err
-	}
-	// Exclusive: a key another process made first is read, not replaced.
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	switch {
-	case errors.Is(err, fs.ErrExist):
-		if key, err = os.ReadFile(path); err != nil || len(key) != 32 {
-			return nil, errors.New("repository key: unreadable verified.key")
-		}
-		return key, nil
-	case err != nil:
-		return nil, err
-	}
-	_, err = f.Write(key)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	key, _, err = git.MakeKey(path, 32, git.Wait)
 	if err != nil {
-		os.Remove(f.Name())
-		return nil, err
+		return nil, fmt.Errorf("repository key: %w", err)
 	}
 	return key, nil
 }

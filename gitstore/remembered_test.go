@@ -13,6 +13,30 @@ import (
 	"git-reason/reliability/harness"
 )
 
+// TestRememberedAfterAnEmptyKey: a verified.key left empty (a process
+// that died between creating it and writing the key, before the key was
+// written through its lock) is made again by the next save, which then
+// remembers, instead of failing on "unreadable verified.key" in every
+// command from then on.
+func TestRememberedAfterAnEmptyKey(t *testing.T) {
+	t.Parallel()
+	r := discoverT(t, initRepo(t))
+	key := filepath.Join(r.CommonDir, "reason", "verified.key")
+	harness.WriteFile(t, key, "")
+	x := strings.Repeat("a", 40)
+	m := OpenRemembered(r)
+	m.Add("T", x)
+	if err := m.Save(); err != nil {
+		t.Fatalf("save over an empty key: %v", err)
+	}
+	if fi, err := os.Stat(key); err != nil || fi.Size() != 32 || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("key file after the save: %v, %v", fi, err)
+	}
+	if !OpenRemembered(r).Has("T", x) {
+		t.Fatal("the head saved is not remembered")
+	}
+}
+
 // TestRememberedOnlyItsOwnEntries: what one process remembers and saves
 // another reads back; an entry edited, moved to another task or another
 // task's file, or kept after its key changed is not remembered; a file

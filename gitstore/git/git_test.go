@@ -121,3 +121,67 @@ func TestLock(t *testing.T) {
 		t.Error("a failed write left its lock")
 	}
 }
+
+// TestMakeKey: a missing key, and a file holding none (empty, as a crash
+// between creating the file and writing it left it before MakeKey, or cut
+// short), is made: 32 bytes, mode 0600, no lock left; a whole key is read
+// and kept; processes racing for a missing key all get the one the first
+// made; a file that cannot be read is an error and stays.
+func TestMakeKey(t *testing.T) {
+	dir := t.TempDir()
+	for _, before := range []string{"", "short"} {
+		path := filepath.Join(dir, "key-"+before)
+		if before != "" {
+			if err := os.WriteFile(path, []byte(before), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dir, "empty"), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []string{path, filepath.Join(dir, "empty")} {
+			key, made, err := MakeKey(p, 32, 0)
+			got, rerr := os.ReadFile(p)
+			fi, serr := os.Stat(p)
+			if err != nil || rerr != nil || serr != nil || !made || len(key) != 32 || string(got) != string(key) || fi.Mode().Perm() != 0o600 {
+				t.Fatalf("MakeKey(%s) = %x, %v, %v; file %x (%v), mode %v", filepath.Base(p), key, made, err, got, rerr, fi.Mode())
+			}
+			again, made, err := MakeKey(p, 32, 0)
+			if err != nil || made || string(again) != string(key) {
+				t.Fatalf("MakeKey(%s) again = %x, %v, %v: want the key kept", filepath.Base(p), again, made, err)
+			}
+			if _, err := os.Stat(p + ".lock"); err == nil {
+				t.Fatal("MakeKey left its lock")
+			}
+		}
+	}
+
+	path := filepath.Join(dir, "raced")
+	keys := make(chan []byte, 8)
+	for range cap(keys) {
+		go func() {
+			key, _, err := MakeKey(path, 32, 5*time.Second)
+			if err != nil {
+				t.Error(err)
+			}
+			keys <- key
+		}()
+	}
+	first := <-keys
+	for range cap(keys) - 1 {
+		if k := <-keys; string(k) != string(first) || len(k) != 32 {
+			t.Fatalf("racing MakeKey gave %x and %x", first, k)
+		}
+	}
+
+	unreadable := filepath.Join(dir, "dir")
+	if err := os.Mkdir(unreadable, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := MakeKey(unreadable, 32, 0); err == nil {
+		t.Fatal("MakeKey over a directory succeeded")
+	}
+	if fi, err := os.Stat(unreadable); err != nil || !fi.IsDir() {
+		t.Fatalf("the directory is gone: %v", err)
+	}
+}

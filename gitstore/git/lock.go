@@ -1,6 +1,7 @@
 package git
 
 import (
+	crand "crypto/rand"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -75,17 +76,18 @@ func (l *Lock) commit(data []byte, mode os.FileMode, sync bool) error {
 	return l.Place()
 }
 
-// write writes data to the lock, sets mode (unless 0), syncs it when
-// sync is set and closes it.
+// write sets the lock's mode (unless 0), writes data to it, syncs it
+// when sync is set and closes it. The mode is set first, so that content
+// meant for its owner alone (a key) is never readable by others.
 func (l *Lock) write(data []byte, mode os.FileMode, sync bool) error {
 	f := l.f
-	if _, err := f.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", f.Name(), err)
-	}
 	if mode != 0 {
 		if err := f.Chmod(mode); err != nil {
 			return fmt.Errorf("chmod %s: %w", f.Name(), err)
 		}
+	}
+	if _, err := f.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", f.Name(), err)
 	}
 	if sync {
 		if err := f.Sync(); err != nil {
@@ -183,3 +185,35 @@ func AppendFile(target string, data []byte, mode os.FileMode, wait time.Duration
 // ErrMoved is AppendFile's error for a file no longer the length its
 // caller read.
 var ErrMoved = errors.New("file changed since it was read")
+
+// MakeKey makes the random key of size bytes that target keeps (mode
+// 0600) when target is missing or holds no key of that size (empty, cut
+// short),
+// under its lock: of processes racing, the first makes it and the others
+// read it, and a crash leaves the old file or a whole key, never an empty
+// or partial one. A file that cannot be read is an error, left as it is.
+// made reports whether this call wrote the key.
+func MakeKey(target string, size int, wait time.Duration) (key []byte, made bool, err error) {
+	l, err := TakeLock(target, wait)
+	if err != nil {
+		return nil, false, err
+	}
+	switch key, err := os.ReadFile(target); {
+	case err == nil && len(key) == size:
+		l.Release()
+		return key, false, nil
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		l.Release()
+		return nil, false, err
+	}
+	key = make([]byte, size)
+	if _, err := crand.Read(key); err != nil {
+		l.Abandon()
+		return nil, false, err
+	}
+	if err := l.Commit(key, 0o600); err != nil {
+		l.Abandon()
+		return nil, false, err
+	}
+	return key, true, nil
+}

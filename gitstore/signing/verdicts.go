@@ -3,7 +3,6 @@ package signing
 import (
 	"bytes"
 	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -11,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"git-reason/gitstore/git"
 )
 
 // Verdicts keeps git's verdicts on signed commits across runs, so that a
@@ -204,22 +205,16 @@ func (v *Verdicts) Save() {
 	}
 }
 
-// haveKey makes the MAC key when there is none yet.
+// haveKey makes the MAC key when there is none yet (or the file holds
+// none: a crash of a release before this one could leave it empty), under
+// its lock (git.MakeKey), giving way to another process that holds it.
 func (v *Verdicts) haveKey() bool {
 	if v.key != nil {
 		return true
 	}
-	key := make([]byte, 32)
-	if _, err := rand.Read(key); err != nil {
-		return false
-	}
-	f, err := os.OpenFile(filepath.Join(v.dir, "verdicts.key"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
+	key, made, err := git.MakeKey(filepath.Join(v.dir, "verdicts.key"), 32, 0)
+	if err != nil || !made {
 		return false // another process made one first: its entries are its own
-	}
-	_, werr := f.Write(key)
-	if cerr := f.Close(); werr != nil || cerr != nil {
-		return false
 	}
 	v.key = key
 	return true

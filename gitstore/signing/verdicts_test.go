@@ -109,3 +109,22 @@ func TestOtherVerdicts(t *testing.T) {
 		t.Error("a verdict was kept with no keyring digest")
 	}
 }
+
+// TestVerdictsAfterAnEmptyKey: a verdicts.key left empty (a process that
+// died between creating it and writing the key, before the key was
+// written through its lock) is made again by the next save, whose
+// verdicts are then kept, instead of no verdict being kept from then on.
+func TestVerdictsAfterAnEmptyKey(t *testing.T) {
+	dir := t.TempDir()
+	key := filepath.Join(dir, "reason", "signatures", "verdicts.key")
+	harness.WriteFile(t, key, "")
+	v := OpenVerdicts(dir, "config-one")
+	v.keep([]string{"c1", "G", "fully", "SHA256:abc", "ada@example.invalid", "SHA256:abc", "Ada <ada@example.invalid>", "R1"}, FormatSSH, false)
+	v.Save()
+	if fi, err := os.Stat(key); err != nil || fi.Size() != 32 || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("key file after the save: %v, %v", fi, err)
+	}
+	if _, ok := OpenVerdicts(dir, "config-one").lookup("c1"); !ok {
+		t.Fatal("the verdict saved is not kept")
+	}
+}
