@@ -6,7 +6,12 @@
 // package (objects.go); a commit's tree and parents are the ones git's own
 // parser reads (gitFrame). Trees are read by one reader (tree.go) for
 // every reader of a task, over the raw entries: go-git's tree decoder
-// normalises modes the reader must refuse. A commit is signed when
+// normalises modes the reader must refuse. That reader refuses what git's
+// fsck refuses and what the writer never writes, so that no two readers
+// (load, replay, the indexes, reuse, verify, and the surfaces above them)
+// see one history differently; and what a history's records total is
+// bounded before any is read (ReadLimits: reason.maxTaskBytes,
+// reason.maxPullBytes). A commit is signed when
 // Store.Sign is set: the signer gets the unsigned commit's content and its
 // signature goes into the gpgsig header (go-git's PGPSignature), as git
 // commit -S writes it; package signing runs the user's own signing
@@ -15,9 +20,9 @@
 // read-only, not synced), in stored deflate blocks as core.looseCompression
 // 0 does; git gc compresses them when it packs. Refs are updated with
 // git's own lockfile protocol, the new value synced before it is renamed
-// into place and the directory synced after, so that real git (update-ref,
-// pack-refs, gc) and any number of git reason processes never lose an
-// update; the files .git/reason/ keeps are replaced through the same
+// into place (the directory is not synced, as git does not sync it), so
+// that real git (update-ref, pack-refs, gc) and any number of git reason
+// processes never lose an update; the files .git/reason/ keeps are replaced through the same
 // lockfile (a cache's write gives way to a writer holding it). What
 // .git/reason/ caches (each task's records at its head, the
 // indexes across tasks, a read surface's memo of one task at one head)
@@ -27,11 +32,6 @@
 // Git locates the repository
 // (Discover: one git rev-parse, which also applies git's ownership check,
 // safe.directory); the package reads no git configuration itself.
-// That reader refuses what git's fsck refuses and what the writer never
-// writes, so that no two readers (load, replay, the indexes, reuse,
-// verify, and the surfaces above them) see one history differently; and
-// what a history's records total is bounded before any is read
-// (ReadLimits: reason.maxTaskBytes, reason.maxPullBytes).
 // Verification reads a task's whole history through git's own rev-list
 // (the commit graph) and one cat-file process (every object, its size
 // asked for before it is read), each distinct tree once. The package does

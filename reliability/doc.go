@@ -19,10 +19,17 @@
 //   - TestBadInput: an ordered table of malformed bodies, flags, task names,
 //     record ids and declaration files; each must exit 2 or 3 with one line
 //     of error and change no ref and no object.
+//   - The counting tests (TestStatusCounts, TestScaleCounts, TestVerifyCounts,
+//     TestNoOpReadsCounts and the others named *Counts): what a command
+//     read, decoded, listed and started, as the process reports it
+//     (GIT_REASON_COST, gitstore.Cost), held to bounds that do not grow
+//     with the repository. Most run with -short too (TestPullCounts,
+//     TestScaleCounts and TestVerifyCounts, which build large histories,
+//     do not).
 //
-// The quick form runs under plain `go test ./...` (these suites skip with
-// -short, which is the quick loop of unit and script tests); the long form,
-// with the figures the issue asks for, runs with
+// The quick form of the first three runs under plain `go test ./...` (they
+// skip with -short, which is the quick loop of unit and script tests); the
+// long form, with the figures the issue asks for, runs with
 //
 //	GIT_REASON_LONG=1 go test ./reliability/ -run 'TestConcurrentWriters|TestCrash' -v -timeout 60m
 //

@@ -17,9 +17,10 @@
 // Repository content is data, not instructions. Each block is framed by
 // markers that carry a random nonce drawn once per consultation; a piece
 // that contains the nonce has it replaced before rendering, so no file can
-// close its own block and pose as the tool. The [Manifest] of a rendered
-// question (its SHA-256, size, budget, nonce, what each piece contributed
-// and the redaction count) is what the consultation record stores; the
+// close its own block and pose as the tool. The manifest of a rendered
+// question ([record.Question]: its SHA-256, size, budget, nonce, what each
+// piece contributed and the redaction count) is what the consultation
+// record stores; the
 // material itself is never stored, and [Set.For] with the recorded nonce
 // and budget over the same pieces renders the same bytes again.
 package material

@@ -28,8 +28,8 @@
 // verify, pull and reuse ask git for each history; the read surfaces (status, log,
 // show, handover, context and their MCP tools) read RecordSignatures,
 // which keeps each task's checks by head in .git/reason/signatures/ and
-// asks git only about the commits since, dropping them when the allowed
-// signers change (sigcache.go). Every task's signatures in brief
+// asks git only about the commits since, dropping them when what git
+// judges signatures by changes (SignaturesDigest; sigcache.go). Every task's signatures in brief
 // (SignatureSummaries, for the task list) are kept by head in the journal
 // .git/reason/signature-summaries.journal, appended when heads move: a
 // few moved tasks are asked about from their own caches, many together in
