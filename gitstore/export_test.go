@@ -128,3 +128,14 @@ func TaskCacheAt(s *Store, task string) (string, int) {
 	}
 	return c.Head, len(c.Entries)
 }
+
+// AsRelease makes this process name itself release name (what the
+// journals' first lines and the MACs of the verdicts kept under
+// .git/reason/ name), until the returned function restores it: what
+// another release of git reason would write. A test calling it must not
+// run in parallel.
+func AsRelease(name string) (restore func()) {
+	was := release
+	release = func() string { return name }
+	return func() { release = was }
+}

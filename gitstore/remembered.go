@@ -33,13 +33,15 @@ import (
 //   - an entry names a commit id, which names the commit's whole history;
 //     a forged or rewritten ref points at another commit, which matches no
 //     entry, and its history is replayed whole;
-//   - each head carries an HMAC-SHA256 of its task and head under a
-//     random key kept beside it (.git/reason/verified.key, created on
-//     first use, mode 0600); a head whose MAC does not match (edited,
-//     copied to another task or another task's file, or written with
-//     another key) is ignored, and so is a task's whole entry when a later
-//     entry of its file replaces it with one that does not match: editing
-//     the files can only make verification do more work;
+//   - each head carries an HMAC-SHA256 of the release that replayed it,
+//     its task and head under a random key kept beside it
+//     (.git/reason/verified.key, created on first use, mode 0600); a head
+//     whose MAC does not match (edited, copied to another task or another
+//     task's file, written with another key, or by another release,
+//     whose rules are not this one's) is ignored, and so is a task's
+//     whole entry when a later entry of its file replaces it with one
+//     that does not match: editing the files can only make verification
+//     do more work;
 //   - the replay state at a remembered head is recomputed from that
 //     head's own records/ tree and records (see record.Base), never read
 //     from the file.
@@ -76,9 +78,8 @@ const (
 )
 
 // rememberedMagic is the first line of a task's file (and was the
-// journal's). Unlike the caches' journals it names no release: what it
-// holds is a replay's verdict, kept across releases as the file before it
-// was.
+// journal's). It names no release: each head's MAC does (a replay's
+// verdict is the rules of the release that replayed).
 const rememberedMagic = "git reason journal 1 verified v1\n"
 
 // rememberedTask is a task's entry: its heads, oldest first, and what
@@ -187,8 +188,10 @@ func readRememberedOld(path string) journalFile {
 	return j
 }
 
+// mac is the MAC of head remembered for task: by this release, whose
+// replay found it clean (another release's rules may find otherwise).
 func (m *Remembered) mac(task, head string) string {
-	return keyedMAC(m.key, "git-reason verified v1\x00"+task+"\x00"+head, nil)
+	return keyedMAC(m.key, "git-reason verified v2\x00"+release()+"\x00"+task+"\x00"+head, nil)
 }
 
 // reuseMAC is the MAC of a reuse memo of task.

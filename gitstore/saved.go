@@ -27,9 +27,10 @@ import (
 //
 // Like Remembered and the memos, it only saves work and is never a
 // source of trust: the file carries an HMAC-SHA256, under the repository key
-// (verified.key), of its task, head and content, so a file edited,
-// copied from another repository or another task, or written without
-// the key is ignored and the task is read and replayed as if there were
+// (verified.key), of the release that saved it, its task, head and
+// content, so a file edited, copied from another repository or another
+// task, written without the key or by another release (whose replay
+// may find what this one's does not) is ignored and the task is read and replayed as if there were
 // none. Its head must still be in the ref's history (the replay reaches
 // it as the one base, with the records/ tree the file lists: git's tree
 // of that head when it was saved, under the MAC), and what the file
@@ -69,8 +70,11 @@ func (s *Store) savedPath(task string) string {
 	return filepath.Join(s.Repo.CommonDir, "reason", "states", fileName(task)+".state")
 }
 
+// savedMAC is the MAC of a segment: of the release that saved it too,
+// since a state is saved only where that release's replay found nothing,
+// and its facts and links are that release's decoding.
 func savedMAC(key []byte, task, head, prev string, body []byte) string {
-	return keyedMAC(key, "git-reason state v4\x00"+task+"\x00"+head+"\x00"+prev+"\x00", body)
+	return keyedMAC(key, "git-reason state v5\x00"+release()+"\x00"+task+"\x00"+head+"\x00"+prev+"\x00", body)
 }
 
 // savedState is a saved state as read: its head, its records and their
