@@ -7,8 +7,9 @@
 // It is a program of its own so that git-reason links none of what only
 // these verbs need (net/http, crypto/tls, html/template, the MCP SDK),
 // whose initialisation every other verb would otherwise pay at start-up:
-// measured, one binary puts git reason assess over its budget of 4x git
-// notes append (docs/PERFORMANCE.md).
+// measured, one binary puts git reason assess past its budget of 0.5x
+// git-bug's comment add in CPU time (docs/PERFORMANCE.md, "Levers
+// measured and not shipped").
 package main
 
 import (
