@@ -46,7 +46,8 @@
 // -baseline REV adds the same assess (and status) as built from revision REV of this
 // module (from the main package -baseline-pkg: ./cmd/git-reason--net times
 // git-reason as one binary with the network linked in; git archive, then
-// go build), in its own copy of the first
+// go build with the build under test's tags unless -baseline-tags says
+// otherwise), in its own copy of the first
 // repository so that neither build's caches go stale under the other's
 // writes, timed in the same rounds: before and after from one run. With
 // -cpuprofile DIR it then profiles every case that missed its target, using
@@ -113,7 +114,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.IntVar(&o.profRuns, "profile-runs", 40, "processes profiled per missed case (their profiles are merged)")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the per-round shuffle")
 	fs.StringVar(&o.baseline, "baseline", "", "also time assess as built from this git revision of the module, in a copy of the first repository, in the same rounds (before and after a change, from one run)")
-	fs.StringVar(&o.baseTags, "baseline-tags", "", "build tags of the -baseline build (default none, a plain go build; give "+installTags+" to compare with the build under test alike)")
+	fs.StringVar(&o.baseTags, "baseline-tags", installTags, "build tags of the -baseline build (by default the build under test's, so that both are built alike; \"\" for a plain go build)")
 	fs.StringVar(&o.basePkg, "baseline-pkg", "./cmd/git-reason", "the main package the -baseline build is built from, as git-reason: ./cmd/git-reason--net is git-reason with the network verbs linked in, the one-binary build")
 	fs.IntVar(&o.instructions, "instructions", 0, "also count the instructions of each start-up case and of assess in the first repository under valgrind's cachegrind, median of `N` runs (load-independent; needs valgrind)")
 	fs.StringVar(&o.gitBug, "git-bug", os.Getenv("GIT_BUG"), "a git-bug `binary` (v0.8.0) whose comment add is timed beside assess in the first repository (default $GIT_BUG)")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -97,7 +98,9 @@ func TestStartupOnly(t *testing.T) {
 	}
 	args := []string{"-only", "startup", "-baseline", "HEAD", "-runs", "2", "-sizes", "20", "-per-task", "10", "-dir", t.TempDir()}
 	rows := []string{"git notes --ref=x append", "(startup floor)", "git-reason --version at ",
-		"git-reason --version ÷ hello-world Go program: "}
+		"git-reason --version ÷ hello-world Go program: ",
+		// The baseline is built as the build under test is, by default.
+		fmt.Sprintf(" with -tags %q and copied ", installTags)}
 	if _, err := exec.LookPath("valgrind"); err == nil {
 		args = append(args, "-instructions", "1")
 		rows = append(rows, " instructions (", " minor page faults (")

@@ -484,9 +484,9 @@ func (b *bench) baselineCase(out io.Writer, n int) (*benchCase, error) {
 		return nil, fmt.Errorf("git archive %s: %v\n%s", rev, err, out)
 	}
 	bin := filepath.Join(b.dir, "bin-baseline")
-	// A plain go build by default: until README's install command named
-	// build tags, that was how a user got the program. -baseline-tags
-	// builds it as the build under test is built, to measure one change.
+	// Built with the build under test's tags by default (-baseline-tags),
+	// so that a before and after measures the change, not the tags: a
+	// plain go build starts slower (the --version case without -tags).
 	build := exec.Command("go", "build", "-o", filepath.Join(bin, "git-reason"), "-tags", b.o.baseTags, b.o.basePkg)
 	build.Dir = src
 	if out, err := build.CombinedOutput(); err != nil {
@@ -496,7 +496,7 @@ func (b *bench) baselineCase(out io.Writer, n int) (*benchCase, error) {
 	if err := copyRepo(filepath.Join(b.dir, fmt.Sprintf("repo-%d", n)), repo); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(out, "# built git-reason from %s at %s and copied %s in %s\n", b.o.basePkg, rev, filepath.Base(repo), since(start))
+	fmt.Fprintf(out, "# built git-reason from %s at %s with -tags %q and copied %s in %s\n", b.o.basePkg, rev, b.o.baseTags, filepath.Base(repo), since(start))
 	at := rev
 	if b.o.basePkg != "./cmd/git-reason" {
 		at += " from " + b.o.basePkg

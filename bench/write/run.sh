@@ -8,7 +8,8 @@
 # (-runs N, -sizes A,B,C, -status N, -dir DIR to keep and reuse the
 # generated repositories, -cpuprofile DIR to profile what misses its target,
 # -baseline REV to time assess as built from REV in the same rounds,
-# -baseline-tags TAGS to build that revision with TAGS (as the build under test),
+# -baseline-tags TAGS to build that revision with TAGS (by default the build
+# under test's tags; "" for a plain go build),
 # -baseline-pkg ./cmd/git-reason--net to build it as one binary with the
 # network verbs linked in,
 # -only startup to time only --version, hello world and the startup floor,
