@@ -153,8 +153,11 @@ func WriteFile(target string, data []byte, mode os.FileMode, wait time.Duration,
 // With create a missing file is made (mode); without, a missing file is
 // an error (fs.ErrNotExist: its writer writes it whole). size, when not
 // negative, is how long the file must still be, the state data goes on
-// from: a file of another length is left as it is (ErrMoved). The one way
-// this program appends to a file of its own under .git/reason/.
+// from: a file of another length is left as it is (ErrMoved). The way
+// this program appends to a file of its own under .git/reason/ that is
+// also written whole; the lists nothing ever replaces (written.d/ and
+// checked.d/, the signature verdicts, the advisors' outcomes.jsonl) take
+// each append as one O_APPEND write, without a lock.
 func AppendFile(target string, data []byte, mode os.FileMode, wait time.Duration, create bool, size int64) error {
 	l, err := TakeLock(target, wait)
 	if err != nil {
