@@ -31,9 +31,10 @@ import (
 // seen by such a read yet can cost is a reuse not made (a review planned
 // that could have been spared), never a reuse of a conclusion that does
 // not stand. Each entry carries a MAC (Sealed's, under the repository
-// key, of the subject, the task, its head and its standing conclusions):
-// an entry a stranger wrote or edited (a trivial conclusion made to stand
-// on another subject, critical, to spare that subject's review) is derived
+// key, of the release that derived it, the subject, the task, its head
+// and its standing conclusions): an entry a stranger wrote or edited (a
+// trivial conclusion made to stand on another subject, critical, to spare
+// that subject's review), or one another release derived, is derived
 // again from the ref, as a moved head is.
 
 // subjectsVersion changes whenever the files' shape or meaning changes.
@@ -52,14 +53,17 @@ type subjectEntry struct {
 }
 
 // subjectSeal is the MAC of the entries of subject key's file, nil
-// without a repository key (and create false, or none can be made).
+// without a repository key (and create false, or none can be made). Its
+// scope names this release too: an entry is the standing conclusions the
+// release that wrote it derived, and another release's rules may derive
+// others from the same records.
 func (s *Store) subjectSeal(key string, create bool) *Sealed {
 	dir := filepath.Join(s.Repo.CommonDir, "reason")
 	k, err := repoKey(dir, create)
 	if err != nil || k == nil {
 		return nil
 	}
-	return &Sealed{name: "subjects", scope: key, dir: dir, key: k}
+	return &Sealed{name: "subjects", scope: release() + "\x00" + key, dir: dir, key: k}
 }
 
 // sealed is e with its MAC as task's entry under seal.
