@@ -3,7 +3,6 @@ package ops
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"git-reason/cmd/git-reason/internal/settings"
 	"git-reason/gitstore/signing"
@@ -25,7 +24,7 @@ func (e *Session) setSigner(st *settings.Settings, actor string) error {
 		return nil
 	}
 	signer := &signing.Signer{Format: sg.Format, Program: sg.Program, Key: sg.Key,
-		KeyCommand: sg.DefaultKeyCommand, Committer: actor, Home: os.Getenv("HOME")}
+		KeyCommand: sg.DefaultKeyCommand, Committer: actor, Home: sg.Home}
 	e.Store.Sign = func(payload []byte) ([]byte, error) {
 		return signer.Sign(context.Background(), payload)
 	}

@@ -213,6 +213,9 @@ func TestPrecedence(t *testing.T) {
 		{"config dir XDG", nil, kv{"XDG_CONFIG_HOME": "/xdg"}, Flags{}, configDir, "/xdg/git-reason"},
 		{"config dir relative XDG", nil, kv{"XDG_CONFIG_HOME": "rel"}, Flags{}, configDir, "HOME/.config/git-reason"},
 		{"config dir HOME", nil, nil, Flags{}, configDir, "HOME/.config/git-reason"},
+
+		{"signing key home", nil, nil, Flags{}, signingHome, "HOME"},
+		{"signing key home from HOME", nil, kv{"HOME": "/elsewhere"}, Flags{}, signingHome, "/elsewhere"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			home, repo := sandboxRepo(t)
@@ -238,6 +241,8 @@ func disabled(s *Settings) string  { return strings.Join(s.Disabled, ",") }
 func actor(s *Settings) string     { return s.Actor.String() }
 func color(s *Settings) string     { return string(s.Color) }
 func configDir(s *Settings) string { return s.ConfigDir }
+
+func signingHome(s *Settings) string { return s.Signing.Home }
 func pager(s *Settings) string {
 	if s.Pager.Reason == nil {
 		if s.Pager.Command == "pg" {

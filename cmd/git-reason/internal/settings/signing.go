@@ -26,6 +26,9 @@ type Signing struct {
 	// DefaultKeyCommand is gpg.ssh.defaultKeyCommand: with ssh and no Key,
 	// the command whose first output line is the key to sign with.
 	DefaultKeyCommand string
+	// Home is $HOME, which expands a "~/" ssh key path (Key) when a
+	// record is signed, as git's interpolate_path does.
+	Home string
 	// AllowedSignersFile is gpg.ssh.allowedSignersFile with a leading "~/"
 	// expanded as git expands a path ("" when unset).
 	AllowedSignersFile string
@@ -70,9 +73,10 @@ const (
 )
 
 // resolveSigning reads the signing keys; home expands "~/" in the allowed
-// signers path as git_config_pathname does.
+// signers path as git_config_pathname does, and is kept for the key's
+// path (Home).
 func resolveSigning(src source, str func(string) string, home string) (Signing, error) {
-	var s Signing
+	s := Signing{Home: home}
 	boolKey := func(key string) (bool, bool, error) {
 		es := src.entries(key)
 		if len(es) == 0 {
