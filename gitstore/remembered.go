@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -52,12 +53,11 @@ import (
 type Remembered struct {
 	dir string
 
-	mu       sync.Mutex
-	key      []byte
-	migrated bool                // the files of the releases before were looked for (migrate)
-	heads    map[string][]string // task -> remembered heads, oldest first, of the tasks asked about or added
-	added    map[string]bool     // tasks whose heads changed since their file was read
-	reads    int                 // task files read (for tests)
+	mu    sync.Mutex
+	key   []byte
+	heads map[string][]string // task -> remembered heads, oldest first, of the tasks asked about or added
+	added map[string]bool     // tasks whose heads changed since their file was read
+	reads int                 // task files read (for tests)
 	// reuses: task -> what its reuse check at one head found clean
 	// against, of the tasks asked about (nil: none that matches its MAC).
 	reuses map[string]*reuseMemo
@@ -70,7 +70,8 @@ const rememberedPerTask = 8
 // rememberedDir is the directory of the task files under .git/reason/;
 // rememberedJournal (a journal of every task) and rememberedOld (one JSON
 // document, rewritten whole) are the files of the releases before it,
-// moved into it once (migrate) and removed.
+// whose verdicts no MAC of this release's matches: they are removed when
+// the directory is first made (Save).
 const (
 	rememberedDir     = "verified.d"
 	rememberedJournal = "verified.journal"
@@ -124,70 +125,6 @@ func (m *Remembered) taskPath(task string) string {
 	return filepath.Join(m.dir, rememberedDir, fileName(task))
 }
 
-// migrate moves the entries of the files of the releases before into
-// task files, once per repository: the first process that finds no
-// verified.d/ but such a file writes every entry's task file into a
-// directory of its own, renames it into place and removes the old file
-// (a process that loses the race to rename drops its copy). Its cost, a
-// file per remembered task, is paid once. m.mu is held.
-func (m *Remembered) migrate() {
-	if m.migrated {
-		return
-	}
-	m.migrated = true
-	final := filepath.Join(m.dir, rememberedDir)
-	if _, err := os.Stat(final); err == nil || m.key == nil {
-		return
-	}
-	old := readJournalAs(filepath.Join(m.dir, rememberedJournal), rememberedMagic)
-	if old.size == 0 {
-		old = readRememberedOld(filepath.Join(m.dir, rememberedOld))
-	}
-	if len(old.entries) == 0 {
-		return
-	}
-	tmp, err := os.MkdirTemp(m.dir, rememberedDir+".new-")
-	if err != nil {
-		return
-	}
-	for task, e := range old.entries {
-		data := appendJournalEntry([]byte(rememberedMagic), task, e.head, e.data)
-		if os.WriteFile(filepath.Join(tmp, fileName(task)), data, 0o600) != nil {
-			os.RemoveAll(tmp)
-			return
-		}
-	}
-	if os.Rename(tmp, final) != nil {
-		os.RemoveAll(tmp) // another process moved them first
-		return
-	}
-	_ = os.Remove(filepath.Join(m.dir, rememberedJournal))
-	_ = os.Remove(filepath.Join(m.dir, rememberedOld))
-}
-
-// readRememberedOld reads the file of the releases before the journal as
-// a journal's entries, for migrate.
-func readRememberedOld(path string) journalFile {
-	j := journalFile{entries: map[string]journalEntry{}, magic: rememberedMagic}
-	var f struct {
-		Version int                          `json:"version"`
-		Tasks   map[string][]rememberedEntry `json:"tasks"`
-	}
-	data, err := ReadShared(path)
-	if err != nil || json.Unmarshal(data, &f) != nil || f.Version != 1 {
-		return j
-	}
-	for task, entries := range f.Tasks {
-		if len(entries) == 0 || len(entries[len(entries)-1].Head) != 40 || !isHex(entries[len(entries)-1].Head) {
-			continue
-		}
-		if data, err := json.Marshal(rememberedTask{Heads: entries}); err == nil {
-			j.entries[task] = journalEntry{head: entries[len(entries)-1].Head, data: data}
-		}
-	}
-	return j
-}
-
 // mac is the MAC of head remembered for task: by this release, whose
 // replay found it clean (another release's rules may find otherwise).
 func (m *Remembered) mac(task, head string) string {
@@ -213,7 +150,6 @@ func (m *Remembered) load(task string) []string {
 	}
 	var hs []string
 	if m.key != nil {
-		m.migrate()
 		data, err := os.ReadFile(m.taskPath(task))
 		if err == nil {
 			m.reads++
@@ -326,8 +262,12 @@ func (m *Remembered) Save() error {
 		// Heads were loaded without a key (none): what was added is
 		// what the task files will hold.
 	}
-	m.migrate()
-	if err := os.MkdirAll(filepath.Join(m.dir, rememberedDir), 0o777); err != nil {
+	dir := filepath.Join(m.dir, rememberedDir)
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		_ = os.Remove(filepath.Join(m.dir, rememberedJournal))
+		_ = os.Remove(filepath.Join(m.dir, rememberedOld))
+	}
+	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return err
 	}
 	changed := make([]string, 0, len(m.added))
