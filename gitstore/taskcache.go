@@ -149,10 +149,11 @@ func (s *Store) readTaskCache(task string) *taskCache {
 }
 
 // cacheSeal makes and checks the MAC of a task cache file's segments
-// (Sealed's, under the repository key, of the task, the segment's head
-// and its entries): the records a reader takes from the file by blob id
-// are the ones this store read from git or wrote, never ones a stranger
-// wrote into it (a record's text edited, framed again with a good
+// (Sealed's, under the repository key, of the release, the task, the
+// segment's head and its entries): the records a reader takes from the
+// file by blob id are the ones this release read from git or wrote, never
+// ones a stranger wrote into it, nor ones another release's checks
+// admitted (a record's text edited, framed again with a good
 // checksum, was shown by log and handover as the record's).
 type cacheSeal struct {
 	key  []byte
@@ -167,11 +168,13 @@ func (s *Store) taskCacheSeal(task string, create bool) cacheSeal {
 }
 
 // sum is the MAC of the segment of entries data at head, "" without a key.
+// Its scope names this release: the records are kept as its checks
+// (record.ReadStored) read them, and another release's may refuse one.
 func (c cacheSeal) sum(head string, data []byte) string {
 	if c.key == nil {
 		return ""
 	}
-	return (&Sealed{name: "tasks", scope: "task cache", key: c.key}).mac(c.task, head, data)
+	return (&Sealed{name: "tasks", scope: "task cache " + release(), key: c.key}).mac(c.task, head, data)
 }
 
 // parseTaskCache reads a cache file of seal's task, nil when its first
