@@ -124,7 +124,10 @@ func TestWriteSyncsOnce(t *testing.T) {
 	data := harness.ReadFile(t, trace)
 	var syncs []string
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		if line != "" {
+		// A thread that strace lets go as the process exits, inside a
+		// call it did not trace, is printed as "PID ???( <detached ...>"
+		// (in 3 to 6 of 40 assesses here): no flush.
+		if line != "" && !strings.HasSuffix(line, "???( <detached ...>") {
 			syncs = append(syncs, line)
 		}
 	}
