@@ -64,6 +64,28 @@ func TestRunError(t *testing.T) {
 	}
 }
 
+// TestRunErrorTraced: with GIT_TRACE=1, git writes its trace of the
+// command to stderr before its message; the *Error's Stderr is git's
+// message alone, so that its first line and its last are git's verdict.
+func TestRunErrorTraced(t *testing.T) {
+	t.Setenv("GIT_TRACE", "1")
+	t.Setenv("GIT_TRACE_SETUP", "1")
+	dir := t.TempDir()
+	_, err := Cmd{Dir: dir, Global: []string{"--git-dir=" + filepath.Join(dir, "none")}, Args: []string{"rev-parse", "HEAD"}}.Run(context.Background())
+	var ge *Error
+	if !errors.As(err, &ge) {
+		t.Fatalf("error %v (%T), want an *Error", err, err)
+	}
+	if !strings.HasPrefix(ge.Stderr, "fatal: not a git repository") || strings.Contains(ge.Stderr, "trace") {
+		t.Errorf("stderr %q, want git's message alone", ge.Stderr)
+	}
+	for _, l := range []string{"fatal: not a git repository", "remote: 12:34:56.789012 git.c:460 x", "12:34:56 git.c:460 x", "12:34:56.789012 gitc x"} {
+		if traceLine(l) {
+			t.Errorf("%q taken for a trace line", l)
+		}
+	}
+}
+
 // TestLock: WriteFile replaces the file with the mode asked for and
 // leaves no lock; a lock another holds is waited for up to the wait and
 // never taken over, however old; a failed commit leaves the old content.

@@ -96,11 +96,12 @@ func (c Cmd) Start(ctx context.Context) (wait func() ([]byte, error), err error)
 }
 
 // Failed is the error of the command having ended with err after writing
-// stderr: an *Error when git exited non-zero.
+// stderr: an *Error when git exited non-zero, whose Stderr is what git
+// said without its own tracing (see untraced).
 func (c Cmd) Failed(err error, stderr string) error {
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
-		return &Error{Args: c.Args, Code: ee.ExitCode(), Stderr: stderr}
+		return &Error{Args: c.Args, Code: ee.ExitCode(), Stderr: untraced(stderr)}
 	}
 	return fmt.Errorf("run git %s: %w", c.name(), err)
 }
@@ -115,4 +116,44 @@ func (c Cmd) name() string {
 // Run runs git with args in dir and returns its stdout, as Cmd.Run.
 func Run(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	return Cmd{Dir: dir, Args: args}.Run(ctx)
+}
+
+// untraced is s without the lines git's tracing writes to stderr when the
+// user sets GIT_TRACE (or another GIT_TRACE_* variable) to 1, 2 or true,
+// so that a message read from git's stderr (its first line, its last) is
+// git's message, not a trace of the command: each such line begins with
+// the time and the source line that wrote it, "12:34:56.789012 git.c:460".
+func untraced(s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	kept := lines[:0]
+	for _, l := range lines {
+		if !traceLine(l) {
+			kept = append(kept, l)
+		}
+	}
+	return strings.Join(kept, "")
+}
+
+// traceLine reports whether l begins as a line of git's tracing does:
+// HH:MM:SS.uuuuuu, a space, then FILE:LINE and a space.
+func traceLine(l string) bool {
+	if len(l) < 16 || l[2] != ':' || l[5] != ':' || l[8] != '.' || l[15] != ' ' {
+		return false
+	}
+	for i, c := range l[:15] {
+		if i != 2 && i != 5 && i != 8 && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	where, _, ok := strings.Cut(l[16:], " ")
+	file, line, ok2 := strings.Cut(where, ":")
+	if !ok || !ok2 || file == "" || line == "" {
+		return false
+	}
+	for _, c := range line {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
