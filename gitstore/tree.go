@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
-
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"strings"
 
 	"git-reason/record"
 )
@@ -170,35 +168,39 @@ func commonPrefix(a, b []byte) int {
 }
 
 // treeOf is the records/ tree whose entries are files (entry name ->
-// blob hash, in hex), encoded by go-git as every tree this package
-// writes, with its entries placed as parseTree places them, for a tree
-// this package read and checked before and kept (a saved state's:
-// saved.go), which a tree read later is parsed and compared against
-// (parseTree's like, diffTrees): the entries both share are then neither
-// parsed nor compared again. nil when a name or hash is not one a tree
-// holds.
+// blob hash, in hex) as git writes it, with its entries placed as
+// parseTree places them, for a tree this package read and checked
+// before and kept (a saved state's: saved.go), which a tree read later
+// is parsed and compared against (parseTree's like, diffTrees): the
+// entries both share are then neither parsed nor compared again. nil
+// when a name or hash is not one a tree holds. It is no object (nothing
+// writes it): it is the tree reader's view of a tree, laid out here at
+// three allocations where go-git's encoder, which encodes every tree this
+// package writes, formats each entry with fmt.Fprintf (six allocations an
+// entry: BenchmarkKeptTree, and reliability's TestStatusCounts bounds what
+// a status after a record allocates a record). TestKeptTreeAsGit holds it
+// to git mktree's bytes.
 func treeOf(files []cacheEntry) *rawTree {
-	entries := make([]TreeEntry, len(files))
+	size := 0
+	for _, e := range files {
+		size += len("100644 ") + len(e.Name) + 1 + 20
+	}
+	t := &rawTree{data: make([]byte, 0, size), ents: make([]treeEnt, 0, len(files))}
 	for i, e := range files {
-		if !plumbing.IsHash(e.Blob) || (i > 0 && files[i-1].Name >= e.Name) {
+		if len(e.Blob) != 40 || strings.IndexByte(e.Name, 0) >= 0 || (i > 0 && files[i-1].Name >= e.Name) || size > math.MaxInt32 {
 			return nil
 		}
-		entries[i] = TreeEntry{Name: e.Name, Mode: filemode.Regular, Hash: plumbing.NewHash(e.Blob)}
-	}
-	data, err := encodeTree(entries)
-	if err != nil || len(data) > math.MaxInt32 {
-		return nil
-	}
-	// Each entry is "100644 NAME\x00" and the hash's 20 bytes.
-	t := &rawTree{data: data, ents: make([]treeEnt, len(files))}
-	end := 0
-	for i, e := range files {
-		name := end + len("100644 ")
-		end = name + len(e.Name) + 1 + 20
-		t.ents[i] = treeEnt{name: int32(name), end: int32(end)}
-	}
-	if end != len(data) {
-		return nil
+		t.data = append(append(t.data, "100644 "...), e.Name...)
+		name := len(t.data) - len(e.Name)
+		t.data = append(t.data, 0)
+		var x [40]byte
+		var h [20]byte
+		copy(x[:], e.Blob)
+		if _, err := hex.Decode(h[:], x[:]); err != nil {
+			return nil
+		}
+		t.data = append(t.data, h[:]...)
+		t.ents = append(t.ents, treeEnt{name: int32(name), end: int32(len(t.data))})
 	}
 	return t
 }
