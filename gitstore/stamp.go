@@ -9,15 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
-)
 
-// stampRecent is how close to now a change may be for a stamp to trust
-// it (stampOf); stampCoarse, for a time with no fraction of a second,
-// which a file system that keeps times to the second (or to two, FAT's)
-// may have rounded down from a change up to that long before now.
-const (
-	stampRecent = 100 * time.Millisecond
-	stampCoarse = 2*time.Second + stampRecent
+	"git-reason/gitstore/git"
 )
 
 // RefsStamp describes the refs under prefix (a namespace ending in "/")
@@ -62,10 +55,8 @@ func (r *Repo) RefsStamp(prefix string, old []byte) (stamp []byte, settled bool)
 
 // stampOf is one line per file: its modification time (0 when missing),
 // size, inode and name. It is not settled when a change is too recent to
-// trust: a change within the same clock tick as a later one would leave
-// the time unchanged. A time of a whole second may be a coarse file
-// system's (ext3, ext4 with 128-byte inodes, HFS+, FAT): its tick is a
-// second or two, so it is recent for that long.
+// trust (git.Recent): a change within the same clock tick as a later one
+// would leave the time unchanged.
 func stampOf(names []string) (stamp []byte, settled bool) {
 	now := time.Now()
 	var b bytes.Buffer
@@ -75,11 +66,7 @@ func stampOf(names []string) (stamp []byte, settled bool) {
 		var ino uint64
 		if fi, err := os.Stat(name); err == nil {
 			mod = fi.ModTime().UnixNano()
-			recent := stampRecent
-			if fi.ModTime().Nanosecond() == 0 {
-				recent = stampCoarse
-			}
-			if now.Sub(fi.ModTime()) < recent {
+			if git.Recent(fi.ModTime(), now) {
 				settled = false
 			}
 			size = fi.Size()

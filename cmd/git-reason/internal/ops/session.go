@@ -197,10 +197,14 @@ func (e *Session) Settings() (*settings.Settings, error) {
 	if err != nil {
 		return nil, err
 	}
-	if e.settings != nil {
+	if old := e.settings; old != nil {
 		e.profile, e.chosenBy = nil, ""
 		e.catalog = nil // its files may be others now (Catalog)
-		e.Writer.Actor, e.Writer.Origin = "", ""
+		if old.Actor != st.Actor || old.Origin != st.Origin || old.Signing != st.Signing {
+			// Identify fills them again from these; while they are the
+			// same, a write already identified keeps its identity.
+			e.Writer.Actor, e.Writer.Origin = "", ""
+		}
 	}
 	e.settings = st
 	e.settingsSeen = e.held

@@ -2,13 +2,19 @@ package settings
 
 import (
 	"os"
+	"time"
+
+	rungit "git-reason/gitstore/git"
 )
 
 // watched is one file a reading depends on, as it was when read (fi is
-// nil when it did not exist).
+// nil when it did not exist). recent: its time was too close to the
+// reading (git.Recent) for a later write in the same clock tick to
+// change it.
 type watched struct {
-	path string
-	fi   os.FileInfo
+	path   string
+	fi     os.FileInfo
+	recent bool
 }
 
 // Watch is the state of some files as they were when something was read
@@ -22,13 +28,14 @@ type Watch []watched
 func WatchFiles(paths ...string) Watch {
 	seen := map[string]bool{}
 	var out Watch
+	now := time.Now()
 	for _, p := range paths {
 		if seen[p] {
 			continue
 		}
 		seen[p] = true
 		fi, _ := os.Stat(p)
-		out = append(out, watched{path: p, fi: fi})
+		out = append(out, watched{path: p, fi: fi, recent: fi != nil && rungit.Recent(fi.ModTime(), now)})
 	}
 	return out
 }
@@ -46,6 +53,7 @@ func (s *Settings) Changed() bool { return s.files.Changed() }
 // Changed reports whether one of the files was created, removed or
 // written since WatchFiles (see Settings.Changed).
 func (ws Watch) Changed() bool {
+	now := time.Now()
 	for _, w := range ws {
 		fi, err := os.Stat(w.path)
 		switch {
@@ -54,6 +62,12 @@ func (ws Watch) Changed() bool {
 				return true
 			}
 		case !os.SameFile(fi, w.fi) || !fi.ModTime().Equal(w.fi.ModTime()) || fi.Size() != w.fi.Size():
+			return true
+		case w.recent && !rungit.Recent(fi.ModTime(), now):
+			// Read in the clock tick of its last write, it may have been
+			// written again in that tick, in place and to the same size,
+			// which its stat cannot show: once the tick is surely over,
+			// it is read again.
 			return true
 		}
 	}
