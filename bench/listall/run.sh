@@ -9,7 +9,8 @@
 # /usr/bin/time (wall, and user + system of it and the git processes it
 # waits for). Prints the medians (min-max) and the CPU ratio new/base,
 # and the load average at the start and the end.
-# Usage: [CMDS='status tasks'] bench/listall/run.sh WORLD BASE [RUNS]
+# Usage: [CMDS='status tasks'] [ARGS=--json] bench/listall/run.sh WORLD BASE [RUNS]
+#   ARGS: words given to every command (--json: what their JSON costs);
 #   WORLD: a clone bench/scale made and kept, e.g. after
 #     ./bench/scale/run.sh -keep DIR -tasks 20000 -make
 #     the clone DIR/w20000/clone (its refs are packed here first);
@@ -17,7 +18,7 @@
 #   RUNS: rounds (default 9).
 set -eu
 cd "$(dirname "$0")/../.."
-world=$1 base=$2 runs=${3:-9} cmds=${CMDS:-status handover tasks}
+world=$1 base=$2 runs=${3:-9} cmds=${CMDS:-status handover tasks} args=${ARGS:-}
 work=$(mktemp -d)
 trap 'git worktree remove --force "$work/base-src" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 tags=urfave_cli_no_docs,netgo
@@ -31,7 +32,7 @@ for b in base new; do
   cp -a "$world" "$work/$b-clone"
   for i in 1 2; do
     for cmd in $cmds; do
-      (cd "$work/$b-clone" && "$work/$b/git-reason" $cmd >/dev/null 2>&1)
+      (cd "$work/$b-clone" && "$work/$b/git-reason" $cmd $args >/dev/null 2>&1)
     done
   done
 done
@@ -39,15 +40,15 @@ echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq "$runs"); do
   for cmd in $cmds; do
     for b in base new; do
-      (cd "$work/$b-clone" && /usr/bin/time -f "$cmd $b %e %U %S" -a -o "$work/times" "$work/$b/git-reason" $cmd >/dev/null 2>&1)
+      (cd "$work/$b-clone" && /usr/bin/time -f "$cmd $b %e %U %S" -a -o "$work/times" "$work/$b/git-reason" $cmd $args >/dev/null 2>&1)
     done
   done
 done
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 # Output of both builds must be the same.
 for cmd in $cmds; do
-  (cd "$work/base-clone" && "$work/base/git-reason" $cmd >"$work/$cmd.base")
-  (cd "$work/new-clone" && "$work/new/git-reason" $cmd >"$work/$cmd.new")
+  (cd "$work/base-clone" && "$work/base/git-reason" $cmd $args >"$work/$cmd.base")
+  (cd "$work/new-clone" && "$work/new/git-reason" $cmd $args >"$work/$cmd.new")
   # (handover names the time --since counts from: a line of its own)
   # (grep selects nothing of verify's output, which goes to stderr)
   grep -v "^## Settled since" "$work/$cmd.base" >"$work/$cmd.base.cmp" || true
