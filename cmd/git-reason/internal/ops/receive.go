@@ -61,11 +61,11 @@ func (e *Session) InstallServerHooks(ctx context.Context, force bool) (string, [
 	if err != nil {
 		return dir, nil, Refused("%v", err)
 	}
-	if _, err := e.Repo.Git(ctx, "config", "--get", "receive.fsckObjects"); err != nil {
-		var ge *gitstore.GitError
-		if !errors.As(err, &ge) || ge.Code != 1 {
-			return dir, st, fmt.Errorf("read receive.fsckObjects: %w", err)
-		}
+	set, err := e.Settings()
+	if err != nil {
+		return dir, st, err
+	}
+	if !set.Travel.FsckSet {
 		if _, err := e.Repo.Git(ctx, "config", "receive.fsckObjects", "true"); err != nil {
 			return dir, st, fmt.Errorf("set receive.fsckObjects: %w", err)
 		}

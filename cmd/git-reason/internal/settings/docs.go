@@ -47,5 +47,6 @@ var Docs = []Doc{
 	{"`reason.requireSigned`", "`false`, `fetched` or `all`", "`false`", "`fetched`: `pull` and `sync` quarantine a task whose records are not all signed by an allowed signer; `all`: an unsigned local write is refused too", "none"},
 	{"`reason.pushWithCode`", "`true`, `warn` or `false`", "`true`", "the installed `pre-push` hook: `true` pushes the reasoning of every task named by a `Reason-Task:` trailer of the pushed commits (and the branch's task) to the same remote, never forced, in one git push (a task that does not travel is one line, never a refused code push); `warn` only names the tasks the remote lacks; `false` leaves reasoning alone", "none"},
 	{"`reason.allowRewrite`", "boolean", "false", "the server's `pre-receive` hook (`hooks install --server`): a forced or deleted task ref is let through", "none"},
+	{"`receive.fsckObjects`", "boolean", "git's (false)", "`hooks install --server`: set to true, in the repository's config file, when no configuration file sets it", "none"},
 	{"—", "git reason's directory in the user's configuration", "`$HOME/.config/git-reason`", "the user overlay `advisors.yaml`", "`XDG_CONFIG_HOME` (when absolute) gives `$XDG_CONFIG_HOME/git-reason`, else `HOME`"},
 }

@@ -16,6 +16,7 @@ const (
 const (
 	keyPushWithCode = "reason.pushwithcode"
 	keyAllowRewrite = "reason.allowrewrite"
+	keyFsckReceived = "receive.fsckobjects"
 )
 
 // Travel is how reasoning rides on ordinary git pushes, and what a hosted
@@ -26,9 +27,13 @@ type Travel struct {
 	// AllowRewrite is reason.allowRewrite: the server hook lets a task
 	// ref be forced or deleted.
 	AllowRewrite bool
+	// FsckSet: receive.fsckObjects is set, to any value, in some
+	// configuration file, which hooks install --server leaves as it is.
+	FsckSet bool
 }
 
-// resolveTravel reads reason.pushWithCode and reason.allowRewrite.
+// resolveTravel reads reason.pushWithCode, reason.allowRewrite and
+// whether receive.fsckObjects is set.
 func resolveTravel(src source, str func(string) string) (Travel, error) {
 	t := Travel{PushWithCode: PushWithCodeOn}
 	switch v := strings.ToLower(strings.TrimSpace(str(keyPushWithCode))); v {
@@ -47,5 +52,6 @@ func resolveTravel(src source, str func(string) string) (Travel, error) {
 		}
 		t.AllowRewrite = b
 	}
+	t.FsckSet = len(src.entries(keyFsckReceived)) > 0
 	return t, nil
 }
