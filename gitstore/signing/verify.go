@@ -84,6 +84,12 @@ type Runner func(ctx context.Context, args ...string) ([]byte, error)
 // key, signer, fingerprint, author, Reason-Record trailer.
 const format = "--format=%H%x00%G?%x00%GT%x00%GK%x00%GS%x00%GF%x00%an <%ae>%x00%(trailers:key=Reason-Record,valueonly,separator=%x2C)%x00"
 
+// untrustedFormat is format with the trust level given as "undefined"
+// (what git prints for a key gpg lacks since 2.41): git 2.39 and 2.40
+// cannot print %GT of such a signature, and end the whole git log with
+// "BUG: gpg-interface.c: invalid trust level requested -1".
+const untrustedFormat = "--format=%H%x00%G?%x00undefined%x00%GK%x00%GS%x00%GF%x00%an <%ae>%x00%(trailers:key=Reason-Record,valueonly,separator=%x2C)%x00"
+
 // plainFormat is format's hash, author and trailer alone: no %G, so git
 // starts no program (for commits judged here: unsigned, or good by the
 // ssh fast path).
@@ -171,10 +177,14 @@ func (c *Checker) ask(ctx context.Context, commits []string) (map[string][]strin
 		}
 	}
 	toGit, here, formats, expires := c.sort(ctx, missing, out)
-	err := c.log(ctx, toGit, format, verdictFields, func(f []string) {
+	judged := func(f []string) {
 		out[f[0]] = f
 		c.Verdicts.keep(f, formats[f[0]], expires[f[0]])
-	})
+	}
+	err := c.log(ctx, toGit, format, verdictFields, judged)
+	if err != nil && strings.Contains(err.Error(), "invalid trust level") {
+		err = c.logUntrusted(ctx, toGit, judged)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -260,6 +270,37 @@ func (c *Checker) sort(ctx context.Context, missing []string, out map[string][]s
 		return missing, map[string][]string{}, formats, expires
 	}
 	return toGit, here, formats, expires
+}
+
+// logUntrusted is log of commits in format for a git that cannot print
+// the trust level of a signature whose key gpg lacks (untrustedFormat):
+// every commit's fields without it, then, of the good signatures alone
+// (whose key gpg has, so that git prints their trust level), format's.
+// A signature of a key gpg lacks is then judged as any other git says
+// it cannot check (UnknownKey), instead of failing the check of every
+// commit asked about with it: one stranger's record would otherwise stop
+// a pull of every task.
+func (c *Checker) logUntrusted(ctx context.Context, commits []string, fn func([]string)) error {
+	var good []string
+	fields := map[string][]string{}
+	err := c.log(ctx, commits, untrustedFormat, verdictFields, func(f []string) {
+		fields[f[0]] = f
+		if f[1] == "G" {
+			good = append(good, f[0])
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if err := c.log(ctx, good, format, verdictFields, func(f []string) { fields[f[0]] = f }); err != nil {
+		return err
+	}
+	for _, cm := range commits {
+		if f := fields[cm]; f != nil {
+			fn(f)
+		}
+	}
+	return nil
 }
 
 // hasSignatureHeader reports whether a raw commit's headers hold any
