@@ -27,18 +27,7 @@ func TestSubjectIndexForged(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dir := newRepo(t)
-	w := indexedWriter(openStore(t, dir), "Subject")
-	a, err := w.Append(ctx, "X", record.KindAssessment, []byte(`{"subject":"Logging format","question":"json?","materiality":"trivial","reversibility":"reversible"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Append(ctx, "X", record.KindPlan, []byte(`{"assessment":"`+a.ID+`"}`)); err != nil {
-		t.Fatal(err)
-	}
-	c, err := w.Append(ctx, "X", record.KindConclusion, []byte(`{"assessment":"`+a.ID+`","decision":"json"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, c := concludedLogging(t, dir)
 	subjects := filepath.Join(dir, ".git", "reason", "subjects")
 	file := func(key string) string {
 		sum := sha256.Sum256([]byte(key))
@@ -86,4 +75,25 @@ func TestSubjectIndexForged(t *testing.T) {
 	if d := z.Derived.(*record.AssessmentDerived); d.Reuses != c.ID {
 		t.Errorf("an honest reuse: Z reuses %q, want %s", d.Reuses, c.ID)
 	}
+}
+
+// concludedLogging writes task X in dir through a writer that keeps the
+// subject index: a trivial, reversible assessment of the logging format,
+// its plan and its conclusion, which it returns.
+func concludedLogging(t *testing.T, dir string) (assessment, conclusion *record.Result) {
+	t.Helper()
+	ctx := context.Background()
+	w := indexedWriter(openStore(t, dir), "Subject")
+	a, err := w.Append(ctx, "X", record.KindAssessment, []byte(`{"subject":"Logging format","question":"json?","materiality":"trivial","reversibility":"reversible"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Append(ctx, "X", record.KindPlan, []byte(`{"assessment":"`+a.ID+`"}`)); err != nil {
+		t.Fatal(err)
+	}
+	c, err := w.Append(ctx, "X", record.KindConclusion, []byte(`{"assessment":"`+a.ID+`","decision":"json"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, c
 }

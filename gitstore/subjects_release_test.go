@@ -24,18 +24,7 @@ import (
 func TestSubjectIndexOfAnotherRelease(t *testing.T) {
 	ctx := context.Background()
 	dir := newRepo(t)
-	w := indexedWriter(openStore(t, dir), "Subject")
-	a, err := w.Append(ctx, "X", record.KindAssessment, []byte(`{"subject":"Logging format","question":"json?","materiality":"trivial","reversibility":"reversible"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Append(ctx, "X", record.KindPlan, []byte(`{"assessment":"`+a.ID+`"}`)); err != nil {
-		t.Fatal(err)
-	}
-	c, err := w.Append(ctx, "X", record.KindConclusion, []byte(`{"assessment":"`+a.ID+`","decision":"json"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, c := concludedLogging(t, dir)
 	s := openStore(t, dir)
 	head, recs, err := s.Load(ctx, "X")
 	if err != nil {
