@@ -1,0 +1,29 @@
+#!/bin/sh
+# A world for run.sh whose records are OpenPGP-signed: TASKS tasks of one
+# signed record each, written by this tree's build, in DIR/w/clone, with
+# its HOME (DIR/home, run.sh's for that world) and a throwaway keyring
+# (DIR/gnupg) holding the signer's key, whose agent is stopped at the end.
+# What git judges of those signatures depends on the keyring, which no
+# cache of the read surfaces keeps them under (ops.SignatureSummary.Kept):
+# each command asks git (one git log, one gpg --list-keys).
+# Usage: bench/listall/gpgworld.sh DIR [TASKS]
+#   then: GNUPGHOME=DIR/gnupg CMDS='status handover' bench/listall/run.sh DIR/w/clone BASE [RUNS]
+# Needs gpg and gpgconf on PATH.
+set -eu
+cd "$(dirname "$0")/../.."
+dir=$1 tasks=${2:-200}
+mkdir -p "$dir/bin" "$dir/home" "$dir/w"
+mkdir -m 700 "$dir/gnupg"
+go build -tags urfave_cli_no_docs,netgo -o "$dir/bin/" ./cmd/...
+export HOME="$dir/home" GNUPGHOME="$dir/gnupg" GIT_CONFIG_NOSYSTEM=1 PATH="$dir/bin:$PATH"
+git config --global user.name 'Ada Tester'
+git config --global user.email ada@example.invalid
+gpg -q --batch --passphrase '' --quick-gen-key 'Ada Tester <ada@example.invalid>' ed25519 sign never
+git init -q "$dir/w/clone"
+cd "$dir/w/clone"
+git config commit.gpgSign true
+for i in $(seq "$tasks"); do
+  git reason assess "T$i" --subject "Subject $i" --question 'Which way?' --materiality trivial --reversibility reversible >/dev/null
+done
+gpgconf --kill all
+echo "$tasks OpenPGP-signed tasks in $dir/w/clone"
