@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"git-reason/reliability/harness"
 )
 
 const crashTask = "T-crash"
@@ -55,7 +57,7 @@ func TestCrash(t *testing.T) {
 		seed, _ = strconv.ParseUint(v, 10, 64)
 	}
 	rng := rand.New(rand.NewPCG(seed, 0))
-	t.Logf("%s: %d append attempts, every other one killed 0-30 ms after it started; seed %d (GIT_REASON_CRASH_SEED=%d repeats the delays)",
+	t.Logf("%s: %d append attempts, every other one killed after it started, within the median time an append took so far (30 ms until five had); seed %d (GIT_REASON_CRASH_SEED=%d repeats the delays)",
 		name, attempts, seed, seed)
 
 	start := time.Now()
@@ -70,7 +72,15 @@ func TestCrash(t *testing.T) {
 	)
 	for i := range attempts {
 		kill := i%2 == 1
-		delay := time.Duration(rng.Int64N(int64(30*time.Millisecond) + 1))
+		// Within the time an append takes here, so that most kills land
+		// while one runs: with a fixed 30 ms, appends of 14 ms let more
+		// than half the kills come after the process had exited, and the
+		// count of real kills fell under minKills now and then.
+		limit := 30 * time.Millisecond
+		if len(ackedTook) >= 5 {
+			limit = harness.Median(ackedTook)
+		}
+		delay := time.Duration(rng.Int64N(int64(limit) + 1))
 		r, sent := crashAttempt(s, crashSubject(i), kill, delay)
 		if sent {
 			killsSent++
