@@ -3,9 +3,10 @@
 # signed record each, written by this tree's build, in DIR/w/clone, with
 # its HOME (DIR/home, run.sh's for that world) and a throwaway keyring
 # (DIR/gnupg) holding the signer's key, whose agent is stopped at the end.
-# What git judges of those signatures depends on the keyring, which no
-# cache of the read surfaces keeps them under (ops.SignatureSummary.Kept):
-# each command asks git (one git log, one gpg --list-keys).
+# What git judges of those signatures depends on the keyring: the caches
+# of the read surfaces keep them under its digest (ops.Session.readDigest),
+# so each command lists the keyring (one gpg --list-keys) and asks git
+# nothing more while it holds.
 # Usage: bench/listall/gpgworld.sh DIR [TASKS]
 #   then: GNUPGHOME=DIR/gnupg CMDS='status handover' bench/listall/run.sh DIR/w/clone BASE [RUNS]
 # Needs gpg and gpgconf on PATH.

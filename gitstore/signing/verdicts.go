@@ -149,6 +149,14 @@ func (v *Verdicts) lookupOther(format, commit string) ([]string, bool) {
 	return fields, ok
 }
 
+// Kept reports whether git's verdict on commit, signed in format
+// (openpgp, x509), is kept under the format's keyring digest (Keyring):
+// it is one that holds for as long as that digest does.
+func (v *Verdicts) Kept(format, commit string) bool {
+	_, ok := v.lookupOther(format, commit)
+	return ok
+}
+
 // keep remembers git's fields for one commit when they are worth keeping
 // (see Verdicts): format is the signature's ("" when unknown), and
 // expires says an OpenPGP signature carries its own expiry date.

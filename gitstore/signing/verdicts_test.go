@@ -66,7 +66,7 @@ func TestVerdicts(t *testing.T) {
 // TestOtherVerdicts holds the OpenPGP and X.509 verdicts: kept under the
 // keyring's digest only (a changed keyring asks git again), an OpenPGP
 // good signature that expires by itself never, and none at all when the
-// keyring cannot be listed.
+// keyring cannot be listed. Kept says so to read surfaces.
 func TestOtherVerdicts(t *testing.T) {
 	dir := t.TempDir()
 	const ada = "Ada <ada@example.invalid>"
@@ -91,7 +91,7 @@ func TestOtherVerdicts(t *testing.T) {
 		format, commit string
 		want           bool
 	}{{FormatOpenPGP, "g1", true}, {FormatOpenPGP, "g2", false}, {FormatOpenPGP, "g3", true}, {FormatX509, "x1", true}, {FormatX509, "g1", false}} {
-		if _, ok := v.lookupOther(c.format, c.commit); ok != c.want {
+		if ok := v.Kept(c.format, c.commit); ok != c.want { // what read surfaces keep by
 			t.Errorf("%s verdict on %s kept: %v, want %v", c.format, c.commit, ok, c.want)
 		}
 	}

@@ -36,7 +36,7 @@ type handoverShown func(finished bool, settled string, actors []string) bool
 // keeps, in task order. With no task moved it lists the task refs and
 // reads one entry per task from .git/reason/handover-rows.journal, a
 // sealed journal (each entry's MAC checked, kept for what git judged its
-// signatures by, SignaturesDigest): no task is derived and no JSON
+// signatures by, readDigest): no task is derived and no JSON
 // decoded but what a task's rarer parts (disagreements, failed
 // consultations, conclusions, validations, attempts, closure, findings)
 // hold. A task without an entry at its head (it moved, or its entry was
@@ -115,7 +115,7 @@ func (e *Session) movedHandoverRows(ctx context.Context, j *gitstore.Sealed, mov
 		if many {
 			r.sigs = sums[t.Task]
 		} else if sigs, err := e.RecordSignatures(ctx, t.Task, t.Head); err == nil {
-			r.sigs = Summarize(sigs)
+			r.sigs = e.summarize(ctx, sigs)
 		}
 		if r.sigs.Kept() {
 			j.Put(t.Task, t.Head, formatHandoverRow(r))

@@ -13,6 +13,7 @@ import (
 	"git-reason/cmd/git-reason/internal/settings"
 	"git-reason/gitstore"
 	"git-reason/gitstore/integration"
+	"git-reason/gitstore/signing"
 	"git-reason/record"
 )
 
@@ -83,12 +84,15 @@ type Session struct {
 	baseCatalog *advisor.Catalog
 	// RemotesSetUp are the fetch refspecs SetupRemotes added.
 	RemotesSetUp []string
-	caughtUp     bool            // CatchUp found every tracking head integrated (SettleFetched)
-	catchingUp   sync.Mutex      // one CatchUpLive at a time
-	noLockWait   bool            // CatchUp retries a failure: its integration takes no lock another process holds
-	allowedSum   string          // allowedDigest, once per command (sigcache.go)
-	sigSum       string          // SignaturesDigest, once per command (sigcache.go)
-	early        *settings.Early // the settings listed beside discovery, until read
+	caughtUp     bool              // CatchUp found every tracking head integrated (SettleFetched)
+	catchingUp   sync.Mutex        // one CatchUpLive at a time
+	noLockWait   bool              // CatchUp retries a failure: its integration takes no lock another process holds
+	allowedSum   string            // allowedDigest, once per command (sigcache.go)
+	sigSum       string            // SignaturesDigest, once per command (sigcache.go)
+	readSum      string            // readDigest, once per command or held request (sigcache.go)
+	readKeyring  string            // the OpenPGP keyring digest readSum covers ("": none)
+	readKept     *signing.Verdicts // the OpenPGP verdicts kept under readKeyring, once read
+	early        *settings.Early   // the settings listed beside discovery, until read
 	// held is set between Hold and Release; settingsSeen and catalogSeen,
 	// that the files of the settings and of the declarations were checked
 	// since Hold.
@@ -98,13 +102,18 @@ type Session struct {
 // Hold begins a request of a resident session (the MCP server holds one
 // for each call it serves): until Release, the files the settings and
 // the declarations were read from are checked for a change once each, at
-// their first use, instead of at every use. One request then sees one
+// their first use, instead of at every use, and what read surfaces keep
+// signatures under (readDigest) is found once. One request then sees one
 // configuration, and stats those files once: an assessment through the
 // server asked the settings six times, five stats each.
-func (e *Session) Hold() { e.held, e.settingsSeen, e.catalogSeen = true, false, false }
+func (e *Session) Hold() {
+	e.held, e.settingsSeen, e.catalogSeen, e.readSum = true, false, false, ""
+}
 
 // Release ends what Hold began: every use checks the files again.
-func (e *Session) Release() { e.held, e.settingsSeen, e.catalogSeen = false, false, false }
+func (e *Session) Release() {
+	e.held, e.settingsSeen, e.catalogSeen, e.readSum = false, false, false, ""
+}
 
 // Open locates the repository and prepares the writer. What only some
 // commands need (identity, declarations, the profile) is read when first

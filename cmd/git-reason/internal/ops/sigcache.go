@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -39,15 +40,16 @@ func signatureOf(c signing.Check) *Signature {
 type SignatureSummary struct {
 	Counts  map[signing.Status]int `json:"counts"`
 	Signers []string               `json:"signers"`
-	// volatile: a signature it counts was judged by what
-	// SignaturesDigest does not cover (an OpenPGP or X.509 keyring, the
-	// time), so no cache keeps it (Kept).
+	// volatile: a signature it counts was judged by what the digest
+	// read surfaces keep signatures under does not cover (an X.509
+	// keyring, an OpenPGP one it does not name, the time), so no cache
+	// keeps it (Kept).
 	volatile bool
 }
 
-// Kept reports whether s may be kept under the SignaturesDigest it was
-// judged by: every signature it counts is judged the same way while that
-// digest holds (keepable).
+// Kept reports whether s may be kept under the digest it was judged by
+// (Session.readDigest): every signature it counts is judged the same way
+// while that digest holds (Session.keptByRead).
 func (s *SignatureSummary) Kept() bool { return s != nil && !s.volatile }
 
 // Text is the summary on one line: "3 signed by ada@example.invalid, 1
@@ -96,6 +98,21 @@ func Summarize(sigs map[string]*Signature) *SignatureSummary {
 	return out
 }
 
+// summarize is Summarize for a read surface's cache: a summary is kept
+// (SignatureSummary.Kept) when every signature it counts is one
+// readDigest decides (keptByRead).
+func (e *Session) summarize(ctx context.Context, sigs map[string]*Signature) *SignatureSummary {
+	out := Summarize(sigs)
+	out.volatile = false
+	for _, s := range sigs {
+		if !e.keptByRead(ctx, signing.Check{Commit: s.Commit, Status: s.Status, Key: s.Key}) {
+			out.volatile = true
+			break
+		}
+	}
+	return out
+}
+
 // FindSigned is Find with the record's signature (nil when git could
 // not be asked).
 func (e *Session) FindSigned(ctx context.Context, id string) (*record.Entry, *record.State, *Signature, error) {
@@ -128,7 +145,7 @@ func (e *Session) TaskSignatures(ctx context.Context, task, head string) *Signat
 	if err != nil {
 		return nil
 	}
-	return Summarize(sigs)
+	return e.summarize(ctx, sigs)
 }
 
 // signaturesAfterTail is TaskSignatures from the last entry of the
@@ -137,7 +154,7 @@ func (e *Session) TaskSignatures(ctx context.Context, task, head string) *Signat
 // (its Reason-Record trailer is checked by replay), so the new commits'
 // checks add records the entry's summary does not count.
 func (e *Session) signaturesAfterTail(ctx context.Context, task, head string) *SignatureSummary {
-	allowed, err := e.SignaturesDigest()
+	allowed, err := e.readDigest(ctx)
 	if err != nil || head == "" {
 		return nil
 	}
@@ -161,7 +178,7 @@ func (e *Session) signaturesAfterTail(ctx context.Context, task, head string) *S
 	}
 	seen := map[string]bool{}
 	for _, c := range fresh {
-		if c.Record == "" || seen[c.Record] || !keepable(c) {
+		if c.Record == "" || seen[c.Record] || !e.keptByRead(ctx, c) {
 			return nil // a verdict no log keeps: RecordSignatures asks
 		}
 		seen[c.Record] = true
@@ -185,18 +202,19 @@ func (e *Session) signaturesAfterTail(ctx context.Context, task, head string) *S
 // .git/reason/signatures/ (gitstore/siglog.go) and checks only the
 // commits since its last head (signaturesSince: git log only for signed
 // ones), appending them; the log is written anew when what git judges
-// signatures by changes (SignaturesDigest), and holds no verdict that
-// digest does not decide (an OpenPGP or X.509 one is asked again). verify and pull ask git afresh (Signatures); reuse
+// signatures by changes (readDigest), and holds no verdict that digest
+// does not decide (keptByRead: an X.509 one, or one that expires by
+// itself, is asked again). verify and pull ask git afresh (Signatures); reuse
 // reads the commits themselves, with no cache (signaturesSince).
 func (e *Session) RecordSignatures(ctx context.Context, task, head string) (map[string]*Signature, error) {
 	if head == "" {
 		return map[string]*Signature{}, nil
 	}
 	log := e.Store.SignatureLog(task)
-	if sigs, ok := e.unsignedSince(task, head, log); ok {
+	if sigs, ok := e.unsignedSince(ctx, task, head, log); ok {
 		return sigs, nil
 	}
-	allowed, err := e.SignaturesDigest()
+	allowed, err := e.readDigest(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +254,7 @@ func (e *Session) RecordSignatures(ctx context.Context, task, head string) (map[
 		checks = nil
 	}
 	checks = merged(fresh, checks)
-	e.logSignatures(task, head, allowed, last, fresh, checks)
+	e.logSignatures(ctx, task, head, allowed, last, fresh, checks)
 	return byRecord(checks), nil
 }
 
@@ -248,7 +266,7 @@ func (e *Session) RecordSignatures(ctx context.Context, task, head string) (map[
 // checks are appended under the last entry's allowed signers, as true of
 // them as of the commits before. false: something is signed, or the log
 // does not go on to head on one line; RecordSignatures asks as before.
-func (e *Session) unsignedSince(task, head string, log []gitstore.SigEntry) (map[string]*Signature, bool) {
+func (e *Session) unsignedSince(ctx context.Context, task, head string, log []gitstore.SigEntry) (map[string]*Signature, bool) {
 	if len(log) == 0 {
 		return nil, false
 	}
@@ -281,7 +299,7 @@ func (e *Session) unsignedSince(task, head string, log []gitstore.SigEntry) (map
 		fresh[i] = signing.Check{Commit: c.Hash, Record: c.Record, Status: signing.Unsigned, Actor: c.Author}
 	}
 	checks = merged(fresh, checks)
-	e.logSignatures(task, head, last.Allowed, last, fresh, checks)
+	e.logSignatures(ctx, task, head, last.Allowed, last, fresh, checks)
 	return byRecord(checks), true
 }
 
@@ -289,10 +307,10 @@ func (e *Session) unsignedSince(task, head string, log []gitstore.SigEntry) (map
 // fresh appended after last, or every check written anew when that
 // cannot be. A log not written is asked again next time, so a failure
 // is not the reader's.
-func (e *Session) logSignatures(task, head, allowed string, last *gitstore.SigEntry, fresh, checks []signing.Check) {
+func (e *Session) logSignatures(ctx context.Context, task, head, allowed string, last *gitstore.SigEntry, fresh, checks []signing.Check) {
 	for _, c := range checks {
-		if !keepable(c) {
-			return // judged by a keyring or the time: asked again next time
+		if !e.keptByRead(ctx, c) {
+			return // judged by what allowed does not cover: asked again next time
 		}
 	}
 	summary, err := json.Marshal(Summarize(byRecord(checks)))
@@ -376,10 +394,9 @@ func (e *Session) verdicts() (*signing.Verdicts, error) {
 // SignaturesDigest identifies the configuration git judges signatures
 // by now: the allowed signers (allowedDigest), the ssh program and the
 // revocation file's path and content. A verdict kept under another was
-// judged by other rules. Every cache of what git judged (the verdicts,
-// verify's journal, and what read surfaces keep: the signature logs, the
-// status memos, the summaries and rows of every task) is kept under it,
-// and holds only verdicts it decides (keepable).
+// judged by other rules. The verdicts and verify's journal are kept
+// under it, the journal holding only verdicts it decides (keepable);
+// what read surfaces keep is kept under readDigest, which covers it.
 func (e *Session) SignaturesDigest() (string, error) {
 	if e.sigSum != "" && !e.resident {
 		return e.sigSum, nil
@@ -403,4 +420,79 @@ func (e *Session) SignaturesDigest() (string, error) {
 	}
 	e.sigSum = hex.EncodeToString(h.Sum(nil))
 	return e.sigSum, nil
+}
+
+// readDigest identifies what the caches of read surfaces (the signature
+// logs, the status memos, the summaries and rows of every task) are kept
+// under: SignaturesDigest, and, when the repository keeps OpenPGP
+// verdicts (a verdicts-openpgp-* file beside the others,
+// signing.Verdicts), the digest of the OpenPGP keyring they were judged
+// by (signing.Keyrings: a key imported, deleted or revoked, an owner
+// trust changed, a key expired changes it). Only then is the keyring
+// listed (one gpg process), and a keyring that cannot be listed keeps
+// no OpenPGP verdict (keptByRead). A resident session finds it again at
+// each call but within a held request (Hold).
+func (e *Session) readDigest(ctx context.Context) (string, error) {
+	if e.readSum != "" && (!e.resident || e.held) {
+		return e.readSum, nil
+	}
+	sum, err := e.SignaturesDigest()
+	if err != nil {
+		return "", err
+	}
+	e.readSum, e.readKeyring, e.readKept = sum, "", nil
+	kept, _ := filepath.Glob(filepath.Join(e.Repo.CommonDir, "reason", "signatures", "verdicts-"+signing.FormatOpenPGP+"-*"))
+	if len(kept) == 0 {
+		return sum, nil
+	}
+	st, err := e.Settings()
+	if err != nil {
+		return "", err
+	}
+	d, err := signing.Keyrings{OpenPGPProgram: st.Signing.OpenPGPProgram}.Digest(ctx, signing.FormatOpenPGP)
+	if err != nil || d == "" {
+		return sum, nil
+	}
+	e.readKeyring = d
+	h := sha256.Sum256([]byte(sum + "\x00openpgp " + d))
+	e.readSum = hex.EncodeToString(h[:])
+	return e.readSum, nil
+}
+
+// keptByRead reports whether a read surface may keep git's verdict c
+// under readDigest: one SignaturesDigest decides (keepable), or an
+// OpenPGP one the verdicts keep under the keyring digest readDigest
+// covers (signing.Verdicts keeps none that expires by itself, nor any
+// X.509 one, nor one judged by another keyring). Any other depends on
+// the time or on what no cache covers, and is asked again.
+func (e *Session) keptByRead(ctx context.Context, c signing.Check) bool {
+	if keepable(c) {
+		return true
+	}
+	if c.Status == signing.Expired || c.Commit == "" {
+		return false
+	}
+	if e.readSum == "" { // else the keyring the caller's digest covers
+		if _, err := e.readDigest(ctx); err != nil {
+			return false
+		}
+	}
+	if e.readKeyring == "" {
+		return false
+	}
+	if e.readKept == nil {
+		sum, err := e.SignaturesDigest()
+		if err != nil {
+			return false
+		}
+		d := e.readKeyring
+		e.readKept = signing.OpenVerdicts(e.Repo.CommonDir, sum)
+		e.readKept.Keyring = func(format string) (string, error) {
+			if format != signing.FormatOpenPGP {
+				return "", fmt.Errorf("no keyring digest for format %q", format)
+			}
+			return d, nil
+		}
+	}
+	return e.readKept.Kept(signing.FormatOpenPGP, c.Commit)
 }

@@ -31,7 +31,7 @@ const fewMoved = 16
 // head now, by task: what the task list filters by (signed, unsigned, not
 // verifying) and the status of every task shows. It reads
 // .git/reason/signature-summaries.journal, a journal (gitstore.Journal)
-// kept for what git judges signatures by (SignaturesDigest), of the
+// kept for what git judges signatures by (readDigest), of the
 // summaries it decides (SignatureSummary.Kept): only the tasks whose head moved are asked
 // about, a few from their own signature caches, many together in one git
 // log, and their entries are appended. A task git could not be asked
@@ -44,7 +44,7 @@ func (e *Session) SignatureSummaries(ctx context.Context) (map[string]*Signature
 	if err != nil {
 		return nil, err
 	}
-	digest, err := e.SignaturesDigest()
+	digest, err := e.readDigest(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +65,7 @@ func (e *Session) SignatureSummaries(ctx context.Context) (map[string]*Signature
 	if len(moved) <= fewMoved {
 		for _, t := range moved {
 			if sigs, err := e.RecordSignatures(ctx, t.Task, t.Head); err == nil {
-				out[t.Task] = Summarize(sigs)
+				out[t.Task] = e.summarize(ctx, sigs)
 			}
 		}
 	} else {
@@ -78,7 +78,7 @@ func (e *Session) SignatureSummaries(ctx context.Context) (map[string]*Signature
 			return nil, err
 		}
 		for _, t := range moved {
-			out[t.Task] = Summarize(byRecord(byHead[t.Head]))
+			out[t.Task] = e.summarize(ctx, byRecord(byHead[t.Head]))
 		}
 	}
 	order := make([]string, len(tasks))

@@ -16,7 +16,7 @@ import (
 // other head (a new record, a fetched one) is loaded and replayed
 // (State), and its summary kept for next time. The signatures part is
 // the memo's only while git judges signatures by what it was judged by
-// (SignaturesDigest), and never when one of them depends on more
+// (readDigest), and never when one of them depends on more
 // (SignatureSummary.Kept).
 func (e *Session) TaskStatus(ctx context.Context, task string) (record.Status, *SignatureSummary, string, error) {
 	m, head, err := e.taskMemo(ctx, task, statusMemoKind, nil)
@@ -40,7 +40,7 @@ func (e *Session) taskMemo(ctx context.Context, task, kind string, report func(*
 	if err != nil {
 		return statusMemo{}, "", err
 	}
-	allowed, _ := e.SignaturesDigest() // "": signatures are read afresh
+	allowed, _ := e.readDigest(ctx) // "": signatures are read afresh
 	var m statusMemo
 	if data := e.Store.Memo(kind, task, head); data != nil && json.Unmarshal(data, &m) == nil {
 		if m.Allowed != allowed || allowed == "" {
@@ -102,7 +102,7 @@ type statusMemo struct {
 	Status     record.Status     `json:"status"`
 	Signatures *SignatureSummary `json:"signatures,omitempty"`
 	// Allowed is the digest of what git judged Signatures by
-	// (SignaturesDigest).
+	// (readDigest).
 	Allowed string `json:"allowed,omitempty"`
 	// Report is the task's markdown report (report memos only).
 	Report string `json:"report,omitempty"`

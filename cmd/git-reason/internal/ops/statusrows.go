@@ -36,7 +36,7 @@ type StatusRow struct {
 // moved it lists the task refs and reads one small entry per task from
 // .git/reason/status-rows.journal, a sealed journal (each entry's MAC
 // checked, kept for what git judged the signature lines by,
-// SignaturesDigest): no status or signature summary is decoded. The tasks with
+// readDigest): no status or signature summary is decoded. The tasks with
 // no entry at their head (they moved, or an entry was edited) are
 // derived alone and their rows appended (movedRows), up to manyMoved of
 // them; past that, or when one does not read, every task's status and
@@ -133,7 +133,7 @@ func (e *Session) movedRows(ctx context.Context, j *gitstore.Sealed, tasks []rec
 		if err != nil {
 			return false
 		}
-		sum := Summarize(sigs[i])
+		sum := e.summarize(ctx, sigs[i])
 		r := StatusRow{Task: t.Task, Phase: s.Phase, Closed: s.Closed != nil, Records: s.Records, Reviews: s.ReviewCount,
 			Updated: s.Updated, Subject: s.Subject, Signatures: sum.Text(), Needs: len(refused) > 0}
 		if s.DoesNotVerify != nil {
@@ -166,7 +166,7 @@ func (e *Session) movedSignatures(ctx context.Context, tasks []record.TaskHead, 
 				return nil, false
 			}
 			out[i] = sigs
-		} else if sigs, ok := e.unsignedSince(t.Task, t.Head, e.Store.SignatureLog(t.Task)); ok {
+		} else if sigs, ok := e.unsignedSince(ctx, t.Task, t.Head, e.Store.SignatureLog(t.Task)); ok {
 			out[i] = sigs
 		} else {
 			ask = append(ask, i)
@@ -232,14 +232,14 @@ func parseStatusRow(task string, data []byte) (StatusRow, bool) {
 
 // rowsJournal lists the task refs and opens the sealed journal file of
 // rows kept by head, scoped by kind and what git judges signatures by
-// (SignaturesDigest: a row's signature lines were judged by it); a row
+// (readDigest: a row's signature lines were judged by it); a row
 // whose signatures depend on more (SignatureSummary.Kept) is not kept.
 func (e *Session) rowsJournal(ctx context.Context, file, kind string) ([]record.TaskHead, *gitstore.Sealed, error) {
 	tasks, err := e.Store.Tasks(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	digest, err := e.SignaturesDigest()
+	digest, err := e.readDigest(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
