@@ -459,6 +459,17 @@ func (e *Session) readDigest(ctx context.Context) (string, error) {
 	return e.readSum, nil
 }
 
+// ReadDigest is readDigest, for the caches a long-running surface keeps
+// in memory (the web page): what they hold of signatures is shown again
+// only while it is the same, and only when KeepsSignatures.
+func (e *Session) ReadDigest(ctx context.Context) (string, error) { return e.readDigest(ctx) }
+
+// KeepsSignatures reports whether sigs may be kept under ReadDigest:
+// every one is judged the same way while it holds (keptByRead).
+func (e *Session) KeepsSignatures(ctx context.Context, sigs map[string]*Signature) bool {
+	return e.summarize(ctx, sigs).Kept()
+}
+
 // keptByRead reports whether a read surface may keep git's verdict c
 // under readDigest: one SignaturesDigest decides (keepable), or an
 // OpenPGP one the verdicts keep under the keyring digest readDigest

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -34,7 +35,7 @@ func (s *server) head(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	out, err := pageDigest(sess, task, heads)
+	out, err := pageDigest(r.Context(), sess, task, heads)
 	if err != nil {
 		fail(w, err)
 		return
@@ -46,12 +47,13 @@ func (s *server) head(w http.ResponseWriter, r *http.Request) {
 // pageDigest moves whenever anything the page of task shows moves, or,
 // for task "", anything the task list of heads (every task, as listed)
 // shows: the task's head (every task's), the configuration signatures
-// are judged by (allowed signers, their trust, the revocation file: a
-// verdict can change with no ref moving), and the fetched histories a
+// are judged by (allowed signers, their trust, the revocation file, the
+// OpenPGP keyring once OpenPGP verdicts are kept: ops.Session.ReadDigest;
+// a verdict can change with no ref moving), and the fetched histories a
 // pull held back (the task's alone for its page): a pull that quarantines
 // a history moves no task ref. It reads the task's ref and two small
-// files.
-func pageDigest(sess *ops.Session, task string, heads []record.TaskHead) (string, error) {
+// files, and lists the OpenPGP keyring when it is covered.
+func pageDigest(ctx context.Context, sess *ops.Session, task string, heads []record.TaskHead) (string, error) {
 	h := sha256.New()
 	if task != "" {
 		head, err := sess.TaskHead(task)
@@ -63,7 +65,7 @@ func pageDigest(sess *ops.Session, task string, heads []record.TaskHead) (string
 	for _, t := range heads {
 		h.Write([]byte(t.Task + " " + t.Head + "\n"))
 	}
-	sigs, err := sess.SignaturesDigest()
+	sigs, err := sess.ReadDigest(ctx)
 	if err != nil {
 		return "", err
 	}

@@ -125,7 +125,7 @@ func (s *server) task(w http.ResponseWriter, r *http.Request) {
 	if sess == nil {
 		return
 	}
-	head, _ := pageDigest(sess, task, nil) // before what the page shows is read
+	head, _ := pageDigest(r.Context(), sess, task, nil) // before what the page shows is read
 	data := map[string]any{"Title": task, "Live": "/head?task=" + url.QueryEscape(task), "Head": head}
 	v, err := s.views.get(r.Context(), sess, task)
 	switch {

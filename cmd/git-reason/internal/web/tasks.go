@@ -94,7 +94,7 @@ func (s *server) tasks(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	head, _ := pageDigest(sess, "", heads)
+	head, _ := pageDigest(r.Context(), sess, "", heads)
 	f := parseTaskFilter(r.URL.Query())
 	all, err := s.summaries.get(r.Context(), sess, f, heads)
 	if err != nil {
@@ -187,8 +187,8 @@ func contains(s, sub string) bool { return strings.Contains(strings.ToLower(s), 
 // read at: while no ref moves, the list reuses it instead of decoding the
 // caches again (a summary is derived from its task's head alone, so equal
 // heads mean equal summaries). When a few tasks moved (a record arrived),
-// only they are read again; signatures are kept with the allowed signers
-// they were judged against too.
+// only they are read again; signatures are kept with what they were
+// judged by (ops.Session.ReadDigest) too, and only those it decides.
 type summaryCache struct {
 	mu      sync.Mutex
 	heads   map[string]string // task -> head, of the tasks read
@@ -216,7 +216,7 @@ type summaries struct {
 
 // get returns what the list needs for f, at the task heads tasks.
 func (c *summaryCache) get(ctx context.Context, sess *ops.Session, f taskFilter, tasks []record.TaskHead) (summaries, error) {
-	signers, err := sess.SignaturesDigest()
+	signers, err := sess.ReadDigest(ctx)
 	if err != nil {
 		return summaries{}, err
 	}
@@ -243,6 +243,12 @@ func (c *summaryCache) get(ctx context.Context, sess *ops.Session, f taskFilter,
 	if c.cur.sigs == nil {
 		if c.cur.sigs, err = sess.SignatureSummaries(ctx); err != nil {
 			return summaries{}, err
+		}
+	}
+	for _, s := range c.cur.sigs {
+		if s != nil && !s.Kept() {
+			c.signers = "" // judged by what ReadDigest does not cover: read again next time
+			break
 		}
 	}
 	if f.Q != "" && (f.Q != c.cur.q || c.cur.found == nil) {

@@ -19,8 +19,9 @@ type taskView struct {
 	report  template.HTML
 	records []recordView
 	graph   graph
-	// sigs are its records' signatures as judged against the allowed
-	// signers whose digest is signers ("" before they are first read).
+	// sigs are its records' signatures as judged by what
+	// ops.Session.ReadDigest was signers ("" before they are first read,
+	// or when one of them is not to be kept: read again).
 	signers string
 	sigs    map[string]*ops.Signature
 }
@@ -81,12 +82,12 @@ func (c *viewCache) get(ctx context.Context, sess *ops.Session, task string) (*t
 	return v, nil
 }
 
-// signatures returns the signatures of v's records, judged against the
-// allowed signers as they are now: kept with v while the signers stay,
-// read through ops.RecordSignatures (kept by head under .git/reason/)
-// when they change.
+// signatures returns the signatures of v's records, judged by what git
+// judges them by now: kept with v while ops.Session.ReadDigest stays and
+// they are to be kept (ops.Session.KeepsSignatures), read through
+// ops.RecordSignatures (kept by head under .git/reason/) otherwise.
 func (c *viewCache) signatures(ctx context.Context, sess *ops.Session, task string, v *taskView) (map[string]*ops.Signature, error) {
-	signers, err := sess.SignaturesDigest()
+	signers, err := sess.ReadDigest(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -98,6 +99,9 @@ func (c *viewCache) signatures(ctx context.Context, sess *ops.Session, task stri
 	}
 	if sigs, err = sess.RecordSignatures(ctx, task, v.head); err != nil {
 		return nil, err
+	}
+	if !sess.KeepsSignatures(ctx, sigs) {
+		signers = ""
 	}
 	c.mu.Lock()
 	v.sigs, v.signers = sigs, signers

@@ -1,0 +1,96 @@
+package main
+
+// The Reasoning page's signatures when an OpenPGP key's trust falls
+// while it is served: the real binary, a real gpg keyring.
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestWebOpenPGPTrustLowered: a record signed with an OpenPGP key is
+// shown signed by the task list and the task's page, then the key's
+// owner trust is lowered with no ref moving: what the page polls moves,
+// and neither the list nor the page shows the signature as good any
+// more (the key since removed, as verify says). The page kept what it
+// showed under the allowed signers alone, so the task's page went on
+// saying signed.
+func TestWebOpenPGPTrustLowered(t *testing.T) {
+	t.Parallel()
+	for _, prog := range []string{"gpg", "gpgconf"} {
+		if _, err := exec.LookPath(prog); err != nil {
+			t.Skip(prog + " is not on PATH")
+		}
+	}
+	// A short home: gpg-agent's socket path must fit.
+	gnupg, err := os.MkdirTemp("", "gpg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(gnupg) })
+	if err := os.Chmod(gnupg, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	s := newSandbox(t, "advisors: []\n", nil, "GNUPGHOME="+gnupg)
+	gpg := func(stdin string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command("gpg", append([]string{"--batch"}, args...)...)
+		cmd.Env, cmd.Stdin = s.env, strings.NewReader(stdin)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("gpg %s: %v", strings.Join(args, " "), err)
+		}
+		return string(out)
+	}
+	t.Cleanup(func() {
+		cmd := exec.Command("gpgconf", "--kill", "all")
+		cmd.Env = s.env
+		_ = cmd.Run()
+	})
+	gpg("", "--passphrase", "", "--quick-gen-key", "Ada Tester <ada@example.invalid>", "ed25519", "sign", "never")
+	var fpr string
+	for _, line := range strings.Split(gpg("", "--with-colons", "--list-keys", "ada@example.invalid"), "\n") {
+		if f := strings.Split(line, ":"); f[0] == "fpr" && len(f) > 9 {
+			fpr = f[9]
+			break
+		}
+	}
+	if fpr == "" {
+		t.Fatal("gpg listed no fingerprint")
+	}
+	s.git("-c", "commit.gpgSign=true", "reason", "assess", "P", "--subject", "Pgp", "--question", "Q?", "--materiality", "trivial", "--reversibility", "reversible")
+	for range 2 { // the second status keeps what it shows, under the keyring's digest
+		if out := s.reason("status"); !strings.Contains(out, "P: signatures: 1 signed by Ada Tester") {
+			t.Fatalf("status of a record signed with a trusted key:\n%s", out)
+		}
+	}
+
+	base, c := openWeb(t, s)
+	const good = `<span class="sig sig-good"`
+	if list := getPage(t, c, base+"/"); !strings.Contains(list, good) {
+		t.Fatalf("the task list does not show P signed:\n%s", list)
+	}
+	if page := getPage(t, c, base+"/task/P"); !strings.Contains(page, good) {
+		t.Fatalf("the task's page does not show its record signed:\n%s", page)
+	}
+	headP, headAll := getPage(t, c, base+"/head?task=P"), getPage(t, c, base+"/head")
+
+	gpg(fpr+":4:\n", "--import-ownertrust")
+	if _, errs, code := s.run("reason", "verify", "P"); !strings.Contains(errs, "P: signatures: 1 key removed") {
+		t.Fatalf("verify after the trust fell: exit %d:\n%s", code, errs)
+	}
+	if getPage(t, c, base+"/head?task=P") == headP {
+		t.Error("what the task's page polls did not move when the key's trust fell")
+	}
+	if getPage(t, c, base+"/head") == headAll {
+		t.Error("what the task list polls did not move when the key's trust fell")
+	}
+	if list := getPage(t, c, base+"/"); strings.Contains(list, good) || !strings.Contains(list, "key removed") {
+		t.Errorf("the task list after the trust fell does not say key removed:\n%s", list)
+	}
+	if page := getPage(t, c, base+"/task/P"); strings.Contains(page, good) || !strings.Contains(page, "since removed") {
+		t.Errorf("the task's page after the trust fell still shows the record signed:\n%s", page)
+	}
+}
