@@ -80,15 +80,13 @@ func (s *SignatureSummary) total() int {
 	return n
 }
 
-// Summarize counts the signatures of a task's records.
+// Summarize counts the signatures of a task's records. Whether a cache
+// may keep the count is summarize's to say.
 func Summarize(sigs map[string]*Signature) *SignatureSummary {
 	out := &SignatureSummary{Counts: map[signing.Status]int{}, Signers: []string{}}
 	seen := map[string]bool{}
 	for _, s := range sigs {
 		out.Counts[s.Status]++
-		if !keepable(signing.Check{Status: s.Status, Key: s.Key}) {
-			out.volatile = true
-		}
 		if s.Status == signing.Good && !seen[s.Signer] {
 			seen[s.Signer] = true
 			out.Signers = append(out.Signers, s.Signer)
@@ -103,7 +101,6 @@ func Summarize(sigs map[string]*Signature) *SignatureSummary {
 // readDigest decides (keptByRead).
 func (e *Session) summarize(ctx context.Context, sigs map[string]*Signature) *SignatureSummary {
 	out := Summarize(sigs)
-	out.volatile = false
 	for _, s := range sigs {
 		if !e.keptByRead(ctx, signing.Check{Commit: s.Commit, Status: s.Status, Key: s.Key}) {
 			out.volatile = true
