@@ -57,7 +57,7 @@ func TestCrash(t *testing.T) {
 		seed, _ = strconv.ParseUint(v, 10, 64)
 	}
 	rng := rand.New(rand.NewPCG(seed, 0))
-	t.Logf("%s: %d append attempts, every other one killed after it started, within the median time an append took so far (30 ms until five had); seed %d (GIT_REASON_CRASH_SEED=%d repeats the delays)",
+	t.Logf("%s: %d append attempts, every other one killed after it started, within the median time an append took so far (30 ms until five had); seed %d (GIT_REASON_CRASH_SEED=%d repeats the draws; the delays also follow how long appends take)",
 		name, attempts, seed, seed)
 
 	start := time.Now()
