@@ -58,13 +58,7 @@ func benchServer(b *testing.B, dir string) *pipeClient {
 	if err != nil {
 		b.Fatal(err)
 	}
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = srv.Run(ctx, mcpserver.Stdio(inR, outW)) // as 'git reason mcp' serves stdio
-	}()
+	inW, outR, done := mcpserver.ServePipes(ctx, srv, mcpserver.Stdio) // as 'git reason mcp' serves stdio
 	b.Cleanup(func() { inW.Close(); cancel(); <-done; srv.Close() })
 	c := &pipeClient{in: inW, out: bufio.NewReaderSize(outR, 1<<20)}
 	c.call(b, "initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},

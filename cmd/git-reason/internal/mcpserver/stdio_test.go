@@ -33,13 +33,7 @@ func TestStdioWritesWhatTheSDKWrites(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		inR, inW := io.Pipe()
-		outR, outW := io.Pipe()
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			_ = srv.Run(ctx, transport(inR, outW))
-		}()
+		inW, outR, done := ServePipes(ctx, srv, transport)
 		rd := bufio.NewReaderSize(outR, 1<<20)
 		var lines []string
 		for _, req := range requests {
@@ -76,4 +70,20 @@ func TestStdioWritesWhatTheSDKWrites(t *testing.T) {
 	if !strings.HasPrefix(sdk[6], "[") {
 		t.Errorf("the batch was not answered as a batch: %.200s", sdk[6])
 	}
+}
+
+// ServePipes runs srv (Run, as 'git reason mcp' does) on the transport
+// made over a pair of pipes, the way a host's stdio reaches the server,
+// and returns the host's ends: in, what the server reads, and out, what
+// it writes. done is closed once Run has returned: when in is closed or
+// ctx ends.
+func ServePipes(ctx context.Context, srv *Server, transport func(io.ReadCloser, io.WriteCloser) mcp.Transport) (in *io.PipeWriter, out *io.PipeReader, done <-chan struct{}) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	d := make(chan struct{})
+	go func() {
+		defer close(d)
+		_ = srv.Run(ctx, transport(inR, outW))
+	}()
+	return inW, outR, d
 }
