@@ -3,7 +3,6 @@ package gitstore_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -52,11 +51,7 @@ func TestLatestForged(t *testing.T) {
 		t.Fatalf("Newest gave %v, want the three tasks", truth)
 	}
 	for task, l := range truth {
-		out, err := exec.Command("git", "-C", dir, "rev-parse", "refs/reasoning/tasks/"+task).Output()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if head := strings.TrimSpace(string(out)); l.Head != head {
+		if head := harness.Git(t, dir, "rev-parse", "refs/reasoning/tasks/"+task); l.Head != head {
 			t.Fatalf("task %s: head %s, the ref is %s", task, l.Head, head)
 		}
 	}
@@ -141,11 +136,7 @@ func TestLatestForged(t *testing.T) {
 	}
 	time.Sleep(150 * time.Millisecond)
 	got = newest()
-	out, err := exec.Command("git", "-C", dir, "rev-parse", "refs/reasoning/tasks/C").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	headC := strings.TrimSpace(string(out))
+	headC := harness.Git(t, dir, "rev-parse", "refs/reasoning/tasks/C")
 	nowPath := filepath.Join(dir, ".git", "reason", "latest.now")
 	kept := harness.ReadFile(t, nowPath)
 	if got["C"].Head != headC || !strings.Contains(string(kept), headC+" ") {

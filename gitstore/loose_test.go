@@ -99,11 +99,7 @@ func TestPutObjectReadByGit(t *testing.T) {
 func TestObjectsReadOnce(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	cmd := exec.Command("git", "init", "-q", dir)
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v\n%s", err, out)
-	}
+	gitIn(t, "", "init", "-q", dir)
 	s := openT(t, dir)
 	written, err := s.putObject(plumbing.BlobObject, []byte("written here\n"))
 	if err != nil {
@@ -111,10 +107,8 @@ func TestObjectsReadOnce(t *testing.T) {
 	}
 	// An object another program wrote, read once from disk.
 	other := plumbing.ComputeHash(plumbing.BlobObject, []byte("written by git\n"))
-	cmd = exec.Command("git", "-C", dir, "hash-object", "-w", "--stdin")
-	cmd.Stdin = strings.NewReader("written by git\n")
-	if out, err := cmd.CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != other.String() {
-		t.Fatalf("git hash-object: %v\n%s", err, out)
+	if out := gitInStdin(t, dir, "written by git\n", "hash-object", "-w", "--stdin"); out != other.String() {
+		t.Fatalf("git hash-object wrote %s, want %s", out, other)
 	}
 	if _, err := s.objectBytes(plumbing.BlobObject, other); err != nil {
 		t.Fatal(err)

@@ -96,9 +96,7 @@ func TestCommitFramingAsGit(t *testing.T) {
 	t.Parallel()
 	harness.NeedGit(t)
 	dir := t.TempDir()
-	if out, err := exec.Command("git", "init", "-q", "--bare", dir).CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v\n%s", err, out)
-	}
+	gitIn(t, "", "init", "-q", "--bare", dir)
 	seen := map[string]bool{}
 	var cases []string
 	add := func(s string) {
@@ -131,21 +129,15 @@ func TestCommitFramingAsGit(t *testing.T) {
 		}
 		paths.WriteString(p + "\n")
 	}
-	cmd := exec.Command("git", "--git-dir="+dir, "hash-object", "-t", "commit", "--literally", "-w", "--stdin-paths")
-	cmd.Stdin = strings.NewReader(paths.String())
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("git hash-object: %v", err)
-	}
-	hashes := strings.Fields(string(out))
+	hashes := strings.Fields(gitInStdin(t, "", paths.String(), "--git-dir="+dir, "hash-object", "-t", "commit", "--literally", "-w", "--stdin-paths"))
 	if len(hashes) != len(cases) {
 		t.Fatalf("git hash-object wrote %d commits of %d", len(hashes), len(cases))
 	}
 	var stderr bytes.Buffer
-	cmd = exec.Command("git", "--git-dir="+dir, "log", "--no-walk", "--ignore-missing", "--stdin", "--format=%H %T %P")
+	cmd := exec.Command("git", "--git-dir="+dir, "log", "--no-walk", "--ignore-missing", "--stdin", "--format=%H %T %P")
 	cmd.Stdin = strings.NewReader(strings.Join(hashes, "\n") + "\n")
 	cmd.Stderr = &stderr
-	out, err = cmd.Output()
+	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("git log: %v\n%s", err, stderr.Bytes())
 	}
@@ -342,9 +334,7 @@ func TestAppendedTreesAsGit(t *testing.T) {
 		}
 	}
 	args := append(append([]string{"-C", dir}, harness.FsckConfig(dir)...), "fsck", "--strict", "--no-dangling")
-	if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
-		t.Fatalf("git fsck --strict: %v\n%s", err, out)
-	}
+	gitIn(t, "", args...)
 }
 
 // TestAppendAfterRefMovedAsGit: a store that keeps what it appended (a
@@ -391,7 +381,5 @@ func TestAppendAfterRefMovedAsGit(t *testing.T) {
 	gitIn(t, dir, "gc", "--prune=now", "--quiet")
 	appendAs(w, sixth)
 	args := append(append([]string{"-C", dir}, harness.FsckConfig(dir)...), "fsck", "--strict")
-	if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
-		t.Fatalf("git fsck --strict: %v\n%s", err, out)
-	}
+	gitIn(t, "", args...)
 }

@@ -3,7 +3,6 @@ package gitstore_test
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"testing"
 
 	"git-reason/record"
@@ -27,11 +26,7 @@ func TestStoreSurvivesRepackAfterOpen(t *testing.T) {
 	dir := newRepo(t)
 	gc := func() {
 		t.Helper()
-		cmd := exec.Command("git", "-C", dir, "gc", "--quiet")
-		cmd.Env = append(cmd.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git gc: %v\n%s", err, out)
-		}
+		harness.Git(t, dir, "gc", "--quiet")
 	}
 	writer := func() *record.Writer { return indexedWriter(openStore(t, dir), "Repack") }
 	first := writer()

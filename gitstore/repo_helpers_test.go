@@ -3,7 +3,6 @@ package gitstore
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -24,14 +23,7 @@ func gitTryIn(dir string, args ...string) (string, error) { return harness.GitTr
 // gitInStdin runs git in dir with stdin and returns its trimmed stdout.
 func gitInStdin(t testing.TB, dir, stdin string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(stdin)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimRight(string(out), "\n")
+	return harness.GitInput(t, dir, stdin, args...)
 }
 
 // discoverT is Discover of dir; it fails the test when Discover fails.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -225,7 +224,7 @@ func (w *savedWalk) compare() bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, notAncestor := gitTry(w.h.dir, "merge-base", "--is-ancestor", w.saved, head)
+	_, notAncestor := harness.GitTry(w.h.dir, "merge-base", "--is-ancestor", w.saved, head)
 	if !used && w.saved != "" && notAncestor == nil && len(found) == 0 {
 		t.Fatalf("at %s, a clean history after the state saved at %s: the saved state was not used", head, w.saved)
 	}
@@ -305,11 +304,6 @@ func savedFile(t *testing.T, dir string) string {
 		t.Fatalf("saved states: %v %v, want one", files, err)
 	}
 	return files[0]
-}
-
-func gitTry(dir string, args ...string) (string, error) {
-	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
-	return string(out), err
 }
 
 // TestSavedStateForgedIsIgnored: a saved state edited by hand (a

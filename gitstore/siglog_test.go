@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/rand"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,9 +21,7 @@ import (
 func TestSignatureLogForgedIsIgnored(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
-		t.Skipf("git init: %v %s", err, out)
-	}
+	harness.Git(t, "", "init", "-q", dir)
 	repo, err := gitstore.Discover(dir)
 	if err != nil {
 		t.Fatal(err)

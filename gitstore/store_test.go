@@ -53,8 +53,7 @@ func newRepoIn(t *testing.T, parent string) string {
 		if emptyRepo.err != nil {
 			return
 		}
-		cmd := exec.Command("git", "init", "-q", "--template=", emptyRepo.dir)
-		if out, err := cmd.CombinedOutput(); err != nil {
+		if out, err := harness.GitTry("", "init", "-q", "--template=", emptyRepo.dir); err != nil {
 			emptyRepo.err = fmt.Errorf("git init: %v\n%s", err, out)
 		}
 	})
@@ -127,9 +126,7 @@ func (c *contractRepos) fsck() {
 		return
 	}
 	all := filepath.Join(c.root, "all")
-	if out, err := exec.Command("git", "init", "-q", "--bare", all).CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v\n%s", err, out)
-	}
+	harness.Git(t, "", "init", "-q", "--bare", all)
 	var alternates, refs strings.Builder
 	for i, dir := range c.dirs {
 		fmt.Fprintln(&alternates, filepath.Join(dir, ".git", "objects"))
@@ -148,11 +145,7 @@ func (c *contractRepos) fsck() {
 	if err := os.WriteFile(filepath.Join(all, "objects", "info", "alternates"), []byte(alternates.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	update := exec.Command("git", "-C", all, "update-ref", "--stdin")
-	update.Stdin = strings.NewReader(refs.String())
-	if out, err := update.CombinedOutput(); err != nil {
-		t.Fatalf("git update-ref of the cases' refs: %v\n%s", err, out)
-	}
+	harness.GitInput(t, all, refs.String(), "update-ref", "--stdin")
 	if refs.Len() == 0 {
 		t.Fatalf("the %d cases wrote no ref: nothing for git fsck to check", len(c.dirs))
 	}

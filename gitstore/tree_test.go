@@ -110,13 +110,7 @@ func TestTreeReaderRefusesWhatFsckRefuses(t *testing.T) {
 	blob, _ := hex.DecodeString(blobHex)
 	trees := map[string]int{}
 	for i, c := range treeCases {
-		cmd := exec.Command("git", "hash-object", "-t", "tree", "--literally", "-w", "--stdin")
-		cmd.Dir, cmd.Stdin = dir, bytes.NewReader(rawEntries(blob, c.entries...))
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("%s: git hash-object: %v", c.name, err)
-		}
-		trees[strings.TrimSpace(string(out))] = i
+		trees[gitInStdin(t, dir, string(rawEntries(blob, c.entries...)), "hash-object", "-t", "tree", "--literally", "-w", "--stdin")] = i
 	}
 	cmd := exec.Command("git", "fsck", "--strict", "--no-progress")
 	cmd.Dir = dir

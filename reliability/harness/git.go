@@ -17,7 +17,18 @@ import (
 // git fails, with git's stderr.
 func Git(tb testing.TB, dir string, args ...string) string {
 	tb.Helper()
-	out, err := GitTry(dir, args...)
+	return gitMust(tb, dir, nil, args)
+}
+
+// GitInput is Git with stdin as git's standard input.
+func GitInput(tb testing.TB, dir, stdin string, args ...string) string {
+	tb.Helper()
+	return gitMust(tb, dir, strings.NewReader(stdin), args)
+}
+
+func gitMust(tb testing.TB, dir string, stdin io.Reader, args []string) string {
+	tb.Helper()
+	out, err := gitRun(dir, stdin, args)
 	if err != nil {
 		tb.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
@@ -27,8 +38,14 @@ func Git(tb testing.TB, dir string, args ...string) string {
 // GitTry is Git for a command that may fail: on failure it returns git's
 // stdout and stderr together, and the error.
 func GitTry(dir string, args ...string) (string, error) {
+	return gitRun(dir, nil, args)
+}
+
+// gitRun runs git with args in dir, stdin (when not nil) its standard
+// input, as GitTry says.
+func gitRun(dir string, stdin io.Reader, args []string) (string, error) {
 	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
+	cmd.Dir, cmd.Stdin = dir, stdin
 	out, err := cmd.Output()
 	if ee, ok := err.(*exec.ExitError); ok {
 		return string(out) + string(ee.Stderr), err
