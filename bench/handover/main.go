@@ -233,16 +233,11 @@ func prepare(w io.Writer, dir string, env []string, o *options) error {
 		return err
 	}
 	git := func(args ...string) (string, error) {
-		cmd := exec.Command("git", args...)
-		cmd.Dir, cmd.Env = filepath.Dir(dir), env
+		in := filepath.Dir(dir)
 		if _, err := os.Stat(dir); err == nil {
-			cmd.Dir = dir
+			in = dir
 		}
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, out)
-		}
-		return strings.TrimSpace(string(out)), nil
+		return harness.GitOutput(env, in, "", args...)
 	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return err

@@ -38,8 +38,8 @@ func run(runs, n int, keep string) error {
 	defer remove()
 	repo := filepath.Join(root, fmt.Sprintf("repo-%d", n))
 	if _, err := os.Stat(repo); err != nil {
-		if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
-			return fmt.Errorf("git init: %v: %s", err, out)
+		if err := harness.RunGit(nil, "", "init", "-q", repo); err != nil {
+			return err
 		}
 		start := time.Now()
 		if err := harness.BulkTasks(context.Background(), repo, "T-", n); err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -398,15 +397,7 @@ func (b *bench) git(dir string, args ...string) error {
 }
 
 func (b *bench) gitOut(dir string, args ...string) (string, error) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir, cmd.Env = dir, b.withPath(b.bin)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, bytes.TrimSpace(stderr.Bytes()))
-	}
-	return strings.TrimSpace(string(out)), nil
+	return harness.GitOutput(b.withPath(b.bin), dir, "", args...)
 }
 
 // noIndex is an index with no standing conclusion: generated tasks hold

@@ -61,14 +61,24 @@ func BenchEnv(home string) ([]string, error) {
 }
 
 // RunGit runs git with args in dir, in env when it is not nil (else the
-// caller's); the error names the command and holds git's output.
+// caller's); the error names the command and holds git's stderr.
 func RunGit(env []string, dir string, args ...string) error {
+	_, err := GitOutput(env, dir, "", args...)
+	return err
+}
+
+// GitOutput is RunGit with stdin as git's standard input, and returns
+// git's stdout without its leading and trailing white space.
+func GitOutput(env []string, dir, stdin string, args ...string) (string, error) {
 	cmd := exec.Command("git", args...)
-	cmd.Dir, cmd.Env = dir, env
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, out)
+	cmd.Dir, cmd.Env, cmd.Stdin = dir, env, strings.NewReader(stdin)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, bytes.TrimSpace(stderr.Bytes()))
 	}
-	return nil
+	return strings.TrimSpace(string(out)), nil
 }
 
 // number is what a benchmark takes the median of: durations, counts.
