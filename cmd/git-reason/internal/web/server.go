@@ -66,8 +66,8 @@ func handler(open func() (*ops.Session, error), k *keys) http.Handler {
 	mux.HandleFunc("GET /handover", s.one(s.handover))
 	mux.HandleFunc("GET /context", s.one(s.context))
 	mux.HandleFunc("GET /head", s.one(s.head))
-	mux.HandleFunc("GET /advisors", s.one(s.advisors))
-	mux.HandleFunc("GET /doctor", s.one(s.doctor))
+	mux.HandleFunc("GET /advisors", s.one(s.derived("advisors.html", advisors)))
+	mux.HandleFunc("GET /doctor", s.one(s.derived("doctor.html", doctor)))
 	return protect(k, s.bounded(mux))
 }
 
