@@ -83,21 +83,15 @@ func forgEnv(t *testing.T) []string {
 		"GIT_COMMITTER_NAME=Plumber", "GIT_COMMITTER_EMAIL=plumber@example.invalid")
 }
 
+// forgGit runs git in env and dir with stdin and returns its trimmed
+// stdout; it fails the test when git fails.
 func forgGit(t *testing.T, env []string, dir, stdin string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = env
-	cmd.Stdin = strings.NewReader(stdin)
-	out, err := cmd.Output()
+	out, err := harness.GitOutput(env, dir, stdin, args...)
 	if err != nil {
-		msg := ""
-		if ee, ok := err.(*exec.ExitError); ok {
-			msg = string(ee.Stderr)
-		}
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, msg)
+		t.Fatal(err)
 	}
-	return strings.TrimSpace(string(out))
+	return out
 }
 
 // newForgRepo makes an empty repository and a writer over it.
