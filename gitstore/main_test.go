@@ -14,9 +14,8 @@ import (
 // identity, no system configuration, and none of the variables through
 // which the machine's git setup could leak in. After the run it removes
 // that HOME and the honest history the forgery tests share (see honest in
-// forgery_test.go), the empty repository the others copy (see newRepo)
-// and the repository with one commit the internal tests copy (see
-// newTestRepo). Every temporary directory is on a memory file system
+// forgery_test.go) and the repositories the others copy (see
+// NewEmptyRepoIn and newTestRepo). Every temporary directory is on a memory file system
 // where there is one (harness.MemoryTemp).
 func TestMain(m *testing.M) {
 	harness.MemoryTemp()
@@ -33,10 +32,8 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(home)
 	gitstore.RemoveTestRepo()
-	for _, dir := range []string{honest.dir, emptyRepo.dir} {
-		if dir != "" {
-			os.RemoveAll(dir)
-		}
+	if honest.dir != "" {
+		os.RemoveAll(honest.dir)
 	}
 	os.Exit(code)
 }

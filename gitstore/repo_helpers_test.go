@@ -43,12 +43,48 @@ func openT(t *testing.T, dir string) *Store {
 	return NewStore(discoverT(t, dir))
 }
 
-// initRepo makes an empty repository (git init, no commit) in a fresh
-// temporary directory and returns that directory.
+// initRepo makes an empty repository (NewEmptyRepoIn) in a fresh
+// temporary directory and returns its directory.
 func initRepo(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	gitIn(t, dir, "init", "-q")
+	return NewEmptyRepoIn(t, t.TempDir())
+}
+
+// emptyRepo is one repository made by git init, copied for each test that
+// wants an empty one: a copy costs no process. RemoveTestRepo removes it.
+var emptyRepo struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// NewEmptyRepoIn makes an empty repository in a new directory under
+// parent: a copy of one the real git binary made. It is made with no
+// template (git init --template=): the sample hooks, description and
+// info/exclude a template adds are nothing the store reads, and were most
+// of the files each copy copied. (Exported for the package's external
+// tests.)
+func NewEmptyRepoIn(t *testing.T, parent string) string {
+	t.Helper()
+	emptyRepo.once.Do(func() {
+		emptyRepo.dir, emptyRepo.err = os.MkdirTemp("", "gitstore-empty-")
+		if emptyRepo.err != nil {
+			return
+		}
+		if out, err := harness.GitTry("", "init", "-q", "--template=", emptyRepo.dir); err != nil {
+			emptyRepo.err = fmt.Errorf("git init: %v\n%s", err, out)
+		}
+	})
+	if emptyRepo.err != nil {
+		t.Fatal(emptyRepo.err)
+	}
+	dir, err := os.MkdirTemp(parent, "repo-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(dir, os.DirFS(emptyRepo.dir)); err != nil {
+		t.Fatalf("copy the empty repository: %v", err)
+	}
 	return dir
 }
 
@@ -98,11 +134,13 @@ func makeTestRepo() error {
 	return nil
 }
 
-// RemoveTestRepo removes the repository newTestRepo copies (TestMain
-// calls it after the run).
+// RemoveTestRepo removes the repositories newTestRepo and NewEmptyRepoIn
+// copy (TestMain calls it after the run).
 func RemoveTestRepo() {
-	if testRepo.dir != "" {
-		os.RemoveAll(testRepo.dir)
+	for _, dir := range []string{testRepo.dir, emptyRepo.dir} {
+		if dir != "" {
+			os.RemoveAll(dir)
+		}
 	}
 }
 

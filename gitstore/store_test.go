@@ -17,21 +17,10 @@ import (
 	"git-reason/reliability/harness"
 )
 
-// emptyRepo is one repository made by git init, copied for each test that
-// wants an empty one: a copy costs no process. TestMain removes it.
-var emptyRepo struct {
-	once sync.Once
-	dir  string
-	err  error
-}
-
-// newRepo makes an empty repository: a copy of one the real git binary
-// made. It is made with no template (git init --template=): the sample
-// hooks, description and info/exclude a template adds are nothing the
-// store reads, and were most of the files each copy copied.
+// newRepo makes an empty repository (gitstore.NewEmptyRepoIn).
 func newRepo(t *testing.T) string {
 	t.Helper()
-	return newRepoIn(t, t.TempDir())
+	return gitstore.NewEmptyRepoIn(t, t.TempDir())
 }
 
 // openStore opens the store of the repository at dir; it fails the test
@@ -43,31 +32,6 @@ func openStore(t testing.TB, dir string) *gitstore.Store {
 		t.Fatal(err)
 	}
 	return s
-}
-
-// newRepoIn makes an empty repository in a new directory under parent.
-func newRepoIn(t *testing.T, parent string) string {
-	t.Helper()
-	emptyRepo.once.Do(func() {
-		emptyRepo.dir, emptyRepo.err = os.MkdirTemp("", "gitstore-empty-")
-		if emptyRepo.err != nil {
-			return
-		}
-		if out, err := harness.GitTry("", "init", "-q", "--template=", emptyRepo.dir); err != nil {
-			emptyRepo.err = fmt.Errorf("git init: %v\n%s", err, out)
-		}
-	})
-	if emptyRepo.err != nil {
-		t.Fatal(emptyRepo.err)
-	}
-	dir, err := os.MkdirTemp(parent, "repo-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.CopyFS(dir, os.DirFS(emptyRepo.dir)); err != nil {
-		t.Fatalf("copy the empty repository: %v", err)
-	}
-	return dir
 }
 
 func TestStoreContract(t *testing.T) {
@@ -106,7 +70,7 @@ func newContractRepos(t *testing.T) *contractRepos {
 
 func (c *contractRepos) open(t *testing.T) record.Store {
 	t.Helper()
-	dir := newRepoIn(t, c.root)
+	dir := gitstore.NewEmptyRepoIn(t, c.root)
 	s := openStore(t, dir)
 	c.mu.Lock()
 	c.dirs = append(c.dirs, dir)
