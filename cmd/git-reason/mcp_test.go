@@ -75,21 +75,32 @@ func fixed(params map[string]any) func(map[string]string) map[string]any {
 // jget walks a decoded JSON value along a dot-separated path of keys and
 // array indexes; nil when the path does not exist.
 func jget(v any, path string) any {
-	for _, k := range strings.Split(path, ".") {
+	v, _ = jpath(v, path)
+	return v
+}
+
+// jpath is jget, saying in its error which step of the path does not
+// exist.
+func jpath(v any, path string) (any, error) {
+	for _, key := range strings.Split(path, ".") {
 		switch x := v.(type) {
 		case map[string]any:
-			v = x[k]
+			next, ok := x[key]
+			if !ok {
+				return nil, fmt.Errorf("no field %q in %s", key, path)
+			}
+			v = next
 		case []any:
-			i, err := strconv.Atoi(k)
+			i, err := strconv.Atoi(key)
 			if err != nil || i < 0 || i >= len(x) {
-				return nil
+				return nil, fmt.Errorf("no index %q in %s (length %d)", key, path, len(x))
 			}
 			v = x[i]
 		default:
-			return nil
+			return nil, fmt.Errorf("%s: %q is not inside an object or array", path, key)
 		}
 	}
-	return v
+	return v, nil
 }
 
 func jstr(v any, path string) string {

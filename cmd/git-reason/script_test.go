@@ -213,23 +213,9 @@ func cmdGetJSON(ts *testscript.TestScript, neg bool, args []string) {
 	if err := dec.Decode(&v); err != nil {
 		ts.Fatalf("getjson: stdout is not JSON: %v", err)
 	}
-	for _, key := range strings.Split(args[1], ".") {
-		switch x := v.(type) {
-		case map[string]any:
-			next, ok := x[key]
-			if !ok {
-				ts.Fatalf("getjson: no field %q in %s", key, args[1])
-			}
-			v = next
-		case []any:
-			i, err := strconv.Atoi(key)
-			if err != nil || i < 0 || i >= len(x) {
-				ts.Fatalf("getjson: no index %q in %s (length %d)", key, args[1], len(x))
-			}
-			v = x[i]
-		default:
-			ts.Fatalf("getjson: %s: %q is not inside an object or array", args[1], key)
-		}
+	v, err := jpath(v, args[1])
+	if err != nil {
+		ts.Fatalf("getjson: %v", err)
 	}
 	switch x := v.(type) {
 	case string:
