@@ -3,6 +3,7 @@ package record
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"git-reason/policy"
@@ -214,7 +215,7 @@ func admitConsultation(st *State, c *Consultation, h hints) (any, error) {
 		return nil, err
 	}
 	pd := p.Derived.(*PlanDerived)
-	if !contains(pd.Selected, c.Advisor) {
+	if !slices.Contains(pd.Selected, c.Advisor) {
 		return nil, refuse(fmt.Sprintf("advisor %q was not selected by plan %s (selected: %s)", c.Advisor, ShortID(p.ID), list(pd.Selected)))
 	}
 	assessment := p.Body.(*Plan).Assessment
@@ -335,7 +336,7 @@ func admitConclusion(st *State, c *Conclusion) (any, error) {
 	}
 	d := &ConclusionDerived{ReviewCount: len(completed), Advisors: []string{}}
 	for _, e := range completed {
-		if adv := e.Body.(*Consultation).Advisor; !contains(d.Advisors, adv) {
+		if adv := e.Body.(*Consultation).Advisor; !slices.Contains(d.Advisors, adv) {
 			d.Advisors = append(d.Advisors, adv)
 		}
 	}
@@ -395,7 +396,7 @@ func checkLocalReview(items []string, answers []LocalAnswer) error {
 		if got[a.Item] {
 			return badInput(fmt.Sprintf("local_review: %q is answered twice", a.Item))
 		}
-		if !contains(items, a.Item) {
+		if !slices.Contains(items, a.Item) {
 			return badInput(fmt.Sprintf("local_review: %q is not an item of the plan's checklist (see 'git reason status')", a.Item))
 		}
 		if strings.TrimSpace(a.Answer) == "" {
@@ -432,15 +433,6 @@ func admitValidation(st *State, v *Validation, h hints) (any, error) {
 		obs.Result = "pass"
 	}
 	return &obs, nil
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 func list(xs []string) string {
