@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"git-reason/record"
+	"git-reason/schemas"
 )
 
 // CostEnv names a file to which each git reason process appends, as it
@@ -81,6 +82,10 @@ type Cost struct {
 	// status and handover (status.journal, handover.journal, ...) were
 	// decoded from JSON.
 	EntryDecodes int64 `json:"entry_decodes"`
+	// OutputBytes is how many bytes of --json output were decoded and
+	// held to their published schema (schemas.CheckOutput): the parts of
+	// a large output its memo (outputs.go) did not know.
+	OutputBytes int64 `json:"output_bytes"`
 	// Allocs is how many heap objects the process allocated
 	// (runtime.MemStats.Mallocs), its start included: what a status
 	// allocates per record of the task is the difference between two
@@ -145,7 +150,7 @@ func WriteCost(args []string) {
 		SharedBytes: costs.sharedBytes.Load(), SharedFiles: costs.sharedFiles.Load(), Blobs: costs.blobs.Load(), Memos: costs.memos.Load(),
 		WrittenBytes: costs.written.Load(), Decodes: record.Decodes(), SearchBlocks: costs.searchBlocks.Load(), Postings: costs.postings.Load(),
 		PackIndexBytes: costs.packIndex.Load(), RefsListed: costs.refsListed.Load(), SignatureBytes: costs.sigBytes.Load(),
-		Schemas: record.SchemaCompiles(), CheckedBytes: costs.checked.Load(), EntryDecodes: costs.entryDecodes.Load(), RememberedFiles: costs.rememberedFiles.Load(), TreeEntries: costs.treeEntries.Load()}
+		Schemas: record.SchemaCompiles(), CheckedBytes: costs.checked.Load(), EntryDecodes: costs.entryDecodes.Load(), RememberedFiles: costs.rememberedFiles.Load(), TreeEntries: costs.treeEntries.Load(), OutputBytes: schemas.OutputBytes()}
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	c.Allocs = m.Mallocs

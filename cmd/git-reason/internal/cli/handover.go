@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"time"
@@ -59,7 +60,17 @@ func runHandover(ctx context.Context, o *handoverOptions) error {
 		return err
 	}
 	if o.JSON && o.JQ == "" {
-		return writeHandoverJSON(o.Out, rep)
+		// Held to its schema as render holds every output, whole,
+		// before a byte is printed.
+		var buf bytes.Buffer
+		if err := writeHandoverJSON(&buf, rep); err != nil {
+			return err
+		}
+		if err := o.checkOutput(buf.Bytes()); err != nil {
+			return err
+		}
+		_, err := o.Out.Write(buf.Bytes())
+		return err
 	}
 	return o.render(rep, func(w io.Writer) error {
 		return ops.WriteHandover(w, rep, format)

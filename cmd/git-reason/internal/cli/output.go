@@ -7,12 +7,15 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"slices"
+	"strings"
 
 	"github.com/itchyny/gojq"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
 	"git-reason/cmd/git-reason/internal/ops"
+	"git-reason/schemas"
 )
 
 // base is what every verb's options start with: where it reads and
@@ -22,9 +25,17 @@ type base struct {
 	Out  io.Writer // data
 	Err  io.Writer // status and progress
 	Open func() (*ops.Session, error)
-	JSON bool     // --json: data goes through exportJSON
-	JQ   string   // --jq: a jq expression the JSON goes through (implies --json)
-	Net  *Servers // the network verbs' servers: nil but in NetProgram
+	JSON bool // --json: data goes through exportJSON
+	// Output is the schema document the verb publishes its --json output
+	// as (schemas.Outputs), which render holds it to; "" for a verb that
+	// prints a record (its kind's documents, which its writer and reader
+	// hold it to) or nothing of its own.
+	Output string
+	JQ     string   // --jq: a jq expression the JSON goes through (implies --json)
+	Net    *Servers // the network verbs' servers: nil but in NetProgram
+	// session is the session Open opened, nil before it did (or when it
+	// failed).
+	session func() *ops.Session
 	// Meanwhile, when set, is work Open starts once git's processes
 	// are, to run while they do (the schemas a write compiles).
 	Meanwhile func()
@@ -44,9 +55,26 @@ func (b *base) bind(c *cli.Context) {
 		}
 		return sess, err
 	}
+	b.session = func() *ops.Session { return sess }
 	if isSet(c, "jq") {
 		b.JQ, b.JSON = c.String("jq"), true
 	}
+	b.Output = schemas.Outputs[verbPath(c)]
+}
+
+// verbPath is the verb c runs as typed after "git reason" ("hooks
+// install"): schemas.Outputs' key.
+func verbPath(c *cli.Context) string {
+	var names []string
+	for _, l := range c.Lineage() {
+		// The program's own command (named as the program) and the
+		// context above it are not verbs.
+		if l.Command != nil && l.Command.Name != "" && l.Command.Name != c.App.Name {
+			names = append(names, l.Command.Name)
+		}
+	}
+	slices.Reverse(names)
+	return strings.Join(names, " ")
 }
 
 // jqFlag is added by newApp to every verb that has --json.
@@ -59,13 +87,23 @@ func (b *base) jsonFlag() cli.Flag {
 	return &cli.BoolFlag{Name: "json", Usage: "print JSON", Destination: &b.JSON}
 }
 
-// render prints v: as JSON with --json, else through text.
+// render prints v: as JSON with --json, held to the schema the verb
+// publishes (checkOutput) before a byte of it is printed, else through
+// text.
 func (b *base) render(v any, text func(w io.Writer) error) error {
-	if b.JQ != "" {
-		return exportJQ(b.Out, v, b.JQ)
-	}
 	if b.JSON {
-		return exportJSON(b.Out, v)
+		var buf bytes.Buffer
+		if err := exportJSON(&buf, v); err != nil {
+			return err
+		}
+		if err := b.checkOutput(buf.Bytes()); err != nil {
+			return err
+		}
+		if b.JQ != "" {
+			return exportJQ(b.Out, buf.Bytes(), b.JQ)
+		}
+		_, err := b.Out.Write(buf.Bytes())
+		return err
 	}
 	// Buffered: a table of every task is tens of thousands of small
 	// writes, each a system call through the printable filter otherwise.
@@ -179,20 +217,36 @@ func noNullLists(v reflect.Value) reflect.Value {
 	return v
 }
 
-// exportJQ prints what the jq expression makes of v as exportJSON prints
-// it, one result per line: strings raw, everything else as compact JSON,
-// as gh's --jq does.
-func exportJQ(w io.Writer, v any, expr string) error {
+// checkOutput holds data, a verb's --json output, to the schema document
+// it publishes (b.Output; "" holds nothing) with the card's JSON Schema
+// library, as every record and declaration is: output that breaks the
+// published contract is this program's bug, refused before anything is
+// printed, so that no script reads it. What a large output's memo under
+// .git/reason/ (the session's, when the verb opened one) knows is not
+// validated again.
+func (b *base) checkOutput(data []byte) error {
+	if b.Output == "" {
+		return nil
+	}
+	var memo schemas.OutputMemo
+	if b.session != nil {
+		if sess := b.session(); sess != nil {
+			memo = sess.Store.OutputChecks(b.Output)
+		}
+	}
+	return schemas.CheckOutput(b.Output, data, memo)
+}
+
+// exportJQ prints what the jq expression makes of data (exportJSON's
+// output), one result per line: strings raw, everything else as compact
+// JSON, as gh's --jq does.
+func exportJQ(w io.Writer, data []byte, expr string) error {
 	q, err := gojq.Parse(expr)
 	if err != nil {
 		return ops.Usage("--jq %q: %v", expr, err)
 	}
-	var buf bytes.Buffer
-	if err := exportJSON(&buf, v); err != nil {
-		return err
-	}
 	var doc any
-	dec := json.NewDecoder(&buf)
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	if err := dec.Decode(&doc); err != nil {
 		return err

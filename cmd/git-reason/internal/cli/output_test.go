@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"git-reason/schemas"
 )
 
 // The exporter prints every nil list as [], at any depth, through
@@ -55,5 +57,28 @@ func TestExportJSONNoNullLists(t *testing.T) {
 	buf.Reset()
 	if err := exportJSON(&buf, []string(nil)); err != nil || buf.String() != "[]\n" {
 		t.Errorf("a nil top-level list prints %q, %v; want []", buf.String(), err)
+	}
+}
+
+// A verb's --json output is held to the schema it publishes before a byte
+// of it is printed: what the schema refuses is an error naming the
+// document and where, with nothing printed, with --jq too; what it admits
+// is printed as exportJSON prints it.
+func TestJSONOutputHeldToItsSchema(t *testing.T) {
+	for _, jq := range []string{"", "."} {
+		var out bytes.Buffer
+		b := &base{Out: &out, JSON: true, JQ: jq, Output: schemas.Outputs["tasks"]}
+		err := b.render([]any{map[string]any{"not a field of a task": true}}, nil)
+		if err == nil || !strings.Contains(err.Error(), "output.tasks.json") || !strings.Contains(err.Error(), `"/0"`) {
+			t.Errorf("--jq %q: a task the schema refuses: %v, want an error naming output.tasks.json at /0", jq, err)
+		}
+		if out.Len() > 0 {
+			t.Errorf("--jq %q: printed %q with output its schema refuses", jq, out.String())
+		}
+	}
+	var out bytes.Buffer
+	b := &base{Out: &out, JSON: true, Output: schemas.Outputs["tasks"]}
+	if err := b.render([]any{}, nil); err != nil || out.String() != "[]\n" {
+		t.Errorf("no tasks: %q, %v", out.String(), err)
 	}
 }

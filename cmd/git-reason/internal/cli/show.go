@@ -9,6 +9,7 @@ import (
 
 	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/record"
+	"git-reason/schemas"
 )
 
 type showOptions struct {
@@ -94,6 +95,7 @@ func showQuestion(ctx context.Context, o *showOptions, sess *ops.Session) error 
 	if err != nil {
 		return err
 	}
+	o.Output = schemas.Outputs["question"]
 	err = o.render(r, func(w io.Writer) error {
 		_, err := io.WriteString(w, r.Text)
 		return err

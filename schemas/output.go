@@ -1,0 +1,380 @@
+package schemas
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// A command's --json output is held to the document it publishes
+// (Outputs) before a byte of it is printed: an output the document
+// refuses is this program's bug, and no script should read it.
+//
+// Validating a whole output costs about 70 ms a megabyte (decoding it
+// into values the library walks), and the status of every task at 20,000
+// tasks is 9 MB, nearly all of it the same from one run to the next. So
+// CheckOutput validates the parts of an output it has not seen valid
+// before: the items of its lists (a top-level list, and each list or
+// object a member of a top-level object holds, such as the signatures of
+// every open task by task) one by one, and the rest of the document with
+// only the new items in its lists. An item valid in its list is valid
+// wherever it stands in it, and without the others, as long as the
+// document puts no rule on the list as a whole (its length, unique or
+// contained items, required members): such a list is validated with the
+// text around it (wholeLists). What
+// was seen valid is kept by the caller (an OutputMemo: gitstore's, under
+// the repository's key and this build's schemas), so what a command
+// validates grows with what changed since it last ran.
+
+// OutputMemo is what CheckOutput asks whether a part of an output
+// (the document around the lists, list "", or an item of the list list)
+// was seen valid before, and tells what it has now seen valid.
+type OutputMemo interface {
+	Known(list string, part []byte) bool
+	Keep(list string, part []byte)
+	Save() // writes what Keep noted
+}
+
+// memoFrom is the size from which CheckOutput asks its memo: a smaller
+// output is validated whole (about 4 ms at this size), and its parts are
+// not kept, so that the many small outputs of a document (the status of
+// one task) neither fill its memo nor make it forget the parts of its
+// large ones (the status of every task).
+const memoFrom = 64 << 10
+
+// outputBytes counts the bytes of output this process decoded and
+// validated (OutputBytes).
+var outputBytes atomic.Int64
+
+// OutputBytes is how many bytes of --json output this process decoded
+// and validated: an output's new parts, not the parts its memo knew.
+func OutputBytes() int64 { return outputBytes.Load() }
+
+// CheckOutput holds data, an output of the document name (one of Outputs)
+// as the program's one exporter indents it (two spaces a level), to that
+// document; memo may be nil (everything is validated), and is asked only
+// for an output of memoFrom bytes or more. Its error names
+// the document and the place in data, as a JSON pointer.
+func CheckOutput(name string, data []byte, memo OutputMemo) error {
+	if len(data) < memoFrom {
+		memo = nil
+	}
+	doc := splitOutput(data, wholeLists(name))
+	if memo != nil {
+		doc.drop(memo)
+	}
+	reduced := doc.join()
+	if memo != nil && memo.Known("", reduced) {
+		return nil
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(reduced))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return fmt.Errorf("the JSON output of %s does not read back: %v", name, err)
+	}
+	outputBytes.Add(int64(len(reduced)))
+	s, err := Compile(name)
+	if err != nil {
+		return err
+	}
+	if err := s.Validate(v); err != nil {
+		where, what := "", err.Error()
+		if leaves := Leaves(err); len(leaves) > 0 {
+			where, what = doc.where(leaves[0].InstanceLocation), leaves[0].Message
+		}
+		return fmt.Errorf("the JSON output does not match its published schema %s at %q: %s; nothing was printed: this is a bug of git reason, please report it (the command prints its text without --json)", name, where, what)
+	}
+	if memo != nil {
+		memo.Keep("", reduced)
+		for _, l := range doc.lists {
+			for _, it := range l.kept {
+				memo.Keep(l.name, it.text)
+			}
+		}
+		memo.Save()
+	}
+	return nil
+}
+
+// outputDoc is an output split into the text around its lists and their
+// items.
+type outputDoc struct {
+	text  []byte       // the whole output
+	lists []outputList // in the order they stand in text
+}
+
+// outputList is one list (or object) of an output: where its items stand in the
+// text, and which of them CheckOutput validates (kept, with their
+// indexes in the list).
+type outputList struct {
+	name       string // "" for a top-level list, else the member's name as written (JSON-quoted)
+	start, end int    // the items' text: after the line that opens the list, up to the line that closes it
+	items      []outputItem
+	kept       []outputItem // all items, until drop
+	object     bool         // the items are an object's members ("name": value)
+	bad        bool         // the text is not in the exporter's shape
+}
+
+type outputItem struct {
+	index int
+	text  []byte // without the comma that separates it from the next
+}
+
+// splitOutput finds the lists of data by its indentation, which encoding/
+// json's indenting encoder makes exact: a value at depth d starts its
+// every line with 2d spaces, and a string never holds a line break. data
+// in another shape is one part: no list; the lists named in whole (their
+// names as in lists) stay part of the text around.
+func splitOutput(data []byte, whole map[string]bool) *outputDoc {
+	doc := &outputDoc{text: data}
+	switch {
+	case whole[""]:
+	case bytes.HasPrefix(data, []byte("[\n")) && bytes.HasSuffix(data, []byte("\n]\n")):
+		doc.lists = []outputList{listAt(data, "", 2, len(data)-len("]\n"), 1)}
+	case bytes.HasPrefix(data, []byte("{\n")) && bytes.HasSuffix(data, []byte("\n}\n")):
+		for at := 2; at < len(data); {
+			line := lineAt(data, at)
+			next := at + len(line) + 1
+			if indent(line) != 2 {
+				break // not this exporter's shape: no lists
+			}
+			if !opens(line) {
+				at = next
+				continue
+			}
+			end := closing(data, next, 2)
+			if end < 0 {
+				return &outputDoc{text: data}
+			}
+			name, open := bytes.CutSuffix(line[2:], []byte(": ["))
+			if !open {
+				name, open = bytes.CutSuffix(line[2:], []byte(": {"))
+			}
+			if open && !whole[string(name)] {
+				l := listAt(data, string(name), next, end, 2)
+				l.object = line[len(line)-1] == '{'
+				doc.lists = append(doc.lists, l)
+			}
+			at = end + len(lineAt(data, end)) + 1
+		}
+	}
+	for i := range doc.lists {
+		if doc.lists[i].bad {
+			return &outputDoc{text: data} // not this exporter's shape
+		}
+		doc.lists[i].kept = doc.lists[i].items
+	}
+	return doc
+}
+
+// listAt is the list whose items, at depth, stand in data[start:end]
+// (end: where the line that closes the list starts).
+func listAt(data []byte, name string, start, end, depth int) outputList {
+	l := outputList{name: name, start: start, end: end}
+	for at, i := start, 0; at < end; i++ {
+		line := lineAt(data, at)
+		if indent(line) != 2*depth {
+			return outputList{bad: true}
+		}
+		last := at
+		if opens(line) {
+			if last = closing(data, at+len(line)+1, 2*depth); last < 0 || last >= end {
+				return outputList{bad: true}
+			}
+		}
+		stop := last + len(lineAt(data, last))
+		l.items = append(l.items, outputItem{index: i, text: bytes.TrimSuffix(data[at:stop], []byte(","))})
+		at = stop + 1
+	}
+	return l
+}
+
+// lineAt is the line of data that starts at at, without its line break.
+func lineAt(data []byte, at int) []byte {
+	if i := bytes.IndexByte(data[at:], '\n'); i >= 0 {
+		return data[at : at+i]
+	}
+	return data[at:]
+}
+
+func indent(line []byte) int { return len(line) - len(bytes.TrimLeft(line, " ")) }
+
+// opens reports whether line opens an object or a list that goes on on
+// the lines below it.
+func opens(line []byte) bool {
+	return bytes.HasSuffix(line, []byte("{")) || bytes.HasSuffix(line, []byte("["))
+}
+
+// closing is where the first line at or after at with n spaces of indent
+// starts (the line that closes what the line before at opened), -1 for
+// none.
+func closing(data []byte, at, n int) int {
+	for at < len(data) {
+		line := lineAt(data, at)
+		if indent(line) == n {
+			return at
+		}
+		at += len(line) + 1
+	}
+	return -1
+}
+
+// drop leaves in each list's kept only the items memo does not know.
+func (d *outputDoc) drop(memo OutputMemo) {
+	for i := range d.lists {
+		l := &d.lists[i]
+		var kept []outputItem
+		for _, it := range l.items {
+			if !memo.Known(l.name, it.text) {
+				kept = append(kept, it)
+			}
+		}
+		l.kept = kept
+	}
+}
+
+// join is the output with only the kept items in its lists (all of them
+// before drop).
+func (d *outputDoc) join() []byte {
+	if len(d.lists) == 0 {
+		return d.text
+	}
+	var b bytes.Buffer
+	at := 0
+	for _, l := range d.lists {
+		b.Write(d.text[at:l.start])
+		for j, it := range l.kept {
+			if j > 0 {
+				b.WriteString(",\n")
+			}
+			b.Write(it.text)
+		}
+		b.WriteByte('\n')
+		at = l.end
+	}
+	b.Write(d.text[at:])
+	return b.Bytes()
+}
+
+// where is the place in the whole output of ptr, a JSON pointer into the
+// output joined: an item's index in its list is its index in the whole.
+func (d *outputDoc) where(ptr string) string {
+	segs := strings.Split(ptr, "/")
+	for _, l := range d.lists {
+		if l.object {
+			continue // a member's place is its name, the same in the whole
+		}
+		at := 1 // the index's segment: /i/… for a top-level list, /name/i/… in an object
+		if l.name != "" {
+			var name string
+			if json.Unmarshal([]byte(l.name), &name) != nil || len(segs) < 2 || segs[1] != pointerEscape(name) {
+				continue
+			}
+			at = 2
+		}
+		if len(segs) <= at {
+			return ptr
+		}
+		i, err := strconv.Atoi(segs[at])
+		if err != nil || i < 0 || i >= len(l.kept) {
+			return ptr
+		}
+		segs[at] = strconv.Itoa(l.kept[i].index)
+		return strings.Join(segs, "/")
+	}
+	return ptr
+}
+
+func pointerEscape(s string) string {
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+}
+
+// wholeLists is the lists and objects of the document name's outputs
+// that it puts a rule on as a whole (a length, unique or contained items,
+// items by position, required or dependent members), by their names in outputDoc's lists: "" for a top-level list,
+// a member's name JSON-quoted. CheckOutput validates them with the text
+// around them, never item by item.
+func wholeLists(name string) map[string]bool {
+	if v, ok := wholes.Load(name); ok {
+		return v.(map[string]bool)
+	}
+	out := map[string]bool{}
+	data, err := FS.ReadFile(name)
+	var doc map[string]any
+	if err != nil || json.Unmarshal(data, &doc) != nil {
+		out[""] = true // splits nothing; Compile says what is wrong
+		wholes.Store(name, out)
+		return out
+	}
+	defs, _ := doc["$defs"].(map[string]any)
+	listRules := []string{"minItems", "maxItems", "uniqueItems", "contains", "minContains", "maxContains", "prefixItems", "unevaluatedItems"}
+	objectRules := append([]string{"minProperties", "maxProperties", "required", "dependentRequired", "dependentSchemas", "unevaluatedProperties"}, listRules...)
+	rules := func(n any, keywords []string) bool {
+		for _, s := range sameValue(n, defs) {
+			for _, k := range keywords {
+				if _, ok := s[k]; ok {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	// The top-level object is never split (only what its members hold):
+	// only a top-level list's rules count.
+	if rules(doc, listRules) {
+		out[""] = true
+	}
+	for _, s := range sameValue(doc, defs) {
+		props, _ := s["properties"].(map[string]any)
+		for member, p := range props {
+			if rules(p, objectRules) {
+				q, _ := json.Marshal(member)
+				out[string(q)] = true
+			}
+		}
+		unnamed := []any{s["additionalProperties"]}
+		patterns, _ := s["patternProperties"].(map[string]any)
+		for _, p := range patterns {
+			unnamed = append(unnamed, p)
+		}
+		for _, p := range unnamed {
+			if rules(p, objectRules) {
+				out[""] = true // members not named: split nothing
+			}
+		}
+	}
+	wholes.Store(name, out)
+	return out
+}
+
+// wholes keeps wholeLists' answers, by document.
+var wholes sync.Map
+
+// sameValue is the schema n and every schema that applies to the same
+// value through a reference into defs or an applicator.
+func sameValue(n any, defs map[string]any) []map[string]any {
+	m, ok := n.(map[string]any)
+	if !ok {
+		return nil
+	}
+	out := []map[string]any{m}
+	if ref, ok := m["$ref"].(string); ok {
+		def, _ := strings.CutPrefix(ref, "#/$defs/")
+		out = append(out, sameValue(defs[def], defs)...)
+	}
+	for _, k := range []string{"if", "then", "else", "not"} {
+		out = append(out, sameValue(m[k], defs)...)
+	}
+	for _, k := range []string{"allOf", "anyOf", "oneOf"} {
+		list, _ := m[k].([]any)
+		for _, s := range list {
+			out = append(out, sameValue(s, defs)...)
+		}
+	}
+	return out
+}

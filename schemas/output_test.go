@@ -1,0 +1,177 @@
+package schemas
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// indented is v as the program's exporter prints it: indented by two
+// spaces, HTML characters as they are, a newline after.
+func indented(t *testing.T, v any) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// memo is an OutputMemo in memory; validated counts what CheckOutput
+// decoded, by OutputBytes.
+type memo struct {
+	known map[string]bool
+	saves int
+}
+
+func (m *memo) Known(list string, part []byte) bool { return m.known[list+"\x00"+string(part)] }
+func (m *memo) Keep(list string, part []byte)       { m.known[list+"\x00"+string(part)] = true }
+func (m *memo) Save()                               { m.saves++ }
+
+func task(i int) map[string]any {
+	return map[string]any{"task": fmt.Sprintf("T-%06d", i), "state": "open", "phase": "assessed", "records": 2,
+		"subject": strings.Repeat("a subject long enough to make the list large ", 4)}
+}
+
+// A large output is validated in parts: the first time whole; then only
+// what is new (an item not seen before, and the list around it); an item
+// the schema refuses is refused wherever it stands, named by its place in
+// the whole output, even when every other item is known; a small output
+// is validated whole every time and its parts are not kept.
+func TestCheckOutputParts(t *testing.T) {
+	var tasks []any
+	for i := range 400 {
+		tasks = append(tasks, task(i))
+	}
+	data := indented(t, tasks)
+	if len(data) < memoFrom {
+		t.Fatalf("the output is %d bytes, under memoFrom", len(data))
+	}
+	m := &memo{known: map[string]bool{}}
+	validated := func(data []byte) int64 {
+		t.Helper()
+		before := OutputBytes()
+		if err := CheckOutput("output.tasks.json", data, m); err != nil {
+			t.Fatalf("a valid output refused: %v", err)
+		}
+		return OutputBytes() - before
+	}
+	if n := validated(data); n != int64(len(data)) {
+		t.Errorf("the first check validated %d bytes, want the whole output, %d", n, len(data))
+	}
+	if n := validated(data); n > 10 {
+		t.Errorf("the second check validated %d bytes, want only the empty list around the known items", n)
+	}
+	if n := validated(data); n != 0 {
+		t.Errorf("the third check validated %d bytes, want none", n)
+	}
+	tasks[200] = task(1000)
+	one := indented(t, task(1000))
+	if n := validated(indented(t, tasks)); n < int64(len(one)) || n > int64(2*len(one)) {
+		t.Errorf("after one item changed the check validated %d bytes, want that item (%d bytes unindented) and the list's brackets", n, len(one))
+	}
+
+	bad := task(2000)
+	bad["phase"] = "forged"
+	tasks[321] = bad
+	err := CheckOutput("output.tasks.json", indented(t, tasks), m)
+	if err == nil || !strings.Contains(err.Error(), "output.tasks.json") || !strings.Contains(err.Error(), `"/321/phase"`) {
+		t.Errorf("an item the schema refuses among known ones: %v, want an error naming output.tasks.json at /321/phase", err)
+	}
+	if m.known["\x00"+string(indented(t, bad))] {
+		t.Error("the refused item was kept as valid")
+	}
+
+	small := &memo{known: map[string]bool{}}
+	short := indented(t, tasks[:3])
+	if err := CheckOutput("output.tasks.json", short, small); err != nil || len(small.known) != 0 || small.saves != 0 {
+		t.Errorf("a small output: %v, kept %d parts, saved %d times: want it valid and nothing kept", err, len(small.known), small.saves)
+	}
+	if err := CheckOutput("output.tasks.json", indented(t, []any{bad}), small); err == nil || !strings.Contains(err.Error(), `"/0/phase"`) {
+		t.Errorf("a small output the schema refuses: %v", err)
+	}
+}
+
+// splitOutput finds the lists of a top-level object (the items of each
+// member that holds a list, whatever they hold, and the members of each
+// member that holds an object) and of a top-level list;
+// join with nothing dropped gives the output back, and with items dropped
+// a document of the rest that reads; text in another shape (compact) is
+// one part.
+func TestSplitOutput(t *testing.T) {
+	obj := map[string]any{
+		"a":     []any{map[string]any{"x": []any{1, 2}, "y": map[string]any{"z": "}"}}, "s", []any{}, map[string]any{}, 3},
+		"b":     map[string]any{"c": []any{1}},
+		"d":     []any{},
+		"e":     "[",
+		"f/g~h": []any{true, false},
+	}
+	data := indented(t, obj)
+	doc := splitOutput(data, nil)
+	var names []string
+	for _, l := range doc.lists {
+		names = append(names, l.name+fmt.Sprint(len(l.items)))
+	}
+	if want := []string{`"a"5`, `"b"1`, `"f/g~h"2`}; !slices.Equal(names, want) {
+		t.Errorf("lists %v, want %v", names, want)
+	}
+	if !bytes.Equal(doc.join(), data) {
+		t.Errorf("joined:\n%s\nwant:\n%s", doc.join(), data)
+	}
+	doc.drop(&memo{known: map[string]bool{`"a"` + "\x00" + `    "s"`: true, `"f/g~h"` + "\x00    true": true}})
+	var back map[string]any
+	if err := json.Unmarshal(doc.join(), &back); err != nil {
+		t.Fatalf("joined after drop does not read: %v\n%s", err, doc.join())
+	}
+	if len(back["a"].([]any)) != 4 || len(back["f/g~h"].([]any)) != 1 || back["e"] != "[" {
+		t.Errorf("joined after drop: %v", back)
+	}
+	if got := doc.where("/f~1g~0h/0"); got != "/f~1g~0h/1" {
+		t.Errorf("where of the first item kept of f/g~h: %s, want /f~1g~0h/1", got)
+	}
+	if got := doc.where("/a/1/y"); got != "/a/2/y" {
+		t.Errorf("where of the second item kept of a: %s, want /a/2/y", got)
+	}
+
+	list := indented(t, []any{1, []any{"a"}, map[string]any{"k": 1}})
+	if l := splitOutput(list, nil).lists; len(l) != 1 || len(l[0].items) != 3 || string(l[0].items[2].text) != "  {\n    \"k\": 1\n  }" {
+		t.Errorf("a top-level list: %+v", l)
+	}
+	compact, _ := json.Marshal(obj)
+	if l := splitOutput(append(compact, '\n'), nil).lists; len(l) != 0 {
+		t.Errorf("compact text split into %d lists", len(l))
+	}
+}
+
+// The lists a published document puts a rule on as a whole are found,
+// and validated with the text around them: the changed list of remote
+// setup (at most one item) is refused with two items whose every part a
+// memo knows.
+func TestWholeLists(t *testing.T) {
+	if w := wholeLists("output.demo.json"); !w[`"records"`] || !w[`"status"`] || len(w) != 2 {
+		t.Errorf("demo's whole lists: %v, want records and status (an object with required members)", w)
+	}
+	if w := wholeLists("output.remote-setup.json"); !w[`"changed"`] || len(w) != 1 {
+		t.Errorf("remote setup's whole lists: %v, want changed alone", w)
+	}
+	if w := wholeLists("output.tasks.json"); len(w) != 0 {
+		t.Errorf("tasks' whole lists: %v, want none", w)
+	}
+	long := strings.Repeat("r", memoFrom/2)
+	data := indented(t, map[string]any{"remote": "origin", "changed": []any{"+a" + long, "+b" + long}})
+	m := &memo{known: map[string]bool{}}
+	for _, l := range splitOutput(data, nil).lists {
+		for _, it := range l.items {
+			m.Keep(l.name, it.text)
+		}
+	}
+	if err := CheckOutput("output.remote-setup.json", data, m); err == nil || !strings.Contains(err.Error(), `at "/changed"`) {
+		t.Errorf("two changed refspecs, each known to the memo: %v, want refused at /changed", err)
+	}
+}
