@@ -38,15 +38,11 @@ func run(tasks, records, runs int) error {
 	if tasks < 1 || records < 1 || runs < 1 {
 		return fmt.Errorf("-tasks, -records and -runs must be at least 1")
 	}
-	dir, remove, err := harness.WorkDir("", "complete-bench-")
+	dir, bin, remove, err := harness.InstalledWorkDir("", "complete-bench-")
 	if err != nil {
 		return err
 	}
 	defer remove()
-	bin := filepath.Join(dir, "bin")
-	if err := harness.Install(bin); err != nil {
-		return err
-	}
 	repo := filepath.Join(dir, "repo")
 	if _, err := git(dir, "", "init", "-q", repo); err != nil {
 		return err

@@ -38,15 +38,12 @@ func main() {
 }
 
 func run(counts, keep string) error {
-	dir, remove, err := harness.WorkDir(keep, "pullmem-bench-")
+	dir, bin, remove, err := harness.InstalledWorkDir(keep, "pullmem-bench-")
 	if err != nil {
 		return err
 	}
 	defer remove()
-	bin, home := filepath.Join(dir, "bin"), filepath.Join(dir, "home")
-	if err := harness.Install(bin); err != nil {
-		return err
-	}
+	home := filepath.Join(dir, "home")
 	if err := harness.WriteHome(home, "[user]\n\tname = Bench\n\temail = bench@example.invalid\n"); err != nil {
 		return err
 	}

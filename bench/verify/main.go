@@ -56,15 +56,11 @@ func run(o options, out *os.File) error {
 	if o.records < 2*o.merges+1 || o.runs < 1 {
 		return fmt.Errorf("-records must be above twice -merges, -runs at least 1")
 	}
-	dir, remove, err := harness.WorkDir(o.dir, "verify-bench-")
+	dir, bin, remove, err := harness.InstalledWorkDir(o.dir, "verify-bench-")
 	if err != nil {
 		return err
 	}
 	defer remove()
-	bin := filepath.Join(dir, "bin")
-	if err := harness.Install(bin); err != nil {
-		return err
-	}
 	// A repository made by an earlier run with the same shape is reused
 	// (-dir): generating one takes minutes on a loaded machine.
 	repo := filepath.Join(dir, fmt.Sprintf("repo-%d-%d", o.records, o.merges))

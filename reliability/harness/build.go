@@ -282,6 +282,22 @@ func Install(dir string) error {
 	return nil
 }
 
+// InstalledWorkDir is WorkDir with the binary under test installed
+// (Install) in its directory bin, which it returns: a program that puts
+// bin first on PATH runs that build.
+func InstalledWorkDir(keep, prefix string) (dir, bin string, remove func(), err error) {
+	dir, remove, err = WorkDir(keep, prefix)
+	if err != nil {
+		return "", "", nil, err
+	}
+	bin = filepath.Join(dir, "bin")
+	if err := Install(bin); err != nil {
+		remove()
+		return "", "", nil, err
+	}
+	return dir, bin, remove, nil
+}
+
 // place makes dst a hard link to src, else a copy of it.
 func place(src, dst string) error {
 	if err := os.Remove(dst); err != nil && !errors.Is(err, os.ErrNotExist) {
