@@ -124,6 +124,9 @@ func TaskCacheSegments(s *Store, task string) int {
 
 const MaxCacheSegments = maxCacheSegments
 
+// TaskCacheMagic starts a task cache file.
+const TaskCacheMagic = taskCacheMagic
+
 // TaskCacheAt is the head and the number of records of task's cache file
 // as a read finds them ("" when it is no cache).
 func TaskCacheAt(s *Store, task string) (string, int) {

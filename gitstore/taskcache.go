@@ -565,7 +565,7 @@ func (s *Store) appendTaskCache(task string, prev, next *taskCache, e cacheEntry
 		return false
 	}
 	seg := encodeCacheSegment([]byte(prev.Head+" "), next.Head, []cacheEntry{e}, s.taskCacheSeal(task, true))
-	if seg == nil || git.AppendFile(s.taskCachePath(task), seg, 0, 0, false, size) != nil {
+	if seg == nil || git.AppendAt(s.taskCachePath(task), seg, size) != nil {
 		return false
 	}
 	next.size.Store(size + int64(len(seg)))
@@ -677,7 +677,7 @@ func (s *Store) appendHeld(task string, h *heldCache) bool {
 		}
 		data = append(data, seg...)
 	}
-	if git.AppendFile(s.taskCachePath(task), data, 0, 0, false, size) != nil {
+	if git.AppendAt(s.taskCachePath(task), data, size) != nil {
 		return false
 	}
 	h.latest.size.Store(size + int64(len(data)))

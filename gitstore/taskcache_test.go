@@ -102,6 +102,53 @@ func TestTaskCacheAppends(t *testing.T) {
 	readsAsGit(t, dir, path, cacheReadsAtHead(t, dir, n+1))
 }
 
+// TestTaskCacheAppendTakesNoLock: a write appends its record's segment to
+// the task's cache file without taking the file's lock (a file created and
+// deleted for each append, the costliest thing the append did to that
+// file on a file system slow to make files): with the lock held by
+// another writer (tasks/T.records.lock present), the file still grows by
+// the record and reads at the new head. (Before, the append gave way to
+// the lock, and so did the whole write after it: the file stayed at the
+// old head.) A segment appended after a segment that does not go on from
+// the file's head, as two appends racing leave it, is not read: the file
+// reads at the head before it, and the next write of the task writes the
+// file at the ref's head again.
+func TestTaskCacheAppendTakesNoLock(t *testing.T) {
+	t.Parallel()
+	dir := newRepo(t)
+	w := cacheWriter(openStore(t, dir))
+	const n = 5
+	for i := range n {
+		assessTrivially(t, w, "T", fmt.Sprintf("s%d", i))
+	}
+	path := taskCachePath(dir)
+	before, was := cacheAsWritten(t, path, "a write")
+	if err := os.WriteFile(path+".lock", nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	assessTrivially(t, w, "T", "locked")
+	appendedTo(t, path, was, before, "a write while the lock is held")
+	cacheReadsAtHead(t, dir, n+1)
+	if err := os.Remove(path + ".lock"); err != nil {
+		t.Fatal(err)
+	}
+
+	// A segment from a head the file is not at, then a good one.
+	good := harness.ReadFile(t, path)
+	stray := "0123456789012345678901234567890123456789 " + strings.TrimPrefix(strings.SplitN(string(good), "\n", 2)[0], gitstore.TaskCacheMagic) + "\n"
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(stray); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	w.Store = openStore(t, dir)
+	assessTrivially(t, w, "T", "after a stray segment")
+	cacheReadsAtHead(t, dir, n+2)
+}
+
 // TestTaskCacheCompacts: a task written one record a process (a store
 // each) keeps a cache file of at most MaxCacheSegments segments, each a
 // MAC a read checks, and the file, written whole again once it holds

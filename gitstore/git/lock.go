@@ -155,7 +155,8 @@ func WriteFile(target string, data []byte, mode os.FileMode, wait time.Duration,
 // negative, is how long the file must still be, the state data goes on
 // from: a file of another length is left as it is (ErrMoved). The way
 // this program appends to a file of its own under .git/reason/ that is
-// also written whole; the lists nothing ever replaces (written.d/ and
+// also written whole, unless each part it appends says what it goes on
+// from (AppendAt); the lists nothing ever replaces (written.d/ and
 // checked.d/, the signature verdicts, the advisors' outcomes.jsonl) take
 // each append as one O_APPEND write, without a lock.
 func AppendFile(target string, data []byte, mode os.FileMode, wait time.Duration, create bool, size int64) error {
@@ -185,9 +186,36 @@ func AppendFile(target string, data []byte, mode os.FileMode, wait time.Duration
 	return err
 }
 
-// ErrMoved is AppendFile's error for a file no longer the length its
-// caller read.
+// ErrMoved is AppendFile's and AppendAt's error for a file no longer the
+// length its caller read.
 var ErrMoved = errors.New("file changed since it was read")
+
+// AppendAt appends data to target, which must exist and still be size
+// bytes long, in one O_APPEND write and without taking its lock: for a
+// file also written whole whose every appended part names the state it
+// goes on from, so that a reader stops at a part that does not go on
+// from what it read before it (a task cache's segments). Racing a
+// replacement, the write lands in the file replaced, which no reader
+// opens again; racing another append, the later part does not follow
+// and is read as the end of the file. Either costs only what the file
+// would have saved. A lock would cost a file created and deleted for
+// each append, the most expensive thing an append does to this file on
+// a file system that makes files slowly.
+func AppendAt(target string, data []byte, size int64) error {
+	f, err := os.OpenFile(target, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	if fi, err := f.Stat(); err != nil || fi.Size() != size {
+		f.Close()
+		return ErrMoved
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
 
 // MakeKey makes the random key of size bytes that target keeps (mode
 // 0600) when target is missing or holds no key of that size (empty, cut
