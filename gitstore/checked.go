@@ -5,14 +5,15 @@ import (
 	"crypto/hmac"
 	"io"
 	"os"
-	"path/filepath"
 
 	"git-reason/record"
 )
 
-// The record blobs this build's writer validated are kept per task,
-// .git/reason/checked.d/<task digest>, a line per blob written,
-// "<blob> <mac>", the MAC an HMAC-SHA256 under the repository's key
+// The record blobs this build's writer validated are kept per task, in
+// the task's list of what this clone's writer did (written.go's
+// .git/reason/written.d/<task digest>): each append's line ends with the
+// blob it added and a MAC, "<commit> <mac> <blob> <mac>", this MAC an
+// HMAC-SHA256 under the repository's key
 // (repoKey) of the task, the blob and what validating a record means in
 // the build (record.SchemasDigest: the record schemas and the library
 // that validates them, the same in git-reason and git-reason--net): a
@@ -25,32 +26,24 @@ import (
 // or written by a build that validates otherwise matches nothing, and a record fetched from
 // elsewhere has no line: it is validated when replayed, as before.
 //
-// A reader reads the file's last checkedTail bytes alone: a status goes
+// A reader reads the list's last checkedTail bytes alone: a status goes
 // on from the head it showed before, so the records it replays are the
-// last few written; an older one is validated as any other. The file
-// grows by a line a record written here, as written.d does, and is
-// never read whole.
+// last few written; an older one is validated as any other. The list
+// grows by a line a record written here and is never read whole for
+// this.
+//
+// The releases before kept these lines in a file of their own,
+// .git/reason/checked.d/<task digest>, beside written.d's: an append
+// opened, and a new task created, two files where one does. That file is
+// no longer read: a record it vouched for that a status has not replayed
+// yet is validated when it is, as one fetched from elsewhere is.
 
-// checkedTail is how much of a task's checked.d file a reader reads: the
-// last 64 or so records written.
-const checkedTail = 8 << 10
-
-func (s *Store) checkedPath(task string) string {
-	return filepath.Join(s.reasonDir(), "checked.d", fileName(task))
-}
+// checkedTail is how much of a task's list a reader reads: the last 64 or
+// so records written (a line is about 210 bytes).
+const checkedTail = 16 << 10
 
 func checkedMAC(key []byte, task, blob string) string {
 	return keyedMAC(key, "git-reason checked v1\x00"+record.SchemasDigest()+"\x00"+task+"\x00"+blob, nil)
-}
-
-// noteChecked appends blob, the record the writer validated and stored in
-// task, to the task's list under key (repoKey); failing to note it costs
-// only its schemas compiled when it is replayed.
-func (s *Store) noteChecked(key []byte, task, blob string) {
-	if record.SchemasDigest() == "" {
-		return
-	}
-	appendOwnList(s.checkedPath(task), []byte(blob+" "+checkedMAC(key, task, blob)+"\n"))
 }
 
 // checkedHere is the blobs of task's list whose MAC is this build's (its
@@ -61,7 +54,7 @@ func (s *Store) checkedHere(task string) map[string]bool {
 	if key == nil || record.SchemasDigest() == "" {
 		return nil
 	}
-	f, err := os.Open(s.checkedPath(task))
+	f, err := os.Open(s.writtenPath(task))
 	if err != nil {
 		return nil
 	}
@@ -87,8 +80,11 @@ func (s *Store) checkedHere(task string) map[string]bool {
 	for len(buf) > 0 {
 		line, rest, ok := bytes.Cut(buf, []byte{'\n'})
 		buf = rest
-		blob, mac, ok1 := bytes.Cut(line, []byte{' '})
-		if !ok || !ok1 || len(blob) != 40 || !isHex(string(blob)) {
+		// "<commit> <mac> <blob> <mac>": the commit's fields are written.go's.
+		_, line, ok1 := bytes.Cut(line, []byte{' '})
+		_, line, ok2 := bytes.Cut(line, []byte{' '})
+		blob, mac, ok3 := bytes.Cut(line, []byte{' '})
+		if !ok || !ok1 || !ok2 || !ok3 || len(blob) != 40 || !isHex(string(blob)) {
 			continue
 		}
 		if hmac.Equal(mac, []byte(checkedMAC(key, task, string(blob)))) {

@@ -377,8 +377,7 @@ func (s *Store) Append(ctx context.Context, task, head string, rec *record.Recor
 	// What the writer did, for reuse's authorship (written.go) and the
 	// replay's schemas (checked.go): the repository's key read once.
 	if key, err := repoKey(s.reasonDir(), true); err == nil {
-		s.noteWritten(key, task, commit.String())
-		s.noteChecked(key, task, blob.hash.String())
+		s.noteAppended(key, task, commit.String(), blob.hash.String())
 	}
 	s.cacheAppended(task, commit.String(), prev, rec.FileName(), blob.hash.String(), data, records)
 	if rec.Kind == record.KindConclusion {

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"git-reason/record"
 )
 
 // The commits this clone's writer made are what "written in this clone"
@@ -20,6 +22,10 @@ import (
 // moved to another task's file or copied from another repository matches
 // nothing. Losing them loses only reuse of unsigned local conclusions (a
 // fresh review is asked).
+//
+// Each append's line also carries the record blob it added, under its
+// own MAC (checked.go: "<commit> <mac> <blob> <mac>"), so that an append
+// opens and writes one file of its own per task.
 //
 // Clones of the releases before kept one list of every commit written,
 // .git/reason/written (a commit a line, no MAC). It is no longer written;
@@ -41,6 +47,19 @@ func writtenMAC(key []byte, task, commit string) string {
 	return keyedMAC(key, "git-reason written v1\x00"+task+"\x00"+commit, nil)
 }
 
+// noteAppended appends to task's list, under key (repoKey), the line of
+// one append: commit, the commit the writer made, and blob, the record it
+// added, which it validated (checked.go): one line, one write. Failing to
+// note it costs only the commit's reuse unsigned and the record's schemas
+// compiled when it is replayed.
+func (s *Store) noteAppended(key []byte, task, commit, blob string) {
+	line := commit + " " + writtenMAC(key, task, commit)
+	if record.SchemasDigest() != "" {
+		line += " " + blob + " " + checkedMAC(key, task, blob)
+	}
+	appendOwnList(s.writtenPath(task), []byte(line+"\n"))
+}
+
 // noteWritten appends commits the writer made in task to the task's
 // list, each under key (repoKey); failing to note one costs only its
 // reuse unsigned.
@@ -55,8 +74,8 @@ func (s *Store) noteWritten(key []byte, task string, commits ...string) {
 	appendOwnList(s.writtenPath(task), b.Bytes())
 }
 
-// appendOwnList appends b to path, one of the per-task lists of what this
-// clone's writer did (written.d, checked.d), creating it, in one write:
+// appendOwnList appends b to path, the per-task list of what this
+// clone's writer did (written.d), creating it, in one write:
 // appends of concurrent writers do not interleave. Failing costs only what
 // the list would have saved.
 func appendOwnList(path string, b []byte) {
@@ -79,7 +98,8 @@ func (s *Store) WrittenHere(task string, commits []string) map[string]bool {
 	if key, _ := repoKey(s.reasonDir(), false); key != nil {
 		data, _ := os.ReadFile(s.writtenPath(task))
 		for _, line := range strings.Split(string(data), "\n") {
-			c, mac, ok := strings.Cut(line, " ")
+			c, rest, ok := strings.Cut(line, " ")
+			mac, _, _ := strings.Cut(rest, " ") // then the blob's fields, checked.go's
 			if ok && hmac.Equal([]byte(mac), []byte(writtenMAC(key, task, c))) {
 				if c == legacyMark {
 					migrated = true

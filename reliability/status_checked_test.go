@@ -18,8 +18,9 @@ import (
 
 // TestStatusValidatesWhatItsWriterDidNot: a status replays a record this
 // build's writer wrote without validating it against its schemas again
-// (gitstore/checked.go: a list of the blobs the writer validated, each
-// under a MAC of the repository's key), and validates every other. A
+// (gitstore/checked.go: the task's list of what the writer did,
+// written.d/, names with each commit the blob it validated, under a MAC
+// of the repository's key), and validates every other. A
 // record forged with plumbing, which its schema refuses (a question
 // longer than it allows), fetched by hand after a head the status showed, is
 // reported as not verifying whatever the list says of it: nothing, a line
@@ -83,17 +84,22 @@ func TestStatusValidatesWhatItsWriterDidNot(t *testing.T) {
 		t.Fatalf("go version -m %s names no schema library", reasonBin)
 	}
 	line := func(key []byte, digest, task string) string {
-		return lineOf(key, digest, task, blob)
+		return lineOf(key, digest, task, forged, blob)
 	}
 	sum := sha256.Sum256([]byte(task))
-	list := filepath.Join("reason", "checked.d", hex.EncodeToString(sum[:16]))
+	list := filepath.Join("reason", "written.d", hex.EncodeToString(sum[:16]))
 	kept, err := os.ReadFile(filepath.Join(base.gitDir(), list))
 	first := strings.TrimSpace(base.git("rev-parse", head+":records/"+name))
-	if err != nil || !strings.Contains(string(kept), first+" ") {
+	if err != nil || !strings.Contains(string(kept), " "+first+" ") {
 		t.Fatalf("the writer kept no list of the blobs it validated holding %s: %q, %v", first, kept, err)
 	}
-	if want := lineOf(key, digest, task, first); !strings.Contains(string(kept), want) {
+	if want := lineOf(key, digest, task, head, first); !strings.Contains(string(kept), want) {
 		t.Fatalf("the writer's list %q lacks %q: this test does not write the lines as the writer does", kept, want)
+	}
+	// One list per task: the releases before wrote the blobs to a second
+	// file, checked.d/, at the same moment.
+	if _, err := os.Stat(filepath.Join(base.gitDir(), "reason", "checked.d")); !os.IsNotExist(err) {
+		t.Errorf("the writer made .git/reason/checked.d (%v); want its lines in written.d's", err)
 	}
 	for _, c := range []struct {
 		name, line string
@@ -132,13 +138,17 @@ func TestStatusValidatesWhatItsWriterDidNot(t *testing.T) {
 	}
 }
 
-// lineOf is the line of the list of blobs the writer validated that
-// vouches for blob in task, under key, for a build whose schemas digest
-// is digest (gitstore/checked.go).
-func lineOf(key []byte, digest, task, blob string) string {
-	h := hmac.New(sha256.New, key)
-	h.Write([]byte("git-reason checked v1\x00" + digest + "\x00" + task + "\x00" + blob))
-	return blob + " " + hex.EncodeToString(h.Sum(nil)) + "\n"
+// lineOf is the line of the list of what the writer did in task that
+// says it made commit, adding blob, which it validated, under key, for a
+// build whose schemas digest is digest (gitstore/written.go, checked.go).
+func lineOf(key []byte, digest, task, commit, blob string) string {
+	mac := func(text string) string {
+		h := hmac.New(sha256.New, key)
+		h.Write([]byte(text))
+		return hex.EncodeToString(h.Sum(nil))
+	}
+	return commit + " " + mac("git-reason written v1\x00"+task+"\x00"+commit) + " " +
+		blob + " " + mac("git-reason checked v1\x00"+digest+"\x00"+task+"\x00"+blob) + "\n"
 }
 
 // TestStatusPersonStepCompilesTheOverlayAlone: a status whose next step
