@@ -23,13 +23,15 @@ import (
 // onTerminal reports whether a person is at the command: its standard
 // input and standard error are both terminals.
 func onTerminal(c *cli.Context) bool {
-	for _, s := range []any{c.App.Reader, c.App.ErrWriter} {
-		f, ok := s.(*os.File)
-		if !ok || !term.IsTerminal(int(f.Fd())) {
-			return false
-		}
+	return terminal(c.App.Reader) != nil && terminal(c.App.ErrWriter) != nil
+}
+
+// terminal is s when it is a file on a terminal, else nil.
+func terminal(s any) *os.File {
+	if f, ok := s.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		return f
 	}
-	return true
+	return nil
 }
 
 // prompter asks one question a line on a terminal.

@@ -2,10 +2,7 @@ package cli
 
 import (
 	"io"
-	"os"
 	"strings"
-
-	"golang.org/x/term"
 
 	"git-reason/cmd/git-reason/internal/settings"
 	"git-reason/record"
@@ -63,11 +60,7 @@ func colourOn(c settings.Color, w io.Writer, json bool) bool {
 	case settings.ColorNever:
 		return false
 	}
-	if pw, ok := w.(*printableWriter); ok {
-		w = pw.w
-	}
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+	return terminal(unfiltered(w)) != nil
 }
 
 // colours returns the palette for the verb's stdout and lets the printable

@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 
 	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/record"
@@ -100,12 +98,7 @@ func settingsLater(c *cli.Context) bool {
 	if verb != "log" {
 		return false
 	}
-	w := c.App.Writer
-	if pw, ok := w.(*printableWriter); ok {
-		w = pw.w
-	}
-	f, ok := w.(*os.File)
-	return !ok || !term.IsTerminal(int(f.Fd()))
+	return terminal(unfiltered(c.App.Writer)) == nil
 }
 
 // requireFlags refuses a verb run without one of the named flags, naming

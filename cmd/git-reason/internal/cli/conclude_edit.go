@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 
 	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/gitstore/git"
@@ -177,7 +176,7 @@ func runEditor(ctx context.Context, c *cli.Context, workTree, gitDir, path strin
 	}
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", editor+` "$@"`, editor, path)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = c.App.Reader, c.App.ErrWriter, c.App.ErrWriter
-	if f, ok := c.App.Writer.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+	if f := terminal(c.App.Writer); f != nil {
 		cmd.Stdout = f
 	}
 	if err := cmd.Run(); err != nil {

@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 
 	"git-reason/advisor"
 	"git-reason/cmd/git-reason/internal/ops"
@@ -47,8 +45,7 @@ func consultCommand() *cli.Command {
 			if o.Timeout < 0 || (isSet(c, "timeout") && o.Timeout == 0) {
 				return ops.Usage("--timeout must be a positive duration, e.g. 90s")
 			}
-			f, ok := o.Err.(*os.File)
-			o.Terminal = ok && term.IsTerminal(int(f.Fd()))
+			o.Terminal = terminal(o.Err) != nil
 			return runConsult(c.Context, o)
 		},
 	}

@@ -5,14 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/itchyny/gojq"
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 
 	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/schemas"
@@ -307,11 +305,7 @@ func (b *base) reportFormat(given string) (ops.Format, error) {
 	if given != "" {
 		return ops.ParseFormat(given)
 	}
-	w := b.Out
-	if pw, ok := w.(*printableWriter); ok {
-		w = pw.w
-	}
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+	if terminal(unfiltered(b.Out)) != nil {
 		return ops.FormatText, nil
 	}
 	return ops.FormatMarkdown, nil

@@ -5,7 +5,6 @@ import (
 	"os/exec"
 
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 )
 
 // page sends the verb's output through the pager git would use, as git
@@ -18,13 +17,9 @@ func (b *base) page(c *cli.Context) func() {
 	none := func() {}
 	// Text output is filtered by a printableWriter; the pager goes
 	// underneath it, so what reaches the pager is filtered too.
-	target := b.Out
-	pw, wrapped := target.(*printableWriter)
-	if wrapped {
-		target = pw.w
-	}
-	f, ok := target.(*os.File)
-	if !ok || b.JSON || !term.IsTerminal(int(f.Fd())) || os.Getenv("GIT_PAGER_IN_USE") != "" {
+	pw, wrapped := b.Out.(*printableWriter)
+	f := terminal(unfiltered(b.Out))
+	if f == nil || b.JSON || os.Getenv("GIT_PAGER_IN_USE") != "" {
 		return none
 	}
 	for _, l := range c.Lineage() {

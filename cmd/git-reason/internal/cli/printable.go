@@ -50,6 +50,15 @@ func (p *printableWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
+// unfiltered is w without the printable filter: the writer a
+// printableWriter writes to, else w itself.
+func unfiltered(w io.Writer) io.Writer {
+	if pw, ok := w.(*printableWriter); ok {
+		return pw.w
+	}
+	return w
+}
+
 // filterText is every command's Before: text output goes through the
 // printable filter, --json output does not.
 func filterText(next cli.BeforeFunc) cli.BeforeFunc {
