@@ -27,15 +27,11 @@ import (
 // own MAC (checked.go: "<commit> <mac> <blob> <mac>"), so that an append
 // opens and writes one file of its own per task.
 //
-// Clones of the releases before kept one list of every commit written,
-// .git/reason/written (a commit a line, no MAC). It is no longer written;
-// it is read only for a commit the task's file lacks, once per task: what
-// it confirms of the task's commits is copied into the task's file,
-// followed by a line "legacy <mac>" saying that it was, after which the
-// old list is not read for that task again.
-
-// writtenLegacy is the list of the releases before, under .git/reason/.
-const writtenLegacy = "written"
+// Clones of older releases kept one list of every commit written,
+// .git/reason/written, a commit a line with no MAC: anything that could
+// write a line there could make a commit count as written here. It is
+// not read: a clone that wrote before asks for a fresh review where it
+// reused an unsigned conclusion of its own.
 
 func (s *Store) reasonDir() string { return filepath.Join(s.Repo.CommonDir, "reason") }
 
@@ -88,59 +84,27 @@ func appendOwnList(path string, b []byte) {
 	_, _ = f.Write(b)
 }
 
-// WrittenHere returns which of commits, the commits of task's history
-// (all of them: see legacyMark), this clone's writer made: the task's own
-// list and, the first time it lacks one of them, the list of the releases
-// before.
+// WrittenHere returns which of commits, the commits of task, this clone's
+// writer made: those its list holds under this repository's key.
 func (s *Store) WrittenHere(task string, commits []string) map[string]bool {
 	out := map[string]bool{}
-	migrated := false
-	if key, _ := repoKey(s.reasonDir(), false); key != nil {
-		data, _ := os.ReadFile(s.writtenPath(task))
-		for _, line := range strings.Split(string(data), "\n") {
-			c, rest, ok := strings.Cut(line, " ")
-			mac, _, _ := strings.Cut(rest, " ") // then the blob's fields, checked.go's
-			if ok && hmac.Equal([]byte(mac), []byte(writtenMAC(key, task, c))) {
-				if c == legacyMark {
-					migrated = true
-				} else {
-					out[c] = true
-				}
-			}
-		}
-	}
-	var missing []string
-	for _, c := range commits {
-		if !out[c] {
-			missing = append(missing, c)
-		}
-	}
-	if len(missing) == 0 || migrated {
+	key, _ := repoKey(s.reasonDir(), false)
+	if key == nil {
 		return out
 	}
-	legacy, err := ReadShared(filepath.Join(s.reasonDir(), writtenLegacy))
-	if err != nil {
-		return out
-	}
+	data, _ := os.ReadFile(s.writtenPath(task))
 	listed := map[string]bool{}
-	for _, line := range strings.Split(string(legacy), "\n") {
-		listed[line] = true
+	for _, line := range strings.Split(string(data), "\n") {
+		c, rest, ok := strings.Cut(line, " ")
+		mac, _, _ := strings.Cut(rest, " ") // then the blob's fields, checked.go's
+		if ok && hmac.Equal([]byte(mac), []byte(writtenMAC(key, task, c))) {
+			listed[c] = true
+		}
 	}
-	var confirmed []string
-	for _, c := range missing {
+	for _, c := range commits {
 		if listed[c] {
 			out[c] = true
-			confirmed = append(confirmed, c)
 		}
-	}
-	if key, err := repoKey(s.reasonDir(), true); err == nil {
-		s.noteWritten(key, task, append(confirmed, legacyMark)...)
 	}
 	return out
 }
-
-// legacyMark, in a task's list, says that the list of the releases before
-// was read for the task and what it held of the task's history then was
-// copied. Commits written since are in the task's list (the writer notes
-// them there), so that list is not read again for the task.
-const legacyMark = "legacy"
