@@ -1,7 +1,6 @@
 package gitstore_test
 
 import (
-	"fmt"
 	"os"
 	"testing"
 
@@ -10,27 +9,16 @@ import (
 )
 
 // TestMain gives every test of the package (internal and external) one
-// sandboxed git setup (harness.UseHome): a HOME of its own with a git
+// sandboxed git setup (harness.InTempHome): a HOME of its own with a git
 // identity, no system configuration, and none of the variables through
 // which the machine's git setup could leak in. After the run it removes
-// that HOME and the honest history the forgery tests share (see honest in
+// that HOME, the honest history the forgery tests share (see honest in
 // forgery_test.go) and the repositories the others copy (see
-// NewEmptyRepoIn and newTestRepo). Every temporary directory is on a memory file system
-// where there is one (harness.MemoryTemp).
+// NewEmptyRepoIn and newTestRepo). Every temporary directory is on a
+// memory file system where there is one (harness.MemoryTemp).
 func TestMain(m *testing.M) {
 	harness.MemoryTemp()
-	home, err := os.MkdirTemp("", "gitstore-test-home-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "gitstore tests:", err)
-		os.Exit(1)
-	}
-	if err := harness.UseHome(home); err != nil {
-		fmt.Fprintln(os.Stderr, "gitstore tests:", err)
-		os.RemoveAll(home)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(home)
+	code := harness.InTempHome("gitstore-test-home-", m.Run)
 	gitstore.RemoveTestRepo()
 	if honest.dir != "" {
 		os.RemoveAll(honest.dir)

@@ -62,6 +62,24 @@ func UseHome(home string) error {
 	return nil
 }
 
+// InTempHome runs run (a TestMain's m.Run) with a new temporary directory
+// named after prefix as the process's HOME (UseHome), removes the
+// directory and returns run's exit code; when the home cannot be made it
+// says why on stderr and returns 1 without running run.
+func InTempHome(prefix string, run func() int) int {
+	home, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(home)
+	if err := UseHome(home); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return run()
+}
+
 // Env is the whole environment of a process under test: PATH with dirs
 // first, home as HOME, repository discovery stopped at ceiling, a fixed
 // locale and time zone, no system git configuration, then extra. Nothing

@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -26,18 +25,7 @@ func TestMain(m *testing.M) {
 		os.Exit(helperIncrements(dir))
 	}
 	harness.MemoryTemp()
-	home, err := os.MkdirTemp("", "git-reason-storage-home-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	if err := harness.UseHome(home); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(home)
-	os.Exit(code)
+	os.Exit(harness.InTempHome("git-reason-storage-home-", m.Run))
 }
 
 // skipUnlessStress skips with -short and where git is missing.
