@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -46,14 +48,41 @@ var release = sync.OnceValue(func() string {
 	if !ok {
 		return ""
 	}
+	return releaseOf(info, programFile)
+})
+
+// releaseOf is the release of the build info describes. A build of
+// changed sources (vcs.modified) names, beside its revision, the size and
+// time of the git-reason file next to the running program (stat of that
+// path): two builds of one commit with different changes would otherwise
+// name one release, and each take the other's caches and verdicts as its
+// own. Both programs of a build are installed side by side, so they name
+// the same file; without one, the release names none.
+func releaseOf(info *debug.BuildInfo, stat func() (os.FileInfo, error)) string {
 	id := info.Main.Version
+	modified := false
 	for _, kv := range info.Settings {
 		if kv.Key == "vcs.revision" || kv.Key == "vcs.modified" {
 			id += " " + kv.Value
+			modified = modified || kv.Key == "vcs.modified" && kv.Value == "true"
+		}
+	}
+	if modified {
+		if fi, err := stat(); err == nil {
+			id += fmt.Sprintf(" %d %d", fi.Size(), fi.ModTime().UnixNano())
 		}
 	}
 	return id
-})
+}
+
+// programFile stats the git-reason program next to the running one.
+func programFile() (os.FileInfo, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	return os.Stat(filepath.Join(filepath.Dir(exe), "git-reason"))
+}
 
 // journalEntry is one task's entry as read: its head, its data and how
 // many bytes of the file it takes.
