@@ -144,6 +144,41 @@ func TestLock(t *testing.T) {
 	}
 }
 
+// TestAppend: AppendFile and AppendAt add data at the end of a file that
+// is still the length the caller read (any length for AppendFile with a
+// negative size), and leave a file of another length as it is
+// (ErrMoved); AppendFile makes a missing file only when told to create
+// it, and AppendAt never does.
+func TestAppend(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	for _, c := range []struct {
+		name string
+		add  func() error
+		want string // the file after
+		err  error  // errors.Is of the error, nil for none
+	}{
+		{"AppendAt of a missing file", func() error { return AppendAt(path, []byte("x"), 0) }, "", os.ErrNotExist},
+		{"AppendFile of a missing file", func() error { return AppendFile(path, []byte("x"), 0o600, 0, false, -1) }, "", os.ErrNotExist},
+		{"AppendFile creating", func() error { return AppendFile(path, []byte("ab"), 0o600, 0, true, 0) }, "ab", nil},
+		{"AppendAt at its length", func() error { return AppendAt(path, []byte("cd"), 2) }, "abcd", nil},
+		{"AppendAt at another length", func() error { return AppendAt(path, []byte("ef"), 2) }, "abcd", ErrMoved},
+		{"AppendFile at another length", func() error { return AppendFile(path, []byte("ef"), 0o600, 0, false, 3) }, "abcd", ErrMoved},
+		{"AppendFile at its length", func() error { return AppendFile(path, []byte("ef"), 0o600, 0, false, 4) }, "abcdef", nil},
+		{"AppendFile at any length", func() error { return AppendFile(path, []byte("g"), 0o600, 0, false, -1) }, "abcdefg", nil},
+	} {
+		err := c.add()
+		if (c.err == nil && err != nil) || (c.err != nil && !errors.Is(err, c.err)) {
+			t.Errorf("%s: %v, want %v", c.name, err, c.err)
+		}
+		if got, _ := os.ReadFile(path); string(got) != c.want {
+			t.Errorf("%s: the file holds %q, want %q", c.name, got, c.want)
+		}
+	}
+	if _, err := os.Stat(path + ".lock"); err == nil {
+		t.Error("an append left its lock")
+	}
+}
+
 // TestMakeKey: a missing key, and a file holding none (empty, as a crash
 // between creating the file and writing it left it before MakeKey, or cut
 // short), is made: 32 bytes, mode 0600, no lock left; a whole key is read

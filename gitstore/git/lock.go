@@ -169,21 +169,7 @@ func AppendFile(target string, data []byte, mode os.FileMode, wait time.Duration
 	if create {
 		flags |= os.O_CREATE
 	}
-	f, err := os.OpenFile(target, flags, mode)
-	if err != nil {
-		return err
-	}
-	if size >= 0 {
-		if fi, err := f.Stat(); err != nil || fi.Size() != size {
-			f.Close()
-			return ErrMoved
-		}
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return appendSized(target, data, flags, mode, size)
 }
 
 // ErrMoved is AppendFile's and AppendAt's error for a file no longer the
@@ -202,13 +188,22 @@ var ErrMoved = errors.New("file changed since it was read")
 // each append, the most expensive thing an append does to this file on
 // a file system that makes files slowly.
 func AppendAt(target string, data []byte, size int64) error {
-	f, err := os.OpenFile(target, os.O_WRONLY|os.O_APPEND, 0)
+	return appendSized(target, data, os.O_WRONLY|os.O_APPEND, 0, size)
+}
+
+// appendSized opens target with flags (mode for a file they create) and
+// writes data to it in one write, unless size is not negative and the
+// file is not size bytes long (ErrMoved).
+func appendSized(target string, data []byte, flags int, mode os.FileMode, size int64) error {
+	f, err := os.OpenFile(target, flags, mode)
 	if err != nil {
 		return err
 	}
-	if fi, err := f.Stat(); err != nil || fi.Size() != size {
-		f.Close()
-		return ErrMoved
+	if size >= 0 {
+		if fi, err := f.Stat(); err != nil || fi.Size() != size {
+			f.Close()
+			return ErrMoved
+		}
 	}
 	_, err = f.Write(data)
 	if cerr := f.Close(); err == nil {
