@@ -83,7 +83,7 @@ type Cost struct {
 	// decoded from JSON.
 	EntryDecodes int64 `json:"entry_decodes"`
 	// OutputBytes is how many bytes of --json output were decoded and
-	// held to their published schema (schemas.CheckOutput): the parts of
+	// held to their published schema (schemas.Output.Check): the parts of
 	// a large output its memo (outputs.go) did not know.
 	OutputBytes int64 `json:"output_bytes"`
 	// Allocs is how many heap objects the process allocated

@@ -12,10 +12,9 @@ import (
 
 	"git-reason/gitstore/git"
 	"git-reason/record"
-	"git-reason/schemas"
 )
 
-// The parts of --json outputs this build saw valid (schemas.CheckOutput)
+// The parts of --json outputs this build saw valid (schemas.Output.Check)
 // are kept per published document, .git/reason/outputs.d/<document>, a
 // line a part: the first 16 bytes, in hex, of an HMAC-SHA256 under the
 // repository's key (repoKey) of what validating it meant (the record
@@ -32,6 +31,7 @@ import (
 
 // OutputChecks is the memo of one published document's outputs.
 type OutputChecks struct {
+	store  *Store
 	path   string
 	h      hash.Hash // the HMAC under the repository's key, reused
 	prefix []byte    // what the MACs cover before a part's list and text
@@ -45,34 +45,36 @@ type OutputChecks struct {
 // outputMAC is a line of the file, decoded.
 type outputMAC [16]byte
 
-// OutputChecks returns the memo of the outputs of document (one of
-// schemas.Outputs), nil when the repository has no key yet or the build
-// does not say what validating means (record.SchemasDigest: a test
-// binary), and then every part is validated.
-func (s *Store) OutputChecks(document string) *OutputChecks {
-	key := s.memoKey()
+// OutputChecks returns the memo of the outputs of the document name, doc;
+// nil when the build does not say what validating means
+// (record.SchemasDigest: a test binary), and then every part is
+// validated, as when the repository has no key yet. Nothing is read
+// before the memo is asked.
+func (s *Store) OutputChecks(name string, doc []byte) *OutputChecks {
 	digest := record.SchemasDigest()
-	if key == nil || digest == "" {
-		return nil
-	}
-	doc, err := schemas.FS.ReadFile(document)
-	if err != nil {
+	if digest == "" {
 		return nil
 	}
 	sum := sha256.Sum256(doc)
 	return &OutputChecks{
-		path:   filepath.Join(s.reasonDir(), "outputs.d", document),
-		h:      hmac.New(sha256.New, key),
-		prefix: []byte("git-reason output v1\x00" + digest + "\x00" + document + "\x00" + hex.EncodeToString(sum[:]) + "\x00"),
+		store:  s,
+		path:   filepath.Join(s.reasonDir(), "outputs.d", name),
+		prefix: []byte("git-reason output v1\x00" + digest + "\x00" + name + "\x00" + hex.EncodeToString(sum[:]) + "\x00"),
 	}
 }
 
-// read reads the file, once.
+// read reads the repository's key and the file, once; without a key
+// nothing is known, and nothing is saved.
 func (o *OutputChecks) read() {
 	if o.known != nil {
 		return
 	}
 	o.known, o.used = map[outputMAC]bool{}, map[outputMAC]bool{}
+	key := o.store.memoKey()
+	if key == nil {
+		return
+	}
+	o.h = hmac.New(sha256.New, key)
 	data, err := os.ReadFile(o.path)
 	if err != nil {
 		return
@@ -105,7 +107,9 @@ func (o *OutputChecks) Known(list string, part []byte) bool {
 	if o == nil {
 		return false
 	}
-	o.read()
+	if o.read(); o.h == nil {
+		return false
+	}
 	m := o.mac(list, part)
 	if o.known[m] {
 		o.used[m] = true
@@ -119,7 +123,9 @@ func (o *OutputChecks) Keep(list string, part []byte) {
 	if o == nil {
 		return
 	}
-	o.read()
+	if o.read(); o.h == nil {
+		return
+	}
 	m := o.mac(list, part)
 	if !o.known[m] && !o.used[m] {
 		o.fresh = append(hex.AppendEncode(o.fresh, m[:]), '\n')
@@ -131,7 +137,7 @@ func (o *OutputChecks) Keep(list string, part []byte) {
 // again with only the lines used when most of its lines were not. Failing
 // costs only validations.
 func (o *OutputChecks) Save() {
-	if o == nil || o.known == nil {
+	if o == nil || o.h == nil {
 		return
 	}
 	if len(o.known) > 64 && 2*len(o.used) < len(o.known) {

@@ -11,13 +11,14 @@ import (
 )
 
 // A command's --json output is held to the document it publishes
-// (Outputs) before a byte of it is printed: an output the document
+// (Outputs), and an MCP tool's result to its output schema, before a byte
+// of it is sent: an output the document
 // refuses is this program's bug, and no script should read it.
 //
 // Validating a whole output costs about 70 ms a megabyte (decoding it
 // into values the library walks), and the status of every task at 20,000
 // tasks is 9 MB, nearly all of it the same from one run to the next. So
-// CheckOutput validates the parts of an output it has not seen valid
+// Output.Check validates the parts of an output it has not seen valid
 // before: the items of its lists (a top-level list, and each list or
 // object a member of a top-level object holds, such as the signatures of
 // every open task by task) one by one, and the rest of the document with
@@ -30,7 +31,7 @@ import (
 // the repository's key and this build's schemas), so what a command
 // validates grows with what changed since it last ran.
 
-// OutputMemo is what CheckOutput asks whether a part of an output
+// OutputMemo is what Output.Check asks whether a part of an output
 // (the document around the lists, list "", or an item of the list list)
 // was seen valid before, and tells what it has now seen valid.
 type OutputMemo interface {
@@ -39,7 +40,7 @@ type OutputMemo interface {
 	Save() // writes what Keep noted
 }
 
-// memoFrom is the size from which CheckOutput asks its memo: a smaller
+// memoFrom is the size from which Output.Check asks its memo: a smaller
 // output is validated whole (about 4 ms at this size), and its parts are
 // not kept, so that the many small outputs of a document (the status of
 // one task) neither fill its memo nor make it forget the parts of its
@@ -54,16 +55,49 @@ var outputBytes atomic.Int64
 // and validated: an output's new parts, not the parts its memo knew.
 func OutputBytes() int64 { return outputBytes.Load() }
 
-// CheckOutput holds data, an output of the document name (one of Outputs)
-// as the program's one exporter indents it (two spaces a level), to that
-// document; memo may be nil (everything is validated), and is asked only
-// for an output of memoFrom bytes or more. Its error names
-// the document and the place in data, as a JSON pointer.
-func CheckOutput(name string, data []byte, memo OutputMemo) error {
+// Output is a document outputs are held to, compiled on its first Check.
+type Output struct {
+	Name  string
+	Doc   []byte
+	whole map[string]bool // wholeLists
+	once  sync.Once
+	s     *Schema
+	err   error
+}
+
+// OutputDocument is the document name: doc, or the embedded document of
+// that name when doc is nil. Each is made once per process.
+func OutputDocument(name string, doc []byte) (*Output, error) {
+	key := name + "\x00" + string(doc)
+	if o, ok := outputs.Load(key); ok {
+		return o.(*Output), nil
+	}
+	o := &Output{Name: name, Doc: doc}
+	if doc == nil {
+		data, err := FS.ReadFile(name)
+		if err != nil {
+			return nil, fmt.Errorf("read schema %s: %w", name, err)
+		}
+		o.Doc = data
+	}
+	o.whole = wholeLists(o.Doc)
+	o2, _ := outputs.LoadOrStore(key, o)
+	return o2.(*Output), nil
+}
+
+// outputs keeps OutputDocument's documents, by name and content.
+var outputs sync.Map
+
+// Check holds data, an output of o as the program's one exporter indents
+// it (two spaces a level), to o; memo may be nil (everything is
+// validated), and is asked only for an output of memoFrom bytes or more.
+// Its error names the document and the place in data, as a JSON pointer,
+// then says then.
+func (o *Output) Check(data []byte, memo OutputMemo, then string) error {
 	if len(data) < memoFrom {
 		memo = nil
 	}
-	doc := splitOutput(data, wholeLists(name))
+	doc := splitOutput(data, o.whole)
 	if memo != nil {
 		doc.drop(memo)
 	}
@@ -75,19 +109,25 @@ func CheckOutput(name string, data []byte, memo OutputMemo) error {
 	dec := json.NewDecoder(bytes.NewReader(reduced))
 	dec.UseNumber()
 	if err := dec.Decode(&v); err != nil {
-		return fmt.Errorf("the JSON output of %s does not read back: %v", name, err)
+		return fmt.Errorf("the JSON output of %s does not read back: %v", o.Name, err)
 	}
 	outputBytes.Add(int64(len(reduced)))
-	s, err := Compile(name)
-	if err != nil {
-		return err
+	o.once.Do(func() {
+		if embedded, err := FS.ReadFile(o.Name); err == nil && bytes.Equal(embedded, o.Doc) {
+			o.s, o.err = Compile(o.Name)
+		} else {
+			o.s, o.err = CompileDocument(o.Name, o.Doc)
+		}
+	})
+	if o.err != nil {
+		return o.err
 	}
-	if err := s.Validate(v); err != nil {
+	if err := o.s.Validate(v); err != nil {
 		where, what := "", err.Error()
 		if leaves := Leaves(err); len(leaves) > 0 {
 			where, what = doc.where(leaves[0].InstanceLocation), leaves[0].Message
 		}
-		return fmt.Errorf("the JSON output does not match its published schema %s at %q: %s; nothing was printed: this is a bug of git reason, please report it (the command prints its text without --json)", name, where, what)
+		return fmt.Errorf("the JSON output does not match its published schema %s at %q: %s; %s", o.Name, where, what, then)
 	}
 	if memo != nil {
 		memo.Keep("", reduced)
@@ -109,7 +149,7 @@ type outputDoc struct {
 }
 
 // outputList is one list (or object) of an output: where its items stand in the
-// text, and which of them CheckOutput validates (kept, with their
+// text, and which of them Output.Check validates (kept, with their
 // indexes in the list).
 type outputList struct {
 	name       string // "" for a top-level list, else the member's name as written (JSON-quoted)
@@ -294,21 +334,16 @@ func pointerEscape(s string) string {
 	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
 }
 
-// wholeLists is the lists and objects of the document name's outputs
+// wholeLists is the lists and objects of the outputs of data, a document,
 // that it puts a rule on as a whole (a length, unique or contained items,
 // items by position, required or dependent members), by their names in outputDoc's lists: "" for a top-level list,
-// a member's name JSON-quoted. CheckOutput validates them with the text
+// a member's name JSON-quoted. Output.Check validates them with the text
 // around them, never item by item.
-func wholeLists(name string) map[string]bool {
-	if v, ok := wholes.Load(name); ok {
-		return v.(map[string]bool)
-	}
+func wholeLists(data []byte) map[string]bool {
 	out := map[string]bool{}
-	data, err := FS.ReadFile(name)
 	var doc map[string]any
-	if err != nil || json.Unmarshal(data, &doc) != nil {
-		out[""] = true // splits nothing; Compile says what is wrong
-		wholes.Store(name, out)
+	if json.Unmarshal(data, &doc) != nil {
+		out[""] = true // splits nothing; compiling says what is wrong
 		return out
 	}
 	defs, _ := doc["$defs"].(map[string]any)
@@ -348,12 +383,8 @@ func wholeLists(name string) map[string]bool {
 			}
 		}
 	}
-	wholes.Store(name, out)
 	return out
 }
-
-// wholes keeps wholeLists' answers, by document.
-var wholes sync.Map
 
 // sameValue is the schema n and every schema that applies to the same
 // value through a reference into defs or an applicator.

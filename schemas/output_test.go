@@ -9,6 +9,16 @@ import (
 	"testing"
 )
 
+// CheckOutput holds data to the embedded document name, as the command
+// line does.
+func CheckOutput(name string, data []byte, memo OutputMemo) error {
+	o, err := OutputDocument(name, nil)
+	if err != nil {
+		return err
+	}
+	return o.Check(data, memo, "nothing printed")
+}
+
 // indented is v as the program's exporter prints it: indented by two
 // spaces, HTML characters as they are, a newline after.
 func indented(t *testing.T, v any) []byte {
@@ -149,18 +159,28 @@ func TestSplitOutput(t *testing.T) {
 	}
 }
 
+// wholeOf is the whole lists of the embedded document name.
+func wholeOf(t *testing.T, name string) map[string]bool {
+	t.Helper()
+	o, err := OutputDocument(name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o.whole
+}
+
 // The lists a published document puts a rule on as a whole are found,
 // and validated with the text around them: the changed list of remote
 // setup (at most one item) is refused with two items whose every part a
 // memo knows.
 func TestWholeLists(t *testing.T) {
-	if w := wholeLists("output.demo.json"); !w[`"records"`] || !w[`"status"`] || len(w) != 2 {
+	if w := wholeOf(t, "output.demo.json"); !w[`"records"`] || !w[`"status"`] || len(w) != 2 {
 		t.Errorf("demo's whole lists: %v, want records and status (an object with required members)", w)
 	}
-	if w := wholeLists("output.remote-setup.json"); !w[`"changed"`] || len(w) != 1 {
+	if w := wholeOf(t, "output.remote-setup.json"); !w[`"changed"`] || len(w) != 1 {
 		t.Errorf("remote setup's whole lists: %v, want changed alone", w)
 	}
-	if w := wholeLists("output.tasks.json"); len(w) != 0 {
+	if w := wholeOf(t, "output.tasks.json"); len(w) != 0 {
 		t.Errorf("tasks' whole lists: %v, want none", w)
 	}
 	long := strings.Repeat("r", memoFrom/2)

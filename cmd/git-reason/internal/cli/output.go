@@ -226,13 +226,17 @@ func (b *base) checkOutput(data []byte) error {
 	if b.Output == "" {
 		return nil
 	}
+	o, err := schemas.OutputDocument(b.Output, nil)
+	if err != nil {
+		return err
+	}
 	var memo schemas.OutputMemo
 	if b.session != nil {
 		if sess := b.session(); sess != nil {
-			memo = sess.Store.OutputChecks(b.Output)
+			memo = sess.Store.OutputChecks(o.Name, o.Doc)
 		}
 	}
-	return schemas.CheckOutput(b.Output, data, memo)
+	return o.Check(data, memo, "nothing was printed: this is a bug of git reason, please report it (the command prints its text without --json)")
 }
 
 // exportJQ prints what the jq expression makes of data (exportJSON's

@@ -59,6 +59,9 @@ type tool struct {
 	once      sync.Once
 	validator *schemas.Schema
 	verr      error
+	// result is the output schema tools/list gives, which every result
+	// is held to before it is sent.
+	result *schemas.Output
 }
 
 // call is one tools/call as a handler sees it.
@@ -118,6 +121,9 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		}
 		s.tools[spec.Name] = t
 		output, err := outputSchema(t.output)
+		if err == nil {
+			t.result, err = schemas.OutputDocument("mcp."+spec.Name+".json", output)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("output schema of %s: %w", spec.Name, err)
 		}
@@ -233,11 +239,28 @@ func (s *Server) handle(t *tool) mcp.ToolHandler {
 				return nil, err
 			}
 		}
+		if err := s.checkResult(t, structured); err != nil {
+			return nil, err
+		}
 		return &mcp.CallToolResult{
 			Content:           []mcp.Content{&mcp.TextContent{Text: out.text}},
 			StructuredContent: structured,
 		}, nil
 	}
+}
+
+// checkResult holds structured, a result of t, to t's output schema, as
+// the command line holds its --json output to the document it publishes
+// (a large result's parts seen valid before are not validated again): a
+// result that breaks it is this server's bug, and the call fails with it
+// instead of sending it.
+func (s *Server) checkResult(t *tool, structured json.RawMessage) error {
+	var b bytes.Buffer
+	if err := json.Indent(&b, structured, "", "  "); err != nil {
+		return err
+	}
+	b.WriteByte('\n')
+	return t.result.Check(b.Bytes(), s.env.Store.OutputChecks(t.result.Name, t.result.Doc), "the result was not sent: this is a bug of git reason, please report it")
 }
 
 // parse decodes the arguments, a JSON object, into c.args.
