@@ -32,6 +32,9 @@ import (
 // OutputChecks is the memo of one published document's outputs.
 type OutputChecks struct {
 	store  *Store
+	name   string // the document's
+	doc    []byte
+	digest string // record.SchemasDigest
 	path   string
 	h      hash.Hash // the HMAC under the repository's key, reused
 	prefix []byte    // what the MACs cover before a part's list and text
@@ -55,12 +58,7 @@ func (s *Store) OutputChecks(name string, doc []byte) *OutputChecks {
 	if digest == "" {
 		return nil
 	}
-	sum := sha256.Sum256(doc)
-	return &OutputChecks{
-		store:  s,
-		path:   filepath.Join(s.reasonDir(), "outputs.d", name),
-		prefix: []byte("git-reason output v1\x00" + digest + "\x00" + name + "\x00" + hex.EncodeToString(sum[:]) + "\x00"),
-	}
+	return &OutputChecks{store: s, name: name, doc: doc, digest: digest}
 }
 
 // read reads the repository's key and the file, once; without a key
@@ -75,6 +73,9 @@ func (o *OutputChecks) read() {
 		return
 	}
 	o.h = hmac.New(sha256.New, key)
+	sum := sha256.Sum256(o.doc)
+	o.prefix = []byte("git-reason output v1\x00" + o.digest + "\x00" + o.name + "\x00" + hex.EncodeToString(sum[:]) + "\x00")
+	o.path = filepath.Join(o.store.reasonDir(), "outputs.d", o.name)
 	data, err := os.ReadFile(o.path)
 	if err != nil {
 		return
