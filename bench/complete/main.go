@@ -4,7 +4,8 @@
 //
 // Completion reads ref names and records/ tree entry names only, never a
 // record, so the repository holds task heads whose records/ trees name
-// -records entries (<clock>-<kind>-<id>.json) of one empty blob: what
+// -records entries (<clock>-<kind>-<id>.json, the id a ULID as the tree
+// reader requires) of one empty blob: what
 // completion reads is there at full size, what it must not read is not.
 // The program checks the answers' sizes, then prints each kind's median,
 // min and max over -runs runs, its ratio to a plain git process listing the
@@ -134,7 +135,7 @@ func generate(repo string, tasks, records int) error {
 			if r%2 == 1 {
 				kind = "plan"
 			}
-			fmt.Fprintf(&entries, "100644 blob %s\t%010d-%s-01BENCH%05dT%08d.json\n", blob, r+1, kind, t, r)
+			fmt.Fprintf(&entries, "100644 blob %s\t%010d-%s-01BENCH%05d%014d.json\n", blob, r+1, kind, t, r)
 		}
 		recs, err := git(repo, entries.String(), "mktree")
 		if err != nil {
