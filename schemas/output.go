@@ -368,8 +368,7 @@ func wholeLists(data []byte) map[string]bool {
 		props, _ := s["properties"].(map[string]any)
 		for member, p := range props {
 			if rules(p, objectRules) {
-				q, _ := json.Marshal(member)
-				out[string(q)] = true
+				out[quoted(member)] = true
 			}
 		}
 		unnamed := []any{s["additionalProperties"]}
@@ -408,4 +407,14 @@ func sameValue(n any, defs map[string]any) []map[string]any {
 		}
 	}
 	return out
+}
+
+// quoted is name as the exporter writes a member's name (HTML characters
+// as they are).
+func quoted(name string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(name)
+	return strings.TrimSuffix(b.String(), "\n")
 }

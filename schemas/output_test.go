@@ -180,6 +180,9 @@ func TestWholeLists(t *testing.T) {
 	if w := wholeOf(t, "output.remote-setup.json"); !w[`"changed"`] || len(w) != 1 {
 		t.Errorf("remote setup's whole lists: %v, want changed alone", w)
 	}
+	if w := wholeLists([]byte(`{"properties": {"a<b": {"maxItems": 1}}}`)); !w[`"a<b"`] {
+		t.Errorf("a member named a<b: %v, want it named as the exporter writes it", w)
+	}
 	if w := wholeOf(t, "output.tasks.json"); len(w) != 0 {
 		t.Errorf("tasks' whole lists: %v, want none", w)
 	}
