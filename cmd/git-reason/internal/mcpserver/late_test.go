@@ -17,9 +17,7 @@ import (
 // with, and nothing written; also where the call would fail for another
 // reason first (a task with no records, a task that is not a string).
 func TestLateArgumentsAnsweredAsTheSchema(t *testing.T) {
-	dir := newRepo(t)
-	srv := serverOn(t, dir)
-	cs := sessionTo(t, srv, &mcp.Implementation{Name: "test-client", Version: "1"}, nil)
+	dir, srv, cs := served(t)
 	callTool(t, cs, "assess", map[string]any{"task": "T-1", "subject": "s", "question": "q?",
 		"materiality": "trivial", "reversibility": "reversible"})
 	callTool(t, cs, "plan", map[string]any{"task": "T-1"})

@@ -53,6 +53,15 @@ func connect(t *testing.T, dir string, caps *mcp.ClientCapabilities) *mcp.Client
 	return sessionTo(t, serverOn(t, dir), &mcp.Implementation{Name: "test-client", Version: "1"}, caps)
 }
 
+// served starts a server on a new repository and returns the
+// repository, the server and a client session to it (connect's).
+func served(t *testing.T) (string, *Server, *mcp.ClientSession) {
+	t.Helper()
+	dir := newRepo(t)
+	srv := serverOn(t, dir)
+	return dir, srv, sessionTo(t, srv, &mcp.Implementation{Name: "test-client", Version: "1"}, nil)
+}
+
 // serverOn starts a server on dir.
 func serverOn(t *testing.T, dir string) *Server {
 	t.Helper()
@@ -331,6 +340,38 @@ func TestOutputSchemasInTheList(t *testing.T) {
 			t.Errorf("output schema of %s accepts an error without recovery_actions", tl.Name)
 		}
 	}
+}
+
+// Every result is held to its tool's output schema before it is sent: a
+// result the schema refuses (here, the status tool's schema made to
+// require a field its result lacks) fails the call naming the schema and
+// the place, and nothing of the result reaches the client; the same call
+// with the tool's own schema succeeds.
+func TestResultHeldToItsOutputSchema(t *testing.T) {
+	_, srv, cs := served(t)
+	callTool(t, cs, "status", nil)
+
+	st := srv.tools["status"]
+	var doc map[string]any
+	if err := json.Unmarshal(st.result.Doc, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["required"] = []any{"no_such_field"}
+	stricter, _ := json.Marshal(doc)
+	own := st.result
+	var err error
+	if st.result, err = schemas.OutputDocument("mcp.status.stricter.json", stricter); err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "status"})
+	if err == nil && !res.IsError {
+		t.Fatalf("a result its output schema refuses was sent: %+v", res)
+	}
+	if err == nil || !strings.Contains(err.Error(), "mcp.status.stricter.json") || !strings.Contains(err.Error(), "no_such_field") {
+		t.Errorf("the refused result's error: %v, want one naming the schema and the missing field", err)
+	}
+	st.result = own
+	callTool(t, cs, "status", nil)
 }
 
 // A write tool's input schema is its record kind's body schema (one
