@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os/exec"
 	"reflect"
 	"sort"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	"git-reason/cmd/git-reason/internal/mcpserver"
 	"git-reason/cmd/git-reason/internal/ops"
+	"git-reason/reliability/harness"
 )
 
 // notProjected are the verbs that are no MCP tool, and why.
@@ -120,13 +120,9 @@ func TestToolsJSONIsTheTable(t *testing.T) {
 
 func listedTools(t *testing.T) []*mcp.Tool {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not on PATH")
-	}
+	harness.NeedGit(t)
 	dir := t.TempDir()
-	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v\n%s", err, out)
-	}
+	harness.Git(t, dir, "init", "-q")
 	ctx := context.Background()
 	srv, err := mcpserver.New(ctx, mcpserver.Options{Dir: dir})
 	if err != nil {

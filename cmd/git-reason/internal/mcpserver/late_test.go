@@ -3,10 +3,11 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
+
+	"git-reason/reliability/harness"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -22,8 +23,11 @@ func TestLateArgumentsAnsweredAsTheSchema(t *testing.T) {
 		"materiality": "trivial", "reversibility": "reversible"})
 	callTool(t, cs, "plan", map[string]any{"task": "T-1"})
 	head := func(task string) string {
-		out, _ := exec.Command("git", "-C", dir, "rev-parse", "-q", "--verify", "refs/reasoning/tasks/"+task).Output()
-		return strings.TrimSpace(string(out))
+		out, err := harness.GitTry(dir, "rev-parse", "-q", "--verify", "refs/reasoning/tasks/"+task)
+		if err != nil {
+			return "" // no such ref
+		}
+		return out
 	}
 	before := head("T-1")
 	var late []string

@@ -3,12 +3,12 @@ package mcpserver
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"git-reason/reliability/harness"
 	"git-reason/schemas"
 )
 
@@ -26,11 +26,7 @@ func TestStatusMarksPersonStep(t *testing.T) {
 	ids := userAdvisors(t)
 	disable := func(more ...string) {
 		t.Helper()
-		cmd := exec.Command("git", "config", "reason.disable", strings.Join(append(append([]string{}, ids...), more...), ","))
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git config: %v\n%s", err, out)
-		}
+		harness.Git(t, dir, "config", "reason.disable", strings.Join(append(append([]string{}, ids...), more...), ","))
 	}
 	disable() // only the two advisors declared here
 	cs := connect(t, dir, nil)

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"git-reason/advisor/transport"
 	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/cmd/git-reason/internal/serving"
+	"git-reason/reliability/harness"
 )
 
 // serveOverlay declares one local exec advisor able to reason and nothing
@@ -89,9 +89,7 @@ func servePeers(t *testing.T) (string, string) {
 		"GIT_CEILING_DIRECTORIES": root} {
 		t.Setenv(k, v)
 	}
-	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v: %s", err, out)
-	}
+	harness.Git(t, repo, "init", "-q")
 	sess, err := ops.Open(context.Background(), ops.Options{Dir: repo})
 	if err != nil {
 		t.Fatal(err)
