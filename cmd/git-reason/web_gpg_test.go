@@ -1,11 +1,13 @@
 package main
 
-// The Reasoning page's signatures when an OpenPGP key's trust falls
-// while it is served: the real binary, a real gpg keyring.
+// The Reasoning page's signatures when an OpenPGP key's trust falls, or
+// an X.509 certificate is distrusted, while it is served: the real
+// binary, a real gpg or gpgsm keyring.
 
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -92,5 +94,103 @@ func TestWebOpenPGPTrustLowered(t *testing.T) {
 	}
 	if page := getPage(t, c, base+"/task/P"); strings.Contains(page, good) || !strings.Contains(page, "since removed") {
 		t.Errorf("the task's page after the trust fell still shows the record signed:\n%s", page)
+	}
+}
+
+// TestWebX509Untrusted: a record signed with an X.509 certificate is
+// shown signed by the task list and the task's page, kept under the
+// gpgsm keyring's digest, then the certificate is taken off the trust
+// list with no ref moving: what the page polls moves, and neither the
+// list nor the page shows the signature as good any more (the key since
+// removed, as verify says).
+func TestWebX509Untrusted(t *testing.T) {
+	t.Parallel()
+	for _, prog := range []string{"gpgsm", "gpgconf"} {
+		if _, err := exec.LookPath(prog); err != nil {
+			t.Skip(prog + " is not on PATH")
+		}
+	}
+	// A short home: gpg-agent's socket path must fit.
+	gnupg, err := os.MkdirTemp("", "gpgsm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(gnupg) })
+	if err := os.Chmod(gnupg, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, data string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(gnupg, name), []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("gpgsm.conf", "disable-crl-checks\n")
+	write("gpg-agent.conf", "allow-loopback-pinentry\n")
+	write("cert.params", "Key-Type: RSA\nKey-Length: 2048\nKey-Usage: sign\nSerial: random\n"+
+		"Name-DN: CN=Ada Tester,O=Example,EMail=ada@example.invalid\nName-Email: ada@example.invalid\n")
+	s := newSandbox(t, "advisors: []\n", nil, "GNUPGHOME="+gnupg)
+	run := func(prog string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(prog, args...)
+		cmd.Env = s.env
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s %s: %v", prog, strings.Join(args, " "), err)
+		}
+		return string(out)
+	}
+	t.Cleanup(func() {
+		cmd := exec.Command("gpgconf", "--kill", "all")
+		cmd.Env = s.env
+		_ = cmd.Run()
+	})
+	write("cert.der", run("gpgsm", "--batch", "--pinentry-mode", "loopback", "--passphrase", "", "--gen-key", filepath.Join(gnupg, "cert.params")))
+	run("gpgsm", "--batch", "--import", filepath.Join(gnupg, "cert.der"))
+	var fpr string
+	for _, line := range strings.Split(run("gpgsm", "--with-colons", "--list-keys"), "\n") {
+		if f := strings.Split(line, ":"); f[0] == "fpr" && len(f) > 9 {
+			fpr = f[9]
+			break
+		}
+	}
+	if fpr == "" {
+		t.Fatal("gpgsm listed no fingerprint")
+	}
+	write("trustlist.txt", fpr+" S relax\n")
+	s.git("-c", "commit.gpgSign=true", "-c", "gpg.format=x509", "-c", "user.signingKey="+fpr,
+		"reason", "assess", "P", "--subject", "Cert", "--question", "Q?", "--materiality", "trivial", "--reversibility", "reversible")
+	for range 2 { // the second status keeps what it shows, under the keyring's digest
+		if out := s.reason("status"); !strings.Contains(out, "P: signatures: 1 signed by /CN=Ada Tester") {
+			t.Fatalf("status of a record signed with a trusted certificate:\n%s", out)
+		}
+	}
+
+	base, c := openWeb(t, s)
+	const good = `<span class="sig sig-good"`
+	if list := getPage(t, c, base+"/"); !strings.Contains(list, good) {
+		t.Fatalf("the task list does not show P signed:\n%s", list)
+	}
+	if page := getPage(t, c, base+"/task/P"); !strings.Contains(page, good) {
+		t.Fatalf("the task's page does not show its record signed:\n%s", page)
+	}
+	headP, headAll := getPage(t, c, base+"/head?task=P"), getPage(t, c, base+"/head")
+
+	write("trustlist.txt", "")
+	run("gpgconf", "--reload", "gpg-agent")
+	if _, errs, code := s.run("reason", "verify", "P"); !strings.Contains(errs, "P: signatures: 1 key removed") {
+		t.Fatalf("verify after the certificate was distrusted: exit %d:\n%s", code, errs)
+	}
+	if getPage(t, c, base+"/head?task=P") == headP {
+		t.Error("what the task's page polls did not move when the certificate was distrusted")
+	}
+	if getPage(t, c, base+"/head") == headAll {
+		t.Error("what the task list polls did not move when the certificate was distrusted")
+	}
+	if list := getPage(t, c, base+"/"); strings.Contains(list, good) || !strings.Contains(list, "key removed") {
+		t.Errorf("the task list after the certificate was distrusted does not say key removed:\n%s", list)
+	}
+	if page := getPage(t, c, base+"/task/P"); strings.Contains(page, good) || !strings.Contains(page, "since removed") {
+		t.Errorf("the task's page after the certificate was distrusted still shows the record signed:\n%s", page)
 	}
 }

@@ -90,8 +90,8 @@ type Session struct {
 	allowedSum   string            // allowedDigest, once per command (sigcache.go)
 	sigSum       string            // SignaturesDigest, once per command (sigcache.go)
 	readSum      string            // readDigest, once per command or held request (sigcache.go)
-	readKeyring  string            // the OpenPGP keyring digest readSum covers ("": none)
-	readKept     *signing.Verdicts // the OpenPGP verdicts kept under readKeyring, once read
+	readKeyring  map[string]string // the keyring digests readSum covers, by format (openpgp, x509)
+	readKept     *signing.Verdicts // the OpenPGP and X.509 verdicts kept under readKeyring, once read
 	early        *settings.Early   // the settings listed beside discovery, until read
 	// held is set between Hold and Release; settingsSeen and catalogSeen,
 	// that the files of the settings and of the declarations were checked

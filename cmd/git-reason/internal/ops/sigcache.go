@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 
+	"git-reason/cmd/git-reason/internal/settings"
 	"git-reason/gitstore"
 	"git-reason/gitstore/signing"
 	"git-reason/record"
@@ -41,9 +42,9 @@ type SignatureSummary struct {
 	Counts  map[signing.Status]int `json:"counts"`
 	Signers []string               `json:"signers"`
 	// volatile: a signature it counts was judged by what the digest
-	// read surfaces keep signatures under does not cover (an X.509
-	// keyring, an OpenPGP one it does not name, the time), so no cache
-	// keeps it (Kept).
+	// read surfaces keep signatures under does not cover (an OpenPGP
+	// or X.509 keyring it does not name, the time), so no cache keeps
+	// it (Kept).
 	volatile bool
 }
 
@@ -200,8 +201,8 @@ func (e *Session) signaturesAfterTail(ctx context.Context, task, head string) *S
 // commits since its last head (signaturesSince: git log only for signed
 // ones), appending them; the log is written anew when what git judges
 // signatures by changes (readDigest), and holds no verdict that digest
-// does not decide (keptByRead: an X.509 one, or one that expires by
-// itself, is asked again). verify and pull ask git afresh (Signatures); reuse
+// does not decide (keptByRead: one judged by a keyring it does not
+// name, or one that expires by itself, is asked again). verify and pull ask git afresh (Signatures); reuse
 // reads the commits themselves, with no cache (signaturesSince).
 func (e *Session) RecordSignatures(ctx context.Context, task, head string) (map[string]*Signature, error) {
 	if head == "" {
@@ -421,14 +422,15 @@ func (e *Session) SignaturesDigest() (string, error) {
 
 // readDigest identifies what the caches of read surfaces (the signature
 // logs, the status memos, the summaries and rows of every task) are kept
-// under: SignaturesDigest, and, when the repository keeps OpenPGP
-// verdicts (a verdicts-openpgp-* file beside the others,
-// signing.Verdicts), the digest of the OpenPGP keyring they were judged
-// by (signing.Keyrings: a key imported, deleted or revoked, an owner
-// trust changed, a key expired changes it). Only then is the keyring
-// listed (one gpg process), and a keyring that cannot be listed keeps
-// no OpenPGP verdict (keptByRead). A resident session finds it again at
-// each call but within a held request (Hold).
+// under: SignaturesDigest, and, for each of OpenPGP and X.509 whose
+// verdicts the repository keeps (a verdicts-openpgp-* or verdicts-x509-*
+// file beside the others, signing.Verdicts), the digest of the keyring
+// they were judged by (signing.Keyrings: a key or certificate imported,
+// deleted or revoked, an owner trust or the trust list changed, a key
+// expired changes it; for X.509 the day as well). Only then is that
+// keyring listed (one gpg or gpgsm process), and a keyring that cannot be
+// listed keeps no verdict of its format (keptByRead). A resident session
+// finds it again at each call but within a held request (Hold).
 func (e *Session) readDigest(ctx context.Context) (string, error) {
 	if e.readSum != "" && (!e.resident || e.held) {
 		return e.readSum, nil
@@ -437,22 +439,34 @@ func (e *Session) readDigest(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	e.readSum, e.readKeyring, e.readKept = sum, "", nil
-	kept, _ := filepath.Glob(filepath.Join(e.Repo.CommonDir, "reason", "signatures", "verdicts-"+signing.FormatOpenPGP+"-*"))
-	if len(kept) == 0 {
-		return sum, nil
+	e.readSum, e.readKeyring, e.readKept = sum, nil, nil
+	var st *settings.Settings
+	key := sum
+	for _, format := range []string{signing.FormatOpenPGP, signing.FormatX509} {
+		kept, _ := filepath.Glob(filepath.Join(e.Repo.CommonDir, "reason", "signatures", "verdicts-"+format+"-*"))
+		if len(kept) == 0 {
+			continue
+		}
+		if st == nil {
+			if st, err = e.Settings(); err != nil {
+				return "", err
+			}
+		}
+		keyrings := signing.Keyrings{OpenPGPProgram: st.Signing.OpenPGPProgram, X509Program: st.Signing.X509Program}
+		d, err := keyrings.Digest(ctx, format)
+		if err != nil || d == "" {
+			continue
+		}
+		if e.readKeyring == nil {
+			e.readKeyring = map[string]string{}
+		}
+		e.readKeyring[format] = d
+		key += "\x00" + format + " " + d
 	}
-	st, err := e.Settings()
-	if err != nil {
-		return "", err
+	if key != sum {
+		h := sha256.Sum256([]byte(key))
+		e.readSum = hex.EncodeToString(h[:])
 	}
-	d, err := signing.Keyrings{OpenPGPProgram: st.Signing.OpenPGPProgram}.Digest(ctx, signing.FormatOpenPGP)
-	if err != nil || d == "" {
-		return sum, nil
-	}
-	e.readKeyring = d
-	h := sha256.Sum256([]byte(sum + "\x00openpgp " + d))
-	e.readSum = hex.EncodeToString(h[:])
 	return e.readSum, nil
 }
 
@@ -469,10 +483,10 @@ func (e *Session) KeepsSignatures(ctx context.Context, sigs map[string]*Signatur
 
 // keptByRead reports whether a read surface may keep git's verdict c
 // under readDigest: one SignaturesDigest decides (keepable), or an
-// OpenPGP one the verdicts keep under the keyring digest readDigest
-// covers (signing.Verdicts keeps none that expires by itself, nor any
-// X.509 one, nor one judged by another keyring). Any other depends on
-// the time or on what no cache covers, and is asked again.
+// OpenPGP or X.509 one the verdicts keep under a keyring digest
+// readDigest covers (signing.Verdicts keeps none that expires by
+// itself, nor one judged by another keyring). Any other depends on the
+// time or on what no cache covers, and is asked again.
 func (e *Session) keptByRead(ctx context.Context, c signing.Check) bool {
 	if keepable(c) {
 		return true
@@ -480,12 +494,12 @@ func (e *Session) keptByRead(ctx context.Context, c signing.Check) bool {
 	if c.Status == signing.Expired || c.Commit == "" {
 		return false
 	}
-	if e.readSum == "" { // else the keyring the caller's digest covers
+	if e.readSum == "" { // else the keyrings the caller's digest covers
 		if _, err := e.readDigest(ctx); err != nil {
 			return false
 		}
 	}
-	if e.readKeyring == "" {
+	if len(e.readKeyring) == 0 {
 		return false
 	}
 	if e.readKept == nil {
@@ -493,14 +507,16 @@ func (e *Session) keptByRead(ctx context.Context, c signing.Check) bool {
 		if err != nil {
 			return false
 		}
-		d := e.readKeyring
+		digests := e.readKeyring
 		e.readKept = signing.OpenVerdicts(e.Repo.CommonDir, sum)
 		e.readKept.Keyring = func(format string) (string, error) {
-			if format != signing.FormatOpenPGP {
-				return "", fmt.Errorf("no keyring digest for format %q", format)
+			if d, ok := digests[format]; ok {
+				return d, nil
 			}
-			return d, nil
+			return "", fmt.Errorf("no keyring digest for format %q", format)
 		}
 	}
-	return e.readKept.Kept(signing.FormatOpenPGP, c.Commit)
+	// A commit is signed in one format: its verdict is in that format's
+	// file or in none.
+	return e.readKept.Kept(signing.FormatOpenPGP, c.Commit) || e.readKept.Kept(signing.FormatX509, c.Commit)
 }
