@@ -85,8 +85,14 @@ func (o *OutputChecks) read() {
 	for len(data) > 0 {
 		line, rest, _ := bytes.Cut(data, []byte{'\n'})
 		data = rest
+		// A line of any other length is not one (hex.Decode writes
+		// past m for a longer one): a line cut by a crash and joined
+		// with the next, or edited.
 		var m outputMAC
-		if n, err := hex.Decode(m[:], line); err == nil && n == len(m) {
+		if len(line) != hex.EncodedLen(len(m)) {
+			continue
+		}
+		if _, err := hex.Decode(m[:], line); err == nil {
 			o.known[m] = true
 		}
 	}
