@@ -12,6 +12,12 @@ import (
 	"git-reason/record"
 )
 
+// handoverTaskBytes is about what handover --json prints a task: 555
+// bytes at 20,000 tasks of an assessment and a plan each (the task and
+// its signatures' summary). A task of more prints more, and the buffer
+// grows from there.
+const handoverTaskBytes = 560
+
 type handoverOptions struct {
 	base
 	Since  string // "7d", a Go duration, or a date
@@ -61,8 +67,11 @@ func runHandover(ctx context.Context, o *handoverOptions) error {
 	}
 	if o.JSON && o.JQ == "" {
 		// Held to its schema as render holds every output, whole,
-		// before a byte is printed.
+		// before a byte is printed. Sized ahead at handoverTaskBytes a
+		// task, the buffer is not grown from 64 KB by doubling, each
+		// time new memory and a copy of what it held.
 		var buf bytes.Buffer
+		buf.Grow(handoverTaskBytes * (1 + len(rep.Open) + len(rep.Settled)))
 		if err := writeHandoverJSON(&buf, rep); err != nil {
 			return err
 		}
