@@ -9,8 +9,11 @@
 # /usr/bin/time (wall, and user + system of it and the git processes it
 # waits for). Prints the medians (min-max) and the CPU ratio new/base,
 # and the load average at the start and the end.
-# Usage: [CMDS='status tasks'] [ARGS=--json] bench/listall/run.sh WORLD BASE [RUNS]
+# Usage: [CMDS='status tasks'] [ARGS=--json] [FIRST=1] bench/listall/run.sh WORLD BASE [RUNS]
 #   ARGS: words given to every command (--json: what their JSON costs);
+#   FIRST=1: each timed run starts without the memo of --json outputs
+#     seen valid (.git/reason/outputs.d, removed from both clones before
+#     it): what an output costs the first time it is checked whole;
 #   WORLD: a clone bench/scale made and kept, e.g. after
 #     ./bench/scale/run.sh -keep DIR -tasks 20000 -make
 #     the clone DIR/w20000/clone (its refs are packed here first);
@@ -40,6 +43,7 @@ echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq "$runs"); do
   for cmd in $cmds; do
     for b in base new; do
+      if [ -n "${FIRST:-}" ]; then rm -rf "$work/$b-clone/.git/reason/outputs.d"; fi
       (cd "$work/$b-clone" && /usr/bin/time -f "$cmd $b %e %U %S" -a -o "$work/times" "$work/$b/git-reason" $cmd $args >/dev/null 2>&1)
     done
   done
@@ -49,10 +53,11 @@ echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 for cmd in $cmds; do
   (cd "$work/base-clone" && "$work/base/git-reason" $cmd $args >"$work/$cmd.base")
   (cd "$work/new-clone" && "$work/new/git-reason" $cmd $args >"$work/$cmd.new")
-  # (handover names the time --since counts from: a line of its own)
+  # (handover names the time --since counts from, to the second: a line
+  # of its own, in markdown and in JSON)
   # (grep selects nothing of verify's output, which goes to stderr)
-  grep -v "^## Settled since" "$work/$cmd.base" >"$work/$cmd.base.cmp" || true
-  grep -v "^## Settled since" "$work/$cmd.new" >"$work/$cmd.new.cmp" || true
+  grep -v -e "^## Settled since" -e '^  "since": ' "$work/$cmd.base" >"$work/$cmd.base.cmp" || true
+  grep -v -e "^## Settled since" -e '^  "since": ' "$work/$cmd.new" >"$work/$cmd.new.cmp" || true
   cmp -s "$work/$cmd.base.cmp" "$work/$cmd.new.cmp" || echo "$cmd: the two builds print different output" >&2
 done
 awk -v cmds="$cmds" '
