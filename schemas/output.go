@@ -364,6 +364,7 @@ func wholeLists(data []byte) map[string]bool {
 	if rules(doc, listRules) {
 		out[""] = true
 	}
+	alternatives(doc, defs, out)
 	for _, s := range sameValue(doc, defs) {
 		props, _ := s["properties"].(map[string]any)
 		for member, p := range props {
@@ -383,6 +384,158 @@ func wholeLists(data []byte) map[string]bool {
 		}
 	}
 	return out
+}
+
+// alternatives adds to out the lists of the outputs of a document whose
+// items its alternatives hold to different schemas: a member declared
+// otherwise (or left free) by two branches of an anyOf or a oneOf, or by
+// the then and the else of an if, and a top-level list whose items do;
+// with every member the condition of an if or a not reads. An item seen
+// valid under one branch may not be under another, and the text around
+// the lists decides which branch applies: such a list is never split.
+// A branch that forbids the member (additionalProperties false) applies
+// to no output that has it, and an if on the type alone is decided by the
+// output's type, which the text around keeps: neither makes a list whole.
+func alternatives(doc map[string]any, defs map[string]any, out map[string]bool) {
+	every := func(n any) { // every list n reads
+		for _, s := range sameValue(n, defs) {
+			props, _ := s["properties"].(map[string]any)
+			for member := range props {
+				out[quoted(member)] = true
+			}
+			for _, k := range []string{"additionalProperties", "patternProperties", "items", "prefixItems", "contains"} {
+				if _, ok := s[k]; ok {
+					out[""] = true
+				}
+			}
+		}
+	}
+	differ := func(branches []any) {
+		var units [][]map[string]any
+		names := map[string]bool{}
+		for _, b := range branches {
+			u := unconditional(b, defs)
+			units = append(units, u)
+			for _, s := range u {
+				props, _ := s["properties"].(map[string]any)
+				for member := range props {
+					names[member] = true
+				}
+				if _, ok := s["patternProperties"]; ok {
+					out[""] = true
+				}
+			}
+		}
+		seen := func(view func(u []map[string]any) (string, bool)) bool {
+			first, any := "", false
+			for _, u := range units {
+				v, forbidden := view(u)
+				if forbidden {
+					continue
+				}
+				if any && v != first {
+					return true
+				}
+				first, any = v, true
+			}
+			return false
+		}
+		for member := range names {
+			if seen(func(u []map[string]any) (string, bool) { return memberView(u, member, true) }) {
+				out[quoted(member)] = true
+			}
+		}
+		if seen(func(u []map[string]any) (string, bool) { return memberView(u, "", false) }) ||
+			seen(func(u []map[string]any) (string, bool) { return itemsView(u), false }) {
+			out[""] = true
+		}
+	}
+	for _, s := range sameValue(doc, defs) {
+		for _, k := range []string{"anyOf", "oneOf"} {
+			if list, _ := s[k].([]any); len(list) > 1 {
+				differ(list)
+			}
+		}
+		if cond, ok := s["if"]; ok && !typeOnly(cond) {
+			every(cond)
+			differ([]any{s["then"], s["else"]})
+		}
+		if n, ok := s["not"]; ok {
+			every(n)
+		}
+	}
+}
+
+// unconditional is the schema n and every schema that applies to the
+// same value whatever it holds: through a reference into defs or allOf.
+func unconditional(n any, defs map[string]any) []map[string]any {
+	m, ok := n.(map[string]any)
+	if !ok {
+		return nil
+	}
+	out := []map[string]any{m}
+	if ref, ok := m["$ref"].(string); ok {
+		def, _ := strings.CutPrefix(ref, "#/$defs/")
+		out = append(out, unconditional(defs[def], defs)...)
+	}
+	list, _ := m["allOf"].([]any)
+	for _, s := range list {
+		out = append(out, unconditional(s, defs)...)
+	}
+	return out
+}
+
+// memberView is what the schemas u hold a member named member to (any
+// member they do not declare, unless declared), as canonical JSON; true
+// when they forbid it.
+func memberView(u []map[string]any, member string, declared bool) (string, bool) {
+	var views []any
+	for _, s := range u {
+		props, _ := s["properties"].(map[string]any)
+		if p, ok := props[member]; ok && declared {
+			views = append(views, p)
+			continue
+		}
+		if a, ok := s["additionalProperties"]; ok {
+			if a == false {
+				return "", true
+			}
+			views = append(views, a)
+		}
+	}
+	data, _ := json.Marshal(views)
+	return string(data), false
+}
+
+// itemsView is what the schemas u hold the items of a list to, as
+// canonical JSON.
+func itemsView(u []map[string]any) string {
+	var views []any
+	for _, s := range u {
+		for _, k := range []string{"items", "prefixItems"} {
+			if v, ok := s[k]; ok {
+				views = append(views, k, v)
+			}
+		}
+	}
+	data, _ := json.Marshal(views)
+	return string(data)
+}
+
+// typeOnly reports whether the condition of an if reads only the type of
+// the value.
+func typeOnly(cond any) bool {
+	m, ok := cond.(map[string]any)
+	if !ok {
+		return false
+	}
+	for k := range m {
+		if k != "type" && k != "description" && k != "$comment" {
+			return false
+		}
+	}
+	_, ok = m["type"]
+	return ok
 }
 
 // sameValue is the schema n and every schema that applies to the same

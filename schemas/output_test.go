@@ -198,3 +198,34 @@ func TestWholeLists(t *testing.T) {
 		t.Errorf("two changed refspecs, each known to the memo: %v, want refused at /changed", err)
 	}
 }
+
+// A list whose items the document's alternatives hold to different
+// schemas is validated with the text around it, which decides the branch:
+// names valid under kind a, kept by the memo, are refused under kind b
+// (at most 3 characters), where split they were taken as known. A branch
+// that forbids the member, and an if on the type alone, split it still.
+func TestAlternativeLists(t *testing.T) {
+	doc := []byte(`{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "oneOf": [
+ {"properties": {"kind": {"const": "a"}, "names": {"type": "array", "items": {"type": "string"}}}, "required": ["kind"]},
+ {"properties": {"kind": {"const": "b"}, "names": {"type": "array", "items": {"type": "string", "maxLength": 3}}}, "required": ["kind"]}]}`)
+	o, err := OutputDocument("alternatives.json", doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("n", memoFrom)
+	m := &memo{known: map[string]bool{}}
+	if err := o.Check(indented(t, map[string]any{"kind": "a", "names": []any{long}}), m, ""); err != nil {
+		t.Fatalf("kind a: %v", err)
+	}
+	if err := o.Check(indented(t, map[string]any{"kind": "b", "names": []any{long}}), m, ""); err == nil {
+		t.Error("kind b with a name of more than 3 characters, the memo knowing it from kind a: accepted")
+	}
+	for name, doc := range map[string]string{
+		"a branch forbids it": `{"anyOf": [{"properties": {"names": {"items": {"type": "string"}}}}, {"additionalProperties": false, "properties": {"code": {}}}]}`,
+		"an if on the type":   `{"if": {"type": "array"}, "then": {"items": {"type": "string"}}, "else": {"properties": {"names": {"items": {"type": "string"}}}}}`,
+	} {
+		if w := wholeLists([]byte(doc)); w[`"names"`] || w[""] {
+			t.Errorf("%s: whole lists %v, want names split", name, w)
+		}
+	}
+}
