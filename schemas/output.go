@@ -338,7 +338,9 @@ func pointerEscape(s string) string {
 // that it puts a rule on as a whole (a length, unique or contained items,
 // items by position, required or dependent members), by their names in outputDoc's lists: "" for a top-level list,
 // a member's name JSON-quoted. Output.Check validates them with the text
-// around them, never item by item.
+// around them, never item by item. A document with a reference other than
+// one into its own $defs splits nothing: what it refers to is not read
+// here.
 func wholeLists(data []byte) map[string]bool {
 	out := map[string]bool{}
 	var doc map[string]any
@@ -347,6 +349,10 @@ func wholeLists(data []byte) map[string]bool {
 		return out
 	}
 	defs, _ := doc["$defs"].(map[string]any)
+	if !refsKnown(doc, defs) {
+		out[""] = true // a rule may stand where sameValue does not look
+		return out
+	}
 	listRules := []string{"minItems", "maxItems", "uniqueItems", "contains", "minContains", "maxContains", "prefixItems", "unevaluatedItems"}
 	objectRules := append([]string{"minProperties", "maxProperties", "required", "dependentRequired", "dependentSchemas", "unevaluatedProperties"}, listRules...)
 	rules := func(n any, keywords []string) bool {
@@ -464,6 +470,40 @@ func alternatives(doc map[string]any, defs map[string]any, out map[string]bool) 
 			every(n)
 		}
 	}
+}
+
+// refsKnown reports whether every reference in n is one sameValue
+// follows: "#/$defs/" and the name of one of defs.
+func refsKnown(n any, defs map[string]any) bool {
+	switch x := n.(type) {
+	case map[string]any:
+		for k, v := range x {
+			if k == "enum" || k == "const" || k == "default" || k == "examples" {
+				continue // values, not schemas
+			}
+			if k == "$dynamicRef" || k == "$recursiveRef" {
+				return false
+			}
+			if k == "$ref" {
+				ref, _ := v.(string)
+				def, ok := strings.CutPrefix(ref, "#/$defs/")
+				if _, known := defs[def]; !ok || !known {
+					return false
+				}
+				continue
+			}
+			if !refsKnown(v, defs) {
+				return false
+			}
+		}
+	case []any:
+		for _, v := range x {
+			if !refsKnown(v, defs) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // unconditional is the schema n and every schema that applies to the

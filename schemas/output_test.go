@@ -183,6 +183,16 @@ func TestWholeLists(t *testing.T) {
 	if w := wholeLists([]byte(`{"properties": {"a<b": {"maxItems": 1}}}`)); !w[`"a<b"`] {
 		t.Errorf("a member named a<b: %v, want it named as the exporter writes it", w)
 	}
+	for _, doc := range []string{
+		`{"properties": {"names": {"$ref": "#/$defs/names"}}, "$defs": {"names": {"$ref": "#"}}}`,
+		`{"properties": {"names": {"$ref": "share.names.json"}}}`,
+		`{"properties": {"names": {"$ref": "#/$defs/missing"}}}`,
+		`{"properties": {"names": {"$dynamicRef": "#names"}}}`,
+	} {
+		if w := wholeLists([]byte(doc)); !w[""] {
+			t.Errorf("%s: whole lists %v, want nothing split (a reference sameValue does not follow)", doc, w)
+		}
+	}
 	if w := wholeOf(t, "output.tasks.json"); len(w) != 0 {
 		t.Errorf("tasks' whole lists: %v, want none", w)
 	}
