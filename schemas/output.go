@@ -336,7 +336,8 @@ func pointerEscape(s string) string {
 
 // wholeLists is the lists and objects of the outputs of data, a document,
 // that it puts a rule on as a whole (a length, unique or contained items,
-// items by position, required or dependent members), by their names in outputDoc's lists: "" for a top-level list,
+// items by position, required or dependent members, a value it must
+// equal, alternatives of its own), by their names in outputDoc's lists: "" for a top-level list,
 // a member's name JSON-quoted. Output.Check validates them with the text
 // around them, never item by item. A document with a reference other than
 // one into its own $defs splits nothing: what it refers to is not read
@@ -353,12 +354,14 @@ func wholeLists(data []byte) map[string]bool {
 		out[""] = true // a rule may stand where sameValue does not look
 		return out
 	}
-	listRules := []string{"minItems", "maxItems", "uniqueItems", "contains", "minContains", "maxContains", "prefixItems", "unevaluatedItems"}
-	objectRules := append([]string{"minProperties", "maxProperties", "required", "dependentRequired", "dependentSchemas", "unevaluatedProperties"}, listRules...)
+	listRules := []string{"minItems", "maxItems", "uniqueItems", "contains", "minContains", "maxContains", "prefixItems", "unevaluatedItems", "const", "enum"}
+	// A member's own alternatives may hold its items to different schemas,
+	// which the list as a whole decides between: the member is whole.
+	objectRules := append([]string{"minProperties", "maxProperties", "required", "dependentRequired", "dependentSchemas", "unevaluatedProperties", "anyOf", "oneOf", "if", "not"}, listRules...)
 	rules := func(n any, keywords []string) bool {
 		for _, s := range sameValue(n, defs) {
 			for _, k := range keywords {
-				if _, ok := s[k]; ok {
+				if v, ok := s[k]; ok && (k != "const" && k != "enum" || composite(v, k == "enum")) {
 					return true
 				}
 			}
@@ -366,7 +369,7 @@ func wholeLists(data []byte) map[string]bool {
 		return false
 	}
 	// The top-level object is never split (only what its members hold):
-	// only a top-level list's rules count.
+	// only a top-level list's rules count, and a value it must equal.
 	if rules(doc, listRules) {
 		out[""] = true
 	}
@@ -396,7 +399,8 @@ func wholeLists(data []byte) map[string]bool {
 // items its alternatives hold to different schemas: a member declared
 // otherwise (or left free) by two branches of an anyOf or a oneOf, or by
 // the then and the else of an if, and a top-level list whose items do;
-// with every member the condition of an if or a not reads. An item seen
+// with every member the condition of an if, a not or a dependent schema
+// reads. An item seen
 // valid under one branch may not be under another, and the text around
 // the lists decides which branch applies: such a list is never split.
 // A branch that forbids the member (additionalProperties false) applies
@@ -469,7 +473,28 @@ func alternatives(doc map[string]any, defs map[string]any, out map[string]bool) 
 		if n, ok := s["not"]; ok {
 			every(n)
 		}
+		deps, _ := s["dependentSchemas"].(map[string]any)
+		for _, d := range deps {
+			every(d) // applies only when the member it depends on is there
+		}
 	}
+}
+
+// composite reports whether v, a const's value (or, in, an enum's list of
+// values), is a list or an object: a value a list or an object must equal
+// whole. A scalar's is no rule on a list.
+func composite(v any, in bool) bool {
+	values := []any{v}
+	if list, ok := v.([]any); ok && in {
+		values = list
+	}
+	for _, x := range values {
+		switch x.(type) {
+		case []any, map[string]any:
+			return true
+		}
+	}
+	return false
 }
 
 // refsKnown reports whether every reference in n is one sameValue

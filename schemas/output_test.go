@@ -239,3 +239,56 @@ func TestAlternativeLists(t *testing.T) {
 		}
 	}
 }
+
+// A list whose items a member's own alternatives, a value it must equal
+// or a dependent schema decide is validated with the text around it: an
+// output the document refuses whole is refused when the memo knows its
+// first item from an output the document accepted. Split item by item,
+// each was accepted. The published documents split what they split
+// before: a scalar's const or enum is no rule on a list.
+func TestListsDecidedAsAWhole(t *testing.T) {
+	long := strings.Repeat("n", memoFrom)
+	for name, c := range map[string]struct {
+		doc         string
+		first, then map[string]any
+	}{
+		"a member's oneOf": {
+			doc:   `"properties": {"names": {"oneOf": [{"items": {"minLength": 5}}, {"items": {"maxLength": 3}}]}}`,
+			first: map[string]any{"names": []any{long}},
+			then:  map[string]any{"names": []any{long, "abc"}},
+		},
+		"a member's if": {
+			doc:   `"properties": {"names": {"if": {"items": {"minLength": 2}}, "then": {"items": {"maxLength": 3}}}}`,
+			first: map[string]any{"names": []any{long, "x"}},
+			then:  map[string]any{"names": []any{long, "abc"}},
+		},
+		"a member's enum": {
+			doc:   `"properties": {"names": {"enum": [["abc"], ["` + long + `"]]}}`,
+			first: map[string]any{"names": []any{long}},
+			then:  map[string]any{"names": []any{long, "abc"}},
+		},
+		"a dependent schema": {
+			doc:   `"dependentSchemas": {"short": {"properties": {"names": {"items": {"maxLength": 3}}}}}`,
+			first: map[string]any{"names": []any{long}},
+			then:  map[string]any{"short": true, "names": []any{long}},
+		},
+	} {
+		o, err := OutputDocument(name+".json", []byte(`{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", `+c.doc+`}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := &memo{known: map[string]bool{}}
+		if err := o.Check(indented(t, c.first), m, ""); err != nil {
+			t.Fatalf("%s: the first output: %v", name, err)
+		}
+		if err := o.Check(indented(t, c.then), nil, ""); err == nil {
+			t.Fatalf("%s: the second output is valid whole; the case proves nothing", name)
+		}
+		if err := o.Check(indented(t, c.then), m, ""); err == nil {
+			t.Errorf("%s: refused whole, accepted with the memo (whole lists %v)", name, o.whole)
+		}
+	}
+	if w := wholeOf(t, "output.status.json"); w[`"phase"`] || len(w) != 4 {
+		t.Errorf("status' whole lists: %v, want closed, does_not_verify, person_step and signatures", w)
+	}
+}
