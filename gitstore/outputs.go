@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"git-reason/gitstore/git"
 	"git-reason/record"
@@ -25,9 +26,18 @@ import (
 // validated again: losing the file costs one validation of each part.
 //
 // The file is read whole (a line a task, at most, for the lists of every
-// task: 33 bytes each); lines are appended as parts are seen, and when
-// fewer than half of its lines were used by a check, the file is written
-// again with those alone, so the parts of states long gone do not pile up.
+// task: 33 bytes each); lines are appended as parts are seen. Its lines
+// "whole N" say how many parts the checks that wrote it asked about (a
+// check that asks about more than the largest N appends one). A check
+// that asks about half of the largest or more (an output of every task) and used fewer than half of the file's lines writes the
+// file again with those alone, so the parts of states long gone do not
+// pile up. A smaller output (tasks --open, log --grep) is a view of the
+// same parts, a subset of the whole's: it leaves the file as it is, or
+// the next output of every task would validate again all it left out;
+// only when the file holds 64 times the parts it asked about (outputs of
+// a view alone for a long time, its tasks changing) does it write the
+// file with its own. The count is not MACed: a wrong one costs only
+// validations or a larger file, within those 64 times.
 
 // OutputChecks is the memo of one published document's outputs.
 type OutputChecks struct {
@@ -42,6 +52,8 @@ type OutputChecks struct {
 	known  map[outputMAC]bool // the file's lines
 	size   int64              // the file's length when read
 	used   map[outputMAC]bool // the lines this process matched or added
+	asked  int                // the parts looked up (Known)
+	whole  int                // the file's "whole N": parts its first check asked about
 	fresh  []byte             // lines to append
 }
 
@@ -88,6 +100,12 @@ func (o *OutputChecks) read() {
 		// A line of any other length is not one (hex.Decode writes
 		// past m for a longer one): a line cut by a crash and joined
 		// with the next, or edited.
+		if n, ok := bytes.CutPrefix(line, []byte("whole ")); ok {
+			if n, err := strconv.Atoi(string(n)); err == nil && n > o.whole {
+				o.whole = n
+			}
+			continue
+		}
 		var m outputMAC
 		if len(line) != hex.EncodedLen(len(m)) {
 			continue
@@ -117,6 +135,7 @@ func (o *OutputChecks) Known(list string, part []byte) bool {
 	if o.read(); o.h == nil {
 		return false
 	}
+	o.asked++
 	m := o.mac(list, part)
 	if o.known[m] {
 		o.used[m] = true
@@ -140,15 +159,16 @@ func (o *OutputChecks) Keep(list string, part []byte) {
 	o.used[m] = true
 }
 
-// Save writes what Keep noted: appended to the file, or the file written
-// again with only the lines used when most of its lines were not. Failing
-// costs only validations.
+// Save writes what Keep noted: appended to the file, or the file begun
+// again with only the lines used when most of its lines were not and the
+// check was of the whole or the file holds 64 times what it asked about.
+// Failing costs only validations.
 func (o *OutputChecks) Save() {
 	if o == nil || o.h == nil {
 		return
 	}
-	if len(o.known) > 64 && 2*len(o.used) < len(o.known) {
-		var b bytes.Buffer
+	if n := len(o.known); n > 64 && 2*len(o.used) < n && (2*o.asked >= o.whole || 64*o.asked < n) {
+		b := bytes.NewBufferString("whole " + strconv.Itoa(o.asked) + "\n")
 		for m := range o.used {
 			b.Write(append(hex.AppendEncode(nil, m[:]), '\n'))
 		}
@@ -160,6 +180,9 @@ func (o *OutputChecks) Save() {
 	}
 	if len(o.fresh) == 0 {
 		return
+	}
+	if o.asked > o.whole {
+		o.fresh = append([]byte("whole "+strconv.Itoa(o.asked)+"\n"), o.fresh...)
 	}
 	_ = os.MkdirAll(filepath.Dir(o.path), 0o755)
 	if git.AppendFile(o.path, o.fresh, 0o600, 0, true, o.size) == nil {
