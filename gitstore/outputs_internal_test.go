@@ -15,14 +15,7 @@ import (
 // crash: its lines that are not one MAC match nothing, and the lines
 // that are still match.
 func TestOutputChecksReadsAnyFile(t *testing.T) {
-	dir := t.TempDir()
-	s := &Store{Repo: &Repo{GitDir: dir, CommonDir: dir}}
-	if err := os.MkdirAll(filepath.Join(dir, "reason"), 0o777); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "reason", "verified.key"), bytes.Repeat([]byte{7}, 32), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	dir, s := keyedStore(t)
 	open := func() *OutputChecks {
 		return &OutputChecks{store: s, name: "output.status.json", doc: []byte(`{}`), digest: "d"}
 	}
@@ -65,14 +58,7 @@ func TestOutputChecksReadsAnyFile(t *testing.T) {
 // a view alone, its tasks changing, do not grow the file past 64 times
 // the parts it asks about.
 func TestOutputChecksKeepTheWholeForItsViews(t *testing.T) {
-	dir := t.TempDir()
-	s := &Store{Repo: &Repo{GitDir: dir, CommonDir: dir}}
-	if err := os.MkdirAll(filepath.Join(dir, "reason"), 0o777); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "reason", "verified.key"), bytes.Repeat([]byte{7}, 32), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	dir, s := keyedStore(t)
 	path := filepath.Join(dir, "reason", "outputs.d", "output.tasks.json")
 	lines := func() int {
 		data, _ := os.ReadFile(path)
@@ -134,4 +120,16 @@ func TestOutputChecksKeepTheWholeForItsViews(t *testing.T) {
 			t.Fatalf("after %d outputs of a view of 10 tasks, each changed, the memo has %d lines", i+1, got)
 		}
 	}
+}
+
+// keyedStore is a store of a git dir holding only the repository's key.
+func keyedStore(t *testing.T) (string, *Store) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "reason"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "reason", "verified.key"), bytes.Repeat([]byte{7}, 32), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir, &Store{Repo: &Repo{GitDir: dir, CommonDir: dir}}
 }
