@@ -36,6 +36,23 @@ func LastLine(s, def string) string {
 	return def
 }
 
+// FirstLine returns the first non-empty line of s that is not one of
+// git's hints or warnings, with git's "fatal: " or "error: " taken off, or
+// def when there is none. A fetch or push that cannot reach its remote
+// says why first (the path is no repository, the host does not resolve)
+// and ends with the same advice whatever went wrong ("and the repository
+// exists."), so its first line is the one that says what to fix.
+func FirstLine(s, def string) string {
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "hint: ") || strings.HasPrefix(l, "warning: ") {
+			continue
+		}
+		return strings.TrimPrefix(strings.TrimPrefix(l, "fatal: "), "error: ")
+	}
+	return def
+}
+
 // Env is the environment every git process gets: the caller's, which
 // carries the user's configuration (GIT_DIR, credential helpers, ssh
 // settings), with git's prompts off and a fixed locale.

@@ -288,8 +288,8 @@ func (e *Session) pushCandidate(ctx context.Context, g *integration.Integrator, 
 func pushError(remote string, err error) error {
 	var ge *gitstore.GitError
 	if errors.As(err, &ge) {
-		line := record.Printable(strings.TrimPrefix(strings.TrimPrefix(git.LastLine(ge.Stderr, ""), "fatal: "), "error: "))
-		return fmt.Errorf("push to %s failed: %s", remote, line)
+		line := record.Printable(git.FirstLine(ge.Stderr, fmt.Sprintf("exit status %d", ge.Code)))
+		return fmt.Errorf("push to %s failed: git push: %s", remote, line)
 	}
 	return fmt.Errorf("push to %s: %w", remote, err)
 }

@@ -166,11 +166,11 @@ func (e *Session) Pull(ctx context.Context, req SyncRequest) (*PullResult, error
 func fetchError(remote string, err error) error {
 	var ge *gitstore.GitError
 	if errors.As(err, &ge) {
-		line := record.Printable(strings.TrimPrefix(strings.TrimPrefix(git.LastLine(ge.Stderr, ""), "fatal: "), "error: "))
+		line := record.Printable(git.FirstLine(ge.Stderr, fmt.Sprintf("exit status %d", ge.Code)))
 		if strings.Contains(ge.Stderr, "couldn't find remote ref") {
 			return Usage("remote %s has no such task: %s (see 'git ls-remote %s refs/reasoning/tasks/*')", remote, line, remote)
 		}
-		return fmt.Errorf("fetch from %s failed: %s", remote, line)
+		return fmt.Errorf("fetch from %s failed: git fetch: %s", remote, line)
 	}
 	return fmt.Errorf("fetch from %s: %w", remote, err)
 }
