@@ -27,7 +27,12 @@
 // .git/reason/ caches (each task's records at its head, the
 // indexes across tasks, a read surface's memo of one task at one head)
 // is keyed by ref heads and rebuilt from the refs
-// when stale or damaged. Git processes, the batch reader of objects and
+// when stale or damaged. What this clone's writer did is noted per task
+// under the repository's key (written.go, checked.go: the commits it
+// wrote, the record blobs it validated, which a replay need not validate
+// again), and so are the parts of --json outputs seen valid
+// (outputs.go: .git/reason/outputs.d); a line that does not match its MAC
+// vouches for nothing. Git processes, the batch reader of objects and
 // the lockfile live in package gitstore/git, the one place git is spoken.
 // Git locates the repository
 // (Discover: one git rev-parse, which also applies git's ownership check,

@@ -18,6 +18,15 @@
 // each with the RFC 6901 pointer of the value at fault, in an order that
 // does not depend on map iteration.
 //
+// [Output] holds a command's --json output, or an MCP tool's result, to
+// the document it publishes before it is printed or sent. An output of
+// 64 KB or more is validated by the parts of it its memo (gitstore's
+// .git/reason/outputs.d) has not seen valid: the items of its lists one by
+// one and the rest with only the new items; a list the document rules as
+// a whole, or whose items depend on what stands around them (wholeLists),
+// is validated with the rest. The library judges every part; which parts
+// may be judged apart is wholeLists' reading of the document.
+//
 // [Decode] is the one way a declarative YAML file is read: YAML to
 // a node tree, the tree validated against its schema, then decoded into a
 // typed value; every fault is a [*DecodeError] reading

@@ -11,5 +11,6 @@
 // an ssh agent still answers) and LC_ALL=C (its messages are parsed: a
 // refused lock, a dubious owner). A git that exits non-zero is an *Error
 // naming the git command and the last line git wrote to stderr, its
-// verdict.
+// verdict; a fetch or push that cannot reach its remote says why on its
+// first line instead (FirstLine), and ends with advice.
 package git
