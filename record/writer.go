@@ -66,7 +66,12 @@ type Writer struct {
 	Checkout func(context.Context) string
 	Actor    string // "Name <email>"
 	Origin   string // this clone's id
-	Now      func() time.Time
+	// NewOrigin, when set and Origin is empty, gives this clone's id once
+	// a record has been admitted, and Origin keeps it: a clone's first
+	// write records its origin (in git config) only for a record it
+	// stores, never for a body it refuses.
+	NewOrigin func() (string, error)
+	Now       func() time.Time
 	// Surface is the surface this writer serves (SurfaceCLI, ...),
 	// recorded in every record's derived part; "" records none.
 	Surface string
@@ -249,7 +254,7 @@ func (w *Writer) parse(task string, kind Kind, raw []byte) (map[string]any, erro
 	if err != nil {
 		return nil, err
 	}
-	if w.Actor == "" || w.Origin == "" {
+	if w.Actor == "" || (w.Origin == "" && w.NewOrigin == nil) {
 		return nil, errors.New("writer has no actor or origin: set git config user.name and user.email")
 	}
 	return m, nil
@@ -447,6 +452,11 @@ func (w *Writer) admit(ctx context.Context, st *State, kind Kind, m map[string]a
 		now = w.Now
 	}
 	t := now().UTC()
+	if w.Origin == "" {
+		if w.Origin, err = w.NewOrigin(); err != nil {
+			return nil, nil, err
+		}
+	}
 	rec := &Record{
 		ID:      ulid.MustNew(idTime(st, t), ulid.DefaultEntropy()).String(),
 		Kind:    kind,

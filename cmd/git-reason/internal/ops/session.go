@@ -222,40 +222,61 @@ func (e *Session) Settings() (*settings.Settings, error) {
 
 // Identify fills the writer's actor and origin; only writes need them.
 // The first write of a clone records its origin in git config.
-func (e *Session) Identify() error {
+func (e *Session) Identify() error { return e.identify(false) }
+
+// identifyWriter is Identify for a write of a caller's body: a clone's
+// first records its origin only once the writer has admitted the record
+// (record.Writer.NewOrigin), so that a body it refuses writes nothing.
+func (e *Session) identifyWriter() error { return e.identify(true) }
+
+func (e *Session) identify(deferOrigin bool) error {
 	st, err := e.Settings() // first: a resident session may read again
 	if err != nil {
 		return err
 	}
-	if e.Writer.Actor != "" {
+	if e.Writer.Actor != "" && (e.Writer.Origin != "" || deferOrigin) {
 		return nil
 	}
 	actor := st.Actor.String()
 	if actor == "" {
 		return Usage("no identity: set it with git config user.name \"Your Name\" and git config user.email you@example.com")
 	}
-	if st.Origin == "" {
-		origin, err := settings.SetOrigin(context.Background(), e.Repo.GitDir, e.Repo.CommonDir, strings.ToLower(ulid.Make().String()))
-		if err != nil {
+	if st.Origin == "" && !deferOrigin {
+		if _, err := e.newOrigin(); err != nil {
 			return err
 		}
-		if e.resident {
-			// Its own write changed the configuration: read it again
-			// now, or the next Settings would, and forget the identity
-			// in the middle of this write.
-			e.settings = nil
-			if st, err = e.Settings(); err != nil {
-				return err
-			}
+		if st, err = e.Settings(); err != nil {
+			return err
 		}
-		st.Origin = origin
 	}
 	if err := e.setSigner(st, actor); err != nil {
 		return err
 	}
 	e.Writer.Actor = actor
 	e.Writer.Origin = st.Origin
+	e.Writer.NewOrigin = e.newOrigin
 	return nil
+}
+
+// newOrigin records a new origin for this clone in git config, unless
+// another process recorded one first, and returns the origin in force.
+func (e *Session) newOrigin() (string, error) {
+	origin, err := settings.SetOrigin(context.Background(), e.Repo.GitDir, e.Repo.CommonDir, strings.ToLower(ulid.Make().String()))
+	if err != nil {
+		return "", err
+	}
+	if e.resident {
+		// Its own write changed the configuration: read it again now,
+		// or the next Settings would, and forget the identity in the
+		// middle of this write.
+		e.settings = nil
+	}
+	st, err := e.Settings()
+	if err != nil {
+		return "", err
+	}
+	st.Origin = origin
+	return origin, nil
 }
 
 // skipWarning is the one line that says a task was left out, and how to
