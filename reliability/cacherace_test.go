@@ -66,7 +66,7 @@ func TestTaskCacheRace(t *testing.T) {
 	// Every task exists before the race, so that readers read it from
 	// the start.
 	for _, task := range cacheRaceTasks {
-		r.assess(a, task, "before the race", false, 0)
+		r.assess(a, task, "before the race", false, false, 0)
 	}
 	b.mustReason("assess", "T-b", "--subject", "b before the race", "--question", "q",
 		"--materiality", "trivial", "--reversibility", "reversible")
@@ -81,7 +81,12 @@ func TestTaskCacheRace(t *testing.T) {
 		wg.Add(1)
 		go func() { defer wg.Done(); f() }()
 	}
-	for p := range 4 {
+	writers := 4
+	if v, err := strconv.Atoi(os.Getenv("GIT_REASON_CACHE_RACE_WRITERS")); err == nil && v > 0 {
+		writers = v
+	}
+	t.Logf("%d writer processes at a time", writers)
+	for p := range writers {
 		run(func() { r.writer(ctx, p, rand.New(rand.NewPCG(seed, uint64(p)))) })
 	}
 	run(func() { r.mcpWriter(ctx, rand.New(rand.NewPCG(seed, 10))) })
@@ -89,7 +94,11 @@ func TestTaskCacheRace(t *testing.T) {
 		run(func() { r.reader(ctx, rand.New(rand.NewPCG(seed, uint64(20+p)))) })
 	}
 	run(func() { r.watch(ctx) })
-	run(func() { r.sweepLocks(ctx) })
+	// The sweeper runs until every process of the race has ended: a
+	// writer still running at the end waits for a lock left late.
+	sweep, endSweep := context.WithCancel(context.Background())
+	swept := make(chan struct{})
+	go func() { defer close(swept); r.sweepLocks(sweep) }()
 	run(func() { r.syncs(ctx, b, rand.New(rand.NewPCG(seed, 30))) })
 	var repacking sync.Mutex
 	var maxPacks atomic.Int64
@@ -100,6 +109,8 @@ func TestTaskCacheRace(t *testing.T) {
 			gcStep(a, &maxPacks, &repacking)),
 	}
 	wg.Wait()
+	endSweep()
+	<-swept
 
 	// Quiet: a lock a kill left behind is removed, as a git user does
 	// once no git process runs; one write to each task, and both clones
@@ -109,7 +120,7 @@ func TestTaskCacheRace(t *testing.T) {
 		os.Remove(filepath.Join(a.gitDir(), filepath.FromSlash(l)))
 	}
 	for _, task := range cacheRaceTasks {
-		r.assess(a, task, "after the race", false, 0)
+		r.assess(a, task, "after the race", false, false, 0)
 	}
 	for range 2 {
 		b.mustReason("sync")
@@ -140,7 +151,7 @@ type cacheRace struct {
 	n      atomic.Int64 // subjects made
 
 	writes, kills, killedStored, mcpWrites, mcpKills, readerKills, verifies, syncRuns atomic.Int64
-	snapshots, cutSeen, segmentsSeen                                                  atomic.Int64
+	snapshots, cutSeen, segmentsSeen, maxSegments                                     atomic.Int64
 
 	appendTook             []time.Duration
 	failures               []string
@@ -189,13 +200,17 @@ func (r *cacheRace) subject(tag string) string {
 
 // assess appends one record to task in s, killing the process group
 // after delay when kill is set; an acknowledged record is remembered.
-func (r *cacheRace) assess(s *sandbox, task, subject string, kill bool, delay time.Duration) {
+func (r *cacheRace) assess(s *sandbox, task, subject string, big, kill bool, delay time.Duration) {
 	env, err := harness.DispatchEnv(s.env)
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	c := exec.Command(reasonBin, "assess", task, "--subject", subject, "--question", "q",
-		"--materiality", "trivial", "--reversibility", "reversible")
+	args := []string{"assess", task, "--subject", subject, "--question", "q",
+		"--materiality", "trivial", "--reversibility", "reversible"}
+	if big {
+		args = append(args, bigEvidence...)
+	}
+	c := exec.Command(reasonBin, args...)
 	c.Dir, c.Env = s.dir, env
 	res, sent := runKilled(c, kill, delay)
 	switch {
@@ -215,23 +230,35 @@ func (r *cacheRace) assess(s *sandbox, task, subject string, kill bool, delay ti
 	}
 }
 
+// bigEvidence is the flags of 30 pieces of evidence of 1,900 bytes
+// each: a record of some 60 KB, whose segment takes many pages to write,
+// so that a reader may read it half written.
+var bigEvidence = func() []string {
+	var out []string
+	for i := range 30 {
+		out = append(out, "--evidence", fmt.Sprintf("note::%02d %s", i, strings.Repeat("x", 1897)))
+	}
+	return out
+}()
+
 // writer appends records until ctx ends, to T-hot half the time and to
-// its own task otherwise, killing one append in four at a random moment
-// within the time an append takes.
+// the task T-(p mod 4) otherwise, killing one append in four at a random
+// moment within one and a half times the median an append takes; writer
+// 3 (and every fourth after it) writes records of some 60 KB.
 func (r *cacheRace) writer(ctx context.Context, p int, rng *rand.Rand) {
 	for i := 0; ctx.Err() == nil; i++ {
 		task := "T-hot"
 		if rng.IntN(2) == 0 {
-			task = fmt.Sprintf("T-%d", p)
+			task = fmt.Sprintf("T-%d", p%4)
 		}
 		r.mu.Lock()
 		limit := 30 * time.Millisecond
 		if len(r.appendTook) >= 5 {
-			limit = harness.Median(r.appendTook)
+			limit = harness.Median(r.appendTook) * 3 / 2
 		}
 		r.mu.Unlock()
 		kill := rng.IntN(4) == 0
-		r.assess(r.s, task, r.subject(fmt.Sprintf("w%d", p)), kill, time.Duration(rng.Int64N(int64(limit)+1)))
+		r.assess(r.s, task, r.subject(fmt.Sprintf("w%d", p)), p%4 == 3, kill, time.Duration(rng.Int64N(int64(limit)+1)))
 	}
 }
 
@@ -354,9 +381,9 @@ func (r *cacheRace) idOf(task, subject string) string {
 // ends.
 func (r *cacheRace) syncs(ctx context.Context, b *sandbox, rng *rand.Rand) {
 	for ctx.Err() == nil {
-		r.assess(b, "T-b", r.subject("b"), false, 0)
-		r.assess(b, "T-shared", r.subject("b"), false, 0)
-		r.assess(r.s, "T-shared", r.subject("a"), false, 0)
+		r.assess(b, "T-b", r.subject("b"), false, false, 0)
+		r.assess(b, "T-shared", r.subject("b"), false, false, 0)
+		r.assess(r.s, "T-shared", r.subject("a"), false, false, 0)
 		for _, c := range []*sandbox{b, r.s} {
 			res := c.reason("sync")
 			r.syncRuns.Add(1)
@@ -383,6 +410,9 @@ func (r *cacheRace) watch(ctx context.Context) {
 			r.snapshots.Add(1)
 			segs, bad := cacheSegments(data)
 			r.segmentsSeen.Add(int64(segs))
+			if int64(segs) > r.maxSegments.Load() {
+				r.maxSegments.Store(int64(segs))
+			}
 			if !cacheFileWhole(data) {
 				r.cutSeen.Add(1)
 			}
@@ -502,8 +532,8 @@ func (r *cacheRace) check(t *testing.T) {
 		r.writes.Load(), percentiles(r.appendTook), r.kills.Load(), r.killedStored.Load(), r.mcpWrites.Load(), r.mcpKills.Load())
 	t.Logf("readers: %d answers checked against the history %v, %d readers killed; %d verify runs while racing",
 		len(r.answers), checked, r.readerKills.Load(), r.verifies.Load())
-	t.Logf("watcher: %d cache files read (%d with a segment cut short), %d whole segments walked; %d syncs; locks a kill left, removed while racing: %v; locks removed after the race: %v",
-		r.snapshots.Load(), r.cutSeen.Load(), r.segmentsSeen.Load(), r.syncRuns.Load(), r.locksSwept, r.staleLocks)
+	t.Logf("watcher: %d cache files read (%d with a segment cut short), %d whole segments walked (at most %d in one file); %d syncs; locks a kill left, removed while racing: %v; locks removed after the race: %v",
+		r.snapshots.Load(), r.cutSeen.Load(), r.segmentsSeen.Load(), r.maxSegments.Load(), r.syncRuns.Load(), r.locksSwept, r.staleLocks)
 	for task, recs := range final {
 		t.Logf("%s: %d records", task, len(recs))
 	}
