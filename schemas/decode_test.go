@@ -126,3 +126,38 @@ func TestSchemaViolationNamesFieldAndLine(t *testing.T) {
 		}
 	}
 }
+
+// checkedText is a type whose own check of its text refuses "10m", which
+// the schemas accept as a cooldown.
+type checkedText string
+
+func (c *checkedText) UnmarshalText(b []byte) error {
+	if string(b) == "10m" {
+		return errors.New("not this one")
+	}
+	*c = checkedText(b)
+	return nil
+}
+
+// What a value's type refuses once the schema accepted it, and a field
+// the Go type does not have, are placed as a schema's faults are:
+// file:line:column: field: message.
+func TestTypeFaultsArePlaced(t *testing.T) {
+	type decl struct {
+		ID       string      `yaml:"id"`
+		Cooldown checkedText `yaml:"cooldown"`
+	}
+	var v struct {
+		Advisors []decl `yaml:"advisors"`
+	}
+	for data, want := range map[string]string{
+		"advisors:\n  - id: a\n  - id: b\n    cooldown: 10m\n": "f.yaml:4:15: advisors[1].cooldown: not this one",
+		"advisors:\n  - id: a\n    transport: cli\n":           "f.yaml:3:5: advisors[0].transport: ",
+	} {
+		_, err := schemas.Decode("f.yaml", []byte(data), schemas.Overlay, &v)
+		var de *schemas.DecodeError
+		if !errors.As(err, &de) || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%q: got %v, want a DecodeError %s…", data, err, want)
+		}
+	}
+}
