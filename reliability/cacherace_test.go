@@ -31,25 +31,27 @@ import (
 // tasks of their own, a quarter of them killed by SIGKILL at a random
 // moment of their append; a resident `git reason mcp` appending through
 // its write-behind cache, killed and started again; readers (`log
-// --json`, `status --json`, `show --json`) that rewrite a stale cache
-// file whole, a third of them killed too, and `verify`; git pack-refs and
-// git gc; and a second clone whose appends `git reason sync` brings in
-// (fast-forwards and merges). Meanwhile a watcher reads every cache file
-// over and over. GIT_REASON_CACHE_RACE_SECONDS sets how long the race
-// runs (8 s; 120 s in the long form).
+// --json`, `status --json` of one task and of every task, `tasks --json`,
+// `show --json`) that rewrite a stale cache file whole, a third of them
+// killed too, and `verify`; git pack-refs and git gc; and a second clone
+// whose appends `git reason sync` brings in (fast-forwards and merges).
+// Meanwhile a watcher reads every cache file over and over.
+// GIT_REASON_CACHE_RACE_SECONDS sets how long the race runs (8 s; 120 s
+// in the long form).
 //
 // Pass: every acknowledged record is on its task exactly once (plain
 // git) and each task appended in this clone alone is one chain, a
 // record a commit; every answer a reader got while racing is the
 // history's own at some head: log lists exactly the task's first k
-// records, status counts k and names record k, show prints the record
-// asked; every verify while racing is clean; no watched cache file ever
-// held a whole segment appended where it does not go on from the head
-// before it (an append made to a file not at the length its writer read:
-// the cache is cut there); written.d holds only whole lines; after one
-// write to each task, every cache file is at its task's head and read to
-// its end; and log, status, tasks, handover and verify answer as a fresh
-// clone of the refs with no cache does.
+// records, status counts k and names record k (for every task it lists
+// too), tasks counts k and names record k's subject, show prints the
+// record asked; every verify while racing is clean; no watched cache
+// file ever held a whole segment appended where it does not go on from
+// the head before it (an append made to a file not at the length its
+// writer read: the cache is cut there); written.d holds only whole
+// lines; after one write to each task, every cache file is at its task's
+// head and read to its end; and log, status, tasks, handover and verify
+// answer as a fresh clone of the refs with no cache does.
 func TestTaskCacheRace(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts hundreds of processes; skipped with -short")
@@ -302,18 +304,22 @@ func (r *cacheRace) mcpWriter(ctx context.Context, rng *rand.Rand) {
 	}
 }
 
-// reader runs log --json, status --json and show --json on the linear
-// tasks until ctx ends, killing one in three, and keeps what each that
-// exited 0 printed.
+// reader runs log --json, status --json, show --json (on one of the
+// linear tasks), status --json and tasks --json (of every task) and
+// verify in turn until ctx ends, killing a third of them, and keeps what
+// each that exited 0 printed.
 func (r *cacheRace) reader(ctx context.Context, rng *rand.Rand) {
 	env, err := harness.DispatchEnv(r.s.env)
 	if err != nil {
 		r.fail("%v", err)
 		return
 	}
-	for ctx.Err() == nil {
+	// Each round runs every command once, in turn; every third round's
+	// are killed (but verify), so that each is checked however few rounds
+	// the load leaves time for.
+	for i := 0; ctx.Err() == nil; i++ {
 		task := linearTasks[rng.IntN(len(linearTasks))]
-		if rng.IntN(8) == 0 {
+		if i%6 == 5 {
 			// verify replays every task as it stands: clean at any head.
 			if res := r.s.reason("verify"); res.code != 0 {
 				r.fail("verify while racing: exit %d: %s%s", res.code, res.stdout, res.stderr)
@@ -322,11 +328,15 @@ func (r *cacheRace) reader(ctx context.Context, rng *rand.Rand) {
 			continue
 		}
 		var ans readerAnswer
-		switch rng.IntN(3) {
+		switch i % 6 {
 		case 0:
 			ans = readerAnswer{task: task, verb: "log"}
 		case 1:
 			ans = readerAnswer{task: task, verb: "status"}
+		case 2:
+			ans = readerAnswer{verb: "status"} // of every task
+		case 3:
+			ans = readerAnswer{verb: "tasks"}
 		default:
 			r.mu.Lock()
 			subjects := r.acked[task]
@@ -336,7 +346,10 @@ func (r *cacheRace) reader(ctx context.Context, rng *rand.Rand) {
 			}
 			ans = readerAnswer{task: task, verb: "show", arg: subjects[rng.IntN(len(subjects))]}
 		}
-		args := []string{ans.verb, task, "--json"}
+		args := []string{ans.verb, ans.task, "--json"}
+		if ans.task == "" {
+			args = []string{ans.verb, "--json"}
+		}
 		if ans.verb == "show" {
 			// show takes an id: the reader asks log for the subject's id
 			// first, from plain git, so that the show itself is the
@@ -351,7 +364,7 @@ func (r *cacheRace) reader(ctx context.Context, rng *rand.Rand) {
 		c.Dir, c.Env = r.s.dir, env
 		var out bytes.Buffer
 		c.Stdout = &out
-		kill := rng.IntN(3) == 0
+		kill := i/6%3 == 2
 		res, sent := runKilled(c, kill, time.Duration(rng.Int64N(int64(20*time.Millisecond))))
 		switch {
 		case res.code == 0:
@@ -504,13 +517,13 @@ func (r *cacheRace) check(t *testing.T) {
 	}
 	checked := map[string]int{}
 	for _, a := range r.answers {
-		if msg := a.check(final[a.task]); msg != "" {
+		if msg := a.check(final); msg != "" {
 			if checked["wrong"]++; checked["wrong"] <= 10 {
 				t.Errorf("%s %s %s answered what no head of the task holds: %s", a.verb, a.task, a.arg, msg)
 			}
 			continue
 		}
-		checked[a.verb]++
+		checked[a.verb+map[bool]string{true: " of every task"}[a.task == ""]]++
 	}
 	for _, m := range r.misplaced {
 		t.Errorf("task cache: %s", m)
@@ -538,8 +551,8 @@ func (r *cacheRace) check(t *testing.T) {
 		t.Logf("%s: %d records", task, len(recs))
 	}
 	if r.kills.Load() == 0 || r.readerKills.Load() == 0 || r.mcpWrites.Load() == 0 || checked["log"] == 0 ||
-		checked["status"] == 0 || checked["show"] == 0 {
-		t.Errorf("the race killed no writer or reader, wrote nothing through the MCP server, or checked no answer of log, status or show: it proved less than it claims")
+		checked["status"] == 0 || checked["show"] == 0 || checked["status of every task"] == 0 || checked["tasks of every task"] == 0 {
+		t.Errorf("the race killed no writer or reader, wrote nothing through the MCP server, or checked no answer of log, status (of one task and of every task), show or tasks: it proved less than it claims")
 	}
 }
 
@@ -596,9 +609,33 @@ func (r *cacheRace) checkWritten(t *testing.T) {
 }
 
 // check is "" when the answer is the history's own at some head: the
-// task's first k records, records being the task's final history in
-// clock order.
-func (a readerAnswer) check(records []storedRecord) string {
+// task's first k records, final being each task's final history in
+// clock order. An answer about every task is checked on each task of
+// linearTasks it names.
+func (a readerAnswer) check(final map[string][]storedRecord) string {
+	records := final[a.task]
+	if a.task == "" {
+		var rows []json.RawMessage
+		if err := json.Unmarshal([]byte(a.out), &rows); err != nil {
+			return err.Error()
+		}
+		for _, row := range rows {
+			var r struct {
+				Task string `json:"task"`
+			}
+			if err := json.Unmarshal(row, &r); err != nil {
+				return err.Error()
+			}
+			if !slices.Contains(linearTasks, r.Task) {
+				continue
+			}
+			one := readerAnswer{task: r.Task, verb: a.verb + " of one", out: string(row)}
+			if msg := one.check(final); msg != "" {
+				return r.Task + ": " + msg
+			}
+		}
+		return ""
+	}
 	switch a.verb {
 	case "log":
 		var got []struct {
@@ -618,7 +655,18 @@ func (a readerAnswer) check(records []storedRecord) string {
 				return fmt.Sprintf("record %d is %d %s %q, want %d %s %q", i+1, g.Clock, g.ID, g.Summary, w.Clock, w.ID, w.Body.Subject)
 			}
 		}
-	case "status":
+	case "tasks of one":
+		var got struct {
+			Records int    `json:"records"`
+			Subject string `json:"subject"`
+		}
+		if err := json.Unmarshal([]byte(a.out), &got); err != nil {
+			return err.Error()
+		}
+		if got.Records < 1 || got.Records > len(records) || got.Subject != records[got.Records-1].Body.Subject {
+			return fmt.Sprintf("%d records, subject %q; the task has %d", got.Records, got.Subject, len(records))
+		}
+	case "status", "status of one":
 		var got struct {
 			Task       string `json:"task"`
 			Records    int    `json:"records"`
