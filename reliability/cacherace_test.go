@@ -30,10 +30,11 @@ import (
 // writer processes of `git reason assess` on one task they share and on
 // tasks of their own, a quarter of them killed by SIGKILL at a random
 // moment of their append; a resident `git reason mcp` appending through
-// its write-behind cache, killed and started again; readers (`log
-// --json`, `status --json` of one task and of every task, `tasks --json`,
-// `show --json`) that rewrite a stale cache file whole, a third of them
-// killed too, and `verify`; git pack-refs and git gc; and a second clone
+// its write-behind cache and reading log and status through it, killed
+// and started again; readers (`log --json`, `status --json` of one task
+// and of every task, `tasks --json`, `show --json`) that rewrite a stale
+// cache file whole, a third of them killed too, and `verify`; git
+// pack-refs and git gc; and a second clone
 // whose appends `git reason sync` brings in (fast-forwards and merges).
 // Meanwhile a watcher reads every cache file over and over.
 // GIT_REASON_CACHE_RACE_SECONDS sets how long the race runs (8 s; 120 s
@@ -42,10 +43,10 @@ import (
 // Pass: every acknowledged record is on its task exactly once (plain
 // git) and each task appended in this clone alone is one chain, a
 // record a commit; every answer a reader got while racing is the
-// history's own at some head: log lists exactly the task's first k
-// records, status counts k and names record k (for every task it lists
-// too), tasks counts k and names record k's subject, show prints the
-// record asked; every verify while racing is clean; no watched cache
+// history's own at some head (the MCP server's log and status too): log
+// lists exactly the task's first k records, status counts k and names
+// record k (for every task it lists too), tasks counts k and names record
+// k's subject, show prints the record asked; every verify while racing is clean; no watched cache
 // file ever held a whole segment appended where it does not go on from
 // the head before it (an append made to a file not at the length its
 // writer read: the cache is cut there); written.d holds only whole
@@ -186,6 +187,7 @@ func (r *cacheRace) sweepLocks(ctx context.Context) {
 // over against the final history.
 type readerAnswer struct {
 	task, verb, arg, out string
+	mcp                  bool // a tool's result, of the resident server
 }
 
 func (r *cacheRace) fail(format string, args ...any) {
@@ -294,6 +296,26 @@ func (r *cacheRace) mcpWriter(ctx context.Context, rng *rand.Rand) {
 			r.acked[task] = append(r.acked[task], subj)
 			r.mu.Unlock()
 			r.mcpWrites.Add(1)
+			// Then a read through the same server, from its memory.
+			ans := readerAnswer{task: linearTasks[rng.IntN(len(linearTasks))], verb: []string{"log", "status"}[i%2], mcp: true}
+			res, err = m.call("tools/call", map[string]any{"name": ans.verb, "arguments": map[string]any{"task": ans.task}})
+			var read struct {
+				IsError bool            `json:"isError"`
+				Content json.RawMessage `json:"structuredContent"`
+			}
+			if err != nil || json.Unmarshal(res, &read) != nil || read.IsError {
+				r.fail("mcp %s %s: %v %s", ans.verb, ans.task, err, res)
+				break
+			}
+			ans.out = string(read.Content)
+			if ans.verb == "log" {
+				var l struct{ Entries json.RawMessage }
+				json.Unmarshal(read.Content, &l)
+				ans.out = string(l.Entries)
+			}
+			r.mu.Lock()
+			r.answers = append(r.answers, ans)
+			r.mu.Unlock()
 		}
 		if rng.IntN(3) == 0 {
 			m.close() // input closed: the server flushes what it holds and exits
@@ -523,7 +545,7 @@ func (r *cacheRace) check(t *testing.T) {
 			}
 			continue
 		}
-		checked[a.verb+map[bool]string{true: " of every task"}[a.task == ""]]++
+		checked[map[bool]string{true: "mcp "}[a.mcp]+a.verb+map[bool]string{true: " of every task"}[a.task == ""]]++
 	}
 	for _, m := range r.misplaced {
 		t.Errorf("task cache: %s", m)
@@ -551,8 +573,9 @@ func (r *cacheRace) check(t *testing.T) {
 		t.Logf("%s: %d records", task, len(recs))
 	}
 	if r.kills.Load() == 0 || r.readerKills.Load() == 0 || r.mcpWrites.Load() == 0 || checked["log"] == 0 ||
-		checked["status"] == 0 || checked["show"] == 0 || checked["status of every task"] == 0 || checked["tasks of every task"] == 0 {
-		t.Errorf("the race killed no writer or reader, wrote nothing through the MCP server, or checked no answer of log, status (of one task and of every task), show or tasks: it proved less than it claims")
+		checked["status"] == 0 || checked["show"] == 0 || checked["status of every task"] == 0 || checked["tasks of every task"] == 0 ||
+		checked["mcp log"] == 0 || checked["mcp status"] == 0 {
+		t.Errorf("the race killed no writer or reader, wrote nothing through the MCP server, or checked no answer of log, status (of one task and of every task), show, tasks or the MCP server's log and status: it proved less than it claims")
 	}
 }
 
