@@ -84,6 +84,11 @@ func (s *Store) replayFrom(ctx context.Context, task, head string, stop map[stri
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if k == nil {
+		// Records this build's writer validated are taken as it checked
+		// them (checked.go), as a replay from a saved state takes them.
+		k = s.checkedWritten(task, h)
+	}
 	if len(h.bases) == 0 {
 		found, recs, st := k.Replay(ctx, task, h.commits, h.blob(s))
 		return found, recs, st, nil

@@ -204,3 +204,17 @@ advisors:
 		t.Errorf("status of a task whose next step is a consult compiled %d schemas: %+v; want 1, the overlay's", c.Schemas, c)
 	}
 }
+
+// TestFirstStatusCompilesNoSchema: the first status of a task this
+// clone's writer wrote, which has no saved state to go on from and
+// replays the task whole, takes its records as the writer checked them
+// (gitstore/checked.go), as a status after a saved state does: it
+// compiles no schema. It compiled the three of an assessment.
+func TestFirstStatusCompilesNoSchema(t *testing.T) {
+	s := newSandbox(t)
+	s.mustReason("assess", "T-first", "--subject", "first", "--question", "q?", "--materiality", "trivial", "--reversibility", "reversible")
+	s.mustReason("assess", "T-first", "--subject", "second", "--question", "q?", "--materiality", "trivial", "--reversibility", "reversible")
+	if c := s.costed("status", "T-first"); c.Schemas != 0 || c.Histories != 1 {
+		t.Errorf("the first status of a task of two records written here: %+v; want one history replayed and no schema compiled", c)
+	}
+}
