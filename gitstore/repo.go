@@ -55,7 +55,7 @@ func Discover(dir string) (*Repo, error) {
 		case strings.Contains(msg, "not a git repository"):
 			return nil, &gitSays{msg, ErrNotRepository}
 		case msg != "":
-			return nil, fmt.Errorf("discover repository: %s", msg)
+			return nil, fmt.Errorf("discover repository: git rev-parse: %s", msg)
 		}
 	}
 	if err != nil {

@@ -144,8 +144,12 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	switch {
 	case errors.Is(err, gitstore.ErrRefused):
 		return nil, Refused("%v", err)
-	case err != nil:
+	case errors.Is(err, gitstore.ErrNotRepository):
 		return nil, Usage("%v: run git reason inside a git repository (or set GIT_DIR)", err)
+	case err != nil:
+		// A repository git found but cannot read (a bad config line):
+		// git's message says what to fix.
+		return nil, Usage("%v", err)
 	}
 	store := gitstore.NewStore(repo)
 	if opts.Warn != nil {
