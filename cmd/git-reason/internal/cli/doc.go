@@ -4,7 +4,9 @@
 // wires the flags into it, and a run function that calls one operation of
 // package ops and renders the result. Every --json goes through one
 // exporter (base.render, exportJSON), which prints an empty list as [],
-// never null. Data goes to stdout, status and errors to stderr.
+// never null, and holds the output to the document the verb publishes
+// (schemas.Outputs) before a byte of it is printed (checkOutput); --jq
+// filters what passed. Data goes to stdout, status and errors to stderr.
 //
 // "completion SHELL" writes a bash, zsh or fish script generated from these
 // same command definitions (verbs, flags, the values a record schema

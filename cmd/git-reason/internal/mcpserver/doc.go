@@ -22,8 +22,14 @@
 // The input schema of each write tool is derived from its record kind's
 // body schema (package schemas), plus the task; outputs are structured
 // content (what 'git reason VERB --json' prints, with an output schema)
-// and a short text. The server never runs a command it was sent: validate
-// records manual validations only.
+// and a short text; a result is held to the output schema tools/list
+// gives for its tool before it is sent (schemas.Output), and one the
+// schema refuses fails the call. Those output schemas are the top level
+// of the documents handover's and context's --json publish, the envelope
+// for a record, and inferred from the Go type a tool returns for the
+// others: looser than the documents 'git reason VERB --json' is held to
+// (a phase there is any string, say). The server never runs a
+// command it was sent: validate records manual validations only.
 //
 // Declared, never sniffed. prepare_session negotiates HostCapabilities from
 // the client's initialize capabilities and the facts the host states,
@@ -59,7 +65,7 @@
 //
 // Over stdio (Stdio) results are written as the SDK encoded them, not
 // encoded a second time inside their envelope: the same bytes, written in
-// about half the time for tools/list, whose answer is some 40 KB of
+// about half the time for tools/list, whose answer is some 56 KB of
 // schemas.
 //
 // Calls on the shared repository session are serialised; consult opens a
