@@ -104,13 +104,16 @@ func (e *Session) CatchUp(ctx context.Context, hint bool) *CaughtUp {
 		out.Lines = e.failedOnce(dir, out.Lines, failed)
 		return out // tried again by the next command
 	}
-	_ = os.Remove(filepath.Join(dir, failedFile))
 	e.caughtUp = true
 	// The stamp names the namespace as it was before the listing: a fetch
-	// meanwhile changes it again, and the next command looks.
+	// meanwhile changes it again, and the next command looks. A memo not
+	// written (a lock a killed command left) is said once, as a failed
+	// integration is, and the commands after it do not wait for its lock.
 	if err := e.saveCatchUp(dir, stamp, settled, tr); err != nil {
-		out.Lines = append(out.Lines, fmt.Sprintf("warning: could not remember the fetched heads (%s): the next command looks again", record.Printable(err.Error())))
+		out.Lines = e.failedOnce(dir, out.Lines, []string{fmt.Sprintf("warning: could not remember the fetched heads (%s): the next command looks again", record.Printable(err.Error()))})
+		return out
 	}
+	_ = os.Remove(filepath.Join(dir, failedFile))
 	return out
 }
 

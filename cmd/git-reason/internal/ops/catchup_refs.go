@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"git-reason/gitstore"
 	"git-reason/gitstore/git"
@@ -194,6 +195,14 @@ func readLoose(path string) (k keptLoose, ok bool) {
 	return k, true
 }
 
+// memoWait is how long the catch-up's files wait for their locks: a
+// command writing them holds a lock for a moment, and one held longer is
+// most likely left by a command that was killed (as git leaves one),
+// which only a person removes. These files are a memo: unwritten, the
+// next command looks at the tracking refs again, so a stale lock costs
+// each command this wait once, then none (noLockWait), not git.Wait.
+const memoWait = time.Second
+
 // saveCatchUp remembers the heads of t as integrated, then the loose
 // tracking refs, then the stamp. Only the lines of heads that differ from
 // t.known are appended to fetched.heads (a command after a fetch that
@@ -201,6 +210,10 @@ func readLoose(path string) (k keptLoose, ok bool) {
 // tracking ref is gone or its replaced lines would outnumber the live
 // ones. An unsettled stamp is not written: the next command looks anyway.
 func (e *Session) saveCatchUp(dir string, stamp []byte, settled bool, t *tracked) error {
+	wait := memoWait
+	if e.noLockWait {
+		wait = 0
+	}
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return err
 	}
@@ -231,7 +244,7 @@ func (e *Session) saveCatchUp(dir string, stamp []byte, settled bool, t *tracked
 		// the file is due to be compacted, fetched.loose is removed, so
 		// that the next command compares every ref and rewrites it.
 		if added > 0 {
-			if err := appendHeads(path, add.Bytes()); err != nil {
+			if err := appendHeads(path, add.Bytes(), wait); err != nil {
 				os.Remove(snapPath) // the next command compares every ref
 				return err
 			}
@@ -241,17 +254,17 @@ func (e *Session) saveCatchUp(dir string, stamp []byte, settled bool, t *tracked
 			if err := os.Remove(snapPath); err != nil && !os.IsNotExist(err) {
 				return err
 			}
-			return saveStamp(dir, stamp, settled)
+			return saveStamp(dir, stamp, settled, wait)
 		}
 	case added == 0 && gone == 0 && fileExists(path):
-	case gone == 0 && t.lines+added <= 2*t.live+64 && appendHeads(path, add.Bytes()) == nil:
+	case gone == 0 && t.lines+added <= 2*t.live+64 && appendHeads(path, add.Bytes(), wait) == nil:
 		t.lines += added
 	default:
 		var whole bytes.Buffer
 		for _, r := range t.refs {
 			fmt.Fprintf(&whole, "%s %s\n", strings.TrimPrefix(r.Name, gitstore.RemotePrefix), r.Hash)
 		}
-		if err := git.WriteFile(path, whole.Bytes(), 0o666, git.Wait, false); err != nil {
+		if err := git.WriteFile(path, whole.Bytes(), 0o666, wait, false); err != nil {
 			return err
 		}
 		gitstore.CountWritten(whole.Len())
@@ -273,10 +286,10 @@ func (e *Session) saveCatchUp(dir string, stamp []byte, settled bool, t *tracked
 	for _, r := range t.loose {
 		fmt.Fprintf(&snap, "%s %s\n", strings.TrimPrefix(r.Name, gitstore.RemotePrefix), r.Hash)
 	}
-	if err := git.WriteFile(snapPath, snap.Bytes(), 0o666, git.Wait, false); err != nil {
+	if err := git.WriteFile(snapPath, snap.Bytes(), 0o666, wait, false); err != nil {
 		return err
 	}
-	return saveStamp(dir, stamp, settled)
+	return saveStamp(dir, stamp, settled, wait)
 }
 
 // fileExists reports whether path exists: fetched.heads is written, if
@@ -296,11 +309,11 @@ const unsettledLine = "unsettled\n"
 
 // saveStamp writes the stamp; one not settled is written with
 // unsettledLine at its end.
-func saveStamp(dir string, stamp []byte, settled bool) error {
+func saveStamp(dir string, stamp []byte, settled bool, wait time.Duration) error {
 	if !settled {
 		stamp = append(slices.Clip(stamp), unsettledLine...)
 	}
-	return git.WriteFile(filepath.Join(dir, stampFile), stamp, 0o666, git.Wait, false)
+	return git.WriteFile(filepath.Join(dir, stampFile), stamp, 0o666, wait, false)
 }
 
 // readHeads reads fetched.heads; a missing or unreadable file knows none.
@@ -324,8 +337,8 @@ func readHeads(path string) (map[string]string, int) {
 // appendHeads appends lines to the heads file under its lock, so that an
 // append never meets a rewrite half-way; a missing file is written whole
 // by the caller.
-func appendHeads(path string, lines []byte) error {
-	err := git.AppendFile(path, lines, 0, git.Wait, false, -1)
+func appendHeads(path string, lines []byte, wait time.Duration) error {
+	err := git.AppendFile(path, lines, 0, wait, false, -1)
 	if err == nil {
 		gitstore.CountWritten(len(lines))
 	}
