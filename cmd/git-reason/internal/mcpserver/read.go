@@ -158,7 +158,7 @@ func (s *Server) status(ctx context.Context, c *call) (*outcome, error) {
 		}
 		text := fmt.Sprintf("%d task(s)", len(all))
 		for _, st := range all {
-			text += fmt.Sprintf("\n%s: %s (%d records)", st.Task, st.Phase, st.Records)
+			text += fmt.Sprintf("\n%s: %s (%s)", st.Task, st.Phase, ops.Plural(st.Records, "record"))
 			if st.DoesNotVerify != nil {
 				text += ": " + record.NotVerified(st.DoesNotVerify)
 			}

@@ -42,7 +42,7 @@ func RenderContext(r *ContextReport, f Format) string {
 // ends and what it holds.
 func (p prose) contextCounts(b *strings.Builder, r *ContextReport) {
 	fmt.Fprintf(b, "%s from %s to %s: %s, %s, %s.\n", code(r.Range), p.commit(r.Base), p.commit(r.Head),
-		plural(len(r.Commits), "commit"), plural(r.Files, "file")+" changed", plural(len(r.Tasks), "task"))
+		Plural(len(r.Commits), "commit"), Plural(r.Files, "file")+" changed", Plural(len(r.Tasks), "task"))
 	if len(r.Commits) > 0 && len(r.Tasks) == 0 {
 		b.WriteString("\nNo task is linked to these commits: add a `Reason-Task: TASK` trailer (`git reason hooks install` adds it for the branch's task).\n")
 	}
@@ -246,7 +246,8 @@ func (p prose) evidence(ev record.Evidence) string {
 	return fmt.Sprintf("(%s %s): %s", p.md(ev.Kind), p.md(ev.Ref), p.md(ev.Summary))
 }
 
-func plural(n int, what string) string {
+// Plural is n and what, with an s unless n is 1: "1 record", "2 records".
+func Plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
 	}
