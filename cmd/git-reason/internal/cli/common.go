@@ -2,9 +2,11 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -207,6 +209,9 @@ type writeOptions struct {
 	base
 	Task string
 	File string // --file: the whole body as JSON, "-" for stdin
+	// given is the command line parse bound: the flags a body was built
+	// from, which a schema error names (flagNamed).
+	given *cli.Context
 }
 
 // latestFlag is a write verb's --KIND: the id of the record of kind it
@@ -231,6 +236,7 @@ func (o *writeOptions) fileFlag() cli.Flag {
 // after TASK.
 func (o *writeOptions) parse(c *cli.Context, after int) ([]string, error) {
 	o.bind(c)
+	o.given = c
 	if err := noMoreArgs(c, after+1); err != nil {
 		return nil, err
 	}
@@ -257,9 +263,61 @@ func (o *writeOptions) write(ctx context.Context, kind record.Kind, build func(s
 	}
 	res, err := sess.Append(ctx, o.Task, kind, body)
 	if err != nil {
-		return err
+		return o.flagNamed(err)
 	}
 	return o.printRecord(res, sess.PlanLowered(ctx, res))
+}
+
+// fieldFlags names the flag a body field comes from where the two names
+// differ by more than '_' for '-'.
+var fieldFlags = map[string]string{"result": "manual", "command": "run", "weighed": "weigh"}
+
+// flagNamed is err, but a schema error of a body built from flags names
+// the flag and the value typed where a violation's JSON pointer starts at
+// a field the command has a flag for: `--materiality "huge": value must
+// be one of ...`, `--evidence "wat:x:y": kind: value must be one of ...`
+// (the one of the repeated values it is about), in place of
+// "/materiality" and "/evidence/0/kind", which name nothing the user
+// typed. A body from --file keeps its pointers: they are into the file.
+func (o *writeOptions) flagNamed(err error) error {
+	var se *record.SchemaError
+	if o.File != "" || o.given == nil || !errors.As(err, &se) || se.Part != "body" {
+		return err
+	}
+	named := &record.SchemaError{Kind: se.Kind, Part: se.Part, Violations: slices.Clone(se.Violations)}
+	for i, v := range named.Violations {
+		path := strings.Split(strings.TrimPrefix(v.Pointer, "/"), "/")
+		flag := strings.ReplaceAll(path[0], "_", "-")
+		if f, ok := fieldFlags[path[0]]; ok {
+			flag = f
+		}
+		var f cli.Flag
+		for _, g := range o.given.Command.Flags {
+			if slices.Contains(flagNames(g), flag) {
+				f = g
+			}
+		}
+		if f == nil || !isSet(o.given, flag) {
+			continue
+		}
+		where, rest := "--"+flag, path[1:]
+		switch f.(type) {
+		case *cli.StringFlag:
+			where += " " + strconv.Quote(o.given.String(flag))
+		case *cli.StringSliceFlag:
+			values := o.given.StringSlice(flag)
+			if len(rest) > 0 {
+				if n, err := strconv.Atoi(rest[0]); err == nil && n >= 0 && n < len(values) {
+					where, rest = where+" "+strconv.Quote(values[n]), rest[1:]
+				}
+			}
+		}
+		if len(rest) > 0 {
+			where += ": " + strings.Join(rest, "/")
+		}
+		named.Violations[i].Pointer = where
+	}
+	return named
 }
 
 // body returns the body from --file when given, else builds it.

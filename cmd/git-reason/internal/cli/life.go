@@ -116,6 +116,7 @@ func withdrawCommand() *cli.Command {
 // refusing more than n arguments in all.
 func (o *writeOptions) named(c *cli.Context, n int) error {
 	o.bind(c)
+	o.given = c
 	if err := noMoreArgs(c, n); err != nil {
 		return err
 	}

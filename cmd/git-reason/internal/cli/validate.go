@@ -91,7 +91,7 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 		res, err = sess.Append(ctx, o.Task, record.KindValidation, raw)
 	}
 	if err != nil {
-		return err
+		return o.flagNamed(err)
 	}
 	if err := o.printRecord(res, nil); err != nil {
 		return err
