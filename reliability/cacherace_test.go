@@ -94,7 +94,7 @@ func TestTaskCacheRace(t *testing.T) {
 	}
 	run(func() { r.mcpWriter(ctx, rand.New(rand.NewPCG(seed, 10))) })
 	for p := range 2 {
-		run(func() { r.reader(ctx, rand.New(rand.NewPCG(seed, uint64(20+p)))) })
+		run(func() { r.reader(ctx, p, rand.New(rand.NewPCG(seed, uint64(20+p)))) })
 	}
 	run(func() { r.watch(ctx) })
 	// The sweeper runs until every process of the race has ended: a
@@ -330,7 +330,7 @@ func (r *cacheRace) mcpWriter(ctx context.Context, rng *rand.Rand) {
 // linear tasks), status --json and tasks --json (of every task) and
 // verify in turn until ctx ends, killing a third of them, and keeps what
 // each that exited 0 printed.
-func (r *cacheRace) reader(ctx context.Context, rng *rand.Rand) {
+func (r *cacheRace) reader(ctx context.Context, p int, rng *rand.Rand) {
 	env, err := harness.DispatchEnv(r.s.env)
 	if err != nil {
 		r.fail("%v", err)
@@ -338,7 +338,10 @@ func (r *cacheRace) reader(ctx context.Context, rng *rand.Rand) {
 	}
 	// Each round runs every command once, in turn; every third round's
 	// are killed (but verify), so that each is checked however few rounds
-	// the load leaves time for.
+	// the load leaves time for: the second reader's first round, the
+	// first reader's third, so that a race whose readers each finish one
+	// round (CI's load: two each in 8 s, and a kill in round three alone
+	// killed none) kills some and checks every kind.
 	for i := 0; ctx.Err() == nil; i++ {
 		task := linearTasks[rng.IntN(len(linearTasks))]
 		if i%6 == 5 {
@@ -386,7 +389,7 @@ func (r *cacheRace) reader(ctx context.Context, rng *rand.Rand) {
 		c.Dir, c.Env = r.s.dir, env
 		var out bytes.Buffer
 		c.Stdout = &out
-		kill := i/6%3 == 2
+		kill := (i/6+2*p)%3 == 2
 		res, sent := runKilled(c, kill, time.Duration(rng.Int64N(int64(20*time.Millisecond))))
 		switch {
 		case res.code == 0:
