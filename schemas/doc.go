@@ -85,4 +85,5 @@ var Outputs = map[string]string{
 	"tools":            "output.tools.json",            // git reason tools --json
 	"trust":            "output.trust.json",            // git reason trust --json
 	"verify":           "output.verify.json",           // git reason verify --json
+	"version":          "output.version.json",          // git reason version --json
 }

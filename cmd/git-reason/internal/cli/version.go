@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"runtime"
 	"runtime/debug"
 
@@ -9,41 +10,58 @@ import (
 )
 
 func versionCommand() *cli.Command {
+	o := &base{}
 	return &cli.Command{
-		Action: func(c *cli.Context) error {
-			if c.Args().Present() {
-				return usageError(c, fmt.Errorf("unexpected argument %q", c.Args().First()), true)
-			}
-			_, err := fmt.Fprintln(c.App.Writer, versionLine())
-			return err
-		},
+		Flags: []cli.Flag{o.jsonFlag()},
+		Action: noArgs(o, func(c *cli.Context) error {
+			v := buildVersion()
+			return o.render(v, func(w io.Writer) error {
+				_, err := fmt.Fprintln(w, v.line())
+				return err
+			})
+		}),
 	}
 }
 
-// versionLine is "git reason version V (revision R, GO)", from what the Go
-// toolchain stamped into the binary: V is the module version ("(devel)"
-// for a build from a work tree), R the commit it was built from, with
-// "-dirty" for uncommitted changes, when the build recorded it.
-func versionLine() string {
-	version, revision, dirty := "(unknown)", "", false
+// version is what the Go toolchain stamped into the binary, as version
+// --json prints it: V is the module version ("(devel)" for a build from
+// a work tree), the commit it was built from and whether the work tree
+// had uncommitted changes, when the build recorded them.
+type version struct {
+	Version  string `json:"version"`
+	Revision string `json:"revision,omitempty"`
+	Modified bool   `json:"modified,omitempty"`
+	Go       string `json:"go"`
+}
+
+func buildVersion() version {
+	v := version{Version: "(unknown)", Go: runtime.Version()}
 	if info, ok := debug.ReadBuildInfo(); ok {
-		version = info.Main.Version
+		v.Version = info.Main.Version
 		for _, s := range info.Settings {
 			switch s.Key {
 			case "vcs.revision":
-				revision = s.Value
+				v.Revision = s.Value
 			case "vcs.modified":
-				dirty = s.Value == "true"
+				v.Modified = s.Value == "true"
 			}
 		}
 	}
-	line := "git reason version " + version + " ("
-	if revision != "" {
-		line += "revision " + revision
-		if dirty {
+	return v
+}
+
+// versionLine is "git reason version V (revision R, GO)", with "-dirty"
+// after R for uncommitted changes.
+func versionLine() string { return buildVersion().line() }
+
+func (v version) line() string {
+	line := "git reason version " + v.Version + " ("
+	if v.Revision != "" {
+		line += "revision " + v.Revision
+		if v.Modified {
 			line += "-dirty"
 		}
 		line += ", "
 	}
-	return line + runtime.Version() + ")"
+	return line + v.Go + ")"
 }
