@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
@@ -268,6 +269,18 @@ func (o *writeOptions) write(ctx context.Context, kind record.Kind, build func(s
 	return o.printRecord(res, sess.PlanLowered(ctx, res))
 }
 
+// typed is a flag's value as an error names it: quoted, and a long one
+// cut to its first characters and its length ("xxx"... (4001
+// characters)), so that a value over a limit is not printed whole.
+func typed(v string) string {
+	const shown = 24
+	if utf8.RuneCountInString(v) <= shown+16 {
+		return strconv.Quote(v)
+	}
+	runes := []rune(v)
+	return fmt.Sprintf("%s... (%d characters)", strconv.Quote(string(runes[:shown])), len(runes))
+}
+
 // fieldFlags names the flag a body field comes from where the two names
 // differ by more than '_' for '-'.
 var fieldFlags = map[string]string{"result": "manual", "command": "run", "weighed": "weigh"}
@@ -303,12 +316,12 @@ func (o *writeOptions) flagNamed(err error) error {
 		where, rest := "--"+flag, path[1:]
 		switch f.(type) {
 		case *cli.StringFlag:
-			where += " " + strconv.Quote(o.given.String(flag))
+			where += " " + typed(o.given.String(flag))
 		case *cli.StringSliceFlag:
 			values := o.given.StringSlice(flag)
 			if len(rest) > 0 {
 				if n, err := strconv.Atoi(rest[0]); err == nil && n >= 0 && n < len(values) {
-					where, rest = where+" "+strconv.Quote(values[n]), rest[1:]
+					where, rest = where+" "+typed(values[n]), rest[1:]
 				}
 			}
 		}
