@@ -386,9 +386,10 @@ func TestHooksShimsRunChainedFirst(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the shims are sh scripts")
 	}
+	harness.NeedTools(t, "sh")
 	sh, err := exec.LookPath("sh")
 	if err != nil {
-		t.Skip("no sh")
+		t.Fatal(err)
 	}
 	bin := t.TempDir()
 	// The stand-in git appends its arguments and stdin to $LOG and exits

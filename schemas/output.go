@@ -534,6 +534,14 @@ func refsKnown(n any, defs map[string]any) bool {
 // unconditional is the schema n and every schema that applies to the
 // same value whatever it holds: through a reference into defs or allOf.
 func unconditional(n any, defs map[string]any) []map[string]any {
+	return reached(n, defs, nil, []string{"allOf"})
+}
+
+// reached is the schema n and every schema reached from it that applies
+// to the same value: through a reference into defs, the keywords of one
+// schema named in singles, and those of a list of schemas named in
+// lists.
+func reached(n any, defs map[string]any, singles, lists []string) []map[string]any {
 	m, ok := n.(map[string]any)
 	if !ok {
 		return nil
@@ -541,11 +549,16 @@ func unconditional(n any, defs map[string]any) []map[string]any {
 	out := []map[string]any{m}
 	if ref, ok := m["$ref"].(string); ok {
 		def, _ := strings.CutPrefix(ref, "#/$defs/")
-		out = append(out, unconditional(defs[def], defs)...)
+		out = append(out, reached(defs[def], defs, singles, lists)...)
 	}
-	list, _ := m["allOf"].([]any)
-	for _, s := range list {
-		out = append(out, unconditional(s, defs)...)
+	for _, k := range singles {
+		out = append(out, reached(m[k], defs, singles, lists)...)
+	}
+	for _, k := range lists {
+		list, _ := m[k].([]any)
+		for _, s := range list {
+			out = append(out, reached(s, defs, singles, lists)...)
+		}
 	}
 	return out
 }
@@ -606,25 +619,7 @@ func typeOnly(cond any) bool {
 // sameValue is the schema n and every schema that applies to the same
 // value through a reference into defs or an applicator.
 func sameValue(n any, defs map[string]any) []map[string]any {
-	m, ok := n.(map[string]any)
-	if !ok {
-		return nil
-	}
-	out := []map[string]any{m}
-	if ref, ok := m["$ref"].(string); ok {
-		def, _ := strings.CutPrefix(ref, "#/$defs/")
-		out = append(out, sameValue(defs[def], defs)...)
-	}
-	for _, k := range []string{"if", "then", "else", "not"} {
-		out = append(out, sameValue(m[k], defs)...)
-	}
-	for _, k := range []string{"allOf", "anyOf", "oneOf"} {
-		list, _ := m[k].([]any)
-		for _, s := range list {
-			out = append(out, sameValue(s, defs)...)
-		}
-	}
-	return out
+	return reached(n, defs, []string{"if", "then", "else", "not"}, []string{"allOf", "anyOf", "oneOf"})
 }
 
 // quoted is name as the exporter writes a member's name (HTML characters

@@ -53,9 +53,7 @@ func sandboxPossible(t *testing.T) string {
 	if runtime.GOOS == "windows" {
 		t.Skip("the fake advisors are shell scripts")
 	}
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not on PATH")
-	}
+	harness.NeedGit(t)
 	self, err := exec.LookPath("git-reason")
 	if err != nil {
 		t.Fatalf("git-reason is not on PATH (TestMain puts it there): %v", err)

@@ -91,9 +91,7 @@ func TestScript(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the scripts use sh, test, ls and env")
 	}
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not on PATH")
-	}
+	harness.NeedGit(t)
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("testdata", "script"),
 		RequireExplicitExec: true,

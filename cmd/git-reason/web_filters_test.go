@@ -18,12 +18,7 @@ import (
 
 func TestWebTaskFilters(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("ssh-keygen"); err != nil {
-		if harness.InCI() {
-			t.Fatal("ssh-keygen is not on PATH under CI=true (.ci/run installs it)")
-		}
-		t.Skip("ssh-keygen is not on PATH")
-	}
+	harness.NeedTools(t, "ssh-keygen")
 	s := newSandbox(t, "advisors: []\n", nil)
 	root := filepath.Dir(s.dir)
 	ada, eve := filepath.Join(root, "ada_key"), filepath.Join(root, "eve_key")

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"git-reason/reliability/harness"
 )
 
 // TestWebOpenPGPTrustLowered: a record signed with an OpenPGP key is
@@ -21,20 +23,7 @@ import (
 // saying signed.
 func TestWebOpenPGPTrustLowered(t *testing.T) {
 	t.Parallel()
-	for _, prog := range []string{"gpg", "gpgconf"} {
-		if _, err := exec.LookPath(prog); err != nil {
-			t.Skip(prog + " is not on PATH")
-		}
-	}
-	// A short home: gpg-agent's socket path must fit.
-	gnupg, err := os.MkdirTemp("", "gpg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(gnupg) })
-	if err := os.Chmod(gnupg, 0o700); err != nil {
-		t.Fatal(err)
-	}
+	gnupg := gnupgHome(t, "gpg")
 	s := newSandbox(t, "advisors: []\n", nil, "GNUPGHOME="+gnupg)
 	gpg := func(stdin string, args ...string) string {
 		t.Helper()
@@ -105,20 +94,7 @@ func TestWebOpenPGPTrustLowered(t *testing.T) {
 // removed, as verify says).
 func TestWebX509Untrusted(t *testing.T) {
 	t.Parallel()
-	for _, prog := range []string{"gpgsm", "gpgconf"} {
-		if _, err := exec.LookPath(prog); err != nil {
-			t.Skip(prog + " is not on PATH")
-		}
-	}
-	// A short home: gpg-agent's socket path must fit.
-	gnupg, err := os.MkdirTemp("", "gpgsm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(gnupg) })
-	if err := os.Chmod(gnupg, 0o700); err != nil {
-		t.Fatal(err)
-	}
+	gnupg := gnupgHome(t, "gpgsm")
 	write := func(name, data string) {
 		t.Helper()
 		if err := os.WriteFile(filepath.Join(gnupg, name), []byte(data), 0o600); err != nil {
@@ -193,4 +169,22 @@ func TestWebX509Untrusted(t *testing.T) {
 	if page := getPage(t, c, base+"/task/P"); strings.Contains(page, good) || !strings.Contains(page, "since removed") {
 		t.Errorf("the task's page after the certificate was distrusted still shows the record signed:\n%s", page)
 	}
+}
+
+// gnupgHome is a GNUPGHOME of its own for a test that runs prog (gpg or
+// gpgsm) and gpgconf, removed after it: short, so that gpg-agent's
+// socket path fits. A missing program ends the test as
+// harness.MissingTool does (a failure under CI=true).
+func gnupgHome(t *testing.T, prog string) string {
+	t.Helper()
+	harness.NeedTools(t, prog, "gpgconf")
+	gnupg, err := os.MkdirTemp("", prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(gnupg) })
+	if err := os.Chmod(gnupg, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return gnupg
 }

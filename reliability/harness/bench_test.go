@@ -75,9 +75,7 @@ func TestMedian(t *testing.T) {
 // of the process it ran, and on a failure names the command and what it
 // printed on stderr.
 func TestTimed(t *testing.T) {
-	if _, err := exec.LookPath("sh"); err != nil {
-		t.Skip("no sh")
-	}
+	NeedTools(t, "sh")
 	// A loop long enough to take CPU time however coarse the clock.
 	tm, err := Timed(exec.Command("sh", "-c", "i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done; echo out; echo err >&2"))
 	if err != nil {

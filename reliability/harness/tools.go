@@ -24,9 +24,15 @@ func MissingTool(t testing.TB, why string) {
 // NeedGit ends a test that runs git when there is no git on PATH, as
 // MissingTool does: it skips on a developer's machine and fails under
 // CI=true.
-func NeedGit(tb testing.TB) {
+func NeedGit(tb testing.TB) { NeedTools(tb, "git") }
+
+// NeedTools ends a test that runs each of progs when one is not on PATH,
+// as MissingTool does.
+func NeedTools(tb testing.TB, progs ...string) {
 	tb.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		MissingTool(tb, "git is not on PATH")
+	for _, prog := range progs {
+		if _, err := exec.LookPath(prog); err != nil {
+			MissingTool(tb, prog+" is not on PATH")
+		}
 	}
 }

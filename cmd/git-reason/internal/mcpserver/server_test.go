@@ -28,9 +28,7 @@ var NewRepo = newRepo
 // newRepo makes an empty repository with an identity and no user overlay.
 func newRepo(t testing.TB) string {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not on PATH")
-	}
+	harness.NeedGit(t)
 	dir := t.TempDir()
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
