@@ -3,6 +3,7 @@ package ops
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"git-reason/advisor"
 	"git-reason/hooks"
@@ -101,6 +102,7 @@ func (e *Session) RunDoctor(ctx context.Context) (*Doctor, error) {
 		}
 		d.Refs.Records += len(recs)
 	}
+	e.staleLocks(d, time.Now())
 	for _, l := range e.CatchUpPending() {
 		d.Findings = append(d.Findings, Finding{Severity: "warning", Code: "catch_up_failed", Subject: "fetched reasoning", Message: l})
 	}
