@@ -29,9 +29,9 @@ import (
 // task: 33 bytes each); lines are appended as parts are seen. Its lines
 // "whole N" say how many parts the checks that wrote it asked about (a
 // check that asks about more than the largest N appends one). A check
-// that asks about half of the largest or more (an output of every task) and used fewer than half of the file's lines writes the
-// file again with those alone, so the parts of states long gone do not
-// pile up. A smaller output (tasks --open, log --grep) is a view of the
+// that asks about half of the largest or more (an output of every task)
+// and used fewer than half of the file's lines writes the file again
+// with those alone, so the parts of states long gone do not pile up. A smaller output (tasks --open, log --grep) is a view of the
 // same parts, a subset of the whole's: it leaves the file as it is, or
 // the next output of every task would validate again all it left out;
 // only when the file holds 64 times the parts it asked about (outputs of

@@ -24,9 +24,9 @@ func versionCommand() *cli.Command {
 }
 
 // version is what the Go toolchain stamped into the binary, as version
-// --json prints it: V is the module version ("(devel)" for a build from
-// a work tree), the commit it was built from and whether the work tree
-// had uncommitted changes, when the build recorded them.
+// --json prints it: the module version ("(devel)" for a build from a
+// work tree), the commit it was built from and whether the work tree had
+// uncommitted changes (when the build recorded them), and the Go version.
 type version struct {
 	Version  string `json:"version"`
 	Revision string `json:"revision,omitempty"`
