@@ -23,8 +23,6 @@ import (
 const profMain = `package main
 
 import (
-	"git-reason/reliability/harness"
-
 	"os"
 	"runtime"
 	"runtime/pprof"
