@@ -49,12 +49,7 @@ func runStatus(ctx context.Context, o *statusOptions) error {
 	if o.Task == "" {
 		return statusAll(ctx, o, sess)
 	}
-	out := struct {
-		record.Status
-		Signatures *ops.SignatureSummary `json:"signatures,omitempty"`
-		Needs      []ops.Need            `json:"needs"`
-		Report     string                `json:"report,omitempty"`
-	}{}
+	var out ops.TaskStatusDoc
 	if o.Report {
 		if out.Status, out.Signatures, out.Report, err = sess.TaskReport(ctx, o.Task); err != nil {
 			return err
@@ -86,17 +81,9 @@ func runStatus(ctx context.Context, o *statusOptions) error {
 // with no task yet, how to fetch the reasoning a remote holds.
 func statusAll(ctx context.Context, o *statusOptions, sess *ops.Session) error {
 	if o.JSON {
-		all, err := sess.StatusAll(ctx)
+		rows, err := sess.StatusList(ctx)
 		if err != nil {
 			return err
-		}
-		// Each task's signatures in brief, kept by head: none when git
-		// could not be asked (a read surface shows none rather than
-		// failing).
-		sums, _ := sess.SignatureSummaries(ctx)
-		rows := make([]statusRow, len(all))
-		for i, s := range all {
-			rows[i] = statusRow{Status: s, Signatures: sums[s.Task]}
 		}
 		return o.render(rows, nil)
 	}
@@ -192,13 +179,6 @@ func noTasks(ctx context.Context, sess *ops.Session) string {
 		return hint
 	}
 	return "no tasks yet: start one with 'git reason assess TASK ...'"
-}
-
-// statusRow is one task of status --json with no TASK: its status and
-// its signatures in brief, as status TASK --json gives them.
-type statusRow struct {
-	record.Status
-	Signatures *ops.SignatureSummary `json:"signatures,omitempty"`
 }
 
 // printStatusTable prints a line per task, then what a task's line cannot

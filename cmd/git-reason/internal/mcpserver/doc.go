@@ -27,9 +27,15 @@
 // schema refuses fails the call. Those output schemas are the top level
 // of the documents handover's and context's --json publish, the envelope
 // for a record, and inferred from the Go type a tool returns for the
-// others: looser than the documents 'git reason VERB --json' is held to
-// (a phase there is any string, say). The server never runs a
-// command it was sent: validate records manual validations only.
+// others, so that tools/list stays short. A tool whose verb's --json
+// output publishes a document (schemas.Outputs) answers with that output
+// (status, log, tasks and search with its list as their one member) and
+// holds it to that whole document as well, as the command line does: a
+// phase there is one of the phases, not any string. The schema tool,
+// which wraps the documents it gives, and the write tools, whose records
+// the writer has validated, are held to their output schemas only. The
+// server never runs a command it was sent: validate records manual
+// validations only.
 //
 // Declared, never sniffed. prepare_session negotiates HostCapabilities from
 // the client's initialize capabilities and the facts the host states,

@@ -9,12 +9,14 @@ import (
 	"git-reason/record"
 )
 
-// tasksOut is the tasks tool's result: the CLI's 'tasks --json' rows.
+// tasksOut is the tasks tool's result (listAnswer), as its output schema
+// infers it: the CLI's 'tasks --json' rows.
 type tasksOut struct {
 	Tasks []ops.TaskRow `json:"tasks"`
 }
 
-// searchOut is the search tool's result: the CLI's 'search --json' hits.
+// searchOut is the search tool's result (listAnswer), as its output
+// schema infers it: the CLI's 'search --json' hits.
 type searchOut struct {
 	Hits []ops.SearchHit `json:"hits"`
 }
@@ -51,7 +53,11 @@ func (s *Server) tasks(ctx context.Context, c *call) (*outcome, error) {
 	for _, r := range rows {
 		fmt.Fprintf(&b, "%s %s %s %s\n", r.Task, r.Phase, r.State, r.Updated)
 	}
-	return &outcome{out: tasksOut{Tasks: rows}, text: strings.TrimSuffix(b.String(), "\n")}, nil
+	out, list, err := listAnswer("tasks", rows)
+	if err != nil {
+		return nil, err
+	}
+	return &outcome{out: out, published: list, text: strings.TrimSuffix(b.String(), "\n")}, nil
 }
 
 func (s *Server) search(ctx context.Context, c *call) (*outcome, error) {
@@ -63,5 +69,9 @@ func (s *Server) search(ctx context.Context, c *call) (*outcome, error) {
 	for _, h := range hits {
 		fmt.Fprintf(&b, "%s %s %s: %s\n", h.Task, record.ShortID(h.ID), h.Kind, h.Summary)
 	}
-	return &outcome{out: searchOut{Hits: hits}, text: strings.TrimSuffix(b.String(), "\n")}, nil
+	out, list, err := listAnswer("hits", hits)
+	if err != nil {
+		return nil, err
+	}
+	return &outcome{out: out, published: list, text: strings.TrimSuffix(b.String(), "\n")}, nil
 }

@@ -16,19 +16,8 @@ import (
 	"git-reason/schemas"
 )
 
-// statusOut is one task's status as 'git reason status TASK --json' prints it.
-type statusOut struct {
-	record.Status
-	Signatures *ops.SignatureSummary `json:"signatures,omitempty"`
-	Report     string                `json:"report,omitempty"`
-}
-
-// statusAll is every task's status ('git reason status --json' prints the
-// list itself; structured content is an object).
-type statusAll struct {
-	Tasks []record.Status `json:"tasks"`
-}
-
+// logOut is the log tool's answer (listAnswer), as its output schema
+// infers it.
 type logOut struct {
 	Entries []ops.LogLine `json:"entries"`
 }
@@ -75,17 +64,24 @@ func (s *Server) readTools() (map[string]*tool, error) {
 	}
 	// One task's status, or every task's: the status schema once, in $defs.
 	var single obj
-	raw, err := inferred(reflect.TypeFor[statusOut](), true)
+	var row obj
+	raw, err := inferred(reflect.TypeFor[ops.TaskStatusDoc](), true)
 	if err == nil {
 		err = json.Unmarshal(raw, &single)
+	}
+	if err == nil {
+		raw, err = inferred(reflect.TypeFor[ops.StatusListRow](), false)
+	}
+	if err == nil {
+		err = json.Unmarshal(raw, &row)
 	}
 	if err != nil {
 		return nil, err
 	}
-	statusOutput, _ := json.Marshal(obj{"type": "object", "$defs": obj{"status": single},
+	statusOutput, _ := json.Marshal(obj{"type": "object", "$defs": obj{"status": single, "row": row},
 		"anyOf": []any{obj{"$ref": "#/$defs/status"}, obj{"type": "object", "additionalProperties": false,
-			"required": []any{"tasks"}, "properties": obj{"tasks": obj{"type": []any{"null", "array"},
-				"items": obj{"$ref": "#/$defs/status"}}}}}})
+			"required": []any{"tasks"}, "properties": obj{"tasks": obj{"type": "array",
+				"items": obj{"$ref": "#/$defs/row"}}}}}})
 	out := map[string]*tool{
 		"prepare_session": {input: prepareInput(), run: s.prepareSession},
 		"status": {input: objectSchema(obj{"task": task,
@@ -152,7 +148,7 @@ func prepareInput() json.RawMessage {
 func (s *Server) status(ctx context.Context, c *call) (*outcome, error) {
 	task, _ := c.args["task"].(string)
 	if task == "" {
-		all, err := s.env.StatusAll(ctx)
+		all, err := s.env.StatusList(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -163,16 +159,24 @@ func (s *Server) status(ctx context.Context, c *call) (*outcome, error) {
 				text += ": " + record.NotVerified(st.DoesNotVerify)
 			}
 		}
-		return &outcome{out: statusAll{Tasks: all}, text: text}, nil
+		out, list, err := listAnswer("tasks", all)
+		if err != nil {
+			return nil, err
+		}
+		return &outcome{out: out, published: list, text: text}, nil
 	}
 	st, head, err := s.env.State(ctx, task)
 	if err != nil {
 		return nil, err
 	}
-	out := statusOut{Status: st.Summarize(), Signatures: s.env.TaskSignatures(ctx, task, head)}
+	out := ops.TaskStatusDoc{Status: st.Summarize(), Signatures: s.env.TaskSignatures(ctx, task, head)}
 	// As 'git reason status --json': a next step consult would refuse
-	// now is a person's step (issue 26 §2).
+	// now is a person's step (issue 26 §2), and the records fetched for
+	// the task that need a person are listed.
 	s.env.MarkPersonStep(ctx, &out.Status)
+	if out.Needs, err = s.env.TaskNeeds(ctx, task); err != nil {
+		return nil, err
+	}
 	if report, _ := c.args["report"].(bool); report {
 		out.Report = st.Report()
 	}
@@ -198,14 +202,15 @@ func (s *Server) log(ctx context.Context, c *call) (*outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	if lines == nil {
-		lines = []ops.LogLine{}
-	}
 	var b strings.Builder
 	for _, l := range lines {
 		fmt.Fprintf(&b, "%s %d %s %s: %s\n", l.Task, l.Clock, record.ShortID(l.ID), l.Kind, l.Summary)
 	}
-	return &outcome{out: logOut{Entries: lines}, text: strings.TrimSuffix(b.String(), "\n"), task: task}, nil
+	out, list, err := listAnswer("entries", lines)
+	if err != nil {
+		return nil, err
+	}
+	return &outcome{out: out, published: list, text: strings.TrimSuffix(b.String(), "\n"), task: task}, nil
 }
 
 func (s *Server) show(ctx context.Context, c *call) (*outcome, error) {

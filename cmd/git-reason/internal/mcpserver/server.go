@@ -62,6 +62,10 @@ type tool struct {
 	// result is the output schema tools/list gives, which every result
 	// is held to before it is sent.
 	result *schemas.Output
+	// published is the document 'git reason VERB --json' is held to, for
+	// a tool whose answer is that output (nil for the others): an answer
+	// is held to it as well, before its suggested next tools are added.
+	published *schemas.Output
 }
 
 // call is one tools/call as a handler sees it.
@@ -84,6 +88,10 @@ type outcome struct {
 	// and state.
 	input mcp.InputRequestMap
 	state string
+	// published is the part of out that the document of the tool's
+	// verb holds, where it is not out itself (the list of every task's
+	// status); nil for out.
+	published json.RawMessage
 }
 
 // New opens the repository and builds the server.
@@ -123,6 +131,11 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		output, err := outputSchema(t.output)
 		if err == nil {
 			t.result, err = schemas.OutputDocument("mcp."+spec.Name+".json", output)
+		}
+		// The schema tool answers with the documents wrapped ({envelope,
+		// body, derived} or {output}), not as 'git reason schema --json'.
+		if name, ok := schemas.Outputs[spec.Verb]; ok && err == nil && spec.Name != "schema" {
+			t.published, err = schemas.OutputDocument(name, nil)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("output schema of %s: %w", spec.Name, err)
@@ -229,6 +242,15 @@ func (s *Server) handle(t *tool) mcp.ToolHandler {
 		if err != nil {
 			return nil, err
 		}
+		if t.published != nil {
+			doc := structured
+			if out.published != nil {
+				doc = out.published
+			}
+			if err := s.check(t.published, doc); err != nil {
+				return nil, err
+			}
+		}
 		if out.task != "" && !s.sessions.of(req.Session).NativeToolSearch {
 			s.mu.Lock()
 			s.env.Hold()
@@ -255,12 +277,16 @@ func (s *Server) handle(t *tool) mcp.ToolHandler {
 // result that breaks it is this server's bug, and the call fails with it
 // instead of sending it.
 func (s *Server) checkResult(t *tool, structured json.RawMessage) error {
+	return s.check(t.result, structured)
+}
+
+func (s *Server) check(o *schemas.Output, structured json.RawMessage) error {
 	var b bytes.Buffer
 	if err := json.Indent(&b, structured, "", "  "); err != nil {
 		return err
 	}
 	b.WriteByte('\n')
-	return t.result.Check(b.Bytes(), s.env.Store.OutputChecks(t.result.Name, t.result.Doc), "the result was not sent: this is a bug of git reason, please report it")
+	return o.Check(b.Bytes(), s.env.Store.OutputChecks(o.Name, o.Doc), "the result was not sent: this is a bug of git reason, please report it")
 }
 
 // parse decodes the arguments, a JSON object, into c.args.
@@ -339,6 +365,21 @@ func marshal(v any) (json.RawMessage, error) {
 		return nil, err
 	}
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+// listAnswer is an answer of one member, name, holding the list that
+// 'git reason VERB --json' prints (structured content is an object), and
+// that list as the part of the answer the command's document holds
+// (outcome.published); an empty list is [], never null.
+func listAnswer(name string, list any) (any, json.RawMessage, error) {
+	raw, err := marshal(list)
+	if err != nil {
+		return nil, nil, err
+	}
+	if string(raw) == "null" {
+		raw = json.RawMessage("[]")
+	}
+	return map[string]json.RawMessage{name: raw}, raw, nil
 }
 
 // withField appends a field to a JSON object, keeping the order of the

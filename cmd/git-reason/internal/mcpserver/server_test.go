@@ -732,3 +732,60 @@ func TestDeclarationsReadAgainWhenChanged(t *testing.T) {
 		t.Error("late-advisor still listed after the user's overlay was removed")
 	}
 }
+
+// A tool whose answer is what 'git reason VERB --json' prints (the whole
+// answer, or its list for status of every task and log) holds it to the
+// document that command publishes, not only to the outline tools/list
+// gives: each such answer is valid there, and one that document refuses
+// is not sent. consult's is held alike; cmd/git-reason's MCP test calls
+// it with advisors that answer.
+func TestResultHeldToPublishedDocument(t *testing.T) {
+	dir, srv, cs := served(t)
+	harness.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "first")
+	harness.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "second")
+	callTool(t, cs, "assess", map[string]any{"task": "T-1", "subject": "held to its document", "question": "q?",
+		"materiality": "trivial", "reversibility": "reversible"})
+	calls := []struct {
+		tool string
+		args map[string]any
+	}{
+		{"status", map[string]any{"task": "T-1", "report": true}},
+		{"status", nil},
+		{"log", map[string]any{"task": "T-1"}},
+		{"log", nil},
+		{"advisors", nil},
+		{"doctor", nil},
+		{"verify", nil},
+		{"check_neutrality", nil},
+		{"handover", nil},
+		{"context", map[string]any{"range": "HEAD~1..HEAD"}},
+		{"tasks", nil},
+		{"search", map[string]any{"text": "document"}},
+	}
+	want := map[string]bool{"consult": true}
+	for _, c := range calls {
+		want[c.tool] = true
+	}
+	for name, tl := range srv.tools {
+		if (tl.published != nil) != want[name] {
+			t.Errorf("tool %s: held to a published document: %v, want %v", name, tl.published != nil, want[name])
+		}
+	}
+	refuseAll, err := schemas.OutputDocument("refuse-all.json", []byte(`{"$schema": "https://json-schema.org/draft/2020-12/schema", "not": {}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range calls {
+		callTool(t, cs, c.tool, c.args)
+		tl := srv.tools[c.tool]
+		own := tl.published
+		tl.published = refuseAll
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+		tl.published = own
+		if err == nil && !res.IsError {
+			t.Errorf("%s %v: an answer its published document refuses was sent", c.tool, c.args)
+		} else if err == nil || !strings.Contains(err.Error(), "refuse-all.json") {
+			t.Errorf("%s %v: the refused answer's error: %v, want one naming the document", c.tool, c.args, err)
+		}
+	}
+}

@@ -1,0 +1,43 @@
+package ops
+
+import (
+	"context"
+
+	"git-reason/record"
+)
+
+// TaskStatusDoc is one task's status as 'git reason status TASK --json'
+// publishes it (schemas/output.status.json), and as the MCP status tool
+// answers it: the status, its records' signatures in brief, the records
+// fetched for it that need a person (Needs, never null) and, when asked,
+// the markdown report.
+type TaskStatusDoc struct {
+	record.Status
+	Signatures *SignatureSummary `json:"signatures,omitempty"`
+	Needs      []Need            `json:"needs"`
+	Report     string            `json:"report,omitempty"`
+}
+
+// StatusListRow is one task of 'git reason status --json' with no task (the
+// list the document publishes), as the MCP status tool lists it too: its
+// status and its signatures in brief.
+type StatusListRow struct {
+	record.Status
+	Signatures *SignatureSummary `json:"signatures,omitempty"`
+}
+
+// StatusList is every task's status with its signatures in brief, kept by
+// head: none for a task when git could not be asked (a read surface shows
+// none rather than failing).
+func (e *Session) StatusList(ctx context.Context) ([]StatusListRow, error) {
+	all, err := e.StatusAll(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sums, _ := e.SignatureSummaries(ctx)
+	rows := make([]StatusListRow, len(all))
+	for i, s := range all {
+		rows[i] = StatusListRow{Status: s, Signatures: sums[s.Task]}
+	}
+	return rows, nil
+}
