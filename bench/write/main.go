@@ -50,7 +50,8 @@
 // otherwise), in its own copy of the first
 // repository so that neither build's caches go stale under the other's
 // writes, timed in the same rounds: before and after from one run. With
-// -cpuprofile DIR it then profiles every case that missed its target, using
+// -cpuprofile DIR it then profiles every case that missed its target (or,
+// with -profile-match, every case whose name matches), using
 // a build of the binary whose main writes a CPU profile (the same code, built
 // with go build -overlay: no file of the tree is changed), and prints the
 // top of go tool pprof for each. A CPU profile starts in main and cannot
@@ -64,6 +65,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -80,6 +82,7 @@ type options struct {
 	keep         bool
 	profile      string
 	profRuns     int
+	profMatch    string
 	seed         uint64
 	baseline     string
 	baseTags     string // build tags of the -baseline build
@@ -112,6 +115,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary directory and print its path")
 	fs.StringVar(&o.profile, "cpuprofile", "", "profile every case that misses its target; profiles go to this directory")
 	fs.IntVar(&o.profRuns, "profile-runs", 40, "processes profiled per missed case (their profiles are merged)")
+	fs.StringVar(&o.profMatch, "profile-match", "", "with -cpuprofile: profile the cases whose name matches this `regexp`, missed or not, instead of the missed ones")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the per-round shuffle")
 	fs.StringVar(&o.baseline, "baseline", "", "also time assess as built from this git revision of the module, in a copy of the first repository, in the same rounds (before and after a change, from one run)")
 	fs.StringVar(&o.baseTags, "baseline-tags", installTags, "build tags of the -baseline build (by default the build under test's, so that both are built alike; \"\" for a plain go build)")
@@ -175,6 +179,21 @@ func run(o *options, out *os.File) error {
 	if o.instructions > 0 {
 		if err := b.countStartup(out); err != nil {
 			return err
+		}
+	}
+	if o.profile != "" && o.profMatch != "" {
+		re, err := regexp.Compile(o.profMatch)
+		if err != nil {
+			return fmt.Errorf("-profile-match: %v", err)
+		}
+		missed = nil
+		for _, c := range res {
+			if re.MatchString(c.name) {
+				missed = append(missed, c)
+			}
+		}
+		if len(missed) == 0 {
+			return fmt.Errorf("-profile-match %q: no case matches", o.profMatch)
 		}
 	}
 	if o.profile != "" && len(missed) > 0 {
