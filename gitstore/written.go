@@ -1,7 +1,6 @@
 package gitstore
 
 import (
-	"bytes"
 	"crypto/hmac"
 	"os"
 	"path/filepath"
@@ -54,20 +53,6 @@ func (s *Store) noteAppended(key []byte, task, commit, blob string) {
 		line += " " + blob + " " + checkedMAC(key, task, blob)
 	}
 	appendOwnList(s.writtenPath(task), []byte(line+"\n"))
-}
-
-// noteWritten appends commits the writer made in task to the task's
-// list, each under key (repoKey); failing to note one costs only its
-// reuse unsigned.
-func (s *Store) noteWritten(key []byte, task string, commits ...string) {
-	if len(commits) == 0 {
-		return
-	}
-	var b bytes.Buffer
-	for _, c := range commits {
-		b.WriteString(c + " " + writtenMAC(key, task, c) + "\n")
-	}
-	appendOwnList(s.writtenPath(task), b.Bytes())
 }
 
 // appendOwnList appends b to path, the per-task list of what this
