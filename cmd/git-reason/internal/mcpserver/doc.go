@@ -29,7 +29,8 @@
 // for a record, and inferred from the Go type a tool returns for the
 // others, so that tools/list stays short. A tool whose verb's --json
 // output publishes a document (schemas.Outputs) answers with that output
-// (status, log, tasks and search with its list as their one member) and
+// (where the command prints a list, as for the status of every task, log,
+// tasks and search, with that list as the answer's one member) and
 // holds it to that whole document as well, as the command line does: a
 // phase there is one of the phases, not any string. The schema tool,
 // which wraps the documents it gives, and the write tools, whose records

@@ -89,8 +89,8 @@ type outcome struct {
 	input mcp.InputRequestMap
 	state string
 	// published is the part of out that the document of the tool's
-	// verb holds, where it is not out itself (the list of every task's
-	// status); nil for out.
+	// verb holds, where it is not out itself: the list of a listAnswer
+	// (every task's status, log, tasks, search); nil for out.
 	published json.RawMessage
 }
 
