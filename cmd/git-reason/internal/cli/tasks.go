@@ -58,14 +58,22 @@ func tasksCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return o.render(rows, func(w io.Writer) error { return printTasks(w, o.colours(), rows) })
+			none := "no task matches"
+			if o.Query == (ops.TaskQuery{}) {
+				// Nothing narrowed the list: there is no task at all,
+				// and the advice is status's (a remote's tasks come with
+				// pull).
+				none = noTasks(c.Context, sess)
+			}
+			return o.render(rows, func(w io.Writer) error { return printTasks(w, o.colours(), rows, none) })
 		},
 	}
 }
 
-func printTasks(w io.Writer, pal palette, rows []ops.TaskRow) error {
+// printTasks prints a line per task, or none when there is no row.
+func printTasks(w io.Writer, pal palette, rows []ops.TaskRow, none string) error {
 	if len(rows) == 0 {
-		fmt.Fprintln(w, "no task matches")
+		fmt.Fprintln(w, none)
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
