@@ -344,7 +344,7 @@ func newApp(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer
 		ExitErrHandler:            func(*cli.Context, error) {},
 		OnUsageError:              usageError,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "profile", Usage: "execution profile (default, offline, ci, ...)", EnvVars: nil},
+			&cli.StringFlag{Name: "profile", Usage: "the execution profile `NAME` (default, offline, ci, ...)", EnvVars: nil},
 			&cli.BoolFlag{Name: "version", Usage: "print the version and exit"},
 			&cli.BoolFlag{Name: "no-pager", Usage: "do not page long output (log, show, status of every task)"},
 		},

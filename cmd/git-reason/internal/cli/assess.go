@@ -23,12 +23,12 @@ func assessCommand() *cli.Command {
 			"for a material or critical decision); Ctrl-D at a question aborts, nothing written (exit 2).\n" +
 			"Without a terminal (a script, a pipe) a missing flag is the usual one-line error (exit 2).",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "subject", Usage: "what the decision is about", Destination: &o.Subject},
-			&cli.StringFlag{Name: "question", Usage: "the question to settle", Destination: &o.Question},
-			&cli.StringFlag{Name: "materiality", Usage: "trivial, minor, material or critical", Destination: &o.Materiality},
-			&cli.StringFlag{Name: "reversibility", Usage: "reversible, costly or irreversible", Destination: &o.Reversibility},
-			&cli.StringSliceFlag{Name: "needs", Usage: "a capability review needs (repeatable)"},
-			&cli.StringSliceFlag{Name: "evidence", Usage: "KIND:REF:SUMMARY, KIND one of file, command, commit, url, note (repeatable)"},
+			&cli.StringFlag{Name: "subject", Usage: "what the decision is about, in a line of `TEXT`", Destination: &o.Subject},
+			&cli.StringFlag{Name: "question", Usage: "the question to settle, as `TEXT`", Destination: &o.Question},
+			&cli.StringFlag{Name: "materiality", Usage: "the `LEVEL`: trivial, minor, material or critical", Destination: &o.Materiality},
+			&cli.StringFlag{Name: "reversibility", Usage: "`HOW` reversible: reversible, costly or irreversible", Destination: &o.Reversibility},
+			&cli.StringSliceFlag{Name: "needs", Usage: "a `CAPABILITY` review needs (repeatable)"},
+			&cli.StringSliceFlag{Name: "evidence", Usage: "`EVIDENCE` as KIND:REF:SUMMARY, KIND one of file, command, commit, url, note (repeatable)"},
 			&cli.BoolFlag{Name: "new-evidence", Usage: "review again even if a standing conclusion exists", Destination: &o.NewEvidence},
 			o.fileFlag(), o.jsonFlag(),
 		},

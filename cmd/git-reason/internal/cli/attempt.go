@@ -22,8 +22,8 @@ func attemptCommand() *cli.Command {
 	return &cli.Command{
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "commit", Usage: "a commit of the attempt: any `REV` git reads (HEAD, a branch, a hash) (repeatable)"},
-			&cli.StringFlag{Name: "outcome", Usage: "succeeded, failed or abandoned", Destination: &o.Outcome},
-			&cli.StringFlag{Name: "notes", Usage: "what happened", Destination: &o.Notes},
+			&cli.StringFlag{Name: "outcome", Usage: "the `OUTCOME`: succeeded, failed or abandoned", Destination: &o.Outcome},
+			&cli.StringFlag{Name: "notes", Usage: "what happened, as `TEXT`", Destination: &o.Notes},
 			latestFlag("conclusion", &o.Conclusion),
 			o.fileFlag(), o.jsonFlag(),
 		},

@@ -32,7 +32,9 @@ func isSet(c *cli.Context, name string) bool {
 
 // profileFlag is --profile on a verb whose work the execution profile
 // changes; openSession reads it, or the global one given before the verb.
-func profileFlag() cli.Flag { return &cli.StringFlag{Name: "profile", Usage: "execution profile"} }
+func profileFlag() cli.Flag {
+	return &cli.StringFlag{Name: "profile", Usage: "the execution profile `NAME`"}
+}
 
 // openSession locates the repository the command runs in; a resident
 // session (one that serves for hours) reads git configuration, the allowed

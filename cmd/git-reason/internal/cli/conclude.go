@@ -32,10 +32,10 @@ func concludeCommand() *cli.Command {
 			"empty decision aborts with nothing written (exit 2, as a missing --decision); an editor\n" +
 			"that fails writes nothing (exit 1). Without a terminal a missing --decision is an error (exit 2).",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "decision", Usage: "what was decided", Destination: &o.Decision},
-			&cli.StringFlag{Name: "rationale", Usage: "why", Destination: &o.Rationale},
-			&cli.StringSliceFlag{Name: "weigh", Usage: "ID=TREATMENT:REASON, TREATMENT one of adopted, partially_adopted, rejected (one per completed consultation)"},
-			&cli.StringSliceFlag{Name: "local-review", Usage: "ITEM=ANSWER, ITEM the checklist item's number or text (when no advisor reviewed)"},
+			&cli.StringFlag{Name: "decision", Usage: "what was decided, as `TEXT`", Destination: &o.Decision},
+			&cli.StringFlag{Name: "rationale", Usage: "why, as `TEXT`", Destination: &o.Rationale},
+			&cli.StringSliceFlag{Name: "weigh", Usage: "a `WEIGHING` as ID=TREATMENT:REASON, TREATMENT one of adopted, partially_adopted, rejected (one per completed consultation)"},
+			&cli.StringSliceFlag{Name: "local-review", Usage: "an `ANSWER` to the local review as ITEM=ANSWER, ITEM the checklist item's number or text (when no advisor reviewed)"},
 			&cli.StringSliceFlag{Name: "supersedes", Usage: "a conclusion `ID` this one replaces: every conclusion of the assessment that stands (two, after a merge of two clones that both concluded)"},
 			latestFlag("assessment", &o.Assessment),
 			o.fileFlag(), o.jsonFlag(),

@@ -28,7 +28,7 @@ func consultCommand() *cli.Command {
 	o := &consultOptions{}
 	return &cli.Command{
 		Flags: []cli.Flag{
-			&cli.DurationFlag{Name: "timeout", Usage: "overall deadline for the run (default: the slowest advisor's own timeout)", Destination: &o.Timeout},
+			&cli.DurationFlag{Name: "timeout", Usage: "overall deadline for the run, a `DURATION` (90s, 5m)", DefaultText: "the slowest advisor's own timeout", Destination: &o.Timeout},
 			profileFlag(),
 			o.jsonFlag(),
 		},

@@ -21,7 +21,7 @@ func disagreeCommand() *cli.Command {
 	return &cli.Command{
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "cites", Usage: "a record `ID` whose position conflicts (at least two)"},
-			&cli.StringFlag{Name: "summary", Usage: "what the conflict is", Destination: &o.Summary},
+			&cli.StringFlag{Name: "summary", Usage: "what the conflict is, as `TEXT`", Destination: &o.Summary},
 			latestFlag("assessment", &o.Assessment),
 			o.fileFlag(), o.jsonFlag(),
 		},

@@ -25,9 +25,9 @@ func closeCommand() *cli.Command {
 		Description: "A closed task leaves handover's open list and shows as closed everywhere; it can still be\n" +
 			"read, searched and verified. No record but a reopening ('git reason reopen') is admitted after it.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "outcome", Usage: "done, abandoned or superseded", Destination: &o.Outcome},
+			&cli.StringFlag{Name: "outcome", Usage: "the `OUTCOME`: done, abandoned or superseded", Destination: &o.Outcome},
 			&cli.StringFlag{Name: "by", Usage: "the `TASK` that replaces this one (with --outcome superseded)", Destination: &o.By},
-			&cli.StringFlag{Name: "reason", Usage: "why the task is closed", Destination: &o.Reason},
+			&cli.StringFlag{Name: "reason", Usage: "why the task is closed, as `TEXT`", Destination: &o.Reason},
 			o.fileFlag(), o.jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -58,7 +58,7 @@ func reopenCommand() *cli.Command {
 		Description: "Writes a reopening that cites the task's latest closure: the task is open again, back in\n" +
 			"handover's open list with the next step its records give, and admits records again.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "reason", Usage: "why the task is reopened", Destination: &o.Reason},
+			&cli.StringFlag{Name: "reason", Usage: "why the task is reopened, as `TEXT`", Destination: &o.Reason},
 			o.fileFlag(), o.jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -89,7 +89,7 @@ func withdrawCommand() *cli.Command {
 			"local-review answers and conclusions cannot be withdrawn: a review never disappears, and a\n" +
 			"conclusion is replaced by concluding again with --supersedes.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "reason", Usage: "why it is withdrawn (required)", Destination: &o.Reason},
+			&cli.StringFlag{Name: "reason", Usage: "why it is withdrawn, as `TEXT` (required)", Destination: &o.Reason},
 			o.fileFlag(), o.jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {

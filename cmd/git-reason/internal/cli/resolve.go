@@ -20,8 +20,8 @@ func resolveCommand() *cli.Command {
 	o := &resolveOptions{}
 	return &cli.Command{
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "decision", Usage: "how the disagreement is settled", Destination: &o.Decision},
-			&cli.StringSliceFlag{Name: "evidence", Usage: "KIND:REF:SUMMARY (at least one)"},
+			&cli.StringFlag{Name: "decision", Usage: "how the disagreement is settled, as `TEXT`", Destination: &o.Decision},
+			&cli.StringSliceFlag{Name: "evidence", Usage: "`EVIDENCE` as KIND:REF:SUMMARY (at least one)"},
 			o.fileFlag(), o.jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {

@@ -35,7 +35,7 @@ type httpOptions struct {
 // generated when it is unset; maxInFlight is --max-inflight's default.
 func (h *httpOptions) flags(when, who, tokenVar, tokenFile string, maxInFlight int) []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "token-env", Value: tokenVar, Usage: when + "variable holding the token " + who + " must send (unset: a generated token in .git/reason/" + tokenFile + ")", Destination: &h.TokenVar},
+		&cli.StringFlag{Name: "token-env", Value: tokenVar, Usage: when + "the environment `VARIABLE` holding the token " + who + " must send (unset: a generated token in .git/reason/" + tokenFile + ")", Destination: &h.TokenVar},
 		&cli.StringSliceFlag{Name: "allow-host", Usage: when + "accept requests naming `HOST` (repeatable; loopback names are always accepted)", Destination: &h.AllowHosts},
 		&cli.StringSliceFlag{Name: "allow-origin", Usage: when + "accept requests from the web page `ORIGIN` (scheme://host[:port], repeatable)", Destination: &h.AllowOrigins},
 		&cli.IntFlag{Name: "max-inflight", Value: maxInFlight, Usage: when + "answer at most `N` requests at once (503 past it)", Destination: &h.MaxInFlight},

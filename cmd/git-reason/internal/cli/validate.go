@@ -30,8 +30,8 @@ func validateCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "run", Usage: "run `CMD` with the shell and record its exit status, duration and output digest", Destination: &o.Run},
 			&cli.StringFlag{Name: "dir", Usage: "run --run's command in `DIR` (default: the top of the worktree)", Destination: &o.Dir},
-			&cli.StringFlag{Name: "manual", Usage: "record a manual result: pass or fail (needs --evidence)", Destination: &o.Manual},
-			&cli.StringSliceFlag{Name: "evidence", Usage: "KIND:REF:SUMMARY (repeatable)"},
+			&cli.StringFlag{Name: "manual", Usage: "record a manual `RESULT`: pass or fail (needs --evidence)", Destination: &o.Manual},
+			&cli.StringSliceFlag{Name: "evidence", Usage: "`EVIDENCE` as KIND:REF:SUMMARY (repeatable)"},
 			latestFlag("conclusion", &o.Conclusion),
 			o.fileFlag(), o.jsonFlag(),
 		},
