@@ -122,19 +122,48 @@ func (s *State) Resolve(id string) (*Entry, error) {
 	if len(id) < MinPrefix {
 		return nil, badInput(fmt.Sprintf("record id %q is too short: give at least %d characters", id, MinPrefix))
 	}
-	var found *Entry
+	var matches []*Entry
 	for _, e := range slices.Concat(s.Entries, s.Refused) {
 		if strings.HasPrefix(e.ID, id) {
-			if found != nil {
-				return nil, badInput(fmt.Sprintf("record id prefix %q is ambiguous in task %s: give more characters", id, s.Task))
-			}
-			found = e
+			matches = append(matches, e)
 		}
 	}
-	if found == nil {
+	if len(matches) > 1 {
+		return nil, badInput(fmt.Sprintf("record id prefix %q is ambiguous in task %s: it names %s; give more characters", id, s.Task, candidates(matches)))
+	}
+	if len(matches) == 0 {
 		return nil, badInput(fmt.Sprintf("no record %q in task %s (see 'git reason log %s')", id, s.Task, s.Task))
 	}
-	return s.ready(found), nil
+	return s.ready(matches[0]), nil
+}
+
+// maxCandidates is how many of the records an ambiguous prefix names are
+// listed.
+const maxCandidates = 5
+
+// candidates lists the records an ambiguous prefix names, in the task's order,
+// each by the shortest prefix of at least IDPrefix characters that tells
+// it from the others, with its kind: "01M8ZTWNBF (assessment),
+// 01M8ZTWND2 (plan) and 3 more".
+func candidates(es []*Entry) string {
+	n := IDPrefix
+	for i, a := range es {
+		for _, b := range es[i+1:] {
+			common := 0
+			for common < len(a.ID) && common < len(b.ID) && a.ID[common] == b.ID[common] {
+				common++
+			}
+			n = max(n, min(common+1, len(a.ID)))
+		}
+	}
+	var parts []string
+	for _, e := range es[:min(len(es), maxCandidates)] {
+		parts = append(parts, fmt.Sprintf("%s (%s)", e.ID[:min(n, len(e.ID))], e.Kind))
+	}
+	if more := len(es) - len(parts); more > 0 {
+		return strings.Join(parts, ", ") + fmt.Sprintf(" and %d more", more)
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
 // resolveIDs replaces id prefixes in the body's id fields by full ids of

@@ -196,7 +196,7 @@ func (e *Session) findIn(ctx context.Context, id, prefix string, tasks []record.
 		ent, err := st.Resolve(id)
 		if err != nil {
 			if strings.Contains(err.Error(), "ambiguous") {
-				return nil, nil, Usage("record id prefix %q is ambiguous: give more characters", id)
+				return nil, nil, Usage("%s", err.Error()) // which records it names
 			}
 			continue
 		}
