@@ -59,7 +59,7 @@ func tasksCommand() *cli.Command {
 				return err
 			}
 			none := "no task matches"
-			if o.Query == (ops.TaskQuery{}) {
+			if len(rows) == 0 && o.Query == (ops.TaskQuery{}) {
 				// Nothing narrowed the list: there is no task at all,
 				// and the advice is status's (a remote's tasks come with
 				// pull).
