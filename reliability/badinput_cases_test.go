@@ -376,7 +376,7 @@ func badInputCases() []badCase {
 			code:  2, want: `\S*\.reason/neutrality\.yaml:2:5: allow\[0\]: missing required field "reason"$`},
 		{name: "neutrality.yaml catastrophic regexp", args: []string{"check", "neutrality"}, files: map[string]string{".reason/neutrality.yaml": catastrophic},
 			code: 3, stdout: `\Ahot\.txt:1:1: acme \(declared as terms in \.reason/neutrality\.yaml\)\n\z`, within: 5 * time.Second,
-			want: `1 neutrality violation\(s\): `},
+			want: `1 neutrality violation: `},
 		{name: "neutrality.yaml of 4 MB", args: []string{"check", "neutrality"}, files: map[string]string{".reason/neutrality.yaml": hugeYAML("terms", "term")},
 			code: 2, within: 20 * time.Second, want: `\S*\.reason/neutrality\.yaml: not a regular file of at most \d+ bytes `},
 		{name: "neutrality.yaml alias bomb", args: []string{"check", "neutrality"}, files: map[string]string{".reason/neutrality.yaml": aliasBomb("terms", 9)},

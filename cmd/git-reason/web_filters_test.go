@@ -139,7 +139,7 @@ func TestWebTaskFilters(t *testing.T) {
 	// A pull holds back another fetched history: no task ref moves.
 	assess(a, "M-mixed", "Fetched unsigned", "Which way?")
 	a.reason("push")
-	if _, errs, code := s.run("reason", "pull"); code != 3 || !strings.Contains(errs, "3 task(s) from origin quarantined") {
+	if _, errs, code := s.run("reason", "pull"); code != 3 || !strings.Contains(errs, "3 tasks from origin quarantined") {
 		t.Fatalf("pull of an unsigned record of M-mixed: exit %d: %s", code, errs)
 	}
 	if now := s.git("for-each-ref", "refs/reasoning/tasks/"); now != refs {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/record"
 )
 
@@ -29,8 +30,8 @@ func printFindings(w io.Writer, indent string, found []record.Finding, all func(
 		fmt.Fprintf(w, "%s%s\n", indent, f.String())
 	}
 	for _, t := range order {
-		fmt.Fprintf(w, "%sand %d more finding(s) of task %s: %s lists them all\n",
-			indent, more[t], record.Printable(t), record.Printable(all(t)))
+		fmt.Fprintf(w, "%sand %s of task %s: %s lists them all\n",
+			indent, ops.Plural(more[t], "more finding"), record.Printable(t), record.Printable(all(t)))
 	}
 }
 

@@ -236,17 +236,17 @@ func quarantineError(remote string, quarantined, refused int) error {
 	if quarantined+refused == 0 {
 		return nil
 	}
-	return refusedf("%d task(s) from %s quarantined: their local refs are untouched; inspect refs/reasoning/remotes/%s/", quarantined, remote, remote)
+	return refusedf("%s from %s quarantined: local refs are untouched; inspect refs/reasoning/remotes/%s/", ops.Plural(quarantined, "task"), remote, remote)
 }
 
 // pushError exits 1 when the remote rejected a task, 3 when verification
 // refused one.
 func pushError(res *ops.PushResult) error {
 	if n := res.Rejected(); n > 0 {
-		return fmt.Errorf("%s rejected %d task(s): see the lines above", res.Remote, n)
+		return fmt.Errorf("%s rejected %s: see the lines above", res.Remote, ops.Plural(n, "task"))
 	}
 	if n := res.Refused(); n > 0 {
-		return refusedf("%d task(s) not pushed: verification refused them (see 'git reason verify')", n)
+		return refusedf("%s not pushed, refused by verification (see 'git reason verify')", ops.Plural(n, "task"))
 	}
 	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 
 	"github.com/urfave/cli/v2"
+
+	"git-reason/cmd/git-reason/internal/ops"
 )
 
 type verifyOptions struct {
@@ -45,7 +47,7 @@ func runVerify(ctx context.Context, o *verifyOptions) error {
 		printFindings(w, "", res.Findings, verifyAll)
 		printSignatures(o.Err, res.Signatures)
 		if len(res.Findings) == 0 {
-			fmt.Fprintf(o.Err, "verified %d task(s): every record admissible\n", len(res.Tasks))
+			fmt.Fprintf(o.Err, "verified %s: every record admissible\n", ops.Plural(len(res.Tasks), "task"))
 		}
 		return nil
 	})
@@ -53,7 +55,7 @@ func runVerify(ctx context.Context, o *verifyOptions) error {
 		return err
 	}
 	if n := len(res.Findings); n > 0 {
-		return refusedf("verify found %d problem(s) in the reasoning history: each needs a person to look at it", n)
+		return refusedf("verify found %s in the reasoning history: each needs a person to look at it", ops.Plural(n, "problem"))
 	}
 	return nil
 }

@@ -50,7 +50,7 @@ func TestStatusMarksPersonStep(t *testing.T) {
 		t.Errorf("status still suggests %v, which consult would refuse", st["next"])
 	}
 	ps, _ := st["person_step"].(map[string]any)
-	if ps == nil || !strings.HasPrefix(ps["decide"].(string), "none of the 2 advisor(s) the plan selected can be asked now") {
+	if ps == nil || !strings.HasPrefix(ps["decide"].(string), "none of the 2 advisors the plan selected can be asked now") {
 		t.Fatalf("status carries no person's step: %s", mustJSON(t, st))
 	}
 	thens := []string{}
@@ -60,7 +60,7 @@ func TestStatusMarksPersonStep(t *testing.T) {
 	if strings.Join(thens, "; ") != "git reason consult T; git reason plan T" {
 		t.Errorf("the choices are followed by %q", thens)
 	}
-	if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, "; a person decides: none of the 2 advisor(s)") {
+	if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, "; a person decides: none of the 2 advisors") {
 		t.Errorf("the status text does not say a person decides: %s", text)
 	}
 	if got := mustJSON(t, st["suggested_next_tools"]); got != `[{"arguments":{"task":"T"},"tool":"consult"},{"arguments":{"task":"T"},"tool":"plan"}]` {

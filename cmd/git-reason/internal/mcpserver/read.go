@@ -152,7 +152,7 @@ func (s *Server) status(ctx context.Context, c *call) (*outcome, error) {
 		if err != nil {
 			return nil, err
 		}
-		text := fmt.Sprintf("%d task(s)", len(all))
+		text := ops.Plural(len(all), "task")
 		for _, st := range all {
 			text += fmt.Sprintf("\n%s: %s (%s)", st.Task, st.Phase, ops.Plural(st.Records, "record"))
 			if st.DoesNotVerify != nil {
@@ -241,7 +241,7 @@ func (s *Server) advisors(ctx context.Context, _ *call) (*outcome, error) {
 			available++
 		}
 	}
-	return &outcome{out: out, text: fmt.Sprintf("profile %s (mode %s): %d advisor(s) declared, %d askable", out.Profile, out.Mode, len(out.Advisors), available)}, nil
+	return &outcome{out: out, text: fmt.Sprintf("profile %s (mode %s): %s declared, %d askable", out.Profile, out.Mode, ops.Plural(len(out.Advisors), "advisor"), available)}, nil
 }
 
 func (s *Server) doctor(ctx context.Context, _ *call) (*outcome, error) {
@@ -249,8 +249,8 @@ func (s *Server) doctor(ctx context.Context, _ *call) (*outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &outcome{out: d, text: fmt.Sprintf("%d finding(s), %d error(s); refs: %d tasks, %d records, %d broken",
-		len(d.Findings), d.Errors, d.Refs.Tasks, d.Refs.Records, d.Refs.Broken)}, nil
+	return &outcome{out: d, text: fmt.Sprintf("%s, %s; refs: %s, %s, %d broken",
+		ops.Plural(len(d.Findings), "finding"), ops.Plural(d.Errors, "error"), ops.Plural(d.Refs.Tasks, "task"), ops.Plural(d.Refs.Records, "record"), d.Refs.Broken)}, nil
 }
 
 func (s *Server) verify(ctx context.Context, c *call) (*outcome, error) {
@@ -264,9 +264,9 @@ func (s *Server) verify(ctx context.Context, c *call) (*outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	text := fmt.Sprintf("verified %d task(s): every record admissible", len(res.Tasks))
+	text := fmt.Sprintf("verified %s: every record admissible", ops.Plural(len(res.Tasks), "task"))
 	if n := len(res.Findings); n > 0 {
-		text = fmt.Sprintf("verified %d task(s): %d problem(s)", len(res.Tasks), n)
+		text = fmt.Sprintf("verified %s: %s", ops.Plural(len(res.Tasks), "task"), ops.Plural(n, "problem"))
 		for _, f := range res.Findings {
 			text += "\n" + f.String()
 		}
@@ -287,7 +287,7 @@ func (s *Server) checkNeutrality(ctx context.Context, c *call) (*outcome, error)
 	if err != nil {
 		return nil, err
 	}
-	text := fmt.Sprintf("%d file(s) checked, %d violation(s)", res.Files, len(res.Violations))
+	text := fmt.Sprintf("%s checked, %s", ops.Plural(res.Files, "file"), ops.Plural(len(res.Violations), "violation"))
 	if !res.Configured {
 		text = "neutrality is not configured here (no " + neutrality.ConfigPath + "): nothing checked"
 	}

@@ -157,6 +157,6 @@ func noneAskable(task string, skipped []advisor.Skipped, snap []policy.Advisor, 
 	if until != "" {
 		wait = "wait until " + until + " (a circuit reopens) and consult again, "
 	}
-	return Refused("none of the %d advisor(s) the plan selected can be asked now (%s): %senable one (git config reason.disable, git reason advisors), or plan anew for a local review with 'git reason plan %s'",
-		len(skipped), skipped[0].Advisor+": "+skipped[0].Reason, wait, task)
+	return Refused("%s (%s): %senable one (git config reason.disable, git reason advisors), or plan anew for a local review with 'git reason plan %s'",
+		noneOfPlan(len(skipped)), skipped[0].Advisor+": "+skipped[0].Reason, wait, task)
 }

@@ -160,7 +160,7 @@ func (e *Session) doctorNeutrality(ctx context.Context, d *Doctor) error {
 	for i, v := range res.Violations {
 		if i == maxNeutralityFindings {
 			d.Findings = append(d.Findings, Finding{Severity: "error", Code: "neutrality_violation", Subject: neutrality.ConfigPath,
-				Message: fmt.Sprintf("and %d more violation(s): see them all with 'git reason check neutrality'", len(res.Violations)-i)})
+				Message: "and " + Plural(len(res.Violations)-i, "more violation") + ": see them all with 'git reason check neutrality'"})
 			break
 		}
 		d.Findings = append(d.Findings, Finding{Severity: "error", Code: "neutrality_violation", Subject: record.Printable(v.Name),

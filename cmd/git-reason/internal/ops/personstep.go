@@ -49,8 +49,8 @@ func reopensAt(snap []policy.Advisor, selected []string) string {
 // advisors none of which can be asked now: consult would be refused
 // (noneAskable), so what follows is the person's choice.
 func unaskableStep(task string, skipped []advisor.Skipped, snap []policy.Advisor, selected []string) *record.PersonStep {
-	step := &record.PersonStep{Decide: fmt.Sprintf("none of the %d advisor(s) the plan selected can be asked now (%s): choose how the review goes on",
-		len(skipped), skipped[0].Advisor+": "+skipped[0].Reason)}
+	step := &record.PersonStep{Decide: fmt.Sprintf("%s (%s): choose how the review goes on",
+		noneOfPlan(len(skipped)), skipped[0].Advisor+": "+skipped[0].Reason)}
 	if until := reopensAt(snap, selected); until != "" {
 		step.Options = append(step.Options, record.PersonOption{Choice: "wait until " + until + " (a circuit reopens)", Then: "git reason consult " + task})
 	}
@@ -102,4 +102,13 @@ func (e *Session) markHandoverSteps(ctx context.Context, open []record.Handover,
 			h.Next, h.PersonStep = "", step
 		}
 	}
+}
+
+// noneOfPlan says that none of the n advisors a plan selected can be
+// asked now.
+func noneOfPlan(n int) string {
+	if n == 1 {
+		return "the one advisor the plan selected cannot be asked now"
+	}
+	return fmt.Sprintf("none of the %d advisors the plan selected can be asked now", n)
 }
