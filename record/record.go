@@ -43,7 +43,7 @@ func ParseKind(s string) (Kind, error) {
 	for i, k := range Kinds {
 		names[i] = string(k)
 	}
-	return "", fmt.Errorf("%w: unknown record kind %q (one of %s)", ErrInput, s, strings.Join(names, ", "))
+	return "", badInput(fmt.Sprintf("unknown record kind %q (one of %s)", s, strings.Join(names, ", ")))
 }
 
 // Record is one stored fact about a task. Body and Derived hold the

@@ -52,7 +52,8 @@ func schemaCommand() *cli.Command {
 			}
 			kind, err := record.ParseKind(c.Args().First())
 			if err != nil {
-				return err
+				// The published outputs are the other names it takes.
+				return ops.Usage("%v, or a command whose --json output it gives (see 'git reason schema -h')", err)
 			}
 			o.Kind = kind
 			return runSchema(o)
