@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -16,6 +17,7 @@ import (
 // REMOTE (optional) and, for pull and push, TASK names.
 type syncOptions struct {
 	base
+	Verb  string   // pull, push or sync
 	Args  []string // [REMOTE] [TASK...]
 	Tasks bool     // TASK names are allowed after REMOTE
 }
@@ -23,7 +25,7 @@ type syncOptions struct {
 // parse binds the dependencies and reads the arguments.
 func (o *syncOptions) parse(c *cli.Context) error {
 	o.bind(c)
-	o.Args = c.Args().Slice()
+	o.Verb, o.Args = c.Command.Name, c.Args().Slice()
 	if !o.Tasks {
 		return noMoreArgs(c, 1)
 	}
@@ -38,6 +40,9 @@ func (o *syncOptions) open() (*ops.Session, ops.SyncRequest, error) {
 		return nil, ops.SyncRequest{}, err
 	}
 	remote, rest, err := sess.Remote(o.Args)
+	if errors.Is(err, ops.ErrNoRemote) {
+		return nil, ops.SyncRequest{}, ops.Usage("%s", ops.NoRemote(o.Verb))
+	}
 	if err != nil {
 		return nil, ops.SyncRequest{}, err
 	}

@@ -69,6 +69,10 @@ type Need struct {
 // pulls and tries again.
 const maxPushRounds = 5
 
+// ErrNoRemote is what Remote's error wraps when no remote is named and
+// neither the current branch's upstream nor origin is one.
+var ErrNoRemote = errors.New("no remote")
+
 // Remote resolves the optional REMOTE of pull, push and sync: args[0] when
 // it names a configured remote (the rest are tasks), else the current
 // branch's upstream remote, else origin.
@@ -91,7 +95,7 @@ func (e *Session) Remote(args []string) (string, []string, error) {
 		remote = "origin"
 	}
 	if remote == "" {
-		return "", nil, Usage("no remote to sync with: add one with 'git remote add origin URL', or name it: git reason pull REMOTE")
+		return "", nil, noRemote{}
 	}
 	return remote, args, e.checkRemote(remote)
 }
@@ -426,4 +430,23 @@ func settleCommand(st *record.State, id string) string {
 		}
 	}
 	return b.String()
+}
+
+// noRemote is Remote's usage error when there is no remote; the verb
+// that asked says it in its own words (NoRemote).
+type noRemote struct{}
+
+func (noRemote) Error() string { return NoRemote("sync") }
+func (noRemote) Is(target error) bool {
+	return target == ErrNoRemote || target == ErrUsage || target == record.ErrInput
+}
+
+// NoRemote is the line pull, push or sync (verb) says when there is no
+// remote to share with.
+func NoRemote(verb string) string {
+	with := map[string]string{"pull": "pull from", "push": "push to"}[verb]
+	if with == "" {
+		with = verb + " with"
+	}
+	return fmt.Sprintf("no remote to %s: add one with 'git remote add origin URL', or name it: git reason %s REMOTE", with, verb)
 }
