@@ -198,7 +198,13 @@ func admitClosure(st *State, c *Closure) (any, error) {
 			k = st.ConclusionOf(a.ID)
 		}
 		if k == nil || !st.Holds(k.ID) {
-			return nil, refuse(fmt.Sprintf("task %s has no standing conclusion, so it is not done: conclude it first, or close it --outcome abandoned", st.Task))
+			// The latest assessment is what is done or not: the conclusion
+			// of an earlier one it reuses still stands, and is not its own.
+			latest := ""
+			if a != nil {
+				latest = " " + ShortID(a.ID)
+			}
+			return nil, refuse(fmt.Sprintf("task %s is not done: its latest assessment%s has no standing conclusion: conclude it first, or close it --outcome abandoned", st.Task, latest))
 		}
 		d.Conclusion = k.ID
 	}
