@@ -76,6 +76,17 @@ func (a *alreadyAnswered) Is(target error) bool {
 	return target == ErrRefused || target == ErrAlreadyAnswered
 }
 
+// ErrAmbiguous marks an id prefix that names more than one record of a
+// task (State.Resolve); it is bad input too.
+var ErrAmbiguous = errors.New("ambiguous id prefix")
+
+type ambiguousError struct{ msg string }
+
+func (e *ambiguousError) Error() string { return e.msg }
+func (e *ambiguousError) Is(target error) bool {
+	return target == ErrInput || target == ErrAmbiguous
+}
+
 type inputError struct{ msg string }
 
 func (e *inputError) Error() string        { return e.msg }

@@ -129,7 +129,7 @@ func (s *State) Resolve(id string) (*Entry, error) {
 		}
 	}
 	if len(matches) > 1 {
-		return nil, badInput(fmt.Sprintf("record id prefix %q is ambiguous in task %s: it names %s; give more characters", id, s.Task, candidates(matches)))
+		return nil, &ambiguousError{fmt.Sprintf("record id prefix %q is ambiguous in task %s: it names %s; give more characters", id, s.Task, candidates(matches))}
 	}
 	if len(matches) == 0 {
 		return nil, badInput(fmt.Sprintf("no record %q in task %s (see 'git reason log %s')", id, s.Task, s.Task))
@@ -141,20 +141,26 @@ func (s *State) Resolve(id string) (*Entry, error) {
 // listed.
 const maxCandidates = 5
 
-// candidates lists the records an ambiguous prefix names, in the task's order,
-// each by the shortest prefix of at least IDPrefix characters that tells
-// it from the others, with its kind: "01M8ZTWNBF (assessment),
-// 01M8ZTWND2 (plan) and 3 more".
+// candidates lists the records an ambiguous prefix names, in the task's
+// order, each with its kind and cut to one width: the shortest, of at
+// least IDPrefix characters, at which every one differs from the others
+// ("01M8ZTWNBF (assessment), 01M8ZTWND2 (plan) and 3 more"). The width
+// comes from neighbours in id order, so a prefix matching thousands of
+// records costs a sort, not every pair.
 func candidates(es []*Entry) string {
+	ids := make([]string, len(es))
+	for i, e := range es {
+		ids[i] = e.ID
+	}
+	slices.Sort(ids)
 	n := IDPrefix
-	for i, a := range es {
-		for _, b := range es[i+1:] {
-			common := 0
-			for common < len(a.ID) && common < len(b.ID) && a.ID[common] == b.ID[common] {
-				common++
-			}
-			n = max(n, min(common+1, len(a.ID)))
+	for i := 1; i < len(ids); i++ {
+		a, b := ids[i-1], ids[i]
+		common := 0
+		for common < len(a) && common < len(b) && a[common] == b[common] {
+			common++
 		}
+		n = max(n, min(common+1, len(a)))
 	}
 	var parts []string
 	for _, e := range es[:min(len(es), maxCandidates)] {

@@ -197,14 +197,19 @@ func admitClosure(st *State, c *Closure) (any, error) {
 		if a != nil {
 			k = st.ConclusionOf(a.ID)
 		}
-		if k == nil || !st.Holds(k.ID) {
+		switch {
+		case k == nil:
 			// The latest assessment is what is done or not: the conclusion
 			// of an earlier one it reuses still stands, and is not its own.
 			latest := ""
 			if a != nil {
 				latest = " " + ShortID(a.ID)
 			}
-			return nil, refuse(fmt.Sprintf("task %s is not done: its latest assessment%s has no standing conclusion: conclude it first, or close it --outcome abandoned", st.Task, latest))
+			return nil, refuse(fmt.Sprintf("task %s is not done: its latest assessment%s has no conclusion: conclude it first, or close it --outcome abandoned", st.Task, latest))
+		case !st.Holds(k.ID):
+			v := st.LatestValidation(k.ID)
+			return nil, refuse(fmt.Sprintf("task %s is not done: its conclusion %s failed validation %s: validate it again, withdraw that validation if it was mistaken, conclude anew with --supersedes %s, or close it --outcome abandoned",
+				st.Task, ShortID(k.ID), ShortID(v.ID), ShortID(k.ID)))
 		}
 		d.Conclusion = k.ID
 	}

@@ -65,7 +65,11 @@ func Summary(e *Entry) string {
 			return "review " + d.Review
 		}
 		if len(d.Selected) == 0 {
-			return fmt.Sprintf("review %s; local review of %d items", d.Review, len(d.LocalReview))
+			items := "items"
+			if len(d.LocalReview) == 1 {
+				items = "item"
+			}
+			return fmt.Sprintf("review %s; local review of %d %s", d.Review, len(d.LocalReview), items)
 		}
 		return fmt.Sprintf("review %s; ask %s", d.Review, strings.Join(d.Selected, ", "))
 	case *Consultation:

@@ -291,14 +291,14 @@ var ruleCases = []ruleCase{
 	// A task's life: closure, reopening, withdrawal.
 	{name: "closure/abandoned, never concluded", setup: assessed, kind: record.KindClosure, body: `{"outcome":"abandoned"}`,
 		check: func(t *testing.T, x *world, res *record.Result) { wantClosed(t, x, "abandoned") }},
-	{name: "closure/done without a conclusion", setup: assessed, kind: record.KindClosure, body: `{"outcome":"done"}`, want: record.ErrRefused, msg: "no standing conclusion"},
+	{name: "closure/done without a conclusion", setup: assessed, kind: record.KindClosure, body: `{"outcome":"done"}`, want: record.ErrRefused, msg: "has no conclusion: conclude it first"},
 	{name: "closure/done on a standing conclusion", setup: concluded, kind: record.KindClosure, body: `{"outcome":"done"}`,
 		check: func(t *testing.T, x *world, res *record.Result) {
 			if c := res.Derived.(*record.ClosureDerived).Conclusion; c != x.id["k"] {
 				t.Errorf("closed on conclusion %q, want %q", c, x.id["k"])
 			}
 		}},
-	{name: "closure/done on a failed conclusion", setup: failedValidation, kind: record.KindClosure, body: `{"outcome":"done"}`, want: record.ErrRefused, msg: "no standing conclusion"},
+	{name: "closure/done on a failed conclusion", setup: failedValidation, kind: record.KindClosure, body: `{"outcome":"done"}`, want: record.ErrRefused, msg: "failed validation"},
 	{name: "closure/done once the failure is withdrawn", setup: withdrawnValidation, kind: record.KindClosure, body: `{"outcome":"done"}`},
 	{name: "closure/superseded without by", setup: assessed, kind: record.KindClosure, body: `{"outcome":"superseded"}`, want: record.ErrInput, msg: "--by"},
 	{name: "closure/by without superseded", setup: assessed, kind: record.KindClosure, body: `{"outcome":"abandoned","by":"other"}`, want: record.ErrInput, msg: "superseded"},

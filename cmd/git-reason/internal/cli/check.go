@@ -65,7 +65,7 @@ func runCheckNeutrality(ctx context.Context, o *checkNeutralityOptions) error {
 		return err
 	}
 	if n := len(res.Violations); n > 0 {
-		return refusedf("%s: rename each file, move it under an excluded path, or add an allow entry with a reason to %s", ops.Plural(n, "neutrality violation"), neutrality.ConfigPath)
+		return refusedf("%s: rename each occurrence, move its file under an excluded path, or add an allow entry with a reason to %s", ops.Plural(n, "neutrality violation"), neutrality.ConfigPath)
 	}
 	return nil
 }

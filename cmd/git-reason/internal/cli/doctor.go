@@ -37,7 +37,7 @@ func runDoctor(ctx context.Context, o *doctorOptions) error {
 		return err
 	}
 	if d.Errors > 0 {
-		return refusedf("doctor found %s: fix them and run 'git reason doctor' again", ops.Plural(d.Errors, "error"))
+		return refusedf("doctor found %s: fix each and run 'git reason doctor' again", ops.Plural(d.Errors, "error"))
 	}
 	return nil
 }

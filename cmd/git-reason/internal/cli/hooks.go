@@ -231,7 +231,7 @@ func runPrePush(ctx context.Context, o *base, remote string) error {
 		fmt.Fprintf(o.Err, "git-reason: %s: %s\n", f.Ref, f.Message)
 	}
 	if n := len(found); n > 0 {
-		return refusedf("push refused: %s; see them with 'git reason verify' and 'git reason check neutrality', fix them with new records or renames, then push again", ops.Plural(n, "finding"))
+		return refusedf("push refused: %s; see each with 'git reason verify' and 'git reason check neutrality', fix each with new records or renames, then push again", ops.Plural(n, "finding"))
 	}
 	if remote == "" {
 		return nil // not run by git: nothing to carry

@@ -180,7 +180,7 @@ func (s *Server) status(ctx context.Context, c *call) (*outcome, error) {
 	if report, _ := c.args["report"].(bool); report {
 		out.Report = st.Report()
 	}
-	text := fmt.Sprintf("task %s: %s (%d records, review count %d)", task, out.Phase, out.Records, out.ReviewCount)
+	text := fmt.Sprintf("task %s: %s (%s, review count %d)", task, out.Phase, ops.Plural(out.Records, "record"), out.ReviewCount)
 	if out.DoesNotVerify != nil {
 		text += ": " + record.NotVerified(out.DoesNotVerify)
 	}

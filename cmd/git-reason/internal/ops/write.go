@@ -195,7 +195,7 @@ func (e *Session) findIn(ctx context.Context, id, prefix string, tasks []record.
 		}
 		ent, err := st.Resolve(id)
 		if err != nil {
-			if strings.Contains(err.Error(), "ambiguous") {
+			if errors.Is(err, record.ErrAmbiguous) {
 				return nil, nil, Usage("%s", err.Error()) // which records it names
 			}
 			continue
