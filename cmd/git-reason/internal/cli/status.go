@@ -171,12 +171,16 @@ func printNeeds(w io.Writer, needs []ops.Need) {
 	}
 }
 
-// noTasks is what status and log of every task say in a repository with
-// no task: how to fetch a remote's, when one is configured, else how to
-// start one.
+// noTasks is what status, log and tasks of every task say when they have
+// no task to show: how to fetch a remote's, when one is configured, else
+// how to start one; or, where task refs exist but none reads (each was
+// warned about as it was skipped), where to look.
 func noTasks(ctx context.Context, sess *ops.Session) string {
 	if hint := sess.PullHint(ctx); hint != "" {
 		return hint
+	}
+	if tasks, err := sess.Store.Tasks(ctx); err == nil && len(tasks) > 0 {
+		return fmt.Sprintf("no task to show: every task here (%d) has a history that does not read; see 'git reason verify'", len(tasks))
 	}
 	return "no tasks yet: start one with 'git reason assess TASK ...'"
 }
