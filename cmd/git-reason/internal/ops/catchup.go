@@ -61,6 +61,7 @@ func (e *Session) CatchUp(ctx context.Context, hint bool) *CaughtUp {
 	if first && hint {
 		if line := e.cloneHint(); line != "" {
 			out.Lines = append(out.Lines, line)
+			e.cloneHinted = true
 		}
 	}
 	tr, err := e.readTracked(dir, old, stamp)

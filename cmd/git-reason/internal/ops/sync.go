@@ -112,6 +112,11 @@ func (e *Session) PullHint(ctx context.Context) string {
 	if err != nil {
 		return ""
 	}
+	if e.cloneHinted {
+		// This command's catch-up has just said how (cloneHint), on
+		// stderr: once is enough.
+		return "no tasks here yet"
+	}
 	// The same advice as a fresh clone's first command (cloneHint): one
 	// command sets a clone up, and once it is, any git fetch brings them.
 	if st, err := e.Settings(); err == nil && slices.Contains(st.Remotes[remote].Fetch, gitstore.FetchRefspec(remote)) {
