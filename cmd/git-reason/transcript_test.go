@@ -113,7 +113,10 @@ func newNormaliser() *normaliser {
 var (
 	reULID     = regexp.MustCompile(`\b0[0-9A-HJKMNP-TV-Z]{25}\b`)
 	reIDPrefix = regexp.MustCompile(`\b0[0-9A-HJKMNP-TV-Z]{7,24}\b`)
-	reOrigin   = regexp.MustCompile(`\b[0-9a-hjkmnp-tv-z]{26}\b`)
+	// An id cut short where a label ends in an ellipsis (a Mermaid node's
+	// text): its first characters are its creation time, which moves.
+	reIDCut  = regexp.MustCompile(`\b0[0-9A-HJKMNP-TV-Z]{1,24}(#8230;|…)`)
+	reOrigin = regexp.MustCompile(`\b[0-9a-hjkmnp-tv-z]{26}\b`)
 	// A full commit anywhere; an abbreviated one where the output says it
 	// is a commit (twelve hex digits alone may be all digits: a number).
 	reCommit  = regexp.MustCompile(`\b[0-9a-f]{40}\b|\bcommit [0-9a-f]{12}\b`)
@@ -151,6 +154,7 @@ func (n *normaliser) normalise(work, s string) string {
 		return prefix + number(n.commits, h[:12], "<C%d>")
 	})
 	s = reULID.ReplaceAllStringFunc(s, func(id string) string { return number(n.ids, id, "<ID%d>") })
+	s = reIDCut.ReplaceAllString(s, "<id>${1}")
 	s = reIDPrefix.ReplaceAllStringFunc(s, func(p string) string {
 		found := 0
 		for id, n := range n.ids {
