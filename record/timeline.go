@@ -3,6 +3,7 @@ package record
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -65,11 +66,7 @@ func Summary(e *Entry) string {
 			return "review " + d.Review
 		}
 		if len(d.Selected) == 0 {
-			items := "items"
-			if len(d.LocalReview) == 1 {
-				items = "item"
-			}
-			return fmt.Sprintf("review %s; local review of %d %s", d.Review, len(d.LocalReview), items)
+			return fmt.Sprintf("review %s; local review of %s", d.Review, Plural(len(d.LocalReview), "item"))
 		}
 		return fmt.Sprintf("review %s; ask %s", d.Review, strings.Join(d.Selected, ", "))
 	case *Consultation:
@@ -135,4 +132,12 @@ func oneLine(s string) string {
 func Message(e *Entry) string {
 	return fmt.Sprintf("%s: %s\n\nReason-Task: %s\nReason-Kind: %s\nReason-Record: %s\n",
 		e.Kind, Summary(e), e.Task, e.Kind, e.ID)
+}
+
+// Plural is n and what, with an s unless n is 1: "1 record", "2 records".
+func Plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
 }

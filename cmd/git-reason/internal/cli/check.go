@@ -9,6 +9,7 @@ import (
 
 	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/policy/neutrality"
+	"git-reason/record"
 )
 
 type checkNeutralityOptions struct {
@@ -65,7 +66,7 @@ func runCheckNeutrality(ctx context.Context, o *checkNeutralityOptions) error {
 		return err
 	}
 	if n := len(res.Violations); n > 0 {
-		return refusedf("%s: rename each occurrence, move its file under an excluded path, or add an allow entry with a reason to %s", ops.Plural(n, "neutrality violation"), neutrality.ConfigPath)
+		return refusedf("%s: rename each occurrence, move its file under an excluded path, or add an allow entry with a reason to %s", record.Plural(n, "neutrality violation"), neutrality.ConfigPath)
 	}
 	return nil
 }

@@ -105,7 +105,7 @@ func (o *concludeOptions) build(ctx context.Context, sess *ops.Session) (*record
 		}
 		if n, err := strconv.Atoi(item); err == nil {
 			if n < 1 || n > len(checklist) {
-				return nil, ops.Usage("--local-review %d: the plan's checklist has %s (see 'git reason status %s')", n, ops.Plural(len(checklist), "item"), o.Task)
+				return nil, ops.Usage("--local-review %d: the plan's checklist has %s (see 'git reason status %s')", n, record.Plural(len(checklist), "item"), o.Task)
 			}
 			item = checklist[n-1]
 		}

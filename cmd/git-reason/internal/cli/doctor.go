@@ -37,7 +37,7 @@ func runDoctor(ctx context.Context, o *doctorOptions) error {
 		return err
 	}
 	if d.Errors > 0 {
-		return refusedf("doctor found %s: fix each and run 'git reason doctor' again", ops.Plural(d.Errors, "error"))
+		return refusedf("doctor found %s: fix each and run 'git reason doctor' again", record.Plural(d.Errors, "error"))
 	}
 	return nil
 }
@@ -74,7 +74,7 @@ func printDoctor(w io.Writer, d *ops.Doctor) {
 	if d.Operational != "" {
 		fmt.Fprintln(w, d.Operational)
 	}
-	fmt.Fprintf(w, "refs: %s, %s, %d broken\n", ops.Plural(d.Refs.Tasks, "task"), ops.Plural(d.Refs.Records, "record"), d.Refs.Broken)
+	fmt.Fprintf(w, "refs: %s, %s, %d broken\n", record.Plural(d.Refs.Tasks, "task"), record.Plural(d.Refs.Records, "record"), d.Refs.Broken)
 	if d.Errors == 0 {
 		fmt.Fprintln(w, "no errors found")
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 
-	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/record"
 )
 
@@ -31,7 +30,7 @@ func printFindings(w io.Writer, indent string, found []record.Finding, all func(
 	}
 	for _, t := range order {
 		fmt.Fprintf(w, "%sand %s of task %s: %s lists them all\n",
-			indent, ops.Plural(more[t], "more finding"), record.Printable(t), record.Printable(all(t)))
+			indent, record.Plural(more[t], "more finding"), record.Printable(t), record.Printable(all(t)))
 	}
 }
 

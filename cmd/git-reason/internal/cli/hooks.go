@@ -194,7 +194,7 @@ func runPreCommit(ctx context.Context, o *base) error {
 		fmt.Fprintf(o.Err, "git-reason: %s\n", v)
 	}
 	if n := len(res.Violations); n > 0 {
-		return refusedf("commit refused: %s in staged files; see 'git reason check neutrality --staged'", ops.Plural(n, "neutrality violation"))
+		return refusedf("commit refused: %s in staged files; see 'git reason check neutrality --staged'", record.Plural(n, "neutrality violation"))
 	}
 	return nil
 }
@@ -231,7 +231,7 @@ func runPrePush(ctx context.Context, o *base, remote string) error {
 		fmt.Fprintf(o.Err, "git-reason: %s: %s\n", f.Ref, f.Message)
 	}
 	if n := len(found); n > 0 {
-		return refusedf("push refused: %s; see each with 'git reason verify' and 'git reason check neutrality', fix each with new records or renames, then push again", ops.Plural(n, "finding"))
+		return refusedf("push refused: %s; see each with 'git reason verify' and 'git reason check neutrality', fix each with new records or renames, then push again", record.Plural(n, "finding"))
 	}
 	if remote == "" {
 		return nil // not run by git: nothing to carry
@@ -268,7 +268,7 @@ func runPreReceive(ctx context.Context, o *base) error {
 		fmt.Fprintf(o.Err, "git-reason: %s: refused (%s): %s\n", r.Ref, r.Rule, r.Message)
 	}
 	if n := len(refused); n > 0 {
-		return refusedf("push refused: the hosted repository's rules refuse %s; nothing of this push was taken", ops.Plural(n, "reasoning ref"))
+		return refusedf("push refused: the hosted repository's rules refuse %s; nothing of this push was taken", record.Plural(n, "reasoning ref"))
 	}
 	return nil
 }

@@ -18,7 +18,7 @@ func printQuestions(w io.Writer, qs []ops.AdvisorQuestion) {
 		}
 		fmt.Fprintf(w, "%s: question of %d bytes (budget %d)", q.Advisor, q.Bytes, q.Budget)
 		if q.Redactions > 0 {
-			fmt.Fprintf(w, ", %s redacted", ops.Plural(q.Redactions, "secret"))
+			fmt.Fprintf(w, ", %s redacted", record.Plural(q.Redactions, "secret"))
 		}
 		fmt.Fprintln(w)
 		for _, m := range q.Material {
@@ -51,7 +51,7 @@ func materialFate(m record.Material) string {
 		parts = append(parts, "from the work tree (not committed)")
 	}
 	if m.Redactions > 0 {
-		parts = append(parts, ops.Plural(m.Redactions, "secret")+" redacted")
+		parts = append(parts, record.Plural(m.Redactions, "secret")+" redacted")
 	}
 	return strings.Join(parts, "; ")
 }

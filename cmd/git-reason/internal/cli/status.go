@@ -115,7 +115,7 @@ func statusAll(ctx context.Context, o *statusOptions, sess *ops.Session) error {
 }
 
 func printStatus(w io.Writer, pal palette, s record.Status) {
-	fmt.Fprintf(w, "task %s: %s (%s)\n", s.Task, pal.phase(s.Phase), ops.Plural(s.Records, "record"))
+	fmt.Fprintf(w, "task %s: %s (%s)\n", s.Task, pal.phase(s.Phase), record.Plural(s.Records, "record"))
 	if s.DoesNotVerify != nil {
 		// First, before any figure: what follows is recomputed by replay.
 		fmt.Fprintf(w, "  %s\n", record.NotVerified(s.DoesNotVerify))

@@ -241,17 +241,17 @@ func quarantineError(remote string, quarantined, refused int) error {
 	if quarantined+refused == 0 {
 		return nil
 	}
-	return refusedf("%s from %s quarantined: local refs are untouched; inspect refs/reasoning/remotes/%s/", ops.Plural(quarantined, "task"), remote, remote)
+	return refusedf("%s from %s quarantined: local refs are untouched; inspect refs/reasoning/remotes/%s/", record.Plural(quarantined, "task"), remote, remote)
 }
 
 // pushError exits 1 when the remote rejected a task, 3 when verification
 // refused one.
 func pushError(res *ops.PushResult) error {
 	if n := res.Rejected(); n > 0 {
-		return fmt.Errorf("%s rejected %s: see the lines above", res.Remote, ops.Plural(n, "task"))
+		return fmt.Errorf("%s rejected %s: see the lines above", res.Remote, record.Plural(n, "task"))
 	}
 	if n := res.Refused(); n > 0 {
-		return refusedf("%s not pushed, refused by verification (see 'git reason verify')", ops.Plural(n, "task"))
+		return refusedf("%s not pushed, refused by verification (see 'git reason verify')", record.Plural(n, "task"))
 	}
 	return nil
 }

@@ -126,7 +126,7 @@ func taskCommand() *cli.Command {
 					return err
 				}
 				return o.render(res, func(w io.Writer) error {
-					_, err := fmt.Fprintf(w, "deleted task %s (%s, commit %s)\n", res.Task, ops.Plural(res.Records, "record"), record.ShortCommit(res.Head))
+					_, err := fmt.Fprintf(w, "deleted task %s (%s, commit %s)\n", res.Task, record.Plural(res.Records, "record"), record.ShortCommit(res.Head))
 					return err
 				})
 			},

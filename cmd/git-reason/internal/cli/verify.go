@@ -7,7 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"git-reason/cmd/git-reason/internal/ops"
+	"git-reason/record"
 )
 
 type verifyOptions struct {
@@ -47,7 +47,7 @@ func runVerify(ctx context.Context, o *verifyOptions) error {
 		printFindings(w, "", res.Findings, verifyAll)
 		printSignatures(o.Err, res.Signatures)
 		if len(res.Findings) == 0 {
-			fmt.Fprintf(o.Err, "verified %s: every record admissible\n", ops.Plural(len(res.Tasks), "task"))
+			fmt.Fprintf(o.Err, "verified %s: every record admissible\n", record.Plural(len(res.Tasks), "task"))
 		}
 		return nil
 	})
@@ -55,7 +55,7 @@ func runVerify(ctx context.Context, o *verifyOptions) error {
 		return err
 	}
 	if n := len(res.Findings); n > 0 {
-		return refusedf("verify found %s in the reasoning history: each needs a person to look at it", ops.Plural(n, "problem"))
+		return refusedf("verify found %s in the reasoning history: each needs a person to look at it", record.Plural(n, "problem"))
 	}
 	return nil
 }

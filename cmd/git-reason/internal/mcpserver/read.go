@@ -152,9 +152,9 @@ func (s *Server) status(ctx context.Context, c *call) (*outcome, error) {
 		if err != nil {
 			return nil, err
 		}
-		text := ops.Plural(len(all), "task")
+		text := record.Plural(len(all), "task")
 		for _, st := range all {
-			text += fmt.Sprintf("\n%s: %s (%s)", st.Task, st.Phase, ops.Plural(st.Records, "record"))
+			text += fmt.Sprintf("\n%s: %s (%s)", st.Task, st.Phase, record.Plural(st.Records, "record"))
 			if st.DoesNotVerify != nil {
 				text += ": " + record.NotVerified(st.DoesNotVerify)
 			}
@@ -180,7 +180,7 @@ func (s *Server) status(ctx context.Context, c *call) (*outcome, error) {
 	if report, _ := c.args["report"].(bool); report {
 		out.Report = st.Report()
 	}
-	text := fmt.Sprintf("task %s: %s (%s, review count %d)", task, out.Phase, ops.Plural(out.Records, "record"), out.ReviewCount)
+	text := fmt.Sprintf("task %s: %s (%s, review count %d)", task, out.Phase, record.Plural(out.Records, "record"), out.ReviewCount)
 	if out.DoesNotVerify != nil {
 		text += ": " + record.NotVerified(out.DoesNotVerify)
 	}
@@ -241,7 +241,7 @@ func (s *Server) advisors(ctx context.Context, _ *call) (*outcome, error) {
 			available++
 		}
 	}
-	return &outcome{out: out, text: fmt.Sprintf("profile %s (mode %s): %s declared, %d askable", out.Profile, out.Mode, ops.Plural(len(out.Advisors), "advisor"), available)}, nil
+	return &outcome{out: out, text: fmt.Sprintf("profile %s (mode %s): %s declared, %d askable", out.Profile, out.Mode, record.Plural(len(out.Advisors), "advisor"), available)}, nil
 }
 
 func (s *Server) doctor(ctx context.Context, _ *call) (*outcome, error) {
@@ -250,7 +250,7 @@ func (s *Server) doctor(ctx context.Context, _ *call) (*outcome, error) {
 		return nil, err
 	}
 	return &outcome{out: d, text: fmt.Sprintf("%s, %s; refs: %s, %s, %d broken",
-		ops.Plural(len(d.Findings), "finding"), ops.Plural(d.Errors, "error"), ops.Plural(d.Refs.Tasks, "task"), ops.Plural(d.Refs.Records, "record"), d.Refs.Broken)}, nil
+		record.Plural(len(d.Findings), "finding"), record.Plural(d.Errors, "error"), record.Plural(d.Refs.Tasks, "task"), record.Plural(d.Refs.Records, "record"), d.Refs.Broken)}, nil
 }
 
 func (s *Server) verify(ctx context.Context, c *call) (*outcome, error) {
@@ -264,9 +264,9 @@ func (s *Server) verify(ctx context.Context, c *call) (*outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	text := fmt.Sprintf("verified %s: every record admissible", ops.Plural(len(res.Tasks), "task"))
+	text := fmt.Sprintf("verified %s: every record admissible", record.Plural(len(res.Tasks), "task"))
 	if n := len(res.Findings); n > 0 {
-		text = fmt.Sprintf("verified %s: %s", ops.Plural(len(res.Tasks), "task"), ops.Plural(n, "problem"))
+		text = fmt.Sprintf("verified %s: %s", record.Plural(len(res.Tasks), "task"), record.Plural(n, "problem"))
 		for _, f := range res.Findings {
 			text += "\n" + f.String()
 		}
@@ -287,7 +287,7 @@ func (s *Server) checkNeutrality(ctx context.Context, c *call) (*outcome, error)
 	if err != nil {
 		return nil, err
 	}
-	text := fmt.Sprintf("%s checked, %s", ops.Plural(res.Files, "file"), ops.Plural(len(res.Violations), "violation"))
+	text := fmt.Sprintf("%s checked, %s", record.Plural(res.Files, "file"), record.Plural(len(res.Violations), "violation"))
 	if !res.Configured {
 		text = "neutrality is not configured here (no " + neutrality.ConfigPath + "): nothing checked"
 	}

@@ -227,7 +227,7 @@ func (s *Server) consult(ctx context.Context, c *call) (*outcome, error) {
 	if res.Disagreement != nil {
 		out.Disagreement = res.Disagreement.ID
 	}
-	text := fmt.Sprintf("plan %.10s: %s asked, %d skipped", res.Plan, ops.Plural(len(out.Results), "advisor"), len(out.Skipped))
+	text := fmt.Sprintf("plan %.10s: %s asked, %d skipped", res.Plan, record.Plural(len(out.Results), "advisor"), len(out.Skipped))
 	for _, r := range out.Results {
 		if r.Status == "completed" {
 			text += fmt.Sprintf("\n%s: %s", r.Advisor, r.Stance)

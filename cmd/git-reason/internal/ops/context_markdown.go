@@ -42,7 +42,7 @@ func RenderContext(r *ContextReport, f Format) string {
 // ends and what it holds.
 func (p prose) contextCounts(b *strings.Builder, r *ContextReport) {
 	fmt.Fprintf(b, "%s from %s to %s: %s, %s, %s.\n", code(r.Range), p.commit(r.Base), p.commit(r.Head),
-		Plural(len(r.Commits), "commit"), Plural(r.Files, "file")+" changed", Plural(len(r.Tasks), "task"))
+		record.Plural(len(r.Commits), "commit"), record.Plural(r.Files, "file")+" changed", record.Plural(len(r.Tasks), "task"))
 	if len(r.Commits) > 0 && len(r.Tasks) == 0 {
 		b.WriteString("\nNo task is linked to these commits: add a `Reason-Task: TASK` trailer (`git reason hooks install` adds it for the branch's task).\n")
 	}
@@ -244,12 +244,4 @@ func (p prose) evidence(ev record.Evidence) string {
 		return fmt.Sprintf("(%s): %s", p.md(ev.Kind), p.md(ev.Summary))
 	}
 	return fmt.Sprintf("(%s %s): %s", p.md(ev.Kind), p.md(ev.Ref), p.md(ev.Summary))
-}
-
-// Plural is n and what, with an s unless n is 1: "1 record", "2 records".
-func Plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
 }

@@ -160,7 +160,7 @@ func (e *Session) doctorNeutrality(ctx context.Context, d *Doctor) error {
 	for i, v := range res.Violations {
 		if i == maxNeutralityFindings {
 			d.Findings = append(d.Findings, Finding{Severity: "error", Code: "neutrality_violation", Subject: neutrality.ConfigPath,
-				Message: "and " + Plural(len(res.Violations)-i, "more violation") + ": see them all with 'git reason check neutrality'"})
+				Message: "and " + record.Plural(len(res.Violations)-i, "more violation") + ": see them all with 'git reason check neutrality'"})
 			break
 		}
 		d.Findings = append(d.Findings, Finding{Severity: "error", Code: "neutrality_violation", Subject: record.Printable(v.Name),
