@@ -176,11 +176,12 @@ func printNeeds(w io.Writer, needs []ops.Need) {
 // how to start one; or, where task refs exist but none reads (each was
 // warned about as it was skipped), where to look.
 func noTasks(ctx context.Context, sess *ops.Session) string {
-	if hint := sess.PullHint(ctx); hint != "" {
-		return hint
-	}
+	// Task refs first: PullHint says nothing where there are some.
 	if tasks, err := sess.Store.Tasks(ctx); err == nil && len(tasks) > 0 {
 		return fmt.Sprintf("no task to show: every task here (%d) has a history that does not read; see 'git reason verify'", len(tasks))
+	}
+	if hint := sess.PullHint(ctx); hint != "" {
+		return hint
 	}
 	return "no tasks yet: start one with 'git reason assess TASK ...'"
 }
