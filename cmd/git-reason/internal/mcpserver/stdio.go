@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -17,6 +18,14 @@ import (
 // the envelope and so scan and copy the whole result a second time. The
 // bytes are the same. For tools/list, whose answer is some 40 KB of
 // schemas, that second pass was close to half of the server's time.
+//
+// Reading differs in one respect too: when the client closes its end
+// (end of input), the requests already read are answered before the
+// session ends, where the SDK would cancel them unanswered. So
+// 'printf REQUESTS | git reason mcp' answers every request it was given,
+// as a shell pipe expects. No answer waits on the client: the server
+// sends it no request of its own (a person is asked through input
+// requests in a result).
 //
 // A session whose client ever sends a batch (a JSON array, which protocol
 // revisions before 2025-06-18 allow) is written by the SDK alone from then
@@ -36,7 +45,7 @@ func (t *stdio) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &stdioConn{Connection: inner, spy: spy, out: t.out}, nil
+	return &stdioConn{Connection: inner, spy: spy, out: t.out, changed: make(chan struct{})}, nil
 }
 
 // stdioConn is the SDK's connection with results written directly. Every
@@ -48,6 +57,52 @@ type stdioConn struct {
 	mu  sync.Mutex
 	out io.Writer
 	buf []byte
+
+	// pending is the requests read and not yet answered, under mu;
+	// changed is closed (and made anew) whenever it moves.
+	pending int
+	changed chan struct{}
+}
+
+// Read is the SDK connection's, counting the requests it reads; at the
+// end of input it returns once every request read is answered (or ctx
+// ends).
+func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if errors.Is(err, io.EOF) {
+		c.drain(ctx)
+		return nil, err
+	}
+	if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
+		c.count(1)
+	}
+	return msg, err
+}
+
+// count moves pending by d (never below zero) and tells drain.
+func (c *stdioConn) count(d int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pending = max(c.pending+d, 0)
+	close(c.changed)
+	c.changed = make(chan struct{})
+}
+
+// drain waits until no request read is unanswered, or ctx ends.
+func (c *stdioConn) drain(ctx context.Context) {
+	for {
+		c.mu.Lock()
+		done, changed := c.pending == 0, c.changed
+		c.mu.Unlock()
+		if done {
+			return
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 var (
@@ -56,6 +111,9 @@ var (
 )
 
 func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if _, ok := msg.(*jsonrpc.Response); ok {
+		defer c.count(-1) // after the write, outside the lock
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	resp, ok := msg.(*jsonrpc.Response)

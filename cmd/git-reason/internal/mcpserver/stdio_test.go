@@ -2,11 +2,16 @@ package mcpserver
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"io"
+	"os/exec"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -86,4 +91,71 @@ func ServePipes(ctx context.Context, srv *Server, transport func(io.ReadCloser, 
 		_ = srv.Run(ctx, transport(inR, outW))
 	}()
 	return inW, outR, d
+}
+
+// TestStdioAnswersBeforeEndOfInput: a client that writes its requests and
+// closes its end at once (printf REQUESTS | git reason mcp) is answered
+// every request, where the SDK's transport cancels those still in flight
+// at the end of input and answers none of them.
+func TestStdioAnswersBeforeEndOfInput(t *testing.T) {
+	dir := newRepo(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	srv, err := New(ctx, Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"assess","arguments":{"task":"T-1","subject":"s","question":"q?","materiality":"trivial","reversibility":"reversible"}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"status","arguments":{"task":"T-1"}}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"ping"}`,
+	}, "\n") + "\n"
+	var out lockedBuffer
+	if err := srv.Run(ctx, Stdio(io.NopCloser(strings.NewReader(in)), &out)); err != nil && ctx.Err() != nil {
+		t.Fatalf("the session did not end at the end of its input: %v", err)
+	}
+	answers := map[float64]string{}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var m struct {
+			ID     float64         `json:"id"`
+			Result json.RawMessage `json:"result"`
+		}
+		if json.Unmarshal([]byte(line), &m) == nil && m.Result != nil {
+			answers[m.ID] = string(m.Result)
+		}
+	}
+	for id := 1.0; id <= 5; id++ {
+		if _, ok := answers[id]; !ok {
+			t.Errorf("request %v was not answered before the session ended; the server wrote:\n%.600s", id, out.String())
+		}
+	}
+	// The write was made, not only answered: calls run side by side, so
+	// the status (4) may or may not have seen it.
+	if assessed := answers[3]; strings.Contains(assessed, `"isError":true`) {
+		t.Errorf("the assessment was refused: %.600s", assessed)
+	}
+	if out, err := exec.Command("git", "-C", dir, "rev-parse", "--verify", "-q", "refs/reasoning/tasks/T-1").CombinedOutput(); err != nil {
+		t.Errorf("no task ref after the session: %v %s", err, out)
+	}
+}
+
+// lockedBuffer is a WriteCloser the test reads after the session ends.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+func (l *lockedBuffer) Close() error { return nil }
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
