@@ -1,8 +1,12 @@
 package mcpserver
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -40,12 +44,14 @@ type stdio struct {
 }
 
 func (t *stdio) Connect(ctx context.Context) (mcp.Connection, error) {
-	spy := &batchSpy{r: t.in}
-	inner, err := (&mcp.IOTransport{Reader: spy, Writer: t.out}).Connect(ctx)
+	in := &inbox{r: bufio.NewReader(t.in), closer: t.in}
+	inner, err := (&mcp.IOTransport{Reader: in, Writer: t.out}).Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &stdioConn{Connection: inner, spy: spy, out: t.out, changed: make(chan struct{})}, nil
+	c := &stdioConn{Connection: inner, in: in, out: t.out, changed: make(chan struct{})}
+	in.bad = c.answerBad
+	return c, nil
 }
 
 // stdioConn is the SDK's connection with results written directly. Every
@@ -53,7 +59,7 @@ func (t *stdio) Connect(ctx context.Context) (mcp.Connection, error) {
 // never interleave.
 type stdioConn struct {
 	mcp.Connection
-	spy *batchSpy
+	in  *inbox
 	mu  sync.Mutex
 	out io.Writer
 	buf []byte
@@ -65,12 +71,12 @@ type stdioConn struct {
 }
 
 // Read is the SDK connection's, counting the requests it reads; at the
-// end of input it returns once every request read is answered (or ctx
-// ends).
+// end of input, or any other error that ends the session, it returns once
+// every request read is answered (or ctx ends).
 func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
-	if errors.Is(err, io.EOF) {
-		c.drain(ctx)
+	if err != nil {
+		c.drain(ctx) // the session ends on any error: the end of input, a batch the SDK refuses
 		return nil, err
 	}
 	if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
@@ -117,7 +123,7 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	resp, ok := msg.(*jsonrpc.Response)
-	if !ok || resp.Error != nil || len(resp.Result) == 0 || !resp.ID.IsValid() || c.spy.batched.Load() {
+	if !ok || resp.Error != nil || len(resp.Result) == 0 || !resp.ID.IsValid() || c.in.batched.Load() {
 		return c.Connection.Write(ctx, msg)
 	}
 	if err := ctx.Err(); err != nil {
@@ -140,43 +146,67 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	return err
 }
 
-// batchSpy passes the client's bytes to the SDK and notes whether a value
-// at the top level of the stream is an array: a batch.
-type batchSpy struct {
-	r       io.ReadCloser
+// inbox hands the SDK the client's lines that are JSON-RPC messages, one
+// by one, and answers a line that is not with JSON-RPC's error for it (a
+// parse error for a line that is not JSON, an invalid request for one
+// that is no message), so that one bad line costs that line alone: the
+// SDK ended the session on either, unable to go on past a syntax error.
+// MCP's stdio messages are one line each. A line that is a JSON array (a
+// batch) goes to the SDK as it is, and is noted.
+type inbox struct {
+	r       *bufio.Reader
+	closer  io.Closer
+	line    []byte // what is left of the line being handed over
+	err     error  // the reader's error, returned once line is handed over
 	batched atomic.Bool
-	depth   int  // nesting of objects and arrays
-	str     bool // inside a string
-	esc     bool // after a backslash in a string
+	bad     func(id json.RawMessage, code int64, what string) // answers a bad line
 }
 
-func (s *batchSpy) Read(p []byte) (int, error) {
-	n, err := s.r.Read(p)
-	for _, ch := range p[:n] {
-		switch {
-		case s.esc:
-			s.esc = false
-		case s.str:
-			switch ch {
-			case '\\':
-				s.esc = true
-			case '"':
-				s.str = false
-			}
-		case ch == '"':
-			s.str = true
-		case ch == '[' || ch == '{':
-			if ch == '[' && s.depth == 0 {
-				s.batched.Store(true)
-			}
-			s.depth++
-		case ch == ']' || ch == '}':
-			if s.depth > 0 {
-				s.depth--
-			}
+func (b *inbox) Read(p []byte) (int, error) {
+	for len(b.line) == 0 {
+		if b.err != nil {
+			return 0, b.err
 		}
+		line, err := b.r.ReadBytes('\n')
+		b.err = err
+		msg := bytes.TrimSpace(line)
+		if len(msg) == 0 {
+			continue
+		}
+		if !json.Valid(msg) {
+			what := "a line that is not JSON"
+			var syntax *json.SyntaxError
+			if errors.As(json.Unmarshal(msg, new(any)), &syntax) {
+				what = fmt.Sprintf("%s (%v at byte %d)", what, syntax, syntax.Offset)
+			}
+			b.bad(nil, jsonrpc.CodeParseError, "Parse error: "+what+"; each message is one line of JSON")
+			continue
+		}
+		if msg[0] == '[' {
+			b.batched.Store(true)
+		} else if _, err := jsonrpc.DecodeMessage(msg); err != nil {
+			var named struct{ ID json.RawMessage }
+			_ = json.Unmarshal(msg, &named)
+			b.bad(named.ID, jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error()+`; a message is a JSON-RPC 2.0 request, notification or response ("jsonrpc":"2.0")`)
+			continue
+		}
+		b.line = append(msg, '\n')
 	}
-	return n, err
+	n := copy(p, b.line)
+	b.line = b.line[n:]
+	return n, nil
 }
 
-func (s *batchSpy) Close() error { return s.r.Close() }
+func (b *inbox) Close() error { return b.closer.Close() }
+
+// answerBad writes the JSON-RPC error for a line inbox did not hand on:
+// to the id the line gave when it is a string or a number, else to null.
+func (c *stdioConn) answerBad(id json.RawMessage, code int64, what string) {
+	if len(id) == 0 || (id[0] != '"' && id[0] != '-' && (id[0] < '0' || id[0] > '9')) {
+		id = json.RawMessage("null")
+	}
+	msg, _ := json.Marshal(what)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, _ = fmt.Fprintf(c.out, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`+"\n", id, code, msg)
+}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os/exec"
 	"regexp"
@@ -139,6 +140,53 @@ func TestStdioAnswersBeforeEndOfInput(t *testing.T) {
 	}
 	if out, err := exec.Command("git", "-C", dir, "rev-parse", "--verify", "-q", "refs/reasoning/tasks/T-1").CombinedOutput(); err != nil {
 		t.Errorf("no task ref after the session: %v %s", err, out)
+	}
+}
+
+// TestStdioAnswersBadLinesAndGoesOn: a line that is not JSON, or JSON
+// that is no JSON-RPC message, is answered with JSON-RPC's error for it
+// (to the id it gave, when it gave one) and the session goes on, where
+// the SDK's transport ended the session at the first such line and
+// answered nothing after it.
+func TestStdioAnswersBadLinesAndGoesOn(t *testing.T) {
+	dir := newRepo(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	srv, err := New(ctx, Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`not json`,
+		``,
+		`{}`,
+		`{"id":"x9","method":"ping"}`,
+		`{"jsonrpc":"2.0","id":7,"method":"ping"}`,
+	}, "\n") + "\n"
+	var out lockedBuffer
+	if err := srv.Run(ctx, Stdio(io.NopCloser(strings.NewReader(in)), &out)); err != nil && ctx.Err() != nil {
+		t.Fatalf("the session did not end at the end of its input: %v", err)
+	}
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var m struct {
+			ID    json.RawMessage
+			Error *struct{ Code int }
+		}
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("the server wrote a line that is not JSON: %q", line)
+		}
+		code := 0
+		if m.Error != nil {
+			code = m.Error.Code
+		}
+		got = append(got, fmt.Sprintf("%s %d", m.ID, code))
+	}
+	want := []string{"1 0", "null -32700", "null -32600", `"x9" -32600`, "7 0"}
+	if strings.Join(got, ", ") != strings.Join(want, ", ") {
+		t.Errorf("answers (id, error code) %q, want %q; the server wrote:\n%.800s", got, want, out.String())
 	}
 }
 
