@@ -253,7 +253,7 @@ var commands = []verbSpec{
 	{name: "trust", make: trustCommand,
 		usage: "show what this repository's .reason/advisors.yaml would run and send, and trust that exact content"},
 	{name: "doctor", make: doctorCommand,
-		usage: "check declarations, profiles and the reasoning refs; exits 3 on findings (contacts nothing)"},
+		usage: "check declarations, profiles, hooks and the reasoning refs; exits 3 on errors, 0 when it finds only warnings (contacts nothing)"},
 	{name: "check", make: checkCommand,
 		usage: "run a guard over this repository"},
 	{name: "verify", make: verifyCommand,
