@@ -25,7 +25,8 @@ func trustCommand() *cli.Command {
 			"cooldown or timeout that would lower the review a plan asks for. 'git reason trust' shows every advisor the file adds or\n" +
 			"changes, what it runs and where it sends which credential, what records would attribute and what could\n" +
 			"lower review, and records the file's SHA-256 for this repository in your configuration directory.\n" +
-			"Any change to the file untrusts it.",
+			"Any change to the file untrusts it. A .reason/allowed_signers counts only once trusted too: trust lists\n" +
+			"each signer it allows, and one hash covers both files.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "show", Usage: "only show what the file would run and send; trust nothing", Destination: &o.Show},
 			&cli.BoolFlag{Name: "revoke", Usage: "forget the trust recorded for this repository", Destination: &o.Revoke},
@@ -58,11 +59,21 @@ func runTrust(o *trustOptions) error {
 			}
 			return nil
 		}
-		fmt.Fprintf(w, "%s (sha256 %s):\n", record.Printable(res.File), res.SHA256)
-		if len(res.Effects)+len(res.Profiles) == 0 {
+		files := res.File
+		switch {
+		case res.NoOverlay:
+			files = res.SignersFile
+		case res.SignersFile != "":
+			files += " and " + res.SignersFile
+		}
+		fmt.Fprintf(w, "%s (sha256 %s):\n", record.Printable(files), res.SHA256)
+		if !res.NoOverlay && len(res.Effects)+len(res.Profiles) == 0 {
 			fmt.Fprintln(w, "  changes nothing that runs or sends something, that a record attributes, or that could lower review")
 		}
 		for _, line := range trustLines(res) {
+			fmt.Fprintf(w, "  %s\n", record.Printable(line))
+		}
+		for _, line := range signerLines(res) {
 			fmt.Fprintf(w, "  %s\n", record.Printable(line))
 		}
 		switch {
@@ -101,6 +112,31 @@ func trustLines(res *ops.TrustResult) []string {
 			out = append(out, fmt.Sprintf("new profile %s (what a plan may ask): mode %s", p.Profile, p.Mode))
 		} else {
 			out = append(out, fmt.Sprintf("profile %s (changes [mode], what a plan may ask): mode %s, was %s", p.Profile, p.Mode, p.Was))
+		}
+	}
+	return out
+}
+
+// signerLines says, one line each, whom trusting the repository's allowed
+// signers lets sign records: their signatures then read as good in
+// verify, pull and every read surface, and count where reuse or
+// reason.requireSigned asks for an allowed signer.
+func signerLines(res *ops.TrustResult) []string {
+	if res.SignersFile == "" {
+		return nil
+	}
+	if len(res.Signers) == 0 {
+		return []string{"allowed signers: none listed"}
+	}
+	out := make([]string, 0, len(res.Signers))
+	for _, s := range res.Signers {
+		switch {
+		case s.Key == "":
+			out = append(out, fmt.Sprintf("allowed signers line git may read: %s", s.Line))
+		case s.Options != "":
+			out = append(out, fmt.Sprintf("allowed signer %s: %s (options %s): records it signs read as signed by an allowed signer", s.Principals, s.Key, s.Options))
+		default:
+			out = append(out, fmt.Sprintf("allowed signer %s: %s: records it signs read as signed by an allowed signer", s.Principals, s.Key))
 		}
 	}
 	return out

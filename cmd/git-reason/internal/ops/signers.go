@@ -32,11 +32,25 @@ func (e *Session) repositorySigners() string {
 // there is no .reason/allowed_signers (what trust always recorded), else
 // one hash over both, so that a change to either untrusts both.
 func (e *Session) coveredSum(advisorsSum string) string {
+	return coverSigners(advisorsSum, e.readSigners())
+}
+
+// readSigners reads .reason/allowed_signers: nil when there is none, or
+// it is no regular file (never read, never trusted).
+func (e *Session) readSigners() []byte {
 	data, err := advisor.ReadRegular(e.repositorySigners(), advisor.MaxDeclarationBytes, false)
 	if err != nil {
+		return nil
+	}
+	return data
+}
+
+// coverSigners is coveredSum over signers already read (nil: none).
+func coverSigners(advisorsSum string, signers []byte) string {
+	if signers == nil {
 		return advisorsSum
 	}
-	return advisor.Sum([]byte(advisorsSum + "\nallowed_signers " + advisor.Sum(data) + "\n"))
+	return advisor.Sum([]byte(advisorsSum + "\nallowed_signers " + advisor.Sum(signers) + "\n"))
 }
 
 // signersTrusted returns the repository's allowed signers when the user

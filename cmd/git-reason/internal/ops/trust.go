@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"git-reason/advisor"
+	"git-reason/gitstore/signing"
 	"git-reason/record"
 )
 
@@ -85,8 +86,16 @@ type TrustResult struct {
 	Effects    []advisor.Effect `json:"effects"`
 	// Profiles are the profiles trusting adds, or whose mode it lowers.
 	Profiles []advisor.ProfileEffect `json:"profiles"`
-	Trusted  bool                    `json:"trusted"` // trusted after the command
-	Revoked  bool                    `json:"revoked,omitempty"`
+	// SignersFile is the repository's .reason/allowed_signers when it has
+	// one, and Signers its entries: trusting makes each an allowed signer
+	// whose signatures on records read as good.
+	SignersFile string                 `json:"signers_file,omitempty"`
+	Signers     []signing.AllowedEntry `json:"signers"`
+	// NoOverlay is set when the repository has allowed signers and no
+	// .reason/advisors.yaml: File names where that would be.
+	NoOverlay bool `json:"-"`
+	Trusted   bool `json:"trusted"` // trusted after the command
+	Revoked   bool `json:"revoked,omitempty"`
 }
 
 // Trust shows what the repository overlay runs and where it sends which
@@ -106,7 +115,8 @@ func (e *Session) Trust(req TrustRequest) (*TrustResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &TrustResult{Repository: e.trustKey(), File: src.Repository, Effects: []advisor.Effect{}, Profiles: []advisor.ProfileEffect{}}
+	res := &TrustResult{Repository: e.trustKey(), File: src.Repository, Effects: []advisor.Effect{}, Profiles: []advisor.ProfileEffect{},
+		Signers: []signing.AllowedEntry{}}
 	store := e.trustStore(st.ConfigDir)
 	if req.Revoke {
 		revoked, err := store.Revoke(res.Repository)
@@ -116,8 +126,15 @@ func (e *Session) Trust(req TrustRequest) (*TrustResult, error) {
 		res.Revoked = revoked
 		return res, nil
 	}
+	// The allowed signers are read once, as the overlay is: what is shown
+	// is what the recorded hash covers.
+	signers := e.readSigners()
+	if signers != nil {
+		res.SignersFile = e.repositorySigners()
+		res.Signers = append(res.Signers, signing.ListAllowed(signers)...)
+	}
 	effects, err := advisor.OverlayEffects(src)
-	if errors.Is(err, fs.ErrNotExist) && e.coveredSum("") != "" {
+	if errors.Is(err, fs.ErrNotExist) && signers != nil {
 		// Only .reason/allowed_signers: trusting covers it alone.
 		effects, err = &advisor.Effects{}, nil
 	}
@@ -133,7 +150,8 @@ func (e *Session) Trust(req TrustRequest) (*TrustResult, error) {
 		}
 		return nil, err
 	}
-	sum := e.coveredSum(effects.SHA256)
+	res.NoOverlay = effects.SHA256 == ""
+	sum := coverSigners(effects.SHA256, signers)
 	res.SHA256 = sum
 	res.Effects = append(res.Effects, effects.Advisors...)
 	res.Profiles = append(res.Profiles, effects.Profiles...)
