@@ -227,9 +227,12 @@ func printPush(w io.Writer, res *ops.PushResult) {
 			fmt.Fprintf(w, "%s: created on %s at %s\n", t.Task, res.Remote, record.ShortCommit(t.To))
 		case ops.PushPushed:
 			fmt.Fprintf(w, "%s: pushed %s..%s\n", t.Task, record.ShortCommit(t.From), record.ShortCommit(t.To))
-		case ops.PushRefused, ops.PushQuarantined:
+		case ops.PushRefused:
 			fmt.Fprintf(w, "%s: %s: %s (not pushed)\n", t.Task, t.Outcome, strings.Join(t.Codes, ", "))
 			printFindings(w, "  ", t.Findings, syncAll("push"))
+		case ops.PushQuarantined:
+			// Its findings are on the pull's line just above.
+			fmt.Fprintf(w, "%s: not pushed: what %s holds was quarantined: %s\n", t.Task, res.Remote, strings.Join(t.Codes, ", "))
 		default:
 			fmt.Fprintf(w, "%s: %s: %s\n", t.Task, t.Outcome, t.Message)
 		}
@@ -250,8 +253,20 @@ func pushError(res *ops.PushResult) error {
 	if n := res.Rejected(); n > 0 {
 		return fmt.Errorf("%s rejected %s: see the lines above", res.Remote, record.Plural(n, "task"))
 	}
-	if n := res.Refused(); n > 0 {
+	quarantined := 0
+	for _, t := range res.Tasks {
+		if t.Outcome == ops.PushQuarantined {
+			quarantined++
+		}
+	}
+	if n := res.Refused() - quarantined; n > 0 {
 		return refusedf("%s not pushed, refused by verification (see 'git reason verify')", record.Plural(n, "task"))
+	}
+	if quarantined > 0 {
+		// The local history verifies: what the remote holds does not, so
+		// 'git reason verify' would find nothing here.
+		return refusedf("%s not pushed: what %s holds does not verify and was quarantined; local refs are untouched; inspect refs/reasoning/remotes/%s/",
+			record.Plural(quarantined, "task"), res.Remote, res.Remote)
 	}
 	return nil
 }
