@@ -46,10 +46,28 @@ func (o *syncOptions) open() (*ops.Session, ops.SyncRequest, error) {
 	if err != nil {
 		return nil, ops.SyncRequest{}, err
 	}
+	if len(rest) > 0 && len(rest) == len(o.Args) && urlOrPath(rest[0]) {
+		// Not a remote's name, and no task's name either: a URL or path
+		// given as REMOTE, which git takes but a tracking namespace
+		// cannot be named after.
+		verb := o.Verb
+		if verb == "setup" {
+			verb = "remote setup"
+		}
+		return nil, ops.SyncRequest{}, ops.Usage("%q is not a remote's name: tasks travel through a named remote; add it with 'git remote add NAME %s', then run 'git reason %s NAME'",
+			rest[0], rest[0], verb)
+	}
 	if !o.Tasks && len(rest) > 0 {
 		return nil, ops.SyncRequest{}, ops.Usage("no remote %q: see 'git remote -v'", rest[0])
 	}
 	return sess, ops.SyncRequest{Remote: remote, Tasks: rest}, nil
+}
+
+// urlOrPath reports whether arg is written as a URL or a path (git's
+// forms: scheme://, host:path, /abs, ./rel, ../rel, ~user) and so cannot
+// be a task's name, which starts with a letter or digit and holds no ':'.
+func urlOrPath(arg string) bool {
+	return strings.ContainsRune(arg, ':') || strings.HasPrefix(arg, "/") || strings.HasPrefix(arg, ".") || strings.HasPrefix(arg, "~")
 }
 
 // syncVerb is the constructor every sharing verb uses.
