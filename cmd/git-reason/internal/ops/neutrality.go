@@ -62,8 +62,12 @@ func (e *Session) CheckNeutrality(ctx context.Context, req NeutralityRequest) (*
 	if dir == "" {
 		dir, _ = os.Getwd()
 	}
-	return scanNeutrality(ctx, checker, scanRequest{Root: e.Repo.WorkTree, Dir: dir, Paths: req.Paths,
+	res, err := scanNeutrality(ctx, checker, scanRequest{Root: e.Repo.WorkTree, Dir: dir, Paths: req.Paths,
 		Staged: req.Staged, Range: req.Range})
+	if perr := pathError(err, req.Staged); perr != nil {
+		return nil, perr
+	}
+	return res, err
 }
 
 // LoadNeutralityConfig reads .reason/neutrality.yaml under the work tree

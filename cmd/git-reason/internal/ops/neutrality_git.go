@@ -4,11 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"git-reason/gitstore/git"
+	"git-reason/record"
 )
 
 // entry is one file to check: a path from the repository root and, when its
@@ -17,6 +20,40 @@ type entry struct {
 	path string
 	oid  string
 }
+
+// unmatched adds --error-unmatch to an ls-files given paths: a path the
+// caller named that matches no file is an error (pathError), not a check
+// that passes having read nothing.
+func unmatched(args []string, paths []string) []string {
+	if len(paths) == 0 {
+		return args
+	}
+	return append(args, "--error-unmatch")
+}
+
+// pathError turns git's refusal of a named path (one that matches no file
+// it lists, or lies outside the repository) into a usage error saying
+// which; nil when err is no such refusal.
+func pathError(err error, staged bool) error {
+	var ge *git.Error
+	if !errors.As(err, &ge) || len(ge.Args) == 0 || ge.Args[0] != "ls-files" {
+		return nil
+	}
+	line := git.FirstLine(ge.Stderr, "")
+	if m := unmatchedPath.FindStringSubmatch(line); m != nil {
+		if staged {
+			return Usage("%q matches no staged file: name files in the index (git add them first)", m[1])
+		}
+		return Usage("%q matches no file here: name files git tracks or would add (ignored files are not checked)", m[1])
+	}
+	if strings.Contains(line, "is outside repository") {
+		return Usage("%s: name files inside this repository's work tree", record.Printable(line))
+	}
+	return nil
+}
+
+// unmatchedPath is git's line for a pathspec that matched nothing.
+var unmatchedPath = regexp.MustCompile(`^pathspec '(.*)' did not match any file\(s\) known to git`)
 
 func withPaths(args []string, paths []string) []string {
 	return append(append(args, "--"), paths...)
@@ -62,9 +99,9 @@ func streamGit(ctx context.Context, dir string, args []string, fn func(rec strin
 // that are not ignored.
 func listWorkTree(ctx context.Context, dir string, paths []string, emit func(entry) error) error {
 	prev := ""
-	err := streamGit(ctx, dir, withPaths([]string{
+	err := streamGit(ctx, dir, withPaths(unmatched([]string{
 		"ls-files", "-z", "--full-name", "--cached", "--others", "--exclude-standard",
-	}, paths), func(p string) error {
+	}, paths), paths), func(p string) error {
 		if p == prev { // an unmerged path is listed once per stage
 			return nil
 		}
@@ -81,7 +118,7 @@ func listWorkTree(ctx context.Context, dir string, paths []string, emit func(ent
 // unmerged paths cannot be committed and are left out.
 func listIndex(ctx context.Context, dir string, paths []string) ([]entry, error) {
 	var es []entry
-	err := streamGit(ctx, dir, withPaths([]string{"ls-files", "-z", "-s", "--full-name"}, paths), func(rec string) error {
+	err := streamGit(ctx, dir, withPaths(unmatched([]string{"ls-files", "-z", "-s", "--full-name"}, paths), paths), func(rec string) error {
 		// <mode> SP <oid> SP <stage> TAB <path>
 		meta, p, ok := strings.Cut(rec, "\t")
 		f := strings.Fields(meta)
