@@ -44,11 +44,21 @@ func run(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer) i
 		}
 	}
 	app := newApp(s, args, stdin, stdout, stderr)
-	var noHelp string
-	app.CommandNotFound = func(_ *cli.Context, name string) { noHelp = name }
+	var notFound error
+	app.CommandNotFound = func(c *cli.Context, name string) {
+		if c.Command != nil && len(c.Command.Subcommands) > 0 && c.Args().First() == name {
+			// A sub-verb typed after its verb (hooks instal), not a
+			// help topic asked for: urfave/cli shows the verb's help
+			// with it, and lands here.
+			notFound = ops.Usage("unknown command %q for 'git reason %s': %s", name, c.Command.Name,
+				nearest(name, c.Command.Subcommands, "git reason "+c.Command.Name))
+			return
+		}
+		notFound = ops.Usage("no help for %q: %s", name, unknownVerb(app, name))
+	}
 	err := app.RunContext(ctx, reorder(app, args))
-	if err == nil && noHelp != "" {
-		err = ops.Usage("no help for %q: %s", noHelp, unknownVerb(app, noHelp))
+	if err == nil && notFound != nil {
+		err = notFound
 	}
 	if err == nil {
 		return exitOK
@@ -411,8 +421,14 @@ func seeHelp(c *cli.Context) string {
 // unknownVerb says what to do about a verb that does not exist: the
 // nearest verb when one is close, as git suggests its own.
 func unknownVerb(app *cli.App, name string) string {
+	return nearest(name, app.Commands, "git reason")
+}
+
+// nearest says what to do about name, which none of cmds is: the nearest
+// of them when one is close, and where their help is (the help of verb).
+func nearest(name string, cmds []*cli.Command, verb string) string {
 	best, dist := "", 3
-	for _, cmd := range app.Commands {
+	for _, cmd := range cmds {
 		if cmd.Hidden {
 			continue
 		}
@@ -421,9 +437,9 @@ func unknownVerb(app *cli.App, name string) string {
 		}
 	}
 	if best != "" {
-		return fmt.Sprintf("did you mean '%s'? (see 'git reason -h')", best)
+		return fmt.Sprintf("did you mean '%s'? (see '%s -h')", best, verb)
 	}
-	return "see 'git reason -h'"
+	return fmt.Sprintf("see '%s -h'", verb)
 }
 
 // editDistance is the optimal string alignment distance between a and b:
