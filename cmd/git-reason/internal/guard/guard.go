@@ -93,6 +93,9 @@ func Wrap(cfg Config, next http.Handler) http.Handler {
 	})
 }
 
+// ListenHint ends the error of an address a server cannot listen on.
+const ListenHint = "give HOST:PORT, such as 127.0.0.1:0 (port 0 picks a free one)"
+
 // Server is an http.Server for h with the timeouts a laptop's server
 // needs: a slow client cannot hold a connection, an idle one is closed.
 func Server(h http.Handler) *http.Server {

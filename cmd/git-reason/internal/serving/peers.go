@@ -2,6 +2,7 @@ package serving
 
 import (
 	"context"
+	"crypto/tls"
 	"net"
 	"net/http"
 	"time"
@@ -40,7 +41,7 @@ type endpoint struct {
 // (when it generated one) and what serving beyond loopback exposes, and
 // req.Ready the endpoint's URL once it listens. What the user got wrong
 // (half a TLS pair, an address it cannot listen on, a certificate it
-// cannot load) is a usage error.
+// cannot load) is a usage error, given before the token file is made.
 func serveGuarded(ctx context.Context, req ops.ServeRequest, e endpoint) error {
 	note := req.Note
 	if note == nil {
@@ -49,16 +50,24 @@ func serveGuarded(ctx context.Context, req ops.ServeRequest, e endpoint) error {
 	if (req.TLSCert == "") != (req.TLSKey == "") {
 		return ops.Usage("give both --tls-cert and --tls-key, or neither")
 	}
+	// What the user got wrong is refused before the token file is made:
+	// a bad address or TLS pair writes nothing.
+	if req.TLSCert != "" {
+		if _, err := tls.LoadX509KeyPair(req.TLSCert, req.TLSKey); err != nil {
+			return ops.Usage("load --tls-cert %s and --tls-key %s: %v", req.TLSCert, req.TLSKey, err)
+		}
+	}
+	ln, err := net.Listen("tcp", req.Listen)
+	if err != nil {
+		return ops.Usage("listen on %s: %v: %s", req.Listen, err, guard.ListenHint)
+	}
 	token, line, err := guard.Token(req.TokenVar, e.tokenPath, e.clients)
 	if err != nil {
+		ln.Close()
 		return ops.Usage("%v", err)
 	}
 	if line != "" {
 		note(line)
-	}
-	ln, err := net.Listen("tcp", req.Listen)
-	if err != nil {
-		return ops.Usage("listen on %s: %v", req.Listen, err)
 	}
 	scheme := "http"
 	if req.TLSCert != "" {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"git-reason/cmd/git-reason/internal/guard"
 	"git-reason/cmd/git-reason/internal/ops"
 )
 
@@ -28,7 +29,7 @@ type Request struct {
 func Serve(ctx context.Context, req Request) error {
 	ln, err := net.Listen("tcp", req.Listen)
 	if err != nil {
-		return ops.Usage("listen on %s: %v", req.Listen, err)
+		return ops.Usage("listen on %s: %v: %s", req.Listen, err, guard.ListenHint)
 	}
 	if ta, ok := ln.Addr().(*net.TCPAddr); !ok || !ta.IP.IsLoopback() {
 		ln.Close()
