@@ -404,7 +404,30 @@ func newApp(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer
 }
 
 func usageError(c *cli.Context, err error, _ bool) error {
-	return ops.Usage("%v (%s)", err, seeHelp(c))
+	return ops.Usage("%s (%s)", longFlags(err.Error()), seeHelp(c))
+}
+
+// longFlags spells a long flag in the flag package's messages as it is
+// typed and documented, --name, where the package writes -name for any
+// flag ("flag provided but not defined: -bogus" for --bogus); a
+// one-letter flag (-n) keeps its one dash.
+func longFlags(msg string) string {
+	for _, at := range []string{"not defined: -", "needs an argument: -", "for flag -", "for -"} {
+		i := strings.Index(msg, at)
+		if i < 0 {
+			continue
+		}
+		name := msg[i+len(at):]
+		if n := strings.IndexAny(name, ": "); n >= 0 {
+			name = name[:n]
+		}
+		if len(name) > 1 && !strings.HasPrefix(name, "-") {
+			j := i + len(at)
+			return msg[:j] + "-" + msg[j:]
+		}
+		return msg
+	}
+	return msg
 }
 
 // seeHelp names the help of the verb running, or of git reason itself.
