@@ -535,18 +535,28 @@ func reorder(app *cli.App, args []string) []string {
 		// A global flag the verb does not define itself may follow the
 		// verb, as git's own options may: it moves before the verb.
 		if strings.HasPrefix(a, "--") && isFlag(app.Flags, a) && !isFlag(cmd.Flags, a) {
+			verb := len(out) - 1
 			global := []string{a}
-			if !strings.Contains(a, "=") && takesValue(app.Flags, a) && i+1 < len(args) {
+			if !strings.Contains(a, "=") && takesValue(app.Flags, a) {
+				if i+1 == len(args) {
+					// Its value is missing: the verb must not become it.
+					return append(out[:verb:verb], a)
+				}
 				global = append(global, args[i+1])
 				i++
 			}
-			verb := len(out) - 1
 			out = append(out[:verb:verb], append(global, out[verb:]...)...)
 			continue
 		}
 		if strings.HasPrefix(a, "-") && a != "-" {
 			flags = append(flags, a)
-			if !strings.Contains(a, "=") && takesValue(cmd.Flags, a) && i+1 < len(args) {
+			if !strings.Contains(a, "=") && takesValue(cmd.Flags, a) {
+				if i+1 == len(args) {
+					// Its value is missing: left last, with no "--" or
+					// argument after it to take as the value, the flag
+					// is refused for it.
+					return append(out, flags...)
+				}
 				flags = append(flags, args[i+1])
 				i++
 			}
