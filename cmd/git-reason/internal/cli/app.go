@@ -513,6 +513,7 @@ func reorder(app *cli.App, args []string) []string {
 		return out
 	}
 	cmd := app.Command(args[i])
+	verb := len(out) // where the verb is, before any sub-verb
 	out = append(out, args[i])
 	i++
 	// A sub-verb's flags may follow its arguments too: task delete T --json.
@@ -535,7 +536,6 @@ func reorder(app *cli.App, args []string) []string {
 		// A global flag the verb does not define itself may follow the
 		// verb, as git's own options may: it moves before the verb.
 		if strings.HasPrefix(a, "--") && isFlag(app.Flags, a) && !isFlag(cmd.Flags, a) {
-			verb := len(out) - 1
 			global := []string{a}
 			if !strings.Contains(a, "=") && takesValue(app.Flags, a) {
 				if i+1 == len(args) {
