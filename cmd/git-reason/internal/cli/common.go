@@ -115,7 +115,7 @@ func requireFlags(c *cli.Context, names ...string) error {
 	}
 	for _, n := range names {
 		if !isSet(c, n) {
-			return ops.Usage("missing --%s: usage: git reason %s %s", n, c.Command.Name, c.Command.ArgsUsage)
+			return ops.Usage("missing --%s: usage: git reason %s %s", n, verbPath(c), c.Command.ArgsUsage)
 		}
 	}
 	return nil
@@ -144,7 +144,7 @@ func (failure) exitStatus() int { return exitFailure }
 // taskArg returns the command's TASK argument (the first).
 func taskArg(c *cli.Context) (string, error) {
 	if !c.Args().Present() {
-		return "", ops.Usage("missing TASK: usage: git reason %s %s", c.Command.Name, c.Command.ArgsUsage)
+		return "", ops.Usage("missing TASK: usage: git reason %s %s", verbPath(c), c.Command.ArgsUsage)
 	}
 	task := c.Args().First()
 	if err := record.CheckTask(task); err != nil {
@@ -181,7 +181,7 @@ func (b *base) taskOrBranch(c *cli.Context, after int) (task string, rest []stri
 	if err != nil {
 		return "", nil, err
 	}
-	usage := fmt.Sprintf("git reason %s %s", c.Command.Name, strings.Replace(c.Command.ArgsUsage, "[TASK]", "TASK", 1))
+	usage := fmt.Sprintf("git reason %s %s", verbPath(c), strings.Replace(c.Command.ArgsUsage, "[TASK]", "TASK", 1))
 	switch {
 	case bt.Branch == "":
 		return "", nil, ops.Usage("no TASK given and HEAD is detached, so there is no branch to take it from: name the task: %s", usage)
