@@ -44,21 +44,18 @@ func run(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer) i
 		}
 	}
 	app := newApp(s, args, stdin, stdout, stderr)
-	var notFound error
-	app.CommandNotFound = func(c *cli.Context, name string) {
-		if c.Command != nil && len(c.Command.Subcommands) > 0 && c.Args().First() == name {
-			// A sub-verb typed after its verb (hooks instal), not a
-			// help topic asked for: urfave/cli shows the verb's help
-			// with it, and lands here.
-			notFound = ops.Usage("unknown command %q for 'git reason %s': %s", name, c.Command.Name,
-				nearest(name, c.Command.Subcommands, "git reason "+c.Command.Name))
-			return
-		}
-		notFound = ops.Usage("no help for %q: %s", name, unknownVerb(app, name))
-	}
+	var noHelp string
+	var noHelpIn *cli.Command // the verb whose sub-verb noHelp is not
+	app.CommandNotFound = func(c *cli.Context, name string) { noHelp, noHelpIn = name, c.Command }
 	err := app.RunContext(ctx, reorder(app, args))
-	if err == nil && notFound != nil {
-		err = notFound
+	switch {
+	case err != nil || noHelp == "":
+	case noHelpIn != nil && noHelpIn.Name != app.Name && len(noHelpIn.Subcommands) > 0:
+		// "git reason task bogus" (or "task help bogus"): a sub-verb
+		// that does not exist, not a help topic.
+		err = ops.Usage("unknown command %q: %s", noHelpIn.Name+" "+noHelp, nearestVerb(noHelpIn.Subcommands, noHelpIn.HelpName, noHelp))
+	default:
+		err = ops.Usage("no help for %q: %s", noHelp, unknownVerb(app, noHelp))
 	}
 	if err == nil {
 		return exitOK
@@ -444,12 +441,12 @@ func seeHelp(c *cli.Context) string {
 // unknownVerb says what to do about a verb that does not exist: the
 // nearest verb when one is close, as git suggests its own.
 func unknownVerb(app *cli.App, name string) string {
-	return nearest(name, app.Commands, "git reason")
+	return nearestVerb(app.Commands, "git reason", name)
 }
 
-// nearest says what to do about name, which none of cmds is: the nearest
-// of them when one is close, and where their help is (the help of verb).
-func nearest(name string, cmds []*cli.Command, verb string) string {
+// nearestVerb is unknownVerb among cmds, the sub-verbs of the verb whose
+// command line is path ("git reason task").
+func nearestVerb(cmds []*cli.Command, path, name string) string {
 	best, dist := "", 3
 	for _, cmd := range cmds {
 		if cmd.Hidden {
@@ -460,9 +457,9 @@ func nearest(name string, cmds []*cli.Command, verb string) string {
 		}
 	}
 	if best != "" {
-		return fmt.Sprintf("did you mean '%s'? (see '%s -h')", best, verb)
+		return fmt.Sprintf("did you mean '%s'? (see '%s -h')", best, path)
 	}
-	return fmt.Sprintf("see '%s -h'", verb)
+	return fmt.Sprintf("see '%s -h'", path)
 }
 
 // editDistance is the optimal string alignment distance between a and b:
