@@ -125,15 +125,36 @@ type ContextValidation struct {
 	ExitCode *int   `json:"exit_code,omitempty"`
 	Actor    string `json:"actor"`
 	Created  string `json:"created"`
+	// Withdrawn is the withdrawal that names it, when one does:
+	// derivation ignores it from then on.
+	Withdrawn *ContextWithdrawal `json:"withdrawn,omitempty"`
 }
 
 // ContextAttempt is an implementation attempt of a conclusion.
 type ContextAttempt struct {
-	ID      string   `json:"id"`
-	Outcome string   `json:"outcome"`
-	Commits []string `json:"commits"`
-	Notes   string   `json:"notes,omitempty"`
-	Created string   `json:"created"`
+	ID        string             `json:"id"`
+	Outcome   string             `json:"outcome"`
+	Commits   []string           `json:"commits"`
+	Notes     string             `json:"notes,omitempty"`
+	Created   string             `json:"created"`
+	Withdrawn *ContextWithdrawal `json:"withdrawn,omitempty"` // as a validation's
+}
+
+// ContextWithdrawal is the record that withdrew a validation or an
+// attempt, and why.
+type ContextWithdrawal struct {
+	ID     string `json:"id"`
+	Reason string `json:"reason"`
+	Actor  string `json:"actor"`
+}
+
+// contextWithdrawal is the withdrawal of the record id, or nil.
+func (s *State) contextWithdrawal(id string) *ContextWithdrawal {
+	w := s.Withdrawn(id)
+	if w == nil {
+		return nil
+	}
+	return &ContextWithdrawal{ID: w.ID, Reason: w.Body.(*Withdrawal).Reason, Actor: w.Actor}
 }
 
 // Context derives the task's context.
@@ -210,12 +231,12 @@ func (s *State) contextAssessment(a *Entry) ContextAssessment {
 		vb, vd := v.Body.(*Validation), v.Derived.(*ValidationDerived)
 		out.Validations = append(out.Validations, ContextValidation{ID: v.ID, Method: vb.Method, Command: vb.Command,
 			Result: vd.Result, Commit: vd.Commit, Dirty: vd.Dirty != nil && *vd.Dirty, ExitCode: vd.ExitCode,
-			Actor: v.Actor, Created: v.Created})
+			Actor: v.Actor, Created: v.Created, Withdrawn: s.contextWithdrawal(v.ID)})
 	}
 	for _, t := range s.all(KindAttempt, func(e *Entry) bool { return e.Body.(*Attempt).Conclusion == c.ID }) {
 		tb := t.Body.(*Attempt)
 		out.Attempts = append(out.Attempts, ContextAttempt{ID: t.ID, Outcome: tb.Outcome, Commits: nonNil(tb.Commits),
-			Notes: tb.Notes, Created: t.Created})
+			Notes: tb.Notes, Created: t.Created, Withdrawn: s.contextWithdrawal(t.ID)})
 	}
 	return out
 }

@@ -174,7 +174,7 @@ func (p prose) contextAssessment(b *strings.Builder, a *record.ContextAssessment
 	}
 	for _, v := range a.Validations {
 		if v.Method == "manual" {
-			fmt.Fprintf(b, "- %s **%s**, a manual claim by %s, %s\n", code(v.ID), p.md(v.Result), p.md(v.Actor), p.stamp(v.Created))
+			fmt.Fprintf(b, "- %s **%s**, a manual claim by %s, %s%s\n", code(v.ID), p.md(v.Result), p.md(v.Actor), p.stamp(v.Created), p.withdrawn(v.Withdrawn))
 			continue
 		}
 		fmt.Fprintf(b, "- %s **%s**: ran %s", code(v.ID), p.md(v.Result), code(v.Command))
@@ -187,7 +187,7 @@ func (p prose) contextAssessment(b *strings.Builder, a *record.ContextAssessment
 		if v.ExitCode != nil {
 			fmt.Fprintf(b, " (exit %d)", *v.ExitCode)
 		}
-		fmt.Fprintf(b, ", %s\n", p.stamp(v.Created))
+		fmt.Fprintf(b, ", %s%s\n", p.stamp(v.Created), p.withdrawn(v.Withdrawn))
 	}
 	if len(a.Attempts) > 0 {
 		b.WriteString("\nAttempts:\n")
@@ -204,8 +204,17 @@ func (p prose) contextAssessment(b *strings.Builder, a *record.ContextAssessment
 		if at.Notes != "" {
 			fmt.Fprintf(b, " (%s)", p.md(at.Notes))
 		}
-		b.WriteString("\n")
+		fmt.Fprintf(b, "%s\n", p.withdrawn(at.Withdrawn))
 	}
+}
+
+// withdrawn says, after a validation or attempt, that a withdrawal
+// names it (derivation ignores it), by whom and why; "" when none does.
+func (p prose) withdrawn(w *record.ContextWithdrawal) string {
+	if w == nil {
+		return ""
+	}
+	return fmt.Sprintf("; **withdrawn** by %s (%s): %s", code(w.ID), p.md(w.Actor), p.md(w.Reason))
 }
 
 // looseCommits are the commits of the range linked to no task.
