@@ -16,6 +16,8 @@ type TaskContext struct {
 	// DoesNotVerify is replay's first finding when the task's history
 	// does not replay clean; what else it says is recomputed.
 	DoesNotVerify *Finding `json:"does_not_verify,omitempty"`
+	// Closed is how the task is closed; nil while it is open.
+	Closed *Closed `json:"closed,omitempty"`
 }
 
 // ContextAssessment is one assessment of a task and everything that
@@ -161,7 +163,8 @@ func (s *State) contextWithdrawal(id string) *ContextWithdrawal {
 func (s *State) Context() TaskContext {
 	st := s.Summarize()
 	out := TaskContext{Task: s.Task, Subject: st.Subject, Phase: st.Phase, ReviewCount: st.ReviewCount,
-		Updated: st.Updated, Assessments: []ContextAssessment{}, Graph: s.Graph(), DoesNotVerify: s.Unverified}
+		Updated: st.Updated, Assessments: []ContextAssessment{}, Graph: s.Graph(), DoesNotVerify: s.Unverified,
+		Closed: s.ClosedAs()}
 	for _, a := range s.all(KindAssessment, nil) {
 		out.Assessments = append(out.Assessments, s.contextAssessment(a))
 	}

@@ -122,6 +122,9 @@ func (b commentBlock) text() string {
 func (p prose) taskBlock(t *ContextTask) commentBlock {
 	summary := "<strong>" + record.HTMLText(t.Task) + "</strong>: " + record.HTMLText(t.Subject) +
 		" · " + record.HTMLText(string(t.Phase)) + fmt.Sprintf(" · review count %d", t.ReviewCount)
+	if t.Closed != nil {
+		summary += " · closed " + record.HTMLText(t.Closed.Outcome)
+	}
 	var body strings.Builder
 	p.contextTaskBody(&body, t)
 	short := ""

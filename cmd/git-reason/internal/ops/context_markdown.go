@@ -62,6 +62,17 @@ func (p prose) contextTaskBody(b *strings.Builder, t *ContextTask) {
 		fmt.Fprintf(b, "**Decision:** %s\n\n", p.md(t.Decision))
 	}
 	fmt.Fprintf(b, "Phase **%s** · review count **%d** · updated %s\n\n", p.md(string(t.Phase)), t.ReviewCount, p.stamp(t.Updated))
+	if c := t.Closed; c != nil {
+		fmt.Fprintf(b, "Closed **%s**", p.md(c.Outcome))
+		if c.By != "" {
+			fmt.Fprintf(b, " (replaced by task %s)", code(c.By))
+		}
+		fmt.Fprintf(b, " by %s, %s, closure %s", p.md(c.Actor), p.stamp(c.Created), code(c.Closure))
+		if c.Reason != "" {
+			fmt.Fprintf(b, ": %s", p.md(c.Reason))
+		}
+		b.WriteString("\n\n")
+	}
 	if t.Weak {
 		b.WriteString("Linked only weakly, through evidence citing files this range changes:\n")
 	} else {
