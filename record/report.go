@@ -305,10 +305,11 @@ func (s *State) reportWithdrawn(b *strings.Builder, e *Entry) {
 
 // reportClosed says how a closed task was closed.
 func reportClosed(b *strings.Builder, c *Closed) {
-	fmt.Fprintf(b, "\nClosed **%s** by `%s` (%s, %s)", c.Outcome, ShortID(c.Closure), c.Actor, c.Created)
+	fmt.Fprintf(b, "\nClosed **%s**", c.Outcome)
 	if c.By != "" {
-		fmt.Fprintf(b, ", replaced by task %s", c.By)
+		fmt.Fprintf(b, " (replaced by task %s)", c.By)
 	}
+	fmt.Fprintf(b, " by `%s` (%s, %s)", ShortID(c.Closure), c.Actor, c.Created)
 	if c.Reason != "" {
 		fmt.Fprintf(b, ": %s", c.Reason)
 	}

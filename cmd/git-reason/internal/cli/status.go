@@ -218,10 +218,13 @@ func printStatusTable(w io.Writer, pal palette, all []ops.StatusRow) error {
 // closedLine says in one line how a task is closed: outcome, by whom and
 // when, the task that replaces it and why.
 func closedLine(c *record.Closed) string {
-	line := fmt.Sprintf("%s by %s, %s (%s)", c.Outcome, record.Printable(c.Actor), c.Created, record.ShortID(c.Closure))
+	line := c.Outcome
 	if c.By != "" {
-		line += "; replaced by task " + c.By
+		// Before the actor: "superseded by <actor>" would read as if
+		// the actor replaced the task.
+		line += " (replaced by task " + c.By + ")"
 	}
+	line += fmt.Sprintf(" by %s, %s (%s)", record.Printable(c.Actor), c.Created, record.ShortID(c.Closure))
 	if c.Reason != "" {
 		line += ": " + record.Printable(c.Reason)
 	}
