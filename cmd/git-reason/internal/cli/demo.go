@@ -25,10 +25,9 @@ func demoCommand() *cli.Command {
 			&cli.BoolFlag{Name: "keep", Usage: "keep the scratch repository and print its path", Destination: &o.Keep},
 			o.jsonFlag(),
 		},
-		Action: func(c *cli.Context) error {
-			o.bind(c)
+		Action: noArgs(&o.base, func(c *cli.Context) error {
 			return runDemoCommand(c.Context, o)
-		},
+		}),
 	}
 }
 
