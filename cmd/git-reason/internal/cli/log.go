@@ -47,7 +47,8 @@ func logCommand() *cli.Command {
 			if o.Task, err = optionalTask(c); err != nil {
 				return err
 			}
-			if o.Max < 0 {
+			// 0 is the default (every entry), never a count asked for.
+			if o.Max < 0 || o.Max == 0 && isSet(c, "max-count") {
 				return ops.Usage("-n %d: give a positive number of entries", o.Max)
 			}
 			if kind != "" {
