@@ -338,6 +338,9 @@ func (o *writeOptions) flagNamed(err error) error {
 // body returns the body from --file when given, else builds it.
 func (o *writeOptions) body(build func() (any, error)) ([]byte, error) {
 	if o.File != "" {
+		if err := o.fileOnly(); err != nil {
+			return nil, err
+		}
 		return ops.ReadBody(o.File, o.In)
 	}
 	v, err := build()
@@ -345,6 +348,24 @@ func (o *writeOptions) body(build func() (any, error)) ([]byte, error) {
 		return nil, err
 	}
 	return ops.Marshal(v), nil
+}
+
+// notBody are the flags of a write verb that give no part of its body.
+var notBody = map[string]bool{"file": true, "json": true, "jq": true, "profile": true, "help": true}
+
+// fileOnly refuses a flag that gives part of the body beside --file,
+// which gives all of it: the flag's value would be dropped unsaid.
+func (o *writeOptions) fileOnly() error {
+	if o.given == nil {
+		return nil
+	}
+	for _, f := range o.given.Command.Flags {
+		name := flagNames(f)[0]
+		if !notBody[name] && isSet(o.given, name) {
+			return ops.Usage("--file holds the whole body: give --%s or --file, not both", name)
+		}
+	}
+	return nil
 }
 
 // recordJSON is a stored record as --json prints it: the envelope with its
