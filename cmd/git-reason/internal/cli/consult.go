@@ -83,8 +83,12 @@ func runConsult(ctx context.Context, o *consultOptions) error {
 			return failure(fmt.Sprintf("the one advisor asked failed (%s): its outcome is recorded; run 'git reason consult %s' again to ask it anew",
 				failed[0], o.Task))
 		}
-		return failure(fmt.Sprintf("%d of %d advisors failed (%s): every outcome is recorded; run 'git reason consult %s' again to ask them anew",
-			len(failed), len(res.Results), strings.Join(failed, ", "), o.Task))
+		them := "them"
+		if len(failed) == 1 {
+			them = "it"
+		}
+		return failure(fmt.Sprintf("%d of %d advisors failed (%s): every outcome is recorded; run 'git reason consult %s' again to ask %s anew",
+			len(failed), len(res.Results), strings.Join(failed, ", "), o.Task, them))
 	}
 	return nil
 }
