@@ -9,6 +9,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 
 	"git-reason/gitstore/git"
 	"git-reason/record"
@@ -40,7 +41,7 @@ func pathError(err error, staged bool) error {
 		return nil
 	}
 	line := git.FirstLine(ge.Stderr, "")
-	if m := unmatchedPath.FindStringSubmatch(line); m != nil {
+	if m := unmatchedPath().FindStringSubmatch(line); m != nil {
 		if staged {
 			return Usage("%q matches no staged file: name files in the index (git add them first)", m[1])
 		}
@@ -52,8 +53,11 @@ func pathError(err error, staged bool) error {
 	return nil
 }
 
-// unmatchedPath is git's line for a pathspec that matched nothing.
-var unmatchedPath = regexp.MustCompile(`^pathspec '(.*)' did not match any file\(s\) known to git`)
+// unmatchedPath is git's line for a pathspec that matched nothing, made
+// on first use: every command initialises this package.
+var unmatchedPath = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^pathspec '(.*)' did not match any file\(s\) known to git`)
+})
 
 func withPaths(args []string, paths []string) []string {
 	return append(append(args, "--"), paths...)
