@@ -146,16 +146,18 @@ func printJSONError(w io.Writer, status int, msg, verb string) {
 	if e.Error.Hint == "" {
 		// Never empty: an error with no advice of its own points at the
 		// verb's help, which says what the verb takes.
-		e.Error.Hint = "see 'git reason help'"
+		e.Error.Hint = "see 'git reason -h'"
 		if verb != "" {
-			e.Error.Hint = "see 'git reason help " + verb + "'"
+			e.Error.Hint = "see 'git reason " + verb + " -h'"
 		}
 	}
 	_ = exportJSON(w, e)
 }
 
-// verbOf returns the verb args run ("" when none is a command's name).
+// verbOf returns the verb args run, with its sub-verb when it has one
+// ("task delete"); "" when none is a command's name.
 func verbOf(app *cli.App, args []string) string {
+	cmds, verb := app.Commands, ""
 	for _, a := range args[1:] {
 		if a == "--" {
 			break
@@ -163,12 +165,21 @@ func verbOf(app *cli.App, args []string) string {
 		if strings.HasPrefix(a, "-") {
 			continue
 		}
-		if cmd := app.Command(a); cmd != nil && !cmd.Hidden {
-			return cmd.Name
+		var cmd *cli.Command
+		for _, c := range cmds {
+			if c.HasName(a) && !c.Hidden {
+				cmd = c
+			}
 		}
-		return ""
+		if cmd == nil {
+			break
+		}
+		verb = strings.TrimSpace(verb + " " + cmd.Name)
+		if cmds = cmd.Subcommands; len(cmds) == 0 {
+			break
+		}
 	}
-	return ""
+	return verb
 }
 
 func exitCode(err error) int {
