@@ -97,11 +97,16 @@ func withdrawCommand() *cli.Command {
 				return err
 			}
 			if o.File == "" {
+				// Both named at once when both are missing, not one a try.
+				if c.Args().Len() < 2 {
+					missing := "RECORD"
+					if !isSet(c, "reason") {
+						missing += " and --reason"
+					}
+					return ops.Usage("missing %s: usage: git reason withdraw %s", missing, c.Command.ArgsUsage)
+				}
 				if err := requireFlags(c, "reason"); err != nil {
 					return err
-				}
-				if c.Args().Len() < 2 {
-					return ops.Usage("missing RECORD: usage: git reason withdraw %s", c.Command.ArgsUsage)
 				}
 			}
 			o.Record = c.Args().Get(1)
