@@ -47,15 +47,25 @@ func resolveCommand() *cli.Command {
 			if o.Disagreement == "" && o.File == "" {
 				return ops.Usage("missing DISAGREEMENT: usage: git reason resolve %s", c.Command.ArgsUsage)
 			}
-			return runResolve(c.Context, o, c.Command.ArgsUsage)
+			return runResolve(c.Context, o, c.Command.ArgsUsage, c.NArg() == 1)
 		},
 	}
 }
 
-func runResolve(ctx context.Context, o *resolveOptions, usage string) error {
-	return o.write(ctx, record.KindResolution, func(*ops.Session) (any, error) {
+// runResolve writes the resolution; alone is whether DISAGREEMENT was the
+// one argument (TASK taken from the branch).
+func runResolve(ctx context.Context, o *resolveOptions, usage string, alone bool) error {
+	return o.write(ctx, record.KindResolution, func(sess *ops.Session) (any, error) {
 		if o.Disagreement == "" {
 			return nil, ops.Usage("missing DISAGREEMENT: usage: git reason resolve %s", usage)
+		}
+		// One argument is DISAGREEMENT; a task's name there was meant
+		// as TASK, and would be read as an id it is not.
+		if alone && o.Disagreement != o.Task && record.CheckTask(o.Disagreement) == nil {
+			if head, err := sess.TaskHead(o.Disagreement); err == nil && head != "" {
+				return nil, ops.Usage("%s is a task, not a disagreement: name both, 'git reason resolve %s DISAGREEMENT' ('git reason status %s' lists its open disagreements)",
+					o.Disagreement, o.Disagreement, o.Disagreement)
+			}
 		}
 		ev, err := parseEvidenceList(o.Evidence)
 		return &record.Resolution{Disagreement: o.Disagreement, Decision: o.Decision, Evidence: ev}, err
