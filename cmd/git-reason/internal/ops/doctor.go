@@ -73,6 +73,11 @@ func (e *Session) RunDoctor(ctx context.Context) (*Doctor, error) {
 		d.Findings = append(d.Findings, Finding{Severity: string(f.Severity), Code: f.Code,
 			Subject: f.Subject, Message: f.Message, Where: f.Where})
 	}
+	if e.readSigners() != nil && e.signersTrusted() == nil {
+		path := e.repositorySigners()
+		d.Findings = append(d.Findings, Finding{Severity: "warning", Code: "untrusted_signers", Subject: path,
+			Message: record.Printable(untrustedSigners(path))})
+	}
 	prof, by, perr := e.Profile()
 	if perr != nil {
 		d.Findings = append(d.Findings, Finding{Severity: "error", Code: "unknown_profile", Subject: "profile " + st.Profile.Name, Message: perr.Error()})

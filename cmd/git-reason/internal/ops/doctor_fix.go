@@ -13,6 +13,8 @@ func (f Finding) Fix() string {
 	switch f.Code {
 	case "untrusted_overlay":
 		return "git reason trust"
+	case "untrusted_signers":
+		return "git reason trust --show"
 	case "unknown_profile":
 		return "git config --unset reason.profile"
 	case "broken_ref":

@@ -121,7 +121,7 @@ func (e *Session) Signatures(ctx context.Context, rev string, not ...string) ([]
 	if err != nil {
 		return nil, err
 	}
-	signing.MemoryIn(e.Repo.CommonDir).Apply(checks)
+	e.judged(checks)
 	return checks, nil
 }
 
@@ -207,7 +207,7 @@ func (e *Session) signaturesLinear(ctx context.Context, head, base string) ([]si
 	if checks, err = c.CheckCommits(ctx, hashes); err != nil {
 		return nil, true, err
 	}
-	signing.MemoryIn(e.Repo.CommonDir).Apply(checks)
+	e.judged(checks)
 	return checks, true, nil
 }
 
@@ -239,7 +239,62 @@ func (e *Session) applyMemory(byHead map[string][]signing.Check) {
 	for _, cs := range byHead {
 		groups = append(groups, cs)
 	}
+	e.judged(groups...)
+}
+
+// judged applies the memory of removed keys (signing.Memory) to checks
+// just judged, reading its file once, and gives noticeSigners' line when
+// one of them calls for it.
+func (e *Session) judged(groups ...[]signing.Check) {
 	signing.MemoryIn(e.Repo.CommonDir).Apply(groups...)
+	e.noticeSigners(groups...)
+}
+
+// noticeSigners gives, once per session, the one line saying that
+// .reason/allowed_signers is not trusted, when a check found a key the
+// file lists unknown, or removed (it counted while an earlier content was
+// trusted): the file counts only once trusted (the trust contract), and
+// without the line a record its signer signed reads as signed by a
+// stranger, with nothing to say why or what to run.
+func (e *Session) noticeSigners(groups ...[]signing.Check) {
+	if e.sigWarned || e.warn == nil {
+		return
+	}
+	var unknown []string
+	for _, g := range groups {
+		for _, c := range g {
+			if (c.Status == signing.UnknownKey || c.Status == signing.Removed) && c.Key != "" {
+				unknown = append(unknown, c.Key)
+			}
+		}
+	}
+	if len(unknown) == 0 {
+		return
+	}
+	data := e.readSigners()
+	if data == nil || !listsKey(data, unknown) || e.signersTrusted() != nil {
+		return
+	}
+	e.sigWarned = true
+	e.warn(record.Printable(untrustedSigners(e.repositorySigners())))
+}
+
+// untrustedSigners is the line noticeSigners and doctor give about an
+// untrusted .reason/allowed_signers at path.
+func untrustedSigners(path string) string {
+	return path + " is not trusted, so the signers it lists do not count: review it with 'git reason trust --show', then trust it with 'git reason trust'"
+}
+
+// listsKey reports whether the allowed-signers content lists one of keys,
+// fingerprints as git gives them ("SHA256:...").
+func listsKey(data []byte, keys []string) bool {
+	for _, en := range signing.ListAllowed(data) {
+		_, fp, ok := strings.Cut(en.Key, " ")
+		if ok && slices.Contains(keys, fp) {
+			return true
+		}
+	}
+	return false
 }
 
 // requireSigned is reason.requireSigned.
@@ -412,7 +467,7 @@ func (e *Session) fetchedSignatures(ctx context.Context, moved []integration.Fet
 		}
 	}
 	// The memory reads its file once for every check.
-	signing.MemoryIn(e.Repo.CommonDir).Apply(all)
+	e.judged(all)
 	for task, r := range at {
 		out[task] = all[r[0]:r[1]:r[1]]
 	}
