@@ -60,7 +60,7 @@ func (o *syncOptions) open() (*ops.Session, ops.SyncRequest, error) {
 	if !o.Tasks && len(rest) > 0 {
 		return nil, ops.SyncRequest{}, ops.Usage("no remote %q: see 'git remote -v'", rest[0])
 	}
-	return sess, ops.SyncRequest{Remote: remote, Tasks: rest}, nil
+	return sess, ops.SyncRequest{Remote: remote, Tasks: rest, Defaulted: len(rest) > 0 && len(rest) == len(o.Args)}, nil
 }
 
 // urlOrPath reports whether arg is written as a URL or a path (git's

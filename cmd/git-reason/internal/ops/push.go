@@ -108,6 +108,9 @@ func (e *Session) Push(ctx context.Context, req SyncRequest, skip map[string]boo
 			if h, err := e.Repo.ReadRef(gitstore.TaskRef(t)); err != nil {
 				return nil, err
 			} else if h == "" {
+				if req.mayBeRemote(t) {
+					return nil, Usage("no task %q here to push, and no remote is named %q either: name a task (see 'git reason status') or a remote (see 'git remote -v')", t, t)
+				}
 				return nil, Usage("no task %q here to push (see 'git reason status')", t)
 			}
 		}
@@ -210,7 +213,7 @@ func (e *Session) Push(ctx context.Context, req SyncRequest, skip map[string]boo
 		time.Sleep(time.Duration(rand.IntN(50*round)) * time.Millisecond)
 		refused, err := e.Repo.Fetch(ctx, req.Remote, moved)
 		if err != nil {
-			return nil, fetchError(req.Remote, err)
+			return nil, fetchError(SyncRequest{Remote: req.Remote, Tasks: moved}, err)
 		}
 		pulled, err := e.integrate(ctx, req.Remote, moved, refused)
 		if err != nil {

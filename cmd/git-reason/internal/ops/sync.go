@@ -19,6 +19,17 @@ import (
 type SyncRequest struct {
 	Remote string
 	Tasks  []string
+	// Defaulted is set when no REMOTE was named, so that Remote is the
+	// default one and Tasks[0] may have been meant as a remote's name:
+	// an error about that task says it is neither.
+	Defaulted bool
+}
+
+// mayBeRemote reports whether task stood where REMOTE may stand and
+// names no remote (Defaulted): an error about it says that this reading
+// failed too.
+func (r SyncRequest) mayBeRemote(task string) bool {
+	return r.Defaulted && len(r.Tasks) > 0 && r.Tasks[0] == task
 }
 
 // PullResult is what a pull did: one entry per task whose local ref moved
@@ -166,17 +177,22 @@ func (e *Session) Pull(ctx context.Context, req SyncRequest) (*PullResult, error
 	}
 	refused, err := e.Repo.Fetch(ctx, req.Remote, req.Tasks)
 	if err != nil {
-		return nil, fetchError(req.Remote, err)
+		return nil, fetchError(req, err)
 	}
 	return e.integrate(ctx, req.Remote, req.Tasks, refused)
 }
 
 // fetchError turns a failed git fetch into one line saying what to do.
-func fetchError(remote string, err error) error {
+func fetchError(req SyncRequest, err error) error {
+	remote := req.Remote
 	var ge *gitstore.GitError
 	if errors.As(err, &ge) {
 		line := record.Printable(git.FirstLine(ge.Stderr, fmt.Sprintf("exit status %d", ge.Code)))
 		if strings.Contains(ge.Stderr, "couldn't find remote ref") {
+			if len(req.Tasks) > 0 && req.mayBeRemote(req.Tasks[0]) && strings.HasSuffix(line, "couldn't find remote ref "+gitstore.TaskRef(req.Tasks[0])) {
+				return Usage("remote %s has no such task (%s), and no remote is named %q either: name a task of %s (see 'git ls-remote %s refs/reasoning/tasks/*') or a remote (see 'git remote -v')",
+					remote, line, req.Tasks[0], remote, remote)
+			}
 			return Usage("remote %s has no such task: %s (see 'git ls-remote %s refs/reasoning/tasks/*')", remote, line, remote)
 		}
 		return fmt.Errorf("fetch from %s failed: git fetch: %s", remote, line)
