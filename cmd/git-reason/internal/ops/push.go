@@ -292,7 +292,7 @@ func pushError(remote string, err error) error {
 	var ge *gitstore.GitError
 	if errors.As(err, &ge) {
 		line := record.Printable(git.FirstLine(ge.Stderr, fmt.Sprintf("exit status %d", ge.Code)))
-		return fmt.Errorf("push to %s failed: git push: %s", remote, line)
+		return fmt.Errorf("push to %s failed: git push: %s%s", remote, line, urlAdvice(remote, ge.Stderr))
 	}
 	return fmt.Errorf("push to %s: %w", remote, err)
 }

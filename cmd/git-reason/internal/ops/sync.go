@@ -195,9 +195,19 @@ func fetchError(req SyncRequest, err error) error {
 			}
 			return Usage("remote %s has no such task: %s (see 'git ls-remote %s refs/reasoning/tasks/*')", remote, line, remote)
 		}
-		return fmt.Errorf("fetch from %s failed: git fetch: %s", remote, line)
+		return fmt.Errorf("fetch from %s failed: git fetch: %s%s", remote, line, urlAdvice(remote, ge.Stderr))
 	}
 	return fmt.Errorf("fetch from %s: %w", remote, err)
+}
+
+// urlAdvice is what to do, after git's own words, when they say that the
+// remote's URL leads to no repository (a path that does not exist, or
+// holds none): check the URL, and how to correct it. "" otherwise.
+func urlAdvice(remote, stderr string) string {
+	if !strings.Contains(stderr, "does not appear to be a git repository") {
+		return ""
+	}
+	return fmt.Sprintf(": check the URL of remote %s (see 'git remote -v') and correct it with 'git remote set-url %s URL'", remote, remote)
 }
 
 // integrate brings every fetched task of remote (or the named ones) into
