@@ -54,7 +54,7 @@ func runTrust(o *trustOptions) error {
 	return o.render(res, func(w io.Writer) error {
 		if o.Revoke {
 			if res.Revoked {
-				fmt.Fprintf(w, "trust revoked for %s: its .reason/advisors.yaml runs and sends nothing until trusted again\n", record.Printable(res.Repository))
+				fmt.Fprintf(w, "trust revoked for %s: its .reason/advisors.yaml and .reason/allowed_signers count for nothing until trusted again\n", record.Printable(res.Repository))
 			} else {
 				fmt.Fprintf(w, "nothing to revoke: %s was not trusted\n", record.Printable(res.Repository))
 			}
