@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -74,3 +75,26 @@ func Run(tb testing.TB, cmd *exec.Cmd) (stdout, stderr string, code int) {
 	}
 	return out.String(), errb.String(), code
 }
+
+// SyncBuffer is a buffer that goroutines may write while a test reads it:
+// a process's stderr, a server's output.
+type SyncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// Close does nothing: a SyncBuffer is an io.WriteCloser for what closes
+// its output when done.
+func (s *SyncBuffer) Close() error { return nil }

@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,11 +10,12 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"git-reason/reliability/harness"
 )
 
 // Stdio writes what the SDK's own IOTransport writes, byte for byte:
@@ -101,26 +101,16 @@ func ServePipes(ctx context.Context, srv *Server, transport func(io.ReadCloser, 
 // at the end of input and answers none of them.
 func TestStdioAnswersBeforeEndOfInput(t *testing.T) {
 	dir := newRepo(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	srv, err := New(ctx, Options{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := strings.Join([]string{
+	out := serveLines(t, dir, []string{
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
 		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"assess","arguments":{"task":"T-1","subject":"s","question":"q?","materiality":"trivial","reversibility":"reversible"}}}`,
 		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"status","arguments":{"task":"T-1"}}}`,
 		`{"jsonrpc":"2.0","id":5,"method":"ping"}`,
-	}, "\n") + "\n"
-	var out lockedBuffer
-	if err := srv.Run(ctx, Stdio(io.NopCloser(strings.NewReader(in)), &out)); err != nil && ctx.Err() != nil {
-		t.Fatalf("the session did not end at the end of its input: %v", err)
-	}
+	})
 	answers := map[float64]string{}
-	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		var m struct {
 			ID     float64         `json:"id"`
 			Result json.RawMessage `json:"result"`
@@ -131,7 +121,7 @@ func TestStdioAnswersBeforeEndOfInput(t *testing.T) {
 	}
 	for id := 1.0; id <= 5; id++ {
 		if _, ok := answers[id]; !ok {
-			t.Errorf("request %v was not answered before the session ended; the server wrote:\n%.600s", id, out.String())
+			t.Errorf("request %v was not answered before the session ended; the server wrote:\n%.600s", id, out)
 		}
 	}
 	// The write was made, not only answered: calls run side by side, so
@@ -151,13 +141,7 @@ func TestStdioAnswersBeforeEndOfInput(t *testing.T) {
 // answered nothing after it.
 func TestStdioAnswersBadLinesAndGoesOn(t *testing.T) {
 	dir := newRepo(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	srv, err := New(ctx, Options{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := strings.Join([]string{
+	out := serveLines(t, dir, []string{
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		`not json`,
@@ -165,13 +149,9 @@ func TestStdioAnswersBadLinesAndGoesOn(t *testing.T) {
 		`{}`,
 		`{"id":"x9","method":"ping"}`,
 		`{"jsonrpc":"2.0","id":7,"method":"ping"}`,
-	}, "\n") + "\n"
-	var out lockedBuffer
-	if err := srv.Run(ctx, Stdio(io.NopCloser(strings.NewReader(in)), &out)); err != nil && ctx.Err() != nil {
-		t.Fatalf("the session did not end at the end of its input: %v", err)
-	}
+	})
 	var got []string
-	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		var m struct {
 			ID    json.RawMessage
 			Error *struct{ Code int }
@@ -190,24 +170,24 @@ func TestStdioAnswersBadLinesAndGoesOn(t *testing.T) {
 	want := []string{`"x9" -32600`, "1 0", "7 0", "null -32600", "null -32700"}
 	slices.Sort(got)
 	if strings.Join(got, ", ") != strings.Join(want, ", ") {
-		t.Errorf("answers (id, error code) %q, want %q; the server wrote:\n%.800s", got, want, out.String())
+		t.Errorf("answers (id, error code) %q, want %q; the server wrote:\n%.800s", got, want, out)
 	}
 }
 
-// lockedBuffer is a WriteCloser the test reads after the session ends.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-func (l *lockedBuffer) Close() error { return nil }
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+// serveLines serves one session on Stdio in dir with lines as its whole
+// input, and returns what the server wrote once the session ended.
+func serveLines(t *testing.T, dir string, lines []string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	srv, err := New(ctx, Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out harness.SyncBuffer
+	in := strings.NewReader(strings.Join(lines, "\n") + "\n")
+	if err := srv.Run(ctx, Stdio(io.NopCloser(in), &out)); err != nil && ctx.Err() != nil {
+		t.Fatalf("the session did not end at the end of its input: %v", err)
+	}
+	return out.String()
 }
