@@ -520,6 +520,13 @@ func reorder(app *cli.App, args []string) []string {
 	if i >= len(args) {
 		return out
 	}
+	// "help VERB SUBVERB" is the sub-verb's help, as "VERB SUBVERB -h" is:
+	// urfave/cli's help command reads only VERB.
+	if rest := args[i+1:]; args[i] == "help" && len(rest) >= 2 {
+		if v := app.Command(rest[0]); v != nil && v.Command(rest[1]) != nil {
+			return append(out, rest[0], rest[1], "-h")
+		}
+	}
 	cmd := app.Command(args[i])
 	verb := len(out) // where the verb is, before any sub-verb
 	out = append(out, args[i])
