@@ -25,7 +25,10 @@ func mcpCommand() *cli.Command {
 	o := &mcpOptions{}
 	return &cli.Command{
 		Description: "Add it to a host as {\"command\": \"git\", \"args\": [\"reason\", \"mcp\", \"--repo\", \"/path/to/repo\"]}.\n" +
-			"Every tool is declared in share/tools.yaml ('git reason tools'); writes go through the same writer as the command line.\n\n" +
+			"Every tool is declared in share/tools.yaml ('git reason tools'); writes go through the same writer as the command line.\n" +
+			"On stdio each message is one line of JSON; a line that is not a message is answered with JSON-RPC's error and\n" +
+			"the session goes on. At the end of input every request read is answered before the server exits, so\n" +
+			"'printf REQUESTS | git reason mcp' works from a script.\n\n" +
 			"With --http ADDR it serves streamable HTTP at http://ADDR/mcp instead, under serve's rules: every request\n" +
 			"needs the token ('Authorization: Bearer <token>'), loopback included: the value of the --token-env variable,\n" +
 			"or one generated once and kept in .git/reason/mcp-token (mode 0600). Requests must be application/json, name\n" +
