@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -98,6 +99,7 @@ func (o *concludeOptions) build(ctx context.Context, sess *ops.Session) (*record
 		return nil, ops.Refused("assessment %s has no plan: run 'git reason plan %s', then consult or answer its local review, before concluding", record.ShortID(a.ID), o.Task)
 	}
 	checklist = p.Derived.(*record.PlanDerived).LocalReview
+	answered := map[string]string{} // item: the flag's value that answered it
 	for _, lr := range o.LocalReview {
 		item, answer, ok := strings.Cut(lr, "=")
 		if !ok {
@@ -108,7 +110,15 @@ func (o *concludeOptions) build(ctx context.Context, sess *ops.Session) (*record
 				return nil, ops.Usage("--local-review %d: the plan's checklist has %s (see 'git reason status %s')", n, record.Plural(len(checklist), "item"), o.Task)
 			}
 			item = checklist[n-1]
+		} else if !slices.Contains(checklist, item) {
+			// The writer refuses it too, but names the body's field
+			// (local_review), which is not what was typed.
+			return nil, ops.Usage("--local-review %s: not an item of the plan's checklist (see 'git reason status %s')", typed(item), o.Task)
 		}
+		if first, ok := answered[item]; ok {
+			return nil, ops.Usage("--local-review %s: item %d is answered twice (also by --local-review %s): give one answer per item", typed(lr), slices.Index(checklist, item)+1, typed(first))
+		}
+		answered[item] = lr
 		body.LocalReview = append(body.LocalReview, record.LocalAnswer{Item: item, Answer: answer})
 	}
 	return body, nil
