@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -46,6 +47,14 @@ func validateCommand() *cli.Command {
 }
 
 func runValidate(ctx context.Context, o *validateOptions) error {
+	// A flag given empty is named as given: "exactly one of" would say it
+	// was missing, and a command of blanks would run and record a pass.
+	if o.given != nil && isSet(o.given, "run") && strings.TrimSpace(o.Run) == "" {
+		return ops.Usage("--run %s: the command is empty: give the command to run, as the shell takes it", typed(o.Run))
+	}
+	if o.given != nil && isSet(o.given, "manual") && o.Manual == "" {
+		return ops.Usage("--manual \"\": give the result, pass or fail")
+	}
 	if o.File == "" && (o.Run == "") == (o.Manual == "") {
 		return ops.Usage("give exactly one of --run CMD or --manual pass|fail")
 	}
