@@ -50,7 +50,9 @@ func contextCommand() *cli.Command {
 
 func runContext(ctx context.Context, o *contextOptions) error {
 	github := o.Format == "github"
-	if github && o.MaxSize < ops.MinCommentLimit {
+	// Only a github body is held to --max-size, but a size it can never
+	// take is refused whatever the format, not passed over unsaid.
+	if o.MaxSize < ops.MinCommentLimit {
 		return ops.Usage("--max-size %d: give at least %d bytes", o.MaxSize, ops.MinCommentLimit)
 	}
 	format := ops.FormatMarkdown
