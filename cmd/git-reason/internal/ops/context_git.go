@@ -89,6 +89,17 @@ func (e *Session) resolveRange(ctx context.Context, spec string) (*commitRange, 
 // defaultRange is from the merge base of HEAD with its upstream, else with
 // the default branch (origin/HEAD, else main, else master), to HEAD.
 func (e *Session) defaultRange(ctx context.Context) (*commitRange, error) {
+	// A branch with no commits yet has no upstream or default branch to
+	// find either (it may be master itself): that is what to say.
+	out, err := e.gitOut(ctx, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	head := strings.TrimSpace(out)
+	if err != nil || head == "" {
+		branch := "HEAD"
+		if b, err := e.gitOut(ctx, "symbolic-ref", "--quiet", "--short", "HEAD"); err == nil && strings.TrimSpace(b) != "" {
+			branch = "branch " + strings.TrimSpace(b)
+		}
+		return nil, Usage("%s has no commits yet, so there is no range of commits to read: commit first", branch)
+	}
 	ref := ""
 	if up, err := e.gitOut(ctx, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}"); err == nil {
 		ref = strings.TrimSpace(up)
@@ -118,11 +129,6 @@ func (e *Session) defaultRange(ctx context.Context) (*commitRange, error) {
 	}
 	if ref == "" {
 		return nil, Usage("no upstream and no default branch (origin/HEAD, main, master) to start from: give a range, as in 'git reason context BASE..HEAD'")
-	}
-	out, err := e.gitOut(ctx, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
-	head := strings.TrimSpace(out)
-	if err != nil || head == "" {
-		return nil, Usage("HEAD names no commit yet: commit first, or give a range")
 	}
 	base, err := e.gitOut(ctx, "merge-base", ref, "HEAD")
 	if err != nil {
