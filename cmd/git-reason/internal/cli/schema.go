@@ -26,6 +26,18 @@ func outputNames() string {
 	return strings.Join(names, ", ")
 }
 
+// writesKind is the record kind each write verb prints with --json. Its
+// schemas are the kind's, which schema names by the kind, not the verb:
+// the verb's output holds the commit beside the record, which the
+// record's envelope does not admit, so schema VERB would publish a
+// document the verb's output does not satisfy. schema VERB names the kind.
+var writesKind = map[string]record.Kind{
+	"assess": record.KindAssessment, "plan": record.KindPlan, "disagree": record.KindDisagreement,
+	"resolve": record.KindResolution, "conclude": record.KindConclusion, "validate": record.KindValidation,
+	"attempt": record.KindAttempt, "close": record.KindClosure, "reopen": record.KindReopening,
+	"withdraw": record.KindWithdrawal,
+}
+
 type schemaOptions struct {
 	base
 	Kind   record.Kind
@@ -51,6 +63,9 @@ func schemaCommand() *cli.Command {
 				return err
 			}
 			kind, err := record.ParseKind(c.Args().First())
+			if k, ok := writesKind[c.Args().First()]; ok && err != nil {
+				return ops.Usage("%s is a command that writes %s records: run 'git reason schema %s' for their schemas", c.Args().First(), k, k)
+			}
 			if err != nil {
 				// The published outputs are the other names it takes.
 				return ops.Usage("%v, or a command whose --json output it gives (see 'git reason schema -h')", err)

@@ -85,3 +85,19 @@ func TestEveryJSONOutputHasASchema(t *testing.T) {
 		}
 	}
 }
+
+// schema VERB names the kind a write verb prints (writesKind): the kind
+// it names is the one the verb's output is held to, for every verb that
+// writes a record.
+func TestSchemaNamesTheKindAVerbWrites(t *testing.T) {
+	for verb, kind := range printsRecord {
+		if kind != "" && writesKind[verb] != kind {
+			t.Errorf("git reason %s --json prints a %s, but schema %s names %q", verb, kind, verb, writesKind[verb])
+		}
+	}
+	for verb, kind := range writesKind {
+		if printsRecord[verb] != kind {
+			t.Errorf("schema %s names %s, but git reason %s --json prints a %q", verb, kind, verb, printsRecord[verb])
+		}
+	}
+}
