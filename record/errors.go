@@ -64,6 +64,22 @@ func (r *refusal) Is(target error) bool { return target == ErrRefused }
 
 func refuse(msg string) error { return &refusal{msg: msg} }
 
+// UnfilledError refuses a conclusion that leaves out what rule 6 asks of
+// it: an item of the plan's local review unanswered, or a completed
+// consultation not weighed. Its message advises the command line's flag;
+// a surface where the conclusion is written otherwise (the editor
+// conclude opens) says what to fill from Rule, Field and Keys. It matches
+// ErrRefused.
+type UnfilledError struct {
+	Rule  string   // what is missing, without advice
+	Field string   // the body's part: local-review or weigh, as its flag is named
+	Keys  []string // what goes before '=' in each: an item's number, a consultation's id
+	flag  string   // the command line's advice
+}
+
+func (e *UnfilledError) Error() string        { return e.Rule + e.flag }
+func (e *UnfilledError) Is(target error) bool { return target == ErrRefused }
+
 // ErrAlreadyAnswered marks a completed consultation refused because its
 // advisor already answered the plan (two consult runs at once, say). It
 // matches ErrRefused too.

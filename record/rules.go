@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"git-reason/policy"
@@ -316,14 +317,15 @@ func admitConclusion(st *State, c *Conclusion) (any, error) {
 			return nil, refuse(fmt.Sprintf("weighed: %s is not a completed consultation of assessment %s", ShortID(wgh.Consultation), ShortID(a.ID)))
 		}
 	}
-	var missing []string
+	var missing, ids []string
 	for _, e := range completed {
 		if !seen[e.ID] {
-			missing = append(missing, ShortID(e.ID))
+			missing, ids = append(missing, ShortID(e.ID)), append(ids, e.ID)
 		}
 	}
 	if len(missing) > 0 {
-		return nil, refuse(fmt.Sprintf("the conclusion must weigh every completed consultation; missing %s: add --weigh ID=adopted|partially_adopted|rejected:REASON", strings.Join(missing, ", ")))
+		return nil, &UnfilledError{Rule: fmt.Sprintf("the conclusion must weigh every completed consultation; missing %s", strings.Join(missing, ", ")),
+			Field: "weigh", Keys: ids, flag: ": add --weigh ID=adopted|partially_adopted|rejected:REASON"}
 	}
 	pd := plan.Derived.(*PlanDerived)
 	if len(completed) == 0 && len(pd.Selected) > 0 {
@@ -406,7 +408,8 @@ func checkLocalReview(items []string, answers []LocalAnswer) error {
 	}
 	for i, item := range items {
 		if !got[item] {
-			return refuse(fmt.Sprintf("no advisor reviewed this plan, so its local review must be answered: item %d %q is unanswered (add --local-review %d=ANSWER)", i+1, item, i+1))
+			return &UnfilledError{Rule: fmt.Sprintf("no advisor reviewed this plan, so its local review must be answered: item %d %q is unanswered", i+1, item),
+				Field: "local-review", Keys: []string{strconv.Itoa(i + 1)}, flag: fmt.Sprintf(" (add --local-review %d=ANSWER)", i+1)}
 		}
 	}
 	return nil

@@ -261,6 +261,59 @@ func TestConcludeEditorLocalReviewFromCoreEditor(t *testing.T) {
 	}
 }
 
+// A conclusion written in the editor and refused keeps what was typed, as
+// git keeps a failed commit's message: the refusal says where and names
+// the template's line to fill (not a flag), and the next conclude opens
+// the kept text, which goes once the conclusion is admitted.
+func TestConcludeEditorKeepsARefusedText(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t, fakeVendor, nil)
+	s.reason("assess", "T-1", "--subject", "Drop v1 exports", "--question", "Now or after a release?",
+		"--materiality", "critical", "--reversibility", "irreversible", "--evidence", "note::two customers")
+	s.reason("plan", "T-1") // no advisor: a local review of five items
+	refs := s.git("for-each-ref", "refs/reasoning")
+	partial := editorScript(t, s, "partial-editor", `sed -i -e 's/^decision: $/decision: after one release/' \
+	-e 's/^local-review \([1-4]\)=$/local-review \1=typed answer \1/' "$1"
+`)
+	p := startPTY(t, s, []string{"GIT_EDITOR=" + partial}, "reason", "conclude", "T-1")
+	kept := filepath.Join(s.dir, ".git", "reason", "conclude", "T-1.EDITMSG")
+	want := `is unanswered: fill the line 'local-review 5='; what you wrote is kept in ` + kept + `, which 'git reason conclude T-1' opens again`
+	if code, out := p.wait(), p.output(); code != 3 || !strings.Contains(out, want) || strings.Contains(out, "--local-review") {
+		t.Fatalf("a refused edited conclusion: exit %d, want 3 saying %q:\n%s", code, want, out)
+	}
+	if got := s.git("for-each-ref", "refs/reasoning"); got != refs {
+		t.Errorf("a refused conclusion moved the refs")
+	}
+	finish := editorScript(t, s, "finish-editor", `sed -i -e 's/^local-review 5=$/local-review 5=typed answer 5/' "$1"`+"\n")
+	p = startPTY(t, s, []string{"GIT_EDITOR=" + finish}, "reason", "conclude", "T-1")
+	if code := p.wait(); code != 0 {
+		t.Fatalf("conclude from the kept text exited %d:\n%s", code, p.output())
+	}
+	tpl := s.template()
+	for _, want := range []string{"# Kept after git reason refused this conclusion of assessment ", "fill the line 'local-review 5='\n",
+		"decision: after one release\n", "local-review 4=typed answer 4\n", "local-review 5=\n"} {
+		if !strings.Contains(tpl, want) {
+			t.Errorf("the second edit did not start from the kept text: it lacks %q:\n%s", want, tpl)
+		}
+	}
+	var log []struct{ ID string }
+	s.reasonJSON(&log, "log", "T-1", "--kind", "conclusion")
+	var c struct {
+		Body struct {
+			Decision    string
+			LocalReview []struct{ Item, Answer string } `json:"local_review"`
+		} `json:"body"`
+	}
+	s.reasonJSON(&c, "show", log[0].ID)
+	if c.Body.Decision != "after one release" || len(c.Body.LocalReview) != 5 || c.Body.LocalReview[0].Answer != "typed answer 1" ||
+		c.Body.LocalReview[4].Answer != "typed answer 5" {
+		t.Errorf("the conclusion is not what the two edits wrote: %+v", c.Body)
+	}
+	if _, err := os.Stat(kept); !os.IsNotExist(err) {
+		t.Errorf("the kept text outlived the conclusion it became: %v", err)
+	}
+}
+
 func TestConcludeEditorAborts(t *testing.T) {
 	t.Parallel()
 	s := plannedTrivial(t)

@@ -31,7 +31,11 @@ func concludeCommand() *cli.Command {
 			"weigh and a 'local-review N=' line for each checklist item to answer, prefilled from the\n" +
 			"flags. Lines starting with '#' are ignored, as git commit ignores them. An empty file or an\n" +
 			"empty decision aborts with nothing written (exit 2, as a missing --decision); an editor\n" +
-			"that fails writes nothing (exit 1). Without a terminal a missing --decision is an error (exit 2).",
+			"that fails writes nothing (exit 1). A conclusion the writer refuses keeps what was written in\n" +
+			"the git directory (reason/conclude/TASK.EDITMSG), and the next conclude of the task opens it in\n" +
+			"place of the template, unless --rationale, --weigh or --local-review prefill a new one; it goes\n" +
+			"once a conclusion is admitted or its decision is left empty.\n" +
+			"Without a terminal a missing --decision is an error (exit 2).",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "decision", Usage: "what was decided, as `TEXT`", Destination: &o.Decision},
 			&cli.StringFlag{Name: "rationale", Usage: "why, as `TEXT`", Destination: &o.Rationale},
@@ -53,9 +57,11 @@ func concludeCommand() *cli.Command {
 			}
 			o.Weigh, o.LocalReview, o.Supersedes = c.StringSlice("weigh"), c.StringSlice("local-review"), c.StringSlice("supersedes")
 			if missing != nil {
-				if err := o.edit(c); err != nil {
+				d, err := o.edit(c)
+				if err != nil {
 					return err
 				}
+				return d.settle(runConclude(c.Context, o))
 			}
 			return runConclude(c.Context, o)
 		},

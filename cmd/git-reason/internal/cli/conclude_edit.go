@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,38 +31,135 @@ const editFile = "REASON_EDITMSG"
 // '#' are dropped, as git commit drops them; a file left with no decision
 // aborts with nothing written (a usage error, exit 2, as a missing
 // --decision is).
-func (o *concludeOptions) edit(c *cli.Context) error {
+//
+// What was written is kept when the conclusion is refused (edited.keep),
+// and the next edit of the same assessment starts from it rather than
+// from the template, unless flags were given to prefill a new one.
+func (o *concludeOptions) edit(c *cli.Context) (*edited, error) {
 	ctx := c.Context
 	sess, err := o.Open()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	st, _, err := sess.State(ctx, o.Task)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	a := st.LatestAssessment()
 	if o.Assessment != "" {
 		if a, err = st.Resolve(o.Assessment); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if a == nil {
-		return ops.Usage("task %s has no assessment yet", o.Task)
+		return nil, ops.Usage("task %s has no assessment yet", o.Task)
+	}
+	d := &edited{task: o.Task, assessment: a.ID,
+		kept: filepath.Join(sess.Repo.CommonDir, "reason", "conclude", url.PathEscape(o.Task)+".EDITMSG")}
+	text := o.template(st, a)
+	if prior, err := os.ReadFile(d.kept); err == nil && strings.HasPrefix(string(prior), d.mark()) &&
+		o.Rationale == "" && len(o.Weigh) == 0 && len(o.LocalReview) == 0 {
+		text = string(prior)
 	}
 	path := filepath.Join(sess.Repo.GitDir, editFile)
-	if err := os.WriteFile(path, []byte(o.template(st, a)), 0o600); err != nil {
-		return fmt.Errorf("write the conclusion template: %w", err)
+	d.editmsg = path
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		return nil, fmt.Errorf("write the conclusion template: %w", err)
 	}
 	if err := runEditor(ctx, c, sess.Repo.WorkTree, sess.Repo.GitDir, path); err != nil {
-		return err
+		return nil, err
 	}
-	edited, err := os.ReadFile(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return fmt.Errorf("read the edited conclusion: %w", err)
+		return nil, fmt.Errorf("read the edited conclusion: %w", err)
 	}
-	return o.readEdited(string(edited))
+	d.text = string(data)
+	switch err := o.readEdited(d.text); {
+	case errors.Is(err, errAborted):
+		d.discard()
+		return nil, err
+	case err != nil:
+		return nil, d.keep(err)
+	}
+	return d, nil
 }
+
+// edited is a conclusion written in the editor, kept in the common git
+// directory (reason/conclude/TASK.EDITMSG) when it is refused, as git
+// keeps a failed commit's message, so that nothing typed is lost.
+type edited struct {
+	task, assessment string
+	kept             string // where a refused conclusion's text is kept
+	editmsg          string // the file the editor edited
+	text             string // what the editor left
+}
+
+// mark is the first line of a kept text: the next edit of the same
+// assessment starts from it.
+func (d *edited) mark() string {
+	return "# Kept after git reason refused this conclusion of assessment " + d.assessment + ":\n"
+}
+
+// settle is err, the writer's answer to the edited conclusion: the kept
+// text goes once it is admitted, and is kept when it is refused.
+func (d *edited) settle(err error) error {
+	if err == nil {
+		d.discard()
+		return nil
+	}
+	return d.keep(err)
+}
+
+func (d *edited) discard() { _ = os.Remove(d.kept) }
+
+// keep writes what was typed, under a header saying why it was refused,
+// and returns err saying where it is and how to take it up again. An
+// unfilled part is named by the template's line to fill, not the flag.
+func (d *edited) keep(err error) error {
+	lines := strings.SplitAfter(d.text, "\n")
+	for len(lines) > 0 && strings.HasPrefix(lines[0], "#") {
+		lines = lines[1:] // the header of an earlier refusal
+	}
+	// What went wrong, in the editor's terms: an unfilled part is named by
+	// the template's line, not the flag.
+	first, rest, _ := strings.Cut(err.Error(), "\n")
+	if ue, ok := errors.AsType[*record.UnfilledError](err); ok {
+		fill := make([]string, len(ue.Keys))
+		for i, k := range ue.Keys {
+			fill[i] = fmt.Sprintf("'%s %s='", ue.Field, k)
+		}
+		which := "the line"
+		if len(fill) > 1 {
+			which += "s"
+		}
+		first = fmt.Sprintf("%s: fill %s %s", ue.Rule, which, strings.Join(fill, ", "))
+	}
+	header := d.mark() + "#   " + record.Printable(first) + "\n" +
+		"# Fix it and save to try again; leave the decision empty to discard it.\n"
+	again := fmt.Sprintf("what you wrote is kept in %s, which 'git reason conclude %s' opens again", d.kept, d.task)
+	werr := os.MkdirAll(filepath.Dir(d.kept), 0o700)
+	if werr == nil {
+		werr = os.WriteFile(d.kept, []byte(header+strings.Join(lines, "")), 0o600)
+	}
+	if werr != nil {
+		// Still in the editor's file, until the next edit writes it.
+		again = fmt.Sprintf("what you wrote is in %s until the next edit (it could not be kept: %v)", d.editmsg, werr)
+	}
+	if rest != "" {
+		rest = "\n" + rest
+	}
+	return &keptError{msg: first + "; " + again + rest, err: err}
+}
+
+// keptError is a refusal of an edited conclusion, told with where its
+// text was kept; it matches what err matches (its exit status).
+type keptError struct {
+	msg string
+	err error
+}
+
+func (e *keptError) Error() string { return e.msg }
+func (e *keptError) Unwrap() error { return e.err }
 
 // template is the file the editor opens.
 func (o *concludeOptions) template(st *record.State, a *record.Entry) string {
@@ -149,10 +247,13 @@ func (o *concludeOptions) readEdited(text string) error {
 	}
 	o.Rationale = strings.TrimSpace(strings.Join(rationale, "\n"))
 	if o.Decision == "" {
-		return ops.Usage("aborting the conclusion: the decision was left empty, so nothing was written")
+		return errAborted
 	}
 	return nil
 }
+
+// errAborted is an edited conclusion left with no decision.
+var errAborted = ops.Usage("aborting the conclusion: the decision was left empty, so nothing was written")
 
 // runEditor runs the editor git would use on path, on the terminal, as
 // git's launch_editor does: through the shell, with the file as its
