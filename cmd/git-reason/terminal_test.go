@@ -246,18 +246,10 @@ func TestConcludeEditorLocalReviewFromCoreEditor(t *testing.T) {
 			t.Errorf("the template lacks %q:\n%s", want, tpl)
 		}
 	}
-	var log []struct{ ID string }
-	s.reasonJSON(&log, "log", "T-1", "--kind", "conclusion")
-	var c struct {
-		Body struct {
-			Decision    string
-			LocalReview []struct{ Item, Answer string } `json:"local_review"`
-		} `json:"body"`
-	}
-	s.reasonJSON(&c, "show", log[0].ID)
-	if c.Body.Decision != "after one release" || len(c.Body.LocalReview) != 5 || c.Body.LocalReview[1].Answer != "usage logs show two callers" ||
-		c.Body.LocalReview[4].Answer != "answer 5" {
-		t.Errorf("the conclusion is not what the editor wrote: %+v", c.Body)
+	c := lastConclusion(s, "T-1")
+	if c.Decision != "after one release" || len(c.LocalReview) != 5 || c.LocalReview[1].Answer != "usage logs show two callers" ||
+		c.LocalReview[4].Answer != "answer 5" {
+		t.Errorf("the conclusion is not what the editor wrote: %+v", c)
 	}
 }
 
@@ -296,18 +288,10 @@ func TestConcludeEditorKeepsARefusedText(t *testing.T) {
 			t.Errorf("the second edit did not start from the kept text: it lacks %q:\n%s", want, tpl)
 		}
 	}
-	var log []struct{ ID string }
-	s.reasonJSON(&log, "log", "T-1", "--kind", "conclusion")
-	var c struct {
-		Body struct {
-			Decision    string
-			LocalReview []struct{ Item, Answer string } `json:"local_review"`
-		} `json:"body"`
-	}
-	s.reasonJSON(&c, "show", log[0].ID)
-	if c.Body.Decision != "after one release" || len(c.Body.LocalReview) != 5 || c.Body.LocalReview[0].Answer != "typed answer 1" ||
-		c.Body.LocalReview[4].Answer != "typed answer 5" {
-		t.Errorf("the conclusion is not what the two edits wrote: %+v", c.Body)
+	c := lastConclusion(s, "T-1")
+	if c.Decision != "after one release" || len(c.LocalReview) != 5 || c.LocalReview[0].Answer != "typed answer 1" ||
+		c.LocalReview[4].Answer != "typed answer 5" {
+		t.Errorf("the conclusion is not what the two edits wrote: %+v", c)
 	}
 	if _, err := os.Stat(kept); !os.IsNotExist(err) {
 		t.Errorf("the kept text outlived the conclusion it became: %v", err)
@@ -390,4 +374,21 @@ func TestReportsAreTextOnATerminal(t *testing.T) {
 	if !strings.Contains(piped, "Ada Tester &lt;ada@example.invalid&gt;") {
 		t.Errorf("handover in a pipe is not markdown:\n%s", piped)
 	}
+}
+
+// conclusionBody is what the editor tests read back of a conclusion.
+type conclusionBody struct {
+	Decision    string
+	LocalReview []struct{ Item, Answer string } `json:"local_review"`
+}
+
+// lastConclusion is the body of task's newest conclusion.
+func lastConclusion(s *sandbox, task string) conclusionBody {
+	var log []struct{ ID string }
+	s.reasonJSON(&log, "log", task, "--kind", "conclusion")
+	var c struct {
+		Body conclusionBody `json:"body"`
+	}
+	s.reasonJSON(&c, "show", log[0].ID)
+	return c.Body
 }
