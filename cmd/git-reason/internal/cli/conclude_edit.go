@@ -139,7 +139,7 @@ func (d *edited) keep(err error) error {
 	again := fmt.Sprintf("what you wrote is kept in %s, which 'git reason conclude %s' opens again", d.kept, d.task)
 	werr := os.MkdirAll(filepath.Dir(d.kept), 0o700)
 	if werr == nil {
-		werr = os.WriteFile(d.kept, []byte(header+strings.Join(lines, "")), 0o600)
+		werr = git.WriteFile(d.kept, []byte(header+strings.Join(lines, "")), 0o600, git.Wait, false)
 	}
 	if werr != nil {
 		// Still in the editor's file, until the next edit writes it.
