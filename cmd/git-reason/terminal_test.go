@@ -228,9 +228,7 @@ and it is one system less' "$1"
 func TestConcludeEditorLocalReviewFromCoreEditor(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t, fakeVendor, nil)
-	s.reason("assess", "T-1", "--subject", "Drop v1 exports", "--question", "Now or after a release?",
-		"--materiality", "critical", "--reversibility", "irreversible", "--evidence", "note::two customers")
-	s.reason("plan", "T-1") // no advisor: a local review
+	localReviewTask(s)
 	editor := editorScript(t, s, "review-editor", `sed -i -e 's/^decision: $/decision: after one release/' \
 	-e 's/^local-review \([0-9]\)=$/local-review \1=answer \1/' "$1"
 `)
@@ -260,9 +258,7 @@ func TestConcludeEditorLocalReviewFromCoreEditor(t *testing.T) {
 func TestConcludeEditorKeepsARefusedText(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t, fakeVendor, nil)
-	s.reason("assess", "T-1", "--subject", "Drop v1 exports", "--question", "Now or after a release?",
-		"--materiality", "critical", "--reversibility", "irreversible", "--evidence", "note::two customers")
-	s.reason("plan", "T-1") // no advisor: a local review of five items
+	localReviewTask(s)
 	refs := s.git("for-each-ref", "refs/reasoning")
 	partial := editorScript(t, s, "partial-editor", `sed -i -e 's/^decision: $/decision: after one release/' \
 	-e 's/^local-review \([1-4]\)=$/local-review \1=typed answer \1/' "$1"
@@ -391,4 +387,12 @@ func lastConclusion(s *sandbox, task string) conclusionBody {
 	}
 	s.reasonJSON(&c, "show", log[0].ID)
 	return c.Body
+}
+
+// localReviewTask starts T-1 with a critical assessment and its plan,
+// which with no advisor is a local review of five items.
+func localReviewTask(s *sandbox) {
+	s.reason("assess", "T-1", "--subject", "Drop v1 exports", "--question", "Now or after a release?",
+		"--materiality", "critical", "--reversibility", "irreversible", "--evidence", "note::two customers")
+	s.reason("plan", "T-1")
 }
