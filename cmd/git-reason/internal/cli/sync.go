@@ -39,26 +39,29 @@ func (o *syncOptions) open() (*ops.Session, ops.SyncRequest, error) {
 	if err != nil {
 		return nil, ops.SyncRequest{}, err
 	}
-	remote, rest, err := sess.Remote(o.Args)
-	if errors.Is(err, ops.ErrNoRemote) {
-		return nil, ops.SyncRequest{}, ops.Usage("%s", ops.NoRemote(o.Verb))
+	verb := o.Verb
+	if verb == "setup" {
+		verb = "remote setup"
 	}
-	if err != nil {
+	remote, rest, err := sess.Remote(o.Args)
+	none := errors.Is(err, ops.ErrNoRemote)
+	if none {
+		rest = o.Args // none configured: every argument is what it was given as
+	} else if err != nil {
 		return nil, ops.SyncRequest{}, err
 	}
 	if len(rest) > 0 && len(rest) == len(o.Args) && urlOrPath(rest[0]) {
 		// Not a remote's name, and no task's name either: a URL or path
 		// given as REMOTE, which git takes but a tracking namespace
 		// cannot be named after.
-		verb := o.Verb
-		if verb == "setup" {
-			verb = "remote setup"
-		}
 		return nil, ops.SyncRequest{}, ops.Usage("%q is not a remote's name: tasks travel through a named remote; add it with 'git remote add NAME %s', then run 'git reason %s NAME'",
 			rest[0], rest[0], verb)
 	}
 	if !o.Tasks && len(rest) > 0 {
 		return nil, ops.SyncRequest{}, ops.Usage("no remote %q: see 'git remote -v'", rest[0])
+	}
+	if none {
+		return nil, ops.SyncRequest{}, ops.Usage("%s", ops.NoRemote(verb))
 	}
 	return sess, ops.SyncRequest{Remote: remote, Tasks: rest, Defaulted: len(rest) > 0 && len(rest) == len(o.Args)}, nil
 }

@@ -472,10 +472,10 @@ func (noRemote) Is(target error) bool {
 	return target == ErrNoRemote || target == ErrUsage || target == record.ErrInput
 }
 
-// NoRemote is the line pull, push or sync (verb) says when there is no
-// remote to share with.
+// NoRemote is the line pull, push, sync or remote setup (verb) says
+// when there is no remote to share with.
 func NoRemote(verb string) string {
-	with := map[string]string{"pull": "pull from", "push": "push to"}[verb]
+	with := map[string]string{"pull": "pull from", "push": "push to", "remote setup": "set up"}[verb]
 	if with == "" {
 		with = verb + " with"
 	}
