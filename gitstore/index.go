@@ -162,10 +162,11 @@ func refresh[E interface{ head() string }](ctx context.Context, s *Store, name, 
 	live := make(map[string]E, len(tasks))
 	var changed, order []string
 	readable := make([]record.TaskHead, 0, len(tasks))
-	for _, t := range tasks {
+	for i, t := range tasks {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
+		s.Progress("Reading tasks", i, len(tasks))
 		var e E
 		head, data, ok := old.Entry(t.Task)
 		if ok {
@@ -199,6 +200,7 @@ func refresh[E interface{ head() string }](ctx context.Context, s *Store, name, 
 		order = append(order, t.Task)
 		readable = append(readable, t)
 	}
+	s.Progress("Reading tasks", len(tasks), len(tasks))
 	if len(changed) > 0 {
 		s.SaveVerdicts()
 	}

@@ -435,10 +435,11 @@ func (s *Store) latestFromRefs(ctx context.Context, path string, key []byte) ([]
 		}
 	}
 	out := make([]TaskLatest, 0, len(tasks))
-	for _, t := range tasks {
+	for i, t := range tasks {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		s.Progress("Reading tasks", i, len(tasks))
 		if c, ok := cached[t.Task]; ok && c.Head == t.Head {
 			out = append(out, c)
 			continue
@@ -449,6 +450,7 @@ func (s *Store) latestFromRefs(ctx context.Context, path string, key []byte) ([]
 		}
 		out = append(out, l)
 	}
+	s.Progress("Reading tasks", len(tasks), len(tasks))
 	slices.SortFunc(out, newerLatest)
 	return out, nil
 }

@@ -114,10 +114,11 @@ func (x Index) searchBody(ctx context.Context) ([]byte, string, func(), error) {
 	file.WriteString(searchMagic)
 	file.WriteString(header)
 	skipped := false
-	for _, t := range tasks {
+	for i, t := range tasks {
 		if err := ctx.Err(); err != nil {
 			return nil, "", nil, err
 		}
+		s.Progress("Reading tasks", i, len(tasks))
 		var block []byte
 		ok := false
 		for len(old) > 0 {
@@ -146,6 +147,7 @@ func (x Index) searchBody(ctx context.Context) ([]byte, string, func(), error) {
 		}
 		file.Write(block)
 	}
+	s.Progress("Reading tasks", len(tasks), len(tasks))
 	out := file.Bytes()
 	body := out[len(searchMagic)+len(header):]
 	if skipped {

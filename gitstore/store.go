@@ -33,6 +33,11 @@ type Store struct {
 	// task (the index, a search for a record) skips a task whose history
 	// does not read; err matches record.ErrUnreadable.
 	OnSkip func(task string, err error)
+	// OnProgress, when set, is told how far a read across every task
+	// has come (what it does, tasks done, tasks in all), after each task:
+	// the first read of a clone's tasks replays every history, which at a
+	// year of a team's reasoning takes seconds.
+	OnProgress func(what string, done, total int)
 	// Limits, when set, gives the configured read limits; it is asked
 	// only for a read of more than MinReadLimit bytes (nil:
 	// DefaultReadLimits).
@@ -83,6 +88,14 @@ func (s *Store) Skip(task string, err error) {
 		return
 	}
 	s.OnSkip(task, record.Unreadable(task, err))
+}
+
+// Progress tells OnProgress, when set, that done of total tasks are
+// through the step what.
+func (s *Store) Progress(what string, done, total int) {
+	if s.OnProgress != nil {
+		s.OnProgress(what, done, total)
+	}
 }
 
 // Open locates the repository for dir as git does and opens its store.

@@ -48,6 +48,9 @@ func run(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer) i
 	var noHelpIn *cli.Command // the verb whose sub-verb noHelp is not
 	app.CommandNotFound = func(c *cli.Context, name string) { noHelp, noHelpIn = name, c.Command }
 	err := app.RunContext(ctx, reorder(app, args))
+	if m, ok := app.Metadata["progress"].(*progressMeter); ok {
+		m.end() // a step an error or an interrupt stopped
+	}
 	switch {
 	case err != nil || noHelp == "":
 	case noHelpIn != nil && noHelpIn.Name != app.Name && len(noHelpIn.Subcommands) > 0:

@@ -46,7 +46,21 @@ func openSession(c *cli.Context, resident bool, meanwhile func()) (*ops.Session,
 			profile = l.String("profile")
 		}
 	}
-	warn := func(line string) { fmt.Fprintf(c.App.ErrWriter, "git reason: %s\n", line) }
+	if c.App.Metadata == nil {
+		c.App.Metadata = map[string]any{}
+	}
+	// A read across every task shows how far it has come on a terminal;
+	// a warning, and Main at the end, first end a line it left open.
+	meter := newProgressMeter(c.App.ErrWriter)
+	var progress func(string, int, int)
+	if meter != nil {
+		c.App.Metadata["progress"] = meter
+		progress = meter.report
+	}
+	warn := func(line string) {
+		meter.end()
+		fmt.Fprintf(c.App.ErrWriter, "git reason: %s\n", line)
+	}
 	var sess *ops.Session
 	var err error
 	if s := servers(c); s != nil && s.Session != nil {
@@ -55,12 +69,9 @@ func openSession(c *cli.Context, resident bool, meanwhile func()) (*ops.Session,
 		}
 		sess = s.Session
 	} else {
-		sess, err = ops.Open(c.Context, ops.Options{Profile: profile, Warn: warn, Resident: resident, Meanwhile: meanwhile, SettingsLater: settingsLater(c)})
+		sess, err = ops.Open(c.Context, ops.Options{Profile: profile, Warn: warn, Progress: progress, Resident: resident, Meanwhile: meanwhile, SettingsLater: settingsLater(c)})
 	}
 	if err == nil {
-		if c.App.Metadata == nil {
-			c.App.Metadata = map[string]any{}
-		}
 		c.App.Metadata["session"] = sess // Main reads its colour settings for a refusal
 		catchUp(c, sess)
 	}

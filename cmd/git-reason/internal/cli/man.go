@@ -167,6 +167,7 @@ func manSections() []manSection {
 			{bold("CI"), "when true and no profile is named, the ci profile (no advisor is asked)."},
 			{bold("NO_COLOR"), "when non-empty, no colour unless color.reason or color.ui says always."},
 			{bold("GIT_PAGER") + ", " + bold("PAGER"), "the pager, as for git."},
+			{bold("GIT_PROGRESS_DELAY"), "seconds before a read or verification of every task shows its progress on a terminal (2 when unset), as for git."},
 			{bold("XDG_CONFIG_HOME") + ", " + bold("HOME"), "where the user overlay lives."},
 			{bold("XDG_DATA_HOME"), "where man --install writes."},
 			{bold("GIT_DIR") + ", " + bold("GIT_WORK_TREE") + ", " + bold("GIT_COMMON_DIR") + ", " + bold("GIT_CEILING_DIRECTORIES"), "which repository, as for git."},

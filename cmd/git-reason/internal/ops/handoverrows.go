@@ -103,7 +103,8 @@ func (e *Session) movedHandoverRows(ctx context.Context, j *gitstore.Sealed, mov
 		sums, _ = e.SignatureSummaries(ctx)
 	}
 	out := make([]handoverRow, 0, len(moved))
-	for _, t := range moved {
+	for i, t := range moved {
+		e.Store.Progress("Reading tasks", i, len(moved))
 		st, err := e.Index.StateAt(ctx, t.Task, t.Head)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -122,6 +123,7 @@ func (e *Session) movedHandoverRows(ctx context.Context, j *gitstore.Sealed, mov
 		}
 		out = append(out, r)
 	}
+	e.Store.Progress("Reading tasks", len(moved), len(moved))
 	e.Store.SaveVerdicts()
 	return out, nil
 }

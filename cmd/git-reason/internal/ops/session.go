@@ -36,6 +36,9 @@ type Options struct {
 	// Warn receives one line per task that a read across every task
 	// skipped because its history does not read; nil drops them.
 	Warn func(line string)
+	// Progress, when set, is told how far a read or verification across
+	// every task has come (gitstore.Store.OnProgress).
+	Progress func(what string, done, total int)
 	// Resident marks a session that outlives one command (the MCP
 	// server): its settings are read again when a configuration file
 	// they came from changes.
@@ -157,6 +160,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if opts.Warn != nil {
 		store.OnSkip = func(task string, err error) { opts.Warn(skipWarning(task, err)) }
 	}
+	store.OnProgress = opts.Progress
 	sess := &Session{Repo: repo, Store: store, Index: gitstore.Index{Store: store}, profileFlag: opts.Profile, resident: opts.Resident, warn: opts.Warn, early: early}
 	store.Limits = sess.readLimits
 	// Vouch: a standing conclusion is reused only from a task whose

@@ -123,7 +123,8 @@ func (e *Session) movedRows(ctx context.Context, j *gitstore.Sealed, tasks []rec
 	if !ok {
 		return false
 	}
-	for _, i := range moved {
+	for n, i := range moved {
+		e.Store.Progress("Reading tasks", n, len(moved))
 		t := tasks[i]
 		s, err := e.Index.StatusAt(ctx, t.Task, t.Head)
 		if err != nil {
@@ -144,6 +145,7 @@ func (e *Session) movedRows(ctx context.Context, j *gitstore.Sealed, tasks []rec
 			j.Put(t.Task, t.Head, formatStatusRow(r))
 		}
 	}
+	e.Store.Progress("Reading tasks", len(moved), len(moved))
 	e.Store.SaveVerdicts()
 	names := make([]string, len(tasks))
 	for i, t := range tasks {

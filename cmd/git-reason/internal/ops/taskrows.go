@@ -64,7 +64,8 @@ func (e *Session) taskRows(ctx context.Context) ([]TaskRow, error) {
 // every one of them read: a task whose history does not read is left to
 // the list read whole, which leaves it out as it always has.
 func (e *Session) movedTaskRows(ctx context.Context, j *gitstore.Sealed, tasks []record.TaskHead, rows []TaskRow, moved []int) bool {
-	for _, i := range moved {
+	for n, i := range moved {
+		e.Store.Progress("Reading tasks", n, len(moved))
 		t := tasks[i]
 		s, err := e.Index.StatusAt(ctx, t.Task, t.Head)
 		if err != nil {
@@ -73,6 +74,7 @@ func (e *Session) movedTaskRows(ctx context.Context, j *gitstore.Sealed, tasks [
 		rows[i] = taskRowOf(s)
 		j.Put(t.Task, t.Head, formatTaskRow(rows[i]))
 	}
+	e.Store.Progress("Reading tasks", len(moved), len(moved))
 	e.Store.SaveVerdicts()
 	return true
 }

@@ -99,7 +99,8 @@ func (e *Session) Verify(ctx context.Context, tasks []string, at map[string]stri
 	}
 	out := &VerifyResult{Tasks: []string{}, Findings: []record.Finding{}, Signatures: []TaskSignatures{}}
 	require := e.requireSigned()
-	for _, t := range tasks {
+	for i, t := range tasks {
+		e.Store.Progress("Verifying tasks", i, len(tasks))
 		head := heads[t]
 		var found []record.Finding
 		switch {
@@ -120,6 +121,7 @@ func (e *Session) Verify(ctx context.Context, tasks []string, at map[string]stri
 		out.Findings = append(append(out.Findings, found...), signatureFindings(t, require, checks)...)
 		out.Signatures = append(out.Signatures, TaskSignatures{Task: t, Checks: checks})
 	}
+	e.Store.Progress("Verifying tasks", len(tasks), len(tasks))
 	if bulk != nil {
 		_ = bulk.Save() // not saved: the next verification reads a file per task
 	}

@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+	"time"
+)
+
+// TestProgressMeter: nothing before the delay; then a line rewritten in
+// place only when its percentage changes, ended by ", done."; a step
+// stopped part-way is ended by end, and a new step starts its own line.
+func TestProgressMeter(t *testing.T) {
+	var out bytes.Buffer
+	clock := time.Unix(0, 0)
+	m := &progressMeter{w: &out, delay: 2 * time.Second, now: func() time.Time { return clock }}
+	for i := 0; i <= 400; i++ {
+		m.report("Reading tasks", i, 400)
+		clock = clock.Add(10 * time.Millisecond) // 2 s after 200 tasks
+	}
+	want := ""
+	for p := 50; p < 100; p++ {
+		want += fmt.Sprintf("\rReading tasks: %3d%% (%d/400)", p, p*4)
+	}
+	want += "\rReading tasks: 100% (400/400), done.\n"
+	if out.String() != want {
+		t.Errorf("a step of 400 tasks, 10 ms each, delay 2 s, showed\n%q\nwant\n%q", out.String(), want)
+	}
+
+	out.Reset()
+	m.delay = 0
+	m.report("Verifying tasks", 0, 2)
+	m.report("Verifying tasks", 1, 2)
+	m.end()
+	m.end() // nothing more: the line is ended once
+	m.report("Reading tasks", 0, 1)
+	m.report("Reading tasks", 1, 1)
+	if want := "\rVerifying tasks:   0% (0/2)\rVerifying tasks:  50% (1/2)\n\rReading tasks:   0% (0/1)\rReading tasks: 100% (1/1), done.\n"; out.String() != want {
+		t.Errorf("a step stopped part-way, then another:\n%q\nwant\n%q", out.String(), want)
+	}
+	var none *progressMeter
+	none.end() // no terminal, no meter: end does nothing
+}

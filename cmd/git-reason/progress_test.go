@@ -1,0 +1,68 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestProgressOnATerminal: a read across every task that has to replay
+// their histories (the first after a clone, here after the caches are
+// removed) says on a terminal how far it has come, as git's long steps
+// do, and verify does for the tasks it verifies; never in a pipe, and
+// not for a read that ends within git's progress delay.
+func TestProgressOnATerminal(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t, fakeVendor, nil)
+	for _, task := range []string{"T-1", "T-2", "T-3"} {
+		s.assessTrivial(task, "Retry budget "+task, "Three or five?")
+	}
+	forget := func() {
+		t.Helper()
+		if err := os.RemoveAll(filepath.Join(s.dir, ".git", "reason")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := []string{"GIT_PROGRESS_DELAY=0", "GIT_PAGER=cat"}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"reason", "status"}, "Reading tasks: 100% (3/3), done.\r\n"},
+		{[]string{"reason", "tasks"}, "Reading tasks: 100% (3/3), done.\r\n"},
+		{[]string{"reason", "log", "-n", "2"}, "Reading tasks: 100% (3/3), done.\r\n"},
+		{[]string{"reason", "search", "budget"}, "Reading tasks: 100% (3/3), done.\r\n"},
+		{[]string{"reason", "handover"}, "Reading tasks: 100% (3/3), done.\r\n"},
+		{[]string{"reason", "verify"}, "Verifying tasks: 100% (3/3), done.\r\n"},
+	} {
+		forget()
+		p := startPTY(t, s, now, c.args...)
+		if code := p.wait(); code != 0 {
+			t.Fatalf("%s on a terminal exited %d:\n%s", strings.Join(c.args, " "), code, p.output())
+		}
+		if out := p.output(); !strings.Contains(out, "  0% (0/3)") || !strings.Contains(out, c.want) {
+			t.Errorf("%s on a terminal, GIT_PROGRESS_DELAY=0: want its progress from 0%% to %q; it showed:\n%q",
+				strings.Join(c.args, " "), c.want, out)
+		}
+	}
+
+	// In a pipe, nothing.
+	forget()
+	_, stderr, code := s.run(append([]string{"-c", "core.pager=cat"}, "reason", "status")...)
+	if code != 0 || strings.Contains(stderr, "tasks:") {
+		t.Errorf("status in a pipe: exit %d, stderr %q: want no progress", code, stderr)
+	}
+	// Within the delay (git's default, 2 s, when the variable is unset),
+	// nothing either: three tasks read in far less.
+	forget()
+	start := time.Now()
+	p := startPTY(t, s, []string{"GIT_PAGER=cat"}, "reason", "status")
+	if code := p.wait(); code != 0 {
+		t.Fatalf("status on a terminal exited %d:\n%s", code, p.output())
+	}
+	if out := p.output(); strings.Contains(out, "Reading tasks") && time.Since(start) < 2*time.Second {
+		t.Errorf("status on a terminal that took %v showed progress within the delay:\n%q", time.Since(start), out)
+	}
+}
