@@ -91,9 +91,10 @@ func (s *Store) Skip(task string, err error) {
 }
 
 // Progress tells OnProgress, when set, that done of total tasks are
-// through the step what.
+// through the step what. Workers may call it at once: OnProgress must be
+// safe for that, and may be told a count lower than one it was told.
 func (s *Store) Progress(what string, done, total int) {
-	if s.OnProgress != nil {
+	if s != nil && s.OnProgress != nil {
 		s.OnProgress(what, done, total)
 	}
 }

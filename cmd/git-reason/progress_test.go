@@ -11,8 +11,8 @@ import (
 // TestProgressOnATerminal: a read across every task that has to replay
 // their histories (the first after a clone, here after the caches are
 // removed) says on a terminal how far it has come, as git's long steps
-// do, and verify does for the tasks it verifies; never in a pipe, and
-// not for a read that ends within git's progress delay.
+// do, and verify and pull do for the tasks they verify; never in a pipe,
+// and not for a read that ends within git's progress delay.
 func TestProgressOnATerminal(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t, fakeVendor, nil)
@@ -48,6 +48,20 @@ func TestProgressOnATerminal(t *testing.T) {
 		}
 	}
 
+	// pull into a clone that has none of the tasks verifies each.
+	bare := shareOrigin(t, s)
+	s.reason("push")
+	peer := &sandbox{t: t, dir: filepath.Join(filepath.Dir(s.dir), "peer"), env: s.env}
+	s.git("init", "-q", peer.dir)
+	peer.git("remote", "add", "origin", bare)
+	p := startPTY(t, peer, now, "reason", "pull")
+	if code := p.wait(); code != 0 {
+		t.Fatalf("pull on a terminal exited %d:\n%s", code, p.output())
+	}
+	if out := p.output(); !strings.Contains(out, "Verifying tasks:   0% (0/3)") || !strings.Contains(out, "Verifying tasks: 100% (3/3), done.\r\n") {
+		t.Errorf("pull of 3 tasks on a terminal, GIT_PROGRESS_DELAY=0: want its progress from 0%% to done; it showed:\n%q", out)
+	}
+
 	// In a pipe, nothing.
 	forget()
 	_, stderr, code := s.run(append([]string{"-c", "core.pager=cat"}, "reason", "status")...)
@@ -58,7 +72,7 @@ func TestProgressOnATerminal(t *testing.T) {
 	// nothing either: three tasks read in far less.
 	forget()
 	start := time.Now()
-	p := startPTY(t, s, []string{"GIT_PAGER=cat"}, "reason", "status")
+	p = startPTY(t, s, []string{"GIT_PAGER=cat"}, "reason", "status")
 	if code := p.wait(); code != 0 {
 		t.Fatalf("status on a terminal exited %d:\n%s", code, p.output())
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"git-reason/gitstore"
@@ -145,6 +146,8 @@ func (g *Integrator) round(ctx context.Context, fetched []Fetched, todo []int,
 	preps := make([]*prepared, len(fetched))
 	next := make(chan int)
 	var wg sync.WaitGroup
+	var done atomic.Int64 // tasks decided, for the progress shown
+	g.Store.Progress("Verifying tasks", 0, len(todo))
 	for range min(workers, len(todo)) {
 		wg.Add(1)
 		go func() {
@@ -158,6 +161,7 @@ func (g *Integrator) round(ctx context.Context, fetched []Fetched, todo []int,
 					in, p, err = quarantine(newIntegration(f.Task, f.Head), CodeUnreadable, record.Printable(err.Error())), nil, nil
 				}
 				results[i], preps[i], errs[i] = in, p, err
+				g.Store.Progress("Verifying tasks", int(done.Add(1)), len(todo))
 			}
 		}()
 	}

@@ -23,6 +23,7 @@ type progressMeter struct {
 	now     func() time.Time
 	what    string    // the step under way ("" when none is)
 	total   int       // its tasks in all
+	done    int       // the most of them told done (workers tell counts out of order)
 	start   time.Time // when it began
 	shown   bool      // its line is on the terminal, not yet ended
 	percent int       // the percentage its line shows
@@ -57,8 +58,12 @@ func (m *progressMeter) report(what string, done, total int) {
 		// A step of its own: a read that gave up part-way and read
 		// every task instead starts its count again.
 		m.endLocked()
-		m.what, m.total, m.start, m.percent = what, total, now, -1
+		m.what, m.total, m.start, m.percent, m.done = what, total, now, -1, 0
 	}
+	if done < m.done {
+		return // a worker that counted before another told first
+	}
+	m.done = done
 	if !m.shown && now.Sub(m.start) < m.delay {
 		return
 	}

@@ -38,6 +38,16 @@ func TestProgressMeter(t *testing.T) {
 	if want := "\rVerifying tasks:   0% (0/2)\rVerifying tasks:  50% (1/2)\n\rReading tasks:   0% (0/1)\rReading tasks: 100% (1/1), done.\n"; out.String() != want {
 		t.Errorf("a step stopped part-way, then another:\n%q\nwant\n%q", out.String(), want)
 	}
+	// Workers counting at once may tell a lower count after a higher
+	// one: the line never goes back.
+	out.Reset()
+	m.report("Verifying tasks", 0, 4)
+	m.report("Verifying tasks", 2, 4)
+	m.report("Verifying tasks", 1, 4)
+	m.report("Verifying tasks", 4, 4)
+	if want := "\rVerifying tasks:   0% (0/4)\rVerifying tasks:  50% (2/4)\rVerifying tasks: 100% (4/4), done.\n"; out.String() != want {
+		t.Errorf("counts told out of order:\n%q\nwant\n%q", out.String(), want)
+	}
 	var none *progressMeter
 	none.end() // no terminal, no meter: end does nothing
 }
