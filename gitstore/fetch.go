@@ -3,6 +3,7 @@ package gitstore
 import (
 	"context"
 	"errors"
+	"slices"
 	"sort"
 	"strings"
 
@@ -101,7 +102,12 @@ func (r *Repo) fetch(ctx context.Context, remote string, tasks []string) error {
 			args = append(args, "+"+TaskRef(t)+":"+RemoteRef(remote, t))
 		}
 	}
-	_, err := r.Git(ctx, args...)
+	c := r.Command(args...)
+	if r.FetchProgress != nil {
+		c.Args = slices.Insert(c.Args, 4, "--progress") // after --quiet: the counts, not the refs
+		c.Progress = r.FetchProgress
+	}
+	_, err := c.Run(ctx)
 	return err
 }
 

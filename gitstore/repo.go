@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"git-reason/gitstore/git"
@@ -14,6 +15,9 @@ type Repo struct {
 	GitDir    string // the per-worktree git dir (HEAD, index, config.worktree)
 	CommonDir string // objects, refs, packed-refs, config (== GitDir except in linked worktrees)
 	WorkTree  string // "" when bare
+	// FetchProgress, when set, is where git fetch's progress goes as it
+	// comes (a terminal: see git.Cmd.Progress).
+	FetchProgress io.Writer
 }
 
 // ErrNotRepository is wrapped by Discover when no repository is found.

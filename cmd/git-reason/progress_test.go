@@ -54,12 +54,25 @@ func TestProgressOnATerminal(t *testing.T) {
 	peer := &sandbox{t: t, dir: filepath.Join(filepath.Dir(s.dir), "peer"), env: s.env}
 	s.git("init", "-q", peer.dir)
 	peer.git("remote", "add", "origin", bare)
-	p := startPTY(t, peer, now, "reason", "pull")
+	p := startPTY(t, peer, now, "reason", "pull", "origin")
 	if code := p.wait(); code != 0 {
 		t.Fatalf("pull on a terminal exited %d:\n%s", code, p.output())
 	}
 	if out := p.output(); !strings.Contains(out, "Verifying tasks:   0% (0/3)") || !strings.Contains(out, "Verifying tasks: 100% (3/3), done.\r\n") {
 		t.Errorf("pull of 3 tasks on a terminal, GIT_PROGRESS_DELAY=0: want its progress from 0%% to done; it showed:\n%q", out)
+	}
+	// git fetch's own counts come first; its errors do not: the one line
+	// of git reason's error says it once.
+	if out := p.output(); !strings.Contains(out, "remote: Enumerating objects: ") {
+		t.Errorf("pull on a terminal: want git fetch's progress; it showed:\n%q", out)
+	}
+	peer.git("remote", "add", "gone", filepath.Join(filepath.Dir(s.dir), "no-such.git"))
+	p = startPTY(t, peer, now, "reason", "pull", "gone")
+	if code := p.wait(); code != 1 || strings.Count(p.output(), "does not appear to be a git repository") != 1 {
+		t.Errorf("pull from a remote that is not there, on a terminal: exit %d, want 1 and git's reason once:\n%q", code, p.output())
+	}
+	if _, stderr, _ := peer.run("reason", "pull"); strings.Contains(stderr, "objects") || strings.Contains(stderr, "tasks:") {
+		t.Errorf("pull in a pipe showed progress:\n%s", stderr)
 	}
 
 	// In a pipe, nothing.

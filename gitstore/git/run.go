@@ -68,6 +68,10 @@ type Cmd struct {
 	Env    []string  // added to Env()
 	Unset  []string  // variables removed from its environment
 	Stdin  io.Reader // its standard input, if any
+	// Progress, when set, is given git's progress lines as they come
+	// (git's --progress; what the remote says, its "remote:" lines,
+	// included), not its errors, which the error of Run carries.
+	Progress io.Writer
 }
 
 // Exec is the command as an *exec.Cmd, for a caller that streams its
@@ -101,6 +105,9 @@ func (c Cmd) Start(ctx context.Context) (wait func() ([]byte, error), err error)
 	cmd := c.Exec(ctx)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if c.Progress != nil {
+		cmd.Stderr = io.MultiWriter(&stderr, &progressLines{w: c.Progress})
+	}
 	if err := cmd.Start(); err != nil {
 		return nil, c.Failed(err, "")
 	}
@@ -173,4 +180,37 @@ func traceLine(l string) bool {
 		}
 	}
 	return true
+}
+
+// progressLines passes on git's progress: each line (ended by a carriage
+// return, as a count rewritten in place, or a newline) except git's
+// errors, warnings and hints, which the caller reports in its own words.
+type progressLines struct {
+	w    io.Writer
+	line []byte
+}
+
+func (p *progressLines) Write(b []byte) (int, error) {
+	for _, c := range b {
+		p.line = append(p.line, c)
+		if c != '\r' && c != '\n' {
+			continue
+		}
+		if !gitMessage(p.line) {
+			_, _ = p.w.Write(p.line) // a terminal that cannot be written to shows nothing
+		}
+		p.line = p.line[:0]
+	}
+	return len(b), nil
+}
+
+// gitMessage reports whether line is one of git's own messages, not its
+// progress.
+func gitMessage(line []byte) bool {
+	for _, prefix := range []string{"fatal: ", "error: ", "warning: ", "hint: "} {
+		if bytes.HasPrefix(line, []byte(prefix)) {
+			return true
+		}
+	}
+	return false
 }

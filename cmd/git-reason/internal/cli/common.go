@@ -53,9 +53,10 @@ func openSession(c *cli.Context, resident bool, meanwhile func()) (*ops.Session,
 	// a warning, and Main at the end, first end a line it left open.
 	meter := newProgressMeter(c.App.ErrWriter)
 	var progress func(string, int, int)
+	var gitProgress io.Writer
 	if meter != nil {
 		c.App.Metadata["progress"] = meter
-		progress = meter.report
+		progress, gitProgress = meter.report, meter.w
 	}
 	warn := func(line string) {
 		meter.end()
@@ -69,7 +70,7 @@ func openSession(c *cli.Context, resident bool, meanwhile func()) (*ops.Session,
 		}
 		sess = s.Session
 	} else {
-		sess, err = ops.Open(c.Context, ops.Options{Profile: profile, Warn: warn, Progress: progress, Resident: resident, Meanwhile: meanwhile, SettingsLater: settingsLater(c)})
+		sess, err = ops.Open(c.Context, ops.Options{Profile: profile, Warn: warn, Progress: progress, GitProgress: gitProgress, Resident: resident, Meanwhile: meanwhile, SettingsLater: settingsLater(c)})
 	}
 	if err == nil {
 		c.App.Metadata["session"] = sess // Main reads its colour settings for a refusal

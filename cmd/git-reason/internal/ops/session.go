@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 
@@ -39,6 +40,9 @@ type Options struct {
 	// Progress, when set, is told how far a read or verification across
 	// every task has come (gitstore.Store.OnProgress).
 	Progress func(what string, done, total int)
+	// GitProgress, when set, is where git fetch's own progress goes
+	// (gitstore.Repo.FetchProgress).
+	GitProgress io.Writer
 	// Resident marks a session that outlives one command (the MCP
 	// server): its settings are read again when a configuration file
 	// they came from changes.
@@ -161,6 +165,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 		store.OnSkip = func(task string, err error) { opts.Warn(skipWarning(task, err)) }
 	}
 	store.OnProgress = opts.Progress
+	repo.FetchProgress = opts.GitProgress
 	sess := &Session{Repo: repo, Store: store, Index: gitstore.Index{Store: store}, profileFlag: opts.Profile, resident: opts.Resident, warn: opts.Warn, early: early}
 	store.Limits = sess.readLimits
 	// Vouch: a standing conclusion is reused only from a task whose
