@@ -207,6 +207,14 @@ func TestServeGuard(t *testing.T) {
 	if after, _ := os.ReadFile(asked); len(after) != len(before) {
 		t.Errorf("a refused question reached an advisor")
 	}
+	// A request carrying material within the asking side's default budget
+	// for a peer (400 KB, share/context.yaml) is answered: the guard in
+	// front of the endpoint took 128 KiB, and every consult of a peer with
+	// more material failed as 413, "unavailable".
+	withMaterial := `{"request": {"subject": "s", "question": "Keep the queue?", "needs": ["reasoning"], "material": "` + strings.Repeat("m", 390_000) + `"}}`
+	if code, _, body := s.post(good, withMaterial); code != http.StatusOK || !strings.Contains(body, "fine by me") {
+		t.Errorf("a request with 390 KB of material: %d %.200s", code, body)
+	}
 
 	// At most one in flight (--max-inflight 1): the second gets 503 and
 	// Retry-After while the first is answered.

@@ -18,13 +18,17 @@ import (
 // A token is always required, loopback included: the variable named by
 // TokenVar when set, else a token generated once and kept (mode 0600) in
 // e.ServeTokenPath(). Every request passes the guard (host, origin, token,
-// content type, concurrency, size).
+// content type, concurrency, size). A request may be as large as the
+// endpoint takes (transport.PeerRequestLimit): it carries the evidence's
+// material within the asking side's budget for a peer (400 KB by default,
+// share/context.yaml), so the guard must not refuse what the endpoint
+// would read.
 func Peers(ctx context.Context, e *ops.Session, req ops.ServeRequest) error {
 	if _, _, err := e.Availability(ctx, time.Now()); err != nil {
 		return err
 	}
 	return serveGuarded(ctx, req, endpoint{path: transport.PeerPath, tokenPath: e.ServeTokenPath(), clients: "peers",
-		limits: guard.Config{MaxBody: transport.PeerQuestionLimit * 2}, handler: PeerHandler(e)})
+		limits: guard.Config{MaxBody: transport.PeerRequestLimit}, handler: PeerHandler(e)})
 }
 
 // endpoint is one HTTP endpoint that serveGuarded serves.
