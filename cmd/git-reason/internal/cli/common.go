@@ -36,22 +36,34 @@ func profileFlag() cli.Flag {
 	return &cli.StringFlag{Name: "profile", Usage: "the execution profile `NAME`"}
 }
 
-// openSession locates the repository the command runs in; a resident
-// session (one that serves for hours) reads git configuration, the allowed
-// signers and the declarations again when they change (ops.Options.Resident).
-func openSession(c *cli.Context, resident bool, meanwhile func()) (*ops.Session, error) {
+// profileOf is the execution profile the command line names: the verb's
+// --profile, else the global one; "" when neither is given.
+func profileOf(c *cli.Context) string {
 	profile := c.String("profile")
 	for _, l := range c.Lineage() {
 		if profile == "" && slices.Contains(l.LocalFlagNames(), "profile") {
 			profile = l.String("profile")
 		}
 	}
+	return profile
+}
+
+// openSession locates the repository the command runs in; a resident
+// session (one that serves for hours) reads git configuration, the allowed
+// signers and the declarations again when they change (ops.Options.Resident).
+func openSession(c *cli.Context, resident bool, meanwhile func()) (*ops.Session, error) {
+	profile := profileOf(c)
 	if c.App.Metadata == nil {
 		c.App.Metadata = map[string]any{}
 	}
-	// A read across every task shows how far it has come on a terminal;
-	// a warning, and Main at the end, first end a line it left open.
-	meter := newProgressMeter(c.App.ErrWriter)
+	// A command's read across every task shows how far it has come on a
+	// terminal (a server's sessions do not: their terminal is the
+	// server's log); a warning, and Main at the end, first end a line it
+	// left open.
+	var meter *progressMeter
+	if !resident {
+		meter = newProgressMeter(c.App.ErrWriter)
+	}
 	var progress func(string, int, int)
 	var gitProgress io.Writer
 	if meter != nil {

@@ -16,6 +16,9 @@ import (
 type mcpOptions struct {
 	base
 	Repo string // --repo: the repository served; "": the one the command starts in
+	// Profile is --profile, the verb's or the global one: the server's
+	// execution profile ("": the repository's).
+	Profile string
 	// Streamable HTTP instead of stdio, under serve's rules.
 	HTTP string // --http ADDR
 	httpOptions
@@ -37,7 +40,7 @@ func mcpCommand() *cli.Command {
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "repo", Usage: "serve the repository at `DIR` (default: the one the command starts in)", Destination: &o.Repo},
 			&cli.StringFlag{Name: "http", Usage: "serve streamable HTTP on `ADDR` (e.g. 127.0.0.1:7412) instead of stdio", Destination: &o.HTTP},
-		}, o.flags("with --http: ", "clients", "GIT_REASON_MCP_TOKEN", "mcp-token", ops.MCPMaxInFlight)...),
+		}, append(o.flags("with --http: ", "clients", "GIT_REASON_MCP_TOKEN", "mcp-token", ops.MCPMaxInFlight), profileFlag())...),
 		Action: noArgs(&o.base, func(c *cli.Context) error {
 			if o.HTTP == "" {
 				for _, f := range []string{"allow-host", "allow-origin", "max-inflight", "tls-cert", "tls-key", "token-env"} {
@@ -46,6 +49,7 @@ func mcpCommand() *cli.Command {
 					}
 				}
 			}
+			o.Profile = profileOf(c)
 			return runMCP(c.Context, o)
 		}),
 	}
@@ -54,7 +58,7 @@ func mcpCommand() *cli.Command {
 // runMCP serves one session on stdin and stdout until the host closes it,
 // or, with --http, every client's sessions until ctx ends (Ctrl-C).
 func runMCP(ctx context.Context, o *mcpOptions) error {
-	req := MCPRequest{Dir: o.Repo, Version: moduleVersion(), In: o.In, Out: o.Out}
+	req := MCPRequest{Dir: o.Repo, Version: moduleVersion(), Profile: o.Profile, In: o.In, Out: o.Out}
 	if o.HTTP != "" {
 		var err error
 		if req.HTTP, err = o.request(o.HTTP, "MCP", o.Err); err != nil {

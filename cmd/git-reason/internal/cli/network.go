@@ -52,6 +52,9 @@ type Servers struct {
 // MCPRequest says what git reason mcp serves, and how.
 type MCPRequest struct {
 	Dir, Version string
+	// Profile is the execution profile named by --profile ("": the
+	// repository's reason.profile, else the default).
+	Profile string
 	// In and Out are the host's stdio, when HTTP is nil.
 	In  io.Reader
 	Out io.Writer

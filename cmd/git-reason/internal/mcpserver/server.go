@@ -21,6 +21,10 @@ import (
 type Options struct {
 	Dir     string // the repository's directory (any directory inside it)
 	Version string // reported in initialize
+	// Profile is the execution profile named on the command line ("":
+	// reason.profile, else the default), for every call: one that does
+	// not exist is refused by New.
+	Profile string
 	// CacheDelay, when positive, lets each task's cache file under
 	// .git/reason/ be written up to this long after an append instead of
 	// during it (the server reads the task from memory meanwhile); Close
@@ -35,6 +39,7 @@ type Server struct {
 	sdk      *mcp.Server
 	env      *ops.Session
 	dir      string
+	profile  string     // Options.Profile, for the sessions consult opens
 	mu       sync.Mutex // one operation on env at a time (consult opens its own)
 	sessions sessions
 	byVerb   map[string]string // CLI verb → tool name
@@ -96,15 +101,22 @@ type outcome struct {
 
 // New opens the repository and builds the server.
 func New(ctx context.Context, opts Options) (*Server, error) {
-	env, err := ops.Open(ctx, ops.Options{Dir: opts.Dir, Resident: true, Surface: record.SurfaceMCP})
+	env, err := ops.Open(ctx, ops.Options{Dir: opts.Dir, Profile: opts.Profile, Resident: true, Surface: record.SurfaceMCP})
 	if err != nil {
 		return nil, err
+	}
+	// A profile named on the command line must exist, as for every verb:
+	// a typo is never silently ignored.
+	if opts.Profile != "" {
+		if _, _, err := env.Profile(); err != nil {
+			return nil, err
+		}
 	}
 	specs, err := ops.Tools()
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{env: env, dir: opts.Dir, byVerb: map[string]string{}, tools: map[string]*tool{}}
+	s := &Server{env: env, dir: opts.Dir, profile: opts.Profile, byVerb: map[string]string{}, tools: map[string]*tool{}}
 	if opts.CacheDelay > 0 {
 		env.Store.WriteBehind(opts.CacheDelay)
 	}

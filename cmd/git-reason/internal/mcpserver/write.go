@@ -207,7 +207,7 @@ func (s *Server) consult(ctx context.Context, c *call) (*outcome, error) {
 	if err := record.CheckTask(task); err != nil {
 		return nil, err
 	}
-	env, err := ops.Open(ctx, ops.Options{Dir: s.dir, Surface: record.SurfaceMCP})
+	env, err := ops.Open(ctx, ops.Options{Dir: s.dir, Profile: s.profile, Surface: record.SurfaceMCP})
 	if err != nil {
 		return nil, err
 	}

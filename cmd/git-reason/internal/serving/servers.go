@@ -33,7 +33,7 @@ func Servers() cli.Servers {
 func MCP(ctx context.Context, req cli.MCPRequest) error {
 	// A running server keeps the tasks it writes in memory: their cache
 	// files are written just after an append, not during it.
-	srv, err := mcpserver.New(ctx, mcpserver.Options{Dir: req.Dir, Version: req.Version, CacheDelay: 100 * time.Millisecond})
+	srv, err := mcpserver.New(ctx, mcpserver.Options{Dir: req.Dir, Version: req.Version, Profile: req.Profile, CacheDelay: 100 * time.Millisecond})
 	if err != nil {
 		return err
 	}
