@@ -45,11 +45,14 @@ func (h *httpOptions) flags(when, who, tokenVar, tokenFile string, maxInFlight i
 }
 
 // request is the ServeRequest that serves on listen under these rules,
-// saying on errw where it serves what; a --max-inflight below 1 is
-// refused.
+// saying on errw where it serves what; a --max-inflight below 1, and a
+// --token-env that cannot name a variable, are refused.
 func (h *httpOptions) request(listen, what string, errw io.Writer) (*ops.ServeRequest, error) {
 	if h.MaxInFlight < 1 {
 		return nil, ops.Usage("--max-inflight %d: give at least 1", h.MaxInFlight)
+	}
+	if !isVariableName(h.TokenVar) {
+		return nil, ops.Usage("--token-env %q: give the name of the environment variable holding the token (letters, digits and _)", h.TokenVar)
 	}
 	return &ops.ServeRequest{Listen: listen, TokenVar: h.TokenVar,
 		AllowHosts: h.AllowHosts.Value(), AllowOrigins: h.AllowOrigins.Value(), MaxInFlight: h.MaxInFlight,
@@ -86,4 +89,15 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		return err
 	}
 	return o.Net.Peers(ctx, sess, *req)
+}
+
+// isVariableName reports whether s can name an environment variable as a
+// shell sets one: a letter or _, then letters, digits and _.
+func isVariableName(s string) bool {
+	for i, r := range s {
+		if r != '_' && !('A' <= r && r <= 'Z' || 'a' <= r && r <= 'z') && (i == 0 || r < '0' || r > '9') {
+			return false
+		}
+	}
+	return s != ""
 }
