@@ -69,6 +69,17 @@ func TestWebContext(t *testing.T) {
 			t.Errorf("range %.40q: status %d, want 400 with the error on the page", bad, res.StatusCode)
 		}
 	}
+	// A control character is no revision: a NUL reached git's argument
+	// vector and the page showed exec's own error, with git's path.
+	if res, err := c.Get(root + "/context?range=" + url.QueryEscape(base+"..HEAD\x00")); err != nil {
+		t.Fatal(err)
+	} else {
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if p := string(b); res.StatusCode != http.StatusBadRequest || !strings.Contains(p, "give A..B, A...B or one revision") || strings.Contains(p, "exec") {
+			t.Errorf("a range holding a NUL: status %d\n%s", res.StatusCode, p)
+		}
+	}
 	if out := s.git("status", "--porcelain", "--ignored"); strings.Contains(out, "pwned") {
 		t.Errorf("a range wrote a file: %s", out)
 	}

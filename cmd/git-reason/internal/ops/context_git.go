@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
 
 	"git-reason/gitstore"
 )
@@ -52,7 +53,10 @@ func (e *Session) resolveRange(ctx context.Context, spec string) (*commitRange, 
 	if spec == "" {
 		return e.defaultRange(ctx)
 	}
-	if strings.HasPrefix(spec, "-") || strings.ContainsAny(spec, " \t\n") {
+	// No revision holds a blank or a control character: a NUL, which the
+	// page's and MCP's ranges can carry, would reach git's argument vector
+	// and come back as the error of exec itself.
+	if strings.HasPrefix(spec, "-") || strings.ContainsFunc(spec, func(r rune) bool { return r == ' ' || unicode.IsControl(r) }) {
 		return nil, Usage("range %q: give A..B, A...B or one revision (read as REV..HEAD)", spec)
 	}
 	rg := &commitRange{spec: spec}
