@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -134,21 +135,33 @@ func (e *Session) handoverOne(ctx context.Context, q HandoverQuery, out *Handove
 // ParseSince reads a --since value as log and handover take it: an RFC
 // 3339 time, a date, or an age before now (36h, 7d, 2w).
 func ParseSince(s string, now time.Time) (time.Time, error) {
+	t, _, err := parseSince("--since", s, now)
+	return t, err
+}
+
+// parseSince is ParseSince for the option flag. final says that its error
+// is the answer, not a form git may read: an age in days or weeks longer
+// than a time.Duration holds (about 292 years), which wrapped around to a
+// time in the future or in the recent past.
+func parseSince(flag, s string, now time.Time) (t time.Time, final bool, err error) {
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
+		return t, false, nil
 	}
 	if t, err := time.Parse("2006-01-02", s); err == nil {
-		return t, nil
+		return t, false, nil
 	}
 	for suffix, unit := range map[string]time.Duration{"d": 24 * time.Hour, "w": 7 * 24 * time.Hour} {
-		if n, err := strconv.Atoi(strings.TrimSuffix(s, suffix)); err == nil && strings.HasSuffix(s, suffix) && n >= 0 {
-			return now.Add(-time.Duration(n) * unit), nil
+		if n, err := strconv.ParseInt(strings.TrimSuffix(s, suffix), 10, 64); err == nil && strings.HasSuffix(s, suffix) && n >= 0 {
+			if most := int64(math.MaxInt64 / unit); n > most {
+				return time.Time{}, true, Usage("%s %q: an age of at most %d%s: give a date for one longer ago", flag, s, most, suffix)
+			}
+			return now.Add(-time.Duration(n) * unit), false, nil
 		}
 	}
 	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
-		return now.Add(-d), nil
+		return now.Add(-d), false, nil
 	}
-	return time.Time{}, Usage("--since %q: give a date (2026-01-31), an RFC 3339 time, or an age (36h, 7d, 2w)", s)
+	return time.Time{}, false, Usage("%s %q: give a date (2026-01-31), an RFC 3339 time, or an age (36h, 7d, 2w)", flag, s)
 }
 
 // ParseWhen reads a date option (--since, --until) of log, tasks and
@@ -158,8 +171,8 @@ func ParseSince(s string, now time.Time) (time.Time, error) {
 // means to git log. What git reads only as "now" (it reads any text so)
 // is refused, unless it says now.
 func (e *Session) ParseWhen(ctx context.Context, flag, s string, now time.Time) (time.Time, error) {
-	if t, err := ParseSince(s, now); err == nil {
-		return t, nil
+	if t, final, err := parseSince(flag, s, now); err == nil || final {
+		return t, err
 	}
 	out, err := e.Repo.Git(ctx, "rev-parse", "--since="+s)
 	age, ok := strings.CutPrefix(strings.TrimSpace(string(out)), "--max-age=")
