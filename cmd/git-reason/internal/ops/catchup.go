@@ -127,7 +127,7 @@ func (e *Session) failedOnce(dir string, lines, failed []string) []string {
 		return lines
 	}
 	if err := os.MkdirAll(dir, 0o777); err == nil {
-		_ = git.WriteFile(filepath.Join(dir, failedFile), []byte(strings.Join(failed, "\n")+"\n"), 0o666, 0, false)
+		_ = git.WriteFile(filepath.Join(dir, failedFile), []byte(strings.Join(failed, "\n")+"\n"), 0o600, 0, false)
 	}
 	return append(lines, failed...)
 }

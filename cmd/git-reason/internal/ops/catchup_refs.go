@@ -264,7 +264,7 @@ func (e *Session) saveCatchUp(dir string, stamp []byte, settled bool, t *tracked
 		for _, r := range t.refs {
 			fmt.Fprintf(&whole, "%s %s\n", strings.TrimPrefix(r.Name, gitstore.RemotePrefix), r.Hash)
 		}
-		if err := git.WriteFile(path, whole.Bytes(), 0o666, wait, false); err != nil {
+		if err := git.WriteFile(path, whole.Bytes(), 0o600, wait, false); err != nil {
 			return err
 		}
 		gitstore.CountWritten(whole.Len())
@@ -286,7 +286,7 @@ func (e *Session) saveCatchUp(dir string, stamp []byte, settled bool, t *tracked
 	for _, r := range t.loose {
 		fmt.Fprintf(&snap, "%s %s\n", strings.TrimPrefix(r.Name, gitstore.RemotePrefix), r.Hash)
 	}
-	if err := git.WriteFile(snapPath, snap.Bytes(), 0o666, wait, false); err != nil {
+	if err := git.WriteFile(snapPath, snap.Bytes(), 0o600, wait, false); err != nil {
 		return err
 	}
 	return saveStamp(dir, stamp, settled, wait)
@@ -313,7 +313,7 @@ func saveStamp(dir string, stamp []byte, settled bool, wait time.Duration) error
 	if !settled {
 		stamp = append(slices.Clip(stamp), unsettledLine...)
 	}
-	return git.WriteFile(filepath.Join(dir, stampFile), stamp, 0o666, wait, false)
+	return git.WriteFile(filepath.Join(dir, stampFile), stamp, 0o600, wait, false)
 }
 
 // readHeads reads fetched.heads; a missing or unreadable file knows none.
