@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/url"
 	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -45,14 +47,28 @@ func (h *httpOptions) flags(when, who, tokenVar, tokenFile string, maxInFlight i
 }
 
 // request is the ServeRequest that serves on listen under these rules,
-// saying on errw where it serves what; a --max-inflight below 1, and a
-// --token-env that cannot name a variable, are refused.
+// saying on errw where it serves what; a --max-inflight below 1, a
+// --token-env that cannot name a variable, and an --allow-origin or
+// --allow-host that no request can carry, are refused.
 func (h *httpOptions) request(listen, what string, errw io.Writer) (*ops.ServeRequest, error) {
 	if h.MaxInFlight < 1 {
 		return nil, ops.Usage("--max-inflight %d: give at least 1", h.MaxInFlight)
 	}
 	if !isVariableName(h.TokenVar) {
 		return nil, ops.Usage("--token-env %q: give the name of the environment variable holding the token (letters, digits and _)", h.TokenVar)
+	}
+	// The guard compares an Origin and a Host with the values given: one
+	// written otherwise than a browser sends it would let nothing through,
+	// and "null" (the origin of any sandboxed page) everything.
+	for _, o := range h.AllowOrigins.Value() {
+		if u, err := url.Parse(o); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || o != u.Scheme+"://"+u.Host {
+			return nil, ops.Usage("--allow-origin %q: give the origin as a browser sends it, scheme://host[:port] with no path (https://reviews.example)", o)
+		}
+	}
+	for _, a := range h.AllowHosts.Value() {
+		if a == "" || strings.ContainsAny(a, "/@ \t") {
+			return nil, ops.Usage("--allow-host %q: give a host name, with or without its port (reviews.example, reviews.example:7411)", a)
+		}
 	}
 	return &ops.ServeRequest{Listen: listen, TokenVar: h.TokenVar,
 		AllowHosts: h.AllowHosts.Value(), AllowOrigins: h.AllowOrigins.Value(), MaxInFlight: h.MaxInFlight,
