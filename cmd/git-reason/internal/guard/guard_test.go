@@ -3,6 +3,8 @@ package guard
 import (
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -54,6 +56,33 @@ func TestNoBodyMethods(t *testing.T) {
 		}
 		if passed := reached > before; passed != (c.want == http.StatusOK) {
 			t.Errorf("%s: reached the handler: %v", c.name, passed)
+		}
+	}
+}
+
+// A token file that is not a regular file is refused with what to do,
+// and a symbolic link is not followed: its open's own error ("too many
+// levels of symbolic links") said neither.
+func TestTokenFileNotRegular(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "elsewhere")
+	if err := os.WriteFile(target, []byte(strings.Repeat("0", 64)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "serve-token")
+	if err := os.Symlink(target, link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	sub := filepath.Join(dir, "token-dir")
+	if err := os.Mkdir(sub, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{
+		link: "the token file " + link + " is a symbolic link, not a regular file: remove it and serve again",
+		sub:  "the token file " + sub + " is not a regular file: remove it and serve again",
+	} {
+		if token, _, err := LoadOrCreateToken(path); err == nil || err.Error() != want {
+			t.Errorf("LoadOrCreateToken(%s) = %q, %v; want the error %q", path, token, err, want)
 		}
 	}
 }

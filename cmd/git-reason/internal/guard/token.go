@@ -44,6 +44,11 @@ func LoadOrCreateToken(path string) (token string, created bool, err error) {
 		return create(path)
 	}
 	if err != nil {
+		// Not followed (noFollow): the open fails with "too many levels of
+		// symbolic links", which says neither what is wrong nor what to do.
+		if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return "", false, fmt.Errorf("the token file %s is a symbolic link, not a regular file: remove it and serve again", path)
+		}
 		return "", false, fmt.Errorf("read the token file %s: %w", path, err)
 	}
 	defer f.Close()
