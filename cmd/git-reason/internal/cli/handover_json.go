@@ -15,9 +15,11 @@ import (
 // megabytes, which exportJSON copies whole by reflection (to turn nil
 // lists into empty ones), encodes into one buffer and indents into a
 // second, both grown by doubling. Here every list is made non-nil field by
-// field (handoverLists), and each task is encoded on its own into one
-// reused buffer and streamed out. A test holds the two byte-identical.
+// field (ops.HandoverReport.Lists, which MCP sends too), and each task is
+// encoded on its own into one reused buffer and streamed out. A test
+// holds the two byte-identical.
 func writeHandoverJSON(w io.Writer, r *ops.HandoverReport) error {
+	r = r.Lists()
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -55,19 +57,14 @@ func writeHandoverJSON(w io.Writer, r *ops.HandoverReport) error {
 			if i > 0 {
 				bw.WriteString(",\n    ")
 			}
-			if err := value(handoverLists(l.tasks[i]), 2); err != nil {
+			if err := value(l.tasks[i], 2); err != nil {
 				return err
 			}
 		}
 		bw.WriteString("\n  ]")
 	}
 	bw.WriteString(",\n  \"circuits\": ")
-	circuits := make([]ops.AdvisorRow, len(r.Circuits))
-	for i, a := range r.Circuits {
-		a.Capabilities = orEmpty(a.Capabilities)
-		circuits[i] = a
-	}
-	if err := value(circuits, 1); err != nil {
+	if err := value(r.Circuits, 1); err != nil {
 		return err
 	}
 	if r.CircuitsError != "" {
@@ -78,58 +75,10 @@ func writeHandoverJSON(w io.Writer, r *ops.HandoverReport) error {
 	}
 	if len(r.Signatures) > 0 {
 		bw.WriteString(",\n  \"signatures\": ")
-		sigs := make(map[string]*ops.SignatureSummary, len(r.Signatures))
-		for task, s := range r.Signatures {
-			if s != nil && s.Signers == nil {
-				c := *s
-				c.Signers = []string{}
-				s = &c
-			}
-			sigs[task] = s
-		}
-		if err := value(sigs, 1); err != nil {
+		if err := value(r.Signatures, 1); err != nil {
 			return err
 		}
 	}
 	bw.WriteString("\n}\n")
 	return bw.Flush()
-}
-
-// handoverLists returns h with every nil list of it, and of what it holds,
-// an empty one: exportJSON's rule (an empty list prints [], never null),
-// kept by hand for the one type written outside it.
-func handoverLists(h record.Handover) record.Handover {
-	h.Actors = orEmpty(h.Actors)
-	h.LocalReview = orEmpty(h.LocalReview)
-	h.Missing = orEmpty(h.Missing)
-	h.Consultations = orEmpty(h.Consultations)
-	h.Standing = orEmpty(h.Standing)
-	if h.Disagreements == nil {
-		h.Disagreements = []record.HandoverDispute{}
-	} else {
-		for i := range h.Disagreements {
-			if h.Disagreements[i].Cites == nil {
-				ds := append([]record.HandoverDispute(nil), h.Disagreements...)
-				for j := range ds {
-					ds[j].Cites = orEmpty(ds[j].Cites)
-				}
-				h.Disagreements = ds
-				break
-			}
-		}
-	}
-	if h.Attempt != nil && h.Attempt.Commits == nil {
-		a := *h.Attempt
-		a.Commits = []string{}
-		h.Attempt = &a
-	}
-	return h
-}
-
-// orEmpty is s, or an empty list when s is nil.
-func orEmpty[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }

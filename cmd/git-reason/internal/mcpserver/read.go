@@ -343,7 +343,9 @@ func (s *Server) handover(ctx context.Context, c *call) (*outcome, error) {
 	}
 	var text strings.Builder
 	_ = ops.WriteHandover(&text, rep, ops.FormatMarkdown)
-	return &outcome{out: rep, text: text.String()}, nil
+	// [] for a list a task lacks, as the published output has it: a task
+	// with no standing conclusion held null, and the call failed.
+	return &outcome{out: rep.Lists(), text: text.String()}, nil
 }
 
 func (s *Server) rangeContext(ctx context.Context, c *call) (*outcome, error) {

@@ -789,3 +789,23 @@ func TestResultHeldToPublishedDocument(t *testing.T) {
 		}
 	}
 }
+
+// A task with no standing conclusion has "standing": [] in the handover,
+// derived or read from its kept row: the row held null for it, so every
+// handover after the first (or after any command line's) failed the
+// published document ("expected array, but got null") and sent nothing.
+func TestHandoverListsOfAKeptRow(t *testing.T) {
+	_, _, cs := served(t)
+	callTool(t, cs, "assess", map[string]any{"task": "T-1", "subject": "no conclusion yet", "question": "q?",
+		"materiality": "trivial", "reversibility": "reversible"})
+	for _, call := range []string{"derived", "from its row"} {
+		_, out := callTool(t, cs, "handover", nil)
+		open, _ := out["open"].([]any)
+		if len(open) != 1 {
+			t.Fatalf("%s: open %v, want T-1", call, out["open"])
+		}
+		if standing, ok := open[0].(map[string]any)["standing"].([]any); !ok || len(standing) != 0 {
+			t.Errorf("%s: standing %v, want []", call, open[0].(map[string]any)["standing"])
+		}
+	}
+}
