@@ -41,10 +41,10 @@ func badInput(msg string) *ToolError {
 
 // classify turns an operation's error into a tool error with recovery
 // actions, deterministically: the same state and the same error give the
-// same actions. An unknown task recovers with assess; a refusal, or a
-// write whose defaulted id has no record yet, with the task's next step
-// (resolve with the disagreement's id when one is open); a body the schema
-// refused with the schema of its kind.
+// same actions. An unknown task (to any tool but assess) recovers with
+// assess; a refusal, or a write whose defaulted id has no record yet, with
+// the task's next step (resolve with the disagreement's id when one is
+// open); a body the schema refused with the schema of its kind.
 func (s *Server) classify(ctx context.Context, tool string, task string, kind record.Kind, err error) *ToolError {
 	var te *ToolError
 	if errors.As(err, &te) {
@@ -56,7 +56,9 @@ func (s *Server) classify(ctx context.Context, tool string, task string, kind re
 		out.Code = CodeCancelled
 		return out
 	}
-	if task != "" && (errors.Is(err, ops.ErrUsage) || errors.Is(err, record.ErrInput) || errors.Is(err, record.ErrRefused)) {
+	// assess starts a task: its task having no records yet is no reason
+	// it failed.
+	if task != "" && tool != "assess" && (errors.Is(err, ops.ErrUsage) || errors.Is(err, record.ErrInput) || errors.Is(err, record.ErrRefused)) {
 		if exists, xerr := s.taskExists(task); xerr == nil && !exists {
 			out.Code = CodeUnknownTask
 			out.RecoveryActions = []Action{{Tool: "assess", Arguments: map[string]any{"task": task}}}

@@ -536,6 +536,11 @@ func TestRecoveryActions(t *testing.T) {
 		{"attempt", map[string]any{"task": "T-1", "outcome": "succeeded"}, `bad_input [{"tool":"plan","arguments":{"task":"T-1"}}]`},
 		{"assess", map[string]any{"task": "T-1", "subject": 3}, `bad_input [{"tool":"schema","arguments":{"kind":"assessment"}}]`},
 		{"plan", map[string]any{"task": "T-9"}, `unknown_task [{"tool":"assess","arguments":{"task":"T-9"}}]`},
+		// assess is what starts a task: a body the writer refuses on a
+		// task with no records is bad input, not an unknown task to
+		// start with the assess that was just refused.
+		{"assess", map[string]any{"task": "T-8", "subject": "s\u202e", "question": "q?", "materiality": "trivial", "reversibility": "reversible"},
+			`bad_input [{"tool":"schema","arguments":{"kind":"assessment"}}]`},
 	}
 	for _, c := range cases {
 		bad, out := call(c.tool, c.args)
