@@ -152,7 +152,8 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 // that is no message), so that one bad line costs that line alone: the
 // SDK ended the session on either, unable to go on past a syntax error.
 // MCP's stdio messages are one line each. A line that is a JSON array (a
-// batch) goes to the SDK as it is, and is noted.
+// batch) goes to the SDK as it is, and is noted; a line longer than
+// maxLine is answered as an invalid request, without being kept.
 type inbox struct {
 	r       *bufio.Reader
 	closer  io.Closer
@@ -167,8 +168,12 @@ func (b *inbox) Read(p []byte) (int, error) {
 		if b.err != nil {
 			return 0, b.err
 		}
-		line, err := b.r.ReadBytes('\n')
+		line, long, err := b.readLine()
 		b.err = err
+		if long {
+			b.bad(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: a line longer than %d bytes; each message is one line of JSON", maxLine))
+			continue
+		}
 		msg := bytes.TrimSpace(line)
 		if len(msg) == 0 {
 			continue
@@ -198,6 +203,29 @@ func (b *inbox) Read(p []byte) (int, error) {
 }
 
 func (b *inbox) Close() error { return b.closer.Close() }
+
+// maxLine is the longest line inbox hands on: the SDK's own bound, past
+// which it ended the session (exit 1, every request after the line
+// unanswered) once the whole line had been read into memory.
+const maxLine = mcp.DefaultMaxLineLength
+
+// readLine reads the next line, newline included; a line longer than
+// maxLine is read past without being kept, and reported as long.
+func (b *inbox) readLine() (line []byte, long bool, err error) {
+	for {
+		chunk, err := b.r.ReadSlice('\n')
+		if len(line)+len(chunk) > maxLine {
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = b.r.ReadSlice('\n')
+			}
+			return nil, true, err
+		}
+		line = append(line, chunk...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, false, err
+		}
+	}
+}
 
 // answerBad writes the JSON-RPC error for a line inbox did not hand on:
 // to the id the line gave when it is a string or a number, else to null.
