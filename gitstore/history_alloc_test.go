@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"math"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -22,15 +23,22 @@ func TestStoreSourceReadsIntoItsSize(t *testing.T) {
 	if err != nil || infos[0].Size != int64(len(content)) || src.kept[h] == nil {
 		t.Fatalf("infos %+v (%v), kept %v: want the object of %d bytes read and kept", infos, err, src.kept[h] != nil, len(content))
 	}
-	var before, after runtime.MemStats
-	var got int
-	runtime.ReadMemStats(&before)
-	err = src.Contents([]string{h}, func(_ int, _ string, data []byte) error { got = len(data); return nil })
-	runtime.ReadMemStats(&after)
-	if err != nil || got != len(content) {
-		t.Fatalf("contents: %d bytes (%v), want %d", got, err, len(content))
+	// The least of three reads: a goroutine an earlier test left (the
+	// package's tests run in one process) may allocate during one of
+	// them, counted in TotalAlloc as this read's.
+	least := uint64(math.MaxUint64)
+	for range 3 {
+		var before, after runtime.MemStats
+		var got int
+		runtime.ReadMemStats(&before)
+		err = src.Contents([]string{h}, func(_ int, _ string, data []byte) error { got = len(data); return nil })
+		runtime.ReadMemStats(&after)
+		if err != nil || got != len(content) {
+			t.Fatalf("contents: %d bytes (%v), want %d", got, err, len(content))
+		}
+		least = min(least, after.TotalAlloc-before.TotalAlloc)
 	}
-	if allocated := after.TotalAlloc - before.TotalAlloc; allocated > uint64(len(content))+4096 {
-		t.Errorf("reading an object of %d bytes allocated %d bytes, want its size (and a little)", len(content), allocated)
+	if least > uint64(len(content))+4096 {
+		t.Errorf("reading an object of %d bytes allocated %d bytes (the least of three reads), want its size (and a little)", len(content), least)
 	}
 }
