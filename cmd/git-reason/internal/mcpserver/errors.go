@@ -41,10 +41,11 @@ func badInput(msg string) *ToolError {
 
 // classify turns an operation's error into a tool error with recovery
 // actions, deterministically: the same state and the same error give the
-// same actions. An unknown task (to any tool but assess) recovers with
-// assess; a refusal, or a write whose defaulted id has no record yet, with
-// the task's next step (resolve with the disagreement's id when one is
-// open); a body the schema refused with the schema of its kind.
+// same actions. An unknown task recovers with assess; a refusal, or a
+// write whose defaulted id has no record yet, with the task's next step
+// (resolve with the disagreement's id when one is open); a body the schema
+// refused, or an assessment refused for the task it would start (no
+// unknown task: it has no next step), with the schema of its kind.
 func (s *Server) classify(ctx context.Context, tool string, task string, kind record.Kind, err error) *ToolError {
 	var te *ToolError
 	if errors.As(err, &te) {
@@ -56,20 +57,26 @@ func (s *Server) classify(ctx context.Context, tool string, task string, kind re
 		out.Code = CodeCancelled
 		return out
 	}
-	// assess starts a task: its task having no records yet is no reason
-	// it failed.
-	if task != "" && tool != "assess" && (errors.Is(err, ops.ErrUsage) || errors.Is(err, record.ErrInput) || errors.Is(err, record.ErrRefused)) {
+	starts := false // an assessment that would start the task
+	if task != "" && (errors.Is(err, ops.ErrUsage) || errors.Is(err, record.ErrInput) || errors.Is(err, record.ErrRefused)) {
 		if exists, xerr := s.taskExists(task); xerr == nil && !exists {
-			out.Code = CodeUnknownTask
-			out.RecoveryActions = []Action{{Tool: "assess", Arguments: map[string]any{"task": task}}}
-			return out
+			if kind != record.KindAssessment {
+				out.Code = CodeUnknownTask
+				out.RecoveryActions = []Action{{Tool: "assess", Arguments: map[string]any{"task": task}}}
+				return out
+			}
+			// assess starts a task: what it refused is the body, which the
+			// kind's schema says how to write (the task has no next step).
+			starts = true
 		}
 	}
 	var missing missingError
 	switch {
 	case errors.Is(err, record.ErrRefused):
 		out.Code = CodeRefused
-		if task != "" {
+		if starts {
+			out.RecoveryActions = []Action{{Tool: "schema", Arguments: map[string]any{"kind": string(kind)}}}
+		} else if task != "" {
 			out.RecoveryActions = s.nextStep(ctx, task, tool)
 		}
 	case errors.As(err, &missing):

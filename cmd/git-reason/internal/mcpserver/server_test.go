@@ -541,6 +541,11 @@ func TestRecoveryActions(t *testing.T) {
 		// start with the assess that was just refused.
 		{"assess", map[string]any{"task": "T-8", "subject": "s\u202e", "question": "q?", "materiality": "trivial", "reversibility": "reversible"},
 			`bad_input [{"tool":"schema","arguments":{"kind":"assessment"}}]`},
+		// assess starts a task: refused for its body, it is no unknown task.
+		{"assess", map[string]any{"task": "T-9", "subject": "s", "question": "q?", "materiality": "material", "reversibility": "costly"},
+			`refused [{"tool":"schema","arguments":{"kind":"assessment"}}]`},
+		{"assess", map[string]any{"task": "T-9", "subject": "  ", "question": "q?", "materiality": "minor", "reversibility": "costly"},
+			`bad_input [{"tool":"schema","arguments":{"kind":"assessment"}}]`},
 	}
 	for _, c := range cases {
 		bad, out := call(c.tool, c.args)
