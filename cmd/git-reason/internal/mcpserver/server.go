@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -328,7 +329,7 @@ func (t *tool) check(args map[string]any) error {
 		return t.verr
 	}
 	if err := t.validator.Validate(args); err != nil {
-		te := badInput("arguments of " + t.spec.Name + ": " + violations(err))
+		te := badInput("arguments of " + t.spec.Name + ": " + violations(err, args))
 		if t.kind != "" {
 			te.RecoveryActions = []Action{{Tool: "schema", Arguments: map[string]any{"kind": string(t.kind)}}}
 		}
@@ -337,21 +338,53 @@ func (t *tool) check(args map[string]any) error {
 	return nil
 }
 
-// violations renders a validation error's leaves on one line.
-func violations(err error) string {
+// violations renders a validation error's leaves on one line. A task
+// name the schema refused is said once, as record.CheckTask says it on
+// the command line (invalid task name "x.lock": it must not end in
+// '.lock'), not as the pattern or the negation that refused it.
+func violations(err error, args map[string]any) string {
 	leaves := schemas.Leaves(err)
 	if leaves == nil {
 		return oneLine(err.Error())
 	}
-	parts := make([]string, len(leaves))
-	for i, e := range leaves {
+	parts := []string{}
+	named := map[string]bool{}
+	for _, e := range leaves {
 		at := e.InstanceLocation
 		if at == "" {
 			at = "/"
 		}
-		parts[i] = at + ": " + e.Message
+		msg := e.Message
+		if name, ok := taskAt(args, at); ok {
+			if cerr := record.CheckTask(name); cerr != nil {
+				if named[at] {
+					continue
+				}
+				named[at], msg = true, withoutSentinel(cerr.Error())
+			}
+		}
+		parts = append(parts, at+": "+msg)
 	}
 	return strings.Join(parts, "; ")
+}
+
+// taskAt is the string at an argument location that holds a task name:
+// task, close's by, an item of verify's tasks.
+func taskAt(args map[string]any, at string) (string, bool) {
+	var v any
+	switch rest, list := strings.CutPrefix(at, "/tasks/"); {
+	case at == "/task" || at == "/by":
+		v = args[at[1:]]
+	case list:
+		items, _ := args["tasks"].([]any)
+		i, err := strconv.Atoi(rest)
+		if err != nil || i < 0 || i >= len(items) {
+			return "", false
+		}
+		v = items[i]
+	}
+	name, ok := v.(string)
+	return name, ok
 }
 
 // errorResult is a tool error: structured {code, message,

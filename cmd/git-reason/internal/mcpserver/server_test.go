@@ -819,3 +819,37 @@ func TestHandoverListsOfAKeptRow(t *testing.T) {
 		}
 	}
 }
+
+// A task name the input schema refuses is said as the command line says
+// it (record.CheckTask), once, wherever an argument names a task: the
+// schema's own words were its regular expression, or 'not failed' for a
+// name ending in .lock.
+func TestInvalidTaskNameSaidAsTheCommandLineSaysIt(t *testing.T) {
+	cs := connect(t, newRepo(t), nil)
+	cases := []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"assess", map[string]any{"task": "x.lock", "subject": "s", "question": "q?", "materiality": "minor", "reversibility": "costly"},
+			`arguments of assess: /task: invalid task name "x.lock": it must not end in '.lock'`},
+		{"status", map[string]any{"task": ""},
+			`arguments of status: /task: invalid task name "": use 1-100 letters, digits, '.', '_', '-' or '/', starting with a letter or digit`},
+		{"close", map[string]any{"task": "T-1", "outcome": "superseded", "by": "a..b"},
+			`arguments of close: /by: invalid task name "a..b": it must not contain '..'`},
+		{"verify", map[string]any{"tasks": []any{"T-1", "a/.b"}},
+			`arguments of verify: /tasks/1: invalid task name "a/.b": a part after '/' must not start with '.'`},
+	}
+	for _, c := range cases {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := json.Marshal(res.StructuredContent)
+		var te ToolError
+		_ = json.Unmarshal(raw, &te)
+		if !res.IsError || te.Code != CodeBadInput || te.Message != c.want {
+			t.Errorf("%s %v: %s\nwant bad_input %s", c.tool, c.args, raw, c.want)
+		}
+	}
+}
