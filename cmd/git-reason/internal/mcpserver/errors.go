@@ -52,6 +52,9 @@ func (s *Server) classify(ctx context.Context, tool string, task string, kind re
 		return te
 	}
 	msg := withoutSentinel(oneLine(err.Error()))
+	if ue, ok := errors.AsType[*record.UnfilledError](err); ok {
+		msg = unfilled(ue)
+	}
 	out := &ToolError{Message: msg, RecoveryActions: []Action{}}
 	if errors.Is(err, context.Canceled) || errors.Is(ctx.Err(), context.Canceled) {
 		out.Code = CodeCancelled
@@ -93,6 +96,20 @@ func (s *Server) classify(ctx context.Context, tool string, task string, kind re
 		out.Code = CodeFailed
 	}
 	return out
+}
+
+// unfilled says what a conclusion left out in the conclude tool's
+// arguments. The writer's advice is the command line's flag ('add
+// --local-review 1=ANSWER'), which names no argument of the tool, and
+// whose numbered item local_review does not take.
+func unfilled(ue *record.UnfilledError) string {
+	switch ue.Field {
+	case "local-review":
+		return ue.Rule + `: answer it and every other item of the plan's checklist (status lists them) in local_review, {"item": the item's text, "answer": ANSWER}`
+	case "weigh":
+		return ue.Rule + `: weigh each in weighed, {"consultation": ID, "treatment": "adopted", "partially_adopted" or "rejected", "reason": REASON}, ID one of ` + strings.Join(ue.Keys, ", ")
+	}
+	return ue.Error()
 }
 
 // missingError says that a write left out an id the server fills in with

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
 	"os/exec"
@@ -851,5 +852,40 @@ func TestInvalidTaskNameSaidAsTheCommandLineSaysIt(t *testing.T) {
 		if !res.IsError || te.Code != CodeBadInput || te.Message != c.want {
 			t.Errorf("%s %v: %s\nwant bad_input %s", c.tool, c.args, raw, c.want)
 		}
+	}
+}
+
+// A conclusion that leaves out what rule 6 asks is refused in the conclude
+// tool's words: its arguments local_review and weighed, the full ids to
+// weigh; the writer's advice named the command line's flags ('add
+// --local-review 1=ANSWER'), whose numbered item local_review refuses.
+func TestUnfilledConclusionSaysTheToolsArguments(t *testing.T) {
+	cs := connect(t, newRepo(t), nil)
+	ctx := context.Background()
+	callTool(t, cs, "assess", map[string]any{"task": "T-1", "subject": "s", "question": "q?", "materiality": "material",
+		"reversibility": "costly", "evidence": []any{map[string]any{"kind": "note", "summary": "n"}}})
+	_, plan := callTool(t, cs, "plan", map[string]any{"task": "T-1"})
+	items, _ := plan["derived"].(map[string]any)["local_review"].([]any)
+	if len(items) < 2 {
+		t.Fatalf("the plan has no local review to answer: %v", plan)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "conclude", Arguments: map[string]any{"task": "T-1", "decision": "d",
+		"local_review": []any{map[string]any{"item": items[0], "answer": "a"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	var te ToolError
+	_ = json.Unmarshal(raw, &te)
+	want := fmt.Sprintf(`no advisor reviewed this plan, so its local review must be answered: item 2 %q is unanswered: `+
+		`answer it and every other item of the plan's checklist (status lists them) in local_review, {"item": the item's text, "answer": ANSWER}`, items[1])
+	if !res.IsError || te.Code != CodeRefused || te.Message != want {
+		t.Errorf("conclude with item 2 unanswered: %s\nwant refused %s", raw, want)
+	}
+	ue := &record.UnfilledError{Rule: "the conclusion must weigh every completed consultation; missing 01ABCDEFGH",
+		Field: "weigh", Keys: []string{"01ABCDEFGHJKMNPQRSTVWXYZ01"}}
+	if got, want := unfilled(ue), `the conclusion must weigh every completed consultation; missing 01ABCDEFGH: weigh each in weighed, `+
+		`{"consultation": ID, "treatment": "adopted", "partially_adopted" or "rejected", "reason": REASON}, ID one of 01ABCDEFGHJKMNPQRSTVWXYZ01`; got != want {
+		t.Errorf("an unweighed consultation: %s\nwant %s", got, want)
 	}
 }
