@@ -148,6 +148,22 @@ type Closed struct {
 	Created    string `json:"created"`
 }
 
+// Line says in one line how a task is closed: outcome, by whom and when,
+// the task that replaces it and why, as every surface prints it.
+func (c *Closed) Line() string {
+	line := c.Outcome
+	if c.By != "" {
+		// Before the actor: "superseded by <actor>" would read as if
+		// the actor replaced the task.
+		line += " (replaced by task " + c.By + ")"
+	}
+	line += fmt.Sprintf(" by %s, %s (%s)", Printable(c.Actor), c.Created, ShortID(c.Closure))
+	if c.Reason != "" {
+		line += ": " + Printable(c.Reason)
+	}
+	return line
+}
+
 // ClosedAs returns how the task is closed, or nil when it is open.
 func (s *State) ClosedAs() *Closed {
 	c := s.Closure()

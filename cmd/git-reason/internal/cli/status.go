@@ -121,7 +121,7 @@ func printStatus(w io.Writer, pal palette, s record.Status) {
 		fmt.Fprintf(w, "  %s\n", record.NotVerified(s.DoesNotVerify))
 	}
 	if s.Closed != nil {
-		fmt.Fprintf(w, "  closed:       %s\n", closedLine(s.Closed))
+		fmt.Fprintf(w, "  closed:       %s\n", s.Closed.Line())
 	}
 	if s.Subject != "" {
 		fmt.Fprintf(w, "  subject:      %s\n", record.Printable(s.Subject))
@@ -213,20 +213,4 @@ func printStatusTable(w io.Writer, pal palette, all []ops.StatusRow) error {
 		}
 	}
 	return nil
-}
-
-// closedLine says in one line how a task is closed: outcome, by whom and
-// when, the task that replaces it and why.
-func closedLine(c *record.Closed) string {
-	line := c.Outcome
-	if c.By != "" {
-		// Before the actor: "superseded by <actor>" would read as if
-		// the actor replaced the task.
-		line += " (replaced by task " + c.By + ")"
-	}
-	line += fmt.Sprintf(" by %s, %s (%s)", record.Printable(c.Actor), c.Created, record.ShortID(c.Closure))
-	if c.Reason != "" {
-		line += ": " + record.Printable(c.Reason)
-	}
-	return line
 }

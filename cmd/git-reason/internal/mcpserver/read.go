@@ -154,7 +154,11 @@ func (s *Server) status(ctx context.Context, c *call) (*outcome, error) {
 		}
 		text := record.Plural(len(all), "task")
 		for _, st := range all {
-			text += fmt.Sprintf("\n%s: %s (%s)", st.Task, st.Phase, record.Plural(st.Records, "record"))
+			phase := st.Phase
+			if st.Closed != nil {
+				phase = "closed" // as the command line's table says it
+			}
+			text += fmt.Sprintf("\n%s: %s (%s)", st.Task, phase, record.Plural(st.Records, "record"))
 			if st.DoesNotVerify != nil {
 				text += ": " + record.NotVerified(st.DoesNotVerify)
 			}
@@ -183,6 +187,9 @@ func (s *Server) status(ctx context.Context, c *call) (*outcome, error) {
 	text := fmt.Sprintf("task %s: %s (%s, review count %d)", task, out.Phase, record.Plural(out.Records, "record"), out.ReviewCount)
 	if out.DoesNotVerify != nil {
 		text += ": " + record.NotVerified(out.DoesNotVerify)
+	}
+	if out.Closed != nil {
+		text += "; closed: " + out.Closed.Line()
 	}
 	if line := record.AnsweredLine(out.AnsweredBy); line != "" {
 		text += "; local review " + line

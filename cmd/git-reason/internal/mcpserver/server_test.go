@@ -889,3 +889,23 @@ func TestUnfilledConclusionSaysTheToolsArguments(t *testing.T) {
 		t.Errorf("an unweighed consultation: %s\nwant %s", got, want)
 	}
 }
+
+// status's text says a task is closed, as 'git reason status' does (its
+// closed: line, its table's phase): it said the phase alone ("task T-1:
+// assessed (2 records, ...)"), so a client reading the text took a closed
+// task for one to go on with.
+func TestStatusTextSaysClosed(t *testing.T) {
+	cs := connect(t, newRepo(t), nil)
+	callTool(t, cs, "assess", map[string]any{"task": "T-1", "subject": "s", "question": "q?", "materiality": "minor", "reversibility": "costly"})
+	_, closure := callTool(t, cs, "close", map[string]any{"task": "T-1", "outcome": "abandoned", "reason": "moot"})
+	res, _ := callTool(t, cs, "status", map[string]any{"task": "T-1"})
+	text := res.Content[0].(*mcp.TextContent).Text
+	want := fmt.Sprintf("; closed: abandoned by Ada Tester <ada@example.invalid>, %s (%s): moot", closure["created"], record.ShortID(closure["id"].(string)))
+	if !strings.Contains(text, want) {
+		t.Errorf("status T-1 says %q, want it to hold %q", text, want)
+	}
+	res, _ = callTool(t, cs, "status", nil)
+	if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, "\nT-1: closed (2 records)") {
+		t.Errorf("status of every task says %q, want T-1: closed (2 records)", text)
+	}
+}
