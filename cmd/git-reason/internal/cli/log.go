@@ -131,7 +131,7 @@ func runLog(ctx context.Context, o *logOptions) error {
 	}
 	return o.render(lines, func(w io.Writer) error {
 		if empty {
-			fmt.Fprintln(w, noTasks(ctx, sess)) // as status says it
+			fmt.Fprintln(w, sess.NoTasks(ctx)) // as status says it
 			return nil
 		}
 		printNotVerified(w, lines)

@@ -94,7 +94,7 @@ func statusAll(ctx context.Context, o *statusOptions, sess *ops.Session) error {
 		return err
 	}
 	if len(all) == 0 {
-		fmt.Fprintln(o.Out, noTasks(ctx, sess))
+		fmt.Fprintln(o.Out, sess.NoTasks(ctx))
 		return nil
 	}
 	w := &lineBuffer{w: o.Out} // a line per task: written in large pieces
@@ -169,21 +169,6 @@ func printNeeds(w io.Writer, needs []ops.Need) {
 	for _, n := range needs {
 		fmt.Fprintf(w, "%s: needs a person's record: %s; settle it with: %s\n", n.Task, n.Message, n.Command)
 	}
-}
-
-// noTasks is what status, log and tasks of every task say when they have
-// no task to show: how to fetch a remote's, when one is configured, else
-// how to start one; or, where task refs exist but none reads (each was
-// warned about as it was skipped), where to look.
-func noTasks(ctx context.Context, sess *ops.Session) string {
-	// Task refs first: PullHint says nothing where there are some.
-	if tasks, err := sess.Store.Tasks(ctx); err == nil && len(tasks) > 0 {
-		return fmt.Sprintf("no task to show: every task here (%d) has a history that does not read; see 'git reason verify'", len(tasks))
-	}
-	if hint := sess.PullHint(ctx); hint != "" {
-		return hint
-	}
-	return "no tasks yet: start one with 'git reason assess TASK ...'"
 }
 
 // printStatusTable prints a line per task, then what a task's line cannot

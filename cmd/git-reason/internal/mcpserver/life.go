@@ -45,13 +45,21 @@ func (s *Server) lifeTools() (map[string]*tool, error) {
 func (s *Server) tasks(ctx context.Context, c *call) (*outcome, error) {
 	state, _ := c.args["state"].(string)
 	mine, _ := c.args["mine"].(bool)
-	rows, err := s.env.Tasks(ctx, ops.TaskQuery{State: state, Mine: mine})
+	q := ops.TaskQuery{State: state, Mine: mine}
+	rows, err := s.env.Tasks(ctx, q)
 	if err != nil {
 		return nil, err
 	}
 	var b strings.Builder
 	for _, r := range rows {
 		fmt.Fprintf(&b, "%s %s %s %s\n", r.Task, r.Phase, r.State, r.Updated)
+	}
+	switch {
+	case len(rows) > 0:
+	case q == (ops.TaskQuery{}):
+		b.WriteString(s.env.NoTasks(ctx)) // no task at all: status's advice, as 'git reason tasks' gives it
+	default:
+		b.WriteString("no task matches")
 	}
 	out, list, err := listAnswer("tasks", rows)
 	if err != nil {
@@ -68,6 +76,9 @@ func (s *Server) search(ctx context.Context, c *call) (*outcome, error) {
 	var b strings.Builder
 	for _, h := range hits {
 		fmt.Fprintf(&b, "%s %s %s: %s\n", h.Task, record.ShortID(h.ID), h.Kind, h.Summary)
+	}
+	if len(hits) == 0 {
+		fmt.Fprintf(&b, "no record mentions %q", c.args["text"]) // as 'git reason search' says it
 	}
 	out, list, err := listAnswer("hits", hits)
 	if err != nil {

@@ -153,6 +153,9 @@ func (s *Server) status(ctx context.Context, c *call) (*outcome, error) {
 			return nil, err
 		}
 		text := record.Plural(len(all), "task")
+		if len(all) == 0 {
+			text = s.env.NoTasks(ctx) // as 'git reason status' says it
+		}
 		for _, st := range all {
 			phase := st.Phase
 			if st.Closed != nil {
@@ -212,6 +215,9 @@ func (s *Server) log(ctx context.Context, c *call) (*outcome, error) {
 	var b strings.Builder
 	for _, l := range lines {
 		fmt.Fprintf(&b, "%s %d %s %s: %s\n", l.Task, l.Clock, record.ShortID(l.ID), l.Kind, l.Summary)
+	}
+	if len(lines) == 0 {
+		b.WriteString(s.env.NoTasks(ctx)) // every task's log: a task's has its records
 	}
 	out, list, err := listAnswer("entries", lines)
 	if err != nil {

@@ -909,3 +909,29 @@ func TestStatusTextSaysClosed(t *testing.T) {
 		t.Errorf("status of every task says %q, want T-1: closed (2 records)", text)
 	}
 }
+
+// A list with nothing in it says so, and what to do, as the command line
+// does: the text of log, tasks and search was empty, and status said
+// "0 tasks", where 'git reason status' says how to start a task (or to
+// pull a remote's).
+func TestEmptyListsSayWhatToDo(t *testing.T) {
+	cs := connect(t, newRepo(t), nil)
+	start := "no tasks yet: start one with 'git reason assess TASK ...'"
+	cases := []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"status", nil, start},
+		{"log", nil, start},
+		{"tasks", nil, start},
+		{"tasks", map[string]any{"state": "open"}, "no task matches"},
+		{"search", map[string]any{"text": "zz"}, `no record mentions "zz"`},
+	}
+	for _, c := range cases {
+		res, _ := callTool(t, cs, c.tool, c.args)
+		if got := res.Content[0].(*mcp.TextContent).Text; got != c.want {
+			t.Errorf("%s %v says %q, want %q", c.tool, c.args, got, c.want)
+		}
+	}
+}

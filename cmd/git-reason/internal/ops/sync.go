@@ -136,6 +136,21 @@ func (e *Session) PullHint(ctx context.Context) string {
 	return fmt.Sprintf("no tasks here yet; tasks shared on %s come with 'git reason pull' (or 'git reason hooks install' once, then any git fetch)", remote)
 }
 
+// NoTasks is what every surface's status, log and tasks of every task
+// say when they have no task to show: how to fetch a remote's, when one
+// is configured, else how to start one; or, where task refs exist but
+// none reads (each was warned about as it was skipped), where to look.
+func (e *Session) NoTasks(ctx context.Context) string {
+	// Task refs first: PullHint says nothing where there are some.
+	if tasks, err := e.Store.Tasks(ctx); err == nil && len(tasks) > 0 {
+		return fmt.Sprintf("no task to show: every task here (%d) has a history that does not read; see 'git reason verify'", len(tasks))
+	}
+	if hint := e.PullHint(ctx); hint != "" {
+		return hint
+	}
+	return "no tasks yet: start one with 'git reason assess TASK ...'"
+}
+
 // checkRemote refuses a remote whose name cannot be part of a ref name.
 func (e *Session) checkRemote(name string) error {
 	if err := gitstore.CheckRefName(gitstore.RemoteRef(name, "t")); err != nil || strings.Contains(name, "/") {
