@@ -80,7 +80,21 @@ func (s *Server) checklist(ctx context.Context, task string, body map[string]any
 		return cl, nil // the writer refuses it, saying why
 	}
 	p := st.LatestPlan(a.ID)
-	if p == nil || len(p.Derived.(*record.PlanDerived).Selected) > 0 {
+	if p == nil {
+		return cl, nil
+	}
+	if len(p.Derived.(*record.PlanDerived).Selected) > 0 {
+		// A plan that asked advisors has no checklist: the writer answers
+		// only a plan without advisors for its local review, so an answer
+		// here would be stored as one to an item of no checklist. The
+		// command line's --local-review refuses it as well.
+		if given, _ := body["local_review"].([]any); len(given) > 0 {
+			item := ""
+			if m, ok := given[0].(map[string]any); ok {
+				item, _ = m["item"].(string)
+			}
+			return cl, ops.Usage("local_review: %q is not an item of the plan's checklist: plan %s asked advisors, so it has none; weigh their answers in weighed (see status)", item, record.ShortID(p.ID))
+		}
 		return cl, nil
 	}
 	m := a.Body.(*record.Assessment).Materiality
