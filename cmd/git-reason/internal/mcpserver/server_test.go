@@ -935,3 +935,34 @@ func TestEmptyListsSayWhatToDo(t *testing.T) {
 		}
 	}
 }
+
+// attempt names its commits by their full hashes and refuses a hash of no
+// commit here, as 'git reason attempt --commit' does: the tool recorded
+// what it was given, an abbreviation or a hash that names nothing.
+func TestAttemptCommitsAreFullHashes(t *testing.T) {
+	dir := newRepo(t)
+	if out, err := exec.Command("git", "-C", dir, "commit", "-q", "--allow-empty", "-m", "c").CombinedOutput(); err != nil {
+		t.Fatalf("git commit: %v\n%s", err, out)
+	}
+	head, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := strings.TrimSpace(string(head))
+	cs := connect(t, dir, nil)
+	callTool(t, cs, "assess", map[string]any{"task": "T-1", "subject": "s", "question": "q?", "materiality": "trivial", "reversibility": "reversible"})
+	callTool(t, cs, "plan", map[string]any{"task": "T-1"})
+	callTool(t, cs, "conclude", map[string]any{"task": "T-1", "decision": "d"})
+	_, out := callTool(t, cs, "attempt", map[string]any{"task": "T-1", "outcome": "succeeded", "commits": []any{full[:7]}})
+	if got := out["body"].(map[string]any)["commits"]; !reflect.DeepEqual(got, []any{full}) {
+		t.Errorf("attempt of %s recorded commits %v, want [%s]", full[:7], got, full)
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "attempt", Arguments: map[string]any{"task": "T-1", "outcome": "failed", "commits": []any{"abcd"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	if !res.IsError || !strings.Contains(string(raw), `"message":"commits: \"abcd\": no such commit in this repository"`) {
+		t.Errorf("attempt of a commit that is not here: %s", raw)
+	}
+}

@@ -31,6 +31,9 @@ type writeSpec struct {
 	kind     record.Kind
 	defaults map[string]record.Kind
 	edit     func(obj)
+	// fill, when not nil, completes the body from the repository before
+	// it is written, as the command line's verb does from its flags.
+	fill func(ctx context.Context, sess *ops.Session, body map[string]any) error
 }
 
 var writeSpecs = map[string]writeSpec{
@@ -39,7 +42,7 @@ var writeSpecs = map[string]writeSpec{
 	"disagree": {kind: record.KindDisagreement, defaults: map[string]record.Kind{"assessment": record.KindAssessment}},
 	"resolve":  {kind: record.KindResolution},
 	"conclude": {kind: record.KindConclusion, defaults: map[string]record.Kind{"assessment": record.KindAssessment}},
-	"attempt":  {kind: record.KindAttempt, defaults: map[string]record.Kind{"conclusion": record.KindConclusion}},
+	"attempt":  {kind: record.KindAttempt, defaults: map[string]record.Kind{"conclusion": record.KindConclusion}, fill: fullCommits},
 	// A task's life: close, reopen (the closure defaults to the latest)
 	// and withdraw, the CLI's verbs of the same names.
 	"close":    {kind: record.KindClosure},
@@ -145,7 +148,42 @@ func (s *Server) body(ctx context.Context, c *call, ws writeSpec) (string, map[s
 			body["method"] = "manual"
 		}
 	}
+	if ws.fill != nil {
+		if err := ws.fill(ctx, s.env, body); err != nil {
+			return "", nil, err
+		}
+	}
 	return task, body, nil
+}
+
+// fullCommits names an attempt's commits by their full hashes, as
+// 'git reason attempt --commit' does: an abbreviation stays true only
+// while no other object shares it, and a hash of no commit here is
+// refused rather than recorded. What is no hash is left for the body's
+// schema to refuse.
+func fullCommits(ctx context.Context, sess *ops.Session, body map[string]any) error {
+	list, _ := body["commits"].([]any)
+	for i, c := range list {
+		h, ok := c.(string)
+		if !ok || !isHex(h) {
+			continue
+		}
+		full, err := sess.ResolveCommit(ctx, h)
+		if err != nil {
+			return ops.Usage("commits: %q: no such commit in this repository", h)
+		}
+		list[i] = full
+	}
+	return nil
+}
+
+func isHex(s string) bool {
+	for _, r := range s {
+		if (r < '0' || r > '9') && (r < 'a' || r > 'f') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // store appends a write tool's body through the one writer; who, when
