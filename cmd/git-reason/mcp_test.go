@@ -454,11 +454,13 @@ var (
 	shaPattern    = regexp.MustCompile(`\b[0-9a-f]{40}\b`)
 	shortSHA      = regexp.MustCompile(`\(commit [0-9a-f]{12}\)`)
 	durPattern    = regexp.MustCompile(`"duration_ms":\d+`)
+	noncePattern  = regexp.MustCompile(`"nonce":"[0-9a-f]+"`)
 )
 
 // normalise replaces what differs between two runs of the same sequence in
 // two repositories: record ids (each full id and its prefixes by its order
-// of first appearance), clone origins, times, commit hashes and durations.
+// of first appearance), clone origins, times, commit hashes, durations and
+// the nonce of each question consult sent.
 func normalise(lines []string) string {
 	all := strings.Join(lines, "\n")
 	ids := map[string]string{}
@@ -483,6 +485,7 @@ func normalise(lines []string) string {
 	all = timePattern.ReplaceAllString(all, "<time>")
 	all = shaPattern.ReplaceAllString(all, "<sha>")
 	all = shortSHA.ReplaceAllString(all, "(commit <sha>)")
+	all = noncePattern.ReplaceAllString(all, `"nonce":"<nonce>"`)
 	return durPattern.ReplaceAllString(all, `"duration_ms":0`)
 }
 

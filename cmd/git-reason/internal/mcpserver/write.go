@@ -222,13 +222,14 @@ func (s *Server) latest(ctx context.Context, task string, kind record.Kind) (str
 	return "", missingError{ops.Usage("task %s has no %s yet (see status)", task, kind)}
 }
 
+// consultOut is what 'git reason consult --json' prints: the run (with
+// whether it planned first, whether the repository's declarations lowered
+// that plan, and what was sent to each advisor), a row per advisor asked
+// and the disagreement opened.
 type consultOut struct {
-	Task         string            `json:"task"`
-	Plan         string            `json:"plan"`
-	Skipped      []advisor.Skipped `json:"skipped"`
-	LocalReview  []string          `json:"local_review,omitempty"`
-	Results      []ops.ConsultRow  `json:"results"`
-	Disagreement string            `json:"disagreement,omitempty"`
+	ops.ConsultResult
+	Results      []ops.ConsultRow `json:"results"`
+	Disagreement string           `json:"disagreement,omitempty"`
 }
 
 func consultOutput() (json.RawMessage, error) {
@@ -261,11 +262,17 @@ func (s *Server) consult(ctx context.Context, c *call) (*outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := consultOut{Task: res.Task, Plan: res.Plan, Skipped: res.Skipped, LocalReview: res.LocalReview, Results: res.Rows()}
+	out := consultOut{ConsultResult: *res, Results: res.Rows()}
 	if res.Disagreement != nil {
 		out.Disagreement = res.Disagreement.ID
 	}
 	text := fmt.Sprintf("plan %.10s: %s asked, %d skipped", res.Plan, record.Plural(len(out.Results), "advisor"), len(out.Skipped))
+	if res.Lowered != nil {
+		text = res.Lowered.Notice + "\n" + text
+	}
+	if res.Planned {
+		text = fmt.Sprintf("the assessment had no plan: planned first (plan %.10s)\n", res.Plan) + text
+	}
 	for _, r := range out.Results {
 		if r.Status == "completed" {
 			text += fmt.Sprintf("\n%s: %s", r.Advisor, r.Stance)
