@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
@@ -82,5 +83,21 @@ func TestConsultAnswersAsTheCommandLinePrints(t *testing.T) {
 	}
 	if strings.Join(asked, ",") != "adv-a,adv-b" {
 		t.Errorf("consult asked adv-a and adv-b, its questions say %v", questions)
+	}
+}
+
+// consult of a plan that selected no advisor says the local review is the
+// review, as 'git reason consult' does: it said "0 advisors asked, 0
+// skipped".
+func TestConsultSaysTheLocalReviewIsTheReview(t *testing.T) {
+	cs := connect(t, newRepo(t), nil)
+	callTool(t, cs, "assess", map[string]any{"task": "T", "subject": "s", "question": "q?", "materiality": "material",
+		"reversibility": "costly", "evidence": []any{map[string]any{"kind": "note", "summary": "n"}}})
+	_, plan := callTool(t, cs, "plan", map[string]any{"task": "T"})
+	items, _ := plan["derived"].(map[string]any)["local_review"].([]any)
+	res, _ := callTool(t, cs, "consult", map[string]any{"task": "T"})
+	want := fmt.Sprintf("plan %s selected no advisor: the local review is the review; answer its %d items in conclude's local_review", plan["id"].(string)[:10], len(items))
+	if text := res.Content[0].(*mcp.TextContent).Text; text != want || len(items) == 0 {
+		t.Errorf("consult says %q, want %q", text, want)
 	}
 }

@@ -267,6 +267,18 @@ func (s *Server) consult(ctx context.Context, c *call) (*outcome, error) {
 		out.Disagreement = res.Disagreement.ID
 	}
 	text := fmt.Sprintf("plan %.10s: %s asked, %d skipped", res.Plan, record.Plural(len(out.Results), "advisor"), len(out.Skipped))
+	if len(out.Results) == 0 && len(out.Skipped) == 0 {
+		// As 'git reason consult' says it: nothing to ask is no failure,
+		// and the review, if any, is the local one.
+		text = fmt.Sprintf("plan %.10s needs no review: conclude with a decision", res.Plan)
+		if len(out.LocalReview) > 0 {
+			text = fmt.Sprintf("plan %.10s selected no advisor: the local review is the review; answer its %s in conclude's local_review",
+				res.Plan, record.Plural(len(out.LocalReview), "item"))
+		}
+	}
+	for _, sk := range out.Skipped {
+		text += fmt.Sprintf("\n%s: skipped: %s", sk.Advisor, sk.Reason)
+	}
 	if res.Lowered != nil {
 		text = res.Lowered.Notice + "\n" + text
 	}
