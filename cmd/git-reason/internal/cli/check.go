@@ -34,6 +34,10 @@ func checkCommand() *cli.Command {
 			Action: func(c *cli.Context) error {
 				o.bind(c)
 				o.Paths = c.Args().Slice()
+				if c.IsSet("range") && o.Range == "" {
+					// Empty, it would check the whole tree, as if not given.
+					return ops.Usage("--range \"\": write A..B")
+				}
 				return runCheckNeutrality(c.Context, o)
 			},
 		}},

@@ -94,9 +94,9 @@ func (s *Server) readTools() (map[string]*tool, error) {
 		"verify": {input: objectSchema(obj{"tasks": obj{"type": "array", "items": task,
 			"description": "tasks to replay; none: every task"}}), run: s.verify},
 		"check_neutrality": {input: objectSchema(obj{
-			"paths":  obj{"type": "array", "items": obj{"type": "string"}, "description": "paths relative to the repository root; none: the whole tree"},
+			"paths":  obj{"type": "array", "items": obj{"type": "string", "minLength": 1}, "description": "paths relative to the repository root; none: the whole tree"},
 			"staged": obj{"type": "boolean", "description": "check the files staged in the index"},
-			"range":  obj{"type": "string", "description": "check the files changed in A..B, as they are at B"}}), run: s.checkNeutrality},
+			"range":  obj{"type": "string", "minLength": 1, "description": "check the files changed in A..B, as they are at B"}}), run: s.checkNeutrality},
 		"schema": {input: objectSchema(obj{"kind": obj{"enum": schemaNames(), "description": "a record kind, or a command whose --json output schema is published in full (" + strings.Join(outputNames(), ", ") + ")"}}, "kind"), run: s.schema},
 		"handover": {input: objectSchema(obj{
 			"since": obj{"type": "string", "maxLength": 40, "description": "also list the tasks settled since: an age (7d, 36h, 2w), a date (2026-11-01) or an RFC 3339 time; default 7d"},

@@ -966,3 +966,20 @@ func TestAttemptCommitsAreFullHashes(t *testing.T) {
 		t.Errorf("attempt of a commit that is not here: %s", raw)
 	}
 }
+
+// check_neutrality refuses an empty range or path as bad input: the range
+// was taken for none, so the whole tree was checked, and the path reached
+// git, which refused it (failed).
+func TestCheckNeutralityRefusesEmptyArguments(t *testing.T) {
+	cs := connect(t, newRepo(t), nil)
+	for _, args := range []map[string]any{{"range": ""}, {"paths": []any{""}}} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "check_neutrality", Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := json.Marshal(res.StructuredContent)
+		if !res.IsError || !strings.Contains(string(raw), `"code":"bad_input"`) {
+			t.Errorf("check_neutrality %v: %s, want bad_input", args, raw)
+		}
+	}
+}

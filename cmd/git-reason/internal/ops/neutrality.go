@@ -31,6 +31,13 @@ func (e *Session) CheckNeutrality(ctx context.Context, req NeutralityRequest) (*
 	if e.Repo.WorkTree == "" {
 		return nil, Usage("check neutrality needs a work tree; this repository is bare")
 	}
+	for _, p := range req.Paths {
+		if p == "" {
+			// git refuses an empty pathspec, saying to use '.': said here
+			// as bad input, not as git's failure.
+			return nil, Usage("path \"\": name a file or directory of the work tree (. for the whole of it)")
+		}
+	}
 	if req.Staged && req.Range != "" {
 		return nil, Usage("--staged and --range cannot be combined: check the index or a range of commits")
 	}
