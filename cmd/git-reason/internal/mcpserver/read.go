@@ -236,6 +236,10 @@ func (s *Server) show(ctx context.Context, c *call) (*outcome, error) {
 	if st.Unverified != nil {
 		text += "; " + record.NotVerified(st.Unverified)
 	}
+	if wd := st.Withdrawn(e.ID); wd != nil {
+		// As 'git reason show' says it: derivation ignores the record.
+		text += fmt.Sprintf("; withdrawn by %s (%s): %s", wd.ID, wd.Actor, wd.Body.(*record.Withdrawal).Reason)
+	}
 	if sig != nil {
 		out.Commit = sig.Commit
 		text += "; " + sig.Text

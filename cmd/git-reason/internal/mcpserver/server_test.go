@@ -983,3 +983,20 @@ func TestCheckNeutralityRefusesEmptyArguments(t *testing.T) {
 		}
 	}
 }
+
+// show says a withdrawn record is withdrawn, by which record, who and why,
+// as 'git reason show' does: derivation ignores it from then on, and the
+// text said nothing of it.
+func TestShowSaysWithdrawn(t *testing.T) {
+	cs := connect(t, newRepo(t), nil)
+	callTool(t, cs, "assess", map[string]any{"task": "T-1", "subject": "s", "question": "q?", "materiality": "trivial", "reversibility": "reversible"})
+	callTool(t, cs, "plan", map[string]any{"task": "T-1"})
+	callTool(t, cs, "conclude", map[string]any{"task": "T-1", "decision": "d"})
+	_, v := callTool(t, cs, "validate", map[string]any{"task": "T-1", "result": "pass"})
+	_, w := callTool(t, cs, "withdraw", map[string]any{"task": "T-1", "record": v["id"], "reason": "the wrong build"})
+	res, _ := callTool(t, cs, "show", map[string]any{"id": v["id"]})
+	want := fmt.Sprintf("; withdrawn by %s (Ada Tester <ada@example.invalid>): the wrong build", w["id"])
+	if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, want) {
+		t.Errorf("show of a withdrawn validation says %q, want it to hold %q", text, want)
+	}
+}
