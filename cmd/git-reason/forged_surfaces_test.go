@@ -13,9 +13,10 @@ import (
 // TestForgedHistoryWebAndMCP reads the forgery of forged_surfaces.txtar
 // (a conclusion claiming three reviews, a consultation no plan selected,
 // fetched by hand into refs/reasoning/tasks/*) through the surfaces a
-// script cannot reach: the MCP server's status and report tools and its
-// task resource, and the Reasoning page of each task. Each shows the
-// figures replay recomputes and says the history does not verify.
+// script cannot reach: the MCP server's status and report tools, its show
+// tool and its task resource, and the Reasoning page of each task. Each
+// shows the figures replay recomputes and says the history does not
+// verify.
 func TestForgedHistoryWebAndMCP(t *testing.T) {
 	t.Parallel()
 	ar, err := txtar.ParseFile(filepath.Join("testdata", "script", "forged_surfaces.txtar"))
@@ -71,6 +72,20 @@ func TestForgedHistoryWebAndMCP(t *testing.T) {
 		if rep := jstr(res, "structuredContent.report"); !strings.Contains(rep, "does not verify: "+c.code) || !strings.Contains(rep, "review count: 0") {
 			t.Errorf("status %s: report %s", c.task, rep)
 		}
+		// The task's latest record, shown: the show tool's answer says the
+		// task does not verify, as 'git reason show --json' does.
+		res = decodeJSON(t, r.call(t, "tools/call", map[string]any{"name": "log", "arguments": map[string]any{"task": c.task}}))
+		entries, _ := jget(res, "structuredContent.entries").([]any)
+		if len(entries) == 0 {
+			t.Fatalf("log %s: %s", c.task, compact(res))
+		}
+		id := jstr(entries[len(entries)-1], "id")
+		var cli map[string]any
+		s.reasonJSON(&cli, "show", id)
+		res = decodeJSON(t, r.call(t, "tools/call", map[string]any{"name": "show", "arguments": map[string]any{"id": id}}))
+		wantOK(t, "show "+id, res)
+		wantEq(t, "show "+id, "does_not_verify.code", jstr(res, "structuredContent.does_not_verify.code"), jstr(cli, "does_not_verify.code"))
+		wantEq(t, "git reason show "+id, "does_not_verify.code", jstr(cli, "does_not_verify.code"), c.code)
 		res = decodeJSON(t, r.call(t, "resources/read", map[string]any{"uri": "reason://task/" + c.task}))
 		if text := compact(res); !strings.Contains(text, "does not verify: "+c.code) || strings.Contains(text, "review count: 3") {
 			t.Errorf("resource of %s: %s", c.task, text)

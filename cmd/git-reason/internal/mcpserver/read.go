@@ -231,7 +231,7 @@ func (s *Server) show(ctx context.Context, c *call) (*outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := recordOut{Record: e.Record, Signature: sig}
+	out := recordOut{Record: e.Record, Signature: sig, DoesNotVerify: st.Unverified}
 	text := fmt.Sprintf("%s %s of task %s: %s", e.Kind, e.ID, e.Task, record.Summary(e))
 	if st.Unverified != nil {
 		text += "; " + record.NotVerified(st.Unverified)

@@ -114,6 +114,7 @@ func recordOutput(kind record.Kind) (json.RawMessage, error) {
 	props["commit"] = obj{"type": "string"}
 	if kind == "" {
 		props["signature"] = obj{"type": "object", "description": "the record's commit's signature: status (good, unsigned, bad, unknown_key, key_removed, signer_not_actor, expired_or_revoked), signer, key, commit, text"}
+		props["does_not_verify"] = obj{"type": "object", "description": "present when the record's task does not replay clean (derived is then what replay computes): the first finding, with its code and message"}
 	}
 	if kind == record.KindPlan {
 		props["lowered"] = obj{"type": "object", "description": "present when the repository's declarations made the plan select fewer advisors " +

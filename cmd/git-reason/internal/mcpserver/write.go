@@ -23,6 +23,10 @@ type recordOut struct {
 	Lowered *ops.Lowered `json:"lowered,omitempty"`
 	// Signature, on show, is the record's commit's signature.
 	Signature *ops.Signature `json:"signature,omitempty"`
+	// DoesNotVerify, on show, says that the record's task does not
+	// replay clean (its derived fields are then replay's), as 'git
+	// reason show --json' says it.
+	DoesNotVerify *record.Finding `json:"does_not_verify,omitempty"`
 }
 
 // writeSpec says how a write tool builds its body: the record kind and the
