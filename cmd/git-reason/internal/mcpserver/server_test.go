@@ -1000,3 +1000,18 @@ func TestShowSaysWithdrawn(t *testing.T) {
 		t.Errorf("show of a withdrawn validation says %q, want it to hold %q", text, want)
 	}
 }
+
+// handover answers again from the rows the first call kept: a task with
+// no standing conclusion was read back with standing null, which the
+// handover's published document refuses, so every call after the first
+// failed with a protocol error ("this is a bug of git reason").
+func TestHandoverAnswersFromKeptRows(t *testing.T) {
+	cs := connect(t, newRepo(t), nil)
+	callTool(t, cs, "assess", map[string]any{"task": "T-1", "subject": "s", "question": "q?", "materiality": "minor", "reversibility": "costly"})
+	for i := range 2 {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "handover", Arguments: map[string]any{}})
+		if err != nil || res.IsError {
+			t.Fatalf("handover, call %d: %v %+v", i+1, err, res)
+		}
+	}
+}

@@ -227,7 +227,9 @@ func parseHandoverRow(task string, data []byte, shown handoverShown, sums map[st
 		r.sigs = parseSummary([]byte(sigs))
 		sums[sigs] = r.sigs
 	}
-	rare := handoverRare{Disagreements: []record.HandoverDispute{}, Consultations: []record.HandoverConsult{}}
+	// The lists a handover always has are empty, not absent, when its row
+	// keeps none (omitempty), as State.Handover makes them.
+	rare := handoverRare{Disagreements: []record.HandoverDispute{}, Consultations: []record.HandoverConsult{}, Standing: []record.Standing{}}
 	if p.rest != "-" && json.Unmarshal([]byte(p.rest), &rare) != nil {
 		return handoverRow{}, false, false
 	}

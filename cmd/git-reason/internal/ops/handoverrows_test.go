@@ -34,7 +34,10 @@ func fullHandover() record.Handover {
 // made of, for a handover with every field set (a field added to
 // record.Handover and not kept in a row fails here: the fixture must set
 // it) and for the plain handover most tasks have (no rarer part, empty
-// lists, nothing to decode as JSON).
+// lists, nothing to decode as JSON). Its lists read back empty, not nil,
+// as State.Handover makes them: a standing list read back nil was
+// 'standing: null', which the handover's published schema refuses, so
+// the MCP handover tool failed on every call that read kept rows.
 func TestHandoverRowRoundTrip(t *testing.T) {
 	full := fullHandover()
 	v := reflect.ValueOf(full)
@@ -45,7 +48,8 @@ func TestHandoverRowRoundTrip(t *testing.T) {
 	}
 	plain := record.Handover{Task: "T-000001", Subject: "bulk subject", Phase: "planned", Updated: "2026-12-03T06:29:56.957Z",
 		Actors: []string{"Bulk <bulk@example.invalid>"}, Next: "git reason conclude T-000001 --decision ...",
-		Disagreements: []record.HandoverDispute{}, LocalReview: []string{}, Consultations: []record.HandoverConsult{}, Missing: []string{}}
+		Disagreements: []record.HandoverDispute{}, LocalReview: []string{}, Consultations: []record.HandoverConsult{}, Missing: []string{},
+		Standing: []record.Standing{}}
 	sigs := &SignatureSummary{Counts: map[signing.Status]int{signing.Good: 1, signing.Unsigned: 2}, Signers: []string{"Ada <ada@example.invalid>"}}
 	for _, row := range []handoverRow{
 		{h: full, selected: []string{"a1", "a2"}, sigs: sigs},
