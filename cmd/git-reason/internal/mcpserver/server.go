@@ -162,9 +162,11 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	}
 	s.addResources()
 	// Warm what every call reads, so that concurrent calls only read it.
+	// The identity as a write takes it: a clone's origin is recorded by
+	// its first record, not by starting a server on it.
 	_, _, _ = env.Catalog()
 	_, _, _ = env.Profile()
-	_ = env.Identify()
+	_ = env.IdentifyWriter()
 	return s, nil
 }
 

@@ -1015,3 +1015,25 @@ func TestHandoverAnswersFromKeptRows(t *testing.T) {
 		}
 	}
 }
+
+// Serving a repository writes nothing to it until a record is written: a
+// clone's origin is recorded by its first record, as on the command line.
+// The server recorded it in git config as it started, so a host that
+// starts the server in every repository it opens wrote to each.
+func TestServingWritesNoOrigin(t *testing.T) {
+	dir := newRepo(t)
+	cs := connect(t, dir, nil)
+	callTool(t, cs, "status", nil)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "assess", Arguments: map[string]any{"task": "T-1",
+		"subject": "s", "question": "q?", "materiality": "material", "reversibility": "costly"}})
+	if err != nil || !res.IsError {
+		t.Fatalf("assess without evidence: %v %+v", err, res)
+	}
+	if out, err := exec.Command("git", "-C", dir, "config", "--local", "--get", "reason.origin").Output(); err == nil {
+		t.Errorf("after status and a refused assess, git config holds reason.origin %s", out)
+	}
+	callTool(t, cs, "assess", map[string]any{"task": "T-1", "subject": "s", "question": "q?", "materiality": "minor", "reversibility": "costly"})
+	if _, err := exec.Command("git", "-C", dir, "config", "--local", "--get", "reason.origin").Output(); err != nil {
+		t.Errorf("after a record, git config holds no reason.origin: %v", err)
+	}
+}

@@ -239,10 +239,10 @@ func (e *Session) Settings() (*settings.Settings, error) {
 // The first write of a clone records its origin in git config.
 func (e *Session) Identify() error { return e.identify(false) }
 
-// identifyWriter is Identify for a write of a caller's body: a clone's
+// IdentifyWriter is Identify for a write of a caller's body: a clone's
 // first records its origin only once the writer has admitted the record
 // (record.Writer.NewOrigin), so that a body it refuses writes nothing.
-func (e *Session) identifyWriter() error { return e.identify(true) }
+func (e *Session) IdentifyWriter() error { return e.identify(true) }
 
 func (e *Session) identify(deferOrigin bool) error {
 	st, err := e.Settings() // first: a resident session may read again

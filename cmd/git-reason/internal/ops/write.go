@@ -21,7 +21,7 @@ import (
 
 // Append admits a caller's body as a record of kind on task.
 func (e *Session) Append(ctx context.Context, task string, kind record.Kind, body []byte) (*record.Result, error) {
-	if err := e.identifyWriter(); err != nil {
+	if err := e.IdentifyWriter(); err != nil {
 		return nil, err
 	}
 	return e.Writer.Append(ctx, task, kind, body)
@@ -31,7 +31,7 @@ func (e *Session) Append(ctx context.Context, task string, kind record.Kind, bod
 // the surface knows were given by who (record.AnsweredPerson or
 // record.AnsweredAgent).
 func (e *Session) AppendAnswered(ctx context.Context, task string, kind record.Kind, body []byte, who string) (*record.Result, error) {
-	if err := e.identifyWriter(); err != nil {
+	if err := e.IdentifyWriter(); err != nil {
 		return nil, err
 	}
 	return e.Writer.AppendAnswered(ctx, task, kind, body, who)
@@ -110,7 +110,7 @@ func (e *Session) StateAfter(ctx context.Context, res *record.Result) (*record.S
 // would be refused. The transcript is never stored: only exit status,
 // duration and the output's SHA-256.
 func (e *Session) RunValidation(ctx context.Context, task string, raw []byte, dir string, out io.Writer) (*record.Result, error) {
-	if err := e.identifyWriter(); err != nil {
+	if err := e.IdentifyWriter(); err != nil {
 		return nil, err
 	}
 	if _, _, err := e.State(ctx, task); err != nil {
