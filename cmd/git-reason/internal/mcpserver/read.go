@@ -99,7 +99,7 @@ func (s *Server) readTools() (map[string]*tool, error) {
 			"range":  obj{"type": "string", "minLength": 1, "description": "check the files changed in A..B, as they are at B"}}), run: s.checkNeutrality},
 		"schema": {input: objectSchema(obj{"kind": obj{"enum": schemaNames(), "description": "a record kind, or a command whose --json output schema is published in full (" + strings.Join(outputNames(), ", ") + ")"}}, "kind"), run: s.schema},
 		"handover": {input: objectSchema(obj{
-			"since": obj{"type": "string", "maxLength": 40, "description": "also list the tasks settled since: an age (7d, 36h, 2w), a date (2026-11-01) or an RFC 3339 time; default 7d"},
+			"since": obj{"type": "string", "minLength": 1, "maxLength": 40, "description": "also list the tasks settled since: an age (7d, 36h, 2w), a date (2026-11-01), an RFC 3339 time, or any date git log reads (yesterday, 2 weeks ago); default 7d"},
 			"task":  task,
 			"actor": obj{"type": "string", "minLength": 1, "maxLength": 500, "description": "only tasks with a record by this actor: 'Name <email>', the name or the email"}}),
 			run: s.handover},
@@ -349,7 +349,8 @@ func (s *Server) handover(ctx context.Context, c *call) (*outcome, error) {
 	}
 	q := ops.HandoverQuery{}
 	var err error
-	if q.Since, err = ops.ParseSince(since, time.Now()); err != nil {
+	// As 'git reason handover --since' reads it: git's own date forms too.
+	if q.Since, err = s.env.ParseWhen(ctx, "since", since, time.Now()); err != nil {
 		return nil, err
 	}
 	q.Task, _ = c.args["task"].(string)

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -1035,5 +1036,25 @@ func TestServingWritesNoOrigin(t *testing.T) {
 	callTool(t, cs, "assess", map[string]any{"task": "T-1", "subject": "s", "question": "q?", "materiality": "minor", "reversibility": "costly"})
 	if _, err := exec.Command("git", "-C", dir, "config", "--local", "--get", "reason.origin").Output(); err != nil {
 		t.Errorf("after a record, git config holds no reason.origin: %v", err)
+	}
+}
+
+// handover's since is read as 'git reason handover --since' reads it, git
+// log's date forms too ("yesterday", "2 weeks ago"), and an empty since
+// is refused as the command line refuses --since "": the tool read only
+// ages, dates and RFC 3339 times ("since \"yesterday\": give a date ...")
+// and took "" for the default.
+func TestHandoverSinceAsGitLogReadsIt(t *testing.T) {
+	cs := connect(t, newRepo(t), nil)
+	_, out := callTool(t, cs, "handover", map[string]any{"since": "yesterday"})
+	since, err := time.Parse(time.RFC3339, out["since"].(string))
+	if age := time.Since(since); err != nil || age < 23*time.Hour || age > 49*time.Hour {
+		t.Errorf("handover since yesterday lists what was settled since %v", out["since"])
+	}
+	for _, since := range []string{"", "bogus"} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "handover", Arguments: map[string]any{"since": since}})
+		if err != nil || !res.IsError {
+			t.Errorf("handover since %q: %v %+v, want bad_input", since, err, res)
+		}
 	}
 }
