@@ -1058,3 +1058,31 @@ func TestHandoverSinceAsGitLogReadsIt(t *testing.T) {
 		}
 	}
 }
+
+// conclude's input schema says what local_review and weighed answer, and
+// that a local-review item is the checklist's text: they said nothing, so
+// a client answered items by number, as the command line's --local-review
+// takes them, and was refused.
+func TestConcludeSchemaSaysWhatToAnswer(t *testing.T) {
+	var in struct {
+		Properties map[string]struct {
+			Description string
+			Items       struct {
+				Properties map[string]struct{ Description string }
+			}
+		}
+	}
+	for _, tl := range listTools(t, connect(t, newRepo(t), nil)) {
+		if tl.Name == "conclude" {
+			raw, _ := json.Marshal(tl.InputSchema)
+			if err := json.Unmarshal(raw, &in); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	lr, w := in.Properties["local_review"], in.Properties["weighed"]
+	if !strings.Contains(lr.Description, "every item") || !strings.Contains(lr.Items.Properties["item"].Description, "text") ||
+		!strings.Contains(w.Description, "every completed consultation") {
+		t.Errorf("conclude's input schema: local_review %q (item %q), weighed %q", lr.Description, lr.Items.Properties["item"].Description, w.Description)
+	}
+}
