@@ -57,7 +57,12 @@ func (s *Server) classify(ctx context.Context, tool string, task string, kind re
 	}
 	out := &ToolError{Message: msg, RecoveryActions: []Action{}}
 	if errors.Is(err, context.Canceled) || errors.Is(ctx.Err(), context.Canceled) {
+		// Said in the tool's terms, not as Go's "context canceled".
 		out.Code = CodeCancelled
+		out.Message = "the client cancelled the call: what it recorded before it stopped stays (consult records each advisor it was asking as cancelled); status says where the task stands"
+		if task != "" {
+			out.RecoveryActions = []Action{{Tool: "status", Arguments: map[string]any{"task": task}}}
+		}
 		return out
 	}
 	starts := false // an assessment that would start the task

@@ -1086,3 +1086,16 @@ func TestConcludeSchemaSaysWhatToAnswer(t *testing.T) {
 		t.Errorf("conclude's input schema: local_review %q (item %q), weighed %q", lr.Description, lr.Items.Properties["item"].Description, w.Description)
 	}
 }
+
+// A call the client cancelled says so in the tool's terms, and where to
+// look: it said Go's "context canceled", with no recovery.
+func TestCancelledCallSaysWhatStays(t *testing.T) {
+	srv := serverOn(t, newRepo(t))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	te := srv.classify(ctx, "consult", "T-1", "", context.Canceled)
+	actions, _ := json.Marshal(te.RecoveryActions)
+	if te.Code != CodeCancelled || !strings.HasPrefix(te.Message, "the client cancelled the call: ") || string(actions) != `[{"tool":"status","arguments":{"task":"T-1"}}]` {
+		t.Errorf("a cancelled consult: %s %q %s", te.Code, te.Message, actions)
+	}
+}
