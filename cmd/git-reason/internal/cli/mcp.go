@@ -50,13 +50,16 @@ func mcpCommand() *cli.Command {
 				}
 			}
 			o.Profile = profileOf(c)
-			return runMCP(c.Context, o)
+			ctx, stop := untilStopped(c.Context)
+			defer stop()
+			return runMCP(ctx, o)
 		}),
 	}
 }
 
 // runMCP serves one session on stdin and stdout until the host closes it,
-// or, with --http, every client's sessions until ctx ends (Ctrl-C).
+// or, with --http, every client's sessions until ctx ends (Ctrl-C,
+// SIGTERM).
 func runMCP(ctx context.Context, o *mcpOptions) error {
 	req := MCPRequest{Dir: o.Repo, Version: moduleVersion(), Profile: o.Profile, In: o.In, Out: o.Out}
 	if o.HTTP != "" {

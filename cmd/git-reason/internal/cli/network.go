@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"syscall"
 
@@ -70,6 +71,17 @@ type WebRequest struct {
 	// holds the token: for the user's eyes only) and a function minting a
 	// one-time address (what a browser is handed on its command line).
 	Ready func(url string, oneTime func() (string, error))
+}
+
+// untilStopped is ctx, ended by SIGTERM as well, for a verb that serves
+// until it is stopped (web, serve, mcp): systemctl stop, docker stop and
+// kill send SIGTERM, and a server must stop for them as it does for
+// Ctrl-C (run's ctx), finishing the requests in flight and what it
+// writes on a clean stop, with Ctrl-C's exit status; killed by the
+// signal, it could leave a write's lock behind. A one-shot command is left
+// to die of SIGTERM (exit 143), as git's own commands do.
+func untilStopped(ctx context.Context) (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(ctx, syscall.SIGTERM)
 }
 
 // MainNet is [Main] with the network verbs run in this process, by s: it is

@@ -89,12 +89,14 @@ func serveCommand() *cli.Command {
 			o.flags("", "peers", "GIT_REASON_PEER_TOKEN", "serve-token", 4),
 			[]cli.Flag{profileFlag()}),
 		Action: noArgs(&o.base, func(c *cli.Context) error {
-			return runServe(c.Context, o)
+			ctx, stop := untilStopped(c.Context)
+			defer stop()
+			return runServe(ctx, o)
 		}),
 	}
 }
 
-// runServe serves until ctx ends (Ctrl-C), then exits 0.
+// runServe serves until ctx ends (Ctrl-C, SIGTERM), then exits 0.
 func runServe(ctx context.Context, o *serveOptions) error {
 	req, err := o.request(o.Listen, "reviews", o.Err)
 	if err != nil {

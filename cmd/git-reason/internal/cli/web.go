@@ -41,12 +41,14 @@ func webCommand() *cli.Command {
 				}
 				return sess, err
 			}
-			return runWeb(c.Context, o)
+			ctx, stop := untilStopped(c.Context)
+			defer stop()
+			return runWeb(ctx, o)
 		}),
 	}
 }
 
-// runWeb serves until ctx ends (Ctrl-C), then exits 0. The repository is
+// runWeb serves until ctx ends (Ctrl-C, SIGTERM), then exits 0. The repository is
 // opened once first, so that running it outside a repository fails at
 // once; every request reads its refs and files afresh through that
 // session, one request at a time (web.Serve).

@@ -1,0 +1,195 @@
+package main
+
+// The servers stop on SIGTERM as they stop on Ctrl-C: systemctl stop,
+// docker stop and kill send SIGTERM, and a server killed by it at once
+// (exit 143) could leave a write's lock behind and skipped what it writes
+// on a clean stop. Each server is run directly, not through git's
+// dispatch, so that its own exit status is seen (git dies of the signal
+// it passed on), once stopped with Ctrl-C and once with SIGTERM.
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestServersStopOnSIGTERM(t *testing.T) {
+	t.Parallel()
+	sandboxPossible(t)
+	servers := []struct {
+		name string
+		// serve starts the server in s, makes it serve, and sends it sig
+		// while it does; it returns the running command.
+		serve func(t *testing.T, s *sandbox, sig os.Signal) *exec.Cmd
+	}{
+		{"web", stopWeb},
+		{"serve", stopServe},
+		{"mcp --http", stopMCPHTTP},
+		{"mcp", stopMCPStdio},
+	}
+	for _, srv := range servers {
+		for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
+			t.Run(srv.name+"/"+sig.String(), func(t *testing.T) {
+				t.Parallel()
+				s := newMCPSandbox(t)
+				cmd := srv.serve(t, s, sig)
+				done := make(chan error, 1)
+				go func() { done <- cmd.Wait() }()
+				select {
+				case err := <-done:
+					if err != nil {
+						t.Errorf("after %v: %v, want exit 0 as after Ctrl-C", sig, err)
+					}
+				case <-time.After(20 * time.Second):
+					t.Fatalf("%s did not stop within 20 seconds of %v", srv.name, sig)
+				}
+				if locks := locksUnder(t, filepath.Join(s.dir, ".git")); len(locks) > 0 {
+					t.Errorf("after %v, locks are left: %s", sig, strings.Join(locks, " "))
+				}
+			})
+		}
+	}
+}
+
+// stopWeb serves a page of 'git-reason web', then sends sig.
+func stopWeb(t *testing.T, s *sandbox, sig os.Signal) *exec.Cmd {
+	cmd := exec.Command("git-reason", "web", "--listen", "127.0.0.1:0")
+	cmd.Dir, cmd.Env = s.dir, s.env
+	start := startListening(t, cmd, &syncBuffer{}, `the Reasoning page is at (\S+)$`)
+	getPage(t, webClient(), start)
+	sendSignal(t, cmd, sig)
+	return cmd
+}
+
+// stopServe answers a request of 'git-reason serve' (refused: it has no
+// token), then sends sig.
+func stopServe(t *testing.T, s *sandbox, sig os.Signal) *exec.Cmd {
+	cmd := exec.Command("git-reason", "serve", "--listen", "127.0.0.1:0")
+	cmd.Dir, cmd.Env = s.dir, s.env
+	u := startListening(t, cmd, &syncBuffer{}, `serving reviews on (\S+)`)
+	if code, _, _ := postHTTP(t, &http.Client{Timeout: 30 * time.Second}, u, map[string]string{"Content-Type": "application/json"}, `{}`); code != http.StatusUnauthorized {
+		t.Errorf("a request without the token: %d, want 401", code)
+	}
+	sendSignal(t, cmd, sig)
+	return cmd
+}
+
+// stopMCPHTTP sends sig to 'git-reason mcp --http' while an assess is
+// in flight: the test holds the lock of the task's ref, which the write
+// waits for, and lets it go once the signal is sent. Stopped as by Ctrl-C,
+// the server leaves no lock of its own; the token file stays for the next
+// start either way.
+func stopMCPHTTP(t *testing.T, s *sandbox, sig os.Signal) *exec.Cmd {
+	m := startMCPHTTP(t, s, "--http", "127.0.0.1:0")
+	token := generatedToken(t, "mcp --http", m.stderr.String(), filepath.Join(s.dir, ".git", "reason", "mcp-token"))
+	auth := map[string]string{"Authorization": "Bearer " + token, "Content-Type": "application/json"}
+	code, session, _ := m.post(auth, httpInitialize)
+	if code != http.StatusOK {
+		t.Fatalf("initialize: %d", code)
+	}
+	h := map[string]string{"Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18"}
+	for k, v := range auth {
+		h[k] = v
+	}
+	m.post(h, httpInitialized)
+	held := filepath.Join(s.dir, ".git", "refs", "reasoning", "tasks", "Planted.lock")
+	if err := os.MkdirAll(filepath.Dir(held), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(held, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	answered := make(chan struct{})
+	go func() {
+		defer close(answered)
+		req, _ := http.NewRequest(http.MethodPost, m.url, strings.NewReader(httpAssess))
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for k, v := range h {
+			req.Header.Set(k, v)
+		}
+		if resp, err := m.client.Do(req); err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}()
+	time.Sleep(300 * time.Millisecond) // the write waits for the lock
+	sendSignal(t, m.cmd, sig)
+	time.Sleep(300 * time.Millisecond)
+	if err := os.Remove(held); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { <-answered })
+	if _, err := os.Stat(filepath.Join(s.dir, ".git", "reason", "mcp-token")); err != nil {
+		t.Errorf("the token file: %v", err)
+	}
+	return m.cmd
+}
+
+// stopMCPStdio has 'git-reason mcp' answer an assess on stdio, then sends
+// sig with its input still open (a host that stops it).
+func stopMCPStdio(t *testing.T, s *sandbox, sig os.Signal) *exec.Cmd {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	cmd := exec.CommandContext(ctx, "git-reason", "mcp")
+	cmd.Dir, cmd.Env = s.dir, s.env
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close() })
+	lines := bufio.NewScanner(out)
+	lines.Buffer(nil, 1<<20)
+	for _, msg := range []string{httpInitialize, httpInitialized, httpAssess} {
+		if _, err := io.WriteString(in, msg+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for lines.Scan() {
+		if strings.Contains(lines.Text(), `"id":2`) {
+			break
+		}
+	}
+	go func() { _, _ = io.Copy(io.Discard, out) }()
+	sendSignal(t, cmd, sig)
+	return cmd
+}
+
+// sendSignal sends sig to cmd's process.
+func sendSignal(t *testing.T, cmd *exec.Cmd, sig os.Signal) {
+	t.Helper()
+	if err := cmd.Process.Signal(sig); err != nil {
+		t.Fatalf("send %v: %v", sig, err)
+	}
+}
+
+// locksUnder lists the lock files (*.lock) under dir.
+func locksUnder(t *testing.T, dir string) []string {
+	t.Helper()
+	var locks []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".lock") {
+			locks = append(locks, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return locks
+}
