@@ -102,6 +102,35 @@ func TestWebRedirectStaysLocal(t *testing.T) {
 	}
 }
 
+// TestWebTwoPages: the Reasoning pages of two repositories, served at
+// once on two ports, are both readable in one browser. A browser sends a
+// host's cookies to all its ports, and the two pages' tokens shared one
+// cookie name: opening the second page logged the first one out (403 on
+// its pages and on what they poll).
+func TestWebTwoPages(t *testing.T) {
+	t.Parallel()
+	first, second := webRepo(t), webRepo(t)
+	start1, base1 := startWeb(t, first)
+	start2, base2 := startWeb(t, second)
+	c := webClient() // one cookie jar, as one browser
+	getPage(t, c, start1)
+	getPage(t, c, start2)
+	for _, u := range []string{base1 + "/", base1 + "/head", base2 + "/", base2 + "/head", base1 + "/task/T-1"} {
+		getPage(t, c, u)
+	}
+	// The names are the servers' own, never their tokens.
+	u1, err1 := url.Parse(start1)
+	u2, err2 := url.Parse(start2)
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	for _, ck := range c.Jar.Cookies(u1) {
+		if strings.Contains(ck.Name, u1.Query().Get("token")) || strings.Contains(ck.Name, u2.Query().Get("token")) {
+			t.Errorf("a cookie is named with a token: %s", ck.Name)
+		}
+	}
+}
+
 // rawGet sends a GET with the request target exactly as given (a client
 // library would clean it) and returns the status and Location.
 func rawGet(t *testing.T, host, target string) (int, string) {

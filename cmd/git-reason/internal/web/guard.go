@@ -4,13 +4,21 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"strconv"
 	"strings"
 
 	"git-reason/cmd/git-reason/internal/guard"
 )
 
-// cookieName holds the token once the URL's token or code has been accepted.
-const cookieName = "git_reason_token"
+// cookieFor is the name of the cookie that holds the token of the page
+// served on port, once the URL's token or code has been accepted. Each
+// server has its own: a browser sends a host's cookies to every port of
+// it, so under one name the page of a second repository (another 'git
+// reason web', another port) replaced the first one's token, and the
+// first page answered 403 from then on, its live poll too. The port is
+// no secret, the token is: the name never holds it. A page served again
+// on the same port replaces its own cookie.
+func cookieFor(port int) string { return "git_reason_token_" + strconv.Itoa(port) }
 
 // protect wraps h with the checks every request passes: a loopback Host, a
 // safe method, and the token from the URL or the cookie, or a one-time
@@ -42,14 +50,14 @@ func protect(k *keys, h http.Handler) http.Handler {
 				return
 			}
 		default:
-			if c, err := r.Cookie(cookieName); err != nil || !k.isToken(c.Value) {
+			if c, err := r.Cookie(k.cookie); err != nil || !k.isToken(c.Value) {
 				http.Error(w, "token required: open the address 'git reason web' printed", http.StatusForbidden)
 				return
 			}
 			h.ServeHTTP(w, r)
 			return
 		}
-		http.SetCookie(w, &http.Cookie{Name: cookieName, Value: k.token, Path: "/",
+		http.SetCookie(w, &http.Cookie{Name: k.cookie, Value: k.token, Path: "/",
 			HttpOnly: true, SameSite: http.SameSiteStrictMode})
 		q.Del("code")
 		q.Del("token")

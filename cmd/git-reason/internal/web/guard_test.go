@@ -16,15 +16,15 @@ import (
 // carries the strict policy.
 func TestGuard(t *testing.T) {
 	const token = "s3cret"
-	h := handler(func() (*ops.Session, error) { return nil, errors.New("no repository here") }, newKeys(token))
-	cookie := "git_reason_token=" + token
+	h := handler(func() (*ops.Session, error) { return nil, errors.New("no repository here") }, newKeys(token, cookieFor(9)))
+	cookie := "git_reason_token_9=" + token
 	cases := []struct {
 		name, method, host, target, cookie string
 		want                               int
 	}{
 		{"no token", "GET", "127.0.0.1:9", "/", "", http.StatusForbidden},
 		{"wrong token", "GET", "127.0.0.1:9", "/?token=guess", "", http.StatusForbidden},
-		{"wrong cookie", "GET", "127.0.0.1:9", "/", "git_reason_token=guess", http.StatusForbidden},
+		{"wrong cookie", "GET", "127.0.0.1:9", "/", "git_reason_token_9=guess", http.StatusForbidden},
 		{"token in URL", "GET", "127.0.0.1:9", "/task/T-1?token=" + token, "", http.StatusSeeOther},
 		{"cookie", "GET", "127.0.0.1:9", "/favicon.ico", cookie, http.StatusNoContent},
 		{"localhost", "GET", "localhost:9", "/favicon.ico", cookie, http.StatusNoContent},
@@ -54,7 +54,8 @@ func TestGuard(t *testing.T) {
 				if loc := w.Header().Get("Location"); loc != "/task/T-1" {
 					t.Errorf("redirect to %q, want the page without its token", loc)
 				}
-				if sc := w.Header().Get("Set-Cookie"); !strings.Contains(sc, cookie) || !strings.Contains(sc, "HttpOnly") || !strings.Contains(sc, "SameSite=Strict") {
+				if sc := w.Header().Get("Set-Cookie"); !strings.Contains(sc, cookie) || !strings.Contains(sc, "HttpOnly") || !strings.Contains(sc, "SameSite=Strict") ||
+					!strings.Contains(sc, "Path=/") || strings.Contains(sc, "Expires") || strings.Contains(sc, "Max-Age") {
 					t.Errorf("Set-Cookie %q", sc)
 				}
 			}
@@ -66,7 +67,7 @@ func TestGuard(t *testing.T) {
 // sets the token's cookie; used again, expired or wrong, it is refused.
 func TestOneTimeCode(t *testing.T) {
 	const token = "s3cret"
-	k := newKeys(token)
+	k := newKeys(token, cookieFor(9))
 	now := time.Unix(1e9, 0)
 	k.now = func() time.Time { return now }
 	h := handler(func() (*ops.Session, error) { return nil, errors.New("no repository here") }, k)
@@ -90,7 +91,7 @@ func TestOneTimeCode(t *testing.T) {
 	}
 	w := get("/task/T-1?code=" + code)
 	if w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/task/T-1" ||
-		!strings.Contains(w.Header().Get("Set-Cookie"), "git_reason_token="+token) {
+		!strings.Contains(w.Header().Get("Set-Cookie"), "git_reason_token_9="+token) {
 		t.Fatalf("first use: %d, Location %q, Set-Cookie %q", w.Code, w.Header().Get("Location"), w.Header().Get("Set-Cookie"))
 	}
 	if w := get("/?code=" + code); w.Code != http.StatusForbidden || !strings.Contains(w.Body.String(), "used already") {

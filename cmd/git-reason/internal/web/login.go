@@ -30,8 +30,9 @@ var (
 // once, within codeLifetime, and never again, as Jupyter's
 // token-to-cookie login does.
 type keys struct {
-	token string
-	now   func() time.Time
+	token  string
+	cookie string // the name of the cookie holding the token (cookieFor)
+	now    func() time.Time
 
 	mu    sync.Mutex
 	codes []oneTime
@@ -43,7 +44,9 @@ type oneTime struct {
 	used    bool
 }
 
-func newKeys(token string) *keys { return &keys{token: token, now: time.Now} }
+// newKeys are the keys of a page whose token is kept in the cookie named
+// cookie.
+func newKeys(token, cookie string) *keys { return &keys{token: token, cookie: cookie, now: time.Now} }
 
 // isToken compares got with the token in constant time.
 func (k *keys) isToken(got string) bool {

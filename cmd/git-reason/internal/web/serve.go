@@ -31,7 +31,8 @@ func Serve(ctx context.Context, req Request) error {
 	if err != nil {
 		return ops.Usage("listen on %s: %v: %s", req.Listen, err, guard.ListenHint)
 	}
-	if ta, ok := ln.Addr().(*net.TCPAddr); !ok || !ta.IP.IsLoopback() {
+	ta, ok := ln.Addr().(*net.TCPAddr)
+	if !ok || !ta.IP.IsLoopback() {
 		ln.Close()
 		return ops.Usage("the Reasoning page listens on loopback only: use --listen 127.0.0.1:PORT")
 	}
@@ -40,7 +41,7 @@ func Serve(ctx context.Context, req Request) error {
 		ln.Close()
 		return err
 	}
-	k := newKeys(token)
+	k := newKeys(token, cookieFor(ta.Port))
 	srv := &http.Server{Handler: handler(req.Open, k), ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout: 30 * time.Second, WriteTimeout: time.Minute, MaxHeaderBytes: 16 << 10}
 	if req.Ready != nil {
