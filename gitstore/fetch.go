@@ -104,7 +104,8 @@ func (r *Repo) fetch(ctx context.Context, remote string, tasks []string) error {
 	}
 	c := r.Command(args...)
 	if r.FetchProgress != nil {
-		c.Args = slices.Insert(c.Args, 4, "--progress") // after --quiet: the counts, not the refs
+		// With --quiet: git's counts, not a line per ref.
+		c.Args = slices.Insert(c.Args, slices.Index(c.Args, "--quiet")+1, "--progress")
 		c.Progress = r.FetchProgress
 	}
 	_, err := c.Run(ctx)
