@@ -345,19 +345,10 @@ func startRawMCP(t *testing.T, s *sandbox, args ...string) *rawMCP {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	cmd := exec.CommandContext(ctx, "git", append([]string{"reason", "mcp"}, args...)...)
 	cmd.Dir, cmd.Env = s.dir, s.env
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &rawMCP{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20), stderr: &bytes.Buffer{}}
-	cmd.Stderr = r.stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stderr := &bytes.Buffer{}
+	cmd.Stderr = stderr
+	in, out := startPiped(t, cmd)
+	r := &rawMCP{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20), stderr: stderr}
 	t.Cleanup(func() {
 		in.Close()
 		done := make(chan error, 1)
@@ -370,6 +361,24 @@ func startRawMCP(t *testing.T, s *sandbox, args ...string) *rawMCP {
 		cancel()
 	})
 	return r
+}
+
+// startPiped starts cmd with pipes to its standard input and from its
+// standard output.
+func startPiped(t *testing.T, cmd *exec.Cmd) (io.WriteCloser, io.ReadCloser) {
+	t.Helper()
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return in, out
 }
 
 // startHostMCP is startRawMCP, initialized by a client named host that

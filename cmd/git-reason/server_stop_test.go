@@ -141,17 +141,7 @@ func stopMCPStdio(t *testing.T, s *sandbox, sig os.Signal) *exec.Cmd {
 	t.Cleanup(cancel)
 	cmd := exec.CommandContext(ctx, "git-reason", "mcp")
 	cmd.Dir, cmd.Env = s.dir, s.env
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	in, out := startPiped(t, cmd)
 	t.Cleanup(func() { in.Close() })
 	lines := bufio.NewScanner(out)
 	lines.Buffer(nil, 1<<20)

@@ -178,6 +178,18 @@ func (s *sandbox) template() string {
 	return string(data)
 }
 
+// templateHolds fails the test for each of wants the template the editor
+// was given does not hold; what names it in the failure.
+func (s *sandbox) templateHolds(what string, wants ...string) {
+	s.t.Helper()
+	tpl := s.template()
+	for _, want := range wants {
+		if !strings.Contains(tpl, want) {
+			s.t.Errorf("%s lacks %q:\n%s", what, want, tpl)
+		}
+	}
+}
+
 func TestConcludeInTheEditor(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t, walkAdvisors, map[string]string{"walk-advisor": walkAdvisorScript})
@@ -195,13 +207,8 @@ and it is one system less' "$1"
 	if code := p.wait(); code != 0 {
 		t.Fatalf("conclude in the editor exited %d:\n%s", code, p.output())
 	}
-	tpl := s.template()
-	for _, want := range []string{"decision: \n", "rationale: \n", "# Conclude task T-1: Queue backend for T-1 (critical, costly)\n",
-		"# Question: Keep the queue in the database?\n", "#   adv-a (endorse): adv-a: endorse\nweigh ", "#   adv-b (endorse): adv-b: endorse\nweigh "} {
-		if !strings.Contains(tpl, want) {
-			t.Errorf("the template lacks %q:\n%s", want, tpl)
-		}
-	}
+	s.templateHolds("the template", "decision: \n", "rationale: \n", "# Conclude task T-1: Queue backend for T-1 (critical, costly)\n",
+		"# Question: Keep the queue in the database?\n", "#   adv-a (endorse): adv-a: endorse\nweigh ", "#   adv-b (endorse): adv-b: endorse\nweigh ")
 	var c struct {
 		Body struct {
 			Decision, Rationale string
@@ -237,13 +244,8 @@ func TestConcludeEditorLocalReviewFromCoreEditor(t *testing.T) {
 	if code := p.wait(); code != 0 {
 		t.Fatalf("conclude in core.editor exited %d:\n%s", code, p.output())
 	}
-	tpl := s.template()
-	for _, want := range []string{"#   1. What alternatives were considered, and why were they set aside?\nlocal-review 1=\n",
-		"local-review 2=usage logs show two callers\n", "local-review 5=\n"} {
-		if !strings.Contains(tpl, want) {
-			t.Errorf("the template lacks %q:\n%s", want, tpl)
-		}
-	}
+	s.templateHolds("the template", "#   1. What alternatives were considered, and why were they set aside?\nlocal-review 1=\n",
+		"local-review 2=usage logs show two callers\n", "local-review 5=\n")
 	c := lastConclusion(s, "T-1")
 	if c.Decision != "after one release" || len(c.LocalReview) != 5 || c.LocalReview[1].Answer != "usage logs show two callers" ||
 		c.LocalReview[4].Answer != "answer 5" {
@@ -277,13 +279,8 @@ func TestConcludeEditorKeepsARefusedText(t *testing.T) {
 	if code := p.wait(); code != 0 {
 		t.Fatalf("conclude from the kept text exited %d:\n%s", code, p.output())
 	}
-	tpl := s.template()
-	for _, want := range []string{"# Kept after git reason refused this conclusion of assessment ", "fill the line 'local-review 5='\n",
-		"decision: after one release\n", "local-review 4=typed answer 4\n", "local-review 5=\n"} {
-		if !strings.Contains(tpl, want) {
-			t.Errorf("the second edit did not start from the kept text: it lacks %q:\n%s", want, tpl)
-		}
-	}
+	s.templateHolds("the second edit's text (it starts from the kept one)", "# Kept after git reason refused this conclusion of assessment ",
+		"fill the line 'local-review 5='\n", "decision: after one release\n", "local-review 4=typed answer 4\n", "local-review 5=\n")
 	c := lastConclusion(s, "T-1")
 	if c.Decision != "after one release" || len(c.LocalReview) != 5 || c.LocalReview[0].Answer != "typed answer 1" ||
 		c.LocalReview[4].Answer != "typed answer 5" {
