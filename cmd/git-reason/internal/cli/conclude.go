@@ -72,21 +72,31 @@ func runConclude(ctx context.Context, o *concludeOptions) error {
 	return o.write(ctx, record.KindConclusion, func(sess *ops.Session) (any, error) { return o.build(ctx, sess) })
 }
 
-// build reads the flags into a conclusion body; local-review items may be
-// named by their number in the plan's checklist.
-func (o *concludeOptions) build(ctx context.Context, sess *ops.Session) (*record.Conclusion, error) {
+// assessment reads the task's state and the assessment the conclusion
+// settles: the one --assessment names, else the latest.
+func (o *concludeOptions) assessment(ctx context.Context, sess *ops.Session) (*record.State, *record.Entry, error) {
 	st, _, err := sess.State(ctx, o.Task)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	a := st.LatestAssessment()
 	if o.Assessment != "" {
 		if a, err = st.Resolve(o.Assessment); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if a == nil {
-		return nil, ops.Usage("task %s has no assessment yet", o.Task)
+		return nil, nil, ops.Usage("task %s has no assessment yet", o.Task)
+	}
+	return st, a, nil
+}
+
+// build reads the flags into a conclusion body; local-review items may be
+// named by their number in the plan's checklist.
+func (o *concludeOptions) build(ctx context.Context, sess *ops.Session) (*record.Conclusion, error) {
+	st, a, err := o.assessment(ctx, sess)
+	if err != nil {
+		return nil, err
 	}
 	body := &record.Conclusion{Assessment: a.ID, Decision: o.Decision, Rationale: o.Rationale, Supersedes: o.Supersedes}
 	for _, w := range o.Weigh {

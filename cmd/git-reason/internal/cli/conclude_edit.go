@@ -41,18 +41,9 @@ func (o *concludeOptions) edit(c *cli.Context) (*edited, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, _, err := sess.State(ctx, o.Task)
+	st, a, err := o.assessment(ctx, sess)
 	if err != nil {
 		return nil, err
-	}
-	a := st.LatestAssessment()
-	if o.Assessment != "" {
-		if a, err = st.Resolve(o.Assessment); err != nil {
-			return nil, err
-		}
-	}
-	if a == nil {
-		return nil, ops.Usage("task %s has no assessment yet", o.Task)
 	}
 	d := &edited{task: o.Task, assessment: a.ID,
 		kept: filepath.Join(sess.Repo.CommonDir, "reason", "conclude", url.PathEscape(o.Task)+".EDITMSG")}

@@ -53,10 +53,11 @@ func (e *Session) resolveRange(ctx context.Context, spec string) (*commitRange, 
 	if spec == "" {
 		return e.defaultRange(ctx)
 	}
-	// No revision holds a blank or a control character: a NUL, which the
-	// page's and MCP's ranges can carry, would reach git's argument vector
-	// and come back as the error of exec itself.
-	if strings.HasPrefix(spec, "-") || strings.ContainsFunc(spec, func(r rune) bool { return r == ' ' || unicode.IsControl(r) }) {
+	// No revision holds a control character: a NUL, which the page's and
+	// MCP's ranges can carry, would reach git's argument vector and come
+	// back as the error of exec itself. Nor a blank, but for git's
+	// ":/TEXT" (the youngest commit whose message matches TEXT).
+	if strings.HasPrefix(spec, "-") || strings.ContainsFunc(spec, unicode.IsControl) {
 		return nil, Usage("range %q: give A..B, A...B or one revision (read as REV..HEAD)", spec)
 	}
 	rg := &commitRange{spec: spec}
@@ -67,7 +68,8 @@ func (e *Session) resolveRange(ctx context.Context, spec string) (*commitRange, 
 		from, to = spec, "HEAD"
 		rg.spec = spec + "..HEAD"
 	}
-	if strings.HasPrefix(from, "-") || strings.HasPrefix(to, "-") {
+	blank := func(rev string) bool { return !strings.HasPrefix(rev, ":/") && strings.Contains(rev, " ") }
+	if strings.HasPrefix(from, "-") || strings.HasPrefix(to, "-") || blank(from) || blank(to) {
 		return nil, Usage("range %q: give A..B, A...B or one revision (read as REV..HEAD)", spec)
 	}
 	if from == "" {
@@ -77,7 +79,7 @@ func (e *Session) resolveRange(ctx context.Context, spec string) (*commitRange, 
 		to = "HEAD"
 	}
 	// The trailing "--" makes git read both as revisions, never as paths.
-	out, err := e.gitOut(ctx, "rev-parse", from+"^{commit}", to+"^{commit}", "--")
+	out, err := e.gitOut(ctx, "rev-parse", peeled(from), peeled(to), "--")
 	if err != nil {
 		return nil, Usage("range %q: %s: give revisions git knows (git log %s shows the same commits)", spec,
 			strings.ReplaceAll(err.Error(), "^{commit}", ""), spec)
@@ -88,6 +90,16 @@ func (e *Session) resolveRange(ctx context.Context, spec string) (*commitRange, 
 	}
 	rg.base, rg.head = hashes[0], hashes[1]
 	return rg, nil
+}
+
+// peeled is rev as a revision git resolves to a commit: rev^{commit}, but
+// a ":/TEXT" search as it is, which finds only commits and would read the
+// suffix as part of its TEXT.
+func peeled(rev string) string {
+	if strings.HasPrefix(rev, ":/") {
+		return rev
+	}
+	return rev + "^{commit}"
 }
 
 // defaultRange is from the merge base of HEAD with its upstream, else with

@@ -303,7 +303,7 @@ func (g *gatherer) diff(ctx context.Context, p *material.Piece) {
 		ends = []string{from, to}
 	}
 	for i, end := range ends {
-		out, err := g.e.Repo.Git(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", end+"^{commit}")
+		out, err := g.e.Repo.Git(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", peeled(end))
 		if end == "" || strings.HasPrefix(end, "-") || err != nil {
 			p.Omitted = fmt.Sprintf("no commit %q in this repository", end)
 			return

@@ -29,7 +29,7 @@ func (e *Session) ResolveCommit(ctx context.Context, rev string) (string, error)
 			return h, nil
 		}
 	}
-	h, err := e.git(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	h, err := e.git(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", peeled(rev))
 	if err != nil || h == "" {
 		return "", Usage("--commit %q: no such commit in this repository", rev)
 	}
