@@ -65,6 +65,7 @@ func (e *Session) handoverRows(ctx context.Context, shown handoverShown) ([]hand
 			rows = append(rows, r)
 		}
 	}
+	e.noticeTexts(len(rows), func(i int) (string, string) { return rows[i].h.Task, rows[i].sigs.Text() })
 	if len(moved) == 0 {
 		return rows, nil
 	}

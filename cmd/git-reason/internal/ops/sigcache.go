@@ -137,6 +137,7 @@ func (e *Session) FindSigned(ctx context.Context, id string) (*record.Entry, *re
 // the end of the log read, never the whole (gitstore.Store.SignatureTail).
 func (e *Session) TaskSignatures(ctx context.Context, task, head string) *SignatureSummary {
 	if sum := e.signaturesAfterTail(ctx, task, head); sum != nil {
+		e.noticeSummary(task, sum)
 		return sum
 	}
 	sigs, err := e.RecordSignatures(ctx, task, head)
@@ -232,6 +233,7 @@ func (e *Session) RecordSignatures(ctx context.Context, task, head string) (map[
 		}
 	}
 	if last != nil && last.Head == head {
+		e.noticeSigners(checks) // judged before, maybe by another process
 		return byRecord(checks), nil
 	}
 	var fresh []signing.Check

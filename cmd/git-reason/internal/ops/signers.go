@@ -2,6 +2,7 @@ package ops
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -277,6 +278,54 @@ func (e *Session) noticeSigners(groups ...[]signing.Check) {
 	}
 	e.sigWarned = true
 	e.warn(record.Printable(untrustedSigners(e.repositorySigners())))
+}
+
+// noticeSummary is noticeSigners for a summary a read surface took from a
+// cache (a status memo, the summaries' journal, the end of a signature
+// log), which holds counts, not keys: when it counts an unknown or
+// removed key, the task's signature log gives the checks to judge by.
+func (e *Session) noticeSummary(task string, sum *SignatureSummary) {
+	if e.sigWarned || e.warn == nil || sum == nil || sum.Counts[signing.UnknownKey]+sum.Counts[signing.Removed] == 0 {
+		return
+	}
+	var checks []signing.Check
+	for _, en := range e.Store.SignatureLog(task) {
+		var cs []signing.Check
+		if json.Unmarshal(en.Checks, &cs) == nil {
+			checks = append(checks, cs...)
+		}
+	}
+	e.noticeSigners(checks)
+}
+
+// noticeTexts is noticeSummary for the rows a read surface kept, which
+// hold a summary's Text (StatusRow.Signatures), by task: a text that
+// counts an unknown or removed key has its task's signature log read,
+// until the line is given, of a few tasks at most (a repository of many
+// strangers' signatures must not read every log for each command). No
+// allowed-signers file, or a trusted one, reads nothing.
+func (e *Session) noticeTexts(n int, row func(i int) (task, text string)) {
+	if e.sigWarned || e.warn == nil {
+		return
+	}
+	unknown, removed := strings.ReplaceAll(string(signing.UnknownKey), "_", " "), strings.ReplaceAll(string(signing.Removed), "_", " ")
+	logs := 0
+	for i := range n {
+		task, text := row(i)
+		if !strings.Contains(text, unknown) && !strings.Contains(text, removed) {
+			continue
+		}
+		if logs++; logs > fewMoved {
+			return
+		}
+		if e.readSigners() == nil || e.signersTrusted() != nil {
+			return // no line to give
+		}
+		e.noticeSummary(task, &SignatureSummary{Counts: map[signing.Status]int{signing.UnknownKey: 1}})
+		if e.sigWarned {
+			return
+		}
+	}
 }
 
 // untrustedSigners is the line noticeSigners and doctor give about an

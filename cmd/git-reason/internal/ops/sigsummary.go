@@ -55,6 +55,7 @@ func (e *Session) SignatureSummaries(ctx context.Context) (map[string]*Signature
 	for _, t := range tasks {
 		if head, data, ok := j.Entry(t.Task); ok && head == t.Head {
 			out[t.Task] = parseSummary(data)
+			e.noticeSummary(t.Task, out[t.Task])
 		} else {
 			moved = append(moved, t)
 		}

@@ -45,6 +45,8 @@ func (e *Session) taskMemo(ctx context.Context, task, kind string, report func(*
 	if data := e.Store.Memo(kind, task, head); data != nil && json.Unmarshal(data, &m) == nil {
 		if m.Allowed != allowed || allowed == "" {
 			m.Signatures = e.TaskSignatures(ctx, task, head)
+		} else {
+			e.noticeSummary(task, m.Signatures)
 		}
 		return m, head, nil
 	}

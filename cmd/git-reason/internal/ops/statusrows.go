@@ -50,12 +50,14 @@ func (e *Session) StatusRows(ctx context.Context) ([]StatusRow, error) {
 	limit := manyMoved(len(tasks))
 	rows, moved := keptRows(j, tasks, limit, parseStatusRow)
 	if len(moved) == 0 {
+		e.noticeTexts(len(rows), func(i int) (string, string) { return rows[i].Task, rows[i].Signatures })
 		return rows, nil
 	}
 	// Some tasks moved: each is derived alone, their signatures asked
 	// about as SignatureSummaries asks, and their rows appended; no other
 	// task's status is read.
 	if len(moved) <= limit && e.movedRows(ctx, j, tasks, rows, moved) {
+		e.noticeTexts(len(rows), func(i int) (string, string) { return rows[i].Task, rows[i].Signatures })
 		return rows, nil
 	}
 	rows = make([]StatusRow, 0, len(tasks))
