@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"git-reason/gitstore"
-	"git-reason/gitstore/git"
 	"git-reason/gitstore/integration"
 	"git-reason/record"
 )
@@ -291,8 +290,7 @@ func (e *Session) pushCandidate(ctx context.Context, g *integration.Integrator, 
 func pushError(remote string, err error) error {
 	var ge *gitstore.GitError
 	if errors.As(err, &ge) {
-		line := record.Printable(git.FirstLine(ge.Stderr, fmt.Sprintf("exit status %d", ge.Code)))
-		return fmt.Errorf("push to %s failed: git push: %s%s", remote, line, urlAdvice(remote, ge.Stderr))
+		return fmt.Errorf("push to %s failed: git push: %s%s", remote, remoteLine(ge), urlAdvice(remote, ge.Stderr))
 	}
 	return fmt.Errorf("push to %s: %w", remote, err)
 }

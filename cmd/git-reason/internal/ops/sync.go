@@ -202,7 +202,7 @@ func fetchError(req SyncRequest, err error) error {
 	remote := req.Remote
 	var ge *gitstore.GitError
 	if errors.As(err, &ge) {
-		line := record.Printable(git.FirstLine(ge.Stderr, fmt.Sprintf("exit status %d", ge.Code)))
+		line := remoteLine(ge)
 		if strings.Contains(ge.Stderr, "couldn't find remote ref") {
 			if len(req.Tasks) > 0 && req.mayBeRemote(req.Tasks[0]) && strings.HasSuffix(line, "couldn't find remote ref "+gitstore.TaskRef(req.Tasks[0])) {
 				return Usage("remote %s has no such task (%s), and no remote is named %q either: name a task of %s (see 'git ls-remote %s refs/reasoning/tasks/*') or a remote (see 'git remote -v')",
@@ -215,14 +215,39 @@ func fetchError(req SyncRequest, err error) error {
 	return fmt.Errorf("fetch from %s: %w", remote, err)
 }
 
+// remoteLine is git's first line of a failed fetch or push, and when it
+// ends in a colon (git's "unable to connect to HOST:", its reason on the
+// next line as "errno=Connection refused"), that reason after it.
+func remoteLine(ge *gitstore.GitError) string {
+	line := git.FirstLine(ge.Stderr, fmt.Sprintf("exit status %d", ge.Code))
+	if strings.HasSuffix(line, ":") {
+		if _, why, ok := strings.Cut(ge.Stderr, "errno="); ok {
+			why, _, _ = strings.Cut(why, "\n")
+			line += " " + strings.TrimSpace(why)
+		}
+	}
+	return record.Printable(line)
+}
+
+// unreachable are git's words, from its own transports, curl and ssh, for
+// a remote it could not reach.
+var unreachable = []string{"unable to connect", "Could not resolve host", "Could not resolve hostname", "Connection refused",
+	"Couldn't connect to server", "Connection timed out", "Network is unreachable", "No route to host", "Could not read from remote repository"}
+
 // urlAdvice is what to do, after git's own words, when they say that the
 // remote's URL leads to no repository (a path that does not exist, or
-// holds none): check the URL, and how to correct it. "" otherwise.
+// holds none): check the URL, and how to correct it; or that the remote
+// could not be reached: check that it can be, and its URL. "" otherwise.
 func urlAdvice(remote, stderr string) string {
-	if !strings.Contains(stderr, "does not appear to be a git repository") {
-		return ""
+	if strings.Contains(stderr, "does not appear to be a git repository") {
+		return fmt.Sprintf(": check the URL of remote %s (see 'git remote -v') and correct it with 'git remote set-url %s URL'", remote, remote)
 	}
-	return fmt.Sprintf(": check the URL of remote %s (see 'git remote -v') and correct it with 'git remote set-url %s URL'", remote, remote)
+	for _, w := range unreachable {
+		if strings.Contains(stderr, w) {
+			return fmt.Sprintf(": check that remote %s can be reached (run 'git ls-remote %s') and its URL (see 'git remote -v'), then try again", remote, remote)
+		}
+	}
+	return ""
 }
 
 // integrate brings every fetched task of remote (or the named ones) into
