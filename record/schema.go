@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 
@@ -151,4 +152,90 @@ func flatten(leaves []*schemas.ValidationError) []Violation {
 func tidy(msg string) string {
 	msg = strings.ReplaceAll(msg, "additionalProperties ", "unknown field ")
 	return strings.TrimSuffix(msg, " not allowed")
+}
+
+// WriteOutput is the schema of what verb, which writes a record of kind,
+// prints with --json: the record's envelope, with the kind's body and
+// derived documents where the envelope has any object, and beside them
+// the commit that stores the record (the task ref's head after the write)
+// and, on a plan, what each selected advisor would be sent (questions) and
+// whether the repository's declarations lowered its review (lowered), as
+// consult --json has them. It is made from the documents the
+// writer validates against, so that the two cannot drift apart.
+func WriteOutput(verb string, kind Kind) (json.RawMessage, error) {
+	if _, err := ParseKind(string(kind)); err != nil {
+		return nil, err
+	}
+	part := func(name string) (map[string]any, error) {
+		data, err := schemas.FS.ReadFile(name)
+		if err != nil {
+			return nil, fmt.Errorf("read schema %s: %w", name, err)
+		}
+		var doc map[string]any
+		if err := json.Unmarshal(data, &doc); err != nil {
+			return nil, fmt.Errorf("schema %s: %w", name, err)
+		}
+		delete(doc, "$schema") // a subschema's dialect is the document's
+		return doc, nil
+	}
+	out, err := part(schemaName(kind, "envelope"))
+	if err != nil {
+		return nil, err
+	}
+	props, _ := out["properties"].(map[string]any)
+	required, _ := out["required"].([]any)
+	if props == nil {
+		return nil, fmt.Errorf("schema %s: no properties", schemaName(kind, "envelope"))
+	}
+	for _, p := range []string{"body", "derived"} {
+		if props[p], err = part(schemaName(kind, p)); err != nil {
+			return nil, err
+		}
+	}
+	props["kind"] = map[string]any{"const": string(kind)}
+	props["commit"] = map[string]any{"type": "string", "pattern": "^([0-9a-f]{40}|[0-9a-f]{64})$",
+		"description": "the commit that stores the record: the task ref's head after the write"}
+	out["required"] = append(required, "commit")
+	if kind == KindPlan {
+		consult, err := part("output.consult.json")
+		if err != nil {
+			return nil, err
+		}
+		cp, _ := consult["properties"].(map[string]any)
+		for _, p := range []string{"lowered", "questions"} {
+			if cp[p] == nil {
+				return nil, fmt.Errorf("schema output.consult.json: no %s", p)
+			}
+			props[p] = cp[p]
+		}
+	}
+	out["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+	out["$id"] = "urn:git-reason:schema:output:" + verb
+	out["title"] = "git reason " + verb + " --json"
+	out["description"] = "The " + string(kind) + " record " + verb + " stored (its envelope, body and derived fields, as 'git reason schema " + string(kind) + "' gives them) and the commit that stores it."
+	// Its name and purpose first, as in the documents in schemas/.
+	var b strings.Builder
+	b.WriteString("{")
+	keys := []string{"$schema", "$id", "title", "description"}
+	for k := range out {
+		if !slices.Contains(keys[:4], k) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys[4:])
+	for i, k := range keys {
+		name, _ := json.Marshal(k)
+		value, err := json.Marshal(out[k])
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.Write(name)
+		b.WriteString(":")
+		b.Write(value)
+	}
+	b.WriteString("}")
+	return json.RawMessage(b.String()), nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"git-reason/cmd/git-reason/internal/ops"
+	"git-reason/record"
 	"git-reason/schemas"
 )
 
@@ -26,9 +27,11 @@ type base struct {
 	JSON bool // --json: data goes through exportJSON
 	// Output is the schema document the verb publishes its --json output
 	// as (schemas.Outputs), which render holds it to; "" for a verb that
-	// prints a record (its kind's documents, which its writer and reader
-	// hold it to) or nothing of its own.
+	// writes a record (writes) or prints nothing of its own.
 	Output string
+	// writes is the verb when it writes a record (writesKind): its
+	// output is held to record.WriteOutput's document.
+	writes string
 	JQ     string   // --jq: a jq expression the JSON goes through (implies --json)
 	Net    *Servers // the network verbs' servers: nil but in NetProgram
 	// session is the session Open opened, nil before it did (or when it
@@ -58,6 +61,9 @@ func (b *base) bind(c *cli.Context) {
 		b.JQ, b.JSON = c.String("jq"), true
 	}
 	b.Output = schemas.Outputs[verbPath(c)]
+	if _, ok := writesKind[verbPath(c)]; ok {
+		b.writes = verbPath(c)
+	}
 }
 
 // verbPath is the verb c runs as typed after "git reason" ("hooks
@@ -223,10 +229,18 @@ func noNullLists(v reflect.Value) reflect.Value {
 // .git/reason/ (the session's, when the verb opened one) knows is not
 // validated again.
 func (b *base) checkOutput(data []byte) error {
-	if b.Output == "" {
+	name, doc := b.Output, []byte(nil)
+	if b.writes != "" {
+		var err error
+		if doc, err = record.WriteOutput(b.writes, writesKind[b.writes]); err != nil {
+			return err
+		}
+		name = "write " + b.writes
+	}
+	if name == "" {
 		return nil
 	}
-	o, err := schemas.OutputDocument(b.Output, nil)
+	o, err := schemas.OutputDocument(name, doc)
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,12 @@ import (
 
 // outputNames lists the commands whose --json output has a schema.
 func outputNames() string {
-	names := make([]string, 0, len(schemas.Outputs))
+	names := make([]string, 0, len(schemas.Outputs)+len(writesKind))
+	for n, k := range writesKind {
+		if string(k) != n {
+			names = append(names, n)
+		}
+	}
 	for n := range schemas.Outputs {
 		if n == "question" {
 			n += " (show --question)"
@@ -26,11 +31,11 @@ func outputNames() string {
 	return strings.Join(names, ", ")
 }
 
-// writesKind is the record kind each write verb prints with --json. Its
-// schemas are the kind's, which schema names by the kind, not the verb:
-// the verb's output holds the commit beside the record, which the
-// record's envelope does not admit, so schema VERB would publish a
-// document the verb's output does not satisfy. schema VERB names the kind.
+// writesKind is the record kind each write verb prints with --json: the
+// record and the commit that stores it, whose schema (schema VERB) is
+// record.WriteOutput's, made from the kind's (schema KIND). plan, a kind
+// too, is the kind's name there; its output is held to its document all
+// the same.
 var writesKind = map[string]record.Kind{
 	"assess": record.KindAssessment, "plan": record.KindPlan, "disagree": record.KindDisagreement,
 	"resolve": record.KindResolution, "conclude": record.KindConclusion, "validate": record.KindValidation,
@@ -42,6 +47,7 @@ type schemaOptions struct {
 	base
 	Kind   record.Kind
 	Output string // a command whose --json output has a schema, instead of a kind
+	Writes string // a verb that writes a record (writesKind), instead of a kind
 }
 
 func schemaCommand() *cli.Command {
@@ -62,10 +68,12 @@ func schemaCommand() *cli.Command {
 			if err := noMoreArgs(c, 1); err != nil {
 				return err
 			}
-			kind, err := record.ParseKind(c.Args().First())
-			if k, ok := writesKind[c.Args().First()]; ok && err != nil {
-				return ops.Usage("%s is a command that writes %s records: run 'git reason schema %s' for their schemas", c.Args().First(), k, k)
+			// A name that is a kind too (plan) is the kind's.
+			if _, ok := writesKind[c.Args().First()]; ok && record.Kind(c.Args().First()) != writesKind[c.Args().First()] {
+				o.Writes = c.Args().First()
+				return runSchema(o)
 			}
+			kind, err := record.ParseKind(c.Args().First())
 			if err != nil {
 				// The published outputs are the other names it takes.
 				return ops.Usage("%v, or a command whose --json output it gives (see 'git reason schema -h')", err)
@@ -78,6 +86,13 @@ func schemaCommand() *cli.Command {
 
 // runSchema prints the schemas; they are JSON with or without --json.
 func runSchema(o *schemaOptions) error {
+	if o.Writes != "" {
+		doc, err := record.WriteOutput(o.Writes, writesKind[o.Writes])
+		if err != nil {
+			return err
+		}
+		return o.render(doc, func(w io.Writer) error { return exportJSON(w, doc) })
+	}
 	if o.Output != "" {
 		doc, err := schemas.FS.ReadFile(schemas.Outputs[o.Output])
 		if err != nil {
