@@ -106,3 +106,27 @@ func TestOneTimeCode(t *testing.T) {
 		t.Errorf("empty code: %d", w.Code)
 	}
 }
+
+// TestStaticFilesOnly: the assets the pages name are served, and no
+// directory is listed: /static/ is not found (the mux sends /static/.
+// and the like there).
+func TestStaticFilesOnly(t *testing.T) {
+	const token = "s3cret"
+	h := handler(func() (*ops.Session, error) { return nil, errors.New("no repository here") }, newKeys(token, cookieFor(9)))
+	get := func(target string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest("GET", target, nil)
+		r.Host = "127.0.0.1:9"
+		r.Header.Set("Cookie", "git_reason_token_9="+token)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w
+	}
+	for _, file := range []string{"/static/live.js", "/static/style.css"} {
+		if w := get(file); w.Code != http.StatusOK || w.Body.Len() == 0 {
+			t.Errorf("%s: %d, %d bytes", file, w.Code, w.Body.Len())
+		}
+	}
+	if w := get("/static/"); w.Code != http.StatusNotFound || strings.Contains(w.Body.String(), "live.js") {
+		t.Errorf("/static/: %d, want 404 and no listing: %s", w.Code, w.Body)
+	}
+}

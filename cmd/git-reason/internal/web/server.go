@@ -59,7 +59,7 @@ func handler(open func() (*ops.Session, error), k *keys) http.Handler {
 	s := &server{open: live, slots: make(chan struct{}, maxConcurrent)}
 	mux := http.NewServeMux()
 	static, _ := fs.Sub(assets, "assets")
-	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
+	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(filesOnly{static})))
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	mux.HandleFunc("GET /{$}", s.one(s.tasks))
 	mux.HandleFunc("GET /task/{task...}", s.one(s.task)) // a task name may hold slashes
@@ -69,6 +69,23 @@ func handler(open func() (*ops.Session, error), k *keys) http.Handler {
 	mux.HandleFunc("GET /advisors", s.one(s.derived("advisors.html", advisors)))
 	mux.HandleFunc("GET /doctor", s.one(s.derived("doctor.html", doctor)))
 	return protect(k, s.bounded(mux))
+}
+
+// filesOnly is an asset tree whose directories do not exist: the file
+// server lists a directory it can open, and /static/ is for the files the
+// pages name, not a catalogue of them.
+type filesOnly struct{ fs.FS }
+
+func (f filesOnly) Open(name string) (fs.File, error) {
+	file, err := f.FS.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := file.Stat(); err != nil || fi.IsDir() {
+		file.Close()
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return file, nil
 }
 
 type server struct {
