@@ -83,7 +83,10 @@ func serveCommand() *cli.Command {
 		Description: "Every request needs the token ('Authorization: Bearer <token>'), loopback included: the value of\n" +
 			"the --token-env variable, or one generated once and kept in .git/reason/serve-token (mode 0600).\n" +
 			"Requests must be application/json, name a loopback Host (or one given with --allow-host) and carry\n" +
-			"no Origin header (unless given with --allow-origin): web pages cannot spend your advisors.",
+			"no Origin header (unless given with --allow-origin): web pages cannot spend your advisors.\n" +
+			"Requests are answered by this repository's own advisors, never by its peers. With none available\n" +
+			"('git reason advisors' says why), serve warns when it starts: every request would be answered\n" +
+			"as unavailable.",
 		Flags: slices.Concat(
 			[]cli.Flag{&cli.StringFlag{Name: "listen", Value: "127.0.0.1:7411", Usage: "`ADDR` to listen on", Destination: &o.Listen}},
 			o.flags("", "peers", "GIT_REASON_PEER_TOKEN", "serve-token", 4),

@@ -23,7 +23,8 @@ type ServeRequest struct {
 	// Ready is called once, with the review URL, when the server listens.
 	Ready func(url string)
 	// Note receives one line each for what the user must know: where the
-	// token is, and a warning when serving beyond loopback in clear.
+	// token is, a warning when serving beyond loopback in clear, and one
+	// when serve has no advisor to answer with.
 	Note func(line string)
 }
 
@@ -46,15 +47,9 @@ func (e *Session) ServeTokenPath() string {
 // advisor is never asked, so that two servers never ask each other in a
 // loop. Nothing is recorded here: the asking side records the outcome.
 func (e *Session) ReviewForPeer(ctx context.Context, req transport.Request, name string) []transport.PeerAnswer {
-	cat, snap, err := e.catalogNow(ctx)
+	cat, candidates, err := e.peerCandidates(ctx)
 	if err != nil {
 		return nil
-	}
-	var candidates []policy.Advisor
-	for _, s := range snap {
-		if d, ok := cat.Advisor(s.ID); ok && d.Transport != advisor.TransportPeer {
-			candidates = append(candidates, s)
-		}
 	}
 	var order []string
 	if name != "" {
@@ -89,4 +84,32 @@ func (e *Session) ReviewForPeer(ctx context.Context, req transport.Request, name
 		}
 	}
 	return answers
+}
+
+// AnswersPeers reports whether a peer's review request would find an
+// advisor to ask here now (ReviewForPeer): one that is not a peer and is
+// available or recovering. When none is, every request is answered as
+// unavailable, so serve says so when it starts.
+func (e *Session) AnswersPeers(ctx context.Context) (bool, error) {
+	_, candidates, err := e.peerCandidates(ctx)
+	if err != nil {
+		return false, err
+	}
+	return len(policy.Select(candidates, nil, 1)) > 0, nil
+}
+
+// peerCandidates is the catalog and the availability now of the advisors
+// a peer's request may be answered by: every declared one but the peers.
+func (e *Session) peerCandidates(ctx context.Context) (*advisor.Catalog, []policy.Advisor, error) {
+	cat, snap, err := e.catalogNow(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	var candidates []policy.Advisor
+	for _, s := range snap {
+		if d, ok := cat.Advisor(s.ID); ok && d.Transport != advisor.TransportPeer {
+			candidates = append(candidates, s)
+		}
+	}
+	return cat, candidates, nil
 }

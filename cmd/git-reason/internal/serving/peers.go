@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"net"
 	"net/http"
-	"time"
 
 	"git-reason/advisor/transport"
 	"git-reason/advisor/transport/httpwire"
@@ -24,12 +23,23 @@ import (
 // share/context.yaml), so the guard must not refuse what the endpoint
 // would read.
 func Peers(ctx context.Context, e *ops.Session, req ops.ServeRequest) error {
-	if _, _, err := e.Availability(ctx, time.Now()); err != nil {
+	answers, err := e.AnswersPeers(ctx)
+	if err != nil {
 		return err
 	}
+	var warnings []string
+	if !answers {
+		warnings = append(warnings, noAdvisorWarning)
+	}
 	return serveGuarded(ctx, req, endpoint{path: transport.PeerPath, tokenPath: e.ServeTokenPath(), clients: "peers",
-		limits: guard.Config{MaxBody: transport.PeerRequestLimit}, handler: PeerHandler(e)})
+		limits: guard.Config{MaxBody: transport.PeerRequestLimit}, handler: PeerHandler(e), warnings: warnings})
 }
+
+// noAdvisorWarning is said when serve starts with no advisor of its own
+// to ask (peers are never asked for a peer): every request would be
+// answered as unavailable, which the asking side records as a failure.
+const noAdvisorWarning = "warning: no advisor is available here, so every review request will be answered as unavailable: " +
+	"see why with 'git reason advisors', or declare one in .reason/advisors.yaml and run 'git reason trust'"
 
 // endpoint is one HTTP endpoint that serveGuarded serves.
 type endpoint struct {
@@ -38,6 +48,7 @@ type endpoint struct {
 	clients   string       // who sends the token, for the note that says where it is
 	limits    guard.Config // MaxBody and NoBody; the rest comes from the request
 	handler   http.Handler
+	warnings  []string // said once it listens, after the exposure's
 }
 
 // serveGuarded serves e behind the guard at req.Listen until ctx ends,
@@ -77,7 +88,7 @@ func serveGuarded(ctx context.Context, req ops.ServeRequest, e endpoint) error {
 	if req.TLSCert != "" {
 		scheme = "https"
 	}
-	for _, w := range guard.Exposure(ln.Addr(), req.TLSCert != "", req.AllowHosts) {
+	for _, w := range append(guard.Exposure(ln.Addr(), req.TLSCert != "", req.AllowHosts), e.warnings...) {
 		note(w)
 	}
 	cfg := e.limits
