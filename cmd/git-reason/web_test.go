@@ -232,12 +232,25 @@ func TestWebPages(t *testing.T) {
 	}
 }
 
-// TestWebRefusesBeyondLoopback: the page listens on loopback only.
+// TestWebRefusesBeyondLoopback: the page listens on loopback only, and
+// says which address to give instead, with the port asked for.
 func TestWebRefusesBeyondLoopback(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t, "advisors: []\n", nil)
-	_, errs, code := s.run("reason", "web", "--listen", "0.0.0.0:0")
-	if code != 2 || !strings.Contains(errs, "loopback only") {
-		t.Fatalf("exit %d: %s", code, errs)
+	for _, listen := range []string{"0.0.0.0:0", "[::]:0"} {
+		_, errs, code := s.run("reason", "web", "--listen", listen)
+		if want := "git reason: --listen " + listen + ": the Reasoning page listens on loopback only: use --listen 127.0.0.1:0\n"; code != 2 || errs != want {
+			t.Errorf("--listen %s: exit %d: %q, want 2: %q", listen, code, errs, want)
+		}
 	}
+}
+
+// TestWebListenPortOnly: an address with no host (:PORT) asks for a port
+// and gets it on loopback, as mcp --http does; it was refused as beyond
+// loopback, since it listened on every interface.
+func TestWebListenPortOnly(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t, "advisors: []\n", nil)
+	start, _ := startWeb(t, s, "--listen", ":0") // its address is on 127.0.0.1
+	getPage(t, webClient(), start)
 }

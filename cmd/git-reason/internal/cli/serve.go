@@ -88,7 +88,7 @@ func serveCommand() *cli.Command {
 			"('git reason advisors' says why), serve warns when it starts: every request would be answered\n" +
 			"as unavailable.",
 		Flags: slices.Concat(
-			[]cli.Flag{&cli.StringFlag{Name: "listen", Value: "127.0.0.1:7411", Usage: "`ADDR` to listen on", Destination: &o.Listen}},
+			[]cli.Flag{&cli.StringFlag{Name: "listen", Value: "127.0.0.1:7411", Usage: "`ADDR` to listen on (no host, as in :7411: every interface)", Destination: &o.Listen}},
 			o.flags("", "peers", "GIT_REASON_PEER_TOKEN", "serve-token", 4),
 			[]cli.Flag{profileFlag()}),
 		Action: noArgs(&o.base, func(c *cli.Context) error {

@@ -25,7 +25,7 @@ func webCommand() *cli.Command {
 		Description: "--open starts $BROWSER, else the platform's opener, on an address carrying a one-time code\n" +
 			"(valid once, for two minutes), never the token: a command line is readable by every local user.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:0", Usage: "loopback `ADDR` to listen on (port 0: any free port)", Destination: &o.Listen},
+			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:0", Usage: "loopback `ADDR` to listen on (port 0: any free port; no host, as in :8080: 127.0.0.1)", Destination: &o.Listen},
 			&cli.BoolFlag{Name: "open", Usage: "open the page in the browser ($BROWSER, else the platform's opener)", Destination: &o.Browse},
 			profileFlag(),
 		},

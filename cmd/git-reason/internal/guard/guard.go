@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -134,19 +135,71 @@ func Run(ctx context.Context, ln net.Listener, h http.Handler, tlsCert, tlsKey s
 // Exposure returns one warning line for each thing the user must know
 // about a server listening on addr: beyond loopback in clear, the token
 // and every request cross the network readable; and only loopback Host
-// names are accepted until the machine's name is allowed.
+// names are accepted until the machine's name is allowed. A listener on
+// every interface is named so ("every interface (port 7411)"), never by
+// the address no client can type ([::]:7411).
 func Exposure(addr net.Addr, tls bool, allowHosts []string) []string {
 	if IsLoopback(addr) {
 		return nil
 	}
 	var out []string
 	if !tls {
-		out = append(out, fmt.Sprintf("warning: serving on %s beyond loopback without TLS: the token and every request cross the network in clear; use --tls-cert and --tls-key", addr))
+		where := addr.String() + " beyond loopback"
+		if port, ok := everyInterface(addr); ok {
+			where = "every interface (port " + port + ")"
+		}
+		out = append(out, fmt.Sprintf("warning: serving on %s without TLS: the token and every request cross the network in clear; use --tls-cert and --tls-key", where))
 	}
 	if len(allowHosts) == 0 {
-		out = append(out, "warning: only loopback Host names are accepted: name this machine with --allow-host for clients elsewhere")
+		example := ""
+		if name, err := os.Hostname(); err == nil && name != "" && !strings.ContainsAny(name, " \t/@") {
+			example = " (such as --allow-host " + name + ")"
+		}
+		out = append(out, "warning: only loopback Host names are accepted: name this machine with --allow-host"+example+" for clients elsewhere")
 	}
 	return out
+}
+
+// Reach is where a client reaches path on a server listening on addr, for
+// the line that says where it serves: the URL, or, on every interface
+// (an address given with no host, 0.0.0.0 or ::, which no client can
+// type), the port with the URL from this machine (127.0.0.1, which a
+// listener on every interface answers too) and, when a host name is
+// allowed, the URL through the first one from elsewhere.
+func Reach(addr net.Addr, scheme, path string, allowHosts []string) string {
+	port, ok := everyInterface(addr)
+	if !ok {
+		return scheme + "://" + addr.String() + path
+	}
+	out := fmt.Sprintf("every interface, port %s: %s://%s%s from this machine", port, scheme, net.JoinHostPort("127.0.0.1", port), path)
+	if len(allowHosts) > 0 {
+		host := allowHosts[0]
+		if _, _, err := net.SplitHostPort(host); err != nil {
+			host = net.JoinHostPort(strings.Trim(host, "[]"), port)
+		}
+		out += fmt.Sprintf(", %s://%s%s from elsewhere", scheme, host, path)
+	}
+	return out
+}
+
+// everyInterface returns addr's port when addr listens on every
+// interface.
+func everyInterface(addr net.Addr) (string, bool) {
+	ta, ok := addr.(*net.TCPAddr)
+	if !ok || !ta.IP.IsUnspecified() {
+		return "", false
+	}
+	return strconv.Itoa(ta.Port), true
+}
+
+// OnLoopback is listen with 127.0.0.1 for a missing host: ":7412" asks
+// for a port, and a server meant for this machine listens on loopback
+// unless every interface is named (0.0.0.0:7412).
+func OnLoopback(listen string) string {
+	if host, port, err := net.SplitHostPort(listen); err == nil && host == "" {
+		return net.JoinHostPort("127.0.0.1", port)
+	}
+	return listen
 }
 
 // authorized compares the bearer token in constant time; only the Bearer

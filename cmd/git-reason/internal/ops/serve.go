@@ -20,7 +20,9 @@ type ServeRequest struct {
 	AllowHosts, AllowOrigins []string
 	MaxInFlight              int    // consultations at once; 0 is the guard's default
 	TLSCert, TLSKey          string // serve HTTPS with these PEM files
-	// Ready is called once, with the review URL, when the server listens.
+	// Ready is called once, when the server listens, with where it is
+	// reached: its URL, or on every interface the port and the URLs to
+	// type (guard.Reach).
 	Ready func(url string)
 	// Note receives one line each for what the user must know: where the
 	// token is, a warning when serving beyond loopback in clear, and one

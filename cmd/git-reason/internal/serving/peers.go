@@ -54,7 +54,7 @@ type endpoint struct {
 // serveGuarded serves e behind the guard at req.Listen until ctx ends,
 // then shuts down and returns nil. It tells req.Note where the token is
 // (when it generated one) and what serving beyond loopback exposes, and
-// req.Ready the endpoint's URL once it listens. What the user got wrong
+// req.Ready where the endpoint is reached once it listens. What the user got wrong
 // (half a TLS pair, an address it cannot listen on, a certificate it
 // cannot load) is a usage error, given before the token file is made.
 func serveGuarded(ctx context.Context, req ops.ServeRequest, e endpoint) error {
@@ -95,7 +95,7 @@ func serveGuarded(ctx context.Context, req ops.ServeRequest, e endpoint) error {
 	cfg.Token, cfg.AllowHosts, cfg.AllowOrigins, cfg.MaxInFlight = token, req.AllowHosts, req.AllowOrigins, req.MaxInFlight
 	h := guard.Wrap(cfg, e.handler)
 	if req.Ready != nil {
-		req.Ready(scheme + "://" + ln.Addr().String() + e.path)
+		req.Ready(guard.Reach(ln.Addr(), scheme, e.path, req.AllowHosts))
 	}
 	if err := guard.Run(ctx, ln, h, req.TLSCert, req.TLSKey); err != nil {
 		if req.TLSCert != "" {

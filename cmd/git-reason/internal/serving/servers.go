@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -59,9 +58,7 @@ func mcpHTTP(ctx context.Context, srv *mcpserver.Server, req ops.ServeRequest) e
 	if req.MaxInFlight < 1 {
 		return ops.Usage("--max-inflight %d: give at least 1", req.MaxInFlight)
 	}
-	if host, port, err := net.SplitHostPort(req.Listen); err == nil && host == "" {
-		req.Listen = net.JoinHostPort("127.0.0.1", port)
-	}
+	req.Listen = guard.OnLoopback(req.Listen)
 	return serveGuarded(ctx, req, endpoint{path: mcpserver.Path, tokenPath: srv.TokenPath(), clients: "MCP clients",
 		limits: guard.Config{MaxBody: mcpserver.MaxBody, NoBody: mcpserver.NoBody}, handler: srv.HTTPHandler()})
 }

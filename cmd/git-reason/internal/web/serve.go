@@ -27,14 +27,24 @@ type Request struct {
 // the network than its token, and its Host check would refuse every other
 // name anyway.
 func Serve(ctx context.Context, req Request) error {
-	ln, err := net.Listen("tcp", req.Listen)
+	// An address with no host (:8080) asks for a port: on loopback, the
+	// only place the page listens. Another address is refused before
+	// anything listens there when it is written as one.
+	listen := guard.OnLoopback(req.Listen)
+	if host, port, err := net.SplitHostPort(listen); err == nil {
+		if ip := net.ParseIP(host); ip != nil && !ip.IsLoopback() {
+			return beyondLoopback(req.Listen, port)
+		}
+	}
+	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		return ops.Usage("listen on %s: %v: %s", req.Listen, err, guard.ListenHint)
 	}
 	ta, ok := ln.Addr().(*net.TCPAddr)
 	if !ok || !ta.IP.IsLoopback() {
 		ln.Close()
-		return ops.Usage("the Reasoning page listens on loopback only: use --listen 127.0.0.1:PORT")
+		_, port, _ := net.SplitHostPort(listen)
+		return beyondLoopback(req.Listen, port)
 	}
 	token, err := newSecret()
 	if err != nil {
@@ -61,4 +71,13 @@ func Serve(ctx context.Context, req Request) error {
 		return err
 	}
 	return nil
+}
+
+// beyondLoopback refuses to serve the page at listen, which is not a
+// loopback address, naming the one to give instead.
+func beyondLoopback(listen, port string) error {
+	if port == "" {
+		port = "PORT"
+	}
+	return ops.Usage("--listen %s: the Reasoning page listens on loopback only: use --listen %s", listen, net.JoinHostPort("127.0.0.1", port))
 }
