@@ -35,7 +35,8 @@ func mcpCommand() *cli.Command {
 			"With --http ADDR it serves streamable HTTP at http://ADDR/mcp instead, under serve's rules: every request\n" +
 			"needs the token ('Authorization: Bearer <token>'), loopback included: the value of the --token-env variable,\n" +
 			"or one generated once and kept in .git/reason/mcp-token (mode 0600). Requests must be application/json, name\n" +
-			"a loopback Host (or one given with --allow-host) and carry no Origin header (unless given with --allow-origin).\n" +
+			"a loopback Host (or one given with --allow-host) and carry no Origin header, unless from a page on an origin\n" +
+			"given with --allow-origin: its preflight is answered and the answers name its origin (the token is still needed).\n" +
 			"An ADDR without a host (:7412) listens on 127.0.0.1.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "repo", Usage: "serve the repository at `DIR` (default: the one the command starts in)", Destination: &o.Repo},

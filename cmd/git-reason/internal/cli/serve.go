@@ -39,7 +39,7 @@ func (h *httpOptions) flags(when, who, tokenVar, tokenFile string, maxInFlight i
 	return []cli.Flag{
 		&cli.StringFlag{Name: "token-env", Value: tokenVar, Usage: when + "the environment `VARIABLE` holding the token " + who + " must send (unset: a generated token in .git/reason/" + tokenFile + ")", Destination: &h.TokenVar},
 		&cli.StringSliceFlag{Name: "allow-host", Usage: when + "accept requests naming `HOST` (repeatable; loopback names are always accepted)", Destination: &h.AllowHosts},
-		&cli.StringSliceFlag{Name: "allow-origin", Usage: when + "accept requests from the web page `ORIGIN` (scheme://host[:port], repeatable)", Destination: &h.AllowOrigins},
+		&cli.StringSliceFlag{Name: "allow-origin", Usage: when + "let the web page `ORIGIN` (scheme://host[:port], repeatable) call from a browser and read the answers (CORS; it still sends the token)", Destination: &h.AllowOrigins},
 		&cli.IntFlag{Name: "max-inflight", Value: maxInFlight, Usage: when + "answer at most `N` requests at once (503 past it)", Destination: &h.MaxInFlight},
 		&cli.StringFlag{Name: "tls-cert", Usage: when + "serve HTTPS with the PEM certificate `FILE`", Destination: &h.TLSCert},
 		&cli.StringFlag{Name: "tls-key", Usage: when + "the certificate's PEM private key `FILE`", Destination: &h.TLSKey},
@@ -83,7 +83,8 @@ func serveCommand() *cli.Command {
 		Description: "Every request needs the token ('Authorization: Bearer <token>'), loopback included: the value of\n" +
 			"the --token-env variable, or one generated once and kept in .git/reason/serve-token (mode 0600).\n" +
 			"Requests must be application/json, name a loopback Host (or one given with --allow-host) and carry\n" +
-			"no Origin header (unless given with --allow-origin): web pages cannot spend your advisors.\n" +
+			"no Origin header: web pages cannot spend your advisors. A page on an origin given with --allow-origin\n" +
+			"can, from a browser, with the token: its preflight is answered and the answers name its origin.\n" +
 			"Requests are answered by this repository's own advisors, never by its peers. With none available\n" +
 			"('git reason advisors' says why), serve warns when it starts: every request would be answered\n" +
 			"as unavailable.",

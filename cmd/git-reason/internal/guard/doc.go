@@ -11,13 +11,17 @@
 //     127.0.0.0/8, ::1) or one allowed explicitly: a rebound name is
 //     refused (403);
 //   - a request carrying an Origin header comes from a browser page and is
-//     refused (403) unless that origin is allowed explicitly;
+//     refused (403) unless that origin is allowed explicitly; a page on an
+//     allowed origin gets CORS headers naming it (never "*", never
+//     credentials), so that it can read the answers, and its preflight
+//     (OPTIONS with Access-Control-Request-Method) is answered here, without
+//     the token a browser never sends on one, and goes no further;
 //   - "Authorization: Bearer <token>" must carry the token, compared in
 //     constant time (401); there is always a token, loopback included
 //     (see LoadOrCreateToken);
 //   - the Content-Type must be application/json (415), which a page cannot
-//     send without a preflight the server never answers (a method listed
-//     in NoBody may carry no body and then no type);
+//     send without a preflight, answered for allowed origins only (a method
+//     listed in NoBody may carry no body and then no type);
 //   - at most MaxInFlight requests run at once; past that, 503 with
 //     Retry-After;
 //   - the body is capped (413).

@@ -23,8 +23,20 @@ type Config struct {
 	// AllowHosts are Host names (with or without a port) accepted beyond
 	// the loopback ones.
 	AllowHosts []string
-	// AllowOrigins are exact Origin values accepted (scheme://host[:port]).
+	// AllowOrigins are exact Origin values accepted (scheme://host[:port]):
+	// the web pages allowed to send requests, with the token, and to read
+	// the answers. Their preflights are answered, and every answer to
+	// them names the origin (CORS); no other origin gets either.
 	AllowOrigins []string
+	// Methods are the methods an allowed page may use, as a preflight
+	// answers (default POST).
+	Methods []string
+	// Headers are the request headers an allowed page may send beyond
+	// Authorization and Content-Type, as a preflight answers.
+	Headers []string
+	// Expose are the response headers an allowed page may read beyond
+	// the ones every page may.
+	Expose []string
 	// MaxInFlight bounds the requests served at once (default 4).
 	MaxInFlight int
 	// RetryAfter is what a request past MaxInFlight is told (default 5s).
@@ -55,15 +67,28 @@ func Wrap(cfg Config, next http.Handler) http.Handler {
 	if cfg.Deadline <= 0 {
 		cfg.Deadline = 4 * time.Minute
 	}
+	if len(cfg.Methods) == 0 {
+		cfg.Methods = []string{http.MethodPost}
+	}
 	slots := make(chan struct{}, cfg.MaxInFlight)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if len(cfg.AllowOrigins) > 0 {
+			// What is answered depends on the Origin: a cache must not
+			// hand one page's answer to another.
+			w.Header().Add("Vary", "Origin")
+		}
 		if !HostAllowed(r.Host, cfg.AllowHosts) {
 			refuse(w, http.StatusForbidden, "the Host header names no loopback host: add it with --allow-host if it is yours")
 			return
 		}
-		if o := r.Header.Get("Origin"); o != "" && !contains(cfg.AllowOrigins, o) {
-			refuse(w, http.StatusForbidden, "requests from web pages are refused: add the origin with --allow-origin if it is yours")
-			return
+		if o := r.Header.Get("Origin"); o != "" {
+			if !contains(cfg.AllowOrigins, o) {
+				refuse(w, http.StatusForbidden, "requests from web pages are refused: add the origin with --allow-origin if it is yours")
+				return
+			}
+			if crossOrigin(w, r, cfg) {
+				return // a preflight: answered without the token, as browsers send none
+			}
 		}
 		if !authorized(r.Header.Get("Authorization"), cfg.Token) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="git reason"`)
@@ -92,6 +117,37 @@ func Wrap(cfg Config, next http.Handler) http.Handler {
 		defer cancel()
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// crossOrigin gives an allowed page's request the CORS headers that let
+// the page read the answer, and answers it when it is a preflight (an
+// OPTIONS naming the method to come), which it reports. The answer names
+// the one origin, never "*", and never allows credentials: the page
+// sends the token itself, as the Authorization header the preflight
+// allows, and no cookie or TLS client certificate of the browser's
+// counts here. A preflight does nothing and reveals nothing but the
+// methods and headers: the request that follows passes every check.
+func crossOrigin(w http.ResponseWriter, r *http.Request, cfg Config) bool {
+	h := w.Header()
+	h.Set("Access-Control-Allow-Origin", r.Header.Get("Origin"))
+	if len(cfg.Expose) > 0 {
+		h.Set("Access-Control-Expose-Headers", strings.Join(cfg.Expose, ", "))
+	}
+	if r.Method != http.MethodOptions || r.Header.Get("Access-Control-Request-Method") == "" {
+		return false
+	}
+	h.Add("Vary", "Access-Control-Request-Method")
+	h.Add("Vary", "Access-Control-Request-Headers")
+	h.Set("Access-Control-Allow-Methods", strings.Join(cfg.Methods, ", "))
+	h.Set("Access-Control-Allow-Headers", strings.Join(append([]string{"Authorization", "Content-Type"}, cfg.Headers...), ", "))
+	h.Set("Access-Control-Max-Age", "600")
+	if r.Header.Get("Access-Control-Request-Private-Network") == "true" {
+		// A page on a public address asking a loopback server: the user
+		// named this origin, so it may (Private Network Access).
+		h.Set("Access-Control-Allow-Private-Network", "true")
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return true
 }
 
 // ListenHint ends the error of an address a server cannot listen on.

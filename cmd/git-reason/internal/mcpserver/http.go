@@ -23,6 +23,17 @@ const MaxBody = 1 << 20
 // one that does.
 var NoBody = []string{http.MethodGet, http.MethodDelete}
 
+// Browser is what a web page on an origin given with --allow-origin may
+// use of the endpoint, which the guard's answer to its preflight lists:
+// the transport's methods (GET too, so that the page reads the 405 that
+// says no event stream is offered, not a failed preflight), its request
+// headers, and the session id the page must read to go on.
+var Browser = struct{ Methods, Headers, Expose []string }{
+	Methods: []string{http.MethodGet, http.MethodPost, http.MethodDelete},
+	Headers: []string{"Mcp-Session-Id", "Mcp-Protocol-Version", "Last-Event-ID"},
+	Expose:  []string{"Mcp-Session-Id"},
+}
+
 // sessionIdle closes a session no request has used for this long, so that
 // sessions a host abandoned without DELETE do not accumulate.
 const sessionIdle = 30 * time.Minute

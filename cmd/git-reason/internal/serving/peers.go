@@ -46,7 +46,7 @@ type endpoint struct {
 	path      string       // its path: the URL given to Ready ends with it
 	tokenPath string       // where the token is kept when no variable names one
 	clients   string       // who sends the token, for the note that says where it is
-	limits    guard.Config // MaxBody and NoBody; the rest comes from the request
+	limits    guard.Config // MaxBody, NoBody and what an allowed page may use; the rest comes from the request
 	handler   http.Handler
 	warnings  []string // said once it listens, after the exposure's
 }

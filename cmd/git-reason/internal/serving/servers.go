@@ -60,7 +60,9 @@ func mcpHTTP(ctx context.Context, srv *mcpserver.Server, req ops.ServeRequest) e
 	}
 	req.Listen = guard.OnLoopback(req.Listen)
 	return serveGuarded(ctx, req, endpoint{path: mcpserver.Path, tokenPath: srv.TokenPath(), clients: "MCP clients",
-		limits: guard.Config{MaxBody: mcpserver.MaxBody, NoBody: mcpserver.NoBody}, handler: srv.HTTPHandler()})
+		limits: guard.Config{MaxBody: mcpserver.MaxBody, NoBody: mcpserver.NoBody,
+			Methods: mcpserver.Browser.Methods, Headers: mcpserver.Browser.Headers, Expose: mcpserver.Browser.Expose},
+		handler: srv.HTTPHandler()})
 }
 
 type nopWriteCloser struct{ io.Writer }
