@@ -207,8 +207,13 @@ func Exposure(addr net.Addr, tls bool, allowHosts []string) []string {
 		out = append(out, fmt.Sprintf("warning: serving on %s without TLS: the token and every request cross the network in clear; use --tls-cert and --tls-key", where))
 	}
 	if len(allowHosts) == 0 {
+		// The example is what a client elsewhere types: the address
+		// listened on when there is one (the URL printed names it), else
+		// this machine's name.
 		example := ""
-		if name, err := os.Hostname(); err == nil && name != "" && !strings.ContainsAny(name, " \t/@") {
+		if ta, ok := addr.(*net.TCPAddr); ok && !ta.IP.IsUnspecified() {
+			example = " (such as --allow-host " + ta.IP.String() + ")"
+		} else if name, err := os.Hostname(); err == nil && name != "" && !strings.ContainsAny(name, " \t/@") {
 			example = " (such as --allow-host " + name + ")"
 		}
 		out = append(out, "warning: only loopback Host names are accepted: name this machine with --allow-host"+example+" for clients elsewhere")

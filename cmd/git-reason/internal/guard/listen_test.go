@@ -44,8 +44,8 @@ func TestReach(t *testing.T) {
 
 // TestExposure: a server on every interface is warned about by its port,
 // never by [::]; one on an address by that address; and the warning that
-// only loopback names are accepted gives this machine's name as an
-// example of --allow-host.
+// only loopback names are accepted gives as an example of --allow-host
+// the address listened on, or on every interface this machine's name.
 func TestExposure(t *testing.T) {
 	every := Exposure(&net.TCPAddr{IP: net.IPv6unspecified, Port: 41073}, false, nil)
 	if len(every) != 2 || !strings.HasPrefix(every[0], "warning: serving on every interface (port 41073) without TLS: ") {
@@ -59,7 +59,11 @@ func TestExposure(t *testing.T) {
 	if len(one) != 1 || !strings.HasPrefix(one[0], "warning: serving on 192.168.1.5:7411 beyond loopback without TLS: ") {
 		t.Errorf("one address: %q", one)
 	}
-	for _, lines := range [][]string{every, one} {
+	at := Exposure(&net.TCPAddr{IP: net.IPv4(192, 168, 1, 5), Port: 7411}, true, nil)
+	if len(at) != 1 || at[0] != "warning: only loopback Host names are accepted: name this machine with --allow-host (such as --allow-host 192.168.1.5) for clients elsewhere" {
+		t.Errorf("one address, no allowed host: %q", at)
+	}
+	for _, lines := range [][]string{every, one, at} {
 		for _, l := range lines {
 			if strings.Contains(l, "[::]") || strings.Contains(l, "0.0.0.0") {
 				t.Errorf("a warning names an address no client can type: %q", l)
