@@ -107,8 +107,8 @@ func TestOneTimeCode(t *testing.T) {
 	}
 }
 
-// TestStaticFilesOnly: the assets the pages name are served, and no
-// directory is listed: /static/ is not found (the mux sends /static/.
+// TestStaticFilesOnly: the assets the pages name are served, no template
+// is, and no directory is listed: /static/ is not found (the mux sends /static/.
 // and the like there).
 func TestStaticFilesOnly(t *testing.T) {
 	const token = "s3cret"
@@ -128,5 +128,11 @@ func TestStaticFilesOnly(t *testing.T) {
 	}
 	if w := get("/static/"); w.Code != http.StatusNotFound || strings.Contains(w.Body.String(), "live.js") {
 		t.Errorf("/static/: %d, want 404 and no listing: %s", w.Code, w.Body)
+	}
+	// The pages' templates are the server's, not assets.
+	for _, tmpl := range []string{"/static/layout.html", "/static/tasks.html"} {
+		if w := get(tmpl); w.Code != http.StatusNotFound || strings.Contains(w.Body.String(), "{{") {
+			t.Errorf("%s: %d, want 404: %.100s", tmpl, w.Code, w.Body)
+		}
 	}
 }

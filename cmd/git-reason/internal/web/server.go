@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
+	"path"
 	"slices"
 	"sync"
 
@@ -71,12 +72,16 @@ func handler(open func() (*ops.Session, error), k *keys) http.Handler {
 	return protect(k, s.bounded(mux))
 }
 
-// filesOnly is an asset tree whose directories do not exist: the file
-// server lists a directory it can open, and /static/ is for the files the
-// pages name, not a catalogue of them.
+// filesOnly is the asset tree as /static/ serves it: the stylesheet and
+// scripts the pages name. Its directories do not exist (the file server
+// lists a directory it can open), nor do the pages' templates, which are
+// the server's source, not the page's assets.
 type filesOnly struct{ fs.FS }
 
 func (f filesOnly) Open(name string) (fs.File, error) {
+	if ext := path.Ext(name); ext != ".css" && ext != ".js" {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
 	file, err := f.FS.Open(name)
 	if err != nil {
 		return nil, err
