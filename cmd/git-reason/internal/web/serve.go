@@ -13,7 +13,7 @@ import (
 
 // Request says where to serve the Reasoning page.
 type Request struct {
-	Listen string // a loopback address; port 0 picks a free one
+	Listen string // a loopback address (no host, :8080: 127.0.0.1); port 0 picks a free one
 	Open   func() (*ops.Session, error)
 	// Ready is called once, when the server listens, with the address
 	// holding the token (for the user to read) and a function that mints a
