@@ -2,6 +2,7 @@ package record
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 )
 
@@ -109,3 +110,43 @@ func (e *inputError) Error() string        { return e.msg }
 func (e *inputError) Is(target error) bool { return target == ErrInput }
 
 func badInput(msg string) error { return &inputError{msg: msg} }
+
+// AdvisedError is a refusal, or bad input, whose advice names the command
+// line's flags: Rule says what is wrong, Flags is the command line's
+// advice after it ("--supersedes 01ABCD"), and Fields the same advice in
+// the body's own fields ("supersedes: [\"01ABCD…\"]"), which a surface
+// that takes the body (the MCP tools' arguments) gives instead. It
+// matches ErrRefused, or ErrInput when it is bad input.
+type AdvisedError struct {
+	Rule   string
+	Flags  string
+	Fields string
+	input  bool
+}
+
+func (e *AdvisedError) Error() string { return e.Rule + e.Flags }
+func (e *AdvisedError) Is(target error) bool {
+	if e.input {
+		return target == ErrInput
+	}
+	return target == ErrRefused
+}
+
+// refuseAdvised is refuse with advice said two ways (AdvisedError).
+func refuseAdvised(rule, flags, fields string) error {
+	return &AdvisedError{Rule: rule, Flags: flags, Fields: fields}
+}
+
+// badInputAdvised is badInput with advice said two ways (AdvisedError).
+func badInputAdvised(rule, flags, fields string) error {
+	return &AdvisedError{Rule: rule, Flags: flags, Fields: fields, input: true}
+}
+
+// quotedIDs is ids as a JSON list of the full ids.
+func quotedIDs(es []*Entry) string {
+	ids := make([]string, len(es))
+	for i, e := range es {
+		ids[i] = strconv.Quote(e.ID)
+	}
+	return "[" + strings.Join(ids, ", ") + "]"
+}

@@ -195,9 +195,10 @@ func admitClosure(st *State, c *Closure) (any, error) {
 	}
 	switch {
 	case c.Outcome == OutcomeSuperseded && c.By == "":
-		return nil, badInput("by: a superseded task names the task that replaces it (--by TASK)")
+		return nil, badInputAdvised("by: a superseded task names the task that replaces it", " (--by TASK)", " (by: TASK)")
 	case c.Outcome != OutcomeSuperseded && c.By != "":
-		return nil, badInput(fmt.Sprintf("by: only a superseded task names the task that replaces it (--outcome superseded), not one %s", c.Outcome))
+		return nil, badInputAdvised("by: only a superseded task names the task that replaces it",
+			fmt.Sprintf(" (--outcome superseded), not one %s", c.Outcome), fmt.Sprintf(` (outcome: "superseded"), not one %s`, c.Outcome))
 	case c.By == st.Task:
 		return nil, badInput(fmt.Sprintf("by: task %s cannot replace itself", c.By))
 	}
@@ -221,11 +222,13 @@ func admitClosure(st *State, c *Closure) (any, error) {
 			if a != nil {
 				latest = " " + ShortID(a.ID)
 			}
-			return nil, refuse(fmt.Sprintf("task %s is not done: its latest assessment%s has no conclusion: conclude it first, or close it --outcome abandoned", st.Task, latest))
+			return nil, refuseAdvised(fmt.Sprintf("task %s is not done: its latest assessment%s has no conclusion: conclude it first, or close it", st.Task, latest),
+				" --outcome abandoned", ` with outcome "abandoned"`)
 		case !st.Holds(k.ID):
 			v := st.LatestValidation(k.ID)
-			return nil, refuse(fmt.Sprintf("task %s is not done: its conclusion %s failed validation %s: validate it again, withdraw that validation if it was mistaken, conclude anew with --supersedes %s, or close it --outcome abandoned",
-				st.Task, ShortID(k.ID), ShortID(v.ID), ShortID(k.ID)))
+			return nil, refuseAdvised(fmt.Sprintf("task %s is not done: its conclusion %s failed validation %s: validate it again, withdraw that validation if it was mistaken, conclude anew", st.Task, ShortID(k.ID), ShortID(v.ID)),
+				fmt.Sprintf(" with --supersedes %s, or close it --outcome abandoned", ShortID(k.ID)),
+				fmt.Sprintf(` with supersedes: [%q], or close it with outcome "abandoned"`, k.ID))
 		}
 		d.Conclusion = k.ID
 	}
@@ -263,7 +266,8 @@ func admitWithdrawal(st *State, wd *Withdrawal) (any, error) {
 		if len(e.Body.(*Conclusion).LocalReview) > 0 {
 			return nil, refuse(fmt.Sprintf("conclusion %s cannot be withdrawn: its local-review answers are a review, which never disappears", ShortID(e.ID)))
 		}
-		return nil, refuse(fmt.Sprintf("conclusion %s cannot be withdrawn: conclude again with --supersedes %s to replace it", ShortID(e.ID), ShortID(e.ID)))
+		return nil, refuseAdvised(fmt.Sprintf("conclusion %s cannot be withdrawn: conclude again", ShortID(e.ID)),
+			fmt.Sprintf(" with --supersedes %s to replace it", ShortID(e.ID)), fmt.Sprintf(" with supersedes: [%q] to replace it", e.ID))
 	default:
 		return nil, refuse(fmt.Sprintf("%s %s cannot be withdrawn: only a validation or an attempt is", article(string(e.Kind)), ShortID(e.ID)))
 	}

@@ -93,7 +93,9 @@ func need(st *State, id string, want Kind, field string) (*Entry, error) {
 // conclusion on the same subject is reused unless new evidence is declared.
 func (w *Writer) admitAssessment(ctx context.Context, st *State, a *Assessment, h hints) (any, error) {
 	if (a.Materiality == "material" || a.Materiality == "critical") && len(a.Evidence) == 0 {
-		return nil, refuse(fmt.Sprintf("a %s assessment must carry evidence: add --evidence KIND:REF:SUMMARY (kind file, command, commit, url or note)", a.Materiality))
+		return nil, refuseAdvised(fmt.Sprintf("a %s assessment must carry evidence", a.Materiality),
+			": add --evidence KIND:REF:SUMMARY (kind file, command, commit, url or note)",
+			`: add evidence, a list of {"kind": "file", "command", "commit", "url" or "note", "ref": what it points at, "summary": what it shows}`)
 	}
 	if voc, ok := w.Avail.(Vocabulary); ok {
 		for _, c := range a.Needs {
@@ -352,7 +354,9 @@ func admitConclusion(st *State, c *Conclusion) (any, error) {
 func admitSupersedes(st *State, assessment string, ids []string) error {
 	standing := st.Conclusions(assessment)
 	if len(standing) > 0 && len(ids) == 0 {
-		return refuse(fmt.Sprintf("assessment %s is already concluded by %s: a new conclusion must supersede it (--supersedes %s), or assess again with new evidence", ShortID(assessment), ShortID(standing[0].ID), supersedesList(standing)))
+		rule := fmt.Sprintf("assessment %s is already concluded by %s: a new conclusion must supersede it", ShortID(assessment), ShortID(standing[0].ID))
+		return refuseAdvised(rule, fmt.Sprintf(" (--supersedes %s), or assess again with new evidence", supersedesList(standing)),
+			fmt.Sprintf(" (supersedes: %s), or assess again with new evidence", quotedIDs(standing)))
 	}
 	stands := map[string]bool{}
 	for _, e := range standing {
@@ -377,7 +381,8 @@ func admitSupersedes(st *State, assessment string, ids []string) error {
 	}
 	for _, e := range standing {
 		if !named[e.ID] {
-			return refuse(fmt.Sprintf("assessment %s is also concluded by %s: supersede every conclusion that stands (--supersedes %s)", ShortID(assessment), ShortID(e.ID), supersedesList(standing)))
+			rule := fmt.Sprintf("assessment %s is also concluded by %s: supersede every conclusion that stands", ShortID(assessment), ShortID(e.ID))
+			return refuseAdvised(rule, fmt.Sprintf(" (--supersedes %s)", supersedesList(standing)), fmt.Sprintf(" (supersedes: %s)", quotedIDs(standing)))
 		}
 	}
 	return nil

@@ -55,6 +55,10 @@ func (s *Server) classify(ctx context.Context, tool string, task string, kind re
 	if ue, ok := errors.AsType[*record.UnfilledError](err); ok {
 		msg = unfilled(ue)
 	}
+	if ae, ok := errors.AsType[*record.AdvisedError](err); ok {
+		// The writer's advice in the tool's arguments, not its flags.
+		msg = oneLine(ae.Rule + ae.Fields)
+	}
 	out := &ToolError{Message: msg, RecoveryActions: []Action{}}
 	if errors.Is(err, context.Canceled) || errors.Is(ctx.Err(), context.Canceled) {
 		// Said in the tool's terms, not as Go's "context canceled".

@@ -1099,3 +1099,44 @@ func TestCancelledCallSaysWhatStays(t *testing.T) {
 		t.Errorf("a cancelled consult: %s %q %s", te.Code, te.Message, actions)
 	}
 }
+
+// The writer's refusals that advise the command line's flags are said in
+// the tools' arguments: a material assessment without evidence is told to
+// add evidence as the assess tool takes it, a second conclusion to name
+// the full id in supersedes, and a close as done with nothing concluded
+// to give outcome "abandoned" — never '--evidence KIND:REF:SUMMARY',
+// '--supersedes' or '--outcome', which no tool has.
+func TestRefusalsSayTheToolsArguments(t *testing.T) {
+	cs := connect(t, newRepo(t), nil)
+	ctx := context.Background()
+	refusal := func(tool string, args map[string]any) string {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := json.Marshal(res.StructuredContent)
+		var te ToolError
+		_ = json.Unmarshal(raw, &te)
+		if !res.IsError || te.Code == "" {
+			t.Fatalf("%s %v: %s, want a refusal", tool, args, raw)
+		}
+		if strings.Contains(te.Message, "--") {
+			t.Errorf("%s %v: %q names a flag", tool, args, te.Message)
+		}
+		return te.Message
+	}
+	if got := refusal("assess", map[string]any{"task": "T-1", "subject": "s", "question": "q?", "materiality": "material", "reversibility": "costly"}); !strings.Contains(got, `add evidence, a list of {"kind": "file"`) {
+		t.Errorf("a material assessment without evidence: %q", got)
+	}
+	callTool(t, cs, "assess", map[string]any{"task": "T-1", "subject": "s", "question": "q?", "materiality": "minor", "reversibility": "reversible"})
+	if got := refusal("close", map[string]any{"task": "T-1", "outcome": "done"}); !strings.HasSuffix(got, `conclude it first, or close it with outcome "abandoned"`) {
+		t.Errorf("close as done with nothing concluded: %q", got)
+	}
+	callTool(t, cs, "plan", map[string]any{"task": "T-1"})
+	_, first := callTool(t, cs, "conclude", map[string]any{"task": "T-1", "decision": "d"})
+	id, _ := first["id"].(string)
+	if got, want := refusal("conclude", map[string]any{"task": "T-1", "decision": "d2"}), fmt.Sprintf(`(supersedes: [%q])`, id); id == "" || !strings.Contains(got, want) {
+		t.Errorf("a second conclusion: %q, want %s", got, want)
+	}
+}
