@@ -323,10 +323,24 @@ func fileName(task string) string {
 // holding none (a crash of a release before this one could leave it
 // empty), is made under its lock (git.MakeKey); a key another process made
 // first is read, not replaced. Without, a missing key is nil and no error.
+//
+// A key read is kept for the process with the file's identity: a read of
+// every task asks for it once per task, and a stat of the same file
+// answers the asks after the first (a key made anew, after .git/reason/
+// was removed, is another file and is read again).
 func repoKey(dir string, create bool) ([]byte, error) {
 	path := filepath.Join(dir, "verified.key")
+	fi, err := os.Stat(path)
+	if err == nil {
+		if k, ok := readKeys.Load(path); ok && os.SameFile(k.(readKey).fi, fi) && k.(readKey).fi.ModTime().Equal(fi.ModTime()) {
+			return k.(readKey).key, nil
+		}
+	}
 	key, err := os.ReadFile(path)
 	if err == nil && len(key) == 32 {
+		if fi != nil {
+			readKeys.Store(path, readKey{key: key, fi: fi})
+		}
 		return key, nil
 	}
 	if !create {
@@ -337,4 +351,13 @@ func repoKey(dir string, create bool) ([]byte, error) {
 		return nil, fmt.Errorf("repository key: %w", err)
 	}
 	return key, nil
+}
+
+// readKeys are the keys repoKey read, by path: a readKey each.
+var readKeys sync.Map
+
+// readKey is a key repoKey read and the file it read it from.
+type readKey struct {
+	key []byte
+	fi  fs.FileInfo
 }
