@@ -55,8 +55,8 @@ func TestMCPSettingsCoarseTimes(t *testing.T) {
 	if st := status(); st["adv-aaaa"] != "available" || st["adv-bbbb"] != "disabled" {
 		t.Fatalf("before the change: %v, want adv-aaaa available and adv-bbbb disabled", st)
 	}
-	// The server has written this clone's origin into .git/config by now.
-	// The second the file system keeps of its last write: over 100 ms
+	// Nothing has written .git/config since the setup (reading writes no
+	// origin); the server has read it. The second the file system keeps of its last write: over 100 ms
 	// ago, under two seconds ago. The server sees the file's time move
 	// and reads the settings again at that time.
 	second := time.Now().Add(-500 * time.Millisecond).Truncate(time.Second)

@@ -83,9 +83,17 @@ func (e *Session) AdvisorDetails(ctx context.Context) (*AdvisorDetails, error) {
 	if u := cat.Untrusted; u != nil {
 		out.Ignored = u.Ignored
 	}
-	outcomes, err := e.Journal().Read()
+	st, err := e.Settings()
 	if err != nil {
 		return nil, err
+	}
+	// This clone's outcomes: none while it has no origin (it has written
+	// nothing; reading here makes none).
+	var outcomes []advisor.Outcome
+	if st.Origin != "" {
+		if outcomes, err = e.Journal().Read(); err != nil {
+			return nil, err
+		}
 	}
 	for _, row := range list.Advisors {
 		d, _ := cat.Advisor(row.ID)
@@ -103,7 +111,7 @@ func (e *Session) AdvisorDetails(ctx context.Context) (*AdvisorDetails, error) {
 			}
 		}
 		for i := len(outcomes) - 1; i >= 0 && len(det.Outcomes) < maxOutcomes; i-- {
-			if o := outcomes[i]; o.Advisor == row.ID && o.Origin == e.Writer.Origin {
+			if o := outcomes[i]; o.Advisor == row.ID && o.Origin == st.Origin {
 				det.Outcomes = append(det.Outcomes, o)
 			}
 		}

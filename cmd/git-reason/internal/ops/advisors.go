@@ -115,18 +115,20 @@ func (e *Session) snapshotOf(cat *advisor.Catalog, mode policy.Mode, now time.Ti
 	if err != nil {
 		return nil, err
 	}
-	if err := e.Identify(); err != nil {
-		return nil, err
-	}
 	// Only this clone's journal: records fetched from elsewhere, whatever
-	// origin they claim, never open or close a circuit here.
-	outcomes, err := e.Journal().Read()
-	if err != nil {
-		return nil, fmt.Errorf("read this clone's outcomes: %w", err)
+	// origin they claim, never open or close a circuit here. A clone with
+	// no origin yet has written nothing, so no outcome is its own; reading
+	// availability (advisors, doctor, handover) never makes one: only a
+	// write records the origin (Identify).
+	var outcomes []advisor.Outcome
+	if st.Origin != "" {
+		if outcomes, err = e.Journal().Read(); err != nil {
+			return nil, fmt.Errorf("read this clone's outcomes: %w", err)
+		}
 	}
 	return advisor.Availability(cat.Advisors, advisor.Inputs{
 		Env: advisor.SystemEnv(), Mode: mode, Disabled: st.Disabled,
-		Origin: e.Writer.Origin, Outcomes: outcomes, Now: now,
+		Origin: st.Origin, Outcomes: outcomes, Now: now,
 	}), nil
 }
 

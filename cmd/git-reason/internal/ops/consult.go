@@ -47,7 +47,9 @@ type ConsultResult struct {
 // none of them can be asked now, the result lists them as skipped and the
 // error is a refusal saying what to do instead.
 func (e *Session) Consult(ctx context.Context, req ConsultRequest) (*ConsultResult, error) {
-	if err := e.Identify(); err != nil {
+	// The identity now, the origin only when an advisor is asked: a
+	// consult with nothing to ask writes nothing, not even the origin.
+	if err := e.IdentifyWriter(); err != nil {
 		return nil, err
 	}
 	st, _, err := e.State(ctx, req.Task)
@@ -84,7 +86,7 @@ func (e *Session) Consult(ctx context.Context, req ConsultRequest) (*ConsultResu
 		return nil, err
 	}
 	run := advisor.Run{Task: req.Task, Plan: plan, Assessment: a, Timeout: req.Timeout, Progress: req.Progress,
-		Journal: e.Journal(), Origin: e.Writer.Origin}
+		Journal: e.Journal()}
 	ask, skipped := selectedNow(cat, snap, pd.Selected)
 	run.Advisors = ask
 	out.Skipped = append(out.Skipped, skipped...)
@@ -98,6 +100,10 @@ func (e *Session) Consult(ctx context.Context, req ConsultRequest) (*ConsultResu
 	if err := e.checkConsultCap(qs); err != nil {
 		return nil, err
 	}
+	if err := e.Identify(); err != nil { // the outcomes journalled name this clone's origin
+		return nil, err
+	}
+	run.Origin = e.Writer.Origin
 	run.Material, out.Questions = set, qs
 	rep := advisor.Consult(ctx, e.Writer, run)
 	out.Results, out.Disagreement = rep.Results, rep.Disagreement
