@@ -129,7 +129,7 @@ func (s *State) Resolve(id string) (*Entry, error) {
 		}
 	}
 	if len(matches) > 1 {
-		return nil, &ambiguousError{fmt.Sprintf("record id prefix %q is ambiguous in task %s: it names %s; give more characters", id, s.Task, candidates(matches))}
+		return nil, &ambiguousError{fmt.Sprintf("record id prefix %q is ambiguous in task %s: it names %d records, %s; give more characters", id, s.Task, len(matches), candidates(matches))}
 	}
 	if len(matches) == 0 {
 		return nil, badInput(fmt.Sprintf("no record %q in task %s (see 'git reason log %s')", id, s.Task, s.Task))

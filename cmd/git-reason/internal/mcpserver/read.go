@@ -88,7 +88,7 @@ func (s *Server) readTools() (map[string]*tool, error) {
 			"report": obj{"type": "boolean", "description": "also return the task's markdown report"}}),
 			output: statusOutput, run: s.status},
 		"log":      {input: objectSchema(obj{"task": task}), run: s.log},
-		"show":     {input: objectSchema(obj{"id": obj{"type": "string", "minLength": record.MinPrefix, "maxLength": 26, "description": "a record id or a unique prefix of at least 6 characters"}}, "id"), run: s.show},
+		"show":     {input: objectSchema(obj{"id": idArgument()}, "id"), run: s.show},
 		"advisors": {input: objectSchema(obj{}), run: s.advisors},
 		"doctor":   {input: objectSchema(obj{}), run: s.doctor},
 		"verify": {input: objectSchema(obj{"tasks": obj{"type": "array", "items": task,

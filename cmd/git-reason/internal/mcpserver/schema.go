@@ -58,6 +58,11 @@ func bodyInput(kind record.Kind, defaults map[string]string, edit func(obj)) (js
 	if err != nil {
 		return nil, err
 	}
+	if defs, ok := doc["$defs"].(obj); ok && defs["id"] != nil {
+		// An id the caller names: in full or by a unique prefix, which
+		// the writer resolves as show does and stores in full.
+		defs["id"] = idArgument()
+	}
 	props := doc["properties"].(obj)
 	props["task"] = task
 	required := []any{"task"}
@@ -75,6 +80,13 @@ func bodyInput(kind record.Kind, defaults map[string]string, edit func(obj)) (js
 		edit(doc)
 	}
 	return json.Marshal(doc)
+}
+
+// idArgument is an argument that names an existing record: its id or a
+// unique prefix of it, as show and every write tool take one.
+func idArgument() obj {
+	return obj{"type": "string", "minLength": record.MinPrefix, "maxLength": 26,
+		"description": fmt.Sprintf("a record id or a unique prefix of at least %d characters", record.MinPrefix)}
 }
 
 func describe(p obj) string {

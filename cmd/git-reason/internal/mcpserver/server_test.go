@@ -410,7 +410,14 @@ func TestWriteInputsAreTheBodySchemas(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: required %v, want %v", name, got, want)
 		}
-		if !reflect.DeepEqual(in["$defs"], body["$defs"]) || in["additionalProperties"] != body["additionalProperties"] {
+		// An id argument names a record in full or by a unique prefix:
+		// the writer resolves it and stores the full id.
+		defs, _ := body["$defs"].(obj)
+		if defs["id"] != nil {
+			defs = maps.Clone(defs)
+			defs["id"] = idArgument()
+		}
+		if !reflect.DeepEqual(in["$defs"], jsonValue(t, defs)) || in["additionalProperties"] != body["additionalProperties"] {
 			t.Errorf("%s: $defs or additionalProperties differ from the %s body schema", name, ws.kind)
 		}
 		props, bodyProps := in["properties"].(obj), body["properties"].(obj)
@@ -1138,5 +1145,71 @@ func TestRefusalsSayTheToolsArguments(t *testing.T) {
 	id, _ := first["id"].(string)
 	if got, want := refusal("conclude", map[string]any{"task": "T-1", "decision": "d2"}), fmt.Sprintf(`(supersedes: [%q])`, id); id == "" || !strings.Contains(got, want) {
 		t.Errorf("a second conclusion: %q, want %s", got, want)
+	}
+}
+
+// jsonValue is v as encoding/json decodes it into an any.
+func jsonValue(t *testing.T, v any) any {
+	t.Helper()
+	raw, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// Every write tool that names an existing record takes a unique prefix of
+// its id, as show does, and stores the full id: validate and conclude
+// checked their arguments against the body's full-ULID pattern first and
+// refused a prefix ("does not match pattern"), and a refused call of the
+// other tools said that instead of the writer's own reason.
+func TestWriteToolsTakeIDPrefixes(t *testing.T) {
+	cs := connect(t, newRepo(t), nil)
+	_, a := callTool(t, cs, "assess", map[string]any{"task": "T-1", "subject": "s", "question": "q?", "materiality": "trivial", "reversibility": "reversible"})
+	short := func(v any) string { return v.(string)[:16] }
+	_, p := callTool(t, cs, "plan", map[string]any{"task": "T-1", "assessment": short(a["id"])})
+	_, c := callTool(t, cs, "conclude", map[string]any{"task": "T-1", "assessment": short(a["id"]), "decision": "d"})
+	_, v := callTool(t, cs, "validate", map[string]any{"task": "T-1", "conclusion": short(c["id"]), "result": "pass"})
+	_, at := callTool(t, cs, "attempt", map[string]any{"task": "T-1", "conclusion": short(c["id"]), "outcome": "failed"})
+	_, w := callTool(t, cs, "withdraw", map[string]any{"task": "T-1", "record": short(at["id"]), "reason": "the wrong branch"})
+	_, c2 := callTool(t, cs, "conclude", map[string]any{"task": "T-1", "decision": "d again", "supersedes": []any{short(c["id"])}})
+	_, d := callTool(t, cs, "disagree", map[string]any{"task": "T-1", "cites": []any{short(c2["id"]), short(v["id"])}, "summary": "the validation predates it"})
+	_, r := callTool(t, cs, "resolve", map[string]any{"task": "T-1", "disagreement": short(d["id"]), "decision": "it holds",
+		"evidence": []any{map[string]any{"kind": "note", "summary": "read again"}}})
+	_, cl := callTool(t, cs, "close", map[string]any{"task": "T-1", "outcome": "done"})
+	_, re := callTool(t, cs, "reopen", map[string]any{"task": "T-1", "closure": short(cl["id"]), "reason": "more to do"})
+	for _, tc := range []struct {
+		rec   map[string]any
+		field string
+		want  any
+	}{
+		{p, "assessment", a["id"]}, {c, "assessment", a["id"]}, {v, "conclusion", c["id"]}, {at, "conclusion", c["id"]},
+		{w, "record", at["id"]}, {c2, "supersedes", []any{c["id"]}}, {d, "cites", []any{c2["id"], v["id"]}},
+		{r, "disagreement", d["id"]}, {re, "closure", cl["id"]},
+	} {
+		body := tc.rec["body"].(map[string]any)
+		if !reflect.DeepEqual(body[tc.field], tc.want) {
+			t.Errorf("%s %s: stored %v, want the full id %v", tc.rec["kind"], tc.field, body[tc.field], tc.want)
+		}
+	}
+	// A prefix naming a record of another kind is refused for what it is.
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "attempt", Arguments: map[string]any{"task": "T-1", "conclusion": short(v["id"]), "outcome": "failed"}})
+	if err != nil || !res.IsError {
+		t.Fatalf("attempt citing a validation: %v %+v", err, res)
+	}
+	if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, "is a validation, not a conclusion") {
+		t.Errorf("attempt citing a validation by prefix says %q", text)
+	}
+	// A prefix too short is said as show says it.
+	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "validate", Arguments: map[string]any{"task": "T-1", "conclusion": "01", "result": "pass"}})
+	if err != nil || !res.IsError {
+		t.Fatalf("validate with a 2-character id: %v %+v", err, res)
+	}
+	if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, "/conclusion") || !strings.Contains(text, "6") {
+		t.Errorf("validate with a 2-character id says %q", text)
 	}
 }
