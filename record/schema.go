@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"runtime/debug"
@@ -102,7 +103,10 @@ func Prepare(kind Kind) { go prepare(kind) }
 // prepare compiles and works out what Prepare does, and returns the
 // first error.
 func prepare(kind Kind) error {
-	for _, part := range []string{"body", "envelope", "derived"} {
+	for _, part := range []string{"body", "input", "envelope", "derived"} {
+		if part == "input" && !hasInput(kind) {
+			continue
+		}
 		if _, err := schemas.Compile(schemaName(kind, part)); err != nil {
 			return err
 		}
@@ -134,6 +138,57 @@ func validate(kind Kind, part string, v any) error {
 	return &SchemaError{Kind: kind, Part: part, Violations: flatten(leaves)}
 }
 
+// validateNew checks a body a caller writes anew against its kind's body
+// schema and then its input document (<kind>.input.json, where the kind
+// has one): what a new body must say beyond what every stored record is
+// held to, a required text that is more than blank. Only the writer asks
+// it, of a caller's body; replay and reads hold records to the body
+// schema alone, so a history written before the input rule still reads
+// and verifies. Both documents' violations are one body's, listed
+// together; a field the body schema already faults is not faulted again.
+func validateNew(kind Kind, v any) error {
+	bodyErr := validate(kind, "body", v)
+	var se *SchemaError
+	if bodyErr != nil && !errors.As(bodyErr, &se) {
+		return bodyErr
+	}
+	if !hasInput(kind) {
+		return bodyErr
+	}
+	inErr := validate(kind, "input", v)
+	var in *SchemaError
+	if inErr == nil {
+		return bodyErr
+	}
+	if !errors.As(inErr, &in) {
+		return inErr
+	}
+	out := &SchemaError{Kind: kind, Part: "body"}
+	faulted := map[string]bool{}
+	if se != nil {
+		out.Violations = append(out.Violations, se.Violations...)
+		for _, v := range se.Violations {
+			faulted[v.Pointer] = true
+		}
+	}
+	for _, v := range in.Violations {
+		if !faulted[v.Pointer] {
+			out.Violations = append(out.Violations, v)
+		}
+	}
+	return out
+}
+
+// hasInput reports whether kind has an input document.
+func hasInput(kind Kind) bool {
+	_, err := fs.Stat(schemas.FS, schemaName(kind, "input"))
+	return err == nil
+}
+
+// blankText is where an input document's texts are defined: a value its
+// pattern refuses is blank.
+const blankText = "#/$defs/text/pattern"
+
 // flatten turns the library's violations, in its deterministic order, into
 // the record's, without repeats.
 func flatten(leaves []*schemas.ValidationError) []Violation {
@@ -141,6 +196,9 @@ func flatten(leaves []*schemas.ValidationError) []Violation {
 	seen := map[string]bool{}
 	for _, e := range leaves {
 		v := Violation{Pointer: e.InstanceLocation, Message: tidy(e.Message)}
+		if strings.HasSuffix(e.AbsoluteKeywordLocation, blankText) {
+			v.Message = "is blank: write it out (spaces, tabs and line breaks alone say nothing)"
+		}
 		if k := v.String(); !seen[k] {
 			seen[k] = true
 			out = append(out, v)

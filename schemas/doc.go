@@ -3,7 +3,10 @@
 // declarative files they describe.
 //
 // The documents are the record envelope, a body and a derived schema for
-// each record kind, the schemas of the declarations in share/ (and of the
+// each record kind, the input rules of the kinds a caller writes
+// (<kind>.input.json: what a new body must say beyond its body schema, a
+// required text that is not blank; the writer holds new bodies to it, and
+// stored records are held to the body schema alone), the schemas of the declarations in share/ (and of the
 // overlays that extend them), of .reason/neutrality.yaml, and of the JSON
 // that commands print for other programs to read (output.<verb>.json,
 // printed by "git reason schema <verb>"). Every document
@@ -38,7 +41,7 @@ package schemas
 import "embed"
 
 // FS holds every schema document, named <kind>.body.json,
-// <kind>.derived.json, envelope.json, share.<file>.json,
+// <kind>.input.json, <kind>.derived.json, envelope.json, share.<file>.json,
 // neutrality.json and output.<verb>.json.
 //
 //go:embed *.json

@@ -59,6 +59,16 @@ func (s *Server) classify(ctx context.Context, tool string, task string, kind re
 		// The writer's advice in the tool's arguments, not its flags.
 		msg = oneLine(ae.Rule + ae.Fields)
 	}
+	if se, ok := errors.AsType[*record.SchemaError](err); ok {
+		// The writer's violations are the body's, whose pointers are the
+		// arguments' (less task): said as the tool's own check says them,
+		// not cut to the line that only names the schema.
+		parts := make([]string, 0, len(se.Violations))
+		for _, v := range se.Violations {
+			parts = append(parts, v.String())
+		}
+		msg = "arguments of " + tool + ": " + record.Printable(strings.Join(parts, "; "))
+	}
 	out := &ToolError{Message: msg, RecoveryActions: []Action{}}
 	if errors.Is(err, context.Canceled) || errors.Is(ctx.Err(), context.Canceled) {
 		// Said in the tool's terms, not as Go's "context canceled".

@@ -1213,3 +1213,39 @@ func TestWriteToolsTakeIDPrefixes(t *testing.T) {
 		t.Errorf("validate with a 2-character id says %q", text)
 	}
 }
+
+// A blank required text (only spaces, tabs or line breaks) is bad input
+// over MCP as on the command line, nothing written: the writer holds a
+// caller's body to its kind's input document, whichever tool sent it.
+func TestBlankTextsAreBadInput(t *testing.T) {
+	cs := connect(t, newRepo(t), nil)
+	_, a := callTool(t, cs, "assess", map[string]any{"task": "T-1", "subject": "s", "question": "q?", "materiality": "trivial", "reversibility": "reversible"})
+	_, p := callTool(t, cs, "plan", map[string]any{"task": "T-1"})
+	for _, tc := range []struct {
+		tool, field string
+		args        map[string]any
+	}{
+		{"assess", "/question", map[string]any{"task": "T-2", "subject": "s", "question": " \n ", "materiality": "trivial", "reversibility": "reversible"}},
+		{"conclude", "/decision", map[string]any{"task": "T-1", "decision": "   "}},
+		{"disagree", "/summary", map[string]any{"task": "T-1", "cites": []any{a["id"], p["id"]}, "summary": "\t"}},
+		{"close", "/reason", map[string]any{"task": "T-1", "outcome": "done", "reason": "  "}},
+	} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tc.tool, Arguments: tc.args})
+		if err != nil || !res.IsError {
+			t.Errorf("%s with a blank %s: %v %+v, want a tool error", tc.tool, tc.field, err, res)
+			continue
+		}
+		raw, _ := json.Marshal(res.StructuredContent)
+		var te struct{ Code, Message string }
+		if err := json.Unmarshal(raw, &te); err != nil {
+			t.Fatal(err)
+		}
+		if te.Code != "bad_input" || !strings.Contains(te.Message, tc.field+": is blank") {
+			t.Errorf("%s with a blank %s: %s %q, want bad_input saying it is blank", tc.tool, tc.field, te.Code, te.Message)
+		}
+	}
+	_, log := callTool(t, cs, "log", map[string]any{"task": "T-1"})
+	if raw, _ := json.Marshal(log); strings.Count(string(raw), `"kind":`) != 2 {
+		t.Errorf("after blank texts, T-1 holds more than its assessment and plan: %s", raw)
+	}
+}
