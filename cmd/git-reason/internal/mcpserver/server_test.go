@@ -1031,14 +1031,18 @@ func TestHandoverAnswersFromKeptRows(t *testing.T) {
 func TestServingWritesNoOrigin(t *testing.T) {
 	dir := newRepo(t)
 	cs := connect(t, dir, nil)
-	callTool(t, cs, "status", nil)
+	// Nor does any read: advisors, doctor and handover, which read
+	// availability, recorded it.
+	for _, name := range []string{"status", "advisors", "doctor", "handover", "tasks", "verify"} {
+		callTool(t, cs, name, nil)
+	}
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "assess", Arguments: map[string]any{"task": "T-1",
 		"subject": "s", "question": "q?", "materiality": "material", "reversibility": "costly"}})
 	if err != nil || !res.IsError {
 		t.Fatalf("assess without evidence: %v %+v", err, res)
 	}
 	if out, err := exec.Command("git", "-C", dir, "config", "--local", "--get", "reason.origin").Output(); err == nil {
-		t.Errorf("after status and a refused assess, git config holds reason.origin %s", out)
+		t.Errorf("after reads and a refused assess, git config holds reason.origin %s", out)
 	}
 	callTool(t, cs, "assess", map[string]any{"task": "T-1", "subject": "s", "question": "q?", "materiality": "minor", "reversibility": "costly"})
 	if _, err := exec.Command("git", "-C", dir, "config", "--local", "--get", "reason.origin").Output(); err != nil {
