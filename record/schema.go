@@ -185,10 +185,6 @@ func hasInput(kind Kind) bool {
 	return err == nil
 }
 
-// blankText is where an input document's texts are defined: a value its
-// pattern refuses is blank.
-const blankText = "#/$defs/text/pattern"
-
 // flatten turns the library's violations, in its deterministic order, into
 // the record's, without repeats.
 func flatten(leaves []*schemas.ValidationError) []Violation {
@@ -196,8 +192,8 @@ func flatten(leaves []*schemas.ValidationError) []Violation {
 	seen := map[string]bool{}
 	for _, e := range leaves {
 		v := Violation{Pointer: e.InstanceLocation, Message: tidy(e.Message)}
-		if strings.HasSuffix(e.AbsoluteKeywordLocation, blankText) {
-			v.Message = "is blank: write it out (spaces, tabs and line breaks alone say nothing)"
+		if schemas.Blank(e) {
+			v.Message = schemas.BlankMessage
 		}
 		if k := v.String(); !seen[k] {
 			seen[k] = true

@@ -2,9 +2,11 @@ package mcpserver
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"reflect"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -63,6 +65,9 @@ func bodyInput(kind record.Kind, defaults map[string]string, edit func(obj)) (js
 		// the writer resolves as show does and stores in full.
 		defs["id"] = idArgument()
 	}
+	if err := withInputRules(kind, doc); err != nil {
+		return nil, err
+	}
 	props := doc["properties"].(obj)
 	props["task"] = task
 	required := []any{"task"}
@@ -80,6 +85,71 @@ func bodyInput(kind record.Kind, defaults map[string]string, edit func(obj)) (js
 		edit(doc)
 	}
 	return json.Marshal(doc)
+}
+
+// withInputRules adds to a body schema doc what its kind's input document
+// (<kind>.input.json) asks of a new body, as the writer holds it: each
+// text it names refers to its definition of a text that is not blank,
+// copied into doc's $defs. A kind with no input document is left as it is.
+func withInputRules(kind record.Kind, doc obj) error {
+	in, err := readDoc(string(kind) + ".input.json")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defs, _ := doc["$defs"].(obj)
+	if defs == nil {
+		defs = obj{}
+		doc["$defs"] = defs
+	}
+	defs["text"] = in["$defs"].(obj)["text"]
+	return markTexts(doc, doc, in)
+}
+
+// markTexts walks in's properties and items beside at's (following at's
+// references into root's $defs) and makes each text in names refer to
+// the definition of a text.
+func markTexts(root, at, in obj) error {
+	at = deref(root, at)
+	if items, ok := in["items"].(obj); ok {
+		sub, ok := at["items"].(obj)
+		if !ok {
+			return fmt.Errorf("input rules name items where the body has none")
+		}
+		if err := markTexts(root, sub, items); err != nil {
+			return err
+		}
+	}
+	props, _ := in["properties"].(obj)
+	for name, rule := range props {
+		target, ok := deref(root, at)["properties"].(obj)[name].(obj)
+		if !ok {
+			return fmt.Errorf("input rules name %s, which the body has not", name)
+		}
+		if rule.(obj)["$ref"] == schemas.TextDef {
+			target["$ref"] = schemas.TextDef
+			continue
+		}
+		if err := markTexts(root, target, rule.(obj)); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// deref is the schema a reference into root's $defs names, or at itself.
+func deref(root, at obj) obj {
+	ref, _ := at["$ref"].(string)
+	name, ok := strings.CutPrefix(ref, "#/$defs/")
+	if !ok {
+		return at
+	}
+	if d, ok := root["$defs"].(obj)[name].(obj); ok {
+		return d
+	}
+	return at
 }
 
 // idArgument is an argument that names an existing record: its id or a

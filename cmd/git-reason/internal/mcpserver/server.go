@@ -357,6 +357,9 @@ func violations(err error, args map[string]any) string {
 			at = "/"
 		}
 		msg := e.Message
+		if schemas.Blank(e) {
+			msg = schemas.BlankMessage // said as the writer says it
+		}
 		if name, ok := taskAt(args, at); ok {
 			if cerr := record.CheckTask(name); cerr != nil {
 				if named[at] {

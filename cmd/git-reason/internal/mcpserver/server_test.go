@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -377,8 +378,9 @@ func TestResultHeldToItsOutputSchema(t *testing.T) {
 // A write tool's input schema is its record kind's body schema (one
 // source): the same properties, each unchanged but for the description of
 // an id the server fills in when absent, and the same definitions, plus
-// task; required is the body's less what the server fills in. validate
-// alone narrows it: no command, method manual only.
+// task; required is the body's less what the server fills in. Its input
+// rules are added (a text that is not blank), and an id may be a prefix.
+// validate alone narrows it: no command, method manual only.
 func TestWriteInputsAreTheBodySchemas(t *testing.T) {
 	s := &Server{}
 	tools, err := s.writeTools()
@@ -397,6 +399,20 @@ func TestWriteInputsAreTheBodySchemas(t *testing.T) {
 		if err := json.Unmarshal(tools[name].input, &in); err != nil {
 			t.Fatal(err)
 		}
+		// The texts the kind's input document names refer to its
+		// definition of a text that is not blank: as many here as there
+		// (validate less its command, no argument); the rest is the body's.
+		texts := 0
+		if rules, err := fs.ReadFile(schemas.FS, string(ws.kind)+".input.json"); err == nil {
+			texts = strings.Count(string(rules), `"`+schemas.TextDef+`"`)
+			if name == "validate" {
+				texts--
+			}
+		}
+		if got := strings.Count(string(tools[name].input), `"`+schemas.TextDef+`"`); got != texts {
+			t.Errorf("%s: %d arguments refer to the definition of a text, want %d", name, got, texts)
+		}
+		in = withoutTexts(in).(obj)
 		want := map[string]bool{"task": true}
 		for _, r := range body["required"].([]any) {
 			if _, filled := ws.defaults[r.(string)]; !filled && !(name == "validate" && r == "method") {
@@ -1252,4 +1268,36 @@ func TestBlankTextsAreBadInput(t *testing.T) {
 	if raw, _ := json.Marshal(log); strings.Count(string(raw), `"kind":`) != 2 {
 		t.Errorf("after blank texts, T-1 holds more than its assessment and plan: %s", raw)
 	}
+}
+
+// withoutTexts is a tool's input schema less what input rules added: the
+// references to the definition of a text, and that definition.
+func withoutTexts(v any) any {
+	switch x := v.(type) {
+	case obj:
+		out := obj{}
+		for k, e := range x {
+			if k == "$ref" && e == schemas.TextDef {
+				continue
+			}
+			if k == "$defs" {
+				defs := withoutTexts(e).(obj)
+				delete(defs, "text")
+				if len(defs) == 0 {
+					continue
+				}
+				out[k] = defs
+				continue
+			}
+			out[k] = withoutTexts(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = withoutTexts(e)
+		}
+		return out
+	}
+	return v
 }
