@@ -4,7 +4,11 @@
 //
 // A record is one JSON document: an envelope the writer fills (id, kind,
 // task, created, actor, origin, clock), a body the caller supplies, checked
-// against its kind's schema, and derived fields the writer computes. No
+// against its kind's schema, and derived fields the writer computes. A body
+// a caller writes anew is held to its kind's input rules too (a required
+// text that is not blank: schemas' <kind>.input.json); a stored record is
+// held to its body schema alone, so a history that predates a rule still
+// reads. No
 // field a caller can set says that a review happened; the writer computes
 // plans, review counts and reuse itself.
 //
