@@ -8,7 +8,7 @@ import "strings"
 const TextDef = "#/$defs/text"
 
 // BlankMessage says what is wrong with a blank text and what to do.
-const BlankMessage = "is blank: write it out (spaces, tabs and line breaks alone say nothing)"
+const BlankMessage = "is blank: write it out (spaces, line breaks and invisible characters alone say nothing)"
 
 // Blank reports whether a violation is a blank text: the value failed the
 // pattern of a TextDef.
