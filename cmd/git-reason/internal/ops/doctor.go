@@ -73,6 +73,11 @@ func (e *Session) RunDoctor(ctx context.Context) (*Doctor, error) {
 		d.Findings = append(d.Findings, Finding{Severity: string(f.Severity), Code: f.Code,
 			Subject: f.Subject, Message: f.Message, Where: f.Where})
 	}
+	if st.Actor.String() == "" {
+		// Reading needs none, and works; the first write would refuse.
+		d.Findings = append(d.Findings, Finding{Severity: "warning", Code: "no_identity", Subject: "user.name, user.email",
+			Message: "no identity, so every write is refused: set it with git config user.name \"Your Name\" and git config user.email you@example.com"})
+	}
 	if e.readSigners() != nil && e.signersTrusted() == nil {
 		path := e.repositorySigners()
 		d.Findings = append(d.Findings, Finding{Severity: "warning", Code: "untrusted_signers", Subject: path,
