@@ -39,7 +39,7 @@ for rev in "$@"; do
 done
 if command -v duplicates >/dev/null 2>&1; then
   tmp=$(mktemp -d)
-  trap 'git worktree remove --force "$tmp/wt" >/dev/null 2>&1; rm -rf "$tmp"' EXIT
+  trap 'git worktree remove --force "$tmp/wt" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
   for rev in "$@"; do
     git worktree add --detach "$tmp/wt" "$rev" >/dev/null 2>&1
     echo "duplicates at $(git rev-parse --short "$rev"): $(cd "$tmp/wt" && duplicates --seconds 120 | head -1)"
