@@ -85,6 +85,7 @@ type Session struct {
 	warn         func(string)
 	warned       bool      // the untrusted overlay's notice was given
 	sigWarned    bool      // the untrusted allowed signers' notice was given (noticeSigners)
+	sigLogsRead  int       // signature logs noticeSummary read for it
 	baseline     *baseline // the last plan's snapshot without the repository overlay
 	// baseCatalog is the declarations without the repository overlay,
 	// loaded by the first plan that compares with them and kept as long

@@ -283,9 +283,16 @@ func (e *Session) noticeSigners(groups ...[]signing.Check) {
 // noticeSummary is noticeSigners for a summary a read surface took from a
 // cache (a status memo, the summaries' journal, the end of a signature
 // log), which holds counts, not keys: when it counts an unknown or
-// removed key, the task's signature log gives the checks to judge by.
+// removed key, the task's signature log gives the checks to judge by, of
+// noticeLogs tasks at most in a session (a repository of many strangers'
+// signatures must not read every log for each command). No
+// allowed-signers file, or a trusted one, reads no log.
 func (e *Session) noticeSummary(task string, sum *SignatureSummary) {
-	if e.sigWarned || e.warn == nil || sum == nil || sum.Counts[signing.UnknownKey]+sum.Counts[signing.Removed] == 0 {
+	if e.sigWarned || e.warn == nil || sum == nil || sum.Counts[signing.UnknownKey]+sum.Counts[signing.Removed] == 0 || e.sigLogsRead >= noticeLogs {
+		return
+	}
+	if e.sigLogsRead++; e.readSigners() == nil || e.signersTrusted() != nil {
+		e.sigLogsRead = noticeLogs // no line to give
 		return
 	}
 	var checks []signing.Check
@@ -298,32 +305,17 @@ func (e *Session) noticeSummary(task string, sum *SignatureSummary) {
 	e.noticeSigners(checks)
 }
 
+// noticeLogs bounds the signature logs noticeSummary reads in a session.
+const noticeLogs = 16
+
 // noticeTexts is noticeSummary for the rows a read surface kept, which
 // hold a summary's Text (StatusRow.Signatures), by task: a text that
-// counts an unknown or removed key has its task's signature log read,
-// until the line is given, of a few tasks at most (a repository of many
-// strangers' signatures must not read every log for each command). No
-// allowed-signers file, or a trusted one, reads nothing.
+// counts an unknown or removed key stands for such a summary.
 func (e *Session) noticeTexts(n int, row func(i int) (task, text string)) {
-	if e.sigWarned || e.warn == nil {
-		return
-	}
 	unknown, removed := strings.ReplaceAll(string(signing.UnknownKey), "_", " "), strings.ReplaceAll(string(signing.Removed), "_", " ")
-	logs := 0
-	for i := range n {
-		task, text := row(i)
-		if !strings.Contains(text, unknown) && !strings.Contains(text, removed) {
-			continue
-		}
-		if logs++; logs > fewMoved {
-			return
-		}
-		if e.readSigners() == nil || e.signersTrusted() != nil {
-			return // no line to give
-		}
-		e.noticeSummary(task, &SignatureSummary{Counts: map[signing.Status]int{signing.UnknownKey: 1}})
-		if e.sigWarned {
-			return
+	for i := 0; i < n && !e.sigWarned && e.warn != nil && e.sigLogsRead < noticeLogs; i++ {
+		if task, text := row(i); strings.Contains(text, unknown) || strings.Contains(text, removed) {
+			e.noticeSummary(task, &SignatureSummary{Counts: map[signing.Status]int{signing.UnknownKey: 1}})
 		}
 	}
 }
