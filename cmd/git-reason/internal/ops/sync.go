@@ -234,13 +234,23 @@ func remoteLine(ge *gitstore.GitError) string {
 var unreachable = []string{"unable to connect", "Could not resolve host", "Could not resolve hostname", "Connection refused",
 	"Couldn't connect to server", "Connection timed out", "Network is unreachable", "No route to host", "Could not read from remote repository"}
 
+// denied are git's words for a remote that was reached and refused the
+// user: ssh's, and those of https with prompts off (git.Env).
+var denied = []string{"Permission denied", "Authentication failed", "could not read Username", "could not read Password", "returned error: 403"}
+
 // urlAdvice is what to do, after git's own words, when they say that the
 // remote's URL leads to no repository (a path that does not exist, or
-// holds none): check the URL, and how to correct it; or that the remote
-// could not be reached: check that it can be, and its URL. "" otherwise.
+// holds none): check the URL, and how to correct it; that the remote
+// refused the user: check the access; or that the remote could not be
+// reached: check that it can be, and its URL. "" otherwise.
 func urlAdvice(remote, stderr string) string {
 	if strings.Contains(stderr, "does not appear to be a git repository") {
 		return fmt.Sprintf(": check the URL of remote %s (see 'git remote -v') and correct it with 'git remote set-url %s URL'", remote, remote)
+	}
+	for _, w := range denied {
+		if strings.Contains(stderr, w) {
+			return fmt.Sprintf(": check your access to remote %s (run 'git ls-remote %s': git asks for no credentials here), then try again", remote, remote)
+		}
 	}
 	for _, w := range unreachable {
 		if strings.Contains(stderr, w) {
