@@ -82,9 +82,13 @@ type Store struct {
 }
 
 // Skip reports a task whose history does not read to OnSkip, once per
-// task, and is how every read across tasks leaves such a task out.
+// task, and is how every read across tasks leaves such a task out. With
+// no OnSkip it reports nothing and remembers nothing.
 func (s *Store) Skip(task string, err error) {
-	if _, told := s.skipped.LoadOrStore(task, struct{}{}); told || s.OnSkip == nil {
+	if s.OnSkip == nil {
+		return
+	}
+	if _, told := s.skipped.LoadOrStore(task, struct{}{}); told {
 		return
 	}
 	s.OnSkip(task, record.Unreadable(task, err))

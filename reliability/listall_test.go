@@ -252,3 +252,23 @@ func withoutSince(out string) string {
 	}
 	return strings.Join(keep, "\n")
 }
+
+// TestDoctorWarmReadsNoTask: doctor counts the records of every task from
+// the status index, kept by head, so that run again with nothing moved it
+// reads no task's records (it loaded and derived every task on every
+// run: 60 here), and after one task moved, that task alone.
+func TestDoctorWarmReadsNoTask(t *testing.T) {
+	const n = 60
+	c := scaleWorld(t, n)
+	c.mustReason("doctor")
+	if again := c.costed("doctor"); again.Tasks != 0 || again.Histories != 0 {
+		t.Errorf("doctor again with nothing moved: %+v, want no task read", again)
+	}
+	c.mustReason("assess", "T-000003", "--subject", "moved", "--question", "q?", "--materiality", "trivial", "--reversibility", "reversible")
+	if moved := c.costed("doctor"); moved.Tasks > 1 || moved.Histories > 1 {
+		t.Errorf("doctor after one task moved: %+v, want that task alone read", moved)
+	}
+	if out := c.mustReason("doctor"); !strings.Contains(out, fmt.Sprintf("refs: %d tasks, ", n)) {
+		t.Errorf("doctor counts: %s", out)
+	}
+}
