@@ -69,6 +69,9 @@ func runStatus(ctx context.Context, o *statusOptions) error {
 		if line := out.Signatures.Text(); line != "" {
 			fmt.Fprintf(w, "  signatures:   %s\n", record.Printable(line))
 		}
+		if line := sess.Shared(o.Task); line != "" {
+			fmt.Fprintf(w, "  remote:       %s\n", record.Printable(line))
+		}
 		printNeeds(w, needs)
 		if o.Report {
 			fmt.Fprintf(w, "\n%s", out.Report)

@@ -531,3 +531,36 @@ func NoRemote(verb string) string {
 	}
 	return fmt.Sprintf("no remote to %s: add one with 'git remote add origin URL', or name it: git reason %s REMOTE", with, verb)
 }
+
+// Shared says where task stands on the default remote as last fetched, as
+// git status says where a branch stands on its upstream: from the
+// remote-tracking ref alone, no network. "" when there is no remote, or
+// when git fetch does not bring its tasks (no 'remote setup'), so that
+// the tracking namespace says nothing of it.
+func (e *Session) Shared(task string) string {
+	remote, _, err := e.Remote(nil)
+	if err != nil {
+		return ""
+	}
+	st, err := e.Settings()
+	if err != nil || !slices.Contains(st.Remotes[remote].Fetch, gitstore.FetchRefspec(remote)) {
+		return ""
+	}
+	local, err := e.Repo.ReadRef(gitstore.TaskRef(task))
+	if err != nil || local == "" {
+		return ""
+	}
+	switch tracking, _ := e.Repo.ReadRef(gitstore.RemoteRef(remote, task)); tracking {
+	case "":
+		return fmt.Sprintf("not on %s yet: 'git reason push %s %s' shares it", remote, remote, task)
+	case local:
+		return fmt.Sprintf("up to date with %s (as last fetched)", remote)
+	default:
+		// A few records written here since: on one line from what was
+		// fetched, read in this process.
+		if ahead, ok := e.Store.LinearSince(local, tracking, sinceCommits); ok {
+			return fmt.Sprintf("ahead of %s by %s: 'git reason push %s %s' shares them", remote, record.Plural(len(ahead), "record"), remote, task)
+		}
+		return fmt.Sprintf("differs from %s (as last fetched): 'git reason sync %s' brings both up to date", remote, remote)
+	}
+}
