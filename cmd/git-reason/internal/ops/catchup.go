@@ -204,7 +204,7 @@ func (e *Session) cloneHint() string {
 		return ""
 	}
 	st, err := e.Settings()
-	if err != nil || slices.Contains(st.Remotes[remote].Fetch, gitstore.FetchRefspec(remote)) {
+	if err != nil || fetchesTasks(st, remote) {
 		return ""
 	}
 	return fmt.Sprintf("reasoning shared on %s is not fetched here: run 'git reason hooks install' once (then git fetch brings it and git push carries yours), or 'git reason pull' now", remote)

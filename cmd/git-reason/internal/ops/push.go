@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"git-reason/cmd/git-reason/internal/settings"
 	"git-reason/gitstore"
 	"git-reason/gitstore/integration"
 	"git-reason/record"
@@ -324,6 +325,12 @@ func (e *Session) Sync(ctx context.Context, req SyncRequest) (*SyncResult, error
 	return &SyncResult{Pull: pull, Push: push}, nil
 }
 
+// fetchesTasks reports whether a plain git fetch of remote brings its
+// tasks into the remote-tracking namespace: the refspec RemoteSetup adds.
+func fetchesTasks(st *settings.Settings, remote string) bool {
+	return slices.Contains(st.Remotes[remote].Fetch, gitstore.FetchRefspec(remote))
+}
+
 // RemoteSetup adds to remote's configuration the fetch refspec that makes
 // a plain `git fetch` also fetch every task into the remote-tracking
 // namespace pull reads. It returns what it changed ("" when nothing was
@@ -335,10 +342,8 @@ func (e *Session) RemoteSetup(ctx context.Context, remote string) (string, error
 	if err != nil {
 		return "", err
 	}
-	for _, v := range st.Remotes[remote].Fetch {
-		if v == spec {
-			return "", nil
-		}
+	if fetchesTasks(st, remote) {
+		return "", nil
 	}
 	if _, err := e.Repo.Git(ctx, "config", "--add", key, spec); err != nil {
 		return "", fmt.Errorf("set %s: %w", key, err)

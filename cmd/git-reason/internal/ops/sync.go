@@ -130,7 +130,7 @@ func (e *Session) PullHint(ctx context.Context) string {
 	}
 	// The same advice as a fresh clone's first command (cloneHint): one
 	// command sets a clone up, and once it is, any git fetch brings them.
-	if st, err := e.Settings(); err == nil && slices.Contains(st.Remotes[remote].Fetch, gitstore.FetchRefspec(remote)) {
+	if st, err := e.Settings(); err == nil && fetchesTasks(st, remote) {
 		return fmt.Sprintf("no tasks here yet; tasks shared on %s come with 'git reason pull' or any git fetch", remote)
 	}
 	return fmt.Sprintf("no tasks here yet; tasks shared on %s come with 'git reason pull' (or 'git reason hooks install' once, then any git fetch)", remote)
@@ -543,7 +543,7 @@ func (e *Session) Shared(task string) string {
 		return ""
 	}
 	st, err := e.Settings()
-	if err != nil || !slices.Contains(st.Remotes[remote].Fetch, gitstore.FetchRefspec(remote)) {
+	if err != nil || !fetchesTasks(st, remote) {
 		return ""
 	}
 	local, err := e.Repo.ReadRef(gitstore.TaskRef(task))
