@@ -47,6 +47,7 @@ func main() {
 	flag.BoolVar(&catchUpOnly, "catchup", false, "time the fetch catch-up alone")
 	flag.BoolVar(&writeOnly, "write", false, "time assess (against -small tasks) and log -n 5 alone")
 	flag.BoolVar(&verifyOnly, "verify", false, "time verify of every task with nothing moved alone (with -baseline: against that build, alternately)")
+	flag.BoolVar(&doctorOnly, "doctor", false, "time doctor with nothing moved alone (with -baseline: against that build, alternately)")
 	flag.BoolVar(&logOnly, "log", false, "time log -n 5 with nothing moved alone, git-reason version beside it (with -baseline: against that build, alternately)")
 	flag.BoolVar(&looseRefs, "loose", false, "with -verify or -log: every task and tracking ref of each build's copy a loose file, as git fetch and git reason's appends and catch-up leave them until git packs refs")
 	flag.StringVar(&baseline, "baseline", "", "a git-reason `BINARY` (another build) timed by -verify or -log in the same rounds as this build, each on its own copy of the clone")
@@ -164,11 +165,12 @@ func warm(w *world) error {
 
 // catchUpOnly: -catchup, report times the fetch catch-up alone; writeOnly:
 // -write, assess and log -n 5 alone; verifyOnly: -verify, verify alone;
-// logOnly: -log, log -n 5 and version alone; the last two against the
-// build baseline names when it names one.
+// doctorOnly: -doctor, doctor alone; logOnly: -log, log -n 5 and version
+// alone; the last three against the build baseline names when it names
+// one.
 var (
-	catchUpOnly, writeOnly, verifyOnly, logOnly, looseRefs bool
-	baseline                                               string
+	catchUpOnly, writeOnly, verifyOnly, doctorOnly, logOnly, looseRefs bool
+	baseline                                                           string
 )
 
 // report times everything at w's size and prints it.
@@ -181,6 +183,9 @@ func report(w *world, runs int, base *world) error {
 	}
 	if verifyOnly {
 		return timeBuilds(w, runs, []string{"verify"})
+	}
+	if doctorOnly {
+		return timeBuilds(w, runs, []string{"doctor"})
 	}
 	if logOnly {
 		return timeBuilds(w, runs, []string{"log -n 5", "version"})
@@ -211,6 +216,7 @@ func report(w *world, runs int, base *world) error {
 		{"status", []string{"reason", "status"}},
 		{"handover", []string{"reason", "handover"}},
 		{"verify", []string{"reason", "verify"}},
+		{"doctor", []string{"reason", "doctor"}},
 		{"completion of tasks", []string{"reason", "__complete", "tasks"}},
 	} {
 		s, err := repeat(runs, func() (time.Duration, error) { return timed(w.clone, "git", c.args...) })

@@ -1,14 +1,15 @@
 #!/bin/sh
 # Measures git reason at 5,000 and 20,000 tasks (two records each) against
 # plain git on the same refs: no-op sync, pull of one moved task, assess
-# against 50 tasks, log -n 5, status, handover, verify and completion, and
+# against 50 tasks, log -n 5, status, handover, verify, doctor and completion, and
 # status after a plain git fetch moved 1, 10 and 100 tasks (the catch-up).
 # Run from anywhere in the module; arguments go to the program
 # (-runs N, -tasks 5000,20000, -small 50, -keep DIR: worlds kept, and used
 # again by the next run under the same DIR; -write: assess and log -n 5
 # alone; -catchup: the catch-up alone; -verify: verify of every task
-# alone; -log: log -n 5 and git-reason version alone; with -verify and
-# -log, -baseline BINARY: another build's in the same rounds, and -loose:
+# alone; -doctor: doctor alone; -log: log -n 5 and git-reason version
+# alone; with -verify, -doctor and -log, -baseline BINARY: another build's
+# in the same rounds, and -loose:
 # every task and tracking ref of each build's copy a loose file, as git
 # fetch and git reason's appends leave them until git packs refs).
 set -eu
