@@ -281,17 +281,18 @@ func (s *Store) objectSize(h plumbing.Hash) (int64, error) {
 		info, err := p.info(h)
 		return info.Size, err
 	}
-	size, err := s.objs.EncodedObjectSize(h)
-	if errors.Is(err, plumbing.ErrObjectNotFound) {
-		// Perhaps in a pack written since the Storage indexed its packs
-		// (a fetch keeps every pack it checked): EncodedObject looks
-		// again, and leaves an object over the limit unread (Storage).
-		var obj plumbing.EncodedObject
-		if obj, err = s.objs.EncodedObject(plumbing.AnyObject, h); err == nil {
-			size = obj.Size()
-		}
+	// The object itself, not go-git's EncodedObjectSize: that tries a
+	// loose file before the packs every time (a failed open for each
+	// object of a clone) and decodes a packed object's header again for
+	// the read that follows. EncodedObject looks in the packs first once
+	// they are indexed, and in a pack written since (a fetch keeps every
+	// pack it checked); it leaves an object over the limit unread
+	// (Storage), and keeps a small one in s.read for that read.
+	obj, err := s.objs.EncodedObject(plumbing.AnyObject, h)
+	if err != nil {
+		return 0, err
 	}
-	return size, err
+	return obj.Size(), nil
 }
 
 // recordBlob reads the blob of one records/ tree entry, which must be a

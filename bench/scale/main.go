@@ -48,6 +48,7 @@ func main() {
 	flag.BoolVar(&writeOnly, "write", false, "time assess (against -small tasks) and log -n 5 alone")
 	flag.BoolVar(&verifyOnly, "verify", false, "time verify of every task with nothing moved alone (with -baseline: against that build, alternately)")
 	flag.BoolVar(&doctorOnly, "doctor", false, "time doctor with nothing moved alone (with -baseline: against that build, alternately)")
+	flag.BoolVar(&firstOnly, "first", false, "time the first status of a clone with no caches yet (.git/reason absent, as after git clone) alone (with -baseline: against that build, alternately)")
 	flag.BoolVar(&logOnly, "log", false, "time log -n 5 with nothing moved alone, git-reason version beside it (with -baseline: against that build, alternately)")
 	flag.BoolVar(&looseRefs, "loose", false, "with -verify or -log: every task and tracking ref of each build's copy a loose file, as git fetch and git reason's appends and catch-up leave them until git packs refs")
 	flag.StringVar(&baseline, "baseline", "", "a git-reason `BINARY` (another build) timed by -verify or -log in the same rounds as this build, each on its own copy of the clone")
@@ -166,11 +167,11 @@ func warm(w *world) error {
 // catchUpOnly: -catchup, report times the fetch catch-up alone; writeOnly:
 // -write, assess and log -n 5 alone; verifyOnly: -verify, verify alone;
 // doctorOnly: -doctor, doctor alone; logOnly: -log, log -n 5 and version
-// alone; the last three against the build baseline names when it names
-// one.
+// alone; firstOnly: -first, the first status of a clone without caches;
+// the last four against the build baseline names when it names one.
 var (
-	catchUpOnly, writeOnly, verifyOnly, doctorOnly, logOnly, looseRefs bool
-	baseline                                                           string
+	catchUpOnly, writeOnly, verifyOnly, doctorOnly, logOnly, firstOnly, looseRefs bool
+	baseline                                                                      string
 )
 
 // report times everything at w's size and prints it.
@@ -189,6 +190,9 @@ func report(w *world, runs int, base *world) error {
 	}
 	if logOnly {
 		return timeBuilds(w, runs, []string{"log -n 5", "version"})
+	}
+	if firstOnly {
+		return timeFirst(w, runs)
 	}
 	noop, err := repeat(runs, func() (time.Duration, error) { return timed(w.clone, "git", "reason", "sync") })
 	if err != nil {
@@ -282,6 +286,84 @@ func timeBuilds(w *world, runs int, cmds []string) error {
 	}
 	fmt.Printf("load average after the rounds: %s\n", harness.LoadAverage())
 	return nil
+}
+
+// timeFirst times the first git reason status of a clone that has no
+// caches yet, as right after git clone and git reason pull (or a git
+// fetch of the tasks): every task is read, replayed and remembered. This
+// build's, and with -baseline that build's in the same rounds,
+// alternately. Each run is on a copy of the clone without .git/reason,
+// made before the timing by copying everything else (not by deleting
+// .git/reason from a full copy: on ext4 without a journal, creating files
+// right after deleting thousands costs more), and every copy is removed
+// only after the last round, for the same reason.
+func timeFirst(w *world, runs int) error {
+	self, err := exec.LookPath("git-reason")
+	if err != nil {
+		return err
+	}
+	bins := []string{self}
+	if baseline != "" {
+		bins = append(bins, baseline)
+	}
+	all := make([]stats, len(bins))
+	out := make([]*stats, len(bins))
+	fs := make([]func() (time.Duration, error), len(bins))
+	copies := filepath.Join(w.dir, "first")
+	os.RemoveAll(copies)
+	defer os.RemoveAll(copies)
+	made := 0
+	for i, bin := range bins {
+		out[i] = &all[i]
+		fs[i] = func() (time.Duration, error) {
+			made++
+			run := filepath.Join(copies, strconv.Itoa(made))
+			if err := copyWithout(w.clone, run, filepath.Join(".git", "reason")); err != nil {
+				return 0, err
+			}
+			return timed(run, bin, "status")
+		}
+	}
+	if err := interleave(runs, out, fs...); err != nil {
+		return err
+	}
+	fmt.Printf("%d tasks: first status of a clone, this build %s\n", w.n, all[0])
+	if baseline != "" {
+		fmt.Printf("%d tasks: first status of a clone, %s %s; this build over it %s\n", w.n, baseline, all[1], ratio(all[0], all[1]))
+	}
+	fmt.Printf("load average after the rounds: %s\n", harness.LoadAverage())
+	return nil
+}
+
+// copyWithout copies the directory src to dst (cp -a) but for the one
+// path skip below it, which is neither copied nor created.
+func copyWithout(src, dst, skip string) error {
+	var walk func(rel string) error
+	walk = func(rel string) error {
+		if err := os.MkdirAll(filepath.Join(dst, rel), 0o777); err != nil {
+			return err
+		}
+		ents, err := os.ReadDir(filepath.Join(src, rel))
+		if err != nil {
+			return err
+		}
+		for _, e := range ents {
+			p := filepath.Join(rel, e.Name())
+			switch {
+			case p == skip:
+			case e.IsDir() && strings.HasPrefix(skip, p+string(filepath.Separator)):
+				if err := walk(p); err != nil {
+					return err
+				}
+			default:
+				if err := exec.Command("cp", "-a", filepath.Join(src, p), filepath.Join(dst, p)).Run(); err != nil {
+					return fmt.Errorf("copy %s: %w", p, err)
+				}
+			}
+		}
+		return nil
+	}
+	return walk("")
 }
 
 // loosen writes every ref under refs/reasoning/ of the clone at dir as a

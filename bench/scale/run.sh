@@ -8,7 +8,8 @@
 # again by the next run under the same DIR; -write: assess and log -n 5
 # alone; -catchup: the catch-up alone; -verify: verify of every task
 # alone; -doctor: doctor alone; -log: log -n 5 and git-reason version
-# alone; with -verify, -doctor and -log, -baseline BINARY: another build's
+# alone; -first: the first status of a clone with no caches yet, alone;
+# with -verify, -doctor, -log and -first, -baseline BINARY: another build's
 # in the same rounds, and -loose:
 # every task and tracking ref of each build's copy a loose file, as git
 # fetch and git reason's appends leave them until git packs refs).
