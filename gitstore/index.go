@@ -162,8 +162,24 @@ func refresh[E interface{ head() string }](ctx context.Context, s *Store, name, 
 	live := make(map[string]E, len(tasks))
 	var changed, order []string
 	readable := make([]record.TaskHead, 0, len(tasks))
+	// save keeps what was derived: at the end, and when an interrupt
+	// stops the read part way (a first read of thousands of tasks is
+	// long, and the next command goes on from where it stopped instead
+	// of starting again). order, when not nil, is every task there is.
+	save := func(order []string) {
+		if len(changed) > 0 {
+			s.SaveVerdicts()
+		}
+		for _, t := range changed {
+			if data, err := json.Marshal(live[t]); err == nil { // not cached: derived again next time
+				old.Put(t, live[t].head(), data)
+			}
+		}
+		old.Save(order)
+	}
 	for i, t := range tasks {
 		if err := ctx.Err(); err != nil {
+			save(nil)
 			return nil, nil, err
 		}
 		s.Progress("Reading tasks", i, len(tasks))
@@ -184,6 +200,7 @@ func refresh[E interface{ head() string }](ctx context.Context, s *Store, name, 
 		if !ok || head != t.Head || e.head() != t.Head {
 			st, recs, err := s.deriveVerifiedAt(ctx, t.Task, t.Head)
 			if err != nil && ctx.Err() != nil {
+				save(nil)
 				return nil, nil, ctx.Err()
 			}
 			if err != nil {
@@ -201,15 +218,7 @@ func refresh[E interface{ head() string }](ctx context.Context, s *Store, name, 
 		readable = append(readable, t)
 	}
 	s.Progress("Reading tasks", len(tasks), len(tasks))
-	if len(changed) > 0 {
-		s.SaveVerdicts()
-	}
-	for _, t := range changed {
-		if data, err := json.Marshal(live[t]); err == nil { // not cached: derived again next time
-			old.Put(t, live[t].head(), data)
-		}
-	}
-	old.Save(order)
+	save(order)
 	return readable, live, nil
 }
 
