@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -153,6 +154,50 @@ func TestAssessPromptsOnATerminal(t *testing.T) {
 	}
 	if _, _, code := s.run("rev-parse", "-q", "--verify", "refs/reasoning/tasks/T-2"); code == 0 {
 		t.Error("an aborted assess wrote task T-2")
+	}
+}
+
+// TestCtrlCStopsAPrompt: the program catches Ctrl-C so that a command
+// stops cleanly, and a prompt (or --file - reading the terminal) went on
+// waiting for a line: Ctrl-C did nothing until Ctrl-D. It stops the
+// command at once, as at git's prompts: "interrupted", the shell's status
+// for an interrupt (130), nothing written.
+func TestCtrlCStopsAPrompt(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t, fakeVendor, nil)
+	for _, c := range []struct {
+		name, shown string
+		args        []string
+	}{
+		{"a prompt", "? Subject (what the decision is about): ", []string{"reason", "assess", "T-3"}},
+		{"--file -", "", []string{"reason", "assess", "T-3", "--file", "-"}},
+	} {
+		p := startPTY(t, s, nil, c.args...)
+		if c.shown != "" {
+			p.expect(c.shown)
+		} else {
+			time.Sleep(300 * time.Millisecond) // no prompt says it is reading
+		}
+		if _, err := p.tty.Write([]byte{3}); err != nil { // Ctrl-C
+			t.Fatal(err)
+		}
+		exited := make(chan int, 1)
+		go func() { exited <- p.wait() }()
+		select {
+		case code := <-exited:
+			// git, which ran git-reason, dies of the same SIGINT once
+			// git-reason has exited, as for any command it runs.
+			ws, _ := p.cmd.ProcessState.Sys().(syscall.WaitStatus)
+			stopped := code == 130 || ws.Signaled() && ws.Signal() == syscall.SIGINT
+			if out := p.output(); !stopped || !strings.Contains(out, "git reason: interrupted") {
+				t.Errorf("Ctrl-C at %s: exit %d (%v), want 130 or SIGINT, saying it was interrupted:\n%s", c.name, code, p.cmd.ProcessState, out)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("Ctrl-C at %s did not stop the command:\n%s", c.name, p.output())
+		}
+		if _, _, code := s.run("rev-parse", "-q", "--verify", "refs/reasoning/tasks/T-3"); code == 0 {
+			t.Fatalf("an interrupted assess (%s) wrote task T-3", c.name)
+		}
 	}
 }
 

@@ -63,6 +63,11 @@ func run(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer) i
 	if err == nil {
 		return exitOK
 	}
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		// Ctrl-C: what stopped is said as git says it, not as Go's
+		// context does, with the shell's status for an interrupt.
+		err = interruptedError{}
+	}
 	code := exitCode(err)
 	if f, ok := errors.AsType[forwarded](err); ok {
 		return int(f) // NetProgram has reported it
@@ -81,6 +86,14 @@ func run(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer) i
 	}
 	return code
 }
+
+// interruptedError is a command Ctrl-C stopped. What a write had written
+// stays (a record is written whole or not at all), and what a read had
+// read is kept for the next command.
+type interruptedError struct{}
+
+func (interruptedError) Error() string   { return "interrupted" }
+func (interruptedError) exitStatus() int { return 130 }
 
 // refusalColour reports whether a refusal on stderr is coloured: only
 // when the verb opened a repository, whose color.reason/color.ui and

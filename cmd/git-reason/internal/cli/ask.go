@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -41,7 +43,47 @@ type prompter struct {
 }
 
 func newPrompter(c *cli.Context) *prompter {
-	return &prompter{in: bufio.NewReader(c.App.Reader), out: c.App.ErrWriter}
+	return &prompter{in: bufio.NewReader(untilInterrupt(c.Context, c.App.Reader)), out: c.App.ErrWriter}
+}
+
+// untilInterrupt is r, whose reads end with ctx's error as soon as ctx is
+// done. The program catches Ctrl-C so that a command can stop cleanly,
+// which would leave a read of a person's input (a prompt, --file -)
+// waiting for a line or for Ctrl-D: at git's own prompts Ctrl-C stops
+// the command. A read cut short stays with its goroutine, which reads
+// into a buffer of its own, until the program exits.
+func untilInterrupt(ctx context.Context, r io.Reader) io.Reader {
+	if ctx == nil || ctx.Done() == nil {
+		return r
+	}
+	return &interruptible{ctx: ctx, r: r}
+}
+
+type interruptible struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (i *interruptible) Read(p []byte) (int, error) {
+	if err := i.ctx.Err(); err != nil {
+		return 0, err
+	}
+	type result struct {
+		buf []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		buf := make([]byte, len(p))
+		n, err := i.r.Read(buf)
+		done <- result{buf[:n], err}
+	}()
+	select {
+	case res := <-done:
+		return copy(p, res.buf), res.err
+	case <-i.ctx.Done():
+		return 0, i.ctx.Err()
+	}
 }
 
 // ask prints the question and returns the answer, asking again after an
@@ -56,6 +98,9 @@ func (p *prompter) ask(flag, question string, choices []string) (string, error) 
 		line, err := p.in.ReadString('\n')
 		answer := strings.TrimSpace(line)
 		switch {
+		case errors.Is(err, context.Canceled):
+			fmt.Fprintln(p.out)
+			return "", err
 		case err != nil && answer == "":
 			fmt.Fprintln(p.out)
 			return "", ops.Usage("no answer for --%s: nothing was written", flag)

@@ -365,7 +365,11 @@ func (o *writeOptions) body(build func() (any, error)) ([]byte, error) {
 		if err := o.fileOnly(); err != nil {
 			return nil, err
 		}
-		return ops.ReadBody(o.File, o.In)
+		in := o.In
+		if o.given != nil {
+			in = untilInterrupt(o.given.Context, in)
+		}
+		return ops.ReadBody(o.File, in)
 	}
 	v, err := build()
 	if err != nil {

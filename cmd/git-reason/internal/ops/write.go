@@ -229,6 +229,8 @@ func ReadBody(path string, stdin io.Reader) ([]byte, error) {
 		return nil, Usage("--file %s is not a regular file: give a file, or - to read stdin", path)
 	case errors.Is(err, advisor.ErrTooLarge):
 		return nil, Usage("--file %s is larger than %d bytes; a body is at most %d bytes", path, maxReadBytes, record.MaxBodyBytes)
+	case errors.Is(err, context.Canceled):
+		return nil, err // Ctrl-C while stdin was read
 	case err != nil:
 		return nil, Usage("read body: %v", err)
 	}
