@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+
+	"git-reason/reliability/harness"
 )
 
 // ptySession is git reason running on a pseudo-terminal: what it printed
@@ -437,4 +439,23 @@ func localReviewTask(s *sandbox) {
 	s.reason("assess", "T-1", "--subject", "Drop v1 exports", "--question", "Now or after a release?",
 		"--materiality", "critical", "--reversibility", "irreversible", "--evidence", "note::two customers")
 	s.reason("plan", "T-1")
+}
+
+// TestQuittingThePagerIsQuiet: a person who quits the pager before the
+// end of a long log got "git reason: write |1: broken pipe" and exit 1.
+// The command stops as git log does when its pager is quit: nothing said,
+// the status of a process a closed pipe ended (141).
+func TestQuittingThePagerIsQuiet(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t, fakeVendor, nil)
+	// About 200 KB of log: more than a pipe holds, so the pager (which
+	// quits at once, as after q) is gone while the log is still written.
+	if err := harness.BulkTask(t.Context(), s.dir, "Long", 2000); err != nil {
+		t.Fatal(err)
+	}
+	p := startPTY(t, s, []string{"GIT_PAGER=true"}, "reason", "log", "Long")
+	code := p.wait()
+	if out := p.output(); code != 141 || strings.Contains(out, "broken pipe") || strings.Contains(out, "git reason:") {
+		t.Errorf("log whose pager was quit: exit %d, want 141 and nothing said:\n%s", code, out)
+	}
 }

@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"errors"
+	"io"
 	"os"
 	"os/exec"
+	"syscall"
 
 	"github.com/urfave/cli/v2"
 )
@@ -51,10 +54,11 @@ func (b *base) page(c *cli.Context) func() {
 	if err := cmd.Start(); err != nil {
 		return none
 	}
+	pipe := pagerPipe{in}
 	if wrapped {
-		pw.w = in
+		pw.w = pipe
 	} else {
-		b.Out = in
+		b.Out = pipe
 	}
 	return func() {
 		_ = in.Close()
@@ -65,4 +69,19 @@ func (b *base) page(c *cli.Context) func() {
 			b.Out = f
 		}
 	}
+}
+
+// pagerPipe is the pager's input. Once the pager has exited (its reader
+// quit it before the end), a write fails as a closed pipe, and the
+// command stops as git's own do when their pager is quit: quietly, with
+// the status of a process a closed pipe ended (141), where it said
+// "write |1: broken pipe" and exited 1.
+type pagerPipe struct{ w io.WriteCloser }
+
+func (p pagerPipe) Write(b []byte) (int, error) {
+	n, err := p.w.Write(b)
+	if errors.Is(err, syscall.EPIPE) {
+		return n, quietExit(141)
+	}
+	return n, err
 }
