@@ -240,13 +240,9 @@ func report(w *world, runs int, base *world) error {
 // untimed runs of every command first. They run as git's dispatch would
 // start them, without the dispatch's own git, their output to a pipe.
 func timeBuilds(w *world, runs int, cmds []string) error {
-	self, err := exec.LookPath("git-reason")
+	bins, err := builds()
 	if err != nil {
 		return err
-	}
-	bins := []string{self}
-	if baseline != "" {
-		bins = append(bins, baseline)
 	}
 	all := make([]stats, len(bins)*len(cmds))
 	out := make([]*stats, len(all))
@@ -298,13 +294,9 @@ func timeBuilds(w *world, runs int, cmds []string) error {
 // right after deleting thousands costs more), and every copy is removed
 // only after the last round, for the same reason.
 func timeFirst(w *world, runs int) error {
-	self, err := exec.LookPath("git-reason")
+	bins, err := builds()
 	if err != nil {
 		return err
-	}
-	bins := []string{self}
-	if baseline != "" {
-		bins = append(bins, baseline)
 	}
 	all := make([]stats, len(bins))
 	out := make([]*stats, len(bins))
@@ -364,6 +356,18 @@ func copyWithout(src, dst, skip string) error {
 		return nil
 	}
 	return walk("")
+}
+
+// builds is the git-reason on PATH, then -baseline's when it names one.
+func builds() ([]string, error) {
+	self, err := exec.LookPath("git-reason")
+	if err != nil {
+		return nil, err
+	}
+	if baseline != "" {
+		return []string{self, baseline}, nil
+	}
+	return []string{self}, nil
 }
 
 // loosen writes every ref under refs/reasoning/ of the clone at dir as a
