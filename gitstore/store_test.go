@@ -45,9 +45,7 @@ func TestStoreContract(t *testing.T) {
 // behaviour does not depend on the store, and this run costs the contract
 // suite's time again.
 func TestStoreContractUnderFaults(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the contract suite again, through faults; skipped with -short")
-	}
+	harness.SkipShort(t, "the contract suite again, through faults")
 	t.Parallel()
 	storetest.RunFaults(t, newContractRepos(t).open)
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 	"unicode"
+
+	"git-reason/reliability/harness"
 )
 
 // TestBadInput runs every row of badInputCases against the real binary in
@@ -22,9 +24,7 @@ import (
 // exactly the findings the row names); every ref as before (git for-each-ref); no object
 // written; no lock left; and the run within its time bound.
 func TestBadInput(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the binary for every row of the table; skipped with -short")
-	}
+	harness.SkipShort(t, "runs the binary for every row of the table")
 	s, ids := badPrepare(t)
 	cases := badInputCases()
 	if len(cases) < 60 {

@@ -54,9 +54,7 @@ import (
 // head and read to its end; and log, status, tasks, handover and verify
 // answer as a fresh clone of the refs with no cache does.
 func TestTaskCacheRace(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts hundreds of processes; skipped with -short")
-	}
+	harness.SkipShort(t, "starts hundreds of processes")
 	secs, name := form(8, 120)
 	if v, err := strconv.Atoi(os.Getenv("GIT_REASON_CACHE_RACE_SECONDS")); err == nil && v > 0 {
 		secs = v

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"git-reason/reliability/harness"
 )
 
 // concWriters is the number of concurrent writer processes.
@@ -30,9 +32,7 @@ const concWriters = 8
 // --strict clean, git reason verify clean, no lock left behind, no writer
 // failed, and no reader check failed once its task's ref existed.
 func TestConcurrentWriters(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts hundreds of processes; skipped with -short")
-	}
+	harness.SkipShort(t, "starts hundreds of processes")
 	// The long form is also the store's own concurrency figure: 8 processes
 	// appending 200 records each to one task while pack-refs and gc run.
 	// The quick form's 12 appends a writer still race seven others on every

@@ -44,9 +44,7 @@ const (
 // git reason verify is clean, and at least a tenth of the attempts (100 of
 // 1,000; 20 of 100 in the quick form) were really killed.
 func TestCrash(t *testing.T) {
-	if testing.Short() {
-		t.Skip("kills hundreds of processes; skipped with -short")
-	}
+	harness.SkipShort(t, "kills hundreds of processes")
 	attempts, name := form(100, 1000)
 	minKills := attempts / 5
 	if long() {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"git-reason/reliability/harness"
 )
 
 // TestPullCounts holds a pull to one read of each moved history, with
@@ -14,9 +16,7 @@ import (
 // integration replayed each and the session then read each moved task
 // again for the subject index (NoteStanding): k histories and k tasks.
 func TestPullCounts(t *testing.T) {
-	if testing.Short() {
-		t.Skip("generates tasks and moves them; skipped with -short")
-	}
+	harness.SkipShort(t, "generates tasks and moves them")
 	const n, k = 30, 12
 	c := scaleWorld(t, n)
 	c.mustReason("status")

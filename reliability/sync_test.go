@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"git-reason/reliability/harness"
 )
 
 // syncWorld is a bare remote and clones of it, each a sandbox sharing one
@@ -93,9 +95,7 @@ func (o *syncOutcome) add(r result) {
 // git reason verify passes and git fsck --strict has no complaint in every
 // clone and the remote.
 func TestSyncConvergence(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs hundreds of processes; skipped with -short")
-	}
+	harness.SkipShort(t, "runs hundreds of processes")
 	const clones = 8
 	rounds, name := form(5, 50)
 	seed := uint64(time.Now().UnixNano())
@@ -348,9 +348,7 @@ func countTask(acked []ackedRecord, task string) int {
 // agree, verify passes, fsck has no complaint; at least 20 (quick) or 200
 // (long) processes were really killed.
 func TestSyncCrash(t *testing.T) {
-	if testing.Short() {
-		t.Skip("kills processes; skipped with -short")
-	}
+	harness.SkipShort(t, "kills processes")
 	kills, name := form(20, 200)
 	seed := uint64(time.Now().UnixNano())
 	if v := os.Getenv("GIT_REASON_CRASH_SEED"); v != "" {

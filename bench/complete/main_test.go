@@ -1,6 +1,10 @@
 package main
 
-import "testing"
+import (
+	"testing"
+
+	"git-reason/reliability/harness"
+)
 
 // TestSmall runs the whole benchmark on a small repository, so that the
 // program keeps working as the code it times changes: run fails when an
@@ -8,9 +12,7 @@ import "testing"
 // assessments, every record's id), as it did once the tree reader refused
 // the records/ entries it generated (ids that were no ULIDs).
 func TestSmall(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and runs git; skipped with -short")
-	}
+	harness.SkipShort(t, "builds the binary and runs git")
 	if err := run(12, 3, 1); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"git-reason/reliability/harness"
 )
 
 // TestSmall runs the whole benchmark on a tiny repository, so that the
@@ -14,9 +16,7 @@ import (
 // (open or settled) and every phase the cycle reaches, or when a row of
 // the report is missing.
 func TestSmall(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and runs git; skipped with -short")
-	}
+	harness.SkipShort(t, "builds the binary and runs git")
 	var out bytes.Buffer
 	o := &options{tasks: 20, records: 1000, runs: 1, dir: t.TempDir(), target: time.Minute, cold: true}
 	if err := run(o, &out); err != nil {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"git-reason/reliability/harness"
 )
 
 // TestSmall runs the benchmark with one group and one build variant, one
@@ -11,9 +13,7 @@ import (
 // changes: it fails when a program does not build or run, or when a row
 // of the report is missing.
 func TestSmall(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds three programs and git-reason; skipped with -short")
-	}
+	harness.SkipShort(t, "builds three programs and git-reason")
 	var out bytes.Buffer
 	if err := run([]string{"-runs", "1", "-only", "^encoding/gob$", "-variant", "tags=netgo"}, &out); err != nil {
 		t.Fatal(err)

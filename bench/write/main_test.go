@@ -16,9 +16,7 @@ import (
 // git reason command fails, when a generated repository does not hold the
 // tasks and records asked for, or when a row of the report is missing.
 func TestSmall(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and runs git; skipped with -short")
-	}
+	harness.SkipShort(t, "builds the binary and runs git")
 	dir := t.TempDir()
 	// -cpuprofile builds the profiling program and profiles the cases
 	// -profile-match names (whether they miss their targets depends on
@@ -98,9 +96,7 @@ func runReport(t *testing.T, args ...string) (*options, string) {
 // target (issue 23 retired it), --version as built from HEAD beside them,
 // and none of the write, status or context cases.
 func TestStartupOnly(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and runs git; skipped with -short")
-	}
+	harness.SkipShort(t, "builds the binary and runs git")
 	args := []string{"-only", "startup", "-baseline", "HEAD", "-runs", "2", "-sizes", "20", "-per-task", "10", "-dir", t.TempDir()}
 	rows := []string{"git notes --ref=x append", "(startup floor)", "git-reason --version at ",
 		"git-reason --version ÷ hello-world Go program: ",

@@ -36,3 +36,13 @@ func NeedTools(tb testing.TB, progs ...string) {
 		}
 	}
 }
+
+// SkipShort ends a test under -short, saying what it does that the quick
+// loop leaves out (why: "starts hundreds of processes"), so that every
+// such skip reads alike.
+func SkipShort(tb testing.TB, why string) {
+	tb.Helper()
+	if testing.Short() {
+		tb.Skip(why + "; skipped with -short")
+	}
+}

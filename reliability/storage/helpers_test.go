@@ -31,9 +31,7 @@ func TestMain(m *testing.M) {
 // skipUnlessStress skips with -short and where git is missing.
 func skipUnlessStress(t *testing.T) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("a stress test; skipped with -short")
-	}
+	harness.SkipShort(t, "a stress test")
 	harness.NeedGit(t)
 }
 
