@@ -83,17 +83,9 @@ func (e *Session) AdvisorDetails(ctx context.Context) (*AdvisorDetails, error) {
 	if u := cat.Untrusted; u != nil {
 		out.Ignored = u.Ignored
 	}
-	st, err := e.Settings()
+	st, outcomes, err := e.ownOutcomes()
 	if err != nil {
 		return nil, err
-	}
-	// This clone's outcomes: none while it has no origin (it has written
-	// nothing; reading here makes none).
-	var outcomes []advisor.Outcome
-	if st.Origin != "" {
-		if outcomes, err = e.Journal().Read(); err != nil {
-			return nil, err
-		}
 	}
 	for _, row := range list.Advisors {
 		d, _ := cat.Advisor(row.ID)

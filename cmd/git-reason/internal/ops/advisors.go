@@ -111,25 +111,35 @@ func (e *Session) catalogNow(ctx context.Context) (*advisor.Catalog, []policy.Ad
 // snapshotOf derives the availability of a catalog's advisors under a mode
 // at now.
 func (e *Session) snapshotOf(cat *advisor.Catalog, mode policy.Mode, now time.Time) ([]policy.Advisor, error) {
-	st, err := e.Settings()
+	st, outcomes, err := e.ownOutcomes()
 	if err != nil {
 		return nil, err
-	}
-	// Only this clone's journal: records fetched from elsewhere, whatever
-	// origin they claim, never open or close a circuit here. A clone with
-	// no origin yet has written nothing, so no outcome is its own; reading
-	// availability (advisors, doctor, handover) never makes one: only a
-	// write records the origin (Identify).
-	var outcomes []advisor.Outcome
-	if st.Origin != "" {
-		if outcomes, err = e.Journal().Read(); err != nil {
-			return nil, fmt.Errorf("read this clone's outcomes: %w", err)
-		}
 	}
 	return advisor.Availability(cat.Advisors, advisor.Inputs{
 		Env: advisor.SystemEnv(), Mode: mode, Disabled: st.Disabled,
 		Origin: st.Origin, Outcomes: outcomes, Now: now,
 	}), nil
+}
+
+// ownOutcomes is this clone's settings and the outcomes in its own
+// journal. Only this clone's journal: records fetched from elsewhere,
+// whatever origin they claim, never open or close a circuit here. A clone
+// with no origin yet has written nothing, so no outcome is its own;
+// reading availability (advisors, doctor, handover) never makes one: only
+// a write records the origin (Identify).
+func (e *Session) ownOutcomes() (*settings.Settings, []advisor.Outcome, error) {
+	st, err := e.Settings()
+	if err != nil {
+		return nil, nil, err
+	}
+	if st.Origin == "" {
+		return st, nil, nil
+	}
+	outcomes, err := e.Journal().Read()
+	if err != nil {
+		return nil, nil, fmt.Errorf("read this clone's outcomes: %w", err)
+	}
+	return st, outcomes, nil
 }
 
 // availability is the writer's source of availability: the real one.

@@ -125,13 +125,8 @@ func (e *Session) movedRows(ctx context.Context, j *gitstore.Sealed, tasks []rec
 	if !ok {
 		return false
 	}
-	for n, i := range moved {
-		e.Store.Progress("Reading tasks", n, len(moved))
+	read := e.eachMovedStatus(ctx, tasks, moved, func(i int, s record.Status) bool {
 		t := tasks[i]
-		s, err := e.Index.StatusAt(ctx, t.Task, t.Head)
-		if err != nil {
-			return false
-		}
 		refused, err := e.Store.MergeRefusals(ctx, t.Task, t.Head) // StatusAt's replay found them
 		if err != nil {
 			return false
@@ -146,9 +141,11 @@ func (e *Session) movedRows(ctx context.Context, j *gitstore.Sealed, tasks []rec
 		if sum.Kept() {
 			j.Put(t.Task, t.Head, formatStatusRow(r))
 		}
+		return true
+	})
+	if !read {
+		return false
 	}
-	e.Store.Progress("Reading tasks", len(moved), len(moved))
-	e.Store.SaveVerdicts()
 	names := make([]string, len(tasks))
 	for i, t := range tasks {
 		names[i] = t.Task

@@ -64,15 +64,25 @@ func (e *Session) taskRows(ctx context.Context) ([]TaskRow, error) {
 // every one of them read: a task whose history does not read is left to
 // the list read whole, which leaves it out as it always has.
 func (e *Session) movedTaskRows(ctx context.Context, j *gitstore.Sealed, tasks []record.TaskHead, rows []TaskRow, moved []int) bool {
+	return e.eachMovedStatus(ctx, tasks, moved, func(i int, s record.Status) bool {
+		rows[i] = taskRowOf(s)
+		j.Put(tasks[i].Task, tasks[i].Head, formatTaskRow(rows[i]))
+		return true
+	})
+}
+
+// eachMovedStatus derives each task of moved (indexes into tasks) at its
+// head, showing progress, and gives row its index and status; it says
+// whether every one read and row took it (false at the first that did
+// not). The verdicts the replays reached are saved once, at the end.
+func (e *Session) eachMovedStatus(ctx context.Context, tasks []record.TaskHead, moved []int, row func(i int, s record.Status) bool) bool {
 	for n, i := range moved {
 		e.Store.Progress("Reading tasks", n, len(moved))
 		t := tasks[i]
 		s, err := e.Index.StatusAt(ctx, t.Task, t.Head)
-		if err != nil {
+		if err != nil || !row(i, s) {
 			return false
 		}
-		rows[i] = taskRowOf(s)
-		j.Put(t.Task, t.Head, formatTaskRow(rows[i]))
 	}
 	e.Store.Progress("Reading tasks", len(moved), len(moved))
 	e.Store.SaveVerdicts()
