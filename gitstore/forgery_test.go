@@ -342,17 +342,7 @@ func forgRoot(t *testing.T, env []string, dir string, lines []string) string {
 	cmd.Env = env
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("git mktree: %v", err)
-	}
+	in, out := harness.StartPiped(t, cmd)
 	r := bufio.NewReader(out)
 	tree := func(entries string) string {
 		if _, err := io.WriteString(in, entries+"\n"); err != nil {
@@ -646,6 +636,38 @@ func (h *forgHistory) fresh(rec map[string]any, after string) map[string]any {
 
 func obj(v any) map[string]any { return v.(map[string]any) }
 
+// forgeOn writes, on top of the commit of step at, a fresh copy of the
+// record of step like (fresh) that edit changes, and returns the forged
+// commit and the record.
+func (h *forgHistory) forgeOn(like, at string, edit func(r map[string]any)) (string, map[string]any) {
+	h.t.Helper()
+	r := h.fresh(h.rec(like), at)
+	edit(r)
+	return h.write(h.on(h.commit[at], r)), r
+}
+
+// unselectedAdvisor forges consultation c2 again as adv-three's, an
+// advisor the plan did not select: a record replay finds inadmissible.
+func (h *forgHistory) unselectedAdvisor() (string, map[string]any) {
+	return h.forgeOn("c2", "c2", func(r map[string]any) { obj(r["body"])["advisor"] = "adv-three" })
+}
+
+// numberMateriality forges, after validation v, a copy of assessment a
+// whose materiality is a number: a record that fails its schema, which
+// no admission rule of a later assessment reads.
+func (h *forgHistory) numberMateriality() (string, map[string]any) {
+	return h.forgeOn("a", "v", func(r map[string]any) { obj(r["body"])["materiality"] = 5 })
+}
+
+// appendAfterForgery appends a trivial assessment to the forged task
+// through s, as Ann, and returns the writer's error.
+func appendAfterForgery(ctx context.Context, s record.Store) error {
+	w := &record.Writer{Store: s, Actor: "Ann <ann@example.com>", Origin: "o"}
+	_, err := w.Append(ctx, forgTask, record.KindAssessment,
+		[]byte(`{"subject":"after the forgery","question":"q","materiality":"trivial","reversibility":"reversible"}`))
+	return err
+}
+
 // (a) A body, derived part or envelope that fails its schema.
 func TestForgerySchema(t *testing.T) {
 	t.Parallel()
@@ -667,9 +689,7 @@ func TestForgerySchema(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			h := newForgHistory(t)
-			r := h.fresh(h.rec("v"), "v")
-			c.edit(h, r)
-			forged := h.write(h.on(h.commit["v"], r))
+			forged, r := h.forgeOn("v", "v", func(r map[string]any) { c.edit(h, r) })
 			found := h.forge(forged)
 			wantFindings(t, found, forged, record.FindSchema)
 			wantMessage(t, found, record.FindSchema, r["id"].(string), c.frag)
@@ -717,9 +737,7 @@ func TestForgerySurfaceIsTheWritersWord(t *testing.T) {
 func TestForgeryConsultationOfUnselectedAdvisor(t *testing.T) {
 	t.Parallel()
 	h := newForgHistory(t)
-	r := h.fresh(h.rec("c2"), "c2")
-	obj(r["body"])["advisor"] = "adv-three"
-	forged := h.write(h.on(h.commit["c2"], r))
+	forged, r := h.unselectedAdvisor()
 	found := wantFindings(t, h.forge(forged), forged, record.FindInadmissible)
 	wantMessage(t, found, record.FindInadmissible, r["id"].(string), `advisor "adv-three" was not selected`)
 }
@@ -986,9 +1004,7 @@ func TestForgeryResolution(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			h := newForgHistory(t)
-			r := h.fresh(h.rec("r"), c.at)
-			c.edit(h, obj(r["body"]))
-			forged := h.write(h.on(h.commit[c.at], r))
+			forged, r := h.forgeOn("r", c.at, func(r map[string]any) { c.edit(h, obj(r["body"])) })
 			found := wantFindings(t, h.forge(forged), forged, record.FindInadmissible)
 			wantMessage(t, found, record.FindInadmissible, r["id"].(string), c.want)
 		})
@@ -1303,15 +1319,9 @@ func TestForgeryCorpusHonestConcurrentWriters(t *testing.T) {
 func TestForgedRecordRefusesAppendWithoutDecoding(t *testing.T) {
 	t.Parallel()
 	h := newForgHistory(t)
-	r := h.fresh(h.rec("a"), "v")
-	obj(r["body"])["materiality"] = 5
-	forged := h.write(h.on(h.commit["v"], r))
+	forged, _ := h.numberMateriality()
 	h.git("", "update-ref", forgRef, forged)
-	s := openStore(t, h.dir)
-	w := &record.Writer{Store: s, Actor: "Ann <ann@example.com>", Origin: "o"}
-	_, err := w.Append(context.Background(), forgTask, record.KindAssessment,
-		[]byte(`{"subject":"after the forgery","question":"q","materiality":"trivial","reversibility":"reversible"}`))
-	if !errors.Is(err, record.ErrUnreadable) {
+	if err := appendAfterForgery(context.Background(), openStore(t, h.dir)); !errors.Is(err, record.ErrUnreadable) {
 		t.Fatalf("append on a task holding a record that fails its schema: %v, want an unreadable history", err)
 	}
 	if head := strings.TrimSpace(h.git("", "rev-parse", forgRef)); head != forged {

@@ -21,9 +21,7 @@ import (
 func TestVerdictOfAnotherRelease(t *testing.T) {
 	ctx := context.Background()
 	h := newForgHistory(t)
-	r := h.fresh(h.rec("c2"), "c2")
-	obj(r["body"])["advisor"] = "adv-three"
-	forged := h.write(h.on(h.commit["c2"], r))
+	forged, _ := h.unselectedAdvisor()
 	want := wantFindings(t, h.forge(forged), forged, record.FindInadmissible)
 
 	// keep remembers forged clean and saves the state at it, as a

@@ -22,9 +22,7 @@ import (
 func TestTaskCacheOfAnotherRelease(t *testing.T) {
 	ctx := context.Background()
 	h := newForgHistory(t)
-	r := h.fresh(h.rec("a"), "v")
-	obj(r["body"])["materiality"] = 5
-	forged := h.write(h.on(h.commit["v"], r))
+	forged, _ := h.numberMateriality()
 	h.git("", "update-ref", forgRef, forged)
 
 	restore := gitstore.AsRelease("v0.0.1 0123abcd false")
@@ -37,10 +35,7 @@ func TestTaskCacheOfAnotherRelease(t *testing.T) {
 	if _, _, err := s.Load(ctx, forgTask); !errors.Is(err, record.ErrUnreadable) {
 		t.Errorf("load of a task whose cache another release wrote with a record this one refuses: %v, want an unreadable history", err)
 	}
-	w := &record.Writer{Store: openStore(t, h.dir), Actor: "Ann <ann@example.com>", Origin: "o"}
-	_, err = w.Append(ctx, forgTask, record.KindAssessment,
-		[]byte(`{"subject":"after the forgery","question":"q","materiality":"trivial","reversibility":"reversible"}`))
-	if !errors.Is(err, record.ErrUnreadable) {
+	if err := appendAfterForgery(ctx, openStore(t, h.dir)); !errors.Is(err, record.ErrUnreadable) {
 		t.Errorf("append on a task whose cache another release wrote with a record this one refuses: %v, want an unreadable history", err)
 	}
 	if head := strings.TrimSpace(h.git("", "rev-parse", forgRef)); head != forged {

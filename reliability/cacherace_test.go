@@ -772,15 +772,8 @@ func startMCP(s *sandbox) (*mcpProc, error) {
 	c := exec.Command(reasonBin, "mcp")
 	c.Dir, c.Env = s.dir, env
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	in, err := c.StdinPipe()
+	in, out, err := harness.StartPipes(c)
 	if err != nil {
-		return nil, err
-	}
-	out, err := c.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := c.Start(); err != nil {
 		return nil, err
 	}
 	m := &mcpProc{cmd: c, in: in, out: bufio.NewReaderSize(out, 1<<20)}

@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"git-reason/reliability/harness"
 	"git-reason/schemas"
 )
 
@@ -347,7 +348,7 @@ func startRawMCP(t *testing.T, s *sandbox, args ...string) *rawMCP {
 	cmd.Dir, cmd.Env = s.dir, s.env
 	stderr := &bytes.Buffer{}
 	cmd.Stderr = stderr
-	in, out := startPiped(t, cmd)
+	in, out := harness.StartPiped(t, cmd)
 	r := &rawMCP{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20), stderr: stderr}
 	t.Cleanup(func() {
 		in.Close()
@@ -361,24 +362,6 @@ func startRawMCP(t *testing.T, s *sandbox, args ...string) *rawMCP {
 		cancel()
 	})
 	return r
-}
-
-// startPiped starts cmd with pipes to its standard input and from its
-// standard output.
-func startPiped(t *testing.T, cmd *exec.Cmd) (io.WriteCloser, io.ReadCloser) {
-	t.Helper()
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	return in, out
 }
 
 // startHostMCP is startRawMCP, initialized by a client named host that

@@ -183,15 +183,8 @@ func (s *mermaidProc) start(script string) error {
 	cmd := exec.Command("node", filepath.Base(script))
 	cmd.Dir = filepath.Dir(script)
 	cmd.Stderr = &s.stderr
-	in, err := cmd.StdinPipe()
+	in, out, err := harness.StartPipes(cmd)
 	if err != nil {
-		return err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := cmd.Start(); err != nil {
 		return err
 	}
 	s.in, s.out = in, bufio.NewReader(out)

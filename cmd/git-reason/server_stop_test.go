@@ -20,6 +20,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"git-reason/reliability/harness"
 )
 
 func TestServersStopOnSIGTERM(t *testing.T) {
@@ -141,7 +143,7 @@ func stopMCPStdio(t *testing.T, s *sandbox, sig os.Signal) *exec.Cmd {
 	t.Cleanup(cancel)
 	cmd := exec.CommandContext(ctx, "git-reason", "mcp")
 	cmd.Dir, cmd.Env = s.dir, s.env
-	in, out := startPiped(t, cmd)
+	in, out := harness.StartPiped(t, cmd)
 	t.Cleanup(func() { in.Close() })
 	lines := bufio.NewScanner(out)
 	lines.Buffer(nil, 1<<20)

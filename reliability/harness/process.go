@@ -31,6 +31,34 @@ func StopAtCleanup(tb testing.TB, cmd *exec.Cmd) {
 	})
 }
 
+// StartPipes starts cmd with a pipe to its standard input and one from
+// its standard output, the way a test speaks to a server or a batch git
+// process line by line.
+func StartPipes(cmd *exec.Cmd) (io.WriteCloser, io.ReadCloser, error) {
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, nil, err
+	}
+	return in, out, nil
+}
+
+// StartPiped is StartPipes for a test: a failure to start fails tb.
+func StartPiped(tb testing.TB, cmd *exec.Cmd) (io.WriteCloser, io.ReadCloser) {
+	tb.Helper()
+	in, out, err := StartPipes(cmd)
+	if err != nil {
+		tb.Fatalf("start %s: %v", strings.Join(cmd.Args, " "), err)
+	}
+	return in, out
+}
+
 // PageClient is a browser's client of the Reasoning page: it keeps the
 // cookie that the address with the token (or a one-time code) sets, and
 // gives up on a request after timeout.
