@@ -103,12 +103,7 @@ func TestTaskCacheRace(t *testing.T) {
 	run(func() { r.syncs(ctx, b, rand.New(rand.NewPCG(seed, 30))) })
 	var repacking sync.Mutex
 	var maxPacks atomic.Int64
-	loops := []*loopStats{
-		startLoop(ctx, &wg, "git pack-refs --all", "runs after which a task ref was packed and its loose file gone",
-			packRefsStep(a, cacheRaceTasks)),
-		startLoop(ctx, &wg, "git gc (every third run full, else --auto)", "runs that wrote or deleted packs",
-			gcStep(a, &maxPacks, &repacking)),
-	}
+	loops := packingLoops(ctx, &wg, a, cacheRaceTasks, &maxPacks, &repacking)
 	wg.Wait()
 	endSweep()
 	<-swept

@@ -92,16 +92,11 @@ func runConcurrent(t *testing.T, per int, taskOf func(p int) string) {
 	// tree object" from gc's prune), so their loops take turns; each still
 	// runs concurrently with every writer, reader and ref loop.
 	var repacking sync.Mutex
-	loops := []*loopStats{
-		startLoop(ctx, &wg, "git pack-refs --all", "runs after which a task ref was packed and its loose file gone",
-			packRefsStep(s, tasks)),
-		startLoop(ctx, &wg, "git gc (every third run full, else --auto)", "runs that wrote or deleted packs",
-			gcStep(s, &maxPacks, &repacking)),
+	loops := append(packingLoops(ctx, &wg, s, tasks, &maxPacks, &repacking),
 		startLoop(ctx, &wg, "git maintenance run --task=loose-objects (once a second)", "runs that wrote or deleted packs",
 			maintenanceStep(s, &repacking)),
 		startLoop(ctx, &wg, "git update-ref refs/heads/neighbour", "runs that moved the neighbour",
-			updateRefStep(s, neighbourA, neighbourB)),
-	}
+			updateRefStep(s, neighbourA, neighbourB)))
 	reader := startReader(ctx, &wg, s, tasks, existsSince)
 
 	writeStart := time.Now()
@@ -295,6 +290,19 @@ func gitStep(s *sandbox, args ...string) error {
 		return fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), r.err, strings.TrimSpace(r.stderr))
 	}
 	return nil
+}
+
+// packingLoops starts the two loops that pack, in s, what the writers
+// write: git pack-refs --all (its runs counted when a ref of tasks was
+// packed) and git gc (holding repacking while it runs; maxPacks is the
+// most packs it found before a run).
+func packingLoops(ctx context.Context, wg *sync.WaitGroup, s *sandbox, tasks []string, maxPacks *atomic.Int64, repacking *sync.Mutex) []*loopStats {
+	return []*loopStats{
+		startLoop(ctx, wg, "git pack-refs --all", "runs after which a task ref was packed and its loose file gone",
+			packRefsStep(s, tasks)),
+		startLoop(ctx, wg, "git gc (every third run full, else --auto)", "runs that wrote or deleted packs",
+			gcStep(s, maxPacks, repacking)),
+	}
 }
 
 func packRefsStep(s *sandbox, tasks []string) func() (bool, error) {

@@ -30,10 +30,7 @@ var reasonBin string
 func TestMain(m *testing.M) {
 	harness.MemoryTemp()
 	bin, err := harness.Binary()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "reliability:", err)
-		os.Exit(1)
-	}
+	harness.ExitOn("reliability", err)
 	reasonBin = bin
 	os.Exit(m.Run())
 }

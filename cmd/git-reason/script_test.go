@@ -74,10 +74,7 @@ import (
 func TestMain(m *testing.M) {
 	harness.MemoryTemp()
 	bin, err := harness.Binary()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "cmd/git-reason tests:", err)
-		os.Exit(1)
-	}
+	harness.ExitOn("cmd/git-reason tests", err)
 	os.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	code := m.Run()
 	for _, dir := range templateDirs.dirs {

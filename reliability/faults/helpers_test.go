@@ -1,7 +1,6 @@
 package faults
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -9,12 +8,7 @@ import (
 	"git-reason/reliability/harness"
 )
 
-// TestMain runs the package's tests with their repositories on a memory
-// file system where there is one (harness.MemoryTemp).
-func TestMain(m *testing.M) {
-	harness.MemoryTemp()
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { harness.MainInMemory(m) }
 
 // long reports whether the long form was asked for (GIT_REASON_LONG=1).
 func long() bool { return harness.Long() }

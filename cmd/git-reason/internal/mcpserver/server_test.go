@@ -298,12 +298,10 @@ func TestUnknownTaskRecoversWithAssess(t *testing.T) {
 }
 
 // TestMain runs the package's tests outside any repository a GIT_DIR
-// names, with their repositories on a memory file system where there is
-// one (harness.MemoryTemp).
+// names (harness.MainInMemory).
 func TestMain(m *testing.M) {
 	os.Unsetenv("GIT_DIR")
-	harness.MemoryTemp()
-	os.Exit(m.Run())
+	harness.MainInMemory(m)
 }
 
 // Every output schema in tools/list compiles on its own as any 2020-12

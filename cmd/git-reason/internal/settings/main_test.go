@@ -1,15 +1,9 @@
 package settings
 
 import (
-	"os"
 	"testing"
 
 	"git-reason/reliability/harness"
 )
 
-// TestMain runs the package's tests with their repositories on a memory
-// file system where there is one (harness.MemoryTemp).
-func TestMain(m *testing.M) {
-	harness.MemoryTemp()
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { harness.MainInMemory(m) }
