@@ -29,6 +29,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"git-reason/gitstore"
@@ -50,6 +51,16 @@ type scenario struct {
 	tasks []string
 	dir   string // holds remote.git and b, the prepared state
 }
+
+// syncCase is one scenario timed one way: git reason sync, or plain git
+// fetch and push; times are its counted runs' wall times.
+type syncCase struct {
+	sc    *scenario
+	sync  bool
+	times []time.Duration
+}
+
+func (c *syncCase) Add(t harness.Timing) { c.times = append(c.times, t.Wall) }
 
 func run(runs, records, ntasks int, keep string) error {
 	root, remove, err := harness.Sandbox(keep, "sync-bench-")
@@ -76,30 +87,25 @@ func run(runs, records, ntasks int, keep string) error {
 	}
 
 	startLoad := harness.LoadAverage()
-	type key struct {
-		sc   int
-		sync bool
+	var cases []*syncCase
+	for _, sc := range scenarios {
+		cases = append(cases, &syncCase{sc: sc, sync: true}, &syncCase{sc: sc})
 	}
-	times := map[key][]time.Duration{}
-	var order []key
-	for i := range scenarios {
-		order = append(order, key{i, true}, key{i, false})
-	}
-	for r := 0; r < runs+1; r++ { // the first round warms caches and is not counted
-		rand.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-		for _, k := range order {
-			d, err := timeOnce(scenarios[k.sc], k.sync, filepath.Join(root, "run"))
-			if err != nil {
-				return fmt.Errorf("%s: %w", scenarios[k.sc].name, err)
-			}
-			if r > 0 {
-				times[k] = append(times[k], d)
-			}
+	// One round warms caches and is not counted; the rounds after it run
+	// the cases in a shuffled order.
+	rng := rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+	if err := harness.Measure(rng, 1, runs, cases, func(c *syncCase) (harness.Timing, error) {
+		d, err := timeOnce(c.sc, c.sync, filepath.Join(root, "run"))
+		if err != nil {
+			return harness.Timing{}, fmt.Errorf("%s: %w", c.sc.name, err)
 		}
+		return harness.Timing{Wall: d}, nil
+	}); err != nil {
+		return err
 	}
 	fmt.Printf("\n%d runs per case (median, min-max); %s at start, %s at end\n", runs, startLoad, harness.LoadAverage())
 	for i, sc := range scenarios {
-		s, p := times[key{i, true}], times[key{i, false}]
+		s, p := cases[2*i].times, cases[2*i+1].times
 		ratio := float64(median(s)) / float64(median(p))
 		verdict := "meets"
 		if ratio > 3 {
@@ -218,18 +224,6 @@ func reason(dir string, args ...string) error {
 
 func median(ds []time.Duration) time.Duration { return harness.Median(ds).Round(time.Millisecond) }
 
-func minOf(ds []time.Duration) time.Duration {
-	m := ds[0]
-	for _, d := range ds {
-		m = min(m, d)
-	}
-	return m.Round(time.Millisecond)
-}
+func minOf(ds []time.Duration) time.Duration { return slices.Min(ds).Round(time.Millisecond) }
 
-func maxOf(ds []time.Duration) time.Duration {
-	m := ds[0]
-	for _, d := range ds {
-		m = max(m, d)
-	}
-	return m.Round(time.Millisecond)
-}
+func maxOf(ds []time.Duration) time.Duration { return slices.Max(ds).Round(time.Millisecond) }
