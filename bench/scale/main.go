@@ -612,22 +612,11 @@ var cpu time.Duration
 func timed(dir, name string, args ...string) (time.Duration, error) {
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
-	start := time.Now()
-	out, err := cmd.CombinedOutput()
-	d := time.Since(start)
-	if err != nil {
-		return d, fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, lastLines(string(out)))
+	t, err := harness.Timed(cmd)
+	if err == nil {
+		cpu = t.CPU
 	}
-	cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-	return d, nil
-}
-
-func lastLines(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) > 3 {
-		lines = lines[len(lines)-3:]
-	}
-	return strings.Join(lines, " | ")
+	return t.Wall, err
 }
 
 // stats is the median, min and max wall time of runs, and the median CPU

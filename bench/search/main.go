@@ -106,12 +106,11 @@ func (c cost) String() string {
 func timed(dir string, args ...string) (cost, error) {
 	cmd := exec.Command("git", append([]string{"reason"}, args...)...)
 	cmd.Dir = dir
-	start := time.Now()
-	out, err := cmd.CombinedOutput()
+	t, err := harness.Timed(cmd)
 	if err != nil {
-		return cost{}, fmt.Errorf("git reason %v: %v: %s", args, err, out)
+		return cost{}, err
 	}
-	return cost{time.Since(start), cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}, nil
+	return cost{t.Wall, t.CPU}, nil
 }
 
 type stats []cost
