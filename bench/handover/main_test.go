@@ -38,10 +38,6 @@ func TestSmall(t *testing.T) {
 			t.Errorf("no open task is %s: %s", phase, m[2])
 		}
 	}
-	for _, row := range []string{"# generated 1000 records in 20 tasks", "first run (no cache", "git reason handover ",
-		"git reason handover --json", "git reason --version (floor)"} {
-		if !strings.Contains(report, row) {
-			t.Errorf("the report has no %q", row)
-		}
-	}
+	harness.HasRows(t, report, "# generated 1000 records in 20 tasks", "first run (no cache", "git reason handover ",
+		"git reason handover --json", "git reason --version (floor)")
 }

@@ -19,11 +19,7 @@ func TestSmall(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("\n%s", out.String())
-	for _, row := range []string{"hello world [", "+ encoding/gob [", "git-reason --version (go build) [", "git-reason --version, -tags netgo ["} {
-		if !strings.Contains(out.String(), row) {
-			t.Errorf("the report has no %q", row)
-		}
-	}
+	harness.HasRows(t, out.String(), "hello world [", "+ encoding/gob [", "git-reason --version (go build) [", "git-reason --version, -tags netgo [")
 	if strings.Contains(out.String(), "gojq") {
 		t.Error("-only ^encoding/gob$ timed gojq too")
 	}

@@ -3,6 +3,7 @@ package harness
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -27,4 +28,15 @@ func ReadFile(tb testing.TB, path string) []byte {
 		tb.Fatal(err)
 	}
 	return data
+}
+
+// HasRows fails tb, without stopping it, for each of rows that report (a
+// benchmark's printed report, say) does not hold.
+func HasRows(tb testing.TB, report string, rows ...string) {
+	tb.Helper()
+	for _, row := range rows {
+		if !strings.Contains(report, row) {
+			tb.Errorf("the report has no %q", row)
+		}
+	}
 }
