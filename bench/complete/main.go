@@ -27,16 +27,21 @@ import (
 	"git-reason/reliability/harness"
 )
 
+// options is what the flags set: the repository's size, and how many
+// timed runs of each kind.
+type options struct{ tasks, records, runs int }
+
 func main() {
-	tasks := flag.Int("tasks", 300, "tasks in the repository")
-	records := flag.Int("records", 40, "records in each task")
-	runs := flag.Int("runs", 15, "timed runs of each kind")
+	var o options
+	flag.IntVar(&o.tasks, "tasks", 300, "tasks in the repository")
+	flag.IntVar(&o.records, "records", 40, "records in each task")
+	flag.IntVar(&o.runs, "runs", 15, "timed runs of each kind")
 	flag.Parse()
-	harness.ExitOn("complete-bench", run(*tasks, *records, *runs))
+	harness.ExitOn("complete-bench", run(o))
 }
 
-func run(tasks, records, runs int) error {
-	if tasks < 1 || records < 1 || runs < 1 {
+func run(o options) error {
+	if o.tasks < 1 || o.records < 1 || o.runs < 1 {
 		return fmt.Errorf("-tasks, -records and -runs must be at least 1")
 	}
 	dir, bin, remove, err := harness.InstalledWorkDir("", "complete-bench-")
@@ -49,7 +54,7 @@ func run(tasks, records, runs int) error {
 		return err
 	}
 	start := time.Now()
-	if err := generate(repo, tasks, records); err != nil {
+	if err := generate(repo, o.tasks, o.records); err != nil {
 		return err
 	}
 	// Packed, as a fetched or long-lived repository is.
@@ -59,7 +64,7 @@ func run(tasks, records, runs int) error {
 	if _, err := git(repo, "", "pack-refs", "--all"); err != nil {
 		return err
 	}
-	fmt.Printf("# generated %d tasks of %d records in %s\n", tasks, records, time.Since(start).Round(time.Millisecond))
+	fmt.Printf("# generated %d tasks of %d records in %s\n", o.tasks, o.records, time.Since(start).Round(time.Millisecond))
 
 	env := append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	// The baseline is what a completion that only knew git would run to
@@ -71,13 +76,13 @@ func run(tasks, records, runs int) error {
 		args []string
 		want int // lines of output
 	}{
-		{[]string{"for-each-ref", "--format=%(refname:lstrip=3)", "refs/reasoning/tasks/"}, tasks},
+		{[]string{"for-each-ref", "--format=%(refname:lstrip=3)", "refs/reasoning/tasks/"}, o.tasks},
 		// What every verb pays before it does anything: git's dispatch and
 		// git-reason's start-up.
 		{[]string{"reason", "version"}, 1},
-		{[]string{"reason", "__complete", "tasks"}, tasks},
-		{[]string{"reason", "__complete", "ids", "assessment", "task-0007"}, (records + 1) / 2},
-		{[]string{"reason", "__complete", "ids"}, tasks * records},
+		{[]string{"reason", "__complete", "tasks"}, o.tasks},
+		{[]string{"reason", "__complete", "ids", "assessment", "task-0007"}, (o.records + 1) / 2},
+		{[]string{"reason", "__complete", "ids"}, o.tasks * o.records},
 	}
 	var base time.Duration
 	load, _ := os.ReadFile("/proc/loadavg")
@@ -86,7 +91,7 @@ func run(tasks, records, runs int) error {
 	for _, c := range cases {
 		argv := c.args
 		var times []time.Duration
-		for i := 0; i <= runs; i++ { // the first run warms the caches
+		for i := 0; i <= o.runs; i++ { // the first run warms the caches
 			cmd := exec.Command("git", argv...)
 			cmd.Dir, cmd.Env = repo, env
 			var out bytes.Buffer
@@ -115,7 +120,7 @@ func run(tasks, records, runs int) error {
 		}
 		fmt.Printf("git %s (%d lines): median %s (%.1fx the baseline), min %s, max %s over %d runs; target 100ms: %s\n",
 			strings.Join(argv, " "), c.want, med.Round(time.Millisecond/10), float64(med)/float64(base), times[0].Round(time.Millisecond/10),
-			times[len(times)-1].Round(time.Millisecond/10), runs, verdict)
+			times[len(times)-1].Round(time.Millisecond/10), o.runs, verdict)
 	}
 	return nil
 }

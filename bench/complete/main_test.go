@@ -13,7 +13,7 @@ import (
 // the records/ entries it generated (ids that were no ULIDs).
 func TestSmall(t *testing.T) {
 	harness.SkipShort(t, "builds the binary and runs git")
-	if err := run(12, 3, 1); err != nil {
+	if err := run(options{tasks: 12, records: 3, runs: 1}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -22,30 +22,37 @@ import (
 	"git-reason/reliability/harness"
 )
 
-func main() {
-	runs := flag.Int("runs", 5, "timed runs of each command")
-	n := flag.Int("tasks", 20000, "tasks in the repository")
-	dir := flag.String("dir", "", "where the repository is made, kept and reused (default: a temporary directory, removed)")
-	flag.Parse()
-	harness.ExitOn("search-bench", run(*runs, *n, *dir))
+// options is what the flags set.
+type options struct {
+	runs, tasks int
+	dir         string // kept and reused; "": a temporary one
 }
 
-func run(runs, n int, keep string) error {
-	root, remove, err := harness.Sandbox(keep, "search-bench-")
+func main() {
+	var o options
+	flag.IntVar(&o.runs, "runs", 5, "timed runs of each command")
+	flag.IntVar(&o.tasks, "tasks", 20000, "tasks in the repository")
+	flag.StringVar(&o.dir, "dir", "", "where the repository is made, kept and reused (default: a temporary directory, removed)")
+	flag.Parse()
+	harness.ExitOn("search-bench", run(o))
+}
+
+func run(o options) error {
+	root, remove, err := harness.Sandbox(o.dir, "search-bench-")
 	if err != nil {
 		return err
 	}
 	defer remove()
-	repo := filepath.Join(root, fmt.Sprintf("repo-%d", n))
+	repo := filepath.Join(root, fmt.Sprintf("repo-%d", o.tasks))
 	if _, err := os.Stat(repo); err != nil {
 		if err := harness.RunGit(nil, "", "init", "-q", repo); err != nil {
 			return err
 		}
 		start := time.Now()
-		if err := harness.BulkTasks(context.Background(), repo, "T-", n); err != nil {
+		if err := harness.BulkTasks(context.Background(), repo, "T-", o.tasks); err != nil {
 			return err
 		}
-		fmt.Printf("%d tasks made in %s\n", n, time.Since(start).Round(time.Millisecond))
+		fmt.Printf("%d tasks made in %s\n", o.tasks, time.Since(start).Round(time.Millisecond))
 	}
 	fmt.Printf("load average at start: %s\n", harness.LoadAverage())
 	if err := os.RemoveAll(filepath.Join(repo, ".git", "reason")); err != nil {
@@ -56,18 +63,18 @@ func run(runs, n int, keep string) error {
 		return err
 	}
 	fmt.Printf("first search (builds the index): %s\n", first)
-	start, err := repeat(runs, func() (cost, error) { return timed(repo, "version") })
+	start, err := repeat(o.runs, func() (cost, error) { return timed(repo, "version") })
 	if err != nil {
 		return err
 	}
 	fmt.Printf("git reason version (the program's start, for reference): %s\n", start)
-	warm, err := repeat(runs, func() (cost, error) { return timed(repo, "search", "which way for 1234?") })
+	warm, err := repeat(o.runs, func() (cost, error) { return timed(repo, "search", "which way for 1234?") })
 	if err != nil {
 		return err
 	}
 	fmt.Printf("search, nothing moved: %s\n", warm)
 	i := 0
-	moved, err := repeat(runs, func() (cost, error) {
+	moved, err := repeat(o.runs, func() (cost, error) {
 		i++
 		if _, err := timed(repo, "assess", fmt.Sprintf("T-%06d", i), "--subject", fmt.Sprintf("moved %d", i), "--question", "q?",
 			"--materiality", "trivial", "--reversibility", "reversible", "--new-evidence"); err != nil {
@@ -79,12 +86,12 @@ func run(runs, n int, keep string) error {
 		return err
 	}
 	fmt.Printf("search after one task moved: %s\n", moved)
-	grep, err := repeat(runs, func() (cost, error) { return timed(repo, "log", "--grep", "subject 1[0-9]{3}$") })
+	grep, err := repeat(o.runs, func() (cost, error) { return timed(repo, "log", "--grep", "subject 1[0-9]{3}$") })
 	if err != nil {
 		return err
 	}
 	fmt.Printf("log --grep over every task: %s\n", grep)
-	grep, err = repeat(runs, func() (cost, error) { return timed(repo, "log", "-i", "--grep", "SUBJECT 1[0-9]{3}$") })
+	grep, err = repeat(o.runs, func() (cost, error) { return timed(repo, "log", "-i", "--grep", "SUBJECT 1[0-9]{3}$") })
 	if err != nil {
 		return err
 	}

@@ -27,15 +27,23 @@ import (
 	"git-reason/reliability/harness"
 )
 
+// options is what the flags set.
+type options struct {
+	records, tasks           int
+	runs, firstRuns, gitRuns int
+	dir                      string // kept; "": a temporary one, removed
+}
+
 func main() {
-	records := flag.Int("records", 2000, "signed records verified, and as many unsigned ones")
-	tasks := flag.Int("tasks", 20, "tasks the records of each kind are spread over (appends to a task of thousands of records are slow)")
-	runs := flag.Int("runs", 7, "timed re-verify runs of each task")
-	firstRuns := flag.Int("first-runs", 3, "timed first verify runs of each task (no verdict kept)")
-	gitRuns := flag.Int("git-runs", 1, "timed first verify runs with every signature left to git, and runs of git alone on the signed commits (0: none; at 2,000 records each takes over ten minutes at load 25)")
-	dir := flag.String("dir", "", "work directory (default: a temporary one, removed)")
+	var o options
+	flag.IntVar(&o.records, "records", 2000, "signed records verified, and as many unsigned ones")
+	flag.IntVar(&o.tasks, "tasks", 20, "tasks the records of each kind are spread over (appends to a task of thousands of records are slow)")
+	flag.IntVar(&o.runs, "runs", 7, "timed re-verify runs of each task")
+	flag.IntVar(&o.firstRuns, "first-runs", 3, "timed first verify runs of each task (no verdict kept)")
+	flag.IntVar(&o.gitRuns, "git-runs", 1, "timed first verify runs with every signature left to git, and runs of git alone on the signed commits (0: none; at 2,000 records each takes over ten minutes at load 25)")
+	flag.StringVar(&o.dir, "dir", "", "work directory (default: a temporary one, removed)")
 	flag.Parse()
-	harness.ExitOn("sign-bench", run(*records, *tasks, *runs, *firstRuns, *gitRuns, *dir))
+	harness.ExitOn("sign-bench", run(o))
 }
 
 type env struct {
@@ -57,19 +65,19 @@ func (e env) run(name string, args ...string) error {
 	return nil
 }
 
-func run(records, tasks, runs, firstRuns, gitRuns int, keep string) error {
-	if tasks < 1 || tasks > records {
+func run(o options) error {
+	if o.tasks < 1 || o.tasks > o.records {
 		return fmt.Errorf("-tasks must be between 1 and -records")
 	}
 	names := func(kind string) []string {
-		out := make([]string, tasks)
+		out := make([]string, o.tasks)
 		for i := range out {
 			out[i] = fmt.Sprintf("%s-%d", kind, i)
 		}
 		return out
 	}
 	sig, uns := names("S"), names("U")
-	dir, remove, err := harness.WorkDir(keep, "sign-bench-")
+	dir, remove, err := harness.WorkDir(o.dir, "sign-bench-")
 	if err != nil {
 		return err
 	}
@@ -143,15 +151,15 @@ func run(records, tasks, runs, firstRuns, gitRuns int, keep string) error {
 		return err
 	}
 	defer unsigned.Close()
-	fmt.Printf("writing %d records to %d tasks S-* (signed) and as many to U-* (unsigned) through the MCP servers, alternating\n", records, tasks)
+	fmt.Printf("writing %d records to %d tasks S-* (signed) and as many to U-* (unsigned) through the MCP servers, alternating\n", o.records, o.tasks)
 	var ws, wu []time.Duration
-	for i := 0; i < records; i++ {
-		d, err := assess(signed, sig[i%tasks], i)
+	for i := 0; i < o.records; i++ {
+		d, err := assess(signed, sig[i%o.tasks], i)
 		if err != nil {
 			return err
 		}
 		ws = append(ws, d)
-		if d, err = assess(unsigned, uns[i%tasks], i); err != nil {
+		if d, err = assess(unsigned, uns[i%o.tasks], i); err != nil {
 			return err
 		}
 		wu = append(wu, d)
@@ -173,33 +181,33 @@ func run(records, tasks, runs, firstRuns, gitRuns int, keep string) error {
 		}
 		return nil
 	}
-	if err := timeVerify(e, sig, uns, records, firstRuns, "first verify", cold); err != nil {
+	if err := timeVerify(e, sig, uns, o.records, o.firstRuns, "first verify", cold); err != nil {
 		return err
 	}
 	// The same with every signature left to git, as before the ssh fast
 	// path: a gpg.ssh.program of the user's own turns it off.
-	if gitRuns > 0 {
-		if err := timeVerify(e, sig, uns, records, gitRuns, "first verify, every signature through git", cold, "-c", "gpg.ssh.program=ssh-keygen"); err != nil {
+	if o.gitRuns > 0 {
+		if err := timeVerify(e, sig, uns, o.records, o.gitRuns, "first verify, every signature through git", cold, "-c", "gpg.ssh.program=ssh-keygen"); err != nil {
 			return err
 		}
-		if err := whereTimeGoes(e, sig, gitRuns); err != nil {
+		if err := whereTimeGoes(e, sig, o.gitRuns); err != nil {
 			return err
 		}
 	}
-	if err := timeVerify(e, sig, uns, records, runs, "re-verify", func() error { return nil }); err != nil {
+	if err := timeVerify(e, sig, uns, o.records, o.runs, "re-verify", func() error { return nil }); err != nil {
 		return err
 	}
 	// A pull brings a few new records: verify asks git about those only.
 	const more = 10
 	for i := 0; i < more; i++ {
-		if _, err := assess(signed, sig[i%tasks], records+i); err != nil {
+		if _, err := assess(signed, sig[i%o.tasks], o.records+i); err != nil {
 			return err
 		}
-		if _, err := assess(unsigned, uns[i%tasks], records+i); err != nil {
+		if _, err := assess(unsigned, uns[i%o.tasks], o.records+i); err != nil {
 			return err
 		}
 	}
-	return timeVerify(e, sig, uns, records+more, 1, fmt.Sprintf("verify after %d new records", more), func() error { return nil })
+	return timeVerify(e, sig, uns, o.records+more, 1, fmt.Sprintf("verify after %d new records", more), func() error { return nil })
 }
 
 // timeVerify times whole-process 'git [pre...] reason verify' of the

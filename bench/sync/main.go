@@ -37,13 +37,20 @@ import (
 	"git-reason/reliability/harness"
 )
 
+// options is what the flags set.
+type options struct {
+	runs, records, tasks int
+	keep                 string // where the scenarios are prepared and kept; "": a temporary directory
+}
+
 func main() {
-	runs := flag.Int("runs", 7, "timed runs per case")
-	records := flag.Int("records", 100, "records each clone adds to each task")
-	tasks := flag.Int("tasks", 10, "tasks of the many-task case")
-	keep := flag.String("keep", "", "prepare the scenarios in `DIR` and keep them (for profiling)")
+	var o options
+	flag.IntVar(&o.runs, "runs", 7, "timed runs per case")
+	flag.IntVar(&o.records, "records", 100, "records each clone adds to each task")
+	flag.IntVar(&o.tasks, "tasks", 10, "tasks of the many-task case")
+	flag.StringVar(&o.keep, "keep", "", "prepare the scenarios in `DIR` and keep them (for profiling)")
 	flag.Parse()
-	harness.ExitOn("sync-bench", run(*runs, *records, *tasks, *keep))
+	harness.ExitOn("sync-bench", run(o))
 }
 
 type scenario struct {
@@ -62,25 +69,25 @@ type syncCase struct {
 
 func (c *syncCase) Add(t harness.Timing) { c.times = append(c.times, t.Wall) }
 
-func run(runs, records, ntasks int, keep string) error {
-	root, remove, err := harness.Sandbox(keep, "sync-bench-")
+func run(o options) error {
+	root, remove, err := harness.Sandbox(o.keep, "sync-bench-")
 	if err != nil {
 		return err
 	}
 	defer remove()
 
-	many := make([]string, ntasks)
+	many := make([]string, o.tasks)
 	for i := range many {
 		many[i] = fmt.Sprintf("T-%02d", i)
 	}
 	scenarios := []*scenario{
-		{name: fmt.Sprintf("1 task, %d+%d records", records, records), tasks: []string{"T"}},
-		{name: fmt.Sprintf("%d tasks, %d+%d records each", ntasks, records, records), tasks: many},
+		{name: fmt.Sprintf("1 task, %d+%d records", o.records, o.records), tasks: []string{"T"}},
+		{name: fmt.Sprintf("%d tasks, %d+%d records each", o.tasks, o.records, o.records), tasks: many},
 	}
 	for i, sc := range scenarios {
 		sc.dir = filepath.Join(root, fmt.Sprintf("s%d", i))
 		start := time.Now()
-		if err := prepare(sc, records); err != nil {
+		if err := prepare(sc, o.records); err != nil {
 			return fmt.Errorf("prepare %s: %w", sc.name, err)
 		}
 		fmt.Printf("prepared %s in %v\n", sc.name, time.Since(start).Round(time.Millisecond))
@@ -94,7 +101,7 @@ func run(runs, records, ntasks int, keep string) error {
 	// One round warms caches and is not counted; the rounds after it run
 	// the cases in a shuffled order.
 	rng := rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
-	if err := harness.Measure(rng, 1, runs, cases, func(c *syncCase) (harness.Timing, error) {
+	if err := harness.Measure(rng, 1, o.runs, cases, func(c *syncCase) (harness.Timing, error) {
 		d, err := timeOnce(c.sc, c.sync, filepath.Join(root, "run"))
 		if err != nil {
 			return harness.Timing{}, fmt.Errorf("%s: %w", c.sc.name, err)
@@ -103,7 +110,7 @@ func run(runs, records, ntasks int, keep string) error {
 	}); err != nil {
 		return err
 	}
-	fmt.Printf("\n%d runs per case (median, min-max); %s at start, %s at end\n", runs, startLoad, harness.LoadAverage())
+	fmt.Printf("\n%d runs per case (median, min-max); %s at start, %s at end\n", o.runs, startLoad, harness.LoadAverage())
 	for i, sc := range scenarios {
 		s, p := cases[2*i].times, cases[2*i+1].times
 		ratio := float64(median(s)) / float64(median(p))

@@ -37,29 +37,37 @@ import (
 	"git-reason/reliability/harness"
 )
 
-func main() {
-	tasks := flag.Int("tasks", 20000, "tasks in the repository (two records each)")
-	records := flag.Int("records", 1000, "records of the task whose page is timed")
-	runs := flag.Int("runs", 15, "timed fetches of each page")
-	keep := flag.String("keep", "", "build the repository in `DIR` and keep it (reused when it is there)")
-	target := flag.Duration("target", 300*time.Millisecond, "the warm median to meet")
-	flag.Parse()
-	harness.ExitOn("web-bench", run(*tasks, *records, *runs, *keep, *target))
+// options is what the flags set.
+type options struct {
+	tasks, records, runs int
+	keep                 string // where the repository is built and kept; "": a temporary directory
+	target               time.Duration
 }
 
-func run(tasks, records, runs int, keep string, target time.Duration) error {
-	root, remove, err := harness.Sandbox(keep, "web-bench-")
+func main() {
+	var o options
+	flag.IntVar(&o.tasks, "tasks", 20000, "tasks in the repository (two records each)")
+	flag.IntVar(&o.records, "records", 1000, "records of the task whose page is timed")
+	flag.IntVar(&o.runs, "runs", 15, "timed fetches of each page")
+	flag.StringVar(&o.keep, "keep", "", "build the repository in `DIR` and keep it (reused when it is there)")
+	flag.DurationVar(&o.target, "target", 300*time.Millisecond, "the warm median to meet")
+	flag.Parse()
+	harness.ExitOn("web-bench", run(o))
+}
+
+func run(o options) error {
+	root, remove, err := harness.Sandbox(o.keep, "web-bench-")
 	if err != nil {
 		return err
 	}
 	defer remove()
-	repo := filepath.Join(root, fmt.Sprintf("repo-%d-%d", tasks, records))
+	repo := filepath.Join(root, fmt.Sprintf("repo-%d-%d", o.tasks, o.records))
 	if _, err := os.Stat(filepath.Join(repo, ".git")); err != nil {
 		start := time.Now()
-		if err := build(root, repo, tasks, records); err != nil {
+		if err := build(root, repo, o.tasks, o.records); err != nil {
 			return err
 		}
-		fmt.Printf("built %d tasks and a task of %d records in %s\n", tasks, records, time.Since(start).Round(time.Second))
+		fmt.Printf("built %d tasks and a task of %d records in %s\n", o.tasks, o.records, time.Since(start).Round(time.Second))
 	}
 	if _, err := command(repo, "git", "reason", "status"); err != nil { // warms the caches
 		return err
@@ -90,7 +98,7 @@ func run(tasks, records, runs int, keep string, target time.Duration) error {
 		{"task list, actor", "/?actor=bulk", " tasks, page 1 of "},
 		{"task list, quarantined", "/?quarantined=1", " tasks"},
 		{"task list, page 150", "/?page=150", "page 150 of"},
-		{fmt.Sprintf("task page of %d records", records), "/task/T-big", fmt.Sprintf("of %d, the latest", records)},
+		{fmt.Sprintf("task page of %d records", o.records), "/task/T-big", fmt.Sprintf("of %d, the latest", o.records)},
 		{"its graph, on demand", "/task/T-big?graph=1", `<svg class="graph"`},
 		{"its report, on demand", "/task/T-big?report=1", "<h1>Reasoning: T-big</h1>"},
 		{"its earliest records", "/task/T-big?record=first", "records 1–"},
@@ -111,7 +119,7 @@ func run(tasks, records, runs int, keep string, target time.Duration) error {
 		if !strings.Contains(body, p.want) {
 			return fmt.Errorf("%s does not show %q", p.path, p.want)
 		}
-		times := make([]time.Duration, runs)
+		times := make([]time.Duration, o.runs)
 		cpu0 := serverCPU(base.pid)
 		for i := range times {
 			path := numbered(p.path, i+1)
@@ -121,19 +129,19 @@ func run(tasks, records, runs int, keep string, target time.Duration) error {
 			}
 			times[i] = time.Since(start)
 		}
-		cpu := (serverCPU(base.pid) - cpu0) / time.Duration(runs)
+		cpu := (serverCPU(base.pid) - cpu0) / time.Duration(o.runs)
 		slices.Sort(times)
 		med := times[len(times)/2]
 		verdict := "met"
-		if med > target {
+		if med > o.target {
 			verdict, met = "NOT met", false
 		}
 		fmt.Printf("%-28s median %6.1f ms (%.1f-%.1f), server CPU %5.1f ms a page, %d KB: target %s %s\n", p.name,
-			ms(med), ms(times[0]), ms(times[len(times)-1]), ms(cpu), len(body)/1024, target, verdict)
+			ms(med), ms(times[0]), ms(times[len(times)-1]), ms(cpu), len(body)/1024, o.target, verdict)
 	}
 	// After a record arrives: the list's first fetch then reads what
 	// moved (a new task each time, written by the real binary, untimed).
-	after := make([]time.Duration, max(3, runs/3))
+	after := make([]time.Duration, max(3, o.runs/3))
 	var cpu time.Duration
 	stamp := time.Now().Unix() // a repository kept is served again
 	for i := range after {
@@ -156,11 +164,11 @@ func run(tasks, records, runs int, keep string, target time.Duration) error {
 	}
 	slices.Sort(after)
 	verdict := "met"
-	if med := after[len(after)/2]; med > target {
+	if med := after[len(after)/2]; med > o.target {
 		verdict, met = "NOT met", false
 	}
 	fmt.Printf("%-28s median %6.1f ms (%.1f-%.1f), server CPU %5.1f ms a page: target %s %s\n", "task list after a record",
-		ms(after[len(after)/2]), ms(after[0]), ms(after[len(after)-1]), ms(cpu/time.Duration(len(after))), target, verdict)
+		ms(after[len(after)/2]), ms(after[0]), ms(after[len(after)-1]), ms(cpu/time.Duration(len(after))), o.target, verdict)
 	fmt.Printf("%s\n", harness.LoadAverage())
 	if !met {
 		return errors.New("a target was not met")
