@@ -1,7 +1,7 @@
 package main
 
 import (
-	"bytes"
+	"io"
 	"regexp"
 	"strings"
 	"testing"
@@ -17,13 +17,8 @@ import (
 // the report is missing.
 func TestSmall(t *testing.T) {
 	harness.SkipShort(t, "builds the binary and runs git")
-	var out bytes.Buffer
 	o := &options{tasks: 20, records: 1000, runs: 1, dir: t.TempDir(), target: time.Minute, cold: true}
-	if err := run(o, &out); err != nil {
-		t.Fatalf("%v\n%s", err, out.String())
-	}
-	report := out.String()
-	t.Logf("\n%s", report)
+	report := harness.Report(t, func(w io.Writer) error { return run(o, w) })
 	m := regexp.MustCompile(`# output: (\d+) open \(([^)]*)\), (\d+) settled`).FindStringSubmatch(report)
 	// Of each ten tasks, two end validated and settled: one whose attempt
 	// succeeded, and one validated after an earlier cycle's attempt failed

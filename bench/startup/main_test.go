@@ -1,7 +1,7 @@
 package main
 
 import (
-	"bytes"
+	"io"
 	"strings"
 	"testing"
 
@@ -14,16 +14,14 @@ import (
 // of the report is missing.
 func TestSmall(t *testing.T) {
 	harness.SkipShort(t, "builds three programs and git-reason")
-	var out bytes.Buffer
-	if err := run([]string{"-runs", "1", "-only", "^encoding/gob$", "-variant", "tags=netgo"}, &out); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("\n%s", out.String())
-	harness.HasRows(t, out.String(), "hello world [", "+ encoding/gob [", "git-reason --version (go build) [", "git-reason --version, -tags netgo [")
-	if strings.Contains(out.String(), "gojq") {
+	report := harness.Report(t, func(w io.Writer) error {
+		return run([]string{"-runs", "1", "-only", "^encoding/gob$", "-variant", "tags=netgo"}, w)
+	})
+	harness.HasRows(t, report, "hello world [", "+ encoding/gob [", "git-reason --version (go build) [", "git-reason --version, -tags netgo [")
+	if strings.Contains(report, "gojq") {
 		t.Error("-only ^encoding/gob$ timed gojq too")
 	}
-	if err := run([]string{"-variant", "nonsense"}, &out); err == nil {
+	if err := run([]string{"-variant", "nonsense"}, io.Discard); err == nil {
 		t.Error("-variant nonsense was accepted")
 	}
 }

@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,6 +30,19 @@ func ReadFile(tb testing.TB, path string) []byte {
 		tb.Fatal(err)
 	}
 	return data
+}
+
+// Report runs a benchmark (run writes its report to w) and returns the
+// report, logged; when run fails it fails tb with the error and what was
+// written before it.
+func Report(tb testing.TB, run func(w io.Writer) error) string {
+	tb.Helper()
+	var out bytes.Buffer
+	if err := run(&out); err != nil {
+		tb.Fatalf("%v\n%s", err, out.String())
+	}
+	tb.Logf("\n%s", out.String())
+	return out.String()
 }
 
 // HasRows fails tb, without stopping it, for each of rows that report (a
