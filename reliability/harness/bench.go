@@ -3,11 +3,13 @@ package harness
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"slices"
 	"strings"
+	"testing"
 	"time"
 )
 
@@ -190,4 +192,28 @@ func Measure[T interface{ Add(Timing) }](rng *rand.Rand, warm, rounds int, cases
 		c.Add(t)
 		return nil
 	})
+}
+
+// Report runs a benchmark (run writes its report to w) and returns the
+// report, logged; when run fails it fails tb with the error and what was
+// written before it.
+func Report(tb testing.TB, run func(w io.Writer) error) string {
+	tb.Helper()
+	var out bytes.Buffer
+	if err := run(&out); err != nil {
+		tb.Fatalf("%v\n%s", err, out.String())
+	}
+	tb.Logf("\n%s", out.String())
+	return out.String()
+}
+
+// HasRows fails tb, without stopping it, for each of rows that report (a
+// benchmark's printed report, say) does not hold.
+func HasRows(tb testing.TB, report string, rows ...string) {
+	tb.Helper()
+	for _, row := range rows {
+		if !strings.Contains(report, row) {
+			tb.Errorf("the report has no %q", row)
+		}
+	}
 }
