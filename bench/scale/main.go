@@ -456,6 +456,11 @@ func timeCatchUp(w *world, runs int) error {
 	writer := filepath.Join(w.dir, "catchup-writer")
 	moved := 0
 	for _, k := range catchUpMoved {
+		if moved+k > w.n {
+			// A world too small to move k more tasks (a -tasks 50 run).
+			fmt.Printf("%d tasks: the catch-up of %d moved tasks is not timed: %d tasks are left to move\n", w.n, k, w.n-moved)
+			break
+		}
 		os.RemoveAll(writer)
 		var tasks, specs []string
 		for i := moved; i < moved+k; i++ {
