@@ -187,12 +187,42 @@ func caughtUpLines(res *PullResult) []string {
 		arrived = append(arrived, in.Task+" "+in.Outcome)
 	}
 	if len(arrived) > 0 {
-		lines = append([]string{fmt.Sprintf("integrated reasoning fetched from %s: %s", res.Remote, strings.Join(arrived, ", "))}, lines...)
+		lines = append([]string{fmt.Sprintf("integrated reasoning fetched from %s: %s", res.Remote, arrivals(arrived))}, lines...)
 	}
 	for _, n := range res.Needs {
 		lines = append(lines, fmt.Sprintf("%s: needs a person's record: %s; settle it with: %s", n.Task, n.Message, n.Command))
 	}
 	return lines
+}
+
+// listedArrivals is how many tasks the line of what a catch-up
+// integrated names one by one: a fetch that brought a whole team's year
+// (thousands of tasks) is said in one line of readable length.
+const listedArrivals = 10
+
+// arrivals is the "TASK OUTCOME, ..." of what arrived (each "task
+// outcome"); past listedArrivals, the count of each outcome, the first
+// few tasks and how many more.
+func arrivals(arrived []string) string {
+	if len(arrived) <= listedArrivals {
+		return strings.Join(arrived, ", ")
+	}
+	counts := map[string]int{}
+	var order []string
+	for _, a := range arrived {
+		_, outcome, _ := strings.Cut(a, " ")
+		if counts[outcome] == 0 {
+			order = append(order, outcome)
+		}
+		counts[outcome]++
+	}
+	parts := make([]string, len(order))
+	for i, o := range order {
+		parts[i] = fmt.Sprintf("%d %s", counts[o], o)
+	}
+	const shown = 3
+	return fmt.Sprintf("%d tasks (%s): %s and %d more; see them with 'git reason tasks'",
+		len(arrived), strings.Join(parts, ", "), strings.Join(arrived[:shown], ", "), len(arrived)-shown)
 }
 
 // cloneHint is the one line a clone's first command says when its

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -26,5 +27,32 @@ func TestRemoteAdvice(t *testing.T) {
 		if c.want == "" && got != "" || !strings.Contains(got, c.want) {
 			t.Errorf("after %q: %q, want %q", c.stderr, got, c.want)
 		}
+	}
+}
+
+// TestCaughtUpLineStaysReadable: the line saying what a catch-up
+// integrated named every task, so the first command after a fetch of a
+// team's reasoning (or after a pull Ctrl-C stopped once its fetch was
+// done) printed one line of 5,001 names. Past ten tasks it gives the
+// count of each outcome, three names and how many more.
+func TestCaughtUpLineStaysReadable(t *testing.T) {
+	res := func(n int) *PullResult {
+		r := &PullResult{Remote: "origin"}
+		for i := range n {
+			outcome := PullCreated
+			if i%1000 == 999 {
+				outcome = PullFastForward
+			}
+			r.Tasks = append(r.Tasks, &PulledTask{Task: fmt.Sprintf("T-%06d", i), Outcome: outcome})
+		}
+		return r
+	}
+	if got, want := caughtUpLines(res(2)), "integrated reasoning fetched from origin: T-000000 created, T-000001 created"; len(got) != 1 || got[0] != want {
+		t.Errorf("two tasks: %q, want [%q]", got, want)
+	}
+	got := caughtUpLines(res(5001))
+	want := "integrated reasoning fetched from origin: 5001 tasks (4996 created, 5 fast-forward): T-000000 created, T-000001 created, T-000002 created and 4998 more; see them with 'git reason tasks'"
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("5,001 tasks: %q, want [%q]", got, want)
 	}
 }
