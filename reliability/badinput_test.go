@@ -308,6 +308,7 @@ func shorten(s string, n int) string {
 // record.MaxBodyBytes put them: at the limit a record is admitted, one past
 // it refused (TestBadInput holds the refusals).
 func TestInputLimits(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	pad := func(n int) string {
 		body := assessJSON("")

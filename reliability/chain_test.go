@@ -21,6 +21,7 @@ func (r *errorRecorder) Errorf(format string, args ...any) {
 // and crash tests rely on passes a history the tool wrote and reports one
 // in which a commit changed nothing and one that rewrote a record.
 func TestCheckChainCatchesABrokenHistory(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	for _, subject := range []string{"first", "second"} {
 		s.mustReason("assess", "T-chain", "--subject", subject, "--question", "q",

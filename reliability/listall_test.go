@@ -23,6 +23,7 @@ import (
 // (it read every task's status before, 1,000 entries decoded, and listed
 // the refs three times), and the status after that decodes none again.
 func TestStatusAllCounts(t *testing.T) {
+	t.Parallel()
 	holdListingCounts(t, 1000, listing{
 		cmd:  "status",
 		same: asIs,
@@ -107,6 +108,7 @@ func holdListingCounts(t *testing.T, n int, l listing) {
 // status then (180 entries decoded). Their rows show the new records, and
 // the status after that reads nothing again.
 func TestStatusAllManyMoved(t *testing.T) {
+	t.Parallel()
 	const n, k = 200, 20
 	c := scaleWorld(t, n)
 	c.mustReason("status") // builds the caches
@@ -135,6 +137,7 @@ func TestStatusAllManyMoved(t *testing.T) {
 // not shown: the task's status is read as if the row were missing, and
 // the true row is kept again.
 func TestStatusRowsForged(t *testing.T) {
+	t.Parallel()
 	holdRowsForged(t, "status-rows.journal", asIs, nil, []string{"status"})
 }
 
@@ -218,6 +221,7 @@ func editJournalEntry(t *testing.T, path, task string, edit func([]byte) []byte)
 // summaries listed them again); after one record it derives that task
 // alone and shows it, and the handover after that decodes none again.
 func TestHandoverAllCounts(t *testing.T) {
+	t.Parallel()
 	holdListingCounts(t, 1000, listing{
 		cmd:  "handover",
 		same: withoutSince,
@@ -238,6 +242,7 @@ func TestHandoverAllCounts(t *testing.T) {
 // is not shown: the task is derived again from its ref, and the true row
 // is kept again.
 func TestHandoverRowsForged(t *testing.T) {
+	t.Parallel()
 	holdRowsForged(t, "handover-rows.journal", withoutSince, nil, []string{"handover"})
 }
 
@@ -258,6 +263,7 @@ func withoutSince(out string) string {
 // reads no task's records (it loaded and derived every task on every
 // run: 60 here), and after one task moved, that task alone.
 func TestDoctorWarmReadsNoTask(t *testing.T) {
+	t.Parallel()
 	const n = 60
 	c := scaleWorld(t, n)
 	c.mustReason("doctor")

@@ -42,6 +42,7 @@ func looseWorld(t *testing.T, n int) *sandbox {
 // every task ref to bring the id index up to them; it now reads the
 // index's shard alone while the refs are where the index last saw them.
 func TestNoOpReadsCounts(t *testing.T) {
+	t.Parallel()
 	sizes := []int{10, 300}
 	type key struct {
 		n    int

@@ -20,6 +20,7 @@ var sinceLine = regexp.MustCompile(`(?m)^  "since": "[^"]*",$`)
 // (or come from elsewhere) they match nothing and the whole output is
 // validated again. What is printed stays the same.
 func TestJSONOutputChecked(t *testing.T) {
+	t.Parallel()
 	c := scaleWorld(t, shortListing)
 	for _, cmd := range [][]string{{"status", "--json"}, {"handover", "--json"}} {
 		first := c.costed(cmd...)

@@ -28,6 +28,7 @@ import (
 // schemas differ. Only a line this build's writer could have written
 // vouches for it (the control, which shows the list is what decides).
 func TestStatusValidatesWhatItsWriterDidNot(t *testing.T) {
+	t.Parallel()
 	const task = "T-checked"
 	base := newSandbox(t)
 	base.mustReason("assess", task, "--subject", "first", "--question", "q?", "--materiality", "trivial", "--reversibility", "reversible")
@@ -158,6 +159,7 @@ func lineOf(key []byte, digest, task, commit, blob string) string {
 // to it: advisor.TestShippedValidate); the user's overlay, which anyone
 // may have written, is validated: one schema compiled, not five.
 func TestStatusPersonStepCompilesTheOverlayAlone(t *testing.T) {
+	t.Parallel()
 	const task = "T-person"
 	s := newSandbox(t)
 	cfg := filepath.Join(s.home, ".config", "git-reason")
@@ -211,6 +213,7 @@ advisors:
 // (gitstore/checked.go), as a status after a saved state does: it
 // compiles no schema. It compiled the three of an assessment.
 func TestFirstStatusCompilesNoSchema(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	s.mustReason("assess", "T-first", "--subject", "first", "--question", "q?", "--materiality", "trivial", "--reversibility", "reversible")
 	s.mustReason("assess", "T-first", "--subject", "second", "--question", "q?", "--materiality", "trivial", "--reversibility", "reversible")

@@ -24,6 +24,7 @@ import (
 // records' links). A cost
 // that grows with the task's records fails here.
 func TestStatusCounts(t *testing.T) {
+	t.Parallel()
 	const task = "T-long"
 	type counts struct{ warm, written, writtenWarm, planned, fetched cost }
 	measure := func(n int) counts {
@@ -134,6 +135,7 @@ func TestStatusCounts(t *testing.T) {
 // ref no longer points at, shows nothing of itself: the task is read and
 // replayed as if there were none.
 func TestStatusMemoTrust(t *testing.T) {
+	t.Parallel()
 	const task = "T-memo"
 	s := newSandbox(t)
 	if err := harness.BulkTask(context.Background(), s.dir, task, 4); err != nil {
@@ -214,6 +216,7 @@ func (s *sandbox) gitsStarted(args ...string) (string, []string) {
 // pager), and context lists no settings. Another git process on these
 // paths fails here, whatever its cost.
 func TestStatusAndLogGitProcesses(t *testing.T) {
+	t.Parallel()
 	const task = "T-procs"
 	s := newSandbox(t)
 	if err := harness.BulkTask(context.Background(), s.dir, task, 40); err != nil {
@@ -321,6 +324,7 @@ func TestStatusAndLogGitProcesses(t *testing.T) {
 // the first one derived; a new record is read and replayed, its report
 // kept in turn.
 func TestStatusReportMemo(t *testing.T) {
+	t.Parallel()
 	const task = "T-report"
 	s := newSandbox(t)
 	if err := harness.BulkTask(context.Background(), s.dir, task, 40); err != nil {
@@ -353,6 +357,7 @@ func TestStatusReportMemo(t *testing.T) {
 // journal under .git/reason/), and `show ID` decodes the records of the
 // task holding ID alone (it derived every task to find ID).
 func TestOneTaskReadsOne(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	for _, task := range []string{"T-a", "T-b", "T-c"} {
 		if err := harness.BulkTask(context.Background(), s.dir, task, 20); err != nil {

@@ -13,6 +13,7 @@ import (
 // records and lists the task refs once; after one record it derives that
 // task alone and shows it, and the list after that decodes none again.
 func TestTasksCounts(t *testing.T) {
+	t.Parallel()
 	holdListingCounts(t, 1000, listing{
 		cmd:  "tasks",
 		same: asIs,
@@ -30,6 +31,7 @@ func TestTasksCounts(t *testing.T) {
 // were missing, and the true row is kept again. A closed task's row keeps
 // how it closed.
 func TestTaskRowsForged(t *testing.T) {
+	t.Parallel()
 	closeT2 := func(s *sandbox) { s.mustReason("close", "T-2", "--outcome", "abandoned", "--reason", "not needed") }
 	before := holdRowsForged(t, "task-rows.journal", asIs, closeT2, []string{"tasks"}, []string{"tasks", "--json"})
 	if json := before[1]; !strings.Contains(json, `"outcome": "abandoned"`) && !strings.Contains(json, `"outcome":"abandoned"`) {

@@ -11,6 +11,7 @@ import (
 // repository (record.Prepare): none of another kind's, none twice. The
 // first assess of a task and one after it, with and without evidence.
 func TestAssessCompilesItsFourSchemas(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	for i, extra := range [][]string{
 		{"--materiality", "trivial"},
