@@ -16,7 +16,6 @@ import (
 // integration replayed each and the session then read each moved task
 // again for the subject index (NoteStanding): k histories and k tasks.
 func TestPullCounts(t *testing.T) {
-	t.Parallel()
 	harness.SkipShort(t, "generates tasks and moves them")
 	const n, k = 30, 12
 	c := scaleWorld(t, n)

@@ -135,7 +135,6 @@ const maxCatchUpGits = 5
 // tasks than at 10. A cost that grows with the number of tasks fails here
 // without a timed test (bench/scale times them).
 func TestScaleCounts(t *testing.T) {
-	t.Parallel()
 	harness.SkipShort(t, "generates 1,000 tasks")
 	type counts struct {
 		gits      int

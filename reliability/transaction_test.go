@@ -48,7 +48,6 @@ func movedElsewhere(c *sandbox, tasks ...string) (before, after map[string]strin
 //     in one line and exits 0, the locked task's ref is untouched, and
 //     once the lock is gone the next command integrates it.
 func TestIntegrationTransactionFails(t *testing.T) {
-	t.Parallel()
 	harness.SkipShort(t, "generates tasks")
 	moved := []string{"T-000001", "T-000002", "T-000003"}
 	atHeads := func(c *sandbox, before, after map[string]string) (at map[string]string) {

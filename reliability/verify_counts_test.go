@@ -22,7 +22,6 @@ import (
 // of the remembered verifications (verified.d/), where it reads their
 // bulk form (verified.all) now.
 func TestVerifyCounts(t *testing.T) {
-	t.Parallel()
 	harness.SkipShort(t, "generates 1,000 tasks")
 	type counts struct {
 		read cost
@@ -69,7 +68,6 @@ func TestVerifyCounts(t *testing.T) {
 // forged one is caught; a bulk file edited by hand holds nothing (every
 // task looked up again) and is written again by that verification.
 func TestVerifyAllMoved(t *testing.T) {
-	t.Parallel()
 	harness.SkipShort(t, "generates tasks")
 	const n = 10
 	c := scaleWorld(t, n)
