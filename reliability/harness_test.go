@@ -28,13 +28,14 @@ var reasonBin string
 // which make their repositories on a memory file system where there is
 // one (harness.MemoryTemp).
 //
-// Tests that count (read calls, processes, bytes, schemas compiled) or
-// check a forged history run in parallel: each has its own repositories
-// and its counts do not depend on the clock, and they mostly wait for the
-// processes they start. Tests bounded by the clock (TestBadInput's time
-// limits, the racing and killing tests, TestCatchUpRecentChange's change
-// within the catch-up's tick) stay serial, so that go test runs each alone
-// before it releases the parallel ones.
+// The tests -short runs that count (read calls, processes, bytes, schemas
+// compiled) or check a forged history run in parallel: each has its own
+// repositories, its counts do not depend on the clock, and they mostly
+// wait for the processes they start. Tests bounded by the clock
+// (TestBadInput's time limits, the racing and killing tests,
+// TestCatchUpRecentChange's change within the catch-up's tick) stay
+// serial, so that go test runs each alone before it releases the parallel
+// ones; so, for now, do the counting tests only the full run runs.
 func TestMain(m *testing.M) {
 	harness.MemoryTemp()
 	bin, err := harness.Binary()
