@@ -56,3 +56,26 @@ func TestCaughtUpLineStaysReadable(t *testing.T) {
 		t.Errorf("5,001 tasks: %q, want [%q]", got, want)
 	}
 }
+
+// TestSkippedTasksStayFewLines: a task whose history does not read is
+// skipped with a warning line naming it, and fetched refs from elsewhere
+// may hold thousands: every command printed a line for each (30 lines
+// for 30 forged tasks, by hand, before the status table). The first ten
+// are named, then one line says the rest are skipped and that verify
+// names every one.
+func TestSkippedTasksStayFewLines(t *testing.T) {
+	var lines []string
+	skip := skipWarner(func(l string) { lines = append(lines, l) })
+	for i := range 30 {
+		skip(fmt.Sprintf("Bad%d", i), fmt.Errorf("not a tree of a task"))
+	}
+	if len(lines) != skippedLines+1 {
+		t.Fatalf("30 skipped tasks made %d lines, want %d:\n%s", len(lines), skippedLines+1, strings.Join(lines, "\n"))
+	}
+	if !strings.Contains(lines[0], "skipped task Bad0,") || !strings.Contains(lines[skippedLines-1], "skipped task Bad9,") {
+		t.Errorf("the first lines do not name the first tasks:\n%s", strings.Join(lines, "\n"))
+	}
+	if last := lines[skippedLines]; !strings.Contains(last, "more tasks whose history does not read") || !strings.Contains(last, "git reason verify") {
+		t.Errorf("the last line %q does not say the rest were skipped and where to see them", last)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/oklog/ulid/v2"
 
@@ -163,7 +164,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	}
 	store := gitstore.NewStore(repo)
 	if opts.Warn != nil {
-		store.OnSkip = func(task string, err error) { opts.Warn(skipWarning(task, err)) }
+		store.OnSkip = skipWarner(opts.Warn)
 	}
 	store.OnProgress = opts.Progress
 	repo.FetchProgress = opts.GitProgress
@@ -297,6 +298,28 @@ func (e *Session) newOrigin() (string, error) {
 
 // skipWarning is the one line that says a task was left out, and how to
 // look at it.
+// skippedLines is how many skipped tasks a session names one line
+// each: fetched refs from elsewhere may hold thousands of tasks whose
+// histories do not read, and a line for each would bury every command's
+// output under them.
+const skippedLines = 10
+
+// skipWarner is a session's Store.OnSkip: a warning line for each of the
+// first skippedLines tasks that do not read, then one line saying that
+// the rest are skipped without one, and nothing more. The store calls it
+// once a task, from any goroutine.
+func skipWarner(warn func(string)) func(task string, err error) {
+	var skipped atomic.Int64
+	return func(task string, err error) {
+		switch n := skipped.Add(1); {
+		case n <= skippedLines:
+			warn(skipWarning(task, err))
+		case n == skippedLines+1:
+			warn("warning: more tasks whose history does not read are skipped, without a line each: 'git reason verify' names every one")
+		}
+	}
+}
+
 func skipWarning(task string, err error) string {
 	cause := err
 	var ue *record.UnreadableError
