@@ -178,13 +178,21 @@ func (e *Session) CatchUpLive(ctx context.Context, say func(string)) {
 // arrived, one per task quarantined or needing a person.
 func caughtUpLines(res *PullResult) []string {
 	var lines, arrived []string
+	quarantined := 0
 	for _, in := range res.Tasks {
 		if in.Outcome == PullQuarantined {
-			lines = append(lines, fmt.Sprintf("fetched task %s from %s quarantined (%s): local ref untouched; inspect %s, see 'git reason pull %s %s'",
-				in.Task, res.Remote, strings.Join(in.Codes, ", "), TrackingRef(res.Remote, in.Task), res.Remote, in.Task))
+			// A line each for the first listedArrivals: a remote's
+			// thousands of forged tasks are one more line, not thousands.
+			if quarantined++; quarantined <= listedArrivals {
+				lines = append(lines, fmt.Sprintf("fetched task %s from %s quarantined (%s): local ref untouched; inspect %s, see 'git reason pull %s %s'",
+					in.Task, res.Remote, strings.Join(in.Codes, ", "), TrackingRef(res.Remote, in.Task), res.Remote, in.Task))
+			}
 			continue
 		}
 		arrived = append(arrived, in.Task+" "+in.Outcome)
+	}
+	if more := quarantined - listedArrivals; more > 0 {
+		lines = append(lines, fmt.Sprintf("%d more fetched tasks from %s quarantined: local refs untouched; 'git reason pull %s' names every one", more, res.Remote, res.Remote))
 	}
 	if len(arrived) > 0 {
 		lines = append([]string{fmt.Sprintf("integrated reasoning fetched from %s: %s", res.Remote, arrivals(arrived))}, lines...)

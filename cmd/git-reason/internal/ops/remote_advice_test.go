@@ -34,7 +34,8 @@ func TestRemoteAdvice(t *testing.T) {
 // integrated named every task, so the first command after a fetch of a
 // team's reasoning (or after a pull Ctrl-C stopped once its fetch was
 // done) printed one line of 5,001 names. Past ten tasks it gives the
-// count of each outcome, three names and how many more.
+// count of each outcome, three names and how many more; past ten
+// quarantined tasks, one line says how many more.
 func TestCaughtUpLineStaysReadable(t *testing.T) {
 	res := func(n int) *PullResult {
 		r := &PullResult{Remote: "origin"}
@@ -49,6 +50,13 @@ func TestCaughtUpLineStaysReadable(t *testing.T) {
 	}
 	if got, want := caughtUpLines(res(2)), "integrated reasoning fetched from origin: T-000000 created, T-000001 created"; len(got) != 1 || got[0] != want {
 		t.Errorf("two tasks: %q, want [%q]", got, want)
+	}
+	quarantined := res(25)
+	for _, in := range quarantined.Tasks {
+		in.Outcome = PullQuarantined
+	}
+	if got := caughtUpLines(quarantined); len(got) != listedArrivals+1 || !strings.HasPrefix(got[listedArrivals], "15 more fetched tasks from origin quarantined") {
+		t.Errorf("25 quarantined tasks: %d lines, want %d ending with the 15 more:\n%s", len(got), listedArrivals+1, strings.Join(got, "\n"))
 	}
 	got := caughtUpLines(res(5001))
 	want := "integrated reasoning fetched from origin: 5001 tasks (4996 created, 5 fast-forward): T-000000 created, T-000001 created, T-000002 created and 4998 more; see them with 'git reason tasks'"
