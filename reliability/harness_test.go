@@ -35,7 +35,9 @@ var reasonBin string
 // (TestBadInput's time limits, the racing and killing tests,
 // TestCatchUpRecentChange's change within the catch-up's tick) stay
 // serial, so that go test runs each alone before it releases the parallel
-// ones; so, for now, do the counting tests only the full run runs.
+// ones. So do the counting tests only the full run runs: the suite waits
+// for cmd/git-reason's tests whatever they do, so running them side by
+// side would shorten nothing.
 func TestMain(m *testing.M) {
 	harness.MemoryTemp()
 	bin, err := harness.Binary()
