@@ -27,7 +27,14 @@ const indexVersion = 7
 // does not hold (a stranger edited it to say a task was reviewed) is
 // derived again from the ref, never served. Index implements
 // record.Index.
-type Index struct{ Store *Store }
+type Index struct {
+	Store *Store
+	// Quiet leaves a task whose history does not read out without
+	// reporting it to Store.Skip: for a reader that reports such tasks
+	// itself (doctor's broken_ref), without changing the store's OnSkip
+	// under the other requests of a resident session.
+	Quiet bool
+}
 
 // IndexEntry is what the cache knows of one task at one head.
 type IndexEntry struct {
@@ -62,7 +69,7 @@ func (e *handoverEntry) head() string { return e.Head }
 // Tasks returns the cache entry of every task, brought up to date with the
 // refs, sorted by task name.
 func (x Index) Tasks(ctx context.Context) ([]record.TaskHead, map[string]*IndexEntry, error) {
-	return refresh(ctx, x.Store, "status.journal", "", func(t record.TaskHead, st *record.State, recs []*record.Record) *IndexEntry {
+	return refresh(ctx, x, "status.journal", "", func(t record.TaskHead, st *record.State, recs []*record.Record) *IndexEntry {
 		// The replay that derived st found the refusals: none is replayed
 		// again here.
 		refused, _ := x.Store.MergeRefusals(ctx, t.Task, t.Head)
@@ -116,7 +123,7 @@ func (x Index) Standing(ctx context.Context, key, skip string) ([]record.Standin
 // that reads, brought up to date with the refs, in task order: the cache
 // journal handover.journal.
 func (x Index) Handovers(ctx context.Context) ([]record.Handover, error) {
-	tasks, entries, err := refresh(ctx, x.Store, "handover.journal", "", func(t record.TaskHead, st *record.State, _ []*record.Record) *handoverEntry {
+	tasks, entries, err := refresh(ctx, x, "handover.journal", "", func(t record.TaskHead, st *record.State, _ []*record.Record) *handoverEntry {
 		return &handoverEntry{Head: t.Head, Handover: st.Handover()}
 	})
 	if err != nil {
@@ -133,7 +140,7 @@ func (x Index) Handovers(ctx context.Context) ([]record.Handover, error) {
 // (record.State.Mentions), brought up to date with the refs, by task: the
 // journal mentions.journal.
 func (x Index) Mentions(ctx context.Context) (map[string][]record.Mention, error) {
-	_, entries, err := refresh(ctx, x.Store, "mentions.journal", "", func(t record.TaskHead, st *record.State, _ []*record.Record) *mentionEntry {
+	_, entries, err := refresh(ctx, x, "mentions.journal", "", func(t record.TaskHead, st *record.State, _ []*record.Record) *mentionEntry {
 		return &mentionEntry{Head: t.Head, Mentions: st.Mentions()}
 	})
 	if err != nil {
@@ -149,9 +156,11 @@ func (x Index) Mentions(ctx context.Context) (map[string][]record.Mention, error
 // refresh loads the journal name (journal.go), rebuilds (with build)
 // the entry of every task whose head moved, except skip, appends what
 // changed, and returns the tasks and their entries. A task whose history
-// does not read is reported to Store.Skip and left out of both.
-func refresh[E interface{ head() string }](ctx context.Context, s *Store, name, skip string,
+// does not read is reported to Store.Skip (unless x is Quiet) and left
+// out of both.
+func refresh[E interface{ head() string }](ctx context.Context, x Index, name, skip string,
 	build func(record.TaskHead, *record.State, []*record.Record) E) ([]record.TaskHead, map[string]E, error) {
+	s := x.Store
 	tasks, err := s.Tasks(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -207,7 +216,9 @@ func refresh[E interface{ head() string }](ctx context.Context, s *Store, name, 
 				// One task that does not read (fetched from elsewhere,
 				// say) must not stop every command: it is left out,
 				// reported once, and read again next time.
-				s.Skip(t.Task, err)
+				if !x.Quiet {
+					s.Skip(t.Task, err)
+				}
 				continue
 			}
 			e = build(t, st, recs)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"git-reason/advisor"
+	"git-reason/gitstore"
 	"git-reason/hooks"
 	"git-reason/policy/neutrality"
 	"git-reason/record"
@@ -103,10 +104,7 @@ func (e *Session) RunDoctor(ctx context.Context) (*Doctor, error) {
 	// it leaves out is read here, for what is wrong with it (the index
 	// says nothing of it, and a later read of a resident session still
 	// reports it: doctor's finding says it here).
-	onSkip := e.Store.OnSkip
-	e.Store.OnSkip = nil
-	readable, entries, err := e.Index.Tasks(ctx)
-	e.Store.OnSkip = onSkip
+	readable, entries, err := gitstore.Index{Store: e.Store, Quiet: true}.Tasks(ctx)
 	if err != nil {
 		return nil, err
 	}

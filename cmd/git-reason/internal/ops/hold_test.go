@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"git-reason/reliability/harness"
@@ -82,5 +83,57 @@ func TestHeldRequestChecksFilesOnce(t *testing.T) {
 	}
 	if !declared("third-advisor") {
 		t.Error("after Release: third-advisor is not declared")
+	}
+}
+
+// TestDoctorLeavesOtherReadsTheirWarnings: doctor reads the status index
+// without the store's skip warnings (it reports a task that does not read
+// as its own broken_ref), and it did so by setting the shared store's
+// OnSkip to nil for the read and back after: on a resident session (the
+// MCP server, the Reasoning page), a read running beside it lost its
+// warning about that task, and the race detector saw the write. Doctor
+// asks a quiet index instead; the store's OnSkip is never written.
+func TestDoctorLeavesOtherReadsTheirWarnings(t *testing.T) {
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	dir := t.TempDir()
+	run(t, dir, "git", "init", "-q")
+	run(t, dir, "git", "config", "user.email", "ada@example.invalid")
+	run(t, dir, "git", "config", "user.name", "A")
+	// A task whose tree is not a task's: it never reads.
+	bad := filepath.Join(dir, "bad.sh")
+	harness.WriteFile(t, bad, `set -e
+blob=$(echo notjson | git hash-object -w --stdin)
+records=$(printf '100644 blob %s\tgarbage.json\n' "$blob" | git mktree)
+root=$(printf '040000 tree %s\trecords\n' "$records" | git mktree)
+git update-ref refs/reasoning/tasks/Bad "$(git commit-tree "$root" -m forged)"
+`)
+	run(t, dir, "sh", bad)
+	for round := range 20 {
+		var mu sync.Mutex
+		warned := 0
+		sess, err := Open(context.Background(), Options{Dir: dir, Resident: true, Warn: func(string) {
+			mu.Lock()
+			warned++
+			mu.Unlock()
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := sess.RunDoctor(context.Background()); err != nil {
+				t.Error(err)
+			}
+		}()
+		if _, _, err := sess.Index.Tasks(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		wg.Wait()
+		if warned != 1 {
+			t.Fatalf("round %d: the read beside doctor warned %d times about the task that does not read, want once", round, warned)
+		}
+		os.RemoveAll(filepath.Join(dir, ".git", "reason")) // the next round reads afresh
 	}
 }
