@@ -174,8 +174,8 @@ func refresh[E interface{ head() string }](ctx context.Context, x Index, name, s
 	// save keeps what was derived: at the end, and when an interrupt
 	// stops the read part way (a first read of thousands of tasks is
 	// long, and the next command goes on from where it stopped instead
-	// of starting again). order, when not nil, is every task there is.
-	save := func(order []string) {
+	// of starting again). every, when not nil, is every task there is.
+	save := func(every []string) {
 		if len(changed) > 0 {
 			s.SaveVerdicts()
 		}
@@ -184,7 +184,7 @@ func refresh[E interface{ head() string }](ctx context.Context, x Index, name, s
 				old.Put(t, live[t].head(), data)
 			}
 		}
-		old.Save(order)
+		old.Save(every)
 	}
 	for i, t := range tasks {
 		if err := ctx.Err(); err != nil {
