@@ -66,7 +66,7 @@ func bulkPair(ctx context.Context, w *record.Writer, out *bufio.Writer, task str
 // bulkImport runs fill with a writer over memory and the input of one
 // `git fast-import` into the repository at dir, then packs the refs.
 func bulkImport(ctx context.Context, dir string, fill func(*record.Writer, *bufio.Writer) error) error {
-	w := &record.Writer{Store: &bulkStore{}, Index: noStanding{}, Actor: "Bulk Writer <bulk@example.invalid>", Origin: "bulk"}
+	w := &record.Writer{Store: &bulkStore{}, Index: noStanding{}, Actor: "Bulk Writer <bulk@example.invalid>", Origin: "bulk", Keep: true}
 	if err := FastImport(ctx, dir, nil, func(out *bufio.Writer) error { return fill(w, out) }); err != nil {
 		return err
 	}
