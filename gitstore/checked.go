@@ -95,37 +95,48 @@ func (s *Store) checkedHere(task string) map[string]bool {
 }
 
 // checkedWritten is a record.Checked holding the records of h's commits
-// that this build's writer validated (checkedHere), read from what h read:
-// what a replay of h need not validate again. nil when there are none.
-func (s *Store) checkedWritten(task string, h *history) *record.Checked {
+// (h the history of task at head) that need not be validated again: those
+// this process read at head already (loadTask's, each read from git by
+// record.ReadStored, which checks what a replay checks, or from the task
+// cache this release sealed), and those this build's writer validated
+// (checkedHere). So a first read of a task, which reads its records and
+// then replays its history, validates each record once. nil when there
+// are none.
+func (s *Store) checkedWritten(task, head string, h *history) *record.Checked {
+	var read map[string]*record.Record
+	if c := s.mem.get(task, head); c != nil {
+		read = make(map[string]*record.Record, len(c.Entries))
+		for _, e := range c.Entries {
+			read[e.Name+"\x00"+e.Blob] = e.Rec
+		}
+	}
 	var here map[string]bool
+	looked := false
 	var k *record.Checked
-	note := func(name, blob string) bool {
+	note := func(name, blob string) {
 		b, ok := h.blobs[blob]
 		if blob == "" || !ok || b.err != nil {
-			return true
+			return
 		}
-		if here == nil {
-			if here = s.checkedHere(task); here == nil {
-				return false
-			}
+		if k == nil {
+			k = &record.Checked{}
+		}
+		if r := read[name+"\x00"+blob]; r != nil && k.Stored(task, name, blob, r) {
+			return
+		}
+		if !looked {
+			here, looked = s.checkedHere(task), true
 		}
 		if here[blob] {
-			if k == nil {
-				k = &record.Checked{}
-			}
 			k.Written(task, name, blob, b.data)
 		}
-		return true
 	}
 	// A commit on a base comes whole (Files): of its records, only those
 	// the history read are new.
 	for _, c := range h.commits {
 		for _, files := range []map[string]string{c.Changes, c.Files} {
 			for name, blob := range files {
-				if !note(name, blob) {
-					return nil
-				}
+				note(name, blob)
 			}
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"git-reason/gitstore"
+	"git-reason/record"
 	"git-reason/reliability/harness"
 )
 
@@ -135,5 +136,42 @@ func TestInterruptedReadKeepsWhatItRead(t *testing.T) {
 	}
 	if n := kept(); n != tasks {
 		t.Errorf("after the next read the status index holds %d tasks, want %d", n, tasks)
+	}
+}
+
+// TestFirstReadValidatesEachRecordOnce: the first read of a clone reads
+// each task's records (each validated against its schemas as it is read)
+// and then replays the task's history, which validated every record
+// again: the schemas' share of a first status at thousands of tasks
+// twice over. The replay takes the records the read checked. Not
+// parallel: record.Validations counts the whole process.
+func TestFirstReadValidatesEachRecordOnce(t *testing.T) {
+	dir := newRepo(t)
+	w := indexedWriter(openStore(t, dir), "Cache")
+	const tasks, each = 4, 3
+	for i := range tasks {
+		for j := range each {
+			assessTrivially(t, w, fmt.Sprintf("T%d", i), fmt.Sprintf("subject %d.%d", i, j))
+		}
+	}
+	// A clone: the refs, and nothing under .git/reason yet (nor the
+	// writer's list of the records it validated).
+	if err := os.RemoveAll(filepath.Join(dir, ".git", "reason")); err != nil {
+		t.Fatal(err)
+	}
+	s := openStore(t, dir)
+	before := record.Validations()
+	ths, _, err := gitstore.Index{Store: s}.Tasks(context.Background())
+	if err != nil || len(ths) != tasks {
+		t.Fatalf("first read: %d tasks, %v", len(ths), err)
+	}
+	for _, th := range ths {
+		if !s.KnownClean(th.Task, th.Head) {
+			t.Errorf("%s: not replayed clean", th.Task)
+		}
+	}
+	// A record's envelope, body and derived fields: three documents.
+	if got, want := record.Validations()-before, int64(3*tasks*each); got != want {
+		t.Errorf("the first read validated %d documents, want %d (each record's three, once)", got, want)
 	}
 }

@@ -87,7 +87,7 @@ func (s *Store) replayFrom(ctx context.Context, task, head string, stop map[stri
 	if k == nil {
 		// Records this build's writer validated are taken as it checked
 		// them (checked.go), as a replay from a saved state takes them.
-		k = s.checkedWritten(task, h)
+		k = s.checkedWritten(task, head, h)
 	}
 	if len(h.bases) == 0 {
 		found, recs, st := k.Replay(ctx, task, h.commits, h.blob(s))

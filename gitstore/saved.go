@@ -413,7 +413,7 @@ func (s *Store) DeriveSaved(ctx context.Context, task, head string) (*record.Sta
 	b := &record.Base{Files: files, Records: recs, Lazy: true, Links: saved.links, Facts: saved.facts}
 	// Records this build's writer validated are taken as it checked them
 	// (checked.go): their schemas are not compiled again.
-	found, _, st, err := s.checkedWritten(task, h).ReplayFrom(ctx, task, map[string]*record.Base{saved.head: b}, h.commits, h.blob(s))
+	found, _, st, err := s.checkedWritten(task, head, h).ReplayFrom(ctx, task, map[string]*record.Base{saved.head: b}, h.commits, h.blob(s))
 	if err != nil || len(found) > 0 || st == nil || ctx.Err() != nil {
 		return nil, false
 	}

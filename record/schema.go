@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"git-reason/schemas"
 )
@@ -119,10 +120,19 @@ func prepare(kind Kind) error {
 // (schemas.Compiles), for the counts tests hold commands to.
 func SchemaCompiles() int64 { return schemas.Compiles() }
 
+// validations counts validate's calls: Validations.
+var validations atomic.Int64
+
+// Validations is how many documents this process validated against a
+// record schema (one a part): what a test holds a read to, so that a
+// record read once is validated once.
+func Validations() int64 { return validations.Load() }
+
 // validate checks v (as decoded by encoding/json with UseNumber) against
 // the schema of kind's part and returns every violation, not just the
 // first.
 func validate(kind Kind, part string, v any) error {
+	validations.Add(1)
 	s, err := schemas.Compile(schemaName(kind, part))
 	if err != nil {
 		return err

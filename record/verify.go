@@ -840,10 +840,26 @@ func (k *Checked) Written(task, name, blob string, data []byte) bool {
 		return false
 	}
 	var rec Record
-	if err := json.Unmarshal(data, &rec); err != nil || rec.Task != task || rec.FileName() != name {
+	if err := json.Unmarshal(data, &rec); err != nil {
 		return false
 	}
-	e, err := Decode(&rec)
+	return k.Stored(task, name, blob, &rec)
+}
+
+// Stored remembers as checked clean rec, the record of task stored as
+// name with blob, as ReadStored read it from that blob (or the writer
+// validated it): ReadStored's checks are a replay's (the record's
+// schemas, its task, its file name, its decoding), so a replay of a
+// history holding that blob takes a copy of rec as read and checked
+// instead of validating it again. What does not depend on the schemas is
+// checked again here; false, remembering nothing, when one fails. A nil
+// *Checked remembers nothing.
+func (k *Checked) Stored(task, name, blob string, rec *Record) bool {
+	if k == nil || rec.Task != task || rec.FileName() != name {
+		return false
+	}
+	r := *rec // the caller's is never changed
+	e, err := Decode(&r)
 	if err != nil {
 		return false
 	}
