@@ -565,6 +565,9 @@ func (s *Store) commitGraph(ctx context.Context, head string, stop map[string]bo
 		parents[f[0]] = f[1:]
 	}
 	if _, ok := parents[head]; !ok {
+		if err := s.notFound(plumbing.CommitObject, plumbing.NewHash(head)); err != plumbing.ErrObjectNotFound {
+			return nil, nil, fmt.Errorf("read commit %s: %w", head, err)
+		}
 		return nil, nil, fmt.Errorf("read commit %s: git rev-list does not list it", head)
 	}
 	order, err := postOrder(ctx, head, func(c string) ([]string, error) {

@@ -179,6 +179,14 @@ func (p *packReader) broken() {
 
 // encodedObject reads an object through git (viaGit) or go-git.
 func (s *Store) encodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	obj, err := s.anyObject(t, h)
+	if err == plumbing.ErrObjectNotFound && t != plumbing.AnyObject {
+		return nil, s.notFound(t, h)
+	}
+	return obj, err
+}
+
+func (s *Store) anyObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
 	if obj, ok := s.cachedObject(h); ok {
 		if t != plumbing.AnyObject && obj.Type() != t {
 			return nil, plumbing.ErrObjectNotFound // as go-git's EncodedObject answers
@@ -191,3 +199,22 @@ func (s *Store) encodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.
 	}
 	return s.objs.EncodedObject(t, h)
 }
+
+// notFound is why h cannot be read as an object of type t: it is another
+// type's (a task ref a stranger pointed at a blob or a tree reads "it is
+// a blob, not a commit", where a bare "object not found" sends a person
+// to git cat-file to find the object there), or there is no such object.
+// Either way it is plumbing.ErrObjectNotFound to errors.Is.
+func (s *Store) notFound(t plumbing.ObjectType, h plumbing.Hash) error {
+	if obj, err := s.anyObject(plumbing.AnyObject, h); err == nil && obj.Type() != t {
+		return &wrongType{want: t, got: obj.Type()}
+	}
+	return plumbing.ErrObjectNotFound
+}
+
+// wrongType is an object read as one type that the repository holds as
+// another.
+type wrongType struct{ want, got plumbing.ObjectType }
+
+func (e *wrongType) Error() string       { return fmt.Sprintf("it is a %s, not a %s", e.got, e.want) }
+func (e *wrongType) Is(target error) bool { return target == plumbing.ErrObjectNotFound }
