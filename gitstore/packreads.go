@@ -216,5 +216,5 @@ func (s *Store) notFound(t plumbing.ObjectType, h plumbing.Hash) error {
 // another.
 type wrongType struct{ want, got plumbing.ObjectType }
 
-func (e *wrongType) Error() string       { return fmt.Sprintf("it is a %s, not a %s", e.got, e.want) }
+func (e *wrongType) Error() string        { return fmt.Sprintf("it is a %s, not a %s", e.got, e.want) }
 func (e *wrongType) Is(target error) bool { return target == plumbing.ErrObjectNotFound }
