@@ -43,6 +43,9 @@ func runAdvisors(ctx context.Context, o *advisorsOptions) error {
 		}
 	}
 	if !o.JSON {
+		if !sess.InRepository() {
+			fmt.Fprintln(o.Err, "outside a repository: the shipped declarations and yours, with no repository's overlay or circuits")
+		}
 		fmt.Fprintf(o.Err, "profile %s (mode %s)\n", list.Profile, list.Mode)
 	}
 	return o.render(list, func(w io.Writer) error {

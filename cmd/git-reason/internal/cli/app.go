@@ -282,7 +282,7 @@ var commands = []verbSpec{
 	{name: "schema", make: schemaCommand,
 		args: "KIND|COMMAND [SUBCOMMAND]"},
 	{name: "advisors", make: advisorsCommand,
-		usage: "list every declared advisor (or only those named) with its transport and availability (contacts nothing)",
+		usage: "list every declared advisor (or only those named) with its transport and availability (contacts nothing; outside a repository, the shipped declarations and yours)",
 		args:  "[ADVISOR...]"},
 	{name: "trust", make: trustCommand,
 		usage: "show what this repository's .reason/advisors.yaml would run and send, and trust that exact content"},

@@ -82,11 +82,15 @@ func openSession(c *cli.Context, resident bool, meanwhile func()) (*ops.Session,
 		}
 		sess = s.Session
 	} else {
-		sess, err = ops.Open(c.Context, ops.Options{Profile: profile, Warn: warn, Progress: progress, GitProgress: gitProgress, Resident: resident, Meanwhile: meanwhile, SettingsLater: settingsLater(c)})
+		args, _ := c.App.Metadata["args"].([]string)
+		sess, err = ops.Open(c.Context, ops.Options{Profile: profile, Warn: warn, Progress: progress, GitProgress: gitProgress, Resident: resident, Meanwhile: meanwhile,
+			SettingsLater: settingsLater(c), Outside: outsideVerbs[verbNamed(args, c.App.Flags)]})
 	}
 	if err == nil {
 		c.App.Metadata["session"] = sess // Main reads its colour settings for a refusal
-		catchUp(c, sess)
+		if sess.InRepository() {
+			catchUp(c, sess)
+		}
 	}
 	if err != nil || profile == "" {
 		return sess, err
@@ -98,6 +102,11 @@ func openSession(c *cli.Context, resident bool, meanwhile func()) (*ops.Session,
 	}
 	return sess, nil
 }
+
+// outsideVerbs say what this machine would do, and answer outside any
+// repository too, from the shipped declarations and the user's
+// (ops.Options.Outside), as git config --global does.
+var outsideVerbs = map[string]bool{"advisors": true}
 
 // laterVerbs read what is recorded, and need settings for how they print
 // it (colour, the pager) more often than for what they read: a signed

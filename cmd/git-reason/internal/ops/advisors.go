@@ -126,13 +126,14 @@ func (e *Session) snapshotOf(cat *advisor.Catalog, mode policy.Mode, now time.Ti
 // whatever origin they claim, never open or close a circuit here. A clone
 // with no origin yet has written nothing, so no outcome is its own;
 // reading availability (advisors, doctor, handover) never makes one: only
-// a write records the origin (Identify).
+// a write records the origin (Identify). A session outside any repository
+// has no journal.
 func (e *Session) ownOutcomes() (*settings.Settings, []advisor.Outcome, error) {
 	st, err := e.Settings()
 	if err != nil {
 		return nil, nil, err
 	}
-	if st.Origin == "" {
+	if st.Origin == "" || !e.InRepository() {
 		return st, nil, nil
 	}
 	outcomes, err := e.Journal().Read()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -61,6 +62,12 @@ type Options struct {
 	// pipe), one git process saved, against the listing's wait after
 	// discovery when it does need them.
 	SettingsLater bool
+	// Outside, when no repository is found, opens a session of none:
+	// the shipped declarations and the user's, under the user's and the
+	// system's git configuration, with no task, circuit or repository
+	// overlay (InRepository is false). For the verbs that say what this
+	// machine would do, such as advisors.
+	Outside bool
 }
 
 // Session is one opened repository: its store and writer, and the
@@ -155,6 +162,9 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	switch {
 	case errors.Is(err, gitstore.ErrRefused):
 		return nil, Refused("%v", err)
+	case errors.Is(err, gitstore.ErrNotRepository) && opts.Outside && os.Getenv("GIT_DIR") == "":
+		// (A GIT_DIR that names no repository is a mistake to report.)
+		return &Session{Repo: &gitstore.Repo{}, profileFlag: opts.Profile, warn: opts.Warn}, nil
 	case errors.Is(err, gitstore.ErrNotRepository):
 		return nil, Usage("%v: run git reason inside a git repository (or set GIT_DIR)", err)
 	case err != nil:
@@ -190,6 +200,10 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	}
 	return sess, nil
 }
+
+// InRepository reports whether the session is of a repository; false for
+// one Options.Outside opened outside any.
+func (e *Session) InRepository() bool { return e.Store != nil }
 
 // readLimits are the configured limits on reading histories; the
 // defaults when the configuration does not read (the command that reads
