@@ -26,7 +26,7 @@ func closeCommand() *cli.Command {
 			"read, searched and verified. No record but a reopening ('git reason reopen') is admitted after it.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "outcome", Usage: "the `OUTCOME`: done, abandoned or superseded", Destination: &o.Outcome},
-			&cli.StringFlag{Name: "by", Usage: "the `TASK` that replaces this one (with --outcome superseded)", Destination: &o.By},
+			&cli.StringFlag{Name: "by", Usage: "the `TASK` that replaces this one (--outcome superseded, which it implies)", Destination: &o.By},
 			&cli.StringFlag{Name: "reason", Usage: "why the task is closed, as `TEXT`", Destination: &o.Reason},
 			o.fileFlag(), o.jsonFlag(),
 		},
@@ -34,7 +34,12 @@ func closeCommand() *cli.Command {
 			if err := o.named(c, 1); err != nil {
 				return err
 			}
-			if o.File == "" {
+			if o.File == "" && o.Outcome == "" && isSet(c, "by") {
+				// Only a superseded task names the one that replaces it:
+				// close OLD --by NEW (a rename) says superseded already.
+				o.Outcome = "superseded"
+			}
+			if o.File == "" && o.Outcome == "" {
 				if err := requireFlags(c, "outcome"); err != nil {
 					return err
 				}
