@@ -112,6 +112,14 @@ func (s *Store) IDTasks(ctx context.Context, prefix string) ([]string, bool) {
 	var heads []byte
 	skipped := false // a task not indexed: tried again by the next lookup
 	shards := map[string][]byte{}
+	// The first lookup of a clone indexes every task: seconds at
+	// thousands, which a terminal shows as the first read's are.
+	todo, done := 0, 0
+	for _, t := range tasks {
+		if indexed[t.Task] != t.Head {
+			todo++
+		}
+	}
 	for _, t := range tasks {
 		if indexed[t.Task] == t.Head {
 			continue
@@ -119,6 +127,8 @@ func (s *Store) IDTasks(ctx context.Context, prefix string) ([]string, bool) {
 		if err := ctx.Err(); err != nil {
 			return nil, false
 		}
+		s.Progress("Indexing record ids", done, todo)
+		done++
 		files, err := s.baseFiles(t.Head)
 		if err != nil {
 			skipped = true
@@ -140,6 +150,9 @@ func (s *Store) IDTasks(ctx context.Context, prefix string) ([]string, bool) {
 			shards[shard] = append(shards[shard], id+" "+t.Task+" "+idsLineMAC(key, id, t.Task)+"\n"...)
 		}
 		heads = append(heads, t.Task+" "+t.Head+" "+idsLineMAC(key, t.Task, t.Head)+"\n"...)
+	}
+	if todo > 0 {
+		s.Progress("Indexing record ids", todo, todo)
 	}
 	if len(heads) > 0 {
 		if os.MkdirAll(dir, 0o777) != nil {

@@ -11,7 +11,8 @@ import (
 // TestProgressOnATerminal: a read across every task that has to replay
 // their histories (the first after a clone, here after the caches are
 // removed) says on a terminal how far it has come, as git's long steps
-// do, and verify and pull do for the tasks they verify; never in a pipe,
+// do, verify and pull do for the tasks they verify, and the first show of
+// an id prefix does for the tasks whose record ids it indexes; never in a pipe,
 // and not for a read that ends within git's progress delay.
 func TestProgressOnATerminal(t *testing.T) {
 	t.Parallel()
@@ -48,13 +49,26 @@ func TestProgressOnATerminal(t *testing.T) {
 		}
 	}
 
+	// The first show of an id prefix indexes every task's record ids.
+	id := strings.TrimSpace(s.reason("log", "T-2", "--json", "--jq", ".[0].id"))
+	if err := os.RemoveAll(filepath.Join(s.dir, ".git", "reason", "ids")); err != nil {
+		t.Fatal(err)
+	}
+	p := startPTY(t, s, now, "reason", "show", strings.Trim(id, `"`)[:10])
+	if code := p.wait(); code != 0 {
+		t.Fatalf("show on a terminal exited %d:\n%s", code, p.output())
+	}
+	if out := p.output(); !strings.Contains(out, "Indexing record ids:   0% (0/3)") || !strings.Contains(out, "Indexing record ids: 100% (3/3), done.\r\n") {
+		t.Errorf("the first show of an id on a terminal, GIT_PROGRESS_DELAY=0: want its progress from 0%% to done; it showed:\n%q", out)
+	}
+
 	// pull into a clone that has none of the tasks verifies each.
 	bare := shareOrigin(t, s)
 	s.reason("push")
 	peer := &sandbox{t: t, dir: filepath.Join(filepath.Dir(s.dir), "peer"), env: s.env}
 	s.git("init", "-q", peer.dir)
 	peer.git("remote", "add", "origin", bare)
-	p := startPTY(t, peer, now, "reason", "pull", "origin")
+	p = startPTY(t, peer, now, "reason", "pull", "origin")
 	if code := p.wait(); code != 0 {
 		t.Fatalf("pull on a terminal exited %d:\n%s", code, p.output())
 	}
