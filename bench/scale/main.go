@@ -49,6 +49,7 @@ func main() {
 	flag.BoolVar(&verifyOnly, "verify", false, "time verify of every task with nothing moved alone (with -baseline: against that build, alternately)")
 	flag.BoolVar(&doctorOnly, "doctor", false, "time doctor with nothing moved alone (with -baseline: against that build, alternately)")
 	flag.BoolVar(&firstOnly, "first", false, "time the first status of a clone with no caches yet (.git/reason absent, as after git clone) alone (with -baseline: against that build, alternately)")
+	flag.BoolVar(&showOnly, "show", false, "time the first show of a record id prefix, the id index (.git/reason/ids) removed before each run, alone")
 	flag.BoolVar(&logOnly, "log", false, "time log -n 5 with nothing moved alone, git-reason version beside it (with -baseline: against that build, alternately)")
 	flag.BoolVar(&looseRefs, "loose", false, "with -verify or -log: every task and tracking ref of each build's copy a loose file, as git fetch and git reason's appends and catch-up leave them until git packs refs")
 	flag.StringVar(&baseline, "baseline", "", "a git-reason `BINARY` (another build) timed by -verify or -log in the same rounds as this build, each on its own copy of the clone")
@@ -170,8 +171,8 @@ func warm(w *world) error {
 // alone; firstOnly: -first, the first status of a clone without caches;
 // the last four against the build baseline names when it names one.
 var (
-	catchUpOnly, writeOnly, verifyOnly, doctorOnly, logOnly, firstOnly, looseRefs bool
-	baseline                                                                      string
+	catchUpOnly, writeOnly, verifyOnly, doctorOnly, logOnly, firstOnly, showOnly, looseRefs bool
+	baseline                                                                                string
 )
 
 // report times everything at w's size and prints it.
@@ -193,6 +194,9 @@ func report(w *world, runs int, base *world) error {
 	}
 	if firstOnly {
 		return timeFirst(w, runs)
+	}
+	if showOnly {
+		return timeFirstShow(w, runs)
 	}
 	noop, err := repeat(runs, func() (time.Duration, error) { return timed(w.clone, "git", "reason", "sync") })
 	if err != nil {
@@ -323,6 +327,31 @@ func timeFirst(w *world, runs int) error {
 	if baseline != "" {
 		fmt.Printf("%d tasks: first status of a clone, %s %s; this build over it %s\n", w.n, baseline, all[1], ratio(all[0], all[1]))
 	}
+	fmt.Printf("load average after the rounds: %s\n", harness.LoadAverage())
+	return nil
+}
+
+// timeFirstShow times git reason show of a record id's first 10
+// characters when the id index does not exist yet, as at the first show
+// of a clone: every task's record ids are indexed, then the task that
+// holds the id is read.
+func timeFirstShow(w *world, runs int) error {
+	out, err := harness.GitTry(w.clone, "reason", "log", "-n", "1", "--json", "--jq", ".[0].id")
+	id := strings.Trim(strings.TrimSpace(out), `"`)
+	if err != nil || len(id) < 10 {
+		return fmt.Errorf("the latest record's id: %v: %s", err, out)
+	}
+	ids := filepath.Join(w.clone, ".git", "reason", "ids")
+	s, err := repeat(runs, func() (time.Duration, error) {
+		if err := os.RemoveAll(ids); err != nil {
+			return 0, err
+		}
+		return timed(w.clone, "git", "reason", "show", id[:10])
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%d tasks: first show of an id, the id index removed before each run, %s\n", w.n, s)
 	fmt.Printf("load average after the rounds: %s\n", harness.LoadAverage())
 	return nil
 }

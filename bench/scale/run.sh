@@ -9,6 +9,7 @@
 # alone; -catchup: the catch-up alone; -verify: verify of every task
 # alone; -doctor: doctor alone; -log: log -n 5 and git-reason version
 # alone; -first: the first status of a clone with no caches yet, alone;
+# -show: the first show of a record id, its index removed each run, alone;
 # with -verify, -doctor, -log and -first, -baseline BINARY: another build's
 # in the same rounds, and -loose:
 # every task and tracking ref of each build's copy a loose file, as git
