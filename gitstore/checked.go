@@ -118,16 +118,21 @@ func (s *Store) checkedWritten(task, head string, h *history) *record.Checked {
 		if blob == "" || !ok || b.err != nil {
 			return
 		}
-		if k == nil {
-			k = &record.Checked{}
-		}
-		if r := read[name+"\x00"+blob]; r != nil && k.Stored(task, name, blob, r) {
-			return
+		if r := read[name+"\x00"+blob]; r != nil {
+			if k == nil {
+				k = &record.Checked{}
+			}
+			if k.Stored(task, name, blob, r) {
+				return
+			}
 		}
 		if !looked {
 			here, looked = s.checkedHere(task), true
 		}
 		if here[blob] {
+			if k == nil {
+				k = &record.Checked{}
+			}
 			k.Written(task, name, blob, b.data)
 		}
 	}

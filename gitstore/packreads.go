@@ -186,6 +186,8 @@ func (s *Store) encodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.
 	return obj, err
 }
 
+// anyObject is encodedObject's read as go-git answers it: an object of
+// another type than t is plumbing.ErrObjectNotFound.
 func (s *Store) anyObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
 	if obj, ok := s.cachedObject(h); ok {
 		if t != plumbing.AnyObject && obj.Type() != t {
