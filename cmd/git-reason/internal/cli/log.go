@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"regexp"
 	"text/tabwriter"
 	"time"
 
@@ -15,20 +16,21 @@ import (
 
 type logOptions struct {
 	base
-	Task    string      // "": every task
-	Max     int         // -n: the newest N entries; 0 all
-	Since   time.Time   // --since: entries created at or after
-	Until   time.Time   // --until: entries created at or before
-	Kind    record.Kind // --kind: only this kind
-	OneLine bool        // --oneline: id, kind and summary
-	Grep    string      // --grep: only records with a text this regular expression matches
-	Icase   bool        // -i: --grep ignores case
+	Task    string         // "": every task
+	Max     int            // -n: the newest N entries; 0 all
+	Since   time.Time      // --since: entries created at or after
+	Until   time.Time      // --until: entries created at or before
+	Kind    record.Kind    // --kind: only this kind
+	OneLine bool           // --oneline: id, kind and summary
+	Grep    string         // --grep: only records with a text this regular expression matches
+	Icase   bool           // -i: --grep and --author ignore case
+	Author  *regexp.Regexp // --author: only records whose actor it matches
 	Now     func() time.Time
 }
 
 func logCommand() *cli.Command {
 	o := &logOptions{Now: time.Now}
-	var since, until, kind string
+	var since, until, kind, author string
 	return &cli.Command{
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "max-count", Aliases: []string{"n"}, Usage: "show only the newest `N` entries", Destination: &o.Max},
@@ -37,7 +39,8 @@ func logCommand() *cli.Command {
 			&cli.StringFlag{Name: "kind", Usage: "only records of `KIND` (assessment, plan, consultation, ...)", Destination: &kind},
 			&cli.BoolFlag{Name: "oneline", Usage: "one short line per entry: id, kind, summary", Destination: &o.OneLine},
 			&cli.StringFlag{Name: "grep", Usage: "only records with a subject, question, decision, evidence, answer, resolution or other text that the regular expression `PATTERN` matches (case-sensitive, as git log --grep), read from the search index", Destination: &o.Grep},
-			&cli.BoolFlag{Name: "regexp-ignore-case", Aliases: []string{"i"}, Usage: "--grep ignores case", Destination: &o.Icase},
+			&cli.StringFlag{Name: "author", Usage: "only records whose actor (\"Name <email>\") the regular expression `PATTERN` matches, as git log --author", Destination: &author},
+			&cli.BoolFlag{Name: "regexp-ignore-case", Aliases: []string{"i"}, Usage: "--grep and --author ignore case", Destination: &o.Icase},
 			o.jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -57,6 +60,15 @@ func logCommand() *cli.Command {
 					return ops.Usage("--kind: %v", err)
 				}
 				o.Kind = k
+			}
+			if author != "" {
+				expr := author
+				if o.Icase {
+					expr = "(?i)" + expr
+				}
+				if o.Author, err = regexp.Compile(expr); err != nil {
+					return ops.Usage("--author %q: %v", author, err)
+				}
 			}
 			if since != "" || until != "" {
 				sess, err := o.Open()
@@ -91,6 +103,9 @@ func runLog(ctx context.Context, o *logOptions) error {
 	}
 	keep := func(l ops.LogLine) bool {
 		if o.Kind != "" && l.Kind != o.Kind {
+			return false
+		}
+		if o.Author != nil && !o.Author.MatchString(l.Actor) {
 			return false
 		}
 		if !o.Since.IsZero() || !o.Until.IsZero() {
