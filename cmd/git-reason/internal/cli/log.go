@@ -67,7 +67,7 @@ func logCommand() *cli.Command {
 					expr = "(?i)" + expr
 				}
 				if o.Author, err = regexp.Compile(expr); err != nil {
-					return ops.Usage("--author %q: %v", author, err)
+					return ops.Usage("--author %q: not a regular expression: %v", author, err)
 				}
 			}
 			if since != "" || until != "" {
