@@ -5,6 +5,8 @@ import (
 	"crypto/hmac"
 	"io"
 	"os"
+	"slices"
+	"strings"
 
 	"git-reason/record"
 )
@@ -103,13 +105,7 @@ func (s *Store) checkedHere(task string) map[string]bool {
 // then replays its history, validates each record once. nil when there
 // are none.
 func (s *Store) checkedWritten(task, head string, h *history) *record.Checked {
-	var read map[string]*record.Record
-	if c := s.mem.get(task, head); c != nil {
-		read = make(map[string]*record.Record, len(c.Entries))
-		for _, e := range c.Entries {
-			read[e.Name+"\x00"+e.Blob] = e.Rec
-		}
-	}
+	c := s.mem.get(task, head)
 	var here map[string]bool
 	looked := false
 	var k *record.Checked
@@ -118,7 +114,7 @@ func (s *Store) checkedWritten(task, head string, h *history) *record.Checked {
 		if blob == "" || !ok || b.err != nil {
 			return
 		}
-		if r := read[name+"\x00"+blob]; r != nil {
+		if r := c.record(name, blob); r != nil {
 			if k == nil {
 				k = &record.Checked{}
 			}
@@ -146,4 +142,20 @@ func (s *Store) checkedWritten(task, head string, h *history) *record.Checked {
 		}
 	}
 	return k
+}
+
+// record is the record c holds as name with blob, nil when it holds none
+// (or c is nil). Its entries are in tree order, sorted by name as git
+// sorts a tree of files: a lookup costs what the history brings, not
+// what the task holds. (A forged tree out of order only misses, and its
+// record is validated as any other.)
+func (c *taskCache) record(name, blob string) *record.Record {
+	if c == nil {
+		return nil
+	}
+	i, ok := slices.BinarySearchFunc(c.Entries, name, func(e cacheEntry, n string) int { return strings.Compare(e.Name, n) })
+	if !ok || c.Entries[i].Blob != blob {
+		return nil
+	}
+	return c.Entries[i].Rec
 }
