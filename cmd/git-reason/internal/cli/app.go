@@ -287,7 +287,7 @@ var commands = []verbSpec{
 	{name: "trust", make: trustCommand,
 		usage: "show what this repository's .reason/advisors.yaml would run and send, and trust that exact content"},
 	{name: "doctor", make: doctorCommand,
-		usage: "check declarations, profiles, hooks and the reasoning refs; exits 3 on errors, 0 when it finds only warnings (contacts nothing)"},
+		usage: "check declarations, profiles, hooks and the reasoning refs; exits 3 on errors, 0 when it finds only warnings (contacts nothing; outside a repository, the declarations, settings and advisors this machine would use)"},
 	{name: "check", make: checkCommand,
 		usage: "run a guard over this repository"},
 	{name: "verify", make: verifyCommand,

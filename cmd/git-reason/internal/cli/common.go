@@ -106,7 +106,7 @@ func openSession(c *cli.Context, resident bool, meanwhile func()) (*ops.Session,
 // outsideVerbs say what this machine would do, and answer outside any
 // repository too, from the shipped declarations and the user's
 // (ops.Options.Outside), as git config --global does.
-var outsideVerbs = map[string]bool{"advisors": true}
+var outsideVerbs = map[string]bool{"advisors": true, "doctor": true}
 
 // laterVerbs read what is recorded, and need settings for how they print
 // it (colour, the pager) more often than for what they read: a signed

@@ -33,6 +33,9 @@ func runDoctor(ctx context.Context, o *doctorOptions) error {
 	if err != nil {
 		return err
 	}
+	if !o.JSON && !sess.InRepository() {
+		fmt.Fprintln(o.Err, "outside a repository: the shipped declarations and yours, this machine's settings and advisors; no refs, hooks or neutrality")
+	}
 	if err := o.render(d, func(w io.Writer) error { printDoctor(w, d); return nil }); err != nil {
 		return err
 	}
@@ -74,7 +77,9 @@ func printDoctor(w io.Writer, d *ops.Doctor) {
 	if d.Operational != "" {
 		fmt.Fprintln(w, d.Operational)
 	}
-	fmt.Fprintf(w, "refs: %s, %s, %d broken\n", record.Plural(d.Refs.Tasks, "task"), record.Plural(d.Refs.Records, "record"), d.Refs.Broken)
+	if d.Refs != nil {
+		fmt.Fprintf(w, "refs: %s, %s, %d broken\n", record.Plural(d.Refs.Tasks, "task"), record.Plural(d.Refs.Records, "record"), d.Refs.Broken)
+	}
 	if d.Errors == 0 {
 		fmt.Fprintln(w, "no errors found")
 	}

@@ -43,9 +43,10 @@ type Doctor struct {
 	Advisors []AdvisorRow  `json:"advisors"`
 	// Operational says in one line that reasoning works, and how, when
 	// no advisor can be asked now; empty when one can.
-	Operational string     `json:"operational,omitempty"`
-	Refs        RefSummary `json:"refs"`
-	Errors      int        `json:"errors"`
+	Operational string `json:"operational,omitempty"`
+	// Refs is nil outside a repository: there are no refs to check.
+	Refs   *RefSummary `json:"refs,omitempty"`
+	Errors int         `json:"errors"`
 }
 
 // maxNeutralityFindings is how many neutrality violations doctor lists
@@ -53,7 +54,10 @@ type Doctor struct {
 const maxNeutralityFindings = 20
 
 // RunDoctor checks the declarations, the profiles and the reasoning refs.
-// It contacts no advisor.
+// It contacts no advisor. Outside a repository (Options.Outside) it checks
+// what this machine would use: the shipped declarations and the user's,
+// the settings, the profiles and the advisors; no refs, locks, hooks or
+// neutrality, which are a repository's.
 func (e *Session) RunDoctor(ctx context.Context) (*Doctor, error) {
 	d := &Doctor{Findings: []Finding{}}
 	cat, findings, err := e.Catalog()
@@ -95,9 +99,31 @@ func (e *Session) RunDoctor(ctx context.Context) (*Doctor, error) {
 		}
 		d.Profiles = append(d.Profiles, info)
 	}
+	if e.InRepository() {
+		if err := e.doctorRepository(ctx, d, st.HooksPath); err != nil {
+			return nil, err
+		}
+	}
+	if perr == nil { // an unknown profile is a finding above; no availability without one
+		if err := e.doctorAdvisors(ctx, d); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range d.Findings {
+		if f.Severity == "error" {
+			d.Errors++
+		}
+	}
+	return d, nil
+}
+
+// doctorRepository checks what belongs to the repository: the reasoning
+// refs, stale locks, a failed catch-up, the hooks and neutrality.
+func (e *Session) doctorRepository(ctx context.Context, d *Doctor, hooksPath string) error {
+	d.Refs = &RefSummary{}
 	tasks, err := e.Store.Tasks(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	// The status index counts the records of every task that reads, kept
 	// by head, so that a doctor with nothing moved reads no task; a task
@@ -106,7 +132,7 @@ func (e *Session) RunDoctor(ctx context.Context) (*Doctor, error) {
 	// reports it: doctor's finding says it here).
 	readable, entries, err := gitstore.Index{Store: e.Store, Quiet: true}.Tasks(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	indexed := make(map[string]bool, len(readable))
 	for _, t := range readable {
@@ -134,7 +160,7 @@ func (e *Session) RunDoctor(ctx context.Context) (*Doctor, error) {
 	for _, l := range e.CatchUpPending() {
 		d.Findings = append(d.Findings, Finding{Severity: "warning", Code: "catch_up_failed", Subject: "fetched reasoning", Message: l})
 	}
-	for _, h := range hooks.Check(hooks.Dir(st.HooksPath, e.Repo.WorkTree, e.Repo.CommonDir)) {
+	for _, h := range hooks.Check(hooks.Dir(hooksPath, e.Repo.WorkTree, e.Repo.CommonDir)) {
 		switch {
 		case h.Modified:
 			d.Findings = append(d.Findings, Finding{Severity: "warning", Code: "hook_modified", Subject: "hook " + h.Hook,
@@ -155,20 +181,7 @@ func (e *Session) RunDoctor(ctx context.Context) (*Doctor, error) {
 				Message: "neutrality is not configured: add " + neutrality.ConfigPath + " to say which files must not name providers"})
 		}
 	}
-	if err := e.doctorNeutrality(ctx, d); err != nil {
-		return nil, err
-	}
-	if perr == nil { // an unknown profile is a finding above; no availability without one
-		if err := e.doctorAdvisors(ctx, d); err != nil {
-			return nil, err
-		}
-	}
-	for _, f := range d.Findings {
-		if f.Severity == "error" {
-			d.Errors++
-		}
-	}
-	return d, nil
+	return e.doctorNeutrality(ctx, d)
 }
 
 // doctorNeutrality runs the provider-neutrality check over the work tree,
