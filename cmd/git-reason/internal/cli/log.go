@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"regexp"
 	"text/tabwriter"
 	"time"
 
@@ -16,21 +15,15 @@ import (
 
 type logOptions struct {
 	base
-	Task    string         // "": every task
-	Max     int            // -n: the newest N entries; 0 all
-	Since   time.Time      // --since: entries created at or after
-	Until   time.Time      // --until: entries created at or before
-	Kind    record.Kind    // --kind: only this kind
-	OneLine bool           // --oneline: id, kind and summary
-	Grep    string         // --grep: only records with a text this regular expression matches
-	Icase   bool           // -i: --grep and --author ignore case
-	Author  *regexp.Regexp // --author: only records whose actor it matches
+	ops.LogQuery
+	OneLine bool // --oneline: id, kind and summary
 	Now     func() time.Time
 }
 
 func logCommand() *cli.Command {
 	o := &logOptions{Now: time.Now}
-	var since, until, kind, author string
+	var since, until, kind, grep, author string
+	var icase bool
 	return &cli.Command{
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "max-count", Aliases: []string{"n"}, Usage: "show only the newest `N` entries", Destination: &o.Max},
@@ -38,9 +31,9 @@ func logCommand() *cli.Command {
 			&cli.StringFlag{Name: "until", Usage: "only entries created until `WHEN` (the forms of --since)", Destination: &until},
 			&cli.StringFlag{Name: "kind", Usage: "only records of `KIND` (assessment, plan, consultation, ...)", Destination: &kind},
 			&cli.BoolFlag{Name: "oneline", Usage: "one short line per entry: id, kind, summary", Destination: &o.OneLine},
-			&cli.StringFlag{Name: "grep", Usage: "only records with a subject, question, decision, evidence, answer, resolution or other text that the regular expression `PATTERN` matches (case-sensitive, as git log --grep), read from the search index", Destination: &o.Grep},
+			&cli.StringFlag{Name: "grep", Usage: "only records with a subject, question, decision, evidence, answer, resolution or other text that the regular expression `PATTERN` matches (case-sensitive, as git log --grep), read from the search index", Destination: &grep},
 			&cli.StringFlag{Name: "author", Usage: "only records whose actor (\"Name <email>\") the regular expression `PATTERN` matches, as git log --author", Destination: &author},
-			&cli.BoolFlag{Name: "regexp-ignore-case", Aliases: []string{"i"}, Usage: "--grep and --author ignore case", Destination: &o.Icase},
+			&cli.BoolFlag{Name: "regexp-ignore-case", Aliases: []string{"i"}, Usage: "--grep and --author ignore case", Destination: &icase},
 			o.jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -61,13 +54,14 @@ func logCommand() *cli.Command {
 				}
 				o.Kind = k
 			}
-			if author != "" {
-				expr := author
-				if o.Icase {
-					expr = "(?i)" + expr
+			if grep != "" {
+				if o.Grep, err = ops.Pattern("--grep", grep, icase); err != nil {
+					return err
 				}
-				if o.Author, err = regexp.Compile(expr); err != nil {
-					return ops.Usage("--author %q: not a regular expression: %v", author, err)
+			}
+			if author != "" {
+				if o.Author, err = ops.Pattern("--author", author, icase); err != nil {
+					return err
 				}
 			}
 			if since != "" || until != "" {
@@ -101,48 +95,9 @@ func runLog(ctx context.Context, o *logOptions) error {
 	if err != nil {
 		return err
 	}
-	keep := func(l ops.LogLine) bool {
-		if o.Kind != "" && l.Kind != o.Kind {
-			return false
-		}
-		if o.Author != nil && !o.Author.MatchString(l.Actor) {
-			return false
-		}
-		if !o.Since.IsZero() || !o.Until.IsZero() {
-			t, err := time.Parse(time.RFC3339Nano, l.Created)
-			if err == nil && (t.Before(o.Since) || !o.Until.IsZero() && t.After(o.Until)) {
-				return false
-			}
-		}
-		return true
-	}
-	lines := []ops.LogLine{}
-	empty := false // no task at all: said as status says it
-	if o.Grep != "" {
-		all, err := sess.Grep(ctx, o.Task, o.Grep, o.Icase)
-		if err != nil {
-			return err
-		}
-		lines = lastKept(all, keep, o.Max)
-	} else if o.Task == "" && o.Max > 0 {
-		// The newest N across every task: read newest first, stop early.
-		if lines, err = sess.LogNewest(ctx, o.Max, keep); err != nil {
-			return err
-		}
-		if len(lines) == 0 {
-			tasks, err := sess.Store.Tasks(ctx)
-			if err != nil {
-				return err
-			}
-			empty = len(tasks) == 0
-		}
-	} else {
-		all, err := sess.Log(ctx, o.Task)
-		if err != nil {
-			return err
-		}
-		empty = o.Task == "" && len(all) == 0
-		lines = lastKept(all, keep, o.Max)
+	lines, empty, err := sess.QueryLog(ctx, o.LogQuery)
+	if err != nil {
+		return err
 	}
 	return o.render(lines, func(w io.Writer) error {
 		if empty {
@@ -162,21 +117,6 @@ func runLog(ctx context.Context, o *logOptions) error {
 		}
 		return tw.Flush()
 	})
-}
-
-// lastKept is the lines of all that keep accepts, in order: the last n
-// of them when n > 0.
-func lastKept(all []ops.LogLine, keep func(ops.LogLine) bool, n int) []ops.LogLine {
-	lines := []ops.LogLine{}
-	for _, l := range all {
-		if keep(l) {
-			lines = append(lines, l)
-		}
-	}
-	if n > 0 && len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return lines
 }
 
 // printNotVerified says first, once per task, which tasks of lines do not

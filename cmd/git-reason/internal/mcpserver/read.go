@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 	"sort"
 	"strings"
@@ -87,7 +88,7 @@ func (s *Server) readTools() (map[string]*tool, error) {
 		"status": {input: objectSchema(obj{"task": task,
 			"report": obj{"type": "boolean", "description": "also return the task's markdown report"}}),
 			output: statusOutput, run: s.status},
-		"log":      {input: objectSchema(obj{"task": task}), run: s.log},
+		"log":      {input: logInput(task), run: s.log},
 		"show":     {input: objectSchema(obj{"id": idArgument()}, "id"), run: s.show},
 		"advisors": {input: objectSchema(obj{}), run: s.advisors},
 		"doctor":   {input: objectSchema(obj{}), run: s.doctor},
@@ -206,9 +207,70 @@ func (s *Server) status(ctx context.Context, c *call) (*outcome, error) {
 	return &outcome{out: out, text: text, task: task}, nil
 }
 
+// logInput is the log tool's input: log's options on the command line,
+// each by its long name (max for -n, ignore_case for -i).
+func logInput(task obj) json.RawMessage {
+	var kinds []any
+	for _, k := range record.Kinds {
+		kinds = append(kinds, string(k))
+	}
+	pattern := func(what string) obj {
+		return obj{"type": "string", "minLength": 1, "maxLength": 500,
+			"description": "only records " + what + " this regular expression (Go's syntax) matches"}
+	}
+	when := func(what string) obj {
+		return obj{"type": "string", "minLength": 1, "maxLength": 40,
+			"description": "only entries created " + what + " this time: an age (7d, 36h, 2w), a date (2026-11-01), an RFC 3339 time, or any date git log reads (yesterday, 2 weeks ago)"}
+	}
+	return objectSchema(obj{
+		"task":        task,
+		"max":         obj{"type": "integer", "minimum": 1, "description": "only the newest max entries (across every task, read newest first)"},
+		"kind":        obj{"enum": kinds, "description": "only records of this kind"},
+		"since":       when("at or after"),
+		"until":       when("at or before"),
+		"grep":        pattern("with a subject, question, decision, evidence, answer, resolution or other text that"),
+		"author":      pattern("whose actor ('Name <email>')"),
+		"ignore_case": obj{"type": "boolean", "description": "grep and author ignore case"},
+	})
+}
+
 func (s *Server) log(ctx context.Context, c *call) (*outcome, error) {
-	task, _ := c.args["task"].(string)
-	lines, err := s.env.Log(ctx, task)
+	var q ops.LogQuery
+	q.Task, _ = c.args["task"].(string)
+	if n, ok := c.args["max"].(json.Number); ok {
+		m, err := n.Int64()
+		if err != nil || m > math.MaxInt32 {
+			return nil, ops.Usage("max %s: give a whole number of entries", n)
+		}
+		q.Max = int(m)
+	}
+	if k, ok := c.args["kind"].(string); ok {
+		q.Kind = record.Kind(k) // the input schema's enum holds the kinds
+	}
+	icase, _ := c.args["ignore_case"].(bool)
+	var err error
+	if p, ok := c.args["grep"].(string); ok {
+		if q.Grep, err = ops.Pattern("grep", p, icase); err != nil {
+			return nil, err
+		}
+	}
+	if p, ok := c.args["author"].(string); ok {
+		if q.Author, err = ops.Pattern("author", p, icase); err != nil {
+			return nil, err
+		}
+	}
+	// As 'git reason log --since' reads them: git's own date forms too.
+	if w, ok := c.args["since"].(string); ok {
+		if q.Since, err = s.env.ParseWhen(ctx, "since", w, time.Now()); err != nil {
+			return nil, err
+		}
+	}
+	if w, ok := c.args["until"].(string); ok {
+		if q.Until, err = s.env.ParseWhen(ctx, "until", w, time.Now()); err != nil {
+			return nil, err
+		}
+	}
+	lines, noTasks, err := s.env.QueryLog(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -216,14 +278,17 @@ func (s *Server) log(ctx context.Context, c *call) (*outcome, error) {
 	for _, l := range lines {
 		fmt.Fprintf(&b, "%s %d %s %s: %s\n", l.Task, l.Clock, record.ShortID(l.ID), l.Kind, l.Summary)
 	}
-	if len(lines) == 0 {
-		b.WriteString(s.env.NoTasks(ctx)) // every task's log: a task's has its records
+	switch {
+	case noTasks:
+		b.WriteString(s.env.NoTasks(ctx))
+	case len(lines) == 0:
+		b.WriteString("no record matches")
 	}
 	out, list, err := listAnswer("entries", lines)
 	if err != nil {
 		return nil, err
 	}
-	return &outcome{out: out, published: list, text: strings.TrimSuffix(b.String(), "\n"), task: task}, nil
+	return &outcome{out: out, published: list, text: strings.TrimSuffix(b.String(), "\n"), task: q.Task}, nil
 }
 
 func (s *Server) show(ctx context.Context, c *call) (*outcome, error) {

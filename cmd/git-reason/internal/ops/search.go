@@ -33,17 +33,10 @@ func (e *Session) Search(ctx context.Context, text string) ([]gitstore.SearchHit
 }
 
 // Grep returns the log lines (of task, or of every task when task is "")
-// of the records with a text pattern matches: a regular expression (Go's
-// syntax), case-sensitive as git log --grep is, unless ignoreCase. The
-// lines come in log's order.
-func (e *Session) Grep(ctx context.Context, task, pattern string, ignoreCase bool) ([]LogLine, error) {
-	if ignoreCase {
-		pattern = "(?i)" + pattern
-	}
-	re, err := regexp.Compile(pattern)
-	if err != nil {
-		return nil, Usage("--grep %q: not a regular expression: %v", pattern, err)
-	}
+// of the records with a text re matches (Pattern compiles it: Go's syntax,
+// case-sensitive as git log --grep is unless asked otherwise). The lines
+// come in log's order.
+func (e *Session) Grep(ctx context.Context, task string, re *regexp.Regexp) ([]LogLine, error) {
 	if task != "" {
 		if err := record.CheckTask(task); err != nil {
 			return nil, err

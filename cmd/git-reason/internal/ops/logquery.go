@@ -1,0 +1,95 @@
+package ops
+
+import (
+	"context"
+	"regexp"
+	"time"
+
+	"git-reason/record"
+)
+
+// LogQuery is what log lists: the records of one task, or of every task,
+// that each filter set accepts, oldest first; the newest Max of them when
+// Max > 0. The command line and the MCP log tool ask the same query.
+type LogQuery struct {
+	Task   string         // "": every task
+	Max    int            // the newest Max entries; 0: every one
+	Since  time.Time      // entries created at or after; zero: no bound
+	Until  time.Time      // entries created at or before; zero: no bound
+	Kind   record.Kind    // only records of this kind; "": every kind
+	Grep   *regexp.Regexp // only records with a text it matches, read from the search index
+	Author *regexp.Regexp // only records whose actor ("Name <email>") it matches
+}
+
+// Pattern compiles a filter's regular expression (Go's syntax), ignoring
+// case when icase; one that does not compile is bad input, named as name
+// (--grep on the command line, grep for a tool).
+func Pattern(name, pattern string, icase bool) (*regexp.Regexp, error) {
+	expr := pattern
+	if icase {
+		expr = "(?i)" + expr
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, Usage("%s %q: not a regular expression: %v", name, pattern, err)
+	}
+	return re, nil
+}
+
+// keeps reports whether l passes every filter of q but Grep and Max.
+func (q LogQuery) keeps(l LogLine) bool {
+	if q.Kind != "" && l.Kind != q.Kind {
+		return false
+	}
+	if q.Author != nil && !q.Author.MatchString(l.Actor) {
+		return false
+	}
+	if !q.Since.IsZero() || !q.Until.IsZero() {
+		t, err := time.Parse(time.RFC3339Nano, l.Created)
+		if err == nil && (t.Before(q.Since) || !q.Until.IsZero() && t.After(q.Until)) {
+			return false
+		}
+	}
+	return true
+}
+
+// QueryLog answers q. noTasks is true when there is no task at all, which
+// a caller says as status says it (NoTasks), not as an empty answer. The
+// newest Max across every task are read newest first, stopping early
+// (LogNewest); a Grep reads the search index.
+func (e *Session) QueryLog(ctx context.Context, q LogQuery) (lines []LogLine, noTasks bool, err error) {
+	var all []LogLine
+	switch {
+	case q.Grep != nil:
+		if all, err = e.Grep(ctx, q.Task, q.Grep); err != nil {
+			return nil, false, err
+		}
+	case q.Task == "" && q.Max > 0:
+		if lines, err = e.LogNewest(ctx, q.Max, q.keeps); err != nil {
+			return nil, false, err
+		}
+		if len(lines) == 0 {
+			tasks, err := e.Store.Tasks(ctx)
+			if err != nil {
+				return nil, false, err
+			}
+			noTasks = len(tasks) == 0
+		}
+		return lines, noTasks, nil
+	default:
+		if all, err = e.Log(ctx, q.Task); err != nil {
+			return nil, false, err
+		}
+		noTasks = q.Task == "" && len(all) == 0
+	}
+	lines = []LogLine{}
+	for _, l := range all {
+		if q.keeps(l) {
+			lines = append(lines, l)
+		}
+	}
+	if q.Max > 0 && len(lines) > q.Max {
+		lines = lines[len(lines)-q.Max:]
+	}
+	return lines, noTasks, nil
+}
