@@ -25,11 +25,11 @@ type LogQuery struct {
 // case when icase; one that does not compile is bad input, named as name
 // (--grep on the command line, grep for a tool).
 func Pattern(name, pattern string, icase bool) (*regexp.Regexp, error) {
-	expr := pattern
-	if icase {
-		expr = "(?i)" + expr
+	// Compiled as typed first, so that an error quotes what was typed.
+	re, err := regexp.Compile(pattern)
+	if err == nil && icase {
+		re, err = regexp.Compile("(?i)" + pattern)
 	}
-	re, err := regexp.Compile(expr)
 	if err != nil {
 		return nil, Usage("%s %q: not a regular expression: %v", name, pattern, err)
 	}
