@@ -3,6 +3,7 @@ package gitstore
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,14 +14,18 @@ import (
 
 // searchMagic starts .git/reason/search; its number changes with the
 // file's shape or with what record.Texts returns.
-const searchMagic = "git reason search index 2\n"
+const searchMagic = "git reason search index 3\n"
 
 // SearchHit is a record whose texts matched, with what log shows of it
 // and the texts that matched.
 type SearchHit struct {
 	Task string `json:"task"`
 	record.TimelineEntry
-	Matches []record.Text `json:"matches"`
+	// DoesNotVerify is the first finding of a replay of the task's
+	// history, when it does not replay clean: the entry is then as replay
+	// recomputes it (Store.DeriveVerified), as log shows it.
+	DoesNotVerify *record.Finding `json:"does_not_verify,omitempty"`
+	Matches       []record.Text   `json:"matches"`
 }
 
 // Search returns the records of every task that reads with at least one
@@ -46,10 +51,14 @@ func (x Index) Search(ctx context.Context, match func(text string) bool) ([]Sear
 // whose head moved since (a write, a pull, plain git) are read again, and
 // the file is rebuilt whole when it is missing or does not parse. Then
 // per task a line "T\t<task>\t<head>\t<length>" (length: the bytes of the
-// lines that follow it, so that a read steps from task to task), per
-// record a line "R\t<id>\t<kind>\t<clock>\t<created>\t<actor>\t<summary>\t<withdrawn>"
-// (the timeline's) and per text "F\t<field>\t<text>", with tabs, newlines
-// and carriage returns in values made spaces.
+// lines that follow it, so that a read steps from task to task), when the
+// task's history does not replay clean a line "V\t<finding>" (replay's
+// first finding, JSON), per record a line
+// "R\t<id>\t<kind>\t<clock>\t<created>\t<actor>\t<summary>\t<withdrawn>"
+// (the timeline's, as read surfaces show it: recomputed by replay for a
+// history that does not verify, never a stored claim of one) and per text
+// "F\t<field>\t<text>", with tabs, newlines and carriage returns in
+// values made spaces.
 func (x Index) SearchFor(ctx context.Context, lit string, fold bool, match func(text string) bool) ([]SearchHit, error) {
 	body, header, done, err := x.searchBody(ctx)
 	if err != nil {
@@ -113,7 +122,7 @@ func (x Index) searchBody(ctx context.Context) ([]byte, string, func(), error) {
 	file.Grow(len(searchMagic) + len(header) + len(old))
 	file.WriteString(searchMagic)
 	file.WriteString(header)
-	skipped := false
+	skipped, verified := false, false
 	for i, t := range tasks {
 		if err := ctx.Err(); err != nil {
 			return nil, "", nil, err
@@ -137,17 +146,30 @@ func (x Index) searchBody(ctx context.Context) ([]byte, string, func(), error) {
 			}
 		}
 		if !ok {
-			st, _, err := s.deriveAt(t.Task, t.Head)
+			// As read surfaces show it: recomputed by replay when the
+			// history does not verify.
+			_, recs, err := s.loadTask(t.Task, t.Head)
+			var st *record.State
+			if err == nil {
+				st, err = s.DeriveVerified(ctx, t.Task, t.Head, recs)
+			}
 			if err != nil {
+				if ctx.Err() != nil {
+					return nil, "", nil, ctx.Err()
+				}
 				s.Skip(t.Task, err)
 				skipped = true
 				continue
 			}
 			block = encodeSearch(t.Task, t.Head, st)
+			verified = true
 		}
 		file.Write(block)
 	}
 	s.Progress("Reading tasks", len(tasks), len(tasks))
+	if verified {
+		s.SaveVerdicts() // what was replayed is remembered
+	}
 	out := file.Bytes()
 	body := out[len(searchMagic)+len(header):]
 	if skipped {
@@ -208,21 +230,44 @@ var flat = strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
 
 func encodeSearch(task, head string, st *record.State) []byte {
 	var b strings.Builder
-	tl := st.Timeline()
-	for i, e := range st.Entries {
-		l := tl[i]
+	if st.Unverified != nil {
+		f, _ := json.Marshal(st.Unverified)
+		b.WriteString("V\t" + flat.Replace(string(f)) + "\n")
+	}
+	tl := st.Timeline() // decodes the entries; with those replay refused
+	byID := make(map[string]*record.Entry, len(st.Entries)+len(st.Refused))
+	for _, e := range st.Entries {
+		byID[e.ID] = e
+	}
+	for _, e := range st.Refused {
+		byID[e.ID] = e
+	}
+	for _, l := range tl {
 		b.WriteString("R\t" + l.ID + "\t" + string(l.Kind) + "\t" + strconv.FormatInt(l.Clock, 10) + "\t" +
 			flat.Replace(l.Created) + "\t" + flat.Replace(l.Actor) + "\t" + flat.Replace(l.Summary) + "\t" + l.Withdrawn + "\n")
-		for _, t := range record.Texts(e) {
-			b.WriteString("F\t" + t.Field + "\t" + flat.Replace(t.Text) + "\n")
+		if e := byID[l.ID]; e != nil {
+			for _, t := range record.Texts(e) {
+				b.WriteString("F\t" + t.Field + "\t" + flat.Replace(t.Text) + "\n")
+			}
 		}
 	}
 	return []byte("T\t" + task + "\t" + head + "\t" + strconv.Itoa(b.Len()) + "\n" + b.String())
 }
 
+// findingOf is the finding of a "V" line's rest, nil when it does not
+// parse (a file not this program's: its hits then say nothing of it).
+func findingOf(rest string) *record.Finding {
+	var f record.Finding
+	if json.Unmarshal([]byte(rest), &f) != nil || f.Code == "" {
+		return nil
+	}
+	return &f
+}
+
 // scanSearch appends the records of body with a text match accepts.
 func scanSearch(out []SearchHit, body string, match func(string) bool) []SearchHit {
 	var task string
+	var unverified *record.Finding
 	var cur *SearchHit
 	var recLine string // the current record's line, split only on a match
 	for len(body) > 0 {
@@ -233,7 +278,9 @@ func scanSearch(out []SearchHit, body string, match func(string) bool) []SearchH
 		}
 		switch line[0] {
 		case 'T':
-			task = strings.Split(line, "\t")[1]
+			task, unverified = strings.Split(line, "\t")[1], nil
+		case 'V':
+			unverified = findingOf(line[2:])
 		case 'R':
 			cur, recLine = nil, line
 		case 'F':
@@ -246,6 +293,7 @@ func scanSearch(out []SearchHit, body string, match func(string) bool) []SearchH
 				if !ok {
 					continue
 				}
+				h.DoesNotVerify = unverified
 				out = append(out, h)
 				cur = &out[len(out)-1]
 			}
@@ -269,6 +317,7 @@ func scanFor(body []byte, lit string, fold bool, match func(string) bool) []Sear
 	}
 	var out []SearchHit
 	var task string
+	var unverified *record.Finding
 	taskSeen, lastRec := 0, -1 // body before taskSeen holds no task line after task's
 	for pos := 0; pos < len(body); {
 		i := find(body[pos:], want)
@@ -291,8 +340,12 @@ func scanFor(body []byte, lit string, fold bool, match func(string) bool) []Sear
 			continue
 		}
 		if t := lastLineStart(body[:start], taskSeen, "T\t"); t >= 0 {
-			tl, _, _ := bytes.Cut(body[t:], []byte{'\n'})
-			task = strings.Split(string(tl), "\t")[1]
+			tl, after, _ := bytes.Cut(body[t:], []byte{'\n'})
+			task, unverified = strings.Split(string(tl), "\t")[1], nil
+			if v, ok := bytes.CutPrefix(after, []byte("V\t")); ok {
+				v, _, _ = bytes.Cut(v, []byte{'\n'})
+				unverified = findingOf(string(v))
+			}
 		}
 		taskSeen = start
 		rec := lastLineStart(body[:start], 0, "R\t")
@@ -305,6 +358,7 @@ func scanFor(body []byte, lit string, fold bool, match func(string) bool) []Sear
 			if !ok {
 				continue
 			}
+			h.DoesNotVerify = unverified
 			out = append(out, h)
 			lastRec = rec
 		}

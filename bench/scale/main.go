@@ -50,6 +50,7 @@ func main() {
 	flag.BoolVar(&doctorOnly, "doctor", false, "time doctor with nothing moved alone (with -baseline: against that build, alternately)")
 	flag.BoolVar(&firstOnly, "first", false, "time the first status of a clone with no caches yet (.git/reason absent, as after git clone) alone (with -baseline: against that build, alternately)")
 	flag.BoolVar(&showOnly, "show", false, "time the first show of a record id prefix, the id index (.git/reason/ids) removed before each run, alone")
+	flag.BoolVar(&searchOnly, "search", false, "time a search whose index (.git/reason/search) is made again, removed before each run, alone (with -baseline: against that build, alternately)")
 	flag.BoolVar(&logOnly, "log", false, "time log -n 5 with nothing moved alone, git-reason version beside it (with -baseline: against that build, alternately)")
 	flag.BoolVar(&looseRefs, "loose", false, "with -verify or -log: every task and tracking ref of each build's copy a loose file, as git fetch and git reason's appends and catch-up leave them until git packs refs")
 	flag.StringVar(&baseline, "baseline", "", "a git-reason `BINARY` (another build) timed by -verify or -log in the same rounds as this build, each on its own copy of the clone")
@@ -171,7 +172,7 @@ func warm(w *world) error {
 // alone; firstOnly: -first, the first status of a clone without caches;
 // the last four against the build baseline names when it names one.
 var (
-	catchUpOnly, writeOnly, verifyOnly, doctorOnly, logOnly, firstOnly, showOnly, looseRefs bool
+	catchUpOnly, writeOnly, verifyOnly, doctorOnly, logOnly, firstOnly, showOnly, searchOnly, looseRefs bool
 	baseline                                                                                string
 )
 
@@ -197,6 +198,9 @@ func report(w *world, runs int, base *world) error {
 	}
 	if showOnly {
 		return timeFirstShow(w, runs)
+	}
+	if searchOnly {
+		return timeSearchIndex(w, runs)
 	}
 	noop, err := repeat(runs, func() (time.Duration, error) { return timed(w.clone, "git", "reason", "sync") })
 	if err != nil {
@@ -326,6 +330,49 @@ func timeFirst(w *world, runs int) error {
 	fmt.Printf("%d tasks: first status of a clone, this build %s\n", w.n, all[0])
 	if baseline != "" {
 		fmt.Printf("%d tasks: first status of a clone, %s %s; this build over it %s\n", w.n, baseline, all[1], ratio(all[0], all[1]))
+	}
+	fmt.Printf("load average after the rounds: %s\n", harness.LoadAverage())
+	return nil
+}
+
+// timeSearchIndex times git reason search of a word every task's subject
+// holds when its index must be made again (removed before each run; the
+// verdicts of every task remembered, as after a first status), each build
+// on its own copy of the clone, alternately.
+func timeSearchIndex(w *world, runs int) error {
+	bins, err := builds()
+	if err != nil {
+		return err
+	}
+	all := make([]stats, len(bins))
+	out := make([]*stats, len(bins))
+	fs := make([]func() (time.Duration, error), len(bins))
+	for i, bin := range bins {
+		run := filepath.Join(w.dir, fmt.Sprintf("search-%d", i))
+		os.RemoveAll(run)
+		if err := exec.Command("cp", "-a", w.clone, run).Run(); err != nil {
+			return err
+		}
+		defer os.RemoveAll(run)
+		if _, err := timed(run, bin, "status"); err != nil { // settle: caches and verdicts
+			return err
+		}
+		out[i] = &all[i]
+		fs[i] = func() (time.Duration, error) {
+			for _, f := range []string{"search", "search.terms"} {
+				if err := os.RemoveAll(filepath.Join(run, ".git", "reason", f)); err != nil {
+					return 0, err
+				}
+			}
+			return timed(run, bin, "search", "subject")
+		}
+	}
+	if err := interleave(runs, out, fs...); err != nil {
+		return err
+	}
+	fmt.Printf("%d tasks: search with its index made again, this build %s\n", w.n, all[0])
+	if baseline != "" {
+		fmt.Printf("%d tasks: search with its index made again, %s %s; this build over it %s\n", w.n, baseline, all[1], ratio(all[0], all[1]))
 	}
 	fmt.Printf("load average after the rounds: %s\n", harness.LoadAverage())
 	return nil

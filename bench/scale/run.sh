@@ -10,7 +10,8 @@
 # alone; -doctor: doctor alone; -log: log -n 5 and git-reason version
 # alone; -first: the first status of a clone with no caches yet, alone;
 # -show: the first show of a record id, its index removed each run, alone;
-# with -verify, -doctor, -log and -first, -baseline BINARY: another build's
+# -search: a search whose index is made again (removed each run), alone;
+# with -verify, -doctor, -log, -first and -search, -baseline BINARY: another build's
 # in the same rounds, and -loose:
 # every task and tracking ref of each build's copy a loose file, as git
 # fetch and git reason's appends leave them until git packs refs).

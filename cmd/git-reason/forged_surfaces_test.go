@@ -91,6 +91,19 @@ func TestForgedHistoryWebAndMCP(t *testing.T) {
 			t.Errorf("resource of %s: %s", c.task, text)
 		}
 	}
+	// search, and log with a pattern, read the search index: recomputed
+	// and said not to verify too.
+	for _, call := range []map[string]any{
+		{"name": "search", "arguments": map[string]any{"text": "shared store"}},
+		{"name": "log", "arguments": map[string]any{"grep": "shared store"}},
+	} {
+		res := decodeJSON(t, r.call(t, "tools/call", call))
+		wantOK(t, call["name"].(string), res)
+		if text := compact(res); !strings.Contains(text, "T: does not verify: derived") || !strings.Contains(text, `"does_not_verify"`) ||
+			!strings.Contains(text, "A shared store (reviews: 0)") || strings.Contains(text, "reviews: 3") {
+			t.Errorf("%s: %s", call["name"], text)
+		}
+	}
 	res := decodeJSON(t, r.call(t, "tools/call", map[string]any{"name": "status", "arguments": map[string]any{}}))
 	if text := compact(res); strings.Count(text, "does not verify") < 2 || strings.Count(text, `"does_not_verify"`) < 2 || strings.Contains(text, `"review_count":3`) {
 		t.Errorf("status of every task: %s", text)

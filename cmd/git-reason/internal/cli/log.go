@@ -122,12 +122,12 @@ func runLog(ctx context.Context, o *logOptions) error {
 // printNotVerified says first, once per task, which tasks of lines do not
 // verify: their lines show what replay recomputes and refuses.
 func printNotVerified(w io.Writer, lines []ops.LogLine) {
-	said := map[string]bool{}
+	printLines(w, ops.NotVerified(len(lines), func(i int) (string, *record.Finding) { return lines[i].Task, lines[i].DoesNotVerify }))
+}
+
+func printLines(w io.Writer, lines []string) {
 	for _, l := range lines {
-		if l.DoesNotVerify != nil && !said[l.Task] {
-			said[l.Task] = true
-			fmt.Fprintf(w, "%s: %s\n", l.Task, record.NotVerified(l.DoesNotVerify))
-		}
+		fmt.Fprintln(w, l)
 	}
 }
 

@@ -74,6 +74,10 @@ func (s *Server) search(ctx context.Context, c *call) (*outcome, error) {
 		return nil, err
 	}
 	var b strings.Builder
+	// As 'git reason search' says it: first, once per task.
+	for _, l := range ops.NotVerified(len(hits), func(i int) (string, *record.Finding) { return hits[i].Task, hits[i].DoesNotVerify }) {
+		b.WriteString(l + "\n")
+	}
 	for _, h := range hits {
 		fmt.Fprintf(&b, "%s %s %s: %s\n", h.Task, record.ShortID(h.ID), h.Kind, h.Summary)
 	}

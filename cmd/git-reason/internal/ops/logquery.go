@@ -93,3 +93,19 @@ func (e *Session) QueryLog(ctx context.Context, q LogQuery) (lines []LogLine, no
 	}
 	return lines, noTasks, nil
 }
+
+// NotVerified is what read surfaces say first of the tasks whose history
+// does not verify: a line "T: does not verify: ..." for each task of n
+// items (at gives the i-th item's task and its replay's first finding,
+// nil when it verifies), once per task, in the order first seen.
+func NotVerified(n int, at func(i int) (string, *record.Finding)) []string {
+	var out []string
+	said := map[string]bool{}
+	for i := range n {
+		if task, f := at(i); f != nil && !said[task] {
+			said[task] = true
+			out = append(out, task+": "+record.NotVerified(f))
+		}
+	}
+	return out
+}

@@ -52,7 +52,7 @@ func (e *Session) Grep(ctx context.Context, task string, re *regexp.Regexp) ([]L
 	out := []LogLine{}
 	for _, h := range hits {
 		if task == "" || h.Task == task {
-			out = append(out, LogLine{Task: h.Task, TimelineEntry: h.TimelineEntry})
+			out = append(out, LogLine{Task: h.Task, TimelineEntry: h.TimelineEntry, DoesNotVerify: h.DoesNotVerify})
 		}
 	}
 	if task == "" {
