@@ -173,7 +173,7 @@ func warm(w *world) error {
 // the last four against the build baseline names when it names one.
 var (
 	catchUpOnly, writeOnly, verifyOnly, doctorOnly, logOnly, firstOnly, showOnly, searchOnly, looseRefs bool
-	baseline                                                                                string
+	baseline                                                                                            string
 )
 
 // report times everything at w's size and prints it.
