@@ -307,11 +307,13 @@ func (e *Session) LogNewest(ctx context.Context, n int, keep func(LogLine) bool)
 		if len(got) >= n && (t.Latest < got[n-1].Created || t.Latest == got[n-1].Created && t.Task < got[n-1].Task) {
 			return false
 		}
-		// At the head the file names: current, as Newest says.
+		// At the head the file names: current, as Newest says. As read
+		// surfaces show it: recomputed by replay when the history does
+		// not verify, never a stored claim of it.
 		recs, err := e.Store.LoadAt(t.Task, t.Head)
 		var st *record.State
 		if err == nil {
-			if st, err = record.Derive(t.Task, recs); err != nil {
+			if st, err = e.Store.DeriveVerified(ctx, t.Task, t.Head, recs); err != nil && ctx.Err() == nil {
 				err = record.Unreadable(t.Task, err)
 			}
 		}
@@ -341,6 +343,7 @@ func (e *Session) LogNewest(ctx context.Context, n int, keep func(LogLine) bool)
 	if err != nil {
 		return nil, err
 	}
+	e.Store.SaveVerdicts()
 	slices.Reverse(got)
 	return got, nil
 }
