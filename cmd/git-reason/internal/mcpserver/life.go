@@ -51,6 +51,10 @@ func (s *Server) tasks(ctx context.Context, c *call) (*outcome, error) {
 		return nil, err
 	}
 	var b strings.Builder
+	// As 'git reason tasks' says it: first, once per task.
+	for _, l := range ops.NotVerified(len(rows), func(i int) (string, *record.Finding) { return rows[i].Task, rows[i].DoesNotVerify }) {
+		b.WriteString(l + "\n")
+	}
 	for _, r := range rows {
 		fmt.Fprintf(&b, "%s %s %s %s\n", r.Task, r.Phase, r.State, r.Updated)
 	}

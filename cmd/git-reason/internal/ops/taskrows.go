@@ -2,6 +2,7 @@ package ops
 
 import (
 	"context"
+	"encoding/json"
 	"strconv"
 	"strings"
 
@@ -27,7 +28,7 @@ func (e *Session) taskRows(ctx context.Context) ([]TaskRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	j := gitstore.OpenSealed(e.Repo, taskRowsFile, "task rows 1")
+	j := gitstore.OpenSealed(e.Repo, taskRowsFile, "task rows 2")
 	limit := manyMoved(len(tasks))
 	rows, moved := keptRows(j, tasks, limit, parseTaskRow)
 	if len(moved) == 0 {
@@ -92,7 +93,7 @@ func (e *Session) eachMovedStatus(ctx context.Context, tasks []record.TaskHead, 
 // taskRowOf is the row of the task whose status is s.
 func taskRowOf(s record.Status) TaskRow {
 	row := TaskRow{Task: s.Task, State: "open", Phase: s.Phase, Subject: s.Subject, Records: s.Records,
-		Updated: s.Updated, Next: s.Next, Closed: s.Closed}
+		Updated: s.Updated, Next: s.Next, Closed: s.Closed, DoesNotVerify: s.DoesNotVerify}
 	if s.Closed != nil {
 		row.State = "closed"
 	}
@@ -100,9 +101,10 @@ func taskRowOf(s record.Status) TaskRow {
 }
 
 // taskRowFields is how many fields an entry of task-rows.journal has:
-// phase, records, updated, subject, next, and closed (0 or 1) with the
-// seven fields of record.Closed.
-const taskRowFields = 13
+// phase, records, updated, subject, next, closed (0 or 1) with the seven
+// fields of record.Closed, and replay's first finding (JSON, "" when the
+// history replays clean).
+const taskRowFields = 14
 
 // formatTaskRow is a row's entry: its fields separated by tabs, the texts
 // quoted (Go syntax: no tab or newline in them).
@@ -119,6 +121,12 @@ func formatTaskRow(r TaskRow) []byte {
 	for _, s := range []string{c.Closure, c.Outcome, c.By, c.Reason, c.Conclusion, c.Actor, c.Created} {
 		f = append(f, strconv.Quote(s))
 	}
+	finding := ""
+	if r.DoesNotVerify != nil {
+		b, _ := json.Marshal(r.DoesNotVerify)
+		finding = string(b)
+	}
+	f = append(f, strconv.Quote(finding))
 	return []byte(strings.Join(f, "\t"))
 }
 
@@ -130,7 +138,13 @@ func parseTaskRow(task string, data []byte) (TaskRow, bool) {
 	r.Updated, r.Subject, r.Next = p.quoted(), p.quoted(), p.quoted()
 	closed := p.field()
 	c := record.Closed{Closure: p.quoted(), Outcome: p.quoted(), By: p.quoted(), Reason: p.quoted(),
-		Conclusion: p.quoted(), Actor: p.quoted(), Created: p.lastQuoted()}
+		Conclusion: p.quoted(), Actor: p.quoted(), Created: p.quoted()}
+	if finding := p.lastQuoted(); finding != "" {
+		r.DoesNotVerify = &record.Finding{}
+		if json.Unmarshal([]byte(finding), r.DoesNotVerify) != nil {
+			return TaskRow{}, false
+		}
+	}
 	switch {
 	case p.bad:
 		return TaskRow{}, false

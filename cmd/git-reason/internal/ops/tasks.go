@@ -30,6 +30,10 @@ type TaskRow struct {
 	Updated string         `json:"updated,omitempty"` // the newest record's creation time: the last activity
 	Next    string         `json:"next,omitempty"`
 	Closed  *record.Closed `json:"closed,omitempty"`
+	// DoesNotVerify is the first finding of a replay of the task's
+	// history, when it does not replay clean: the row is then as replay
+	// recomputes it, and the list says so first.
+	DoesNotVerify *record.Finding `json:"does_not_verify,omitempty"`
 }
 
 // Tasks lists the tasks the query keeps, newest activity first (then by
