@@ -20,6 +20,8 @@ const searchMagic = "git reason search index 3\n"
 // and the texts that matched.
 type SearchHit struct {
 	Task string `json:"task"`
+	// Head is the task's head the index read the record at.
+	Head string `json:"-"`
 	record.TimelineEntry
 	// DoesNotVerify is the first finding of a replay of the task's
 	// history, when it does not replay clean: the entry is then as replay
@@ -254,6 +256,18 @@ func encodeSearch(task, head string, st *record.State) []byte {
 	return []byte("T\t" + task + "\t" + head + "\t" + strconv.Itoa(b.Len()) + "\n" + b.String())
 }
 
+// taskLine is the task and head of a "T" line ("" for a field it lacks).
+func taskLine(line string) (task, head string) {
+	f := strings.SplitN(line, "\t", 4)
+	if len(f) > 1 {
+		task = f[1]
+	}
+	if len(f) > 2 {
+		head = f[2]
+	}
+	return task, head
+}
+
 // findingOf is the finding of a "V" line's rest, nil when it does not
 // parse (a file not this program's: its hits then say nothing of it).
 func findingOf(rest string) *record.Finding {
@@ -266,7 +280,7 @@ func findingOf(rest string) *record.Finding {
 
 // scanSearch appends the records of body with a text match accepts.
 func scanSearch(out []SearchHit, body string, match func(string) bool) []SearchHit {
-	var task string
+	var task, head string
 	var unverified *record.Finding
 	var cur *SearchHit
 	var recLine string // the current record's line, split only on a match
@@ -278,7 +292,8 @@ func scanSearch(out []SearchHit, body string, match func(string) bool) []SearchH
 		}
 		switch line[0] {
 		case 'T':
-			task, unverified = strings.Split(line, "\t")[1], nil
+			task, head = taskLine(line)
+			unverified = nil
 		case 'V':
 			unverified = findingOf(line[2:])
 		case 'R':
@@ -293,7 +308,7 @@ func scanSearch(out []SearchHit, body string, match func(string) bool) []SearchH
 				if !ok {
 					continue
 				}
-				h.DoesNotVerify = unverified
+				h.Head, h.DoesNotVerify = head, unverified
 				out = append(out, h)
 				cur = &out[len(out)-1]
 			}
@@ -316,7 +331,7 @@ func scanFor(body []byte, lit string, fold bool, match func(string) bool) []Sear
 		find = indexFold
 	}
 	var out []SearchHit
-	var task string
+	var task, head string
 	var unverified *record.Finding
 	taskSeen, lastRec := 0, -1 // body before taskSeen holds no task line after task's
 	for pos := 0; pos < len(body); {
@@ -341,7 +356,8 @@ func scanFor(body []byte, lit string, fold bool, match func(string) bool) []Sear
 		}
 		if t := lastLineStart(body[:start], taskSeen, "T\t"); t >= 0 {
 			tl, after, _ := bytes.Cut(body[t:], []byte{'\n'})
-			task, unverified = strings.Split(string(tl), "\t")[1], nil
+			task, head = taskLine(string(tl))
+			unverified = nil
 			if v, ok := bytes.CutPrefix(after, []byte("V\t")); ok {
 				v, _, _ = bytes.Cut(v, []byte{'\n'})
 				unverified = findingOf(string(v))
@@ -358,7 +374,7 @@ func scanFor(body []byte, lit string, fold bool, match func(string) bool) []Sear
 			if !ok {
 				continue
 			}
-			h.DoesNotVerify = unverified
+			h.Head, h.DoesNotVerify = head, unverified
 			out = append(out, h)
 			lastRec = rec
 		}

@@ -50,10 +50,15 @@ func (e *Session) Grep(ctx context.Context, task string, re *regexp.Regexp) ([]L
 		return nil, err
 	}
 	out := []LogLine{}
+	sigs := map[string]map[string]*Signature{} // task -> its records' signatures, as log shows them
 	for _, h := range hits {
-		if task == "" || h.Task == task {
-			out = append(out, LogLine{Task: h.Task, TimelineEntry: h.TimelineEntry, DoesNotVerify: h.DoesNotVerify})
+		if task != "" && h.Task != task {
+			continue
 		}
+		if _, ok := sigs[h.Task]; !ok {
+			sigs[h.Task], _ = e.RecordSignatures(ctx, h.Task, h.Head)
+		}
+		out = append(out, LogLine{Task: h.Task, TimelineEntry: h.TimelineEntry, DoesNotVerify: h.DoesNotVerify, Signature: sigs[h.Task][h.ID]})
 	}
 	if task == "" {
 		sort.SliceStable(out, func(i, j int) bool { return out[i].Created < out[j].Created })
