@@ -91,6 +91,23 @@ func TestForgedHistoryWebAndMCP(t *testing.T) {
 			t.Errorf("resource of %s: %s", c.task, text)
 		}
 	}
+	// Every read tool, with the arguments that take other paths (the
+	// newest first, the search index, a kind): none repeats the claim.
+	for _, call := range []map[string]any{
+		{"name": "status", "arguments": map[string]any{}},
+		{"name": "log", "arguments": map[string]any{}},
+		{"name": "log", "arguments": map[string]any{"max": 5}},
+		{"name": "log", "arguments": map[string]any{"kind": "conclusion"}},
+		{"name": "tasks", "arguments": map[string]any{}},
+		{"name": "handover", "arguments": map[string]any{}},
+		{"name": "search", "arguments": map[string]any{"text": "store"}},
+	} {
+		res := decodeJSON(t, r.call(t, "tools/call", call))
+		wantOK(t, call["name"].(string), res)
+		if text := compact(res); strings.Contains(text, "reviews: 3") || strings.Contains(text, `"review_count":3`) || strings.Contains(text, "review count: 3") {
+			t.Errorf("%s %v repeats the claim: %s", call["name"], call["arguments"], text)
+		}
+	}
 	// search, and log with a pattern, read the search index: recomputed
 	// and said not to verify too.
 	for _, call := range []map[string]any{
