@@ -87,3 +87,33 @@ func TestNoOpReadsCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestGrepSignsWhatItKeeps: log --grep reads its lines from the search
+// index and looks up the signatures of the lines it prints only. With a
+// pattern every task's subject matches and -n 1, it read each matching
+// task's signatures first (1,240 read calls at 300 tasks against 80 at
+// 10), then kept one line: the read calls at 300 tasks are now those at
+// 10, within the allowance of TestNoOpReadsCounts.
+func TestGrepSignsWhatItKeeps(t *testing.T) {
+	t.Parallel()
+	sizes := []int{10, 300}
+	var counts [2]cost
+	args := []string{"log", "--grep", "bulk subject", "-n", "1"}
+	for i, n := range sizes {
+		c := scaleWorld(t, n)
+		for range 2 { // the first makes the search index and the verdicts
+			c.mustReason(args...)
+			time.Sleep(150 * time.Millisecond) // past git's racy window
+		}
+		counts[i] = c.costed(args...)
+	}
+	small, large := counts[0], counts[1]
+	t.Logf("%d read calls at %d tasks, %d at %d", small.ReadCalls, sizes[0], large.ReadCalls, sizes[1])
+	if small.ReadCalls == 0 {
+		t.Skip("no read counts here (/proc/self/io)")
+	}
+	if large.ReadCalls > small.ReadCalls+40 {
+		t.Errorf("log --grep PATTERN -n 1 matching every task: %d read calls at %d tasks against %d at %d: it reads what grows with the tasks it does not print",
+			large.ReadCalls, sizes[1], small.ReadCalls, sizes[0])
+	}
+}

@@ -91,7 +91,27 @@ func (e *Session) QueryLog(ctx context.Context, q LogQuery) (lines []LogLine, no
 	if q.Max > 0 && len(lines) > q.Max {
 		lines = lines[len(lines)-q.Max:]
 	}
+	e.withSignatures(ctx, lines)
 	return lines, noTasks, nil
+}
+
+// withSignatures gives each line read without its signature (a search
+// hit's) the signature of its record's commit, as log shows it: the
+// records of each task at the head the line was read at, asked once per
+// task, for the lines kept only.
+func (e *Session) withSignatures(ctx context.Context, lines []LogLine) {
+	sigs := map[string]map[string]*Signature{}
+	for i := range lines {
+		l := &lines[i]
+		if l.head == "" || l.Signature != nil {
+			continue
+		}
+		key := l.Task + "\x00" + l.head
+		if _, ok := sigs[key]; !ok {
+			sigs[key], _ = e.RecordSignatures(ctx, l.Task, l.head)
+		}
+		l.Signature = sigs[key][l.ID]
+	}
 }
 
 // NotVerified is what read surfaces say first of the tasks whose history

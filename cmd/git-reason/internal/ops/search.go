@@ -35,7 +35,8 @@ func (e *Session) Search(ctx context.Context, text string) ([]gitstore.SearchHit
 // Grep returns the log lines (of task, or of every task when task is "")
 // of the records with a text re matches (Pattern compiles it: Go's syntax,
 // case-sensitive as git log --grep is unless asked otherwise). The lines
-// come in log's order.
+// come in log's order, without their signatures (withSignatures adds them
+// to the lines kept).
 func (e *Session) Grep(ctx context.Context, task string, re *regexp.Regexp) ([]LogLine, error) {
 	if task != "" {
 		if err := record.CheckTask(task); err != nil {
@@ -50,15 +51,10 @@ func (e *Session) Grep(ctx context.Context, task string, re *regexp.Regexp) ([]L
 		return nil, err
 	}
 	out := []LogLine{}
-	sigs := map[string]map[string]*Signature{} // task -> its records' signatures, as log shows them
 	for _, h := range hits {
-		if task != "" && h.Task != task {
-			continue
+		if task == "" || h.Task == task {
+			out = append(out, LogLine{Task: h.Task, TimelineEntry: h.TimelineEntry, DoesNotVerify: h.DoesNotVerify, head: h.Head})
 		}
-		if _, ok := sigs[h.Task]; !ok {
-			sigs[h.Task], _ = e.RecordSignatures(ctx, h.Task, h.Head)
-		}
-		out = append(out, LogLine{Task: h.Task, TimelineEntry: h.TimelineEntry, DoesNotVerify: h.DoesNotVerify, Signature: sigs[h.Task][h.ID]})
 	}
 	if task == "" {
 		sort.SliceStable(out, func(i, j int) bool { return out[i].Created < out[j].Created })

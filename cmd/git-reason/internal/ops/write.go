@@ -270,6 +270,9 @@ type LogLine struct {
 	// Signature is the record's commit's signature (absent when git could
 	// not be asked).
 	Signature *Signature `json:"signature,omitempty"`
+	// head is the task's head the line was read at, when its signature
+	// is yet to be added (withSignatures).
+	head string
 }
 
 // logLines is the timeline of a task at head, each line with its
