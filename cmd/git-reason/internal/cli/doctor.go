@@ -78,7 +78,11 @@ func printDoctor(w io.Writer, d *ops.Doctor) {
 		fmt.Fprintln(w, d.Operational)
 	}
 	if d.Refs != nil {
-		fmt.Fprintf(w, "refs: %s, %s, %d broken\n", record.Plural(d.Refs.Tasks, "task"), record.Plural(d.Refs.Records, "record"), d.Refs.Broken)
+		fmt.Fprintf(w, "refs: %s, %s, %d broken", record.Plural(d.Refs.Tasks, "task"), record.Plural(d.Refs.Records, "record"), d.Refs.Broken)
+		if d.Refs.Unverified > 0 {
+			fmt.Fprintf(w, ", %d not verifying", d.Refs.Unverified)
+		}
+		fmt.Fprintln(w)
 	}
 	if d.Errors == 0 {
 		fmt.Fprintln(w, "no errors found")

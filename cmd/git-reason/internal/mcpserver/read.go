@@ -335,8 +335,8 @@ func (s *Server) doctor(ctx context.Context, _ *call) (*outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &outcome{out: d, text: fmt.Sprintf("%s, %s; refs: %s, %s, %d broken",
-		record.Plural(len(d.Findings), "finding"), record.Plural(d.Errors, "error"), record.Plural(d.Refs.Tasks, "task"), record.Plural(d.Refs.Records, "record"), d.Refs.Broken)}, nil
+	return &outcome{out: d, text: fmt.Sprintf("%s, %s; refs: %s, %s, %d broken, %d not verifying",
+		record.Plural(len(d.Findings), "finding"), record.Plural(d.Errors, "error"), record.Plural(d.Refs.Tasks, "task"), record.Plural(d.Refs.Records, "record"), d.Refs.Broken, d.Refs.Unverified)}, nil
 }
 
 func (s *Server) verify(ctx context.Context, c *call) (*outcome, error) {

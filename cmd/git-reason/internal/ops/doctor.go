@@ -34,6 +34,9 @@ type RefSummary struct {
 	Tasks   int `json:"tasks"`
 	Records int `json:"records"`
 	Broken  int `json:"broken"`
+	// Unverified counts the tasks that read but whose history does not
+	// replay clean (each an error finding).
+	Unverified int `json:"unverified"`
 }
 
 // Doctor is everything doctor found.
@@ -141,7 +144,15 @@ func (e *Session) doctorRepository(ctx context.Context, d *Doctor, hooksPath str
 	for _, t := range tasks {
 		d.Refs.Tasks++
 		if indexed[t.Task] {
-			d.Refs.Records += entries[t.Task].Status.Records
+			st := entries[t.Task].Status
+			d.Refs.Records += st.Records
+			if st.DoesNotVerify != nil {
+				// Its history breaks the rules: read surfaces show it
+				// recomputed, and a pull would have refused it.
+				d.Refs.Unverified++
+				d.Findings = append(d.Findings, Finding{Severity: "error", Code: "does_not_verify", Subject: t.Task,
+					Message: record.NotVerified(st.DoesNotVerify)})
+			}
 			continue
 		}
 		_, recs, err := e.Store.Load(ctx, t.Task)
