@@ -214,9 +214,12 @@ func (w *Writer) AppendRunValidation(ctx context.Context, task string, raw []byt
 	if m["method"] != "command" {
 		return nil, badInput("method: only a command validation is run; record a manual one with --manual")
 	}
-	st, err := w.State(ctx, task)
+	head, _, st, err := w.current(ctx, task)
 	if err != nil {
 		return nil, err
+	}
+	if err := w.verifiedAt(ctx, task, head); err != nil {
+		return nil, err // before the command runs
 	}
 	zero, none := 0, int64(0)
 	placeholder := &ValidationDerived{ExitCode: &zero, DurationMS: &none, OutputSHA256: strings.Repeat("0", 64)}
@@ -275,6 +278,9 @@ func (w *Writer) appendParsed(ctx context.Context, task string, kind Kind, m map
 		if err != nil {
 			return nil, err
 		}
+		if err := w.verifiedAt(ctx, task, head); err != nil {
+			return nil, err
+		}
 		rec, entry, err := w.admit(ctx, st, kind, m, h)
 		if derr := st.decodeError(); derr != nil {
 			// A record the store vouched for does not decode: refuse as
@@ -313,6 +319,36 @@ func (w *Writer) appendParsed(ctx context.Context, task string, kind Kind, m map
 		return &Result{Entry: entry, Commit: commit, Parent: head, State: st}, nil
 	}
 	return nil, fmt.Errorf("task %s kept moving: gave up after %d attempts; try again", task, attempts)
+}
+
+// Verdicts says whether a task's history at a head replays clean through
+// the admission rules (a store that can replay: gitstore's). A writer
+// whose Store is one appends only to a history it says is clean.
+type Verdicts interface {
+	// Verdict returns replay's first finding of task at head, nil when
+	// it replays clean (or its only findings wait for a person's record
+	// after a merge of two honest histories).
+	Verdict(ctx context.Context, task, head string) (*Finding, error)
+}
+
+// verifiedAt refuses an append on top of a history that does not verify
+// (one forged with plumbing, or fetched by plain git past sync's
+// replay): admission would take the stored derived fields of records
+// replay refuses as its base, and replay would then refuse the new record
+// too. Nothing is written; verify says what is wrong.
+func (w *Writer) verifiedAt(ctx context.Context, task, head string) error {
+	v, ok := w.Store.(Verdicts)
+	if !ok || head == "" {
+		return nil
+	}
+	f, err := v.Verdict(ctx, task, head)
+	if err != nil {
+		return err
+	}
+	if f != nil {
+		return refuse(fmt.Sprintf("task %s %s: nothing is written on top of a history that breaks the rules", task, NotVerified(f)))
+	}
+	return nil
 }
 
 // current is task's head and the state an append on it is admitted
