@@ -321,14 +321,15 @@ func (w *Writer) appendParsed(ctx context.Context, task string, kind Kind, m map
 	return nil, fmt.Errorf("task %s kept moving: gave up after %d attempts; try again", task, attempts)
 }
 
-// Verdicts says whether a task's history at a head replays clean through
-// the admission rules (a store that can replay: gitstore's). A writer
-// whose Store is one appends only to a history it says is clean.
-type Verdicts interface {
-	// Verdict returns replay's first finding of task at head, nil when
+// BaseChecker says whether a task's head may be appended to: its history
+// replays clean through the admission rules (a store that can replay:
+// gitstore's). A writer whose Store is one appends only on such a head.
+type BaseChecker interface {
+	// CheckBase returns replay's first finding of task at head, nil when
 	// it replays clean (or its only findings wait for a person's record
-	// after a merge of two honest histories).
-	Verdict(ctx context.Context, task, head string) (*Finding, error)
+	// after a merge of two honest histories), or when head is one this
+	// clone's writer made (it appends only on a clean head).
+	CheckBase(ctx context.Context, task, head string) (*Finding, error)
 }
 
 // verifiedAt refuses an append on top of a history that does not verify
@@ -337,11 +338,11 @@ type Verdicts interface {
 // replay refuses as its base, and replay would then refuse the new record
 // too. Nothing is written; verify says what is wrong.
 func (w *Writer) verifiedAt(ctx context.Context, task, head string) error {
-	v, ok := w.Store.(Verdicts)
+	v, ok := w.Store.(BaseChecker)
 	if !ok || head == "" {
 		return nil
 	}
-	f, err := v.Verdict(ctx, task, head)
+	f, err := v.CheckBase(ctx, task, head)
 	if err != nil {
 		return err
 	}

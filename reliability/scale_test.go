@@ -179,7 +179,12 @@ func TestScaleCounts(t *testing.T) {
 		got.gits = gits
 		// A write: a new task with a subject of its own, then another
 		// record on an existing task. What it changes under .git/reason/
-		// must not grow with the tasks.
+		// must not grow with the tasks. The writer appends only on a
+		// head known to replay clean (its own, or one a replay found
+		// clean): the clone's first read, as a person's first status
+		// after a clone, verifies the tasks the plain fetch above brought
+		// straight into the task refs (a pull verifies what it takes).
+		c.mustReason("status")
 		start := time.Now().Add(-time.Second)
 		reasonDir := filepath.Join(c.gitDir(), "reason")
 		before := map[string]time.Time{}
