@@ -78,16 +78,17 @@ func (s *Store) WrittenHere(task string, commits []string) map[string]bool {
 		return out
 	}
 	data, _ := os.ReadFile(s.writtenPath(task))
-	listed := map[string]bool{}
+	asked := make(map[string]bool, len(commits))
+	for _, c := range commits {
+		asked[c] = true
+	}
 	for _, line := range strings.Split(string(data), "\n") {
 		c, rest, ok := strings.Cut(line, " ")
-		mac, _, _ := strings.Cut(rest, " ") // then the blob's fields, checked.go's
-		if ok && hmac.Equal([]byte(mac), []byte(writtenMAC(key, task, c))) {
-			listed[c] = true
+		if !ok || !asked[c] || out[c] {
+			continue // only the lines of the commits asked are checked
 		}
-	}
-	for _, c := range commits {
-		if listed[c] {
+		mac, _, _ := strings.Cut(rest, " ") // then the blob's fields, checked.go's
+		if hmac.Equal([]byte(mac), []byte(writtenMAC(key, task, c))) {
 			out[c] = true
 		}
 	}
