@@ -256,9 +256,8 @@ func timeBuilds(w *world, runs int, cmds []string) error {
 	out := make([]*stats, len(all))
 	fs := make([]func() (time.Duration, error), len(all))
 	for i, bin := range bins {
-		run := filepath.Join(w.dir, fmt.Sprintf("builds-%d", i))
-		os.RemoveAll(run)
-		if err := exec.Command("cp", "-a", w.clone, run).Run(); err != nil {
+		run, err := cloneCopy(w, fmt.Sprintf("builds-%d", i))
+		if err != nil {
 			return err
 		}
 		defer os.RemoveAll(run)
@@ -335,6 +334,14 @@ func timeFirst(w *world, runs int) error {
 	return nil
 }
 
+// cloneCopy copies the world's clone (cp -a) to name under the world's
+// directory, for one build's runs, and returns the copy's path.
+func cloneCopy(w *world, name string) (string, error) {
+	run := filepath.Join(w.dir, name)
+	os.RemoveAll(run)
+	return run, exec.Command("cp", "-a", w.clone, run).Run()
+}
+
 // timeSearchIndex times git reason search of a word every task's subject
 // holds when its index must be made again (removed before each run; the
 // verdicts of every task remembered, as after a first status), each build
@@ -348,9 +355,8 @@ func timeSearchIndex(w *world, runs int) error {
 	out := make([]*stats, len(bins))
 	fs := make([]func() (time.Duration, error), len(bins))
 	for i, bin := range bins {
-		run := filepath.Join(w.dir, fmt.Sprintf("search-%d", i))
-		os.RemoveAll(run)
-		if err := exec.Command("cp", "-a", w.clone, run).Run(); err != nil {
+		run, err := cloneCopy(w, fmt.Sprintf("search-%d", i))
+		if err != nil {
 			return err
 		}
 		defer os.RemoveAll(run)
@@ -661,9 +667,7 @@ func interleave(runs int, out []*stats, fs ...func() (time.Duration, error)) err
 // command pays what it costs in the clone it was copied from, not the
 // copying.
 func freshCopy(w *world) (run string, done func(), err error) {
-	run = filepath.Join(w.dir, "run")
-	os.RemoveAll(run)
-	if err := exec.Command("cp", "-a", w.clone, run).Run(); err != nil {
+	if run, err = cloneCopy(w, "run"); err != nil {
 		return "", nil, err
 	}
 	if _, err := timed(run, "git", "reason", "status", "warm"); err != nil {
