@@ -3,6 +3,7 @@ package record
 import (
 	"context"
 	"encoding/json"
+	"strings"
 )
 
 // Recompute derives a task's state from its records the way replay does:
@@ -78,4 +79,20 @@ func NotVerified(f *Finding) string {
 		where = "record " + ShortID(f.Record) + ", " + where
 	}
 	return "does not verify: " + f.Code + ": " + Printable(f.Message) + " (" + where + "); see 'git reason verify " + f.Task + "'"
+}
+
+// NotVerifiedFirst is what a list's read surface says first of the tasks
+// whose history does not verify: a line "T: does not verify: ..." for
+// each task of n items (at gives the i-th item's task and replay's first
+// finding, nil when it verifies), once per task, in the order first seen.
+func NotVerifiedFirst(n int, at func(i int) (string, *Finding)) string {
+	var b strings.Builder
+	said := map[string]bool{}
+	for i := range n {
+		if task, f := at(i); f != nil && !said[task] {
+			said[task] = true
+			b.WriteString(task + ": " + NotVerified(f) + "\n")
+		}
+	}
+	return b.String()
 }

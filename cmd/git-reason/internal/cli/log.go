@@ -122,13 +122,7 @@ func runLog(ctx context.Context, o *logOptions) error {
 // printNotVerified says first, once per task, which tasks of lines do not
 // verify: their lines show what replay recomputes and refuses.
 func printNotVerified(w io.Writer, lines []ops.LogLine) {
-	printLines(w, ops.NotVerified(len(lines), func(i int) (string, *record.Finding) { return lines[i].Task, lines[i].DoesNotVerify }))
-}
-
-func printLines(w io.Writer, lines []string) {
-	for _, l := range lines {
-		fmt.Fprintln(w, l)
-	}
+	fmt.Fprint(w, record.NotVerifiedFirst(len(lines), func(i int) (string, *record.Finding) { return lines[i].Task, lines[i].DoesNotVerify }))
 }
 
 // signatureTag is a log line's signature, after its summary: nothing for

@@ -7,7 +7,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/record"
 )
 
@@ -43,7 +42,7 @@ func searchCommand() *cli.Command {
 					fmt.Fprintf(w, "no record mentions %q\n", o.Text)
 					return nil
 				}
-				printLines(w, ops.NotVerified(len(hits), func(i int) (string, *record.Finding) { return hits[i].Task, hits[i].DoesNotVerify }))
+				fmt.Fprint(w, record.NotVerifiedFirst(len(hits), func(i int) (string, *record.Finding) { return hits[i].Task, hits[i].DoesNotVerify }))
 				for _, h := range hits {
 					fmt.Fprintf(w, "%s %s %s %s  %s\n", h.Task, record.ShortID(h.ID), h.Kind, h.Created, record.Printable(h.Summary))
 					for _, m := range h.Matches {

@@ -52,9 +52,7 @@ func (s *Server) tasks(ctx context.Context, c *call) (*outcome, error) {
 	}
 	var b strings.Builder
 	// As 'git reason tasks' says it: first, once per task.
-	for _, l := range ops.NotVerified(len(rows), func(i int) (string, *record.Finding) { return rows[i].Task, rows[i].DoesNotVerify }) {
-		b.WriteString(l + "\n")
-	}
+	b.WriteString(record.NotVerifiedFirst(len(rows), func(i int) (string, *record.Finding) { return rows[i].Task, rows[i].DoesNotVerify }))
 	for _, r := range rows {
 		fmt.Fprintf(&b, "%s %s %s %s\n", r.Task, r.Phase, r.State, r.Updated)
 	}
@@ -79,9 +77,7 @@ func (s *Server) search(ctx context.Context, c *call) (*outcome, error) {
 	}
 	var b strings.Builder
 	// As 'git reason search' says it: first, once per task.
-	for _, l := range ops.NotVerified(len(hits), func(i int) (string, *record.Finding) { return hits[i].Task, hits[i].DoesNotVerify }) {
-		b.WriteString(l + "\n")
-	}
+	b.WriteString(record.NotVerifiedFirst(len(hits), func(i int) (string, *record.Finding) { return hits[i].Task, hits[i].DoesNotVerify }))
 	for _, h := range hits {
 		fmt.Fprintf(&b, "%s %s %s: %s\n", h.Task, record.ShortID(h.ID), h.Kind, h.Summary)
 	}

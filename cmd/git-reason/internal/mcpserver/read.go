@@ -276,9 +276,7 @@ func (s *Server) log(ctx context.Context, c *call) (*outcome, error) {
 	}
 	var b strings.Builder
 	// As 'git reason log' says it: first, once per task.
-	for _, l := range ops.NotVerified(len(lines), func(i int) (string, *record.Finding) { return lines[i].Task, lines[i].DoesNotVerify }) {
-		b.WriteString(l + "\n")
-	}
+	b.WriteString(record.NotVerifiedFirst(len(lines), func(i int) (string, *record.Finding) { return lines[i].Task, lines[i].DoesNotVerify }))
 	for _, l := range lines {
 		fmt.Fprintf(&b, "%s %d %s %s: %s\n", l.Task, l.Clock, record.ShortID(l.ID), l.Kind, l.Summary)
 	}

@@ -113,19 +113,3 @@ func (e *Session) withSignatures(ctx context.Context, lines []LogLine) {
 		l.Signature = sigs[key][l.ID]
 	}
 }
-
-// NotVerified is what read surfaces say first of the tasks whose history
-// does not verify: a line "T: does not verify: ..." for each task of n
-// items (at gives the i-th item's task and its replay's first finding,
-// nil when it verifies), once per task, in the order first seen.
-func NotVerified(n int, at func(i int) (string, *record.Finding)) []string {
-	var out []string
-	said := map[string]bool{}
-	for i := range n {
-		if task, f := at(i); f != nil && !said[task] {
-			said[task] = true
-			out = append(out, task+": "+record.NotVerified(f))
-		}
-	}
-	return out
-}
