@@ -301,6 +301,26 @@ func timeBuilds(w *world, runs int, cmds []string) error {
 // right after deleting thousands costs more), and every copy is removed
 // only after the last round, for the same reason.
 func timeFirst(w *world, runs int) error {
+	copies := filepath.Join(w.dir, "first")
+	os.RemoveAll(copies)
+	defer os.RemoveAll(copies)
+	made := 0
+	return timeEachBuild(w, runs, "first status of a clone", func(_ int, bin string) (func() (time.Duration, error), error) {
+		return func() (time.Duration, error) {
+			made++
+			run := filepath.Join(copies, strconv.Itoa(made))
+			if err := copyWithout(w.clone, run, filepath.Join(".git", "reason")); err != nil {
+				return 0, err
+			}
+			return timed(run, bin, "status")
+		}, nil
+	})
+}
+
+// timeEachBuild times one case for each build (this one, then
+// -baseline's when it names one), interleaved: mk makes build i's timed
+// run (bin, its program), and the figures print as what.
+func timeEachBuild(w *world, runs int, what string, mk func(i int, bin string) (func() (time.Duration, error), error)) error {
 	bins, err := builds()
 	if err != nil {
 		return err
@@ -308,27 +328,18 @@ func timeFirst(w *world, runs int) error {
 	all := make([]stats, len(bins))
 	out := make([]*stats, len(bins))
 	fs := make([]func() (time.Duration, error), len(bins))
-	copies := filepath.Join(w.dir, "first")
-	os.RemoveAll(copies)
-	defer os.RemoveAll(copies)
-	made := 0
 	for i, bin := range bins {
 		out[i] = &all[i]
-		fs[i] = func() (time.Duration, error) {
-			made++
-			run := filepath.Join(copies, strconv.Itoa(made))
-			if err := copyWithout(w.clone, run, filepath.Join(".git", "reason")); err != nil {
-				return 0, err
-			}
-			return timed(run, bin, "status")
+		if fs[i], err = mk(i, bin); err != nil {
+			return err
 		}
 	}
 	if err := interleave(runs, out, fs...); err != nil {
 		return err
 	}
-	fmt.Printf("%d tasks: first status of a clone, this build %s\n", w.n, all[0])
+	fmt.Printf("%d tasks: %s, this build %s\n", w.n, what, all[0])
 	if baseline != "" {
-		fmt.Printf("%d tasks: first status of a clone, %s %s; this build over it %s\n", w.n, baseline, all[1], ratio(all[0], all[1]))
+		fmt.Printf("%d tasks: %s, %s %s; this build over it %s\n", w.n, what, baseline, all[1], ratio(all[0], all[1]))
 	}
 	fmt.Printf("load average after the rounds: %s\n", harness.LoadAverage())
 	return nil
@@ -347,41 +358,30 @@ func cloneCopy(w *world, name string) (string, error) {
 // verdicts of every task remembered, as after a first status), each build
 // on its own copy of the clone, alternately.
 func timeSearchIndex(w *world, runs int) error {
-	bins, err := builds()
-	if err != nil {
-		return err
-	}
-	all := make([]stats, len(bins))
-	out := make([]*stats, len(bins))
-	fs := make([]func() (time.Duration, error), len(bins))
-	for i, bin := range bins {
+	var copies []string
+	defer func() {
+		for _, c := range copies {
+			os.RemoveAll(c)
+		}
+	}()
+	return timeEachBuild(w, runs, "search with its index made again", func(i int, bin string) (func() (time.Duration, error), error) {
 		run, err := cloneCopy(w, fmt.Sprintf("search-%d", i))
+		copies = append(copies, run)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		defer os.RemoveAll(run)
 		if _, err := timed(run, bin, "status"); err != nil { // settle: caches and verdicts
-			return err
+			return nil, err
 		}
-		out[i] = &all[i]
-		fs[i] = func() (time.Duration, error) {
+		return func() (time.Duration, error) {
 			for _, f := range []string{"search", "search.terms"} {
 				if err := os.RemoveAll(filepath.Join(run, ".git", "reason", f)); err != nil {
 					return 0, err
 				}
 			}
 			return timed(run, bin, "search", "subject")
-		}
-	}
-	if err := interleave(runs, out, fs...); err != nil {
-		return err
-	}
-	fmt.Printf("%d tasks: search with its index made again, this build %s\n", w.n, all[0])
-	if baseline != "" {
-		fmt.Printf("%d tasks: search with its index made again, %s %s; this build over it %s\n", w.n, baseline, all[1], ratio(all[0], all[1]))
-	}
-	fmt.Printf("load average after the rounds: %s\n", harness.LoadAverage())
-	return nil
+		}, nil
+	})
 }
 
 // timeFirstShow times git reason show of a record id's first 10
