@@ -56,7 +56,29 @@ func (s *Store) checkedHere(task string) map[string]bool {
 	if key == nil || record.SchemasDigest() == "" {
 		return nil
 	}
-	f, err := os.Open(s.writtenPath(task))
+	buf := listTail(s.writtenPath(task))
+	out := map[string]bool{}
+	for len(buf) > 0 {
+		line, rest, ok := bytes.Cut(buf, []byte{'\n'})
+		buf = rest
+		// "<commit> <mac> <blob> <mac>": the commit's fields are written.go's.
+		_, line, ok1 := bytes.Cut(line, []byte{' '})
+		_, line, ok2 := bytes.Cut(line, []byte{' '})
+		blob, mac, ok3 := bytes.Cut(line, []byte{' '})
+		if !ok || !ok1 || !ok2 || !ok3 || len(blob) != 40 || !isHex(string(blob)) {
+			continue
+		}
+		if hmac.Equal(mac, []byte(checkedMAC(key, task, string(blob)))) {
+			out[string(blob)] = true
+		}
+	}
+	return out
+}
+
+// listTail is the last checkedTail bytes of the list at path (written.d's
+// file of a task), from its first whole line; nil when it does not read.
+func listTail(path string) []byte {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil
 	}
@@ -78,22 +100,7 @@ func (s *Store) checkedHere(task string) map[string]bool {
 			buf = buf[i+1:]
 		}
 	}
-	out := map[string]bool{}
-	for len(buf) > 0 {
-		line, rest, ok := bytes.Cut(buf, []byte{'\n'})
-		buf = rest
-		// "<commit> <mac> <blob> <mac>": the commit's fields are written.go's.
-		_, line, ok1 := bytes.Cut(line, []byte{' '})
-		_, line, ok2 := bytes.Cut(line, []byte{' '})
-		blob, mac, ok3 := bytes.Cut(line, []byte{' '})
-		if !ok || !ok1 || !ok2 || !ok3 || len(blob) != 40 || !isHex(string(blob)) {
-			continue
-		}
-		if hmac.Equal(mac, []byte(checkedMAC(key, task, string(blob)))) {
-			out[string(blob)] = true
-		}
-	}
-	return out
+	return buf
 }
 
 // checkedWritten is a record.Checked holding the records of h's commits

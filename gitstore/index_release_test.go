@@ -175,3 +175,37 @@ func TestFirstReadValidatesEachRecordOnce(t *testing.T) {
 		t.Errorf("the first read validated %d documents, want %d (each record's three, once)", got, want)
 	}
 }
+
+// The writer's check of the head it appends on (CheckBase) takes a head
+// this clone's writer made from the end of its list, replaying nothing,
+// in a process that has no verdict of it; a head the list does not hold
+// is replayed (and so known clean after).
+func TestCheckBaseTakesTheWritersOwnHead(t *testing.T) {
+	dir := newRepo(t)
+	w := indexedWriter(openStore(t, dir), "Cache")
+	assessTrivially(t, w, "T", "first")
+	assessTrivially(t, w, "T", "second")
+	ctx := context.Background()
+	for _, own := range []bool{true, false} {
+		if !own {
+			// The list gone: the head is no longer known as the writer's.
+			if err := os.RemoveAll(filepath.Join(dir, ".git", "reason", "written.d")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s := openStore(t, dir) // another process: no verdict yet
+		head, err := s.Head("T")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.KnownClean("T", head) {
+			t.Fatalf("own %v: the head is known clean before the check; the test cannot tell a replay", own)
+		}
+		if f, err := s.CheckBase(ctx, "T", head); f != nil || err != nil {
+			t.Fatalf("own %v: CheckBase: %v, %v", own, f, err)
+		}
+		if replayed := s.KnownClean("T", head); replayed == own {
+			t.Errorf("own %v: replayed %v, want %v", own, replayed, !own)
+		}
+	}
+}

@@ -105,17 +105,17 @@ func (s *Store) MergeRefusals(ctx context.Context, task, head string) ([]record.
 
 // CheckBase is record.BaseChecker: nil when task's head may be appended
 // to, else replay's first finding. This process's verdict when it has
-// one; else a head this clone's writer made is one (the writer appends
-// only on a head that replays clean, so what it made replays clean: the
-// list of its commits, written.go, under the repository key, is read,
-// not replayed); else Verdict, which replays from the latest head
-// remembered clean. An append on the writer's own last head, the common
-// case, replays nothing.
+// one; else a head this clone's writer made lately is one (the writer
+// appends only on a head that replays clean, so what it made replays
+// clean: the end of the list of its commits, written.go, under the
+// repository key, is read, not replayed); else Verdict, which replays
+// from the latest head remembered clean. An append on the writer's own
+// last head, the common case, replays nothing and reads a file's end.
 func (s *Store) CheckBase(ctx context.Context, task, head string) (*record.Finding, error) {
 	if v, ok := s.truth.verdicts.Load(task + "\x00" + head); ok {
 		return v.(*record.Finding), nil
 	}
-	if s.WrittenHere(task, []string{head})[head] {
+	if s.writtenLately(task, head) {
 		return nil, nil
 	}
 	return s.Verdict(ctx, task, head)

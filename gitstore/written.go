@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"os"
 	"path/filepath"
@@ -67,6 +68,31 @@ func appendOwnList(path string, b []byte) {
 	}
 	defer f.Close()
 	_, _ = f.Write(b)
+}
+
+// writtenLately reports whether this clone's writer made head, one of
+// task's commits, among the last lines of its list (listTail): the head
+// an append of its own left is its last line, so that an append's check
+// of its base (CheckBase) reads a file's end, whatever the task's size.
+func (s *Store) writtenLately(task, head string) bool {
+	key, _ := repoKey(s.reasonDir(), false)
+	if key == nil {
+		return false
+	}
+	buf := listTail(s.writtenPath(task))
+	for len(buf) > 0 {
+		var line []byte
+		line, buf, _ = bytes.Cut(buf, []byte{'\n'})
+		c, rest, ok := bytes.Cut(line, []byte{' '})
+		if !ok || string(c) != head {
+			continue
+		}
+		mac, _, _ := bytes.Cut(rest, []byte{' '}) // then the blob's fields, checked.go's
+		if hmac.Equal(mac, []byte(writtenMAC(key, task, head))) {
+			return true
+		}
+	}
+	return false
 }
 
 // WrittenHere returns which of commits, the commits of task, this clone's
