@@ -171,3 +171,14 @@ func CacheTaskAsRead(s *Store, task, head string) error {
 	s.writeTaskCache(task, &taskCache{Head: head, Entries: entries})
 	return nil
 }
+
+// NoteWrittenByOlderRelease adds to task's list the line a release before
+// the writer's check of its base wrote for commit (version 1, writtenMAC).
+func NoteWrittenByOlderRelease(s *Store, task, commit string) error {
+	key, err := repoKey(s.reasonDir(), true)
+	if err != nil {
+		return err
+	}
+	appendOwnList(s.writtenPath(task), []byte(commit+" "+writtenMAC(key, 1, task, commit)+"\n"))
+	return nil
+}

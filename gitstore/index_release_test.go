@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"git-reason/gitstore"
@@ -207,5 +208,45 @@ func TestCheckBaseTakesTheWritersOwnHead(t *testing.T) {
 		if replayed := s.KnownClean("T", head); replayed == own {
 			t.Errorf("own %v: replayed %v, want %v", own, replayed, !own)
 		}
+	}
+}
+
+// A release before the writer checked the head it appends on wrote on a
+// forged history fetched by plain git, and listed the commit it made as
+// its own (written.d, version 1). Its list says who wrote the commit, not
+// that its history replays clean: the check replays it, and the writer
+// refuses to write on it. The line still counts as this clone's write.
+func TestCheckBaseReplaysAnOlderWritersHead(t *testing.T) {
+	h := newForgHistory(t)
+	forged, _ := h.unselectedAdvisor()
+	if found := h.forge(forged); len(found) == 0 {
+		t.Fatal("the forged history verifies; the test cannot tell")
+	}
+	// What the older writer made on it: one more record, as the writer's.
+	rec := h.fresh(h.rec("a"), "v")
+	head := h.write(h.on(forged, rec))
+	h.git("", "update-ref", "refs/reasoning/tasks/"+forgTask, head)
+	s := openStore(t, h.dir)
+	if err := gitstore.NoteWrittenByOlderRelease(s, forgTask, head); err != nil {
+		t.Fatal(err)
+	}
+	if !s.WrittenHere(forgTask, []string{head})[head] {
+		t.Fatal("the older release's line does not count as this clone's write")
+	}
+	f, err := s.CheckBase(context.Background(), forgTask, head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f == nil {
+		t.Fatal("CheckBase took a head an older release listed as its own; its history does not verify")
+	}
+	w := forgWriter(t, h.dir, "origin-test")
+	_, err = w.Append(context.Background(), forgTask, record.KindAssessment,
+		[]byte(`{"subject":"s","question":"q","materiality":"trivial","reversibility":"reversible"}`))
+	if err == nil || !strings.Contains(err.Error(), "nothing is written on top of a history that breaks the rules") {
+		t.Fatalf("append on the forged history: %v, want a refusal", err)
+	}
+	if got := strings.TrimSpace(h.gitRead("rev-parse", "refs/reasoning/tasks/"+forgTask)); got != head {
+		t.Errorf("the task moved to %s after a refused append", got)
 	}
 }

@@ -39,8 +39,15 @@ func (s *Store) writtenPath(task string) string {
 	return filepath.Join(s.reasonDir(), "written.d", fileName(task))
 }
 
-func writtenMAC(key []byte, task, commit string) string {
-	return keyedMAC(key, "git-reason written v1\x00"+task+"\x00"+commit, nil)
+// writtenMAC is the MAC of a line of task's list naming commit. Its
+// version says which writer made the commit: 2, a writer that appends only
+// on a head that replays clean (record.Writer's check of its base, which
+// asks writtenLately); 1, the releases before that check, which appended
+// on whatever head a task had, a forged one fetched by plain git
+// included. Both are this clone's writes (WrittenHere); only a version 2
+// line says its commit replays clean.
+func writtenMAC(key []byte, version byte, task, commit string) string {
+	return keyedMAC(key, "git-reason written v"+string('0'+version)+"\x00"+task+"\x00"+commit, nil)
 }
 
 // noteAppended appends to task's list, under key (repoKey), the line of
@@ -49,7 +56,7 @@ func writtenMAC(key []byte, task, commit string) string {
 // note it costs only the commit's reuse unsigned and the record's schemas
 // compiled when it is replayed.
 func (s *Store) noteAppended(key []byte, task, commit, blob string) {
-	line := commit + " " + writtenMAC(key, task, commit)
+	line := commit + " " + writtenMAC(key, 2, task, commit)
 	if record.SchemasDigest() != "" {
 		line += " " + blob + " " + checkedMAC(key, task, blob)
 	}
@@ -74,6 +81,8 @@ func appendOwnList(path string, b []byte) {
 // task's commits, among the last lines of its list (listTail): the head
 // an append of its own left is its last line, so that an append's check
 // of its base (CheckBase) reads a file's end, whatever the task's size.
+// A line of an older release (version 1, writtenMAC) is not one: its
+// writer did not check the head it appended on.
 func (s *Store) writtenLately(task, head string) bool {
 	key, _ := repoKey(s.reasonDir(), false)
 	if key == nil {
@@ -88,7 +97,7 @@ func (s *Store) writtenLately(task, head string) bool {
 			continue
 		}
 		mac, _, _ := bytes.Cut(rest, []byte{' '}) // then the blob's fields, checked.go's
-		if hmac.Equal(mac, []byte(writtenMAC(key, task, head))) {
+		if hmac.Equal(mac, []byte(writtenMAC(key, 2, task, head))) {
 			return true
 		}
 	}
@@ -114,7 +123,8 @@ func (s *Store) WrittenHere(task string, commits []string) map[string]bool {
 			continue // only the lines of the commits asked are checked
 		}
 		mac, _, _ := strings.Cut(rest, " ") // then the blob's fields, checked.go's
-		if hmac.Equal([]byte(mac), []byte(writtenMAC(key, task, c))) {
+		if hmac.Equal([]byte(mac), []byte(writtenMAC(key, 2, task, c))) ||
+			hmac.Equal([]byte(mac), []byte(writtenMAC(key, 1, task, c))) {
 			out[c] = true
 		}
 	}

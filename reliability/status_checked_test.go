@@ -148,7 +148,7 @@ func lineOf(key []byte, digest, task, commit, blob string) string {
 		h.Write([]byte(text))
 		return hex.EncodeToString(h.Sum(nil))
 	}
-	return commit + " " + mac("git-reason written v1\x00"+task+"\x00"+commit) + " " +
+	return commit + " " + mac("git-reason written v2\x00"+task+"\x00"+commit) + " " +
 		blob + " " + mac("git-reason checked v1\x00"+digest+"\x00"+task+"\x00"+blob) + "\n"
 }
 
