@@ -30,7 +30,8 @@ func TestEveryDocumentCompilesOnce(t *testing.T) {
 }
 
 // What YAML can say but a person never means is refused before the schema
-// sees it: aliases that multiply, nesting past the bound.
+// sees it: aliases that multiply, nested or each used many times under
+// the bound, nesting past the bound.
 func TestDecodeBounds(t *testing.T) {
 	var bomb strings.Builder
 	bomb.WriteString("a: &a [x, x, x, x, x, x, x, x, x, x]\n")
@@ -39,9 +40,14 @@ func TestDecodeBounds(t *testing.T) {
 		bomb.WriteString(name + ": &" + name + " [*" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + "]\n")
 		prev = name
 	}
+	// One anchor of 9,000 items, under the bound, used 200 times: 1.8
+	// million values from 28 KB (a few more uses, billions).
+	wide := "terms: &t [" + strings.Repeat("x, ", 8999) + "x]\nexclude: [" + strings.Repeat("*t, ", 199) + "*t]\n"
 	deep := strings.Repeat("[", 100) + strings.Repeat("]", 100)
 	for name, tc := range map[string]struct{ data, want string }{
-		"alias bomb": {bomb.String(), "expands to more than 10000 nodes"},
+		"alias bomb": {bomb.String(), ":4:36: aliases expand to more than 10000 nodes in all"},
+		"one alias":  {"terms: [&a [" + strings.Repeat("x, ", 10000) + "x], *a]\n", ":1:30017: alias *a expands to more than 10000 nodes"},
+		"wide":       {wide, ":2:15: aliases expand to more than 10000 nodes in all"},
 		"deep":       {"terms: " + deep + "\n", "nested more than 64 levels deep"},
 	} {
 		var v struct{}

@@ -124,7 +124,7 @@ func Decode(file string, data []byte, schema string, v any) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	val, err := toValue(file, root, 0, map[*yaml.Node]int{})
+	val, err := toValue(file, root, 0, newExpansion())
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +156,7 @@ func DecodeShipped(file string, data []byte, v any) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := toValue(file, root, 0, map[*yaml.Node]int{}); err != nil {
+	if _, err := toValue(file, root, 0, newExpansion()); err != nil {
 		return nil, err
 	}
 	if err := decodeInto(file, root, v); err != nil {

@@ -9,39 +9,62 @@ import (
 )
 
 // maxDepth bounds how deeply a document may nest; maxAliasNodes bounds what
-// one alias may expand to, since a few nested aliases can stand for
-// billions of nodes.
+// one alias may expand to, and what all of a document's aliases expand to
+// together, since a few nested aliases, or one alias used many times, can
+// stand for billions of nodes.
 const (
 	maxDepth      = 64
 	maxAliasNodes = 10000
 )
+
+// expansion is what one document's aliases have expanded to: the size of
+// each node with its aliases expanded (expandedSize's memo), the sum of
+// the sizes of the aliases met outside any expansion, and how many
+// expansions toValue is inside (an alias within one is counted in the
+// size of the alias that holds it, not again).
+type expansion struct {
+	sizes  map[*yaml.Node]int
+	total  int
+	within int
+}
+
+func newExpansion() *expansion { return &expansion{sizes: map[*yaml.Node]int{}} }
 
 // toValue turns a YAML tree into the values a JSON decoder would produce
 // (maps, slices, strings, float64 and int64, booleans, nil) for the schema
 // validator. It refuses what JSON cannot hold or a person did not mean: a
 // key given twice, a key that is not a scalar, nesting or alias expansion
 // past the bounds.
-func toValue(file string, n *yaml.Node, depth int, memo map[*yaml.Node]int) (any, error) {
+func toValue(file string, n *yaml.Node, depth int, x *expansion) (any, error) {
 	if depth > maxDepth {
 		return nil, &DecodeError{File: file, Line: n.Line, Column: n.Column, Msg: fmt.Sprintf("nested more than %d levels deep", maxDepth)}
 	}
 	if n.Kind == yaml.AliasNode {
-		if expandedSize(n.Alias, memo) > maxAliasNodes {
+		size := expandedSize(n.Alias, x.sizes)
+		if size > maxAliasNodes {
 			return nil, &DecodeError{File: file, Line: n.Line, Column: n.Column,
 				Msg: fmt.Sprintf("alias *%s expands to more than %d nodes", n.Value, maxAliasNodes)}
 		}
-		return toValue(file, n.Alias, depth+1, memo)
+		if x.within == 0 {
+			if x.total += size; x.total > maxAliasNodes {
+				return nil, &DecodeError{File: file, Line: n.Line, Column: n.Column,
+					Msg: fmt.Sprintf("aliases expand to more than %d nodes in all", maxAliasNodes)}
+			}
+		}
+		x.within++
+		defer func() { x.within-- }()
+		return toValue(file, n.Alias, depth+1, x)
 	}
 	switch n.Kind {
 	case yaml.DocumentNode:
 		if len(n.Content) == 0 {
 			return map[string]any{}, nil
 		}
-		return toValue(file, n.Content[0], depth+1, memo)
+		return toValue(file, n.Content[0], depth+1, x)
 	case yaml.SequenceNode:
 		out := make([]any, 0, len(n.Content))
 		for _, c := range n.Content {
-			v, err := toValue(file, c, depth+1, memo)
+			v, err := toValue(file, c, depth+1, x)
 			if err != nil {
 				return nil, err
 			}
@@ -61,7 +84,7 @@ func toValue(file string, n *yaml.Node, depth int, memo map[*yaml.Node]int) (any
 					Msg: fmt.Sprintf("given twice (first at line %d)", line)}
 			}
 			first[k.Value] = k.Line
-			v, err := toValue(file, n.Content[i+1], depth+1, memo)
+			v, err := toValue(file, n.Content[i+1], depth+1, x)
 			if err != nil {
 				return nil, err
 			}
