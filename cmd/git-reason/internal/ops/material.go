@@ -3,6 +3,7 @@ package ops
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -12,6 +13,7 @@ import (
 
 	"git-reason/advisor"
 	"git-reason/advisor/material"
+	"git-reason/gitstore/git"
 	"git-reason/record"
 )
 
@@ -27,8 +29,8 @@ type Pins map[int]string
 // Material gathers the material of assessment a of st for a consultation
 // whose markers carry nonce: each file's content at the commit the
 // assessment names (HEAD when it names none) or, while that commit is
-// still checked out, from the work tree where it differs, marked so; each
-// commit's or range's diff, each
+// still checked out, from the work tree where it differs and git does not
+// ignore it, marked so; each commit's or range's diff, each
 // command's recorded run, redacted. Files and paths matching
 // reason.neverSend are never read. Nothing is run but git; nothing is
 // fetched. pins, when not nil, say where a recorded question read each
@@ -199,8 +201,13 @@ func (g *gatherer) files(ctx context.Context, pieces []material.Piece, at []int)
 				data, p.Revision = committed[k], rev
 			}
 			if g.pins == nil && rev == g.head || rev == material.Worktree {
-				if wt, ok := g.worktreeFile(p.Ref); ok && (data == nil || !bytes.Equal(wt, data)) {
+				wt, ok, ignored := g.worktreeFile(ctx, p.Ref)
+				if ok && (data == nil || !bytes.Equal(wt, data)) {
 					data, p.Revision = wt, material.Worktree
+				}
+				if ignored && data == nil {
+					p.Omitted, p.Revision = "ignored by git (no part of the repository)", ""
+					continue
 				}
 			}
 			g.fileText(p, data)
@@ -210,31 +217,46 @@ func (g *gatherer) files(ctx context.Context, pieces []material.Piece, at []int)
 }
 
 // worktreeFile reads a regular file of the work tree that resolves inside
-// it (a symbolic link out of the repository is not followed out).
-func (g *gatherer) worktreeFile(rel string) ([]byte, bool) {
+// it (a symbolic link out of the repository is not followed out) and that
+// git does not ignore; ignored says that git ignores it. An ignored file
+// is no part of the repository, and it is where a clone keeps what it
+// does not share (its credentials): an assessment fetched from elsewhere
+// may name one at the commit this clone has checked out.
+func (g *gatherer) worktreeFile(ctx context.Context, rel string) (data []byte, ok, ignored bool) {
 	root := g.e.Repo.WorkTree
 	if root == "" {
-		return nil, false
+		return nil, false, false
 	}
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
-		return nil, false
+		return nil, false, false
 	}
 	real, err := filepath.EvalSymlinks(filepath.Join(root, filepath.FromSlash(rel)))
 	if err != nil {
-		return nil, false
+		return nil, false, false
 	}
 	inside, err := filepath.Rel(realRoot, real)
 	if err != nil || inside == ".." || strings.HasPrefix(inside, ".."+string(filepath.Separator)) || inside == ".git" ||
 		strings.HasPrefix(inside, ".git"+string(filepath.Separator)) || NeverSend(g.never, filepath.ToSlash(inside)) {
-		return nil, false
+		return nil, false, false
 	}
 	fi, err := os.Stat(real)
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > MaxMaterialFile {
-		return nil, false
+		return nil, false, false
 	}
-	data, err := os.ReadFile(real)
-	return data, err == nil
+	// The path as it resolves, from the top ("./" keeps a name starting
+	// with ':' from reading as pathspec magic). Exit status 0: ignored;
+	// 1: not; anything else (git cannot say) reads nothing either.
+	_, err = g.e.Repo.Git(ctx, "check-ignore", "-q", "--", "./"+filepath.ToSlash(inside))
+	var ge *git.Error
+	switch {
+	case err == nil:
+		return nil, false, true
+	case !errors.As(err, &ge) || ge.Code != 1:
+		return nil, false, false
+	}
+	data, err = os.ReadFile(real)
+	return data, err == nil, false
 }
 
 // fileText sets a file piece's text: the lines asked for, numbered.
