@@ -50,9 +50,9 @@ func (e *Session) Material(ctx context.Context, st *record.State, a *record.Entr
 	}
 	g := &gatherer{e: e, st: st, never: s.NeverSend, redact: material.NewRedactor(names, os.Getenv), pins: pins}
 	g.head = e.HeadCommit(ctx)
-	g.base = g.head
+	g.base, g.assessment = g.head, a.ID
 	if d, ok := a.Derived.(*record.AssessmentDerived); ok && d.Commit != "" {
-		g.base = d.Commit
+		g.base, g.assessedAt = d.Commit, d.Commit
 	}
 	body := a.Body.(*record.Assessment)
 	var pieces []material.Piece
@@ -96,6 +96,13 @@ type gatherer struct {
 	never  []string
 	redact *material.Redactor
 	pins   Pins
+	// assessment is the assessment's id, assessedAt the commit it names
+	// ("" when none).
+	assessment, assessedAt string
+	// writtenHere: whether this clone's writer made the assessment's
+	// commit, asked once and only of a commit piece that is not shared
+	// (sharedCommits); nil until asked.
+	writtenHere *bool
 }
 
 // splitLines splits a file reference PATH[:START[-END]].
@@ -333,6 +340,10 @@ func (g *gatherer) diff(ctx context.Context, p *material.Piece) {
 		ends[i] = strings.TrimSpace(string(out))
 	}
 	p.Revision = strings.Join(ends, sep)
+	if !g.sharedCommits(ctx, ends) && !g.assessedHere(ctx) {
+		p.Omitted = "the assessment was written in another clone, and no remote-tracking branch, tag or the assessment's commit holds this commit here"
+		return
+	}
 	args := []string{"show", "--format=commit %H%n%B", "--first-parent"}
 	if sep != "" {
 		args = []string{"diff", ends[0] + sep + ends[1]}
@@ -399,4 +410,52 @@ func (g *gatherer) command(p *material.Piece) {
 		}
 	}
 	p.Text = b.String()
+}
+
+// sharedCommits reports whether every commit of ends is one that whoever
+// wrote the assessment could have seen: reachable from the assessment's
+// commit, a remote-tracking branch or a tag. A commit evidence item is a
+// name resolved in this clone, so an assessment fetched from elsewhere
+// could otherwise name what this clone alone holds (its stash, a reflog
+// entry, a branch never pushed, ":/text" searching every ref) and have
+// its diff sent to this clone's advisors. One git process: the commits of
+// ends that none of those reach, the first of them.
+func (g *gatherer) sharedCommits(ctx context.Context, ends []string) bool {
+	args := append([]string{"rev-list", "--max-count=1"}, ends...)
+	args = append(args, "--not", "--remotes", "--tags")
+	out, err := []byte(nil), error(nil)
+	if g.assessedAt != "" {
+		out, err = g.e.Repo.Git(ctx, append(args, g.assessedAt, "--")...)
+	}
+	if g.assessedAt == "" || err != nil { // not here: a commit of elsewhere
+		out, err = g.e.Repo.Git(ctx, append(args, "--")...)
+	}
+	return err == nil && len(bytes.TrimSpace(out)) == 0
+}
+
+// assessedHere reports whether this clone's writer made the commit that
+// added the assessment (its list of its own commits, under the
+// repository's key): a person's own assessment may name any commit of
+// their clone, a stranger's only what sharedCommits allows.
+func (g *gatherer) assessedHere(ctx context.Context) bool {
+	if g.writtenHere != nil {
+		return *g.writtenHere
+	}
+	here := false
+	g.writtenHere = &here
+	head, err := g.e.Store.Head(g.st.Task)
+	if err != nil || head == "" {
+		return false
+	}
+	checks, err := g.e.signaturesSince(ctx, head, "")
+	if err != nil {
+		return false
+	}
+	for _, ch := range checks {
+		if ch.Record == g.assessment {
+			here = g.e.Store.WrittenHere(g.st.Task, []string{ch.Commit})[ch.Commit]
+			break
+		}
+	}
+	return here
 }
