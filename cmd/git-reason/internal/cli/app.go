@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -108,17 +109,29 @@ func refusalColour(app *cli.App, stderr io.Writer) bool {
 }
 
 // wantsJSON reports whether the command line asked for JSON output, so
-// that an error is JSON too.
+// that an error is JSON too: as the flags are parsed, with one dash or
+// two, and --json=false asks for none.
 func wantsJSON(args []string) bool {
+	json := false
 	for _, a := range args[1:] {
 		if a == "--" {
-			return false
+			break
 		}
-		if a == "--json" || a == "--jq" || strings.HasPrefix(a, "--jq=") || strings.HasPrefix(a, "--json=") {
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		name, value, hasValue := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
+		switch name {
+		case "jq":
 			return true
+		case "json":
+			json = true
+			if hasValue {
+				json, _ = strconv.ParseBool(value)
+			}
 		}
 	}
-	return false
+	return json
 }
 
 // jsonError is an error as --json prints it on stderr.
