@@ -299,9 +299,23 @@ func (o *writeOptions) write(ctx context.Context, kind record.Kind, build func(s
 	}
 	res, err := sess.Append(ctx, o.Task, kind, body)
 	if err != nil {
-		return o.flagNamed(err)
+		return o.refused(sess, kind, err)
 	}
 	return o.printRecord(res, sess.PlanLowered(ctx, res))
+}
+
+// refused is the error a write verb reports when the writer refused its
+// record of kind: for any kind but the assessment that starts a task, a
+// task with no records is the "no task" every verb gives for it (exit 2,
+// as the MCP tools' unknown_task), not the rule its empty history failed
+// first; otherwise err, with its schema errors named by flag.
+func (o *writeOptions) refused(sess *ops.Session, kind record.Kind, err error) error {
+	if kind != record.KindAssessment && (errors.Is(err, record.ErrInput) || errors.Is(err, record.ErrRefused)) {
+		if nerr := sess.Unknown(o.Task); nerr != nil {
+			return nerr
+		}
+	}
+	return o.flagNamed(err)
 }
 
 // typed is a flag's value as an error names it: quoted, and a long one

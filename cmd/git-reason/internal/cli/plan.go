@@ -47,7 +47,7 @@ func runPlan(ctx context.Context, o *planOptions) error {
 	}
 	res, err := sess.Append(ctx, o.Task, record.KindPlan, body)
 	if err != nil {
-		return o.flagNamed(err)
+		return o.refused(sess, record.KindPlan, err)
 	}
 	// What each selected advisor would be sent; the plan stands without it.
 	qs, qerr := sess.PlanQuestions(ctx, res)

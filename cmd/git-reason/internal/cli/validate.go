@@ -100,7 +100,7 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 		res, err = sess.Append(ctx, o.Task, record.KindValidation, raw)
 	}
 	if err != nil {
-		return o.flagNamed(err)
+		return o.refused(sess, record.KindValidation, err)
 	}
 	if err := o.printRecord(res, nil); err != nil {
 		return err

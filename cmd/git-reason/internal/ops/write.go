@@ -47,7 +47,7 @@ func (e *Session) State(ctx context.Context, task string) (*record.State, string
 		return nil, "", err
 	}
 	if head == "" {
-		return nil, "", Usage("no task %q: start it with 'git reason assess %s'", task, task)
+		return nil, "", noTask(task)
 	}
 	st, err := e.Store.DeriveVerified(ctx, task, head, recs)
 	if err != nil {
@@ -58,6 +58,23 @@ func (e *Session) State(ctx context.Context, task string) (*record.State, string
 	}
 	e.Store.SaveVerdicts()
 	return st, head, nil
+}
+
+// noTask is the error of every verb given a task that has no records.
+func noTask(task string) error {
+	return Usage("no task %q: start it with 'git reason assess %s'", task, task)
+}
+
+// Unknown is noTask's error when task, a valid name, has no records here,
+// and nil otherwise: for a surface whose write the writer refused, so
+// that a write to a task that does not exist (a closure, a withdrawal, a
+// body given whole) is that bad usage, as every verb reports it, rather
+// than the first rule an empty history fails.
+func (e *Session) Unknown(task string) error {
+	if head, err := e.Store.Head(task); err == nil && head == "" {
+		return noTask(task)
+	}
+	return nil
 }
 
 // StateBefore is State for a write surface about to append to task (its
