@@ -172,6 +172,18 @@ func candidates(es []*Entry) string {
 	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
+// IDError is a body's id field that names no record of its task, or too
+// short or ambiguous a prefix: Field is where it is in the body
+// ("weighed/0/consultation"), so that a surface can name what the user
+// gave it instead; Err says what is wrong and is what the error is.
+type IDError struct {
+	Field string
+	Err   error
+}
+
+func (e *IDError) Error() string { return e.Field + ": " + e.Err.Error() }
+func (e *IDError) Unwrap() error { return e.Err }
+
 // resolveIDs replaces id prefixes in the body's id fields by full ids of
 // records in the task. Values that are not strings are left for the schema
 // to reject.
@@ -185,7 +197,7 @@ func resolveIDs(kind Kind, m map[string]any, st *State) error {
 			}
 			e, err := st.Resolve(v)
 			if err != nil {
-				return fmt.Errorf("%s: %w", top, err)
+				return &IDError{Field: top, Err: err}
 			}
 			m[top] = e.ID
 		case []any:
@@ -201,7 +213,7 @@ func resolveIDs(kind Kind, m map[string]any, st *State) error {
 					}
 					e, err := st.Resolve(s)
 					if err != nil {
-						return fmt.Errorf("%s/%d/%s: %w", top, i, sub, err)
+						return &IDError{Field: fmt.Sprintf("%s/%d/%s", top, i, sub), Err: err}
 					}
 					obj[sub] = e.ID
 					continue
@@ -209,7 +221,7 @@ func resolveIDs(kind Kind, m map[string]any, st *State) error {
 				if s, ok := item.(string); ok {
 					e, err := st.Resolve(s)
 					if err != nil {
-						return fmt.Errorf("%s/%d: %w", top, i, err)
+						return &IDError{Field: fmt.Sprintf("%s/%d", top, i), Err: err}
 					}
 					v[i] = e.ID
 				}

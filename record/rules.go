@@ -81,10 +81,10 @@ func hasFileEvidence(a *Assessment) bool {
 func need(st *State, id string, want Kind, field string) (*Entry, error) {
 	e := st.Get(id)
 	if e == nil {
-		return nil, badInput(fmt.Sprintf("%s: no record %s in task %s", field, id, st.Task))
+		return nil, &IDError{Field: field, Err: badInput(fmt.Sprintf("no record %s in task %s", id, st.Task))}
 	}
 	if e.Kind != want {
-		return nil, badInput(fmt.Sprintf("%s: record %s is %s, not %s", field, ShortID(id), article(string(e.Kind)), article(string(want))))
+		return nil, &IDError{Field: field, Err: badInput(fmt.Sprintf("record %s is %s, not %s", ShortID(id), article(string(e.Kind)), article(string(want))))}
 	}
 	return e, nil
 }

@@ -340,46 +340,68 @@ var fieldFlags = map[string]string{"result": "manual", "command": "run", "weighe
 // be one of ...`, `--evidence "wat:x:y": kind: value must be one of ...`
 // (the one of the repeated values it is about), in place of
 // "/materiality" and "/evidence/0/kind", which name nothing the user
-// typed. A body from --file keeps its pointers: they are into the file.
+// typed. So does an id given with a flag that names no record
+// (`--supersedes "01ABCDEF": no record ...`, not "supersedes/0"). A body
+// from --file keeps its pointers: they are into the file.
 func (o *writeOptions) flagNamed(err error) error {
+	if o.File != "" || o.given == nil {
+		return err
+	}
+	if ie, ok := errors.AsType[*record.IDError](err); ok {
+		// An id given with a flag that names no record: the flag and
+		// the value typed, not the body's field.
+		if where, ok := o.flagAt(ie.Field); ok {
+			return fmt.Errorf("%s: %w", where, ie.Err)
+		}
+		return err
+	}
 	var se *record.SchemaError
-	if o.File != "" || o.given == nil || !errors.As(err, &se) || se.Part != "body" {
+	if !errors.As(err, &se) || se.Part != "body" {
 		return err
 	}
 	named := &record.SchemaError{Kind: se.Kind, Part: se.Part, Violations: slices.Clone(se.Violations)}
 	for i, v := range named.Violations {
-		path := strings.Split(strings.TrimPrefix(v.Pointer, "/"), "/")
-		flag := strings.ReplaceAll(path[0], "_", "-")
-		if f, ok := fieldFlags[path[0]]; ok {
-			flag = f
+		if where, ok := o.flagAt(strings.TrimPrefix(v.Pointer, "/")); ok {
+			named.Violations[i].Pointer = where
 		}
-		var f cli.Flag
-		for _, g := range o.given.Command.Flags {
-			if slices.Contains(flagNames(g), flag) {
-				f = g
-			}
-		}
-		if f == nil || !isSet(o.given, flag) {
-			continue
-		}
-		where, rest := "--"+flag, path[1:]
-		switch f.(type) {
-		case *cli.StringFlag:
-			where += " " + typed(o.given.String(flag))
-		case *cli.StringSliceFlag:
-			values := o.given.StringSlice(flag)
-			if len(rest) > 0 {
-				if n, err := strconv.Atoi(rest[0]); err == nil && n >= 0 && n < len(values) {
-					where, rest = where+" "+typed(values[n]), rest[1:]
-				}
-			}
-		}
-		if len(rest) > 0 {
-			where += ": " + strings.Join(rest, "/")
-		}
-		named.Violations[i].Pointer = where
 	}
 	return named
+}
+
+// flagAt names the body field at path ("evidence/0/kind") as the flag
+// it came from and the value typed there (`--evidence "wat:x:y": kind`),
+// when the flag was given.
+func (o *writeOptions) flagAt(path string) (string, bool) {
+	parts := strings.Split(path, "/")
+	flag := strings.ReplaceAll(parts[0], "_", "-")
+	if f, ok := fieldFlags[parts[0]]; ok {
+		flag = f
+	}
+	var f cli.Flag
+	for _, g := range o.given.Command.Flags {
+		if slices.Contains(flagNames(g), flag) {
+			f = g
+		}
+	}
+	if f == nil || !isSet(o.given, flag) {
+		return "", false
+	}
+	where, rest := "--"+flag, parts[1:]
+	switch f.(type) {
+	case *cli.StringFlag:
+		where += " " + typed(o.given.String(flag))
+	case *cli.StringSliceFlag:
+		values := o.given.StringSlice(flag)
+		if len(rest) > 0 {
+			if n, err := strconv.Atoi(rest[0]); err == nil && n >= 0 && n < len(values) {
+				where, rest = where+" "+typed(values[n]), rest[1:]
+			}
+		}
+	}
+	if len(rest) > 0 {
+		where += ": " + strings.Join(rest, "/")
+	}
+	return where, true
 }
 
 // body returns the body from --file when given, else builds it.
