@@ -28,6 +28,10 @@ func statusCommand() *cli.Command {
 		},
 		Action: func(c *cli.Context) error {
 			o.bind(c)
+			if o.Report && !c.Args().Present() {
+				// Not ignored: the table of every task has no report.
+				return ops.Usage("--report is one task's report: name the task, as in 'git reason status TASK --report'")
+			}
 			if !c.Args().Present() {
 				// Every task's status is long output; one task's is not.
 				defer o.page(c)()
