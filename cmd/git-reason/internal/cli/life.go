@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"strings"
+
 	"github.com/urfave/cli/v2"
 
 	"git-reason/cmd/git-reason/internal/ops"
@@ -42,6 +44,13 @@ func closeCommand() *cli.Command {
 			if o.File == "" && o.Outcome == "" {
 				if err := requireFlags(c, "outcome"); err != nil {
 					return err
+				}
+			}
+			if o.File == "" && o.By != "" {
+				// Said by the task-name rule that failed, as for TASK,
+				// not by the closure schema's pattern.
+				if err := record.CheckTask(o.By); err != nil {
+					return ops.Usage("--by: %s", strings.TrimPrefix(err.Error(), record.ErrInput.Error()+": "))
 				}
 			}
 			return o.write(c.Context, record.KindClosure, func(*ops.Session) (any, error) {
