@@ -91,6 +91,16 @@ func (g *Integrator) Verify(ctx context.Context, task, head string) ([]record.Fi
 	return g.verify(ctx, task, head, nil)
 }
 
+// VerifyAt is Verify with the reused tasks that at names read at the
+// heads it gives (see reusedAt), not at their refs: for the server's
+// pre-receive hook, where at is what the push gives each task ref it
+// moves. A push is taken whole or not at all, so a reuse of a task the
+// same push carries holds once its ref has that head, and the ref may
+// not exist yet.
+func (g *Integrator) VerifyAt(ctx context.Context, task, head string, at map[string]string) ([]record.Finding, error) {
+	return g.verify(ctx, task, head, at)
+}
+
 // verify is Verify with the reused tasks of at read at the heads it gives
 // (see reusedAt).
 func (g *Integrator) verify(ctx context.Context, task, head string, at map[string]string) ([]record.Finding, error) {

@@ -12,6 +12,7 @@ import (
 
 	"git-reason/gitstore"
 	"git-reason/gitstore/git"
+	"git-reason/gitstore/integration"
 	"git-reason/gitstore/signing"
 	"git-reason/hooks"
 	"git-reason/record"
@@ -89,7 +90,8 @@ func (e *Session) UninstallServerHooks(_ context.Context, _ bool) (string, []hoo
 // naming the first rule broken, in this order: a ref under
 // refs/reasoning/ that is no task ref; a task ref deleted, or moved to a
 // commit that does not descend from it (unless reason.allowRewrite); new
-// objects git's fsck checks refuse; a history that does not replay clean;
+// objects git's fsck checks refuse; a history that does not replay clean
+// (its reuses of tasks the push moves too read at their pushed heads);
 // a new commit whose signature is bad (changed after signing), whatever
 // the policy, as verify and pull refuse it; under reason.requireSigned
 // (fetched or all: a push is what a fetch is to the server), a new commit
@@ -101,6 +103,15 @@ func (e *Session) PreReceive(ctx context.Context, lines []ReceiveLine) ([]Receiv
 	if err != nil {
 		return nil, err
 	}
+	// The task refs the push moves, at their new heads: a reuse of one
+	// of them is checked there (integration.Integrator.VerifyAt).
+	pushed := map[string]string{}
+	for _, l := range lines {
+		if task, ok := strings.CutPrefix(l.Ref, gitstore.TaskPrefix); ok && l.New != zeroHash && record.CheckTask(task) == nil {
+			pushed[task] = l.New
+		}
+	}
+	g := &integration.Integrator{Store: e.Store}
 	var out []ReceiveRefusal
 	refuse := func(ref, rule, format string, args ...any) {
 		out = append(out, ReceiveRefusal{Ref: ref, Rule: rule, Message: record.Printable(fmt.Sprintf(format, args...)), Findings: []record.Finding{}})
@@ -138,12 +149,12 @@ func (e *Session) PreReceive(ctx context.Context, lines []ReceiveLine) ([]Receiv
 			refuse(l.Ref, RuleObjects, "git's object checks refuse task %s: %s", task, why)
 			continue
 		}
-		res, err := e.Verify(ctx, nil, map[string]string{task: l.New})
+		replayed, err := g.VerifyAt(ctx, task, l.New, pushed)
 		if err != nil {
 			return nil, err
 		}
 		var bad []record.Finding
-		for _, f := range record.Blocking(res.Findings) {
+		for _, f := range record.Blocking(replayed) {
 			if f.Code != signing.CodeSignature { // judged below, on what is new only
 				bad = append(bad, f)
 			}
