@@ -172,8 +172,10 @@ func (g *gatherer) excludes() []string {
 
 // files reads the file pieces at the assessment's commit (or at their
 // pins), taking the work tree's content instead where it exists and
-// differs while that commit is checked out: once the work has moved on,
-// the assessed content is what was assessed.
+// differs while that commit is checked out, for an assessment written in
+// this clone: once the work has moved on, the assessed content is what
+// was assessed, and another clone's assessment is read at its commit
+// alone (this clone's uncommitted changes and files are its own).
 func (g *gatherer) files(ctx context.Context, pieces []material.Piece, at []int) error {
 	byRev := map[string][]int{}
 	for _, i := range at {
@@ -207,7 +209,14 @@ func (g *gatherer) files(ctx context.Context, pieces []material.Piece, at []int)
 			if committed != nil {
 				data, p.Revision = committed[k], rev
 			}
-			if g.pins == nil && rev == g.head || rev == material.Worktree {
+			if (g.pins == nil && rev == g.head || rev == material.Worktree) && !g.assessedHere(ctx) {
+				// Another clone's assessment names what it committed:
+				// this work tree's changes and files are this clone's own.
+				if data == nil {
+					p.Omitted, p.Revision = "not at the assessment's commit (the work tree is read only for an assessment written in this clone)", ""
+					continue
+				}
+			} else if g.pins == nil && rev == g.head || rev == material.Worktree {
 				wt, ok, ignored := g.worktreeFile(ctx, p.Ref)
 				if ok && (data == nil || !bytes.Equal(wt, data)) {
 					data, p.Revision = wt, material.Worktree
