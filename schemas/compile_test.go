@@ -45,9 +45,9 @@ func TestDecodeBounds(t *testing.T) {
 	wide := "terms: &t [" + strings.Repeat("x, ", 8999) + "x]\nexclude: [" + strings.Repeat("*t, ", 199) + "*t]\n"
 	deep := strings.Repeat("[", 100) + strings.Repeat("]", 100)
 	for name, tc := range map[string]struct{ data, want string }{
-		"alias bomb": {bomb.String(), ":4:36: aliases expand to more than 10000 nodes in all"},
+		"alias bomb": {bomb.String(), ":4:36: alias *c takes the aliases past 10000 nodes in all"},
 		"one alias":  {"terms: [&a [" + strings.Repeat("x, ", 10000) + "x], *a]\n", ":1:30017: alias *a expands to more than 10000 nodes"},
-		"wide":       {wide, ":2:15: aliases expand to more than 10000 nodes in all"},
+		"wide":       {wide, ":2:15: alias *t takes the aliases past 10000 nodes in all"},
 		"deep":       {"terms: " + deep + "\n", "nested more than 64 levels deep"},
 	} {
 		var v struct{}

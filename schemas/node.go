@@ -48,7 +48,7 @@ func toValue(file string, n *yaml.Node, depth int, x *expansion) (any, error) {
 		if x.within == 0 {
 			if x.total += size; x.total > maxAliasNodes {
 				return nil, &DecodeError{File: file, Line: n.Line, Column: n.Column,
-					Msg: fmt.Sprintf("aliases expand to more than %d nodes in all", maxAliasNodes)}
+					Msg: fmt.Sprintf("alias *%s takes the aliases past %d nodes in all", n.Value, maxAliasNodes)}
 			}
 		}
 		x.within++
