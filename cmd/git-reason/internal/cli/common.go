@@ -413,6 +413,11 @@ func (o *writeOptions) body(build func() (any, error)) ([]byte, error) {
 		in := o.In
 		if o.given != nil {
 			in = untilInterrupt(o.given.Context, in)
+			if o.File == "-" && onTerminal(o.given) {
+				// Nothing else would say that the command waits for a
+				// person to type (git's editor hint does the same).
+				fmt.Fprintln(o.given.App.ErrWriter, "Reading the body as JSON from standard input; end it with Ctrl-D.")
+			}
 		}
 		return ops.ReadBody(o.File, in)
 	}
