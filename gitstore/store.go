@@ -128,7 +128,7 @@ func (s *Store) CheckTask(task string) error {
 		return err
 	}
 	if err := CheckRefName(TaskRef(task)); err != nil {
-		return fmt.Errorf("%w: task %q makes an invalid ref: %v", record.ErrInput, task, err)
+		return record.Inputf("task %q makes an invalid ref: %v", task, err)
 	}
 	return nil
 }
@@ -142,10 +142,10 @@ func TaskConflict(task string, err error) error {
 		return err
 	}
 	if other, ok := strings.CutPrefix(c.Existing, TaskPrefix); ok {
-		return fmt.Errorf("%w: task %s: %v (task %s exists, and one task's name cannot be a directory of another's: choose another name)",
-			record.ErrInput, task, c, other)
+		return record.Inputf("task %s: %v (task %s exists, and one task's name cannot be a directory of another's: choose another name)",
+			task, c, other)
 	}
-	return fmt.Errorf("%w: task %s: %v", record.ErrInput, task, c)
+	return record.Inputf("task %s: %v", task, c)
 }
 
 // Load implements record.Store: it reads every record in the head commit's

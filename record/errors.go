@@ -2,6 +2,7 @@ package record
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -110,6 +111,13 @@ func (e *inputError) Error() string        { return e.msg }
 func (e *inputError) Is(target error) bool { return target == ErrInput }
 
 func badInput(msg string) error { return &inputError{msg: msg} }
+
+// Inputf returns bad input whose message is the formatted text alone: it
+// matches ErrInput, but what a user reads says what was wrong, not the
+// sentinel's "bad input".
+func Inputf(format string, args ...any) error {
+	return badInput(fmt.Sprintf(format, args...))
+}
 
 // AdvisedError is a refusal, or bad input, whose advice names the command
 // line's flags: Rule says what is wrong, Flags is the command line's

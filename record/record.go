@@ -145,7 +145,7 @@ var taskPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompi
 // message; TaskPattern is the whole rule. Stores check the ref name again
 // by git's ref-name rules.
 func CheckTask(name string) error {
-	bad := func(why string) error { return fmt.Errorf("%w: invalid task name %q: %s", ErrInput, name, why) }
+	bad := func(why string) error { return Inputf("invalid task name %q: %s", name, why) }
 	charset := len(name) > 0 && len(name) <= MaxTaskLen && isAlnum(name[0])
 	for i := 0; charset && i < len(name); i++ {
 		charset = isAlnum(name[i]) || strings.IndexByte("._-/", name[i]) >= 0

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"strings"
-
 	"github.com/urfave/cli/v2"
 
 	"git-reason/cmd/git-reason/internal/ops"
@@ -50,7 +48,7 @@ func closeCommand() *cli.Command {
 				// Said by the task-name rule that failed, as for TASK,
 				// not by the closure schema's pattern.
 				if err := record.CheckTask(o.By); err != nil {
-					return ops.Usage("--by: %s", strings.TrimPrefix(err.Error(), record.ErrInput.Error()+": "))
+					return ops.Usage("--by: %s", err)
 				}
 			}
 			return o.write(c.Context, record.KindClosure, func(*ops.Session) (any, error) {
