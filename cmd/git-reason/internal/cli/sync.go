@@ -57,7 +57,9 @@ func (o *syncOptions) open() (*ops.Session, ops.SyncRequest, error) {
 		return nil, ops.SyncRequest{}, ops.Usage("%q is not a remote's name: tasks travel through a named remote; add it with 'git remote add NAME %s', then run 'git reason %s NAME'",
 			rest[0], rest[0], verb)
 	}
-	if !o.Tasks && len(rest) > 0 {
+	if (!o.Tasks || none) && len(rest) > 0 {
+		// A name where REMOTE goes, and no remote of that name: with
+		// none configured a first TASK has no remote to come from either.
 		return nil, ops.SyncRequest{}, ops.Usage("no remote %q: see 'git remote -v'", rest[0])
 	}
 	if none {
