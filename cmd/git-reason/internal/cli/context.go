@@ -49,6 +49,9 @@ func contextCommand() *cli.Command {
 }
 
 func runContext(ctx context.Context, o *contextOptions) error {
+	if err := o.formatOrJSON(o.Format); err != nil {
+		return err
+	}
 	github := o.Format == "github"
 	// Only a github body is held to --max-size, but a size it can never
 	// take is refused whatever the format, not passed over unsaid.

@@ -44,6 +44,9 @@ func handoverCommand() *cli.Command {
 }
 
 func runHandover(ctx context.Context, o *handoverOptions) error {
+	if err := o.formatOrJSON(o.Format); err != nil {
+		return err
+	}
 	format, err := o.reportFormat(o.Format)
 	if err != nil {
 		return err

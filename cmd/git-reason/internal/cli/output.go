@@ -315,6 +315,20 @@ func formatFlag(dest *string) cli.Flag {
 	return &cli.StringFlag{Name: "format", Usage: "`FORMAT`: text (the default on a terminal) or markdown (the default in a pipe, for pasting or posting)", Destination: dest}
 }
 
+// formatOrJSON refuses --format given with --json (or --jq, which implies
+// it): each says how the output prints, and, as git refuses options that
+// cannot be used together, neither is dropped unsaid.
+func (b *base) formatOrJSON(format string) error {
+	if format == "" || !b.JSON {
+		return nil
+	}
+	flag := "--json"
+	if b.JQ != "" {
+		flag = "--jq"
+	}
+	return ops.Usage("--format %s and %s exclude each other: give one", format, flag)
+}
+
 // reportFormat is the format a report prints in: the one given, else
 // text on a terminal and markdown anywhere else, so that a person reads
 // <ada@example.com> and a script piping the report into a pull request
