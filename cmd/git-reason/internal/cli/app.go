@@ -274,7 +274,7 @@ var commands = []verbSpec{
 		args:  "[TASK] [--report]"},
 	{name: "log", make: logCommand,
 		usage: "show the timeline of a task, or of every task",
-		args:  "[TASK] [-n N] [--since WHEN] [--until WHEN] [--kind KIND] [--author PATTERN] [--grep PATTERN] [-i] [--oneline]"},
+		args:  "[TASK] [-n N] [--since WHEN] [--until WHEN] [--kind KIND]... [--author PATTERN] [--grep PATTERN] [-i] [--oneline]"},
 	{name: "tasks", make: tasksCommand,
 		usage: "list tasks with their phase, open or closed, and last activity, newest first",
 		args:  "[--open|--closed] [--mine] [--since WHEN]"},

@@ -22,14 +22,14 @@ type logOptions struct {
 
 func logCommand() *cli.Command {
 	o := &logOptions{Now: time.Now}
-	var since, until, kind, grep, author string
+	var since, until, grep, author string
 	var icase bool
 	return &cli.Command{
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "max-count", Aliases: []string{"n"}, Usage: "show only the newest `N` entries", Destination: &o.Max},
 			sinceFlag("entries created", &since),
 			&cli.StringFlag{Name: "until", Usage: "only entries created until `WHEN` (the forms of --since)", Destination: &until},
-			&cli.StringFlag{Name: "kind", Usage: "only records of `KIND` (assessment, plan, consultation, ...)", Destination: &kind},
+			&cli.StringSliceFlag{Name: "kind", Usage: "only records of `KIND` (assessment, plan, consultation, ...) (repeatable: of any KIND given)"},
 			&cli.BoolFlag{Name: "oneline", Usage: "one short line per entry: id, kind, summary", Destination: &o.OneLine},
 			&cli.StringFlag{Name: "grep", Usage: "only records with a subject, question, decision, evidence, answer, resolution or other text that the regular expression `PATTERN` matches (case-sensitive, as git log --grep), read from the search index", Destination: &grep},
 			&cli.StringFlag{Name: "author", Usage: "only records whose actor (\"Name <email>\") the regular expression `PATTERN` matches, as git log --author", Destination: &author},
@@ -47,12 +47,12 @@ func logCommand() *cli.Command {
 			if o.Max < 0 || o.Max == 0 && isSet(c, "max-count") {
 				return ops.Usage("-n %d: give a positive number of entries", o.Max)
 			}
-			if kind != "" {
+			for _, kind := range c.StringSlice("kind") {
 				k, err := record.ParseKind(kind)
 				if err != nil {
 					return ops.Usage("--kind: %v", err)
 				}
-				o.Kind = k
+				o.Kinds = append(o.Kinds, k)
 			}
 			if grep != "" {
 				if o.Grep, err = ops.Pattern("--grep", grep, icase); err != nil {

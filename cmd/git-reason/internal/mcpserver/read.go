@@ -245,7 +245,7 @@ func (s *Server) log(ctx context.Context, c *call) (*outcome, error) {
 		q.Max = int(m)
 	}
 	if k, ok := c.args["kind"].(string); ok {
-		q.Kind = record.Kind(k) // the input schema's enum holds the kinds
+		q.Kinds = []record.Kind{record.Kind(k)} // the input schema's enum holds the kinds
 	}
 	icase, _ := c.args["ignore_case"].(bool)
 	var err error

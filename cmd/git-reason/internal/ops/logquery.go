@@ -3,6 +3,7 @@ package ops
 import (
 	"context"
 	"regexp"
+	"slices"
 	"time"
 
 	"git-reason/record"
@@ -16,7 +17,7 @@ type LogQuery struct {
 	Max    int            // the newest Max entries; 0: every one
 	Since  time.Time      // entries created at or after; zero: no bound
 	Until  time.Time      // entries created at or before; zero: no bound
-	Kind   record.Kind    // only records of this kind; "": every kind
+	Kinds  []record.Kind  // only records of one of these kinds; none: every kind
 	Grep   *regexp.Regexp // only records with a text it matches, read from the search index
 	Author *regexp.Regexp // only records whose actor ("Name <email>") it matches
 }
@@ -38,7 +39,7 @@ func Pattern(name, pattern string, icase bool) (*regexp.Regexp, error) {
 
 // keeps reports whether l passes every filter of q but Grep and Max.
 func (q LogQuery) keeps(l LogLine) bool {
-	if q.Kind != "" && l.Kind != q.Kind {
+	if len(q.Kinds) > 0 && !slices.Contains(q.Kinds, l.Kind) {
 		return false
 	}
 	if q.Author != nil && !q.Author.MatchString(l.Actor) {
