@@ -30,7 +30,7 @@ func logCommand() *cli.Command {
 			sinceFlag("entries created", &since),
 			&cli.StringFlag{Name: "until", Usage: "only entries created until `WHEN` (the forms of --since)", Destination: &until},
 			&cli.StringSliceFlag{Name: "kind", Usage: "only records of `KIND` (assessment, plan, consultation, ...) (repeatable: of any KIND given)"},
-			&cli.BoolFlag{Name: "oneline", Usage: "one short line per entry: id, kind, summary", Destination: &o.OneLine},
+			&cli.BoolFlag{Name: "oneline", Usage: "one short line per entry: id, kind, summary, after the task when every task is listed", Destination: &o.OneLine},
 			&cli.StringFlag{Name: "grep", Usage: "only records with a subject, question, decision, evidence, answer, resolution or other text that the regular expression `PATTERN` matches (case-sensitive, as git log --grep), read from the search index", Destination: &grep},
 			&cli.StringFlag{Name: "author", Usage: "only records whose actor (\"Name <email>\") the regular expression `PATTERN` matches, as git log --author", Destination: &author},
 			&cli.BoolFlag{Name: "regexp-ignore-case", Aliases: []string{"i"}, Usage: "--grep and --author ignore case", Destination: &icase},
@@ -107,6 +107,11 @@ func runLog(ctx context.Context, o *logOptions) error {
 		printNotVerified(w, lines)
 		if o.OneLine {
 			for _, l := range lines {
+				if o.Task == "" {
+					// Every task's lines together: each says whose it is,
+					// first, as the long form does.
+					fmt.Fprintf(w, "%s ", l.Task)
+				}
 				fmt.Fprintf(w, "%s %s %s%s\n", record.ShortID(l.ID), l.Kind, l.Summary, signatureTag(l.Signature))
 			}
 			return nil
