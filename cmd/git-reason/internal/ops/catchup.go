@@ -245,6 +245,11 @@ func (e *Session) cloneHint() string {
 	if err != nil || fetchesTasks(st, remote) {
 		return ""
 	}
+	if e.Repo.WorkTree == "" {
+		// No commit is made in a bare repository: its hooks would never
+		// run, and the fetch refspec is all that install would set.
+		return fmt.Sprintf("reasoning shared on %s is not fetched here: run 'git reason remote setup' once (then git fetch brings it), or 'git reason pull' now", remote)
+	}
 	return fmt.Sprintf("reasoning shared on %s is not fetched here: run 'git reason hooks install' once (then git fetch brings it and git push carries yours), or 'git reason pull' now", remote)
 }
 

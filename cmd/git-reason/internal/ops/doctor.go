@@ -173,6 +173,9 @@ func (e *Session) doctorRepository(ctx context.Context, d *Doctor, hooksPath str
 	}
 	for _, h := range hooks.Check(hooks.Dir(hooksPath, e.Repo.WorkTree, e.Repo.CommonDir)) {
 		switch {
+		case e.Repo.WorkTree == "":
+			// A bare repository makes no commits: its client hooks never
+			// run, and hooks install refuses it.
 		case h.Modified:
 			d.Findings = append(d.Findings, Finding{Severity: "warning", Code: "hook_modified", Subject: "hook " + h.Hook,
 				Message: "the " + h.Hook + " hook carries git reason's marker but is not its shim: compare it with a fresh install ('git reason hooks install --force' keeps a copy)", Where: h.Path})

@@ -24,8 +24,12 @@ func (e *Session) HooksDir() (string, error) {
 
 // InstallHooks writes the shims where git runs hooks from (see
 // hooks.Install). A core.hooksPath directory that git tracks belongs to the
-// team's history: it is changed only with force.
+// team's history: it is changed only with force. A bare repository is
+// refused: no commit is made there, so the client hooks would never run.
 func (e *Session) InstallHooks(ctx context.Context, force bool) (string, []hooks.Status, error) {
+	if e.Repo.WorkTree == "" {
+		return "", nil, Usage("a bare repository makes no commits, so its client hooks never run: run 'git reason hooks install --server' for a hosted repository's pre-receive check, or 'git reason remote setup' to have git fetch bring tasks")
+	}
 	return e.changeHooks(ctx, "install", force, func(dir string) ([]hooks.Status, error) {
 		st, err := hooks.Install(dir, force)
 		if err != nil {

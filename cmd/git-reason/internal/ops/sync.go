@@ -133,7 +133,11 @@ func (e *Session) PullHint(ctx context.Context) string {
 	if st, err := e.Settings(); err == nil && fetchesTasks(st, remote) {
 		return fmt.Sprintf("no tasks here yet; tasks shared on %s come with 'git reason pull' or any git fetch", remote)
 	}
-	return fmt.Sprintf("no tasks here yet; tasks shared on %s come with 'git reason pull' (or 'git reason hooks install' once, then any git fetch)", remote)
+	setup := "hooks install"
+	if e.Repo.WorkTree == "" {
+		setup = "remote setup" // a bare repository runs no client hook (cloneHint)
+	}
+	return fmt.Sprintf("no tasks here yet; tasks shared on %s come with 'git reason pull' (or 'git reason %s' once, then any git fetch)", remote, setup)
 }
 
 // NoTasks is what every surface's status, log and tasks of every task
