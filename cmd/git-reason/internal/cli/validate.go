@@ -26,8 +26,8 @@ func validateCommand() *cli.Command {
 	o := &validateOptions{}
 	return &cli.Command{
 		Description: "--run runs CMD with /bin/sh at the top of the worktree, as git runs hooks, whatever directory\n" +
-			"you are in (in a bare repository: the current directory); --dir DIR runs it in DIR instead.\n" +
-			"The record names the directory, relative to the top of the worktree.",
+			"you are in (in a bare repository: the current directory); --dir DIR runs it in DIR instead,\n" +
+			"a directory inside the worktree. The record names it, relative to the top of the worktree.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "run", Usage: "run `CMD` with the shell and record its exit status, duration and output digest", Destination: &o.Run},
 			&cli.StringFlag{Name: "dir", Usage: "run --run's command in `DIR` (default: the top of the worktree)", Destination: &o.Dir},
@@ -123,6 +123,11 @@ func runDir(sess *ops.Session, dir string) (string, error) {
 		}
 		if st, err := os.Stat(abs); err != nil || !st.IsDir() {
 			return "", ops.Usage("--dir %s is not a directory", dir)
+		}
+		// The record names this worktree's commit and the directory
+		// in it: a directory elsewhere is checked against neither.
+		if _, in := sess.InWorkTree(abs); !in && sess.Repo.WorkTree != "" {
+			return "", ops.Usage("--dir %s is outside the worktree at %s: the validation records its commit, so give a directory inside it", dir, sess.Repo.WorkTree)
 		}
 		return abs, nil
 	}

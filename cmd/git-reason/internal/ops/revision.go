@@ -54,13 +54,26 @@ func (e *Session) Checkout(ctx context.Context, dir string) (commit string, dirt
 	if st, err := e.git(ctx, "--no-optional-locks", "status", "--porcelain", "--untracked-files=normal"); err == nil {
 		dirty = st != ""
 	}
+	rel, _ = e.InWorkTree(dir)
+	return commit, dirty, rel
+}
+
+// InWorkTree says where dir is relative to the worktree's root, with
+// symbolic links resolved (its slash-separated path, "." for the root),
+// and whether it is inside the worktree at all: false outside it, in a
+// bare repository, or when either cannot be resolved.
+func (e *Session) InWorkTree(dir string) (rel string, ok bool) {
+	if e.Repo.WorkTree == "" {
+		return "", false
+	}
 	root, err1 := filepath.EvalSymlinks(e.Repo.WorkTree)
 	abs, err2 := filepath.EvalSymlinks(dir)
 	if err1 != nil || err2 != nil {
-		return commit, dirty, ""
+		return "", false
 	}
-	if r, err := filepath.Rel(root, abs); err == nil && r != ".." && !strings.HasPrefix(r, "../") {
-		rel = filepath.ToSlash(r)
+	r, err := filepath.Rel(root, abs)
+	if err != nil || r == ".." || strings.HasPrefix(r, "../") {
+		return "", false
 	}
-	return commit, dirty, rel
+	return filepath.ToSlash(r), true
 }
