@@ -84,6 +84,11 @@ func (s *Server) classify(ctx context.Context, tool string, task string, kind re
 		if exists, xerr := s.taskExists(task); xerr == nil && !exists {
 			if kind != record.KindAssessment {
 				out.Code = CodeUnknownTask
+				// Said as every verb says it, not as the rule an empty
+				// history failed first (a closure's advised 'task delete').
+				if nerr := s.env.Unknown(task); nerr != nil {
+					out.Message = withoutSentinel(oneLine(nerr.Error()))
+				}
 				out.RecoveryActions = []Action{{Tool: "assess", Arguments: map[string]any{"task": task}}}
 				return out
 			}

@@ -283,17 +283,30 @@ func TestActionsFor(t *testing.T) {
 }
 
 // A tool error carries {code, message, recovery_actions}; an unknown task
-// recovers with assess.
+// recovers with assess, and its message says the task does not exist
+// whichever write found it so: a closure's, whose writer refuses an empty
+// history first, said to remove the task with 'git reason task delete'.
 func TestUnknownTaskRecoversWithAssess(t *testing.T) {
 	cs := connect(t, newRepo(t), nil)
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "plan", Arguments: map[string]any{"task": "nope"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _ := json.Marshal(res.StructuredContent)
-	want := `{"code":"unknown_task","message":"no task \"nope\": start it with 'git reason assess nope'","recovery_actions":[{"arguments":{"task":"nope"},"tool":"assess"}]}`
-	if !res.IsError || string(got) != want {
-		t.Fatalf("isError %v, %s\nwant %s", res.IsError, got, want)
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"plan", map[string]any{"task": "nope"}},
+		{"close", map[string]any{"task": "nope", "outcome": "abandoned", "reason": "moot"}},
+		{"withdraw", map[string]any{"task": "nope", "record": "01ABCDEF", "reason": "moot"}},
+		{"resolve", map[string]any{"task": "nope", "disagreement": "01ABCDEF", "decision": "d",
+			"evidence": []any{map[string]any{"kind": "note", "summary": "s"}}}},
+	} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := json.Marshal(res.StructuredContent)
+		want := `{"code":"unknown_task","message":"no task \"nope\": start it with 'git reason assess nope'","recovery_actions":[{"arguments":{"task":"nope"},"tool":"assess"}]}`
+		if !res.IsError || string(got) != want {
+			t.Errorf("%s: isError %v, %s\nwant %s", c.tool, res.IsError, got, want)
+		}
 	}
 }
 
