@@ -210,8 +210,10 @@ func writeJournal(path string, old journalFile, tasks []string, head func(string
 	var added []string
 	for _, t := range changed {
 		h, live := head(t)
-		data, ok := encode(t)
-		if live && ok {
+		if !live {
+			continue
+		}
+		if data, ok := encode(t); ok {
 			add = appendJournalEntry(add, t, h, data)
 			added = append(added, t)
 		}
