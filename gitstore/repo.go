@@ -26,7 +26,9 @@ var ErrNotRepository = errors.New("not a git repository")
 // ErrRefused is wrapped by Discover when git found a repository and
 // refuses to use it by one of its safety rules: owned by another user
 // (safe.directory), or a bare repository found by walking up
-// (safe.bareRepository).
+// (safe.bareRepository); and when the repository names its objects with
+// another hash than SHA-1 (extensions.objectFormat), which the store
+// cannot write: its objects and refs would be ones git does not read.
 var ErrRefused = errors.New("repository refused by git")
 
 // Discover asks git which repository dir belongs to: one git rev-parse,
@@ -40,16 +42,19 @@ var ErrRefused = errors.New("repository refused by git")
 // message, on one line.
 func Discover(dir string) (*Repo, error) {
 	// --show-toplevel comes last: with no work tree (a bare repository,
-	// or inside a git dir) git prints the directories and then fails on
-	// it alone.
+	// or inside a git dir) git prints the directories and the object
+	// format and then fails on it alone.
 	// LC_ALL=C (git.Env): git's messages are parsed below.
-	out, err := git.Run(context.Background(), dir, "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir", "--show-toplevel")
+	out, err := git.Run(context.Background(), dir, "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir", "--show-object-format", "--show-toplevel")
 	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(lines) >= 3 && lines[2] != "sha1" && (err == nil || len(lines) == 3) {
+		return nil, &gitSays{fmt.Sprintf("%s names its objects with %s (extensions.objectFormat): git reason stores records in SHA-1 repositories only", lines[1], lines[2]), ErrRefused}
+	}
 	var ge *git.Error
 	switch {
-	case err == nil && len(lines) == 3:
-		return &Repo{GitDir: lines[0], CommonDir: lines[1], WorkTree: lines[2]}, nil
-	case errors.As(err, &ge) && len(lines) == 2 && strings.Contains(ge.Stderr, "must be run in a work tree"):
+	case err == nil && len(lines) == 4:
+		return &Repo{GitDir: lines[0], CommonDir: lines[1], WorkTree: lines[3]}, nil
+	case errors.As(err, &ge) && len(lines) == 3 && strings.Contains(ge.Stderr, "must be run in a work tree"):
 		return &Repo{GitDir: lines[0], CommonDir: lines[1]}, nil
 	case errors.As(err, &ge):
 		msg := oneLine(ge.Stderr)
