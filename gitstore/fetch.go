@@ -91,9 +91,12 @@ func (r *Repo) Fetch(ctx context.Context, remote string, tasks []string) ([]Fetc
 }
 
 // fetch runs one git fetch with object checks on: every task of remote
-// (pruning), or the named ones.
+// (pruning), or the named ones. Records are fetched whole: --no-filter,
+// since in a partial clone git fetches with the clone's filter
+// (remote.<name>.partialCloneFilter), and a history fetched without its
+// blobs does not read.
 func (r *Repo) fetch(ctx context.Context, remote string, tasks []string) error {
-	args := []string{"-c", "fetch.fsckObjects=true", "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules"}
+	args := []string{"-c", "fetch.fsckObjects=true", "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules", "--no-filter"}
 	if len(tasks) == 0 {
 		args = append(args, "--prune", remote, FetchRefspec(remote))
 	} else {
