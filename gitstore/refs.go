@@ -295,6 +295,11 @@ func (r *Repo) LockRef(name, oldHash, newHash string, wait time.Duration) (*Held
 	if err != nil {
 		return nil, fmt.Errorf("update ref %s: %w", name, err)
 	}
+	r.Shared.adjustDirs(r.CommonDir, filepath.Dir(path))
+	if err := r.Shared.adjust(path + ".lock"); err != nil {
+		lock.Abandon()
+		return nil, fmt.Errorf("update ref %s: %w", name, err)
+	}
 	committed := false
 	defer func() {
 		if !committed {

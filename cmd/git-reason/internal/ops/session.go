@@ -248,6 +248,9 @@ func (e *Session) Settings() (*settings.Settings, error) {
 	}
 	e.settings = st
 	e.settingsSeen = e.held
+	// Every write reads settings first: what it creates is shared as
+	// git shares its own.
+	e.Repo.Shared = st.SharedRepository
 	return st, nil
 }
 

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"git-reason/gitstore"
 )
 
 // Settings is everything git reason takes from git configuration and the
@@ -25,6 +27,9 @@ type Settings struct {
 	// HooksPath is core.hooksPath as written ("" when unset); relative
 	// paths are relative to the work tree's top, as git reads them.
 	HooksPath string
+	// SharedRepository is core.sharedRepository, as git reads it: the
+	// permissions of the objects and refs a write creates.
+	SharedRepository gitstore.SharedPerm
 	// CommentChar is core.commentChar: what starts a comment line of a
 	// commit message ("#" when unset, empty, "auto" or written without a
 	// value, as the commit hooks read it).
@@ -137,6 +142,7 @@ const (
 	keyOrigin    = "reason.origin"
 	keyHooksPath = "core.hookspath"
 	keyComment   = "core.commentchar"
+	keyShared    = "core.sharedrepository"
 	keyUserName  = "user.name"
 	keyUserMail  = "user.email"
 	keyAuthName  = "author.name"
@@ -257,6 +263,9 @@ func resolve(src source, flags Flags) (*Settings, error) {
 
 	s.Origin = str(keyOrigin)
 	s.HooksPath = str(keyHooksPath)
+	if es := src.entries(keyShared); len(es) > 0 {
+		s.SharedRepository = gitstore.ParseSharedRepository(es[len(es)-1].value, es[len(es)-1].hasValue)
+	}
 	s.CommentChar = "#"
 	if es := src.entries(keyComment); len(es) > 0 {
 		if c := strings.TrimSpace(es[len(es)-1].value); c != "" && c != "auto" {
