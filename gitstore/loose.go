@@ -95,6 +95,11 @@ func (s *Store) writeObject(o objectToWrite) error {
 	buf.Grow(len(data) + len(data)/0xffff*5 + 48)
 	storeZlib(&buf, append(head, 0), data)
 	objects := filepath.Join(s.Repo.CommonDir, "objects")
+	if od := s.Repo.ObjectDir; od != "" && filepath.Clean(od) != objects {
+		// Written here, the object would be one git does not find, and
+		// the ref naming it broken to git.
+		return fmt.Errorf("write object %s: GIT_OBJECT_DIRECTORY names %s, not the repository's objects: git reason writes only there; run it without GIT_OBJECT_DIRECTORY", h, od)
+	}
 	tmp, err := createObjectTemp(filepath.Join(objects, "pack"))
 	if err != nil {
 		return fmt.Errorf("write object %s: %w", h, err)

@@ -15,6 +15,9 @@ type Repo struct {
 	GitDir    string // the per-worktree git dir (HEAD, index, config.worktree)
 	CommonDir string // objects, refs, packed-refs, config (== GitDir except in linked worktrees)
 	WorkTree  string // "" when bare
+	// ObjectDir is where git writes objects: GIT_OBJECT_DIRECTORY when
+	// set, else CommonDir's objects ("" when not known: taken as that).
+	ObjectDir string
 	// FetchProgress, when set, is where git fetch's progress goes as it
 	// comes (a terminal: see git.Cmd.Progress).
 	FetchProgress io.Writer
@@ -47,19 +50,20 @@ var ErrRefused = errors.New("repository refused by git")
 func Discover(dir string) (*Repo, error) {
 	// --show-toplevel comes last: with no work tree (a bare repository,
 	// or inside a git dir) git prints the directories and the object
-	// format and then fails on it alone.
+	// format and then fails on it alone. --git-path objects is
+	// GIT_OBJECT_DIRECTORY when set.
 	// LC_ALL=C (git.Env): git's messages are parsed below.
-	out, err := git.Run(context.Background(), dir, "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir", "--show-object-format", "--show-toplevel")
+	out, err := git.Run(context.Background(), dir, "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir", "--git-path", "objects", "--show-object-format", "--show-toplevel")
 	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
-	if len(lines) >= 3 && lines[2] != "sha1" && (err == nil || len(lines) == 3) {
-		return nil, &gitSays{fmt.Sprintf("%s names its objects with %s (extensions.objectFormat): git reason stores records in SHA-1 repositories only", lines[1], lines[2]), ErrRefused}
+	if len(lines) >= 4 && lines[3] != "sha1" && (err == nil || len(lines) == 4) {
+		return nil, &gitSays{fmt.Sprintf("%s names its objects with %s (extensions.objectFormat): git reason stores records in SHA-1 repositories only", lines[1], lines[3]), ErrRefused}
 	}
 	var ge *git.Error
 	switch {
-	case err == nil && len(lines) == 4:
-		return &Repo{GitDir: lines[0], CommonDir: lines[1], WorkTree: lines[3]}, nil
-	case errors.As(err, &ge) && len(lines) == 3 && strings.Contains(ge.Stderr, "must be run in a work tree"):
-		return &Repo{GitDir: lines[0], CommonDir: lines[1]}, nil
+	case err == nil && len(lines) == 5:
+		return &Repo{GitDir: lines[0], CommonDir: lines[1], WorkTree: lines[4], ObjectDir: lines[2]}, nil
+	case errors.As(err, &ge) && len(lines) == 4 && strings.Contains(ge.Stderr, "must be run in a work tree"):
+		return &Repo{GitDir: lines[0], CommonDir: lines[1], ObjectDir: lines[2]}, nil
 	case errors.As(err, &ge):
 		msg := oneLine(ge.Stderr)
 		switch {

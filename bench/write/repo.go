@@ -274,7 +274,7 @@ func configArgs(int) []string {
 }
 
 func revParseArgs(int) []string {
-	return []string{"rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir", "--show-object-format", "--show-toplevel"}
+	return []string{"rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir", "--git-path", "objects", "--show-object-format", "--show-toplevel"}
 }
 
 func assessArgs(i int) []string {
