@@ -18,6 +18,10 @@ type Repo struct {
 	// ObjectDir is where git writes objects: GIT_OBJECT_DIRECTORY when
 	// set, else CommonDir's objects ("" when not known: taken as that).
 	ObjectDir string
+	// ObjectFormat is the hash naming the repository's objects
+	// (extensions.objectFormat): "sha1", or "sha256", in which the store
+	// cannot write ("" when not known: taken as sha1).
+	ObjectFormat string
 	// FetchProgress, when set, is where git fetch's progress goes as it
 	// comes (a terminal: see git.Cmd.Progress).
 	FetchProgress io.Writer
@@ -33,9 +37,7 @@ var ErrNotRepository = errors.New("not a git repository")
 // ErrRefused is wrapped by Discover when git found a repository and
 // refuses to use it by one of its safety rules: owned by another user
 // (safe.directory), or a bare repository found by walking up
-// (safe.bareRepository); and when the repository names its objects with
-// another hash than SHA-1 (extensions.objectFormat), which the store
-// cannot write: its objects and refs would be ones git does not read.
+// (safe.bareRepository).
 var ErrRefused = errors.New("repository refused by git")
 
 // Discover asks git which repository dir belongs to: one git rev-parse,
@@ -55,15 +57,12 @@ func Discover(dir string) (*Repo, error) {
 	// LC_ALL=C (git.Env): git's messages are parsed below.
 	out, err := git.Run(context.Background(), dir, "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir", "--git-path", "objects", "--show-object-format", "--show-toplevel")
 	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
-	if len(lines) >= 4 && lines[3] != "sha1" && (err == nil || len(lines) == 4) {
-		return nil, &gitSays{fmt.Sprintf("%s names its objects with %s (extensions.objectFormat): git reason stores records in SHA-1 repositories only", lines[1], lines[3]), ErrRefused}
-	}
 	var ge *git.Error
 	switch {
 	case err == nil && len(lines) == 5:
-		return &Repo{GitDir: lines[0], CommonDir: lines[1], WorkTree: lines[4], ObjectDir: lines[2]}, nil
+		return &Repo{GitDir: lines[0], CommonDir: lines[1], WorkTree: lines[4], ObjectDir: lines[2], ObjectFormat: lines[3]}, nil
 	case errors.As(err, &ge) && len(lines) == 4 && strings.Contains(ge.Stderr, "must be run in a work tree"):
-		return &Repo{GitDir: lines[0], CommonDir: lines[1], ObjectDir: lines[2]}, nil
+		return &Repo{GitDir: lines[0], CommonDir: lines[1], ObjectDir: lines[2], ObjectFormat: lines[3]}, nil
 	case errors.As(err, &ge):
 		msg := oneLine(ge.Stderr)
 		switch {

@@ -268,6 +268,11 @@ func (e *Session) identify(deferOrigin bool) error {
 	if err != nil {
 		return err
 	}
+	if f := e.Repo.ObjectFormat; f != "" && f != "sha1" {
+		// The store writes SHA-1 objects and refs, which git would not
+		// read here; reading (an empty list, the hooks) goes on.
+		return Refused("%s names its objects with %s (extensions.objectFormat): git reason stores records in SHA-1 repositories only", e.Repo.CommonDir, f)
+	}
 	if e.Writer.Actor != "" && (e.Writer.Origin != "" || deferOrigin) {
 		return nil
 	}
