@@ -50,12 +50,16 @@ func hooksCommand() *cli.Command {
 	}
 }
 
-// hooksStatus reports the named hooks.
+// hooksStatus reports the named hooks; in a bare repository, where git
+// runs no client hook, the server's (as --server).
 func hooksStatus(names []string) func(*ops.Session, context.Context, bool) (string, []hooks.Status, error) {
 	return func(sess *ops.Session, _ context.Context, _ bool) (string, []hooks.Status, error) {
 		dir, err := sess.HooksDir()
 		if err != nil {
 			return "", nil, err
+		}
+		if sess.Repo.WorkTree == "" {
+			names = hooks.ServerNames
 		}
 		return dir, hooks.CheckNames(dir, names), nil
 	}
