@@ -254,3 +254,43 @@ func TestWebListenPortOnly(t *testing.T) {
 	start, _ := startWeb(t, s, "--listen", ":0") // its address is on 127.0.0.1
 	getPage(t, webClient(), start)
 }
+
+// TestWebListRefusesBadFilters: a phase, state or signature filter the
+// list's form does not offer is a bad request shown on the page with the
+// form, as handover's filters are. They were taken as given: an unknown
+// phase listed no task and an unknown state or signature filter every
+// task, both with status 200.
+func TestWebListRefusesBadFilters(t *testing.T) {
+	t.Parallel()
+	s := webRepo(t)
+	base, c := openWeb(t, s)
+	for _, bad := range []struct{ query, says string }{
+		{"phase=bogus", `phase &#34;bogus&#34;: give one of empty, assessed, reused, planned, consulting, disputed, concluded, validated, or none`},
+		{"state=bogus", `state &#34;bogus&#34;: give one of open, closed, or none`},
+		{"sig=bogus&q=rename", `sig &#34;bogus&#34;: give one of signed, unsigned, unverified, or none`},
+	} {
+		res, err := c.Get(base + "/?" + bad.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if p := string(b); res.StatusCode != http.StatusBadRequest || !strings.Contains(p, `<p class="error">`+bad.says+`</p>`) ||
+			!strings.Contains(p, `<form method="get" action="/"`) || strings.Contains(p, `href="/task/`) {
+			t.Errorf("/?%s: status %d, want 400 saying %q without a task: %s", bad.query, res.StatusCode, bad.says, p)
+		}
+	}
+	// The rest of the query stays in the form.
+	if res, err := c.Get(base + "/?sig=bogus&q=rename"); err == nil {
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if !strings.Contains(string(b), `name="q" value="rename"`) {
+			t.Errorf("the form lost the text filter: %s", b)
+		}
+	}
+	// Every filter the form offers still lists, and any page (as the
+	// timeline's: past the last, the last).
+	for _, good := range []string{"phase=reused", "state=open", "state=closed", "sig=unsigned", "page=abc", "page=7", "phase=&state=&sig=&page="} {
+		getPage(t, c, base+"/?"+good)
+	}
+}

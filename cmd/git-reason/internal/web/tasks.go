@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"net/http"
 	"net/url"
@@ -26,13 +27,39 @@ type taskFilter struct {
 	Page            int // from 1
 }
 
-func parseTaskFilter(q url.Values) taskFilter {
+// parseTaskFilter reads the list's query. A phase, state or signature
+// filter the form does not offer is an error (the filter returned is the
+// rest of the query): taken as given it would list nothing, or every
+// task, as if it had filtered. A page is found as the timeline's is: past
+// the last, the last; not a number from 2, the first.
+func parseTaskFilter(q url.Values) (taskFilter, error) {
 	f := taskFilter{Phase: q.Get("phase"), Actor: strings.TrimSpace(q.Get("actor")), Q: strings.TrimSpace(q.Get("q")),
 		State: q.Get("state"), Sig: q.Get("sig"), Quarantined: q.Get("quarantined") != "", Page: 1}
+	names := func(field *string, name string, allowed []string) error {
+		if *field == "" || slices.Contains(allowed, *field) {
+			return nil
+		}
+		err := fmt.Errorf("%s %q: give one of %s, or none", name, *field, strings.Join(allowed, ", "))
+		*field = ""
+		return err
+	}
+	var phaseNames, sigNames []string
+	for _, p := range phases {
+		phaseNames = append(phaseNames, string(p))
+	}
+	for _, sf := range sigFilters {
+		sigNames = append(sigNames, sf.Value)
+	}
+	for _, err := range []error{names(&f.Phase, "phase", phaseNames), names(&f.State, "state", []string{"open", "closed"}),
+		names(&f.Sig, "sig", sigNames)} {
+		if err != nil {
+			return f, err
+		}
+	}
 	if n, err := strconv.Atoi(q.Get("page")); err == nil && n > 1 {
 		f.Page = n
 	}
-	return f
+	return f, nil
 }
 
 // at is the list's address for page n under the same filter.
@@ -57,13 +84,16 @@ func (f taskFilter) at(n int) string {
 
 // sigFilters are the signature filters of the list: the query value, what
 // the form says, and which summaries it keeps.
-var sigFilters = []struct {
-	Value, Label string
-	keep         func(*ops.SignatureSummary) bool
-}{
+var sigFilters = []sigFilter{
 	{"signed", "every record signed", (*ops.SignatureSummary).AllSigned},
 	{"unsigned", "a record unsigned", (*ops.SignatureSummary).SomeUnsigned},
 	{"unverified", "a signature not verifying", (*ops.SignatureSummary).SomeNotVerifying},
+}
+
+// sigFilter is one signature filter of the list.
+type sigFilter struct {
+	Value, Label string
+	keep         func(*ops.SignatureSummary) bool
 }
 
 // taskRow is a task as the list shows it: its summary, its signatures in
@@ -83,6 +113,11 @@ type taskRow struct {
 // rendered, so a list of 20,000 tasks costs the caches' reads and one pass
 // over their entries.
 func (s *server) tasks(w http.ResponseWriter, r *http.Request) {
+	f, err := parseTaskFilter(r.URL.Query())
+	if err != nil {
+		filtered{w, "tasks.html", map[string]any{"Title": "Tasks", "Filter": f, "Phases": phases, "SigFilters": sigFilters}}.refuse(err)
+		return
+	}
 	sess := s.session(w)
 	if sess == nil {
 		return
@@ -95,7 +130,6 @@ func (s *server) tasks(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	head, _ := pageDigest(r.Context(), sess, "", heads)
-	f := parseTaskFilter(r.URL.Query())
 	all, err := s.summaries.get(r.Context(), sess, f, heads)
 	if err != nil {
 		fail(w, err)
