@@ -53,7 +53,13 @@ func runDemoCommand(ctx context.Context, o *demoOptions) error {
 		return err
 	}
 	if !o.JSON {
-		fmt.Fprintf(o.Out, "scratch repository: %s\n\n", dir)
+		// Its path only when it stays, as --json gives it: a path
+		// removed when the command ends leads nowhere.
+		where := dir
+		if !o.Keep {
+			where = "removed when the demo ends (--keep keeps it)"
+		}
+		fmt.Fprintf(o.Out, "scratch repository: %s\n\n", where)
 		return runDemo(ctx, o.Out, sess, dir, nil)
 	}
 	out := &demoJSON{Repository: dir}
