@@ -36,7 +36,7 @@ func TestWebContext(t *testing.T) {
 	page := getPage(t, c, root+"/context?range="+url.QueryEscape(base+"..HEAD"))
 	for _, want := range []string{"3 commits", "2 tasks", `href="/task/T-1"`, "cache it for a minute", `href="/task/T-4"`,
 		"the database queue", "<code>Reason-Task</code> trailer of", `<svg class="graph"`, `id="arrow-0"`, `id="arrow-1"`,
-		`marker-end="url(#arrow-1)"`, `href="/task/T-1#rec-`, "Queue &lt;b&gt;wiring&lt;/b&gt;", "Trailers naming no task here (1)", "T-none",
+		`marker-end="url(#arrow-1)"`, `href="/task/T-1?record=`, "Queue &lt;b&gt;wiring&lt;/b&gt;", "Trailers naming no task here (1)", "T-none",
 		"&lt;script&gt;alert(1)&lt;/script&gt;", "<strong>open</strong>", "state-open"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("context page lacks %q", want)

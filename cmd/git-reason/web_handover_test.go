@@ -27,7 +27,7 @@ func TestWebHandover(t *testing.T) {
 	for _, want := range []string{"Open (2)", `href="/task/T-2"`, "Rename the flag", "<code>git reason plan T-2</code>",
 		`href="/task/T-4"`, "Queue choice", "phase-concluded", "<code>git reason validate T-4 --run CMD</code>",
 		"opened by Ada Tester &lt;ada@example.invalid&gt; (caller): the attempt contradicts it", "the database queue", ": abandoned",
-		`href="/task/T-4#rec-`} {
+		`href="/task/T-4?record=`} {
 		if !strings.Contains(open, want) {
 			t.Errorf("open tasks lack %q", want)
 		}

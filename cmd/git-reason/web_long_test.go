@@ -49,8 +49,27 @@ func TestWebLongTask(t *testing.T) {
 			t.Errorf("%s shows %d records", q, len(ids))
 		}
 	}
-	if p := getPage(t, c, base+"/task/T-long?graph=1"); strings.Count(p, `<g class="node`) != 240 {
-		t.Errorf("the graph on demand draws %d records", strings.Count(p, `<g class="node`))
+	graph := getPage(t, c, base+"/task/T-long?graph=1")
+	if strings.Count(graph, `<g class="node`) != 240 {
+		t.Errorf("the graph on demand draws %d records", strings.Count(graph, `<g class="node`))
+	}
+	// A record off the timeline shown is linked to the timeline's page
+	// that holds it, one on it to its anchor: an anchor of a record this
+	// page does not list led nowhere.
+	for _, want := range []string{`<a href="?record=` + log[0].ID + `#rec-` + log[0].ID + `">`, `<a href="#rec-` + log[239].ID + `">`} {
+		if !strings.Contains(graph, want) {
+			t.Errorf("the graph lacks the link %s", want)
+		}
+	}
+	if strings.Contains(graph, `<a href="#rec-`+log[0].ID+`">`) {
+		t.Errorf("the graph links record %s to an anchor its page lacks", log[0].ID)
+	}
+	// So do the other pages' links to a record of the task: to the page
+	// of its timeline that holds it.
+	s.git("commit", "-q", "--allow-empty", "-m", "base")
+	s.git("commit", "-q", "--allow-empty", "-m", "Bulk\n\nReason-Task: T-long")
+	if p := getPage(t, c, base+"/context?range=HEAD~1..HEAD"); !strings.Contains(p, `href="/task/T-long?record=`+log[0].ID+`#rec-`+log[0].ID+`"`) {
+		t.Errorf("the context page does not link the first record to its page of the timeline")
 	}
 	if p := getPage(t, c, base+"/task/T-long?report=1"); !strings.Contains(p, "<h1>Reasoning: T-long</h1>") {
 		t.Errorf("the report on demand is not shown")

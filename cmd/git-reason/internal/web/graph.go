@@ -36,7 +36,7 @@ type lane struct {
 
 type node struct {
 	ID, Label, Kind string
-	Href            string // where the node leads: the record on its task's page
+	Href            string // where the node leads: the record on its task's page (recordHref)
 	Title           string // the record's one-line summary, shown on hover
 	State           string // record.GraphNode's State, as a class
 	X, Y, TX, TY    int
@@ -102,7 +102,7 @@ func drawContextGraph(task, marker string, rg record.Graph) graph {
 		if gn.Task != "" {
 			t = gn.Task
 		}
-		n := node{ID: gn.ID, Kind: string(gn.Kind), Label: shortID(gn.ID), Href: "/task/" + t + "#rec-" + gn.ID,
+		n := node{ID: gn.ID, Kind: string(gn.Kind), Label: shortID(gn.ID), Href: "/task/" + t + "?record=" + gn.ID + "#rec-" + gn.ID,
 			Title: gn.Label, State: gn.State, X: x, Y: y, TX: x + nodeW/2, TY: y + nodeH/2 + 4}
 		at[gn.ID] = n
 		g.Nodes = append(g.Nodes, n)

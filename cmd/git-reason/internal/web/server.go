@@ -33,6 +33,10 @@ var pages = sync.OnceValue(func() *template.Template {
 		"commit": func(h string) string { return record.Printable(record.ShortCommit(h)) },
 		// id is a record id in the one form the command line prints.
 		"id": shortID,
+		// rec is where a link to a record of the task page leads: its
+		// place on the timeline shown, else the timeline's page that
+		// holds it (timelineWindow).
+		"rec": recordHref,
 	}).ParseFS(assets, "assets/*.html"))
 })
 
@@ -179,10 +183,20 @@ func (s *server) task(w http.ResponseWriter, r *http.Request) {
 	}
 	shown, tl := timelineWindow(v.records, r.URL.Query())
 	recs := slices.Clone(shown)
+	onPage := make(map[string]bool, len(recs))
 	for i := range recs {
 		recs[i].Signature = sigs[recs[i].ID]
+		onPage[recs[i].ID] = true
 	}
-	data["Status"], data["Report"], data["Records"], data["Graph"], data["Timeline"] = v.status, v.report, recs, v.graph, tl
+	// A record off the timeline shown is a page away: its node leads
+	// there, not to an anchor this page lacks.
+	g := v.graph
+	g.Nodes = slices.Clone(g.Nodes)
+	for i := range g.Nodes {
+		g.Nodes[i].Href = recordHref(onPage, g.Nodes[i].ID)
+	}
+	data["Status"], data["Report"], data["Records"], data["Graph"], data["Timeline"] = v.status, v.report, recs, g, tl
+	data["OnPage"] = onPage
 	// A long task's graph (a row per record) and report come on demand:
 	// its first view is its summary and latest records.
 	long := len(v.records) > onDemand
@@ -197,6 +211,16 @@ func (s *server) task(w http.ResponseWriter, r *http.Request) {
 		data["Quarantine"] = q
 	}
 	render(w, "task.html", data)
+}
+
+// recordHref is where a link to record id on its task's page leads:
+// its anchor when the timeline shown holds it (onPage), else the page of
+// the timeline that does.
+func recordHref(onPage map[string]bool, id string) string {
+	if onPage[id] {
+		return "#rec-" + id
+	}
+	return "?record=" + url.QueryEscape(id) + "#rec-" + id
 }
 
 // quarantineOf is the fetched history of task a pull held back, nil when
