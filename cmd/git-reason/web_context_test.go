@@ -52,6 +52,12 @@ func TestWebContext(t *testing.T) {
 	if p := getPage(t, c, root+"/context?range="+base); !strings.Contains(p, "3 commits") {
 		t.Errorf("one revision as a range:\n%s", p)
 	}
+	// One of each is counted as the command line counts it: "1 task",
+	// not "1 tasks".
+	if p := getPage(t, c, root+"/context?range="+url.QueryEscape(base+"..HEAD~2")); !strings.Contains(p, ": <code>"+base[:12]+"</code>..") ||
+		!strings.Contains(p, ", 1 commit, 0 files changed, 1 task.</p>") {
+		t.Errorf("a range of one commit and one task:\n%s", p)
+	}
 	// The default range: from the merge base with main, here HEAD itself.
 	if p := getPage(t, c, root+"/context"); !strings.Contains(p, "0 commits") {
 		t.Errorf("default range:\n%s", p)

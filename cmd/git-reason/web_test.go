@@ -184,7 +184,7 @@ func TestWebPages(t *testing.T) {
 		}
 	}
 	doc := getPage(t, c, base+"/doctor")
-	for _, want := range []string{"Findings (", "hook_not_installed", "<code>git reason hooks install</code>", "neutrality_not_configured", "Profiles", " Refs: "} {
+	for _, want := range []string{"Findings (", "hook_not_installed", "<code>git reason hooks install</code>", "neutrality_not_configured", "Profiles", " Refs: 3 tasks, 10 records, "} {
 		if !strings.Contains(doc, want) {
 			t.Errorf("doctor page lacks %q", want)
 		}

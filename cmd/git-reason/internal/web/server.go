@@ -37,6 +37,8 @@ var pages = sync.OnceValue(func() *template.Template {
 		// place on the timeline shown, else the timeline's page that
 		// holds it (timelineWindow).
 		"rec": recordHref,
+		// plural counts as the command line does: 1 task, 2 tasks.
+		"plural": record.Plural,
 	}).ParseFS(assets, "assets/*.html"))
 })
 
