@@ -87,8 +87,17 @@ func runConsult(ctx context.Context, o *consultOptions) error {
 		if len(failed) == 1 {
 			them = "it"
 		}
-		return failure(fmt.Sprintf("%d of %d advisors failed (%s): every outcome is recorded; run 'git reason consult %s' again to ask %s anew",
-			len(failed), len(res.Results), strings.Join(failed, ", "), o.Task, them))
+		// Some answered: a conclusion may weigh those answers now, which is
+		// the next step status gives; asking again is the other way on.
+		conclude, answers := "", "answers"
+		if len(failed) < len(res.Results) {
+			if len(res.Results)-len(failed) == 1 {
+				answers = "answer"
+			}
+			conclude = fmt.Sprintf("conclude with the %s recorded ('git reason status %s' says how), or ", answers, o.Task)
+		}
+		return failure(fmt.Sprintf("%d of %d advisors failed (%s): every outcome is recorded; %srun 'git reason consult %s' again to ask %s anew",
+			len(failed), len(res.Results), strings.Join(failed, ", "), conclude, o.Task, them))
 	}
 	return nil
 }
