@@ -127,7 +127,7 @@ func TestWebScreenshots(t *testing.T) {
 		chromedp.SendKeys(`input[name="actor"]`, "nobody")))
 	_, err = chromedp.RunResponse(b.ctx, chromedp.Click(`form.filter button`))
 	b.must(err)
-	want("the list by an unknown actor", "0 of 3 tasks", "No task matches")
+	want("the list by an unknown actor", "0 of 3 tasks", "No task matches these filters")
 	b.must(chromedp.Do(b.ctx, chromedp.SetValue(`input[name="actor"]`, "Ada"), chromedp.SendKeys(`input[name="q"]`, "retries")))
 	_, err = chromedp.RunResponse(b.ctx, chromedp.Click(`form.filter button`))
 	b.must(err)

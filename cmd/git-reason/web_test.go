@@ -252,7 +252,10 @@ func TestWebListenPortOnly(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t, "advisors: []\n", nil)
 	start, _ := startWeb(t, s, "--listen", ":0") // its address is on 127.0.0.1
-	getPage(t, webClient(), start)
+	// A repository with no task yet is told how to start one.
+	if p := getPage(t, webClient(), start); !strings.Contains(p, "No task yet. Start one with <code>git reason assess TASK</code>.") {
+		t.Errorf("the empty list does not say how to start: %s", p)
+	}
 }
 
 // TestWebListRefusesBadFilters: a phase, state or signature filter the
@@ -287,6 +290,11 @@ func TestWebListRefusesBadFilters(t *testing.T) {
 		if !strings.Contains(string(b), `name="q" value="rename"`) {
 			t.Errorf("the form lost the text filter: %s", b)
 		}
+	}
+	// A list that filters every task out says so, and leads back to every
+	// task; only an empty repository is told to start one.
+	if p := getPage(t, c, base+"/?actor=nobody"); !strings.Contains(p, `No task matches these filters: <a href="/">show every task</a>.`) || strings.Contains(p, "Start one") {
+		t.Errorf("the list filtered to nothing does not say so: %s", p)
 	}
 	// Every filter the form offers still lists, and any page (as the
 	// timeline's: past the last, the last).
