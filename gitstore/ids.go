@@ -155,7 +155,7 @@ func (s *Store) IDTasks(ctx context.Context, prefix string) ([]string, bool) {
 		s.Progress("Indexing record ids", todo, todo)
 	}
 	if len(heads) > 0 {
-		if os.MkdirAll(dir, 0o777) != nil {
+		if git.MkdirAll(dir, 0o777) != nil {
 			return nil, false
 		}
 		for shard, add := range shards {
@@ -180,7 +180,7 @@ func (s *Store) IDTasks(ctx context.Context, prefix string) ([]string, bool) {
 			}
 		}
 	}
-	if now.settled && !skipped && os.MkdirAll(dir, 0o777) == nil {
+	if now.settled && !skipped && git.MkdirAll(dir, 0o777) == nil {
 		// The header was taken before the refs were listed: a ref moved
 		// meanwhile makes it stale, never wrongly current.
 		mark := digestOf(now.header)

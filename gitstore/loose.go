@@ -109,14 +109,14 @@ func (s *Store) writeObject(o objectToWrite) error {
 		err = cerr
 	}
 	if err == nil {
-		err = s.Repo.Shared.adjust(tmp.Name())
+		err = s.Repo.Shared.Adjust(tmp.Name())
 	}
 	fanout := filepath.Join(objects, h.String()[:2])
 	if err == nil {
 		err = renameObject(tmp.Name(), filepath.Join(fanout, h.String()[2:]))
 	}
 	if err == nil {
-		s.Repo.Shared.adjustDirs(objects, fanout)
+		s.Repo.Shared.AdjustDirs(objects, fanout)
 	}
 	if err != nil {
 		os.Remove(tmp.Name())

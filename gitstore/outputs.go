@@ -172,7 +172,7 @@ func (o *OutputChecks) Save() {
 		for m := range o.used {
 			b.Write(append(hex.AppendEncode(nil, m[:]), '\n'))
 		}
-		_ = os.MkdirAll(filepath.Dir(o.path), 0o755)
+		_ = git.MkdirAll(filepath.Dir(o.path), 0o755)
 		if git.WriteFile(o.path, b.Bytes(), 0o600, 0, false) == nil {
 			CountWritten(b.Len())
 		}
@@ -184,7 +184,7 @@ func (o *OutputChecks) Save() {
 	if o.asked > o.whole {
 		o.fresh = append([]byte("whole "+strconv.Itoa(o.asked)+"\n"), o.fresh...)
 	}
-	_ = os.MkdirAll(filepath.Dir(o.path), 0o755)
+	_ = git.MkdirAll(filepath.Dir(o.path), 0o755)
 	if git.AppendFile(o.path, o.fresh, 0o600, 0, true, o.size) == nil {
 		CountWritten(len(o.fresh))
 	}

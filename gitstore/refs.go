@@ -295,8 +295,8 @@ func (r *Repo) LockRef(name, oldHash, newHash string, wait time.Duration) (*Held
 	if err != nil {
 		return nil, fmt.Errorf("update ref %s: %w", name, err)
 	}
-	r.Shared.adjustDirs(r.CommonDir, filepath.Dir(path))
-	if err := r.Shared.adjust(path + ".lock"); err != nil {
+	r.Shared.AdjustDirs(r.CommonDir, filepath.Dir(path))
+	if err := r.Shared.Adjust(path + ".lock"); err != nil {
 		lock.Abandon()
 		return nil, fmt.Errorf("update ref %s: %w", name, err)
 	}

@@ -267,7 +267,7 @@ func (m *Remembered) Save() error {
 		_ = os.Remove(filepath.Join(m.dir, rememberedJournal))
 		_ = os.Remove(filepath.Join(m.dir, rememberedOld))
 	}
-	if err := os.MkdirAll(dir, 0o777); err != nil {
+	if err := git.MkdirAll(dir, 0o777); err != nil {
 		return err
 	}
 	changed := make([]string, 0, len(m.added))

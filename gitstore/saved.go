@@ -315,7 +315,7 @@ func (s *Store) writeSaved(task, head string, old *savedState, entries []cacheEn
 		}
 	}
 	seg := segment(key, task, head, "", entries, links, facts)
-	if seg != nil && os.MkdirAll(filepath.Dir(path), 0o777) == nil {
+	if seg != nil && git.MkdirAll(filepath.Dir(path), 0o777) == nil {
 		_ = writeFileAtomic(path, append([]byte(savedMagic), seg...))
 	}
 }

@@ -208,7 +208,7 @@ func (s *Store) WriteSignatures(task string, e SigEntry) {
 	e.Segments = 1
 	b := sigEntry(key, task, &e)
 	path := s.sigLogPath(task)
-	if b == nil || os.MkdirAll(filepath.Dir(path), 0o777) != nil {
+	if b == nil || git.MkdirAll(filepath.Dir(path), 0o777) != nil {
 		return
 	}
 	countSigBytes(len(sigLogMagic) + len(b))

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"git-reason/gitstore/git"
 	"git-reason/record"
 )
 
@@ -68,13 +69,15 @@ func (s *Store) noteAppended(key []byte, task, commit, blob string) {
 // appends of concurrent writers do not interleave. Failing costs only what
 // the list would have saved.
 func appendOwnList(path string, b []byte) {
-	_ = os.MkdirAll(filepath.Dir(path), 0o755)
+	_ = git.MkdirAll(filepath.Dir(path), 0o755)
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return
 	}
 	defer f.Close()
-	_, _ = f.Write(b)
+	if _, err := f.Write(b); err == nil {
+		_ = git.AdjustCreated(path) // a shared repository's, as git's own files
+	}
 }
 
 // writtenLately reports whether this clone's writer made head, one of

@@ -38,7 +38,7 @@ func TakeLock(target string, wait time.Duration) (*Lock, error) {
 	deadline := time.Now().Add(wait)
 	backoff := time.Millisecond
 	for {
-		if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		if err := MkdirAll(filepath.Dir(path), 0o777); err != nil {
 			return nil, fmt.Errorf("create lock: %w", err)
 		}
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
@@ -85,6 +85,9 @@ func (l *Lock) write(data []byte, mode os.FileMode, sync bool) error {
 		if err := f.Chmod(mode); err != nil {
 			return fmt.Errorf("chmod %s: %w", f.Name(), err)
 		}
+	}
+	if err := AdjustCreated(f.Name()); err != nil {
+		return fmt.Errorf("chmod %s: %w", f.Name(), err)
 	}
 	if _, err := f.Write(data); err != nil {
 		return fmt.Errorf("write %s: %w", f.Name(), err)
@@ -208,6 +211,9 @@ func appendSized(target string, data []byte, flags int, mode os.FileMode, size i
 	_, err = f.Write(data)
 	if cerr := f.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil && flags&os.O_CREATE != 0 {
+		err = AdjustCreated(target)
 	}
 	return err
 }

@@ -205,7 +205,7 @@ func (v *Verdicts) Save() {
 	for _, f := range files {
 		pending = pending || len(f.add) > 0
 	}
-	if !pending || os.MkdirAll(v.dir, 0o755) != nil || !v.haveKey() {
+	if !pending || git.MkdirAll(v.dir, 0o755) != nil || !v.haveKey() {
 		return
 	}
 	for _, f := range files {
@@ -252,7 +252,9 @@ func (v *Verdicts) save(vf *verdictFile) {
 	if err != nil {
 		return
 	}
-	_, _ = f.Write(buf.Bytes())
+	if _, err := f.Write(buf.Bytes()); err == nil {
+		_ = git.AdjustCreated(vf.path) // a shared repository's, as git's own files
+	}
 	_ = f.Close()
 	vf.add = nil
 }

@@ -126,7 +126,7 @@ func (e *Session) failedOnce(dir string, lines, failed []string) []string {
 	if slices.Equal(e.failedBefore(dir), failed) {
 		return lines
 	}
-	if err := os.MkdirAll(dir, 0o777); err == nil {
+	if err := git.MkdirAll(dir, 0o777); err == nil {
 		_ = git.WriteFile(filepath.Join(dir, failedFile), []byte(strings.Join(failed, "\n")+"\n"), 0o600, 0, false)
 	}
 	return append(lines, failed...)

@@ -214,7 +214,7 @@ func (e *Session) saveCatchUp(dir string, stamp []byte, settled bool, t *tracked
 	if e.noLockWait {
 		wait = 0
 	}
-	if err := os.MkdirAll(dir, 0o777); err != nil {
+	if err := git.MkdirAll(dir, 0o777); err != nil {
 		return err
 	}
 	var add bytes.Buffer

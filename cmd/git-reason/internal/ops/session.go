@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"git-reason/advisor"
 	"git-reason/cmd/git-reason/internal/settings"
 	"git-reason/gitstore"
+	"git-reason/gitstore/git"
 	"git-reason/gitstore/integration"
 	"git-reason/gitstore/signing"
 	"git-reason/record"
@@ -172,6 +174,27 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 		// git's message says what to fix.
 		return nil, Usage("%v", err)
 	}
+	// What a read creates under the git directory (its caches) is shared
+	// as git shares its own, though it may never read the rest of the
+	// settings: from the early listing, or, for a command that lists them
+	// later, from a listing of its own where the git directory is one git
+	// made shared (group-writable or set-group-id), the first time it
+	// creates a file there.
+	if early != nil {
+		git.ShareLater(repo.CommonDir, early.SharedRepository)
+	} else {
+		git.ShareLater(repo.CommonDir, func() gitstore.SharedPerm {
+			fi, err := os.Stat(repo.CommonDir)
+			if err != nil || fi.Mode()&(0o020|fs.ModeSetgid) == 0 {
+				return gitstore.SharedUmask
+			}
+			st, err := settings.Load(context.Background(), repo.GitDir, settings.Flags{})
+			if err != nil {
+				return gitstore.SharedUmask
+			}
+			return st.SharedRepository
+		})
+	}
 	store := gitstore.NewStore(repo)
 	if opts.Warn != nil {
 		store.OnSkip = skipWarner(opts.Warn)
@@ -249,8 +272,9 @@ func (e *Session) Settings() (*settings.Settings, error) {
 	e.settings = st
 	e.settingsSeen = e.held
 	// Every write reads settings first: what it creates is shared as
-	// git shares its own.
+	// git shares its own, the files under .git/reason/ too.
 	e.Repo.Shared = st.SharedRepository
+	git.ShareUnder(e.Repo.CommonDir, st.SharedRepository)
 	return st, nil
 }
 

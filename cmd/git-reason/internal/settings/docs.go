@@ -20,7 +20,7 @@ var Docs = []Doc{
 	{"`reason.maxPullBytes`", "as `reason.maxTaskBytes`", "`128m`", "`pull`, `push`, `sync`: the record bytes the histories of one run may read; the tasks past it are quarantined until the next pull", "none"},
 	{"`reason.origin`", "this clone's id", "written by the clone's first write: a new lowercase ULID, in the repository's own config file", "every write (the record's `origin`); circuits count only this origin's outcomes", "none"},
 	{"`core.hooksPath`", "path; relative to the work tree's top", "`hooks/` in the common git directory", "`hooks install`, `hooks uninstall`, `hooks status`, `doctor`", "none"},
-	{"`core.sharedRepository`", "`umask`, `group`, `all`, an octal mode, or a boolean, as git reads it", "`umask`", "every write: the record objects, task refs and their directories it creates get the permissions git gives its own", "none"},
+	{"`core.sharedRepository`", "`umask`, `group`, `all`, an octal mode, or a boolean, as git reads it", "`umask`", "every command: the record objects, task refs and their directories it creates, and its files under `.git/reason/`, get the permissions git gives its own (the servers' tokens excepted)", "none"},
 	{"`core.commentChar`", "the text that starts a comment line", "`#` (also when empty or `auto`)", "the `prepare-commit-msg` and `commit-msg` hooks: which lines of a commit message are comments", "none"},
 	{"`user.name`", "string", "none: a write refuses to run without a name", "the actor (author and committer of every record's commit)", "`GIT_AUTHOR_NAME`, then `author.name`, win over it"},
 	{"`author.name`", "string", "`user.name`", "the actor", "`GIT_AUTHOR_NAME`"},

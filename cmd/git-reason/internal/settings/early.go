@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 
+	"git-reason/gitstore"
 	rungit "git-reason/gitstore/git"
 )
 
@@ -56,4 +57,20 @@ func (e *Early) Load(ctx context.Context, gitDir string, flags Flags) (*Settings
 		return Load(ctx, gitDir, flags)
 	}
 	return resolve(source{config: toConfig(e.items), lookupEnv: os.LookupEnv}, flags)
+}
+
+// SharedRepository is core.sharedRepository from what the early listing
+// read, waiting for it, without resolving the rest: what a read creates
+// under the git directory is shared from it (git.ShareLater) before the
+// settings are wanted, or though they never are. A listing that failed
+// says the default; Load then reports it.
+func (e *Early) SharedRepository() gitstore.SharedPerm {
+	<-e.done
+	perm := gitstore.SharedUmask
+	for _, it := range e.items {
+		if it.key == keyShared {
+			perm = gitstore.ParseSharedRepository(it.value, it.hasValue)
+		}
+	}
+	return perm
 }
