@@ -21,5 +21,5 @@ func (k *Checked) ReplayMerge(ctx context.Context, task string, merge *Commit, p
 	// A refusal the union settles already (a record brought together
 	// again, whose settlement one side holds) is no refusal of the merge.
 	v.settle(v.states[merge.Hash])
-	return v.found
+	return v.findings()
 }

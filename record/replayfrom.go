@@ -136,9 +136,9 @@ func (k *Checked) ReplayFrom(ctx context.Context, task string, bases map[string]
 	}
 	recs := v.replay(ctx, commits)
 	if recs == nil {
-		return v.found, nil, nil, ctx.Err()
+		return v.findings(), nil, nil, ctx.Err()
 	}
-	return v.found, recs, v.last, nil
+	return v.findings(), recs, v.last, nil
 }
 
 // BaseState is the state a replay of base's history reaches at base (see

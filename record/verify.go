@@ -160,7 +160,7 @@ func (k *Checked) Replay(ctx context.Context, task string, commits []*Commit, bl
 		}
 	}
 	recs := v.replay(ctx, commits)
-	return v.found, recs, v.last
+	return v.findings(), recs, v.last
 }
 
 // replay checks commits in order (parents first) and returns the records of
@@ -206,8 +206,12 @@ type verifier struct {
 	probes  map[string]*probe // blob -> read and checked ahead of the replay
 	shared  *Checked          // records checked clean by other replays
 	found   []Finding
-	last    *State // the state at the head, once replay reached it
-	refused []int  // the indices in found of merge_refused findings, until settle
+	// more counts the findings past MaxFindings; moreAt and moreCode
+	// are the first one's commit and code.
+	more             int
+	moreAt, moreCode string
+	last             *State // the state at the head, once replay reached it
+	refused          []int  // the indices in found of merge_refused findings, until settle
 	// closed: the indices in refused of records refused only because a
 	// closure came before them in the merged order.
 	closed map[int]bool
@@ -300,8 +304,33 @@ type checked struct {
 	ok bool
 }
 
+// MaxFindings is the most findings one replay lists, merge_refused ones
+// aside (settle needs each of them): a fetched history of a few commits,
+// each a tree of 200,000 entries that are no record, packs into a few MiB
+// and gave a finding per entry per commit, millions in all, which pull,
+// verify and quarantine.json held whole (GBs). Past it, one more finding
+// says how many were left out.
+const MaxFindings = 1000
+
 func (v *verifier) add(c *Commit, rec, code, format string, args ...any) {
+	if code != FindMergeRule && len(v.found)-len(v.refused) >= MaxFindings {
+		if v.more == 0 {
+			v.moreAt, v.moreCode = c.Hash, code
+		}
+		v.more++
+		return
+	}
 	v.found = append(v.found, Finding{Task: v.task, Commit: c.Hash, Record: rec, Code: code, Message: fmt.Sprintf(format, args...)})
+}
+
+// findings are the replay's findings, with one more naming how many it
+// left out (MaxFindings).
+func (v *verifier) findings() []Finding {
+	if v.more == 0 {
+		return v.found
+	}
+	return append(v.found, Finding{Task: v.task, Commit: v.moreAt, Code: v.moreCode,
+		Message: fmt.Sprintf("and %d more findings from here on, not listed (a replay lists the first %d)", v.more, MaxFindings)})
 }
 
 func (v *verifier) read(hash string) (*Record, error) {
