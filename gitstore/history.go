@@ -428,7 +428,8 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 			}
 		}
 	}
-	next := 0 // the next commit to compare
+	next := 0         // the next commit to compare
+	var entries int64 // the entries the commits compared so far change
 	compare := func(upto int) error {
 		for ; next < len(out.commits); next++ {
 			c := out.commits[next]
@@ -462,6 +463,10 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 						blobs[h] = true
 					}
 				}
+			}
+			entries += int64(len(c.Changes) + len(c.Files))
+			if err := s.entryLimit(entries); err != nil {
+				return err
 			}
 			for _, u := range []string{mine, first} {
 				if len(c.Parents) == 0 && u == first {

@@ -48,6 +48,28 @@ func (s *Store) taskLimit(total int64) error {
 		ErrTooLarge, total, l.TaskBytes, total>>20+1)
 }
 
+// entryBytes is what one records/ entry a history's commits change (a
+// record added, changed or dropped; a root's or a base's child's whole
+// tree) counts for against reason.maxTaskBytes. The record bytes alone
+// miss a tree that names one small blob 200,000 times: each such commit
+// cost replay about 95 MB, whatever its bytes. An honest history changes
+// one entry per record it adds, and a merge the entries the other side
+// brings; no record is under 64 bytes.
+const entryBytes = 64
+
+// entryLimit is taskLimit for the entries a history's commits change.
+func (s *Store) entryLimit(entries int64) error {
+	if entries*entryBytes <= MinReadLimit {
+		return nil
+	}
+	l := s.limits()
+	if entries*entryBytes <= l.TaskBytes {
+		return nil
+	}
+	return fmt.Errorf("%w: its commits change %d records/ entries, more than reason.maxTaskBytes (%d) allows at %d bytes an entry; if you trust where it came from, raise it: git config reason.maxTaskBytes %dm",
+		ErrTooLarge, entries, l.TaskBytes, entryBytes, entries*entryBytes>>20+1)
+}
+
 func (s *Store) limits() ReadLimits {
 	l := DefaultReadLimits
 	if s.Limits != nil {
