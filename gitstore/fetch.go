@@ -3,6 +3,7 @@ package gitstore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -30,6 +31,7 @@ type FetchRefusal struct {
 // arrives and each one refused is returned with git's reason; its tracking
 // ref is left as it was. (That round does not prune: a remote holding a
 // refused task keeps stale tracking refs until it no longer holds it.)
+// Past maxRefetches fetches, a batch git refuses is returned whole.
 // The error is for a fetch that failed for another reason (no such
 // remote, no connection).
 func (r *Repo) Fetch(ctx context.Context, remote string, tasks []string) ([]FetchRefusal, error) {
@@ -53,11 +55,21 @@ func (r *Repo) Fetch(ctx context.Context, remote string, tasks []string) ([]Fetc
 		todo = tasks
 	}
 	var refused []FetchRefusal
+	fetches := 0
 	var split func([]string) error
 	split = func(ts []string) error {
 		if len(ts) == 0 {
 			return nil
 		}
+		if fetches >= maxRefetches {
+			for _, t := range ts {
+				refused = append(refused, FetchRefusal{Task: t, Head: heads[t], Reason: fmt.Sprintf(
+					"not fetched: git refused the objects of more of this remote's tasks than one pull looks for (%d fetches); name a task to fetch it alone: git reason pull %s %s",
+					maxRefetches, record.Printable(remote), t)})
+			}
+			return nil
+		}
+		fetches++
 		err := r.fetch(ctx, remote, ts)
 		switch {
 		case err == nil:
@@ -89,6 +101,13 @@ func (r *Repo) Fetch(ctx context.Context, remote string, tasks []string) ([]Fetc
 	}
 	return refused, nil
 }
+
+// maxRefetches bounds the fetches that look for the tasks whose objects
+// git refused: a remote of 300 such tasks cost 600 fetches (a minute on
+// one machine, a round trip each over a network), at every pull. Past
+// it, the tasks of each batch git refuses are held back whole, each
+// with a line saying how to fetch it alone.
+const maxRefetches = 32
 
 // fetch runs one git fetch with object checks on: every task of remote
 // (pruning), or the named ones. Records are fetched whole: --no-filter,
