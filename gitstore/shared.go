@@ -1,6 +1,8 @@
 package gitstore
 
 import (
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -54,4 +56,21 @@ func ParseSharedRepository(value string, hasValue bool) SharedPerm {
 		return SharedUmask
 	}
 	return SharedPerm(-(i & 0o666))
+}
+
+// appendOwnList appends b to path, the per-task list of what this
+// clone's writer did (written.d), creating it (a shared repository's as
+// git shares its own files), in one write:
+// appends of concurrent writers do not interleave. Failing costs only what
+// the list would have saved.
+func appendOwnList(path string, b []byte) {
+	_ = git.MkdirAll(filepath.Dir(path), 0o755)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if _, err := f.Write(b); err == nil {
+		_ = git.AdjustCreated(path) // a shared repository's, as git's own files
+	}
 }

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"git-reason/gitstore/git"
 	"git-reason/record"
 )
 
@@ -62,22 +61,6 @@ func (s *Store) noteAppended(key []byte, task, commit, blob string) {
 		line += " " + blob + " " + checkedMAC(key, task, blob)
 	}
 	appendOwnList(s.writtenPath(task), []byte(line+"\n"))
-}
-
-// appendOwnList appends b to path, the per-task list of what this
-// clone's writer did (written.d), creating it, in one write:
-// appends of concurrent writers do not interleave. Failing costs only what
-// the list would have saved.
-func appendOwnList(path string, b []byte) {
-	_ = git.MkdirAll(filepath.Dir(path), 0o755)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	if _, err := f.Write(b); err == nil {
-		_ = git.AdjustCreated(path) // a shared repository's, as git's own files
-	}
 }
 
 // writtenLately reports whether this clone's writer made head, one of
