@@ -49,6 +49,7 @@ var pending atomic.Pointer[later]
 // called): a command's settings are read when it wants them, which a
 // read that writes a cache may never do.
 func ShareLater(dir string, perm func() SharedPerm) {
+	shared.Store(nil) // the repository opened last is the one shared
 	pending.Store(&later{dir: dir, perm: perm})
 }
 
