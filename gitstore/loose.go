@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"git-reason/gitstore/git"
 	"git-reason/record"
 )
 
@@ -109,14 +110,10 @@ func (s *Store) writeObject(o objectToWrite) error {
 		err = cerr
 	}
 	if err == nil {
-		err = s.Repo.Shared.Adjust(tmp.Name())
-	}
-	fanout := filepath.Join(objects, h.String()[:2])
-	if err == nil {
-		err = renameObject(tmp.Name(), filepath.Join(fanout, h.String()[2:]))
+		err = git.AdjustCreated(tmp.Name())
 	}
 	if err == nil {
-		s.Repo.Shared.AdjustDirs(objects, fanout)
+		err = renameObject(tmp.Name(), filepath.Join(objects, h.String()[:2], h.String()[2:]))
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
@@ -142,7 +139,7 @@ func createObjectTemp(dir string) (*os.File, error) {
 		case try >= 10:
 			return nil, err
 		case errors.Is(err, fs.ErrNotExist):
-			if err := os.MkdirAll(dir, 0o777); err != nil {
+			if err := git.MkdirAll(dir, 0o777); err != nil {
 				return nil, err
 			}
 		case !errors.Is(err, fs.ErrExist):
@@ -160,7 +157,7 @@ func renameObject(tmp, final string) error {
 		if _, serr := os.Lstat(tmp); serr != nil {
 			break
 		}
-		if merr := os.MkdirAll(filepath.Dir(final), 0o777); merr != nil {
+		if merr := git.MkdirAll(filepath.Dir(final), 0o777); merr != nil {
 			return merr
 		}
 		err = os.Rename(tmp, final)

@@ -295,11 +295,6 @@ func (r *Repo) LockRef(name, oldHash, newHash string, wait time.Duration) (*Held
 	if err != nil {
 		return nil, fmt.Errorf("update ref %s: %w", name, err)
 	}
-	r.Shared.AdjustDirs(r.CommonDir, filepath.Dir(path))
-	if err := r.Shared.Adjust(path + ".lock"); err != nil {
-		lock.Abandon()
-		return nil, fmt.Errorf("update ref %s: %w", name, err)
-	}
 	committed := false
 	defer func() {
 		if !committed {

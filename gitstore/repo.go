@@ -25,10 +25,6 @@ type Repo struct {
 	// FetchProgress, when set, is where git fetch's progress goes as it
 	// comes (a terminal: see git.Cmd.Progress).
 	FetchProgress io.Writer
-	// Shared is core.sharedRepository: the permissions the objects, refs
-	// and their directories the store creates are given, as git gives
-	// its own, so that the others of the group can go on writing there.
-	Shared SharedPerm
 }
 
 // ErrNotRepository is wrapped by Discover when no repository is found.

@@ -81,12 +81,12 @@ func TestDiscover(t *testing.T) {
 		name, dir string
 		want      Repo
 	}{
-		{"top", repo, Repo{filepath.Join(repo, ".git"), filepath.Join(repo, ".git"), repo, "", "", nil, 0}},
-		{"subdir", sub, Repo{filepath.Join(repo, ".git"), filepath.Join(repo, ".git"), repo, "", "", nil, 0}},
-		{"linked worktree", wtSub, Repo{filepath.Join(repo, ".git", "worktrees", "wt"), filepath.Join(repo, ".git"), wt, "", "", nil, 0}},
-		{"bare", bare, Repo{bare, bare, "", "", "", nil, 0}},
-		{"inside bare", filepath.Join(bare, "refs", "heads"), Repo{bare, bare, "", "", "", nil, 0}},
-		{"relative gitfile", filepath.Join(rel, "work"), Repo{filepath.Join(rel, "store.git"), filepath.Join(rel, "store.git"), filepath.Join(rel, "work"), "", "", nil, 0}},
+		{"top", repo, Repo{filepath.Join(repo, ".git"), filepath.Join(repo, ".git"), repo, "", "", nil}},
+		{"subdir", sub, Repo{filepath.Join(repo, ".git"), filepath.Join(repo, ".git"), repo, "", "", nil}},
+		{"linked worktree", wtSub, Repo{filepath.Join(repo, ".git", "worktrees", "wt"), filepath.Join(repo, ".git"), wt, "", "", nil}},
+		{"bare", bare, Repo{bare, bare, "", "", "", nil}},
+		{"inside bare", filepath.Join(bare, "refs", "heads"), Repo{bare, bare, "", "", "", nil}},
+		{"relative gitfile", filepath.Join(rel, "work"), Repo{filepath.Join(rel, "store.git"), filepath.Join(rel, "store.git"), filepath.Join(rel, "work"), "", "", nil}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if g := gitView(t, tc.dir); !sameRepo(t, g, tc.want) {
@@ -127,7 +127,7 @@ func TestDiscoverEnvironment(t *testing.T) {
 	t.Run("GIT_DIR and GIT_WORK_TREE", func(t *testing.T) {
 		t.Setenv("GIT_DIR", filepath.Join(repo, ".git"))
 		t.Setenv("GIT_WORK_TREE", repo)
-		assertDiscover(t, elsewhere, Repo{filepath.Join(repo, ".git"), filepath.Join(repo, ".git"), repo, "", "", nil, 0})
+		assertDiscover(t, elsewhere, Repo{filepath.Join(repo, ".git"), filepath.Join(repo, ".git"), repo, "", "", nil})
 	})
 	t.Run("GIT_DIR not a repository", func(t *testing.T) {
 		t.Setenv("GIT_DIR", elsewhere)
@@ -291,7 +291,7 @@ func TestDiscoverRefusesForeignOwner(t *testing.T) {
 		t.Fatalf("another user's repository: got %v, want ErrRefused with git's message on one line", err)
 	}
 	gitIn(t, home, "config", "--global", "--add", "safe.directory", repo)
-	assertDiscover(t, sub, Repo{filepath.Join(repo, ".git"), filepath.Join(repo, ".git"), repo, "", "", nil, 0})
+	assertDiscover(t, sub, Repo{filepath.Join(repo, ".git"), filepath.Join(repo, ".git"), repo, "", "", nil})
 }
 
 // Branch is the branch HEAD names in the worktree asked about: unborn,

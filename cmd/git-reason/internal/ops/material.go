@@ -209,14 +209,16 @@ func (g *gatherer) files(ctx context.Context, pieces []material.Piece, at []int)
 			if committed != nil {
 				data, p.Revision = committed[k], rev
 			}
-			if (g.pins == nil && rev == g.head || rev == material.Worktree) && !g.assessedHere(ctx) {
+			switch {
+			case !(g.pins == nil && rev == g.head || rev == material.Worktree):
+			case !g.assessedHere(ctx):
 				// Another clone's assessment names what it committed:
 				// this work tree's changes and files are this clone's own.
 				if data == nil {
 					p.Omitted, p.Revision = "not at the assessment's commit (the work tree is read only for an assessment written in this clone)", ""
 					continue
 				}
-			} else if g.pins == nil && rev == g.head || rev == material.Worktree {
+			default:
 				wt, ok, ignored := g.worktreeFile(ctx, p.Ref)
 				if ok && (data == nil || !bytes.Equal(wt, data)) {
 					data, p.Revision = wt, material.Worktree

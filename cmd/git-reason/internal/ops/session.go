@@ -271,9 +271,8 @@ func (e *Session) Settings() (*settings.Settings, error) {
 	}
 	e.settings = st
 	e.settingsSeen = e.held
-	// Every write reads settings first: what it creates is shared as
-	// git shares its own, the files under .git/reason/ too.
-	e.Repo.Shared = st.SharedRepository
+	// Every write reads settings first: what it creates (objects, refs,
+	// the files under .git/reason/) is shared as git shares its own.
 	git.ShareUnder(e.Repo.CommonDir, st.SharedRepository)
 	return st, nil
 }
