@@ -301,7 +301,31 @@ func (o *writeOptions) write(ctx context.Context, kind record.Kind, build func(s
 	if err != nil {
 		return o.refused(sess, kind, err)
 	}
-	return o.printRecord(res, sess.PlanLowered(ctx, res))
+	if err := o.printRecord(res, sess.PlanLowered(ctx, res)); err != nil {
+		return err
+	}
+	o.printNextAfter(ctx, sess, res)
+	return nil
+}
+
+// printNextAfter prints, after the record a write stored and unless the
+// output is JSON, the step status gives next at the new head, from the
+// state the writer admitted the record on (as the MCP tools suggest
+// theirs). A state that cannot be read leaves the line out: the record
+// is stored, and status says the same later.
+func (b *base) printNextAfter(ctx context.Context, sess *ops.Session, res *record.Result) {
+	if b.JSON {
+		return
+	}
+	st, err := sess.StateAfter(ctx, res)
+	if err != nil {
+		return
+	}
+	sum := st.Summarize()
+	sess.MarkPersonStep(ctx, &sum)
+	w := &lineBuffer{w: b.Out}
+	printNext(w, sum, "  next: ")
+	_ = w.flush(len(w.buf)) // as printRecord's lines: the record is stored whatever the terminal does
 }
 
 // refused is the error a write verb reports when the writer refused its

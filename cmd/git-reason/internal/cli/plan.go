@@ -59,11 +59,15 @@ func runPlan(ctx context.Context, o *planOptions) error {
 		recordJSON
 		Questions []ops.AdvisorQuestion `json:"questions,omitempty"`
 	}{recordJSON{Record: res.Record, Commit: res.Commit, Lowered: lowered}, qs}
-	return o.render(out, func(w io.Writer) error {
+	err = o.render(out, func(w io.Writer) error {
 		if err := o.printRecord(res, lowered); err != nil {
 			return err
 		}
 		printQuestions(w, qs)
 		return nil
 	})
+	if err == nil {
+		o.printNextAfter(ctx, sess, res)
+	}
+	return err
 }

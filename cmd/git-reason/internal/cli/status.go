@@ -159,13 +159,20 @@ func printStatus(w io.Writer, pal palette, s record.Status) {
 	for _, c := range s.Standing {
 		fmt.Fprintf(w, "  standing:     %s %s\n", c.Conclusion, record.Printable(c.Decision))
 	}
+	printNext(w, s, "  next:         ")
+}
+
+// printNext prints a status's next step after label (its options, a
+// person's step has any, aligned under it): status's "next:" line, and
+// the line a write prints after the record it stored.
+func printNext(w io.Writer, s record.Status, label string) {
 	if s.Next != "" {
-		fmt.Fprintf(w, "  next:         %s\n", s.Next)
+		fmt.Fprintf(w, "%s%s\n", label, s.Next)
 	}
 	if ps := s.PersonStep; ps != nil {
-		fmt.Fprintf(w, "  next:         a person decides: %s\n", record.Printable(ps.Decide))
+		fmt.Fprintf(w, "%sa person decides: %s\n", label, record.Printable(ps.Decide))
 		for _, o := range ps.Options {
-			fmt.Fprintf(w, "                - %s, then: %s\n", record.Printable(o.Choice), o.Then)
+			fmt.Fprintf(w, "%*s- %s, then: %s\n", len(label), "", record.Printable(o.Choice), o.Then)
 		}
 	}
 }

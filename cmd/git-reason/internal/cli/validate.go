@@ -105,6 +105,7 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 	if err := o.printRecord(res, nil); err != nil {
 		return err
 	}
+	o.printNextAfter(ctx, sess, res)
 	if d, ok := res.Derived.(*record.ValidationDerived); ok && d.ExitCode != nil && *d.ExitCode != 0 {
 		return failure(fmt.Sprintf("validation failed: %q exited with status %d (recorded as validation %s)", o.Run, *d.ExitCode, record.ShortID(res.ID)))
 	}
