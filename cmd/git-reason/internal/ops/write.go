@@ -102,14 +102,16 @@ func (e *Session) StateBefore(ctx context.Context, task string) (*record.State, 
 // again, when the history res extended replays clean. A replay of the
 // new head would admit each record by the rules that admitted it, the
 // new one on this very state, so it would reach this state and find
-// nothing; the head is remembered clean for this process. Otherwise (a
-// history that does not verify, an append that found its record stored
-// after a failure) it is State.
+// nothing; the head is remembered clean for this process. Whether the
+// history it extended replays clean is the writer's own answer
+// (CheckBase, which admitted the append: a head this clone's writer made
+// is clean without a replay). Otherwise (a history that does not verify,
+// an append that found its record stored after a failure) it is State.
 func (e *Session) StateAfter(ctx context.Context, res *record.Result) (*record.State, error) {
 	if res.State != nil {
 		clean := res.Parent == ""
 		if !clean {
-			f, err := e.Store.Verdict(ctx, res.Task, res.Parent)
+			f, err := e.Store.CheckBase(ctx, res.Task, res.Parent)
 			clean = err == nil && f == nil
 		}
 		if clean {
