@@ -46,7 +46,8 @@ type Memo struct {
 	gitstore.Shared
 	mu       sync.Mutex
 	verified map[string]verification
-	kept     int // the blocking findings kept so far (bound)
+	// kept bounds the blocking findings of all the run's tasks.
+	kept record.RunBound
 	// checked holds the records verified clean, so that the fetched and
 	// the local history and their merge read and check each record once.
 	checked record.Checked
@@ -66,45 +67,6 @@ func (m *Memo) put(key string, v verification) {
 		m.verified = map[string]verification{}
 	}
 	m.verified[key] = v
-}
-
-// maxFindings is the most blocking findings the verifications of one
-// Memo (one pull, push or sync) keep of all their tasks. A replay lists
-// at most record.MaxFindings, but a remote of 2,000 task refs naming one
-// commit of 1,500 bad entries gave 2 million findings: pull took 4 GB
-// and wrote 750 MB of quarantine.json.
-const maxFindings = 10 * record.MaxFindings
-
-// bound is found as the memo keeps it: whole while the memo's findings
-// stay within maxFindings; past it, every merge_refused finding (a
-// person settles each) and the first blocking ones that still fit, at
-// least one, then one more, of the first left out's commit and code,
-// saying how many were left out.
-func (m *Memo) bound(found []record.Finding) []record.Finding {
-	blocking := len(record.Blocking(found))
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	room := max(maxFindings-m.kept, 1)
-	if blocking <= room {
-		m.kept += blocking
-		return found
-	}
-	out := make([]record.Finding, 0, room+len(found)-blocking+1)
-	var first *record.Finding
-	for i, f := range found {
-		switch {
-		case f.Code == record.FindMergeRule || room > 0:
-			if f.Code != record.FindMergeRule {
-				room--
-				m.kept++
-			}
-			out = append(out, f)
-		case first == nil:
-			first = &found[i]
-		}
-	}
-	return append(out, record.Finding{Task: first.Task, Commit: first.Commit, Code: first.Code,
-		Message: fmt.Sprintf("and %d more findings, not listed (one run lists the first %d of all its tasks)", blocking-len(record.Blocking(out)), maxFindings)})
 }
 
 func (g *Integrator) memo() *Memo {
@@ -161,7 +123,7 @@ func (g *Integrator) replay(ctx context.Context, task, head string) (verificatio
 	if err := ctx.Err(); err != nil {
 		return verification{}, err // a cancelled replay says nothing about the history
 	}
-	v.findings = g.memo().bound(v.findings)
+	v.findings = g.memo().kept.Keep(v.findings)
 	g.memo().put(key, v)
 	return v, nil
 }
@@ -523,7 +485,7 @@ func (g *Integrator) verifyMerge(ctx context.Context, task, local, fetched, merg
 	if err != nil {
 		return nil, err
 	}
-	own = g.memo().bound(own) // the parents' are bounded already
+	own = g.memo().kept.Keep(own) // the parents' are bounded already
 	seen := map[record.Finding]bool{}
 	var all []record.Finding
 	for _, f := range append(append(append([]record.Finding(nil), ours.findings...), theirs.findings...), own...) {

@@ -42,7 +42,8 @@ type TaskSignatures struct {
 // (gitstore.Store.VerifyRemembered). A verification of every task first
 // asks the bulk form of those memories (gitstore.VerifiedAll, one file):
 // a task it lists at its head, with the tasks it reuses at theirs, is not
-// looked up task by task.
+// looked up task by task. The findings of all the tasks are bounded as a
+// pull's are (record.RunBound).
 func (e *Session) Verify(ctx context.Context, tasks []string, at map[string]string) (*VerifyResult, error) {
 	heads := map[string]string{}
 	all := len(tasks) == 0 && len(at) == 0
@@ -99,6 +100,7 @@ func (e *Session) Verify(ctx context.Context, tasks []string, at map[string]stri
 	}
 	out := &VerifyResult{Tasks: []string{}, Findings: []record.Finding{}, Signatures: []TaskSignatures{}}
 	require := e.requireSigned()
+	var bound record.RunBound // what one verification of 2,000 tasks at one bad commit keeps
 	for i, t := range tasks {
 		e.Store.Progress("Verifying tasks", i, len(tasks))
 		head := heads[t]
@@ -118,7 +120,7 @@ func (e *Session) Verify(ctx context.Context, tasks []string, at map[string]stri
 		}
 		checks := signatures[head]
 		out.Tasks = append(out.Tasks, t)
-		out.Findings = append(append(out.Findings, found...), signatureFindings(t, require, checks)...)
+		out.Findings = append(out.Findings, bound.Keep(append(found, signatureFindings(t, require, checks)...))...)
 		out.Signatures = append(out.Signatures, TaskSignatures{Task: t, Checks: checks})
 	}
 	e.Store.Progress("Verifying tasks", len(tasks), len(tasks))
