@@ -21,7 +21,8 @@ const CodeConflict = "conflict"
 // Shared is what the Stores that read histories for one pull (or the
 // push after it) share, each Store given it by Share: the heads verified
 // clean before (Remembered), the commit graph read so far, and what the
-// pull may still read (ReadLimits.PullBytes). It is safe for concurrent
+// pull may still read (ReadLimits.PullBytes), and the replays blind to
+// their task (blindReplays). It is safe for concurrent
 // use and must not be copied once in use.
 type Shared struct {
 	// Remembered, when set, is what verification remembers across runs
@@ -34,6 +35,9 @@ type Shared struct {
 	// budget counts the record bytes the histories of one pull read,
 	// against ReadLimits.PullBytes.
 	budget pullBudget
+	// blind holds the replays blind to their task, so that the refs of
+	// many tasks naming one head replay it once.
+	blind blindReplays
 }
 
 // commitParents maps commits to their parents, as read from the commits.
@@ -67,11 +71,13 @@ func (g *commitParents) put(c string, ps []string) {
 }
 
 // Share makes s use what m holds: the heads verified clean before
-// (Remembered), the commit graph read so far and the pull's read budget.
+// (Remembered), the commit graph read so far, the pull's read budget and
+// the replays blind to their task.
 func (s *Store) Share(m *Shared) {
 	s.remembered = m.Remembered
 	s.graph = &m.graph
 	s.budget = &m.budget
+	s.blind = &m.blind
 }
 
 // Replay replays the history at head as a history of task and returns its

@@ -52,21 +52,40 @@ func (s *Store) replayWithState(ctx context.Context, m *Remembered, task, head s
 		}
 		delete(stop, head)
 	}
-	found, out, st, err := s.replayFrom(ctx, task, head, stop, k)
-	if err != nil && len(stop) > 0 && ctx.Err() == nil {
-		found, out, st, err = s.replayFrom(ctx, task, head, nil, k)
-	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, nil, nil
+	var st *record.State
+	found, out, held, done := s.blind.as(ctx, task, head, len(stop) == 0)
+	if !held {
+		var blind bool
+		found, out, st, blind = s.replayRead(ctx, task, head, stop, k)
+		if blind && len(stop) == 0 && ctx.Err() == nil {
+			s.blind.put(head, found, out)
 		}
-		return []record.Finding{{Task: task, Commit: head, Code: record.FindUnreadable,
-			Message: record.Printable(err.Error())}}, nil, nil
+		done()
 	}
 	if len(found) == 0 && ctx.Err() == nil && m != nil {
 		m.Add(task, head)
 	}
 	return found, out, st
+}
+
+// replayRead is replayFrom, from no remembered head when one of stop
+// does not read, with a history that does not read as its finding
+// (nothing when ctx ended). blind: no decoded record took part
+// (record.Checked.ReplayBlind), or the history did not read, which
+// depends on its objects alone.
+func (s *Store) replayRead(ctx context.Context, task, head string, stop map[string]bool, k *record.Checked) ([]record.Finding, []*record.Record, *record.State, bool) {
+	found, out, st, blind, err := s.replayFrom(ctx, task, head, stop, k)
+	if err != nil && len(stop) > 0 && ctx.Err() == nil {
+		found, out, st, blind, err = s.replayFrom(ctx, task, head, nil, k)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, nil, false
+		}
+		return []record.Finding{{Task: task, Commit: head, Code: record.FindUnreadable,
+			Message: record.Printable(err.Error())}}, nil, nil, true
+	}
+	return found, out, st, blind
 }
 
 // errBase is a remembered head that cannot serve as one.
@@ -75,14 +94,16 @@ var errBase = errors.New("a remembered head does not read")
 // replayFrom reads the history at head, stopping at the commits of stop,
 // and replays it, from the states of the stops it reached. An error is a
 // history that does not read, or errBase.
-func (s *Store) replayFrom(ctx context.Context, task, head string, stop map[string]bool, k *record.Checked) ([]record.Finding, []*record.Record, *record.State, error) {
+// It says too whether the replay was blind to task
+// (record.Checked.ReplayBlind).
+func (s *Store) replayFrom(ctx context.Context, task, head string, stop map[string]bool, k *record.Checked) ([]record.Finding, []*record.Record, *record.State, bool, error) {
 	var known map[string]*record.Record
 	if len(stop) > 0 {
 		known = s.knownRecords(task)
 	}
 	h, err := s.readHistory(ctx, head, stop, known, nil, nil)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, false, err
 	}
 	if k == nil {
 		// Records this build's writer validated are taken as it checked
@@ -90,8 +111,8 @@ func (s *Store) replayFrom(ctx context.Context, task, head string, stop map[stri
 		k = s.checkedWritten(task, head, h)
 	}
 	if len(h.bases) == 0 {
-		found, recs, st := k.Replay(ctx, task, h.commits, h.blob(s))
-		return found, recs, st, nil
+		found, recs, st, blind := k.ReplayBlind(ctx, task, h.commits, h.blob(s))
+		return found, recs, st, blind, nil
 	}
 	bases := make(map[string]*record.Base, len(h.bases))
 	for c, files := range h.bases {
@@ -104,11 +125,11 @@ func (s *Store) replayFrom(ctx context.Context, task, head string, stop map[stri
 			}
 			r, ok := h.blobs[blob]
 			if !ok || r.err != nil {
-				return nil, nil, nil, errBase
+				return nil, nil, nil, false, errBase
 			}
 			var rec record.Record
 			if err := json.Unmarshal(r.data, &rec); err != nil {
-				return nil, nil, nil, errBase
+				return nil, nil, nil, false, errBase
 			}
 			b.Records = append(b.Records, &rec)
 		}
@@ -116,9 +137,9 @@ func (s *Store) replayFrom(ctx context.Context, task, head string, stop map[stri
 	}
 	found, recs, st, err := k.ReplayFrom(ctx, task, bases, h.commits, h.blob(s))
 	if err != nil && ctx.Err() == nil {
-		return nil, nil, nil, fmt.Errorf("%w: %v", errBase, err)
+		return nil, nil, nil, false, fmt.Errorf("%w: %v", errBase, err)
 	}
-	return found, recs, st, nil
+	return found, recs, st, false, nil
 }
 
 // baseFiles is a remembered head's records/ tree.

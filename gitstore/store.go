@@ -75,7 +75,10 @@ type Store struct {
 	graph *commitParents
 	// budget, when set, is what the pull this store verifies for may
 	// still read (Share).
-	budget  *pullBudget
+	budget *pullBudget
+	// blind, when set, holds the replays of the run blind to their task
+	// (Share).
+	blind   *blindReplays
 	skipped sync.Map // task -> struct{}: OnSkip was told
 	mem     memCache // the tasks this process has in hand, by head
 	behind  writeBehind

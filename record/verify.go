@@ -152,6 +152,19 @@ func (k *Checked) put(task string, key entryKey, e *Entry) {
 // history brings are read and checked on every core before the replay,
 // which is sequential, reaches them.
 func (k *Checked) Replay(ctx context.Context, task string, commits []*Commit, blob func(hash string) (*Record, error)) ([]Finding, []*Record, *State) {
+	found, recs, st, _ := k.ReplayBlind(ctx, task, commits, blob)
+	return found, recs, st
+}
+
+// ReplayBlind is Replay that also says whether the replay was blind to
+// task: no record of the history decoded, so none was compared with
+// task, taken from k as checked for it, or replayed through the rules
+// (a history of entries that are no record, or of no entry). Then a
+// Replay of the same commits as any other task finds the same findings,
+// but for their Task, and the same records: what reading a blob gives
+// depends on its content alone, and k holds only records that decoded.
+// Run for several task names, such a history is replayed once.
+func (k *Checked) ReplayBlind(ctx context.Context, task string, commits []*Commit, blob func(hash string) (*Record, error)) ([]Finding, []*Record, *State, bool) {
 	v := newVerifier(task, blob)
 	v.shared = k
 	for _, c := range commits {
@@ -160,7 +173,7 @@ func (k *Checked) Replay(ctx context.Context, task string, commits []*Commit, bl
 		}
 	}
 	recs := v.replay(ctx, commits)
-	return v.findings(), recs, v.last
+	return v.findings(), recs, v.last, !v.named
 }
 
 // replay checks commits in order (parents first) and returns the records of
@@ -211,7 +224,10 @@ type verifier struct {
 	more             int
 	moreAt, moreCode string
 	last             *State // the state at the head, once replay reached it
-	refused          []int  // the indices in found of merge_refused findings, until settle
+	// named: the task's name took part in the replay beyond labelling
+	// its findings (ReplayBlind).
+	named   bool
+	refused []int // the indices in found of merge_refused findings, until settle
 	// closed: the indices in refused of records refused only because a
 	// closure came before them in the merged order.
 	closed map[int]bool
@@ -456,6 +472,7 @@ func (v *verifier) entry(c *Commit, name, blob string) *Entry {
 		return k.e
 	}
 	if e := v.shared.get(v.task, key); e != nil {
+		v.named = true
 		v.entries[key] = checked{e: e, ok: true}
 		return e
 	}
@@ -493,6 +510,7 @@ func (v *verifier) checkEntry(c *Commit, name, blob string) checked {
 		return checked{}
 	}
 	ok := true
+	v.named = true // from here on what the record is checked against is the task's
 	if rec.Task != v.task {
 		v.add(c, rec.ID, FindWrongTask, "record of task %s stored under task %s", rec.Task, v.task)
 		ok = false

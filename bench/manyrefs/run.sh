@@ -1,0 +1,44 @@
+#!/bin/sh
+# What one `git reason pull` costs of a remote of REFS task refs that all
+# name one commit whose records/ tree holds ENTRIES well-named entries
+# sharing one blob that is no record (a push of about 100 KiB for 2,000
+# refs and 1,500 entries), as built from REV and from the work tree: CPU
+# seconds (user + system, git's processes included), peak RSS and the
+# tasks pull quarantined. Each build pulls into a fresh clone.
+# Usage: bench/manyrefs/run.sh [REV] [REFS] [ENTRIES]
+#   REV: c3d20d9 by default (before a replay was shared by the refs
+#   naming one head); REFS: 2000; ENTRIES: 1500.
+set -eu
+cd "$(dirname "$0")/../.."
+rev=${1:-c3d20d9} refs=${2:-2000} entries=${3:-1500}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/wt"
+git archive "$rev" | tar -x -C "$tmp/wt"
+mkdir -p "$tmp/before" "$tmp/after"
+(cd "$tmp/wt" && go build -tags urfave_cli_no_docs,netgo -o "$tmp/before/" ./cmd/git-reason)
+go build -tags urfave_cli_no_docs,netgo -o "$tmp/after/" ./cmd/git-reason
+export HOME="$tmp/home" GIT_CONFIG_NOSYSTEM=1
+mkdir -p "$HOME"
+git config --global user.name Bench
+git config --global user.email bench@example.invalid
+git init -q --bare "$tmp/remote.git"
+git init -q "$tmp/a"
+cd "$tmp/a"
+blob=$(echo '{}' | git hash-object -w --stdin)
+records=$(awk -v b="$blob" -v n="$entries" 'BEGIN { for (i = 1; i <= n; i++) printf "100644 blob %s\t%010d-assessment-01J%023d.json\n", b, i, i }' | git mktree)
+root=$(printf '040000 tree %s\trecords\n' "$records" | git mktree)
+commit=$(printf 'assessment: shared\n' | git commit-tree "$root")
+awk -v c="$commit" -v n="$refs" 'BEGIN { for (i = 1; i <= n; i++) printf "create refs/reasoning/tasks/K%d %s\n", i, c }' | git update-ref --stdin
+git push -q "$tmp/remote.git" 'refs/reasoning/tasks/*:refs/reasoning/tasks/*'
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-7s %8s %12s %12s\n' build 'CPU s' 'peak RSS MB' quarantined
+for v in before after; do
+  git init -q "$tmp/$v-clone"
+  cd "$tmp/$v-clone"
+  git remote add origin "$tmp/remote.git"
+  PATH="$tmp/$v:$PATH" /usr/bin/time -f '%U %S %M' -o "$tmp/time" git reason pull >"$tmp/out" 2>&1 || true
+  printf '%-7s %8.1f %12d %12d\n' "$v" "$(tail -n1 "$tmp/time" | awk '{ print $1 + $2 }')" \
+    "$(tail -n1 "$tmp/time" | awk '{ print int($3 / 1024) }')" "$(grep -c ': quarantined: ' "$tmp/out" || true)"
+done
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
