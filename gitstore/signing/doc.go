@@ -16,7 +16,10 @@
 // gpg.ssh.allowedSignersFile (or a trusted .reason/allowed_signers given
 // in its place), and judge turns each into a Status for the record the
 // commit holds: good (by whom), unsigned, bad, unknown key, signer not
-// the actor. Verdicts keeps what git concluded per commit, for as long as
+// the actor. An OpenPGP signature is by whom only through a user id gpg
+// holds valid that names the actor (the key's trust, which git reports,
+// is that of its best user id), an X.509 one through its subject's EMail
+// attribute as gpgsm prints it. Verdicts keeps what git concluded per commit, for as long as
 // what it judged by (allowed signers, ssh program and revocation file;
 // the gpg or gpgsm keyring as its program lists it) is unchanged. One
 // git cat-file reads the commits first: an unsigned one is told by its

@@ -35,13 +35,13 @@ func (c *Checker) VerifyHeads(ctx context.Context, heads []string) (map[string][
 			}
 		}
 	}
-	fields, err := c.ask(ctx, commits)
+	fields, formats, err := c.ask(ctx, commits)
 	if err != nil {
 		return nil, fmt.Errorf("check signatures: %w", err)
 	}
 	checks := make(map[string]Check, len(commits))
 	for _, cm := range commits {
-		checks[cm] = judge(fields[cm])
+		checks[cm] = c.judge(fields[cm], formats[cm])
 	}
 	out := make(map[string][]Check, len(heads))
 	for _, h := range heads {

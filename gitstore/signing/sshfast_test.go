@@ -345,12 +345,12 @@ func TestCheckerFastPath(t *testing.T) {
 		all = append(all, f.commits[n])
 	}
 	ctx := context.Background()
-	want, err := slow.ask(ctx, all)
+	want, _, err := slow.ask(ctx, all)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_ = os.Remove(f.runs)
-	got, err := fast.ask(ctx, all)
+	got, _, err := fast.ask(ctx, all)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,7 +360,7 @@ func TestCheckerFastPath(t *testing.T) {
 		}
 	}
 	_ = os.Remove(f.runs)
-	if _, err := fast.ask(ctx, []string{f.commits["ada"], f.commits["bob"], f.commits["carl"], f.commits["unsigned"]}); err != nil {
+	if _, _, err := fast.ask(ctx, []string{f.commits["ada"], f.commits["bob"], f.commits["carl"], f.commits["unsigned"]}); err != nil {
 		t.Fatal(err)
 	}
 	if data, err := os.ReadFile(f.runs); err == nil {
@@ -388,7 +388,7 @@ func TestFastPathSHA256Repository(t *testing.T) {
 	}
 	run := func(ctx context.Context, args ...string) ([]byte, error) { return git.Run(ctx, repo, args...) }
 	fast := &Checker{Git: run, GitDir: filepath.Join(repo, ".git"), AllowedSigners: path, SSH: ParseAllowedSSH([]byte(data))}
-	got, err := fast.ask(context.Background(), []string{forged})
+	got, _, err := fast.ask(context.Background(), []string{forged})
 	if err != nil {
 		t.Fatal(err)
 	}

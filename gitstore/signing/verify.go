@@ -17,8 +17,9 @@ type Status string
 // The statuses, from git's %G? and the allowed signers.
 const (
 	// Good: a valid signature by an allowed signer (an allowed-signers
-	// principal for ssh; a key of full or ultimate validity for gpg and
-	// gpgsm) who is the record's actor.
+	// principal for ssh; a user id of full or ultimate validity for gpg;
+	// a certificate of full or ultimate validity for gpgsm) who is the
+	// record's actor.
 	Good Status = "good"
 	// Unsigned: the commit carries no signature.
 	Unsigned Status = "unsigned"
@@ -44,8 +45,10 @@ type Check struct {
 	// Record is the commit's Reason-Record trailer ("" for a merge).
 	Record string `json:"record,omitempty"`
 	Status Status `json:"status"`
-	// Signer is who signed: the allowed-signers principal (ssh) or the
-	// key's user id (gpg, gpgsm); "" when unknown.
+	// Signer is who signed: the allowed-signers principal (ssh), the
+	// key's user id naming the actor that gpg holds valid (else git's,
+	// the primary one, or those gpg holds valid), or the certificate's
+	// subject (gpgsm); "" when unknown.
 	Signer string `json:"signer,omitempty"`
 	// Key is the signing key's fingerprint (or id).
 	Key string `json:"key,omitempty"`
@@ -113,6 +116,11 @@ type Checker struct {
 	// good signatures are called good here without ssh-keygen (nil:
 	// every ssh signature goes to git).
 	SSH *AllowedSSH
+	// Keyring lists a format's keyring (Keyrings.Loader), for the user
+	// ids gpg holds valid: an OpenPGP signature is good only by one of
+	// them that names the record's actor (nil: no OpenPGP signature is
+	// good).
+	Keyring func(format string) (*Keyring, error)
 }
 
 // Verify asks for the signature of every commit of rev not reachable from
@@ -137,13 +145,13 @@ func (c *Checker) Verify(ctx context.Context, rev string, not ...string) ([]Chec
 
 // CheckCommits is Verify for commits already listed (newest first).
 func (c *Checker) CheckCommits(ctx context.Context, commits []string) ([]Check, error) {
-	fields, err := c.ask(ctx, commits)
+	fields, formats, err := c.ask(ctx, commits)
 	if err != nil {
 		return nil, err
 	}
 	checks := make([]Check, len(commits))
 	for i, cm := range commits {
-		checks[i] = judge(fields[cm])
+		checks[i] = c.judge(fields[cm], formats[cm])
 	}
 	return checks, nil
 }
@@ -164,8 +172,9 @@ const perProcess = 10000
 // fields git would print, with the author and trailer from a git log
 // that checks no signature; for the others, git's own, from `git log
 // --no-walk` (one process per perProcess commits), kept in the verdicts,
-// which are then saved.
-func (c *Checker) ask(ctx context.Context, commits []string) (map[string][]string, error) {
+// which are then saved. formats is each commit's signature format, where
+// it was read.
+func (c *Checker) ask(ctx context.Context, commits []string) (fields map[string][]string, formats map[string]string, err error) {
 	out := make(map[string][]string, len(commits))
 	var missing []string
 	for _, cm := range commits {
@@ -181,12 +190,12 @@ func (c *Checker) ask(ctx context.Context, commits []string) (map[string][]strin
 		out[f[0]] = f
 		c.Verdicts.keep(f, formats[f[0]], expires[f[0]])
 	}
-	err := c.log(ctx, toGit, format, verdictFields, judged)
+	err = c.log(ctx, toGit, format, verdictFields, judged)
 	if err != nil && strings.Contains(err.Error(), "invalid trust level") {
 		err = c.logUntrusted(ctx, toGit, judged)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	err = c.log(ctx, slices.Collect(maps.Keys(here)), plainFormat, 3, func(p []string) {
 		f := here[p[0]]
@@ -197,15 +206,15 @@ func (c *Checker) ask(ctx context.Context, commits []string) (map[string][]strin
 		}
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, cm := range commits {
 		if out[cm] == nil {
-			return nil, fmt.Errorf("git log printed nothing for commit %s", cm)
+			return nil, nil, fmt.Errorf("git log printed nothing for commit %s", cm)
 		}
 	}
 	c.Verdicts.Save()
-	return out, nil
+	return out, formats, nil
 }
 
 // sort reads the missing commits (one git cat-file) and sorts them: the
@@ -335,6 +344,67 @@ func (c *Checker) log(ctx context.Context, commits []string, format string, n in
 		}
 	}
 	return nil
+}
+
+// judge is judge(f) for a commit signed in format ("" when it was not
+// read), with the identity an OpenPGP signature is by. git names the
+// key's primary user id (%GS) and trusts it as gpg trusts the key, with
+// the highest validity of any of its user ids: a key certified for its
+// owner's own user id would vouch for any other its owner adds and makes
+// primary, "Victim <victim@…>" included. So an OpenPGP signature is good
+// only by a user id gpg holds valid (full or ultimate) that names the
+// actor, the signer then being that user id; a good key with none is
+// the signature of someone who is not the actor, by its valid user ids.
+func (c *Checker) judge(f []string, format string) Check {
+	ch := judge(f)
+	if ch.Status != Good && ch.Status != NotActor {
+		return ch
+	}
+	if format == "" && (strings.HasPrefix(f[3], "SHA256:") || strings.HasPrefix(f[5], "SHA256:")) {
+		format = FormatSSH
+	}
+	switch format {
+	case FormatSSH:
+		return ch
+	case FormatX509:
+		return x509Signer(ch)
+	}
+	var kr *Keyring
+	var err error
+	if c.Keyring != nil {
+		kr, err = c.Keyring(FormatOpenPGP)
+	}
+	ids, listed := kr.ValidUserIDs(f[5])
+	switch {
+	case format == "" && !listed && err == nil && c.Keyring != nil:
+		return x509Signer(ch) // not read, and no key of gpg's: X.509
+	case !listed:
+		ch.Status = UnknownKey // the key is not (or no longer) gpg's
+		return ch
+	}
+	for _, id := range ids {
+		if SignerIsActor(id, ch.Actor) {
+			ch.Status, ch.Signer = Good, id
+			return ch
+		}
+	}
+	ch.Status = NotActor
+	if len(ids) > 0 {
+		ch.Signer = strings.Join(ids, ", ")
+	}
+	return ch
+}
+
+// x509Signer is ch with the rule of an X.509 signer: the certificate's
+// subject as gpgsm prints it, "/CN=…/EMail=…". What gpgsm prints in place
+// of a subject it cannot read ("[Error - invalid DN]", for one whose
+// common name holds "=") names no one, so it is no actor's address,
+// whatever address an actor gives.
+func x509Signer(ch Check) Check {
+	if ch.Status == Good && !strings.HasPrefix(ch.Signer, "/") {
+		ch.Status = NotActor
+	}
+	return ch
 }
 
 // judge turns git's fields for one commit into a Check.

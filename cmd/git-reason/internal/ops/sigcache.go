@@ -24,7 +24,8 @@ import (
 type Signature struct {
 	Status signing.Status `json:"status"`
 	// Signer is who signed: the allowed-signers principal (ssh), the
-	// key's user id (gpg) or the certificate's subject (x509).
+	// key's user id gpg holds valid (gpg) or the certificate's subject
+	// (x509), as signing.Check.Signer.
 	Signer string `json:"signer,omitempty"`
 	Key    string `json:"key,omitempty"`
 	Commit string `json:"commit"`

@@ -150,9 +150,15 @@ func (e *Session) checker(ctx context.Context) (*signing.Checker, error) {
 	if err != nil {
 		return nil, err
 	}
-	keyrings := signing.Keyrings{OpenPGPProgram: st.Signing.OpenPGPProgram, X509Program: st.Signing.X509Program}
-	v.Keyring = func(format string) (string, error) { return keyrings.Digest(ctx, format) }
-	c := &signing.Checker{Git: e.Repo.Git, GitDir: e.Repo.GitDir, AllowedSigners: allowed, Verdicts: v}
+	load := signing.Keyrings{OpenPGPProgram: st.Signing.OpenPGPProgram, X509Program: st.Signing.X509Program}.Loader(ctx)
+	v.Keyring = func(format string) (string, error) {
+		kr, err := load(format)
+		if err != nil {
+			return "", err
+		}
+		return kr.Digest, nil
+	}
+	c := &signing.Checker{Git: e.Repo.Git, GitDir: e.Repo.GitDir, AllowedSigners: allowed, Verdicts: v, Keyring: load}
 	if st.Signing.SSHProgram == "" && st.Signing.RevocationFile == "" {
 		if data, err := os.ReadFile(allowed); err == nil {
 			c.SSH = signing.ParseAllowedSSH(data)
