@@ -120,3 +120,31 @@ func oneIDForm(t *testing.T, what, page string) {
 		}
 	}
 }
+
+// TestContextWithNoCommitsYet holds that a repository with tasks but no
+// commit yet, as one just made is, has an empty context with a line
+// saying why, the same on every surface: the command line (text and
+// --json, exit 0), the context page (200, not the 400 of a bad range)
+// and the MCP tool (a result, not an error).
+func TestContextWithNoCommitsYet(t *testing.T) {
+	t.Parallel()
+	s := webRepo(t) // tasks, and no commit on main
+	const note = "branch main has no commits yet: the reasoning behind its commits shows here once it has some"
+	out, errs, code := s.run("reason", "context", "--format", "text")
+	if code != 0 || errs != "" || !strings.Contains(out, note+".\n") {
+		t.Errorf("git reason context: exit %d\n%s%s", code, out, errs)
+	}
+	var rep struct{ Note, Head string }
+	s.reasonJSON(&rep, "context")
+	if rep.Note != note || rep.Head != "" {
+		t.Errorf("git reason context --json: note %q, head %q", rep.Note, rep.Head)
+	}
+	root, c := openWeb(t, s)
+	if p := getPage(t, c, root+"/context"); !strings.Contains(p, `<p class="empty">`+note+".</p>") || strings.Contains(p, `class="error"`) {
+		t.Errorf("context page:\n%s", p)
+	}
+	r := startHostMCP(t, s)
+	res := decodeJSON(t, r.call(t, "tools/call", map[string]any{"name": "context", "arguments": map[string]any{}}))
+	wantOK(t, "context", res)
+	wantEq(t, "context", "note", jstr(res, "structuredContent.note"), note)
+}

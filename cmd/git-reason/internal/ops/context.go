@@ -37,6 +37,10 @@ type ContextReport struct {
 	// Unknown are trailers naming a task this repository has no records
 	// of (not pulled yet, or a typo), or no valid task name at all.
 	Unknown []ContextUnknown `json:"unknown_tasks"`
+	// Note says why the range is empty when that is not for want of
+	// linked commits: the branch has no commits yet (Base and Head are
+	// then "").
+	Note string `json:"note,omitempty"`
 }
 
 // ContextCommit is one commit of the range and the tasks linked to it.
@@ -97,6 +101,10 @@ func (e *Session) Context(ctx context.Context, q ContextQuery) (*ContextReport, 
 	}
 	out := &ContextReport{Range: rg.spec, BaseRef: rg.baseRef, Base: rg.base, Head: rg.head,
 		Commits: []ContextCommit{}, Tasks: []ContextTask{}, Unknown: []ContextUnknown{}}
+	if rg.unborn != "" {
+		out.Note = rg.unborn + " has no commits yet: the reasoning behind its commits shows here once it has some"
+		return out, nil
+	}
 	commits, err := e.rangeCommits(ctx, rg)
 	if err != nil {
 		return nil, err

@@ -20,6 +20,10 @@ type commitRange struct {
 	base      string // full hash of the start (the merge base, for a default range)
 	head      string // full hash of the end
 	symmetric bool   // A...B: the commits of either side, not both
+	// unborn names the branch with no commits yet that a default range
+	// was asked on ("branch main", or "HEAD" when detached): the range is
+	// empty, and base and head are "".
+	unborn string
 }
 
 // objectName matches a full object name, SHA-1 or SHA-256; compiled on
@@ -105,8 +109,10 @@ func peeled(rev string) string {
 // defaultRange is from the merge base of HEAD with its upstream, else with
 // the default branch (origin/HEAD, else main, else master), to HEAD.
 func (e *Session) defaultRange(ctx context.Context) (*commitRange, error) {
-	// A branch with no commits yet has no upstream or default branch to
-	// find either (it may be master itself): that is what to say.
+	// A branch with no commits yet (a repository just made) is a normal
+	// place to be, not a mistake: its range is empty, and said to be
+	// empty for that reason. It has no upstream or default branch to
+	// look for either (it may be master itself).
 	out, err := e.gitOut(ctx, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
 	head := strings.TrimSpace(out)
 	if err != nil || head == "" {
@@ -114,7 +120,7 @@ func (e *Session) defaultRange(ctx context.Context) (*commitRange, error) {
 		if b, err := e.gitOut(ctx, "symbolic-ref", "--quiet", "--short", "HEAD"); err == nil && strings.TrimSpace(b) != "" {
 			branch = "branch " + strings.TrimSpace(b)
 		}
-		return nil, Usage("%s has no commits yet, so there is no range of commits to read: commit first", branch)
+		return &commitRange{spec: "HEAD", unborn: branch}, nil
 	}
 	ref := ""
 	if up, err := e.gitOut(ctx, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}"); err == nil {

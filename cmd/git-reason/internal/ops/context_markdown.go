@@ -39,8 +39,12 @@ func RenderContext(r *ContextReport, f Format) string {
 }
 
 // contextCounts is the line under a context's heading: the range, its
-// ends and what it holds.
+// ends and what it holds, or why it holds nothing.
 func (p prose) contextCounts(b *strings.Builder, r *ContextReport) {
+	if r.Note != "" {
+		fmt.Fprintf(b, "%s.\n", p.md(r.Note))
+		return
+	}
 	fmt.Fprintf(b, "%s from %s to %s: %s, %s, %s.\n", code(r.Range), p.commit(r.Base), p.commit(r.Head),
 		record.Plural(len(r.Commits), "commit"), record.Plural(r.Files, "file")+" changed", record.Plural(len(r.Tasks), "task"))
 	if len(r.Commits) > 0 && len(r.Tasks) == 0 {
