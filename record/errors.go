@@ -119,12 +119,23 @@ func Inputf(format string, args ...any) error {
 	return badInput(fmt.Sprintf(format, args...))
 }
 
+// ToolAdvised is an error whose message advises the command line's flags
+// or commands, and that can give the same advice to a surface whose calls
+// take the body's own fields and name tools, not commands (the MCP
+// tools), which cannot type the command line's.
+type ToolAdvised interface {
+	error
+	// ToolMessage is Error's message with the tools' advice instead.
+	ToolMessage() string
+}
+
 // AdvisedError is a refusal, or bad input, whose advice names the command
-// line's flags: Rule says what is wrong, Flags is the command line's
-// advice after it ("--supersedes 01ABCD"), and Fields the same advice in
-// the body's own fields ("supersedes: [\"01ABCD…\"]"), which a surface
-// that takes the body (the MCP tools' arguments) gives instead. It
-// matches ErrRefused, or ErrInput when it is bad input.
+// line's flags or commands: Rule says what is wrong, Flags is the command
+// line's advice after it ("--supersedes 01ABCD", "see 'git reason log
+// T'"), and Fields the same advice in the body's own fields
+// ("supersedes: [\"01ABCD…\"]") or naming a tool, which a surface that
+// takes the body (the MCP tools' arguments) gives instead
+// (ToolMessage). It matches ErrRefused, or ErrInput when it is bad input.
 type AdvisedError struct {
 	Rule   string
 	Flags  string
@@ -132,7 +143,8 @@ type AdvisedError struct {
 	input  bool
 }
 
-func (e *AdvisedError) Error() string { return e.Rule + e.Flags }
+func (e *AdvisedError) Error() string       { return e.Rule + e.Flags }
+func (e *AdvisedError) ToolMessage() string { return e.Rule + e.Fields }
 func (e *AdvisedError) Is(target error) bool {
 	if e.input {
 		return target == ErrInput

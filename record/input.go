@@ -132,7 +132,8 @@ func (s *State) Resolve(id string) (*Entry, error) {
 		return nil, &ambiguousError{fmt.Sprintf("record id prefix %q is ambiguous in task %s: it names %d records, %s; give more characters", id, s.Task, len(matches), candidates(matches))}
 	}
 	if len(matches) == 0 {
-		return nil, badInput(fmt.Sprintf("no record %q in task %s (see 'git reason log %s')", id, s.Task, s.Task))
+		return nil, badInputAdvised(fmt.Sprintf("no record %q in task %s", id, s.Task),
+			fmt.Sprintf(" (see 'git reason log %s')", s.Task), fmt.Sprintf(" (the log tool lists them, given task %q)", s.Task))
 	}
 	return s.ready(matches[0]), nil
 }

@@ -61,8 +61,13 @@ type WithdrawalDerived struct {
 // later reopening (State.Reopened).
 type ClosedError struct{ Task, Closure, Outcome string }
 
-func (e *ClosedError) Error() string {
-	return fmt.Sprintf("task %s is closed (%s, %s): %s 'git reason reopen %s'", e.Task, e.Outcome, ShortID(e.Closure), closedMark, e.Task)
+func (e *ClosedError) Error() string { return e.advised(fmt.Sprintf("'git reason reopen %s'", e.Task)) }
+
+// ToolMessage names the reopen tool (ToolAdvised).
+func (e *ClosedError) ToolMessage() string { return e.advised("the reopen tool") }
+
+func (e *ClosedError) advised(reopen string) string {
+	return fmt.Sprintf("task %s is closed (%s, %s): %s %s", e.Task, e.Outcome, ShortID(e.Closure), closedMark, reopen)
 }
 
 // closedMark is the words of every ClosedError's message that

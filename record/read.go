@@ -29,7 +29,16 @@ type UnreadableError struct {
 }
 
 func (e *UnreadableError) Error() string {
-	return fmt.Sprintf("task %s does not read (%s): see 'git reason verify %s'", e.Task, Printable(oneLineErr(e.Err)), e.Task)
+	return e.advised(fmt.Sprintf("'git reason verify %s'", e.Task))
+}
+
+// ToolMessage names the verify tool (ToolAdvised).
+func (e *UnreadableError) ToolMessage() string {
+	return e.advised(fmt.Sprintf("the verify tool (tasks: [%q])", e.Task))
+}
+
+func (e *UnreadableError) advised(verify string) string {
+	return fmt.Sprintf("task %s does not read (%s): see %s", e.Task, Printable(oneLineErr(e.Err)), verify)
 }
 
 // Is makes an UnreadableError match ErrUnreadable and ErrRefused.

@@ -104,7 +104,8 @@ func (w *Writer) admitAssessment(ctx context.Context, st *State, a *Assessment, 
 				return nil, err
 			}
 			if !known {
-				return nil, badInput(fmt.Sprintf("needs: capability %q is not declared (see the capabilities in 'git reason doctor')", c))
+				return nil, badInputAdvised(fmt.Sprintf("needs: capability %q is not declared", c),
+					" (see the capabilities in 'git reason doctor')", " (see the capabilities the doctor tool lists)")
 			}
 		}
 	}
@@ -298,11 +299,13 @@ func admitConclusion(st *State, c *Conclusion) (any, error) {
 		return nil, err
 	}
 	if open := st.OpenDisagreements(a.ID); len(open) > 0 {
-		return nil, refuse(fmt.Sprintf("disagreement %s is open on this assessment: settle it first with 'git reason resolve %s %s'", ShortID(open[0].ID), st.Task, ShortID(open[0].ID)))
+		return nil, refuseAdvised(fmt.Sprintf("disagreement %s is open on this assessment: settle it first with ", ShortID(open[0].ID)),
+			fmt.Sprintf("'git reason resolve %s %s'", st.Task, ShortID(open[0].ID)), fmt.Sprintf("the resolve tool (disagreement: %q)", open[0].ID))
 	}
 	plan := st.LatestPlan(a.ID)
 	if plan == nil {
-		return nil, refuse(fmt.Sprintf("assessment %s has no plan: run 'git reason plan %s' first", ShortID(a.ID), st.Task))
+		return nil, refuseAdvised(fmt.Sprintf("assessment %s has no plan: ", ShortID(a.ID)),
+			fmt.Sprintf("run 'git reason plan %s' first", st.Task), "call the plan tool first")
 	}
 	completed := st.Completed(a.ID)
 	want := map[string]bool{}
@@ -331,7 +334,8 @@ func admitConclusion(st *State, c *Conclusion) (any, error) {
 	}
 	pd := plan.Derived.(*PlanDerived)
 	if len(completed) == 0 && len(pd.Selected) > 0 {
-		return nil, refuse(fmt.Sprintf("no advisor selected by plan %s has answered: run 'git reason consult %s', or plan again", ShortID(plan.ID), st.Task))
+		return nil, refuseAdvised(fmt.Sprintf("no advisor selected by plan %s has answered: ", ShortID(plan.ID)),
+			fmt.Sprintf("run 'git reason consult %s', or plan again", st.Task), "call the consult tool, or plan again")
 	}
 	if len(pd.Selected) == 0 {
 		if err := checkLocalReview(pd.LocalReview, c.LocalReview); err != nil {
@@ -404,7 +408,8 @@ func checkLocalReview(items []string, answers []LocalAnswer) error {
 			return badInput(fmt.Sprintf("local_review: %q is answered twice", a.Item))
 		}
 		if !slices.Contains(items, a.Item) {
-			return badInput(fmt.Sprintf("local_review: %q is not an item of the plan's checklist (see 'git reason status')", a.Item))
+			return badInputAdvised(fmt.Sprintf("local_review: %q is not an item of the plan's checklist", a.Item),
+				" (see 'git reason status')", " (the status tool lists them)")
 		}
 		if strings.TrimSpace(a.Answer) == "" {
 			return refuse(fmt.Sprintf("local_review: %q has an empty answer", a.Item))

@@ -51,13 +51,9 @@ func (s *Server) classify(ctx context.Context, tool string, task string, kind re
 	if errors.As(err, &te) {
 		return te
 	}
-	msg := withoutSentinel(oneLine(err.Error()))
+	msg := toolMessage(err)
 	if ue, ok := errors.AsType[*record.UnfilledError](err); ok {
 		msg = unfilled(ue)
-	}
-	if ae, ok := errors.AsType[*record.AdvisedError](err); ok {
-		// The writer's advice in the tool's arguments, not its flags.
-		msg = oneLine(ae.Rule + ae.Fields)
 	}
 	if se, ok := errors.AsType[*record.SchemaError](err); ok {
 		// The writer's violations are the body's, whose pointers are the
@@ -87,7 +83,7 @@ func (s *Server) classify(ctx context.Context, tool string, task string, kind re
 				// Said as every verb says it, not as the rule an empty
 				// history failed first (a closure's advised 'task delete').
 				if nerr := s.env.Unknown(task); nerr != nil {
-					out.Message = withoutSentinel(oneLine(nerr.Error()))
+					out.Message = toolMessage(nerr)
 				}
 				out.RecoveryActions = []Action{{Tool: "assess", Arguments: map[string]any{"task": task}}}
 				return out
@@ -120,6 +116,18 @@ func (s *Server) classify(ctx context.Context, tool string, task string, kind re
 		out.Code = CodeFailed
 	}
 	return out
+}
+
+// toolMessage is err's message on one line, without its sentinel, and
+// with its advice in the tools' names and arguments where it names the
+// command line's commands and flags (record.ToolAdvised), which a client
+// cannot type.
+func toolMessage(err error) string {
+	msg := err.Error()
+	if ta, ok := errors.AsType[record.ToolAdvised](err); ok {
+		msg = strings.Replace(msg, ta.Error(), ta.ToolMessage(), 1)
+	}
+	return withoutSentinel(oneLine(msg))
 }
 
 // unfilled says what a conclusion left out in the conclude tool's

@@ -303,7 +303,7 @@ func TestUnknownTaskRecoversWithAssess(t *testing.T) {
 			t.Fatal(err)
 		}
 		got, _ := json.Marshal(res.StructuredContent)
-		want := `{"code":"unknown_task","message":"no task \"nope\": start it with 'git reason assess nope'","recovery_actions":[{"arguments":{"task":"nope"},"tool":"assess"}]}`
+		want := `{"code":"unknown_task","message":"no task \"nope\": start it with the assess tool","recovery_actions":[{"arguments":{"task":"nope"},"tool":"assess"}]}`
 		if !res.IsError || string(got) != want {
 			t.Errorf("%s: isError %v, %s\nwant %s", c.tool, res.IsError, got, want)
 		}
@@ -1177,6 +1177,45 @@ func TestRefusalsSayTheToolsArguments(t *testing.T) {
 	if got, want := refusal("conclude", map[string]any{"task": "T-1", "decision": "d2"}), fmt.Sprintf(`(supersedes: [%q])`, id); id == "" || !strings.Contains(got, want) {
 		t.Errorf("a second conclusion: %q, want %s", got, want)
 	}
+}
+
+// An error's advice names the tool to call, and its arguments, never a
+// command of the command line ('git reason plan T') or its flags
+// (--range), which a client of the tools cannot type; the command line
+// says the same errors with its own (testscripts).
+func TestErrorsNameToolsNotCommands(t *testing.T) {
+	cs := connect(t, newRepo(t), nil)
+	fails := func(tool string, args map[string]any, want string) {
+		t.Helper()
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := json.Marshal(res.StructuredContent)
+		var te ToolError
+		_ = json.Unmarshal(raw, &te)
+		if !res.IsError || !strings.Contains(te.Message, want) || strings.Contains(te.Message, "git reason") || strings.Contains(te.Message, "--") {
+			t.Errorf("%s %v: %q, want an error saying %q and naming no command or flag", tool, args, te.Message, want)
+		}
+	}
+	fails("status", map[string]any{"task": "nope"}, "start it with the assess tool")
+	fails("show", map[string]any{"id": "01ZZZZZZ"}, "the log tool lists them")
+	fails("verify", map[string]any{"tasks": []any{"nope"}}, "the tasks tool lists them")
+	fails("check_neutrality", map[string]any{"staged": true, "range": "a..b"}, "staged and range cannot be combined")
+	fails("check_neutrality", map[string]any{"range": "nope..HEAD"}, `range "nope..HEAD": "nope" is not a commit`)
+	callTool(t, cs, "assess", map[string]any{"task": "T-1", "subject": "s", "question": "q?", "materiality": "minor", "reversibility": "reversible"})
+	fails("conclude", map[string]any{"task": "T-1", "decision": "d"}, "has no plan: call the plan tool first")
+	callTool(t, cs, "plan", map[string]any{"task": "T-1"})
+	fails("conclude", map[string]any{"task": "T-1", "decision": "d", "local_review": []any{map[string]any{"item": "no such item", "answer": "a"}}},
+		"(the status tool lists them)")
+	fails("withdraw", map[string]any{"task": "T-1", "record": "01ZZZZZZ", "reason": "r"}, `(the log tool lists them, given task "T-1")`)
+	_, c := callTool(t, cs, "conclude", map[string]any{"task": "T-1", "decision": "d"})
+	_, at := callTool(t, cs, "attempt", map[string]any{"task": "T-1", "outcome": "abandoned"})
+	_, d := callTool(t, cs, "disagree", map[string]any{"task": "T-1", "cites": []any{c["id"], at["id"]}, "summary": "the attempt contradicts it"})
+	fails("conclude", map[string]any{"task": "T-1", "decision": "d2", "supersedes": []any{c["id"]}},
+		fmt.Sprintf("settle it first with the resolve tool (disagreement: %q)", d["id"]))
+	callTool(t, cs, "close", map[string]any{"task": "T-1", "outcome": "abandoned"})
+	fails("close", map[string]any{"task": "T-1", "outcome": "done"}, "reopen it first with the reopen tool")
 }
 
 // jsonValue is v as encoding/json decodes it into an any.

@@ -153,7 +153,8 @@ func (a availability) Snapshot(ctx context.Context) (policy.Profile, []policy.Ad
 		return policy.Profile{}, nil, err
 	}
 	if !policy.ValidMode(prof.Mode) {
-		return policy.Profile{}, nil, Usage("profile %s declares unknown mode %q: use normal, offline or ci (see 'git reason doctor')", prof.ID, prof.Mode)
+		bad := fmt.Sprintf("profile %s declares unknown mode %q: use normal, offline or ci", prof.ID, prof.Mode)
+		return policy.Profile{}, nil, usageAdvised(bad+" (see 'git reason doctor')", bad+" (see the doctor tool)")
 	}
 	if err := a.sess.rememberBaseline(prof, now); err != nil {
 		return policy.Profile{}, nil, err

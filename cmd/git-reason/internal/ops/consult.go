@@ -58,7 +58,8 @@ func (e *Session) Consult(ctx context.Context, req ConsultRequest) (*ConsultResu
 	}
 	a := st.LatestAssessment()
 	if a == nil {
-		return nil, Usage("task %s has no assessment: run 'git reason assess %s' first", req.Task, req.Task)
+		return nil, usageAdvised(fmt.Sprintf("task %s has no assessment: run 'git reason assess %s' first", req.Task, req.Task),
+			fmt.Sprintf("task %s has no assessment: call the assess tool first", req.Task))
 	}
 	if c := st.ConclusionOf(a.ID); c != nil {
 		return nil, fmt.Errorf("%w: assessment %s is already concluded by %s: assess again to ask anew", record.ErrRefused, record.ShortID(a.ID), record.ShortID(c.ID))
@@ -163,6 +164,7 @@ func noneAskable(task string, skipped []advisor.Skipped, snap []policy.Advisor, 
 	if until != "" {
 		wait = "wait until " + until + " (a circuit reopens) and consult again, "
 	}
-	return Refused("%s (%s): %senable one (git config reason.disable, git reason advisors), or plan anew for a local review with 'git reason plan %s'",
-		noneOfPlan(len(skipped)), skipped[0].Advisor+": "+skipped[0].Reason, wait, task)
+	rule := fmt.Sprintf("%s (%s): %senable one (git config reason.disable, git reason advisors), or plan anew for a local review with ",
+		noneOfPlan(len(skipped)), skipped[0].Advisor+": "+skipped[0].Reason, wait)
+	return &refusal{msg: rule + fmt.Sprintf("'git reason plan %s'", task), tools: rule + "the plan tool"}
 }

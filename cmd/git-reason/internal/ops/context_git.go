@@ -150,13 +150,19 @@ func (e *Session) defaultRange(ctx context.Context) (*commitRange, error) {
 		}
 	}
 	if ref == "" {
-		return nil, Usage("no upstream and no default branch (origin/HEAD, main, master) to start from: give a range, as in 'git reason context BASE..HEAD'")
+		return nil, giveRange("no upstream and no default branch (origin/HEAD, main, master) to start from")
 	}
 	base, err := e.gitOut(ctx, "merge-base", ref, "HEAD")
 	if err != nil {
-		return nil, Usage("%s and HEAD have no common history: give a range, as in 'git reason context BASE..HEAD'", ref)
+		return nil, giveRange(ref + " and HEAD have no common history")
 	}
 	return &commitRange{spec: ref + "..HEAD", baseRef: ref, base: strings.TrimSpace(base), head: head}, nil
+}
+
+// giveRange is the refusal of a default range that cannot be made, which
+// says to give one: as the command's argument, or the tool's.
+func giveRange(why string) error {
+	return usageAdvised(why+": give a range, as in 'git reason context BASE..HEAD'", why+`: give a range, as in range "BASE..HEAD"`)
 }
 
 // rangeCommits lists the range's commits, oldest first, with the tasks

@@ -39,7 +39,7 @@ func (e *Session) CheckNeutrality(ctx context.Context, req NeutralityRequest) (*
 		}
 	}
 	if req.Staged && req.Range != "" {
-		return nil, Usage("--staged and --range cannot be combined: check the index or a range of commits")
+		return nil, errStagedAndRange
 	}
 	if req.Range != "" {
 		if err := e.checkRange(ctx, req.Range); err != nil {
@@ -104,6 +104,17 @@ func LoadNeutralityConfig(root string) (*neutrality.Config, bool, error) {
 	return c, true, nil
 }
 
+// errStagedAndRange refuses a check of both the index and a range; the
+// MCP tool's arguments are the flags' names without their dashes.
+var errStagedAndRange = usageAdvised("--staged and --range cannot be combined: check the index or a range of commits",
+	"staged and range cannot be combined: check the index or a range of commits")
+
+// rangeUsage says what is wrong with the range r, named as the command
+// line's flag and as the MCP tool's argument.
+func rangeUsage(r, what string) error {
+	return usageAdvised(fmt.Sprintf("--range %q: %s", r, what), fmt.Sprintf("range %q: %s", r, what))
+}
+
 // checkRange refuses a range that is not A..B (or A...B) of commits this
 // repository has, before any check starts.
 func (e *Session) checkRange(ctx context.Context, r string) error {
@@ -113,14 +124,14 @@ func (e *Session) checkRange(ctx context.Context, r string) error {
 	}
 	a, b, ok := strings.Cut(r, sep)
 	if !ok || strings.HasPrefix(r, "-") {
-		return Usage("--range %q: write A..B", r)
+		return rangeUsage(r, "write A..B")
 	}
 	for _, rev := range []string{a, b} {
 		if rev == "" {
 			continue
 		}
 		if _, err := e.Repo.Git(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{tree}"); err != nil {
-			return Usage("--range %q: %q is not a commit of this repository", r, rev)
+			return rangeUsage(r, fmt.Sprintf("%q is not a commit of this repository", rev))
 		}
 	}
 	return nil

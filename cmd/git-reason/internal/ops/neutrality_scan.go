@@ -41,10 +41,10 @@ type scanRequest struct {
 // `git cat-file --batch` process reads every blob.
 func scanNeutrality(ctx context.Context, c *neutrality.Checker, req scanRequest) (*neutrality.Result, error) {
 	if req.Staged && req.Range != "" {
-		return nil, Usage("--staged and --range cannot be combined: check the index or a range of commits")
+		return nil, errStagedAndRange
 	}
 	if req.Range != "" && (!strings.Contains(req.Range, "..") || strings.HasPrefix(req.Range, "-")) {
-		return nil, Usage("--range %q: write A..B", req.Range)
+		return nil, rangeUsage(req.Range, "write A..B")
 	}
 	if req.Root == "" {
 		repo, err := gitstore.Discover(req.Dir)

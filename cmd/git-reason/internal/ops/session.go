@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -26,13 +27,21 @@ import (
 // command line exits 2 on it.
 var ErrUsage = errors.New("usage")
 
-type usageError struct{ msg string }
+// usageError says what was wrong with the call; tools, when set, says it
+// to the MCP tools (record.ToolAdvised), naming a tool or an argument
+// where msg names a command or a flag of the command line.
+type usageError struct{ msg, tools string }
 
 func (e *usageError) Error() string        { return e.msg }
 func (e *usageError) Is(target error) bool { return target == ErrUsage || target == record.ErrInput }
+func (e *usageError) ToolMessage() string  { return cmp.Or(e.tools, e.msg) }
 
 // Usage returns an error that says what was wrong with the call.
 func Usage(format string, args ...any) error { return &usageError{msg: fmt.Sprintf(format, args...)} }
+
+// usageAdvised is Usage said two ways: cli to the command line, tools to
+// the MCP tools.
+func usageAdvised(cli, tools string) error { return &usageError{msg: cli, tools: tools} }
 
 // Options select how a Session is opened.
 type Options struct {

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,11 +13,14 @@ import (
 	"git-reason/record"
 )
 
-// refusal is an error the command line exits 3 on: a rule refused.
-type refusal struct{ msg string }
+// refusal is an error the command line exits 3 on: a rule refused. tools,
+// when set, says it to the MCP tools (record.ToolAdvised), as
+// usageError's does.
+type refusal struct{ msg, tools string }
 
 func (e *refusal) Error() string        { return e.msg }
 func (e *refusal) Is(target error) bool { return target == record.ErrRefused }
+func (e *refusal) ToolMessage() string  { return cmp.Or(e.tools, e.msg) }
 
 // Refused returns an error saying which rule refused and what to do.
 func Refused(format string, args ...any) error { return &refusal{msg: fmt.Sprintf(format, args...)} }

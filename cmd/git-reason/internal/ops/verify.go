@@ -2,6 +2,7 @@ package ops
 
 import (
 	"context"
+	"fmt"
 
 	"git-reason/gitstore"
 
@@ -82,7 +83,8 @@ func (e *Session) Verify(ctx context.Context, tasks []string, at map[string]stri
 				return nil, err
 			}
 			if head == "" {
-				return nil, Usage("no task %q (see 'git reason status')", t)
+				return nil, usageAdvised(fmt.Sprintf("no task %q (see 'git reason status')", t),
+					fmt.Sprintf("no task %q (the tasks tool lists them)", t))
 			}
 			heads[t] = head
 		}

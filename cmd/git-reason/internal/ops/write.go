@@ -62,7 +62,8 @@ func (e *Session) State(ctx context.Context, task string) (*record.State, string
 
 // noTask is the error of every verb given a task that has no records.
 func noTask(task string) error {
-	return Usage("no task %q: start it with 'git reason assess %s'", task, task)
+	return usageAdvised(fmt.Sprintf("no task %q: start it with 'git reason assess %s'", task, task),
+		fmt.Sprintf("no task %q: start it with the assess tool", task))
 }
 
 // Unknown is noTask's error when task, a valid name, has no records here,
@@ -188,7 +189,8 @@ func (e *Session) Find(ctx context.Context, id string) (*record.Entry, *record.S
 	}
 	found, in, err := e.findIn(ctx, id, prefix, tasks)
 	if err == nil && found == nil {
-		err = Usage("no record %q in any task (see 'git reason log')", id)
+		err = usageAdvised(fmt.Sprintf("no record %q in any task (see 'git reason log')", id),
+			fmt.Sprintf("no record %q in any task (the log tool lists them)", id))
 	}
 	return found, in, err
 }
