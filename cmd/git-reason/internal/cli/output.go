@@ -153,13 +153,57 @@ func (l *lineBuffer) flush(n int) error {
 // indented, HTML characters left as they are, and every list a list: an
 // empty one prints [], never null.
 func exportJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	if v != nil {
 		v = noNullLists(reflect.ValueOf(v)).Interface()
 	}
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(plainHTML(buf.Bytes()))
+	return err
+}
+
+// plainHTML is the JSON text b with the escapes \u003c, \u003e and \u0026
+// written as the <, > and & they stand for. SetEscapeHTML(false) keeps
+// the encoder from writing them, but not what was encoded before it: a
+// record's body and derived fields are printed as stored
+// (json.RawMessage), which json.Marshal escaped. In JSON text a backslash
+// occurs only in a string, where it starts an escape: each escape is read
+// whole, so an escaped backslash followed by "u003c" stays as it is.
+func plainHTML(b []byte) []byte {
+	if !bytes.Contains(b, []byte(`\u00`)) {
+		return b
+	}
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' || i+1 == len(b) {
+			out = append(out, b[i])
+			continue
+		}
+		if b[i+1] == 'u' && i+6 <= len(b) {
+			c := byte(0)
+			switch string(b[i+2 : i+6]) {
+			case "003c":
+				c = '<'
+			case "003e":
+				c = '>'
+			case "0026":
+				c = '&'
+			}
+			if c != 0 {
+				out = append(out, c)
+				i += 5
+				continue
+			}
+		}
+		out = append(out, b[i], b[i+1])
+		i++
+	}
+	return out
 }
 
 var (

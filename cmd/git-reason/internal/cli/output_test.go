@@ -60,6 +60,32 @@ func TestExportJSONNoNullLists(t *testing.T) {
 	}
 }
 
+// The exporter prints <, > and & as they are, in what it encodes and in
+// what was encoded before it (a stored record's body, which json.Marshal
+// escaped): git prints them so, and a script reads them so. An escaped
+// backslash before "u003c" is a backslash, and stays escaped.
+func TestExportJSONPrintsHTMLCharactersPlain(t *testing.T) {
+	v := struct {
+		Text string          `json:"text"`
+		Body json.RawMessage `json:"body"`
+	}{Text: "Ada <ada@example.invalid> & co", Body: json.RawMessage(`{"subject":"a \u003cb\u003e \u0026 c","path":"C:\\u003c\u0000"}`)}
+	var buf bytes.Buffer
+	if err := exportJSON(&buf, v); err != nil {
+		t.Fatal(err)
+	}
+	want := `{
+  "text": "Ada <ada@example.invalid> & co",
+  "body": {
+    "subject": "a <b> & c",
+    "path": "C:\\u003c\u0000"
+  }
+}
+`
+	if buf.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
+	}
+}
+
 // A verb's --json output is held to the schema it publishes before a byte
 // of it is printed: what the schema refuses is an error naming the
 // document and where, with nothing printed, with --jq too; what it admits
