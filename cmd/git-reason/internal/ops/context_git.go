@@ -85,8 +85,10 @@ func (e *Session) resolveRange(ctx context.Context, spec string) (*commitRange, 
 	// The trailing "--" makes git read both as revisions, never as paths.
 	out, err := e.gitOut(ctx, "rev-parse", peeled(from), peeled(to), "--")
 	if err != nil {
+		// One revision R is read as R..HEAD: git log R would show every
+		// commit up to R, not the range.
 		return nil, Usage("range %q: %s: give revisions git knows (git log %s shows the same commits)", spec,
-			strings.ReplaceAll(err.Error(), "^{commit}", ""), spec)
+			strings.ReplaceAll(err.Error(), "^{commit}", ""), rg.spec)
 	}
 	hashes := strings.Fields(out)
 	if len(hashes) < 2 || !objectName().MatchString(hashes[0]) || !objectName().MatchString(hashes[1]) {
