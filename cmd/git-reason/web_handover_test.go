@@ -74,6 +74,10 @@ func TestWebHandover(t *testing.T) {
 		if res.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), `<p class="error">`) {
 			t.Errorf("%s: status %d, want 400 with the error on the page:\n%s", bad, res.StatusCode, b)
 		}
+		// Said of the page's field, not of a flag the page has not.
+		if strings.Contains(string(b), "--since") {
+			t.Errorf("%s: the error names the command line's flag:\n%s", bad, b)
+		}
 	}
 
 	// A write after the server started shows on reload; a task settled

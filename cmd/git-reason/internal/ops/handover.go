@@ -132,10 +132,12 @@ func (e *Session) handoverOne(ctx context.Context, q HandoverQuery, out *Handove
 	return nil
 }
 
-// ParseSince reads a --since value as log and handover take it: an RFC
-// 3339 time, a date, or an age before now (36h, 7d, 2w).
+// ParseSince reads a since value as log and handover take it: an RFC
+// 3339 time, a date, or an age before now (36h, 7d, 2w). Its error names
+// the value "since", as the page's field is, not as the command line's
+// flag: the Reasoning page asks for it.
 func ParseSince(s string, now time.Time) (time.Time, error) {
-	t, _, err := parseSince("--since", s, now)
+	t, _, err := parseSince("since", s, now)
 	return t, err
 }
 
