@@ -1,15 +1,12 @@
 package mcpserver
 
 import (
-	"context"
 	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
 
 	"git-reason/reliability/harness"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The write tools whose arguments the writer validates (late tools) answer
@@ -46,17 +43,11 @@ func TestLateArgumentsAnsweredAsTheSchema(t *testing.T) {
 			{"task": "T-1", "bogus": true},
 			{"task": "T-9", "bogus": 1},
 		} {
-			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
-			if err != nil {
-				t.Fatal(err)
-			}
-			raw, _ := json.Marshal(res.StructuredContent)
-			var te ToolError
-			_ = json.Unmarshal(raw, &te)
+			res, te := callError(t, cs, name, args)
 			actions, _ := json.Marshal(te.RecoveryActions)
 			want := `[{"tool":"schema","arguments":{"kind":"` + string(srv.tools[name].kind) + `"}}]`
 			if !res.IsError || te.Code != CodeBadInput || !strings.HasPrefix(te.Message, "arguments of "+name+": ") || string(actions) != want {
-				t.Errorf("%s %v: %s", name, args, raw)
+				t.Errorf("%s %v: %+v", name, args, te)
 			}
 		}
 	}

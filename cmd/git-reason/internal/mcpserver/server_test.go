@@ -107,6 +107,20 @@ func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]
 	return res, out
 }
 
+// callError calls a tool that may fail and returns its result and the
+// tool error its structured content holds (zero when it did not fail).
+func callError(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (*mcp.CallToolResult, ToolError) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	var te ToolError
+	_ = json.Unmarshal(raw, &te)
+	return res, te
+}
+
 func listTools(t *testing.T, cs *mcp.ClientSession) []*mcp.Tool {
 	t.Helper()
 	res, err := cs.ListTools(context.Background(), nil)
@@ -1146,18 +1160,11 @@ func TestCancelledCallSaysWhatStays(t *testing.T) {
 // '--supersedes' or '--outcome', which no tool has.
 func TestRefusalsSayTheToolsArguments(t *testing.T) {
 	cs := connect(t, newRepo(t), nil)
-	ctx := context.Background()
 	refusal := func(tool string, args map[string]any) string {
 		t.Helper()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-		if err != nil {
-			t.Fatal(err)
-		}
-		raw, _ := json.Marshal(res.StructuredContent)
-		var te ToolError
-		_ = json.Unmarshal(raw, &te)
+		res, te := callError(t, cs, tool, args)
 		if !res.IsError || te.Code == "" {
-			t.Fatalf("%s %v: %s, want a refusal", tool, args, raw)
+			t.Fatalf("%s %v: %+v, want a refusal", tool, args, te)
 		}
 		if strings.Contains(te.Message, "--") {
 			t.Errorf("%s %v: %q names a flag", tool, args, te.Message)
@@ -1187,13 +1194,7 @@ func TestErrorsNameToolsNotCommands(t *testing.T) {
 	cs := connect(t, newRepo(t), nil)
 	fails := func(tool string, args map[string]any, want string) {
 		t.Helper()
-		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
-		if err != nil {
-			t.Fatal(err)
-		}
-		raw, _ := json.Marshal(res.StructuredContent)
-		var te ToolError
-		_ = json.Unmarshal(raw, &te)
+		res, te := callError(t, cs, tool, args)
 		if !res.IsError || !strings.Contains(te.Message, want) || strings.Contains(te.Message, "git reason") || strings.Contains(te.Message, "--") {
 			t.Errorf("%s %v: %q, want an error saying %q and naming no command or flag", tool, args, te.Message, want)
 		}
