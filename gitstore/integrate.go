@@ -21,8 +21,9 @@ const CodeConflict = "conflict"
 // Shared is what the Stores that read histories for one pull (or the
 // push after it) share, each Store given it by Share: the heads verified
 // clean before (Remembered), the commit graph read so far, and what the
-// pull may still read (ReadLimits.PullBytes), and the replays blind to
-// their task (blindReplays). It is safe for concurrent
+// pull may still read (ReadLimits.PullBytes), the replays blind to
+// their task (blindReplays) and the histories read (heldHistories). It
+// is safe for concurrent
 // use and must not be copied once in use.
 type Shared struct {
 	// Remembered, when set, is what verification remembers across runs
@@ -38,6 +39,9 @@ type Shared struct {
 	// blind holds the replays blind to their task, so that the refs of
 	// many tasks naming one head replay it once.
 	blind blindReplays
+	// histories holds the histories read from no remembered head, so
+	// that the refs of many tasks naming one head read it once.
+	histories heldHistories
 }
 
 // commitParents maps commits to their parents, as read from the commits.
@@ -71,13 +75,14 @@ func (g *commitParents) put(c string, ps []string) {
 }
 
 // Share makes s use what m holds: the heads verified clean before
-// (Remembered), the commit graph read so far, the pull's read budget and
-// the replays blind to their task.
+// (Remembered), the commit graph read so far, the pull's read budget,
+// the replays blind to their task and the histories read.
 func (s *Store) Share(m *Shared) {
 	s.remembered = m.Remembered
 	s.graph = &m.graph
 	s.budget = &m.budget
 	s.blind = &m.blind
+	s.histories = &m.histories
 }
 
 // Replay replays the history at head as a history of task and returns its

@@ -101,7 +101,18 @@ func (s *Store) replayFrom(ctx context.Context, task, head string, stop map[stri
 	if len(stop) > 0 {
 		known = s.knownRecords(task)
 	}
-	h, err := s.readHistory(ctx, head, stop, known, nil, nil)
+	var h *history
+	var err error
+	if len(stop) == 0 {
+		var kept func(*record.Checked)
+		if h, kept, err = s.histories.read(ctx, s, head); err == nil {
+			// The blobs k (the caller's, which the run's replays share)
+			// checked are not held.
+			defer kept(k)
+		}
+	} else {
+		h, err = s.readHistory(ctx, head, stop, known, nil, nil)
+	}
 	if err != nil {
 		return nil, nil, nil, false, err
 	}

@@ -77,11 +77,12 @@ type Store struct {
 	// still read (Share).
 	budget *pullBudget
 	// blind, when set, holds the replays of the run blind to their task
-	// (Share).
-	blind   *blindReplays
-	skipped sync.Map // task -> struct{}: OnSkip was told
-	mem     memCache // the tasks this process has in hand, by head
-	behind  writeBehind
+	// (Share), and histories the histories the run read.
+	blind     *blindReplays
+	histories *heldHistories
+	skipped   sync.Map // task -> struct{}: OnSkip was told
+	mem       memCache // the tasks this process has in hand, by head
+	behind    writeBehind
 }
 
 // Skip reports a task whose history does not read to OnSkip, once per

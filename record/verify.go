@@ -103,12 +103,22 @@ func parseRecord(data []byte) (*Record, map[string]any, error) {
 // entry name and blob, so that replays of histories that share records
 // (the fetched and the local history of a pull, and their merge) read and
 // check each record once. What an entry's checks find depends on nothing
-// else, so a record checked clean once is clean in every replay. The
+// else, so a record checked clean once is clean in every replay.
+//
+// It also remembers, by blob alone, what reading the blob, checking it
+// against the schemas (CheckRecord) and decoding it gave, clean or not:
+// that depends on the blob's content alone, so a replay for any task, of
+// any entry holding the blob, takes it instead of reading and checking
+// the blob again, and checks only what depends on the task and the entry
+// (the record's task, its file name). A remote of many task refs naming
+// one commit whose records decode (another task's, say) cost a read and
+// a schema check of every record per ref; now one per run. The
 // zero value is ready; it is safe for concurrent use, and a nil *Checked
 // remembers nothing.
 type Checked struct {
-	mu sync.Mutex
-	m  map[checkedKey]*Entry
+	mu    sync.Mutex
+	m     map[checkedKey]*Entry
+	blobs map[string]*probe // blob -> read, checked and decoded
 }
 
 type checkedKey struct{ task, name, blob string }
@@ -121,6 +131,33 @@ func (k *Checked) get(task string, key entryKey) *Entry {
 	defer k.mu.Unlock()
 	return k.m[checkedKey{task, key.name, key.blob}]
 }
+
+// probe is what reading, checking and decoding blob gave, nil when k
+// does not hold it.
+func (k *Checked) probe(blob string) *probe {
+	if k == nil {
+		return nil
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.blobs[blob]
+}
+
+func (k *Checked) putProbe(blob string, p *probe) {
+	if k == nil {
+		return
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.blobs == nil {
+		k.blobs = map[string]*probe{}
+	}
+	k.blobs[blob] = p
+}
+
+// HasBlob reports whether k holds what reading and checking blob gave,
+// so that no replay through k reads it again.
+func (k *Checked) HasBlob(blob string) bool { return k.probe(blob) != nil }
 
 func (k *Checked) put(task string, key entryKey, e *Entry) {
 	if k == nil {
@@ -162,7 +199,9 @@ func (k *Checked) Replay(ctx context.Context, task string, commits []*Commit, bl
 // (a history of entries that are no record, or of no entry). Then a
 // Replay of the same commits as any other task finds the same findings,
 // but for their Task, and the same records: what reading a blob gives
-// depends on its content alone, and k holds only records that decoded.
+// depends on its content alone, k holds as checked for a task only
+// records that decoded, and what it holds by blob alone does not depend
+// on the task.
 // Run for several task names, such a history is replayed once.
 func (k *Checked) ReplayBlind(ctx context.Context, task string, commits []*Commit, blob func(hash string) (*Record, error)) ([]Finding, []*Record, *State, bool) {
 	v := newVerifier(task, blob)
@@ -199,7 +238,7 @@ func (v *verifier) replay(ctx context.Context, commits []*Commit) []*Record {
 }
 
 func newVerifier(task string, blob func(string) (*Record, error)) *verifier {
-	return &verifier{task: task, blob: blob, states: map[string]*State{}, cache: map[string]*Record{},
+	return &verifier{task: task, blob: blob, states: map[string]*State{}, probes: map[string]*probe{}, taken: map[string]bool{},
 		entries: map[entryKey]checked{}, files: map[string]map[string]string{}, kids: map[string]int{}}
 }
 
@@ -214,9 +253,9 @@ type verifier struct {
 	states  map[string]*State            // commit -> state after it, until its children are done
 	files   map[string]map[string]string // commit -> its records/ tree, likewise
 	kids    map[string]int               // commit -> children not replayed yet
-	cache   map[string]*Record
 	entries map[entryKey]checked
-	probes  map[string]*probe // blob -> read and checked ahead of the replay
+	probes  map[string]*probe // blob -> read and checked by this replay
+	taken   map[string]bool   // blobs whose probe's entry an entry took
 	shared  *Checked          // records checked clean by other replays
 	found   []Finding
 	// more counts the findings past MaxFindings; moreAt and moreCode
@@ -233,16 +272,29 @@ type verifier struct {
 	closed map[int]bool
 }
 
-// probe is a blob read and checked ahead of the replay: what read gave,
-// what CheckRecord and Decode said. The replay takes it for the first
-// entry that holds the blob; any other reads the blob again.
+// probe is a blob read and checked: what read gave, what CheckRecord and
+// Decode said, none of which depends on the task or the entry's name. It
+// is not changed once made (Checked shares it between replays). A replay
+// takes its entry for the first entry that holds the blob; any other of
+// that replay decodes the record again, an entry of its own.
 type probe struct {
 	rec      *Record
 	err      error // reading the blob
 	checkErr error // CheckRecord
 	e        *Entry
 	decErr   error
-	taken    bool
+}
+
+// checkBlob reads blob with read, checks it against the schemas and
+// decodes it.
+func checkBlob(read func(string) (*Record, error), blob string) *probe {
+	p := &probe{}
+	if p.rec, p.err = read(blob); p.err == nil {
+		if p.checkErr = CheckRecord(p.rec); p.checkErr == nil {
+			p.e, p.decErr = Decode(p.rec)
+		}
+	}
+	return p
 }
 
 // precheckMin is the fewest blobs worth reading on several goroutines.
@@ -250,7 +302,8 @@ const precheckMin = 64
 
 // precheck reads and checks every blob the commits bring on every core
 // (the schema checks are most of a replay's work), in no particular order;
-// the replay then reports what they found, in its own order.
+// the replay then reports what they found, in its own order. A blob the
+// run checked already (Checked.probe) is not read again.
 func (v *verifier) precheck(ctx context.Context, commits []*Commit) {
 	seen := map[string]bool{}
 	var hashes []string
@@ -260,7 +313,7 @@ func (v *verifier) precheck(ctx context.Context, commits []*Commit) {
 		if _, base := v.entries[entryKey{name, h}]; base {
 			return
 		}
-		if h != "" && !seen[h] && v.shared.get(v.task, entryKey{name, h}) == nil {
+		if h != "" && !seen[h] && v.shared.get(v.task, entryKey{name, h}) == nil && v.shared.probe(h) == nil {
 			seen[h] = true
 			hashes = append(hashes, h)
 		}
@@ -277,7 +330,7 @@ func (v *verifier) precheck(ctx context.Context, commits []*Commit) {
 	if len(hashes) < precheckMin || workers < 2 {
 		return
 	}
-	probes := make([]probe, len(hashes))
+	probes := make([]*probe, len(hashes))
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
@@ -289,13 +342,7 @@ func (v *verifier) precheck(ctx context.Context, commits []*Commit) {
 				if i >= len(hashes) {
 					return
 				}
-				p := &probes[i]
-				if p.rec, p.err = v.blob(hashes[i]); p.err != nil {
-					continue
-				}
-				if p.checkErr = CheckRecord(p.rec); p.checkErr == nil {
-					p.e, p.decErr = Decode(p.rec)
-				}
+				probes[i] = checkBlob(v.blob, hashes[i])
 			}
 		}()
 	}
@@ -303,9 +350,9 @@ func (v *verifier) precheck(ctx context.Context, commits []*Commit) {
 	if ctx.Err() != nil {
 		return
 	}
-	v.probes = make(map[string]*probe, len(hashes))
 	for i, h := range hashes {
-		v.probes[h] = &probes[i]
+		v.probes[h] = probes[i]
+		v.shared.putProbe(h, probes[i])
 	}
 }
 
@@ -347,17 +394,6 @@ func (v *verifier) findings() []Finding {
 	}
 	return append(v.found, Finding{Task: v.task, Commit: v.moreAt, Code: v.moreCode,
 		Message: fmt.Sprintf("and %d more findings from here on, not listed (a replay lists the first %d)", v.more, MaxFindings)})
-}
-
-func (v *verifier) read(hash string) (*Record, error) {
-	if r, ok := v.cache[hash]; ok {
-		return r, nil
-	}
-	r, err := v.blob(hash)
-	if err == nil {
-		v.cache[hash] = r
-	}
-	return r, err
 }
 
 // take returns the state and files after parent p for a child to extend:
@@ -486,15 +522,20 @@ func (v *verifier) entry(c *Commit, name, blob string) *Entry {
 
 func (v *verifier) checkEntry(c *Commit, name, blob string) checked {
 	p := v.probes[blob]
-	if p == nil || p.taken {
-		p = &probe{}
-		if p.rec, p.err = v.read(blob); p.err == nil {
-			if p.checkErr = CheckRecord(p.rec); p.checkErr == nil {
-				p.e, p.decErr = Decode(p.rec)
-			}
+	if p == nil {
+		if p = v.shared.probe(blob); p == nil {
+			p = checkBlob(v.blob, blob)
+			v.shared.putProbe(blob, p)
 		}
+		v.probes[blob] = p
 	}
-	p.taken = true
+	e, decErr := p.e, p.decErr
+	if v.taken[blob] && p.err == nil && p.checkErr == nil {
+		// Another entry of this replay holds the blob: this one decodes
+		// its record into an entry of its own.
+		e, decErr = Decode(p.rec)
+	}
+	v.taken[blob] = true
 	rec, err := p.rec, p.err
 	var se *SchemaError
 	if errors.As(err, &se) {
@@ -519,11 +560,11 @@ func (v *verifier) checkEntry(c *Commit, name, blob string) checked {
 		v.add(c, rec.ID, FindFileName, "stored as %s, want %s", name, rec.FileName())
 		ok = false
 	}
-	if err := p.decErr; err != nil {
+	if err := decErr; err != nil {
 		v.add(c, rec.ID, FindUnreadable, "%v", err)
 		return checked{}
 	}
-	return checked{e: p.e, ok: ok}
+	return checked{e: e, ok: ok}
 }
 
 // records returns the records of files in tree order, each as checked
@@ -616,6 +657,10 @@ func (v *verifier) merge(ctx context.Context, c *Commit) {
 				files[name] = h
 			}
 		}
+	} else if v.kids[c.Hash] > 0 {
+		// A child takes these files over and changes them: the caller's
+		// map is never changed (a history a run holds is replayed again).
+		files = maps.Clone(files)
 	}
 	// The union takes a name's blob from the last parent that has it; the
 	// merge must hold each name of the union with that blob.

@@ -5,12 +5,17 @@
 # refs and 1,500 entries), as built from REV and from the work tree: CPU
 # seconds (user + system, git's processes included), peak RSS and the
 # tasks pull quarantined. Each build pulls into a fresh clone.
-# Usage: bench/manyrefs/run.sh [REV] [REFS] [ENTRIES]
+# With KIND records, the entries are instead ENTRIES distinct records
+# that decode, each a well-formed assessment of another task U, so that
+# the name takes part in the replay (record of task U stored under task
+# K1, ...): the replay of one ref cannot stand for the others'.
+# Usage: bench/manyrefs/run.sh [REV] [REFS] [ENTRIES] [KIND]
 #   REV: c3d20d9 by default (before a replay was shared by the refs
-#   naming one head); REFS: 2000; ENTRIES: 1500.
+#   naming one head); REFS: 2000; ENTRIES: 1500; KIND: blank (entries
+#   that are no record, the default) or records.
 set -eu
 cd "$(dirname "$0")/../.."
-rev=${1:-c3d20d9} refs=${2:-2000} entries=${3:-1500}
+rev=${1:-c3d20d9} refs=${2:-2000} entries=${3:-1500} kind=${4:-blank}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/wt"
@@ -25,8 +30,18 @@ git config --global user.email bench@example.invalid
 git init -q --bare "$tmp/remote.git"
 git init -q "$tmp/a"
 cd "$tmp/a"
-blob=$(echo '{}' | git hash-object -w --stdin)
-records=$(awk -v b="$blob" -v n="$entries" 'BEGIN { for (i = 1; i <= n; i++) printf "100644 blob %s\t%010d-assessment-01J%023d.json\n", b, i, i }' | git mktree)
+if [ "$kind" = records ]; then
+  mkdir "$tmp/recs"
+  awk -v n="$entries" -v d="$tmp/recs" 'BEGIN { for (i = 1; i <= n; i++) {
+    id = sprintf("01J%023d", i); f = sprintf("%s/%010d-assessment-%s.json", d, i, id)
+    printf "{\"id\":\"%s\",\"kind\":\"assessment\",\"task\":\"U\",\"created\":\"2026-01-01T00:00:00Z\",\"actor\":\"Bench <bench@example.invalid>\",\"origin\":\"01j00000000000000000000000\",\"clock\":%d,\"body\":{\"subject\":\"Subject %d\",\"question\":\"Question %d?\",\"materiality\":\"trivial\",\"reversibility\":\"reversible\"},\"derived\":{\"surface\":\"cli\",\"subject_key\":\"subject %d\"}}\n", id, i, i, i, i > f
+    close(f) } }'
+  ls "$tmp/recs" >"$tmp/names"
+  records=$(sed "s|^|$tmp/recs/|" "$tmp/names" | git hash-object -w --stdin-paths | paste - "$tmp/names" | sed 's/^/100644 blob /' | git mktree)
+else
+  blob=$(echo '{}' | git hash-object -w --stdin)
+  records=$(awk -v b="$blob" -v n="$entries" 'BEGIN { for (i = 1; i <= n; i++) printf "100644 blob %s\t%010d-assessment-01J%023d.json\n", b, i, i }' | git mktree)
+fi
 root=$(printf '040000 tree %s\trecords\n' "$records" | git mktree)
 commit=$(printf 'assessment: shared\n' | git commit-tree "$root")
 awk -v c="$commit" -v n="$refs" 'BEGIN { for (i = 1; i <= n; i++) printf "create refs/reasoning/tasks/K%d %s\n", i, c }' | git update-ref --stdin
