@@ -148,3 +148,38 @@ func TestContextWithNoCommitsYet(t *testing.T) {
 	wantOK(t, "context", res)
 	wantEq(t, "context", "note", jstr(res, "structuredContent.note"), note)
 }
+
+// TestContextWithNoBase holds that a branch with commits and nothing to
+// start from (no upstream, no origin/HEAD, main, master or branch named by
+// init.defaultBranch: 'git init -b trunk', never pushed) has its whole
+// history as its context, with a note saying so, the same on every
+// surface: the command line (exit 0, not 2), the context page (200, not
+// 400) and the MCP tool (a result, not an error).
+func TestContextWithNoBase(t *testing.T) {
+	t.Parallel()
+	s := webRepo(t) // tasks, and no commit on main
+	s.git("checkout", "-q", "-b", "trunk")
+	webCommits(t, s)
+	const note = "branch trunk has no upstream and no default branch (origin/HEAD, main, master, init.defaultBranch) to start from: this is its whole history; give a range to see part of it"
+	out, errs, code := s.run("reason", "context", "--format", "text")
+	if code != 0 || errs != "" || !strings.Contains(out, note+".\n\n`HEAD` up to ") || !strings.Contains(out, ": 4 commits, 0 files changed, 2 tasks.\n") {
+		t.Errorf("git reason context: exit %d\n%s%s", code, out, errs)
+	}
+	var rep struct {
+		Note, Base, Head string
+		Commits          []struct{ Subject string }
+	}
+	s.reasonJSON(&rep, "context")
+	if rep.Note != note || rep.Base != "" || rep.Head == "" || len(rep.Commits) != 4 || rep.Commits[0].Subject != "base" {
+		t.Errorf("git reason context --json: %+v", rep)
+	}
+	root, c := openWeb(t, s)
+	if p := getPage(t, c, root+"/context"); !strings.Contains(p, `<p class="empty">`+note+".</p>") || !strings.Contains(p, "up to <code>") || strings.Contains(p, `class="error"`) {
+		t.Errorf("context page:\n%s", p)
+	}
+	r := startHostMCP(t, s)
+	res := decodeJSON(t, r.call(t, "tools/call", map[string]any{"name": "context", "arguments": map[string]any{}}))
+	wantOK(t, "context", res)
+	wantEq(t, "context", "note", jstr(res, "structuredContent.note"), note)
+	wantEq(t, "context", "head", jstr(res, "structuredContent.head"), rep.Head)
+}

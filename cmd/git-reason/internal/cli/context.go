@@ -21,9 +21,10 @@ type contextOptions struct {
 const contextArgs = "[RANGE]\n\n" +
 	"RANGE is A..B or A...B as git log reads them, or one revision R (R..HEAD). The default\n" +
 	"runs from the merge base with the upstream, else with the default branch (origin/HEAD,\n" +
-	"else main, else master), to HEAD. A task is linked to the range by a 'Reason-Task:'\n" +
-	"trailer of one of its commits, by an attempt or validation naming one of them, or\n" +
-	"(weakly, and shown as such) by evidence citing a file the range changes.\n\n" +
+	"else main, else master, else the branch init.defaultBranch names), to HEAD; with none\n" +
+	"of them, it is HEAD's whole history, and a note says so. A task is linked to the range\n" +
+	"by a 'Reason-Task:' trailer of one of its commits, by an attempt or validation naming\n" +
+	"one of them, or (weakly, and shown as such) by evidence citing a file the range changes.\n\n" +
 	"Printed on a terminal it is text; in a pipe, markdown whose record text is inert\n" +
 	"(--format text|markdown chooses). --format github is a pull request comment body:\n" +
 	"each task collapsed in a <details> block, cut to --max-size with a note on what was cut:\n\n" +

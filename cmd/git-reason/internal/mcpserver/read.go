@@ -106,7 +106,7 @@ func (s *Server) readTools() (map[string]*tool, error) {
 			run: s.handover},
 	}
 	out["context"] = &tool{input: objectSchema(obj{
-		"range": obj{"type": "string", "minLength": 1, "maxLength": 500, "description": "A..B or A...B as git log reads them, or one revision R (R..HEAD); default: from the merge base with the upstream, else the default branch, to HEAD"}}),
+		"range": obj{"type": "string", "minLength": 1, "maxLength": 500, "description": "A..B or A...B as git log reads them, or one revision R (R..HEAD); default: from the merge base with the upstream, else the default branch, to HEAD; with neither, HEAD's whole history (see the note)"}}),
 		run: s.rangeContext}
 	// handover's and context's outputs are the top level of the schemas
 	// their --json outputs publish; the schema tool gives them in full.

@@ -17,7 +17,8 @@ type ContextQuery struct {
 	// HEAD), or one revision R, read as R..HEAD (as git format-patch
 	// reads it). "" is the default: from the merge base with the
 	// upstream, else with the default branch (origin/HEAD, else main,
-	// else master), to HEAD.
+	// else master, else init.defaultBranch's), to HEAD; with none, HEAD's
+	// whole history (see ContextReport.Note).
 	Range string
 }
 
@@ -39,7 +40,8 @@ type ContextReport struct {
 	Unknown []ContextUnknown `json:"unknown_tasks"`
 	// Note says why the range is empty when that is not for want of
 	// linked commits: the branch has no commits yet (Base and Head are
-	// then "").
+	// then ""); or that it is HEAD's whole history, the default range
+	// having found nothing to start from (Base is then "").
 	Note string `json:"note,omitempty"`
 }
 
@@ -104,6 +106,9 @@ func (e *Session) Context(ctx context.Context, q ContextQuery) (*ContextReport, 
 	if rg.unborn != "" {
 		out.Note = rg.unborn + " has no commits yet: the reasoning behind its commits shows here once it has some"
 		return out, nil
+	}
+	if rg.whole != "" {
+		out.Note = rg.whole + " has no upstream and no default branch (origin/HEAD, main, master, init.defaultBranch) to start from: this is its whole history; give a range to see part of it"
 	}
 	commits, err := e.rangeCommits(ctx, rg)
 	if err != nil {

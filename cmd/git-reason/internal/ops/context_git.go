@@ -24,6 +24,10 @@ type commitRange struct {
 	// was asked on ("branch main", or "HEAD" when detached): the range is
 	// empty, and base and head are "".
 	unborn string
+	// whole names the branch a default range found no base for (no
+	// upstream, no default branch): the range is its whole history, and
+	// base is "".
+	whole string
 }
 
 // objectName matches a full object name, SHA-1 or SHA-256; compiled on
@@ -109,7 +113,9 @@ func peeled(rev string) string {
 }
 
 // defaultRange is from the merge base of HEAD with its upstream, else with
-// the default branch (origin/HEAD, else main, else master), to HEAD.
+// the default branch (origin/HEAD, else main, else master, else the branch
+// init.defaultBranch names), to HEAD; with none of them, HEAD's whole
+// history.
 func (e *Session) defaultRange(ctx context.Context) (*commitRange, error) {
 	// A branch with no commits yet (a repository just made) is a normal
 	// place to be, not a mistake: its range is empty, and said to be
@@ -118,11 +124,7 @@ func (e *Session) defaultRange(ctx context.Context) (*commitRange, error) {
 	out, err := e.gitOut(ctx, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
 	head := strings.TrimSpace(out)
 	if err != nil || head == "" {
-		branch := "HEAD"
-		if b, err := e.gitOut(ctx, "symbolic-ref", "--quiet", "--short", "HEAD"); err == nil && strings.TrimSpace(b) != "" {
-			branch = "branch " + strings.TrimSpace(b)
-		}
-		return &commitRange{spec: "HEAD", unborn: branch}, nil
+		return &commitRange{spec: "HEAD", unborn: e.headName(ctx)}, nil
 	}
 	ref := ""
 	if up, err := e.gitOut(ctx, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}"); err == nil {
@@ -152,13 +154,36 @@ func (e *Session) defaultRange(ctx context.Context) (*commitRange, error) {
 		}
 	}
 	if ref == "" {
-		return nil, giveRange("no upstream and no default branch (origin/HEAD, main, master) to start from")
+		// A repository whose first branch is not main or master (git
+		// init -b trunk) names its default in init.defaultBranch, when
+		// the branch exists; asked only here, so that a base found
+		// above costs no process.
+		if b, err := e.gitOut(ctx, "config", "--get", "init.defaultBranch"); err == nil && strings.TrimSpace(b) != "" {
+			b = strings.TrimSpace(b)
+			if _, err := e.gitOut(ctx, "rev-parse", "--verify", "--quiet", "refs/heads/"+b+"^{commit}"); err == nil {
+				ref = b
+			}
+		}
+	}
+	if ref == "" {
+		// Nothing to start from is no mistake of the caller's (a branch
+		// of its own, as a repository that was never pushed has): the
+		// range is HEAD's whole history, said so, as git log shows it.
+		return &commitRange{spec: "HEAD", head: head, whole: e.headName(ctx)}, nil
 	}
 	base, err := e.gitOut(ctx, "merge-base", ref, "HEAD")
 	if err != nil {
 		return nil, giveRange(ref + " and HEAD have no common history")
 	}
 	return &commitRange{spec: ref + "..HEAD", baseRef: ref, base: strings.TrimSpace(base), head: head}, nil
+}
+
+// headName names what HEAD is on: "branch B", or "HEAD" when detached.
+func (e *Session) headName(ctx context.Context) string {
+	if b, err := e.gitOut(ctx, "symbolic-ref", "--quiet", "--short", "HEAD"); err == nil && strings.TrimSpace(b) != "" {
+		return "branch " + strings.TrimSpace(b)
+	}
+	return "HEAD"
 }
 
 // giveRange is the refusal of a default range that cannot be made, which
@@ -171,8 +196,11 @@ func giveRange(why string) error {
 // their Reason-Task trailers name, in one git process.
 func (e *Session) rangeCommits(ctx context.Context, rg *commitRange) ([]rangeCommit, error) {
 	revs := rg.base + ".." + rg.head
-	if rg.symmetric {
+	switch {
+	case rg.symmetric:
 		revs = rg.base + "..." + rg.head
+	case rg.base == "": // the whole history
+		revs = rg.head
 	}
 	out, err := e.gitOut(ctx, "log", "--reverse", "--no-color",
 		"--format=%H%x00%s%x00%(trailers:key=Reason-Task,valueonly,separator=%x01)%x1e", revs, "--")
@@ -203,7 +231,13 @@ func (e *Session) rangeCommits(ctx context.Context, rg *commitRange) ([]rangeCom
 // rangeFiles lists the files the range changes, from the merge base of its
 // ends to its end, in one git process.
 func (e *Session) rangeFiles(ctx context.Context, rg *commitRange) (map[string]bool, error) {
-	out, err := e.gitOut(ctx, "diff", "--name-only", "--no-renames", "-z", rg.base+"..."+rg.head, "--")
+	args := []string{"diff", "--name-only", "--no-renames", "-z", rg.base + "..." + rg.head, "--"}
+	if rg.base == "" {
+		// The whole history changes every file of its end's tree, from
+		// none; --full-tree, as git may run in a subdirectory.
+		args = []string{"ls-tree", "-r", "-z", "--name-only", "--full-tree", rg.head}
+	}
+	out, err := e.gitOut(ctx, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list the files %s changes: %w", rg.spec, err)
 	}

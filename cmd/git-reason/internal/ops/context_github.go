@@ -79,7 +79,7 @@ func ContextComment(r *ContextReport, limit int) (string, error) {
 			if blocks[i].short == "" {
 				blocks[i].level = cutOut
 			}
-			note = cutNote(blocks, r.Range, limit)
+			note = cutNote(blocks, r.argument(), limit)
 		}
 	}
 	var out strings.Builder
@@ -161,7 +161,7 @@ func cutNote(blocks []commentBlock, rg string, limit int) string {
 	if len(out) > 0 {
 		fmt.Fprintf(&b, " Left out: %s.", names(out))
 	}
-	fmt.Fprintf(&b, " %s shows everything.\n", code("git reason context "+rg))
+	fmt.Fprintf(&b, " %s shows everything.\n", code(strings.TrimSuffix("git reason context "+rg, " ")))
 	return b.String()
 }
 

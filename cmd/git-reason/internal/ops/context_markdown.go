@@ -43,9 +43,16 @@ func RenderContext(r *ContextReport, f Format) string {
 func (p prose) contextCounts(b *strings.Builder, r *ContextReport) {
 	if r.Note != "" {
 		fmt.Fprintf(b, "%s.\n", p.md(r.Note))
-		return
+		if r.Head == "" {
+			return
+		}
+		b.WriteString("\n")
 	}
-	fmt.Fprintf(b, "%s from %s to %s: %s, %s, %s.\n", code(r.Range), p.commit(r.Base), p.commit(r.Head),
+	ends := "from " + p.commit(r.Base) + " to " + p.commit(r.Head)
+	if r.Base == "" {
+		ends = "up to " + p.commit(r.Head)
+	}
+	fmt.Fprintf(b, "%s %s: %s, %s, %s.\n", code(r.Range), ends,
 		record.Plural(len(r.Commits), "commit"), record.Plural(r.Files, "file")+" changed", record.Plural(len(r.Tasks), "task"))
 	if len(r.Commits) > 0 && len(r.Tasks) == 0 {
 		b.WriteString("\nNo task is linked to these commits: add a `Reason-Task: TASK` trailer (`git reason hooks install` adds it for the branch's task).\n")
@@ -230,6 +237,16 @@ func (p prose) withdrawn(w *record.ContextWithdrawal) string {
 		return ""
 	}
 	return fmt.Sprintf("; **withdrawn** by %s (%s): %s", code(w.ID), p.md(w.Actor), p.md(w.Reason))
+}
+
+// argument is the range as 'git reason context' takes it to show the same
+// commits: none for HEAD's whole history, which is the default's when it
+// found no base (one revision R would be read as R..HEAD).
+func (r *ContextReport) argument() string {
+	if r.Base == "" {
+		return ""
+	}
+	return r.Range
 }
 
 // looseCommits are the commits of the range linked to no task.
