@@ -64,7 +64,12 @@ func TestWebHandover(t *testing.T) {
 	if p := getPage(t, c, base+"/handover?since=0d"); !strings.Contains(p, "(0)</h2>") || strings.Contains(p, `href="/task/T-1"`) {
 		t.Errorf("since filter:\n%s", p)
 	}
-	for _, bad := range []string{"since=yesterday", "task=" + url.QueryEscape("../x"), "task=NOPE"} {
+	// since is read as 'git reason handover --since' and the MCP tool
+	// read it: git's own date forms too.
+	if p := getPage(t, c, base+"/handover?since="+url.QueryEscape("2 weeks ago")); !strings.Contains(p, `<section class="settled">`) || strings.Contains(p, `class="error"`) {
+		t.Errorf("since in git's date form:\n%s", p)
+	}
+	for _, bad := range []string{"since=" + url.QueryEscape("no date at all"), "task=" + url.QueryEscape("../x"), "task=NOPE"} {
 		res, err := c.Get(base + "/handover?" + bad)
 		if err != nil {
 			t.Fatal(err)

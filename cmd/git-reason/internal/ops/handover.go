@@ -132,19 +132,12 @@ func (e *Session) handoverOne(ctx context.Context, q HandoverQuery, out *Handove
 	return nil
 }
 
-// ParseSince reads a since value as log and handover take it: an RFC
-// 3339 time, a date, or an age before now (36h, 7d, 2w). Its error names
-// the value "since", as the page's field is, not as the command line's
-// flag: the Reasoning page asks for it.
-func ParseSince(s string, now time.Time) (time.Time, error) {
-	t, _, err := parseSince("since", s, now)
-	return t, err
-}
-
-// parseSince is ParseSince for the option flag. final says that its error
-// is the answer, not a form git may read: an age in days or weeks longer
-// than a time.Duration holds (about 292 years), which wrapped around to a
-// time in the future or in the recent past.
+// parseSince reads a date option, named flag, in the forms read without
+// asking git: an RFC 3339 time, a date, or an age before now (36h, 7d,
+// 2w). final says that its error is the answer, not a form git may read:
+// an age in days or weeks longer than a time.Duration holds (about 292
+// years), which wrapped around to a time in the future or in the recent
+// past.
 func parseSince(flag, s string, now time.Time) (t time.Time, final bool, err error) {
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
 		return t, false, nil
@@ -167,7 +160,7 @@ func parseSince(flag, s string, now time.Time) (t time.Time, final bool, err err
 }
 
 // ParseWhen reads a date option (--since, --until) of log, tasks and
-// handover: the forms ParseSince reads, else any form git's own date
+// handover: the forms parseSince reads, else any form git's own date
 // parser reads ("yesterday", "2 weeks ago", "last monday", "noon"), asked
 // of git itself (git rev-parse --since), so the option means what it
 // means to git log. What git reads only as "now" (it reads any text so)

@@ -21,11 +21,6 @@ func (s *server) handover(w http.ResponseWriter, r *http.Request) {
 	task, actor := strings.TrimSpace(q.Get("task")), strings.TrimSpace(q.Get("actor"))
 	data := map[string]any{"Title": "Handover", "Since": since, "Task": task, "Actor": actor}
 	page := filtered{w, "handover.html", data}
-	from, err := ops.ParseSince(since, time.Now())
-	if err != nil {
-		page.refuse(err)
-		return
-	}
 	if task != "" {
 		if err := record.CheckTask(task); err != nil {
 			page.refuse(err)
@@ -34,6 +29,13 @@ func (s *server) handover(w http.ResponseWriter, r *http.Request) {
 	}
 	sess := s.session(w)
 	if sess == nil {
+		return
+	}
+	// Read as 'git reason handover --since' and the MCP tool read it,
+	// git's own date forms (yesterday, 2 weeks ago) too.
+	from, err := sess.ParseWhen(r.Context(), "since", since, time.Now())
+	if err != nil {
+		page.refuse(err)
 		return
 	}
 	rep, err := sess.Handover(r.Context(), ops.HandoverQuery{Since: from, Task: task, Actor: actor})
