@@ -259,7 +259,23 @@ func latestFlag(kind string, dest *string) cli.Flag {
 // sinceFlag is a listing's --since: only the what (entries created,
 // tasks active) since a time, given as git log and an age take it.
 func sinceFlag(what string, dest *string) cli.Flag {
-	return &cli.StringFlag{Name: "since", Usage: "only " + what + " since `WHEN`: a date as git log takes it (2026-01-31, yesterday, 2 weeks ago), an RFC 3339 time, or an age (36h, 7d)", Destination: dest}
+	return filterFlag(&cli.StringFlag{Name: "since", Usage: "only " + what + " since `WHEN`: a date as git log takes it (2026-01-31, yesterday, 2 weeks ago), an RFC 3339 time, or an age (36h, 7d)", Destination: dest})
+}
+
+// filterFlag is f, a listing's filter, refusing an empty value as bad
+// usage, as git refuses an empty value where it needs one: it would filter
+// by nothing, and was taken for the flag left out ('--actor ""' listed
+// every task).
+func filterFlag(f *cli.StringFlag) *cli.StringFlag {
+	f.Action = func(_ *cli.Context, v string) error {
+		if v != "" {
+			return nil
+		}
+		_, what, _ := strings.Cut(f.Usage, "`")
+		what, _, _ = strings.Cut(what, "`")
+		return ops.Usage("--%s %q: give %s, or leave --%s out", f.Name, v, what, f.Name)
+	}
+	return f
 }
 
 func (o *writeOptions) fileFlag() cli.Flag {

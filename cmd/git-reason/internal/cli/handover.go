@@ -32,9 +32,9 @@ func handoverCommand() *cli.Command {
 	return &cli.Command{
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "derive", Usage: "derive from the refs alone (the only mode; accepted for scripts)"},
-			&cli.StringFlag{Name: "since", Value: "7d", Usage: "list tasks concluded or validated since `WHEN` (7d, 36h, 2026-11-01, or as git log takes it: 2 weeks ago)", Destination: &o.Since},
-			&cli.StringFlag{Name: "task", Usage: "only `TASK`", Destination: &o.Task},
-			&cli.StringFlag{Name: "actor", Usage: "only tasks with a record by `ACTOR`", Destination: &o.Actor},
+			filterFlag(&cli.StringFlag{Name: "since", Value: "7d", Usage: "list tasks concluded or validated since `WHEN` (7d, 36h, 2026-11-01, or as git log takes it: 2 weeks ago)", Destination: &o.Since}),
+			filterFlag(&cli.StringFlag{Name: "task", Usage: "only `TASK`", Destination: &o.Task}),
+			filterFlag(&cli.StringFlag{Name: "actor", Usage: "only tasks with a record by `ACTOR`", Destination: &o.Actor}),
 			formatFlag(&o.Format), o.jsonFlag(),
 		},
 		Action: noArgs(&o.base, func(c *cli.Context) error {
