@@ -63,7 +63,7 @@ func tasksCommand() *cli.Command {
 				// Nothing narrowed the list: there is no task at all,
 				// and the advice is status's (a remote's tasks come with
 				// pull).
-				none = sess.NoTasks(c.Context)
+				none = sess.NoTasks(c.Context).String()
 			}
 			return o.render(rows, func(w io.Writer) error { return printTasks(w, o.colours(), rows, none) })
 		},

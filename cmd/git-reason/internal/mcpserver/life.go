@@ -59,7 +59,7 @@ func (s *Server) tasks(ctx context.Context, c *call) (*outcome, error) {
 	switch {
 	case len(rows) > 0:
 	case q == (ops.TaskQuery{}):
-		b.WriteString(s.env.NoTasks(ctx)) // no task at all: status's advice, as 'git reason tasks' gives it
+		b.WriteString(s.env.NoTasks(ctx).ToolMessage()) // no task at all: status's advice, as 'git reason tasks' gives it
 	default:
 		b.WriteString("no task matches")
 	}

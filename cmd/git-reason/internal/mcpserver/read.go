@@ -155,7 +155,7 @@ func (s *Server) status(ctx context.Context, c *call) (*outcome, error) {
 		}
 		text := record.Plural(len(all), "task")
 		if len(all) == 0 {
-			text = s.env.NoTasks(ctx) // as 'git reason status' says it
+			text = s.env.NoTasks(ctx).ToolMessage() // as 'git reason status' says it
 		}
 		for _, st := range all {
 			phase := st.Phase
@@ -282,7 +282,7 @@ func (s *Server) log(ctx context.Context, c *call) (*outcome, error) {
 	}
 	switch {
 	case noTasks:
-		b.WriteString(s.env.NoTasks(ctx))
+		b.WriteString(s.env.NoTasks(ctx).ToolMessage())
 	case len(lines) == 0:
 		b.WriteString("no record matches")
 	}

@@ -962,10 +962,11 @@ func TestStatusTextSaysClosed(t *testing.T) {
 // A list with nothing in it says so, and what to do, as the command line
 // does: the text of log, tasks and search was empty, and status said
 // "0 tasks", where 'git reason status' says how to start a task (or to
-// pull a remote's).
+// pull a remote's). The advice names the tool to call, not the command
+// line's command, which a client cannot type.
 func TestEmptyListsSayWhatToDo(t *testing.T) {
 	cs := connect(t, newRepo(t), nil)
-	start := "no tasks yet: start one with 'git reason assess TASK ...'"
+	start := "no tasks yet: start one with the assess tool"
 	cases := []struct {
 		tool string
 		args map[string]any
@@ -982,6 +983,16 @@ func TestEmptyListsSayWhatToDo(t *testing.T) {
 		if got := res.Content[0].(*mcp.TextContent).Text; got != c.want {
 			t.Errorf("%s %v says %q, want %q", c.tool, c.args, got, c.want)
 		}
+	}
+	// A remote's tasks come with a command no tool runs: said as the
+	// person's step.
+	dir := newRepo(t)
+	if out, err := exec.Command("git", "-C", dir, "remote", "add", "origin", filepath.Join(dir, "nowhere.git")).CombinedOutput(); err != nil {
+		t.Fatalf("git remote add: %v\n%s", err, out)
+	}
+	res, _ := callTool(t, connect(t, dir, nil), "status", nil)
+	if got := res.Content[0].(*mcp.TextContent).Text; !strings.HasSuffix(got, "which the person runs (no tool fetches)") {
+		t.Errorf("status with a remote says %q", got)
 	}
 }
 

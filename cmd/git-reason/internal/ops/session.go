@@ -113,7 +113,7 @@ type Session struct {
 	// RemotesSetUp are the fetch refspecs SetupRemotes added.
 	RemotesSetUp []string
 	caughtUp     bool              // CatchUp found every tracking head integrated (SettleFetched)
-	cloneHinted  bool              // CatchUp said the clone hint (PullHint need not say it again)
+	cloneHinted  bool              // CatchUp said the clone hint (pullHint need not say it again)
 	catchingUp   sync.Mutex        // one CatchUpLive at a time
 	noLockWait   bool              // CatchUp retries a failure: its integration takes no lock another process holds
 	allowedSum   string            // allowedDigest, once per command (sigcache.go)

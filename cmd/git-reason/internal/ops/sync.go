@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -111,48 +112,60 @@ func (e *Session) Remote(args []string) (string, []string, error) {
 	return remote, args, e.checkRemote(remote)
 }
 
-// PullHint says how to get a remote's tasks when there are none here and
-// a remote is configured ("" otherwise). It reads configuration only: no
-// network.
-func (e *Session) PullHint(ctx context.Context) string {
+// Advice is a line of advice said two ways, as record.ToolAdvised says an
+// error's: String to the command line, naming its commands, and
+// ToolMessage to the MCP tools, naming the tool to call, or saying that a
+// step no tool takes is the person's.
+type Advice struct{ cli, tools string }
+
+func (a Advice) String() string      { return a.cli }
+func (a Advice) ToolMessage() string { return cmp.Or(a.tools, a.cli) }
+
+// pullHint says how to get a remote's tasks when there are none here and
+// a remote is configured (none otherwise). It reads configuration only:
+// no network. No tool fetches: the tools are told it is the person's step.
+func (e *Session) pullHint(ctx context.Context) (Advice, bool) {
 	tasks, err := e.Store.Tasks(ctx)
 	if err != nil || len(tasks) > 0 {
-		return ""
+		return Advice{}, false
 	}
 	remote, _, err := e.Remote(nil)
 	if err != nil {
-		return ""
+		return Advice{}, false
 	}
 	if e.cloneHinted {
 		// This command's catch-up has just said how (cloneHint), on
 		// stderr: once is enough.
-		return "no tasks here yet"
+		return Advice{cli: "no tasks here yet"}, true
 	}
 	// The same advice as a fresh clone's first command (cloneHint): one
 	// command sets a clone up, and once it is, any git fetch brings them.
 	if st, err := e.Settings(); err == nil && fetchesTasks(st, remote) {
-		return fmt.Sprintf("no tasks here yet; tasks shared on %s come with 'git reason pull' or any git fetch", remote)
+		return Advice{cli: fmt.Sprintf("no tasks here yet; tasks shared on %s come with 'git reason pull' or any git fetch", remote),
+			tools: fmt.Sprintf("no tasks here yet; tasks shared on %s come with any git fetch, or 'git reason pull', which the person runs (no tool fetches)", remote)}, true
 	}
 	setup := "hooks install"
 	if e.Repo.WorkTree == "" {
 		setup = "remote setup" // a bare repository runs no client hook (cloneHint)
 	}
-	return fmt.Sprintf("no tasks here yet; tasks shared on %s come with 'git reason pull' (or 'git reason %s' once, then any git fetch)", remote, setup)
+	return Advice{cli: fmt.Sprintf("no tasks here yet; tasks shared on %s come with 'git reason pull' (or 'git reason %s' once, then any git fetch)", remote, setup),
+		tools: fmt.Sprintf("no tasks here yet; tasks shared on %s come with 'git reason pull' (or 'git reason %s' once, then any git fetch), which the person runs (no tool fetches)", remote, setup)}, true
 }
 
 // NoTasks is what every surface's status, log and tasks of every task
 // say when they have no task to show: how to fetch a remote's, when one
 // is configured, else how to start one; or, where task refs exist but
 // none reads (each was warned about as it was skipped), where to look.
-func (e *Session) NoTasks(ctx context.Context) string {
-	// Task refs first: PullHint says nothing where there are some.
+func (e *Session) NoTasks(ctx context.Context) Advice {
+	// Task refs first: pullHint says nothing where there are some.
 	if tasks, err := e.Store.Tasks(ctx); err == nil && len(tasks) > 0 {
-		return fmt.Sprintf("no task to show: every task here (%d) has a history that does not read; see 'git reason verify'", len(tasks))
+		return Advice{cli: fmt.Sprintf("no task to show: every task here (%d) has a history that does not read; see 'git reason verify'", len(tasks)),
+			tools: fmt.Sprintf("no task to show: every task here (%d) has a history that does not read; the verify tool says why", len(tasks))}
 	}
-	if hint := e.PullHint(ctx); hint != "" {
+	if hint, ok := e.pullHint(ctx); ok {
 		return hint
 	}
-	return "no tasks yet: start one with 'git reason assess TASK ...'"
+	return Advice{cli: "no tasks yet: start one with 'git reason assess TASK ...'", tools: "no tasks yet: start one with the assess tool"}
 }
 
 // checkRemote refuses a remote whose name cannot be part of a ref name.
