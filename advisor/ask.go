@@ -3,6 +3,7 @@ package advisor
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"time"
 	"unicode"
@@ -60,6 +61,30 @@ func DeclaredModel(d Declaration) string {
 // answer. It makes exactly one attempt: retries would hide failures from
 // the circuits.
 func Ask(ctx context.Context, d Declaration, req transport.Request) *Asked {
+	return ask(ctx, d, Target(d), req)
+}
+
+// AskForPeer asks one advisor a peer's question, as Ask does, when
+// d.MayAnswerPeers (the caller checks). An exec advisor runs in an empty
+// temporary directory, removed once it has answered: the question
+// carries its material, and a peer's question must not find this
+// repository where the command starts.
+func AskForPeer(ctx context.Context, d Declaration, req transport.Request) *Asked {
+	t := Target(d)
+	if d.Adapter == AdapterExec {
+		dir, err := os.MkdirTemp("", "git-reason-peer-")
+		if err != nil {
+			return &Asked{Advisor: d.ID, Transport: d.Transport, Endpoint: Endpoint(d),
+				Failure: &record.Failure{Kind: string(transport.Unavailable), Detail: "no empty directory to run it in"}}
+		}
+		defer os.RemoveAll(dir)
+		t.Dir = dir
+	}
+	return ask(ctx, d, t, req)
+}
+
+// ask asks the advisor d declares, as target t, once.
+func ask(ctx context.Context, d Declaration, t transport.Target, req transport.Request) *Asked {
 	out := &Asked{Advisor: d.ID, Transport: d.Transport, Endpoint: Endpoint(d)}
 	start := time.Now()
 	defer func() { out.Duration = time.Since(start) }()
@@ -70,7 +95,7 @@ func Ask(ctx context.Context, d Declaration, req transport.Request) *Asked {
 	}
 	ctx, cancel := context.WithTimeout(ctx, d.TimeoutOrDefault())
 	defer cancel()
-	ans, err := adapter.Ask(ctx, Target(d), req)
+	ans, err := adapter.Ask(ctx, t, req)
 	if err == nil {
 		var c record.Answer
 		if c, err = transport.Normalise(ans.Output); err == nil {

@@ -96,6 +96,11 @@ type Declaration struct {
 	// PeerAdvisor names, for a peer, the advisor at the peer to ask; the
 	// peer asks its first available advisor when it is empty.
 	PeerAdvisor string `yaml:"peer_advisor" json:"peer_advisor,omitempty"`
+	// AnswersPeers lets an exec advisor answer peers' questions (git
+	// reason serve): it runs a command on this machine, which may read
+	// this machine's files, so only a declaration that says so lets a
+	// peer's question reach it (see MayAnswerPeers).
+	AnswersPeers bool `yaml:"answers_peers" json:"answers_peers,omitempty"`
 	// Headers are extra HTTP headers a wire format needs (a version header,
 	// say): data, so that no code spells a vendor's header.
 	Headers map[string]string `yaml:"headers" json:"headers,omitempty"`
@@ -104,6 +109,16 @@ type Declaration struct {
 	AuthHeader string   `yaml:"auth_header" json:"auth_header,omitempty"`
 	AuthScheme *string  `yaml:"auth_scheme" json:"auth_scheme,omitempty"`
 	Sources    []string `yaml:"-" json:"sources,omitempty"`
+}
+
+// MayAnswerPeers reports whether serve may ask the advisor a peer's
+// question. An advisor reached over HTTP (api, local_runtime) reads no
+// file of this machine and may; an exec advisor runs a command here, often
+// an agent that can read files, and may only when its declaration sets
+// answers_peers (then it runs in an empty directory: AskForPeer); a peer
+// never is, so that two servers never ask each other in a loop.
+func (d Declaration) MayAnswerPeers() bool {
+	return d.Transport != TransportPeer && d.Adapter != AdapterPeer && (d.Adapter != AdapterExec || d.AnswersPeers)
 }
 
 // DefaultTimeout bounds one consultation when the declaration sets none.

@@ -10,9 +10,11 @@ import (
 // once the user has trusted that exact file content. local is among them
 // because offline mode relies on it to keep everything on this machine,
 // context_bytes and context_tokens because they say how much of the
-// repository is sent, peer_advisor because it says who reads it there.
+// repository is sent, peer_advisor because it says who reads it there,
+// answers_peers because it lets whoever holds serve's token have a command
+// run on this machine and read its answer.
 var GatedFields = []string{"transport", "adapter", "base_url", "credential", "executable",
-	"command", "headers", "auth_header", "auth_scheme", "local", "context_bytes", "context_tokens", "peer_advisor"}
+	"command", "headers", "auth_header", "auth_scheme", "local", "context_bytes", "context_tokens", "peer_advisor", "answers_peers"}
 
 // AttributionFields are the advisor fields that change what a consultation
 // record attributes the answer to (its declared model, and the vendor and

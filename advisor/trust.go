@@ -79,6 +79,9 @@ func (d Declaration) Describe() string {
 	if d.Local {
 		b.WriteString("; counts as local (offline mode may use it)")
 	}
+	if d.Adapter == AdapterExec && d.AnswersPeers {
+		b.WriteString("; answers peers' questions (git reason serve), run in an empty temporary directory")
+	}
 	return b.String()
 }
 

@@ -21,10 +21,10 @@ import (
 // stdout, read up to Target.MaxOutput (beyond it the group is killed and the
 // answer is malformed). The command runs in its own process group with an
 // environment of only PATH, HOME, LANG, LC_ALL, TMPDIR, USER and the
-// declared credential variable. When ctx is done the whole group gets
-// SIGTERM and, after killGrace, SIGKILL, so a child that ignores SIGTERM
-// still dies before Ask returns; members left behind by a command that
-// exited are killed too.
+// declared credential variable, in Target.Dir when set. When ctx is done
+// the whole group gets SIGTERM and, after killGrace, SIGKILL, so a child
+// that ignores SIGTERM still dies before Ask returns; members left behind
+// by a command that exited are killed too.
 //
 // Exit status conventions, for whoever writes a command to declare:
 //
@@ -76,6 +76,7 @@ func (execAdapter) Ask(ctx context.Context, t Target, req Request) (Answer, erro
 	cmd.Stdin = strings.NewReader(Prompt(req))
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.Env = env
+	cmd.Dir = t.Dir
 	cmd.WaitDelay = pipeGrace
 	ownGroup(cmd)
 	if err := cmd.Start(); err != nil {

@@ -131,5 +131,7 @@ func init() { UseHTTP(httpwire.Post) }
 // peerHandler is a peer's review endpoint as git reason serve serves it,
 // without the guard in front.
 func peerHandler(consult func(context.Context, Request) []PeerAnswer) http.Handler {
-	return httpwire.Endpoint(PeerPath, PeerRequestLimit, PeerReview(func(ctx context.Context, req Request, _ string) []PeerAnswer { return consult(ctx, req) }))
+	return httpwire.Endpoint(PeerPath, PeerRequestLimit, PeerReview(func(ctx context.Context, req Request, _ string) PeerResponse {
+		return PeerResponse{Answers: consult(ctx, req)}
+	}))
 }

@@ -26,7 +26,20 @@ type PeerRequest struct {
 // its plan order.
 type PeerResponse struct {
 	Answers []PeerAnswer `json:"answers"`
+	// Note says in one line, when no advisor there was asked, why: one of
+	// PeerNoAdvisor and PeerNoAdvisorMay. The asking side repeats only
+	// those words, never another text a peer sends.
+	Note string `json:"note,omitempty"`
 }
+
+// The notes of a [PeerResponse] that asked no advisor.
+const (
+	// PeerNoAdvisor: the server has no advisor available to ask now.
+	PeerNoAdvisor = "no advisor is available at this server to answer a peer"
+	// PeerNoAdvisorMay: the server's available advisors run commands on
+	// its machine, which answer peers only when their declaration opts in.
+	PeerNoAdvisorMay = "no advisor at this server may answer a peer: an advisor that runs a command on that machine (transport cli) answers peers only when its declaration says answers_peers: true"
+)
 
 // PeerAnswer is one advisor's outcome at the peer. Status is "completed"
 // (Conclusion and Model set) or "failed" (Failure set). Raw output is never
@@ -97,6 +110,9 @@ func (peer) Ask(ctx context.Context, t Target, req Request) (Answer, error) {
 		failed = append(failed, fmt.Sprintf("%s %s", a.Advisor, kind))
 	}
 	if len(failed) == 0 {
+		if resp.Note == PeerNoAdvisor || resp.Note == PeerNoAdvisorMay {
+			return Answer{}, failf(Unavailable, "the peer consulted no advisor: %s", resp.Note)
+		}
 		return Answer{}, failf(Unavailable, "the peer consulted no advisor")
 	}
 	return Answer{}, failf(Unavailable, "no advisor at the peer completed (%s)", strings.Join(failed, ", "))
@@ -118,7 +134,7 @@ const PeerQuestionLimit = 64 << 10
 // repository's advisors (the one the request names, when it names one); a body that is not exactly one review request
 // with a question of at most [PeerQuestionLimit] bytes is refused without
 // calling it.
-func PeerReview(consult func(ctx context.Context, req Request, advisor string) []PeerAnswer) func(ctx context.Context, body []byte) (int, []byte) {
+func PeerReview(consult func(ctx context.Context, req Request, advisor string) PeerResponse) func(ctx context.Context, body []byte) (int, []byte) {
 	return func(ctx context.Context, body []byte) (int, []byte) {
 		var in PeerRequest
 		dec := json.NewDecoder(bytes.NewReader(body))
@@ -137,11 +153,11 @@ func PeerReview(consult func(ctx context.Context, req Request, advisor string) [
 		if len(in.Advisor) > 100 {
 			return 400, []byte("the advisor's name is too long")
 		}
-		answers := consult(ctx, in.Request, in.Advisor)
-		if answers == nil {
-			answers = []PeerAnswer{}
+		resp := consult(ctx, in.Request, in.Advisor)
+		if resp.Answers == nil {
+			resp.Answers = []PeerAnswer{}
 		}
-		reply, err := json.Marshal(PeerResponse{Answers: answers})
+		reply, err := json.Marshal(resp)
 		if err != nil {
 			return 500, []byte("the answers could not be encoded")
 		}

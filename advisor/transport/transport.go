@@ -124,6 +124,9 @@ type Target struct {
 	Credential string
 	// Command is the exec adapter's argv; the prompt goes to its stdin.
 	Command []string
+	// Dir is the directory the exec adapter runs Command in; "" is this
+	// process's own.
+	Dir string
 	// Model is the declared model to request; "" requests none.
 	Model string
 	// PeerAdvisor is, for a peer, the advisor at the peer to ask; ""

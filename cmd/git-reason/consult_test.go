@@ -357,13 +357,14 @@ func peerAdvisor(addr string) string {
 const peerToken = "peer-token-5c2f"
 
 // consultsPeer starts "git reason serve" on loopback, taking peerToken
-// through --token-env, in a repository whose one advisor (localAdvisor,
-// declared to serve model) reads the question and prints answer. It
+// through --token-env, in a repository whose one advisor (as localAdvisor,
+// declared to serve model, and to answer peers) reads the question and
+// prints answer. It
 // returns the server's address and stderr, and a second repository whose
 // one advisor, adv-remote, is that peer.
 func consultsPeer(t *testing.T, model, answer string) (addr string, serverLog func() string, b *sandbox) {
 	t.Helper()
-	a := newSandbox(t, localAdvisor("fake-peer-reviewer", model),
+	a := newSandbox(t, fakeVendor+"advisors:\n"+cliAdvisor("adv-local", "fake-peer-reviewer", "provider: fake_tool", "vendor: fakevendor", "model: "+model, "answers_peers: true"),
 		map[string]string{"fake-peer-reviewer": "cat > /dev/null\necho '" + answer + "'\n"}, "PEER_TEST_TOKEN="+peerToken)
 	addr, serverLog = serve(t, a, "--token-env", "PEER_TEST_TOKEN")
 	return addr, serverLog, newSandbox(t, peerAdvisor(addr), nil, "PEER_TEST_TOKEN="+peerToken)

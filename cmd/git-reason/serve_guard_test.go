@@ -35,7 +35,7 @@ import (
 // guardOverlay is the user's own overlay: one advisor that answers after
 // a pause (so requests overlap) and one that fails, printing an address
 // and an error a caller must not learn.
-var guardOverlay = "advisors:\n" + cliAdvisor("adv-secret-answering", "fake-guard-ok") + cliAdvisor("adv-secret-failing", "fake-guard-fail") +
+var guardOverlay = "advisors:\n" + cliAdvisor("adv-secret-answering", "fake-guard-ok", "answers_peers: true") + cliAdvisor("adv-secret-failing", "fake-guard-fail", "answers_peers: true") +
 	"order: [adv-secret-failing, adv-secret-answering]\n"
 
 type served struct {

@@ -85,9 +85,11 @@ func serveCommand() *cli.Command {
 			"Requests must be application/json, name a loopback Host (or one given with --allow-host) and carry\n" +
 			"no Origin header: web pages cannot spend your advisors. A page on an origin given with --allow-origin\n" +
 			"can, from a browser, with the token: its preflight is answered and the answers name its origin.\n" +
-			"Requests are answered by this repository's own advisors, never by its peers. With none available\n" +
-			"('git reason advisors' says why), serve warns when it starts: every request would be answered\n" +
-			"as unavailable.",
+			"Requests are answered by this repository's own advisors, never by its peers. An advisor that runs a\n" +
+			"command here (transport cli) answers a peer only when its declaration says answers_peers: true, and then\n" +
+			"runs in an empty temporary directory: a question could ask it to read this machine's files. With none\n" +
+			"that may answer ('git reason advisors' says why), serve warns when it starts: every request would be\n" +
+			"answered as unavailable, with a note saying why.",
 		Flags: slices.Concat(
 			[]cli.Flag{&cli.StringFlag{Name: "listen", Value: "127.0.0.1:7411", Usage: "`ADDR` to listen on (no host, as in :7411: every interface)", Destination: &o.Listen}},
 			o.flags("", "peers", "GIT_REASON_PEER_TOKEN", "serve-token", 4),

@@ -195,6 +195,9 @@ type AdvisorRow struct {
 	Until        string   `json:"until,omitempty"`
 	Capabilities []string `json:"capabilities"`
 	Local        bool     `json:"local"`
+	// AnswersPeers says whether git reason serve may ask it a peer's
+	// question (advisor.Declaration.MayAnswerPeers).
+	AnswersPeers bool `json:"answers_peers"`
 }
 
 // Advisors lists every declared advisor, in preference order, with its
@@ -212,7 +215,8 @@ func (e *Session) Advisors(ctx context.Context) (*AdvisorList, error) {
 	for _, a := range snap {
 		d, _ := cat.Advisor(a.ID)
 		out.Advisors = append(out.Advisors, AdvisorRow{ID: a.ID, Transport: d.Transport, Adapter: d.Adapter,
-			Status: string(a.Status), Reason: a.Reason, Until: a.Until, Capabilities: append([]string{}, a.Capabilities...), Local: a.Local})
+			Status: string(a.Status), Reason: a.Reason, Until: a.Until, Capabilities: append([]string{}, a.Capabilities...), Local: a.Local,
+			AnswersPeers: d.MayAnswerPeers()})
 	}
 	return out, nil
 }

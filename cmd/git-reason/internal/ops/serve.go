@@ -41,17 +41,21 @@ func (e *Session) ServeTokenPath() string {
 }
 
 // ReviewForPeer answers one peer's request with one of this repository's
-// advisors: the one the request names (by its id here), or else the first
-// that policy would select for the capabilities it needs (available ones
+// advisors that may answer a peer (advisor.Declaration.MayAnswerPeers):
+// the one the request names (by its id here), or else the first that
+// policy would select for the capabilities it needs (available ones
 // first, then recovering ones, in preference order), the next asked only
 // when one fails. The peer's consultation keeps one answer, so asking
 // every advisor would spend their quota for answers nobody reads. A peer
 // advisor is never asked, so that two servers never ask each other in a
-// loop. Nothing is recorded here: the asking side records the outcome.
-func (e *Session) ReviewForPeer(ctx context.Context, req transport.Request, name string) []transport.PeerAnswer {
-	cat, candidates, err := e.peerCandidates(ctx)
+// loop, nor an exec advisor whose declaration does not opt it in: it runs
+// a command here, which a question could ask to read this machine's
+// files. When no advisor may be asked, the response's note says why.
+// Nothing is recorded here: the asking side records the outcome.
+func (e *Session) ReviewForPeer(ctx context.Context, req transport.Request, name string) transport.PeerResponse {
+	cat, candidates, note, err := e.peerCandidates(ctx)
 	if err != nil {
-		return nil
+		return transport.PeerResponse{}
 	}
 	var order []string
 	if name != "" {
@@ -60,11 +64,14 @@ func (e *Session) ReviewForPeer(ctx context.Context, req transport.Request, name
 			order = []string{name}
 		}
 		if len(order) == 0 {
-			return []transport.PeerAnswer{{Advisor: "advisor-1", Status: transport.PeerFailed,
-				Failure: &record.Failure{Kind: string(transport.Unavailable)}}}
+			return transport.PeerResponse{Answers: []transport.PeerAnswer{{Advisor: "advisor-1", Status: transport.PeerFailed,
+				Failure: &record.Failure{Kind: string(transport.Unavailable)}}}}
 		}
 	} else {
 		order = policy.Select(candidates, req.Needs, len(candidates))
+	}
+	if len(order) == 0 {
+		return transport.PeerResponse{Answers: []transport.PeerAnswer{}, Note: note}
 	}
 	// The caller learns what answered and how each one failed, never
 	// which advisors this server declares, where they live or what their
@@ -72,7 +79,7 @@ func (e *Session) ReviewForPeer(ctx context.Context, req transport.Request, name
 	answers := make([]transport.PeerAnswer, 0, 1)
 	for i, id := range order {
 		d, _ := cat.Advisor(id)
-		a := advisor.AskEach(ctx, []advisor.Declaration{d}, req)[0]
+		a := advisor.AskForPeer(ctx, d, req)
 		pa := transport.PeerAnswer{Advisor: fmt.Sprintf("advisor-%d", i+1), Status: transport.PeerFailed}
 		if a.Failure != nil {
 			pa.Failure = &record.Failure{Kind: a.Failure.Kind, RetryAfterS: a.Failure.RetryAfterS}
@@ -85,33 +92,49 @@ func (e *Session) ReviewForPeer(ctx context.Context, req transport.Request, name
 			break
 		}
 	}
-	return answers
+	return transport.PeerResponse{Answers: answers}
 }
 
-// AnswersPeers reports whether a peer's review request would find an
-// advisor to ask here now (ReviewForPeer): one that is not a peer and is
-// available or recovering. When none is, every request is answered as
-// unavailable, so serve says so when it starts.
-func (e *Session) AnswersPeers(ctx context.Context) (bool, error) {
-	_, candidates, err := e.peerCandidates(ctx)
+// AnswersPeers says, when a peer's review request would find no advisor
+// to ask here now (ReviewForPeer), why, in the words the answer to the
+// peer gives (transport.PeerNoAdvisor, transport.PeerNoAdvisorMay); ""
+// when one would. serve says it when it starts.
+func (e *Session) AnswersPeers(ctx context.Context) (string, error) {
+	_, candidates, note, err := e.peerCandidates(ctx)
 	if err != nil {
-		return false, err
+		return "", err
 	}
-	return len(policy.Select(candidates, nil, 1)) > 0, nil
+	if len(policy.Select(candidates, nil, 1)) > 0 {
+		return "", nil
+	}
+	return note, nil
 }
 
 // peerCandidates is the catalog and the availability now of the advisors
-// a peer's request may be answered by: every declared one but the peers.
-func (e *Session) peerCandidates(ctx context.Context) (*advisor.Catalog, []policy.Advisor, error) {
+// a peer's request may be answered by (those whose declaration
+// MayAnswerPeers), with the note that says why none may be asked should
+// policy select none of them: transport.PeerNoAdvisorMay when an exec
+// advisor that does not opt in is available or recovering, else
+// transport.PeerNoAdvisor.
+func (e *Session) peerCandidates(ctx context.Context) (*advisor.Catalog, []policy.Advisor, string, error) {
 	cat, snap, err := e.catalogNow(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
-	var candidates []policy.Advisor
+	var candidates, withheld []policy.Advisor
 	for _, s := range snap {
-		if d, ok := cat.Advisor(s.ID); ok && d.Transport != advisor.TransportPeer {
+		d, ok := cat.Advisor(s.ID)
+		switch {
+		case !ok:
+		case d.MayAnswerPeers():
 			candidates = append(candidates, s)
+		case d.Transport != advisor.TransportPeer:
+			withheld = append(withheld, s)
 		}
 	}
-	return cat, candidates, nil
+	note := transport.PeerNoAdvisor
+	if len(policy.Select(withheld, nil, 1)) > 0 {
+		note = transport.PeerNoAdvisorMay
+	}
+	return cat, candidates, note, nil
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"git-reason/advisor/transport"
@@ -17,8 +18,8 @@ import (
 	"git-reason/reliability/harness"
 )
 
-// serveOverlay declares one local exec advisor able to reason and nothing
-// else. Every name here is made up.
+// serveOverlay declares two local exec advisors able to reason and
+// nothing else, both opted in to answer peers. Every name here is made up.
 const serveOverlay = `providers:
   - id: fake_tool
     name: Fake Tool
@@ -37,6 +38,7 @@ advisors:
     vendor: fakevendor
     model: fake-model-1
     capabilities: [reasoning]
+    answers_peers: true
   - id: adv-second
     transport: cli
     adapter: exec
@@ -46,6 +48,7 @@ advisors:
     vendor: fakevendor
     model: fake-model-1
     capabilities: [reasoning]
+    answers_peers: true
 `
 
 // servePeers opens a fresh repository whose user overlay declares
@@ -55,6 +58,12 @@ advisors:
 // peer handler on loopback. It returns the server's URL and the path of
 // the log.
 func servePeers(t *testing.T) (string, string) {
+	t.Helper()
+	return servePeersWith(t, serveOverlay)
+}
+
+// servePeersWith is servePeers with another user overlay.
+func servePeersWith(t *testing.T, overlay string) (string, string) {
 	t.Helper()
 	if runtime.GOOS == "windows" {
 		t.Skip("the fake advisor is a shell script")
@@ -68,7 +77,7 @@ func servePeers(t *testing.T) (string, string) {
 		}
 	}
 	files := map[string]string{
-		filepath.Join(home, ".config", "git-reason", "advisors.yaml"): serveOverlay,
+		filepath.Join(home, ".config", "git-reason", "advisors.yaml"): overlay,
 		filepath.Join(bin, "fake-reviewer"): "#!/bin/sh\ncat >/dev/null\n[ -e '" + root + "/first-fails' ] && exit 1\necho asked adv-local >> '" + asked + "'\n" +
 			`echo '{"stance":"endorse","summary":"fine by me","confidence":0.6}'` + "\n",
 		filepath.Join(bin, "fake-second"): "#!/bin/sh\ncat >/dev/null\necho asked adv-second >> '" + asked + "'\n" +
@@ -107,6 +116,12 @@ func review(t *testing.T, url string, needs ...string) []transport.PeerAnswer {
 // reviewNamed asks the peer at url, naming the advisor to ask there.
 func reviewNamed(t *testing.T, url, name string, needs ...string) []transport.PeerAnswer {
 	t.Helper()
+	return reviewResponse(t, url, name, needs...).Answers
+}
+
+// reviewResponse is reviewNamed's whole response.
+func reviewResponse(t *testing.T, url, name string, needs ...string) transport.PeerResponse {
+	t.Helper()
 	body, _ := json.Marshal(transport.PeerRequest{Request: transport.Request{Subject: "queue", Question: "keep it?", Needs: needs}, Advisor: name})
 	resp, err := http.Post(url+transport.PeerPath, "application/json", bytes.NewReader(body))
 	if err != nil {
@@ -117,7 +132,26 @@ func reviewNamed(t *testing.T, url, name string, needs ...string) []transport.Pe
 	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&out) != nil {
 		t.Fatalf("review: status %d", resp.StatusCode)
 	}
-	return out.Answers
+	return out
+}
+
+// An exec advisor runs a command on this machine, which a peer's question
+// could ask to read its files: without answers_peers in its declaration
+// no peer's question reaches it, and the answer says why in one line.
+func TestServeAsksNoExecAdvisorNotOptedIn(t *testing.T) {
+	url, asked := servePeersWith(t, strings.ReplaceAll(serveOverlay, "    answers_peers: true\n", ""))
+	for _, name := range []string{"", "adv-local"} {
+		got := reviewResponse(t, url, name, "reasoning")
+		if name == "" && (len(got.Answers) != 0 || got.Note != transport.PeerNoAdvisorMay) {
+			t.Errorf("not opted in: %+v, want no answer and the note %q", got, transport.PeerNoAdvisorMay)
+		}
+		if name != "" && (len(got.Answers) != 1 || got.Answers[0].Status != transport.PeerFailed) {
+			t.Errorf("not opted in, named %s: %+v, want one unavailable answer", name, got)
+		}
+	}
+	if data, err := os.ReadFile(asked); err == nil {
+		t.Errorf("an exec advisor not opted in was asked a peer's question: %q", data)
+	}
 }
 
 // Serve selects advisors as policy does: a request needing a capability no

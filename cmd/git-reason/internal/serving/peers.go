@@ -23,13 +23,16 @@ import (
 // share/context.yaml), so the guard must not refuse what the endpoint
 // would read.
 func Peers(ctx context.Context, e *ops.Session, req ops.ServeRequest) error {
-	answers, err := e.AnswersPeers(ctx)
+	none, err := e.AnswersPeers(ctx)
 	if err != nil {
 		return err
 	}
 	var warnings []string
-	if !answers {
+	switch none {
+	case transport.PeerNoAdvisor:
 		warnings = append(warnings, noAdvisorWarning)
+	case transport.PeerNoAdvisorMay:
+		warnings = append(warnings, noAdvisorMayWarning)
 	}
 	return serveGuarded(ctx, req, endpoint{path: transport.PeerPath, tokenPath: e.ServeTokenPath(), clients: "peers",
 		limits: guard.Config{MaxBody: transport.PeerRequestLimit}, handler: PeerHandler(e), warnings: warnings})
@@ -40,6 +43,14 @@ func Peers(ctx context.Context, e *ops.Session, req ops.ServeRequest) error {
 // answered as unavailable, which the asking side records as a failure.
 const noAdvisorWarning = "warning: no advisor is available here, so every review request will be answered as unavailable: " +
 	"see why with 'git reason advisors', or declare one in .reason/advisors.yaml and run 'git reason trust'"
+
+// noAdvisorMayWarning is said when serve starts with advisors available
+// that may not answer a peer: exec advisors whose declaration does not opt
+// them in, since a command run here could be asked to read this machine's
+// files and put them in its answer.
+const noAdvisorMayWarning = "warning: no advisor here may answer a peer, so every review request will be answered as unavailable: " +
+	"an advisor that runs a command on this machine (transport cli) could be asked to read its files, so it answers peers only when its declaration " +
+	"(yours, or a repository's you trusted) says answers_peers: true, and then runs in an empty temporary directory"
 
 // endpoint is one HTTP endpoint that serveGuarded serves.
 type endpoint struct {
