@@ -1230,6 +1230,20 @@ func TestErrorsNameToolsNotCommands(t *testing.T) {
 	fails("close", map[string]any{"task": "T-1", "outcome": "done"}, "reopen it first with the reopen tool")
 }
 
+// A context range whose ends share no history (a search that finds a
+// record's commit, on refs/reasoning/) has no merge base: bad input, as
+// the command line says it, not a failure of the tool.
+func TestContextRangeWithoutMergeBase(t *testing.T) {
+	dir := newRepo(t)
+	harness.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "first")
+	cs := connect(t, dir, nil)
+	callTool(t, cs, "assess", map[string]any{"task": "T-1", "subject": "s", "question": "q?", "materiality": "minor", "reversibility": "reversible"})
+	res, te := callError(t, cs, "context", map[string]any{"range": ":/^assessment: "})
+	if !res.IsError || te.Code != CodeBadInput || !strings.Contains(te.Message, "share no history") {
+		t.Errorf("a range of no common history: %s %q, want %s saying the ends share no history", te.Code, te.Message, CodeBadInput)
+	}
+}
+
 // jsonValue is v as encoding/json decodes it into an any.
 func jsonValue(t *testing.T, v any) any {
 	t.Helper()

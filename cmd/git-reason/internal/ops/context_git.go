@@ -229,7 +229,9 @@ func (e *Session) rangeCommits(ctx context.Context, rg *commitRange) ([]rangeCom
 }
 
 // rangeFiles lists the files the range changes, from the merge base of its
-// ends to its end, in one git process.
+// ends to its end, in one git process. Ends that share no history (a ":/"
+// search that found a commit of refs/reasoning/, say) have no merge base:
+// that is the range given, not a failure here.
 func (e *Session) rangeFiles(ctx context.Context, rg *commitRange) (map[string]bool, error) {
 	args := []string{"diff", "--name-only", "--no-renames", "-z", rg.base + "..." + rg.head, "--"}
 	if rg.base == "" {
@@ -238,6 +240,10 @@ func (e *Session) rangeFiles(ctx context.Context, rg *commitRange) (map[string]b
 		args = []string{"ls-tree", "-r", "-z", "--name-only", "--full-tree", rg.head}
 	}
 	out, err := e.gitOut(ctx, args...)
+	if err != nil && rg.base != "" && strings.HasSuffix(err.Error(), "no merge base") {
+		return nil, Usage("range %q: %s and %s share no history (git finds no merge base): give two revisions of one history",
+			rg.spec, rg.base[:12], rg.head[:12])
+	}
 	if err != nil {
 		return nil, fmt.Errorf("list the files %s changes: %w", rg.spec, err)
 	}
