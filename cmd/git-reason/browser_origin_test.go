@@ -97,7 +97,7 @@ func pageFetch(t *testing.T, origin, method, u string, headers map[string]string
 
 func TestServeAllowedOrigin(t *testing.T) {
 	t.Parallel()
-	const page, token = "https://reviews.example", "page-token-7f3a"
+	const page, token = "https://reviews.example", "page-token-7f3a-b05c"
 	s := newSandbox(t, "advisors:\n"+cliAdvisor("adv-page", "fake-page", "answers_peers: true"),
 		map[string]string{"fake-page": "cat >/dev/null\necho '{\"stance\":\"endorse\",\"summary\":\"read by the page\",\"confidence\":0.6}'\n"},
 		"PAGE_TOKEN="+token)

@@ -354,7 +354,7 @@ func peerAdvisor(addr string) string {
 }
 
 // peerToken is the token a peer served by consultsPeer takes.
-const peerToken = "peer-token-5c2f"
+const peerToken = "peer-token-5c2f-e61a"
 
 // consultsPeer starts "git reason serve" on loopback, taking peerToken
 // through --token-env, in a repository whose one advisor (as localAdvisor,

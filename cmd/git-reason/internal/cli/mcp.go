@@ -33,10 +33,11 @@ func mcpCommand() *cli.Command {
 			"the session goes on. At the end of input every request read is answered before the server exits, so\n" +
 			"'printf REQUESTS | git reason mcp' works from a script.\n\n" +
 			"With --http ADDR it serves streamable HTTP at http://ADDR/mcp instead, under serve's rules: every request\n" +
-			"needs the token ('Authorization: Bearer <token>'), loopback included: the value of the --token-env variable,\n" +
-			"or one generated once and kept in .git/reason/mcp-token (mode 0600). Requests must be application/json, name\n" +
-			"a loopback Host (or one given with --allow-host) and carry no Origin header, unless from a page on an origin\n" +
-			"given with --allow-origin: its preflight is answered and the answers name its origin (the token is still needed).\n" +
+			"needs the token ('Authorization: Bearer <token>'), loopback included: the value of the --token-env variable\n" +
+			"(16 characters at least), or one generated once and kept in .git/reason/mcp-token (mode 0600). Requests must\n" +
+			"be application/json, name a loopback Host (or one given with --allow-host) and carry no Origin header, unless\n" +
+			"from a page on an origin given with --allow-origin: its preflight is answered and the answers name its origin\n" +
+			"(the token is still needed).\n" +
 			"An ADDR without a host (:7412) listens on 127.0.0.1.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "repo", Usage: "serve the repository at `DIR` (default: the one the command starts in)", Destination: &o.Repo},

@@ -81,7 +81,8 @@ func serveCommand() *cli.Command {
 	o := &serveOptions{}
 	return &cli.Command{
 		Description: "Every request needs the token ('Authorization: Bearer <token>'), loopback included: the value of\n" +
-			"the --token-env variable, or one generated once and kept in .git/reason/serve-token (mode 0600).\n" +
+			"the --token-env variable (16 characters at least), or one generated once and kept in\n" +
+			".git/reason/serve-token (mode 0600).\n" +
 			"Requests must be application/json, name a loopback Host (or one given with --allow-host) and carry\n" +
 			"no Origin header: web pages cannot spend your advisors. A page on an origin given with --allow-origin\n" +
 			"can, from a browser, with the token: its preflight is answered and the answers name its origin.\n" +

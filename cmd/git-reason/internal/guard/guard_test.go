@@ -86,3 +86,26 @@ func TestTokenFileNotRegular(t *testing.T) {
 		}
 	}
 }
+
+// A token from the variable is held to the token file's minimum: a short
+// one, which a client could guess, was taken as it was.
+func TestTokenMinimumLength(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "serve-token")
+	t.Setenv("GUARD_TEST_TOKEN", "peer-token-91d0")
+	want := "$GUARD_TEST_TOKEN holds a token of 15 characters: give one of at least 16 (or unset it, and a token is generated in " + path + ")"
+	if token, _, err := Token("GUARD_TEST_TOKEN", path, "peers"); err == nil || err.Error() != want {
+		t.Errorf("a 15-character token from the variable: %q, %v; want the error %q", token, err, want)
+	}
+	t.Setenv("GUARD_TEST_TOKEN", "peer-token-91d0x")
+	if token, _, err := Token("GUARD_TEST_TOKEN", path, "peers"); err != nil || token != "peer-token-91d0x" {
+		t.Errorf("a 16-character token from the variable: %q, %v", token, err)
+	}
+	if err := os.WriteFile(path, []byte("peer-token-91d0\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GUARD_TEST_TOKEN", "")
+	if _, _, err := Token("GUARD_TEST_TOKEN", path, "peers"); err == nil || !strings.Contains(err.Error(), "holds no usable token") {
+		t.Errorf("a 15-character token file: %v, want it refused", err)
+	}
+}

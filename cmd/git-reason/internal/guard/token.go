@@ -16,9 +16,14 @@ import (
 // variable envVar when it is set, else the token kept in path (see
 // LoadOrCreateToken). note, when not empty, is the line that tells the user
 // where the token is kept and how to read it, never the token itself;
-// clients names who sends it.
+// clients names who sends it. A token shorter than MinTokenLength is
+// refused, from the variable as from the file.
 func Token(envVar, path, clients string) (token, note string, err error) {
 	if token = os.Getenv(envVar); token != "" {
+		if len(token) < MinTokenLength {
+			return "", "", fmt.Errorf("$%s holds a token of %d characters: give one of at least %d (or unset it, and a token is generated in %s)",
+				envVar, len(token), MinTokenLength, path)
+		}
 		return token, "", nil
 	}
 	token, created, err := LoadOrCreateToken(path)
@@ -32,6 +37,11 @@ func Token(envVar, path, clients string) (token, note string, err error) {
 	return token, fmt.Sprintf("token %s in %s: %s send it as 'Authorization: Bearer <token>' (read it with: cat %s), or set %s to choose one",
 		verb, path, clients, path, envVar), nil
 }
+
+// MinTokenLength is the fewest characters a token may have, whether a
+// variable or a file gives it: one any client could guess opens the
+// server to anyone. A generated token has 64.
+const MinTokenLength = 16
 
 // LoadOrCreateToken returns the token kept in path, creating it (32 random
 // bytes, hex) with mode 0600 in a 0700 directory when it does not exist.
@@ -67,7 +77,7 @@ func LoadOrCreateToken(path string) (token string, created bool, err error) {
 		return "", false, err
 	}
 	token = strings.TrimSpace(string(data))
-	if len(token) < 16 {
+	if len(token) < MinTokenLength {
 		return "", false, fmt.Errorf("the token file %s holds no usable token: remove it and serve again", path)
 	}
 	return token, false, nil
