@@ -1,6 +1,7 @@
 package record
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strconv"
@@ -128,6 +129,16 @@ type ToolAdvised interface {
 	// ToolMessage is Error's message with the tools' advice instead.
 	ToolMessage() string
 }
+
+// Advice is a line of advice said two ways, as ToolAdvised says an
+// error's: String to the command line (and the page), naming its
+// commands, and ToolMessage to the MCP tools, naming the tool to call and
+// its arguments, or saying that a step no tool takes is the person's.
+// Tools empty is CLI said to both.
+type Advice struct{ CLI, Tools string }
+
+func (a Advice) String() string      { return a.CLI }
+func (a Advice) ToolMessage() string { return cmp.Or(a.Tools, a.CLI) }
 
 // AdvisedError is a refusal, or bad input, whose advice names the command
 // line's flags or commands: Rule says what is wrong, Flags is the command

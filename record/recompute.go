@@ -3,6 +3,7 @@ package record
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 )
 
@@ -69,30 +70,34 @@ func (s *State) Find(id string) *Entry {
 }
 
 // NotVerified is the line every surface shows first for a task whose
-// history does not verify, naming replay's first finding; "" for f nil.
-func NotVerified(f *Finding) string {
+// history does not verify, naming replay's first finding, and where to
+// read the rest: the verify command, or the verify tool; empty for f nil.
+func NotVerified(f *Finding) Advice {
 	if f == nil {
-		return ""
+		return Advice{}
 	}
 	where := "commit " + ShortCommit(f.Commit)
 	if f.Record != "" {
 		where = "record " + ShortID(f.Record) + ", " + where
 	}
-	return "does not verify: " + f.Code + ": " + Printable(f.Message) + " (" + where + "); see 'git reason verify " + f.Task + "'"
+	line := "does not verify: " + f.Code + ": " + Printable(f.Message) + " (" + where + "); see "
+	return Advice{CLI: line + "'git reason verify " + f.Task + "'", Tools: line + fmt.Sprintf("the verify tool (tasks: [%q])", f.Task)}
 }
 
 // NotVerifiedFirst is what a list's read surface says first of the tasks
 // whose history does not verify: a line "T: does not verify: ..." for
 // each task of n items (at gives the i-th item's task and replay's first
 // finding, nil when it verifies), once per task, in the order first seen.
-func NotVerifiedFirst(n int, at func(i int) (string, *Finding)) string {
-	var b strings.Builder
+func NotVerifiedFirst(n int, at func(i int) (string, *Finding)) Advice {
+	var cli, tools strings.Builder
 	said := map[string]bool{}
 	for i := range n {
 		if task, f := at(i); f != nil && !said[task] {
 			said[task] = true
-			b.WriteString(task + ": " + NotVerified(f) + "\n")
+			line := NotVerified(f)
+			cli.WriteString(task + ": " + line.String() + "\n")
+			tools.WriteString(task + ": " + line.ToolMessage() + "\n")
 		}
 	}
-	return b.String()
+	return Advice{CLI: cli.String(), Tools: tools.String()}
 }

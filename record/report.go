@@ -2,6 +2,7 @@ package record
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -109,6 +110,24 @@ func (s *State) Summarize() Status {
 	return out
 }
 
+// NextVerbs are the verbs of the git reason commands a next step names
+// (Status.Next, a PersonOption's Then), in order, each once: the MCP
+// tools of the same names take the step.
+func NextVerbs(next string) []string {
+	var verbs []string
+	for {
+		_, rest, ok := strings.Cut(next, "git reason ")
+		if !ok {
+			return verbs
+		}
+		verb, _, _ := strings.Cut(rest, " ")
+		if !slices.Contains(verbs, verb) {
+			verbs = append(verbs, verb)
+		}
+		next = rest
+	}
+}
+
 func (s *State) next(st Status) string {
 	t := s.Task
 	if s.Unverified != nil {
@@ -176,7 +195,7 @@ func (s *State) Report() string {
 	st := s.Summarize()
 	fmt.Fprintf(&b, "# Reasoning: %s\n\n", s.Task)
 	if s.Unverified != nil {
-		fmt.Fprintf(&b, "**%s**\n\n", NotVerified(s.Unverified))
+		fmt.Fprintf(&b, "**%s**\n\n", NotVerified(s.Unverified).String())
 	}
 	fmt.Fprintf(&b, "Phase: **%s** · records: %d · review count: %d\n", st.Phase, st.Records, st.ReviewCount)
 	if st.Closed != nil {

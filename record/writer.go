@@ -347,7 +347,8 @@ func (w *Writer) verifiedAt(ctx context.Context, task, head string) error {
 		return err
 	}
 	if f != nil {
-		return refuse(fmt.Sprintf("task %s %s: nothing is written on top of a history that breaks the rules", task, NotVerified(f)))
+		line, rest := NotVerified(f), ": nothing is written on top of a history that breaks the rules"
+		return refuseAdvised("task "+task+" ", line.String()+rest, line.ToolMessage()+rest)
 	}
 	return nil
 }

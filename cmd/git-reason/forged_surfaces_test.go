@@ -107,6 +107,18 @@ func TestForgedHistoryWebAndMCP(t *testing.T) {
 		if text := compact(res); strings.Contains(text, "reviews: 3") || strings.Contains(text, `"review_count":3`) || strings.Contains(text, "review count: 3") {
 			t.Errorf("%s %v repeats the claim: %s", call["name"], call["arguments"], text)
 		}
+		// Where to read why is the verify tool, not the command line's
+		// command, which a client cannot type.
+		if text := jstr(res, "content.0.text"); !strings.Contains(text, "; see the verify tool ") ||
+			strings.Contains(text, "git reason verify") {
+			t.Errorf("%s %v does not name the verify tool: %s", call["name"], call["arguments"], text)
+		}
+	}
+	// A write on top of the history is refused, naming the verify tool too.
+	res := decodeJSON(t, r.call(t, "tools/call", map[string]any{"name": "withdraw",
+		"arguments": map[string]any{"task": "U", "record": jstr(decodeJSON(t, r.call(t, "tools/call", map[string]any{"name": "log", "arguments": map[string]any{"task": "U"}})), "structuredContent.entries.0.id"), "reason": "r"}}))
+	if msg := jstr(res, "structuredContent.message"); !strings.Contains(msg, `see the verify tool (tasks: ["U"]): nothing is written`) {
+		t.Errorf("a write on top of U is refused with %q", msg)
 	}
 	// search, and log with a pattern, read the search index: recomputed
 	// and said not to verify too.
@@ -121,7 +133,7 @@ func TestForgedHistoryWebAndMCP(t *testing.T) {
 			t.Errorf("%s: %s", call["name"], text)
 		}
 	}
-	res := decodeJSON(t, r.call(t, "tools/call", map[string]any{"name": "status", "arguments": map[string]any{}}))
+	res = decodeJSON(t, r.call(t, "tools/call", map[string]any{"name": "status", "arguments": map[string]any{}}))
 	if text := compact(res); strings.Count(text, "does not verify") < 2 || strings.Count(text, `"does_not_verify"`) < 2 || strings.Contains(text, `"review_count":3`) {
 		t.Errorf("status of every task: %s", text)
 	}

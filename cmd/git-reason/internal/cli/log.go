@@ -127,7 +127,7 @@ func runLog(ctx context.Context, o *logOptions) error {
 // printNotVerified says first, once per task, which tasks of lines do not
 // verify: their lines show what replay recomputes and refuses.
 func printNotVerified(w io.Writer, lines []ops.LogLine) {
-	fmt.Fprint(w, record.NotVerifiedFirst(len(lines), func(i int) (string, *record.Finding) { return lines[i].Task, lines[i].DoesNotVerify }))
+	fmt.Fprint(w, record.NotVerifiedFirst(len(lines), func(i int) (string, *record.Finding) { return lines[i].Task, lines[i].DoesNotVerify }).String())
 }
 
 // signatureTag is a log line's signature, after its summary: nothing for

@@ -42,7 +42,7 @@ func searchCommand() *cli.Command {
 					fmt.Fprintf(w, "no record mentions %q\n", o.Text)
 					return nil
 				}
-				fmt.Fprint(w, record.NotVerifiedFirst(len(hits), func(i int) (string, *record.Finding) { return hits[i].Task, hits[i].DoesNotVerify }))
+				fmt.Fprint(w, record.NotVerifiedFirst(len(hits), func(i int) (string, *record.Finding) { return hits[i].Task, hits[i].DoesNotVerify }).String())
 				for _, h := range hits {
 					fmt.Fprintf(w, "%s %s %s %s  %s\n", h.Task, record.ShortID(h.ID), h.Kind, h.Created, record.Printable(h.Summary))
 					for _, m := range h.Matches {

@@ -65,7 +65,7 @@ func runShow(ctx context.Context, o *showOptions) error {
 	}
 	return o.render(out, func(w io.Writer) error {
 		if st.Unverified != nil {
-			fmt.Fprintln(w, record.NotVerified(st.Unverified))
+			fmt.Fprintln(w, record.NotVerified(st.Unverified).String())
 		}
 		fmt.Fprintf(w, "%s %s\ntask:    %s\nclock:   %d\ncreated: %s\nactor:   %s\norigin:  %s\nsurface: %s\nsummary: %s\n",
 			e.Kind, e.ID, e.Task, e.Clock, record.Printable(e.Created), record.Printable(e.Actor), record.Printable(e.Origin), surfaceText(e), record.Summary(e))

@@ -125,7 +125,7 @@ func printStatus(w io.Writer, pal palette, s record.Status) {
 	fmt.Fprintf(w, "task %s: %s (%s)\n", s.Task, pal.phase(s.Phase), record.Plural(s.Records, "record"))
 	if s.DoesNotVerify != nil {
 		// First, before any figure: what follows is recomputed by replay.
-		fmt.Fprintf(w, "  %s\n", record.NotVerified(s.DoesNotVerify))
+		fmt.Fprintf(w, "  %s\n", record.NotVerified(s.DoesNotVerify).String())
 	}
 	if s.Closed != nil {
 		fmt.Fprintf(w, "  closed:       %s\n", s.Closed.Line())

@@ -76,7 +76,7 @@ func printTasks(w io.Writer, pal palette, rows []ops.TaskRow, none string) error
 		fmt.Fprintln(w, none)
 		return nil
 	}
-	fmt.Fprint(w, record.NotVerifiedFirst(len(rows), func(i int) (string, *record.Finding) { return rows[i].Task, rows[i].DoesNotVerify }))
+	fmt.Fprint(w, record.NotVerifiedFirst(len(rows), func(i int) (string, *record.Finding) { return rows[i].Task, rows[i].DoesNotVerify }).String())
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "TASK\t%s\tSTATE\tRECORDS\tUPDATED\tSUBJECT\n", pal.paint(sgrPlain, "PHASE"))
 	for _, r := range rows {

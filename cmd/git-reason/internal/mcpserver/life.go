@@ -52,7 +52,7 @@ func (s *Server) tasks(ctx context.Context, c *call) (*outcome, error) {
 	}
 	var b strings.Builder
 	// As 'git reason tasks' says it: first, once per task.
-	b.WriteString(record.NotVerifiedFirst(len(rows), func(i int) (string, *record.Finding) { return rows[i].Task, rows[i].DoesNotVerify }))
+	b.WriteString(record.NotVerifiedFirst(len(rows), func(i int) (string, *record.Finding) { return rows[i].Task, rows[i].DoesNotVerify }).ToolMessage())
 	for _, r := range rows {
 		fmt.Fprintf(&b, "%s %s %s %s\n", r.Task, r.Phase, r.State, r.Updated)
 	}
@@ -77,7 +77,7 @@ func (s *Server) search(ctx context.Context, c *call) (*outcome, error) {
 	}
 	var b strings.Builder
 	// As 'git reason search' says it: first, once per task.
-	b.WriteString(record.NotVerifiedFirst(len(hits), func(i int) (string, *record.Finding) { return hits[i].Task, hits[i].DoesNotVerify }))
+	b.WriteString(record.NotVerifiedFirst(len(hits), func(i int) (string, *record.Finding) { return hits[i].Task, hits[i].DoesNotVerify }).ToolMessage())
 	for _, h := range hits {
 		fmt.Fprintf(&b, "%s %s %s: %s\n", h.Task, record.ShortID(h.ID), h.Kind, h.Summary)
 	}

@@ -62,8 +62,12 @@ func TestPlanSaysRepositoryLowered(t *testing.T) {
 		t.Fatalf("plan's lowered = %+v, want none selected where adv-a and adv-b would be (%s)", out.Lowered, raw)
 	}
 	text := res.Content[0].(*mcp.TextContent).Text
-	if !strings.Contains(text, "\n"+out.Lowered.Notice) || !strings.HasPrefix(out.Lowered.Notice, "review lowered by ") {
-		t.Errorf("the text does not carry the notice line: %q", text)
+	// Said as the person's step: the command line's notice, whose
+	// advice is a command no tool runs.
+	said, ok := strings.CutSuffix(out.Lowered.Notice, "see 'git reason trust --show'")
+	if !ok || !strings.HasPrefix(said, "review lowered by ") ||
+		!strings.Contains(text, "\n"+said+"the person sees why with 'git reason trust --show' (no tool reviews trust)") {
+		t.Errorf("the text does not carry the notice line, said as the person's step: %q", text)
 	}
 
 	// The server keeps the declarations without the repository's from

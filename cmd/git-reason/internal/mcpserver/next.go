@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"strings"
 
 	"git-reason/record"
 )
@@ -42,13 +41,7 @@ func actionsFor(sum record.Status, byVerb map[string]string) []Action {
 			rest += " " + o.Then
 		}
 	}
-	for {
-		i := strings.Index(rest, "git reason ")
-		if i < 0 {
-			break
-		}
-		rest = rest[i+len("git reason "):]
-		verb, _, _ := strings.Cut(rest, " ")
+	for _, verb := range record.NextVerbs(rest) {
 		tool, ok := byVerb[verb]
 		if !ok || seen[tool] {
 			continue

@@ -43,6 +43,10 @@ func TestStatusMarksPersonStep(t *testing.T) {
 	if _, st := call("status", map[string]any{"task": "T"}); st["next"] != "git reason consult T" || st["person_step"] != nil {
 		t.Fatalf("before disabling, status: next %v, person_step %v", st["next"], st["person_step"])
 	}
+	res, _ := call("handover", nil)
+	if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, "- next: the consult tool\n") {
+		t.Errorf("the handover's text does not name the next step's tool:\n%s", text)
+	}
 
 	disable("adv-a", "adv-b")
 	res, st := call("status", map[string]any{"task": "T"})
@@ -83,6 +87,13 @@ func TestStatusMarksPersonStep(t *testing.T) {
 	}
 	if !strings.Contains(string(raw), `"person_step"`) {
 		t.Errorf("the status tool's output schema does not name person_step")
+	}
+	// The handover's text says what follows each choice as the tool that
+	// takes it, not the command line's command, which a client cannot type.
+	res, _ = call("handover", nil)
+	if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, "- next, a person decides: none of the 2 advisors") ||
+		!strings.Contains(text, ", then the consult tool\n") || !strings.Contains(text, ", then the plan tool\n") || strings.Contains(text, "`git reason") {
+		t.Errorf("the handover's text does not name the tools its person's choices are followed by:\n%s", text)
 	}
 
 	disable("adv-b")

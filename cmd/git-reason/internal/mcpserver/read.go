@@ -164,7 +164,7 @@ func (s *Server) status(ctx context.Context, c *call) (*outcome, error) {
 			}
 			text += fmt.Sprintf("\n%s: %s (%s)", st.Task, phase, record.Plural(st.Records, "record"))
 			if st.DoesNotVerify != nil {
-				text += ": " + record.NotVerified(st.DoesNotVerify)
+				text += ": " + record.NotVerified(st.DoesNotVerify).ToolMessage()
 			}
 		}
 		out, list, err := listAnswer("tasks", all)
@@ -190,7 +190,7 @@ func (s *Server) status(ctx context.Context, c *call) (*outcome, error) {
 	}
 	text := fmt.Sprintf("task %s: %s (%s, review count %d)", task, out.Phase, record.Plural(out.Records, "record"), out.ReviewCount)
 	if out.DoesNotVerify != nil {
-		text += ": " + record.NotVerified(out.DoesNotVerify)
+		text += ": " + record.NotVerified(out.DoesNotVerify).ToolMessage()
 	}
 	if out.Closed != nil {
 		text += "; closed: " + out.Closed.Line()
@@ -276,7 +276,7 @@ func (s *Server) log(ctx context.Context, c *call) (*outcome, error) {
 	}
 	var b strings.Builder
 	// As 'git reason log' says it: first, once per task.
-	b.WriteString(record.NotVerifiedFirst(len(lines), func(i int) (string, *record.Finding) { return lines[i].Task, lines[i].DoesNotVerify }))
+	b.WriteString(record.NotVerifiedFirst(len(lines), func(i int) (string, *record.Finding) { return lines[i].Task, lines[i].DoesNotVerify }).ToolMessage())
 	for _, l := range lines {
 		fmt.Fprintf(&b, "%s %d %s %s: %s\n", l.Task, l.Clock, record.ShortID(l.ID), l.Kind, l.Summary)
 	}
@@ -301,7 +301,7 @@ func (s *Server) show(ctx context.Context, c *call) (*outcome, error) {
 	out := recordOut{Record: e.Record, Signature: sig, DoesNotVerify: st.Unverified}
 	text := fmt.Sprintf("%s %s of task %s: %s", e.Kind, e.ID, e.Task, record.Summary(e))
 	if st.Unverified != nil {
-		text += "; " + record.NotVerified(st.Unverified)
+		text += "; " + record.NotVerified(st.Unverified).ToolMessage()
 	}
 	if wd := st.Withdrawn(e.ID); wd != nil {
 		// As 'git reason show' says it: derivation ignores the record.
@@ -427,7 +427,7 @@ func (s *Server) handover(ctx context.Context, c *call) (*outcome, error) {
 		return nil, err
 	}
 	var text strings.Builder
-	_ = ops.WriteHandover(&text, rep, ops.FormatMarkdown)
+	_ = ops.WriteHandover(&text, rep, ops.FormatTools)
 	// [] for a list a task lacks, as the published output has it: a task
 	// with no standing conclusion held null, and the call failed.
 	return &outcome{out: rep.Lists(), text: text.String()}, nil
@@ -440,5 +440,5 @@ func (s *Server) rangeContext(ctx context.Context, c *call) (*outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &outcome{out: rep, text: ops.RenderContext(rep, ops.FormatMarkdown)}, nil
+	return &outcome{out: rep, text: ops.RenderContext(rep, ops.FormatTools)}, nil
 }

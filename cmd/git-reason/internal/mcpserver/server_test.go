@@ -1377,3 +1377,22 @@ func withoutTexts(v any) any {
 	}
 	return v
 }
+
+// The context's text names the tool that takes a step, and says a step
+// no tool takes (installing hooks, fetching) as the person's, never as a
+// bare command a client would take for its own to run.
+func TestContextSaysThePersonsSteps(t *testing.T) {
+	dir := newRepo(t)
+	harness.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "initial commit")
+	harness.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "work\n\nReason-Task: GONE")
+	res, _ := callTool(t, connect(t, dir, nil), "context", map[string]any{"range": "HEAD~1..HEAD"})
+	text := res.Content[0].(*mcp.TextContent).Text
+	for _, want := range []string{
+		"`git reason hooks install`, which the person runs (no tool installs hooks), adds it",
+		"'git reason pull', which the person runs \\(no tool fetches\\), fetches them; the verify tool checks them",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the context's text does not say %q:\n%s", want, text)
+		}
+	}
+}

@@ -209,7 +209,7 @@ func (s *Server) store(ctx context.Context, task string, kind record.Kind, body 
 	text := fmt.Sprintf("%s %s recorded in %s (commit %.12s): %s", res.Kind, res.ID, res.Task, res.Commit, record.Summary(res.Entry))
 	lowered := s.env.PlanLowered(ctx, res)
 	if lowered != nil {
-		text += "\n" + lowered.Notice
+		text += "\n" + lowered.Said().ToolMessage()
 	}
 	return &outcome{out: recordOut{Record: res.Record, Commit: res.Commit, Lowered: lowered}, text: text, task: task, wrote: res}, nil
 }
@@ -284,7 +284,7 @@ func (s *Server) consult(ctx context.Context, c *call) (*outcome, error) {
 		text += fmt.Sprintf("\n%s: skipped: %s", sk.Advisor, sk.Reason)
 	}
 	if res.Lowered != nil {
-		text = res.Lowered.Notice + "\n" + text
+		text = res.Lowered.Said().ToolMessage() + "\n" + text
 	}
 	if res.Planned {
 		text = fmt.Sprintf("the assessment had no plan: planned first (plan %.10s)\n", res.Plan) + text

@@ -88,10 +88,16 @@ type ContextLink struct {
 
 // ContextUnknown is a trailer that links a commit to no readable task.
 type ContextUnknown struct {
-	Commit string `json:"commit"`
-	Task   string `json:"task"`
-	Reason string `json:"reason"`
+	Commit string        `json:"commit"`
+	Task   string        `json:"task"`
+	Reason string        `json:"reason"`
+	said   record.Advice // Reason, and what the MCP tools are told, where it advises a command
 }
+
+// unreadTask is why a trailer names a task that has no readable records
+// here: fetching them is the person's step, checking them a tool's.
+var unreadTask = record.Advice{CLI: "no readable records of this task here: 'git reason pull' fetches them, 'git reason verify' checks them",
+	Tools: "no readable records of this task here: 'git reason pull', which the person runs (no tool fetches), fetches them; the verify tool checks them"}
 
 // Context derives the reasoning behind a range of commits from the refs
 // and the repository's history. Git resolves the range (one process), lists
@@ -226,8 +232,7 @@ func linkTasks(commits []rangeCommit, files map[string]bool, mentions map[string
 			case record.CheckTask(task) != nil:
 				out.Unknown = append(out.Unknown, ContextUnknown{Commit: c.hash, Task: task, Reason: "not a valid task name"})
 			case !known:
-				out.Unknown = append(out.Unknown, ContextUnknown{Commit: c.hash, Task: task,
-					Reason: "no readable records of this task here: 'git reason pull' fetches them, 'git reason verify' checks them"})
+				out.Unknown = append(out.Unknown, ContextUnknown{Commit: c.hash, Task: task, Reason: unreadTask.String(), said: unreadTask})
 			default:
 				add(task, ContextLink{By: LinkTrailer, Commit: c.hash})
 			}

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -16,7 +17,7 @@ import (
 // markdown every text from a record is made inert by record.Markdown, and
 // every diagram label by Mermaid.
 func RenderContext(r *ContextReport, f Format) string {
-	p := prose{text: f == FormatText}
+	p := proseFor(f)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Reasoning behind %s\n\n", code(r.Range))
 	p.contextCounts(&b, r)
@@ -32,7 +33,7 @@ func RenderContext(r *ContextReport, f Format) string {
 	if len(r.Unknown) > 0 {
 		fmt.Fprintf(&b, "\n## Trailers naming no task here (%d)\n\n", len(r.Unknown))
 		for _, u := range r.Unknown {
-			fmt.Fprintf(&b, "- %s names %s: %s\n", p.commit(u.Commit), code(u.Task), p.md(u.Reason))
+			fmt.Fprintf(&b, "- %s names %s: %s\n", p.commit(u.Commit), code(u.Task), p.md(p.advice(cmp.Or(u.said, record.Advice{CLI: u.Reason}))))
 		}
 	}
 	return b.String()
@@ -55,9 +56,14 @@ func (p prose) contextCounts(b *strings.Builder, r *ContextReport) {
 	fmt.Fprintf(b, "%s %s: %s, %s, %s.\n", code(r.Range), ends,
 		record.Plural(len(r.Commits), "commit"), record.Plural(r.Files, "file")+" changed", record.Plural(len(r.Tasks), "task"))
 	if len(r.Commits) > 0 && len(r.Tasks) == 0 {
-		b.WriteString("\nNo task is linked to these commits: add a `Reason-Task: TASK` trailer (`git reason hooks install` adds it for the branch's task).\n")
+		fmt.Fprintf(b, "\nNo task is linked to these commits: add a `Reason-Task: TASK` trailer (%s).\n", p.advice(unlinked))
 	}
 }
+
+// unlinked is where a range's commits get the trailer that links them to
+// a task: a hook only the person installs.
+var unlinked = record.Advice{CLI: "`git reason hooks install` adds it for the branch's task",
+	Tools: "`git reason hooks install`, which the person runs (no tool installs hooks), adds it for the branch's task"}
 
 func (p prose) contextTask(b *strings.Builder, t *ContextTask) {
 	fmt.Fprintf(b, "\n## %s: %s\n\n", code(t.Task), p.md(t.Subject))
@@ -67,7 +73,7 @@ func (p prose) contextTask(b *strings.Builder, t *ContextTask) {
 // contextTaskBody is a task's part of the context below its heading.
 func (p prose) contextTaskBody(b *strings.Builder, t *ContextTask) {
 	if t.DoesNotVerify != nil {
-		fmt.Fprintf(b, "**%s**\n\n", p.md(record.NotVerified(t.DoesNotVerify)))
+		fmt.Fprintf(b, "**%s**\n\n", p.md(p.advice(record.NotVerified(t.DoesNotVerify))))
 	}
 	if t.Decision != "" {
 		fmt.Fprintf(b, "**Decision:** %s\n\n", p.md(t.Decision))

@@ -151,7 +151,7 @@ func (e *Session) doctorRepository(ctx context.Context, d *Doctor, hooksPath str
 				// recomputed, and a pull would have refused it.
 				d.Refs.Unverified++
 				d.Findings = append(d.Findings, Finding{Severity: "error", Code: "does_not_verify", Subject: t.Task,
-					Message: record.NotVerified(st.DoesNotVerify)})
+					Message: record.NotVerified(st.DoesNotVerify).String()})
 			}
 			continue
 		}

@@ -216,6 +216,10 @@ const (
 	// made printable (record.Printable), so an address reads
 	// <ada@example.com>, not &lt;ada@example.com&gt;.
 	FormatText
+	// FormatTools is FormatMarkdown for the MCP tools: where the command
+	// line's advice names a command, it names the tool that takes the
+	// step (record.Advice.ToolMessage), or says the step is the person's.
+	FormatTools
 )
 
 // ParseFormat reads a --format value.
@@ -230,7 +234,30 @@ func ParseFormat(s string) (Format, error) {
 }
 
 // prose renders record text in one Format.
-type prose struct{ text bool }
+type prose struct{ text, tools bool }
+
+func proseFor(f Format) prose { return prose{text: f == FormatText, tools: f == FormatTools} }
+
+// advice is a as the Format says it: to the MCP tools, or to a person.
+func (p prose) advice(a record.Advice) string {
+	if p.tools {
+		return a.ToolMessage()
+	}
+	return a.String()
+}
+
+// step is a next command (record.Status.Next, a person's option's Then)
+// as code, or, to the MCP tools, the tools that take it.
+func (p prose) step(cmd string) string {
+	if !p.tools {
+		return code(cmd)
+	}
+	var tools []string
+	for _, verb := range record.NextVerbs(cmd) {
+		tools = append(tools, "the "+verb+" tool")
+	}
+	return strings.Join(tools, ", or ")
+}
 
 // md is record text made inert for markdown, or printable for a terminal.
 func (p prose) md(s string) string {
@@ -252,7 +279,7 @@ func code(s string) string {
 // by record.Markdown. It writes as it renders, through one buffer: the
 // handover of every task is megabytes at 20,000 tasks, never held whole.
 func WriteHandover(w io.Writer, r *HandoverReport, f Format) error {
-	p := prose{text: f == FormatText}
+	p := proseFor(f)
 	b := bufio.NewWriterSize(w, 64<<10)
 	b.WriteString("# Handover\n\n")
 	if len(r.Open) == 0 {
@@ -300,16 +327,16 @@ func WriteHandover(w io.Writer, r *HandoverReport, f Format) error {
 func (p prose) handoverTask(b *bufio.Writer, h *record.Handover, sigs *SignatureSummary) {
 	fmt.Fprintf(b, "\n### %s: %s\n\n", code(h.Task), p.md(h.Subject))
 	if h.DoesNotVerify != nil {
-		fmt.Fprintf(b, "- **%s**\n", p.md(record.NotVerified(h.DoesNotVerify)))
+		fmt.Fprintf(b, "- **%s**\n", p.md(p.advice(record.NotVerified(h.DoesNotVerify))))
 	}
 	fmt.Fprintf(b, "- phase: **%s**, updated %s, by %s\n", p.md(string(h.Phase)), p.stamp(h.Updated), p.list(h.Actors))
 	if h.Next != "" {
-		fmt.Fprintf(b, "- next: %s\n", code(h.Next))
+		fmt.Fprintf(b, "- next: %s\n", p.step(h.Next))
 	}
 	if ps := h.PersonStep; ps != nil {
 		fmt.Fprintf(b, "- next, a person decides: %s\n", p.md(ps.Decide))
 		for _, o := range ps.Options {
-			fmt.Fprintf(b, "  - %s, then %s\n", p.md(o.Choice), code(o.Then))
+			fmt.Fprintf(b, "  - %s, then %s\n", p.md(o.Choice), p.step(o.Then))
 		}
 	}
 	for _, d := range h.Disagreements {

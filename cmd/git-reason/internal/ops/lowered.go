@@ -19,7 +19,8 @@ type Lowered struct {
 	Selected []string `json:"selected"` // what the plan selected
 	// Without is what the shipped and user declarations alone select.
 	Without []string `json:"without_repository"`
-	Notice  string   `json:"notice"` // the one line that says so
+	Notice  string   `json:"notice"` // the one line that says so, to the command line (Said)
+	said    string   // Notice before its advice
 }
 
 // baseline is the profile and availability snapshot a plan would have had
@@ -97,9 +98,17 @@ func (e *Session) PlanLowered(ctx context.Context, res *record.Result) *Lowered 
 	if pd.Mode != string(e.baseline.profile.Mode) {
 		mode = fmt.Sprintf(" (profile %s is mode %s there, %s without it)", pd.Profile, pd.Mode, e.baseline.profile.Mode)
 	}
-	l.Notice = fmt.Sprintf("review lowered by %s: this plan asks %s where the shipped and user declarations alone ask %s%s; see 'git reason trust --show'",
+	l.said = fmt.Sprintf("review lowered by %s: this plan asks %s where the shipped and user declarations alone ask %s%s; ",
 		l.File, advisorList(l.Selected), advisorList(l.Without), mode)
+	l.Notice = l.Said().String()
 	return l
+}
+
+// Said is the notice said two ways: what the declarations are is seen
+// with a command only the person runs, as they alone trust them.
+func (l *Lowered) Said() record.Advice {
+	return record.Advice{CLI: l.said + "see 'git reason trust --show'",
+		Tools: l.said + "the person sees why with 'git reason trust --show' (no tool reviews trust)"}
 }
 
 // advisorList is "no advisor", or the count and the ids.

@@ -77,7 +77,7 @@ func (e *Session) StatusRows(ctx context.Context) ([]StatusRow, error) {
 		r := StatusRow{Task: s.Task, Phase: s.Phase, Closed: s.Closed != nil, Records: s.Records, Reviews: s.ReviewCount,
 			Updated: s.Updated, Subject: s.Subject, Signatures: sums[s.Task].Text(), Needs: entries[t.Task].Needs}
 		if s.DoesNotVerify != nil {
-			r.NotVerified = record.NotVerified(s.DoesNotVerify)
+			r.NotVerified = record.NotVerified(s.DoesNotVerify).String()
 		}
 		rows = append(rows, r)
 		if _, ok := j.Get(t.Task, t.Head); !ok && sumsErr == nil && sums[s.Task].Kept() {
@@ -135,7 +135,7 @@ func (e *Session) movedRows(ctx context.Context, j *gitstore.Sealed, tasks []rec
 		r := StatusRow{Task: t.Task, Phase: s.Phase, Closed: s.Closed != nil, Records: s.Records, Reviews: s.ReviewCount,
 			Updated: s.Updated, Subject: s.Subject, Signatures: sum.Text(), Needs: len(refused) > 0}
 		if s.DoesNotVerify != nil {
-			r.NotVerified = record.NotVerified(s.DoesNotVerify)
+			r.NotVerified = record.NotVerified(s.DoesNotVerify).String()
 		}
 		rows[i] = r
 		if sum.Kept() {

@@ -1,7 +1,6 @@
 package ops
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -112,60 +111,51 @@ func (e *Session) Remote(args []string) (string, []string, error) {
 	return remote, args, e.checkRemote(remote)
 }
 
-// Advice is a line of advice said two ways, as record.ToolAdvised says an
-// error's: String to the command line, naming its commands, and
-// ToolMessage to the MCP tools, naming the tool to call, or saying that a
-// step no tool takes is the person's.
-type Advice struct{ cli, tools string }
-
-func (a Advice) String() string      { return a.cli }
-func (a Advice) ToolMessage() string { return cmp.Or(a.tools, a.cli) }
-
 // pullHint says how to get a remote's tasks when there are none here and
 // a remote is configured (none otherwise). It reads configuration only:
 // no network. No tool fetches: the tools are told it is the person's step.
-func (e *Session) pullHint(ctx context.Context) (Advice, bool) {
+func (e *Session) pullHint(ctx context.Context) (record.Advice, bool) {
 	tasks, err := e.Store.Tasks(ctx)
 	if err != nil || len(tasks) > 0 {
-		return Advice{}, false
+		return record.Advice{}, false
 	}
 	remote, _, err := e.Remote(nil)
 	if err != nil {
-		return Advice{}, false
+		return record.Advice{}, false
 	}
 	if e.cloneHinted {
 		// This command's catch-up has just said how (cloneHint), on
 		// stderr: once is enough.
-		return Advice{cli: "no tasks here yet"}, true
+		return record.Advice{CLI: "no tasks here yet"}, true
 	}
 	// The same advice as a fresh clone's first command (cloneHint): one
 	// command sets a clone up, and once it is, any git fetch brings them.
 	if st, err := e.Settings(); err == nil && fetchesTasks(st, remote) {
-		return Advice{cli: fmt.Sprintf("no tasks here yet; tasks shared on %s come with 'git reason pull' or any git fetch", remote),
-			tools: fmt.Sprintf("no tasks here yet; tasks shared on %s come with any git fetch, or 'git reason pull', which the person runs (no tool fetches)", remote)}, true
+		return record.Advice{CLI: fmt.Sprintf("no tasks here yet; tasks shared on %s come with 'git reason pull' or any git fetch", remote),
+			Tools: fmt.Sprintf("no tasks here yet; tasks shared on %s come with any git fetch, or 'git reason pull', which the person runs (no tool fetches)", remote)}, true
 	}
 	setup := "hooks install"
 	if e.Repo.WorkTree == "" {
 		setup = "remote setup" // a bare repository runs no client hook (cloneHint)
 	}
-	return Advice{cli: fmt.Sprintf("no tasks here yet; tasks shared on %s come with 'git reason pull' (or 'git reason %s' once, then any git fetch)", remote, setup),
-		tools: fmt.Sprintf("no tasks here yet; tasks shared on %s come with 'git reason pull' (or 'git reason %s' once, then any git fetch), which the person runs (no tool fetches)", remote, setup)}, true
+	return record.Advice{CLI: fmt.Sprintf("no tasks here yet; tasks shared on %s come with 'git reason pull' (or 'git reason %s' once, then any git fetch)", remote, setup),
+		Tools: fmt.Sprintf("no tasks here yet; tasks shared on %s come with 'git reason pull' (or 'git reason %s' once, then any git fetch), which the person runs (no tool fetches)", remote, setup)}, true
 }
 
 // NoTasks is what every surface's status, log and tasks of every task
 // say when they have no task to show: how to fetch a remote's, when one
 // is configured, else how to start one; or, where task refs exist but
 // none reads (each was warned about as it was skipped), where to look.
-func (e *Session) NoTasks(ctx context.Context) Advice {
+func (e *Session) NoTasks(ctx context.Context) record.Advice {
 	// Task refs first: pullHint says nothing where there are some.
 	if tasks, err := e.Store.Tasks(ctx); err == nil && len(tasks) > 0 {
-		return Advice{cli: fmt.Sprintf("no task to show: every task here (%d) has a history that does not read; see 'git reason verify'", len(tasks)),
-			tools: fmt.Sprintf("no task to show: every task here (%d) has a history that does not read; the verify tool says why", len(tasks))}
+		return record.Advice{CLI: fmt.Sprintf("no task to show: every task here (%d) has a history that does not read; see 'git reason verify'", len(tasks)),
+			Tools: fmt.Sprintf("no task to show: every task here (%d) has a history that does not read; the verify tool says why", len(tasks))}
 	}
 	if hint, ok := e.pullHint(ctx); ok {
 		return hint
 	}
-	return Advice{cli: "no tasks yet: start one with 'git reason assess TASK ...'", tools: "no tasks yet: start one with the assess tool"}
+	return record.Advice{CLI: "no tasks yet: start one with 'git reason assess TASK ...'", Tools: "no tasks yet: start one with the assess tool"}
 }
 
 // checkRemote refuses a remote whose name cannot be part of a ref name.

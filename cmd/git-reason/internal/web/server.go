@@ -27,7 +27,7 @@ var pages = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("").Funcs(template.FuncMap{
 		"p": record.Printable,
 		// notVerified says a task's history does not verify, and why.
-		"notVerified": record.NotVerified,
+		"notVerified": func(f *record.Finding) string { return record.NotVerified(f).String() },
 		"text":        record.PrintableText,
 		// commit is a commit's hash as git abbreviates it in a list.
 		"commit": func(h string) string { return record.Printable(record.ShortCommit(h)) },
