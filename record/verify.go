@@ -149,10 +149,7 @@ func (k *Checked) putProbe(blob string, p *probe) {
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.blobs == nil {
-		k.blobs = map[string]*probe{}
-	}
-	k.blobs[blob] = p
+	k.blobs = putIn(k.blobs, blob, p)
 }
 
 // HasBlob reports whether k holds what reading and checking blob gave,
@@ -165,10 +162,16 @@ func (k *Checked) put(task string, key entryKey, e *Entry) {
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.m == nil {
-		k.m = map[checkedKey]*Entry{}
+	k.m = putIn(k.m, checkedKey{task, key.name, key.blob}, e)
+}
+
+// putIn sets m[key] to v, making m first when it is nil, and returns m.
+func putIn[K comparable, V any](m map[K]V, key K, v V) map[K]V {
+	if m == nil {
+		m = map[K]V{}
 	}
-	k.m[checkedKey{task, key.name, key.blob}] = e
+	m[key] = v
+	return m
 }
 
 // Replay verifies a task's history: commits in an order where parents come

@@ -34,15 +34,15 @@ type ContextReport struct {
 	Head    string          `json:"head"`     // the full hash it ends at
 	Commits []ContextCommit `json:"commits"`  // oldest first
 	Files   int             `json:"files"`    // how many files the range changes
-	Tasks   []ContextTask   `json:"tasks"`
-	// Unknown are trailers naming a task this repository has no records
-	// of (not pulled yet, or a typo), or no valid task name at all.
-	Unknown []ContextUnknown `json:"unknown_tasks"`
 	// Note says why the range is empty when that is not for want of
 	// linked commits: the branch has no commits yet (Base and Head are
 	// then ""); or that it is HEAD's whole history, the default range
 	// having found nothing to start from (Base is then "").
-	Note string `json:"note,omitempty"`
+	Note  string        `json:"note,omitempty"`
+	Tasks []ContextTask `json:"tasks"`
+	// Unknown are trailers naming a task this repository has no records
+	// of (not pulled yet, or a typo), or no valid task name at all.
+	Unknown []ContextUnknown `json:"unknown_tasks"`
 }
 
 // ContextCommit is one commit of the range and the tasks linked to it.

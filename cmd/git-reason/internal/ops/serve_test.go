@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
 
 	"git-reason/advisor/transport"
@@ -139,7 +138,7 @@ func reviewResponse(t *testing.T, url, name string, needs ...string) transport.P
 // could ask to read its files: without answers_peers in its declaration
 // no peer's question reaches it, and the answer says why in one line.
 func TestServeAsksNoExecAdvisorNotOptedIn(t *testing.T) {
-	url, asked := servePeersWith(t, strings.ReplaceAll(serveOverlay, "    answers_peers: true\n", ""))
+	url, asked := servePeersWith(t, string(bytes.ReplaceAll([]byte(serveOverlay), []byte("    answers_peers: true\n"), nil)))
 	for _, name := range []string{"", "adv-local"} {
 		got := reviewResponse(t, url, name, "reasoning")
 		if name == "" && (len(got.Answers) != 0 || got.Note != transport.PeerNoAdvisorMay) {
