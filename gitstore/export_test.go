@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -181,4 +183,13 @@ func NoteWrittenByOlderRelease(s *Store, task, commit string) error {
 	}
 	appendOwnList(s.writtenPath(task), []byte(commit+" "+writtenMAC(key, 1, task, commit)+"\n"))
 	return nil
+}
+
+// HeldHistories returns the heads whose histories m holds for the run
+// (heldHistories), sorted.
+func HeldHistories(m *Shared) []string {
+	b := &m.histories.held
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Sorted(maps.Keys(b.m))
 }

@@ -42,6 +42,47 @@ type Shared struct {
 	// histories holds the histories read from no remembered head, so
 	// that the refs of many tasks naming one head read it once.
 	histories heldHistories
+	// shared are the heads more than one task is to be replayed at
+	// (Expect): blind and histories hold those alone.
+	shared sharedHeads
+}
+
+// Expect says that the run is to replay a task at each of heads (a head
+// once per task naming it): the replays of a head named more than once
+// are held for the run (blindReplays, heldHistories), so that the others
+// take them; those of any other head are not, since no other task would
+// take them and holding them cost memory that grew with the pull. A
+// Shared not told holds none.
+func (m *Shared) Expect(heads []string) {
+	m.shared.expect(heads)
+}
+
+// sharedHeads counts, by head, the tasks a run is to replay at it. It is
+// safe for concurrent use; a nil one names no head.
+type sharedHeads struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *sharedHeads) expect(heads []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == nil {
+		c.n = make(map[string]int, len(heads))
+	}
+	for _, h := range heads {
+		c.n[h]++
+	}
+}
+
+// many reports whether more than one task is to be replayed at head.
+func (c *sharedHeads) many(head string) bool {
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n[head] > 1
 }
 
 // commitParents maps commits to their parents, as read from the commits.
@@ -76,13 +117,15 @@ func (g *commitParents) put(c string, ps []string) {
 
 // Share makes s use what m holds: the heads verified clean before
 // (Remembered), the commit graph read so far, the pull's read budget,
-// the replays blind to their task and the histories read.
+// the replays blind to their task and the histories read, held for the
+// heads m expects more than one task at (Expect).
 func (s *Store) Share(m *Shared) {
 	s.remembered = m.Remembered
 	s.graph = &m.graph
 	s.budget = &m.budget
 	s.blind = &m.blind
 	s.histories = &m.histories
+	s.shared = &m.shared
 }
 
 // Replay replays the history at head as a history of task and returns its

@@ -53,11 +53,13 @@ func (s *Store) replayWithState(ctx context.Context, m *Remembered, task, head s
 		delete(stop, head)
 	}
 	var st *record.State
-	found, out, held, done := s.blind.as(ctx, task, head, len(stop) == 0)
+	// Only a head other tasks are to be replayed at is held.
+	many := len(stop) == 0 && s.shared.many(head)
+	found, out, held, done := s.blind.as(ctx, task, head, many)
 	if !held {
 		var blind bool
 		found, out, st, blind = s.replayRead(ctx, task, head, stop, k)
-		if blind && len(stop) == 0 && ctx.Err() == nil {
+		if blind && many && ctx.Err() == nil {
 			s.blind.put(head, found, out)
 		}
 		done()
@@ -103,7 +105,7 @@ func (s *Store) replayFrom(ctx context.Context, task, head string, stop map[stri
 	}
 	var h *history
 	var err error
-	if len(stop) == 0 {
+	if len(stop) == 0 && s.shared.many(head) {
 		var kept func(*record.Checked)
 		if h, kept, err = s.histories.read(ctx, s, head); err == nil {
 			// The blobs k (the caller's, which the run's replays share)

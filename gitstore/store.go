@@ -80,8 +80,9 @@ type Store struct {
 	// (Share), and histories the histories the run read.
 	blind     *blindReplays
 	histories *heldHistories
-	skipped   sync.Map // task -> struct{}: OnSkip was told
-	mem       memCache // the tasks this process has in hand, by head
+	shared    *sharedHeads // the heads blind and histories hold
+	skipped   sync.Map     // task -> struct{}: OnSkip was told
+	mem       memCache     // the tasks this process has in hand, by head
 	behind    writeBehind
 }
 

@@ -9,13 +9,18 @@
 # that decode, each a well-formed assessment of another task U, so that
 # the name takes part in the replay (record of task U stored under task
 # K1, ...): the replay of one ref cannot stand for the others'.
-# Usage: bench/manyrefs/run.sh [REV] [REFS] [ENTRIES] [KIND]
+# With HEADS distinct, each ref names a commit of its own on the one
+# tree (a message of its own), so that no two refs share a head: what
+# one pull keeps of the histories it replays must not grow with them
+# (bench/manyrefs/run.sh 7df7135 20 200000 blank distinct).
+# Usage: bench/manyrefs/run.sh [REV] [REFS] [ENTRIES] [KIND] [HEADS]
 #   REV: c3d20d9 by default (before a replay was shared by the refs
 #   naming one head); REFS: 2000; ENTRIES: 1500; KIND: blank (entries
-#   that are no record, the default) or records.
+#   that are no record, the default) or records; HEADS: one (the
+#   default) or distinct.
 set -eu
 cd "$(dirname "$0")/../.."
-rev=${1:-c3d20d9} refs=${2:-2000} entries=${3:-1500} kind=${4:-blank}
+rev=${1:-c3d20d9} refs=${2:-2000} entries=${3:-1500} kind=${4:-blank} heads=${5:-one}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/wt"
@@ -43,8 +48,14 @@ else
   records=$(awk -v b="$blob" -v n="$entries" 'BEGIN { for (i = 1; i <= n; i++) printf "100644 blob %s\t%010d-assessment-01J%023d.json\n", b, i, i }' | git mktree)
 fi
 root=$(printf '040000 tree %s\trecords\n' "$records" | git mktree)
-commit=$(printf 'assessment: shared\n' | git commit-tree "$root")
-awk -v c="$commit" -v n="$refs" 'BEGIN { for (i = 1; i <= n; i++) printf "create refs/reasoning/tasks/K%d %s\n", i, c }' | git update-ref --stdin
+if [ "$heads" = distinct ]; then
+  for i in $(seq "$refs"); do
+    printf 'create refs/reasoning/tasks/K%d %s\n' "$i" "$(printf 'assessment: K%d\n' "$i" | git commit-tree "$root")"
+  done | git update-ref --stdin
+else
+  commit=$(printf 'assessment: shared\n' | git commit-tree "$root")
+  awk -v c="$commit" -v n="$refs" 'BEGIN { for (i = 1; i <= n; i++) printf "create refs/reasoning/tasks/K%d %s\n", i, c }' | git update-ref --stdin
+fi
 git push -q "$tmp/remote.git" 'refs/reasoning/tasks/*:refs/reasoning/tasks/*'
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-7s %8s %12s %12s\n' build 'CPU s' 'peak RSS MB' quarantined

@@ -45,9 +45,13 @@ func (g *Integrator) IntegrateAll(ctx context.Context, fetched []Fetched, newSto
 	}
 	results := make([]*Integration, len(fetched))
 	pending := make([]int, len(fetched))
-	for i := range fetched {
-		pending[i] = i
+	heads := make([]string, len(fetched))
+	for i, f := range fetched {
+		pending[i], heads[i] = i, f.Head
 	}
+	// What the replay of a head several tasks name does for all of them
+	// is done once (gitstore.Shared.Expect); nothing is held of the others.
+	g.memo().Expect(heads)
 	together := false
 	for len(pending) > 0 {
 		if err := g.round(ctx, fetched, pending, merger, newStore, results); err != nil {
