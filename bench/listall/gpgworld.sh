@@ -13,18 +13,9 @@
 set -eu
 cd "$(dirname "$0")/../.."
 dir=$1 tasks=${2:-200}
-mkdir -p "$dir/bin" "$dir/home" "$dir/w"
-mkdir -m 700 "$dir/gnupg"
-go build -tags urfave_cli_no_docs,netgo -o "$dir/bin/" ./cmd/...
-export HOME="$dir/home" GNUPGHOME="$dir/gnupg" GIT_CONFIG_NOSYSTEM=1 PATH="$dir/bin:$PATH"
-git config --global user.name 'Ada Tester'
-git config --global user.email ada@example.invalid
+. bench/listall/world.sh
+world_start
 gpg -q --batch --passphrase '' --quick-gen-key 'Ada Tester <ada@example.invalid>' ed25519 sign never
-git init -q "$dir/w/clone"
-cd "$dir/w/clone"
-git config commit.gpgSign true
-for i in $(seq "$tasks"); do
-  git reason assess "T$i" --subject "Subject $i" --question 'Which way?' --materiality trivial --reversibility reversible >/dev/null
-done
+world_tasks
 gpgconf --kill all
 echo "$tasks OpenPGP-signed tasks in $dir/w/clone"

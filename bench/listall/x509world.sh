@@ -15,10 +15,8 @@
 set -eu
 cd "$(dirname "$0")/../.."
 dir=$1 tasks=${2:-200}
-mkdir -p "$dir/bin" "$dir/home" "$dir/w"
-mkdir -m 700 "$dir/gnupg"
-go build -tags urfave_cli_no_docs,netgo -o "$dir/bin/" ./cmd/...
-export HOME="$dir/home" GNUPGHOME="$dir/gnupg" GIT_CONFIG_NOSYSTEM=1 PATH="$dir/bin:$PATH"
+. bench/listall/world.sh
+world_start
 echo disable-crl-checks >"$GNUPGHOME/gpgsm.conf"
 echo allow-loopback-pinentry >"$GNUPGHOME/gpg-agent.conf"
 printf '%s\n' 'Key-Type: RSA' 'Key-Length: 2048' 'Key-Usage: sign' 'Serial: random' \
@@ -27,16 +25,7 @@ gpgsm --batch --pinentry-mode loopback --passphrase '' --gen-key "$dir/cert.para
 gpgsm --batch --import "$dir/cert.der" 2>/dev/null
 fpr=$(gpgsm --with-colons --list-keys | awk -F: '/^fpr/ { print $10; exit }')
 echo "$fpr S relax" >"$GNUPGHOME/trustlist.txt"
-git config --global user.name 'Ada Tester'
-git config --global user.email ada@example.invalid
-git init -q "$dir/w/clone"
-cd "$dir/w/clone"
-git config commit.gpgSign true
-git config gpg.format x509
-git config user.signingKey "$fpr"
-for i in $(seq "$tasks"); do
-  git reason assess "T$i" --subject "Subject $i" --question 'Which way?' --materiality trivial --reversibility reversible >/dev/null
-done
+world_tasks gpg.format=x509 "user.signingKey=$fpr"
 git verify-commit "refs/reasoning/tasks/T$tasks" 2>/dev/null || { echo "T$tasks: git does not verify its signature" >&2; exit 1; }
 gpgconf --kill all
 echo "$tasks X.509-signed tasks in $dir/w/clone"
