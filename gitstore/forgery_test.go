@@ -1395,4 +1395,19 @@ func TestReplaysHoldOnlyHeadsOthersShare(t *testing.T) {
 	if held := gitstore.HeldHistories(shared); !slices.Equal(held, []string{many}) {
 		t.Errorf("the run holds the histories of %v, want only %s, the head more than one task is replayed at", held, many[:7])
 	}
+	if checked.HeldProbes() == 0 {
+		t.Errorf("the run holds what reading no blob gave; the head six tasks are replayed at was to be read once")
+	}
+	// A head one task is replayed at leaves nothing held by blob either:
+	// the blobs of a pull of many such heads would be held for the run.
+	s, one := openStore(t, h.dir), &gitstore.Shared{}
+	one.Expect([]string{alone, many})
+	s.Share(one)
+	var k record.Checked
+	for _, head := range []string{alone, many} {
+		s.Replay(context.Background(), "Y", head, &k)
+	}
+	if n := k.HeldProbes(); n != 0 {
+		t.Errorf("a run replaying heads one task each holds what reading %d blobs gave, want none", n)
+	}
 }

@@ -105,7 +105,10 @@ func (s *Store) replayFrom(ctx context.Context, task, head string, stop map[stri
 	}
 	var h *history
 	var err error
-	if len(stop) == 0 && s.shared.many(head) {
+	// Only a head other tasks are to be replayed at is held, its history
+	// and what reading its blobs gave (k's probes).
+	many := len(stop) == 0 && s.shared.many(head)
+	if many {
 		var kept func(*record.Checked)
 		if h, kept, err = s.histories.read(ctx, s, head); err == nil {
 			// The blobs k (the caller's, which the run's replays share)
@@ -124,7 +127,7 @@ func (s *Store) replayFrom(ctx context.Context, task, head string, stop map[stri
 		k = s.checkedWritten(task, head, h)
 	}
 	if len(h.bases) == 0 {
-		found, recs, st, blind := k.ReplayBlind(ctx, task, h.commits, h.blob(s))
+		found, recs, st, blind := k.ReplayBlind(ctx, task, h.commits, h.blob(s), many)
 		return found, recs, st, blind, nil
 	}
 	bases := make(map[string]*record.Base, len(h.bases))

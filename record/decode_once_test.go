@@ -101,3 +101,24 @@ func TestAssignMatchesEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// A Checked holds what reading a blob gave for the replays told to
+// hold it, and for at most MaxHeldProbes blobs: the blobs of a run that
+// are no record would otherwise be held whatever their number.
+func TestCheckedHoldsProbesBounded(t *testing.T) {
+	files := map[string]string{}
+	for i := range MaxHeldProbes + 100 {
+		files[fmt.Sprintf("%010d-assessment-x.json", i)] = fmt.Sprintf("%040x", i)
+	}
+	c := []*Commit{{Hash: "c1", Files: files}}
+	unreadable := func(string) (*Record, error) { return nil, fmt.Errorf("not a record") }
+	var k Checked
+	k.ReplayBlind(context.Background(), "T", c, unreadable, false)
+	if n := k.HeldProbes(); n != 0 {
+		t.Errorf("a replay not told to hold its blobs left %d held, want none", n)
+	}
+	k.ReplayBlind(context.Background(), "T", c, unreadable, true)
+	if n := k.HeldProbes(); n != MaxHeldProbes {
+		t.Errorf("held %d blobs, want %d (MaxHeldProbes)", n, MaxHeldProbes)
+	}
+}

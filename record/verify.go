@@ -112,9 +112,14 @@ func parseRecord(data []byte) (*Record, map[string]any, error) {
 // the blob again, and checks only what depends on the task and the entry
 // (the record's task, its file name). A remote of many task refs naming
 // one commit whose records decode (another task's, say) cost a read and
-// a schema check of every record per ref; now one per run. The
-// zero value is ready; it is safe for concurrent use, and a nil *Checked
-// remembers nothing.
+// a schema check of every record per ref; now one per run. It holds
+// them only from the replays told to (ReplayBlind's hold: of a head
+// other tasks' replays are to take), and at most MaxHeldProbes: held
+// from every replay, they grew with the distinct blobs of the run
+// (40 task refs, a commit each of 10,000 blobs of its own that are no
+// record: pull peaked at 811 MB where 7df7135 took 501 MB; now 446
+// MB). The zero value is ready; it is safe for concurrent use, and a
+// nil *Checked remembers nothing.
 type Checked struct {
 	mu    sync.Mutex
 	m     map[checkedKey]*Entry
@@ -149,7 +154,26 @@ func (k *Checked) putProbe(blob string, p *probe) {
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.blobs = putIn(k.blobs, blob, p)
+	if len(k.blobs) < MaxHeldProbes {
+		k.blobs = putIn(k.blobs, blob, p)
+	}
+}
+
+// MaxHeldProbes is the most blobs a Checked holds what reading them gave
+// (a probe of a blob that is no record, its schema error held, is about
+// 700 bytes): past it, a replay reads and checks the blobs k does not
+// hold, as one told not to hold them does.
+const MaxHeldProbes = 50_000
+
+// HeldProbes is how many blobs k holds what reading and checking them
+// gave (HasBlob).
+func (k *Checked) HeldProbes() int {
+	if k == nil {
+		return 0
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return len(k.blobs)
 }
 
 // HasBlob reports whether k holds what reading and checking blob gave,
@@ -192,7 +216,7 @@ func putIn[K comparable, V any](m map[K]V, key K, v V) map[K]V {
 // history brings are read and checked on every core before the replay,
 // which is sequential, reaches them.
 func (k *Checked) Replay(ctx context.Context, task string, commits []*Commit, blob func(hash string) (*Record, error)) ([]Finding, []*Record, *State) {
-	found, recs, st, _ := k.ReplayBlind(ctx, task, commits, blob)
+	found, recs, st, _ := k.ReplayBlind(ctx, task, commits, blob, false)
 	return found, recs, st
 }
 
@@ -206,9 +230,13 @@ func (k *Checked) Replay(ctx context.Context, task string, commits []*Commit, bl
 // records that decoded, and what it holds by blob alone does not depend
 // on the task.
 // Run for several task names, such a history is replayed once.
-func (k *Checked) ReplayBlind(ctx context.Context, task string, commits []*Commit, blob func(hash string) (*Record, error)) ([]Finding, []*Record, *State, bool) {
+// hold: k is to hold what reading each blob gave (HasBlob), for the
+// replays of other tasks at the same commits; a replay not told takes
+// what k holds and adds nothing.
+func (k *Checked) ReplayBlind(ctx context.Context, task string, commits []*Commit, blob func(hash string) (*Record, error), hold bool) ([]Finding, []*Record, *State, bool) {
 	v := newVerifier(task, blob)
 	v.shared = k
+	v.hold = hold
 	for _, c := range commits {
 		for _, p := range c.Parents {
 			v.kids[p]++
@@ -260,6 +288,7 @@ type verifier struct {
 	probes  map[string]*probe // blob -> read and checked by this replay
 	taken   map[string]bool   // blobs whose probe's entry an entry took
 	shared  *Checked          // records checked clean by other replays
+	hold    bool              // shared is to hold this replay's probes
 	found   []Finding
 	// more counts the findings past MaxFindings; moreAt and moreCode
 	// are the first one's commit and code.
@@ -355,7 +384,14 @@ func (v *verifier) precheck(ctx context.Context, commits []*Commit) {
 	}
 	for i, h := range hashes {
 		v.probes[h] = probes[i]
-		v.shared.putProbe(h, probes[i])
+		v.holdProbe(h, probes[i])
+	}
+}
+
+// holdProbe has the run's Checked hold p, when this replay is to.
+func (v *verifier) holdProbe(blob string, p *probe) {
+	if v.hold {
+		v.shared.putProbe(blob, p)
 	}
 }
 
@@ -528,7 +564,7 @@ func (v *verifier) checkEntry(c *Commit, name, blob string) checked {
 	if p == nil {
 		if p = v.shared.probe(blob); p == nil {
 			p = checkBlob(v.blob, blob)
-			v.shared.putProbe(blob, p)
+			v.holdProbe(blob, p)
 		}
 		v.probes[blob] = p
 	}

@@ -13,11 +13,16 @@
 # tree (a message of its own), so that no two refs share a head: what
 # one pull keeps of the histories it replays must not grow with them
 # (bench/manyrefs/run.sh 7df7135 20 200000 blank distinct).
+# With KIND invalid, each ref names a commit of its own whose tree holds
+# ENTRIES blobs of its own, each a few bytes that are no record
+# ({"n":"K1-1"}, ...), so that no two refs share a head or a blob: what
+# one pull keeps of the blobs it read must not grow with the refs
+# (bench/manyrefs/run.sh 7df7135 40 10000 invalid).
 # Usage: bench/manyrefs/run.sh [REV] [REFS] [ENTRIES] [KIND] [HEADS]
 #   REV: c3d20d9 by default (before a replay was shared by the refs
 #   naming one head); REFS: 2000; ENTRIES: 1500; KIND: blank (entries
-#   that are no record, the default) or records; HEADS: one (the
-#   default) or distinct.
+#   that are no record, the default), records or invalid; HEADS: one
+#   (the default) or distinct.
 set -eu
 cd "$(dirname "$0")/../.."
 rev=${1:-c3d20d9} refs=${2:-2000} entries=${3:-1500} kind=${4:-blank} heads=${5:-one}
@@ -35,7 +40,17 @@ git config --global user.email bench@example.invalid
 git init -q --bare "$tmp/remote.git"
 git init -q "$tmp/a"
 cd "$tmp/a"
-if [ "$kind" = records ]; then
+if [ "$kind" = invalid ]; then
+  awk -v refs="$refs" -v n="$entries" 'BEGIN { for (i = 1; i <= refs; i++) {
+    msg = sprintf("assessment: K%d\n", i)
+    printf "commit refs/reasoning/tasks/K%d\ncommitter Bench <bench@example.invalid> 1767225600 +0000\ndata %d\n%s", i, length(msg), msg
+    for (j = 1; j <= n; j++) {
+      b = sprintf("{\"n\":\"K%d-%d\"}\n", i, j)
+      printf "M 100644 inline records/%010d-assessment-01J%023d.json\ndata %d\n%s", j, j, length(b), b
+    }
+    printf "\n" } }' | git fast-import --quiet
+  heads=made
+elif [ "$kind" = records ]; then
   mkdir "$tmp/recs"
   awk -v n="$entries" -v d="$tmp/recs" 'BEGIN { for (i = 1; i <= n; i++) {
     id = sprintf("01J%023d", i); f = sprintf("%s/%010d-assessment-%s.json", d, i, id)
@@ -47,8 +62,10 @@ else
   blob=$(echo '{}' | git hash-object -w --stdin)
   records=$(awk -v b="$blob" -v n="$entries" 'BEGIN { for (i = 1; i <= n; i++) printf "100644 blob %s\t%010d-assessment-01J%023d.json\n", b, i, i }' | git mktree)
 fi
-root=$(printf '040000 tree %s\trecords\n' "$records" | git mktree)
-if [ "$heads" = distinct ]; then
+[ "$heads" = made ] || root=$(printf '040000 tree %s\trecords\n' "$records" | git mktree)
+if [ "$heads" = made ]; then
+  : # fast-import made the refs
+elif [ "$heads" = distinct ]; then
   for i in $(seq "$refs"); do
     printf 'create refs/reasoning/tasks/K%d %s\n' "$i" "$(printf 'assessment: K%d\n' "$i" | git commit-tree "$root")"
   done | git update-ref --stdin
