@@ -71,12 +71,12 @@ func (b *heldByHead[T]) put(head string, v T) {
 // record was replayed 2,000 times by one pull (80 s of CPU, two git
 // processes a ref); now once. Only a head the run is to replay for more
 // than one task is held (Shared.Expect): a replay's findings (up to
-// record.MaxFindings) held for every head of a pull would grow with it. A replay that was not blind (a record
-// decoded: its task, the rules and the records checked for that task
-// take part) is not held: it is replayed for each task, from the history
-// the run holds (heldHistories) and the blobs it checked
-// (record.Checked). It is safe for concurrent use; a nil one holds
-// nothing.
+// record.MaxFindings) held for every head of a pull would grow with it.
+// A replay that was not blind (a record decoded: its task, the rules and
+// the records checked for that task take part) is not held: it is
+// replayed for each task, from the history the run holds (heldHistories)
+// and the blobs it checked (record.Checked). It is safe for concurrent
+// use; a nil one holds nothing.
 type blindReplays struct {
 	held heldByHead[blindReplay]
 }
@@ -123,12 +123,12 @@ func (b *blindReplays) put(head string, found []record.Finding, recs []*record.R
 // be held for nothing, whole, its commits' records/ trees too, for the
 // rest of the run (a pull of 16 task refs, each a commit of its own on
 // one tree of 200,000 entries, peaked at 1.7 GB where one replay at a
-// time took 1.0 GB). A history read from remembered heads is not held: those are a task's own heads, clean, so no two tasks share
-// one, and the records it skips are the task's. A history is held
-// without the content of the blobs the run's record.Checked has checked
-// (which a replay through it takes instead), read again if a replay
-// without it needs one. It is safe for concurrent use; a nil one holds
-// nothing.
+// time took 1.0 GB). A history read from remembered heads is not held:
+// those are a task's own heads, clean, so no two tasks share one, and
+// the records it skips are the task's. A history is held without the
+// content of the blobs the run's record.Checked has checked (which a
+// replay through it takes instead), read again if a replay without it
+// needs one. It is safe for concurrent use; a nil one holds nothing.
 type heldHistories struct {
 	held heldByHead[*history]
 }
