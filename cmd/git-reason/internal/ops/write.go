@@ -100,25 +100,17 @@ func (e *Session) StateBefore(ctx context.Context, task string) (*record.State, 
 // StateAfter is State of the task res appended to, at the head res
 // stored it at, for what a surface shows right after its own write (the
 // next steps): the writer's own state, with nothing read or replayed
-// again, when the history res extended replays clean. A replay of the
-// new head would admit each record by the rules that admitted it, the
-// new one on this very state, so it would reach this state and find
-// nothing; the head is remembered clean for this process. Whether the
-// history it extended replays clean is the writer's own answer
-// (CheckBase, which admitted the append: a head this clone's writer made
-// is clean without a replay). Otherwise (a history that does not verify,
-// an append that found its record stored after a failure) it is State.
+// again. The writer appended only on a head whose history replays clean
+// (record.Writer's verifiedAt asked CheckBase before it admitted the
+// record), so a replay of the new head would admit each record by the
+// rules that admitted it, the new one on this very state, reach this
+// state and find nothing; the head is remembered clean for this process.
+// An append that found its record stored after a failure has no state:
+// then it is State.
 func (e *Session) StateAfter(ctx context.Context, res *record.Result) (*record.State, error) {
 	if res.State != nil {
-		clean := res.Parent == ""
-		if !clean {
-			f, err := e.Store.CheckBase(ctx, res.Task, res.Parent)
-			clean = err == nil && f == nil
-		}
-		if clean {
-			e.Store.NoteClean(res.Task, res.Commit)
-			return res.State, nil
-		}
+		e.Store.NoteClean(res.Task, res.Commit)
+		return res.State, nil
 	}
 	st, _, err := e.State(ctx, res.Task)
 	return st, err
