@@ -8,7 +8,7 @@ import (
 	"git-reason/record"
 )
 
-// heldByHead holds a value by head for the run, each made once: while a
+// heldByHead holds a value by head until dropped, each made once: while a
 // goroutine makes a head's value, another asking for it waits for it.
 // The zero value is ready; it is safe for concurrent use.
 type heldByHead[T any] struct {
@@ -52,6 +52,13 @@ func (b *heldByHead[T]) hold(ctx context.Context, head string) (v T, held bool, 
 		delete(b.busy, head)
 		close(busy)
 	}
+}
+
+// drop lets go of the value held for head.
+func (b *heldByHead[T]) drop(head string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.m, head)
 }
 
 func (b *heldByHead[T]) put(head string, v T) {

@@ -49,40 +49,62 @@ type Shared struct {
 
 // Expect says that the run is to replay a task at each of heads (a head
 // once per task naming it): the replays of a head named more than once
-// are held for the run (blindReplays, heldHistories), so that the others
-// take them; those of any other head are not, since no other task would
-// take them and holding them cost memory that grew with the pull. A
-// Shared not told holds none.
+// are held (blindReplays, heldHistories) until the last of its tasks has
+// been replayed, so that the others take them; those of any other head
+// are not, since no other task would take them and holding them cost
+// memory that grew with the pull. A Shared not told holds none.
 func (m *Shared) Expect(heads []string) {
 	m.shared.expect(heads)
 }
 
-// sharedHeads counts, by head, the tasks a run is to replay at it. It is
-// safe for concurrent use; a nil one names no head.
+// sharedHeads counts, by head, the tasks a run is to replay at it, and
+// the replays at it still to come. It is safe for concurrent use; a nil
+// one names no head.
 type sharedHeads struct {
-	mu sync.Mutex
-	n  map[string]int
+	mu   sync.Mutex
+	n    map[string]int
+	left map[string]int
 }
 
 func (c *sharedHeads) expect(heads []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.n == nil {
-		c.n = make(map[string]int, len(heads))
+		c.n, c.left = make(map[string]int, len(heads)), make(map[string]int, len(heads))
 	}
 	for _, h := range heads {
 		c.n[h]++
+		c.left[h]++
 	}
 }
 
-// many reports whether more than one task is to be replayed at head.
+// many reports whether more than one task is to be replayed at head, and
+// some of them still are.
 func (c *sharedHeads) many(head string) bool {
 	if c == nil {
 		return false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.n[head] > 1
+	return c.n[head] > 1 && c.left[head] > 0
+}
+
+// over notes that a replay at head is over, and reports whether it was
+// the last the run expected at a head several tasks name: what was held
+// for it is then held for nothing. A pull of task refs in pairs, each
+// pair naming a head of its own, held every pair's history until the
+// pull ended.
+func (c *sharedHeads) over(head string) bool {
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.left[head] == 0 {
+		return false
+	}
+	c.left[head]--
+	return c.left[head] == 0 && c.n[head] > 1
 }
 
 // commitParents maps commits to their parents, as read from the commits.

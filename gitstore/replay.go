@@ -35,6 +35,7 @@ func (s *Store) replayWith(ctx context.Context, m *Remembered, task, head string
 // reached at head (record.Checked.Replay), nil when no replay
 // ran to its end (a remembered head is not replayed).
 func (s *Store) replayWithState(ctx context.Context, m *Remembered, task, head string, recs bool, k *record.Checked) ([]record.Finding, []*record.Record, *record.State) {
+	defer s.replayed(head)
 	stop := map[string]bool{}
 	if m != nil && isHex(head) && len(head) == 40 {
 		for _, h := range m.Heads(task) {
@@ -68,6 +69,19 @@ func (s *Store) replayWithState(ctx context.Context, m *Remembered, task, head s
 		m.Add(task, head)
 	}
 	return found, out, st
+}
+
+// replayed drops what the run held for head once the last replay the run
+// expected at it is over (Shared.Expect).
+func (s *Store) replayed(head string) {
+	if s.shared.over(head) {
+		if s.blind != nil {
+			s.blind.held.drop(head)
+		}
+		if s.histories != nil {
+			s.histories.held.drop(head)
+		}
+	}
 }
 
 // replayRead is replayFrom, from no remembered head when one of stop

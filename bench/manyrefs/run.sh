@@ -13,6 +13,11 @@
 # tree (a message of its own), so that no two refs share a head: what
 # one pull keeps of the histories it replays must not grow with them
 # (bench/manyrefs/run.sh 7df7135 20 200000 blank distinct).
+# With HEADS pairs, refs K<i> and K<i+REFS/2> name one commit of their
+# own on the one tree, so that each head is named by two refs far apart
+# in name order: what one pull keeps of a head two tasks name must be let
+# go once both are replayed (bench/manyrefs/run.sh d86002d 20 100000
+# blank pairs).
 # With KIND invalid, each ref names a commit of its own whose tree holds
 # ENTRIES blobs of its own, each a few bytes that are no record
 # ({"n":"K1-1"}, ...), so that no two refs share a head or a blob: what
@@ -22,7 +27,7 @@
 #   REV: c3d20d9 by default (before a replay was shared by the refs
 #   naming one head); REFS: 2000; ENTRIES: 1500; KIND: blank (entries
 #   that are no record, the default), records or invalid; HEADS: one
-#   (the default) or distinct.
+#   (the default), distinct or pairs.
 set -eu
 cd "$(dirname "$0")/../.."
 rev=${1:-c3d20d9} refs=${2:-2000} entries=${3:-1500} kind=${4:-blank} heads=${5:-one}
@@ -68,6 +73,12 @@ if [ "$heads" = made ]; then
 elif [ "$heads" = distinct ]; then
   for i in $(seq "$refs"); do
     printf 'create refs/reasoning/tasks/K%d %s\n' "$i" "$(printf 'assessment: K%d\n' "$i" | git commit-tree "$root")"
+  done | git update-ref --stdin
+elif [ "$heads" = pairs ]; then
+  half=$((refs / 2))
+  for i in $(seq "$half"); do
+    c=$(printf 'assessment: K%d\n' "$i" | git commit-tree "$root")
+    printf 'create refs/reasoning/tasks/K%d %s\ncreate refs/reasoning/tasks/K%d %s\n' "$i" "$c" "$((i + half))" "$c"
   done | git update-ref --stdin
 else
   commit=$(printf 'assessment: shared\n' | git commit-tree "$root")

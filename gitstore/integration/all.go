@@ -3,6 +3,8 @@ package integration
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -169,7 +171,13 @@ func (g *Integrator) round(ctx context.Context, fetched []Fetched, todo []int,
 			}
 		}()
 	}
-	for _, i := range todo {
+	// Tasks naming one head are decided one after the other, so that what
+	// the run holds of a head several tasks name (gitstore.Shared.Expect)
+	// is let go once the last of them is replayed, not held while the
+	// tasks between them in name order are.
+	for _, i := range slices.SortedStableFunc(slices.Values(todo), func(a, b int) int {
+		return strings.Compare(fetched[a].Head, fetched[b].Head)
+	}) {
 		next <- i
 	}
 	close(next)
