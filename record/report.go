@@ -190,12 +190,18 @@ func (s *State) concludeNext(st Status) string {
 
 // Report renders the task as markdown: the question, the plan, what each
 // advisor said, disagreements, the conclusion and how it was checked.
-func (s *State) Report() string {
+func (s *State) Report() string { return s.report(Advice.String) }
+
+// ToolReport is Report for the MCP tools and resources: where it advises
+// a command it names the tool that takes the step (Advice.ToolMessage).
+func (s *State) ToolReport() string { return s.report(Advice.ToolMessage) }
+
+func (s *State) report(say func(Advice) string) string {
 	var b strings.Builder
 	st := s.Summarize()
 	fmt.Fprintf(&b, "# Reasoning: %s\n\n", s.Task)
 	if s.Unverified != nil {
-		fmt.Fprintf(&b, "**%s**\n\n", NotVerified(s.Unverified).String())
+		fmt.Fprintf(&b, "**%s**\n\n", say(NotVerified(s.Unverified)))
 	}
 	fmt.Fprintf(&b, "Phase: **%s** · records: %d · review count: %d\n", st.Phase, st.Records, st.ReviewCount)
 	if st.Closed != nil {

@@ -69,8 +69,9 @@ func TestForgedHistoryWebAndMCP(t *testing.T) {
 		if text := compact(jget(res, "content")); !strings.Contains(text, "does not verify: "+c.code) || !strings.Contains(text, "review count 0") {
 			t.Errorf("status %s: text %s", c.task, text)
 		}
-		if rep := jstr(res, "structuredContent.report"); !strings.Contains(rep, "does not verify: "+c.code) || !strings.Contains(rep, "review count: 0") {
-			t.Errorf("status %s: report %s", c.task, rep)
+		report := jstr(res, "structuredContent.report")
+		if !strings.Contains(report, "does not verify: "+c.code) || !strings.Contains(report, "review count: 0") {
+			t.Errorf("status %s: report %s", c.task, report)
 		}
 		// The task's latest record, shown: the show tool's answer says the
 		// task does not verify, as 'git reason show --json' does.
@@ -89,6 +90,14 @@ func TestForgedHistoryWebAndMCP(t *testing.T) {
 		res = decodeJSON(t, r.call(t, "resources/read", map[string]any{"uri": "reason://task/" + c.task}))
 		if text := compact(res); !strings.Contains(text, "does not verify: "+c.code) || strings.Contains(text, "review count: 3") {
 			t.Errorf("resource of %s: %s", c.task, text)
+		}
+		// The report, as the resource and as the status tool gives it,
+		// names the verify tool, not the command line's command.
+		verifyTool := `see the verify tool (tasks: ["` + c.task + `"])`
+		for what, rep := range map[string]string{"resource": jstr(res, "contents.0.text"), "status' report": report} {
+			if !strings.Contains(rep, verifyTool) || strings.Contains(rep, "git reason verify") {
+				t.Errorf("%s of %s does not name the verify tool: %s", what, c.task, rep)
+			}
 		}
 	}
 	// Every read tool, with the arguments that take other paths (the

@@ -186,7 +186,7 @@ func (s *Server) status(ctx context.Context, c *call) (*outcome, error) {
 		return nil, err
 	}
 	if report, _ := c.args["report"].(bool); report {
-		out.Report = st.Report()
+		out.Report = st.ToolReport()
 	}
 	text := fmt.Sprintf("task %s: %s (%s, review count %d)", task, out.Phase, record.Plural(out.Records, "record"), out.ReviewCount)
 	if out.DoesNotVerify != nil {

@@ -102,6 +102,6 @@ func (s *Server) readReport(ctx context.Context, req *mcp.ReadResourceRequest) (
 		return nil, err
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{
-		URI: uri, MIMEType: "text/markdown", Text: st.Report(),
+		URI: uri, MIMEType: "text/markdown", Text: st.ToolReport(),
 	}}}, nil
 }
