@@ -10,6 +10,8 @@ type Handover struct {
 	Updated string   `json:"updated,omitempty"`
 	Actors  []string `json:"actors"`
 	Next    string   `json:"next,omitempty"`
+	// NextTools is Next as the MCP tools take it (Status.NextTools).
+	NextTools []ToolCall `json:"next_tools,omitempty"`
 	// PersonStep replaces Next when a person must decide first (see
 	// Status.PersonStep).
 	PersonStep    *PersonStep         `json:"person_step,omitempty"`

@@ -23,6 +23,9 @@ type Status struct {
 	ReusesTask        string     `json:"reuses_task,omitempty"`
 	ReusesActor       string     `json:"reuses_actor,omitempty"`
 	Next              string     `json:"next,omitempty"`
+	// NextTools is Next as the MCP tools take it; set by the MCP server
+	// alone (the command line says Next).
+	NextTools []ToolCall `json:"next_tools,omitempty"`
 	// PersonStep, when set, is the decision a person must make before
 	// any command moves the task on; Next is empty then.
 	PersonStep *PersonStep `json:"person_step,omitempty"`
@@ -52,6 +55,17 @@ type PersonStep struct {
 type PersonOption struct {
 	Choice string `json:"choice"`
 	Then   string `json:"then"`
+	// ThenTools is Then as the MCP tools take it; set by the MCP server
+	// alone.
+	ThenTools []ToolCall `json:"then_tools,omitempty"`
+}
+
+// ToolCall is an MCP tool call that takes a step the command line says as
+// a command (Status.Next, a PersonOption's Then): the tool, and its
+// arguments in the tool's terms. Only the MCP server fills one in.
+type ToolCall struct {
+	Tool      string         `json:"tool"`
+	Arguments map[string]any `json:"arguments"`
 }
 
 // SelfAnswered is how every surface says that a local review was

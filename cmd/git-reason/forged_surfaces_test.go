@@ -66,6 +66,9 @@ func TestForgedHistoryWebAndMCP(t *testing.T) {
 		wantEq(t, "status "+c.task, "review_count", compact(jget(res, "structuredContent.review_count")), "0")
 		wantEq(t, "status "+c.task, "phase", jstr(res, "structuredContent.phase"), c.phase)
 		wantEq(t, "status "+c.task, "does_not_verify.code", jstr(res, "structuredContent.does_not_verify.code"), c.code)
+		// next is the command line's command; next_tools the call that takes it.
+		wantEq(t, "status "+c.task, "next", jstr(res, "structuredContent.next"), "git reason verify "+c.task)
+		wantEq(t, "status "+c.task, "next_tools", compact(jget(res, "structuredContent.next_tools")), `[{"arguments":{"tasks":["`+c.task+`"]},"tool":"verify"}]`)
 		if text := compact(jget(res, "content")); !strings.Contains(text, "does not verify: "+c.code) || !strings.Contains(text, "review count 0") {
 			t.Errorf("status %s: text %s", c.task, text)
 		}

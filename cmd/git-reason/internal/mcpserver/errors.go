@@ -20,10 +20,7 @@ const (
 
 // Action is a tool call that can recover from an error, or that takes a
 // task to its next step. It names tools only.
-type Action struct {
-	Tool      string         `json:"tool"`
-	Arguments map[string]any `json:"arguments"`
-}
+type Action = record.ToolCall
 
 // ToolError is the structured content of every failed call.
 type ToolError struct {

@@ -50,6 +50,9 @@ func (s *Server) tasks(ctx context.Context, c *call) (*outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	for i, r := range rows {
+		rows[i].NextTools = stepCalls(r.Next, r.Task, nil, s.byVerb)
+	}
 	var b strings.Builder
 	// As 'git reason tasks' says it: first, once per task.
 	b.WriteString(record.NotVerifiedFirst(len(rows), func(i int) (string, *record.Finding) { return rows[i].Task, rows[i].DoesNotVerify }).ToolMessage())

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"strings"
 
 	"git-reason/record"
 )
@@ -32,8 +33,6 @@ func (s *Server) nextActions(ctx context.Context, task string, wrote *record.Res
 // actionsFor maps a status's next step, or its person's step's commands,
 // to tool calls through the verb → tool table.
 func actionsFor(sum record.Status, byVerb map[string]string) []Action {
-	out := []Action{}
-	seen := map[string]bool{}
 	rest := sum.Next
 	if ps := sum.PersonStep; ps != nil {
 		// A person decides first: each choice's command, in order.
@@ -41,17 +40,67 @@ func actionsFor(sum record.Status, byVerb map[string]string) []Action {
 			rest += " " + o.Then
 		}
 	}
-	for _, verb := range record.NextVerbs(rest) {
+	return stepCalls(rest, sum.Task, sum.OpenDisagreements, byVerb)
+}
+
+// stepCalls is a step the command line says as commands (a status's or
+// handover's next, a person's choice's then, a need's command) as the
+// tool calls that take it: the tool that projects each verb it names,
+// once, with the task as argument (verify's tasks: [task]), and resolve
+// with the disagreement its command names (the full id when ids holds
+// one it starts). Empty, never nil, when no tool takes it.
+func stepCalls(step, task string, ids []string, byVerb map[string]string) []Action {
+	out := []Action{}
+	seen := map[string]bool{}
+	for _, verb := range record.NextVerbs(step) {
 		tool, ok := byVerb[verb]
 		if !ok || seen[tool] {
 			continue
 		}
 		seen[tool] = true
-		args := map[string]any{"task": sum.Task}
-		if tool == "resolve" && len(sum.OpenDisagreements) > 0 {
-			args["disagreement"] = sum.OpenDisagreements[0]
+		args := map[string]any{"task": task}
+		switch tool {
+		case "verify":
+			args = map[string]any{"tasks": []string{task}}
+		case "resolve":
+			_, rest, _ := strings.Cut(step, "git reason resolve "+task+" ")
+			id, _, _ := strings.Cut(rest, " ")
+			for _, full := range ids {
+				if id != "" && strings.HasPrefix(full, id) {
+					id = full
+					break
+				}
+			}
+			if id == "" && len(ids) > 0 {
+				id = ids[0]
+			}
+			if id != "" {
+				args["disagreement"] = id
+			}
 		}
 		out = append(out, Action{Tool: tool, Arguments: args})
+	}
+	return out
+}
+
+// withTools is a status as the MCP tools give it: its next step, and
+// each of its person's choices, also as the tool calls that take it
+// (next_tools, then_tools), beside the command the command line says.
+func (s *Server) withTools(st *record.Status) {
+	st.NextTools = stepCalls(st.Next, st.Task, st.OpenDisagreements, s.byVerb)
+	st.PersonStep = s.personTools(st.PersonStep, st.Task)
+}
+
+// personTools is a person's step with each choice's then_tools, a copy
+// (the step may be shared); nil for nil.
+func (s *Server) personTools(ps *record.PersonStep, task string) *record.PersonStep {
+	if ps == nil {
+		return nil
+	}
+	out := &record.PersonStep{Decide: ps.Decide, Options: make([]record.PersonOption, len(ps.Options))}
+	for i, o := range ps.Options {
+		o.ThenTools = stepCalls(o.Then, task, nil, s.byVerb)
+		out.Options[i] = o
 	}
 	return out
 }

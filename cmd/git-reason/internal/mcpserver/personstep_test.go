@@ -43,9 +43,22 @@ func TestStatusMarksPersonStep(t *testing.T) {
 	if _, st := call("status", map[string]any{"task": "T"}); st["next"] != "git reason consult T" || st["person_step"] != nil {
 		t.Fatalf("before disabling, status: next %v, person_step %v", st["next"], st["person_step"])
 	}
-	res, _ := call("handover", nil)
+	res, ho := call("handover", nil)
 	if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, "- next: the consult tool\n") {
 		t.Errorf("the handover's text does not name the next step's tool:\n%s", text)
+	}
+	// Each structured next step, a command the client cannot type, comes
+	// with the tool calls that take it (next_tools), on every tool that
+	// gives one: status, of a task or of all, tasks and handover.
+	consultT := `[{"arguments":{"task":"T"},"tool":"consult"}]`
+	_, all := call("status", nil)
+	_, rows := call("tasks", nil)
+	_, one := call("status", map[string]any{"task": "T"})
+	for what, v := range map[string]any{"status T": one["next_tools"], "status": all["tasks"].([]any)[0].(map[string]any)["next_tools"],
+		"tasks": rows["tasks"].([]any)[0].(map[string]any)["next_tools"], "handover": ho["open"].([]any)[0].(map[string]any)["next_tools"]} {
+		if got := mustJSON(t, v); got != consultT {
+			t.Errorf("%s: next_tools %s, want %s", what, got, consultT)
+		}
 	}
 
 	disable("adv-a", "adv-b")
@@ -57,12 +70,19 @@ func TestStatusMarksPersonStep(t *testing.T) {
 	if ps == nil || !strings.HasPrefix(ps["decide"].(string), "none of the 2 advisors the plan selected can be asked now") {
 		t.Fatalf("status carries no person's step: %s", mustJSON(t, st))
 	}
-	thens := []string{}
-	for _, o := range ps["options"].([]any) {
-		thens = append(thens, o.(map[string]any)["then"].(string))
-	}
-	if strings.Join(thens, "; ") != "git reason consult T; git reason plan T" {
-		t.Errorf("the choices are followed by %q", thens)
+	_, ho = call("handover", nil)
+	for what, ps := range map[string]any{"status": ps, "handover": ho["open"].([]any)[0].(map[string]any)["person_step"]} {
+		thens, tools := []string{}, []string{}
+		for _, o := range ps.(map[string]any)["options"].([]any) {
+			thens = append(thens, o.(map[string]any)["then"].(string))
+			tools = append(tools, mustJSON(t, o.(map[string]any)["then_tools"]))
+		}
+		if strings.Join(thens, "; ") != "git reason consult T; git reason plan T" {
+			t.Errorf("%s: the choices are followed by %q", what, thens)
+		}
+		if got := strings.Join(tools, "; "); got != consultT+`; [{"arguments":{"task":"T"},"tool":"plan"}]` {
+			t.Errorf("%s: the choices' then_tools are %s", what, got)
+		}
 	}
 	if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, "; a person decides: none of the 2 advisors") {
 		t.Errorf("the status text does not say a person decides: %s", text)

@@ -167,6 +167,9 @@ func (s *Server) status(ctx context.Context, c *call) (*outcome, error) {
 				text += ": " + record.NotVerified(st.DoesNotVerify).ToolMessage()
 			}
 		}
+		for i := range all {
+			s.withTools(&all[i].Status)
+		}
 		out, list, err := listAnswer("tasks", all)
 		if err != nil {
 			return nil, err
@@ -184,6 +187,11 @@ func (s *Server) status(ctx context.Context, c *call) (*outcome, error) {
 	s.env.MarkPersonStep(ctx, &out.Status)
 	if out.Needs, err = s.env.TaskNeeds(ctx, task); err != nil {
 		return nil, err
+	}
+	// Each step also as the tool calls that take it, beside the command.
+	s.withTools(&out.Status)
+	for i, n := range out.Needs {
+		out.Needs[i].Tools = stepCalls(n.Command, task, nil, s.byVerb)
 	}
 	if report, _ := c.args["report"].(bool); report {
 		out.Report = st.ToolReport()
@@ -430,7 +438,19 @@ func (s *Server) handover(ctx context.Context, c *call) (*outcome, error) {
 	_ = ops.WriteHandover(&text, rep, ops.FormatTools)
 	// [] for a list a task lacks, as the published output has it: a task
 	// with no standing conclusion held null, and the call failed.
-	return &outcome{out: rep.Lists(), text: text.String()}, nil
+	lists := rep.Lists()
+	for _, hs := range [][]record.Handover{lists.Open, lists.Settled} {
+		for i := range hs {
+			h := &hs[i]
+			ids := make([]string, len(h.Disagreements))
+			for j, d := range h.Disagreements {
+				ids[j] = d.ID
+			}
+			h.NextTools = stepCalls(h.Next, h.Task, ids, s.byVerb)
+			h.PersonStep = s.personTools(h.PersonStep, h.Task)
+		}
+	}
+	return &outcome{out: lists, text: text.String()}, nil
 }
 
 func (s *Server) rangeContext(ctx context.Context, c *call) (*outcome, error) {

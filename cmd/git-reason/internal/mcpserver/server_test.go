@@ -275,7 +275,7 @@ func TestNegotiate(t *testing.T) {
 }
 
 func TestActionsFor(t *testing.T) {
-	byVerb := map[string]string{"plan": "plan", "consult": "consult", "conclude": "conclude", "resolve": "resolve", "validate": "validate", "assess": "assess"}
+	byVerb := map[string]string{"plan": "plan", "consult": "consult", "conclude": "conclude", "resolve": "resolve", "validate": "validate", "assess": "assess", "verify": "verify"}
 	cases := []struct {
 		status record.Status
 		want   string
@@ -285,6 +285,7 @@ func TestActionsFor(t *testing.T) {
 			`[{"tool":"consult","arguments":{"task":"T"}},{"tool":"plan","arguments":{"task":"T"}}]`},
 		{record.Status{Task: "T", Next: "git reason resolve T 01ABCDEFGH --decision ...", OpenDisagreements: []string{"01ABCDEFGHJKMNPQRSTVWXYZ01"}},
 			`[{"tool":"resolve","arguments":{"disagreement":"01ABCDEFGHJKMNPQRSTVWXYZ01","task":"T"}}]`},
+		{record.Status{Task: "T", Next: "git reason verify T"}, `[{"tool":"verify","arguments":{"tasks":["T"]}}]`},
 		{record.Status{Task: "T", Next: ""}, `[]`},
 		{record.Status{Task: "T", Next: "git reason frobnicate T"}, `[]`},
 	}
@@ -292,6 +293,17 @@ func TestActionsFor(t *testing.T) {
 		got, _ := json.Marshal(actionsFor(c.status, byVerb))
 		if string(got) != c.want {
 			t.Errorf("next %q: %s, want %s", c.status.Next, got, c.want)
+		}
+	}
+	// A need's command (ops.Need.Command) names the disagreement by its
+	// short id, which the resolve tool takes; a closure's, reopen.
+	byVerb["reopen"] = "reopen"
+	for step, want := range map[string]string{
+		"git reason resolve T 01ABCDEFGH --decision ... --evidence KIND:REF:SUMMARY, then git reason conclude T --supersedes 01BCDEFGHJ --decision ...": `[{"tool":"resolve","arguments":{"disagreement":"01ABCDEFGH","task":"T"}},{"tool":"conclude","arguments":{"task":"T"}}]`,
+		"git reason reopen T": `[{"tool":"reopen","arguments":{"task":"T"}}]`,
+	} {
+		if got, _ := json.Marshal(stepCalls(step, "T", nil, byVerb)); string(got) != want {
+			t.Errorf("step %q: %s, want %s", step, got, want)
 		}
 	}
 }

@@ -74,6 +74,9 @@ type Need struct {
 	Merge   string `json:"merge"` // the merge commit that refused it
 	Message string `json:"message"`
 	Command string `json:"command"`
+	// Tools is Command as the MCP tools take it; set by the MCP server
+	// alone (record.ToolCall).
+	Tools []record.ToolCall `json:"tools,omitempty"`
 }
 
 // maxPushRounds bounds how often a push rejected because the remote moved

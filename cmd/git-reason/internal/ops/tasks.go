@@ -22,14 +22,16 @@ type TaskQuery struct {
 // TaskRow is one task of the list: where it stands and when it last
 // moved. State is "open" or "closed"; Closed says how, when it is.
 type TaskRow struct {
-	Task    string         `json:"task"`
-	State   string         `json:"state"`
-	Phase   record.Phase   `json:"phase"`
-	Subject string         `json:"subject,omitempty"`
-	Records int            `json:"records"`
-	Updated string         `json:"updated,omitempty"` // the newest record's creation time: the last activity
-	Next    string         `json:"next,omitempty"`
-	Closed  *record.Closed `json:"closed,omitempty"`
+	Task    string       `json:"task"`
+	State   string       `json:"state"`
+	Phase   record.Phase `json:"phase"`
+	Subject string       `json:"subject,omitempty"`
+	Records int          `json:"records"`
+	Updated string       `json:"updated,omitempty"` // the newest record's creation time: the last activity
+	Next    string       `json:"next,omitempty"`
+	// NextTools is Next as the MCP tools take it (record.Status.NextTools).
+	NextTools []record.ToolCall `json:"next_tools,omitempty"`
+	Closed    *record.Closed    `json:"closed,omitempty"`
 	// DoesNotVerify is the first finding of a replay of the task's
 	// history, when it does not replay clean: the row is then as replay
 	// recomputes it, and the list says so first.
