@@ -69,9 +69,10 @@ func (f Finding) String() string {
 // returns every finding, in declaration order; it never contacts anything.
 func Validate(c *Catalog) []Finding {
 	var out []Finding
+	ids := catalogIDs{providers: positions(c.Providers), vendors: positions(c.Vendors), capabilities: positions(c.Capabilities)}
 	for _, d := range c.Advisors {
 		out = append(out, checkStructure(d)...)
-		out = append(out, checkReferences(c, d)...)
+		out = append(out, checkReferences(c, ids, d)...)
 	}
 	for _, v := range c.Vendors {
 		seen := map[string]bool{}
@@ -161,19 +162,23 @@ func checkStructure(d Declaration) []Finding {
 	return out
 }
 
-func checkReferences(c *Catalog, d Declaration) []Finding {
+// catalogIDs holds the positions of a catalog's declarations by id, made
+// once for all its advisors' references.
+type catalogIDs struct {
+	providers, vendors, capabilities map[string]int
+}
+
+func checkReferences(c *Catalog, ids catalogIDs, d Declaration) []Finding {
 	var out []Finding
 	add := func(code, msg string) {
 		out = append(out, finding(SeverityError, code, "advisor "+d.ID, last(d.Sources), msg))
 	}
-	if d.Provider != "" && !hasID(c.Providers, d.Provider) {
+	if _, ok := ids.providers[d.Provider]; d.Provider != "" && !ok {
 		add(CodeUnresolvedProvider, fmt.Sprintf("provider %q is not declared in providers.yaml or an overlay", d.Provider))
 	}
 	var vendor *Vendor
-	for i := range c.Vendors {
-		if c.Vendors[i].ID == d.Vendor {
-			vendor = &c.Vendors[i]
-		}
+	if i, ok := ids.vendors[d.Vendor]; ok {
+		vendor = &c.Vendors[i]
 	}
 	switch {
 	case d.Vendor != "" && vendor == nil:
@@ -184,7 +189,7 @@ func checkReferences(c *Catalog, d Declaration) []Finding {
 		add(CodeUnresolvedModel, fmt.Sprintf("model %q is not one of vendor %s's models", d.Model, d.Vendor))
 	}
 	for _, k := range d.Capabilities {
-		if !c.HasCapability(k) {
+		if _, ok := ids.capabilities[k]; !ok {
 			add(CodeUnknownCapability, fmt.Sprintf("capability %q is not in the capability vocabulary", k))
 		}
 	}
@@ -199,8 +204,6 @@ func hasModel(v *Vendor, id string) bool {
 	}
 	return false
 }
-
-func hasID[T any](list []T, id string) bool { return indexOf(list, id) >= 0 }
 
 // loopback reports whether a URL's host is localhost or a loopback IP.
 func loopback(raw string) bool {

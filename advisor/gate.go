@@ -76,9 +76,10 @@ func advisorKeyApplies(key string, declared, set Declaration) bool {
 func (l *loader) withoutGated(doc *document) []string {
 	var ignored []string
 	kept := doc.advisors[:0]
+	advisors, declaredProfiles := positions(l.cat.Advisors), positions(l.cat.Profiles)
 	for _, e := range doc.advisors {
-		i := indexOf(l.cat.Advisors, e.val.ID)
-		if i < 0 {
+		i, ok := advisors[e.val.ID]
+		if !ok {
 			ignored = append(ignored, "new advisor "+e.val.ID)
 			continue
 		}
@@ -93,7 +94,7 @@ func (l *loader) withoutGated(doc *document) []string {
 	doc.advisors = kept
 	profiles := doc.profiles[:0]
 	for _, e := range doc.profiles {
-		if indexOf(l.cat.Profiles, e.val.ID) < 0 {
+		if _, ok := declaredProfiles[e.val.ID]; !ok {
 			ignored = append(ignored, "new profile "+e.val.ID)
 			continue
 		}

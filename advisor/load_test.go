@@ -2,6 +2,7 @@ package advisor
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -219,5 +220,50 @@ advisors:
 func TestRepositoryOverlayPath(t *testing.T) {
 	if got := RepositoryOverlayPath("/w"); got != "/w/.reason/advisors.yaml" {
 		t.Errorf("RepositoryOverlayPath = %q", got)
+	}
+}
+
+// A repository's file is a stranger's, read before anything is trusted,
+// and 1 MiB holds tens of thousands of entries: an overlay of 20,000
+// capabilities, 20,000 advisors and one advisor needing all of them took
+// each entry's id along the lists declared so far (minutes of CPU for
+// advisors, plan, doctor and trust --show). Finding by id is a map now;
+// the bound is twenty times what a run takes on a loaded machine.
+func TestLargeOverlayLoadsInBoundedTime(t *testing.T) {
+	const n = 20000
+	var b strings.Builder
+	b.WriteString("capabilities:\n")
+	for i := range n {
+		fmt.Fprintf(&b, "  - {id: c%05d}\n", i)
+	}
+	b.WriteString("advisors:\n  - id: alpha\n    capabilities: [")
+	for i := range n {
+		fmt.Fprintf(&b, "c%05d,", i)
+	}
+	b.WriteString("reasoning, code_review]\n")
+	for i := range n {
+		fmt.Fprintf(&b, "  - {id: a%05d}\n", i)
+	}
+	repo := writeFile(t, "large.yaml", b.String())
+	for _, trusted := range []bool{false, true} {
+		start := time.Now()
+		c, findings, err := load(t, Sources{Repository: repo, RepositoryTrusted: func(string) bool { return trusted }})
+		wall := time.Since(start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !c.HasCapability(fmt.Sprintf("c%05d", n-1)) {
+			t.Errorf("trusted %v: the overlay's capabilities were not added", trusted)
+		}
+		if a, _ := c.Advisor("alpha"); len(a.Capabilities) != n+2 {
+			t.Errorf("trusted %v: alpha has %d capabilities, want %d", trusted, len(a.Capabilities), n+2)
+		}
+		if _, ok := c.Advisor("a00000"); ok != trusted {
+			t.Errorf("trusted %v: new advisor declared %v", trusted, ok)
+		}
+		t.Logf("trusted %v: %v, %d findings", trusted, wall, len(findings))
+		if wall > 10*time.Second {
+			t.Errorf("trusted %v: loading took %v", trusted, wall)
+		}
 	}
 }
