@@ -28,14 +28,18 @@ type Match struct {
 // safe for concurrent use.
 type Matcher struct {
 	terms []Term
-	// A trie over term keys. alpha maps a byte (either case) to its column
-	// in trans, 0 when no key contains it; node 0 is the root, and a
-	// transition to 0 means none.
-	alpha    [256]uint8
-	width    int
-	trans    []int32
+	// A trie over term keys, node 0 its root. root maps a byte (either
+	// case of a letter) to the root's child, 0 when none. Every other
+	// node's edges are the folded bytes labels[first[n]:first[n+1]] to the
+	// nodes children[first[n]:first[n+1]]: a node holds only the edges it
+	// has, so the trie takes memory in proportion to the terms' bytes. (A
+	// row of every byte the terms use for every node made a repository's
+	// 1 MiB of terms in many scripts a table of 1.2 GB.)
+	root     [256]int32
+	first    []int32
+	labels   []byte
+	children []int32
 	term     []int32 // term index ending at each node, or -1
-	hasChild []bool
 }
 
 // NewMatcher builds a matcher for terms. Terms whose keys are equal (such as
@@ -43,7 +47,7 @@ type Matcher struct {
 // DeclaredAs values joined with "; ". It fails on a term with no letter or
 // digit.
 func NewMatcher(terms []Term) (*Matcher, error) {
-	m := &Matcher{width: 1}
+	m := &Matcher{}
 	keys := make([]string, 0, len(terms))
 	index := map[string]int{}
 	for _, t := range terms {
@@ -61,43 +65,68 @@ func NewMatcher(terms []Term) (*Matcher, error) {
 		m.terms = append(m.terms, t)
 		keys = append(keys, k)
 	}
-	for _, k := range keys {
-		for i := 0; i < len(k); i++ {
-			c := k[i]
-			if m.alpha[c] == 0 {
-				if m.width == 255 {
-					return nil, fmt.Errorf("terms use more than 254 distinct bytes")
-				}
-				m.alpha[c] = uint8(m.width)
-				if u := c - 'a' + 'A'; c >= 'a' && c <= 'z' {
-					m.alpha[u] = uint8(m.width)
-				}
-				m.width++
-			}
-		}
-	}
-	m.addNode()
+	// Build with the edges in a map, then lay each node's edges side by
+	// side.
+	edges := map[uint64]int32{}
+	m.term = append(m.term, -1)
 	for ti, k := range keys {
 		node := int32(0)
 		for i := 0; i < len(k); i++ {
-			slot := int(node)*m.width + int(m.alpha[k[i]])
-			if m.trans[slot] == 0 {
-				m.hasChild[node] = true
-				m.trans[slot] = m.addNode()
+			e := uint64(node)<<8 | uint64(k[i])
+			child, ok := edges[e]
+			if !ok {
+				child = int32(len(m.term))
+				m.term = append(m.term, -1)
+				edges[e] = child
 			}
-			node = m.trans[slot]
+			node = child
 		}
 		m.term[node] = int32(ti)
+	}
+	m.first = make([]int32, len(m.term)+1)
+	for e := range edges {
+		m.first[e>>8+1]++
+	}
+	for n := 1; n < len(m.first); n++ {
+		m.first[n] += m.first[n-1]
+	}
+	m.labels = make([]byte, len(edges))
+	m.children = make([]int32, len(edges))
+	next := append([]int32(nil), m.first[:len(m.term)]...)
+	for e, child := range edges {
+		n := e >> 8
+		m.labels[next[n]], m.children[next[n]] = byte(e), child
+		next[n]++
+	}
+	for e, child := range edges {
+		if e>>8 == 0 {
+			c := byte(e)
+			m.root[c] = child
+			if c >= 'a' && c <= 'z' {
+				m.root[c-'a'+'A'] = child
+			}
+		}
 	}
 	return m, nil
 }
 
-func (m *Matcher) addNode() int32 {
-	m.trans = append(m.trans, make([]int32, m.width)...)
-	m.term = append(m.term, -1)
-	m.hasChild = append(m.hasChild, false)
-	return int32(len(m.term) - 1)
+// child is the node the edge of node labelled by c (folded) leads to, or
+// 0 when it has none.
+func (m *Matcher) child(node int32, c byte) int32 {
+	if node == 0 {
+		return m.root[c]
+	}
+	c = lowerASCII(c)
+	for i := m.first[node]; i < m.first[node+1]; i++ {
+		if m.labels[i] == c {
+			return m.children[i]
+		}
+	}
+	return 0
 }
+
+// hasChild reports whether node has an edge.
+func (m *Matcher) hasChild(node int32) bool { return m.first[node+1] > m.first[node] }
 
 // Find returns every occurrence of a term in data, in order. Lines are
 // separated by '\n'; a match never spans two lines.
@@ -119,7 +148,7 @@ func (m *Matcher) Find(data []byte) []Match {
 			continue
 		}
 		e := wordEnd(data, i, k, size)
-		if a := m.alpha[c]; a != 0 && m.trans[a] != 0 {
+		if m.root[c] != 0 {
 			if end, t := m.longest(data, i, e); t >= 0 {
 				out = append(out, Match{
 					Offset: i, Line: line, Col: i - lineStart + 1,
@@ -139,22 +168,17 @@ func (m *Matcher) Find(data []byte) []Match {
 // with that term's index, or -1.
 func (m *Matcher) longest(data []byte, s, e int) (end int, term int) {
 	end, term = -1, -1
-	node := 0
+	node := int32(0)
 	for {
 		for j := s; j < e; j++ {
-			a := m.alpha[data[j]]
-			if a == 0 {
-				return end, term
-			}
-			node = int(m.trans[node*m.width+int(a)])
-			if node == 0 {
+			if node = m.child(node, data[j]); node == 0 {
 				return end, term
 			}
 		}
 		if t := m.term[node]; t >= 0 {
 			end, term = e, int(t)
 		}
-		if !m.hasChild[node] || e >= len(data) {
+		if !m.hasChild(node) || e >= len(data) {
 			return end, term
 		}
 		next := e

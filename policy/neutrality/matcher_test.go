@@ -2,8 +2,11 @@ package neutrality
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 var testTerms = []Term{
@@ -159,6 +162,48 @@ func TestNewMatcherMergesEqualNames(t *testing.T) {
 	want := Term{"Acme Cloud", "vendor acme; advisor acme-cloud"}
 	if len(got) != 2 || got[0].Term != want || got[1].Term != want {
 		t.Errorf("Find = %+v, want two matches of %v", got, want)
+	}
+}
+
+// A repository's .reason/neutrality.yaml is a stranger's file (1 MiB at
+// most), and its terms feed the check that doctor and the hooks run. The
+// trie held a row of every byte the terms use for each of its nodes:
+// 70,000 terms of four letters of several scripts (200 distinct bytes,
+// 700,000 nodes) made check neutrality use 1.2 GB. Its edges now take
+// memory in proportion to the terms' bytes.
+func TestNewMatcherMemoryFollowsTheTerms(t *testing.T) {
+	var letters []rune
+	for _, span := range [][2]rune{{'a', 'z'}, {'0', '9'}, {0xc0, 0x52f}, {0x4e00, 0x4fff}} {
+		for r := span[0]; r <= span[1]; r++ {
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				letters = append(letters, r)
+			}
+		}
+	}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	terms := make([]Term, 20000)
+	for i := range terms {
+		var name []rune
+		for range 4 {
+			name = append(name, letters[rnd.IntN(len(letters))])
+		}
+		terms[i] = Term{string(name), "terms in .reason/neutrality.yaml"}
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	m, err := NewMatcher(terms)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+		t.Errorf("NewMatcher of %d terms of 4 letters allocated %d MB", len(terms), alloc>>20)
+	}
+	for _, i := range []int{0, 7, len(terms) - 1} {
+		text := "x " + strings.ToUpper(terms[i].Name) + " " + terms[i].Name + " y"
+		if got := m.Find([]byte(text)); len(got) == 0 || got[len(got)-1].Text != terms[i].Name {
+			t.Errorf("Find(%q) = %+v, want %q found", text, got, terms[i].Name)
+		}
 	}
 }
 
