@@ -62,7 +62,8 @@ func runCheckNeutrality(ctx context.Context, o *checkNeutralityOptions) error {
 			fmt.Fprintln(w, v)
 		}
 		for _, s := range res.Skipped {
-			fmt.Fprintf(o.Err, "not checked: %s: %s\n", s.Path, s.Reason)
+			// The path is a name a clone chose: escaped, as text output is.
+			fmt.Fprintf(o.Err, "not checked: %s: %s\n", record.Printable(s.Path), record.Printable(s.Reason))
 		}
 		return nil
 	})
