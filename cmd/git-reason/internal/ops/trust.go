@@ -147,6 +147,8 @@ func (e *Session) Trust(req TrustRequest) (*TrustResult, error) {
 		return nil, Usage("no %s in this repository: there is nothing to trust", src.Repository)
 	case errors.Is(err, advisor.ErrNotRegular):
 		return nil, Usage("%s is not a regular file (a symbolic link, FIFO or device is refused): it cannot be trusted", src.Repository)
+	case errors.Is(err, advisor.ErrTooLarge):
+		return nil, Usage("%s is larger than %d bytes: it cannot be trusted", src.Repository, advisor.MaxDeclarationBytes)
 	case err != nil:
 		var pe *advisor.ParseError
 		if errors.As(err, &pe) {
