@@ -20,10 +20,21 @@ type Untrusted struct {
 	Ignored []string `json:"ignored"`
 }
 
-// Notice is the one line that says so and what to run.
+// noticeLists is how many ignored entries Notice names: a stranger's
+// file of 30,000 new advisors made every command that reads it print a
+// line of 600 KB.
+const noticeLists = 10
+
+// Notice is the one line that says so and what to run. It names the
+// first entries ignored and counts the rest, which `git reason trust
+// --show` lists.
 func (u *Untrusted) Notice() string {
+	ignored := strings.Join(u.Ignored[:min(len(u.Ignored), noticeLists)], "; ")
+	if more := len(u.Ignored) - noticeLists; more > 0 {
+		ignored += fmt.Sprintf("; and %d more, which 'git reason trust --show' lists", more)
+	}
 	return fmt.Sprintf("%s is not trusted: its entries that run or send something, change what a record attributes or could lower review are ignored (%s); review them with 'git reason trust'",
-		u.File, strings.Join(u.Ignored, "; "))
+		u.File, ignored)
 }
 
 // Sum is the SHA-256 of a file's content, in hex: what trust records.
