@@ -298,6 +298,12 @@ func word(file string, doc any, root *yaml.Node, e *ValidationError) violation {
 			}
 		}
 		v.Msg = "expected " + strings.Join(want, " or ") + ", got " + describe(n)
+	case "maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum":
+		// The library's wording quotes the value, as it read it (a number
+		// of 29 digits as 1e+29, which no replacement of the file's text
+		// finds), and the bound in a float's notation (6.7108864e+07).
+		kw := keyword(e.AbsoluteKeywordLocation)
+		v.Msg = "must be " + boundWords[kw] + " " + number(sub[kw])
 	default:
 		// The library's wording may quote the value (format, minimum,
 		// ...): a file can be something else than it seems (a credentials
@@ -307,6 +313,20 @@ func word(file string, doc any, root *yaml.Node, e *ValidationError) violation {
 		}
 	}
 	return v
+}
+
+// boundWords says each bound of a number the way a person reads it.
+var boundWords = map[string]string{
+	"maximum": "at most", "minimum": "at least", "exclusiveMaximum": "less than", "exclusiveMinimum": "more than",
+}
+
+// number writes a schema's number as a person writes it: 67108864, not
+// 6.7108864e+07.
+func number(x any) string {
+	if f, ok := x.(float64); ok {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return fmt.Sprint(x)
 }
 
 // typeWords names JSON Schema types the way a YAML file spells them.

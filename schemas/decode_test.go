@@ -161,3 +161,26 @@ func TestTypeFaultsArePlaced(t *testing.T) {
 		}
 	}
 }
+
+// A number past a bound is said with the bound as a person writes it,
+// and never the number (the library's message quoted a number of 29
+// digits as 1e+29, which no replacement of the file's text found, and
+// the bound as 6.7108864e+07).
+func TestBoundsSaidAsNumbers(t *testing.T) {
+	cases := []struct{ value, want string }{
+		{"99999999999999999999999999999", ":3:20: advisors[0].context_bytes: must be at most 67108864"},
+		{"99999999", ":3:20: advisors[0].context_bytes: must be at most 67108864"},
+		{"12", ":3:20: advisors[0].context_bytes: must be at least 1024"},
+	}
+	for _, ft := range fileTypes {
+		if ft.name != ".reason/advisors.yaml" && ft.name != "user overlay" {
+			continue
+		}
+		for _, c := range cases {
+			file, err := ft.load(t, []byte("advisors:\n  - id: a\n    context_bytes: "+c.value+"\n"))
+			if err == nil || err.Error() != file+c.want {
+				t.Errorf("%s, context_bytes %s:\n got %v\nwant %s%s", ft.name, c.value, err, file, c.want)
+			}
+		}
+	}
+}
