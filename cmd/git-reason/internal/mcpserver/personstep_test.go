@@ -1,13 +1,17 @@
 package mcpserver
 
 import (
+	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"git-reason/cmd/git-reason/internal/ops"
+	"git-reason/record"
 	"git-reason/reliability/harness"
 	"git-reason/schemas"
 )
@@ -119,6 +123,68 @@ func TestStatusMarksPersonStep(t *testing.T) {
 	disable("adv-b")
 	if _, st := call("status", map[string]any{"task": "T"}); st["next"] != "git reason consult T" || st["person_step"] != nil {
 		t.Errorf("adv-a enabled again, status: next %v, person_step %v", st["next"], st["person_step"])
+	}
+}
+
+// A merge of two clones that both concluded T makes the second
+// conclusion inadmissible: the status tool lists the need, whose command
+// names the conclusions to supersede, and its tools, with next_tools,
+// the conclude call that takes it with every id the command names, in
+// full (supersedes): they held {"task": "T"} alone, so the call they
+// suggest, with a decision, would be refused as a third conclusion. The
+// call as given, plus a decision, settles the need.
+func TestMergeRefusalNeedNamesItsCall(t *testing.T) {
+	a := newRepo(t)
+	harness.Git(t, a, "commit", "-q", "--allow-empty", "-m", "initial commit")
+	csA := connect(t, a, nil)
+	callTool(t, csA, "assess", map[string]any{"task": "T", "subject": "Session store", "question": "Sticky sessions?", "materiality": "minor", "reversibility": "reversible"})
+	callTool(t, csA, "plan", map[string]any{"task": "T"})
+	b := filepath.Join(t.TempDir(), "b")
+	harness.Git(t, a, "clone", "-q", a, b)
+	harness.Git(t, b, "fetch", "-q", "origin", "refs/reasoning/*:refs/reasoning/*")
+	harness.Git(t, b, "config", "user.name", "Bo Tester")
+	harness.Git(t, b, "config", "user.email", "bo@example.invalid")
+	_, cb := callTool(t, connect(t, b, nil), "conclude", map[string]any{"task": "T", "decision": "Sticky sessions"})
+	_, ca := callTool(t, csA, "conclude", map[string]any{"task": "T", "decision": "A shared store"})
+	harness.Git(t, a, "remote", "add", "b", b)
+	sess, err := ops.Open(context.Background(), ops.Options{Dir: a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pulled, err := sess.Pull(context.Background(), ops.SyncRequest{Remote: "b"}); err != nil || len(pulled.Needs) != 1 {
+		t.Fatalf("pull from b: %v, needs %+v", err, pulled)
+	}
+	_, st := callTool(t, csA, "status", map[string]any{"task": "T"})
+	needs, _ := st["needs"].([]any)
+	if len(needs) != 1 {
+		t.Fatalf("status after the merge: needs %s", mustJSON(t, st["needs"]))
+	}
+	need := needs[0].(map[string]any)
+	full := map[string]string{}
+	for _, id := range []string{ca["id"].(string), cb["id"].(string)} {
+		full[record.ShortID(id)] = id
+	}
+	var supersedes []string
+	for f := range strings.FieldsSeq(need["command"].(string)) {
+		if id, ok := full[f]; ok {
+			supersedes = append(supersedes, id)
+		}
+	}
+	if len(supersedes) != 2 {
+		t.Fatalf("the need's command does not name both conclusions: %s", need["command"])
+	}
+	want := mustJSON(t, []map[string]any{{"tool": "conclude", "arguments": map[string]any{"task": "T", "supersedes": supersedes}}})
+	for what, got := range map[string]any{"the need's tools": need["tools"], "next_tools": st["next_tools"]} {
+		if mustJSON(t, got) != want {
+			t.Errorf("%s: %s, want %s", what, mustJSON(t, got), want)
+		}
+	}
+	call := need["tools"].([]any)[0].(map[string]any)
+	args := call["arguments"].(map[string]any)
+	args["decision"] = "A shared store"
+	callTool(t, csA, call["tool"].(string), args)
+	if _, st := callTool(t, csA, "status", map[string]any{"task": "T"}); mustJSON(t, st["needs"]) != "[]" {
+		t.Errorf("the need's call did not settle it: needs %s", mustJSON(t, st["needs"]))
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -190,8 +191,12 @@ func (s *Server) status(ctx context.Context, c *call) (*outcome, error) {
 	}
 	// Each step also as the tool calls that take it, beside the command.
 	s.withTools(&out.Status)
+	var ids []string // the full ids a need's command says short
+	for _, e := range slices.Concat(st.Entries, st.Refused) {
+		ids = append(ids, e.ID)
+	}
 	for i, n := range out.Needs {
-		out.Needs[i].Tools = stepCalls(n.Command, task, nil, s.byVerb)
+		out.Needs[i].Tools = stepCalls(n.Command, task, ids, s.byVerb)
 	}
 	if report, _ := c.args["report"].(bool); report {
 		out.Report = st.ToolReport()

@@ -296,13 +296,21 @@ func TestActionsFor(t *testing.T) {
 		}
 	}
 	// A need's command (ops.Need.Command) names the disagreement by its
-	// short id, which the resolve tool takes; a closure's, reopen.
-	byVerb["reopen"] = "reopen"
+	// short id, which the resolve tool takes, and the records conclude
+	// supersedes and concludes, each in full when ids holds it (the
+	// placeholders are the caller's to fill); a closure's, reopen; a
+	// record of no assessment, assess with new evidence; a doctor
+	// finding's fix, check_neutrality, which takes no task.
+	byVerb["reopen"], byVerb["check neutrality"] = "reopen", "check_neutrality"
+	ids := []string{"01BCDEFGHJKMNPQRSTVWXYZ012", "01CDEFGHJKMNPQRSTVWXYZ0123"}
 	for step, want := range map[string]string{
-		"git reason resolve T 01ABCDEFGH --decision ... --evidence KIND:REF:SUMMARY, then git reason conclude T --supersedes 01BCDEFGHJ --decision ...": `[{"tool":"resolve","arguments":{"disagreement":"01ABCDEFGH","task":"T"}},{"tool":"conclude","arguments":{"task":"T"}}]`,
-		"git reason reopen T": `[{"tool":"reopen","arguments":{"task":"T"}}]`,
+		"git reason resolve T 01ABCDEFGH --decision ... --evidence KIND:REF:SUMMARY, then git reason conclude T --supersedes 01BCDEFGHJ --decision ...":    `[{"tool":"resolve","arguments":{"disagreement":"01ABCDEFGH","task":"T"}},{"tool":"conclude","arguments":{"supersedes":["01BCDEFGHJKMNPQRSTVWXYZ012"],"task":"T"}}]`,
+		"git reason conclude T --assessment 01CDEFGHJK --supersedes 01BCDEFGHJ --supersedes 01DEFGHJKM --decision ... --weigh 01EFGHJKMN=TREATMENT:REASON": `[{"tool":"conclude","arguments":{"assessment":"01CDEFGHJKMNPQRSTVWXYZ0123","supersedes":["01BCDEFGHJKMNPQRSTVWXYZ012","01DEFGHJKM"],"task":"T"}}]`,
+		"git reason assess T --subject ... --question ... --new-evidence":                                                                                  `[{"tool":"assess","arguments":{"new_evidence":true,"task":"T"}}]`,
+		"git reason reopen T":         `[{"tool":"reopen","arguments":{"task":"T"}}]`,
+		"git reason check neutrality": `[{"tool":"check_neutrality","arguments":{}}]`,
 	} {
-		if got, _ := json.Marshal(stepCalls(step, "T", nil, byVerb)); string(got) != want {
+		if got, _ := json.Marshal(stepCalls(step, "T", ids, byVerb)); string(got) != want {
 			t.Errorf("step %q: %s, want %s", step, got, want)
 		}
 	}
