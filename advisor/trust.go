@@ -20,7 +20,7 @@ type Untrusted struct {
 	Ignored []string `json:"ignored"`
 }
 
-// noticeLists is how many ignored entries Notice names: a stranger's
+// noticeLists is how many ignored entries a notice names: a stranger's
 // file of 30,000 new advisors made every command that reads it print a
 // line of 600 KB.
 const noticeLists = 10
@@ -28,13 +28,21 @@ const noticeLists = 10
 // Notice is the one line that says so and what to run. It names the
 // first entries ignored and counts the rest, which `git reason trust
 // --show` lists.
-func (u *Untrusted) Notice() string {
+func (u *Untrusted) Notice() string { return u.notice("review them with 'git reason trust'") }
+
+// ToolNotice is Notice as the MCP tools say it: no tool records trust, so
+// reviewing the entries is the person's step.
+func (u *Untrusted) ToolNotice() string {
+	return u.notice("the person reviews them with 'git reason trust' (no tool reviews or records trust)")
+}
+
+func (u *Untrusted) notice(review string) string {
 	ignored := strings.Join(u.Ignored[:min(len(u.Ignored), noticeLists)], "; ")
 	if more := len(u.Ignored) - noticeLists; more > 0 {
 		ignored += fmt.Sprintf("; and %d more, which 'git reason trust --show' lists", more)
 	}
-	return fmt.Sprintf("%s is not trusted: its entries that run or send something, change what a record attributes or could lower review are ignored (%s); review them with 'git reason trust'",
-		u.File, ignored)
+	return fmt.Sprintf("%s is not trusted: its entries that run or send something, change what a record attributes or could lower review are ignored (%s); %s",
+		u.File, ignored, review)
 }
 
 // Sum is the SHA-256 of a file's content, in hex: what trust records.

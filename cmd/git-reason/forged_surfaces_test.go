@@ -149,6 +149,24 @@ func TestForgedHistoryWebAndMCP(t *testing.T) {
 	if text := compact(res); strings.Count(text, "does not verify") < 2 || strings.Count(text, `"does_not_verify"`) < 2 || strings.Contains(text, `"review_count":3`) {
 		t.Errorf("status of every task: %s", text)
 	}
+	// doctor's finding of each names the verify tool, in its message and
+	// as the call that takes its fix (fix_tools).
+	res = decodeJSON(t, r.call(t, "tools/call", map[string]any{"name": "doctor", "arguments": map[string]any{}}))
+	found := 0
+	for _, f := range jget(res, "structuredContent.findings").([]any) {
+		if jstr(f, "code") != "does_not_verify" {
+			continue
+		}
+		found++
+		task := jstr(f, "subject")
+		wantEq(t, "doctor's finding of "+task, "fix_tools", compact(jget(f, "fix_tools")), `[{"arguments":{"tasks":["`+task+`"]},"tool":"verify"}]`)
+		if msg := jstr(f, "message"); !strings.Contains(msg, `see the verify tool (tasks: ["`+task+`"])`) || strings.Contains(msg, "git reason verify") {
+			t.Errorf("doctor's finding of %s: %q", task, msg)
+		}
+	}
+	if found != 2 {
+		t.Errorf("doctor found %d tasks that do not verify, want 2: %s", found, compact(res))
+	}
 
 	// The Reasoning page of each task.
 	start, base := startWeb(t, s)

@@ -346,6 +346,18 @@ func (s *Server) doctor(ctx context.Context, _ *call) (*outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Each message as the tools say it, and each fix a tool takes as the
+	// call (fix_tools): a task's replay is verify's, more neutrality
+	// violations check_neutrality's; hooks install and trust are the
+	// person's, which the messages say.
+	d.SayToTools()
+	for i, f := range d.Findings {
+		step := f.Fix()
+		if f.Code == "does_not_verify" {
+			step = "git reason verify " + f.Subject
+		}
+		d.Findings[i].FixTools = stepCalls(step, f.Subject, nil, s.byVerb)
+	}
 	return &outcome{out: d, text: fmt.Sprintf("%s, %s; refs: %s, %s, %d broken, %d not verifying",
 		record.Plural(len(d.Findings), "finding"), record.Plural(d.Errors, "error"), record.Plural(d.Refs.Tasks, "task"), record.Plural(d.Refs.Records, "record"), d.Refs.Broken, d.Refs.Unverified)}, nil
 }

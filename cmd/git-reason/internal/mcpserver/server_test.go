@@ -1250,6 +1250,71 @@ func TestErrorsNameToolsNotCommands(t *testing.T) {
 	fails("close", map[string]any{"task": "T-1", "outcome": "done"}, "reopen it first with the reopen tool")
 }
 
+// The doctor tool's findings say each step as the tools take it: the
+// fix a tool takes as the call (fix_tools: verify for a broken task,
+// check_neutrality for a provider-neutrality violation), and the steps
+// no tool takes (hooks install, trust) as the person's, in the messages
+// and in operational, which said "run 'git reason hooks install'", "see
+// them all with 'git reason check neutrality'", "review it with 'git
+// reason trust --show', then trust it with 'git reason trust'" and
+// "answered with 'git reason conclude TASK --local-review N=ANSWER'",
+// commands a client cannot type. 'git reason doctor --json' says them
+// as it did (doctor_findings, trust_overlay, trust_signers).
+func TestDoctorNamesToolsAndPersonsSteps(t *testing.T) {
+	dir := newRepo(t)
+	t.Setenv("GIT_REASON_PROFILE", "ci") // no advisor can be asked: operational
+	for path, body := range map[string]string{
+		neutrality.ConfigPath:              "neutral: [\"src/**\"]\nterms: [\"Quux\"]\n",
+		"src/names.go":                     strings.Repeat("// quux\n", 21),
+		".reason/allowed_signers":          "ada@example.invalid ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDFIRSTKEYFIRSTKEYFIRSTKEYFIRSTKEYFIRSTKE\n",
+		advisor.RepositoryOverlayPath("."): "profiles:\n  - id: sideways\n    mode: offline\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, path)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		harness.WriteFile(t, filepath.Join(dir, path), body)
+	}
+	harness.Git(t, dir, "add", "src/names.go")
+	harness.Git(t, dir, "commit", "-q", "-m", "names quux")
+	harness.Git(t, dir, "update-ref", "refs/reasoning/tasks/B", "HEAD") // no history of records: broken
+	_, d := callTool(t, connect(t, dir, nil), "doctor", nil)
+	say := map[string]string{}
+	fixes := map[string]string{}
+	for _, f := range d["findings"].([]any) {
+		f := f.(map[string]any)
+		code, msg := f["code"].(string), f["message"].(string)
+		if strings.Contains(msg, "run 'git reason") || strings.Contains(msg, "see them all with") {
+			t.Errorf("%s: %q tells a client to run a command", code, msg)
+		}
+		if say[code] == "" || strings.HasPrefix(msg, "and ") {
+			say[code] = msg
+		}
+		fixes[code] = mustJSON(t, f["fix_tools"])
+	}
+	for code, want := range map[string]string{
+		"hook_not_installed":   "'git reason hooks install', which the person runs (no tool installs hooks), installs it",
+		"untrusted_signers":    "the person reviews it with 'git reason trust --show', then trusts it with 'git reason trust' (no tool reviews or records trust)",
+		"untrusted_overlay":    "the person reviews them with 'git reason trust' (no tool reviews or records trust)",
+		"neutrality_violation": "and 1 more violation: the check_neutrality tool lists them all",
+	} {
+		if !strings.HasSuffix(say[code], want) {
+			t.Errorf("%s: %q, want it to end %q", code, say[code], want)
+		}
+	}
+	for code, want := range map[string]string{
+		"broken_ref":           `[{"arguments":{"tasks":["B"]},"tool":"verify"}]`,
+		"neutrality_violation": `[{"arguments":{},"tool":"check_neutrality"}]`,
+		"hook_not_installed":   "null", "untrusted_signers": "null", "untrusted_overlay": "null",
+	} {
+		if fixes[code] != want {
+			t.Errorf("%s: fix_tools %s, want %s", code, fixes[code], want)
+		}
+	}
+	if op, _ := d["operational"].(string); !strings.HasSuffix(op, "a plan is a local-review checklist, answered in the conclude tool's local_review") {
+		t.Errorf("operational: %q", op)
+	}
+}
+
 // A context range whose ends share no history (a search that finds a
 // record's commit, on refs/reasoning/) has no merge base: bad input, as
 // the command line says it, not a failure of the tool.

@@ -3,6 +3,7 @@ package ops
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"git-reason/advisor"
@@ -19,6 +20,13 @@ type Finding struct {
 	Subject  string `json:"subject,omitempty"`
 	Message  string `json:"message"`
 	Where    string `json:"where,omitempty"`
+	// FixTools are the tool calls that take the fix (Fix), when a tool
+	// takes it; set by the MCP server alone (record.ToolCall).
+	FixTools []record.ToolCall `json:"fix_tools,omitempty"`
+	// tools is Message as the MCP tools say it (record.Advice), when
+	// Message names a command: the tool that takes the step, or that
+	// the person runs it. "" is Message said to both.
+	tools string
 }
 
 // ProfileInfo is one declared profile, marked when in force.
@@ -47,9 +55,23 @@ type Doctor struct {
 	// Operational says in one line that reasoning works, and how, when
 	// no advisor can be asked now; empty when one can.
 	Operational string `json:"operational,omitempty"`
+	// operationalTools is Operational as the MCP tools say it.
+	operationalTools string
 	// Refs is nil outside a repository: there are no refs to check.
 	Refs   *RefSummary `json:"refs,omitempty"`
 	Errors int         `json:"errors"`
+}
+
+// SayToTools says each finding's message, and Operational, as the MCP
+// tools say them (record.Advice.ToolMessage): naming the tool that takes
+// a step, or saying that the person runs the command (hooks install,
+// trust, pull), never a command line as the step a client takes.
+func (d *Doctor) SayToTools() {
+	for i := range d.Findings {
+		f := &d.Findings[i]
+		f.Message = record.Advice{CLI: f.Message, Tools: f.tools}.ToolMessage()
+	}
+	d.Operational = record.Advice{CLI: d.Operational, Tools: d.operationalTools}.ToolMessage()
 }
 
 // maxNeutralityFindings is how many neutrality violations doctor lists
@@ -80,6 +102,9 @@ func (e *Session) RunDoctor(ctx context.Context) (*Doctor, error) {
 	for _, f := range findings {
 		d.Findings = append(d.Findings, Finding{Severity: string(f.Severity), Code: f.Code,
 			Subject: f.Subject, Message: f.Message, Where: f.Where})
+		if f.Code == "untrusted_overlay" {
+			d.Findings[len(d.Findings)-1].tools = record.Printable(cat.Untrusted.ToolNotice())
+		}
 	}
 	if st.Actor.String() == "" {
 		// Reading needs none, and works; the first write would refuse.
@@ -88,8 +113,9 @@ func (e *Session) RunDoctor(ctx context.Context) (*Doctor, error) {
 	}
 	if e.readSigners() != nil && e.signersTrusted() == nil {
 		path := e.repositorySigners()
+		a := untrustedSigners(path)
 		d.Findings = append(d.Findings, Finding{Severity: "warning", Code: "untrusted_signers", Subject: path,
-			Message: record.Printable(untrustedSigners(path))})
+			Message: record.Printable(a.String()), tools: record.Printable(a.ToolMessage())})
 	}
 	prof, by, perr := e.Profile()
 	if perr != nil {
@@ -150,8 +176,9 @@ func (e *Session) doctorRepository(ctx context.Context, d *Doctor, hooksPath str
 				// Its history breaks the rules: read surfaces show it
 				// recomputed, and a pull would have refused it.
 				d.Refs.Unverified++
+				nv := record.NotVerified(st.DoesNotVerify)
 				d.Findings = append(d.Findings, Finding{Severity: "error", Code: "does_not_verify", Subject: t.Task,
-					Message: record.NotVerified(st.DoesNotVerify).String()})
+					Message: nv.String(), tools: nv.ToolMessage()})
 			}
 			continue
 		}
@@ -169,7 +196,7 @@ func (e *Session) doctorRepository(ctx context.Context, d *Doctor, hooksPath str
 	}
 	e.staleLocks(d, time.Now())
 	for _, l := range e.CatchUpPending() {
-		d.Findings = append(d.Findings, Finding{Severity: "warning", Code: "catch_up_failed", Subject: "fetched reasoning", Message: l})
+		d.Findings = append(d.Findings, Finding{Severity: "warning", Code: "catch_up_failed", Subject: "fetched reasoning", Message: l, tools: personPulls(l)})
 	}
 	for _, h := range hooks.Check(hooks.Dir(hooksPath, e.Repo.WorkTree, e.Repo.CommonDir)) {
 		switch {
@@ -178,13 +205,16 @@ func (e *Session) doctorRepository(ctx context.Context, d *Doctor, hooksPath str
 			// run, and hooks install refuses it.
 		case h.Modified:
 			d.Findings = append(d.Findings, Finding{Severity: "warning", Code: "hook_modified", Subject: "hook " + h.Hook,
-				Message: "the " + h.Hook + " hook carries git reason's marker but is not its shim: compare it with a fresh install ('git reason hooks install --force' keeps a copy)", Where: h.Path})
+				Message: "the " + h.Hook + " hook carries git reason's marker but is not its shim: compare it with a fresh install ('git reason hooks install --force' keeps a copy)", Where: h.Path,
+				tools: "the " + h.Hook + " hook carries git reason's marker but is not its shim: the person compares it with a fresh install, 'git reason hooks install --force', which keeps a copy (no tool installs hooks)"})
 		case !h.Installed:
 			d.Findings = append(d.Findings, Finding{Severity: "warning", Code: "hook_not_installed", Subject: "hook " + h.Hook,
-				Message: "the " + h.Hook + " hook is not installed: run 'git reason hooks install'", Where: h.Path})
+				Message: "the " + h.Hook + " hook is not installed: run 'git reason hooks install'", Where: h.Path,
+				tools: "the " + h.Hook + " hook is not installed: " + personInstallsHooks})
 		case !h.Current:
 			d.Findings = append(d.Findings, Finding{Severity: "warning", Code: "hook_outdated", Subject: "hook " + h.Hook,
-				Message: "the " + h.Hook + " hook is not executable: run 'git reason hooks install'", Where: h.Path})
+				Message: "the " + h.Hook + " hook is not executable: run 'git reason hooks install'", Where: h.Path,
+				tools: "the " + h.Hook + " hook is not executable: " + personInstallsHooks})
 		}
 	}
 	if e.Repo.WorkTree != "" {
@@ -215,7 +245,8 @@ func (e *Session) doctorNeutrality(ctx context.Context, d *Doctor) error {
 	for i, v := range res.Violations {
 		if i == maxNeutralityFindings {
 			d.Findings = append(d.Findings, Finding{Severity: "error", Code: "neutrality_violation", Subject: neutrality.ConfigPath,
-				Message: "and " + record.Plural(len(res.Violations)-i, "more violation") + ": see them all with 'git reason check neutrality'"})
+				Message: "and " + record.Plural(len(res.Violations)-i, "more violation") + ": see them all with 'git reason check neutrality'",
+				tools:   "and " + record.Plural(len(res.Violations)-i, "more violation") + ": the check_neutrality tool lists them all"})
 			break
 		}
 		d.Findings = append(d.Findings, Finding{Severity: "error", Code: "neutrality_violation", Subject: record.Printable(v.Name),
@@ -239,6 +270,23 @@ func (e *Session) doctorAdvisors(ctx context.Context, d *Doctor) error {
 			return nil
 		}
 	}
-	d.Operational = fmt.Sprintf("no advisor can be asked now (profile %s, mode %s): reasoning still works; a plan is a local-review checklist, answered with 'git reason conclude TASK --local-review N=ANSWER'", list.Profile, list.Mode)
+	works := fmt.Sprintf("no advisor can be asked now (profile %s, mode %s): reasoning still works; a plan is a local-review checklist, answered ", list.Profile, list.Mode)
+	d.Operational = works + "with 'git reason conclude TASK --local-review N=ANSWER'"
+	d.operationalTools = works + "in the conclude tool's local_review"
 	return nil
+}
+
+// personInstallsHooks is how a doctor finding tells the MCP tools to have
+// the hooks installed: no tool installs them.
+const personInstallsHooks = "'git reason hooks install', which the person runs (no tool installs hooks), installs it"
+
+// personPulls is a failed catch-up's line (CatchUpPending) as the MCP
+// tools say it: its closing "run 'git reason pull …'" is the person's
+// step, since no tool fetches; "" when it closes otherwise.
+func personPulls(line string) string {
+	i := strings.LastIndex(line, "run 'git reason pull")
+	if i < 0 || !strings.HasSuffix(line, "'") {
+		return ""
+	}
+	return line[:i] + line[i+len("run "):] + ", which the person runs (no tool fetches)"
 }

@@ -30,6 +30,22 @@ func TestRemoteAdvice(t *testing.T) {
 	}
 }
 
+// A failed catch-up's line, as doctor's catch_up_failed finding gives
+// it, ends with the pull to run; to the MCP tools (the doctor tool) that
+// pull is the person's, no tool fetches: the line said "run 'git reason
+// pull origin'" to a client that cannot type it.
+func TestCatchUpLineSaysThePersonPulls(t *testing.T) {
+	for line, want := range map[string]string{
+		"reasoning fetched from origin not integrated: no space left: run 'git reason pull origin'":                    "reasoning fetched from origin not integrated: no space left: 'git reason pull origin', which the person runs (no tool fetches)",
+		"fetched reasoning not integrated: locked: run 'git reason pull'":                                              "fetched reasoning not integrated: locked: 'git reason pull', which the person runs (no tool fetches)",
+		"3 more fetched tasks from origin quarantined: local refs untouched; 'git reason pull origin' names every one": "",
+	} {
+		if got := personPulls(line); got != want {
+			t.Errorf("%q: %q, want %q", line, got, want)
+		}
+	}
+}
+
 // TestCaughtUpLineStaysReadable: the line saying what a catch-up
 // integrated named every task, so the first command after a fetch of a
 // team's reasoning (or after a pull Ctrl-C stopped once its fetch was

@@ -283,7 +283,7 @@ func (e *Session) noticeSigners(groups ...[]signing.Check) {
 		return
 	}
 	e.sigWarned = true
-	e.warn(record.Printable(untrustedSigners(e.repositorySigners())))
+	e.warn(record.Printable(untrustedSigners(e.repositorySigners()).String()))
 }
 
 // noticeSummary is noticeSigners for a summary a read surface took from a
@@ -327,9 +327,12 @@ func (e *Session) noticeTexts(n int, row func(i int) (task, text string)) {
 }
 
 // untrustedSigners is the line noticeSigners and doctor give about an
-// untrusted .reason/allowed_signers at path.
-func untrustedSigners(path string) string {
-	return path + " is not trusted, so the signers it lists do not count: review it with 'git reason trust --show', then trust it with 'git reason trust'"
+// untrusted .reason/allowed_signers at path; to the MCP tools (the doctor
+// tool's finding) reviewing and trusting it are the person's steps.
+func untrustedSigners(path string) record.Advice {
+	return record.Advice{
+		CLI:   path + " is not trusted, so the signers it lists do not count: review it with 'git reason trust --show', then trust it with 'git reason trust'",
+		Tools: path + " is not trusted, so the signers it lists do not count: the person reviews it with 'git reason trust --show', then trusts it with 'git reason trust' (no tool reviews or records trust)"}
 }
 
 // listsKey reports whether the allowed-signers content lists one of keys,
