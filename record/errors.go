@@ -140,6 +140,14 @@ type Advice struct{ CLI, Tools string }
 func (a Advice) String() string      { return a.CLI }
 func (a Advice) ToolMessage() string { return cmp.Or(a.Tools, a.CLI) }
 
+// ToolCall is a step the command line says as a command (Status.Next, a
+// PersonOption's Then) as an MCP tool call: the tool, and its arguments
+// in the tool's terms. Only the MCP server fills one in.
+type ToolCall struct {
+	Tool      string         `json:"tool"`
+	Arguments map[string]any `json:"arguments"`
+}
+
 // AdvisedError is a refusal, or bad input, whose advice names the command
 // line's flags or commands: Rule says what is wrong, Flags is the command
 // line's advice after it ("--supersedes 01ABCD", "see 'git reason log

@@ -10,11 +10,11 @@ type Handover struct {
 	Updated string   `json:"updated,omitempty"`
 	Actors  []string `json:"actors"`
 	Next    string   `json:"next,omitempty"`
-	// NextTools is Next as the MCP tools take it (Status.NextTools).
-	NextTools []ToolCall `json:"next_tools,omitempty"`
 	// PersonStep replaces Next when a person must decide first (see
-	// Status.PersonStep).
+	// Status.PersonStep), and NextTools is Next as the MCP tools take it
+	// (Status.NextTools).
 	PersonStep    *PersonStep         `json:"person_step,omitempty"`
+	NextTools     []ToolCall          `json:"next_tools,omitempty"`
 	Finished      bool                `json:"finished"`
 	Disagreements []HandoverDispute   `json:"open_disagreements"`
 	LocalReview   []string            `json:"unanswered_local_review"`

@@ -60,14 +60,6 @@ type PersonOption struct {
 	ThenTools []ToolCall `json:"then_tools,omitempty"`
 }
 
-// ToolCall is an MCP tool call that takes a step the command line says as
-// a command (Status.Next, a PersonOption's Then): the tool, and its
-// arguments in the tool's terms. Only the MCP server fills one in.
-type ToolCall struct {
-	Tool      string         `json:"tool"`
-	Arguments map[string]any `json:"arguments"`
-}
-
 // SelfAnswered is how every surface says that a local review was
 // answered by the MCP client itself, no person having been asked.
 const SelfAnswered = "self-answered by an agent"
