@@ -27,6 +27,10 @@ type ToolError struct {
 	Code            string   `json:"code"`
 	Message         string   `json:"message"`
 	RecoveryActions []Action `json:"recovery_actions"`
+	// Notices are the warnings the call gave before it failed (notices):
+	// an untrusted .reason/advisors.yaml may be why no advisor can be
+	// asked.
+	Notices []string `json:"notices,omitempty"`
 }
 
 func (e *ToolError) Error() string { return e.Message }

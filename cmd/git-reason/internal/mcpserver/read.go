@@ -351,6 +351,7 @@ func (s *Server) doctor(ctx context.Context, _ *call) (*outcome, error) {
 	// violations check_neutrality's; hooks install and trust are the
 	// person's, which the messages say.
 	d.SayToTools()
+	s.notes.take() // its findings say them (untrusted_overlay, untrusted_signers)
 	for i, f := range d.Findings {
 		step := f.Fix()
 		if f.Code == "does_not_verify" {

@@ -242,6 +242,29 @@ func outline(verb string) (json.RawMessage, error) {
 var actionDef = obj{"type": "object", "additionalProperties": false, "required": []any{"tool", "arguments"},
 	"properties": obj{"tool": obj{"type": "string"}, "arguments": obj{"type": "object"}}}
 
+// noticesDef is the schema of a result's notices (the call's warnings,
+// notices in server.go), present only when there are some.
+var noticesDef = obj{"type": "array", "items": obj{"type": "string"}}
+
+// allowNotices declares notices on a result's schema: on its properties,
+// or on each object of its anyOf, a reference to defs resolved (the
+// status tool's one task or every task).
+func allowNotices(doc, defs obj) {
+	if props, _ := doc["properties"].(obj); props != nil {
+		props["notices"] = noticesDef
+	}
+	alts, _ := doc["anyOf"].([]any)
+	for _, a := range alts {
+		a, _ := a.(obj)
+		if ref, ok := a["$ref"].(string); ok {
+			a, _ = defs[strings.TrimPrefix(ref, "#/$defs/")].(obj)
+		}
+		if props, _ := a["properties"].(obj); props != nil {
+			props["notices"] = noticesDef
+		}
+	}
+}
+
 // addSuggestions declares suggested_next_tools on an output schema: the
 // task's next step as tool calls, present only for a host without native
 // tool search.
@@ -276,12 +299,14 @@ func outputSchema(output json.RawMessage) (json.RawMessage, error) {
 		undescribe(d, false)
 	}
 	defs["action"] = actionDef
+	allowNotices(ok, defs)
 	codes := []any{CodeBadInput, CodeRefused, CodeUnknownTask, CodeCancelled, CodeFailed}
 	errSchema := obj{"additionalProperties": false, "required": []any{"code", "message", "recovery_actions"},
 		"properties": obj{
 			"code":             obj{"enum": codes},
 			"message":          obj{"type": "string"},
 			"recovery_actions": obj{"type": "array", "items": obj{"$ref": "#/$defs/action"}},
+			"notices":          noticesDef,
 		}}
 	return json.Marshal(obj{"type": "object", "$defs": defs, "anyOf": []any{ok, errSchema}})
 }

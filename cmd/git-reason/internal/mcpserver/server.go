@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,6 +47,7 @@ type Server struct {
 	byVerb   map[string]string // CLI verb → tool name
 	tools    map[string]*tool
 	states   elicitStates // of local reviews asked of a person (elicit.go)
+	notes    notices      // what env warned of during the call that holds mu
 }
 
 // tool is one declared tool bound to its handler.
@@ -79,6 +81,45 @@ type call struct {
 	session *mcp.ServerSession
 	req     *mcp.CallToolRequest
 	args    map[string]any // decoded, and checked against the input schema unless the tool is late
+	// notes are the warnings the call's operations gave, which its result
+	// carries (notices); a tool that opens its own session gives it
+	// Notify: notes.add.
+	notes notices
+}
+
+// notices are the warnings a session gave during one call
+// (ops.Options.Notify), as the tools say them: that the repository's
+// .reason/advisors.yaml is not trusted, and what of it review was computed
+// without; that .reason/allowed_signers is not trusted, so the signatures
+// of its keys read as unknown; a task skipped. The command line says each
+// once per command on standard error, which no MCP client reads: a
+// result carries those its call gave (field notices, and the text), once
+// each. Not once per MCP session: a client that plans after the result
+// that said it (after a compaction, or another session over HTTP) would
+// plan without knowing; and only the calls whose answer depends on the
+// file say it (advisors, plan, consult, a status proposing consult; the
+// reads that judge a signature of a key the file lists), not every call.
+// Safe from any goroutine (the store's skip warnings).
+type notices struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (n *notices) add(a record.Advice) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if l := a.ToolMessage(); !slices.Contains(n.lines, l) {
+		n.lines = append(n.lines, l)
+	}
+}
+
+// take returns the lines given and forgets them.
+func (n *notices) take() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	l := n.lines
+	n.lines = nil
+	return l
 }
 
 // outcome is a handler's successful answer.
@@ -102,7 +143,8 @@ type outcome struct {
 
 // New opens the repository and builds the server.
 func New(ctx context.Context, opts Options) (*Server, error) {
-	env, err := ops.Open(ctx, ops.Options{Dir: opts.Dir, Profile: opts.Profile, Resident: true, Surface: record.SurfaceMCP})
+	s := &Server{dir: opts.Dir, profile: opts.Profile, byVerb: map[string]string{}, tools: map[string]*tool{}}
+	env, err := ops.Open(ctx, ops.Options{Dir: opts.Dir, Profile: opts.Profile, Resident: true, Surface: record.SurfaceMCP, Notify: s.notes.add})
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +159,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{env: env, dir: opts.Dir, profile: opts.Profile, byVerb: map[string]string{}, tools: map[string]*tool{}}
+	s.env = env
 	if opts.CacheDelay > 0 {
 		env.Store.WriteBehind(opts.CacheDelay)
 	}
@@ -167,6 +209,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	_, _, _ = env.Catalog()
 	_, _, _ = env.Profile()
 	_ = env.IdentifyWriter()
+	s.notes.take() // said to the calls that depend on them
 	return s, nil
 }
 
@@ -230,11 +273,15 @@ func (s *Server) handle(t *tool) mcp.ToolHandler {
 			task, _ = c.args["task"].(string)
 			if !t.own {
 				s.mu.Lock()
+				s.notes.take() // a call's before this one (nextActions, classify, a resource)
 				s.env.Hold()
 				s.catchUp(ctx)
 			}
 			out, err = t.run(ctx, c)
 			if !t.own {
+				for _, l := range s.notes.take() {
+					c.notes.add(record.Advice{Tools: l})
+				}
 				s.env.Release()
 				s.mu.Unlock()
 			}
@@ -248,6 +295,7 @@ func (s *Server) handle(t *tool) mcp.ToolHandler {
 			s.mu.Lock()
 			te := s.classify(ctx, t.spec.Name, task, t.kind, err)
 			s.mu.Unlock()
+			te.Notices = c.notes.take()
 			return errorResult(te), nil
 		}
 		if out.input != nil {
@@ -257,6 +305,7 @@ func (s *Server) handle(t *tool) mcp.ToolHandler {
 		if err != nil {
 			return nil, err
 		}
+		text := out.text
 		if t.published != nil {
 			doc := structured
 			if out.published != nil {
@@ -276,11 +325,17 @@ func (s *Server) handle(t *tool) mcp.ToolHandler {
 				return nil, err
 			}
 		}
+		if notes := c.notes.take(); len(notes) > 0 {
+			if structured, err = withField(structured, "notices", notes); err != nil {
+				return nil, err
+			}
+			text += "\nnotice: " + strings.Join(notes, "\nnotice: ")
+		}
 		if err := s.checkResult(t, structured); err != nil {
 			return nil, err
 		}
 		return &mcp.CallToolResult{
-			Content:           []mcp.Content{&mcp.TextContent{Text: out.text}},
+			Content:           []mcp.Content{&mcp.TextContent{Text: text}},
 			StructuredContent: structured,
 		}, nil
 	}
@@ -399,9 +454,13 @@ func errorResult(te *ToolError) *mcp.CallToolResult {
 		te.RecoveryActions = []Action{}
 	}
 	raw, _ := marshal(te)
+	text := te.Code + ": " + te.Message
+	for _, l := range te.Notices {
+		text += "\nnotice: " + l
+	}
 	return &mcp.CallToolResult{
 		IsError:           true,
-		Content:           []mcp.Content{&mcp.TextContent{Text: te.Code + ": " + te.Message}},
+		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
 		StructuredContent: raw,
 	}
 }

@@ -1315,6 +1315,74 @@ func TestDoctorNamesToolsAndPersonsSteps(t *testing.T) {
 	}
 }
 
+// An untrusted repository .reason/advisors.yaml, and an untrusted
+// .reason/allowed_signers listing the key that signed the records, are
+// said on the command line's standard error (once per command), which no
+// MCP client reads: an agent planned without knowing that review was
+// computed without the repository's advisors, and read Eve's signatures
+// as a stranger's with nothing to say why. Each result whose answer
+// depends on a file says it (notices, and the text), in the tools' terms
+// (trust is the person's step), once per result, the second call as the
+// first, a refusal too; a call that reads neither file says nothing, and
+// doctor, whose findings say both, no notice.
+func TestResultsSayUntrustedFiles(t *testing.T) {
+	harness.NeedTools(t, "ssh-keygen")
+	dir := newRepo(t)
+	path := os.Getenv("PATH")
+	t.Setenv("GIT_REASON_DISABLE", strings.Join(userAdvisors(t), ","))
+	key := filepath.Join(t.TempDir(), "eve_key")
+	if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "eve", "-f", key).CombinedOutput(); err != nil {
+		t.Fatalf("ssh-keygen: %v: %s", err, out)
+	}
+	harness.Git(t, dir, "config", "commit.gpgSign", "true")
+	harness.Git(t, dir, "config", "gpg.format", "ssh")
+	harness.Git(t, dir, "config", "user.signingKey", key)
+	if err := os.MkdirAll(filepath.Join(dir, ".reason"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	harness.WriteFile(t, filepath.Join(dir, ".reason", "allowed_signers"), "ada@example.invalid "+string(harness.ReadFile(t, key+".pub")))
+	harness.WriteFile(t, advisor.RepositoryOverlayPath(dir),
+		"advisors:\n  - {id: evil, transport: cli, adapter: exec, command: [sh, -c, 'true'], capabilities: [reasoning]}\n")
+	cs := connect(t, dir, nil)
+	overlay := "advisors.yaml is not trusted: its entries that run or send something, change what a record attributes or could lower review are ignored (new advisor evil); the person reviews them with 'git reason trust' (no tool reviews or records trust)"
+	signers := "allowed_signers is not trusted, so the signers it lists do not count: the person reviews it with 'git reason trust --show', then trusts it with 'git reason trust' (no tool reviews or records trust)"
+	says := func(name string, args map[string]any, want ...string) {
+		t.Helper()
+		res, out := callTool(t, cs, name, args)
+		notices, _ := out["notices"].([]any)
+		text := res.Content[0].(*mcp.TextContent).Text
+		if len(notices) != len(want) {
+			t.Errorf("%s: notices %s, want %d", name, mustJSON(t, out["notices"]), len(want))
+		}
+		for i, w := range want {
+			if i < len(notices) && !strings.HasSuffix(notices[i].(string), w) {
+				t.Errorf("%s: notice %q, want it to end %q", name, notices[i], w)
+			}
+			if !strings.Contains(text, "\nnotice: ") || !strings.Contains(text, w) {
+				t.Errorf("%s: the text does not carry %q: %q", name, w, text)
+			}
+		}
+	}
+	says("assess", map[string]any{"task": "T", "subject": "Drop the legacy table", "question": "Now?",
+		"materiality": "critical", "reversibility": "irreversible",
+		"evidence": []any{map[string]any{"kind": "note", "summary": "it is unused"}}})
+	says("advisors", nil, overlay)
+	says("advisors", nil, overlay)
+	says("plan", map[string]any{"task": "T"}, overlay)
+	// consult opens its own session; the advisors the plan selected are
+	// no longer installed: the refusal says what may be why.
+	t.Setenv("PATH", path)
+	if res, te := callError(t, cs, "consult", map[string]any{"task": "T"}); !res.IsError || len(te.Notices) != 1 || !strings.HasSuffix(te.Notices[0], overlay) ||
+		!strings.Contains(res.Content[0].(*mcp.TextContent).Text, "\nnotice: ") {
+		t.Errorf("consult: %s %q, notices %q", te.Code, te.Message, te.Notices)
+	}
+	says("verify", map[string]any{"tasks": []any{"T"}}, signers)
+	says("verify", map[string]any{"tasks": []any{"T"}}, signers)
+	says("status", map[string]any{"task": "T"}, signers, overlay) // its next step, consult, asks none now
+	says("log", map[string]any{"task": "T"}, signers)
+	says("doctor", nil)
+}
+
 // A context range whose ends share no history (a search that finds a
 // record's commit, on refs/reasoning/) has no merge base: bad input, as
 // the command line says it, not a failure of the tool.

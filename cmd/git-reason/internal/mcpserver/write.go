@@ -250,7 +250,7 @@ func (s *Server) consult(ctx context.Context, c *call) (*outcome, error) {
 	if err := record.CheckTask(task); err != nil {
 		return nil, err
 	}
-	env, err := ops.Open(ctx, ops.Options{Dir: s.dir, Profile: s.profile, Surface: record.SurfaceMCP})
+	env, err := ops.Open(ctx, ops.Options{Dir: s.dir, Profile: s.profile, Surface: record.SurfaceMCP, Notify: c.notes.add})
 	if err != nil {
 		return nil, err
 	}

@@ -78,9 +78,7 @@ func (e *Session) PlanLowered(ctx context.Context, res *record.Result) *Lowered 
 	}
 	st, err := e.StateAfter(ctx, res)
 	if err != nil {
-		if e.warn != nil {
-			e.warn(record.Printable(fmt.Sprintf("could not compare the plan with the declarations without %s: %v", e.baseline.file, err)))
-		}
+		e.say(record.Advice{CLI: record.Printable(fmt.Sprintf("could not compare the plan with the declarations without %s: %v", e.baseline.file, err))})
 		return nil
 	}
 	a := st.Get(res.Body.(*record.Plan).Assessment)

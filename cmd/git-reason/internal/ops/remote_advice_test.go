@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"git-reason/record"
 )
 
 // A failed fetch or push ends with what to check, by what git said: the
@@ -88,8 +90,8 @@ func TestCaughtUpLineStaysReadable(t *testing.T) {
 // are named, then one line says the rest are skipped and that verify
 // names every one.
 func TestSkippedTasksStayFewLines(t *testing.T) {
-	var lines []string
-	skip := skipWarner(func(l string) { lines = append(lines, l) })
+	var lines, tools []string
+	skip := skipWarner(func(a record.Advice) { lines, tools = append(lines, a.String()), append(tools, a.ToolMessage()) })
 	for i := range 30 {
 		skip(fmt.Sprintf("Bad%d", i), fmt.Errorf("not a tree of a task"))
 	}
@@ -101,5 +103,9 @@ func TestSkippedTasksStayFewLines(t *testing.T) {
 	}
 	if last := lines[skippedLines]; !strings.Contains(last, "more tasks whose history does not read") || !strings.Contains(last, "git reason verify") {
 		t.Errorf("the last line %q does not say the rest were skipped and where to see them", last)
+	}
+	// To the MCP tools, the verify tool, not a command line.
+	if tools[0] != strings.Replace(lines[0], "'git reason verify Bad0'", `the verify tool (tasks: ["Bad0"])`, 1) || strings.Contains(tools[skippedLines], "git reason") {
+		t.Errorf("to the tools:\n%s", strings.Join(tools, "\n"))
 	}
 }

@@ -3,6 +3,7 @@ package ops
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -48,8 +49,17 @@ type Options struct {
 	Dir     string // where to start looking for the repository; "" is "."
 	Profile string // execution profile named on the command line
 	// Warn receives one line per task that a read across every task
-	// skipped because its history does not read; nil drops them.
+	// skipped because its history does not read, and each of the
+	// session's other warnings (an untrusted repository overlay or
+	// allowed-signers file, a standing conclusion not reused), as the
+	// command line says them; nil drops them.
 	Warn func(line string)
+	// Notify, when set, receives the same warnings said two ways
+	// (record.Advice: the MCP tools take ToolMessage), in place of Warn.
+	// What Warn is told once per session, Notify is told once per held
+	// call (Hold): each result a resident session gives carries the
+	// warnings about what it was computed under.
+	Notify func(record.Advice)
 	// Progress, when set, is told how far a read or verification across
 	// every task has come (gitstore.Store.OnProgress).
 	Progress func(what string, done, total int)
@@ -102,10 +112,11 @@ type Session struct {
 	chosenBy     string
 	integ        *integration.Integrator // what pull verified, for the push after it
 	warn         func(string)
-	warned       bool      // the untrusted overlay's notice was given
-	sigWarned    bool      // the untrusted allowed signers' notice was given (noticeSigners)
-	sigLogsRead  int       // signature logs noticeSummary read for it
-	baseline     *baseline // the last plan's snapshot without the repository overlay
+	notify       func(record.Advice) // Options.Notify
+	warned       bool                // the untrusted overlay's notice was given
+	sigWarned    bool                // the untrusted allowed signers' notice was given (noticeSigners)
+	sigLogsRead  int                 // signature logs noticeSummary read for it
+	baseline     *baseline           // the last plan's snapshot without the repository overlay
 	// baseCatalog is the declarations without the repository overlay,
 	// loaded by the first plan that compares with them and kept as long
 	// as catalog is (Catalog drops both).
@@ -137,6 +148,9 @@ type Session struct {
 // server asked the settings six times, five stats each.
 func (e *Session) Hold() {
 	e.held, e.settingsSeen, e.catalogSeen, e.readSum = true, false, false, ""
+	if e.notify != nil {
+		e.warned, e.sigWarned, e.sigLogsRead = false, false, 0 // said again to this call (Options.Notify)
+	}
 }
 
 // Release ends what Hold began: every use checks the files again.
@@ -175,7 +189,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 		return nil, Refused("%v", err)
 	case errors.Is(err, gitstore.ErrNotRepository) && opts.Outside && os.Getenv("GIT_DIR") == "":
 		// (A GIT_DIR that names no repository is a mistake to report.)
-		return &Session{Repo: &gitstore.Repo{}, profileFlag: opts.Profile, warn: opts.Warn}, nil
+		return &Session{Repo: &gitstore.Repo{}, profileFlag: opts.Profile, warn: opts.Warn, notify: opts.Notify}, nil
 	case errors.Is(err, gitstore.ErrNotRepository):
 		return nil, Usage("%v: run git reason inside a git repository (or set GIT_DIR)", err)
 	case err != nil:
@@ -205,12 +219,12 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 		})
 	}
 	store := gitstore.NewStore(repo)
-	if opts.Warn != nil {
-		store.OnSkip = skipWarner(opts.Warn)
+	sess := &Session{Repo: repo, Store: store, Index: gitstore.Index{Store: store}, profileFlag: opts.Profile, resident: opts.Resident, warn: opts.Warn, notify: opts.Notify, early: early}
+	if sess.listening() {
+		store.OnSkip = skipWarner(sess.say)
 	}
 	store.OnProgress = opts.Progress
 	repo.FetchProgress = opts.GitProgress
-	sess := &Session{Repo: repo, Store: store, Index: gitstore.Index{Store: store}, profileFlag: opts.Profile, resident: opts.Resident, warn: opts.Warn, early: early}
 	store.Limits = sess.readLimits
 	// Vouch: a standing conclusion is reused only from a task whose
 	// history replays clean at that moment.
@@ -227,10 +241,25 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	// Checkout: an assessment with file evidence names the commit its
 	// files are read at for a question (material.go).
 	sess.Writer.Checkout = sess.HeadCommit
-	if opts.Warn != nil {
-		sess.Writer.NotReused = func(line string) { opts.Warn(record.Printable(line)) }
+	if sess.listening() {
+		sess.Writer.NotReused = func(line string) { sess.say(record.Advice{CLI: record.Printable(line)}) }
 	}
 	return sess, nil
+}
+
+// listening reports whether the session's warnings go anywhere
+// (Options.Warn or Options.Notify).
+func (e *Session) listening() bool { return e.warn != nil || e.notify != nil }
+
+// say gives a warning: to Notify as it is, else to Warn as the command
+// line says it.
+func (e *Session) say(a record.Advice) {
+	switch {
+	case e.notify != nil:
+		e.notify(a)
+	case e.warn != nil:
+		e.warn(a.String())
+	}
 }
 
 // InRepository reports whether the session is of a repository; false for
@@ -362,26 +391,29 @@ const skippedLines = 10
 // first skippedLines tasks that do not read, then one line saying that
 // the rest are skipped without one, and nothing more. The store calls it
 // once a task, from any goroutine.
-func skipWarner(warn func(string)) func(task string, err error) {
+func skipWarner(warn func(record.Advice)) func(task string, err error) {
 	var skipped atomic.Int64
 	return func(task string, err error) {
 		switch n := skipped.Add(1); {
 		case n <= skippedLines:
 			warn(skipWarning(task, err))
 		case n == skippedLines+1:
-			warn("warning: more tasks whose history does not read are skipped, without a line each: 'git reason verify' names every one")
+			const more = "warning: more tasks whose history does not read are skipped, without a line each: "
+			warn(record.Advice{CLI: more + "'git reason verify' names every one", Tools: more + "the verify tool (no tasks) names every one"})
 		}
 	}
 }
 
-func skipWarning(task string, err error) string {
+func skipWarning(task string, err error) record.Advice {
 	cause := err
 	var ue *record.UnreadableError
 	if errors.As(err, &ue) {
 		cause = ue.Err
 	}
-	return record.Printable(fmt.Sprintf("warning: skipped task %s, whose history does not read (%s): see 'git reason verify %s'",
-		task, strings.ReplaceAll(cause.Error(), "\n", ";"), task))
+	said := fmt.Sprintf("warning: skipped task %s, whose history does not read (%s): ", task, strings.ReplaceAll(cause.Error(), "\n", ";"))
+	tasks, _ := json.Marshal([]string{task})
+	return record.Advice{CLI: record.Printable(fmt.Sprintf("%ssee 'git reason verify %s'", said, task)),
+		Tools: record.Printable(fmt.Sprintf("%ssee the verify tool (tasks: %s)", said, tasks))}
 }
 
 // HeadCommit is the commit HEAD names, "" on an unborn branch: read from

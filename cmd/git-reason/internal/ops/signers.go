@@ -264,7 +264,7 @@ func (e *Session) judged(groups ...[]signing.Check) {
 // without the line a record its signer signed reads as signed by a
 // stranger, with nothing to say why or what to run.
 func (e *Session) noticeSigners(groups ...[]signing.Check) {
-	if e.sigWarned || e.warn == nil {
+	if e.sigWarned || !e.listening() {
 		return
 	}
 	var unknown []string
@@ -283,7 +283,8 @@ func (e *Session) noticeSigners(groups ...[]signing.Check) {
 		return
 	}
 	e.sigWarned = true
-	e.warn(record.Printable(untrustedSigners(e.repositorySigners()).String()))
+	a := untrustedSigners(e.repositorySigners())
+	e.say(record.Advice{CLI: record.Printable(a.CLI), Tools: record.Printable(a.Tools)})
 }
 
 // noticeSummary is noticeSigners for a summary a read surface took from a
@@ -294,7 +295,7 @@ func (e *Session) noticeSigners(groups ...[]signing.Check) {
 // signatures must not read every log for each command). No
 // allowed-signers file, or a trusted one, reads no log.
 func (e *Session) noticeSummary(task string, sum *SignatureSummary) {
-	if e.sigWarned || e.warn == nil || sum == nil || sum.Counts[signing.UnknownKey]+sum.Counts[signing.Removed] == 0 || e.sigLogsRead >= noticeLogs {
+	if e.sigWarned || !e.listening() || sum == nil || sum.Counts[signing.UnknownKey]+sum.Counts[signing.Removed] == 0 || e.sigLogsRead >= noticeLogs {
 		return
 	}
 	if e.sigLogsRead++; e.readSigners() == nil || e.signersTrusted() != nil {
@@ -319,7 +320,7 @@ const noticeLogs = 16
 // counts an unknown or removed key stands for such a summary.
 func (e *Session) noticeTexts(n int, row func(i int) (task, text string)) {
 	unknown, removed := strings.ReplaceAll(string(signing.UnknownKey), "_", " "), strings.ReplaceAll(string(signing.Removed), "_", " ")
-	for i := 0; i < n && !e.sigWarned && e.warn != nil && e.sigLogsRead < noticeLogs; i++ {
+	for i := 0; i < n && !e.sigWarned && e.listening() && e.sigLogsRead < noticeLogs; i++ {
 		if task, text := row(i); strings.Contains(text, unknown) || strings.Contains(text, removed) {
 			e.noticeSummary(task, &SignatureSummary{Counts: map[signing.Status]int{signing.UnknownKey: 1}})
 		}

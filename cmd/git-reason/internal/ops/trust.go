@@ -69,11 +69,11 @@ func (e *Session) trustKey() string {
 // noticeUntrusted gives, once per session, the one line saying that the
 // repository overlay is not trusted and what was ignored.
 func (e *Session) noticeUntrusted(cat *advisor.Catalog) {
-	if cat.Untrusted == nil || e.warned || e.warn == nil {
+	if cat.Untrusted == nil || e.warned || !e.listening() {
 		return
 	}
 	e.warned = true
-	e.warn(record.Printable(cat.Untrusted.Notice()))
+	e.say(record.Advice{CLI: record.Printable(cat.Untrusted.Notice()), Tools: record.Printable(cat.Untrusted.ToolNotice())})
 }
 
 // TrustRequest says what 'git reason trust' does.
