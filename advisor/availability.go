@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"time"
 
 	"git-reason/policy"
@@ -79,6 +80,20 @@ func Availability(decls []Declaration, in Inputs) []policy.Advisor {
 	return out
 }
 
+// doctorStep ends the status reason of an incomplete declaration, as the
+// command line says it; ToolReason says it to the MCP tools.
+const doctorStep = "; run git reason doctor"
+
+// ToolReason is an advisor's status reason as the MCP tools say it: the
+// doctor tool, which a client calls, in place of the command line, which
+// it cannot type.
+func ToolReason(reason string) string {
+	if r, ok := strings.CutSuffix(reason, doctorStep); ok {
+		return r + "; the doctor tool's findings say what to complete"
+	}
+	return reason
+}
+
 func status(d Declaration, in Inputs) (policy.Status, string, string) {
 	if slices.Contains(in.Disabled, d.ID) {
 		return policy.StatusDisabled, "listed in the disable list (git config reason.disable or GIT_REASON_DISABLE)", ""
@@ -88,7 +103,7 @@ func status(d Declaration, in Inputs) (policy.Status, string, string) {
 	}
 	for _, f := range checkStructure(d) {
 		if f.Severity == SeverityError {
-			return policy.StatusNotConfigured, "declaration incomplete: " + f.Message + "; run git reason doctor", ""
+			return policy.StatusNotConfigured, "declaration incomplete: " + f.Message + doctorStep, ""
 		}
 	}
 	env := in.Env

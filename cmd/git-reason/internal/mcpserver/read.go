@@ -332,6 +332,7 @@ func (s *Server) advisors(ctx context.Context, _ *call) (*outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	out.SayToTools()
 	available := 0
 	for _, a := range out.Advisors {
 		if policy.Status(a.Status).Askable() {

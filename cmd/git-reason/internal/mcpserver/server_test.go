@@ -1383,6 +1383,59 @@ func TestResultsSayUntrustedFiles(t *testing.T) {
 	says("doctor", nil)
 }
 
+// A declaration that lacks what its transport needs is not_configured
+// with a reason ending "; run git reason doctor", which the advisors
+// tool and the doctor tool's advisor list gave a client that cannot type
+// it: said through MCP as the doctor tool's findings. A missing identity
+// (no user.name, user.email) is set with git config, which is the
+// person's step to a client: the doctor tool's no_identity finding and a
+// write's refusal say so. 'git reason advisors' and doctor say them as
+// they did (doctor_findings, readonly_origin, bad_input).
+func TestIncompleteAndIdentitySaidToTools(t *testing.T) {
+	dir := newRepo(t)
+	user := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "git-reason", "advisors.yaml")
+	if err := os.MkdirAll(filepath.Dir(user), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	harness.WriteFile(t, user, "advisors:\n  - {id: adv-no-adapter, transport: api, base_url: https://advisor.example.invalid/v1, capabilities: [reasoning]}\n")
+	harness.Git(t, dir, "config", "--unset", "user.name")
+	harness.Git(t, dir, "config", "--unset", "user.email")
+	t.Setenv("GIT_AUTHOR_NAME", "")
+	t.Setenv("GIT_AUTHOR_EMAIL", "")
+	t.Setenv("EMAIL", "")
+	cs := connect(t, dir, nil)
+	const reason = "declaration incomplete: transport api declares no adapter (one of chat_completions, messages); the doctor tool's findings say what to complete"
+	reasonOf := func(out map[string]any) string {
+		for _, a := range out["advisors"].([]any) {
+			if a := a.(map[string]any); a["id"] == "adv-no-adapter" {
+				return a["reason"].(string)
+			}
+		}
+		return ""
+	}
+	_, list := callTool(t, cs, "advisors", nil)
+	_, d := callTool(t, cs, "doctor", nil)
+	for name, got := range map[string]string{"advisors": reasonOf(list), "doctor": reasonOf(d)} {
+		if got != reason {
+			t.Errorf("%s: adv-no-adapter's reason %q, want %q", name, got, reason)
+		}
+	}
+	const person = "the person sets it with git config user.name \"Your Name\" and git config user.email you@example.com (no tool sets it)"
+	said := ""
+	for _, f := range d["findings"].([]any) {
+		if f := f.(map[string]any); f["code"] == "no_identity" {
+			said = f["message"].(string)
+		}
+	}
+	if said != "no identity, so every write is refused: "+person {
+		t.Errorf("no_identity: %q", said)
+	}
+	_, te := callError(t, cs, "assess", map[string]any{"task": "T", "subject": "s", "question": "q?", "materiality": "minor", "reversibility": "reversible"})
+	if te.Message != "no identity: "+person {
+		t.Errorf("a write without identity: %s %q", te.Code, te.Message)
+	}
+}
+
 // A context range whose ends share no history (a search that finds a
 // record's commit, on refs/reasoning/) has no merge base: bad input, as
 // the command line says it, not a failure of the tool.

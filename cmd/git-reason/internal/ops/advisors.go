@@ -185,6 +185,17 @@ type AdvisorList struct {
 	Advisors []AdvisorRow `json:"advisors"`
 }
 
+// SayToTools says each row's reason as the MCP tools say it
+// (advisor.ToolReason): the doctor tool, where the command line names
+// 'git reason doctor'.
+func (l *AdvisorList) SayToTools() { reasonsToTools(l.Advisors) }
+
+func reasonsToTools(rows []AdvisorRow) {
+	for i := range rows {
+		rows[i].Reason = advisor.ToolReason(rows[i].Reason)
+	}
+}
+
 // AdvisorRow is one declared advisor and its status.
 type AdvisorRow struct {
 	ID           string   `json:"id"`

@@ -72,6 +72,7 @@ func (d *Doctor) SayToTools() {
 		f.Message = record.Advice{CLI: f.Message, Tools: f.tools}.ToolMessage()
 	}
 	d.Operational = record.Advice{CLI: d.Operational, Tools: d.operationalTools}.ToolMessage()
+	reasonsToTools(d.Advisors)
 }
 
 // maxNeutralityFindings is how many neutrality violations doctor lists
@@ -109,7 +110,7 @@ func (e *Session) RunDoctor(ctx context.Context) (*Doctor, error) {
 	if st.Actor.String() == "" {
 		// Reading needs none, and works; the first write would refuse.
 		d.Findings = append(d.Findings, Finding{Severity: "warning", Code: "no_identity", Subject: "user.name, user.email",
-			Message: "no identity, so every write is refused: set it with git config user.name \"Your Name\" and git config user.email you@example.com"})
+			Message: "no identity, so every write is refused: " + setIdentity.CLI, tools: "no identity, so every write is refused: " + setIdentity.Tools})
 	}
 	if e.readSigners() != nil && e.signersTrusted() == nil {
 		path := e.repositorySigners()

@@ -247,6 +247,12 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	return sess, nil
 }
 
+// setIdentity says how the identity a write needs is set: git config,
+// which to the MCP tools is the person's step (no tool sets it).
+var setIdentity = record.Advice{
+	CLI:   "set it with git config user.name \"Your Name\" and git config user.email you@example.com",
+	Tools: "the person sets it with git config user.name \"Your Name\" and git config user.email you@example.com (no tool sets it)"}
+
 // listening reports whether the session's warnings go anywhere
 // (Options.Warn or Options.Notify).
 func (e *Session) listening() bool { return e.warn != nil || e.notify != nil }
@@ -339,7 +345,7 @@ func (e *Session) identify(deferOrigin bool) error {
 	}
 	actor := st.Actor.String()
 	if actor == "" {
-		return Usage("no identity: set it with git config user.name \"Your Name\" and git config user.email you@example.com")
+		return usageAdvised("no identity: "+setIdentity.CLI, "no identity: "+setIdentity.Tools)
 	}
 	if st.Origin == "" && !deferOrigin {
 		if _, err := e.newOrigin(); err != nil {

@@ -80,7 +80,8 @@ func (e *Session) tasksByMe(ctx context.Context) (map[string]bool, error) {
 		return nil, err
 	}
 	if st.Actor.Email == "" {
-		return nil, Usage("--mine: no identity: set it with git config user.email you@example.com")
+		return nil, usageAdvised("--mine: no identity: set it with git config user.email you@example.com",
+			"mine: no identity: the person sets it with git config user.email you@example.com (no tool sets it)")
 	}
 	hs, err := e.Index.Handovers(ctx)
 	if err != nil {
