@@ -486,3 +486,38 @@ func TestScaleCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstWriteCounts holds the first assessment of a clone to the task
+// it writes: the subject index it builds once (gitstore/subjects.go)
+// reads the records of the tasks whose trees name a conclusion, and only
+// the trees of the others. It read and cached every task's records: at
+// 5,000 tasks 3.4 s and 5,000 files under .git/reason/ for one record
+// (bench/scale -audit). The concluded task is still indexed.
+func TestFirstWriteCounts(t *testing.T) {
+	t.Parallel()
+	const n = 40
+	c := scaleWorld(t, n)
+	c.mustReason("conclude", "T-000002", "--decision", "keep it")
+	// As a clone that fetched the tasks: no cache yet.
+	reasonDir := filepath.Join(c.gitDir(), "reason")
+	if err := os.RemoveAll(reasonDir); err != nil {
+		t.Fatal(err)
+	}
+	got := c.costed("assess", "T-new", "--subject", "a subject never seen", "--question", "q", "--materiality", "trivial", "--reversibility", "reversible")
+	t.Logf("first assessment of a clone of %d tasks: %+v", n, got)
+	if got.Tasks > 2 || got.Blobs > 8 {
+		t.Errorf("the first assessment of a clone of %d tasks, one concluded, read %d tasks' records and %d record blobs, want the concluded task's and its own", n, got.Tasks, got.Blobs)
+	}
+	if caches, _ := filepath.Glob(filepath.Join(reasonDir, "tasks", "*")); len(caches) > 2 {
+		t.Errorf("the first assessment of a clone of %d tasks wrote %d task caches, want at most 2", n, len(caches))
+	}
+	subjects, _ := filepath.Glob(filepath.Join(reasonDir, "subjects", "*.json"))
+	indexed := false
+	for _, f := range subjects {
+		data, _ := os.ReadFile(f)
+		indexed = indexed || strings.Contains(string(data), `"T-000002"`)
+	}
+	if !indexed {
+		t.Errorf("the subject index of the first assessment does not hold T-000002's standing conclusion (files %v)", subjects)
+	}
+}
