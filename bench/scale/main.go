@@ -53,6 +53,7 @@ func main() {
 	flag.BoolVar(&searchOnly, "search", false, "time a search whose index (.git/reason/search) is made again, removed before each run, alone (with -baseline: against that build, alternately)")
 	flag.BoolVar(&logOnly, "log", false, "time log -n 5 with nothing moved alone, git-reason version beside it (with -baseline: against that build, alternately)")
 	flag.BoolVar(&looseRefs, "loose", false, "with -verify or -log: every task and tracking ref of each build's copy a loose file, as git fetch and git reason's appends and catch-up leave them until git packs refs")
+	flag.BoolVar(&auditOnly, "audit", false, "each read and write command once in a copy of the clone without .git/reason (as after git clone), again, and after one task moved, with the files it wrote under .git/reason/ and the git processes it started; pull and sync after one task moved on the remote; reads after a plain git fetch moved one (-runs is not used)")
 	flag.StringVar(&baseline, "baseline", "", "a git-reason `BINARY` (another build) timed by -verify or -log in the same rounds as this build, each on its own copy of the clone")
 	flag.Parse()
 	harness.ExitOn("scale-bench", run(*runs, *sizes, *small, *keep, *makeOnly))
@@ -172,8 +173,8 @@ func warm(w *world) error {
 // alone; firstOnly: -first, the first status of a clone without caches;
 // the last four against the build baseline names when it names one.
 var (
-	catchUpOnly, writeOnly, verifyOnly, doctorOnly, logOnly, firstOnly, showOnly, searchOnly, looseRefs bool
-	baseline                                                                                            string
+	catchUpOnly, writeOnly, verifyOnly, doctorOnly, logOnly, firstOnly, showOnly, searchOnly, looseRefs, auditOnly bool
+	baseline                                                                                                       string
 )
 
 // report times everything at w's size and prints it.
@@ -201,6 +202,9 @@ func report(w *world, runs int, base *world) error {
 	}
 	if searchOnly {
 		return timeSearchIndex(w, runs)
+	}
+	if auditOnly {
+		return audit(w)
 	}
 	noop, err := repeat(runs, func() (time.Duration, error) { return timed(w.clone, "git", "reason", "sync") })
 	if err != nil {
@@ -406,6 +410,173 @@ func timeFirstShow(w *world, runs int) error {
 	}
 	fmt.Printf("%d tasks: first show of an id, the id index removed before each run, %s\n", w.n, s)
 	fmt.Printf("load average after the rounds: %s\n", harness.LoadAverage())
+	return nil
+}
+
+// audit prints, for each command, its first run in a copy of the clone
+// without .git/reason (as after git clone and a fetch of the tasks), its
+// second run, and its run after one task moved (a record written here to
+// T-000003): wall and CPU time, the files it wrote under .git/reason/ and
+// the git processes it started. A cost that grows with the tasks where
+// little changed shows as a moved run near its first run. The writes
+// write on tasks of their own each run; pull and sync run after a record
+// of T-000004 was pushed to the copy's remote by another clone, and the
+// reads marked "fetched" after a plain git fetch brought it.
+func audit(w *world) error {
+	out, err := harness.GitTry(w.clone, "reason", "log", "T-000001", "--json", "--jq", ".[0].id")
+	id := strings.Trim(strings.TrimSpace(out), `"`)
+	if err != nil || len(id) < 10 {
+		return fmt.Errorf("a record id of T-000001: %v: %s", err, out)
+	}
+	fmt.Printf("%d tasks: audit, each command: wall, CPU, files written under .git/reason/, git processes started\n", w.n)
+	assess := func(task string) []string {
+		return []string{"assess", task, "--subject", "audit", "--question", "q", "--materiality", "trivial", "--reversibility", "reversible"}
+	}
+	onTask := func(f func(string) []string, tasks ...string) func(int) []string {
+		return func(i int) []string { return f(tasks[i]) }
+	}
+	same := func(args ...string) func(int) []string { return func(int) []string { return args } }
+	cases := []struct {
+		name string
+		args func(round int) []string
+	}{
+		{"status", same("status")}, {"status T", same("status", "T-000001")}, {"log", same("log")},
+		{"log -n 5", same("log", "-n", "5")}, {"log T", same("log", "T-000001")}, {"show ID", same("show", id)},
+		{"show prefix", same("show", id[:16])}, {"tasks", same("tasks")}, {"handover", same("handover")},
+		{"search", same("search", "no such text")}, {"verify", same("verify")}, {"verify T", same("verify", "T-000001")},
+		{"context", same("context")}, {"completion", same("__complete", "tasks")}, {"doctor", same("doctor")},
+		{"assess existing", onTask(assess, "T-000010", "T-000011", "T-000012")},
+		{"assess new", onTask(assess, "new-1", "new-2", "new-3")},
+		{"plan existing", onTask(func(t string) []string { return []string{"plan", t} }, "T-000020", "T-000021", "T-000022")},
+		{"conclude existing", onTask(func(t string) []string { return []string{"conclude", t, "--decision", "d"} }, "T-000030", "T-000031", "T-000032")},
+		{"pull", same("pull")}, {"sync", same("sync")},
+	}
+	for _, c := range cases {
+		run, remote, done, err := auditCopy(w)
+		if err != nil {
+			return err
+		}
+		for i, phase := range []string{"first", "warm", "moved"} {
+			if phase == "moved" {
+				move := func() error {
+					_, err := timed(run, "git", append([]string{"reason"}, assess("T-000003")...)...)
+					return err
+				}
+				if c.name == "pull" || c.name == "sync" {
+					move = func() error { return moveOnRemote(remote, "T-000004") }
+				}
+				if err := move(); err != nil {
+					return err
+				}
+			}
+			if err := auditRun(run, c.name, phase, c.args(i)); err != nil {
+				return err
+			}
+		}
+		done()
+	}
+	for _, args := range [][]string{{"status"}, {"status", "T-000004"}, {"log", "-n", "5"}, {"tasks"}, {"handover"}, {"verify"}, {"pull"}} {
+		run, remote, done, err := auditCopy(w)
+		if err != nil {
+			return err
+		}
+		for _, settle := range [][]string{{"status"}, args} {
+			if _, err := timed(run, "git", append([]string{"reason"}, settle...)...); err != nil {
+				return err
+			}
+		}
+		if err := moveOnRemote(remote, "T-000004"); err != nil {
+			return err
+		}
+		if err := git(run, "fetch", "-q", "origin", trackSpec); err != nil {
+			return err
+		}
+		if err := auditRun(run, "fetched: "+strings.Join(args, " "), "moved", args); err != nil {
+			return err
+		}
+		done()
+	}
+	fmt.Printf("load average after the audit: %s\n", harness.LoadAverage())
+	return nil
+}
+
+// auditCopy copies the world's clone without .git/reason and its remote,
+// the copy's origin the remote's copy, and makes a commit naming
+// T-000001 for context to show.
+func auditCopy(w *world) (run, remote string, done func(), err error) {
+	dir := filepath.Join(w.dir, "audit")
+	os.RemoveAll(dir)
+	run, remote = filepath.Join(dir, "clone"), filepath.Join(dir, "remote.git")
+	if err := copyWithout(w.clone, run, filepath.Join(".git", "reason")); err != nil {
+		return "", "", nil, err
+	}
+	if err := exec.Command("cp", "-a", w.remote, remote).Run(); err != nil {
+		return "", "", nil, err
+	}
+	for _, s := range [][]string{{"remote", "set-url", "origin", remote}, {"commit", "-q", "--allow-empty", "-m", "audit\n\nReason-Task: T-000001"}} {
+		if err := git(run, s...); err != nil {
+			return "", "", nil, err
+		}
+	}
+	return run, remote, func() { os.RemoveAll(dir) }, nil
+}
+
+// moveOnRemote writes a record of task in another clone of remote and
+// pushes it there by plain git.
+func moveOnRemote(remote, task string) error {
+	writer := filepath.Join(filepath.Dir(remote), "writer")
+	os.RemoveAll(writer)
+	ref := "refs/reasoning/tasks/" + task
+	for _, s := range [][]string{{"init", "-q", writer}, {"-C", writer, "fetch", "-q", remote, ref + ":" + ref}} {
+		if err := git("", s...); err != nil {
+			return err
+		}
+	}
+	if _, err := timed(writer, "git", "reason", "assess", task, "--subject", "moved elsewhere", "--question", "q",
+		"--materiality", "trivial", "--reversibility", "reversible"); err != nil {
+		return err
+	}
+	return git(writer, "push", "-q", "--no-verify", remote, ref+":"+ref)
+}
+
+// auditRun runs git reason args in run and prints one row: wall and CPU
+// time, the files under .git/reason/ it wrote, and the git processes it
+// started (trace2 start events of the children of git's dispatch of git
+// reason, as reliability's traced counts them).
+func auditRun(run, name, phase string, args []string) error {
+	trace := filepath.Join(filepath.Dir(run), "trace2.json")
+	os.Remove(trace)
+	cmd := exec.Command("git", append([]string{"reason"}, args...)...)
+	cmd.Dir = run
+	cmd.Env = append(os.Environ(), "GIT_TRACE2_EVENT="+trace)
+	start := time.Now()
+	t, err := harness.Timed(cmd)
+	if err != nil && !strings.Contains(err.Error(), "exit status") {
+		return err
+	}
+	status := ""
+	if err != nil {
+		status = fmt.Sprintf(" (exit %d)", cmd.ProcessState.ExitCode())
+	}
+	files := 0
+	filepath.WalkDir(filepath.Join(run, ".git", "reason"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if fi, err := d.Info(); err == nil && !fi.ModTime().Before(start) {
+				files++
+			}
+		}
+		return nil
+	})
+	gits := 0
+	data, _ := os.ReadFile(trace)
+	for _, line := range strings.Split(string(data), "\n") {
+		var ev struct{ Event, Sid string }
+		if json.Unmarshal([]byte(line), &ev) == nil && ev.Event == "start" && strings.Count(ev.Sid, "/") == 1 {
+			gits++
+		}
+	}
+	r := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
+	fmt.Printf("  %-22s %-6s wall %-9v CPU %-9v files %-6d gits %d%s\n", name, phase, r(t.Wall), r(t.CPU), files, gits, status)
 	return nil
 }
 
