@@ -2,6 +2,7 @@ package record
 
 import (
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -146,6 +147,16 @@ func (a Advice) ToolMessage() string { return cmp.Or(a.Tools, a.CLI) }
 type ToolCall struct {
 	Tool      string         `json:"tool"`
 	Arguments map[string]any `json:"arguments"`
+}
+
+// MarshalJSON writes a call of no arguments with {} as its arguments, as
+// the published schemas say it (an object), never null.
+func (c ToolCall) MarshalJSON() ([]byte, error) {
+	type call ToolCall
+	if c.Arguments == nil {
+		c.Arguments = map[string]any{}
+	}
+	return json.Marshal(call(c))
 }
 
 // AdvisedError is a refusal, or bad input, whose advice names the command
