@@ -384,7 +384,7 @@ func newApp(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer
 		Usage:       "keep engineering reasoning as typed records in git",
 		Reader:      stdin,
 		Writer:      stdout,
-		ErrWriter:   stderr,
+		ErrWriter:   &printableWriter{w: stderr},
 		HideVersion: true,
 		// Values of repeatable flags are sentences: never split them on commas.
 		DisableSliceFlagSeparator: true,

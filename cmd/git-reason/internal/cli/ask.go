@@ -28,8 +28,12 @@ func onTerminal(c *cli.Context) bool {
 	return terminal(c.App.Reader) != nil && terminal(c.App.ErrWriter) != nil
 }
 
-// terminal is s when it is a file on a terminal, else nil.
+// terminal is s when it is a file on a terminal, else nil; a writer
+// through the printable filter is the file beneath it.
 func terminal(s any) *os.File {
+	if w, ok := s.(io.Writer); ok {
+		s = unfiltered(w)
+	}
 	if f, ok := s.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		return f
 	}

@@ -267,7 +267,8 @@ func runEditor(ctx context.Context, c *cli.Context, workTree, gitDir, path strin
 		return nil // git's "no editor": the template as it is
 	}
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", editor+` "$@"`, editor, path)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = c.App.Reader, c.App.ErrWriter, c.App.ErrWriter
+	// The editor has the terminal itself, not the printable filter.
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = c.App.Reader, unfiltered(c.App.ErrWriter), unfiltered(c.App.ErrWriter)
 	if f := terminal(c.App.Writer); f != nil {
 		cmd.Stdout = f
 	}

@@ -126,7 +126,7 @@ func hookCommand() *cli.Command {
 	sub := func(name string, run func(context.Context, *base) error) *cli.Command {
 		o := &base{}
 		return &cli.Command{Name: name, Action: func(c *cli.Context) error {
-			bindHook(o, c)
+			o.bind(c)
 			return hookError(o, run(c.Context, o))
 		}}
 	}
@@ -137,21 +137,12 @@ func hookCommand() *cli.Command {
 	}
 }
 
-// bindHook binds a hook's streams. What a hook prints goes to git's
-// standard error, a terminal, and names what others chose (a clone's
-// terms and file names, a pusher's refs, fetched records' findings): it
-// passes the printable filter, as every command's text output does.
-func bindHook(o *base, c *cli.Context) {
-	o.bind(c)
-	o.Err = &printableWriter{w: o.Err}
-}
-
 // msgHook is a hook git hands the commit message file (and, for
 // prepare-commit-msg, the message's source and commit).
 func msgHook(name string, run func(context.Context, *base, []string) error) *cli.Command {
 	o := &base{}
 	return &cli.Command{Name: name, Action: func(c *cli.Context) error {
-		bindHook(o, c)
+		o.bind(c)
 		if !c.Args().Present() {
 			return hookError(o, ops.Usage("%s: git hands the hook the commit message file", name))
 		}
@@ -217,7 +208,7 @@ func runPreCommit(ctx context.Context, o *base) error {
 func prePushHook() *cli.Command {
 	o := &base{}
 	return &cli.Command{Name: "pre-push", Action: func(c *cli.Context) error {
-		bindHook(o, c)
+		o.bind(c)
 		return hookError(o, runPrePush(c.Context, o, c.Args().First()))
 	}}
 }

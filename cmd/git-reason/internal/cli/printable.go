@@ -3,6 +3,7 @@ package cli
 import (
 	"io"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
@@ -15,13 +16,21 @@ import (
 // tree entry holds, no control character, escape sequence or bidirectional
 // override reaches the terminal. --json output is not filtered (the JSON
 // encoder escapes control characters, and JSON must stay exact).
+//
+// Standard error is filtered always (newApp): its warnings and notes name
+// fetched records, a repository's .reason/ files and git's own errors. What
+// must reach the terminal as it is takes the file beneath (unfiltered): the
+// progress meter's carriage return, git's progress, the editor.
 type printableWriter struct {
+	mu      sync.Mutex // a pull's workers warn on goroutines of their own
 	w       io.Writer
 	pending []byte // an incomplete UTF-8 sequence from the last write
 	sgr     bool   // colour is on: git reason's own SGR sequences pass
 }
 
 func (p *printableWriter) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	data := append(p.pending, b...)
 	cut := len(data)
 	for i := len(data) - 1; i >= 0 && i >= len(data)-utf8.UTFMax; i-- {

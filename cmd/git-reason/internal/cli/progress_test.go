@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"testing"
 	"time"
 )
@@ -51,6 +52,28 @@ func TestProgressMeter(t *testing.T) {
 	}
 	var none *progressMeter
 	none.end() // no terminal, no meter: end does nothing
+}
+
+// TestStderrFilteredTerminalSeen: the app's standard error passes the
+// printable filter, and what asks whether it is a terminal (the prompts,
+// consult's live lines, the progress meter, the editor) still finds the
+// terminal beneath it.
+func TestStderrFilteredTerminalSeen(t *testing.T) {
+	tty, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
+	if err != nil || terminal(tty) == nil {
+		t.Skipf("no pseudo-terminal here (%v)", err)
+	}
+	defer tty.Close()
+	app := newApp(nil, []string{"git-reason"}, tty, tty, tty)
+	if terminal(app.ErrWriter) != tty || newProgressMeter(app.ErrWriter) == nil {
+		t.Errorf("standard error on a terminal is not seen as one through the filter")
+	}
+	var out bytes.Buffer
+	app = newApp(nil, []string{"git-reason"}, nil, &out, &out)
+	fmt.Fprintf(app.ErrWriter, "warning: src/\x1b[2Jwipe\u202egol.go\tend\n")
+	if want := "warning: src/\\x1b[2Jwipe\\u202egol.go\tend\n"; out.String() != want {
+		t.Errorf("standard error got %q, want %q", out.String(), want)
+	}
 }
 
 // BenchmarkProgressReportHidden is what a read across every task pays on

@@ -95,7 +95,8 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 		if derr != nil {
 			return derr
 		}
-		res, err = sess.RunValidation(ctx, o.Task, raw, dir, o.Err)
+		// The command's own output passes as it printed it.
+		res, err = sess.RunValidation(ctx, o.Task, raw, dir, unfiltered(o.Err))
 	} else {
 		res, err = sess.Append(ctx, o.Task, record.KindValidation, raw)
 	}
