@@ -37,13 +37,17 @@ func (e *Session) coveredSum(advisorsSum string) string {
 }
 
 // readSigners reads .reason/allowed_signers: nil when there is none, or
-// it is no regular file (never read, never trusted).
+// it is no regular file or over advisor.MaxDeclarationBytes (never read,
+// never trusted).
 func (e *Session) readSigners() []byte {
-	data, err := advisor.ReadRegular(e.repositorySigners(), advisor.MaxDeclarationBytes, false)
-	if err != nil {
-		return nil
-	}
+	data, _ := e.signersFile()
 	return data
+}
+
+// signersFile is readSigners with the reason it read nothing:
+// fs.ErrNotExist, advisor.ErrNotRegular or advisor.ErrTooLarge.
+func (e *Session) signersFile() ([]byte, error) {
+	return advisor.ReadRegular(e.repositorySigners(), advisor.MaxDeclarationBytes, false)
 }
 
 // coverSigners is coveredSum over signers already read (nil: none).

@@ -132,7 +132,13 @@ func (e *Session) Trust(req TrustRequest) (*TrustResult, error) {
 	}
 	// The allowed signers are read once, as the overlay is: what is shown
 	// is what the recorded hash covers.
-	signers := e.readSigners()
+	signers, serr := e.signersFile()
+	switch {
+	case errors.Is(serr, advisor.ErrNotRegular):
+		return nil, Usage("%s is not a regular file (a symbolic link, FIFO or device is refused): it cannot be trusted", e.repositorySigners())
+	case errors.Is(serr, advisor.ErrTooLarge):
+		return nil, Usage("%s is larger than %d bytes: it cannot be trusted", e.repositorySigners(), advisor.MaxDeclarationBytes)
+	}
 	if signers != nil {
 		res.SignersFile = e.repositorySigners()
 		res.Signers = append(res.Signers, signing.ListAllowed(signers)...)
