@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -133,6 +135,9 @@ func Validations() int64 { return validations.Load() }
 // first.
 func validate(kind Kind, part string, v any) error {
 	validations.Add(1)
+	if at, ok := hugeNumber(v, ""); ok {
+		return &SchemaError{Kind: kind, Part: part, Violations: []Violation{{Pointer: at, Message: hugeNumberMessage}}}
+	}
 	s, err := schemas.Compile(schemaName(kind, part))
 	if err != nil {
 		return err
@@ -302,4 +307,45 @@ func WriteOutput(verb string, kind Kind) (json.RawMessage, error) {
 	}
 	b.WriteString("}")
 	return json.RawMessage(b.String()), nil
+}
+
+// hugeNumberMessage is the violation of a number hugeNumber finds.
+const hugeNumberMessage = "a number of more than 64 characters, or with an exponent past 1000, which no record holds"
+
+// hugeNumber finds, depth first, a number in v (decoded with UseNumber)
+// that is never given to the schema library: longer than 64 characters
+// or with an exponent past ±1000. The library reads every number it
+// checks (a type, a bound, uniqueItems) as a big.Rat, and
+// big.Rat.SetString("2e999999") computes 10^999999, about 30 ms: a fetched
+// record of 1 MiB holding 80,000 such numbers in an array took every
+// command that read its task (status, log, verify, pull) some 40 minutes,
+// again at each command. A record's numbers (a clock, a count, a duration,
+// a confidence) are far inside these bounds.
+func hugeNumber(v any, at string) (string, bool) {
+	switch x := v.(type) {
+	case json.Number:
+		n := string(x)
+		if len(n) > 64 {
+			return at, true
+		}
+		if i := strings.IndexAny(n, "eE"); i >= 0 {
+			e, err := strconv.Atoi(strings.TrimPrefix(n[i+1:], "+"))
+			if err != nil || e > 1000 || e < -1000 {
+				return at, true
+			}
+		}
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(x)) { // the same pointer each time
+			if p, ok := hugeNumber(x[k], at+"/"+k); ok {
+				return p, true
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if p, ok := hugeNumber(e, at+"/"+strconv.Itoa(i)); ok {
+				return p, true
+			}
+		}
+	}
+	return "", false
 }
