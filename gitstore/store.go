@@ -99,6 +99,11 @@ func (s *Store) Skip(task string, err error) {
 	s.OnSkip(task, record.Unreadable(task, err))
 }
 
+// SkipAgain forgets which tasks Skip reported, so that each is reported
+// once more: a resident session's next request says them again
+// (ops.Session.Hold).
+func (s *Store) SkipAgain() { s.skipped.Clear() }
+
 // Progress tells OnProgress, when set, that done of total tasks are
 // through the step what. Workers may call it at once: OnProgress must be
 // safe for that, and may be told a count lower than one it was told.

@@ -1436,6 +1436,39 @@ func TestIncompleteAndIdentitySaidToTools(t *testing.T) {
 	}
 }
 
+// Tasks whose history does not read are said to each call that reads
+// them, as the command line says them to each command: ten lines, then
+// one for the rest. The server's session counted them over its whole
+// life, and its store told each task once: the first status said
+// eleven notices, every later call none, so a client that had not kept
+// the first (a compaction, another HTTP session) read a list with tasks
+// missing and nothing saying why.
+func TestSkippedTasksSaidToEachCall(t *testing.T) {
+	dir := newRepo(t)
+	for i := range 12 {
+		blob, err := harness.GitOutput(nil, dir, fmt.Sprintf("junk %d\n", i), "hash-object", "-w", "--stdin")
+		if err != nil {
+			t.Fatal(err)
+		}
+		harness.Git(t, dir, "update-ref", fmt.Sprintf("refs/reasoning/tasks/B%02d", i), blob)
+	}
+	cs := connect(t, dir, nil)
+	for _, name := range []string{"status", "status", "tasks"} {
+		_, out := callTool(t, cs, name, nil)
+		notices, _ := out["notices"].([]any)
+		if len(notices) != 11 {
+			t.Errorf("%s: %d notices, want 11: %s", name, len(notices), mustJSON(t, notices))
+			continue
+		}
+		if first := notices[0].(string); !strings.HasPrefix(first, "warning: skipped task B00,") || !strings.HasSuffix(first, `see the verify tool (tasks: ["B00"])`) {
+			t.Errorf("%s: the first notice %q", name, first)
+		}
+		if last := notices[10].(string); !strings.Contains(last, "more tasks whose history does not read") || !strings.HasSuffix(last, "the verify tool (no tasks) names every one") {
+			t.Errorf("%s: the last notice %q", name, last)
+		}
+	}
+}
+
 // A context range whose ends share no history (a search that finds a
 // record's commit, on refs/reasoning/) has no merge base: bad input, as
 // the command line says it, not a failure of the tool.

@@ -3,6 +3,7 @@ package ops
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"git-reason/record"
@@ -91,7 +92,7 @@ func TestCaughtUpLineStaysReadable(t *testing.T) {
 // names every one.
 func TestSkippedTasksStayFewLines(t *testing.T) {
 	var lines, tools []string
-	skip := skipWarner(func(a record.Advice) { lines, tools = append(lines, a.String()), append(tools, a.ToolMessage()) })
+	skip := skipWarner(func(a record.Advice) { lines, tools = append(lines, a.String()), append(tools, a.ToolMessage()) }, new(atomic.Int64))
 	for i := range 30 {
 		skip(fmt.Sprintf("Bad%d", i), fmt.Errorf("not a tree of a task"))
 	}

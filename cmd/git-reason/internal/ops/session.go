@@ -116,6 +116,7 @@ type Session struct {
 	warned       bool                // the untrusted overlay's notice was given
 	sigWarned    bool                // the untrusted allowed signers' notice was given (noticeSigners)
 	sigLogsRead  int                 // signature logs noticeSummary read for it
+	skips        atomic.Int64        // the skipped tasks skipWarner counted
 	baseline     *baseline           // the last plan's snapshot without the repository overlay
 	// baseCatalog is the declarations without the repository overlay,
 	// loaded by the first plan that compares with them and kept as long
@@ -150,6 +151,10 @@ func (e *Session) Hold() {
 	e.held, e.settingsSeen, e.catalogSeen, e.readSum = true, false, false, ""
 	if e.notify != nil {
 		e.warned, e.sigWarned, e.sigLogsRead = false, false, 0 // said again to this call (Options.Notify)
+		e.skips.Store(0)
+		if e.Store != nil {
+			e.Store.SkipAgain()
+		}
 	}
 }
 
@@ -221,7 +226,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	store := gitstore.NewStore(repo)
 	sess := &Session{Repo: repo, Store: store, Index: gitstore.Index{Store: store}, profileFlag: opts.Profile, resident: opts.Resident, warn: opts.Warn, notify: opts.Notify, early: early}
 	if sess.listening() {
-		store.OnSkip = skipWarner(sess.say)
+		store.OnSkip = skipWarner(sess.say, &sess.skips)
 	}
 	store.OnProgress = opts.Progress
 	repo.FetchProgress = opts.GitProgress
@@ -385,8 +390,6 @@ func (e *Session) newOrigin() (string, error) {
 	return origin, nil
 }
 
-// skipWarning is the one line that says a task was left out, and how to
-// look at it.
 // skippedLines is how many skipped tasks a session names one line
 // each: fetched refs from elsewhere may hold thousands of tasks whose
 // histories do not read, and a line for each would bury every command's
@@ -395,10 +398,13 @@ const skippedLines = 10
 
 // skipWarner is a session's Store.OnSkip: a warning line for each of the
 // first skippedLines tasks that do not read, then one line saying that
-// the rest are skipped without one, and nothing more. The store calls it
-// once a task, from any goroutine.
-func skipWarner(warn func(record.Advice)) func(task string, err error) {
-	var skipped atomic.Int64
+// the rest are skipped without one, and nothing more, counting in
+// skipped. The store calls it once a task, from any goroutine: once a
+// command, and in a session with Options.Notify once a held call (Hold
+// sets skipped to zero and the store forgets what it told), so that a
+// resident session says them to each call that reads the tasks, not to
+// its first alone.
+func skipWarner(warn func(record.Advice), skipped *atomic.Int64) func(task string, err error) {
 	return func(task string, err error) {
 		switch n := skipped.Add(1); {
 		case n <= skippedLines:
@@ -410,6 +416,8 @@ func skipWarner(warn func(record.Advice)) func(task string, err error) {
 	}
 }
 
+// skipWarning is the one line that says a task was left out, and how to
+// look at it.
 func skipWarning(task string, err error) record.Advice {
 	cause := err
 	var ue *record.UnreadableError
