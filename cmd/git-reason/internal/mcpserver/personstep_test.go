@@ -127,6 +127,49 @@ func TestStatusMarksPersonStep(t *testing.T) {
 	}
 }
 
+// An advisor the plan selected whose declaration the user left
+// incomplete before consult is skipped, its reason naming the doctor
+// tool, in the consult tool's skipped list and text, where it said "run
+// git reason doctor". Once no advisor it selected can be asked, the
+// refusal names the advisors tool and makes git config the person's
+// step, where it said "enable one (git config reason.disable, git reason
+// advisors)" to a client that can type neither.
+func TestConsultSaysSkipsAndRefusalToTools(t *testing.T) {
+	dir := newRepo(t)
+	t.Setenv("GIT_REASON_DISABLE", "")
+	os.Unsetenv("GIT_REASON_DISABLE") // reason.disable is read from git config
+	ids := userAdvisors(t)
+	harness.Git(t, dir, "config", "reason.disable", strings.Join(ids, ","))
+	cs := connect(t, dir, nil)
+	callTool(t, cs, "assess", map[string]any{"task": "T", "subject": "Queue choice", "question": "Move jobs to the new queue?",
+		"materiality": "critical", "reversibility": "costly",
+		"evidence": []any{map[string]any{"kind": "note", "summary": "the old queue drops jobs"}}})
+	if _, plan := callTool(t, cs, "plan", map[string]any{"task": "T"}); !strings.Contains(mustJSON(t, plan), `"selected":["adv-a","adv-b"]`) {
+		t.Fatalf("the plan does not select adv-a and adv-b: %s", mustJSON(t, plan))
+	}
+	user := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "git-reason", "advisors.yaml")
+	data := string(harness.ReadFile(t, user))
+	incomplete := "  - {id: adv-a, transport: api, base_url: https://advisor.example.invalid/v1, capabilities: [reasoning]}\n"
+	harness.WriteFile(t, user, strings.Replace(data, data[strings.Index(data, "  - {id: adv-a"):strings.Index(data, "  - {id: adv-b")], incomplete, 1))
+	const reason = "not_configured now: declaration incomplete: transport api declares no adapter (one of chat_completions, messages); the doctor tool's findings say what to complete"
+
+	res, out := callTool(t, cs, "consult", map[string]any{"task": "T"})
+	if got := mustJSON(t, out["skipped"]); got != mustJSON(t, []advisor.Skipped{{Advisor: "adv-a", Reason: reason}}) {
+		t.Errorf("skipped %s, want adv-a's reason %q", got, reason)
+	}
+	if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, "\nadv-a: skipped: "+reason+"\n") || strings.Contains(text, "git reason") {
+		t.Errorf("the consult text does not say adv-a's skip in the tools' terms:\n%s", text)
+	}
+
+	harness.Git(t, dir, "config", "reason.disable", strings.Join(append(ids, "adv-b"), ","))
+	_, te := callError(t, cs, "consult", map[string]any{"task": "T"})
+	want := "none of the 2 advisors the plan selected can be asked now (adv-a: " + reason + "): have the person enable one with git config reason.disable " +
+		"(no tool enables an advisor; the advisors tool lists them), or plan anew for a local review with the plan tool"
+	if !strings.HasSuffix(te.Message, want) {
+		t.Errorf("consult's refusal: %s %q, want it to end %q", te.Code, te.Message, want)
+	}
+}
+
 // A merge of two clones that both concluded T makes the second
 // conclusion inadmissible: the status tool lists the need, whose command
 // names the conclusions to supersede, and its tools, with next_tools,

@@ -266,6 +266,7 @@ func (s *Server) consult(ctx context.Context, c *call) (*outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	res.SayToTools()
 	out := consultOut{ConsultResult: *res, Results: res.Rows()}
 	if res.Disagreement != nil {
 		out.Disagreement = res.Disagreement.ID

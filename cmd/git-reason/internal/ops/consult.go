@@ -158,13 +158,28 @@ func (r *ConsultResult) Rows() []ConsultRow {
 // noneAskable is the refusal of a consult whose plan selected advisors
 // that cannot be asked now: it says when the first circuit reopens, and
 // the other ways on (enable an advisor, or plan anew for a local review).
+// To the MCP tools, the advisors tool lists the advisors, enabling one is
+// the person's step (git config, which no tool sets), and the first
+// skipped reason names the doctor tool (advisor.ToolReason).
 func noneAskable(task string, skipped []advisor.Skipped, snap []policy.Advisor, selected []string) error {
 	until := reopensAt(snap, selected)
 	wait := ""
 	if until != "" {
 		wait = "wait until " + until + " (a circuit reopens) and consult again, "
 	}
-	rule := fmt.Sprintf("%s (%s): %senable one (git config reason.disable, git reason advisors), or plan anew for a local review with ",
-		noneOfPlan(len(skipped)), skipped[0].Advisor+": "+skipped[0].Reason, wait)
-	return &refusal{msg: rule + fmt.Sprintf("'git reason plan %s'", task), tools: rule + "the plan tool"}
+	none, first := noneOfPlan(len(skipped)), skipped[0].Advisor+": "
+	return &refusal{
+		msg: fmt.Sprintf("%s (%s%s): %senable one (git config reason.disable, git reason advisors), or plan anew for a local review with 'git reason plan %s'",
+			none, first, skipped[0].Reason, wait, task),
+		tools: fmt.Sprintf("%s (%s%s): %shave the person enable one with git config reason.disable (no tool enables an advisor; the advisors tool lists them), or plan anew for a local review with the plan tool",
+			none, first, advisor.ToolReason(skipped[0].Reason), wait)}
+}
+
+// SayToTools says each skipped advisor's reason as the MCP tools say it
+// (advisor.ToolReason): the doctor tool, where the command line names
+// 'git reason doctor'.
+func (r *ConsultResult) SayToTools() {
+	for i := range r.Skipped {
+		r.Skipped[i].Reason = advisor.ToolReason(r.Skipped[i].Reason)
+	}
 }
