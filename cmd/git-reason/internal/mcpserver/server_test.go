@@ -1388,8 +1388,8 @@ func TestResultsSayUntrustedFiles(t *testing.T) {
 // tool and the doctor tool's advisor list gave a client that cannot type
 // it: said through MCP as the doctor tool's findings. A missing identity
 // (no user.name, user.email) is set with git config, which is the
-// person's step to a client: the doctor tool's no_identity finding and a
-// write's refusal say so. 'git reason advisors' and doctor say them as
+// person's step to a client: the doctor tool's no_identity finding, a
+// write's refusal and the tasks tool's mine say so. 'git reason advisors' and doctor say them as
 // they did (doctor_findings, readonly_origin, bad_input).
 func TestIncompleteAndIdentitySaidToTools(t *testing.T) {
 	dir := newRepo(t)
@@ -1433,6 +1433,11 @@ func TestIncompleteAndIdentitySaidToTools(t *testing.T) {
 	_, te := callError(t, cs, "assess", map[string]any{"task": "T", "subject": "s", "question": "q?", "materiality": "minor", "reversibility": "reversible"})
 	if te.Message != "no identity: "+person {
 		t.Errorf("a write without identity: %s %q", te.Code, te.Message)
+	}
+	// The tasks tool's mine needs the email alone.
+	_, te = callError(t, cs, "tasks", map[string]any{"mine": true})
+	if want := "mine: no identity: the person sets it with git config user.email you@example.com (no tool sets it)"; te.Code != CodeBadInput || te.Message != want {
+		t.Errorf("tasks mine without identity: %s %q, want %s %q", te.Code, te.Message, CodeBadInput, want)
 	}
 }
 
