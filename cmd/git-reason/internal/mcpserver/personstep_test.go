@@ -39,12 +39,7 @@ func TestStatusMarksPersonStep(t *testing.T) {
 		t.Helper()
 		return callTool(t, cs, name, args)
 	}
-	call("assess", map[string]any{"task": "T", "subject": "Queue choice", "question": "Move jobs to the new queue?",
-		"materiality": "critical", "reversibility": "costly",
-		"evidence": []any{map[string]any{"kind": "note", "summary": "the old queue drops jobs"}}})
-	if _, plan := call("plan", map[string]any{"task": "T"}); !strings.Contains(mustJSON(t, plan), `"selected":["adv-a","adv-b"]`) {
-		t.Fatalf("the plan does not select adv-a and adv-b: %s", mustJSON(t, plan))
-	}
+	planBoth(t, cs)
 	if _, st := call("status", map[string]any{"task": "T"}); st["next"] != "git reason consult T" || st["person_step"] != nil {
 		t.Fatalf("before disabling, status: next %v, person_step %v", st["next"], st["person_step"])
 	}
@@ -127,6 +122,18 @@ func TestStatusMarksPersonStep(t *testing.T) {
 	}
 }
 
+// planBoth assesses task T, critical, and plans it: the plan selects
+// adv-a and adv-b, userAdvisors' two, the others being disabled.
+func planBoth(t *testing.T, cs *mcp.ClientSession) {
+	t.Helper()
+	callTool(t, cs, "assess", map[string]any{"task": "T", "subject": "Queue choice", "question": "Move jobs to the new queue?",
+		"materiality": "critical", "reversibility": "costly",
+		"evidence": []any{map[string]any{"kind": "note", "summary": "the old queue drops jobs"}}})
+	if _, plan := callTool(t, cs, "plan", map[string]any{"task": "T"}); !strings.Contains(mustJSON(t, plan), `"selected":["adv-a","adv-b"]`) {
+		t.Fatalf("the plan does not select adv-a and adv-b: %s", mustJSON(t, plan))
+	}
+}
+
 // An advisor the plan selected whose declaration the user left
 // incomplete before consult is skipped, its reason naming the doctor
 // tool, in the consult tool's skipped list and text, where it said "run
@@ -141,12 +148,7 @@ func TestConsultSaysSkipsAndRefusalToTools(t *testing.T) {
 	ids := userAdvisors(t)
 	harness.Git(t, dir, "config", "reason.disable", strings.Join(ids, ","))
 	cs := connect(t, dir, nil)
-	callTool(t, cs, "assess", map[string]any{"task": "T", "subject": "Queue choice", "question": "Move jobs to the new queue?",
-		"materiality": "critical", "reversibility": "costly",
-		"evidence": []any{map[string]any{"kind": "note", "summary": "the old queue drops jobs"}}})
-	if _, plan := callTool(t, cs, "plan", map[string]any{"task": "T"}); !strings.Contains(mustJSON(t, plan), `"selected":["adv-a","adv-b"]`) {
-		t.Fatalf("the plan does not select adv-a and adv-b: %s", mustJSON(t, plan))
-	}
+	planBoth(t, cs)
 	user := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "git-reason", "advisors.yaml")
 	data := string(harness.ReadFile(t, user))
 	incomplete := "  - {id: adv-a, transport: api, base_url: https://advisor.example.invalid/v1, capabilities: [reasoning]}\n"
