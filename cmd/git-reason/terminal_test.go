@@ -455,3 +455,29 @@ func TestQuittingThePagerIsQuiet(t *testing.T) {
 		t.Errorf("log whose pager was quit: exit %d, want 141 and nothing said:\n%s", code, out)
 	}
 }
+
+// TestGitProgressOnATerminalIsFiltered: on a terminal pull shows git's
+// progress as git wrote it, and with it whatever the remote's side wrote
+// to git's standard error (its upload-pack, a server's messages): those
+// pass the printable filter, the line ends kept. A remote that wrote an
+// escape sequence and a bidirectional override had them reach the
+// terminal raw.
+func TestGitProgressOnATerminalIsFiltered(t *testing.T) {
+	t.Parallel()
+	s := plannedTrivial(t)
+	upload := filepath.Join(filepath.Dir(s.dir), "bin", "upload-pack")
+	script := "#!/bin/sh\nprintf 'remote side \\033[2Jwipe \\342\\200\\256gol\\r' >&2\nexec git-upload-pack \"$@\"\n"
+	if err := os.WriteFile(upload, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s.git("remote", "add", "far", "file://"+s.dir)
+	s.git("config", "remote.far.uploadpack", upload)
+	p := startPTY(t, s, []string{"GIT_PROGRESS_DELAY=0"}, "reason", "pull", "far")
+	if code := p.wait(); code != 0 {
+		t.Fatalf("pull on a terminal: exit %d\n%s", code, p.output())
+	}
+	out := p.output()
+	if !strings.Contains(out, `remote side \x1b[2Jwipe \u202egol`+"\r") || strings.Contains(out, "\x1b[2J") || strings.Contains(out, "\u202e") {
+		t.Errorf("pull on a terminal showed the remote's side raw, or not at all:\n%q", out)
+	}
+}

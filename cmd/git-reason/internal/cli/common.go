@@ -68,7 +68,7 @@ func openSession(c *cli.Context, resident bool, meanwhile func()) (*ops.Session,
 	var gitProgress io.Writer
 	if meter != nil {
 		c.App.Metadata["progress"] = meter
-		progress, gitProgress = meter.report, meter.w
+		progress, gitProgress = meter.report, gitProgressText{meter.w}
 	}
 	warn := func(line string) {
 		meter.end()

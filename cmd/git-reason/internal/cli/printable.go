@@ -20,7 +20,8 @@ import (
 // Standard error is filtered always (newApp): its warnings and notes name
 // fetched records, a repository's .reason/ files and git's own errors. What
 // must reach the terminal as it is takes the file beneath (unfiltered): the
-// progress meter's carriage return, git's progress, the editor.
+// progress meter's carriage return, the editor; git's progress passes the
+// filter with its carriage returns kept (gitProgressText).
 type printableWriter struct {
 	mu      sync.Mutex // a pull's workers warn on goroutines of their own
 	w       io.Writer
@@ -66,6 +67,24 @@ func unfiltered(w io.Writer) io.Writer {
 		return pw.w
 	}
 	return w
+}
+
+// gitProgressText passes git's progress to the terminal through the
+// printable filter, its carriage returns kept: git writes it whole lines
+// at a time (git.Cmd.Progress), and with it whatever the remote's side
+// wrote to git's standard error (its upload-pack, a server's messages),
+// which reached the terminal raw.
+type gitProgressText struct{ w io.Writer }
+
+func (g gitProgressText) Write(b []byte) (int, error) {
+	parts := strings.Split(string(b), "\r")
+	for i, part := range parts {
+		parts[i] = record.PrintableText(part)
+	}
+	if _, err := io.WriteString(g.w, strings.Join(parts, "\r")); err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }
 
 // filterText is every command's Before: text output goes through the
