@@ -247,7 +247,7 @@ func sdkTool(t *tool, output json.RawMessage) *mcp.Tool {
 // command, saying what it did on stderr, the server's log. Called with
 // s.mu held.
 func (s *Server) catchUp(ctx context.Context) {
-	s.env.CatchUpLive(ctx, func(line string) { fmt.Fprintf(os.Stderr, "git reason: %s\n", line) })
+	s.env.CatchUpLive(ctx, func(line string) { fmt.Fprintf(os.Stderr, "git reason: %s\n", record.Printable(line)) })
 }
 
 // handle wraps a tool's handler: arguments parsed and validated against the
