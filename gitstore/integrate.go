@@ -159,6 +159,33 @@ func (s *Store) Replay(ctx context.Context, task, head string, k *record.Checked
 	return s.replay(ctx, task, head, true, k)
 }
 
+// ReplayTree is Replay that also returns, with head's records, the blob
+// of each in head's records/ tree as the replay read it (TreeBlobs), for
+// SeedTask; nil when the replay did not read the tree (one another task's
+// replay of the same head gave).
+func (s *Store) ReplayTree(ctx context.Context, task, head string, k *record.Checked) ([]record.Finding, []*record.Record, []string) {
+	found, recs, _, files := s.replayWithState(ctx, s.remembered, task, head, true, k)
+	return found, recs, TreeBlobs(files, recs)
+}
+
+// TreeBlobs is the blob files (a records/ tree: entry name -> blob) holds
+// each of recs under, in recs' order; nil when files is nil or does not
+// hold exactly recs (by their file names).
+func TreeBlobs(files map[string]string, recs []*record.Record) []string {
+	if files == nil || len(files) != len(recs) {
+		return nil
+	}
+	out := make([]string, len(recs))
+	for i, r := range recs {
+		b, ok := files[r.FileName()]
+		if !ok {
+			return nil
+		}
+		out[i] = b
+	}
+	return out
+}
+
 // ReplayMerge returns what the replay of the merge commit merge of local
 // and fetched finds in its own step (record.Checked.ReplayMerge, the step
 // a replay takes for a merge), without replaying the two histories, and

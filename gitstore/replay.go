@@ -27,14 +27,16 @@ func (s *Store) replay(ctx context.Context, task, head string, recs bool, k *rec
 
 // replayWith is replay going on from what m (nil: nothing) remembers.
 func (s *Store) replayWith(ctx context.Context, m *Remembered, task, head string, recs bool, k *record.Checked) ([]record.Finding, []*record.Record) {
-	found, out, _ := s.replayWithState(ctx, m, task, head, recs, k)
+	found, out, _, _ := s.replayWithState(ctx, m, task, head, recs, k)
 	return found, out
 }
 
 // replayWithState is replayWith that also returns the state the replay
 // reached at head (record.Checked.Replay), nil when no replay
-// ran to its end (a remembered head is not replayed).
-func (s *Store) replayWithState(ctx context.Context, m *Remembered, task, head string, recs bool, k *record.Checked) ([]record.Finding, []*record.Record, *record.State) {
+// ran to its end (a remembered head is not replayed), and, with head's
+// records, head's records/ tree (entry name -> blob), when it was read
+// (nil for a replay another task's held, blindReplays).
+func (s *Store) replayWithState(ctx context.Context, m *Remembered, task, head string, recs bool, k *record.Checked) ([]record.Finding, []*record.Record, *record.State, map[string]string) {
 	defer s.replayed(head)
 	stop := map[string]bool{}
 	if m != nil && isHex(head) && len(head) == 40 {
@@ -46,20 +48,21 @@ func (s *Store) replayWithState(ctx context.Context, m *Remembered, task, head s
 	}
 	if stop[head] {
 		if !recs {
-			return nil, nil, nil
+			return nil, nil, nil, nil
 		}
-		if out, err := s.rememberedRecords(head); err == nil {
-			return nil, out, nil
+		if out, files, err := s.rememberedRecords(head); err == nil {
+			return nil, out, nil, files
 		}
 		delete(stop, head)
 	}
 	var st *record.State
+	var files map[string]string
 	// Only a head other tasks are to be replayed at is held.
 	many := len(stop) == 0 && s.shared.many(head)
 	found, out, held, done := s.blind.as(ctx, task, head, many)
 	if !held {
 		var blind bool
-		found, out, st, blind = s.replayRead(ctx, task, head, stop, k)
+		found, out, st, files, blind = s.replayRead(ctx, task, head, stop, k)
 		if blind && many && ctx.Err() == nil {
 			s.blind.put(head, found, out)
 		}
@@ -68,7 +71,10 @@ func (s *Store) replayWithState(ctx context.Context, m *Remembered, task, head s
 	if len(found) == 0 && ctx.Err() == nil && m != nil {
 		m.Add(task, head)
 	}
-	return found, out, st
+	if out == nil {
+		files = nil
+	}
+	return found, out, st, files
 }
 
 // replayed drops what the run held for head once the last replay the run
@@ -86,22 +92,27 @@ func (s *Store) replayed(head string) {
 
 // replayRead is replayFrom, from no remembered head when one of stop
 // does not read, with a history that does not read as its finding
-// (nothing when ctx ended). blind: no decoded record took part
+// (nothing when ctx ended), and head's records/ tree when head's records
+// read (history.headFiles). blind: no decoded record took part
 // (record.Checked.ReplayBlind), or the history did not read, which
 // depends on its objects alone.
-func (s *Store) replayRead(ctx context.Context, task, head string, stop map[string]bool, k *record.Checked) ([]record.Finding, []*record.Record, *record.State, bool) {
-	found, out, st, blind, err := s.replayFrom(ctx, task, head, stop, k)
+func (s *Store) replayRead(ctx context.Context, task, head string, stop map[string]bool, k *record.Checked) ([]record.Finding, []*record.Record, *record.State, map[string]string, bool) {
+	found, out, st, h, blind, err := s.replayFrom(ctx, task, head, stop, k)
 	if err != nil && len(stop) > 0 && ctx.Err() == nil {
-		found, out, st, blind, err = s.replayFrom(ctx, task, head, nil, k)
+		found, out, st, h, blind, err = s.replayFrom(ctx, task, head, nil, k)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, nil, nil, false
+			return nil, nil, nil, nil, false
 		}
 		return []record.Finding{{Task: task, Commit: head, Code: record.FindUnreadable,
-			Message: record.Printable(err.Error())}}, nil, nil, true
+			Message: record.Printable(err.Error())}}, nil, nil, nil, true
 	}
-	return found, out, st, blind
+	var files map[string]string
+	if out != nil {
+		files = h.headFiles()
+	}
+	return found, out, st, files, blind
 }
 
 // errBase is a remembered head that cannot serve as one.
@@ -110,9 +121,9 @@ var errBase = errors.New("a remembered head does not read")
 // replayFrom reads the history at head, stopping at the commits of stop,
 // and replays it, from the states of the stops it reached. An error is a
 // history that does not read, or errBase.
-// It says too whether the replay was blind to task
+// It returns the history it read too, and says whether the replay was blind to task
 // (record.Checked.ReplayBlind).
-func (s *Store) replayFrom(ctx context.Context, task, head string, stop map[string]bool, k *record.Checked) ([]record.Finding, []*record.Record, *record.State, bool, error) {
+func (s *Store) replayFrom(ctx context.Context, task, head string, stop map[string]bool, k *record.Checked) ([]record.Finding, []*record.Record, *record.State, *history, bool, error) {
 	var known map[string]*record.Record
 	if len(stop) > 0 {
 		known = s.knownRecords(task)
@@ -133,7 +144,7 @@ func (s *Store) replayFrom(ctx context.Context, task, head string, stop map[stri
 		h, err = s.readHistory(ctx, head, stop, known, nil, nil)
 	}
 	if err != nil {
-		return nil, nil, nil, false, err
+		return nil, nil, nil, nil, false, err
 	}
 	if k == nil {
 		// Records this build's writer validated are taken as it checked
@@ -142,7 +153,7 @@ func (s *Store) replayFrom(ctx context.Context, task, head string, stop map[stri
 	}
 	if len(h.bases) == 0 {
 		found, recs, st, blind := k.ReplayBlind(ctx, task, h.commits, h.blob(s), many)
-		return found, recs, st, blind, nil
+		return found, recs, st, h, blind, nil
 	}
 	bases := make(map[string]*record.Base, len(h.bases))
 	for c, files := range h.bases {
@@ -155,11 +166,11 @@ func (s *Store) replayFrom(ctx context.Context, task, head string, stop map[stri
 			}
 			r, ok := h.blobs[blob]
 			if !ok || r.err != nil {
-				return nil, nil, nil, false, errBase
+				return nil, nil, nil, nil, false, errBase
 			}
 			var rec record.Record
 			if err := json.Unmarshal(r.data, &rec); err != nil {
-				return nil, nil, nil, false, errBase
+				return nil, nil, nil, nil, false, errBase
 			}
 			b.Records = append(b.Records, &rec)
 		}
@@ -167,9 +178,9 @@ func (s *Store) replayFrom(ctx context.Context, task, head string, stop map[stri
 	}
 	found, recs, st, err := k.ReplayFrom(ctx, task, bases, h.commits, h.blob(s))
 	if err != nil && ctx.Err() == nil {
-		return nil, nil, nil, false, fmt.Errorf("%w: %v", errBase, err)
+		return nil, nil, nil, nil, false, fmt.Errorf("%w: %v", errBase, err)
 	}
-	return found, recs, st, false, nil
+	return found, recs, st, h, false, nil
 }
 
 // baseFiles is a remembered head's records/ tree.
@@ -185,27 +196,31 @@ func (s *Store) baseFiles(head string) (map[string]string, error) {
 	return files, nil
 }
 
-// rememberedRecords reads the records of a remembered head, in tree order.
-// Its replay checked every one of them strictly; the blobs are the same.
-func (s *Store) rememberedRecords(head string) ([]*record.Record, error) {
+// rememberedRecords reads the records of a remembered head, in tree order,
+// and its records/ tree (entry name -> blob). Its replay, by this release
+// (Remembered's MAC names it), checked every one of them strictly; the
+// blobs are the same.
+func (s *Store) rememberedRecords(head string) ([]*record.Record, map[string]string, error) {
 	tree, err := s.recordsTree(plumbing.NewHash(head))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := make([]*record.Record, 0, len(tree.Entries))
+	files := make(map[string]string, len(tree.Entries))
 	for _, e := range tree.Entries {
 		data, err := s.recordBlob(e)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		var rec record.Record
 		if err := json.Unmarshal(data, &rec); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out = append(out, &rec)
+		files[e.Name] = e.Hash.String()
 	}
 	countTask(len(out))
-	return out, nil
+	return out, files, nil
 }
 
 // knownRecords is every record of task's cache (the one in memory, else

@@ -502,6 +502,33 @@ func (s *Store) readTask(task, head string, old *taskCache) (*taskCache, error) 
 	return c, nil
 }
 
+// SeedTask caches task at head, in the file and in memory, from head's
+// records recs, in tree order, and the blob of each in head's records/
+// tree (TreeBlobs), as a replay of head by this release read and checked
+// them (integration.Integrator.Records and Blobs: every record passed the
+// checks record.ReadStored makes, as readTask's do, its file name among
+// them): the command after a pull reads what the pull integrated from one
+// file, not from git again. It keeps copies of recs. Nothing is cached
+// when blobs is not one 40-digit blob a record, or recs are not in tree
+// order.
+func (s *Store) SeedTask(task, head string, recs []*record.Record, blobs []string) {
+	if len(blobs) != len(recs) || s.CheckTask(task) != nil {
+		return
+	}
+	all := make([]record.Record, len(recs))
+	c := &taskCache{Head: head, Entries: make([]cacheEntry, len(recs))}
+	for i, r := range recs {
+		name := r.FileName()
+		if len(blobs[i]) != 40 || !isHex(blobs[i]) || i > 0 && c.Entries[i-1].Name >= name {
+			return
+		}
+		all[i] = *r
+		c.Entries[i] = cacheEntry{Name: name, Blob: blobs[i], Rec: &all[i]}
+	}
+	s.saveTaskCache(task, c)
+	s.mem.put(task, c)
+}
+
 // copyRecords returns copies of the cache's records, which callers may
 // change without changing the cache.
 func (c *taskCache) copyRecords() []*record.Record {

@@ -54,7 +54,7 @@ func (s *Store) verdict(ctx context.Context, task, head string) (*record.Finding
 	var refused []record.Finding
 	if !m.Has(task, head) {
 		var found []record.Finding
-		found, _, st = s.replayWithState(ctx, m, task, head, false, nil)
+		found, _, st, _ = s.replayWithState(ctx, m, task, head, false, nil)
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err // a cancelled replay says nothing of the history
 		}
@@ -94,7 +94,7 @@ func (s *Store) MergeRefusals(ctx context.Context, task, head string) ([]record.
 	if m.Has(task, head) {
 		return nil, nil
 	}
-	found, _, _ := s.replayWithState(ctx, m, task, head, false, nil)
+	found, _, _, _ := s.replayWithState(ctx, m, task, head, false, nil)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

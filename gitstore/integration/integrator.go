@@ -77,11 +77,12 @@ func (g *Integrator) memo() *Memo {
 }
 
 // verification is what a replay of one head found, and the head's
-// records as it read them (nil when any failed a check). Reuse checks,
+// records as it read them (nil when any failed a check) with their blobs. Reuse checks,
 // which read other tasks' refs as they are now, are not part of it.
 type verification struct {
 	findings []record.Finding
 	recs     []*record.Record
+	blobs    []string // the blob of each of recs in head's tree, when it was read
 }
 
 // Verify replays the history at head and returns its findings: the
@@ -119,7 +120,7 @@ func (g *Integrator) replay(ctx context.Context, task, head string) (verificatio
 		return v, nil
 	}
 	var v verification
-	v.findings, v.recs = g.Store.Replay(ctx, task, head, &g.memo().checked)
+	v.findings, v.recs, v.blobs = g.Store.ReplayTree(ctx, task, head, &g.memo().checked)
 	if err := ctx.Err(); err != nil {
 		return verification{}, err // a cancelled replay says nothing about the history
 	}
@@ -189,6 +190,18 @@ func (g *Integrator) Records(task, head string) []*record.Record {
 		out[i] = &all[i]
 	}
 	return out
+}
+
+// Blobs returns the blob of each record Records returns in the records/
+// tree of task at head, as its verification read it; nil when Records is,
+// or the tree was not kept. What integrates a task seeds its cache with
+// both (gitstore.Store.SeedTask).
+func (g *Integrator) Blobs(task, head string) []string {
+	v, _ := g.memo().get(task + "\x00" + head)
+	if v.recs == nil {
+		return nil
+	}
+	return v.blobs
 }
 
 // ReusedTasks returns the other tasks whose conclusions the records of
@@ -495,6 +508,7 @@ func (g *Integrator) verifyMerge(ctx context.Context, task, local, fetched, merg
 		}
 	}
 	v := verification{findings: all, recs: unionRecords(files, ours.recs, theirs.recs)}
+	v.blobs = gitstore.TreeBlobs(files, v.recs)
 	g.memo().put(task+"\x00"+merge, v)
 	if len(all) == 0 && g.memo().Remembered != nil {
 		// The merge's replay is its parents' replays and its own step.

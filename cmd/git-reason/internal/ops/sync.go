@@ -355,10 +355,12 @@ func (e *Session) integrate(ctx context.Context, remote string, tasks []string, 
 
 // noteStanding has the subject index learn the standing conclusions of
 // in's task at the head it integrated, from the records g verified there
-// when it has them, else by reading the task.
+// when it has them (which then seed the task's cache, so that the next
+// command does not read them from git again), else by reading the task.
 func (e *Session) noteStanding(ctx context.Context, g *integration.Integrator, in *integration.Integration) error {
 	if g != nil {
 		if recs := g.Records(in.Task, in.To); recs != nil {
+			e.Store.SeedTask(in.Task, in.To, recs, g.Blobs(in.Task, in.To))
 			return e.Store.NoteStandingAt(in.Task, in.To, recs)
 		}
 	}
