@@ -2,8 +2,9 @@ package gitstore
 
 import (
 	"errors"
-	"fmt"
 	"sync/atomic"
+
+	"git-reason/gitstore/git"
 )
 
 // ReadLimits bound what reading histories may read, in record bytes (the
@@ -44,7 +45,7 @@ func (s *Store) taskLimit(total int64) error {
 	if total <= l.TaskBytes {
 		return nil
 	}
-	return fmt.Errorf("%w: its records total %d bytes, more than reason.maxTaskBytes (%d); if you trust where it came from, raise it: git config reason.maxTaskBytes %dm",
+	return git.ConfigErrorf("%w: its records total %d bytes, more than reason.maxTaskBytes (%d); if you trust where it came from, raise it: git config reason.maxTaskBytes %dm",
 		ErrTooLarge, total, l.TaskBytes, total>>20+1)
 }
 
@@ -66,7 +67,7 @@ func (s *Store) entryLimit(entries int64) error {
 	if entries*entryBytes <= l.TaskBytes {
 		return nil
 	}
-	return fmt.Errorf("%w: its commits change %d records/ entries, more than reason.maxTaskBytes (%d) allows at %d bytes an entry; if you trust where it came from, raise it: git config reason.maxTaskBytes %dm",
+	return git.ConfigErrorf("%w: its commits change %d records/ entries, more than reason.maxTaskBytes (%d) allows at %d bytes an entry; if you trust where it came from, raise it: git config reason.maxTaskBytes %dm",
 		ErrTooLarge, entries, l.TaskBytes, entryBytes, entries*entryBytes>>20+1)
 }
 
@@ -93,7 +94,7 @@ func (b *pullBudget) take(n, limit int64) error {
 	for {
 		used := b.used.Load()
 		if used+n > limit {
-			return fmt.Errorf("%w: this pull has read %d bytes of records, and this history's %d would pass reason.maxPullBytes (%d): pull again for the rest, or raise it: git config reason.maxPullBytes %dm",
+			return git.ConfigErrorf("%w: this pull has read %d bytes of records, and this history's %d would pass reason.maxPullBytes (%d): pull again for the rest, or raise it: git config reason.maxPullBytes %dm",
 				ErrTooLarge, used, n, limit, (used+n)>>20+1)
 		}
 		if b.used.CompareAndSwap(used, used+n) {

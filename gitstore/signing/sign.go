@@ -43,7 +43,7 @@ func (s *Signer) Sign(ctx context.Context, payload []byte) ([]byte, error) {
 		err = fmt.Errorf("unknown gpg.format %q", s.Format)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v: check gpg.format, user.signingKey and the signing program, or turn signing off (git config reason.sign false)", ErrSign, err)
+		return nil, git.ConfigErrorf("%w: %v: check gpg.format, user.signingKey and the signing program, or turn signing off (git config reason.sign false)", ErrSign, err)
 	}
 	// As git does: a signature never carries a CR.
 	return bytes.ReplaceAll(sig, []byte("\r"), nil), nil

@@ -172,6 +172,37 @@ func TestConsultSaysSkipsAndRefusalToTools(t *testing.T) {
 	}
 }
 
+// A step that sets git configuration is said as the person's to the MCP
+// tools, none of which sets configuration, where the command line's
+// message says it as a command: consult's refusal of questions over
+// reason.maxBytesPerConsult, a write refused by reason.requireSigned
+// all, and a write whose signing fails.
+func TestConfigStepsSaidAsThePersons(t *testing.T) {
+	dir := newRepo(t)
+	harness.Git(t, dir, "config", "reason.disable", strings.Join(userAdvisors(t), ","))
+	cs := connect(t, dir, nil)
+	planBoth(t, cs)
+	harness.Git(t, dir, "config", "reason.maxBytesPerConsult", "100")
+	_, te := callError(t, cs, "consult", map[string]any{"task": "T"})
+	if want := "; nothing was sent: lower the advisors' context_bytes or raise the cap (the person sets it: git config reason.maxBytesPerConsult; no tool sets configuration)"; te.Code != CodeRefused || !strings.HasSuffix(te.Message, want) {
+		t.Errorf("consult over the cap: %s %q, want it to end %q", te.Code, te.Message, want)
+	}
+	write := map[string]any{"task": "T2", "subject": "s", "question": "q?", "materiality": "minor", "reversibility": "reversible"}
+	harness.Git(t, dir, "config", "reason.requireSigned", "all")
+	_, te = callError(t, cs, "assess", write)
+	if want := "reason.requireSigned is all and this write would not be signed: turn signing on (the person sets it: git config reason.sign true, with gpg.format and user.signingKey) " +
+		"or relax the rule (the person sets it: git config reason.requireSigned fetched; no tool sets configuration)"; te.Code != CodeRefused || te.Message != want {
+		t.Errorf("a write refused unsigned: %s %q, want %q", te.Code, te.Message, want)
+	}
+	harness.Git(t, dir, "config", "reason.sign", "true")
+	harness.Git(t, dir, "config", "gpg.format", "ssh")
+	harness.Git(t, dir, "config", "user.signingKey", filepath.Join(dir, "no-such-key"))
+	_, te = callError(t, cs, "assess", write)
+	if want := "or turn signing off (the person sets it: git config reason.sign false; no tool sets configuration)"; !strings.Contains(te.Message, want) || strings.Contains(te.Message, "(git config") {
+		t.Errorf("a write whose signing fails: %s %q, want it to say %q", te.Code, te.Message, want)
+	}
+}
+
 // A merge of two clones that both concluded T makes the second
 // conclusion inadmissible: the status tool lists the need, whose command
 // names the conclusions to supersede, and its tools, with next_tools,

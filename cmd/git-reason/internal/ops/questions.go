@@ -7,6 +7,7 @@ import (
 	"git-reason/advisor"
 	"git-reason/advisor/material"
 	"git-reason/advisor/transport"
+	"git-reason/gitstore/git"
 	"git-reason/record"
 )
 
@@ -79,7 +80,8 @@ func (e *Session) checkConsultCap(qs []AdvisorQuestion) error {
 		total += q.Bytes
 	}
 	if int64(total) > s.MaxBytesPerConsult {
-		return Refused("reason.maxBytesPerConsult: the questions of this run total %d bytes, over the cap of %d; nothing was sent: lower the advisors' context_bytes or raise the cap (git config reason.maxBytesPerConsult)", total, s.MaxBytesPerConsult)
+		msg := fmt.Sprintf("reason.maxBytesPerConsult: the questions of this run total %d bytes, over the cap of %d; nothing was sent: lower the advisors' context_bytes or raise the cap (git config reason.maxBytesPerConsult)", total, s.MaxBytesPerConsult)
+		return &refusal{msg: msg, tools: git.PersonSets(msg)}
 	}
 	return nil
 }

@@ -2,15 +2,16 @@ package ops
 
 import (
 	"context"
-	"fmt"
 
 	"git-reason/cmd/git-reason/internal/settings"
+	"git-reason/gitstore/git"
 	"git-reason/gitstore/signing"
 	"git-reason/record"
 )
 
-// errUnsignedRefused is a local write refused by reason.requireSigned=all.
-var errUnsignedRefused = fmt.Errorf("%w: reason.requireSigned is all and this write would not be signed: turn signing on (git config reason.sign true, with gpg.format and user.signingKey) or relax the rule (git config reason.requireSigned fetched)", record.ErrRefused)
+// errUnsignedRefused is a local write refused by reason.requireSigned=all;
+// to the MCP tools, setting configuration is the person's step.
+var errUnsignedRefused = git.ConfigErrorf("%w: reason.requireSigned is all and this write would not be signed: turn signing on (git config reason.sign true, with gpg.format and user.signingKey) or relax the rule (git config reason.requireSigned fetched)", record.ErrRefused)
 
 // setSigner gives the store the user's signer when commit.gpgSign (or
 // reason.sign) asks for one, and refuses an unsigned write under
