@@ -48,6 +48,9 @@ type Status struct {
 type PersonStep struct {
 	Decide  string         `json:"decide"`
 	Options []PersonOption `json:"options"`
+	// DecideTools is Decide as the MCP tools say it, when it differs
+	// (Advice.ToolMessage): the doctor tool where Decide names a command.
+	DecideTools string `json:"-"`
 }
 
 // PersonOption is one choice of a PersonStep: what the person does, in
@@ -55,6 +58,10 @@ type PersonStep struct {
 type PersonOption struct {
 	Choice string `json:"choice"`
 	Then   string `json:"then"`
+	// ChoiceTools is Choice as the MCP tools say it, when it differs
+	// (Advice.ToolMessage): a tool, or a step that is the person's, where
+	// Choice names a command.
+	ChoiceTools string `json:"-"`
 	// ThenTools is Then as the MCP tools take it; set by the MCP server
 	// alone.
 	ThenTools []ToolCall `json:"then_tools,omitempty"`

@@ -137,14 +137,17 @@ func (s *Server) withTools(st *record.Status) {
 	st.PersonStep = s.personTools(st.PersonStep, st.Task)
 }
 
-// personTools is a person's step with each choice's then_tools, a copy
-// (the step may be shared); nil for nil.
+// personTools is a person's step with each choice's then_tools, and its
+// decision and choices as the tools say them (DecideTools, ChoiceTools),
+// a copy (the step may be shared); nil for nil.
 func (s *Server) personTools(ps *record.PersonStep, task string) *record.PersonStep {
 	if ps == nil {
 		return nil
 	}
-	out := &record.PersonStep{Decide: ps.Decide, Options: make([]record.PersonOption, len(ps.Options))}
+	out := &record.PersonStep{Decide: record.Advice{CLI: ps.Decide, Tools: ps.DecideTools}.ToolMessage(),
+		Options: make([]record.PersonOption, len(ps.Options))}
 	for i, o := range ps.Options {
+		o.Choice = record.Advice{CLI: o.Choice, Tools: o.ChoiceTools}.ToolMessage()
 		o.ThenTools = stepCalls(o.Then, task, nil, s.byVerb)
 		out.Options[i] = o
 	}

@@ -170,6 +170,36 @@ func TestConsultSaysSkipsAndRefusalToTools(t *testing.T) {
 	if !strings.HasSuffix(te.Message, want) {
 		t.Errorf("consult's refusal: %s %q, want it to end %q", te.Code, te.Message, want)
 	}
+	// The person's step status and handover give in consult's place says
+	// the same in the tools' terms: its decision names the doctor tool,
+	// where it said "; run git reason doctor" mid-sentence, and its choice
+	// to enable one is the person's, where it said "(git config
+	// reason.disable, git reason advisors)".
+	res, st := callTool(t, cs, "status", map[string]any{"task": "T"})
+	hres, ho := callTool(t, cs, "handover", nil)
+	const choice = "have the person enable one with git config reason.disable (no tool enables an advisor; the advisors tool lists them)"
+	for what, ps := range map[string]any{"status": st["person_step"], "handover": ho["open"].([]any)[0].(map[string]any)["person_step"]} {
+		if got := mustJSON(t, ps); !strings.Contains(got, `"decide":"none of the 2 advisors the plan selected can be asked now (adv-a: `+reason+`): choose how the review goes on"`) ||
+			!strings.Contains(got, `"choice":"`+choice+`"`) || strings.Contains(got, "git reason doctor") || strings.Contains(got, "git reason advisors") {
+			t.Errorf("%s: the person's step is not said in the tools' terms: %s", what, got)
+		}
+	}
+	// The handover's text, markdown, escapes parentheses and underscores;
+	// it said "run git reason doctor" in its list of advisors not
+	// available now too, and the circuits its result lists.
+	md := strings.NewReplacer("(", `\(`, ")", `\)`, "_", `\_`)
+	for what, text := range map[string]string{"status": res.Content[0].(*mcp.TextContent).Text, "handover": hres.Content[0].(*mcp.TextContent).Text} {
+		if !strings.Contains(text, md.Replace("(adv-a: "+reason+")")) && !strings.Contains(text, "(adv-a: "+reason+")") ||
+			strings.Contains(text, "git reason doctor") || strings.Contains(text, "git reason advisors") {
+			t.Errorf("%s: the text does not say the person's step in the tools' terms:\n%s", what, text)
+		}
+	}
+	if text := hres.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, "  - "+md.Replace(choice)+", then the consult tool\n") {
+		t.Errorf("the handover's text does not say the choice to enable one as the person's:\n%s", text)
+	}
+	if got := mustJSON(t, ho["circuits"]); strings.Contains(got, "git reason doctor") {
+		t.Errorf("the handover's circuits name a command: %s", got)
+	}
 }
 
 // A step that sets git configuration is said as the person's to the MCP

@@ -453,6 +453,7 @@ func (s *Server) handover(ctx context.Context, c *call) (*outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	rep.SayToTools()
 	var text strings.Builder
 	_ = ops.WriteHandover(&text, rep, ops.FormatTools)
 	// [] for a list a task lacks, as the published output has it: a task

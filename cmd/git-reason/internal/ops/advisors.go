@@ -190,6 +190,10 @@ type AdvisorList struct {
 // 'git reason doctor'.
 func (l *AdvisorList) SayToTools() { reasonsToTools(l.Advisors) }
 
+// SayToTools says each circuit's reason as the MCP tools say it, as
+// AdvisorList.SayToTools does.
+func (r *HandoverReport) SayToTools() { reasonsToTools(r.Circuits) }
+
 func reasonsToTools(rows []AdvisorRow) {
 	for i := range rows {
 		rows[i].Reason = advisor.ToolReason(rows[i].Reason)

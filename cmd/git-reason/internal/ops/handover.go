@@ -334,9 +334,9 @@ func (p prose) handoverTask(b *bufio.Writer, h *record.Handover, sigs *Signature
 		fmt.Fprintf(b, "- next: %s\n", p.step(h.Next))
 	}
 	if ps := h.PersonStep; ps != nil {
-		fmt.Fprintf(b, "- next, a person decides: %s\n", p.md(ps.Decide))
+		fmt.Fprintf(b, "- next, a person decides: %s\n", p.md(p.advice(record.Advice{CLI: ps.Decide, Tools: ps.DecideTools})))
 		for _, o := range ps.Options {
-			fmt.Fprintf(b, "  - %s, then %s\n", p.md(o.Choice), p.step(o.Then))
+			fmt.Fprintf(b, "  - %s, then %s\n", p.md(p.advice(record.Advice{CLI: o.Choice, Tools: o.ChoiceTools})), p.step(o.Then))
 		}
 	}
 	for _, d := range h.Disagreements {

@@ -49,14 +49,17 @@ func reopensAt(snap []policy.Advisor, selected []string) string {
 // advisors none of which can be asked now: consult would be refused
 // (noneAskable), so what follows is the person's choice.
 func unaskableStep(task string, skipped []advisor.Skipped, snap []policy.Advisor, selected []string) *record.PersonStep {
-	step := &record.PersonStep{Decide: fmt.Sprintf("%s (%s): choose how the review goes on",
-		noneOfPlan(len(skipped)), skipped[0].Advisor+": "+skipped[0].Reason)}
+	decide := noneOfPlan(len(skipped)) + " (" + skipped[0].Advisor + ": %s): choose how the review goes on"
+	step := &record.PersonStep{Decide: fmt.Sprintf(decide, skipped[0].Reason),
+		DecideTools: fmt.Sprintf(decide, advisor.ToolReason(skipped[0].Reason))}
 	if until := reopensAt(snap, selected); until != "" {
 		step.Options = append(step.Options, record.PersonOption{Choice: "wait until " + until + " (a circuit reopens)", Then: "git reason consult " + task})
 	}
 	for _, s := range snap {
 		if slices.Contains(selected, s.ID) && s.Status == policy.StatusDisabled {
-			step.Options = append(step.Options, record.PersonOption{Choice: "enable one (git config reason.disable, git reason advisors)", Then: "git reason consult " + task})
+			step.Options = append(step.Options, record.PersonOption{Choice: "enable one (git config reason.disable, git reason advisors)",
+				ChoiceTools: "have the person enable one with git config reason.disable (no tool enables an advisor; the advisors tool lists them)",
+				Then:        "git reason consult " + task})
 			break
 		}
 	}
