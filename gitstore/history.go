@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"strings"
 	"sync"
 
@@ -218,45 +217,17 @@ type history struct {
 }
 
 // headFiles is the records/ tree (entry name -> blob) of the history's
-// last commit, its head: its Files, or its first parent's tree with its
-// Changes, back to a commit that has Files or a base. nil for no commit,
-// or a first parent neither in the history nor a base. It changes none
-// of the commits' maps (the replay does not either).
+// last commit, its head (filesAt, from a commit that has Files or a
+// base). nil for no commit, or a first parent neither in the history nor
+// a base.
 func (h *history) headFiles() map[string]string {
 	if len(h.commits) == 0 {
 		return nil
 	}
-	byHash := make(map[string]*record.Commit, len(h.commits))
-	for _, c := range h.commits {
-		byHash[c.Hash] = c
-	}
-	var files map[string]string
-	var chain []*record.Commit // from head back, the commits that have Changes
-	for c := h.commits[len(h.commits)-1]; files == nil; {
-		switch {
-		case c.Files != nil:
-			files = maps.Clone(c.Files)
-		case len(c.Parents) == 0:
-			return nil // a root commit has Files
-		default:
-			chain = append(chain, c)
-			if b, ok := h.bases[c.Parents[0]]; ok {
-				files = maps.Clone(b)
-			} else if c = byHash[c.Parents[0]]; c == nil {
-				return nil
-			}
-		}
-	}
-	for i := len(chain) - 1; i >= 0; i-- {
-		for name, blob := range chain[i].Changes {
-			if blob == "" {
-				delete(files, name)
-			} else {
-				files[name] = blob
-			}
-		}
-	}
-	return files
+	return h.filesAt(h.commits[len(h.commits)-1].Hash, func(parent string) (map[string]string, bool) {
+		files, ok := h.bases[parent]
+		return files, ok
+	})
 }
 
 type blobRead struct {

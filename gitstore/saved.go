@@ -501,6 +501,14 @@ func (st *savedState) byName() []cacheEntry {
 // with its tree files), following first parents back to a commit whose
 // tree h holds whole or to the base; nil when neither is reached.
 func savedHeadFiles(h *history, base string, files map[string]string, head string) map[string]string {
+	return h.filesAt(head, func(parent string) (map[string]string, bool) { return files, parent == base })
+}
+
+// filesAt is the records/ tree of head in h: following first parents back
+// to a commit whose tree h holds whole (Files) or whose first parent base
+// gives the tree of, that tree with the Changes of the commits after it.
+// nil when neither is reached. It changes none of h's maps.
+func (h *history) filesAt(head string, base func(parent string) (map[string]string, bool)) map[string]string {
 	by := make(map[string]*record.Commit, len(h.commits))
 	for _, c := range h.commits {
 		by[c.Hash] = c
@@ -519,7 +527,7 @@ func savedHeadFiles(h *history, base string, files map[string]string, head strin
 		if len(c.Parents) == 0 {
 			return nil
 		}
-		if c.Parents[0] == base {
+		if files, ok := base(c.Parents[0]); ok {
 			start = files
 			break
 		}
