@@ -2,6 +2,7 @@ package ops
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -112,7 +113,18 @@ func (e *Session) RunDoctor(ctx context.Context) (*Doctor, error) {
 		d.Findings = append(d.Findings, Finding{Severity: "warning", Code: "no_identity", Subject: "user.name, user.email",
 			Message: "no identity, so every write is refused: " + setIdentity.CLI, tools: "no identity, so every write is refused: " + setIdentity.Tools})
 	}
-	if e.readSigners() != nil && e.signersTrusted() == nil {
+	switch signers, serr := e.signersFile(); {
+	case errors.Is(serr, advisor.ErrTooLarge), errors.Is(serr, advisor.ErrNotRegular):
+		// Read by nothing, as trust refuses it: said here, or no command
+		// would say why the keys it lists count for nothing.
+		path := e.repositorySigners()
+		why := fmt.Sprintf("is larger than %d bytes", advisor.MaxDeclarationBytes)
+		if errors.Is(serr, advisor.ErrNotRegular) {
+			why = "is not a regular file"
+		}
+		d.Findings = append(d.Findings, Finding{Severity: "warning", Code: "ignored_signers", Subject: path,
+			Message: record.Printable(path + " " + why + ": it is ignored, so no signature by a key it lists counts as a known signer's")})
+	case signers != nil && e.signersTrusted() == nil:
 		path := e.repositorySigners()
 		a := untrustedSigners(path)
 		d.Findings = append(d.Findings, Finding{Severity: "warning", Code: "untrusted_signers", Subject: path,
