@@ -135,7 +135,8 @@ func Validations() int64 { return validations.Load() }
 // first.
 func validate(kind Kind, part string, v any) error {
 	validations.Add(1)
-	if at, ok := hugeNumber(v, ""); ok {
+	if _, ok := hugeNumber(v, "", false); ok {
+		at, _ := hugeNumber(v, "", true) // where, once one is known to be there
 		return &SchemaError{Kind: kind, Part: part, Violations: []Violation{{Pointer: at, Message: hugeNumberMessage}}}
 	}
 	s, err := schemas.Compile(schemaName(kind, part))
@@ -320,8 +321,11 @@ const hugeNumberMessage = "a number of more than 64 characters, or with an expon
 // record of 1 MiB holding 80,000 such numbers in an array took every
 // command that read its task (status, log, verify, pull) some 40 minutes,
 // again at each command. A record's numbers (a clock, a count, a duration,
-// a confidence) are far inside these bounds.
-func hugeNumber(v any, at string) (string, bool) {
+// a confidence) are far inside these bounds. Every record read or written
+// is walked: with where unset the walk makes nothing (no pointer, no key
+// sorted), and only a record that holds such a number is walked again
+// with where set, for the pointer to the first, keys in order.
+func hugeNumber(v any, at string, where bool) (string, bool) {
 	switch x := v.(type) {
 	case json.Number:
 		n := string(x)
@@ -335,14 +339,26 @@ func hugeNumber(v any, at string) (string, bool) {
 			}
 		}
 	case map[string]any:
-		for _, k := range slices.Sorted(maps.Keys(x)) { // the same pointer each time
-			if p, ok := hugeNumber(x[k], at+"/"+k); ok {
+		keys := maps.Keys(x)
+		if where {
+			keys = slices.Values(slices.Sorted(keys)) // the same pointer each time
+		}
+		for k := range keys {
+			p := at
+			if where {
+				p += "/" + k
+			}
+			if p, ok := hugeNumber(x[k], p, where); ok {
 				return p, true
 			}
 		}
 	case []any:
 		for i, e := range x {
-			if p, ok := hugeNumber(e, at+"/"+strconv.Itoa(i)); ok {
+			p := at
+			if where {
+				p += "/" + strconv.Itoa(i)
+			}
+			if p, ok := hugeNumber(e, p, where); ok {
 				return p, true
 			}
 		}
