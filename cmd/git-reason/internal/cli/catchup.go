@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -12,11 +13,9 @@ import (
 // brought before they answer: the hooks run inside a git operation that
 // reasoning must never slow or block, and the rest read no reasoning or
 // outlive one command.
-var noCatchUp = map[string]bool{
-	"remote": true, "hook": true, "hooks": true,
-	"mcp": true, "serve": true, "web": true,
-	"version": true, "completion": true, "__complete": true, "man": true,
-	"schema": true, "tools": true, "demo": true, "help": true, "h": true,
+var noCatchUp = []string{
+	"remote", "hook", "hooks", "mcp", "serve", "web", "version", "completion",
+	"__complete", "man", "schema", "tools", "demo", "help", "h",
 }
 
 // catchUp integrates, before the verb answers, the reasoning a plain git
@@ -25,7 +24,7 @@ var noCatchUp = map[string]bool{
 func catchUp(c *cli.Context, sess *ops.Session) {
 	args, _ := c.App.Metadata["args"].([]string)
 	verb := verbNamed(args, c.App.Flags)
-	if noCatchUp[verb] {
+	if slices.Contains(noCatchUp, verb) {
 		return
 	}
 	sharing := verb == "pull" || verb == "push" || verb == "sync"

@@ -61,7 +61,7 @@ func (b *base) bind(c *cli.Context) {
 		b.JQ, b.JSON = c.String("jq"), true
 	}
 	b.Output = schemas.Outputs[verbPath(c)]
-	if _, ok := writesKind[verbPath(c)]; ok {
+	if _, ok := writtenKind(verbPath(c)); ok {
 		b.writes = verbPath(c)
 	}
 }
@@ -276,7 +276,8 @@ func (b *base) checkOutput(data []byte) error {
 	name, doc := b.Output, []byte(nil)
 	if b.writes != "" {
 		var err error
-		if doc, err = record.WriteOutput(b.writes, writesKind[b.writes]); err != nil {
+		k, _ := writtenKind(b.writes)
+		if doc, err = record.WriteOutput(b.writes, k); err != nil {
 			return err
 		}
 		name = "write " + b.writes

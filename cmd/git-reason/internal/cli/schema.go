@@ -16,9 +16,9 @@ import (
 // outputNames lists the commands whose --json output has a schema.
 func outputNames() string {
 	names := make([]string, 0, len(schemas.Outputs)+len(writesKind))
-	for n, k := range writesKind {
-		if string(k) != n {
-			names = append(names, n)
+	for _, w := range writesKind {
+		if string(w.kind) != w.verb {
+			names = append(names, w.verb)
 		}
 	}
 	for n := range schemas.Outputs {
@@ -36,11 +36,26 @@ func outputNames() string {
 // record.WriteOutput's, made from the kind's (schema KIND). plan, a kind
 // too, is the kind's name there; its output is held to its document all
 // the same.
-var writesKind = map[string]record.Kind{
-	"assess": record.KindAssessment, "plan": record.KindPlan, "disagree": record.KindDisagreement,
-	"resolve": record.KindResolution, "conclude": record.KindConclusion, "validate": record.KindValidation,
-	"attempt": record.KindAttempt, "close": record.KindClosure, "reopen": record.KindReopening,
-	"withdraw": record.KindWithdrawal,
+// A list, not a map: every command initialises this package, and a map
+// literal is built at start-up (TestStartupBuildsLittle).
+var writesKind = [...]struct {
+	verb string
+	kind record.Kind
+}{
+	{"assess", record.KindAssessment}, {"plan", record.KindPlan}, {"disagree", record.KindDisagreement},
+	{"resolve", record.KindResolution}, {"conclude", record.KindConclusion}, {"validate", record.KindValidation},
+	{"attempt", record.KindAttempt}, {"close", record.KindClosure}, {"reopen", record.KindReopening},
+	{"withdraw", record.KindWithdrawal},
+}
+
+// writtenKind is the kind verb writes (writesKind), if it writes one.
+func writtenKind(verb string) (record.Kind, bool) {
+	for _, w := range writesKind {
+		if w.verb == verb {
+			return w.kind, true
+		}
+	}
+	return "", false
 }
 
 type schemaOptions struct {
@@ -69,7 +84,7 @@ func schemaCommand() *cli.Command {
 				return err
 			}
 			// A name that is a kind too (plan) is the kind's.
-			if _, ok := writesKind[c.Args().First()]; ok && record.Kind(c.Args().First()) != writesKind[c.Args().First()] {
+			if k, ok := writtenKind(c.Args().First()); ok && record.Kind(c.Args().First()) != k {
 				o.Writes = c.Args().First()
 				return runSchema(o)
 			}
@@ -87,7 +102,8 @@ func schemaCommand() *cli.Command {
 // runSchema prints the schemas; they are JSON with or without --json.
 func runSchema(o *schemaOptions) error {
 	if o.Writes != "" {
-		doc, err := record.WriteOutput(o.Writes, writesKind[o.Writes])
+		k, _ := writtenKind(o.Writes)
+		doc, err := record.WriteOutput(o.Writes, k)
 		if err != nil {
 			return err
 		}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"maps"
 	"strings"
 	"testing"
 
@@ -16,8 +15,10 @@ import (
 // names: writesKind), and output_records.txtar holds each verb's output to
 // them. show prints a record of any kind.
 var printsRecord = func() map[string]record.Kind {
-	m := maps.Clone(writesKind)
-	m["show"] = ""
+	m := map[string]record.Kind{"show": ""}
+	for _, w := range writesKind {
+		m[w.verb] = w.kind
+	}
 	return m
 }()
 
