@@ -24,11 +24,8 @@ func benchRecords(b *testing.B) []*Record {
 	return []*Record{a.Record, p.Record}
 }
 
-// BenchmarkReadStored is what replaying a history costs per record in
-// this package: each stored record read strictly (parsed, its envelope,
-// body and derived fields validated against their schemas, decoded). A
-// replay of 50,000 records pays it 50,000 times.
-func BenchmarkReadStored(b *testing.B) {
+// benchStored is benchRecords and each as stored.
+func benchStored(b *testing.B) ([]*Record, [][]byte) {
 	recs := benchRecords(b)
 	data := make([][]byte, len(recs))
 	for i, r := range recs {
@@ -37,6 +34,15 @@ func BenchmarkReadStored(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	return recs, data
+}
+
+// BenchmarkReadStored is what replaying a history costs per record in
+// this package: each stored record read strictly (parsed, its envelope,
+// body and derived fields validated against their schemas, decoded). A
+// replay of 50,000 records pays it 50,000 times.
+func BenchmarkReadStored(b *testing.B) {
+	recs, data := benchStored(b)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -56,6 +62,20 @@ func BenchmarkCheckRecord(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		if err := CheckRecord(recs[i%len(recs)]); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkTooDeep is the scan for nesting past maxNesting that every
+// stored record read and every body written goes through, on the records
+// BenchmarkReadStored reads: its share of their cost.
+func BenchmarkTooDeep(b *testing.B) {
+	_, data := benchStored(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, deep := tooDeep(data[i%len(data)]); deep {
+			b.Fatal("an honest record is refused")
 		}
 	}
 }

@@ -30,6 +30,9 @@ func decodeBody(kind Kind, raw []byte) (map[string]any, error) {
 	if !utf8.Valid(raw) {
 		return nil, badInput(fmt.Sprintf("%s body is not valid UTF-8", kind))
 	}
+	if at, ok := tooDeep(raw); ok {
+		return nil, tooDeepError(kind, "body", at)
+	}
 	bodyDecodes.Add(1)
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()

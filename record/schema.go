@@ -310,6 +310,115 @@ func WriteOutput(verb string, kind Kind) (json.RawMessage, error) {
 	return json.RawMessage(b.String()), nil
 }
 
+// maxNesting is how deeply a stored record or a body written anew may
+// nest its arrays and objects: deeper is a violation of its own, found by
+// tooDeep in the bytes before anything is decoded. The schemas' deepest
+// legal nesting is 5 levels, in a consultation's derived fields (the
+// record, derived, question, material, an item of it); a body's is 3 (an
+// assessment's, its evidence, an item of it); TestNestingBoundAboveSchemas
+// works them out from schemas/ and holds this bound to at least four times
+// the deepest. encoding/json decodes up to 10,000 levels, each a map or a
+// slice and a frame of its recursion, and the walks after it (hugeNumber,
+// findControl) recurse as deep: a fetched record of 1 MiB holding 19
+// objects nested 9,000 deep cost each status of its task 124 MB and 1 s
+// of CPU, again at each command, and a body of 54 KiB nested 9,000 deep,
+// given to a write, 113 MB (findControl's pointer to each level).
+const maxNesting = 64
+
+// tooDeepMessage is the violation of a document tooDeep finds.
+const tooDeepMessage = "arrays and objects nested more than 64 levels deep, which no record is"
+
+// tooDeep reports whether data, a JSON document, nests arrays and objects
+// deeper than maxNesting, counting '[' and '{' outside strings, and where
+// (nestedAt). It allocates nothing on a document within the bound; it
+// does not check that data is JSON (the decoder after it does).
+func tooDeep(data []byte) (string, bool) {
+	depth := 0
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '"':
+			i = stringEnd(data, i)
+		case '[', '{':
+			if depth++; depth > maxNesting {
+				return nestedAt(data[:i]), true
+			}
+		case ']', '}':
+			depth--
+		}
+	}
+	return "", false
+}
+
+// tooDeepError is the schema error of kind's part that tooDeep found
+// nested too deep at at, said as validate says a huge number: the
+// document's one violation.
+func tooDeepError(kind Kind, part, at string) error {
+	return &SchemaError{Kind: kind, Part: part, Violations: []Violation{{Pointer: at, Message: tooDeepMessage}}}
+}
+
+// stringEnd is the index of the quote that ends the JSON string whose
+// opening quote is at data[i], or len(data).
+func stringEnd(data []byte, i int) int {
+	for i++; i < len(data) && data[i] != '"'; i++ {
+		if data[i] == '\\' {
+			i++
+		}
+	}
+	return i
+}
+
+// nestedAt is the JSON pointer of the array or object that starts just
+// after prefix, its first eight steps and then "/…": the member or element
+// each enclosing array and object is in at the end of prefix.
+func nestedAt(prefix []byte) string {
+	type step struct {
+		array bool
+		index int
+		key   string
+	}
+	var path []step
+	key := false // the next string is an object's key
+	for i := 0; i < len(prefix); i++ {
+		switch c := prefix[i]; c {
+		case '"':
+			j := stringEnd(prefix, i)
+			if n := len(path); key && n > 0 {
+				_ = json.Unmarshal(prefix[i:min(j+1, len(prefix))], &path[n-1].key)
+				key = false
+			}
+			i = j
+		case '[', '{':
+			path = append(path, step{array: c == '['})
+			key = c == '{'
+		case ']', '}':
+			if len(path) > 0 {
+				path = path[:len(path)-1]
+			}
+			key = false
+		case ',':
+			if n := len(path); n > 0 {
+				path[n-1].index++
+				key = !path[n-1].array
+			}
+		}
+	}
+	escape := strings.NewReplacer("~", "~0", "/", "~1") // a key as a pointer's step (RFC 6901)
+	var b strings.Builder
+	for i, s := range path {
+		if i == 8 {
+			b.WriteString("/…")
+			break
+		}
+		b.WriteString("/")
+		if s.array {
+			b.WriteString(strconv.Itoa(s.index))
+		} else {
+			b.WriteString(escape.Replace(s.key))
+		}
+	}
+	return b.String()
+}
+
 // hugeNumberMessage is the violation of a number hugeNumber finds.
 const hugeNumberMessage = "a number of more than 64 characters, or with an exponent past 1000, which no record holds"
 

@@ -39,6 +39,7 @@ type options struct {
 	records, merges, runs int
 	dir                   string
 	baseline              string // a git-reason binary timed in the same rounds
+	cold                  bool   // each verify without what earlier ones kept: every record read and checked
 }
 
 func main() {
@@ -48,6 +49,7 @@ func main() {
 	flag.IntVar(&o.runs, "runs", 11, "timed runs of verify")
 	flag.StringVar(&o.dir, "dir", "", "work directory (default: a temporary one, removed)")
 	flag.StringVar(&o.baseline, "baseline-bin", "", "a git-reason binary (another build) to time in the same rounds, alternating")
+	flag.BoolVar(&o.cold, "cold", false, "remove what git reason keeps (the repository's reason/) before each verify, so that each replays every record")
 	flag.Parse()
 	harness.ExitOn("verify-bench", run(o, os.Stdout))
 }
@@ -83,6 +85,11 @@ func run(o options, out *os.File) error {
 	// verify returns the wall time and the CPU time (user and system, of
 	// the process and the git processes it ran) of one verify by exe.
 	verify := func(exe string) (time.Duration, time.Duration, error) {
+		if o.cold {
+			if err := os.RemoveAll(filepath.Join(repo, "reason")); err != nil {
+				return 0, 0, err
+			}
+		}
 		cmd := exec.Command(exe, "verify", "T")
 		cmd.Env = env
 		t, err := harness.Timed(cmd)
