@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"git-reason/gitstore/git"
 	"git-reason/record"
 	"git-reason/schemas"
 )
@@ -91,6 +92,11 @@ type Cost struct {
 	// allocates per record of the task is the difference between two
 	// tasks' counts.
 	Allocs uint64 `json:"allocs"`
+	// CatFileRounds is how many requests were sent to git cat-file
+	// processes (git.Rounds): each asks for any number of objects in one
+	// round trip, so a read of many objects level by level costs a few
+	// where one object at a time costs two an object.
+	CatFileRounds int64 `json:"cat_file_rounds"`
 	// ReadCalls and ReadBytes are how many read system calls the process
 	// made and the bytes they returned, of any file or pipe, as the
 	// kernel counts them (syscr and rchar of /proc/self/io; 0 where
@@ -154,6 +160,7 @@ func WriteCost(args []string) {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	c.Allocs = m.Mallocs
+	c.CatFileRounds = git.Rounds()
 	c.ReadCalls, c.ReadBytes = processReads()
 	line, err := json.Marshal(c)
 	if err != nil {

@@ -87,18 +87,42 @@ func (s *Store) viaGit(h plumbing.Hash) *packReader {
 	if _, err := os.Stat(filepath.Join(objects, hex[:2], hex[2:])); err == nil {
 		return nil // loose: go-git reads it without an index
 	}
+	if !s.bigPackIndexes() || s.goGitPacks.Load() {
+		return nil
+	}
+	p := s.packReader(true)
+	if p == nil {
+		return nil
+	}
+	if p.last != h {
+		p.reads++ // the size, then the object: one read of the budget
+	}
+	return p
+}
+
+// bigPackIndexes reports whether the packs' indexes are large enough
+// (or packsViaGit) for packed objects to be read by git; it is decided
+// once per Store, and small packs send every read to go-git.
+func (s *Store) bigPackIndexes() bool {
 	s.bigPacks.Do(func() {
-		if s.packIndexes = packIndexBytes(objects); !s.packsViaGit && s.packIndexes <= smallPackIndexes {
+		if s.packIndexes = packIndexBytes(filepath.Join(s.Repo.CommonDir, "objects")); !s.packsViaGit && s.packIndexes <= smallPackIndexes {
 			s.goGitPacks.Store(true)
 		}
 	})
-	if s.goGitPacks.Load() {
-		return nil
-	}
+	return s.packsViaGit || s.packIndexes > smallPackIndexes
+}
+
+// packReader returns the repository's packReader, locked (the caller
+// unlocks it), its process started; nil when git cannot be started, and
+// for a read counted against the budget (budgeted) once it is spent:
+// the Store then reads through go-git for good. bigPackIndexes decided
+// the packs' size first.
+func (s *Store) packReader(budgeted bool) *packReader {
+	objects := filepath.Join(s.Repo.CommonDir, "objects")
 	v, _ := packReaders.LoadOrStore(objects, &packReader{budget: max(packedByGit, int(s.packIndexes/packIndexBytesPerRead))})
 	p := v.(*packReader)
 	p.mu.Lock()
-	if p.reads >= p.budget {
+	if budgeted && p.reads >= p.budget {
 		p.mu.Unlock()
 		s.goGitPacks.Store(true)
 		return nil
@@ -112,10 +136,30 @@ func (s *Store) viaGit(h plumbing.Hash) *packReader {
 		}
 		p.cf = cf
 	}
-	if p.last != h {
-		p.reads++ // the size, then the object: one read of the budget
-	}
 	return p
+}
+
+// batchSource is what a read of many objects at once asks (headsWithout):
+// the repository's one cat-file reader (packReader, locked until done),
+// which answers a request for any number of objects in one round trip,
+// when the packs are large; go-git (storeSource) when they are small,
+// where no process is started and their index costs little to decode.
+// done is told whether the source failed, so that a broken process is
+// not asked again. It is not counted against the budget of single
+// reads: a batch costs its few round trips whatever its size, where
+// go-git would decode the packs' whole index before its first object.
+func (s *Store) batchSource() (src objectSource, done func(failed bool)) {
+	if s.bigPackIndexes() {
+		if p := s.packReader(false); p != nil {
+			return p.cf, func(failed bool) {
+				if failed {
+					p.broken()
+				}
+				p.mu.Unlock()
+			}
+		}
+	}
+	return newStoreSource(s), func(bool) {}
 }
 
 // info asks git for an object's type and size; a missing object is

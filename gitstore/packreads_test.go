@@ -11,6 +11,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"git-reason/gitstore/git"
+	"git-reason/record"
 	"git-reason/reliability/harness"
 )
 
@@ -119,5 +121,71 @@ func removeReasonDir(t *testing.T, dir string) {
 	t.Helper()
 	if err := os.RemoveAll(filepath.Join(dir, "reason")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestFirstSubjectIndexReadsInBatches: the first subject index of a
+// clone (no .git/reason yet) reads every task's commit, root tree and
+// records/ tree to find the tasks that concluded; it asks the one
+// cat-file reader for them level by level, every task at once, so the
+// requests it sends do not grow with the tasks. Read one task at a time
+// (two requests an object, three objects a task) the index of 61 tasks
+// sent some 250 more requests than that of 21, and once the budget of
+// single reads was spent go-git decoded the packs' whole index. The
+// concluded task's standing is indexed either way.
+func TestFirstSubjectIndexReadsInBatches(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "repo")
+	gitIn(t, "", "init", "-q", "--bare", dir)
+	r := &Repo{GitDir: dir, CommonDir: dir}
+	s := NewStore(r)
+	w := &record.Writer{Store: s, Index: Index{Store: s}, Actor: "Batch Test <batch@example.com>", Origin: "origin-batch"}
+	a, err := w.Append(ctx, "X", record.KindAssessment, []byte(`{"subject":"Logging format","question":"json?","materiality":"trivial","reversibility":"reversible"}`))
+	if err == nil {
+		_, err = w.Append(ctx, "X", record.KindPlan, []byte(`{"assessment":"`+a.ID+`"}`))
+	}
+	if err == nil {
+		_, err = w.Append(ctx, "X", record.KindConclusion, []byte(`{"assessment":"`+a.ID+`","decision":"json"}`))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	// requests indexes every task of a clone of the repository as packed,
+	// through git, and returns the requests sent to git cat-file.
+	requests := func(tasks int) int64 {
+		t.Helper()
+		gitIn(t, dir, "repack", "-adq")
+		removeReasonDir(t, dir)
+		s := NewStore(r)
+		s.packsViaGit = true
+		before, index := git.Rounds(), costs.packIndex.Load()
+		if err := s.indexAllSubjects(ctx); err != nil {
+			t.Fatal(err)
+		}
+		n := git.Rounds() - before
+		t.Logf("the first subject index of %d tasks sent %d requests to git cat-file", tasks, n)
+		if d := costs.packIndex.Load() - index; d != 0 {
+			t.Errorf("the first subject index of %d tasks decoded %d bytes of pack indexes", tasks, d)
+		}
+		files, _ := filepath.Glob(filepath.Join(dir, "reason", "subjects", "*.json"))
+		indexed := false
+		for _, f := range files {
+			data, _ := os.ReadFile(f)
+			indexed = indexed || strings.Contains(string(data), `"X"`)
+		}
+		if !indexed {
+			t.Errorf("the first subject index of %d tasks does not hold X's standing conclusion (files %v)", tasks, files)
+		}
+		return n
+	}
+	if err := harness.BulkTasks(ctx, dir, "T-", 20); err != nil {
+		t.Fatal(err)
+	}
+	few := requests(21)
+	if err := harness.BulkTasks(ctx, dir, "U-", 40); err != nil {
+		t.Fatal(err)
+	}
+	if many := requests(61); many != few {
+		t.Errorf("the first subject index sent %d requests to git cat-file at 21 tasks and %d at 61: it reads task by task", few, many)
 	}
 }

@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"encoding/json"
@@ -8,9 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
-
-	"github.com/go-git/go-git/v5/plumbing"
 
 	"git-reason/gitstore/git"
 	"git-reason/record"
@@ -30,7 +28,7 @@ import (
 // moved by plain git. The file "complete" says that every task was
 // indexed once; without it (a new clone, a cache removed) the first
 // lookup indexes every task, reading the records of those whose trees
-// name a conclusion (namesConclusion). The refs stay the truth: an entry is used
+// name a conclusion (headsWithout). The refs stay the truth: an entry is used
 // only while its head is the ref's. What a ref moved by plain git and not
 // seen by such a read yet can cost is a reuse not made (a review planned
 // that could have been spared), never a reuse of a conclusion that does
@@ -172,11 +170,12 @@ func (s *Store) indexAllSubjects(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	without := s.headsWithout(tasks)
 	for _, t := range tasks {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if !s.namesConclusion(t.Head) {
+		if without[t.Head] {
 			continue // no standing conclusion: nothing to note
 		}
 		st, _, err := s.deriveAt(t.Task, t.Head)
@@ -199,26 +198,106 @@ func subjectsMark() string { return "git reason subject index 2\n" }
 // (record.Record.FileName: <clock>-<kind>-<id>.json).
 const conclusionName = "-" + string(record.KindConclusion) + "-"
 
-// namesConclusion reports whether head's records/ tree holds a file named
-// as a conclusion, or does not read (deriveAt then says why). A task
-// stands on a subject only by a conclusion, and a record reads only under
-// its own file name (record.ReadStored), which names its kind: a task
-// whose tree names none has no standing conclusion, so the first index
-// of a clone reads the trees of every task and the records of those that
-// concluded, not every task's records (a new clone's first assessment
-// read and cached every task: 3.4 s and 5,000 cache files at 5,000 tasks
-// of no conclusion).
-func (s *Store) namesConclusion(head string) bool {
-	tree, err := s.recordsTree(plumbing.NewHash(head))
-	if err != nil {
-		return true
+// headsWithout returns the heads of tasks whose records/ trees name no
+// conclusion file. A task stands on a subject only by a conclusion, and
+// a record reads only under its own file name (record.ReadStored), which
+// names its kind: such a task has no standing conclusion, so the first
+// index of a clone derives the other tasks alone (a new clone's first
+// assessment read and cached every task: 3.4 s and 5,000 cache files at
+// 5,000 tasks of no conclusion). A head whose objects do not read is not
+// returned (deriveAt then says why). The objects are asked for level by
+// level, every task at once: the commits, then their root trees, then
+// the records/ trees, each level in two requests to one batch source
+// (sizes, then contents), where reading each task's three objects in
+// turn cost six round trips to git cat-file a task (and, once the budget
+// of single reads was spent, go-git decoding the packs' whole index).
+func (s *Store) headsWithout(tasks []record.TaskHead) map[string]bool {
+	src, done := s.batchSource()
+	without := map[string]bool{}
+	commits := &level{of: map[string][]string{}}
+	for _, t := range tasks {
+		commits.add(t.Head, t.Head)
 	}
-	for _, e := range tree.Entries {
-		if strings.Contains(e.Name, conclusionName) {
-			return true
+	roots := &level{of: map[string][]string{}}
+	err := commits.read(src, "commit", maxCommitBytes, func(h string, heads []string, data []byte) {
+		if c, err := decodeCommit(h, data); err == nil {
+			roots.add(c.TreeHash.String(), heads...)
+		}
+	})
+	subs := &level{of: map[string][]string{}}
+	if err == nil {
+		err = roots.read(src, "tree", maxTreeBytes, func(h string, heads []string, data []byte) {
+			switch sub, err := rootRecords(h, data); {
+			case err != nil:
+			case sub == "": // no records
+				for _, head := range heads {
+					without[head] = true
+				}
+			default:
+				subs.add(sub, heads...)
+			}
+		})
+	}
+	if err == nil {
+		err = subs.read(src, "records tree", maxTreeBytes, func(h string, heads []string, data []byte) {
+			t, err := parseTree(h, data, nil)
+			if err != nil {
+				return
+			}
+			for i := range t.ents {
+				if bytes.Contains(t.name(i), []byte(conclusionName)) {
+					return
+				}
+			}
+			for _, head := range heads {
+				without[head] = true
+			}
+		})
+	}
+	done(err != nil)
+	return without
+}
+
+// level is one level of headsWithout's reads: each object, in the order
+// first asked for, and the heads that reach it.
+type level struct {
+	hashes []string
+	of     map[string][]string
+}
+
+func (l *level) add(h string, heads ...string) {
+	if _, ok := l.of[h]; !ok {
+		l.hashes = append(l.hashes, h)
+	}
+	l.of[h] = append(l.of[h], heads...)
+}
+
+// read asks src for the size of every object of the level, then for the
+// content of each that is of type what (as checkInfo names it) and at
+// most limit bytes, and hands each to fn, which must not keep it. An
+// object that does not read leaves its heads out of the next level; an
+// error is src's own (the reader failed).
+func (l *level) read(src objectSource, what string, limit int64, fn func(h string, heads []string, data []byte)) error {
+	if len(l.hashes) == 0 {
+		return nil
+	}
+	infos, err := src.Infos(l.hashes)
+	if err != nil {
+		return err
+	}
+	var readable []string
+	for i, h := range l.hashes {
+		if checkInfo(h, infos[i], what, limit) == nil {
+			readable = append(readable, h)
 		}
 	}
-	return false
+	return src.Contents(readable, func(i int, typ string, data []byte) error {
+		if h := readable[i]; checkType(h, typ, what) == nil {
+			fn(h, l.of[h], data)
+		}
+		src.Release(data)
+		return nil
+	})
 }
 
 // standingOn returns the standing conclusions on key of every task but

@@ -49,6 +49,7 @@ func main() {
 	flag.BoolVar(&verifyOnly, "verify", false, "time verify of every task with nothing moved alone (with -baseline: against that build, alternately)")
 	flag.BoolVar(&doctorOnly, "doctor", false, "time doctor with nothing moved alone (with -baseline: against that build, alternately)")
 	flag.BoolVar(&firstOnly, "first", false, "time the first status of a clone with no caches yet (.git/reason absent, as after git clone) alone (with -baseline: against that build, alternately)")
+	flag.BoolVar(&firstAssessOnly, "firstassess", false, "time the first assess of a clone with no caches yet (.git/reason absent: the subject index is built) alone (with -baseline: against that build, alternately)")
 	flag.BoolVar(&showOnly, "show", false, "time the first show of a record id prefix, the id index (.git/reason/ids) removed before each run, alone")
 	flag.BoolVar(&searchOnly, "search", false, "time a search whose index (.git/reason/search) is made again, removed before each run, alone (with -baseline: against that build, alternately)")
 	flag.BoolVar(&logOnly, "log", false, "time log -n 5 with nothing moved alone, git-reason version beside it (with -baseline: against that build, alternately)")
@@ -171,10 +172,11 @@ func warm(w *world) error {
 // -write, assess and log -n 5 alone; verifyOnly: -verify, verify alone;
 // doctorOnly: -doctor, doctor alone; logOnly: -log, log -n 5 and version
 // alone; firstOnly: -first, the first status of a clone without caches;
-// the last four against the build baseline names when it names one.
+// firstAssessOnly: -firstassess, its first assess; the last five against
+// the build baseline names when it names one.
 var (
-	catchUpOnly, writeOnly, verifyOnly, doctorOnly, logOnly, firstOnly, showOnly, searchOnly, looseRefs, auditOnly bool
-	baseline                                                                                                       string
+	catchUpOnly, writeOnly, verifyOnly, doctorOnly, logOnly, firstOnly, firstAssessOnly, showOnly, searchOnly, looseRefs, auditOnly bool
+	baseline                                                                                                                        string
 )
 
 // report times everything at w's size and prints it.
@@ -196,6 +198,9 @@ func report(w *world, runs int, base *world) error {
 	}
 	if firstOnly {
 		return timeFirst(w, runs)
+	}
+	if firstAssessOnly {
+		return timeFirstAssess(w, runs)
 	}
 	if showOnly {
 		return timeFirstShow(w, runs)
@@ -299,24 +304,40 @@ func timeBuilds(w *world, runs int, cmds []string) error {
 // caches yet, as right after git clone and git reason pull (or a git
 // fetch of the tasks): every task is read, replayed and remembered. This
 // build's, and with -baseline that build's in the same rounds,
-// alternately. Each run is on a copy of the clone without .git/reason,
-// made before the timing by copying everything else (not by deleting
-// .git/reason from a full copy: on ext4 without a journal, creating files
-// right after deleting thousands costs more), and every copy is removed
-// only after the last round, for the same reason.
+// alternately (timeInFreshClones).
 func timeFirst(w *world, runs int) error {
+	return timeInFreshClones(w, runs, "first status of a clone", "status")
+}
+
+// timeFirstAssess times the first git reason assess of a clone that has
+// no caches yet, of a task of its own: the subject index is built from
+// every task (the tasks whose trees name a conclusion derived), with the
+// clone's first catch-up. As timeFirst, against -baseline when it names
+// a build.
+func timeFirstAssess(w *world, runs int) error {
+	return timeInFreshClones(w, runs, "first assess of a clone", "assess", "first-assess", "--subject", "a subject never seen",
+		"--question", "q", "--materiality", "trivial", "--reversibility", "reversible")
+}
+
+// timeInFreshClones times git-reason args, this build's and -baseline's
+// alternately, each run on a copy of the clone without .git/reason, made
+// before the timing by copying everything else (not by deleting
+// .git/reason from a full copy: on ext4 without a journal, creating files
+// right after deleting thousands costs more); every copy is removed only
+// after the last round, for the same reason.
+func timeInFreshClones(w *world, runs int, what string, args ...string) error {
 	copies := filepath.Join(w.dir, "first")
 	os.RemoveAll(copies)
 	defer os.RemoveAll(copies)
 	made := 0
-	return timeEachBuild(w, runs, "first status of a clone", func(_ int, bin string) (func() (time.Duration, error), error) {
+	return timeEachBuild(w, runs, what, func(_ int, bin string) (func() (time.Duration, error), error) {
 		return func() (time.Duration, error) {
 			made++
 			run := filepath.Join(copies, strconv.Itoa(made))
 			if err := copyWithout(w.clone, run, filepath.Join(".git", "reason")); err != nil {
 				return 0, err
 			}
-			return timed(run, bin, "status")
+			return timed(run, bin, args...)
 		}, nil
 	})
 }

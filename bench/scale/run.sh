@@ -9,12 +9,13 @@
 # alone; -catchup: the catch-up alone; -verify: verify of every task
 # alone; -doctor: doctor alone; -log: log -n 5 and git-reason version
 # alone; -first: the first status of a clone with no caches yet, alone;
+# -firstassess: its first assess (the subject index built), alone;
 # -show: the first show of a record id, its index removed each run, alone;
 # -search: a search whose index is made again (removed each run), alone;
 # -audit: every read and write command first in a clone without caches,
 # again, and after one task moved, with the files it wrote and the git
 # processes it started;
-# with -verify, -doctor, -log, -first and -search, -baseline BINARY: another build's
+# with -verify, -doctor, -log, -first, -firstassess and -search, -baseline BINARY: another build's
 # in the same rounds, and -loose:
 # every task and tracking ref of each build's copy a loose file, as git
 # fetch and git reason's appends leave them until git packs refs).

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // CatFile is one `git cat-file --batch-command --buffer` process, the one
@@ -119,10 +120,20 @@ func (cf *CatFile) failed(err error) error {
 	return err
 }
 
+// rounds counts the requests sent to every CatFile of the process.
+var rounds atomic.Int64
+
+// Rounds is how many requests this process sent to git cat-file (each
+// Infos or Contents is one, for any number of objects, answered in one
+// round trip): reading objects one at a time costs two an object, a batch
+// two for all of them.
+func Rounds() int64 { return rounds.Load() }
+
 // send writes one request per hash, then flush, from its own goroutine so
 // that git's answers are read while the requests are still being written.
 // The returned channel gives the write's error once done.
 func (cf *CatFile) send(verb string, hashes []string) <-chan error {
+	rounds.Add(1)
 	done := make(chan error, 1)
 	go func() {
 		w := bufio.NewWriterSize(cf.stdin, 1<<16)
