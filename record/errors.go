@@ -41,14 +41,23 @@ type SchemaError struct {
 	Violations []Violation
 }
 
-func (e *SchemaError) Error() string {
+func (e *SchemaError) Error() string { return e.said("'git reason schema " + string(e.Kind) + "'") }
+
+// ToolMessage names the schema tool (ToolAdvised): a stored record that
+// fails its schema is said inside its history's error (UnreadableError),
+// which the MCP tools give.
+func (e *SchemaError) ToolMessage() string {
+	return e.said(fmt.Sprintf("the schema tool (kind: %q)", e.Kind))
+}
+
+func (e *SchemaError) said(schema string) string {
 	var b strings.Builder
 	b.WriteString(string(e.Kind))
 	b.WriteString(" ")
 	b.WriteString(e.Part)
-	b.WriteString(" does not match its schema (see 'git reason schema ")
-	b.WriteString(string(e.Kind))
-	b.WriteString("'):")
+	b.WriteString(" does not match its schema (see ")
+	b.WriteString(schema)
+	b.WriteString("):")
 	for _, v := range e.Violations {
 		b.WriteString("\n  ")
 		b.WriteString(v.String())
@@ -129,6 +138,18 @@ type ToolAdvised interface {
 	error
 	// ToolMessage is Error's message with the tools' advice instead.
 	ToolMessage() string
+}
+
+// ToolText is err's message as the MCP tools give it: the advice of the
+// first ToolAdvised in its chain said in the tools' terms. An error that
+// wraps another's message and is ToolAdvised itself (UnreadableError)
+// says the cause with ToolText, so the advice of both is the tools'.
+func ToolText(err error) string {
+	msg := err.Error()
+	if ta, ok := errors.AsType[ToolAdvised](err); ok {
+		msg = strings.Replace(msg, ta.Error(), ta.ToolMessage(), 1)
+	}
+	return msg
 }
 
 // Advice is a line of advice said two ways, as ToolAdvised says an

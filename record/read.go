@@ -29,16 +29,18 @@ type UnreadableError struct {
 }
 
 func (e *UnreadableError) Error() string {
-	return e.advised(fmt.Sprintf("'git reason verify %s'", e.Task))
+	return e.advised(e.Err.Error(), fmt.Sprintf("'git reason verify %s'", e.Task))
 }
 
-// ToolMessage names the verify tool (ToolAdvised).
+// ToolMessage names the verify tool (ToolAdvised), and says the cause's
+// own advice in the tools' terms (ToolText): the step that raises
+// reason.maxTaskBytes as the person's, the schema tool.
 func (e *UnreadableError) ToolMessage() string {
-	return e.advised(fmt.Sprintf("the verify tool (tasks: [%q])", e.Task))
+	return e.advised(ToolText(e.Err), fmt.Sprintf("the verify tool (tasks: [%q])", e.Task))
 }
 
-func (e *UnreadableError) advised(verify string) string {
-	return fmt.Sprintf("task %s does not read (%s): see %s", e.Task, Printable(oneLineErr(e.Err)), verify)
+func (e *UnreadableError) advised(cause, verify string) string {
+	return fmt.Sprintf("task %s does not read (%s): see %s", e.Task, Printable(oneLineText(cause)), verify)
 }
 
 // Is makes an UnreadableError match ErrUnreadable and ErrRefused.
@@ -59,10 +61,9 @@ func Unreadable(task string, err error) error {
 	return &UnreadableError{Task: task, Err: err}
 }
 
-// oneLineErr keeps a multi-line error (a schema error lists violations)
-// on one line.
-func oneLineErr(err error) string {
-	s := err.Error()
+// oneLineText keeps a multi-line error's message (a schema error lists
+// violations) on one line.
+func oneLineText(s string) string {
 	out := make([]rune, 0, len(s))
 	for _, r := range s {
 		if r == '\n' {

@@ -124,11 +124,7 @@ func (s *Server) classify(ctx context.Context, tool string, task string, kind re
 // command line's commands and flags (record.ToolAdvised), which a client
 // cannot type.
 func toolMessage(err error) string {
-	msg := err.Error()
-	if ta, ok := errors.AsType[record.ToolAdvised](err); ok {
-		msg = strings.Replace(msg, ta.Error(), ta.ToolMessage(), 1)
-	}
-	return withoutSentinel(oneLine(msg))
+	return withoutSentinel(oneLine(record.ToolText(err)))
 }
 
 // unfilled says what a conclusion left out in the conclude tool's

@@ -424,10 +424,14 @@ func skipWarning(task string, err error) record.Advice {
 	if errors.As(err, &ue) {
 		cause = ue.Err
 	}
-	said := fmt.Sprintf("warning: skipped task %s, whose history does not read (%s): ", task, strings.ReplaceAll(cause.Error(), "\n", ";"))
+	said := func(cause string) string {
+		return fmt.Sprintf("warning: skipped task %s, whose history does not read (%s): ", task, strings.ReplaceAll(cause, "\n", ";"))
+	}
 	tasks, _ := json.Marshal([]string{task})
-	return record.Advice{CLI: record.Printable(fmt.Sprintf("%ssee 'git reason verify %s'", said, task)),
-		Tools: record.Printable(fmt.Sprintf("%ssee the verify tool (tasks: %s)", said, tasks))}
+	// The tools' line says the cause's advice in their terms too
+	// (record.ToolText): raising reason.maxTaskBytes is the person's step.
+	return record.Advice{CLI: record.Printable(fmt.Sprintf("%ssee 'git reason verify %s'", said(cause.Error()), task)),
+		Tools: record.Printable(fmt.Sprintf("%ssee the verify tool (tasks: %s)", said(record.ToolText(cause)), tasks))}
 }
 
 // HeadCommit is the commit HEAD names, "" on an unborn branch: read from
