@@ -396,7 +396,9 @@ func (o *writeOptions) flagNamed(err error) error {
 		return err
 	}
 	var se *record.SchemaError
-	if !errors.As(err, &se) || se.Part != "body" {
+	if !errors.As(err, &se) || se.Part != "body" || errors.Is(err, record.ErrUnreadable) {
+		// A stored record's violations (its history does not read) are
+		// no flag's: the body typed did not make them.
 		return err
 	}
 	named := &record.SchemaError{Kind: se.Kind, Part: se.Part, Violations: slices.Clone(se.Violations)}

@@ -62,8 +62,11 @@
 // only: an unknown task recovers with assess, a refusal (or a write whose
 // defaulted id has no record yet: validate before any conclusion) with the
 // task's next step (resolve and the disagreement's id for a conclusion
-// refused over an open disagreement), a body the schema refuses with
-// schema.
+// refused over an open disagreement), a task whose history does not read
+// (a stored record that fails its schema, a task above
+// reason.maxTaskBytes: said as the command line says it, never as the
+// call's arguments) with verify of that task, a body the schema refuses
+// with schema.
 //
 // consult reports each advisor's outcome as a progress notification when
 // the call carries a progress token; a cancelled call ends every request

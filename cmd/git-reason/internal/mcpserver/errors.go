@@ -44,9 +44,10 @@ func badInput(msg string) *ToolError {
 // actions, deterministically: the same state and the same error give the
 // same actions. An unknown task recovers with assess; a refusal, or a
 // write whose defaulted id has no record yet, with the task's next step
-// (resolve with the disagreement's id when one is open); a body the schema
-// refused, or an assessment refused for the task it would start (no
-// unknown task: it has no next step), with the schema of its kind.
+// (resolve with the disagreement's id when one is open); a history that
+// does not read, with verify of its task; a body the schema refused, or
+// an assessment refused for the task it would start (no unknown task: it
+// has no next step), with the schema of its kind.
 func (s *Server) classify(ctx context.Context, tool string, task string, kind record.Kind, err error) *ToolError {
 	var te *ToolError
 	if errors.As(err, &te) {
@@ -56,10 +57,12 @@ func (s *Server) classify(ctx context.Context, tool string, task string, kind re
 	if ue, ok := errors.AsType[*record.UnfilledError](err); ok {
 		msg = unfilled(ue)
 	}
-	if se, ok := errors.AsType[*record.SchemaError](err); ok {
+	if se, ok := errors.AsType[*record.SchemaError](err); ok && !errors.Is(err, record.ErrUnreadable) {
 		// The writer's violations are the body's, whose pointers are the
 		// arguments' (less task): said as the tool's own check says them,
-		// not cut to the line that only names the schema.
+		// not cut to the line that only names the schema. A stored
+		// record's are its history's (UnreadableError), said as the
+		// command line says them.
 		parts := make([]string, 0, len(se.Violations))
 		for _, v := range se.Violations {
 			parts = append(parts, v.String())
@@ -95,7 +98,13 @@ func (s *Server) classify(ctx context.Context, tool string, task string, kind re
 		}
 	}
 	var missing missingError
-	switch {
+	switch ue, unreadable := errors.AsType[*record.UnreadableError](err); {
+	case unreadable:
+		// A history that does not read (a stored record that fails its
+		// schema, a task above reason.maxTaskBytes): refused, as the
+		// command line's exit 3; verify says what is wrong with it.
+		out.Code = CodeRefused
+		out.RecoveryActions = []Action{{Tool: "verify", Arguments: map[string]any{"tasks": []string{ue.Task}}}}
 	case errors.Is(err, record.ErrRefused):
 		out.Code = CodeRefused
 		if starts {

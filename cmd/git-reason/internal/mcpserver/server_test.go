@@ -1640,3 +1640,55 @@ func TestContextSaysThePersonsSteps(t *testing.T) {
 		}
 	}
 }
+
+// forgeRecord rewrites the one record of task's head commit with edit
+// applied to its stored text, committed with plumbing alone as a
+// history fetched from elsewhere is: the record no longer holds what the
+// writer admitted.
+func forgeRecord(t *testing.T, dir, task string, edit func(string) string) {
+	t.Helper()
+	ref := "refs/reasoning/tasks/" + task
+	name := strings.TrimSpace(harness.Git(t, dir, "ls-tree", "--name-only", ref+":records"))
+	blob := strings.TrimSpace(harness.GitInput(t, dir, edit(harness.Git(t, dir, "cat-file", "blob", ref+":records/"+name)), "hash-object", "-w", "--stdin"))
+	records := strings.TrimSpace(harness.GitInput(t, dir, "100644 blob "+blob+"\t"+name+"\n", "mktree"))
+	root := strings.TrimSpace(harness.GitInput(t, dir, "040000 tree "+records+"\trecords\n", "mktree"))
+	commit := strings.TrimSpace(harness.GitInput(t, dir, "assessment: forged\n\nReason-Task: "+task+"\n", "commit-tree", root))
+	harness.Git(t, dir, "update-ref", ref, commit)
+}
+
+// A stored record that fails its schema (written by plumbing, fetched by
+// plain git) is the history's fault, not the call's: every tool
+// addressed to its task says it as the command line does (the task does
+// not read: see the verify tool), refused as the command line's exit 3,
+// and recovers with verify. It said "arguments of status: /materiality: ...",
+// sending the client to change arguments that were right. A body the
+// call itself built keeps "arguments of".
+func TestStoredSchemaFailureIsNotTheArguments(t *testing.T) {
+	dir := newRepo(t)
+	cs := connect(t, dir, nil)
+	callTool(t, cs, "assess", map[string]any{"task": "T", "subject": "s", "question": "q?", "materiality": "minor", "reversibility": "reversible"})
+	forgeRecord(t, dir, "T", func(s string) string { return strings.Replace(s, `"minor"`, `"huge"`, 1) })
+	for _, c := range []struct {
+		tool   string
+		args   map[string]any
+		prefix string // what the command line says before the history's error
+	}{
+		{"status", map[string]any{"task": "T"}, ""},
+		{"log", map[string]any{"task": "T"}, ""},
+		{"plan", map[string]any{"task": "T"}, ""},
+		{"assess", map[string]any{"task": "T", "subject": "s", "question": "q2?", "materiality": "minor", "reversibility": "reversible"}, "load task T: "},
+	} {
+		res, te := callError(t, cs, c.tool, c.args)
+		actions := mustJSON(t, te.RecoveryActions)
+		if !res.IsError || te.Code != CodeRefused || !strings.HasPrefix(te.Message, c.prefix+"task T does not read (at ") ||
+			!strings.Contains(te.Message, `: assessment body does not match its schema (see the schema tool (kind: "assessment")):;  /materiality: value must be one of `) ||
+			!strings.HasSuffix(te.Message, `: see the verify tool (tasks: ["T"])`) || strings.Contains(te.Message, "git reason") ||
+			actions != `[{"tool":"verify","arguments":{"tasks":["T"]}}]` {
+			t.Errorf("%s on a task whose stored record fails its schema: %s %q %s", c.tool, te.Code, te.Message, actions)
+		}
+	}
+	_, te := callError(t, cs, "assess", map[string]any{"task": "U", "subject": "s", "question": "q?", "materiality": "huge", "reversibility": "reversible"})
+	if !strings.HasPrefix(te.Message, "arguments of assess: /materiality: ") {
+		t.Errorf("a body the call built that fails its schema: %s %q", te.Code, te.Message)
+	}
+}
