@@ -135,9 +135,8 @@ func Validations() int64 { return validations.Load() }
 // first.
 func validate(kind Kind, part string, v any) error {
 	validations.Add(1)
-	if _, ok := hugeNumber(v, "", false); ok {
-		at, _ := hugeNumber(v, "", true) // where, once one is known to be there
-		return &SchemaError{Kind: kind, Part: part, Violations: []Violation{{Pointer: at, Message: hugeNumberMessage}}}
+	if huge, ok := HugeNumber(v); ok {
+		return &SchemaError{Kind: kind, Part: part, Violations: []Violation{huge}}
 	}
 	s, err := schemas.Compile(schemaName(kind, part))
 	if err != nil {
@@ -349,6 +348,17 @@ func tooDeep(data []byte) (string, bool) {
 	return "", false
 }
 
+// MaxNesting is the deepest a document a server is sent may nest its
+// arrays and objects (maxNesting: no record, and no request of a server,
+// nests so deep).
+const MaxNesting = maxNesting
+
+// TooDeep is tooDeep for a document that is no record: a request to a
+// server, which the server scans before anything decodes it (the MCP
+// server's transports: the SDK decodes a message's _meta, and the server
+// a tool's arguments, into maps and slices, up to 1,000 levels).
+func TooDeep(data []byte) (string, bool) { return tooDeep(data) }
+
 // tooDeepError is the schema error of kind's part that tooDeep found
 // nested too deep at at, said as validate says a huge number: the
 // document's one violation.
@@ -421,6 +431,18 @@ func nestedAt(prefix []byte) string {
 
 // hugeNumberMessage is the violation of a number hugeNumber finds.
 const hugeNumberMessage = "a number of more than 64 characters, or with an exponent past 1000, which no record holds"
+
+// HugeNumber is the violation of the first number in v (decoded with
+// UseNumber) that hugeNumber finds, which must never reach the schema
+// library: a record's, or a tool's arguments (which the MCP server holds
+// to the tool's input schema).
+func HugeNumber(v any) (Violation, bool) {
+	if _, ok := hugeNumber(v, "", false); !ok {
+		return Violation{}, false
+	}
+	at, _ := hugeNumber(v, "", true) // where, once one is known to be there
+	return Violation{Pointer: at, Message: hugeNumberMessage}, true
+}
 
 // hugeNumber finds, depth first, a number in v (decoded with UseNumber)
 // that is never given to the schema library: longer than 64 characters

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -75,6 +76,24 @@ func (m *mcpHTTP) attack(headers map[string]string) int {
 		m.post(h, httpAssess)
 	}
 	return code
+}
+
+// startMCPSession starts 'git-reason mcp --http' on loopback with a token
+// it generates, initializes a session, and returns the server and the
+// headers a request of that session carries (the token, the session id,
+// the content type).
+func startMCPSession(t *testing.T, s *sandbox) (*mcpHTTP, map[string]string) {
+	t.Helper()
+	m := startMCPHTTP(t, s, "--http", "127.0.0.1:0")
+	token := generatedToken(t, "mcp --http", m.stderr.String(), filepath.Join(s.dir, ".git", "reason", "mcp-token"))
+	h := map[string]string{"Authorization": "Bearer " + token, "Content-Type": "application/json"}
+	code, session, _ := m.post(h, httpInitialize)
+	if code != http.StatusOK {
+		t.Fatalf("initialize: %d", code)
+	}
+	h["Mcp-Session-Id"], h["Mcp-Protocol-Version"] = session, "2025-06-18"
+	m.post(h, httpInitialized)
+	return m, h
 }
 
 // bearer adds the token to every request of a client.
@@ -168,5 +187,75 @@ func TestMCPHTTPGuard(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Errorf("the server did not stop on Ctrl-C")
+	}
+}
+
+// TestMCPHostileMessagesRefused: what one message costs the server is
+// bounded before anything decodes it, over HTTP and over stdio, each
+// answered in one line in the transport's own error shape. Without the
+// checks, a tools/call's _meta nested 990 deep (the SDK decodes it into
+// maps and slices, up to 1,000 levels) was answered as if honest, after
+// 16-19 s of CPU and 126-179 MB for 1 MiB of it; an assess whose needs
+// held distinct numbers like 2e999999 went to the schema library, 30 ms
+// each (1 MiB holds 80,000); and a line of 16 MiB over stdio was decoded,
+// 420-545 MB (bench/serverload/run.sh).
+func TestMCPHostileMessagesRefused(t *testing.T) {
+	t.Parallel()
+	s := newMCPSandbox(t)
+	m, h := startMCPSession(t, s)
+
+	deep := strings.Repeat("[", 990) + strings.Repeat("]", 990)
+	many := strings.TrimSuffix(strings.Repeat(deep+",", 50), ",")
+	numbers := make([]string, 40)
+	for i := range numbers {
+		numbers[i] = strconv.Itoa(i+1) + "e999999" // distinct: uniqueItems reads every one
+	}
+	assess := `"task":"T-7","subject":"s","question":"q","materiality":"minor","reversibility":"reversible"`
+	for _, c := range []struct {
+		name, body string
+		status     int
+		want       string
+	}{
+		{"_meta nested 990 deep", `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"_meta":{"x":[` + many + `]},"name":"status","arguments":{}}}`,
+			http.StatusBadRequest, `{"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"Invalid Request: arrays and objects nested more than 64 levels deep (at /params/_meta/x/0/0/0/0/0/…); no message to this server nests so deep"}}`},
+		{"arguments nested 990 deep", `{"jsonrpc":"2.0","id":"four","method":"tools/call","params":{"name":"status","arguments":{"x":[` + many + `]}}}`,
+			http.StatusBadRequest, `{"jsonrpc":"2.0","id":"four","error":{"code":-32600,"message":"Invalid Request: arrays and objects nested more than 64 levels deep (at /params/arguments/x/0/0/0/0/0/…); no message to this server nests so deep"}}`},
+		{"huge numbers", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"assess","arguments":{` + assess + `,"needs":[` + strings.Join(numbers, ",") + `]}}}`,
+			http.StatusOK, `"text":"bad_input: arguments of assess: /needs/0: a number of more than 64 characters, or with an exponent past 1000, which no record holds"`},
+	} {
+		code, _, body := m.post(h, c.body)
+		if code != c.status || !strings.Contains(body, c.want) {
+			t.Errorf("%s: %d %s\nwant %d %s", c.name, code, body, c.status, c.want)
+		}
+	}
+	// Honest calls are answered as before, the message nested 64 deep.
+	code, _, body := m.post(h, `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"_meta":{"x":`+strings.Repeat("[", 61)+strings.Repeat("]", 61)+`},"name":"status","arguments":{"task":"T-7"}}}`)
+	if code != http.StatusOK || !strings.Contains(body, `no task \"T-7\"`) {
+		t.Errorf("an honest status over HTTP: %d %s", code, body)
+	}
+
+	// stdio: a line longer than a request over HTTP may be, a line nested
+	// too deep, each answered to its id (or null), and the session goes
+	// on; it ends with its input.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git-reason", "mcp")
+	cmd.Dir, cmd.Env = s.dir, s.env
+	cmd.Stdin = strings.NewReader(strings.Join([]string{httpInitialize, httpInitialized,
+		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"status","arguments":{"x":"` + strings.Repeat("a", 2<<20) + `"}}}`,
+		`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"status","arguments":{"x":[` + many + `]}}}`,
+		`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"status","arguments":{"task":"T-7"}}}`}, "\n") + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git reason mcp: %v", err)
+	}
+	for _, want := range []string{
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: a line longer than 1048576 bytes; each message is one line of JSON"}}`,
+		`{"jsonrpc":"2.0","id":8,"error":{"code":-32600,"message":"Invalid Request: arrays and objects nested more than 64 levels deep (at /params/arguments/x/0/0/0/0/0/…); no message to this server nests so deep"}}`,
+		`{"jsonrpc":"2.0","id":9,"result":`,
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("stdio: no %s in\n%.2000s", want, out)
+		}
 	}
 }

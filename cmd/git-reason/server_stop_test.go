@@ -91,18 +91,7 @@ func stopServe(t *testing.T, s *sandbox, sig os.Signal) *exec.Cmd {
 // the server leaves no lock of its own; the token file stays for the next
 // start either way.
 func stopMCPHTTP(t *testing.T, s *sandbox, sig os.Signal) *exec.Cmd {
-	m := startMCPHTTP(t, s, "--http", "127.0.0.1:0")
-	token := generatedToken(t, "mcp --http", m.stderr.String(), filepath.Join(s.dir, ".git", "reason", "mcp-token"))
-	auth := map[string]string{"Authorization": "Bearer " + token, "Content-Type": "application/json"}
-	code, session, _ := m.post(auth, httpInitialize)
-	if code != http.StatusOK {
-		t.Fatalf("initialize: %d", code)
-	}
-	h := map[string]string{"Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18"}
-	for k, v := range auth {
-		h[k] = v
-	}
-	m.post(h, httpInitialized)
+	m, h := startMCPSession(t, s)
 	held := filepath.Join(s.dir, ".git", "refs", "reasoning", "tasks", "Planted.lock")
 	if err := os.MkdirAll(filepath.Dir(held), 0o755); err != nil {
 		t.Fatal(err)

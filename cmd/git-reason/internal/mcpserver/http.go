@@ -1,10 +1,13 @@
 package mcpserver
 
 import (
+	"bytes"
+	"io"
 	"net/http"
 	"path/filepath"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"git-reason/cmd/git-reason/internal/ops"
@@ -71,6 +74,35 @@ func (s *Server) HTTPHandler() http.Handler {
 			http.Error(w, "method not allowed: POST messages, DELETE a session", http.StatusMethodNotAllowed)
 			return
 		}
+		if r.Method == http.MethodPost && refuseDeep(w, r) {
+			return
+		}
 		sdk.ServeHTTP(w, r)
 	})
 }
+
+// refuseDeep reads a message's body (MaxBody at most: the guard caps it)
+// and answers one nested too deep (tooDeep) with JSON-RPC's error, status
+// 400, as the SDK answers a request it refuses, reporting that it did;
+// otherwise the SDK reads the body as it was, a read error included.
+func refuseDeep(w http.ResponseWriter, r *http.Request) bool {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), failedRead{err}))
+		return false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	deep, ok := tooDeep(body)
+	if !ok {
+		return false
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	_, _ = w.Write(rpcError(idOf(body), jsonrpc.CodeInvalidRequest, deep))
+	return true
+}
+
+// failedRead is a body whose reading failed with err.
+type failedRead struct{ err error }
+
+func (f failedRead) Read([]byte) (int, error) { return 0, f.err }

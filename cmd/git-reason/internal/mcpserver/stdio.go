@@ -13,6 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"git-reason/record"
 )
 
 // Stdio is the transport 'git reason mcp' serves one session on: MCP's
@@ -153,7 +155,8 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 // SDK ended the session on either, unable to go on past a syntax error.
 // MCP's stdio messages are one line each. A line that is a JSON array (a
 // batch) goes to the SDK as it is, and is noted; a line longer than
-// maxLine is answered as an invalid request, without being kept.
+// maxLine is answered as an invalid request, without being kept, and so is
+// one nested too deep (tooDeep).
 type inbox struct {
 	r       *bufio.Reader
 	closer  io.Closer
@@ -187,12 +190,14 @@ func (b *inbox) Read(p []byte) (int, error) {
 			b.bad(nil, jsonrpc.CodeParseError, "Parse error: "+what+"; each message is one line of JSON")
 			continue
 		}
+		if deep, ok := tooDeep(msg); ok {
+			b.bad(idOf(msg), jsonrpc.CodeInvalidRequest, deep)
+			continue
+		}
 		if msg[0] == '[' {
 			b.batched.Store(true)
 		} else if _, err := jsonrpc.DecodeMessage(msg); err != nil {
-			var named struct{ ID json.RawMessage }
-			_ = json.Unmarshal(msg, &named)
-			b.bad(named.ID, jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error()+`; a message is a JSON-RPC 2.0 request, notification or response ("jsonrpc":"2.0")`)
+			b.bad(idOf(msg), jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error()+`; a message is a JSON-RPC 2.0 request, notification or response ("jsonrpc":"2.0")`)
 			continue
 		}
 		b.line = append(msg, '\n')
@@ -204,10 +209,13 @@ func (b *inbox) Read(p []byte) (int, error) {
 
 func (b *inbox) Close() error { return b.closer.Close() }
 
-// maxLine is the longest line inbox hands on: the SDK's own bound, past
-// which it ended the session (exit 1, every request after the line
-// unanswered) once the whole line had been read into memory.
-const maxLine = mcp.DefaultMaxLineLength
+// maxLine is the longest line inbox hands on: a request over HTTP's
+// bound, MaxBody. The SDK's own bound is 16 MiB, past which it ended the
+// session (exit 1, every request after the line unanswered) once the
+// whole line had been read into memory; a line of 16 MiB that held
+// 5,400,000 empty arrays as a tool's argument cost the server 3.9-7.2 s
+// of CPU and 470-545 MB to decode (bench/serverload/run.sh).
+const maxLine = MaxBody
 
 // readLine reads the next line, newline included; a line longer than
 // maxLine is read past without being kept, and reported as long.
@@ -227,14 +235,42 @@ func (b *inbox) readLine() (line []byte, long bool, err error) {
 	}
 }
 
-// answerBad writes the JSON-RPC error for a line inbox did not hand on:
-// to the id the line gave when it is a string or a number, else to null.
+// answerBad writes the JSON-RPC error for a line inbox did not hand on.
 func (c *stdioConn) answerBad(id json.RawMessage, code int64, what string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, _ = c.out.Write(rpcError(id, code, what))
+}
+
+// rpcError is the line of JSON-RPC's error for a message the SDK is not
+// given: to the id the message gave when it is a string or a number, else
+// to null.
+func rpcError(id json.RawMessage, code int64, what string) []byte {
 	if len(id) == 0 || (id[0] != '"' && id[0] != '-' && (id[0] < '0' || id[0] > '9')) {
 		id = json.RawMessage("null")
 	}
 	msg, _ := json.Marshal(what)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	_, _ = fmt.Fprintf(c.out, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`+"\n", id, code, msg)
+	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`+"\n", id, code, msg)
+}
+
+// idOf is the id a message names, as it is written ("" for none).
+func idOf(msg []byte) json.RawMessage {
+	var named struct{ ID json.RawMessage }
+	_ = json.Unmarshal(msg, &named)
+	return named.ID
+}
+
+// tooDeep is the JSON-RPC error message for a message whose arrays and
+// objects nest past record.MaxNesting, found in its bytes before anything
+// decodes it: the SDK decodes a message up to 1,000 levels deep, a
+// tools/call's _meta into maps and slices (1 MiB of it nested 990 deep
+// cost the server 16-19 s of CPU and 126-179 MB), and the server a tool's
+// arguments (0.5 s and 45 MB). No message this server takes nests past
+// a handful of levels: a tool's arguments are a record's body.
+func tooDeep(msg []byte) (string, bool) {
+	at, ok := record.TooDeep(msg)
+	if !ok {
+		return "", false
+	}
+	return fmt.Sprintf("Invalid Request: arrays and objects nested more than %d levels deep (at %s); no message to this server nests so deep", record.MaxNesting, at), true
 }

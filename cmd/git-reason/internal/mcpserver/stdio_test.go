@@ -148,8 +148,8 @@ func TestStdioAnswersBadLinesAndGoesOn(t *testing.T) {
 		``,
 		`{}`,
 		`{"id":"x9","method":"ping"}`,
-		// Longer than the SDK takes: it ended the session, and ping 7
-		// went unanswered.
+		// Longer than a line may be (maxLine; past the SDK's own bound,
+		// 16 MiB, it ended the session, and ping 7 went unanswered).
 		`{"jsonrpc":"2.0","id":8,"method":"ping","params":{"x":"` + strings.Repeat("a", maxLine) + `"}}`,
 		`{"jsonrpc":"2.0","id":7,"method":"ping"}`,
 	})
