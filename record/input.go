@@ -31,7 +31,8 @@ func decodeBody(kind Kind, raw []byte) (map[string]any, error) {
 		return nil, badInput(fmt.Sprintf("%s body is not valid UTF-8", kind))
 	}
 	if at, ok := tooDeep(raw); ok {
-		return nil, tooDeepError(kind, "body", at)
+		// Said on one line, as the body's other bad input is.
+		return nil, badInput(fmt.Sprintf("%s body at %s: %s", kind, at, tooDeepMessage))
 	}
 	bodyDecodes.Add(1)
 	dec := json.NewDecoder(bytes.NewReader(raw))
