@@ -16,14 +16,8 @@ cd "$(dirname "$0")/../.."
 rev=${1:-7f54592} rounds=${2:-3}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mkdir "$tmp/wt" "$tmp/before" "$tmp/after"
-git archive "$rev" | tar -x -C "$tmp/wt"
-(cd "$tmp/wt" && go build -tags urfave_cli_no_docs,netgo -o "$tmp/before/" ./cmd/git-reason)
-go build -tags urfave_cli_no_docs,netgo -o "$tmp/after/" ./cmd/git-reason
-export HOME="$tmp/home" GIT_CONFIG_NOSYSTEM=1
-mkdir -p "$HOME"
-git config --global user.name Bench
-git config --global user.email bench@example.invalid
+. bench/twobuilds.sh
+twobuilds "$rev" ./cmd/git-reason
 
 nest() { # nest a|o DEPTH: arrays or objects nested DEPTH deep
   awk -v k="$1" -v n="$2" 'BEGIN { for (i = 0; i < n; i++) printf (k == "a" ? "[" : "{\"a\":");

@@ -33,15 +33,8 @@ cd "$(dirname "$0")/../.."
 rev=${1:-c3d20d9} refs=${2:-2000} entries=${3:-1500} kind=${4:-blank} heads=${5:-one}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mkdir "$tmp/wt"
-git archive "$rev" | tar -x -C "$tmp/wt"
-mkdir -p "$tmp/before" "$tmp/after"
-(cd "$tmp/wt" && go build -tags urfave_cli_no_docs,netgo -o "$tmp/before/" ./cmd/git-reason)
-go build -tags urfave_cli_no_docs,netgo -o "$tmp/after/" ./cmd/git-reason
-export HOME="$tmp/home" GIT_CONFIG_NOSYSTEM=1
-mkdir -p "$HOME"
-git config --global user.name Bench
-git config --global user.email bench@example.invalid
+. bench/twobuilds.sh
+twobuilds "$rev" ./cmd/git-reason
 git init -q --bare "$tmp/remote.git"
 git init -q "$tmp/a"
 cd "$tmp/a"

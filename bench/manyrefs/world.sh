@@ -16,15 +16,9 @@ cd "$(dirname "$0")/../.."
 remote=$1 rev=${2:-7df7135} runs=${3:-2}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mkdir "$tmp/wt" "$tmp/before" "$tmp/after"
-git archive "$rev" | tar -x -C "$tmp/wt"
-(cd "$tmp/wt" && go build -tags urfave_cli_no_docs,netgo -o "$tmp/before/" ./cmd/...)
-go build -tags urfave_cli_no_docs,netgo -o "$tmp/after/" ./cmd/...
+. bench/twobuilds.sh
+twobuilds "$rev" ./cmd/...
 cp -r "$remote" "$tmp/remote.git"
-export HOME="$tmp/home" GIT_CONFIG_NOSYSTEM=1
-mkdir -p "$HOME"
-git config --global user.name Bench
-git config --global user.email bench@example.invalid
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-7s %3s %8s %12s %10s\n' build run 'CPU s' 'peak RSS MB' integrated
 for i in $(seq "$runs"); do

@@ -12,14 +12,8 @@ cd "$(dirname "$0")/../.."
 remote=$(cd "$1" && pwd) rev=${2:-7c748e5} rounds=${3:-3}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mkdir "$tmp/wt" "$tmp/before" "$tmp/after"
-git archive "$rev" | tar -x -C "$tmp/wt"
-(cd "$tmp/wt" && go build -tags urfave_cli_no_docs,netgo -o "$tmp/before/" ./cmd/git-reason)
-go build -tags urfave_cli_no_docs,netgo -o "$tmp/after/" ./cmd/git-reason
-export HOME="$tmp/home" GIT_CONFIG_NOSYSTEM=1
-mkdir -p "$HOME"
-git config --global user.name Bench
-git config --global user.email bench@example.invalid
+. bench/twobuilds.sh
+twobuilds "$rev" ./cmd/git-reason
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-6s %-7s %-7s %8s %12s %8s\n' round build command 'CPU s' 'peak RSS MB' files
 for r in $(seq "$rounds"); do

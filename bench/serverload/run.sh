@@ -23,14 +23,9 @@ rev=${1:-9684cbb} rounds=${2:-3}
 tmp=$(mktemp -d)
 pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
-mkdir "$tmp/wt" "$tmp/before" "$tmp/after"
-git archive "$rev" | tar -x -C "$tmp/wt"
-(cd "$tmp/wt" && go build -tags urfave_cli_no_docs,netgo -o "$tmp/before/" ./cmd/...)
-go build -tags urfave_cli_no_docs,netgo -o "$tmp/after/" ./cmd/...
-export HOME="$tmp/home" GIT_CONFIG_NOSYSTEM=1 GIT_REASON_MCP_TOKEN=bench-token-0123456789abcdef
-mkdir -p "$HOME"
-git config --global user.name Bench
-git config --global user.email bench@example.invalid
+. bench/twobuilds.sh
+twobuilds "$rev" ./cmd/...
+export GIT_REASON_MCP_TOKEN=bench-token-0123456789abcdef
 git init -q "$tmp/repo"
 git -C "$tmp/repo" commit -q --allow-empty -m start
 
