@@ -233,38 +233,6 @@ func TestConfigStepsSaidAsThePersons(t *testing.T) {
 	}
 }
 
-// A task above reason.maxTaskBytes (fetched by plain git) says the step
-// that raises it as the person's to the MCP tools, as other steps that
-// set git configuration are (TestConfigStepsSaidAsThePersons): the
-// error of a call addressed to it, and the notice of a call that skips
-// it. The step was said as the command line's ("raise it: git config
-// reason.maxTaskBytes 2m"): the history's error that wraps it said only
-// its own advice (the verify tool) in the tools' terms.
-func TestTooLargeTaskSaysThePersonsStep(t *testing.T) {
-	dir := newRepo(t)
-	harness.Git(t, dir, "config", "reason.maxTaskBytes", "1m")
-	// Two records of 900,000 bytes, which the limit refuses before any
-	// is read (none is a record).
-	var entries strings.Builder
-	for _, n := range []string{"1", "2"} {
-		blob := strings.TrimSpace(harness.GitInput(t, dir, `{"n":"`+n+`"`+strings.Repeat(" ", 900000)+"}", "hash-object", "-w", "--stdin"))
-		entries.WriteString("100644 blob " + blob + "\t000000000" + n + "-assessment-01J0000000000000000000000" + n + ".json\n")
-	}
-	records := strings.TrimSpace(harness.GitInput(t, dir, entries.String(), "mktree"))
-	root := strings.TrimSpace(harness.GitInput(t, dir, "040000 tree "+records+"\trecords\n", "mktree"))
-	harness.Git(t, dir, "update-ref", "refs/reasoning/tasks/H", strings.TrimSpace(harness.GitInput(t, dir, "assessment: big\n\nReason-Task: H\n", "commit-tree", root)))
-	cs := connect(t, dir, nil)
-	const person = "raise it: the person sets it: git config reason.maxTaskBytes 2m; no tool sets configuration)"
-	_, te := callError(t, cs, "status", map[string]any{"task": "H"})
-	if !strings.HasPrefix(te.Message, "task H does not read (") || !strings.Contains(te.Message, person) || !strings.HasSuffix(te.Message, `: see the verify tool (tasks: ["H"])`) {
-		t.Errorf("status of a task too large to read: %s %q, want it to say %q", te.Code, te.Message, person)
-	}
-	_, out := callTool(t, cs, "status", nil)
-	if notices := mustJSON(t, out["notices"]); !strings.Contains(notices, "skipped task H,") || !strings.Contains(notices, person) {
-		t.Errorf("status of every task, skipping H: notices %s, want one saying %q", notices, person)
-	}
-}
-
 // A merge of two clones that both concluded T makes the second
 // conclusion inadmissible: the status tool lists the need, whose command
 // names the conclusions to supersede, and its tools, with next_tools,
@@ -441,4 +409,36 @@ func userAdvisors(t *testing.T) []string {
 		ids = append(ids, d.ID)
 	}
 	return ids
+}
+
+// A task above reason.maxTaskBytes (fetched by plain git) says the step
+// that raises it as the person's to the MCP tools, as other steps that
+// set git configuration are (TestConfigStepsSaidAsThePersons): the
+// error of a call addressed to it, and the notice of a call that skips
+// it. The step was said as the command line's ("raise it: git config
+// reason.maxTaskBytes 2m"): the history's error that wraps it said only
+// its own advice (the verify tool) in the tools' terms.
+func TestTooLargeTaskSaysThePersonsStep(t *testing.T) {
+	dir := newRepo(t)
+	harness.Git(t, dir, "config", "reason.maxTaskBytes", "1m")
+	// Two records of 900,000 bytes, which the limit refuses before any
+	// is read (none is a record).
+	var entries strings.Builder
+	for _, n := range []string{"1", "2"} {
+		blob := strings.TrimSpace(harness.GitInput(t, dir, `{"n":"`+n+`"`+strings.Repeat(" ", 900000)+"}", "hash-object", "-w", "--stdin"))
+		entries.WriteString("100644 blob " + blob + "\t000000000" + n + "-assessment-01J0000000000000000000000" + n + ".json\n")
+	}
+	records := strings.TrimSpace(harness.GitInput(t, dir, entries.String(), "mktree"))
+	root := strings.TrimSpace(harness.GitInput(t, dir, "040000 tree "+records+"\trecords\n", "mktree"))
+	harness.Git(t, dir, "update-ref", "refs/reasoning/tasks/H", strings.TrimSpace(harness.GitInput(t, dir, "assessment: big\n\nReason-Task: H\n", "commit-tree", root)))
+	cs := connect(t, dir, nil)
+	const person = "raise it: the person sets it: git config reason.maxTaskBytes 2m; no tool sets configuration)"
+	_, te := callError(t, cs, "status", map[string]any{"task": "H"})
+	if !strings.HasPrefix(te.Message, "task H does not read (") || !strings.Contains(te.Message, person) || !strings.HasSuffix(te.Message, `: see the verify tool (tasks: ["H"])`) {
+		t.Errorf("status of a task too large to read: %s %q, want it to say %q", te.Code, te.Message, person)
+	}
+	_, out := callTool(t, cs, "status", nil)
+	if notices := mustJSON(t, out["notices"]); !strings.Contains(notices, "skipped task H,") || !strings.Contains(notices, person) {
+		t.Errorf("status of every task, skipping H: notices %s, want one saying %q", notices, person)
+	}
 }
