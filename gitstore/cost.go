@@ -55,6 +55,11 @@ type Cost struct {
 	// RefsListed is how many refs listings across a namespace returned
 	// (ListRefs: the task refs, the tracking refs), loose and packed.
 	RefsListed int64 `json:"refs_listed"`
+	// RefReads is how many refs were read one by one (ReadRef: the
+	// loose file opened, then packed-refs searched; a listing's loose
+	// files count too): what a command reads of a few tasks' refs, where
+	// the refs of every task are listed (RefsListed).
+	RefReads int64 `json:"ref_reads"`
 	// SignatureBytes is how many bytes of the signature logs were read
 	// and written (siglog.go): a status of a moved head reads the end of
 	// its task's log and appends the checks of what is new.
@@ -107,7 +112,7 @@ type Cost struct {
 }
 
 var costs struct {
-	histories, tasks, records, sigBytes, rememberedFiles, sharedBytes, sharedFiles, blobs, memos, written, searchBlocks, postings, packIndex, refsListed, checked, entryDecodes, treeEntries atomic.Int64
+	histories, tasks, records, sigBytes, rememberedFiles, sharedBytes, sharedFiles, blobs, memos, written, searchBlocks, postings, packIndex, refsListed, refReads, checked, entryDecodes, treeEntries atomic.Int64
 }
 
 func countBlob() { costs.blobs.Add(1) }
@@ -124,6 +129,7 @@ func countTask(records int)  { costs.tasks.Add(1); costs.records.Add(int64(recor
 func countShared(n int)      { costs.sharedFiles.Add(1); costs.sharedBytes.Add(int64(n)) }
 func countPackIndex(n int64) { costs.packIndex.Add(n) }
 func countRefsListed(n int)  { costs.refsListed.Add(int64(n)) }
+func countRefRead()          { costs.refReads.Add(1) }
 
 func countSearchBlock(n int) { costs.searchBlocks.Add(1); costs.sharedBytes.Add(int64(n)) }
 func countPostings(n int)    { costs.postings.Add(int64(n)) }
@@ -155,7 +161,7 @@ func WriteCost(args []string) {
 	c := Cost{Args: args, Histories: costs.histories.Load(), Tasks: costs.tasks.Load(), Records: costs.records.Load(),
 		SharedBytes: costs.sharedBytes.Load(), SharedFiles: costs.sharedFiles.Load(), Blobs: costs.blobs.Load(), Memos: costs.memos.Load(),
 		WrittenBytes: costs.written.Load(), Decodes: record.Decodes(), SearchBlocks: costs.searchBlocks.Load(), Postings: costs.postings.Load(),
-		PackIndexBytes: costs.packIndex.Load(), RefsListed: costs.refsListed.Load(), SignatureBytes: costs.sigBytes.Load(),
+		PackIndexBytes: costs.packIndex.Load(), RefsListed: costs.refsListed.Load(), RefReads: costs.refReads.Load(), SignatureBytes: costs.sigBytes.Load(),
 		Schemas: record.SchemaCompiles(), CheckedBytes: costs.checked.Load(), EntryDecodes: costs.entryDecodes.Load(), RememberedFiles: costs.rememberedFiles.Load(), TreeEntries: costs.treeEntries.Load(), OutputBytes: schemas.OutputBytes()}
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)

@@ -61,6 +61,7 @@ const maxSymrefDepth = 5
 // concurrent `git pack-refs` cannot hide the ref; a symbolic ref
 // ("ref: refs/…") is followed. name is a full ref name or HEAD.
 func (r *Repo) ReadRef(name string) (string, error) {
+	countRefRead()
 	for range maxSymrefDepth {
 		if name != "HEAD" {
 			if err := CheckRefName(name); err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"git-reason/gitstore"
 	"git-reason/gitstore/git"
+	"git-reason/gitstore/integration"
 	"git-reason/record"
 )
 
@@ -93,7 +94,13 @@ func (e *Session) CatchUp(ctx context.Context, hint bool) *CaughtUp {
 		if e.checkRemote(remote) != nil {
 			continue
 		}
-		res, err := e.integrate(ctx, remote, moved[remote], e.refusedObjects(ctx, remote, moved[remote]))
+		// The heads are read once: those whose objects are checked are
+		// those integrated.
+		heads, local, err := e.movedHeads(remote, moved[remote])
+		var res *PullResult
+		if err == nil {
+			res, err = e.integrateMoved(ctx, remote, heads, local, e.refusedObjects(ctx, heads, local))
+		}
 		if err != nil {
 			failed = append(failed, fmt.Sprintf("warning: reasoning fetched from %s not integrated: %s: run 'git reason pull %s'", remote, record.Printable(err.Error()), remote))
 			continue
@@ -308,39 +315,32 @@ func (e *Session) SetupRemotes(ctx context.Context) error {
 
 // refusedObjects runs git's object checks, as pull's fetch runs them
 // (fetch.fsckObjects), on what each moved tracking head brings that its
-// local task lacks: a plain git fetch may have run without them. All
-// at once first; when refused, task by task, each refused one returned
-// to be quarantined.
-func (e *Session) refusedObjects(ctx context.Context, remote string, tasks []string) []gitstore.FetchRefusal {
-	heads := map[string]string{}
-	var revs, not []string
-	for _, t := range tasks {
-		h, err1 := e.Repo.ReadRef(gitstore.RemoteRef(remote, t))
-		local, err2 := e.Repo.ReadRef(gitstore.TaskRef(t))
-		if err1 != nil || err2 != nil || h == "" || h == local {
-			continue
-		}
-		heads[t] = h
-		revs = append(revs, h)
-		if local != "" {
-			not = append(not, local)
+// local task lacks (heads and local, as movedHeads read them): a plain
+// git fetch may have run without them. All at once first; when refused,
+// task by task, each refused one returned to be quarantined.
+func (e *Session) refusedObjects(ctx context.Context, heads []integration.Fetched, local map[string]string) []gitstore.FetchRefusal {
+	if len(heads) == 0 {
+		return nil
+	}
+	revs := make([]string, 0, len(heads))
+	var not []string
+	for _, h := range heads {
+		revs = append(revs, h.Head)
+		if l := local[h.Task]; l != "" {
+			not = append(not, l)
 		}
 	}
-	if len(revs) == 0 || e.strictObjects(ctx, revs, not) == "" {
+	if e.strictObjects(ctx, revs, not) == "" {
 		return nil
 	}
 	var out []gitstore.FetchRefusal
-	for _, t := range tasks {
-		h := heads[t]
-		if h == "" {
-			continue
-		}
+	for _, h := range heads {
 		var not []string
-		if local, _ := e.Repo.ReadRef(gitstore.TaskRef(t)); local != "" {
-			not = []string{local}
+		if l := local[h.Task]; l != "" {
+			not = []string{l}
 		}
-		if why := e.strictObjects(ctx, []string{h}, not); why != "" {
-			out = append(out, gitstore.FetchRefusal{Task: t, Head: h, Reason: why})
+		if why := e.strictObjects(ctx, []string{h.Head}, not); why != "" {
+			out = append(out, gitstore.FetchRefusal{Task: h.Task, Head: h.Head, Reason: why})
 		}
 	}
 	return out

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"git-reason/advisor"
-	"git-reason/gitstore"
 	"git-reason/gitstore/git"
 	"git-reason/gitstore/integration"
 	"git-reason/gitstore/signing"
@@ -415,18 +414,13 @@ func (t TaskSignatures) Summary() string {
 // reason.requireSigned: a bad signature always; with "fetched" or "all",
 // any record not signed by an allowed signer who is its actor. The rest
 // are returned to integrate. It costs the fetch, not one git process per
-// task (fetchedSignatures).
-func (e *Session) checkFetched(ctx context.Context, fetched []integration.Fetched, out *PullResult) ([]integration.Fetched, []*integration.Integration, error) {
+// task (fetchedSignatures). locals are the local heads by task, read with
+// the fetched heads (movedHeads).
+func (e *Session) checkFetched(ctx context.Context, fetched []integration.Fetched, locals map[string]string, out *PullResult) ([]integration.Fetched, []*integration.Integration, error) {
 	require := e.requireSigned()
-	locals := make(map[string]string, len(fetched))
 	var moved []integration.Fetched
 	for _, ref := range fetched {
-		local, err := e.Repo.ReadRef(gitstore.TaskRef(ref.Task))
-		if err != nil {
-			return nil, nil, err
-		}
-		locals[ref.Task] = local
-		if local != ref.Head {
+		if locals[ref.Task] != ref.Head {
 			moved = append(moved, ref)
 		}
 	}

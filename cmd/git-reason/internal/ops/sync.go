@@ -273,30 +273,30 @@ func urlAdvice(remote, stderr string) string {
 // integrate brings every fetched task of remote (or the named ones) into
 // the local refs; the tasks whose objects git refused are quarantined.
 func (e *Session) integrate(ctx context.Context, remote string, tasks []string, refused []gitstore.FetchRefusal) (*PullResult, error) {
-	out := &PullResult{Remote: remote, Tasks: []*PulledTask{}, Needs: []Need{}, Signatures: []TaskSignatures{}}
-	prefix := gitstore.RemotePrefix + remote + "/"
-	fetched, local, err := e.fetchedHeads(remote, tasks)
+	moved, local, err := e.movedHeads(remote, tasks)
 	if err != nil {
 		return nil, err
 	}
-	named, skip := map[string]bool{}, map[string]bool{}
-	for _, t := range tasks {
-		named[t] = true
-	}
+	return e.integrateMoved(ctx, remote, moved, local, refused)
+}
+
+// integrateMoved is integrate of the fetched heads moved and the local
+// heads local, as movedHeads read them: the heads integrated are those
+// the caller read (the catch-up checked their objects first).
+func (e *Session) integrateMoved(ctx context.Context, remote string, moved []integration.Fetched, local map[string]string, refused []gitstore.FetchRefusal) (*PullResult, error) {
+	out := &PullResult{Remote: remote, Tasks: []*PulledTask{}, Needs: []Need{}, Signatures: []TaskSignatures{}}
+	skip := map[string]bool{}
 	for _, f := range refused {
 		skip[f.Task] = true
 	}
-	// Heads are compared first: a task whose fetched head is its local
-	// head has nothing to bring, and its history is not read.
 	var todo []integration.Fetched
-	for _, ref := range fetched {
-		t := strings.TrimPrefix(ref.Name, prefix)
-		if (len(tasks) == 0 || named[t]) && !skip[t] && local[t] != ref.Hash {
-			todo = append(todo, integration.Fetched{Task: t, Head: ref.Hash})
+	for _, f := range moved {
+		if !skip[f.Task] {
+			todo = append(todo, f)
 		}
 	}
 	out.Examined = len(todo)
-	todo, held, err := e.checkFetched(ctx, todo, out)
+	todo, held, err := e.checkFetched(ctx, todo, local, out)
 	if err != nil {
 		return nil, err
 	}
@@ -367,27 +367,49 @@ func (e *Session) noteStanding(ctx context.Context, g *integration.Integrator, i
 	return e.Store.NoteStanding(ctx, in.Task)
 }
 
-// namedLookups is how many named tasks integrate looks up one by one
+// namedLookups is how many named tasks movedHeads looks up one by one
 // (a loose file, then a binary search of packed-refs, each) rather than
 // listing every task's refs.
 const namedLookups = 256
 
-// fetchedHeads returns remote's tracking refs of tasks (of every task
-// when none is named), sorted by name, and the local heads by task: for
-// a few named tasks (a catch-up after a fetch that moved them), by a
-// lookup of each, which costs the same at 50 tasks and at 50,000.
-func (e *Session) fetchedHeads(remote string, tasks []string) ([]gitstore.Ref, map[string]string, error) {
+// movedHeads returns remote's tracking heads of tasks (of every task
+// when none is named) that differ from their local heads, sorted by
+// task, and the local heads by task (a task without one has none): a
+// task whose fetched head is its local head has nothing to bring, and
+// its history is not read. For a few named tasks (a catch-up after a
+// fetch that moved them) each ref is looked up, which costs the same at
+// 50 tasks and at 50,000; for more, each namespace is listed once
+// (refHeads), as many lookups would cost a loose file's open and a
+// search of packed-refs each.
+func (e *Session) movedHeads(remote string, tasks []string) ([]integration.Fetched, map[string]string, error) {
+	prefix := gitstore.RemotePrefix + remote + "/"
+	var moved []integration.Fetched
 	if len(tasks) == 0 || len(tasks) > namedLookups {
-		fetched, err := e.Repo.ListRefs(gitstore.RemotePrefix + remote + "/")
+		fetched, err := e.Repo.ListRefs(prefix)
 		if err != nil {
 			return nil, nil, err
 		}
 		local, err := refHeads(e.Repo, gitstore.TaskPrefix)
-		return fetched, local, err
+		if err != nil {
+			return nil, nil, err
+		}
+		var named map[string]bool
+		if len(tasks) > 0 {
+			named = make(map[string]bool, len(tasks))
+			for _, t := range tasks {
+				named[t] = true
+			}
+		}
+		for _, ref := range fetched {
+			t := strings.TrimPrefix(ref.Name, prefix)
+			if (named == nil || named[t]) && local[t] != ref.Hash {
+				moved = append(moved, integration.Fetched{Task: t, Head: ref.Hash})
+			}
+		}
+		return moved, local, nil
 	}
-	var fetched []gitstore.Ref
 	local := map[string]string{}
-	for _, t := range slices.Sorted(slices.Values(tasks)) {
+	for _, t := range slices.Compact(slices.Sorted(slices.Values(tasks))) {
 		name := gitstore.RemoteRef(remote, t)
 		if gitstore.CheckRefName(name) != nil || gitstore.CheckRefName(gitstore.TaskRef(t)) != nil {
 			continue // no such ref can exist
@@ -396,15 +418,17 @@ func (e *Session) fetchedHeads(remote string, tasks []string) ([]gitstore.Ref, m
 		if err != nil {
 			return nil, nil, err
 		}
-		if h == "" || len(fetched) > 0 && fetched[len(fetched)-1].Name == name {
+		if h == "" {
 			continue
 		}
-		fetched = append(fetched, gitstore.Ref{Name: name, Hash: h})
 		if local[t], err = e.Repo.ReadRef(gitstore.TaskRef(t)); err != nil {
 			return nil, nil, err
 		}
+		if local[t] != h {
+			moved = append(moved, integration.Fetched{Task: t, Head: h})
+		}
 	}
-	return fetched, local, nil
+	return moved, local, nil
 }
 
 // refHeads lists the refs under prefix once (loose and packed), by the
