@@ -70,7 +70,9 @@ func (e *Session) CatchUp(ctx context.Context, hint bool) *CaughtUp {
 		out.Lines = e.failedOnce(dir, out.Lines, []string{fmt.Sprintf("warning: fetched reasoning not integrated: %s: run 'git reason pull'", record.Printable(err.Error()))})
 		return out
 	}
-	moved := map[string][]string{}
+	// The tracking heads as read here are those checked, integrated and
+	// remembered as integrated.
+	moved := map[string][]integration.Fetched{}
 	var remotes []string
 	for _, r := range tr.refs {
 		rest := strings.TrimPrefix(r.Name, gitstore.RemotePrefix)
@@ -81,7 +83,7 @@ func (e *Session) CatchUp(ctx context.Context, hint bool) *CaughtUp {
 		if _, seen := moved[remote]; !seen {
 			remotes = append(remotes, remote)
 		}
-		moved[remote] = append(moved[remote], task)
+		moved[remote] = append(moved[remote], integration.Fetched{Task: task, Head: r.Hash})
 	}
 	slices.Sort(remotes)
 	var failed []string
@@ -94,9 +96,8 @@ func (e *Session) CatchUp(ctx context.Context, hint bool) *CaughtUp {
 		if e.checkRemote(remote) != nil {
 			continue
 		}
-		// The heads are read once: those whose objects are checked are
-		// those integrated.
-		heads, local, err := e.movedHeads(remote, moved[remote])
+		slices.SortFunc(moved[remote], func(a, b integration.Fetched) int { return strings.Compare(a.Task, b.Task) })
+		heads, local, err := e.localMoved(moved[remote])
 		var res *PullResult
 		if err == nil {
 			res, err = e.integrateMoved(ctx, remote, heads, local, e.refusedObjects(ctx, heads, local))
@@ -315,7 +316,7 @@ func (e *Session) SetupRemotes(ctx context.Context) error {
 
 // refusedObjects runs git's object checks, as pull's fetch runs them
 // (fetch.fsckObjects), on what each moved tracking head brings that its
-// local task lacks (heads and local, as movedHeads read them): a plain
+// local task lacks (heads and local, as localMoved read them): a plain
 // git fetch may have run without them. All at once first; when refused,
 // task by task, each refused one returned to be quarantined.
 func (e *Session) refusedObjects(ctx context.Context, heads []integration.Fetched, local map[string]string) []gitstore.FetchRefusal {

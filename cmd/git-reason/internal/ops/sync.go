@@ -281,7 +281,7 @@ func (e *Session) integrate(ctx context.Context, remote string, tasks []string, 
 }
 
 // integrateMoved is integrate of the fetched heads moved and the local
-// heads local, as movedHeads read them: the heads integrated are those
+// heads local, as localMoved read them: the heads integrated are those
 // the caller read (the catch-up checked their objects first).
 func (e *Session) integrateMoved(ctx context.Context, remote string, moved []integration.Fetched, local map[string]string, refused []gitstore.FetchRefusal) (*PullResult, error) {
 	out := &PullResult{Remote: remote, Tasks: []*PulledTask{}, Needs: []Need{}, Signatures: []TaskSignatures{}}
@@ -367,29 +367,21 @@ func (e *Session) noteStanding(ctx context.Context, g *integration.Integrator, i
 	return e.Store.NoteStanding(ctx, in.Task)
 }
 
-// namedLookups is how many named tasks movedHeads looks up one by one
+// namedLookups is how many tasks movedHeads and localMoved look up one by one
 // (a loose file, then a binary search of packed-refs, each) rather than
 // listing every task's refs.
 const namedLookups = 256
 
 // movedHeads returns remote's tracking heads of tasks (of every task
 // when none is named) that differ from their local heads, sorted by
-// task, and the local heads by task (a task without one has none): a
-// task whose fetched head is its local head has nothing to bring, and
-// its history is not read. For a few named tasks (a catch-up after a
-// fetch that moved them) each ref is looked up, which costs the same at
-// 50 tasks and at 50,000; for more, each namespace is listed once
-// (refHeads), as many lookups would cost a loose file's open and a
-// search of packed-refs each.
+// task, and the local heads (localMoved). For a few named tasks (a pull
+// of them) each tracking ref is looked up, which costs the same at 50
+// tasks and at 50,000; for more, the namespace is listed once.
 func (e *Session) movedHeads(remote string, tasks []string) ([]integration.Fetched, map[string]string, error) {
 	prefix := gitstore.RemotePrefix + remote + "/"
-	var moved []integration.Fetched
+	var fetched []integration.Fetched
 	if len(tasks) == 0 || len(tasks) > namedLookups {
-		fetched, err := e.Repo.ListRefs(prefix)
-		if err != nil {
-			return nil, nil, err
-		}
-		local, err := refHeads(e.Repo, gitstore.TaskPrefix)
+		refs, err := e.Repo.ListRefs(prefix)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -400,15 +392,13 @@ func (e *Session) movedHeads(remote string, tasks []string) ([]integration.Fetch
 				named[t] = true
 			}
 		}
-		for _, ref := range fetched {
-			t := strings.TrimPrefix(ref.Name, prefix)
-			if (named == nil || named[t]) && local[t] != ref.Hash {
-				moved = append(moved, integration.Fetched{Task: t, Head: ref.Hash})
+		for _, ref := range refs {
+			if t := strings.TrimPrefix(ref.Name, prefix); named == nil || named[t] {
+				fetched = append(fetched, integration.Fetched{Task: t, Head: ref.Hash})
 			}
 		}
-		return moved, local, nil
+		return e.localMoved(fetched)
 	}
-	local := map[string]string{}
 	for _, t := range slices.Compact(slices.Sorted(slices.Values(tasks))) {
 		name := gitstore.RemoteRef(remote, t)
 		if gitstore.CheckRefName(name) != nil || gitstore.CheckRefName(gitstore.TaskRef(t)) != nil {
@@ -418,14 +408,40 @@ func (e *Session) movedHeads(remote string, tasks []string) ([]integration.Fetch
 		if err != nil {
 			return nil, nil, err
 		}
-		if h == "" {
-			continue
+		if h != "" {
+			fetched = append(fetched, integration.Fetched{Task: t, Head: h})
 		}
-		if local[t], err = e.Repo.ReadRef(gitstore.TaskRef(t)); err != nil {
+	}
+	return e.localMoved(fetched)
+}
+
+// localMoved returns the fetched heads (tracking heads the caller read)
+// that differ from their tasks' local heads, and the local heads by task
+// (a task without one has none): a task whose fetched head is its local
+// head has nothing to bring, and its history is not read. Up to
+// namedLookups local refs are looked up one by one; past that the task
+// refs are listed once (refHeads), as each lookup costs a loose file's
+// open and a search of packed-refs.
+func (e *Session) localMoved(fetched []integration.Fetched) ([]integration.Fetched, map[string]string, error) {
+	local := map[string]string{}
+	if len(fetched) > namedLookups {
+		var err error
+		if local, err = refHeads(e.Repo, gitstore.TaskPrefix); err != nil {
 			return nil, nil, err
 		}
-		if local[t] != h {
-			moved = append(moved, integration.Fetched{Task: t, Head: h})
+	} else {
+		for _, f := range fetched {
+			h, err := e.Repo.ReadRef(gitstore.TaskRef(f.Task))
+			if err != nil {
+				return nil, nil, err
+			}
+			local[f.Task] = h
+		}
+	}
+	var moved []integration.Fetched
+	for _, f := range fetched {
+		if local[f.Task] != f.Head {
+			moved = append(moved, f)
 		}
 	}
 	return moved, local, nil
