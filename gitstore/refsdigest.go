@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash"
 	"path/filepath"
+	"unicode/utf8"
 )
 
 // RefsDigest is a digest of a set of refs, names and values, that does
@@ -39,6 +40,7 @@ func ParseRefsDigest(s string) (RefsDigest, bool) {
 type Digester struct {
 	mac hash.Hash
 	sum []byte
+	msg []byte // what is MACed of the ref at hand, its buffer kept
 }
 
 // RefsDigester returns the digester of r's refs, under the repository's
@@ -51,26 +53,38 @@ func (r *Repo) RefsDigester() (*Digester, error) {
 	return &Digester{mac: hmac.New(sha256.New, key)}, nil
 }
 
-func (g *Digester) of(name, hash []byte) (uint64, uint64) {
+// refDigest is the two lanes of the MAC of one ref, name and value (its
+// hex lowered), in g's buffers: no allocation a ref, as a clone's first
+// catch-up digests every tracking ref.
+func refDigest[S ~string | ~[]byte](g *Digester, name, hash S) (uint64, uint64) {
+	g.msg = append(append(append(g.msg[:0], "git-reason refs v1\x00"...), name...), 0)
+	at := len(g.msg)
+	g.msg = append(g.msg, hash...)
+	for i, c := range g.msg[at:] {
+		if c >= utf8.RuneSelf { // not hex: lowered as bytes.ToLower lowers it
+			g.msg = append(g.msg[:at], bytes.ToLower([]byte(hash))...)
+			break
+		}
+		if 'A' <= c && c <= 'Z' {
+			g.msg[at+i] = c + 'a' - 'A'
+		}
+	}
 	g.mac.Reset()
-	g.mac.Write([]byte("git-reason refs v1\x00"))
-	g.mac.Write(name)
-	g.mac.Write([]byte{0})
-	g.mac.Write(bytes.ToLower(hash))
+	g.mac.Write(g.msg)
 	g.sum = g.mac.Sum(g.sum[:0])
 	return binary.BigEndian.Uint64(g.sum[:8]), binary.BigEndian.Uint64(g.sum[8:16])
 }
 
 // Add adds the ref name at hash to d.
 func (g *Digester) Add(d *RefsDigest, name, hash string) {
-	a, b := g.of([]byte(name), []byte(hash))
+	a, b := refDigest(g, name, hash)
 	d[0] += a
 	d[1] += b
 }
 
 // Remove removes the ref name at hash from d (added before).
 func (g *Digester) Remove(d *RefsDigest, name, hash string) {
-	a, b := g.of([]byte(name), []byte(hash))
+	a, b := refDigest(g, name, hash)
 	d[0] -= a
 	d[1] -= b
 }
@@ -93,7 +107,7 @@ func (r *Repo) DigestRefs(g *Digester, prefix string, loose []Ref) (RefsDigest, 
 	n := 0
 	err = p.withPrefixBytes(prefix, func(name, hash []byte) bool {
 		if _, ok := vals[string(name)]; !ok { // a loose one is added below
-			a, b := g.of(name, hash)
+			a, b := refDigest(g, name, hash)
 			d[0] += a
 			d[1] += b
 			n++

@@ -218,13 +218,16 @@ func (e *Session) saveCatchUp(dir string, stamp []byte, settled bool, t *tracked
 		return err
 	}
 	var add bytes.Buffer
+	if t.whole && len(t.known) == 0 {
+		add.Grow(len(t.refs) * headLineSize) // a clone's first: every ref
+	}
 	added := 0
-	live := map[string]bool{}
+	live := make(map[string]bool, len(t.refs))
 	for _, r := range t.refs {
 		name := strings.TrimPrefix(r.Name, gitstore.RemotePrefix)
 		live[name] = true
 		if t.known[name] != r.Hash {
-			fmt.Fprintf(&add, "%s %s\n", name, r.Hash)
+			writeHead(&add, name, r.Hash)
 			added++
 		}
 	}
@@ -261,8 +264,9 @@ func (e *Session) saveCatchUp(dir string, stamp []byte, settled bool, t *tracked
 		t.lines += added
 	default:
 		var whole bytes.Buffer
+		whole.Grow(len(t.refs) * headLineSize)
 		for _, r := range t.refs {
-			fmt.Fprintf(&whole, "%s %s\n", strings.TrimPrefix(r.Name, gitstore.RemotePrefix), r.Hash)
+			writeHead(&whole, strings.TrimPrefix(r.Name, gitstore.RemotePrefix), r.Hash)
 		}
 		if err := git.WriteFile(path, whole.Bytes(), 0o600, wait, false); err != nil {
 			return err
@@ -283,13 +287,27 @@ func (e *Session) saveCatchUp(dir string, stamp []byte, settled bool, t *tracked
 	}
 	var snap bytes.Buffer
 	fmt.Fprintf(&snap, "%s %d %d %s\n", looseMagic, t.lines, t.live, t.digest)
+	snap.Grow(len(t.loose) * headLineSize)
 	for _, r := range t.loose {
-		fmt.Fprintf(&snap, "%s %s\n", strings.TrimPrefix(r.Name, gitstore.RemotePrefix), r.Hash)
+		writeHead(&snap, strings.TrimPrefix(r.Name, gitstore.RemotePrefix), r.Hash)
 	}
 	if err := git.WriteFile(snapPath, snap.Bytes(), 0o600, wait, false); err != nil {
 		return err
 	}
 	return saveStamp(dir, stamp, settled, wait)
+}
+
+// headLineSize is about the size of a line of fetched.heads or
+// fetched.loose ("origin/T-000000 <40 hex>\n"), to size their buffers.
+const headLineSize = 64
+
+// writeHead appends the line "name hash" of fetched.heads or
+// fetched.loose to b.
+func writeHead(b *bytes.Buffer, name, hash string) {
+	b.WriteString(name)
+	b.WriteByte(' ')
+	b.WriteString(hash)
+	b.WriteByte('\n')
 }
 
 // fileExists reports whether path exists: fetched.heads is written, if
