@@ -50,12 +50,13 @@ func main() {
 	flag.BoolVar(&doctorOnly, "doctor", false, "time doctor with nothing moved alone (with -baseline: against that build, alternately)")
 	flag.BoolVar(&firstOnly, "first", false, "time the first status of a clone with no caches yet (.git/reason absent, as after git clone) alone (with -baseline: against that build, alternately)")
 	flag.BoolVar(&firstAssessOnly, "firstassess", false, "time the first assess of a clone with no caches yet (.git/reason absent: the subject index is built) alone (with -baseline: against that build, alternately)")
+	flag.BoolVar(&firstTaskOnly, "firsttask", false, "time the first status of one task of a clone with no caches yet (.git/reason absent: its catch-up compares every tracking ref) alone (with -baseline: against that build, alternately)")
 	flag.BoolVar(&showOnly, "show", false, "time the first show of a record id prefix, the id index (.git/reason/ids) removed before each run, alone")
 	flag.BoolVar(&searchOnly, "search", false, "time a search whose index (.git/reason/search) is made again, removed before each run, alone (with -baseline: against that build, alternately)")
 	flag.BoolVar(&logOnly, "log", false, "time log -n 5 with nothing moved alone, git-reason version beside it (with -baseline: against that build, alternately)")
-	flag.BoolVar(&looseRefs, "loose", false, "with -verify or -log: every task and tracking ref of each build's copy a loose file, as git fetch and git reason's appends and catch-up leave them until git packs refs")
+	flag.BoolVar(&looseRefs, "loose", false, "with -verify, -doctor, -log, -first, -firstassess or -firsttask: every task and tracking ref of each build's copy a loose file, as git fetch and git reason's appends and catch-up leave them until git packs refs")
 	flag.BoolVar(&auditOnly, "audit", false, "each read and write command once in a copy of the clone without .git/reason (as after git clone), again, and after one task moved, with the files it wrote under .git/reason/ and the git processes it started; pull and sync after one task moved on the remote; reads after a plain git fetch moved one (-runs is not used)")
-	flag.StringVar(&baseline, "baseline", "", "a git-reason `BINARY` (another build) timed by -verify or -log in the same rounds as this build, each on its own copy of the clone")
+	flag.StringVar(&baseline, "baseline", "", "a git-reason `BINARY` (another build) timed by -verify, -doctor, -log, -first, -firstassess, -firsttask or -search in the same rounds as this build, each on its own copy of the clone")
 	flag.Parse()
 	harness.ExitOn("scale-bench", run(*runs, *sizes, *small, *keep, *makeOnly))
 }
@@ -172,11 +173,12 @@ func warm(w *world) error {
 // -write, assess and log -n 5 alone; verifyOnly: -verify, verify alone;
 // doctorOnly: -doctor, doctor alone; logOnly: -log, log -n 5 and version
 // alone; firstOnly: -first, the first status of a clone without caches;
-// firstAssessOnly: -firstassess, its first assess; the last five against
-// the build baseline names when it names one.
+// firstAssessOnly: -firstassess, its first assess; firstTaskOnly:
+// -firsttask, its first status of one task; the last six against the
+// build baseline names when it names one.
 var (
-	catchUpOnly, writeOnly, verifyOnly, doctorOnly, logOnly, firstOnly, firstAssessOnly, showOnly, searchOnly, looseRefs, auditOnly bool
-	baseline                                                                                                                        string
+	catchUpOnly, writeOnly, verifyOnly, doctorOnly, logOnly, firstOnly, firstAssessOnly, firstTaskOnly, showOnly, searchOnly, looseRefs, auditOnly bool
+	baseline                                                                                                                                       string
 )
 
 // report times everything at w's size and prints it.
@@ -201,6 +203,9 @@ func report(w *world, runs int, base *world) error {
 	}
 	if firstAssessOnly {
 		return timeFirstAssess(w, runs)
+	}
+	if firstTaskOnly {
+		return timeInFreshClones(w, runs, "first status of one task of a clone", "status", "T-000007")
 	}
 	if showOnly {
 		return timeFirstShow(w, runs)
@@ -336,6 +341,11 @@ func timeInFreshClones(w *world, runs int, what string, args ...string) error {
 			run := filepath.Join(copies, strconv.Itoa(made))
 			if err := copyWithout(w.clone, run, filepath.Join(".git", "reason")); err != nil {
 				return 0, err
+			}
+			if looseRefs {
+				if err := loosen(run); err != nil {
+					return 0, err
+				}
 			}
 			return timed(run, bin, args...)
 		}, nil

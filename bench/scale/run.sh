@@ -10,13 +10,14 @@
 # alone; -doctor: doctor alone; -log: log -n 5 and git-reason version
 # alone; -first: the first status of a clone with no caches yet, alone;
 # -firstassess: its first assess (the subject index built), alone;
+# -firsttask: its first status of one task (T-000007), alone;
 # -show: the first show of a record id, its index removed each run, alone;
 # -search: a search whose index is made again (removed each run), alone;
 # -audit: every read and write command first in a clone without caches,
 # again, and after one task moved, with the files it wrote and the git
 # processes it started;
-# with -verify, -doctor, -log, -first, -firstassess and -search, -baseline BINARY: another build's
-# in the same rounds, and -loose:
+# with -verify, -doctor, -log, -first, -firstassess, -firsttask and -search, -baseline BINARY:
+# another build's in the same rounds, and with all but -search, -loose:
 # every task and tracking ref of each build's copy a loose file, as git
 # fetch and git reason's appends leave them until git packs refs).
 set -eu
