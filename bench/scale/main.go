@@ -48,6 +48,7 @@ func main() {
 	flag.BoolVar(&writeOnly, "write", false, "time assess (against -small tasks) and log -n 5 alone")
 	flag.BoolVar(&verifyOnly, "verify", false, "time verify of every task with nothing moved alone (with -baseline: against that build, alternately)")
 	flag.BoolVar(&doctorOnly, "doctor", false, "time doctor with nothing moved alone (with -baseline: against that build, alternately)")
+	flag.StringVar(&baseline, "baseline", "", "a git-reason `BINARY` (another build) timed by -verify, -doctor, -log, -first, -firstassess, -firsttask or -search in the same rounds as this build, each on its own copy of the clone")
 	flag.BoolVar(&firstOnly, "first", false, "time the first status of a clone with no caches yet (.git/reason absent, as after git clone) alone (with -baseline: against that build, alternately)")
 	flag.BoolVar(&firstAssessOnly, "firstassess", false, "time the first assess of a clone with no caches yet (.git/reason absent: the subject index is built) alone (with -baseline: against that build, alternately)")
 	flag.BoolVar(&firstTaskOnly, "firsttask", false, "time the first status of one task of a clone with no caches yet (.git/reason absent: its catch-up compares every tracking ref) alone (with -baseline: against that build, alternately)")
@@ -56,7 +57,6 @@ func main() {
 	flag.BoolVar(&logOnly, "log", false, "time log -n 5 with nothing moved alone, git-reason version beside it (with -baseline: against that build, alternately)")
 	flag.BoolVar(&looseRefs, "loose", false, "with -verify, -doctor, -log, -first, -firstassess or -firsttask: every task and tracking ref of each build's copy a loose file, as git fetch and git reason's appends and catch-up leave them until git packs refs")
 	flag.BoolVar(&auditOnly, "audit", false, "each read and write command once in a copy of the clone without .git/reason (as after git clone), again, and after one task moved, with the files it wrote under .git/reason/ and the git processes it started; pull and sync after one task moved on the remote; reads after a plain git fetch moved one (-runs is not used)")
-	flag.StringVar(&baseline, "baseline", "", "a git-reason `BINARY` (another build) timed by -verify, -doctor, -log, -first, -firstassess, -firsttask or -search in the same rounds as this build, each on its own copy of the clone")
 	flag.Parse()
 	harness.ExitOn("scale-bench", run(*runs, *sizes, *small, *keep, *makeOnly))
 }

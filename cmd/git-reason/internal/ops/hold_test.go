@@ -2,16 +2,37 @@ package ops
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
-	"git-reason/gitstore"
 	"git-reason/reliability/harness"
 )
+
+// residentSession opens a resident session on a new repository whose
+// user is A, with HOME a directory of its own; it returns the session,
+// HOME and the repository.
+func residentSession(t *testing.T) (sess *Session, home, dir string) {
+	t.Helper()
+	home = t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", home)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	for _, v := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_REASON_PROFILE", "CI"} {
+		t.Setenv(v, "")
+		os.Unsetenv(v)
+	}
+	dir = t.TempDir()
+	run(t, dir, "git", "init", "-q")
+	run(t, dir, "git", "config", "user.email", "ada@example.invalid")
+	run(t, dir, "git", "config", "user.name", "A")
+	sess, err := Open(context.Background(), Options{Dir: dir, Resident: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sess, home, dir
+}
 
 // A resident session that holds a request checks the files of its
 // settings and declarations once in it, at their first use: a change made
@@ -123,63 +144,5 @@ git update-ref refs/reasoning/tasks/Bad "$(git commit-tree "$root" -m forged)"
 			t.Fatalf("round %d: the read beside doctor warned %d times about the task that does not read, want once", round, warned)
 		}
 		os.RemoveAll(filepath.Join(dir, ".git", "reason")) // the next round reads afresh
-	}
-}
-
-// residentSession opens a resident session on a new repository whose
-// user is A, with HOME a directory of its own; it returns the session,
-// HOME and the repository.
-func residentSession(t *testing.T) (sess *Session, home, dir string) {
-	t.Helper()
-	home = t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", home)
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	for _, v := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_REASON_PROFILE", "CI"} {
-		t.Setenv(v, "")
-		os.Unsetenv(v)
-	}
-	dir = t.TempDir()
-	run(t, dir, "git", "init", "-q")
-	run(t, dir, "git", "config", "user.email", "ada@example.invalid")
-	run(t, dir, "git", "config", "user.name", "A")
-	sess, err := Open(context.Background(), Options{Dir: dir, Resident: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sess, home, dir
-}
-
-// A clone's first catch-up remembers every tracking ref as integrated
-// (saveCatchUp): fetched.heads and fetched.loose are written, and their
-// digest made, without an allocation a ref (fmt.Fprintf allocated two a
-// line and the buffer's doublings their copies; the digest converted
-// each name and value to bytes and lowered a copy of the value: 10 a
-// ref in all).
-func TestFirstCatchUpMemoAllocations(t *testing.T) {
-	sess, _, _ := residentSession(t)
-	const n = 2000
-	var refs []gitstore.Ref
-	for i := range n {
-		refs = append(refs, gitstore.Ref{Name: fmt.Sprintf("%sorigin/T-%06d", gitstore.RemotePrefix, i), Hash: fmt.Sprintf("%040x", i+1)})
-	}
-	var dirs []string
-	for range 3 {
-		dirs = append(dirs, t.TempDir())
-	}
-	i := 0
-	allocs := testing.AllocsPerRun(1, func() {
-		tr := &tracked{refs: refs, known: map[string]string{}, whole: true, live: n, loose: refs}
-		if err := sess.saveCatchUp(dirs[i], []byte("stamp\n"), true, tr); err != nil {
-			t.Fatal(err)
-		}
-		i++
-	})
-	if data, err := os.ReadFile(filepath.Join(dirs[0], headsFile)); err != nil || strings.Count(string(data), "\n") != n {
-		t.Fatalf("fetched.heads of %d refs: %d lines (%v)", n, strings.Count(string(data), "\n"), err)
-	}
-	t.Logf("saveCatchUp of %d refs: %.0f allocations", n, allocs)
-	if allocs > n/10 {
-		t.Errorf("a first catch-up's memo of %d tracking refs made %.0f allocations, want at most %d: a line of fetched.heads or fetched.loose, and a ref of their digest, cost none", n, allocs, n/10)
 	}
 }
