@@ -43,7 +43,7 @@ func TestMain(m *testing.M) {
 	bin, err := harness.Binary()
 	harness.ExitOn("reliability", err)
 	reasonBin = bin
-	os.Exit(m.Run())
+	os.Exit(harness.CheckRaces(m.Run()))
 }
 
 func long() bool { return harness.Long() }

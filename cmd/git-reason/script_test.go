@@ -80,7 +80,7 @@ func TestMain(m *testing.M) {
 	for _, dir := range templateDirs.dirs {
 		os.RemoveAll(dir)
 	}
-	os.Exit(code)
+	os.Exit(harness.CheckRaces(code))
 }
 
 func TestScript(t *testing.T) {

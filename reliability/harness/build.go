@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"crypto/sha256"
+	"debug/buildinfo"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -56,8 +58,70 @@ var build struct {
 // current source. The first call builds it (or finds the build of an
 // earlier package of the same run); later calls return the same path.
 func Binary() (string, error) {
-	build.once.Do(func() { build.path, build.err = buildBinary() })
+	build.once.Do(func() {
+		if build.path, build.err = buildBinary(); build.err == nil {
+			build.err = logRaces(build.path)
+		}
+	})
 	return build.path, build.err
+}
+
+// raceLog is the directory the race reports of the processes Env starts
+// go to (GORACE's log_path), once Binary has found its build made with
+// the race detector (GOFLAGS=-race); nil otherwise.
+var raceLog atomic.Pointer[string]
+
+// logRaces makes raceLog when bin was built with the race detector. A
+// report goes there rather than to the process's stderr, where a test
+// reading only stdout, a hook whose status git ignores or a process the
+// test killed would lose it; CheckRaces reads it.
+func logRaces(bin string) error {
+	info, err := buildinfo.ReadFile(bin)
+	if err != nil {
+		return err
+	}
+	for _, s := range info.Settings {
+		if s.Key == "-race" && s.Value == "true" {
+			dir, err := os.MkdirTemp("", "git-reason-races-")
+			if err != nil {
+				return err
+			}
+			raceLog.Store(&dir)
+		}
+	}
+	return nil
+}
+
+// raceEnv is the GORACE setting of a process Env starts: none unless
+// the binary under test has the race detector.
+func raceEnv() []string {
+	if dir := raceLog.Load(); dir != nil {
+		return []string{"GORACE=log_path=" + filepath.Join(*dir, "race")}
+	}
+	return nil
+}
+
+// CheckRaces ends a TestMain whose tests start the binary under test with
+// Env: it returns code (m.Run's), or 1 when one of those processes
+// reported a data race, after printing the reports on stderr.
+func CheckRaces(code int) int { return checkRaces(os.Stderr, code) }
+
+func checkRaces(w io.Writer, code int) int {
+	dir := raceLog.Load()
+	if dir == nil {
+		return code
+	}
+	entries, _ := os.ReadDir(*dir)
+	if len(entries) == 0 {
+		os.Remove(*dir)
+		return code
+	}
+	for _, e := range entries {
+		data, _ := os.ReadFile(filepath.Join(*dir, e.Name()))
+		fmt.Fprintf(w, "%s:\n%s\n", e.Name(), data)
+	}
+	fmt.Fprintf(w, "FAIL: %d processes under test reported data races (above, kept in %s): fix them\n", len(entries), *dir)
+	return 1
 }
 
 // BinDir returns the directory holding Binary's git-reason, to be put
@@ -221,9 +285,15 @@ func inputsKey() (string, error) {
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s %s/%s %q\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, buildTags())
-	for _, v := range []string{"GOFLAGS", "CGO_ENABLED", "GOOS", "GOARCH", "GOAMD64", "GOARM64", "GOEXPERIMENT", "GOTOOLCHAIN", "GOROOT", "CC"} {
-		fmt.Fprintf(h, "%s=%s\n", v, os.Getenv(v))
+	// The values go build uses, from the environment or go env -w's
+	// file: GOFLAGS=-race in either builds another binary, which must
+	// not share the key of the build without it.
+	vars := []string{"GOFLAGS", "CGO_ENABLED", "GOOS", "GOARCH", "GOAMD64", "GOARM64", "GOEXPERIMENT", "GOTOOLCHAIN", "GOROOT", "CC"}
+	env, err := exec.Command(goTool(), append([]string{"env"}, vars...)...).Output()
+	if err != nil {
+		return "", fmt.Errorf("go env: %v", err)
 	}
+	fmt.Fprintf(h, "%q\n%s\n", vars, env)
 	var goMod string
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	for _, line := range lines {

@@ -85,7 +85,8 @@ func InTempHome(prefix string, run func() int) int {
 // locale and time zone, no system git configuration, then extra. Nothing
 // else of the caller's environment is passed on, so that no git setting,
 // git reason setting or advisor credential of this machine changes what
-// the test sees.
+// the test sees; but for a binary with the race detector, GORACE sends
+// its race reports to CheckRaces.
 func Env(home, ceiling string, dirs []string, extra ...string) []string {
 	path := strings.Join(append(append([]string(nil), dirs...), os.Getenv("PATH")), string(os.PathListSeparator))
 	env := []string{
@@ -100,7 +101,7 @@ func Env(home, ceiling string, dirs []string, extra ...string) []string {
 	if tmp := os.Getenv("TMPDIR"); tmp != "" {
 		env = append(env, "TMPDIR="+tmp)
 	}
-	return append(env, extra...)
+	return append(append(env, raceEnv()...), extra...)
 }
 
 // Sandbox is a benchmark's work directory (WorkDir) with this process

@@ -76,6 +76,75 @@ func TestEnvKeepsNothingOfTheCaller(t *testing.T) {
 	}
 }
 
+// TestRaceReportsReachCheckRaces: with a race detector build (raceLog
+// set, as Binary sets it for one), Env sends every process's race
+// reports to the log, and CheckRaces fails a run whose log holds one;
+// without one, Env sets no GORACE and CheckRaces keeps the run's status.
+func TestRaceReportsReachCheckRaces(t *testing.T) {
+	saved := raceLog.Load()
+	t.Cleanup(func() { raceLog.Store(saved) })
+	gorace := func() string {
+		for _, kv := range Env("/h", "/c", nil) {
+			if v, ok := strings.CutPrefix(kv, "GORACE="); ok {
+				return v
+			}
+		}
+		return ""
+	}
+	var out strings.Builder
+	raceLog.Store(nil)
+	if g, code := gorace(), checkRaces(&out, 0); g != "" || code != 0 {
+		t.Errorf("without the race detector: GORACE=%q, CheckRaces(0) = %d; want none and 0", g, code)
+	}
+	dir := filepath.Join(t.TempDir(), "races")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	raceLog.Store(&dir)
+	if g, want := gorace(), "log_path="+filepath.Join(dir, "race"); g != want {
+		t.Errorf("with the race detector: GORACE=%q, want %q", g, want)
+	}
+	if code := checkRaces(&out, 0); code != 0 || out.Len() != 0 {
+		t.Errorf("no report: CheckRaces(0) = %d, said %q; want 0 and nothing", code, out.String())
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil { // the empty log was removed
+		t.Fatal(err)
+	}
+	WriteFile(t, filepath.Join(dir, "race.4242"), "WARNING: DATA RACE\n")
+	if code := checkRaces(&out, 0); code != 1 || !strings.Contains(out.String(), "race.4242:\nWARNING: DATA RACE") {
+		t.Errorf("one report: CheckRaces(0) = %d, said %q; want 1 and the report", code, out.String())
+	}
+}
+
+// TestInputsKeyOfARaceBuild: GOFLAGS=-race, in the environment or in go
+// env -w's file (GOENV), changes the key of the build, and both give the
+// same one: a binary with the race detector and one without never share
+// a cached build.
+func TestInputsKeyOfARaceBuild(t *testing.T) {
+	t.Setenv("GOFLAGS", "")
+	os.Unsetenv("GOFLAGS")
+	root := t.TempDir()
+	plainEnv, raceEnv := filepath.Join(root, "plain.env"), filepath.Join(root, "race.env")
+	WriteFile(t, plainEnv, "")
+	WriteFile(t, raceEnv, "GOFLAGS=-race\n")
+	key := func(goenv string, env ...string) string {
+		t.Helper()
+		t.Setenv("GOENV", goenv)
+		for i := 0; i+1 < len(env); i += 2 {
+			t.Setenv(env[i], env[i+1])
+		}
+		k, err := inputsKey()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	plain, inFile, inEnv := key(plainEnv), key(raceEnv), key(plainEnv, "GOFLAGS", "-race")
+	if plain == inFile || inFile != inEnv {
+		t.Errorf("keys: %s without -race, %s with it in GOENV's file, %s with it in GOFLAGS: want the last two equal and unlike the first", plain, inFile, inEnv)
+	}
+}
+
 // TestUseHome: after UseHome the git this process starts reads the home's
 // identity and nothing the caller set: not a global configuration file
 // named by GIT_CONFIG_GLOBAL, not a repository named by GIT_DIR, not a

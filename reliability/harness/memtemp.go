@@ -8,8 +8,8 @@ import (
 // MainInMemory is the TestMain of a package whose tests need nothing
 // else: it runs them (m) with their temporary directories on a memory
 // file system where there is one (MemoryTemp), and exits with their
-// status.
+// status (CheckRaces's).
 func MainInMemory(m *testing.M) {
 	MemoryTemp()
-	os.Exit(m.Run())
+	os.Exit(CheckRaces(m.Run()))
 }
