@@ -17,8 +17,8 @@ import (
 // each name and value to bytes and lowered a copy of the value: 10 a
 // ref in all).
 func TestFirstCatchUpMemoAllocations(t *testing.T) {
-	sess, _, _ := residentSession(t)
 	const n = 2000
+	sess, _, _ := residentSession(t)
 	var refs []gitstore.Ref
 	for i := range n {
 		refs = append(refs, gitstore.Ref{Name: fmt.Sprintf("%sorigin/T-%06d", gitstore.RemotePrefix, i), Hash: fmt.Sprintf("%040x", i+1)})
