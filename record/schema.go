@@ -412,7 +412,6 @@ func nestedAt(prefix []byte) string {
 			}
 		}
 	}
-	escape := strings.NewReplacer("~", "~0", "/", "~1") // a key as a pointer's step (RFC 6901)
 	var b strings.Builder
 	for i, s := range path {
 		if i == 8 {
@@ -423,7 +422,7 @@ func nestedAt(prefix []byte) string {
 		if s.array {
 			b.WriteString(strconv.Itoa(s.index))
 		} else {
-			b.WriteString(escape.Replace(s.key))
+			b.WriteString(schemas.PointerToken(s.key))
 		}
 	}
 	return b.String()

@@ -75,7 +75,7 @@ type Item struct {
 // Items describes the entries of the list under the top-level key; none
 // when the key is absent.
 func (d *Document) Items(key string) []Item {
-	n := lookup(d.root, "/"+escape(key))
+	n := lookup(d.root, "/"+PointerToken(key))
 	if n == d.root || n.Kind != yaml.SequenceNode {
 		return nil
 	}
@@ -275,7 +275,7 @@ func word(file string, doc any, root *yaml.Node, e *ValidationError) violation {
 		required, _ := sub["required"].([]any)
 		var missing []string
 		for _, r := range required {
-			if name, ok := r.(string); ok && lookup(n, "/"+escape(name)) == n {
+			if name, ok := r.(string); ok && lookup(n, "/"+PointerToken(name)) == n {
 				missing = append(missing, strconv.Quote(name))
 			}
 		}

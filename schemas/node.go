@@ -201,10 +201,10 @@ func FieldPath(pointer string) string {
 	return b.String()
 }
 
-// escape and unescape turn a name into a JSON pointer token and back
-// (RFC 6901). They run for every field a validation visits, so a name
-// with nothing to escape costs nothing.
-func escape(tok string) string {
+// PointerToken and unescape turn a name into a JSON pointer token and
+// back (RFC 6901). They run for every field a validation visits, so a
+// name with nothing to escape costs nothing.
+func PointerToken(tok string) string {
 	if !strings.ContainsAny(tok, "~/") {
 		return tok
 	}

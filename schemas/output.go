@@ -312,7 +312,7 @@ func (d *outputDoc) where(ptr string) string {
 		at := 1 // the index's segment: /i/… for a top-level list, /name/i/… in an object
 		if l.name != "" {
 			var name string
-			if json.Unmarshal([]byte(l.name), &name) != nil || len(segs) < 2 || segs[1] != pointerEscape(name) {
+			if json.Unmarshal([]byte(l.name), &name) != nil || len(segs) < 2 || segs[1] != PointerToken(name) {
 				continue
 			}
 			at = 2
@@ -328,10 +328,6 @@ func (d *outputDoc) where(ptr string) string {
 		return strings.Join(segs, "/")
 	}
 	return ptr
-}
-
-func pointerEscape(s string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
 }
 
 // wholeLists is the lists and objects of the outputs of data, a document,
