@@ -66,7 +66,7 @@ func BenchmarkCheckRecord(b *testing.B) {
 	}
 }
 
-// BenchmarkTooDeep is the scan for nesting past maxNesting that every
+// BenchmarkTooDeep is the scan for nesting past MaxNesting that every
 // stored record read and every body written goes through, on the records
 // BenchmarkReadStored reads: its share of their cost.
 func BenchmarkTooDeep(b *testing.B) {
@@ -74,7 +74,7 @@ func BenchmarkTooDeep(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, deep := tooDeep(data[i%len(data)]); deep {
+		if _, deep := TooDeep(data[i%len(data)]); deep {
 			b.Fatal("an honest record is refused")
 		}
 	}

@@ -30,7 +30,7 @@ func decodeBody(kind Kind, raw []byte) (map[string]any, error) {
 	if !utf8.Valid(raw) {
 		return nil, badInput(fmt.Sprintf("%s body is not valid UTF-8", kind))
 	}
-	if at, ok := tooDeep(raw); ok {
+	if at, ok := TooDeep(raw); ok {
 		// Said on one line, as the body's other bad input is.
 		return nil, badInput(fmt.Sprintf("%s body at %s: %s", kind, at, tooDeepMessage))
 	}

@@ -309,9 +309,9 @@ func WriteOutput(verb string, kind Kind) (json.RawMessage, error) {
 	return json.RawMessage(b.String()), nil
 }
 
-// maxNesting is how deeply a stored record or a body written anew may
+// MaxNesting is how deeply a stored record or a body written anew may
 // nest its arrays and objects: deeper is a violation of its own, found by
-// tooDeep in the bytes before anything is decoded. The schemas' deepest
+// TooDeep in the bytes before anything is decoded. The schemas' deepest
 // legal nesting is 5 levels, in a consultation's derived fields (the
 // record, derived, question, material, an item of it); a body's is 3 (an
 // assessment's, its evidence, an item of it); TestNestingBoundAboveSchemas
@@ -322,23 +322,27 @@ func WriteOutput(verb string, kind Kind) (json.RawMessage, error) {
 // objects nested 9,000 deep cost each status of its task 124 MB and 1 s
 // of CPU, again at each command, and a body of 54 KiB nested 9,000 deep,
 // given to a write, 113 MB (findControl's pointer to each level).
-const maxNesting = 64
+const MaxNesting = 64
 
-// tooDeepMessage is the violation of a document tooDeep finds.
+// tooDeepMessage is the violation of a document TooDeep finds.
 const tooDeepMessage = "arrays and objects nested more than 64 levels deep, which no record is"
 
-// tooDeep reports whether data, a JSON document, nests arrays and objects
-// deeper than maxNesting, counting '[' and '{' outside strings, and where
+// TooDeep reports whether data, a JSON document, nests arrays and objects
+// deeper than MaxNesting, counting '[' and '{' outside strings, and where
 // (nestedAt). It allocates nothing on a document within the bound; it
-// does not check that data is JSON (the decoder after it does).
-func tooDeep(data []byte) (string, bool) {
+// does not check that data is JSON (the decoder after it does). Records
+// and bodies are scanned, and so is a request to a server before anything
+// decodes it (the MCP server's transports: the SDK decodes a message's
+// _meta, and the server a tool's arguments, into maps and slices, up to
+// 1,000 levels): no record, and no request of a server, nests so deep.
+func TooDeep(data []byte) (string, bool) {
 	depth := 0
 	for i := 0; i < len(data); i++ {
 		switch data[i] {
 		case '"':
 			i = stringEnd(data, i)
 		case '[', '{':
-			if depth++; depth > maxNesting {
+			if depth++; depth > MaxNesting {
 				return nestedAt(data[:i]), true
 			}
 		case ']', '}':
@@ -348,18 +352,7 @@ func tooDeep(data []byte) (string, bool) {
 	return "", false
 }
 
-// MaxNesting is the deepest a document a server is sent may nest its
-// arrays and objects (maxNesting: no record, and no request of a server,
-// nests so deep).
-const MaxNesting = maxNesting
-
-// TooDeep is tooDeep for a document that is no record: a request to a
-// server, which the server scans before anything decodes it (the MCP
-// server's transports: the SDK decodes a message's _meta, and the server
-// a tool's arguments, into maps and slices, up to 1,000 levels).
-func TooDeep(data []byte) (string, bool) { return tooDeep(data) }
-
-// tooDeepError is the schema error of kind's part that tooDeep found
+// tooDeepError is the schema error of kind's part that TooDeep found
 // nested too deep at at, said as validate says a huge number: the
 // document's one violation.
 func tooDeepError(kind Kind, part, at string) error {

@@ -58,7 +58,7 @@ func TestHugeNumbersNeverReachTheLibrary(t *testing.T) {
 }
 
 // TestDeepNestingNeverDecoded: a stored record, or a body written anew,
-// whose arrays or objects nest past maxNesting (a fetched assessment's
+// whose arrays or objects nest past MaxNesting (a fetched assessment's
 // unknown member or free-form field holding 9,000 levels) is a violation
 // of its own, said with where it is, found in the bytes before anything is
 // decoded: reading it allocates less than reading an honest record does.
@@ -97,16 +97,16 @@ func TestDeepNestingNeverDecoded(t *testing.T) {
 		t.Logf("%s: %.0f allocations, an honest record %.0f", c.what, allocs, honestAllocs)
 	}
 	// The bound itself reads; one level more does not.
-	within := stored(`"q"`, `,"x":`+strings.Repeat("[", maxNesting-2)+strings.Repeat("]", maxNesting-2))
-	if _, ok := tooDeep(within); ok {
-		t.Errorf("a record nested %d deep is refused", maxNesting)
+	within := stored(`"q"`, `,"x":`+strings.Repeat("[", MaxNesting-2)+strings.Repeat("]", MaxNesting-2))
+	if _, ok := TooDeep(within); ok {
+		t.Errorf("a record nested %d deep is refused", MaxNesting)
 	}
-	past := stored(`"q"`, `,"x":`+strings.Repeat("[", maxNesting-1)+strings.Repeat("]", maxNesting-1))
-	if at, ok := tooDeep(past); !ok || at != "/body/x/0/0/0/0/0/0/…" {
-		t.Errorf("a record nested %d deep: got %q, %v", maxNesting+1, at, ok)
+	past := stored(`"q"`, `,"x":`+strings.Repeat("[", MaxNesting-1)+strings.Repeat("]", MaxNesting-1))
+	if at, ok := TooDeep(past); !ok || at != "/body/x/0/0/0/0/0/0/…" {
+		t.Errorf("a record nested %d deep: got %q, %v", MaxNesting+1, at, ok)
 	}
-	if !strings.Contains(tooDeepMessage, " "+strconv.Itoa(maxNesting)+" ") {
-		t.Errorf("the message %q does not say the bound, %d", tooDeepMessage, maxNesting)
+	if !strings.Contains(tooDeepMessage, " "+strconv.Itoa(MaxNesting)+" ") {
+		t.Errorf("the message %q does not say the bound, %d", tooDeepMessage, MaxNesting)
 	}
 	// A body written anew, from the command line or a tool, is held to
 	// the same bound before it is decoded, its pointer the body's own.
@@ -121,7 +121,7 @@ func TestDeepNestingNeverDecoded(t *testing.T) {
 	}
 }
 
-// TestNestingBoundAboveSchemas: maxNesting is at least four times the
+// TestNestingBoundAboveSchemas: MaxNesting is at least four times the
 // deepest nesting the schemas allow a stored record (the record, then its
 // body or derived fields) and a body, as its comment says them.
 func TestNestingBoundAboveSchemas(t *testing.T) {
@@ -179,9 +179,9 @@ func TestNestingBoundAboveSchemas(t *testing.T) {
 		}
 	}
 	if record != 5 || body != 3 {
-		t.Errorf("the schemas nest a record %d deep and a body %d: maxNesting's comment says 5 and 3", record, body)
+		t.Errorf("the schemas nest a record %d deep and a body %d: MaxNesting's comment says 5 and 3", record, body)
 	}
-	if maxNesting < 4*record {
-		t.Errorf("maxNesting %d is not four times a record's deepest legal nesting, %d", maxNesting, record)
+	if MaxNesting < 4*record {
+		t.Errorf("MaxNesting %d is not four times a record's deepest legal nesting, %d", MaxNesting, record)
 	}
 }

@@ -82,7 +82,7 @@ func ParseRecord(data []byte) (*Record, error) {
 // validation, so that its body and derived fields can be validated without
 // decoding them again.
 func parseRecord(data []byte) (*Record, map[string]any, error) {
-	if at, ok := tooDeep(data); ok {
+	if at, ok := TooDeep(data); ok {
 		return nil, nil, tooDeepError(KindAssessment, "envelope", at)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
