@@ -33,6 +33,7 @@ func TestStartupBuildsLittle(t *testing.T) {
 		if err != nil {
 			t.Fatalf("inittrace line %q: %v", line, err)
 		}
+		t.Logf("%s: %d bytes at initialisation", f[1], n) // go test -v -run TestStartupBuildsLittle
 		if n > limit {
 			t.Errorf("%s allocates %d bytes at initialisation (limit %d): make what it builds on first use", f[1], n, limit)
 		}
