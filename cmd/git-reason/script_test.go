@@ -160,7 +160,28 @@ func setupScript(env *testscript.Env) error {
 	} {
 		env.Setenv(kv[0], kv[1])
 	}
+	// A race detector build's reports go to the log TestMain checks, so
+	// that "! exec" or exitcode cannot take a race's exit status for the
+	// failure the script expected.
+	for _, kv := range harness.RaceEnv() {
+		k, v, _ := strings.Cut(kv, "=")
+		env.Setenv(k, v)
+	}
 	return nil
+}
+
+// TestScriptsLogRaces: with a race detector build, every script's
+// commands send their race reports where harness.CheckRaces reads them.
+func TestScriptsLogRaces(t *testing.T) {
+	dir := t.TempDir()
+	defer harness.LogRacesIn(dir)()
+	env := &testscript.Env{WorkDir: t.TempDir(), Values: map[any]any{}}
+	if err := setupScript(env); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := env.Getenv("GORACE"), "log_path="+filepath.Join(dir, "race"); got != want {
+		t.Errorf("a script's GORACE is %q, want %q", got, want)
+	}
 }
 
 // cmdExitcode runs a program and requires its exact exit status, which

@@ -101,7 +101,7 @@ func Env(home, ceiling string, dirs []string, extra ...string) []string {
 	if tmp := os.Getenv("TMPDIR"); tmp != "" {
 		env = append(env, "TMPDIR="+tmp)
 	}
-	return append(append(env, raceEnv()...), extra...)
+	return append(append(env, RaceEnv()...), extra...)
 }
 
 // Sandbox is a benchmark's work directory (WorkDir) with this process

@@ -35,13 +35,22 @@ func logRaces(bin string) error {
 	return nil
 }
 
-// raceEnv is the GORACE setting of a process Env starts: none unless
-// the binary under test has the race detector.
-func raceEnv() []string {
+// RaceEnv is the GORACE setting of a process Env starts, and of the
+// commands of cmd/git-reason's scripts: none unless the binary under test
+// has the race detector.
+func RaceEnv() []string {
 	if dir := raceLog.Load(); dir != nil {
 		return []string{"GORACE=log_path=" + filepath.Join(*dir, "race")}
 	}
 	return nil
+}
+
+// LogRacesIn sends the race reports of the processes started afterwards
+// to dir, as Binary does for a race detector build, until undo: for a
+// test that its own user of RaceEnv passes it on. Not for parallel tests.
+func LogRacesIn(dir string) (undo func()) {
+	saved := raceLog.Swap(&dir)
+	return func() { raceLog.Store(saved) }
 }
 
 // CheckRaces ends a TestMain whose tests start the binary under test with
