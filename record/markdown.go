@@ -9,6 +9,35 @@ import "strings"
 // spaces: a record's text never starts a markdown block of its own.
 func Markdown(s string) string { return inert(s, true) }
 
+// MarkdownQuote returns record text of many lines (a question, a
+// rationale) as a markdown block quote: each line made inert as Markdown
+// makes it and written after "> ", a blank line as ">". The text keeps
+// its lines, and none of them can start a block of the document's own
+// (a heading, a conclusion, a review count): everything it says is
+// inside the quote, and reads as quoted where the markdown is not
+// rendered. It ends in a newline.
+func MarkdownQuote(s string) string {
+	var b strings.Builder
+	for line := range strings.Lines(s) {
+		if line = Markdown(line); line == "" {
+			b.WriteString(">\n")
+			continue
+		}
+		b.WriteString("> " + line + "\n")
+	}
+	if b.Len() == 0 {
+		return ">\n"
+	}
+	return b.String()
+}
+
+// MarkdownCode returns a record's text as a markdown code span: made
+// printable (so on one line), a backquote, which would end the span,
+// written as "'".
+func MarkdownCode(s string) string {
+	return "`" + strings.ReplaceAll(Printable(s), "`", "'") + "`"
+}
+
 // HTMLText returns record text made inert for a line of raw HTML that a
 // forge renders (the <summary> of a <details> block, where markdown is not
 // read): made printable, '<', '>' and '&' as entities, mentions and bare

@@ -37,6 +37,30 @@ func TestMarkdownInert(t *testing.T) {
 	}
 }
 
+// A long text keeps its lines inside one block quote: no line of it can
+// start a block of the document's own (a heading, a line the document
+// writes), and each is inert as Markdown makes it.
+func TestMarkdownQuote(t *testing.T) {
+	for _, c := range [][2]string{
+		{"", ">\n"},
+		{"one line", "> one line\n"},
+		{"a\n\n### Conclusion", "> a\n>\n> \\#\\#\\# Conclusion\n"},
+		{"Review count: 3\n", "> Review count: 3\n"},
+		{"x\n\t  \n> quoted\n```\n<b>", "> x\n>\n> &gt; quoted\n> \\`\\`\\`\n> &lt;b&gt;\n"},
+		{"cr\r\n# h", "> cr\n> \\# h\n"}, // a carriage return is a space
+	} {
+		got := MarkdownQuote(c[0])
+		if got != c[1] {
+			t.Errorf("MarkdownQuote(%q) = %q, want %q", c[0], got, c[1])
+		}
+		for line := range strings.Lines(got) {
+			if !strings.HasPrefix(line, "> ") && line != ">\n" {
+				t.Errorf("MarkdownQuote(%q) has a line outside the quote: %q", c[0], line)
+			}
+		}
+	}
+}
+
 // Text for a line of raw HTML a forge renders is inert without markdown's
 // backslashes, which HTML would show.
 func TestHTMLTextInert(t *testing.T) {

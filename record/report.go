@@ -231,22 +231,22 @@ func (s *State) report(say func(Advice) string) string {
 
 func (s *State) reportAssessment(b *strings.Builder, a *Entry) {
 	body := a.Body.(*Assessment)
-	fmt.Fprintf(b, "\n## %s\n\n", body.Subject)
-	fmt.Fprintf(b, "%s\n\n- assessment `%s`: %s, %s\n", body.Question, ShortID(a.ID), body.Materiality, body.Reversibility)
+	fmt.Fprintf(b, "\n## %s\n\n", Markdown(body.Subject))
+	fmt.Fprintf(b, "%s\n- assessment `%s`: %s, %s\n", MarkdownQuote(body.Question), ShortID(a.ID), Markdown(body.Materiality), Markdown(body.Reversibility))
 	if d := a.Derived.(*AssessmentDerived); d.Reuses != "" {
-		fmt.Fprintf(b, "- reuses standing conclusion `%s` of task %s\n", ShortID(d.Reuses), d.ReusesTask)
+		fmt.Fprintf(b, "- reuses standing conclusion `%s` of task %s\n", ShortID(d.Reuses), Markdown(d.ReusesTask))
 	}
 	for _, ev := range body.Evidence {
 		reportEvidence(b, ev)
 	}
 	if p := s.LatestPlan(a.ID); p != nil {
 		pd := p.Derived.(*PlanDerived)
-		fmt.Fprintf(b, "\n### Plan\n\nReview %s: %s (profile %s, mode %s).\n", pd.Review, pd.Reason, pd.Profile, pd.Mode)
+		fmt.Fprintf(b, "\n### Plan\n\nReview %s: %s (profile %s, mode %s).\n", Markdown(pd.Review), Markdown(pd.Reason), Markdown(pd.Profile), Markdown(pd.Mode))
 		if len(pd.Selected) > 0 {
-			fmt.Fprintf(b, "Advisors asked: %s.\n", strings.Join(pd.Selected, ", "))
+			fmt.Fprintf(b, "Advisors asked: %s.\n", markdowns(pd.Selected))
 		}
 		for i, item := range pd.LocalReview {
-			fmt.Fprintf(b, "%d. %s\n", i+1, item)
+			fmt.Fprintf(b, "%d. %s\n", i+1, Markdown(item))
 		}
 	}
 	if cs := s.Consultations(a.ID); len(cs) > 0 {
@@ -255,14 +255,14 @@ func (s *State) reportAssessment(b *strings.Builder, a *Entry) {
 			cb, cd := c.Body.(*Consultation), c.Derived.(*ConsultationDerived)
 			model, outcome, summary := "", cb.Status, ""
 			if cd.Model != nil {
-				model = cd.Model.Name + " (" + cd.Model.Source + ")"
+				model = Markdown(cd.Model.Name) + " (" + Markdown(cd.Model.Source) + ")"
 			}
 			if cb.Conclusion != nil {
 				outcome, summary = cb.Conclusion.Stance, oneLine(cb.Conclusion.Summary)
 			} else if cb.Failure != nil {
 				outcome = "failed: " + cb.Failure.Kind
 			}
-			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", cb.Advisor, outcome, model, strings.ReplaceAll(summary, "|", "\\|"))
+			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", Markdown(cb.Advisor), Markdown(outcome), model, Markdown(summary))
 		}
 	}
 	for _, d := range s.all(KindDisagreement, func(e *Entry) bool { return e.Body.(*Disagreement).Assessment == a.ID }) {
@@ -270,10 +270,11 @@ func (s *State) reportAssessment(b *strings.Builder, a *Entry) {
 		if !s.IsOpenDisagreement(d.ID) {
 			state = "resolved"
 		}
-		fmt.Fprintf(b, "\n### Disagreement `%s` (%s, opened by %s)\n\n%s\n", ShortID(d.ID), state, d.Derived.(*DisagreementDerived).OpenedBy, d.Body.(*Disagreement).Summary)
+		fmt.Fprintf(b, "\n### Disagreement `%s` (%s, opened by %s)\n\n%s", ShortID(d.ID), state,
+			Markdown(d.Derived.(*DisagreementDerived).OpenedBy), MarkdownQuote(d.Body.(*Disagreement).Summary))
 		for _, r := range s.all(KindResolution, func(e *Entry) bool { return e.Body.(*Resolution).Disagreement == d.ID }) {
 			rb := r.Body.(*Resolution)
-			fmt.Fprintf(b, "\nResolved by `%s`: %s\n", ShortID(r.ID), rb.Decision)
+			fmt.Fprintf(b, "\nResolved by `%s`: %s\n", ShortID(r.ID), Markdown(rb.Decision))
 			for _, ev := range rb.Evidence {
 				reportEvidence(b, ev)
 			}
@@ -284,7 +285,7 @@ func (s *State) reportAssessment(b *strings.Builder, a *Entry) {
 		return
 	}
 	cb, cd := c.Body.(*Conclusion), c.Derived.(*ConclusionDerived)
-	fmt.Fprintf(b, "\n### Conclusion `%s`\n\n%s\n", ShortID(c.ID), cb.Decision)
+	fmt.Fprintf(b, "\n### Conclusion `%s`\n\n%s\n", ShortID(c.ID), Markdown(cb.Decision))
 	if len(cb.Supersedes) > 0 {
 		ids := make([]string, len(cb.Supersedes))
 		for i, id := range cb.Supersedes {
@@ -293,41 +294,41 @@ func (s *State) reportAssessment(b *strings.Builder, a *Entry) {
 		fmt.Fprintf(b, "\nSupersedes %s.\n", strings.Join(ids, ", "))
 	}
 	if cb.Rationale != "" {
-		fmt.Fprintf(b, "\n%s\n", cb.Rationale)
+		fmt.Fprintf(b, "\n%s", MarkdownQuote(cb.Rationale))
 	}
 	fmt.Fprintf(b, "\nReview count: %d", cd.ReviewCount)
 	if len(cd.Advisors) > 0 {
-		fmt.Fprintf(b, " (%s)", strings.Join(cd.Advisors, ", "))
+		fmt.Fprintf(b, " (%s)", markdowns(cd.Advisors))
 	}
 	b.WriteString("\n")
 	for _, w := range cb.Weighed {
-		fmt.Fprintf(b, "- `%s` %s: %s\n", ShortID(w.Consultation), w.Treatment, w.Reason)
+		fmt.Fprintf(b, "- `%s` %s: %s\n", ShortID(w.Consultation), Markdown(w.Treatment), Markdown(w.Reason))
 	}
 	if line := AnsweredLine(cd.AnsweredBy); line != "" && len(cb.LocalReview) > 0 {
 		fmt.Fprintf(b, "Local review %s:\n", line)
 	}
 	for _, la := range cb.LocalReview {
-		fmt.Fprintf(b, "- %s — %s\n", la.Item, la.Answer)
+		fmt.Fprintf(b, "- %s — %s\n", Markdown(la.Item), Markdown(la.Answer))
 	}
 	for _, v := range s.all(KindValidation, func(e *Entry) bool { return e.Body.(*Validation).Conclusion == c.ID }) {
 		vb, vd := v.Body.(*Validation), v.Derived.(*ValidationDerived)
 		switch {
 		case vb.Method == "command" && vd.ExitCode == nil:
 			// Only a hand-made record lacks it; verify reports that one.
-			fmt.Fprintf(b, "\nValidated by running `%s`: %s (exit status not recorded).\n", vb.Command, vd.Result)
+			fmt.Fprintf(b, "\nValidated by running %s: %s (exit status not recorded).\n", MarkdownCode(vb.Command), Markdown(vd.Result))
 		case vb.Method == "command":
-			fmt.Fprintf(b, "\nValidated by running `%s`: %s (exit %d, %d ms).\n", vb.Command, vd.Result, *vd.ExitCode, deref(vd.DurationMS))
+			fmt.Fprintf(b, "\nValidated by running %s: %s (exit %d, %d ms).\n", MarkdownCode(vb.Command), Markdown(vd.Result), *vd.ExitCode, deref(vd.DurationMS))
 		default:
-			fmt.Fprintf(b, "\nManual validation claimed: %s.\n", vd.Result)
+			fmt.Fprintf(b, "\nManual validation claimed: %s.\n", Markdown(vd.Result))
 		}
 		s.reportWithdrawn(b, v)
 	}
 	for _, at := range s.all(KindAttempt, func(e *Entry) bool { return e.Body.(*Attempt).Conclusion == c.ID }) {
 		ab := at.Body.(*Attempt)
 		if len(ab.Commits) == 0 {
-			fmt.Fprintf(b, "\nAttempt: %s.\n", ab.Outcome)
+			fmt.Fprintf(b, "\nAttempt: %s.\n", Markdown(ab.Outcome))
 		} else {
-			fmt.Fprintf(b, "\nAttempt: %s (%s).\n", ab.Outcome, strings.Join(ab.Commits, ", "))
+			fmt.Fprintf(b, "\nAttempt: %s (%s).\n", Markdown(ab.Outcome), markdowns(ab.Commits))
 		}
 		s.reportWithdrawn(b, at)
 	}
@@ -337,19 +338,19 @@ func (s *State) reportAssessment(b *strings.Builder, a *Entry) {
 // withdrawn and why.
 func (s *State) reportWithdrawn(b *strings.Builder, e *Entry) {
 	if w := s.Withdrawn(e.ID); w != nil {
-		fmt.Fprintf(b, "Withdrawn by `%s` (%s): %s\n", ShortID(w.ID), w.Actor, w.Body.(*Withdrawal).Reason)
+		fmt.Fprintf(b, "Withdrawn by `%s` (%s): %s\n", ShortID(w.ID), Markdown(w.Actor), Markdown(w.Body.(*Withdrawal).Reason))
 	}
 }
 
 // reportClosed says how a closed task was closed.
 func reportClosed(b *strings.Builder, c *Closed) {
-	fmt.Fprintf(b, "\nClosed **%s**", c.Outcome)
+	fmt.Fprintf(b, "\nClosed **%s**", Markdown(c.Outcome))
 	if c.By != "" {
-		fmt.Fprintf(b, " (replaced by task %s)", c.By)
+		fmt.Fprintf(b, " (replaced by task %s)", Markdown(c.By))
 	}
-	fmt.Fprintf(b, " by `%s` (%s, %s)", ShortID(c.Closure), c.Actor, c.Created)
+	fmt.Fprintf(b, " by `%s` (%s, %s)", ShortID(c.Closure), Markdown(c.Actor), Markdown(c.Created))
 	if c.Reason != "" {
-		fmt.Fprintf(b, ": %s", c.Reason)
+		fmt.Fprintf(b, ": %s", Markdown(c.Reason))
 	}
 	b.WriteString("\n")
 }
@@ -365,8 +366,17 @@ func deref(p *int64) int64 {
 // the evidence a resolution rests on.
 func reportEvidence(b *strings.Builder, ev Evidence) {
 	if ev.Ref == "" {
-		fmt.Fprintf(b, "- evidence (%s): %s\n", ev.Kind, ev.Summary)
+		fmt.Fprintf(b, "- evidence (%s): %s\n", Markdown(ev.Kind), Markdown(ev.Summary))
 	} else {
-		fmt.Fprintf(b, "- evidence (%s %s): %s\n", ev.Kind, ev.Ref, ev.Summary)
+		fmt.Fprintf(b, "- evidence (%s %s): %s\n", Markdown(ev.Kind), Markdown(ev.Ref), Markdown(ev.Summary))
 	}
+}
+
+// markdowns is texts of a record made inert by Markdown, joined by ", ".
+func markdowns(xs []string) string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = Markdown(x)
+	}
+	return strings.Join(out, ", ")
 }

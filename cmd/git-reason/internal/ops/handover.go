@@ -269,9 +269,7 @@ func (p prose) md(s string) string {
 
 // code is a value the tool made (an id, a command, a phase) shown as code;
 // a backtick in it is dropped, never able to close the span.
-func code(s string) string {
-	return "`" + strings.ReplaceAll(record.Printable(s), "`", "'") + "`"
-}
+func code(s string) string { return record.MarkdownCode(s) }
 
 // WriteHandover writes a handover to w as markdown or as text for a
 // terminal, in one layout: the one rendering the command line and the MCP
