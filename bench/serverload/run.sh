@@ -21,13 +21,9 @@ set -eu
 cd "$(dirname "$0")/../.."
 rev=${1:-9684cbb} rounds=${2:-3}
 tmp=$(mktemp -d)
-pid=
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 . bench/twobuilds.sh
-twobuilds "$rev" ./cmd/...
-export GIT_REASON_MCP_TOKEN=bench-token-0123456789abcdef
-git init -q "$tmp/repo"
-git -C "$tmp/repo" commit -q --allow-empty -m start
+. bench/servers.sh
+servers "$rev"
 
 # rep N TEXT: TEXT N times, separated by commas
 rep() { awk -v n="$1" -v s="$2" 'BEGIN { for (i = 0; i < n; i++) printf "%s%s", (i ? "," : ""), s }'; }
@@ -59,21 +55,6 @@ cost() {
   cpu=$(awk -v hz="$(getconf CLK_TCK)" '{ sub(/.*\) /, ""); printf "%.2f", ($12 + $13) / hz }' "/proc/$pid/stat")
   echo "$cpu $hwm"
 }
-# start BIN VERB ARGS...: the server in the background, $url where it listens
-start() {
-  bin=$1
-  shift
-  rm -f "$tmp/err" # the last server's line is not this one's
-  (cd "$tmp/repo" && exec "$tmp/$bin/git-reason" "$@" 2>"$tmp/err") &
-  pid=$!
-  i=0
-  until url=$(grep -o 'http://[^ ]*' "$tmp/err" 2>/dev/null) && [ -n "$url" ]; do
-    i=$((i + 1))
-    [ "$i" -lt 200 ] || { cat "$tmp/err"; exit 1; }
-    sleep 0.05
-  done
-}
-stop() { kill -INT "$pid"; wait "$pid" 2>/dev/null || true; pid=; }
 post() { # post URL FILE [SESSION]: the answer's body
   curl -sS -m 600 -H "Authorization: Bearer $GIT_REASON_MCP_TOKEN" -H 'Content-Type: application/json' \
     -H 'Accept: application/json, text/event-stream' ${3:+-H "Mcp-Session-Id: $3"} ${3:+-H 'Mcp-Protocol-Version: 2025-06-18'} \

@@ -259,3 +259,55 @@ func TestMCPHostileMessagesRefused(t *testing.T) {
 		}
 	}
 }
+
+// A host that initializes in a loop without DELETE (a buggy agent host
+// reconnecting) no longer makes the server keep a session each time: past
+// mcpserver.MaxSessions (64), the least recently used session is closed
+// to open the new one, and its next request is answered 404 saying why
+// and what to do; every other session goes on.
+func TestMCPHTTPSessionsBounded(t *testing.T) {
+	t.Parallel()
+	s := newMCPSandbox(t)
+	m, h := startMCPSession(t, s)
+	const max = 64 // mcpserver.MaxSessions
+	ids := []string{h["Mcp-Session-Id"]}
+	open := func() string {
+		t.Helper()
+		init := map[string]string{"Authorization": h["Authorization"], "Content-Type": "application/json"}
+		code, id, body := m.post(init, httpInitialize)
+		if code != http.StatusOK || id == "" {
+			t.Fatalf("initialize %d: %d %q %s", len(ids)+1, code, id, body)
+		}
+		m.post(map[string]string{"Authorization": h["Authorization"], "Content-Type": "application/json",
+			"Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-06-18"}, httpInitialized)
+		return id
+	}
+	ping := func(id string) (int, string) {
+		t.Helper()
+		code, _, body := m.post(map[string]string{"Authorization": h["Authorization"], "Content-Type": "application/json",
+			"Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-06-18"}, `{"jsonrpc":"2.0","id":9,"method":"ping"}`)
+		return code, body
+	}
+	for len(ids) < max {
+		ids = append(ids, open())
+	}
+	// The first session is used again: the second is now the least
+	// recently used.
+	if code, body := ping(ids[0]); code != http.StatusOK {
+		t.Fatalf("ping of the first session: %d %s", code, body)
+	}
+	ids = append(ids, open())
+	code, body := ping(ids[1])
+	if code != http.StatusNotFound || !strings.Contains(body, "closed, the least recently used, to open another (at most 64 are kept") ||
+		!strings.Contains(body, "initialize a new session") {
+		t.Errorf("the least recently used session, after %d initializes: %d %s\nwant 404 saying it was closed for another", max+1, code, body)
+	}
+	for i, id := range ids {
+		if i == 1 {
+			continue
+		}
+		if code, body := ping(id); code != http.StatusOK {
+			t.Errorf("session %d of %d: %d %s", i+1, max+1, code, body)
+		}
+	}
+}

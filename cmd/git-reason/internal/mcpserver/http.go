@@ -2,9 +2,14 @@ package mcpserver
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"io"
+	"iter"
 	"net/http"
 	"path/filepath"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -41,6 +46,20 @@ var Browser = struct{ Methods, Headers, Expose []string }{
 // sessions a host abandoned without DELETE do not accumulate.
 const sessionIdle = 30 * time.Minute
 
+// MaxSessions bounds the sessions kept at once over HTTP. A host that
+// initializes in a loop without DELETE (an agent host reconnecting) opened
+// one each time, each kept sessionIdle: some 12 KB each
+// (bench/mcpsessions/run.sh: 12.4-12.5 MB per 1,000), without bound. Past
+// it, the least recently used session with no request under way is closed
+// to open the new one: its host's next request is answered 404, on which
+// an MCP client initializes again. A session in a request is never closed
+// for another; when every one is, the initialize is refused (503).
+const MaxSessions = 64
+
+// codeBusy is the JSON-RPC error of an initialize refused because every
+// session is in a request (the range -32000 to -32099 is the server's).
+const codeBusy = -32000
+
 // TokenPath is where the HTTP server keeps the token it generates: a file
 // of its own, so that a peer's serve token never opens the repository's
 // writes.
@@ -74,32 +93,221 @@ func (s *Server) HTTPHandler() http.Handler {
 			http.Error(w, "method not allowed: POST messages, DELETE a session", http.StatusMethodNotAllowed)
 			return
 		}
-		if r.Method == http.MethodPost && refuseDeep(w, r) {
+		if r.Method == http.MethodPost {
+			body, refused := refuseDeep(w, r)
+			if refused {
+				return
+			}
+			// The tools and resources handlers' contexts end with the
+			// request (the guard's deadline, the client gone), which the
+			// SDK's do not: they outlived it, holding the repository.
+			defer s.requests.during(r)()
+			if r.Header.Get(sessionHeader) == "" {
+				s.open(sdk, w, r, body)
+				return
+			}
+		}
+		if !s.live.enter(w, r.Header.Get(sessionHeader)) {
 			return
 		}
+		defer s.live.leave(r.Header.Get(sessionHeader))
 		sdk.ServeHTTP(w, r)
 	})
+}
+
+// open serves a POST that names no session, an initialize, which opens
+// one when there is room (liveSessions.reserve), else answers JSON-RPC's
+// error to body's id, status 503.
+func (s *Server) open(sdk http.Handler, w http.ResponseWriter, r *http.Request, body []byte) {
+	if !s.live.reserve(s.sdk.Sessions()) {
+		w.Header().Set("Retry-After", "5")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write(rpcError(idOf(body), codeBusy, fmt.Sprintf("all %d MCP sessions are in a request: "+
+			"end a session you no longer use (DELETE), or initialize again once a request ends", s.live.limit())))
+		return
+	}
+	defer func() { s.live.opened(w.Header().Get(sessionHeader)) }()
+	sdk.ServeHTTP(w, r)
+}
+
+// sessionHeader names the session a request belongs to.
+const sessionHeader = "Mcp-Session-Id"
+
+// liveSessions are the sessions opened over HTTP, each with when a
+// request last used it and how many are under way, and the initializes
+// under way: at most max (MaxSessions) at once.
+type liveSessions struct {
+	mu      sync.Mutex
+	max     int
+	pending int
+	uses    map[string]*sessionUse // by session id
+}
+
+type sessionUse struct {
+	last   time.Time
+	busy   int  // requests under way
+	closed bool // closed for another: its requests are answered 404
+}
+
+func (l *liveSessions) limit() int {
+	if l.max <= 0 {
+		return MaxSessions
+	}
+	return l.max
+}
+
+// reserve makes room for a new session among the live ones, closing the
+// least recently used with no request under way as often as needed, and
+// reports whether there is room.
+func (l *liveSessions) reserve(live iter.Seq[*mcp.ServerSession]) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.uses == nil {
+		l.uses = map[string]*sessionUse{}
+	}
+	byID := map[string]*mcp.ServerSession{}
+	for ss := range live {
+		byID[ss.ID()] = ss
+	}
+	n := l.pending
+	for id, u := range l.uses {
+		switch {
+		case byID[id] == nil:
+			delete(l.uses, id) // ended: DELETE, idle, or closed here
+		case !u.closed:
+			n++
+		}
+	}
+	for ; n >= l.limit(); n-- {
+		victim := ""
+		for id, u := range l.uses {
+			if !u.closed && u.busy == 0 && (victim == "" || u.last.Before(l.uses[victim].last)) {
+				victim = id
+			}
+		}
+		if victim == "" {
+			return false
+		}
+		l.uses[victim].closed = true
+		// Closing waits for the session's handlers to return: not
+		// under the lock, nor before the new session is served.
+		go func(ss *mcp.ServerSession) { _ = ss.Close() }(byID[victim])
+	}
+	l.pending++
+	return true
+}
+
+// opened ends a reservation: the session id the initialize was answered
+// with ("" when none was opened).
+func (l *liveSessions) opened(id string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.pending--
+	if id != "" {
+		l.uses[id] = &sessionUse{last: time.Now()}
+	}
+}
+
+// enter counts a request to session id as under way, unless the session
+// was closed for another: then it answers 404, as the SDK answers a
+// session it no longer knows, saying why, and reports false.
+func (l *liveSessions) enter(w http.ResponseWriter, id string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	u := l.uses[id]
+	if u != nil && u.closed {
+		http.Error(w, fmt.Sprintf("session not found: it was closed, the least recently used, to open another "+
+			"(at most %d are kept; end the ones you no longer use with DELETE): initialize a new session", l.limit()),
+			http.StatusNotFound)
+		return false
+	}
+	if u != nil {
+		u.busy++
+		u.last = time.Now()
+	}
+	return true
+}
+
+// leave counts a request entered as ended.
+func (l *liveSessions) leave(id string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if u := l.uses[id]; u != nil {
+		u.busy--
+		u.last = time.Now()
+	}
+}
+
+// requestHeader carries, from the transport to the handlers, which HTTP
+// request a message came in (the SDK gives a handler the request's
+// header, not its context); the transport sets it, replacing any the
+// client sent.
+const requestHeader = "Git-Reason-Request"
+
+// requests are the HTTP requests under way, by the value of requestHeader
+// each carries.
+type requests struct {
+	mu   sync.Mutex
+	next uint64
+	ctx  map[string]context.Context
+}
+
+// during registers r as under way until the returned function is called.
+func (q *requests) during(r *http.Request) func() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.ctx == nil {
+		q.ctx = map[string]context.Context{}
+	}
+	q.next++
+	key := strconv.FormatUint(q.next, 10)
+	q.ctx[key] = r.Context()
+	r.Header.Set(requestHeader, key)
+	return func() {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		delete(q.ctx, key)
+	}
+}
+
+// bound is ctx ended also when the HTTP request the message came in ends,
+// and the function that releases it.
+func (q *requests) bound(ctx context.Context, extra *mcp.RequestExtra) (context.Context, func()) {
+	if extra == nil || extra.Header == nil {
+		return ctx, func() {}
+	}
+	q.mu.Lock()
+	rctx := q.ctx[extra.Header.Get(requestHeader)]
+	q.mu.Unlock()
+	if rctx == nil {
+		return ctx, func() {}
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(rctx, func() { cancel(context.Cause(rctx)) })
+	return ctx, func() { stop(); cancel(nil) }
 }
 
 // refuseDeep reads a message's body (MaxBody at most: the guard caps it)
 // and answers one nested too deep (tooDeep) with JSON-RPC's error, status
 // 400, as the SDK answers a request it refuses, reporting that it did;
-// otherwise the SDK reads the body as it was, a read error included.
-func refuseDeep(w http.ResponseWriter, r *http.Request) bool {
+// otherwise the SDK reads the body as it was, a read error included. It
+// returns what it read.
+func refuseDeep(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), failedRead{err}))
-		return false
+		return body, false
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	deep, ok := tooDeep(body)
 	if !ok {
-		return false
+		return body, false
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusBadRequest)
 	_, _ = w.Write(rpcError(idOf(body), jsonrpc.CodeInvalidRequest, deep))
-	return true
+	return body, true
 }
 
 // failedRead is a body whose reading failed with err.

@@ -48,6 +48,8 @@ type Server struct {
 	tools    map[string]*tool
 	states   elicitStates // of local reviews asked of a person (elicit.go)
 	notes    notices      // what env warned of during the call that holds mu
+	live     liveSessions // the sessions opened over HTTP (http.go)
+	requests requests     // the HTTP requests under way (http.go)
 }
 
 // tool is one declared tool bound to its handler.
@@ -203,6 +205,18 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		}
 	}
 	s.addResources()
+	// Over HTTP, a request's handler ends with the HTTP request it came
+	// in (a notification's POST is answered before it is handled).
+	s.sdk.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if strings.HasPrefix(method, "notifications/") {
+				return next(ctx, method, req)
+			}
+			ctx, stop := s.requests.bound(ctx, req.GetExtra())
+			defer stop()
+			return next(ctx, method, req)
+		}
+	})
 	// Warm what every call reads, so that concurrent calls only read it.
 	// The identity as a write takes it: a clone's origin is recorded by
 	// its first record, not by starting a server on it.
