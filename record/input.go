@@ -251,11 +251,17 @@ func PrintableText(s string) string { return printable(s, true) }
 
 func printable(s string, lines bool) string {
 	bad := func(r rune) bool { return unprintable(r) && !(lines && (r == '\n' || r == '\t')) }
-	if !strings.ContainsFunc(s, bad) {
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, bad) {
 		return s
 	}
 	var b strings.Builder
-	for _, r := range s {
+	for i, r := range s {
+		if r == utf8.RuneError && !strings.HasPrefix(s[i:], string(utf8.RuneError)) {
+			// A byte that is no UTF-8 (0x9b is CSI to a terminal that
+			// reads 8-bit controls) is said as its escape.
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+			continue
+		}
 		if !bad(r) {
 			b.WriteRune(r)
 			continue

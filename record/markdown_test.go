@@ -3,6 +3,7 @@ package record
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // A record's text must render inert: no HTML, link, image, mention, code
@@ -32,6 +33,23 @@ func TestMarkdownInert(t *testing.T) {
 		for _, bad := range []string{"<", "](", "://", "@s", "@p"} {
 			if strings.Contains(Markdown(in), bad) {
 				t.Errorf("Markdown(%q) keeps %q", in, bad)
+			}
+		}
+	}
+}
+
+// A byte that is no UTF-8 never reaches the output raw: 0x9b alone is
+// CSI to a terminal that reads 8-bit controls.
+func TestPrintableInvalidUTF8(t *testing.T) {
+	for in, want := range map[string]string{
+		"a\x9b2Jb":    `a\x9b2Jb`,
+		"ok \ufffd":   "ok \ufffd",
+		"\xff\x1b[0m": `\xff\x1b[0m`,
+	} {
+		for _, f := range []func(string) string{Printable, PrintableText, Markdown} {
+			got := f(in)
+			if !utf8.ValidString(got) || f(want) != got {
+				t.Errorf("%q printed as %q, want %q", in, got, f(want))
 			}
 		}
 	}
