@@ -48,7 +48,7 @@ func main() {
 	flag.BoolVar(&writeOnly, "write", false, "time assess (against -small tasks) and log -n 5 alone")
 	flag.BoolVar(&verifyOnly, "verify", false, "time verify of every task with nothing moved alone (with -baseline: against that build, alternately)")
 	flag.BoolVar(&doctorOnly, "doctor", false, "time doctor with nothing moved alone (with -baseline: against that build, alternately)")
-	flag.StringVar(&baseline, "baseline", "", "a git-reason `BINARY` (another build) timed by -verify, -doctor, -log, -first, -firstassess, -firsttask or -search in the same rounds as this build, each on its own copy of the clone")
+	flag.StringVar(&baseline, "baseline", "", "a git-reason `BINARY` (another build) timed by -verify, -doctor, -log, -first, -firstassess, -firsttask, -search or -pulled in the same rounds as this build, each on its own copy of the clone")
 	flag.BoolVar(&firstOnly, "first", false, "time the first status of a clone with no caches yet (.git/reason absent, as after git clone) alone (with -baseline: against that build, alternately)")
 	flag.BoolVar(&firstAssessOnly, "firstassess", false, "time the first assess of a clone with no caches yet (.git/reason absent: the subject index is built) alone (with -baseline: against that build, alternately)")
 	flag.BoolVar(&firstTaskOnly, "firsttask", false, "time the first status of one task of a clone with no caches yet (.git/reason absent: its catch-up compares every tracking ref) alone (with -baseline: against that build, alternately)")
@@ -56,6 +56,7 @@ func main() {
 	flag.BoolVar(&searchOnly, "search", false, "time a search whose index (.git/reason/search) is made again, removed before each run, alone (with -baseline: against that build, alternately)")
 	flag.BoolVar(&logOnly, "log", false, "time log -n 5 with nothing moved alone, git-reason version beside it (with -baseline: against that build, alternately)")
 	flag.BoolVar(&looseRefs, "loose", false, "with -verify, -doctor, -log, -first, -firstassess or -firsttask: every task and tracking ref of each build's copy a loose file, as git fetch and git reason's appends and catch-up leave them until git packs refs")
+	flag.BoolVar(&pulledOnly, "pulled", false, "each read command first in a clone without .git/reason, and first after a pull that moved 1 and 100 tasks on the remote, with the files it wrote under .git/reason/ and the git processes it started, medians of -runs (with -baseline: that build too, in the same rounds)")
 	flag.BoolVar(&auditOnly, "audit", false, "each read and write command once in a copy of the clone without .git/reason (as after git clone), again, and after one task moved, with the files it wrote under .git/reason/ and the git processes it started; pull and sync after one task moved on the remote; reads after a plain git fetch moved one (-runs is not used)")
 	flag.Parse()
 	harness.ExitOn("scale-bench", run(*runs, *sizes, *small, *keep, *makeOnly))
@@ -177,8 +178,8 @@ func warm(w *world) error {
 // -firsttask, its first status of one task; the last six against the
 // build baseline names when it names one.
 var (
-	catchUpOnly, writeOnly, verifyOnly, doctorOnly, logOnly, firstOnly, firstAssessOnly, firstTaskOnly, showOnly, searchOnly, looseRefs, auditOnly bool
-	baseline                                                                                                                                       string
+	catchUpOnly, writeOnly, verifyOnly, doctorOnly, logOnly, firstOnly, firstAssessOnly, firstTaskOnly, showOnly, searchOnly, looseRefs, auditOnly, pulledOnly bool
+	baseline                                                                                                                                                   string
 )
 
 // report times everything at w's size and prints it.
@@ -215,6 +216,9 @@ func report(w *world, runs int, base *world) error {
 	}
 	if auditOnly {
 		return audit(w)
+	}
+	if pulledOnly {
+		return pulledReads(w, runs)
 	}
 	noop, err := repeat(runs, func() (time.Duration, error) { return timed(w.clone, "git", "reason", "sync") })
 	if err != nil {
@@ -552,62 +556,222 @@ func auditCopy(w *world) (run, remote string, done func(), err error) {
 	return run, remote, func() { os.RemoveAll(dir) }, nil
 }
 
-// moveOnRemote writes a record of task in another clone of remote and
-// pushes it there by plain git.
-func moveOnRemote(remote, task string) error {
+// moveOnRemote writes a record of each of tasks in another clone of
+// remote and pushes them there by plain git.
+func moveOnRemote(remote string, tasks ...string) error {
 	writer := filepath.Join(filepath.Dir(remote), "writer")
 	os.RemoveAll(writer)
-	ref := "refs/reasoning/tasks/" + task
-	for _, s := range [][]string{{"init", "-q", writer}, {"-C", writer, "fetch", "-q", remote, ref + ":" + ref}} {
+	defer os.RemoveAll(writer)
+	var specs []string
+	for _, task := range tasks {
+		ref := "refs/reasoning/tasks/" + task
+		specs = append(specs, ref+":"+ref)
+	}
+	for _, s := range [][]string{{"init", "-q", writer}, append([]string{"-C", writer, "fetch", "-q", remote}, specs...)} {
 		if err := git("", s...); err != nil {
 			return err
 		}
 	}
-	if _, err := timed(writer, "git", "reason", "assess", task, "--subject", "moved elsewhere", "--question", "q",
-		"--materiality", "trivial", "--reversibility", "reversible"); err != nil {
-		return err
+	for _, task := range tasks {
+		if _, err := timed(writer, "git", "reason", "assess", task, "--subject", "moved elsewhere", "--question", "q",
+			"--materiality", "trivial", "--reversibility", "reversible"); err != nil {
+			return err
+		}
 	}
-	return git(writer, "push", "-q", "--no-verify", remote, ref+":"+ref)
+	return git(writer, append([]string{"push", "-q", "--no-verify", remote}, specs...)...)
 }
 
 // auditRun runs git reason args in run and prints one row: wall and CPU
 // time, the files under .git/reason/ it wrote, and the git processes it
-// started (trace2 start events of the children of git's dispatch of git
-// reason, as reliability's traced counts them).
+// started (auditMeasure).
 func auditRun(run, name, phase string, args []string) error {
+	m, err := auditMeasure(run, "", args)
+	if err != nil {
+		return err
+	}
+	r := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
+	fmt.Printf("  %-22s %-6s wall %-9v CPU %-9v files %-6d gits %d%s\n", name, phase, r(m.Wall), r(m.CPU), m.files, m.gits, m.status)
+	return nil
+}
+
+// measured is one run of auditMeasure.
+type measured struct {
+	harness.Timing
+	files, gits int
+	status      string // " (exit N)" when it failed
+}
+
+// auditMeasure runs git reason args in run, git's dispatch finding
+// git-reason first in bin when it is not "", and measures it: wall and
+// CPU time, the files under .git/reason/ it created or rewrote (by
+// modification time), and the git processes it started (trace2 start
+// events of the children of git's dispatch of git reason, as
+// reliability's traced counts them).
+func auditMeasure(run, bin string, args []string) (measured, error) {
 	trace := filepath.Join(filepath.Dir(run), "trace2.json")
 	os.Remove(trace)
 	cmd := exec.Command("git", append([]string{"reason"}, args...)...)
 	cmd.Dir = run
 	cmd.Env = append(os.Environ(), "GIT_TRACE2_EVENT="+trace)
+	if bin != "" {
+		cmd.Env = append(cmd.Env, "PATH="+bin+string(filepath.ListSeparator)+os.Getenv("PATH"))
+	}
 	start := time.Now()
-	t, err := harness.Timed(cmd)
+	var m measured
+	var err error
+	m.Timing, err = harness.Timed(cmd)
 	if err != nil && !strings.Contains(err.Error(), "exit status") {
-		return err
+		return m, err
 	}
-	status := ""
 	if err != nil {
-		status = fmt.Sprintf(" (exit %d)", cmd.ProcessState.ExitCode())
+		m.status = fmt.Sprintf(" (exit %d)", cmd.ProcessState.ExitCode())
 	}
-	files := 0
 	filepath.WalkDir(filepath.Join(run, ".git", "reason"), func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			if fi, err := d.Info(); err == nil && !fi.ModTime().Before(start) {
-				files++
+				m.files++
 			}
 		}
 		return nil
 	})
-	gits := 0
 	data, _ := os.ReadFile(trace)
 	for _, line := range strings.Split(string(data), "\n") {
 		var ev struct{ Event, Sid string }
 		if json.Unmarshal([]byte(line), &ev) == nil && ev.Event == "start" && strings.Count(ev.Sid, "/") == 1 {
-			gits++
+			m.gits++
 		}
 	}
+	return m, nil
+}
+
+// pulledMoved are the numbers of tasks pulledReads moves on the remote.
+var pulledMoved = []int{1, 100}
+
+// pulledReads prints, for each read command, its first run in a clone
+// without .git/reason (as after git clone and a fetch of the tasks), and
+// its first run after a git reason pull that moved 1 and 100 tasks (on a
+// copy of the clone, whose caches are a clone's in use; the tasks moved
+// are the last ones, a record each written in another clone and pushed
+// to a copy of the remote), and the pull itself: median wall and CPU time
+// of runs, the files it created or rewrote under .git/reason/ and the git
+// processes it started (auditMeasure). After a pull, what a read writes
+// must grow with the tasks moved, not with the tasks. With -baseline,
+// that build's in the same rounds, each run on a copy of its own.
+func pulledReads(w *world, runs int) error {
+	bins, err := builds()
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(w.dir, "pulled")
+	os.RemoveAll(dir)
+	defer os.RemoveAll(dir)
+	paths := make([]string, len(bins)) // a directory per build, its git-reason the build's
+	for i, bin := range bins {
+		paths[i] = filepath.Join(dir, "bin"+strconv.Itoa(i))
+		if err := os.MkdirAll(paths[i], 0o777); err != nil {
+			return err
+		}
+		if err := os.Symlink(bin, filepath.Join(paths[i], "git-reason")); err != nil {
+			return err
+		}
+	}
+	phases := []string{"clone"}
+	remotes := map[string]string{}
+	for _, k := range pulledMoved {
+		if k > w.n {
+			continue
+		}
+		phase := fmt.Sprintf("pulled %d", k)
+		remote := filepath.Join(dir, fmt.Sprintf("remote-%d", k))
+		if err := exec.Command("cp", "-a", w.remote, remote).Run(); err != nil {
+			return err
+		}
+		var tasks []string
+		for i := range k {
+			tasks = append(tasks, fmt.Sprintf("T-%06d", w.n-1-i))
+		}
+		if err := moveOnRemote(remote, tasks...); err != nil {
+			return err
+		}
+		phases, remotes[phase] = append(phases, phase), remote
+	}
+	task := fmt.Sprintf("T-%06d", w.n-1) // moved in every pull
+	cases := []struct {
+		name string
+		args []string
+	}{
+		{"status T", []string{"status", task}}, {"status", []string{"status"}}, {"log -n 5", []string{"log", "-n", "5"}},
+		{"log", []string{"log"}}, {"log T", []string{"log", task}}, {"handover", []string{"handover"}},
+		{"verify", []string{"verify"}}, {"tasks", []string{"tasks"}}, {"search", []string{"search", "no such text"}},
+	}
+	type key struct {
+		name, phase string
+		build       int
+	}
+	got := map[key][]measured{}
+	var order []key
+	note := func(k key, m measured) {
+		if _, ok := got[k]; !ok {
+			order = append(order, k)
+		}
+		got[k] = append(got[k], m)
+	}
+	run := filepath.Join(dir, "run")
+	for range runs {
+		for _, c := range cases {
+			for _, phase := range phases {
+				for b := range bins {
+					os.RemoveAll(run)
+					if phase == "clone" {
+						if err := copyWithout(w.clone, run, filepath.Join(".git", "reason")); err != nil {
+							return err
+						}
+					} else {
+						if err := exec.Command("cp", "-a", w.clone, run).Run(); err != nil {
+							return err
+						}
+						if err := git(run, "remote", "set-url", "origin", remotes[phase]); err != nil {
+							return err
+						}
+						m, err := auditMeasure(run, paths[b], []string{"pull"})
+						if err != nil || m.status != "" {
+							return fmt.Errorf("pull%s: %v", m.status, err)
+						}
+						note(key{"pull", phase, b}, m)
+					}
+					m, err := auditMeasure(run, paths[b], c.args)
+					if err != nil {
+						return err
+					}
+					note(key{c.name, phase, b}, m)
+				}
+			}
+		}
+	}
+	os.RemoveAll(run)
+	fmt.Printf("%d tasks: each read first after a clone and after a pull, medians of %d runs: wall, CPU, files written under .git/reason/, git processes started\n", w.n, runs)
 	r := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
-	fmt.Printf("  %-22s %-6s wall %-9v CPU %-9v files %-6d gits %d%s\n", name, phase, r(t.Wall), r(t.CPU), files, gits, status)
+	for _, k := range order {
+		ms := got[k]
+		walls, cpus := make([]time.Duration, len(ms)), make([]time.Duration, len(ms))
+		for i, m := range ms {
+			walls[i], cpus[i] = m.Wall, m.CPU
+		}
+		s := summarise(walls, cpus)
+		last := ms[len(ms)-1]
+		line := fmt.Sprintf("  %-10s %-10s %-8s wall %-9v CPU %-9v files %-6d gits %d%s", k.name, k.phase, []string{"this", "baseline"}[k.build],
+			r(s.med), r(s.cpu), last.files, last.gits, last.status)
+		if k.build == 1 {
+			mine := got[key{k.name, k.phase, 0}]
+			c0 := make([]time.Duration, len(mine))
+			for i, m := range mine {
+				c0[i] = m.CPU
+			}
+			line += fmt.Sprintf("; this build over it %.2fx CPU", float64(summarise(c0, slices.Clone(c0)).cpu)/float64(s.cpu))
+		}
+		fmt.Println(line)
+	}
+	fmt.Printf("load average after the rounds: %s\n", harness.LoadAverage())
 	return nil
 }
 

@@ -15,8 +15,10 @@
 # -search: a search whose index is made again (removed each run), alone;
 # -audit: every read and write command first in a clone without caches,
 # again, and after one task moved, with the files it wrote and the git
-# processes it started;
-# with -verify, -doctor, -log, -first, -firstassess, -firsttask and -search, -baseline BINARY:
+# processes it started; -pulled: each read command first after a clone,
+# and first after a pull that moved 1 and 100 tasks, with the files it
+# wrote and the git processes it started;
+# with -verify, -doctor, -log, -first, -firstassess, -firsttask, -search and -pulled, -baseline BINARY:
 # another build's in the same rounds, and with all but -search, -loose:
 # every task and tracking ref of each build's copy a loose file, as git
 # fetch and git reason's appends leave them until git packs refs).
