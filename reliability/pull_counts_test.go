@@ -2,8 +2,11 @@ package reliability
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"git-reason/reliability/harness"
 )
@@ -20,6 +23,23 @@ func TestPullCounts(t *testing.T) {
 	const n, k = 30, 12
 	c := scaleWorld(t, n)
 	c.mustReason("status")
+	moved := moveOnOrigin(c, k)
+	got := c.costed("pull")
+	t.Logf("pull after %d tasks moved: %+v", k, got)
+	for _, task := range moved {
+		if l, r := c.git("rev-parse", taskRef(task)), c.git("rev-parse", "refs/reasoning/remotes/origin/"+task); l != r {
+			t.Errorf("after the pull %s is at %s, its tracking ref at %s", task, l, r)
+		}
+	}
+	if got.Histories != k || got.Tasks != 0 {
+		t.Errorf("a pull after %d tasks moved replayed %d histories and read %d tasks' records besides, want %d and 0: each moved history read once", k, got.Histories, got.Tasks, k)
+	}
+}
+
+// moveOnOrigin moves the first k tasks on c's origin (records written in
+// c, pushed by plain git in one push, c's refs set back, as if another
+// clone had written them) and returns their names.
+func moveOnOrigin(c *sandbox, k int) []string {
 	var moved, specs, olds []string
 	for i := range k {
 		task := fmt.Sprintf("T-%06d", i)
@@ -33,14 +53,40 @@ func TestPullCounts(t *testing.T) {
 	for i, task := range moved {
 		c.git("update-ref", taskRef(task), olds[i])
 	}
-	got := c.costed("pull")
-	t.Logf("pull after %d tasks moved: %+v", k, got)
-	for _, task := range moved {
-		if l, r := c.git("rev-parse", taskRef(task)), c.git("rev-parse", "refs/reasoning/remotes/origin/"+task); l != r {
-			t.Errorf("after the pull %s is at %s, its tracking ref at %s", task, l, r)
-		}
+	return moved
+}
+
+// TestLogAfterPullWritesCounts holds log of every task to files that
+// grow with what moved: in a clone whose status has run, after a pull
+// that moved k of n tasks, the first log of every task writes at most k
+// signature logs and one journal under .git/reason/, and a second log
+// none. Before, each task's record signatures were kept in a signature
+// log of its own, so the first log wrote one for every task: n files.
+func TestLogAfterPullWritesCounts(t *testing.T) {
+	harness.SkipShort(t, "generates tasks and moves them")
+	const n, k = 60, 3
+	c := scaleWorld(t, n)
+	c.mustReason("status")
+	moveOnOrigin(c, k)
+	c.mustReason("pull")
+	written := func() int {
+		start := time.Now()
+		c.mustReason("log")
+		files := 0
+		filepath.WalkDir(filepath.Join(c.dir, ".git", "reason"), func(_ string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				if fi, err := d.Info(); err == nil && !fi.ModTime().Before(start) {
+					files++
+				}
+			}
+			return nil
+		})
+		return files
 	}
-	if got.Histories != k || got.Tasks != 0 {
-		t.Errorf("a pull after %d tasks moved replayed %d histories and read %d tasks' records besides, want %d and 0: each moved history read once", k, got.Histories, got.Tasks, k)
+	if got := written(); got > k+1 {
+		t.Errorf("the first log after a pull moved %d of %d tasks wrote %d files under .git/reason, want at most %d: what moved, not every task", k, n, got, k+1)
+	}
+	if got := written(); got != 0 {
+		t.Errorf("a second log wrote %d files under .git/reason, want none", got)
 	}
 }

@@ -292,6 +292,12 @@ type LogLine struct {
 // record's signature.
 func (e *Session) logLines(ctx context.Context, task, head string, st *record.State) []LogLine {
 	sigs, _ := e.RecordSignatures(ctx, task, head)
+	return timelineLines(task, st, sigs)
+}
+
+// timelineLines is task's lines at st, each with its record's signature
+// in sigs.
+func timelineLines(task string, st *record.State, sigs map[string]*Signature) []LogLine {
 	tl := st.Timeline()
 	out := make([]LogLine, len(tl))
 	for i, l := range tl {
@@ -364,34 +370,69 @@ func (e *Session) LogNewest(ctx context.Context, n int, keep func(LogLine) bool)
 	return got, nil
 }
 
+// logSignaturesFile is the sealed journal (gitstore.Sealed) of the
+// signature of each record of every task, by head, that log of every
+// task reads.
+const logSignaturesFile = "log-signatures.journal"
+
 // Log returns the timeline of one task, or of every task ordered by
-// creation time when task is "".
+// creation time when task is "". Every task's lines take their
+// signatures from one sealed journal kept by head under what git judges
+// signatures by (rowsJournal, as status's rows); the tasks it does not
+// hold at their heads are asked as status asks its moved rows
+// (movedSignatures: a few one by one, more of git together) and put in
+// it. So what log writes grows with the tasks that moved since it last
+// ran, one file however many: never a signature log per task.
 func (e *Session) Log(ctx context.Context, task string) ([]LogLine, error) {
-	tasks := []string{task}
-	if task == "" {
-		heads, err := e.Store.Tasks(ctx)
+	if task != "" {
+		st, head, err := e.State(ctx, task)
 		if err != nil {
 			return nil, err
 		}
-		tasks = tasks[:0]
-		for _, h := range heads {
-			tasks = append(tasks, h.Task)
-		}
+		return e.logLines(ctx, task, head, st), nil
 	}
-	out := []LogLine{}
-	for _, t := range tasks {
-		st, head, err := e.State(ctx, t)
-		if task == "" && errors.Is(err, record.ErrUnreadable) {
-			e.Store.Skip(t, err)
+	heads, j, err := e.rowsJournal(ctx, logSignaturesFile, "log signatures 1")
+	if err != nil {
+		return nil, err
+	}
+	var read []record.TaskHead
+	var states []*record.State
+	var moved []int
+	sigs := map[int]map[string]*Signature{}
+	for _, h := range heads {
+		st, head, err := e.State(ctx, h.Task)
+		if errors.Is(err, record.ErrUnreadable) {
+			e.Store.Skip(h.Task, err)
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, e.logLines(ctx, t, head, st)...)
+		var kept map[string]*Signature
+		if data, ok := j.Get(h.Task, head); ok && json.Unmarshal(data, &kept) == nil {
+			sigs[len(read)] = kept
+		} else {
+			moved = append(moved, len(read))
+		}
+		read, states = append(read, record.TaskHead{Task: h.Task, Head: head}), append(states, st)
 	}
-	if task == "" {
-		sort.SliceStable(out, func(i, j int) bool { return out[i].Created < out[j].Created })
+	if asked, ok := e.movedSignatures(ctx, read, moved); ok {
+		names := make([]string, len(read))
+		for i, t := range read {
+			names[i] = t.Task
+		}
+		for _, i := range moved {
+			sigs[i] = asked[i]
+			if data, err := json.Marshal(asked[i]); err == nil && e.KeepsSignatures(ctx, asked[i]) {
+				j.Put(read[i].Task, read[i].Head, data)
+			}
+		}
+		j.Save(names)
 	}
+	out := []LogLine{}
+	for i, t := range read {
+		out = append(out, timelineLines(t.Task, states[i], sigs[i])...)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Created < out[j].Created })
 	return out, nil
 }
