@@ -89,7 +89,7 @@ func (peer) Ask(ctx context.Context, t Target, req Request) (Answer, error) {
 		return Answer{}, failf(Malformed, "the peer's response is not a review")
 	}
 	var failed []string
-	for _, a := range resp.Answers {
+	for i, a := range resp.Answers {
 		if a.Status == PeerCompleted && a.Conclusion != nil {
 			out, err := json.Marshal(a.Conclusion)
 			if err != nil {
@@ -103,11 +103,15 @@ func (peer) Ask(ctx context.Context, t Target, req Request) (Answer, error) {
 			}
 			return ans, nil
 		}
+		// The detail is this side's words: the peer's advisor by
+		// position, its failure by a kind this side knows. The peer's
+		// own texts are a stranger's (a control character there made the
+		// writer refuse the consultation, and consult fail).
 		kind := "failed"
-		if a.Failure != nil && a.Failure.Kind != "" {
-			kind = string(a.Failure.Kind)
+		if a.Failure != nil && knownKind(FailureKind(a.Failure.Kind)) {
+			kind = a.Failure.Kind
 		}
-		failed = append(failed, fmt.Sprintf("%s %s", a.Advisor, kind))
+		failed = append(failed, fmt.Sprintf("advisor-%d %s", i+1, kind))
 	}
 	if len(failed) == 0 {
 		if resp.Note == PeerNoAdvisor || resp.Note == PeerNoAdvisorMay {
@@ -116,6 +120,15 @@ func (peer) Ask(ctx context.Context, t Target, req Request) (Answer, error) {
 		return Answer{}, failf(Unavailable, "the peer consulted no advisor")
 	}
 	return Answer{}, failf(Unavailable, "no advisor at the peer completed (%s)", strings.Join(failed, ", "))
+}
+
+// knownKind reports whether k is one of the failure kinds.
+func knownKind(k FailureKind) bool {
+	switch k {
+	case Timeout, RateLimit, Authentication, Malformed, Empty, Unavailable, Cancelled:
+		return true
+	}
+	return false
 }
 
 // PeerRequestLimit caps a review request body, in bytes: room for the

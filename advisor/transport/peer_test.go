@@ -119,9 +119,15 @@ func TestPeerOutcomes(t *testing.T) {
 		{name: "declared model is passed on marked declared", wantModel: "model-a", declared: true, answers: []PeerAnswer{
 			{Advisor: "one", Status: PeerCompleted, Conclusion: &c, Model: &record.Model{Name: "model-a", Source: "declared"}},
 		}},
-		{name: "none completed is unavailable", want: Unavailable, detail: []string{"one authentication", "two timeout"}, answers: []PeerAnswer{
+		{name: "none completed is unavailable", want: Unavailable, detail: []string{"(advisor-1 authentication, advisor-2 timeout)"}, answers: []PeerAnswer{
 			{Advisor: "one", Status: PeerFailed, Failure: &record.Failure{Kind: string(Authentication)}},
 			{Advisor: "two", Status: PeerFailed, Failure: &record.Failure{Kind: string(Timeout)}},
+		}},
+		// The detail is this side's words: a peer's label and an unknown
+		// kind are not repeated (the writer refuses their controls).
+		{name: "a peer's own texts are not repeated", want: Unavailable, detail: []string{"(advisor-1 failed, advisor-2 failed)"}, answers: []PeerAnswer{
+			{Advisor: "evil\x1b[2J\u202e", Status: PeerFailed, Failure: &record.Failure{Kind: "x\r\a"}},
+			{Advisor: "advisor-2", Status: "\x1b"},
 		}},
 		{name: "no advisor at the peer is unavailable", want: Unavailable, answers: []PeerAnswer{}},
 	}

@@ -34,7 +34,9 @@ import (
 
 // guardOverlay is the user's own overlay: one advisor that answers after
 // a pause (so requests overlap) and one that fails, printing an address
-// and an error a caller must not learn.
+// and an error a caller must not learn. Neither declares a model, nor
+// does the answer report one: the model a record would name is then
+// "advisor ID", which must not reach the caller either.
 var guardOverlay = "advisors:\n" + cliAdvisor("adv-secret-answering", "fake-guard-ok", "answers_peers: true") + cliAdvisor("adv-secret-failing", "fake-guard-fail", "answers_peers: true") +
 	"order: [adv-secret-failing, adv-secret-answering]\n"
 
@@ -142,7 +144,7 @@ func TestServeGuard(t *testing.T) {
 		filepath.Join(home, ".config", "git-reason", "advisors.yaml"): guardOverlay,
 		filepath.Join(bin, "fake-guard-ok"): "#!/bin/sh\ncat >/dev/null\necho asked >> '" + asked + "'\n" +
 			"i=0; while [ -e '" + hold + "' ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done\n" +
-			`echo '{"stance":"endorse","summary":"fine by me","confidence":0.6,"model":"fake-model-9"}'` + "\n",
+			`echo '{"stance":"endorse","summary":"fine by me","confidence":0.6}'` + "\n",
 		filepath.Join(bin, "fake-guard-fail"): "#!/bin/sh\ncat >/dev/null\necho 'cannot reach https://internal.secret-host.example/v1: connection refused' >&2\nexit 1\n",
 	} {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

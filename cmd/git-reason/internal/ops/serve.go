@@ -86,6 +86,11 @@ func (e *Session) ReviewForPeer(ctx context.Context, req transport.Request, name
 		}
 		if a.Completed() {
 			pa = transport.PeerAnswer{Advisor: pa.Advisor, Status: transport.PeerCompleted, Conclusion: a.Conclusion, Model: a.Model}
+			if d.Model == "" && a.Model != nil && a.Model.Source == "declared" {
+				// The model is the declaration's stand-in, "advisor ID":
+				// no model is known, and the id stays here.
+				pa.Model = nil
+			}
 		}
 		answers = append(answers, pa)
 		if a.Completed() || ctx.Err() != nil {
