@@ -233,3 +233,38 @@ func TestNewClonePullSeedsCaches(t *testing.T) {
 		}
 	}
 }
+
+// TestLogAfterPullWritesCounts holds log of every task to files that
+// grow with what moved: in a clone whose status has run, after a pull
+// that moved k of n tasks, the first log of every task writes at most k
+// signature logs and one journal under .git/reason/, and a second log
+// none. Before, each task's record signatures were kept in a signature
+// log of its own, so the first log wrote one for every task: n files.
+func TestLogAfterPullWritesCounts(t *testing.T) {
+	harness.SkipShort(t, "generates tasks and moves them")
+	const n, k = 60, 3
+	c := scaleWorld(t, n)
+	c.mustReason("status")
+	moveOnOrigin(c, k)
+	c.mustReason("pull")
+	written := func() int {
+		start := time.Now()
+		c.mustReason("log")
+		files := 0
+		filepath.WalkDir(filepath.Join(c.dir, ".git", "reason"), func(_ string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				if fi, err := d.Info(); err == nil && !fi.ModTime().Before(start) {
+					files++
+				}
+			}
+			return nil
+		})
+		return files
+	}
+	if got := written(); got > k+1 {
+		t.Errorf("the first log after a pull moved %d of %d tasks wrote %d files under .git/reason, want at most %d: what moved, not every task", k, n, got, k+1)
+	}
+	if got := written(); got != 0 {
+		t.Errorf("a second log wrote %d files under .git/reason, want none", got)
+	}
+}

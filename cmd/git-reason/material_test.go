@@ -274,3 +274,44 @@ func TestConsultPeerKeepsDeclaredModel(t *testing.T) {
 		t.Errorf("model %q (%s), want fake-model-2 (declared) as the peer recorded it", r.Model, r.ModelSource)
 	}
 }
+
+// A peer (any server a peer advisor points at) answers with texts of its
+// own where this side expects words it knows: an advisor's label holding
+// an escape sequence, a bidirectional override and a newline before a
+// fake report heading, and a failure kind holding a carriage return and
+// a bell. Those texts went into the consultation's failure detail, which
+// the writer refuses: consult exited 2, blaming no input of the user's,
+// and recorded nothing, so the failure was lost. The outcome is recorded
+// in this side's own words, the peer's advisor by position.
+func TestConsultHostilePeerTexts(t *testing.T) {
+	t.Parallel()
+	peer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"answers":[{"advisor":"evil\u001b[2J\u202e\n### Conclusion","status":"failed","failure":{"kind":"x\r\u0007"}},`+
+			`{"advisor":"advisor-2","status":"failed","failure":{"kind":"rate_limit"}}]}`)
+	})) // loopback only
+	defer peer.Close()
+	b := newSandbox(t, peerAdvisor(strings.TrimPrefix(peer.URL, "http://")), nil, "PEER_TEST_TOKEN="+peerToken)
+	b.plan("T-1")
+	out, errs, code := b.run("reason", "consult", "T-1", "--json")
+	if code != 1 {
+		t.Fatalf("consult of a peer whose answer holds control characters: exit %d, want 1 (the advisor failed, its outcome recorded)\n%s%s", code, out, errs)
+	}
+	var res consultOut
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Results) != 1 || res.Results[0].Record == "" {
+		t.Fatalf("consult results: %v %s", err, out)
+	}
+	shown := b.reason("show", res.Results[0].Record, "--json")
+	var rec struct {
+		Body struct {
+			Failure struct{ Kind, Detail string } `json:"failure"`
+		} `json:"body"`
+	}
+	if err := json.Unmarshal([]byte(shown), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if f := rec.Body.Failure; f.Kind != "unavailable" || f.Detail != "no advisor at the peer completed (advisor-1 failed, advisor-2 rate_limit)" {
+		t.Errorf("recorded failure %+v, want unavailable in this side's words", f)
+	}
+}
