@@ -901,7 +901,6 @@ func timeCatchUp(w *world, runs int) error {
 		return err
 	}
 	fmt.Printf("%d tasks: status, nothing fetched %s\n", w.n, base)
-	writer := filepath.Join(w.dir, "catchup-writer")
 	moved := 0
 	for _, k := range catchUpMoved {
 		if moved+k > w.n {
@@ -909,28 +908,12 @@ func timeCatchUp(w *world, runs int) error {
 			fmt.Printf("%d tasks: the catch-up of %d moved tasks is not timed: %d tasks are left to move\n", w.n, k, w.n-moved)
 			break
 		}
-		os.RemoveAll(writer)
-		var tasks, specs []string
+		var tasks []string
 		for i := moved; i < moved+k; i++ {
-			task := fmt.Sprintf("T-%06d", w.n-1-i) // from the last: tasks the other timings leave alone
-			tasks = append(tasks, task)
-			specs = append(specs, "refs/reasoning/tasks/"+task+":refs/reasoning/tasks/"+task)
+			tasks = append(tasks, fmt.Sprintf("T-%06d", w.n-1-i)) // from the last: tasks the other timings leave alone
 		}
 		moved += k
-		steps := [][]string{{"init", "-q", writer}, {"-C", writer, "remote", "add", "origin", w.remote},
-			append([]string{"-C", writer, "fetch", "-q", "origin"}, specs...)}
-		for _, s := range steps {
-			if err := git("", s...); err != nil {
-				return err
-			}
-		}
-		for _, task := range tasks {
-			if _, err := timed(writer, "git", "reason", "assess", task, "--subject", "moved by another clone", "--question", "q",
-				"--materiality", "trivial", "--reversibility", "reversible"); err != nil {
-				return err
-			}
-		}
-		if err := git(writer, append([]string{"push", "-q", "--no-verify", "origin"}, specs...)...); err != nil {
+		if err := moveOnRemote(w.remote, tasks...); err != nil {
 			return err
 		}
 		after, err := repeat(runs, copyRun(true))
