@@ -61,6 +61,9 @@ type Remembered struct {
 	// reuses: task -> what its reuse check at one head found clean
 	// against, of the tasks asked about (nil: none that matches its MAC).
 	reuses map[string]*reuseMemo
+	// bulk: what reuse checks find clean is kept in the bulk form
+	// (ReusesInBulk), so a task's file is written for its heads alone.
+	bulk bool
 }
 
 // rememberedPerTask bounds the heads remembered per task: the latest few
@@ -190,7 +193,8 @@ func (m *Remembered) ReusesChecked(task, head string) (map[string]string, bool) 
 
 // AddReuses remembers that the reuses of task at head, a remembered head,
 // were checked with no finding while each reused task was at the head
-// reused gives it. Only a reuse check may say so.
+// reused gives it. Only a reuse check may say so. After ReusesInBulk it
+// is saved only with heads added to the task's file.
 func (m *Remembered) AddReuses(task, head string, reused map[string]string) {
 	if m == nil || !m.Has(task, head) {
 		return
@@ -201,7 +205,29 @@ func (m *Remembered) AddReuses(task, head string, reused map[string]string) {
 		return
 	}
 	m.reuses[task] = &reuseMemo{Head: head, Reused: maps.Clone(reused)}
-	m.added[task] = true
+	if !m.bulk {
+		m.added[task] = true
+	}
+}
+
+// ReusesInBulk tells m that the caller keeps what reuse checks find clean
+// in the bulk form (VerifiedAll, one file for every task), as a
+// verification of every task does: a reuse check remembered (AddReuses)
+// is then held for ReusesChecked, and written to the task's file only
+// when the file is written for a head added to it. Without it, a
+// verification of every task in a clone whose status had remembered
+// every head, reuses unchecked, wrote every task's file again, to say
+// what the one bulk file says (5,000 files at 5,000 tasks for a first
+// verify after a pull that moved one task). A verification of named
+// tasks, which does not read the bulk form, checks such a task's reuses
+// again and remembers them in its file.
+func (m *Remembered) ReusesInBulk() {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.bulk = true
 }
 
 // Heads returns the remembered heads of task.

@@ -22,7 +22,9 @@ import (
 // opened at 20,000 tasks); a task whose head or whose reused tasks' heads
 // moved is verified as before, through Remembered, and the file is
 // written again whole (about 60 bytes a task) when what it lists
-// changed.
+// changed. What such a verification finds of reuses is kept here alone
+// (Remembered.ReusesInBulk): a task's file of verified.d/ is written
+// only when a head is added to it.
 //
 // It is an optimisation only, never a source of trust, as Remembered:
 //

@@ -241,30 +241,68 @@ func TestNewClonePullSeedsCaches(t *testing.T) {
 // none. Before, each task's record signatures were kept in a signature
 // log of its own, so the first log wrote one for every task: n files.
 func TestLogAfterPullWritesCounts(t *testing.T) {
-	harness.SkipShort(t, "generates tasks and moves them")
 	const n, k = 60, 3
+	c := pulledWorld(t, n, k)
+	c.writesOnce(fmt.Sprintf("after a pull moved %d of %d tasks", k, n), k+1, "log")
+}
+
+// TestVerifyAfterPullWritesCounts holds the first verify of every task
+// in a clone whose status has run to files that grow with what moved:
+// after a pull that moved k of n tasks, it writes at most k+2 files
+// under .git/reason/ (the bulk memo verified.all, the signature journal,
+// the moved tasks' files, which the pull writes), and a second verify
+// none. Before, each task's file of verified.d/ was written again to add
+// that its reuses were checked clean, which verified.all says for a
+// verification of every task: n files. A verify of one task, which does
+// not read verified.all, then checks its reuses again and keeps them in
+// its own file, once.
+func TestVerifyAfterPullWritesCounts(t *testing.T) {
+	const n, k = 60, 3
+	c := pulledWorld(t, n, k)
+	c.writesOnce(fmt.Sprintf("after a pull moved %d of %d tasks", k, n), k+2, "verify")
+	c.writesOnce("after a verify of every task", 1, "verify", fmt.Sprintf("T-%06d", n-1))
+}
+
+// pulledWorld is a scaleWorld of n tasks whose status has run, and then
+// a pull that moved k of them.
+func pulledWorld(t *testing.T, n, k int) *sandbox {
+	harness.SkipShort(t, "generates tasks and moves them")
 	c := scaleWorld(t, n)
 	c.mustReason("status")
 	moveOnOrigin(c, k)
 	c.mustReason("pull")
-	written := func() int {
-		start := time.Now()
-		c.mustReason("log")
-		files := 0
-		filepath.WalkDir(filepath.Join(c.dir, ".git", "reason"), func(_ string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() {
-				if fi, err := d.Info(); err == nil && !fi.ModTime().Before(start) {
-					files++
-				}
+	return c
+}
+
+// writesOnce requires git reason args, run first (when), to write at
+// most most files under .git/reason/, and run again none.
+func (s *sandbox) writesOnce(when string, most int, args ...string) {
+	s.t.Helper()
+	cmd := strings.Join(args, " ")
+	got := s.filesWritten(args...)
+	s.t.Logf("the first %s %s wrote %d files", cmd, when, got)
+	if got > most {
+		s.t.Errorf("the first %s %s wrote %d files under .git/reason, want at most %d: what moved, not every task", cmd, when, got, most)
+	}
+	if got := s.filesWritten(args...); got != 0 {
+		s.t.Errorf("a second %s wrote %d files under .git/reason, want none", cmd, got)
+	}
+}
+
+// filesWritten runs git reason with args and returns how many files
+// under .git/reason/ it created or rewrote (modified since it started).
+func (s *sandbox) filesWritten(args ...string) int {
+	s.t.Helper()
+	start := time.Now()
+	s.mustReason(args...)
+	files := 0
+	filepath.WalkDir(filepath.Join(s.dir, ".git", "reason"), func(_ string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if fi, err := d.Info(); err == nil && !fi.ModTime().Before(start) {
+				files++
 			}
-			return nil
-		})
-		return files
-	}
-	if got := written(); got > k+1 {
-		t.Errorf("the first log after a pull moved %d of %d tasks wrote %d files under .git/reason, want at most %d: what moved, not every task", k, n, got, k+1)
-	}
-	if got := written(); got != 0 {
-		t.Errorf("a second log wrote %d files under .git/reason, want none", got)
-	}
+		}
+		return nil
+	})
+	return files
 }

@@ -43,7 +43,9 @@ type TaskSignatures struct {
 // (gitstore.Store.VerifyRemembered). A verification of every task first
 // asks the bulk form of those memories (gitstore.VerifiedAll, one file):
 // a task it lists at its head, with the tasks it reuses at theirs, is not
-// looked up task by task. The findings of all the tasks are bounded as a
+// looked up task by task, and what its reuse checks find clean is kept
+// there, not in each task's file of the memo (which is written for the
+// heads a replay adds). The findings of all the tasks are bounded as a
 // pull's are (record.RunBound).
 func (e *Session) Verify(ctx context.Context, tasks []string, at map[string]string) (*VerifyResult, error) {
 	heads := map[string]string{}
@@ -71,6 +73,9 @@ func (e *Session) Verify(ctx context.Context, tasks []string, at map[string]stri
 	var bulk *gitstore.VerifiedAll
 	if all {
 		bulk = gitstore.OpenVerifiedAll(e.Repo)
+		// What the reuse checks find clean goes to the bulk file, not
+		// to every task's file of the memo.
+		memo.ReusesInBulk()
 	}
 	list := make([]string, 0, len(tasks))
 	for _, t := range tasks {
