@@ -119,7 +119,7 @@ func (s *Server) HTTPHandler() http.Handler {
 // one when there is room (liveSessions.reserve), else answers JSON-RPC's
 // error to body's id, status 503.
 func (s *Server) open(sdk http.Handler, w http.ResponseWriter, r *http.Request, body []byte) {
-	if !s.live.reserve(s.sdk.Sessions()) {
+	if !s.live.reserve(s.sdk.Sessions) {
 		w.Header().Set("Retry-After", "5")
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusServiceUnavailable)
@@ -127,8 +127,54 @@ func (s *Server) open(sdk http.Handler, w http.ResponseWriter, r *http.Request, 
 			"end a session you no longer use (DELETE), or initialize again once a request ends", s.live.limit())))
 		return
 	}
-	defer func() { s.live.opened(w.Header().Get(sessionHeader)) }()
-	sdk.ServeHTTP(w, r)
+	o := &opening{ResponseWriter: w, live: &s.live}
+	defer o.served()
+	sdk.ServeHTTP(o, r)
+}
+
+// opening is an initialize's answer. Its session is counted, as one with
+// a request under way, from the moment the answer starts (before its
+// client can know the session and send it a request, which a client does
+// as soon as the answer's event arrives, before the handler returns) until
+// the handler returns: counted from that return, a request come in
+// between was not under way for reserve, and its leave took the count
+// below zero, the session then never closed for another.
+type opening struct {
+	http.ResponseWriter
+	live *liveSessions
+	once sync.Once
+	id   string
+}
+
+// start counts the session the answer names, once, before its first byte.
+func (o *opening) start() {
+	o.once.Do(func() {
+		o.id = o.Header().Get(sessionHeader)
+		o.live.opened(o.id)
+	})
+}
+
+func (o *opening) WriteHeader(code int) {
+	o.start()
+	o.ResponseWriter.WriteHeader(code)
+}
+
+func (o *opening) Write(b []byte) (int, error) {
+	o.start()
+	return o.ResponseWriter.Write(b)
+}
+
+func (o *opening) FlushError() error {
+	o.start()
+	return http.NewResponseController(o.ResponseWriter).Flush()
+}
+
+func (o *opening) Unwrap() http.ResponseWriter { return o.ResponseWriter }
+
+// served ends the initialize's request.
+func (o *opening) served() {
+	o.start()
+	o.live.leave(o.id)
 }
 
 // sessionHeader names the session a request belongs to.
@@ -159,15 +205,18 @@ func (l *liveSessions) limit() int {
 
 // reserve makes room for a new session among the live ones, closing the
 // least recently used with no request under way as often as needed, and
-// reports whether there is room.
-func (l *liveSessions) reserve(live iter.Seq[*mcp.ServerSession]) bool {
+// reports whether there is room. It lists the live sessions under its
+// lock: listed before, a session opened (bound, then counted by opened)
+// between the list and the lock was taken for ended and left uncounted,
+// never closed for another and past the bound.
+func (l *liveSessions) reserve(sessions func() iter.Seq[*mcp.ServerSession]) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.uses == nil {
 		l.uses = map[string]*sessionUse{}
 	}
 	byID := map[string]*mcp.ServerSession{}
-	for ss := range live {
+	for ss := range sessions() {
 		byID[ss.ID()] = ss
 	}
 	n := l.pending
@@ -198,14 +247,14 @@ func (l *liveSessions) reserve(live iter.Seq[*mcp.ServerSession]) bool {
 	return true
 }
 
-// opened ends a reservation: the session id the initialize was answered
-// with ("" when none was opened).
+// opened ends a reservation: the session id the initialize is answered
+// with ("" when none was opened), its initialize under way until leave.
 func (l *liveSessions) opened(id string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.pending--
 	if id != "" {
-		l.uses[id] = &sessionUse{last: time.Now()}
+		l.uses[id] = &sessionUse{last: time.Now(), busy: 1}
 	}
 }
 

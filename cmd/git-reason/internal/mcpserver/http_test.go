@@ -70,6 +70,20 @@ func guarded(t *testing.T, srv *Server, deadline time.Duration) string {
 
 const callTasks = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"tasks","arguments":{}}}`
 
+// holdTasks makes srv's tasks calls signal started (n at most at once)
+// and wait for release to be closed before they run.
+func holdTasks(srv *Server, n int) (started, release chan struct{}) {
+	started, release = make(chan struct{}, n), make(chan struct{})
+	tasks := srv.tools["tasks"]
+	orig := tasks.run
+	tasks.run = func(ctx context.Context, c *call) (*outcome, error) {
+		started <- struct{}{}
+		<-release
+		return orig(ctx, c)
+	}
+	return started, release
+}
+
 // Past the bound on sessions, the least recently used session with no
 // request under way is closed for the new one, never one in a request,
 // even the least recently used; when every session is in a request, the
@@ -78,14 +92,7 @@ func TestBusySessionNeverClosedForAnother(t *testing.T) {
 	srv := serverOn(t, newRepo(t))
 	srv.live.max = 2
 	url := guarded(t, srv, time.Minute)
-	started, release := make(chan struct{}, 2), make(chan struct{})
-	tasks := srv.tools["tasks"]
-	orig := tasks.run
-	tasks.run = func(ctx context.Context, c *call) (*outcome, error) {
-		started <- struct{}{}
-		<-release
-		return orig(ctx, c)
-	}
+	started, release := holdTasks(srv, 2)
 	answered := make(chan string, 2)
 	inCall := func(h *httpSession) {
 		go func() {
@@ -156,5 +163,132 @@ func TestCallEndsWithItsRequest(t *testing.T) {
 	srv.tools["tasks"].run = srv.tasks
 	if code, _, body := h.post(callTasks); code != http.StatusOK || !strings.Contains(body, `"tasks":[]`) {
 		t.Errorf("the next call: %d %s", code, body)
+	}
+}
+
+// A session is counted from the moment its initialize is answered: a
+// client acts on the answer as soon as its event arrives (an SDK client
+// does), so its next request can come in before the initialize's handler
+// has returned. Counted only from that return, a call made in between was
+// not under way for the bound (its session was closed for another while
+// in it) and its end took the count below zero, so that the session, idle,
+// was never closed again: 64 of them and every initialize was refused.
+func TestSessionCountedFromItsAnswer(t *testing.T) {
+	srv := serverOn(t, newRepo(t))
+	srv.live.max = 1
+	h := srv.HTTPHandler()
+	started, release := holdTasks(srv, 1)
+	serve := func(w http.ResponseWriter, id, body string) {
+		r := httptest.NewRequest(http.MethodPost, Path, strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		if id != "" {
+			r.Header.Set(sessionHeader, id)
+			r.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		}
+		h.ServeHTTP(w, r)
+	}
+	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	inCall := &reachingSDK{ResponseRecorder: httptest.NewRecorder(), reached: make(chan struct{})}
+	answered := make(chan struct{})
+	first := &onFlush{ResponseRecorder: httptest.NewRecorder()}
+	first.flushed = func() { // the client has the answer; the handler has not returned
+		id := first.Header().Get(sessionHeader)
+		serve(httptest.NewRecorder(), id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		go func() { serve(inCall, id, callTasks); close(answered) }()
+		<-inCall.reached
+	}
+	serve(first, "", initialize)
+	<-started
+	second := httptest.NewRecorder()
+	serve(second, "", initialize)
+	if second.Code != http.StatusServiceUnavailable {
+		t.Errorf("initialize while the only session is in a call made before its initialize returned: %d, want 503", second.Code)
+	}
+	close(release)
+	<-answered
+	if body := inCall.Body.String(); !strings.Contains(body, `"tasks":[]`) {
+		t.Errorf("the call under way when another session was opened: %d %s", inCall.Code, body)
+	}
+	third := httptest.NewRecorder()
+	serve(third, "", initialize)
+	if third.Code != http.StatusOK {
+		t.Errorf("initialize once that session is idle: %d %s, want it closed for this one", third.Code, third.Body)
+	}
+}
+
+// onFlush calls flushed the first time the answer is flushed to the client.
+type onFlush struct {
+	*httptest.ResponseRecorder
+	once    atomic.Bool
+	flushed func()
+}
+
+func (f *onFlush) Flush() {
+	f.ResponseRecorder.Flush()
+	if f.once.CompareAndSwap(false, true) {
+		f.flushed()
+	}
+}
+
+// reachingSDK closes reached when the SDK starts its answer (our handler
+// only writes to refuse a request).
+type reachingSDK struct {
+	*httptest.ResponseRecorder
+	once    atomic.Bool
+	reached chan struct{}
+}
+
+func (r *reachingSDK) Header() http.Header {
+	if r.once.CompareAndSwap(false, true) {
+		close(r.reached)
+	}
+	return r.ResponseRecorder.Header()
+}
+
+// Initializes at once keep every session counted: reserve listed the live
+// sessions before taking its lock, so a session opened in between was
+// taken for ended and its count dropped, never to be closed for another
+// and past the bound (before, in 10 runs of 10: 2 to 94 such sessions here, over a bound of 8).
+func TestSessionsOpenedAtOnceAllCounted(t *testing.T) {
+	srv := serverOn(t, newRepo(t))
+	srv.live.max = 8
+	ts := httptest.NewServer(srv.HTTPHandler())
+	t.Cleanup(ts.Close)
+	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	done := make(chan error)
+	for range 16 {
+		go func() {
+			for range 50 {
+				req, _ := http.NewRequest(http.MethodPost, ts.URL+Path, strings.NewReader(initialize))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					done <- err
+					return
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+			done <- nil
+		}()
+	}
+	for range 16 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv.live.mu.Lock()
+	defer srv.live.mu.Unlock()
+	live, uncounted := 0, 0
+	for ss := range srv.sdk.Sessions() {
+		live++
+		if srv.live.uses[ss.ID()] == nil {
+			uncounted++
+		}
+	}
+	if uncounted > 0 || live > srv.live.max {
+		t.Errorf("after 800 initializes, 16 at once: %d sessions live, %d of them uncounted; want at most %d, all counted", live, uncounted, srv.live.max)
 	}
 }
