@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -320,19 +321,27 @@ func (q *requests) during(r *http.Request) func() {
 	}
 }
 
-// bound is ctx ended also when the HTTP request the message came in ends,
-// and the function that releases it.
-func (q *requests) bound(ctx context.Context, extra *mcp.RequestExtra) (context.Context, func()) {
-	if extra == nil || extra.Header == nil {
+// errRequestEnded is why a handler's context ended when its HTTP request
+// had ended before the handler started.
+var errRequestEnded = errors.New("the HTTP request of this call ended")
+
+// bound is ctx ended also when the HTTP request the message came in ends
+// (key, its requestHeader; "" over stdio), and the function that
+// releases it.
+func (q *requests) bound(ctx context.Context, key string) (context.Context, func()) {
+	if key == "" {
 		return ctx, func() {}
 	}
 	q.mu.Lock()
-	rctx := q.ctx[extra.Header.Get(requestHeader)]
+	rctx := q.ctx[key]
 	q.mu.Unlock()
+	ctx, cancel := context.WithCancelCause(ctx)
 	if rctx == nil {
+		// The request ended (the deadline, the client gone) before the
+		// SDK started its handler: no one is waiting for the answer.
+		cancel(errRequestEnded)
 		return ctx, func() {}
 	}
-	ctx, cancel := context.WithCancelCause(ctx)
 	stop := context.AfterFunc(rctx, func() { cancel(context.Cause(rctx)) })
 	return ctx, func() { stop(); cancel(nil) }
 }

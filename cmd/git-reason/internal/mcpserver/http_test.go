@@ -127,6 +127,27 @@ func TestBusySessionNeverClosedForAnother(t *testing.T) {
 	}
 }
 
+// A call whose HTTP request ended (the guard's deadline, the client gone)
+// before the SDK started its handler runs under a context already ended:
+// no one waits for its answer. Before, it ran with no deadline at all.
+func TestCallAfterItsRequestEndedIsCancelled(t *testing.T) {
+	var q requests
+	r := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+	release := q.during(r)
+	key := r.Header.Get(requestHeader)
+	ctx, stop := q.bound(context.Background(), key)
+	if ctx.Err() != nil {
+		t.Fatalf("the call of a request under way: %v", ctx.Err())
+	}
+	stop()
+	release()
+	ctx, stop = q.bound(context.Background(), key)
+	defer stop()
+	if ctx.Err() == nil {
+		t.Error("the call of a request that had ended runs under a live context")
+	}
+}
+
 // A call whose request ends (the guard's deadline here) ends with it: the
 // SDK gave the handler a context of the session's, which the request's
 // end did not cancel, so work that checks its context went on holding

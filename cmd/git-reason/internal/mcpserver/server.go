@@ -212,7 +212,11 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 			if strings.HasPrefix(method, "notifications/") {
 				return next(ctx, method, req)
 			}
-			ctx, stop := s.requests.bound(ctx, req.GetExtra())
+			key := "" // none over stdio
+			if extra := req.GetExtra(); extra != nil && extra.Header != nil {
+				key = extra.Header.Get(requestHeader)
+			}
+			ctx, stop := s.requests.bound(ctx, key)
 			defer stop()
 			return next(ctx, method, req)
 		}
