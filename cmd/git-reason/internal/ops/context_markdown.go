@@ -115,7 +115,7 @@ func (p prose) contextTaskBody(b *strings.Builder, t *ContextTask) {
 
 func (p prose) contextAssessment(b *strings.Builder, a *record.ContextAssessment) {
 	fmt.Fprintf(b, "\n### Assessment %s: %s\n\n", code(a.ID), p.md(a.Subject))
-	fmt.Fprintf(b, "%s\n\n", p.md(a.Question))
+	fmt.Fprintf(b, "%s\n", p.quote(a.Question))
 	fmt.Fprintf(b, "- %s, %s; by %s, %s\n", p.md(a.Materiality), p.md(a.Reversibility), p.md(a.Actor), p.stamp(a.Created))
 	for _, ev := range a.Evidence {
 		fmt.Fprintf(b, "- evidence %s\n", p.evidence(ev))
@@ -181,7 +181,7 @@ func (p prose) contextAssessment(b *strings.Builder, a *record.ContextAssessment
 		b.WriteString("(no longer standing: its latest validation failed)\n")
 	}
 	if c.Rationale != "" {
-		fmt.Fprintf(b, "\n%s\n", p.md(c.Rationale))
+		fmt.Fprintf(b, "\n%s", p.quote(c.Rationale))
 	}
 	fmt.Fprintf(b, "\nReview count **%d**", c.ReviewCount)
 	switch {

@@ -267,6 +267,17 @@ func (p prose) md(s string) string {
 	return record.Markdown(s)
 }
 
+// quote is record text of many lines (a question, a rationale) as a
+// paragraph of its own ending in a newline: for markdown a block quote
+// (record.MarkdownQuote), whose lines cannot pose as the document's own;
+// for a terminal one printable line.
+func (p prose) quote(s string) string {
+	if p.text {
+		return p.md(s) + "\n"
+	}
+	return record.MarkdownQuote(s)
+}
+
 // code is a value the tool made (an id, a command, a phase) shown as code;
 // a backtick in it is dropped, never able to close the span.
 func code(s string) string { return record.MarkdownCode(s) }
