@@ -23,9 +23,7 @@ const gitRunner = "gitstore/git/run.go"
 // literal or a constant) anywhere but gitRunner fails.
 func TestGitStartsInOnePlace(t *testing.T) {
 	root, _ := moduleRoot(t, "..")
-	found := gitStarts(t, root, func(rel string) bool {
-		return rel == "bench" || rel == "reliability" || strings.HasPrefix(rel, "bench/") || strings.HasPrefix(rel, "reliability/")
-	})
+	found := sourceFinds(t, root, productOnly, gitCalls)
 	var elsewhere []string
 	inRunner := false
 	for _, f := range found {
@@ -47,17 +45,23 @@ func TestGitStartsInOnePlace(t *testing.T) {
 // both forms it must find: exec.Command("git", …) and a renamed import's
 // CommandContext with a constant naming git, and a shell it must not.
 func TestGitStartsCheckerFindsThem(t *testing.T) {
-	got := gitStarts(t, filepath.Join("testdata", "gitrunner"), func(string) bool { return false })
+	got := sourceFinds(t, filepath.Join("testdata", "gitrunner"), func(string) bool { return false }, gitCalls)
 	want := []string{"one/one.go:5", "two/two.go:12"}
 	if !slices.Equal(got, want) {
 		t.Errorf("found %q, want %q", got, want)
 	}
 }
 
-// gitStarts lists "file:line" of every call starting git in the non-test
-// Go files under root, leaving out testdata, hidden directories and what
-// skip says (by directory, relative to root).
-func gitStarts(t *testing.T, root string, skip func(rel string) bool) []string {
+// productOnly leaves out the directories of the module that are not
+// product code: bench/ and reliability/.
+func productOnly(rel string) bool {
+	return rel == "bench" || rel == "reliability" || strings.HasPrefix(rel, "bench/") || strings.HasPrefix(rel, "reliability/")
+}
+
+// sourceFinds lists "file:line" of every line find reports in the
+// non-test Go files under root, leaving out testdata, hidden directories
+// and what skip says (by directory, relative to root).
+func sourceFinds(t *testing.T, root string, skip func(rel string) bool, find func(*token.FileSet, *ast.File) []int) []string {
 	t.Helper()
 	var out []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -80,7 +84,7 @@ func gitStarts(t *testing.T, root string, skip func(rel string) bool) []string {
 		if err != nil {
 			return err
 		}
-		for _, line := range gitCalls(fset, f) {
+		for _, line := range find(fset, f) {
 			out = append(out, rel+":"+strconv.Itoa(line))
 		}
 		return nil
@@ -96,15 +100,7 @@ func gitStarts(t *testing.T, root string, skip func(rel string) bool) []string {
 // CommandContext whose program is the string "git", written as a literal
 // or as a constant of the file.
 func gitCalls(fset *token.FileSet, f *ast.File) []int {
-	execName := ""
-	for _, imp := range f.Imports {
-		if imp.Path.Value == `"os/exec"` {
-			execName = "exec"
-			if imp.Name != nil {
-				execName = imp.Name.Name
-			}
-		}
-	}
+	execName := importName(f, "os/exec")
 	if execName == "" {
 		return nil
 	}
@@ -154,6 +150,20 @@ func gitCalls(fset *token.FileSet, f *ast.File) []int {
 	return lines
 }
 
+// importName is the name f uses for the package of path, "" when f does
+// not import it.
+func importName(f *ast.File, path string) string {
+	for _, imp := range f.Imports {
+		if imp.Path.Value == strconv.Quote(path) {
+			if imp.Name != nil {
+				return imp.Name.Name
+			}
+			return path[strings.LastIndex(path, "/")+1:]
+		}
+	}
+	return ""
+}
+
 // stringValue is e's value when it is a string literal or a constant of
 // consts.
 func stringValue(e ast.Expr, consts map[string]string) (string, bool) {
@@ -168,4 +178,109 @@ func stringValue(e ast.Expr, consts map[string]string) (string, bool) {
 		return s, ok
 	}
 	return "", false
+}
+
+// guardFile is the one file that makes an http.Server: every server git
+// reason runs (serve, mcp --http, web) is bounded by its timeouts.
+const guardFile = "cmd/git-reason/internal/guard/guard.go"
+
+// TestServersInOnePlace holds the product code to one maker of HTTP
+// servers, guard.Server, given the production bounds (guard.API or
+// guard.Page): an http.Server made anywhere else (a literal, new, a
+// variable) or served by net/http's own ListenAndServe or Serve, which
+// have no timeouts at all, fails; so does a call of guard.Server with
+// other bounds. Both servers' files are found calling it.
+func TestServersInOnePlace(t *testing.T) {
+	root, _ := moduleRoot(t, "..")
+	var elsewhere, callers []string
+	for _, f := range sourceFinds(t, root, productOnly, httpServers) {
+		if !strings.HasPrefix(f, guardFile+":") {
+			elsewhere = append(elsewhere, f)
+		}
+	}
+	if len(elsewhere) > 0 {
+		t.Errorf("an HTTP server is made or run outside guard.Server with the production bounds (use guard.Server(h, guard.API) or guard.Page):\n%s", strings.Join(elsewhere, "\n"))
+	}
+	for _, f := range sourceFinds(t, root, productOnly, guardServers) {
+		callers = append(callers, f[:strings.IndexByte(f, ':')])
+	}
+	for _, want := range []string{"cmd/git-reason/internal/serving/peers.go", "cmd/git-reason/internal/web/serve.go"} {
+		if !slices.Contains(callers, want) {
+			t.Errorf("%s makes no server with guard.Server: the check no longer finds serve's and web's (found %q)", want, callers)
+		}
+	}
+}
+
+// TestServersCheckerFindsThem runs the check over files holding every
+// form it must find, and guard.Server given the production bounds, which
+// it must not.
+func TestServersCheckerFindsThem(t *testing.T) {
+	got := sourceFinds(t, filepath.Join("testdata", "servers"), func(string) bool { return false }, httpServers)
+	want := []string{"one/one.go:11", "one/one.go:12", "one/one.go:13", "one/one.go:14", "one/one.go:15", "one/one.go:17"}
+	if !slices.Equal(got, want) {
+		t.Errorf("found %q, want %q", got, want)
+	}
+}
+
+// httpServers returns the lines of f that make an http.Server (a
+// literal, new(http.Server), a variable of that type), serve through
+// net/http's package functions, or call guard.Server with bounds other
+// than guard.API or guard.Page.
+func httpServers(fset *token.FileSet, f *ast.File) []int {
+	httpName := importName(f, "net/http")
+	guardName := importName(f, "git-reason/cmd/git-reason/internal/guard")
+	var lines []int
+	ast.Inspect(f, func(n ast.Node) bool {
+		found := false
+		switch n := n.(type) {
+		case *ast.CompositeLit:
+			found = isSelector(n.Type, httpName, "Server")
+		case *ast.ValueSpec:
+			found = isSelector(n.Type, httpName, "Server")
+		case *ast.CallExpr:
+			switch {
+			case isSelector(n.Fun, httpName, "ListenAndServe", "ListenAndServeTLS", "Serve", "ServeTLS"):
+				found = true
+			case isIdent(n.Fun, "new") && len(n.Args) == 1 && isSelector(n.Args[0], httpName, "Server"):
+				found = true
+			case isSelector(n.Fun, guardName, "Server"):
+				found = len(n.Args) != 2 || !isSelector(n.Args[1], guardName, "API", "Page")
+			}
+		}
+		if found {
+			lines = append(lines, fset.Position(n.Pos()).Line)
+		}
+		return true
+	})
+	return lines
+}
+
+// guardServers returns the lines of f calling guard.Server.
+func guardServers(fset *token.FileSet, f *ast.File) []int {
+	guardName := importName(f, "git-reason/cmd/git-reason/internal/guard")
+	var lines []int
+	ast.Inspect(f, func(n ast.Node) bool {
+		if call, ok := n.(*ast.CallExpr); ok && isSelector(call.Fun, guardName, "Server") {
+			lines = append(lines, fset.Position(call.Pos()).Line)
+		}
+		return true
+	})
+	return lines
+}
+
+// isSelector says whether e is pkg.name for one of names (pkg an
+// imported package's name, never "").
+func isSelector(e ast.Expr, pkg string, names ...string) bool {
+	sel, ok := e.(*ast.SelectorExpr)
+	if !ok || pkg == "" {
+		return false
+	}
+	x, ok := sel.X.(*ast.Ident)
+	return ok && x.Name == pkg && slices.Contains(names, sel.Sel.Name)
+}
+
+// isIdent says whether e is the identifier name.
+func isIdent(e ast.Expr, name string) bool {
+	id, ok := e.(*ast.Ident)
+	return ok && id.Name == name
 }

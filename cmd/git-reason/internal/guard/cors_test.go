@@ -16,7 +16,7 @@ import (
 // before: the same refusals, no CORS header. Credentials are never
 // allowed, and answers vary by Origin.
 func TestCrossOrigin(t *testing.T) {
-	const token = "0123456789abcdef0123456789abcdef"
+	const token = testToken
 	const page = "https://reviews.example"
 	reached := 0
 	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

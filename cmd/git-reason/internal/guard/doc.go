@@ -26,7 +26,8 @@
 //     Retry-After;
 //   - the body is capped (413).
 //
-// Server sets read, write and idle timeouts; Run serves until a context
+// Server makes every server, bounded by Timeouts (API for serve and mcp
+// --http, Page for web); Run serves until a context
 // ends; Token finds or generates a server's token; Exposure warns about a
 // listener beyond loopback. Refusals are one short JSON
 // object, {"error": "..."}, saying what to fix and nothing about the

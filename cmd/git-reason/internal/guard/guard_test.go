@@ -13,7 +13,7 @@ import (
 // carries no body; every other check still applies, and other methods
 // still need application/json.
 func TestNoBodyMethods(t *testing.T) {
-	const token = "0123456789abcdef0123456789abcdef"
+	const token = testToken
 	reached := 0
 	h := Wrap(Config{Token: token, NoBody: []string{http.MethodGet, http.MethodDelete}},
 		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { reached++ }))

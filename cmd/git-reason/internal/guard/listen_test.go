@@ -1,10 +1,16 @@
 package guard
 
 import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestReach: a server on one address is reached at its URL; one on every
@@ -84,6 +90,217 @@ func TestOnLoopback(t *testing.T) {
 	} {
 		if got := OnLoopback(in); got != want {
 			t.Errorf("OnLoopback(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// served serves h behind the guard (token testToken) on 127.0.0.1 with
+// tm until the test ends, through Server and Run as serve does, and
+// returns its address and the remote addresses of the connections it
+// closes, as it closes them.
+func served(t *testing.T, h http.Handler, tm Timeouts) (string, chan string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := Server(Wrap(Config{Token: testToken}, h), tm)
+	closed := make(chan string, 64)
+	srv.ConnState = func(c net.Conn, s http.ConnState) {
+		if s == http.StateClosed {
+			closed <- c.RemoteAddr().String()
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, ln, srv, "", "") }()
+	t.Cleanup(func() { cancel(); <-done })
+	return ln.Addr().String(), closed
+}
+
+const testToken = "0123456789abcdef0123456789abcdef"
+
+// request is the start of a request the guard lets through, its body
+// of n bytes still to send.
+func request(addr string, n int) string {
+	return fmt.Sprintf("POST /v1/review HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", addr, testToken, n)
+}
+
+// dial connects to addr; the connection is closed when the test ends.
+func dial(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// cutWhileTrickling sends data to c one byte every 20 ms and reports how
+// long after the first the server closed c (reading gives EOF or a
+// reset), what it read before, and false when c was still open within.
+func cutWhileTrickling(c net.Conn, data string, within time.Duration) (time.Duration, string, bool) {
+	start := time.Now()
+	read := make(chan string, 1)
+	go func() { b, _ := io.ReadAll(c); read <- string(b) }()
+	for i := 0; time.Since(start) < within; i++ {
+		if i < len(data) {
+			if _, err := c.Write([]byte{data[i]}); err != nil {
+				break
+			}
+		}
+		select {
+		case got := <-read:
+			return time.Since(start), got, true
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	select {
+	case got := <-read:
+		return time.Since(start), got, true
+	case <-time.After(100 * time.Millisecond):
+		return time.Since(start), "", false
+	}
+}
+
+// A client that sends its request's headers a byte at a time is cut off
+// at ReadHeader, before any handler runs: without it (net/http then
+// uses Read, here serve's 30 s) the connection stays open.
+func TestSlowHeadersCut(t *testing.T) {
+	tm := API
+	tm.ReadHeader = 300 * time.Millisecond
+	addr, _ := served(t, http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}), tm)
+	c := dial(t, addr)
+	headers := "POST /v1/review HTTP/1.1\r\nHost: " + addr + "\r\nX-Slow: " + strings.Repeat("a", 1000)
+	took, got, cut := cutWhileTrickling(c, headers, 3*time.Second)
+	if !cut || took < tm.ReadHeader {
+		t.Fatalf("headers sent a byte every 20 ms: connection cut %v after %v (read %q), want cut at ReadHeader %v", cut, took, got, tm.ReadHeader)
+	}
+}
+
+// A client that sends its body a byte at a time is cut off at Read: the
+// handler's read fails, and the connection is closed. Without it the
+// body is read to its end (here 5 s), the connection kept.
+func TestSlowBodyCut(t *testing.T) {
+	tm := API
+	tm.Read = 500 * time.Millisecond
+	readErr := make(chan error, 1)
+	addr, _ := served(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, err := io.ReadAll(r.Body)
+		readErr <- err
+		if err != nil {
+			refuse(w, http.StatusBadRequest, "read the request")
+		}
+	}), tm)
+	c := dial(t, addr)
+	if _, err := io.WriteString(c, request(addr, 250)); err != nil {
+		t.Fatal(err)
+	}
+	took, got, cut := cutWhileTrickling(c, strings.Repeat(" ", 250), 3*time.Second)
+	if !cut || took < tm.Read/2 {
+		t.Fatalf("body sent a byte every 20 ms: connection cut %v after %v (read %q), want cut at Read %v", cut, took, got, tm.Read)
+	}
+	select {
+	case err := <-readErr:
+		if err == nil {
+			t.Error("the handler read the whole body")
+		}
+	default:
+		t.Error("the handler never ran")
+	}
+}
+
+// A kept-alive connection that sends nothing after its answer is closed
+// at Idle; without it (net/http then uses Read, 30 s) it stays open.
+func TestIdleConnectionClosed(t *testing.T) {
+	tm := API
+	tm.Idle = 300 * time.Millisecond
+	addr, _ := served(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "{}") }), tm)
+	c := dial(t, addr)
+	if _, err := io.WriteString(c, request(addr, 2)+"{}"); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Close {
+		t.Fatalf("answer %d, close %v: want 200 on a kept-alive connection", resp.StatusCode, resp.Close)
+	}
+	start := time.Now()
+	c.SetReadDeadline(start.Add(3 * time.Second))
+	n, err := br.Read(make([]byte, 1))
+	if took := time.Since(start); err != io.EOF || took < tm.Idle/2 {
+		t.Fatalf("idle connection: read %d bytes, %v after %v; want EOF at Idle %v", n, err, took, tm.Idle)
+	}
+}
+
+// A client that asks for a large answer and never reads it holds
+// nothing past Write: the handler's write fails, the handler returns,
+// the connection is closed. Without it the handler waits in its write
+// for as long as the client keeps the connection.
+func TestUnreadAnswerReleased(t *testing.T) {
+	tm := API
+	tm.Write = 500 * time.Millisecond
+	returned := make(chan error, 1)
+	chunk := make([]byte, 32<<10)
+	addr, closed := served(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var err error
+		for i := 0; i < 2048 && err == nil; i++ { // 64 MiB, far past what the sockets hold
+			_, err = w.Write(chunk)
+		}
+		returned <- err
+	}), tm)
+	c := dial(t, addr)
+	if _, err := io.WriteString(c, request(addr, 2)+"{}"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-returned:
+		if err == nil {
+			t.Fatal("the handler wrote 64 MiB to a client that reads nothing")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the handler still writes 5 s after Write, to a client that reads nothing")
+	}
+	waitClosed(t, closed, c.LocalAddr().String())
+}
+
+// waitClosed waits (3 s at most) for the server to close the connection
+// from local.
+func waitClosed(t *testing.T, closed chan string, local string) {
+	t.Helper()
+	deadline := time.After(3 * time.Second)
+	for {
+		select {
+		case a := <-closed:
+			if a == local {
+				return
+			}
+		case <-deadline:
+			t.Fatal("the server still holds the connection 3 s later")
+		}
+	}
+}
+
+// The production bounds are the ones docs/SECURITY.md states, none of
+// them zero (net/http's "no limit"), and Server gives each to the
+// http.Server it makes.
+func TestProductionTimeouts(t *testing.T) {
+	for name, c := range map[string]struct{ got, want Timeouts }{
+		"API":  {API, Timeouts{ReadHeader: 10 * time.Second, Read: 30 * time.Second, Write: 5 * time.Minute, Idle: time.Minute, HeaderSize: 32 << 10}},
+		"Page": {Page, Timeouts{ReadHeader: 10 * time.Second, Read: 30 * time.Second, Write: time.Minute, Idle: 30 * time.Second, HeaderSize: 16 << 10}},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: %+v, want %+v", name, c.got, c.want)
+		}
+		s := Server(nil, c.got)
+		if got := (Timeouts{s.ReadHeaderTimeout, s.ReadTimeout, s.WriteTimeout, s.IdleTimeout, s.MaxHeaderBytes}); got != c.want {
+			t.Errorf("Server(h, %s): %+v, want %+v", name, got, c.want)
 		}
 	}
 }

@@ -2,7 +2,9 @@ package mcpserver
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -61,11 +63,30 @@ func openHTTP(t *testing.T, url string) *httpSession {
 	return h
 }
 
-// guarded serves srv over HTTP behind the guard, its deadline deadline.
+// guarded serves srv over HTTP behind the guard, its deadline deadline,
+// as mcp --http does (guard.Server with serve's bounds, guard.Run).
 func guarded(t *testing.T, srv *Server, deadline time.Duration) string {
-	ts := httptest.NewServer(guard.Wrap(guard.Config{Token: testToken, NoBody: NoBody, MaxInFlight: 8, Deadline: deadline}, srv.HTTPHandler()))
-	t.Cleanup(ts.Close)
-	return ts.URL
+	return guardedWith(t, srv, deadline, guard.API, nil)
+}
+
+// guardedWith serves srv as guarded does, bounded by tm, its handler
+// wrapped by wrap when not nil, and returns its URL.
+func guardedWith(t *testing.T, srv *Server, deadline time.Duration, tm guard.Timeouts, wrap func(http.Handler) http.Handler) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := srv.HTTPHandler()
+	if wrap != nil {
+		h = wrap(h)
+	}
+	hs := guard.Server(guard.Wrap(guard.Config{Token: testToken, NoBody: NoBody, MaxInFlight: 8, Deadline: deadline}, h), tm)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- guard.Run(ctx, ln, hs, "", "") }()
+	t.Cleanup(func() { cancel(); <-done })
+	return "http://" + ln.Addr().String()
 }
 
 const callTasks = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"tasks","arguments":{}}}`
@@ -311,5 +332,62 @@ func TestSessionsOpenedAtOnceAllCounted(t *testing.T) {
 	}
 	if uncounted > 0 || live > srv.live.max {
 		t.Errorf("after 800 initializes, 16 at once: %d sessions live, %d of them uncounted; want at most %d, all counted", live, uncounted, srv.live.max)
+	}
+}
+
+// A host that asks for a large answer and never reads it holds the
+// server only until the write timeout: the answer's write fails, the
+// handler returns and the connection is closed. Without the timeout the
+// handler waits in its write for as long as the host keeps the
+// connection, holding one of --max-inflight's places.
+func TestUnreadAnswerReleased(t *testing.T) {
+	srv := serverOn(t, newRepo(t))
+	tm := guard.API
+	tm.Write = 500 * time.Millisecond
+	var inFlight atomic.Int64
+	url := guardedWith(t, srv, time.Minute, tm, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			inFlight.Add(1)
+			defer inFlight.Add(-1)
+			h.ServeHTTP(w, r)
+		})
+	})
+	h := openHTTP(t, url)
+	tasks := srv.tools["tasks"]
+	orig := tasks.run
+	big := strings.Repeat("x", 32<<20) // far past what the sockets hold
+	tasks.run = func(ctx context.Context, c *call) (*outcome, error) {
+		o, err := orig(ctx, c)
+		if o != nil {
+			o.text = big
+		}
+		return o, err
+	}
+	c, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\n"+
+		"Accept: application/json, text/event-stream\r\n%s: %s\r\nMcp-Protocol-Version: 2025-06-18\r\nContent-Length: %d\r\n\r\n%s",
+		Path, c.RemoteAddr(), testToken, sessionHeader, h.id, len(callTasks), callTasks)
+	start := time.Now()
+	for inFlight.Load() == 0 && time.Since(start) < 3*time.Second {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if inFlight.Load() == 0 {
+		t.Fatal("the call never reached the handler")
+	}
+	for inFlight.Load() != 0 && time.Since(start) < 5*time.Second {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := inFlight.Load(); n != 0 {
+		t.Fatalf("%d handler(s) still writing %v after the call, to a host that reads nothing (write timeout %v)", n, time.Since(start), tm.Write)
+	}
+	// What the sockets held is all the host can read: then the server
+	// has closed the connection.
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if n, err := io.Copy(io.Discard, c); err != nil || n >= int64(len(big)) {
+		t.Errorf("after the handler returned, the host read %d bytes, then %v: want less than the answer, then the server's close", n, err)
 	}
 }

@@ -2,10 +2,7 @@ package web
 
 import (
 	"context"
-	"errors"
 	"net"
-	"net/http"
-	"time"
 
 	"git-reason/cmd/git-reason/internal/guard"
 	"git-reason/cmd/git-reason/internal/ops"
@@ -52,8 +49,7 @@ func Serve(ctx context.Context, req Request) error {
 		return err
 	}
 	k := newKeys(token, cookieFor(ta.Port))
-	srv := &http.Server{Handler: handler(req.Open, k), ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout: 30 * time.Second, WriteTimeout: time.Minute, MaxHeaderBytes: 16 << 10}
+	srv := guard.Server(handler(req.Open, k), guard.Page)
 	if req.Ready != nil {
 		base := "http://" + ln.Addr().String() + "/"
 		req.Ready(base+"?token="+token, func() (string, error) {
@@ -61,16 +57,7 @@ func Serve(ctx context.Context, req Request) error {
 			return base + "?code=" + code, err
 		})
 	}
-	go func() {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(sctx)
-	}()
-	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return guard.Run(ctx, ln, srv, "", "")
 }
 
 // beyondLoopback refuses to serve the page at listen, which is not a
