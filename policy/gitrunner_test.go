@@ -181,15 +181,15 @@ func stringValue(e ast.Expr, consts map[string]string) (string, bool) {
 }
 
 // guardFile is the one file that makes an http.Server: every server git
-// reason runs (serve, mcp --http, web) is bounded by its timeouts.
+// reason runs (serve, mcp --http, web) is bounded by its Limits.
 const guardFile = "cmd/git-reason/internal/guard/guard.go"
 
-// TestServersInOnePlace holds the product code to one maker of HTTP
-// servers, guard.Server, given the production bounds (guard.API or
-// guard.Page): an http.Server made anywhere else (a literal, new, a
-// variable) or served by net/http's own ListenAndServe or Serve, which
-// have no timeouts at all, fails; so does a call of guard.Server with
-// other bounds. Both servers' files are found calling it.
+// TestServersInOnePlace holds the product code to one server of HTTP,
+// guard.Run, given the production bounds (guard.API or guard.Page): an
+// http.Server made anywhere else (a literal, new, a variable) or served by
+// net/http's own ListenAndServe or Serve, which have no timeouts at all,
+// fails; so does a call of guard.Run with other bounds. Both servers'
+// files are found calling it.
 func TestServersInOnePlace(t *testing.T) {
 	root, _ := moduleRoot(t, "..")
 	var elsewhere, callers []string
@@ -199,24 +199,24 @@ func TestServersInOnePlace(t *testing.T) {
 		}
 	}
 	if len(elsewhere) > 0 {
-		t.Errorf("an HTTP server is made or run outside guard.Server with the production bounds (use guard.Server(h, guard.API) or guard.Page):\n%s", strings.Join(elsewhere, "\n"))
+		t.Errorf("an HTTP server is made or run outside guard.Run with the production bounds (use guard.Run with guard.API or guard.Page):\n%s", strings.Join(elsewhere, "\n"))
 	}
-	for _, f := range sourceFinds(t, root, productOnly, guardServers) {
+	for _, f := range sourceFinds(t, root, productOnly, guardRuns) {
 		callers = append(callers, f[:strings.IndexByte(f, ':')])
 	}
 	for _, want := range []string{"cmd/git-reason/internal/serving/peers.go", "cmd/git-reason/internal/web/serve.go"} {
 		if !slices.Contains(callers, want) {
-			t.Errorf("%s makes no server with guard.Server: the check no longer finds serve's and web's (found %q)", want, callers)
+			t.Errorf("%s serves with no guard.Run: the check no longer finds serve's and web's (found %q)", want, callers)
 		}
 	}
 }
 
 // TestServersCheckerFindsThem runs the check over files holding every
-// form it must find, and guard.Server given the production bounds, which
-// it must not.
+// form it must find, and guard.Run given the production bounds, which it
+// must not.
 func TestServersCheckerFindsThem(t *testing.T) {
 	got := sourceFinds(t, filepath.Join("testdata", "servers"), func(string) bool { return false }, httpServers)
-	want := []string{"one/one.go:11", "one/one.go:12", "one/one.go:13", "one/one.go:14", "one/one.go:15", "one/one.go:17"}
+	want := []string{"one/one.go:13", "one/one.go:14", "one/one.go:15", "one/one.go:16", "one/one.go:17", "one/one.go:19"}
 	if !slices.Equal(got, want) {
 		t.Errorf("found %q, want %q", got, want)
 	}
@@ -224,8 +224,8 @@ func TestServersCheckerFindsThem(t *testing.T) {
 
 // httpServers returns the lines of f that make an http.Server (a
 // literal, new(http.Server), a variable of that type), serve through
-// net/http's package functions, or call guard.Server with bounds other
-// than guard.API or guard.Page.
+// net/http's package functions, or call guard.Run with bounds other than
+// guard.API or guard.Page.
 func httpServers(fset *token.FileSet, f *ast.File) []int {
 	httpName := importName(f, "net/http")
 	guardName := importName(f, "git-reason/cmd/git-reason/internal/guard")
@@ -243,8 +243,8 @@ func httpServers(fset *token.FileSet, f *ast.File) []int {
 				found = true
 			case isIdent(n.Fun, "new") && len(n.Args) == 1 && isSelector(n.Args[0], httpName, "Server"):
 				found = true
-			case isSelector(n.Fun, guardName, "Server"):
-				found = len(n.Args) != 2 || !isSelector(n.Args[1], guardName, "API", "Page")
+			case isSelector(n.Fun, guardName, "Run"):
+				found = len(n.Args) != 6 || !isSelector(n.Args[3], guardName, "API", "Page")
 			}
 		}
 		if found {
@@ -255,12 +255,12 @@ func httpServers(fset *token.FileSet, f *ast.File) []int {
 	return lines
 }
 
-// guardServers returns the lines of f calling guard.Server.
-func guardServers(fset *token.FileSet, f *ast.File) []int {
+// guardRuns returns the lines of f calling guard.Run.
+func guardRuns(fset *token.FileSet, f *ast.File) []int {
 	guardName := importName(f, "git-reason/cmd/git-reason/internal/guard")
 	var lines []int
 	ast.Inspect(f, func(n ast.Node) bool {
-		if call, ok := n.(*ast.CallExpr); ok && isSelector(call.Fun, guardName, "Server") {
+		if call, ok := n.(*ast.CallExpr); ok && isSelector(call.Fun, guardName, "Run") {
 			lines = append(lines, fset.Position(call.Pos()).Line)
 		}
 		return true

@@ -26,9 +26,9 @@
 //     Retry-After;
 //   - the body is capped (413).
 //
-// Server makes every server, bounded by Timeouts (API for serve and mcp
-// --http, Page for web); Run serves until a context
-// ends; Token finds or generates a server's token; Exposure warns about a
+// Run serves until a context ends, bounded by Limits (API for serve and
+// mcp --http, Page for web); Token
+// finds or generates a server's token; Exposure warns about a
 // listener beyond loopback. Refusals are one short JSON
 // object, {"error": "..."}, saying what to fix and nothing about the
 // server's configuration.

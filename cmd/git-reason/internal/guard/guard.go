@@ -153,10 +153,15 @@ func crossOrigin(w http.ResponseWriter, r *http.Request, cfg Config) bool {
 // ListenHint ends the error of an address a server cannot listen on.
 const ListenHint = "give HOST:PORT, such as 127.0.0.1:0 (port 0 picks a free one)"
 
-// Timeouts bound each connection of a server, so that a client that is
-// slow or silent cannot hold one: the one place where a server's are
-// chosen (API, Page) and the one server they are given to (Server).
-type Timeouts struct {
+// Limits bound each connection of a server, so that a client that is slow
+// or silent cannot hold one: API and Page are the one place where the
+// servers' are chosen, Run the one place that serves with them. The
+// number of connections is not bounded: one that sends nothing costs a
+// descriptor and about 7 KB until ReadHeader cuts it (bench/connflood),
+// and past a bound of N connections, N silent ones would keep honest
+// clients waiting, where without one they are answered until the
+// process's descriptors run out.
+type Limits struct {
 	ReadHeader time.Duration // from the connection's start (or the previous answer's end) to the end of a request's headers
 	Read       time.Duration // the same to the end of its body
 	Write      time.Duration // from the end of its headers to the end of its answer
@@ -167,28 +172,29 @@ type Timeouts struct {
 // API bounds the connections of serve and mcp --http: their answers may
 // take an advisor's minutes, under Write (Config.Deadline, 4 minutes, is
 // under it so that the answer is written).
-var API = Timeouts{ReadHeader: 10 * time.Second, Read: 30 * time.Second,
+var API = Limits{ReadHeader: 10 * time.Second, Read: 30 * time.Second,
 	Write: 5 * time.Minute, Idle: time.Minute, HeaderSize: 32 << 10}
 
 // Page bounds the connections of web: its answers are pages read from the
 // repository, for which a minute is ample, and it never had an idle
 // timeout of its own (net/http then uses Read, which Idle here says).
-var Page = Timeouts{ReadHeader: 10 * time.Second, Read: 30 * time.Second,
+var Page = Limits{ReadHeader: 10 * time.Second, Read: 30 * time.Second,
 	Write: time.Minute, Idle: 30 * time.Second, HeaderSize: 16 << 10}
 
-// Server is the http.Server for h, bounded by t: every server git reason
+// server is the http.Server for h, bounded by l: every server git reason
 // runs is made here (policy's TestServersInOnePlace).
-func Server(h http.Handler, t Timeouts) *http.Server {
+func server(h http.Handler, l Limits) *http.Server {
 	return &http.Server{Handler: h,
-		ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read,
-		WriteTimeout: t.Write, IdleTimeout: t.Idle,
-		MaxHeaderBytes: t.HeaderSize}
+		ReadHeaderTimeout: l.ReadHeader, ReadTimeout: l.Read,
+		WriteTimeout: l.Write, IdleTimeout: l.Idle,
+		MaxHeaderBytes: l.HeaderSize}
 }
 
-// Run serves srv (made by Server) on ln until ctx ends, then shuts down
-// (giving requests under way 5 seconds) and returns nil. With a
-// certificate and key it speaks HTTPS only.
-func Run(ctx context.Context, ln net.Listener, srv *http.Server, tlsCert, tlsKey string) error {
+// Run serves h on ln, bounded by l (API or Page), until ctx ends, then
+// shuts down (giving requests under way 5 seconds) and returns nil. With
+// a certificate and key it speaks HTTPS only.
+func Run(ctx context.Context, ln net.Listener, h http.Handler, l Limits, tlsCert, tlsKey string) error {
+	srv := server(h, l)
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -64,14 +64,14 @@ func openHTTP(t *testing.T, url string) *httpSession {
 }
 
 // guarded serves srv over HTTP behind the guard, its deadline deadline,
-// as mcp --http does (guard.Server with serve's bounds, guard.Run).
+// as mcp --http does (guard.Run with serve's bounds).
 func guarded(t *testing.T, srv *Server, deadline time.Duration) string {
 	return guardedWith(t, srv, deadline, guard.API, nil)
 }
 
 // guardedWith serves srv as guarded does, bounded by tm, its handler
 // wrapped by wrap when not nil, and returns its URL.
-func guardedWith(t *testing.T, srv *Server, deadline time.Duration, tm guard.Timeouts, wrap func(http.Handler) http.Handler) string {
+func guardedWith(t *testing.T, srv *Server, deadline time.Duration, tm guard.Limits, wrap func(http.Handler) http.Handler) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -81,10 +81,10 @@ func guardedWith(t *testing.T, srv *Server, deadline time.Duration, tm guard.Tim
 	if wrap != nil {
 		h = wrap(h)
 	}
-	hs := guard.Server(guard.Wrap(guard.Config{Token: testToken, NoBody: NoBody, MaxInFlight: 8, Deadline: deadline}, h), tm)
+	h = guard.Wrap(guard.Config{Token: testToken, NoBody: NoBody, MaxInFlight: 8, Deadline: deadline}, h)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- guard.Run(ctx, ln, hs, "", "") }()
+	go func() { done <- guard.Run(ctx, ln, h, tm, "", "") }()
 	t.Cleanup(func() { cancel(); <-done })
 	return "http://" + ln.Addr().String()
 }

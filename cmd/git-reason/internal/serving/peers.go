@@ -108,7 +108,7 @@ func serveGuarded(ctx context.Context, req ops.ServeRequest, e endpoint) error {
 	if req.Ready != nil {
 		req.Ready(guard.Reach(ln.Addr(), scheme, e.path, req.AllowHosts))
 	}
-	if err := guard.Run(ctx, ln, guard.Server(h, guard.API), req.TLSCert, req.TLSKey); err != nil {
+	if err := guard.Run(ctx, ln, h, guard.API, req.TLSCert, req.TLSKey); err != nil {
 		if req.TLSCert != "" {
 			return ops.Usage("%v", err)
 		}

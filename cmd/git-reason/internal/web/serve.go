@@ -49,7 +49,7 @@ func Serve(ctx context.Context, req Request) error {
 		return err
 	}
 	k := newKeys(token, cookieFor(ta.Port))
-	srv := guard.Server(handler(req.Open, k), guard.Page)
+	h := handler(req.Open, k)
 	if req.Ready != nil {
 		base := "http://" + ln.Addr().String() + "/"
 		req.Ready(base+"?token="+token, func() (string, error) {
@@ -57,7 +57,7 @@ func Serve(ctx context.Context, req Request) error {
 			return base + "?code=" + code, err
 		})
 	}
-	return guard.Run(ctx, ln, srv, "", "")
+	return guard.Run(ctx, ln, h, guard.Page, "", "")
 }
 
 // beyondLoopback refuses to serve the page at listen, which is not a
