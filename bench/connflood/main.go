@@ -13,7 +13,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -27,8 +26,8 @@ func main() {
 	flag.Parse()
 	fmt.Printf("%8s %8s %8s %8s %s\n", "held", "fds", "rss_MB", "open_s", "honest request")
 	for _, f := range strings.Split(*ns, ",") {
-		n, err := strconv.Atoi(f)
-		if err != nil {
+		var n int
+		if _, err := fmt.Sscan(f, &n); err != nil {
 			fmt.Fprintln(os.Stderr, "connflood: -n: give numbers separated by commas")
 			os.Exit(2)
 		}
@@ -62,7 +61,8 @@ func cost(pid int) (int, int) {
 	rss := 0
 	for _, line := range strings.Split(string(status), "\n") {
 		if f := strings.Fields(line); len(f) > 1 && f[0] == "VmRSS:" {
-			kb, _ := strconv.Atoi(f[1])
+			var kb int
+			_, _ = fmt.Sscan(f[1], &kb)
 			rss = kb / 1024
 		}
 	}

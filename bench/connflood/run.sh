@@ -9,11 +9,11 @@
 set -eu
 cd "$(dirname "$0")/../.."
 rev=${1:-90a44b4} fds=${2:-4096}
-tmp=$(mktemp -d)
 . bench/twobuilds.sh
-. bench/servers.sh
-servers "$rev"
+. bench/servers.sh # its trap removes $tmp
+tmp=$(mktemp -d)
 go build -o "$tmp/connflood" ./bench/connflood
+servers "$rev"
 for b in before after; do
   echo "== $b: serve, open files $(ulimit -n)"
   start "$b" serve --listen 127.0.0.1:0 --token-env GIT_REASON_MCP_TOKEN
