@@ -854,14 +854,7 @@ func (s *Store) refsOf(tasks []string) map[string]string {
 }
 
 // refsAt reports whether each task of heads has its ref at that head.
-func (s *Store) refsAt(heads map[string]string) bool {
-	for u, h := range heads {
-		if now, err := s.Repo.ReadRef(TaskRef(u)); err != nil || now != h {
-			return false
-		}
-	}
-	return true
-}
+func (s *Store) refsAt(heads map[string]string) bool { return !s.ReusedMoved(heads) }
 
 func (s *Store) verify(ctx context.Context, task, head string, reuses bool) ([]record.Finding, error) {
 	return s.verifyChecked(ctx, task, head, reuses, nil)

@@ -46,3 +46,59 @@ func (s *Store) ReusedLocal(ctx context.Context, u string) record.Reused {
 	}
 	return record.Reused{State: st}
 }
+
+// ReuseCheck is what read surfaces show of the reuses task's history at
+// head holds: the first finding of their checks (record.CheckReuses, as
+// verify runs them against the reused tasks' refs now), nil when they
+// find nothing, and the head each reused task's ref had when they were
+// checked ("" for a ref missing). A surface that keeps what it showed of
+// task at head keeps Reused with it and asks again only when one of those
+// refs moved (ReusedMoved): one ref read per reused task while none did.
+// A check found clean is remembered for task at head with the heads it
+// was checked against (Remembered.AddReuses, as verify remembers it), so
+// a surface that keeps nothing reads task's remembered file and a ref per
+// reused task; otherwise task's records are read (its cache) and each
+// reused task's history replayed from its latest head remembered clean.
+func (s *Store) ReuseCheck(ctx context.Context, task, head string) (*record.Finding, map[string]string, error) {
+	m := s.readRemembered()
+	if reused, ok := m.ReusesChecked(task, head); ok && !s.ReusedMoved(reused) {
+		return nil, reused, nil
+	}
+	_, recs, err := s.loadTask(task, head)
+	if err != nil {
+		return nil, nil, err
+	}
+	names := record.ReusedTasks(task, recs)
+	reused := make(map[string]string, len(names))
+	for _, u := range names {
+		if reused[u], err = s.Repo.ReadRef(TaskRef(u)); err != nil {
+			return nil, nil, err
+		}
+	}
+	found := record.CheckReuses(ctx, task, head, recs, s.ReusedLocal)
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	if len(found) > 0 {
+		return &found[0], reused, nil
+	}
+	// Remembered only when the reused refs did not move while they were
+	// checked; a surface keeping reused then sees one moved and asks
+	// again.
+	if !s.ReusedMoved(reused) {
+		m.AddReuses(task, head, reused)
+		_ = m.Save()
+	}
+	return nil, reused, nil
+}
+
+// ReusedMoved reports whether a reused task's ref is no longer at the
+// head reused gives it ("": missing), as ReuseCheck found them.
+func (s *Store) ReusedMoved(reused map[string]string) bool {
+	for u, h := range reused {
+		if now, err := s.Repo.ReadRef(TaskRef(u)); err != nil || now != h {
+			return true
+		}
+	}
+	return false
+}

@@ -233,7 +233,9 @@ func (s *State) reportAssessment(b *strings.Builder, a *Entry) {
 	body := a.Body.(*Assessment)
 	fmt.Fprintf(b, "\n## %s\n\n", Markdown(body.Subject))
 	fmt.Fprintf(b, "%s\n- assessment `%s`: %s, %s\n", MarkdownQuote(body.Question), ShortID(a.ID), Markdown(body.Materiality), Markdown(body.Reversibility))
-	if d := a.Derived.(*AssessmentDerived); d.Reuses != "" {
+	if d := a.Derived.(*AssessmentDerived); d.Reuses != "" && reuseBroken(s.Unverified, a.ID) {
+		fmt.Fprintf(b, "- reuses conclusion `%s` of task %s, which no longer stands there (see above)\n", ShortID(d.Reuses), Markdown(d.ReusesTask))
+	} else if d.Reuses != "" {
 		fmt.Fprintf(b, "- reuses standing conclusion `%s` of task %s\n", ShortID(d.Reuses), Markdown(d.ReusesTask))
 	}
 	for _, ev := range body.Evidence {

@@ -61,6 +61,41 @@ func CheckReuses(ctx context.Context, task, head string, recs []*Record, lookup 
 	return out
 }
 
+// WithFinding is s marked with f, a finding of its history its own replay
+// does not find (a reuse whose reused task no longer holds what it
+// reused, found by checking its reuses against that task's ref now): a
+// copy, which every surface shows as a history that does not verify,
+// naming f. s itself when f is nil or replay found a finding first.
+func (s *State) WithFinding(f *Finding) *State {
+	if f == nil || s.Unverified != nil {
+		return s
+	}
+	c := s.copy()
+	c.Unverified = f
+	return c
+}
+
+// WithFinding marks a status (a summary kept by head) with f as
+// State.WithFinding marks its state: f is the finding it shows first,
+// and its next step reads the findings.
+func (s *Status) WithFinding(f *Finding) {
+	if f == nil || s.DoesNotVerify != nil {
+		return
+	}
+	s.DoesNotVerify, s.Next, s.PersonStep = f, "git reason verify "+s.Task, nil
+}
+
+// ReuseBroken reports whether the reuse the status shows (its latest
+// assessment's) is what its finding says no longer stands.
+func (s *Status) ReuseBroken() bool {
+	return s.Reuses != "" && reuseBroken(s.DoesNotVerify, s.Assessment)
+}
+
+// reuseBroken reports whether f is a reuse finding of assessment id.
+func reuseBroken(f *Finding, id string) bool {
+	return f != nil && f.Code == FindReuse && f.Record == id
+}
+
 // ReusedTasks returns the tasks other than task whose conclusions the
 // assessments among recs reuse, sorted.
 func ReusedTasks(task string, recs []*Record) []string {

@@ -133,7 +133,9 @@ func printStatus(w io.Writer, pal palette, s record.Status) {
 	if s.Subject != "" {
 		fmt.Fprintf(w, "  subject:      %s\n", record.Printable(s.Subject))
 	}
-	if s.Reuses != "" {
+	if s.ReuseBroken() {
+		fmt.Fprintf(w, "  reuses:       conclusion %s of task %s by %s, which no longer stands there (see above)\n", s.Reuses, s.ReusesTask, record.Printable(s.ReusesActor))
+	} else if s.Reuses != "" {
 		fmt.Fprintf(w, "  reuses:       standing conclusion %s of task %s by %s\n", s.Reuses, s.ReusesTask, record.Printable(s.ReusesActor))
 	}
 	if s.Review != "" {

@@ -177,7 +177,7 @@ func (s *Server) status(ctx context.Context, c *call) (*outcome, error) {
 		}
 		return &outcome{out: out, published: list, text: text}, nil
 	}
-	st, head, err := s.env.State(ctx, task)
+	st, head, _, err := s.env.ShownState(ctx, task)
 	if err != nil {
 		return nil, err
 	}

@@ -108,7 +108,7 @@ func (e *Session) handoverAll(ctx context.Context, q HandoverQuery, out *Handove
 
 // handoverOne fills out with the handover of the task q names.
 func (e *Session) handoverOne(ctx context.Context, q HandoverQuery, out *HandoverReport) error {
-	st, head, err := e.State(ctx, q.Task)
+	st, head, _, err := e.ShownState(ctx, q.Task)
 	if err != nil {
 		return err
 	}

@@ -42,7 +42,9 @@ func (e *Session) taskMemo(ctx context.Context, task, kind string, report func(*
 	}
 	allowed, _ := e.readDigest(ctx) // "": signatures are read afresh
 	var m statusMemo
-	if data := e.Store.Memo(kind, task, head); data != nil && json.Unmarshal(data, &m) == nil {
+	// A memo of a head whose reuses were checked holds while the reused
+	// tasks' refs are where they were then (a ref read each).
+	if data := e.Store.Memo(kind, task, head); data != nil && json.Unmarshal(data, &m) == nil && !e.Store.ReusedMoved(m.Reused) {
 		if m.Allowed != allowed || allowed == "" {
 			m.Signatures = e.TaskSignatures(ctx, task, head)
 		} else {
@@ -54,7 +56,11 @@ func (e *Session) taskMemo(ctx context.Context, task, kind string, report func(*
 	if err != nil {
 		return statusMemo{}, "", err
 	}
-	m = statusMemo{Status: st.Summarize(), Signatures: e.TaskSignatures(ctx, task, head), Allowed: allowed}
+	st, reused, err := e.reuseChecked(ctx, task, head, st)
+	if err != nil {
+		return statusMemo{}, "", err
+	}
+	m = statusMemo{Status: st.Summarize(), Signatures: e.TaskSignatures(ctx, task, head), Allowed: allowed, Reused: reused}
 	if report != nil {
 		if err := st.Decoded(); err != nil {
 			return statusMemo{}, "", record.Unreadable(task, err)
@@ -91,6 +97,41 @@ func (e *Session) savedState(ctx context.Context, task, head string) (*record.St
 	return st, head, err
 }
 
+// reuseChecked is st, task's state at head, marked with the first finding
+// of its reuses checked against the reused tasks' refs now
+// (gitstore.Store.ReuseCheck) when its latest assessment reuses another
+// task's conclusion and replay found nothing first, with the heads of the
+// reused tasks it was checked against: a surface keeping what it shows
+// of st keeps them with it and asks again once one moved. A task whose
+// latest assessment reuses nothing is not asked about (nil).
+func (e *Session) reuseChecked(ctx context.Context, task, head string, st *record.State) (*record.State, map[string]string, error) {
+	a := st.LatestAssessment()
+	if a == nil {
+		return st, nil, nil
+	}
+	d, _ := a.Derived.(*record.AssessmentDerived)
+	if d == nil {
+		return st, nil, nil
+	}
+	f, reused, err := e.reuseFinding(ctx, task, head, d.Reuses, st.Unverified)
+	return st.WithFinding(f), reused, err
+}
+
+// reuseFinding is what reuseChecked asks of a task whose latest
+// assessment reuses conclusion reuses ("": none) and whose replay found
+// unverified first (nil: none): the first finding of its reuses' check
+// and the reused tasks' heads it was checked against.
+func (e *Session) reuseFinding(ctx context.Context, task, head, reuses string, unverified *record.Finding) (*record.Finding, map[string]string, error) {
+	if reuses == "" || unverified != nil {
+		return nil, nil, nil
+	}
+	f, reused, err := e.Store.ReuseCheck(ctx, task, head)
+	if err != nil {
+		return nil, nil, record.Unreadable(task, err)
+	}
+	return f, reused, nil
+}
+
 // The memos of status TASK and status TASK --report under
 // .git/reason/memo/.
 const (
@@ -106,6 +147,10 @@ type statusMemo struct {
 	// Allowed is the digest of what git judged Signatures by
 	// (readDigest).
 	Allowed string `json:"allowed,omitempty"`
+	// Reused is the head each task whose conclusion the status's
+	// reuses name had when they were checked (reuseChecked): the memo
+	// holds while they do.
+	Reused map[string]string `json:"reused,omitempty"`
 	// Report is the task's markdown report (report memos only).
 	Report string `json:"report,omitempty"`
 }

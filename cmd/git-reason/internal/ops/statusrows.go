@@ -2,6 +2,8 @@ package ops
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -29,6 +31,41 @@ type StatusRow struct {
 	// Needs: a merge in its history made a record inadmissible that no
 	// record settles yet (gitstore.Store.MergeRefusals): Needs says which.
 	Needs bool
+	// Reused is each task whose conclusion the task's latest assessment
+	// reuses, with the head it had when the reuse was checked
+	// ("<task> <head>", space-separated): the row holds while they do.
+	Reused string
+}
+
+// statusReuse marks s, the status of task at head, with what its reuses'
+// check finds now (reuseFinding) and returns the heads it was checked
+// against as a row keeps them.
+func (e *Session) statusReuse(ctx context.Context, task, head string, s *record.Status) (string, error) {
+	f, reused, err := e.reuseFinding(ctx, task, head, s.Reuses, s.DoesNotVerify)
+	if err != nil {
+		return "", err
+	}
+	s.WithFinding(f)
+	var b strings.Builder
+	for _, u := range slices.Sorted(maps.Keys(reused)) {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(u + " " + reused[u])
+	}
+	return b.String(), nil
+}
+
+// reusedMoved reports whether a task a row's Reused names has its ref at
+// another head than the row was made with, as the refs were listed (at).
+func reusedMoved(reused string, at func(task string) string) bool {
+	f := strings.Fields(reused)
+	for i := 0; i+1 < len(f); i += 2 {
+		if at(f[i]) != f[i+1] {
+			return true
+		}
+	}
+	return len(f)%2 != 0
 }
 
 // StatusRows returns the row of every task that reads, sorted by task
@@ -43,12 +80,15 @@ type StatusRow struct {
 // signatures are read as StatusAll and SignatureSummaries read them
 // (deriving the moved ones) and the rows they lack are appended.
 func (e *Session) StatusRows(ctx context.Context) ([]StatusRow, error) {
-	tasks, j, err := e.rowsJournal(ctx, statusRowsFile, "status rows 2")
+	tasks, j, err := e.rowsJournal(ctx, statusRowsFile, "status rows 3")
 	if err != nil {
 		return nil, err
 	}
 	limit := manyMoved(len(tasks))
 	rows, moved := keptRows(j, tasks, limit, parseStatusRow)
+	if len(moved) <= limit {
+		moved = rowsReusedMoved(tasks, rows, moved)
+	}
 	if len(moved) == 0 {
 		e.noticeTexts(len(rows), func(i int) (string, string) { return rows[i].Task, rows[i].Signatures })
 		return rows, nil
@@ -74,18 +114,49 @@ func (e *Session) StatusRows(ctx context.Context) ([]StatusRow, error) {
 	for i, t := range heads {
 		names[i] = t.Task
 		s := entries[t.Task].Status
+		reused, err := e.statusReuse(ctx, t.Task, t.Head, &s)
+		if err != nil {
+			return nil, err
+		}
 		r := StatusRow{Task: s.Task, Phase: s.Phase, Closed: s.Closed != nil, Records: s.Records, Reviews: s.ReviewCount,
-			Updated: s.Updated, Subject: s.Subject, Signatures: sums[s.Task].Text(), Needs: entries[t.Task].Needs}
+			Updated: s.Updated, Subject: s.Subject, Signatures: sums[s.Task].Text(), Needs: entries[t.Task].Needs, Reused: reused}
 		if s.DoesNotVerify != nil {
 			r.NotVerified = record.NotVerified(s.DoesNotVerify).String()
 		}
 		rows = append(rows, r)
-		if _, ok := j.Get(t.Task, t.Head); !ok && sumsErr == nil && sums[s.Task].Kept() {
+		if kept, ok := j.Get(t.Task, t.Head); (!ok || reused != "" && string(kept) != string(formatStatusRow(r))) && sumsErr == nil && sums[s.Task].Kept() {
 			j.Put(t.Task, t.Head, formatStatusRow(r))
 		}
 	}
 	j.Save(names)
 	return rows, nil
+}
+
+// rowsReusedMoved is moved with the indexes of the rows kept whose
+// reused tasks moved since (StatusRow.Reused): their reuses are checked
+// again. Tasks whose rows name none cost nothing.
+func rowsReusedMoved(tasks []record.TaskHead, rows []StatusRow, moved []int) []int {
+	var heads map[string]string
+	stale := map[int]bool{}
+	for _, i := range moved {
+		stale[i] = true
+	}
+	for i, r := range rows {
+		if r.Reused == "" || stale[i] {
+			continue
+		}
+		if heads == nil {
+			heads = make(map[string]string, len(tasks))
+			for _, t := range tasks {
+				heads[t.Task] = t.Head
+			}
+		}
+		if reusedMoved(r.Reused, func(u string) string { return heads[u] }) {
+			moved = append(moved, i)
+		}
+	}
+	slices.Sort(moved)
+	return moved
 }
 
 // keptRows is the row of each task kept in j at its head, as parse reads
@@ -131,9 +202,13 @@ func (e *Session) movedRows(ctx context.Context, j *gitstore.Sealed, tasks []rec
 		if err != nil {
 			return false
 		}
+		reused, err := e.statusReuse(ctx, t.Task, t.Head, &s)
+		if err != nil {
+			return false
+		}
 		sum := e.summarize(ctx, sigs[i])
 		r := StatusRow{Task: t.Task, Phase: s.Phase, Closed: s.Closed != nil, Records: s.Records, Reviews: s.ReviewCount,
-			Updated: s.Updated, Subject: s.Subject, Signatures: sum.Text(), Needs: len(refused) > 0}
+			Updated: s.Updated, Subject: s.Subject, Signatures: sum.Text(), Needs: len(refused) > 0, Reused: reused}
 		if s.DoesNotVerify != nil {
 			r.NotVerified = record.NotVerified(s.DoesNotVerify).String()
 		}
@@ -201,7 +276,7 @@ func formatStatusRow(r StatusRow) []byte {
 		needs = "1"
 	}
 	return []byte(strings.Join([]string{string(r.Phase), closed, strconv.Itoa(r.Records), strconv.Itoa(r.Reviews),
-		strconv.Quote(r.Updated), strconv.Quote(r.Subject), strconv.Quote(r.NotVerified), strconv.Quote(r.Signatures), needs}, "\t"))
+		strconv.Quote(r.Updated), strconv.Quote(r.Subject), strconv.Quote(r.NotVerified), strconv.Quote(r.Signatures), strconv.Quote(r.Reused), needs}, "\t"))
 }
 
 // parseStatusRow reads formatStatusRow's entry of task, its fields cut
@@ -217,7 +292,7 @@ func parseStatusRow(task string, data []byte) (StatusRow, bool) {
 		return StatusRow{}, false
 	}
 	r.Records, r.Reviews = p.number(), p.number()
-	r.Updated, r.Subject, r.NotVerified, r.Signatures = p.quoted(), p.quoted(), p.quoted(), p.quoted()
+	r.Updated, r.Subject, r.NotVerified, r.Signatures, r.Reused = p.quoted(), p.quoted(), p.quoted(), p.quoted(), p.quoted()
 	switch p.rest { // the last field, which no tab follows
 	case "0":
 	case "1":

@@ -60,6 +60,18 @@ func (e *Session) State(ctx context.Context, task string) (*record.State, string
 	return st, head, nil
 }
 
+// ShownState is State marked with what the check of its reuses finds
+// against the reused tasks' refs now (reuseChecked), with the heads they
+// were checked at: what a read surface shows of one task.
+func (e *Session) ShownState(ctx context.Context, task string) (*record.State, string, map[string]string, error) {
+	st, head, err := e.State(ctx, task)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	st, reused, err := e.reuseChecked(ctx, task, head, st)
+	return st, head, reused, err
+}
+
 // noTask is the error of every verb given a task that has no records.
 func noTask(task string) error {
 	return usageAdvised(fmt.Sprintf("no task %q: start it with 'git reason assess %s'", task, task),
@@ -260,7 +272,11 @@ func Marshal(v any) []byte {
 }
 
 // StatusAll returns the status of every task, sorted by task name. It
-// reads the head-keyed cache, deriving only tasks whose head moved.
+// reads the head-keyed cache, deriving only tasks whose head moved; a
+// task whose latest assessment reuses another task's conclusion is
+// marked with what its reuses' check finds against the refs now
+// (statusReuse: its remembered file and a ref read per reused task while
+// none moved).
 func (e *Session) StatusAll(ctx context.Context) ([]record.Status, error) {
 	tasks, entries, err := e.Index.Tasks(ctx)
 	if err != nil {
@@ -268,7 +284,12 @@ func (e *Session) StatusAll(ctx context.Context) ([]record.Status, error) {
 	}
 	out := make([]record.Status, 0, len(tasks))
 	for _, t := range tasks {
-		out = append(out, entries[t.Task].Status)
+		s := entries[t.Task].Status
+		// A reuse is shown as the reused task's ref holds it now.
+		if _, err := e.statusReuse(ctx, t.Task, t.Head, &s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
 	}
 	return out, nil
 }

@@ -15,6 +15,7 @@ import (
 // signatures: derived from the records at that head alone.
 type taskView struct {
 	head    string
+	reused  map[string]string // the reused tasks' heads its reuses were checked at (ops.Session.ShownState)
 	status  record.Status
 	report  template.HTML
 	records []recordView
@@ -47,14 +48,14 @@ func (c *viewCache) get(ctx context.Context, sess *ops.Session, task string) (*t
 	c.mu.Lock()
 	v := c.views[task]
 	c.mu.Unlock()
-	if v != nil && v.head == head && head != "" {
+	if v != nil && v.head == head && head != "" && !sess.Store.ReusedMoved(v.reused) {
 		return v, nil
 	}
-	st, head, err := sess.State(ctx, task)
+	st, head, reused, err := sess.ShownState(ctx, task)
 	if err != nil {
 		return nil, err
 	}
-	v = &taskView{head: head, status: st.Summarize(), graph: drawGraph(st), records: make([]recordView, 0, len(st.Entries)+len(st.Refused))}
+	v = &taskView{head: head, reused: reused, status: st.Summarize(), graph: drawGraph(st), records: make([]recordView, 0, len(st.Entries)+len(st.Refused))}
 	for _, e := range st.Entries {
 		var b bytes.Buffer
 		_ = json.Indent(&b, mustJSON(e.Record), "", "  ")
