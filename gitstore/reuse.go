@@ -12,6 +12,12 @@ import (
 // standing conclusion is reused only from a task it vouches for, so a
 // conclusion forged elsewhere and fetched never spares a review here.
 func (s *Store) Clean(ctx context.Context, task string) error {
+	return s.cleanFrom(ctx, s.remembered, task)
+}
+
+// cleanFrom is Clean going on from the heads m remembers clean (nil:
+// none), remembering there the head it finds clean.
+func (s *Store) cleanFrom(ctx context.Context, m *Remembered, task string) error {
 	head, err := s.Repo.ReadRef(TaskRef(task))
 	if err != nil {
 		return err
@@ -19,8 +25,8 @@ func (s *Store) Clean(ctx context.Context, task string) error {
 	if head == "" {
 		return fmt.Errorf("no task %s", task)
 	}
-	found, err := s.verify(ctx, task, head, false)
-	if err != nil {
+	found, _ := s.replayWith(ctx, m, task, head, false, nil)
+	if err := ctx.Err(); err != nil {
 		return err
 	}
 	if len(found) > 0 {
@@ -33,7 +39,13 @@ func (s *Store) Clean(ctx context.Context, task string) error {
 // must see it (record.CheckReuses): it replays clean (Clean) and its
 // records read.
 func (s *Store) ReusedLocal(ctx context.Context, u string) record.Reused {
-	if err := s.Clean(ctx, u); err != nil {
+	return s.reusedFrom(ctx, s.remembered, u)
+}
+
+// reusedFrom is ReusedLocal with u's history replayed from the heads m
+// remembers clean (cleanFrom).
+func (s *Store) reusedFrom(ctx context.Context, m *Remembered, u string) record.Reused {
+	if err := s.cleanFrom(ctx, m, u); err != nil {
 		return record.Reused{Untrusted: err}
 	}
 	_, urecs, err := s.Load(ctx, u)
@@ -75,19 +87,23 @@ func (s *Store) ReuseCheck(ctx context.Context, task, head string) (*record.Find
 			return nil, nil, err
 		}
 	}
-	found := record.CheckReuses(ctx, task, head, recs, s.ReusedLocal)
+	// A reused task's history is replayed from its latest head
+	// remembered clean, as Verdict replays (a read surface's store shares
+	// no Remembered: ReusedLocal replayed it whole, each time), and a
+	// head found clean is remembered with the check.
+	found := record.CheckReuses(ctx, task, head, recs, func(ctx context.Context, u string) record.Reused { return s.reusedFrom(ctx, m, u) })
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
-	}
-	if len(found) > 0 {
-		return &found[0], reused, nil
 	}
 	// Remembered only when the reused refs did not move while they were
 	// checked; a surface keeping reused then sees one moved and asks
 	// again.
-	if !s.ReusedMoved(reused) {
+	if len(found) == 0 && !s.ReusedMoved(reused) {
 		m.AddReuses(task, head, reused)
-		_ = m.Save()
+	}
+	_ = m.Save()
+	if len(found) > 0 {
+		return &found[0], reused, nil
 	}
 	return nil, reused, nil
 }

@@ -1,11 +1,13 @@
 package reliability
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -396,5 +398,94 @@ func TestOneTaskReadsOne(t *testing.T) {
 		if out := s.mustReason("show", id); !strings.Contains(out, "T-a") {
 			t.Errorf("show %s does not show it in T-a:\n%s", id, out)
 		}
+	}
+}
+
+// TestStatusReuseCounts holds what status costs of a task R whose latest
+// assessment reuses task H's standing conclusion, among other tasks, to
+// what moved: R's reuse is shown as H's ref holds it now
+// (gitstore.Store.ReuseCheck), and what a status keeps of R keeps H's
+// head with it (the memo's Reused, the table row's Reused). A second
+// `status R` and a second `status` write no file under .git/reason and
+// replay no history: they read H's ref and compare. After H gets an
+// honest new record, the table derives H's row and checks R's reuse
+// again, and no other task's row. Whether a moved H is seen at all
+// (forged, dropped, deleted) is status_reuse_forged.txtar's.
+func TestStatusReuseCounts(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	for _, task := range []string{"T-a", "T-b"} {
+		if err := harness.BulkTask(context.Background(), s.dir, task, 20); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.mustReason("assess", "H", "--subject", "Cache size", "--question", "How large?", "--materiality", "material", "--reversibility", "costly", "--evidence", "note::load test")
+	s.mustReason("plan", "H")
+	s.mustReason("conclude", "H", "--decision", "512 MiB", "--local-review", "1=yes", "--local-review", "2=yes", "--local-review", "3=yes", "--local-review", "4=yes")
+	if out := s.mustReason("assess", "R", "--subject", "cache size", "--question", "Same for the EU shard?", "--materiality", "minor", "--reversibility", "reversible", "--json"); !strings.Contains(out, `"reuses_task": "H"`) {
+		t.Fatalf("R's assessment reuses nothing of H:\n%s", out)
+	}
+	s.mustReason("status", "R") // R's memo, its reuse checked
+	s.mustReason("status")      // every row, R's with H's head
+	for _, args := range [][]string{{"status", "R"}, {"status"}} {
+		what := strings.Join(args, " ")
+		if n := s.filesWritten(args...); n != 0 {
+			t.Errorf("a second %s wrote %d files under .git/reason, want none", what, n)
+		}
+		c := s.costed(args...)
+		t.Logf("a second %s: %+v", what, c)
+		if c.Histories != 0 || c.Tasks != 0 || c.Decodes != 0 || c.EntryDecodes != 0 {
+			t.Errorf("a second %s: %+v, want no history replayed, no task read and nothing decoded", what, c)
+		}
+		if out := s.mustReason(args...); strings.Contains(out, "does not verify") {
+			t.Errorf("a second %s shows a finding:\n%s", what, out)
+		}
+	}
+	// R's memo holds while H's ref is where R's reuse was checked: status
+	// R reads that ref (and R's) and its memo.
+	if c := s.costed("status", "R"); c.Memos != 1 || c.RefReads < 2 {
+		t.Errorf("a second status R: %+v, want its memo served and H's ref read", c)
+	}
+	// H moves honestly: the table derives H's row and checks R's reuse
+	// again (R's row kept anew with H's new head), no other task's.
+	s.mustReason("validate", "H", "--manual", "pass", "--evidence", "note::ran it in staging")
+	journal := filepath.Join(s.gitDir(), "reason", "status-rows.journal")
+	before := harness.ReadFile(t, journal)
+	c := s.costed("status")
+	t.Logf("status after H's new record: %+v", c)
+	// One history replayed, H's, from its head remembered clean (its new
+	// record read): R's reuse check finds H's new head remembered by that
+	// replay. The check replayed H's history whole, a second time (2
+	// histories, every record of H's read).
+	if c.Histories != 1 || c.Blobs > 2 || c.Tasks > 2 {
+		t.Errorf("status after H's new record: %+v, want H's history alone replayed from its head remembered (its new record read) and at most R's and H's records loaded", c)
+	}
+	after := harness.ReadFile(t, journal)
+	if !bytes.HasPrefix(after, before) {
+		t.Fatalf("status after H's new record rewrote %s (%d bytes, then %d), want its rows appended", journal, len(before), len(after))
+	}
+	var kept []string
+	for _, m := range regexp.MustCompile(`(?m)^(\S+) [0-9a-f]{40} `).FindAllSubmatch(after[len(before):], -1) {
+		kept = append(kept, string(m[1]))
+	}
+	slices.Sort(kept)
+	if !slices.Equal(kept, []string{"H", "R"}) {
+		t.Errorf("status after H's new record kept the rows of %v, want H's and R's alone", kept)
+	}
+	if out := s.mustReason("status"); strings.Contains(out, "does not verify") {
+		t.Errorf("status after H's honest record shows a finding:\n%s", out)
+	}
+	if n := s.filesWritten("status"); n != 0 {
+		t.Errorf("status after H's new record, then again, wrote %d files under .git/reason, want none", n)
+	}
+	// H's ref deleted: R's row shows its reuse broken, and is kept so (a
+	// missing ref is a head of its own in the row): the next status reads
+	// no task, as with H there.
+	s.git("update-ref", "-d", "refs/reasoning/tasks/H")
+	if out := s.mustReason("status"); !strings.Contains(out, "R: does not verify: reuse: ") {
+		t.Errorf("status after H's ref was deleted does not show R's reuse broken:\n%s", out)
+	}
+	if c := s.costed("status"); c.Tasks != 0 || c.Histories != 0 || c.Decodes != 0 {
+		t.Errorf("status after H's ref was deleted, then again: %+v, want no task read (R's row kept)", c)
 	}
 }

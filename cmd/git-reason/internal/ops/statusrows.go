@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"cmp"
 	"context"
 	"maps"
 	"slices"
@@ -33,7 +34,8 @@ type StatusRow struct {
 	Needs bool
 	// Reused is each task whose conclusion the task's latest assessment
 	// reuses, with the head it had when the reuse was checked
-	// ("<task> <head>", space-separated): the row holds while they do.
+	// ("<task> <head>", space-separated; noRef for a ref missing): the
+	// row holds while they do.
 	Reused string
 }
 
@@ -51,17 +53,21 @@ func (e *Session) statusReuse(ctx context.Context, task, head string, s *record.
 		if b.Len() > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(u + " " + reused[u])
+		b.WriteString(u + " " + cmp.Or(reused[u], noRef))
 	}
 	return b.String(), nil
 }
+
+// noRef stands in a row's Reused for a reused task with no ref: a field
+// of its own, so that the row holds while the ref stays missing.
+const noRef = "-"
 
 // reusedMoved reports whether a task a row's Reused names has its ref at
 // another head than the row was made with, as the refs were listed (at).
 func reusedMoved(reused string, at func(task string) string) bool {
 	f := strings.Fields(reused)
 	for i := 0; i+1 < len(f); i += 2 {
-		if at(f[i]) != f[i+1] {
+		if cmp.Or(at(f[i]), noRef) != f[i+1] {
 			return true
 		}
 	}
