@@ -233,10 +233,15 @@ func (s *State) reportAssessment(b *strings.Builder, a *Entry) {
 	body := a.Body.(*Assessment)
 	fmt.Fprintf(b, "\n## %s\n\n", Markdown(body.Subject))
 	fmt.Fprintf(b, "%s\n- assessment `%s`: %s, %s\n", MarkdownQuote(body.Question), ShortID(a.ID), Markdown(body.Materiality), Markdown(body.Reversibility))
-	if d := a.Derived.(*AssessmentDerived); d.Reuses != "" && reuseBroken(s.Unverified, a.ID) {
-		fmt.Fprintf(b, "- reuses conclusion `%s` of task %s, which no longer stands there (see above)\n", ShortID(d.Reuses), Markdown(d.ReusesTask))
-	} else if d.Reuses != "" {
-		fmt.Fprintf(b, "- reuses standing conclusion `%s` of task %s\n", ShortID(d.Reuses), Markdown(d.ReusesTask))
+	if d := a.Derived.(*AssessmentDerived); d.Reuses != "" {
+		switch {
+		case reuseBroken(s.Unverified, a.ID):
+			fmt.Fprintf(b, "- reuses conclusion `%s` of task %s, which no longer stands there (see above)\n", ShortID(d.Reuses), Markdown(d.ReusesTask))
+		case s.reuseStands(a.ID):
+			fmt.Fprintf(b, "- reuses standing conclusion `%s` of task %s\n", ShortID(d.Reuses), Markdown(d.ReusesTask))
+		default:
+			fmt.Fprintf(b, "- reused conclusion `%s` of task %s, %s\n", ShortID(d.Reuses), Markdown(d.ReusesTask), ReuseUnchecked)
+		}
 	}
 	for _, ev := range body.Evidence {
 		reportEvidence(b, ev)

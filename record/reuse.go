@@ -91,6 +91,27 @@ func (s *Status) ReuseBroken() bool {
 	return s.Reuses != "" && reuseBroken(s.DoesNotVerify, s.Assessment)
 }
 
+// ReuseStands reports whether the status may show its reuse as standing:
+// read surfaces check the latest assessment's reuses against the reused
+// tasks' refs once replay found nothing (WithFinding marks what the
+// check finds), so a status with no finding has its reuse checked. With
+// another finding the reuse was not checked: it is shown as it stood
+// (ReuseUnchecked).
+func (s *Status) ReuseStands() bool {
+	return s.Reuses != "" && s.DoesNotVerify == nil
+}
+
+// reuseStands is ReuseStands for assessment id of s, as its report shows
+// it: only the latest assessment's reuses are checked.
+func (s *State) reuseStands(id string) bool {
+	la := s.LatestAssessment()
+	return la != nil && la.ID == id && s.Unverified == nil
+}
+
+// ReuseUnchecked is what a surface says of a reuse it did not check
+// (ReuseStands false, not broken): what it was, not what it is now.
+const ReuseUnchecked = "standing when it was assessed"
+
 // reuseBroken reports whether f is a reuse finding of assessment id.
 func reuseBroken(f *Finding, id string) bool {
 	return f != nil && f.Code == FindReuse && f.Record == id

@@ -135,8 +135,10 @@ func printStatus(w io.Writer, pal palette, s record.Status) {
 	}
 	if s.ReuseBroken() {
 		fmt.Fprintf(w, "  reuses:       conclusion %s of task %s by %s, which no longer stands there (see above)\n", s.Reuses, s.ReusesTask, record.Printable(s.ReusesActor))
-	} else if s.Reuses != "" {
+	} else if s.ReuseStands() {
 		fmt.Fprintf(w, "  reuses:       standing conclusion %s of task %s by %s\n", s.Reuses, s.ReusesTask, record.Printable(s.ReusesActor))
+	} else if s.Reuses != "" {
+		fmt.Fprintf(w, "  reuses:       conclusion %s of task %s by %s, %s\n", s.Reuses, s.ReusesTask, record.Printable(s.ReusesActor), record.ReuseUnchecked)
 	}
 	if s.Review != "" {
 		who := "no checklist"
