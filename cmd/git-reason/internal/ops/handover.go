@@ -361,12 +361,16 @@ func (p prose) handoverTask(b *bufio.Writer, h *record.Handover, sigs *Signature
 	if line := sigs.Text(); line != "" {
 		fmt.Fprintf(b, "- signatures: %s\n", p.md(line))
 	}
+	// The reuse as it was assessed: the handover of every task is made
+	// from rows kept by the task's head, which do not follow the reused
+	// task's ref (status and verify check it now), so it is not called
+	// standing.
 	if r := h.Reuse; r != nil {
-		fmt.Fprintf(b, "- reuses standing conclusion %s of %s", code(r.Conclusion), code(r.Task))
+		fmt.Fprintf(b, "- reused conclusion %s of %s", code(r.Conclusion), code(r.Task))
 		if r.Actor != "" {
 			fmt.Fprintf(b, " by %s", p.md(r.Actor))
 		}
-		b.WriteString("\n")
+		b.WriteString(", " + record.ReuseUnchecked + "\n")
 	}
 	for _, c := range h.Consultations {
 		fmt.Fprintf(b, "- %s %s", code(c.Advisor), p.md(c.Status))
