@@ -47,8 +47,10 @@ import (
 //     head's own records/ tree and records (see record.Base), never read
 //     from the file.
 //
-// Reuse checks, which depend on other tasks' refs as they are now, are
-// never remembered. It is safe for concurrent use; two processes saving
+// Reuse checks depend on other tasks' refs as they are now: one found
+// clean is remembered with the head each reused task's ref had then
+// (reuseMemo), and holds only while every one of those refs is still
+// there. It is safe for concurrent use; two processes saving
 // at once lose entries, never correctness.
 type Remembered struct {
 	dir string

@@ -33,8 +33,10 @@ func (s *Store) readRemembered() *Remembered {
 // latest head remembered clean, so a head remembered costs nothing and a
 // head a few records past one costs those records; a clean head is
 // remembered (SaveVerdicts writes what was). Reuses of other tasks'
-// conclusions, which depend on those tasks' refs as they are now, are
-// checked by verify and pull, not here.
+// conclusions, which depend on those tasks' refs as they are now, are not
+// checked here: verify and pull check them all, and read surfaces check
+// those of a task's latest assessment apart (ReuseCheck), keeping the
+// reused tasks' heads with what they show.
 func (s *Store) Verdict(ctx context.Context, task, head string) (*record.Finding, error) {
 	f, _, err := s.verdict(ctx, task, head)
 	return f, err
