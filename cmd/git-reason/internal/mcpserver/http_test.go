@@ -372,13 +372,16 @@ func TestUnreadAnswerReleased(t *testing.T) {
 		"Accept: application/json, text/event-stream\r\n%s: %s\r\nMcp-Protocol-Version: 2025-06-18\r\nContent-Length: %d\r\n\r\n%s",
 		Path, c.RemoteAddr(), testToken, sessionHeader, h.id, len(callTasks), callTasks)
 	start := time.Now()
-	for inFlight.Load() == 0 && time.Since(start) < 3*time.Second {
+	// Generous waits: under load the tool's run and the SDK's encoding
+	// of 32 MiB take seconds; without the timeout the handler never
+	// returns at all.
+	for inFlight.Load() == 0 && time.Since(start) < 20*time.Second {
 		time.Sleep(10 * time.Millisecond)
 	}
 	if inFlight.Load() == 0 {
 		t.Fatal("the call never reached the handler")
 	}
-	for inFlight.Load() != 0 && time.Since(start) < 5*time.Second {
+	for inFlight.Load() != 0 && time.Since(start) < 30*time.Second {
 		time.Sleep(10 * time.Millisecond)
 	}
 	if n := inFlight.Load(); n != 0 {
