@@ -11,18 +11,20 @@ import (
 // indexVersion changes whenever the cache's shape or meaning changes; a
 // cache of another version is rebuilt. 6: a failed attempt keeps a task
 // open only while it is at the latest conclusion, and the next step after
-// failed advisors or a merge changed (3e3b40d, 5559684).
-const indexVersion = 7
+// failed advisors or a merge changed (3e3b40d, 5559684). 8: a status
+// entry keeps its reuses' check (IndexEntry.Reuse).
+const indexVersion = 8
 
 // Index caches, per task, what reads across every task need, in journals
 // under .git/reason/ (journal.go: appended to, compacted rarely):
-// status.journal holds each task's status, handover.journal its
-// handover, mentions.journal the commits and files its records name; the
+// status.journal holds each task's status (with its reuses' check,
+// IndexEntry.Reuse), handover.journal its handover, mentions.journal the commits and files its records name; the
 // standing conclusions every assessment looks up are in the subject index
 // (subjects.go). The refs are the only truth:
 // every entry is keyed by its task's head, an entry whose head differs
-// from the ref (a new record, a ref fetched by plain git) is rebuilt from
-// the ref before use and appended, and a missing or damaged file is
+// from the ref (a new record, a ref fetched by plain git), or whose
+// reuses were checked against a head another task's ref no longer has,
+// is rebuilt from the ref before use and appended, and a missing or damaged file is
 // rebuilt whole. The journals are sealed (Sealed): an entry whose MAC
 // does not hold (a stranger edited it to say a task was reviewed) is
 // derived again from the ref, never served. Index implements
@@ -43,6 +45,39 @@ type IndexEntry struct {
 	// Needs: a merge in the task's history made a record inadmissible
 	// that no record settles yet (Store.MergeRefusals at Head).
 	Needs bool `json:"needs,omitempty"`
+	// Reuse is what the check of the reuses of the task's latest
+	// assessment (ReuseCheck) found at Head, for a status that shows a
+	// reuse (Status.Reuses) and no finding of replay; nil for any other,
+	// and for one whose check failed (the reader checks it again and
+	// reports why). Status is not marked with it: each reader says what
+	// it shows of a reuse.
+	Reuse *ReuseChecked `json:"reuse,omitempty"`
+}
+
+// ReuseChecked is what a reuse check (ReuseCheck) found: its first
+// finding, nil when none, and the head each reused task's ref had then
+// ("" for a ref missing). The entry holding it is derived again once one
+// of those refs is listed at another head (refresh), so a read of every
+// task checks again the reuses of the tasks that reuse a moved task, and
+// no other's.
+type ReuseChecked struct {
+	Finding *record.Finding   `json:"finding,omitempty"`
+	Reused  map[string]string `json:"reused,omitempty"`
+}
+
+// reusedMoved reports whether e's status shows a reuse whose check it
+// lacks, or a task its check read has its ref listed (at) at another head
+// now.
+func (e *IndexEntry) reusedMoved(at func(task string) string) bool {
+	if e.Reuse == nil {
+		return e.Status.Reuses != "" && e.Status.DoesNotVerify == nil
+	}
+	for u, h := range e.Reuse.Reused {
+		if at(u) != h {
+			return true
+		}
+	}
+	return false
 }
 
 // handoverEntry is a task's handover at one head: the handover of every
@@ -66,6 +101,10 @@ func (e *mentionEntry) head() string { return e.Head }
 func (e *IndexEntry) head() string    { return e.Head }
 func (e *handoverEntry) head() string { return e.Head }
 
+// A handover or a task's mentions show no reuse check.
+func (e *handoverEntry) reusedMoved(func(string) string) bool { return false }
+func (e *mentionEntry) reusedMoved(func(string) string) bool  { return false }
+
 // Tasks returns the cache entry of every task, brought up to date with the
 // refs, sorted by task name.
 func (x Index) Tasks(ctx context.Context) ([]record.TaskHead, map[string]*IndexEntry, error) {
@@ -73,7 +112,15 @@ func (x Index) Tasks(ctx context.Context) ([]record.TaskHead, map[string]*IndexE
 		// The replay that derived st found the refusals: none is replayed
 		// again here.
 		refused, _ := x.Store.MergeRefusals(ctx, t.Task, t.Head)
-		return &IndexEntry{Head: t.Head, Status: x.indexed(t, st), Needs: len(refused) > 0}
+		e := &IndexEntry{Head: t.Head, Status: x.indexed(t, st), Needs: len(refused) > 0}
+		// A reuse is checked against the reused tasks' refs now, once
+		// for this head and again only when one of them moved.
+		if e.Status.Reuses != "" && e.Status.DoesNotVerify == nil {
+			if f, reused, err := x.Store.reuseCheck(ctx, t.Task, t.Head, recs); err == nil {
+				e.Reuse = &ReuseChecked{Finding: f, Reused: reused}
+			}
+		}
+		return e
 	})
 }
 
@@ -154,11 +201,16 @@ func (x Index) Mentions(ctx context.Context) (map[string][]record.Mention, error
 }
 
 // refresh loads the journal name (journal.go), rebuilds (with build)
-// the entry of every task whose head moved, except skip, appends what
-// changed, and returns the tasks and their entries. A task whose history
+// the entry of every task whose head moved, or that a reused task's head
+// moved under (reusedMoved: compared with the refs listed, no file read),
+// except skip, appends what changed, and returns the tasks and their
+// entries. A task whose history
 // does not read is reported to Store.Skip (unless x is Quiet) and left
 // out of both.
-func refresh[E interface{ head() string }](ctx context.Context, x Index, name, skip string,
+func refresh[E interface {
+	head() string
+	reusedMoved(at func(task string) string) bool
+}](ctx context.Context, x Index, name, skip string,
 	build func(record.TaskHead, *record.State, []*record.Record) E) ([]record.TaskHead, map[string]E, error) {
 	s := x.Store
 	tasks, err := s.Tasks(ctx)
@@ -171,6 +223,16 @@ func refresh[E interface{ head() string }](ctx context.Context, x Index, name, s
 	live := make(map[string]E, len(tasks))
 	var changed, order []string
 	readable := make([]record.TaskHead, 0, len(tasks))
+	var heads map[string]string // made for the first entry that names a reused task
+	at := func(task string) string {
+		if heads == nil {
+			heads = make(map[string]string, len(tasks))
+			for _, t := range tasks {
+				heads[t.Task] = t.Head
+			}
+		}
+		return heads[task]
+	}
 	// save keeps what was derived: at the end, and when an interrupt
 	// stops the read part way (a first read of thousands of tasks is
 	// long, and the next command goes on from where it stopped instead
@@ -206,7 +268,7 @@ func refresh[E interface{ head() string }](ctx context.Context, x Index, name, s
 			readable = append(readable, t)
 			continue
 		}
-		if !ok || head != t.Head || e.head() != t.Head {
+		if !ok || head != t.Head || e.head() != t.Head || e.reusedMoved(at) {
 			st, recs, err := s.deriveVerifiedAt(ctx, t.Task, t.Head)
 			if err != nil && ctx.Err() != nil {
 				save(nil)

@@ -72,13 +72,21 @@ func (s *Store) reusedFrom(ctx context.Context, m *Remembered, u string) record.
 // reused task; otherwise task's records are read (its cache) and each
 // reused task's history replayed from its latest head remembered clean.
 func (s *Store) ReuseCheck(ctx context.Context, task, head string) (*record.Finding, map[string]string, error) {
+	return s.reuseCheck(ctx, task, head, nil)
+}
+
+// reuseCheck is ReuseCheck with task's records at head when the caller
+// has them in hand (nil: read when needed).
+func (s *Store) reuseCheck(ctx context.Context, task, head string, recs []*record.Record) (*record.Finding, map[string]string, error) {
 	m := s.readRemembered()
 	if reused, ok := m.ReusesChecked(task, head); ok && !s.ReusedMoved(reused) {
 		return nil, reused, nil
 	}
-	_, recs, err := s.loadTask(task, head)
-	if err != nil {
-		return nil, nil, err
+	var err error
+	if recs == nil {
+		if _, recs, err = s.loadTask(task, head); err != nil {
+			return nil, nil, err
+		}
 	}
 	names := record.ReusedTasks(task, recs)
 	reused := make(map[string]string, len(names))

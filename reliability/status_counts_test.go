@@ -425,8 +425,9 @@ func TestStatusReuseCounts(t *testing.T) {
 	if out := s.mustReason("assess", "R", "--subject", "cache size", "--question", "Same for the EU shard?", "--materiality", "minor", "--reversibility", "reversible", "--json"); !strings.Contains(out, `"reuses_task": "H"`) {
 		t.Fatalf("R's assessment reuses nothing of H:\n%s", out)
 	}
-	s.mustReason("status", "R") // R's memo, its reuse checked
-	s.mustReason("status")      // every row, R's with H's head
+	s.mustReason("status", "R")      // R's memo, its reuse checked
+	s.mustReason("status")           // every row, R's with H's head
+	s.mustReason("status", "--json") // every task's entry, R's with its reuse check
 	for _, args := range [][]string{{"status", "R"}, {"status"}} {
 		what := strings.Join(args, " ")
 		if n := s.filesWritten(args...); n != 0 {
@@ -440,6 +441,15 @@ func TestStatusReuseCounts(t *testing.T) {
 		if out := s.mustReason(args...); strings.Contains(out, "does not verify") {
 			t.Errorf("a second %s shows a finding:\n%s", what, out)
 		}
+	}
+	// Every task's status (StatusAll) keeps R's reuse check in R's entry
+	// of status.journal with H's head: a second one reads no remembered
+	// file of R's (a check per reusing task, each run, read one each).
+	if n := s.filesWritten("status", "--json"); n != 0 {
+		t.Errorf("a second status --json wrote %d files under .git/reason, want none", n)
+	}
+	if c := s.costed("status", "--json"); c.RememberedFiles != 0 || c.Tasks != 0 || c.Histories != 0 || c.Decodes != 0 {
+		t.Errorf("a second status --json: %+v, want no remembered file read, no task read and no history replayed", c)
 	}
 	// R's memo holds while H's ref is where R's reuse was checked: status
 	// R reads that ref (and R's) and its memo.
@@ -478,6 +488,29 @@ func TestStatusReuseCounts(t *testing.T) {
 	if n := s.filesWritten("status"); n != 0 {
 		t.Errorf("status after H's new record, then again, wrote %d files under .git/reason, want none", n)
 	}
+	// Every task's status derives H's entry and R's (its reuse checked
+	// against H's new head) again, no other task's; then it reads no
+	// remembered file again.
+	statuses := filepath.Join(s.gitDir(), "reason", "status.journal")
+	before = harness.ReadFile(t, statuses)
+	if out := s.mustReason("status", "--json"); strings.Contains(out, "does_not_verify") {
+		t.Errorf("status --json after H's honest record shows a finding:\n%s", out)
+	}
+	after = harness.ReadFile(t, statuses)
+	if !bytes.HasPrefix(after, before) {
+		t.Fatalf("status --json after H's new record rewrote %s (%d bytes, then %d), want its entries appended", statuses, len(before), len(after))
+	}
+	kept = nil
+	for _, m := range regexp.MustCompile(`(?m)^(\S+) [0-9a-f]{40} `).FindAllSubmatch(after[len(before):], -1) {
+		kept = append(kept, string(m[1]))
+	}
+	slices.Sort(kept)
+	if !slices.Equal(kept, []string{"H", "R"}) {
+		t.Errorf("status --json after H's new record derived the entries of %v, want H's and R's alone", kept)
+	}
+	if c := s.costed("status", "--json"); c.RememberedFiles != 0 || c.Tasks != 0 || c.Histories != 0 {
+		t.Errorf("status --json after H's new record, then again: %+v, want no remembered file read, no task read", c)
+	}
 	// H's ref deleted: R's row shows its reuse broken, and is kept so (a
 	// missing ref is a head of its own in the row): the next status reads
 	// no task, as with H there.
@@ -487,5 +520,14 @@ func TestStatusReuseCounts(t *testing.T) {
 	}
 	if c := s.costed("status"); c.Tasks != 0 || c.Histories != 0 || c.Decodes != 0 {
 		t.Errorf("status after H's ref was deleted, then again: %+v, want no task read (R's row kept)", c)
+	}
+	// Every task's status shows it too, R's entry derived again (H's
+	// head it was checked against is listed no more), and then reads no
+	// task and no remembered file.
+	if out := s.mustReason("status", "--json"); !strings.Contains(out, `"code": "reuse"`) {
+		t.Errorf("status --json after H's ref was deleted does not show R's reuse broken:\n%s", out)
+	}
+	if c := s.costed("status", "--json"); c.RememberedFiles != 0 || c.Tasks != 0 || c.Histories != 0 {
+		t.Errorf("status --json after H's ref was deleted, then again: %+v, want no task read and no remembered file read (R's entry kept)", c)
 	}
 }

@@ -48,6 +48,27 @@ func (e *Session) statusReuse(ctx context.Context, task, head string, s *record.
 		return "", err
 	}
 	s.WithFinding(f)
+	return reusedField(reused), nil
+}
+
+// indexedStatus is the status of task t as its index entry x holds it,
+// marked with what its reuses' check found (x.Reuse), and the heads that
+// check was made against as a row keeps them. An entry whose reuses went
+// unchecked (the check failed as the entry was made) is checked now
+// (statusReuse), which reports why.
+func (e *Session) indexedStatus(ctx context.Context, t record.TaskHead, x *gitstore.IndexEntry) (record.Status, string, error) {
+	s := x.Status
+	if x.Reuse == nil {
+		reused, err := e.statusReuse(ctx, t.Task, t.Head, &s)
+		return s, reused, err
+	}
+	s.WithFinding(x.Reuse.Finding)
+	return s, reusedField(x.Reuse.Reused), nil
+}
+
+// reusedField is a row's Reused of the heads reused gives each reused
+// task ("": a ref missing).
+func reusedField(reused map[string]string) string {
 	var b strings.Builder
 	for _, u := range slices.Sorted(maps.Keys(reused)) {
 		if b.Len() > 0 {
@@ -55,7 +76,7 @@ func (e *Session) statusReuse(ctx context.Context, task, head string, s *record.
 		}
 		b.WriteString(u + " " + cmp.Or(reused[u], noRef))
 	}
-	return b.String(), nil
+	return b.String()
 }
 
 // noRef stands in a row's Reused for a reused task with no ref: a field
@@ -119,8 +140,7 @@ func (e *Session) StatusRows(ctx context.Context) ([]StatusRow, error) {
 	names := make([]string, len(heads))
 	for i, t := range heads {
 		names[i] = t.Task
-		s := entries[t.Task].Status
-		reused, err := e.statusReuse(ctx, t.Task, t.Head, &s)
+		s, reused, err := e.indexedStatus(ctx, t, entries[t.Task])
 		if err != nil {
 			return nil, err
 		}

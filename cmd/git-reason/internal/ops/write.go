@@ -272,11 +272,11 @@ func Marshal(v any) []byte {
 }
 
 // StatusAll returns the status of every task, sorted by task name. It
-// reads the head-keyed cache, deriving only tasks whose head moved; a
-// task whose latest assessment reuses another task's conclusion is
-// marked with what its reuses' check finds against the refs now
-// (statusReuse: its remembered file and a ref read per reused task while
-// none moved).
+// reads the head-keyed cache, deriving only tasks whose head moved or
+// that reuse a conclusion of a task whose head moved; a task whose latest
+// assessment reuses another task's conclusion is marked with what its
+// reuses' check found against the refs as they are listed now
+// (indexedStatus: kept in its entry, no file read per task).
 func (e *Session) StatusAll(ctx context.Context) ([]record.Status, error) {
 	tasks, entries, err := e.Index.Tasks(ctx)
 	if err != nil {
@@ -284,9 +284,9 @@ func (e *Session) StatusAll(ctx context.Context) ([]record.Status, error) {
 	}
 	out := make([]record.Status, 0, len(tasks))
 	for _, t := range tasks {
-		s := entries[t.Task].Status
 		// A reuse is shown as the reused task's ref holds it now.
-		if _, err := e.statusReuse(ctx, t.Task, t.Head, &s); err != nil {
+		s, _, err := e.indexedStatus(ctx, t, entries[t.Task])
+		if err != nil {
 			return nil, err
 		}
 		out = append(out, s)
