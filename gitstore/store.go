@@ -83,7 +83,9 @@ type Store struct {
 	shared    *sharedHeads // the heads blind and histories hold
 	skipped   sync.Map     // task -> struct{}: OnSkip was told
 	mem       memCache     // the tasks this process has in hand, by head
-	behind    writeBehind
+	// reusedHeld is what reuse checks found of reused tasks, by head.
+	reusedHeld heldReuses
+	behind     writeBehind
 }
 
 // Skip reports a task whose history does not read to OnSkip, once per

@@ -118,13 +118,19 @@ func (m *memCache) put(task string, c *taskCache) {
 	if m.m == nil {
 		m.m = map[string]*taskCache{}
 	}
-	if _, ok := m.m[task]; !ok && len(m.m) >= memTasks {
-		for t := range m.m { // any one: the map stays bounded
-			delete(m.m, t)
+	putBounded(m.m, task, c, memTasks)
+}
+
+// putBounded sets m[k] to v, first dropping any one other key when m
+// holds limit keys: the map stays bounded.
+func putBounded[K comparable, V any](m map[K]V, k K, v V, limit int) {
+	if _, ok := m[k]; !ok && len(m) >= limit {
+		for other := range m {
+			delete(m, other)
 			break
 		}
 	}
-	m.m[task] = c
+	m[k] = v
 }
 
 type cacheEntry struct {

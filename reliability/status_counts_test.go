@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"git-reason/record"
 	"git-reason/reliability/harness"
 )
 
@@ -529,5 +530,59 @@ func TestStatusReuseCounts(t *testing.T) {
 	}
 	if c := s.costed("status", "--json"); c.RememberedFiles != 0 || c.Tasks != 0 || c.Histories != 0 {
 		t.Errorf("status --json after H's ref was deleted, then again: %+v, want no task read and no remembered file read (R's entry kept)", c)
+	}
+}
+
+// TestStatusReuseFanInCounts: tasks that reuse one task's conclusion are
+// checked against it derived once a run, not once each. H holds 200
+// records and a standing conclusion, 30 tasks reuse it (written as a
+// clone would push them); after H's one new record every task's status
+// checks those 30 reuses again. Each check derived H whole: status
+// --json decoded 6,414 records, the table 6,445, and verify 12,834,
+// replaying H 31 times (bench/reusefan/run.sh).
+func TestStatusReuseFanInCounts(t *testing.T) {
+	t.Parallel()
+	const n, k = 200, 30
+	s := newSandbox(t)
+	ctx := context.Background()
+	if err := harness.BulkTask(ctx, s.dir, "H", n); err != nil {
+		t.Fatal(err)
+	}
+	s.mustReason("assess", "H", "--subject", "Cache size", "--question", "How large?", "--materiality", "critical", "--reversibility", "irreversible", "--evidence", "note::load test")
+	s.mustReason("plan", "H")
+	s.mustReason("conclude", "H", "--decision", "512 MiB", "--local-review", "1=yes", "--local-review", "2=yes", "--local-review", "3=yes", "--local-review", "4=yes", "--local-review", "5=yes")
+	var h struct {
+		Standing []record.Standing `json:"standing"`
+	}
+	if err := json.Unmarshal([]byte(s.mustReason("status", "H", "--json")), &h); err != nil || len(h.Standing) != 1 {
+		t.Fatalf("status H --json: %v, standing %+v", err, h.Standing)
+	}
+	h.Standing[0].Materiality, h.Standing[0].Reversibility = "critical", "irreversible"
+	tasks := make([]string, k)
+	for i := range tasks {
+		tasks[i] = fmt.Sprintf("R-%02d", i)
+	}
+	if err := harness.BulkReusing(ctx, s.dir, tasks, func(string) []record.Standing { return h.Standing }); err != nil {
+		t.Fatal(err)
+	}
+	if out := s.mustReason("status", "R-07"); !strings.Contains(out, "reuses:       standing conclusion") {
+		t.Fatalf("R-07 does not reuse H's standing conclusion:\n%s", out)
+	}
+	s.mustReason("status", "--json")
+	for _, args := range [][]string{{"status", "--json"}, {"status"}, {"verify"}} {
+		what := strings.Join(args, " ")
+		s.mustReason("assess", "H", "--subject", "one more "+what, "--question", "q?", "--materiality", "trivial", "--reversibility", "reversible")
+		c := s.costed(args...)
+		t.Logf("%s after H moved: %+v", what, c)
+		// H's records decoded once for the reuse checks (and by
+		// verify's replays of H and of each task), R's few: at most 5n
+		// however many tasks reuse H.
+		if c.Decodes > 5*n || c.Histories > 2 {
+			t.Errorf("%s after H's new record: %d records decoded, %d histories replayed; want H derived once for %d reusing tasks (at most %d decodes, 2 histories)",
+				what, c.Decodes, c.Histories, k, 5*n)
+		}
+		if out := s.mustReason(args...); strings.Contains(out, "does not verify") || strings.Contains(out, "does_not_verify") {
+			t.Errorf("%s after H's honest record shows a finding:\n%s", what, out)
+		}
 	}
 }

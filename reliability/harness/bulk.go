@@ -186,3 +186,41 @@ type noStanding struct{}
 func (noStanding) Standing(context.Context, string, string) ([]record.Standing, error) {
 	return nil, nil
 }
+
+// BulkReusing writes, through one `git fast-import` into the repository
+// at dir, each task of tasks with one trivial assessment per standing
+// conclusion reused(task) gives (in order), its subject that
+// conclusion's subject key: the real writer admits each as a reuse of
+// that conclusion, as a clone whose index held it would write it (the
+// reused task need not hold it: a fetched record names what it likes).
+// Many tasks reusing one conclusion, one task reusing many, or a chain,
+// in a second.
+func BulkReusing(ctx context.Context, dir string, tasks []string, reused func(task string) []record.Standing) error {
+	w := &record.Writer{Store: &bulkStore{}, Actor: "Bulk Writer <bulk@example.invalid>", Origin: "bulk", Keep: true}
+	return FastImport(ctx, dir, nil, func(out *bufio.Writer) error {
+		for _, task := range tasks {
+			for _, s := range reused(task) {
+				w.Index = oneStanding{s}
+				a, err := w.Append(ctx, task, record.KindAssessment, []byte(fmt.Sprintf(
+					`{"subject":%q,"question":"as in %s?","materiality":"trivial","reversibility":"reversible"}`, s.SubjectKey, s.Task)))
+				if err != nil {
+					return err
+				}
+				if err := bulkCommit(out, task, a.Record); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// oneStanding is an index whose one standing conclusion is s.
+type oneStanding struct{ s record.Standing }
+
+func (o oneStanding) Standing(_ context.Context, key, skip string) ([]record.Standing, error) {
+	if o.s.SubjectKey != key || o.s.Task == skip {
+		return nil, nil
+	}
+	return []record.Standing{o.s}, nil
+}
