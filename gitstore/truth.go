@@ -35,8 +35,9 @@ func (s *Store) readRemembered() *Remembered {
 // remembered (SaveVerdicts writes what was). Reuses of other tasks'
 // conclusions, which depend on those tasks' refs as they are now, are not
 // checked here: verify and pull check them all, and read surfaces check
-// those of a task's latest assessment apart (ReuseCheck), keeping the
-// reused tasks' heads with what they show.
+// a task's (every assessment's) apart when its latest assessment reuses a
+// conclusion (ReuseCheck), keeping the reused tasks' heads with what they
+// show.
 func (s *Store) Verdict(ctx context.Context, task, head string) (*record.Finding, error) {
 	f, _, err := s.verdict(ctx, task, head)
 	return f, err

@@ -92,8 +92,9 @@ func (s *Status) ReuseBroken() bool {
 }
 
 // ReuseStands reports whether the status may show its reuse as standing:
-// read surfaces check the latest assessment's reuses against the reused
-// tasks' refs once replay found nothing (WithFinding marks what the
+// read surfaces check a task's reuses (every assessment's) against the
+// reused tasks' refs when its latest assessment reuses a conclusion and
+// replay found nothing (WithFinding marks what the
 // check finds), so a status with no finding has its reuse checked. With
 // another finding the reuse was not checked: it is shown as it stood
 // (ReuseUnchecked).
@@ -102,7 +103,9 @@ func (s *Status) ReuseStands() bool {
 }
 
 // reuseStands is ReuseStands for assessment id of s, as its report shows
-// it: only the latest assessment's reuses are checked.
+// it: only the latest assessment's reuse is called standing; an older
+// one's is shown as it was assessed (ReuseUnchecked), or as broken when
+// the check found it so.
 func (s *State) reuseStands(id string) bool {
 	la := s.LatestAssessment()
 	return la != nil && la.ID == id && s.Unverified == nil
