@@ -429,7 +429,8 @@ func TestStatusReuseCounts(t *testing.T) {
 	s.mustReason("status", "R")      // R's memo, its reuse checked
 	s.mustReason("status")           // every row, R's with H's head
 	s.mustReason("status", "--json") // every task's entry, R's with its reuse check
-	for _, args := range [][]string{{"status", "R"}, {"status"}} {
+	s.mustReason("handover")         // every row, R's with H's head
+	for _, args := range [][]string{{"status", "R"}, {"status"}, {"handover"}} {
 		what := strings.Join(args, " ")
 		if n := s.filesWritten(args...); n != 0 {
 			t.Errorf("a second %s wrote %d files under .git/reason, want none", what, n)

@@ -24,6 +24,10 @@ type handoverRow struct {
 	h        record.Handover
 	selected []string
 	sigs     *SignatureSummary
+	// reused is the head each task whose conclusion the task reuses had
+	// when its reuses were checked ("": no ref; Session.reuseChecked):
+	// the row holds while they do.
+	reused map[string]string
 }
 
 // handoverShown says whether a task of the handover of every task is
@@ -44,13 +48,14 @@ type handoverShown func(finished bool, settled string, actors []string) bool
 // from its own signature cache, more from the summaries of every task),
 // and its entry appended: the cost grows with the tasks that moved.
 func (e *Session) handoverRows(ctx context.Context, shown handoverShown) ([]handoverRow, error) {
-	tasks, j, err := e.rowsJournal(ctx, handoverRowsFile, "handover rows 1")
+	tasks, j, err := e.rowsJournal(ctx, handoverRowsFile, "handover rows 2")
 	if err != nil {
 		return nil, err
 	}
 	rows := make([]handoverRow, 0, len(tasks))
 	sums := map[string]*SignatureSummary{} // by entry: most tasks share one
 	var moved []record.TaskHead
+	var heads map[string]string // made for the first row whose reuses were checked
 	for _, t := range tasks {
 		data, ok := j.Get(t.Task, t.Head)
 		if !ok {
@@ -58,6 +63,15 @@ func (e *Session) handoverRows(ctx context.Context, shown handoverShown) ([]hand
 			continue
 		}
 		r, keep, ok := parseHandoverRow(t.Task, data, shown, sums)
+		if ok && keep && len(r.reused) > 0 {
+			if heads == nil {
+				heads = make(map[string]string, len(tasks))
+				for _, t := range tasks {
+					heads[t.Task] = t.Head
+				}
+			}
+			ok = !rowReusedMoved(r.reused, heads)
+		}
 		switch {
 		case !ok:
 			moved = append(moved, t)
@@ -89,6 +103,17 @@ func (e *Session) handoverRows(ctx context.Context, shown handoverShown) ([]hand
 	return rows, nil
 }
 
+// rowReusedMoved reports whether a task a row's reuses were checked
+// against is listed at another head now (heads: every task's, as listed).
+func rowReusedMoved(reused, heads map[string]string) bool {
+	for u, h := range reused {
+		if heads[u] != h {
+			return true
+		}
+	}
+	return false
+}
+
 // movedHandoverRows derives each task of moved at its head and asks who
 // signed its records, and puts the rows of those whose signatures were
 // read into j: a task git could not be asked about is shown without
@@ -113,13 +138,21 @@ func (e *Session) movedHandoverRows(ctx context.Context, j *gitstore.Sealed, mov
 			}
 			continue
 		}
-		r := handoverRow{h: st.Handover(), selected: consultSelected(st, st.Summarize().Next)}
+		// A reuse is shown as the reused task's ref holds it now, as
+		// status shows it; a row whose check failed is not kept.
+		shownSt, reused, rerr := e.reuseChecked(ctx, t.Task, t.Head, st)
+		if rerr == nil {
+			st = shownSt
+		} else if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		r := handoverRow{h: st.Handover(), selected: consultSelected(st, st.Summarize().Next), reused: reused}
 		if many {
 			r.sigs = sums[t.Task]
 		} else if sigs, err := e.RecordSignatures(ctx, t.Task, t.Head); err == nil {
 			r.sigs = e.summarize(ctx, sigs)
 		}
-		if r.sigs.Kept() {
+		if r.sigs.Kept() && rerr == nil {
 			j.Put(t.Task, t.Head, formatHandoverRow(r))
 		}
 		out = append(out, r)
@@ -159,6 +192,7 @@ type handoverRare struct {
 	Attempt       *record.HandoverAttempt    `json:"a,omitempty"`
 	Closed        *record.Closed             `json:"x,omitempty"`
 	DoesNotVerify *record.Finding            `json:"f,omitempty"`
+	Reused        map[string]string          `json:"u,omitempty"`
 }
 
 // formatHandoverRow is a row's entry: tab-separated fields, the texts
@@ -183,7 +217,7 @@ func formatHandoverRow(r handoverRow) []byte {
 	b = appendQuoted(b, string(formatSummary(r.sigs)))
 	b = append(b, '\t')
 	rare := handoverRare{Disagreements: h.Disagreements, Consultations: h.Consultations, Reuse: h.Reuse, Standing: h.Standing,
-		Validation: h.Validation, Attempt: h.Attempt, Closed: h.Closed, DoesNotVerify: h.DoesNotVerify}
+		Validation: h.Validation, Attempt: h.Attempt, Closed: h.Closed, DoesNotVerify: h.DoesNotVerify, Reused: r.reused}
 	data, err := json.Marshal(rare)
 	if err != nil || string(data) == "{}" {
 		return append(b, '-')
@@ -236,7 +270,7 @@ func parseHandoverRow(task string, data []byte, shown handoverShown, sums map[st
 	}
 	h.Disagreements, h.Consultations, h.Reuse, h.Standing = rare.Disagreements, rare.Consultations, rare.Reuse, rare.Standing
 	h.Validation, h.Attempt, h.Closed, h.DoesNotVerify = rare.Validation, rare.Attempt, rare.Closed, rare.DoesNotVerify
-	r.h = h
+	r.h, r.reused = h, rare.Reused
 	return r, true, true
 }
 
