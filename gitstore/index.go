@@ -72,12 +72,7 @@ func (e *IndexEntry) reusedMoved(at func(task string) string) bool {
 	if e.Reuse == nil {
 		return e.Status.Reuses != "" && e.Status.DoesNotVerify == nil
 	}
-	for u, h := range e.Reuse.Reused {
-		if at(u) != h {
-			return true
-		}
-	}
-	return false
+	return MovedFrom(e.Reuse.Reused, at)
 }
 
 // handoverEntry is a task's handover at one head: the handover of every
@@ -223,16 +218,7 @@ func refresh[E interface {
 	live := make(map[string]E, len(tasks))
 	var changed, order []string
 	readable := make([]record.TaskHead, 0, len(tasks))
-	var heads map[string]string // made for the first entry that names a reused task
-	at := func(task string) string {
-		if heads == nil {
-			heads = make(map[string]string, len(tasks))
-			for _, t := range tasks {
-				heads[t.Task] = t.Head
-			}
-		}
-		return heads[task]
-	}
+	at := ListedHeads(tasks)
 	// save keeps what was derived: at the end, and when an interrupt
 	// stops the read part way (a first read of thousands of tasks is
 	// long, and the next command goes on from where it stopped instead

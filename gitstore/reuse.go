@@ -147,6 +147,35 @@ func (s *Store) reuseCheck(ctx context.Context, task, head string, recs []*recor
 	return nil, reused, nil
 }
 
+// ListedHeads is each task's head as tasks lists them ("" for a task not
+// listed), for comparing what a cache kept of reused tasks' heads
+// (MovedFrom) with the refs a read lists anyway: its map is made at the
+// first lookup, so a read whose caches name no reused task makes none.
+func ListedHeads(tasks []record.TaskHead) func(task string) string {
+	var heads map[string]string
+	return func(task string) string {
+		if heads == nil {
+			heads = make(map[string]string, len(tasks))
+			for _, t := range tasks {
+				heads[t.Task] = t.Head
+			}
+		}
+		return heads[task]
+	}
+}
+
+// MovedFrom reports whether a task of reused ("": no ref) is at another
+// head than at (ListedHeads) gives it now: ReusedMoved for a reader that
+// has listed the refs, with no ref read.
+func MovedFrom(reused map[string]string, at func(task string) string) bool {
+	for u, h := range reused {
+		if at(u) != h {
+			return true
+		}
+	}
+	return false
+}
+
 // ReusedMoved reports whether a reused task's ref is no longer at the
 // head reused gives it ("": missing), as ReuseCheck found them.
 func (s *Store) ReusedMoved(reused map[string]string) bool {

@@ -55,7 +55,7 @@ func (e *Session) handoverRows(ctx context.Context, shown handoverShown) ([]hand
 	rows := make([]handoverRow, 0, len(tasks))
 	sums := map[string]*SignatureSummary{} // by entry: most tasks share one
 	var moved []record.TaskHead
-	var heads map[string]string // made for the first row whose reuses were checked
+	at := gitstore.ListedHeads(tasks)
 	for _, t := range tasks {
 		data, ok := j.Get(t.Task, t.Head)
 		if !ok {
@@ -63,14 +63,8 @@ func (e *Session) handoverRows(ctx context.Context, shown handoverShown) ([]hand
 			continue
 		}
 		r, keep, ok := parseHandoverRow(t.Task, data, shown, sums)
-		if ok && keep && len(r.reused) > 0 {
-			if heads == nil {
-				heads = make(map[string]string, len(tasks))
-				for _, t := range tasks {
-					heads[t.Task] = t.Head
-				}
-			}
-			ok = !rowReusedMoved(r.reused, heads)
+		if ok && keep {
+			ok = !gitstore.MovedFrom(r.reused, at) // a task its reuses were checked against moved
 		}
 		switch {
 		case !ok:
@@ -101,17 +95,6 @@ func (e *Session) handoverRows(ctx context.Context, shown handoverShown) ([]hand
 		sortRows(rows)
 	}
 	return rows, nil
-}
-
-// rowReusedMoved reports whether a task a row's reuses were checked
-// against is listed at another head now (heads: every task's, as listed).
-func rowReusedMoved(reused, heads map[string]string) bool {
-	for u, h := range reused {
-		if heads[u] != h {
-			return true
-		}
-	}
-	return false
 }
 
 // movedHandoverRows derives each task of moved at its head and asks who

@@ -162,7 +162,7 @@ func (e *Session) StatusRows(ctx context.Context) ([]StatusRow, error) {
 // reused tasks moved since (StatusRow.Reused): their reuses are checked
 // again. Tasks whose rows name none cost nothing.
 func rowsReusedMoved(tasks []record.TaskHead, rows []StatusRow, moved []int) []int {
-	var heads map[string]string
+	at := gitstore.ListedHeads(tasks)
 	stale := map[int]bool{}
 	for _, i := range moved {
 		stale[i] = true
@@ -171,13 +171,7 @@ func rowsReusedMoved(tasks []record.TaskHead, rows []StatusRow, moved []int) []i
 		if r.Reused == "" || stale[i] {
 			continue
 		}
-		if heads == nil {
-			heads = make(map[string]string, len(tasks))
-			for _, t := range tasks {
-				heads[t.Task] = t.Head
-			}
-		}
-		if reusedMoved(r.Reused, func(u string) string { return heads[u] }) {
+		if reusedMoved(r.Reused, at) {
 			moved = append(moved, i)
 		}
 	}
