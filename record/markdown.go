@@ -135,12 +135,16 @@ func ghEnd(s string, i int) int {
 	if i > 0 && wordByte(s[i-1]) || len(s) < i+4 || !strings.EqualFold(s[i:i+3], "gh-") {
 		return i
 	}
-	n := i + 3
+	if n := digitsEnd(s, i+3); n > i+3 {
+		return n
+	}
+	return i
+}
+
+// digitsEnd is where the run of ASCII digits starting at s[n] ends.
+func digitsEnd(s string, n int) int {
 	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
 		n++
-	}
-	if n == i+3 {
-		return i
 	}
 	return n
 }
@@ -159,11 +163,7 @@ func blockStart(b *strings.Builder, s string, lists bool) string {
 		b.WriteByte(c)
 		return s[1:]
 	case !lists && c >= '0' && c <= '9':
-		n := 1
-		for n < len(s) && s[n] >= '0' && s[n] <= '9' {
-			n++
-		}
-		if n < len(s) && s[n] == '.' && (n+1 == len(s) || s[n+1] == ' ') {
+		if n := digitsEnd(s, 1); n < len(s) && s[n] == '.' && (n+1 == len(s) || s[n+1] == ' ') {
 			b.WriteString(s[:n] + "\\.")
 			return s[n+1:]
 		}
@@ -176,10 +176,7 @@ func blockStart(b *strings.Builder, s string, lists bool) string {
 func mentionEnd(s string, i int) int {
 	n := i + 1
 	if s[i] == '#' {
-		for n < len(s) && s[n] >= '0' && s[n] <= '9' {
-			n++
-		}
-		return n
+		return digitsEnd(s, n)
 	}
 	for n < len(s) && (wordByte(s[n]) || s[n] == '-' || s[n] == '_' || s[n] == '/' && n > i+1) {
 		n++
