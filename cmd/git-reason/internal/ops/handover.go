@@ -361,10 +361,10 @@ func (p prose) handoverTask(b *bufio.Writer, h *record.Handover, sigs *Signature
 	if line := sigs.Text(); line != "" {
 		fmt.Fprintf(b, "- signatures: %s\n", p.md(line))
 	}
-	// The reuse as it was assessed: the handover of every task is made
-	// from rows kept by the task's head, which do not follow the reused
-	// task's ref (status and verify check it now), so it is not called
-	// standing.
+	// The reuse as it was assessed: a reuse that no longer holds is the
+	// task's finding, shown above (its rows keep the reused heads and
+	// are made again once one moved, 4498274); this line says what was
+	// reused, not whether it stands now.
 	if r := h.Reuse; r != nil {
 		fmt.Fprintf(b, "- reused conclusion %s of %s", code(r.Conclusion), code(r.Task))
 		if r.Actor != "" {
