@@ -208,9 +208,14 @@ func refresh[E interface {
 }](ctx context.Context, x Index, name, skip string,
 	build func(record.TaskHead, *record.State, []*record.Record) E) ([]record.TaskHead, map[string]E, error) {
 	s := x.Store
-	tasks, err := s.Tasks(ctx)
+	tasks, broken, err := s.TasksBroken(ctx)
 	if err != nil {
 		return nil, nil, err
+	}
+	if !x.Quiet {
+		for _, b := range broken {
+			s.Skip(b.Task, b.Err)
+		}
 	}
 	// Sealed: each entry's MAC is checked before it is used (an entry a
 	// stranger edited or moved is derived again from the refs).

@@ -108,8 +108,31 @@ func (r *Repo) readLoose(name string) (hash, target string, err error) {
 	if err != nil {
 		return "", "", fmt.Errorf("read ref %s: %w", name, err)
 	}
-	return parseLoose(name, data)
+	hash, target, err = parseLoose(name, data)
+	var b *BrokenRefError
+	if errors.As(err, &b) {
+		b.Path = r.refPath(name)
+	}
+	return hash, target, err
 }
+
+// BrokenRefError is a loose ref file that holds neither an object id
+// nor a symbolic ref. git leaves such a ref out of its listings
+// ("warning: ignoring broken ref") and refuses to read it; a listing
+// here leaves it out too (ListRefsBroken says which), and ReadRef
+// returns this error.
+type BrokenRefError struct {
+	Name    string // the ref
+	Path    string // its loose file
+	Content string // what the file holds, without the final newline (its first 64 bytes)
+}
+
+func (e *BrokenRefError) Error() string {
+	return fmt.Sprintf("read ref %s: broken loose ref %q", e.Name, e.Content)
+}
+
+// maxBrokenShown is how much of a broken loose file an error quotes.
+const maxBrokenShown = 64
 
 func parseLoose(name string, data []byte) (hash, target string, err error) {
 	s := strings.TrimRight(string(data), "\n")
@@ -117,7 +140,10 @@ func parseLoose(name string, data []byte) (hash, target string, err error) {
 		return "", strings.TrimSpace(t), nil
 	}
 	if len(s) != 40 || !isHex(s) {
-		return "", "", fmt.Errorf("read ref %s: broken loose ref %q", name, s)
+		if len(s) > maxBrokenShown {
+			s = s[:maxBrokenShown]
+		}
+		return "", "", &BrokenRefError{Name: name, Content: s}
 	}
 	return strings.ToLower(s), "", nil
 }
@@ -135,35 +161,60 @@ func (r *Repo) PackedRef(name string) (string, error) {
 // ListRefs returns every ref whose name starts with prefix (for example
 // "refs/reasoning/tasks/") with its value, sorted by name: the union of
 // loose refs and packed-refs, loose winning. Loose refs are read before
-// packed-refs so that a concurrent `git pack-refs` cannot hide a ref.
+// packed-refs so that a concurrent `git pack-refs` cannot hide a ref. A
+// ref whose loose file is broken is left out, its packed value too, as
+// git lists refs.
 func (r *Repo) ListRefs(prefix string) ([]Ref, error) {
-	refs, _, err := r.ListRefsLoose(prefix)
+	refs, _, _, err := r.listRefs(prefix)
 	return refs, err
+}
+
+// ListRefsBroken is ListRefs that also returns the refs it left out
+// because their loose file is broken, for a reader that reports them.
+func (r *Repo) ListRefsBroken(prefix string) (refs []Ref, broken []*BrokenRefError, err error) {
+	refs, _, broken, err = r.listRefs(prefix)
+	return refs, broken, err
 }
 
 // ListRefsLoose is ListRefs that also returns, from the same reading, the
 // refs that have a loose file (in the order of a directory walk).
 func (r *Repo) ListRefsLoose(prefix string) (refs, loose []Ref, err error) {
-	loose, err = r.LooseRefs(prefix)
+	refs, loose, _, err = r.listRefs(prefix)
+	return refs, loose, err
+}
+
+// listRefs is ListRefs with the loose refs and the broken ones.
+func (r *Repo) listRefs(prefix string) (refs, loose []Ref, broken []*BrokenRefError, err error) {
+	loose, broken, err = r.looseRefs(prefix)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	vals := make(map[string]string, len(loose))
 	for _, l := range loose {
 		vals[l.Name] = l.Hash
 	}
+	var hidden map[string]bool // broken loose files hide their packed values
+	for _, b := range broken {
+		if hidden == nil {
+			hidden = make(map[string]bool, len(broken))
+		}
+		hidden[b.Name] = true
+	}
 	p, err := r.packed()
 	if err != nil {
-		return nil, nil, fmt.Errorf("list refs %s: %w", prefix, err)
+		return nil, nil, nil, fmt.Errorf("list refs %s: %w", prefix, err)
 	}
 	// The packed refs come sorted: the list is sorted again only when a
 	// loose ref is not among them.
 	packed, err := p.list(prefix)
 	if err != nil {
-		return nil, nil, fmt.Errorf("list refs %s: %w", prefix, err)
+		return nil, nil, nil, fmt.Errorf("list refs %s: %w", prefix, err)
 	}
 	refs = make([]Ref, 0, len(packed)+len(vals))
 	for _, r := range packed {
+		if hidden[r.Name] {
+			continue
+		}
 		if len(vals) > 0 {
 			if h, loose := vals[r.Name]; loose {
 				r.Hash = h
@@ -179,20 +230,25 @@ func (r *Repo) ListRefsLoose(prefix string) (refs, loose []Ref, err error) {
 		sort.Slice(refs, func(i, j int) bool { return refs[i].Name < refs[j].Name })
 	}
 	countRefsListed(len(refs))
-	return refs, loose, nil
+	return refs, loose, broken, nil
 }
 
 // LooseRefs returns the refs whose name starts with prefix that have a
 // loose file, with their values, in the order of a directory walk (sorted
 // by path): what git and git reason moved since git last packed the refs.
-// It reads no packed-refs.
+// It reads no packed-refs, and leaves out a broken loose file.
 func (r *Repo) LooseRefs(prefix string) ([]Ref, error) {
-	var refs []Ref
+	refs, _, err := r.looseRefs(prefix)
+	return refs, err
+}
+
+// looseRefs is LooseRefs with the broken loose files it left out.
+func (r *Repo) looseRefs(prefix string) (refs []Ref, broken []*BrokenRefError, err error) {
 	root := filepath.Join(r.CommonDir, filepath.FromSlash(prefix))
 	if !strings.HasSuffix(prefix, "/") {
 		root = filepath.Dir(root)
 	}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil // vanished under a concurrent pack-refs
@@ -211,6 +267,11 @@ func (r *Repo) LooseRefs(prefix string) ([]Ref, error) {
 			return nil
 		}
 		hash, err := r.ReadRef(name)
+		var b *BrokenRefError
+		if errors.As(err, &b) {
+			broken = append(broken, &BrokenRefError{Name: name, Path: b.Path, Content: b.Content})
+			return nil
+		}
 		if err != nil {
 			return err
 		}
@@ -220,9 +281,9 @@ func (r *Repo) LooseRefs(prefix string) ([]Ref, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("list refs %s: %w", prefix, err)
+		return nil, nil, fmt.Errorf("list refs %s: %w", prefix, err)
 	}
-	return refs, nil
+	return refs, broken, nil
 }
 
 // UpdateRef sets the ref name to newHash only if its current value is

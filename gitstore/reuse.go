@@ -120,17 +120,31 @@ func (s *Store) reuseCheck(ctx context.Context, task, head string, recs []*recor
 	}
 	names := record.ReusedTasks(task, recs)
 	reused := make(map[string]string, len(names))
+	var unread map[string]error
 	for _, u := range names {
-		if reused[u], err = s.Repo.ReadRef(TaskRef(u)); err != nil {
-			return nil, nil, err
+		h, err := s.Repo.ReadRef(TaskRef(u))
+		if err != nil {
+			// A reused ref that does not read (its file broken) is the
+			// reuse's finding, as verify reports it: the reusing task
+			// still reads. It counts as no ref, as listings leave it out.
+			if unread == nil {
+				unread = make(map[string]error, 1)
+			}
+			unread[u] = err
 		}
+		reused[u] = h
 	}
 	// A reused task's history is replayed from its latest head
 	// remembered clean, as Verdict replays (a read surface's store shares
 	// no Remembered: ReusedLocal replayed it whole, each time), and a
 	// head found clean is remembered with the check. Each is read at the
 	// head just read from its ref, the head the check is kept with.
-	found := record.CheckReuses(ctx, task, head, recs, func(ctx context.Context, u string) record.Reused { return s.reusedAt(ctx, m, u, reused[u]) })
+	found := record.CheckReuses(ctx, task, head, recs, func(ctx context.Context, u string) record.Reused {
+		if err := unread[u]; err != nil {
+			return record.Reused{Untrusted: err}
+		}
+		return s.reusedAt(ctx, m, u, reused[u])
+	})
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}

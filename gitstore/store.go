@@ -512,11 +512,36 @@ func ParseActor(actor string, when time.Time) Signature {
 	return Signature{Name: name, Email: email, When: when}
 }
 
-// Tasks implements record.Store.
+// Tasks implements record.Store. A task whose ref file is broken is
+// left out, as git lists refs, and reported to Skip: one bad file no
+// longer stops every read of every task.
 func (s *Store) Tasks(ctx context.Context) ([]record.TaskHead, error) {
-	refs, err := s.Repo.ListRefs(TaskPrefix)
+	out, broken, err := s.TasksBroken(ctx)
+	for _, b := range broken {
+		s.Skip(b.Task, b.Err)
+	}
+	return out, err
+}
+
+// BrokenTask is a task whose ref's loose file is broken (BrokenRefError).
+type BrokenTask struct {
+	Task string
+	Err  *BrokenRefError
+}
+
+// Finding is verify's finding of the broken ref of task.
+func (b BrokenTask) Finding() record.Finding {
+	return record.Finding{Task: b.Task, Commit: record.NoCommit, Code: record.FindBrokenRef,
+		Message: record.Printable(fmt.Sprintf("its ref's file %s holds %q, which names no commit, so git and git reason leave the task out: remove the file and run 'git reason pull' to fetch the task again", b.Err.Path, b.Err.Content))}
+}
+
+// TasksBroken is Tasks with the tasks it left out for a broken ref,
+// reported to no one: for a reader that reports them itself (verify,
+// doctor).
+func (s *Store) TasksBroken(ctx context.Context) ([]record.TaskHead, []BrokenTask, error) {
+	refs, broken, err := s.Repo.ListRefsBroken(TaskPrefix)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := make([]record.TaskHead, 0, len(refs))
 	for _, r := range refs {
@@ -526,7 +551,13 @@ func (s *Store) Tasks(ctx context.Context) ([]record.TaskHead, error) {
 		}
 		out = append(out, record.TaskHead{Task: task, Head: r.Hash})
 	}
-	return out, nil
+	var bad []BrokenTask
+	for _, b := range broken {
+		if task := strings.TrimPrefix(b.Name, TaskPrefix); record.CheckTask(task) == nil {
+			bad = append(bad, BrokenTask{Task: task, Err: b})
+		}
+	}
+	return out, bad, nil
 }
 
 // HasObject reports whether the repository has the object.

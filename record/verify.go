@@ -68,7 +68,11 @@ const (
 	FindMerge        = "merge"         // a merge's tree is not the union of its parents
 	FindMergeRule    = "merge_refused" // the union of two histories breaks a rule
 	FindReuse        = "reuse"         // a reused conclusion is not what the reuse says, or its task does not replay clean
+	FindBrokenRef    = "broken_ref"    // the task's ref file names no commit (the finding's commit is NoCommit)
 )
+
+// NoCommit is the commit of a finding that has none, git's all-zero id.
+const NoCommit = "0000000000000000000000000000000000000000"
 
 // ParseRecord reads a stored record strictly: the whole document is checked
 // against the envelope schema first, so a field the envelope does not have

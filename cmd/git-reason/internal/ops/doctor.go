@@ -163,9 +163,15 @@ func (e *Session) RunDoctor(ctx context.Context) (*Doctor, error) {
 // refs, stale locks, a failed catch-up, the hooks and neutrality.
 func (e *Session) doctorRepository(ctx context.Context, d *Doctor, hooksPath string) error {
 	d.Refs = &RefSummary{}
-	tasks, err := e.Store.Tasks(ctx)
+	tasks, broken, err := e.Store.TasksBroken(ctx)
 	if err != nil {
 		return err
+	}
+	for _, b := range broken {
+		d.Refs.Tasks++
+		d.Refs.Broken++
+		d.Findings = append(d.Findings, Finding{Severity: "error", Code: "broken_ref", Subject: b.Task,
+			Message: b.Finding().Message})
 	}
 	// The status index counts the records of every task that reads, kept
 	// by head, so that a doctor with nothing moved reads no task; a task

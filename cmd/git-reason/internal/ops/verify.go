@@ -2,10 +2,10 @@ package ops
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"git-reason/gitstore"
-
 	"git-reason/gitstore/signing"
 	"git-reason/record"
 )
@@ -50,10 +50,16 @@ type TaskSignatures struct {
 func (e *Session) Verify(ctx context.Context, tasks []string, at map[string]string) (*VerifyResult, error) {
 	heads := map[string]string{}
 	all := len(tasks) == 0 && len(at) == 0
+	// A task whose ref file is broken is a finding, not a failure of the
+	// whole verification: git leaves such a ref out of its listings.
+	var broken []record.Finding
 	if all {
-		all, err := e.Store.Tasks(ctx)
+		all, bad, err := e.Store.TasksBroken(ctx)
 		if err != nil {
 			return nil, err
+		}
+		for _, b := range bad {
+			broken = append(broken, b.Finding())
 		}
 		heads = make(map[string]string, len(all))
 		for _, t := range all {
@@ -78,12 +84,19 @@ func (e *Session) Verify(ctx context.Context, tasks []string, at map[string]stri
 		memo.ReusesInBulk()
 	}
 	list := make([]string, 0, len(tasks))
-	for _, t := range tasks {
+	named := tasks
+	tasks = tasks[:0:0]
+	for _, t := range named {
 		if err := record.CheckTask(t); err != nil {
 			return nil, err
 		}
 		if _, ok := heads[t]; !ok {
-			head, err := e.Repo.ReadRef("refs/reasoning/tasks/" + t)
+			head, err := e.Repo.ReadRef(gitstore.TaskRef(t))
+			var b *gitstore.BrokenRefError
+			if errors.As(err, &b) {
+				broken = append(broken, gitstore.BrokenTask{Task: t, Err: b}.Finding())
+				continue
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -93,6 +106,7 @@ func (e *Session) Verify(ctx context.Context, tasks []string, at map[string]stri
 			}
 			heads[t] = head
 		}
+		tasks = append(tasks, t)
 		list = append(list, heads[t])
 	}
 	var signatures map[string][]signing.Check
@@ -105,7 +119,7 @@ func (e *Session) Verify(ctx context.Context, tasks []string, at map[string]stri
 	if err != nil {
 		return nil, err
 	}
-	out := &VerifyResult{Tasks: []string{}, Findings: []record.Finding{}, Signatures: []TaskSignatures{}}
+	out := &VerifyResult{Tasks: []string{}, Findings: append([]record.Finding{}, broken...), Signatures: []TaskSignatures{}}
 	require := e.requireSigned()
 	var bound record.RunBound // what one verification of 2,000 tasks at one bad commit keeps
 	for i, t := range tasks {
