@@ -316,6 +316,14 @@ func (s *Store) standingOn(ctx context.Context, key, skip string) ([]record.Stan
 			continue // the writer has that task in hand; its entry stays
 		}
 		head, err := s.Repo.ReadRef(TaskRef(task))
+		var broken *BrokenRefError
+		if errors.As(err, &broken) {
+			// A ref whose file is broken offers no conclusion (a write
+			// asks for review instead) and stops no write; its entry
+			// stays for when the file is mended.
+			s.Skip(task, err)
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
