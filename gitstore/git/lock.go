@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 )
 
@@ -24,7 +25,9 @@ const Wait = 10 * time.Second
 // the old file or the new one, never a part, and a writer that waits for
 // the lock reads what the one before it wrote. A lock is never taken from
 // another process, however old: a process that died holding it leaves it
-// for a person to remove, as git does (the error says so).
+// for a person to remove, as git does (the error says so). A process
+// ended by a signal removes the locks it holds first (RemoveHeld), as
+// git's lockfile does.
 type Lock struct {
 	f      *os.File
 	target string
@@ -41,7 +44,12 @@ func TakeLock(target string, wait time.Duration) (*Lock, error) {
 		if err := MkdirAll(filepath.Dir(path), 0o777); err != nil {
 			return nil, fmt.Errorf("create lock: %w", err)
 		}
+		held.gate.RLock()
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		if err == nil {
+			held.paths.Store(path, nil)
+		}
+		held.gate.RUnlock()
 		if err == nil {
 			return &Lock{f: f, target: target}, nil
 		}
@@ -114,19 +122,48 @@ func (l *Lock) Place() error {
 	// only make the rename itself durable, for a ref whose new objects
 	// git's default leaves unsynced anyway, and it cost every write a
 	// second journal flush.
+	held.gate.RLock()
+	defer held.gate.RUnlock()
 	if err := os.Rename(l.f.Name(), l.target); err != nil {
 		return fmt.Errorf("rename lock into place: %w", err)
 	}
+	held.paths.Delete(l.f.Name())
 	return nil
 }
 
 // Abandon closes and removes a lock that is still held.
 func (l *Lock) Abandon() error {
 	l.f.Close()
+	held.gate.RLock()
+	defer held.gate.RUnlock()
 	if err := os.Remove(l.f.Name()); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove lock: %w", err)
 	}
+	held.paths.Delete(l.f.Name())
 	return nil
+}
+
+// held are the locks this process holds (paths: their paths), for
+// RemoveHeld. gate is read-held while a lock is created, put in place or
+// removed, so that RemoveHeld, which takes it for good, sees each lock
+// either held or gone, never half-way.
+var held struct {
+	gate  sync.RWMutex
+	paths sync.Map
+}
+
+// RemoveHeld removes every lock this process holds, for a process about to
+// die of a signal: git removes its lockfiles on SIGTERM and SIGHUP, and a
+// lock a killed process leaves stops every later write of its file until
+// a person removes it. Once it has run no lock is taken, put in place or
+// removed again (those calls wait for ever): the file a lock guarded keeps
+// its old content, as the interrupted write never happened.
+func RemoveHeld() {
+	held.gate.Lock()
+	held.paths.Range(func(p, _ any) bool {
+		_ = os.Remove(p.(string))
+		return true
+	})
 }
 
 // Release removes a lock taken only to take turns (nothing is committed).

@@ -10,11 +10,14 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
 	"git-reason/cmd/git-reason/internal/ops"
+	"git-reason/gitstore/git"
 	"git-reason/record"
 )
 
@@ -37,6 +40,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func run(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	defer removeLocksOnSignal()()
 	defer ops.WriteCost(args[1:]) // for tests that count what a command read
 	for i, a := range args[1:] {
 		if !utf8.ValidString(a) {
@@ -86,6 +90,42 @@ func run(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer) i
 		fmt.Fprintln(stderr, line)
 	}
 	return code
+}
+
+// removeLocksOnSignal makes SIGTERM and SIGHUP end the process as they end
+// git's commands: the locks it holds are removed (git.RemoveHeld) and
+// it dies of the signal (exit 143 for SIGTERM). Killed with a lock held
+// (a ref's, the origin's, a cache's), it left the lock, and every later
+// write of that file waited ten seconds and failed until a person removed
+// it. SIGTERM is left to a serving verb's context while it serves
+// (untilStopped). It returns the function that stops this.
+func removeLocksOnSignal() (stop func()) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGTERM, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case sig := <-ch:
+				if sig == syscall.SIGTERM && serving.Load() {
+					continue
+				}
+				git.RemoveHeld()
+				signal.Reset(sig)
+				if p, err := os.FindProcess(os.Getpid()); err == nil {
+					_ = p.Signal(sig)
+				}
+				time.Sleep(time.Second) // the signal, delivered again, ends the process
+				os.Exit(128 + int(sig.(syscall.Signal)))
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(ch)
+		close(done)
+	}
 }
 
 // interruptedError is a command Ctrl-C stopped. What a write had written

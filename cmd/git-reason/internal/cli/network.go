@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -77,12 +78,21 @@ type WebRequest struct {
 // until it is stopped (web, serve, mcp): systemctl stop, docker stop and
 // kill send SIGTERM, and a server must stop for them as it does for
 // Ctrl-C (run's ctx), finishing the requests in flight and what it
-// writes on a clean stop, with Ctrl-C's exit status; killed by the
-// signal, it could leave a write's lock behind. A one-shot command is left
-// to die of SIGTERM (exit 143), as git's own commands do.
+// writes on a clean stop, with Ctrl-C's exit status. A one-shot command
+// dies of SIGTERM (exit 143) once it has removed the locks it holds
+// (removeLocksOnSignal), as git's own commands do.
 func untilStopped(ctx context.Context) (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(ctx, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
+	serving.Store(true)
+	return ctx, func() {
+		serving.Store(false)
+		stop()
+	}
 }
+
+// serving is set while a verb serves (untilStopped): its SIGTERM stops it
+// as Ctrl-C does, rather than ending the process (removeLocksOnSignal).
+var serving atomic.Bool
 
 // MainNet is [Main] with the network verbs run in this process, by s: it is
 // NetProgram's main.
