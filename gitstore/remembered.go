@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"crypto/hmac"
+	crand "crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -351,6 +352,10 @@ func fileName(task string) string {
 // holding none (a crash of a release before this one could leave it
 // empty), is made under its lock (git.MakeKey); a key another process made
 // first is read, not replaced. Without, a missing key is nil and no error.
+// Where no key can be read or made (a read-only repository, another
+// user's), the key is this process's own random one (unwritable): what it
+// seals cannot be written there either, and nothing kept there matches
+// it, so a read works as with no cache, as git's reads do.
 //
 // A key read is kept for the process with the file's identity: a read of
 // every task asks for it once per task, and a stat of the same file
@@ -375,10 +380,24 @@ func repoKey(dir string, create bool) ([]byte, error) {
 		return nil, nil
 	}
 	key, _, err = git.MakeKey(path, 32, git.Wait)
+	if err != nil && !errors.Is(err, git.ErrLocked) {
+		k, _ := unwritableKeys.LoadOrStore(path, unwritableKey())
+		return k.([]byte), nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("repository key: %w", err)
 	}
 	return key, nil
+}
+
+// unwritableKeys are the keys repoKey made for this process alone, by
+// path, where none could be read or made.
+var unwritableKeys sync.Map
+
+func unwritableKey() []byte {
+	key := make([]byte, 32)
+	_, _ = crand.Read(key) // never fails (crypto/rand)
+	return key
 }
 
 // readKeys are the keys repoKey read, by path: a readKey each.
