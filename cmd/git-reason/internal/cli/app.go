@@ -101,7 +101,14 @@ func run(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer) i
 // (untilStopped). It returns the function that stops this.
 func removeLocksOnSignal() (stop func()) {
 	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, syscall.SIGTERM, syscall.SIGHUP)
+	for _, sig := range []os.Signal{syscall.SIGTERM, syscall.SIGHUP} {
+		// A signal the process was started to ignore (nohup) stays
+		// ignored: Notify would catch it, and the process would die of
+		// it.
+		if !signal.Ignored(sig) {
+			signal.Notify(ch, sig)
+		}
+	}
 	done := make(chan struct{})
 	go func() {
 		for {
