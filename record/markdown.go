@@ -1,6 +1,9 @@
 package record
 
-import "strings"
+import (
+	"cmp"
+	"strings"
+)
 
 // Markdown returns record text made inert for markdown on one line: made
 // printable first, then every character markdown, HTML or a forge gives
@@ -36,10 +39,17 @@ func MarkdownQuote(s string) string {
 
 // MarkdownCode returns a record's text as a markdown code span: made
 // printable (so on one line), a backquote, which would end the span,
-// written as "'".
+// written as "'", and no text as a space (two backquotes alone are no
+// span, and would open one up to the next two).
 func MarkdownCode(s string) string {
-	return "`" + strings.ReplaceAll(Printable(s), "`", "'") + "`"
+	return "`" + cmp.Or(strings.ReplaceAll(Printable(s), "`", "'"), " ") + "`"
 }
+
+// MarkdownCodeCell is MarkdownCode for a cell of a table: a '|' is
+// written "\|". A table finds its cells' ends before their code spans, so
+// a bare '|' ends the cell even inside one (a stranger's advisor "a|b"
+// was a column more); inside the span the backslash is dropped again.
+func MarkdownCodeCell(s string) string { return strings.ReplaceAll(MarkdownCode(s), "|", `\|`) }
 
 // HTMLText returns record text made inert for a line of raw HTML that a
 // forge renders (the <summary> of a <details> block, where markdown is not
@@ -55,8 +65,13 @@ func inert(s string, markdown, lists bool) string {
 	if markdown {
 		s = blockStart(&b, s, lists)
 	}
+	// span is where the last code span written ends in s: what follows
+	// it starts a text node of its own, as the start of s does.
+	span := -1
 	for i := 0; i < len(s); i++ {
 		c := s[i]
+		// joined: s[i] goes on a word in the same text node.
+		joined := i > 0 && i != span && wordByte(s[i-1])
 		switch c {
 		case '<':
 			b.WriteString("&lt;")
@@ -81,9 +96,11 @@ func inert(s string, markdown, lists bool) string {
 			// a backslash does not stop it: in markdown the mention or
 			// reference is written as code, which no forge links, and in
 			// HTML a zero-width space after it breaks it. After a letter
-			// or digit an @ is an address's, never a mention.
+			// or digit an @ is an address's, never a mention, unless its
+			// word has an @ before it: "a@b.example@name" is an address
+			// linked as mailto: and then "@name", a text node of its own.
 			n := mentionEnd(s, i)
-			if n == i+1 || c == '@' && i > 0 && wordByte(s[i-1]) {
+			if n == i+1 || c == '@' && joined && !strings.Contains(s[strings.LastIndexByte(s[:i], ' ')+1:i], "@") {
 				if markdown && c == '#' {
 					b.WriteByte('\\')
 				}
@@ -92,7 +109,7 @@ func inert(s string, markdown, lists bool) string {
 			}
 			if markdown {
 				b.WriteString("`" + s[i:n] + "`")
-				i = n - 1
+				i, span = n-1, n
 				continue
 			}
 			b.WriteByte(c)
@@ -112,11 +129,11 @@ func inert(s string, markdown, lists bool) string {
 			}
 		case 'G', 'g':
 			// GH-123 is a reference too.
-			if n := ghEnd(s, i); markdown && n > i {
+			if n := ghEnd(s, i); markdown && n > i && !joined {
 				b.WriteString("`" + s[i:n] + "`")
-				i = n - 1
+				i, span = n-1, n
 				continue
-			} else if n > i {
+			} else if n > i && !joined {
 				b.WriteString(s[i:i+3] + zeroWidth)
 				i += 2
 				continue
@@ -130,9 +147,9 @@ func inert(s string, markdown, lists bool) string {
 }
 
 // ghEnd is where the reference GH-123 starting at s[i] ends: i when there
-// is none.
+// is none (or it goes on a word: see inert).
 func ghEnd(s string, i int) int {
-	if i > 0 && wordByte(s[i-1]) || len(s) < i+4 || !strings.EqualFold(s[i:i+3], "gh-") {
+	if len(s) < i+4 || !strings.EqualFold(s[i:i+3], "gh-") {
 		return i
 	}
 	if n := digitsEnd(s, i+3); n > i+3 {
@@ -151,9 +168,15 @@ func digitsEnd(s string, n int) int {
 
 // blockStart escapes what would make s, written at the start of a line,
 // a block of markdown's: a rule ("---") or a heading's underline ("==="),
-// and unless lists, a list item ("- ", "+ ", "1. "). ('#', '>', '*' and
-// '_' are escaped wherever they are.) It returns the rest of s.
+// and unless lists, a list item ("- ", "+ ", "1. "); with lists, a list
+// item's text starts a line too ("+ ---" is a rule in a list). ('#', '>',
+// '*' and '_' are escaped wherever they are.) It returns the rest of s.
 func blockStart(b *strings.Builder, s string, lists bool) string {
+	if lists && strings.Trim(s, "- ") != "" {
+		n := listMarkers(s)
+		b.WriteString(s[:n])
+		s = s[n:]
+	}
 	if s == "" {
 		return s
 	}
@@ -169,6 +192,23 @@ func blockStart(b *strings.Builder, s string, lists bool) string {
 		}
 	}
 	return s
+}
+
+// listMarkers is where the list markers s starts with ("- ", "+ ",
+// "1. ", one in another) end.
+func listMarkers(s string) int {
+	n := 0
+	for {
+		m := digitsEnd(s, n)
+		switch {
+		case m > n && strings.HasPrefix(s[m:], ". "):
+			n = m + 2
+		case m == n && (strings.HasPrefix(s[n:], "- ") || strings.HasPrefix(s[n:], "+ ")):
+			n += 2
+		default:
+			return n
+		}
+	}
 }
 
 // mentionEnd is where the mention (@name, @org/team) or reference (#123)

@@ -61,3 +61,21 @@ func TestContextCommentLimit(t *testing.T) {
 		t.Error("a limit under MinCommentLimit is accepted")
 	}
 }
+
+// A stranger's advisor name holding '|' stays in its cell of the
+// consultations table: a table ends a cell at a bare '|' even inside a
+// code span, so it is written "\|" there.
+func TestContextTableAdvisorCell(t *testing.T) {
+	r := &ContextReport{Range: "main..HEAD", Tasks: []ContextTask{{TaskContext: record.TaskContext{Task: "T", Subject: "s",
+		Assessments: []record.ContextAssessment{{ID: "01X", Subject: "s", Question: "q",
+			Consultations: []record.ContextConsultation{{ID: "01C", Advisor: "a|b|c", Status: "completed"}}}}}}}}
+	for line := range strings.Lines(RenderContext(r, FormatMarkdown)) {
+		if strings.HasPrefix(line, "| `a") {
+			if n := strings.Count(line, "|") - strings.Count(line, `\|`); n != 6 {
+				t.Fatalf("the row has %d cells, want 5: %q", n-1, line)
+			}
+			return
+		}
+	}
+	t.Fatal("no row of advisor a|b|c")
+}

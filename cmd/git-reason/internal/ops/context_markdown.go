@@ -155,7 +155,7 @@ func (p prose) contextAssessment(b *strings.Builder, a *record.ContextAssessment
 			if c.Reason != "" {
 				treatment += ": " + p.md(c.Reason)
 			}
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", code(c.Advisor), model, outcome, p.md(c.Summary), treatment)
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", record.MarkdownCodeCell(c.Advisor), model, outcome, p.md(c.Summary), treatment)
 		}
 	}
 	for _, d := range a.Disagreements {
