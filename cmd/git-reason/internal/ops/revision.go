@@ -40,7 +40,7 @@ func (e *Session) ResolveCommit(ctx context.Context, rev string) (string, error)
 // out (empty on an unborn branch), whether the worktree differed from it
 // (any change git status shows, untracked files included; the index is
 // left as it was), and the directory relative to the worktree's root (""
-// outside it or in a bare repository).
+// outside it). RunValidation refuses a bare repository before it asks.
 func (e *Session) Checkout(ctx context.Context, dir string) (commit string, dirty bool, rel string) {
 	commit = e.HeadCommit(ctx)
 	if e.Repo.WorkTree == "" {

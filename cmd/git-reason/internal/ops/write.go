@@ -134,6 +134,14 @@ func (e *Session) StateAfter(ctx context.Context, res *record.Result) (*record.S
 // would be refused. The transcript is never stored: only exit status,
 // duration and the output's SHA-256.
 func (e *Session) RunValidation(ctx context.Context, task string, raw []byte, dir string, out io.Writer) (*record.Result, error) {
+	if e.Repo.WorkTree == "" {
+		// No checkout: the command would run in the git directory, and
+		// the record would say it checked HEAD's code with nothing
+		// changed, a fact no run established (git refuses such
+		// commands: "must be run in a work tree").
+		return nil, usageAdvised("validate --run needs a work tree, and this repository has none: run it in a checkout of the code it checks, or record what you checked with --manual",
+			"a command validation needs a work tree, and this repository has none: run it in a checkout of the code it checks, or record a manual validation")
+	}
 	if err := e.IdentifyWriter(); err != nil {
 		return nil, err
 	}
