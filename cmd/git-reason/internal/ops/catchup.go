@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"git-reason/gitstore"
 	"git-reason/gitstore/git"
@@ -119,6 +120,14 @@ func (e *Session) CatchUp(ctx context.Context, hint bool) *CaughtUp {
 	// written (a lock a killed command left) is said once, as a failed
 	// integration is, and the commands after it do not wait for its lock.
 	if err := e.saveCatchUp(dir, stamp, settled, tr); err != nil {
+		if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
+			// A repository this user may read and not write (a shared
+			// one, a read-only mount): it is looked at again, as git's
+			// reads do with what they cannot write, and saying so at
+			// every command, which it could not remember it said, would
+			// only be noise.
+			return out
+		}
 		out.Lines = e.failedOnce(dir, out.Lines, []string{fmt.Sprintf("warning: could not remember the fetched heads (%s): the next command looks again", record.Printable(err.Error()))})
 		return out
 	}
