@@ -7,7 +7,6 @@ package main
 // skips and says why.
 
 import (
-	"bytes"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -70,7 +69,7 @@ func TestForeignOwnerRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := snapshotTree(t, repo)
+	before := harness.Listing(t, repo)
 
 	// Control: git itself refuses the repository.
 	if _, stderr := run(128, "status"); !strings.Contains(stderr, "safe.directory") {
@@ -88,8 +87,8 @@ func TestForeignOwnerRefused(t *testing.T) {
 			t.Errorf("git %s: want one line naming safe.directory and the repository, got %q", strings.Join(args, " "), stderr)
 		}
 	}
-	if after := snapshotTree(t, repo); after != before {
-		t.Errorf("git reason wrote into a repository it refused:\n%s", diffLines(before, after))
+	if after := harness.Listing(t, repo); after != before {
+		t.Errorf("git reason wrote into a repository it refused:\n%s", harness.LineDiff(before, after))
 	}
 
 	// safe.directory in the user's own configuration: git and git reason
@@ -121,48 +120,4 @@ func TestForeignOwnerRefused(t *testing.T) {
 	run(0, "config", "--global", "include.path", trusted)
 	run(0, "status")
 	run(0, "reason", "status")
-}
-
-// snapshotTree lists every path under dir with its size and mode, and the
-// content of small files, one per line.
-func snapshotTree(t *testing.T, dir string) string {
-	t.Helper()
-	var b strings.Builder
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		b.WriteString(p + " " + fi.Mode().String())
-		if fi.Mode().IsRegular() {
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			b.WriteString(" " + string(bytes.ReplaceAll(data, []byte("\n"), []byte("\\n"))))
-		}
-		b.WriteString("\n")
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
-}
-
-func diffLines(a, b string) string {
-	in := map[string]bool{}
-	for _, l := range strings.Split(a, "\n") {
-		in[l] = true
-	}
-	var out []string
-	for _, l := range strings.Split(b, "\n") {
-		if !in[l] {
-			out = append(out, "+ "+l)
-		}
-	}
-	return strings.Join(out, "\n")
 }

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"git-reason/cmd/git-reason/internal/guard"
+	"git-reason/reliability/harness"
 )
 
 // httpSession is a session opened over HTTP at url, as a host opens one.
@@ -393,4 +395,82 @@ func TestUnreadAnswerReleased(t *testing.T) {
 	if n, err := io.Copy(io.Discard, c); err != nil || n >= int64(len(big)) {
 		t.Errorf("after the handler returned, the host read %d bytes, then %v: want less than the answer, then the server's close", n, err)
 	}
+}
+
+const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+
+// FuzzHTTP drives mcp --http's whole handler chain (the guard as serving
+// configures it, then the endpoint), in front of a repository of three
+// tasks, with any request: any method, target, Host, Origin,
+// Content-Type, Content-Length, header and body, with the token, a wrong
+// one, one after another scheme or none (cred%4), in a session just
+// opened, one made up or none (cred/4%3). No request makes it panic, hang
+// or answer a server error, or says the token back; one without the token
+// sees nothing of the repository and writes nothing to it.
+func FuzzHTTP(f *testing.F) {
+	dir := newRepo(f)
+	harness.WriteFile(f, filepath.Join(dir, "a.go"), "package a\n")
+	harness.Git(f, dir, "add", "a.go")
+	harness.Git(f, dir, "commit", "-q", "-m", "a for T-000001")
+	if err := harness.BulkTasks(context.Background(), dir, "T-", 3); err != nil {
+		f.Fatal(err)
+	}
+	srv := serverOn(f, dir)
+	f.Cleanup(func() { srv.Close() })
+	h := guard.Wrap(guard.Config{Token: testToken, AllowHosts: []string{"reason.example"}, AllowOrigins: []string{"https://allowed.example"},
+		MaxBody: MaxBody, NoBody: NoBody, Methods: Browser.Methods, Headers: Browser.Headers, Expose: Browser.Expose, MaxInFlight: 8}, srv.HTTPHandler())
+	g := harness.Guarded{Handler: h, GitDir: filepath.Join(dir, ".git"), Token: testToken, Content: []string{"bulk subject", "which way for", "T-000"}}
+	// in answers a message of a session (none for initialize) let in.
+	in := func(t *testing.T, method, id, body string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest(method, Path, strings.NewReader(body))
+		r.Host = "127.0.0.1"
+		r.Header.Set("Authorization", "Bearer "+testToken)
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		if id != "" {
+			r.Header.Set(sessionHeader, id)
+			r.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		}
+		return harness.Serve(t, h, r, time.Minute)
+	}
+	for _, body := range []string{initialize, callTasks, `{"jsonrpc":"2.0","id":3,"method":"ping"}`, `{"jsonrpc":"2.0","id":4,"method":"resources/list"}`,
+		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"show","arguments":{"task":"T-000001"}}}`,
+		`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"assess","arguments":{"task":"T-000001","subject":"s","question":"q?"}}}`,
+		`[{"jsonrpc":"2.0","id":7,"method":"ping"}]`, `{"jsonrpc":"2.0","id":8,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"context","arguments":{"range":"HEAD~1..HEAD"}}}`,
+		`{"jsonrpc":"2.0","id":10,"method":"resources/read","params":{"uri":"reason://task/T-000001"}}`} {
+		for cred := range uint8(12) {
+			f.Add("POST", Path, "127.0.0.1:7412", "", "application/json", int64(len(body)), "Accept", "application/json, text/event-stream", []byte(body), cred)
+		}
+	}
+	f.Add("DELETE", Path, "localhost", "https://allowed.example", "", int64(0), "", "", []byte(nil), uint8(5))
+	f.Add("OPTIONS", Path, "reason.example:7412", "https://allowed.example", "", int64(-1), "Access-Control-Request-Method", "POST", []byte(nil), uint8(0))
+	f.Add("GET", Path, "[::1]:7412", "http://evil.example", "", int64(0), "Last-Event-ID", "1", []byte(nil), uint8(1))
+	f.Fuzz(func(t *testing.T, method, target, host, origin, ctype string, length int64, header, value string, body []byte, cred uint8) {
+		s := harness.Stranger{Method: method, Target: target, Host: host, Origin: origin, ContentType: ctype,
+			Length: length, Header: header, Value: value, Body: body}
+		auth := [...]string{"", "Bearer " + testToken, "Bearer " + testToken[1:] + "x", "Basic " + testToken}[cred%4]
+		r, ok := s.Request(context.Background(), auth)
+		if !ok {
+			return
+		}
+		if !strings.EqualFold(header, "Accept") {
+			r.Header.Set("Accept", "application/json, text/event-stream")
+		}
+		switch cred / 4 % 3 {
+		case 1:
+			w := in(t, http.MethodPost, "", initialize)
+			id := w.Header().Get(sessionHeader)
+			if id == "" {
+				t.Fatalf("initialize: %d %s", w.Code, w.Body)
+			}
+			in(t, http.MethodPost, id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			defer in(t, http.MethodDelete, id, "")
+			r.Header.Set(sessionHeader, id)
+			r.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		case 2:
+			r.Header.Set(sessionHeader, "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+		}
+		g.Try(t, s, r, cred%4 == 1)
+	})
 }

@@ -64,7 +64,7 @@ func served(t *testing.T) (string, *Server, *mcp.ClientSession) {
 }
 
 // serverOn starts a server on dir.
-func serverOn(t *testing.T, dir string) *Server {
+func serverOn(t testing.TB, dir string) *Server {
 	t.Helper()
 	srv, err := New(context.Background(), Options{Dir: dir})
 	if err != nil {

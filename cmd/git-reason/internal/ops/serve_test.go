@@ -9,9 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"git-reason/advisor/transport"
+	"git-reason/cmd/git-reason/internal/guard"
 	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/cmd/git-reason/internal/serving"
 	"git-reason/reliability/harness"
@@ -64,6 +66,17 @@ func servePeers(t *testing.T) (string, string) {
 // servePeersWith is servePeers with another user overlay.
 func servePeersWith(t *testing.T, overlay string) (string, string) {
 	t.Helper()
+	sess, asked := peerSession(t, overlay, 0)
+	srv := httptest.NewServer(serving.PeerHandler(sess))
+	t.Cleanup(srv.Close)
+	return srv.URL, asked
+}
+
+// peerSession is the session servePeersWith serves, on a repository
+// holding tasks tasks (harness.BulkTasks, named T-000000 on), and the
+// path of its fake reviewers' log.
+func peerSession(t testing.TB, overlay string, tasks int) (*ops.Session, string) {
+	t.Helper()
 	if runtime.GOOS == "windows" {
 		t.Skip("the fake advisor is a shell script")
 	}
@@ -98,13 +111,16 @@ func servePeersWith(t *testing.T, overlay string) (string, string) {
 		t.Setenv(k, v)
 	}
 	harness.Git(t, repo, "init", "-q")
+	if tasks > 0 {
+		if err := harness.BulkTasks(context.Background(), repo, "T-", tasks); err != nil {
+			t.Fatal(err)
+		}
+	}
 	sess, err := ops.Open(context.Background(), ops.Options{Dir: repo})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(serving.PeerHandler(sess))
-	t.Cleanup(srv.Close)
-	return srv.URL, asked
+	return sess, asked
 }
 
 func review(t *testing.T, url string, needs ...string) []transport.PeerAnswer {
@@ -217,4 +233,37 @@ func TestServeAsksOneAdvisor(t *testing.T) {
 	if a := askedNow(); a != "asked adv-second\n" {
 		t.Errorf("first failing, asked %q, want adv-second once", a)
 	}
+}
+
+// FuzzServe drives serve's whole handler chain (the guard as Peers
+// configures it, then the review endpoint, with two local advisors that
+// answer peers), in front of a repository of three tasks, with any
+// request: any method, target, Host, Origin, Content-Type,
+// Content-Length, header and body, with the token, a wrong one, one after
+// another scheme or none (cred%4). No request makes it panic, hang or
+// answer a server error, or says the token back; one without the token
+// sees nothing of the repository and writes nothing to it.
+func FuzzServe(f *testing.F) {
+	sess, _ := peerSession(f, serveOverlay, 3)
+	const token = "serve-token-0123456789abcdef"
+	h := guard.Wrap(guard.Config{Token: token, MaxBody: transport.PeerRequestLimit, AllowHosts: []string{"reason.example"},
+		AllowOrigins: []string{"https://allowed.example"}}, serving.PeerHandler(sess))
+	g := harness.Guarded{Handler: h, GitDir: sess.Repo.GitDir, Token: token, Content: []string{"bulk subject", "which way for", "T-000"}}
+	for _, body := range []string{`{"request":{"subject":"queue","question":"keep it?"}}`,
+		`{"request":{"subject":"queue","question":"keep it?","needs":["reasoning"],"evidence":["a.go"],"material":"x"},"advisor":"adv-second"}`,
+		`{"request":{"subject":"T-000001","question":"which way for 1?"},"advisor":"nobody"}`, `{}`, `[]`, `{"request":{"subject":1}}`} {
+		for cred := range uint8(4) {
+			f.Add("POST", transport.PeerPath, "127.0.0.1:7411", "", "application/json", int64(len(body)), "", "", []byte(body), cred)
+		}
+	}
+	f.Add("OPTIONS", transport.PeerPath, "reason.example", "https://allowed.example", "", int64(-1), "Access-Control-Request-Method", "POST", []byte(nil), uint8(0))
+	f.Add("GET", "/", "localhost", "http://evil.example", "text/plain", int64(3), "Accept", "*/*", []byte("abc"), uint8(1))
+	f.Fuzz(func(t *testing.T, method, target, host, origin, ctype string, length int64, header, value string, body []byte, cred uint8) {
+		s := harness.Stranger{Method: method, Target: target, Host: host, Origin: origin, ContentType: ctype,
+			Length: length, Header: header, Value: value, Body: body}
+		auth := [...]string{"", "Bearer " + token, "Bearer " + strings.ToUpper(token), "bearer " + token}[cred%4]
+		if r, ok := s.Request(context.Background(), auth); ok {
+			g.Try(t, s, r, cred%4 == 1)
+		}
+	})
 }

@@ -1,14 +1,17 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"git-reason/cmd/git-reason/internal/ops"
+	"git-reason/reliability/harness"
 )
 
 // TestGuard: a request reaches a page only with a loopback Host, a safe
@@ -135,4 +138,80 @@ func TestStaticFilesOnly(t *testing.T) {
 			t.Errorf("%s: %d, want 404: %.100s", tmpl, w.Code, w.Body)
 		}
 	}
+}
+
+// FuzzWeb drives the Reasoning page's whole handler, in front of a
+// repository of three tasks, with any request: any method, target, Host,
+// Origin, Content-Type, Content-Length, header and body, with the token
+// in the URL or the cookie, a wrong one, a one-time code or none
+// (credential 0 to 5). No request makes it panic, hang or answer a
+// server error, or says the token back (but in the cookie of a request
+// let in); one without the token or a code sees nothing of the
+// repository and writes nothing to it.
+func FuzzWeb(f *testing.F) {
+	harness.NeedGit(f)
+	home, dir := f.TempDir(), f.TempDir()
+	if err := harness.WriteHome(home, ""); err != nil {
+		f.Fatal(err)
+	}
+	for k, v := range map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "GIT_CONFIG_NOSYSTEM": "1", "CI": ""} {
+		f.Setenv(k, v)
+	}
+	harness.Git(f, dir, "init", "-q")
+	harness.WriteFile(f, filepath.Join(dir, "a.go"), "package a\n")
+	harness.Git(f, dir, "add", "a.go")
+	harness.Git(f, dir, "commit", "-q", "-m", "a for T-000001")
+	if err := harness.BulkTasks(context.Background(), dir, "T-", 3); err != nil {
+		f.Fatal(err)
+	}
+	sess, err := ops.Open(context.Background(), ops.Options{Dir: dir, Resident: true})
+	if err != nil {
+		f.Fatal(err)
+	}
+	const token = "0123456789abcdef0123456789abcdef"
+	k := newKeys(token, cookieFor(9))
+	g := harness.Guarded{Handler: handler(func() (*ops.Session, error) { return sess, nil }, k), GitDir: filepath.Join(dir, ".git"),
+		Token: token, Content: []string{"bulk subject", "which way for", "T-000"},
+		Cookie: cookieFor(9) + "=" + token + "; Path=/; HttpOnly; SameSite=Strict"}
+	for _, target := range []string{"/", "/task/T-000001", "/handover", "/context", "/head", "/advisors", "/doctor",
+		"/static/live.js", "/task/T-000001?page=2", "//evil.example/x", "/%2F%2Fevil.example", "/context?range=HEAD~1..HEAD",
+		"/handover?since=2020-01-01", "/head?task=T-000002", "/?phase=planned"} {
+		for cred := range uint8(6) {
+			f.Add("GET", target, "127.0.0.1:9", "", "", int64(-1), "", "", []byte(nil), cred)
+		}
+	}
+	f.Add("POST", "/", "localhost", "http://evil.example", "application/json", int64(2), "X-Forwarded-For", "1.2.3.4", []byte("{}"), uint8(3))
+	f.Add("HEAD", "http://127.0.0.1/task/T-000002", "evil.example", "", "", int64(9), "Accept", "text/html", []byte("x"), uint8(1))
+	f.Fuzz(func(t *testing.T, method, target, host, origin, ctype string, length int64, header, value string, body []byte, cred uint8) {
+		s := harness.Stranger{Method: method, Target: target, Host: host, Origin: origin, ContentType: ctype,
+			Length: length, Header: header, Value: value, Body: body}
+		sep := "?"
+		if strings.Contains(target, "?") {
+			sep = "&"
+		}
+		switch cred % 6 {
+		case 1:
+			s.Target += sep + "token=" + token
+		case 2:
+			s.Target += sep + "token=" + strings.ToUpper(token)
+		case 5:
+			code, err := k.mint()
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Target += sep + "code=" + code
+		}
+		r, ok := s.Request(context.Background(), "")
+		if !ok {
+			return
+		}
+		switch cred % 6 {
+		case 3:
+			r.Header.Add("Cookie", cookieFor(9)+"="+token)
+		case 4:
+			r.Header.Add("Cookie", cookieFor(9)+"=guess")
+		}
+		g.Try(t, harness.Stranger{Method: method, Target: target, Host: host, Origin: origin, ContentType: ctype,
+			Header: header, Value: value, Body: body}, r, cred%6 == 1 || cred%6 == 3 || cred%6 == 5)
+	})
 }
