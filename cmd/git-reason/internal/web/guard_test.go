@@ -132,6 +132,12 @@ func TestStaticFilesOnly(t *testing.T) {
 	if w := get("/static/"); w.Code != http.StatusNotFound || strings.Contains(w.Body.String(), "live.js") {
 		t.Errorf("/static/: %d, want 404 and no listing: %s", w.Code, w.Body)
 	}
+	// A name no file system holds is not found either, not a server error.
+	for _, bad := range []string{"/static/%E9.js", "/static/%FF%FE.css"} {
+		if w := get(bad); w.Code != http.StatusNotFound {
+			t.Errorf("%s: %d, want 404: %s", bad, w.Code, w.Body)
+		}
+	}
 	// The pages' templates are the server's, not assets.
 	for _, tmpl := range []string{"/static/layout.html", "/static/tasks.html"} {
 		if w := get(tmpl); w.Code != http.StatusNotFound || strings.Contains(w.Body.String(), "{{") {

@@ -81,11 +81,13 @@ func handler(open func() (*ops.Session, error), k *keys) http.Handler {
 // filesOnly is the asset tree as /static/ serves it: the stylesheet and
 // scripts the pages name. Its directories do not exist (the file server
 // lists a directory it can open), nor do the pages' templates, which are
-// the server's source, not the page's assets.
+// the server's source, not the page's assets, nor a name no file system
+// holds (not UTF-8, such as /static/%E9.js): the tree's error for it
+// (fs.ErrInvalid) was the file server's 500.
 type filesOnly struct{ fs.FS }
 
 func (f filesOnly) Open(name string) (fs.File, error) {
-	if ext := path.Ext(name); ext != ".css" && ext != ".js" {
+	if ext := path.Ext(name); !fs.ValidPath(name) || ext != ".css" && ext != ".js" {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 	}
 	file, err := f.FS.Open(name)
