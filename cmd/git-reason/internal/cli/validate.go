@@ -26,8 +26,9 @@ func validateCommand() *cli.Command {
 	o := &validateOptions{}
 	return &cli.Command{
 		Description: "--run runs CMD with /bin/sh at the top of the worktree, as git runs hooks, whatever directory\n" +
-			"you are in (in a bare repository: the current directory); --dir DIR runs it in DIR instead,\n" +
-			"a directory inside the worktree. The record names it, relative to the top of the worktree.",
+			"you are in; --dir DIR runs it in DIR instead, a directory inside the worktree. The record names\n" +
+			"it, relative to the top of the worktree. A bare repository has no worktree: record a manual\n" +
+			"validation there.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "run", Usage: "run `CMD` with the shell and record its exit status, duration and output digest", Destination: &o.Run},
 			&cli.StringFlag{Name: "dir", Usage: "run --run's command in `DIR` (default: the top of the worktree)", Destination: &o.Dir},
