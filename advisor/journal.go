@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"git-reason/gitstore/git"
 )
 
 // Journal is this clone's own account of the consultations it made: one
@@ -65,7 +67,10 @@ func (j Journal) Append(o Outcome, task, rec string) error {
 	if len(line) >= maxJournalLine {
 		return fmt.Errorf("journal line of %d bytes is too long", len(line))
 	}
-	if err := os.MkdirAll(filepath.Dir(j.Path), 0o777); err != nil {
+	// In a shared repository (core.sharedRepository) the journal and its
+	// directory get the group's permissions, as git's own files do: the
+	// others of the group consult and append to it too.
+	if err := git.MkdirAll(filepath.Dir(j.Path), 0o777); err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
 	f, err := os.OpenFile(j.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
@@ -76,7 +81,11 @@ func (j Journal) Append(o Outcome, task, rec string) error {
 		f.Close()
 		return fmt.Errorf("journal: %w", err)
 	}
-	return f.Close()
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	_ = git.AdjustCreated(j.Path) // a file another made stays as it is
+	return nil
 }
 
 // Read returns the outcomes in the journal's last JournalTail bytes, in the

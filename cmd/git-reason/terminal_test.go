@@ -334,6 +334,36 @@ func TestConcludeEditorKeepsARefusedText(t *testing.T) {
 	}
 }
 
+// In a shared repository (core.sharedRepository) conclude's template and
+// the text a refusal keeps are the group's to rewrite, as git's own files
+// are: REASON_EDITMSG was made 0600 and reason/conclude/ 0700 whatever the
+// setting, so another member's next conclude failed ('write the conclusion
+// template: open .git/REASON_EDITMSG: permission denied').
+func TestConcludeEditorInASharedRepository(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t, fakeVendor, nil)
+	s.git("config", "core.sharedRepository", "group")
+	localReviewTask(s)
+	decideOnly := editorScript(t, s, "decide-editor", `sed -i -e 's/^decision: $/decision: after one release/' "$1"`+"\n")
+	p := startPTY(t, s, []string{"GIT_EDITOR=" + decideOnly}, "reason", "conclude", "T-1")
+	if code := p.wait(); code != 3 {
+		t.Fatalf("a conclusion with its local review unanswered: exit %d, want 3:\n%s", code, p.output())
+	}
+	for path, want := range map[string]os.FileMode{
+		"REASON_EDITMSG":              0o660,
+		"reason/conclude":             os.ModeDir | os.ModeSetgid | 0o770,
+		"reason/conclude/T-1.EDITMSG": 0o660,
+	} {
+		fi, err := os.Stat(filepath.Join(s.dir, ".git", path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fi.Mode() & (os.ModeDir | os.ModeSetgid | 0o777); got&want != want {
+			t.Errorf(".git/%s is %v, not the group's as git makes a shared repository's files (%v at least)", path, got, want)
+		}
+	}
+}
+
 func TestConcludeEditorAborts(t *testing.T) {
 	t.Parallel()
 	s := plannedTrivial(t)

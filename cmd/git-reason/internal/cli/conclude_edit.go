@@ -57,6 +57,8 @@ func (o *concludeOptions) edit(c *cli.Context) (*edited, error) {
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		return nil, fmt.Errorf("write the conclusion template: %w", err)
 	}
+	// In a shared repository the group's next conclude rewrites it.
+	_ = git.AdjustCreated(path)
 	if err := runEditor(ctx, c, sess.Repo.WorkTree, sess.Repo.GitDir, path); err != nil {
 		return nil, err
 	}
@@ -128,7 +130,7 @@ func (d *edited) keep(err error) error {
 	header := d.mark() + "#   " + record.Printable(first) + "\n" +
 		"# Fix it and save to try again; leave the decision empty to discard it.\n"
 	again := fmt.Sprintf("what you wrote is kept in %s, which 'git reason conclude %s' opens again", d.kept, d.task)
-	werr := os.MkdirAll(filepath.Dir(d.kept), 0o700)
+	werr := git.MkdirAll(filepath.Dir(d.kept), 0o700)
 	if werr == nil {
 		werr = git.WriteFile(d.kept, []byte(header+strings.Join(lines, "")), 0o600, git.Wait, false)
 	}
