@@ -9,8 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"time"
-
-	"git-reason/gitstore/git"
 )
 
 // Journal is this clone's own account of the consultations it made: one
@@ -28,6 +26,13 @@ import (
 // line that does not parse (a torn write, a hand edit) is skipped.
 type Journal struct {
 	Path string
+	// Mkdir, when set, makes the journal's directory in place of
+	// os.MkdirAll, and Made, when set, is given the journal's path after
+	// each append: in a shared repository (core.sharedRepository) the
+	// caller gives them the group's permissions, as git gives its own
+	// files, so that the group's other members append too.
+	Mkdir func(dir string, perm os.FileMode) error
+	Made  func(path string) error
 }
 
 // JournalTail is how much of the journal's end is read. Circuits need only
@@ -67,10 +72,11 @@ func (j Journal) Append(o Outcome, task, rec string) error {
 	if len(line) >= maxJournalLine {
 		return fmt.Errorf("journal line of %d bytes is too long", len(line))
 	}
-	// In a shared repository (core.sharedRepository) the journal and its
-	// directory get the group's permissions, as git's own files do: the
-	// others of the group consult and append to it too.
-	if err := git.MkdirAll(filepath.Dir(j.Path), 0o777); err != nil {
+	mkdir := os.MkdirAll
+	if j.Mkdir != nil {
+		mkdir = j.Mkdir
+	}
+	if err := mkdir(filepath.Dir(j.Path), 0o777); err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
 	f, err := os.OpenFile(j.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
@@ -84,7 +90,9 @@ func (j Journal) Append(o Outcome, task, rec string) error {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
-	_ = git.AdjustCreated(j.Path) // a file another made stays as it is
+	if j.Made != nil {
+		_ = j.Made(j.Path) // a file another made stays as it is
+	}
 	return nil
 }
 

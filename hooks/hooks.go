@@ -10,8 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"git-reason/gitstore/git"
 )
 
 //go:embed pre-commit pre-push prepare-commit-msg commit-msg pre-receive
@@ -129,9 +127,7 @@ func InstallNames(dir string, names []string, force bool) ([]Status, error) {
 			return nil, fmt.Errorf("%s is not git reason's, and %s%s exists already: merge them by hand, then run 'git reason hooks install' again", s.Path, name, ChainedSuffix)
 		}
 	}
-	// Made as git makes its directories in a shared repository, so that
-	// the group's other members may install and uninstall after this one.
-	if err := git.MkdirAll(dir, 0o777); err != nil {
+	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return nil, fmt.Errorf("create hooks directory: %w", err)
 	}
 	var out []Status

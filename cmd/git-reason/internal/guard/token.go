@@ -10,8 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"git-reason/gitstore/git"
 )
 
 // Token returns the bearer token a server requires: the value of the
@@ -46,9 +44,7 @@ func Token(envVar, path, clients string) (token, note string, err error) {
 const MinTokenLength = 16
 
 // LoadOrCreateToken returns the token kept in path, creating it (32 random
-// bytes, hex) with mode 0600 in a 0700 directory when it does not exist
-// (the group's, as git makes its own, in a shared repository: the token
-// stays 0600).
+// bytes, hex) with mode 0600 in a 0700 directory when it does not exist.
 // A token file that others may read, or that is not a regular file, is
 // refused: the token is what stands between any local process and the
 // user's advisors.
@@ -88,10 +84,7 @@ func LoadOrCreateToken(path string) (token string, created bool, err error) {
 }
 
 func create(path string) (string, bool, error) {
-	// The directory is .git/reason/, which in a shared repository
-	// (core.sharedRepository) the group's other members write too: made
-	// as git makes its own (2770 for group). The token itself stays 0600.
-	if err := git.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return "", false, fmt.Errorf("create the token file: %w", err)
 	}
 	b := make([]byte, 32)

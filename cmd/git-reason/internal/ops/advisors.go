@@ -8,6 +8,7 @@ import (
 
 	"git-reason/advisor"
 	"git-reason/cmd/git-reason/internal/settings"
+	"git-reason/gitstore/git"
 	"git-reason/policy"
 )
 
@@ -174,7 +175,9 @@ func (a availability) KnownCapability(_ context.Context, capability string) (boo
 // Journal is this clone's journal of consultation outcomes, in the common
 // git dir that every worktree shares and no fetch writes.
 func (e *Session) Journal() *advisor.Journal {
-	return &advisor.Journal{Path: advisor.JournalPath(e.Repo.CommonDir)}
+	// In a shared repository the journal gets the group's permissions,
+	// as git's own files do: the others of the group consult too.
+	return &advisor.Journal{Path: advisor.JournalPath(e.Repo.CommonDir), Mkdir: git.MkdirAll, Made: git.AdjustCreated}
 }
 
 // AdvisorList is every declared advisor with its availability now, under

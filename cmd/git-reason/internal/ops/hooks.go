@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"git-reason/gitstore"
+	"git-reason/gitstore/git"
 	"git-reason/hooks"
 	"git-reason/record"
 )
@@ -31,6 +32,12 @@ func (e *Session) InstallHooks(ctx context.Context, force bool) (string, []hooks
 		return "", nil, Usage("a bare repository makes no commits, so its client hooks never run: run 'git reason hooks install --server' for a hosted repository's pre-receive check, or 'git reason remote setup' to have git fetch bring tasks")
 	}
 	return e.changeHooks(ctx, "install", force, func(dir string) ([]hooks.Status, error) {
+		// Made as git makes its directories in a shared repository, so
+		// that the group's other members install and uninstall after
+		// this one (hooks.Install finds it made).
+		if err := git.MkdirAll(dir, 0o777); err != nil {
+			return nil, fmt.Errorf("create hooks directory: %w", err)
+		}
 		st, err := hooks.Install(dir, force)
 		if err != nil {
 			return nil, Refused("%v", err)

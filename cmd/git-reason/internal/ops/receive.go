@@ -58,6 +58,9 @@ func (e *Session) InstallServerHooks(ctx context.Context, force bool) (string, [
 	if err != nil {
 		return "", nil, err
 	}
+	if err := git.MkdirAll(dir, 0o777); err != nil { // as InstallHooks
+		return dir, nil, fmt.Errorf("create hooks directory: %w", err)
+	}
 	st, err := hooks.InstallNames(dir, hooks.ServerNames, force)
 	if err != nil {
 		return dir, nil, Refused("%v", err)

@@ -5,11 +5,13 @@ import (
 	"crypto/tls"
 	"net"
 	"net/http"
+	"path/filepath"
 
 	"git-reason/advisor/transport"
 	"git-reason/advisor/transport/httpwire"
 	"git-reason/cmd/git-reason/internal/guard"
 	"git-reason/cmd/git-reason/internal/ops"
+	"git-reason/gitstore/git"
 )
 
 // Peers answers peers' review requests with this repository's own
@@ -86,6 +88,14 @@ func serveGuarded(ctx context.Context, req ops.ServeRequest, e endpoint) error {
 	ln, err := net.Listen("tcp", req.Listen)
 	if err != nil {
 		return ops.Usage("listen on %s: %v: %s", req.Listen, err, guard.ListenHint)
+	}
+	// The token's directory is .git/reason/, which in a shared
+	// repository (core.sharedRepository) the group's other members write
+	// too: made as git makes its own (2770 for group), before the guard
+	// would make it 0700. The token itself stays 0600.
+	if err := git.MkdirAll(filepath.Dir(e.tokenPath), 0o700); err != nil {
+		ln.Close()
+		return err
 	}
 	token, line, err := guard.Token(req.TokenVar, e.tokenPath, e.clients)
 	if err != nil {
