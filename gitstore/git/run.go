@@ -68,6 +68,12 @@ type Cmd struct {
 	Env    []string  // added to Env()
 	Unset  []string  // variables removed from its environment
 	Stdin  io.Reader // its standard input, if any
+	// Detached runs git in a process group of its own, for a command
+	// that must not be killed half-way (a transaction whose locks nothing
+	// would take over): a signal sent to this process's group, as a
+	// terminal sends Ctrl-C and a job control system its stop, does not
+	// reach it, and it finishes after this process has died.
+	Detached bool
 	// Progress, when set, is given git's progress lines as they come
 	// (git's --progress; what the remote says, its "remote:" lines,
 	// included), not its errors, which the error of Run carries.
@@ -84,6 +90,9 @@ func (c Cmd) Exec(ctx context.Context) *exec.Cmd {
 		cmd.Env = slices.DeleteFunc(cmd.Env, func(kv string) bool { return strings.HasPrefix(kv, k+"=") })
 	}
 	cmd.Stdin = c.Stdin
+	if c.Detached {
+		ownGroup(cmd)
+	}
 	return cmd
 }
 
