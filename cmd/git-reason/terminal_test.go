@@ -38,7 +38,13 @@ type ptySession struct {
 // output and error, and extra variables set.
 func startPTY(t *testing.T, s *sandbox, extra []string, args ...string) *ptySession {
 	t.Helper()
-	cmd := exec.Command("git", args...)
+	return startPTYProgram(t, s, extra, "git", args...)
+}
+
+// startPTYProgram is startPTY running program (found on s's PATH).
+func startPTYProgram(t *testing.T, s *sandbox, extra []string, program string, args ...string) *ptySession {
+	t.Helper()
+	cmd := exec.Command(program, args...)
 	cmd.Dir, cmd.Env = s.dir, append(append([]string{}, s.env...), extra...)
 	tty, err := pty.Start(cmd)
 	if err != nil {
@@ -195,6 +201,62 @@ func TestCtrlCStopsAPrompt(t *testing.T) {
 		}
 		if _, _, code := s.run("rev-parse", "-q", "--verify", "refs/reasoning/tasks/T-3"); code == 0 {
 			t.Fatalf("an interrupted assess (%s) wrote task T-3", c.name)
+		}
+	}
+}
+
+// TestCtrlCStopsAGitUnderWay: Ctrl-C reaches the git process a command is
+// waiting for as it reaches the command (the terminal signals the whole
+// foreground group), and the git may die of it before the command sees
+// the interrupt. The command said exit 1 and "git rev-parse …: exit
+// status -1", as if git had failed; it says "interrupted", exit 130.
+// git-reason is run directly, so that the git on its PATH is the sandbox's
+// (git puts its own directory first for the commands it runs): a git that
+// waits, in rev-parse, the first git a read runs after its settings.
+func TestCtrlCStopsAGitUnderWay(t *testing.T) {
+	t.Parallel()
+	realGit, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSandbox(t, fakeVendor, map[string]string{"git": `case "$*" in
+rev-parse*) touch "$HOME/waiting"; sleep 60 ;;
+esac
+exec "` + realGit + `" "$@"
+`})
+	s.git("reason", "assess", "T", "--subject", "s", "--question", "q", "--materiality", "minor", "--reversibility", "reversible")
+	waiting := filepath.Join(filepath.Dir(s.dir), "home", "waiting")
+	for _, args := range [][]string{{"status"}, {"log", "T", "--json"}} {
+		_ = os.Remove(waiting)
+		p := startPTYProgram(t, s, nil, "git-reason", args...)
+		deadline := time.Now().Add(time.Minute)
+		for {
+			if _, err := os.Stat(waiting); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: git rev-parse never ran:\n%s", args[0], p.output())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		time.Sleep(100 * time.Millisecond)                // the wrapper is in its sleep
+		if _, err := p.tty.Write([]byte{3}); err != nil { // Ctrl-C
+			t.Fatal(err)
+		}
+		exited := make(chan int, 1)
+		go func() { exited <- p.wait() }()
+		select {
+		case code := <-exited:
+			out := p.output()
+			want := "git reason: interrupted"
+			if args[len(args)-1] == "--json" {
+				want = `"code": "interrupted"`
+			}
+			if code != 130 || !strings.Contains(out, want) || strings.Contains(out, "rev-parse") {
+				t.Errorf("Ctrl-C during %s's git rev-parse: exit %d, want 130 saying %q and naming no git command:\n%s", args[0], code, want, out)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("Ctrl-C did not stop %s:\n%s", args[0], p.output())
 		}
 	}
 }

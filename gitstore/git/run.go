@@ -10,18 +10,32 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"syscall"
 )
 
 // Error is a git command that failed: its arguments, exit status and what
 // it said on stderr.
 type Error struct {
 	Args   []string
-	Code   int
+	Code   int            // -1 when a signal ended it
+	Signal syscall.Signal // the signal that ended it, if one did
 	Stderr string
 }
 
 func (e *Error) Error() string {
-	return fmt.Sprintf("git %s: %s", strings.Join(e.Args, " "), LastLine(e.Stderr, fmt.Sprintf("exit status %d", e.Code)))
+	status := fmt.Sprintf("exit status %d", e.Code)
+	if e.Signal != 0 {
+		status = "killed by signal " + e.Signal.String()
+	}
+	return fmt.Sprintf("git %s: %s", strings.Join(e.Args, " "), LastLine(e.Stderr, status))
+}
+
+// Interrupted reports whether err is a git command that SIGINT ended: a
+// terminal's Ctrl-C reaches the git processes of a command as it reaches
+// the command, and one may die of it before the command sees it.
+func Interrupted(err error) bool {
+	e, ok := errors.AsType[*Error](err)
+	return ok && e.Signal == syscall.SIGINT
 }
 
 // LastLine returns the last non-empty line of s (git puts its verdict
@@ -134,7 +148,11 @@ func (c Cmd) Start(ctx context.Context) (wait func() ([]byte, error), err error)
 func (c Cmd) Failed(err error, stderr string) error {
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
-		return &Error{Args: c.Args, Code: ee.ExitCode(), Stderr: untraced(stderr)}
+		e := &Error{Args: c.Args, Code: ee.ExitCode(), Stderr: untraced(stderr)}
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			e.Signal = ws.Signal()
+		}
+		return e
 	}
 	return fmt.Errorf("run git %s: %w", c.name(), err)
 }

@@ -68,15 +68,19 @@ func run(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer) i
 	if err == nil {
 		return exitOK
 	}
-	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
-		// Ctrl-C: what stopped is said as git says it, not as Go's
-		// context does, with the shell's status for an interrupt.
-		err = interruptedError{}
-	}
-	code := exitCode(err)
 	if f, ok := errors.AsType[forwarded](err); ok {
 		return int(f) // NetProgram has reported it
 	}
+	if (ctx.Err() != nil || git.Interrupted(err)) && exitCode(err) != 130 {
+		// Ctrl-C: what stopped is said as git says it, not as Go's
+		// context does, with the shell's status for an interrupt. A
+		// terminal sends it to the git processes under way too, and
+		// whichever notices first says why the command stopped: the
+		// context, or a git that died of the interrupt ("signal:
+		// interrupt", which said exit 1 and a git command's failure).
+		err = interruptedError{}
+	}
+	code := exitCode(err)
 	msg := strings.TrimSpace(err.Error())
 	if wantsJSON(args) {
 		printJSONError(stderr, code, msg, verbOf(app, args))
