@@ -3,6 +3,7 @@ package record
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -280,3 +281,46 @@ func unprintable(r rune) bool { return r != ' ' && !unicode.IsPrint(r) }
 // bidiControl reports whether r reorders the text around it: the
 // embeddings, overrides and isolates of Unicode's bidirectional algorithm.
 func bidiControl(r rune) bool { return (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069) }
+
+// CheckFields holds fields, some of a body of kind a caller is about to
+// write (those a command line gave, before the rest is known), to what the
+// writer holds the whole body to: the checks of decodeBody and the
+// violations of the kind's body and input documents that lie inside one of
+// them. A field that holds record ids (idFields) is left out: a prefix
+// given there is resolved against the task's records first. A command
+// refuses such a value before it reads or writes anything (nil: none of
+// these fields would be refused by the writer for its value).
+func CheckFields(kind Kind, fields map[string]any) error {
+	checked := map[string]any{}
+	for k, v := range fields {
+		if !slices.ContainsFunc(idFields[kind], func(f string) bool { return k == f || strings.HasPrefix(f, k+".") }) {
+			checked[k] = v
+		}
+	}
+	if len(checked) == 0 || newBody(kind) == nil {
+		return nil
+	}
+	raw, err := json.Marshal(checked)
+	if err != nil {
+		return err
+	}
+	m, err := decodeBody(kind, raw)
+	if err != nil {
+		return err
+	}
+	var se *SchemaError
+	if err := validateNew(kind, m); !errors.As(err, &se) {
+		return err
+	}
+	inside := &SchemaError{Kind: se.Kind, Part: se.Part}
+	for _, v := range se.Violations {
+		top, _, _ := strings.Cut(strings.TrimPrefix(v.Pointer, "/"), "/")
+		if _, ok := checked[top]; ok && strings.HasPrefix(v.Pointer, "/") {
+			inside.Violations = append(inside.Violations, v)
+		}
+	}
+	if len(inside.Violations) == 0 {
+		return nil
+	}
+	return inside
+}

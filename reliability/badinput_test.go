@@ -2,6 +2,7 @@ package reliability
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -83,6 +84,96 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("HEAD now points at %s, was %s", got, sym)
 		}
 	})
+
+	// A command line refused for itself alone (a flag's value, a --jq
+	// expression, the arguments' shape) is refused before the command
+	// catches up on what a plain git fetch brought: nothing under
+	// .git/reason created or changed, no ref moved, though the catch-up
+	// has a task to integrate, as the status at the end shows.
+	t.Run("refused before the catch-up", func(t *testing.T) {
+		other := filepath.Join(filepath.Dir(s.dir), "other")
+		s.git("clone", "-q", s.dir, other)
+		o := &sandbox{t: t, dir: other, home: s.home, env: s.env}
+		o.recordID(minor("F")...)
+		s.git("remote", "add", "origin", other)
+		s.git("config", "--add", "remote.origin.fetch", "+refs/reasoning/tasks/*:refs/reasoning/remotes/origin/*")
+		s.git("fetch", "-q", "origin")
+		saved := s.reasonFiles()
+		refs, files := s.git("for-each-ref"), reasonListing(saved)
+		long := strings.Repeat("x", 201)
+		for _, args := range [][]string{
+			{"status", "--jq", ".["},
+			{"log", "T", "--jq", "{"},
+			{"tasks", "--jq", ".[] |"},
+			{"show", ids.Replace("${A}"), "--jq", "..."},
+			assessWith("X", "--materiality", "huge"),
+			assessWith("X", "--subject", long),
+			minor("X", "--evidence", "wat:x:y"),
+			minor("X", "--evidence", "wat"),
+			minor("X", "--needs", "Not A Capability"),
+			minor("X", "--jq", "."+long+"("),
+			{"validate", "T", "--manual", "maybe", "--evidence", "note::x"},
+			{"attempt", "T", "--outcome", "weird"},
+			{"close", "T", "--outcome", "meh"},
+			{"conclude", "N", "--decision", "d", "--weigh", "no-treatment"},
+			{"conclude", "N", "--decision", "d", "--local-review", "no-answer"},
+			{"conclude", "N", "--decision", long + long + long + long + long + long + long + long + long + long + long + long + long + long + long + long + long + long + long + long},
+			{"status", "T", "extra"},
+			{"status", "--report"},
+			{"handover", "--format", "bogus"},
+		} {
+			r := s.reason(args...)
+			t.Logf("git reason %s: exit %d: %s", shorten(strings.Join(args, " "), 120), r.code, firstLine(r.stderr))
+			if r.code != 2 {
+				t.Errorf("git reason %s: exit %d, want 2", shorten(strings.Join(args, " "), 120), r.code)
+			}
+			if strings.Contains(r.stderr, "integrated reasoning") {
+				t.Errorf("git reason %s: caught up before refusing: %s", shorten(strings.Join(args, " "), 120), shorten(r.stderr, 300))
+			}
+			if got := s.git("for-each-ref"); got != refs {
+				t.Errorf("git reason %s: refs changed:\n%s", shorten(strings.Join(args, " "), 120), lineDiff(refs, got))
+				s.restoreRefs(refs)
+			}
+			if got := reasonListing(s.reasonFiles()); got != files {
+				t.Errorf("git reason %s: .git/reason changed:\n%s", shorten(strings.Join(args, " "), 120), lineDiff(files, got))
+				s.restoreReasonFiles(saved)
+			}
+		}
+		// The catch-up had its work all along.
+		if r := s.reason("status"); r.code != 0 || !strings.Contains(r.stderr, "integrated reasoning fetched from origin: F created") {
+			t.Errorf("status after the refusals: exit %d, stderr %q: want F integrated", r.code, shorten(r.stderr, 300))
+		}
+	})
+}
+
+// reasonListing is reasonFiles as lines, each a file's name and the
+// digest of its content, sorted.
+func reasonListing(files map[string][]byte) string {
+	var out []string
+	for name, data := range files {
+		out = append(out, fmt.Sprintf("%s %x", name, sha256.Sum256(data)))
+	}
+	slices.Sort(out)
+	return strings.Join(out, "\n")
+}
+
+// restoreReasonFiles puts .git/reason back as saved (reasonFiles), so
+// that the next row meets the catch-up's work again.
+func (s *sandbox) restoreReasonFiles(saved map[string][]byte) {
+	s.t.Helper()
+	dir := filepath.Join(s.gitDir(), "reason")
+	if err := os.RemoveAll(dir); err != nil {
+		s.t.Fatal(err)
+	}
+	for name, data := range saved {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			s.t.Fatal(err)
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			s.t.Fatal(err)
+		}
+	}
 }
 
 // runBadCase runs one row and returns what went wrong with it.

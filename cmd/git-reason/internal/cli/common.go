@@ -154,6 +154,66 @@ func requireFlags(c *cli.Context, names ...string) error {
 	return nil
 }
 
+// flagValues refuses, for a verb that writes a record built from its
+// flags, a flag's value the writer would refuse whatever the task holds
+// (record.CheckFields: --materiality huge, a --subject over its limit,
+// --evidence of no kind there is), with the error the writer's refusal
+// gives, flag named. The flags that name records are left to the writer:
+// their prefixes are resolved against the task's records.
+func flagValues(c *cli.Context) error {
+	kind, ok := writtenKind(verbPath(c))
+	if !ok || isSet(c, "file") {
+		return nil
+	}
+	fields := map[string]any{}
+	for _, f := range c.Command.Flags {
+		name := flagNames(f)[0]
+		if notBody[name] || !isSet(c, name) {
+			continue
+		}
+		field := strings.ReplaceAll(name, "-", "_")
+		for k, v := range fieldFlags {
+			if v == name {
+				field = k
+			}
+		}
+		switch f.(type) {
+		case *cli.StringFlag:
+			fields[field] = c.String(name)
+		case *cli.StringSliceFlag:
+			// The values a verb parses before its body holds them
+			// are checked for their shape here too.
+			for _, v := range c.StringSlice(name) {
+				var err error
+				switch name {
+				case "weigh":
+					_, err = parseWeigh(v)
+				case "local-review":
+					_, _, err = parseLocalReview(v)
+				}
+				if err != nil {
+					return err
+				}
+			}
+			switch name {
+			case "evidence":
+				ev, err := parseEvidenceList(c.StringSlice(name))
+				if err != nil {
+					return err
+				}
+				fields[field] = ev
+			case "weigh", "local-review":
+			default:
+				fields[field] = c.StringSlice(name)
+			}
+		}
+	}
+	if err := record.CheckFields(kind, fields); err != nil {
+		return (&writeOptions{given: c}).flagNamed(err)
+	}
+	return nil
+}
+
 // noArgs is the action of a verb that takes no argument: it binds b to
 // the command line, refuses any argument naming the verb's help, then
 // runs action.

@@ -91,6 +91,25 @@ func (o *concludeOptions) assessment(ctx context.Context, sess *ops.Session) (*r
 	return st, a, nil
 }
 
+// parseWeigh reads a --weigh ID=TREATMENT:REASON.
+func parseWeigh(w string) (record.Weighed, error) {
+	id, rest, ok1 := strings.Cut(w, "=")
+	treatment, reason, ok2 := strings.Cut(rest, ":")
+	if !ok1 || !ok2 {
+		return record.Weighed{}, ops.Usage("--weigh %q: write ID=TREATMENT:REASON", w)
+	}
+	return record.Weighed{Consultation: id, Treatment: treatment, Reason: reason}, nil
+}
+
+// parseLocalReview reads a --local-review ITEM=ANSWER.
+func parseLocalReview(lr string) (item, answer string, err error) {
+	item, answer, ok := strings.Cut(lr, "=")
+	if !ok {
+		return "", "", ops.Usage("--local-review %q: write ITEM=ANSWER, ITEM the item's number", lr)
+	}
+	return item, answer, nil
+}
+
 // build reads the flags into a conclusion body; local-review items may be
 // named by their number in the plan's checklist.
 func (o *concludeOptions) build(ctx context.Context, sess *ops.Session) (*record.Conclusion, error) {
@@ -100,12 +119,11 @@ func (o *concludeOptions) build(ctx context.Context, sess *ops.Session) (*record
 	}
 	body := &record.Conclusion{Assessment: a.ID, Decision: o.Decision, Rationale: o.Rationale, Supersedes: o.Supersedes}
 	for _, w := range o.Weigh {
-		id, rest, ok1 := strings.Cut(w, "=")
-		treatment, reason, ok2 := strings.Cut(rest, ":")
-		if !ok1 || !ok2 {
-			return nil, ops.Usage("--weigh %q: write ID=TREATMENT:REASON", w)
+		weighed, err := parseWeigh(w)
+		if err != nil {
+			return nil, err
 		}
-		body.Weighed = append(body.Weighed, record.Weighed{Consultation: id, Treatment: treatment, Reason: reason})
+		body.Weighed = append(body.Weighed, weighed)
 	}
 	var checklist []string
 	p := st.LatestPlan(a.ID)
@@ -117,9 +135,9 @@ func (o *concludeOptions) build(ctx context.Context, sess *ops.Session) (*record
 	checklist = p.Derived.(*record.PlanDerived).LocalReview
 	answered := map[string]string{} // item: the flag's value that answered it
 	for _, lr := range o.LocalReview {
-		item, answer, ok := strings.Cut(lr, "=")
-		if !ok {
-			return nil, ops.Usage("--local-review %q: write ITEM=ANSWER, ITEM the item's number", lr)
+		item, answer, err := parseLocalReview(lr)
+		if err != nil {
+			return nil, err
 		}
 		if n, err := strconv.Atoi(item); err == nil {
 			if n < 1 || n > len(checklist) {

@@ -52,7 +52,13 @@ func (b *base) bind(c *cli.Context) {
 	var err error
 	b.Open = func() (*ops.Session, error) {
 		if sess == nil && err == nil {
-			sess, err = openSession(c, false, b.Meanwhile)
+			// Values the command line gave that the verb would refuse
+			// whatever the repository holds are refused first: opening
+			// runs the catch-up, which integrates what a fetch brought
+			// and writes under .git/reason.
+			if err = flagValues(c); err == nil {
+				sess, err = openSession(c, false, b.Meanwhile)
+			}
 		}
 		return sess, err
 	}
@@ -82,8 +88,16 @@ func verbPath(c *cli.Context) string {
 }
 
 // jqFlag is added by newApp to every verb that has --json.
+// An expression that does not parse is refused as the flags are read,
+// before the verb opens the repository (and catches up on a fetch).
 func jqFlag() cli.Flag {
-	return &cli.StringFlag{Name: "jq", Usage: "filter the JSON output with a jq `EXPRESSION` (implies --json); strings print raw"}
+	return &cli.StringFlag{Name: "jq", Usage: "filter the JSON output with a jq `EXPRESSION` (implies --json); strings print raw",
+		Action: func(_ *cli.Context, expr string) error {
+			if _, err := gojq.Parse(expr); err != nil {
+				return ops.Usage("--jq %q: %v", expr, err)
+			}
+			return nil
+		}}
 }
 
 // jsonFlag wires --json into a verb's options.
