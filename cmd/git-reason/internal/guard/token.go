@@ -27,6 +27,14 @@ func Token(envVar, path, clients string) (token, note string, err error) {
 		return token, "", nil
 	}
 	token, created, err := LoadOrCreateToken(path)
+	if errors.Is(err, fs.ErrPermission) {
+		if _, lerr := os.Lstat(path); lerr == nil {
+			// Another user's (the file is kept per repository, its
+			// mode 0600): a teammate who served first in a shared one.
+			return "", "", fmt.Errorf("the token file %s is not readable by you (another user's, who served here first?): set %s to a token of your own (%d characters at least) and serve again, or remove the file if it is yours to replace (a new one is generated)",
+				path, envVar, MinTokenLength)
+		}
+	}
 	if err != nil {
 		return "", "", err
 	}
