@@ -43,7 +43,10 @@
 // no network I/O of its own: push and fetch run the user's git
 // (Repo.Fetch, Repo.Push), which reaches the remote with the user's
 // credentials and configuration; a fetch runs with git's object checks
-// on, and a task whose objects git refuses is quarantined alone.
+// on, and a task whose objects git refuses is quarantined alone. In a
+// partial clone, objects go-git finds missing are fetched from the
+// promisor remote by the user's git as git's own lazy fetch does, every
+// object the tasks' histories lack in one fetch (promisor.go).
 //
 // Sync's storage: fetched tasks land on refs/reasoning/remotes/<remote>/<task>
 // (Repo.Fetch); Store.Replay and Store.ReplayMerge replay what a pull

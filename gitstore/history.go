@@ -284,13 +284,13 @@ func (h *history) blob(s *Store) func(string) (*record.Record, error) {
 // not its whole tree (Files), and its tree is parsed from the first entry
 // it does not share with the base's, so that a history of a few commits
 // after a base costs what those commits changed. Each may be nil.
-func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bool, known map[string]*record.Record, baseTrees map[string]map[string]string, baseRaw map[string]*rawTree) (*history, error) {
+func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bool, known map[string]*record.Record, baseTrees map[string]map[string]string, baseRaw map[string]*rawTree) (_ *history, err error) {
 	countHistory()
+	defer func() { err = withHead(head, err) }()
 	var (
 		src     objectSource
 		order   []string
 		parents map[string][]string
-		err     error
 	)
 	// A few commits after a base are asked about first: shortHistory reads
 	// head's whole records/ tree, which the read below reads again.
@@ -525,7 +525,7 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 	for i, h := range hashes {
 		switch info := bi[i]; {
 		case info.Missing:
-			out.blobs[h] = blobRead{err: fmt.Errorf("read blob %s: %w", h, plumbing.ErrObjectNotFound)}
+			out.blobs[h] = blobRead{err: withHead(head, fmt.Errorf("read blob %s: %w", h, s.missingObject(h)))}
 		case info.Type != "blob" && info.Type != "":
 			out.blobs[h] = blobRead{err: plumbing.ErrObjectNotFound}
 		case info.Size > record.MaxRecordBytes:

@@ -243,6 +243,25 @@ func (s *Store) anyObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.Enco
 		defer p.mu.Unlock()
 		return p.object(t, h)
 	}
+	return s.goGitObject(t, h)
+}
+
+// goGitObject is an object as go-git reads it; one missing from a
+// partial clone is fetched from its promisor remote and read again
+// (fetchMissing).
+func (s *Store) goGitObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	obj, err := s.objs.EncodedObject(t, h)
+	if err != plumbing.ErrObjectNotFound {
+		return obj, err
+	}
+	if t != plumbing.AnyObject {
+		if _, err := s.objs.EncodedObject(plumbing.AnyObject, h); err != plumbing.ErrObjectNotFound {
+			return nil, plumbing.ErrObjectNotFound // there, of another type
+		}
+	}
+	if err = s.fetchMissing(h); err != nil {
+		return nil, err
+	}
 	return s.objs.EncodedObject(t, h)
 }
 

@@ -300,7 +300,7 @@ func (s *Store) objectSize(h plumbing.Hash) (int64, error) {
 	// they are indexed, and in a pack written since (a fetch keeps every
 	// pack it checked); it leaves an object over the limit unread
 	// (Storage), and keeps a small one in s.read for that read.
-	obj, err := s.objs.EncodedObject(plumbing.AnyObject, h)
+	obj, err := s.goGitObject(plumbing.AnyObject, h)
 	if err != nil {
 		return 0, err
 	}

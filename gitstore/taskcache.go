@@ -445,7 +445,7 @@ func (s *Store) taskAt(task, head string) (*taskCache, error) {
 	if c == nil || c.Head != head {
 		var err error
 		if c, err = s.readTask(task, head, c); err != nil {
-			return nil, err
+			return nil, withHead(head, err)
 		}
 		s.saveTaskCache(task, c)
 	}
