@@ -29,6 +29,10 @@ import (
 // catch-up of k moved tasks reads and writes here is k small files
 // however many tasks there are (a journal of every task, verified.journal,
 // was read whole, 4 MB at 20,000 tasks, by the first lookup of a process).
+// A save of many tasks at once (a clone's first catch-up: every task)
+// writes them into one pack instead, .git/reason/verified.pack, read by
+// a lookup of a task that has no file (rememberedpack.go), as git packs
+// refs rather than leaving a file each.
 //
 // It is an optimisation only, never a source of trust:
 //
@@ -67,6 +71,10 @@ type Remembered struct {
 	// bulk: what reuse checks find clean is kept in the bulk form
 	// (ReusesInBulk), so a task's file is written for its heads alone.
 	bulk bool
+	// packed is the pack of many tasks' entries (rememberedpack.go), nil
+	// when there is none; packRead, whether it was read.
+	packed   *rememberedPack
+	packRead bool
 }
 
 // rememberedPerTask bounds the heads remembered per task: the latest few
@@ -156,13 +164,8 @@ func (m *Remembered) load(task string) []string {
 	}
 	var hs []string
 	if m.key != nil {
-		data, err := os.ReadFile(m.taskPath(task))
-		if err == nil {
-			m.reads++
-			countRememberedFile()
-		}
 		var entry rememberedTask
-		if e, ok := parseJournal(data, rememberedMagic).entries[task]; ok && json.Unmarshal(e.data, &entry) == nil {
+		if data, ok := m.entryData(task); ok && json.Unmarshal(data, &entry) == nil {
 			for _, h := range entry.Heads {
 				if len(hs) < rememberedPerTask && isHex(h.Head) && len(h.Head) == 40 && hmac.Equal([]byte(h.MAC), []byte(m.mac(task, h.Head))) {
 					hs = append(hs, h.Head)
@@ -271,7 +274,9 @@ func (m *Remembered) Add(task, head string) {
 
 // Save writes the files of the tasks whose heads were added since they
 // were read, each whole (a few hundred bytes), through its lock; a file
-// another process is writing is left to it. A memo that cannot be saved
+// another process is writing is left to it. packedMin tasks or more go
+// into the pack instead, with the entries it held (savePacked), unless
+// it cannot be written then (another process is writing it). A memo that cannot be saved
 // costs a longer verification next time, nothing else.
 func (m *Remembered) Save() error {
 	if m == nil {
@@ -304,7 +309,7 @@ func (m *Remembered) Save() error {
 		changed = append(changed, t)
 	}
 	slices.Sort(changed)
-	var first error
+	entries := make(map[string][]byte, len(changed))
 	for _, task := range changed {
 		var entry rememberedTask
 		hs := m.heads[task]
@@ -315,14 +320,24 @@ func (m *Remembered) Save() error {
 			entry.Reuses = &reuseMemo{Head: r.Head, Reused: r.Reused, MAC: m.reuseMAC(task, r)}
 		}
 		data, err := json.Marshal(entry)
-		if err == nil {
-			err = git.WriteFile(m.taskPath(task), appendJournalEntry([]byte(rememberedMagic), task, hs[len(hs)-1], data), 0o600, 0, false)
+		if err != nil {
+			return err
 		}
+		entries[task] = appendJournalEntry(nil, task, hs[len(hs)-1], data)
+	}
+	clear(m.added)
+	// Many tasks at once (a clone's first catch-up) go into the pack; a
+	// pack another process is writing leaves them to their files.
+	if len(changed) >= packedMin && m.savePacked(entries) == nil {
+		return nil
+	}
+	var first error
+	for _, task := range changed {
+		err := git.WriteFile(m.taskPath(task), append([]byte(rememberedMagic), entries[task]...), 0o600, 0, false)
 		if err != nil && !errors.Is(err, git.ErrLocked) && first == nil {
 			first = err
 		}
 	}
-	clear(m.added)
 	return first
 }
 

@@ -182,11 +182,13 @@ func swapMACs(t *testing.T, s string) (string, string) {
 	return s[:k], s[k:]
 }
 
-// TestRememberedPerTask: remembering a head of one task among 1,000
-// writes that task's file alone (every other file untouched), a lookup
-// reads the one task's file, and the files of the releases before
-// (verified.journal, a journal of every task, and verified.json before
-// it) are not read, and removed.
+// TestRememberedPerTask: remembering the heads of 1,000 tasks at once
+// (a clone's first catch-up) writes one file, the pack, not a file per
+// task; remembering a head of one task among them then writes that
+// task's file alone (every other file untouched), which is read over
+// the pack; a lookup reads the one task's file or pack entry; and the
+// files of the releases before (verified.journal, a journal of every
+// task, and verified.json before it) are not read, and removed.
 func TestRememberedPerTask(t *testing.T) {
 	t.Parallel()
 	r := discoverT(t, initRepo(t))
@@ -211,8 +213,11 @@ func TestRememberedPerTask(t *testing.T) {
 		}
 		return out
 	}
-	if got := len(files()); got != n {
-		t.Fatalf("%d task files for %d tasks", got, n)
+	if got := len(files()); got != 0 {
+		t.Fatalf("%d task files for %d tasks remembered at once, want none: the pack holds them", got, n)
+	}
+	if _, err := os.Stat(filepath.Join(r.CommonDir, "reason", rememberedPackFile)); err != nil {
+		t.Fatalf("no pack for %d tasks remembered at once: %v", n, err)
 	}
 	for round := 1; round <= 10; round++ {
 		before := files()
@@ -231,7 +236,7 @@ func TestRememberedPerTask(t *testing.T) {
 				changed = append(changed, name)
 			}
 		}
-		if len(changed) != 1 || filepath.Base(m.taskPath("T-0500")) != changed[0] || len(after[changed[0]]) > 2048 {
+		if len(changed) != 1 || len(after) != 1 || filepath.Base(m.taskPath("T-0500")) != changed[0] || len(after[changed[0]]) > 2048 {
 			t.Fatalf("round %d: one head remembered changed %v (%d bytes), want T-0500's file alone", round, changed, len(after[filepath.Base(m.taskPath("T-0500"))]))
 		}
 	}
@@ -282,6 +287,134 @@ func TestRememberedPerTask(t *testing.T) {
 	}
 	if !OpenRemembered(r).Has("E", head(5, 9)) {
 		t.Error("E's head, saved, is not remembered")
+	}
+}
+
+// TestRememberedPack: the pack that a save of many tasks writes is read
+// as the task files are: a second save of many tasks keeps the first's
+// entries; a task's file in verified.d/ is its entry over the pack's, and
+// a save of many tasks that holds it removes it; and nothing a stranger
+// writes into the pack is remembered: another task's entry under a
+// task's name, an entry reframed for another task or with a head
+// edited, an index or header that points past the file, or a pack cut
+// short, which read as no entry, without a panic.
+func TestRememberedPack(t *testing.T) {
+	t.Parallel()
+	r := discoverT(t, initRepo(t))
+	head := func(i, round int) string { return fmt.Sprintf("%020x%020x", i, round) }
+	task := func(prefix string, i int) string { return fmt.Sprintf("%s-%03d", prefix, i) }
+	save := func(prefix string, n, round int) {
+		t.Helper()
+		m := OpenRemembered(r)
+		for i := range n {
+			m.Add(task(prefix, i), head(i, round))
+		}
+		if err := m.Save(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reason := filepath.Join(r.CommonDir, "reason")
+	pack := filepath.Join(reason, rememberedPackFile)
+	save("P", packedMin+36, 0)
+	save("Q", packedMin, 0)
+	m := OpenRemembered(r)
+	for _, c := range []struct{ task, head string }{{"P-000", head(0, 0)}, {"P-099", head(99, 0)}, {"Q-000", head(0, 0)}, {"Q-063", head(63, 0)}} {
+		if !m.Has(c.task, c.head) {
+			t.Errorf("%s: %v remembered after two saves of many tasks, want %s", c.task, m.Heads(c.task), c.head)
+		}
+	}
+	if ents, err := os.ReadDir(filepath.Join(reason, rememberedDir)); err != nil || len(ents) != 0 {
+		t.Fatalf("task files after saves of many tasks: %v, %v", ents, err)
+	}
+
+	// A task's file is its entry; a save of many tasks that holds the
+	// task takes its heads into the pack and removes the file.
+	save("P", 1, 1)
+	if hs := OpenRemembered(r).Heads("P-000"); len(hs) != 2 || hs[1] != head(0, 1) {
+		t.Fatalf("P-000 remembers %v after one head added in its file, want its packed head and %s", hs, head(0, 1))
+	}
+	m = OpenRemembered(r)
+	entry, _ := m.entryData("P-000")
+	lone := appendJournalEntry([]byte(rememberedMagic), "P-001", head(1, 7), []byte(strings.ReplaceAll(string(entry), head(0, 0), head(1, 7))))
+	harness.WriteFile(t, m.taskPath("P-001"), string(lone))
+	if hs := OpenRemembered(r).Heads("P-001"); len(hs) != 0 {
+		t.Errorf("P-001's file holding a forged entry: %v remembered, want none (its file is its entry, over the pack's)", hs)
+	}
+	save("P", packedMin, 2)
+	for _, name := range []string{"P-000", "P-001"} {
+		if _, err := os.Stat(m.taskPath(name)); !os.IsNotExist(err) {
+			t.Errorf("%s's file is still there after a save of many tasks took it into the pack: %v", name, err)
+		}
+	}
+	if hs := OpenRemembered(r).Heads("P-000"); len(hs) != 3 || hs[2] != head(0, 2) {
+		t.Errorf("P-000 remembers %v, want its three heads", hs)
+	}
+
+	// A stranger's pack.
+	good := harness.ReadFile(t, pack)
+	p := readRememberedPack(pack)
+	dataOf := func(name string) []byte {
+		d, ok := p.entry(name)
+		if !ok {
+			t.Fatalf("%s has no entry in the pack", name)
+		}
+		return d
+	}
+	p5, p6 := dataOf("P-005"), dataOf("P-006")
+	edited := []byte(strings.ReplaceAll(string(p5), head(5, 2), head(5, 9)))
+	for name, c := range map[string]struct {
+		entries map[string][]byte
+		raw     func(b []byte) []byte
+	}{
+		"another's entry under its name": {entries: map[string][]byte{fileName("P-006"): appendJournalEntry(nil, "P-005", head(5, 2), p5)}},
+		"reframed for another task":      {entries: map[string][]byte{fileName("P-006"): appendJournalEntry(nil, "P-006", head(6, 2), p5)}},
+		"a head edited":                  {entries: map[string][]byte{fileName("P-005"): appendJournalEntry(nil, "P-005", head(5, 9), edited)}},
+		"cut short":                      {raw: func(b []byte) []byte { return b[:len(b)/2] }},
+		"an offset past the file": {raw: func(b []byte) []byte {
+			i := p.index // the first index line
+			return append(append(append([]byte(nil), b[:i+33]...), "9999999999"...), b[i+43:]...)
+		}},
+		"a count past the file": {raw: func(b []byte) []byte {
+			return []byte(strings.Replace(string(b), fmt.Sprintf("%s%d\n", rememberedPackMagic, p.n), rememberedPackMagic+"99999\n", 1))
+		}},
+	} {
+		if c.raw != nil {
+			harness.WriteFile(t, pack, string(c.raw(good)))
+		} else {
+			if err := os.Remove(pack); err != nil {
+				t.Fatal(err)
+			}
+			if err := writeRememberedPack(pack, p, c.entries); err != nil {
+				t.Fatal(err)
+			}
+		}
+		m := OpenRemembered(r)
+		for i := range packedMin + 36 {
+			for _, hd := range m.Heads(task("P", i)) {
+				if hd != head(i, 0) && hd != head(i, 1) && hd != head(i, 2) {
+					t.Errorf("%s: %s remembers %s, a head never saved for it", name, task("P", i), hd)
+				}
+			}
+		}
+		want := map[string][]string{
+			"another's entry under its name": {"P-006"}, "reframed for another task": {"P-006"},
+			"a count past the file": {"P-005", "P-006", "P-007"},
+		}[name]
+		if hs := m.Heads("P-005"); name == "a head edited" && !reflect.DeepEqual(hs, []string{head(5, 0)}) {
+			t.Errorf("%s: P-005 remembers %v, want its one head whose MAC holds, %s", name, hs, head(5, 0))
+		}
+		for _, none := range want {
+			if hs := m.Heads(none); len(hs) != 0 {
+				t.Errorf("%s: %s remembers %v, want none", name, none, hs)
+			}
+		}
+	}
+	if err := os.Remove(pack); err != nil {
+		t.Fatal(err)
+	}
+	harness.WriteFile(t, pack, string(good))
+	if !OpenRemembered(r).Has("P-006", head(6, 2)) || len(p6) == 0 {
+		t.Error("the pack put back: P-006's head is not remembered")
 	}
 }
 

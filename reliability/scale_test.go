@@ -541,6 +541,20 @@ func TestFirstCatchUpListsRefs(t *testing.T) {
 	if got.RefReads > 16 {
 		t.Errorf("the first status of a clone of %d tasks read %d refs one by one, want at most 16: the tracking and task refs are listed once", n, got.RefReads)
 	}
+	// The status of every task after it verifies the others, and
+	// remembers them in one file, the pack (gitstore.Remembered): it
+	// wrote a file per task in verified.d/.
+	before := c.reasonFiles()
+	c.mustReason("status")
+	loose := 0
+	for name, data := range c.reasonFiles() {
+		if strings.HasPrefix(name, taskFilesDir) && string(before[name]) != string(data) {
+			loose++
+		}
+	}
+	if _, err := os.Stat(filepath.Join(c.gitDir(), "reason", "verified.pack")); loose > 0 || err != nil {
+		t.Errorf("the status of every task of a clone of %d tasks wrote %d files of %s (verified.pack: %v), want none and the pack", n, loose, taskFilesDir, err)
+	}
 }
 
 // TestFirstWriteCounts holds the first assessment of a clone to the task

@@ -1,0 +1,208 @@
+package gitstore
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+
+	"git-reason/gitstore/git"
+)
+
+// The pack of the remembered verifications, .git/reason/verified.pack:
+// what a save of many tasks at once writes (a clone's first catch-up
+// verifies every task), as git packs refs instead of leaving a file per
+// ref. A save of fewer than packedMin tasks writes their files in
+// verified.d/ as before, and a task's file there, when it has one, is its
+// entry: the pack is read only for a task that has none (git's loose refs
+// over packed-refs). So a save after a few tasks moved writes those
+// tasks' files alone, and a lookup reads one file or one entry of the
+// pack, found by a binary search of its index in the mapped file (the
+// pages it visits), not the whole pack.
+//
+// The file is a line "git reason verified pack 1 <n>", an index of n
+// lines, sorted, each "<task file name> <offset> <length>" (fileName's
+// 32 hex digits, then two 10-digit numbers: every line packLine bytes),
+// then the entries, each a task's journal entry as its file in
+// verified.d/ holds it after rememberedMagic (appendJournalEntry), at
+// offset from the end of the index. It is written whole, through its
+// lock, by git.WriteFile (a crash leaves the old pack or the new one),
+// with the entries of the pack before it that the save does not replace;
+// then the saved tasks' files in verified.d/ go (a file left there, by a
+// crash before or a process that wrote it meanwhile, holds heads that
+// were verified: it can only make a verification start further back).
+// Its trust is the task files': every head carries its own MAC, of its
+// task (Remembered), and an entry is taken only for the task that asked,
+// under the name the index gives it; an index or entry edited matches
+// nothing, and a lookup falls back to replaying the whole history.
+const (
+	rememberedPackFile  = "verified.pack"
+	rememberedPackMagic = "git reason verified pack 1 "
+	// packedMin is the fewest tasks a save writes into the pack rather
+	// than a file each.
+	packedMin = 64
+	// packLine is the length of a line of the pack's index.
+	packLine = 32 + 1 + 10 + 1 + 10 + 1
+)
+
+// rememberedPack is a pack as read: the file's bytes (mapped), its n
+// index lines from index and its entries from body.
+type rememberedPack struct {
+	data           []byte
+	n, index, body int
+}
+
+// readRememberedPack maps the pack at path; nil when there is none or it
+// is not one.
+func readRememberedPack(path string) *rememberedPack {
+	data, unmap, err := mapShared(path)
+	if err != nil {
+		return nil
+	}
+	p := &rememberedPack{data: data}
+	runtime.AddCleanup(p, func(unmap func()) { unmap() }, unmap)
+	line, _, ok := bytes.Cut(data, []byte{'\n'})
+	count, found := bytes.CutPrefix(line, []byte(rememberedPackMagic))
+	n, err := strconv.Atoi(string(count))
+	if !ok || !found || err != nil || n < 0 || n > (len(data)-len(line)-1)/packLine {
+		return nil
+	}
+	p.n, p.index = n, len(line)+1
+	p.body = p.index + n*packLine
+	return p
+}
+
+// at is the i-th index line's name and entry; false when the line does
+// not parse or its entry is not in the file.
+func (p *rememberedPack) at(i int) (name, entry []byte, ok bool) {
+	l := p.data[p.index+i*packLine : p.index+(i+1)*packLine]
+	if l[32] != ' ' || l[43] != ' ' || l[54] != '\n' {
+		return nil, nil, false
+	}
+	off, err1 := strconv.Atoi(string(l[33:43]))
+	size, err2 := strconv.Atoi(string(l[44:54]))
+	if err1 != nil || err2 != nil || off < 0 || size < 0 || off > len(p.data)-p.body || size > len(p.data)-p.body-off {
+		return nil, nil, false
+	}
+	return l[:32], p.data[p.body+off : p.body+off+size], true
+}
+
+// entry is task's entry in the pack (its data, as the journal entry
+// holds it): only an entry under task's name that is task's, whole.
+func (p *rememberedPack) entry(task string) ([]byte, bool) {
+	if p == nil {
+		return nil, false
+	}
+	name := []byte(fileName(task))
+	lo, hi := 0, p.n
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if bytes.Compare(p.data[p.index+mid*packLine:p.index+mid*packLine+32], name) < 0 {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo == p.n {
+		return nil, false
+	}
+	at, e, ok := p.at(lo)
+	if !ok || !bytes.Equal(at, name) {
+		return nil, false
+	}
+	t, _, data, rest, ok := cutJournalEntry(e)
+	if !ok || t != task || len(rest) != 0 {
+		return nil, false
+	}
+	return data, true
+}
+
+// writeRememberedPack writes the pack at path: the entries of old (nil:
+// none) and entries (task file name to journal entry), entries' over
+// old's.
+func writeRememberedPack(path string, old *rememberedPack, entries map[string][]byte) error {
+	all := make(map[string][]byte, len(entries))
+	if old != nil {
+		for i := range old.n {
+			if name, e, ok := old.at(i); ok {
+				all[string(name)] = e
+			}
+		}
+	}
+	for name, e := range entries {
+		all[name] = e
+	}
+	names := slices.Sorted(func(yield func(string) bool) {
+		for name := range all {
+			if !yield(name) {
+				return
+			}
+		}
+	})
+	size := 0
+	for _, e := range all {
+		size += len(e)
+	}
+	b := make([]byte, 0, len(rememberedPackMagic)+24+len(names)*packLine+size)
+	b = append(strconv.AppendInt(append(b, rememberedPackMagic...), int64(len(names)), 10), '\n')
+	off := 0
+	for _, name := range names {
+		b = fmt.Appendf(b, "%s %010d %010d\n", name, off, len(all[name]))
+		off += len(all[name])
+	}
+	for _, name := range names {
+		b = append(b, all[name]...)
+	}
+	return git.WriteFile(path, b, 0o600, 0, false)
+}
+
+// pack is the pack, read the first time it is asked for; m.mu is held.
+func (m *Remembered) pack() *rememberedPack {
+	if !m.packRead {
+		m.packRead = true
+		m.packed = readRememberedPack(filepath.Join(m.dir, rememberedPackFile))
+	}
+	return m.packed
+}
+
+// entryData is task's remembered entry, its data as its journal entry
+// holds it: its file in verified.d/, or the pack's entry when it has
+// none; m.mu is held.
+func (m *Remembered) entryData(task string) ([]byte, bool) {
+	data, err := os.ReadFile(m.taskPath(task))
+	if errors.Is(err, fs.ErrNotExist) {
+		d, ok := m.pack().entry(task)
+		if ok {
+			m.reads++
+			countRememberedFile()
+		}
+		return d, ok
+	}
+	if err == nil {
+		m.reads++
+		countRememberedFile()
+	}
+	e, ok := parseJournal(data, rememberedMagic).entries[task]
+	return e.data, ok
+}
+
+// savePacked writes the entries of tasks (task to journal entry) into
+// the pack and removes their files of verified.d/; m.mu is held.
+func (m *Remembered) savePacked(entries map[string][]byte) error {
+	byName := make(map[string][]byte, len(entries))
+	for task, e := range entries {
+		byName[fileName(task)] = e
+	}
+	if err := writeRememberedPack(filepath.Join(m.dir, rememberedPackFile), m.pack(), byName); err != nil {
+		return err
+	}
+	for task := range entries {
+		_ = os.Remove(m.taskPath(task))
+	}
+	return nil
+}
