@@ -47,7 +47,7 @@ make() {
 		cp -a "$SCALE" c; CMD="git-reason ${1%3000}" ;;
 	close)
 		git init -q c; tasks c T 1; tasks c N 1; CMD="git-reason close T1 --by N1"
-		AGAIN="git-reason tasks | grep -q '^T1  *closed' || $CMD"; STATE="git -C c reason tasks | awk '{print \$1, \$2}'" ;;
+		AGAIN="git-reason tasks | grep -q '^T1 .* closed ' || $CMD"; STATE="git -C c reason tasks | awk '{print \$1, \$2, \$3, \$4}'" ;;
 	trust)
 		git init -q c; mkdir -p c/.reason
 		printf 'advisors:\n' > c/.reason/advisors.yaml
