@@ -182,22 +182,13 @@ func TestCtrlCStopsAPrompt(t *testing.T) {
 	} {
 		p := startPTY(t, s, nil, c.args...)
 		p.expect(c.shown)
-		if _, err := p.tty.Write([]byte{3}); err != nil { // Ctrl-C
-			t.Fatal(err)
-		}
-		exited := make(chan int, 1)
-		go func() { exited <- p.wait() }()
-		select {
-		case code := <-exited:
-			// git, which ran git-reason, dies of the same SIGINT once
-			// git-reason has exited, as for any command it runs.
-			ws, _ := p.cmd.ProcessState.Sys().(syscall.WaitStatus)
-			stopped := code == 130 || ws.Signaled() && ws.Signal() == syscall.SIGINT
-			if out := p.output(); !stopped || !strings.Contains(out, "git reason: interrupted") {
-				t.Errorf("Ctrl-C at %s: exit %d (%v), want 130 or SIGINT, saying it was interrupted:\n%s", c.name, code, p.cmd.ProcessState, out)
-			}
-		case <-time.After(20 * time.Second):
-			t.Fatalf("Ctrl-C at %s did not stop the command:\n%s", c.name, p.output())
+		code := p.ctrlC(c.name)
+		// git, which ran git-reason, dies of the same SIGINT once
+		// git-reason has exited, as for any command it runs.
+		ws, _ := p.cmd.ProcessState.Sys().(syscall.WaitStatus)
+		stopped := code == 130 || ws.Signaled() && ws.Signal() == syscall.SIGINT
+		if out := p.output(); !stopped || !strings.Contains(out, "git reason: interrupted") {
+			t.Errorf("Ctrl-C at %s: exit %d (%v), want 130 or SIGINT, saying it was interrupted:\n%s", c.name, code, p.cmd.ProcessState, out)
 		}
 		if _, _, code := s.run("rev-parse", "-q", "--verify", "refs/reasoning/tasks/T-3"); code == 0 {
 			t.Fatalf("an interrupted assess (%s) wrote task T-3", c.name)
@@ -239,25 +230,35 @@ exec "` + realGit + `" "$@"
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
-		time.Sleep(100 * time.Millisecond)                // the wrapper is in its sleep
-		if _, err := p.tty.Write([]byte{3}); err != nil { // Ctrl-C
-			t.Fatal(err)
+		time.Sleep(100 * time.Millisecond) // the wrapper is in its sleep
+		code := p.ctrlC(args[0])
+		out := p.output()
+		want := "git reason: interrupted"
+		if args[len(args)-1] == "--json" {
+			want = `"code": "interrupted"`
 		}
-		exited := make(chan int, 1)
-		go func() { exited <- p.wait() }()
-		select {
-		case code := <-exited:
-			out := p.output()
-			want := "git reason: interrupted"
-			if args[len(args)-1] == "--json" {
-				want = `"code": "interrupted"`
-			}
-			if code != 130 || !strings.Contains(out, want) || strings.Contains(out, "rev-parse") {
-				t.Errorf("Ctrl-C during %s's git rev-parse: exit %d, want 130 saying %q and naming no git command:\n%s", args[0], code, want, out)
-			}
-		case <-time.After(20 * time.Second):
-			t.Fatalf("Ctrl-C did not stop %s:\n%s", args[0], p.output())
+		if code != 130 || !strings.Contains(out, want) || strings.Contains(out, "rev-parse") {
+			t.Errorf("Ctrl-C during %s's git rev-parse: exit %d, want 130 saying %q and naming no git command:\n%s", args[0], code, want, out)
 		}
+	}
+}
+
+// ctrlC types Ctrl-C into the terminal and returns the command's exit
+// status; the test fails if it has not stopped 20 seconds later. what
+// names the moment in that failure.
+func (p *ptySession) ctrlC(what string) int {
+	p.t.Helper()
+	if _, err := p.tty.Write([]byte{3}); err != nil {
+		p.t.Fatal(err)
+	}
+	exited := make(chan int, 1)
+	go func() { exited <- p.wait() }()
+	select {
+	case code := <-exited:
+		return code
+	case <-time.After(20 * time.Second):
+		p.t.Fatalf("Ctrl-C at %s did not stop the command:\n%s", what, p.output())
+		return 0
 	}
 }
 
