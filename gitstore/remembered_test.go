@@ -292,7 +292,7 @@ func TestRememberedPerTask(t *testing.T) {
 
 // TestRememberedPack: the pack that a save of many tasks writes is read
 // as the task files are: a second save of many tasks keeps the first's
-// entries; a task's file in verified.d/ is its entry over the pack's, and
+// entries, in another process or the same one; a task's file in verified.d/ is its entry over the pack's, and
 // a save of many tasks that holds it removes it; and nothing a stranger
 // writes into the pack is remembered: another task's entry under a
 // task's name, an entry reframed for another task or with a head
@@ -325,6 +325,35 @@ func TestRememberedPack(t *testing.T) {
 	}
 	if ents, err := os.ReadDir(filepath.Join(reason, rememberedDir)); err != nil || len(ents) != 0 {
 		t.Fatalf("task files after saves of many tasks: %v, %v", ents, err)
+	}
+
+	// A save of many tasks keeps what the pack holds when it writes, not
+	// when this process first read it: another process's save of many
+	// tasks in between (late, opened before the pack had R's entries), or
+	// this process's own save before (twice, which read no pack at all).
+	late := OpenRemembered(r)
+	late.Heads("S-000") // the pack is read: P's and Q's entries
+	save("R", packedMin, 0)
+	twice := OpenRemembered(r)
+	for round, prefix := range []string{"U", "V"} {
+		for i := range packedMin {
+			twice.Add(task(prefix, i), head(i, round))
+		}
+		if err := twice.Save(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range packedMin {
+		late.Add(task("S", i), head(i, 0))
+	}
+	if err := late.Save(); err != nil {
+		t.Fatal(err)
+	}
+	m = OpenRemembered(r)
+	for _, c := range []struct{ task, head string }{{"P-099", head(99, 0)}, {"R-000", head(0, 0)}, {"R-063", head(63, 0)}, {"S-000", head(0, 0)}, {"U-000", head(0, 0)}, {"U-063", head(63, 0)}, {"V-000", head(0, 1)}} {
+		if !m.Has(c.task, c.head) {
+			t.Errorf("%s: %v remembered after the saves of many tasks that followed its own, want %s", c.task, m.Heads(c.task), c.head)
+		}
 	}
 
 	// A task's file is its entry; a save of many tasks that holds the
@@ -381,10 +410,8 @@ func TestRememberedPack(t *testing.T) {
 		if c.raw != nil {
 			harness.WriteFile(t, pack, string(c.raw(good)))
 		} else {
-			if err := os.Remove(pack); err != nil {
-				t.Fatal(err)
-			}
-			if err := writeRememberedPack(pack, p, c.entries); err != nil {
+			harness.WriteFile(t, pack, string(good))
+			if err := writeRememberedPack(pack, c.entries); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -31,11 +31,13 @@ import (
 // then the entries, each a task's journal entry as its file in
 // verified.d/ holds it after rememberedMagic (appendJournalEntry), at
 // offset from the end of the index. It is written whole, through its
-// lock, by git.WriteFile (a crash leaves the old pack or the new one),
-// with the entries of the pack before it that the save does not replace;
-// then the saved tasks' files in verified.d/ go (a file left there, by a
-// crash before or a process that wrote it meanwhile, holds heads that
-// were verified: it can only make a verification start further back).
+// lock (a crash leaves the old pack or the new one), with the entries of
+// the pack it replaces that the save does not replace, that pack read
+// again under the lock (another process's save may have replaced the one
+// this process read); then the saved tasks' files in verified.d/ go (a
+// file left there, by a crash before or a process that wrote it
+// meanwhile, holds heads that were verified: it can only make a
+// verification start further back).
 // Its trust is the task files': every head carries its own MAC, of its
 // task (Remembered), and an entry is taken only for the task that asked,
 // under the name the index gives it; an index or entry edited matches
@@ -122,12 +124,19 @@ func (p *rememberedPack) entry(task string) ([]byte, bool) {
 	return data, true
 }
 
-// writeRememberedPack writes the pack at path: the entries of old (nil:
-// none) and entries (task file name to journal entry), entries' over
-// old's.
-func writeRememberedPack(path string, old *rememberedPack, entries map[string][]byte) error {
+// writeRememberedPack writes the pack at path, under its lock: entries
+// (task file name to journal entry) over the entries of the pack it
+// replaces, read again under the lock, so that a save of many tasks keeps
+// what another save wrote since this process first read the pack (or
+// since this process's own save before). Another process writing it is
+// git.ErrLocked.
+func writeRememberedPack(path string, entries map[string][]byte) error {
+	lock, err := git.TakeLock(path, 0)
+	if err != nil {
+		return err
+	}
 	all := make(map[string][]byte, len(entries))
-	if old != nil {
+	if old := readRememberedPack(path); old != nil {
 		for i := range old.n {
 			if name, e, ok := old.at(i); ok {
 				all[string(name)] = e
@@ -158,7 +167,11 @@ func writeRememberedPack(path string, old *rememberedPack, entries map[string][]
 	for _, name := range names {
 		b = append(b, all[name]...)
 	}
-	return git.WriteFile(path, b, 0o600, 0, false)
+	if err := lock.Replace(b, 0o600); err != nil {
+		lock.Abandon()
+		return err
+	}
+	return nil
 }
 
 // pack is the pack, read the first time it is asked for; m.mu is held.
@@ -198,9 +211,12 @@ func (m *Remembered) savePacked(entries map[string][]byte) error {
 	for task, e := range entries {
 		byName[fileName(task)] = e
 	}
-	if err := writeRememberedPack(filepath.Join(m.dir, rememberedPackFile), m.pack(), byName); err != nil {
+	if err := writeRememberedPack(filepath.Join(m.dir, rememberedPackFile), byName); err != nil {
 		return err
 	}
+	// The pack this process read is replaced: a task not asked about yet
+	// is looked up in the new one.
+	m.packed, m.packRead = nil, false
 	for task := range entries {
 		_ = os.Remove(m.taskPath(task))
 	}

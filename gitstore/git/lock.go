@@ -70,6 +70,11 @@ func TakeLock(target string, wait time.Duration) (*Lock, error) {
 // Abandon it.
 func (l *Lock) Commit(data []byte, mode os.FileMode) error { return l.commit(data, mode, true) }
 
+// Replace is Commit without the sync, for a cache read again under its
+// lock before it is rewritten (WriteFile's sync unset): a crash may lose
+// the new file, which is rebuilt, never leave part of it in place.
+func (l *Lock) Replace(data []byte, mode os.FileMode) error { return l.commit(data, mode, false) }
+
 // Prepare is Commit up to the rename: data is written to the lock, mode
 // set (unless 0), synced, and the file closed; the file it guards is left
 // as it is, and the lock held, until Place or Abandon. A ref's writer
