@@ -1,12 +1,19 @@
 package reliability
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -590,4 +597,203 @@ func TestFirstWriteCounts(t *testing.T) {
 	if !indexed {
 		t.Errorf("the subject index of the first assessment does not hold T-000002's standing conclusion (files %v)", subjects)
 	}
+}
+
+// TestRememberedPackRace races the saves of the remembered verifications
+// (gitstore.Remembered: a file a task in verified.d/, or the one pack,
+// verified.pack, for a save of 64 tasks or more) in a clone of 200 tasks
+// with no .git/reason: four first commands (two status, two verify, each
+// saving every task at once, so that their packs' writes meet and one
+// may leave its save to the task files), assessments of six tasks (small
+// saves of tasks the bulk saves hold), and a plain git fetch bringing six
+// tasks moved on the remote. Whatever the order: every command exits 0,
+// no lock is left, verify exits 0 and says what a verify with no
+// .git/reason says, and a task whose ref is then forged (a record
+// rewritten on top of its head) is caught by verify although the pack
+// holds an entry for it, and still when that entry is edited to name the
+// forged head (the MAC of the head it named is the one of its true head).
+func TestRememberedPackRace(t *testing.T) {
+	harness.SkipShort(t, "generates 200 tasks and races 11 processes")
+	const n = 200
+	c := scaleWorld(t, n)
+	bare := strings.TrimSpace(c.git("remote", "get-url", "origin"))
+	task := func(i int) string { return fmt.Sprintf("T-%06d", i) }
+	assess := func(s *sandbox, task, subject string) result {
+		return s.reason("assess", task, "--subject", subject, "--question", "q",
+			"--materiality", "trivial", "--reversibility", "reversible")
+	}
+
+	// Six tasks moved on the remote by another clone.
+	w := &sandbox{t: t, dir: filepath.Join(t.TempDir(), "other"), home: c.home, env: c.env}
+	c.git("clone", "-q", bare, w.dir)
+	var moved []string
+	for i := 10; i < 16; i++ {
+		moved = append(moved, task(i))
+		w.git("fetch", "-q", "origin", taskRef(task(i))+":"+taskRef(task(i)))
+		if r := assess(w, task(i), "moved "+task(i)); r.code != 0 {
+			t.Fatalf("assess %s in the other clone: exit %d\n%s", task(i), r.code, r.stderr)
+		}
+		w.git("push", "-q", "origin", taskRef(task(i)))
+	}
+
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var failed []string
+	run := func(name string, f func() result) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if r := f(); r.code != 0 {
+				mu.Lock()
+				failed = append(failed, fmt.Sprintf("%s: exit %d: %s", name, r.code, strings.TrimSpace(r.stderr)))
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, cmd := range []string{"status", "verify", "status", "verify"} {
+		run(cmd, func() result { return c.reason(cmd) })
+	}
+	var written []string
+	for p := range 2 {
+		tasks := []string{task(100 + 3*p), task(101 + 3*p), task(102 + 3*p)}
+		written = append(written, tasks...)
+		run(fmt.Sprintf("writer %d", p), func() result {
+			for _, tk := range tasks {
+				if r := assess(c, tk, "written "+tk); r.code != 0 {
+					return r
+				}
+			}
+			return result{}
+		})
+	}
+	run("git fetch", func() result {
+		return c.run(t.Context(), nil, "git", "fetch", "-q", "origin", "+refs/reasoning/tasks/*:refs/reasoning/remotes/origin/*")
+	})
+	wg.Wait()
+	if len(failed) > 0 {
+		t.Fatalf("racing the remembered verifications' saves:\n%s", strings.Join(failed, "\n"))
+	}
+	if l := c.locks(); len(l) > 0 {
+		t.Fatalf("locks left after every command ended: %v", l)
+	}
+
+	// A status brings the moved tasks in if no command did.
+	c.mustReason("status")
+	for _, tk := range moved {
+		if local, fetched := c.git("rev-parse", taskRef(tk)), c.git("rev-parse", "refs/reasoning/remotes/origin/"+tk); local != fetched {
+			t.Errorf("%s is at %s after the fetch and a status, want the fetched %s", tk, strings.TrimSpace(local), strings.TrimSpace(fetched))
+		}
+	}
+	for _, tk := range written {
+		if recs := c.records(tk); len(recs) != 3 || recs[2].Body.Subject != "written "+tk {
+			t.Errorf("%s holds %d records after its assessment, want 3, the last its assessment", tk, len(recs))
+		}
+	}
+	cached := c.reason("verify")
+	if cached.code != 0 {
+		t.Fatalf("verify after the race: exit %d\n%s%s", cached.code, cached.stdout, cached.stderr)
+	}
+	reason := filepath.Join(c.gitDir(), "reason")
+	if err := os.Rename(reason, reason+".kept"); err != nil {
+		t.Fatal(err)
+	}
+	fresh := c.reason("verify")
+	if err := os.RemoveAll(reason); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(reason+".kept", reason); err != nil {
+		t.Fatal(err)
+	}
+	if fresh.code != 0 || fresh.stdout != cached.stdout {
+		t.Fatalf("verify with what the race remembered: exit 0\n%s\nverify with no .git/reason: exit %d\n%s%s", cached.stdout, fresh.code, fresh.stdout, fresh.stderr)
+	}
+
+	// The forged task: one whose true head the pack remembers, and which
+	// has no file of its own.
+	pack := filepath.Join(reason, "verified.pack")
+	names, entries := readVerifiedPack(t, pack)
+	files, _ := os.ReadDir(filepath.Join(reason, "verified.d"))
+	t.Logf("after the race and two commands: %d tasks in verified.pack, %d files in verified.d/", len(names), len(files))
+	packed := func(tk string) int { // -1: no entry, or its file in verified.d/ is read over it
+		sum := sha256.Sum256([]byte(tk))
+		name := hex.EncodeToString(sum[:16])
+		if _, err := os.Stat(filepath.Join(reason, "verified.d", name)); !os.IsNotExist(err) {
+			return -1
+		}
+		return slices.Index(names, name)
+	}
+	forged := ""
+	var head string
+	for i := range n {
+		head = strings.TrimSpace(c.git("rev-parse", taskRef(task(i))))
+		if at := packed(task(i)); at >= 0 && bytes.Contains(entries[at], []byte(head)) {
+			forged = task(i)
+			break
+		}
+	}
+	if forged == "" {
+		t.Fatal("the pack remembers no task at its head after the race")
+	}
+	recs := c.records(forged)
+	blob := c.run(t.Context(), []byte(strings.Replace(c.git("cat-file", "blob", recs[0].blob), "bulk subject", "forged subject", 1)),
+		"git", "hash-object", "-w", "--stdin")
+	tree := strings.Replace(strings.TrimSpace(c.git("ls-tree", "-r", head)), recs[0].blob, strings.TrimSpace(blob.stdout), 1)
+	recordsTree := c.run(t.Context(), []byte(strings.ReplaceAll(tree, "records/", "")+"\n"), "git", "mktree")
+	root := c.run(t.Context(), []byte("040000 tree "+strings.TrimSpace(recordsTree.stdout)+"\trecords\n"), "git", "mktree")
+	commit := strings.TrimSpace(c.git("commit-tree", "-p", head, "-m", "forged", strings.TrimSpace(root.stdout)))
+	c.git("update-ref", taskRef(forged), commit)
+	r := c.reason("verify")
+	if r.code == 0 || !strings.Contains(r.stdout+r.stderr, forged) {
+		t.Errorf("verify of a clone whose %s is forged on top of its head the pack remembers: exit %d, want it caught\n%s%s", forged, r.code, r.stdout, r.stderr)
+	}
+	// The entry edited as a stranger would: the forged head for the true
+	// one, under the true one's MAC, framed anew (its checksum and length).
+	at := packed(forged)
+	frame, data, _ := bytes.Cut(entries[at], []byte("\n"))
+	data = bytes.ReplaceAll(data[:len(data)-1], []byte(head), []byte(commit))
+	entries[at] = fmt.Appendf(nil, "%s %s %x %d\n%s\n", forged, commit, crc32.ChecksumIEEE(data), len(data), data)
+	if !bytes.HasPrefix(frame, []byte(forged+" "+head+" ")) {
+		t.Fatalf("%s's entry in the pack starts %q", forged, frame)
+	}
+	writeVerifiedPack(t, pack, names, entries)
+	if r := c.reason("verify"); r.code == 0 || !strings.Contains(r.stdout+r.stderr, forged) {
+		t.Errorf("verify of a clone whose %s is forged, its pack entry naming the forged head: exit %d, want it caught\n%s%s", forged, r.code, r.stdout, r.stderr)
+	}
+}
+
+// readVerifiedPack reads the pack of remembered verifications
+// (gitstore/rememberedpack.go) as a stranger would: its index's names and
+// their entries, in its order.
+func readVerifiedPack(t *testing.T, path string) (names []string, entries [][]byte) {
+	t.Helper()
+	data := harness.ReadFile(t, path)
+	header, rest, _ := strings.Cut(string(data), "\n")
+	count, err := strconv.Atoi(strings.TrimPrefix(header, "git reason verified pack 1 "))
+	if err != nil || count*55 > len(rest) {
+		t.Fatalf("%s starts %q", path, header)
+	}
+	body := rest[count*55:]
+	for i := range count {
+		line := rest[i*55 : (i+1)*55]
+		off, err1 := strconv.Atoi(line[33:43])
+		size, err2 := strconv.Atoi(line[44:54])
+		if err1 != nil || err2 != nil || off+size > len(body) {
+			t.Fatalf("%s: index line %q", path, line)
+		}
+		names = append(names, line[:32])
+		entries = append(entries, []byte(body[off:off+size]))
+	}
+	return names, entries
+}
+
+// writeVerifiedPack writes the pack readVerifiedPack reads.
+func writeVerifiedPack(t *testing.T, path string, names []string, entries [][]byte) {
+	t.Helper()
+	b := fmt.Appendf(nil, "git reason verified pack 1 %d\n", len(names))
+	off := 0
+	for i, name := range names {
+		b = fmt.Appendf(b, "%s %010d %010d\n", name, off, len(entries[i]))
+		off += len(entries[i])
+	}
+	harness.WriteFile(t, path, string(append(b, bytes.Join(entries, nil)...)))
 }
