@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Error is a git command that failed: its arguments, exit status and what
@@ -107,8 +108,26 @@ func (c Cmd) Exec(ctx context.Context) *exec.Cmd {
 	if c.Detached {
 		ownGroup(cmd)
 	}
+	// Ended as git ends its own children (run-command's cleanup), with a
+	// signal git catches: git removes the locks and temporary files it
+	// holds, then dies of it. Killed (exec's default, SIGKILL), a git
+	// fetch stopped by Ctrl-C left the remote-tracking ref it was moving
+	// locked, and every later pull failed until a person removed the
+	// lock. One that has not died after killGrace is killed.
+	cmd.Cancel = func() error {
+		err := cmd.Process.Signal(os.Interrupt)
+		if err == nil {
+			p := cmd.Process
+			time.AfterFunc(killGrace, func() { _ = p.Kill() })
+		}
+		return err
+	}
 	return cmd
 }
+
+// killGrace is how long a git sent SIGINT by a cancelled command has to
+// end before it is killed: git removes its locks in milliseconds.
+const killGrace = 5 * time.Second
 
 // Run runs the command and returns its stdout. A git that exits non-zero
 // is an *Error (and its stdout is still returned); one that could not
