@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -150,15 +151,49 @@ func (c Cmd) Start(ctx context.Context) (wait func() ([]byte, error), err error)
 	if c.Progress != nil {
 		cmd.Stderr = io.MultiWriter(&stderr, &progressLines{w: c.Progress})
 	}
+	if !c.Detached {
+		// Started and known to Forward, or not started once Forward
+		// has run (this process is dying of a signal).
+		running.gate.RLock()
+		defer running.gate.RUnlock()
+	}
 	if err := cmd.Start(); err != nil {
 		return nil, c.Failed(err, "")
 	}
+	if !c.Detached {
+		running.procs.Store(cmd.Process, nil)
+	}
 	return func() ([]byte, error) {
-		if err := cmd.Wait(); err != nil {
+		err := cmd.Wait()
+		running.procs.Delete(cmd.Process)
+		if err != nil {
 			return stdout.Bytes(), c.Failed(err, stderr.String())
 		}
 		return stdout.Bytes(), nil
 	}, nil
+}
+
+// running are the git processes Start started and their waits have not
+// yet seen end (but Detached ones), for Forward. gate is read-held while
+// one is started, and taken for good by Forward.
+var running struct {
+	gate  sync.RWMutex
+	procs sync.Map // *os.Process
+}
+
+// Forward sends sig to every git process this process runs (Start's, but
+// the Detached), for a process about to die of sig, as git passes on a
+// signal that ends it to the commands it runs (run-command's cleanup):
+// git then removes its own locks and temporary files and dies of it.
+// Sent SIGTERM alone, git reason died and left its git fetch running,
+// holding the locks of the refs it moved. Once it has run no git is
+// started again (Start waits for ever).
+func Forward(sig os.Signal) {
+	running.gate.Lock()
+	running.procs.Range(func(p, _ any) bool {
+		_ = p.(*os.Process).Signal(sig)
+		return true
+	})
 }
 
 // Failed is the error of the command having ended with err after writing

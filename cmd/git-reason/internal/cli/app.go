@@ -97,8 +97,9 @@ func run(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer) i
 }
 
 // removeLocksOnSignal makes SIGTERM and SIGHUP end the process as they end
-// git's commands: the locks it holds are removed (git.RemoveHeld) and
-// it dies of the signal (exit 143 for SIGTERM). Killed with a lock held
+// git's commands: the locks it holds are removed (git.RemoveHeld), the
+// signal is passed on to the git processes it runs (git.Forward), and it
+// dies of the signal (exit 143 for SIGTERM). Killed with a lock held
 // (a ref's, the origin's, a cache's), it left the lock, and every later
 // write of that file waited ten seconds and failed until a person removed
 // it. SIGTERM is left to a serving verb's context while it serves
@@ -124,6 +125,7 @@ func removeLocksOnSignal() (stop func()) {
 					continue
 				}
 				git.RemoveHeld()
+				git.Forward(sig)
 				signal.Reset(sig)
 				if p, err := os.FindProcess(os.Getpid()); err == nil {
 					_ = p.Signal(sig)
