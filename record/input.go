@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,7 +41,7 @@ func decodeBody(kind Kind, raw []byte) (map[string]any, error) {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, badInput(fmt.Sprintf("%s body is not valid JSON: %v", kind, err))
+		return nil, badInput(notJSON(kind, raw, err))
 	}
 	if dec.More() {
 		return nil, badInput(fmt.Sprintf("%s body has data after the JSON object", kind))
@@ -53,6 +54,62 @@ func decodeBody(kind Kind, raw []byte) (map[string]any, error) {
 		return nil, badInput(fmt.Sprintf("%s body has %s at %s", kind, describeRune(r), Printable(p)))
 	}
 	return m, nil
+}
+
+// notJSON says, in the terms of the file a person wrote, why raw does not
+// parse: where (line and column) and what was expected there, never the
+// decoder's own words ("invalid character 's' looking for beginning of
+// object key string", "unexpected EOF", a bare "EOF" for an empty body).
+func notJSON(kind Kind, raw []byte, err error) string {
+	text := bytes.TrimSpace(raw)
+	switch {
+	case len(text) == 0:
+		return fmt.Sprintf("%s body is empty: give one JSON object (see 'git reason schema %s')", kind, kind)
+	case bytes.HasPrefix(raw, []byte("\uFEFF")):
+		return fmt.Sprintf("%s body starts with a byte order mark: save it as UTF-8 without one", kind)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Sprintf("%s body is not valid JSON: it ends before its object does (a '}', ']' or '\"' is missing)", kind)
+	}
+	var syntax *json.SyntaxError
+	if !errors.As(err, &syntax) || syntax.Offset < 1 || syntax.Offset > int64(len(raw)) {
+		return fmt.Sprintf("%s body is not valid JSON", kind)
+	}
+	at := int(syntax.Offset) - 1 // the byte the decoder stopped at
+	r, _ := utf8.DecodeRune(raw[at:])
+	line := 1 + bytes.Count(raw[:at], []byte("\n"))
+	column := 1 + utf8.RuneCount(raw[bytes.LastIndexByte(raw[:at], '\n')+1:at])
+	where := fmt.Sprintf("%s body is not valid JSON: line %d, column %d:", kind, line, column)
+	found := strconv.QuoteRune(r)
+	msg := syntax.Error()
+	switch {
+	case at == len(raw)-len(bytes.TrimLeft(raw, " \t\r\n")):
+		return fmt.Sprintf("%s found %s: a body is one JSON object, starting with '{' (YAML is not read)", where, found)
+	case strings.HasSuffix(msg, "looking for beginning of object key string") && r == '}':
+		return fmt.Sprintf("%s expected a field name in double quotes, found '}' (a comma after the last field?)", where)
+	case strings.HasSuffix(msg, "in string literal"):
+		return fmt.Sprintf("%s found %s inside a string: write a control character escaped (\\n, \\t, \\u0007)", where, found)
+	}
+	expected := ""
+	for _, c := range []struct{ suffix, expected string }{
+		{"looking for beginning of object key string", "a field name in double quotes"},
+		{"looking for beginning of value", "a value (a string in double quotes, a number, true, false, null, [ or {)"},
+		{"after object key", "':' after the field name"},
+		{"after object key:value pair", "',' or '}' after the field's value"},
+		{"after array element", "',' or ']' after the list's element"},
+		{"in string escape code", "an escape of \\\", \\\\, \\/, \\b, \\f, \\n, \\r, \\t or \\u"},
+		{"in \\u hexadecimal character escape", "four hexadecimal digits after \\u"},
+		{"numeric literal", "a number"},
+		{")", "true, false or null"}, // "in literal true (expecting 'r')"
+	} {
+		if strings.HasSuffix(msg, c.suffix) {
+			expected = c.expected
+			break
+		}
+	}
+	if expected == "" {
+		return fmt.Sprintf("%s unexpected %s", where, found)
+	}
+	return fmt.Sprintf("%s expected %s, found %s", where, expected, found)
 }
 
 // shortFields are the body fields that are one line of text: a newline or

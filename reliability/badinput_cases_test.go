@@ -139,20 +139,20 @@ func badInputCases() []badCase {
 	}
 	return []badCase{
 		// --- invalid JSON ---------------------------------------------------
-		fileRow("not JSON", "assess", "T", `{subject: "unquoted"}`, 2, `assessment body is not valid JSON: invalid character`, false),
-		fileRow("truncated JSON", "assess", "T", `{"subject": "s", "question": `, 2, `assessment body is not valid JSON: unexpected EOF`, false),
-		fileRow("trailing comma", "assess", "T", `{"subject": "s",}`, 2, `assessment body is not valid JSON`, false),
-		fileRow("empty file", "assess", "T", ``, 2, `assessment body is not valid JSON: EOF`, false),
+		fileRow("not JSON", "assess", "T", `{subject: "unquoted"}`, 2, `assessment body is not valid JSON: line 1, column 2: expected a field name in double quotes, found 's'$`, false),
+		fileRow("truncated JSON", "assess", "T", `{"subject": "s", "question": `, 2, `assessment body is not valid JSON: it ends before its object does`, false),
+		fileRow("trailing comma", "assess", "T", `{"subject": "s",}`, 2, `assessment body is not valid JSON: line 1, column 17: expected a field name in double quotes, found '}' \(a comma after the last field\?\)$`, false),
+		fileRow("empty file", "assess", "T", ``, 2, `assessment body is empty: give one JSON object \(see 'git reason schema assessment'\)$`, false),
 		fileRow("JSON array", "assess", "T", `[{"subject": "s"}]`, 2, `assessment body must be a JSON object$`, false),
 		fileRow("JSON null", "assess", "T", `null`, 2, `assessment body must be a JSON object$`, false),
 		fileRow("two objects", "assess", "T", assessJSON("")+"\n{}", 2, `assessment body has data after the JSON object$`, false),
-		fileRow("byte order mark", "assess", "T", "\uFEFF"+assessJSON(""), 2, `assessment body is not valid JSON`, false),
+		fileRow("byte order mark", "assess", "T", "\uFEFF"+assessJSON(""), 2, `assessment body starts with a byte order mark: save it as UTF-8 without one$`, false),
 		fileRow("nesting 20,000 deep", "assess", "T", deep, 2, `assessment body at /needs/0/0/0/0/0/0/0/…: arrays and objects nested more than 64 levels deep, which no record is$`, false),
 		{name: "not JSON on stdin", args: []string{"assess", "T", "--file", "-"}, stdin: `{"subject": nope}`,
 			code: 2, want: `assessment body is not valid JSON`},
 		fileRow("not JSON for a plan", "plan", "N", `{"assessment": }`, 2, `plan body is not valid JSON`, false),
 		{name: "missing --file", args: []string{"assess", "T", "--file", "nonexistent.json"}, code: 2,
-			want: `read body: open nonexistent.json: no such file or directory$`},
+			want: `--file nonexistent.json: no such file: give the body's file, or - to read stdin$`},
 
 		// --- wrong types ----------------------------------------------------
 		fileRow("subject is a number", "assess", "T", `{"subject":5,"question":"q","materiality":"minor","reversibility":"reversible"}`,
@@ -245,7 +245,7 @@ func badInputCases() []badCase {
 		fileRow("escaped DEL in evidence", "assess", "T", assessJSON(`,"evidence":[{"kind":"note","summary":"x\u007f"}]`), 2,
 			`assessment body has a control character at /evidence/0/summary$`, false),
 		fileRow("raw BEL in a string", "assess", "T", "{\"subject\":\"s\",\"question\":\"bell\a\",\"materiality\":\"minor\",\"reversibility\":\"reversible\"}", 2,
-			`assessment body is not valid JSON: invalid character '\\a' in string literal$`, false),
+			`assessment body is not valid JSON: line 1, column 32: found '\\a' inside a string: write a control character escaped`, false),
 		fileRow("invalid UTF-8 in a file", "assess", "T", "{\"subject\":\"s\xff\",\"question\":\"q\",\"materiality\":\"minor\",\"reversibility\":\"reversible\"}", 2,
 			`assessment body is not valid UTF-8$`, false),
 		{

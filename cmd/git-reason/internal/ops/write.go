@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os/exec"
 	"slices"
 	"sort"
@@ -264,8 +265,15 @@ func ReadBody(path string, stdin io.Reader) ([]byte, error) {
 		return nil, Usage("--file %s is larger than %d bytes; a body is at most %d bytes", path, maxReadBytes, record.MaxBodyBytes)
 	case errors.Is(err, context.Canceled):
 		return nil, err // Ctrl-C while stdin was read
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, Usage("--file %s: no such file: give the body's file, or - to read stdin", path)
 	case err != nil:
-		return nil, Usage("read body: %v", err)
+		// The path as typed and the system's reason, not Go's "open PATH:".
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, Usage("--file %s: %v", path, err)
 	}
 	return data, nil
 }
