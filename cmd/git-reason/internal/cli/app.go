@@ -494,7 +494,62 @@ func newApp(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer
 }
 
 func usageError(c *cli.Context, err error, _ bool) error {
+	if msg, ok := badFlagValue(c, err.Error()); ok {
+		return ops.Usage("%s (%s)", msg, seeHelp(c))
+	}
 	return ops.Usage("%s (%s)", longFlags(err.Error()), seeHelp(c))
+}
+
+// badFlagValue says what a flag takes when the flag package could not
+// parse its value, where the package says only "invalid value "90" for
+// flag -timeout: parse error": the flag as typed, the value, and the kind
+// of value to give.
+func badFlagValue(c *cli.Context, msg string) (string, bool) {
+	head, why, ok := strings.Cut(msg, ": ")
+	if !ok {
+		return "", false
+	}
+	var value, name string
+	if n, _ := fmt.Sscanf(head, "invalid value %q for flag -%s", &value, &name); n != 2 {
+		if n, _ := fmt.Sscanf(head, "invalid boolean value %q for -%s", &value, &name); n != 2 {
+			return "", false
+		}
+	}
+	flag := "-" + name
+	if len(name) > 1 {
+		flag = "--" + name
+	}
+	var takes string
+	switch lookupFlag(c, name).(type) {
+	case *cli.IntFlag:
+		takes = "give a whole number"
+	case *cli.DurationFlag:
+		takes = "give a duration with its unit, such as 90s, 2m or 1h30m"
+	case *cli.BoolFlag:
+		takes = fmt.Sprintf("give the flag alone, or %s=true or %s=false", flag, flag)
+	default:
+		return "", false
+	}
+	if why == "value out of range" {
+		takes = "out of range: " + takes
+	}
+	return fmt.Sprintf("%s %q: %s", flag, value, takes), true
+}
+
+// lookupFlag is the flag called name of the verb running, or of git
+// reason itself; nil when neither has one.
+func lookupFlag(c *cli.Context, name string) cli.Flag {
+	var flags []cli.Flag
+	if c.Command != nil {
+		flags = append(flags, c.Command.Flags...)
+	}
+	flags = append(flags, c.App.Flags...)
+	for _, f := range flags {
+		if slices.Contains(f.Names(), name) {
+			return f
+		}
+	}
+	return nil
 }
 
 // longFlags spells a long flag in the flag package's messages as it is
