@@ -12,6 +12,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -152,6 +153,36 @@ func crossOrigin(w http.ResponseWriter, r *http.Request, cfg Config) bool {
 
 // ListenHint ends the error of an address a server cannot listen on.
 const ListenHint = "give HOST:PORT, such as 127.0.0.1:0 (port 0 picks a free one)"
+
+// ListenFailed says why a server cannot listen on addr, as typed, in a
+// person's terms: net.Listen's error repeats the address and names the
+// system call ("listen tcp 127.0.0.1:7411: bind: address already in
+// use"); an address in use, the one met most (a second serve on the
+// default port), says so and what to do.
+func ListenFailed(addr string, err error) string {
+	var addrErr *net.AddrError
+	var dnsErr *net.DNSError
+	var why string
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		return fmt.Sprintf("listen on %s: the address is in use (another server, perhaps another git reason, listens there): give another port, such as 127.0.0.1:0 (port 0 picks a free one)", addr)
+	case errors.Is(err, syscall.EADDRNOTAVAIL):
+		why = "this machine has no such address"
+	case errors.Is(err, syscall.EACCES):
+		why = "permission denied (a port below 1024 needs privileges)"
+	case errors.As(err, &dnsErr):
+		why = fmt.Sprintf("no such host %q", dnsErr.Name)
+	case errors.As(err, &addrErr):
+		why = addrErr.Err // "missing port in address", "invalid port"
+	default:
+		why = err.Error()
+		var opErr *net.OpError
+		if errors.As(err, &opErr) && opErr.Err != nil {
+			why = opErr.Err.Error()
+		}
+	}
+	return fmt.Sprintf("listen on %s: %s: %s", addr, why, ListenHint)
+}
 
 // Limits bound each connection of a server, so that a client that is slow
 // or silent cannot hold one: API and Page are the one place where the

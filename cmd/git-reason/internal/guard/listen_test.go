@@ -284,3 +284,31 @@ func TestProductionLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestListenFailed: an address a server cannot listen on is named as
+// typed, with why in a person's terms, not net.Listen's repetition of the
+// address and its system call ("listen tcp 127.0.0.1:7411: bind: address
+// already in use"); an address in use, a second serve on the default
+// port, says so and what to do.
+func TestListenFailed(t *testing.T) {
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	busy := held.Addr().String()
+	for _, c := range []struct{ addr, want string }{
+		{busy, "listen on " + busy + ": the address is in use (another server, perhaps another git reason, listens there): give another port, such as 127.0.0.1:0 (port 0 picks a free one)"},
+		{"nonsense", "listen on nonsense: missing port in address: " + ListenHint},
+		{"127.0.0.1:99999", "listen on 127.0.0.1:99999: invalid port: " + ListenHint},
+	} {
+		ln, err := net.Listen("tcp", c.addr)
+		if err == nil {
+			ln.Close()
+			t.Fatalf("%s: listened", c.addr)
+		}
+		if got := ListenFailed(c.addr, err); got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.addr, got, c.want)
+		}
+	}
+}

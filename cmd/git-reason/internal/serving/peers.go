@@ -87,7 +87,7 @@ func serveGuarded(ctx context.Context, req ops.ServeRequest, e endpoint) error {
 	}
 	ln, err := net.Listen("tcp", req.Listen)
 	if err != nil {
-		return ops.Usage("listen on %s: %v: %s", req.Listen, err, guard.ListenHint)
+		return ops.Usage("%s", guard.ListenFailed(req.Listen, err))
 	}
 	// The token's directory is .git/reason/, which in a shared
 	// repository (core.sharedRepository) the group's other members write

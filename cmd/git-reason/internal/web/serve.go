@@ -35,7 +35,7 @@ func Serve(ctx context.Context, req Request) error {
 	}
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
-		return ops.Usage("listen on %s: %v: %s", req.Listen, err, guard.ListenHint)
+		return ops.Usage("%s", guard.ListenFailed(req.Listen, err))
 	}
 	ta, ok := ln.Addr().(*net.TCPAddr)
 	if !ok || !ta.IP.IsLoopback() {
