@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"reflect"
@@ -94,7 +95,7 @@ func jqFlag() cli.Flag {
 	return &cli.StringFlag{Name: "jq", Usage: "filter the JSON output with a jq `EXPRESSION` (implies --json); strings print raw",
 		Action: func(_ *cli.Context, expr string) error {
 			if _, err := gojq.Parse(expr); err != nil {
-				return ops.Usage("--jq %q: %v", expr, err)
+				return jqParseError(expr, err)
 			}
 			return nil
 		}}
@@ -312,13 +313,27 @@ func (b *base) checkOutput(data []byte) error {
 	return o.Check(data, memo, "nothing was printed: this is a bug of git reason, please report it (the command prints its text without --json)")
 }
 
+// jqParseError says where a --jq expression stops parsing, in jq's
+// terms: an expression cut short is said so, not "unexpected EOF".
+func jqParseError(expr string, err error) error {
+	var pe *gojq.ParseError
+	switch {
+	case !errors.As(err, &pe):
+	case pe.Token == "" && pe.Offset >= len(expr):
+		return ops.Usage("--jq %q: the expression ends too soon: close every '[', '(' and '{', and every string", expr)
+	default:
+		return ops.Usage("--jq %q: %v at character %d", expr, err, pe.Offset)
+	}
+	return ops.Usage("--jq %q: %v", expr, err)
+}
+
 // exportJQ prints what the jq expression makes of data (exportJSON's
 // output), one result per line: strings raw, everything else as compact
 // JSON, as gh's --jq does.
 func exportJQ(w io.Writer, data []byte, expr string) error {
 	q, err := gojq.Parse(expr)
 	if err != nil {
-		return ops.Usage("--jq %q: %v", expr, err)
+		return jqParseError(expr, err)
 	}
 	var doc any
 	dec := json.NewDecoder(bytes.NewReader(data))
