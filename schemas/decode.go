@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v4"
 )
@@ -26,6 +27,7 @@ type DecodeError struct {
 	Column int
 	Field  string
 	Msg    string
+	Syntax bool // not YAML at all, rather than not what the schema says
 }
 
 // Error renders "file:line:column: field: message" on one line: text taken
@@ -174,13 +176,13 @@ func parse(file string, data []byte) (*yaml.Node, error) {
 		if errors.Is(err, io.EOF) {
 			return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}, nil
 		}
-		return nil, syntaxError(file, err)
+		return nil, syntaxError(file, data, err)
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
 		return nil, &DecodeError{File: file, Line: extra.Line, Column: extra.Column, Msg: "more than one YAML document"}
 	} else if !errors.Is(err, io.EOF) {
-		return nil, syntaxError(file, err)
+		return nil, syntaxError(file, data, err)
 	}
 	root := &doc
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
@@ -197,19 +199,85 @@ func parse(file string, data []byte) (*yaml.Node, error) {
 }
 
 // syntaxError places a YAML error by the parser's marks: the start of the
-// construct being read when there is one, else where reading stopped.
-func syntaxError(file string, err error) error {
+// construct being read when there is one, else where reading stopped. The
+// commonest faults are said in a person's words (plainYAML); any other
+// keeps the parser's short reason, without its account of what it was
+// parsing.
+func syntaxError(file string, data []byte, err error) error {
 	var le *yaml.LoadError
 	if !errors.As(err, &le) {
-		return &DecodeError{File: file, Msg: "invalid YAML: " + err.Error()}
+		return &DecodeError{File: file, Msg: "invalid YAML: " + err.Error(), Syntax: true}
 	}
-	at, msg := le.Mark, le.Message
+	at, stop := le.Mark, ""
 	if le.ContextMsg != "" && le.ContextMark.Line > 0 &&
 		(le.ContextMark.Line != le.Mark.Line || le.ContextMark.Column != le.Mark.Column) {
 		at = le.ContextMark
-		msg += fmt.Sprintf(" %s that starts here (stopped at line %d, column %d)", le.ContextMsg, le.Mark.Line, le.Mark.Column)
+		stop = fmt.Sprintf("line %d, column %d", le.Mark.Line, le.Mark.Column)
 	}
-	return &DecodeError{File: file, Line: at.Line, Column: at.Column, Msg: "invalid YAML: " + msg}
+	var next rune
+	if i := le.Mark.Index; i >= 0 && i < len(data) {
+		next, _ = utf8.DecodeRune(data[i:])
+	}
+	return &DecodeError{File: file, Line: at.Line, Column: at.Column, Syntax: true,
+		Msg: "invalid YAML: " + plainYAML(le.Message, le.ContextMsg, stop, le.Mark.Line, next)}
+}
+
+// plainYAML words the parser's problem msg, met while reading the construct
+// ctx ("while parsing a block mapping") that starts where the error is
+// placed; stop is where reading stopped when that is elsewhere ("" when it
+// is the same place), on line; next is the character found there.
+func plainYAML(msg, ctx, stop string, line int, next rune) string {
+	construct := map[string]string{
+		"while parsing a block collection": "list",
+		"while parsing a block mapping":    "mapping",
+		"while parsing a flow sequence":    "'[' list",
+		"while parsing a flow mapping":     "'{' mapping",
+		"while scanning a quoted scalar":   "quoted text",
+		"while scanning a block scalar":    "'|' or '>' text",
+	}[ctx]
+	this := "this line"
+	if stop != "" {
+		this = fmt.Sprintf("line %d", line)
+	}
+	switch {
+	case strings.HasPrefix(msg, "did not find expected '-' indicator"), strings.HasPrefix(msg, "did not find expected key"):
+		if construct != "" {
+			return fmt.Sprintf("%s breaks the indentation of the %s that starts here: indent it as the lines above it are", this, construct)
+		}
+	case strings.HasPrefix(msg, "did not find expected ',' or ']'"):
+		return "the '[' list that starts here is not closed: end it with ']'" + stoppedAt(stop)
+	case strings.HasPrefix(msg, "did not find expected ',' or '}'"):
+		return "the '{' mapping that starts here is not closed: end it with '}'" + stoppedAt(stop)
+	case msg == "found unexpected end of stream" && construct == "quoted text":
+		return "the quoted text that starts here is not closed: end it with the quote it starts with"
+	case msg == "found unknown escape character" && construct == "quoted text" && stop != "":
+		return fmt.Sprintf("the quoted text that starts here has an unknown escape at %s: write \\\\ for a backslash, or quote with ' instead of \"", stop)
+	case next == '\t' && (msg == "found character that cannot start any token" || strings.Contains(msg, "tab")):
+		return "a tab indents " + this + ": YAML indents with spaces only"
+	case msg == "found character that cannot start any token" && unicode.IsPrint(next):
+		return fmt.Sprintf("a value cannot start with %q: quote the value", next)
+	case msg == "mapping values are not allowed in this context":
+		return "a ':' where no field can start: indent this line as the fields above it are, or quote a value that holds \": \""
+	case strings.HasPrefix(msg, "unknown anchor '") && strings.HasSuffix(msg, "' referenced"):
+		name := strings.TrimSuffix(strings.TrimPrefix(msg, "unknown anchor '"), "' referenced")
+		return fmt.Sprintf("the alias *%s names no anchor: mark the value it stands for with &%s before it", name, name)
+	case msg == "did not find expected node content":
+		if next > ' ' && unicode.IsPrint(next) {
+			return fmt.Sprintf("a value is expected here, not %q", next)
+		}
+		return "a value is expected here"
+	}
+	if construct != "" {
+		msg += " in the " + construct + " that starts here"
+	}
+	return msg + stoppedAt(stop)
+}
+
+func stoppedAt(stop string) string {
+	if stop == "" {
+		return ""
+	}
+	return " (reading stopped at " + stop + ")"
 }
 
 // violation is one leaf of a validation error, placed and worded.

@@ -76,11 +76,11 @@ func TestSameFaultSamePlaceInEveryFile(t *testing.T) {
 		name, data, want string
 	}{
 		{"unclosed [ on line 3", "# one\n# two\nkey: [a, b\n# four\n",
-			`:3:6: invalid YAML: did not find expected ',' or ']' while parsing a flow sequence that starts here (stopped at line 5, column 1)`},
+			`:3:6: invalid YAML: the '[' list that starts here is not closed: end it with ']' (reading stopped at line 5, column 1)`},
 		{"unclosed quote on line 3", "# one\n# two\nkey: 'a\n",
-			`:3:6: invalid YAML: found unexpected end of stream while scanning a quoted scalar that starts here (stopped at line 4, column 1)`},
-		{"tab on line 3", "# one\n# two\n\tkey: a\n", `:3:1: invalid YAML: found a tab character where an indentation space is expected`},
-		{"bad indentation on line 3", "# one\n# two\nkey: a\n  other: b\n", `:4:8: invalid YAML: mapping values are not allowed in this context`},
+			`:3:6: invalid YAML: the quoted text that starts here is not closed: end it with the quote it starts with`},
+		{"tab on line 3", "# one\n# two\n\tkey: a\n", `:3:1: invalid YAML: a tab indents this line: YAML indents with spaces only`},
+		{"bad indentation on line 3", "# one\n# two\nkey: a\n  other: b\n", `:4:8: invalid YAML: a ':' where no field can start: indent this line as the fields above it are, or quote a value that holds ": "`},
 		{"two documents", "# one\n---\n# three\n---\n", `:4:1: more than one YAML document`},
 		{"a list at the top", "# one\n# two\n- a\n", `:3:1: expected a mapping at the top level, got a list`},
 		{"unknown field on line 3", "# one\n# two\ncolour: red\n", `:3:1: colour: unknown field (known: `},

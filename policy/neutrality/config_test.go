@@ -16,10 +16,10 @@ import (
 func TestParseConfigErrors(t *testing.T) {
 	tests := []struct{ file, want string }{
 		// Not YAML.
-		{"bad_yaml.yaml", `:2:10: invalid YAML: did not find expected ',' or ']' while parsing a flow sequence that starts here (stopped at line 3, column 6)`},
-		{"bad_indent.yaml", `:3:8: invalid YAML: mapping values are not allowed in this context`},
-		{"tab_indent.yaml", `:2:1: invalid YAML: found character that cannot start any token`},
-		{"unknown_anchor.yaml", `:2:10: invalid YAML: unknown anchor 'adapters' referenced`},
+		{"bad_yaml.yaml", `:2:10: invalid YAML: the '[' list that starts here is not closed: end it with ']' (reading stopped at line 3, column 6)`},
+		{"bad_indent.yaml", `:3:8: invalid YAML: a ':' where no field can start: indent this line as the fields above it are, or quote a value that holds ": "`},
+		{"tab_indent.yaml", `:2:1: invalid YAML: a tab indents this line: YAML indents with spaces only`},
+		{"unknown_anchor.yaml", `:2:10: invalid YAML: the alias *adapters names no anchor: mark the value it stands for with &adapters before it`},
 		{"two_documents.yaml", `:2:1: more than one YAML document`},
 		{"duplicate_field.yaml", `:3:1: neutral: given twice (first at line 1)`},
 		// Not the schema.

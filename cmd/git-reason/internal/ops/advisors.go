@@ -44,15 +44,29 @@ func (e *Session) Catalog() (*advisor.Catalog, []advisor.Finding, error) {
 	}
 	cat, findings, err := advisor.Load(src)
 	if err != nil {
-		var pe *advisor.ParseError
-		if errors.As(err, &pe) {
-			return nil, nil, Usage("%v", err)
+		if bad := declarationError(err); bad != nil {
+			return nil, nil, bad
 		}
 		return nil, nil, fmt.Errorf("load advisor declarations: %w", err)
 	}
 	e.catalog, e.findings, e.catalogFiles = cat, findings, files
 	e.catalogSeen = e.held
 	return cat, findings, nil
+}
+
+// declarationError says a declaration file's refusal (an
+// *advisor.ParseError in err) as bad input, nil for any other error. A file
+// that is not YAML at all also says how to check it once fixed.
+func declarationError(err error) error {
+	var pe *advisor.ParseError
+	if !errors.As(err, &pe) {
+		return nil
+	}
+	if !pe.Syntax {
+		return Usage("%v", err)
+	}
+	return usageAdvised(fmt.Sprintf("%v; once it is fixed, 'git reason doctor' checks it", err),
+		fmt.Sprintf("%v; once it is fixed, the doctor tool checks it", err))
 }
 
 // Profile returns the execution profile in force and what chose it (see

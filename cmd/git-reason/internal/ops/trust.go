@@ -156,9 +156,8 @@ func (e *Session) Trust(req TrustRequest) (*TrustResult, error) {
 	case errors.Is(err, advisor.ErrTooLarge):
 		return nil, Usage("%s is larger than %d bytes: it cannot be trusted", src.Repository, advisor.MaxDeclarationBytes)
 	case err != nil:
-		var pe *advisor.ParseError
-		if errors.As(err, &pe) {
-			return nil, Usage("%v", err)
+		if bad := declarationError(err); bad != nil {
+			return nil, bad
 		}
 		return nil, err
 	}
