@@ -200,12 +200,15 @@ func admitClosure(st *State, c *Closure) (any, error) {
 	}
 	switch {
 	case c.Outcome == OutcomeSuperseded && c.By == "":
-		return nil, badInputAdvised("by: a superseded task names the task that replaces it", " (--by TASK)", " (by: TASK)")
+		return nil, badInputAdvised("", "--outcome superseded needs --by TASK, the task that replaces this one",
+			`outcome "superseded" needs by: the task that replaces this one`)
 	case c.Outcome != OutcomeSuperseded && c.By != "":
-		return nil, badInputAdvised("by: only a superseded task names the task that replaces it",
-			fmt.Sprintf(" (--outcome superseded), not one %s", c.Outcome), fmt.Sprintf(` (outcome: "superseded"), not one %s`, c.Outcome))
+		return nil, badInputAdvised("",
+			fmt.Sprintf("--by goes with --outcome superseded, not --outcome %s: drop --by, or close it --outcome superseded", c.Outcome),
+			fmt.Sprintf(`by goes with outcome "superseded", not %q: leave by out, or give outcome "superseded"`, c.Outcome))
 	case c.By == st.Task:
-		return nil, badInput(fmt.Sprintf("by: task %s cannot replace itself", c.By))
+		return nil, badInputAdvised(fmt.Sprintf("task %s cannot replace itself: ", c.By),
+			"name the task that replaces it with --by", "name the task that replaces it in by")
 	}
 	if c.By != "" {
 		if err := CheckTask(c.By); err != nil {
