@@ -174,15 +174,33 @@ func describeRune(r rune) string {
 // MinPrefix is the shortest id prefix commands accept.
 const MinPrefix = 6
 
+// idDigits are the characters of a record id, a ULID: Crockford's base32.
+const idDigits = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+// CheckIDPrefix refuses, as bad input, an id (in either case) no record's id
+// can begin with: one with a character no id has, or one shorter than
+// MinPrefix, which may name too many.
+func CheckIDPrefix(id string) error {
+	trimmed := strings.TrimSpace(id)
+	if i := strings.IndexFunc(trimmed, func(r rune) bool { return !strings.ContainsRune(idDigits, unicode.ToUpper(r)) }); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(trimmed[i:])
+		return badInput(fmt.Sprintf("record id %q has %q, which no record id has: ids are 26 digits and letters, 0-9 and A-Z but I, L, O and U", id, r))
+	}
+	if len(trimmed) < MinPrefix {
+		return badInput(fmt.Sprintf("record id %q is too short: give at least %d characters", id, MinPrefix))
+	}
+	return nil
+}
+
 // Resolve returns the full id of the record of the task that id names:
 // the full id or a unique prefix of at least MinPrefix characters.
 func (s *State) Resolve(id string) (*Entry, error) {
+	if err := CheckIDPrefix(id); err != nil {
+		return nil, err
+	}
 	id = strings.ToUpper(strings.TrimSpace(id))
 	if e := s.Find(id); e != nil {
 		return e, nil
-	}
-	if len(id) < MinPrefix {
-		return nil, badInput(fmt.Sprintf("record id %q is too short: give at least %d characters", id, MinPrefix))
 	}
 	var matches []*Entry
 	for _, e := range slices.Concat(s.Entries, s.Refused) {

@@ -182,8 +182,8 @@ func (e *Session) RunValidation(ctx context.Context, task string, raw []byte, di
 // cannot say, is every task's records read (from its cache, kept by
 // head) and the tasks holding such a record derived.
 func (e *Session) Find(ctx context.Context, id string) (*record.Entry, *record.State, error) {
-	if len(strings.TrimSpace(id)) < record.MinPrefix {
-		return nil, nil, Usage("record id %q is too short: give at least %d characters", id, record.MinPrefix)
+	if err := record.CheckIDPrefix(id); err != nil {
+		return nil, nil, err
 	}
 	prefix := strings.ToUpper(strings.TrimSpace(id))
 	if names, ok := e.Store.IDTasks(ctx, prefix); ok && len(names) > 0 {
