@@ -315,7 +315,7 @@ func badInputCases() []badCase {
 		{name: "unknown prefix", args: []string{"attempt", "T", "--outcome", "failed", "--conclusion", "01ZZZZZZ"}, code: 2,
 			want: `--conclusion "01ZZZZZZ": no record "01ZZZZZZ" in task T `},
 		{name: "id with characters outside the alphabet", args: []string{"plan", "N", "--assessment", "01M!!!!"}, code: 2,
-			want: `--assessment "01M!!!!": no record "01M!!!!" in task N `},
+			want: `--assessment "01M!!!!": record id "01M!!!!" has '!', which no record id has: ids are 26 digits and letters, 0-9 and A-Z but I, L, O and U$`},
 		{name: "ambiguous prefix", args: []string{"attempt", "T", "--outcome", "failed", "--conclusion", "${AMB}"}, code: 2,
 			want: `--conclusion "${AMB}": record id prefix "${AMB}" is ambiguous in task T: it names \d+ records, [0-9A-Z]{10,} \(\w+\)(, [0-9A-Z]{10,} \(\w+\))* and ([0-9A-Z]{10,} \(\w+\)|\d+ more); give more characters$`},
 		{name: "ambiguous prefix to show", args: []string{"show", "${AMB}"}, code: 2, want: `record id prefix "${AMB}" is ambiguous in task [TUMN]: it names \d+ records, [0-9A-Z]{10,} \(\w+\)`},
