@@ -35,9 +35,15 @@ func (e *Error) Error() string {
 // Interrupted reports whether err is a git command that SIGINT ended: a
 // terminal's Ctrl-C reaches the git processes of a command as it reaches
 // the command, and one may die of it before the command sees it.
-func Interrupted(err error) bool {
-	e, ok := errors.AsType[*Error](err)
-	return ok && e.Signal == syscall.SIGINT
+func Interrupted(err error) bool { return KilledBy(err) == syscall.SIGINT }
+
+// KilledBy is the signal that ended the git command err is, if a signal
+// did (0 otherwise).
+func KilledBy(err error) syscall.Signal {
+	if e, ok := errors.AsType[*Error](err); ok {
+		return e.Signal
+	}
+	return 0
 }
 
 // LastLine returns the last non-empty line of s (git puts its verdict

@@ -71,6 +71,17 @@ func run(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer) i
 	if f, ok := errors.AsType[forwarded](err); ok {
 		return int(f) // NetProgram has reported it
 	}
+	if sig := git.KilledBy(err); sig == syscall.SIGTERM || sig == syscall.SIGHUP {
+		// The signal that ended git ends this command too: sent to its
+		// process group (timeout(1), a CI job cancelled, a terminal
+		// closed), it reached git first, and the command said git had
+		// failed ("discover repository …: exit status -1", exit 2)
+		// before it died of it. It ends as removeLocksOnSignal ends it,
+		// with the shell's status for the signal and nothing said.
+		git.RemoveHeld()
+		git.Forward(sig)
+		return 128 + int(sig)
+	}
 	if (ctx.Err() != nil || git.Interrupted(err)) && exitCode(err) != 130 {
 		// Ctrl-C: what stopped is said as git says it, not as Go's
 		// context does, with the shell's status for an interrupt. A

@@ -197,8 +197,8 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 		return &Session{Repo: &gitstore.Repo{}, profileFlag: opts.Profile, warn: opts.Warn, notify: opts.Notify}, nil
 	case errors.Is(err, gitstore.ErrNotRepository):
 		return nil, Usage("%v: run git reason inside a git repository (or set GIT_DIR)", err)
-	case git.Interrupted(err):
-		return nil, err // Ctrl-C reached git first: the command was interrupted
+	case git.KilledBy(err) != 0:
+		return nil, err // a signal (Ctrl-C, a supervisor's SIGTERM) reached git first
 	case err != nil:
 		// A repository git found but cannot read (a bad config line):
 		// git's message says what to fix.
