@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"sort"
 	"strconv"
 
 	"git-reason/gitstore/git"
@@ -101,15 +103,9 @@ func (p *rememberedPack) entry(task string) ([]byte, bool) {
 		return nil, false
 	}
 	name := []byte(fileName(task))
-	lo, hi := 0, p.n
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		if bytes.Compare(p.data[p.index+mid*packLine:p.index+mid*packLine+32], name) < 0 {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
-	}
+	lo := sort.Search(p.n, func(i int) bool {
+		return bytes.Compare(p.data[p.index+i*packLine:p.index+i*packLine+32], name) >= 0
+	})
 	if lo == p.n {
 		return nil, false
 	}
@@ -146,13 +142,7 @@ func writeRememberedPack(path string, entries map[string][]byte) error {
 	for name, e := range entries {
 		all[name] = e
 	}
-	names := slices.Sorted(func(yield func(string) bool) {
-		for name := range all {
-			if !yield(name) {
-				return
-			}
-		}
-	})
+	names := slices.Sorted(maps.Keys(all))
 	size := 0
 	for _, e := range all {
 		size += len(e)

@@ -120,7 +120,10 @@ func (c Cmd) Exec(ctx context.Context) *exec.Cmd {
 	// holds, then dies of it. Killed (exec's default, SIGKILL), a git
 	// fetch stopped by Ctrl-C left the remote-tracking ref it was moving
 	// locked, and every later pull failed until a person removed the
-	// lock. One that has not died after killGrace is killed.
+	// lock. One that has not died after killGrace is killed (not by
+	// exec's WaitDelay, which would also end the wait for a git that
+	// exited well but left its pipes to a child, an ssh control master,
+	// with an error).
 	cmd.Cancel = func() error {
 		err := cmd.Process.Signal(os.Interrupt)
 		if err == nil {

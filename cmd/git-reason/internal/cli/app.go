@@ -78,8 +78,7 @@ func run(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer) i
 		// failed ("discover repository …: exit status -1", exit 2)
 		// before it died of it. It ends as removeLocksOnSignal ends it,
 		// with the shell's status for the signal and nothing said.
-		git.RemoveHeld()
-		git.Forward(sig)
+		releaseFor(sig)
 		return 128 + int(sig)
 	}
 	if (ctx.Err() != nil || git.Interrupted(err)) && exitCode(err) != 130 {
@@ -135,8 +134,7 @@ func removeLocksOnSignal() (stop func()) {
 				if sig == syscall.SIGTERM && serving.Load() {
 					continue
 				}
-				git.RemoveHeld()
-				git.Forward(sig)
+				releaseFor(sig)
 				signal.Reset(sig)
 				if p, err := os.FindProcess(os.Getpid()); err == nil {
 					_ = p.Signal(sig)
@@ -150,6 +148,13 @@ func removeLocksOnSignal() (stop func()) {
 		signal.Stop(ch)
 		close(done)
 	}
+}
+
+// releaseFor readies the process to die of sig as git's commands do: the
+// locks it holds removed, sig passed on to the git processes it runs.
+func releaseFor(sig os.Signal) {
+	git.RemoveHeld()
+	git.Forward(sig)
 }
 
 // interruptedError is a command Ctrl-C stopped. What a write had written

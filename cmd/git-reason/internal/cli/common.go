@@ -182,29 +182,29 @@ func flagValues(c *cli.Context) error {
 			fields[field] = c.String(name)
 		case *cli.StringSliceFlag:
 			// The values a verb parses before its body holds them
-			// are checked for their shape here too.
-			for _, v := range c.StringSlice(name) {
-				var err error
-				switch name {
-				case "weigh":
-					_, err = parseWeigh(v)
-				case "local-review":
-					_, _, err = parseLocalReview(v)
-				}
-				if err != nil {
-					return err
-				}
-			}
+			// are checked for their shape here.
+			values := c.StringSlice(name)
 			switch name {
 			case "evidence":
-				ev, err := parseEvidenceList(c.StringSlice(name))
+				ev, err := parseEvidenceList(values)
 				if err != nil {
 					return err
 				}
 				fields[field] = ev
-			case "weigh", "local-review":
+			case "weigh":
+				for _, v := range values {
+					if _, err := parseWeigh(v); err != nil {
+						return err
+					}
+				}
+			case "local-review":
+				for _, v := range values {
+					if _, _, err := parseLocalReview(v); err != nil {
+						return err
+					}
+				}
 			default:
-				fields[field] = c.StringSlice(name)
+				fields[field] = values
 			}
 		}
 	}
