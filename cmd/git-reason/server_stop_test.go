@@ -10,6 +10,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
@@ -99,18 +100,21 @@ func stopMCPHTTP(t *testing.T, s *sandbox, sig os.Signal) *exec.Cmd {
 	if err := os.WriteFile(held, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	answered := make(chan struct{})
+	answered := make(chan string, 1)
 	go func() {
-		defer close(answered)
 		req, _ := http.NewRequest(http.MethodPost, m.url, strings.NewReader(httpAssess))
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		for k, v := range h {
 			req.Header.Set(k, v)
 		}
-		if resp, err := m.client.Do(req); err == nil {
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
+		resp, err := m.client.Do(req)
+		if err != nil {
+			answered <- err.Error()
+			return
 		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		answered <- fmt.Sprintf("%d %s %v", resp.StatusCode, body, err)
 	}()
 	time.Sleep(300 * time.Millisecond) // the write waits for the lock
 	sendSignal(t, m.cmd, sig)
@@ -118,7 +122,17 @@ func stopMCPHTTP(t *testing.T, s *sandbox, sig os.Signal) *exec.Cmd {
 	if err := os.Remove(held); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { <-answered })
+	// The assess under way is answered and stored before the server
+	// ends: net/http's Serve returns as its shutdown begins, and the
+	// process ended then, the write cut.
+	t.Cleanup(func() {
+		if got := <-answered; !strings.HasPrefix(got, "200 ") || strings.Contains(got, `"isError":true`) {
+			t.Errorf("the assess under way when %v came: %s, want 200 and a result", sig, got)
+		}
+		if ref := s.git("for-each-ref", "refs/reasoning/tasks/Planted"); ref == "" {
+			t.Errorf("the assess under way when %v came stored nothing", sig)
+		}
+	})
 	if _, err := os.Stat(filepath.Join(s.dir, ".git", "reason", "mcp-token")); err != nil {
 		t.Errorf("the token file: %v", err)
 	}

@@ -112,7 +112,7 @@ func run(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer) i
 // dies of the signal (exit 143 for SIGTERM). Killed with a lock held
 // (a ref's, the origin's, a cache's), it left the lock, and every later
 // write of that file waited ten seconds and failed until a person removed
-// it. SIGTERM is left to a serving verb's context while it serves
+// it. While a verb serves, SIGTERM ends the verb's context instead
 // (untilStopped). It returns the function that stops this.
 func removeLocksOnSignal() (stop func()) {
 	ch := make(chan os.Signal, 1)
@@ -131,7 +131,8 @@ func removeLocksOnSignal() (stop func()) {
 			case <-done:
 				return
 			case sig := <-ch:
-				if sig == syscall.SIGTERM && serving.Load() {
+				if stop := serving.Load(); sig == syscall.SIGTERM && stop != nil {
+					(*stop)()
 					continue
 				}
 				releaseFor(sig)

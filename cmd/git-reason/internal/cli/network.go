@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"sync/atomic"
 	"syscall"
@@ -81,18 +80,25 @@ type WebRequest struct {
 // writes on a clean stop, with Ctrl-C's exit status. A one-shot command
 // dies of SIGTERM (exit 143) once it has removed the locks it holds
 // (removeLocksOnSignal), as git's own commands do.
+//
+// The one goroutine that receives SIGTERM (removeLocksOnSignal's) decides
+// which: it ends ctx while a verb serves. With a receiver of its own here,
+// a SIGTERM both received could stop the server, and the server return,
+// before the other looked at serving, which then ended the process with
+// the signal in the middle of its clean stop.
 func untilStopped(ctx context.Context) (context.Context, context.CancelFunc) {
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
-	serving.Store(true)
+	ctx, cancel := context.WithCancel(ctx)
+	serving.Store(&cancel)
 	return ctx, func() {
-		serving.Store(false)
-		stop()
+		serving.CompareAndSwap(&cancel, nil)
+		cancel()
 	}
 }
 
-// serving is set while a verb serves (untilStopped): its SIGTERM stops it
-// as Ctrl-C does, rather than ending the process (removeLocksOnSignal).
-var serving atomic.Bool
+// serving ends the serving verb's context while a verb serves
+// (untilStopped): its SIGTERM stops it as Ctrl-C does, rather than ending
+// the process (removeLocksOnSignal).
+var serving atomic.Pointer[context.CancelFunc]
 
 // MainNet is [Main] with the network verbs run in this process, by s: it is
 // NetProgram's main.

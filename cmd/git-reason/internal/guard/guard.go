@@ -226,8 +226,14 @@ func server(h http.Handler, l Limits) *http.Server {
 // a certificate and key it speaks HTTPS only.
 func Run(ctx context.Context, ln net.Listener, h http.Handler, l Limits, tlsCert, tlsKey string) error {
 	srv := server(h, l)
+	served, shutDown := make(chan struct{}), make(chan struct{})
 	go func() {
-		<-ctx.Done()
+		defer close(shutDown)
+		select {
+		case <-ctx.Done():
+		case <-served:
+			return
+		}
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(sctx)
@@ -238,6 +244,11 @@ func Run(ctx context.Context, ln net.Listener, h http.Handler, l Limits, tlsCert
 	} else {
 		err = srv.Serve(ln)
 	}
+	// Serve returns as soon as Shutdown begins: the requests under way
+	// are waited for here, else the process ended with a write cut
+	// wherever it was.
+	close(served)
+	<-shutDown
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		if tlsCert != "" {
 			return fmt.Errorf("serve TLS with %s and %s: %w", tlsCert, tlsKey, err)

@@ -312,3 +312,48 @@ func TestListenFailed(t *testing.T) {
 		}
 	}
 }
+
+// Run returns only once the requests under way when ctx ended have been
+// answered: net/http's Serve returns as Shutdown begins, and a server
+// that returned then ended its process with a write cut wherever it was.
+func TestRunWaitsForRequestsUnderWay(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reached, release := make(chan struct{}), make(chan struct{})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(reached)
+		<-release
+		io.WriteString(w, "answered")
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, ln, Wrap(Config{Token: testToken}, h), API, "", "") }()
+	addr := ln.Addr().String()
+	c := dial(t, addr)
+	if _, err := io.WriteString(c, request(addr, 2)+"{}"); err != nil {
+		t.Fatal(err)
+	}
+	<-reached
+	cancel()
+	select {
+	case err := <-done:
+		t.Fatalf("Run returned (%v) while a request was under way", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	close(release)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return 10 s after the last request was answered")
+	}
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if got, _ := io.ReadAll(c); !strings.Contains(string(got), "answered") {
+		t.Errorf("the request under way was not answered: %q", got)
+	}
+}
