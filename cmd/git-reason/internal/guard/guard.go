@@ -222,10 +222,25 @@ func server(h http.Handler, l Limits) *http.Server {
 }
 
 // Run serves h on ln, bounded by l (API or Page), until ctx ends, then
-// shuts down (giving requests under way 5 seconds) and returns nil. With
-// a certificate and key it speaks HTTPS only.
+// shuts down and returns nil once the requests under way have ended (see
+// stopGrace). With a certificate and key it speaks HTTPS only.
 func Run(ctx context.Context, ln net.Listener, h http.Handler, l Limits, tlsCert, tlsKey string) error {
+	return run(ctx, ln, h, l, tlsCert, tlsKey, stopGrace)
+}
+
+// stopGrace is how long the requests under way when a server stops are
+// given to end by themselves. Then their contexts end (a git process one
+// waits for is interrupted, an advisor's call cancelled), and they are
+// given as long again to unwind and release what they hold; one still
+// running after that is cut as the process ends.
+const stopGrace = 5 * time.Second
+
+// run is Run with the grace given.
+func run(ctx context.Context, ln net.Listener, h http.Handler, l Limits, tlsCert, tlsKey string, grace time.Duration) error {
 	srv := server(h, l)
+	requests, cut := context.WithCancel(context.Background())
+	defer cut()
+	srv.BaseContext = func(net.Listener) context.Context { return requests }
 	served, shutDown := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(shutDown)
@@ -234,9 +249,15 @@ func Run(ctx context.Context, ln net.Listener, h http.Handler, l Limits, tlsCert
 		case <-served:
 			return
 		}
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(sctx)
+		for i := 0; i < 2; i++ {
+			sctx, cancel := context.WithTimeout(context.Background(), grace)
+			err := srv.Shutdown(sctx)
+			cancel()
+			if err == nil {
+				return
+			}
+			cut()
+		}
 	}()
 	var err error
 	if tlsCert != "" {

@@ -357,3 +357,46 @@ func TestRunWaitsForRequestsUnderWay(t *testing.T) {
 		t.Errorf("the request under way was not answered: %q", got)
 	}
 }
+
+// A request still under way after the grace has its context ended, and
+// Run waits for it to unwind: a handler that waits on its context (a git
+// process, an advisor's call) releases what it holds before the process
+// ends, rather than being cut with it after the grace.
+func TestRunEndsRequestsPastTheGrace(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reached, unwound := make(chan struct{}), make(chan struct{})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(reached)
+		<-r.Context().Done()
+		time.Sleep(50 * time.Millisecond) // what it holds, released
+		close(unwound)
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, ln, Wrap(Config{Token: testToken}, h), API, "", "", 200*time.Millisecond)
+	}()
+	addr := ln.Addr().String()
+	if _, err := io.WriteString(dial(t, addr), request(addr, 2)+"{}"); err != nil {
+		t.Fatal(err)
+	}
+	<-reached
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return 10 s after its context ended")
+	}
+	select {
+	case <-unwound:
+	default:
+		t.Error("Run returned before the request past the grace had unwound (its context never ended)")
+	}
+}
