@@ -1429,3 +1429,32 @@ func TestReplaysHoldOnlyHeadsOthersShare(t *testing.T) {
 		t.Errorf("a run replaying heads one task each holds what reading %d blobs gave, want none", n)
 	}
 }
+
+// (k) A closure that breaks close's own rules, found on replay: the
+// finding says what is wrong in the record's fields (by, outcome), as the
+// record holds them, not in the flags of a command line nobody typed.
+func TestForgeryClosure(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		edit func(body map[string]any)
+		want string
+	}{
+		{"superseded by nothing", func(b map[string]any) { b["outcome"] = "superseded" }, `outcome "superseded" needs by`},
+		{"abandoned by a task", func(b map[string]any) { b["by"] = "Other" }, `by goes with outcome "superseded", not "abandoned"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			h := newForgHistory(t)
+			h.add("x", record.KindClosure, `{"outcome":"abandoned"}`)
+			forged, r := h.forgeOn("x", "v", func(r map[string]any) { c.edit(obj(r["body"])) })
+			found := wantFindings(t, h.forge(forged), forged, record.FindInadmissible)
+			wantMessage(t, found, record.FindInadmissible, r["id"].(string), c.want)
+			for _, f := range found {
+				if strings.Contains(f.Message, "--") {
+					t.Errorf("a finding names a command line's flag: %s", f.Message)
+				}
+			}
+		})
+	}
+}

@@ -203,6 +203,18 @@ func (e *AdvisedError) Is(target error) bool {
 	return target == ErrRefused
 }
 
+// findingText is err's message as a finding of replay says it: a stored
+// record broke the rule, so an AdvisedError's advice is said in the
+// record's own fields (by, outcome, supersedes), not in the flags of a
+// command line nobody typed.
+func findingText(err error) string {
+	msg := err.Error()
+	if ae, ok := errors.AsType[*AdvisedError](err); ok {
+		msg = strings.Replace(msg, ae.Error(), ae.Rule+ae.Fields, 1)
+	}
+	return msg
+}
+
 // refuseAdvised is refuse with advice said two ways (AdvisedError).
 func refuseAdvised(rule, flags, fields string) error {
 	return &AdvisedError{Rule: rule, Flags: flags, Fields: fields}

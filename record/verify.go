@@ -657,7 +657,7 @@ func (v *verifier) admit(ctx context.Context, c *Commit, st *State, e *Entry) {
 	}
 	derived, err := replayRules(ctx, st, e)
 	if err != nil {
-		v.add(c, e.ID, FindInadmissible, "%s %s: %v", e.Kind, ShortID(e.ID), err)
+		v.add(c, e.ID, FindInadmissible, "%s %s: %s", e.Kind, ShortID(e.ID), findingText(err))
 		return
 	}
 	want, _ := json.Marshal(derived)
