@@ -38,6 +38,7 @@ func TestServersStopOnSIGTERM(t *testing.T) {
 		{"serve", stopServe},
 		{"mcp --http", stopMCPHTTP},
 		{"mcp", stopMCPStdio},
+		{"mcp, a call under way", stopMCPStdioCalling},
 	}
 	for _, srv := range servers {
 		for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
@@ -93,13 +94,7 @@ func stopServe(t *testing.T, s *sandbox, sig os.Signal) *exec.Cmd {
 // start either way.
 func stopMCPHTTP(t *testing.T, s *sandbox, sig os.Signal) *exec.Cmd {
 	m, h := startMCPSession(t, s)
-	held := filepath.Join(s.dir, ".git", "refs", "reasoning", "tasks", "Planted.lock")
-	if err := os.MkdirAll(filepath.Dir(held), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(held, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	held := holdRefLock(t, s)
 	answered := make(chan string, 1)
 	go func() {
 		req, _ := http.NewRequest(http.MethodPost, m.url, strings.NewReader(httpAssess))
@@ -142,6 +137,55 @@ func stopMCPHTTP(t *testing.T, s *sandbox, sig os.Signal) *exec.Cmd {
 // stopMCPStdio has 'git-reason mcp' answer an assess on stdio, then sends
 // sig with its input still open (a host that stops it).
 func stopMCPStdio(t *testing.T, s *sandbox, sig os.Signal) *exec.Cmd {
+	cmd, _, lines := startMCPStdio(t, s, httpInitialize, httpInitialized, httpAssess)
+	answerTo(lines, 2)
+	go answerTo(lines, 0) // the rest
+	sendSignal(t, cmd, sig)
+	return cmd
+}
+
+// stopMCPStdioCalling sends sig to 'git-reason mcp' while an assess is
+// under way on stdio, its input still open, holding the ref's lock as
+// stopMCPHTTP does. The SDK closed the session at once, refused to write
+// the answer, and the server waited for it forever: it never stopped.
+func stopMCPStdioCalling(t *testing.T, s *sandbox, sig os.Signal) *exec.Cmd {
+	held := holdRefLock(t, s)
+	cmd, in, lines := startMCPStdio(t, s, httpInitialize, httpInitialized)
+	answerTo(lines, 1)
+	answered := make(chan string, 1)
+	go func() {
+		if got := answerTo(lines, 2); got != "" {
+			answered <- got
+		}
+	}()
+	if _, err := io.WriteString(in, httpAssess+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // the write waits for the lock
+	sendSignal(t, cmd, sig)
+	time.Sleep(300 * time.Millisecond)
+	if err := os.Remove(held); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		got := "no answer"
+		select {
+		case got = <-answered:
+		case <-time.After(time.Second):
+		}
+		if !strings.Contains(got, `"result"`) || strings.Contains(got, `"isError":true`) {
+			t.Errorf("the assess under way when %v came: %s, want a result", sig, got)
+		}
+		if ref := s.git("for-each-ref", "refs/reasoning/tasks/Planted"); ref == "" {
+			t.Errorf("the assess under way when %v came stored nothing", sig)
+		}
+	})
+	return cmd
+}
+
+// startMCPStdio starts 'git-reason mcp' in s and writes it msgs, one a
+// line; it returns the command, its input (open) and its output's lines.
+func startMCPStdio(t *testing.T, s *sandbox, msgs ...string) (*exec.Cmd, io.Writer, *bufio.Scanner) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	cmd := exec.CommandContext(ctx, "git-reason", "mcp")
@@ -150,19 +194,38 @@ func stopMCPStdio(t *testing.T, s *sandbox, sig os.Signal) *exec.Cmd {
 	t.Cleanup(func() { in.Close() })
 	lines := bufio.NewScanner(out)
 	lines.Buffer(nil, 1<<20)
-	for _, msg := range []string{httpInitialize, httpInitialized, httpAssess} {
+	for _, msg := range msgs {
 		if _, err := io.WriteString(in, msg+"\n"); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return cmd, in, lines
+}
+
+// answerTo reads lines up to the answer to request id and returns it; ""
+// at the end of the output.
+func answerTo(lines *bufio.Scanner, id int) string {
+	want := fmt.Sprintf(`"id":%d,`, id)
 	for lines.Scan() {
-		if strings.Contains(lines.Text(), `"id":2`) {
-			break
+		if strings.Contains(lines.Text(), want) {
+			return lines.Text()
 		}
 	}
-	go func() { _, _ = io.Copy(io.Discard, out) }()
-	sendSignal(t, cmd, sig)
-	return cmd
+	return ""
+}
+
+// holdRefLock holds the lock of the task Planted's ref, as another
+// writer would, and returns its path.
+func holdRefLock(t *testing.T, s *sandbox) string {
+	t.Helper()
+	held := filepath.Join(s.dir, ".git", "refs", "reasoning", "tasks", "Planted.lock")
+	if err := os.MkdirAll(filepath.Dir(held), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(held, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return held
 }
 
 // sendSignal sends sig to cmd's process.

@@ -231,8 +231,19 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	return s, nil
 }
 
-// Run serves one session over the transport until it ends.
+// Run serves one session over the transport until it ends, or ctx does.
+// On Stdio, ctx's end ends the input as the client's end of input does:
+// the requests read are answered (for stopGrace) before Run returns. The
+// SDK, given ctx, closed the session at once, refused to write the
+// answers of the calls under way, and then waited for them forever
+// (stdioConn.drain): 'git reason mcp' never stopped for Ctrl-C or SIGTERM
+// with a call under way.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
+	if st, ok := t.(*stdio); ok {
+		stopping := *st
+		stopping.stop = ctx
+		t, ctx = &stopping, context.WithoutCancel(ctx)
+	}
 	return s.sdk.Run(ctx, t)
 }
 

@@ -10,6 +10,7 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -43,7 +44,15 @@ func Stdio(in io.ReadCloser, out io.WriteCloser) mcp.Transport {
 type stdio struct {
 	in  io.ReadCloser
 	out io.WriteCloser
+	// stop ends the input as the client's end of input does (Server.Run's
+	// ctx); nil: Connect's.
+	stop context.Context
 }
+
+// stopGrace is how long the requests read when a stdio session is
+// stopped are given to be answered, as guard gives an HTTP server's: then
+// the session ends, the calls still under way cancelled.
+const stopGrace = 5 * time.Second
 
 func (t *stdio) Connect(ctx context.Context) (mcp.Connection, error) {
 	in := &inbox{r: bufio.NewReader(t.in), closer: t.in}
@@ -51,7 +60,11 @@ func (t *stdio) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &stdioConn{Connection: inner, in: in, out: t.out, changed: make(chan struct{})}
+	stop := t.stop
+	if stop == nil {
+		stop = ctx
+	}
+	c := &stdioConn{Connection: inner, in: in, out: t.out, changed: make(chan struct{}), stop: stop}
 	in.bad = c.answerBad
 	return c, nil
 }
@@ -70,15 +83,24 @@ type stdioConn struct {
 	// changed is closed (and made anew) whenever it moves.
 	pending int
 	changed chan struct{}
+
+	stop context.Context // its end ends the input (stdio.stop)
 }
 
 // Read is the SDK connection's, counting the requests it reads; at the
 // end of input, or any other error that ends the session, it returns once
-// every request read is answered (or ctx ends).
+// every request read is answered. Stopped (c.stop), it reads no more and
+// returns the end of input once every request read is answered, or after
+// stopGrace. (The ctx the SDK gives never ends.)
 func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := c.Connection.Read(ctx)
+	msg, err := c.Connection.Read(c.stop)
 	if err != nil {
-		c.drain(ctx) // the session ends on any error: the end of input, a batch the SDK refuses
+		var giveUp <-chan time.Time
+		if c.stop.Err() != nil {
+			err = io.EOF
+			giveUp = time.After(stopGrace)
+		}
+		c.drain(giveUp) // the session ends on any error: the end of input, a batch the SDK refuses
 		return nil, err
 	}
 	if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
@@ -96,8 +118,8 @@ func (c *stdioConn) count(d int) {
 	c.changed = make(chan struct{})
 }
 
-// drain waits until no request read is unanswered, or ctx ends.
-func (c *stdioConn) drain(ctx context.Context) {
+// drain waits until no request read is unanswered, or giveUp fires.
+func (c *stdioConn) drain(giveUp <-chan time.Time) {
 	for {
 		c.mu.Lock()
 		done, changed := c.pending == 0, c.changed
@@ -107,7 +129,7 @@ func (c *stdioConn) drain(ctx context.Context) {
 		}
 		select {
 		case <-changed:
-		case <-ctx.Done():
+		case <-giveUp:
 			return
 		}
 	}
