@@ -2,7 +2,9 @@ package ops
 
 import (
 	"context"
+	"errors"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"time"
 
@@ -32,7 +34,11 @@ func Pattern(name, pattern string, icase bool) (*regexp.Regexp, error) {
 		re, err = regexp.Compile("(?i)" + pattern)
 	}
 	if err != nil {
-		return nil, Usage("%s %q: not a regular expression: %v", name, pattern, err)
+		why := err.Error()
+		if se, ok := errors.AsType[*syntax.Error](err); ok {
+			why = string(se.Code) // regexp's "error parsing regexp: …: `(`" repeats what was typed
+		}
+		return nil, Usage("%s %q: not a regular expression: %s: put a backslash before a character meant as itself (\\( for a parenthesis)", name, pattern, why)
 	}
 	return re, nil
 }

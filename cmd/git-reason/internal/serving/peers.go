@@ -3,9 +3,14 @@ package serving
 import (
 	"context"
 	"crypto/tls"
+	"encoding/pem"
+	"errors"
+	"io/fs"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"git-reason/advisor/transport"
 	"git-reason/advisor/transport/httpwire"
@@ -81,8 +86,8 @@ func serveGuarded(ctx context.Context, req ops.ServeRequest, e endpoint) error {
 	// What the user got wrong is refused before the token file is made:
 	// a bad address or TLS pair writes nothing.
 	if req.TLSCert != "" {
-		if _, err := tls.LoadX509KeyPair(req.TLSCert, req.TLSKey); err != nil {
-			return ops.Usage("load --tls-cert %s and --tls-key %s: %v", req.TLSCert, req.TLSKey, err)
+		if err := checkTLSPair(req.TLSCert, req.TLSKey); err != nil {
+			return err
 		}
 	}
 	ln, err := net.Listen("tcp", req.Listen)
@@ -125,6 +130,54 @@ func serveGuarded(ctx context.Context, req ops.ServeRequest, e endpoint) error {
 		return err
 	}
 	return nil
+}
+
+// checkTLSPair loads the certificate and key a server is given, and says
+// what is wrong with them in the flags' terms: which file cannot be read
+// and why, which holds no PEM block of its kind, or that the key is not
+// the certificate's (crypto/tls says "failed to find any PEM data in
+// certificate input", "private key does not match public key").
+func checkTLSPair(certFile, keyFile string) error {
+	certPEM, err := readPEM("--tls-cert", certFile, "the certificate", func(t string) bool { return t == "CERTIFICATE" })
+	if err != nil {
+		return err
+	}
+	keyPEM, err := readPEM("--tls-key", keyFile, "its private key", func(t string) bool { return strings.HasSuffix(t, "PRIVATE KEY") })
+	if err != nil {
+		return err
+	}
+	if _, err := tls.X509KeyPair(certPEM, keyPEM); err != nil {
+		if strings.Contains(err.Error(), "does not match") {
+			return ops.Usage("--tls-key %s is not the private key of the certificate in --tls-cert %s: give the certificate's own key", keyFile, certFile)
+		}
+		return ops.Usage("--tls-cert %s and --tls-key %s: %s", certFile, keyFile, strings.TrimPrefix(err.Error(), "tls: "))
+	}
+	return nil
+}
+
+// readPEM reads the file given with flag and requires a PEM block whose
+// type kind accepts (the file of what, in a person's terms).
+func readPEM(flag, file, what string, kind func(string) bool) ([]byte, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the system's reason, not Go's "open FILE:"
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, ops.Usage("%s %s: no such file: give the file of %s, PEM-encoded", flag, file, what)
+		}
+		return nil, ops.Usage("%s %s: %v", flag, file, err)
+	}
+	for rest := data; ; {
+		var b *pem.Block
+		if b, rest = pem.Decode(rest); b == nil {
+			return nil, ops.Usage("%s %s holds no PEM block of %s: give the file of %s, PEM-encoded", flag, file, what, what)
+		}
+		if kind(b.Type) {
+			return data, nil
+		}
+	}
 }
 
 // PeerHandler is the review endpoint without the guard (Peers puts the
