@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"fmt"
-
 	"github.com/urfave/cli/v2"
 
 	"git-reason/cmd/git-reason/internal/ops"
@@ -53,19 +51,9 @@ func closeCommand() *cli.Command {
 					return ops.Usage("--by: %s", err)
 				}
 			}
-			// A task that replaces this one may not exist yet (a rename
-			// closes the old name first), so it is not refused; but a
-			// mistyped name would close the task silently for good.
-			byUnknown := false
-			err := o.write(c.Context, record.KindClosure, func(sess *ops.Session) (any, error) {
-				byUnknown = o.By != "" && sess.Unknown(o.By) != nil
+			return o.write(c.Context, record.KindClosure, func(*ops.Session) (any, error) {
 				return &record.Closure{Outcome: o.Outcome, By: o.By, Reason: o.Reason}, nil
 			})
-			if err == nil && byUnknown {
-				fmt.Fprintf(o.Err, "git reason: note: task %s, which replaces %s, has no records yet: start it with 'git reason assess %s', or if the name is mistyped, 'git reason reopen %s' and close it again\n",
-					o.By, o.Task, o.By, o.Task)
-			}
-			return err
 		},
 	}
 }

@@ -979,6 +979,24 @@ func TestStatusTextSaysClosed(t *testing.T) {
 	}
 }
 
+// A close superseded by a task with no records carries a notice saying
+// so in the tools' terms (a mistyped name closed the task silently), and
+// one by a task that has records carries none.
+func TestCloseByUnknownTaskNotice(t *testing.T) {
+	cs := connect(t, newRepo(t), nil)
+	for _, task := range []string{"T-1", "T-2"} {
+		callTool(t, cs, "assess", map[string]any{"task": task, "subject": "s", "question": "q?", "materiality": "minor", "reversibility": "costly"})
+	}
+	_, out := callTool(t, cs, "close", map[string]any{"task": "T-1", "outcome": "superseded", "by": "T-nosuch"})
+	want := `note: task T-nosuch, which replaces T-1, has no records yet: start it with the assess tool (task "T-nosuch"), or if the name is mistyped, reopen T-1 with the reopen tool and close it again`
+	if notices, _ := out["notices"].([]any); len(notices) != 1 || notices[0] != want {
+		t.Errorf("close T-1 by T-nosuch: notices %v, want one saying %q", notices, want)
+	}
+	if _, out = callTool(t, cs, "close", map[string]any{"task": "T-2", "outcome": "superseded", "by": "T-1"}); out["notices"] != nil {
+		t.Errorf("close T-2 by T-1, which has records: notices %s, want none", mustJSON(t, out["notices"]))
+	}
+}
+
 // A list with nothing in it says so, and what to do, as the command line
 // does: the text of log, tasks and search was empty, and status said
 // "0 tasks", where 'git reason status' says how to start a task (or to

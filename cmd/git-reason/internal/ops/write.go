@@ -25,7 +25,27 @@ func (e *Session) Append(ctx context.Context, task string, kind record.Kind, bod
 	if err := e.IdentifyWriter(); err != nil {
 		return nil, err
 	}
-	return e.Writer.Append(ctx, task, kind, body)
+	res, err := e.Writer.Append(ctx, task, kind, body)
+	if err == nil {
+		e.noteUnknownReplacement(task, res)
+	}
+	return res, err
+}
+
+// noteUnknownReplacement warns, after a closure superseded by a task that
+// has no records, that it has none: a rename closes the old name before
+// the new one has a record, so the closure is not refused, but a mistyped
+// name would close the task silently for good.
+func (e *Session) noteUnknownReplacement(task string, res *record.Result) {
+	c, ok := res.Body.(*record.Closure)
+	if !ok || c.By == "" || !e.listening() || e.Unknown(c.By) == nil {
+		return
+	}
+	e.say(record.Advice{
+		CLI: fmt.Sprintf("note: task %s, which replaces %s, has no records yet: start it with 'git reason assess %s', or if the name is mistyped, 'git reason reopen %s' and close it again",
+			c.By, task, c.By, task),
+		Tools: fmt.Sprintf("note: task %s, which replaces %s, has no records yet: start it with the assess tool (task %q), or if the name is mistyped, reopen %s with the reopen tool and close it again",
+			c.By, task, c.By, task)})
 }
 
 // AppendAnswered is Append for a conclusion whose local-review answers
