@@ -107,6 +107,16 @@ func holdTasks(srv *Server, n int) (started, release chan struct{}) {
 	return started, release
 }
 
+// busy is how many requests to session id are under way.
+func (l *liveSessions) busy(id string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if u := l.uses[id]; u != nil {
+		return u.busy
+	}
+	return 0
+}
+
 // Past the bound on sessions, the least recently used session with no
 // request under way is closed for the new one, never one in a request,
 // even the least recently used; when every session is in a request, the
@@ -135,7 +145,13 @@ func TestBusySessionNeverClosedForAnother(t *testing.T) {
 		t.Errorf("the idle session after a third initialize: %d %s, want 404", code, body)
 	}
 	inCall(c) // waits for the server's lock, which a's call holds: in a request too
-	time.Sleep(200 * time.Millisecond)
+	// The initialize below comes once c's call is counted as under way,
+	// not after a fixed 200 ms, which a loaded machine can outlast.
+	for deadline := time.Now().Add(time.Minute); srv.live.busy(c.id) == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the second call was not under way within a minute")
+		}
+	}
 	d := &httpSession{t: t, url: url}
 	code, _, body := d.post(`{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	want := `{"jsonrpc":"2.0","id":7,"error":{"code":-32000,"message":"all 2 MCP sessions are in a request: end a session you no longer use (DELETE), or initialize again once a request ends"}}`
