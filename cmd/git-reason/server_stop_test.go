@@ -13,7 +13,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
+	"net/http/httptrace"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -89,20 +92,28 @@ func stopServe(t *testing.T, s *sandbox, sig os.Signal) *exec.Cmd {
 
 // stopMCPHTTP sends sig to 'git-reason mcp --http' while an assess is
 // in flight: the test holds the lock of the task's ref, which the write
-// waits for, and lets it go once the signal is sent. Stopped as by Ctrl-C,
+// waits for, and lets it go once the stop has begun. Stopped as by Ctrl-C,
 // the server leaves no lock of its own; the token file stays for the next
 // start either way.
 func stopMCPHTTP(t *testing.T, s *sandbox, sig os.Signal) *exec.Cmd {
 	m, h := startMCPSession(t, s)
 	held := holdRefLock(t, s)
-	answered := make(chan string, 1)
+	// The assess asks to continue (Expect: 100-continue): the server's
+	// "100 Continue" says its handler is reading the request, which is
+	// then under way; a fixed sleep before the signal let a loaded
+	// machine's server still hold the request unread, closed as idle.
+	answered, reading := make(chan string, 1), make(chan struct{})
 	go func() {
 		req, _ := http.NewRequest(http.MethodPost, m.url, strings.NewReader(httpAssess))
 		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Expect", "100-continue")
 		for k, v := range h {
 			req.Header.Set(k, v)
 		}
-		resp, err := m.client.Do(req)
+		req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{Got100Continue: func() { close(reading) }}))
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.ExpectContinueTimeout = time.Minute
+		resp, err := (&http.Client{Transport: tr, Timeout: time.Minute}).Do(req)
 		if err != nil {
 			answered <- err.Error()
 			return
@@ -111,9 +122,31 @@ func stopMCPHTTP(t *testing.T, s *sandbox, sig os.Signal) *exec.Cmd {
 		resp.Body.Close()
 		answered <- fmt.Sprintf("%d %s %v", resp.StatusCode, body, err)
 	}()
-	time.Sleep(300 * time.Millisecond) // the write waits for the lock
+	select {
+	case <-reading:
+	case got := <-answered:
+		answered <- got // for the cleanup below
+		t.Fatalf("the assess was answered before it was read: %s", got)
+	case <-time.After(time.Minute):
+		t.Fatal("the server did not read the assess within a minute")
+	}
 	sendSignal(t, m.cmd, sig)
-	time.Sleep(300 * time.Millisecond)
+	// The lock is let go once the stop has begun, which closes the
+	// listener: the write waiting for it ends during the stop.
+	u, err := url.Parse(m.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		c, err := net.Dial("tcp", u.Host)
+		if err != nil {
+			break
+		}
+		c.Close()
+		if time.Now().After(deadline) {
+			t.Fatalf("the server still listens a minute after %v", sig)
+		}
+	}
 	if err := os.Remove(held); err != nil {
 		t.Fatal(err)
 	}
