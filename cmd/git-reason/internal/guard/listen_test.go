@@ -132,6 +132,9 @@ func dial(t *testing.T, addr string) net.Conn {
 // cutWhileTrickling sends data to c one byte every 20 ms and reports how
 // long after the first the server closed c (reading gives EOF or a
 // reset), what it read before, and false when c was still open within.
+// The tests give within 20 s, far past the bound they check (a loaded
+// machine outlasted 3 s), yet before the data is all sent or Read (30 s)
+// would end the connection: without the bound checked, c stays open.
 func cutWhileTrickling(c net.Conn, data string, within time.Duration) (time.Duration, string, bool) {
 	start := time.Now()
 	read := make(chan string, 1)
@@ -165,7 +168,7 @@ func TestSlowHeadersCut(t *testing.T) {
 	addr := served(t, http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}), tm)
 	c := dial(t, addr)
 	headers := "POST /v1/review HTTP/1.1\r\nHost: " + addr + "\r\nX-Slow: " + strings.Repeat("a", 1000)
-	took, got, cut := cutWhileTrickling(c, headers, 3*time.Second)
+	took, got, cut := cutWhileTrickling(c, headers, 20*time.Second) // the headers take 20 s to send
 	if !cut || took < tm.ReadHeader/2 {
 		t.Fatalf("headers sent a byte every 20 ms: connection cut %v after %v (read %q), want cut at ReadHeader %v", cut, took, got, tm.ReadHeader)
 	}
@@ -189,7 +192,7 @@ func TestSlowBodyCut(t *testing.T) {
 	if _, err := io.WriteString(c, request(addr, 250)); err != nil {
 		t.Fatal(err)
 	}
-	took, got, cut := cutWhileTrickling(c, strings.Repeat(" ", 250), 3*time.Second)
+	took, got, cut := cutWhileTrickling(c, strings.Repeat(" ", 250), 20*time.Second)
 	if !cut || took < tm.Read/2 {
 		t.Fatalf("body sent a byte every 20 ms: connection cut %v after %v (read %q), want cut at Read %v", cut, took, got, tm.Read)
 	}
@@ -224,7 +227,7 @@ func TestIdleConnectionClosed(t *testing.T) {
 		t.Fatalf("answer %d, close %v: want 200 on a kept-alive connection", resp.StatusCode, resp.Close)
 	}
 	start := time.Now()
-	c.SetReadDeadline(start.Add(3 * time.Second))
+	c.SetReadDeadline(start.Add(20 * time.Second)) // before Read (30 s) would close it
 	n, err := br.Read(make([]byte, 1))
 	if took := time.Since(start); err != io.EOF || took < tm.Idle/2 {
 		t.Fatalf("idle connection: read %d bytes, %v after %v; want EOF at Idle %v", n, err, took, tm.Idle)
