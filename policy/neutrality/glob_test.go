@@ -66,7 +66,8 @@ func TestGlobSyntax(t *testing.T) {
 
 // Many '**' segments against a deep path must not backtrack: a matcher that
 // tries every way of sharing the path among them takes minutes here. The
-// guard is generous; the match takes microseconds.
+// guard is generous (a loaded machine may stall the test for seconds);
+// the match takes microseconds.
 func TestGlobManyDoubleStarsIsLinear(t *testing.T) {
 	g, p := manyDoubleStars(t)
 	done := make(chan [2]bool, 1)
@@ -76,8 +77,8 @@ func TestGlobManyDoubleStarsIsLinear(t *testing.T) {
 		if !got[0] || got[1] {
 			t.Errorf("match = %v, %v; want true for the path ending in z.go, false for z.gox", got[0], got[1])
 		}
-	case <-time.After(2 * time.Second):
-		t.Fatal("16 '**' segments against a 21-level path did not finish within 2 s")
+	case <-time.After(20 * time.Second):
+		t.Fatal("16 '**' segments against a 21-level path did not finish within 20 s")
 	}
 }
 
