@@ -211,8 +211,8 @@ func TestCallEndsWithItsRequest(t *testing.T) {
 		if err != context.DeadlineExceeded {
 			t.Errorf("the call ended with %v, want the request's deadline", err)
 		}
-	case <-time.After(3 * time.Second):
-		t.Fatalf("the call still runs 3 s after its request's 300 ms deadline: %d rounds", rounds.Load())
+	case <-time.After(20 * time.Second):
+		t.Fatalf("the call still runs 20 s after its request's 300 ms deadline: %d rounds", rounds.Load())
 	}
 	n := rounds.Load()
 	time.Sleep(100 * time.Millisecond)
