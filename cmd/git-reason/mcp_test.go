@@ -356,8 +356,8 @@ func startRawMCP(t *testing.T, s *sandbox, args ...string) *rawMCP {
 		go func() { done <- cmd.Wait() }()
 		select {
 		case <-done:
-		case <-time.After(10 * time.Second):
-			t.Errorf("git reason mcp did not end when its input closed")
+		case <-time.After(30 * time.Second):
+			t.Errorf("git reason mcp did not end within 30 s of its input closing")
 		}
 		cancel()
 	})
