@@ -54,7 +54,7 @@ func cmdDaemon(ts *testscript.TestScript, neg bool, args []string) {
 		<-done
 	})
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	for deadline := time.Now().Add(10 * time.Second); ; {
+	for deadline := time.Now().Add(30 * time.Second); ; {
 		c, err := net.DialTimeout("tcp", addr, time.Second)
 		if err == nil {
 			c.Close()
