@@ -254,12 +254,19 @@ func TestLargeOverlayLoadsInBoundedTime(t *testing.T) {
 	if _, _, err := load(t, Sources{Repository: small}); err != nil {
 		t.Fatal(err)
 	}
+	// Each size is timed three times, the two sizes in turn, and the
+	// least of each kept: on a loaded machine (the other tests'
+	// processes, a CI run) one load can stall and not the other, and the
+	// ratio of single timings could pass 40 with the map in place.
 	for _, trusted := range []bool{false, true} {
 		var took [2]time.Duration
-		for i, repo := range []string{small, large} {
+		for round, repo := range []string{small, large, small, large, small, large} {
+			i := round % 2
 			start := time.Now()
 			c, _, err := load(t, Sources{Repository: repo, RepositoryTrusted: func(string) bool { return trusted }})
-			took[i] = time.Since(start)
+			if d := time.Since(start); took[i] == 0 || d < took[i] {
+				took[i] = d
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
