@@ -247,11 +247,12 @@ func TestConsultAsksConcurrently(t *testing.T) {
 // Results come back in plan order; records are stored as answers arrive.
 func TestConsultResultsInPlanOrder(t *testing.T) {
 	f := planned(t, "adv-a", "adv-b", "adv-c")
-	// The first advisor is the slowest and the last the fastest, by gaps
-	// wider than a process start on a loaded machine (at load 40 the exec
-	// advisor took over 300 ms to answer).
-	a := chatAdvisor("adv-a", fakeChat(t, 2400*time.Millisecond, "", answer("endorse")), "fake-model-1")
-	b := chatAdvisor("adv-b", fakeChat(t, 1200*time.Millisecond, "", answer("endorse_with_changes")), "fake-model-2")
+	// The first advisor answers last and the last first: adv-b answers
+	// once adv-c's answer is recorded, adv-a once adv-b's is. Gaps of
+	// time (1.2 s, 2.4 s) were outlasted on a loaded machine.
+	cDone, bDone := make(chan struct{}), make(chan struct{})
+	a := chatAdvisor("adv-a", fakeChatWhen(t, func() <-chan struct{} { return bDone }, "", answer("endorse")), "fake-model-1")
+	b := chatAdvisor("adv-b", fakeChatWhen(t, func() <-chan struct{} { return cDone }, "", answer("endorse_with_changes")), "fake-model-2")
 	c := execAdvisor(t, "adv-c", `cat >/dev/null; echo '`+answer("insufficient_information")+`'`)
 	var mu sync.Mutex
 	var events []string
@@ -261,6 +262,12 @@ func TestConsultResultsInPlanOrder(t *testing.T) {
 		defer mu.Unlock()
 		if ev.Asked != nil {
 			events = append(events, ev.Advisor)
+			switch ev.Advisor {
+			case "adv-c":
+				close(cDone)
+			case "adv-b":
+				close(bDone)
+			}
 		}
 	}
 	res := advisor.Consult(context.Background(), f.w, run).Results
