@@ -68,7 +68,7 @@ type contractCase struct {
 	name      string
 	does      behaviour
 	maxOutput int64         // Target.MaxOutput; 0 leaves the default
-	deadline  time.Duration // context deadline; 0 means 5 s
+	deadline  time.Duration // context deadline; 0 means 30 s
 	cancel    time.Duration // cancel the context after this long
 	within    time.Duration // the pipeline must return within this
 	attempts  int           // attempts the responder must see; -1 for 0
@@ -230,9 +230,12 @@ func runContract(t *testing.T, r responder) {
 			if c.maxOutput > 0 {
 				target.MaxOutput = c.maxOutput
 			}
+			// The default deadline only bounds a hang: a loaded machine
+			// took more than the 5 s first given to start a responder
+			// and have it answer.
 			deadline := c.deadline
 			if deadline == 0 {
-				deadline = 5 * time.Second
+				deadline = 30 * time.Second
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), deadline)
 			defer cancel()
@@ -244,7 +247,7 @@ func runContract(t *testing.T, r responder) {
 			var cancelled atomic.Int64
 			if c.cancel > 0 {
 				go func() {
-					for end := time.Now().Add(5 * time.Second); time.Now().Before(end) && ctx.Err() == nil; time.Sleep(5 * time.Millisecond) {
+					for ; ctx.Err() == nil; time.Sleep(5 * time.Millisecond) { // until the deadline at most
 						if strings.Contains(seen().text, testRequest.Question) {
 							break
 						}
