@@ -12,17 +12,17 @@ trap 'kill "${loops[@]}" 2>/dev/null; rm -rf "$tmp"' EXIT
 mkdir "$tmp/wt"
 git archive "$rev" | tar -x -C "$tmp/wt"
 tests=(
-	"cmd/git-reason|^TestServersStopOnSIGTERM$|4"
-	"cmd/git-reason/internal/mcpserver|^(TestBusySessionNeverClosedForAnother|TestCallEndsWithItsRequest)$|60"
-	"advisor|^(TestConsultAsksConcurrently|TestConsultDeadlineRecordsTimeout|TestConsultCancelRecordsCancelled|TestConsultResultsInPlanOrder|TestLargeOverlayLoadsInBoundedTime)$|10"
-	"advisor/transport|^(TestExecKillsLeftovers|TestExecContract)$|6"
-	"cmd/git-reason/internal/guard|^(TestSlowHeadersCut|TestSlowBodyCut|TestIdleConnectionClosed)$|10"
+	"cmd/git-reason;^TestServersStopOnSIGTERM$;4"
+	"cmd/git-reason/internal/mcpserver;^(TestBusySessionNeverClosedForAnother|TestCallEndsWithItsRequest)$;60"
+	"advisor;^(TestConsultAsksConcurrently|TestConsultDeadlineRecordsTimeout|TestConsultCancelRecordsCancelled|TestConsultResultsInPlanOrder|TestLargeOverlayLoadsInBoundedTime)$;10"
+	"advisor/transport;^(TestExecKillsLeftovers|TestExecContract)$;6"
+	"cmd/git-reason/internal/guard;^(TestSlowHeadersCut|TestSlowBodyCut|TestIdleConnectionClosed)$;10"
 )
 for side in before after; do
 	src=$top
 	[ $side = before ] && src=$tmp/wt
 	for t in "${tests[@]}"; do
-		pkg=${t%%|*}
+		pkg=${t%%;*}
 		(cd "$src" && go test -c -o "$tmp/$side-${pkg//\//_}.test" "./$pkg") || exit 1
 	done
 done
@@ -36,7 +36,7 @@ for side in before after; do
 	src=$top
 	[ $side = before ] && src=$tmp/wt
 	for t in "${tests[@]}"; do
-		IFS='|' read -r pkg re n <<<"$t"
+		IFS=";" read -r pkg re n <<<"$t"
 		(cd "$src/$pkg" && nice -n 19 taskset -c 0 "$tmp/$side-${pkg//\//_}.test" -test.run "$re" \
 			-test.count=$((n * scale)) -test.timeout=25m >"$tmp/$side-${pkg//\//_}.log" 2>&1) &
 		runs+=($!)
@@ -45,7 +45,7 @@ done
 wait "${runs[@]}"
 for side in before after; do
 	for t in "${tests[@]}"; do
-		IFS='|' read -r pkg re n <<<"$t"
+		IFS=";" read -r pkg re n <<<"$t"
 		log=$tmp/$side-${pkg//\//_}.log
 		echo "$side $pkg ($((n * scale)) runs): $(grep -c -- '^--- FAIL' "$log") failed"
 		grep -h -- '^--- FAIL' "$log" | sed 's/ (.*//' | sort | uniq -c
