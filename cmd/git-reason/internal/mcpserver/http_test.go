@@ -219,10 +219,21 @@ func TestCallEndsWithItsRequest(t *testing.T) {
 	if m := rounds.Load(); m != n {
 		t.Errorf("rounds after the call ended: %d, then %d", n, m)
 	}
-	// The server is free again: the session's next call is answered.
+	// The server is free again: the session's next call is answered. It
+	// runs the real tool under the same 300 ms deadline, which a loaded
+	// machine can outlast (2 runs in 60 under load): it is asked again
+	// until answered, as a server still held by the first call never
+	// answers it.
 	srv.tools["tasks"].run = srv.tasks
-	if code, _, body := h.post(callTasks); code != http.StatusOK || !strings.Contains(body, `"tasks":[]`) {
-		t.Errorf("the next call: %d %s", code, body)
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		code, _, body := h.post(callTasks)
+		if code == http.StatusOK && strings.Contains(body, `"tasks":[]`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("the next call, asked for 20 s: %d %s", code, body)
+			break
+		}
 	}
 }
 
