@@ -185,16 +185,22 @@ func stopMCPStdioCalling(t *testing.T, s *sandbox, sig os.Signal) *exec.Cmd {
 	held := holdRefLock(t, s)
 	cmd, in, lines := startMCPStdio(t, s, httpInitialize, httpInitialized)
 	answerTo(lines, 1)
+	// A ping after the assess: the server answers it while the assess
+	// waits for the lock, so its answer says the assess was read and is
+	// under way (a fixed sleep let a loaded machine's server take the
+	// signal before it had read the assess, which it then never answered).
+	if _, err := io.WriteString(in, httpAssess+"\n"+`{"jsonrpc":"2.0","id":3,"method":"ping"}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	if answerTo(lines, 3) == "" {
+		t.Fatal("the ping after the assess was not answered")
+	}
 	answered := make(chan string, 1)
 	go func() {
 		if got := answerTo(lines, 2); got != "" {
 			answered <- got
 		}
 	}()
-	if _, err := io.WriteString(in, httpAssess+"\n"); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(300 * time.Millisecond) // the write waits for the lock
 	sendSignal(t, cmd, sig)
 	time.Sleep(300 * time.Millisecond)
 	if err := os.Remove(held); err != nil {
