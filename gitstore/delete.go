@@ -40,9 +40,22 @@ func (s *Store) DeleteTask(ctx context.Context, task, head string) error {
 	if _, err := s.Repo.Git(ctx, "update-ref", "-d", TaskRef(task), head); err != nil {
 		return err
 	}
+	return s.dropTaskCache(task)
+}
+
+// dropTaskCache removes task's record cache: in memory, its file, and
+// its entry in the task caches' pack, which is written again without it
+// (a deleted task's records are not kept under .git/reason/).
+func (s *Store) dropTaskCache(task string) error {
 	s.mem.drop(task)
+	s.held.drop(task)
 	if err := os.Remove(s.taskCachePath(task)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove the cache of task %s: %w", task, err)
+	}
+	if _, ok := s.taskPack.get(s.taskPackPath(), taskPackMagic).lookup(task); ok {
+		if err := s.taskPack.save(s.taskPackPath(), taskPackMagic, map[string][]byte{task: nil}, s.taskCachePath); err != nil {
+			return fmt.Errorf("remove the cache of task %s: %w", task, err)
+		}
 	}
 	return nil
 }

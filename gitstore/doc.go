@@ -55,7 +55,8 @@
 // whose content differs on the two sides a conflict), and Remembered
 // (.git/reason/verified.d/, a file per task whose every head carries an
 // HMAC under a local key, and verified.pack, the entries of a save of
-// many tasks at once in one file) keeps the heads verified clean, so that a replay goes on
+// many tasks at once in one file; tasks.pack is the same for the task
+// caches a read across many tasks writes) keeps the heads verified clean, so that a replay goes on
 // from one, from the state that head's own records make; an entry that
 // does not match its MAC is ignored, so the memo only ever saves work.
 // Package integration decides what a fetched history does to a local ref;

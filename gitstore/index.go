@@ -217,6 +217,10 @@ func refresh[E interface {
 			s.Skip(b.Task, b.Err)
 		}
 	}
+	// The task caches the read writes are written at its end, into one
+	// pack when they are many (a clone's first read writes every task's).
+	writeCaches := s.HoldCaches()
+	defer writeCaches()
 	// Sealed: each entry's MAC is checked before it is used (an entry a
 	// stranger edited or moved is derived again from the refs).
 	old := OpenSealed(s.Repo, name, "index")
@@ -229,6 +233,7 @@ func refresh[E interface {
 	// long, and the next command goes on from where it stopped instead
 	// of starting again). every, when not nil, is every task there is.
 	save := func(every []string) {
+		writeCaches()
 		if len(changed) > 0 {
 			s.SaveVerdicts()
 		}

@@ -31,7 +31,7 @@ import (
 // was read whole, 4 MB at 20,000 tasks, by the first lookup of a process).
 // A save of many tasks at once (a clone's first catch-up: every task)
 // writes them into one pack instead, .git/reason/verified.pack, read by
-// a lookup of a task that has no file (rememberedpack.go), as git packs
+// a lookup of a task that has no file (namedpack.go), as git packs
 // refs rather than leaving a file each.
 //
 // It is an optimisation only, never a source of trust:
@@ -71,10 +71,8 @@ type Remembered struct {
 	// bulk: what reuse checks find clean is kept in the bulk form
 	// (ReusesInBulk), so a task's file is written for its heads alone.
 	bulk bool
-	// packed is the pack of many tasks' entries (rememberedpack.go), nil
-	// when there is none; packRead, whether it was read.
-	packed   *rememberedPack
-	packRead bool
+	// packed is the pack of many tasks' entries (namedpack.go).
+	packed packRead
 }
 
 // rememberedPerTask bounds the heads remembered per task: the latest few

@@ -1,11 +1,13 @@
 package gitstore
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -381,9 +383,9 @@ func TestRememberedPack(t *testing.T) {
 
 	// A stranger's pack.
 	good := harness.ReadFile(t, pack)
-	p := readRememberedPack(pack)
+	p := readNamedPack(pack, rememberedPackMagic)
 	dataOf := func(name string) []byte {
-		d, ok := p.entry(name)
+		d, ok := packEntry(p, name)
 		if !ok {
 			t.Fatalf("%s has no entry in the pack", name)
 		}
@@ -411,7 +413,7 @@ func TestRememberedPack(t *testing.T) {
 			harness.WriteFile(t, pack, string(c.raw(good)))
 		} else {
 			harness.WriteFile(t, pack, string(good))
-			if err := writeRememberedPack(pack, c.entries); err != nil {
+			if err := writeNamedPack(pack, rememberedPackMagic, c.entries); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -518,5 +520,154 @@ func TestQuarantineForged(t *testing.T) {
 	got := openT(t, dir).LoadQuarantines()
 	if !reflect.DeepEqual(got, map[string]Quarantine{"V": q}) {
 		t.Errorf("forged quarantine.json read back %+v, want V alone: %+v", got, q)
+	}
+}
+
+// TestTaskCachePack: the task caches a read across many tasks writes
+// (HoldCaches: a clone's first status reads every task) go into one pack,
+// tasks.pack, not a file each, and are read as the files are: a task's
+// own file over the pack's entry, which a save of many tasks holding the
+// task removes; a second save keeps the first's entries, whichever store
+// read the pack when; a cache read from the pack is appended to by no
+// one (no file holds it); a pack another process is writing leaves the
+// save to the files; and nothing a stranger writes into the pack is read
+// as a task's cache: another task's entry under its name, an entry whose
+// head is edited, an index or header pointing past the file, a pack cut
+// short.
+func TestTaskCachePack(t *testing.T) {
+	t.Parallel()
+	dir := initRepo(t)
+	head := func(i, round int) string { return fmt.Sprintf("%020x%020x", i, round) }
+	task := func(prefix string, i int) string { return fmt.Sprintf("%s-%03d", prefix, i) }
+	cache := func(tk string, i, round int) *taskCache {
+		rec := &record.Record{ID: fmt.Sprintf("r-%s-%d", tk, round), Kind: "assessment", Task: tk, Body: []byte(`{"subject":"s"}`)}
+		return &taskCache{Head: head(i, round), Entries: []cacheEntry{{Name: "0001.json", Blob: head(i+1, round), Rec: rec}}}
+	}
+	reason := filepath.Join(discoverT(t, dir).CommonDir, "reason")
+	pack := filepath.Join(reason, taskPackFile)
+	files := func() []string {
+		ents, _ := os.ReadDir(filepath.Join(reason, "tasks"))
+		var out []string
+		for _, e := range ents {
+			out = append(out, e.Name())
+		}
+		return out
+	}
+	save := func(s *Store, prefix string, n, round int) {
+		t.Helper()
+		write := s.HoldCaches()
+		for i := range n {
+			s.writeTaskCache(task(prefix, i), cache(task(prefix, i), i, round))
+		}
+		if c := s.readTaskCache(task(prefix, 0)); c == nil || c.Head != head(0, round) {
+			t.Fatalf("%s: the cache held back does not read back: %v", task(prefix, 0), c)
+		}
+		write()
+	}
+	at := func(tk string) string {
+		if c := openT(t, dir).readTaskCache(tk); c != nil {
+			return c.Head
+		}
+		return ""
+	}
+	save(openT(t, dir), "P", packedMin+36, 0)
+	if got := files(); len(got) != 0 {
+		t.Fatalf("%d task cache files after a read that wrote %d tasks' caches, want none: the pack holds them", len(got), packedMin+36)
+	}
+	if _, err := os.Stat(pack); err != nil {
+		t.Fatalf("no task pack after a read that wrote %d tasks' caches: %v", packedMin+36, err)
+	}
+	for _, i := range []int{0, 50, packedMin + 35} {
+		if got := at(task("P", i)); got != head(i, 0) {
+			t.Errorf("%s reads at %q from the pack, want %s", task("P", i), got, head(i, 0))
+		}
+	}
+	c := openT(t, dir).readTaskCache("P-001")
+	if c == nil || c.size.Load() != 0 || c.segments.Load() != 0 || len(c.Entries) != 1 || c.Entries[0].Rec.Task != "P-001" {
+		t.Fatalf("P-001 read from the pack: %+v, want its one record, no file size (nothing appends to it)", c)
+	}
+
+	// A few tasks' caches are a file each, read over the pack; a save of
+	// many tasks that holds one removes its file. A later save keeps the
+	// pack's entries: another store's (late read the pack before it) or
+	// its own before.
+	s := openT(t, dir)
+	s.writeTaskCache("P-002", cache("P-002", 2, 1))
+	save(s, "Q", 3, 0)
+	if got := files(); len(got) != 4 || at("P-002") != head(2, 1) || at("Q-001") != head(1, 0) {
+		t.Fatalf("files %v, P-002 at %q, Q-001 at %q: want a file each for 4 tasks, P-002 at its file's %s", got, at("P-002"), at("Q-001"), head(2, 1))
+	}
+	late := openT(t, dir)
+	late.readTaskCache("S-000") // the pack read: P's entries
+	save(openT(t, dir), "R", packedMin, 0)
+	twice := openT(t, dir)
+	save(twice, "U", packedMin, 0)
+	save(twice, "V", packedMin, 0)
+	save(late, "P", packedMin, 2)
+	for tk, want := range map[string]string{"P-002": head(2, 2), "P-099": head(99, 0), "R-000": head(0, 0), "U-063": head(63, 0), "V-000": head(0, 0), "Q-002": head(2, 0)} {
+		if got := at(tk); got != want {
+			t.Errorf("%s at %q after the saves of many tasks that followed, want %s", tk, got, want)
+		}
+	}
+	if got := files(); len(got) != 3 || slices.Contains(got, "P-002.records") {
+		t.Errorf("task files %v after a save of many tasks took P-002 into the pack, want Q's three alone", got)
+	}
+
+	// A task deleted: its entry goes from the pack, the others stay.
+	if err := openT(t, dir).dropTaskCache("P-003"); err != nil {
+		t.Fatal(err)
+	}
+	if at("P-003") != "" || at("P-004") != head(4, 2) || bytes.Contains(harness.ReadFile(t, pack), []byte("r-P-003-")) {
+		t.Errorf("after P-003 was deleted: P-003 at %q, P-004 at %q (want none, %s), its record in the pack: %v", at("P-003"), at("P-004"), head(4, 2), bytes.Contains(harness.ReadFile(t, pack), []byte("r-P-003-")))
+	}
+
+	// A pack another process is writing: the save writes the files.
+	harness.WriteFile(t, pack+".lock", "")
+	save(openT(t, dir), "W", packedMin, 0)
+	if got := len(files()); got != 3+packedMin || at("W-010") != head(10, 0) {
+		t.Errorf("%d task files with the pack locked, W-010 at %q: want W's %d too", got, at("W-010"), packedMin)
+	}
+	if err := os.Remove(pack + ".lock"); err != nil {
+		t.Fatal(err)
+	}
+
+	// A stranger's pack.
+	good := harness.ReadFile(t, pack)
+	p := readNamedPack(pack, taskPackMagic)
+	p5, ok := p.lookup("P-005")
+	if !ok {
+		t.Fatal("P-005 has no entry in the pack")
+	}
+	for name, c := range map[string]struct {
+		entries map[string][]byte
+		raw     func(b []byte) []byte
+	}{
+		"another's entry under its name": {entries: map[string][]byte{fileName("P-006"): p5}},
+		"a head edited":                  {entries: map[string][]byte{fileName("P-005"): []byte(strings.Replace(string(p5), head(5, 2), head(5, 9), 1))}},
+		"cut short":                      {raw: func(b []byte) []byte { return b[:len(b)/2] }},
+		"an offset past the file": {raw: func(b []byte) []byte {
+			return append(append(append([]byte(nil), b[:p.index+33]...), "9999999999"...), b[p.index+43:]...)
+		}},
+		"a count past the file": {raw: func(b []byte) []byte {
+			return []byte(strings.Replace(string(b), fmt.Sprintf("%s%d\n", taskPackMagic, p.n), taskPackMagic+"99999\n", 1))
+		}},
+	} {
+		harness.WriteFile(t, pack, string(good))
+		if c.raw != nil {
+			harness.WriteFile(t, pack, string(c.raw(good)))
+		} else if err := writeNamedPack(pack, taskPackMagic, c.entries); err != nil {
+			t.Fatal(err)
+		}
+		s := openT(t, dir)
+		for i := range packedMin + 36 {
+			if c := s.readTaskCache(task("P", i)); c != nil && c.Head != head(i, 0) && c.Head != head(i, 2) {
+				t.Errorf("%s: %s reads at %s, a head never cached for it", name, task("P", i), c.Head)
+			}
+		}
+		for _, none := range map[string][]string{"another's entry under its name": {"P-006"}, "a head edited": {"P-005"}, "a count past the file": {"P-000", "P-050"}}[name] {
+			if got := at(none); got != "" {
+				t.Errorf("%s: %s reads at %s, want no cache", name, none, got)
+			}
+		}
 	}
 }

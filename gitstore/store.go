@@ -86,6 +86,10 @@ type Store struct {
 	// reusedHeld is what reuse checks found of reused tasks, by head.
 	reusedHeld heldReuses
 	behind     writeBehind
+	// held is the task caches a read across many tasks holds back, and
+	// taskPack the pack they go into (taskcache.go).
+	held     heldCaches
+	taskPack packRead
 }
 
 // Skip reports a task whose history does not read to OnSkip, once per

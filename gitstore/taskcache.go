@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"crypto/hmac"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -146,8 +148,29 @@ func (s *Store) taskCachePath(task string) string {
 	return filepath.Join(s.Repo.CommonDir, "reason", "tasks", task+".records")
 }
 
+// readTaskCache is task's cache: the one a read across many tasks holds
+// back (HoldCaches), else its file, else its entry in the pack when it
+// has no file.
 func (s *Store) readTaskCache(task string) *taskCache {
+	if c := s.held.get(task); c != nil {
+		return c
+	}
 	data, err := os.ReadFile(s.taskCachePath(task))
+	if errors.Is(err, fs.ErrNotExist) {
+		e, ok := s.taskPack.get(s.taskPackPath(), taskPackMagic).lookup(task)
+		if !ok {
+			return nil
+		}
+		// A copy: the entries are made of its bytes, and the mapping
+		// goes with the pack. No file holds the cache: a write makes
+		// the task's own (no append).
+		c := parseTaskCache(bytes.Clone(e), s.taskCacheSeal(task, false))
+		if c != nil {
+			c.size.Store(0)
+			c.segments.Store(0)
+		}
+		return c
+	}
 	if err != nil {
 		return nil
 	}
@@ -362,14 +385,129 @@ func encodeFields(buf []byte, r *record.Record) []byte {
 	return buf
 }
 
-// writeTaskCache saves the cache; one that cannot be written is rebuilt
+// writeTaskCache saves the cache, or holds it back while a read across
+// many tasks goes on (HoldCaches); one that cannot be written is rebuilt
 // next time.
 func (s *Store) writeTaskCache(task string, c *taskCache) {
-	if file := encodeTaskCache(c, s.taskCacheSeal(task, true)); file != nil {
-		if writeFileAtomic(s.taskCachePath(task), file) == nil {
-			c.size.Store(int64(len(file)))
-			c.segments.Store(1)
-		}
+	file := encodeTaskCache(c, s.taskCacheSeal(task, true))
+	if file == nil || s.held.put(s, task, c, file) {
+		return
+	}
+	if writeFileAtomic(s.taskCachePath(task), file) == nil {
+		c.size.Store(int64(len(file)))
+		c.segments.Store(1)
+	}
+}
+
+// The task caches' pack (namedpack.go): .git/reason/tasks.pack, each
+// entry a task's cache file as writeTaskCache writes it, its MAC of the
+// task (cacheSeal) checked as the file's is.
+const (
+	taskPackFile  = "tasks.pack"
+	taskPackMagic = "git-reason task pack 1 "
+	// heldMax bounds the bytes of task caches held back: past it they
+	// are written (into the pack) and holding goes on.
+	heldMax = 32 << 20
+)
+
+func (s *Store) taskPackPath() string {
+	return filepath.Join(s.Repo.CommonDir, "reason", taskPackFile)
+}
+
+// heldCaches is the task caches a read across many tasks holds back
+// (Store.HoldCaches) to write them at its end at once, packedMin or more
+// into the pack instead of a file each (a clone's first status read and
+// wrote every task's: a file created per task, a fifth of its CPU).
+type heldCaches struct {
+	mu     sync.Mutex
+	depth  int // reads holding
+	size   int // bytes of files
+	caches map[string]*taskCache
+	files  map[string][]byte // task -> its cache file's bytes
+}
+
+// HoldCaches holds back the task caches this store writes until the
+// function it returns is called (once, when a read across many tasks
+// ends, however it ends; again is nothing): they are written then, when
+// no other read holds them, into the pack when they are packedMin or
+// more.
+func (s *Store) HoldCaches() (write func()) {
+	h := &s.held
+	h.mu.Lock()
+	h.depth++
+	h.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			h.mu.Lock()
+			h.depth--
+			var files map[string][]byte
+			if h.depth == 0 {
+				files = h.take()
+			}
+			h.mu.Unlock()
+			s.writeCaches(files)
+		})
+	}
+}
+
+// take empties the caches held and returns their files; h.mu is held.
+func (h *heldCaches) take() map[string][]byte {
+	files := h.files
+	h.caches, h.files, h.size = nil, nil, 0
+	return files
+}
+
+// put holds c, task's cache, and file, its bytes, while a read holds
+// them; false when none does. Past heldMax bytes, what is held is
+// written now.
+func (h *heldCaches) put(s *Store, task string, c *taskCache, file []byte) bool {
+	h.mu.Lock()
+	if h.depth == 0 {
+		h.mu.Unlock()
+		return false
+	}
+	if h.caches == nil {
+		h.caches, h.files = map[string]*taskCache{}, map[string][]byte{}
+	}
+	h.size += len(file) - len(h.files[task])
+	h.caches[task], h.files[task] = c, file
+	var files map[string][]byte
+	if h.size > heldMax {
+		files = h.take()
+	}
+	h.mu.Unlock()
+	s.writeCaches(files)
+	return true
+}
+
+// get is task's cache held, nil when none is.
+func (h *heldCaches) get(task string) *taskCache {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.caches[task]
+}
+
+// drop forgets task's cache held (the task is deleted).
+func (h *heldCaches) drop(task string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if f, ok := h.files[task]; ok {
+		h.size -= len(f)
+		delete(h.caches, task)
+		delete(h.files, task)
+	}
+}
+
+// writeCaches writes task caches' files (task to bytes): packedMin or
+// more into the pack, taking the place of their own files, unless
+// another process is writing it; else a file each.
+func (s *Store) writeCaches(files map[string][]byte) {
+	if len(files) >= packedMin && s.taskPack.save(s.taskPackPath(), taskPackMagic, files, s.taskCachePath) == nil {
+		return
+	}
+	for task, file := range files {
+		_ = writeFileAtomic(s.taskCachePath(task), file)
 	}
 }
 

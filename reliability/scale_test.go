@@ -550,17 +550,32 @@ func TestFirstCatchUpListsRefs(t *testing.T) {
 	}
 	// The status of every task after it verifies the others, and
 	// remembers them in one file, the pack (gitstore.Remembered): it
-	// wrote a file per task in verified.d/.
+	// wrote a file per task in verified.d/. It reads every task and
+	// keeps their caches in one file too, tasks.pack: it wrote a file per
+	// task in tasks/.
 	before := c.reasonFiles()
 	c.mustReason("status")
-	loose := 0
+	loose, caches := 0, 0
 	for name, data := range c.reasonFiles() {
 		if strings.HasPrefix(name, taskFilesDir) && string(before[name]) != string(data) {
 			loose++
 		}
+		if strings.HasPrefix(name, "tasks/") && string(before[name]) != string(data) {
+			caches++
+		}
 	}
 	if _, err := os.Stat(filepath.Join(c.gitDir(), "reason", "verified.pack")); loose > 0 || err != nil {
 		t.Errorf("the status of every task of a clone of %d tasks wrote %d files of %s (verified.pack: %v), want none and the pack", n, loose, taskFilesDir, err)
+	}
+	if _, err := os.Stat(filepath.Join(c.gitDir(), "reason", "tasks.pack")); caches > 0 || err != nil {
+		t.Errorf("the status of every task of a clone of %d tasks wrote %d files of tasks/ (tasks.pack: %v), want none and the pack", n, caches, err)
+	}
+	// Read again from the pack: the next status of every task and of one.
+	if r := c.reason("status"); r.code != 0 {
+		t.Errorf("status after the caches went into tasks.pack: exit %d\n%s", r.code, r.stderr)
+	}
+	if got := c.costed("status", "T-000042"); got.Blobs > 0 {
+		t.Errorf("the status of a task whose cache the pack holds read %d record blobs from git, want none (%+v)", got.Blobs, got)
 	}
 }
 
@@ -693,8 +708,23 @@ func TestRememberedPackRace(t *testing.T) {
 	if cached.code != 0 {
 		t.Fatalf("verify after the race: exit %d\n%s%s", cached.code, cached.stdout, cached.stderr)
 	}
+	// What every task reads from the task caches the race left (in
+	// tasks.pack or a file each) is what it reads from its ref.
+	var shown, shownFresh []string
+	for _, tk := range append(append([]string{task(0), task(150)}, moved...), written...) {
+		shown = append(shown, c.mustReason("log", tk))
+	}
 	reason := filepath.Join(c.gitDir(), "reason")
 	if err := os.Rename(reason, reason+".kept"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tk := range append(append([]string{task(0), task(150)}, moved...), written...) {
+		shownFresh = append(shownFresh, c.mustReason("log", tk))
+	}
+	if !slices.Equal(shown, shownFresh) {
+		t.Errorf("log with the task caches the race left:\n%s\nwith no .git/reason:\n%s", strings.Join(shown, ""), strings.Join(shownFresh, ""))
+	}
+	if err := os.RemoveAll(reason); err != nil {
 		t.Fatal(err)
 	}
 	fresh := c.reason("verify")

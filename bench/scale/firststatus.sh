@@ -5,12 +5,16 @@
 # as built from REV and from the work tree, ROUNDS rounds alternating:
 # wall and CPU seconds (user + system, git's processes included), and the
 # files each created or rewrote under .git/reason/: in verified.d/ (a
-# file per task), in tasks/ (a file per task), and the others.
+# file per task), in tasks/ (a file per task), and the others (among
+# them verified.pack and tasks.pack, which a save of many tasks writes
+# instead).
 # CLONE is a world's clone, as `sh bench/scale/run.sh -keep DIR -make
 # -tasks 3000` makes it (DIR/w3000/clone); each run is on a copy of it
 # without .git/reason/.
 # Usage: bench/scale/firststatus.sh CLONE [REV] [ROUNDS]   (REV: 0123f52,
-# before a save of many tasks went into verified.pack; ROUNDS: 3)
+# before a save of many tasks went into verified.pack, or da7a2f1, before
+# a read of many tasks put their caches into tasks.pack; ROUNDS: 3)
+# bench/scale/firstprofile.sh shows where the same first status's CPU goes.
 set -eu
 cd "$(dirname "$0")/../.."
 . bench/twobuilds.sh

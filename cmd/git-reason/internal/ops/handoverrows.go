@@ -111,6 +111,8 @@ func (e *Session) movedHandoverRows(ctx context.Context, j *gitstore.Sealed, mov
 	if many {
 		sums, _ = e.SignatureSummaries(ctx)
 	}
+	// The task caches the reads write: at the end, packed when many.
+	defer e.Store.HoldCaches()()
 	out := make([]handoverRow, 0, len(moved))
 	for i, t := range moved {
 		e.Store.Progress("Reading tasks", i, len(moved))

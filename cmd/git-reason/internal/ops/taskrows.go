@@ -77,6 +77,8 @@ func (e *Session) movedTaskRows(ctx context.Context, j *gitstore.Sealed, tasks [
 // whether every one read and row took it (false at the first that did
 // not). The verdicts the replays reached are saved once, at the end.
 func (e *Session) eachMovedStatus(ctx context.Context, tasks []record.TaskHead, moved []int, row func(i int, s record.Status) bool) bool {
+	// The task caches the reads write: at the end, packed when many.
+	defer e.Store.HoldCaches()()
 	for n, i := range moved {
 		e.Store.Progress("Reading tasks", n, len(moved))
 		t := tasks[i]

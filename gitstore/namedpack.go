@@ -1,0 +1,255 @@
+package gitstore
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strconv"
+	"sync"
+
+	"git-reason/gitstore/git"
+)
+
+// A named pack is what a save of many tasks at once writes (a clone's
+// first catch-up verifies and reads every task) instead of a file per
+// task, as git packs refs instead of leaving a file per ref: the
+// remembered verifications' .git/reason/verified.pack (Remembered) and
+// the task caches' .git/reason/tasks.pack (taskcache.go). A save of fewer
+// than packedMin tasks writes their files as before, and a task's file,
+// when it has one, is its entry: the pack is read only for a task that
+// has none (git's loose refs over packed-refs). So a save after a few
+// tasks moved writes those tasks' files alone, and a lookup reads one
+// file or one entry of the pack, found by a binary search of its index in
+// the mapped file (the pages it visits), not the whole pack.
+//
+// The file is a line "<magic><n>", an index of n lines, sorted, each
+// "<task file name> <offset> <length>" (fileName's 32 hex digits, then
+// two 10-digit numbers: every line packLine bytes), then the entries,
+// each what the task's own file would hold (less the file's own first
+// line, for the remembered verifications), at offset from the end of the
+// index. It is written whole, through its lock (a crash leaves the old
+// pack or the new one), with the entries of the pack it replaces that the
+// save does not replace, that pack read again under the lock (another
+// process's save may have replaced the one this process read); then the
+// saved tasks' own files go (a file left there, by a crash before or a
+// process that wrote it meanwhile, holds what was true of some head: it
+// can only make a read do more work).
+// Its trust is the task files': each entry carries its own MACs, of its
+// task, checked by the reader as a file's are, and an entry is taken only
+// for the task that asked, under the name the index gives it; an index or
+// entry edited matches nothing, and the read falls back to what it does
+// without the file.
+const (
+	rememberedPackFile  = "verified.pack"
+	rememberedPackMagic = "git reason verified pack 1 "
+	// packedMin is the fewest tasks a save writes into the pack rather
+	// than a file each.
+	packedMin = 64
+	// packLine is the length of a line of the pack's index.
+	packLine = 32 + 1 + 10 + 1 + 10 + 1
+)
+
+// namedPack is a pack as read: the file's bytes (mapped), its n index
+// lines from index and its entries from body.
+type namedPack struct {
+	data           []byte
+	n, index, body int
+}
+
+// readNamedPack maps the pack at path whose first line starts with
+// magic; nil when there is none or it is not one.
+func readNamedPack(path, magic string) *namedPack {
+	data, unmap, err := mapShared(path)
+	if err != nil {
+		return nil
+	}
+	p := &namedPack{data: data}
+	runtime.AddCleanup(p, func(unmap func()) { unmap() }, unmap)
+	line, _, ok := bytes.Cut(data, []byte{'\n'})
+	count, found := bytes.CutPrefix(line, []byte(magic))
+	n, err := strconv.Atoi(string(count))
+	if !ok || !found || err != nil || n < 0 || n > (len(data)-len(line)-1)/packLine {
+		return nil
+	}
+	p.n, p.index = n, len(line)+1
+	p.body = p.index + n*packLine
+	return p
+}
+
+// at is the i-th index line's name and entry; false when the line does
+// not parse or its entry is not in the file.
+func (p *namedPack) at(i int) (name, entry []byte, ok bool) {
+	l := p.data[p.index+i*packLine : p.index+(i+1)*packLine]
+	if l[32] != ' ' || l[43] != ' ' || l[54] != '\n' {
+		return nil, nil, false
+	}
+	off, err1 := strconv.Atoi(string(l[33:43]))
+	size, err2 := strconv.Atoi(string(l[44:54]))
+	if err1 != nil || err2 != nil || off < 0 || size < 0 || off > len(p.data)-p.body || size > len(p.data)-p.body-off {
+		return nil, nil, false
+	}
+	return l[:32], p.data[p.body+off : p.body+off+size], true
+}
+
+// lookup is the entry under task's file name, as the pack holds it (the
+// mapped bytes: a caller that keeps them copies them); the caller checks
+// that it is task's.
+func (p *namedPack) lookup(task string) ([]byte, bool) {
+	if p == nil {
+		return nil, false
+	}
+	name := []byte(fileName(task))
+	lo := sort.Search(p.n, func(i int) bool {
+		return bytes.Compare(p.data[p.index+i*packLine:p.index+i*packLine+32], name) >= 0
+	})
+	if lo == p.n {
+		return nil, false
+	}
+	at, e, ok := p.at(lo)
+	if !ok || !bytes.Equal(at, name) {
+		return nil, false
+	}
+	return e, true
+}
+
+// writeNamedPack writes the pack at path, under its lock: entries (task
+// file name to entry; nil: none, the entry removed) over the entries of
+// the pack it replaces, read again under the lock, so that a save of many tasks keeps what another
+// save wrote since this process first read the pack (or since this
+// process's own save before). Another process writing it is
+// git.ErrLocked.
+func writeNamedPack(path, magic string, entries map[string][]byte) error {
+	lock, err := git.TakeLock(path, 0)
+	if err != nil {
+		return err
+	}
+	all := make(map[string][]byte, len(entries))
+	if old := readNamedPack(path, magic); old != nil {
+		for i := range old.n {
+			if name, e, ok := old.at(i); ok {
+				all[string(name)] = e
+			}
+		}
+	}
+	for name, e := range entries {
+		all[name] = e
+		if e == nil {
+			delete(all, name)
+		}
+	}
+	names := slices.Sorted(maps.Keys(all))
+	size := 0
+	for _, e := range all {
+		size += len(e)
+	}
+	b := make([]byte, 0, len(magic)+24+len(names)*packLine+size)
+	b = append(strconv.AppendInt(append(b, magic...), int64(len(names)), 10), '\n')
+	off := 0
+	for _, name := range names {
+		b = fmt.Appendf(b, "%s %010d %010d\n", name, off, len(all[name]))
+		off += len(all[name])
+	}
+	for _, name := range names {
+		b = append(b, all[name]...)
+	}
+	if err := lock.Replace(b, 0o600); err != nil {
+		lock.Abandon()
+		return err
+	}
+	return nil
+}
+
+// packRead is a pack as a process reads it: mapped the first time it is
+// asked for, again after this process's own save replaced it.
+type packRead struct {
+	mu   sync.Mutex
+	p    *namedPack
+	read bool
+}
+
+// get is the pack at path, read the first time.
+func (r *packRead) get(path, magic string) *namedPack {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.read {
+		r.read = true
+		r.p = readNamedPack(path, magic)
+	}
+	return r.p
+}
+
+// save writes entries (task to entry) into the pack at path and removes
+// each saved task's own file (fileOf); the pack this process read is
+// replaced, so a task not asked about yet is looked up in the new one.
+func (r *packRead) save(path, magic string, entries map[string][]byte, fileOf func(task string) string) error {
+	byName := make(map[string][]byte, len(entries))
+	for task, e := range entries {
+		byName[fileName(task)] = e
+	}
+	if err := writeNamedPack(path, magic, byName); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	r.p, r.read = nil, false
+	r.mu.Unlock()
+	for task := range entries {
+		_ = os.Remove(fileOf(task))
+	}
+	return nil
+}
+
+// packEntry is task's entry in the remembered verifications' pack (its
+// data, as the journal entry holds it): only an entry under task's name
+// that is task's, whole.
+func packEntry(p *namedPack, task string) ([]byte, bool) {
+	e, ok := p.lookup(task)
+	if !ok {
+		return nil, false
+	}
+	t, _, data, rest, ok := cutJournalEntry(e)
+	if !ok || t != task || len(rest) != 0 {
+		return nil, false
+	}
+	return data, true
+}
+
+// pack is the remembered verifications' pack.
+func (m *Remembered) pack() *namedPack {
+	return m.packed.get(m.packPath(), rememberedPackMagic)
+}
+
+func (m *Remembered) packPath() string { return filepath.Join(m.dir, rememberedPackFile) }
+
+// entryData is task's remembered entry, its data as its journal entry
+// holds it: its file in verified.d/, or the pack's entry when it has
+// none; m.mu is held.
+func (m *Remembered) entryData(task string) ([]byte, bool) {
+	data, err := os.ReadFile(m.taskPath(task))
+	if errors.Is(err, fs.ErrNotExist) {
+		d, ok := packEntry(m.pack(), task)
+		if ok {
+			m.reads++
+			countRememberedFile()
+		}
+		return d, ok
+	}
+	if err == nil {
+		m.reads++
+		countRememberedFile()
+	}
+	e, ok := parseJournal(data, rememberedMagic).entries[task]
+	return e.data, ok
+}
+
+// savePacked writes the entries of tasks (task to journal entry) into
+// the pack and removes their files of verified.d/; m.mu is held.
+func (m *Remembered) savePacked(entries map[string][]byte) error {
+	return m.packed.save(m.packPath(), rememberedPackMagic, entries, m.taskPath)
+}
