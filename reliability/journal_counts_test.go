@@ -235,6 +235,30 @@ func TestNewClonePullSeedsCaches(t *testing.T) {
 	}
 }
 
+// The first pull of a new clone of many tasks seeds their caches into
+// one pack, not a file each (as the first status does), and the status
+// after it reads them from the pack: no record blob from git.
+func TestNewClonePullPacksCaches(t *testing.T) {
+	harness.SkipShort(t, "generates tasks")
+	const n = 70 // past the least a save packs
+	world := scaleWorld(t, n)
+	c := newSandbox(t)
+	c.git("remote", "add", "origin", strings.TrimSpace(world.git("remote", "get-url", "origin")))
+	c.mustReason("pull")
+	files := 0
+	for name := range c.reasonFiles() {
+		if strings.HasPrefix(name, "tasks/") {
+			files++
+		}
+	}
+	if _, err := os.Stat(filepath.Join(c.gitDir(), "reason", "tasks.pack")); files != 0 || err != nil {
+		t.Errorf("the first pull of a new clone of %d tasks wrote %d task cache files (tasks.pack: %v), want none and the pack", n, files, err)
+	}
+	if got := c.costed("status"); got.Blobs != 0 {
+		t.Errorf("the first status after the pull read %d record blobs from git, want 0: the pull's caches are in the pack", got.Blobs)
+	}
+}
+
 // TestLogAfterPullWritesCounts holds log of every task to files that
 // grow with what moved: in a clone whose status has run, after a pull
 // that moved k of n tasks, the first log of every task writes at most k

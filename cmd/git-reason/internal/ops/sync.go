@@ -326,6 +326,11 @@ func (e *Session) integrateMoved(ctx context.Context, remote string, moved []int
 	if err := e.rememberQuarantines(remote, results); err != nil {
 		return nil, err
 	}
+	// The task caches the integrations seed are written at the end, into
+	// one pack when they are many (a new clone's first pull seeds every
+	// task's).
+	writeCaches := e.Store.HoldCaches()
+	defer writeCaches()
 	for _, in := range results {
 		if !in.Changed() {
 			continue
