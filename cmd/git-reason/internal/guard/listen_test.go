@@ -320,27 +320,13 @@ func TestListenFailed(t *testing.T) {
 // answered: net/http's Serve returns as Shutdown begins, and a server
 // that returned then ended its process with a write cut wherever it was.
 func TestRunWaitsForRequestsUnderWay(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	reached, release := make(chan struct{}), make(chan struct{})
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		close(reached)
 		<-release
 		io.WriteString(w, "answered")
 	})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- Run(ctx, ln, Wrap(Config{Token: testToken}, h), API, "", "") }()
-	addr := ln.Addr().String()
-	c := dial(t, addr)
-	if _, err := io.WriteString(c, request(addr, 2)+"{}"); err != nil {
-		t.Fatal(err)
-	}
-	<-reached
-	cancel()
+	c, done := stopUnderWay(t, h, stopGrace, reached)
 	select {
 	case err := <-done:
 		t.Fatalf("Run returned (%v) while a request was under way", err)
@@ -366,10 +352,6 @@ func TestRunWaitsForRequestsUnderWay(t *testing.T) {
 // process, an advisor's call) releases what it holds before the process
 // ends, rather than being cut with it after the grace.
 func TestRunEndsRequestsPastTheGrace(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	reached, unwound := make(chan struct{}), make(chan struct{})
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		close(reached)
@@ -377,18 +359,7 @@ func TestRunEndsRequestsPastTheGrace(t *testing.T) {
 		time.Sleep(50 * time.Millisecond) // what it holds, released
 		close(unwound)
 	})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, ln, Wrap(Config{Token: testToken}, h), API, "", "", 200*time.Millisecond)
-	}()
-	addr := ln.Addr().String()
-	if _, err := io.WriteString(dial(t, addr), request(addr, 2)+"{}"); err != nil {
-		t.Fatal(err)
-	}
-	<-reached
-	cancel()
+	_, done := stopUnderWay(t, h, 200*time.Millisecond, reached)
 	select {
 	case err := <-done:
 		if err != nil {
@@ -402,4 +373,28 @@ func TestRunEndsRequestsPastTheGrace(t *testing.T) {
 	default:
 		t.Error("Run returned before the request past the grace had unwound (its context never ended)")
 	}
+}
+
+// stopUnderWay serves h behind the guard through run with grace, sends it
+// a request, and once h has it (reached is closed) ends the server's
+// context: it returns the request's connection and where Run's result
+// comes.
+func stopUnderWay(t *testing.T, h http.Handler, grace time.Duration, reached <-chan struct{}) (net.Conn, <-chan error) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, ln, Wrap(Config{Token: testToken}, h), API, "", "", grace) }()
+	addr := ln.Addr().String()
+	c := dial(t, addr)
+	if _, err := io.WriteString(c, request(addr, 2)+"{}"); err != nil {
+		t.Fatal(err)
+	}
+	<-reached
+	cancel()
+	return c, done
 }
