@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -157,14 +158,19 @@ func (s *Store) readTaskCache(task string) *taskCache {
 	}
 	data, err := os.ReadFile(s.taskCachePath(task))
 	if errors.Is(err, fs.ErrNotExist) {
-		e, ok := s.taskPack.get(s.taskPackPath(), taskPackMagic).lookup(task)
+		p := s.taskPack.get(s.taskPackPath(), taskPackMagic)
+		e, ok := p.lookup(task)
 		if !ok {
 			return nil
 		}
 		// A copy: the entries are made of its bytes, and the mapping
-		// goes with the pack. No file holds the cache: a write makes
+		// goes with the pack (unmapped once p is unreachable, which a
+		// save by another goroutine can make it, so p is kept alive
+		// until e is copied). No file holds the cache: a write makes
 		// the task's own (no append).
-		c := parseTaskCache(bytes.Clone(e), s.taskCacheSeal(task, false))
+		e = bytes.Clone(e)
+		runtime.KeepAlive(p)
+		c := parseTaskCache(e, s.taskCacheSeal(task, false))
 		if c != nil {
 			c.size.Store(0)
 			c.segments.Store(0)
