@@ -117,13 +117,11 @@ func (x Index) searchBody(ctx context.Context) ([]byte, string, func(), error) {
 		defer unmap()
 	}
 	tasks, err := s.Tasks(ctx)
-	if err == nil {
-		// The task caches the read writes: at its end, packed.
-		defer s.HoldCaches()()
-	}
 	if err != nil {
 		return nil, "", nil, err
 	}
+	// The task caches the read writes: at its end, packed.
+	defer s.HoldCaches()()
 	var file bytes.Buffer
 	file.Grow(len(searchMagic) + len(header) + len(old))
 	file.WriteString(searchMagic)

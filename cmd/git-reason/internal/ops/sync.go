@@ -329,8 +329,7 @@ func (e *Session) integrateMoved(ctx context.Context, remote string, moved []int
 	// The task caches the integrations seed are written at the end, into
 	// one pack when they are many (a new clone's first pull seeds every
 	// task's).
-	writeCaches := e.Store.HoldCaches()
-	defer writeCaches()
+	defer e.Store.HoldCaches()()
 	for _, in := range results {
 		if !in.Changed() {
 			continue
