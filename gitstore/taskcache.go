@@ -34,8 +34,9 @@ import (
 const taskCacheMagic = "git-reason task cache 7 "
 
 // taskCache is a task's records/ tree at one head, with each record
-// parsed: .git/reason/tasks/<task>.records. Reading a task from it costs
-// one small file instead of a walk through go-git's packs, whose index
+// parsed: .git/reason/tasks/<task>.records (taskCachePath: the name's
+// slashes spelled '~'). Reading a task from it costs one small file
+// instead of a walk through go-git's packs, whose index
 // go-git loads whole, once per process, and no JSON parsing. The ref is
 // the truth: the cache is used only when its head is the ref's; otherwise
 // the head's tree is read from git and only the records the cache lacks
@@ -145,8 +146,13 @@ type cacheEntry struct {
 	fields []byte
 }
 
+// taskCachePath is task's cache file: directly in .git/reason/tasks/,
+// named by the task with its slashes spelled '~', which no task name
+// holds. A name's slashes as directories made one task's cache another's
+// directory (a.records and a.records/b): the second had no cache, and
+// deleting either failed on the other's.
 func (s *Store) taskCachePath(task string) string {
-	return filepath.Join(s.Repo.CommonDir, "reason", "tasks", task+".records")
+	return filepath.Join(s.Repo.CommonDir, "reason", "tasks", strings.ReplaceAll(task, "/", "~")+".records")
 }
 
 // readTaskCache is task's cache: the one a read across many tasks holds
