@@ -194,3 +194,49 @@ func serveLines(t *testing.T, dir string, lines []string) string {
 	}
 	return out.String()
 }
+
+// A stopped stdio session does not wait for ever for a tool call that
+// does not end when cancelled: after the grace, and as long again, Run
+// returns, saying on stderr that a call was still running, as guard gives
+// up on an HTTP request. Before, the SDK waited for the call, and the
+// process never ended.
+func TestStdioStopGivesUpOnACallThatDoesNotEnd(t *testing.T) {
+	defer func(g time.Duration, w io.Writer) { stopGrace, stderr = g, w }(stopGrace, stderr)
+	stopGrace = 100 * time.Millisecond
+	var log harness.SyncBuffer
+	stderr = &log
+	srv := serverOn(t, newRepo(t))
+	// The call waits for release alone, not its context, and then ends
+	// without touching the repository, which the test's end removes.
+	started, release := make(chan struct{}), make(chan struct{})
+	defer close(release)
+	srv.tools["tasks"].run = func(ctx context.Context, c *call) (*outcome, error) {
+		close(started)
+		<-release
+		return nil, ctx.Err()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	in, out, done := ServePipes(ctx, srv, Stdio)
+	rd := bufio.NewReader(out)
+	if _, err := io.WriteString(in, initialize+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rd.ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, rd)
+	if _, err := io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+callTasks+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second): // it gives up after 0.2 s
+		t.Fatal("Run did not return 30 s after it was stopped with a call that does not end")
+	}
+	if got := log.String(); !strings.Contains(got, "stopped with 1 call(s) still running") || strings.Count(got, "\n") != 1 {
+		t.Errorf("stderr: %q, want one line saying a call was still running", got)
+	}
+}
