@@ -302,7 +302,7 @@ func (r *Repo) UpdateRef(name, oldHash, newHash string) error {
 // UpdateRefWait is UpdateRef that waits at most wait for a lock another
 // process holds (0: it fails at once with ErrLocked).
 func (r *Repo) UpdateRefWait(name, oldHash, newHash string, wait time.Duration) error {
-	held, err := r.LockRef(name, oldHash, newHash, wait)
+	held, err := r.LockRef(context.Background(), name, oldHash, newHash, wait)
 	if err != nil {
 		return err
 	}
@@ -334,8 +334,10 @@ func (h *HeldRef) Abandon() { h.lock.Abandon() }
 // value checked, the new value written to the lock and synced, with the
 // same errors. A writer calls it while it writes the objects newHash
 // names, so that the sync and the object files overlap, and Places it
-// once they are written: the ref names no object before it exists.
-func (r *Repo) LockRef(name, oldHash, newHash string, wait time.Duration) (*HeldRef, error) {
+// once they are written: the ref names no object before it exists. The
+// wait for a lock another process holds also ends with ctx (a write
+// stopped: the error wraps ctx's, the ref unchanged).
+func (r *Repo) LockRef(ctx context.Context, name, oldHash, newHash string, wait time.Duration) (*HeldRef, error) {
 	if err := CheckRefName(name); err != nil {
 		return nil, err
 	}
@@ -347,7 +349,7 @@ func (r *Repo) LockRef(name, oldHash, newHash string, wait time.Duration) (*Held
 	}
 	oldHash, newHash = strings.ToLower(oldHash), strings.ToLower(newHash)
 	path := r.refPath(name)
-	lock, err := git.TakeLock(path, wait)
+	lock, err := git.TakeLockContext(ctx, path, wait)
 	if errors.Is(err, syscall.ENOTDIR) {
 		if err := r.RefConflict(name); err != nil {
 			return nil, err

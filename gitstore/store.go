@@ -353,7 +353,8 @@ func (s *Store) readBlob(h plumbing.Hash) ([]byte, error) {
 // the ref's lock takes the commit's id and syncs it (Repo.LockRef), so
 // that the sync, the longest wait of a write, and the object files
 // overlap; the lock is renamed over the ref only once every object is
-// written.
+// written. A wait for the lock another process holds ends with ctx: the
+// write is stopped, the ref unchanged.
 func (s *Store) Append(ctx context.Context, task, head string, rec *record.Record) (string, error) {
 	if err := s.CheckTask(task); err != nil {
 		return "", err
@@ -393,7 +394,7 @@ func (s *Store) Append(ctx context.Context, task, head string, rec *record.Recor
 	commit := objs[len(objs)-1].hash
 	written := make(chan error, 1)
 	go func() { written <- s.writeObjects(objs) }()
-	held, err := s.Repo.LockRef(TaskRef(task), head, commit.String(), lockTimeout)
+	held, err := s.Repo.LockRef(ctx, TaskRef(task), head, commit.String(), lockTimeout)
 	if werr := <-written; werr != nil {
 		if err == nil {
 			held.Abandon()

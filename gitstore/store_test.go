@@ -3,6 +3,7 @@ package gitstore_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"git-reason/gitstore"
 	"git-reason/record"
@@ -154,4 +156,62 @@ func assessTrivially(t testing.TB, w *record.Writer, task, subject string) {
 	if _, err := w.Append(context.Background(), task, record.KindAssessment, trivialAssessment(subject)); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// A write waiting for its task ref's lock, which another process holds,
+// ends when its context does (a server told to stop), not after the
+// lock's 10 s wait: the error says the write was stopped, not that the
+// lock should be removed, and nothing is written.
+func TestWriteStopsWaitingForAHeldRefLock(t *testing.T) {
+	t.Parallel()
+	dir := newRepo(t)
+	s := openStore(t, dir)
+	a, err := indexedWriter(s, "Ada").Append(context.Background(), "T-1", record.KindAssessment, trivialAssessment("held"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := filepath.Join(dir, ".git", "refs", "reasoning", "tasks", "T-1.lock")
+	if err := os.WriteFile(held, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The context is cancelled once the store has the write: past the
+	// writer's own look at it, so that only the lock's wait can see it.
+	entered := make(chan struct{})
+	w := indexedWriter(s, "Ada")
+	w.Store = &enteredStore{Store: s, entered: entered}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := w.Append(ctx, "T-1", record.KindPlan, fmt.Appendf(nil, `{"assessment":%q}`, a.ID))
+		done <- err
+	}()
+	<-entered
+	cancel()
+	select {
+	case err = <-done:
+	case <-time.After(3 * time.Second): // the lock's wait is 10 s
+		t.Fatal("the write still waits for the held lock 3 s after its context was cancelled")
+	}
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "the write was stopped") || strings.Contains(err.Error(), "remove it") {
+		t.Fatalf("got %v, want the write stopped (context canceled)", err)
+	}
+	if _, err := os.Stat(held); err != nil {
+		t.Fatalf("the other process's lock was removed: %v", err)
+	}
+	if head, _ := harness.GitTry(dir, "rev-parse", "refs/reasoning/tasks/T-1"); head != a.Commit {
+		t.Fatalf("the task's ref is %s, want %s as before the stopped write", head, a.Commit)
+	}
+}
+
+// enteredStore closes entered when Append is first called.
+type enteredStore struct {
+	*gitstore.Store
+	entered chan struct{}
+	once    sync.Once
+}
+
+func (s *enteredStore) Append(ctx context.Context, task, head string, rec *record.Record) (string, error) {
+	s.once.Do(func() { close(s.entered) })
+	return s.Store.Append(ctx, task, head, rec)
 }

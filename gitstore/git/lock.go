@@ -1,6 +1,7 @@
 package git
 
 import (
+	"context"
 	crand "crypto/rand"
 	"errors"
 	"fmt"
@@ -37,6 +38,14 @@ type Lock struct {
 // retrying with a short randomised backoff while another process holds
 // it, for up to wait. The error wraps ErrLocked when the lock stayed held.
 func TakeLock(target string, wait time.Duration) (*Lock, error) {
+	return TakeLockContext(context.Background(), target, wait)
+}
+
+// TakeLockContext is TakeLock whose wait also ends when ctx does (a
+// server told to stop, a client that cancelled its call): the error then
+// wraps ctx's, and no lock is held. A lock free at the first try is
+// taken whatever ctx says.
+func TakeLockContext(ctx context.Context, target string, wait time.Duration) (*Lock, error) {
 	path := target + ".lock"
 	deadline := time.Now().Add(wait)
 	backoff := time.Millisecond
@@ -60,7 +69,13 @@ func TakeLock(target string, wait time.Duration) (*Lock, error) {
 		if !time.Now().Before(deadline) {
 			return nil, fmt.Errorf("%w: %s exists (if no git process is running, remove it)", ErrLocked, path)
 		}
-		time.Sleep(backoff/2 + rand.N(backoff))
+		pause := time.NewTimer(backoff/2 + rand.N(backoff))
+		select {
+		case <-ctx.Done():
+			pause.Stop()
+			return nil, fmt.Errorf("the write was stopped while it waited for %s, which another process holds: nothing was written (%w)", path, ctx.Err())
+		case <-pause.C:
+		}
 		backoff = min(2*backoff, 100*time.Millisecond)
 	}
 }

@@ -237,14 +237,30 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 // SDK, given ctx, closed the session at once, refused to write the
 // answers of the calls under way, and then waited for them forever
 // (stdioConn.drain): 'git reason mcp' never stopped for Ctrl-C or SIGTERM
-// with a call under way.
+// with a call under way. The SDK waits as long for a call that does not
+// end when the session's end cancels it: Run gives up on it stopGrace
+// after that (twice stopGrace after ctx ended, as guard gives up on an
+// HTTP request), saying so on stderr, and returns.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
-	if st, ok := t.(*stdio); ok {
-		stopping := *st
-		stopping.stop = ctx
-		t, ctx = &stopping, context.WithoutCancel(ctx)
+	st, ok := t.(*stdio)
+	if !ok {
+		return s.sdk.Run(ctx, t)
 	}
-	return s.sdk.Run(ctx, t)
+	stopping := &stdio{in: st.in, out: st.out, stop: ctx}
+	ran := make(chan error, 1)
+	go func() { ran <- s.sdk.Run(context.WithoutCancel(ctx), stopping) }()
+	select {
+	case err := <-ran:
+		return err
+	case <-ctx.Done():
+	}
+	select {
+	case err := <-ran:
+		return err
+	case <-time.After(2 * stopGrace):
+		fmt.Fprintf(stderr, "git reason: stopped with %d call(s) still running %v after the stop (cancelled, they did not end); what they were doing is cut\n", stopping.running(), 2*stopGrace)
+		return ctx.Err()
+	}
 }
 
 // Close writes the task caches CacheDelay holds back.

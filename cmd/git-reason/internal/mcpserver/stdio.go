@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -47,12 +48,19 @@ type stdio struct {
 	// stop ends the input as the client's end of input does (Server.Run's
 	// ctx); nil: Connect's.
 	stop context.Context
+	conn atomic.Pointer[stdioConn] // Connect's, for running
 }
 
 // stopGrace is how long the requests read when a stdio session is
 // stopped are given to be answered, as guard gives an HTTP server's: then
-// the session ends, the calls still under way cancelled.
-const stopGrace = 5 * time.Second
+// the session ends, the calls still under way cancelled, and they are
+// given as long again to unwind (Server.Run); one still running after
+// that is left to be cut as the process ends. A variable for tests.
+var stopGrace = 5 * time.Second
+
+// stderr is the server's log, where a stopped session says it gave up on
+// a call (Server.Run). A variable for tests.
+var stderr io.Writer = os.Stderr
 
 func (t *stdio) Connect(ctx context.Context) (mcp.Connection, error) {
 	in := &inbox{r: bufio.NewReader(t.in), closer: t.in}
@@ -66,7 +74,19 @@ func (t *stdio) Connect(ctx context.Context) (mcp.Connection, error) {
 	}
 	c := &stdioConn{Connection: inner, in: in, out: t.out, changed: make(chan struct{}), stop: stop}
 	in.bad = c.answerBad
+	t.conn.Store(c)
 	return c, nil
+}
+
+// running is how many requests read on t's connection are not answered.
+func (t *stdio) running() int {
+	c := t.conn.Load()
+	if c == nil {
+		return 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.pending
 }
 
 // stdioConn is the SDK's connection with results written directly. Every

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -193,4 +195,98 @@ func serveLines(t *testing.T, dir string, lines []string) string {
 		t.Fatalf("the session did not end at the end of its input: %v", err)
 	}
 	return out.String()
+}
+
+// A stopped stdio session does not wait for ever for a tool call that
+// does not end when cancelled: after the grace, and as long again, Run
+// returns, saying on stderr that a call was still running, as guard gives
+// up on an HTTP request. Before, the SDK waited for the call, and the
+// process never ended.
+func TestStdioStopGivesUpOnACallThatDoesNotEnd(t *testing.T) {
+	srv := serverOn(t, newRepo(t))
+	// The call waits for release alone, not its context, and then ends
+	// without touching the repository, which the test's end removes.
+	started, release := make(chan struct{}), make(chan struct{})
+	defer close(release)
+	srv.tools["tasks"].run = func(ctx context.Context, c *call) (*outcome, error) {
+		close(started)
+		<-release
+		return nil, ctx.Err()
+	}
+	got := stopStdio(t, srv, 100*time.Millisecond, callTasks, func(*bufio.Reader) { <-started })
+	if !strings.Contains(got, "stopped with 1 call(s) still running") || strings.Count(got, "\n") != 1 {
+		t.Errorf("stderr: %q, want one line saying a call was still running", got)
+	}
+}
+
+// A write waiting for a ref lock another process holds ends when the
+// stopped session cancels it, at the end of the grace: Run returns
+// without giving up on it, and nothing is written. Before, the write
+// waited out the lock's 10 s, past the point where Run gives up.
+func TestStdioStopEndsAWriteWaitingForALock(t *testing.T) {
+	dir := newRepo(t)
+	held := filepath.Join(dir, ".git", "refs", "reasoning", "tasks", "T-1.lock")
+	if err := os.MkdirAll(filepath.Dir(held), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(held, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The ping's answer says the assess before it was read: it is under
+	// way, waiting for the lock.
+	assess := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"assess","arguments":{"task":"T-1","subject":"s","question":"q?","materiality":"trivial","reversibility":"reversible"}}}` +
+		"\n" + `{"jsonrpc":"2.0","id":3,"method":"ping"}`
+	pinged := func(rd *bufio.Reader) {
+		for {
+			line, err := rd.ReadString('\n')
+			if err != nil {
+				t.Fatalf("no answer to the ping: %v", err)
+			}
+			if strings.Contains(line, `"id":3,`) {
+				return
+			}
+		}
+	}
+	// The grace leaves the write, cancelled at its end, as long again to
+	// end: a backoff of the lock's wait is at most 0.15 s.
+	if got := stopStdio(t, serverOn(t, dir), time.Second, assess, pinged); got != "" {
+		t.Errorf("stderr: %q, want nothing: the write waiting for the lock ended when cancelled", got)
+	}
+	if out, err := exec.Command("git", "-C", dir, "rev-parse", "--verify", "-q", "refs/reasoning/tasks/T-1").CombinedOutput(); err == nil {
+		t.Errorf("the stopped write made the task: %s", out)
+	}
+}
+
+// stopStdio serves srv on Stdio with stopGrace set to grace, initializes
+// the session, sends line, waits for under (given the server's output)
+// to say the call is under way, and stops the session. It returns what
+// the server wrote on stderr once Run returned.
+func stopStdio(t *testing.T, srv *Server, grace time.Duration, line string, under func(*bufio.Reader)) string {
+	t.Helper()
+	defer func(g time.Duration, w io.Writer) { stopGrace, stderr = g, w }(stopGrace, stderr)
+	stopGrace = grace
+	var log harness.SyncBuffer
+	stderr = &log
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	in, out, done := ServePipes(ctx, srv, Stdio)
+	rd := bufio.NewReader(out)
+	if _, err := io.WriteString(in, initialize+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rd.ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+line+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	under(rd)
+	go io.Copy(io.Discard, rd)
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second): // it gives up after twice the grace
+		t.Fatal("Run did not return 30 s after it was stopped")
+	}
+	return log.String()
 }
