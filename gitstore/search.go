@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,7 +16,7 @@ import (
 
 // searchMagic starts .git/reason/search; its number changes with the
 // file's shape or with what record.Texts returns.
-const searchMagic = "git reason search index 3\n"
+const searchMagic = "git reason search index 4\n"
 
 // SearchHit is a record whose texts matched, with what log shows of it
 // and the texts that matched.
@@ -25,7 +27,9 @@ type SearchHit struct {
 	record.TimelineEntry
 	// DoesNotVerify is the first finding of a replay of the task's
 	// history, when it does not replay clean: the entry is then as replay
-	// recomputes it (Store.DeriveVerified), as log shows it.
+	// recomputes it (Store.DeriveVerified), as log shows it. Else, for a
+	// task whose latest assessment reuses a conclusion, the first finding
+	// of its reuses checked against the reused tasks' refs (ReuseCheck).
 	DoesNotVerify *record.Finding `json:"does_not_verify,omitempty"`
 	Matches       []record.Text   `json:"matches"`
 }
@@ -55,7 +59,12 @@ func (x Index) Search(ctx context.Context, match func(text string) bool) ([]Sear
 // per task a line "T\t<task>\t<head>\t<length>" (length: the bytes of the
 // lines that follow it, so that a read steps from task to task), when the
 // task's history does not replay clean a line "V\t<finding>" (replay's
-// first finding, JSON), per record a line
+// first finding, JSON; else, for a task whose latest assessment reuses a
+// conclusion, the first finding of its reuses' check, ReuseCheck, when
+// there is one), after it per task whose conclusion that check read a
+// line "U\t<task>\t<head>" (the head its ref had, "" for none: while a
+// task of them is listed at another head, the reuses are checked again,
+// and nothing else of the block is read again), per record a line
 // "R\t<id>\t<kind>\t<clock>\t<created>\t<actor>\t<summary>\t<withdrawn>"
 // (the timeline's, as read surfaces show it: recomputed by replay for a
 // history that does not verify, never a stored claim of one) and per text
@@ -127,6 +136,7 @@ func (x Index) searchBody(ctx context.Context) ([]byte, string, func(), error) {
 	file.WriteString(searchMagic)
 	file.WriteString(header)
 	skipped, verified := false, false
+	listed := ListedHeads(tasks)
 	for i, t := range tasks {
 		if err := ctx.Err(); err != nil {
 			return nil, "", nil, err
@@ -149,24 +159,43 @@ func (x Index) searchBody(ctx context.Context) ([]byte, string, func(), error) {
 				break
 			}
 		}
+		var err error
 		if !ok {
 			// As read surfaces show it: recomputed by replay when the
-			// history does not verify.
-			_, recs, err := s.loadTask(t.Task, t.Head)
+			// history does not verify, its reuses checked when it does.
+			var recs []*record.Record
 			var st *record.State
-			if err == nil {
+			var reused map[string]string
+			if _, recs, err = s.loadTask(t.Task, t.Head); err == nil {
 				st, err = s.DeriveVerified(ctx, t.Task, t.Head, recs)
 			}
-			if err != nil {
-				if ctx.Err() != nil {
-					return nil, "", nil, ctx.Err()
+			if err == nil && st.Unverified == nil && st.LatestReuses() != "" {
+				var f *record.Finding
+				if f, reused, err = s.reuseCheck(ctx, t.Task, t.Head, recs); err == nil {
+					st = st.WithFinding(f)
 				}
-				s.Skip(t.Task, err)
-				skipped = true
-				continue
 			}
-			block = encodeSearch(t.Task, t.Head, st)
+			if err == nil {
+				block = encodeSearch(t.Task, t.Head, st, reused)
+			}
 			verified = true
+		} else if reused, records := searchReuses(block); reused != nil && MovedFrom(reused, listed) {
+			// A task whose conclusion the block's reuses name moved: they
+			// are checked again (the reused task derived once for every
+			// task reusing it, Store.reusedAt); the records stand.
+			var f *record.Finding
+			if f, reused, err = s.reuseCheck(ctx, t.Task, t.Head, nil); err == nil {
+				block = searchBlock(t.Task, t.Head, f, reused, records)
+			}
+			verified = true
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, "", nil, ctx.Err()
+			}
+			s.Skip(t.Task, err)
+			skipped = true
+			continue
 		}
 		file.Write(block)
 	}
@@ -232,12 +261,11 @@ func nextSearchBlock(data []byte) (task, head string, block, rest []byte, parsed
 // flat makes a value one field of a line.
 var flat = strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
 
-func encodeSearch(task, head string, st *record.State) []byte {
+// encodeSearch is the block of task at head, derived as st, whose reuses
+// were checked against the tasks of reused at their heads (nil: not
+// checked).
+func encodeSearch(task, head string, st *record.State, reused map[string]string) []byte {
 	var b strings.Builder
-	if st.Unverified != nil {
-		f, _ := json.Marshal(st.Unverified)
-		b.WriteString("V\t" + flat.Replace(string(f)) + "\n")
-	}
 	tl := st.Timeline() // decodes the entries; with those replay refused
 	byID := make(map[string]*record.Entry, len(st.Entries)+len(st.Refused))
 	for _, e := range st.Entries {
@@ -255,7 +283,45 @@ func encodeSearch(task, head string, st *record.State) []byte {
 			}
 		}
 	}
+	return searchBlock(task, head, st.Unverified, reused, []byte(b.String()))
+}
+
+// searchBlock is the block of task at head with its finding f (nil:
+// none), the heads of reused and records, its "R" and "F" lines.
+func searchBlock(task, head string, f *record.Finding, reused map[string]string, records []byte) []byte {
+	var b bytes.Buffer
+	if f != nil {
+		j, _ := json.Marshal(f)
+		b.WriteString("V\t" + flat.Replace(string(j)) + "\n")
+	}
+	for _, u := range slices.Sorted(maps.Keys(reused)) {
+		b.WriteString("U\t" + u + "\t" + reused[u] + "\n")
+	}
+	b.Write(records)
 	return []byte("T\t" + task + "\t" + head + "\t" + strconv.Itoa(b.Len()) + "\n" + b.String())
+}
+
+// searchReuses is what a block (nextSearchBlock's) holds of its task's
+// reuses' check: the heads of the reused tasks it was made against (nil
+// when it holds none: its reuses were not checked) and the block's
+// records ("R" and "F" lines), which follow them.
+func searchReuses(block []byte) (reused map[string]string, records []byte) {
+	_, rest, _ := bytes.Cut(block, []byte{'\n'}) // the "T" line
+	if v, ok := bytes.CutPrefix(rest, []byte("V\t")); ok {
+		_, rest, _ = bytes.Cut(v, []byte{'\n'})
+	}
+	for {
+		u, ok := bytes.CutPrefix(rest, []byte("U\t"))
+		if !ok {
+			return reused, rest
+		}
+		line, after, _ := bytes.Cut(u, []byte{'\n'})
+		task, head, _ := strings.Cut(string(line), "\t")
+		if reused == nil {
+			reused = map[string]string{}
+		}
+		reused[task], rest = head, after
+	}
 }
 
 // taskLine is the task and head of a "T" line ("" for a field it lacks).

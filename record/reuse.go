@@ -111,6 +111,18 @@ func (s *State) reuseStands(id string) bool {
 	return la != nil && la.ID == id && s.Unverified == nil
 }
 
+// LatestReuses is the conclusion the latest assessment reuses, "" when
+// it reuses none (or there is no assessment): a state whose reuses read
+// surfaces check against the reused tasks' refs (ReuseStands).
+func (s *State) LatestReuses() string {
+	if a := s.LatestAssessment(); a != nil {
+		if d, _ := a.Derived.(*AssessmentDerived); d != nil {
+			return d.Reuses
+		}
+	}
+	return ""
+}
+
 // ReuseUnchecked is what a surface says of a reuse it did not check
 // (ReuseStands false, not broken): what it was, not what it is now.
 const ReuseUnchecked = "standing when it was assessed"

@@ -570,20 +570,43 @@ func TestStatusReuseFanInCounts(t *testing.T) {
 		t.Fatalf("R-07 does not reuse H's standing conclusion:\n%s", out)
 	}
 	s.mustReason("status", "--json")
-	for _, args := range [][]string{{"status", "--json"}, {"status"}, {"verify"}} {
+	s.mustReason("search", "as in H") // the search index made
+	// log and search (the search index, kept by each task's head) check
+	// each R's reuse as status does, against H derived once; the index
+	// keeps H's head with each R's block, whose reuses are checked again
+	// only when H moved, not when another task did.
+	for _, args := range [][]string{{"status", "--json"}, {"status"}, {"verify"},
+		{"search", "as in H"}, {"log", "--grep", "as in H"}, {"log"}, {"log", "-n", "40"}} {
 		what := strings.Join(args, " ")
 		s.mustReason("assess", "H", "--subject", "one more "+what, "--question", "q?", "--materiality", "trivial", "--reversibility", "reversible")
 		c := s.costed(args...)
 		t.Logf("%s after H moved: %+v", what, c)
 		// H's records decoded once for the reuse checks (and by
-		// verify's replays of H and of each task), R's few: at most 5n
-		// however many tasks reuse H.
+		// verify's replays of H and of each task, by log and the search
+		// index for H's own lines), R's few: at most 5n however many
+		// tasks reuse H.
 		if c.Decodes > 5*n || c.Histories > 2 {
 			t.Errorf("%s after H's new record: %d records decoded, %d histories replayed; want H derived once for %d reusing tasks (at most %d decodes, 2 histories)",
 				what, c.Decodes, c.Histories, k, 5*n)
 		}
-		if out := s.mustReason(args...); strings.Contains(out, "does not verify") || strings.Contains(out, "does_not_verify") {
+		out := s.mustReason(args...)
+		if strings.Contains(out, "does not verify") || strings.Contains(out, "does_not_verify") {
 			t.Errorf("%s after H's honest record shows a finding:\n%s", what, out)
+		}
+		if args[0] != "search" && args[0] != "log" {
+			continue
+		}
+		if !strings.Contains(out, "R-07") {
+			t.Errorf("%s lists no record of R-07:\n%s", what, out)
+		}
+		if args[0] == "log" && !slices.Contains(args, "--grep") {
+			continue // the others read every history they list
+		}
+		s.mustReason("assess", "X", "--subject", "other "+what, "--question", "q?", "--materiality", "trivial", "--reversibility", "reversible")
+		c = s.costed(args...)
+		t.Logf("%s after another task moved: %+v", what, c)
+		if c.Decodes >= n || c.Histories > 1 {
+			t.Errorf("%s after another task moved: %d records decoded, %d histories replayed; want R's reuses not checked again (H not derived)", what, c.Decodes, c.Histories)
 		}
 	}
 }

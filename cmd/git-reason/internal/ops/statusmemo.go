@@ -105,15 +105,7 @@ func (e *Session) savedState(ctx context.Context, task, head string) (*record.St
 // of st keeps them with it and asks again once one moved. A task whose
 // latest assessment reuses nothing is not asked about (nil).
 func (e *Session) reuseChecked(ctx context.Context, task, head string, st *record.State) (*record.State, map[string]string, error) {
-	a := st.LatestAssessment()
-	if a == nil {
-		return st, nil, nil
-	}
-	d, _ := a.Derived.(*record.AssessmentDerived)
-	if d == nil {
-		return st, nil, nil
-	}
-	f, reused, err := e.reuseFinding(ctx, task, head, d.Reuses, st.Unverified)
+	f, reused, err := e.reuseFinding(ctx, task, head, st.LatestReuses(), st.Unverified)
 	return st.WithFinding(f), reused, err
 }
 

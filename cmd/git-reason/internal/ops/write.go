@@ -389,11 +389,18 @@ func (e *Session) LogNewest(ctx context.Context, n int, keep func(LogLine) bool)
 		// At the head the file names: current, as Newest says. As read
 		// surfaces show it: recomputed by replay when the history does
 		// not verify, never a stored claim of it.
+		// Its reuses checked against the reused tasks' refs now, as
+		// status shows them.
 		recs, err := e.Store.LoadAt(t.Task, t.Head)
 		var st *record.State
 		if err == nil {
 			if st, err = e.Store.DeriveVerified(ctx, t.Task, t.Head, recs); err != nil && ctx.Err() == nil {
 				err = record.Unreadable(t.Task, err)
+			}
+		}
+		if err == nil {
+			if st, _, err = e.reuseChecked(ctx, t.Task, t.Head, st); ctx.Err() != nil {
+				err = ctx.Err()
 			}
 		}
 		if errors.Is(err, record.ErrUnreadable) {
@@ -433,7 +440,9 @@ func (e *Session) LogNewest(ctx context.Context, n int, keep func(LogLine) bool)
 const logSignaturesFile = "log-signatures.journal"
 
 // Log returns the timeline of one task, or of every task ordered by
-// creation time when task is "". Every task's lines take their
+// creation time when task is "", each task as a read surface shows it
+// (ShownState: its reuses checked against the reused tasks' refs now).
+// Every task's lines take their
 // signatures from one sealed journal kept by head under what git judges
 // signatures by (rowsJournal, as status's rows); the tasks it does not
 // hold at their heads are asked as status asks its moved rows
@@ -442,7 +451,7 @@ const logSignaturesFile = "log-signatures.journal"
 // ran, one file however many: never a signature log per task.
 func (e *Session) Log(ctx context.Context, task string) ([]LogLine, error) {
 	if task != "" {
-		st, head, err := e.State(ctx, task)
+		st, head, _, err := e.ShownState(ctx, task)
 		if err != nil {
 			return nil, err
 		}
@@ -457,7 +466,7 @@ func (e *Session) Log(ctx context.Context, task string) ([]LogLine, error) {
 	var moved []int
 	sigs := map[int]map[string]*Signature{}
 	for _, h := range heads {
-		st, head, err := e.State(ctx, h.Task)
+		st, head, _, err := e.ShownState(ctx, h.Task)
 		if errors.Is(err, record.ErrUnreadable) {
 			e.Store.Skip(h.Task, err)
 			continue
