@@ -329,10 +329,14 @@ func (m *Remembered) Save() error {
 	if len(changed) >= packedMin && m.savePacked(entries) == nil {
 		return nil
 	}
+	files := make(map[string][]byte, len(changed))
+	for _, task := range changed {
+		files[task] = append([]byte(rememberedMagic), entries[task]...)
+	}
+	failed := m.packed.writeLoose(m.packFiles(), files)
 	var first error
 	for _, task := range changed {
-		err := git.WriteFile(m.taskPath(task), append([]byte(rememberedMagic), entries[task]...), 0o600, 0, false)
-		if err != nil && !errors.Is(err, git.ErrLocked) && first == nil {
+		if err := failed[task]; err != nil && !errors.Is(err, git.ErrLocked) && first == nil {
 			first = err
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"git-reason/gitstore/git"
 	"git-reason/record"
 	"git-reason/reliability/harness"
 )
@@ -668,6 +669,106 @@ func TestTaskCachePack(t *testing.T) {
 			if got := at(none); got != "" {
 				t.Errorf("%s: %s reads at %s, want no cache", name, none, got)
 			}
+		}
+	}
+}
+
+// TestLooseCachesFold: tasks that move one at a time after the pack
+// took them in (a command of one task each) are written to their own
+// files again, and once packedMin of them are, the files are folded
+// into the pack: the task caches' tasks/ and the remembered
+// verifications' verified.d/ are empty again, and every task reads at
+// its newest head, the folded entry's, never the older one the pack held
+// before. Before, only a save of packedMin tasks at once packed, which
+// single-task commands never make: the files grew one per task moved.
+func TestLooseCachesFold(t *testing.T) {
+	t.Parallel()
+	dir := initRepo(t)
+	r := discoverT(t, dir)
+	reason := filepath.Join(r.CommonDir, "reason")
+	head := func(i, round int) string { return fmt.Sprintf("%020x%020x", i, round) }
+	task := func(i int) string { return fmt.Sprintf("P-%03d", i) }
+	count := func(sub string) int {
+		ents, _ := os.ReadDir(filepath.Join(reason, sub))
+		return len(ents)
+	}
+	const n = packedMin + 6
+	cache := func(i, round int) *taskCache {
+		rec := &record.Record{ID: fmt.Sprintf("r-%d-%d", i, round), Kind: "assessment", Task: task(i), Body: []byte(`{"subject":"s"}`)}
+		return &taskCache{Head: head(i, round), Entries: []cacheEntry{{Name: "0001.json", Blob: head(i+1, round), Rec: rec}}}
+	}
+	s := openT(t, dir)
+	write := s.HoldCaches()
+	m := OpenRemembered(r)
+	for i := range n {
+		s.writeTaskCache(task(i), cache(i, 0))
+		m.Add(task(i), head(i, 0))
+	}
+	write()
+	if err := m.Save(); err != nil {
+		t.Fatal(err)
+	}
+	if count("tasks") != 0 || count(rememberedDir) != 0 {
+		t.Fatalf("%d task cache files, %d of %s after a save of %d tasks, want none: the packs hold them", count("tasks"), count(rememberedDir), rememberedDir, n)
+	}
+	// One task a command, each moved after the pack took it in: P-000
+	// twice (its second file replaces its first, one file).
+	moves := append([]int{0}, func() []int {
+		var all []int
+		for i := range packedMin {
+			all = append(all, i)
+		}
+		return all
+	}()...)
+	newest := map[int]int{}
+	for k, i := range moves {
+		round := newest[i] + 1
+		newest[i] = round
+		openT(t, dir).writeTaskCache(task(i), cache(i, round))
+		m := OpenRemembered(r)
+		m.Add(task(i), head(i, round))
+		if err := m.Save(); err != nil {
+			t.Fatal(err)
+		}
+		if k == len(moves)-2 && (count("tasks") != packedMin-1 || count(rememberedDir) != packedMin-1) {
+			t.Fatalf("%d task cache files, %d of %s after %d tasks moved one at a time, want %d each", count("tasks"), count(rememberedDir), rememberedDir, packedMin-1, packedMin-1)
+		}
+	}
+	if got, gotV := count("tasks"), count(rememberedDir); got != 0 || gotV != 0 {
+		t.Errorf("%d task cache files, %d of %s after %d tasks moved one at a time, want none: folded into the packs", got, gotV, rememberedDir, packedMin)
+	}
+	m = OpenRemembered(r)
+	for i := range n {
+		want := head(i, newest[i])
+		if c := openT(t, dir).readTaskCache(task(i)); c == nil || c.Head != want || c.Entries[0].Rec.ID != fmt.Sprintf("r-%d-%d", i, newest[i]) {
+			t.Errorf("%s's cache read %+v after the fold, want its newest, at %s", task(i), c, want)
+		}
+		if hs := m.Heads(task(i)); len(hs) == 0 || hs[len(hs)-1] != want {
+			t.Errorf("%s remembers %v after the fold, want its newest head %s last", task(i), hs, want)
+		}
+	}
+	if list, err := os.ReadFile(filepath.Join(reason, taskPackFile+".loose")); err != nil || len(list) != 0 {
+		t.Errorf("the loose list after the fold: %q, %v; want it empty", list, err)
+	}
+
+	// A file written or appended to after the fold read it is newer than
+	// the entry the fold packed: it stays; one unchanged goes.
+	path := s.taskCachePath("Z")
+	for name, change := range map[string]func(){
+		"replaced":    func() { harness.WriteFile(t, path, "newer") },
+		"appended to": func() { _ = git.AppendAt(path, []byte("+"), 3) },
+		"unchanged":   func() {},
+	} {
+		harness.WriteFile(t, path, "old")
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		change()
+		removed := removeUnchanged(path, fi)
+		_, err = os.Stat(path)
+		if removed != (name == "unchanged") || removed != os.IsNotExist(err) {
+			t.Errorf("a file %s since it was read: removed %v (stat: %v), want %v", name, removed, err, name == "unchanged")
 		}
 	}
 }
