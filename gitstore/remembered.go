@@ -272,9 +272,10 @@ func (m *Remembered) Add(task, head string) {
 
 // Save writes the files of the tasks whose heads were added since they
 // were read, each whole (a few hundred bytes), through its lock; a file
-// another process is writing is left to it. packedMin tasks or more go
-// into the pack instead, with the entries it held (savePacked), unless
-// it cannot be written then (another process is writing it). A memo that cannot be saved
+// another process is writing is left to it. packAt tasks or more
+// (packedMin, or a packFraction-th part of a large pack's) go into the
+// pack instead, with the entries it held (savePacked), unless it cannot
+// be written then (another process is writing it). A memo that cannot be saved
 // costs a longer verification next time, nothing else.
 func (m *Remembered) Save() error {
 	if m == nil {

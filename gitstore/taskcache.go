@@ -507,13 +507,13 @@ func (h *heldCaches) drop(task string) {
 	}
 }
 
-// writeCaches writes task caches' files (task to bytes): packedMin or
-// more into the pack, taking the place of their own files, unless
-// another process is writing it; else a file each, listed in the pack's
-// loose list when new (writeLoose), which folds them in once it names
-// packedMin.
+// writeCaches writes task caches' files (task to bytes): packAt or more
+// (packedMin, or a packFraction-th part of a large pack's tasks) into the
+// pack, taking the place of their own files, unless another process is
+// writing it; else a file each, listed in the pack's loose list when new
+// (writeLoose), which folds them in once it names packAt.
 func (s *Store) writeCaches(files map[string][]byte) {
-	if len(files) >= packedMin && s.taskPack.save(s.taskPackPath(), taskPackMagic, files, s.taskCachePath) == nil {
+	if len(files) >= packedMin && s.taskPack.saveMany(s.taskPackPath(), taskPackMagic, files, s.taskCachePath) == nil {
 		return
 	}
 	if len(files) > 0 {
