@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 
 	"git-reason/gitstore/git"
@@ -25,9 +27,12 @@ import (
 // than packedMin tasks writes their files as before, and a task's file,
 // when it has one, is its entry: the pack is read only for a task that
 // has none (git's loose refs over packed-refs). So a save after a few
-// tasks moved writes those tasks' files alone, and a lookup reads one
-// file or one entry of the pack, found by a binary search of its index in
-// the mapped file (the pages it visits), not the whole pack.
+// tasks moved writes those tasks' files alone (listed in the loose list,
+// which folds them into the pack once it names packedMin, or a
+// packFraction-th part of a large pack's tasks: packAt, fold), and a
+// lookup reads one file or one entry of the pack, found by a binary
+// search of its index in the mapped file (the pages it visits), not the
+// whole pack.
 //
 // The file is a line "<magic><n>", an index of n lines, sorted, each
 // "<task file name> <offset> <length>" (fileName's 32 hex digits, then
@@ -50,8 +55,12 @@ const (
 	rememberedPackFile  = "verified.pack"
 	rememberedPackMagic = "git reason verified pack 1 "
 	// packedMin is the fewest tasks a save writes into the pack rather
-	// than a file each.
+	// than a file each, or the loose list folds (packAt: more for a
+	// large pack).
 	packedMin = 64
+	// packFraction: a save writes into a pack of n entries, or the loose
+	// list folds into it, only for n/packFraction tasks or more (packAt).
+	packFraction = 16
 	// packLine is the length of a line of the pack's index.
 	packLine = 32 + 1 + 10 + 1 + 10 + 1
 )
@@ -131,7 +140,11 @@ func writeNamedPack(path, magic string, entries map[string][]byte) error {
 		return err
 	}
 	all := make(map[string][]byte, len(entries))
-	if old := readNamedPack(path, magic); old != nil {
+	// The old pack's entries are its mapped bytes: it is kept (mapped)
+	// until they are copied into the new one.
+	old := readNamedPack(path, magic)
+	defer runtime.KeepAlive(old)
+	if old != nil {
 		for i := range old.n {
 			if name, e, ok := old.at(i); ok {
 				all[string(name)] = e
@@ -166,6 +179,33 @@ func writeNamedPack(path, magic string, entries map[string][]byte) error {
 	return nil
 }
 
+// packAt is the fewest tasks a save writes into the pack at path, or the
+// loose list folds into it: packedMin, or n/packFraction of the n entries
+// the pack holds when more, as git's geometric repack reasons. Each write
+// copies the whole pack, so that a write of packedMin tasks into a pack of
+// a year's tasks (tens of MB) would cost each task moved a share that
+// grows with the pack; n/packFraction tasks pay for copying n entries,
+// packFraction entries' bytes a task (bench: BenchmarkFold), however large
+// the pack, and the tasks' own files left loose are at most a
+// packFraction-th part of the pack's. Only the pack's first line is read
+// ("<magic><n>"); a pack that does not read is none (packedMin).
+func packAt(path, magic string) int {
+	f, err := os.Open(path)
+	if err != nil {
+		return packedMin
+	}
+	defer f.Close()
+	head := make([]byte, len(magic)+21)
+	k, _ := io.ReadFull(f, head)
+	line, _, _ := bytes.Cut(head[:k], []byte{'\n'})
+	count, found := bytes.CutPrefix(line, []byte(magic))
+	n, err := strconv.Atoi(string(count))
+	if !found || err != nil || n/packFraction < packedMin {
+		return packedMin
+	}
+	return n / packFraction
+}
+
 // packRead is a pack as a process reads it: mapped the first time it is
 // asked for, again after this process's own save replaced it.
 type packRead struct {
@@ -185,6 +225,19 @@ func (r *packRead) get(path, magic string) *namedPack {
 	return r.p
 }
 
+// errFewForPack: a save of fewer tasks than packAt, which the caller
+// writes to their own files instead.
+var errFewForPack = errors.New("too few tasks to rewrite the pack for")
+
+// saveMany is save for a save of many tasks at once: fewer entries than packAt
+// are errFewForPack, nothing written.
+func (r *packRead) saveMany(path, magic string, entries map[string][]byte, fileOf func(task string) string) error {
+	if len(entries) < packAt(path, magic) {
+		return errFewForPack
+	}
+	return r.save(path, magic, entries, fileOf)
+}
+
 // save writes entries (task to entry) into the pack at path and removes
 // each saved task's own file (fileOf); the pack this process read is
 // replaced, so a task not asked about yet is looked up in the new one.
@@ -196,13 +249,203 @@ func (r *packRead) save(path, magic string, entries map[string][]byte, fileOf fu
 	if err := writeNamedPack(path, magic, byName); err != nil {
 		return err
 	}
-	r.mu.Lock()
-	r.p, r.read = nil, false
-	r.mu.Unlock()
+	r.forget()
 	for task := range entries {
 		_ = os.Remove(fileOf(task))
 	}
 	return nil
+}
+
+// forget has the pack read again when next asked for: this process
+// replaced it.
+func (r *packRead) forget() {
+	r.mu.Lock()
+	r.p, r.read = nil, false
+	r.mu.Unlock()
+}
+
+// packFiles is a named pack and its tasks' own files: path and magic,
+// the pack's; fileOf, a task's own file; entryOf, the entry the pack
+// holds for a task whose file holds file (false: not one).
+type packFiles struct {
+	path, magic string
+	fileOf      func(task string) string
+	entryOf     func(file []byte) ([]byte, bool)
+}
+
+// The loose list (<pack>.loose) names the tasks given a file of their
+// own since the pack last took them in, one a line, as git counts its
+// loose objects for gc --auto: a task that moves after the pack took
+// it is written to its own file again, and a save of many tasks at once
+// (a clone's first status) is what packs, which a team's steady use (a
+// few tasks moving a day, commands of one task) never makes, so the
+// files went on growing in number, one per task in the end. Once the
+// list names packAt tasks (packedMin, or a packFraction-th part of a
+// large pack's), the files it names are folded into the pack (fold). A
+// write lists only a file it created (the task had none): one append per
+// command that creates any, and a read of the list (names of at most a
+// packFraction-th part of the tasks); nothing reads the directory of
+// files. The list is a count, never a source of truth:
+// a name lost from it (a crash, a lock held) leaves a file loose until a
+// save of many tasks takes it; a name of a task with no file is dropped.
+// Its lock is taken once, as a task cache's is, and the append skipped
+// when another process holds it: its loss costs a later fold.
+func looseListPath(pack string) string { return pack + ".loose" }
+
+// writeLoose writes tasks' own files (task to the file's bytes), each
+// through its lock (a file another process is writing is left to it),
+// and lists those that had no file in the loose list, folding them into
+// the pack when it names packAt tasks. It returns the error of each
+// file it did not write.
+func (r *packRead) writeLoose(pf packFiles, files map[string][]byte) map[string]error {
+	var failed map[string]error
+	var created []byte
+	for task, file := range files {
+		path := pf.fileOf(task)
+		_, err := os.Lstat(path)
+		had := !errors.Is(err, fs.ErrNotExist)
+		if err := git.WriteFile(path, file, 0o600, 0, false); err != nil {
+			if failed == nil {
+				failed = map[string]error{}
+			}
+			failed[task] = err
+		} else if !had && strings.IndexByte(task, '\n') < 0 {
+			created = append(append(created, task...), '\n')
+		}
+	}
+	if len(created) > 0 {
+		r.listLoose(pf, created)
+	}
+	return failed
+}
+
+// listLoose appends names (lines) to the pack's loose list and folds
+// when it names packAt tasks (the pack's first line read only once it
+// names packedMin).
+func (r *packRead) listLoose(pf packFiles, names []byte) {
+	list := looseListPath(pf.path)
+	if git.AppendFile(list, names, 0o600, 0, true, -1) != nil {
+		return
+	}
+	if data, err := os.ReadFile(list); err == nil {
+		if named := bytes.Count(data, []byte{'\n'}); named >= packedMin {
+			if least := packAt(pf.path, pf.magic); named >= least {
+				r.fold(pf, least)
+			}
+		}
+	}
+}
+
+// fold takes the files the loose list names into the pack. The list is
+// read and emptied under its lock (another process folding leaves it
+// to that one); each named file is read; with least (packAt) or more, the
+// pack is written with their entries (writeNamedPack: under its lock,
+// over the entries it holds then) and each file removed under its own
+// lock only while it is still the one read (the same file, size and
+// time): a file another process wrote or appended to meanwhile is newer
+// than its entry and stays, listed again, its own file read over the
+// entry. Fewer (a save of many tasks took the others in, or their tasks
+// were deleted) are listed again, the pack left as it is.
+func (r *packRead) fold(pf packFiles, least int) {
+	if _, err := os.Lstat(pf.path + ".lock"); err == nil {
+		return // another process is writing the pack: nothing read for it
+	}
+	list := looseListPath(pf.path)
+	lock, err := git.TakeLock(list, 0)
+	if err != nil {
+		return
+	}
+	data, err := os.ReadFile(list)
+	if err != nil {
+		lock.Abandon()
+		return
+	}
+	type loose struct {
+		task string
+		fi   fs.FileInfo
+	}
+	var found []loose
+	entries := map[string][]byte{}
+	for line := range bytes.Lines(data) {
+		task := string(bytes.TrimSuffix(line, []byte{'\n'}))
+		if _, dup := entries[task]; dup || task == "" {
+			continue
+		}
+		if e, fi, ok := readLoose(pf, task); ok {
+			entries[task] = e
+			found = append(found, loose{task, fi})
+		}
+	}
+	var left []byte
+	if len(found) < least {
+		for _, l := range found {
+			left = append(append(left, l.task...), '\n')
+		}
+		if lock.Replace(left, 0o600) != nil {
+			lock.Abandon()
+		}
+		return
+	}
+	if lock.Replace(nil, 0o600) != nil {
+		lock.Abandon()
+		return
+	}
+	byName := make(map[string][]byte, len(entries))
+	for task, e := range entries {
+		byName[fileName(task)] = e
+	}
+	packed := writeNamedPack(pf.path, pf.magic, byName) == nil
+	if packed {
+		r.forget()
+	}
+	for _, l := range found {
+		if !packed || !removeUnchanged(pf.fileOf(l.task), l.fi) {
+			left = append(append(left, l.task...), '\n')
+		}
+	}
+	if len(left) > 0 {
+		_ = git.AppendFile(list, left, 0o600, 0, true, -1)
+	}
+}
+
+// readLoose is the pack entry task's own file holds and the file's
+// state as read; false when it has none, or it is not one, or it grew
+// while read.
+func readLoose(pf packFiles, task string) ([]byte, fs.FileInfo, bool) {
+	f, err := os.Open(pf.fileOf(task))
+	if err != nil {
+		return nil, nil, false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, nil, false
+	}
+	data, err := io.ReadAll(f)
+	if err != nil || int64(len(data)) != fi.Size() {
+		return nil, nil, false
+	}
+	e, ok := pf.entryOf(data)
+	return e, fi, ok
+}
+
+// removeUnchanged removes the file at path under its lock (no process
+// replaces it meanwhile) when it is still was: the same file, of the
+// same size and time. true when it is gone.
+func removeUnchanged(path string, was fs.FileInfo) bool {
+	lock, err := git.TakeLock(path, 0)
+	if err != nil {
+		return false
+	}
+	defer lock.Release()
+	now, err := os.Lstat(path)
+	if err != nil {
+		return errors.Is(err, fs.ErrNotExist)
+	}
+	if fileIdentity(now) != fileIdentity(was) || now.Size() != was.Size() || !now.ModTime().Equal(was.ModTime()) {
+		return false
+	}
+	return os.Remove(path) == nil
 }
 
 // packEntry is task's entry in the remembered verifications' pack (its
@@ -248,8 +491,15 @@ func (m *Remembered) entryData(task string) ([]byte, bool) {
 	return e.data, ok
 }
 
+// packFiles is the pack and the task files of verified.d/ it takes in.
+func (m *Remembered) packFiles() packFiles {
+	return packFiles{path: m.packPath(), magic: rememberedPackMagic, fileOf: m.taskPath, entryOf: func(file []byte) ([]byte, bool) {
+		return bytes.CutPrefix(file, []byte(rememberedMagic))
+	}}
+}
+
 // savePacked writes the entries of tasks (task to journal entry) into
 // the pack and removes their files of verified.d/; m.mu is held.
 func (m *Remembered) savePacked(entries map[string][]byte) error {
-	return m.packed.save(m.packPath(), rememberedPackMagic, entries, m.taskPath)
+	return m.packed.saveMany(m.packPath(), rememberedPackMagic, entries, m.taskPath)
 }

@@ -272,9 +272,10 @@ func (m *Remembered) Add(task, head string) {
 
 // Save writes the files of the tasks whose heads were added since they
 // were read, each whole (a few hundred bytes), through its lock; a file
-// another process is writing is left to it. packedMin tasks or more go
-// into the pack instead, with the entries it held (savePacked), unless
-// it cannot be written then (another process is writing it). A memo that cannot be saved
+// another process is writing is left to it. packAt tasks or more
+// (packedMin, or a packFraction-th part of a large pack's) go into the
+// pack instead, with the entries it held (savePacked), unless it cannot
+// be written then (another process is writing it). A memo that cannot be saved
 // costs a longer verification next time, nothing else.
 func (m *Remembered) Save() error {
 	if m == nil {
@@ -329,10 +330,14 @@ func (m *Remembered) Save() error {
 	if len(changed) >= packedMin && m.savePacked(entries) == nil {
 		return nil
 	}
+	files := make(map[string][]byte, len(changed))
+	for _, task := range changed {
+		files[task] = append([]byte(rememberedMagic), entries[task]...)
+	}
+	failed := m.packed.writeLoose(m.packFiles(), files)
 	var first error
 	for _, task := range changed {
-		err := git.WriteFile(m.taskPath(task), append([]byte(rememberedMagic), entries[task]...), 0o600, 0, false)
-		if err != nil && !errors.Is(err, git.ErrLocked) && first == nil {
+		if err := failed[task]; err != nil && !errors.Is(err, git.ErrLocked) && first == nil {
 			first = err
 		}
 	}

@@ -7,10 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
 
+	"git-reason/gitstore/git"
 	"git-reason/record"
 	"git-reason/reliability/harness"
 )
@@ -670,4 +673,249 @@ func TestTaskCachePack(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestLooseCachesFold: tasks that move one at a time after the pack
+// took them in (a command of one task each) are written to their own
+// files again, and once packedMin of them are, the files are folded
+// into the pack: the task caches' tasks/ and the remembered
+// verifications' verified.d/ are empty again, and every task reads at
+// its newest head, the folded entry's, never the older one the pack held
+// before. Before, only a save of packedMin tasks at once packed, which
+// single-task commands never make: the files grew one per task moved.
+func TestLooseCachesFold(t *testing.T) {
+	t.Parallel()
+	dir := initRepo(t)
+	r := discoverT(t, dir)
+	reason := filepath.Join(r.CommonDir, "reason")
+	head := func(i, round int) string { return fmt.Sprintf("%020x%020x", i, round) }
+	task := func(i int) string { return fmt.Sprintf("P-%03d", i) }
+	count := func(sub string) int {
+		ents, _ := os.ReadDir(filepath.Join(reason, sub))
+		return len(ents)
+	}
+	const n = packedMin + 6
+	cache := func(i, round int) *taskCache {
+		rec := &record.Record{ID: fmt.Sprintf("r-%d-%d", i, round), Kind: "assessment", Task: task(i), Body: []byte(`{"subject":"s"}`)}
+		return &taskCache{Head: head(i, round), Entries: []cacheEntry{{Name: "0001.json", Blob: head(i+1, round), Rec: rec}}}
+	}
+	s := openT(t, dir)
+	write := s.HoldCaches()
+	m := OpenRemembered(r)
+	for i := range n {
+		s.writeTaskCache(task(i), cache(i, 0))
+		m.Add(task(i), head(i, 0))
+	}
+	write()
+	if err := m.Save(); err != nil {
+		t.Fatal(err)
+	}
+	if count("tasks") != 0 || count(rememberedDir) != 0 {
+		t.Fatalf("%d task cache files, %d of %s after a save of %d tasks, want none: the packs hold them", count("tasks"), count(rememberedDir), rememberedDir, n)
+	}
+	// One task a command, each moved after the pack took it in: P-000
+	// twice (its second file replaces its first, one file).
+	moves := append([]int{0}, func() []int {
+		var all []int
+		for i := range packedMin {
+			all = append(all, i)
+		}
+		return all
+	}()...)
+	newest := map[int]int{}
+	for k, i := range moves {
+		round := newest[i] + 1
+		newest[i] = round
+		openT(t, dir).writeTaskCache(task(i), cache(i, round))
+		m := OpenRemembered(r)
+		m.Add(task(i), head(i, round))
+		if err := m.Save(); err != nil {
+			t.Fatal(err)
+		}
+		if k == len(moves)-2 && (count("tasks") != packedMin-1 || count(rememberedDir) != packedMin-1) {
+			t.Fatalf("%d task cache files, %d of %s after %d tasks moved one at a time, want %d each", count("tasks"), count(rememberedDir), rememberedDir, packedMin-1, packedMin-1)
+		}
+	}
+	if got, gotV := count("tasks"), count(rememberedDir); got != 0 || gotV != 0 {
+		t.Errorf("%d task cache files, %d of %s after %d tasks moved one at a time, want none: folded into the packs", got, gotV, rememberedDir, packedMin)
+	}
+	m = OpenRemembered(r)
+	for i := range n {
+		want := head(i, newest[i])
+		if c := openT(t, dir).readTaskCache(task(i)); c == nil || c.Head != want || c.Entries[0].Rec.ID != fmt.Sprintf("r-%d-%d", i, newest[i]) {
+			t.Errorf("%s's cache read %+v after the fold, want its newest, at %s", task(i), c, want)
+		}
+		if hs := m.Heads(task(i)); len(hs) == 0 || hs[len(hs)-1] != want {
+			t.Errorf("%s remembers %v after the fold, want its newest head %s last", task(i), hs, want)
+		}
+	}
+	if list, err := os.ReadFile(filepath.Join(reason, taskPackFile+".loose")); err != nil || len(list) != 0 {
+		t.Errorf("the loose list after the fold: %q, %v; want it empty", list, err)
+	}
+
+	// A large pack is folded into, or written by a save of many tasks,
+	// only for a packFraction-th part of its tasks: each rewrite of the
+	// whole pack is paid for by as many tasks moved, however large it
+	// grows. 2,048 more tasks: packAt is 132 tasks.
+	packPath := filepath.Join(reason, taskPackFile)
+	others := map[string][]byte{}
+	for i := range 2048 {
+		others[fileName(fmt.Sprintf("Q-%04d", i))] = []byte("an entry of another task")
+	}
+	if err := writeNamedPack(packPath, taskPackMagic, others); err != nil {
+		t.Fatal(err)
+	}
+	least := (2048 + n) / packFraction
+	packed, _ := os.Stat(packPath)
+	s = openT(t, dir) // a save of packedMin tasks at once
+	write = s.HoldCaches()
+	for i := range packedMin {
+		newest[i]++
+		s.writeTaskCache(task(i), cache(i, newest[i]))
+	}
+	write()
+	if now, _ := os.Stat(packPath); count("tasks") != packedMin || !now.ModTime().Equal(packed.ModTime()) || fileIdentity(now) != fileIdentity(packed) {
+		t.Fatalf("a save of %d tasks at once left %d task cache files and rewrote the pack of %d tasks, want a file each and the pack as it was", packedMin, count("tasks"), 2048+n)
+	}
+	for i := packedMin; i < least; i++ {
+		round := newest[i] + 1
+		newest[i] = round
+		openT(t, dir).writeTaskCache(task(i), cache(i, round))
+		if i == least-2 && count("tasks") != least-1 {
+			t.Fatalf("%d task cache files after %d tasks moved into a pack of %d tasks, want %d: the pack is rewritten only for %d", count("tasks"), least-1, 2048+n, least-1, least)
+		}
+	}
+	if got := count("tasks"); got != 0 {
+		t.Errorf("%d task cache files after %d tasks moved into a pack of %d tasks, want none: folded into the pack", got, least, 2048+n)
+	}
+	for i := range least {
+		if c := openT(t, dir).readTaskCache(task(i)); c == nil || c.Head != head(i, newest[i]) {
+			t.Errorf("%s's cache read %+v after the fold into the large pack, want its newest, at %s", task(i), c, head(i, newest[i]))
+		}
+	}
+
+	// A file written or appended to after the fold read it is newer than
+	// the entry the fold packed: it stays; one unchanged goes.
+	path := s.taskCachePath("Z")
+	for name, change := range map[string]func(){
+		"replaced":    func() { harness.WriteFile(t, path, "newer") },
+		"appended to": func() { _ = git.AppendAt(path, []byte("+"), 3) },
+		"unchanged":   func() {},
+	} {
+		harness.WriteFile(t, path, "old")
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		change()
+		removed := removeUnchanged(path, fi)
+		_, err = os.Stat(path)
+		if removed != (name == "unchanged") || removed != os.IsNotExist(err) {
+			t.Errorf("a file %s since it was read: removed %v (stat: %v), want %v", name, removed, err, name == "unchanged")
+		}
+	}
+}
+
+// BenchmarkFold times one fold of the loose list into a tasks.pack of
+// 2,000 and 10,000 tasks whose caches are 4,400 bytes (ten records of
+// about 440 bytes each), with m = max(packedMin, n/k) tasks moved, for
+// fractions 1/k around packFraction, and the write of one task's own
+// file a move makes (write): ns/moved is the fold's time shared among
+// the tasks whose moves paid for it, which stays level with the pack's
+// size at a fixed fraction and grows with it at the fixed packedMin.
+// go test ./gitstore -run '^$' -bench BenchmarkFold -benchtime 5x
+func BenchmarkFold(b *testing.B) {
+	const size = 4400
+	entry := func(task string, round int) []byte {
+		e := fmt.Appendf(nil, "%s%s %d\n", taskCacheMagic, task, round)
+		return append(e, bytes.Repeat([]byte{'r'}, size-len(e))...)
+	}
+	for _, n := range []int{2000, 10000} {
+		dir := b.TempDir()
+		if err := os.Mkdir(filepath.Join(dir, "tasks"), 0o700); err != nil {
+			b.Fatal(err)
+		}
+		pf := packFiles{path: filepath.Join(dir, taskPackFile), magic: taskPackMagic,
+			fileOf: func(task string) string { return filepath.Join(dir, "tasks", task+".records") },
+			entryOf: func(file []byte) ([]byte, bool) {
+				return file, bytes.HasPrefix(file, []byte(taskCacheMagic))
+			}}
+		task := func(i int) string { return fmt.Sprintf("T-%06d", i) }
+		all := map[string][]byte{}
+		for i := range n {
+			all[fileName(task(i))] = entry(task(i), 0)
+		}
+		if err := writeNamedPack(pf.path, pf.magic, all); err != nil {
+			b.Fatal(err)
+		}
+		var r packRead
+		for _, k := range []int{0, 4, 8, 16, 32} {
+			m := max(packedMin, n/max(k, 1))
+			name := fmt.Sprintf("packed=%d/moved=1/%d", n, k)
+			if k == 0 {
+				m, name = packedMin, fmt.Sprintf("packed=%d/moved=%d", n, packedMin)
+			}
+			b.Run(name, func(b *testing.B) {
+				for round := range b.N {
+					b.StopTimer()
+					var list []byte
+					for i := range m {
+						if err := os.WriteFile(pf.fileOf(task(i)), entry(task(i), round+1), 0o600); err != nil {
+							b.Fatal(err)
+						}
+						list = append(append(list, task(i)...), '\n')
+					}
+					if err := os.WriteFile(looseListPath(pf.path), list, 0o600); err != nil {
+						b.Fatal(err)
+					}
+					b.StartTimer()
+					r.fold(pf, m)
+					b.StopTimer()
+					if ents, _ := os.ReadDir(filepath.Join(dir, "tasks")); len(ents) != 0 {
+						b.Fatalf("%d files left after the fold of %d", len(ents), m)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*m), "ns/moved")
+			})
+		}
+		b.Run(fmt.Sprintf("packed=%d/write", n), func(b *testing.B) {
+			for round := range b.N {
+				b.StopTimer()
+				_ = os.Remove(pf.fileOf(task(0)))
+				_ = os.Remove(looseListPath(pf.path))
+				b.StartTimer()
+				r.writeLoose(pf, map[string][]byte{task(0): entry(task(0), round)})
+			}
+		})
+	}
+}
+
+// TestWriteNamedPackKeepsOld: a pack written over a large one copies the
+// old pack's entries from its mapping, which must stay mapped until they
+// are copied; before, the old pack could be collected (and unmapped) while
+// the new one was built from its entries (a fault, found by BenchmarkFold).
+func TestWriteNamedPackKeepsOld(t *testing.T) {
+	t.Parallel()
+	defer debug.SetGCPercent(debug.SetGCPercent(1))
+	path := filepath.Join(t.TempDir(), taskPackFile)
+	all := map[string][]byte{}
+	for i := range 3000 {
+		all[fileName(fmt.Sprintf("T-%04d", i))] = bytes.Repeat([]byte{byte('a' + i%26)}, 4000)
+	}
+	for round := range 4 {
+		one := map[string][]byte{fileName("T-0000"): fmt.Appendf(nil, "round %d", round)}
+		if err := writeNamedPack(path, taskPackMagic, one); err != nil {
+			t.Fatal(err)
+		}
+		if round == 0 {
+			if err := writeNamedPack(path, taskPackMagic, all); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	p := readNamedPack(path, taskPackMagic)
+	if e, ok := p.lookup("T-0001"); !ok || !bytes.Equal(e, all[fileName("T-0001")]) {
+		t.Errorf("T-0001's entry after the pack was written over: %.20q, want its own", e)
+	}
+	runtime.KeepAlive(p)
 }

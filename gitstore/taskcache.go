@@ -399,13 +399,15 @@ func encodeFields(buf []byte, r *record.Record) []byte {
 
 // writeTaskCache saves the cache, or holds it back while a read across
 // many tasks goes on (HoldCaches); one that cannot be written is rebuilt
-// next time.
+// next time. A task's first own file is listed in the pack's loose list
+// (writeLoose), which folds such files into the pack once they are
+// packedMin.
 func (s *Store) writeTaskCache(task string, c *taskCache) {
 	file := encodeTaskCache(c, s.taskCacheSeal(task, true))
 	if file == nil || s.held.put(s, task, c, file) {
 		return
 	}
-	if writeFileAtomic(s.taskCachePath(task), file) == nil {
+	if s.taskPack.writeLoose(s.taskPackFiles(), map[string][]byte{task: file}) == nil {
 		c.size.Store(int64(len(file)))
 		c.segments.Store(1)
 	}
@@ -511,16 +513,26 @@ func (h *heldCaches) drop(task string) {
 	}
 }
 
-// writeCaches writes task caches' files (task to bytes): packedMin or
-// more into the pack, taking the place of their own files, unless
-// another process is writing it; else a file each.
+// writeCaches writes task caches' files (task to bytes): packAt or more
+// (packedMin, or a packFraction-th part of a large pack's tasks) into the
+// pack, taking the place of their own files, unless another process is
+// writing it; else a file each, listed in the pack's loose list when new
+// (writeLoose), which folds them in once it names packAt.
 func (s *Store) writeCaches(files map[string][]byte) {
-	if len(files) >= packedMin && s.taskPack.save(s.taskPackPath(), taskPackMagic, files, s.taskCachePath) == nil {
+	if len(files) >= packedMin && s.taskPack.saveMany(s.taskPackPath(), taskPackMagic, files, s.taskCachePath) == nil {
 		return
 	}
-	for task, file := range files {
-		_ = writeFileAtomic(s.taskCachePath(task), file)
+	if len(files) > 0 {
+		s.taskPack.writeLoose(s.taskPackFiles(), files)
 	}
+}
+
+// taskPackFiles is the task caches' pack and their own files, whose
+// entries are the files' bytes.
+func (s *Store) taskPackFiles() packFiles {
+	return packFiles{path: s.taskPackPath(), magic: taskPackMagic, fileOf: s.taskCachePath, entryOf: func(file []byte) ([]byte, bool) {
+		return file, bytes.HasPrefix(file, []byte(taskCacheMagic))
+	}}
 }
 
 // encodeTaskCache is the file holding c, which parseTaskCache reads back;

@@ -257,6 +257,32 @@ func TestNewClonePullPacksCaches(t *testing.T) {
 	if got := c.costed("status"); got.Blobs != 0 {
 		t.Errorf("the first status after the pull read %d record blobs from git, want 0: the pull's caches are in the pack", got.Blobs)
 	}
+	// Tasks moved one a command after the pack took them in get their
+	// own files again; the 64th folds them into the pack (as git's gc
+	// --auto counts loose objects): no file left, and the pack holds
+	// every one at its new head.
+	// Before, only a read that itself wrote 64 caches packed, which
+	// single-task commands never are: 64 files, one per task moved.
+	loose := func() int {
+		ents, _ := os.ReadDir(filepath.Join(c.gitDir(), "reason", "tasks"))
+		return len(ents)
+	}
+	for i := range 64 {
+		c.mustReason("assess", fmt.Sprintf("T-%06d", i), "--subject", "moved here", "--question", "q", "--materiality", "trivial", "--reversibility", "reversible")
+		if i == 62 && loose() != 63 {
+			t.Fatalf("%d task cache files after 63 tasks moved one a command, want 63", loose())
+		}
+	}
+	if got := loose(); got != 0 {
+		t.Errorf("%d task cache files after 64 tasks moved one a command, want none: folded into the pack", got)
+	}
+	pack := harness.ReadFile(t, filepath.Join(c.gitDir(), "reason", "tasks.pack"))
+	for i := range 64 {
+		task := fmt.Sprintf("T-%06d", i)
+		if head := strings.TrimSpace(c.git("rev-parse", taskRef(task))); !bytes.Contains(pack, []byte(" "+head+" ")) {
+			t.Errorf("the pack after the fold does not hold %s at its new head %s", task, head)
+		}
+	}
 }
 
 // TestLogAfterPullWritesCounts holds log of every task to files that
