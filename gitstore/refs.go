@@ -296,13 +296,20 @@ func (r *Repo) looseRefs(prefix string) (refs []Ref, broken []*BrokenRefError, e
 // CheckRefName and lie under refs/; a ref in the way of its name is a
 // *RefConflictError.
 func (r *Repo) UpdateRef(name, oldHash, newHash string) error {
-	return r.UpdateRefWait(name, oldHash, newHash, lockTimeout)
+	return r.UpdateRefContext(context.Background(), name, oldHash, newHash)
 }
 
-// UpdateRefWait is UpdateRef that waits at most wait for a lock another
-// process holds (0: it fails at once with ErrLocked).
-func (r *Repo) UpdateRefWait(name, oldHash, newHash string, wait time.Duration) error {
-	held, err := r.LockRef(context.Background(), name, oldHash, newHash, wait)
+// UpdateRefContext is UpdateRef whose wait for a lock another process
+// holds also ends with ctx (a server told to stop, a client that
+// cancelled its call): the error then wraps ctx's, the ref unchanged.
+func (r *Repo) UpdateRefContext(ctx context.Context, name, oldHash, newHash string) error {
+	return r.UpdateRefWait(ctx, name, oldHash, newHash, lockTimeout)
+}
+
+// UpdateRefWait is UpdateRefContext that waits at most wait for a lock
+// another process holds (0: it fails at once with ErrLocked).
+func (r *Repo) UpdateRefWait(ctx context.Context, name, oldHash, newHash string, wait time.Duration) error {
+	held, err := r.LockRef(ctx, name, oldHash, newHash, wait)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -34,7 +35,25 @@ const workers = 4
 // is integrated again, until a round changes nothing such a task reuses.
 // Tasks that then still wait on each other's reuses (a cycle) are
 // integrated as one set, once (IntegrateTogether).
+//
+// Stopped (ctx ended: a server told to stop, a client that cancelled its
+// call), it moves no more refs, and a wait for a ref's lock another
+// process holds ends: the refs it moved stay, each moved whole, the rest
+// are left for the next pull, and the error, which wraps ctx's, says so.
 func (g *Integrator) IntegrateAll(ctx context.Context, fetched []Fetched, newStore func() *gitstore.Store) ([]*Integration, error) {
+	before := g.memo().moved.Load()
+	results, err := g.integrateAll(ctx, fetched, newStore)
+	if err != nil && ctx.Err() != nil {
+		if moved := g.memo().moved.Load() - before; moved > 0 {
+			return nil, fmt.Errorf("the integration was stopped (%w) with %d task ref(s) moved, each whole, which stay: the rest are left for the next pull", ctx.Err(), moved)
+		}
+		return nil, fmt.Errorf("the integration was stopped (%w) before it moved a task ref: all are left for the next pull", ctx.Err())
+	}
+	return results, err
+}
+
+// integrateAll is IntegrateAll up to what a stop says.
+func (g *Integrator) integrateAll(ctx context.Context, fetched []Fetched, newStore func() *gitstore.Store) ([]*Integration, error) {
 	// The merge signature is read once, before any worker needs it.
 	sig, sigErr := g.Merger()
 	merger := func() (gitstore.Signature, error) {
@@ -197,6 +216,9 @@ func (g *Integrator) round(ctx context.Context, fetched []Fetched, todo []int,
 // the way), one by one by compare-and-swap, each task whose ref moved
 // meanwhile decided again from its new head, as Integrate does.
 func (g *Integrator) commitAll(ctx context.Context, fetched []Fetched, todo []int, preps []*prepared, results []*Integration, worker func() *Integrator) error {
+	if err := ctx.Err(); err != nil {
+		return err // stopped: nothing more moves
+	}
 	var batch []gitstore.RefUpdate
 	var moving []int
 	for _, i := range todo {
@@ -206,6 +228,7 @@ func (g *Integrator) commitAll(ctx context.Context, fetched []Fetched, todo []in
 		}
 	}
 	if len(batch) > 1 && g.Store.Repo.UpdateRefs(ctx, batch) == nil {
+		g.memo().moved.Add(int64(len(batch)))
 		for _, i := range moving {
 			results[i].Outcome, results[i].To = preps[i].outcome, preps[i].next
 		}
@@ -216,7 +239,7 @@ func (g *Integrator) commitAll(ctx context.Context, fetched []Fetched, todo []in
 	}
 	w := worker()
 	for _, i := range moving {
-		done, err := w.commit(results[i], preps[i])
+		done, err := w.commit(ctx, results[i], preps[i])
 		if err == nil && !done {
 			results[i], err = w.Integrate(ctx, fetched[i].Task, fetched[i].Head)
 		}

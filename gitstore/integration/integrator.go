@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"git-reason/gitstore"
 	"git-reason/record"
@@ -51,6 +52,9 @@ type Memo struct {
 	// checked holds the records verified clean, so that the fetched and
 	// the local history and their merge read and check each record once.
 	checked record.Checked
+	// moved counts the local refs moved, for what a stopped IntegrateAll
+	// says it left behind.
+	moved atomic.Int64
 }
 
 func (m *Memo) get(key string) (verification, bool) {
@@ -241,7 +245,7 @@ func (g *Integrator) integrate(ctx context.Context, task, fetched string, at map
 		if p == nil {
 			return in, nil
 		}
-		done, err := g.commit(in, p)
+		done, err := g.commit(ctx, in, p)
 		if err != nil {
 			return nil, err
 		}
@@ -356,12 +360,18 @@ func (g *Integrator) prepare(ctx context.Context, in *Integration, at map[string
 
 // commit moves the local ref as p says, by compare-and-swap. false: the
 // ref moved since p was decided (a concurrent append), nothing written.
-func (g *Integrator) commit(in *Integration, p *prepared) (bool, error) {
+// Once ctx has ended it moves nothing, and a wait for the ref's lock,
+// which another process holds, ends with it: the ref is moved whole or
+// not at all, and what is not is left for the next integration.
+func (g *Integrator) commit(ctx context.Context, in *Integration, p *prepared) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
 	var err error
 	if g.NoLockWait {
-		err = g.Store.Repo.UpdateRefWait(gitstore.TaskRef(in.Task), p.local, p.next, 0)
+		err = g.Store.Repo.UpdateRefWait(ctx, gitstore.TaskRef(in.Task), p.local, p.next, 0)
 	} else {
-		err = g.Store.Repo.UpdateRef(gitstore.TaskRef(in.Task), p.local, p.next)
+		err = g.Store.Repo.UpdateRefContext(ctx, gitstore.TaskRef(in.Task), p.local, p.next)
 	}
 	if errors.Is(err, gitstore.ErrStale) {
 		return false, nil
@@ -374,6 +384,7 @@ func (g *Integrator) commit(in *Integration, p *prepared) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	g.memo().moved.Add(1)
 	in.Outcome, in.To = p.outcome, p.next
 	return true, nil
 }
@@ -453,7 +464,7 @@ func (g *Integrator) IntegrateTogether(ctx context.Context, fetched map[string]s
 		at[t] = p.next
 	}
 	for _, t := range slices.Sorted(maps.Keys(preps)) {
-		done, err := g.commit(ins[t], preps[t])
+		done, err := g.commit(ctx, ins[t], preps[t])
 		if err == nil && !done {
 			// A concurrent append moved the ref: integrate from its head,
 			// the other tasks' reuses read where they are going.

@@ -1,13 +1,17 @@
 package ops
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"git-reason/gitstore"
+	"git-reason/reliability/harness"
 )
 
 // A clone's first catch-up remembers every tracking ref as integrated
@@ -41,5 +45,69 @@ func TestFirstCatchUpMemoAllocations(t *testing.T) {
 	t.Logf("saveCatchUp of %d refs: %.0f allocations", n, allocs)
 	if allocs > n/10 {
 		t.Errorf("a first catch-up's memo of %d tracking refs made %.0f allocations, want at most %d: a line of fetched.heads or fetched.loose, and a ref of their digest, cost none", n, allocs, n/10)
+	}
+}
+
+// A pull stopped (a server told to stop, a client that cancelled its
+// call) while it waits for a task ref's lock, which another process
+// holds, ends then, not after the lock's 10 s wait: the ref it moved
+// before stays, moved whole, the locked one is left as it was with the
+// other process's lock, and the error says so in one line. Before, the
+// integration's ref moves took no context and the pull waited out the
+// lock.
+func TestPullStopsWaitingForAHeldRefLock(t *testing.T) {
+	sess, _, dir := residentSession(t)
+	origin := t.TempDir()
+	run(t, origin, "git", "init", "-q")
+	if err := harness.BulkTasks(context.Background(), origin, "T-", 2); err != nil {
+		t.Fatal(err)
+	}
+	run(t, dir, "git", "remote", "add", "origin", origin)
+	tasks := filepath.Join(dir, ".git", "refs", "reasoning", "tasks")
+	held := filepath.Join(tasks, "T-000001.lock")
+	if err := os.MkdirAll(tasks, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(held, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := sess.Pull(ctx, SyncRequest{Remote: "origin"})
+		done <- err
+	}()
+	// The refs move in task order, one by one once the transaction of
+	// both failed on the lock: T-000000's in place, the pull waits for
+	// T-000001's lock.
+	var err error
+	for moved := false; !moved; {
+		select {
+		case err = <-done:
+			t.Fatalf("the pull ended before it moved T-000000: %v", err)
+		case <-time.After(5 * time.Millisecond):
+		}
+		_, serr := os.Stat(filepath.Join(tasks, "T-000000"))
+		moved = serr == nil
+	}
+	cancel()
+	select {
+	case err = <-done:
+	case <-time.After(5 * time.Second): // the lock's wait is 10 s
+		t.Fatal("the pull still waits for the held lock 5 s after its context was cancelled")
+	}
+	if err == nil || !errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "\n") ||
+		!strings.Contains(err.Error(), "with 1 task ref(s) moved") || !strings.Contains(err.Error(), "the rest are left for the next pull") {
+		t.Fatalf("got %v, want one line: stopped (context canceled), 1 task ref moved, the rest left for the next pull", err)
+	}
+	if want, got := run(t, origin, "git", "rev-parse", "refs/reasoning/tasks/T-000000"), run(t, dir, "git", "rev-parse", "refs/reasoning/tasks/T-000000"); got != want {
+		t.Errorf("T-000000, moved before the stop, is at %s, want %s", got, want)
+	}
+	if out, err := harness.GitTry(dir, "rev-parse", "--verify", "-q", "refs/reasoning/tasks/T-000001"); err == nil {
+		t.Errorf("T-000001, whose lock another process holds, was made: %s", out)
+	}
+	if _, err := os.Stat(held); err != nil {
+		t.Errorf("the other process's lock was removed: %v", err)
 	}
 }
