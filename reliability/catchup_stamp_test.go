@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"git-reason/reliability/harness"
 )
 
 // TestCatchUpRecentChange holds a clone whose tracking namespace keeps
@@ -18,7 +20,7 @@ import (
 // for it (a flaky second git process in TestStatusAndLogGitProcesses).
 func TestCatchUpRecentChange(t *testing.T) {
 	s := newSandbox(t)
-	s.bulkTask("T-stamp", 6)
+	harness.BulkTaskT(t, s.dir, "T-stamp", 6)
 	s.git("remote", "add", "origin", filepath.Join(t.TempDir(), "none.git"))
 	packed := filepath.Join(s.gitDir(), "packed-refs")
 	touch := func() {

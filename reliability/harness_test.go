@@ -98,16 +98,6 @@ func (s *sandbox) cmd(ctx context.Context, name string, args ...string) *exec.Cm
 	return c
 }
 
-// bulkTask writes a task of n records into the sandbox's repository with
-// harness.BulkTask (the real writer in process, one git fast-import); it
-// fails the test when that fails.
-func (s *sandbox) bulkTask(task string, n int) {
-	s.t.Helper()
-	if err := harness.BulkTask(context.Background(), s.dir, task, n); err != nil {
-		s.t.Fatal(err)
-	}
-}
-
 // git runs git and fails the test if it does not exit 0.
 func (s *sandbox) git(args ...string) string {
 	s.t.Helper()

@@ -32,7 +32,7 @@ func TestStatusCounts(t *testing.T) {
 	type counts struct{ warm, written, writtenWarm, planned, fetched cost }
 	measure := func(n int) counts {
 		s := newSandbox(t)
-		s.bulkTask(task, n)
+		harness.BulkTaskT(t, s.dir, task, n)
 		s.mustReason("status", task) // the whole history replayed, once
 		var got counts
 		got.warm = s.costed("status", task)
@@ -139,7 +139,7 @@ func TestStatusMemoTrust(t *testing.T) {
 	t.Parallel()
 	const task = "T-memo"
 	s := newSandbox(t)
-	s.bulkTask(task, 4)
+	harness.BulkTaskT(t, s.dir, task, 4)
 	s.mustReason("status", task)
 	memos, err := filepath.Glob(filepath.Join(s.gitDir(), "reason", "memo", "status", "*.memo"))
 	if err != nil || len(memos) != 1 {
@@ -218,7 +218,7 @@ func TestStatusAndLogGitProcesses(t *testing.T) {
 	t.Parallel()
 	const task = "T-procs"
 	s := newSandbox(t)
-	s.bulkTask(task, 40)
+	harness.BulkTaskT(t, s.dir, task, 40)
 	s.mustReason("status", task) // the whole history replayed, once
 	s.mustReason("log", "-n", "5")
 	want := func(what string, started []string) {
@@ -324,7 +324,7 @@ func TestStatusReportMemo(t *testing.T) {
 	t.Parallel()
 	const task = "T-report"
 	s := newSandbox(t)
-	s.bulkTask(task, 40)
+	harness.BulkTaskT(t, s.dir, task, 40)
 	first := s.mustReason("status", task, "--report")
 	warm := func(what string) {
 		t.Helper()
@@ -355,7 +355,7 @@ func TestOneTaskReadsOne(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
 	for _, task := range []string{"T-a", "T-b", "T-c"} {
-		s.bulkTask(task, 20)
+		harness.BulkTaskT(t, s.dir, task, 20)
 		s.mustReason("status", task) // each history replayed, once
 	}
 	summaries := filepath.Join(s.dir, ".git", "reason", "signature-summaries.journal")
@@ -406,7 +406,7 @@ func TestStatusReuseCounts(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
 	for _, task := range []string{"T-a", "T-b"} {
-		s.bulkTask(task, 20)
+		harness.BulkTaskT(t, s.dir, task, 20)
 	}
 	s.mustReason("assess", "H", "--subject", "Cache size", "--question", "How large?", "--materiality", "material", "--reversibility", "costly", "--evidence", "note::load test")
 	s.mustReason("plan", "H")
@@ -534,7 +534,7 @@ func TestStatusReuseFanInCounts(t *testing.T) {
 	const n, k = 200, 30
 	s := newSandbox(t)
 	ctx := context.Background()
-	s.bulkTask("H", n)
+	harness.BulkTaskT(t, s.dir, "H", n)
 	s.mustReason("assess", "H", "--subject", "Cache size", "--question", "How large?", "--materiality", "critical", "--reversibility", "irreversible", "--evidence", "note::load test")
 	s.mustReason("plan", "H")
 	s.mustReason("conclude", "H", "--decision", "512 MiB", "--local-review", "1=yes", "--local-review", "2=yes", "--local-review", "3=yes", "--local-review", "4=yes", "--local-review", "5=yes")
