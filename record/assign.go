@@ -62,19 +62,9 @@ func assignValue(dst reflect.Value, v any, at string) error {
 		dst.Set(out)
 		return nil
 	case reflect.String:
-		s, ok := v.(string)
-		if !ok {
-			return mismatch(at, "a string", v)
-		}
-		dst.SetString(s)
-		return nil
+		return setAs(v, at, "a string", dst.SetString)
 	case reflect.Bool:
-		b, ok := v.(bool)
-		if !ok {
-			return mismatch(at, "a boolean", v)
-		}
-		dst.SetBool(b)
-		return nil
+		return setAs(v, at, "a boolean", dst.SetBool)
 	case reflect.Float64:
 		n, ok := v.(json.Number)
 		if !ok {
@@ -99,6 +89,17 @@ func assignValue(dst reflect.Value, v any, at string) error {
 		return nil
 	}
 	return fmt.Errorf("%s: cannot hold %T", at, v)
+}
+
+// setAs sets a field with set from v, which must be a T (want says what,
+// for the error).
+func setAs[T any](v any, at, want string, set func(T)) error {
+	x, ok := v.(T)
+	if !ok {
+		return mismatch(at, want, v)
+	}
+	set(x)
+	return nil
 }
 
 // fieldByName finds the field whose JSON name is key.

@@ -1,7 +1,6 @@
 package reliability
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,9 +20,7 @@ import (
 // for it (a flaky second git process in TestStatusAndLogGitProcesses).
 func TestCatchUpRecentChange(t *testing.T) {
 	s := newSandbox(t)
-	if err := harness.BulkTask(context.Background(), s.dir, "T-stamp", 6); err != nil {
-		t.Fatal(err)
-	}
+	harness.BulkTaskT(t, s.dir, "T-stamp", 6)
 	s.git("remote", "add", "origin", filepath.Join(t.TempDir(), "none.git"))
 	packed := filepath.Join(s.gitDir(), "packed-refs")
 	touch := func() {

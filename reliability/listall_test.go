@@ -24,23 +24,25 @@ import (
 // the refs three times), and the status after that decodes none again.
 func TestStatusAllCounts(t *testing.T) {
 	t.Parallel()
-	holdListingCounts(t, 1000, listing{
-		cmd:  "status",
-		same: asIs,
-		rows: tableRows,
-		shows: func(out string) (string, bool) {
-			line := lineStarting(out, "T-000007")
-			return line, strings.Contains(line, "one more") && strings.Contains(line, " 3 ")
-		},
-	})
+	holdListingCounts(t, 1000, tableListing("status", func(out string) (string, bool) {
+		line := lineStarting(out, "T-000007")
+		return line, strings.Contains(line, "one more") && strings.Contains(line, " 3 ")
+	}))
 }
 
 // asIs is a command's output compared as it is.
 func asIs(out string) string { return out }
 
-// tableRows is how many tasks a table shows: a header, then a line per
-// task.
-func tableRows(out string) int { return strings.Count(out, "\n") - 1 }
+// tableListing is cmd printing a table, a header then a line per task,
+// compared as it is from one run to the next; shows is as listing's.
+func tableListing(cmd string, shows func(out string) (string, bool)) listing {
+	return listing{
+		cmd:   cmd,
+		same:  asIs,
+		rows:  func(out string) int { return strings.Count(out, "\n") - 1 },
+		shows: shows,
+	}
+}
 
 // shortListing is how many tasks holdListingCounts lists with -short:
 // more than ops' fewMoved (16), the moved tasks a listing asks about one

@@ -32,9 +32,7 @@ func TestStatusCounts(t *testing.T) {
 	type counts struct{ warm, written, writtenWarm, planned, fetched cost }
 	measure := func(n int) counts {
 		s := newSandbox(t)
-		if err := harness.BulkTask(context.Background(), s.dir, task, n); err != nil {
-			t.Fatal(err)
-		}
+		harness.BulkTaskT(t, s.dir, task, n)
 		s.mustReason("status", task) // the whole history replayed, once
 		var got counts
 		got.warm = s.costed("status", task)
@@ -141,9 +139,7 @@ func TestStatusMemoTrust(t *testing.T) {
 	t.Parallel()
 	const task = "T-memo"
 	s := newSandbox(t)
-	if err := harness.BulkTask(context.Background(), s.dir, task, 4); err != nil {
-		t.Fatal(err)
-	}
+	harness.BulkTaskT(t, s.dir, task, 4)
 	s.mustReason("status", task)
 	memos, err := filepath.Glob(filepath.Join(s.gitDir(), "reason", "memo", "status", "*.memo"))
 	if err != nil || len(memos) != 1 {
@@ -222,9 +218,7 @@ func TestStatusAndLogGitProcesses(t *testing.T) {
 	t.Parallel()
 	const task = "T-procs"
 	s := newSandbox(t)
-	if err := harness.BulkTask(context.Background(), s.dir, task, 40); err != nil {
-		t.Fatal(err)
-	}
+	harness.BulkTaskT(t, s.dir, task, 40)
 	s.mustReason("status", task) // the whole history replayed, once
 	s.mustReason("log", "-n", "5")
 	want := func(what string, started []string) {
@@ -330,9 +324,7 @@ func TestStatusReportMemo(t *testing.T) {
 	t.Parallel()
 	const task = "T-report"
 	s := newSandbox(t)
-	if err := harness.BulkTask(context.Background(), s.dir, task, 40); err != nil {
-		t.Fatal(err)
-	}
+	harness.BulkTaskT(t, s.dir, task, 40)
 	first := s.mustReason("status", task, "--report")
 	warm := func(what string) {
 		t.Helper()
@@ -363,9 +355,7 @@ func TestOneTaskReadsOne(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
 	for _, task := range []string{"T-a", "T-b", "T-c"} {
-		if err := harness.BulkTask(context.Background(), s.dir, task, 20); err != nil {
-			t.Fatal(err)
-		}
+		harness.BulkTaskT(t, s.dir, task, 20)
 		s.mustReason("status", task) // each history replayed, once
 	}
 	summaries := filepath.Join(s.dir, ".git", "reason", "signature-summaries.journal")
@@ -416,9 +406,7 @@ func TestStatusReuseCounts(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
 	for _, task := range []string{"T-a", "T-b"} {
-		if err := harness.BulkTask(context.Background(), s.dir, task, 20); err != nil {
-			t.Fatal(err)
-		}
+		harness.BulkTaskT(t, s.dir, task, 20)
 	}
 	s.mustReason("assess", "H", "--subject", "Cache size", "--question", "How large?", "--materiality", "material", "--reversibility", "costly", "--evidence", "note::load test")
 	s.mustReason("plan", "H")
@@ -546,9 +534,7 @@ func TestStatusReuseFanInCounts(t *testing.T) {
 	const n, k = 200, 30
 	s := newSandbox(t)
 	ctx := context.Background()
-	if err := harness.BulkTask(ctx, s.dir, "H", n); err != nil {
-		t.Fatal(err)
-	}
+	harness.BulkTaskT(t, s.dir, "H", n)
 	s.mustReason("assess", "H", "--subject", "Cache size", "--question", "How large?", "--materiality", "critical", "--reversibility", "irreversible", "--evidence", "note::load test")
 	s.mustReason("plan", "H")
 	s.mustReason("conclude", "H", "--decision", "512 MiB", "--local-review", "1=yes", "--local-review", "2=yes", "--local-review", "3=yes", "--local-review", "4=yes", "--local-review", "5=yes")

@@ -14,16 +14,11 @@ import (
 // task alone and shows it, and the list after that decodes none again.
 func TestTasksCounts(t *testing.T) {
 	t.Parallel()
-	holdListingCounts(t, 1000, listing{
-		cmd:  "tasks",
-		same: asIs,
-		rows: tableRows,
-		shows: func(out string) (string, bool) {
-			// Newest activity first: the task just written is the first row.
-			line := strings.SplitN(out, "\n", 3)[1]
-			return line, strings.HasPrefix(line, "T-000007") && strings.Contains(line, "one more") && strings.Contains(line, " 3 ")
-		},
-	})
+	holdListingCounts(t, 1000, tableListing("tasks", func(out string) (string, bool) {
+		// Newest activity first: the task just written is the first row.
+		line := strings.SplitN(out, "\n", 3)[1]
+		return line, strings.HasPrefix(line, "T-000007") && strings.Contains(line, "one more") && strings.Contains(line, " 3 ")
+	}))
 }
 
 // TestTaskRowsForged: a row of task-rows.journal edited by hand is not

@@ -102,26 +102,29 @@ func scalar(n *yaml.Node) any {
 	case "!!null":
 		return nil
 	case "!!bool":
-		var b bool
-		if n.Decode(&b) == nil {
+		if b, ok := decodeAs[bool](n); ok {
 			return b
 		}
 	case "!!int":
-		var i int64
-		if n.Decode(&i) == nil {
+		if i, ok := decodeAs[int64](n); ok {
 			return i
 		}
-		var f float64
-		if n.Decode(&f) == nil {
+		if f, ok := decodeAs[float64](n); ok {
 			return f
 		}
 	case "!!float":
-		var f float64
-		if n.Decode(&f) == nil {
+		if f, ok := decodeAs[float64](n); ok {
 			return f
 		}
 	}
 	return n.Value
+}
+
+// decodeAs is n decoded as a T, and whether it decodes as one.
+func decodeAs[T any](n *yaml.Node) (T, bool) {
+	var v T
+	err := n.Decode(&v)
+	return v, err == nil
 }
 
 // expandedSize counts the nodes n stands for with its aliases expanded,

@@ -40,13 +40,9 @@ func (chatCompletions) Ask(ctx context.Context, t Target, req Request) (Answer, 
 			{Role: "user", Content: Prompt(req)},
 		},
 	}
-	raw, err := postJSON(ctx, t, endpoint(t.BaseURL, "chat/completions"), body)
+	resp, err := postFor(ctx, t, "chat/completions", body, func(r *chatResponse) bool { return r.Choices != nil }, "a chat completion")
 	if err != nil {
 		return Answer{}, err
-	}
-	var resp chatResponse
-	if err := json.Unmarshal(raw, &resp); err != nil || resp.Choices == nil {
-		return Answer{}, failf(Malformed, "the response is not a chat completion")
 	}
 	if len(resp.Choices) == 0 {
 		return Answer{}, failf(Empty, "the response has no choices")

@@ -37,6 +37,22 @@ var httpPost HTTPPost
 // HTTP adapters fail as unavailable.
 func UseHTTP(post HTTPPost) { httpPost = post }
 
+// postFor is postJSON of body to path below the target's base URL, its
+// answer decoded as R: an answer that is not R's JSON, or one in which
+// holds does not find what makes it one, is Malformed ("the response is
+// not <what>").
+func postFor[R any](ctx context.Context, t Target, path string, body any, holds func(*R) bool, what string) (*R, error) {
+	raw, err := postJSON(ctx, t, endpoint(t.BaseURL, path), body)
+	if err != nil {
+		return nil, err
+	}
+	var resp R
+	if err := json.Unmarshal(raw, &resp); err != nil || !holds(&resp) {
+		return nil, failf(Malformed, "the response is not %s", what)
+	}
+	return &resp, nil
+}
+
 // postJSON sends body to url once, with the target's declared headers and
 // credential, and returns the 2xx response body, read up to the target's
 // cap. Everything else is classified into a Failure from which the

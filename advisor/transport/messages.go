@@ -2,7 +2,6 @@ package transport
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 )
 
@@ -40,13 +39,9 @@ func (messages) Ask(ctx context.Context, t Target, req Request) (Answer, error) 
 		System:    systemText,
 		Messages:  []chatMessage{{Role: "user", Content: Prompt(req)}},
 	}
-	raw, err := postJSON(ctx, t, endpoint(t.BaseURL, "messages"), body)
+	resp, err := postFor(ctx, t, "messages", body, func(r *messagesResponse) bool { return r.Content != nil }, "a message")
 	if err != nil {
 		return Answer{}, err
-	}
-	var resp messagesResponse
-	if err := json.Unmarshal(raw, &resp); err != nil || resp.Content == nil {
-		return Answer{}, failf(Malformed, "the response is not a message")
 	}
 	var b strings.Builder
 	for _, block := range resp.Content {

@@ -72,9 +72,7 @@ func newWriteRepo(t *testing.T) (dir string, env []string) {
 	env = harness.Env(home, root, nil)
 	mustRun(t, root, env, "git", "init", "-q", dir)
 	mustRun(t, dir, env, "git", "commit", "-q", "--allow-empty", "-m", "init")
-	if err := harness.BulkTask(t.Context(), dir, "T-1", 100); err != nil {
-		t.Fatal(err)
-	}
+	harness.BulkTaskT(t, dir, "T-1", 100)
 	mustRun(t, dir, env, "git", "reason", "assess", "T-1", "--subject", "first", "--question", "q?",
 		"--materiality", "trivial", "--reversibility", "reversible")
 	return dir, env

@@ -564,9 +564,7 @@ func TestQuittingThePagerIsQuiet(t *testing.T) {
 	s := newSandbox(t, fakeVendor, nil)
 	// About 200 KB of log: more than a pipe holds, so the pager (which
 	// quits at once, as after q) is gone while the log is still written.
-	if err := harness.BulkTask(t.Context(), s.dir, "Long", 2000); err != nil {
-		t.Fatal(err)
-	}
+	harness.BulkTaskT(t, s.dir, "Long", 2000)
 	p := startPTY(t, s, []string{"GIT_PAGER=true"}, "reason", "log", "Long")
 	code := p.wait()
 	if out := p.output(); code != 141 || strings.Contains(out, "broken pipe") || strings.Contains(out, "git reason:") {

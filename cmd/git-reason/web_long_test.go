@@ -4,7 +4,6 @@ package main
 // summary and latest records, the rest a page or a click away.
 
 import (
-	"context"
 	"regexp"
 	"strings"
 	"testing"
@@ -15,9 +14,7 @@ import (
 func TestWebLongTask(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t, "advisors: []\n", nil)
-	if err := harness.BulkTask(context.Background(), s.dir, "T-long", 240); err != nil {
-		t.Fatal(err)
-	}
+	harness.BulkTaskT(t, s.dir, "T-long", 240)
 	var log []struct{ ID string }
 	s.reasonJSON(&log, "log", "T-long")
 	base, c := openWeb(t, s)

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strconv"
 	"sync"
+	"testing"
 	"time"
 
 	"git-reason/record"
@@ -43,6 +44,15 @@ func BulkTask(ctx context.Context, dir, task string, n int) error {
 		}
 		return nil
 	})
+}
+
+// BulkTaskT is BulkTask into the repository at dir for a test: it fails
+// the test when BulkTask fails.
+func BulkTaskT(tb testing.TB, dir, task string, n int) {
+	tb.Helper()
+	if err := BulkTask(context.Background(), dir, task, n); err != nil {
+		tb.Fatal(err)
+	}
 }
 
 // bulkPair admits the assessment of subject i on task and its plan, and

@@ -37,28 +37,8 @@ func bashScript(root *complCmd) string {
 	b.WriteString("\tesac\n}\n\n")
 	b.WriteString("# __git_reason_flag CMD FLAG sets kind to the kind of FLAG's value, \"\" for a switch.\n")
 	b.WriteString("__git_reason_flag ()\n{\n\tkind=\n\tcase \"$1 $2\" in\n")
-	root.walk(func(c *complCmd) {
-		for _, f := range c.Flags {
-			if f.Value == "" || (c.Path != "" && hasFlag(root.Flags, f.Names[0])) {
-				continue // a switch, or a global flag: the patterns below
-			}
-			var pats []string
-			for _, n := range f.Names {
-				// A long flag of free text needs no line: the fallback
-				// below finds it in $flags.
-				switch {
-				case len(n) == 1:
-					pats = append(pats, shQuote(c.Path+" -"+n))
-				case f.Value != "text" && c.Path == "":
-					pats = append(pats, "*"+shQuote(" --"+n))
-				case f.Value != "text":
-					pats = append(pats, shQuote(c.Path+" --"+n))
-				}
-			}
-			if len(pats) > 0 {
-				fmt.Fprintf(&b, "\t%s) kind=%s ;;\n", strings.Join(pats, "|"), shQuote(f.Value))
-			}
-		}
+	valueCases(root, true, func(n string) string { return "*" + shQuote(" --"+n) }, func(pats []string, kind string) {
+		fmt.Fprintf(&b, "\t%s) kind=%s ;;\n", strings.Join(pats, "|"), shQuote(kind))
 	})
 	b.WriteString("\tesac\n\tif [ -z \"$kind\" ] && [[ \" $flags \" == *\" $2= \"* ]]; then kind=text; fi\n}\n")
 	b.WriteString(bashBody)

@@ -33,7 +33,7 @@ func fishScript(root *complCmd) string {
 	b.WriteString("    end\nend\n\n")
 	b.WriteString("# __git_reason_flag CMD FLAG prints the kind of FLAG's value, nothing for a switch.\n")
 	b.WriteString("function __git_reason_flag\n    switch \"$argv[1] $argv[2]\"\n")
-	valueCases(root, func(n string) string { return "'* --" + n + "'" }, func(pats []string, kind string) {
+	valueCases(root, false, func(n string) string { return "'* --" + n + "'" }, func(pats []string, kind string) {
 		fmt.Fprintf(&b, "        case %s\n            echo %s\n", strings.Join(pats, " "), shQuote(kind))
 	})
 	b.WriteString("        case '*'\n            contains -- $argv[2] $__git_reason_valued; and echo text\n    end\nend\n")
@@ -169,26 +169,37 @@ func (c *complCmd) described(sep string) (subs, flags []string) {
 	return subs, flags
 }
 
-// valueCases calls each, for fish's and zsh's flag-kind switch, with every
-// flag of the tree whose value has a kind to complete (not a switch, not
-// free text, not a global flag again on a verb) and the patterns that
-// name it: the verb's path and each long name, or for a global flag
-// anyVerb's pattern of a long name on any command line.
-func valueCases(root *complCmd, anyVerb func(name string) string, each func(pats []string, kind string)) {
+// valueCases calls each, for the shells' flag-kind switch, with every
+// flag of the tree whose value has a kind to complete (not a switch, not a
+// global flag again on a verb) and the patterns that name it: the verb's
+// path and each long name, or for a global flag anyVerb's pattern of a
+// long name on any command line. A flag of free text has no long-name
+// pattern (the shells' fallback finds it); with short, each short name is
+// a pattern too ("PATH -n"), of any kind, else it is not. A flag no
+// pattern names is left out.
+func valueCases(root *complCmd, short bool, anyVerb func(name string) string, each func(pats []string, kind string)) {
 	root.walk(func(c *complCmd) {
 		for _, f := range c.Flags {
-			if f.Value == "" || f.Value == "text" || (c.Path != "" && hasFlag(root.Flags, f.Names[0])) {
+			if f.Value == "" || (c.Path != "" && hasFlag(root.Flags, f.Names[0])) {
 				continue
 			}
 			var pats []string
 			for _, n := range f.Names {
-				if len(n) > 1 && c.Path == "" {
+				switch {
+				case len(n) == 1:
+					if short {
+						pats = append(pats, shQuote(c.Path+" -"+n))
+					}
+				case f.Value == "text":
+				case c.Path == "":
 					pats = append(pats, anyVerb(n))
-				} else if len(n) > 1 {
+				default:
 					pats = append(pats, shQuote(c.Path+" --"+n))
 				}
 			}
-			each(pats, f.Value)
+			if len(pats) > 0 {
+				each(pats, f.Value)
+			}
 		}
 	})
 }

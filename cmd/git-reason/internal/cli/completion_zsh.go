@@ -33,7 +33,7 @@ func zshScript(root *complCmd) string {
 	b.WriteString("  esac\n}\n\n")
 	b.WriteString("# __git_reason_flag CMD FLAG sets kind to the kind of FLAG's value, \"\" for a switch.\n")
 	b.WriteString("__git_reason_flag () {\n  kind=\n  case \"$1 $2\" in\n")
-	valueCases(root, func(n string) string { return "*" + shQuote(" --"+n) }, func(pats []string, kind string) {
+	valueCases(root, false, func(n string) string { return "*" + shQuote(" --"+n) }, func(pats []string, kind string) {
 		fmt.Fprintf(&b, "    (%s) kind=%s ;;\n", strings.Join(pats, "|"), shQuote(kind))
 	})
 	b.WriteString("  esac\n  if [[ -z $kind && $valued == *\" $2 \"* ]]; then kind=text; fi\n}\n")

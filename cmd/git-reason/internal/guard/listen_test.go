@@ -333,14 +333,7 @@ func TestRunWaitsForRequestsUnderWay(t *testing.T) {
 	case <-time.After(300 * time.Millisecond):
 	}
 	close(release)
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Run did not return 10 s after the last request was answered")
-	}
+	returnsClean(t, done, "the last request was answered")
 	c.SetReadDeadline(time.Now().Add(10 * time.Second))
 	if got, _ := io.ReadAll(c); !strings.Contains(string(got), "answered") {
 		t.Errorf("the request under way was not answered: %q", got)
@@ -360,18 +353,25 @@ func TestRunEndsRequestsPastTheGrace(t *testing.T) {
 		close(unwound)
 	})
 	_, done := stopUnderWay(t, h, 200*time.Millisecond, reached)
+	returnsClean(t, done, "its context ended")
+	select {
+	case <-unwound:
+	default:
+		t.Error("Run returned before the request past the grace had unwound (its context never ended)")
+	}
+}
+
+// returnsClean waits for Run's error on done and fails the test unless
+// Run returns nil within 10 s (after what, for the message).
+func returnsClean(t *testing.T, done <-chan error, after string) {
+	t.Helper()
 	select {
 	case err := <-done:
 		if err != nil {
 			t.Fatal(err)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("Run did not return 10 s after its context ended")
-	}
-	select {
-	case <-unwound:
-	default:
-		t.Error("Run returned before the request past the grace had unwound (its context never ended)")
+		t.Fatal("Run did not return 10 s after " + after)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -371,12 +372,8 @@ func (e *Session) allowedDigest() (string, error) {
 	}
 	h := sha256.New()
 	h.Write([]byte(path + "\x00"))
-	if path != "" {
-		data, err := os.ReadFile(path)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return "", err
-		}
-		h.Write(data)
+	if err := hashContent(h, path); err != nil {
+		return "", err
 	}
 	e.allowedSum = hex.EncodeToString(h.Sum(nil))
 	return e.allowedSum, nil
@@ -412,15 +409,25 @@ func (e *Session) SignaturesDigest() (string, error) {
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00", allowed, st.Signing.SSHProgram, st.Signing.RevocationFile)
-	if st.Signing.RevocationFile != "" {
-		data, err := os.ReadFile(st.Signing.RevocationFile)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return "", err
-		}
-		h.Write(data)
+	if err := hashContent(h, st.Signing.RevocationFile); err != nil {
+		return "", err
 	}
 	e.sigSum = hex.EncodeToString(h.Sum(nil))
 	return e.sigSum, nil
+}
+
+// hashContent writes the content of the file at path to h: nothing when
+// path is "" or names no file.
+func hashContent(h io.Writer, path string) error {
+	if path == "" {
+		return nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	h.Write(data)
+	return nil
 }
 
 // readDigest identifies what the caches of read surfaces (the signature
