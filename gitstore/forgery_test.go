@@ -1087,6 +1087,20 @@ func TestForgeryMerge(t *testing.T) {
 	// record of the first side's name (the union's last parent wins), so
 	// the honest conclusion k, which v validated, would read "offline,
 	// tonight" with no finding.
+	// A parent from another task's history, its records in the merge or
+	// left out: replay reads the other task's commits as this task's.
+	t.Run("a parent of another task", func(t *testing.T) {
+		res, err := h.w.Append(context.Background(), "U", record.KindAssessment,
+			[]byte(`{"subject":"other","question":"which?","materiality":"trivial","reversibility":"reversible"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, files := range []map[string]string{union(left, h.files(res.Commit)), left} {
+			m := h.write(&forgCommit{parents: []string{h.commit["v"], res.Commit}, files: files,
+				msg: "merge: task T from two clones\n", when: time.Now(), author: forgActor})
+			wantMessage(t, h.forge(m), record.FindWrongTask, res.ID, "record of task U stored under task T")
+		}
+	})
 	t.Run("a name with two contents", func(t *testing.T) {
 		r := h.rec("k")
 		obj(r["body"])["decision"] = "offline, tonight"
