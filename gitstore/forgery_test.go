@@ -1083,6 +1083,55 @@ func TestForgeryMerge(t *testing.T) {
 		found := wantFindings(t, h.forge(m), m, record.FindMerge)
 		wantMessage(t, found, record.FindMerge, r["id"].(string), "which no parent has")
 	})
+	// Each side replays clean alone; the merge keeps the second side's
+	// record of the first side's name (the union's last parent wins), so
+	// the honest conclusion k, which v validated, would read "offline,
+	// tonight" with no finding.
+	// A parent from another task's history, its records in the merge or
+	// left out: replay reads the other task's commits as this task's.
+	t.Run("a parent of another task", func(t *testing.T) {
+		res, err := h.w.Append(context.Background(), "U", record.KindAssessment,
+			[]byte(`{"subject":"other","question":"which?","materiality":"trivial","reversibility":"reversible"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, files := range []map[string]string{union(left, h.files(res.Commit)), left} {
+			m := h.write(&forgCommit{parents: []string{h.commit["v"], res.Commit}, files: files,
+				msg: "merge: task T from two clones\n", when: time.Now(), author: forgActor})
+			wantMessage(t, h.forge(m), record.FindWrongTask, res.ID, "record of task U stored under task T")
+		}
+	})
+	t.Run("a name with two contents", func(t *testing.T) {
+		r := h.rec("k")
+		obj(r["body"])["decision"] = "offline, tonight"
+		other := h.write(h.on(h.commit["r"], r))
+		h.requireClean(other)
+		name, blob := h.blob(r)
+		files := h.files(h.commit["v"])
+		files[name] = blob
+		m := h.write(&forgCommit{parents: []string{h.commit["v"], other}, files: files,
+			msg: "merge: task T from two clones\n", when: time.Now(), author: forgActor})
+		found := wantFindings(t, h.forge(m), m, record.FindMerge)
+		wantMessage(t, found, record.FindMerge, h.id("k"), "with different content")
+	})
+	// One id under two names, one on each side (an attempt given v's id
+	// beside v): each side holds it once, the merge twice.
+	t.Run("an id under two names", func(t *testing.T) {
+		r := h.rec("k")
+		r = h.fresh(r, "k")
+		r["id"] = h.id("v")
+		r["kind"] = string(record.KindAttempt)
+		r["body"] = map[string]any{"conclusion": h.id("k"), "commits": []any{"0123456789abcdef0123456789abcdef01234567"}, "outcome": "succeeded"}
+		r["derived"] = map[string]any{}
+		other := h.write(h.on(h.commit["k"], r))
+		h.requireClean(other)
+		for _, parents := range [][]string{{h.commit["v"], other}, {other, h.commit["v"]}} {
+			m := h.write(&forgCommit{parents: parents, files: union(h.files(h.commit["v"]), h.files(other)),
+				msg: "merge: task T from two clones\n", when: time.Now(), author: forgActor})
+			found := wantFindings(t, h.forge(m), m, record.FindDuplicate)
+			wantMessage(t, found, record.FindDuplicate, h.id("v"), "appears twice")
+		}
+	})
 }
 
 // TestForgeryCorpusHonestDivergedClones: two clones of one task append on their

@@ -718,7 +718,31 @@ func (v *verifier) merge(ctx context.Context, c *Commit) {
 		}
 		return false
 	}
+	// blobOf is the blob parent j holds as name: the first parent's
+	// files may have become the merge's own (Changes applied to them).
+	blobOf := func(j int, name string) (string, bool) {
+		if j == 0 && first != nil {
+			if w, ok := first[name]; ok {
+				return w.blob, w.had
+			}
+			h, ok := files[name]
+			return h, ok
+		}
+		h, ok := parents[j].files[name]
+		return h, ok
+	}
 	for i, p := range parents {
+		// Records are never changed: two parents holding one name with
+		// different content is a forgery whichever blob the merge keeps
+		// (the union's last would replace the other side's record).
+		for name, h := range p.files {
+			for j := range i {
+				if o, ok := blobOf(j, name); ok && o != h {
+					v.add(c, idOf(name), FindMerge, "parents hold %s with different content", name)
+					break
+				}
+			}
+		}
 		if i == 0 && c.Files == nil {
 			// Only the names Changes lists differ from the first parent.
 			for _, name := range slices.Sorted(maps.Keys(c.Changes)) {
@@ -796,6 +820,13 @@ func (v *verifier) merge(ctx context.Context, c *Commit) {
 		// A lazy base's record (Base.Lazy) the merge orders after the
 		// common prefix is replayed again: its fields are read here.
 		st.ready(e)
+		if st.byID[e.ID] != nil {
+			// One id under two names, one from each side: each side
+			// alone holds it once.
+			v.add(c, e.ID, FindDuplicate, "record id %s appears twice", e.ID)
+			st.add(e)
+			continue
+		}
 		derived, err := replayRules(ctx, st, e)
 		n := len(v.found)
 		if err != nil {
