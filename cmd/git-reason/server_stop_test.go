@@ -290,3 +290,71 @@ func locksUnder(t *testing.T, dir string) []string {
 	}
 	return locks
 }
+
+// TestServerGivingUpRemovesTheLocksItsCallsHold: a stopped server gives
+// up on a call that does not end (twice its grace after the stop) and
+// returns, and the process ends; a lock that call held stayed on disk,
+// and every later write of its file waited 10 s and failed, "remove it",
+// until a person did. The call here is a clone's first write, whose git
+// config, run under the origin's lock (.git/reason/origin.lock), hangs as
+// on a file system that does not answer: it ignores the stop, and the
+// process has no way to end it. Once 'git-reason mcp' has stopped no lock
+// is left, and the next write takes the origin's lock at once.
+func TestServerGivingUpRemovesTheLocksItsCallsHold(t *testing.T) {
+	t.Parallel()
+	sandboxPossible(t)
+	realGit, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	hold, waiting := filepath.Join(root, "hold"), filepath.Join(root, "waiting")
+	s := newSandboxAt(t, root, mcpOverlay, map[string]string{"fake-advisor": fakeAdvisor, "git": `case "$*" in
+*"config --local --get reason.origin"*)
+	if [ -e '` + hold + `' ]; then
+		touch '` + waiting + `'
+		i=0; while [ -e '` + hold + `' ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done
+	fi ;;
+esac
+exec "` + realGit + `" "$@"
+`})
+	if err := os.WriteFile(hold, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(hold) }) // the hung git ends
+	cmd, _, lines := startMCPStdio(t, s, httpInitialize, httpInitialized, httpAssess)
+	answerTo(lines, 1)
+	go answerTo(lines, 0) // the rest
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(waiting); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the assess's git config never ran")
+		}
+	}
+	if locks := locksUnder(t, filepath.Join(s.dir, ".git")); len(locks) == 0 {
+		t.Fatal("the assess under way holds no lock")
+	}
+	sendSignal(t, cmd, syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(40 * time.Second):
+		t.Fatal("git-reason mcp did not stop within 40 seconds of SIGTERM")
+	}
+	if locks := locksUnder(t, filepath.Join(s.dir, ".git")); len(locks) > 0 {
+		t.Errorf("after the server gave up on the call, locks are left: %s", strings.Join(locks, " "))
+	}
+	if err := os.Remove(hold); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if _, errs, code := s.run("reason", "assess", "Next", "--subject", "s", "--question", "q?", "--materiality", "minor", "--reversibility", "reversible"); code != 0 {
+		t.Errorf("the next write: exit %d, want 0\n%s", code, errs)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("the next write took %v: it waited for a lock", took)
+	}
+}

@@ -144,6 +144,36 @@ func TestLock(t *testing.T) {
 	}
 }
 
+// TestRemoveLeft: a server that returns removes the locks its calls
+// still hold (RemoveLeft). After a clean stop it holds none, and locks
+// are taken as before; a call inside a lock's create (a file system that
+// does not answer, here the gate held) delays it by its wait alone.
+func TestRemoveLeft(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	if RemoveLeft(time.Second) {
+		t.Error("RemoveLeft with no lock held says it removed one")
+	}
+	if !held.gate.TryRLock() {
+		t.Fatal("after RemoveLeft held nothing, no lock is taken any more")
+	}
+	start := time.Now()
+	RemoveLeft(100 * time.Millisecond)
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("RemoveLeft waited %v for a lock's create under way, want its wait", took)
+	}
+	held.gate.RUnlock()
+	wrote := make(chan error, 1)
+	go func() { wrote <- WriteFile(path, []byte("after"), 0o600, 0, false) }()
+	select {
+	case err := <-wrote:
+		if err != nil {
+			t.Fatalf("a write after RemoveLeft held nothing: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a write after RemoveLeft held nothing waits: no lock is taken any more")
+	}
+}
+
 // TestAppend: AppendFile and AppendAt add data at the end of a file that
 // is still the length the caller read (any length for AppendFile with a
 // negative size), and leave a file of another length as it is

@@ -180,10 +180,45 @@ var held struct {
 // its old content, as the interrupted write never happened.
 func RemoveHeld() {
 	held.gate.Lock()
+	removeHeld()
+}
+
+// removeHeld removes every lock held, the gate taken; it returns how many.
+func removeHeld() (n int) {
 	held.paths.Range(func(p, _ any) bool {
 		_ = os.Remove(p.(string))
+		n++
 		return true
 	})
+	return n
+}
+
+// RemoveLeft is RemoveHeld for a process about to exit while calls it
+// gave up on may still run (a server stopped with a call that did not
+// end): the locks they hold are removed, as a signal's death removes
+// them, and none is taken, put in place or removed again. Holding none
+// (a clean stop), it changes nothing. It waits at most wait for a lock
+// being created, put in place or removed (a call stuck on a file system
+// that does not answer), and then leaves the locks as they are, so that
+// such a call never holds up the exit. It reports whether it removed any.
+func RemoveLeft(wait time.Duration) bool {
+	removed := make(chan bool, 1)
+	go func() {
+		held.gate.Lock()
+		n := removeHeld()
+		if n == 0 {
+			held.gate.Unlock()
+		}
+		removed <- n > 0
+	}()
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case r := <-removed:
+		return r
+	case <-t.C:
+		return false
+	}
 }
 
 // Release removes a lock taken only to take turns (nothing is committed).

@@ -10,10 +10,12 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"git-reason/cmd/git-reason/internal/ops"
+	"git-reason/gitstore/git"
 )
 
 // NetProgram is the program that runs the network verbs: consult, serve,
@@ -86,14 +88,30 @@ type WebRequest struct {
 // a SIGTERM both received could stop the server, and the server return,
 // before the other looked at serving, which then ended the process with
 // the signal in the middle of its clean stop.
+//
+// Its cancel func is also where every serving verb ends, once its server
+// has returned and written what it writes on a clean stop (a task cache,
+// under its lock): a server gives up on a call that does not end (twice
+// its grace after the stop), and the process ends with that call under
+// way. The locks it still holds are removed then (git.RemoveLeft), as a
+// signal's death removes them; left, each stopped every later write of
+// its file, after 10 s, until a person removed it. A clean stop holds
+// none, and nothing is done.
 func untilStopped(ctx context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(ctx)
 	serving.Store(&cancel)
 	return ctx, func() {
 		serving.CompareAndSwap(&cancel, nil)
 		cancel()
+		git.RemoveLeft(leftLocksWait)
 	}
 }
+
+// leftLocksWait bounds how long a server that has returned waits to
+// remove the locks of the calls it gave up on: one stuck inside a lock's
+// create or rename (a file system that does not answer) must not hold up
+// the exit.
+const leftLocksWait = time.Second
 
 // serving ends the serving verb's context while a verb serves
 // (untilStopped): its SIGTERM stops it as Ctrl-C does, rather than ending
