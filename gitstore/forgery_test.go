@@ -423,7 +423,12 @@ func forgVerify(t *testing.T, dir, task string) []record.Finding {
 	}{
 		{"the long-history reader (git rev-list and cat-file)", gitstore.ReadHistoriesAsLong},
 		{"packed, read through git cat-file", func(s *gitstore.Store) {
-			if _, err := harness.GitTry(dir, "repack", "-adq"); err != nil {
+			// -k keeps in the pack what no ref reaches any more: -ad
+			// alone deletes it, and a test that goes on to write a
+			// commit over an object its last forgery left unreferenced
+			// (a parent's history the ref moved off) would find it
+			// gone; git gc keeps such objects for two weeks.
+			if _, err := harness.GitTry(dir, "repack", "-adkq"); err != nil {
 				t.Fatalf("git repack: %v", err)
 			}
 			gitstore.ReadPacksThroughGit(s)
@@ -1083,10 +1088,6 @@ func TestForgeryMerge(t *testing.T) {
 		found := wantFindings(t, h.forge(m), m, record.FindMerge)
 		wantMessage(t, found, record.FindMerge, r["id"].(string), "which no parent has")
 	})
-	// Each side replays clean alone; the merge keeps the second side's
-	// record of the first side's name (the union's last parent wins), so
-	// the honest conclusion k, which v validated, would read "offline,
-	// tonight" with no finding.
 	// A parent from another task's history, its records in the merge or
 	// left out: replay reads the other task's commits as this task's.
 	t.Run("a parent of another task", func(t *testing.T) {
@@ -1101,6 +1102,10 @@ func TestForgeryMerge(t *testing.T) {
 			wantMessage(t, h.forge(m), record.FindWrongTask, res.ID, "record of task U stored under task T")
 		}
 	})
+	// Each side replays clean alone; the merge keeps the second side's
+	// record of the first side's name (the union's last parent wins), so
+	// the honest conclusion k, which v validated, would read "offline,
+	// tonight" with no finding.
 	t.Run("a name with two contents", func(t *testing.T) {
 		r := h.rec("k")
 		obj(r["body"])["decision"] = "offline, tonight"
@@ -1131,6 +1136,15 @@ func TestForgeryMerge(t *testing.T) {
 			found := wantFindings(t, h.forge(m), m, record.FindDuplicate)
 			wantMessage(t, found, record.FindDuplicate, h.id("v"), "appears twice")
 		}
+	})
+	// Last, after the ref has left the attempt's history for other
+	// tasks' and sides': its commit and record must still be there for
+	// a merge to be written over them. Each forge packs the repository
+	// (forgVerify), and a pack that dropped what no ref reached lost
+	// them, so any subtest after these that merged the attempt failed
+	// in git mktree.
+	t.Run("the attempt outlives the ref", func(t *testing.T) {
+		merge(union(left, right))
 	})
 }
 
