@@ -3,16 +3,16 @@
 package transport
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"git-reason/reliability/harness"
 )
 
 func TestExecContract(t *testing.T) {
@@ -91,36 +91,11 @@ func execReceived(t *testing.T, dir string) received {
 		if err != nil {
 			t.Fatalf("pids file: %v", err)
 		}
-		if alive(pid) {
+		if harness.Alive(pid, 500*time.Millisecond) {
 			got.alive = append(got.alive, pid)
 		}
 	}
 	return got
-}
-
-// alive reports whether pid is still running, allowing a killed process a
-// moment to finish dying and treating an unreaped zombie as dead.
-func alive(pid int) bool {
-	for end := time.Now().Add(500 * time.Millisecond); ; {
-		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) || zombie(pid) {
-			return false
-		}
-		if time.Now().After(end) {
-			return true
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-func zombie(pid int) bool {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	// The state follows the parenthesised command name.
-	s := string(stat)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && i+2 < len(s) && s[i+2] == 'Z'
 }
 
 func writeFile(t *testing.T, path, content string) {
@@ -241,7 +216,7 @@ func TestExecKillsLeftovers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if alive(pid) {
+	if harness.Alive(pid, 500*time.Millisecond) {
 		t.Errorf("leftover child %d still running", pid)
 	}
 }
