@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -292,14 +293,16 @@ func locksUnder(t *testing.T, dir string) []string {
 }
 
 // TestServerGivingUpRemovesTheLocksItsCallsHold: a stopped server gives
-// up on a call that does not end (twice its grace after the stop) and
-// returns, and the process ends; a lock that call held stayed on disk,
+// up on a call that does not end (at most twice its grace after the stop)
+// and returns, and the process ends; a lock that call held stayed on disk,
 // and every later write of its file waited 10 s and failed, "remove it",
-// until a person did. The call here is a clone's first write, whose git
+// until a person did, and the git process the call waited for outlived
+// the server, orphaned. The call here is a clone's first write, whose git
 // config, run under the origin's lock (.git/reason/origin.lock), hangs as
 // on a file system that does not answer: it ignores the stop, and the
-// process has no way to end it. Once 'git-reason mcp' has stopped no lock
-// is left, and the next write takes the origin's lock at once.
+// server has no context to end it with. Once 'git-reason mcp' (on stdio,
+// and over HTTP, which guard stops) has stopped no lock is left, that git
+// is gone, and the next write takes the origin's lock at once.
 func TestServerGivingUpRemovesTheLocksItsCallsHold(t *testing.T) {
 	t.Parallel()
 	sandboxPossible(t)
@@ -307,54 +310,93 @@ func TestServerGivingUpRemovesTheLocksItsCallsHold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := t.TempDir()
-	hold, waiting := filepath.Join(root, "hold"), filepath.Join(root, "waiting")
-	s := newSandboxAt(t, root, mcpOverlay, map[string]string{"fake-advisor": fakeAdvisor, "git": `case "$*" in
+	for _, srv := range []struct {
+		name string
+		// assess starts the server in s and sends it an assess; it returns
+		// the running command.
+		assess func(t *testing.T, s *sandbox) *exec.Cmd
+	}{
+		{"mcp", func(t *testing.T, s *sandbox) *exec.Cmd {
+			cmd, _, lines := startMCPStdio(t, s, httpInitialize, httpInitialized, httpAssess)
+			answerTo(lines, 1)
+			go answerTo(lines, 0) // the rest
+			return cmd
+		}},
+		{"mcp --http", func(t *testing.T, s *sandbox) *exec.Cmd {
+			m, h := startMCPSession(t, s)
+			go func() { // never answered: the server gives up on it
+				req, _ := http.NewRequest(http.MethodPost, m.url, strings.NewReader(httpAssess))
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				for k, v := range h {
+					req.Header.Set(k, v)
+				}
+				if resp, err := (&http.Client{Timeout: time.Minute}).Do(req); err == nil {
+					resp.Body.Close()
+				}
+			}()
+			return m.cmd
+		}},
+	} {
+		t.Run(srv.name, func(t *testing.T) {
+			t.Parallel()
+			root := t.TempDir()
+			hold, waiting := filepath.Join(root, "hold"), filepath.Join(root, "waiting")
+			s := newSandboxAt(t, root, mcpOverlay, map[string]string{"fake-advisor": fakeAdvisor, "git": `case "$*" in
 *"config --local --get reason.origin"*)
 	if [ -e '` + hold + `' ]; then
-		touch '` + waiting + `'
+		echo $$ > '` + waiting + `.tmp' && mv '` + waiting + `.tmp' '` + waiting + `'
 		i=0; while [ -e '` + hold + `' ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done
 	fi ;;
 esac
 exec "` + realGit + `" "$@"
 `})
-	if err := os.WriteFile(hold, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.Remove(hold) }) // the hung git ends
-	cmd, _, lines := startMCPStdio(t, s, httpInitialize, httpInitialized, httpAssess)
-	answerTo(lines, 1)
-	go answerTo(lines, 0) // the rest
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(waiting); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the assess's git config never ran")
-		}
-	}
-	if locks := locksUnder(t, filepath.Join(s.dir, ".git")); len(locks) == 0 {
-		t.Fatal("the assess under way holds no lock")
-	}
-	sendSignal(t, cmd, syscall.SIGTERM)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(40 * time.Second):
-		t.Fatal("git-reason mcp did not stop within 40 seconds of SIGTERM")
-	}
-	if locks := locksUnder(t, filepath.Join(s.dir, ".git")); len(locks) > 0 {
-		t.Errorf("after the server gave up on the call, locks are left: %s", strings.Join(locks, " "))
-	}
-	if err := os.Remove(hold); err != nil {
-		t.Fatal(err)
-	}
-	start := time.Now()
-	if _, errs, code := s.run("reason", "assess", "Next", "--subject", "s", "--question", "q?", "--materiality", "minor", "--reversibility", "reversible"); code != 0 {
-		t.Errorf("the next write: exit %d, want 0\n%s", code, errs)
-	}
-	if took := time.Since(start); took > 5*time.Second {
-		t.Errorf("the next write took %v: it waited for a lock", took)
+			if err := os.WriteFile(hold, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.Remove(hold) }) // the hung git ends
+			cmd := srv.assess(t, s)
+			var pid []byte
+			for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+				if pid, err = os.ReadFile(waiting); err == nil {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("the assess's git config never ran")
+				}
+			}
+			hung, err := strconv.Atoi(strings.TrimSpace(string(pid)))
+			if err != nil {
+				t.Fatalf("the hung git's pid: %q", pid)
+			}
+			if locks := locksUnder(t, filepath.Join(s.dir, ".git")); len(locks) == 0 {
+				t.Fatal("the assess under way holds no lock")
+			}
+			sendSignal(t, cmd, syscall.SIGTERM)
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(40 * time.Second):
+				t.Fatalf("git-reason %s did not stop within 40 seconds of SIGTERM", srv.name)
+			}
+			if locks := locksUnder(t, filepath.Join(s.dir, ".git")); len(locks) > 0 {
+				t.Errorf("after the server gave up on the call, locks are left: %s", strings.Join(locks, " "))
+			}
+			// Sent SIGTERM before the server exited, the git is gone at
+			// once; a second is ample for its end to be seen.
+			if harness.Alive(hung, time.Second) {
+				t.Errorf("the git the call waited for (pid %d) still runs after the server exited", hung)
+			}
+			if err := os.Remove(hold); err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			if _, errs, code := s.run("reason", "assess", "Next", "--subject", "s", "--question", "q?", "--materiality", "minor", "--reversibility", "reversible"); code != 0 {
+				t.Errorf("the next write: exit %d, want 0\n%s", code, errs)
+			}
+			if took := time.Since(start); took > 5*time.Second {
+				t.Errorf("the next write took %v: it waited for a lock", took)
+			}
+		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -148,6 +149,7 @@ func TestLock(t *testing.T) {
 // still hold (RemoveLeft). After a clean stop it holds none, and locks
 // are taken as before; a call inside a lock's create (a file system that
 // does not answer, here the gate held) delays it by its wait alone.
+// ForwardLeft, running no git, leaves gits to start as before.
 func TestRemoveLeft(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "f")
 	if RemoveLeft(time.Second) {
@@ -162,15 +164,34 @@ func TestRemoveLeft(t *testing.T) {
 		t.Errorf("RemoveLeft waited %v for a lock's create under way, want its wait", took)
 	}
 	held.gate.RUnlock()
-	wrote := make(chan error, 1)
-	go func() { wrote <- WriteFile(path, []byte("after"), 0o600, 0, false) }()
+	afterLeft(t, "a write after RemoveLeft held nothing", "no lock is taken any more", func() error {
+		return WriteFile(path, []byte("after"), 0o600, 0, false)
+	})
+	// ForwardLeft likewise: no git running (a clean stop), it signals
+	// none and gits start as before.
+	if ForwardLeft(syscall.SIGTERM, time.Second) {
+		t.Error("ForwardLeft with no git running says it signalled one")
+	}
+	dir := t.TempDir()
+	afterLeft(t, "a git after ForwardLeft ran none", "no git is started any more", func() error {
+		_, err := Run(context.Background(), dir, "version")
+		return err
+	})
+}
+
+// afterLeft runs what, which must succeed within 10 s: else it waits for
+// a gate RemoveLeft or ForwardLeft kept, and says why.
+func afterLeft(t *testing.T, what, why string, f func() error) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- f() }()
 	select {
-	case err := <-wrote:
+	case err := <-done:
 		if err != nil {
-			t.Fatalf("a write after RemoveLeft held nothing: %v", err)
+			t.Fatalf("%s: %v", what, err)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("a write after RemoveLeft held nothing waits: no lock is taken any more")
+		t.Fatalf("%s waits: %s", what, why)
 	}
 }
 

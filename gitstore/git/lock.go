@@ -202,19 +202,29 @@ func removeHeld() (n int) {
 // that does not answer), and then leaves the locks as they are, so that
 // such a call never holds up the exit. It reports whether it removed any.
 func RemoveLeft(wait time.Duration) bool {
-	removed := make(chan bool, 1)
+	return takeIfAny(&held.gate, wait, removeHeld)
+}
+
+// takeIfAny takes gate and runs do, which returns how many things (locks,
+// processes) it acted on: none, it lets gate go again; some, it keeps it
+// for good, as a process about to exit does. It waits at most wait for
+// gate (held by a call stuck on a file system or a fork that does not
+// answer), and then gives up, do left to run whenever gate is free. It
+// reports whether do acted on any.
+func takeIfAny(gate *sync.RWMutex, wait time.Duration, do func() int) bool {
+	done := make(chan bool, 1)
 	go func() {
-		held.gate.Lock()
-		n := removeHeld()
+		gate.Lock()
+		n := do()
 		if n == 0 {
-			held.gate.Unlock()
+			gate.Unlock()
 		}
-		removed <- n > 0
+		done <- n > 0
 	}()
 	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {
-	case r := <-removed:
+	case r := <-done:
 		return r
 	case <-t.C:
 		return false

@@ -199,10 +199,32 @@ var running struct {
 // started again (Start waits for ever).
 func Forward(sig os.Signal) {
 	running.gate.Lock()
+	forward(sig)
+}
+
+// forward sends sig to every git process running, the gate taken; it
+// returns how many.
+func forward(sig os.Signal) (n int) {
 	running.procs.Range(func(p, _ any) bool {
 		_ = p.(*os.Process).Signal(sig)
+		n++
 		return true
 	})
+	return n
+}
+
+// ForwardLeft is Forward for a process about to exit while calls it gave
+// up on may still run (a server stopped with a call that did not end, see
+// RemoveLeft): the git processes they wait for are sent sig, as a
+// signal's death passes it on, and no git is started again. Left running,
+// each outlived the process (a git on a file system that does not answer,
+// one run with no context to end it), orphaned, holding its own locks.
+// Running none (a clean stop), it changes nothing. It waits at most wait
+// for a git being started (a fork that does not return), and then leaves
+// them running, so that such a call never holds up the exit. It reports
+// whether it sent sig to any.
+func ForwardLeft(sig os.Signal, wait time.Duration) bool {
+	return takeIfAny(&running.gate, wait, func() int { return forward(sig) })
 }
 
 // Failed is the error of the command having ended with err after writing

@@ -95,23 +95,29 @@ type WebRequest struct {
 // its grace after the stop), and the process ends with that call under
 // way. The locks it still holds are removed then (git.RemoveLeft), as a
 // signal's death removes them; left, each stopped every later write of
-// its file, after 10 s, until a person removed it. A clean stop holds
-// none, and nothing is done.
+// its file, after 10 s, until a person removed it. The git processes
+// those calls still wait for are then sent SIGTERM (git.ForwardLeft), as
+// a signal's death passes it on: left, each outlived the process,
+// orphaned (one run with no context to end it, on a file system that
+// does not answer). A clean stop holds no lock and runs no git, and
+// nothing is done.
 func untilStopped(ctx context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(ctx)
 	serving.Store(&cancel)
 	return ctx, func() {
 		serving.CompareAndSwap(&cancel, nil)
 		cancel()
-		git.RemoveLeft(leftLocksWait)
+		git.RemoveLeft(leftWait)
+		git.ForwardLeft(syscall.SIGTERM, leftWait)
 	}
 }
 
-// leftLocksWait bounds how long a server that has returned waits to
-// remove the locks of the calls it gave up on: one stuck inside a lock's
-// create or rename (a file system that does not answer) must not hold up
-// the exit.
-const leftLocksWait = time.Second
+// leftWait bounds how long a server that has returned waits to remove
+// the locks of the calls it gave up on, and again to end the git
+// processes they run: one stuck inside a lock's create or rename, or a
+// git's start (a file system that does not answer), must not hold up the
+// exit.
+const leftWait = time.Second
 
 // serving ends the serving verb's context while a verb serves
 // (untilStopped): its SIGTERM stops it as Ctrl-C does, rather than ending
