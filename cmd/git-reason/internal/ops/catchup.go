@@ -101,7 +101,7 @@ func (e *Session) CatchUp(ctx context.Context, hint bool) *CaughtUp {
 		heads, local, err := e.localMoved(moved[remote])
 		var res *PullResult
 		if err == nil {
-			res, err = e.integrateMoved(ctx, remote, heads, local, e.refusedObjects(ctx, heads, local))
+			res, err = e.integrateMoved(ctx, remote, heads, local, e.refusedObjects(ctx, heads, local), false)
 		}
 		if err != nil {
 			failed = append(failed, fmt.Sprintf("warning: reasoning fetched from %s not integrated: %s: run 'git reason pull %s'", remote, record.Printable(err.Error()), remote))

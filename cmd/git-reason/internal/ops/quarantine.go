@@ -31,15 +31,38 @@ func (q Quarantine) Why() string {
 
 // rememberQuarantines keeps what an integration of remote held back, and
 // forgets the quarantine of every task it brought in, for Quarantined.
-func (e *Session) rememberQuarantines(remote string, results []*integration.Integration) error {
+// It also forgets those of remote's tasks that nothing is held back of
+// any more, which no integration names: the remote's head is the local
+// one again (put back where the local history is, it has nothing to
+// bring), or, when whole (the fetch brought every task of remote and
+// pruned the others), the remote no longer has the task. Else a remote
+// put right stayed quarantined for good, and one renaming its hostile
+// refs before each pull grew quarantine.json by a task a ref at every
+// pull (bench/quarantine/run.sh).
+func (e *Session) rememberQuarantines(remote string, results []*integration.Integration, whole bool) error {
 	held := map[string]gitstore.Quarantine{}
 	var cleared []string
+	named := map[string]bool{}
 	for _, in := range results {
+		named[in.Task] = true
 		switch in.Outcome {
 		case integration.OutcomeQuarantined:
 			held[in.Task] = gitstore.Quarantine{Remote: remote, Local: in.From, Fetched: in.Fetched, Codes: in.Codes, Findings: in.Findings}
 		default:
 			cleared = append(cleared, in.Task)
+		}
+	}
+	for task, q := range e.Store.LoadQuarantines() {
+		if q.Remote != remote || named[task] {
+			continue
+		}
+		fetched, err := e.Repo.ReadRef(TrackingRef(remote, task))
+		if err != nil {
+			continue // said where the ref is read again
+		}
+		local, err := e.TaskHead(task)
+		if err == nil && (fetched != "" && fetched == local || fetched == "" && whole) {
+			cleared = append(cleared, task)
 		}
 	}
 	return e.Store.SaveQuarantines(held, cleared)

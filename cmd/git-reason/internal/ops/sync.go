@@ -277,13 +277,14 @@ func (e *Session) integrate(ctx context.Context, remote string, tasks []string, 
 	if err != nil {
 		return nil, err
 	}
-	return e.integrateMoved(ctx, remote, moved, local, refused)
+	return e.integrateMoved(ctx, remote, moved, local, refused, len(tasks) == 0)
 }
 
 // integrateMoved is integrate of the fetched heads moved and the local
 // heads local, as localMoved read them: the heads integrated are those
-// the caller read (the catch-up checked their objects first).
-func (e *Session) integrateMoved(ctx context.Context, remote string, moved []integration.Fetched, local map[string]string, refused []gitstore.FetchRefusal) (*PullResult, error) {
+// the caller read (the catch-up checked their objects first); whole when
+// the fetch brought every task of remote (rememberQuarantines).
+func (e *Session) integrateMoved(ctx context.Context, remote string, moved []integration.Fetched, local map[string]string, refused []gitstore.FetchRefusal, whole bool) (*PullResult, error) {
 	out := &PullResult{Remote: remote, Tasks: []*PulledTask{}, Needs: []Need{}, Signatures: []TaskSignatures{}}
 	skip := map[string]bool{}
 	for _, f := range refused {
@@ -323,7 +324,7 @@ func (e *Session) integrateMoved(ctx context.Context, remote string, moved []int
 	}
 	results = append(results, held...)
 	slices.SortStableFunc(results, func(a, b *integration.Integration) int { return strings.Compare(a.Task, b.Task) })
-	if err := e.rememberQuarantines(remote, results); err != nil {
+	if err := e.rememberQuarantines(remote, results, whole); err != nil {
 		return nil, err
 	}
 	// The task caches the integrations seed are written at the end, into
