@@ -292,6 +292,11 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 		order   []string
 		parents map[string][]string
 	)
+	// In a partial clone, what the history misses is fetched first, in
+	// one fetch: git's readers would fetch each object by itself.
+	if err := s.fetchBefore(head); err != nil {
+		return nil, err
+	}
 	// A few commits after a base are asked about first: shortHistory reads
 	// head's whole records/ tree, which the read below reads again.
 	if ss := newStoreSource(s); s.fewSince(head, stop, ss) || s.shortHistory(head) {

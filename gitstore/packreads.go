@@ -259,7 +259,7 @@ func (s *Store) goGitObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.En
 			return nil, plumbing.ErrObjectNotFound // there, of another type
 		}
 	}
-	if err = s.fetchMissing(h); err != nil {
+	if err = s.fetchMissing(h, ""); err != nil {
 		return nil, err
 	}
 	return s.objs.EncodedObject(t, h)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -113,10 +114,11 @@ func (s *Store) objectsDir() string { return filepath.Join(s.Repo.CommonDir, "ob
 
 // fetchMissing is told that go-git found object h missing. In a partial
 // clone, unless a fetch looked for h already, it fetches h and every
-// object missing from the tasks' histories from the promisor remotes
-// and returns nil: the caller reads h again. Otherwise it returns why h
-// is missing (a *PromisorError, or plumbing.ErrObjectNotFound).
-func (s *Store) fetchMissing(h plumbing.Hash) error {
+// object missing from the tasks' histories (and head's, when head is not
+// "") from the promisor remotes and returns nil: the caller reads h
+// again. Otherwise it returns why h is missing (a *PromisorError, or
+// plumbing.ErrObjectNotFound).
+func (s *Store) fetchMissing(h plumbing.Hash, head string) error {
 	v, _ := promisors.LoadOrStore(s.objectsDir(), &promisor{})
 	p := v.(*promisor)
 	p.mu.Lock()
@@ -135,7 +137,7 @@ func (s *Store) fetchMissing(h plumbing.Hash) error {
 	if len(p.remotes) == 0 {
 		return plumbing.ErrObjectNotFound
 	}
-	want := s.missingFromTasks(ctx)
+	want := s.missingFromTasks(ctx, head)
 	if !slices.Contains(want, h.String()) {
 		want = append(want, h.String())
 	}
@@ -168,37 +170,122 @@ func (s *Store) fetchMissing(h plumbing.Hash) error {
 	return nil
 }
 
+// fetchBefore is told that head's history (or head's records, readTask)
+// is about to be read. Git
+// fetches an object it finds missing from a partial clone by itself, one
+// fetch per object, and says nothing of why one did not come: the git
+// processes that read a history (git cat-file: a long history's reader,
+// and the reader of packed objects in large packs, packreads.go) would
+// cost a round trip to the promisor remote per missing record. So, in a
+// partial clone, the blobs of head's records/ tree are looked for first,
+// in this process, and the first one missing fetches everything missing
+// from the tasks' histories and head's in one fetch (fetchMissing), as
+// go-git's reads do. The error is the fetch's failure (PromisorError),
+// when the remote did not send it: the history is then not read, where
+// git would ask the remote again for each object. A repository without
+// a promisor pack (not a partial clone) is not looked at.
+func (s *Store) fetchBefore(head string) error {
+	if !s.promisorPacks() || !isHex(head) || len(head) != 40 {
+		return nil
+	}
+	tree, err := s.recordsTree(plumbing.NewHash(head))
+	if err != nil {
+		return nil // the read says why
+	}
+	return s.fetchBeforeTree(head, tree)
+}
+
+// fetchBeforeTree is fetchBefore given head's records/ tree, for a reader
+// of its records (readTask) that has read it.
+func (s *Store) fetchBeforeTree(head string, tree *tree) error {
+	if !s.promisorPacks() {
+		return nil
+	}
+	for _, e := range tree.Entries {
+		if err := s.objs.HasEncodedObject(e.Hash); err != plumbing.ErrObjectNotFound {
+			continue
+		}
+		if err := s.fetchMissing(e.Hash, head); err != nil && err != plumbing.ErrObjectNotFound {
+			return fmt.Errorf("%s/%s: read blob %s: %w", RecordsDir, record.Printable(e.Name), e.Hash, err)
+		}
+		return nil
+	}
+	return nil
+}
+
+// promisorPacks reports whether objects/pack holds a promisor pack
+// (*.promisor), as a partial clone's does from its clone on: objects
+// can be missing only there. It is decided once per Store.
+func (s *Store) promisorPacks() bool {
+	s.partial.Do(func() {
+		entries, _ := os.ReadDir(filepath.Join(s.objectsDir(), "pack"))
+		s.partialClone = slices.ContainsFunc(entries, func(e os.DirEntry) bool { return strings.HasSuffix(e.Name(), ".promisor") })
+	})
+	return s.partialClone
+}
+
 // promisorRemotes are the repository's promisor remotes in the order git
-// asks them: extensions.partialClone's, then each remote.<name>.promisor
-// set true, in configuration order.
+// asks them: from the configuration the command listed (Promisors), else
+// from a git config process of their own.
 func (s *Store) promisorRemotes(ctx context.Context) []string {
+	if s.Promisors != nil {
+		if remotes, err := s.Promisors(); err == nil {
+			return remotes
+		}
+	}
 	out, err := s.Repo.Git(ctx, "config", "-z", "--get-regexp", `^(extensions\.partialclone|remote\..*\.promisor)$`)
 	if err != nil {
 		return nil // exit 1: no such key; anything else: not known as one
 	}
-	var remotes []string
+	var p PromisorRemotes
 	for _, kv := range strings.Split(string(out), "\x00") {
-		key, value, _ := strings.Cut(kv, "\n")
-		switch {
-		case key == "extensions.partialclone" && value != "":
-			remotes = slices.Insert(slices.DeleteFunc(remotes, func(r string) bool { return r == value }), 0, value)
-		case strings.HasPrefix(key, "remote.") && strings.HasSuffix(key, ".promisor"):
-			name := strings.TrimSuffix(strings.TrimPrefix(key, "remote."), ".promisor")
-			switch strings.ToLower(value) {
-			case "", "true", "yes", "on", "1":
-				if name != "" && !slices.Contains(remotes, name) {
-					remotes = append(remotes, name)
-				}
+		key, value, hasValue := strings.Cut(kv, "\n")
+		p.Add(key, value, hasValue)
+	}
+	return p.Remotes
+}
+
+// PromisorRemotes collects a repository's promisor remotes from its
+// configuration, given each variable as git lists it (section and
+// variable name lowercased), in git's order (Add). Remotes are in the
+// order git asks them: extensions.partialClone's, then each
+// remote.<name>.promisor set true, in configuration order.
+type PromisorRemotes struct {
+	Remotes []string
+}
+
+// Add is told one variable of the configuration; hasValue is false for
+// one written without "=" (true, for a boolean).
+func (p *PromisorRemotes) Add(key, value string, hasValue bool) {
+	switch {
+	case key == "extensions.partialclone" && value != "":
+		p.Remotes = slices.Insert(slices.DeleteFunc(p.Remotes, func(r string) bool { return r == value }), 0, value)
+	case strings.HasPrefix(key, "remote.") && strings.HasSuffix(key, ".promisor"):
+		name := strings.TrimSuffix(strings.TrimPrefix(key, "remote."), ".promisor")
+		switch strings.ToLower(value) {
+		case "true", "yes", "on", "1":
+		case "":
+			if hasValue {
+				return // an empty value is false, as git reads a boolean
 			}
+		default:
+			return
+		}
+		if name != "" && !slices.Contains(p.Remotes, name) {
+			p.Remotes = append(p.Remotes, name)
 		}
 	}
-	return remotes
 }
 
 // missingFromTasks lists the objects missing from the histories of the
-// repository's tasks; git rev-list fetches nothing with --missing=print.
-func (s *Store) missingFromTasks(ctx context.Context) []string {
-	out, err := s.Repo.Git(ctx, "--no-replace-objects", "rev-list", "--objects", "--missing=print", "--glob="+TaskPrefix+"*")
+// repository's tasks, and of head when it is not ""; git rev-list fetches
+// nothing with --missing=print.
+func (s *Store) missingFromTasks(ctx context.Context, head string) []string {
+	args := []string{"--no-replace-objects", "rev-list", "--objects", "--missing=print", "--glob=" + TaskPrefix + "*"}
+	if isHex(head) && len(head) == 40 {
+		args = append(args, head)
+	}
+	out, err := s.Repo.Git(ctx, args...)
 	if err != nil {
 		return nil // the object asked for is fetched alone
 	}

@@ -48,6 +48,11 @@ type Store struct {
 	// `git commit -S` writes it. An error refuses the write before any
 	// ref moves.
 	Sign func(payload []byte) ([]byte, error)
+	// Promisors, when set, gives the repository's promisor remotes from
+	// the configuration the command listed (PromisorRemotes over its
+	// variables); asked only when an object is missing from a partial
+	// clone. Unset, or an error: a git config process asks git.
+	Promisors func() ([]string, error)
 
 	objs *filesystem.Storage
 	// read holds the objects objs read or this store wrote, by hash
@@ -67,6 +72,10 @@ type Store struct {
 	packsViaGit bool
 	// longReads reads every history as a long one (tests of both readers).
 	longReads bool
+	// partial is decided once: whether objects/pack holds a promisor
+	// pack, as every partial clone's does (promisor.go).
+	partial      sync.Once
+	partialClone bool
 	// remembered, when set, is what sync remembers verified: replays go
 	// on from a remembered head and remember what replays clean.
 	remembered *Remembered

@@ -642,6 +642,10 @@ func (s *Store) readTask(task, head string, old *taskCache) (*taskCache, error) 
 		}
 	}
 	if fresh {
+		// In a partial clone, the records missing come in one fetch first.
+		if err := s.fetchBeforeTree(head, tree); err != nil {
+			return nil, err
+		}
 		for _, e := range tree.Entries {
 			if size, err := s.objectSize(e.Hash); err == nil {
 				total += size

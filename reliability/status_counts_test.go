@@ -169,13 +169,20 @@ func TestStatusMemoTrust(t *testing.T) {
 // `git reason` that ran it).
 func (s *sandbox) gitsStarted(args ...string) (string, []string) {
 	s.t.Helper()
-	trace := filepath.Join(s.t.TempDir(), "trace2.json")
-	withTrace := &sandbox{t: s.t, dir: s.dir, home: s.home, env: append(append([]string(nil), s.env...), "GIT_TRACE2_EVENT="+trace)}
-	r := withTrace.viaGit(args...) // trace2 shows the dispatch, and git reason's git processes
+	r, started := s.gitsStartedBy(args...)
 	if r.code != 0 {
 		s.t.Fatalf("git reason %s: exit %d\n%s", strings.Join(args, " "), r.code, r.stderr)
 	}
-	out := r.stdout
+	return r.stdout, started
+}
+
+// gitsStartedBy is gitsStarted for a git reason that may fail: its
+// result, and every git process it started, theirs included.
+func (s *sandbox) gitsStartedBy(args ...string) (result, []string) {
+	s.t.Helper()
+	trace := filepath.Join(s.t.TempDir(), "trace2.json")
+	withTrace := &sandbox{t: s.t, dir: s.dir, home: s.home, env: append(append([]string(nil), s.env...), "GIT_TRACE2_EVENT="+trace)}
+	r := withTrace.viaGit(args...) // trace2 shows the dispatch, and git reason's git processes
 	data, err := os.ReadFile(trace)
 	if err != nil {
 		s.t.Fatal(err)
@@ -199,7 +206,66 @@ func (s *sandbox) gitsStarted(args ...string) (string, []string) {
 	if top != 1 {
 		s.t.Fatalf("git reason %s: %d trace2 start events of git reason, want 1 (is trace2 written?)", strings.Join(args, " "), top)
 	}
-	return out, started
+	return r, started
+}
+
+// TestPartialCloneGitProcesses holds a read in a partial clone (git clone
+// --filter=blob:none) whose task refs a plain git fetch brought, without
+// their record blobs, to one fetch of what is missing and to the
+// command's one git config process. A long history (over 900 records: git
+// rev-list and git cat-file read it) had git fetch each missing record by
+// itself, one fetch per record, and said nothing of a remote that cannot
+// be reached; the promisor remotes were looked up by a git config of
+// their own.
+func TestPartialCloneGitProcesses(t *testing.T) {
+	t.Parallel()
+	const long, short = "T-long", "T-short"
+	origin := newSandbox(t, "uploadpack.allowFilter", "true", "uploadpack.allowAnySHA1InWant", "true")
+	if err := harness.BulkTask(context.Background(), origin.dir, long, 1000); err != nil {
+		t.Fatal(err)
+	}
+	if err := harness.BulkTask(context.Background(), origin.dir, short, 10); err != nil {
+		t.Fatal(err)
+	}
+	partial := func(name string) *sandbox {
+		c := &sandbox{t: t, dir: filepath.Join(t.TempDir(), name), home: origin.home, env: origin.env}
+		origin.git("clone", "-q", "--filter=blob:none", "file://"+origin.dir, c.dir)
+		c.git("fetch", "-q", "origin", "refs/reasoning/tasks/*:refs/reasoning/tasks/*")
+		if missing := strings.Count(c.git("rev-list", "--objects", "--missing=print", "--glob=refs/reasoning/tasks/*"), "\n?"); missing < 1000 {
+			t.Fatalf("the partial clone misses %d objects, want every record blob", missing)
+		}
+		return c
+	}
+	count := func(started []string, what string) int {
+		return len(slices.DeleteFunc(slices.Clone(started), func(a string) bool { return !strings.Contains(a, " "+what+" ") }))
+	}
+	wantOne := func(what string, started []string) {
+		t.Helper()
+		if n := count(started, "fetch"); n != 1 {
+			t.Errorf("%s started %d git fetch, want 1", what, n)
+		}
+		if n := count(started, "config"); n != 1 {
+			t.Errorf("%s started %d git config, want 1 (the settings' listing):\n%s", what, n, strings.Join(slices.DeleteFunc(slices.Clone(started), func(a string) bool { return !strings.Contains(a, " config ") }), "\n"))
+		}
+	}
+	for _, task := range []string{short, long} {
+		c := partial(task)
+		out, started := c.gitsStarted("status", task)
+		wantOne("status "+task, started)
+		if !strings.Contains(out, "planned") || strings.Contains(out, "does not read") {
+			t.Errorf("status %s:\n%s", task, out)
+		}
+	}
+	// The promisor remote gone: one fetch, and what to run.
+	c := partial("away")
+	if err := os.Rename(origin.dir, origin.dir+".moved"); err != nil {
+		t.Fatal(err)
+	}
+	r, started := c.gitsStartedBy("log", long)
+	if n := count(started, "fetch"); r.code != 3 || n != 1 ||
+		!regexp.MustCompile(`not in this partial clone, and its promisor remote origin did not send it \(.*\): once origin can be reached, run the command again, or 'git fetch --refetch --no-filter origin [0-9a-f]{40}'`).MatchString(r.stderr) {
+		t.Errorf("log of a long task, its promisor remote gone: exit %d, %d git fetch, want exit 3, 1 fetch and what to run:\n%s", r.code, n, r.stderr)
+	}
 }
 
 // TestStatusAndLogGitProcesses holds `status TASK` to the two git

@@ -233,6 +233,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	store.OnProgress = opts.Progress
 	repo.FetchProgress = opts.GitProgress
 	store.Limits = sess.readLimits
+	store.Promisors = sess.promisorRemotes
 	// Vouch: a standing conclusion is reused only from a task whose
 	// history replays clean at that moment.
 	surface := opts.Surface
@@ -288,6 +289,16 @@ func (e *Session) readLimits() gitstore.ReadLimits {
 		return gitstore.DefaultReadLimits
 	}
 	return gitstore.ReadLimits{TaskBytes: st.MaxTaskBytes, PullBytes: st.MaxPullBytes}
+}
+
+// promisorRemotes are the promisor remotes of the configuration the
+// command listed (gitstore.Store.Promisors).
+func (e *Session) promisorRemotes() ([]string, error) {
+	st, err := e.Settings()
+	if err != nil {
+		return nil, err
+	}
+	return st.PromisorRemotes, nil
 }
 
 // Settings reads git configuration and the environment on first use

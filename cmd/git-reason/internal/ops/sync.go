@@ -305,10 +305,12 @@ func (e *Session) integrateMoved(ctx context.Context, remote string, moved []int
 	var g *integration.Integrator
 	if len(todo) > 0 {
 		limits := e.readLimits() // read once, before the workers start
+		promisors, perr := e.promisorRemotes()
 		newStore := func() *gitstore.Store {
 			store := gitstore.NewStore(e.Repo)
 			store.Sign = e.signMerge
 			store.Limits = func() gitstore.ReadLimits { return limits }
+			store.Promisors = func() ([]string, error) { return promisors, perr }
 			return store
 		}
 		g = e.integrator()

@@ -56,7 +56,7 @@ func (e *Early) Load(ctx context.Context, gitDir string, flags Flags) (*Settings
 	if e.err != nil {
 		return Load(ctx, gitDir, flags)
 	}
-	return resolve(source{config: toConfig(e.items), lookupEnv: os.LookupEnv}, flags)
+	return resolveItems(source{config: toConfig(e.items), lookupEnv: os.LookupEnv}, e.items, flags)
 }
 
 // SharedRepository is core.sharedRepository from what the early listing

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"git-reason/gitstore"
 	rungit "git-reason/gitstore/git"
 )
 
@@ -48,11 +49,26 @@ func Load(ctx context.Context, gitDir string, flags Flags) (*Settings, error) {
 		return nil, err
 	}
 	src := source{config: toConfig(items), lookupEnv: os.LookupEnv}
-	s, err := resolve(src, flags)
+	s, err := resolveItems(src, items, flags)
 	if err != nil {
 		return nil, err
 	}
 	s.files = WatchFiles(src.configFiles(items, gitDir, dir)...)
+	return s, nil
+}
+
+// resolveItems is resolve of src, listed as items, with what depends on
+// the order of variables across keys: the promisor remotes.
+func resolveItems(src source, items []item, flags Flags) (*Settings, error) {
+	s, err := resolve(src, flags)
+	if err != nil {
+		return nil, err
+	}
+	var p gitstore.PromisorRemotes
+	for _, it := range items {
+		p.Add(it.key, it.value, it.hasValue)
+	}
+	s.PromisorRemotes = p.Remotes
 	return s, nil
 }
 

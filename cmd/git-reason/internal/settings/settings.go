@@ -71,6 +71,11 @@ type Settings struct {
 	// may read, in record bytes: one task's (reason.maxTaskBytes), one
 	// pull's (reason.maxPullBytes).
 	MaxTaskBytes, MaxPullBytes int64
+	// PromisorRemotes are the promisor remotes of a partial clone, in the
+	// order git asks them for a missing object (gitstore.PromisorRemotes):
+	// extensions.partialClone's, then each remote.<name>.promisor set
+	// true, in configuration order. None outside a partial clone.
+	PromisorRemotes []string
 
 	files Watch // what Changed compares
 }
