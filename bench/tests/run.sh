@@ -51,10 +51,17 @@
 # built as README installs it; the CPU time of one run of each, side by
 # side in one sitting. BASE=REV builds that revision's git-reason too and
 # runs each git-reason command with it just before this tree's.
+# The form "parallel" runs one package's test binary (PKG, default
+# ./cmd/git-reason) with -test.short whole, once for each -test.parallel
+# value of PARS (default "2 4 2 4": alternated, in one sitting), and
+# prints each run's wall and CPU time with the load before and after:
+# whether more tests at once overlap their idle waits (a server's grace,
+# a poll, a pseudo-terminal) with other tests' CPU work. The order is
+# kept, so compare neighbours.
 # The form "scripts" counts, without running anything, the commands each
 # testscript of cmd/git-reason types: git reason through git's dispatch,
 # git-reason run directly, other git commands (TOP=-1 lists them all).
-# Usage: bench/tests/run.sh [short|full|both|pkgs|each|procs|sitting|pair|percmd|scripts]   (default both)
+# Usage: bench/tests/run.sh [short|full|both|pkgs|each|procs|sitting|pair|percmd|parallel|scripts]   (default both)
 # Environment: P=N passes -p N to go test (one package at a time with P=1,
 # which makes per-package figures comparable on a loaded machine);
 # TPAR=N passes -parallel N (tests at once within a package; the default
@@ -67,9 +74,9 @@ set -eu
 cd "$(dirname "$0")/../.."
 forms=${1:-both}
 case $forms in
-short | full | pkgs | each | procs | sitting | pair | percmd | scripts) ;;
+short | full | pkgs | each | procs | sitting | pair | percmd | parallel | scripts) ;;
 both) forms="short full" ;;
-*) echo "usage: bench/tests/run.sh [short|full|both|pkgs|each|procs|sitting|pair|percmd|scripts]" >&2; exit 2 ;;
+*) echo "usage: bench/tests/run.sh [short|full|both|pkgs|each|procs|sitting|pair|percmd|parallel|scripts]" >&2; exit 2 ;;
 esac
 out=${OUT:-$(mktemp -d)}
 mkdir -p "$out"
@@ -229,6 +236,22 @@ if [ "$forms" = procs ]; then
     "$bin" -test.short -test.count=1 -test.timeout 30m -test.run "${RUN:-.}" >"$out/procs.log" 2>&1) ||
     { status=1; echo "FAIL (log: $out/procs.log)" >&2; }
   "$tool/summary" -execs "$out/procs.trace" -top "${TOP:-40}"
+  echo "logs: $out"
+  exit $status
+fi
+
+if [ "$forms" = parallel ]; then
+  test_binary parallel
+  : >"$out/parallel.txt"
+  i=0
+  for n in ${PARS:-2 4 2 4}; do
+    i=$((i + 1))
+    before=$(load)
+    (cd "$dir" && "$tool/summary" -time -label "run $i: -test.parallel $n" -log "$out/parallel.$i.log" \
+      "$bin" $short -test.count=1 -test.timeout 30m -test.parallel "$n") 2>>"$out/parallel.txt" ||
+      { status=1; echo "FAIL run $i (log: $out/parallel.$i.log)" >&2; }
+    echo "$(tail -1 "$out/parallel.txt") (load before: $before; after: $(load))"
+  done
   echo "logs: $out"
   exit $status
 fi
