@@ -155,6 +155,18 @@ func (s *Store) taskCachePath(task string) string {
 	return filepath.Join(s.Repo.CommonDir, "reason", "tasks", strings.ReplaceAll(task, "/", "~")+".records")
 }
 
+// removeOldCacheDir removes the directory an earlier release left at a
+// task's cache path, which spelled a name's slashes as directories: the
+// caches of tasks "<name>.records/..." it holds are read by no path of
+// this release's, and in the way they made the task <name> have no cache
+// (its file could not be written; a read rebuilds it and writes it), and
+// 'task delete <name>' fail on it after removing the ref. true when path
+// was a directory, now gone.
+func removeOldCacheDir(path string) bool {
+	fi, err := os.Lstat(path)
+	return err == nil && fi.IsDir() && os.RemoveAll(path) == nil
+}
+
 // readTaskCache is task's cache: the one a read across many tasks holds
 // back (HoldCaches), else its file, else its entry in the pack when it
 // has no file.
@@ -407,7 +419,7 @@ func (s *Store) writeTaskCache(task string, c *taskCache) {
 	if file == nil || s.held.put(s, task, c, file) {
 		return
 	}
-	if s.taskPack.writeLoose(s.taskPackFiles(), map[string][]byte{task: file}) == nil {
+	if s.writeCacheFiles(map[string][]byte{task: file}) == nil {
 		c.size.Store(int64(len(file)))
 		c.segments.Store(1)
 	}
@@ -523,8 +535,31 @@ func (s *Store) writeCaches(files map[string][]byte) {
 		return
 	}
 	if len(files) > 0 {
-		s.taskPack.writeLoose(s.taskPackFiles(), files)
+		s.writeCacheFiles(files)
 	}
+}
+
+// writeCacheFiles writes task caches' own files (writeLoose), each again
+// once an earlier release's directory in its way is removed
+// (removeOldCacheDir); it returns the error of each file not written.
+func (s *Store) writeCacheFiles(files map[string][]byte) map[string]error {
+	failed := s.taskPack.writeLoose(s.taskPackFiles(), files)
+	again := map[string][]byte{}
+	for task := range failed {
+		if removeOldCacheDir(s.taskCachePath(task)) {
+			again[task] = files[task]
+			delete(failed, task)
+		}
+	}
+	if len(again) > 0 {
+		for task, err := range s.taskPack.writeLoose(s.taskPackFiles(), again) {
+			failed[task] = err
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	return failed
 }
 
 // taskPackFiles is the task caches' pack and their own files, whose
