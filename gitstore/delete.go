@@ -53,7 +53,10 @@ func (s *Store) dropTaskCache(task string) error {
 		return fmt.Errorf("remove the cache of task %s: %w", task, err)
 	}
 	if _, ok := s.taskPack.get(s.taskPackPath(), taskPackMagic).lookup(task); ok {
-		if err := s.taskPack.save(s.taskPackPath(), taskPackMagic, map[string][]byte{task: nil}, s.taskCachePath); err != nil {
+		// A save of many tasks or a fold by another process holds the
+		// pack for moments: waited for, as a ref's lock is, rather than
+		// failing the delete after its ref is gone.
+		if err := s.taskPack.save(s.taskPackPath(), taskPackMagic, map[string][]byte{task: nil}, s.taskCachePath, lockTimeout); err != nil {
 			return fmt.Errorf("remove the cache of task %s: %w", task, err)
 		}
 	}

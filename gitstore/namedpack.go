@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"git-reason/gitstore/git"
 )
@@ -132,10 +133,10 @@ func (p *namedPack) lookup(task string) ([]byte, bool) {
 // file name to entry; nil: none, the entry removed) over the entries of
 // the pack it replaces, read again under the lock, so that a save of many tasks keeps what another
 // save wrote since this process first read the pack (or since this
-// process's own save before). Another process writing it is
-// git.ErrLocked.
-func writeNamedPack(path, magic string, entries map[string][]byte) error {
-	lock, err := git.TakeLock(path, 0)
+// process's own save before). Another process writing it is waited for
+// up to wait (0: not at all), then git.ErrLocked.
+func writeNamedPack(path, magic string, entries map[string][]byte, wait time.Duration) error {
+	lock, err := git.TakeLock(path, wait)
 	if err != nil {
 		return err
 	}
@@ -235,18 +236,19 @@ func (r *packRead) saveMany(path, magic string, entries map[string][]byte, fileO
 	if len(entries) < packAt(path, magic) {
 		return errFewForPack
 	}
-	return r.save(path, magic, entries, fileOf)
+	return r.save(path, magic, entries, fileOf, 0)
 }
 
 // save writes entries (task to entry) into the pack at path and removes
 // each saved task's own file (fileOf); the pack this process read is
 // replaced, so a task not asked about yet is looked up in the new one.
-func (r *packRead) save(path, magic string, entries map[string][]byte, fileOf func(task string) string) error {
+// Another process writing the pack is waited for up to wait.
+func (r *packRead) save(path, magic string, entries map[string][]byte, fileOf func(task string) string, wait time.Duration) error {
 	byName := make(map[string][]byte, len(entries))
 	for task, e := range entries {
 		byName[fileName(task)] = e
 	}
-	if err := writeNamedPack(path, magic, byName); err != nil {
+	if err := writeNamedPack(path, magic, byName, wait); err != nil {
 		return err
 	}
 	r.forget()
@@ -394,7 +396,7 @@ func (r *packRead) fold(pf packFiles, least int) {
 	for task, e := range entries {
 		byName[fileName(task)] = e
 	}
-	packed := writeNamedPack(pf.path, pf.magic, byName) == nil
+	packed := writeNamedPack(pf.path, pf.magic, byName, 0) == nil
 	if packed {
 		r.forget()
 	}

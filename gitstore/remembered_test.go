@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"git-reason/gitstore/git"
 	"git-reason/record"
@@ -416,7 +417,7 @@ func TestRememberedPack(t *testing.T) {
 			harness.WriteFile(t, pack, string(c.raw(good)))
 		} else {
 			harness.WriteFile(t, pack, string(good))
-			if err := writeNamedPack(pack, rememberedPackMagic, c.entries); err != nil {
+			if err := writeNamedPack(pack, rememberedPackMagic, c.entries, 0); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -623,6 +624,24 @@ func TestTaskCachePack(t *testing.T) {
 	if at("P-003") != "" || at("P-004") != head(4, 2) || bytes.Contains(harness.ReadFile(t, pack), []byte("r-P-003-")) {
 		t.Errorf("after P-003 was deleted: P-003 at %q, P-004 at %q (want none, %s), its record in the pack: %v", at("P-003"), at("P-004"), head(4, 2), bytes.Contains(harness.ReadFile(t, pack), []byte("r-P-003-")))
 	}
+	// A task deleted while another process writes the pack (a fold, a
+	// save of many tasks): the delete waits for it, as for a ref's lock,
+	// rather than failing once the task's ref is gone.
+	harness.WriteFile(t, pack+".lock", "")
+	released := make(chan error, 1)
+	go func() {
+		time.Sleep(200 * time.Millisecond) // the other process's write
+		released <- os.Remove(pack + ".lock")
+	}()
+	if err := openT(t, dir).dropTaskCache("P-004"); err != nil {
+		t.Fatalf("delete of P-004 while another process wrote the pack: %v, want it to wait for the pack", err)
+	}
+	if err := <-released; err != nil {
+		t.Fatal(err)
+	}
+	if at("P-004") != "" || bytes.Contains(harness.ReadFile(t, pack), []byte("r-P-004-")) {
+		t.Errorf("P-004, deleted while the pack was locked, still reads at %q from the pack", at("P-004"))
+	}
 
 	// A pack another process is writing: the save writes the files.
 	harness.WriteFile(t, pack+".lock", "")
@@ -658,7 +677,7 @@ func TestTaskCachePack(t *testing.T) {
 		harness.WriteFile(t, pack, string(good))
 		if c.raw != nil {
 			harness.WriteFile(t, pack, string(c.raw(good)))
-		} else if err := writeNamedPack(pack, taskPackMagic, c.entries); err != nil {
+		} else if err := writeNamedPack(pack, taskPackMagic, c.entries, 0); err != nil {
 			t.Fatal(err)
 		}
 		s := openT(t, dir)
@@ -762,7 +781,7 @@ func TestLooseCachesFold(t *testing.T) {
 	for i := range 2048 {
 		others[fileName(fmt.Sprintf("Q-%04d", i))] = []byte("an entry of another task")
 	}
-	if err := writeNamedPack(packPath, taskPackMagic, others); err != nil {
+	if err := writeNamedPack(packPath, taskPackMagic, others, 0); err != nil {
 		t.Fatal(err)
 	}
 	least := (2048 + n) / packFraction
@@ -845,7 +864,7 @@ func BenchmarkFold(b *testing.B) {
 		for i := range n {
 			all[fileName(task(i))] = entry(task(i), 0)
 		}
-		if err := writeNamedPack(pf.path, pf.magic, all); err != nil {
+		if err := writeNamedPack(pf.path, pf.magic, all, 0); err != nil {
 			b.Fatal(err)
 		}
 		var r packRead
@@ -904,11 +923,11 @@ func TestWriteNamedPackKeepsOld(t *testing.T) {
 	}
 	for round := range 4 {
 		one := map[string][]byte{fileName("T-0000"): fmt.Appendf(nil, "round %d", round)}
-		if err := writeNamedPack(path, taskPackMagic, one); err != nil {
+		if err := writeNamedPack(path, taskPackMagic, one, 0); err != nil {
 			t.Fatal(err)
 		}
 		if round == 0 {
-			if err := writeNamedPack(path, taskPackMagic, all); err != nil {
+			if err := writeNamedPack(path, taskPackMagic, all, 0); err != nil {
 				t.Fatal(err)
 			}
 		}
