@@ -353,6 +353,9 @@ func printable(s string, lines bool) string {
 // unprintable too.
 func unprintable(r rune) bool { return r != ' ' && !unicode.IsPrint(r) }
 
+// Unprintable reports whether Printable escapes r.
+func Unprintable(r rune) bool { return unprintable(r) }
+
 // bidiControl reports whether r reorders the text around it: the
 // embeddings, overrides and isolates of Unicode's bidirectional algorithm.
 func bidiControl(r rune) bool { return (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069) }

@@ -36,7 +36,7 @@ func writeHandoverJSON(w io.Writer, r *ops.HandoverReport) error {
 		if err := enc.Encode(v); err != nil {
 			return err
 		}
-		_, err := bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		_, err := bw.Write(inertJSON(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))))
 		return err
 	}
 	bw.WriteString("{\n  \"since\": ")

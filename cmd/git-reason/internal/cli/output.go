@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/itchyny/gojq"
 	"github.com/urfave/cli/v2"
@@ -178,8 +180,43 @@ func exportJSON(w io.Writer, v any) error {
 	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	_, err := w.Write(plainHTML(buf.Bytes()))
+	_, err := w.Write(inertJSON(plainHTML(buf.Bytes())))
 	return err
+}
+
+// inertJSON is the JSON text b with every character the printable filter
+// escapes written as a JSON escape (\u009b, \u202e; a pair of surrogates
+// past U+FFFF) and every byte that is no UTF-8 as \ufffd, what a JSON
+// reader takes it for. The encoder escapes C0 controls itself, but not
+// DEL, C1 controls (U+009B is CSI to a terminal that reads them) or
+// bidirectional overrides, and a record's body and derived fields are
+// printed as stored: --json on a terminal wrote them raw (a commit
+// subject of a pull request in context --json, a fetched record in
+// show --json). Outside its strings JSON text is ASCII, so every such
+// character is in a string, and the document reads back the same.
+func inertJSON(b []byte) []byte {
+	i := bytes.IndexFunc(b, func(r rune) bool { return r >= 0x7f })
+	if i < 0 {
+		return b
+	}
+	out := append(make([]byte, 0, len(b)+64), b[:i]...)
+	for i < len(b) {
+		r, n := utf8.DecodeRune(b[i:])
+		switch {
+		case r == utf8.RuneError && n <= 1:
+			out = append(out, `\ufffd`...)
+		case r >= 0x7f && record.Unprintable(r):
+			if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError {
+				out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)
+			} else {
+				out = fmt.Appendf(out, `\u%04x`, r)
+			}
+		default:
+			out = append(out, b[i:i+n]...)
+		}
+		i += n
+	}
+	return out
 }
 
 // plainHTML is the JSON text b with the escapes \u003c, \u003e and \u0026
@@ -359,7 +396,10 @@ func exportJQ(w io.Writer, data []byte, expr string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "%s\n", line)
+		// As inert as --json: the printable filter would write a
+		// character past U+FFFF or a byte that is no UTF-8 in Go's
+		// escapes (\U000e0041, \x9b), which no JSON reader reads.
+		fmt.Fprintf(w, "%s\n", inertJSON(line))
 	}
 }
 

@@ -86,6 +86,52 @@ func TestExportJSONPrintsHTMLCharactersPlain(t *testing.T) {
 	}
 }
 
+// The exporter writes what the printable filter escapes as JSON escapes,
+// in what it encodes and in what was stored raw (a fetched record's body):
+// a C1 CSI, DEL, a bidirectional override, a tag character past U+FFFF (a
+// pair of surrogates) and a byte that is no UTF-8; printable text (é, a
+// CJK character, U+FFFD itself) stays as it is, and the document reads
+// back the same text (the byte that is no UTF-8 as U+FFFD, as a reader
+// takes it).
+func TestExportJSONInert(t *testing.T) {
+	hostile := "a\u009b2J \u007f\u202egol.enil \U000E0041 é 中 \uFFFD"
+	v := struct {
+		Text string          `json:"text"`
+		Body json.RawMessage `json:"body"`
+	}{Text: hostile, Body: json.RawMessage("{\"s\":\"x\u0085\u2067y\x9bz\"}")}
+	var buf bytes.Buffer
+	if err := exportJSON(&buf, v); err != nil {
+		t.Fatal(err)
+	}
+	want := `{
+  "text": "a\u009b2J \u007f\u202egol.enil \udb40\udc41 é 中 ` + "\uFFFD" + `",
+  "body": {
+    "s": "x\u0085\u2067y\ufffdz"
+  }
+}
+`
+	if buf.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
+	}
+	var back struct {
+		Text string         `json:"text"`
+		Body map[string]any `json:"body"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Text != hostile || back.Body["s"] != "x\u0085\u2067y\uFFFDz" {
+		t.Errorf("read back %q and %q", back.Text, back.Body["s"])
+	}
+	buf.Reset()
+	if err := exportJQ(&buf, []byte(`{"s":"\udb40\udc41 \u202e"}`), "."); err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"s":"\udb40\udc41 \u202e"}` + "\n"; buf.String() != want {
+		t.Errorf("--jq . prints %q, want %q", buf.String(), want)
+	}
+}
+
 // A verb's --json output is held to the schema it publishes before a byte
 // of it is printed: what the schema refuses is an error naming the
 // document and where, with nothing printed, with --jq too; what it admits
