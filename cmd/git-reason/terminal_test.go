@@ -11,6 +11,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -46,6 +47,7 @@ func startPTYProgram(t *testing.T, s *sandbox, extra []string, program string, a
 	t.Helper()
 	cmd := exec.Command(program, args...)
 	cmd.Dir, cmd.Env = s.dir, append(append([]string{}, s.env...), extra...)
+	interruptible()
 	tty, err := pty.Start(cmd)
 	if err != nil {
 		t.Fatalf("start git %s on a pseudo-terminal: %v", strings.Join(args, " "), err)
@@ -69,6 +71,25 @@ func startPTYProgram(t *testing.T, s *sandbox, extra []string, program string, a
 		_ = tty.Close()
 	})
 	return p
+}
+
+// interruptible makes the programs this test binary starts begin with
+// SIGINT at its default, as a terminal's foreground job does. A test
+// binary started with SIGINT ignored (a background job of a script:
+// sh ignores SIGINT for those, and bench/tests/run.sh runs the binary
+// through a tool that passes its own disposition on) passed it on to the
+// git it ran on the pseudo-terminal. At Ctrl-C, git's run-command
+// cleanup handler then reaped git-reason, the SIGINT it raised again to
+// die of was ignored, and its own wait for git-reason failed: "error:
+// waitpid for git-reason failed: No child processes", exit 128, where a
+// terminal's git dies of SIGINT. go test itself catches SIGINT, so the
+// binaries it runs never start ignoring it. A handler the binary
+// installs is reset to the default in what it starts; the binary itself
+// still does not die of SIGINT, as it did not while ignoring it.
+func interruptible() {
+	if signal.Ignored(os.Interrupt) {
+		signal.Notify(make(chan os.Signal, 1), os.Interrupt)
+	}
 }
 
 // expect waits until the terminal has shown want, and returns what it showed.
@@ -173,26 +194,49 @@ func TestAssessPromptsOnATerminal(t *testing.T) {
 func TestCtrlCStopsAPrompt(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t, fakeVendor, nil)
-	for _, c := range []struct {
-		name, shown string
-		args        []string
-	}{
-		{"a prompt", "? Subject (what the decision is about): ", []string{"reason", "assess", "T-3"}},
-		{"--file -", "Reading the body as JSON from standard input; end it with Ctrl-D.", []string{"reason", "assess", "T-3", "--file", "-"}},
-	} {
-		p := startPTY(t, s, nil, c.args...)
-		p.expect(c.shown)
-		code := p.ctrlC(c.name)
-		// git, which ran git-reason, dies of the same SIGINT once
-		// git-reason has exited, as for any command it runs.
-		ws, _ := p.cmd.ProcessState.Sys().(syscall.WaitStatus)
-		stopped := code == 130 || ws.Signaled() && ws.Signal() == syscall.SIGINT
-		if out := p.output(); !stopped || !strings.Contains(out, "git reason: interrupted") {
-			t.Errorf("Ctrl-C at %s: exit %d (%v), want 130 or SIGINT, saying it was interrupted:\n%s", c.name, code, p.cmd.ProcessState, out)
-		}
-		if _, _, code := s.run("rev-parse", "-q", "--verify", "refs/reasoning/tasks/T-3"); code == 0 {
-			t.Fatalf("an interrupted assess (%s) wrote task T-3", c.name)
-		}
+	ctrlCStopsAssess(t, s, "a prompt", "? Subject (what the decision is about): ")
+	ctrlCStopsAssess(t, s, "--file -", "Reading the body as JSON from standard input; end it with Ctrl-D.", "--file", "-")
+}
+
+// TestCtrlCStopsAPromptIgnoringSIGINT is TestCtrlCStopsAPrompt in a test
+// binary started with SIGINT ignored, as a background job of a script
+// starts it: the git on the pseudo-terminal inherited that, and exited
+// 128 saying "waitpid for git-reason failed: No child processes"
+// (interruptible). It runs in a test binary of its own that sh starts in
+// the background: this process cannot ignore SIGINT for a while and then
+// die of it again, which the tests beside it would see.
+func TestCtrlCStopsAPromptIgnoringSIGINT(t *testing.T) {
+	if !runAside(t, ignoringSIGINTEnv, "sh", "-c", `"$@" & wait $!`, "sh") {
+		return
+	}
+	if !signal.Ignored(os.Interrupt) {
+		t.Fatal("the test binary was to start with SIGINT ignored, and did not")
+	}
+	s := newSandbox(t, fakeVendor, nil)
+	ctrlCStopsAssess(t, s, "a prompt", "? Subject (what the decision is about): ")
+}
+
+// ignoringSIGINTEnv, set to 1, runs TestCtrlCStopsAPromptIgnoringSIGINT in
+// this process, as the child runAside starts for it does.
+const ignoringSIGINTEnv = "GIT_REASON_TEST_IGNORING_SIGINT"
+
+// ctrlCStopsAssess runs git reason assess T-3 with extra arguments on a
+// pseudo-terminal, types Ctrl-C once it has shown shown, and checks that
+// it stopped as an interrupt (what names the moment) and wrote nothing.
+func ctrlCStopsAssess(t *testing.T, s *sandbox, what, shown string, extra ...string) {
+	t.Helper()
+	p := startPTY(t, s, nil, append([]string{"reason", "assess", "T-3"}, extra...)...)
+	p.expect(shown)
+	code := p.ctrlC(what)
+	// git, which ran git-reason, dies of the same SIGINT once
+	// git-reason has exited, as for any command it runs.
+	ws, _ := p.cmd.ProcessState.Sys().(syscall.WaitStatus)
+	stopped := code == 130 || ws.Signaled() && ws.Signal() == syscall.SIGINT
+	if out := p.output(); !stopped || !strings.Contains(out, "git reason: interrupted") {
+		t.Errorf("Ctrl-C at %s: exit %d (%v), want 130 or SIGINT, saying it was interrupted:\n%s", what, code, p.cmd.ProcessState, out)
+	}
+	if _, _, code := s.run("rev-parse", "-q", "--verify", "refs/reasoning/tasks/T-3"); code == 0 {
+		t.Fatalf("an interrupted assess (%s) wrote task T-3", what)
 	}
 }
 

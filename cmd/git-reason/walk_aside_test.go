@@ -30,7 +30,16 @@ const walkHereEnv = "GIT_REASON_WALK_HERE"
 // this test's failure, with the child's output.
 func walkAside(t *testing.T) bool {
 	t.Helper()
-	if os.Getenv(walkHereEnv) == "1" {
+	return runAside(t, walkHereEnv)
+}
+
+// runAside is walkAside for any test: here names the variable set to 1 in
+// the child, and launcher, when given, is the command that starts the
+// child (the test binary and its arguments follow it), for a test whose
+// child must start in a state this process cannot put it in.
+func runAside(t *testing.T, here string, launcher ...string) bool {
+	t.Helper()
+	if os.Getenv(here) == "1" {
 		return true
 	}
 	t.Parallel()
@@ -49,8 +58,9 @@ func walkAside(t *testing.T) bool {
 	if f := flag.Lookup("test.timeout"); f != nil {
 		args = append(args, "-test.timeout="+f.Value.String())
 	}
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), walkHereEnv+"=1")
+	argv := append(append(append([]string{}, launcher...), os.Args[0]), args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), here+"=1")
 	out, err := cmd.CombinedOutput()
 	// The child's lines, each behind "| ", so that go test -json does not
 	// read its "=== RUN" and "--- PASS" lines as this binary's.
@@ -62,6 +72,6 @@ func walkAside(t *testing.T) bool {
 		// A child that ran no test passes too: it must have run this one.
 		t.Fatalf("%s in a test binary of its own did not run it:\n%s", t.Name(), relayed)
 	}
-	t.Log("walked in a test binary of its own:\n" + relayed)
+	t.Log("ran in a test binary of its own:\n" + relayed)
 	return false
 }
