@@ -116,3 +116,24 @@ func TestCrossOrigin(t *testing.T) {
 		})
 	}
 }
+
+// TestTwoOrigins: a request with two Origin headers is refused, whatever
+// their order. The check read the first alone, so an empty one before a
+// page's origin let that page's request pass as one from no page. A
+// browser never sends two.
+func TestTwoOrigins(t *testing.T) {
+	reached := false
+	h := Wrap(Config{Token: testToken}, http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reached = true }))
+	for _, origins := range [][]string{{"", "https://attacker.example"}, {"https://attacker.example", ""}} {
+		r := httptest.NewRequest("POST", "/v1/review", strings.NewReader(`{}`))
+		r.Host = "127.0.0.1:7411"
+		r.Header.Set("Authorization", "Bearer "+testToken)
+		r.Header.Set("Content-Type", "application/json")
+		r.Header["Origin"] = origins
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != http.StatusBadRequest || reached || !strings.Contains(w.Body.String(), "one Origin header") {
+			t.Fatalf("Origin %q: status %d, handler reached %v: %s; want 400, not reached, one Origin header", origins, w.Code, reached, w.Body)
+		}
+	}
+}

@@ -82,6 +82,12 @@ func Wrap(cfg Config, next http.Handler) http.Handler {
 			refuse(w, http.StatusForbidden, "the Host header names no loopback host: add it with --allow-host if it is yours")
 			return
 		}
+		if len(r.Header.Values("Origin")) > 1 {
+			// Get reads the first alone: an empty one before a page's
+			// origin passed that page as no page. Browsers send one.
+			refuse(w, http.StatusBadRequest, "send at most one Origin header")
+			return
+		}
 		if o := r.Header.Get("Origin"); o != "" {
 			if !contains(cfg.AllowOrigins, o) {
 				refuse(w, http.StatusForbidden, "requests from web pages are refused: add the origin with --allow-origin if it is yours")
