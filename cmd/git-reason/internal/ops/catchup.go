@@ -103,6 +103,15 @@ func (e *Session) CatchUp(ctx context.Context, hint bool) *CaughtUp {
 		if err == nil {
 			res, err = e.integrateMoved(ctx, remote, heads, local, e.refusedObjects(ctx, heads, local), false)
 		}
+		if err != nil && errors.Is(ctx.Err(), context.Canceled) {
+			// Stopped (the client cancelled its call, the server or the
+			// command is stopping) is no failure of the catch-up: nothing
+			// is said or remembered of it, neither a failure (status and
+			// doctor would show it) nor the lock wait the next catch-up
+			// would then skip; the next one does the work, as if this one
+			// had not started.
+			return out
+		}
 		if err != nil {
 			failed = append(failed, fmt.Sprintf("warning: reasoning fetched from %s not integrated: %s: run 'git reason pull %s'", remote, record.Printable(err.Error()), remote))
 			continue

@@ -56,21 +56,9 @@ func TestFirstCatchUpMemoAllocations(t *testing.T) {
 // integration's ref moves took no context and the pull waited out the
 // lock.
 func TestPullStopsWaitingForAHeldRefLock(t *testing.T) {
-	sess, _, dir := residentSession(t)
-	origin := t.TempDir()
-	run(t, origin, "git", "init", "-q")
-	if err := harness.BulkTasks(context.Background(), origin, "T-", 2); err != nil {
-		t.Fatal(err)
-	}
-	run(t, dir, "git", "remote", "add", "origin", origin)
-	tasks := filepath.Join(dir, ".git", "refs", "reasoning", "tasks")
+	sess, dir, origin, tasks := heldRefLock(t)
 	held := filepath.Join(tasks, "T-000001.lock")
-	if err := os.MkdirAll(tasks, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(held, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	run(t, dir, "git", "remote", "add", "origin", origin)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
@@ -110,4 +98,77 @@ func TestPullStopsWaitingForAHeldRefLock(t *testing.T) {
 	if _, err := os.Stat(held); err != nil {
 		t.Errorf("the other process's lock was removed: %v", err)
 	}
+}
+
+// A catch-up stopped (an MCP client cancelled its call, the server
+// stops) while it waits for a task ref's lock another process holds is
+// no failed catch-up: nothing is remembered as failed (status and doctor
+// showed "not integrated ... run git reason pull" until a catch-up
+// succeeded, and the next catch-up skipped the lock wait), nor as caught
+// up. A real failure, the lock held when the catch-up does not wait for
+// it, is still remembered.
+func TestStoppedCatchUpIsNoFailure(t *testing.T) {
+	sess, dir, origin, tasks := heldRefLock(t)
+	run(t, dir, "git", "fetch", "-q", origin, "refs/reasoning/tasks/*:"+gitstore.RemotePrefix+"origin/*")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan *CaughtUp, 1)
+	go func() { done <- sess.CatchUp(ctx, false) }()
+	for moved := false; !moved; { // T-000000 moved, T-000001's lock waited for
+		select {
+		case got := <-done:
+			t.Fatalf("the catch-up ended before it moved T-000000: %q", got.Lines)
+		case <-time.After(5 * time.Millisecond):
+		}
+		_, err := os.Stat(filepath.Join(tasks, "T-000000"))
+		moved = err == nil
+	}
+	cancel()
+	var got *CaughtUp
+	select {
+	case got = <-done:
+	case <-time.After(5 * time.Second): // the lock's wait is 10 s
+		t.Fatal("the catch-up still waits for the held lock 5 s after its context was cancelled")
+	}
+	reason := filepath.Join(dir, ".git", "reason")
+	if pending := sess.CatchUpPending(); len(pending) > 0 || len(got.Lines) > 0 {
+		t.Fatalf("a stopped catch-up was remembered as failed: pending %q, said %q", pending, got.Lines)
+	}
+	if _, err := os.Stat(filepath.Join(reason, stampFile)); err == nil {
+		t.Fatal("a stopped catch-up was remembered as caught up: the next command would not look")
+	}
+	// A catch-up after a failure does not wait for a held lock: it fails,
+	// and that is remembered.
+	if err := os.MkdirAll(reason, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(reason, failedFile), []byte("warning: an earlier failure\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got = sess.CatchUp(context.Background(), false)
+	pending := sess.CatchUpPending()
+	if len(pending) != 1 || !strings.Contains(pending[0], "reasoning fetched from origin not integrated") || len(got.Lines) != 1 {
+		t.Fatalf("a catch-up that failed on a held lock: pending %q, said %q, want its failure remembered and said", pending, got.Lines)
+	}
+}
+
+// heldRefLock is a resident session in dir, an origin repository with
+// two tasks, T-000000 and T-000001, and in dir's task refs (tasks) the
+// lock of T-000001 another process holds.
+func heldRefLock(t *testing.T) (sess *Session, dir, origin, tasks string) {
+	t.Helper()
+	sess, _, dir = residentSession(t)
+	origin = t.TempDir()
+	run(t, origin, "git", "init", "-q")
+	if err := harness.BulkTasks(context.Background(), origin, "T-", 2); err != nil {
+		t.Fatal(err)
+	}
+	tasks = filepath.Join(dir, ".git", "refs", "reasoning", "tasks")
+	if err := os.MkdirAll(tasks, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tasks, "T-000001.lock"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return sess, dir, origin, tasks
 }
