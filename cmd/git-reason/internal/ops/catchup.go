@@ -119,6 +119,9 @@ func (e *Session) CatchUp(ctx context.Context, hint bool) *CaughtUp {
 		out.Pulls = append(out.Pulls, res)
 		out.Lines = append(out.Lines, caughtUpLines(res)...)
 	}
+	if tr.whole {
+		failed = append(failed, e.forgetGone(tr)...)
+	}
 	if len(failed) > 0 {
 		out.Lines = e.failedOnce(dir, out.Lines, failed)
 		return out // tried again by the next command

@@ -2,10 +2,12 @@ package ops
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"git-reason/gitstore"
 	"git-reason/gitstore/integration"
+	"git-reason/record"
 )
 
 // Quarantine is a task's fetched history that a pull (or a command's
@@ -66,6 +68,44 @@ func (e *Session) rememberQuarantines(remote string, results []*integration.Inte
 		}
 	}
 	return e.Store.SaveQuarantines(held, cleared)
+}
+
+// forgetGone forgets the quarantine of each task whose tracking ref is
+// gone since the last catch-up (t holds every tracking ref and all of
+// fetched.heads), and says in a line when it could not. A git
+// fetch --prune (or fetch.prune, git remote prune) removes the ref of a
+// task the remote dropped, as pull of every task does
+// (rememberQuarantines). The catch-up cannot tell that from a ref deleted
+// by hand, and need not: quarantine.json says which fetched heads are held
+// back, and with the ref gone none is held back here; a remote that still
+// has the task brings it back with the next fetch, a head the catch-up has
+// not integrated, which is examined and quarantined again.
+func (e *Session) forgetGone(t *tracked) []string {
+	live := make(map[string]bool, len(t.refs))
+	for _, r := range t.refs {
+		live[strings.TrimPrefix(r.Name, gitstore.RemotePrefix)] = true
+	}
+	var gone []string
+	for name := range t.known {
+		if !live[name] {
+			gone = append(gone, name)
+		}
+	}
+	if len(gone) == 0 {
+		return nil
+	}
+	held := e.Store.LoadQuarantines()
+	var cleared []string
+	for _, name := range gone {
+		remote, task, _ := strings.Cut(name, "/")
+		if q, ok := held[task]; ok && q.Remote == remote {
+			cleared = append(cleared, task)
+		}
+	}
+	if err := e.Store.SaveQuarantines(nil, cleared); err != nil {
+		return []string{fmt.Sprintf("warning: quarantine of tasks no longer fetched not forgotten: %s: run 'git reason pull'", record.Printable(err.Error()))}
+	}
+	return nil
 }
 
 // Quarantined returns, by task, the fetched histories held back that are
