@@ -96,6 +96,16 @@ trap 'rm -rf "$tool"' EXIT
 go build -o "$tool/summary" ./bench/tests
 status=0
 
+# timed DIR LABEL LOG RESULTS FAILED CMD...: runs CMD in DIR under the
+# summary tool, its line of wall and CPU time appended to RESULTS and its
+# output kept in LOG; a failed run says FAILED and sets status.
+timed() {
+  t_dir=$1 t_label=$2 t_log=$3 t_results=$4 t_failed=$5
+  shift 5
+  (cd "$t_dir" && "$tool/summary" -time -label "$t_label" -log "$t_log" "$@") 2>>"$t_results" ||
+    { status=1; echo "$t_failed (log: $t_log)" >&2; }
+}
+
 if [ "$forms" = scripts ]; then
   "$tool/summary" -scripts cmd/git-reason/testdata/script -top "${TOP:-25}"
   exit 0
@@ -200,9 +210,8 @@ if [ "$forms" = pair ]; then
       dir=$pdir
       [ $tree = base ] && dir=$wt$rel
       before=$(load)
-      (cd "$dir" && "$tool/summary" -time -label "$tree" -log "$out/$tree.$i.log" \
-        "$out/$tree.test" $short -test.count=1 -test.timeout 30m -test.run "${RUN:-.}") 2>>"$out/pair.txt" ||
-        { status=1; echo "FAIL $tree round $i (log: $out/$tree.$i.log)" >&2; }
+      timed "$dir" "$tree" "$out/$tree.$i.log" "$out/pair.txt" "FAIL $tree round $i" \
+        "$out/$tree.test" $short -test.count=1 -test.timeout 30m -test.run "${RUN:-.}"
       echo "  round $i $(tail -1 "$out/pair.txt") (load before: $before; after: $(load))"
     done
   done
@@ -247,9 +256,8 @@ if [ "$forms" = parallel ]; then
   for n in ${PARS:-2 4 2 4}; do
     i=$((i + 1))
     before=$(load)
-    (cd "$dir" && "$tool/summary" -time -label "run $i: -test.parallel $n" -log "$out/parallel.$i.log" \
-      "$bin" $short -test.count=1 -test.timeout 30m -test.parallel "$n") 2>>"$out/parallel.txt" ||
-      { status=1; echo "FAIL run $i (log: $out/parallel.$i.log)" >&2; }
+    timed "$dir" "run $i: -test.parallel $n" "$out/parallel.$i.log" "$out/parallel.txt" "FAIL run $i" \
+      "$bin" $short -test.count=1 -test.timeout 30m -test.parallel "$n"
     echo "$(tail -1 "$out/parallel.txt") (load before: $before; after: $(load))"
   done
   echo "logs: $out"
