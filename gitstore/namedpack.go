@@ -43,10 +43,12 @@ import (
 // index. It is written whole, through its lock (a crash leaves the old
 // pack or the new one), with the entries of the pack it replaces that the
 // save does not replace, that pack read again under the lock (another
-// process's save may have replaced the one this process read); then the
-// saved tasks' own files go (a file left there, by a crash before or a
-// process that wrote it meanwhile, holds what was true of some head: it
-// can only make a read do more work).
+// process's save may have replaced the one this process read); under the
+// same lock, before the new pack is put in place, the saved tasks' own
+// files go, each only while it is the one the save read (saveRead; a
+// file left there, by a crash or a process that wrote it meanwhile,
+// holds what was true of some head: it can only make a read do more
+// work), and a fold reads the files it takes in under that lock too.
 // Its trust is the task files': each entry carries its own MACs, of its
 // task, checked by the reader as a file's are, and an entry is taken only
 // for the task that asked, under the name the index gives it; an index or
@@ -76,9 +78,16 @@ type namedPack struct {
 // readNamedPack maps the pack at path whose first line starts with
 // magic; nil when there is none or it is not one.
 func readNamedPack(path, magic string) *namedPack {
-	data, unmap, err := mapShared(path)
+	p, _ := readNamedPackFile(path, magic)
+	return p
+}
+
+// readNamedPackFile is readNamedPack and the state of the file mapped
+// (nil when there is none).
+func readNamedPackFile(path, magic string) (*namedPack, fs.FileInfo) {
+	data, unmap, fi, err := mapSharedFile(path)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	p := &namedPack{data: data}
 	runtime.AddCleanup(p, func(unmap func()) { unmap() }, unmap)
@@ -86,11 +95,11 @@ func readNamedPack(path, magic string) *namedPack {
 	count, found := bytes.CutPrefix(line, []byte(magic))
 	n, err := strconv.Atoi(string(count))
 	if !ok || !found || err != nil || n < 0 || n > (len(data)-len(line)-1)/packLine {
-		return nil
+		return nil, fi
 	}
 	p.n, p.index = n, len(line)+1
 	p.body = p.index + n*packLine
-	return p
+	return p, fi
 }
 
 // at is the i-th index line's name and entry; false when the line does
@@ -140,6 +149,12 @@ func writeNamedPack(path, magic string, entries map[string][]byte, wait time.Dur
 	if err != nil {
 		return err
 	}
+	return replaceNamedPack(lock, path, magic, entries)
+}
+
+// replaceNamedPack is writeNamedPack with its lock held (lock), which it
+// releases.
+func replaceNamedPack(lock *git.Lock, path, magic string, entries map[string][]byte) error {
 	all := make(map[string][]byte, len(entries))
 	// The old pack's entries are its mapped bytes: it is kept (mapped)
 	// until they are copied into the new one.
@@ -208,21 +223,31 @@ func packAt(path, magic string) int {
 }
 
 // packRead is a pack as a process reads it: mapped the first time it is
-// asked for, again after this process's own save replaced it.
+// asked for, again once the file is another (this process's save, or
+// another process's save or fold, renamed a new pack over it), as git
+// reads packed-refs again when its stat changes: a process that lives for
+// hours (an MCP server) read the pack it first mapped until its own save,
+// and re-derived from git every task another process had packed since.
 type packRead struct {
 	mu   sync.Mutex
 	p    *namedPack
+	fi   fs.FileInfo // the file p was read from; nil: none was there
 	read bool
 }
 
-// get is the pack at path, read the first time.
+// get is the pack at path, read again when the file there is not the one
+// read before (one stat a lookup, which is made only for a task with no
+// file of its own).
 func (r *packRead) get(path, magic string) *namedPack {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.read {
-		r.read = true
-		r.p = readNamedPack(path, magic)
+	if r.read {
+		if now, err := os.Stat(path); (err == nil || errors.Is(err, fs.ErrNotExist)) && sameFile(now, r.fi) {
+			return r.p
+		}
 	}
+	r.read = true
+	r.p, r.fi = readNamedPackFile(path, magic)
 	return r.p
 }
 
@@ -230,39 +255,53 @@ func (r *packRead) get(path, magic string) *namedPack {
 // writes to their own files instead.
 var errFewForPack = errors.New("too few tasks to rewrite the pack for")
 
-// saveMany is save for a save of many tasks at once: fewer entries than packAt
-// are errFewForPack, nothing written.
-func (r *packRead) saveMany(path, magic string, entries map[string][]byte, fileOf func(task string) string) error {
+// saveMany is save for a save of many tasks at once, which read each
+// task's own file as was gives it (nil: it had none): fewer entries than
+// packAt are errFewForPack, nothing written.
+func (r *packRead) saveMany(path, magic string, entries map[string][]byte, was map[string]fs.FileInfo, fileOf func(task string) string) error {
 	if len(entries) < packAt(path, magic) {
 		return errFewForPack
 	}
-	return r.save(path, magic, entries, fileOf, 0)
+	return r.saveRead(path, magic, entries, was, fileOf, 0)
 }
 
-// save writes entries (task to entry) into the pack at path and removes
-// each saved task's own file (fileOf); the pack this process read is
-// replaced, so a task not asked about yet is looked up in the new one.
-// Another process writing the pack is waited for up to wait.
+// save is saveRead for a save that read no task's own file.
 func (r *packRead) save(path, magic string, entries map[string][]byte, fileOf func(task string) string, wait time.Duration) error {
+	return r.saveRead(path, magic, entries, nil, fileOf, wait)
+}
+
+// saveRead writes entries (task to entry) into the pack at path and
+// removes each saved task's own file (fileOf) that is still the one the
+// save read (was; none read: a file there now is another process's,
+// newer, and stays, as one written or appended to since it was read);
+// the pack this process read is replaced, so a task not asked about yet
+// is looked up in the new one. Another process writing the pack is
+// waited for up to wait. The files go under the pack's lock, before the
+// new pack is put in place, as a fold reads them under it: a fold never
+// reads a task's file older than the pack's entry, the save's, and puts
+// it back (before, a fold that took the lock between the save's pack and
+// its removals did). A reader meanwhile, or a crash, finds the task in
+// the pack as it was: older, which costs a read of what it lacks.
+func (r *packRead) saveRead(path, magic string, entries map[string][]byte, was map[string]fs.FileInfo, fileOf func(task string) string, wait time.Duration) error {
+	lock, err := git.TakeLock(path, wait)
+	if err != nil {
+		return err
+	}
 	byName := make(map[string][]byte, len(entries))
 	for task, e := range entries {
 		byName[fileName(task)] = e
+		removeUnchanged(fileOf(task), was[task])
 	}
-	if err := writeNamedPack(path, magic, byName, wait); err != nil {
-		return err
-	}
+	err = replaceNamedPack(lock, path, magic, byName)
 	r.forget()
-	for task := range entries {
-		_ = os.Remove(fileOf(task))
-	}
-	return nil
+	return err
 }
 
 // forget has the pack read again when next asked for: this process
 // replaced it.
 func (r *packRead) forget() {
 	r.mu.Lock()
-	r.p, r.read = nil, false
+	r.p, r.fi, r.read = nil, nil, false
 	r.mu.Unlock()
 }
 
@@ -338,28 +377,34 @@ func (r *packRead) listLoose(pf packFiles, names []byte) {
 	}
 }
 
-// fold takes the files the loose list names into the pack. The list is
-// read and emptied under its lock (another process folding leaves it
-// to that one); each named file is read; with least (packAt) or more, the
-// pack is written with their entries (writeNamedPack: under its lock,
-// over the entries it holds then) and each file removed under its own
-// lock only while it is still the one read (the same file, size and
-// time): a file another process wrote or appended to meanwhile is newer
-// than its entry and stays, listed again, its own file read over the
+// fold takes the files the loose list names into the pack, all under
+// the pack's lock (another process writing it leaves the fold to a later
+// write): the list is read and emptied under its own lock (another
+// process folding leaves it to that one); each named file is read; with
+// least (packAt) or more, each is removed under its own lock only while
+// it is still the one read (the same file, size and time: a file
+// another process wrote or appended to meanwhile is newer than its entry
+// and stays, listed again, its own file read over the entry), and the
+// pack written with their entries over the ones it holds. A save of many
+// tasks removes its tasks' files under the same lock, before it puts its
+// pack in place, so that no file a fold reads is older than the pack's
 // entry. Fewer (a save of many tasks took the others in, or their tasks
 // were deleted) are listed again, the pack left as it is.
 func (r *packRead) fold(pf packFiles, least int) {
-	if _, err := os.Lstat(pf.path + ".lock"); err == nil {
-		return // another process is writing the pack: nothing read for it
+	packLock, err := git.TakeLock(pf.path, 0)
+	if err != nil {
+		return
 	}
 	list := looseListPath(pf.path)
 	lock, err := git.TakeLock(list, 0)
 	if err != nil {
+		packLock.Release()
 		return
 	}
 	data, err := os.ReadFile(list)
 	if err != nil {
 		lock.Abandon()
+		packLock.Release()
 		return
 	}
 	type loose struct {
@@ -386,24 +431,25 @@ func (r *packRead) fold(pf packFiles, least int) {
 		if lock.Replace(left, 0o600) != nil {
 			lock.Abandon()
 		}
+		packLock.Release()
 		return
 	}
 	if lock.Replace(nil, 0o600) != nil {
 		lock.Abandon()
+		packLock.Release()
 		return
 	}
 	byName := make(map[string][]byte, len(entries))
 	for task, e := range entries {
 		byName[fileName(task)] = e
 	}
-	packed := writeNamedPack(pf.path, pf.magic, byName, 0) == nil
-	if packed {
-		r.forget()
-	}
 	for _, l := range found {
-		if !packed || !removeUnchanged(pf.fileOf(l.task), l.fi) {
+		if !removeUnchanged(pf.fileOf(l.task), l.fi) {
 			left = append(append(left, l.task...), '\n')
 		}
+	}
+	if replaceNamedPack(packLock, pf.path, pf.magic, byName) == nil {
+		r.forget()
 	}
 	if len(left) > 0 {
 		_ = git.AppendFile(list, left, 0o600, 0, true, -1)
@@ -414,27 +460,52 @@ func (r *packRead) fold(pf packFiles, least int) {
 // state as read; false when it has none, or it is not one, or it grew
 // while read.
 func readLoose(pf packFiles, task string) ([]byte, fs.FileInfo, bool) {
-	f, err := os.Open(pf.fileOf(task))
-	if err != nil {
-		return nil, nil, false
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return nil, nil, false
-	}
-	data, err := io.ReadAll(f)
-	if err != nil || int64(len(data)) != fi.Size() {
+	data, fi, err := readOwnFile(pf.fileOf(task))
+	if err != nil || !fi.Mode().IsRegular() || int64(len(data)) != fi.Size() {
 		return nil, nil, false
 	}
 	e, ok := pf.entryOf(data)
 	return e, fi, ok
 }
 
+// readOwnFile is os.ReadFile that also gives the state of the file read
+// (from the open file: of the bytes read, even when the file is replaced
+// meanwhile), which a save of many tasks compares before it removes the
+// file (removeUnchanged). fi is nil when err is not.
+func readOwnFile(path string) (data []byte, fi fs.FileInfo, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return nil, nil, err
+	}
+	data = make([]byte, 0, fi.Size()+1) // to its end, as os.ReadFile: one that grew reads whole
+	for {
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if errors.Is(err, io.EOF) {
+			return data, fi, nil
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+	}
+}
+
 // removeUnchanged removes the file at path under its lock (no process
 // replaces it meanwhile) when it is still was: the same file, of the
-// same size and time. true when it is gone.
+// same size and time; was nil (none was read), only none is. true when
+// it is gone.
 func removeUnchanged(path string, was fs.FileInfo) bool {
+	if was == nil {
+		_, err := os.Lstat(path)
+		return errors.Is(err, fs.ErrNotExist)
+	}
 	lock, err := git.TakeLock(path, 0)
 	if err != nil {
 		return false
@@ -444,7 +515,7 @@ func removeUnchanged(path string, was fs.FileInfo) bool {
 	if err != nil {
 		return errors.Is(err, fs.ErrNotExist)
 	}
-	if fileIdentity(now) != fileIdentity(was) || now.Size() != was.Size() || !now.ModTime().Equal(was.ModTime()) {
+	if !sameFile(now, was) {
 		return false
 	}
 	return os.Remove(path) == nil
@@ -476,7 +547,10 @@ func (m *Remembered) packPath() string { return filepath.Join(m.dir, rememberedP
 // holds it: its file in verified.d/, or the pack's entry when it has
 // none; m.mu is held.
 func (m *Remembered) entryData(task string) ([]byte, bool) {
-	data, err := os.ReadFile(m.taskPath(task))
+	data, fi, err := readOwnFile(m.taskPath(task))
+	if fi != nil {
+		m.files[task] = fi
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		d, ok := packEntry(m.pack(), task)
 		if ok {
@@ -501,7 +575,8 @@ func (m *Remembered) packFiles() packFiles {
 }
 
 // savePacked writes the entries of tasks (task to journal entry) into
-// the pack and removes their files of verified.d/; m.mu is held.
+// the pack and removes their files of verified.d/ that are still the ones
+// read; m.mu is held.
 func (m *Remembered) savePacked(entries map[string][]byte) error {
-	return m.packed.saveMany(m.packPath(), rememberedPackMagic, entries, m.taskPath)
+	return m.packed.saveMany(m.packPath(), rememberedPackMagic, entries, m.files, m.taskPath)
 }

@@ -73,6 +73,9 @@ type Remembered struct {
 	bulk bool
 	// packed is the pack of many tasks' entries (namedpack.go).
 	packed packRead
+	// files: task -> its own file in verified.d/ as read (entryData),
+	// which a save into the pack removes only while it is still that one.
+	files map[string]fs.FileInfo
 }
 
 // rememberedPerTask bounds the heads remembered per task: the latest few
@@ -123,7 +126,7 @@ type rememberedEntry struct {
 // OpenRemembered returns the remembered heads of r, read task by task as
 // they are asked about. Without its key a repository remembers nothing.
 func OpenRemembered(r *Repo) *Remembered {
-	m := &Remembered{dir: filepath.Join(r.CommonDir, "reason"), heads: map[string][]string{}, added: map[string]bool{}, reuses: map[string]*reuseMemo{}}
+	m := &Remembered{dir: filepath.Join(r.CommonDir, "reason"), heads: map[string][]string{}, added: map[string]bool{}, reuses: map[string]*reuseMemo{}, files: map[string]fs.FileInfo{}}
 	if key, err := os.ReadFile(filepath.Join(m.dir, "verified.key")); err == nil && len(key) == 32 {
 		// Without it a new key is made when something is saved, and no
 		// entry made before matches it.

@@ -561,7 +561,11 @@ func TestTaskCachePack(t *testing.T) {
 		t.Helper()
 		write := s.HoldCaches()
 		for i := range n {
-			s.writeTaskCache(task(prefix, i), cache(task(prefix, i), i, round))
+			// As a read (taskAt): the cache made replaces the task's
+			// own file it read.
+			c := cache(task(prefix, i), i, round)
+			_, c.file = s.readTaskCacheFile(task(prefix, i))
+			s.writeTaskCache(task(prefix, i), c)
 		}
 		if c := s.readTaskCache(task(prefix, 0)); c == nil || c.Head != head(0, round) {
 			t.Fatalf("%s: the cache held back does not read back: %v", task(prefix, 0), c)
@@ -937,4 +941,171 @@ func TestWriteNamedPackKeepsOld(t *testing.T) {
 		t.Errorf("T-0001's entry after the pack was written over: %.20q, want its own", e)
 	}
 	runtime.KeepAlive(p)
+}
+
+// TestTaskPackRaces: the task caches' pack raced by other processes.
+// A store that read the pack before another process saved into it reads
+// the new pack, not the one it first mapped (a long-running server used
+// to re-derive every task another process packed); a fold racing a save
+// of many tasks, either way round, never leaves a task at the older
+// entry the fold read from its own file; and a save of many tasks
+// removes a task's own file only while it is the one the save read
+// (another process's newer file stays).
+func TestTaskPackRaces(t *testing.T) {
+	t.Parallel()
+	dir := initRepo(t)
+	head := func(i, round int) string { return fmt.Sprintf("%020x%020x", i, round) }
+	task := func(i int) string { return fmt.Sprintf("P-%03d", i) }
+	cache := func(i, round int) *taskCache {
+		rec := &record.Record{ID: fmt.Sprintf("r-%d-%d", i, round), Kind: "assessment", Task: task(i), Body: []byte(`{"subject":"s"}`)}
+		return &taskCache{Head: head(i, round), Entries: []cacheEntry{{Name: rec.FileName(), Blob: head(i+1, round), Rec: rec}}}
+	}
+	pack := filepath.Join(discoverT(t, dir).CommonDir, "reason", taskPackFile)
+	saveAll := func(s *Store, round int) {
+		write := s.HoldCaches()
+		for i := range packedMin {
+			s.writeTaskCache(task(i), cache(i, round))
+		}
+		write()
+	}
+	packed := func(tk string) string { // the head of tk's entry in the pack
+		p := readNamedPack(pack, taskPackMagic)
+		e, ok := p.lookup(tk)
+		if !ok {
+			return ""
+		}
+		c := parseTaskCache(bytes.Clone(e), openT(t, dir).taskCacheSeal(tk, false))
+		runtime.KeepAlive(p)
+		if c == nil {
+			return ""
+		}
+		return c.Head
+	}
+	at := func(tk string) string { // its own file over the pack, as a new process reads it
+		if c := openT(t, dir).readTaskCache(tk); c != nil {
+			return c.Head
+		}
+		return ""
+	}
+
+	// A store that read the pack, then another process's save.
+	saveAll(openT(t, dir), 0)
+	server := openT(t, dir)
+	if c := server.readTaskCache(task(1)); c == nil || c.Head != head(1, 0) {
+		t.Fatalf("P-001 read %+v from the pack, want it at %s", c, head(1, 0))
+	}
+	saveAll(openT(t, dir), 1)
+	if c := server.readTaskCache(task(1)); c == nil || c.Head != head(1, 1) {
+		if c == nil {
+			c = &taskCache{}
+		}
+		t.Errorf("a store that read the pack before another process saved into it reads P-001 at %q, want the new pack's %s", c.Head, head(1, 1))
+	}
+
+	// A fold reads P-000's own file; another process's save of many
+	// tasks, P-000 among them, runs before the fold writes the pack.
+	openT(t, dir).writeTaskCache(task(0), cache(0, 2))
+	s := openT(t, dir)
+	pf := s.taskPackFiles()
+	entryOf, raced := pf.entryOf, false
+	pf.entryOf = func(file []byte) ([]byte, bool) {
+		if !raced {
+			raced = true
+			saveAll(openT(t, dir), 3)
+		}
+		return entryOf(file)
+	}
+	s.taskPack.fold(pf, 1)
+	if !raced {
+		t.Fatal("the fold read no file")
+	}
+	if got := at(task(0)); got != head(0, 3) {
+		t.Errorf("P-000 reads at %s after a fold raced a save of many tasks, want the save's %s (the fold's is %s)", got, head(0, 3), head(0, 2))
+	}
+
+	// A save of many tasks writes the pack; another process's fold reads
+	// P-000's own file, older, before the save removes it.
+	_ = os.Remove(s.taskCachePath(task(0)))
+	openT(t, dir).writeTaskCache(task(0), cache(0, 7)) // listed loose
+	saver := openT(t, dir)
+	entries := map[string][]byte{}
+	for i := range packedMin {
+		entries[task(i)] = encodeTaskCache(cache(i, 8), saver.taskCacheSeal(task(i), true))
+	}
+	folded := false
+	fileOf := func(tk string) string {
+		if !folded {
+			folded = true
+			f := openT(t, dir)
+			f.taskPack.fold(f.taskPackFiles(), 1)
+		}
+		return saver.taskCachePath(tk)
+	}
+	if err := saver.taskPack.save(pack, taskPackMagic, entries, fileOf, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got := packed(task(0)); got != head(0, 8) {
+		t.Errorf("P-000's entry in the pack is at %s after a fold raced a save of many tasks, want the save's %s (the fold's is %s)", got, head(0, 8), head(0, 7))
+	}
+
+	// A save of many tasks removes its tasks' own files only while each
+	// is the one it read: P-001's, unchanged since, goes; P-000's,
+	// written by another process after the save seeded it, stays.
+	for i := range 2 {
+		_ = os.Remove(s.taskCachePath(task(i)))
+		openT(t, dir).writeTaskCache(task(i), cache(i, 4))
+	}
+	a := openT(t, dir)
+	write := a.HoldCaches()
+	for i := range packedMin {
+		c := cache(i, 5)
+		a.SeedTask(task(i), c.Head, []*record.Record{c.Entries[0].Rec}, []string{c.Entries[0].Blob})
+	}
+	openT(t, dir).writeTaskCache(task(0), cache(0, 6))
+	write()
+	if got := at(task(0)); got != head(0, 6) {
+		t.Errorf("P-000 reads at %s: a save of many tasks removed the own file another process wrote after the save read it, want that file's %s", got, head(0, 6))
+	}
+	if _, err := os.Stat(a.taskCachePath(task(1))); !os.IsNotExist(err) || packed(task(1)) != head(1, 5) {
+		t.Errorf("P-001's own file, unchanged since the save read it: %v, its entry at %q; want it removed, the entry at %s", err, packed(task(1)), head(1, 5))
+	}
+}
+
+// TestRememberedPackRaces: the remembered verifications' pack raced by
+// other processes, as TestTaskPackRaces: a Remembered that read the pack
+// before another process saved into it reads the new one; a save of many
+// tasks keeps a task's file another process wrote after the save read
+// it.
+func TestRememberedPackRaces(t *testing.T) {
+	t.Parallel()
+	r := discoverT(t, initRepo(t))
+	head := func(i, round int) string { return fmt.Sprintf("%020x%020x", i, round) }
+	task := func(prefix string, i int) string { return fmt.Sprintf("%s-%03d", prefix, i) }
+	save := func(m *Remembered, prefix string, n, round int) {
+		t.Helper()
+		for i := range n {
+			m.Add(task(prefix, i), head(i, round))
+		}
+		if err := m.Save(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	save(OpenRemembered(r), "P", packedMin, 0)
+	late := OpenRemembered(r)
+	if !late.Has("P-000", head(0, 0)) {
+		t.Fatal("P-000's head is not remembered from the pack")
+	}
+	save(OpenRemembered(r), "R", packedMin, 0)
+	if !late.Has("R-000", head(0, 0)) {
+		t.Errorf("a Remembered that read the pack before another process saved R into it: R-000 remembers %v, want %s", late.Heads("R-000"), head(0, 0))
+	}
+
+	save(OpenRemembered(r), "Q", 1, 0) // Q-000's own file
+	m := OpenRemembered(r)
+	m.Heads("Q-000")
+	save(OpenRemembered(r), "Q", 1, 1) // another process's, after m read it
+	save(m, "Q", packedMin, 2)
+	if hs := OpenRemembered(r).Heads("Q-000"); !slices.Contains(hs, head(0, 1)) {
+		t.Errorf("Q-000 remembers %v: a save of many tasks removed the file another process wrote after the save read it, want %s among them", hs, head(0, 1))
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -221,23 +222,31 @@ func (x Index) searchBody(ctx context.Context) ([]byte, string, func(), error) {
 // replaces its files by renaming new ones over them, so the mapped bytes
 // do not change.
 func mapShared(path string) ([]byte, func(), error) {
+	data, unmap, _, err := mapSharedFile(path)
+	return data, unmap, err
+}
+
+// mapSharedFile is mapShared and the state of the file mapped (its
+// identity, size and time), which a reader that keeps the mapping
+// compares with the file's now to see it replaced (sameFile).
+func mapSharedFile(path string) ([]byte, func(), fs.FileInfo, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	data, unmap, err := mapFile(f, fi.Size())
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if unmap == nil {
 		unmap = func() {}
 	}
-	return data, unmap, nil
+	return data, unmap, fi, nil
 }
 
 // nextSearchBlock cuts the first task block off data: its task, head, the

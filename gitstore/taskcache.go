@@ -72,6 +72,12 @@ type taskCache struct {
 	// it (an append keeps it for the next, recordsTreeWith), else nil.
 	// It is never changed.
 	tree []byte
+	// file is the task's own file as read when this cache, or the one it
+	// was made from, was read (nil: none was read, its cache came from the
+	// pack or there was none), which a save of many tasks removes only
+	// while it is still that one (removeUnchanged): another process's
+	// written since holds a head this store did not see. Never changed.
+	file fs.FileInfo
 }
 
 // maxCacheSegments bounds the segments of a task cache file: a task
@@ -171,15 +177,23 @@ func removeOldCacheDir(path string) bool {
 // back (HoldCaches), else its file, else its entry in the pack when it
 // has no file.
 func (s *Store) readTaskCache(task string) *taskCache {
+	c, _ := s.readTaskCacheFile(task)
+	return c
+}
+
+// readTaskCacheFile is readTaskCache and the task's own file as read
+// (nil when none was: the cache the caller makes from it replaces that
+// file, which is taskCache.file), also when it holds no cache.
+func (s *Store) readTaskCacheFile(task string) (*taskCache, fs.FileInfo) {
 	if c := s.held.get(task); c != nil {
-		return c
+		return c, c.file
 	}
-	data, err := os.ReadFile(s.taskCachePath(task))
+	data, fi, err := readOwnFile(s.taskCachePath(task))
 	if errors.Is(err, fs.ErrNotExist) {
 		p := s.taskPack.get(s.taskPackPath(), taskPackMagic)
 		e, ok := p.lookup(task)
 		if !ok {
-			return nil
+			return nil, nil
 		}
 		// A copy: the entries are made of its bytes, and the mapping
 		// goes with the pack (unmapped once p is unreachable, which a
@@ -193,12 +207,16 @@ func (s *Store) readTaskCache(task string) *taskCache {
 			c.size.Store(0)
 			c.segments.Store(0)
 		}
-		return c
+		return c, nil
 	}
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	return parseTaskCache(data, s.taskCacheSeal(task, false))
+	c := parseTaskCache(data, s.taskCacheSeal(task, false))
+	if c != nil {
+		c.file = fi
+	}
+	return c, fi
 }
 
 // cacheSeal makes and checks the MAC of a task cache file's segments
@@ -468,20 +486,27 @@ func (s *Store) HoldCaches() (write func()) {
 			h.mu.Lock()
 			h.depth--
 			var files map[string][]byte
+			var was map[string]fs.FileInfo
 			if h.depth == 0 {
-				files = h.take()
+				files, was = h.take()
 			}
 			h.mu.Unlock()
-			s.writeCaches(files)
+			s.writeCaches(files, was)
 		})
 	}
 }
 
-// take empties the caches held and returns their files; h.mu is held.
-func (h *heldCaches) take() map[string][]byte {
-	files := h.files
+// take empties the caches held and returns their files and the tasks'
+// own files their caches replace (taskCache.file); h.mu is held.
+func (h *heldCaches) take() (map[string][]byte, map[string]fs.FileInfo) {
+	files, was := h.files, make(map[string]fs.FileInfo, len(h.caches))
+	for task, c := range h.caches {
+		if c.file != nil {
+			was[task] = c.file
+		}
+	}
 	h.caches, h.files, h.size = nil, nil, 0
-	return files
+	return files, was
 }
 
 // put holds c, task's cache, and file, its bytes, while a read holds
@@ -499,11 +524,12 @@ func (h *heldCaches) put(s *Store, task string, c *taskCache, file []byte) bool 
 	h.size += len(file) - len(h.files[task])
 	h.caches[task], h.files[task] = c, file
 	var files map[string][]byte
+	var was map[string]fs.FileInfo
 	if h.size > heldMax {
-		files = h.take()
+		files, was = h.take()
 	}
 	h.mu.Unlock()
-	s.writeCaches(files)
+	s.writeCaches(files, was)
 	return true
 }
 
@@ -527,11 +553,12 @@ func (h *heldCaches) drop(task string) {
 
 // writeCaches writes task caches' files (task to bytes): packAt or more
 // (packedMin, or a packFraction-th part of a large pack's tasks) into the
-// pack, taking the place of their own files, unless another process is
-// writing it; else a file each, listed in the pack's loose list when new
-// (writeLoose), which folds them in once it names packAt.
-func (s *Store) writeCaches(files map[string][]byte) {
-	if len(files) >= packedMin && s.taskPack.saveMany(s.taskPackPath(), taskPackMagic, files, s.taskCachePath) == nil {
+// pack, taking the place of their own files that are still as was gives
+// them, unless another process is writing it; else a file each, listed
+// in the pack's loose list when new (writeLoose), which folds them in
+// once it names packAt.
+func (s *Store) writeCaches(files map[string][]byte, was map[string]fs.FileInfo) {
+	if len(files) >= packedMin && s.taskPack.saveMany(s.taskPackPath(), taskPackMagic, files, was, s.taskCachePath) == nil {
 		return
 	}
 	if len(files) > 0 {
@@ -638,12 +665,13 @@ func (s *Store) taskAt(task, head string) (*taskCache, error) {
 	if c := s.mem.get(task, head); c != nil {
 		return c, nil
 	}
-	c := s.readTaskCache(task)
+	c, file := s.readTaskCacheFile(task)
 	if c == nil || c.Head != head {
 		var err error
 		if c, err = s.readTask(task, head, c); err != nil {
 			return nil, withHead(head, err)
 		}
+		c.file = file // the file it replaces
 		s.saveTaskCache(task, c)
 	}
 	countTask(len(c.Entries))
@@ -723,7 +751,9 @@ func (s *Store) SeedTask(task, head string, recs []*record.Record, blobs []strin
 		return
 	}
 	all := make([]record.Record, len(recs))
-	c := &taskCache{Head: head, Entries: make([]cacheEntry, len(recs))}
+	// The task's own file as it is now is the one this cache replaces.
+	file, _ := os.Lstat(s.taskCachePath(task))
+	c := &taskCache{Head: head, Entries: make([]cacheEntry, len(recs)), file: file}
 	for i, r := range recs {
 		name := r.FileName()
 		if len(blobs[i]) != 40 || !isHex(blobs[i]) || i > 0 && c.Entries[i-1].Name >= name {
@@ -767,7 +797,7 @@ func (s *Store) cacheAppended(task, head string, prev *taskCache, name, blob str
 		return // not cached: the next read takes it from git
 	}
 	e := cacheEntry{Name: name, Blob: blob, Rec: &rec}
-	next := &taskCache{Head: head, Entries: make([]cacheEntry, 0, len(prev.Entries)+1), tree: tree}
+	next := &taskCache{Head: head, Entries: make([]cacheEntry, 0, len(prev.Entries)+1), tree: tree, file: prev.file}
 	placed := false
 	for _, old := range prev.Entries {
 		if !placed && e.Name < old.Name {
