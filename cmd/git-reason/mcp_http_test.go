@@ -8,6 +8,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"net/http"
 	"net/url"
@@ -197,8 +198,11 @@ func TestMCPHTTPGuard(t *testing.T) {
 // maps and slices, up to 1,000 levels) was answered as if honest, after
 // 16-19 s of CPU and 126-179 MB for 1 MiB of it; an assess whose needs
 // held distinct numbers like 2e999999 went to the schema library, 30 ms
-// each (1 MiB holds 80,000); and a line of 16 MiB over stdio was decoded,
-// 420-545 MB (bench/serverload/run.sh).
+// each (1 MiB holds 80,000); a line of 16 MiB over stdio was decoded,
+// 420-545 MB (bench/serverload/run.sh); a batch from a client declaring
+// revision 2025-03-26 had every call in it run, and over stdio ended the
+// session; and an id past 2^53 (2^64, 1e30) was answered under another
+// (-9223372036854775808).
 func TestMCPHostileMessagesRefused(t *testing.T) {
 	t.Parallel()
 	s := newMCPSandbox(t)
@@ -220,6 +224,10 @@ func TestMCPHostileMessagesRefused(t *testing.T) {
 			http.StatusBadRequest, `{"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"Invalid Request: arrays and objects nested more than 64 levels deep (at /params/_meta/x/0/0/0/0/0/…); no message to this server nests so deep"}}`},
 		{"arguments nested 990 deep", `{"jsonrpc":"2.0","id":"four","method":"tools/call","params":{"name":"status","arguments":{"x":[` + many + `]}}}`,
 			http.StatusBadRequest, `{"jsonrpc":"2.0","id":"four","error":{"code":-32600,"message":"Invalid Request: arrays and objects nested more than 64 levels deep (at /params/arguments/x/0/0/0/0/0/…); no message to this server nests so deep"}}`},
+		{"id 2^64", `{"jsonrpc":"2.0","id":18446744073709551616,"method":"tools/call","params":{"name":"status","arguments":{"task":"T-7"}}}`,
+			http.StatusBadRequest, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: an id that is a number must be an integer of at most 9007199254740992 in magnitude, which the answer names exactly; use such a number or a string"}}`},
+		{"id 1e30", `{"jsonrpc":"2.0","id":1e30,"method":"tools/call","params":{"name":"status","arguments":{"task":"T-7"}}}`,
+			http.StatusBadRequest, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: an id that is a number must be`},
 		{"huge numbers", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"assess","arguments":{` + assess + `,"needs":[` + strings.Join(numbers, ",") + `]}}}`,
 			http.StatusOK, `"text":"bad_input: arguments of assess: /needs/0: a number of more than 64 characters, or with an exponent past 1000, which no record holds"`},
 	} {
@@ -228,15 +236,25 @@ func TestMCPHostileMessagesRefused(t *testing.T) {
 			t.Errorf("%s: %d %s\nwant %d %s", c.name, code, body, c.status, c.want)
 		}
 	}
+	// A batch, from a client that declares revision 2025-03-26, the one
+	// that had batches (the SDK refuses one from a later revision): it is
+	// refused whole before any call in it runs.
+	old := maps.Clone(h)
+	old["Mcp-Protocol-Version"] = "2025-03-26"
+	status := `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"status","arguments":{"task":"T-7"}}}`
+	code, _, body := m.post(old, "["+fmt.Sprintf(status, 10)+","+fmt.Sprintf(status, 11)+"]")
+	if want := `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: a batch (a JSON array of messages), which MCP has not had since its revision 2025-06-18; send each message on its own"}}`; code != http.StatusBadRequest || strings.TrimSpace(body) != want {
+		t.Errorf("a batch: %d %s\nwant 400 %s", code, body, want)
+	}
 	// Honest calls are answered as before, the message nested 64 deep.
-	code, _, body := m.post(h, `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"_meta":{"x":`+strings.Repeat("[", 61)+strings.Repeat("]", 61)+`},"name":"status","arguments":{"task":"T-7"}}}`)
+	code, _, body = m.post(h, `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"_meta":{"x":`+strings.Repeat("[", 61)+strings.Repeat("]", 61)+`},"name":"status","arguments":{"task":"T-7"}}}`)
 	if code != http.StatusOK || !strings.Contains(body, `no task \"T-7\"`) {
 		t.Errorf("an honest status over HTTP: %d %s", code, body)
 	}
 
 	// stdio: a line longer than a request over HTTP may be, a line nested
-	// too deep, each answered to its id (or null), and the session goes
-	// on; it ends with its input.
+	// too deep, a batch, an id past 2^53, each answered to its id (or
+	// null), and the session goes on; it ends with its input.
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "git-reason", "mcp")
@@ -244,6 +262,8 @@ func TestMCPHostileMessagesRefused(t *testing.T) {
 	cmd.Stdin = strings.NewReader(strings.Join([]string{httpInitialize, httpInitialized,
 		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"status","arguments":{"x":"` + strings.Repeat("a", 2<<20) + `"}}}`,
 		`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"status","arguments":{"x":[` + many + `]}}}`,
+		"[" + fmt.Sprintf(status, 10) + "," + fmt.Sprintf(status, 11) + "]",
+		`{"jsonrpc":"2.0","id":18446744073709551616,"method":"ping"}`,
 		`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"status","arguments":{"task":"T-7"}}}`}, "\n") + "\n")
 	out, err := cmd.Output()
 	if err != nil {
@@ -252,6 +272,8 @@ func TestMCPHostileMessagesRefused(t *testing.T) {
 	for _, want := range []string{
 		`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: a line longer than 1048576 bytes; each message is one line of JSON"}}`,
 		`{"jsonrpc":"2.0","id":8,"error":{"code":-32600,"message":"Invalid Request: arrays and objects nested more than 64 levels deep (at /params/arguments/x/0/0/0/0/0/…); no message to this server nests so deep"}}`,
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: a batch (a JSON array of messages)`,
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: an id that is a number must be`,
 		`{"jsonrpc":"2.0","id":9,"result":`,
 	} {
 		if !strings.Contains(string(out), want) {

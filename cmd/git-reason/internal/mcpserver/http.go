@@ -95,8 +95,8 @@ func (s *Server) HTTPHandler() http.Handler {
 			return
 		}
 		if r.Method == http.MethodPost {
-			body, refused := refuseDeep(w, r)
-			if refused {
+			body, done := refuse(w, r)
+			if done {
 				return
 			}
 			// The tools and resources handlers' contexts end with the
@@ -346,25 +346,27 @@ func (q *requests) bound(ctx context.Context, key string) (context.Context, func
 	return ctx, func() { stop(); cancel(nil) }
 }
 
-// refuseDeep reads a message's body (MaxBody at most: the guard caps it)
-// and answers one nested too deep (tooDeep) with JSON-RPC's error, status
-// 400, as the SDK answers a request it refuses, reporting that it did;
-// otherwise the SDK reads the body as it was, a read error included. It
-// returns what it read.
-func refuseDeep(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+// refuse reads a message's body (MaxBody at most: the guard caps it) and
+// answers one the server refuses (refused: nested too deep, a batch, an id
+// the answer would not name exactly) with JSON-RPC's error, status 400, as
+// the SDK answers a request it refuses and as the transport prescribes for
+// input a server cannot accept, reporting that it did; otherwise the SDK
+// reads the body as it was, a read error included. It returns what it
+// read.
+func refuse(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), failedRead{err}))
 		return body, false
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	deep, ok := tooDeep(body)
+	id, why, ok := refused(body)
 	if !ok {
 		return body, false
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusBadRequest)
-	_, _ = w.Write(rpcError(idOf(body), jsonrpc.CodeInvalidRequest, deep))
+	_, _ = w.Write(rpcError(id, jsonrpc.CodeInvalidRequest, why))
 	return body, true
 }
 

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
 	"git-reason/cmd/git-reason/internal/guard"
 	"git-reason/reliability/harness"
 )
@@ -249,16 +251,7 @@ func TestSessionCountedFromItsAnswer(t *testing.T) {
 	srv.live.max = 1
 	h := srv.HTTPHandler()
 	started, release := holdTasks(srv, 1)
-	serve := func(w http.ResponseWriter, id, body string) {
-		r := httptest.NewRequest(http.MethodPost, Path, strings.NewReader(body))
-		r.Header.Set("Content-Type", "application/json")
-		r.Header.Set("Accept", "application/json, text/event-stream")
-		if id != "" {
-			r.Header.Set(sessionHeader, id)
-			r.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-		}
-		h.ServeHTTP(w, r)
-	}
+	serve := func(w http.ResponseWriter, id, body string) { serveMessage(h, w, id, body) }
 	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 	inCall := &reachingSDK{ResponseRecorder: httptest.NewRecorder(), reached: make(chan struct{})}
 	answered := make(chan struct{})
@@ -300,6 +293,19 @@ func (f *onFlush) Flush() {
 	if f.once.CompareAndSwap(false, true) {
 		f.flushed()
 	}
+}
+
+// serveMessage has h answer body, a message of session id (none for
+// initialize), on w, as a host sends it.
+func serveMessage(h http.Handler, w http.ResponseWriter, id, body string) {
+	r := httptest.NewRequest(http.MethodPost, Path, strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	if id != "" {
+		r.Header.Set(sessionHeader, id)
+		r.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	}
+	h.ServeHTTP(w, r)
 }
 
 // reachingSDK closes reached when the SDK starts its answer (our handler
@@ -500,4 +506,73 @@ func FuzzHTTP(f *testing.F) {
 		}
 		g.Try(t, s, r, cred%4 == 1)
 	})
+}
+
+// BenchmarkIDCheck is what reading a message's id before the SDK does
+// (idKept, in refused) costs, in one run, against what the message costs
+// without it:
+//
+//	go test ./cmd/git-reason/internal/mcpserver -run '^$' -bench IDCheck -benchtime 200x -count 1
+//
+// status: an ordinary tools/call, against the whole request through the
+// endpoint (status of a task, the answer written); 1MiB: a message of a
+// 1 MiB assess (its needs 100,000 small objects, the most tokens a body
+// holds), against the SDK's own decoding of it (jsonrpc.DecodeMessage),
+// which it does at least once more per message. Each iteration times
+// both, so that both see the same machine load; check/without is the
+// ratio.
+func BenchmarkIDCheck(b *testing.B) {
+	b.Run("status", func(b *testing.B) {
+		srv := serverOn(b, newRepo(b))
+		h := srv.HTTPHandler()
+		post := func(session, body string) *httptest.ResponseRecorder {
+			w := httptest.NewRecorder()
+			serveMessage(h, w, session, body)
+			return w
+		}
+		session := post("", initialize).Header().Get(sessionHeader)
+		post(session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		status := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"status","arguments":{"task":"T-7"}}}`
+		idCheckAgainst(b, []byte(status), func() {
+			if w := post(session, status); w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `"id":2,`) {
+				b.Fatalf("status: %d %s", w.Code, w.Body)
+			}
+		})
+	})
+	b.Run("1MiB", func(b *testing.B) {
+		needs := strings.Repeat(`{"n":"x"},`, 100_000)
+		msg := []byte(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"assess","arguments":{"task":"T-7","needs":[` +
+			needs[:len(needs)-1] + `]}}}`)
+		if len(msg) > MaxBody {
+			b.Fatalf("%d bytes, past MaxBody", len(msg))
+		}
+		idCheckAgainst(b, msg, func() {
+			if _, err := jsonrpc.DecodeMessage(msg); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+}
+
+// idCheckAgainst times idKept on msg against without, interleaved, and
+// reports both and their ratio; idKept is run reps times a turn, so that
+// the clock's own cost is small beside it.
+func idCheckAgainst(b *testing.B, msg []byte, without func()) {
+	reps := max(1, 100_000/len(msg))
+	var check, other time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		for range reps {
+			if !idKept(msg) {
+				b.Fatal("the id refused")
+			}
+		}
+		t1 := time.Now()
+		without()
+		check += t1.Sub(t0) / time.Duration(reps)
+		other += time.Since(t1)
+	}
+	b.ReportMetric(float64(check.Nanoseconds())/float64(b.N), "check-ns/op")
+	b.ReportMetric(float64(other.Nanoseconds())/float64(b.N), "without-ns/op")
+	b.ReportMetric(float64(check)/float64(other), "check/without")
 }

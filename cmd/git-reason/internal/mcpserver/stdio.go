@@ -9,12 +9,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	segjson "github.com/segmentio/encoding/json"
 
 	"git-reason/record"
 )
@@ -34,10 +36,6 @@ import (
 // as a shell pipe expects. No answer waits on the client: the server
 // sends it no request of its own (a person is asked through input
 // requests in a result).
-//
-// A session whose client ever sends a batch (a JSON array, which protocol
-// revisions before 2025-06-18 allow) is written by the SDK alone from then
-// on, since only it knows which responses complete a batch.
 func Stdio(in io.ReadCloser, out io.WriteCloser) mcp.Transport {
 	return &stdio{in: in, out: out}
 }
@@ -120,7 +118,7 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			err = io.EOF
 			giveUp = time.After(stopGrace)
 		}
-		c.drain(giveUp) // the session ends on any error: the end of input, a batch the SDK refuses
+		c.drain(giveUp) // the session ends on any error: the end of input
 		return nil, err
 	}
 	if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
@@ -167,7 +165,7 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	resp, ok := msg.(*jsonrpc.Response)
-	if !ok || resp.Error != nil || len(resp.Result) == 0 || !resp.ID.IsValid() || c.in.batched.Load() {
+	if !ok || resp.Error != nil || len(resp.Result) == 0 || !resp.ID.IsValid() {
 		return c.Connection.Write(ctx, msg)
 	}
 	if err := ctx.Err(); err != nil {
@@ -195,17 +193,15 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 // parse error for a line that is not JSON, an invalid request for one
 // that is no message), so that one bad line costs that line alone: the
 // SDK ended the session on either, unable to go on past a syntax error.
-// MCP's stdio messages are one line each. A line that is a JSON array (a
-// batch) goes to the SDK as it is, and is noted; a line longer than
-// maxLine is answered as an invalid request, without being kept, and so is
-// one nested too deep (tooDeep).
+// MCP's stdio messages are one line each. A line longer than maxLine is
+// answered as an invalid request, without being kept, and so is one the
+// server refuses over either transport (refused).
 type inbox struct {
-	r       *bufio.Reader
-	closer  io.Closer
-	line    []byte // what is left of the line being handed over
-	err     error  // the reader's error, returned once line is handed over
-	batched atomic.Bool
-	bad     func(id json.RawMessage, code int64, what string) // answers a bad line
+	r      *bufio.Reader
+	closer io.Closer
+	line   []byte                                            // what is left of the line being handed over
+	err    error                                             // the reader's error, returned once line is handed over
+	bad    func(id json.RawMessage, code int64, what string) // answers a bad line
 }
 
 func (b *inbox) Read(p []byte) (int, error) {
@@ -232,13 +228,11 @@ func (b *inbox) Read(p []byte) (int, error) {
 			b.bad(nil, jsonrpc.CodeParseError, "Parse error: "+what+"; each message is one line of JSON")
 			continue
 		}
-		if deep, ok := tooDeep(msg); ok {
-			b.bad(idOf(msg), jsonrpc.CodeInvalidRequest, deep)
+		if id, why, ok := refused(msg); ok {
+			b.bad(id, jsonrpc.CodeInvalidRequest, why)
 			continue
 		}
-		if msg[0] == '[' {
-			b.batched.Store(true)
-		} else if _, err := jsonrpc.DecodeMessage(msg); err != nil {
+		if _, err := jsonrpc.DecodeMessage(msg); err != nil {
 			b.bad(idOf(msg), jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error()+`; a message is a JSON-RPC 2.0 request, notification or response ("jsonrpc":"2.0")`)
 			continue
 		}
@@ -300,6 +294,56 @@ func idOf(msg []byte) json.RawMessage {
 	var named struct{ ID json.RawMessage }
 	_ = json.Unmarshal(msg, &named)
 	return named.ID
+}
+
+// refused is the id to answer and the message of JSON-RPC's invalid
+// request error for a message the server refuses before the SDK reads it,
+// over either transport, and whether it does:
+//
+//   - one nested too deep (tooDeep), answered to its id;
+//   - a batch (a JSON array of messages), answered to null before any of
+//     its messages runs: MCP's revision 2025-03-26 alone had batches
+//     (2025-06-18 removed them), and the SDK refuses one only when it knows
+//     the client speaks a later revision: one request from a client that
+//     declared none, or 2025-03-26, ran every call in it (1 MiB holds some 10,000
+//     status calls), each as costly as a request of its own, under one
+//     of the guard's slots for requests at once;
+//   - one whose id is a number the SDK would answer under another id
+//     (idKept), answered to null: the answer must not name another
+//     request's id.
+func refused(msg []byte) (json.RawMessage, string, bool) {
+	if deep, ok := tooDeep(msg); ok {
+		return idOf(msg), deep, true
+	}
+	if msg = bytes.TrimLeft(msg, " \t\r\n"); len(msg) > 0 && msg[0] == '[' {
+		return nil, "Invalid Request: a batch (a JSON array of messages), which MCP has not had since its revision 2025-06-18; send each message on its own", true
+	}
+	if !idKept(msg) {
+		return nil, fmt.Sprintf("Invalid Request: an id that is a number must be an integer of at most %d in magnitude, which the answer names exactly; use such a number or a string", maxID), true
+	}
+	return nil, "", false
+}
+
+// maxID is the largest magnitude of a number id: 2^53, past which not
+// every integer is a float64, which the SDK reads a number id into before
+// making it an int64 (1.5 is answered as 1, 2^53+1 as 2^53, 2^64 and 1e30
+// as -2^63 on amd64).
+const maxID = 1 << 53
+
+// idKept reports whether msg's id, read as the SDK reads it (its JSON
+// library, its case-sensitive field name), is not a number or is an
+// integer of at most maxID in magnitude, written without fraction or
+// exponent. A message that does not decode is the SDK's to refuse.
+func idKept(msg []byte) bool {
+	var m struct {
+		ID segjson.RawMessage `json:"id"`
+	}
+	if _, err := segjson.Parse(msg, &m, segjson.DontMatchCaseInsensitiveStructFields|segjson.ZeroCopy); err != nil ||
+		len(m.ID) == 0 || (m.ID[0] != '-' && (m.ID[0] < '0' || m.ID[0] > '9')) {
+		return true
+	}
+	n, err := strconv.ParseInt(string(m.ID), 10, 64)
+	return err == nil && -maxID <= n && n <= maxID
 }
 
 // tooDeep is the JSON-RPC error message for a message whose arrays and
