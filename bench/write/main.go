@@ -63,6 +63,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -142,7 +143,7 @@ func parseFlags(args []string) (*options, error) {
 	return o, nil
 }
 
-func run(o *options, out *os.File) error {
+func run(o *options, out io.Writer) error {
 	var err error
 	if o.moduleDir == "" {
 		if o.moduleDir, err = harness.ModuleRoot(); err != nil {

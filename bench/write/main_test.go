@@ -2,7 +2,7 @@ package main
 
 import (
 	"fmt"
-	"os"
+	"io"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -75,16 +75,7 @@ func runReport(t *testing.T, args ...string) (*options, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := os.Create(filepath.Join(t.TempDir(), "report"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := run(o, out); err != nil {
-		t.Fatal(err)
-	}
-	data, _ := os.ReadFile(out.Name())
-	t.Logf("\n%s", data)
-	return o, string(data)
+	return o, harness.Report(t, func(w io.Writer) error { return run(o, w) })
 }
 
 // TestStartupOnly runs -only startup with -baseline: the start-up cases,

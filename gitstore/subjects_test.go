@@ -1,6 +1,7 @@
 package gitstore_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"git-reason/gitstore"
 	"git-reason/record"
 	"git-reason/reliability/harness"
 )
@@ -59,7 +61,7 @@ func TestSubjectIndexForged(t *testing.T) {
 		t.Fatal(err)
 	}
 	w2 := indexedWriter(openStore(t, dir), "Subject")
-	y, err := w2.Append(ctx, "Y", record.KindAssessment, []byte(`{"subject":"Database migration strategy","question":"Big bang?","materiality":"critical","reversibility":"irreversible","evidence":[{"kind":"note","summary":"two options"}]}`))
+	y, err := w2.Append(ctx, "Y", record.KindAssessment, []byte(migrationAssessment))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,6 +78,78 @@ func TestSubjectIndexForged(t *testing.T) {
 		t.Errorf("an honest reuse: Z reuses %q, want %s", d.Reuses, c.ID)
 	}
 }
+
+// TestSubjectIndexOfAnotherRelease: what the subject index lists of a
+// task (the standing conclusions it derived at the task's head) is what
+// the release that derived it made of the task's records; another
+// release may derive them otherwise (a subject normalised otherwise, a
+// rule of what stands). An entry another release wrote, at the task's
+// real head and under this repository's key, that lists task X (which
+// concluded a trivial question on logging) as standing on another
+// subject, critical and irreversible, must not make this release's
+// writer record a critical assessment of that subject as reusing X's
+// conclusion: the writer would admit what its own replay refuses ("its
+// subject differs") and plan no review. The same entry written by this
+// release is this release's derivation, and is used as it is.
+func TestSubjectIndexOfAnotherRelease(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t)
+	a, c := concludedLogging(t, dir)
+	s := openStore(t, dir)
+	head, recs, err := s.Load(ctx, "X")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// X's records as the other release read them: its assessment of
+	// another subject, critical and irreversible.
+	other := make([]*record.Record, len(recs))
+	for i, r := range recs {
+		rec := *r
+		if rec.ID == a.ID {
+			edit := func(b []byte) []byte {
+				for _, p := range [][2]string{{"Logging format", "Database migration strategy"}, {"logging format", "database migration strategy"},
+					{`"trivial"`, `"critical"`}, {`"reversible"`, `"irreversible"`}} {
+					b = bytes.ReplaceAll(b, []byte(p[0]), []byte(p[1]))
+				}
+				return b
+			}
+			rec.Body, rec.Derived = edit(rec.Body), edit(rec.Derived)
+		}
+		other[i] = &rec
+	}
+	assess := func(task string) string {
+		t.Helper()
+		res, err := indexedWriter(openStore(t, dir), "Subject").Append(ctx, task, record.KindAssessment,
+			[]byte(migrationAssessment))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Derived.(*record.AssessmentDerived).Reuses
+	}
+
+	restore := gitstore.AsRelease("v0.0.1 0123abcd false")
+	err = openStore(t, dir).NoteStandingAt("X", head, other)
+	restore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reuses := assess("Y"); reuses != "" {
+		t.Errorf("the subject index another release wrote made the writer record a reuse of %s", reuses)
+	}
+
+	// Written by this release, the entry is this release's own word.
+	if err := openStore(t, dir).NoteStandingAt("X", head, other); err != nil {
+		t.Fatal(err)
+	}
+	if reuses := assess("Z"); reuses != c.ID {
+		t.Errorf("the subject index this release wrote: the writer reuses %q, want %s (the entry unused)", reuses, c.ID)
+	}
+}
+
+// migrationAssessment is a critical, irreversible assessment of another
+// subject than X's: the writer may record it as reusing X's trivial
+// conclusion only when the subject index lists X under its subject.
+const migrationAssessment = `{"subject":"Database migration strategy","question":"Big bang?","materiality":"critical","reversibility":"irreversible","evidence":[{"kind":"note","summary":"two options"}]}`
 
 // concludedLogging writes task X in dir through a writer that keeps the
 // subject index: a trivial, reversible assessment of the logging format,
