@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"git-reason/advisor/transport"
 	"git-reason/policy"
 )
 
@@ -37,7 +38,7 @@ var (
 )
 
 func TestAvailabilityStatuses(t *testing.T) {
-	twoTimeouts := []Outcome{fail(1, FailureTimeout), fail(2, FailureTimeout)}
+	twoTimeouts := []Outcome{fail(1, transport.Timeout), fail(2, transport.Timeout)}
 	cases := []struct {
 		name   string
 		decl   Declaration

@@ -6,29 +6,21 @@ import (
 	"strings"
 	"time"
 
+	"git-reason/advisor/transport"
 	"git-reason/policy"
 )
 
-// FailureKind is the typed failure of a consultation, as adapters report it.
-type FailureKind string
+// FailureKind is the typed failure of a consultation, as adapters report
+// it: the transport contract's kinds (transport.Timeout and the others),
+// which the journal records.
+type FailureKind = transport.FailureKind
 
-// The failure kinds of the transport contract.
-const (
-	FailureTimeout        FailureKind = "timeout"
-	FailureRateLimit      FailureKind = "rate_limit"
-	FailureAuthentication FailureKind = "authentication"
-	FailureMalformed      FailureKind = "malformed"
-	FailureEmpty          FailureKind = "empty"
-	FailureUnavailable    FailureKind = "unavailable"
-	FailureCancelled      FailureKind = "cancelled"
-)
-
-// Transient reports whether two failures of this kind in a row open a
+// transientKind reports whether two failures of this kind in a row open a
 // circuit. Kinds this version does not know count as transient, so a newer
 // adapter's failure is never read as a success.
-func (k FailureKind) Transient() bool {
+func transientKind(k FailureKind) bool {
 	switch k {
-	case FailureRateLimit, FailureAuthentication, FailureCancelled:
+	case transport.RateLimit, transport.Authentication, transport.Cancelled:
 		return false
 	}
 	return true
@@ -84,7 +76,7 @@ type Outcome struct {
 func Circuit(d Declaration, origin string, outcomes []Outcome, now time.Time) (policy.Status, string, time.Time) {
 	var mine []Outcome
 	for _, o := range outcomes {
-		if o.Advisor == d.ID && o.Origin == origin && o.FailureKind != FailureCancelled &&
+		if o.Advisor == d.ID && o.Origin == origin && o.FailureKind != transport.Cancelled &&
 			(o.Status == OutcomeCompleted || o.Status == OutcomeFailed) {
 			mine = append(mine, o)
 		}
@@ -113,7 +105,7 @@ func Circuit(d Declaration, origin string, outcomes []Outcome, now time.Time) (p
 			}
 		case recovering:
 			until, why, transient = end, cause+" while recovering", 0
-		case o.FailureKind.Transient():
+		case transientKind(o.FailureKind):
 			transient++
 			if transient >= 2 {
 				until, why, transient = end, "2 transient failures in a row, the last "+string(kindOf(o)), 0
@@ -136,9 +128,9 @@ func Circuit(d Declaration, origin string, outcomes []Outcome, now time.Time) (p
 // openFor is when a failure's circuit would close, and the failure in words.
 func openFor(d Declaration, o Outcome) (time.Time, string) {
 	switch o.FailureKind {
-	case FailureAuthentication:
+	case transport.Authentication:
 		return o.At.Add(AuthenticationCooldown), "an authentication failure"
-	case FailureRateLimit:
+	case transport.RateLimit:
 		if o.RetryAfterS > 0 {
 			return o.At.Add(time.Duration(o.RetryAfterS) * time.Second),
 				fmt.Sprintf("a rate limit (retry after %ds)", o.RetryAfterS)
@@ -151,7 +143,7 @@ func openFor(d Declaration, o Outcome) (time.Time, string) {
 // kindOf names a failure recorded without a kind as unavailable.
 func kindOf(o Outcome) FailureKind {
 	if o.FailureKind == "" {
-		return FailureUnavailable
+		return transport.Unavailable
 	}
 	return o.FailureKind
 }

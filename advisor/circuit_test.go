@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"git-reason/advisor/transport"
 	"git-reason/policy"
 )
 
@@ -40,68 +41,68 @@ func TestCircuitTransitions(t *testing.T) {
 		reason   string  // substring of the reason
 	}{
 		{"no outcome", plain, nil, 0, policy.StatusAvailable, 0, ""},
-		{"one transient failure stays closed", plain, []Outcome{fail(1, FailureTimeout)}, 2, policy.StatusAvailable, 0, ""},
+		{"one transient failure stays closed", plain, []Outcome{fail(1, transport.Timeout)}, 2, policy.StatusAvailable, 0, ""},
 		{"two timeouts open for the default cooldown", plain,
-			[]Outcome{fail(1, FailureTimeout), fail(2, FailureTimeout)}, 3, policy.StatusOpen, 12, "2 transient failures in a row, the last timeout"},
+			[]Outcome{fail(1, transport.Timeout), fail(2, transport.Timeout)}, 3, policy.StatusOpen, 12, "2 transient failures in a row, the last timeout"},
 		{"two transients open for the declared cooldown", short,
-			[]Outcome{fail(1, FailureUnavailable), fail(2, FailureUnavailable)}, 3, policy.StatusOpen, 7, "transient"},
+			[]Outcome{fail(1, transport.Unavailable), fail(2, transport.Unavailable)}, 3, policy.StatusOpen, 7, "transient"},
 		{"malformed then empty are transient", plain,
-			[]Outcome{fail(1, FailureMalformed), fail(2, FailureEmpty)}, 3, policy.StatusOpen, 12, "the last empty"},
+			[]Outcome{fail(1, transport.Malformed), fail(2, transport.Empty)}, 3, policy.StatusOpen, 12, "the last empty"},
 		{"a failure without a kind counts as transient", plain,
 			[]Outcome{fail(1, ""), fail(2, "")}, 3, policy.StatusOpen, 12, "unavailable"},
 		{"a success between failures resets the count", plain,
-			[]Outcome{fail(1, FailureTimeout), ok(2), fail(3, FailureTimeout)}, 4, policy.StatusAvailable, 0, ""},
+			[]Outcome{fail(1, transport.Timeout), ok(2), fail(3, transport.Timeout)}, 4, policy.StatusAvailable, 0, ""},
 		{"cancelled does not reset the count", plain,
-			[]Outcome{fail(1, FailureTimeout), fail(2, FailureCancelled), fail(3, FailureTimeout)}, 4, policy.StatusOpen, 13, ""},
+			[]Outcome{fail(1, transport.Timeout), fail(2, transport.Cancelled), fail(3, transport.Timeout)}, 4, policy.StatusOpen, 13, ""},
 		{"cancelled does not count", plain,
-			[]Outcome{fail(1, FailureCancelled), fail(2, FailureCancelled), fail(3, FailureCancelled)}, 4, policy.StatusAvailable, 0, ""},
+			[]Outcome{fail(1, transport.Cancelled), fail(2, transport.Cancelled), fail(3, transport.Cancelled)}, 4, policy.StatusAvailable, 0, ""},
 		{"another origin's failures are ignored", plain,
-			[]Outcome{from(them, fail(1, FailureTimeout)), from(them, fail(2, FailureTimeout)), from(them, fail(3, FailureAuthentication))}, 4, policy.StatusAvailable, 0, ""},
+			[]Outcome{from(them, fail(1, transport.Timeout)), from(them, fail(2, transport.Timeout)), from(them, fail(3, transport.Authentication))}, 4, policy.StatusAvailable, 0, ""},
 		{"another origin's failure does not complete my pair", plain,
-			[]Outcome{fail(1, FailureTimeout), from(them, fail(2, FailureTimeout))}, 3, policy.StatusAvailable, 0, ""},
+			[]Outcome{fail(1, transport.Timeout), from(them, fail(2, transport.Timeout))}, 3, policy.StatusAvailable, 0, ""},
 		{"another origin's success does not reset my count", plain,
-			[]Outcome{fail(1, FailureTimeout), from(them, ok(2)), fail(3, FailureTimeout)}, 4, policy.StatusOpen, 13, ""},
+			[]Outcome{fail(1, transport.Timeout), from(them, ok(2)), fail(3, transport.Timeout)}, 4, policy.StatusOpen, 13, ""},
 		{"another advisor's outcomes are ignored", plain,
-			[]Outcome{{Advisor: "bravo", Origin: me, Status: OutcomeFailed, FailureKind: FailureTimeout, At: at(1)},
-				{Advisor: "bravo", Origin: me, Status: OutcomeFailed, FailureKind: FailureTimeout, At: at(2)}}, 3, policy.StatusAvailable, 0, ""},
+			[]Outcome{{Advisor: "bravo", Origin: me, Status: OutcomeFailed, FailureKind: transport.Timeout, At: at(1)},
+				{Advisor: "bravo", Origin: me, Status: OutcomeFailed, FailureKind: transport.Timeout, At: at(2)}}, 3, policy.StatusAvailable, 0, ""},
 		{"an unknown outcome status is ignored", plain,
-			[]Outcome{fail(1, FailureTimeout), {Advisor: "alpha", Origin: me, Status: "pending", At: at(2)}, fail(3, FailureTimeout)}, 4, policy.StatusOpen, 13, ""},
+			[]Outcome{fail(1, transport.Timeout), {Advisor: "alpha", Origin: me, Status: "pending", At: at(2)}, fail(3, transport.Timeout)}, 4, policy.StatusOpen, 13, ""},
 		{"rate limit honours retry_after_s", plain,
-			[]Outcome{retry(fail(1, FailureRateLimit), 90)}, 2, policy.StatusOpen, 2.5, "retry after 90s"},
+			[]Outcome{retry(fail(1, transport.RateLimit), 90)}, 2, policy.StatusOpen, 2.5, "retry after 90s"},
 		{"rate limit without retry_after uses the cooldown", short,
-			[]Outcome{fail(1, FailureRateLimit)}, 2, policy.StatusOpen, 6, "rate limit"},
+			[]Outcome{fail(1, transport.RateLimit)}, 2, policy.StatusOpen, 6, "rate limit"},
 		{"rate limit after its retry_after is recovering", plain,
-			[]Outcome{retry(fail(1, FailureRateLimit), 60)}, 2, policy.StatusRecovering, 0, "rate limit"},
+			[]Outcome{retry(fail(1, transport.RateLimit), 60)}, 2, policy.StatusRecovering, 0, "rate limit"},
 		{"authentication opens for an hour", short,
-			[]Outcome{fail(1, FailureAuthentication)}, 60, policy.StatusOpen, 61, "authentication"},
+			[]Outcome{fail(1, transport.Authentication)}, 60, policy.StatusOpen, 61, "authentication"},
 		{"authentication after the hour is recovering", short,
-			[]Outcome{fail(1, FailureAuthentication)}, 61, policy.StatusRecovering, 0, "authentication"},
+			[]Outcome{fail(1, transport.Authentication)}, 61, policy.StatusRecovering, 0, "authentication"},
 		{"open until the cooldown ends", plain,
-			[]Outcome{fail(1, FailureTimeout), fail(2, FailureTimeout)}, 11.99, policy.StatusOpen, 12, ""},
+			[]Outcome{fail(1, transport.Timeout), fail(2, transport.Timeout)}, 11.99, policy.StatusOpen, 12, ""},
 		{"recovering when the cooldown ends", plain,
-			[]Outcome{fail(1, FailureTimeout), fail(2, FailureTimeout)}, 12, policy.StatusRecovering, 0, "half-open"},
+			[]Outcome{fail(1, transport.Timeout), fail(2, transport.Timeout)}, 12, policy.StatusRecovering, 0, "half-open"},
 		{"recovering long after, until an outcome", plain,
-			[]Outcome{fail(1, FailureTimeout), fail(2, FailureTimeout)}, 600, policy.StatusRecovering, 0, ""},
+			[]Outcome{fail(1, transport.Timeout), fail(2, transport.Timeout)}, 600, policy.StatusRecovering, 0, ""},
 		{"recovering then success closes", plain,
-			[]Outcome{fail(1, FailureTimeout), fail(2, FailureTimeout), ok(20)}, 21, policy.StatusAvailable, 0, ""},
+			[]Outcome{fail(1, transport.Timeout), fail(2, transport.Timeout), ok(20)}, 21, policy.StatusAvailable, 0, ""},
 		{"recovering then one transient failure re-opens at once", plain,
-			[]Outcome{fail(1, FailureTimeout), fail(2, FailureTimeout), fail(20, FailureTimeout)}, 21, policy.StatusOpen, 30, "while recovering"},
+			[]Outcome{fail(1, transport.Timeout), fail(2, transport.Timeout), fail(20, transport.Timeout)}, 21, policy.StatusOpen, 30, "while recovering"},
 		{"recovering then rate limit re-opens with its retry_after", plain,
-			[]Outcome{fail(1, FailureTimeout), fail(2, FailureTimeout), retry(fail(20, FailureRateLimit), 300)}, 21, policy.StatusOpen, 25, "rate limit"},
+			[]Outcome{fail(1, transport.Timeout), fail(2, transport.Timeout), retry(fail(20, transport.RateLimit), 300)}, 21, policy.StatusOpen, 25, "rate limit"},
 		{"recovering then cancelled stays recovering", plain,
-			[]Outcome{fail(1, FailureTimeout), fail(2, FailureTimeout), fail(20, FailureCancelled)}, 21, policy.StatusRecovering, 0, ""},
+			[]Outcome{fail(1, transport.Timeout), fail(2, transport.Timeout), fail(20, transport.Cancelled)}, 21, policy.StatusRecovering, 0, ""},
 		{"after closing, one failure does not re-open", plain,
-			[]Outcome{fail(1, FailureTimeout), fail(2, FailureTimeout), ok(20), fail(21, FailureTimeout)}, 22, policy.StatusAvailable, 0, ""},
+			[]Outcome{fail(1, transport.Timeout), fail(2, transport.Timeout), ok(20), fail(21, transport.Timeout)}, 22, policy.StatusAvailable, 0, ""},
 		{"a success while open changes nothing", plain,
-			[]Outcome{fail(1, FailureTimeout), fail(2, FailureTimeout), ok(3)}, 4, policy.StatusOpen, 12, ""},
+			[]Outcome{fail(1, transport.Timeout), fail(2, transport.Timeout), ok(3)}, 4, policy.StatusOpen, 12, ""},
 		{"a failure while open extends to the later end", plain,
-			[]Outcome{fail(1, FailureTimeout), fail(2, FailureTimeout), fail(5, FailureAuthentication)}, 30, policy.StatusOpen, 65, "authentication"},
+			[]Outcome{fail(1, transport.Timeout), fail(2, transport.Timeout), fail(5, transport.Authentication)}, 30, policy.StatusOpen, 65, "authentication"},
 		{"a failure while open never shortens it", plain,
-			[]Outcome{fail(1, FailureAuthentication), retry(fail(2, FailureRateLimit), 10)}, 30, policy.StatusOpen, 61, "authentication"},
+			[]Outcome{fail(1, transport.Authentication), retry(fail(2, transport.RateLimit), 10)}, 30, policy.StatusOpen, 61, "authentication"},
 		{"outcomes are replayed in time order", plain,
-			[]Outcome{fail(3, FailureTimeout), ok(2), fail(1, FailureTimeout)}, 4, policy.StatusAvailable, 0, ""},
+			[]Outcome{fail(3, transport.Timeout), ok(2), fail(1, transport.Timeout)}, 4, policy.StatusAvailable, 0, ""},
 		{"out-of-order failures still pair", plain,
-			[]Outcome{fail(3, FailureTimeout), ok(1), fail(2, FailureTimeout)}, 4, policy.StatusOpen, 13, ""},
+			[]Outcome{fail(3, transport.Timeout), ok(1), fail(2, transport.Timeout)}, 4, policy.StatusOpen, 13, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -128,20 +129,20 @@ func TestCircuitTransitions(t *testing.T) {
 
 // Circuit must not reorder the caller's slice: the snapshot is pure.
 func TestCircuitLeavesInputAlone(t *testing.T) {
-	in := []Outcome{fail(3, FailureTimeout), fail(1, FailureTimeout)}
+	in := []Outcome{fail(3, transport.Timeout), fail(1, transport.Timeout)}
 	Circuit(Declaration{ID: "alpha"}, me, in, at(4))
 	if !in[0].At.Equal(at(3)) {
 		t.Fatal("Circuit sorted its input in place")
 	}
 }
 
-func TestFailureKindTransient(t *testing.T) {
+func TestTransientKind(t *testing.T) {
 	for k, want := range map[FailureKind]bool{
-		FailureTimeout: true, FailureUnavailable: true, FailureMalformed: true, FailureEmpty: true,
-		FailureRateLimit: false, FailureAuthentication: false, FailureCancelled: false, "novel": true,
+		transport.Timeout: true, transport.Unavailable: true, transport.Malformed: true, transport.Empty: true,
+		transport.RateLimit: false, transport.Authentication: false, transport.Cancelled: false, "novel": true,
 	} {
-		if k.Transient() != want {
-			t.Errorf("%s.Transient() = %v, want %v", k, !want, want)
+		if transientKind(k) != want {
+			t.Errorf("transientKind(%s) = %v, want %v", k, !want, want)
 		}
 	}
 }

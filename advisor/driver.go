@@ -191,9 +191,9 @@ func journal(run Run, asked *Asked, res *Result) {
 	if !asked.Completed() && asked.Failure != nil {
 		o.Status, o.FailureKind, o.RetryAfterS = OutcomeFailed, FailureKind(asked.Failure.Kind), asked.Failure.RetryAfterS
 	} else if !asked.Completed() {
-		o.Status, o.FailureKind = OutcomeFailed, FailureUnavailable
+		o.Status, o.FailureKind = OutcomeFailed, transport.Unavailable
 	}
-	if o.FailureKind == FailureCancelled {
+	if o.FailureKind == transport.Cancelled {
 		return
 	}
 	if err := run.Journal.Append(o, run.Task, res.Record); err != nil && res.Err == nil {

@@ -28,6 +28,7 @@ import (
 	"testing"
 	"time"
 
+	"git-reason/advisor/transport"
 	"git-reason/policy"
 )
 
@@ -118,7 +119,7 @@ func FuzzLoadOverlay(f *testing.F) {
 		_, _ = FindProfile(cat, "default", "default")
 		for _, mode := range []policy.Mode{policy.ModeNormal, policy.ModeOffline, policy.ModeCI, "bogus"} {
 			snap := Availability(cat.Advisors, Inputs{Env: fzEnv{}, Mode: mode, Origin: "o", Now: time.Unix(1e9, 0),
-				Outcomes: []Outcome{{Advisor: "adv-fuzz", Origin: "o", Status: OutcomeFailed, FailureKind: FailureTimeout, At: time.Unix(1e9-1, 0)}}})
+				Outcomes: []Outcome{{Advisor: "adv-fuzz", Origin: "o", Status: OutcomeFailed, FailureKind: transport.Timeout, At: time.Unix(1e9-1, 0)}}})
 			if len(snap) != len(cat.Advisors) {
 				t.Errorf("Availability in mode %s returned %d advisors of %d", mode, len(snap), len(cat.Advisors))
 			}

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"git-reason/advisor/transport"
 )
 
 // Concurrent appends from many writers never interleave within a line, and
@@ -23,7 +25,7 @@ func TestJournalConcurrentAppends(t *testing.T) {
 			defer wg.Done()
 			for i := 0; i < each; i++ {
 				o := Outcome{Advisor: fmt.Sprintf("adv-%d", w), Origin: "me", Status: OutcomeFailed,
-					FailureKind: FailureRateLimit, RetryAfterS: i, At: at.Add(time.Duration(i) * time.Second)}
+					FailureKind: transport.RateLimit, RetryAfterS: i, At: at.Add(time.Duration(i) * time.Second)}
 				if err := j.Append(o, "T", ""); err != nil {
 					t.Error(err)
 				}
