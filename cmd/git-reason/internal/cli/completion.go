@@ -12,7 +12,36 @@ import (
 )
 
 // shells are the shells "completion" writes a script for.
-var shells = map[string]func(*complCmd) string{"bash": bashScript, "zsh": zshScript, "fish": fishScript}
+var shells = map[string]func(*complCmd) string{"bash": bash.script, "zsh": zshScript, "fish": fish.script}
+
+// shellScript is how one shell's completion is written: fixed text
+// around two switches the command tree fills in, __git_reason_spec (a
+// case per command, spec) and __git_reason_flag (a case per kind of flag
+// value, valueCases with short and anyVerb: flagCase takes the patterns,
+// joined by flagSep, and the kind).
+type shellScript struct {
+	head, middle, tail string // the text before, between and after the switches
+	spec               func(b *strings.Builder, c *complCmd)
+	flagCase, flagSep  string
+	short              bool
+	anyVerb            func(name string) string
+}
+
+func (s shellScript) script(root *complCmd) string {
+	var b strings.Builder
+	b.WriteString(s.head)
+	root.walk(func(c *complCmd) { s.spec(&b, c) })
+	b.WriteString(s.middle)
+	valueCases(root, s.short, s.anyVerb, func(pats []string, kind string) {
+		fmt.Fprintf(&b, s.flagCase, strings.Join(pats, s.flagSep), shQuote(kind))
+	})
+	b.WriteString(s.tail)
+	return b.String()
+}
+
+// anyCommand is the pattern of a global flag's long name on any command
+// line, as bash and zsh spell it: the star left outside the quotes.
+func anyCommand(name string) string { return "*" + shQuote(" --"+name) }
 
 func completionCommand() *cli.Command {
 	return &cli.Command{
