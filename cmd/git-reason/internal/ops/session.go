@@ -128,7 +128,6 @@ type Session struct {
 	cloneHinted  bool              // CatchUp said the clone hint (pullHint need not say it again)
 	catchingUp   sync.Mutex        // one CatchUpLive at a time
 	noLockWait   bool              // CatchUp retries a failure: its integration takes no lock another process holds
-	allowedSum   string            // allowedDigest, once per command (sigcache.go)
 	sigSum       string            // SignaturesDigest, once per command (sigcache.go)
 	readSum      string            // readDigest, once per command or held request (sigcache.go)
 	readKeyring  map[string]string // the keyring digests readSum covers, by format (openpgp, x509)

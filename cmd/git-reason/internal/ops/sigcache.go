@@ -363,20 +363,11 @@ func merged(fresh, old []signing.Check) []signing.Check {
 // allowedDigest identifies the allowed signers checks are judged against:
 // the file's path and content.
 func (e *Session) allowedDigest() (string, error) {
-	if e.allowedSum != "" && !e.resident {
-		return e.allowedSum, nil
-	}
 	path, err := e.allowedSigners()
 	if err != nil {
 		return "", err
 	}
-	h := sha256.New()
-	h.Write([]byte(path + "\x00"))
-	if err := hashContent(h, path); err != nil {
-		return "", err
-	}
-	e.allowedSum = hex.EncodeToString(h.Sum(nil))
-	return e.allowedSum, nil
+	return contentDigest(path+"\x00", path)
 }
 
 // verdicts opens the signature verdicts kept for the configuration git
@@ -407,27 +398,27 @@ func (e *Session) SignaturesDigest() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00", allowed, st.Signing.SSHProgram, st.Signing.RevocationFile)
-	if err := hashContent(h, st.Signing.RevocationFile); err != nil {
+	sum, err := contentDigest(fmt.Sprintf("%s\x00%s\x00%s\x00", allowed, st.Signing.SSHProgram, st.Signing.RevocationFile), st.Signing.RevocationFile)
+	if err != nil {
 		return "", err
 	}
-	e.sigSum = hex.EncodeToString(h.Sum(nil))
-	return e.sigSum, nil
+	e.sigSum = sum
+	return sum, nil
 }
 
-// hashContent writes the content of the file at path to h: nothing when
-// path is "" or names no file.
-func hashContent(h io.Writer, path string) error {
-	if path == "" {
-		return nil
+// contentDigest is the SHA-256, in hex, of head and then the content of
+// the file at path: no content when path is "" or names no file.
+func contentDigest(head, path string) (string, error) {
+	h := sha256.New()
+	io.WriteString(h, head)
+	if path != "" {
+		data, err := os.ReadFile(path)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		h.Write(data)
 	}
-	data, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	h.Write(data)
-	return nil
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // readDigest identifies what the caches of read surfaces (the signature
