@@ -255,44 +255,46 @@ func (r *packRead) get(path, magic string) *namedPack {
 // writes to their own files instead.
 var errFewForPack = errors.New("too few tasks to rewrite the pack for")
 
-// saveMany is save for a save of many tasks at once, which read each
+// saveMany is saveRead for a save of many tasks at once, which read each
 // task's own file as was gives it (nil: it had none): fewer entries than
 // packAt are errFewForPack, nothing written.
-func (r *packRead) saveMany(path, magic string, entries map[string][]byte, was map[string]fs.FileInfo, fileOf func(task string) string) error {
-	if len(entries) < packAt(path, magic) {
+func (r *packRead) saveMany(pf packFiles, entries map[string][]byte, was map[string]fs.FileInfo) error {
+	if len(entries) < packAt(pf.path, pf.magic) {
 		return errFewForPack
 	}
-	return r.saveRead(path, magic, entries, was, fileOf, 0)
+	return r.saveRead(pf, entries, was, 0)
 }
 
-// save is saveRead for a save that read no task's own file.
-func (r *packRead) save(path, magic string, entries map[string][]byte, fileOf func(task string) string, wait time.Duration) error {
-	return r.saveRead(path, magic, entries, nil, fileOf, wait)
-}
-
-// saveRead writes entries (task to entry) into the pack at path and
-// removes each saved task's own file (fileOf) that is still the one the
-// save read (was; none read: a file there now is another process's,
-// newer, and stays, as one written or appended to since it was read);
-// the pack this process read is replaced, so a task not asked about yet
-// is looked up in the new one. Another process writing the pack is
-// waited for up to wait. The files go under the pack's lock, before the
-// new pack is put in place, as a fold reads them under it: a fold never
-// reads a task's file older than the pack's entry, the save's, and puts
-// it back (before, a fold that took the lock between the save's pack and
-// its removals did). A reader meanwhile, or a crash, finds the task in
-// the pack as it was: older, which costs a read of what it lacks.
-func (r *packRead) saveRead(path, magic string, entries map[string][]byte, was map[string]fs.FileInfo, fileOf func(task string) string, wait time.Duration) error {
-	lock, err := git.TakeLock(path, wait)
+// saveRead writes entries (task to entry) into the pack and removes each
+// saved task's own file that is still the one the save read (was; none
+// read: a file there now is another process's, newer, and stays, as one
+// written or appended to since it was read); the pack this process read
+// is replaced, so a task not asked about yet is looked up in the new one.
+// Another process writing the pack is waited for up to wait. The files
+// go under the pack's lock, before the new pack is put in place, as a
+// fold reads them under it: a fold never reads a task's file older than
+// the pack's entry, the save's, and puts it back (before, a fold that
+// took the lock between the save's pack and its removals did). A reader
+// meanwhile, or a crash, finds the task in the pack as it was: older,
+// which costs a read of what it lacks. A task whose ref is gone when
+// the save, holding the lock, asks (pf.gone) has its entry dropped, not
+// written back: a delete removes the ref, then the entry under this
+// lock, so an entry the save writes for a ref it found is removed by
+// the delete after it.
+func (r *packRead) saveRead(pf packFiles, entries map[string][]byte, was map[string]fs.FileInfo, wait time.Duration) error {
+	lock, err := git.TakeLock(pf.path, wait)
 	if err != nil {
 		return err
 	}
 	byName := make(map[string][]byte, len(entries))
 	for task, e := range entries {
+		if pf.gone != nil && pf.gone(task) {
+			e = nil
+		}
 		byName[fileName(task)] = e
-		removeUnchanged(fileOf(task), was[task])
+		removeUnchanged(pf.fileOf(task), was[task])
 	}
-	err = replaceNamedPack(lock, path, magic, byName)
+	err = replaceNamedPack(lock, pf.path, pf.magic, byName)
 	r.forget()
 	return err
 }
@@ -307,11 +309,15 @@ func (r *packRead) forget() {
 
 // packFiles is a named pack and its tasks' own files: path and magic,
 // the pack's; fileOf, a task's own file; entryOf, the entry the pack
-// holds for a task whose file holds file (false: not one).
+// holds for a task whose file holds file (false: not one); gone, whether
+// a task was deleted (its ref is gone), asked by a save of many tasks and
+// a fold under the pack's lock for each task they write, whose entry
+// then goes instead (nil: no task is).
 type packFiles struct {
 	path, magic string
 	fileOf      func(task string) string
 	entryOf     func(file []byte) ([]byte, bool)
+	gone        func(task string) bool
 }
 
 // The loose list (<pack>.loose) names the tasks given a file of their
@@ -389,7 +395,11 @@ func (r *packRead) listLoose(pf packFiles, names []byte) {
 // tasks removes its tasks' files under the same lock, before it puts its
 // pack in place, so that no file a fold reads is older than the pack's
 // entry. Fewer (a save of many tasks took the others in, or their tasks
-// were deleted) are listed again, the pack left as it is.
+// were deleted) are listed again, the pack left as it is. A task deleted
+// (pf.gone, under the pack's lock) has its file removed and no entry:
+// its ref went while the fold held the lock (its delete waits for it),
+// or a reader wrote the file after the delete; its cache does not come
+// back into the pack.
 func (r *packRead) fold(pf packFiles, least int) {
 	packLock, err := git.TakeLock(pf.path, 0)
 	if err != nil {
@@ -441,6 +451,9 @@ func (r *packRead) fold(pf packFiles, least int) {
 	}
 	byName := make(map[string][]byte, len(entries))
 	for task, e := range entries {
+		if pf.gone != nil && pf.gone(task) {
+			e = nil // its ref is gone: the file goes, no entry comes
+		}
 		byName[fileName(task)] = e
 	}
 	for _, l := range found {
@@ -578,5 +591,5 @@ func (m *Remembered) packFiles() packFiles {
 // the pack and removes their files of verified.d/ that are still the ones
 // read; m.mu is held.
 func (m *Remembered) savePacked(entries map[string][]byte) error {
-	return m.packed.saveMany(m.packPath(), rememberedPackMagic, entries, m.files, m.taskPath)
+	return m.packed.saveMany(m.packFiles(), entries, m.files)
 }

@@ -603,6 +603,13 @@ func TestTaskCachePack(t *testing.T) {
 		rec := &record.Record{ID: fmt.Sprintf("r-%s-%d", tk, round), Kind: "assessment", Task: tk, Body: []byte(`{"subject":"s"}`)}
 		return &taskCache{Head: head(i, round), Entries: []cacheEntry{{Name: "0001.json", Blob: head(i+1, round), Rec: rec}}}
 	}
+	var tasks []string
+	for _, prefix := range []string{"P", "Q", "R", "U", "V", "W"} {
+		for i := range packedMin + 36 {
+			tasks = append(tasks, task(prefix, i))
+		}
+	}
+	taskRefsT(t, dir, tasks...)
 	reason := filepath.Join(discoverT(t, dir).CommonDir, "reason")
 	pack := filepath.Join(reason, taskPackFile)
 	files := func() []string {
@@ -774,6 +781,11 @@ func TestLooseCachesFold(t *testing.T) {
 		return len(ents)
 	}
 	const n = packedMin + 6
+	var tasks []string
+	for i := range (2048 + n) / packFraction { // every task this test moves
+		tasks = append(tasks, task(i))
+	}
+	taskRefsT(t, dir, tasks...)
 	cache := func(i, round int) *taskCache {
 		rec := &record.Record{ID: fmt.Sprintf("r-%d-%d", i, round), Kind: "assessment", Task: task(i), Body: []byte(`{"subject":"s"}`)}
 		return &taskCache{Head: head(i, round), Entries: []cacheEntry{{Name: "0001.json", Blob: head(i+1, round), Rec: rec}}}
@@ -902,6 +914,10 @@ func TestLooseCachesFold(t *testing.T) {
 // file a move makes (write): ns/moved is the fold's time shared among
 // the tasks whose moves paid for it, which stays level with the pack's
 // size at a fixed fraction and grows with it at the fixed packedMin.
+// "refs" is the fold of packedMin that asks, as a task pack's does, each
+// task's ref under the lock (Store.taskGone: the n task refs packed, as
+// a clone leaves them), against the same fold without (ns/moved of
+// both); gone is that check alone, ns/task.
 // go test ./gitstore -run '^$' -bench BenchmarkFold -benchtime 5x
 func BenchmarkFold(b *testing.B) {
 	const size = 4400
@@ -921,18 +937,27 @@ func BenchmarkFold(b *testing.B) {
 			}}
 		task := func(i int) string { return fmt.Sprintf("T-%06d", i) }
 		all := map[string][]byte{}
+		refs := []byte("# pack-refs with: peeled fully-peeled sorted \n")
 		for i := range n {
 			all[fileName(task(i))] = entry(task(i), 0)
+			refs = fmt.Appendf(refs, "%040x %s\n", i+1, TaskRef(task(i)))
 		}
+		if err := os.WriteFile(filepath.Join(dir, "packed-refs"), refs, 0o600); err != nil {
+			b.Fatal(err)
+		}
+		s := NewStore(&Repo{GitDir: dir, CommonDir: dir})
 		if err := writeNamedPack(pf.path, pf.magic, all, 0); err != nil {
 			b.Fatal(err)
 		}
 		var r packRead
-		for _, k := range []int{0, 4, 8, 16, 32} {
+		for _, k := range []int{0, -1, 4, 8, 16, 32} {
 			m := max(packedMin, n/max(k, 1))
-			name := fmt.Sprintf("packed=%d/moved=1/%d", n, k)
-			if k == 0 {
+			name, pf := fmt.Sprintf("packed=%d/moved=1/%d", n, k), pf
+			switch k {
+			case 0:
 				m, name = packedMin, fmt.Sprintf("packed=%d/moved=%d", n, packedMin)
+			case -1:
+				m, name, pf.gone = packedMin, fmt.Sprintf("packed=%d/moved=%d/refs", n, packedMin), s.taskGone
 			}
 			b.Run(name, func(b *testing.B) {
 				for round := range b.N {
@@ -957,6 +982,13 @@ func BenchmarkFold(b *testing.B) {
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*m), "ns/moved")
 			})
 		}
+		b.Run(fmt.Sprintf("packed=%d/gone", n), func(b *testing.B) {
+			for round := range b.N {
+				if s.taskGone(task(round % n)) {
+					b.Fatalf("%s's ref, packed, is gone", task(round%n))
+				}
+			}
+		})
 		b.Run(fmt.Sprintf("packed=%d/write", n), func(b *testing.B) {
 			for round := range b.N {
 				b.StopTimer()
@@ -1006,12 +1038,20 @@ func TestWriteNamedPackKeepsOld(t *testing.T) {
 // of many tasks, either way round, never leaves a task at the older
 // entry the fold read from its own file; and a save of many tasks
 // removes a task's own file only while it is the one the save read
-// (another process's newer file stays).
+// (another process's newer file stays). A task deleted by another
+// process never comes back into the pack: not from a save of many tasks
+// that read it before the delete, nor from a fold of a file written
+// after it, nor when its ref goes after a save of many checked it.
 func TestTaskPackRaces(t *testing.T) {
 	t.Parallel()
 	dir := initRepo(t)
 	head := func(i, round int) string { return fmt.Sprintf("%020x%020x", i, round) }
 	task := func(i int) string { return fmt.Sprintf("P-%03d", i) }
+	var tasks []string
+	for i := range packedMin {
+		tasks = append(tasks, task(i))
+	}
+	commit := taskRefsT(t, dir, tasks...)
 	cache := func(i, round int) *taskCache {
 		rec := &record.Record{ID: fmt.Sprintf("r-%d-%d", i, round), Kind: "assessment", Task: task(i), Body: []byte(`{"subject":"s"}`)}
 		return &taskCache{Head: head(i, round), Entries: []cacheEntry{{Name: rec.FileName(), Blob: head(i+1, round), Rec: rec}}}
@@ -1097,7 +1137,9 @@ func TestTaskPackRaces(t *testing.T) {
 		}
 		return saver.taskCachePath(tk)
 	}
-	if err := saver.taskPack.save(pack, taskPackMagic, entries, fileOf, 0); err != nil {
+	spf := saver.taskPackFiles()
+	spf.fileOf = fileOf
+	if err := saver.taskPack.saveRead(spf, entries, nil, 0); err != nil {
 		t.Fatal(err)
 	}
 	if got := packed(task(0)); got != head(0, 8) {
@@ -1125,6 +1167,69 @@ func TestTaskPackRaces(t *testing.T) {
 	if _, err := os.Stat(a.taskCachePath(task(1))); !os.IsNotExist(err) || packed(task(1)) != head(1, 5) {
 		t.Errorf("P-001's own file, unchanged since the save read it: %v, its entry at %q; want it removed, the entry at %s", err, packed(task(1)), head(1, 5))
 	}
+
+	// A task deleted by another process: its entry does not come back.
+	deleted := func(what, tk string) {
+		t.Helper()
+		if got := packed(tk); got != "" {
+			t.Errorf("%s: %s's entry is in the pack, at %s, after its delete; want none", what, tk, got)
+		}
+		if _, err := os.Lstat(a.taskCachePath(tk)); !os.IsNotExist(err) {
+			t.Errorf("%s: %s has its own cache file after its delete (%v), want none", what, tk, err)
+		}
+	}
+	// A save of many tasks that read P-010 before the delete.
+	write = a.HoldCaches()
+	for i := range packedMin {
+		a.writeTaskCache(task(i), cache(i, 9))
+	}
+	if err := openT(t, dir).DeleteTask(t.Context(), task(10), commit); err != nil {
+		t.Fatal(err)
+	}
+	write()
+	deleted("a save of many tasks that read it before the delete", task(10))
+	// A read that began before P-011's delete writes its own file after
+	// it (listed loose); a fold takes the list in.
+	if err := openT(t, dir).DeleteTask(t.Context(), task(11), commit); err != nil {
+		t.Fatal(err)
+	}
+	openT(t, dir).writeTaskCache(task(11), cache(11, 9))
+	f := openT(t, dir)
+	f.taskPack.fold(f.taskPackFiles(), 1)
+	deleted("a fold of its file written after the delete", task(11))
+	// P-012, no entry in the pack yet, has its ref go after a save of
+	// many tasks, holding the pack's lock, found it there: the delete
+	// waits for the lock and removes the entry the save wrote (it ran to
+	// its end meanwhile, found no entry, and the save wrote one).
+	if err := writeNamedPack(pack, taskPackMagic, map[string][]byte{fileName(task(12)): nil}, 0); err != nil {
+		t.Fatal(err)
+	}
+	deleter := openT(t, dir)
+	done := make(chan error, 1)
+	spf = saver.taskPackFiles()
+	checked := spf.gone
+	spf.gone = func(tk string) bool {
+		g := checked != nil && checked(tk)
+		if tk == task(12) {
+			go func() { done <- deleter.DeleteTask(t.Context(), tk, commit) }()
+			select {
+			case err := <-done:
+				done <- err
+			case <-time.After(500 * time.Millisecond): // waiting for the lock
+			}
+		}
+		return g
+	}
+	for i := range packedMin {
+		entries[task(i)] = encodeTaskCache(cache(i, 10), saver.taskCacheSeal(task(i), true))
+	}
+	if err := saver.taskPack.saveRead(spf, entries, nil, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	deleted("a save of many tasks that found its ref before the delete", task(12))
 }
 
 // TestRememberedPackRaces: the remembered verifications' pack raced by

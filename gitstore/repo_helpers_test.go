@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -167,4 +168,26 @@ func evalPath(t testing.TB, p string) string {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// taskRefsT gives each of tasks a ref in the repository at dir, all at
+// one commit of an empty tree, written as packed-refs (which it
+// replaces): a save of many tasks' caches and a fold write the entries
+// of tasks whose ref is there (Store.taskGone). It returns the commit.
+func taskRefsT(t *testing.T, dir string, tasks ...string) string {
+	t.Helper()
+	tree := gitInStdin(t, dir, "", "mktree")
+	commit := gitIn(t, dir, "commit-tree", tree, "-m", "tasks")
+	names := make([]string, len(tasks))
+	for i, task := range tasks {
+		names[i] = TaskRef(task)
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	b.WriteString("# pack-refs with: peeled fully-peeled sorted \n")
+	for _, name := range names {
+		fmt.Fprintf(&b, "%s %s\n", commit, name)
+	}
+	writeTestFile(t, filepath.Join(discoverT(t, dir).CommonDir, "packed-refs"), b.String())
+	return commit
 }

@@ -558,7 +558,7 @@ func (h *heldCaches) drop(task string) {
 // in the pack's loose list when new (writeLoose), which folds them in
 // once it names packAt.
 func (s *Store) writeCaches(files map[string][]byte, was map[string]fs.FileInfo) {
-	if len(files) >= packedMin && s.taskPack.saveMany(s.taskPackPath(), taskPackMagic, files, was, s.taskCachePath) == nil {
+	if len(files) >= packedMin && s.taskPack.saveMany(s.taskPackFiles(), files, was) == nil {
 		return
 	}
 	if len(files) > 0 {
@@ -590,11 +590,11 @@ func (s *Store) writeCacheFiles(files map[string][]byte) map[string]error {
 }
 
 // taskPackFiles is the task caches' pack and their own files, whose
-// entries are the files' bytes.
+// entries are the files' bytes; a task whose ref is gone gets none.
 func (s *Store) taskPackFiles() packFiles {
 	return packFiles{path: s.taskPackPath(), magic: taskPackMagic, fileOf: s.taskCachePath, entryOf: func(file []byte) ([]byte, bool) {
 		return file, bytes.HasPrefix(file, []byte(taskCacheMagic))
-	}}
+	}, gone: s.taskGone}
 }
 
 // encodeTaskCache is the file holding c, which parseTaskCache reads back;
