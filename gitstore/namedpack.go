@@ -94,6 +94,10 @@ func readNamedPackFile(path, magic string) (*namedPack, fs.FileInfo) {
 	line, _, ok := bytes.Cut(data, []byte{'\n'})
 	count, found := bytes.CutPrefix(line, []byte(magic))
 	n, err := strconv.Atoi(string(count))
+	// The first line is the mapping's bytes: p, whose cleanup unmaps
+	// them, is kept until they are read (on the way out of a file that
+	// is no pack too).
+	runtime.KeepAlive(p)
 	if !ok || !found || err != nil || n < 0 || n > (len(data)-len(line)-1)/packLine {
 		return nil, fi
 	}
@@ -118,8 +122,8 @@ func (p *namedPack) at(i int) (name, entry []byte, ok bool) {
 }
 
 // lookup is the entry under task's file name, as the pack holds it (the
-// mapped bytes: a caller that keeps them copies them); the caller checks
-// that it is task's.
+// mapped bytes: a caller that reads them keeps p alive until it has, or
+// copies them); the caller checks that it is task's.
 func (p *namedPack) lookup(task string) ([]byte, bool) {
 	if p == nil {
 		return nil, false
@@ -132,7 +136,9 @@ func (p *namedPack) lookup(task string) ([]byte, bool) {
 		return nil, false
 	}
 	at, e, ok := p.at(lo)
-	if !ok || !bytes.Equal(at, name) {
+	found := ok && bytes.Equal(at, name)
+	runtime.KeepAlive(p) // at is the mapping's bytes
+	if !found {
 		return nil, false
 	}
 	return e, true
@@ -536,7 +542,8 @@ func removeUnchanged(path string, was fs.FileInfo) bool {
 
 // packEntry is task's entry in the remembered verifications' pack (its
 // data, as the journal entry holds it): only an entry under task's name
-// that is task's, whole.
+// that is task's, whole. The data is p's mapped bytes, as is what it
+// reads: the caller keeps p alive until it has read them.
 func packEntry(p *namedPack, task string) ([]byte, bool) {
 	e, ok := p.lookup(task)
 	if !ok {
@@ -558,26 +565,28 @@ func (m *Remembered) packPath() string { return filepath.Join(m.dir, rememberedP
 
 // entryData is task's remembered entry, its data as its journal entry
 // holds it: its file in verified.d/, or the pack's entry when it has
-// none; m.mu is held.
-func (m *Remembered) entryData(task string) ([]byte, bool) {
+// none, then the pack's mapped bytes: the caller keeps pack (nil for a
+// file) alive until it has read them (runtime.KeepAlive). m.mu is held.
+func (m *Remembered) entryData(task string) (data []byte, pack *namedPack, ok bool) {
 	data, fi, err := readOwnFile(m.taskPath(task))
 	if fi != nil {
 		m.files[task] = fi
 	}
 	if errors.Is(err, fs.ErrNotExist) {
-		d, ok := packEntry(m.pack(), task)
+		pack = m.pack()
+		d, ok := packEntry(pack, task)
 		if ok {
 			m.reads++
 			countRememberedFile()
 		}
-		return d, ok
+		return d, pack, ok
 	}
 	if err == nil {
 		m.reads++
 		countRememberedFile()
 	}
 	e, ok := parseJournal(data, rememberedMagic).entries[task]
-	return e.data, ok
+	return e.data, nil, ok
 }
 
 // packFiles is the pack and the task files of verified.d/ it takes in.

@@ -219,6 +219,10 @@ func (p *packedRefs) seek(name string) (int, error) {
 
 // lookup returns name's value, "" when absent.
 func (p *packedRefs) lookup(name string) (string, error) {
+	// The names and the value compared and copied are the mapping's
+	// bytes: p, whose cleanup unmaps them, is kept until they are read
+	// (packedCache holds it only until packed-refs is read again).
+	defer runtime.KeepAlive(p)
 	at, err := p.seek(name)
 	if err != nil || at >= len(p.data) {
 		return "", err
@@ -287,6 +291,7 @@ func (p *packedRefs) withPrefix(prefix string, fn func(name, hash string) bool) 
 // withPrefixBytes is withPrefix handing fn the file's own bytes (the
 // hash as written), which fn must not keep.
 func (p *packedRefs) withPrefixBytes(prefix string, fn func(name, hash []byte) bool) error {
+	defer runtime.KeepAlive(p) // fn reads the mapping's bytes, as lookup
 	at, err := p.seek(prefix)
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 
@@ -166,7 +167,13 @@ func (m *Remembered) load(task string) []string {
 	var hs []string
 	if m.key != nil {
 		var entry rememberedTask
-		if data, ok := m.entryData(task); ok && json.Unmarshal(data, &entry) == nil {
+		data, pack, ok := m.entryData(task)
+		// The data may be the pack's mapped bytes: the pack is kept
+		// until they are read (entry's strings are copies), not left to
+		// m.packed, which holds it only until a save replaces it.
+		ok = ok && json.Unmarshal(data, &entry) == nil
+		runtime.KeepAlive(pack)
+		if ok {
 			for _, h := range entry.Heads {
 				if len(hs) < rememberedPerTask && isHex(h.Head) && len(h.Head) == 40 && hmac.Equal([]byte(h.MAC), []byte(m.mac(task, h.Head))) {
 					hs = append(hs, h.Head)

@@ -425,7 +425,7 @@ func TestRememberedPack(t *testing.T) {
 		t.Fatalf("P-000 remembers %v after one head added in its file, want its packed head and %s", hs, head(0, 1))
 	}
 	m = OpenRemembered(r)
-	entry, _ := m.entryData("P-000")
+	entry, _, _ := m.entryData("P-000") // from its file
 	lone := appendJournalEntry([]byte(rememberedMagic), "P-001", head(1, 7), []byte(strings.ReplaceAll(string(entry), head(0, 0), head(1, 7))))
 	harness.WriteFile(t, m.taskPath("P-001"), string(lone))
 	if hs := OpenRemembered(r).Heads("P-001"); len(hs) != 0 {
@@ -449,7 +449,7 @@ func TestRememberedPack(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s has no entry in the pack", name)
 		}
-		return d
+		return bytes.Clone(d) // p's mapping goes with p
 	}
 	p5, p6 := dataOf("P-005"), dataOf("P-006")
 	edited := []byte(strings.ReplaceAll(string(p5), head(5, 2), head(5, 9)))
@@ -727,6 +727,7 @@ func TestTaskCachePack(t *testing.T) {
 	if !ok {
 		t.Fatal("P-005 has no entry in the pack")
 	}
+	p5 = bytes.Clone(p5) // p's mapping goes with p
 	for name, c := range map[string]struct {
 		entries map[string][]byte
 		raw     func(b []byte) []byte
