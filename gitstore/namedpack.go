@@ -239,6 +239,36 @@ type packRead struct {
 	p    *namedPack
 	fi   fs.FileInfo // the file p was read from; nil: none was there
 	read bool
+	// wrote: a task's own file (path) as this process last wrote it
+	// (writeLoose), which a save of many tasks replaces as it replaces
+	// the one it read: the save holds what this process knew since.
+	wrote map[string]fs.FileInfo
+}
+
+// written is the state of the file at path as this process last wrote
+// it; nil when it wrote none.
+func (r *packRead) written(path string) fs.FileInfo {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.wrote[path]
+}
+
+// noteWritten keeps the state of the file this process just wrote at
+// path (stat after its rename: another process's file renamed over it in
+// between would be taken for this one's, which costs a read of that
+// task, nothing else).
+func (r *packRead) noteWritten(path string) {
+	fi, err := os.Lstat(path)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err != nil {
+		delete(r.wrote, path)
+		return
+	}
+	if r.wrote == nil {
+		r.wrote = map[string]fs.FileInfo{}
+	}
+	r.wrote[path] = fi
 }
 
 // get is the pack at path, read again when the file there is not the one
@@ -272,21 +302,22 @@ func (r *packRead) saveMany(pf packFiles, entries map[string][]byte, was map[str
 }
 
 // saveRead writes entries (task to entry) into the pack and removes each
-// saved task's own file that is still the one the save read (was; none
-// read: a file there now is another process's, newer, and stays, as one
-// written or appended to since it was read); the pack this process read
-// is replaced, so a task not asked about yet is looked up in the new one.
-// Another process writing the pack is waited for up to wait. The files
-// go under the pack's lock, before the new pack is put in place, as a
-// fold reads them under it: a fold never reads a task's file older than
-// the pack's entry, the save's, and puts it back (before, a fold that
-// took the lock between the save's pack and its removals did). A reader
-// meanwhile, or a crash, finds the task in the pack as it was: older,
-// which costs a read of what it lacks. A task whose ref is gone when
-// the save, holding the lock, asks (pf.gone) has its entry dropped, not
-// written back: a delete removes the ref, then the entry under this
-// lock, so an entry the save writes for a ref it found is removed by
-// the delete after it.
+// saved task's own file that is still the one the save read (was) or the
+// one this process last wrote (written: left, it held an older entry
+// over the pack's for every reader after); another process's file,
+// newer, stays, as one written or appended to since; the pack this
+// process read is replaced, so a task not asked about yet is looked up
+// in the new one. Another process writing the pack is waited for up to
+// wait. The files go under the pack's lock, before the new pack is put
+// in place, as a fold reads them under it: a fold never reads a task's
+// file older than the pack's entry, the save's, and puts it back
+// (before, a fold that took the lock between the save's pack and its
+// removals did). A reader meanwhile, or a crash, finds the task in the
+// pack as it was: older, which costs a read of what it lacks. A task
+// whose ref is gone when the save, holding the lock, asks (pf.gone) has
+// its entry dropped, not written back: a delete removes the ref, then
+// the entry under this lock, so an entry the save writes for a ref it
+// found is removed by the delete after it.
 func (r *packRead) saveRead(pf packFiles, entries map[string][]byte, was map[string]fs.FileInfo, wait time.Duration) error {
 	lock, err := git.TakeLock(pf.path, wait)
 	if err != nil {
@@ -298,7 +329,12 @@ func (r *packRead) saveRead(pf packFiles, entries map[string][]byte, was map[str
 			e = nil
 		}
 		byName[fileName(task)] = e
-		removeUnchanged(pf.fileOf(task), was[task])
+		path := pf.fileOf(task)
+		if !removeUnchanged(path, was[task]) {
+			if w := r.written(path); w != nil {
+				removeUnchanged(path, w)
+			}
+		}
 	}
 	err = replaceNamedPack(lock, pf.path, pf.magic, byName)
 	r.forget()
@@ -362,7 +398,10 @@ func (r *packRead) writeLoose(pf packFiles, files map[string][]byte) map[string]
 				failed = map[string]error{}
 			}
 			failed[task] = err
-		} else if !had && strings.IndexByte(task, '\n') < 0 {
+			continue
+		}
+		r.noteWritten(path)
+		if !had && strings.IndexByte(task, '\n') < 0 {
 			created = append(append(created, task...), '\n')
 		}
 	}

@@ -1271,3 +1271,62 @@ func TestRememberedPackRaces(t *testing.T) {
 		t.Errorf("Q-000 remembers %v: a save of many tasks removed the file another process wrote after the save read it, want %s among them", hs, head(0, 1))
 	}
 }
+
+// A save of many tasks removes the own file this same Remembered wrote
+// by an earlier save of few: that file is the one the save replaces, and
+// left there it shadowed the pack's newer entry for every later reader
+// (the task verified again).
+func TestRememberedPackTakesItsOwnFile(t *testing.T) {
+	t.Parallel()
+	r := discoverT(t, initRepo(t))
+	head := func(i, round int) string { return fmt.Sprintf("%020x%020x", i, round) }
+	m := OpenRemembered(r)
+	m.Add("S-000", head(0, 0))
+	if err := m.Save(); err != nil { // S-000's own file
+		t.Fatal(err)
+	}
+	for i := range packedMin {
+		m.Add(fmt.Sprintf("S-%03d", i), head(i, 1))
+	}
+	if err := m.Save(); err != nil { // into the pack
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(m.taskPath("S-000")); err == nil {
+		t.Errorf("S-000's own file, written by this Remembered's earlier save, is left after its save of many tasks into the pack")
+	}
+	if !OpenRemembered(r).Has("S-000", head(0, 1)) {
+		t.Errorf("S-000 remembers %v, want %s: its older own file shadows the pack's entry", OpenRemembered(r).Heads("S-000"), head(0, 1))
+	}
+}
+
+// The same for the task caches' pack: a store's own file of a task, written
+// by a save of one, goes when the same store saves the task's newer cache
+// with many others into the pack.
+func TestTaskPackTakesItsOwnFile(t *testing.T) {
+	t.Parallel()
+	dir := initRepo(t)
+	head := func(i, round int) string { return fmt.Sprintf("%020x%020x", i, round) }
+	cache := func(i, round int) *taskCache {
+		rec := &record.Record{ID: fmt.Sprintf("r-%d-%d", i, round), Kind: "assessment", Task: fmt.Sprintf("S-%03d", i), Body: []byte(`{"subject":"s"}`)}
+		return &taskCache{Head: head(i, round), Entries: []cacheEntry{{Name: rec.FileName(), Blob: head(i+1, round), Rec: rec}}}
+	}
+	tasks := make([]string, packedMin)
+	for i := range tasks {
+		tasks[i] = fmt.Sprintf("S-%03d", i)
+	}
+	taskRefsT(t, dir, tasks...) // a save drops the entry of a task whose ref is gone
+	s := openT(t, dir)
+	s.writeTaskCache("S-000", cache(0, 0)) // its own file
+	write := s.HoldCaches()
+	for i := range packedMin {
+		s.writeTaskCache(fmt.Sprintf("S-%03d", i), cache(i, 1))
+	}
+	write()
+	got := ""
+	if c := openT(t, dir).readTaskCache("S-000"); c != nil {
+		got = c.Head
+	}
+	if got != head(0, 1) {
+		t.Errorf("S-000 reads at %q, want the pack's %s: the store's own older file was left over it", got, head(0, 1))
+	}
+}
