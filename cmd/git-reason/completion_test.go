@@ -241,14 +241,20 @@ func TestCompletionBash(t *testing.T) {
 		append([]string{bash, "--norc", "--noprofile", "-c", bashDriver, "bash"}, completionLines...)...)
 	got := parseReplies(out)
 	r.checkReplies(t, "bash", got, "=")
-	// git's own way: --flag=VALUE completes the value after '='.
+	// git's own way: --flag=VALUE completes the value after '='. A branch
+	// named as shell syntax (git admits it; a clone brings a stranger's)
+	// is not offered: bash would put it on the line unquoted, to run once
+	// the line runs.
+	r.git("update-ref", "refs/heads/x$(touch${IFS}pwned)", "refs/reasoning/tasks/api")
 	out = r.runShell(t, []string{"GIT_COMPLETION=" + gitCompletion, "REASON_SCRIPT=" + script},
-		bash, "--norc", "--noprofile", "-c", bashDriver, "bash", "git reason log --kind=con", "git reason pull ", "git reason help st")
+		bash, "--norc", "--noprofile", "-c", bashDriver, "bash", "git reason log --kind=con", "git reason pull ", "git reason help st",
+		"git reason attempt api --commit x")
 	got = parseReplies(out)
 	for line, want := range map[string][]string{
-		"git reason log --kind=con": {"conclusion", "consultation"},
-		"git reason pull ":          r.tasks, // no remote in this repository
-		"git reason help st":        {"status"},
+		"git reason log --kind=con":         {"conclusion", "consultation"},
+		"git reason pull ":                  r.tasks, // no remote in this repository
+		"git reason help st":                {"status"},
+		"git reason attempt api --commit x": {},
 	} {
 		if !slices.Equal(got[line], want) {
 			t.Errorf("bash: %q completes %q, want %q", line, got[line], want)
