@@ -225,7 +225,7 @@ func TestMCPHostileMessagesRefused(t *testing.T) {
 		{"arguments nested 990 deep", `{"jsonrpc":"2.0","id":"four","method":"tools/call","params":{"name":"status","arguments":{"x":[` + many + `]}}}`,
 			http.StatusBadRequest, `{"jsonrpc":"2.0","id":"four","error":{"code":-32600,"message":"Invalid Request: arrays and objects nested more than 64 levels deep (at /params/arguments/x/0/0/0/0/0/…); no message to this server nests so deep"}}`},
 		{"id 2^64", `{"jsonrpc":"2.0","id":18446744073709551616,"method":"tools/call","params":{"name":"status","arguments":{"task":"T-7"}}}`,
-			http.StatusBadRequest, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: an id that is a number must be an integer of at most 9007199254740992 in magnitude, which the answer names exactly; use such a number or a string"}}`},
+			http.StatusBadRequest, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: an id that is a number must be an integer of at most 9007199254740992 in magnitude written without a fraction or exponent (1, not 1.0 or 1e0), which the answer names exactly; use such a number or a string"}}`},
 		{"id 1e30", `{"jsonrpc":"2.0","id":1e30,"method":"tools/call","params":{"name":"status","arguments":{"task":"T-7"}}}`,
 			http.StatusBadRequest, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: an id that is a number must be`},
 		{"huge numbers", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"assess","arguments":{` + assess + `,"needs":[` + strings.Join(numbers, ",") + `]}}}`,

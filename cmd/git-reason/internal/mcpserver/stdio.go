@@ -319,7 +319,7 @@ func refused(msg []byte) (json.RawMessage, string, bool) {
 		return nil, "Invalid Request: a batch (a JSON array of messages), which MCP has not had since its revision 2025-06-18; send each message on its own", true
 	}
 	if !idKept(msg) {
-		return nil, fmt.Sprintf("Invalid Request: an id that is a number must be an integer of at most %d in magnitude, which the answer names exactly; use such a number or a string", maxID), true
+		return nil, fmt.Sprintf("Invalid Request: an id that is a number must be an integer of at most %d in magnitude written without a fraction or exponent (1, not 1.0 or 1e0), which the answer names exactly; use such a number or a string", maxID), true
 	}
 	return nil, "", false
 }
