@@ -65,7 +65,7 @@ func (r *Repo) Fetch(ctx context.Context, remote string, tasks []string) ([]Fetc
 			for _, t := range ts {
 				refused = append(refused, FetchRefusal{Task: t, Head: heads[t], Reason: fmt.Sprintf(
 					"not fetched: git refused the objects of more of this remote's tasks than one pull looks for (%d fetches); name a task to fetch it alone: git reason pull %s %s",
-					maxRefetches, record.Printable(remote), t)})
+					maxRefetches, record.ShellQuote(remote), record.ShellQuote(t))})
 			}
 			return nil
 		}

@@ -403,3 +403,21 @@ func codeShape(doc []byte) string {
 	})
 	return b.String()
 }
+
+// TestShellQuote: a word every shell reads as itself stays bare; shell
+// syntax, a quote among it, is one single-quoted word.
+func TestShellQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		"T-42":                 "T-42",
+		"feature/db.migration": "feature/db.migration",
+		"x$(touch${IFS}pwned)": `'x$(touch${IFS}pwned)'`,
+		"q'$(id)'":             `'q'\''$(id)'\'''`,
+		"-rf":                  "'-rf'",
+		"":                     "''",
+		"a\nb":                 `'a\nb'`,
+	} {
+		if got := ShellQuote(in); got != want {
+			t.Errorf("ShellQuote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}

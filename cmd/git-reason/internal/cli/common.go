@@ -280,12 +280,12 @@ func (b *base) taskOrBranch(c *cli.Context, after int) (task string, rest []stri
 		return "", nil, ops.Usage("no TASK given and HEAD is detached, so there is no branch to take it from: name the task: %s", usage)
 	case bt.Configured:
 		if err := record.CheckTask(bt.Task); err != nil {
-			return "", nil, ops.Usage("git config branch.%s.reasonTask: %v: fix it with 'git config branch.%s.reasonTask TASK', or name the task", bt.Branch, err, bt.Branch)
+			return "", nil, ops.Usage("git config branch.%s.reasonTask: %v: fix it with 'git config %s TASK', or name the task", bt.Branch, err, record.ShellQuote("branch."+bt.Branch+".reasonTask"))
 		}
 		fmt.Fprintf(b.Err, "git reason: task %s (git config branch.%s.reasonTask)\n", bt.Task, bt.Branch)
 	default:
 		if err := record.CheckTask(bt.Task); err != nil {
-			return "", nil, ops.Usage("no TASK given and branch %q is no task name: name the task, or set one with 'git config branch.%s.reasonTask TASK'", bt.Branch, bt.Branch)
+			return "", nil, ops.Usage("no TASK given and branch %q is no task name: name the task, or set one with 'git config %s TASK'", bt.Branch, record.ShellQuote("branch."+bt.Branch+".reasonTask"))
 		}
 		fmt.Fprintf(b.Err, "git reason: task %s (the current branch)\n", bt.Task)
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
@@ -96,7 +95,7 @@ func completeCommand() *cli.Command {
 			}
 			var b strings.Builder
 			for _, cand := range list {
-				if !shellWord(cand.Value) {
+				if !record.ShellWord(cand.Value) {
 					continue
 				}
 				b.WriteString(cand.Value)
@@ -110,30 +109,6 @@ func completeCommand() *cli.Command {
 		},
 	}
 }
-
-// shellWord reports whether a value may be offered: a word every shell
-// reads as itself, so that a TAB may put it on the command line as it is
-// (bash inserts a candidate unquoted). Branch, tag and record file names
-// come from whoever a repository fetched from, and git admits "$(...)",
-// backquotes, ';', '|' and quotes in a ref name: offered, such a name
-// would run a stranger's command when the user runs the line. Letters,
-// digits, "-_./+:@%,=" and printable characters beyond ASCII only, not
-// starting with '-' (it would read as a flag); a tab or newline would
-// also break the line-based protocol.
-func shellWord(s string) bool {
-	if s == "" || s[0] == '-' || !utf8.ValidString(s) {
-		return false
-	}
-	for _, r := range s {
-		if r < utf8.RuneSelf && !strings.ContainsRune(wordChars, r) || record.Unprintable(r) {
-			return false
-		}
-	}
-	return true
-}
-
-// wordChars are the ASCII characters of a shellWord.
-const wordChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_./+:@%,="
 
 // oneLine makes a description safe for a completion line.
 func oneLine(s string) string {

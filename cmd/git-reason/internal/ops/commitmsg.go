@@ -58,7 +58,7 @@ func (e *Session) PrepareCommitMsg(ctx context.Context, file, source string) (ta
 	case bt.Branch == "":
 		return "", "HEAD is detached", nil
 	case bt.Configured && record.CheckTask(bt.Task) != nil:
-		return "", "", Usage("branch.%s.reasonTask %q is no valid task name: fix it with 'git config branch.%s.reasonTask TASK'", bt.Branch, bt.Task, bt.Branch)
+		return "", "", Usage("branch.%s.reasonTask %q is no valid task name: fix it with 'git config %s TASK'", bt.Branch, bt.Task, record.ShellQuote("branch."+bt.Branch+".reasonTask"))
 	case !bt.Configured && record.CheckTask(bt.Task) != nil:
 		return "", "the branch name is no task name", nil
 	}
@@ -68,7 +68,7 @@ func (e *Session) PrepareCommitMsg(ctx context.Context, file, source string) (ta
 			return "", "", err
 		}
 		if head == "" {
-			return "", "no task " + bt.Task + " here (set one with 'git config branch." + bt.Branch + ".reasonTask TASK')", nil
+			return "", "no task " + bt.Task + " here (set one with 'git config " + record.ShellQuote("branch."+bt.Branch+".reasonTask") + " TASK')", nil
 		}
 	}
 	if _, err := e.gitOut(ctx, "interpret-trailers", "--in-place", "--trailer", TrailerKey+": "+bt.Task, abs); err != nil {

@@ -161,7 +161,13 @@ func cutNote(blocks []commentBlock, rg string, limit int) string {
 	if len(out) > 0 {
 		fmt.Fprintf(&b, " Left out: %s.", names(out))
 	}
-	fmt.Fprintf(&b, " %s shows everything.\n", code(strings.TrimSuffix("git reason context "+rg, " ")))
+	show := "git reason context"
+	if rg != "" {
+		// The range names the upstream or default branch: a stranger's
+		// branch may be named x$(cmd).
+		show += " " + record.ShellQuote(rg)
+	}
+	fmt.Fprintf(&b, " %s shows everything.\n", code(show))
 	return b.String()
 }
 
