@@ -87,6 +87,25 @@ func (e *Session) CatchUp(ctx context.Context, hint bool) *CaughtUp {
 		moved[remote] = append(moved[remote], integration.Fetched{Task: task, Head: r.Hash})
 	}
 	slices.Sort(remotes)
+	st, err := e.Settings()
+	if err != nil {
+		out.Lines = e.failedOnce(dir, out.Lines, []string{fmt.Sprintf("warning: fetched reasoning not integrated: %s: run 'git reason pull'", record.Printable(err.Error()))})
+		return out
+	}
+	// Only a remote configured here is integrated from: a tracking ref
+	// under any other name was planted (a mirror clone of a stranger's
+	// repository, a fetch of refs/*:refs/*), and its name, a stranger's,
+	// is said once, quoted, with what to do, and left alone.
+	var unconfigured []string
+	strays := 0
+	remotes = slices.DeleteFunc(remotes, func(remote string) bool {
+		if _, ok := st.Remotes[remote]; ok {
+			return false
+		}
+		unconfigured = append(unconfigured, remote)
+		strays += len(moved[remote])
+		return true
+	})
 	var failed []string
 	// After a failure said before, the next tries do not wait for a lock
 	// another process holds (a stale one would cost every command the
@@ -113,7 +132,7 @@ func (e *Session) CatchUp(ctx context.Context, hint bool) *CaughtUp {
 			return out
 		}
 		if err != nil {
-			failed = append(failed, fmt.Sprintf("warning: reasoning fetched from %s not integrated: %s: run 'git reason pull %s'", remote, record.Printable(err.Error()), remote))
+			failed = append(failed, fmt.Sprintf("warning: reasoning fetched from %s not integrated: %s: run 'git reason pull %s'", remote, record.Printable(err.Error()), record.ShellQuote(remote)))
 			continue
 		}
 		out.Pulls = append(out.Pulls, res)
@@ -121,6 +140,15 @@ func (e *Session) CatchUp(ctx context.Context, hint bool) *CaughtUp {
 	}
 	if tr.whole {
 		failed = append(failed, e.forgetGone(tr)...)
+	}
+	if len(unconfigured) > 0 {
+		// Remembered as seen with the rest: said again when they move.
+		line := unconfiguredLine(unconfigured, strays)
+		if len(failed) > 0 {
+			failed = append(failed, line) // said once with the failure
+		} else {
+			out.Lines = append(out.Lines, line)
+		}
 	}
 	if len(failed) > 0 {
 		out.Lines = e.failedOnce(dir, out.Lines, failed)
@@ -214,14 +242,14 @@ func caughtUpLines(res *PullResult) []string {
 			// thousands of forged tasks are one more line, not thousands.
 			if quarantined++; quarantined <= listedArrivals {
 				lines = append(lines, fmt.Sprintf("fetched task %s from %s quarantined (%s): local ref untouched; inspect %s, see 'git reason pull %s %s'",
-					in.Task, res.Remote, strings.Join(in.Codes, ", "), TrackingRef(res.Remote, in.Task), res.Remote, in.Task))
+					in.Task, res.Remote, strings.Join(in.Codes, ", "), TrackingRef(res.Remote, in.Task), record.ShellQuote(res.Remote), record.ShellQuote(in.Task)))
 			}
 			continue
 		}
 		arrived = append(arrived, in.Task+" "+in.Outcome)
 	}
 	if more := quarantined - listedArrivals; more > 0 {
-		lines = append(lines, fmt.Sprintf("%d more fetched tasks from %s quarantined: local refs untouched; 'git reason pull %s' names every one", more, res.Remote, res.Remote))
+		lines = append(lines, fmt.Sprintf("%d more fetched tasks from %s quarantined: local refs untouched; 'git reason pull %s' names every one", more, res.Remote, record.ShellQuote(res.Remote)))
 	}
 	if len(arrived) > 0 {
 		lines = append([]string{fmt.Sprintf("integrated reasoning fetched from %s: %s", res.Remote, arrivals(arrived))}, lines...)
@@ -230,6 +258,31 @@ func caughtUpLines(res *PullResult) []string {
 		lines = append(lines, fmt.Sprintf("%s: needs a person's record: %s; settle it with: %s", n.Task, n.Message, n.Command))
 	}
 	return lines
+}
+
+// unconfiguredLine is the one line that says the catch-up left alone
+// strays tracking refs under the names of remotes (sorted) configured
+// nowhere here, and what to do: add the remote and pull, or delete them.
+// Each name is a stranger's: printed quoted, so the commands pasted run
+// what they say.
+func unconfiguredLine(remotes []string, strays int) string {
+	const shown = 3
+	names, prefixes := make([]string, 0, shown), make([]string, 0, shown)
+	for _, r := range remotes[:min(len(remotes), shown)] {
+		names = append(names, record.ShellQuote(r))
+		prefixes = append(prefixes, record.ShellQuote(gitstore.RemotePrefix+r+"/"))
+	}
+	which := "remote " + names[0]
+	add := fmt.Sprintf("if it is yours, 'git remote add %s URL', then 'git reason pull %s'", names[0], names[0])
+	if len(remotes) > 1 {
+		which = "remotes " + strings.Join(names, ", ")
+		if more := len(remotes) - shown; more > 0 {
+			which += fmt.Sprintf(" and %d more ('git for-each-ref %s' lists them)", more, gitstore.RemotePrefix)
+		}
+		add = "if one is yours, 'git remote add NAME URL', then 'git reason pull NAME'"
+	}
+	return fmt.Sprintf("warning: %d fetched reasoning refs under %s, configured nowhere here, left alone: %s; else delete them: 'git for-each-ref --format='delete %%(refname)' %s | git update-ref --stdin'",
+		strays, which, add, strings.Join(prefixes, " "))
 }
 
 // listedArrivals is how many tasks the line of what a catch-up

@@ -58,7 +58,6 @@ func TestFirstCatchUpMemoAllocations(t *testing.T) {
 func TestPullStopsWaitingForAHeldRefLock(t *testing.T) {
 	sess, dir, origin, tasks := heldRefLock(t)
 	held := filepath.Join(tasks, "T-000001.lock")
-	run(t, dir, "git", "remote", "add", "origin", origin)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
@@ -153,8 +152,9 @@ func TestStoppedCatchUpIsNoFailure(t *testing.T) {
 }
 
 // heldRefLock is a resident session in dir, an origin repository with
-// two tasks, T-000000 and T-000001, and in dir's task refs (tasks) the
-// lock of T-000001 another process holds.
+// two tasks, T-000000 and T-000001, configured as dir's remote origin
+// (the catch-up integrates from a configured remote only), and in dir's
+// task refs (tasks) the lock of T-000001 another process holds.
 func heldRefLock(t *testing.T) (sess *Session, dir, origin, tasks string) {
 	t.Helper()
 	sess, _, dir = residentSession(t)
@@ -163,6 +163,7 @@ func heldRefLock(t *testing.T) (sess *Session, dir, origin, tasks string) {
 	if err := harness.BulkTasks(context.Background(), origin, "T-", 2); err != nil {
 		t.Fatal(err)
 	}
+	run(t, dir, "git", "remote", "add", "origin", origin)
 	tasks = filepath.Join(dir, ".git", "refs", "reasoning", "tasks")
 	if err := os.MkdirAll(tasks, 0o755); err != nil {
 		t.Fatal(err)

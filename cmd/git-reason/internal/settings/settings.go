@@ -40,8 +40,10 @@ type Settings struct {
 	Pager Pager
 	// Color says whether output is coloured on a terminal.
 	Color Color
-	// Remotes are the configured remotes: every remote.<name>.url, with
-	// that remote's fetch refspecs (remote.<name>.fetch), by name.
+	// Remotes are the configured remotes, by name: every remote with a
+	// remote.<name>.url, remote.<name>.pushurl or remote.<name>.vcs, as
+	// git counts a remote (URL empty without the first), with its fetch
+	// refspecs (remote.<name>.fetch).
 	Remotes map[string]Remote
 	// Upstreams maps a branch to the remote it tracks (branch.<name>.remote).
 	Upstreams map[string]string
@@ -164,6 +166,8 @@ const (
 var (
 	keyRemoteURL   = [2]string{"remote", "url"}
 	keyRemoteFetch = [2]string{"remote", "fetch"}
+	keyRemotePush  = [2]string{"remote", "pushurl"}
+	keyRemoteVCS   = [2]string{"remote", "vcs"}
 	keyUpstream    = [2]string{"branch", "remote"}
 	keyBranchTask  = [2]string{"branch", "reasontask"}
 )
@@ -295,12 +299,18 @@ func resolve(src source, flags Flags) (*Settings, error) {
 
 	s.Remotes = map[string]Remote{}
 	fetch := src.bySubsection(keyRemoteFetch)
-	for name, es := range src.bySubsection(keyRemoteURL) {
-		r := Remote{URL: es[len(es)-1].value}
-		for _, e := range fetch[name] {
-			r.Fetch = append(r.Fetch, e.value)
+	urls := src.bySubsection(keyRemoteURL)
+	for _, key := range [][2]string{keyRemoteURL, keyRemotePush, keyRemoteVCS} {
+		for name := range src.bySubsection(key) {
+			r := Remote{}
+			if es := urls[name]; len(es) > 0 {
+				r.URL = es[len(es)-1].value
+			}
+			for _, e := range fetch[name] {
+				r.Fetch = append(r.Fetch, e.value)
+			}
+			s.Remotes[name] = r
 		}
-		s.Remotes[name] = r
 	}
 	s.Upstreams = map[string]string{}
 	for branch, es := range src.bySubsection(keyUpstream) {
