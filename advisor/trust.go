@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -58,6 +59,11 @@ func (d Declaration) Describe() string {
 	fmt.Fprintf(&b, "%s/%s", d.Transport, d.Adapter)
 	if d.Adapter == AdapterExec {
 		fmt.Fprintf(&b, ": runs %s", quoteArgs(d.Command))
+		if rel := relativePaths(d.Command); len(rel) > 0 {
+			// What runs is then a file trust does not cover: the command
+			// starts where git reason runs, usually this work tree.
+			fmt.Fprintf(&b, " (%s from the directory git reason runs in: trust covers this file, not what is there)", quoteArgs(rel))
+		}
 		if d.Executable != "" {
 			fmt.Fprintf(&b, " (installed when %q is on PATH)", d.Executable)
 		}
@@ -84,6 +90,12 @@ func (d Declaration) Describe() string {
 			b.WriteString(" with no credential")
 		}
 	}
+	if d.PeerAdvisor != "" {
+		fmt.Fprintf(&b, ", for the peer's advisor %q", d.PeerAdvisor)
+	}
+	if d.ContextBytes > 0 || d.ContextTokens > 0 {
+		fmt.Fprintf(&b, ", with up to %d bytes of material", ContextBudget(d))
+	}
 	if len(d.Headers) > 0 {
 		names := make([]string, 0, len(d.Headers))
 		for k := range d.Headers {
@@ -102,6 +114,20 @@ func (d Declaration) Describe() string {
 		b.WriteString("; answers peers' questions (git reason serve), run in an empty temporary directory")
 	}
 	return b.String()
+}
+
+// relativePaths lists the command's program when it is a relative path
+// with a separator, and its arguments that start "./" or "../": files
+// read where the command starts, whose content trust does not cover.
+func relativePaths(argv []string) []string {
+	var rel []string
+	for i, a := range argv {
+		if (i == 0 && strings.ContainsRune(a, '/') && !filepath.IsAbs(a)) ||
+			strings.HasPrefix(a, "./") || strings.HasPrefix(a, "../") {
+			rel = append(rel, a)
+		}
+	}
+	return rel
 }
 
 func quoteArgs(argv []string) string {

@@ -198,6 +198,41 @@ func TestOverlayEffects(t *testing.T) {
 	}
 }
 
+// TestDescribeShowsWhatRuns holds trust's display to what would run and be
+// sent: controls, bidirectional overrides, zero-width characters and
+// newlines in arguments are escaped inside quotes, every argument shows
+// (leading blanks included), a program or argument that is a path from
+// where the command starts is said to be outside what trust covers, and
+// how much material goes and to which of a peer's advisors is said.
+func TestDescribeShowsWhatRuns(t *testing.T) {
+	body := "advisors:\n" +
+		"  - id: relative\n    transport: cli\n    adapter: exec\n    capabilities: [reasoning]\n" +
+		"    command: [./tools/review.sh, --fast]\n" +
+		"  - id: script\n    transport: cli\n    adapter: exec\n    capabilities: [reasoning]\n" +
+		"    command: [sh, ../x.sh]\n" +
+		"  - id: hidden\n    transport: cli\n    adapter: exec\n    capabilities: [reasoning]\n" +
+		"    command: [\"sh\", \"-c\", \"echo ok \\u202e; rm -rf ~\", \"a\\u200bb\", \"l1\\nl2\\e[8m\", \"  lead\"]\n" +
+		"  - id: far\n    transport: peer\n    adapter: peer\n    capabilities: [reasoning]\n" +
+		"    base_url: https://peer.invalid\n    peer_advisor: other\n    context_bytes: 60000000\n"
+	effects, err := OverlayEffects(Sources{Base: fixtureBase(), Repository: repoOverlay(t, body)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, e := range effects.Advisors {
+		got[e.Advisor] = e.Declaration.Describe()
+	}
+	want := map[string]string{
+		"relative": `cli/exec: runs ["./tools/review.sh" "--fast"] (["./tools/review.sh"] from the directory git reason runs in: trust covers this file, not what is there), the question on its stdin`,
+		"script":   `cli/exec: runs ["sh" "../x.sh"] (["../x.sh"] from the directory git reason runs in: trust covers this file, not what is there), the question on its stdin`,
+		"hidden":   `cli/exec: runs ["sh" "-c" "echo ok \u202e; rm -rf ~" "a\u200bb" "l1\nl2\x1b[8m" "  lead"], the question on its stdin`,
+		"far":      `peer/peer: sends the question to "https://peer.invalid" with no credential, for the peer's advisor "other", with up to 60000000 bytes of material`,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("described:\n got %q\nwant %q", got, want)
+	}
+}
+
 func TestCheckPlaintext(t *testing.T) {
 	body := `advisors:
   - id: alpha
