@@ -55,6 +55,11 @@ func Sum(data []byte) string {
 // Describe says in one line what the advisor runs, or where it sends which
 // credential and how.
 func (d Declaration) Describe() string {
+	if !slices.Contains(AdaptersFor(d.Transport), d.Adapter) {
+		// Unquoted, a transport of any text printed what it liked where
+		// the argv belongs; such an advisor is never asked.
+		return fmt.Sprintf("transport %q with adapter %q, which git reason cannot speak: never asked", d.Transport, d.Adapter)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s/%s", d.Transport, d.Adapter)
 	if d.Adapter == AdapterExec {

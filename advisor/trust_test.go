@@ -203,7 +203,9 @@ func TestOverlayEffects(t *testing.T) {
 // newlines in arguments are escaped inside quotes, every argument shows
 // (leading blanks included), a program or argument that is a path from
 // where the command starts is said to be outside what trust covers, and
-// how much material goes and to which of a peer's advisors is said.
+// how much material goes and to which of a peer's advisors is said. A
+// transport of any text (the schema allows it; doctor flags it) is quoted,
+// not printed where the argv belongs.
 func TestDescribeShowsWhatRuns(t *testing.T) {
 	body := "advisors:\n" +
 		"  - id: relative\n    transport: cli\n    adapter: exec\n    capabilities: [reasoning]\n" +
@@ -213,7 +215,9 @@ func TestDescribeShowsWhatRuns(t *testing.T) {
 		"  - id: hidden\n    transport: cli\n    adapter: exec\n    capabilities: [reasoning]\n" +
 		"    command: [\"sh\", \"-c\", \"echo ok \\u202e; rm -rf ~\", \"a\\u200bb\", \"l1\\nl2\\e[8m\", \"  lead\"]\n" +
 		"  - id: far\n    transport: peer\n    adapter: peer\n    capabilities: [reasoning]\n" +
-		"    base_url: https://peer.invalid\n    peer_advisor: other\n    context_bytes: 60000000\n"
+		"    base_url: https://peer.invalid\n    peer_advisor: other\n    context_bytes: 60000000\n" +
+		"  - id: spoof\n    adapter: exec\n    capabilities: [reasoning]\n    command: [sh, -c, evil]\n" +
+		"    transport: 'cli/exec: runs [\"reviewer\"], the question on its stdin" + strings.Repeat(" ", 300) + "'\n"
 	effects, err := OverlayEffects(Sources{Base: fixtureBase(), Repository: repoOverlay(t, body)})
 	if err != nil {
 		t.Fatal(err)
@@ -226,6 +230,7 @@ func TestDescribeShowsWhatRuns(t *testing.T) {
 		"relative": `cli/exec: runs ["./tools/review.sh" "--fast"] (["./tools/review.sh"] from the directory git reason runs in: trust covers this file, not what is there), the question on its stdin`,
 		"script":   `cli/exec: runs ["sh" "../x.sh"] (["../x.sh"] from the directory git reason runs in: trust covers this file, not what is there), the question on its stdin`,
 		"hidden":   `cli/exec: runs ["sh" "-c" "echo ok \u202e; rm -rf ~" "a\u200bb" "l1\nl2\x1b[8m" "  lead"], the question on its stdin`,
+		"spoof":    `transport "cli/exec: runs [\"reviewer\"], the question on its stdin` + strings.Repeat(" ", 300) + `" with adapter "exec", which git reason cannot speak: never asked`,
 		"far":      `peer/peer: sends the question to "https://peer.invalid" with no credential, for the peer's advisor "other", with up to 60000000 bytes of material`,
 	}
 	if !reflect.DeepEqual(got, want) {
