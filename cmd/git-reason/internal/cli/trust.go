@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"git-reason/cmd/git-reason/internal/ops"
+	"git-reason/policy"
 	"git-reason/record"
 )
 
@@ -110,12 +111,23 @@ func trustLines(res *ops.TrustResult) []string {
 	}
 	for _, p := range res.Profiles {
 		if p.New {
-			out = append(out, fmt.Sprintf("new profile %s (what a plan may ask): mode %s", p.Profile, p.Mode))
+			out = append(out, fmt.Sprintf("new profile %s (what a plan may ask): mode %s", p.Profile, modeText(p.Mode)))
 		} else {
-			out = append(out, fmt.Sprintf("profile %s (changes [mode], what a plan may ask): mode %s, was %s", p.Profile, p.Mode, p.Was))
+			out = append(out, fmt.Sprintf("profile %s (changes [mode], what a plan may ask): mode %s, was %s", p.Profile, modeText(p.Mode), modeText(p.Was)))
 		}
 	}
 	return out
+}
+
+// modeText is a profile's mode as trust shows it: quoted when it is none
+// of the modes, since the overlay schema takes any text there and,
+// unquoted, "ci, was normal; profile x: mode normal" read as more lines'
+// worth of what trusting does.
+func modeText(m policy.Mode) string {
+	if policy.ValidMode(m) {
+		return string(m)
+	}
+	return fmt.Sprintf("%q (not a mode)", m)
 }
 
 // signerLines says, one line each, whom trusting the repository's allowed
