@@ -87,25 +87,29 @@ func (e *Session) CatchUp(ctx context.Context, hint bool) *CaughtUp {
 		moved[remote] = append(moved[remote], integration.Fetched{Task: task, Head: r.Hash})
 	}
 	slices.Sort(remotes)
-	st, err := e.Settings()
-	if err != nil {
-		out.Lines = e.failedOnce(dir, out.Lines, []string{fmt.Sprintf("warning: fetched reasoning not integrated: %s: run 'git reason pull'", record.Printable(err.Error()))})
-		return out
-	}
 	// Only a remote configured here is integrated from: a tracking ref
 	// under any other name was planted (a mirror clone of a stranger's
 	// repository, a fetch of refs/*:refs/*), and its name, a stranger's,
-	// is said once, quoted, with what to do, and left alone.
+	// is said once, quoted, with what to do, and left alone. The settings
+	// are listed only when a tracking head moved: a command after a change
+	// that moved none starts discovery alone (TestCatchUpRecentChange).
 	var unconfigured []string
 	strays := 0
-	remotes = slices.DeleteFunc(remotes, func(remote string) bool {
-		if _, ok := st.Remotes[remote]; ok {
-			return false
+	if len(remotes) > 0 {
+		st, err := e.Settings()
+		if err != nil {
+			out.Lines = e.failedOnce(dir, out.Lines, []string{fmt.Sprintf("warning: fetched reasoning not integrated: %s: run 'git reason pull'", record.Printable(err.Error()))})
+			return out
 		}
-		unconfigured = append(unconfigured, remote)
-		strays += len(moved[remote])
-		return true
-	})
+		remotes = slices.DeleteFunc(remotes, func(remote string) bool {
+			if _, ok := st.Remotes[remote]; ok {
+				return false
+			}
+			unconfigured = append(unconfigured, remote)
+			strays += len(moved[remote])
+			return true
+		})
+	}
 	var failed []string
 	// After a failure said before, the next tries do not wait for a lock
 	// another process holds (a stale one would cost every command the
