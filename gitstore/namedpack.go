@@ -245,12 +245,17 @@ type packRead struct {
 	wrote map[string]fs.FileInfo
 }
 
-// written is the state of the file at path as this process last wrote
-// it; nil when it wrote none.
-func (r *packRead) written(path string) fs.FileInfo {
+// takeWritten is the state of the file at path as this process last
+// wrote it (nil when it wrote none), forgotten: a save or fold that asks
+// puts the task into the pack, after which that state is of no use (the
+// file is gone, or another's), so that a long-running process keeps no
+// entry per task it ever wrote.
+func (r *packRead) takeWritten(path string) fs.FileInfo {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.wrote[path]
+	w := r.wrote[path]
+	delete(r.wrote, path)
+	return w
 }
 
 // noteWritten keeps the state of the file this process just wrote at
@@ -330,10 +335,8 @@ func (r *packRead) saveRead(pf packFiles, entries map[string][]byte, was map[str
 		}
 		byName[fileName(task)] = e
 		path := pf.fileOf(task)
-		if !removeUnchanged(path, was[task]) {
-			if w := r.written(path); w != nil {
-				removeUnchanged(path, w)
-			}
+		if w := r.takeWritten(path); !removeUnchanged(path, was[task]) && w != nil {
+			removeUnchanged(path, w)
 		}
 	}
 	err = replaceNamedPack(lock, pf.path, pf.magic, byName)
@@ -502,6 +505,7 @@ func (r *packRead) fold(pf packFiles, least int) {
 		byName[fileName(task)] = e
 	}
 	for _, l := range found {
+		r.takeWritten(pf.fileOf(l.task))
 		if !removeUnchanged(pf.fileOf(l.task), l.fi) {
 			left = append(append(left, l.task...), '\n')
 		}
