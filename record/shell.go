@@ -39,5 +39,12 @@ func ShellQuote(s string) string {
 	if ShellWord(s) {
 		return s
 	}
+	return SingleQuoted(s)
+}
+
+// SingleQuoted is s in single quotes, as sh, bash, zsh and fish read one
+// word: a quote in it closes them, is escaped with a backslash and opens
+// them again.
+func SingleQuoted(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -385,11 +385,9 @@ func (c *complCmd) argSpec() string {
 	return s
 }
 
-// shQuote quotes s for a POSIX shell (and zsh and fish): single quotes,
-// an embedded one closed, escaped and reopened.
-func shQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+// shQuote quotes a word of the completion scripts for sh, bash, zsh and
+// fish, as every hint that names a stranger's value does.
+var shQuote = record.SingleQuoted
 
 func kindNames() []string {
 	out := make([]string, len(record.Kinds))
