@@ -87,32 +87,36 @@ func TestMatcherSpellings(t *testing.T) {
 	}
 }
 
-func TestMatcherLongestTermWins(t *testing.T) {
-	m, err := NewMatcher([]Term{{"Acme", "vendor acme"}, {"Acme Cloud", "provider acme-cloud"}, {"Cloud", "advisor cloud"}})
+// findCase is a text and what a matcher finds in it, as found renders it.
+type findCase struct{ text, want string }
+
+// expectFinds holds what a matcher of terms finds in each case's text.
+func expectFinds(t *testing.T, terms []Term, cases []findCase) {
+	t.Helper()
+	m, err := NewMatcher(terms)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tests := []struct{ text, want string }{
+	for _, c := range cases {
+		if got := found(m.Find([]byte(c.text))); got != c.want {
+			t.Errorf("Find(%q) = %q, want %q", c.text, got, c.want)
+		}
+	}
+}
+
+func TestMatcherLongestTermWins(t *testing.T) {
+	expectFinds(t, []Term{{"Acme", "vendor acme"}, {"Acme Cloud", "provider acme-cloud"}, {"Cloud", "advisor cloud"}}, []findCase{
 		{"acme_cloud", "1:1:acme_cloud=Acme Cloud"},
 		{"acme_cluster", "1:1:acme=Acme"},
 		{"AcmeCloudCloud", "1:1:AcmeCloud=Acme Cloud 1:10:Cloud=Cloud"},
-	}
-	for _, tt := range tests {
-		if got := found(m.Find([]byte(tt.text))); got != tt.want {
-			t.Errorf("Find(%q) = %q, want %q", tt.text, got, tt.want)
-		}
-	}
+	})
 }
 
 // TestMatcherWordBoundaries holds where words start and end inside an
 // identifier: a run of capitals before a capitalised word is a word of its
 // own, and a run of digits is one word.
 func TestMatcherWordBoundaries(t *testing.T) {
-	m, err := NewMatcher([]Term{{"Zeta", "provider zeta"}, {"Tessaro 3", "model of vendor pyxis"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct{ text, want string }{
+	expectFinds(t, []Term{{"Zeta", "provider zeta"}, {"Tessaro 3", "model of vendor pyxis"}}, []findCase{
 		{"HTTPZetaClient", "1:5:Zeta=Zeta"},
 		{"HTTPZETAClient", ""},
 		{"tessaro3", "1:1:tessaro3=Tessaro 3"},
@@ -120,35 +124,22 @@ func TestMatcherWordBoundaries(t *testing.T) {
 		{"tessaro33 tessaro3b", "1:11:tessaro3=Tessaro 3"},
 		{"TESSARO_30", ""},
 		{"v13zeta", "1:4:zeta=Zeta"},
-	}
-	for _, tt := range tests {
-		if got := found(m.Find([]byte(tt.text))); got != tt.want {
-			t.Errorf("Find(%q) = %q, want %q", tt.text, got, tt.want)
-		}
-	}
+	})
 }
 
 func TestMatcherNonASCII(t *testing.T) {
-	m, err := NewMatcher([]Term{{"Zéta", "vendor zeta"}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Non-ASCII letters belong to words, without case folding; other
 	// non-ASCII characters and invalid bytes separate words.
-	for text, want := range map[string]string{
-		"zéta_client":  "1:1:zéta=Zéta",
-		"ZÉTA":         "",
-		"zétas":        "",
-		"naïveZéta":    "1:7:Zéta=Zéta",
-		"«zéta»":       "1:3:zéta=Zéta",
-		"\ufeffzéta":   "1:4:zéta=Zéta",
-		"Zéta—the one": "1:1:Zéta=Zéta",
-		"\xffzéta\xfe": "1:2:zéta=Zéta",
-	} {
-		if got := found(m.Find([]byte(text))); got != want {
-			t.Errorf("Find(%q) = %q, want %q", text, got, want)
-		}
-	}
+	expectFinds(t, []Term{{"Zéta", "vendor zeta"}}, []findCase{
+		{"zéta_client", "1:1:zéta=Zéta"},
+		{"ZÉTA", ""},
+		{"zétas", ""},
+		{"naïveZéta", "1:7:Zéta=Zéta"},
+		{"«zéta»", "1:3:zéta=Zéta"},
+		{"\ufeffzéta", "1:4:zéta=Zéta"},
+		{"Zéta—the one", "1:1:Zéta=Zéta"},
+		{"\xffzéta\xfe", "1:2:zéta=Zéta"},
+	})
 }
 
 func TestNewMatcherMergesEqualNames(t *testing.T) {
