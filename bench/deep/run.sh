@@ -14,9 +14,8 @@
 set -eu
 cd "$(dirname "$0")/../.."
 rev=${1:-7f54592} rounds=${2:-3}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 . bench/twobuilds.sh
+scratch
 twobuilds "$rev" ./cmd/git-reason
 
 nest() { # nest a|o DEPTH: arrays or objects nested DEPTH deep

@@ -31,9 +31,8 @@
 set -eu
 cd "$(dirname "$0")/../.."
 rev=${1:-c3d20d9} refs=${2:-2000} entries=${3:-1500} kind=${4:-blank} heads=${5:-one}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 . bench/twobuilds.sh
+scratch
 twobuilds "$rev" ./cmd/git-reason
 git init -q --bare "$tmp/remote.git"
 git init -q "$tmp/a"

@@ -14,9 +14,8 @@
 set -eu
 cd "$(dirname "$0")/../.."
 remote=$1 rev=${2:-7df7135} runs=${3:-2}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 . bench/twobuilds.sh
+scratch
 twobuilds "$rev" ./cmd/...
 cp -r "$remote" "$tmp/remote.git"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"

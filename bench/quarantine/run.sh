@@ -14,9 +14,8 @@
 set -eu
 cd "$(dirname "$0")/../.."
 rev=${1:-3138c75} refs=${2:-2000} rounds=${3:-3}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 . bench/twobuilds.sh
+scratch
 twobuilds "$rev" ./cmd/git-reason
 git init -q --bare "$tmp/remote.git"
 git init -q "$tmp/src"

@@ -14,9 +14,8 @@
 set -eu
 cd "$(dirname "$0")/../.."
 pairs=${1:-200} rounds=${2:-11} rev=${3:-bc5e482}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 . bench/twobuilds.sh
+scratch
 twobuilds "$rev" ./cmd/git-reason
 git init -q "$tmp/repo"
 cd "$tmp/repo"

@@ -13,8 +13,8 @@
 set -eu
 cd "$(dirname "$0")/../.."
 . bench/twobuilds.sh
-clone=$(cd "$1" && pwd) rev=${2:-da7a2f1} tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+clone=$(cd "$1" && pwd) rev=${2:-da7a2f1}
+scratch
 twobuilds "$rev" ./cmd/git-reason
 echo "tasks: $(git -C "$clone" for-each-ref refs/reasoning/tasks | wc -l); load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for v in before after; do

@@ -18,8 +18,8 @@
 set -eu
 cd "$(dirname "$0")/../.."
 . bench/twobuilds.sh
-clone=$(cd "$1" && pwd) rev=${2:-0123f52} rounds=${3:-3} tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+clone=$(cd "$1" && pwd) rev=${2:-0123f52} rounds=${3:-3}
+scratch
 twobuilds "$rev" ./cmd/git-reason
 echo "tasks: $(git -C "$clone" for-each-ref refs/reasoning/tasks | wc -l); load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-6s %-7s %-7s %7s %7s %11s %7s %7s %6s\n' round build command 'wall s' 'CPU s' 'verified.d/' 'tasks/' others total

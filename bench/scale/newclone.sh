@@ -10,9 +10,8 @@
 set -eu
 cd "$(dirname "$0")/../.."
 remote=$(cd "$1" && pwd) rev=${2:-7c748e5} rounds=${3:-3}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 . bench/twobuilds.sh
+scratch
 twobuilds "$rev" ./cmd/git-reason
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-6s %-7s %-7s %8s %12s %8s\n' round build command 'CPU s' 'peak RSS MB' files
