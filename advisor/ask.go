@@ -36,7 +36,7 @@ func (a *Asked) Completed() bool { return a.Conclusion != nil }
 func Target(d Declaration) transport.Target {
 	t := transport.Target{ID: d.ID, Transport: d.Transport, Adapter: d.Adapter, BaseURL: d.BaseURL,
 		Credential: d.Credential, Command: d.Command, Model: d.Model, Headers: d.Headers, AuthHeader: d.AuthHeader,
-		PeerAdvisor: d.PeerAdvisor}
+		PeerAdvisor: d.PeerAdvisor, Dir: d.Dir}
 	if d.AuthHeader == "" {
 		t.AuthHeader = "Authorization"
 	}

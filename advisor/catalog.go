@@ -58,9 +58,14 @@ type Catalog struct {
 	Providers    []Provider    `json:"providers"`
 	Vendors      []Vendor      `json:"vendors"`
 	Profiles     []Profile     `json:"profiles"`
-	// Repository is the SHA-256 of the repository overlay as read, ""
-	// when there is none.
+	// Repository is what trust records for the repository overlay as
+	// read, "" when there is none: its SHA-256, or, when its exec
+	// advisors' commands name files of the work tree, one hash over it
+	// and RepositoryFiles (see coverFiles).
 	Repository string `json:"-"`
+	// RepositoryFiles are the work-tree files the repository overlay's
+	// exec advisors run or read, which trust covers too.
+	RepositoryFiles []CoveredFile `json:"-"`
 	// Untrusted, when set, says what the untrusted repository overlay
 	// declared that was ignored.
 	Untrusted *Untrusted `json:"-"`
@@ -109,6 +114,11 @@ type Declaration struct {
 	AuthHeader string   `yaml:"auth_header" json:"auth_header,omitempty"`
 	AuthScheme *string  `yaml:"auth_scheme" json:"auth_scheme,omitempty"`
 	Sources    []string `yaml:"-" json:"sources,omitempty"`
+	// Dir is where an exec advisor's command runs: the work tree's top
+	// for one the trusted repository overlay declares (what it runs, and
+	// the files trust covers, are named from there); "" is where git
+	// reason runs.
+	Dir string `yaml:"-" json:"-"`
 }
 
 // MayAnswerPeers reports whether serve may ask the advisor a peer's

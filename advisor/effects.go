@@ -12,7 +12,8 @@ import (
 // Effects is everything trusting a repository overlay changes, compared
 // with the same overlay untrusted, for a person to read before trusting.
 type Effects struct {
-	SHA256   string          // the content's SHA-256, what trust records
+	SHA256   string          // what trust records (Catalog.Repository)
+	Files    []CoveredFile   // the work-tree files its exec commands name
 	Advisors []Effect        // advisors added or changed
 	Profiles []ProfileEffect // profiles added or whose mode changes
 }
@@ -49,12 +50,10 @@ type ProfileEffect struct {
 // content's SHA-256 that trust would record. No overlay is an error
 // wrapping fs.ErrNotExist.
 func OverlayEffects(src Sources) (*Effects, error) {
-	data, err := ReadRegular(src.Repository, MaxDeclarationBytes, false)
-	if err != nil {
+	if _, err := ReadRegular(src.Repository, MaxDeclarationBytes, false); err != nil {
 		return nil, err
 	}
-	sum := Sum(data)
-	src.RepositoryTrusted = func(s string) bool { return s == sum }
+	src.RepositoryTrusted = func(string) bool { return true }
 	full, _, err := Load(src)
 	if err != nil {
 		return nil, err
@@ -64,12 +63,13 @@ func OverlayEffects(src Sources) (*Effects, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s := full.Repository; s != sum {
-		// The file changed between the two reads: show nothing rather
-		// than something that is not what would be trusted.
+	if full.Repository == "" || safe.Repository != full.Repository {
+		// The file, or a file its commands name, changed between the two
+		// reads: show nothing rather than something that is not what
+		// would be trusted.
 		return nil, fmt.Errorf("%s changed while it was read: run the command again", src.Repository)
 	}
-	out := &Effects{SHA256: sum}
+	out := &Effects{SHA256: full.Repository, Files: full.RepositoryFiles}
 	for _, d := range full.Advisors {
 		u, ok := safe.Advisor(d.ID)
 		if !ok {

@@ -6,6 +6,8 @@ import (
 	"path"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strings"
 
 	"git-reason/schemas"
 	"git-reason/share"
@@ -103,14 +105,28 @@ func Load(src Sources) (*Catalog, []Finding, error) {
 			return nil, nil, err
 		}
 		if data != nil {
-			sum := Sum(data)
-			l.cat.Repository = sum
-			l.untrusted = src.RepositoryTrusted == nil || !src.RepositoryTrusted(sum)
-			if err := l.apply(src.Repository, schemas.Overlay, data); err != nil {
+			doc, err := decodeFile(src.Repository, schemas.Overlay, data)
+			if err != nil {
 				return nil, nil, err
 			}
+			top := filepath.Dir(filepath.Dir(src.Repository))
+			runs, files := l.repositoryRuns(doc, top)
+			sum := coverFiles(Sum(data), files)
+			l.cat.Repository, l.cat.RepositoryFiles = sum, files
+			l.untrusted = src.RepositoryTrusted == nil || !src.RepositoryTrusted(sum)
+			l.applyDoc(doc)
 			if len(l.ignored) > 0 {
-				l.cat.Untrusted = &Untrusted{File: src.Repository, SHA256: sum, Ignored: l.ignored}
+				l.cat.Untrusted = &Untrusted{File: src.Repository, SHA256: sum, Ignored: l.ignored, Files: files}
+			}
+			if !l.untrusted {
+				// They run in the work tree's top, where the files trust
+				// covers are.
+				at := positions(l.cat.Advisors)
+				for _, id := range runs {
+					if i, ok := at[id]; ok {
+						l.cat.Advisors[i].Dir = top
+					}
+				}
 			}
 		}
 	}
@@ -133,6 +149,12 @@ func (l *loader) apply(file, schema string, data []byte) error {
 	if err != nil {
 		return err
 	}
+	l.applyDoc(doc)
+	return nil
+}
+
+// applyDoc merges a parsed file into the catalog.
+func (l *loader) applyDoc(doc *document) {
 	if l.untrusted {
 		l.ignored = append(l.ignored, l.withoutGated(doc)...)
 	}
@@ -142,7 +164,40 @@ func (l *loader) apply(file, schema string, data []byte) error {
 	l.cat.Vendors = merge(l, "vendor", l.cat.Vendors, doc.vendors)
 	l.cat.Profiles = merge(l, "profile", l.cat.Profiles, doc.profiles)
 	l.reorder(doc.order, doc.orderWhere)
-	return nil
+}
+
+// repositoryRuns lists the exec advisors the repository overlay doc
+// declares, or sets a field of that runs something (GatedFields), as
+// they would be once it is trusted, and the work-tree files their
+// commands name (commandFiles, run in top), sorted by path, each once.
+func (l *loader) repositoryRuns(doc *document, top string) ([]string, []CoveredFile) {
+	var runs []string
+	var files []CoveredFile
+	at := positions(l.cat.Advisors)
+	realTop := ""
+	for _, e := range doc.advisors {
+		d := e.val
+		if i, ok := at[d.ID]; ok {
+			if !slices.ContainsFunc(e.keys, func(k string) bool { return slices.Contains(GatedFields, k) }) {
+				continue
+			}
+			d = l.cat.Advisors[i]
+			overrideFields(&d, &e.val, e.keys)
+		}
+		if d.Adapter != AdapterExec || slices.Contains(runs, d.ID) {
+			continue
+		}
+		runs = append(runs, d.ID)
+		if realTop == "" {
+			if realTop, _ = filepath.EvalSymlinks(top); realTop == "" {
+				realTop = top
+			}
+		}
+		files = append(files, commandFiles(top, realTop, d.ID, d.Command)...)
+	}
+	slices.SortStableFunc(files, func(a, b CoveredFile) int { return strings.Compare(a.Path, b.Path) })
+	files = slices.CompactFunc(files, func(a, b CoveredFile) bool { return a.Path == b.Path })
+	return runs, files
 }
 
 // merge applies one file's entries of a section. An id repeated within the

@@ -1,6 +1,8 @@
 package advisor
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -30,29 +32,54 @@ const MaxDeclarationBytes = 1 << 20
 // file that is not regular wraps ErrNotRegular; one past the limit wraps
 // ErrTooLarge. Error messages name the path, never the content.
 func ReadRegular(path string, limit int64, follow bool) ([]byte, error) {
-	f, err := openNonblocking(path, follow)
+	var data []byte
+	err := readRegular(path, limit, follow, func(r io.Reader) (n int64, err error) {
+		data, err = io.ReadAll(r)
+		return int64(len(data)), err
+	})
 	if err != nil {
 		return nil, err
+	}
+	return data, nil
+}
+
+// SumRegular is the SHA-256, in hex, of the regular file at path, read as
+// ReadRegular reads it but never held whole: a file of many megabytes
+// costs its hashing, not its size in memory.
+func SumRegular(path string, limit int64, follow bool) (string, error) {
+	h := sha256.New()
+	if err := readRegular(path, limit, follow, func(r io.Reader) (int64, error) { return io.Copy(h, r) }); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// readRegular opens path as ReadRegular says and gives read at most
+// limit+1 bytes of it, which returns how many it took.
+func readRegular(path string, limit int64, follow bool, read func(io.Reader) (int64, error)) error {
+	f, err := openNonblocking(path, follow)
+	if err != nil {
+		return err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %w", path, ErrNotRegular)
+		return fmt.Errorf("%s: %w", path, ErrNotRegular)
 	}
 	if fi.Size() > limit {
-		return nil, fmt.Errorf("%s is %d bytes, more than %d: %w", path, fi.Size(), limit, ErrTooLarge)
+		return fmt.Errorf("%s is %d bytes, more than %d: %w", path, fi.Size(), limit, ErrTooLarge)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	n, err := read(io.LimitReader(f, limit+1))
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return fmt.Errorf("read %s: %w", path, err)
 	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s is more than %d bytes: %w", path, limit, ErrTooLarge)
+	if n > limit {
+		return fmt.Errorf("%s is more than %d bytes: %w", path, limit, ErrTooLarge)
 	}
-	return data, nil
+	return nil
 }
 
 // openError maps the open errors of a path that is a symbolic

@@ -3,8 +3,10 @@ package advisor
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -19,6 +21,11 @@ type Untrusted struct {
 	// Ignored lists, in file order, "new advisor ID", "ID: field, ...",
 	// "new profile ID" or "profile ID: mode".
 	Ignored []string `json:"ignored"`
+	// Files are the work-tree files its exec advisors' commands name, as
+	// read now; Changed says, when the caller knows, how they differ from
+	// what was trusted.
+	Files   []CoveredFile `json:"files,omitempty"`
+	Changed []string      `json:"changed,omitempty"`
 }
 
 // noticeLists is how many ignored entries a notice names: a stranger's
@@ -38,12 +45,21 @@ func (u *Untrusted) ToolNotice() string {
 }
 
 func (u *Untrusted) notice(review string) string {
-	ignored := strings.Join(u.Ignored[:min(len(u.Ignored), noticeLists)], "; ")
-	if more := len(u.Ignored) - noticeLists; more > 0 {
-		ignored += fmt.Sprintf("; and %d more, which 'git reason trust --show' lists", more)
+	ignored, why := noticeList(u.Ignored), ""
+	if len(u.Changed) > 0 {
+		why = " (" + noticeList(u.Changed) + ")"
 	}
-	return fmt.Sprintf("%s is not trusted: its entries that run or send something, change what a record attributes or could lower review are ignored (%s); %s",
-		u.File, ignored, review)
+	return fmt.Sprintf("%s is not trusted%s: its entries that run or send something, change what a record attributes or could lower review are ignored (%s); %s",
+		u.File, why, ignored, review)
+}
+
+// noticeList is the first noticeLists entries of list, and how many more.
+func noticeList(list []string) string {
+	s := strings.Join(list[:min(len(list), noticeLists)], "; ")
+	if more := len(list) - noticeLists; more > 0 {
+		s += fmt.Sprintf("; and %d more, which 'git reason trust --show' lists", more)
+	}
+	return s
 }
 
 // Sum is the SHA-256 of a file's content, in hex: what trust records.
@@ -64,7 +80,15 @@ func (d Declaration) Describe() string {
 	fmt.Fprintf(&b, "%s/%s", d.Transport, d.Adapter)
 	if d.Adapter == AdapterExec {
 		fmt.Fprintf(&b, ": runs %s", quoteArgs(d.Command))
-		if rel := relativePaths(d.Command); len(rel) > 0 {
+		if d.Dir != "" {
+			// Declared by the repository: what its command names there
+			// is covered by trust, file by file (CoveredFile); what it
+			// names above is not.
+			b.WriteString(" in the work tree's top")
+			if out := slices.DeleteFunc(relativePaths(d.Command), func(a string) bool { return !strings.HasPrefix(a, "../") }); len(out) > 0 {
+				fmt.Fprintf(&b, " (%s outside the work tree: trust does not cover what is there)", quoteArgs(out))
+			}
+		} else if rel := relativePaths(d.Command); len(rel) > 0 {
 			// What runs is then a file trust does not cover: the command
 			// starts where git reason runs, usually this work tree.
 			fmt.Fprintf(&b, " (%s from the directory git reason runs in: trust covers this file, not what is there)", quoteArgs(rel))
@@ -119,6 +143,86 @@ func (d Declaration) Describe() string {
 		b.WriteString("; answers peers' questions (git reason serve), run in an empty temporary directory")
 	}
 	return b.String()
+}
+
+// MaxCommandFileBytes bounds a work-tree file a trusted command names:
+// past it the file is not hashed, and the overlay is not trusted.
+const MaxCommandFileBytes = 32 << 20
+
+// CoveredFile is a file of the work tree that an exec advisor of the
+// repository overlay runs or reads, by its command: trust covers its
+// content as it covers the overlay's, since a pull can change it.
+type CoveredFile struct {
+	Path    string `json:"path"`    // relative to the work tree's top, with slashes
+	Advisor string `json:"advisor"` // the first advisor whose command names it
+	SHA256  string `json:"sha256,omitempty"`
+	// Problem says why it cannot be trusted (a symbolic link, not a
+	// regular file, too large); SHA256 is then empty.
+	Problem string `json:"problem,omitempty"`
+}
+
+// commandFiles lists the work-tree files argv names, the command running
+// in the work tree's top top (realTop: top with symbolic links
+// resolved): the program when it is a path (with a separator), and every
+// argument naming something there, relative to top or absolute. What does
+// not exist, lies outside the work tree, or is a directory is no file of
+// it; what is a symbolic link, or lies under one, is listed with its
+// problem.
+func commandFiles(top, realTop, advisor string, argv []string) []CoveredFile {
+	var out []CoveredFile
+	for i, a := range argv {
+		if a == "" || (i == 0 && !strings.ContainsRune(a, '/') && !strings.ContainsRune(a, filepath.Separator)) {
+			continue // a program without a separator is looked up on PATH
+		}
+		p := a
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(top, p)
+		}
+		rel, err := filepath.Rel(top, filepath.Clean(p))
+		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue
+		}
+		fi, err := os.Lstat(p)
+		if err != nil || fi.IsDir() {
+			continue
+		}
+		f := CoveredFile{Path: filepath.ToSlash(rel), Advisor: advisor}
+		if real, err := filepath.EvalSymlinks(p); err != nil || real != filepath.Join(realTop, rel) {
+			f.Problem = "is a symbolic link or lies under one"
+		} else if f.SHA256, err = SumRegular(p, MaxCommandFileBytes, false); err != nil {
+			f.Problem = fileProblem(err)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// fileProblem says why a covered file did not read.
+func fileProblem(err error) string {
+	switch {
+	case errors.Is(err, ErrNotRegular):
+		return "is not a regular file (a symbolic link, FIFO, device or socket)"
+	case errors.Is(err, ErrTooLarge):
+		return fmt.Sprintf("is larger than %d bytes", MaxCommandFileBytes)
+	}
+	return "does not read"
+}
+
+// coverFiles is what trust records for an overlay of SHA-256 sum whose
+// commands name files: the overlay's sum alone when they name none (what
+// trust always recorded), else one hash over it and every file's path and
+// digest or problem, so that a change to any of them untrusts the
+// overlay.
+func coverFiles(sum string, files []CoveredFile) string {
+	if len(files) == 0 {
+		return sum
+	}
+	var b strings.Builder
+	b.WriteString(sum + "\n")
+	for _, f := range files {
+		fmt.Fprintf(&b, "file %q %s %q\n", f.Path, f.SHA256, f.Problem)
+	}
+	return Sum([]byte(b.String()))
 }
 
 // relativePaths lists the command's program when it is a relative path

@@ -187,8 +187,8 @@ func TestOverlayEffects(t *testing.T) {
 	}
 	want := map[string]string{
 		"alpha": `base_url,credential,headers,auth_header | api/chat_completions: sends the question to "https://attacker.invalid/v1" with the value of $AWS_SECRET_ACCESS_KEY in header "X-Stolen: Bearer <value>", and headers "X-Extra: 1"`,
-		"bravo": `executable,command,local | cli/exec: runs ["sh" "-c" "touch pwned"] (installed when "sh" is on PATH), the question on its stdin; counts as local (offline mode may use it)`,
-		"evil":  ` | cli/exec: runs ["sh" "-c" "touch pwned"] (installed when "sh" is on PATH), the question on its stdin`,
+		"bravo": `executable,command,local | cli/exec: runs ["sh" "-c" "touch pwned"] in the work tree's top (installed when "sh" is on PATH), the question on its stdin; counts as local (offline mode may use it)`,
+		"evil":  ` | cli/exec: runs ["sh" "-c" "touch pwned"] in the work tree's top (installed when "sh" is on PATH), the question on its stdin`,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("effects:\n got %q\nwant %q", got, want)
@@ -227,9 +227,9 @@ func TestDescribeShowsWhatRuns(t *testing.T) {
 		got[e.Advisor] = e.Declaration.Describe()
 	}
 	want := map[string]string{
-		"relative": `cli/exec: runs ["./tools/review.sh" "--fast"] (["./tools/review.sh"] from the directory git reason runs in: trust covers this file, not what is there), the question on its stdin`,
-		"script":   `cli/exec: runs ["sh" "../x.sh"] (["../x.sh"] from the directory git reason runs in: trust covers this file, not what is there), the question on its stdin`,
-		"hidden":   `cli/exec: runs ["sh" "-c" "echo ok \u202e; rm -rf ~" "a\u200bb" "l1\nl2\x1b[8m" "  lead"], the question on its stdin`,
+		"relative": `cli/exec: runs ["./tools/review.sh" "--fast"] in the work tree's top, the question on its stdin`,
+		"script":   `cli/exec: runs ["sh" "../x.sh"] in the work tree's top (["../x.sh"] outside the work tree: trust does not cover what is there), the question on its stdin`,
+		"hidden":   `cli/exec: runs ["sh" "-c" "echo ok \u202e; rm -rf ~" "a\u200bb" "l1\nl2\x1b[8m" "  lead"] in the work tree's top, the question on its stdin`,
 		"spoof":    `transport "cli/exec: runs [\"reviewer\"], the question on its stdin` + strings.Repeat(" ", 300) + `" with adapter "exec", which git reason cannot speak: never asked`,
 		"far":      `peer/peer: sends the question to "https://peer.invalid" with no credential, for the peer's advisor "other", with up to 60000000 bytes of material`,
 	}
@@ -256,5 +256,118 @@ func TestCheckPlaintext(t *testing.T) {
 	f := CheckPlaintext(c)
 	if len(f) != 1 || f[0].Subject != "advisor alpha" || f[0].Code != CodePlaintextURL || !strings.Contains(f[0].Message, "$ALPHA_TOKEN") {
 		t.Errorf("findings = %+v, want one for alpha naming its credential", f)
+	}
+}
+
+// TestCommandFiles holds the rule of which argv elements name files of
+// the work tree, whose content trust covers: the program when it is a
+// path, and every argument naming a file there (relative to the work
+// tree's top, where the command runs, or absolute); not a program looked
+// up on PATH, a directory, what does not exist or what lies outside. A
+// symbolic link (or a path under one), a FIFO and a file past the bound
+// are listed with their problem, read without blocking.
+func TestCommandFiles(t *testing.T) {
+	top, outside := t.TempDir(), t.TempDir()
+	for _, f := range []string{"tools/review.sh", "scripts/review.py", "review.sh", "x/y.sh"} {
+		writeAt(t, filepath.Join(top, f), "echo "+f)
+	}
+	writeAt(t, filepath.Join(outside, "x.sh"), "touch pwned")
+	if err := os.Symlink(filepath.Join(outside, "x.sh"), filepath.Join(top, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(top, "linkdir")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(top, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(top, "big"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(filepath.Join(top, "big"), MaxCommandFileBytes+1); err != nil {
+		t.Fatal(err)
+	}
+	review := Sum([]byte("echo tools/review.sh"))
+	for _, c := range []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"./tools/review.sh", "--fast"}, "tools/review.sh " + review},
+		{[]string{"tools/review.sh"}, "tools/review.sh " + review},
+		{[]string{filepath.Join(top, "tools", "review.sh")}, "tools/review.sh " + review},
+		{[]string{"sh", "tools/../tools/review.sh"}, "tools/review.sh " + review},
+		{[]string{"python3", "scripts/review.py", "-m", "x", "missing.py", "tools", "../x.sh", filepath.Join(outside, "x.sh"), "/etc/passwd"},
+			"scripts/review.py " + Sum([]byte("echo scripts/review.py"))},
+		{[]string{"review.sh"}, ""}, // on PATH, not the work tree's
+		{[]string{"sh", "-c", "./x/y.sh"}, "x/y.sh " + Sum([]byte("echo x/y.sh"))},
+		{[]string{"sh", "link"}, "link is a symbolic link or lies under one"},
+		{[]string{"sh", "linkdir/x.sh"}, "linkdir/x.sh is a symbolic link or lies under one"},
+		{[]string{"sh", "fifo"}, "fifo is not a regular file (a symbolic link, FIFO, device or socket)"},
+		{[]string{"sh", "big"}, "big is larger than 33554432 bytes"},
+	} {
+		var got []string
+		for _, f := range commandFiles(top, top, "a", c.argv) {
+			got = append(got, f.Path+" "+f.SHA256+f.Problem)
+		}
+		if strings.Join(got, "; ") != c.want {
+			t.Errorf("%q: got %q, want %q", c.argv, got, c.want)
+		}
+	}
+}
+
+// TestOverlayCoversWorkTreeFiles: what trust records for a repository
+// overlay whose exec advisor runs a file of the work tree changes with
+// that file, so a pull that changes it untrusts the overlay; trusted, the
+// advisor runs in the work tree's top. An overlay whose commands name no
+// file records its own SHA-256, as trust always did.
+func TestOverlayCoversWorkTreeFiles(t *testing.T) {
+	file := repoOverlay(t, "advisors:\n  - id: review\n    transport: cli\n    adapter: exec\n    capabilities: [reasoning]\n"+
+		"    command: [sh, ./tools/review.sh]\n")
+	top := filepath.Dir(filepath.Dir(file))
+	script := filepath.Join(top, "tools", "review.sh")
+	writeAt(t, script, "exit 1")
+	load := func(trusted string) *Catalog {
+		t.Helper()
+		cat, _, err := Load(Sources{Base: fixtureBase(), Repository: file, RepositoryTrusted: func(s string) bool { return s == trusted }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cat
+	}
+	first := load("").Repository
+	data, _ := os.ReadFile(file)
+	if first == Sum(data) {
+		t.Fatalf("the recorded sum %s is the overlay's alone: the script is not covered", first)
+	}
+	cat := load(first)
+	if d, ok := cat.Advisor("review"); !ok || d.Dir != top || Target(d).Dir != top {
+		t.Fatalf("trusted: advisor %v, dir %q, want it in %s", ok, d.Dir, top)
+	}
+	if len(cat.RepositoryFiles) != 1 || cat.RepositoryFiles[0].Path != "tools/review.sh" {
+		t.Errorf("files %+v", cat.RepositoryFiles)
+	}
+	writeAt(t, script, "touch pwned")
+	cat = load(first)
+	if _, ok := cat.Advisor("review"); ok || cat.Untrusted == nil || len(cat.Untrusted.Files) != 1 {
+		t.Errorf("the script changed: advisor still trusted (%v), untrusted %+v", ok, cat.Untrusted)
+	}
+	if d, ok := cat.Advisor("bravo"); ok && d.Dir != "" {
+		t.Errorf("an advisor the overlay does not declare runs in %q", d.Dir)
+	}
+	plain := repoOverlay(t, "advisors:\n  - id: review\n    transport: cli\n    adapter: exec\n    capabilities: [reasoning]\n    command: [reviewer]\n")
+	data, _ = os.ReadFile(plain)
+	if cat, _, err := Load(Sources{Base: fixtureBase(), Repository: plain}); err != nil || cat.Repository != Sum(data) {
+		t.Errorf("no file named: recorded %q, want the overlay's SHA-256 (%v)", cat.Repository, err)
+	}
+}
+
+// writeAt writes body to path, making its directory.
+func writeAt(t *testing.T, path, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

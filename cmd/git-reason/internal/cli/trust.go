@@ -28,7 +28,13 @@ func trustCommand() *cli.Command {
 			"which credential, what records would attribute and what could lower review, and records the file's\n" +
 			"SHA-256 for this repository in your configuration directory.\n" +
 			"Any change to the file untrusts it. A .reason/allowed_signers counts only once trusted too: trust lists\n" +
-			"each signer it allows, and one hash covers both files.",
+			"each signer it allows, and one hash covers both files.\n" +
+			"An exec advisor the file declares, or whose fields that run something it sets, runs in the work tree's\n" +
+			"top, and trust covers the files of the work tree its command names: the program when it is a path\n" +
+			"(./tools/review.sh) and every argument naming a file there (sh scripts/review.sh). trust lists each with\n" +
+			"its SHA-256; a pull that changes one, removes it or makes it a symbolic link untrusts the file as a\n" +
+			"change to it does, and so does a trust recorded before files were covered. A symbolic link, FIFO,\n" +
+			"device or file over 32 MiB there cannot be trusted.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "show", Usage: "only show what the file would run and send; trust nothing", Destination: &o.Show},
 			&cli.BoolFlag{Name: "revoke", Usage: "forget the trust recorded for this repository", Destination: &o.Revoke},
@@ -108,6 +114,9 @@ func trustLines(res *ops.TrustResult) []string {
 		if !e.New && len(e.Review) > 0 {
 			out = append(out, fmt.Sprintf("advisor %s (changes %v, could lower review): %s", e.Advisor, e.Review, e.Declaration.DescribeReview(e.Review)))
 		}
+	}
+	for _, f := range res.Files {
+		out = append(out, fmt.Sprintf("work-tree file %s, which advisor %s runs (sha256 %s): trust covers its content; any change to it untrusts the file", f.Path, f.Advisor, f.SHA256))
 	}
 	for _, p := range res.Profiles {
 		if p.New {

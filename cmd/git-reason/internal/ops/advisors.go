@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"time"
 
 	"git-reason/advisor"
@@ -38,9 +40,10 @@ func (e *Session) Catalog() (*advisor.Catalog, []advisor.Finding, error) {
 		return nil, nil, err
 	}
 	var files settings.Watch
+	covered := coveredPaths(e.Repo.WorkTree, e.catalog)
 	if e.resident {
 		// Before reading: a change made while it reads is seen next time.
-		files = settings.WatchFiles(src.User, src.Repository, e.trustStore(e.settings.ConfigDir).Path)
+		files = settings.WatchFiles(append([]string{src.User, src.Repository, e.trustStore(e.settings.ConfigDir).Path}, covered...)...)
 	}
 	cat, findings, err := advisor.Load(src)
 	if err != nil {
@@ -49,6 +52,11 @@ func (e *Session) Catalog() (*advisor.Catalog, []advisor.Finding, error) {
 		}
 		return nil, nil, fmt.Errorf("load advisor declarations: %w", err)
 	}
+	if now := coveredPaths(e.Repo.WorkTree, cat); e.resident {
+		// The files trusted commands name count as the overlay does.
+		files = append(files, settings.WatchFiles(slices.DeleteFunc(now, func(p string) bool { return slices.Contains(covered, p) })...)...)
+	}
+	e.explainUntrusted(cat.Untrusted)
 	e.catalog, e.findings, e.catalogFiles = cat, findings, files
 	e.catalogSeen = e.held
 	return cat, findings, nil
@@ -251,4 +259,17 @@ func (e *Session) Advisors(ctx context.Context) (*AdvisorList, error) {
 			AnswersPeers: d.MayAnswerPeers()})
 	}
 	return out, nil
+}
+
+// coveredPaths are the work-tree files cat's repository overlay's
+// commands name, absolute.
+func coveredPaths(top string, cat *advisor.Catalog) []string {
+	if cat == nil {
+		return nil
+	}
+	out := make([]string, 0, len(cat.RepositoryFiles))
+	for _, f := range cat.RepositoryFiles {
+		out = append(out, filepath.Join(top, filepath.FromSlash(f.Path)))
+	}
+	return out
 }

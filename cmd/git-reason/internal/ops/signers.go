@@ -69,8 +69,14 @@ func (e *Session) signersTrusted() []byte {
 		return nil
 	}
 	overlay := ""
-	if od, err := advisor.ReadRegular(advisor.RepositoryOverlayPath(e.Repo.WorkTree), advisor.MaxDeclarationBytes, false); err == nil {
-		overlay = advisor.Sum(od)
+	if _, err := advisor.ReadRegular(advisor.RepositoryOverlayPath(e.Repo.WorkTree), advisor.MaxDeclarationBytes, false); err == nil {
+		// What trust recorded covers the files its commands name too
+		// (advisor.Catalog.Repository).
+		cat, _, err := e.Catalog()
+		if err != nil {
+			return nil
+		}
+		overlay = cat.Repository
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"git-reason/advisor"
@@ -76,6 +77,63 @@ func (e *Session) noticeUntrusted(cat *advisor.Catalog) {
 	e.say(record.Advice{CLI: record.Printable(cat.Untrusted.Notice()), Tools: record.Printable(cat.Untrusted.ToolNotice())})
 }
 
+// explainUntrusted says in u.Changed how the work-tree files the
+// untrusted overlay's commands name differ from those trust recorded
+// for this repository: changed, gone, not covered then (an entry
+// written before trust covered them), or not trustable now.
+func (e *Session) explainUntrusted(u *advisor.Untrusted) {
+	if u == nil {
+		return
+	}
+	st, err := e.Settings()
+	if err != nil {
+		return
+	}
+	was, _ := e.trustStore(st.ConfigDir).Entry(e.trustKey())
+	if len(u.Files) > 0 || (was != nil && len(was.Files) > 0) {
+		u.Changed = changedFiles(was, u.Files)
+	}
+}
+
+// changedFiles says how files differ from what the trust entry was (nil:
+// none) recorded.
+func changedFiles(was *TrustEntry, files []advisor.CoveredFile) []string {
+	var out []string
+	recorded := map[string]string{}
+	if was != nil {
+		for _, f := range was.Files {
+			recorded[f.Path] = f.SHA256
+		}
+	}
+	for _, f := range files {
+		sum, ok := recorded[f.Path]
+		switch {
+		case f.Problem != "":
+			out = append(out, fmt.Sprintf("%s, which advisor %s runs, %s", f.Path, f.Advisor, f.Problem))
+		case was == nil:
+		case was.Files == nil:
+			out = append(out, fmt.Sprintf("%s, which advisor %s runs, was trusted before trust covered the files commands name", f.Path, f.Advisor))
+		case !ok:
+			out = append(out, fmt.Sprintf("%s, which advisor %s runs, is new since it was trusted", f.Path, f.Advisor))
+		case sum != f.SHA256:
+			out = append(out, fmt.Sprintf("%s, which advisor %s runs, changed since it was trusted", f.Path, f.Advisor))
+		}
+		delete(recorded, f.Path)
+	}
+	for _, f := range was.filesGone(recorded) {
+		out = append(out, fmt.Sprintf("%s, which advisor %s ran, is gone since it was trusted", f.Path, f.Advisor))
+	}
+	return out
+}
+
+// filesGone are the entry's files still in left, in its order.
+func (en *TrustEntry) filesGone(left map[string]string) []advisor.CoveredFile {
+	if en == nil {
+		return nil
+	}
+	return slices.DeleteFunc(slices.Clone(en.Files), func(f advisor.CoveredFile) bool { _, ok := left[f.Path]; return !ok })
+}
+
 // TrustRequest says what 'git reason trust' does.
 type TrustRequest struct {
 	Revoke bool // forget the trust recorded for this repository
@@ -88,6 +146,9 @@ type TrustResult struct {
 	File       string           `json:"file"`
 	SHA256     string           `json:"sha256,omitempty"`
 	Effects    []advisor.Effect `json:"effects"`
+	// Files are the work-tree files its exec advisors run or read, with
+	// the digests trust covers: they run in the work tree's top.
+	Files []advisor.CoveredFile `json:"files"`
 	// Profiles are the profiles trusting adds, or whose mode it lowers.
 	Profiles []advisor.ProfileEffect `json:"profiles"`
 	// SignersFile is the repository's .reason/allowed_signers when it has
@@ -119,7 +180,7 @@ func (e *Session) Trust(req TrustRequest) (*TrustResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &TrustResult{Repository: e.trustKey(), File: src.Repository, Effects: []advisor.Effect{}, Profiles: []advisor.ProfileEffect{},
+	res := &TrustResult{Repository: e.trustKey(), File: src.Repository, Effects: []advisor.Effect{}, Files: []advisor.CoveredFile{}, Profiles: []advisor.ProfileEffect{},
 		Signers: []signing.AllowedEntry{}}
 	store := e.trustStore(st.ConfigDir)
 	if req.Revoke {
@@ -161,6 +222,12 @@ func (e *Session) Trust(req TrustRequest) (*TrustResult, error) {
 		}
 		return nil, err
 	}
+	for _, f := range effects.Files {
+		if f.Problem != "" {
+			return nil, Usage("%s, which advisor %s runs, %s: it cannot be trusted", filepath.Join(e.Repo.WorkTree, filepath.FromSlash(f.Path)), f.Advisor, f.Problem)
+		}
+	}
+	res.Files = append(res.Files, effects.Files...)
 	res.NoOverlay = effects.SHA256 == ""
 	sum := coverSigners(effects.SHA256, signers)
 	res.SHA256 = sum
@@ -170,7 +237,7 @@ func (e *Session) Trust(req TrustRequest) (*TrustResult, error) {
 		res.Trusted, _ = store.Trusted(res.Repository, sum)
 		return res, nil
 	}
-	if err := store.Trust(TrustEntry{Repository: res.Repository, File: src.Repository, SHA256: sum, Trusted: time.Now().UTC()}); err != nil {
+	if err := store.Trust(TrustEntry{Repository: res.Repository, File: src.Repository, SHA256: sum, Files: res.Files, Trusted: time.Now().UTC()}); err != nil {
 		return nil, err
 	}
 	res.Trusted = true

@@ -26,10 +26,14 @@ type TrustStore struct {
 
 // TrustEntry is one trusted overlay.
 type TrustEntry struct {
-	Repository string    `json:"repository"` // the work tree's top, absolute
-	File       string    `json:"file"`       // the overlay, absolute
-	SHA256     string    `json:"sha256"`     // of the content trusted
-	Trusted    time.Time `json:"trusted"`
+	Repository string `json:"repository"` // the work tree's top, absolute
+	File       string `json:"file"`       // the overlay, absolute
+	SHA256     string `json:"sha256"`     // of the content trusted
+	// Files are the work-tree files the overlay's exec advisors run or
+	// read, whose content SHA256 covers too; nil in an entry written
+	// before trust covered them (one that covers none has an empty list).
+	Files   []advisor.CoveredFile `json:"files"`
+	Trusted time.Time             `json:"trusted"`
 }
 
 type trustFile struct {
@@ -67,6 +71,20 @@ func (s TrustStore) Trusted(repository, sum string) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// Entry is the entry of repository, nil when there is none.
+func (s TrustStore) Entry(repository string) (*TrustEntry, error) {
+	tf, err := s.read()
+	if err != nil {
+		return nil, err
+	}
+	for i := range tf.Trusted {
+		if tf.Trusted[i].Repository == repository {
+			return &tf.Trusted[i], nil
+		}
+	}
+	return nil, nil
 }
 
 // Trust records e, replacing any earlier entry of its repository.
