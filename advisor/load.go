@@ -169,12 +169,12 @@ func (l *loader) applyDoc(doc *document) {
 // repositoryRuns lists the exec advisors the repository overlay doc
 // declares, or sets a field of that runs something (GatedFields), as
 // they would be once it is trusted, and the work-tree files their
-// commands name (commandFiles, run in top), sorted by path, each once.
+// commands name (coverer, run in top), sorted by path, each once.
 func (l *loader) repositoryRuns(doc *document, top string) ([]string, []CoveredFile) {
 	var runs []string
 	var files []CoveredFile
 	at := positions(l.cat.Advisors)
-	realTop := ""
+	var cover *coverer
 	for _, e := range doc.advisors {
 		d := e.val
 		if i, ok := at[d.ID]; ok {
@@ -188,15 +188,12 @@ func (l *loader) repositoryRuns(doc *document, top string) ([]string, []CoveredF
 			continue
 		}
 		runs = append(runs, d.ID)
-		if realTop == "" {
-			if realTop, _ = filepath.EvalSymlinks(top); realTop == "" {
-				realTop = top
-			}
+		if cover == nil {
+			cover = newCoverer(top)
 		}
-		files = append(files, commandFiles(top, realTop, d.ID, d.Command)...)
+		files = append(files, cover.files(d.ID, d.Command)...)
 	}
-	slices.SortStableFunc(files, func(a, b CoveredFile) int { return strings.Compare(a.Path, b.Path) })
-	files = slices.CompactFunc(files, func(a, b CoveredFile) bool { return a.Path == b.Path })
+	slices.SortFunc(files, func(a, b CoveredFile) int { return strings.Compare(a.Path, b.Path) })
 	return runs, files
 }
 

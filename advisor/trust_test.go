@@ -306,12 +306,28 @@ func TestCommandFiles(t *testing.T) {
 		{[]string{"sh", "big"}, "big is larger than 33554432 bytes"},
 	} {
 		var got []string
-		for _, f := range commandFiles(top, top, "a", c.argv) {
+		for _, f := range newCoverer(top).files("a", c.argv) {
 			got = append(got, f.Path+" "+f.SHA256+f.Problem)
 		}
 		if strings.Join(got, "; ") != c.want {
 			t.Errorf("%q: got %q, want %q", c.argv, got, c.want)
 		}
+	}
+	// One load reads each file once, and at most maxCoveredBytes of them.
+	for _, f := range []string{"m1", "m2", "m3"} {
+		if err := os.WriteFile(filepath.Join(top, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(filepath.Join(top, f), maxCoveredBytes/2-1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := newCoverer(top)
+	first := c.files("a", []string{"sh", "m1", "./m1", "m2"})
+	again := c.files("b", []string{"sh", "m1", "m3"})
+	if len(first) != 2 || first[0].Problem+first[1].Problem != "" || len(again) != 1 || again[0].Path != "m3" ||
+		!strings.Contains(again[0].Problem, "past the") {
+		t.Errorf("read once, bounded: got %+v then %+v", first, again)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -91,13 +92,13 @@ func (e *Session) explainUntrusted(u *advisor.Untrusted) {
 	}
 	was, _ := e.trustStore(st.ConfigDir).Entry(e.trustKey())
 	if len(u.Files) > 0 || (was != nil && len(was.Files) > 0) {
-		u.Changed = changedFiles(was, u.Files)
+		u.Changed = changedFiles(e.Repo.WorkTree, was, u.Files)
 	}
 }
 
 // changedFiles says how files differ from what the trust entry was (nil:
-// none) recorded.
-func changedFiles(was *TrustEntry, files []advisor.CoveredFile) []string {
+// none) recorded, for the work tree top.
+func changedFiles(top string, was *TrustEntry, files []advisor.CoveredFile) []string {
 	var out []string
 	recorded := map[string]string{}
 	if was != nil {
@@ -121,7 +122,11 @@ func changedFiles(was *TrustEntry, files []advisor.CoveredFile) []string {
 		delete(recorded, f.Path)
 	}
 	for _, f := range was.filesGone(recorded) {
-		out = append(out, fmt.Sprintf("%s, which advisor %s ran, is gone since it was trusted", f.Path, f.Advisor))
+		what := "is gone since it was trusted"
+		if _, err := os.Lstat(filepath.Join(top, filepath.FromSlash(f.Path))); err == nil {
+			what = "is no longer named by its command"
+		}
+		out = append(out, fmt.Sprintf("%s, which advisor %s ran, %s", f.Path, f.Advisor, what))
 	}
 	return out
 }
