@@ -3,7 +3,6 @@ package advisor
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -111,11 +110,7 @@ func status(d Declaration, in Inputs) (policy.Status, string, string) {
 	if env == nil {
 		env = nothing{}
 	}
-	exe := d.Executable
-	if d.Dir != "" && strings.Contains(exe, "/") && !filepath.IsAbs(exe) {
-		exe = filepath.Join(d.Dir, exe) // where its command runs (Declaration.Dir)
-	}
-	if exe != "" && !env.LookPath(exe) {
+	if exe := d.executablePath(); exe != "" && !env.LookPath(exe) {
 		return policy.StatusNotInstalled, "executable " + d.Executable + " not found on PATH", ""
 	}
 	if d.Credential != "" && !env.CredentialSet(d.Credential) {

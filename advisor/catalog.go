@@ -121,6 +121,16 @@ type Declaration struct {
 	Dir string `yaml:"-" json:"-"`
 }
 
+// executablePath is the executable whose presence says the advisor is
+// installed: a relative path (with a separator) is from the directory its
+// command runs in.
+func (d Declaration) executablePath() string {
+	if d.Dir == "" || filepath.Base(d.Executable) == d.Executable || filepath.IsAbs(d.Executable) {
+		return d.Executable
+	}
+	return filepath.Join(d.Dir, d.Executable)
+}
+
 // MayAnswerPeers reports whether serve may ask the advisor a peer's
 // question. An advisor reached over HTTP (api, local_runtime) reads no
 // file of this machine and may; an exec advisor runs a command here, often

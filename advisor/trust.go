@@ -3,10 +3,8 @@ package advisor
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -23,9 +21,9 @@ type Untrusted struct {
 	Ignored []string `json:"ignored"`
 	// Files are the work-tree files its exec advisors' commands name, as
 	// read now; Changed says, when the caller knows, how they differ from
-	// what was trusted.
-	Files   []CoveredFile `json:"files,omitempty"`
-	Changed []string      `json:"changed,omitempty"`
+	// what was trusted (the notice says it).
+	Files   []CoveredFile
+	Changed []string
 }
 
 // noticeLists is how many ignored entries a notice names: a stranger's
@@ -159,81 +157,6 @@ type CoveredFile struct {
 	// Problem says why it cannot be trusted (a symbolic link, not a
 	// regular file, too large); SHA256 is then empty.
 	Problem string `json:"problem,omitempty"`
-}
-
-// maxCoveredBytes bounds what one load reads of the files an overlay's
-// commands name, all together: a stranger's overlay naming many large
-// files must not make every command read them.
-const maxCoveredBytes = 2 * MaxCommandFileBytes
-
-// coverer finds the work-tree files commands name, the commands running
-// in the work tree's top (realTop: top with symbolic links resolved),
-// each path read once, at most maxCoveredBytes in all.
-type coverer struct {
-	top, realTop string
-	seen         map[string]bool
-	left         int64
-}
-
-func newCoverer(top string) *coverer {
-	realTop, err := filepath.EvalSymlinks(top)
-	if err != nil {
-		realTop = top
-	}
-	return &coverer{top: top, realTop: realTop, seen: map[string]bool{}, left: maxCoveredBytes}
-}
-
-// files lists the work-tree files argv, advisor's command, names that
-// were not listed before: the program when it is a path (with a
-// separator), and every argument naming something there, relative to
-// the top or absolute. What does not exist, lies outside the work tree,
-// or is a directory is no file of it; what is a symbolic link, or lies
-// under one, is listed with its problem, as is what cannot be read.
-func (c *coverer) files(advisor string, argv []string) []CoveredFile {
-	var out []CoveredFile
-	for i, a := range argv {
-		if a == "" || (i == 0 && !strings.ContainsRune(a, '/') && !strings.ContainsRune(a, filepath.Separator)) {
-			continue // a program without a separator is looked up on PATH
-		}
-		p := a
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(c.top, p)
-		}
-		rel, err := filepath.Rel(c.top, filepath.Clean(p))
-		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || c.seen[rel] {
-			continue
-		}
-		fi, err := os.Lstat(p)
-		if err != nil || fi.IsDir() {
-			continue
-		}
-		c.seen[rel] = true
-		f := CoveredFile{Path: filepath.ToSlash(rel), Advisor: advisor}
-		switch real, err := filepath.EvalSymlinks(p); {
-		case err != nil || real != filepath.Join(c.realTop, rel):
-			f.Problem = "is a symbolic link or lies under one"
-		case fi.Size() > c.left && fi.Size() <= MaxCommandFileBytes:
-			f.Problem = fmt.Sprintf("takes the files the commands name past the %d bytes git reason reads of them", maxCoveredBytes)
-		default:
-			c.left -= fi.Size()
-			if f.SHA256, err = SumRegular(p, MaxCommandFileBytes, false); err != nil {
-				f.Problem = fileProblem(err)
-			}
-		}
-		out = append(out, f)
-	}
-	return out
-}
-
-// fileProblem says why a covered file did not read.
-func fileProblem(err error) string {
-	switch {
-	case errors.Is(err, ErrNotRegular):
-		return "is not a regular file (a symbolic link, FIFO, device or socket)"
-	case errors.Is(err, ErrTooLarge):
-		return fmt.Sprintf("is larger than %d bytes", MaxCommandFileBytes)
-	}
-	return "does not read"
 }
 
 // coverFiles is what trust records for an overlay of SHA-256 sum whose

@@ -338,7 +338,7 @@ func TestCommandFiles(t *testing.T) {
 // file records its own SHA-256, as trust always did.
 func TestOverlayCoversWorkTreeFiles(t *testing.T) {
 	file := repoOverlay(t, "advisors:\n  - id: review\n    transport: cli\n    adapter: exec\n    capabilities: [reasoning]\n"+
-		"    command: [sh, ./tools/review.sh]\n")
+		"    executable: ./tools/review.sh\n    command: [sh, ./tools/review.sh]\n")
 	top := filepath.Dir(filepath.Dir(file))
 	script := filepath.Join(top, "tools", "review.sh")
 	writeAt(t, script, "exit 1")
@@ -356,8 +356,8 @@ func TestOverlayCoversWorkTreeFiles(t *testing.T) {
 		t.Fatalf("the recorded sum %s is the overlay's alone: the script is not covered", first)
 	}
 	cat := load(first)
-	if d, ok := cat.Advisor("review"); !ok || d.Dir != top || Target(d).Dir != top {
-		t.Fatalf("trusted: advisor %v, dir %q, want it in %s", ok, d.Dir, top)
+	if d, ok := cat.Advisor("review"); !ok || d.Dir != top || Target(d).Dir != top || d.executablePath() != script {
+		t.Fatalf("trusted: advisor %v, dir %q, executable %q, want it in %s", ok, d.Dir, d.executablePath(), top)
 	}
 	if len(cat.RepositoryFiles) != 1 || cat.RepositoryFiles[0].Path != "tools/review.sh" {
 		t.Errorf("files %+v", cat.RepositoryFiles)

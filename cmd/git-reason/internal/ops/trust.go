@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"git-reason/advisor"
@@ -76,67 +74,6 @@ func (e *Session) noticeUntrusted(cat *advisor.Catalog) {
 	}
 	e.warned = true
 	e.say(record.Advice{CLI: record.Printable(cat.Untrusted.Notice()), Tools: record.Printable(cat.Untrusted.ToolNotice())})
-}
-
-// explainUntrusted says in u.Changed how the work-tree files the
-// untrusted overlay's commands name differ from those trust recorded
-// for this repository: changed, gone, not covered then (an entry
-// written before trust covered them), or not trustable now.
-func (e *Session) explainUntrusted(u *advisor.Untrusted) {
-	if u == nil {
-		return
-	}
-	st, err := e.Settings()
-	if err != nil {
-		return
-	}
-	was, _ := e.trustStore(st.ConfigDir).Entry(e.trustKey())
-	if len(u.Files) > 0 || (was != nil && len(was.Files) > 0) {
-		u.Changed = changedFiles(e.Repo.WorkTree, was, u.Files)
-	}
-}
-
-// changedFiles says how files differ from what the trust entry was (nil:
-// none) recorded, for the work tree top.
-func changedFiles(top string, was *TrustEntry, files []advisor.CoveredFile) []string {
-	var out []string
-	recorded := map[string]string{}
-	if was != nil {
-		for _, f := range was.Files {
-			recorded[f.Path] = f.SHA256
-		}
-	}
-	for _, f := range files {
-		sum, ok := recorded[f.Path]
-		switch {
-		case f.Problem != "":
-			out = append(out, fmt.Sprintf("%s, which advisor %s runs, %s", f.Path, f.Advisor, f.Problem))
-		case was == nil:
-		case was.Files == nil:
-			out = append(out, fmt.Sprintf("%s, which advisor %s runs, was trusted before trust covered the files commands name", f.Path, f.Advisor))
-		case !ok:
-			out = append(out, fmt.Sprintf("%s, which advisor %s runs, is new since it was trusted", f.Path, f.Advisor))
-		case sum != f.SHA256:
-			out = append(out, fmt.Sprintf("%s, which advisor %s runs, changed since it was trusted", f.Path, f.Advisor))
-		}
-		delete(recorded, f.Path)
-	}
-	for _, f := range was.filesGone(recorded) {
-		what := "is gone since it was trusted"
-		if _, err := os.Lstat(filepath.Join(top, filepath.FromSlash(f.Path))); err == nil {
-			what = "is no longer named by its command"
-		}
-		out = append(out, fmt.Sprintf("%s, which advisor %s ran, %s", f.Path, f.Advisor, what))
-	}
-	return out
-}
-
-// filesGone are the entry's files still in left, in its order.
-func (en *TrustEntry) filesGone(left map[string]string) []advisor.CoveredFile {
-	if en == nil {
-		return nil
-	}
-	return slices.DeleteFunc(slices.Clone(en.Files), func(f advisor.CoveredFile) bool { _, ok := left[f.Path]; return !ok })
 }
 
 // TrustRequest says what 'git reason trust' does.
