@@ -29,8 +29,13 @@
 // accepts the SHA-256 of the content read (the user's trust store, kept by
 // git reason trust), and so do its [ReviewFields] and profile modes
 // unless they can only add review; otherwise they are dropped and
-// [Catalog].Untrusted says which. [OverlayEffects] says what trusting
-// changes. It must be a regular file ([ReadRegular]).
+// [Catalog].Untrusted says which. When the commands of the exec advisors
+// it declares (or sets a gated field of) name files of the work tree
+// ([CoveredFile]: the program when it is a path, every argument naming a
+// file there), what is accepted is one hash over the content and those
+// files' digests ([Catalog].Repository), and those advisors run in the
+// work tree's top ([Declaration].Dir). [OverlayEffects] says what
+// trusting changes. It must be a regular file ([ReadRegular]).
 //
 // An entry with a declared id overrides field by field (lists are replaced
 // whole); a new id is added at the end; order moves the named advisors to

@@ -201,8 +201,9 @@ func TestOverlayEffects(t *testing.T) {
 // TestDescribeShowsWhatRuns holds trust's display to what would run and be
 // sent: controls, bidirectional overrides, zero-width characters and
 // newlines in arguments are escaped inside quotes, every argument shows
-// (leading blanks included), a program or argument that is a path from
-// where the command starts is said to be outside what trust covers, and
+// (leading blanks included), a repository's exec advisor is said to run
+// in the work tree's top and an argument above it to be outside what
+// trust covers (TestCommandFiles holds what it covers), and
 // how much material goes and to which of a peer's advisors is said. A
 // transport of any text (the schema allows it; doctor flags it) is quoted,
 // not printed where the argv belongs.
