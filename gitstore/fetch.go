@@ -113,9 +113,13 @@ const maxRefetches = 32
 // (pruning), or the named ones. Records are fetched whole: --no-filter,
 // since in a partial clone git fetches with the clone's filter
 // (remote.<name>.partialCloneFilter), and a history fetched without its
-// blobs does not read.
+// blobs does not read. --refmap= moves the refs named here alone: git
+// also updates, by the remote's configured fetch refspecs, the refs they
+// map the fetched refs to, and a mirror clone's (+refs/*:refs/*) maps a
+// task to the local task ref, forced: its records not yet pushed were
+// dropped, before pull could look at what it fetched.
 func (r *Repo) fetch(ctx context.Context, remote string, tasks []string) error {
-	args := []string{"-c", "fetch.fsckObjects=true", "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules", "--no-filter"}
+	args := []string{"-c", "fetch.fsckObjects=true", "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules", "--no-filter", "--refmap="}
 	if len(tasks) == 0 {
 		args = append(args, "--prune", remote, FetchRefspec(remote))
 	} else {

@@ -99,7 +99,15 @@ func (r *Repo) Push(ctx context.Context, remote string, refspecs []string) ([]Pu
 		}
 		args = append(args, spec)
 	}
-	out, err := r.Git(ctx, args...)
+	c := r.Command(args...)
+	if !strings.ContainsAny(remote, "=\n") {
+		// A mirror clone's remote (remote.<name>.mirror, set by git
+		// clone --mirror) makes git push refuse every refspec ("--mirror
+		// can't be combined with refspecs"): these explicit ones are
+		// pushed as to any remote.
+		c.Global = append(c.Global, "-c", "remote."+remote+".mirror=false")
+	}
+	out, err := c.Run(ctx)
 	res := parsePorcelain(out)
 	if err != nil && len(res) == 0 {
 		return nil, err
