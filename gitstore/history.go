@@ -343,6 +343,9 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 		return nil, err
 	}
 	for i, h := range order {
+		if infos[i].Missing {
+			return nil, fmt.Errorf("read commit %s: %w", h, s.notHere())
+		}
 		if err := checkInfo(h, infos[i], "commit", maxCommitBytes); err != nil {
 			return nil, err
 		}
@@ -600,7 +603,7 @@ func (s *Store) commitGraph(ctx context.Context, head string, stop map[string]bo
 		}
 		ps, ok := parents[c]
 		if !ok {
-			return nil, fmt.Errorf("read commit %s: %w", c, plumbing.ErrObjectNotFound)
+			return nil, fmt.Errorf("read commit %s: %w", c, s.notHere())
 		}
 		return ps, nil
 	})

@@ -259,7 +259,9 @@ func (s *Store) goGitObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.En
 			return nil, plumbing.ErrObjectNotFound // there, of another type
 		}
 	}
-	if err = s.fetchMissing(h, ""); err != nil {
+	if err = s.fetchMissing(h, ""); err == plumbing.ErrObjectNotFound {
+		return nil, s.notHere()
+	} else if err != nil {
 		return nil, err
 	}
 	return s.objs.EncodedObject(t, h)
@@ -274,8 +276,31 @@ func (s *Store) notFound(t plumbing.ObjectType, h plumbing.Hash) error {
 	if obj, err := s.anyObject(plumbing.AnyObject, h); err == nil && obj.Type() != t {
 		return &wrongType{want: t, got: obj.Type()}
 	}
+	return s.notHere()
+}
+
+// notHere is why an object is not in this repository:
+// plumbing.ErrObjectNotFound, or errShallowMissing in a shallow one.
+func (s *Store) notHere() error {
+	if _, err := os.Lstat(filepath.Join(s.Repo.CommonDir, "shallow")); err == nil {
+		return errShallowMissing
+	}
 	return plumbing.ErrObjectNotFound
 }
+
+// errShallowMissing is an object missing from a shallow repository: a
+// fetch with --depth of the tasks (a plain git fetch --depth 1 with
+// reasoning's refspec) keeps their last commits alone, and the history
+// reaching them reads "object not found" with nothing to run; a fetch
+// of the task refs without a depth does not deepen them.
+var errShallowMissing = &shallowMissing{}
+
+type shallowMissing struct{}
+
+func (*shallowMissing) Error() string {
+	return "object not found: this repository is shallow (.git/shallow), and a fetch with --depth cuts a history short: 'git fetch --unshallow' fetches it whole"
+}
+func (*shallowMissing) Is(target error) bool { return target == plumbing.ErrObjectNotFound }
 
 // wrongType is an object read as one type that the repository holds as
 // another.
