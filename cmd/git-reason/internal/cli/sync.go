@@ -196,16 +196,13 @@ func runRemoteSetup(ctx context.Context, o *syncOptions) error {
 	out := struct {
 		Remote  string   `json:"remote"`
 		Changed []string `json:"changed"`
-	}{req.Remote, nil}
-	if changed != "" {
-		out.Changed = []string{changed}
-	}
+	}{req.Remote, changed}
 	return o.render(out, func(w io.Writer) error {
-		if changed == "" {
+		if len(changed) == 0 {
 			fmt.Fprintf(o.Err, "%s already fetches reasoning: nothing changed\n", req.Remote)
 			return nil
 		}
-		fmt.Fprintf(w, "%s\n", changed)
+		fmt.Fprintf(w, "%s\n", strings.Join(changed, "\n"))
 		fmt.Fprintf(o.Err, "'git fetch %s' now also fetches its tasks; 'git reason pull' verifies and merges them\n", req.Remote)
 		return nil
 	})

@@ -101,9 +101,20 @@ func (e *Session) CatchUp(ctx context.Context, hint bool) *CaughtUp {
 			out.Lines = e.failedOnce(dir, out.Lines, []string{fmt.Sprintf("warning: fetched reasoning not integrated: %s: run 'git reason pull'", record.Printable(err.Error()))})
 			return out
 		}
+		renamed := map[string]string{}
+		for r := range st.Remotes {
+			if n, _ := fetchesUnder(st, r); n != "" {
+				renamed[n] = r
+			}
+		}
 		remotes = slices.DeleteFunc(remotes, func(remote string) bool {
 			if _, ok := st.Remotes[remote]; ok {
 				return false
+			}
+			if r := renamed[remote]; r != "" {
+				out.Lines = append(out.Lines, fmt.Sprintf("warning: remote %s fetches reasoning under the name %s (a fetch refspec 'git remote rename' leaves), not integrated: run 'git reason remote setup %s', then 'git reason pull %s'",
+					record.ShellQuote(r), record.ShellQuote(remote), record.ShellQuote(r), record.ShellQuote(r)))
+				return true
 			}
 			unconfigured = append(unconfigured, remote)
 			strays += len(moved[remote])
@@ -385,9 +396,7 @@ func (e *Session) SetupRemotes(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if changed != "" {
-			e.RemotesSetUp = append(e.RemotesSetUp, changed)
-		}
+		e.RemotesSetUp = append(e.RemotesSetUp, changed...)
 	}
 	return nil
 }

@@ -331,22 +331,45 @@ func fetchesTasks(st *settings.Settings, remote string) bool {
 	return slices.Contains(st.Remotes[remote].Fetch, gitstore.FetchRefspec(remote))
 }
 
+// fetchesUnder is the other name (not remote's) under whose
+// remote-tracking namespace remote's fetch refspecs put tasks, and that
+// refspec: what `git remote rename OLD NEW` leaves ("Not updating
+// non-default fetch refspec"), NEW's plain git fetch filling OLD's
+// namespace. "" when there is none.
+func fetchesUnder(st *settings.Settings, remote string) (name, spec string) {
+	for _, s := range st.Remotes[remote].Fetch {
+		rest, ok := strings.CutPrefix(s, "+"+gitstore.TaskPrefix+"*:"+gitstore.RemotePrefix)
+		if n, ok2 := strings.CutSuffix(rest, "/*"); ok && ok2 && n != remote && !strings.Contains(n, "*") {
+			return n, s
+		}
+	}
+	return "", ""
+}
+
 // RemoteSetup adds to remote's configuration the fetch refspec that makes
 // a plain `git fetch` also fetch every task into the remote-tracking
-// namespace pull reads. It returns what it changed ("" when nothing was
+// namespace pull reads, in place of one that fetched them under another
+// name (fetchesUnder). It returns what it changed (none when nothing was
 // missing).
-func (e *Session) RemoteSetup(ctx context.Context, remote string) (string, error) {
+func (e *Session) RemoteSetup(ctx context.Context, remote string) ([]string, error) {
 	spec := gitstore.FetchRefspec(remote)
 	key := "remote." + remote + ".fetch"
 	st, err := e.Settings()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	if fetchesTasks(st, remote) {
-		return "", nil
+	var changed []string
+	if _, old := fetchesUnder(st, remote); old != "" {
+		if _, err := e.Repo.Git(ctx, "config", "--fixed-value", "--unset-all", key, old); err != nil {
+			return nil, fmt.Errorf("unset %s %s: %w", key, old, err)
+		}
+		changed = append(changed, key+" -= "+old)
 	}
-	if _, err := e.Repo.Git(ctx, "config", "--add", key, spec); err != nil {
-		return "", fmt.Errorf("set %s: %w", key, err)
+	if !fetchesTasks(st, remote) {
+		if _, err := e.Repo.Git(ctx, "config", "--add", key, spec); err != nil {
+			return nil, fmt.Errorf("set %s: %w", key, err)
+		}
+		changed = append(changed, key+" += "+spec)
 	}
-	return key + " += " + spec, nil
+	return changed, nil
 }
