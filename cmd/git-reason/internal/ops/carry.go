@@ -102,8 +102,14 @@ func (e *Session) CarryReasoning(ctx context.Context, remote string, lines []Pus
 // commits it sends that the remote (as last fetched) lacks, read by one
 // git log over every pushed range, then each pushed branch's task.
 func (e *Session) pushedTasks(ctx context.Context, st *settings.Settings, remote string, lines []PushLine) ([]string, error) {
-	var tips, bases, branchTasks []string
+	var tips, bases, branchTasks, inPush []string
 	for _, l := range lines {
+		if t, ok := strings.CutPrefix(l.RemoteRef, gitstore.TaskPrefix); ok {
+			// This push carries it itself (git push --mirror, or the task
+			// ref named): pushed from here too, it reached the remote
+			// first and git's own update of it was rejected.
+			inPush = append(inPush, t)
+		}
 		if l.LocalSHA == zeroHash || strings.HasPrefix(l.RemoteRef, "refs/reasoning/") {
 			continue
 		}
@@ -136,7 +142,7 @@ func (e *Session) pushedTasks(ctx context.Context, st *settings.Settings, remote
 	var out []string
 	for _, t := range append(strings.Split(text, "\n"), branchTasks...) {
 		t = strings.TrimSpace(t)
-		if t != "" && record.CheckTask(t) == nil && !slices.Contains(out, t) {
+		if t != "" && record.CheckTask(t) == nil && !slices.Contains(out, t) && !slices.Contains(inPush, t) {
 			out = append(out, t)
 		}
 	}
