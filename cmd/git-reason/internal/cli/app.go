@@ -414,10 +414,17 @@ var commands = []verbSpec{
 
 // withUsageErrors gives cmd and every subcommand below it that names no
 // handler of its own usageError: a misused flag or argument is one line
-// and exit 2, never urfave/cli's help.
+// and exit 2, never urfave/cli's help. A verb with no sub-verbs has no
+// "help" sub-verb either: urfave/cli would show the verb's help for a
+// first argument "help" or "h" and exit 0, so that "git reason assess
+// help --subject S ..." wrote nothing and reported success; they are
+// task names like any other (-h is the verb's help).
 func withUsageErrors(cmd *cli.Command) {
 	if cmd.OnUsageError == nil {
 		cmd.OnUsageError = usageError
+	}
+	if len(cmd.Subcommands) == 0 {
+		cmd.HideHelpCommand = true
 	}
 	for _, sub := range cmd.Subcommands {
 		withUsageErrors(sub)
