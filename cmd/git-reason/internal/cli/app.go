@@ -215,7 +215,8 @@ type jsonError struct {
 
 // printJSONError prints {"error": {"code", "message", "hint"}}: the code
 // names the exit status, the hint is the message's "run '…'" or "see '…'"
-// advice, else where the verb's help is: never empty.
+// advice (or its "do this with '…'" clause), else where the verb's help
+// is: never empty.
 func printJSONError(w io.Writer, status int, msg, verb string) {
 	var e jsonError
 	switch status {
@@ -240,6 +241,16 @@ func printJSONError(w io.Writer, status int, msg, verb string) {
 			}
 			e.Error.Hint = strings.TrimRight(hint, ")")
 			break
+		}
+	}
+	if e.Error.Hint == "" {
+		// Advice phrased as what to do with a command, "...: reopen it
+		// first with 'git reason reopen T'": that clause.
+		if i := strings.LastIndex(msg, " with '"); i >= 0 {
+			if j := strings.IndexByte(msg[i+len(" with '"):], '\''); j >= 0 {
+				start := max(strings.LastIndex(msg[:i], ": ")+2, strings.LastIndex(msg[:i], "; ")+2, strings.LastIndex(msg[:i], "(")+1)
+				e.Error.Hint = msg[start : i+len(" with '")+j+1]
+			}
 		}
 	}
 	if e.Error.Hint == "" {
