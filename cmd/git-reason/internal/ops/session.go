@@ -194,6 +194,9 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	case errors.Is(err, gitstore.ErrNotRepository) && opts.Outside && os.Getenv("GIT_DIR") == "":
 		// (A GIT_DIR that names no repository is a mistake to report.)
 		return &Session{Repo: &gitstore.Repo{}, profileFlag: opts.Profile, warn: opts.Warn, notify: opts.Notify}, nil
+	case errors.Is(err, gitstore.ErrNotRepository) && os.Getenv("GIT_DIR") != "":
+		// Advice to set GIT_DIR would be advice to do what was done.
+		return nil, Usage("%v: GIT_DIR names no repository: unset it, or set it to a repository's git directory", err)
 	case errors.Is(err, gitstore.ErrNotRepository):
 		return nil, Usage("%v: run git reason inside a git repository (or set GIT_DIR)", err)
 	case git.KilledBy(err) != 0:
