@@ -124,6 +124,13 @@ func (e *Session) DeleteTask(ctx context.Context, task string) (*DeletedTask, er
 		return nil, err
 	}
 	if len(elsewhere) > 0 {
+		if st, derr := record.Derive(task, recs); derr == nil {
+			if c := st.Closure(); c != nil {
+				// Advice to close it would be refused: it is.
+				return nil, Refused("task %s was pushed or fetched (%s): it cannot be deleted, and it is closed already (%s, %s): nothing more to do",
+					task, elsewhere[0], c.Body.(*record.Closure).Outcome, record.ShortID(c.ID))
+			}
+		}
 		return nil, Refused("task %s was pushed or fetched (%s): it cannot be deleted; close it with 'git reason close %s --outcome abandoned'", task, elsewhere[0], task)
 	}
 	if err := e.Store.DeleteTask(ctx, task, head); err != nil {
