@@ -5,11 +5,13 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/urfave/cli/v2"
 
+	"git-reason/cmd/git-reason/internal/settings"
 	"git-reason/reliability/harness"
 )
 
@@ -87,5 +89,34 @@ func TestUsageErrorsEveryVerb(t *testing.T) {
 		cmd := v.make()
 		cmd.Name = v.name
 		walk([]string{v.name}, cmd)
+	}
+}
+
+// The configuration table (docs/CONFIGURATION.md and the manual page)
+// names verbs with a flag, "`show --question`": each must be a flag the
+// verb has, or the documentation sends a reader to a usage error.
+func TestConfigurationFlagsExist(t *testing.T) {
+	named := regexp.MustCompile("`([a-z][a-z ]*) (--[a-z][a-z-]*)`")
+	for _, d := range settings.Docs {
+		for _, m := range named.FindAllStringSubmatch(d.ReadBy+" "+d.Overrides, -1) {
+			path := strings.Fields(m[1])
+			if path[0] == "git" {
+				continue // git's own option
+			}
+			var cmd *cli.Command
+			for _, v := range commands {
+				if v.name == path[0] {
+					cmd = v.make()
+				}
+			}
+			for _, sub := range path[1:] {
+				if cmd != nil {
+					cmd = cmd.Command(sub)
+				}
+			}
+			if cmd == nil || !isFlag(cmd.Flags, m[2]) {
+				t.Errorf("%s names `git reason %s %s`: no such verb or flag", d.Key, m[1], m[2])
+			}
+		}
 	}
 }
