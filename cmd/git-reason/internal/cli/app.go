@@ -735,6 +735,10 @@ func reorder(app *cli.App, args []string) []string {
 			out = append(out[:verb:verb], append(global, out[verb:]...)...)
 			continue
 		}
+		if split := attached(cmd.Flags, a); split != nil {
+			flags = append(flags, split...)
+			continue
+		}
 		if strings.HasPrefix(a, "-") && a != "-" {
 			flags = append(flags, a)
 			if !strings.Contains(a, "=") && takesValue(cmd.Flags, a) {
@@ -764,6 +768,22 @@ func reorder(app *cli.App, args []string) []string {
 		out = append(out, pos...)
 	}
 	return out
+}
+
+// attached is a one-letter flag typed with its value, as git's own
+// commands take them, as the flag and its value: -n5 is -n 5, and -5 is
+// -n 5 where the verb has -n, as in git log -5. Nil for anything else.
+func attached(flags []cli.Flag, a string) []string {
+	if len(a) < 2 || a[0] != '-' || a[1] == '-' || strings.Contains(a, "=") || isFlag(flags, a) {
+		return nil
+	}
+	if n, err := strconv.Atoi(a[1:]); err == nil && n >= 0 && takesValue(flags, "-n") {
+		return []string{"-n", a[1:]}
+	}
+	if len(a) > 2 && takesValue(flags, a[:2]) {
+		return []string{a[:2], a[2:]}
+	}
+	return nil
 }
 
 // addJQ gives every verb (and sub-verb) that prints --json a --jq too.
