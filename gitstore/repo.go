@@ -14,7 +14,7 @@ import (
 type Repo struct {
 	GitDir    string // the per-worktree git dir (HEAD, index, config.worktree)
 	CommonDir string // objects, refs, packed-refs, config (== GitDir except in linked worktrees)
-	WorkTree  string // "" when bare
+	WorkTree  string // "" when bare, or when run inside the git directory
 	// ObjectDir is where git writes objects: GIT_OBJECT_DIRECTORY when
 	// set, else CommonDir's objects ("" when not known: taken as that).
 	ObjectDir string
@@ -25,6 +25,10 @@ type Repo struct {
 	// FetchProgress, when set, is where git fetch's progress goes as it
 	// comes (a terminal: see git.Cmd.Progress).
 	FetchProgress io.Writer
+	// Bare is git's --is-bare-repository: false where WorkTree is "" only
+	// because the command runs inside the git directory of a repository
+	// that has a work tree (where git says "must be run in a work tree").
+	Bare bool
 }
 
 // ErrNotRepository is wrapped by Discover when no repository is found.
@@ -47,18 +51,18 @@ var ErrRefused = errors.New("repository refused by git")
 // message, on one line.
 func Discover(dir string) (*Repo, error) {
 	// --show-toplevel comes last: with no work tree (a bare repository,
-	// or inside a git dir) git prints the directories and the object
-	// format and then fails on it alone. --git-path objects is
+	// or inside a git dir) git prints the directories, the object format
+	// and whether the repository is bare, and then fails on it alone. --git-path objects is
 	// GIT_OBJECT_DIRECTORY when set.
 	// LC_ALL=C (git.Env): git's messages are parsed below.
-	out, err := git.Run(context.Background(), dir, "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir", "--git-path", "objects", "--show-object-format", "--show-toplevel")
+	out, err := git.Run(context.Background(), dir, "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir", "--git-path", "objects", "--show-object-format", "--is-bare-repository", "--show-toplevel")
 	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
 	var ge *git.Error
 	switch {
-	case err == nil && len(lines) == 5:
-		return &Repo{GitDir: lines[0], CommonDir: lines[1], WorkTree: lines[4], ObjectDir: lines[2], ObjectFormat: lines[3]}, nil
-	case errors.As(err, &ge) && len(lines) == 4 && strings.Contains(ge.Stderr, "must be run in a work tree"):
-		return &Repo{GitDir: lines[0], CommonDir: lines[1], ObjectDir: lines[2], ObjectFormat: lines[3]}, nil
+	case err == nil && len(lines) == 6:
+		return &Repo{GitDir: lines[0], CommonDir: lines[1], WorkTree: lines[5], ObjectDir: lines[2], ObjectFormat: lines[3]}, nil
+	case errors.As(err, &ge) && len(lines) == 5 && strings.Contains(ge.Stderr, "must be run in a work tree"):
+		return &Repo{GitDir: lines[0], CommonDir: lines[1], ObjectDir: lines[2], ObjectFormat: lines[3], Bare: lines[4] == "true"}, nil
 	case errors.As(err, &ge):
 		msg := oneLine(ge.Stderr)
 		switch {

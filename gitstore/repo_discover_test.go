@@ -18,12 +18,12 @@ import (
 func gitView(t *testing.T, dir string) Repo {
 	t.Helper()
 	f := strings.Split(gitIn(t, dir, "rev-parse", "--absolute-git-dir",
-		"--path-format=absolute", "--git-common-dir", "--is-bare-repository"), "\n")
-	if len(f) != 3 {
-		t.Fatalf("git rev-parse in %s printed %q, want three lines", dir, f)
+		"--path-format=absolute", "--git-common-dir", "--is-bare-repository", "--is-inside-git-dir"), "\n")
+	if len(f) != 4 {
+		t.Fatalf("git rev-parse in %s printed %q, want four lines", dir, f)
 	}
-	r := Repo{GitDir: f[0], CommonDir: f[1]}
-	if f[2] == "false" {
+	r := Repo{GitDir: f[0], CommonDir: f[1], Bare: f[2] == "true"}
+	if f[3] == "false" {
 		r.WorkTree = gitIn(t, dir, "rev-parse", "--show-toplevel")
 	}
 	return r
@@ -53,7 +53,7 @@ func sameRepo(t *testing.T, a, b Repo) bool {
 		}
 		return evalPath(t, p)
 	}
-	return norm(a.GitDir) == norm(b.GitDir) && norm(a.CommonDir) == norm(b.CommonDir) && norm(a.WorkTree) == norm(b.WorkTree)
+	return norm(a.GitDir) == norm(b.GitDir) && norm(a.CommonDir) == norm(b.CommonDir) && norm(a.WorkTree) == norm(b.WorkTree) && a.Bare == b.Bare
 }
 
 func TestDiscover(t *testing.T) {
@@ -81,12 +81,15 @@ func TestDiscover(t *testing.T) {
 		name, dir string
 		want      Repo
 	}{
-		{"top", repo, Repo{filepath.Join(repo, ".git"), filepath.Join(repo, ".git"), repo, "", "", nil}},
-		{"subdir", sub, Repo{filepath.Join(repo, ".git"), filepath.Join(repo, ".git"), repo, "", "", nil}},
-		{"linked worktree", wtSub, Repo{filepath.Join(repo, ".git", "worktrees", "wt"), filepath.Join(repo, ".git"), wt, "", "", nil}},
-		{"bare", bare, Repo{bare, bare, "", "", "", nil}},
-		{"inside bare", filepath.Join(bare, "refs", "heads"), Repo{bare, bare, "", "", "", nil}},
-		{"relative gitfile", filepath.Join(rel, "work"), Repo{filepath.Join(rel, "store.git"), filepath.Join(rel, "store.git"), filepath.Join(rel, "work"), "", "", nil}},
+		{"top", repo, Repo{filepath.Join(repo, ".git"), filepath.Join(repo, ".git"), repo, "", "", nil, false}},
+		{"subdir", sub, Repo{filepath.Join(repo, ".git"), filepath.Join(repo, ".git"), repo, "", "", nil, false}},
+		{"linked worktree", wtSub, Repo{filepath.Join(repo, ".git", "worktrees", "wt"), filepath.Join(repo, ".git"), wt, "", "", nil, false}},
+		{"bare", bare, Repo{bare, bare, "", "", "", nil, true}},
+		{"inside bare", filepath.Join(bare, "refs", "heads"), Repo{bare, bare, "", "", "", nil, true}},
+		// Inside the git directory of a repository with a work tree: no
+		// work tree there, as git sees it, and not bare.
+		{"inside the git dir", filepath.Join(repo, ".git", "refs"), Repo{filepath.Join(repo, ".git"), filepath.Join(repo, ".git"), "", "", "", nil, false}},
+		{"relative gitfile", filepath.Join(rel, "work"), Repo{filepath.Join(rel, "store.git"), filepath.Join(rel, "store.git"), filepath.Join(rel, "work"), "", "", nil, false}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if g := gitView(t, tc.dir); !sameRepo(t, g, tc.want) {
@@ -127,7 +130,7 @@ func TestDiscoverEnvironment(t *testing.T) {
 	t.Run("GIT_DIR and GIT_WORK_TREE", func(t *testing.T) {
 		t.Setenv("GIT_DIR", filepath.Join(repo, ".git"))
 		t.Setenv("GIT_WORK_TREE", repo)
-		assertDiscover(t, elsewhere, Repo{filepath.Join(repo, ".git"), filepath.Join(repo, ".git"), repo, "", "", nil})
+		assertDiscover(t, elsewhere, Repo{filepath.Join(repo, ".git"), filepath.Join(repo, ".git"), repo, "", "", nil, false})
 	})
 	t.Run("GIT_DIR not a repository", func(t *testing.T) {
 		t.Setenv("GIT_DIR", elsewhere)
@@ -291,7 +294,7 @@ func TestDiscoverRefusesForeignOwner(t *testing.T) {
 		t.Fatalf("another user's repository: got %v, want ErrRefused with git's message on one line", err)
 	}
 	gitIn(t, home, "config", "--global", "--add", "safe.directory", repo)
-	assertDiscover(t, sub, Repo{filepath.Join(repo, ".git"), filepath.Join(repo, ".git"), repo, "", "", nil})
+	assertDiscover(t, sub, Repo{filepath.Join(repo, ".git"), filepath.Join(repo, ".git"), repo, "", "", nil, false})
 }
 
 // Branch is the branch HEAD names in the worktree asked about: unborn,

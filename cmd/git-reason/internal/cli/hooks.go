@@ -58,7 +58,7 @@ func hooksStatus(names []string) func(*ops.Session, context.Context, bool) (stri
 		if err != nil {
 			return "", nil, err
 		}
-		if sess.Repo.WorkTree == "" {
+		if sess.Repo.Bare {
 			names = hooks.ServerNames
 		}
 		return dir, hooks.CheckNames(dir, names), nil

@@ -28,6 +28,9 @@ func (e *Session) HooksDir() (string, error) {
 // team's history: it is changed only with force. A bare repository is
 // refused: no commit is made there, so the client hooks would never run.
 func (e *Session) InstallHooks(ctx context.Context, force bool) (string, []hooks.Status, error) {
+	if e.Repo.WorkTree == "" && !e.Repo.Bare {
+		return "", nil, e.outsideWorkTree("hooks install")
+	}
 	if e.Repo.WorkTree == "" {
 		return "", nil, Usage("a bare repository makes no commits, so its client hooks never run: run 'git reason hooks install --server' for a hosted repository's pre-receive check, or 'git reason remote setup' to have git fetch bring tasks")
 	}
@@ -180,4 +183,12 @@ func (e *Session) PrePush(ctx context.Context, lines []PushLine) ([]PushFinding,
 		}
 	}
 	return out, nil
+}
+
+// outsideWorkTree is the error of verb, which needs the work tree, run
+// inside the git directory of a repository that has one: not a bare
+// repository, whose advice would not apply (git's own commands say "must
+// be run in a work tree" there).
+func (e *Session) outsideWorkTree(verb string) error {
+	return Usage("%s needs the work tree, and this is inside the git directory %s: run it from the work tree", verb, e.Repo.GitDir)
 }

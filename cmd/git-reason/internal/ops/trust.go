@@ -111,6 +111,9 @@ type TrustResult struct {
 // allow); with Revoke it forgets that. What is shown and what is recorded
 // come from one read of the file.
 func (e *Session) Trust(req TrustRequest) (*TrustResult, error) {
+	if e.Repo.WorkTree == "" && !e.Repo.Bare {
+		return nil, e.outsideWorkTree("trust")
+	}
 	if e.Repo.WorkTree == "" {
 		return nil, Usage("a bare repository has no .reason/advisors.yaml to trust")
 	}

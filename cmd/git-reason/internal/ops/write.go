@@ -155,6 +155,9 @@ func (e *Session) StateAfter(ctx context.Context, res *record.Result) (*record.S
 // would be refused. The transcript is never stored: only exit status,
 // duration and the output's SHA-256.
 func (e *Session) RunValidation(ctx context.Context, task string, raw []byte, dir string, out io.Writer) (*record.Result, error) {
+	if e.Repo.WorkTree == "" && !e.Repo.Bare {
+		return nil, e.outsideWorkTree("validate --run")
+	}
 	if e.Repo.WorkTree == "" {
 		// No checkout: the command would run in the git directory, and
 		// the record would say it checked HEAD's code with nothing
