@@ -101,6 +101,10 @@ func (s *State) Summarize() Status {
 	a := s.LatestAssessment()
 	if a == nil {
 		out.Next = "git reason assess " + s.Task
+		if s.Unverified != nil {
+			// An assessment would be refused on top of it (see next).
+			out.Next = "git reason verify " + s.Task
+		}
 		return out
 	}
 	out.Assessment, out.Subject = a.ID, a.Body.(*Assessment).Subject
