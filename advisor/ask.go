@@ -93,6 +93,11 @@ func ask(ctx context.Context, d Declaration, t transport.Target, req transport.R
 		out.Failure = &record.Failure{Kind: string(transport.Unavailable), Detail: "no adapter " + d.Adapter}
 		return out
 	}
+	if changed := coveredChange(d); changed != "" {
+		out.Failure = &record.Failure{Kind: string(transport.Unavailable),
+			Detail: changed + " changed since it was trusted: run 'git reason trust'"}
+		return out
+	}
 	ctx, cancel := context.WithTimeout(ctx, d.TimeoutOrDefault())
 	defer cancel()
 	ans, err := adapter.Ask(ctx, t, req)

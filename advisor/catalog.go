@@ -119,6 +119,10 @@ type Declaration struct {
 	// the files trust covers, are named from there); "" is where git
 	// reason runs.
 	Dir string `yaml:"-" json:"-"`
+	// Covered are the work-tree files its command names, as trust
+	// covered them: each is read again before the command runs, which
+	// does not run when one differs.
+	Covered []CoveredFile `yaml:"-" json:"-"`
 }
 
 // executablePath is the executable whose presence says the advisor is

@@ -110,7 +110,7 @@ func Load(src Sources) (*Catalog, []Finding, error) {
 				return nil, nil, err
 			}
 			top := filepath.Dir(filepath.Dir(src.Repository))
-			runs, files := l.repositoryRuns(doc, top)
+			runs, files, named := l.repositoryRuns(doc, top)
 			sum := coverFiles(Sum(data), files)
 			l.cat.Repository, l.cat.RepositoryFiles = sum, files
 			l.untrusted = src.RepositoryTrusted == nil || !src.RepositoryTrusted(sum)
@@ -124,7 +124,7 @@ func Load(src Sources) (*Catalog, []Finding, error) {
 				at := positions(l.cat.Advisors)
 				for _, id := range runs {
 					if i, ok := at[id]; ok {
-						l.cat.Advisors[i].Dir = top
+						l.cat.Advisors[i].Dir, l.cat.Advisors[i].Covered = top, named[id]
 					}
 				}
 			}
@@ -169,8 +169,9 @@ func (l *loader) applyDoc(doc *document) {
 // repositoryRuns lists the exec advisors the repository overlay doc
 // declares, or sets a field of that runs something (GatedFields), as
 // they would be once it is trusted, and the work-tree files their
-// commands name (coverer, run in top), sorted by path, each once.
-func (l *loader) repositoryRuns(doc *document, top string) ([]string, []CoveredFile) {
+// commands name (coverer, run in top), sorted by path, each once, and
+// by advisor the files its command names.
+func (l *loader) repositoryRuns(doc *document, top string) ([]string, []CoveredFile, map[string][]CoveredFile) {
 	var runs []string
 	var files []CoveredFile
 	at := positions(l.cat.Advisors)
@@ -194,7 +195,10 @@ func (l *loader) repositoryRuns(doc *document, top string) ([]string, []CoveredF
 		files = append(files, cover.files(d.ID, d.Command)...)
 	}
 	slices.SortFunc(files, func(a, b CoveredFile) int { return strings.Compare(a.Path, b.Path) })
-	return runs, files
+	if cover == nil {
+		return runs, files, nil
+	}
+	return runs, files, cover.named
 }
 
 // merge applies one file's entries of a section. An id repeated within the

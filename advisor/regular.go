@@ -136,10 +136,12 @@ const maxCoveredBytes = 2 * MaxCommandFileBytes
 
 // coverer finds the work-tree files commands name, the commands running
 // in the work tree's top (realTop: top with symbolic links resolved),
-// each path read once, at most maxCoveredBytes in all.
+// each path read once, at most maxCoveredBytes in all; named keeps, by
+// advisor, every file its command names (listed first by it or not).
 type coverer struct {
 	top, realTop string
-	seen         map[string]bool
+	seen         map[string]CoveredFile
+	named        map[string][]CoveredFile
 	left         int64
 }
 
@@ -148,7 +150,7 @@ func newCoverer(top string) *coverer {
 	if err != nil {
 		realTop = top
 	}
-	return &coverer{top: top, realTop: realTop, seen: map[string]bool{}, left: maxCoveredBytes}
+	return &coverer{top: top, realTop: realTop, seen: map[string]CoveredFile{}, named: map[string][]CoveredFile{}, left: maxCoveredBytes}
 }
 
 // files lists the work-tree files argv, advisor's command, names that
@@ -168,29 +170,62 @@ func (c *coverer) files(advisor string, argv []string) []CoveredFile {
 			p = filepath.Join(c.top, p)
 		}
 		rel, err := filepath.Rel(c.top, filepath.Clean(p))
-		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || c.seen[rel] {
+		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			continue
 		}
-		fi, err := os.Lstat(p)
-		if err != nil || fi.IsDir() {
-			continue
-		}
-		c.seen[rel] = true
-		f := CoveredFile{Path: filepath.ToSlash(rel), Advisor: advisor}
-		switch real, err := filepath.EvalSymlinks(p); {
-		case err != nil || real != filepath.Join(c.realTop, rel):
-			f.Problem = "is a symbolic link or lies under one"
-		case fi.Size() > c.left && fi.Size() <= MaxCommandFileBytes:
-			f.Problem = fmt.Sprintf("takes the files the commands name past the %d bytes git reason reads of them", maxCoveredBytes)
-		default:
-			c.left -= fi.Size()
-			if f.SHA256, err = SumRegular(p, MaxCommandFileBytes, false); err != nil {
-				f.Problem = fileProblem(err)
+		f, seen := c.seen[rel]
+		if !seen {
+			fi, err := os.Lstat(p)
+			if err != nil || fi.IsDir() {
+				continue
 			}
+			f = c.cover(advisor, rel, fi)
+			c.seen[rel] = f
+			out = append(out, f)
 		}
-		out = append(out, f)
+		c.named[advisor] = append(c.named[advisor], f)
 	}
 	return out
+}
+
+// cover reads the file rel of the work tree, which Lstat says is fi.
+func (c *coverer) cover(advisor, rel string, fi fs.FileInfo) CoveredFile {
+	p := filepath.Join(c.top, rel)
+	f := CoveredFile{Path: filepath.ToSlash(rel), Advisor: advisor}
+	switch real, err := filepath.EvalSymlinks(p); {
+	case err != nil || real != filepath.Join(c.realTop, rel):
+		f.Problem = "is a symbolic link or lies under one"
+	case fi.Size() > c.left && fi.Size() <= MaxCommandFileBytes:
+		f.Problem = fmt.Sprintf("takes the files the commands name past the %d bytes git reason reads of them", maxCoveredBytes)
+	default:
+		c.left -= fi.Size()
+		if f.SHA256, err = SumRegular(p, MaxCommandFileBytes, false); err != nil {
+			f.Problem = fileProblem(err)
+		}
+	}
+	return f
+}
+
+// coveredChange reads again, as Load read them, the work-tree files
+// trust covered for d, and names the first whose content is not what
+// was trusted (or that is gone), "" when none: the declarations may
+// have loaded hours before the command runs (serve, mcp), and a pull
+// in between must not run what was not trusted.
+func coveredChange(d Declaration) string {
+	if len(d.Covered) == 0 {
+		return ""
+	}
+	c := newCoverer(d.Dir)
+	for _, f := range d.Covered {
+		fi, err := os.Lstat(filepath.Join(d.Dir, filepath.FromSlash(f.Path)))
+		if err != nil {
+			return f.Path
+		}
+		if now := c.cover(d.ID, filepath.FromSlash(f.Path), fi); now.SHA256 != f.SHA256 || now.Problem != f.Problem {
+			return f.Path
+		}
+	}
+	return ""
 }
 
 // fileProblem says why a covered file did not read.

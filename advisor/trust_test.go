@@ -1,6 +1,7 @@
 package advisor
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"git-reason/advisor/transport"
 )
 
 // attackOverlay redirects a declared advisor's credential to another
@@ -387,4 +390,53 @@ func writeAt(t *testing.T, path, body string) {
 	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestCoveredFilesCheckedAtRun: the declarations load once in a long
+// run (serve, mcp), and a pull may change a script trust covered before
+// the advisor is asked; the script is read again when it is about to run
+// and, changed, does not run. Unchanged, it runs.
+func TestCoveredFilesCheckedAtRun(t *testing.T) {
+	file := repoOverlay(t, "advisors:\n  - id: review\n    transport: cli\n    adapter: exec\n    capabilities: [reasoning]\n"+
+		"    command: [sh, ./tools/review.sh]\n")
+	top := filepath.Dir(filepath.Dir(file))
+	script, ran, pwned := filepath.Join(top, "tools", "review.sh"), filepath.Join(t.TempDir(), "ran"), filepath.Join(t.TempDir(), "pwned")
+	writeAt(t, script, "cat >/dev/null; touch "+ran+"; exit 1")
+	src := Sources{Base: fixtureBase(), Repository: file}
+	cat, _, err := Load(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trusted := cat.Repository
+	src.RepositoryTrusted = func(s string) bool { return s == trusted }
+	if cat, _, err = Load(src); err != nil {
+		t.Fatal(err)
+	}
+	d, ok := cat.Advisor("review")
+	if !ok {
+		t.Fatal("the trusted advisor is not declared")
+	}
+	req := transport.Request{Subject: "s", Question: "q"}
+	if Ask(context.Background(), d, req); !exists(ran) {
+		t.Fatal("the script as trusted did not run")
+	}
+	writeAt(t, script, "cat >/dev/null; touch "+pwned+"; exit 1")
+	got := Ask(context.Background(), d, req)
+	if exists(pwned) {
+		t.Fatalf("the script changed after the declarations loaded, and ran (failure %+v)", got.Failure)
+	}
+	if f := got.Failure; f == nil || f.Kind != string(transport.Unavailable) || f.Detail != "tools/review.sh changed since it was trusted: run 'git reason trust'" {
+		t.Errorf("failure %+v", f)
+	}
+	if err := os.Remove(script); err != nil {
+		t.Fatal(err)
+	}
+	if got := Ask(context.Background(), d, req); got.Failure == nil || !strings.HasPrefix(got.Failure.Detail, "tools/review.sh changed") {
+		t.Errorf("the script gone: failure %+v", got.Failure)
+	}
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
