@@ -156,9 +156,11 @@ func newCoverer(top string) *coverer {
 // files lists the work-tree files argv, advisor's command, names that
 // were not listed before: the program when it is a path (with a
 // separator), and every argument naming something there, relative to
-// the top or absolute. What does not exist, lies outside the work tree,
-// or is a directory is no file of it; what is a symbolic link, or lies
-// under one, is listed with its problem, as is what cannot be read.
+// the top or absolute. A directory there is listed as one (its path
+// ending in a slash: coverDir), the top itself not. What does not exist
+// or lies outside the work tree is no file of it; what is a symbolic
+// link, or lies under one, is listed with its problem, as is what cannot
+// be read.
 func (c *coverer) files(advisor string, argv []string) []CoveredFile {
 	var out []CoveredFile
 	for i, a := range argv {
@@ -176,7 +178,7 @@ func (c *coverer) files(advisor string, argv []string) []CoveredFile {
 		f, seen := c.seen[rel]
 		if !seen {
 			fi, err := os.Lstat(p)
-			if err != nil || fi.IsDir() {
+			if err != nil {
 				continue
 			}
 			f = c.cover(advisor, rel, fi)
@@ -188,13 +190,19 @@ func (c *coverer) files(advisor string, argv []string) []CoveredFile {
 	return out
 }
 
-// cover reads the file rel of the work tree, which Lstat says is fi.
+// cover reads the file (or directory) rel of the work tree, which
+// Lstat says is fi.
 func (c *coverer) cover(advisor, rel string, fi fs.FileInfo) CoveredFile {
 	p := filepath.Join(c.top, rel)
 	f := CoveredFile{Path: filepath.ToSlash(rel), Advisor: advisor}
+	if fi.IsDir() {
+		f.Path += "/"
+	}
 	switch real, err := filepath.EvalSymlinks(p); {
 	case err != nil || real != filepath.Join(c.realTop, rel):
 		f.Problem = "is a symbolic link or lies under one"
+	case fi.IsDir():
+		f.SHA256, f.Problem = c.coverDir(p)
 	case fi.Size() > c.left && fi.Size() <= MaxCommandFileBytes:
 		f.Problem = fmt.Sprintf("takes the files the commands name past the %d bytes git reason reads of them", maxCoveredBytes)
 	default:
@@ -204,6 +212,60 @@ func (c *coverer) cover(advisor, rel string, fi fs.FileInfo) CoveredFile {
 		}
 	}
 	return f
+}
+
+// maxDirEntries bounds the entries (files and directories) git reason
+// reads of one directory a command names, all levels together.
+const maxDirEntries = 10000
+
+// coverDir is the digest of the directory p of the work tree, which a
+// command names (python3 tools runs tools/__main__.py, make -C tools
+// tools/Makefile): one SHA-256 over the path, relative to p, and the
+// SHA-256 of every regular file under it, walked in sorted order, a
+// nested .git skipped. What is under it counts in the bytes the
+// coverer reads; a symbolic link, FIFO, device or socket under it, a
+// file too large, or more than maxDirEntries entries, is a problem.
+func (c *coverer) coverDir(p string) (sum, problem string) {
+	h, n := sha256.New(), 0
+	err := filepath.WalkDir(p, func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if n++; n > maxDirEntries {
+			return fmt.Errorf("holds more than %d files and directories, which git reason reads at most of one", maxDirEntries)
+		}
+		rel, _ := filepath.Rel(p, path)
+		switch {
+		case path != p && e.Name() == ".git" && e.IsDir():
+			return filepath.SkipDir
+		case e.IsDir(), e.Name() == ".git":
+			return nil
+		case !e.Type().IsRegular():
+			return fmt.Errorf("holds %s, which %s", filepath.ToSlash(rel), fileProblem(ErrNotRegular))
+		}
+		fi, err := e.Info()
+		if err != nil {
+			return err
+		}
+		if fi.Size() > c.left && fi.Size() <= MaxCommandFileBytes {
+			return fmt.Errorf("holds %s, which takes the files the commands name past the %d bytes git reason reads of them", filepath.ToSlash(rel), maxCoveredBytes)
+		}
+		c.left -= fi.Size()
+		sum, err := SumRegular(path, MaxCommandFileBytes, false)
+		if err != nil {
+			return fmt.Errorf("holds %s, which %s", filepath.ToSlash(rel), fileProblem(err))
+		}
+		fmt.Fprintf(h, "%q %s\n", filepath.ToSlash(rel), sum)
+		return nil
+	})
+	var pathErr *fs.PathError
+	switch {
+	case errors.As(err, &pathErr):
+		return "", "does not read"
+	case err != nil:
+		return "", err.Error()
+	}
+	return fmt.Sprintf("%x", h.Sum(nil)), ""
 }
 
 // coveredChange reads again, as Load read them, the work-tree files
@@ -217,11 +279,12 @@ func coveredChange(d Declaration) string {
 	}
 	c := newCoverer(d.Dir)
 	for _, f := range d.Covered {
-		fi, err := os.Lstat(filepath.Join(d.Dir, filepath.FromSlash(f.Path)))
+		rel := filepath.FromSlash(strings.TrimSuffix(f.Path, "/"))
+		fi, err := os.Lstat(filepath.Join(d.Dir, rel))
 		if err != nil {
 			return f.Path
 		}
-		if now := c.cover(d.ID, filepath.FromSlash(f.Path), fi); now.SHA256 != f.SHA256 || now.Problem != f.Problem {
+		if now := c.cover(d.ID, rel, fi); now.Path != f.Path || now.SHA256 != f.SHA256 || now.Problem != f.Problem {
 			return f.Path
 		}
 	}

@@ -80,9 +80,15 @@ func (d Declaration) Describe() string {
 		fmt.Fprintf(&b, ": runs %s", quoteArgs(d.Command))
 		if d.Dir != "" {
 			// Declared by the repository: what its command names there
-			// is covered by trust, file by file (CoveredFile); what it
-			// names above is not.
+			// is covered by trust, file by file or directory by
+			// directory (CoveredFile); the top itself, and what it names
+			// above, are not.
 			b.WriteString(" in the work tree's top")
+			if len(d.Command) > 1 && slices.ContainsFunc(d.Command[1:], func(a string) bool {
+				return a != "" && (filepath.Clean(a) == "." || filepath.Clean(a) == filepath.Clean(d.Dir))
+			}) {
+				b.WriteString(" (runs with the whole work tree as an argument: trust does not cover it)")
+			}
 			if out := slices.DeleteFunc(relativePaths(d.Command), func(a string) bool { return !strings.HasPrefix(a, "../") }); len(out) > 0 {
 				fmt.Fprintf(&b, " (%s outside the work tree: trust does not cover what is there)", quoteArgs(out))
 			}
@@ -151,7 +157,7 @@ const MaxCommandFileBytes = 32 << 20
 // repository overlay runs or reads, by its command: trust covers its
 // content as it covers the overlay's, since a pull can change it.
 type CoveredFile struct {
-	Path    string `json:"path"`    // relative to the work tree's top, with slashes
+	Path    string `json:"path"`    // relative to the work tree's top, with slashes; a directory's ends in "/"
 	Advisor string `json:"advisor"` // the first advisor whose command names it
 	SHA256  string `json:"sha256,omitempty"`
 	// Problem says why it cannot be trusted (a symbolic link, not a

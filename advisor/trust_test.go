@@ -3,6 +3,7 @@ package advisor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -216,6 +217,8 @@ func TestDescribeShowsWhatRuns(t *testing.T) {
 		"    command: [./tools/review.sh, --fast]\n" +
 		"  - id: script\n    transport: cli\n    adapter: exec\n    capabilities: [reasoning]\n" +
 		"    command: [sh, ../x.sh]\n" +
+		"  - id: whole\n    transport: cli\n    adapter: exec\n    capabilities: [reasoning]\n" +
+		"    command: [make, -C, ./]\n" +
 		"  - id: hidden\n    transport: cli\n    adapter: exec\n    capabilities: [reasoning]\n" +
 		"    command: [\"sh\", \"-c\", \"echo ok \\u202e; rm -rf ~\", \"a\\u200bb\", \"l1\\nl2\\e[8m\", \"  lead\"]\n" +
 		"  - id: far\n    transport: peer\n    adapter: peer\n    capabilities: [reasoning]\n" +
@@ -233,6 +236,7 @@ func TestDescribeShowsWhatRuns(t *testing.T) {
 	want := map[string]string{
 		"relative": `cli/exec: runs ["./tools/review.sh" "--fast"] in the work tree's top, the question on its stdin`,
 		"script":   `cli/exec: runs ["sh" "../x.sh"] in the work tree's top (["../x.sh"] outside the work tree: trust does not cover what is there), the question on its stdin`,
+		"whole":    `cli/exec: runs ["make" "-C" "./"] in the work tree's top (runs with the whole work tree as an argument: trust does not cover it), the question on its stdin`,
 		"hidden":   `cli/exec: runs ["sh" "-c" "echo ok \u202e; rm -rf ~" "a\u200bb" "l1\nl2\x1b[8m" "  lead"] in the work tree's top, the question on its stdin`,
 		"spoof":    `transport "cli/exec: runs [\"reviewer\"], the question on its stdin` + strings.Repeat(" ", 300) + `" with adapter "exec", which git reason cannot speak: never asked`,
 		"far":      `peer/peer: sends the question to "https://peer.invalid" with no credential, for the peer's advisor "other", with up to 60000000 bytes of material`,
@@ -272,8 +276,11 @@ func TestCheckPlaintext(t *testing.T) {
 // are listed with their problem, read without blocking.
 func TestCommandFiles(t *testing.T) {
 	top, outside := t.TempDir(), t.TempDir()
-	for _, f := range []string{"tools/review.sh", "scripts/review.py", "review.sh", "x/y.sh"} {
+	for _, f := range []string{"tools/review.sh", "tools/sub/a.sh", "tools/.git/config", "tools/sub/.git", "scripts/review.py", "review.sh", "x/y.sh", "ldir/k"} {
 		writeAt(t, filepath.Join(top, f), "echo "+f)
+	}
+	if err := os.Symlink(filepath.Join(outside, "x.sh"), filepath.Join(top, "ldir", "l")); err != nil {
+		t.Fatal(err)
 	}
 	writeAt(t, filepath.Join(outside, "x.sh"), "touch pwned")
 	if err := os.Symlink(filepath.Join(outside, "x.sh"), filepath.Join(top, "link")); err != nil {
@@ -300,8 +307,13 @@ func TestCommandFiles(t *testing.T) {
 		{[]string{"tools/review.sh"}, "tools/review.sh " + review},
 		{[]string{filepath.Join(top, "tools", "review.sh")}, "tools/review.sh " + review},
 		{[]string{"sh", "tools/../tools/review.sh"}, "tools/review.sh " + review},
-		{[]string{"python3", "scripts/review.py", "-m", "x", "missing.py", "tools", "../x.sh", filepath.Join(outside, "x.sh"), "/etc/passwd"},
+		{[]string{"python3", "scripts/review.py", "-m", "missing.py", ".", "./", top, "../x.sh", filepath.Join(outside, "x.sh"), "/etc/passwd"},
 			"scripts/review.py " + Sum([]byte("echo scripts/review.py"))},
+		// A directory: every regular file under it, by relative path,
+		// in sorted order, a nested .git skipped.
+		{[]string{"python3", "tools"}, "tools/ " + Sum([]byte(`"review.sh" `+review+"\n"+`"sub/a.sh" `+Sum([]byte("echo tools/sub/a.sh"))+"\n"))},
+		{[]string{"make", "-C", "x/"}, "x/ " + Sum([]byte(`"y.sh" `+Sum([]byte("echo x/y.sh"))+"\n"))},
+		{[]string{"node", "ldir"}, "ldir/ holds l, which is not a regular file (a symbolic link, FIFO, device or socket)"},
 		{[]string{"review.sh"}, ""}, // on PATH, not the work tree's
 		{[]string{"sh", "-c", "./x/y.sh"}, "x/y.sh " + Sum([]byte("echo x/y.sh"))},
 		{[]string{"sh", "link"}, "link is a symbolic link or lies under one"},
@@ -317,6 +329,19 @@ func TestCommandFiles(t *testing.T) {
 			t.Errorf("%q: got %q, want %q", c.argv, got, c.want)
 		}
 	}
+	// A directory of more entries than maxDirEntries, or whose files take
+	// the load past maxCoveredBytes, is not trusted.
+	for i := range maxDirEntries {
+		writeAt(t, filepath.Join(top, "many", fmt.Sprint(i/100), fmt.Sprint(i%100)), "")
+	}
+	if f := newCoverer(top).files("a", []string{"python3", "many"}); len(f) != 1 || !strings.Contains(f[0].Problem, "more than 10000 files and directories") {
+		t.Errorf("a directory past the bound: %+v", f)
+	}
+	c := newCoverer(top)
+	c.left = 10
+	if f := c.files("a", []string{"python3", "tools"}); len(f) != 1 || !strings.HasPrefix(f[0].Problem, "holds review.sh, which takes the files the commands name past the") {
+		t.Errorf("a directory past the bytes left: %+v", f)
+	}
 	// One load reads each file once, and at most maxCoveredBytes of them.
 	for _, f := range []string{"m1", "m2", "m3"} {
 		if err := os.WriteFile(filepath.Join(top, f), nil, 0o644); err != nil {
@@ -326,7 +351,7 @@ func TestCommandFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c := newCoverer(top)
+	c = newCoverer(top)
 	first := c.files("a", []string{"sh", "m1", "./m1", "m2"})
 	again := c.files("b", []string{"sh", "m1", "m3"})
 	if len(first) != 2 || first[0].Problem+first[1].Problem != "" || len(again) != 1 || again[0].Path != "m3" ||

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -116,7 +117,11 @@ func trustLines(res *ops.TrustResult) []string {
 		}
 	}
 	for _, f := range res.Files {
-		out = append(out, fmt.Sprintf("work-tree file %s, which advisor %s runs (sha256 %s): trust covers its content; any change to it untrusts the file", f.Path, f.Advisor, f.SHA256))
+		what := "file %s, which advisor %s runs (sha256 %s): trust covers its content"
+		if strings.HasSuffix(f.Path, "/") {
+			what = "directory %s, which advisor %s runs (sha256 %s): trust covers every file under it"
+		}
+		out = append(out, fmt.Sprintf("work-tree "+what+"; any change to it untrusts the file", f.Path, f.Advisor, f.SHA256))
 	}
 	for _, p := range res.Profiles {
 		if p.New {
