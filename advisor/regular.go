@@ -155,8 +155,8 @@ func newCoverer(top string) *coverer {
 
 // files lists the work-tree files argv, advisor's command, names that
 // were not listed before: the program when it is a path (with a
-// separator), and every argument naming something there, relative to
-// the top or absolute. A directory there is listed as one (its path
+// separator), and every argument, or value of an option given with "="
+// (argPaths), naming something there, relative to the top or absolute. A directory there is listed as one (its path
 // ending in a slash: coverDir), the top itself not. What does not exist
 // or lies outside the work tree is no file of it; what is a symbolic
 // link, or lies under one, is listed with its problem, as is what cannot
@@ -164,30 +164,51 @@ func newCoverer(top string) *coverer {
 func (c *coverer) files(advisor string, argv []string) []CoveredFile {
 	var out []CoveredFile
 	for i, a := range argv {
-		if a == "" || (i == 0 && !strings.ContainsRune(a, '/') && !strings.ContainsRune(a, filepath.Separator)) {
-			continue // a program without a separator is looked up on PATH
-		}
-		p := a
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(c.top, p)
-		}
-		rel, err := filepath.Rel(c.top, filepath.Clean(p))
-		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			continue
-		}
-		f, seen := c.seen[rel]
-		if !seen {
-			fi, err := os.Lstat(p)
-			if err != nil {
-				continue
+		for _, a := range argPaths(i, a) {
+			if f, fresh := c.file(advisor, i, a); fresh {
+				out = append(out, f)
 			}
-			f = c.cover(advisor, rel, fi)
-			c.seen[rel] = f
-			out = append(out, f)
 		}
-		c.named[advisor] = append(c.named[advisor], f)
 	}
 	return out
+}
+
+// argPaths is what argument i of a command may name as a path: the
+// argument, and the value of an option given as -name=value or
+// --name=value (--config=tools/x.yaml). An option's value given as the
+// next argument is an argument itself.
+func argPaths(i int, a string) []string {
+	if _, v, ok := strings.Cut(a, "="); ok && i > 0 && v != "" && strings.HasPrefix(a, "-") {
+		return []string{a, v}
+	}
+	return []string{a}
+}
+
+// file is what a, argument i of advisor's command, names in the work
+// tree, and whether it was not listed before (files).
+func (c *coverer) file(advisor string, i int, a string) (CoveredFile, bool) {
+	if a == "" || (i == 0 && !strings.ContainsRune(a, '/') && !strings.ContainsRune(a, filepath.Separator)) {
+		return CoveredFile{}, false // a program without a separator is looked up on PATH
+	}
+	p := a
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(c.top, p)
+	}
+	rel, err := filepath.Rel(c.top, filepath.Clean(p))
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return CoveredFile{}, false
+	}
+	f, seen := c.seen[rel]
+	if !seen {
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return CoveredFile{}, false
+		}
+		f = c.cover(advisor, rel, fi)
+		c.seen[rel] = f
+	}
+	c.named[advisor] = append(c.named[advisor], f)
+	return f, !seen
 }
 
 // cover reads the file (or directory) rel of the work tree, which

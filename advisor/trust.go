@@ -84,12 +84,12 @@ func (d Declaration) Describe() string {
 			// directory (CoveredFile); the top itself, and what it names
 			// above, are not.
 			b.WriteString(" in the work tree's top")
-			if len(d.Command) > 1 && slices.ContainsFunc(d.Command[1:], func(a string) bool {
+			if slices.ContainsFunc(argsPaths(d.Command), func(a string) bool {
 				return a != "" && (filepath.Clean(a) == "." || filepath.Clean(a) == filepath.Clean(d.Dir))
 			}) {
 				b.WriteString(" (runs with the whole work tree as an argument: trust does not cover it)")
 			}
-			if out := slices.DeleteFunc(relativePaths(d.Command), func(a string) bool { return !strings.HasPrefix(a, "../") }); len(out) > 0 {
+			if out := slices.DeleteFunc(relativePaths(d.Command), func(a string) bool { return !slices.ContainsFunc(argPaths(1, a), above) }); len(out) > 0 {
 				fmt.Fprintf(&b, " (%s outside the work tree: trust does not cover what is there)", quoteArgs(out))
 			}
 		} else if rel := relativePaths(d.Command); len(rel) > 0 {
@@ -189,11 +189,25 @@ func relativePaths(argv []string) []string {
 	var rel []string
 	for i, a := range argv {
 		if (i == 0 && strings.ContainsRune(a, '/') && !filepath.IsAbs(a)) ||
-			strings.HasPrefix(a, "./") || strings.HasPrefix(a, "../") {
+			slices.ContainsFunc(argPaths(i, a), func(a string) bool { return strings.HasPrefix(a, "./") || above(a) }) {
 			rel = append(rel, a)
 		}
 	}
 	return rel
+}
+
+// above reports whether path a starts "../".
+func above(a string) bool { return strings.HasPrefix(a, "../") }
+
+// argsPaths is what the arguments of argv may name as paths (argPaths).
+func argsPaths(argv []string) []string {
+	var out []string
+	for i, a := range argv {
+		if i > 0 {
+			out = append(out, argPaths(i, a)...)
+		}
+	}
+	return out
 }
 
 func quoteArgs(argv []string) string {

@@ -219,6 +219,8 @@ func TestDescribeShowsWhatRuns(t *testing.T) {
 		"    command: [sh, ../x.sh]\n" +
 		"  - id: whole\n    transport: cli\n    adapter: exec\n    capabilities: [reasoning]\n" +
 		"    command: [make, -C, ./]\n" +
+		"  - id: option\n    transport: cli\n    adapter: exec\n    capabilities: [reasoning]\n" +
+		"    command: [tool, --config=../x.yaml, --root=.]\n" +
 		"  - id: hidden\n    transport: cli\n    adapter: exec\n    capabilities: [reasoning]\n" +
 		"    command: [\"sh\", \"-c\", \"echo ok \\u202e; rm -rf ~\", \"a\\u200bb\", \"l1\\nl2\\e[8m\", \"  lead\"]\n" +
 		"  - id: far\n    transport: peer\n    adapter: peer\n    capabilities: [reasoning]\n" +
@@ -237,6 +239,7 @@ func TestDescribeShowsWhatRuns(t *testing.T) {
 		"relative": `cli/exec: runs ["./tools/review.sh" "--fast"] in the work tree's top, the question on its stdin`,
 		"script":   `cli/exec: runs ["sh" "../x.sh"] in the work tree's top (["../x.sh"] outside the work tree: trust does not cover what is there), the question on its stdin`,
 		"whole":    `cli/exec: runs ["make" "-C" "./"] in the work tree's top (runs with the whole work tree as an argument: trust does not cover it), the question on its stdin`,
+		"option":   `cli/exec: runs ["tool" "--config=../x.yaml" "--root=."] in the work tree's top (runs with the whole work tree as an argument: trust does not cover it) (["--config=../x.yaml"] outside the work tree: trust does not cover what is there), the question on its stdin`,
 		"hidden":   `cli/exec: runs ["sh" "-c" "echo ok \u202e; rm -rf ~" "a\u200bb" "l1\nl2\x1b[8m" "  lead"] in the work tree's top, the question on its stdin`,
 		"spoof":    `transport "cli/exec: runs [\"reviewer\"], the question on its stdin` + strings.Repeat(" ", 300) + `" with adapter "exec", which git reason cannot speak: never asked`,
 		"far":      `peer/peer: sends the question to "https://peer.invalid" with no credential, for the peer's advisor "other", with up to 60000000 bytes of material`,
@@ -309,6 +312,9 @@ func TestCommandFiles(t *testing.T) {
 		{[]string{"sh", "tools/../tools/review.sh"}, "tools/review.sh " + review},
 		{[]string{"python3", "scripts/review.py", "-m", "missing.py", ".", "./", top, "../x.sh", filepath.Join(outside, "x.sh"), "/etc/passwd"},
 			"scripts/review.py " + Sum([]byte("echo scripts/review.py"))},
+		// An option's value given with "=" is a path as an argument is.
+		{[]string{"sh", "./tools/review.sh", "--config=scripts/review.py"}, "tools/review.sh " + review + "; scripts/review.py " + Sum([]byte("echo scripts/review.py"))},
+		{[]string{"review", "-c=x/y.sh", "--out=../x.sh", "--none=", "-x=" + filepath.Join(outside, "x.sh")}, "x/y.sh " + Sum([]byte("echo x/y.sh"))},
 		// A directory: every regular file under it, by relative path,
 		// in sorted order, a nested .git skipped.
 		{[]string{"python3", "tools"}, "tools/ " + Sum([]byte(`"review.sh" `+review+"\n"+`"sub/a.sh" `+Sum([]byte("echo tools/sub/a.sh"))+"\n"))},
@@ -332,7 +338,11 @@ func TestCommandFiles(t *testing.T) {
 	// A directory of more entries than maxDirEntries, or whose files take
 	// the load past maxCoveredBytes, is not trusted.
 	for i := range maxDirEntries {
-		writeAt(t, filepath.Join(top, "many", fmt.Sprint(i/100), fmt.Sprint(i%100)), "")
+		if i%100 == 0 {
+			writeAt(t, filepath.Join(top, "many", fmt.Sprint(i/100), "0"), "")
+		} else if err := os.WriteFile(filepath.Join(top, "many", fmt.Sprint(i/100), fmt.Sprint(i%100)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if f := newCoverer(top).files("a", []string{"python3", "many"}); len(f) != 1 || !strings.Contains(f[0].Problem, "more than 10000 files and directories") {
 		t.Errorf("a directory past the bound: %+v", f)
