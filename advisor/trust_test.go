@@ -1,9 +1,7 @@
 package advisor
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -337,11 +335,17 @@ func TestCommandFiles(t *testing.T) {
 	}
 	// A directory of more entries than maxDirEntries, or whose files take
 	// the load past maxCoveredBytes, is not trusted.
-	for i := range maxDirEntries {
-		if i%100 == 0 {
-			writeAt(t, filepath.Join(top, "many", fmt.Sprint(i/100), "0"), "")
-		} else if err := os.WriteFile(filepath.Join(top, "many", fmt.Sprint(i/100), fmt.Sprint(i%100)), nil, 0o644); err != nil {
-			t.Fatal(err)
+	writeAt(t, filepath.Join(top, "many", "0"), "")
+	for range maxDirEntries / 100 {
+		dir, err := os.MkdirTemp(filepath.Join(top, "many"), "")
+		for range 100 {
+			var f *os.File
+			if err == nil {
+				f, err = os.CreateTemp(dir, "")
+			}
+			if err != nil || f.Close() != nil {
+				t.Fatalf("many files: %v", err)
+			}
 		}
 	}
 	if f := newCoverer(top).files("a", []string{"python3", "many"}); len(f) != 1 || !strings.Contains(f[0].Problem, "more than 10000 files and directories") {
@@ -452,11 +456,11 @@ func TestCoveredFilesCheckedAtRun(t *testing.T) {
 		t.Fatal("the trusted advisor is not declared")
 	}
 	req := transport.Request{Subject: "s", Question: "q"}
-	if Ask(context.Background(), d, req); !exists(ran) {
+	if Ask(t.Context(), d, req); !exists(ran) {
 		t.Fatal("the script as trusted did not run")
 	}
 	writeAt(t, script, "cat >/dev/null; touch "+pwned+"; exit 1")
-	got := Ask(context.Background(), d, req)
+	got := Ask(t.Context(), d, req)
 	if exists(pwned) {
 		t.Fatalf("the script changed after the declarations loaded, and ran (failure %+v)", got.Failure)
 	}
@@ -466,7 +470,7 @@ func TestCoveredFilesCheckedAtRun(t *testing.T) {
 	if err := os.Remove(script); err != nil {
 		t.Fatal(err)
 	}
-	if got := Ask(context.Background(), d, req); got.Failure == nil || !strings.HasPrefix(got.Failure.Detail, "tools/review.sh changed") {
+	if got := Ask(t.Context(), d, req); got.Failure == nil || !strings.HasPrefix(got.Failure.Detail, "tools/review.sh changed") {
 		t.Errorf("the script gone: failure %+v", got.Failure)
 	}
 }
