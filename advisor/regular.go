@@ -143,6 +143,8 @@ type coverer struct {
 	seen         map[string]CoveredFile
 	named        map[string][]CoveredFile
 	left         int64
+	// entries bounds the entries read of one directory (maxDirEntries).
+	entries int
 }
 
 func newCoverer(top string) *coverer {
@@ -150,7 +152,7 @@ func newCoverer(top string) *coverer {
 	if err != nil {
 		realTop = top
 	}
-	return &coverer{top: top, realTop: realTop, seen: map[string]CoveredFile{}, named: map[string][]CoveredFile{}, left: maxCoveredBytes}
+	return &coverer{top: top, realTop: realTop, seen: map[string]CoveredFile{}, named: map[string][]CoveredFile{}, left: maxCoveredBytes, entries: maxDirEntries}
 }
 
 // files lists the work-tree files argv, advisor's command, names that
@@ -252,8 +254,8 @@ func (c *coverer) coverDir(p string) (sum, problem string) {
 		if err != nil {
 			return err
 		}
-		if n++; n > maxDirEntries {
-			return fmt.Errorf("holds more than %d files and directories, which git reason reads at most of one", maxDirEntries)
+		if n++; n > c.entries {
+			return fmt.Errorf("holds more than %d files and directories, which git reason reads at most of one", c.entries)
 		}
 		rel, _ := filepath.Rel(p, path)
 		switch {
