@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"hash"
-	"io"
 	"path/filepath"
 )
 
@@ -26,6 +25,8 @@ type Sealed struct {
 	put         map[string]sealedEntry
 	order       []string
 	h           hash.Hash // the MAC under key, made once: a reader checks an entry per task
+	buf         []byte    // what the MAC covers before the data, reused: no copy a part
+	sum         [sha256.Size]byte
 }
 
 type sealedEntry struct {
@@ -55,12 +56,16 @@ func (s *Sealed) appendMAC(b []byte, task, head string, data []byte) []byte {
 		s.h = hmac.New(sha256.New, s.key)
 	}
 	s.h.Reset()
-	for _, part := range []string{"git-reason sealed v1\x00", s.name, "\x00", s.scope, "\x00", task, "\x00", head, "\x00"} {
-		io.WriteString(s.h, part)
+	// The parts before the data written at once from one buffer kept for
+	// every entry: io.WriteString would copy each part into a new slice
+	// (the hash has no WriteString), an allocation a part an entry.
+	s.buf = s.buf[:0]
+	for _, part := range [...]string{"git-reason sealed v1\x00", s.name, "\x00", s.scope, "\x00", task, "\x00", head, "\x00"} {
+		s.buf = append(s.buf, part...)
 	}
+	s.h.Write(s.buf)
 	s.h.Write(data)
-	var sum [sha256.Size]byte
-	return hex.AppendEncode(b, s.h.Sum(sum[:0]))
+	return hex.AppendEncode(b, s.h.Sum(s.sum[:0]))
 }
 
 // Get returns the data of task's entry at head, false when there is none

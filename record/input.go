@@ -325,8 +325,17 @@ func Printable(s string) string { return printable(s, false) }
 // kept, everything else Printable escapes is escaped.
 func PrintableText(s string) string { return printable(s, true) }
 
+// TextPrintable reports whether PrintableText leaves b as it is, without
+// making a string of it.
+func TextPrintable(b []byte) bool {
+	return utf8.Valid(b) && bytes.IndexFunc(b, func(r rune) bool { return badText(r, true) }) < 0
+}
+
+// badText reports whether printable escapes r (lines: in text of many lines).
+func badText(r rune, lines bool) bool { return unprintable(r) && !(lines && (r == '\n' || r == '\t')) }
+
 func printable(s string, lines bool) string {
-	bad := func(r rune) bool { return unprintable(r) && !(lines && (r == '\n' || r == '\t')) }
+	bad := func(r rune) bool { return badText(r, lines) }
 	if utf8.ValidString(s) && !strings.ContainsFunc(s, bad) {
 		return s
 	}

@@ -32,7 +32,10 @@ type printableWriter struct {
 func (p *printableWriter) Write(b []byte) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	data := append(p.pending, b...)
+	data := b
+	if len(p.pending) > 0 {
+		data = append(p.pending, b...)
+	}
 	cut := len(data)
 	for i := len(data) - 1; i >= 0 && i >= len(data)-utf8.UTFMax; i-- {
 		if utf8.RuneStart(data[i]) {
@@ -43,6 +46,14 @@ func (p *printableWriter) Write(b []byte) (int, error) {
 		}
 	}
 	p.pending = append([]byte(nil), data[cut:]...)
+	if !p.sgr && record.TextPrintable(data[:cut]) {
+		// What passes unchanged is written as it came: a table of every
+		// task is not copied three times on its way out.
+		if _, err := p.w.Write(data[:cut]); err != nil {
+			return 0, err
+		}
+		return len(b), nil
+	}
 	text := string(data[:cut])
 	var out strings.Builder
 	for text != "" {

@@ -4,8 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
-	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
@@ -191,21 +192,63 @@ func printNeeds(w io.Writer, needs []ops.Need) {
 
 // printStatusTable prints a line per task, then what a task's line cannot
 // say: a history that does not verify, and who signed the records of a
-// task any of whose records is signed.
+// task any of whose records is signed. The columns are aligned as
+// text/tabwriter aligns them (each as wide as its widest cell, counted in
+// runes, and two spaces), their widths taken from the rows first, and each
+// line is written at once: no cell is held beyond its line, which for a
+// year's tasks was most of what status allocated.
 func printStatusTable(w io.Writer, pal palette, all []ops.StatusRow) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	// Every PHASE cell, the header's too, carries sequences of one length
 	// when coloured, so the columns stay aligned.
-	fmt.Fprintf(tw, "TASK\t%s\tRECORDS\tREVIEWS\tUPDATED\tSUBJECT\n", pal.paint(sgrPlain, "PHASE"))
-	for _, s := range all {
-		phase := pal.phase(s.Phase)
+	phase := func(s ops.StatusRow) string {
 		if s.Closed {
-			phase = pal.phase("closed")
+			return pal.phase("closed")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", s.Task, phase, s.Records, s.Reviews, s.Updated, record.Printable(s.Subject))
+		return pal.phase(s.Phase)
 	}
-	if err := tw.Flush(); err != nil {
+	head := [...]string{"TASK", pal.paint(sgrPlain, "PHASE"), "RECORDS", "REVIEWS", "UPDATED"}
+	var width [len(head)]int
+	for i, c := range head {
+		width[i] = utf8.RuneCountInString(c)
+	}
+	var num [20]byte
+	digits := func(n int) int { return len(strconv.AppendInt(num[:0], int64(n), 10)) }
+	for _, s := range all {
+		width[0] = max(width[0], utf8.RuneCountInString(s.Task))
+		width[1] = max(width[1], utf8.RuneCountInString(phase(s)))
+		width[2] = max(width[2], digits(s.Records))
+		width[3] = max(width[3], digits(s.Reviews))
+		width[4] = max(width[4], utf8.RuneCountInString(s.Updated))
+	}
+	var line []byte
+	pad := func(i, from int) { // the cell from line[from:] padded to column i's width
+		for n := utf8.RuneCount(line[from:]); n < width[i]+2; n++ {
+			line = append(line, ' ')
+		}
+	}
+	cell := func(i int, text string) { from := len(line); line = append(line, text...); pad(i, from) }
+	number := func(i, n int) { from := len(line); line = strconv.AppendInt(line, int64(n), 10); pad(i, from) }
+	write := func(last string) error {
+		line = append(append(line, last...), '\n')
+		_, err := w.Write(line)
+		line = line[:0]
 		return err
+	}
+	for i, c := range head {
+		cell(i, c)
+	}
+	if err := write("SUBJECT"); err != nil {
+		return err
+	}
+	for _, s := range all {
+		cell(0, s.Task)
+		cell(1, phase(s))
+		number(2, s.Records)
+		number(3, s.Reviews)
+		cell(4, s.Updated)
+		if err := write(record.Printable(s.Subject)); err != nil {
+			return err
+		}
 	}
 	for _, s := range all {
 		if s.NotVerified != "" {
