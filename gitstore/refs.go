@@ -296,20 +296,21 @@ func (r *Repo) looseRefs(prefix string) (refs []Ref, broken []*BrokenRefError, e
 // CheckRefName and lie under refs/; a ref in the way of its name is a
 // *RefConflictError.
 func (r *Repo) UpdateRef(name, oldHash, newHash string) error {
-	return r.UpdateRefContext(context.Background(), name, oldHash, newHash)
+	return r.UpdateRefContext(context.Background(), name, oldHash, newHash, "")
 }
 
 // UpdateRefContext is UpdateRef whose wait for a lock another process
 // holds also ends with ctx (a server told to stop, a client that
 // cancelled its call): the error then wraps ctx's, the ref unchanged.
-func (r *Repo) UpdateRefContext(ctx context.Context, name, oldHash, newHash string) error {
-	return r.UpdateRefWait(ctx, name, oldHash, newHash, lockTimeout)
+// msg is the message of the line the ref's log gets (Repo.RefLog).
+func (r *Repo) UpdateRefContext(ctx context.Context, name, oldHash, newHash, msg string) error {
+	return r.UpdateRefWait(ctx, name, oldHash, newHash, msg, lockTimeout)
 }
 
 // UpdateRefWait is UpdateRefContext that waits at most wait for a lock
 // another process holds (0: it fails at once with ErrLocked).
-func (r *Repo) UpdateRefWait(ctx context.Context, name, oldHash, newHash string, wait time.Duration) error {
-	held, err := r.LockRef(ctx, name, oldHash, newHash, wait)
+func (r *Repo) UpdateRefWait(ctx context.Context, name, oldHash, newHash, msg string, wait time.Duration) error {
+	held, err := r.LockRef(ctx, name, oldHash, newHash, msg, wait)
 	if err != nil {
 		return err
 	}
@@ -320,13 +321,19 @@ func (r *Repo) UpdateRefWait(ctx context.Context, name, oldHash, newHash string,
 // lock holds the new value, synced, and the ref is as it was. Place
 // moves the ref; Abandon leaves it. One of the two must be called.
 type HeldRef struct {
-	name string
-	lock *git.Lock
+	repo                *Repo
+	name, old, new, msg string
+	lock                *git.Lock
 }
 
-// Place renames the lock over the ref: from here readers see the new
-// value. On failure the ref is unchanged and the lock removed.
+// Place logs the move (Repo.RefLog) and renames the lock over the ref:
+// from here readers see the new value. On failure the ref is unchanged
+// and the lock removed.
 func (h *HeldRef) Place() error {
+	if err := h.repo.logRef(h.name, h.old, h.new, h.msg); err != nil {
+		h.lock.Abandon()
+		return fmt.Errorf("update ref %s: %w", h.name, err)
+	}
 	if err := h.lock.Place(); err != nil {
 		h.lock.Abandon()
 		return fmt.Errorf("update ref %s: %w", h.name, err)
@@ -343,8 +350,9 @@ func (h *HeldRef) Abandon() { h.lock.Abandon() }
 // names, so that the sync and the object files overlap, and Places it
 // once they are written: the ref names no object before it exists. The
 // wait for a lock another process holds also ends with ctx (a write
-// stopped: the error wraps ctx's, the ref unchanged).
-func (r *Repo) LockRef(ctx context.Context, name, oldHash, newHash string, wait time.Duration) (*HeldRef, error) {
+// stopped: the error wraps ctx's, the ref unchanged). Place logs the move
+// with msg (Repo.RefLog).
+func (r *Repo) LockRef(ctx context.Context, name, oldHash, newHash, msg string, wait time.Duration) (*HeldRef, error) {
 	if err := CheckRefName(name); err != nil {
 		return nil, err
 	}
@@ -395,7 +403,7 @@ func (r *Repo) LockRef(ctx context.Context, name, oldHash, newHash string, wait 
 		return nil, fmt.Errorf("update ref %s: %w", name, err)
 	}
 	committed = true
-	return &HeldRef{name: name, lock: lock}, nil
+	return &HeldRef{repo: r, name: name, old: oldHash, new: newHash, msg: msg, lock: lock}, nil
 }
 
 // RefUpdate is one ref of UpdateRefs: name from Old ("" meaning it must
@@ -533,4 +541,95 @@ func CheckRefName(name string) error {
 		}
 	}
 	return nil
+}
+
+// RefLogging is how the ref updates of this program are logged, as git
+// logs its own (refs/files-backend.c): a line appended to the ref's log
+// (logs/<ref>) when it has one, or, with core.logAllRefUpdates set to
+// always, to one created for it. git's default (true) creates logs only
+// for branches, remote-tracking refs, notes and HEAD, never for a task
+// ref; a log made otherwise (git reflog, git update-ref --create-reflog,
+// the setting) is kept up to date.
+type RefLogging struct {
+	// Always is core.logAllRefUpdates=always: a ref without a log gets one.
+	Always bool
+	// Ident is who moves the ref, "Name <email>", as the committer of a
+	// record's commit is; "" writes no line (the ref is moved unlogged).
+	Ident string
+}
+
+// RefLogger says how a ref update is logged (Repo.RefLog): from the
+// configuration of the command that moves it.
+type RefLogger interface {
+	RefLogging() RefLogging
+}
+
+// refLogLine is a log's line for a move of a ref from old ("" when it
+// did not exist) to new, by ident at when, with msg: git's format,
+// "<old> <new> <ident> <unix time> <zone>\t<msg>\n" (no tab without a
+// message).
+func refLogLine(old, new, ident string, when time.Time, msg string) []byte {
+	if old == "" {
+		old = strings.Repeat("0", 40)
+	}
+	line := fmt.Sprintf("%s %s %s %d %s", old, new, ident, when.Unix(), when.Format("-0700"))
+	if msg != "" {
+		line += "\t" + msg
+	}
+	return []byte(line + "\n")
+}
+
+// logPath is where the log of the ref name lives: logs/<name> beside
+// the ref's own directory (the per-worktree refs' in GitDir).
+func (r *Repo) logPath(name string) string {
+	p := filepath.FromSlash(name)
+	return filepath.Join(strings.TrimSuffix(r.refPath(name), p), "logs", p)
+}
+
+// logRef appends the line of the move of name from old to new to its
+// log, as git's files_log_ref_write does under the ref's lock before the
+// rename: to a log that exists (one failed open when none does), or to
+// one created, its directories too, when core.logAllRefUpdates is always;
+// what is created is shared as the repository is (core.sharedRepository). A log
+// that cannot be written fails the update, as git's does.
+func (r *Repo) logRef(name, old, new, msg string) error {
+	if r.RefLog == nil {
+		return nil
+	}
+	how := r.RefLog.RefLogging()
+	if how.Ident == "" {
+		return nil
+	}
+	path := r.logPath(name)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	created := false
+	if missing(err) && how.Always {
+		if err = git.MkdirAll(filepath.Dir(path), 0o777); err == nil {
+			f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
+			created = true
+		}
+	}
+	if missing(err) && !how.Always {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("open the log of %s: %w", name, err)
+	}
+	_, err = f.Write(refLogLine(old, new, how.Ident, time.Now(), msg))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && created {
+		_ = git.AdjustCreated(path) // as git's adjust_shared_perm
+	}
+	if err != nil {
+		return fmt.Errorf("write the log of %s: %w", name, err)
+	}
+	return nil
+}
+
+// missing reports whether err says a file is not there: its directory
+// missing, or a file or directory in the way of one.
+func missing(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EISDIR)
 }

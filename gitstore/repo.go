@@ -29,6 +29,9 @@ type Repo struct {
 	// because the command runs inside the git directory of a repository
 	// that has a work tree (where git says "must be run in a work tree").
 	Bare bool
+	// RefLog, when set, says how this program's ref updates are logged
+	// (RefLogging), asked at each update; unset, none is.
+	RefLog RefLogger
 }
 
 // ErrNotRepository is wrapped by Discover when no repository is found.

@@ -81,15 +81,15 @@ func TestDiscover(t *testing.T) {
 		name, dir string
 		want      Repo
 	}{
-		{"top", repo, Repo{filepath.Join(repo, ".git"), filepath.Join(repo, ".git"), repo, "", "", nil, false}},
-		{"subdir", sub, Repo{filepath.Join(repo, ".git"), filepath.Join(repo, ".git"), repo, "", "", nil, false}},
-		{"linked worktree", wtSub, Repo{filepath.Join(repo, ".git", "worktrees", "wt"), filepath.Join(repo, ".git"), wt, "", "", nil, false}},
-		{"bare", bare, Repo{bare, bare, "", "", "", nil, true}},
-		{"inside bare", filepath.Join(bare, "refs", "heads"), Repo{bare, bare, "", "", "", nil, true}},
+		{"top", repo, Repo{filepath.Join(repo, ".git"), filepath.Join(repo, ".git"), repo, "", "", nil, false, nil}},
+		{"subdir", sub, Repo{filepath.Join(repo, ".git"), filepath.Join(repo, ".git"), repo, "", "", nil, false, nil}},
+		{"linked worktree", wtSub, Repo{filepath.Join(repo, ".git", "worktrees", "wt"), filepath.Join(repo, ".git"), wt, "", "", nil, false, nil}},
+		{"bare", bare, Repo{bare, bare, "", "", "", nil, true, nil}},
+		{"inside bare", filepath.Join(bare, "refs", "heads"), Repo{bare, bare, "", "", "", nil, true, nil}},
 		// Inside the git directory of a repository with a work tree: no
 		// work tree there, as git sees it, and not bare.
-		{"inside the git dir", filepath.Join(repo, ".git", "refs"), Repo{filepath.Join(repo, ".git"), filepath.Join(repo, ".git"), "", "", "", nil, false}},
-		{"relative gitfile", filepath.Join(rel, "work"), Repo{filepath.Join(rel, "store.git"), filepath.Join(rel, "store.git"), filepath.Join(rel, "work"), "", "", nil, false}},
+		{"inside the git dir", filepath.Join(repo, ".git", "refs"), Repo{filepath.Join(repo, ".git"), filepath.Join(repo, ".git"), "", "", "", nil, false, nil}},
+		{"relative gitfile", filepath.Join(rel, "work"), Repo{filepath.Join(rel, "store.git"), filepath.Join(rel, "store.git"), filepath.Join(rel, "work"), "", "", nil, false, nil}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if g := gitView(t, tc.dir); !sameRepo(t, g, tc.want) {
@@ -130,7 +130,7 @@ func TestDiscoverEnvironment(t *testing.T) {
 	t.Run("GIT_DIR and GIT_WORK_TREE", func(t *testing.T) {
 		t.Setenv("GIT_DIR", filepath.Join(repo, ".git"))
 		t.Setenv("GIT_WORK_TREE", repo)
-		assertDiscover(t, elsewhere, Repo{filepath.Join(repo, ".git"), filepath.Join(repo, ".git"), repo, "", "", nil, false})
+		assertDiscover(t, elsewhere, Repo{filepath.Join(repo, ".git"), filepath.Join(repo, ".git"), repo, "", "", nil, false, nil})
 	})
 	t.Run("GIT_DIR not a repository", func(t *testing.T) {
 		t.Setenv("GIT_DIR", elsewhere)
@@ -294,7 +294,7 @@ func TestDiscoverRefusesForeignOwner(t *testing.T) {
 		t.Fatalf("another user's repository: got %v, want ErrRefused with git's message on one line", err)
 	}
 	gitIn(t, home, "config", "--global", "--add", "safe.directory", repo)
-	assertDiscover(t, sub, Repo{filepath.Join(repo, ".git"), filepath.Join(repo, ".git"), repo, "", "", nil, false})
+	assertDiscover(t, sub, Repo{filepath.Join(repo, ".git"), filepath.Join(repo, ".git"), repo, "", "", nil, false, nil})
 }
 
 // Branch is the branch HEAD names in the worktree asked about: unborn,

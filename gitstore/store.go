@@ -403,7 +403,7 @@ func (s *Store) Append(ctx context.Context, task, head string, rec *record.Recor
 	commit := objs[len(objs)-1].hash
 	written := make(chan error, 1)
 	go func() { written <- s.writeObjects(objs) }()
-	held, err := s.Repo.LockRef(ctx, TaskRef(task), head, commit.String(), lockTimeout)
+	held, err := s.Repo.LockRef(ctx, TaskRef(task), head, commit.String(), "git reason: "+string(rec.Kind), lockTimeout)
 	if werr := <-written; werr != nil {
 		if err == nil {
 			held.Abandon()

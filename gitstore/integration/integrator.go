@@ -358,6 +358,10 @@ func (g *Integrator) prepare(ctx context.Context, in *Integration, at map[string
 	return p, nil
 }
 
+// refLogMessage is the message of the line an integration's move of a
+// task ref adds to its log (gitstore.Repo.RefLog).
+const refLogMessage = "git reason: integrate"
+
 // commit moves the local ref as p says, by compare-and-swap. false: the
 // ref moved since p was decided (a concurrent append), nothing written.
 // Once ctx has ended it moves nothing, and a wait for the ref's lock,
@@ -369,9 +373,9 @@ func (g *Integrator) commit(ctx context.Context, in *Integration, p *prepared) (
 	}
 	var err error
 	if g.NoLockWait {
-		err = g.Store.Repo.UpdateRefWait(ctx, gitstore.TaskRef(in.Task), p.local, p.next, 0)
+		err = g.Store.Repo.UpdateRefWait(ctx, gitstore.TaskRef(in.Task), p.local, p.next, refLogMessage, 0)
 	} else {
-		err = g.Store.Repo.UpdateRefContext(ctx, gitstore.TaskRef(in.Task), p.local, p.next)
+		err = g.Store.Repo.UpdateRefContext(ctx, gitstore.TaskRef(in.Task), p.local, p.next, refLogMessage)
 	}
 	if errors.Is(err, gitstore.ErrStale) {
 		return false, nil

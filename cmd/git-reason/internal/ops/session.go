@@ -233,6 +233,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 		store.OnSkip = skipWarner(sess.say, &sess.skips)
 	}
 	store.OnProgress = opts.Progress
+	repo.RefLog = sess
 	repo.FetchProgress = opts.GitProgress
 	store.Limits = sess.readLimits
 	store.Promisors = sess.promisorRemotes
@@ -291,6 +292,18 @@ func (e *Session) readLimits() gitstore.ReadLimits {
 		return gitstore.DefaultReadLimits
 	}
 	return gitstore.ReadLimits{TaskBytes: st.MaxTaskBytes, PullBytes: st.MaxPullBytes}
+}
+
+// RefLogging is how the session's ref updates are logged
+// (gitstore.Repo.RefLog): by the actor, the committer of a record's
+// commit, as core.logAllRefUpdates says; not at all when the
+// configuration does not read (the command that reads it says why).
+func (e *Session) RefLogging() gitstore.RefLogging {
+	st, err := e.Settings()
+	if err != nil {
+		return gitstore.RefLogging{}
+	}
+	return gitstore.RefLogging{Always: st.LogAllRefs, Ident: st.Actor.String()}
 }
 
 // promisorRemotes are the promisor remotes of the configuration the

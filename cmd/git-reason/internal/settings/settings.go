@@ -30,6 +30,10 @@ type Settings struct {
 	// SharedRepository is core.sharedRepository, as git reads it: the
 	// permissions of the objects and refs a write creates.
 	SharedRepository gitstore.SharedPerm
+	// LogAllRefs is core.logAllRefUpdates set to always: a task ref
+	// without a log gets one when git reason moves it (git's default,
+	// true, logs only branches, remote-tracking refs, notes and HEAD).
+	LogAllRefs bool
 	// CommentChar is core.commentChar: what starts a comment line of a
 	// commit message ("#" when unset, empty, "auto" or written without a
 	// value, as the commit hooks read it).
@@ -150,6 +154,7 @@ const (
 	keyHooksPath = "core.hookspath"
 	keyComment   = "core.commentchar"
 	keyShared    = "core.sharedrepository"
+	keyLogAll    = "core.logallrefupdates"
 	keyUserName  = "user.name"
 	keyUserMail  = "user.email"
 	keyAuthName  = "author.name"
@@ -274,6 +279,9 @@ func resolve(src source, flags Flags) (*Settings, error) {
 	s.HooksPath = str(keyHooksPath)
 	if es := src.entries(keyShared); len(es) > 0 {
 		s.SharedRepository = gitstore.ParseSharedRepository(es[len(es)-1].value, es[len(es)-1].hasValue)
+	}
+	if es := src.entries(keyLogAll); len(es) > 0 {
+		s.LogAllRefs = es[len(es)-1].hasValue && strings.EqualFold(es[len(es)-1].value, "always")
 	}
 	s.CommentChar = "#"
 	if es := src.entries(keyComment); len(es) > 0 {
