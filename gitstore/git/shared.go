@@ -176,3 +176,23 @@ func (p SharedPerm) AdjustDirs(top, dir string) {
 		_ = p.Adjust(at)
 	}
 }
+
+// MayShare reports whether the repository of the git directory dir may
+// be shared (core.sharedRepository), for a command that has not listed
+// its settings: dir is one git made shared (group-writable or
+// set-group-id: git init --shared, git clone --shared), or the
+// repository's own configuration names the key or includes another file
+// (the key set after the repository was made: git config
+// core.sharedRepository group). Only then are the settings listed, one
+// git process; a repository of neither costs a stat and a small read.
+func MayShare(dir string) bool {
+	if fi, err := os.Stat(dir); err == nil && fi.Mode()&(0o020|fs.ModeSetgid) != 0 {
+		return true
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "config"))
+	if err != nil {
+		return true // git's message, if any, comes from the listing
+	}
+	text := strings.ToLower(string(data))
+	return strings.Contains(text, "sharedrepository") || strings.Contains(text, "include")
+}

@@ -7,9 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -211,12 +209,12 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	// as git shares its own, though it may never read the rest of the
 	// settings: from the early listing, or, for a command that lists them
 	// later, from a listing of its own where the repository may be shared
-	// (mayShare), the first time it creates a file there.
+	// (git.MayShare), the first time it creates a file there.
 	if early != nil {
 		git.ShareLater(repo.CommonDir, early.SharedRepository)
 	} else {
 		git.ShareLater(repo.CommonDir, func() gitstore.SharedPerm {
-			if !mayShare(repo.CommonDir) {
+			if !git.MayShare(repo.CommonDir) {
 				return gitstore.SharedUmask
 			}
 			st, err := settings.Load(context.Background(), repo.GitDir, settings.Flags{})
@@ -255,26 +253,6 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 		sess.Writer.NotReused = func(line string) { sess.say(record.Advice{CLI: record.Printable(line)}) }
 	}
 	return sess, nil
-}
-
-// mayShare reports whether the repository of the git directory dir may
-// be shared (core.sharedRepository), for a command that has not listed
-// its settings: dir is one git made shared (group-writable or
-// set-group-id: git init --shared, git clone --shared), or the
-// repository's own configuration names the key or includes another file
-// (the key set after the repository was made: git config
-// core.sharedRepository group). Only then are the settings listed, one
-// git process; a repository of neither costs a stat and a small read.
-func mayShare(dir string) bool {
-	if fi, err := os.Stat(dir); err == nil && fi.Mode()&(0o020|fs.ModeSetgid) != 0 {
-		return true
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "config"))
-	if err != nil {
-		return true // git's message, if any, comes from the listing
-	}
-	text := strings.ToLower(string(data))
-	return strings.Contains(text, "sharedrepository") || strings.Contains(text, "include")
 }
 
 // setIdentity says how the identity a write needs is set: git config,
