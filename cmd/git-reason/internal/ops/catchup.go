@@ -339,7 +339,7 @@ func (e *Session) cloneHint() string {
 		return ""
 	}
 	st, err := e.Settings()
-	if err != nil || fetchesTasks(st, remote) {
+	if err != nil || fetchesTasks(st, remote) || mirrorsTasks(st, remote) {
 		return ""
 	}
 	if e.Repo.WorkTree == "" {

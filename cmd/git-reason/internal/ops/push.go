@@ -331,6 +331,23 @@ func fetchesTasks(st *settings.Settings, remote string) bool {
 	return slices.Contains(st.Remotes[remote].Fetch, gitstore.FetchRefspec(remote))
 }
 
+// mirrorsTasks reports whether a plain git fetch of remote writes its
+// tasks onto the task refs themselves, forced: a fetch refspec whose
+// source takes in refs/reasoning/tasks/ and whose destination is the
+// same pattern, as a mirror clone's +refs/*:refs/* is. There is then no
+// remote-tracking namespace to set up: git fetch already brings every
+// task, and replaces a task ref written here and not pushed.
+func mirrorsTasks(st *settings.Settings, remote string) bool {
+	for _, spec := range st.Remotes[remote].Fetch {
+		src, dst, ok := strings.Cut(strings.TrimPrefix(spec, "+"), ":")
+		prefix, glob := strings.CutSuffix(src, "*")
+		if ok && glob && src == dst && strings.HasPrefix(gitstore.TaskPrefix, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
 // fetchesUnder is the other name (not remote's) under whose
 // remote-tracking namespace remote's fetch refspecs put tasks, and that
 // refspec: what `git remote rename OLD NEW` leaves ("Not updating
@@ -365,7 +382,7 @@ func (e *Session) RemoteSetup(ctx context.Context, remote string) ([]string, err
 		}
 		changed = append(changed, key+" -= "+old)
 	}
-	if !fetchesTasks(st, remote) {
+	if !fetchesTasks(st, remote) && !mirrorsTasks(st, remote) {
 		if _, err := e.Repo.Git(ctx, "config", "--add", key, spec); err != nil {
 			return nil, fmt.Errorf("set %s: %w", key, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"git-reason/cmd/git-reason/internal/settings"
 	"git-reason/record"
 )
 
@@ -108,5 +109,27 @@ func TestSkippedTasksStayFewLines(t *testing.T) {
 	// To the MCP tools, the verify tool, not a command line.
 	if tools[0] != strings.Replace(lines[0], "'git reason verify Bad0'", `the verify tool (tasks: ["Bad0"])`, 1) || strings.Contains(tools[skippedLines], "git reason") {
 		t.Errorf("to the tools:\n%s", strings.Join(tools, "\n"))
+	}
+}
+
+// A fetch refspec that maps refs/reasoning/tasks/ onto itself (a mirror
+// clone's +refs/*:refs/*, or narrower) is a mirror of the remote's tasks;
+// one that maps them elsewhere, or maps only branches, is not.
+func TestMirrorsTasks(t *testing.T) {
+	for spec, want := range map[string]bool{
+		"+refs/*:refs/*":                                     true,
+		"refs/*:refs/*":                                      true,
+		"+refs/reasoning/*:refs/reasoning/*":                 true,
+		"+refs/reasoning/tasks/*:refs/reasoning/tasks/*":     true,
+		"+refs/reasoning/tasks/*:refs/reasoning/remotes/r/*": false,
+		"+refs/heads/*:refs/remotes/r/*":                     false,
+		"+refs/heads/*:refs/heads/*":                         false,
+		"+refs/reasoning/tasks/T-1:refs/reasoning/tasks/T-1": false,
+		"refs/*": false,
+	} {
+		st := &settings.Settings{Remotes: map[string]settings.Remote{"r": {Fetch: []string{"+refs/heads/*:refs/remotes/r/*", spec}}}}
+		if got := mirrorsTasks(st, "r"); got != want {
+			t.Errorf("%s: mirrorsTasks %v, want %v", spec, got, want)
+		}
 	}
 }

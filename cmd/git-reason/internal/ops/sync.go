@@ -133,7 +133,7 @@ func (e *Session) pullHint(ctx context.Context) (record.Advice, bool) {
 	}
 	// The same advice as a fresh clone's first command (cloneHint): one
 	// command sets a clone up, and once it is, any git fetch brings them.
-	if st, err := e.Settings(); err == nil && fetchesTasks(st, remote) {
+	if st, err := e.Settings(); err == nil && (fetchesTasks(st, remote) || mirrorsTasks(st, remote)) {
 		return record.Advice{CLI: fmt.Sprintf("no tasks here yet; tasks shared on %s come with 'git reason pull' or any git fetch", remote),
 			Tools: fmt.Sprintf("no tasks here yet; tasks shared on %s come with any git fetch, or 'git reason pull', which the person runs (no tool fetches)", remote)}, true
 	}
