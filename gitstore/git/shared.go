@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -183,8 +184,12 @@ func (p SharedPerm) AdjustDirs(top, dir string) {
 // set-group-id: git init --shared, git clone --shared), or the
 // repository's own configuration names the key or includes another file
 // (the key set after the repository was made: git config
-// core.sharedRepository group). Only then are the settings listed, one
-// git process; a repository of neither costs a stat and a small read.
+// core.sharedRepository group), or a configuration git reads beside it
+// names the key: the main worktree's config.worktree, the global and
+// system files where git looks for them, and the -c and GIT_CONFIG_COUNT
+// settings of the environment. Only then are the settings listed, one
+// git process; a repository of none costs a stat and a few small reads.
+// A file the global or system ones include is not looked into.
 func MayShare(dir string) bool {
 	if fi, err := os.Stat(dir); err == nil && fi.Mode()&(0o020|fs.ModeSetgid) != 0 {
 		return true
@@ -194,5 +199,57 @@ func MayShare(dir string) bool {
 		return true // git's message, if any, comes from the listing
 	}
 	text := strings.ToLower(string(data))
-	return strings.Contains(text, "sharedrepository") || strings.Contains(text, "include")
+	if strings.Contains(text, "sharedrepository") || strings.Contains(text, "include") {
+		return true
+	}
+	names := func(s string) bool { return strings.Contains(strings.ToLower(s), "sharedrepository") }
+	if names(os.Getenv("GIT_CONFIG_PARAMETERS")) {
+		return true
+	}
+	if n, err := strconv.Atoi(os.Getenv("GIT_CONFIG_COUNT")); err == nil {
+		for i := range min(n, 1000) {
+			if names(os.Getenv("GIT_CONFIG_KEY_" + strconv.Itoa(i))) {
+				return true
+			}
+		}
+	}
+	for _, f := range beside(dir) {
+		if data, err := os.ReadFile(f); err == nil && names(string(data)) {
+			return true
+		}
+	}
+	return false
+}
+
+// beside are the configuration files git reads beside the repository's
+// own, where it looks for them: the main worktree's config.worktree (a
+// linked worktree's is under its own git directory, which this does not
+// see), the global files (GIT_CONFIG_GLOBAL, or
+// $XDG_CONFIG_HOME/git/config and ~/.gitconfig) and the system file
+// (GIT_CONFIG_SYSTEM, or /etc/gitconfig, unless GIT_CONFIG_NOSYSTEM).
+func beside(dir string) []string {
+	files := []string{filepath.Join(dir, "config.worktree")}
+	if g, ok := os.LookupEnv("GIT_CONFIG_GLOBAL"); ok {
+		files = append(files, g)
+	} else {
+		home := os.Getenv("HOME")
+		xdg := os.Getenv("XDG_CONFIG_HOME")
+		if xdg == "" && home != "" {
+			xdg = filepath.Join(home, ".config")
+		}
+		if xdg != "" {
+			files = append(files, filepath.Join(xdg, "git", "config"))
+		}
+		if home != "" {
+			files = append(files, filepath.Join(home, ".gitconfig"))
+		}
+	}
+	if v, _ := strconv.ParseBool(os.Getenv("GIT_CONFIG_NOSYSTEM")); !v {
+		if s, ok := os.LookupEnv("GIT_CONFIG_SYSTEM"); ok {
+			files = append(files, s)
+		} else {
+			files = append(files, "/etc/gitconfig")
+		}
+	}
+	return files
 }
