@@ -293,14 +293,15 @@ func (e *Session) readLimits() gitstore.ReadLimits {
 
 // RefLogging is how the session's ref updates are logged
 // (gitstore.Repo.RefLog): by the actor, the committer of a record's
-// commit, as core.logAllRefUpdates says; not at all when the
+// commit, or git's default identity when none is configured, as
+// core.logAllRefUpdates says; not at all when the
 // configuration does not read (the command that reads it says why).
 func (e *Session) RefLogging() gitstore.RefLogging {
 	st, err := e.Settings()
 	if err != nil {
 		return gitstore.RefLogging{}
 	}
-	return gitstore.RefLogging{Always: st.LogAllRefs, Ident: st.Actor.String()}
+	return gitstore.RefLogging{Always: st.LogAllRefs, Ident: st.Actor.OrDefault().String()}
 }
 
 // promisorRemotes are the promisor remotes of the configuration the

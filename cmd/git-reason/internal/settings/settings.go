@@ -1,7 +1,10 @@
 package settings
 
 import (
+	"cmp"
 	"fmt"
+	"os"
+	"os/user"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -117,6 +120,41 @@ func (i Identity) String() string {
 		return ""
 	}
 	return i.Name + " <" + i.Email + ">"
+}
+
+// OrDefault is the identity with git's defaults in place of a missing
+// part, as git fills the line it adds to a ref's log when no identity is
+// configured (ident.c without IDENT_STRICT): the account's full name from
+// its passwd entry (up to the first comma, "&" as the login capitalised),
+// else its login; and login@host, a host that names no domain completed
+// with ".(none)" (git first asks the resolver for a canonical name, which
+// this does not).
+func (i Identity) OrDefault() Identity {
+	if i.Name != "" && i.Email != "" {
+		return i
+	}
+	login, full := "unknown", ""
+	if u, err := user.Current(); err == nil {
+		login, full = u.Username, u.Name
+	}
+	if i.Name == "" {
+		full, _, _ = strings.Cut(full, ",")
+		if login != "" {
+			full = strings.ReplaceAll(full, "&", strings.ToUpper(login[:1])+login[1:])
+		}
+		i.Name = cmp.Or(strings.TrimSpace(full), login)
+	}
+	if i.Email == "" {
+		host, err := os.Hostname()
+		if err != nil || host == "" {
+			host = "(none)"
+		}
+		if !strings.Contains(host, ".") {
+			host += ".(none)"
+		}
+		i.Email = login + "@" + host
+	}
+	return i
 }
 
 // Pager is the pager git would use for the git reason command.
