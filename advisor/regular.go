@@ -158,7 +158,7 @@ func newCoverer(top string) *coverer {
 // files lists the work-tree files argv, advisor's command, names that
 // were not listed before: the program when it is a path (with a
 // separator), and every argument, or value of an option given with "="
-// (argPaths), naming something there, relative to the top or absolute. A directory there is listed as one (its path
+// or attached to a short option (argPaths), naming something there, relative to the top or absolute. A directory there is listed as one (its path
 // ending in a slash: coverDir), the top itself not. What does not exist
 // or lies outside the work tree is no file of it; what is a symbolic
 // link, or lies under one, is listed with its problem, as is what cannot
@@ -176,14 +176,24 @@ func (c *coverer) files(advisor string, argv []string) []CoveredFile {
 }
 
 // argPaths is what argument i of a command may name as a path: the
-// argument, and the value of an option given as -name=value or
-// --name=value (--config=tools/x.yaml). An option's value given as the
-// next argument is an argument itself.
+// argument, the value of an option given as -name=value or --name=value
+// (--config=tools/x.yaml), and the text after a short option it is
+// attached to (-ftools/x.awk, -Itools): whichever of these names
+// something in the work tree is covered, so reading more of an argument
+// than its program does only covers more. An option's value given as
+// the next argument is an argument itself.
 func argPaths(i int, a string) []string {
-	if _, v, ok := strings.Cut(a, "="); ok && i > 0 && v != "" && strings.HasPrefix(a, "-") {
-		return []string{a, v}
+	out := []string{a}
+	if i == 0 || len(a) < 3 || a[0] != '-' {
+		return out
 	}
-	return []string{a}
+	if _, v, ok := strings.Cut(a, "="); ok && v != "" {
+		out = append(out, v)
+	}
+	if c := a[1]; (c|0x20) >= 'a' && (c|0x20) <= 'z' && a[2] != '=' {
+		out = append(out, a[2:])
+	}
+	return out
 }
 
 // file is what a, argument i of advisor's command, names in the work

@@ -219,6 +219,8 @@ func TestDescribeShowsWhatRuns(t *testing.T) {
 		"    command: [make, -C, ./]\n" +
 		"  - id: option\n    transport: cli\n    adapter: exec\n    capabilities: [reasoning]\n" +
 		"    command: [tool, --config=../x.yaml, --root=.]\n" +
+		"  - id: short\n    transport: cli\n    adapter: exec\n    capabilities: [reasoning]\n" +
+		"    command: [cc, -I., -I../include, -Wall]\n" +
 		"  - id: hidden\n    transport: cli\n    adapter: exec\n    capabilities: [reasoning]\n" +
 		"    command: [\"sh\", \"-c\", \"echo ok \\u202e; rm -rf ~\", \"a\\u200bb\", \"l1\\nl2\\e[8m\", \"  lead\"]\n" +
 		"  - id: far\n    transport: peer\n    adapter: peer\n    capabilities: [reasoning]\n" +
@@ -238,6 +240,7 @@ func TestDescribeShowsWhatRuns(t *testing.T) {
 		"script":   `cli/exec: runs ["sh" "../x.sh"] in the work tree's top (["../x.sh"] outside the work tree: trust does not cover what is there), the question on its stdin`,
 		"whole":    `cli/exec: runs ["make" "-C" "./"] in the work tree's top (runs with the whole work tree as an argument: trust does not cover it), the question on its stdin`,
 		"option":   `cli/exec: runs ["tool" "--config=../x.yaml" "--root=."] in the work tree's top (runs with the whole work tree as an argument: trust does not cover it) (["--config=../x.yaml"] outside the work tree: trust does not cover what is there), the question on its stdin`,
+		"short":    `cli/exec: runs ["cc" "-I." "-I../include" "-Wall"] in the work tree's top (runs with the whole work tree as an argument: trust does not cover it) (["-I../include"] outside the work tree: trust does not cover what is there), the question on its stdin`,
 		"hidden":   `cli/exec: runs ["sh" "-c" "echo ok \u202e; rm -rf ~" "a\u200bb" "l1\nl2\x1b[8m" "  lead"] in the work tree's top, the question on its stdin`,
 		"spoof":    `transport "cli/exec: runs [\"reviewer\"], the question on its stdin` + strings.Repeat(" ", 300) + `" with adapter "exec", which git reason cannot speak: never asked`,
 		"far":      `peer/peer: sends the question to "https://peer.invalid" with no credential, for the peer's advisor "other", with up to 60000000 bytes of material`,
@@ -313,6 +316,11 @@ func TestCommandFiles(t *testing.T) {
 		// An option's value given with "=" is a path as an argument is.
 		{[]string{"sh", "./tools/review.sh", "--config=scripts/review.py"}, "tools/review.sh " + review + "; scripts/review.py " + Sum([]byte("echo scripts/review.py"))},
 		{[]string{"review", "-c=x/y.sh", "--out=../x.sh", "--none=", "-x=" + filepath.Join(outside, "x.sh")}, "x/y.sh " + Sum([]byte("echo x/y.sh"))},
+		// So is the text after a short option it is attached to
+		// (awk -ftools/x.awk, cc -Itools), when it names something there.
+		{[]string{"awk", "-ftools/review.sh", "-fmissing", "-f../x.sh", "-f" + filepath.Join(outside, "x.sh")}, "tools/review.sh " + review},
+		{[]string{"cc", "-Ix", "-I.", "-Wall", "-O2", "-"}, "x/ " + Sum([]byte(`"y.sh" `+Sum([]byte("echo x/y.sh"))+"\n"))},
+		{[]string{"review", "--ftools/review.sh", "-3tools/review.sh", "-f", "-x"}, ""},
 		// A directory: every regular file under it, by relative path,
 		// in sorted order, a nested .git skipped.
 		{[]string{"python3", "tools"}, "tools/ " + Sum([]byte(`"review.sh" `+review+"\n"+`"sub/a.sh" `+Sum([]byte("echo tools/sub/a.sh"))+"\n"))},
