@@ -157,16 +157,19 @@ func newCoverer(top string) *coverer {
 
 // files lists the work-tree files argv, advisor's command, names that
 // were not listed before: the program when it is a path (with a
-// separator), and every argument, or value of an option given with "="
-// or attached to a short option (argPaths), naming something there, relative to the top or absolute. A directory there is listed as one (its path
+// separator), and every argument, value of an option given with "=" or
+// attached to a short option, or word of a shell's -c script
+// (commandNames), naming something there, relative to the top or
+// absolute. A directory there is listed as one (its path
 // ending in a slash: coverDir), the top itself not. What does not exist
 // or lies outside the work tree is no file of it; what is a symbolic
 // link, or lies under one, is listed with its problem, as is what cannot
 // be read.
 func (c *coverer) files(advisor string, argv []string) []CoveredFile {
 	var out []CoveredFile
-	for i, a := range argv {
-		for _, a := range argPaths(i, a) {
+	names, _ := commandNames(argv)
+	for i, as := range names {
+		for _, a := range as {
 			if f, fresh := c.file(advisor, i, a); fresh {
 				out = append(out, f)
 			}
@@ -177,24 +180,37 @@ func (c *coverer) files(advisor string, argv []string) []CoveredFile {
 
 // argPaths is what argument i of a command may name as a path: the
 // argument, the value of an option given as -name=value or --name=value
-// (--config=tools/x.yaml), and the text after a short option it is
-// attached to (-ftools/x.awk, -Itools): whichever of these names
-// something in the work tree is covered, so reading more of an argument
-// than its program does only covers more. An option's value given as
-// the next argument is an argument itself.
+// (--config=tools/x.yaml) or of an assignment NAME=value (env
+// PYTHONPATH=tools), and the text after a short option it is attached
+// to (-ftools/x.awk, -Itools): whichever of these names something in the
+// work tree is covered, so reading more of an argument than its program
+// does only covers more. An option's value given as the next argument is
+// an argument itself.
 func argPaths(i int, a string) []string {
 	out := []string{a}
-	if i == 0 || len(a) < 3 || a[0] != '-' {
+	if i == 0 {
 		return out
 	}
-	if _, v, ok := strings.Cut(a, "="); ok && v != "" {
+	if k, v, ok := strings.Cut(a, "="); ok && v != "" && (strings.HasPrefix(k, "-") || isName(k)) {
 		out = append(out, v)
 	}
-	if c := a[1]; (c|0x20) >= 'a' && (c|0x20) <= 'z' && a[2] != '=' {
+	if len(a) > 2 && a[0] == '-' && isLetter(a[1]) && a[2] != '=' {
 		out = append(out, a[2:])
 	}
 	return out
 }
+
+// isName reports whether s is a shell variable's name.
+func isName(s string) bool {
+	for i := range len(s) {
+		if c := s[i]; !isLetter(c) && c != '_' && (i == 0 || c < '0' || c > '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func isLetter(c byte) bool { return (c|0x20) >= 'a' && (c|0x20) <= 'z' }
 
 // file is what a, argument i of advisor's command, names in the work
 // tree, and whether it was not listed before (files).

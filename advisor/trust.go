@@ -78,21 +78,27 @@ func (d Declaration) Describe() string {
 	fmt.Fprintf(&b, "%s/%s", d.Transport, d.Adapter)
 	if d.Adapter == AdapterExec {
 		fmt.Fprintf(&b, ": runs %s", quoteArgs(d.Command))
+		names, opaque := commandNames(d.Command)
 		if d.Dir != "" {
 			// Declared by the repository: what its command names there
 			// is covered by trust, file by file or directory by
 			// directory (CoveredFile); the top itself, and what it names
 			// above, are not.
 			b.WriteString(" in the work tree's top")
-			if slices.ContainsFunc(argsPaths(d.Command), func(a string) bool {
+			if slices.ContainsFunc(slices.Concat(names[min(1, len(names)):]...), func(a string) bool {
 				return a != "" && (filepath.Clean(a) == "." || filepath.Clean(a) == filepath.Clean(d.Dir))
 			}) {
 				b.WriteString(" (runs with the whole work tree as an argument: trust does not cover it)")
 			}
-			if out := slices.DeleteFunc(relativePaths(d.Command), func(a string) bool { return !slices.ContainsFunc(argPaths(1, a), above) }); len(out) > 0 {
+			if out := pathsWhere(d.Command, names, func(i int, a string) bool { return above(a) }); len(out) > 0 {
 				fmt.Fprintf(&b, " (%s outside the work tree: trust does not cover what is there)", quoteArgs(out))
 			}
-		} else if rel := relativePaths(d.Command); len(rel) > 0 {
+			if opaque {
+				// What the script names as words is covered; what it
+				// builds, or reaches after cd, is not.
+				b.WriteString(" (its shell script is not fully covered: trust covers the files its words name, not paths it builds with $, `, a glob, cd or eval)")
+			}
+		} else if rel := pathsWhere(d.Command, names, relative); len(rel) > 0 {
 			// What runs is then a file trust does not cover: the command
 			// starts where git reason runs, usually this work tree.
 			fmt.Fprintf(&b, " (%s from the directory git reason runs in: trust covers this file, not what is there)", quoteArgs(rel))
@@ -182,33 +188,28 @@ func coverFiles(sum string, files []CoveredFile) string {
 	return Sum([]byte(b.String()))
 }
 
-// relativePaths lists the command's program when it is a relative path
-// with a separator, and its arguments that start "./" or "../": files
-// read where the command starts, whose content trust does not cover.
-func relativePaths(argv []string) []string {
-	var rel []string
-	for i, a := range argv {
-		if (i == 0 && strings.ContainsRune(a, '/') && !filepath.IsAbs(a)) ||
-			slices.ContainsFunc(argPaths(i, a), func(a string) bool { return strings.HasPrefix(a, "./") || above(a) }) {
-			rel = append(rel, a)
-		}
-	}
-	return rel
+// relative reports whether a, what element i of a command names
+// (commandNames), is a file read where the command starts: the program
+// when it is a relative path with a separator, an argument that starts
+// "./" or "../".
+func relative(i int, a string) bool {
+	return (i == 0 && strings.ContainsRune(a, '/') && !filepath.IsAbs(a)) || strings.HasPrefix(a, "./") || above(a)
 }
 
-// above reports whether path a starts "../".
-func above(a string) bool { return strings.HasPrefix(a, "../") }
-
-// argsPaths is what the arguments of argv may name as paths (argPaths).
-func argsPaths(argv []string) []string {
+// pathsWhere lists the elements of argv of which something they name
+// (names, from commandNames) is as is says.
+func pathsWhere(argv []string, names [][]string, is func(i int, a string) bool) []string {
 	var out []string
 	for i, a := range argv {
-		if i > 0 {
-			out = append(out, argPaths(i, a)...)
+		if slices.ContainsFunc(names[i], func(a string) bool { return is(i, a) }) {
+			out = append(out, a)
 		}
 	}
 	return out
 }
+
+// above reports whether path a starts "../".
+func above(a string) bool { return strings.HasPrefix(a, "../") }
 
 func quoteArgs(argv []string) string {
 	q := make([]string, len(argv))

@@ -221,6 +221,8 @@ func TestDescribeShowsWhatRuns(t *testing.T) {
 		"    command: [tool, --config=../x.yaml, --root=.]\n" +
 		"  - id: short\n    transport: cli\n    adapter: exec\n    capabilities: [reasoning]\n" +
 		"    command: [cc, -I., -I../include, -Wall]\n" +
+		"  - id: shell\n    transport: cli\n    adapter: exec\n    capabilities: [reasoning]\n" +
+		"    command: [sh, -c, 'cd tools && ./review.sh ../../x.sh']\n" +
 		"  - id: hidden\n    transport: cli\n    adapter: exec\n    capabilities: [reasoning]\n" +
 		"    command: [\"sh\", \"-c\", \"echo ok \\u202e; rm -rf ~\", \"a\\u200bb\", \"l1\\nl2\\e[8m\", \"  lead\"]\n" +
 		"  - id: far\n    transport: peer\n    adapter: peer\n    capabilities: [reasoning]\n" +
@@ -241,6 +243,7 @@ func TestDescribeShowsWhatRuns(t *testing.T) {
 		"whole":    `cli/exec: runs ["make" "-C" "./"] in the work tree's top (runs with the whole work tree as an argument: trust does not cover it), the question on its stdin`,
 		"option":   `cli/exec: runs ["tool" "--config=../x.yaml" "--root=."] in the work tree's top (runs with the whole work tree as an argument: trust does not cover it) (["--config=../x.yaml"] outside the work tree: trust does not cover what is there), the question on its stdin`,
 		"short":    `cli/exec: runs ["cc" "-I." "-I../include" "-Wall"] in the work tree's top (runs with the whole work tree as an argument: trust does not cover it) (["-I../include"] outside the work tree: trust does not cover what is there), the question on its stdin`,
+		"shell":    `cli/exec: runs ["sh" "-c" "cd tools && ./review.sh ../../x.sh"] in the work tree's top (["cd tools && ./review.sh ../../x.sh"] outside the work tree: trust does not cover what is there) (its shell script is not fully covered: trust covers the files its words name, not paths it builds with $, ` + "`" + `, a glob, cd or eval), the question on its stdin`,
 		"hidden":   `cli/exec: runs ["sh" "-c" "echo ok \u202e; rm -rf ~" "a\u200bb" "l1\nl2\x1b[8m" "  lead"] in the work tree's top, the question on its stdin`,
 		"spoof":    `transport "cli/exec: runs [\"reviewer\"], the question on its stdin` + strings.Repeat(" ", 300) + `" with adapter "exec", which git reason cannot speak: never asked`,
 		"far":      `peer/peer: sends the question to "https://peer.invalid" with no credential, for the peer's advisor "other", with up to 60000000 bytes of material`,
@@ -321,6 +324,18 @@ func TestCommandFiles(t *testing.T) {
 		{[]string{"awk", "-ftools/review.sh", "-fmissing", "-f../x.sh", "-f" + filepath.Join(outside, "x.sh")}, "tools/review.sh " + review},
 		{[]string{"cc", "-Ix", "-I.", "-Wall", "-O2", "-"}, "x/ " + Sum([]byte(`"y.sh" `+Sum([]byte("echo x/y.sh"))+"\n"))},
 		{[]string{"review", "--ftools/review.sh", "-3tools/review.sh", "-f", "-x"}, ""},
+		// An assignment's value: env PYTHONPATH=tools python3 -m review.
+		{[]string{"env", "PYTHONPATH=x", "1X=tools/review.sh", "python3", "-m", "review"}, "x/ " + Sum([]byte(`"y.sh" `+Sum([]byte("echo x/y.sh"))+"\n"))},
+		// Every word of a shell's -c script, and of a script within it
+		// (TestScriptWords holds how a script splits).
+		{[]string{"sh", "-c", "./tools/review.sh --fast"}, "tools/review.sh " + review},
+		{[]string{"bash", "-lc", "env MODE=fast ./x/y.sh; cat <scripts/review.py"}, "x/y.sh " + Sum([]byte("echo x/y.sh")) + "; scripts/review.py " + Sum([]byte("echo scripts/review.py"))},
+		{[]string{"/usr/bin/env", "X=1", "zsh", "-o", "pipefail", "-e", "-c", `'tools/review.sh' "x/y.sh"`}, "tools/review.sh " + review + "; x/y.sh " + Sum([]byte("echo x/y.sh"))},
+		{[]string{"dash", "-c", `sh -c 'bash -c "sh ./tools/review.sh"'`}, "tools/review.sh " + review},
+		{[]string{"sh", "-c", `PYTHONPATH=x python3 -m y`}, "x/ " + Sum([]byte(`"y.sh" `+Sum([]byte("echo x/y.sh"))+"\n"))},
+		// Not a shell's script: an argument as it is.
+		{[]string{"review", "-c", "./tools/review.sh --fast"}, ""},
+		{[]string{"sh", "--norc", "./tools/review.sh --fast"}, ""},
 		// A directory: every regular file under it, by relative path,
 		// in sorted order, a nested .git skipped.
 		{[]string{"python3", "tools"}, "tools/ " + Sum([]byte(`"review.sh" `+review+"\n"+`"sub/a.sh" `+Sum([]byte("echo tools/sub/a.sh"))+"\n"))},
@@ -382,6 +397,36 @@ func TestCommandFiles(t *testing.T) {
 	if len(first) != 2 || first[0].Problem+first[1].Problem != "" || len(again) != 1 || again[0].Path != "m3" ||
 		!strings.Contains(again[0].Problem, "past the") {
 		t.Errorf("read once, bounded: got %+v then %+v", first, again)
+	}
+}
+
+// TestScriptWords holds how a shell's -c script splits into the words
+// trust reads as paths, and which scripts it says it cannot follow.
+func TestScriptWords(t *testing.T) {
+	for _, c := range []struct {
+		script string
+		words  []string
+		ok     bool
+	}{
+		{"./tools/review.sh --fast", []string{"./tools/review.sh", "--fast"}, true},
+		{`a 'b c' "d e" f\ g x"y"'z'`, []string{"a", "b c", "d e", "f g", "xyz"}, true},
+		{"a;b|c&&d>e<f\n(g) 2>&1", []string{"a", "b", "c", "d", "e", "f", "g", "2", "1"}, true},
+		{"[ -f x ] && { ./y; } # ./z", []string{"[", "-f", "x", "]", "{", "./y", "}"}, true},
+		{`"a\"b" '\'`, []string{`a"b`, `\`}, true},
+		{`x "$HOME/y"`, []string{"x", "$HOME/y"}, false},
+		{"x $0/y", []string{"x", "$0/y"}, false},
+		{"x `id`/y", []string{"x", "`id`/y"}, false},
+		{"cd tools && ./x", []string{"cd", "tools", "./x"}, false},
+		{"eval ./x", []string{"eval", "./x"}, false},
+		{"sh ./tools/*.sh", []string{"sh", "./tools/*.sh"}, false},
+		{"sh tools/{a,b}.sh", []string{"sh", "tools/{a,b}.sh"}, false},
+		{"echo 'open ./x", []string{"echo", "open ./x"}, false},
+		{`echo "open ./x`, []string{"echo", "open ./x"}, false},
+	} {
+		words, ok := scriptWords(c.script)
+		if !reflect.DeepEqual(words, c.words) || ok != c.ok {
+			t.Errorf("%q: got %q %v, want %q %v", c.script, words, ok, c.words, c.ok)
+		}
 	}
 }
 
