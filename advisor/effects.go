@@ -53,7 +53,7 @@ func OverlayEffects(src Sources) (*Effects, error) {
 	if _, err := ReadRegular(src.Repository, MaxDeclarationBytes, false); err != nil {
 		return nil, err
 	}
-	src.RepositoryTrusted = func(string) bool { return true }
+	src.RepositoryTrusted, src.RepositoryRecorded = func(string) bool { return true }, nil
 	full, _, err := Load(src)
 	if err != nil {
 		return nil, err

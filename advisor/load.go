@@ -34,6 +34,15 @@ type Sources struct {
 	// AttributionFields, ReviewFields) and the catalog's Untrusted says
 	// which.
 	RepositoryTrusted func(sha256 string) bool
+	// RepositoryRecorded says whether trust is recorded for this
+	// repository at all, whatever its content. When it says not, no sum
+	// can match, and Load does not read the work-tree files the overlay's
+	// commands name (a stranger's clone would cost every command up to
+	// 64 MiB of hashing): it looks at what each is (a symbolic link, not
+	// a regular file, too large), for the notice, and leaves its digest
+	// empty, so Catalog.Repository is not what trust records. nil reads
+	// them.
+	RepositoryRecorded func() bool
 }
 
 // RepositoryOverlayPath is .reason/advisors.yaml under a work tree's top
@@ -110,7 +119,7 @@ func Load(src Sources) (*Catalog, []Finding, error) {
 				return nil, nil, err
 			}
 			top := filepath.Dir(filepath.Dir(src.Repository))
-			runs, files, named := l.repositoryRuns(doc, top)
+			runs, files, named := l.repositoryRuns(doc, top, src.RepositoryRecorded)
 			sum := coverFiles(Sum(data), files)
 			l.cat.Repository, l.cat.RepositoryFiles = sum, files
 			l.untrusted = src.RepositoryTrusted == nil || !src.RepositoryTrusted(sum)
@@ -169,9 +178,10 @@ func (l *loader) applyDoc(doc *document) {
 // repositoryRuns lists the exec advisors the repository overlay doc
 // declares, or sets a field of that runs something (GatedFields), as
 // they would be once it is trusted, and the work-tree files their
-// commands name (coverer, run in top), sorted by path, each once, and
+// commands name (coverer, run in top; only looked at, not read, when
+// recorded says no trust is recorded), sorted by path, each once, and
 // by advisor the files its command names.
-func (l *loader) repositoryRuns(doc *document, top string) ([]string, []CoveredFile, map[string][]CoveredFile) {
+func (l *loader) repositoryRuns(doc *document, top string, recorded func() bool) ([]string, []CoveredFile, map[string][]CoveredFile) {
 	var runs []string
 	var files []CoveredFile
 	at := positions(l.cat.Advisors)
@@ -191,6 +201,7 @@ func (l *loader) repositoryRuns(doc *document, top string) ([]string, []CoveredF
 		runs = append(runs, d.ID)
 		if cover == nil {
 			cover = newCoverer(top)
+			cover.stat = recorded != nil && !recorded()
 		}
 		files = append(files, cover.files(d.ID, d.Command)...)
 	}

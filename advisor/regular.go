@@ -145,6 +145,9 @@ type coverer struct {
 	left         int64
 	// entries bounds the entries read of one directory (maxDirEntries).
 	entries int
+	// stat looks at what each file is (statProblem) without reading it:
+	// no digest, no bytes counted (Sources.RepositoryRecorded).
+	stat bool
 }
 
 func newCoverer(top string) *coverer {
@@ -252,6 +255,8 @@ func (c *coverer) cover(advisor, rel string, fi fs.FileInfo) CoveredFile {
 		f.Problem = "is a symbolic link or lies under one"
 	case fi.IsDir():
 		f.SHA256, f.Problem = c.coverDir(p)
+	case c.stat:
+		f.Problem = statProblem(fi)
 	case fi.Size() > c.left && fi.Size() <= MaxCommandFileBytes:
 		f.Problem = fmt.Sprintf("takes the files the commands name past the %d bytes git reason reads of them", maxCoveredBytes)
 	default:
@@ -293,8 +298,13 @@ func (c *coverer) coverDir(p string) (sum, problem string) {
 			return fmt.Errorf("holds %s, which %s", filepath.ToSlash(rel), fileProblem(ErrNotRegular))
 		}
 		fi, err := e.Info()
-		if err != nil {
+		switch {
+		case err != nil:
 			return err
+		case c.stat && statProblem(fi) != "":
+			return fmt.Errorf("holds %s, which %s", filepath.ToSlash(rel), statProblem(fi))
+		case c.stat:
+			return nil
 		}
 		if fi.Size() > c.left && fi.Size() <= MaxCommandFileBytes {
 			return fmt.Errorf("holds %s, which takes the files the commands name past the %d bytes git reason reads of them", filepath.ToSlash(rel), maxCoveredBytes)
@@ -313,8 +323,21 @@ func (c *coverer) coverDir(p string) (sum, problem string) {
 		return "", "does not read"
 	case err != nil:
 		return "", err.Error()
+	case c.stat:
+		return "", ""
 	}
 	return fmt.Sprintf("%x", h.Sum(nil)), ""
+}
+
+// statProblem is fileProblem for a file Lstat says is fi, not read.
+func statProblem(fi fs.FileInfo) string {
+	switch {
+	case !fi.Mode().IsRegular():
+		return fileProblem(ErrNotRegular)
+	case fi.Size() > MaxCommandFileBytes:
+		return fileProblem(ErrTooLarge)
+	}
+	return ""
 }
 
 // coveredChange reads again, as Load read them, the work-tree files

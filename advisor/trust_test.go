@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"git-reason/advisor/transport"
 )
@@ -473,6 +474,70 @@ func TestOverlayCoversWorkTreeFiles(t *testing.T) {
 	data, _ = os.ReadFile(plain)
 	if cat, _, err := Load(Sources{Base: fixtureBase(), Repository: plain}); err != nil || cat.Repository != Sum(data) {
 		t.Errorf("no file named: recorded %q, want the overlay's SHA-256 (%v)", cat.Repository, err)
+	}
+}
+
+// TestNoTrustRecordedReadsNoFile: with no trust recorded for the
+// repository no sum can match, and loading the declarations reads none
+// of the files the overlay's commands name: a FIFO's writer stays
+// blocked (any reader's open, even one that does not block, releases
+// it), and the notice's files still say what trust would refuse. With
+// trust recorded they are read (the control: the writer is released).
+func TestNoTrustRecordedReadsNoFile(t *testing.T) {
+	file := repoOverlay(t, "advisors:\n  - id: review\n    transport: cli\n    adapter: exec\n    capabilities: [reasoning]\n"+
+		"    command: [sh, ./tools/review.sh, fifo]\n")
+	top := filepath.Dir(filepath.Dir(file))
+	writeAt(t, filepath.Join(top, "tools", "review.sh"), "exit 1")
+	fifo := filepath.Join(top, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opened := make(chan struct{})
+	go func() {
+		if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			f.Close()
+		}
+		close(opened)
+	}()
+	t.Cleanup(func() { // release the writer, whatever happened
+		if f, err := os.OpenFile(fifo, os.O_RDWR|syscall.O_NONBLOCK, 0); err == nil {
+			<-opened
+			f.Close()
+		}
+	})
+	time.Sleep(100 * time.Millisecond) // the writer waits in its open
+	load := func(recorded bool) *Catalog {
+		t.Helper()
+		cat, _, err := Load(Sources{Base: fixtureBase(), Repository: file,
+			RepositoryTrusted: func(string) bool { return false }, RepositoryRecorded: func() bool { return recorded }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cat
+	}
+	cat := load(false)
+	if waitClosed(opened, 300*time.Millisecond) {
+		t.Fatal("no trust is recorded, and loading the declarations opened the FIFO a command names")
+	}
+	var got []string
+	for _, f := range cat.Untrusted.Files {
+		got = append(got, f.Path+" "+f.SHA256+f.Problem)
+	}
+	if want := "fifo is not a regular file (a symbolic link, FIFO, device or socket); tools/review.sh "; strings.Join(got, "; ") != want {
+		t.Errorf("files: got %q, want %q", got, want)
+	}
+	if load(true); !waitClosed(opened, 10*time.Second) {
+		t.Error("trust is recorded, and the FIFO was not opened: the test cannot see a read")
+	}
+}
+
+// waitClosed reports whether ch closes within d.
+func waitClosed(ch chan struct{}, d time.Duration) bool {
+	select {
+	case <-ch:
+		return true
+	case <-time.After(d):
+		return false
 	}
 }
 

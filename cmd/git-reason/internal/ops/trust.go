@@ -45,6 +45,10 @@ func (e *Session) sources() (advisor.Sources, error) {
 		ok, err := store.Trusted(repo, e.coveredSum(sum))
 		return err == nil && ok // a trust file that does not read trusts nothing
 	}
+	src.RepositoryRecorded = func() bool {
+		en, _ := store.Entry(repo)
+		return en != nil
+	}
 	return src, nil
 }
 
