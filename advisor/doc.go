@@ -31,10 +31,13 @@
 // unless they can only add review; otherwise they are dropped and
 // [Catalog].Untrusted says which. When the commands of the exec advisors
 // it declares (or sets a gated field of) name files of the work tree
-// ([CoveredFile]: the program when it is a path, every argument or
-// --option=value naming a file or directory there), what is accepted is
-// one hash over the content and those files' digests
-// ([Catalog].Repository), and those advisors run in the work tree's top
+// ([CoveredFile]: the program when it is a path, every argument,
+// --option=value, NAME=value, value attached to a short option (-Itools)
+// or word of a shell's -c script naming a file or directory there), what
+// is accepted is one hash over the content and those files' digests
+// ([Catalog].Repository; when Sources.RepositoryRecorded says no trust
+// is recorded, which nothing can match, the files are looked at, not
+// read), and those advisors run in the work tree's top
 // ([Declaration].Dir); their files are read again before each command
 // starts ([Declaration].Covered), which does not start when one changed
 // since the load. [OverlayEffects] says what
