@@ -197,7 +197,7 @@ func relative(i int, a string) bool {
 }
 
 // pathsWhere lists the elements of argv of which something they name
-// (names, from commandNames) is as is says.
+// (names, from commandNames) is as is says of it.
 func pathsWhere(argv []string, names [][]string, is func(i int, a string) bool) []string {
 	var out []string
 	for i, a := range argv {
