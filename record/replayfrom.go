@@ -126,7 +126,7 @@ func (k *Checked) ReplayFrom(ctx context.Context, task string, bases map[string]
 	}
 	earlier := make(map[string]bool, len(commits))
 	for _, c := range commits {
-		for _, p := range c.Parents {
+		for _, p := range distinctParents(c) {
 			if bases[p] == nil && !earlier[p] {
 				return nil, nil, nil, fmt.Errorf("commit %s has parent %s, neither replayed nor a base", c.Hash, p)
 			}

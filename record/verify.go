@@ -245,7 +245,7 @@ func (k *Checked) ReplayBlind(ctx context.Context, task string, commits []*Commi
 	v.shared = k
 	v.hold = hold
 	for _, c := range commits {
-		for _, p := range c.Parents {
+		for _, p := range distinctParents(c) {
 			v.kids[p]++
 		}
 	}
@@ -459,6 +459,22 @@ func (v *verifier) take(p string) (*State, map[string]string) {
 	delete(v.states, p)
 	delete(v.files, p)
 	return st, files
+}
+
+// distinctParents is c's parents, each once, in their order.
+func distinctParents(c *Commit) []string {
+	if len(c.Parents) < 2 || len(c.Parents) == 2 && c.Parents[0] != c.Parents[1] {
+		return c.Parents
+	}
+	seen := make(map[string]bool, len(c.Parents))
+	out := make([]string, 0, len(c.Parents))
+	for _, p := range c.Parents {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // keep stores c's state and files for its children (and, for the last
@@ -676,8 +692,16 @@ func (v *verifier) merge(ctx context.Context, c *Commit) {
 		st    *State
 		files map[string]string
 	}
-	parents := make([]parent, 0, len(c.Parents))
-	for _, p := range c.Parents {
+	distinct := distinctParents(c)
+	if len(distinct) < len(c.Parents) {
+		// git's commit-tree and the writer never name a parent twice; a
+		// merge naming one thousands of times (a 1 MiB commit holds
+		// 21,000 parent lines) would cost replay a copy of its state for
+		// each. Replayed once, refused.
+		v.add(c, "", FindMerge, "names %d parents, %d of them more than once", len(c.Parents), len(c.Parents)-len(distinct))
+	}
+	parents := make([]parent, 0, len(distinct))
+	for _, p := range distinct {
 		st, files := v.take(p)
 		parents = append(parents, parent{st, files})
 	}
@@ -708,38 +732,51 @@ func (v *verifier) merge(ctx context.Context, c *Commit) {
 		// map is never changed (a history a run holds is replayed again).
 		files = maps.Clone(files)
 	}
-	// The union takes a name's blob from the last parent that has it; the
-	// merge must hold each name of the union with that blob.
-	laterHas := func(i int, name string) bool {
-		for _, q := range parents[i+1:] {
-			if _, ok := q.files[name]; ok {
-				return true
-			}
-		}
-		return false
+	// The union takes a name's blob from the last parent that has it
+	// (last: the index of that parent, the first parent's counted as 0);
+	// the merge must hold each name of the union with that blob. held is
+	// each name the parents hold, with the blob the first parent to hold
+	// it holds and whether a later one holds another: one pass over the
+	// parents' names, whatever their number (a merge of thousands of
+	// parents compared each with every earlier one).
+	type heldAs struct {
+		blob string
+		diff bool
 	}
-	// blobOf is the blob parent j holds as name: the first parent's
-	// files may have become the merge's own (Changes applied to them).
-	blobOf := func(j int, name string) (string, bool) {
-		if j == 0 && first != nil {
-			if w, ok := first[name]; ok {
-				return w.blob, w.had
-			}
-			h, ok := files[name]
-			return h, ok
+	held := map[string]heldAs{}
+	last := map[string]int{}
+	for i, p := range parents[1:] {
+		for name := range p.files {
+			last[name] = i + 1
 		}
-		h, ok := parents[j].files[name]
-		return h, ok
+	}
+	laterHas := func(i int, name string) bool { return last[name] > i }
+	// The first parent's own entries: its files may have become the
+	// merge's own (Changes applied to them).
+	for name, h := range parents[0].files {
+		if _, changed := first[name]; !changed {
+			held[name] = heldAs{blob: h}
+		}
+	}
+	for name, w := range first {
+		if w.had {
+			held[name] = heldAs{blob: w.blob}
+		}
 	}
 	for i, p := range parents {
-		// Records are never changed: two parents holding one name with
-		// different content is a forgery whichever blob the merge keeps
-		// (the union's last would replace the other side's record).
-		for name, h := range p.files {
-			for j := range i {
-				if o, ok := blobOf(j, name); ok && o != h {
+		if i > 0 {
+			// Records are never changed: two parents holding one name
+			// with different content is a forgery whichever blob the
+			// merge keeps (the union's last would replace the other
+			// side's record).
+			for name, h := range p.files {
+				was, ok := held[name]
+				switch {
+				case !ok:
+					held[name] = heldAs{blob: h}
+				case was.diff || was.blob != h:
 					v.add(c, idOf(name), FindMerge, "parents hold %s with different content", name)
-					break
+					held[name] = heldAs{blob: was.blob, diff: true}
 				}
 			}
 		}
@@ -759,18 +796,8 @@ func (v *verifier) merge(ctx context.Context, c *Commit) {
 		}
 	}
 	inSome := func(name string) bool {
-		for i, p := range parents {
-			if i == 0 && first != nil {
-				if first[name].had {
-					return true
-				}
-				continue
-			}
-			if _, ok := p.files[name]; ok {
-				return true
-			}
-		}
-		return false
+		_, ok := held[name]
+		return ok
 	}
 	if c.Files == nil {
 		for _, name := range slices.Sorted(maps.Keys(c.Changes)) {
