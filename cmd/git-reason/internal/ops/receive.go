@@ -137,7 +137,10 @@ func (e *Session) PreReceive(ctx context.Context, lines []ReceiveLine) ([]Receiv
 		var not []string
 		if l.Old != zeroHash {
 			not = []string{l.Old}
-			if _, err := e.Repo.Git(ctx, "merge-base", "--is-ancestor", l.Old, l.New); err != nil {
+			// Replacement objects off: a push may create refs/replace/*,
+			// and a stand-in for the new head descending from the old
+			// one would make a rewrite read as a fast-forward.
+			if _, err := e.Repo.Git(ctx, "--no-replace-objects", "merge-base", "--is-ancestor", l.Old, l.New); err != nil {
 				var ge *gitstore.GitError
 				if !errors.As(err, &ge) || ge.Code != 1 {
 					return nil, err
