@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/oklog/ulid/v2"
+
 	"git-reason/advisor"
 	"git-reason/gitstore"
 	"git-reason/record"
@@ -256,6 +258,11 @@ func (e *Session) findIn(ctx context.Context, id, prefix string, tasks []record.
 				return nil, nil, Usage("%s", err.Error()) // which records it names
 			}
 			continue
+		}
+		if found != nil && len(prefix) == ulid.EncodedSize {
+			// More characters cannot tell a whole id apart: one of the
+			// tasks holds a copy of the other's record.
+			return nil, nil, Usage("record %s is in tasks %s and %s: a record id names one record, so one holds a copy; see each with 'git reason log %s' and 'git reason log %s'", prefix, in.Task, st.Task, record.ShellQuote(in.Task), record.ShellQuote(st.Task))
 		}
 		if found != nil {
 			return nil, nil, Usage("record id prefix %q is ambiguous: it names records in tasks %s and %s; give more characters", id, in.Task, st.Task)
