@@ -87,9 +87,9 @@ func TestListingAllocatesLittlePerTask(t *testing.T) {
 	}
 	var j journalFile
 	allocs = testing.AllocsPerRun(5, func() { j = parseJournal(journal, magic) })
-	e, ok := j.entries["T-000007"]
-	if !j.whole || len(j.entries) != n || !ok || e.head != fmt.Sprintf("%040x", 8) || string(e.data) != "row 7" {
-		t.Fatalf("read back %d entries (whole %v), T-000007 %+v: want the %d written", len(j.entries), j.whole, e, n)
+	e, ok := j.lookup("T-000007")
+	if !j.whole || j.n != n || !ok || string(e.head()) != fmt.Sprintf("%040x", 8) || string(e.data) != "row 7" {
+		t.Fatalf("read back %d entries (whole %v), T-000007 %+v: want the %d written", j.n, j.whole, e, n)
 	}
 	if allocs > n+n/2 {
 		t.Errorf("reading a journal of %d entries allocated %.0f times, want at most %d (one string per entry, and the map)", n, allocs, n+n/2)

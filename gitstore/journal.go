@@ -2,9 +2,11 @@ package gitstore
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -84,21 +86,116 @@ func programFile() (os.FileInfo, error) {
 	return os.Stat(filepath.Join(filepath.Dir(exe), "git-reason"))
 }
 
-// journalEntry is one task's entry as read: its head, its data and how
-// many bytes of the file it takes.
+// journalEntry is one task's entry as read: "<task> <head>" (the
+// file's own bytes), its data and how many bytes of the file it takes.
 type journalEntry struct {
-	head string
-	data []byte
-	size int
+	names []byte
+	data  []byte
+	size  int
 }
 
-// journalFile is what a journal holds, its last entry per task.
+// task is the entry's task, head its head, both the file's bytes.
+func (e journalEntry) task() []byte { return e.names[:len(e.names)-41] }
+func (e journalEntry) head() []byte { return e.names[len(e.names)-40:] }
+
+// journalFile is what a journal holds, its last entry per task. A journal
+// is written sorted by task (a rewrite lists the tasks in order) and then
+// appended to: its leading entries in increasing task order are kept as
+// offsets into the file's bytes (16 bytes an entry, no string or map
+// entry made for each) and found by a binary search, or at once when
+// asked for in order, and only the entries after them (a task's later
+// entry replacing its earlier) in a map. Reading a journal of every task
+// is then one pass over the file. It is not for concurrent use (lookup
+// keeps where the last one found its entry).
 type journalFile struct {
-	entries map[string]journalEntry
-	size    int    // bytes of the file
-	live    int    // bytes of its last entry per task
-	whole   bool   // the file is a journal and every entry parsed: it may be appended to
-	magic   string // its first line, as this build writes it
+	file   []byte                  // the bytes sorted's offsets are in
+	sorted []sortedEntry           // the leading entries, each task above the one before
+	later  map[string]journalEntry // the entries after them, the last per task; they replace sorted's
+	next   int                     // the index into sorted after lookup's last find
+	n      int                     // tasks with an entry
+	size   int                     // bytes of the file
+	live   int                     // bytes of its last entry per task
+	whole  bool                    // the file is a journal and every entry parsed: it may be appended to
+	magic  string                  // its first line, as this build writes it
+}
+
+// sortedEntry is an entry of a journal's leading run: the offsets in its
+// file of its line, the end of its "<task> <head>", its data and the
+// data's end.
+type sortedEntry struct{ at, names, data, end uint32 }
+
+func (j *journalFile) task(e sortedEntry) []byte { return j.file[e.at : e.names-41] }
+
+func (j *journalFile) entry(e sortedEntry) journalEntry {
+	return journalEntry{names: j.file[e.at:e.names:e.names], data: j.file[e.data:e.end:e.end], size: int(e.end+1) - int(e.at)}
+}
+
+// lookup returns task's entry.
+func (j *journalFile) lookup(task string) (journalEntry, bool) {
+	if e, ok := j.later[task]; ok {
+		return e, true
+	}
+	// A reader of every task asks in order: the entry after the last
+	// found is tried first.
+	i, found := j.next, j.next < len(j.sorted) && compareBytes(j.task(j.sorted[j.next]), task) == 0
+	if !found {
+		i, found = slices.BinarySearchFunc(j.sorted, task, func(e sortedEntry, task string) int {
+			return compareBytes(j.task(e), task)
+		})
+	}
+	if !found {
+		return journalEntry{}, false
+	}
+	j.next = i + 1
+	return j.entry(j.sorted[i]), true
+}
+
+// compareBytes is bytes.Compare of b and s, without making either of the
+// other's type (a string of b would be an allocation a comparison).
+func compareBytes(b []byte, s string) int {
+	for i := range min(len(b), len(s)) {
+		if b[i] != s[i] {
+			return cmp.Compare(b[i], s[i])
+		}
+	}
+	return cmp.Compare(len(b), len(s))
+}
+
+// add takes e, read or written after every entry j holds; at is its
+// offset in j.file, -1 when it is not there.
+func (j *journalFile) add(e journalEntry, at int) {
+	if at >= 0 && len(j.later) == 0 && len(j.file) <= math.MaxUint32 &&
+		(len(j.sorted) == 0 || bytes.Compare(j.task(j.sorted[len(j.sorted)-1]), e.task()) < 0) {
+		names, end := at+len(e.names), at+e.size-1
+		j.sorted = append(j.sorted, sortedEntry{uint32(at), uint32(names), uint32(end - len(e.data)), uint32(end)})
+		j.n++
+		j.live += e.size
+		return
+	}
+	if old, ok := j.lookup(string(e.task())); ok {
+		j.live -= old.size
+	} else {
+		j.n++
+	}
+	if j.later == nil {
+		j.later = map[string]journalEntry{}
+	}
+	j.later[string(e.task())] = e
+	j.live += e.size
+}
+
+// tasks is every task with an entry, unsorted.
+func (j *journalFile) tasks() []string {
+	out := make([]string, 0, j.n)
+	for _, e := range j.sorted {
+		if _, ok := j.later[string(j.task(e))]; !ok {
+			out = append(out, string(j.task(e)))
+		}
+	}
+	for t := range j.later {
+		out = append(out, t)
+	}
+	return out
 }
 
 // scopedJournalHead is the first line of a journal whose entries hold for
@@ -118,34 +215,35 @@ func readJournalAs(path, magic string) journalFile {
 
 // parseJournal reads data, a journal whose first line is magic.
 func parseJournal(data []byte, magic string) journalFile {
-	j := journalFile{entries: map[string]journalEntry{}, size: len(data), magic: magic}
+	j := journalFile{file: data, size: len(data), magic: magic}
 	if !bytes.HasPrefix(data, []byte(magic)) {
 		return j
 	}
 	rest := data[len(magic):]
-	// Two lines an entry, when its data holds none: the map is made once
-	// at its size.
-	j.entries = make(map[string]journalEntry, bytes.Count(rest, []byte{'\n'})/2)
+	if _, _, next, ok := cutJournalEntry(rest); ok {
+		// Room for every entry were all the size of the first, twice:
+		// memory fresh from the system and not written to costs nothing.
+		j.sorted = make([]sortedEntry, 0, 2*len(rest)/(len(rest)-len(next))+1)
+	}
 	for len(rest) > 0 {
-		task, head, body, next, ok := cutJournalEntry(rest)
+		names, body, next, ok := cutJournalEntry(rest)
 		if !ok {
 			return j
 		}
-		j.live -= j.entries[task].size
-		j.entries[task] = journalEntry{head: head, data: body, size: len(rest) - len(next)}
-		j.live += len(rest) - len(next)
+		j.add(journalEntry{names: names, data: body, size: len(rest) - len(next)}, len(data)-len(rest))
 		rest = next
 	}
 	j.whole = true
 	return j
 }
 
-// cutJournalEntry takes one entry off b.
-func cutJournalEntry(b []byte) (task, head string, data, rest []byte, ok bool) {
+// cutJournalEntry takes one entry off b: its "<task> <head>", the bytes
+// of b.
+func cutJournalEntry(b []byte) (names, data, rest []byte, ok bool) {
 	line, next, found := bytes.Cut(b, []byte{'\n'})
 	// "<task> <head> <crc> <length>", as appendJournalEntry writes it: the
-	// task and head are cut from one string, so that reading a journal of
-	// every task makes one string per entry (it made a slice and four).
+	// task and head are left in b, so that reading a journal of every
+	// task makes no string per entry (it made a slice and four, then one).
 	var f [4][]byte
 	tail := line
 	for i := range f {
@@ -155,25 +253,24 @@ func cutJournalEntry(b []byte) (task, head string, data, rest []byte, ok bool) {
 			f[i], ok = tail, bytes.IndexByte(tail, ' ') < 0
 		}
 		if !ok || len(f[i]) == 0 {
-			return "", "", nil, nil, false
+			return nil, nil, nil, false
 		}
 	}
 	if !found || len(f[1]) != 40 || !isHexBytes(f[1]) {
-		return "", "", nil, nil, false
+		return nil, nil, nil, false
 	}
 	n, err := strconv.Atoi(string(f[3]))
 	if err != nil || n < 0 || n >= len(next) || next[n] != '\n' {
-		return "", "", nil, nil, false
+		return nil, nil, nil, false
 	}
 	data = next[:n:n]
 	// The checksum as strconv.FormatUint writes it, compared without
 	// making its text.
 	var crc [8]byte
 	if !bytes.Equal(f[2], strconv.AppendUint(crc[:0], uint64(crc32.ChecksumIEEE(data)), 16)) {
-		return "", "", nil, nil, false
+		return nil, nil, nil, false
 	}
-	names := string(line[:len(f[0])+1+len(f[1])])
-	return names[:len(f[0])], names[len(f[0])+1:], data, next[n+1:], true
+	return line[: len(f[0])+1+len(f[1]) : len(f[0])+1+len(f[1])], data, next[n+1:], true
 }
 
 // appendJournalEntry appends task's entry to b.
@@ -222,12 +319,13 @@ func writeJournal(path string, old journalFile, tasks []string, head func(string
 	if tasks == nil {
 		kept = old.live
 		for _, t := range changed {
-			kept -= old.entries[t].size
+			e, _ := old.lookup(t)
+			kept -= e.size
 		}
 	} else {
 		for _, t := range tasks {
-			if e, ok := old.entries[t]; ok {
-				if h, live := head(t); live && e.head == h {
+			if e, ok := old.lookup(t); ok {
+				if h, live := head(t); live && string(e.head()) == h {
 					kept += e.size
 				}
 			}
@@ -240,12 +338,10 @@ func writeJournal(path string, old journalFile, tasks []string, head func(string
 		}
 		if err := appendJournal(path, add); err == nil {
 			CountWritten(len(add))
-			rest := add
-			for _, t := range added {
-				_, h, data, next, _ := cutJournalEntry(rest)
-				old.live -= old.entries[t].size
-				old.entries[t] = journalEntry{head: h, data: data, size: len(rest) - len(next)}
-				old.live += len(rest) - len(next)
+			// The appended entries follow every entry old holds.
+			for rest := add; len(rest) > 0; {
+				names, data, next, _ := cutJournalEntry(rest)
+				old.add(journalEntry{names: names, data: data, size: len(rest) - len(next)}, -1)
 				rest = next
 			}
 			old.size += len(add)
@@ -255,19 +351,15 @@ func writeJournal(path string, old journalFile, tasks []string, head func(string
 		}
 	}
 	if tasks == nil {
-		tasks = make([]string, 0, len(old.entries)+len(changed))
-		for t := range old.entries {
-			tasks = append(tasks, t)
-		}
+		tasks = old.tasks()
 		for _, t := range changed {
-			if _, ok := old.entries[t]; !ok {
+			if _, ok := old.lookup(t); !ok {
 				tasks = append(tasks, t)
 			}
 		}
 		slices.Sort(tasks)
 	}
 	whole := []byte(magic)
-	out := journalFile{entries: make(map[string]journalEntry, len(tasks)), magic: magic, whole: true}
 	for _, t := range tasks {
 		h, live := head(t)
 		if !live {
@@ -277,17 +369,14 @@ func writeJournal(path string, old journalFile, tasks []string, head func(string
 		if !ok {
 			continue
 		}
-		n := len(whole)
 		whole = appendJournalEntry(whole, t, h, data)
-		out.entries[t] = journalEntry{head: h, data: whole[len(whole)-len(data)-1 : len(whole)-1 : len(whole)-1], size: len(whole) - n}
 	}
 	if err := writeFileAtomic(path, whole); err != nil {
 		return old, err
 	}
 	CountWritten(len(whole))
-	out.size = len(whole)
-	out.live = len(whole) - len(magic)
-	return out, nil
+	// Read back from what was written (whole is not changed again).
+	return parseJournal(whole, magic), nil
 }
 
 // appendJournal appends data to the journal at path under its lock: an
@@ -314,12 +403,15 @@ func ReadJournal(path, scope string) *Journal {
 
 // Entry returns task's entry: the head it was made at and its data.
 func (j *Journal) Entry(task string) (head string, data []byte, ok bool) {
-	e, ok := j.file.entries[task]
-	return e.head, e.data, ok
+	e, ok := j.file.lookup(task)
+	if !ok {
+		return "", nil, false
+	}
+	return string(e.head()), e.data, true
 }
 
 // Len is how many tasks have an entry.
-func (j *Journal) Len() int { return len(j.file.entries) }
+func (j *Journal) Len() int { return j.file.n }
 
 // Save brings the journal to the entries head and data give (a task's
 // head, false for a task without an entry; its data, false for one not to

@@ -592,8 +592,8 @@ func packEntry(p *namedPack, task string) ([]byte, bool) {
 	if !ok {
 		return nil, false
 	}
-	t, _, data, rest, ok := cutJournalEntry(e)
-	if !ok || t != task || len(rest) != 0 {
+	names, data, rest, ok := cutJournalEntry(e)
+	if !ok || string((journalEntry{names: names}).task()) != task || len(rest) != 0 {
 		return nil, false
 	}
 	return data, true
@@ -628,7 +628,8 @@ func (m *Remembered) entryData(task string) (data []byte, pack *namedPack, ok bo
 		m.reads++
 		countRememberedFile()
 	}
-	e, ok := parseJournal(data, rememberedMagic).entries[task]
+	j := parseJournal(data, rememberedMagic)
+	e, ok := j.lookup(task)
 	return e.data, nil, ok
 }
 

@@ -102,10 +102,10 @@ func TestRememberedOnlyItsOwnEntries(t *testing.T) {
 			if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if j := parseJournal([]byte(content), rememberedMagic); name != "cut short" && name != "another version" && (!j.whole || len(j.entries) != 1) {
+			if j := parseJournal([]byte(content), rememberedMagic); name != "cut short" && name != "another version" && (!j.whole || j.n != 1) {
 				// The edit must reach the MACs: a file whose framing
 				// does not read proves nothing of them.
-				t.Fatalf("%s: a task file reads %d entries (whole: %v), want one", name, len(j.entries), j.whole)
+				t.Fatalf("%s: a task file reads %d entries (whole: %v), want one", name, j.n, j.whole)
 			}
 		}
 		got := OpenRemembered(r)
@@ -221,7 +221,8 @@ func TestSealedOnlyItsOwnEntries(t *testing.T) {
 	// with its own MAC.
 	old := harness.ReadFile(t, path)
 	j := readJournalAs(path, scopedJournalHead("sealed scope a"))
-	te, ue := j.entries["T"], j.entries["U"]
+	te, _ := j.lookup("T")
+	ue, _ := j.lookup("U")
 	for name, forged := range map[string][]byte{
 		"data edited": appendJournalEntry(nil, "T", x, bytes.Replace(te.data, []byte("unsigned"), []byte("good"), 1)),
 		"moved":       appendJournalEntry(nil, "T", x, ue.data),

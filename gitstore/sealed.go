@@ -71,8 +71,9 @@ func (s *Sealed) appendMAC(b []byte, task, head string, data []byte) []byte {
 // Get returns the data of task's entry at head, false when there is none
 // at that head or its MAC does not hold.
 func (s *Sealed) Get(task, head string) ([]byte, bool) {
-	h, data, ok := s.j.Entry(task)
-	if !ok || h != head || s.key == nil || len(data) < sealedMAC {
+	e, ok := s.j.file.lookup(task)
+	data := e.data
+	if !ok || string(e.head()) != head || s.key == nil || len(data) < sealedMAC {
 		return nil, false
 	}
 	body := data[sealedMAC:]
