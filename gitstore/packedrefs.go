@@ -242,34 +242,47 @@ func (p *packedRefs) list(prefix string) ([]Ref, error) {
 	}
 	// Every name and hash goes into one string the refs are cut from (a
 	// string or two per ref was most of what listing 20,000 refs cost),
-	// made at its size by a first pass that only counts: memory written
-	// once, not grown by doubling and copied.
-	n, size := 0, 0
+	// made at a size no smaller than they need: the bytes of the records
+	// under prefix, found by two searches (the names sort together), and
+	// as many refs as those bytes have lines. Memory is written once, not
+	// grown by doubling and copied, and the records are read in one pass.
+	start, err := p.seek(prefix)
+	if err != nil {
+		return nil, err
+	}
+	end := len(p.data)
+	if after, ok := prefixEnd(prefix); ok {
+		if end, err = p.seek(after); err != nil {
+			return nil, err
+		}
+	}
+	end = max(end, start)
+	lines := bytes.Count(p.data[start:end], []byte{'\n'}) + 1
+	var b strings.Builder
+	b.Grow(end - start)
+	ends := make([]int, 0, 2*lines) // each ref's name end and hash end in b
 	if err := p.withPrefixBytes(prefix, func(name, hash []byte) bool {
-		n, size = n+1, size+len(name)+len(hash)
+		b.Write(name)
+		ends = append(ends, b.Len())
+		if isLowerHex(hash) {
+			b.Write(hash)
+		} else {
+			for _, c := range hash {
+				if 'A' <= c && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				b.WriteByte(c)
+			}
+		}
+		ends = append(ends, b.Len())
 		return true
 	}); err != nil {
 		return nil, err
 	}
-	if n == 0 {
+	if len(ends) == 0 {
 		p.listed.Store(prefix, []Ref(nil))
 		return nil, nil
 	}
-	var b strings.Builder
-	b.Grow(size)
-	ends := make([]int, 0, 2*n) // each ref's name end and hash end in b
-	p.withPrefixBytes(prefix, func(name, hash []byte) bool {
-		b.Write(name)
-		ends = append(ends, b.Len())
-		for _, c := range hash {
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			b.WriteByte(c)
-		}
-		ends = append(ends, b.Len())
-		return len(ends) < 2*n
-	})
 	all := b.String()
 	refs := make([]Ref, len(ends)/2)
 	at := 0
@@ -280,6 +293,28 @@ func (p *packedRefs) list(prefix string) ([]Ref, error) {
 	}
 	p.listed.Store(prefix, refs)
 	return refs, nil
+}
+
+// prefixEnd is the least name above every name that starts with prefix
+// (false: there is none).
+func prefixEnd(prefix string) (string, bool) {
+	for i := len(prefix) - 1; i >= 0; i-- {
+		if prefix[i] < 0xff {
+			return prefix[:i] + string([]byte{prefix[i] + 1}), true
+		}
+	}
+	return "", false
+}
+
+// isLowerHex reports whether b is hexadecimal digits in lower case, as
+// git writes them.
+func isLowerHex(b []byte) bool {
+	for _, c := range b {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // withPrefix calls fn for each ref whose name starts with prefix, in name

@@ -328,7 +328,18 @@ func PrintableText(s string) string { return printable(s, true) }
 // TextPrintable reports whether PrintableText leaves b as it is, without
 // making a string of it.
 func TextPrintable(b []byte) bool {
-	return utf8.Valid(b) && bytes.IndexFunc(b, func(r rune) bool { return badText(r, true) }) < 0
+	// Printable ASCII, newlines and tabs, byte by byte (a table of every
+	// task is mostly that); from the first other byte on, rune by rune.
+	for i, c := range b {
+		if c >= utf8.RuneSelf {
+			b = b[i:]
+			return utf8.Valid(b) && bytes.IndexFunc(b, func(r rune) bool { return badText(r, true) }) < 0
+		}
+		if (c < ' ' || c == 0x7f) && c != '\n' && c != '\t' {
+			return false
+		}
+	}
+	return true
 }
 
 // badText reports whether printable escapes r (lines: in text of many lines).
