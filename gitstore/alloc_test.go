@@ -3,12 +3,16 @@ package gitstore
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
+
+	"git-reason/reliability/harness"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -66,6 +70,15 @@ func TestListingAllocatesLittlePerTask(t *testing.T) {
 	if allocs > n/10 {
 		t.Errorf("listing %d packed task refs allocated %.0f times, want at most %d (one string for them all)", n, allocs, n/10)
 	}
+	// Each record is read once (a pass counted them, a second copied
+	// them): the bytes looked at are the file's and the binary searches'.
+	before := costs.sharedBytes.Load()
+	if _, err := (&packedRefs{data: data}).list(TaskPrefix); err != nil {
+		t.Fatal(err)
+	}
+	if looked, most := costs.sharedBytes.Load()-before, int64(len(data)+4096); looked > most {
+		t.Errorf("listing %d packed task refs (%d bytes) looked at %d bytes of records, want at most %d (each record once)", n, len(data), looked, most)
+	}
 	// The bytes: the names and hashes once, the refs and their offsets,
 	// rounded to the allocator's sizes (a buffer grown by doubling and
 	// then copied: 452 KB for these 69 KB of names and hashes).
@@ -79,20 +92,61 @@ func TestListingAllocatesLittlePerTask(t *testing.T) {
 		t.Errorf("listing %d packed task refs allocated %d bytes, want at most %d (their %d bytes of names and hashes once)", n, allocated, want, text)
 	}
 
-	const magic = "a journal\n"
-	var journal []byte
-	journal = append(journal, magic...)
+}
+
+// TestJournalReadAllocatesLittlePerTask holds the read every table of
+// every task makes of its sealed journal (status-rows.journal, 4 MB at
+// 20,000 tasks) to allocations that do not grow with the tasks: opening
+// a journal of 1,000 entries written sorted by task, 20 more appended
+// after them (rewrites and new tasks), and getting each task's entry in
+// order, makes no string or map entry per task (a string each and a map
+// of them all before: about 1,100 allocations and 190 KB besides the
+// file's bytes here); its bytes past the file's are the sorted entries'
+// offsets (16 bytes each, room for a quarter more) and the few appended.
+// Counts, not time. Every entry got is the last put for its task.
+func TestJournalReadAllocatesLittlePerTask(t *testing.T) {
+	if raceDetector {
+		t.Skip("the race detector allocates beside the read: the bound holds without it")
+	}
+	const n, later = 1000, 20
+	r := discoverT(t, initRepo(t))
+	want := map[string]string{}
+	j := OpenSealed(r, "rows.journal", "test")
+	put := func(task, data string) {
+		j.Put(task, fmt.Sprintf("%040x", len(task)), []byte(data))
+		want[task] = data
+	}
 	for i := range n {
-		journal = appendJournalEntry(journal, fmt.Sprintf("T-%06d", i), fmt.Sprintf("%040x", i+1), []byte(fmt.Sprintf("row %d", i)))
+		put(fmt.Sprintf("T-%06d", i), fmt.Sprintf("row %d", i))
 	}
-	var j journalFile
-	allocs = testing.AllocsPerRun(5, func() { j = parseJournal(journal, magic) })
-	e, ok := j.lookup("T-000007")
-	if !j.whole || j.n != n || !ok || string(e.head()) != fmt.Sprintf("%040x", 8) || string(e.data) != "row 7" {
-		t.Fatalf("read back %d entries (whole %v), T-000007 %+v: want the %d written", j.n, j.whole, e, n)
+	j.Save(nil)
+	j = OpenSealed(r, "rows.journal", "test")
+	for i := range later / 2 {
+		put(fmt.Sprintf("T-%06d", 7*i), fmt.Sprintf("row %d again", 7*i))
+		put(fmt.Sprintf("A-%d", i), fmt.Sprintf("new %d", i))
 	}
-	if allocs > n+n/2 {
-		t.Errorf("reading a journal of %d entries allocated %.0f times, want at most %d (one string per entry, and the map)", n, allocs, n+n/2)
+	j.Save(nil)
+	path := filepath.Join(r.CommonDir, "reason", "rows.journal")
+	if data := harness.ReadFile(t, path); !bytes.Contains(data, []byte("\nA-0 ")) || bytes.Index(data, []byte("\nA-0 ")) < bytes.Index(data, []byte("\nT-000999 ")) {
+		t.Fatal("the second save did not append its entries after the sorted ones")
+	}
+	tasks := slices.Sorted(maps.Keys(want))
+	heads := map[int]string{len("T-000000"): fmt.Sprintf("%040x", len("T-000000")), len("A-0"): fmt.Sprintf("%040x", len("A-0"))}
+	read := func() {
+		j := OpenSealed(r, "rows.journal", "test")
+		for _, task := range tasks {
+			if data, ok := j.Get(task, heads[len(task)]); !ok || string(data) != want[task] {
+				t.Fatalf("%s: entry %q (found %v), want %q", task, data, ok, want[task])
+			}
+		}
+	}
+	read()
+	if allocs := testing.AllocsPerRun(5, read); allocs > 3*later+40 {
+		t.Errorf("reading a journal of %d entries and getting each allocated %.0f times, want at most %d (none per entry)", len(want), allocs, 3*later+40)
+	}
+	size := uint64(len(harness.ReadFile(t, path)))
+	if bytes, most := allocated(read), size+32*n+24<<10; bytes > most {
+		t.Errorf("reading a journal of %d entries (%d bytes) and getting each allocated %d bytes, want at most %d", len(want), size, bytes, most)
 	}
 }
 

@@ -221,9 +221,9 @@ func parseJournal(data []byte, magic string) journalFile {
 	}
 	rest := data[len(magic):]
 	if _, _, next, ok := cutJournalEntry(rest); ok {
-		// Room for every entry were all the size of the first, twice:
-		// memory fresh from the system and not written to costs nothing.
-		j.sorted = make([]sortedEntry, 0, 2*len(rest)/(len(rest)-len(next))+1)
+		// Room for every entry were all the size of the first, and a
+		// quarter more: entries of one journal are of like size.
+		j.sorted = make([]sortedEntry, 0, len(rest)/(len(rest)-len(next))*5/4+16)
 	}
 	for len(rest) > 0 {
 		names, body, next, ok := cutJournalEntry(rest)

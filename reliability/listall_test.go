@@ -135,6 +135,41 @@ func TestStatusAllManyMoved(t *testing.T) {
 	}
 }
 
+// TestStatusAllServedIsDerived: `status` of every task and `status
+// --json`, served from the journals kept by head after some tasks moved
+// (entries appended after a sorted run: tasks rewritten, one new task
+// sorting before every other and one after, which a reader of the
+// journal finds past the run), print byte for byte what they print when
+// every task is derived again (.git/reason removed).
+func TestStatusAllServedIsDerived(t *testing.T) {
+	t.Parallel()
+	c := scaleWorld(t, 60)
+	c.mustReason("status")
+	c.mustReason("status", "--json")
+	for _, task := range []string{"T-000007", "A-first", "T-000042", "Z-last"} {
+		c.mustReason("assess", task, "--subject", "moved "+task, "--question", "q?", "--materiality", "trivial", "--reversibility", "reversible")
+	}
+	c.mustReason("status") // the moved tasks' entries appended
+	c.mustReason("status", "--json")
+	served, servedJSON := c.mustReason("status"), c.mustReason("status", "--json")
+	if warm := c.costed("status"); warm.EntryDecodes != 0 || warm.Tasks != 0 {
+		t.Errorf("status, nothing moved since: %+v, want every row served from the journal", warm)
+	}
+	if err := os.RemoveAll(filepath.Join(c.dir, ".git", "reason")); err != nil {
+		t.Fatal(err)
+	}
+	derived, derivedJSON := c.mustReason("status"), c.mustReason("status", "--json")
+	if served != derived {
+		t.Errorf("status served from the journal:\n%s\nderived:\n%s", served, derived)
+	}
+	if servedJSON != derivedJSON {
+		t.Errorf("status --json served from the journal:\n%s\nderived:\n%s", servedJSON, derivedJSON)
+	}
+	if !strings.Contains(served, "moved A-first") || !strings.Contains(served, "moved Z-last") || strings.Count(served, "\n") < 62 {
+		t.Errorf("status shows not every task, or not the moved ones:\n%s", served)
+	}
+}
+
 // TestStatusRowsForged: a row of status-rows.journal edited by hand is
 // not shown: the task's status is read as if the row were missing, and
 // the true row is kept again.
