@@ -47,8 +47,9 @@ func main() {
 	flag.BoolVar(&catchUpOnly, "catchup", false, "time the fetch catch-up alone")
 	flag.BoolVar(&writeOnly, "write", false, "time assess (against -small tasks) and log -n 5 alone")
 	flag.BoolVar(&verifyOnly, "verify", false, "time verify of every task with nothing moved alone (with -baseline: against that build, alternately)")
+	flag.BoolVar(&statusOnly, "status", false, "time status of every task (the table) with nothing moved alone (with -baseline: against that build, alternately)")
 	flag.BoolVar(&doctorOnly, "doctor", false, "time doctor with nothing moved alone (with -baseline: against that build, alternately)")
-	flag.StringVar(&baseline, "baseline", "", "a git-reason `BINARY` (another build) timed by -verify, -doctor, -log, -first, -firstassess, -firsttask, -search or -pulled in the same rounds as this build, each on its own copy of the clone")
+	flag.StringVar(&baseline, "baseline", "", "a git-reason `BINARY` (another build) timed by -verify, -status, -doctor, -log, -first, -firstassess, -firsttask, -search or -pulled in the same rounds as this build, each on its own copy of the clone")
 	flag.BoolVar(&firstOnly, "first", false, "time the first status of a clone with no caches yet (.git/reason absent, as after git clone) alone (with -baseline: against that build, alternately)")
 	flag.BoolVar(&firstAssessOnly, "firstassess", false, "time the first assess of a clone with no caches yet (.git/reason absent: the subject index is built) alone (with -baseline: against that build, alternately)")
 	flag.BoolVar(&firstTaskOnly, "firsttask", false, "time the first status of one task of a clone with no caches yet (.git/reason absent: its catch-up compares every tracking ref) alone (with -baseline: against that build, alternately)")
@@ -172,14 +173,14 @@ func warm(w *world) error {
 
 // catchUpOnly: -catchup, report times the fetch catch-up alone; writeOnly:
 // -write, assess and log -n 5 alone; verifyOnly: -verify, verify alone;
-// doctorOnly: -doctor, doctor alone; logOnly: -log, log -n 5 and version
+// statusOnly: -status, status of every task alone; doctorOnly: -doctor, doctor alone; logOnly: -log, log -n 5 and version
 // alone; firstOnly: -first, the first status of a clone without caches;
 // firstAssessOnly: -firstassess, its first assess; firstTaskOnly:
 // -firsttask, its first status of one task; the last six against the
 // build baseline names when it names one.
 var (
-	catchUpOnly, writeOnly, verifyOnly, doctorOnly, logOnly, firstOnly, firstAssessOnly, firstTaskOnly, showOnly, searchOnly, looseRefs, auditOnly, pulledOnly bool
-	baseline                                                                                                                                                   string
+	catchUpOnly, writeOnly, verifyOnly, statusOnly, doctorOnly, logOnly, firstOnly, firstAssessOnly, firstTaskOnly, showOnly, searchOnly, looseRefs, auditOnly, pulledOnly bool
+	baseline                                                                                                                                                               string
 )
 
 // report times everything at w's size and prints it.
@@ -192,6 +193,9 @@ func report(w *world, runs int, base *world) error {
 	}
 	if verifyOnly {
 		return timeBuilds(w, runs, []string{"verify"})
+	}
+	if statusOnly {
+		return timeBuilds(w, runs, []string{"status"})
 	}
 	if doctorOnly {
 		return timeBuilds(w, runs, []string{"doctor"})

@@ -7,7 +7,8 @@
 # (-runs N, -tasks 5000,20000, -small 50, -keep DIR: worlds kept, and used
 # again by the next run under the same DIR; -write: assess and log -n 5
 # alone; -catchup: the catch-up alone; -verify: verify of every task
-# alone; -doctor: doctor alone; -log: log -n 5 and git-reason version
+# alone; -status: status of every task (the table), nothing moved, alone;
+# -doctor: doctor alone; -log: log -n 5 and git-reason version
 # alone; -first: the first status of a clone with no caches yet, alone;
 # -firstassess: its first assess (the subject index built), alone;
 # -firsttask: its first status of one task (T-000007), alone;
@@ -18,7 +19,7 @@
 # processes it started; -pulled: each read command first after a clone,
 # and first after a pull that moved 1 and 100 tasks, with the files it
 # wrote and the git processes it started;
-# with -verify, -doctor, -log, -first, -firstassess, -firsttask, -search and -pulled, -baseline BINARY:
+# with -verify, -status, -doctor, -log, -first, -firstassess, -firsttask, -search and -pulled, -baseline BINARY:
 # another build's in the same rounds, and with all but -search, -loose:
 # every task and tracking ref of each build's copy a loose file, as git
 # fetch and git reason's appends leave them until git packs refs).
