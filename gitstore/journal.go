@@ -164,7 +164,7 @@ func compareBytes(b []byte, s string) int {
 // add takes e, read or written after every entry j holds; at is its
 // offset in j.file, -1 when it is not there.
 func (j *journalFile) add(e journalEntry, at int) {
-	if at >= 0 && len(j.later) == 0 && len(j.file) <= math.MaxUint32 &&
+	if at >= 0 && len(j.later) == 0 && int64(len(j.file)) <= math.MaxUint32 &&
 		(len(j.sorted) == 0 || bytes.Compare(j.task(j.sorted[len(j.sorted)-1]), e.task()) < 0) {
 		names, end := at+len(e.names), at+e.size-1
 		j.sorted = append(j.sorted, sortedEntry{uint32(at), uint32(names), uint32(end - len(e.data)), uint32(end)})
@@ -304,7 +304,6 @@ func writeJournal(path string, old journalFile, tasks []string, head func(string
 		magic = journalHead()
 	}
 	var add []byte
-	var added []string
 	for _, t := range changed {
 		h, live := head(t)
 		if !live {
@@ -312,7 +311,6 @@ func writeJournal(path string, old journalFile, tasks []string, head func(string
 		}
 		if data, ok := encode(t); ok {
 			add = appendJournalEntry(add, t, h, data)
-			added = append(added, t)
 		}
 	}
 	kept := 0 // bytes of old's entries that stay live
