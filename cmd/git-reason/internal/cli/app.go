@@ -175,7 +175,7 @@ func refusalColour(app *cli.App, stderr io.Writer) bool {
 		return false
 	}
 	st, err := sess.Settings()
-	return err == nil && colourOn(st.Color, stderr, false)
+	return err == nil && colourOn(st, stderr, false)
 }
 
 // wantsJSON reports whether the command line asked for JSON output, so

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"io"
+	"os"
 	"strings"
 
 	"git-reason/cmd/git-reason/internal/settings"
@@ -48,19 +49,36 @@ func (p palette) phase(ph record.Phase) string {
 }
 
 // colourOn decides colour for output to w as git does for color.ui and
-// color.reason (never, always, auto: on a terminal only), with NO_COLOR
-// turning auto off; never for JSON.
-func colourOn(c settings.Color, w io.Writer, json bool) bool {
+// color.reason (never, always, auto), with NO_COLOR turning auto off;
+// never for JSON. Under auto, as git's check_auto_color: on a terminal,
+// or into a pager (git reason's own, or git's when git -p started one)
+// unless color.pager is false; never on a dumb terminal (TERM unset or
+// dumb). Paged output was plain, where git's own is coloured.
+func colourOn(st *settings.Settings, w io.Writer, json bool) bool {
 	if json {
 		return false
 	}
-	switch c {
+	switch st.Color {
 	case settings.ColorAlways:
 		return true
 	case settings.ColorNever:
 		return false
 	}
-	return terminal(unfiltered(w)) != nil
+	if t, ok := os.LookupEnv("TERM"); !ok || t == "dumb" {
+		return false
+	}
+	w = unfiltered(w)
+	if terminal(w) != nil {
+		return true
+	}
+	if st.Pager.Plain {
+		return false
+	}
+	if _, ok := w.(pagerPipe); ok {
+		return true
+	}
+	f, ok := w.(*os.File)
+	return ok && f.Fd() == 1 && gitPagerInUse()
 }
 
 // colours returns the palette for the verb's stdout and lets the printable
@@ -74,7 +92,7 @@ func (b *base) colours() palette {
 		return palette{}
 	}
 	st, err := sess.Settings()
-	if err != nil || !colourOn(st.Color, b.Out, false) {
+	if err != nil || !colourOn(st, b.Out, false) {
 		return palette{}
 	}
 	if pw, ok := b.Out.(*printableWriter); ok {

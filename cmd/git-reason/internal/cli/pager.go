@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -22,7 +23,7 @@ func (b *base) page(c *cli.Context) func() {
 	// underneath it, so what reaches the pager is filtered too.
 	pw, wrapped := b.Out.(*printableWriter)
 	f := terminal(unfiltered(b.Out))
-	if f == nil || b.JSON || os.Getenv("GIT_PAGER_IN_USE") != "" {
+	if f == nil || b.JSON || gitPagerInUse() {
 		return none
 	}
 	for _, l := range c.Lineage() {
@@ -69,6 +70,17 @@ func (b *base) page(c *cli.Context) func() {
 			b.Out = f
 		}
 	}
+}
+
+// gitPagerInUse reports whether git started a pager that this process's
+// stdout goes to (git -p, pager.reason), as git's pager_in_use reads
+// GIT_PAGER_IN_USE: a boolean.
+func gitPagerInUse() bool {
+	switch strings.ToLower(os.Getenv("GIT_PAGER_IN_USE")) {
+	case "", "false", "no", "off", "0":
+		return false
+	}
+	return true
 }
 
 // pagerPipe is the pager's input. Once the pager has exited (its reader

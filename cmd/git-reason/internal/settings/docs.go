@@ -31,6 +31,7 @@ var Docs = []Doc{
 	{"`pager.reason`", "boolean, or a command to page git reason with", "unset", "whether git reason pages (false: never), or the command it pages with", "`GIT_PAGER` wins over a command here"},
 	{"`color.ui`", "`always`, `auto`, `never`, or a boolean (true means auto)", "`auto`", "colour of phases (`status`) and of refusals (exit 3, on stderr): on a terminal under `auto`, never in JSON", "`NO_COLOR` (non-empty) turns `auto` into `never`; an explicit `always` still wins"},
 	{"`color.reason`", "as `color.ui`", "`color.ui`", "as `color.ui`, and wins over it", "as `color.ui`"},
+	{"`color.pager`", "boolean", "`true`", "under `auto`, whether output going to a pager (git reason's, or git's under `git -p`) is coloured, as on a terminal; a dumb terminal (`TERM` unset or `dumb`) gets no colour under `auto` either way", "none"},
 	{"`remote.<name>.url`", "URL; a remote is configured when it has one", "none", "`pull`, `push`, `sync`: which names are remotes; the automatic catch-up integrates the reasoning fetched under a configured remote's name only", "none"},
 	{"`remote.<name>.pushurl`", "URL", "none", "the automatic catch-up: a remote with one (or a `url` or `vcs`) is configured, as git counts remotes, and the reasoning fetched under its name is integrated", "none"},
 	{"`remote.<name>.vcs`", "remote helper name", "none", "as `remote.<name>.pushurl`", "none"},

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -238,6 +239,10 @@ func TestPrecedence(t *testing.T) {
 		{"pager pager.reason command", kv{"core.pager": "most", "pager.reason": "pg"}, nil, Flags{}, pager, "pg reason=<nil>"},
 		{"pager pager.reason false", kv{"core.pager": "most", "pager.reason": "false"}, nil, Flags{}, pager, "most reason=false"},
 		{"pager cat is none", kv{"core.pager": "cat"}, nil, Flags{}, pager, ""},
+		{"pager coloured by default", nil, nil, Flags{}, pagerPlain, "false"},
+		{"pager color.pager false", kv{"color.pager": "false"}, nil, Flags{}, pagerPlain, "true"},
+		{"pager color.pager no", kv{"color.pager": "no"}, nil, Flags{}, pagerPlain, "true"},
+		{"pager color.pager true", kv{"color.pager": "true"}, nil, Flags{}, pagerPlain, "false"},
 
 		{"color default", nil, nil, Flags{}, color, "auto"},
 		{"color ui", kv{"color.ui": "always"}, nil, Flags{}, color, "always"},
@@ -274,11 +279,12 @@ func TestPrecedence(t *testing.T) {
 	}
 }
 
-func profile(s *Settings) string   { return s.Profile.Name + "/" + s.Profile.By }
-func disabled(s *Settings) string  { return strings.Join(s.Disabled, ",") }
-func actor(s *Settings) string     { return s.Actor.String() }
-func color(s *Settings) string     { return string(s.Color) }
-func configDir(s *Settings) string { return s.ConfigDir }
+func profile(s *Settings) string    { return s.Profile.Name + "/" + s.Profile.By }
+func disabled(s *Settings) string   { return strings.Join(s.Disabled, ",") }
+func actor(s *Settings) string      { return s.Actor.String() }
+func color(s *Settings) string      { return string(s.Color) }
+func configDir(s *Settings) string  { return s.ConfigDir }
+func pagerPlain(s *Settings) string { return strconv.FormatBool(s.Pager.Plain) }
 
 func signingHome(s *Settings) string { return s.Signing.Home }
 func pager(s *Settings) string {

@@ -166,6 +166,9 @@ type Pager struct {
 	// Reason is pager.reason read as a boolean: nil when it is unset or
 	// names a command (the command then pages git reason by default).
 	Reason *bool
+	// Plain is color.pager set false: output going to a pager is not
+	// coloured under auto (git colours it by default, as on a terminal).
+	Plain bool
 }
 
 // Color is when output is coloured.
@@ -201,6 +204,7 @@ const (
 	keyPager     = "pager.reason"
 	keyColorUI   = "color.ui"
 	keyColor     = "color.reason"
+	keyColorPage = "color.pager"
 	keyNeverSend = "reason.neversend"
 	keyMaxBytes  = "reason.maxbytesperconsult"
 )
@@ -462,6 +466,10 @@ func resolvePager(src source, str func(string) string) Pager {
 	}
 	if p.Command == "cat" {
 		p.Command = ""
+	}
+	if es := src.entries(keyColorPage); len(es) > 0 {
+		b, isBool := maybeBool(es[len(es)-1])
+		p.Plain = isBool && !b
 	}
 	return p
 }
