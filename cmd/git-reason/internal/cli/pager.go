@@ -2,13 +2,17 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
+
+	"git-reason/record"
 )
 
 // page sends the verb's output through the pager git would use, as git
@@ -37,6 +41,9 @@ func (b *base) page(c *cli.Context) func() {
 	}
 	st, err := sess.Settings()
 	if err != nil || st.Pager.Command == "" || (st.Pager.Reason != nil && !*st.Pager.Reason) {
+		return none
+	}
+	if !startable(st.Pager.Command, b.Err) {
 		return none
 	}
 	cmd := exec.Command("/bin/sh", "-c", st.Pager.Command)
@@ -70,6 +77,28 @@ func (b *base) page(c *cli.Context) func() {
 			b.Out = f
 		}
 	}
+}
+
+// startable reports whether the pager can be started, as git finds out
+// starting it: a command of one word (no shell metacharacter, git's
+// list) git runs itself, and one that is not there is an error git
+// reports before writing its output to the terminal unpaged. Through the
+// shell, a mistyped pager printed the shell's "not found" and nothing
+// else, and the command exited 141.
+func startable(pager string, stderr io.Writer) bool {
+	if strings.ContainsAny(pager, "|&;<>()$`\\\"' \t\n*?[#~=%") {
+		return true
+	}
+	_, err := exec.LookPath(pager)
+	if err == nil {
+		return true
+	}
+	why := "No such file or directory"
+	if errors.Is(err, fs.ErrPermission) {
+		why = "Permission denied"
+	}
+	fmt.Fprintf(stderr, "error: cannot run %s: %s\n", record.Printable(pager), why)
+	return false
 }
 
 // gitPagerInUse reports whether git started a pager that this process's
