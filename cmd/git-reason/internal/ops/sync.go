@@ -252,8 +252,16 @@ var denied = []string{"Permission denied", "Authentication failed", "could not r
 // remote's URL leads to no repository (a path that does not exist, or
 // holds none): check the URL, and how to correct it; that the remote
 // refused the user: check the access; or that the remote could not be
-// reached: check that it can be, and its URL. "" otherwise.
+// reached: check that it can be, and its URL; that a lock of this
+// repository is there (a git interrupted while it moved refs leaves one,
+// and git's own advice follows on lines the one line leaves out): remove
+// it if no git is running. "" otherwise.
 func urlAdvice(remote, stderr string) string {
+	if _, rest, ok := strings.Cut(stderr, "Unable to create '"); ok {
+		if lock, _, ok := strings.Cut(rest, ".lock': File exists"); ok {
+			return fmt.Sprintf(": another git may be running in this repository; if none is, one that was interrupted left the lock: remove %s, then try again", record.Printable(lock+".lock"))
+		}
+	}
 	if strings.Contains(stderr, "does not appear to be a git repository") {
 		return fmt.Sprintf(": check the URL of remote %s (see 'git remote -v') and correct it with 'git remote set-url %s URL'", remote, remote)
 	}
