@@ -628,18 +628,29 @@ func unknownVerb(app *cli.App, name string) string {
 }
 
 // nearestVerb is unknownVerb among cmds, the sub-verbs of the verb whose
-// command line is path ("git reason task").
+// command line is path ("git reason task"). The verbs name begins come
+// first, as git suggests them (git st: status, stash), then the nearest
+// by edit distance.
 func nearestVerb(cmds []*cli.Command, path, name string) string {
 	best, dist := "", 3
+	var begun []string
 	for _, cmd := range cmds {
 		if cmd.Hidden {
 			continue
+		}
+		if name != "" && strings.HasPrefix(cmd.Name, name) {
+			begun = append(begun, "'"+cmd.Name+"'")
 		}
 		if d := editDistance(name, cmd.Name); d < dist {
 			best, dist = cmd.Name, d
 		}
 	}
-	if best != "" {
+	switch {
+	case len(begun) > 1:
+		return fmt.Sprintf("did you mean one of %s? (see '%s -h')", strings.Join(begun, ", "), path)
+	case len(begun) == 1:
+		return fmt.Sprintf("did you mean %s? (see '%s -h')", begun[0], path)
+	case best != "":
 		return fmt.Sprintf("did you mean '%s'? (see '%s -h')", best, path)
 	}
 	return fmt.Sprintf("see '%s -h'", path)
