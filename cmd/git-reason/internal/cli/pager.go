@@ -49,11 +49,13 @@ func (b *base) page(c *cli.Context) func() {
 	cmd := exec.Command("/bin/sh", "-c", st.Pager.Command)
 	cmd.Stdout, cmd.Stderr = f, b.Err
 	cmd.Env = append(os.Environ(), "GIT_PAGER_IN_USE=true")
-	if os.Getenv("LESS") == "" {
-		cmd.Env = append(cmd.Env, "LESS=FRX")
-	}
-	if os.Getenv("LV") == "" {
-		cmd.Env = append(cmd.Env, "LV=-c")
+	// git's defaults, for a variable that is not set (setenv without
+	// overwriting): one set empty stays empty, the user's way to give
+	// less no options.
+	for _, kv := range [][2]string{{"LESS", "FRX"}, {"LV", "-c"}} {
+		if _, set := os.LookupEnv(kv[0]); !set {
+			cmd.Env = append(cmd.Env, kv[0]+"="+kv[1])
+		}
 	}
 	in, err := cmd.StdinPipe()
 	if err != nil {
