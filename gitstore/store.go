@@ -17,6 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
+	"git-reason/gitstore/git"
 	"git-reason/record"
 )
 
@@ -103,9 +104,11 @@ type Store struct {
 
 // Skip reports a task whose history does not read to OnSkip, once per
 // task, and is how every read across tasks leaves such a task out. With
-// no OnSkip it reports nothing and remembers nothing.
+// no OnSkip it reports nothing and remembers nothing. A read a signal cut
+// short (Ctrl-C reached the git reading it) is not reported: the history
+// is whole, and the command is ending of the signal.
 func (s *Store) Skip(task string, err error) {
-	if s.OnSkip == nil {
+	if s.OnSkip == nil || git.KilledBy(err) != 0 {
 		return
 	}
 	if _, told := s.skipped.LoadOrStore(task, struct{}{}); told {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -21,6 +22,7 @@ import (
 // caller's limit is read into this process.
 type CatFile struct {
 	cancel context.CancelFunc
+	c      Cmd
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	out    *bufio.Reader
@@ -81,7 +83,7 @@ func StartCatFile(ctx context.Context, dir string, global ...string) (*CatFile, 
 	ctx, cancel := context.WithCancel(ctx)
 	c := Cmd{Dir: dir, Global: append(global, "--no-replace-objects"), Args: []string{"cat-file", "--batch-command", "--buffer"}}
 	cmd := c.Exec(ctx)
-	cf := &CatFile{cmd: cmd, cancel: cancel}
+	cf := &CatFile{c: c, cmd: cmd, cancel: cancel}
 	cmd.Stderr = &cf.stderr
 	var err error
 	if cf.stdin, err = cmd.StdinPipe(); err != nil {
@@ -113,7 +115,16 @@ func (cf *CatFile) Close() {
 }
 
 // failed is err with what git said on stderr, when it said something.
+// When git's answers ended early (EOF), git has exited, and a signal
+// that ended it is said as Cmd.Failed says it: Ctrl-C reaches git with
+// this process, and a read it cut short is the interrupt (Interrupted),
+// not a history that does not read.
 func (cf *CatFile) failed(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		if werr := cf.cmd.Wait(); KilledBy(cf.c.Failed(werr, "")) != 0 {
+			return fmt.Errorf("%w: %w", err, cf.c.Failed(werr, cf.stderr.String()))
+		}
+	}
 	if msg := strings.TrimSpace(cf.stderr.String()); msg != "" {
 		return fmt.Errorf("%w (git cat-file: %s)", err, LastLine(msg, ""))
 	}
