@@ -17,6 +17,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"git-reason/cmd/git-reason/internal/ops"
+	"git-reason/cmd/git-reason/internal/settings"
 	"git-reason/gitstore/git"
 	"git-reason/record"
 )
@@ -48,6 +49,7 @@ func run(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer) i
 			return exitUsage
 		}
 	}
+	args = colourAlone(args)
 	app := newApp(s, args, stdin, stdout, stderr)
 	var noHelp string
 	var noHelpIn *cli.Command // the verb whose sub-verb noHelp is not
@@ -175,7 +177,8 @@ func refusalColour(app *cli.App, stderr io.Writer) bool {
 		return false
 	}
 	st, err := sess.Settings()
-	return err == nil && colourOn(st, stderr, false)
+	when, _ := app.Metadata["colour"].(settings.Color)
+	return err == nil && colourOn(st, when, stderr, false)
 }
 
 // wantsJSON reports whether the command line asked for JSON output, so
@@ -478,11 +481,11 @@ func newApp(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer
 		DisableSliceFlagSeparator: true,
 		ExitErrHandler:            func(*cli.Context, error) {},
 		OnUsageError:              usageError,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "profile", Usage: "the execution profile `NAME` (default, offline, ci, ...)", EnvVars: nil},
 			&cli.BoolFlag{Name: "version", Usage: "print the version and exit"},
 			&cli.BoolFlag{Name: "no-pager", Usage: "do not page long output (log, show, status of every task)"},
-		},
+		}, colourFlags()...),
 	}
 	// Only the verb the command line names is built, when it names one
 	// and needs no other: building all of them (flags, help text, closures)

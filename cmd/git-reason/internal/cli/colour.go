@@ -3,8 +3,12 @@ package cli
 import (
 	"io"
 	"os"
+	"slices"
 	"strings"
 
+	"github.com/urfave/cli/v2"
+
+	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/cmd/git-reason/internal/settings"
 	"git-reason/record"
 )
@@ -48,17 +52,21 @@ func (p palette) phase(ph record.Phase) string {
 	return p.paint(sgrPlain, string(ph))
 }
 
-// colourOn decides colour for output to w as git does for color.ui and
-// color.reason (never, always, auto), with NO_COLOR turning auto off;
-// never for JSON. Under auto, as git's check_auto_color: on a terminal,
-// or into a pager (git reason's own, or git's when git -p started one)
-// unless color.pager is false; never on a dumb terminal (TERM unset or
-// dumb). Paged output was plain, where git's own is coloured.
-func colourOn(st *settings.Settings, w io.Writer, json bool) bool {
+// colourOn decides colour for output to w as git does for --color (when
+// is what --color or --no-color chose, "" for neither), color.reason and
+// color.ui (never, always, auto), with NO_COLOR turning auto off; never
+// for JSON. Under auto, as git's check_auto_color: on a terminal, or into
+// a pager (git reason's own, or git's when git -p started one) unless
+// color.pager is false; never on a dumb terminal (TERM unset or dumb).
+// Paged output was plain, where git's own is coloured.
+func colourOn(st *settings.Settings, when settings.Color, w io.Writer, json bool) bool {
 	if json {
 		return false
 	}
-	switch st.Color {
+	if when == "" {
+		when = st.Color
+	}
+	switch when {
 	case settings.ColorAlways:
 		return true
 	case settings.ColorNever:
@@ -92,7 +100,7 @@ func (b *base) colours() palette {
 		return palette{}
 	}
 	st, err := sess.Settings()
-	if err != nil || !colourOn(st, b.Out, false) {
+	if err != nil || !colourOn(st, colourChosen(b.cmdline), b.Out, false) {
 		return palette{}
 	}
 	if pw, ok := b.Out.(*printableWriter); ok {
@@ -114,4 +122,49 @@ func cutSGR(s string) (before, sgr, rest string) {
 		return s, "", ""
 	}
 	return s[:best], sgr, s[best+len(sgr):]
+}
+
+// colourFlags are --color[=WHEN] and --no-color, as git log, diff and
+// status take them; global, as --no-pager is, so they go before or after
+// the verb. They win over color.reason, color.ui and NO_COLOR.
+func colourFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "color", Usage: "colour output `WHEN`: always, never or auto (--color alone: always), whatever color.ui says",
+			Action: func(_ *cli.Context, v string) error {
+				switch settings.Color(v) {
+				case settings.ColorAlways, settings.ColorNever, settings.ColorAuto:
+					return nil
+				}
+				return ops.Usage("--color %q: give always, never or auto", v)
+			}},
+		&cli.BoolFlag{Name: "no-color", Usage: "no colour, whatever color.ui says (as --color=never)"},
+	}
+}
+
+// colourChosen is what --color or --no-color chose on the command line
+// of c, "" when neither was given (or c is nil).
+func colourChosen(c *cli.Context) settings.Color {
+	if c == nil {
+		return ""
+	}
+	if c.Bool("no-color") {
+		return settings.ColorNever
+	}
+	return settings.Color(c.String("color"))
+}
+
+// colourAlone is args with --color given alone written --color=always,
+// as git reads it: as a flag with a value, it would take the next
+// argument (the verb) for its value.
+func colourAlone(args []string) []string {
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "--color" || a == "-color" {
+			args = slices.Clone(args)
+			args[i] = "--color=always"
+		}
+	}
+	return args
 }

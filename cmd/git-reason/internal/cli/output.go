@@ -43,11 +43,16 @@ type base struct {
 	// Meanwhile, when set, is work Open starts once git's processes
 	// are, to run while they do (the schemas a write compiles).
 	Meanwhile func()
+	// cmdline is the command line bind read, for its global flags
+	// (--color).
+	cmdline *cli.Context
 }
 
 // bind fills the dependencies from the running command.
 func (b *base) bind(c *cli.Context) {
 	b.In, b.Out, b.Err = c.App.Reader, c.App.Writer, c.App.ErrWriter
+	b.cmdline = c
+	c.App.Metadata["colour"] = colourChosen(c) // for a refusal's line (refusalColour)
 	b.Net = servers(c)
 	// One session per command: the branch's task and the verb's work
 	// read the same repository once.
