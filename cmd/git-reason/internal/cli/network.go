@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"sync/atomic"
 	"syscall"
@@ -163,9 +164,21 @@ func forward(c *cli.Context) error {
 	argv := append([]string{NetProgram}, args[1:]...)
 	std, _ := c.App.Metadata["streams"].(streams)
 	if std.in == io.Reader(os.Stdin) && std.out == io.Writer(os.Stdout) && std.err == io.Writer(os.Stderr) {
+		// A signal this process caught would be lost with the exec:
+		// NetProgram never hears of it. An interrupt that came as a
+		// server started (testscript stops a failed script's servers so)
+		// left it serving until killed. Caught no more, a signal from
+		// here on does to this process what it does to any program, and
+		// NetProgram catches its own; a Ctrl-C caught before ends the
+		// command here (SIGTERM and SIGHUP caught before end it in
+		// removeLocksOnSignal).
+		signal.Reset(os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+		if c.Context.Err() != nil {
+			return interruptedError{}
+		}
 		// Exec returns only when it failed (always, on Windows): then
 		// NetProgram runs as a child, whose failure to start says why.
-		_ = syscall.Exec(path, argv, os.Environ())
+		_ = execProgram(path, argv, os.Environ())
 	}
 	cmd := exec.Command(path, argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = std.in, std.out, std.err
@@ -185,6 +198,9 @@ func forward(c *cli.Context) error {
 
 // netProgram finds NetProgram: beside this program's own executable,
 // where go install puts both, else on PATH.
+// execProgram is syscall.Exec; a test records the exec in its place.
+var execProgram = syscall.Exec
+
 func netProgram() (string, error) {
 	if self, err := os.Executable(); err == nil {
 		p := filepath.Join(filepath.Dir(self), NetProgram)

@@ -2,8 +2,15 @@ package cli
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/urfave/cli/v2"
 
 	"git-reason/reliability/harness"
 )
@@ -56,5 +63,35 @@ func TestOnlyTheNamedVerbIsBuilt(t *testing.T) {
 	}
 	if n := len(newApp(nil, []string{"git-reason", "nosuchverb"}, nil, nil, nil).Commands); n != len(commands) {
 		t.Errorf("an unknown verb built %d verbs, want all %d, to suggest the nearest", n, len(commands))
+	}
+}
+
+// A Ctrl-C caught before a network verb is handed to NetProgram ends the
+// command (exit 130) without the exec, which would lose it: NetProgram
+// never heard of it, and a server interrupted as it started served on.
+func TestInterruptBeforeTheExecEndsTheCommand(t *testing.T) {
+	bin := t.TempDir()
+	harness.WriteFile(t, filepath.Join(bin, NetProgram), "#!/bin/sh\nexit 0\n")
+	if err := os.Chmod(filepath.Join(bin, NetProgram), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin)
+	var execs []string
+	defer func(e func(string, []string, []string) error) { execProgram = e }(execProgram)
+	execProgram = func(path string, argv, env []string) error {
+		execs = append(execs, strings.Join(argv, " "))
+		return errors.New("not here")
+	}
+	app := &cli.App{Metadata: map[string]any{
+		"args":    []string{"git-reason", "serve", "--listen", "127.0.0.1:0"},
+		"streams": streams{os.Stdin, os.Stdout, os.Stderr},
+	}}
+	c := cli.NewContext(app, flag.NewFlagSet("serve", flag.ContinueOnError), nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the interrupt, caught
+	c.Context = ctx
+	err := forward(c)
+	if code := exitCode(err); code != 130 || len(execs) != 0 {
+		t.Errorf("a network verb interrupted before its exec: exit %d (%v), exec %q; want exit 130 and no exec", code, err, execs)
 	}
 }
