@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -120,7 +119,7 @@ func (cf *CatFile) Close() {
 // this process, and a read it cut short is the interrupt (Interrupted),
 // not a history that does not read.
 func (cf *CatFile) failed(err error) error {
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+	if endedEarly(err) {
 		if werr := cf.cmd.Wait(); KilledBy(cf.c.Failed(werr, "")) != 0 {
 			return fmt.Errorf("%w: %w", err, cf.c.Failed(werr, cf.stderr.String()))
 		}

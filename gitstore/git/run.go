@@ -326,3 +326,9 @@ func gitMessage(line []byte) bool {
 	}
 	return false
 }
+
+// endedEarly reports whether err says a reader met the end of what it
+// read before the end it expected: the process writing it has exited.
+func endedEarly(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+}

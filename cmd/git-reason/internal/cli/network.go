@@ -196,11 +196,11 @@ func forward(c *cli.Context) error {
 	return fmt.Errorf("run %s: %v", path, err)
 }
 
-// netProgram finds NetProgram: beside this program's own executable,
-// where go install puts both, else on PATH.
 // execProgram is syscall.Exec; a test records the exec in its place.
 var execProgram = syscall.Exec
 
+// netProgram finds NetProgram: beside this program's own executable,
+// where go install puts both, else on PATH.
 func netProgram() (string, error) {
 	if self, err := os.Executable(); err == nil {
 		p := filepath.Join(filepath.Dir(self), NetProgram)
