@@ -15,7 +15,9 @@
 // Store.Sign is set: the signer gets the unsigned commit's content and its
 // signature goes into the gpgsig header (go-git's PGPSignature), as git
 // commit -S writes it; package signing runs the user's own signing
-// program. Objects are read through go-git's object storage and
+// program. Objects are read through go-git's object storage, or, while
+// the packs' indexes are large, packed ones through the one cat-file
+// reader until a budget of reads is spent (packreads.go); they are
 // written as loose objects the way git writes them (a temporary file renamed into objects/xx/,
 // read-only, not synced), in stored deflate blocks as core.looseCompression
 // 0 does; git gc compresses them when it packs. Refs are updated with
@@ -37,9 +39,11 @@
 // Git locates the repository
 // (Discover: one git rev-parse, which also applies git's ownership check,
 // safe.directory); the package reads no git configuration itself.
-// Verification reads a task's whole history through git's own rev-list
-// (the commit graph) and one cat-file process (every object, its size
-// asked for before it is read), each distinct tree once. The package does
+// A long history (verification's, a replay's) is read through git's own
+// rev-list (the commit graph) and one cat-file process (every object, its
+// size asked for before it is read), each distinct tree once; a short one,
+// or a few commits after a head already read, in this process with go-git
+// (history.go). The package does
 // no network I/O of its own: push and fetch run the user's git
 // (Repo.Fetch, Repo.Push), which reaches the remote with the user's
 // credentials and configuration; a fetch runs with git's object checks

@@ -3,7 +3,8 @@
 // environment in which git's own subcommand dispatch finds that binary and
 // nothing of the machine's git setup leaks in, and it runs the real git
 // for a test (Git, GitTry). It holds no tests; the reliability suites
-// (reliability/...), cmd/git-reason's tests and gitstore's import it.
+// (reliability/...), the tests of most packages and the benchmarks
+// (bench/...) import it.
 //
 // Binary builds git-reason with the go command at most once per test
 // process, with the build tags of README's install command (InstallTags)

@@ -1,8 +1,11 @@
-// Package cli is git reason's command line. Each verb is one file with the
-// same shape: an options struct (base first: the streams, how to open the
-// repository, --json; then its flags and arguments), a constructor that
-// wires the flags into it, and a run function that calls one operation of
-// package ops and renders the result. Every --json goes through one
+// Package cli is git reason's command line. Every verb's name, one-line
+// usage and arguments are stated once, in the verb table (commands,
+// app.go). Each verb is then one file (a family shares one: life.go's
+// close, reopen and withdraw, sync.go's pull, push, sync and remote) with
+// the same shape: an options struct (base first: the streams, how to open
+// the repository, --json; then its flags and arguments), a constructor
+// that wires the flags into it, and a run function that calls one
+// operation of package ops and renders the result. Every --json goes through one
 // exporter (base.render, exportJSON), which prints an empty list as [],
 // never null, and holds the output to the document the verb publishes
 // (schemas.Outputs) before a byte of it is printed (checkOutput); --jq

@@ -75,7 +75,7 @@
 //
 // Over stdio (Stdio) results are written as the SDK encoded them, not
 // encoded a second time inside their envelope: the same bytes, written in
-// about half the time for tools/list, whose answer is some 56 KB of
+// about half the time for tools/list, whose answer is some 69 KB of
 // schemas.
 //
 // Calls on the shared repository session are serialised; consult opens a

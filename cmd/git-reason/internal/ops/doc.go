@@ -1,6 +1,7 @@
-// Package ops is the operations layer both surfaces call, the command line
-// and the MCP server (package mcpserver): each operation takes a context and
-// a request and returns a result, and every write goes through the one
+// Package ops is the operations layer every surface calls: the command
+// line, the MCP server (package mcpserver), the Reasoning page (package
+// web) and the servers of package serving. Each operation takes a context
+// and a request and returns a result, and every write goes through the one
 // writer it holds. Operations never print; warnings go to Options.Warn.
 //
 // Operations do the I/O that the domain packages leave to their callers:
