@@ -41,7 +41,9 @@ import (
 //   - cmd/git-reason/internal: the surfaces (cli, mcpserver, web) render
 //     what the operations layer returns and never reach storage: ops and
 //     the domain, not gitstore (cli also shows hooks' statuses, and
-//     runs git, for the demo's scratch repository, through gitstore/git). ops orchestrates: everything but the
+//     uses gitstore/git to run git for the demo's scratch repository and
+//     for conclude's editor, and on a signal to remove the locks it holds
+//     and pass the signal on to its git processes). ops orchestrates: everything but the
 //     surfaces. settings reads configuration: nothing of ours but gitstore
 //     (git is asked through its one runner). guard is a leaf. serving
 //     wires the network programs' servers: everything.

@@ -16,7 +16,10 @@
 // the reading depends on, and loads again only when one changed. Every
 // environment override (GIT_REASON_*, GIT_AUTHOR_*, EMAIL, CI, GIT_PAGER,
 // PAGER, NO_COLOR, XDG_CONFIG_HOME, HOME) is applied in one function,
-// resolve; nothing else in the program looks these up.
+// resolve; nothing else in the program looks these up. Two variables that
+// set no setting are read where they act: GIT_REASON_COST by
+// gitstore.WriteCost, and a server's token variable (--token-env) by
+// guard.
 //
 // The one key git reason writes, reason.origin (this clone's id), is
 // written through `git config` by [SetOrigin], once per clone, so that
