@@ -315,8 +315,8 @@ func (b *bench) contextBranch(dir string, tasks int) error {
 }
 
 // installTags are the build tags of README's install command (the
-// harness builds the tests' binary with them too), which
-// .ci/run's GOFLAGS gives every build of its tests too: urfave_cli_no_docs
+// harness builds the tests' binary with them, which is how .ci/run's
+// tests get them: it sets no GOFLAGS): urfave_cli_no_docs
 // leaves out urfave/cli v2's Markdown man-page generator (blackfriday,
 // md2man), which git reason man does not use; netgo takes net's pure-Go
 // resolver, so the program links no C library and starts without the

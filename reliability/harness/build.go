@@ -26,8 +26,9 @@ var mainPackages = []string{"git-reason/cmd/git-reason", "git-reason/cmd/git-rea
 // be beside git-reason.
 const NetProgram = "git-reason--net"
 
-// InstallTags are the build tags of README's install command (and of
-// .ci/run's GOFLAGS): the tests run the program a user installs. Without
+// InstallTags are the build tags of README's install command (.ci/run
+// sets no GOFLAGS: it relies on this build): the tests run the program a
+// user installs. Without
 // them the binary links urfave/cli's Markdown man-page generator and the C
 // library's resolver and loader, and every one of the some 1,500 starts of
 // git-reason in one go test -short ./... run costs more (README's install
