@@ -11,8 +11,9 @@
 // the committer (openpgp, x509) or the first line printed by
 // gpg.ssh.defaultKeyCommand (ssh).
 //
-// Verification asks git (Checker): one `git log` over a history prints
-// each commit's %G? status, key, signer and fingerprint, honouring
+// Verification asks git (Checker): `git log --no-walk` over the commits
+// whose verdict is not kept (one process per 10,000 ids, perProcess)
+// prints each commit's %G? status, key, signer and fingerprint, honouring
 // gpg.ssh.allowedSignersFile (or a trusted .reason/allowed_signers given
 // in its place), and judge turns each into a Status for the record the
 // commit holds: good (by whom), unsigned, bad, unknown key, signer not

@@ -23,10 +23,12 @@
 // diagram label in entity codes, so that a record cannot inject HTML, links
 // or mentions into a page or a pull request.
 //
-// Signatures are git's verdicts (signing.Checker: one git log per history,
+// Signatures are git's verdicts (signing.Checker: one git log --no-walk
 // for the commits whose verdict signing.Verdicts does not keep; an
 // unsigned commit is told by its headers, read with one git cat-file).
-// verify, pull and reuse ask git for each history; the read surfaces (status, log,
+// verify asks git about every task's heads together (VerifyHeads; a
+// head whose checks are kept under a MAC, not again), pull about each
+// moved history since its local head; the read surfaces (status, log,
 // show, handover, context and their MCP tools) read RecordSignatures,
 // which keeps each task's checks by head in .git/reason/signatures/ and
 // asks git only about the commits since, dropping them when what git

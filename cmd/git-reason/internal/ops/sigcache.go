@@ -205,8 +205,11 @@ func (e *Session) signaturesAfterTail(ctx context.Context, task, head string) *S
 // ones), appending them; the log is written anew when what git judges
 // signatures by changes (readDigest), and holds no verdict that digest
 // does not decide (keptByRead: one judged by a keyring it does not
-// name, or one that expires by itself, is asked again). verify and pull ask git afresh (Signatures); reuse
-// reads the commits themselves, with no cache (signaturesSince).
+// name, or one that expires by itself, is asked again). verify and pull
+// do not read this log: verify asks git about every head together
+// (headSignatures, which keeps its own checks by head under a MAC), pull
+// about each moved history; reuse reads the commits themselves, with no
+// cache (signaturesSince).
 func (e *Session) RecordSignatures(ctx context.Context, task, head string) (map[string]*Signature, error) {
 	if head == "" {
 		return map[string]*Signature{}, nil
