@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"os"
-	"os/user"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -133,10 +132,7 @@ func (i Identity) OrDefault() Identity {
 	if i.Name != "" && i.Email != "" {
 		return i
 	}
-	login, full := "unknown", ""
-	if u, err := user.Current(); err == nil {
-		login, full = u.Username, u.Name
-	}
+	login, full := account()
 	if i.Name == "" {
 		full, _, _ = strings.Cut(full, ",")
 		if login != "" {
@@ -155,6 +151,28 @@ func (i Identity) OrDefault() Identity {
 		i.Email = login + "@" + host
 	}
 	return i
+}
+
+// account is the login and full name (GECOS) of this process's user, as
+// git's ident.c reads them from the passwd entry of getuid(), from
+// /etc/passwd; $USER (else "unknown") and no name when it has none. Not
+// os/user: with cgo on, it links the C library, and the program, linked
+// statically otherwise, would start through the dynamic loader, some
+// milliseconds more at every command, for a line written rarely.
+func account() (login, full string) {
+	login = cmp.Or(os.Getenv("USER"), "unknown")
+	data, err := os.ReadFile("/etc/passwd")
+	if err != nil {
+		return login, ""
+	}
+	uid := strconv.Itoa(os.Getuid())
+	for line := range strings.Lines(string(data)) {
+		f := strings.Split(strings.TrimRight(line, "\n"), ":")
+		if len(f) >= 5 && f[2] == uid && f[0] != "" {
+			return f[0], f[4]
+		}
+	}
+	return login, ""
 }
 
 // Pager is the pager git would use for the git reason command.
