@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // OrDefault is the identity with git's defaults in place of a missing
@@ -18,26 +19,29 @@ func (i Identity) OrDefault() Identity {
 	if i.Name != "" && i.Email != "" {
 		return i
 	}
-	login, full := account()
-	if i.Name == "" {
-		full, _, _ = strings.Cut(full, ",")
-		if login != "" {
-			full = strings.ReplaceAll(full, "&", strings.ToUpper(login[:1])+login[1:])
-		}
-		i.Name = cmp.Or(strings.TrimSpace(full), login)
-	}
-	if i.Email == "" {
-		host, err := os.Hostname()
-		if err != nil || host == "" {
-			host = "(none)"
-		}
-		if !strings.Contains(host, ".") {
-			host += ".(none)"
-		}
-		i.Email = login + "@" + host
-	}
+	d := defaultIdentity()
+	i.Name, i.Email = cmp.Or(i.Name, d.Name), cmp.Or(i.Email, d.Email)
 	return i
 }
+
+// defaultIdentity is git's default identity (OrDefault), worked out once
+// a process: a pull that moves many task refs without an identity asks
+// for it at each move.
+var defaultIdentity = sync.OnceValue(func() Identity {
+	login, full := account()
+	full, _, _ = strings.Cut(full, ",")
+	if login != "" {
+		full = strings.ReplaceAll(full, "&", strings.ToUpper(login[:1])+login[1:])
+	}
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "(none)"
+	}
+	if !strings.Contains(host, ".") {
+		host += ".(none)"
+	}
+	return Identity{Name: cmp.Or(strings.TrimSpace(full), login), Email: login + "@" + host}
+})
 
 // account is the login and full name (GECOS) of this process's user, as
 // git's ident.c reads them from the passwd entry of getuid(), from
