@@ -26,33 +26,45 @@ const maxScriptDepth = 4
 // program; each argument and the values argPaths finds in it; and for the
 // script of a shell's -c option ([sh, -c, "./tools/review.sh --fast"],
 // [env, X=1, bash, -lc, ...]) also every word of that script (scriptWords),
-// as an argument, and so on for a shell's -c within it. Whatever of these
-// names something in the work tree is covered. opaque says a script uses
-// what trust cannot follow: an expansion ($, `), a glob, cd or eval, or
-// quotes it cannot read; trust --show then says the script is not fully
-// covered.
-func commandNames(argv []string) (names [][]string, opaque bool) {
+// as an argument, and so on for a shell's -c within it; and for an
+// interpreter's code (codeNames) the words of the code. Whatever of these
+// names something in the work tree is covered. opaque lists what trust
+// cannot follow, as trust --show says it: "its shell script" when a
+// script uses an expansion ($, `), a glob, cd or eval, or quotes it
+// cannot read; "its python3 code" (and so on) for code given to an
+// interpreter on its command line, which can build any path.
+func commandNames(argv []string) (names [][]string, opaque []string) {
 	names = make([][]string, len(argv))
 	for i, a := range argv {
 		names[i] = argPaths(i, a)
 	}
+	shell := false
 	for _, i := range scriptArgs(argv) {
 		words, ok := scriptNames(argv[i], 1)
 		names[i] = append(names[i], words...)
-		opaque = opaque || !ok
+		shell = shell || !ok
 	}
-	return names, opaque
+	if shell {
+		opaque = append(opaque, "its shell script")
+	}
+	return names, append(opaque, codeNames(argv, names)...)
 }
 
 // scriptNames is what the words of a -c script, and of the scripts of
 // shells it runs with -c, may name (argPaths), depth scripts deep;
-// false when any of them is opaque (commandNames).
+// false when any of them is opaque (commandNames), or runs an
+// interpreter's code (codeNames).
 func scriptNames(script string, depth int) ([]string, bool) {
 	words, ok := scriptWords(script)
 	var out []string
 	for _, w := range words {
 		out = append(out, argPaths(1, w)...)
 	}
+	code := make([][]string, len(words))
+	if len(codeNames(words, code)) > 0 {
+		ok = false
+	}
+	out = append(out, slices.Concat(code...)...)
 	if depth >= maxScriptDepth {
 		return out, ok && len(scriptArgs(words)) == 0
 	}
@@ -166,4 +178,146 @@ func scriptWords(s string) (words []string, ok bool) {
 	}
 	end()
 	return words, ok
+}
+
+// interpreter is how a program other than a shell takes code on its
+// command line (python3 -c CODE, node -e CODE, awk PROGRAM).
+type interpreter struct {
+	// letters are its one-letter options that give code (or a module
+	// to run: python3 -m), alone or in a cluster (-lne); long its long
+	// options that do (compared without case, alone or with =value).
+	letters string
+	long    []string
+	// inline says the program's first argument that is not an option is
+	// code (awk, sed), unless a file of code is given (-f).
+	inline bool
+	// exts are what the interpreter adds to a name to find a file (a
+	// module, a required file): a word of its code is also looked for
+	// with each.
+	exts []string
+}
+
+// interpreters are the programs, by base name with a version dropped
+// (python3.12, perl5.36), whose code on the command line trust reads as
+// words (codeNames).
+var interpreters = map[string]interpreter{
+	"python":     {letters: "cm", exts: []string{".py"}},
+	"pypy":       {letters: "cm", exts: []string{".py"}},
+	"node":       {letters: "ep", long: jsEval, exts: jsExts},
+	"nodejs":     {letters: "ep", long: jsEval, exts: jsExts},
+	"bun":        {letters: "ep", long: jsEval, exts: jsExts},
+	"deno":       {long: []string{"eval"}, exts: jsExts},
+	"perl":       {letters: "eE", exts: []string{".pl", ".pm"}},
+	"ruby":       {letters: "e", exts: []string{".rb"}},
+	"php":        {letters: "rBRE", exts: []string{".php"}},
+	"lua":        {letters: "e", exts: []string{".lua"}},
+	"luajit":     {letters: "e", exts: []string{".lua"}},
+	"Rscript":    {letters: "e", exts: []string{".R"}},
+	"R":          {letters: "e", exts: []string{".R"}},
+	"julia":      {letters: "eE", long: jsEval, exts: []string{".jl"}},
+	"elixir":     {letters: "e", long: jsEval[:1], exts: []string{".exs", ".ex"}},
+	"osascript":  {letters: "e"},
+	"pwsh":       {inline: true, long: psCommand, exts: []string{".ps1"}},
+	"powershell": {inline: true, long: psCommand, exts: []string{".ps1"}},
+	"awk":        {inline: true, letters: "e"},
+	"gawk":       {inline: true, letters: "e"},
+	"mawk":       {inline: true},
+	"nawk":       {inline: true},
+	"sed":        {inline: true, letters: "e", long: []string{"--expression"}},
+	"gsed":       {inline: true, letters: "e", long: []string{"--expression"}},
+	"tclsh":      {inline: true},
+	"wish":       {inline: true},
+}
+
+var (
+	jsEval    = []string{"--eval", "--print"}
+	jsExts    = []string{".js", ".mjs", ".cjs", ".ts"}
+	psCommand = []string{"-c", "-command", "-e", "-ec", "-encodedcommand"}
+)
+
+// interpreterOf is the interpreter argument a names, by its base name
+// with a version (digits and dots) dropped.
+func interpreterOf(a string) (string, interpreter, bool) {
+	base := filepath.Base(a)
+	name := strings.TrimRight(base, "0123456789.")
+	in, ok := interpreters[name]
+	return base, in, ok
+}
+
+// codeNames adds to names[k], for each argument k after an interpreter
+// in argv, the words of it that may name a file where it is code (text
+// holding more than one path-like word: "exec(open('tools/x.py').read())"
+// names tools/x.py), each also with the interpreter's extensions (and
+// for Python a dotted module's first part: tools.review names tools/),
+// and lists the interpreters whose code trust cannot follow: given a
+// code option (python3 -c, node -e, perl -lne), or for awk, sed and
+// kin an argument that is not a path, code can build any path, so what
+// its words name is covered and trust --show says the rest is not.
+// Reading more arguments as code than the program does only covers
+// more.
+func codeNames(argv []string, names [][]string) (opaque []string) {
+	for j, a := range argv {
+		base, in, ok := interpreterOf(a)
+		if !ok {
+			continue
+		}
+		code := false
+		for k := j + 1; k < len(argv); k++ {
+			o := argv[k]
+			code = code || codeOption(in, o) || (in.inline && !pathWord(o))
+			names[k] = append(names[k], codeWords(o, in)...)
+		}
+		if code {
+			opaque = append(opaque, "its "+base+" code")
+		}
+	}
+	return opaque
+}
+
+// codeOption reports whether o gives interpreter in code.
+func codeOption(in interpreter, o string) bool {
+	name, _, _ := strings.Cut(o, "=")
+	if slices.ContainsFunc(in.long, func(l string) bool { return strings.EqualFold(l, name) }) {
+		return true
+	}
+	return len(o) > 1 && o[0] == '-' && o[1] != '-' && strings.ContainsAny(o[1:], in.letters) && in.letters != ""
+}
+
+// pathWord reports whether s is one word that may be a path or option
+// (pathByte), not text of code.
+func pathWord(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return r < 0x80 && !pathByte(byte(r)) && r != '=' && r != ',' }) < 0
+}
+
+// pathByte reports whether c may stand in a word of code that names a
+// path: a letter, digit, one of . _ / + @ ~ % -, or a byte of a
+// character beyond ASCII.
+func pathByte(c byte) bool {
+	return isLetter(c) || (c >= '0' && c <= '9') || strings.IndexByte("._/+@~%-", c) >= 0 || c >= 0x80
+}
+
+// codeWords are the words of s, an interpreter's code, that may name a
+// path in the work tree: its runs of pathByte, each also with in's
+// extensions, a Python module's first part; not s itself (argPaths
+// reads it), none twice.
+func codeWords(s string, in interpreter) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(w string) {
+		if w != "" && w != "." && w != ".." && w != s && !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return r < 0x80 && !pathByte(byte(r)) }) {
+		add(w)
+		if first, _, dotted := strings.Cut(w, "."); dotted && slices.Contains(in.exts, ".py") && !strings.Contains(w, "/") {
+			add(first)
+			add(first + ".py")
+		}
+		for _, e := range in.exts {
+			add(w + e)
+		}
+	}
+	return out
 }

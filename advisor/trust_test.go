@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -427,6 +428,38 @@ func TestScriptWords(t *testing.T) {
 		words, ok := scriptWords(c.script)
 		if !reflect.DeepEqual(words, c.words) || ok != c.ok {
 			t.Errorf("%q: got %q %v, want %q %v", c.script, words, ok, c.words, c.ok)
+		}
+	}
+}
+
+// TestCodeNames holds what trust reads as paths in code given to an
+// interpreter on its command line, and that it says such code is not
+// fully covered, within a shell's -c script too.
+func TestCodeNames(t *testing.T) {
+	for _, c := range []struct {
+		argv   []string
+		want   []string // among what the last argument names
+		opaque []string
+	}{
+		{[]string{"python3", "-c", "exec(open('tools/x.py').read())"}, []string{"tools/x.py"}, []string{"its python3 code"}},
+		{[]string{"python3.12", "-m", "tools.review"}, []string{"tools", "tools.py"}, []string{"its python3.12 code"}},
+		{[]string{"node", "--eval=require('./lib/a')"}, []string{"./lib/a", "./lib/a.js"}, []string{"its node code"}},
+		{[]string{"perl", "-lne", `do "./t.pl"`}, []string{"./t.pl"}, []string{"its perl code"}},
+		{[]string{"awk", "-f", "tools/x.awk"}, []string{}, nil},
+		{[]string{"gawk", `{ system("sh x.sh") }`}, []string{"x.sh"}, []string{"its gawk code"}},
+		{[]string{"pwsh", "-Command", "& ./x.ps1"}, []string{"./x.ps1"}, []string{"its pwsh code"}},
+		{[]string{"sh", "-c", `python3 -c "import tools.a"`}, []string{"tools"}, []string{"its shell script"}},
+		{[]string{"python3", "tools/x.py"}, []string{}, nil},
+	} {
+		names, opaque := commandNames(c.argv)
+		last := names[len(names)-1]
+		for _, w := range c.want {
+			if !slices.Contains(last, w) {
+				t.Errorf("%q: %q not among %q", c.argv, w, last)
+			}
+		}
+		if !reflect.DeepEqual(opaque, c.opaque) {
+			t.Errorf("%q: opaque %q, want %q", c.argv, opaque, c.opaque)
 		}
 	}
 }
