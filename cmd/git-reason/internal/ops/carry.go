@@ -41,12 +41,19 @@ func (e *Session) CarryReasoning(ctx context.Context, remote string, lines []Pus
 	if out.Mode == settings.PushWithCodeOff {
 		return out, nil
 	}
-	named, err := e.pushedTasks(ctx, st, remote, lines)
+	named, others, err := e.pushedTasks(ctx, st, remote, lines)
 	if err != nil {
 		return nil, err
 	}
 	for _, t := range named {
-		if h, err := e.Repo.ReadRef(gitstore.TaskRef(t)); err == nil && h != "" {
+		h, err := e.Repo.ReadRef(gitstore.TaskRef(t))
+		switch {
+		case err != nil || h == "":
+		case others[t] && e.onNoRemote(st, t):
+			// A stranger's commit (a pull request merged here) may name
+			// a task this clone never shared: it stays here.
+			out.Lines = append(out.Lines, fmt.Sprintf("reasoning of %s not pushed: it is on no remote, and only commits by others name it: run 'git reason push %s %s' to share it", t, remote, t))
+		default:
 			out.Tasks = append(out.Tasks, t)
 		}
 	}
@@ -100,8 +107,10 @@ func (e *Session) CarryReasoning(ctx context.Context, remote string, lines []Pus
 
 // pushedTasks are the tasks a push names: each Reason-Task trailer of the
 // commits it sends that the remote (as last fetched) lacks, read by one
-// git log over every pushed range, then each pushed branch's task.
-func (e *Session) pushedTasks(ctx context.Context, st *settings.Settings, remote string, lines []PushLine) ([]string, error) {
+// git log over every pushed range, then each pushed branch's task. others
+// holds the tasks only trailers of commits someone else authored (an
+// author email not the user's) name.
+func (e *Session) pushedTasks(ctx context.Context, st *settings.Settings, remote string, lines []PushLine) (named []string, others map[string]bool, err error) {
 	var tips, bases, branchTasks, inPush []string
 	for _, l := range lines {
 		if t, ok := strings.CutPrefix(l.RemoteRef, gitstore.TaskPrefix); ok {
@@ -126,9 +135,10 @@ func (e *Session) pushedTasks(ctx context.Context, st *settings.Settings, remote
 		}
 	}
 	if len(tips) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
-	args := []string{"log", "--no-show-signature", "--format=%(trailers:key=" + TrailerKey + ",valueonly)"}
+	// Each commit is a line "\x01EMAIL" then its trailers' values.
+	args := []string{"log", "--no-show-signature", "--format=%x01%ae%n%(trailers:key=" + TrailerKey + ",valueonly)"}
 	args = append(args, tips...)
 	args = append(args, bases...)
 	if st.Remotes[remote].URL != "" && e.checkRemote(remote) == nil {
@@ -137,14 +147,47 @@ func (e *Session) pushedTasks(ctx context.Context, st *settings.Settings, remote
 	}
 	text, err := e.gitOut(ctx, append(args, "--")...)
 	if err != nil {
-		return nil, fmt.Errorf("read the Reason-Task trailers of the pushed commits: %w", err)
+		return nil, nil, fmt.Errorf("read the Reason-Task trailers of the pushed commits: %w", err)
 	}
-	var out []string
-	for _, t := range append(strings.Split(text, "\n"), branchTasks...) {
+	own, others := map[string]bool{}, map[string]bool{}
+	by, me := others, st.Actor.OrDefault().Email
+	add := func(t string, by map[string]bool) {
 		t = strings.TrimSpace(t)
-		if t != "" && record.CheckTask(t) == nil && !slices.Contains(out, t) && !slices.Contains(inPush, t) {
-			out = append(out, t)
+		if t == "" || record.CheckTask(t) != nil || slices.Contains(inPush, t) {
+			return
+		}
+		by[t] = true
+		if !slices.Contains(named, t) {
+			named = append(named, t)
 		}
 	}
-	return out, nil
+	for _, line := range strings.Split(text, "\n") {
+		if email, ok := strings.CutPrefix(line, "\x01"); ok {
+			by = others
+			if me != "" && strings.EqualFold(email, me) {
+				by = own
+			}
+			continue
+		}
+		add(line, by)
+	}
+	for _, t := range branchTasks {
+		add(t, own)
+	}
+	for t := range own {
+		delete(others, t)
+	}
+	return named, others, nil
+}
+
+// onNoRemote reports whether task is on none of the remotes: no
+// remote-tracking ref of it, so it was never pushed nor fetched and is
+// this clone's alone.
+func (e *Session) onNoRemote(st *settings.Settings, task string) bool {
+	for r := range st.Remotes {
+		if h, err := e.Repo.ReadRef(gitstore.RemoteRef(r, task)); err == nil && h != "" {
+			return false
+		}
+	}
+	return true
 }
