@@ -14,6 +14,8 @@ type contextOptions struct {
 	Range   string
 	Format  string
 	MaxSize int
+	// IncludeLocal keeps in a github body the tasks on no remote.
+	IncludeLocal bool
 }
 
 // contextArgs is what follows context on its command line: RANGE, and
@@ -27,7 +29,9 @@ const contextArgs = "[RANGE]\n\n" +
 	"one of them, or (weakly, and shown as such) by evidence citing a file the range changes.\n\n" +
 	"Printed on a terminal it is text; in a pipe, markdown whose record text is inert\n" +
 	"(--format text|markdown chooses). --format github is a pull request comment body:\n" +
-	"each task collapsed in a <details> block, cut to --max-size with a note on what was cut:\n\n" +
+	"each task collapsed in a <details> block, cut to --max-size with a note on what was cut;\n" +
+	"a linked task on none of the repository's remotes (never pushed) is left out unless\n" +
+	"--include-local, since a stranger's commit can name it:\n\n" +
 	"   git reason context --format github | gh pr comment --body-file -"
 
 func contextCommand() *cli.Command {
@@ -36,6 +40,7 @@ func contextCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Usage: "`FORMAT`: text (the default on a terminal), markdown (the default in a pipe) or github (a pull request comment body)", Destination: &o.Format},
 			&cli.IntFlag{Name: "max-size", Value: ops.DefaultCommentLimit, Usage: "hold a --format github body to `BYTES`", Destination: &o.MaxSize},
+			&cli.BoolFlag{Name: "include-local", Usage: "keep in a --format github body the linked tasks on no remote (never pushed), which it leaves out", Destination: &o.IncludeLocal},
 			o.jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -78,6 +83,10 @@ func runContext(ctx context.Context, o *contextOptions) error {
 		if !github {
 			_, err := io.WriteString(w, ops.RenderContext(rep, format))
 			return err
+		}
+		if !o.IncludeLocal {
+			// A stranger's commit can name a task never shared here.
+			rep.LeaveOutLocal()
 		}
 		body, err := ops.ContextComment(rep, o.MaxSize)
 		if err != nil {

@@ -43,6 +43,8 @@ type ContextReport struct {
 	// Unknown are trailers naming a task this repository has no records
 	// of (not pulled yet, or a typo), or no valid task name at all.
 	Unknown []ContextUnknown `json:"unknown_tasks"`
+	// leftOut counts the local-only tasks LeaveOutLocal took out.
+	leftOut int
 }
 
 // ContextCommit is one commit of the range and the tasks linked to it.
@@ -63,6 +65,11 @@ type ContextTask struct {
 	// Signatures says who signed the task's records (none when git could
 	// not be asked).
 	Signatures *SignatureSummary `json:"signatures,omitempty"`
+	// LocalOnly is set when the repository has remotes and the task is
+	// on none of them (never pushed nor fetched): a stranger's commit
+	// can name it with a trailer, or change a file its evidence cites,
+	// so a comment body leaves it out (LeaveOutLocal).
+	LocalOnly bool `json:"local_only,omitempty"`
 }
 
 // How a commit or a file links to a task.
@@ -135,6 +142,10 @@ func (e *Session) Context(ctx context.Context, q ContextQuery) (*ContextReport, 
 		return nil, err
 	}
 	links := linkTasks(commits, files, mentions, out)
+	st, err := e.Settings()
+	if err != nil {
+		return nil, err
+	}
 	states := map[string]*record.State{}
 	heads := map[string]string{}
 	load := func(task string) (*record.State, error) {
@@ -168,7 +179,7 @@ func (e *Session) Context(ctx context.Context, q ContextQuery) (*ContextReport, 
 		}
 		sort.SliceStable(ls, func(i, j int) bool { return linkOrder[ls[i].By] < linkOrder[ls[j].By] })
 		t := ContextTask{TaskContext: states[task].Context(), Links: ls, Weak: true,
-			Signatures: e.TaskSignatures(ctx, task, heads[task])}
+			Signatures: e.TaskSignatures(ctx, task, heads[task]), LocalOnly: len(st.Remotes) > 0 && e.onNoRemote(st, task)}
 		for _, l := range ls {
 			t.Weak = t.Weak && l.By == LinkEvidence
 		}
@@ -211,6 +222,24 @@ func (e *Session) Context(ctx context.Context, q ContextQuery) (*ContextReport, 
 		out.Commits = append(out.Commits, cc)
 	}
 	return out, nil
+}
+
+// LeaveOutLocal takes the local-only tasks out of the report, for a body
+// posted where others read it: the reasoning of a task this clone never
+// shared stays here though a stranger's commit names it.
+func (r *ContextReport) LeaveOutLocal() {
+	kept := r.Tasks[:0]
+	for _, t := range r.Tasks {
+		if !t.LocalOnly {
+			kept = append(kept, t)
+			continue
+		}
+		r.leftOut++
+		for i := range r.Commits {
+			r.Commits[i].Tasks = slices.DeleteFunc(r.Commits[i].Tasks, func(n string) bool { return n == t.Task })
+		}
+	}
+	r.Tasks = kept
 }
 
 // linkTasks finds every link of every task to the range, from the

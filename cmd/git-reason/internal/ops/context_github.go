@@ -161,14 +161,20 @@ func cutNote(blocks []commentBlock, rg string, limit int) string {
 	if len(out) > 0 {
 		fmt.Fprintf(&b, " Left out: %s.", names(out))
 	}
+	fmt.Fprintf(&b, " %s shows everything.\n", code(contextCommand(rg)))
+	return b.String()
+}
+
+// contextCommand is the command that shows the context of range rg ("" for
+// the default range).
+func contextCommand(rg string) string {
 	show := "git reason context"
 	if rg != "" {
 		// The range names the upstream or default branch: a stranger's
 		// branch may be named x$(cmd).
 		show += " " + record.ShellQuote(rg)
 	}
-	fmt.Fprintf(&b, " %s shows everything.\n", code(show))
-	return b.String()
+	return show
 }
 
 // names lists the first namesInNote names, and how many more.

@@ -55,7 +55,15 @@ func (p prose) contextCounts(b *strings.Builder, r *ContextReport) {
 	}
 	fmt.Fprintf(b, "%s %s: %s, %s, %s.\n", code(r.Range), ends,
 		record.Plural(len(r.Commits), "commit"), record.Plural(r.Files, "file")+" changed", record.Plural(len(r.Tasks), "task"))
-	if len(r.Commits) > 0 && len(r.Tasks) == 0 {
+	if r.leftOut > 0 {
+		them := "them"
+		if r.leftOut == 1 {
+			them = "it"
+		}
+		fmt.Fprintf(b, "\n> **%s on no remote left out.** This clone never shared %s: %s shows %[2]s here, `git reason push` shares %[2]s.\n",
+			record.Plural(r.leftOut, "linked task"), them, code(contextCommand(r.argument())))
+	}
+	if len(r.Commits) > 0 && len(r.Tasks) == 0 && r.leftOut == 0 {
 		fmt.Fprintf(b, "\nNo task is linked to these commits: add a `Reason-Task: TASK` trailer (%s).\n", p.advice(unlinked))
 	}
 }
@@ -89,6 +97,9 @@ func (p prose) contextTaskBody(b *strings.Builder, t *ContextTask) {
 			fmt.Fprintf(b, ": %s", p.md(c.Reason))
 		}
 		b.WriteString("\n\n")
+	}
+	if t.LocalOnly {
+		b.WriteString("**Local only:** on no remote; this clone never pushed it nor fetched it.\n\n")
 	}
 	if t.Weak {
 		b.WriteString("Linked only weakly, through evidence citing files this range changes:\n")
