@@ -296,10 +296,15 @@ func pathByte(c byte) bool {
 	return isLetter(c) || (c >= '0' && c <= '9') || strings.IndexByte("._/+@~%-", c) >= 0 || c >= 0x80
 }
 
+// maxCodeWords bounds the words of one argument codeWords reads: real
+// code on a command line has far fewer, and a stranger's overlay of a
+// megabyte of words must not make every command look for each.
+const maxCodeWords = 4096
+
 // codeWords are the words of s, an interpreter's code, that may name a
 // path in the work tree: its runs of pathByte, each also with in's
 // extensions, a Python module's first part; not s itself (argPaths
-// reads it), none twice.
+// reads it), none twice; the first maxCodeWords words only.
 func codeWords(s string, in interpreter) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -309,7 +314,10 @@ func codeWords(s string, in interpreter) []string {
 			out = append(out, w)
 		}
 	}
-	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return r < 0x80 && !pathByte(byte(r)) }) {
+	for i, w := range strings.FieldsFunc(s, func(r rune) bool { return r < 0x80 && !pathByte(byte(r)) }) {
+		if i == maxCodeWords {
+			break // said not fully covered (codeNames) all the same
+		}
 		add(w)
 		if first, _, dotted := strings.Cut(w, "."); dotted && slices.Contains(in.exts, ".py") && !strings.Contains(w, "/") {
 			add(first)

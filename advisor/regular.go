@@ -148,6 +148,11 @@ type coverer struct {
 	// stat looks at what each file is (statProblem) without reading it:
 	// no digest, no bytes counted (Sources.RepositoryRecorded).
 	stat bool
+	// tops are the names in the top, read once, in lower case (a file
+	// system may ignore case): a path whose first element is none of
+	// them names nothing there, with no Lstat (a script or code of many
+	// words names few files).
+	tops map[string]bool
 }
 
 func newCoverer(top string) *coverer {
@@ -227,6 +232,19 @@ func (c *coverer) file(advisor string, i int, a string) (CoveredFile, bool) {
 	}
 	rel, err := filepath.Rel(c.top, filepath.Clean(p))
 	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return CoveredFile{}, false
+	}
+	if c.tops == nil {
+		c.tops = map[string]bool{}
+		if d, err := os.Open(c.top); err == nil {
+			names, _ := d.Readdirnames(-1)
+			d.Close()
+			for _, n := range names {
+				c.tops[strings.ToLower(n)] = true
+			}
+		}
+	}
+	if first, _, _ := strings.Cut(rel, string(filepath.Separator)); !c.tops[strings.ToLower(first)] {
 		return CoveredFile{}, false
 	}
 	f, seen := c.seen[rel]

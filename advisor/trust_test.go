@@ -2,6 +2,7 @@ package advisor
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -461,6 +462,15 @@ func TestCodeNames(t *testing.T) {
 		if !reflect.DeepEqual(opaque, c.opaque) {
 			t.Errorf("%q: opaque %q, want %q", c.argv, opaque, c.opaque)
 		}
+	}
+	// A stranger's megabyte of words is read only so far: each word
+	// is looked for with every extension, at every command.
+	var many strings.Builder
+	for i := range 10 * maxCodeWords {
+		fmt.Fprintf(&many, "w%d.x ", i)
+	}
+	if words := codeWords(many.String(), interpreters["node"]); len(words) > 5*maxCodeWords {
+		t.Errorf("%d words read, want at most %d", len(words), 5*maxCodeWords)
 	}
 }
 
