@@ -28,11 +28,13 @@ const maxScriptDepth = 4
 // [env, X=1, bash, -lc, ...]) also every word of that script (scriptWords),
 // as an argument, and so on for a shell's -c within it; and for an
 // interpreter's code (codeNames) the words of the code. Whatever of these
-// names something in the work tree is covered. opaque lists what trust
-// cannot follow, as trust --show says it: "its shell script" when a
-// script uses an expansion ($, `), a glob, cd or eval, or quotes it
-// cannot read; "its python3 code" (and so on) for code given to an
-// interpreter on its command line, which can build any path.
+// names something in the work tree is covered, as are the files a
+// program reads in the top on its own (implicitFiles: make's Makefile).
+// opaque lists, as trust --show says it, what trust cannot follow: a
+// shell script that uses an expansion ($, `), a glob, cd or eval, or
+// quotes it cannot read (shellNote); code given to an interpreter on its
+// command line, which can build any path; a project a program builds and
+// runs (projectRunners).
 func commandNames(argv []string) (names [][]string, opaque []string) {
 	names = make([][]string, len(argv))
 	for i, a := range argv {
@@ -45,7 +47,7 @@ func commandNames(argv []string) (names [][]string, opaque []string) {
 		shell = shell || !ok
 	}
 	if shell {
-		opaque = append(opaque, "its shell script")
+		opaque = append(opaque, shellNote)
 	}
 	return names, append(opaque, codeNames(argv, names)...)
 }
@@ -180,6 +182,24 @@ func scriptWords(s string) (words []string, ok bool) {
 	return words, ok
 }
 
+// shellNote is what trust --show says of a shell script it cannot follow.
+const shellNote = "its shell script is not fully covered: trust covers the files its words name, not paths it builds with $, `, a glob, cd or eval"
+
+// implicitFiles are, by program, the files it reads in the directory it
+// starts in (the work tree's top) when no argument names them: covered
+// when they are there.
+var implicitFiles = map[string][]string{
+	"make": {"GNUmakefile", "makefile", "Makefile"}, "gmake": {"GNUmakefile", "makefile", "Makefile"}, "bmake": {"makefile", "Makefile"},
+	"just": {"justfile", "Justfile", ".justfile"}, "rake": {"Rakefile", "rakefile", "Rakefile.rb"},
+	"npm": {"package.json", ".npmrc"}, "npx": {"package.json", ".npmrc"}, "yarn": {"package.json", ".yarnrc", ".yarnrc.yml"},
+	"pnpm": {"package.json", ".npmrc"}, "bun": {"package.json", "bunfig.toml"}, "deno": {"deno.json", "deno.jsonc"},
+	"task": {"Taskfile.yml", "Taskfile.yaml"}, "invoke": {"tasks.py"}, "nox": {"noxfile.py"}, "tox": {"tox.ini"},
+}
+
+// projectRunners build and run the project they start in, the work
+// tree's own code, which trust does not cover.
+var projectRunners = []string{"cargo", "go", "gradle", "gradlew", "mvn", "mvnw", "dotnet", "uv", "poetry", "pipenv", "bundle", "mix", "sbt", "swift", "stack", "cabal", "zig"}
+
 // interpreter is how a program other than a shell takes code on its
 // command line (python3 -c CODE, node -e CODE, awk PROGRAM).
 type interpreter struct {
@@ -244,7 +264,9 @@ func interpreterOf(a string) (string, interpreter, bool) {
 	return base, in, ok
 }
 
-// codeNames adds to names[k], for each argument k after an interpreter
+// codeNames adds to names[j] the files the program argv[j] reads on its
+// own (implicitFiles), notes a project runner, and adds to names[k], for
+// each argument k after an interpreter
 // in argv, the words of it that may name a file where it is code (text
 // holding more than one path-like word: "exec(open('tools/x.py').read())"
 // names tools/x.py), each also with the interpreter's extensions (and
@@ -257,6 +279,10 @@ func interpreterOf(a string) (string, interpreter, bool) {
 // more.
 func codeNames(argv []string, names [][]string) (opaque []string) {
 	for j, a := range argv {
+		names[j] = append(names[j], implicitFiles[filepath.Base(a)]...)
+		if slices.Contains(projectRunners, filepath.Base(a)) && !slices.Contains(opaque, runnerNote(a)) {
+			opaque = append(opaque, runnerNote(a))
+		}
 		base, in, ok := interpreterOf(a)
 		if !ok {
 			continue
@@ -268,10 +294,16 @@ func codeNames(argv []string, names [][]string) (opaque []string) {
 			names[k] = append(names[k], codeWords(o, in)...)
 		}
 		if code {
-			opaque = append(opaque, "its "+base+" code")
+			opaque = append(opaque, "its "+base+" code is not fully covered: trust covers the work-tree files its words name, not paths it builds or modules it finds")
 		}
 	}
 	return opaque
+}
+
+// runnerNote is what trust --show says of a project runner a of
+// projectRunners.
+func runnerNote(a string) string {
+	return filepath.Base(a) + " builds and runs the work tree's own project: trust does not cover it"
 }
 
 // codeOption reports whether o gives interpreter in code.

@@ -177,7 +177,10 @@ func (c *coverer) files(advisor string, argv []string) []CoveredFile {
 	var out []CoveredFile
 	names, _ := commandNames(argv)
 	for i, as := range names {
-		for _, a := range as {
+		for k, a := range as {
+			if k > 0 {
+				i = max(i, 1) // what the program reads on its own (implicitFiles) is no program
+			}
 			if f, fresh := c.file(advisor, i, a); fresh {
 				out = append(out, f)
 			}

@@ -93,14 +93,10 @@ func (d Declaration) Describe() string {
 			if out := pathsWhere(d.Command, names, func(i int, a string) bool { return above(a) }); len(out) > 0 {
 				fmt.Fprintf(&b, " (%s outside the work tree: trust does not cover what is there)", quoteArgs(out))
 			}
-			for _, what := range opaque {
+			for _, note := range opaque {
 				// What the script or code names as words is covered;
 				// what it builds, imports, or reaches after cd, is not.
-				if what == "its shell script" {
-					b.WriteString(" (its shell script is not fully covered: trust covers the files its words name, not paths it builds with $, `, a glob, cd or eval)")
-				} else {
-					fmt.Fprintf(&b, " (%s is not fully covered: trust covers the work-tree files its words name, not paths it builds or modules it finds)", what)
-				}
+				b.WriteString(" (" + note + ")")
 			}
 		} else if rel := pathsWhere(d.Command, names, relative); len(rel) > 0 {
 			// What runs is then a file trust does not cover: the command

@@ -451,6 +451,8 @@ func TestCodeNames(t *testing.T) {
 		{[]string{"pwsh", "-Command", "& ./x.ps1"}, []string{"./x.ps1"}, []string{"its pwsh code"}},
 		{[]string{"sh", "-c", `python3 -c "import tools.a"`}, []string{"tools"}, []string{"its shell script"}},
 		{[]string{"python3", "tools/x.py"}, []string{}, nil},
+		{[]string{"env", "X=1", "make", "-s", "review"}, []string{}, nil},
+		{[]string{"cargo", "run"}, []string{}, []string{"cargo builds and runs"}},
 	} {
 		names, opaque := commandNames(c.argv)
 		last := names[len(names)-1]
@@ -459,8 +461,10 @@ func TestCodeNames(t *testing.T) {
 				t.Errorf("%q: %q not among %q", c.argv, w, last)
 			}
 		}
-		if !reflect.DeepEqual(opaque, c.opaque) {
-			t.Errorf("%q: opaque %q, want %q", c.argv, opaque, c.opaque)
+		if len(opaque) != len(c.opaque) || slices.ContainsFunc(c.opaque, func(w string) bool {
+			return !slices.ContainsFunc(opaque, func(o string) bool { return strings.HasPrefix(o, w) })
+		}) {
+			t.Errorf("%q: opaque %q, want them to start %q", c.argv, opaque, c.opaque)
 		}
 	}
 	// A stranger's megabyte of words is read only so far: each word
