@@ -49,12 +49,16 @@ func run(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer) i
 			return exitUsage
 		}
 	}
-	args = colourAlone(args)
 	app := newApp(s, args, stdin, stdout, stderr)
 	var noHelp string
 	var noHelpIn *cli.Command // the verb whose sub-verb noHelp is not
 	app.CommandNotFound = func(c *cli.Context, name string) { noHelp, noHelpIn = name, c.Command }
-	err := app.RunContext(ctx, reorder(app, args))
+	args, err := expandFlags(app, args)
+	if err == nil {
+		args = colourAlone(args)
+		app.Metadata["args"] = args // as the verbs read them, and NetProgram is given them
+		err = app.RunContext(ctx, reorder(app, args))
+	}
 	if m, ok := app.Metadata["progress"].(*progressMeter); ok {
 		m.end() // a step an error or an interrupt stopped
 	}
