@@ -102,6 +102,13 @@ func run(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer) i
 		printJSONError(stderr, code, msg, verbOf(app, args))
 		return code
 	}
+	if _, ok := err.(interruptedError); ok {
+		// Said by nothing, as git says nothing: the terminal showed ^C,
+		// and the shell knows the status. A verb that must say what
+		// the interrupt left (consult's cancelled advisors) says it
+		// with an error of its own.
+		return code
+	}
 	if msg != "" {
 		line := "git reason: " + record.PrintableText(msg)
 		if code == exitRefused && refusalColour(app, stderr) {
@@ -166,7 +173,8 @@ func releaseFor(sig os.Signal) {
 
 // interruptedError is a command Ctrl-C stopped. What a write had written
 // stays (a record is written whole or not at all), and what a read had
-// read is kept for the next command.
+// read is kept for the next command: there is nothing to tell, and only
+// --json's error says it.
 type interruptedError struct{}
 
 func (interruptedError) Error() string   { return "interrupted" }
