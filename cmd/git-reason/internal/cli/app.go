@@ -538,7 +538,13 @@ func newApp(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer
 		if c.Args().Present() {
 			return ops.Usage("unknown command %q: %s", c.Args().First(), unknownVerb(c.App, c.Args().First()))
 		}
-		return cli.ShowAppHelp(c)
+		// No verb: the help, and bad usage, as git alone prints its
+		// usage and exits 1: "git reason $verb" with $verb empty did
+		// nothing and said it had succeeded.
+		if err := cli.ShowAppHelp(c); err != nil {
+			return err
+		}
+		return quietExit(exitUsage)
 	}
 	return app
 }
