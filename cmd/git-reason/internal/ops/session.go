@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -203,7 +204,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	case err != nil:
 		// A repository git found but cannot read (a bad config line):
 		// git's message says what to fix.
-		return nil, Usage("%v", err)
+		return nil, Usage("%s", badConfigAdvice(err))
 	}
 	// What a read creates under the git directory (its caches) is shared
 	// as git shares its own, though it may never read the rest of the
@@ -470,4 +471,24 @@ func (e *Session) HeadCommit(ctx context.Context) string {
 	}
 	c, _ := e.git(ctx, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
 	return c
+}
+
+// gitBadValue is git's message for a configuration value it cannot read
+// as the kind its key takes: the kind, the value and the key.
+var gitBadValue = regexp.MustCompile(`bad (boolean|numeric) config value '([^']*)' for '([^']*)'`)
+
+// badConfigAdvice is err, from git, with what to do when git refused a
+// configuration value (color.pager=maybe): its own message said only
+// "fatal: bad boolean config value 'maybe' for 'color.pager'", not
+// where the value is or what the key takes.
+func badConfigAdvice(err error) string {
+	m := gitBadValue.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err.Error()
+	}
+	takes := "true or false"
+	if m[1] == "numeric" {
+		takes = "a number"
+	}
+	return fmt.Sprintf("git config %s: bad value '%s': set it to %s where it is set (git config --show-origin --get-all %s)", m[3], m[2], takes, m[3])
 }
