@@ -553,7 +553,21 @@ func usageError(c *cli.Context, err error, _ bool) error {
 	if msg, ok := badFlagValue(c, err.Error()); ok {
 		return ops.Usage("%s (%s)", msg, seeHelp(c))
 	}
-	return ops.Usage("%s (%s)", longFlags(err.Error()), seeHelp(c))
+	return ops.Usage("%s (%s)", gitWords(longFlags(err.Error())), seeHelp(c))
+}
+
+// gitWords says what the flag package says of an option in git's words:
+// "unknown option --bogus" for "flag provided but not defined: --bogus",
+// "option --subject requires a value" for "flag needs an argument:
+// --subject", as git's parse-options says them.
+func gitWords(msg string) string {
+	if opt, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		return "unknown option " + opt
+	}
+	if opt, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
+		return "option " + opt + " requires a value"
+	}
+	return msg
 }
 
 // badFlagValue says what a flag takes when the flag package could not
