@@ -15,7 +15,8 @@ import (
 // "--no-pager". The options are those of the verb (and sub-verb) args
 // name, and git reason's own. A name typed exactly is never expanded,
 // even where it begins another (--open, not --open-only); one-dash
-// options, values and everything after "--" are left as they are. A
+// options, values and everything after "--" are left as they are.
+// --end-of-options, git's "--" for options alone, is "--". A
 // prefix that begins more than one option is bad usage naming them, as
 // git's "ambiguous option: co (could be --color or --count)": args are
 // returned as given with it.
@@ -24,6 +25,13 @@ func expandFlags(app *cli.App, args []string) ([]string, error) {
 	flags, cmds, path := app.Flags, app.Commands, "git reason"
 	for i := 1; i < len(out); i++ {
 		a := out[i]
+		if a == "--end-of-options" {
+			// git's mark for "no option from here on" (git 2.24), for
+			// scripts whose arguments may begin with a dash: "--" here.
+			out = slices.Clone(out)
+			out[i] = "--"
+			break
+		}
 		if a == "--" {
 			break
 		}
