@@ -16,6 +16,8 @@ import (
 // name, and git reason's own. A name typed exactly is never expanded,
 // even where it begins another (--open, not --open-only); one-dash
 // options, values and everything after "--" are left as they are.
+// --no-X, where no option is called no-X or begins with it, negates the
+// boolean option X (or the one X begins): --no-js is --json=false.
 // --end-of-options, git's "--" for options alone, is "--". A
 // prefix that begins more than one option is bad usage naming them, as
 // git's "ambiguous option: co (could be --color or --count)": args are
@@ -51,6 +53,18 @@ func expandFlags(app *cli.App, args []string) ([]string, error) {
 			full, err := longFlag(append(slices.Clip(flags), cli.HelpFlag), name, path)
 			if err != nil {
 				return args, err
+			}
+			if neg, ok := strings.CutPrefix(name, "no-"); ok && full == name && !hasValue && !isFlag(flags, a) {
+				// --no-json is --json=false, as git negates a boolean
+				// option, when no option is called no-json or begins so.
+				if full, err = longFlag(boolFlags(flags), neg, path); err != nil {
+					return args, err
+				}
+				if full == neg && !isFlag(boolFlags(flags), "--"+neg) {
+					full = name
+				} else {
+					value, hasValue = "false", true
+				}
 			}
 			if full != name {
 				if hasValue {
@@ -100,6 +114,17 @@ func longFlag(flags []cli.Flag, name, path string) (string, error) {
 	}
 	last := len(begun) - 1
 	return "", ops.Usage("ambiguous option --%s: could be %s or %s (%s)", name, strings.Join(begun[:last], ", "), begun[last], "see '"+path+" -h'")
+}
+
+// boolFlags are the flags of flags that take no value.
+func boolFlags(flags []cli.Flag) []cli.Flag {
+	var bools []cli.Flag
+	for _, f := range flags {
+		if _, ok := f.(*cli.BoolFlag); ok {
+			bools = append(bools, f)
+		}
+	}
+	return bools
 }
 
 // findCommand is the command of cmds called name (or one of its
