@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -473,22 +472,20 @@ func (e *Session) HeadCommit(ctx context.Context) string {
 	return c
 }
 
-// gitBadValue is git's message for a configuration value it cannot read
-// as the kind its key takes: the kind, the value and the key.
-var gitBadValue = regexp.MustCompile(`bad (boolean|numeric) config value '([^']*)' for '([^']*)'`)
-
 // badConfigAdvice is err, from git, with what to do when git refused a
 // configuration value (color.pager=maybe): its own message said only
 // "fatal: bad boolean config value 'maybe' for 'color.pager'", not
 // where the value is or what the key takes.
 func badConfigAdvice(err error) string {
-	m := gitBadValue.FindStringSubmatch(err.Error())
-	if m == nil {
-		return err.Error()
+	msg := err.Error()
+	for kind, takes := range map[string]string{"boolean": "true or false", "numeric": "a number"} {
+		// git: "bad boolean config value 'maybe' for 'color.pager'"
+		_, rest, ok := strings.Cut(msg, "bad "+kind+" config value '")
+		value, rest, ok2 := strings.Cut(rest, "' for '")
+		key, _, ok3 := strings.Cut(rest, "'")
+		if ok && ok2 && ok3 {
+			return fmt.Sprintf("git config %s: bad value '%s': set it to %s where it is set (git config --show-origin --get-all %s)", key, value, takes, key)
+		}
 	}
-	takes := "true or false"
-	if m[1] == "numeric" {
-		takes = "a number"
-	}
-	return fmt.Sprintf("git config %s: bad value '%s': set it to %s where it is set (git config --show-origin --get-all %s)", m[3], m[2], takes, m[3])
+	return msg
 }
