@@ -24,14 +24,19 @@ import (
 // returned as given with it.
 func expandFlags(app *cli.App, args []string) ([]string, error) {
 	out := args
+	set := func(i int, a string) {
+		if &out[0] == &args[0] {
+			out = slices.Clone(args) // the caller's stay as given
+		}
+		out[i] = a
+	}
 	flags, cmds, path := app.Flags, app.Commands, "git reason"
 	for i := 1; i < len(out); i++ {
 		a := out[i]
 		if a == "--end-of-options" {
 			// git's mark for "no option from here on" (git 2.24), for
 			// scripts whose arguments may begin with a dash: "--" here.
-			out = slices.Clone(out)
-			out[i] = "--"
+			set(i, "--")
 			break
 		}
 		if a == "--" {
@@ -70,9 +75,8 @@ func expandFlags(app *cli.App, args []string) ([]string, error) {
 				if hasValue {
 					full += "=" + value
 				}
-				out = slices.Clone(out)
-				out[i] = "--" + full
-				a = out[i]
+				a = "--" + full
+				set(i, a)
 			}
 		}
 		if !strings.Contains(a, "=") && takesValue(flags, a) {
