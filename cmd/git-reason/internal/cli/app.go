@@ -37,8 +37,21 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // run is Main, with the network verbs run by s, or in NetProgram when s is
-// nil.
+// nil. A process that Ctrl-C stopped (exit 130) dies of SIGINT once it
+// has said what it had to, as git's commands do: a shell loop or xargs
+// running it stops there, where an exit of 130 let them go on to the next
+// command. Run with streams of its own (a caller inside a program), it
+// returns 130.
 func run(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	code := runArgs(s, args, stdin, stdout, stderr)
+	if code == 130 && stdout == io.Writer(os.Stdout) && stderr == io.Writer(os.Stderr) {
+		dieOf(syscall.SIGINT)
+	}
+	return code
+}
+
+// runArgs is run up to the exit status.
+func runArgs(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	defer removeLocksOnSignal()()
@@ -149,12 +162,7 @@ func removeLocksOnSignal() (stop func()) {
 					continue
 				}
 				releaseFor(sig)
-				signal.Reset(sig)
-				if p, err := os.FindProcess(os.Getpid()); err == nil {
-					_ = p.Signal(sig)
-				}
-				time.Sleep(time.Second) // the signal, delivered again, ends the process
-				os.Exit(128 + int(sig.(syscall.Signal)))
+				dieOf(sig.(syscall.Signal))
 			}
 		}
 	}()
@@ -162,6 +170,17 @@ func removeLocksOnSignal() (stop func()) {
 		signal.Stop(ch)
 		close(done)
 	}
+}
+
+// dieOf ends the process with sig at its default action, as a shell's
+// status and its wait see a program the signal killed; if sig stays
+// ignored (the process started so), it exits with the shell's status for
+// it.
+func dieOf(sig syscall.Signal) {
+	signal.Reset(sig)
+	_ = syscall.Kill(os.Getpid(), sig)
+	time.Sleep(time.Second) // the signal, delivered again, ends the process
+	os.Exit(128 + int(sig))
 }
 
 // releaseFor readies the process to die of sig as git's commands do: the
