@@ -282,7 +282,7 @@ func badInputCases() []badCase {
 		{name: "task @{", args: minor("@{"), code: 2, want: `invalid task name "@\{": `},
 		{name: "task x@{1}", args: minor("x@{1}"), code: 2, want: `invalid task name "x@\{1\}": `},
 		{name: "task x.lock", args: minor("x.lock"), code: 2, want: `invalid task name "x\.lock": it must not end in '\.lock'$`},
-		{name: "task with a leading dash", args: minor("-x"), code: 2, want: `flag provided but not defined: -x `},
+		{name: "task with a leading dash", args: minor("-x"), code: 2, want: `unknown option -x `},
 		{name: "task with a leading dash after --", args: []string{"assess", "--subject", "s", "--question", "q",
 			"--materiality", "minor", "--reversibility", "reversible", "--", "-x"}, code: 2,
 			want: `invalid task name "-x": `},

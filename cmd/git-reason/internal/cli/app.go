@@ -37,8 +37,21 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // run is Main, with the network verbs run by s, or in NetProgram when s is
-// nil.
+// nil. A process that Ctrl-C stopped (exit 130) dies of SIGINT once it
+// has said what it had to, as git's commands do: a shell loop or xargs
+// running it stops there, where an exit of 130 let them go on to the next
+// command. Run with streams of its own (a caller inside a program), it
+// returns 130.
 func run(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	code := runArgs(s, args, stdin, stdout, stderr)
+	if code == 130 && stdout == io.Writer(os.Stdout) && stderr == io.Writer(os.Stderr) {
+		dieOf(syscall.SIGINT)
+	}
+	return code
+}
+
+// runArgs is run up to the exit status.
+func runArgs(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	defer removeLocksOnSignal()()
@@ -49,12 +62,16 @@ func run(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer) i
 			return exitUsage
 		}
 	}
-	args = colourAlone(args)
 	app := newApp(s, args, stdin, stdout, stderr)
 	var noHelp string
 	var noHelpIn *cli.Command // the verb whose sub-verb noHelp is not
 	app.CommandNotFound = func(c *cli.Context, name string) { noHelp, noHelpIn = name, c.Command }
-	err := app.RunContext(ctx, reorder(app, args))
+	args, err := expandFlags(app, args)
+	if err == nil {
+		args = colourAlone(args)
+		app.Metadata["args"] = args // as the verbs read them, and NetProgram is given them
+		err = app.RunContext(ctx, reorder(app, args))
+	}
 	if m, ok := app.Metadata["progress"].(*progressMeter); ok {
 		m.end() // a step an error or an interrupt stopped
 	}
@@ -98,6 +115,13 @@ func run(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer) i
 		printJSONError(stderr, code, msg, verbOf(app, args))
 		return code
 	}
+	if _, ok := err.(interruptedError); ok {
+		// Said by nothing, as git says nothing: the terminal showed ^C,
+		// and the shell knows the status. A verb that must say what
+		// the interrupt left (consult's cancelled advisors) says it
+		// with an error of its own.
+		return code
+	}
 	if msg != "" {
 		line := "git reason: " + record.PrintableText(msg)
 		if code == exitRefused && refusalColour(app, stderr) {
@@ -138,12 +162,7 @@ func removeLocksOnSignal() (stop func()) {
 					continue
 				}
 				releaseFor(sig)
-				signal.Reset(sig)
-				if p, err := os.FindProcess(os.Getpid()); err == nil {
-					_ = p.Signal(sig)
-				}
-				time.Sleep(time.Second) // the signal, delivered again, ends the process
-				os.Exit(128 + int(sig.(syscall.Signal)))
+				dieOf(sig.(syscall.Signal))
 			}
 		}
 	}()
@@ -151,6 +170,17 @@ func removeLocksOnSignal() (stop func()) {
 		signal.Stop(ch)
 		close(done)
 	}
+}
+
+// dieOf ends the process with sig at its default action, as a shell's
+// status and its wait see a program the signal killed; if sig stays
+// ignored (the process started so), it exits with the shell's status for
+// it.
+func dieOf(sig syscall.Signal) {
+	signal.Reset(sig)
+	_ = syscall.Kill(os.Getpid(), sig)
+	time.Sleep(time.Second) // the signal, delivered again, ends the process
+	os.Exit(128 + int(sig))
 }
 
 // releaseFor readies the process to die of sig as git's commands do: the
@@ -162,7 +192,8 @@ func releaseFor(sig os.Signal) {
 
 // interruptedError is a command Ctrl-C stopped. What a write had written
 // stays (a record is written whole or not at all), and what a read had
-// read is kept for the next command.
+// read is kept for the next command: there is nothing to tell, and only
+// --json's error says it.
 type interruptedError struct{}
 
 func (interruptedError) Error() string   { return "interrupted" }
@@ -526,7 +557,13 @@ func newApp(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer
 		if c.Args().Present() {
 			return ops.Usage("unknown command %q: %s", c.Args().First(), unknownVerb(c.App, c.Args().First()))
 		}
-		return cli.ShowAppHelp(c)
+		// No verb: the help, and bad usage, as git alone prints its
+		// usage and exits 1: "git reason $verb" with $verb empty did
+		// nothing and said it had succeeded.
+		if err := cli.ShowAppHelp(c); err != nil {
+			return err
+		}
+		return quietExit(exitUsage)
 	}
 	return app
 }
@@ -535,7 +572,21 @@ func usageError(c *cli.Context, err error, _ bool) error {
 	if msg, ok := badFlagValue(c, err.Error()); ok {
 		return ops.Usage("%s (%s)", msg, seeHelp(c))
 	}
-	return ops.Usage("%s (%s)", longFlags(err.Error()), seeHelp(c))
+	return ops.Usage("%s (%s)", gitWords(longFlags(err.Error())), seeHelp(c))
+}
+
+// gitWords says what the flag package says of an option in git's words:
+// "unknown option --bogus" for "flag provided but not defined: --bogus",
+// "option --subject requires a value" for "flag needs an argument:
+// --subject", as git's parse-options says them.
+func gitWords(msg string) string {
+	if opt, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		return "unknown option " + opt
+	}
+	if opt, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
+		return "option " + opt + " requires a value"
+	}
+	return msg
 }
 
 // badFlagValue says what a flag takes when the flag package could not

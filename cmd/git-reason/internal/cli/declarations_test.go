@@ -74,7 +74,7 @@ func TestUsageErrorsEveryVerb(t *testing.T) {
 		args := append(append([]string{"git-reason"}, path...), "--no-such-flag")
 		var stdout, stderr bytes.Buffer
 		code := Main(args, strings.NewReader(""), &stdout, &stderr)
-		want, wantCode := "git reason: flag provided but not defined: --no-such-flag (see 'git reason "+strings.Join(path, " ")+" -h')\n", exitUsage
+		want, wantCode := "git reason: unknown option --no-such-flag (see 'git reason "+strings.Join(path, " ")+" -h')\n", exitUsage
 		if cmd.Name == "__complete" {
 			want, wantCode = "", exitFailure
 		}

@@ -33,7 +33,7 @@
 //
 // Exit status: 0 done; 1 failure (git, I/O); 2 bad usage or input (an
 // aborted prompt or edit too), nothing written; 3 refused by a rule
-// (admission, neutrality, verification); 130 interrupted (Ctrl-C), and
-// 128 plus the signal's number when SIGTERM or SIGHUP ended it, as a
-// shell says.
+// (admission, neutrality, verification); 130 interrupted (Ctrl-C: the
+// process dies of SIGINT, as git's do), and 128 plus the signal's number
+// when SIGTERM or SIGHUP ended it, as a shell says.
 package cli

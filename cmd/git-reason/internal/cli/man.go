@@ -181,9 +181,9 @@ func manSections() []manSection {
 		{title: "EXIT STATUS", entries: []manEntry{
 			{bold("0"), "done."},
 			{bold("1"), "failure: git or I/O failed, or what a verb observed failed (an advisor in consult, the command in validate --run); the outcome is still recorded."},
-			{bold("2"), "bad usage or input: an unknown verb or flag, a missing flag, a revision or record that does not exist; nothing is written."},
+			{bold("2"), "bad usage or input: no verb (the help is printed), an unknown verb or option, a missing flag, a configuration value git reason or git cannot read, a revision or record that does not exist; nothing is written."},
 			{bold("3"), "refused by a rule: admission, neutrality, verification; nothing is written."},
-			{bold("130"), "interrupted (Ctrl-C): a record is written whole or not at all, and what a read of every task had read is kept for the next command."},
+			{bold("130"), "interrupted (Ctrl-C), with nothing said, as for git (consult says which advisors it recorded as cancelled): a record is written whole or not at all, and what a read of every task had read is kept for the next command."},
 			{bold("141"), "the pager was quit, or the reader of the output went away, before the end of the output; nothing is said, as for git."},
 		}},
 		{title: "EXAMPLES", entries: []manEntry{{"", "Assess, plan, review and conclude a decision; share tasks through a remote; install this page:"}},

@@ -203,7 +203,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	case err != nil:
 		// A repository git found but cannot read (a bad config line):
 		// git's message says what to fix.
-		return nil, Usage("%v", err)
+		return nil, Usage("%s", badConfigAdvice(err))
 	}
 	// What a read creates under the git directory (its caches) is shared
 	// as git shares its own, though it may never read the rest of the
@@ -470,4 +470,22 @@ func (e *Session) HeadCommit(ctx context.Context) string {
 	}
 	c, _ := e.git(ctx, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
 	return c
+}
+
+// badConfigAdvice is err, from git, with what to do when git refused a
+// configuration value (color.pager=maybe): its own message said only
+// "fatal: bad boolean config value 'maybe' for 'color.pager'", not
+// where the value is or what the key takes.
+func badConfigAdvice(err error) string {
+	msg := err.Error()
+	for kind, takes := range map[string]string{"boolean": "true or false", "numeric": "a number"} {
+		// git: "bad boolean config value 'maybe' for 'color.pager'"
+		_, rest, ok := strings.Cut(msg, "bad "+kind+" config value '")
+		value, rest, ok2 := strings.Cut(rest, "' for '")
+		key, _, ok3 := strings.Cut(rest, "'")
+		if ok && ok2 && ok3 {
+			return fmt.Sprintf("git config %s: bad value '%s': set it to %s where it is set (git config --show-origin --get-all %s)", key, value, takes, key)
+		}
+	}
+	return msg
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"git-reason/gitstore"
+	"git-reason/record"
 )
 
 // Settings is everything git reason takes from git configuration and the
@@ -371,10 +372,18 @@ func resolve(src source, flags Flags) (*Settings, error) {
 	}
 
 	if len(errs) > 0 {
-		return nil, errs[0]
+		return nil, badValue{errs[0]}
 	}
 	return s, nil
 }
+
+// badValue is a configuration value resolve refused: bad input, as a bad
+// flag is (exit 2 in every verb), whose message names the key and what
+// it takes.
+type badValue struct{ error }
+
+func (e badValue) Unwrap() error      { return e.error }
+func (badValue) Is(target error) bool { return target == record.ErrInput }
 
 // parseSize reads an integer as git's config does: an optional k, m or g
 // multiplies it by 1024, 1024² or 1024³.
