@@ -11,7 +11,7 @@ import (
 // TestProgressOnATerminal: a read across every task that has to replay
 // their histories (the first after a clone, here after the caches are
 // removed) says on a terminal how far it has come, as git's long steps
-// do, verify and pull do for the tasks they verify, and the first show of
+// do, verify, pull and push do for the tasks they verify, and the first show of
 // an id prefix does for the tasks whose record ids it indexes; never in a pipe,
 // and not for a read that ends within git's progress delay.
 func TestProgressOnATerminal(t *testing.T) {
@@ -62,9 +62,17 @@ func TestProgressOnATerminal(t *testing.T) {
 		t.Errorf("the first show of an id on a terminal, GIT_PROGRESS_DELAY=0: want its progress from 0%% to done; it showed:\n%q", out)
 	}
 
-	// pull into a clone that has none of the tasks verifies each.
+	// push to a remote that has none of the tasks verifies each first.
 	bare := shareOrigin(t, s)
-	s.reason("push")
+	p = startPTY(t, s, now, "reason", "push")
+	if code := p.wait(); code != 0 {
+		t.Fatalf("push on a terminal exited %d:\n%s", code, p.output())
+	}
+	if out := p.output(); !strings.Contains(out, "Verifying tasks:   0% (0/3)") || !strings.Contains(out, "Verifying tasks: 100% (3/3), done.\r\n") {
+		t.Errorf("push of 3 tasks on a terminal, GIT_PROGRESS_DELAY=0: want its progress from 0%% to done; it showed:\n%q", out)
+	}
+
+	// pull into a clone that has none of the tasks verifies each.
 	peer := &sandbox{t: t, dir: filepath.Join(filepath.Dir(s.dir), "peer"), env: s.env}
 	s.git("init", "-q", peer.dir)
 	peer.git("remote", "add", "origin", bare)

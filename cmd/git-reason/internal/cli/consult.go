@@ -184,6 +184,14 @@ func printConsult(w io.Writer, res *ops.ConsultResult, rows []ops.ConsultRow, di
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	// What a failure's kind alone does not say (what a malformed answer
+	// lacked, which variable is not set): the person declaring an
+	// advisor needs it to put it right, not only the record.
+	for _, r := range rows {
+		if r.Status == "failed" && r.FailureDetail != "" {
+			fmt.Fprintf(w, "  %s: %s\n", r.Advisor, record.Printable(r.FailureDetail))
+		}
+	}
 	printQuestions(w, res.Questions)
 	if disagreement != "" {
 		fmt.Fprintf(w, "advisors disagree: disagreement %s opened; settle it with 'git reason resolve %s %s --decision ... --evidence ...'\n", record.ShortID(disagreement), res.Task, record.ShortID(disagreement))

@@ -68,14 +68,15 @@ func runStatus(ctx context.Context, o *statusOptions) error {
 		return err
 	}
 	out.Needs = needs
+	out.Remote = sess.Shared(o.Task)
 	pal := o.colours()
 	return o.render(out, func(w io.Writer) error {
 		printStatus(w, pal, out.Status)
 		if line := out.Signatures.Text(); line != "" {
 			fmt.Fprintf(w, "  signatures:   %s\n", record.Printable(line))
 		}
-		if line := sess.Shared(o.Task); line != "" {
-			fmt.Fprintf(w, "  remote:       %s\n", record.Printable(line))
+		if out.Remote != "" {
+			fmt.Fprintf(w, "  remote:       %s\n", record.Printable(out.Remote))
 		}
 		printNeeds(w, needs)
 		if o.Report {

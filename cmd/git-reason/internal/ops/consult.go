@@ -129,12 +129,16 @@ type ConsultRow struct {
 	Summary    string  `json:"summary,omitempty"`
 	Confidence float64 `json:"confidence,omitempty"`
 	Failure    string  `json:"failure,omitempty"`
-	RetryAfter int     `json:"retry_after_s,omitempty"`
-	Model      string  `json:"model,omitempty"`
-	Source     string  `json:"model_source,omitempty"`
-	DurationMS int64   `json:"duration_ms"`
-	Record     string  `json:"record,omitempty"`
-	Duplicate  bool    `json:"duplicate,omitempty"`
+	// FailureDetail says what went wrong in the failure's kind (what a
+	// malformed answer lacked, which credential is not set), as the
+	// consultation records it.
+	FailureDetail string `json:"failure_detail,omitempty"`
+	RetryAfter    int    `json:"retry_after_s,omitempty"`
+	Model         string `json:"model,omitempty"`
+	Source        string `json:"model_source,omitempty"`
+	DurationMS    int64  `json:"duration_ms"`
+	Record        string `json:"record,omitempty"`
+	Duplicate     bool   `json:"duplicate,omitempty"`
 }
 
 // Rows returns the result's outcomes in plan order, never nil.
@@ -145,7 +149,7 @@ func (r *ConsultResult) Rows() []ConsultRow {
 		if a.Completed() {
 			row.Status, row.Stance, row.Summary, row.Confidence = "completed", a.Conclusion.Stance, a.Conclusion.Summary, a.Conclusion.Confidence
 		} else {
-			row.Status, row.Failure, row.RetryAfter = "failed", a.Failure.Kind, a.Failure.RetryAfterS
+			row.Status, row.Failure, row.FailureDetail, row.RetryAfter = "failed", a.Failure.Kind, a.Failure.Detail, a.Failure.RetryAfterS
 		}
 		if a.Model != nil {
 			row.Model, row.Source = a.Model.Name, a.Model.Source

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -216,6 +218,16 @@ func (e *Session) doctorRepository(ctx context.Context, d *Doctor, hooksPath str
 	e.staleLocks(d, time.Now())
 	for _, l := range e.CatchUpPending() {
 		d.Findings = append(d.Findings, Finding{Severity: "warning", Code: "catch_up_failed", Subject: "fetched reasoning", Message: l, tools: personPulls(l)})
+	}
+	// A fetched history held back is said once by the pull that held it;
+	// here it is said for as long as it waits, as the web's task list does.
+	held, err := e.Quarantined(ctx)
+	if err != nil {
+		return err
+	}
+	for _, task := range slices.Sorted(maps.Keys(held)) {
+		d.Findings = append(d.Findings, Finding{Severity: "warning", Code: "quarantined", Subject: task,
+			Message: record.Printable("task " + task + ": " + held[task].Said())})
 	}
 	for _, h := range hooks.Check(hooks.Dir(hooksPath, e.Repo.WorkTree, e.Repo.CommonDir)) {
 		switch {

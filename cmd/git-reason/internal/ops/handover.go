@@ -33,11 +33,16 @@ type HandoverReport struct {
 	CircuitsError string            `json:"circuits_error,omitempty"`
 	// Signatures says, for each open task, who signed its records.
 	Signatures map[string]*SignatureSummary `json:"signatures,omitempty"`
+	// Task and Actor are the query's filters, for the words of an empty
+	// open list: no task open is not no task of this actor's open.
+	Task  string `json:"-"`
+	Actor string `json:"-"`
 }
 
 // Handover derives the handover of every task (or the one named).
 func (e *Session) Handover(ctx context.Context, q HandoverQuery) (*HandoverReport, error) {
-	out := &HandoverReport{Since: q.Since.UTC().Format(time.RFC3339), Open: []record.Handover{}, Settled: []record.Handover{}, Circuits: []AdvisorRow{}}
+	out := &HandoverReport{Since: q.Since.UTC().Format(time.RFC3339), Open: []record.Handover{}, Settled: []record.Handover{}, Circuits: []AdvisorRow{},
+		Task: q.Task, Actor: q.Actor}
 	if q.Task == "" {
 		if err := e.handoverAll(ctx, q, out); err != nil {
 			return nil, err
@@ -291,9 +296,14 @@ func WriteHandover(w io.Writer, r *HandoverReport, f Format) error {
 	p := proseFor(f)
 	b := bufio.NewWriterSize(w, 64<<10)
 	b.WriteString("# Handover\n\n")
-	if len(r.Open) == 0 {
+	switch {
+	case len(r.Open) == 0 && r.Task != "":
+		fmt.Fprintf(b, "Task %s is not open.\n", code(r.Task))
+	case len(r.Open) == 0 && r.Actor != "":
+		fmt.Fprintf(b, "No open task has a record by %s.\n", p.md(r.Actor))
+	case len(r.Open) == 0:
 		b.WriteString("No task is open.\n")
-	} else {
+	default:
 		fmt.Fprintf(b, "## Open (%d)\n", len(r.Open))
 		for i := range r.Open {
 			p.handoverTask(b, &r.Open[i], r.Signatures[r.Open[i].Task])

@@ -129,6 +129,10 @@ func (e *Session) Push(ctx context.Context, req SyncRequest, skip map[string]boo
 		// remote holds a reuse its readers cannot check (their pull
 		// quarantines it: no such task).
 		for i := 0; i < len(pending); i++ {
+			// Each candidate is verified by replay, a history at a time:
+			// seconds for thousands of tasks, shown on a terminal as
+			// pull and verify show theirs.
+			e.Store.Progress("Verifying tasks", i, len(pending))
 			task := pending[i]
 			if skip[task] {
 				continue
@@ -156,6 +160,7 @@ func (e *Session) Push(ctx context.Context, req SyncRequest, skip map[string]boo
 			sent[gitstore.TaskRef(task)] = pt
 			specs = append(specs, pt.To+":"+gitstore.TaskRef(task))
 		}
+		e.Store.Progress("Verifying tasks", len(pending), len(pending))
 		if len(specs) == 0 {
 			break
 		}

@@ -31,6 +31,30 @@ func (q Quarantine) Why() string {
 	return why
 }
 
+// Said is the quarantine as status and a verb given the task say it:
+// which remote's history, why, and where it waits.
+func (q Quarantine) Said() string {
+	return fmt.Sprintf("a pull quarantined %s's history of it (%s); it waits on %s for inspection",
+		q.Remote, strings.Join(q.Codes, ", "), q.Ref)
+}
+
+// HeldBack is the quarantine of a history of task fetched from a remote
+// that its tracking ref holds still (no later fetch moved it): what
+// status says of the task's place on that remote, where 'sync brings
+// both up to date' would only quarantine it again. It reads a small file
+// and one ref.
+func (e *Session) HeldBack(task string) (Quarantine, bool) {
+	q, ok := e.Store.LoadQuarantines()[task]
+	if !ok {
+		return Quarantine{}, false
+	}
+	ref := TrackingRef(q.Remote, task)
+	if tracking, err := e.Repo.ReadRef(ref); err != nil || tracking != q.Fetched {
+		return Quarantine{}, false
+	}
+	return Quarantine{Quarantine: q, Ref: ref}, true
+}
+
 // rememberQuarantines keeps what an integration of remote held back, and
 // forgets the quarantine of every task it brought in, for Quarantined.
 // It also forgets those of remote's tasks that nothing is held back of

@@ -16,6 +16,10 @@ type TaskStatusDoc struct {
 	Signatures *SignatureSummary `json:"signatures,omitempty"`
 	Needs      []Need            `json:"needs"`
 	Report     string            `json:"report,omitempty"`
+	// Remote is where the task stands on the default remote as last
+	// fetched (Shared), the line text status prints: absent with no
+	// remote, or when git fetch does not bring tasks.
+	Remote string `json:"remote,omitempty"`
 }
 
 // StatusListRow is one task of 'git reason status --json' with no task (the

@@ -628,6 +628,9 @@ func (e *Session) Shared(task string) string {
 		if ahead, ok := e.Store.LinearSince(local, tracking, sinceCommits); ok {
 			return fmt.Sprintf("ahead of %s by %s: 'git reason push %s %s' shares them", remote, record.Plural(len(ahead), "record"), remote, task)
 		}
+		if q, held := e.HeldBack(task); held && q.Remote == remote {
+			return "differs from " + remote + " (as last fetched): " + q.Said()
+		}
 		return fmt.Sprintf("differs from %s (as last fetched): 'git reason sync %s' brings both up to date", remote, remote)
 	}
 }

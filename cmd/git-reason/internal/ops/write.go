@@ -70,7 +70,7 @@ func (e *Session) State(ctx context.Context, task string) (*record.State, string
 		return nil, "", err
 	}
 	if head == "" {
-		return nil, "", noTask(task)
+		return nil, "", e.noTask(task)
 	}
 	st, err := e.Store.DeriveVerified(ctx, task, head, recs)
 	if err != nil {
@@ -95,8 +95,14 @@ func (e *Session) ShownState(ctx context.Context, task string) (*record.State, s
 	return st, head, reused, err
 }
 
-// noTask is the error of every verb given a task that has no records.
-func noTask(task string) error {
+// noTask is the error of every verb given a task that has no records:
+// start it, unless a pull quarantined a remote's history of it, which
+// waits for inspection (starting it here would begin a second history
+// beside that one).
+func (e *Session) noTask(task string) error {
+	if q, held := e.HeldBack(task); held {
+		return Usage("no task %q here: %s", task, q.Said())
+	}
 	return usageAdvised(fmt.Sprintf("no task %q: start it with 'git reason assess %s'", task, task),
 		fmt.Sprintf("no task %q: start it with the assess tool", task))
 }
@@ -108,7 +114,7 @@ func noTask(task string) error {
 // than the first rule an empty history fails.
 func (e *Session) Unknown(task string) error {
 	if head, err := e.Store.Head(task); err == nil && head == "" {
-		return noTask(task)
+		return e.noTask(task)
 	}
 	return nil
 }
