@@ -97,7 +97,16 @@ func (r *Repo) Push(ctx context.Context, remote string, refspecs []string) ([]Pu
 		if strings.HasPrefix(spec, "+") || !strings.Contains(spec, ":") {
 			return nil, fmt.Errorf("push %s: only explicit refspecs, never forced", spec)
 		}
-		args = append(args, spec)
+	}
+	if len(refspecs) > pushInline && allTasks(refspecs) {
+		ns, err := r.stagePush(ctx, refspecs)
+		if err != nil {
+			return nil, err
+		}
+		defer r.dropStaged(ctx, ns)
+		args = append(args, ns+"*:"+TaskPrefix+"*")
+	} else {
+		args = append(args, refspecs...)
 	}
 	c := r.Command(args...)
 	if !strings.ContainsAny(remote, "=\n") {

@@ -442,15 +442,7 @@ func (r *Repo) UpdateRefs(ctx context.Context, updates []RefUpdate) error {
 	if len(updates) == 0 {
 		return nil
 	}
-	cmd := r.Command("update-ref", "--stdin")
-	cmd.Stdin = &in
-	// Not ended with ctx, nor by a signal sent to our process group:
-	// git killed half-way leaves refs moved and others not, and one of
-	// its locks (git 2.39's update-ref --stdin sent SIGTERM while it
-	// takes 3,000 locks leaves one in most runs), which nothing takes
-	// over; the transaction is short.
-	cmd.Detached = true
-	if _, err := cmd.Run(context.WithoutCancel(ctx)); err != nil {
+	if err := r.refsStdin(ctx, &in); err != nil {
 		return fmt.Errorf("update %d refs in one transaction: %w", len(updates), err)
 	}
 	return nil
