@@ -214,7 +214,9 @@ func refresh[E interface {
 	}
 	if !x.Quiet {
 		for _, b := range broken {
-			s.Skip(b.Task, b.Err)
+			if b.Err != nil {
+				s.Skip(b.Task, b.Err)
+			}
 		}
 	}
 	// The task caches the read writes are written at its end, into one

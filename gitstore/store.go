@@ -535,24 +535,42 @@ func ParseActor(actor string, when time.Time) Signature {
 func (s *Store) Tasks(ctx context.Context) ([]record.TaskHead, error) {
 	out, broken, err := s.TasksBroken(ctx)
 	for _, b := range broken {
-		s.Skip(b.Task, b.Err)
+		if b.Err != nil {
+			s.Skip(b.Task, b.Err)
+		}
 	}
 	return out, err
 }
 
-// BrokenTask is a task whose ref's loose file is broken (BrokenRefError).
+// BrokenTask is a task whose ref's loose file is broken (BrokenRefError),
+// or, with Err nil, a ref under TaskPrefix whose name is no task's
+// (Misnamed): git (update-ref, a fetch with a refspec of its own) makes
+// one as "refs/reasoning/tasks/-h", which no command reads as a task.
 type BrokenTask struct {
 	Task string
 	Err  *BrokenRefError
+	// Misnamed is why Task is no task's name, when it is not.
+	Misnamed error
 }
 
-// Finding is verify's finding of the broken ref of task.
+// Finding is verify's finding of the broken ref of task, or of the ref
+// of no task.
 func (b BrokenTask) Finding() record.Finding {
+	if b.Err == nil {
+		ref := TaskPrefix + b.Task
+		task := record.Printable(b.Task)
+		if len(task) > record.MaxTaskLen {
+			task = strings.ToValidUTF8(task[:record.MaxTaskLen], "")
+		}
+		return record.Finding{Task: task, Commit: record.NoCommit, Code: record.FindMisnamedRef,
+			Message: record.Printable(fmt.Sprintf("ref %s names no task (%v), so git reason leaves it out: remove it with 'git update-ref -d %s'", ref, b.Misnamed, record.ShellQuote(ref)))}
+	}
 	return record.Finding{Task: b.Task, Commit: record.NoCommit, Code: record.FindBrokenRef,
 		Message: record.Printable(fmt.Sprintf("its ref's file %s holds %q, which names no commit, so git and git reason leave the task out: remove the file and run 'git reason pull' to fetch the task again", b.Err.Path, b.Err.Content))}
 }
 
-// TasksBroken is Tasks with the tasks it left out for a broken ref,
+// TasksBroken is Tasks with the tasks it left out for a broken ref, and
+// the refs under TaskPrefix it left out for a name that is no task's,
 // reported to no one: for a reader that reports them itself (verify,
 // doctor).
 func (s *Store) TasksBroken(ctx context.Context) ([]record.TaskHead, []BrokenTask, error) {
@@ -561,18 +579,22 @@ func (s *Store) TasksBroken(ctx context.Context) ([]record.TaskHead, []BrokenTas
 		return nil, nil, err
 	}
 	out := make([]record.TaskHead, 0, len(refs))
+	var bad []BrokenTask
 	for _, r := range refs {
 		task := strings.TrimPrefix(r.Name, TaskPrefix)
-		if record.CheckTask(task) != nil {
+		if err := record.CheckTask(task); err != nil {
+			bad = append(bad, BrokenTask{Task: task, Misnamed: err})
 			continue
 		}
 		out = append(out, record.TaskHead{Task: task, Head: r.Hash})
 	}
-	var bad []BrokenTask
 	for _, b := range broken {
-		if task := strings.TrimPrefix(b.Name, TaskPrefix); record.CheckTask(task) == nil {
-			bad = append(bad, BrokenTask{Task: task, Err: b})
+		task := strings.TrimPrefix(b.Name, TaskPrefix)
+		if err := record.CheckTask(task); err != nil {
+			bad = append(bad, BrokenTask{Task: task, Misnamed: err})
+			continue
 		}
+		bad = append(bad, BrokenTask{Task: task, Err: b})
 	}
 	return out, bad, nil
 }

@@ -69,6 +69,7 @@ const (
 	FindMergeRule    = "merge_refused" // the union of two histories breaks a rule
 	FindReuse        = "reuse"         // a reused conclusion is not what the reuse says, or its task does not replay clean
 	FindBrokenRef    = "broken_ref"    // the task's ref file names no commit (the finding's commit is NoCommit)
+	FindMisnamedRef  = "misnamed_ref"  // a ref under refs/reasoning/tasks/ whose name is no task's (commit NoCommit)
 )
 
 // NoCommit is the commit of a finding that has none, git's all-zero id.

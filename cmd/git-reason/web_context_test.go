@@ -98,6 +98,32 @@ func TestWebContext(t *testing.T) {
 	}
 }
 
+// TestWebContextLocalOnly: a task on no remote of a repository that has
+// remotes is marked local only on the context page, as 'git reason
+// context' marks it (context_local.txtar); a task pushed is not. The page
+// did not show the mark.
+func TestWebContextLocalOnly(t *testing.T) {
+	t.Parallel()
+	s := webRepo(t)
+	base := webCommits(t, s)
+	s.git("init", "-q", "--bare", s.dir+"/origin.git")
+	s.git("remote", "add", "origin", s.dir+"/origin.git")
+	s.reason("push", "origin", "T-1")
+	root, c := openWeb(t, s)
+	page := getPage(t, c, root+"/context?range="+url.QueryEscape(base+"..HEAD"))
+	mark := `<p class="local-only"><strong>Local only:</strong> on no remote; this clone never pushed it nor fetched it.</p>`
+	for task, want := range map[string]bool{"T-1": false, "T-4": true} {
+		_, article, _ := strings.Cut(page, `<article class="context" id="task-`+task+`">`)
+		article, _, _ = strings.Cut(article, "</article>")
+		if article == "" {
+			t.Fatalf("context page has no article of task %s:\n%s", task, page)
+		}
+		if got := strings.Contains(article, mark); got != want {
+			t.Errorf("task %s marked local only: %v, want %v", task, got, want)
+		}
+	}
+}
+
 // fullID is a record id (a ULID) shown whole as text, and shortID one
 // shown as the command line prints it, its whole self on hover.
 var (

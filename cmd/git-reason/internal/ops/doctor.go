@@ -170,10 +170,15 @@ func (e *Session) doctorRepository(ctx context.Context, d *Doctor, hooksPath str
 		return err
 	}
 	for _, b := range broken {
+		f := b.Finding()
+		if b.Err == nil {
+			// A ref of no task: no task is left out, nothing reads it.
+			d.Findings = append(d.Findings, Finding{Severity: "warning", Code: f.Code, Subject: f.Task, Message: f.Message})
+			continue
+		}
 		d.Refs.Tasks++
 		d.Refs.Broken++
-		d.Findings = append(d.Findings, Finding{Severity: "error", Code: "broken_ref", Subject: b.Task,
-			Message: b.Finding().Message})
+		d.Findings = append(d.Findings, Finding{Severity: "error", Code: f.Code, Subject: f.Task, Message: f.Message})
 	}
 	// The status index counts the records of every task that reads, kept
 	// by head, so that a doctor with nothing moved reads no task; a task

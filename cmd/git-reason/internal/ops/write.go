@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -267,8 +268,13 @@ func (e *Session) findIn(ctx context.Context, id, prefix string, tasks []record.
 		}
 		if found != nil && len(prefix) == ulid.EncodedSize {
 			// More characters cannot tell a whole id apart: one of the
-			// tasks holds a copy of the other's record.
-			return nil, nil, Usage("record %s is in tasks %s and %s: a record id names one record, so one holds a copy; see each with 'git reason log %s' and 'git reason log %s'", prefix, in.Task, st.Task, record.ShellQuote(in.Task), record.ShellQuote(st.Task))
+			// tasks holds a copy of the other's record, or a record of
+			// its own under the other's id.
+			what := "two different records under one id"
+			if sameRecord(found.Record, ent.Record) {
+				what = "a record id names one record, so one holds a copy"
+			}
+			return nil, nil, Usage("record %s is in tasks %s and %s: %s; see each with 'git reason log %s' and 'git reason log %s'", prefix, in.Task, st.Task, what, record.ShellQuote(in.Task), record.ShellQuote(st.Task))
 		}
 		if found != nil {
 			return nil, nil, Usage("record id prefix %q is ambiguous: it names records in tasks %s and %s; give more characters", id, in.Task, st.Task)
@@ -276,6 +282,14 @@ func (e *Session) findIn(ctx context.Context, id, prefix string, tasks []record.
 		found, in = ent, st
 	}
 	return found, in, nil
+}
+
+// sameRecord reports whether a and b, found under one id in two tasks,
+// are one record: equal but for the task that holds each and where in
+// it (its clock, and the derived fields computed from that task's state).
+func sameRecord(a, b *record.Record) bool {
+	return a.ID == b.ID && a.Kind == b.Kind && a.Created == b.Created && a.Actor == b.Actor &&
+		a.Origin == b.Origin && bytes.Equal(a.Body, b.Body)
 }
 
 // maxReadBytes bounds what is read for a body, from stdin or a file.
