@@ -43,15 +43,11 @@ func runAside(t *testing.T, here string, launcher ...string) bool {
 		return true
 	}
 	t.Parallel()
-	run := "^" + t.Name() + "$"
+	run := ""
 	if f := flag.Lookup("test.run"); f != nil {
-		// A subtest filter (-run 'TestNextWalk/disagreement') applies in
-		// the child too.
-		if _, sub, ok := strings.Cut(f.Value.String(), "/"); ok {
-			run += "/" + sub
-		}
+		run = f.Value.String()
 	}
-	args := []string{"-test.run", run, "-test.count=1", "-test.v"}
+	args := []string{"-test.run", asideRun(t.Name(), run), "-test.count=1", "-test.v"}
 	if testing.Short() {
 		args = append(args, "-test.short")
 	}
@@ -74,4 +70,16 @@ func runAside(t *testing.T, here string, launcher ...string) bool {
 	}
 	t.Log("ran in a test binary of its own:\n" + relayed)
 	return false
+}
+
+// asideRun is the -test.run pattern of the child runAside starts for the
+// test name, in a test binary run with the pattern run: name alone, and a
+// subtest filter (-run 'TestNextWalk/disagreement') applies in the child
+// too.
+func asideRun(name, run string) string {
+	child := "^" + name + "$"
+	if _, sub, ok := strings.Cut(run, "/"); ok {
+		child += "/" + sub
+	}
+	return child
 }
