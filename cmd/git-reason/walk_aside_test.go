@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -43,15 +44,11 @@ func runAside(t *testing.T, here string, launcher ...string) bool {
 		return true
 	}
 	t.Parallel()
-	run := "^" + t.Name() + "$"
+	run := ""
 	if f := flag.Lookup("test.run"); f != nil {
-		// A subtest filter (-run 'TestNextWalk/disagreement') applies in
-		// the child too.
-		if _, sub, ok := strings.Cut(f.Value.String(), "/"); ok {
-			run += "/" + sub
-		}
+		run = f.Value.String()
 	}
-	args := []string{"-test.run", run, "-test.count=1", "-test.v"}
+	args := []string{"-test.run", asideRun(t.Name(), run), "-test.count=1", "-test.v"}
 	if testing.Short() {
 		args = append(args, "-test.short")
 	}
@@ -74,4 +71,83 @@ func runAside(t *testing.T, here string, launcher ...string) bool {
 	}
 	t.Log("ran in a test binary of its own:\n" + relayed)
 	return false
+}
+
+// asideRun is the -test.run pattern of the child runAside starts for the
+// test name, in a test binary run with the pattern run: name alone, and a
+// subtest filter (-run 'TestNextWalk/disagreement') applies in the child
+// too. It took everything after the first "/" of run as the filter, other
+// tests' alternatives with it: with -run 'TestNextWalk/x|TestOther' the
+// child of TestNextWalk ran TestOther too, and a child of
+// TestCtrlCStopsAPromptIgnoringSIGINT running TestNextWalk had that start
+// a grandchild running TestCtrlCStopsAPromptIgnoringSIGINT with SIGINT at
+// its default ("the test binary was to start with SIGINT ignored"). Each
+// alternative of run whose first level matches name gives its lower
+// levels, behind name anchored; one without lower levels runs every
+// subtest.
+func asideRun(name, run string) string {
+	self := "^" + regexp.QuoteMeta(name) + "$"
+	var alts []string
+	for _, alt := range splitPattern(run, '|') {
+		levels := splitPattern(alt, '/')
+		if ok, err := regexp.MatchString(levels[0], name); err != nil || !ok {
+			continue
+		}
+		if len(levels) == 1 {
+			return self
+		}
+		alts = append(alts, self+"/"+strings.Join(levels[1:], "/"))
+	}
+	if len(alts) == 0 {
+		return self
+	}
+	return strings.Join(alts, "|")
+}
+
+// splitPattern cuts a -test.run pattern at each sep ('|' or '/') outside
+// brackets and parentheses and not escaped, as package testing does.
+func splitPattern(s string, sep byte) []string {
+	var parts []string
+	brackets, parens, start := 0, 0, 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '[':
+			brackets++
+		case c == ']':
+			brackets = max(brackets-1, 0)
+		case c == '(' && brackets == 0:
+			parens++
+		case c == ')' && brackets == 0:
+			parens--
+		case c == '\\':
+			i++
+		case c == sep && brackets == 0 && parens == 0:
+			parts = append(parts, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(parts, s[start:])
+}
+
+// TestAsideRun: the child runAside starts runs its test, with the subtest
+// filter -run gave that test, and no other test.
+func TestAsideRun(t *testing.T) {
+	t.Parallel()
+	const walk, ctrlC = "TestNextWalk", "TestCtrlCStopsAPromptIgnoringSIGINT"
+	for _, c := range []struct{ name, run, want string }{
+		{walk, "", "^TestNextWalk$"},
+		{walk, walk + "$", "^TestNextWalk$"},
+		{walk, walk + "/disagreement", "^TestNextWalk$/disagreement"},
+		{walk, ctrlC + "|" + walk + "$", "^TestNextWalk$"},
+		{walk, walk + "/x|" + ctrlC, "^TestNextWalk$/x"},
+		{ctrlC, walk + "/x|" + ctrlC, "^" + ctrlC + "$"},
+		{ctrlC, ctrlC + "/x|" + walk + "$|" + ctrlC, "^" + ctrlC + "$"},
+		{walk, walk + "/a|TestNext/b/c", "^TestNextWalk$/a|^TestNextWalk$/b/c"},
+		{walk, "(" + walk + "|TestOther)/a[/|]b", "^TestNextWalk$/a[/|]b"},
+		{walk, `TestNextWalk/a\|b`, `^TestNextWalk$/a\|b`},
+	} {
+		if got := asideRun(c.name, c.run); got != c.want {
+			t.Errorf("asideRun(%q, %q) = %q, want %q", c.name, c.run, got, c.want)
+		}
+	}
 }

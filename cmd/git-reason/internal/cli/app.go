@@ -63,6 +63,7 @@ func runArgs(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Write
 		}
 	}
 	app := newApp(s, args, stdin, stdout, stderr)
+	out, _ := app.Writer.(*outputWriter)
 	var noHelp string
 	var noHelpIn *cli.Command // the verb whose sub-verb noHelp is not
 	app.CommandNotFound = func(c *cli.Context, name string) { noHelp, noHelpIn = name, c.Command }
@@ -83,6 +84,9 @@ func runArgs(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Write
 		err = ops.Usage("unknown command %q: %s", noHelpIn.Name+" "+noHelp, nearestVerb(noHelpIn.Subcommands, noHelpIn.HelpName, noHelp))
 	default:
 		err = ops.Usage("no help for %q: %s", noHelp, unknownVerb(app, noHelp))
+	}
+	if err == nil {
+		err = out.failure()
 	}
 	if err == nil {
 		return exitOK
@@ -505,7 +509,7 @@ func newApp(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer
 		HelpName:    "git reason",
 		Usage:       "keep engineering reasoning as typed records in git",
 		Reader:      stdin,
-		Writer:      stdout,
+		Writer:      &outputWriter{w: stdout},
 		ErrWriter:   &printableWriter{w: stderr},
 		HideVersion: true,
 		// Values of repeatable flags are sentences: never split them on commas.

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -152,5 +153,37 @@ func TestJSONOutputHeldToItsSchema(t *testing.T) {
 	b := &base{Out: &out, JSON: true, Output: schemas.Outputs["tasks"]}
 	if err := b.render([]any{}, nil); err != nil || out.String() != "[]\n" {
 		t.Errorf("no tasks: %q, %v", out.String(), err)
+	}
+}
+
+// TestOutputWriterClosedPipe: a command whose output's reader went away
+// (SIGPIPE ignored, so that the write returns EPIPE: a pipe that is not
+// file descriptor 1 here) ends quietly with exit 141, as git's commands
+// do, not with exit 1 saying "broken pipe"; every other failed write is
+// the command's failure.
+func TestOutputWriterClosedPipe(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	r.Close()
+	out := &outputWriter{w: w}
+	if _, err := out.Write([]byte("help\n")); err == nil {
+		t.Fatal("a write to a pipe nobody reads succeeded")
+	}
+	if got := out.failure(); exitCode(got) != 141 || got.Error() != "" {
+		t.Errorf("a closed pipe: %v, exit %d; want nothing said, exit 141", got, exitCode(got))
+	}
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer full.Close()
+	out = &outputWriter{w: full}
+	out.Write([]byte("help\n"))
+	out.Write([]byte("more\n"))
+	if got := out.failure(); exitCode(got) != exitFailure || !strings.Contains(got.Error(), "no space left on device") {
+		t.Errorf("a full disk: %v, exit %d; want exit 1 saying no space is left", got, exitCode(got))
 	}
 }

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"errors"
 	"io"
 	"strings"
 	"sync"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
@@ -71,13 +73,60 @@ func (p *printableWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// unfiltered is w without the printable filter: the writer a
-// printableWriter writes to, else w itself.
+// unfiltered is w without the printable filter and the output's error
+// record: the writer a printableWriter or an outputWriter writes to, else
+// w itself.
 func unfiltered(w io.Writer) io.Writer {
-	if pw, ok := w.(*printableWriter); ok {
-		return pw.w
+	for {
+		switch o := w.(type) {
+		case *printableWriter:
+			w = o.w
+		case *outputWriter:
+			w = o.w
+		default:
+			return w
+		}
 	}
-	return w
+}
+
+// outputWriter is a command's standard output, keeping the first error a
+// write to it met. The help, printed by urfave/cli, drops the error of
+// its writes, and git reason -h >/dev/full exited 0 having written
+// nothing, where git says "fatal: unable to write" and exits 128; what a
+// verb printed and did not check failed as quietly. The command fails
+// with it (failure) once it has nothing else to say.
+type outputWriter struct {
+	w   io.Writer
+	mu  sync.Mutex
+	err error
+}
+
+func (o *outputWriter) Write(b []byte) (int, error) {
+	n, err := o.w.Write(b)
+	if err != nil {
+		o.mu.Lock()
+		if o.err == nil {
+			o.err = err
+		}
+		o.mu.Unlock()
+	}
+	return n, err
+}
+
+// failure is the error of the first write that failed, an I/O failure
+// (exit 1), or nil: a closed pipe ends the command quietly with the
+// status of a process it killed (141), as a pager quit does (pagerPipe)
+// and as git's commands do, SIGPIPE ignored or not.
+func (o *outputWriter) failure() error {
+	if o == nil {
+		return nil
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if errors.Is(o.err, syscall.EPIPE) {
+		return quietExit(141)
+	}
+	return o.err
 }
 
 // gitProgressText passes git's progress to the terminal through the
