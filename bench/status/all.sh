@@ -18,7 +18,7 @@ cd "$(dirname "$0")/../.."
 base=$1 world=${2:-/var/tmp/scale/w20000} runs=${3:-9}
 home=${4:-/var/tmp/scale/home}
 dir=$(mktemp -d) repo=$(pwd)
-trap 'git -C "$repo" worktree remove --force "$dir/base-src" 2>/dev/null; rm -rf "$dir"' EXIT
+trap 'git -C "$repo" worktree remove --force "$dir/base-src" 2>/dev/null || :; rm -rf "$dir"' EXIT
 tags=urfave_cli_no_docs,netgo
 mkdir -p "$dir/new" "$dir/base"
 go build -tags "$tags" -o "$dir/new/" ./cmd/...
