@@ -252,11 +252,13 @@ func (c *Catalog) Profile(id string) (Profile, bool) {
 // HasCapability reports whether the vocabulary declares the capability, so
 // the writer can reject an assessment that needs an undeclared one.
 func (c *Catalog) HasCapability(id string) bool {
-	for _, k := range c.Capabilities {
+	for i, k := range c.Capabilities {
 		if k.ID == id {
+			idReads.Add(int64(i + 1))
 			return true
 		}
 	}
+	idReads.Add(int64(len(c.Capabilities)))
 	return false
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"git-reason/advisor/transport"
+	"git-reason/reliability/harness"
 )
 
 // attackOverlay redirects a declared advisor's credential to another
@@ -164,7 +165,7 @@ func TestRepositoryOverlayMustBeRegular(t *testing.T) {
 	check("symbolic link")
 	os.Remove(file)
 	if err := syscall.Mkfifo(file, 0o644); err != nil {
-		t.Skipf("mkfifo: %v", err)
+		harness.MissingTool(t, "mkfifo: "+err.Error())
 	}
 	check("FIFO")
 	os.Remove(file)

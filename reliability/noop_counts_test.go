@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"git-reason/reliability/harness"
 )
 
 // looseWorld is scaleWorld with every task ref and remote-tracking ref a
@@ -79,7 +81,7 @@ func TestNoOpReadsCounts(t *testing.T) {
 		t.Logf("%s: %d read calls, %d bytes read, %d bytes of files of every task at %d tasks; %d, %d, %d at %d",
 			name, small.ReadCalls, small.ReadBytes, small.SharedBytes, sizes[0], large.ReadCalls, large.ReadBytes, large.SharedBytes, sizes[1])
 		if small.ReadCalls == 0 {
-			t.Skip("no read counts here (/proc/self/io)")
+			harness.MissingTool(t, "no read counts here (/proc/self/io)")
 		}
 		if large.ReadCalls > small.ReadCalls+40 || large.SharedBytes > small.SharedBytes+1024 || large.RefsListed != 0 {
 			t.Errorf("%s with nothing moved: %d read calls, %d bytes of files of every task and %d refs listed at %d tasks, against %d, %d and %d at %d: it reads what grows with the tasks",
@@ -110,7 +112,7 @@ func TestGrepSignsWhatItKeeps(t *testing.T) {
 	small, large := counts[0], counts[1]
 	t.Logf("%d read calls at %d tasks, %d at %d", small.ReadCalls, sizes[0], large.ReadCalls, sizes[1])
 	if small.ReadCalls == 0 {
-		t.Skip("no read counts here (/proc/self/io)")
+		harness.MissingTool(t, "no read counts here (/proc/self/io)")
 	}
 	if large.ReadCalls > small.ReadCalls+40 {
 		t.Errorf("log --grep PATTERN -n 1 matching every task: %d read calls at %d tasks against %d at %d: it reads what grows with the tasks it does not print",

@@ -152,7 +152,7 @@ func TestExecEnvironmentIsMinimal(t *testing.T) {
 	// env itself, not a shell, which would add variables of its own.
 	envPath, err := exec.LookPath("env")
 	if err != nil {
-		t.Skip("no env command")
+		harness.MissingTool(t, "env is not on PATH")
 	}
 	a, _ := For("exec")
 	ans, f := ask(t, a, Target{ID: "fake-cli", Adapter: "exec", Command: []string{envPath}, Credential: credVar})

@@ -375,7 +375,7 @@ func TestFastPathSHA256Repository(t *testing.T) {
 	f := newSSHFixture(t)
 	repo := filepath.Join(f.dir, "repo256")
 	if _, err := git.Run(context.Background(), f.dir, "init", "-q", "--object-format=sha256", "repo256"); err != nil {
-		t.Skipf("git cannot make a SHA-256 repository: %v", err)
+		harness.MissingTool(t, fmt.Sprintf("git cannot make a SHA-256 repository: %v", err))
 	}
 	g := &sshFixture{dir: f.dir, repo: repo, keys: f.keys, commits: map[string]string{}, runs: f.runs}
 	g.git(t, "-c", "user.name=ada", "-c", "user.email=ada@example.invalid", "commit", "-q", "--allow-empty", "--no-gpg-sign", "-m", "msg")

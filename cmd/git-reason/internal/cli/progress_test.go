@@ -7,6 +7,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"git-reason/reliability/harness"
 )
 
 // TestProgressMeter: nothing before the delay; then a line rewritten in
@@ -61,7 +63,7 @@ func TestProgressMeter(t *testing.T) {
 func TestStderrFilteredTerminalSeen(t *testing.T) {
 	tty, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
 	if err != nil || terminal(tty) == nil {
-		t.Skipf("no pseudo-terminal here (%v)", err)
+		harness.MissingTool(t, fmt.Sprintf("no pseudo-terminal here (%v)", err))
 	}
 	defer tty.Close()
 	app := newApp(nil, []string{"git-reason"}, tty, tty, tty)
