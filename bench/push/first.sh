@@ -5,23 +5,18 @@
 # CPU (user + system of git-reason and every process it waits for, by
 # /usr/bin/time), medians of RUNS interleaved runs. Between runs the
 # remote is made again and the tracking refs the push set are removed.
-# Usage: bench/push/first.sh BASE [WORLD] [TASKS] [RUNS] [HOME]
+# Usage: bench/push/first.sh BASE [WORLD] [TASKS] [RUNS]
 #   BASE: a revision; WORLD: /var/tmp/scale/w20000; TASKS: 3000 (all:
-#   every task of the clone); RUNS: 3; HOME: /var/tmp/scale/home
+#   every task of the clone); RUNS: 3
 set -eu
 cd "$(dirname "$0")/../.."
 base=$1 world=${2:-/var/tmp/scale/w20000} tasks=${3:-3000} runs=${4:-3}
-home=${5:-/var/tmp/scale/home}
-dir=$(mktemp -d) repo=$(pwd)
-trap 'git -C "$repo" worktree remove --force "$dir/base-src" 2>/dev/null || :; rm -rf "$dir"' EXIT
-tags=urfave_cli_no_docs,netgo
-mkdir -p "$dir/new" "$dir/base"
-go build -tags "$tags" -o "$dir/new/" ./cmd/...
-git worktree add --detach "$dir/base-src" "$base" >/dev/null 2>&1
-(cd "$dir/base-src" && go build -tags "$tags" -o "$dir/base/" ./cmd/...)
-git worktree remove --force "$dir/base-src"
+. bench/twobuilds.sh
+scratch
+twobuilds "$base" ./cmd/...
+dir=$tmp
+mv "$dir/before" "$dir/base" && mv "$dir/after" "$dir/new"
 cp -a "$world/clone" "$dir/clone"
-export HOME="$home" # after the builds: go keeps its caches under the user's HOME
 cd "$dir/clone"
 if [ "$tasks" = all ]; then
   git for-each-ref --format='%(refname:strip=3)' refs/reasoning/tasks/ >"$dir/all"
