@@ -332,6 +332,9 @@ func (e *Session) Settings() (*settings.Settings, error) {
 	} else {
 		st, err = settings.Load(context.Background(), e.Repo.GitDir, settings.Flags{Profile: e.profileFlag})
 	}
+	if errors.Is(err, settings.ErrBadValue) {
+		return nil, Usage("%s", err) // bad input, as a bad flag is
+	}
 	if err != nil {
 		return nil, err
 	}

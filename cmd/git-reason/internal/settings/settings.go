@@ -1,6 +1,7 @@
 package settings
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -8,7 +9,6 @@ import (
 	"strings"
 
 	"git-reason/gitstore"
-	"git-reason/record"
 )
 
 // Settings is everything git reason takes from git configuration and the
@@ -377,13 +377,17 @@ func resolve(src source, flags Flags) (*Settings, error) {
 	return s, nil
 }
 
-// badValue is a configuration value resolve refused: bad input, as a bad
-// flag is (exit 2 in every verb), whose message names the key and what
-// it takes.
+// ErrBadValue is wrapped by Load's error for a configuration value it
+// refuses: bad input, as a bad flag is (ops makes it a usage error: exit
+// 2 in every verb).
+var ErrBadValue = errors.New("bad configuration value")
+
+// badValue is a configuration value resolve refused, whose message names
+// the key and what it takes.
 type badValue struct{ error }
 
 func (e badValue) Unwrap() error      { return e.error }
-func (badValue) Is(target error) bool { return target == record.ErrInput }
+func (badValue) Is(target error) bool { return target == ErrBadValue }
 
 // parseSize reads an integer as git's config does: an optional k, m or g
 // multiplies it by 1024, 1024² or 1024³.
