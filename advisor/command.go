@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // shells are the programs whose -c option takes a script whose words
@@ -188,13 +189,15 @@ const shellNote = "its shell script is not fully covered: trust covers the files
 // implicitFiles are, by program, the files it reads in the directory it
 // starts in (the work tree's top) when no argument names them: covered
 // when they are there.
-var implicitFiles = map[string][]string{
-	"make": {"GNUmakefile", "makefile", "Makefile"}, "gmake": {"GNUmakefile", "makefile", "Makefile"}, "bmake": {"makefile", "Makefile"},
-	"just": {"justfile", "Justfile", ".justfile"}, "rake": {"Rakefile", "rakefile", "Rakefile.rb"},
-	"npm": {"package.json", ".npmrc"}, "npx": {"package.json", ".npmrc"}, "yarn": {"package.json", ".yarnrc", ".yarnrc.yml"},
-	"pnpm": {"package.json", ".npmrc"}, "bun": {"package.json", "bunfig.toml"}, "deno": {"deno.json", "deno.jsonc"},
-	"task": {"Taskfile.yml", "Taskfile.yaml"}, "invoke": {"tasks.py"}, "nox": {"noxfile.py"}, "tox": {"tox.ini"},
-}
+var implicitFiles = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"make": {"GNUmakefile", "makefile", "Makefile"}, "gmake": {"GNUmakefile", "makefile", "Makefile"}, "bmake": {"makefile", "Makefile"},
+		"just": {"justfile", "Justfile", ".justfile"}, "rake": {"Rakefile", "rakefile", "Rakefile.rb"},
+		"npm": {"package.json", ".npmrc"}, "npx": {"package.json", ".npmrc"}, "yarn": {"package.json", ".yarnrc", ".yarnrc.yml"},
+		"pnpm": {"package.json", ".npmrc"}, "bun": {"package.json", "bunfig.toml"}, "deno": {"deno.json", "deno.jsonc"},
+		"task": {"Taskfile.yml", "Taskfile.yaml"}, "invoke": {"tasks.py"}, "nox": {"noxfile.py"}, "tox": {"tox.ini"},
+	}
+})
 
 // projectRunners build and run the project they start in, the work
 // tree's own code, which trust does not cover.
@@ -220,34 +223,36 @@ type interpreter struct {
 // interpreters are the programs, by base name with a version dropped
 // (python3.12, perl5.36), whose code on the command line trust reads as
 // words (codeNames).
-var interpreters = map[string]interpreter{
-	"python":     {letters: "cm", exts: []string{".py"}},
-	"pypy":       {letters: "cm", exts: []string{".py"}},
-	"node":       {letters: "ep", long: jsEval, exts: jsExts},
-	"nodejs":     {letters: "ep", long: jsEval, exts: jsExts},
-	"bun":        {letters: "ep", long: jsEval, exts: jsExts},
-	"deno":       {long: []string{"eval"}, exts: jsExts},
-	"perl":       {letters: "eE", exts: []string{".pl", ".pm"}},
-	"ruby":       {letters: "e", exts: []string{".rb"}},
-	"php":        {letters: "rBRE", exts: []string{".php"}},
-	"lua":        {letters: "e", exts: []string{".lua"}},
-	"luajit":     {letters: "e", exts: []string{".lua"}},
-	"Rscript":    {letters: "e", exts: []string{".R"}},
-	"R":          {letters: "e", exts: []string{".R"}},
-	"julia":      {letters: "eE", long: jsEval, exts: []string{".jl"}},
-	"elixir":     {letters: "e", long: jsEval[:1], exts: []string{".exs", ".ex"}},
-	"osascript":  {letters: "e"},
-	"pwsh":       {inline: true, long: psCommand, exts: []string{".ps1"}},
-	"powershell": {inline: true, long: psCommand, exts: []string{".ps1"}},
-	"awk":        {inline: true, letters: "e"},
-	"gawk":       {inline: true, letters: "e"},
-	"mawk":       {inline: true},
-	"nawk":       {inline: true},
-	"sed":        {inline: true, letters: "e", long: []string{"--expression"}},
-	"gsed":       {inline: true, letters: "e", long: []string{"--expression"}},
-	"tclsh":      {inline: true},
-	"wish":       {inline: true},
-}
+var interpreters = sync.OnceValue(func() map[string]interpreter {
+	return map[string]interpreter{
+		"python":     {letters: "cm", exts: []string{".py"}},
+		"pypy":       {letters: "cm", exts: []string{".py"}},
+		"node":       {letters: "ep", long: jsEval, exts: jsExts},
+		"nodejs":     {letters: "ep", long: jsEval, exts: jsExts},
+		"bun":        {letters: "ep", long: jsEval, exts: jsExts},
+		"deno":       {long: []string{"eval"}, exts: jsExts},
+		"perl":       {letters: "eE", exts: []string{".pl", ".pm"}},
+		"ruby":       {letters: "e", exts: []string{".rb"}},
+		"php":        {letters: "rBRE", exts: []string{".php"}},
+		"lua":        {letters: "e", exts: []string{".lua"}},
+		"luajit":     {letters: "e", exts: []string{".lua"}},
+		"Rscript":    {letters: "e", exts: []string{".R"}},
+		"R":          {letters: "e", exts: []string{".R"}},
+		"julia":      {letters: "eE", long: jsEval, exts: []string{".jl"}},
+		"elixir":     {letters: "e", long: jsEval[:1], exts: []string{".exs", ".ex"}},
+		"osascript":  {letters: "e"},
+		"pwsh":       {inline: true, long: psCommand, exts: []string{".ps1"}},
+		"powershell": {inline: true, long: psCommand, exts: []string{".ps1"}},
+		"awk":        {inline: true, letters: "e"},
+		"gawk":       {inline: true, letters: "e"},
+		"mawk":       {inline: true},
+		"nawk":       {inline: true},
+		"sed":        {inline: true, letters: "e", long: []string{"--expression"}},
+		"gsed":       {inline: true, letters: "e", long: []string{"--expression"}},
+		"tclsh":      {inline: true},
+		"wish":       {inline: true},
+	}
+})
 
 var (
 	jsEval    = []string{"--eval", "--print"}
@@ -260,7 +265,7 @@ var (
 func interpreterOf(a string) (string, interpreter, bool) {
 	base := filepath.Base(a)
 	name := strings.TrimRight(base, "0123456789.")
-	in, ok := interpreters[name]
+	in, ok := interpreters()[name]
 	return base, in, ok
 }
 
@@ -279,7 +284,7 @@ func interpreterOf(a string) (string, interpreter, bool) {
 // more.
 func codeNames(argv []string, names [][]string) (opaque []string) {
 	for j, a := range argv {
-		names[j] = append(names[j], implicitFiles[filepath.Base(a)]...)
+		names[j] = append(names[j], implicitFiles()[filepath.Base(a)]...)
 		if slices.Contains(projectRunners, filepath.Base(a)) && !slices.Contains(opaque, runnerNote(a)) {
 			opaque = append(opaque, runnerNote(a))
 		}

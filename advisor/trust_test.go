@@ -474,7 +474,7 @@ func TestCodeNames(t *testing.T) {
 	for i := range 10 * maxCodeWords {
 		fmt.Fprintf(&many, "w%d.x ", i)
 	}
-	if words := codeWords(many.String(), interpreters["node"]); len(words) > 5*maxCodeWords {
+	if words := codeWords(many.String(), interpreters()["node"]); len(words) > 5*maxCodeWords {
 		t.Errorf("%d words read, want at most %d", len(words), 5*maxCodeWords)
 	}
 }
