@@ -631,10 +631,13 @@ func missing(err error) bool {
 // pushInline is how many refspecs Push names on git push's command line.
 // Past it, the commits are refs of a namespace of this process's own
 // (stagePush), pushed by one wildcard refspec: git 2.39 matches each
-// explicit refspec against every local ref, so a first push of 3,000
-// tasks spent 5.6 s of CPU matching (a wildcard: 0.6 s), 20,000 tasks most
-// of an hour, and 20,000 refspecs no longer fit a command line
-// (bench/scale -push).
+// explicit refspec against every local ref, and a clone holds two refs a
+// task, so a first push of 3,000 of 20,000 tasks took 97 s against 10.5 s
+// this way (`sh bench/push/first.sh BASE`); and a refspec a task for
+// tens of thousands of tasks comes near what one command line holds. A
+// push killed between stagePush and dropStaged leaves its namespace (its
+// refs keep their commits, as the task refs do) until the next staged
+// push removes it.
 var pushInline = 200
 
 // stagedPrefix holds the namespaces of pushes under way,
