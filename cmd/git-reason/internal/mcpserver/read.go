@@ -163,6 +163,11 @@ func (s *Server) status(ctx context.Context, c *call) (*outcome, error) {
 			if st.Closed != nil {
 				phase = "closed" // as the command line's table says it
 			}
+			if h := st.Quarantined; h != nil {
+				// No record here: as a verb given the task says it.
+				text += fmt.Sprintf("\n%s: no task here: quarantined history of %s waits on %s", st.Task, record.Printable(h.Remote), h.Ref)
+				continue
+			}
 			text += fmt.Sprintf("\n%s: %s (%s)", st.Task, phase, record.Plural(st.Records, "record"))
 			if st.DoesNotVerify != nil {
 				text += ": " + record.NotVerified(st.DoesNotVerify).ToolMessage()
