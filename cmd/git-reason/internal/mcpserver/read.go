@@ -194,6 +194,7 @@ func (s *Server) status(ctx context.Context, c *call) (*outcome, error) {
 	if out.Needs, err = s.env.TaskNeeds(ctx, task); err != nil {
 		return nil, err
 	}
+	out.Remote = s.env.Shared(task) // as 'git reason status TASK --json'
 	// Each step also as the tool calls that take it, beside the command.
 	s.withTools(&out.Status)
 	var ids []string // the full ids a need's command says short
@@ -221,6 +222,9 @@ func (s *Server) status(ctx context.Context, c *call) (*outcome, error) {
 	}
 	if line := out.Signatures.Text(); line != "" {
 		text += "; signatures: " + record.Printable(line)
+	}
+	if out.Remote != "" {
+		text += "; remote: " + record.Printable(out.Remote)
 	}
 	return &outcome{out: out, text: text, task: task}, nil
 }
