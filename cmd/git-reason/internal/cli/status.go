@@ -102,8 +102,16 @@ func statusAll(ctx context.Context, o *statusOptions, sess *ops.Session) error {
 	if err != nil {
 		return err
 	}
+	// A task that exists here only as a remote's history a pull
+	// quarantined has no row, and a line: every verb given it says so.
+	held := sess.HeldOnly()
 	if len(all) == 0 {
-		fmt.Fprintln(o.Out, sess.NoTasks(ctx))
+		if len(held) == 0 {
+			fmt.Fprintln(o.Out, sess.NoTasks(ctx))
+		}
+		for _, h := range held {
+			fmt.Fprintln(o.Out, record.Printable(h.Line))
+		}
 		return nil
 	}
 	w := &lineBuffer{w: o.Out} // a line per task: written in large pieces
@@ -115,6 +123,9 @@ func statusAll(ctx context.Context, o *statusOptions, sess *ops.Session) error {
 		return err
 	}
 	printNeeds(w, needs)
+	for _, h := range held {
+		fmt.Fprintf(w, "%s\n", record.Printable(h.Line))
+	}
 	// What the automatic catch-up could not integrate, said once by the
 	// command after the fetch, stays in view here until it is.
 	for _, l := range sess.CatchUpPending() {

@@ -87,7 +87,13 @@ func printTasks(w io.Writer, pal palette, rows []ops.TaskRow, none string) error
 				state += " by " + c.By
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", r.Task, pal.phase(r.Phase), state, r.Records, r.Updated, record.Printable(r.Subject))
+		subject := record.Printable(r.Subject)
+		if h := r.Quarantined; h != nil {
+			// No record here: what waits, and where it is said.
+			state = "quarantined on " + record.Printable(h.Remote)
+			subject = "see 'git reason status " + r.Task + "'"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", r.Task, pal.phase(r.Phase), state, r.Records, r.Updated, subject)
 	}
 	return tw.Flush()
 }

@@ -163,6 +163,11 @@ func (s *Server) status(ctx context.Context, c *call) (*outcome, error) {
 			if st.Closed != nil {
 				phase = "closed" // as the command line's table says it
 			}
+			if h := st.Quarantined; h != nil {
+				// No record here: as a verb given the task says it.
+				text += fmt.Sprintf("\n%s: no task here: quarantined history of %s waits on %s", st.Task, record.Printable(h.Remote), h.Ref)
+				continue
+			}
 			text += fmt.Sprintf("\n%s: %s (%s)", st.Task, phase, record.Plural(st.Records, "record"))
 			if st.DoesNotVerify != nil {
 				text += ": " + record.NotVerified(st.DoesNotVerify).ToolMessage()
@@ -189,6 +194,7 @@ func (s *Server) status(ctx context.Context, c *call) (*outcome, error) {
 	if out.Needs, err = s.env.TaskNeeds(ctx, task); err != nil {
 		return nil, err
 	}
+	out.Remote = s.env.Shared(task) // as 'git reason status TASK --json'
 	// Each step also as the tool calls that take it, beside the command.
 	s.withTools(&out.Status)
 	var ids []string // the full ids a need's command says short
@@ -216,6 +222,9 @@ func (s *Server) status(ctx context.Context, c *call) (*outcome, error) {
 	}
 	if line := out.Signatures.Text(); line != "" {
 		text += "; signatures: " + record.Printable(line)
+	}
+	if out.Remote != "" {
+		text += "; remote: " + record.Printable(out.Remote)
 	}
 	return &outcome{out: out, text: text, task: task}, nil
 }

@@ -979,6 +979,39 @@ func TestStatusTextSaysClosed(t *testing.T) {
 	}
 }
 
+// status of a task says where it stands on the remote, as 'git reason
+// status TASK --json' does (its remote field, the text's remote line):
+// the tool's result had no remote, so an agent could not tell a task
+// never pushed from one up to date.
+func TestStatusSaysWhereTheTaskStandsOnTheRemote(t *testing.T) {
+	dir := newRepo(t)
+	bare := filepath.Join(t.TempDir(), "remote.git")
+	git := func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	if out, err := exec.Command("git", "init", "-q", "--bare", bare).CombinedOutput(); err != nil {
+		t.Fatalf("git init --bare: %v\n%s", err, out)
+	}
+	git("remote", "add", "origin", bare)
+	git("config", "--add", "remote.origin.fetch", "+refs/reasoning/tasks/*:refs/reasoning/remotes/origin/*")
+	cs := connect(t, dir, nil)
+	callTool(t, cs, "assess", map[string]any{"task": "T-1", "subject": "s", "question": "q?", "materiality": "minor", "reversibility": "costly"})
+	for _, want := range []string{"not on origin yet: 'git reason push origin T-1' shares it", "up to date with origin (as last fetched)"} {
+		res, out := callTool(t, cs, "status", map[string]any{"task": "T-1"})
+		if out["remote"] != want {
+			t.Errorf("status T-1: remote %v, want %q", out["remote"], want)
+		}
+		if text := res.Content[0].(*mcp.TextContent).Text; !strings.HasSuffix(text, "; remote: "+want) {
+			t.Errorf("status T-1 says %q, want it to end with the remote line %q", text, want)
+		}
+		git("push", "-q", "origin", "refs/reasoning/tasks/T-1:refs/reasoning/tasks/T-1")
+		git("fetch", "-q", "origin")
+	}
+}
+
 // A close superseded by a task with no records carries a notice saying
 // so in the tools' terms (a mistyped name closed the task silently), and
 // one by a task that has records carries none.

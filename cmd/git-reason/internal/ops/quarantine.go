@@ -3,6 +3,7 @@ package ops
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 
 	"git-reason/gitstore"
@@ -48,11 +49,54 @@ func (e *Session) HeldBack(task string) (Quarantine, bool) {
 	if !ok {
 		return Quarantine{}, false
 	}
+	return e.heldStill(task, q)
+}
+
+// heldStill is task's quarantine q when its tracking ref still holds the
+// fetched head it was held back at.
+func (e *Session) heldStill(task string, q gitstore.Quarantine) (Quarantine, bool) {
 	ref := TrackingRef(q.Remote, task)
 	if tracking, err := e.Repo.ReadRef(ref); err != nil || tracking != q.Fetched {
 		return Quarantine{}, false
 	}
 	return Quarantine{Quarantine: q, Ref: ref}, true
+}
+
+// HeldHistory is a remote's history of a task that exists here only as
+// that history, quarantined by a pull: how the task lists (status, tasks)
+// show it, since no local record says anything of it.
+type HeldHistory struct {
+	Remote string   `json:"remote"`
+	Codes  []string `json:"codes"`
+	Ref    string   `json:"ref"` // the tracking ref it waits on
+}
+
+// HeldTask is a task HeldOnly names: its quarantined history, and the
+// line a list says of it (the error of every verb given the task).
+type HeldTask struct {
+	Task    string
+	History HeldHistory
+	Line    string
+}
+
+// HeldOnly is, sorted by task, each task with no local ref whose fetched
+// history a pull quarantined and whose tracking ref holds it still: the
+// tasks a list of the local ones would not show, of which every verb says
+// 'no task here: a pull quarantined ...' (noTask). It reads quarantine.json
+// once and the refs of the tasks it names, never every task's.
+func (e *Session) HeldOnly() []HeldTask {
+	var out []HeldTask
+	for task, q := range e.Store.LoadQuarantines() {
+		if local, err := e.Repo.ReadRef(gitstore.TaskRef(task)); err != nil || local != "" {
+			continue
+		}
+		if h, held := e.heldStill(task, q); held {
+			out = append(out, HeldTask{Task: task, History: HeldHistory{Remote: h.Remote, Codes: h.Codes, Ref: h.Ref},
+				Line: fmt.Sprintf("%s: no task here: %s", task, h.Said())})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Task < out[j].Task })
+	return out
 }
 
 // rememberQuarantines keeps what an integration of remote held back, and

@@ -28,11 +28,16 @@ type TaskStatusDoc struct {
 type StatusListRow struct {
 	record.Status
 	Signatures *SignatureSummary `json:"signatures,omitempty"`
+	// Quarantined is, for a task that exists here only as a remote's
+	// history a pull quarantined (HeldOnly), that history: the row has
+	// no record, and every verb given the task says so.
+	Quarantined *HeldHistory `json:"quarantined,omitempty"`
 }
 
 // StatusList is every task's status with its signatures in brief, kept by
 // head: none for a task when git could not be asked (a read surface shows
-// none rather than failing).
+// none rather than failing); then a row for each task that exists here
+// only as a quarantined remote history (HeldOnly).
 func (e *Session) StatusList(ctx context.Context) ([]StatusListRow, error) {
 	all, err := e.StatusAll(ctx)
 	if err != nil {
@@ -42,6 +47,10 @@ func (e *Session) StatusList(ctx context.Context) ([]StatusListRow, error) {
 	rows := make([]StatusListRow, len(all))
 	for i, s := range all {
 		rows[i] = StatusListRow{Status: s, Signatures: sums[s.Task]}
+	}
+	for _, h := range e.HeldOnly() {
+		rows = append(rows, StatusListRow{Status: record.Status{Task: h.Task, Phase: record.PhaseEmpty,
+			OpenDisagreements: []string{}, Standing: []record.Standing{}}, Quarantined: &h.History})
 	}
 	return rows, nil
 }

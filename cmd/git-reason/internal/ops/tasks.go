@@ -20,7 +20,9 @@ type TaskQuery struct {
 }
 
 // TaskRow is one task of the list: where it stands and when it last
-// moved. State is "open" or "closed"; Closed says how, when it is.
+// moved. State is "open" or "closed"; Closed says how, when it is; or
+// "quarantined" for a task that exists here only as a remote's history a
+// pull quarantined (HeldOnly), which Quarantined names.
 type TaskRow struct {
 	Task    string       `json:"task"`
 	State   string       `json:"state"`
@@ -36,12 +38,16 @@ type TaskRow struct {
 	// history, when it does not replay clean: the row is then as replay
 	// recomputes it, and the list says so first.
 	DoesNotVerify *record.Finding `json:"does_not_verify,omitempty"`
+	Quarantined   *HeldHistory    `json:"quarantined,omitempty"`
 }
 
 // Tasks lists the tasks the query keeps, newest activity first (then by
 // name). It reads the task heads and each task's row kept by head
 // (taskRows), so only the tasks that moved since the last read are
 // derived; --mine reads the handover cache too, for each task's actors.
+// With no filter, the tasks that exist here only as a quarantined remote
+// history come last (HeldOnly): no record here says whether they are
+// open, mine or recent.
 func (e *Session) Tasks(ctx context.Context, q TaskQuery) ([]TaskRow, error) {
 	all, err := e.taskRows(ctx)
 	if err != nil {
@@ -69,6 +75,11 @@ func (e *Session) Tasks(ctx context.Context, q TaskQuery) ([]TaskRow, error) {
 		}
 		return out[i].Task < out[j].Task
 	})
+	if q == (TaskQuery{}) {
+		for _, h := range e.HeldOnly() {
+			out = append(out, TaskRow{Task: h.Task, State: "quarantined", Phase: record.PhaseEmpty, Quarantined: &h.History})
+		}
+	}
 	return out, nil
 }
 
