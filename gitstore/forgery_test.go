@@ -686,7 +686,11 @@ func TestForgerySchema(t *testing.T) {
 		{"caller claims a review", func(h *forgHistory, r map[string]any) { obj(r["body"])["reviewed_by"] = "adv-one" }, "reviewed_by"},
 		{"missing required field", func(h *forgHistory, r map[string]any) { delete(obj(r["body"]), "conclusion") }, "conclusion"},
 		{"derived with an extra field", func(h *forgHistory, r map[string]any) { obj(r["derived"])["verified_by"] = "adv-two" }, "verified_by"},
-		{"envelope without origin", func(h *forgHistory, r map[string]any) { delete(r, "origin") }, "origin"},
+		// The envelope fails before the record names its kind: the file name
+		// names it (it was said as an assessment's), and its violations
+		// follow on the same line.
+		{"envelope without origin", func(h *forgHistory, r map[string]any) { delete(r, "origin") },
+			"validation envelope does not match its schema (see 'git reason schema validation'): /: missing properties: 'origin'"},
 		{"unknown surface", func(h *forgHistory, r map[string]any) { obj(r["derived"])["surface"] = "web" }, "/surface"},
 		{"answered by someone else", func(h *forgHistory, r map[string]any) { obj(r["derived"])["answered_by"] = "advisor" }, "answered_by"},
 		{"envelope with an extra field", func(h *forgHistory, r map[string]any) { r["reviewed_by"] = "adv-one" }, "reviewed_by"},

@@ -41,18 +41,26 @@ type SchemaError struct {
 	Violations []Violation
 }
 
-func (e *SchemaError) Error() string { return e.said("'git reason schema " + string(e.Kind) + "'") }
+func (e *SchemaError) Error() string {
+	return e.said("'git reason schema " + cmp.Or(string(e.Kind), "KIND") + "'")
+}
 
 // ToolMessage names the schema tool (ToolAdvised): a stored record that
 // fails its schema is said inside its history's error (UnreadableError),
 // which the MCP tools give.
 func (e *SchemaError) ToolMessage() string {
+	if e.Kind == "" {
+		return e.said("the schema tool (any kind)")
+	}
 	return e.said(fmt.Sprintf("the schema tool (kind: %q)", e.Kind))
 }
 
+// said names the kind; a stored document's envelope, failing before its
+// kind is known (neither it nor the file name it is read under names
+// one), is a record's: the envelope is every kind's (envelope.json).
 func (e *SchemaError) said(schema string) string {
 	var b strings.Builder
-	b.WriteString(string(e.Kind))
+	b.WriteString(cmp.Or(string(e.Kind), "record"))
 	b.WriteString(" ")
 	b.WriteString(e.Part)
 	b.WriteString(" does not match its schema (see ")

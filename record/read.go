@@ -3,6 +3,8 @@ package record
 import (
 	"errors"
 	"fmt"
+	"path"
+	"strings"
 )
 
 // MaxRecordBytes is the largest stored record read, and the largest the
@@ -62,17 +64,45 @@ func Unreadable(task string, err error) error {
 }
 
 // oneLineText keeps a multi-line error's message (a schema error lists
-// violations) on one line.
+// violations, each on an indented line after a line ending in ':') on
+// one line: "...): /a: x; /b: y".
 func oneLineText(s string) string {
-	out := make([]rune, 0, len(s))
-	for _, r := range s {
-		if r == '\n' {
-			out = append(out, ';')
-			continue
+	lines := strings.Split(s, "\n")
+	var b strings.Builder
+	for i, l := range lines {
+		if i > 0 {
+			l = strings.TrimLeft(l, " \t")
+			if strings.HasSuffix(lines[i-1], ":") {
+				b.WriteString(" ")
+			} else {
+				b.WriteString("; ")
+			}
 		}
-		out = append(out, r)
+		b.WriteString(l)
 	}
-	return string(out)
+	return b.String()
+}
+
+// kindNamed gives a *SchemaError of a stored record's envelope, which
+// fails before the record names its kind, the kind of name, the file
+// name the record is stored under ("<clock>-<kind>-<id>.json"): the
+// kind it was said as before was always an assessment's.
+func kindNamed(err error, name string) error {
+	var se *SchemaError
+	if !errors.As(err, &se) || se.Kind != "" {
+		return err
+	}
+	parts := strings.Split(strings.TrimSuffix(path.Base(name), ".json"), "-")
+	if len(parts) != 3 {
+		return err
+	}
+	kind, kerr := ParseKind(parts[1])
+	if kerr != nil {
+		return err
+	}
+	named := *se
+	named.Kind = kind
+	return &named
 }
 
 // ReadStored reads one stored record of task, stored under name (its
@@ -88,7 +118,7 @@ func ReadStored(task, name string, data []byte) (*Record, error) {
 	}
 	rec, doc, err := parseRecord(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, fmt.Errorf("%s: %w", name, kindNamed(err, name))
 	}
 	// The envelope was validated as parsed; body and derived are validated
 	// from the same decoded document (what CheckRecord checks, decoded once).

@@ -88,7 +88,7 @@ func ParseRecord(data []byte) (*Record, error) {
 // decoding them again.
 func parseRecord(data []byte) (*Record, map[string]any, error) {
 	if at, ok := TooDeep(data); ok {
-		return nil, nil, tooDeepError(KindAssessment, "envelope", at)
+		return nil, nil, tooDeepError("", "envelope", at)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
@@ -96,7 +96,7 @@ func parseRecord(data []byte) (*Record, map[string]any, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, nil, fmt.Errorf("parse record: %w", err)
 	}
-	if err := validate(KindAssessment, "envelope", v); err != nil {
+	if err := validate(claimedKind(v), "envelope", v); err != nil {
 		return nil, nil, err
 	}
 	var rec Record
@@ -105,6 +105,17 @@ func parseRecord(data []byte) (*Record, map[string]any, error) {
 	}
 	doc, _ := v.(map[string]any) // the envelope schema says it is an object
 	return &rec, doc, nil
+}
+
+// claimedKind is the kind a document that fails the envelope schema
+// names, if it names one; else "" (kindNamed takes its file name's).
+func claimedKind(v any) Kind {
+	doc, _ := v.(map[string]any)
+	s, _ := doc["kind"].(string)
+	if k, err := ParseKind(s); err == nil {
+		return k
+	}
+	return ""
 }
 
 // Checked remembers the records replays read and checked clean, by task,
@@ -609,7 +620,7 @@ func (v *verifier) checkEntry(c *Commit, name, blob string) checked {
 	rec, err := p.rec, p.err
 	var se *SchemaError
 	if errors.As(err, &se) {
-		v.add(c, idOf(name), FindSchema, "%s: %s", name, strings.ReplaceAll(err.Error(), "\n ", ";"))
+		v.add(c, idOf(name), FindSchema, "%s: %s", name, oneLineText(kindNamed(err, name).Error()))
 		return checked{}
 	}
 	if err != nil {
@@ -617,7 +628,7 @@ func (v *verifier) checkEntry(c *Commit, name, blob string) checked {
 		return checked{}
 	}
 	if err := p.checkErr; err != nil {
-		v.add(c, rec.ID, FindSchema, "%s", strings.ReplaceAll(err.Error(), "\n ", ";"))
+		v.add(c, rec.ID, FindSchema, "%s", oneLineText(err.Error()))
 		return checked{}
 	}
 	ok := true

@@ -89,6 +89,13 @@ func openSession(c *cli.Context, resident bool, meanwhile func()) (*ops.Session,
 	if err == nil {
 		c.App.Metadata["session"] = sess // Main reads its colour settings for a refusal
 		if sess.InRepository() {
+			// A write without an identity is refused before the
+			// catch-up writes under .git/reason/: bad input writes nothing.
+			if _, writes := writtenKind(verbPath(c)); writes {
+				if err := sess.RequireIdentity(); err != nil {
+					return nil, err
+				}
+			}
 			catchUp(c, sess)
 		}
 	}

@@ -1732,7 +1732,7 @@ func TestStoredSchemaFailureIsNotTheArguments(t *testing.T) {
 		res, te := callError(t, cs, c.tool, c.args)
 		actions := mustJSON(t, te.RecoveryActions)
 		if !res.IsError || te.Code != CodeRefused || !strings.HasPrefix(te.Message, c.prefix+"task T does not read (at ") ||
-			!strings.Contains(te.Message, `: assessment body does not match its schema (see the schema tool (kind: "assessment")):;  /materiality: value must be one of `) ||
+			!strings.Contains(te.Message, `: assessment body does not match its schema (see the schema tool (kind: "assessment")): /materiality: value must be one of `) ||
 			!strings.HasSuffix(te.Message, `: see the verify tool (tasks: ["T"])`) || strings.Contains(te.Message, "git reason") ||
 			actions != `[{"tool":"verify","arguments":{"tasks":["T"]}}]` {
 			t.Errorf("%s on a task whose stored record fails its schema: %s %q %s", c.tool, te.Code, te.Message, actions)

@@ -379,7 +379,7 @@ func (e *Session) identify(deferOrigin bool) error {
 	}
 	actor := st.Actor.String()
 	if actor == "" {
-		return usageAdvised("no identity: "+setIdentity.CLI, "no identity: "+setIdentity.Tools)
+		return errNoIdentity()
 	}
 	if st.Origin == "" && !deferOrigin {
 		if _, err := e.newOrigin(); err != nil {
@@ -395,6 +395,24 @@ func (e *Session) identify(deferOrigin bool) error {
 	e.Writer.Actor = actor
 	e.Writer.Origin = st.Origin
 	e.Writer.NewOrigin = e.newOrigin
+	return nil
+}
+
+func errNoIdentity() error {
+	return usageAdvised("no identity: "+setIdentity.CLI, "no identity: "+setIdentity.Tools)
+}
+
+// RequireIdentity refuses as a write without an identity is refused; a
+// write verb asks before its catch-up, which writes under .git/reason/:
+// a write refused for bad input writes nothing.
+func (e *Session) RequireIdentity() error {
+	st, err := e.Settings()
+	if err != nil {
+		return err
+	}
+	if st.Actor.String() == "" {
+		return errNoIdentity()
+	}
 	return nil
 }
 
