@@ -91,7 +91,9 @@ func openSession(c *cli.Context, resident bool, meanwhile func()) (*ops.Session,
 		if sess.InRepository() {
 			// A write without an identity is refused before the
 			// catch-up writes under .git/reason/: bad input writes nothing.
-			if _, writes := writtenKind(verbPath(c)); writes {
+			// consult, which writes the records of the answers, asks for
+			// the identity before anything else too (Session.Consult).
+			if _, writes := writtenKind(verbPath(c)); writes || verbPath(c) == "consult" {
 				if err := sess.RequireIdentity(); err != nil {
 					return nil, err
 				}
