@@ -283,6 +283,7 @@ func interpreterOf(a string) (string, interpreter, bool) {
 // Reading more arguments as code than the program does only covers
 // more.
 func codeNames(argv []string, names [][]string) (opaque []string) {
+	followed := 0
 	for j, a := range argv {
 		names[j] = append(names[j], implicitFiles()[filepath.Base(a)]...)
 		if slices.Contains(projectRunners, filepath.Base(a)) && !slices.Contains(opaque, runnerNote(a)) {
@@ -290,6 +291,15 @@ func codeNames(argv []string, names [][]string) (opaque []string) {
 		}
 		base, in, ok := interpreterOf(a)
 		if !ok {
+			continue
+		}
+		// Each interpreter reads the arguments after it: a stranger's
+		// command of thousands of interpreter names would read them
+		// thousands of times each.
+		if followed++; followed > maxInterpreters {
+			if followed == maxInterpreters+1 {
+				opaque = append(opaque, "its interpreters past the first eight are not followed: trust does not cover their code")
+			}
 			continue
 		}
 		code := false
@@ -332,6 +342,10 @@ func pathWord(s string) bool {
 func pathByte(c byte) bool {
 	return isLetter(c) || (c >= '0' && c <= '9') || strings.IndexByte("._/+@~%-", c) >= 0 || c >= 0x80
 }
+
+// maxInterpreters bounds the interpreters of one command codeNames
+// follows (its note says "eight"): a real command names one or two.
+const maxInterpreters = 8
 
 // maxCodeWords bounds the words of one argument codeWords reads: real
 // code on a command line has far fewer, and a stranger's overlay of a

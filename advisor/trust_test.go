@@ -648,3 +648,24 @@ func exists(path string) bool {
 	_, err := os.Lstat(path)
 	return err == nil
 }
+
+// A stranger's command naming an interpreter thousands of times (an
+// overlay of 20,000 "node" words held `git reason advisors` past a
+// minute) is followed for its first interpreters only: each reads every
+// argument after it, so the names read grow with the command, not with
+// its square, and trust says the rest is not followed.
+func TestCodeNamesFollowsFewInterpreters(t *testing.T) {
+	argv := slices.Repeat([]string{"node"}, 2000)
+	names, opaque := commandNames(argv)
+	read := 0
+	for _, n := range names {
+		read += len(n)
+	}
+	t.Logf("%d names read", read)
+	if most := 10 * len(argv) * 5; read > most {
+		t.Errorf("a command of %d interpreter names read %d names, want at most %d", len(argv), read, most)
+	}
+	if !slices.ContainsFunc(opaque, func(s string) bool { return strings.Contains(s, "past the first eight are not followed") }) {
+		t.Errorf("notes %q: none says the interpreters past the first eight are not followed", opaque)
+	}
+}
