@@ -98,6 +98,9 @@ func (r *Repo) Push(ctx context.Context, remote string, refspecs []string) ([]Pu
 			return nil, fmt.Errorf("push %s: only explicit refspecs, never forced", spec)
 		}
 	}
+	// What a push killed half-way left would travel with a plain git
+	// push --mirror and keep its commits: the next push removes it.
+	r.dropLeftStaged(ctx)
 	if len(refspecs) > pushInline && allTasks(refspecs) {
 		ns, err := r.stagePush(ctx, refspecs)
 		if err != nil {

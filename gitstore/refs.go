@@ -636,15 +636,15 @@ func missing(err error) bool {
 // this way (`sh bench/push/first.sh BASE`); and a refspec a task for
 // tens of thousands of tasks comes near what one command line holds. A
 // push killed between stagePush and dropStaged leaves its namespace (its
-// refs keep their commits, as the task refs do) until the next staged
-// push removes it.
+// refs keep their commits, as the task refs do) until the next push
+// removes it; doctor says it is there.
 var pushInline = 200
 
-// stagedPrefix holds the namespaces of pushes under way,
+// StagedPrefix holds the namespaces of pushes under way,
 // refs/reason-push/<pid>-<nanoseconds>/<task>: outside refs/reasoning/,
 // so no listing of tasks, fetch or pull sees them, and each process's
 // own, so two pushes at once do not meet.
-const stagedPrefix = "refs/reason-push/"
+const StagedPrefix = "refs/reason-push/"
 
 // allTasks reports whether every refspec lands on a task ref, the only
 // pushes stagePush names: "<commit>:refs/reasoning/tasks/<task>".
@@ -662,11 +662,9 @@ func allTasks(refspecs []string) bool {
 // this process's (one `git update-ref --stdin`, each ref created only if
 // absent) and returns the namespace, "refs/reason-push/<id>/": pushing
 // "<namespace>*:refs/reasoning/tasks/*" sends exactly those commits to
-// those task refs. Namespaces a process that is gone left (killed before
-// dropStaged) are removed first.
+// those task refs.
 func (r *Repo) stagePush(ctx context.Context, refspecs []string) (string, error) {
-	r.dropLeftStaged(ctx)
-	ns := fmt.Sprintf("%s%d-%d/", stagedPrefix, os.Getpid(), time.Now().UnixNano())
+	ns := fmt.Sprintf("%s%d-%d/", StagedPrefix, os.Getpid(), time.Now().UnixNano())
 	var in bytes.Buffer
 	for _, spec := range refspecs {
 		from, to, _ := strings.Cut(spec, ":")
@@ -685,25 +683,57 @@ func (r *Repo) dropStaged(ctx context.Context, ns string) {
 	r.dropRefs(context.WithoutCancel(ctx), ns)
 }
 
-// dropLeftStaged deletes each namespace under refs/reason-push/ whose
-// process is gone: a push killed before its dropStaged.
-func (r *Repo) dropLeftStaged(ctx context.Context) {
-	out, err := r.Command("for-each-ref", "--format=%(refname)", stagedPrefix).Run(ctx)
-	if err != nil || len(out) == 0 {
-		return
+// stagedLeftAge is the age past which a staged namespace is left, even
+// when a process of its pid runs: that pid is another process's now (a
+// push reads its refs once, at its start, so one that runs this long has
+// no use for them either).
+const stagedLeftAge = time.Hour
+
+// leftStaged reports whether the namespace id ("<pid>-<nanoseconds>") was
+// left by a push that is over: its process is gone, or it is older than
+// stagedLeftAge. An id of another shape is left too: no push of ours
+// names one so.
+func leftStaged(id string, now time.Time) bool {
+	pid, ns, _ := strings.Cut(id, "-")
+	n, err := strconv.Atoi(pid)
+	at, terr := strconv.ParseInt(ns, 10, 64)
+	if err != nil || terr != nil || n <= 0 {
+		return true
 	}
-	seen := map[string]bool{}
+	return errors.Is(syscall.Kill(n, 0), syscall.ESRCH) || now.Sub(time.Unix(0, at)) > stagedLeftAge
+}
+
+// LeftStaged lists the namespaces under refs/reason-push/ that pushes
+// which are over left (leftStaged), with how many refs each holds: a push
+// killed before its dropStaged. The next push removes them.
+func (r *Repo) LeftStaged(ctx context.Context) (map[string]int, error) {
+	out, err := r.Command("for-each-ref", "--format=%(refname)", StagedPrefix).Run(ctx)
+	if err != nil || len(out) == 0 {
+		return nil, err
+	}
+	left, live := map[string]int{}, map[string]bool{}
+	now := time.Now()
 	for _, ref := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		id, _, ok := strings.Cut(strings.TrimPrefix(ref, stagedPrefix), "/")
-		if !ok || seen[id] {
-			continue
+		id, _, _ := strings.Cut(strings.TrimPrefix(ref, StagedPrefix), "/")
+		if _, seen := left[id]; !seen && !live[id] {
+			if !leftStaged(id, now) {
+				live[id] = true
+				continue
+			}
 		}
-		seen[id] = true
-		pid, _, _ := strings.Cut(id, "-")
-		if n, err := strconv.Atoi(pid); err == nil && n > 0 && !errors.Is(syscall.Kill(n, 0), syscall.ESRCH) {
-			continue // its push may be under way
+		if !live[id] {
+			left[id]++
 		}
-		r.dropRefs(ctx, stagedPrefix+id+"/")
+	}
+	return left, nil
+}
+
+// dropLeftStaged deletes each namespace under refs/reason-push/ that a
+// push which is over left (LeftStaged).
+func (r *Repo) dropLeftStaged(ctx context.Context) {
+	left, _ := r.LeftStaged(ctx)
+	for id := range left {
+		r.dropRefs(ctx, StagedPrefix+id+"/")
 	}
 }
 

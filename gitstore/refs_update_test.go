@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -348,10 +349,22 @@ func TestPushStagesManyTasks(t *testing.T) {
 	if err := os.WriteFile(hook, []byte("#!/bin/sh\ncat >> '"+seen+"'\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	live := fmt.Sprintf("%s%d-1/", stagedPrefix, os.Getpid())
-	gone := stagedPrefix + "2147483646-1/" // past any pid_max
-	for _, ref := range []string{live + "x", gone + "x", gone + "y/z"} {
+	now := time.Now()
+	live := fmt.Sprintf("%s%d-%d/", StagedPrefix, os.Getpid(), now.UnixNano())
+	gone := fmt.Sprintf("%s2147483646-%d/", StagedPrefix, now.UnixNano()) // past any pid_max
+	// A live pid's namespace of two hours ago: the pid is another
+	// process's now.
+	reused := fmt.Sprintf("%s%d-%d/", StagedPrefix, os.Getpid(), now.Add(-2*time.Hour).UnixNano())
+	for _, ref := range []string{live + "x", gone + "x", gone + "y/z", reused + "x"} {
 		gitIn(t, r.WorkTree, "update-ref", ref, c1)
+	}
+	left, err := r.LeftStaged(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]int{strings.TrimSuffix(strings.TrimPrefix(gone, StagedPrefix), "/"): 2,
+		strings.TrimSuffix(strings.TrimPrefix(reused, StagedPrefix), "/"): 1}; !maps.Equal(left, want) {
+		t.Fatalf("LeftStaged = %v, want %v", left, want)
 	}
 
 	push := func(n int) {
@@ -391,8 +404,12 @@ func TestPushStagesManyTasks(t *testing.T) {
 	pushInline = 4
 	push(3) // named on the command line
 	b, _ := os.ReadFile(seen)
-	if strings.Contains(string(b), stagedPrefix) {
+	if strings.Contains(string(b), StagedPrefix) {
 		t.Fatalf("a push of 3 refs, 4 inline, staged them:\n%s", b)
+	}
+	// Any push removes what pushes that are over left.
+	if got := gitIn(t, r.WorkTree, "for-each-ref", "--format=%(refname)", StagedPrefix); got != live+"x" {
+		t.Fatalf("refs under %s after a push of 3 refs:\n%s\nwant only the live process's %sx", StagedPrefix, got, live)
 	}
 	os.Remove(seen)
 	for _, ref := range strings.Fields(gitIn(t, remote, "for-each-ref", "--format=%(refname)", TaskPrefix)) {
@@ -405,12 +422,11 @@ func TestPushStagesManyTasks(t *testing.T) {
 		t.Fatalf("the pre-push hook saw %d task refs, want 9:\n%s", n, b)
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		if !strings.HasPrefix(line, stagedPrefix) {
+		if !strings.HasPrefix(line, StagedPrefix) {
 			t.Fatalf("a push of 9 refs, 4 inline: the hook saw %q, want a staged local ref", line)
 		}
 	}
-	left := gitIn(t, r.WorkTree, "for-each-ref", "--format=%(refname)", stagedPrefix)
-	if left != live+"x" {
-		t.Fatalf("refs under %s after the push:\n%s\nwant only the live process's %sx", stagedPrefix, left, live)
+	if got := gitIn(t, r.WorkTree, "for-each-ref", "--format=%(refname)", StagedPrefix); got != live+"x" {
+		t.Fatalf("refs under %s after the push:\n%s\nwant only the live process's %sx", StagedPrefix, got, live)
 	}
 }

@@ -221,6 +221,16 @@ func (e *Session) doctorRepository(ctx context.Context, d *Doctor, hooksPath str
 		d.Refs.Records += len(recs)
 	}
 	e.staleLocks(d, time.Now())
+	if left, err := e.Repo.LeftStaged(ctx); err == nil && len(left) > 0 {
+		n := 0
+		for _, refs := range left {
+			n += refs
+		}
+		what := fmt.Sprintf("%d refs under %s, left by a git reason push that was stopped, keep their commits and would travel with 'git push --mirror'", n, gitstore.StagedPrefix)
+		d.Findings = append(d.Findings, Finding{Severity: "warning", Code: "push_refs_left", Subject: gitstore.StagedPrefix,
+			Message: what + ": the next 'git reason push' that sends a task removes them",
+			tools:   what + ": the next 'git reason push' that sends a task, which the person runs (no tool pushes), removes them"})
+	}
 	for _, l := range e.CatchUpPending() {
 		d.Findings = append(d.Findings, Finding{Severity: "warning", Code: "catch_up_failed", Subject: "fetched reasoning", Message: l, tools: personPulls(l)})
 	}
