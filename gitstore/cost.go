@@ -102,6 +102,9 @@ type Cost struct {
 	// round trip, so a read of many objects level by level costs a few
 	// where one object at a time costs two an object.
 	CatFileRounds int64 `json:"cat_file_rounds"`
+	// GitProcesses is how many git processes it started (git.Processes),
+	// discovery and git config --list too.
+	GitProcesses int64 `json:"git_processes"`
 	// ReadCalls and ReadBytes are how many read system calls the process
 	// made and the bytes they returned, of any file or pipe, as the
 	// kernel counts them (syscr and rchar of /proc/self/io; 0 where
@@ -167,6 +170,7 @@ func WriteCost(args []string) {
 	runtime.ReadMemStats(&m)
 	c.Allocs = m.Mallocs
 	c.CatFileRounds = git.Rounds()
+	c.GitProcesses = git.Processes()
 	c.ReadCalls, c.ReadBytes = processReads()
 	line, err := json.Marshal(c)
 	if err != nil {

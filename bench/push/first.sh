@@ -5,12 +5,14 @@
 # CPU (user + system of git-reason and every process it waits for, by
 # /usr/bin/time), medians of RUNS interleaved runs. Between runs the
 # remote is made again and the tracking refs the push set are removed.
-# Usage: bench/push/first.sh BASE [WORLD] [TASKS] [RUNS]
+# Usage: bench/push/first.sh BASE [WORLD] [TASKS] [RUNS] [hooks]
 #   BASE: a revision; WORLD: /var/tmp/scale/w20000; TASKS: 3000 (all:
-#   every task of the clone); RUNS: 3
+#   every task of the clone); RUNS: 3; hooks: git reason's hooks are
+#   installed in the clone, so git push runs the pre-push hook (each
+#   build its own: it comes first on PATH)
 set -eu
 cd "$(dirname "$0")/../.."
-base=$1 world=${2:-/var/tmp/scale/w20000} tasks=${3:-3000} runs=${4:-3}
+base=$1 world=${2:-/var/tmp/scale/w20000} tasks=${3:-3000} runs=${4:-3} hooks=${5:-}
 . bench/twobuilds.sh
 scratch
 twobuilds "$base" ./cmd/...
@@ -25,6 +27,9 @@ else
   git for-each-ref --count="$tasks" --format='%(refname:strip=3)' refs/reasoning/tasks/ >"$dir/all"
   cp "$dir/all" "$dir/names"
 fi
+if [ "$hooks" = hooks ]; then
+  "$dir/new/git-reason" hooks install >/dev/null
+fi
 echo "load at start: $(cut -d' ' -f1-3 /proc/loadavg); $(wc -l <"$dir/all") tasks pushed"
 for i in $(seq "$runs"); do
   for b in base new; do
@@ -32,7 +37,7 @@ for i in $(seq "$runs"); do
     git init -q --bare "$dir/fresh.git"
     git remote add fresh "$dir/fresh.git"
     # shellcheck disable=SC2046 # the task names, one word each
-    /usr/bin/time -f "$b %e %U %S" -a -o "$dir/m" \
+    PATH="$dir/$b:$PATH" /usr/bin/time -f "$b %e %U %S" -a -o "$dir/m" \
       "$dir/$b/git-reason" push fresh $(cat "$dir/names") >"$dir/out" 2>&1 ||
       { echo "$b: push failed:"; tail -3 "$dir/out"; exit 1; }
     test "$(git -C "$dir/fresh.git" for-each-ref refs/reasoning/tasks/ | wc -l)" = "$(wc -l <"$dir/all")" ||

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -105,6 +106,7 @@ type Cmd struct {
 // Exec is the command as an *exec.Cmd, for a caller that streams its
 // output or input; it is ended when ctx is.
 func (c Cmd) Exec(ctx context.Context) *exec.Cmd {
+	processes.Add(1)
 	cmd := exec.CommandContext(ctx, "git", append(append([]string(nil), c.Global...), c.Args...)...)
 	cmd.Dir = c.Dir
 	cmd.Env = Env(c.Env...)
@@ -138,6 +140,14 @@ func (c Cmd) Exec(ctx context.Context) *exec.Cmd {
 // killGrace is how long a git sent SIGINT by a cancelled command has to
 // end before it is killed: git removes its locks in milliseconds.
 const killGrace = 5 * time.Second
+
+// processes counts the git commands Exec made (Processes).
+var processes atomic.Int64
+
+// Processes is how many git processes this process made to start (each
+// Exec, which Run and Start call): a cost that should not grow with what
+// one command handles, a process a task say.
+func Processes() int64 { return processes.Load() }
 
 // Run runs the command and returns its stdout. A git that exits non-zero
 // is an *Error (and its stdout is still returned); one that could not

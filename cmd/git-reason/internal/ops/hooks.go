@@ -5,7 +5,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"git-reason/gitstore"
@@ -144,6 +146,11 @@ func readHookLines[T any](stdin io.Reader, hook string, n int, line func([]strin
 // refs have the files changed by the pushed commits checked for neutrality.
 func (e *Session) PrePush(ctx context.Context, lines []PushLine) ([]PushFinding, error) {
 	var out []PushFinding
+	// The task refs are verified together, in one verification: one a
+	// ref cost a push of 300 tasks 12.2 s of CPU against 1.4 s without
+	// the hook (`sh bench/push/first.sh BASE WORLD 300 3 hooks`).
+	at := map[string]string{}
+	var pushed []string // the tasks, in the order git names them
 	for _, l := range lines {
 		// What is pushed is decided by where it lands: the remote ref, not
 		// the local name (HEAD, a hash, another ref) it is pushed from.
@@ -156,15 +163,10 @@ func (e *Session) PrePush(ctx context.Context, lines []PushLine) ([]PushFinding,
 				out = append(out, PushFinding{Ref: remoteRef, Message: "not a valid task name: " + task})
 				continue
 			}
-			res, err := e.Verify(ctx, nil, map[string]string{task: localSHA})
-			if err != nil {
-				return nil, err
+			if _, ok := at[task]; !ok {
+				pushed = append(pushed, task)
 			}
-			// A record a merge made inadmissible travels: a person settles
-			// it with a new record; refusing the push would strand it.
-			for _, fd := range record.Blocking(res.Findings) {
-				out = append(out, PushFinding{Ref: remoteRef, Message: fd.String()})
-			}
+			at[task] = localSHA
 			continue
 		}
 		if strings.HasPrefix(remoteRef, "refs/reasoning/") {
@@ -180,6 +182,30 @@ func (e *Session) PrePush(ctx context.Context, lines []PushLine) ([]PushFinding,
 		}
 		for _, v := range res.Violations {
 			out = append(out, PushFinding{Ref: remoteRef, Message: v.String()})
+		}
+	}
+	if len(at) == 0 {
+		return out, nil
+	}
+	res, err := e.Verify(ctx, nil, at)
+	if err != nil {
+		return nil, err
+	}
+	// A record a merge made inadmissible travels: a person settles it
+	// with a new record; refusing the push would strand it.
+	found := map[string][]record.Finding{}
+	for _, fd := range record.Blocking(res.Findings) {
+		found[fd.Task] = append(found[fd.Task], fd)
+	}
+	for _, task := range pushed {
+		for _, fd := range found[task] {
+			out = append(out, PushFinding{Ref: gitstore.TaskRef(task), Message: fd.String()})
+		}
+		delete(found, task)
+	}
+	for _, task := range slices.Sorted(maps.Keys(found)) { // none: each finding is of a task verified
+		for _, fd := range found[task] {
+			out = append(out, PushFinding{Ref: gitstore.TaskRef(task), Message: fd.String()})
 		}
 	}
 	return out, nil
