@@ -299,8 +299,8 @@ func resolve(src source, flags Flags) (*Settings, error) {
 	// for the address. The committer of a record's commit is the same
 	// actor, so GIT_COMMITTER_* and committer.* play no part.
 	s.Actor = Identity{
-		Name:  firstSet(src.getenv("GIT_AUTHOR_NAME"), str(keyAuthName), str(keyUserName)),
-		Email: firstSet(src.getenv("GIT_AUTHOR_EMAIL"), str(keyAuthMail), str(keyUserMail), src.getenv("EMAIL")),
+		Name:  withoutCrud(firstSet(src.getenv("GIT_AUTHOR_NAME"), str(keyAuthName), str(keyUserName))),
+		Email: withoutCrud(firstSet(src.getenv("GIT_AUTHOR_EMAIL"), str(keyAuthMail), str(keyUserMail), src.getenv("EMAIL"))),
 	}
 
 	s.Pager = resolvePager(src, str)
