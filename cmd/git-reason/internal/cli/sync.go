@@ -43,7 +43,11 @@ func (o *syncOptions) open() (*ops.Session, ops.SyncRequest, error) {
 	if verb == "setup" {
 		verb = "remote setup"
 	}
-	remote, rest, err := sess.Remote(o.Args)
+	resolve := sess.Remote
+	if o.Verb == "push" {
+		resolve = sess.PushRemote
+	}
+	remote, rest, err := resolve(o.Args)
 	none := errors.Is(err, ops.ErrNoRemote)
 	if none {
 		rest = o.Args // none configured: every argument is what it was given as

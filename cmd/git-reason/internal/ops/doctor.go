@@ -110,6 +110,12 @@ func (e *Session) RunDoctor(ctx context.Context) (*Doctor, error) {
 			d.Findings[len(d.Findings)-1].tools = record.Printable(cat.Untrusted.ToolNotice())
 		}
 	}
+	if f := e.Repo.ObjectFormat; f != "" && f != "sha1" {
+		// Reading works (there is nothing to read); every write refuses
+		// (identify), which doctor said nothing of.
+		d.Findings = append(d.Findings, Finding{Severity: "warning", Code: "object_format", Subject: "extensions.objectFormat",
+			Message: "objects are named with " + f + " (extensions.objectFormat), so every write is refused: git reason stores records in SHA-1 repositories only"})
+	}
 	if st.Actor.String() == "" {
 		// Reading needs none, and works; the first write would refuse.
 		d.Findings = append(d.Findings, Finding{Severity: "warning", Code: "no_identity", Subject: "user.name, user.email",

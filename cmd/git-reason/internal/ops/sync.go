@@ -88,9 +88,21 @@ const maxPushRounds = 5
 var ErrNoRemote = errors.New("no remote")
 
 // Remote resolves the optional REMOTE of pull, push and sync: args[0] when
-// it names a configured remote (the rest are tasks), else the current
-// branch's upstream remote, else origin.
+// it names a configured remote (the rest are tasks), else the remote git
+// fetches from: the current branch's upstream remote, else the only
+// remote when there is one, else origin.
 func (e *Session) Remote(args []string) (string, []string, error) {
+	return e.remote(args, false)
+}
+
+// PushRemote is Remote as git push chooses: the current branch's
+// branch.<name>.pushRemote, then remote.pushDefault, before the remote
+// git fetches from.
+func (e *Session) PushRemote(args []string) (string, []string, error) {
+	return e.remote(args, true)
+}
+
+func (e *Session) remote(args []string, push bool) (string, []string, error) {
 	st, err := e.Settings()
 	if err != nil {
 		return "", nil, err
@@ -99,19 +111,27 @@ func (e *Session) Remote(args []string) (string, []string, error) {
 	if len(args) > 0 && isRemote(args[0]) {
 		return args[0], args[1:], e.checkRemote(args[0])
 	}
-	remote := ""
-	if branch := e.Repo.Branch(); branch != "" {
-		if r := st.Upstreams[branch]; r != "" && r != "." && isRemote(r) {
-			remote = r
+	branch := e.Repo.Branch()
+	var choices []string
+	if push {
+		choices = append(choices, st.PushRemotes[branch], st.PushDefault)
+	}
+	choices = append(choices, st.Upstreams[branch])
+	var configured []string
+	for name := range st.Remotes {
+		if isRemote(name) {
+			configured = append(configured, name)
 		}
 	}
-	if remote == "" && isRemote("origin") {
-		remote = "origin"
+	if len(configured) == 1 {
+		choices = append(choices, configured[0])
 	}
-	if remote == "" {
-		return "", nil, noRemote{}
+	for _, r := range append(choices, "origin") {
+		if r != "" && r != "." && isRemote(r) {
+			return r, args, e.checkRemote(r)
+		}
 	}
-	return remote, args, e.checkRemote(remote)
+	return "", nil, noRemote{}
 }
 
 // pullHint says how to get a remote's tasks when there are none here and

@@ -40,8 +40,23 @@ var defaultIdentity = sync.OnceValue(func() Identity {
 	if !strings.Contains(host, ".") {
 		host += ".(none)"
 	}
-	return Identity{Name: cmp.Or(strings.TrimSpace(full), login), Email: login + "@" + host}
+	return Identity{Name: cmp.Or(withoutCrud(full), withoutCrud(login)), Email: withoutCrud(login + "@" + host)}
 })
+
+// withoutCrud is a name or an address as git puts it into a commit
+// (ident.c's strbuf_addstr_without_crud): without the blanks and
+// punctuation git strips from either end, and without the newlines and
+// angle brackets that delimit the parts of an ident line anywhere. What
+// git would not write, "Ada <a> B" or a newline in user.name, made
+// commits git fsck calls badEmail or missingEmail, which a server with
+// receive.fsckObjects refuses, and an actor that differs from the
+// commit's author, which verify refuses.
+func withoutCrud(s string) string {
+	s = strings.TrimFunc(s, func(r rune) bool {
+		return r <= ' ' || strings.ContainsRune(",:;<>\"\\'.", r)
+	})
+	return strings.NewReplacer("\n", "", "<", "", ">", "").Replace(s)
+}
 
 // account is the login and full name (GECOS) of this process's user, as
 // git's ident.c reads them from the passwd entry of getuid(), from

@@ -52,6 +52,10 @@ type Settings struct {
 	Remotes map[string]Remote
 	// Upstreams maps a branch to the remote it tracks (branch.<name>.remote).
 	Upstreams map[string]string
+	// PushRemotes maps a branch to the remote it pushes to
+	// (branch.<name>.pushRemote); PushDefault is remote.pushDefault.
+	PushRemotes map[string]string
+	PushDefault string
 	// BranchTasks maps a branch to the task a verb run there without TASK
 	// works on (branch.<name>.reasonTask); a branch without one uses its
 	// own name.
@@ -170,6 +174,7 @@ const (
 	keyColorPage = "color.pager"
 	keyNeverSend = "reason.neversend"
 	keyMaxBytes  = "reason.maxbytesperconsult"
+	keyPushDef   = "remote.pushdefault"
 )
 
 // Keys with a subsection, by section and variable name.
@@ -179,6 +184,7 @@ var (
 	keyRemotePush  = [2]string{"remote", "pushurl"}
 	keyRemoteVCS   = [2]string{"remote", "vcs"}
 	keyUpstream    = [2]string{"branch", "remote"}
+	keyPushRemote  = [2]string{"branch", "pushremote"}
 	keyBranchTask  = [2]string{"branch", "reasontask"}
 )
 
@@ -299,8 +305,8 @@ func resolve(src source, flags Flags) (*Settings, error) {
 	// for the address. The committer of a record's commit is the same
 	// actor, so GIT_COMMITTER_* and committer.* play no part.
 	s.Actor = Identity{
-		Name:  firstSet(src.getenv("GIT_AUTHOR_NAME"), str(keyAuthName), str(keyUserName)),
-		Email: firstSet(src.getenv("GIT_AUTHOR_EMAIL"), str(keyAuthMail), str(keyUserMail), src.getenv("EMAIL")),
+		Name:  withoutCrud(firstSet(src.getenv("GIT_AUTHOR_NAME"), str(keyAuthName), str(keyUserName))),
+		Email: withoutCrud(firstSet(src.getenv("GIT_AUTHOR_EMAIL"), str(keyAuthMail), str(keyUserMail), src.getenv("EMAIL"))),
 	}
 
 	s.Pager = resolvePager(src, str)
@@ -329,6 +335,11 @@ func resolve(src source, flags Flags) (*Settings, error) {
 	for branch, es := range src.bySubsection(keyUpstream) {
 		s.Upstreams[branch] = es[len(es)-1].value
 	}
+	s.PushRemotes = map[string]string{}
+	for branch, es := range src.bySubsection(keyPushRemote) {
+		s.PushRemotes[branch] = es[len(es)-1].value
+	}
+	s.PushDefault = str(keyPushDef)
 	s.BranchTasks = map[string]string{}
 	for branch, es := range src.bySubsection(keyBranchTask) {
 		if v := strings.TrimSpace(es[len(es)-1].value); v != "" {
