@@ -74,9 +74,9 @@
 // markdown report is a resource, reason://task/{task}, listed and readable.
 //
 // Over stdio (Stdio) results are written as the SDK encoded them, not
-// encoded a second time inside their envelope: the same bytes, written in
-// about half the time for tools/list, whose answer is some 69 KB of
-// schemas.
+// encoded a second time inside their envelope: the same bytes, encoded
+// once (tools/list's answer is some 69 KB of schemas: BenchmarkToolsList's
+// result-bytes, bench/mcp/run.sh 20 ToolsList).
 //
 // Calls on the shared repository session are serialised; consult opens a
 // session of its own so that other calls go on while advisors answer.
