@@ -20,6 +20,7 @@ import (
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 
 	"git-reason/record"
 )
@@ -59,6 +60,48 @@ func (r *Repo) storage(objs cache.Object) *filesystem.Storage {
 	})
 	fsys.reindex = st.ObjectStorage.Reindex
 	return st
+}
+
+// incomingObjects is a go-git object storage of r.ObjectDir when it is
+// not r's objects directory (GIT_OBJECT_DIRECTORY: git's quarantine of a
+// push's objects while the pre-receive hook runs), read only; nil
+// otherwise. Without it every history a push brings was read by git
+// processes, two a task, as go-git saw none of its objects.
+func (r *Repo) incomingObjects() *filesystem.ObjectStorage {
+	if r.ObjectDir == "" || filepath.Clean(r.ObjectDir) == filepath.Join(r.CommonDir, "objects") {
+		return nil
+	}
+	return filesystem.NewObjectStorageWithOptions(dotgit.New(objectsIn{osfs.New(r.ObjectDir)}), cache.NewObjectLRUDefault(),
+		filesystem.Options{LargeObjectThreshold: record.MaxRecordBytes})
+}
+
+// objectsIn presents an objects directory of its own (incomingObjects)
+// as the objects/ of a git directory, for go-git's object storage, which
+// reads nothing else: every other name is one that is not there.
+type objectsIn struct{ billy.Filesystem }
+
+func (o objectsIn) at(name string) string {
+	rest, ok := strings.CutPrefix(filepath.ToSlash(name), "objects")
+	switch {
+	case ok && rest == "":
+		return "."
+	case ok && rest[0] == '/':
+		return rest[1:]
+	}
+	return ".git-reason-not-objects/" + name
+}
+
+func (o objectsIn) Open(name string) (billy.File, error) { return o.Filesystem.Open(o.at(name)) }
+func (o objectsIn) OpenFile(name string, flag int, perm os.FileMode) (billy.File, error) {
+	if flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE) != 0 {
+		return nil, fs.ErrPermission // read only: git reason writes no object there
+	}
+	return o.Filesystem.OpenFile(o.at(name), flag, perm)
+}
+func (o objectsIn) Stat(name string) (os.FileInfo, error)  { return o.Filesystem.Stat(o.at(name)) }
+func (o objectsIn) Lstat(name string) (os.FileInfo, error) { return o.Filesystem.Lstat(o.at(name)) }
+func (o objectsIn) ReadDir(name string) ([]os.FileInfo, error) {
+	return o.Filesystem.ReadDir(o.at(name))
 }
 
 // packFS is the billy.Filesystem under Storage. It presents

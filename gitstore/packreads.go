@@ -250,6 +250,15 @@ func (s *Store) anyObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.Enco
 // partial clone is fetched from its promisor remote and read again
 // (fetchMissing).
 func (s *Store) goGitObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	if s.incoming != nil {
+		// The objects of a push under way first: a miss there costs a
+		// stat and a look at its small pack's index; one in the
+		// repository's objects looks again with a fresh index of every
+		// pack (packFS.openAlternates).
+		if obj, err := s.incoming.EncodedObject(t, h); err == nil {
+			return obj, nil
+		}
+	}
 	obj, err := s.objs.EncodedObject(t, h)
 	if err != plumbing.ErrObjectNotFound {
 		return obj, err

@@ -56,6 +56,12 @@ type Store struct {
 	Promisors func() ([]string, error)
 
 	objs *filesystem.Storage
+	// incoming reads the objects of GIT_OBJECT_DIRECTORY when it is not
+	// the repository's objects directory: where git's pre-receive
+	// quarantine holds a push's objects (nil otherwise; objs reads the
+	// repository's own, as git reads them through
+	// GIT_ALTERNATE_OBJECT_DIRECTORIES).
+	incoming *filesystem.ObjectStorage
 	// read holds the objects objs read or this store wrote, by hash
 	// (go-git's cache under objs): an object is its hash's content
 	// wherever it lies, so one read again is answered from here without
@@ -143,7 +149,7 @@ func Open(dir string) (*Store, error) {
 // NewStore returns the store of a located repository.
 func NewStore(r *Repo) *Store {
 	objs := cache.NewObjectLRUDefault()
-	return &Store{Repo: r, objs: r.storage(objs), read: objs}
+	return &Store{Repo: r, objs: r.storage(objs), read: objs, incoming: r.incomingObjects()}
 }
 
 // TaskRef is the ref of a task.

@@ -5,11 +5,13 @@
 # CPU (user + system of git-reason and every process it waits for, by
 # /usr/bin/time), medians of RUNS interleaved runs. Between runs the
 # remote is made again and the tracking refs the push set are removed.
-# Usage: bench/push/first.sh BASE [WORLD] [TASKS] [RUNS] [hooks]
+# Usage: bench/push/first.sh BASE [WORLD] [TASKS] [RUNS] [hooks|server]
 #   BASE: a revision; WORLD: /var/tmp/scale/w20000; TASKS: 3000 (all:
 #   every task of the clone); RUNS: 3; hooks: git reason's hooks are
-#   installed in the clone, so git push runs the pre-push hook (each
-#   build its own: it comes first on PATH)
+#   installed in the clone, so git push runs the pre-push hook; server:
+#   its server hooks in the remote (hooks install --server), so the
+#   remote runs the pre-receive hook (either way each build its own: it
+#   comes first on PATH)
 set -eu
 cd "$(dirname "$0")/../.."
 base=$1 world=${2:-/var/tmp/scale/w20000} tasks=${3:-3000} runs=${4:-3} hooks=${5:-}
@@ -35,6 +37,9 @@ for i in $(seq "$runs"); do
   for b in base new; do
     rm -rf "$dir/fresh.git"
     git init -q --bare "$dir/fresh.git"
+    if [ "$hooks" = server ]; then
+      (cd "$dir/fresh.git" && "$dir/$b/git-reason" hooks install --server >/dev/null)
+    fi
     git remote add fresh "$dir/fresh.git"
     # shellcheck disable=SC2046 # the task names, one word each
     PATH="$dir/$b:$PATH" /usr/bin/time -f "$b %e %U %S" -a -o "$dir/m" \

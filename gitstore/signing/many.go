@@ -14,11 +14,33 @@ import (
 // reaches (a commit several heads reach goes to each), newest first in
 // the order git lists them.
 func (c *Checker) VerifyHeads(ctx context.Context, heads []string) (map[string][]Check, error) {
+	byRev, err := c.VerifyNew(ctx, heads, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]Check, len(heads))
+	for i, h := range heads {
+		out[h] = byRev[i]
+	}
+	return out, nil
+}
+
+// VerifyNew is Verify of each of revs (commit ids) not reachable from any
+// of not, which one git rev-list of revs --not not lists (one a 10,000
+// ids), their commits judged together: each rev gets the commits it
+// reaches that none of not reaches, newest first in the order git lists
+// them. The pre-receive hook's check of every task a push moves, where
+// not are the tasks' heads before it: the commits new to the repository's
+// tasks. A rev that is not a commit git lists is asked alone.
+func (c *Checker) VerifyNew(ctx context.Context, revs, not []string) ([][]Check, error) {
 	parents := map[string][]string{}
 	order := map[string]int{}
 	var commits []string
-	for start := 0; start < len(heads); start += perProcess {
-		args := append([]string{"-c", noRefLookups, "--no-replace-objects", "rev-list", "--parents"}, heads[start:min(len(heads), start+perProcess)]...)
+	for start := 0; start < len(revs); start += perProcess {
+		args := append([]string{"-c", noRefLookups, "--no-replace-objects", "rev-list", "--parents"}, revs[start:min(len(revs), start+perProcess)]...)
+		if len(not) > 0 {
+			args = append(append(args, "--not"), not...)
+		}
 		out, err := c.Git(ctx, append(args, "--")...)
 		if err != nil {
 			return nil, fmt.Errorf("check signatures: %w", err)
@@ -43,26 +65,25 @@ func (c *Checker) VerifyHeads(ctx context.Context, heads []string) (map[string][
 	for _, cm := range commits {
 		checks[cm] = c.judge(fields[cm], formats[cm])
 	}
-	out := make(map[string][]Check, len(heads))
-	for _, h := range heads {
-		if _, done := out[h]; done {
-			continue
-		}
-		if _, listed := order[h]; !listed { // not a commit id: asked alone
-			cs, err := c.Verify(ctx, h)
+	out := make([][]Check, len(revs))
+	for i, rev := range revs {
+		if _, listed := order[rev]; !listed {
+			// Not a commit id, or one that not reaches (no commit new).
+			cs, err := c.Verify(ctx, rev, not...)
 			if err != nil {
 				return nil, err
 			}
-			out[h] = cs
+			out[i] = cs
 			continue
 		}
-		reached := reach(h, parents)
+		// A parent git did not list is one not reaches: reach leaves it.
+		reached := slices.DeleteFunc(reach(rev, parents), func(cm string) bool { _, ok := order[cm]; return !ok })
 		slices.SortFunc(reached, func(a, b string) int { return order[a] - order[b] })
 		cs := make([]Check, len(reached))
-		for i, cm := range reached {
-			cs[i] = checks[cm]
+		for j, cm := range reached {
+			cs[j] = checks[cm]
 		}
-		out[h] = cs
+		out[i] = cs
 	}
 	return out, nil
 }

@@ -116,6 +116,7 @@ func (e *Session) PreReceive(ctx context.Context, lines []ReceiveLine) ([]Receiv
 	}
 	g := &integration.Integrator{Store: e.Store}
 	var out []ReceiveRefusal
+	var moved []movedTask
 	refuse := func(ref, rule, format string, args ...any) {
 		out = append(out, ReceiveRefusal{Ref: ref, Rule: rule, Message: record.Printable(fmt.Sprintf(format, args...)), Findings: []record.Finding{}})
 	}
@@ -151,11 +152,32 @@ func (e *Session) PreReceive(ctx context.Context, lines []ReceiveLine) ([]Receiv
 				}
 			}
 		}
-		if why := e.strictObjects(ctx, []string{l.New}, not); why != "" {
-			refuse(l.Ref, RuleObjects, "git's object checks refuse task %s: %s", task, why)
-			continue
+		moved = append(moved, movedTask{ref: l.Ref, task: task, new: l.New, not: not})
+	}
+	// Each check runs once for every task the push moves, not once a task
+	// (a first push of 300 tasks to a server with the hooks: 39.7 s wall
+	// against 1.3 s without them, seven git processes a task; `sh
+	// bench/push/first.sh BASE WORLD 300 3 server`).
+	var news, olds []string
+	for _, m := range moved {
+		news, olds = append(news, m.new), append(olds, m.not...)
+	}
+	// git's object checks of the objects new to the repository; refused,
+	// each task's are checked alone to say which.
+	if len(moved) > 0 && e.strictObjects(ctx, news, olds) != "" {
+		kept := moved[:0:0]
+		for _, m := range moved {
+			if why := e.strictObjects(ctx, []string{m.new}, m.not); why != "" {
+				refuse(m.ref, RuleObjects, "git's object checks refuse task %s: %s", m.task, why)
+				continue
+			}
+			kept = append(kept, m)
 		}
-		replayed, err := g.VerifyAt(ctx, task, l.New, pushed)
+		moved = kept
+	}
+	replayedClean := moved[:0:0]
+	for _, m := range moved {
+		replayed, err := g.VerifyAt(ctx, m.task, m.new, pushed)
 		if err != nil {
 			return nil, err
 		}
@@ -166,26 +188,47 @@ func (e *Session) PreReceive(ctx context.Context, lines []ReceiveLine) ([]Receiv
 			}
 		}
 		if len(bad) > 0 {
-			refuse(l.Ref, RuleReplay, "task %s does not replay clean: %s", task, firstOf(bad))
+			refuse(m.ref, RuleReplay, "task %s does not replay clean: %s", m.task, firstOf(bad))
 			out[len(out)-1].Findings = bad
 			continue
 		}
-		checks, err := e.Signatures(ctx, l.New, not...)
-		if err != nil {
-			return nil, err
-		}
-		found := signatureFindings(task, st.Signing.RequireSigned, checks)
+		replayedClean = append(replayedClean, m)
+	}
+	if len(replayedClean) == 0 {
+		return out, nil
+	}
+	// The signatures of the commits new to the repository's tasks: not
+	// reachable from any task's head before the push.
+	news, olds = news[:0], olds[:0]
+	for _, m := range replayedClean {
+		news, olds = append(news, m.new), append(olds, m.not...)
+	}
+	checks, err := e.signaturesNew(ctx, news, olds)
+	if err != nil {
+		return nil, err
+	}
+	for i, m := range replayedClean {
+		found := signatureFindings(m.task, st.Signing.RequireSigned, checks[i])
 		switch {
 		case len(found) == 0:
 			continue
 		case st.Signing.RequireSigned == signing.RequireNone: // a bad signature: refused whatever the policy
-			refuse(l.Ref, RuleSignature, "task %s: %s", task, firstOf(found))
+			refuse(m.ref, RuleSignature, "task %s: %s", m.task, firstOf(found))
 		default:
-			refuse(l.Ref, RuleSignature, "task %s: reason.requireSigned is %s here: %s", task, st.Signing.RequireSigned, firstOf(found))
+			refuse(m.ref, RuleSignature, "task %s: reason.requireSigned is %s here: %s", m.task, st.Signing.RequireSigned, firstOf(found))
 		}
 		out[len(out)-1].Findings = found
 	}
 	return out, nil
+}
+
+// movedTask is a task ref a push moves that passed the checks of its
+// name, deletion and ancestry, for the checks PreReceive runs for all of
+// them at once: ref at new, which not (its head before; none for a new
+// task) reaches none of.
+type movedTask struct {
+	ref, task, new string
+	not            []string
 }
 
 // firstOf is the first finding, and how many more there are.

@@ -135,6 +135,21 @@ func (e *Session) Signatures(ctx context.Context, rev string, not ...string) ([]
 	return checks, nil
 }
 
+// signaturesNew is Signatures of each of revs, the commits none of not
+// reaches, asked of git together (signing.Checker.VerifyNew).
+func (e *Session) signaturesNew(ctx context.Context, revs, not []string) ([][]signing.Check, error) {
+	c, err := e.checker(ctx)
+	if err != nil {
+		return nil, err
+	}
+	checks, err := c.VerifyNew(ctx, revs, not)
+	if err != nil {
+		return nil, err
+	}
+	e.judged(checks...)
+	return checks, nil
+}
+
 // checker is how this session judges signatures: through git, against the
 // allowed signers, with the verdicts kept for this configuration and
 // keyrings, and the ssh fast path (signing.AllowedSSH) when git would run
