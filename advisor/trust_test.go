@@ -318,8 +318,9 @@ func TestCommandFiles(t *testing.T) {
 		{[]string{"tools/review.sh"}, "tools/review.sh " + review},
 		{[]string{filepath.Join(top, "tools", "review.sh")}, "tools/review.sh " + review},
 		{[]string{"sh", "tools/../tools/review.sh"}, "tools/review.sh " + review},
+		// A script's directory holds the modules it imports (indirect.go).
 		{[]string{"python3", "scripts/review.py", "-m", "missing.py", ".", "./", top, "../x.sh", filepath.Join(outside, "x.sh"), "/etc/passwd"},
-			"scripts/review.py " + Sum([]byte("echo scripts/review.py"))},
+			"scripts/review.py " + Sum([]byte("echo scripts/review.py")) + "; scripts/ " + Sum([]byte(`"review.py" `+Sum([]byte("echo scripts/review.py"))+"\n"))},
 		// An option's value given with "=" is a path as an argument is.
 		{[]string{"sh", "./tools/review.sh", "--config=scripts/review.py"}, "tools/review.sh " + review + "; scripts/review.py " + Sum([]byte("echo scripts/review.py"))},
 		{[]string{"review", "-c=x/y.sh", "--out=../x.sh", "--none=", "-x=" + filepath.Join(outside, "x.sh")}, "x/y.sh " + Sum([]byte("echo x/y.sh"))},
