@@ -90,6 +90,9 @@ func (c *coverer) command(advisor string, argv []string, depth int, via string) 
 				return out
 			}
 			f, fresh := c.file(advisor, i, a, via, depth == 0)
+			if depth > 0 {
+				f, fresh = c.indirectFile(advisor, f, fresh, strings.TrimPrefix(via, "named by "))
+			}
 			if fresh {
 				out = append(out, f)
 			}
@@ -163,6 +166,7 @@ func (c *coverer) runner(advisor string, f CoveredFile, r runner, depth int) []C
 			break
 		}
 		g, fresh := c.file(advisor, 1, inc, via, false)
+		g, fresh = c.indirectFile(advisor, g, fresh, f.Path)
 		if fresh {
 			out = append(out, g)
 		}
@@ -277,7 +281,8 @@ func (c *coverer) modules(advisor string, f CoveredFile, program string, exts []
 	var out []CoveredFile
 	if dir := path.Dir(f.Path); dir != "." {
 		c.note(dir+"/", "the modules "+program+" finds elsewhere (../, installed packages) are not covered")
-		if g, fresh := c.file(advisor, 1, dir, via, true); fresh {
+		g, fresh := c.file(advisor, 1, dir, via, true)
+		if g, fresh = c.indirectFile(advisor, g, fresh, f.Path); fresh {
 			out = append(out, g)
 		}
 		return out
@@ -299,11 +304,30 @@ func (c *coverer) modules(advisor string, f CoveredFile, program string, exts []
 		if n++; n > maxTopModules || !c.spend(f.Path) {
 			break
 		}
-		if g, fresh := c.file(advisor, 1, e.Name(), via, true); fresh {
+		g, fresh := c.file(advisor, 1, e.Name(), via, true)
+		if g, fresh = c.indirectFile(advisor, g, fresh, f.Path); fresh {
 			out = append(out, g)
 		}
 	}
 	return out
+}
+
+// indirectFile is f, which file found for advisor (fresh: not listed
+// before), what no word of its command names: trust does not list one it
+// cannot cover (a symbolic link, a directory past the bound: a
+// virtualenv's bin/ beside a script), which would make the overlay
+// untrustable for a file its command does not name, but says so of the
+// file at noteAt; a pull that makes a listed file such drops it from the
+// list, which untrusts the overlay as any change does. A command that
+// names it later lists it (file).
+func (c *coverer) indirectFile(advisor string, f CoveredFile, fresh bool, noteAt string) (CoveredFile, bool) {
+	if f.Problem == "" || !(fresh || c.hidden[f.Path]) {
+		return f, fresh
+	}
+	c.hidden[f.Path] = true
+	c.named[advisor] = c.named[advisor][:len(c.named[advisor])-1]
+	c.note(noteAt, f.Path+" "+f.Problem+": trust does not cover it")
+	return CoveredFile{}, false
 }
 
 // note records what trust says of the file at p (a Path) it does not

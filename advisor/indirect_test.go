@@ -2,6 +2,7 @@ package advisor
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -75,6 +76,29 @@ func TestIndirectFiles(t *testing.T) {
 	c.files("b", []string{"make", "extra"})
 	if !slices.ContainsFunc(c.named["b"], func(f CoveredFile) bool { return f.Path == "tools/review.sh" }) {
 		t.Errorf("advisor b's files %+v lack what the Makefile runs", c.named["b"])
+	}
+	// What no word of the command names and trust cannot cover (a
+	// virtualenv's bin/ of symbolic links beside a script, a symbolic
+	// link a recipe names) is not listed, which would make trust
+	// impossible, but said; a command naming it lists it.
+	writeAt(t, filepath.Join(top, "venv", "tool"), "")
+	if err := os.Symlink("/usr/bin/python3", filepath.Join(top, "venv", "python")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/bin/sh", filepath.Join(top, "link.sh")); err != nil {
+		t.Fatal(err)
+	}
+	writeAt(t, filepath.Join(top, "justfile"), "review:\n    sh link.sh\n")
+	c = newCoverer(top)
+	got := c.files("a", []string{"python3", "venv/tool"})
+	got = append(got, c.files("b", []string{"just", "review"})...)
+	if len(got) != 2 || got[0].Path != "venv/tool" || got[1].Path != "justfile" ||
+		!strings.Contains(got[0].Note, "venv/ holds python, which is not a regular file (a symbolic link, FIFO, device or socket): trust does not cover it") ||
+		!strings.Contains(got[1].Note, "link.sh is a symbolic link or lies under one: trust does not cover it") {
+		t.Errorf("files trust cannot cover: %+v", got)
+	}
+	if again := c.files("c", []string{"sh", "venv", "link.sh"}); len(again) != 2 || again[0].Problem == "" || again[1].Problem == "" {
+		t.Errorf("named by a command, they are listed with their problem: %+v", again)
 	}
 	// With no trust recorded no runner's file is read (TestNoTrustRecordedReadsNoFile).
 	c = newCoverer(top)

@@ -162,6 +162,7 @@ type coverer struct {
 	indirect int
 	read     int
 	notes    map[string][]string
+	hidden   map[string]bool
 	// looked counts the names file looks for: the work a load does.
 	looked int
 }
@@ -172,7 +173,7 @@ func newCoverer(top string) *coverer {
 		realTop = top
 	}
 	return &coverer{top: top, realTop: realTop, seen: map[string]CoveredFile{}, named: map[string][]CoveredFile{}, left: maxCoveredBytes, entries: maxDirEntries,
-		runs: map[string]*runRead{}, done: map[string]bool{}, indirect: maxIndirectNames, notes: map[string][]string{}}
+		runs: map[string]*runRead{}, done: map[string]bool{}, indirect: maxIndirectNames, notes: map[string][]string{}, hidden: map[string]bool{}}
 }
 
 // files lists the work-tree files argv, advisor's command, names that
@@ -266,6 +267,10 @@ func (c *coverer) file(advisor string, i int, a, via string, dirs bool) (Covered
 		return CoveredFile{}, false
 	}
 	c.named[advisor] = append(c.named[advisor], f)
+	if seen && via == "" && c.hidden[f.Path] { // named by a command now (indirectFile)
+		delete(c.hidden, f.Path)
+		return f, true
+	}
 	return f, !seen
 }
 
