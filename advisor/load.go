@@ -210,7 +210,7 @@ func (l *loader) repositoryRuns(doc *document, top string, recorded func() bool)
 	if cover == nil {
 		return runs, files, nil
 	}
-	return runs, files, cover.named
+	return runs, cover.noted(files), cover.named
 }
 
 // merge applies one file's entries of a section. An id repeated within the

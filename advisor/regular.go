@@ -153,6 +153,18 @@ type coverer struct {
 	// them names nothing there, with no Lstat (a script or code of many
 	// words names few files).
 	tops map[string]bool
+	// What runners' files and scripts run in turn (indirect.go): each
+	// runner's file read once (runs), followed once per advisor (done);
+	// indirect counts down the names followed, read the runners' files
+	// read; notes say, by path, what of what a file runs is not covered.
+	runs     map[string]*runRead
+	done     map[string]bool
+	indirect int
+	read     int
+	notes    map[string][]string
+	hidden   map[string]bool
+	// looked counts the names file looks for: the work a load does.
+	looked int
 }
 
 func newCoverer(top string) *coverer {
@@ -160,7 +172,8 @@ func newCoverer(top string) *coverer {
 	if err != nil {
 		realTop = top
 	}
-	return &coverer{top: top, realTop: realTop, seen: map[string]CoveredFile{}, named: map[string][]CoveredFile{}, left: maxCoveredBytes, entries: maxDirEntries}
+	return &coverer{top: top, realTop: realTop, seen: map[string]CoveredFile{}, named: map[string][]CoveredFile{}, left: maxCoveredBytes, entries: maxDirEntries,
+		runs: map[string]*runRead{}, done: map[string]bool{}, indirect: maxIndirectNames, notes: map[string][]string{}, hidden: map[string]bool{}}
 }
 
 // files lists the work-tree files argv, advisor's command, names that
@@ -168,25 +181,13 @@ func newCoverer(top string) *coverer {
 // separator), and every argument, value of an option given with "=" or
 // attached to a short option, or word of a shell's -c script
 // (commandNames), naming something there, relative to the top or
-// absolute. A directory there is listed as one (its path
-// ending in a slash: coverDir), the top itself not. What does not exist
-// or lies outside the work tree is no file of it; what is a symbolic
-// link, or lies under one, is listed with its problem, as is what cannot
-// be read.
+// absolute; and what these run in turn (command). A directory there is
+// listed as one (its path ending in a slash: coverDir), the top itself
+// not. What does not exist or lies outside the work tree is no file of
+// it; what is a symbolic link, or lies under one, is listed with its
+// problem, as is what cannot be read.
 func (c *coverer) files(advisor string, argv []string) []CoveredFile {
-	var out []CoveredFile
-	names, _ := commandNames(argv)
-	for i, as := range names {
-		for k, a := range as {
-			if k > 0 {
-				i = max(i, 1) // what the program reads on its own (implicitFiles) is no program
-			}
-			if f, fresh := c.file(advisor, i, a); fresh {
-				out = append(out, f)
-			}
-		}
-	}
-	return out
+	return c.noted(c.command(advisor, argv, 0, ""))
 }
 
 // argPaths is what argument i of a command may name as a path: the
@@ -224,8 +225,11 @@ func isName(s string) bool {
 func isLetter(c byte) bool { return (c|0x20) >= 'a' && (c|0x20) <= 'z' }
 
 // file is what a, argument i of advisor's command, names in the work
-// tree, and whether it was not listed before (files).
-func (c *coverer) file(advisor string, i int, a string) (CoveredFile, bool) {
+// tree (a zero Path: nothing), and whether it was not listed before
+// (files); via says what runs it when no word of the command names it
+// (CoveredFile), dirs whether a directory counts.
+func (c *coverer) file(advisor string, i int, a, via string, dirs bool) (CoveredFile, bool) {
+	c.looked++
 	if a == "" || (i == 0 && !strings.ContainsRune(a, '/') && !strings.ContainsRune(a, filepath.Separator)) {
 		return CoveredFile{}, false // a program without a separator is looked up on PATH
 	}
@@ -253,13 +257,20 @@ func (c *coverer) file(advisor string, i int, a string) (CoveredFile, bool) {
 	f, seen := c.seen[rel]
 	if !seen {
 		fi, err := os.Lstat(p)
-		if err != nil {
+		if err != nil || (fi.IsDir() && !dirs) {
 			return CoveredFile{}, false
 		}
 		f = c.cover(advisor, rel, fi)
+		f.Via = via
 		c.seen[rel] = f
+	} else if !dirs && strings.HasSuffix(f.Path, "/") {
+		return CoveredFile{}, false
 	}
 	c.named[advisor] = append(c.named[advisor], f)
+	if seen && via == "" && c.hidden[f.Path] { // named by a command now (indirectFile)
+		delete(c.hidden, f.Path)
+		return f, true
+	}
 	return f, !seen
 }
 
@@ -312,6 +323,13 @@ func (c *coverer) coverDir(p string) (sum, problem string) {
 		rel, _ := filepath.Rel(p, path)
 		switch {
 		case path != p && e.Name() == ".git" && e.IsDir():
+			return filepath.SkipDir
+		case path != p && e.Name() == "__pycache__" && e.IsDir():
+			// Python writes it as it runs a module beside a script
+			// (modules), and reads it only with the source beside it;
+			// a repository's advisors run with PYTHONPYCACHEPREFIX
+			// elsewhere (transport's exec), so it neither reads nor
+			// writes a pulled one.
 			return filepath.SkipDir
 		case e.IsDir(), e.Name() == ".git":
 			return nil

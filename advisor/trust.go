@@ -169,6 +169,13 @@ type CoveredFile struct {
 	// Problem says why it cannot be trusted (a symbolic link, not a
 	// regular file, too large); SHA256 is then empty.
 	Problem string `json:"problem,omitempty"`
+	// Via says, for a file no word of the command names, what makes it
+	// run: a task runner's file that names it, or the script whose
+	// modules it holds (indirect.go). Note says what of what this file
+	// runs in turn trust does not cover. Neither counts in the digest
+	// (coverFiles): they are words, not content.
+	Via  string `json:"via,omitempty"`
+	Note string `json:"note,omitempty"`
 }
 
 // coverFiles is what trust records for an overlay of SHA-256 sum whose

@@ -69,6 +69,14 @@ func (execAdapter) Ask(ctx context.Context, t Target, req Request) (Answer, erro
 	if f != nil {
 		return Answer{}, f
 	}
+	if t.Dir != "" {
+		// A repository's advisor, run in its work tree: Python neither
+		// writes its bytecode there, which would change what trust
+		// covers at every run, nor reads a pulled __pycache__, which
+		// trust does not cover (an unchecked-hash .pyc runs whatever
+		// its source says).
+		env = append(env, "PYTHONDONTWRITEBYTECODE=1", "PYTHONPYCACHEPREFIX="+os.DevNull)
+	}
 	limit := t.maxOutput()
 	stdout := &capBuffer{limit: limit, overflow: make(chan struct{})}
 	stderr := &capBuffer{limit: stderrLimit}

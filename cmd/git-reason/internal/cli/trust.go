@@ -117,11 +117,18 @@ func trustLines(res *ops.TrustResult) []string {
 		}
 	}
 	for _, f := range res.Files {
-		what := "file %s, which advisor %s runs (sha256 %s): trust covers its content"
+		what := "file %s, which advisor %s runs (sha256 %s)%s: trust covers its content"
 		if strings.HasSuffix(f.Path, "/") {
-			what = "directory %s, which advisor %s runs (sha256 %s): trust covers every file under it"
+			what = "directory %s, which advisor %s runs (sha256 %s)%s: trust covers every file under it"
 		}
-		out = append(out, fmt.Sprintf("work-tree "+what+"; any change to it untrusts the file", f.Path, f.Advisor, f.SHA256))
+		via, note := "", ""
+		if f.Via != "" {
+			via = " (" + f.Via + ")"
+		}
+		if f.Note != "" {
+			note = "; " + f.Note // what it runs in turn that trust does not cover
+		}
+		out = append(out, fmt.Sprintf("work-tree "+what+"; any change to it untrusts the file", f.Path, f.Advisor, f.SHA256, via)+note)
 	}
 	for _, p := range res.Profiles {
 		if p.New {
