@@ -136,6 +136,8 @@ type Session struct {
 	// that the files of the settings and of the declarations were checked
 	// since Hold.
 	held, settingsSeen, catalogSeen bool
+	// mirrorWarned: noteMirror said its line.
+	mirrorWarned bool
 }
 
 // Hold begins a request of a resident session (the MCP server holds one

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os/exec"
 	"slices"
 	"sort"
@@ -31,8 +32,37 @@ func (e *Session) Append(ctx context.Context, task string, kind record.Kind, bod
 	res, err := e.Writer.Append(ctx, task, kind, body)
 	if err == nil {
 		e.noteUnknownReplacement(task, res)
+		e.noteMirror(task)
 	}
 	return res, err
+}
+
+// noteMirror warns, once a session, after a write in a clone whose plain
+// git fetch puts a remote's task refs over its own, forced (a mirror
+// clone's +refs/*:refs/*), that the next such fetch drops the record
+// until it is pushed: git fetch replaced a task written there and not
+// pushed, without a word, and the record was lost to every command.
+func (e *Session) noteMirror(task string) {
+	if e.mirrorWarned || !e.listening() {
+		return
+	}
+	st, err := e.Settings()
+	if err != nil {
+		return
+	}
+	for _, name := range slices.Sorted(maps.Keys(st.Remotes)) {
+		forced := slices.ContainsFunc(st.Remotes[name].Fetch, func(spec string) bool { return strings.HasPrefix(spec, "+") })
+		if !forced || !mirrorsTasks(st, name) {
+			continue
+		}
+		e.mirrorWarned = true
+		e.say(record.Advice{
+			CLI: fmt.Sprintf("note: a plain 'git fetch %s' puts %s's task refs over this clone's (a mirror's fetch refspec), dropping this record of %s until it is pushed: run 'git reason push %s' before fetching",
+				name, name, task, name),
+			Tools: fmt.Sprintf("note: a plain 'git fetch %s' puts %s's task refs over this clone's (a mirror's fetch refspec), dropping this record of %s until it is pushed: the person runs 'git reason push %s' before fetching (no tool pushes)",
+				name, name, task, name)})
+		return
+	}
 }
 
 // noteUnknownReplacement warns, after a closure superseded by a task that
@@ -58,7 +88,11 @@ func (e *Session) AppendAnswered(ctx context.Context, task string, kind record.K
 	if err := e.IdentifyWriter(); err != nil {
 		return nil, err
 	}
-	return e.Writer.AppendAnswered(ctx, task, kind, body, who)
+	res, err := e.Writer.AppendAnswered(ctx, task, kind, body, who)
+	if err == nil {
+		e.noteMirror(task)
+	}
+	return res, err
 }
 
 // State loads and derives a task as read surfaces show it: derived by
