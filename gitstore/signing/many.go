@@ -13,15 +13,34 @@ import (
 // git): every task's signatures for `verify` of every task. Each head gets every commit it
 // reaches (a commit several heads reach goes to each), newest first in
 // the order git lists them.
+//
+// A head whose history git cannot list (an object missing: lost, or
+// never sent by a partial clone's promisor remote) is left out of the
+// map, and the others get theirs: replay reports that history as
+// unreadable. The
+// listing of every head failed with it, and with it the verification of
+// every task.
 func (c *Checker) VerifyHeads(ctx context.Context, heads []string) (map[string][]Check, error) {
 	parents := map[string][]string{}
 	order := map[string]int{}
+	unlisted := map[string]bool{}
 	var commits []string
 	for start := 0; start < len(heads); start += perProcess {
-		args := append([]string{"-c", noRefLookups, "--no-replace-objects", "rev-list", "--parents"}, heads[start:min(len(heads), start+perProcess)]...)
-		out, err := c.Git(ctx, append(args, "--")...)
+		batch := heads[start:min(len(heads), start+perProcess)]
+		out, err := c.revList(ctx, batch)
+		if err != nil && len(batch) > 1 {
+			out, err = nil, nil
+			for _, h := range batch { // which of them: each alone
+				one, err := c.revList(ctx, []string{h})
+				if err != nil {
+					unlisted[h] = true
+					continue
+				}
+				out = append(out, one...)
+			}
+		}
 		if err != nil {
-			return nil, fmt.Errorf("check signatures: %w", err)
+			unlisted[batch[0]] = true
 		}
 		for _, line := range strings.Split(string(out), "\n") {
 			f := strings.Fields(line)
@@ -48,6 +67,9 @@ func (c *Checker) VerifyHeads(ctx context.Context, heads []string) (map[string][
 		if _, done := out[h]; done {
 			continue
 		}
+		if unlisted[h] {
+			continue
+		}
 		if _, listed := order[h]; !listed { // not a commit id: asked alone
 			cs, err := c.Verify(ctx, h)
 			if err != nil {
@@ -65,6 +87,12 @@ func (c *Checker) VerifyHeads(ctx context.Context, heads []string) (map[string][
 		out[h] = cs
 	}
 	return out, nil
+}
+
+// revList is git rev-list --parents of heads.
+func (c *Checker) revList(ctx context.Context, heads []string) ([]byte, error) {
+	args := append([]string{"-c", noRefLookups, "--no-replace-objects", "rev-list", "--parents"}, heads...)
+	return c.Git(ctx, append(args, "--")...)
 }
 
 // reach is every commit head reaches through parents, head included.
