@@ -46,11 +46,7 @@ func (e *Session) headSignatures(ctx context.Context, tasks []string, heads map[
 		askedFor[h] = append(askedFor[h], t)
 	}
 	if len(missing) > 0 {
-		c, err := e.checker(ctx)
-		if err != nil {
-			return nil, err
-		}
-		fresh, err := c.VerifyHeads(ctx, missing)
+		fresh, err := e.verifyHeads(ctx, missing)
 		if err != nil {
 			return nil, err
 		}
