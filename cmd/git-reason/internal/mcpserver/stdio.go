@@ -129,7 +129,7 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			c.drain(giveUp) // the session ends on any error: the end of input
 			return nil, err
 		}
-		if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() && !c.count(1, req.ID) {
+		if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() && !c.take(req.ID) {
 			id, _ := marshal(req.ID.Raw())
 			c.answerBad(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: id %s is that of a request not yet answered; give each request an id of its own", id))
 			continue
@@ -138,28 +138,30 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 }
 
-// count moves pending by d (never below zero) and tells drain: a request
-// read with id (d 1), which it refuses (false) when a request not yet
-// answered has that id, or a request answered (d -1; id invalid for an
-// answer to null).
-func (c *stdioConn) count(d int, id jsonrpc.ID) bool {
+// take counts a request read with id, or refuses it (false) when a
+// request not yet answered has that id.
+func (c *stdioConn) take(id jsonrpc.ID) bool {
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	if c.ids[id] {
+		c.mu.Unlock()
+		return false
+	}
 	if c.ids == nil {
 		c.ids = map[jsonrpc.ID]bool{}
 	}
-	if d > 0 && c.ids[id] {
-		return false
-	}
-	if d > 0 {
-		c.ids[id] = true
-	} else {
-		delete(c.ids, id)
-	}
+	c.ids[id] = true
+	c.mu.Unlock()
+	c.count(1)
+	return true
+}
+
+// count moves pending by d (never below zero) and tells drain.
+func (c *stdioConn) count(d int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.pending = max(c.pending+d, 0)
 	close(c.changed)
 	c.changed = make(chan struct{})
-	return true
 }
 
 // drain waits until no request read is unanswered, or giveUp fires.
@@ -185,12 +187,17 @@ var (
 )
 
 func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	if resp, ok := msg.(*jsonrpc.Response); ok {
-		defer c.count(-1, resp.ID) // after the write, outside the lock
+	resp, ok := msg.(*jsonrpc.Response)
+	if ok {
+		defer c.count(-1) // after the write, outside the lock
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	resp, ok := msg.(*jsonrpc.Response)
+	if ok {
+		// Before the write: the client may send its next request with
+		// this id as soon as it reads the answer.
+		delete(c.ids, resp.ID)
+	}
 	if !ok || resp.Error != nil || len(resp.Result) == 0 || !resp.ID.IsValid() {
 		return c.Connection.Write(ctx, msg)
 	}
