@@ -124,7 +124,8 @@ func (s *Store) Memo(kind, task, head string) []byte {
 }
 
 // SaveMemo keeps data (JSON) as the memo of kind for task at head: what
-// DeriveVerified derived at that head, never anything else. A memo that
+// DeriveVerified derived at that head (or MergeRefusals' replay found
+// there), never anything else. A memo that
 // cannot be written costs a derivation next time, nothing else.
 func (s *Store) SaveMemo(kind, task, head string, data []byte) {
 	key := s.memoKey()

@@ -282,6 +282,37 @@ func TestMCPHostileMessagesRefused(t *testing.T) {
 	}
 }
 
+// TestMCPStdioReusedID: a host (or the model steering it) that sends a
+// request with the id of one not yet answered. The SDK drops such a
+// request unanswered, and at the end of input the server waited for its
+// answer for good: 'printf REQUESTS | git reason mcp' never exited. Each
+// request now gets one answer, the reused id's refused to null, and the
+// server exits at the end of its input.
+func TestMCPStdioReusedID(t *testing.T) {
+	t.Parallel()
+	s := newMCPSandbox(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	status := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"status","arguments":{"task":"T-7"}}}`
+	lines := []string{httpInitialize, httpInitialized}
+	for range 8 {
+		lines = append(lines, status) // the first is under way as the others are read
+	}
+	lines = append(lines, `{"jsonrpc":"2.0","id":4,"method":"ping"}`)
+	cmd := exec.CommandContext(ctx, "git-reason", "mcp")
+	cmd.Dir, cmd.Env = s.dir, s.env
+	cmd.Stdin = strings.NewReader(strings.Join(lines, "\n") + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git reason mcp, 8 requests with id 3 on its input: %v (did not exit at the end of its input)\n%.2000s", err, out)
+	}
+	answered := strings.Count(string(out), `{"jsonrpc":"2.0","id":3,"result":`)
+	refused := strings.Count(string(out), `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: id 3 is that of a request not yet answered; give each request an id of its own"}}`)
+	if answered < 1 || refused < 1 || answered+refused != 8 || !strings.Contains(string(out), `"id":4,"result":{}`) {
+		t.Errorf("8 requests with id 3: %d answered, %d refused, want one answer each and some refused, and ping 4 answered:\n%.3000s", answered, refused, out)
+	}
+}
+
 // A host that initializes in a loop without DELETE (a buggy agent host
 // reconnecting) no longer makes the server keep a session each time: past
 // mcpserver.MaxSessions (64), the least recently used session is closed

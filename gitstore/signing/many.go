@@ -1,6 +1,7 @@
 package signing
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -13,14 +14,23 @@ import (
 // git): every task's signatures for `verify` of every task. Each head gets every commit it
 // reaches (a commit several heads reach goes to each), newest first in
 // the order git lists them.
+//
+// A head whose history git cannot list (an object missing: lost, or
+// never sent by a partial clone's promisor remote) is left out of the
+// map, and the others get theirs: replay reports that history as
+// unreadable. The
+// listing of every head failed with it, and with it the verification of
+// every task.
 func (c *Checker) VerifyHeads(ctx context.Context, heads []string) (map[string][]Check, error) {
-	byRev, err := c.VerifyNew(ctx, heads, nil)
+	byRev, unlisted, err := c.verifyNew(ctx, heads, nil)
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[string][]Check, len(heads))
 	for i, h := range heads {
-		out[h] = byRev[i]
+		if !unlisted[h] {
+			out[h] = byRev[i]
+		}
 	}
 	return out, nil
 }
@@ -31,19 +41,44 @@ func (c *Checker) VerifyHeads(ctx context.Context, heads []string) (map[string][
 // reaches that none of not reaches, newest first in the order git lists
 // them. The pre-receive hook's check of every task a push moves, where
 // not are the tasks' heads before it: the commits new to the repository's
-// tasks. A rev that is not a commit git lists is asked alone.
+// tasks. A rev that is not a commit git lists is asked alone, and one
+// whose history git cannot list is an error.
 func (c *Checker) VerifyNew(ctx context.Context, revs, not []string) ([][]Check, error) {
+	out, unlisted, err := c.verifyNew(ctx, revs, not)
+	if err == nil && len(unlisted) > 0 {
+		for _, rev := range revs {
+			if unlisted[rev] {
+				_, err = c.Verify(ctx, rev, not...) // git's reason
+				return nil, cmp.Or(err, fmt.Errorf("check signatures of %s: git rev-list cannot list it", rev))
+			}
+		}
+	}
+	return out, err
+}
+
+// verifyNew is VerifyNew, with the revs whose history git cannot list
+// (unlisted) left with no checks.
+func (c *Checker) verifyNew(ctx context.Context, revs, not []string) (_ [][]Check, unlisted map[string]bool, _ error) {
 	parents := map[string][]string{}
 	order := map[string]int{}
+	unlisted = map[string]bool{}
 	var commits []string
 	for start := 0; start < len(revs); start += perProcess {
-		args := append([]string{"-c", noRefLookups, "--no-replace-objects", "rev-list", "--parents"}, revs[start:min(len(revs), start+perProcess)]...)
-		if len(not) > 0 {
-			args = append(append(args, "--not"), not...)
+		batch := revs[start:min(len(revs), start+perProcess)]
+		out, err := c.revList(ctx, batch, not)
+		if err != nil && len(batch) > 1 {
+			out, err = nil, nil
+			for _, h := range batch { // which of them: each alone
+				one, err := c.revList(ctx, []string{h}, not)
+				if err != nil {
+					unlisted[h] = true
+					continue
+				}
+				out = append(out, one...)
+			}
 		}
-		out, err := c.Git(ctx, append(args, "--")...)
 		if err != nil {
-			return nil, fmt.Errorf("check signatures: %w", err)
+			unlisted[batch[0]] = true
 		}
 		for _, line := range strings.Split(string(out), "\n") {
 			f := strings.Fields(line)
@@ -59,7 +94,7 @@ func (c *Checker) VerifyNew(ctx context.Context, revs, not []string) ([][]Check,
 	}
 	fields, formats, err := c.ask(ctx, commits)
 	if err != nil {
-		return nil, fmt.Errorf("check signatures: %w", err)
+		return nil, nil, fmt.Errorf("check signatures: %w", err)
 	}
 	checks := make(map[string]Check, len(commits))
 	for _, cm := range commits {
@@ -67,11 +102,14 @@ func (c *Checker) VerifyNew(ctx context.Context, revs, not []string) ([][]Check,
 	}
 	out := make([][]Check, len(revs))
 	for i, rev := range revs {
+		if unlisted[rev] {
+			continue
+		}
 		if _, listed := order[rev]; !listed {
 			// Not a commit id, or one that not reaches (no commit new).
 			cs, err := c.Verify(ctx, rev, not...)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			out[i] = cs
 			continue
@@ -85,7 +123,16 @@ func (c *Checker) VerifyNew(ctx context.Context, revs, not []string) ([][]Check,
 		}
 		out[i] = cs
 	}
-	return out, nil
+	return out, unlisted, nil
+}
+
+// revList is git rev-list --parents of heads, --not not.
+func (c *Checker) revList(ctx context.Context, heads, not []string) ([]byte, error) {
+	args := append([]string{"-c", noRefLookups, "--no-replace-objects", "rev-list", "--parents"}, heads...)
+	if len(not) > 0 {
+		args = append(append(args, "--not"), not...)
+	}
+	return c.Git(ctx, append(args, "--")...)
 }
 
 // reach is every commit head reaches through parents, head included.

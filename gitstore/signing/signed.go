@@ -64,3 +64,37 @@ func splitSigned(raw []byte) (sig, payload []byte, ok bool) {
 	payBuf.Write(body)
 	return sigBuf.Bytes(), payBuf.Bytes(), true
 }
+
+// gitRefuses reports whether git, asked for the signature of the raw
+// commit (%G?), would end the whole git log with "bad/incompatible
+// signature" instead of judging it: git reads as the signature every
+// header named gpgsig (gpgsig-sha256 in a SHA-256 repository) with its
+// continuation lines, joined, and dies when that starts with no armor it
+// knows (parse_buffer_signed_by_header, then check_signature). Such a
+// commit is a stranger's, and one of them stopped the check of every
+// commit asked about with it.
+func gitRefuses(raw []byte, sha256 bool) bool {
+	name := []byte("gpgsig ")
+	if sha256 {
+		name = []byte("gpgsig-sha256 ")
+	}
+	var sig []byte
+	saw, in := false, false
+	for len(raw) > 0 && raw[0] != '\n' {
+		line := raw
+		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
+			line = raw[:i+1]
+		}
+		raw = raw[len(line):]
+		switch {
+		case in && line[0] == ' ':
+			sig = append(sig, line[1:]...)
+		case bytes.HasPrefix(line, name):
+			sig = append(sig, line[len(name):]...)
+			saw, in = true, true
+		default:
+			in = false
+		}
+	}
+	return saw && formatOf(sig) == ""
+}

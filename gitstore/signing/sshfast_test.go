@@ -459,3 +459,54 @@ func TestVerifyHeadsNoRefLookups(t *testing.T) {
 		t.Errorf("VerifyHeads ran %d git processes: %v, want its rev-list and its log", len(calls), calls)
 	}
 }
+
+// TestUnreadableSignatureIsBad: a commit whose gpgsig header holds no
+// armor git knows makes git log end with "bad/incompatible signature"
+// when asked for its %G?, and with it the check of every commit asked
+// about alongside (a stranger's record stopped a pull of every task).
+// The checker judges such a commit bad without asking git; a header git
+// reads as no signature (gpgsig-sha256 in a SHA-1 repository) stays
+// unsigned, as git says.
+func TestUnreadableSignatureIsBad(t *testing.T) {
+	repo := filepath.Join(t.TempDir(), "repo")
+	ctx := context.Background()
+	if _, err := git.Run(ctx, "", "init", "-q", repo); err != nil {
+		t.Fatal(err)
+	}
+	f := &sshFixture{repo: repo}
+	tree := f.git(t, "hash-object", "-t", "tree", "-w", "/dev/null")
+	base := "tree " + tree + "\nauthor Ada <ada@example.invalid> 1 +0000\ncommitter Ada <ada@example.invalid> 1 +0000\n"
+	commits := map[string]string{}
+	want := map[string]Status{}
+	for name, tc := range map[string]struct {
+		headers string
+		want    Status
+		refused bool // git log dies on it
+	}{
+		"unsigned":     {"", Unsigned, false},
+		"garbage":      {"gpgsig garbage\n", Bad, true},
+		"empty":        {"gpgsig \n", Bad, true},
+		"continued":    {"gpgsig garbage\n -----BEGIN SSH SIGNATURE-----\n", Bad, true},
+		"late armor":   {"gpgsig x\ngpgsig -----BEGIN SSH SIGNATURE-----\n", Bad, true},
+		"sha256 alone": {"gpgsig-sha256 garbage\n", Unsigned, false},
+		"in other":     {"mergetag garbage\n gpgsig garbage\n", Unsigned, false},
+	} {
+		c := f.object(t, base+tc.headers+"\nmsg "+name+"\n")
+		commits[name], want[c] = c, tc.want
+		_, err := git.Run(ctx, repo, "log", "--no-walk", "--format=%G?", c, "--")
+		if (err != nil) != tc.refused {
+			t.Fatalf("%s: git log %%G? failed: %v, want failed %v", name, err, tc.refused)
+		}
+	}
+	run := func(ctx context.Context, args ...string) ([]byte, error) { return git.Run(ctx, repo, args...) }
+	all := slices.Sorted(maps.Values(commits))
+	checks, err := (&Checker{Git: run, GitDir: filepath.Join(repo, ".git"), AllowedSigners: os.DevNull}).CheckCommits(ctx, all)
+	if err != nil {
+		t.Fatalf("CheckCommits: %v", err)
+	}
+	for _, ch := range checks {
+		if ch.Status != want[ch.Commit] || ch.Actor != "Ada <ada@example.invalid>" {
+			t.Errorf("%s: %s by %q, want %s by Ada", ch.Commit, ch.Status, ch.Actor, want[ch.Commit])
+		}
+	}
+}

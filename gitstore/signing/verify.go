@@ -168,11 +168,11 @@ const noRefLookups = "core.warnAmbiguousRefs=false"
 const perProcess = 10000
 
 // ask returns git's fields for each of commits: those the verdicts keep;
-// for an unsigned commit and a good signature of the ssh fast path, the
-// fields git would print, with the author and trailer from a git log
-// that checks no signature; for the others, git's own, from `git log
-// --no-walk` (one process per perProcess commits), kept in the verdicts,
-// which are then saved. formats is each commit's signature format, where
+// for an unsigned commit, a good signature of the ssh fast path and one
+// git cannot read (bad), the fields git would print, with the author and
+// trailer from a git log that checks no signature; for the others,
+// git's own, from `git log --no-walk` (one process per perProcess
+// commits), kept in the verdicts, which are then saved. formats is each commit's signature format, where
 // it was read.
 func (c *Checker) ask(ctx context.Context, commits []string) (fields map[string][]string, formats map[string]string, err error) {
 	out := make(map[string][]string, len(commits))
@@ -201,7 +201,7 @@ func (c *Checker) ask(ctx context.Context, commits []string) (fields map[string]
 		f := here[p[0]]
 		f[6], f[7] = p[1], p[2]
 		out[f[0]] = f
-		if f[1] != "N" {
+		if f[1] == "G" {
 			c.Verdicts.keep(f, FormatSSH, false)
 		}
 	})
@@ -218,7 +218,8 @@ func (c *Checker) ask(ctx context.Context, commits []string) (fields map[string]
 }
 
 // sort reads the missing commits (one git cat-file) and sorts them: the
-// fields of those judged here (unsigned; good by the ssh fast path),
+// fields of those judged here (unsigned; good by the ssh fast path; bad
+// for a signature git cannot read, gitRefuses),
 // waiting for their author and trailer; OpenPGP and X.509 verdicts the
 // verdicts keep, put in out; the rest, for git, with each one's
 // signature format and whether an OpenPGP signature expires. Without a
@@ -238,6 +239,10 @@ func (c *Checker) sort(ctx context.Context, missing []string, out map[string][]s
 		cm := missing[i]
 		if typ != "commit" {
 			toGit = append(toGit, cm)
+			return nil
+		}
+		if gitRefuses(raw, len(cm) == 64) {
+			here[cm] = []string{cm, "B", "undefined", "", "", "", "", ""}
 			return nil
 		}
 		sig, payload, ok := splitSigned(raw)

@@ -98,9 +98,11 @@ type stdioConn struct {
 	buf []byte
 
 	// pending is the requests read and not yet answered, under mu;
-	// changed is closed (and made anew) whenever it moves.
+	// changed is closed (and made anew) whenever it moves. ids holds
+	// their ids, under mu.
 	pending int
 	changed chan struct{}
+	ids     map[jsonrpc.ID]bool
 
 	stop context.Context // its end ends the input (stdio.stop)
 }
@@ -110,21 +112,47 @@ type stdioConn struct {
 // every request read is answered. Stopped (c.stop), it reads no more and
 // returns the end of input once every request read is answered, or after
 // stopGrace. (The ctx the SDK gives never ends.)
+//
+// A request whose id is that of one not yet answered is answered here,
+// to null, and not handed on: the SDK drops such a request unanswered,
+// and the end of input then waited for its answer for good (the server
+// never exited; stopped, it gave up after stopGrace).
 func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := c.Connection.Read(c.stop)
-	if err != nil {
-		var giveUp <-chan time.Time
-		if c.stop.Err() != nil {
-			err = io.EOF
-			giveUp = time.After(stopGrace)
+	for {
+		msg, err := c.Connection.Read(c.stop)
+		if err != nil {
+			var giveUp <-chan time.Time
+			if c.stop.Err() != nil {
+				err = io.EOF
+				giveUp = time.After(stopGrace)
+			}
+			c.drain(giveUp) // the session ends on any error: the end of input
+			return nil, err
 		}
-		c.drain(giveUp) // the session ends on any error: the end of input
-		return nil, err
+		if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() && !c.take(req.ID) {
+			id, _ := marshal(req.ID.Raw())
+			c.answerBad(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: id %s is that of a request not yet answered; give each request an id of its own", id))
+			continue
+		}
+		return msg, err
 	}
-	if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
-		c.count(1)
+}
+
+// take counts a request read with id, or refuses it (false) when a
+// request not yet answered has that id.
+func (c *stdioConn) take(id jsonrpc.ID) bool {
+	c.mu.Lock()
+	if c.ids[id] {
+		c.mu.Unlock()
+		return false
 	}
-	return msg, err
+	if c.ids == nil {
+		c.ids = map[jsonrpc.ID]bool{}
+	}
+	c.ids[id] = true
+	c.mu.Unlock()
+	c.count(1)
+	return true
 }
 
 // count moves pending by d (never below zero) and tells drain.
@@ -159,12 +187,17 @@ var (
 )
 
 func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	if _, ok := msg.(*jsonrpc.Response); ok {
+	resp, ok := msg.(*jsonrpc.Response)
+	if ok {
 		defer c.count(-1) // after the write, outside the lock
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	resp, ok := msg.(*jsonrpc.Response)
+	if ok {
+		// Before the write: the client may send its next request with
+		// this id as soon as it reads the answer.
+		delete(c.ids, resp.ID)
+	}
 	if !ok || resp.Error != nil || len(resp.Result) == 0 || !resp.ID.IsValid() {
 		return c.Connection.Write(ctx, msg)
 	}

@@ -133,6 +133,42 @@ func TestStdioAnswersBeforeEndOfInput(t *testing.T) {
 	}
 }
 
+// A client may give its next request the id of one it has its answer
+// to, as a script sending one request at a time with id 1 does: only an
+// id still under way is refused (TestMCPStdioReusedID), and the id is
+// free again before its answer is written.
+func TestStdioIDReusedOnceAnswered(t *testing.T) {
+	ctx := context.Background()
+	srv, err := New(ctx, Options{Dir: newRepo(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inW, outR, done := ServePipes(ctx, srv, Stdio)
+	rd := bufio.NewReader(outR)
+	ask := func(req string) string {
+		if _, err := inW.Write([]byte(req + "\n")); err != nil {
+			t.Fatal(err)
+		}
+		line, err := rd.ReadString('\n')
+		if err != nil {
+			t.Fatalf("%s: %v", req, err)
+		}
+		return line
+	}
+	ask(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+	if _, err := inW.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 200 {
+		if got, want := ask(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), `{"jsonrpc":"2.0","id":1,"result":{}}`+"\n"; got != want {
+			t.Fatalf("ping %d with id 1, the last answered: %q, want %q", i, got, want)
+		}
+	}
+	inW.Close()
+	outR.Close()
+	<-done
+}
+
 // TestStdioAnswersBadLinesAndGoesOn: a line that is not JSON, or JSON
 // that is no JSON-RPC message, is answered with JSON-RPC's error for it
 // (to the id it gave, when it gave one) and the session goes on, where

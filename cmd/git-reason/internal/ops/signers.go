@@ -249,16 +249,22 @@ func (e *Session) signaturesOf(ctx context.Context, heads []string) (map[string]
 		checks, err := e.Signatures(ctx, heads[0])
 		return map[string][]signing.Check{heads[0]: checks}, err
 	}
-	c, err := e.checker(ctx)
-	if err != nil {
-		return nil, err
-	}
-	byHead, err := c.VerifyHeads(ctx, heads)
+	byHead, err := e.verifyHeads(ctx, heads)
 	if err != nil {
 		return nil, err
 	}
 	e.applyMemory(byHead)
 	return byHead, nil
+}
+
+// verifyHeads is signing.Checker.VerifyHeads of heads with this session's
+// checker, before the memory of removed keys.
+func (e *Session) verifyHeads(ctx context.Context, heads []string) (map[string][]signing.Check, error) {
+	c, err := e.checker(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.VerifyHeads(ctx, heads)
 }
 
 // applyMemory applies the memory of removed keys (signing.Memory) to

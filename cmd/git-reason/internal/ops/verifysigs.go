@@ -46,28 +46,15 @@ func (e *Session) headSignatures(ctx context.Context, tasks []string, heads map[
 		askedFor[h] = append(askedFor[h], t)
 	}
 	if len(missing) > 0 {
-		var fresh map[string][]signing.Check
-		if len(missing) == 1 {
-			c, err := e.checker(ctx)
-			if err != nil {
-				return nil, err
-			}
-			cs, err := c.Verify(ctx, missing[0])
-			if err != nil {
-				return nil, err
-			}
-			fresh = map[string][]signing.Check{missing[0]: cs}
-		} else {
-			c, err := e.checker(ctx)
-			if err != nil {
-				return nil, err
-			}
-			if fresh, err = c.VerifyHeads(ctx, missing); err != nil {
-				return nil, err
-			}
+		fresh, err := e.verifyHeads(ctx, missing)
+		if err != nil {
+			return nil, err
 		}
 		for _, h := range missing {
-			cs := fresh[h]
+			cs, listed := fresh[h]
+			if !listed {
+				continue // git could not list its history: nothing to keep
+			}
 			byHead[h] = cs
 			if data, ok := encodeChecks(cs); ok {
 				for _, t := range askedFor[h] {
