@@ -35,8 +35,7 @@ func (q Quarantine) Why() string {
 // Said is the quarantine as status and a verb given the task say it:
 // which remote's history, why, and where it waits.
 func (q Quarantine) Said() string {
-	return fmt.Sprintf("a pull quarantined %s's history of it (%s); it waits on %s for inspection",
-		q.Remote, strings.Join(q.Codes, ", "), q.Ref)
+	return (&HeldHistory{Remote: q.Remote, Codes: q.Codes, Ref: q.Ref}).Said()
 }
 
 // HeldBack is the quarantine of a history of task fetched from a remote
@@ -69,6 +68,34 @@ type HeldHistory struct {
 	Remote string   `json:"remote"`
 	Codes  []string `json:"codes"`
 	Ref    string   `json:"ref"` // the tracking ref it waits on
+}
+
+// Mark is the history as a list marks its task in a word or two:
+// "quarantined on origin".
+func (h *HeldHistory) Mark() string { return "quarantined on " + h.Remote }
+
+// Said is the history as status and a verb given the task say it (as
+// Quarantine.Said).
+func (h *HeldHistory) Said() string {
+	return fmt.Sprintf("a pull quarantined %s's history of it (%s); it waits on %s for inspection",
+		h.Remote, strings.Join(h.Codes, ", "), h.Ref)
+}
+
+// RemoteQuarantined is, by task, the fetched history held back still
+// (Quarantined) of each task that has a local history: what the task
+// lists mark such a task with (RemoteQuarantined), as doctor and the web's
+// list do, so the list says that the remote's copy was refused, not only
+// 'status TASK'.
+func (e *Session) RemoteQuarantined(ctx context.Context) (map[string]*HeldHistory, error) {
+	held, err := e.Quarantined(ctx)
+	if err != nil || len(held) == 0 {
+		return nil, err
+	}
+	out := map[string]*HeldHistory{}
+	for task, q := range held {
+		out[task] = &HeldHistory{Remote: q.Remote, Codes: q.Codes, Ref: q.Ref}
+	}
+	return out, nil
 }
 
 // HeldTask is a task HeldOnly names: its quarantined history, and the
