@@ -292,6 +292,9 @@ func printJSONError(w io.Writer, status int, msg, verb string) {
 		}
 	}
 	if e.Error.Hint == "" {
+		e.Error.Hint = adviceClause(msg)
+	}
+	if e.Error.Hint == "" {
 		// Never empty: an error with no advice of its own points at the
 		// verb's help, which says what the verb takes.
 		e.Error.Hint = "see 'git reason -h'"
@@ -300,6 +303,40 @@ func printJSONError(w io.Writer, status int, msg, verb string) {
 		}
 	}
 	_ = exportJSON(w, e)
+}
+
+// advice are the words an error's advice starts with when it names no
+// command: "...: add --evidence KIND:REF:SUMMARY", "(add --local-review
+// 1=ANSWER)", "...: conclude it first, or close it --outcome abandoned".
+var advice = map[string]bool{"add": true, "give": true, "name": true, "set": true, "unset": true, "turn": true,
+	"try": true, "replace": true, "remove": true, "pull": true, "push": true, "use": true, "pass": true, "write": true,
+	"close": true, "conclude": true, "reopen": true, "fetch": true, "install": true, "answer": true, "assess": true,
+	"plan": true, "consult": true, "resolve": true, "validate": true, "check": true, "put": true, "raise": true}
+
+// adviceClause is the last clause of msg's first line that starts with
+// a word of advice (after ": ", "; " or "("): what the text error tells
+// the person to do, for --json's hint; "" when there is none.
+func adviceClause(msg string) string {
+	line, _, _ := strings.Cut(msg, "\n")
+	for end := len(line); ; {
+		at, i := -1, -1 // where the separator is, and its clause
+		for _, sep := range []string{": ", "; ", "("} {
+			if j := strings.LastIndex(line[:end], sep); j >= 0 && j+len(sep) > i {
+				at, i = j, j+len(sep)
+			}
+		}
+		if at < 0 {
+			return ""
+		}
+		clause := line[i:]
+		if word, _, _ := strings.Cut(clause, " "); advice[word] {
+			if line[at] == '(' {
+				clause, _, _ = strings.Cut(clause, ")")
+			}
+			return clause
+		}
+		end = at
+	}
 }
 
 // verbOf returns the verb args run, with its sub-verb when it has one
