@@ -511,6 +511,8 @@ func withUsageErrors(cmd *cli.Command) {
 	}
 	if len(cmd.Subcommands) == 0 {
 		cmd.HideHelpCommand = true
+	} else if cmd.Command("help") == nil {
+		cmd.Subcommands = append(cmd.Subcommands, helpVerb())
 	}
 	for _, sub := range cmd.Subcommands {
 		withUsageErrors(sub)
@@ -590,6 +592,7 @@ func newApp(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer
 		filterCommands(cmd)
 		app.Commands = append(app.Commands, cmd)
 	}
+	ownHelp(app)
 	app.Action = func(c *cli.Context) error {
 		if c.Bool("version") && !c.Args().Present() {
 			_, err := fmt.Fprintln(c.App.Writer, versionLine())
@@ -607,6 +610,32 @@ func newApp(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer
 		return quietExit(exitUsage)
 	}
 	return app
+}
+
+// ownHelp gives app the help verb urfave/cli would add (in Setup), as
+// one of ours (helpVerb), and the -h flag that comes with it, saying what
+// --help shows.
+func ownHelp(app *cli.App) {
+	app.Commands = append(app.Commands, helpVerb())
+	// git itself answers 'git reason --help' (git help reason): the
+	// manual page, or "No manual entry for git-reason" until it is
+	// installed. The list says so where it names the flag.
+	app.Flags = append(app.Flags, &cli.BoolFlag{Name: "help", Aliases: []string{"h"},
+		Usage: "show the list of verbs (-h); through git, --help shows the manual page git-reason(1), which 'git reason man --install' installs", DisableDefaultText: true})
+}
+
+// helpVerb is urfave/cli's help verb made one of ours: a misused option is
+// one line and exit 2 ('git reason help --bogus' printed "Incorrect
+// Usage", the help verb's own help on stdout and exit 1), and its line in
+// a list of verbs is worded as every other verb's. It is a copy (urfave/cli's
+// is shared by every app of the process), taken from an app of no verb.
+func helpVerb() *cli.Command {
+	bare := &cli.App{}
+	bare.Setup()
+	h := *bare.Command("help")
+	h.Usage, h.ArgsUsage = "show the list of verbs, or one verb's help", "[VERB [SUB-VERB]]"
+	h.OnUsageError = usageError
+	return &h
 }
 
 func usageError(c *cli.Context, err error, _ bool) error {
@@ -827,8 +856,9 @@ func reorder(app *cli.App, args []string) []string {
 			break
 		}
 		// A global flag the verb does not define itself may follow the
-		// verb, as git's own options may: it moves before the verb.
-		if strings.HasPrefix(a, "--") && isFlag(app.Flags, a) && !isFlag(cmd.Flags, a) {
+		// verb, as git's own options may: it moves before the verb. Not
+		// --help, which every verb has (urfave/cli adds it as it runs).
+		if strings.HasPrefix(a, "--") && isFlag(app.Flags, a) && !isFlag(cmd.Flags, a) && a != "--help" {
 			global := []string{a}
 			if !strings.Contains(a, "=") && takesValue(app.Flags, a) {
 				if i+1 == len(args) {
