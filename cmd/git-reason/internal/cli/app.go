@@ -642,7 +642,32 @@ func usageError(c *cli.Context, err error, _ bool) error {
 	if msg, ok := badFlagValue(c, err.Error()); ok {
 		return ops.Usage("%s (%s)", msg, seeHelp(c))
 	}
-	return ops.Usage("%s (%s)", gitWords(longFlags(err.Error())), seeHelp(c))
+	msg := gitWords(longFlags(err.Error()))
+	if opt, ok := strings.CutPrefix(msg, "unknown option --"); ok {
+		flags := c.App.Flags
+		if c.Command != nil && c.Command.Name != "" && c.Command.Name != c.App.Name {
+			flags = c.Command.Flags
+		}
+		if near := nearestFlag(flags, opt); near != "" {
+			msg += ": did you mean --" + near + "?"
+		}
+	}
+	return ops.Usage("%s (%s)", msg, seeHelp(c))
+}
+
+// nearestFlag is the long option among flags nearest name (an option
+// typed with one or two letters wrong, --subjct), as unknownVerb suggests
+// a verb; "" when none is that close.
+func nearestFlag(flags []cli.Flag, name string) string {
+	best, dist := "", min(3, len(name)/2+1)
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			if d := editDistance(name, n); len(n) > 1 && d < dist {
+				best, dist = n, d
+			}
+		}
+	}
+	return best
 }
 
 // gitWords says what the flag package says of an option in git's words:
