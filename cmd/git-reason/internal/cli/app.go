@@ -315,7 +315,8 @@ var advice = map[string]bool{"add": true, "give": true, "name": true, "set": tru
 
 // adviceClause is the last clause of msg's first line that starts with
 // a word of advice (after ": ", "; " or "("): what the text error tells
-// the person to do, for --json's hint; "" when there is none.
+// the person to do, for --json's hint; "" when there is none, or when it
+// is too short to read alone ("give one").
 func adviceClause(msg string) string {
 	line, _, _ := strings.Cut(msg, "\n")
 	for end := len(line); ; {
@@ -332,6 +333,9 @@ func adviceClause(msg string) string {
 		if word, _, _ := strings.Cut(clause, " "); advice[word] {
 			if line[at] == '(' {
 				clause, _, _ = strings.Cut(clause, ")")
+			}
+			if strings.Count(clause, " ") < 2 {
+				return "" // "give one": what of, the message says; the help is the hint
 			}
 			return clause
 		}
