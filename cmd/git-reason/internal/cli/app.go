@@ -311,7 +311,8 @@ func printJSONError(w io.Writer, status int, msg, verb string) {
 var advice = map[string]bool{"add": true, "give": true, "name": true, "set": true, "unset": true, "turn": true,
 	"try": true, "replace": true, "remove": true, "pull": true, "push": true, "use": true, "pass": true, "write": true,
 	"close": true, "conclude": true, "reopen": true, "fetch": true, "install": true, "answer": true, "assess": true,
-	"plan": true, "consult": true, "resolve": true, "validate": true, "check": true, "put": true, "raise": true}
+	"plan": true, "consult": true, "resolve": true, "validate": true, "check": true, "put": true, "raise": true,
+	"run": true}
 
 // adviceClause is the last clause of msg's first line that starts with
 // a word of advice (after ": ", "; " or "("): what the text error tells
