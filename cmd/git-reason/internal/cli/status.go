@@ -125,10 +125,7 @@ func statusAll(ctx context.Context, o *statusOptions, sess *ops.Session) error {
 	printNeeds(w, needs)
 	// A task here whose remote's history a pull refused: said as doctor
 	// says it, for as long as it waits.
-	refused, err := sess.RemoteQuarantined(ctx)
-	if err != nil {
-		return err
-	}
+	refused := sess.RemoteQuarantined()
 	for _, s := range all {
 		if h := refused[s.Task]; h != nil {
 			fmt.Fprintf(w, "%s: %s\n", s.Task, record.Printable(h.Said()))

@@ -81,21 +81,35 @@ func (h *HeldHistory) Said() string {
 		h.Remote, strings.Join(h.Codes, ", "), h.Ref)
 }
 
-// RemoteQuarantined is, by task, the fetched history held back still
-// (Quarantined) of each task that has a local history: what the task
-// lists mark such a task with (RemoteQuarantined), as doctor and the web's
-// list do, so the list says that the remote's copy was refused, not only
-// 'status TASK'.
-func (e *Session) RemoteQuarantined(ctx context.Context) (map[string]*HeldHistory, error) {
-	held, err := e.Quarantined(ctx)
-	if err != nil || len(held) == 0 {
-		return nil, err
-	}
+// RemoteQuarantined is, by task, the fetched history that a pull
+// quarantined and the tracking ref holds still (as HeldBack, which
+// 'status TASK' says) of each task that has a local history: what the
+// task lists mark such a task with, so that the list says the remote's
+// copy was refused, not only 'status TASK' and doctor. It reads
+// quarantine.json once and the refs of the tasks it names.
+func (e *Session) RemoteQuarantined() map[string]*HeldHistory {
 	out := map[string]*HeldHistory{}
-	for task, q := range held {
-		out[task] = &HeldHistory{Remote: q.Remote, Codes: q.Codes, Ref: q.Ref}
+	e.eachHeld(func(task string, local bool, h HeldHistory) {
+		if local {
+			out[task] = &h
+		}
+	})
+	return out
+}
+
+// eachHeld calls f with each task whose fetched history a pull
+// quarantined and whose tracking ref holds it still, saying whether the
+// task has a local history.
+func (e *Session) eachHeld(f func(task string, local bool, h HeldHistory)) {
+	for task, q := range e.Store.LoadQuarantines() {
+		local, err := e.Repo.ReadRef(gitstore.TaskRef(task))
+		if err != nil {
+			continue
+		}
+		if h, held := e.heldStill(task, q); held {
+			f(task, local != "", HeldHistory{Remote: h.Remote, Codes: h.Codes, Ref: h.Ref})
+		}
 	}
-	return out, nil
 }
 
 // HeldTask is a task HeldOnly names: its quarantined history, and the
@@ -113,15 +127,11 @@ type HeldTask struct {
 // once and the refs of the tasks it names, never every task's.
 func (e *Session) HeldOnly() []HeldTask {
 	var out []HeldTask
-	for task, q := range e.Store.LoadQuarantines() {
-		if local, err := e.Repo.ReadRef(gitstore.TaskRef(task)); err != nil || local != "" {
-			continue
+	e.eachHeld(func(task string, local bool, h HeldHistory) {
+		if !local {
+			out = append(out, HeldTask{Task: task, History: h, Line: fmt.Sprintf("%s: no task here: %s", task, h.Said())})
 		}
-		if h, held := e.heldStill(task, q); held {
-			out = append(out, HeldTask{Task: task, History: HeldHistory{Remote: h.Remote, Codes: h.Codes, Ref: h.Ref},
-				Line: fmt.Sprintf("%s: no task here: %s", task, h.Said())})
-		}
-	}
+	})
 	sort.Slice(out, func(i, j int) bool { return out[i].Task < out[j].Task })
 	return out
 }
