@@ -291,8 +291,11 @@ func printJSONError(w io.Writer, status int, msg, verb string) {
 			}
 		}
 	}
-	if e.Error.Hint == "" {
-		e.Error.Hint = adviceClause(msg)
+	if c := adviceClause(msg); c != "" && (e.Error.Hint == "" || strings.Contains(c, e.Error.Hint)) {
+		// The whole of the advice the command is part of: "check the
+		// URL of remote origin (see 'git remote -v') and correct it with
+		// 'git remote set-url origin URL'", not only "see 'git remote -v'".
+		e.Error.Hint = c
 	}
 	if e.Error.Hint == "" {
 		// Never empty: an error with no advice of its own points at the
