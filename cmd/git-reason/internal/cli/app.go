@@ -311,11 +311,10 @@ func printJSONError(w io.Writer, status int, msg, verb string) {
 // advice are the words an error's advice starts with when it names no
 // command: "...: add --evidence KIND:REF:SUMMARY", "(add --local-review
 // 1=ANSWER)", "...: conclude it first, or close it --outcome abandoned".
-var advice = map[string]bool{"add": true, "give": true, "name": true, "set": true, "unset": true, "turn": true,
-	"try": true, "replace": true, "remove": true, "pull": true, "push": true, "use": true, "pass": true, "write": true,
-	"close": true, "conclude": true, "reopen": true, "fetch": true, "install": true, "answer": true, "assess": true,
-	"plan": true, "consult": true, "resolve": true, "validate": true, "check": true, "put": true, "raise": true,
-	"run": true}
+// (An array, not a map: a map is built at every start, an array is data.)
+var advice = [...]string{"add", "give", "name", "set", "unset", "turn", "try", "replace", "remove", "pull", "push",
+	"use", "pass", "write", "close", "conclude", "reopen", "fetch", "install", "answer", "assess", "plan", "consult",
+	"resolve", "validate", "check", "put", "raise", "run"}
 
 // adviceClause is the last clause of msg's first line that starts with
 // a word of advice (after ": ", "; " or "("): what the text error tells
@@ -334,7 +333,7 @@ func adviceClause(msg string) string {
 			return ""
 		}
 		clause := line[i:]
-		if word, _, _ := strings.Cut(clause, " "); advice[word] {
+		if word, _, _ := strings.Cut(clause, " "); slices.Contains(advice[:], word) {
 			if line[at] == '(' {
 				clause, _, _ = strings.Cut(clause, ")")
 			}
