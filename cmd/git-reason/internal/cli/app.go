@@ -666,12 +666,24 @@ func usageError(c *cli.Context, err error, _ bool) error {
 // typed with one or two letters wrong, --subjct), as unknownVerb suggests
 // a verb; "" when none is that close.
 func nearestFlag(flags []cli.Flag, name string) string {
-	best, dist := "", min(3, len(name)/2+1)
+	var names []string
 	for _, f := range flags {
 		for _, n := range f.Names() {
-			if d := editDistance(name, n); len(n) > 1 && d < dist {
-				best, dist = n, d
+			if len(n) > 1 {
+				names = append(names, n)
 			}
+		}
+	}
+	return nearest(names, name)
+}
+
+// nearest is the first of names within two edits of name, or one for a
+// name of two or three letters; "" when none is.
+func nearest(names []string, name string) string {
+	best, dist := "", min(3, len(name)/2+1)
+	for _, n := range names {
+		if d := editDistance(name, n); d < dist {
+			best, dist = n, d
 		}
 	}
 	return best
