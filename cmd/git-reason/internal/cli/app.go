@@ -291,6 +291,12 @@ func printJSONError(w io.Writer, status int, msg, verb string) {
 			}
 		}
 	}
+	if c := adviceClause(msg); c != "" && (e.Error.Hint == "" || strings.Contains(c, e.Error.Hint)) {
+		// The whole of the advice the command is part of: "check the
+		// URL of remote origin (see 'git remote -v') and correct it with
+		// 'git remote set-url origin URL'", not only "see 'git remote -v'".
+		e.Error.Hint = c
+	}
 	if e.Error.Hint == "" {
 		// Never empty: an error with no advice of its own points at the
 		// verb's help, which says what the verb takes.
@@ -300,6 +306,44 @@ func printJSONError(w io.Writer, status int, msg, verb string) {
 		}
 	}
 	_ = exportJSON(w, e)
+}
+
+// advice are the words an error's advice starts with when it names no
+// command: "...: add --evidence KIND:REF:SUMMARY", "(add --local-review
+// 1=ANSWER)", "...: conclude it first, or close it --outcome abandoned".
+// (An array, not a map: a map is built at every start, an array is data.)
+var advice = [...]string{"add", "give", "name", "set", "unset", "turn", "try", "replace", "remove", "pull", "push",
+	"use", "pass", "write", "close", "conclude", "reopen", "fetch", "install", "answer", "assess", "plan", "consult",
+	"resolve", "validate", "check", "put", "raise", "run"}
+
+// adviceClause is the last clause of msg's first line that starts with
+// a word of advice (after ": ", "; " or "("): what the text error tells
+// the person to do, for --json's hint; "" when there is none, or when it
+// is too short to read alone ("give one").
+func adviceClause(msg string) string {
+	line, _, _ := strings.Cut(msg, "\n")
+	for end := len(line); ; {
+		at, i := -1, -1 // where the separator is, and its clause
+		for _, sep := range []string{": ", "; ", "("} {
+			if j := strings.LastIndex(line[:end], sep); j >= 0 && j+len(sep) > i {
+				at, i = j, j+len(sep)
+			}
+		}
+		if at < 0 {
+			return ""
+		}
+		clause := line[i:]
+		if word, _, _ := strings.Cut(clause, " "); slices.Contains(advice[:], word) {
+			if line[at] == '(' {
+				clause, _, _ = strings.Cut(clause, ")")
+			}
+			if strings.Count(clause, " ") < 2 {
+				return "" // "give one": what of, the message says; the help is the hint
+			}
+			return clause
+		}
+		end = at
+	}
 }
 
 // verbOf returns the verb args run, with its sub-verb when it has one
@@ -474,6 +518,8 @@ func withUsageErrors(cmd *cli.Command) {
 	}
 	if len(cmd.Subcommands) == 0 {
 		cmd.HideHelpCommand = true
+	} else if cmd.Command("help") == nil {
+		cmd.Subcommands = append(cmd.Subcommands, helpVerb())
 	}
 	for _, sub := range cmd.Subcommands {
 		withUsageErrors(sub)
@@ -553,6 +599,7 @@ func newApp(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer
 		filterCommands(cmd)
 		app.Commands = append(app.Commands, cmd)
 	}
+	ownHelp(app)
 	app.Action = func(c *cli.Context) error {
 		if c.Bool("version") && !c.Args().Present() {
 			_, err := fmt.Fprintln(c.App.Writer, versionLine())
@@ -572,11 +619,74 @@ func newApp(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Writer
 	return app
 }
 
+// ownHelp gives app the help verb urfave/cli would add (in Setup), as
+// one of ours (helpVerb), and the -h flag that comes with it, saying what
+// --help shows.
+func ownHelp(app *cli.App) {
+	app.Commands = append(app.Commands, helpVerb())
+	// git itself answers 'git reason --help' (git help reason): the
+	// manual page, or "No manual entry for git-reason" until it is
+	// installed. The list says so where it names the flag.
+	app.Flags = append(app.Flags, &cli.BoolFlag{Name: "help", Aliases: []string{"h"},
+		Usage: "show the list of verbs (-h); through git, --help shows the manual page git-reason(1), which 'git reason man --install' installs", DisableDefaultText: true})
+}
+
+// helpVerb is urfave/cli's help verb made one of ours: a misused option is
+// one line and exit 2 ('git reason help --bogus' printed "Incorrect
+// Usage", the help verb's own help on stdout and exit 1), and its line in
+// a list of verbs is worded as every other verb's. It is a copy (urfave/cli's
+// is shared by every app of the process), taken from an app of no verb.
+func helpVerb() *cli.Command {
+	bare := &cli.App{}
+	bare.Setup()
+	h := *bare.Command("help")
+	h.Usage, h.ArgsUsage = "show the list of verbs, or one verb's help", "[VERB [SUB-VERB]]"
+	h.OnUsageError = usageError
+	return &h
+}
+
 func usageError(c *cli.Context, err error, _ bool) error {
 	if msg, ok := badFlagValue(c, err.Error()); ok {
 		return ops.Usage("%s (%s)", msg, seeHelp(c))
 	}
-	return ops.Usage("%s (%s)", gitWords(longFlags(err.Error())), seeHelp(c))
+	msg := gitWords(longFlags(err.Error()))
+	if opt, ok := strings.CutPrefix(msg, "unknown option --"); ok {
+		flags := c.App.Flags
+		if c.Command != nil && c.Command.Name != "" && c.Command.Name != c.App.Name {
+			flags = c.Command.Flags
+		}
+		if near := nearestFlag(flags, opt); near != "" {
+			msg += ": did you mean --" + near + "?"
+		}
+	}
+	return ops.Usage("%s (%s)", msg, seeHelp(c))
+}
+
+// nearestFlag is the long option among flags nearest name (an option
+// typed with one or two letters wrong, --subjct), as unknownVerb suggests
+// a verb; "" when none is that close.
+func nearestFlag(flags []cli.Flag, name string) string {
+	var names []string
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			if len(n) > 1 {
+				names = append(names, n)
+			}
+		}
+	}
+	return nearest(names, name)
+}
+
+// nearest is the first of names within two edits of name, or one for a
+// name of two or three letters; "" when none is.
+func nearest(names []string, name string) string {
+	best, dist := "", min(3, len(name)/2+1)
+	for _, n := range names {
+		if d := editDistance(name, n); d < dist {
+			best, dist = n, d
+		}
+	}
+	return best
 }
 
 // gitWords says what the flag package says of an option in git's words:
@@ -790,8 +900,9 @@ func reorder(app *cli.App, args []string) []string {
 			break
 		}
 		// A global flag the verb does not define itself may follow the
-		// verb, as git's own options may: it moves before the verb.
-		if strings.HasPrefix(a, "--") && isFlag(app.Flags, a) && !isFlag(cmd.Flags, a) {
+		// verb, as git's own options may: it moves before the verb. Not
+		// --help, which every verb has (urfave/cli adds it as it runs).
+		if strings.HasPrefix(a, "--") && isFlag(app.Flags, a) && !isFlag(cmd.Flags, a) && a != "--help" {
 			global := []string{a}
 			if !strings.Contains(a, "=") && takesValue(app.Flags, a) {
 				if i+1 == len(args) {

@@ -3,6 +3,8 @@ package cli
 import (
 	"encoding/json"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -90,7 +92,16 @@ func schemaCommand() *cli.Command {
 			}
 			kind, err := record.ParseKind(c.Args().First())
 			if err != nil {
-				// The published outputs are the other names it takes.
+				// The published outputs are the other names it takes; a
+				// name typed a letter or two wrong is said, as a verb's is.
+				names := slices.Collect(maps.Keys(schemas.Outputs))
+				for _, k := range record.Kinds {
+					names = append(names, string(k))
+				}
+				slices.Sort(names)
+				if best := nearest(names, c.Args().First()); best != "" {
+					return ops.Usage("%v, or a command whose --json output it gives: did you mean '%s'? (see 'git reason schema -h')", err, best)
+				}
 				return ops.Usage("%v, or a command whose --json output it gives (see 'git reason schema -h')", err)
 			}
 			o.Kind = kind

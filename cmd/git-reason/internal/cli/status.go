@@ -123,6 +123,14 @@ func statusAll(ctx context.Context, o *statusOptions, sess *ops.Session) error {
 		return err
 	}
 	printNeeds(w, needs)
+	// A task here whose remote's history a pull refused: said as doctor
+	// says it, for as long as it waits.
+	refused := sess.RemoteQuarantined()
+	for _, s := range all {
+		if h := refused[s.Task]; h != nil {
+			fmt.Fprintf(w, "%s: %s\n", s.Task, record.Printable(h.Said()))
+		}
+	}
 	for _, h := range held {
 		fmt.Fprintf(w, "%s\n", record.Printable(h.Line))
 	}

@@ -80,20 +80,12 @@ func printTasks(w io.Writer, pal palette, rows []ops.TaskRow, none string) error
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "TASK\t%s\tSTATE\tRECORDS\tUPDATED\tSUBJECT\n", pal.paint(sgrPlain, "PHASE"))
 	for _, r := range rows {
-		state := r.State
-		if c := r.Closed; c != nil {
-			state = "closed " + c.Outcome
-			if c.By != "" {
-				state += " by " + c.By
-			}
-		}
 		subject := record.Printable(r.Subject)
-		if h := r.Quarantined; h != nil {
+		if r.Quarantined != nil {
 			// No record here: what waits, and where it is said.
-			state = "quarantined on " + record.Printable(h.Remote)
 			subject = "see 'git reason status " + r.Task + "'"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", r.Task, pal.phase(r.Phase), state, r.Records, r.Updated, subject)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", r.Task, pal.phase(r.Phase), record.Printable(r.Said()), r.Records, r.Updated, subject)
 	}
 	return tw.Flush()
 }

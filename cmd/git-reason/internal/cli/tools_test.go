@@ -48,6 +48,9 @@ func verbs() []string {
 			continue
 		}
 		for _, sub := range c.Subcommands {
+			if sub.Name == "help" {
+				continue // help, as the top help verb is (notProjected)
+			}
 			out = append(out, c.Name+" "+sub.Name)
 		}
 	}

@@ -57,7 +57,9 @@ func (s *Server) tasks(ctx context.Context, c *call) (*outcome, error) {
 	// As 'git reason tasks' says it: first, once per task.
 	b.WriteString(record.NotVerifiedFirst(len(rows), func(i int) (string, *record.Finding) { return rows[i].Task, rows[i].DoesNotVerify }).ToolMessage())
 	for _, r := range rows {
-		fmt.Fprintf(&b, "%s %s %s %s\n", r.Task, r.Phase, r.State, r.Updated)
+		// The state as the command line's table says it: how a task is
+		// closed, and the remote whose history a pull quarantined.
+		fmt.Fprintln(&b, strings.TrimSuffix(fmt.Sprintf("%s %s %s %s", r.Task, r.Phase, record.Printable(r.Said()), r.Updated), " "))
 	}
 	switch {
 	case len(rows) > 0:

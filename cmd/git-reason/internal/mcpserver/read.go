@@ -172,6 +172,9 @@ func (s *Server) status(ctx context.Context, c *call) (*outcome, error) {
 			if st.DoesNotVerify != nil {
 				text += ": " + record.NotVerified(st.DoesNotVerify).ToolMessage()
 			}
+			if h := st.RemoteQuarantined; h != nil {
+				text += "; " + record.Printable(h.Said())
+			}
 		}
 		for i := range all {
 			s.withTools(&all[i].Status)

@@ -35,8 +35,7 @@ func (q Quarantine) Why() string {
 // Said is the quarantine as status and a verb given the task say it:
 // which remote's history, why, and where it waits.
 func (q Quarantine) Said() string {
-	return fmt.Sprintf("a pull quarantined %s's history of it (%s); it waits on %s for inspection",
-		q.Remote, strings.Join(q.Codes, ", "), q.Ref)
+	return (&HeldHistory{Remote: q.Remote, Codes: q.Codes, Ref: q.Ref}).Said()
 }
 
 // HeldBack is the quarantine of a history of task fetched from a remote
@@ -71,6 +70,48 @@ type HeldHistory struct {
 	Ref    string   `json:"ref"` // the tracking ref it waits on
 }
 
+// Mark is the history as a list marks its task in a word or two:
+// "quarantined on origin".
+func (h *HeldHistory) Mark() string { return "quarantined on " + h.Remote }
+
+// Said is the history as status and a verb given the task say it (as
+// Quarantine.Said).
+func (h *HeldHistory) Said() string {
+	return fmt.Sprintf("a pull quarantined %s's history of it (%s); it waits on %s for inspection",
+		h.Remote, strings.Join(h.Codes, ", "), h.Ref)
+}
+
+// RemoteQuarantined is, by task, the fetched history that a pull
+// quarantined and the tracking ref holds still (as HeldBack, which
+// 'status TASK' says) of each task that has a local history: what the
+// task lists mark such a task with, so that the list says the remote's
+// copy was refused, not only 'status TASK' and doctor. It reads
+// quarantine.json once and the refs of the tasks it names.
+func (e *Session) RemoteQuarantined() map[string]*HeldHistory {
+	out := map[string]*HeldHistory{}
+	e.eachHeld(func(task string, local bool, h HeldHistory) {
+		if local {
+			out[task] = &h
+		}
+	})
+	return out
+}
+
+// eachHeld calls f with each task whose fetched history a pull
+// quarantined and whose tracking ref holds it still, saying whether the
+// task has a local history.
+func (e *Session) eachHeld(f func(task string, local bool, h HeldHistory)) {
+	for task, q := range e.Store.LoadQuarantines() {
+		local, err := e.Repo.ReadRef(gitstore.TaskRef(task))
+		if err != nil {
+			continue
+		}
+		if h, held := e.heldStill(task, q); held {
+			f(task, local != "", HeldHistory{Remote: h.Remote, Codes: h.Codes, Ref: h.Ref})
+		}
+	}
+}
+
 // HeldTask is a task HeldOnly names: its quarantined history, and the
 // line a list says of it (the error of every verb given the task).
 type HeldTask struct {
@@ -86,15 +127,11 @@ type HeldTask struct {
 // once and the refs of the tasks it names, never every task's.
 func (e *Session) HeldOnly() []HeldTask {
 	var out []HeldTask
-	for task, q := range e.Store.LoadQuarantines() {
-		if local, err := e.Repo.ReadRef(gitstore.TaskRef(task)); err != nil || local != "" {
-			continue
+	e.eachHeld(func(task string, local bool, h HeldHistory) {
+		if !local {
+			out = append(out, HeldTask{Task: task, History: h, Line: fmt.Sprintf("%s: no task here: %s", task, h.Said())})
 		}
-		if h, held := e.heldStill(task, q); held {
-			out = append(out, HeldTask{Task: task, History: HeldHistory{Remote: h.Remote, Codes: h.Codes, Ref: h.Ref},
-				Line: fmt.Sprintf("%s: no task here: %s", task, h.Said())})
-		}
-	}
+	})
 	sort.Slice(out, func(i, j int) bool { return out[i].Task < out[j].Task })
 	return out
 }

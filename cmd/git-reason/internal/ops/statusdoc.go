@@ -32,6 +32,10 @@ type StatusListRow struct {
 	// history a pull quarantined (HeldOnly), that history: the row has
 	// no record, and every verb given the task says so.
 	Quarantined *HeldHistory `json:"quarantined,omitempty"`
+	// RemoteQuarantined is, for a task that has a local history, the
+	// history of it fetched from a remote that a pull quarantined and
+	// holds back still, as 'git reason tasks' marks it.
+	RemoteQuarantined *HeldHistory `json:"remote_quarantined,omitempty"`
 }
 
 // StatusList is every task's status with its signatures in brief, kept by
@@ -44,9 +48,10 @@ func (e *Session) StatusList(ctx context.Context) ([]StatusListRow, error) {
 		return nil, err
 	}
 	sums, _ := e.SignatureSummaries(ctx)
+	held := e.RemoteQuarantined()
 	rows := make([]StatusListRow, len(all))
 	for i, s := range all {
-		rows[i] = StatusListRow{Status: s, Signatures: sums[s.Task]}
+		rows[i] = StatusListRow{Status: s, Signatures: sums[s.Task], RemoteQuarantined: held[s.Task]}
 	}
 	for _, h := range e.HeldOnly() {
 		rows = append(rows, StatusListRow{Status: record.Status{Task: h.Task, Phase: record.PhaseEmpty,

@@ -39,6 +39,31 @@ type TaskRow struct {
 	// recomputes it, and the list says so first.
 	DoesNotVerify *record.Finding `json:"does_not_verify,omitempty"`
 	Quarantined   *HeldHistory    `json:"quarantined,omitempty"`
+	// RemoteQuarantined is, for a task that has a local history, the
+	// history of it fetched from a remote that a pull quarantined and
+	// holds back still (the remote's copy was refused).
+	RemoteQuarantined *HeldHistory `json:"remote_quarantined,omitempty"`
+}
+
+// Said is the row's state as the lists say it: open; closed and how
+// ("closed superseded by T2"); quarantined on the remote whose history
+// alone is here; and, for a local task whose remote history a pull
+// refused, that too ("open, quarantined on origin").
+func (r TaskRow) Said() string {
+	if h := r.Quarantined; h != nil {
+		return h.Mark()
+	}
+	state := r.State
+	if c := r.Closed; c != nil {
+		state = "closed " + c.Outcome
+		if c.By != "" {
+			state += " by " + c.By
+		}
+	}
+	if h := r.RemoteQuarantined; h != nil {
+		state += ", " + h.Mark()
+	}
+	return state
 }
 
 // Tasks lists the tasks the query keeps, newest activity first (then by
@@ -75,6 +100,10 @@ func (e *Session) Tasks(ctx context.Context, q TaskQuery) ([]TaskRow, error) {
 		}
 		return out[i].Task < out[j].Task
 	})
+	held := e.RemoteQuarantined()
+	for i := range out {
+		out[i].RemoteQuarantined = held[out[i].Task]
+	}
 	if q == (TaskQuery{}) {
 		for _, h := range e.HeldOnly() {
 			out = append(out, TaskRow{Task: h.Task, State: "quarantined", Phase: record.PhaseEmpty, Quarantined: &h.History})
