@@ -850,14 +850,7 @@ func TestPrePushVerifiesTogether(t *testing.T) {
 		if r.code != 0 {
 			t.Fatalf("the pre-push hook of %d task refs: exit %d\n%s", n, r.code, r.stderr)
 		}
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got cost
-		if err := json.Unmarshal(data, &got); err != nil {
-			t.Fatal(err)
-		}
+		got := costsIn(t, file)[0]
 		if got.Histories != int64(n) {
 			t.Fatalf("the pre-push hook of %d task refs replayed %d histories, want each once", n, got.Histories)
 		}
@@ -896,15 +889,8 @@ func TestPreReceiveChecksTogether(t *testing.T) {
 		if got := strings.Fields(c.git("--git-dir="+server, "for-each-ref", "--format=%(refname)", "refs/reasoning/tasks/")); len(got) != n {
 			t.Fatalf("the server holds %d tasks after a push of %d", len(got), n)
 		}
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-			var got cost
-			if err := json.Unmarshal([]byte(line), &got); err != nil {
-				t.Fatal(err)
-			}
+		costs := costsIn(t, file)
+		for _, got := range costs {
 			if slices.Contains(got.Args, "pre-receive") {
 				if got.Histories != int64(n) {
 					t.Fatalf("the pre-receive hook of %d tasks replayed %d histories, want each once", n, got.Histories)
@@ -912,11 +898,30 @@ func TestPreReceiveChecksTogether(t *testing.T) {
 				return got.GitProcesses
 			}
 		}
-		t.Fatalf("no cost of the pre-receive hook in %s", data)
+		t.Fatalf("no cost of the pre-receive hook in %+v", costs)
 		return 0
 	}
 	few, many := gits(4), gits(40)
 	if few == 0 || many > few {
 		t.Errorf("the pre-receive hook started %d git processes for 40 new tasks against %d for 4, want no more", many, few)
 	}
+}
+
+// costsIn is the costs (GIT_REASON_COST) the processes wrote to file,
+// one a line, at least one.
+func costsIn(t *testing.T, file string) []cost {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []cost
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var c cost
+		if err := json.Unmarshal([]byte(line), &c); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		out = append(out, c)
+	}
+	return out
 }
