@@ -863,16 +863,39 @@ func TestPrePushVerifiesTogether(t *testing.T) {
 }
 
 // TestPreReceiveChecksTogether holds the server's pre-receive hook to as
-// many git processes for a push of 40 new tasks as for one of 4: it ran
-// git's object checks, the signatures and the replay once a task, seven
-// git processes a task (the replay's two because go-git did not see the
-// objects git keeps apart while the hook runs), and a first push of 300
-// tasks to a server with the hooks took 39.7 s against 1.3 s without
-// (`sh bench/push/first.sh BASE WORLD 300 3 server`).
+// many git processes for a push of 40 new tasks as for one of 4, and for
+// a push of 40 tasks moved on as for one of 4: it ran git's object
+// checks, the signatures and the replay once a task, seven git processes
+// a task (the replay's two because go-git did not see the objects git
+// keeps apart while the hook runs), and a git merge-base a task moved;
+// a first push of 300 tasks to a server with the hooks took 39.7 s
+// against 1.3 s without (`sh bench/push/first.sh BASE WORLD 300 3
+// server`).
 func TestPreReceiveChecksTogether(t *testing.T) {
 	t.Parallel()
-	c := scaleWorld(t, 40)
-	gits := func(n int) int64 {
+	c := scaleWorld(t, 44)
+	all := strings.Fields(c.git("for-each-ref", "--format=%(refname)", "refs/reasoning/tasks/"))
+	// pushed is what the pre-receive hook started of git processes for a
+	// plain git push of refs to server.
+	pushed := func(server string, refs []string) int64 {
+		t.Helper()
+		file := filepath.Join(t.TempDir(), "cost.json")
+		push := &sandbox{t: t, dir: c.dir, home: c.home, env: append(append([]string(nil), c.env...), "GIT_REASON_COST="+file)}
+		if r := push.run(context.Background(), nil, "git", append([]string{"push", "-q", server}, refs...)...); r.code != 0 {
+			t.Fatalf("git push of %d tasks: exit %d\n%s", len(refs), r.code, r.stderr)
+		}
+		for _, got := range costsIn(t, file) {
+			if slices.Contains(got.Args, "pre-receive") {
+				if got.Histories != int64(len(refs)) {
+					t.Fatalf("the pre-receive hook of %d tasks replayed %d histories, want each once", len(refs), got.Histories)
+				}
+				return got.GitProcesses
+			}
+		}
+		t.Fatalf("no cost of the pre-receive hook of a push of %d tasks", len(refs))
+		return 0
+	}
+	gits := func(refs []string) (created, moved int64) {
 		t.Helper()
 		server := filepath.Join(t.TempDir(), "server.git")
 		c.git("init", "-q", "--bare", server)
@@ -880,30 +903,22 @@ func TestPreReceiveChecksTogether(t *testing.T) {
 		if r := hub.reason("hooks", "install", "--server"); r.code != 0 {
 			t.Fatalf("hooks install --server: exit %d\n%s", r.code, r.stderr)
 		}
-		refs := strings.Fields(c.git("for-each-ref", fmt.Sprintf("--count=%d", n), "--format=%(refname)", "refs/reasoning/tasks/"))
-		file := filepath.Join(t.TempDir(), "cost.json")
-		push := &sandbox{t: t, dir: c.dir, home: c.home, env: append(append([]string(nil), c.env...), "GIT_REASON_COST="+file)}
-		if r := push.run(context.Background(), nil, "git", append([]string{"push", "-q", server}, refs...)...); r.code != 0 {
-			t.Fatalf("git push of %d tasks: exit %d\n%s", n, r.code, r.stderr)
+		created = pushed(server, refs)
+		if got := strings.Fields(c.git("--git-dir="+server, "for-each-ref", "--format=%(refname)", "refs/reasoning/tasks/")); len(got) != len(refs) {
+			t.Fatalf("the server holds %d tasks after a push of %d", len(got), len(refs))
 		}
-		if got := strings.Fields(c.git("--git-dir="+server, "for-each-ref", "--format=%(refname)", "refs/reasoning/tasks/")); len(got) != n {
-			t.Fatalf("the server holds %d tasks after a push of %d", len(got), n)
+		for _, ref := range refs {
+			c.mustReason("conclude", strings.TrimPrefix(ref, gitstore.TaskPrefix), "--decision", "keep it")
 		}
-		costs := costsIn(t, file)
-		for _, got := range costs {
-			if slices.Contains(got.Args, "pre-receive") {
-				if got.Histories != int64(n) {
-					t.Fatalf("the pre-receive hook of %d tasks replayed %d histories, want each once", n, got.Histories)
-				}
-				return got.GitProcesses
-			}
-		}
-		t.Fatalf("no cost of the pre-receive hook in %+v", costs)
-		return 0
+		return created, pushed(server, refs)
 	}
-	few, many := gits(4), gits(40)
+	few, fewMoved := gits(all[:4])
+	many, manyMoved := gits(all[4:44])
 	if few == 0 || many > few {
 		t.Errorf("the pre-receive hook started %d git processes for 40 new tasks against %d for 4, want no more", many, few)
+	}
+	if fewMoved == 0 || manyMoved > fewMoved {
+		t.Errorf("the pre-receive hook started %d git processes for 40 tasks moved on against %d for 4, want no more", manyMoved, fewMoved)
 	}
 }
 

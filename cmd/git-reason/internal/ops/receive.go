@@ -3,7 +3,6 @@ package ops
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -91,9 +90,10 @@ func (e *Session) UninstallServerHooks(_ context.Context, _ bool) (string, []hoo
 // PreReceive checks every reasoning ref a push updates, with the hosted
 // repository's own settings, and returns one refusal per ref it refuses,
 // naming the first rule broken, in this order: a ref under
-// refs/reasoning/ that is no task ref; a task ref deleted, or moved to a
-// commit that does not descend from it (unless reason.allowRewrite); new
-// objects git's fsck checks refuse; a history that does not replay clean
+// refs/reasoning/ that is no task ref; a task ref deleted (unless
+// reason.allowRewrite); new objects git's fsck checks refuse; a task ref
+// moved to a commit that does not descend from it (unless
+// reason.allowRewrite); a history that does not replay clean
 // (its reuses of tasks the push moves too read at their pushed heads);
 // a new commit whose signature is bad (changed after signing), whatever
 // the policy, as verify and pull refuse it; under reason.requireSigned
@@ -138,19 +138,6 @@ func (e *Session) PreReceive(ctx context.Context, lines []ReceiveLine) ([]Receiv
 		var not []string
 		if l.Old != zeroHash {
 			not = []string{l.Old}
-			// Replacement objects off: a push may create refs/replace/*,
-			// and a stand-in for the new head descending from the old
-			// one would make a rewrite read as a fast-forward.
-			if _, err := e.Repo.Git(ctx, "--no-replace-objects", "merge-base", "--is-ancestor", l.Old, l.New); err != nil {
-				var ge *gitstore.GitError
-				if !errors.As(err, &ge) || ge.Code != 1 {
-					return nil, err
-				}
-				if !st.Travel.AllowRewrite {
-					refuse(l.Ref, RuleRewrite, "task %s was rewritten: %s does not descend from %s; pull, merge and push again (never forced), or set reason.allowRewrite on the server", task, record.ShortCommit(l.New), record.ShortCommit(l.Old))
-					continue
-				}
-			}
 		}
 		moved = append(moved, movedTask{ref: l.Ref, task: task, new: l.New, not: not})
 	}
@@ -177,6 +164,22 @@ func (e *Session) PreReceive(ctx context.Context, lines []ReceiveLine) ([]Receiv
 	}
 	replayedClean := moved[:0:0]
 	for _, m := range moved {
+		if len(m.not) > 0 {
+			// Read in process, the objects checked above: a commit's own
+			// parents, no replacement object (a push may create
+			// refs/replace/*, and a stand-in for the new head descending
+			// from the old one would make a rewrite read as a
+			// fast-forward) nor graft, as replay reads them. A git
+			// merge-base a task cost a process each.
+			ok, err := e.Store.IsAncestor(ctx, m.not[0], m.new)
+			if err != nil {
+				return nil, err
+			}
+			if !ok && !st.Travel.AllowRewrite {
+				refuse(m.ref, RuleRewrite, "task %s was rewritten: %s does not descend from %s; pull, merge and push again (never forced), or set reason.allowRewrite on the server", m.task, record.ShortCommit(m.new), record.ShortCommit(m.not[0]))
+				continue
+			}
+		}
 		replayed, err := g.VerifyAt(ctx, m.task, m.new, pushed)
 		if err != nil {
 			return nil, err
