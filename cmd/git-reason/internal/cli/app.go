@@ -872,8 +872,10 @@ func reorder(app *cli.App, args []string) []string {
 		return out
 	}
 	// "help VERB SUBVERB" is the sub-verb's help, as "VERB SUBVERB -h" is:
-	// urfave/cli's help command reads only VERB.
-	if rest := args[i+1:]; args[i] == "help" && len(rest) >= 2 {
+	// urfave/cli's help command reads only VERB. An option after them
+	// stays the help verb's, to be refused as 'help --bogus' is (it was
+	// dropped, and the help shown with exit 0).
+	if rest := args[i+1:]; args[i] == "help" && len(rest) >= 2 && !slices.ContainsFunc(rest, misusedHelp) {
 		if v := app.Command(rest[0]); v != nil && v.Command(rest[1]) != nil {
 			return append(out, rest[0], rest[1], "-h")
 		}
@@ -1013,6 +1015,12 @@ func flagNames(f cli.Flag) []string {
 		return []string{name}
 	}
 	return append([]string{name}, aliases...)
+}
+
+// misusedHelp reports whether arg, after 'help VERB SUBVERB', is an
+// option the help verb refuses: any but -h and --help.
+func misusedHelp(arg string) bool {
+	return strings.HasPrefix(arg, "-") && arg != "-h" && arg != "--help"
 }
 
 // takesValue reports whether the flag named by arg (e.g. "--subject")
