@@ -50,6 +50,11 @@ func logCommand() *cli.Command {
 			for _, kind := range c.StringSlice("kind") {
 				k, err := record.ParseKind(kind)
 				if err != nil {
+					// A kind typed a letter or two wrong is named, as a
+					// verb's or an option's is.
+					if best := nearest(kindNames(), kind); best != "" {
+						return ops.Usage("--kind: %v: did you mean '%s'? (see 'git reason log -h')", err, best)
+					}
 					return ops.Usage("--kind: %v", err)
 				}
 				o.Kinds = append(o.Kinds, k)

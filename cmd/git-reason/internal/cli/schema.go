@@ -94,10 +94,7 @@ func schemaCommand() *cli.Command {
 			if err != nil {
 				// The published outputs are the other names it takes; a
 				// name typed a letter or two wrong is said, as a verb's is.
-				names := slices.Collect(maps.Keys(schemas.Outputs))
-				for _, k := range record.Kinds {
-					names = append(names, string(k))
-				}
+				names := append(slices.Collect(maps.Keys(schemas.Outputs)), kindNames()...)
 				slices.Sort(names)
 				if best := nearest(names, c.Args().First()); best != "" {
 					return ops.Usage("%v, or a command whose --json output it gives: did you mean '%s'? (see 'git reason schema -h')", err, best)
