@@ -268,6 +268,14 @@ func printJSONError(w io.Writer, status int, msg, verb string) {
 		e.Error.Code = "failure"
 	}
 	e.Error.Message = msg
+	if _, near, ok := strings.Cut(strings.SplitN(msg, "\n", 2)[0], ": did you mean "); ok {
+		// A name typed wrong: the suggestion, as the text error makes it
+		// ("did you mean 'status'? (see 'git reason -h')"), not only
+		// where the list of names is.
+		e.Error.Hint = "did you mean " + near
+		_ = exportJSON(w, e)
+		return
+	}
 	for _, marker := range []string{"run '", "see '", "start it with '", "set it with ", "fix it with '", "name the task: "} {
 		if i := strings.LastIndex(msg, marker); i >= 0 {
 			hint, _, _ := strings.Cut(msg[i:], "\n")
