@@ -69,7 +69,15 @@ func (o *syncOptions) open() (*ops.Session, ops.SyncRequest, error) {
 	if none {
 		return nil, ops.SyncRequest{}, ops.Usage("%s", ops.NoRemote(verb))
 	}
-	return sess, ops.SyncRequest{Remote: remote, Tasks: rest, Defaulted: len(rest) > 0 && len(rest) == len(o.Args)}, nil
+	req := ops.SyncRequest{Remote: remote, Tasks: rest, Defaulted: len(rest) > 0 && len(rest) == len(o.Args)}
+	if o.Verb == "sync" && len(o.Args) == 0 {
+		// No REMOTE: sync pulls as git pull and pushes as git push, each
+		// from and to the remote git would choose.
+		if req.PushRemote, _, err = sess.PushRemote(nil); err != nil {
+			return nil, ops.SyncRequest{}, err
+		}
+	}
+	return sess, req, nil
 }
 
 // urlOrPath reports whether arg is written as a URL or a path (git's

@@ -307,11 +307,17 @@ type SyncResult struct {
 	Push *PushResult `json:"push"`
 }
 
-// Remote is the remote synced with.
-func (s *SyncResult) Remote() string { return s.Pull.Remote }
+// Remote is the remote synced with: both, "up and fork", when the pull
+// and the push went to different ones.
+func (s *SyncResult) Remote() string {
+	if s.Push != nil && s.Push.Remote != s.Pull.Remote {
+		return s.Pull.Remote + " and " + s.Push.Remote
+	}
+	return s.Pull.Remote
+}
 
 // Sync pulls from the remote, then pushes every task the pull did not
-// quarantine.
+// quarantine, to req.PushRemote when it is set.
 func (e *Session) Sync(ctx context.Context, req SyncRequest) (*SyncResult, error) {
 	pull, err := e.Pull(ctx, req)
 	if err != nil {
@@ -322,6 +328,9 @@ func (e *Session) Sync(ctx context.Context, req SyncRequest) (*SyncResult, error
 		if in.Outcome == PullQuarantined {
 			skip[in.Task] = true
 		}
+	}
+	if req.PushRemote != "" {
+		req.Remote = req.PushRemote
 	}
 	push, err := e.Push(ctx, req, skip)
 	if err != nil {

@@ -18,7 +18,12 @@ import (
 // pull or push is about (none: every task).
 type SyncRequest struct {
 	Remote string
-	Tasks  []string
+	// PushRemote is where sync pushes when it is not Remote: with no
+	// REMOTE named, git pull fetches from the branch's upstream and git
+	// push sends to branch.<name>.pushRemote or remote.pushDefault, and
+	// sync, a pull then a push, does both as git does ("" is Remote).
+	PushRemote string
+	Tasks      []string
 	// Defaulted is set when no REMOTE was named, so that Remote is the
 	// default one and Tasks[0] may have been meant as a remote's name:
 	// an error about that task says it is neither.
