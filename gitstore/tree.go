@@ -97,11 +97,12 @@ func parseTree(h string, data []byte, like *rawTree) (*rawTree, error) {
 			return nil, bad("too large")
 		}
 		n := data[name : name+nul]
-		// The name as a terminal may show it, made only for an error.
-		shown := func(n []byte) string { return record.Printable(string(n)) }
+		// The name as a terminal may show it, bounded, made only for an
+		// error.
+		shown := func(n []byte) string { return record.PrintableName(string(n)) }
 		switch {
 		case string(mode) != "100644":
-			return nil, bad("%s/%s has mode %s; a record is a regular file (100644)", RecordsDir, shown(n), record.Printable(string(mode)))
+			return nil, bad("%s/%s has mode %s; a record is a regular file (100644)", RecordsDir, shown(n), shown(mode))
 		case !recordName(n):
 			return nil, bad("%s/%s is not a record's name (<clock>-<kind>-<id>.json)", RecordsDir, shown(n))
 		}

@@ -321,6 +321,25 @@ func resolveIDs(kind Kind, m map[string]any, st *State) error {
 // line shown stays one honest line.
 func Printable(s string) string { return printable(s, false) }
 
+// maxShownName is how many bytes of a name PrintableName quotes.
+const maxShownName = 200
+
+// PrintableName is Printable of a name from elsewhere that a finding or a
+// warning quotes (a fetched tree entry's), bounded: past 200 bytes, its
+// first 200 (whole characters), then "… (N bytes)". git admits a name of
+// 60,000 bytes, and every line that quoted one whole, in text and in
+// --json alike, was as long.
+func PrintableName(s string) string {
+	if len(s) <= maxShownName {
+		return Printable(s)
+	}
+	cut := maxShownName
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return Printable(s[:cut]) + "… (" + strconv.Itoa(len(s)) + " bytes)"
+}
+
 // PrintableText is Printable for text of many lines: newline and tab are
 // kept, everything else Printable escapes is escaped.
 func PrintableText(s string) string { return printable(s, true) }

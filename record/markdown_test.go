@@ -67,6 +67,22 @@ func TestPrintableInvalidUTF8(t *testing.T) {
 	}
 }
 
+// A name from elsewhere is quoted whole up to 200 bytes, then cut at a
+// character's start and followed by its size.
+func TestPrintableName(t *testing.T) {
+	long := strings.Repeat("a", 199) + "é\x1b" + strings.Repeat("b", 1000)
+	for in, want := range map[string]string{
+		strings.Repeat("a", 200):         strings.Repeat("a", 200),
+		"\x1b[2J":                        `\x1b[2J`,
+		long:                             strings.Repeat("a", 199) + "… (1202 bytes)",
+		long[:199] + "\x1b" + long[199:]: strings.Repeat("a", 199) + `\x1b… (1203 bytes)`,
+	} {
+		if got := PrintableName(in); got != want {
+			t.Errorf("PrintableName of %d bytes = %q, want %q", len(in), got, want)
+		}
+	}
+}
+
 // A long text keeps its lines inside one block quote: no line of it can
 // start a block of the document's own (a heading, a line the document
 // writes), and each is inert as Markdown makes it.

@@ -105,7 +105,9 @@ func taskCommand() *cli.Command {
 			Description: "Removes refs/reasoning/tasks/TASK and what .git/reason/ keeps of it; history elsewhere\n" +
 				"is untouched. Refused (exit 3, nothing changed) once the task's ref exists in any other\n" +
 				"namespace under refs/reasoning/ (a pull or a push leaves a remote-tracking one): others may\n" +
-				"hold it then, and records are never taken back; close it instead ('git reason close').",
+				"hold it then, and records are never taken back; close it instead ('git reason close').\n" +
+				"A task whose history does not read (a ref fetched with plain git at a tag, a tree or a\n" +
+				"record that does not decode) is removed the same way, under the same rule.",
 			Flags: []cli.Flag{o.jsonFlag()},
 			Action: func(c *cli.Context) error {
 				o.bind(c)
@@ -125,6 +127,10 @@ func taskCommand() *cli.Command {
 					return err
 				}
 				return o.render(res, func(w io.Writer) error {
+					if res.DoesNotRead {
+						_, err := fmt.Fprintf(w, "deleted task %s (its history did not read; its ref named %s)\n", res.Task, record.ShortCommit(res.Head))
+						return err
+					}
 					_, err := fmt.Fprintf(w, "deleted task %s (%s, commit %s)\n", res.Task, record.Plural(res.Records, "record"), record.ShortCommit(res.Head))
 					return err
 				})

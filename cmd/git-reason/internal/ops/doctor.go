@@ -220,8 +220,16 @@ func (e *Session) doctorRepository(ctx context.Context, d *Doctor, hooksPath str
 		}
 		if err != nil {
 			d.Refs.Broken++
-			d.Findings = append(d.Findings, Finding{Severity: "error", Code: "broken_ref", Subject: t.Task,
-				Message: err.Error()})
+			f := Finding{Severity: "error", Code: "broken_ref", Subject: t.Task, Message: err.Error()}
+			if errors.Is(err, record.ErrUnreadable) {
+				// What removes it, when task delete would (on no remote):
+				// the person's step, no tool's.
+				if elsewhere, lerr := e.Store.Elsewhere(ctx, t.Task); lerr == nil && len(elsewhere) == 0 {
+					del := "'git reason task delete " + t.Task + "'"
+					f.Message, f.tools = f.Message+"; or remove it: "+del, f.Message+"; or the person removes it: "+del
+				}
+			}
+			d.Findings = append(d.Findings, f)
 			continue
 		}
 		d.Refs.Records += len(recs)

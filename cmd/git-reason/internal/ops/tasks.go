@@ -141,6 +141,8 @@ type DeletedTask struct {
 	Task    string `json:"task"`
 	Head    string `json:"head"`
 	Records int    `json:"records"`
+	// DoesNotRead is whether its history did not read (Records is 0).
+	DoesNotRead bool `json:"-"`
 }
 
 // DeleteTask removes a local task created by mistake: its ref and its
@@ -153,7 +155,15 @@ func (e *Session) DeleteTask(ctx context.Context, task string) (*DeletedTask, er
 		return nil, err
 	}
 	head, recs, err := e.Store.Load(ctx, task)
-	if err != nil && !errors.Is(err, record.ErrUnreadable) {
+	unreadable := errors.Is(err, record.ErrUnreadable)
+	if unreadable {
+		// A history that does not read (fetched with plain git: a ref at
+		// a tag, a tree, a record that does not decode) is deleted as any
+		// other, its ref at the object it names; before, it was said not
+		// to exist, and only git update-ref -d removed it.
+		head, err = e.Store.Head(task)
+	}
+	if err != nil {
 		return nil, err
 	}
 	if head == "" {
@@ -164,6 +174,10 @@ func (e *Session) DeleteTask(ctx context.Context, task string) (*DeletedTask, er
 		return nil, err
 	}
 	if len(elsewhere) > 0 {
+		if unreadable {
+			// Closing it is refused too: its history is verify's matter.
+			return nil, Refused("task %s was pushed or fetched (%s): it cannot be deleted, and its history does not read: see 'git reason verify %s'", task, elsewhere[0], task)
+		}
 		if st, derr := record.Derive(task, recs); derr == nil {
 			if c := st.Closure(); c != nil {
 				// Advice to close it would be refused: it is.
@@ -176,5 +190,5 @@ func (e *Session) DeleteTask(ctx context.Context, task string) (*DeletedTask, er
 	if err := e.Store.DeleteTask(ctx, task, head); err != nil {
 		return nil, fmt.Errorf("delete task %s: %w", task, err)
 	}
-	return &DeletedTask{Task: task, Head: head, Records: len(recs)}, nil
+	return &DeletedTask{Task: task, Head: head, Records: len(recs), DoesNotRead: unreadable}, nil
 }
