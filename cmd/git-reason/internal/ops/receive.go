@@ -226,9 +226,9 @@ func (e *Session) PreReceive(ctx context.Context, lines []ReceiveLine) ([]Receiv
 }
 
 // movedTask is a task ref a push moves that passed the checks of its
-// name, deletion and ancestry, for the checks PreReceive runs for all of
-// them at once: ref at new, which not (its head before; none for a new
-// task) reaches none of.
+// name and deletion, for the checks PreReceive runs for all of them at
+// once: ref at new, which not (its head before; none for a new task)
+// reaches none of.
 type movedTask struct {
 	ref, task, new string
 	not            []string
