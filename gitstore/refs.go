@@ -714,7 +714,10 @@ func (r *Repo) LeftStaged(ctx context.Context) (map[string]int, error) {
 	left, live := map[string]int{}, map[string]bool{}
 	now := time.Now()
 	for _, ref := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		id, _, _ := strings.Cut(strings.TrimPrefix(ref, StagedPrefix), "/")
+		id, _, ok := strings.Cut(strings.TrimPrefix(ref, StagedPrefix), "/")
+		if !ok {
+			continue // no namespace: no push of ours made it
+		}
 		if _, seen := left[id]; !seen && !live[id] {
 			if !leftStaged(id, now) {
 				live[id] = true

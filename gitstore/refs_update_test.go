@@ -355,7 +355,8 @@ func TestPushStagesManyTasks(t *testing.T) {
 	// A live pid's namespace of two hours ago: the pid is another
 	// process's now.
 	reused := fmt.Sprintf("%s%d-%d/", StagedPrefix, os.Getpid(), now.Add(-2*time.Hour).UnixNano())
-	for _, ref := range []string{live + "x", gone + "x", gone + "y/z", reused + "x"} {
+	// A ref right under the prefix is no namespace: not ours to remove.
+	for _, ref := range []string{live + "x", gone + "x", gone + "y/z", reused + "x", StagedPrefix + "mine"} {
 		gitIn(t, r.WorkTree, "update-ref", ref, c1)
 	}
 	left, err := r.LeftStaged(context.Background())
@@ -408,8 +409,8 @@ func TestPushStagesManyTasks(t *testing.T) {
 		t.Fatalf("a push of 3 refs, 4 inline, staged them:\n%s", b)
 	}
 	// Any push removes what pushes that are over left.
-	if got := gitIn(t, r.WorkTree, "for-each-ref", "--format=%(refname)", StagedPrefix); got != live+"x" {
-		t.Fatalf("refs under %s after a push of 3 refs:\n%s\nwant only the live process's %sx", StagedPrefix, got, live)
+	if got := gitIn(t, r.WorkTree, "for-each-ref", "--format=%(refname)", StagedPrefix); got != live+"x\n"+StagedPrefix+"mine" {
+		t.Fatalf("refs under %s after a push of 3 refs:\n%s\nwant only the live process's %sx and %smine", StagedPrefix, got, live, StagedPrefix)
 	}
 	os.Remove(seen)
 	for _, ref := range strings.Fields(gitIn(t, remote, "for-each-ref", "--format=%(refname)", TaskPrefix)) {
@@ -426,7 +427,7 @@ func TestPushStagesManyTasks(t *testing.T) {
 			t.Fatalf("a push of 9 refs, 4 inline: the hook saw %q, want a staged local ref", line)
 		}
 	}
-	if got := gitIn(t, r.WorkTree, "for-each-ref", "--format=%(refname)", StagedPrefix); got != live+"x" {
-		t.Fatalf("refs under %s after the push:\n%s\nwant only the live process's %sx", StagedPrefix, got, live)
+	if got := gitIn(t, r.WorkTree, "for-each-ref", "--format=%(refname)", StagedPrefix); got != live+"x\n"+StagedPrefix+"mine" {
+		t.Fatalf("refs under %s after the push:\n%s\nwant only the live process's %sx and %smine", StagedPrefix, got, live, StagedPrefix)
 	}
 }
