@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -193,20 +192,15 @@ func (e *Session) PrePush(ctx context.Context, lines []PushLine) ([]PushFinding,
 	}
 	// A record a merge made inadmissible travels: a person settles it
 	// with a new record; refusing the push would strand it.
-	found := map[string][]record.Finding{}
-	for _, fd := range record.Blocking(res.Findings) {
-		found[fd.Task] = append(found[fd.Task], fd)
+	// Each finding under its task's ref, in the order git named them.
+	order := make(map[string]int, len(pushed))
+	for i, task := range pushed {
+		order[task] = i
 	}
-	for _, task := range pushed {
-		for _, fd := range found[task] {
-			out = append(out, PushFinding{Ref: gitstore.TaskRef(task), Message: fd.String()})
-		}
-		delete(found, task)
-	}
-	for _, task := range slices.Sorted(maps.Keys(found)) { // none: each finding is of a task verified
-		for _, fd := range found[task] {
-			out = append(out, PushFinding{Ref: gitstore.TaskRef(task), Message: fd.String()})
-		}
+	bad := record.Blocking(res.Findings)
+	slices.SortStableFunc(bad, func(a, b record.Finding) int { return order[a.Task] - order[b.Task] })
+	for _, fd := range bad {
+		out = append(out, PushFinding{Ref: gitstore.TaskRef(fd.Task), Message: fd.String()})
 	}
 	return out, nil
 }
