@@ -190,11 +190,9 @@ func TestNetProgramReplacesGitReason(t *testing.T) {
 // verbs still work.
 func TestNetProgramMissing(t *testing.T) {
 	t.Parallel()
-	bin := builtBinary(t)
 	dir := t.TempDir()
 	alone := filepath.Join(dir, "git-reason")
-	data := harness.ReadFile(t, bin)
-	if err := os.WriteFile(alone, data, 0o755); err != nil {
+	if err := harness.PlaceBinary(alone); err != nil {
 		t.Fatal(err)
 	}
 	env := append(os.Environ(), "PATH="+filepath.Dir(gitPath(t)))

@@ -309,7 +309,21 @@ func InstalledWorkDir(keep, prefix string) (dir, bin string, remove func(), err 
 	return dir, bin, remove, nil
 }
 
-// place makes dst a hard link to src, else a copy of it.
+// PlaceBinary puts Binary's git-reason alone at dst (no NetProgram beside
+// it), as place does, for a test that runs it from a directory of its own.
+func PlaceBinary(dst string) error {
+	bin, err := Binary()
+	if err != nil {
+		return fmt.Errorf("build git-reason: %w", err)
+	}
+	return place(bin, dst)
+}
+
+// place makes dst a hard link to src, else a copy of it made by cp. The
+// copy is another process's so that no file descriptor open for writing
+// it is ever this process's: a test running in parallel that forks while
+// one is open hands it to its child until that child execs, and running
+// dst then fails with "text file busy" (ETXTBSY).
 func place(src, dst string) error {
 	if err := os.Remove(dst); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
@@ -317,11 +331,10 @@ func place(src, dst string) error {
 	if os.Link(src, dst) == nil {
 		return nil
 	}
-	data, err := os.ReadFile(src)
-	if err != nil {
-		return err
+	if out, err := exec.Command("cp", src, dst).CombinedOutput(); err != nil {
+		return fmt.Errorf("cp %s %s: %v: %s", src, dst, err, bytes.TrimSpace(out))
 	}
-	return os.WriteFile(dst, data, 0o755)
+	return os.Chmod(dst, 0o755)
 }
 
 // regular reports whether path is a regular file.
