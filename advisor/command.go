@@ -59,6 +59,7 @@ func commandNames(argv []string) (names [][]string, opaque []string) {
 // interpreter's code (codeNames).
 func scriptNames(script string, depth int) ([]string, bool) {
 	words, ok := scriptWords(script)
+	words = cdWords(words)
 	var out []string
 	for _, w := range words {
 		out = append(out, argPaths(1, w)...)

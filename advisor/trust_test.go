@@ -698,14 +698,14 @@ func TestIndirectFiles(t *testing.T) {
 		{[]string{"make", "-s", "review"},
 			[]string{"Makefile ()", "mk/rules.mk (named by Makefile)", "mk/loop.mk (named by mk/rules.mk)", "py/x.py (named by mk/rules.mk)",
 				"py/ (beside py/x.py, which python3 runs)", "tools/var.sh (named by Makefile)", "tools/review.sh (named by Makefile)"},
-			[]string{"Makefile: trust covers the work-tree files its recipes' words name", "mk/rules.mk: trust covers", "mk/loop.mk: trust covers", "py/: the modules python3 finds elsewhere"}},
+			[]string{"Makefile: trust covers the work-tree files its recipes' words name", "mk/rules.mk: trust covers", "mk/loop.mk: trust covers", "py/: trust covers what python3 runs there and what it names literally above it (../), not paths it builds ($, a glob, code), what the modules beside it import from elsewhere, or installed packages"}},
 		{[]string{"npm", "run", "review"},
 			[]string{"package.json ()", "tools/review.sh (named by package.json)", "js/r.js (named by package.json)", "js/ (beside js/r.js, which node runs)"},
-			[]string{"package.json: trust covers", "js/: the modules node finds elsewhere"}},
+			[]string{"package.json: trust covers", "js/: trust covers what node runs there"}},
 		{[]string{"rake", "review"}, []string{"Rakefile ()", "tools/rake.sh (named by Rakefile)"}, []string{"Rakefile: trust covers"}},
 		{[]string{"python3", "-u", "top.py"}, []string{"top.py ()", "pkg/ (beside top.py, which python3 runs)", "tophelp.py (beside top.py, which python3 runs)"},
 			[]string{"top.py: it is in the work tree's top: trust covers the .py files there beside it and its packages"}},
-		{[]string{"./py/x.py"}, []string{"py/x.py ()", "py/ (beside py/x.py, which its interpreter runs)"}, []string{"py/: the modules its interpreter finds"}},
+		{[]string{"./py/x.py"}, []string{"py/x.py ()", "py/ (beside py/x.py, which its interpreter runs)"}, []string{"py/: trust covers what its interpreter runs there"}},
 		// Code given on the command line is no script: codeNames covers its words.
 		{[]string{"python3", "-c", "import helper", "top.py"}, []string{"top.py ()"}, nil},
 	} {

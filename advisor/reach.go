@@ -1,0 +1,211 @@
+package advisor
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// What a script reaches past its own directory (modules covers that
+// directory): the files and directories it names literally above it
+// (node's require('../lib/x'), python's sys.path entry '..' or import
+// from ..lib, a shell's . ../lib.sh), and for node the node_modules/
+// directories of the work tree its requires search. What it builds ($,
+// a glob, code) and installed packages stay uncovered, and trust says
+// so (reachNote).
+
+const (
+	// maxReachFiles bounds the scripts one load reads for what they
+	// name above their directory; maxReachBytes what it reads of one.
+	maxReachFiles = 16
+	maxReachBytes = 256 << 10
+)
+
+// reachNote is what trust says of a script's directory it covers.
+func reachNote(program string) string {
+	return "trust covers what " + program + " runs there and what it names literally above it (../), " +
+		"not paths it builds ($, a glob, code), what the modules beside it import from elsewhere, or installed packages"
+}
+
+// cdWords is words, a command line's, with after each word that follows
+// a literal cd (or pushd) within the work tree that word as read from
+// the directory it changes to (cd tools && sh run.sh names tools/run.sh
+// as well): a cd to a path it builds ($, a glob, -, ~, none) or above
+// the top ends what it reads so. Reading a word both ways only covers
+// more.
+func cdWords(words []string) []string {
+	out, dir := make([]string, 0, len(words)), "."
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		out = append(out, w)
+		if dir != "." && w != "" && w[0] != '-' && !filepath.IsAbs(w) {
+			out = append(out, path.Join(dir, w))
+		}
+		if (w != "cd" && w != "pushd") || i+1 == len(words) {
+			continue
+		}
+		to := words[i+1]
+		if to == "" || to == "-" || filepath.IsAbs(to) || strings.ContainsAny(to, "$`*?[{~") {
+			break
+		}
+		if dir = path.Join(dir, to); dir == ".." || strings.HasPrefix(dir, "../") {
+			break
+		}
+	}
+	return out
+}
+
+// parentPaths are the work-tree paths (relative to the top, "." the
+// top itself) that word w of a script in directory dir names above it:
+// ../x or .. read from dir and from the top (where the command starts),
+// each also with the interpreter's extensions exts; for Python a
+// relative import's ..name from dir's parent.
+func parentPaths(dir, w string, exts []string) []string {
+	var out []string
+	add := func(p string) {
+		if p != ".." && !strings.HasPrefix(p, "../") && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	switch {
+	case w == ".." || strings.HasPrefix(w, "../"):
+		for _, base := range []string{dir, "."} {
+			p := path.Join(base, w)
+			add(p)
+			for _, e := range exts {
+				if p != "." && p != ".." {
+					add(p + e)
+				}
+			}
+		}
+	case slices.Contains(exts, ".py") && strings.HasPrefix(w, "..") && len(strings.TrimLeft(w, ".")) > 0 && isLetter(strings.TrimLeft(w, ".")[0]):
+		name := strings.TrimLeft(w, ".")
+		up := dir
+		for range len(w) - len(name) - 1 {
+			if up == "." {
+				return nil
+			}
+			up = path.Dir(up)
+		}
+		first, _, _ := strings.Cut(name, ".")
+		p := path.Join(up, strings.ReplaceAll(name, ".", "/"))
+		add(p)
+		add(p + ".py")
+		add(path.Join(up, first))
+	}
+	return out
+}
+
+// scriptWords is the words of the script rel as parents reads them:
+// its runs of pathByte, the first maxReachBytes of it; read once a load,
+// at most maxReachFiles scripts; a problem says why not.
+func (c *coverer) scanWords(rel string) ([]string, string) {
+	if read, ok := c.runs["\x00"+rel]; ok {
+		return slices.Concat(read.lines...), read.problem
+	}
+	read := &runRead{}
+	c.runs["\x00"+rel] = read
+	if c.scanned == maxReachFiles {
+		read.problem = fmt.Sprintf("git reason reads at most %d scripts for what they name above their directory", maxReachFiles)
+		return nil, read.problem
+	}
+	c.scanned++
+	fh, err := os.Open(filepath.Join(c.top, filepath.FromSlash(rel)))
+	if err != nil {
+		read.problem = "does not read"
+		return nil, read.problem
+	}
+	defer fh.Close()
+	buf := make([]byte, maxReachBytes)
+	n, _ := fh.Read(buf)
+	for n < len(buf) {
+		m, err := fh.Read(buf[n:])
+		if n += m; err != nil || m == 0 {
+			break
+		}
+	}
+	words := strings.FieldsFunc(string(buf[:n]), func(r rune) bool { return r < 0x80 && !pathByte(byte(r)) })
+	read.lines = [][]string{words}
+	return words, ""
+}
+
+// parents covers for advisor what the script f, which program runs,
+// names above its directory (parentPaths): a directory whole, the top
+// as modules does, a file with its own directory and what it names in
+// turn (modules; for a shell, exts nil, only what it names in turn),
+// depth scripts deep.
+func (c *coverer) parents(advisor string, f CoveredFile, program string, exts []string, depth int) []CoveredFile {
+	key := advisor + "\x00parents\x00" + f.Path
+	if c.done[key] || c.stat || f.Path == "" || f.Problem != "" || strings.HasSuffix(f.Path, "/") {
+		return nil
+	}
+	c.done[key] = true
+	if depth > maxRunnerDepth {
+		c.note(f.Path, fmt.Sprintf("git reason follows scripts' ../ names %d deep: what this one names is not covered", maxRunnerDepth))
+		return nil
+	}
+	words, problem := c.scanWords(f.Path)
+	if problem != "" {
+		c.note(f.Path, problem+": what it names above its directory is not covered")
+		return nil
+	}
+	var out []CoveredFile
+	via := "named by " + f.Path
+	for _, w := range words {
+		for _, p := range parentPaths(path.Dir(f.Path), w, exts) {
+			if !c.spend(via) {
+				return out
+			}
+			if p == "." {
+				if len(exts) > 0 {
+					out = append(out, c.topModules(advisor, f.Path, via, exts)...)
+				}
+				continue
+			}
+			g, fresh := c.file(advisor, 1, p, via, true)
+			if g, fresh = c.indirectFile(advisor, g, fresh, f.Path); fresh {
+				out = append(out, g)
+			}
+			switch {
+			case g.Path == "" || strings.HasSuffix(g.Path, "/"):
+			case len(exts) > 0:
+				out = append(out, c.modulesAt(advisor, g, program, exts, depth+1)...)
+			default:
+				out = append(out, c.parents(advisor, g, program, nil, depth+1)...)
+			}
+		}
+	}
+	return out
+}
+
+// packages covers for advisor, when exts are node's, the node_modules/
+// directories its requires of a package search in the work tree: in
+// each directory above the script f's, to the top (its own directory's
+// is in the directory modules covers; the top's files are not): a
+// committed one whole, within the bounds of a directory (coverDir), or
+// said not covered past them.
+func (c *coverer) packages(advisor string, f CoveredFile, via string, exts []string) []CoveredFile {
+	if !slices.Contains(exts, ".js") {
+		return nil
+	}
+	var out []CoveredFile
+	dir := path.Dir(f.Path)
+	for a := dir; ; a = path.Dir(a) {
+		if a != dir || dir == "." {
+			if !c.spend(via) {
+				break
+			}
+			g, fresh := c.file(advisor, 1, path.Join(a, "node_modules"), via, true)
+			if g, fresh = c.indirectFile(advisor, g, fresh, f.Path); fresh {
+				out = append(out, g)
+			}
+		}
+		if a == "." {
+			break
+		}
+	}
+	return out
+}
