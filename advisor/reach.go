@@ -99,8 +99,9 @@ func parentPaths(dir, w string, exts []string) []string {
 	return out
 }
 
-// scriptWords is the words of the script rel as parents reads them:
-// its runs of pathByte, the first maxReachBytes of it; read once a load,
+// scanWords is the words of the script rel that parents reads: its
+// runs of pathByte that start "..", once each, in its first
+// maxReachBytes; read once a load,
 // at most maxReachFiles scripts; a problem says why not.
 func (c *coverer) scanWords(rel string) ([]string, string) {
 	if read, ok := c.runs["\x00"+rel]; ok {
@@ -127,7 +128,14 @@ func (c *coverer) scanWords(rel string) ([]string, string) {
 			break
 		}
 	}
-	words := strings.FieldsFunc(string(buf[:n]), func(r rune) bool { return r < 0x80 && !pathByte(byte(r)) })
+	var words []string
+	seen := map[string]bool{}
+	for _, w := range strings.FieldsFunc(string(buf[:n]), func(r rune) bool { return r < 0x80 && !pathByte(byte(r)) }) {
+		if strings.HasPrefix(w, "..") && !seen[w] { // all parentPaths reads
+			seen[w] = true
+			words = append(words, w)
+		}
+	}
 	read.lines = [][]string{words}
 	return words, ""
 }

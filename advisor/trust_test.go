@@ -247,7 +247,7 @@ func TestDescribeShowsWhatRuns(t *testing.T) {
 		"whole":    `cli/exec: runs ["make" "-C" "./"] in the work tree's top (runs with the whole work tree as an argument: trust does not cover it), the question on its stdin`,
 		"option":   `cli/exec: runs ["tool" "--config=../x.yaml" "--root=."] in the work tree's top (runs with the whole work tree as an argument: trust does not cover it) (["--config=../x.yaml"] outside the work tree: trust does not cover what is there), the question on its stdin`,
 		"short":    `cli/exec: runs ["cc" "-I." "-I../include" "-Wall"] in the work tree's top (runs with the whole work tree as an argument: trust does not cover it) (["-I../include"] outside the work tree: trust does not cover what is there), the question on its stdin`,
-		"shell":    `cli/exec: runs ["sh" "-c" "cd tools && ./review.sh ../../x.sh"] in the work tree's top (["cd tools && ./review.sh ../../x.sh"] outside the work tree: trust does not cover what is there) (its shell script is not fully covered: trust covers the files its words name, not paths it builds with $, ` + "`" + `, a glob, cd or eval), the question on its stdin`,
+		"shell":    `cli/exec: runs ["sh" "-c" "cd tools && ./review.sh ../../x.sh"] in the work tree's top (["cd tools && ./review.sh ../../x.sh"] outside the work tree: trust does not cover what is there) (its shell script is not fully covered: trust covers the files its words name, also after a literal cd, not paths it builds with $, ` + "`" + `, a glob, eval or a cd to a built path), the question on its stdin`,
 		"hidden":   `cli/exec: runs ["sh" "-c" "echo ok \u202e; rm -rf ~" "a\u200bb" "l1\nl2\x1b[8m" "  lead"] in the work tree's top, the question on its stdin`,
 		"spoof":    `transport "cli/exec: runs [\"reviewer\"], the question on its stdin` + strings.Repeat(" ", 300) + `" with adapter "exec", which git reason cannot speak: never asked`,
 		"far":      `peer/peer: sends the question to "https://peer.invalid" with no credential, for the peer's advisor "other", with up to 60000000 bytes of material`,
@@ -813,5 +813,101 @@ func TestIndirectFilesBounded(t *testing.T) {
 		return strings.Contains(strings.Join(c.notes[f.Path], ""), "reads at most 16 runners' files")
 	}) {
 		t.Errorf("no file says the runners' files past %d are not read", maxRunnerFiles)
+	}
+}
+
+// TestReachedFiles holds what trust covers that a script reaches past
+// its own directory (reach.go): what it names literally above it, what
+// a command or recipe runs after a literal cd, node_modules/ above a
+// node script; what it says it does not; and its bounds.
+func TestReachedFiles(t *testing.T) {
+	top := t.TempDir()
+	for f, body := range map[string]string{
+		"js/r.js": "require('../lib/x'); require('leftpad')", "lib/x.js": "require('./y')", "lib/y.js": "",
+		"node_modules/leftpad/index.js": "", "tools/sub/x.py": "sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..'))",
+		"tools/helper.py": "", "pkg/sub/m.py": "from ..lib import h", "pkg/lib/h.py": "", "pkg/other.py": "",
+		"tools/review.sh": ". ../lib.sh", "lib.sh": "", "Makefile": "review:\n\tcd tools && sh run.sh\n\tcd $(D) && sh built.sh\n", "tools/run.sh": "",
+		"README.md": "", "src/main.go": "", "top.py": "import os\nos.chdir('..')", "up.py": "",
+	} {
+		writeAt(t, filepath.Join(top, f), body)
+	}
+	for _, c := range []struct {
+		argv []string
+		want []string // path (via)
+	}{
+		{[]string{"node", "js/r.js"}, []string{"js/r.js ()", "js/ (beside js/r.js, which node runs)", "node_modules/ (beside js/r.js, which node runs)",
+			"lib/x.js (named by js/r.js)", "lib/ (beside lib/x.js, which node runs)"}},
+		{[]string{"python3", "tools/sub/x.py"}, []string{"tools/sub/x.py ()", "tools/sub/ (beside tools/sub/x.py, which python3 runs)", "tools/ (named by tools/sub/x.py)"}},
+		{[]string{"python3", "pkg/sub/m.py"}, []string{"pkg/sub/m.py ()", "pkg/sub/ (beside pkg/sub/m.py, which python3 runs)", "pkg/lib/ (named by pkg/sub/m.py)"}},
+		{[]string{"sh", "-c", "cd tools && sh review.sh"}, []string{"tools/ ()", "tools/review.sh ()", "lib.sh (named by tools/review.sh)"}},
+		{[]string{"make", "review"}, []string{"Makefile ()", "tools/run.sh (named by Makefile)"}},
+		// The top itself is never covered whole: its modules are.
+		{[]string{"python3", "top.py"}, []string{"top.py ()", "up.py (beside top.py, which python3 runs)"}},
+	} {
+		var got []string
+		for _, f := range newCoverer(top).files("a", c.argv) {
+			got = append(got, f.Path+" ("+f.Via+")")
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%q: covered\n %q\nwant\n %q", c.argv, got, c.want)
+		}
+	}
+	// An unrelated file (docs, other source) is covered by none of them.
+	c := newCoverer(top)
+	for _, argv := range [][]string{{"node", "js/r.js"}, {"python3", "tools/sub/x.py"}, {"make", "review"}, {"python3", "top.py"}} {
+		for _, f := range c.files("a", argv) {
+			if f.Path == "README.md" || strings.HasPrefix(f.Path, "src") {
+				t.Errorf("%q covers %s", argv, f.Path)
+			}
+		}
+	}
+	// What stays uncovered is said: paths built with $ or a glob,
+	// installed packages, a cd to a built path.
+	c = newCoverer(top)
+	files := c.files("a", []string{"make", "review"})
+	files = append(files, c.files("b", []string{"python3", "tools/sub/x.py"})...)
+	notes := ""
+	for _, f := range files {
+		notes += f.Note + "\n"
+	}
+	for _, want := range []string{"paths they build ($, a glob, a cd to a built path, code)", "not paths it builds ($, a glob, code)", "or installed packages"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes %q do not say %q", notes, want)
+		}
+	}
+	// A node_modules/ past a directory's bound is not listed, but said.
+	c = newCoverer(top)
+	c.entries = 2
+	files = c.files("a", []string{"node", "js/r.js"})
+	if slices.ContainsFunc(files, func(f CoveredFile) bool { return f.Path == "node_modules/" }) ||
+		!strings.Contains(files[0].Note, "node_modules/ holds more than 2 files and directories, which git reason reads at most of one: trust does not cover it") {
+		t.Errorf("node_modules/ past the bound: %+v", files)
+	}
+}
+
+// A stranger's scripts naming ../ paths by the thousand, in chains, are
+// read a bounded number at a time and followed a bounded depth; trust
+// says what is not followed.
+func TestReachedFilesBounded(t *testing.T) {
+	top := t.TempDir()
+	for i := range 40 {
+		writeAt(t, filepath.Join(top, fmt.Sprintf("d%d", i), "s.sh"), strings.Repeat(fmt.Sprintf(". ../d%d/s.sh ", i+1), 1000))
+	}
+	c := newCoverer(top)
+	var files []CoveredFile
+	for i := range 40 {
+		files = append(files, c.files(fmt.Sprint(i), []string{"sh", fmt.Sprintf("d%d/s.sh", i)})...)
+	}
+	t.Logf("%d names looked for, %d scripts read, %d files", c.looked, c.scanned, len(files))
+	if c.scanned > maxReachFiles {
+		t.Errorf("%d scripts read, want at most %d", c.scanned, maxReachFiles)
+	}
+	var notes []string
+	for _, f := range files {
+		notes = append(notes, f.Note)
+	}
+	all := strings.Join(notes, "\n")
+	if !strings.Contains(all, "follows scripts' ../ names 4 deep") || !strings.Contains(all, "reads at most 16 scripts") {
+		t.Errorf("notes do not say what is not followed: %q", all)
 	}
 }
