@@ -2,7 +2,6 @@ package advisor
 
 import (
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -19,9 +18,9 @@ import (
 
 const (
 	// maxReachFiles bounds the scripts one load reads for what they
-	// name above their directory; maxReachBytes what it reads of one.
+	// name above their directory; maxReachBytes a script it reads.
 	maxReachFiles = 16
-	maxReachBytes = 256 << 10
+	maxReachBytes = maxRunnerBytes
 )
 
 // reachNote is what trust says of a script's directory it covers.
@@ -100,8 +99,8 @@ func parentPaths(dir, w string, exts []string) []string {
 }
 
 // scanWords is the words of the script rel that parents reads: its
-// runs of pathByte that start "..", once each, in its first
-// maxReachBytes; read once a load,
+// runs of pathByte that start "..", once each, when it is a regular
+// file of at most maxReachBytes; read once a load,
 // at most maxReachFiles scripts; a problem says why not.
 func (c *coverer) scanWords(rel string) ([]string, string) {
 	if read, ok := c.runs["\x00"+rel]; ok {
@@ -114,23 +113,14 @@ func (c *coverer) scanWords(rel string) ([]string, string) {
 		return nil, read.problem
 	}
 	c.scanned++
-	fh, err := os.Open(filepath.Join(c.top, filepath.FromSlash(rel)))
+	data, err := ReadRegular(filepath.Join(c.top, filepath.FromSlash(rel)), maxReachBytes, false)
 	if err != nil {
-		read.problem = "does not read"
+		read.problem = "is not read (" + fileProblem(err) + fmt.Sprintf(", or more than %d bytes)", maxReachBytes)
 		return nil, read.problem
-	}
-	defer fh.Close()
-	buf := make([]byte, maxReachBytes)
-	n, _ := fh.Read(buf)
-	for n < len(buf) {
-		m, err := fh.Read(buf[n:])
-		if n += m; err != nil || m == 0 {
-			break
-		}
 	}
 	var words []string
 	seen := map[string]bool{}
-	for _, w := range strings.FieldsFunc(string(buf[:n]), func(r rune) bool { return r < 0x80 && !pathByte(byte(r)) }) {
+	for _, w := range strings.FieldsFunc(string(data), func(r rune) bool { return r < 0x80 && !pathByte(byte(r)) }) {
 		if strings.HasPrefix(w, "..") && !seen[w] { // all parentPaths reads
 			seen[w] = true
 			words = append(words, w)
