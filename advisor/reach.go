@@ -1,7 +1,9 @@
 package advisor
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"path"
 	"path/filepath"
 	"slices"
@@ -21,6 +23,13 @@ const (
 	// name above their directory; maxReachBytes a script it reads.
 	maxReachFiles = 16
 	maxReachBytes = maxRunnerBytes
+	// maxPackageEntries and maxPackageBytes bound a node_modules/
+	// packages covers, looked at (Lstat) before any is read: a
+	// committed one is small; an installed one of thousands of files
+	// would cost every command its reads and take the bytes the other
+	// covered files need (maxCoveredBytes).
+	maxPackageEntries = 2000
+	maxPackageBytes   = 8 << 20
 )
 
 // reachNote is what trust says of a script's directory it covers.
@@ -183,8 +192,9 @@ func (c *coverer) parents(advisor string, f CoveredFile, program string, exts []
 // directories its requires of a package search in the work tree: in
 // each directory above the script f's, to the top (its own directory's
 // is in the directory modules covers; the top's files are not): a
-// committed one whole, within the bounds of a directory (coverDir), or
-// said not covered past them.
+// committed one whole, within maxPackageEntries and maxPackageBytes
+// (small) and a directory's bounds (coverDir), or said not covered past
+// them.
 func (c *coverer) packages(advisor string, f CoveredFile, via string, exts []string) []CoveredFile {
 	if !slices.Contains(exts, ".js") {
 		return nil
@@ -196,9 +206,14 @@ func (c *coverer) packages(advisor string, f CoveredFile, via string, exts []str
 			if !c.spend(via) {
 				break
 			}
-			g, fresh := c.file(advisor, 1, path.Join(a, "node_modules"), via, true)
-			if g, fresh = c.indirectFile(advisor, g, fresh, f.Path); fresh {
-				out = append(out, g)
+			nm := path.Join(a, "node_modules")
+			if !c.small(nm) {
+				c.note(f.Path, fmt.Sprintf("%s/ holds more than %d files and directories or %d bytes (one installed, not committed, usually does): trust does not cover it", nm, maxPackageEntries, maxPackageBytes))
+			} else {
+				g, fresh := c.file(advisor, 1, nm, via, true)
+				if g, fresh = c.indirectFile(advisor, g, fresh, f.Path); fresh {
+					out = append(out, g)
+				}
 			}
 		}
 		if a == "." {
@@ -206,4 +221,24 @@ func (c *coverer) packages(advisor string, f CoveredFile, via string, exts []str
 		}
 	}
 	return out
+}
+
+// small reports whether the work-tree directory rel, if there, holds at
+// most maxPackageEntries files and directories of maxPackageBytes in
+// all, by their Lstat alone.
+func (c *coverer) small(rel string) bool {
+	n, size := 0, int64(0)
+	err := filepath.WalkDir(filepath.Join(c.top, filepath.FromSlash(rel)), func(_ string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if n++; n > maxPackageEntries {
+			return fs.SkipAll
+		}
+		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() {
+			size += fi.Size()
+		}
+		return nil
+	})
+	return (err != nil && errors.Is(err, fs.ErrNotExist)) || (n <= maxPackageEntries && size <= maxPackageBytes)
 }

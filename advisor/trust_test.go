@@ -883,6 +883,18 @@ func TestReachedFiles(t *testing.T) {
 		!strings.Contains(files[0].Note, "node_modules/ holds more than 2 files and directories, which git reason reads at most of one: trust does not cover it") {
 		t.Errorf("node_modules/ past the bound: %+v", files)
 	}
+	// One installed, past maxPackageBytes (or maxPackageEntries), is
+	// not read at all, and said.
+	writeAt(t, filepath.Join(top, "node_modules", "big", "blob"), "")
+	if err := os.Truncate(filepath.Join(top, "node_modules", "big", "blob"), maxPackageBytes+1); err != nil {
+		t.Fatal(err)
+	}
+	c = newCoverer(top)
+	files = c.files("a", []string{"node", "js/r.js"})
+	if slices.ContainsFunc(files, func(f CoveredFile) bool { return f.Path == "node_modules/" }) || c.left < maxCoveredBytes-1<<10 ||
+		!strings.Contains(files[0].Note, "node_modules/ holds more than 2000 files and directories or 8388608 bytes (one installed, not committed, usually does): trust does not cover it") {
+		t.Errorf("an installed node_modules/: %+v, %d bytes left", files, c.left)
+	}
 }
 
 // A stranger's scripts naming ../ paths by the thousand, in chains, are
