@@ -59,6 +59,7 @@ func commandNames(argv []string) (names [][]string, opaque []string) {
 // interpreter's code (codeNames).
 func scriptNames(script string, depth int) ([]string, bool) {
 	words, ok := scriptWords(script)
+	words = cdWords(words)
 	var out []string
 	for _, w := range words {
 		out = append(out, argPaths(1, w)...)
@@ -184,7 +185,7 @@ func scriptWords(s string) (words []string, ok bool) {
 }
 
 // shellNote is what trust --show says of a shell script it cannot follow.
-const shellNote = "its shell script is not fully covered: trust covers the files its words name, not paths it builds with $, `, a glob, cd or eval"
+const shellNote = "its shell script is not fully covered: trust covers the files its words name, also after a literal cd, not paths it builds with $, `, a glob, eval or a cd to a built path"
 
 // implicitFiles are, by program, the files it reads in the directory it
 // starts in (the work tree's top) when no argument names them: covered

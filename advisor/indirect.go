@@ -70,7 +70,7 @@ type runRead struct {
 }
 
 // recipesNote is what trust says of a runner's file it read.
-const recipesNote = "trust covers the work-tree files its recipes' words name, not directories or paths they build ($, a glob, cd, code)"
+const recipesNote = "trust covers the work-tree files its recipes' words name, also after a literal cd, not directories or paths they build ($, a glob, a cd to a built path, code)"
 
 // command covers what argv names (commandNames) for advisor: at depth 0
 // the advisor's command; deeper, a line of the runner's file via that
@@ -219,6 +219,7 @@ func (c *coverer) readRunner(rel string, r runner) *runRead {
 	default:
 		for _, line := range strings.Split(string(data), "\n") {
 			words, _ := scriptWords(strings.TrimLeft(line, " \t@-+"))
+			words = cdWords(words)
 			if r.make && !strings.HasPrefix(line, "\t") && len(words) > 1 && slices.Contains([]string{"include", "-include", "sinclude"}, words[0]) {
 				read.includes = append(read.includes, words[1:]...)
 			}
@@ -234,7 +235,10 @@ func (c *coverer) readRunner(rel string, r runner) *runRead {
 // its program when it is a path with an interpreter's extension
 // (./tools/review.py), and the first argument naming a regular file of
 // the work tree after each of its first interpreters, before the
-// interpreter's code option.
+// interpreter's code option; of a shell's script (sh tools/x.sh,
+// ./tools/x.sh), what it names above its directory (parents). Each
+// shell's -c script is read so as well, its words as a command line's
+// (cdWords).
 func (c *coverer) scripts(advisor string, argv []string, depth int, via string) []CoveredFile {
 	var out []CoveredFile
 	if len(argv) > 0 && strings.Contains(argv[0], "/") {
@@ -245,11 +249,17 @@ func (c *coverer) scripts(advisor string, argv []string, depth int, via string) 
 				break
 			}
 		}
+		if path.Ext(argv[0]) == ".sh" {
+			f, _ := c.file(advisor, 0, argv[0], via, false)
+			out = append(out, c.parents(advisor, f, "its shell", nil, 0)...)
+		}
 	}
 	followed := 0
 	for j, a := range argv {
 		base, in, ok := interpreterOf(a)
-		if !ok || len(in.exts) == 0 {
+		if slices.Contains(shells, filepath.Base(a)) {
+			base, in, ok = filepath.Base(a), interpreter{letters: "c"}, true
+		} else if !ok || len(in.exts) == 0 {
 			continue
 		}
 		if followed++; followed > maxInterpreters {
@@ -259,38 +269,65 @@ func (c *coverer) scripts(advisor string, argv []string, depth int, via string) 
 			if codeOption(in, o) || (depth > 0 && !c.spend(via)) {
 				break
 			}
-			if f, _ := c.file(advisor, 1, o, via, false); f.Path != "" {
+			if f, _ := c.file(advisor, 1, o, via, false); f.Path != "" && in.exts != nil {
 				out = append(out, c.modules(advisor, f, base, in.exts)...)
 				break
+			} else if f.Path != "" {
+				out = append(out, c.parents(advisor, f, base, nil, 0)...)
+				break
 			}
+		}
+	}
+	if depth < maxScriptDepth {
+		for _, i := range scriptArgs(argv) {
+			words, _ := scriptWords(argv[i])
+			out = append(out, c.scripts(advisor, cdWords(words), depth+1, via)...)
 		}
 	}
 	return out
 }
 
 // modules covers for advisor the modules program finds beside the script
-// f: the directory it is in, every file under it; or, when that is the
-// work tree's top (the whole work tree would untrust at every commit),
-// the top's files of the interpreter's extensions exts, and for Python
-// its packages (directories holding __init__.py), which trust then says.
+// f (modulesAt), a script the command runs.
 func (c *coverer) modules(advisor string, f CoveredFile, program string, exts []string) []CoveredFile {
+	return c.modulesAt(advisor, f, program, exts, 0)
+}
+
+// modulesAt covers for advisor the modules program finds beside the
+// script f: the directory it is in, every file under it; or, when that
+// is the work tree's top (the whole work tree would untrust at every
+// commit), the top's files of the interpreter's extensions exts, and for
+// Python its packages (topModules); then what it reaches past that
+// directory (packages, parents), depth scripts deep.
+func (c *coverer) modulesAt(advisor string, f CoveredFile, program string, exts []string, depth int) []CoveredFile {
 	if f.Path == "" || f.Problem != "" {
 		return nil
 	}
 	via := "beside " + f.Path + ", which " + program + " runs"
 	var out []CoveredFile
 	if dir := path.Dir(f.Path); dir != "." {
-		c.note(dir+"/", "the modules "+program+" finds elsewhere (../, installed packages) are not covered")
+		c.note(dir+"/", reachNote(program))
 		g, fresh := c.file(advisor, 1, dir, via, true)
 		if g, fresh = c.indirectFile(advisor, g, fresh, f.Path); fresh {
 			out = append(out, g)
 		}
-		return out
+	} else {
+		python := slices.Contains(exts, ".py")
+		c.note(f.Path, fmt.Sprintf("it is in the work tree's top: trust covers the %s files there beside it%s, at most %d, and what it names literally above it (../), not other directories it may import from",
+			strings.Join(exts, ", "), map[bool]string{true: " and its packages (directories holding __init__.py)"}[python], maxTopModules))
+		out = c.topModules(advisor, f.Path, via, exts)
 	}
+	out = append(out, c.packages(advisor, f, via, exts)...)
+	return append(out, c.parents(advisor, f, program, exts, depth)...)
+}
+
+// topModules covers for advisor the top's files of the extensions exts
+// but the script at script, and for Python the top's packages, at most
+// maxTopModules.
+func (c *coverer) topModules(advisor, script, via string, exts []string) []CoveredFile {
 	python := slices.Contains(exts, ".py")
-	c.note(f.Path, fmt.Sprintf("it is in the work tree's top: trust covers the %s files there beside it%s, at most %d, not other directories it may import from",
-		strings.Join(exts, ", "), map[bool]string{true: " and its packages (directories holding __init__.py)"}[python], maxTopModules))
 	entries, _ := os.ReadDir(c.top)
+	var out []CoveredFile
 	n := 0
 	for _, e := range entries {
 		module := slices.Contains(exts, path.Ext(e.Name())) && !e.IsDir()
@@ -298,14 +335,14 @@ func (c *coverer) modules(advisor string, f CoveredFile, program string, exts []
 			_, err := os.Lstat(filepath.Join(c.top, e.Name(), "__init__.py"))
 			module = err == nil
 		}
-		if !module || e.Name() == f.Path {
+		if !module || e.Name() == script {
 			continue
 		}
-		if n++; n > maxTopModules || !c.spend(f.Path) {
+		if n++; n > maxTopModules || !c.spend(script) {
 			break
 		}
 		g, fresh := c.file(advisor, 1, e.Name(), via, true)
-		if g, fresh = c.indirectFile(advisor, g, fresh, f.Path); fresh {
+		if g, fresh = c.indirectFile(advisor, g, fresh, script); fresh {
 			out = append(out, g)
 		}
 	}

@@ -161,6 +161,7 @@ type coverer struct {
 	done     map[string]bool
 	indirect int
 	read     int
+	scanned  int // scripts read for what they name above them (parents)
 	notes    map[string][]string
 	hidden   map[string]bool
 	// looked counts the names file looks for: the work a load does.

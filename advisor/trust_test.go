@@ -247,7 +247,7 @@ func TestDescribeShowsWhatRuns(t *testing.T) {
 		"whole":    `cli/exec: runs ["make" "-C" "./"] in the work tree's top (runs with the whole work tree as an argument: trust does not cover it), the question on its stdin`,
 		"option":   `cli/exec: runs ["tool" "--config=../x.yaml" "--root=."] in the work tree's top (runs with the whole work tree as an argument: trust does not cover it) (["--config=../x.yaml"] outside the work tree: trust does not cover what is there), the question on its stdin`,
 		"short":    `cli/exec: runs ["cc" "-I." "-I../include" "-Wall"] in the work tree's top (runs with the whole work tree as an argument: trust does not cover it) (["-I../include"] outside the work tree: trust does not cover what is there), the question on its stdin`,
-		"shell":    `cli/exec: runs ["sh" "-c" "cd tools && ./review.sh ../../x.sh"] in the work tree's top (["cd tools && ./review.sh ../../x.sh"] outside the work tree: trust does not cover what is there) (its shell script is not fully covered: trust covers the files its words name, not paths it builds with $, ` + "`" + `, a glob, cd or eval), the question on its stdin`,
+		"shell":    `cli/exec: runs ["sh" "-c" "cd tools && ./review.sh ../../x.sh"] in the work tree's top (["cd tools && ./review.sh ../../x.sh"] outside the work tree: trust does not cover what is there) (its shell script is not fully covered: trust covers the files its words name, also after a literal cd, not paths it builds with $, ` + "`" + `, a glob, eval or a cd to a built path), the question on its stdin`,
 		"hidden":   `cli/exec: runs ["sh" "-c" "echo ok \u202e; rm -rf ~" "a\u200bb" "l1\nl2\x1b[8m" "  lead"] in the work tree's top, the question on its stdin`,
 		"spoof":    `transport "cli/exec: runs [\"reviewer\"], the question on its stdin` + strings.Repeat(" ", 300) + `" with adapter "exec", which git reason cannot speak: never asked`,
 		"far":      `peer/peer: sends the question to "https://peer.invalid" with no credential, for the peer's advisor "other", with up to 60000000 bytes of material`,
@@ -698,14 +698,14 @@ func TestIndirectFiles(t *testing.T) {
 		{[]string{"make", "-s", "review"},
 			[]string{"Makefile ()", "mk/rules.mk (named by Makefile)", "mk/loop.mk (named by mk/rules.mk)", "py/x.py (named by mk/rules.mk)",
 				"py/ (beside py/x.py, which python3 runs)", "tools/var.sh (named by Makefile)", "tools/review.sh (named by Makefile)"},
-			[]string{"Makefile: trust covers the work-tree files its recipes' words name", "mk/rules.mk: trust covers", "mk/loop.mk: trust covers", "py/: the modules python3 finds elsewhere"}},
+			[]string{"Makefile: trust covers the work-tree files its recipes' words name", "mk/rules.mk: trust covers", "mk/loop.mk: trust covers", "py/: trust covers what python3 runs there and what it names literally above it (../), not paths it builds ($, a glob, code), what the modules beside it import from elsewhere, or installed packages"}},
 		{[]string{"npm", "run", "review"},
 			[]string{"package.json ()", "tools/review.sh (named by package.json)", "js/r.js (named by package.json)", "js/ (beside js/r.js, which node runs)"},
-			[]string{"package.json: trust covers", "js/: the modules node finds elsewhere"}},
+			[]string{"package.json: trust covers", "js/: trust covers what node runs there"}},
 		{[]string{"rake", "review"}, []string{"Rakefile ()", "tools/rake.sh (named by Rakefile)"}, []string{"Rakefile: trust covers"}},
 		{[]string{"python3", "-u", "top.py"}, []string{"top.py ()", "pkg/ (beside top.py, which python3 runs)", "tophelp.py (beside top.py, which python3 runs)"},
 			[]string{"top.py: it is in the work tree's top: trust covers the .py files there beside it and its packages"}},
-		{[]string{"./py/x.py"}, []string{"py/x.py ()", "py/ (beside py/x.py, which its interpreter runs)"}, []string{"py/: the modules its interpreter finds"}},
+		{[]string{"./py/x.py"}, []string{"py/x.py ()", "py/ (beside py/x.py, which its interpreter runs)"}, []string{"py/: trust covers what its interpreter runs there"}},
 		// Code given on the command line is no script: codeNames covers its words.
 		{[]string{"python3", "-c", "import helper", "top.py"}, []string{"top.py ()"}, nil},
 	} {
@@ -813,5 +813,113 @@ func TestIndirectFilesBounded(t *testing.T) {
 		return strings.Contains(strings.Join(c.notes[f.Path], ""), "reads at most 16 runners' files")
 	}) {
 		t.Errorf("no file says the runners' files past %d are not read", maxRunnerFiles)
+	}
+}
+
+// TestReachedFiles holds what trust covers that a script reaches past
+// its own directory (reach.go): what it names literally above it, what
+// a command or recipe runs after a literal cd, node_modules/ above a
+// node script; what it says it does not; and its bounds.
+func TestReachedFiles(t *testing.T) {
+	top := t.TempDir()
+	for f, body := range map[string]string{
+		"js/r.js": "require('../lib/x'); require('leftpad')", "lib/x.js": "require('./y')", "lib/y.js": "",
+		"node_modules/leftpad/index.js": "", "tools/sub/x.py": "sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..'))",
+		"tools/helper.py": "", "pkg/sub/m.py": "from ..lib import h", "pkg/lib/h.py": "", "pkg/other.py": "",
+		"tools/review.sh": ". ../lib.sh", "lib.sh": "", "Makefile": "review:\n\tcd tools && sh run.sh\n\tcd $(D) && sh built.sh\n", "tools/run.sh": "",
+		"README.md": "", "src/main.go": "", "top.py": "import os\nos.chdir('..')", "up.py": "",
+	} {
+		writeAt(t, filepath.Join(top, f), body)
+	}
+	for _, c := range []struct {
+		argv []string
+		want []string // path (via)
+	}{
+		{[]string{"node", "js/r.js"}, []string{"js/r.js ()", "js/ (beside js/r.js, which node runs)", "node_modules/ (beside js/r.js, which node runs)",
+			"lib/x.js (named by js/r.js)", "lib/ (beside lib/x.js, which node runs)"}},
+		{[]string{"python3", "tools/sub/x.py"}, []string{"tools/sub/x.py ()", "tools/sub/ (beside tools/sub/x.py, which python3 runs)", "tools/ (named by tools/sub/x.py)"}},
+		{[]string{"python3", "pkg/sub/m.py"}, []string{"pkg/sub/m.py ()", "pkg/sub/ (beside pkg/sub/m.py, which python3 runs)", "pkg/lib/ (named by pkg/sub/m.py)"}},
+		{[]string{"sh", "-c", "cd tools && sh review.sh"}, []string{"tools/ ()", "tools/review.sh ()", "lib.sh (named by tools/review.sh)"}},
+		{[]string{"make", "review"}, []string{"Makefile ()", "tools/run.sh (named by Makefile)"}},
+		// The top itself is never covered whole: its modules are.
+		{[]string{"python3", "top.py"}, []string{"top.py ()", "up.py (beside top.py, which python3 runs)"}},
+	} {
+		var got []string
+		for _, f := range newCoverer(top).files("a", c.argv) {
+			got = append(got, f.Path+" ("+f.Via+")")
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%q: covered\n %q\nwant\n %q", c.argv, got, c.want)
+		}
+	}
+	// An unrelated file (docs, other source) is covered by none of them.
+	c := newCoverer(top)
+	for _, argv := range [][]string{{"node", "js/r.js"}, {"python3", "tools/sub/x.py"}, {"make", "review"}, {"python3", "top.py"}} {
+		for _, f := range c.files("a", argv) {
+			if f.Path == "README.md" || strings.HasPrefix(f.Path, "src") {
+				t.Errorf("%q covers %s", argv, f.Path)
+			}
+		}
+	}
+	// What stays uncovered is said: paths built with $ or a glob,
+	// installed packages, a cd to a built path.
+	c = newCoverer(top)
+	files := c.files("a", []string{"make", "review"})
+	files = append(files, c.files("b", []string{"python3", "tools/sub/x.py"})...)
+	notes := ""
+	for _, f := range files {
+		notes += f.Note + "\n"
+	}
+	for _, want := range []string{"paths they build ($, a glob, a cd to a built path, code)", "not paths it builds ($, a glob, code)", "or installed packages"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes %q do not say %q", notes, want)
+		}
+	}
+	// A node_modules/ past a directory's bound is not listed, but said.
+	c = newCoverer(top)
+	c.entries = 2
+	files = c.files("a", []string{"node", "js/r.js"})
+	if slices.ContainsFunc(files, func(f CoveredFile) bool { return f.Path == "node_modules/" }) ||
+		!strings.Contains(files[0].Note, "node_modules/ holds more than 2 files and directories, which git reason reads at most of one: trust does not cover it") {
+		t.Errorf("node_modules/ past the bound: %+v", files)
+	}
+	// One installed, past maxPackageBytes (or maxPackageEntries), is
+	// not read at all, and said.
+	writeAt(t, filepath.Join(top, "node_modules", "big", "blob"), "")
+	if err := os.Truncate(filepath.Join(top, "node_modules", "big", "blob"), maxPackageBytes+1); err != nil {
+		t.Fatal(err)
+	}
+	c = newCoverer(top)
+	files = c.files("a", []string{"node", "js/r.js"})
+	if slices.ContainsFunc(files, func(f CoveredFile) bool { return f.Path == "node_modules/" }) || c.left < maxCoveredBytes-1<<10 ||
+		!strings.Contains(files[0].Note, "node_modules/ holds more than 2000 files and directories or 8388608 bytes (one installed, not committed, usually does): trust does not cover it") {
+		t.Errorf("an installed node_modules/: %+v, %d bytes left", files, c.left)
+	}
+}
+
+// A stranger's scripts naming ../ paths by the thousand, in chains, are
+// read a bounded number at a time and followed a bounded depth; trust
+// says what is not followed.
+func TestReachedFilesBounded(t *testing.T) {
+	top := t.TempDir()
+	for i := range 40 {
+		writeAt(t, filepath.Join(top, fmt.Sprintf("d%d", i), "s.sh"), strings.Repeat(fmt.Sprintf(". ../d%d/s.sh ", i+1), 1000))
+	}
+	c := newCoverer(top)
+	var files []CoveredFile
+	for i := range 40 {
+		files = append(files, c.files(fmt.Sprint(i), []string{"sh", fmt.Sprintf("d%d/s.sh", i)})...)
+	}
+	t.Logf("%d names looked for, %d scripts read, %d files", c.looked, c.scanned, len(files))
+	if c.scanned > maxReachFiles {
+		t.Errorf("%d scripts read, want at most %d", c.scanned, maxReachFiles)
+	}
+	var notes []string
+	for _, f := range files {
+		notes = append(notes, f.Note)
+	}
+	all := strings.Join(notes, "\n")
+	if !strings.Contains(all, "follows scripts' ../ names 4 deep") || !strings.Contains(all, "reads at most 16 scripts") {
+		t.Errorf("notes do not say what is not followed: %q", all)
 	}
 }
