@@ -94,7 +94,7 @@ func runArgs(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Write
 	if f, ok := errors.AsType[forwarded](err); ok {
 		return int(f) // NetProgram has reported it
 	}
-	if sig := git.KilledBy(err); sig == syscall.SIGTERM || sig == syscall.SIGHUP {
+	if sig := git.KilledBy(err); sig == syscall.SIGTERM || sig == syscall.SIGHUP || sig == syscall.SIGQUIT {
 		// The signal that ended git ends this command too: sent to its
 		// process group (timeout(1), a CI job cancelled, a terminal
 		// closed), it reached git first, and the command said git had
@@ -136,17 +136,19 @@ func runArgs(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Write
 	return code
 }
 
-// removeLocksOnSignal makes SIGTERM and SIGHUP end the process as they end
-// git's commands: the locks it holds are removed (git.RemoveHeld), the
-// signal is passed on to the git processes it runs (git.Forward), and it
-// dies of the signal (exit 143 for SIGTERM). Killed with a lock held
+// removeLocksOnSignal makes SIGTERM, SIGHUP and SIGQUIT end the process as
+// they end git's commands: the locks it holds are removed (git.RemoveHeld),
+// the signal is passed on to the git processes it runs (git.Forward), and
+// it dies of the signal (exit 143 for SIGTERM). SIGQUIT (a terminal's
+// Ctrl-\) ended it as it ends any Go program: every goroutine's stack on
+// stderr, exit 2 (bad usage's status), its locks left. Killed with a lock held
 // (a ref's, the origin's, a cache's), it left the lock, and every later
 // write of that file waited ten seconds and failed until a person removed
 // it. While a verb serves, SIGTERM ends the verb's context instead
 // (untilStopped). It returns the function that stops this.
 func removeLocksOnSignal() (stop func()) {
 	ch := make(chan os.Signal, 1)
-	for _, sig := range []os.Signal{syscall.SIGTERM, syscall.SIGHUP} {
+	for _, sig := range endingSignals {
 		// A signal the process was started to ignore (nohup) stays
 		// ignored: Notify would catch it, and the process would die of
 		// it.
@@ -176,11 +178,20 @@ func removeLocksOnSignal() (stop func()) {
 	}
 }
 
+// endingSignals are the signals that end the process as they end git's
+// commands, the locks removed (removeLocksOnSignal); SIGINT ends it
+// through the verb's context.
+var endingSignals = []os.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+
 // dieOf ends the process with sig at its default action, as a shell's
 // status and its wait see a program the signal killed; if sig stays
 // ignored (the process started so), it exits with the shell's status for
-// it.
+// it. SIGQUIT's default, in a Go program, is the runtime's stack dump
+// and exit 2: the process exits 131 instead, the shell's status for it.
 func dieOf(sig syscall.Signal) {
+	if sig == syscall.SIGQUIT {
+		os.Exit(128 + int(sig))
+	}
 	signal.Reset(sig)
 	_ = syscall.Kill(os.Getpid(), sig)
 	time.Sleep(time.Second) // the signal, delivered again, ends the process
