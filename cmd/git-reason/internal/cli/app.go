@@ -16,6 +16,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"git-reason/advisor/transport"
 	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/cmd/git-reason/internal/settings"
 	"git-reason/gitstore/git"
@@ -199,10 +200,12 @@ func dieOf(sig syscall.Signal) {
 }
 
 // releaseFor readies the process to die of sig as git's commands do: the
-// locks it holds removed, sig passed on to the git processes it runs.
+// locks it holds removed, sig passed on to the git processes it runs and
+// to the process groups of the advisors it asks.
 func releaseFor(sig os.Signal) {
 	git.RemoveHeld()
 	git.Forward(sig)
+	transport.ForwardToGroups(sig.(syscall.Signal))
 }
 
 // interruptedError is a command Ctrl-C stopped. What a write had written
