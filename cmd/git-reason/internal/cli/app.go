@@ -533,7 +533,9 @@ var commands = []verbSpec{
 // "help" sub-verb either: urfave/cli would show the verb's help for a
 // first argument "help" or "h" and exit 0, so that "git reason assess
 // help --subject S ..." wrote nothing and reported success; they are
-// task names like any other (-h is the verb's help).
+// task names like any other (-h is the verb's help). A verb that is only
+// its sub-verbs (hooks, remote, check), given none, shows its help and is
+// bad usage, as git reason given no verb is: it did nothing and exited 0.
 func withUsageErrors(cmd *cli.Command) {
 	if cmd.OnUsageError == nil {
 		cmd.OnUsageError = usageError
@@ -543,9 +545,24 @@ func withUsageErrors(cmd *cli.Command) {
 	} else if cmd.Command("help") == nil {
 		cmd.Subcommands = append(cmd.Subcommands, helpVerb())
 	}
+	if len(cmd.Subcommands) > 0 && cmd.Action == nil {
+		cmd.Action = noSubVerb
+	}
 	for _, sub := range cmd.Subcommands {
 		withUsageErrors(sub)
 	}
+}
+
+// noSubVerb is the action of a verb that is only its sub-verbs: one it
+// does not have is unknown, and none is its help and bad usage.
+func noSubVerb(c *cli.Context) error {
+	if name := c.Args().First(); name != "" {
+		return ops.Usage("unknown command %q: %s", c.Command.Name+" "+name, nearestVerb(c.Command.Subcommands, c.Command.HelpName, name))
+	}
+	if err := cli.ShowSubcommandHelp(c); err != nil {
+		return err
+	}
+	return quietExit(exitUsage)
 }
 
 // wholeTree are the verbs that read every command's definition: help
