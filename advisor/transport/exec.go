@@ -87,11 +87,15 @@ func (execAdapter) Ask(ctx context.Context, t Target, req Request) (Answer, erro
 	cmd.Dir = t.Dir
 	cmd.WaitDelay = pipeGrace
 	ownGroup(cmd)
-	if err := cmd.Start(); err != nil {
+	if err := startTracked(cmd); err != nil {
 		return Answer{}, startFailure(t.Command[0], err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	go func() {
+		err := cmd.Wait()
+		groups.cmds.Delete(cmd)
+		done <- err
+	}()
 
 	select {
 	case err := <-done:
@@ -128,6 +132,41 @@ func stopGroup(cmd *exec.Cmd, done <-chan error) {
 	}
 	signalGroup(cmd, syscall.SIGKILL)
 	<-done
+}
+
+// groups are the commands Ask started and has not yet reaped, for
+// ForwardToGroups. gate is read-held while one is started, and taken for
+// good by ForwardToGroups.
+var groups struct {
+	gate sync.RWMutex
+	cmds sync.Map // *exec.Cmd
+}
+
+// startTracked starts cmd and keeps it in groups until its wait.
+func startTracked(cmd *exec.Cmd) error {
+	groups.gate.RLock()
+	defer groups.gate.RUnlock()
+	err := cmd.Start()
+	if err == nil {
+		groups.cmds.Store(cmd, nil)
+	}
+	return err
+}
+
+// ForwardToGroups sends sig to the process group of every advisor command
+// under way, for a process about to die of sig, as git passes a signal
+// that ends it on to the commands it runs. Each runs in a group of its
+// own, which a signal sent to this process's group does not reach:
+// ended by SIGTERM (timeout(1), a CI job cancelled) mid-consult, git
+// reason died and left its advisors running, orphans still asking their
+// models. Once it has run no advisor is started again (Ask waits for
+// ever).
+func ForwardToGroups(sig syscall.Signal) {
+	groups.gate.Lock()
+	groups.cmds.Range(func(c, _ any) bool {
+		signalGroup(c.(*exec.Cmd), sig)
+		return true
+	})
 }
 
 // minimalEnv builds the child's environment from the allowlist and the

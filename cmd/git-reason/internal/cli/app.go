@@ -16,6 +16,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"git-reason/advisor/transport"
 	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/cmd/git-reason/internal/settings"
 	"git-reason/gitstore/git"
@@ -94,7 +95,7 @@ func runArgs(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Write
 	if f, ok := errors.AsType[forwarded](err); ok {
 		return int(f) // NetProgram has reported it
 	}
-	if sig := git.KilledBy(err); sig == syscall.SIGTERM || sig == syscall.SIGHUP {
+	if sig := git.KilledBy(err); sig == syscall.SIGTERM || sig == syscall.SIGHUP || sig == syscall.SIGQUIT {
 		// The signal that ended git ends this command too: sent to its
 		// process group (timeout(1), a CI job cancelled, a terminal
 		// closed), it reached git first, and the command said git had
@@ -136,17 +137,19 @@ func runArgs(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Write
 	return code
 }
 
-// removeLocksOnSignal makes SIGTERM and SIGHUP end the process as they end
-// git's commands: the locks it holds are removed (git.RemoveHeld), the
-// signal is passed on to the git processes it runs (git.Forward), and it
-// dies of the signal (exit 143 for SIGTERM). Killed with a lock held
+// removeLocksOnSignal makes SIGTERM, SIGHUP and SIGQUIT end the process as
+// they end git's commands: the locks it holds are removed (git.RemoveHeld),
+// the signal is passed on to the git processes it runs (git.Forward), and
+// it dies of the signal (exit 143 for SIGTERM). SIGQUIT (a terminal's
+// Ctrl-\) ended it as it ends any Go program: every goroutine's stack on
+// stderr, exit 2 (bad usage's status), its locks left. Killed with a lock held
 // (a ref's, the origin's, a cache's), it left the lock, and every later
 // write of that file waited ten seconds and failed until a person removed
 // it. While a verb serves, SIGTERM ends the verb's context instead
 // (untilStopped). It returns the function that stops this.
 func removeLocksOnSignal() (stop func()) {
 	ch := make(chan os.Signal, 1)
-	for _, sig := range []os.Signal{syscall.SIGTERM, syscall.SIGHUP} {
+	for _, sig := range endingSignals {
 		// A signal the process was started to ignore (nohup) stays
 		// ignored: Notify would catch it, and the process would die of
 		// it.
@@ -176,11 +179,20 @@ func removeLocksOnSignal() (stop func()) {
 	}
 }
 
+// endingSignals are the signals that end the process as they end git's
+// commands, the locks removed (removeLocksOnSignal); SIGINT ends it
+// through the verb's context.
+var endingSignals = []os.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+
 // dieOf ends the process with sig at its default action, as a shell's
 // status and its wait see a program the signal killed; if sig stays
 // ignored (the process started so), it exits with the shell's status for
-// it.
+// it. SIGQUIT's default, in a Go program, is the runtime's stack dump
+// and exit 2: the process exits 131 instead, the shell's status for it.
 func dieOf(sig syscall.Signal) {
+	if sig == syscall.SIGQUIT {
+		os.Exit(128 + int(sig))
+	}
 	signal.Reset(sig)
 	_ = syscall.Kill(os.Getpid(), sig)
 	time.Sleep(time.Second) // the signal, delivered again, ends the process
@@ -188,10 +200,12 @@ func dieOf(sig syscall.Signal) {
 }
 
 // releaseFor readies the process to die of sig as git's commands do: the
-// locks it holds removed, sig passed on to the git processes it runs.
+// locks it holds removed, sig passed on to the git processes it runs and
+// to the process groups of the advisors it asks.
 func releaseFor(sig os.Signal) {
 	git.RemoveHeld()
 	git.Forward(sig)
+	transport.ForwardToGroups(sig.(syscall.Signal))
 }
 
 // interruptedError is a command Ctrl-C stopped. What a write had written
@@ -519,7 +533,9 @@ var commands = []verbSpec{
 // "help" sub-verb either: urfave/cli would show the verb's help for a
 // first argument "help" or "h" and exit 0, so that "git reason assess
 // help --subject S ..." wrote nothing and reported success; they are
-// task names like any other (-h is the verb's help).
+// task names like any other (-h is the verb's help). A verb that is only
+// its sub-verbs (hooks, remote, check), given none, shows its help and is
+// bad usage, as git reason given no verb is: it did nothing and exited 0.
 func withUsageErrors(cmd *cli.Command) {
 	if cmd.OnUsageError == nil {
 		cmd.OnUsageError = usageError
@@ -529,9 +545,24 @@ func withUsageErrors(cmd *cli.Command) {
 	} else if cmd.Command("help") == nil {
 		cmd.Subcommands = append(cmd.Subcommands, helpVerb())
 	}
+	if len(cmd.Subcommands) > 0 && cmd.Action == nil {
+		cmd.Action = noSubVerb
+	}
 	for _, sub := range cmd.Subcommands {
 		withUsageErrors(sub)
 	}
+}
+
+// noSubVerb is the action of a verb that is only its sub-verbs: one it
+// does not have is unknown, and none is its help and bad usage.
+func noSubVerb(c *cli.Context) error {
+	if name := c.Args().First(); name != "" {
+		return ops.Usage("unknown command %q: %s", c.Command.Name+" "+name, nearestVerb(c.Command.Subcommands, c.Command.HelpName, name))
+	}
+	if err := cli.ShowSubcommandHelp(c); err != nil {
+		return err
+	}
+	return quietExit(exitUsage)
 }
 
 // wholeTree are the verbs that read every command's definition: help

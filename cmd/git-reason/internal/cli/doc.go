@@ -35,5 +35,5 @@
 // aborted prompt or edit too), nothing written; 3 refused by a rule
 // (admission, neutrality, verification); 130 interrupted (Ctrl-C: the
 // process dies of SIGINT, as git's do), and 128 plus the signal's number
-// when SIGTERM or SIGHUP ended it, as a shell says.
+// when SIGTERM, SIGHUP or SIGQUIT ended it, as a shell says.
 package cli

@@ -170,9 +170,9 @@ func forward(c *cli.Context) error {
 		// left it serving until killed. Caught no more, a signal from
 		// here on does to this process what it does to any program, and
 		// NetProgram catches its own; a Ctrl-C caught before ends the
-		// command here (SIGTERM and SIGHUP caught before end it in
-		// removeLocksOnSignal).
-		signal.Reset(os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+		// command here (SIGTERM, SIGHUP and SIGQUIT caught before end
+		// it in removeLocksOnSignal).
+		signal.Reset(append([]os.Signal{os.Interrupt}, endingSignals...)...)
 		if c.Context.Err() != nil {
 			return interruptedError{}
 		}

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -233,7 +234,14 @@ func (e *Session) RunValidation(ctx context.Context, task string, raw []byte, di
 			}
 			code = ee.ExitCode()
 			if code < 0 {
-				code = 128 + 9 // killed by a signal
+				// Killed by a signal: the shell's status for it (143
+				// for SIGTERM), as the shell running the command
+				// reports it; every signal was recorded as SIGKILL's
+				// 137.
+				code = 128 + 9
+				if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+					code = 128 + int(ws.Signal())
+				}
 			}
 		}
 		return record.ValidationDerived{ExitCode: &code, DurationMS: &elapsed,
