@@ -650,7 +650,51 @@ func helpVerb() *cli.Command {
 	h := *bare.Command("help")
 	h.Usage, h.ArgsUsage = "show the list of verbs, or one verb's help", "[VERB [SUB-VERB]]"
 	h.OnUsageError = usageError
+	show := h.Action
+	h.Action = func(c *cli.Context) error {
+		if err := strayHelpArgs(c); err != nil {
+			return err
+		}
+		return show(c)
+	}
 	return &h
+}
+
+// strayHelpArgs refuses what follows the verb help is asked of, as any
+// verb refuses an argument it does not take: "help status bogus" showed
+// status's help and exited 0, where "help status --bogus" is bad usage.
+// A word after a verb of sub-verbs is a sub-verb it lacks, as "task bogus"
+// is. Nil when help names one verb (or one of its sub-verbs: reorder made
+// "help VERB SUBVERB" that sub-verb's -h), or a verb that does not exist,
+// which the help verb itself refuses.
+func strayHelpArgs(c *cli.Context) error {
+	if c.NArg() < 2 {
+		return nil
+	}
+	cmds := c.App.Commands
+	if p := c.Lineage(); len(p) > 1 && p[1].Command != nil && p[1].Command.Subcommands != nil {
+		cmds = p[1].Command.Subcommands // "task help delete bogus"
+	}
+	var verb *cli.Command
+	for _, cmd := range cmds {
+		if cmd.HasName(c.Args().First()) {
+			verb = cmd
+		}
+	}
+	switch stray := c.Args().Get(1); {
+	case verb == nil:
+		return nil
+	case len(verb.Subcommands) > 0 && verb.Command(stray) == nil:
+		return ops.Usage("unknown command %q: %s", verb.Name+" "+stray, nearestVerb(verb.Subcommands, verb.HelpName, stray))
+	case len(verb.Subcommands) > 0:
+		stray = c.Args().Get(2)
+		if stray == "" {
+			return nil
+		}
+		return ops.Usage("unexpected argument %q (%s)", stray, seeHelp(c))
+	default:
+		return ops.Usage("unexpected argument %q (%s)", stray, seeHelp(c))
+	}
 }
 
 func usageError(c *cli.Context, err error, _ bool) error {
@@ -883,7 +927,9 @@ func reorder(app *cli.App, args []string) []string {
 	// urfave/cli's help command reads only VERB. An option after them
 	// stays the help verb's, to be refused as 'help --bogus' is (it was
 	// dropped, and the help shown with exit 0).
-	if rest := args[i+1:]; args[i] == "help" && len(rest) >= 2 && !slices.ContainsFunc(rest, misusedHelp) {
+	// An argument after them stays the help verb's too, to be refused as
+	// 'help status bogus' is (it was dropped, as the option was).
+	if rest := args[i+1:]; args[i] == "help" && len(rest) >= 2 && !slices.ContainsFunc(rest, misusedHelp) && !slices.ContainsFunc(rest[2:], isWord) {
 		if v := app.Command(rest[0]); v != nil && v.Command(rest[1]) != nil {
 			return append(out, rest[0], rest[1], "-h")
 		}
@@ -1030,6 +1076,9 @@ func flagNames(f cli.Flag) []string {
 func misusedHelp(arg string) bool {
 	return strings.HasPrefix(arg, "-") && arg != "-h" && arg != "--help"
 }
+
+// isWord reports whether arg is an argument, not an option.
+func isWord(arg string) bool { return !strings.HasPrefix(arg, "-") }
 
 // takesValue reports whether the flag named by arg (e.g. "--subject")
 // consumes the next argument.
