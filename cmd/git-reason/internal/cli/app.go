@@ -702,6 +702,11 @@ func usageError(c *cli.Context, err error, _ bool) error {
 		return ops.Usage("%s (%s)", msg, seeHelp(c))
 	}
 	msg := gitWords(longFlags(err.Error()))
+	if opt, ok := strings.CutPrefix(msg, "unknown option "); ok && seeHelp(c) == "see 'git reason -h'" {
+		if verb, line := verbAfter(c.App, opt); verb != "" {
+			return ops.Usage("%s is an option of %s, given after it: did you mean '%s'? (see 'git reason %s -h')", opt, verb, line, verb)
+		}
+	}
 	if opt, ok := strings.CutPrefix(msg, "unknown option --"); ok {
 		flags := c.App.Flags
 		if c.Command != nil && c.Command.Name != "" && c.Command.Name != c.App.Name {
@@ -712,6 +717,48 @@ func usageError(c *cli.Context, err error, _ bool) error {
 		}
 	}
 	return ops.Usage("%s (%s)", msg, seeHelp(c))
+}
+
+// verbAfter finds the verb that opt, refused before any verb ("git reason
+// --json status"), is an option of: the verb (with its sub-verb) named
+// after it on the command line, and that command line as it should have
+// been typed, the option (and its value) after the verb: "status" and
+// "git reason status --json". A value not plain enough to read inside
+// the quotes of the suggestion is "...". "" when no verb after it takes
+// opt.
+func verbAfter(app *cli.App, opt string) (verb, line string) {
+	args, _ := app.Metadata["args"].([]string)
+	at := slices.IndexFunc(args, func(a string) bool { n, _, _ := strings.Cut(a, "="); return n == opt })
+	if at < 0 {
+		return "", ""
+	}
+	var cmd *cli.Command
+	for _, a := range args[at+1:] {
+		if a == "--" {
+			break
+		}
+		if cmd == nil {
+			cmd = app.Command(a)
+			verb = a
+		} else if sub := cmd.Command(a); sub != nil && !sub.Hidden {
+			cmd, verb = sub, verb+" "+a
+		}
+		if cmd != nil && len(cmd.Subcommands) == 0 {
+			break
+		}
+	}
+	if cmd == nil || cmd.Name == "help" || !isFlag(cmd.Flags, opt) {
+		return "", ""
+	}
+	line = "git reason " + verb + " " + args[at]
+	if !strings.Contains(args[at], "=") && takesValue(cmd.Flags, opt) && at+1 < len(args) {
+		if v := args[at+1]; record.ShellWord(v) && len(v) <= 40 {
+			line += " " + v
+		} else {
+			line += " ..."
+		}
+	}
+	return verb, line
 }
 
 // nearestFlag is the long option among flags nearest name (an option
