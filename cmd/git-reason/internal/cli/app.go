@@ -529,9 +529,28 @@ func withUsageErrors(cmd *cli.Command) {
 	} else if cmd.Command("help") == nil {
 		cmd.Subcommands = append(cmd.Subcommands, helpVerb())
 	}
+	if len(cmd.Subcommands) > 0 && cmd.Action == nil {
+		cmd.Action = noSubVerb
+	}
 	for _, sub := range cmd.Subcommands {
 		withUsageErrors(sub)
 	}
+}
+
+// noSubVerb is what a verb of sub-verbs does named alone ("git reason
+// hooks"): its help, and bad usage, as "git reason" alone is and as git
+// prints a command's usage and exits 129 for "git worktree" (it exited
+// 0, so a script's "git reason hooks $sub" with $sub empty did nothing
+// and said it had succeeded). A word that is none of its sub-verbs is
+// refused as an unknown command (CommandNotFound).
+func noSubVerb(c *cli.Context) error {
+	if c.Args().Present() {
+		return cli.ShowCommandHelp(c, c.Args().First())
+	}
+	if err := cli.ShowSubcommandHelp(c); err != nil {
+		return err
+	}
+	return quietExit(exitUsage)
 }
 
 // wholeTree are the verbs that read every command's definition: help
