@@ -1000,6 +1000,14 @@ func reorder(app *cli.App, args []string) []string {
 			return append(out, rest[0], rest[1], "-h")
 		}
 	}
+	// "help VERB" of a verb of sub-verbs is "VERB -h" too: urfave/cli's
+	// help verb shows such a verb without its sub-verbs ('help task'
+	// did not name 'delete'), as a verb not run has not listed them.
+	if rest := args[i+1:]; args[i] == "help" && len(rest) == 1 && rest[0] != "help" && rest[0] != "h" {
+		if v := app.Command(rest[0]); v != nil && len(v.Subcommands) > 0 {
+			return append(out, rest[0], "-h")
+		}
+	}
 	cmd := app.Command(args[i])
 	verb := len(out) // where the verb is, before any sub-verb
 	out = append(out, args[i])
