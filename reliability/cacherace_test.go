@@ -472,7 +472,7 @@ func (r *cacheRace) syncs(ctx context.Context, b *sandbox, rng *rand.Rand) {
 		for _, c := range []*sandbox{b, r.s} {
 			res := c.reason("sync")
 			r.syncRuns.Add(1)
-			if res.code != 0 && !(res.code == 1 && strings.Contains(res.stdout, "the remote kept moving")) {
+			if res.code != 0 && !(res.code == 1 && strings.Contains(res.stdout, " kept moving: gave up")) {
 				r.fail("sync: exit %d: %s%s", res.code, res.stdout, res.stderr)
 			}
 		}

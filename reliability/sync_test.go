@@ -69,7 +69,7 @@ func (o *syncOutcome) add(r result) {
 	o.took = append(o.took, r.took)
 	// Exit 1 is allowed while eight clones race, for one reason only: the
 	// remote kept moving through every retry. Anything else is a bug.
-	if r.code != 0 && !(r.code == 1 && strings.Contains(r.stdout, "the remote kept moving")) && len(o.other) < 5 {
+	if r.code != 0 && !(r.code == 1 && strings.Contains(r.stdout, " kept moving: gave up")) && len(o.other) < 5 {
 		o.other = append(o.other, fmt.Sprintf("exit %d: %s%s", r.code, strings.TrimSpace(r.stdout), strings.TrimSpace(r.stderr)))
 	}
 }

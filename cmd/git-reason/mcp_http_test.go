@@ -313,6 +313,44 @@ func TestMCPStdioReusedID(t *testing.T) {
 	}
 }
 
+// TestMCPNullID: a request whose id is null. JSON-RPC 2.0 makes it a
+// request owed an answer (only a message without an id is a
+// notification), and MCP allows no null id; the SDK took it for a
+// notification and said nothing, so a client waiting for the answer
+// waited for good. It is now refused, to null, over stdio and over HTTP
+// (400), and the session goes on; a notification is still not answered.
+func TestMCPNullID(t *testing.T) {
+	t.Parallel()
+	s := newMCPSandbox(t)
+	const want = `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: a request whose id is null, which MCP does not allow; give it a string or an integer id (a notification has no id at all)"}}`
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git-reason", "mcp")
+	cmd.Dir, cmd.Env = s.dir, s.env
+	cmd.Stdin = strings.NewReader(strings.Join([]string{httpInitialize, httpInitialized,
+		`{"jsonrpc":"2.0","id":null,"method":"ping"}`,
+		`{"jsonrpc":"2.0", "id" : null, "method":"tools/call","params":{"name":"status","arguments":{"task":"T-7"}}}`,
+		`{"jsonrpc":"2.0","method":"ping"}`,
+		`{"jsonrpc":"2.0","id":4,"method":"ping"}`}, "\n") + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git reason mcp: %v\n%.2000s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 4 || lines[1] != want || lines[2] != want || lines[3] != `{"jsonrpc":"2.0","id":4,"result":{}}` {
+		t.Errorf("stdio, two requests with id null, a notification and ping 4: got\n%.3000s\nwant the initialize answer, twice %s, and ping 4's answer", out, want)
+	}
+
+	m, h := startMCPSession(t, s)
+	code, _, body := m.post(h, `{"jsonrpc":"2.0","id":null,"method":"ping"}`)
+	if code != http.StatusBadRequest || strings.TrimSpace(body) != want {
+		t.Errorf("HTTP, ping with id null: %d %q\nwant 400 %s", code, body, want)
+	}
+	if code, _, body := m.post(h, `{"jsonrpc":"2.0","id":5,"method":"ping"}`); code != http.StatusOK || !strings.Contains(body, `"id":5,"result":{}`) {
+		t.Errorf("HTTP, ping 5 after: %d %s", code, body)
+	}
+}
+
 // A host that initializes in a loop without DELETE (a buggy agent host
 // reconnecting) no longer makes the server keep a session each time: past
 // mcpserver.MaxSessions (64), the least recently used session is closed

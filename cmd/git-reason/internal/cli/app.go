@@ -553,11 +553,15 @@ func withUsageErrors(cmd *cli.Command) {
 	}
 }
 
-// noSubVerb is the action of a verb that is only its sub-verbs: one it
-// does not have is unknown, and none is its help and bad usage.
+// noSubVerb is what a verb of sub-verbs does named alone ("git reason
+// hooks"): its help, and bad usage, as "git reason" alone is and as git
+// prints a command's usage and exits 129 for "git worktree" (it exited
+// 0, so a script's "git reason hooks $sub" with $sub empty did nothing
+// and said it had succeeded). A word that is none of its sub-verbs is
+// refused as an unknown command (CommandNotFound).
 func noSubVerb(c *cli.Context) error {
-	if name := c.Args().First(); name != "" {
-		return ops.Usage("unknown command %q: %s", c.Command.Name+" "+name, nearestVerb(c.Command.Subcommands, c.Command.HelpName, name))
+	if c.Args().Present() {
+		return cli.ShowCommandHelp(c, c.Args().First())
 	}
 	if err := cli.ShowSubcommandHelp(c); err != nil {
 		return err
@@ -681,7 +685,51 @@ func helpVerb() *cli.Command {
 	h := *bare.Command("help")
 	h.Usage, h.ArgsUsage = "show the list of verbs, or one verb's help", "[VERB [SUB-VERB]]"
 	h.OnUsageError = usageError
+	show := h.Action
+	h.Action = func(c *cli.Context) error {
+		if err := strayHelpArgs(c); err != nil {
+			return err
+		}
+		return show(c)
+	}
 	return &h
+}
+
+// strayHelpArgs refuses what follows the verb help is asked of, as any
+// verb refuses an argument it does not take: "help status bogus" showed
+// status's help and exited 0, where "help status --bogus" is bad usage.
+// A word after a verb of sub-verbs is a sub-verb it lacks, as "task bogus"
+// is. Nil when help names one verb (or one of its sub-verbs: reorder made
+// "help VERB SUBVERB" that sub-verb's -h), or a verb that does not exist,
+// which the help verb itself refuses.
+func strayHelpArgs(c *cli.Context) error {
+	if c.NArg() < 2 {
+		return nil
+	}
+	cmds := c.App.Commands
+	if p := c.Lineage(); len(p) > 1 && p[1].Command != nil && p[1].Command.Subcommands != nil {
+		cmds = p[1].Command.Subcommands // "task help delete bogus"
+	}
+	var verb *cli.Command
+	for _, cmd := range cmds {
+		if cmd.HasName(c.Args().First()) {
+			verb = cmd
+		}
+	}
+	switch stray := c.Args().Get(1); {
+	case verb == nil:
+		return nil
+	case len(verb.Subcommands) > 0 && verb.Command(stray) == nil:
+		return ops.Usage("unknown command %q: %s", verb.Name+" "+stray, nearestVerb(verb.Subcommands, verb.HelpName, stray))
+	case len(verb.Subcommands) > 0:
+		stray = c.Args().Get(2)
+		if stray == "" {
+			return nil
+		}
+		return ops.Usage("unexpected argument %q (%s)", stray, seeHelp(c))
+	default:
+		return ops.Usage("unexpected argument %q (%s)", stray, seeHelp(c))
+	}
 }
 
 func usageError(c *cli.Context, err error, _ bool) error {
@@ -689,6 +737,11 @@ func usageError(c *cli.Context, err error, _ bool) error {
 		return ops.Usage("%s (%s)", msg, seeHelp(c))
 	}
 	msg := gitWords(longFlags(err.Error()))
+	if opt, ok := strings.CutPrefix(msg, "unknown option "); ok && seeHelp(c) == "see 'git reason -h'" {
+		if verb, line := verbAfter(c.App, opt); verb != "" {
+			return ops.Usage("%s is an option of %s, given after it: did you mean '%s'? (see 'git reason %s -h')", opt, verb, line, verb)
+		}
+	}
 	if opt, ok := strings.CutPrefix(msg, "unknown option --"); ok {
 		flags := c.App.Flags
 		if c.Command != nil && c.Command.Name != "" && c.Command.Name != c.App.Name {
@@ -699,6 +752,48 @@ func usageError(c *cli.Context, err error, _ bool) error {
 		}
 	}
 	return ops.Usage("%s (%s)", msg, seeHelp(c))
+}
+
+// verbAfter finds the verb that opt, refused before any verb ("git reason
+// --json status"), is an option of: the verb (with its sub-verb) named
+// after it on the command line, and that command line as it should have
+// been typed, the option (and its value) after the verb: "status" and
+// "git reason status --json". A value not plain enough to read inside
+// the quotes of the suggestion is "...". "" when no verb after it takes
+// opt.
+func verbAfter(app *cli.App, opt string) (verb, line string) {
+	args, _ := app.Metadata["args"].([]string)
+	at := slices.IndexFunc(args, func(a string) bool { n, _, _ := strings.Cut(a, "="); return n == opt })
+	if at < 0 {
+		return "", ""
+	}
+	var cmd *cli.Command
+	for _, a := range args[at+1:] {
+		if a == "--" {
+			break
+		}
+		if cmd == nil {
+			cmd = app.Command(a)
+			verb = a
+		} else if sub := cmd.Command(a); sub != nil && !sub.Hidden {
+			cmd, verb = sub, verb+" "+a
+		}
+		if cmd != nil && len(cmd.Subcommands) == 0 {
+			break
+		}
+	}
+	if cmd == nil || cmd.Name == "help" || !isFlag(cmd.Flags, opt) {
+		return "", ""
+	}
+	line = "git reason " + verb + " " + args[at]
+	if !strings.Contains(args[at], "=") && takesValue(cmd.Flags, opt) && at+1 < len(args) {
+		if v := args[at+1]; record.ShellWord(v) && len(v) <= 40 {
+			line += " " + v
+		} else {
+			line += " ..."
+		}
+	}
+	return verb, line
 }
 
 // nearestFlag is the long option among flags nearest name (an option
@@ -914,9 +1009,19 @@ func reorder(app *cli.App, args []string) []string {
 	// urfave/cli's help command reads only VERB. An option after them
 	// stays the help verb's, to be refused as 'help --bogus' is (it was
 	// dropped, and the help shown with exit 0).
-	if rest := args[i+1:]; args[i] == "help" && len(rest) >= 2 && !slices.ContainsFunc(rest, misusedHelp) {
+	// An argument after them stays the help verb's too, to be refused as
+	// 'help status bogus' is (it was dropped, as the option was).
+	if rest := args[i+1:]; args[i] == "help" && len(rest) >= 2 && !slices.ContainsFunc(rest, misusedHelp) && !slices.ContainsFunc(rest[2:], isWord) {
 		if v := app.Command(rest[0]); v != nil && v.Command(rest[1]) != nil {
 			return append(out, rest[0], rest[1], "-h")
+		}
+	}
+	// "help VERB" of a verb of sub-verbs is "VERB -h" too: urfave/cli's
+	// help verb shows such a verb without its sub-verbs ('help task'
+	// did not name 'delete'), as a verb not run has not listed them.
+	if rest := args[i+1:]; args[i] == "help" && len(rest) == 1 && rest[0] != "help" && rest[0] != "h" {
+		if v := app.Command(rest[0]); v != nil && len(v.Subcommands) > 0 {
+			return append(out, rest[0], "-h")
 		}
 	}
 	cmd := app.Command(args[i])
@@ -1061,6 +1166,9 @@ func flagNames(f cli.Flag) []string {
 func misusedHelp(arg string) bool {
 	return strings.HasPrefix(arg, "-") && arg != "-h" && arg != "--help"
 }
+
+// isWord reports whether arg is an argument, not an option.
+func isWord(arg string) bool { return !strings.HasPrefix(arg, "-") }
 
 // takesValue reports whether the flag named by arg (e.g. "--subject")
 // consumes the next argument.

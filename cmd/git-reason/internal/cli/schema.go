@@ -75,7 +75,7 @@ func schemaCommand() *cli.Command {
 		Action: func(c *cli.Context) error {
 			o.bind(c)
 			if !c.Args().Present() {
-				return ops.Usage("missing KIND: usage: git reason schema KIND")
+				return ops.Usage("missing KIND: usage: git reason schema %s", c.Command.ArgsUsage)
 			}
 			// A sub-verb's output is named by its path: schema task delete.
 			if name := strings.Join(c.Args().Slice(), " "); schemas.Outputs[name] != "" {

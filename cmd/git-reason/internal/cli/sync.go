@@ -235,17 +235,21 @@ func printSignatures(w io.Writer, sigs []ops.TaskSignatures) {
 	}
 }
 
+// printIntegrations prints a line per task a pull from remote moved or
+// quarantined, each naming remote: sync pulls from one remote and pushes
+// to another where git would (remote.pushDefault), and its lines of both
+// say which remote each concerns.
 func printIntegrations(w io.Writer, remote string, tasks []*ops.PulledTask) {
 	for _, in := range tasks {
 		switch in.Outcome {
 		case ops.PullCreated:
-			fmt.Fprintf(w, "%s: created %s\n", in.Task, record.ShortCommit(in.To))
+			fmt.Fprintf(w, "%s: created from %s at %s\n", in.Task, remote, record.ShortCommit(in.To))
 		case ops.PullQuarantined:
 			fmt.Fprintf(w, "%s: quarantined: %s (local ref untouched; inspect %s)\n", in.Task, strings.Join(in.Codes, ", "),
 				ops.TrackingRef(remote, in.Task))
 			printFindings(w, "  ", in.Findings, syncAll("pull"))
 		default:
-			fmt.Fprintf(w, "%s: %s %s..%s\n", in.Task, in.Outcome, record.ShortCommit(in.From), record.ShortCommit(in.To))
+			fmt.Fprintf(w, "%s: %s %s..%s from %s\n", in.Task, in.Outcome, record.ShortCommit(in.From), record.ShortCommit(in.To), remote)
 		}
 	}
 }
@@ -258,15 +262,15 @@ func printPush(w io.Writer, res *ops.PushResult) {
 		case ops.PushCreated:
 			fmt.Fprintf(w, "%s: created on %s at %s\n", t.Task, res.Remote, record.ShortCommit(t.To))
 		case ops.PushPushed:
-			fmt.Fprintf(w, "%s: pushed %s..%s\n", t.Task, record.ShortCommit(t.From), record.ShortCommit(t.To))
+			fmt.Fprintf(w, "%s: pushed %s..%s to %s\n", t.Task, record.ShortCommit(t.From), record.ShortCommit(t.To), res.Remote)
 		case ops.PushRefused:
-			fmt.Fprintf(w, "%s: %s: %s (not pushed)\n", t.Task, t.Outcome, strings.Join(t.Codes, ", "))
+			fmt.Fprintf(w, "%s: %s: %s (not pushed to %s)\n", t.Task, t.Outcome, strings.Join(t.Codes, ", "), res.Remote)
 			printFindings(w, "  ", t.Findings, syncAll("push"))
 		case ops.PushQuarantined:
 			// Its findings are on the pull's line just above.
 			fmt.Fprintf(w, "%s: not pushed: what %s holds was quarantined: %s\n", t.Task, res.Remote, strings.Join(t.Codes, ", "))
 		default:
-			fmt.Fprintf(w, "%s: %s: %s\n", t.Task, t.Outcome, t.Message)
+			fmt.Fprintf(w, "%s: %s: %s\n", t.Task, t.Outcome, t.Message) // the message names the remote
 		}
 	}
 }

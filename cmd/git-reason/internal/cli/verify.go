@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/record"
 )
 
@@ -26,8 +27,11 @@ func verifyCommand() *cli.Command {
 		Action: func(c *cli.Context) error {
 			o.bind(c)
 			o.Tasks = c.Args().Slice()
-			if all {
-				o.Tasks = nil
+			if all && len(o.Tasks) > 0 {
+				// Both: which was meant is not known (it verified every
+				// task and said nothing of the TASK named, even one that
+				// does not exist).
+				return ops.Usage("--all and TASK exclude each other: name the tasks, or give --all (or neither) for every task")
 			}
 			return runVerify(c.Context, o)
 		},

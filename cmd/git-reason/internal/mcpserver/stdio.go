@@ -341,6 +341,10 @@ func idOf(msg []byte) json.RawMessage {
 //     declared none, or 2025-03-26, ran every call in it (1 MiB holds some 10,000
 //     status calls), each as costly as a request of its own, under one
 //     of the guard's slots for requests at once;
+//   - a request whose id is null, answered to null: JSON-RPC 2.0 makes
+//     it a request owed an answer (a notification has no id), MCP allows
+//     no null id, and the SDK took it for a notification and never
+//     answered, so that a client waiting for the answer waited for good;
 //   - one whose id is a number the SDK would answer under another id
 //     (idKept), answered to null: the answer must not name another
 //     request's id.
@@ -351,7 +355,11 @@ func refused(msg []byte) (json.RawMessage, string, bool) {
 	if msg = bytes.TrimLeft(msg, " \t\r\n"); len(msg) > 0 && msg[0] == '[' {
 		return nil, "Invalid Request: a batch (a JSON array of messages), which MCP has not had since its revision 2025-06-18; send each message on its own", true
 	}
-	if !idKept(msg) {
+	id, request := wireID(msg)
+	if request && string(id) == "null" {
+		return nil, "Invalid Request: a request whose id is null, which MCP does not allow; give it a string or an integer id (a notification has no id at all)", true
+	}
+	if !numberKept(id) {
 		return nil, fmt.Sprintf("Invalid Request: an id that is a number must be an integer of at most %d in magnitude written without a fraction or exponent (1, not 1.0 or 1e0), which the answer names exactly; use such a number or a string", maxID), true
 	}
 	return nil, "", false
@@ -368,14 +376,31 @@ const maxID = 1 << 53
 // integer of at most maxID in magnitude, written without fraction or
 // exponent. A message that does not decode is the SDK's to refuse.
 func idKept(msg []byte) bool {
+	id, _ := wireID(msg)
+	return numberKept(id)
+}
+
+// wireID is msg's id as it is written, read as the SDK reads it (its JSON
+// library, its case-sensitive field names), and whether msg has a method
+// (a request or a notification); nil for a message that does not decode,
+// which is the SDK's to refuse.
+func wireID(msg []byte) (id segjson.RawMessage, request bool) {
 	var m struct {
-		ID segjson.RawMessage `json:"id"`
+		ID     segjson.RawMessage `json:"id"`
+		Method segjson.RawMessage `json:"method"`
 	}
-	if _, err := segjson.Parse(msg, &m, segjson.DontMatchCaseInsensitiveStructFields|segjson.ZeroCopy); err != nil ||
-		len(m.ID) == 0 || (m.ID[0] != '-' && (m.ID[0] < '0' || m.ID[0] > '9')) {
+	if _, err := segjson.Parse(msg, &m, segjson.DontMatchCaseInsensitiveStructFields|segjson.ZeroCopy); err != nil {
+		return nil, false
+	}
+	return m.ID, len(m.Method) > 0
+}
+
+// numberKept is idKept of the id as written.
+func numberKept(id segjson.RawMessage) bool {
+	if len(id) == 0 || (id[0] != '-' && (id[0] < '0' || id[0] > '9')) {
 		return true
 	}
-	n, err := strconv.ParseInt(string(m.ID), 10, 64)
+	n, err := strconv.ParseInt(string(id), 10, 64)
 	return err == nil && -maxID <= n && n <= maxID
 }
 

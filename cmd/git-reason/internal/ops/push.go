@@ -198,7 +198,7 @@ func (e *Session) Push(ctx context.Context, req SyncRequest, skip map[string]boo
 					record.Printable(strings.ReplaceAll(r.Hook, "git-reason: "+r.Ref+": ", "")))
 				out.Tasks = append(out.Tasks, pt)
 			default:
-				pt.Outcome, pt.Message = PushRejected, record.Printable(r.Status)
+				pt.Outcome, pt.Message = PushRejected, req.Remote+" refused it: "+record.Printable(r.Status)
 				out.Tasks = append(out.Tasks, pt)
 			}
 		}
@@ -208,7 +208,7 @@ func (e *Session) Push(ctx context.Context, req SyncRequest, skip map[string]boo
 		if round == maxPushRounds {
 			for _, t := range moved {
 				out.Tasks = append(out.Tasks, &PushedTask{Task: t, Outcome: PushRejected, Codes: []string{}, Findings: []record.Finding{},
-					Message: fmt.Sprintf("the remote kept moving: gave up after %d rounds; run 'git reason sync' again", maxPushRounds)})
+					Message: fmt.Sprintf("%s kept moving: gave up after %d rounds; run 'git reason sync' again", req.Remote, maxPushRounds)})
 			}
 			break
 		}
@@ -230,7 +230,7 @@ func (e *Session) Push(ctx context.Context, req SyncRequest, skip map[string]boo
 		for _, in := range pulled.Tasks {
 			if in.Outcome == PullQuarantined {
 				out.Tasks = append(out.Tasks, &PushedTask{Task: in.Task, Outcome: PushQuarantined, To: in.From, From: in.Fetched,
-					Codes: in.Codes, Findings: in.Findings, Message: "the remote's history was quarantined by the pull before retrying"})
+					Codes: in.Codes, Findings: in.Findings, Message: "the history on " + req.Remote + " was quarantined by the pull before retrying"})
 			}
 		}
 		for _, t := range moved {
