@@ -835,18 +835,21 @@ func writeVerifiedPack(t *testing.T, path string, names []string, entries [][]by
 // 1.6 s without; `sh bench/push/first.sh BASE WORLD 300 3 hooks`).
 func TestPrePushVerifiesTogether(t *testing.T) {
 	t.Parallel()
-	c := scaleWorld(t, 40)
+	c := scaleWorld(t, 44)
 	env, err := harness.DispatchEnv(c.env)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gits := func(n int) int64 {
+	all := strings.SplitAfter(c.git("for-each-ref",
+		"--format=%(refname) %(objectname) %(refname) "+strings.Repeat("0", 40), "refs/reasoning/tasks/"), "\n")
+	// gits is the hook's git processes for the task refs of lines, none
+	// of which it saw before (what it verifies it remembers).
+	gits := func(lines []string) int64 {
 		t.Helper()
-		lines := c.git("for-each-ref", fmt.Sprintf("--count=%d", n),
-			"--format=%(refname) %(objectname) %(refname) "+strings.Repeat("0", 40), "refs/reasoning/tasks/")
+		n := len(lines)
 		file := filepath.Join(t.TempDir(), "cost.json")
 		hook := &sandbox{t: t, dir: c.dir, home: c.home, env: append(append([]string(nil), env...), "GIT_REASON_COST="+file)}
-		r := hook.run(context.Background(), []byte(lines), reasonBin, "hook", "pre-push", "origin", "unused")
+		r := hook.run(context.Background(), []byte(strings.Join(lines, "")), reasonBin, "hook", "pre-push", "origin", "unused")
 		if r.code != 0 {
 			t.Fatalf("the pre-push hook of %d task refs: exit %d\n%s", n, r.code, r.stderr)
 		}
@@ -856,9 +859,44 @@ func TestPrePushVerifiesTogether(t *testing.T) {
 		}
 		return got.GitProcesses
 	}
-	few, many := gits(4), gits(40)
+	few, many := gits(all[:4]), gits(all[4:44])
 	if few == 0 || many > few {
 		t.Errorf("the pre-push hook started %d git processes for 40 task refs against %d for 4, want no more", many, few)
+	}
+}
+
+// TestPrePushReplaysWhatIsNew holds the pre-push hook, for tasks that
+// moved on from heads this clone verified clean, to reading the records
+// the push adds, not each whole history again: it replayed every pushed
+// history whole (a push of 300 tasks moved on by one record each, with
+// the hooks on both ends, `sh bench/push/update.sh WORLD 300 3`).
+func TestPrePushReplaysWhatIsNew(t *testing.T) {
+	t.Parallel()
+	c := scaleWorld(t, 1)
+	env, err := harness.DispatchEnv(c.env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasks := []string{"L-000000", "L-000001", "L-000002"}
+	for _, task := range tasks {
+		harness.BulkTaskT(t, c.dir, task, 40)
+	}
+	c.mustReason("verify") // remembers each head clean, as a push or a pull does
+	var lines strings.Builder
+	for _, task := range tasks {
+		old := strings.TrimSpace(c.git("rev-parse", gitstore.TaskRef(task)))
+		c.mustReason("conclude", task, "--decision", "keep it")
+		ref := gitstore.TaskRef(task)
+		fmt.Fprintf(&lines, "%s %s %s %s\n", ref, strings.TrimSpace(c.git("rev-parse", ref)), ref, old)
+	}
+	file := filepath.Join(t.TempDir(), "cost.json")
+	hook := &sandbox{t: t, dir: c.dir, home: c.home, env: append(append([]string(nil), env...), "GIT_REASON_COST="+file)}
+	r := hook.run(context.Background(), []byte(lines.String()), reasonBin, "hook", "pre-push", "origin", "unused")
+	if r.code != 0 {
+		t.Fatalf("the pre-push hook: exit %d\n%s", r.code, r.stderr)
+	}
+	if got := costsIn(t, file)[0]; got.Blobs > int64(len(tasks)) {
+		t.Errorf("the pre-push hook read %d record blobs for %d tasks of 40 records that moved on by one each, want one a task", got.Blobs, len(tasks))
 	}
 }
 
