@@ -877,16 +877,12 @@ func TestPrePushReplaysWhatIsNew(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tasks := []string{"L-000000", "L-000001", "L-000002"}
-	for _, task := range tasks {
-		harness.BulkTaskT(t, c.dir, task, 40)
-	}
+	tasks := longTasks(t, c)
 	c.mustReason("verify") // remembers each head clean, as a push or a pull does
 	var lines strings.Builder
-	for _, task := range tasks {
-		old := strings.TrimSpace(c.git("rev-parse", gitstore.TaskRef(task)))
-		c.mustReason("conclude", task, "--decision", "keep it")
-		ref := gitstore.TaskRef(task)
+	for _, ref := range tasks {
+		old := strings.TrimSpace(c.git("rev-parse", ref))
+		c.mustReason("conclude", strings.TrimPrefix(ref, gitstore.TaskPrefix), "--decision", "keep it")
 		fmt.Fprintf(&lines, "%s %s %s %s\n", ref, strings.TrimSpace(c.git("rev-parse", ref)), ref, old)
 	}
 	file := filepath.Join(t.TempDir(), "cost.json")
@@ -917,30 +913,15 @@ func TestPreReceiveChecksTogether(t *testing.T) {
 	// plain git push of refs to server.
 	pushed := func(server string, refs []string) int64 {
 		t.Helper()
-		file := filepath.Join(t.TempDir(), "cost.json")
-		push := &sandbox{t: t, dir: c.dir, home: c.home, env: append(append([]string(nil), c.env...), "GIT_REASON_COST="+file)}
-		if r := push.run(context.Background(), nil, "git", append([]string{"push", "-q", server}, refs...)...); r.code != 0 {
-			t.Fatalf("git push of %d tasks: exit %d\n%s", len(refs), r.code, r.stderr)
+		got := preReceiveCost(t, c, server, refs)
+		if got.Histories != int64(len(refs)) {
+			t.Fatalf("the pre-receive hook of %d tasks replayed %d histories, want each once", len(refs), got.Histories)
 		}
-		for _, got := range costsIn(t, file) {
-			if slices.Contains(got.Args, "pre-receive") {
-				if got.Histories != int64(len(refs)) {
-					t.Fatalf("the pre-receive hook of %d tasks replayed %d histories, want each once", len(refs), got.Histories)
-				}
-				return got.GitProcesses
-			}
-		}
-		t.Fatalf("no cost of the pre-receive hook of a push of %d tasks", len(refs))
-		return 0
+		return got.GitProcesses
 	}
 	gits := func(refs []string) (created, moved int64) {
 		t.Helper()
-		server := filepath.Join(t.TempDir(), "server.git")
-		c.git("init", "-q", "--bare", server)
-		hub := &sandbox{t: t, dir: server, home: c.home, env: c.env}
-		if r := hub.reason("hooks", "install", "--server"); r.code != 0 {
-			t.Fatalf("hooks install --server: exit %d\n%s", r.code, r.stderr)
-		}
+		server := hookedServer(t, c)
 		created = pushed(server, refs)
 		if got := strings.Fields(c.git("--git-dir="+server, "for-each-ref", "--format=%(refname)", "refs/reasoning/tasks/")); len(got) != len(refs) {
 			t.Fatalf("the server holds %d tasks after a push of %d", len(got), len(refs))
@@ -958,6 +939,67 @@ func TestPreReceiveChecksTogether(t *testing.T) {
 	if fewMoved == 0 || manyMoved > fewMoved {
 		t.Errorf("the pre-receive hook started %d git processes for 40 tasks moved on against %d for 4, want no more", manyMoved, fewMoved)
 	}
+}
+
+// TestPreReceiveReplaysWhatIsNew holds the server's pre-receive hook, for
+// tasks that moved on from heads it checked in an earlier push, to
+// reading the records the push adds, not each whole history again: it
+// replayed every pushed history whole (a push of 300 tasks moved on by
+// one record each, with the hooks on both ends, `sh bench/push/update.sh
+// WORLD 300 3`).
+func TestPreReceiveReplaysWhatIsNew(t *testing.T) {
+	t.Parallel()
+	c := scaleWorld(t, 1)
+	server := hookedServer(t, c)
+	refs := longTasks(t, c)
+	preReceiveCost(t, c, server, refs)
+	for _, ref := range refs {
+		c.mustReason("conclude", strings.TrimPrefix(ref, gitstore.TaskPrefix), "--decision", "keep it")
+	}
+	if got := preReceiveCost(t, c, server, refs); got.Blobs > int64(len(refs)) {
+		t.Errorf("the pre-receive hook read %d record blobs for %d tasks of 40 records that moved on by one each, want one a task", got.Blobs, len(refs))
+	}
+}
+
+// longTasks writes three tasks of 40 records into c and returns their refs.
+func longTasks(t *testing.T, c *sandbox) []string {
+	t.Helper()
+	var refs []string
+	for _, task := range []string{"L-000000", "L-000001", "L-000002"} {
+		harness.BulkTaskT(t, c.dir, task, 40)
+		refs = append(refs, gitstore.TaskRef(task))
+	}
+	return refs
+}
+
+// hookedServer is a new bare repository with git reason's server hooks.
+func hookedServer(t *testing.T, c *sandbox) string {
+	t.Helper()
+	server := filepath.Join(t.TempDir(), "server.git")
+	c.git("init", "-q", "--bare", server)
+	hub := &sandbox{t: t, dir: server, home: c.home, env: c.env}
+	if r := hub.reason("hooks", "install", "--server"); r.code != 0 {
+		t.Fatalf("hooks install --server: exit %d\n%s", r.code, r.stderr)
+	}
+	return server
+}
+
+// preReceiveCost is what server's pre-receive hook read (its cost) in a
+// plain git push of refs from c.
+func preReceiveCost(t *testing.T, c *sandbox, server string, refs []string) cost {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "cost.json")
+	push := &sandbox{t: t, dir: c.dir, home: c.home, env: append(append([]string(nil), c.env...), "GIT_REASON_COST="+file)}
+	if r := push.run(context.Background(), nil, "git", append([]string{"push", "-q", server}, refs...)...); r.code != 0 {
+		t.Fatalf("git push of %d tasks: exit %d\n%s", len(refs), r.code, r.stderr)
+	}
+	for _, got := range costsIn(t, file) {
+		if slices.Contains(got.Args, "pre-receive") {
+			return got
+		}
+	}
+	t.Fatalf("no cost of the pre-receive hook of a push of %d tasks", len(refs))
+	return cost{}
 }
 
 // costsIn is the costs (GIT_REASON_COST) the processes wrote to file,

@@ -3,18 +3,21 @@
 # first push gave it; the clone appended one record to each since), with
 # git reason's hooks on both ends (the clone's pre-push hook, the
 # remote's pre-receive hook: `hooks install`, `hooks install --server`)
-# against the same push without them, in one copy of WORLD's clone
-# (bench/scale's world): `git-reason push up` of the first TASKS tasks,
-# wall and CPU (user + system of git-reason and every process it waits
-# for, the hooks and the remote's included, by /usr/bin/time), medians
-# of RUNS interleaved rounds. Before each run the remote and the clone
-# are copied again from their state after the first push and the
-# appends (the clone whole: its tracking refs and what it remembers of
-# them and of what it verified, as a clone in use keeps them). With BASE, that revision's build with the hooks is timed
-# in the same rounds (each build its own hooks: it comes first on PATH).
-# The record each task gains is a `git reason assess` of it, written
-# once before the rounds. With COST=FILE each run's processes append
-# their costs (GIT_REASON_COST) to FILE.
+# against the same push without them (both removed, and the
+# receive.fsckObjects installing them set on the remote), in one copy of
+# WORLD's clone (bench/scale's world): `git-reason push up` of the first
+# TASKS tasks, wall and CPU (user + system of git-reason and every
+# process it waits for, the hooks and the remote's included, by
+# /usr/bin/time), medians of RUNS interleaved rounds. The first push
+# went through this build's hooks on both ends, so the remote remembers
+# what its hook checked. The record each task gains is a `git reason
+# assess` of it, written once. Before each run the remote and the clone
+# are copied again from that state (the clone whole: its tracking refs
+# and what it remembers of them and of what it verified, as a clone in
+# use keeps them). With BASE, that revision's build with the hooks is
+# timed in the same rounds (the hooks run the git-reason first on PATH).
+# With COST=FILE every process of the runs appends its cost
+# (GIT_REASON_COST) to FILE.
 # Usage: bench/push/update.sh [WORLD] [TASKS] [RUNS] [BASE]
 #   WORLD: /var/tmp/scale/w20000; TASKS: 300; RUNS: 3
 set -eu
@@ -40,6 +43,10 @@ cd "$dir/clone"
 git for-each-ref --count="$tasks" --format='%(refname:strip=3)' refs/reasoning/tasks/ >"$dir/names"
 git init -q --bare "$dir/up.git"
 git remote add up "$dir/up.git"
+# The first push, as the later ones with the hooks, through this build's
+# hooks on both ends (what the remote's hook checked it remembers).
+"$dir/new/git-reason" hooks install >/dev/null
+(cd "$dir/up.git" && "$dir/new/git-reason" hooks install --server >/dev/null)
 # shellcheck disable=SC2046 # the task names, one word each
 PATH="$dir/new:$PATH" "$dir/new/git-reason" push up $(cat "$dir/names") >"$dir/out" 2>&1 ||
   { echo "first push failed:"; tail -3 "$dir/out"; exit 1; }
@@ -62,9 +69,7 @@ for i in $(seq "$runs"); do
     cd "$dir/clone"
     if [ "$run" = plain ]; then
       "$dir/new/git-reason" hooks uninstall >/dev/null
-    else
-      "$dir/$b/git-reason" hooks install --force >/dev/null
-      (cd "$dir/up.git" && "$dir/$b/git-reason" hooks install --server >/dev/null)
+      (cd "$dir/up.git" && "$dir/new/git-reason" hooks uninstall --server >/dev/null && git config --unset receive.fsckObjects)
     fi
     # shellcheck disable=SC2046 # the task names, one word each
     PATH="$dir/$b:$PATH" env ${COST:+GIT_REASON_COST=$COST} /usr/bin/time -f "$run %e %U %S" -a -o "$dir/m" \
