@@ -836,10 +836,6 @@ func writeVerifiedPack(t *testing.T, path string, names []string, entries [][]by
 func TestPrePushVerifiesTogether(t *testing.T) {
 	t.Parallel()
 	c := scaleWorld(t, 44)
-	env, err := harness.DispatchEnv(c.env)
-	if err != nil {
-		t.Fatal(err)
-	}
 	all := strings.SplitAfter(c.git("for-each-ref",
 		"--format=%(refname) %(objectname) %(refname) "+strings.Repeat("0", 40), "refs/reasoning/tasks/"), "\n")
 	// gits is the hook's git processes for the task refs of lines, none
@@ -847,13 +843,7 @@ func TestPrePushVerifiesTogether(t *testing.T) {
 	gits := func(lines []string) int64 {
 		t.Helper()
 		n := len(lines)
-		file := filepath.Join(t.TempDir(), "cost.json")
-		hook := &sandbox{t: t, dir: c.dir, home: c.home, env: append(append([]string(nil), env...), "GIT_REASON_COST="+file)}
-		r := hook.run(context.Background(), []byte(strings.Join(lines, "")), reasonBin, "hook", "pre-push", "origin", "unused")
-		if r.code != 0 {
-			t.Fatalf("the pre-push hook of %d task refs: exit %d\n%s", n, r.code, r.stderr)
-		}
-		got := costsIn(t, file)[0]
+		got := prePushCost(t, c, strings.Join(lines, ""))
 		if got.Histories != int64(n) {
 			t.Fatalf("the pre-push hook of %d task refs replayed %d histories, want each once", n, got.Histories)
 		}
@@ -873,10 +863,6 @@ func TestPrePushVerifiesTogether(t *testing.T) {
 func TestPrePushReplaysWhatIsNew(t *testing.T) {
 	t.Parallel()
 	c := scaleWorld(t, 1)
-	env, err := harness.DispatchEnv(c.env)
-	if err != nil {
-		t.Fatal(err)
-	}
 	tasks := longTasks(t, c)
 	c.mustReason("verify") // remembers each head clean, as a push or a pull does
 	var lines strings.Builder
@@ -885,15 +871,26 @@ func TestPrePushReplaysWhatIsNew(t *testing.T) {
 		c.mustReason("conclude", strings.TrimPrefix(ref, gitstore.TaskPrefix), "--decision", "keep it")
 		fmt.Fprintf(&lines, "%s %s %s %s\n", ref, strings.TrimSpace(c.git("rev-parse", ref)), ref, old)
 	}
+	if got := prePushCost(t, c, lines.String()); got.Blobs > int64(len(tasks)) {
+		t.Errorf("the pre-push hook read %d record blobs for %d tasks of 40 records that moved on by one each, want one a task", got.Blobs, len(tasks))
+	}
+}
+
+// prePushCost is what the pre-push hook read (its cost) given lines, as
+// git push gives them, in c.
+func prePushCost(t *testing.T, c *sandbox, lines string) cost {
+	t.Helper()
+	env, err := harness.DispatchEnv(c.env)
+	if err != nil {
+		t.Fatal(err)
+	}
 	file := filepath.Join(t.TempDir(), "cost.json")
 	hook := &sandbox{t: t, dir: c.dir, home: c.home, env: append(append([]string(nil), env...), "GIT_REASON_COST="+file)}
-	r := hook.run(context.Background(), []byte(lines.String()), reasonBin, "hook", "pre-push", "origin", "unused")
+	r := hook.run(context.Background(), []byte(lines), reasonBin, "hook", "pre-push", "origin", "unused")
 	if r.code != 0 {
 		t.Fatalf("the pre-push hook: exit %d\n%s", r.code, r.stderr)
 	}
-	if got := costsIn(t, file)[0]; got.Blobs > int64(len(tasks)) {
-		t.Errorf("the pre-push hook read %d record blobs for %d tasks of 40 records that moved on by one each, want one a task", got.Blobs, len(tasks))
-	}
+	return costsIn(t, file)[0]
 }
 
 // TestPreReceiveChecksTogether holds the server's pre-receive hook to as
