@@ -835,31 +835,62 @@ func writeVerifiedPack(t *testing.T, path string, names []string, entries [][]by
 // 1.6 s without; `sh bench/push/first.sh BASE WORLD 300 3 hooks`).
 func TestPrePushVerifiesTogether(t *testing.T) {
 	t.Parallel()
-	c := scaleWorld(t, 40)
-	env, err := harness.DispatchEnv(c.env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gits := func(n int) int64 {
+	c := scaleWorld(t, 44)
+	all := strings.SplitAfter(c.git("for-each-ref",
+		"--format=%(refname) %(objectname) %(refname) "+strings.Repeat("0", 40), "refs/reasoning/tasks/"), "\n")
+	// gits is the hook's git processes for the task refs of lines, none
+	// of which it saw before (what it verifies it remembers).
+	gits := func(lines []string) int64 {
 		t.Helper()
-		lines := c.git("for-each-ref", fmt.Sprintf("--count=%d", n),
-			"--format=%(refname) %(objectname) %(refname) "+strings.Repeat("0", 40), "refs/reasoning/tasks/")
-		file := filepath.Join(t.TempDir(), "cost.json")
-		hook := &sandbox{t: t, dir: c.dir, home: c.home, env: append(append([]string(nil), env...), "GIT_REASON_COST="+file)}
-		r := hook.run(context.Background(), []byte(lines), reasonBin, "hook", "pre-push", "origin", "unused")
-		if r.code != 0 {
-			t.Fatalf("the pre-push hook of %d task refs: exit %d\n%s", n, r.code, r.stderr)
-		}
-		got := costsIn(t, file)[0]
+		n := len(lines)
+		got := prePushCost(t, c, strings.Join(lines, ""))
 		if got.Histories != int64(n) {
 			t.Fatalf("the pre-push hook of %d task refs replayed %d histories, want each once", n, got.Histories)
 		}
 		return got.GitProcesses
 	}
-	few, many := gits(4), gits(40)
+	few, many := gits(all[:4]), gits(all[4:44])
 	if few == 0 || many > few {
 		t.Errorf("the pre-push hook started %d git processes for 40 task refs against %d for 4, want no more", many, few)
 	}
+}
+
+// TestPrePushReplaysWhatIsNew holds the pre-push hook, for tasks that
+// moved on from heads this clone verified clean, to reading the records
+// the push adds, not each whole history again: it replayed every pushed
+// history whole (a push of 300 tasks moved on by one record each, with
+// the hooks on both ends, `sh bench/push/update.sh WORLD 300 3`).
+func TestPrePushReplaysWhatIsNew(t *testing.T) {
+	t.Parallel()
+	c := scaleWorld(t, 1)
+	tasks := longTasks(t, c)
+	c.mustReason("verify") // remembers each head clean, as a push or a pull does
+	var lines strings.Builder
+	for _, ref := range tasks {
+		old := strings.TrimSpace(c.git("rev-parse", ref))
+		c.mustReason("conclude", strings.TrimPrefix(ref, gitstore.TaskPrefix), "--decision", "keep it")
+		fmt.Fprintf(&lines, "%s %s %s %s\n", ref, strings.TrimSpace(c.git("rev-parse", ref)), ref, old)
+	}
+	if got := prePushCost(t, c, lines.String()); got.Blobs > int64(len(tasks)) {
+		t.Errorf("the pre-push hook read %d record blobs for %d tasks of 40 records that moved on by one each, want one a task", got.Blobs, len(tasks))
+	}
+}
+
+// prePushCost is what the pre-push hook read (its cost) given lines, as
+// git push gives them, in c.
+func prePushCost(t *testing.T, c *sandbox, lines string) cost {
+	t.Helper()
+	env, err := harness.DispatchEnv(c.env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "cost.json")
+	hook := &sandbox{t: t, dir: c.dir, home: c.home, env: append(append([]string(nil), env...), "GIT_REASON_COST="+file)}
+	r := hook.run(context.Background(), []byte(lines), reasonBin, "hook", "pre-push", "origin", "unused")
+	if r.code != 0 {
+		t.Fatalf("the pre-push hook: exit %d\n%s", r.code, r.stderr)
+	}
+	return costsIn(t, file)[0]
 }
 
 // TestPreReceiveChecksTogether holds the server's pre-receive hook to as
@@ -879,30 +910,15 @@ func TestPreReceiveChecksTogether(t *testing.T) {
 	// plain git push of refs to server.
 	pushed := func(server string, refs []string) int64 {
 		t.Helper()
-		file := filepath.Join(t.TempDir(), "cost.json")
-		push := &sandbox{t: t, dir: c.dir, home: c.home, env: append(append([]string(nil), c.env...), "GIT_REASON_COST="+file)}
-		if r := push.run(context.Background(), nil, "git", append([]string{"push", "-q", server}, refs...)...); r.code != 0 {
-			t.Fatalf("git push of %d tasks: exit %d\n%s", len(refs), r.code, r.stderr)
+		got := preReceiveCost(t, c, server, refs)
+		if got.Histories != int64(len(refs)) {
+			t.Fatalf("the pre-receive hook of %d tasks replayed %d histories, want each once", len(refs), got.Histories)
 		}
-		for _, got := range costsIn(t, file) {
-			if slices.Contains(got.Args, "pre-receive") {
-				if got.Histories != int64(len(refs)) {
-					t.Fatalf("the pre-receive hook of %d tasks replayed %d histories, want each once", len(refs), got.Histories)
-				}
-				return got.GitProcesses
-			}
-		}
-		t.Fatalf("no cost of the pre-receive hook of a push of %d tasks", len(refs))
-		return 0
+		return got.GitProcesses
 	}
 	gits := func(refs []string) (created, moved int64) {
 		t.Helper()
-		server := filepath.Join(t.TempDir(), "server.git")
-		c.git("init", "-q", "--bare", server)
-		hub := &sandbox{t: t, dir: server, home: c.home, env: c.env}
-		if r := hub.reason("hooks", "install", "--server"); r.code != 0 {
-			t.Fatalf("hooks install --server: exit %d\n%s", r.code, r.stderr)
-		}
+		server := hookedServer(t, c)
 		created = pushed(server, refs)
 		if got := strings.Fields(c.git("--git-dir="+server, "for-each-ref", "--format=%(refname)", "refs/reasoning/tasks/")); len(got) != len(refs) {
 			t.Fatalf("the server holds %d tasks after a push of %d", len(got), len(refs))
@@ -920,6 +936,67 @@ func TestPreReceiveChecksTogether(t *testing.T) {
 	if fewMoved == 0 || manyMoved > fewMoved {
 		t.Errorf("the pre-receive hook started %d git processes for 40 tasks moved on against %d for 4, want no more", manyMoved, fewMoved)
 	}
+}
+
+// TestPreReceiveReplaysWhatIsNew holds the server's pre-receive hook, for
+// tasks that moved on from heads it checked in an earlier push, to
+// reading the records the push adds, not each whole history again: it
+// replayed every pushed history whole (a push of 300 tasks moved on by
+// one record each, with the hooks on both ends, `sh bench/push/update.sh
+// WORLD 300 3`).
+func TestPreReceiveReplaysWhatIsNew(t *testing.T) {
+	t.Parallel()
+	c := scaleWorld(t, 1)
+	server := hookedServer(t, c)
+	refs := longTasks(t, c)
+	preReceiveCost(t, c, server, refs)
+	for _, ref := range refs {
+		c.mustReason("conclude", strings.TrimPrefix(ref, gitstore.TaskPrefix), "--decision", "keep it")
+	}
+	if got := preReceiveCost(t, c, server, refs); got.Blobs > int64(len(refs)) {
+		t.Errorf("the pre-receive hook read %d record blobs for %d tasks of 40 records that moved on by one each, want one a task", got.Blobs, len(refs))
+	}
+}
+
+// longTasks writes three tasks of 40 records into c and returns their refs.
+func longTasks(t *testing.T, c *sandbox) []string {
+	t.Helper()
+	var refs []string
+	for _, task := range []string{"L-000000", "L-000001", "L-000002"} {
+		harness.BulkTaskT(t, c.dir, task, 40)
+		refs = append(refs, gitstore.TaskRef(task))
+	}
+	return refs
+}
+
+// hookedServer is a new bare repository with git reason's server hooks.
+func hookedServer(t *testing.T, c *sandbox) string {
+	t.Helper()
+	server := filepath.Join(t.TempDir(), "server.git")
+	c.git("init", "-q", "--bare", server)
+	hub := &sandbox{t: t, dir: server, home: c.home, env: c.env}
+	if r := hub.reason("hooks", "install", "--server"); r.code != 0 {
+		t.Fatalf("hooks install --server: exit %d\n%s", r.code, r.stderr)
+	}
+	return server
+}
+
+// preReceiveCost is what server's pre-receive hook read (its cost) in a
+// plain git push of refs from c.
+func preReceiveCost(t *testing.T, c *sandbox, server string, refs []string) cost {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "cost.json")
+	push := &sandbox{t: t, dir: c.dir, home: c.home, env: append(append([]string(nil), c.env...), "GIT_REASON_COST="+file)}
+	if r := push.run(context.Background(), nil, "git", append([]string{"push", "-q", server}, refs...)...); r.code != 0 {
+		t.Fatalf("git push of %d tasks: exit %d\n%s", len(refs), r.code, r.stderr)
+	}
+	for _, got := range costsIn(t, file) {
+		if slices.Contains(got.Args, "pre-receive") {
+			return got
+		}
+	}
+	t.Fatalf("no cost of the pre-receive hook of a push of %d tasks", len(refs))
+	return cost{}
 }
 
 // costsIn is the costs (GIT_REASON_COST) the processes wrote to file,
