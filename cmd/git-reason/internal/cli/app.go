@@ -685,6 +685,11 @@ func helpVerb() *cli.Command {
 	h := *bare.Command("help")
 	h.Usage, h.ArgsUsage = "show the list of verbs, or one verb's help", "[VERB [SUB-VERB]]"
 	h.OnUsageError = usageError
+	// No "help" sub-verb of its own, as withUsageErrors gives no verb of
+	// no sub-verbs one: urfave/cli's would take "help help bogus" and
+	// refuse "bogus" as a sub-verb of help ('unknown command "help
+	// bogus"'), where "help status bogus" refuses it as unexpected.
+	h.HideHelpCommand = true
 	show := h.Action
 	h.Action = func(c *cli.Context) error {
 		if err := strayHelpArgs(c); err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/record"
 )
 
@@ -29,6 +30,10 @@ func searchCommand() *cli.Command {
 				return err
 			}
 			o.Text = c.Args().First()
+			if strings.TrimSpace(o.Text) == "" {
+				// Blank is no TEXT: said as every verb says its missing argument.
+				return ops.Usage("missing TEXT: usage: git reason %s %s", verbPath(c), c.Command.ArgsUsage)
+			}
 			sess, err := o.Open()
 			if err != nil {
 				return err

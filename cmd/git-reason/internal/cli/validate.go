@@ -56,6 +56,10 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 	if o.given != nil && isSet(o.given, "manual") && o.Manual == "" {
 		return ops.Usage("--manual \"\": give the result, pass or fail")
 	}
+	if o.File == "" && o.Run == "" && o.Manual == "" && o.given != nil {
+		// Neither: a missing flag, said as every verb's missing flag is.
+		return ops.Usage("missing --run or --manual: usage: git reason %s %s", verbPath(o.given), o.given.Command.ArgsUsage)
+	}
 	if o.File == "" && (o.Run == "") == (o.Manual == "") {
 		return ops.Usage("give exactly one of --run CMD or --manual pass|fail")
 	}

@@ -1283,6 +1283,8 @@ func TestErrorsNameToolsNotCommands(t *testing.T) {
 	}
 	fails("status", map[string]any{"task": "nope"}, "start it with the assess tool")
 	fails("show", map[string]any{"id": "01ZZZZZZ"}, "the log tool lists them")
+	// A blank text names the argument, not the command line's TEXT.
+	fails("search", map[string]any{"text": "   "}, "text is blank: give the text to look for")
 	fails("verify", map[string]any{"tasks": []any{"nope"}}, "the tasks tool lists them")
 	fails("check_neutrality", map[string]any{"staged": true, "range": "a..b"}, "staged and range cannot be combined")
 	fails("check_neutrality", map[string]any{"range": "nope..HEAD"}, `range "nope..HEAD": "nope" is not a commit`)

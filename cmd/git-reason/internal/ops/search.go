@@ -19,7 +19,10 @@ import (
 func (e *Session) Search(ctx context.Context, text string) ([]gitstore.SearchHit, error) {
 	q := strings.ToLower(strings.TrimSpace(text))
 	if q == "" {
-		return nil, Usage("search: give the TEXT to look for")
+		// The command line refuses a blank TEXT as its missing argument
+		// before it gets here; this says it to the MCP tool, whose
+		// argument is text.
+		return nil, Usage("text is blank: give the text to look for")
 	}
 	hits, err := e.Index.SearchFor(ctx, q, true, func(s string) bool { return strings.Contains(strings.ToLower(s), q) })
 	if err != nil {
