@@ -71,6 +71,31 @@ func (s *Store) entryLimit(entries int64) error {
 		ErrTooLarge, entries, l.TaskBytes, entryBytes, entries*entryBytes>>20+1)
 }
 
+// commitBytes is what one commit of a history counts for against
+// reason.maxTaskBytes: a history may hold one commit per commitBytes of
+// it (32 MiB: 262,144 commits), counted as git walks the commit graph
+// (commitGraph), before any tree or record is read. The record and entry
+// bytes miss a commit that changes nothing: 100,000 empty commits, a few
+// MiB packed, cost verify 38 s and 320 MB each time, a longer chain
+// more without bound. An honest history has one commit per record, each
+// record a few hundred bytes (an assessment of one-word fields is 457),
+// and a merge where two clones' histories joined: even with two merges
+// for every record, its records pass reason.maxTaskBytes before its
+// commits pass one per 128 bytes of it.
+const commitBytes = 128
+
+// maxCommits is the most commits a history may hold (commitBytes).
+func (s *Store) maxCommits() int64 {
+	return s.limits().TaskBytes / commitBytes
+}
+
+// tooManyCommits is the refusal of a history past most commits.
+func (s *Store) tooManyCommits(most int64) error {
+	l := s.limits()
+	return git.ConfigErrorf("%w: its history holds more than %d commits, more than reason.maxTaskBytes (%d) allows at %d bytes a commit; if you trust where it came from, raise it: git config reason.maxTaskBytes %dm",
+		ErrTooLarge, most, l.TaskBytes, commitBytes, 2*l.TaskBytes>>20)
+}
+
 func (s *Store) limits() ReadLimits {
 	l := DefaultReadLimits
 	if s.Limits != nil {
