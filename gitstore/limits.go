@@ -84,9 +84,10 @@ func (s *Store) entryLimit(entries int64) error {
 // commits pass one per 128 bytes of it.
 const commitBytes = 128
 
-// maxCommits is the most commits a history may hold (commitBytes).
+// maxCommits is the most commits a history may hold (commitBytes), never
+// fewer than MinReadLimit allows, as the other limits.
 func (s *Store) maxCommits() int64 {
-	return s.limits().TaskBytes / commitBytes
+	return max(s.limits().TaskBytes, MinReadLimit) / commitBytes
 }
 
 // tooManyCommits is the refusal of a history past most commits.
