@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"git-reason/gitstore"
 	"git-reason/gitstore/signing"
@@ -83,7 +84,6 @@ func (e *Session) Verify(ctx context.Context, tasks []string, at map[string]stri
 		// to every task's file of the memo.
 		memo.ReusesInBulk()
 	}
-	list := make([]string, 0, len(tasks))
 	named := tasks
 	tasks = tasks[:0:0]
 	for _, t := range named {
@@ -107,41 +107,57 @@ func (e *Session) Verify(ctx context.Context, tasks []string, at map[string]stri
 			heads[t] = head
 		}
 		tasks = append(tasks, t)
-		list = append(list, heads[t])
+	}
+	out := &VerifyResult{Tasks: []string{}, Findings: append([]record.Finding{}, broken...), Signatures: []TaskSignatures{}}
+	require := e.requireSigned()
+	var bound record.RunBound // what one verification of 2,000 tasks at one bad commit keeps
+	// Every history is replayed before the signatures are asked for: one
+	// that does not read (past reason.maxTaskBytes: 300,000 commits that
+	// change nothing, refused before any tree is read) is not walked whole
+	// by git for its signatures (12 s and 30 git processes here).
+	found := make([][]record.Finding, len(tasks))
+	var signed []string // the tasks whose signatures are asked for
+	for i, t := range tasks {
+		e.Store.Progress("Verifying tasks", i, len(tasks))
+		head := heads[t]
+		var err error
+		switch {
+		case bulk != nil && bulk.Clean(t, head, heads):
+		case memo != nil:
+			found[i], err = e.Store.VerifyRemembered(ctx, t, head, memo)
+			if reused, ok := memo.ReusesChecked(t, head); ok && err == nil && len(found[i]) == 0 && bulk != nil {
+				bulk.Put(t, head, reused)
+			}
+		default:
+			found[i], err = e.Store.Verify(ctx, t, head)
+		}
+		if err != nil {
+			return nil, err
+		}
+		found[i] = bound.Keep(found[i])
+		if !slices.ContainsFunc(found[i], func(f record.Finding) bool { return f.Code == record.FindUnreadable }) {
+			signed = append(signed, t)
+		}
 	}
 	var signatures map[string][]signing.Check
 	var err error
 	if memo != nil {
-		signatures, err = e.headSignatures(ctx, tasks, heads, all)
+		signatures, err = e.headSignatures(ctx, signed, heads, all)
 	} else {
+		list := make([]string, 0, len(signed))
+		for _, t := range signed {
+			list = append(list, heads[t])
+		}
 		signatures, err = e.signaturesOf(ctx, list)
 	}
 	if err != nil {
 		return nil, err
 	}
-	out := &VerifyResult{Tasks: []string{}, Findings: append([]record.Finding{}, broken...), Signatures: []TaskSignatures{}}
-	require := e.requireSigned()
-	var bound record.RunBound // what one verification of 2,000 tasks at one bad commit keeps
 	for i, t := range tasks {
-		e.Store.Progress("Verifying tasks", i, len(tasks))
-		head := heads[t]
-		var found []record.Finding
-		switch {
-		case bulk != nil && bulk.Clean(t, head, heads):
-		case memo != nil:
-			found, err = e.Store.VerifyRemembered(ctx, t, head, memo)
-			if reused, ok := memo.ReusesChecked(t, head); ok && err == nil && len(found) == 0 && bulk != nil {
-				bulk.Put(t, head, reused)
-			}
-		default:
-			found, err = e.Store.Verify(ctx, t, head)
-		}
-		if err != nil {
-			return nil, err
-		}
-		checks := signatures[head]
+		checks := signatures[heads[t]]
 		out.Tasks = append(out.Tasks, t)
-		out.Findings = append(out.Findings, bound.Keep(append(found, signatureFindings(t, require, checks)...))...)
+		out.Findings = append(out.Findings, found[i]...)
+		out.Findings = append(out.Findings, bound.Keep(signatureFindings(t, require, checks))...)
 		out.Signatures = append(out.Signatures, TaskSignatures{Task: t, Checks: checks})
 	}
 	e.Store.Progress("Verifying tasks", len(tasks), len(tasks))
