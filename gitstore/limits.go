@@ -1,7 +1,11 @@
 package gitstore
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"strconv"
+	"strings"
 	"sync/atomic"
 
 	"git-reason/gitstore/git"
@@ -88,6 +92,20 @@ const commitBytes = 128
 // fewer than MinReadLimit allows, as the other limits.
 func (s *Store) maxCommits() int64 {
 	return max(s.limits().TaskBytes, MinReadLimit) / commitBytes
+}
+
+// PastCommitBound reports whether head's history holds more commits than
+// a history may (commitBytes), asking git to count no further than one
+// past it: what walks a fetched history whole before it is verified
+// (its signatures) asks first.
+func (s *Store) PastCommitBound(ctx context.Context, head string) (bool, error) {
+	most := s.maxCommits()
+	out, err := s.Repo.Git(ctx, "--no-replace-objects", "rev-list", "--count", fmt.Sprintf("--max-count=%d", most+1), head, "--")
+	if err != nil {
+		return false, err
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
+	return n > most, err
 }
 
 // tooManyCommits is the refusal of a history past most commits.
