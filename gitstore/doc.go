@@ -9,9 +9,9 @@
 // normalises modes the reader must refuse. That reader refuses what git's
 // fsck refuses and what the writer never writes, so that no two readers
 // (load, replay, the indexes, reuse, verify, and the surfaces above them)
-// see one history differently; and what a history's records total is
-// bounded before any is read (ReadLimits: reason.maxTaskBytes,
-// reason.maxPullBytes). A commit is signed when
+// see one history differently; and what a history's records total, and
+// its commits, are bounded before any is read (ReadLimits:
+// reason.maxTaskBytes, reason.maxPullBytes). A commit is signed when
 // Store.Sign is set: the signer gets the unsigned commit's content and its
 // signature goes into the gpgsig header (go-git's PGPSignature), as git
 // commit -S writes it; package signing runs the user's own signing

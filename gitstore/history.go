@@ -302,7 +302,11 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 	if ss := newStoreSource(s); s.fewSince(head, stop, ss) || s.shortHistory(head) {
 		src = ss
 		order, parents, err = s.walkGraph(ctx, head, stop, ss)
-	} else {
+	}
+	// A walk past shortWalkCommits is read as a long history, its commits
+	// counted by git (commitGraph).
+	if src == nil || errors.Is(err, errLongWalk) {
+		src = nil
 		order, parents, err = s.commitGraph(ctx, head, stop)
 		if err == nil {
 			var cf *git.CatFile
@@ -575,7 +579,10 @@ func (s *Store) commitGraph(ctx context.Context, head string, stop map[string]bo
 	if !isHex(head) || len(head) != 40 {
 		return nil, nil, fmt.Errorf("read commit %q: not a commit id", head)
 	}
-	out, err := s.Repo.Git(ctx, "--no-replace-objects", "rev-list", "--parents", head, "--")
+	// No more than one commit past the most a history may hold
+	// (commitBytes) is listed: git lists the whole history, bases too.
+	most := s.maxCommits()
+	out, err := s.Repo.Git(ctx, "--no-replace-objects", "rev-list", "--parents", fmt.Sprintf("--max-count=%d", most+1), head, "--")
 	if err != nil {
 		var ge *GitError
 		if errors.As(err, &ge) {
@@ -590,6 +597,9 @@ func (s *Store) commitGraph(ctx context.Context, head string, stop map[string]bo
 			continue
 		}
 		parents[f[0]] = f[1:]
+	}
+	if int64(len(parents)) > most {
+		return nil, nil, s.tooManyCommits(most)
 	}
 	if _, ok := parents[head]; !ok {
 		if err := s.notFound(plumbing.CommitObject, plumbing.NewHash(head)); err != plumbing.ErrObjectNotFound {
@@ -610,13 +620,28 @@ func (s *Store) commitGraph(ctx context.Context, head string, stop map[string]bo
 	return order, parents, err
 }
 
-// walkGraph is commitGraph in this process: each commit's size is checked
-// before go-git reads it.
+// shortWalkCommits is the most commits walkGraph reads: an honest history
+// whose head holds few records (shortHistory: about 900) has a commit for
+// each and fewer merges. A longer one is walked by git rev-list, which
+// reads a commit in a small part of what go-git takes (65,536 empty
+// commits cost the walk here 4.8 s of CPU and 139 MB) and stops past the
+// most a history may hold (commitBytes).
+const shortWalkCommits = 4096
+
+// errLongWalk is walkGraph's answer for a history past shortWalkCommits.
+var errLongWalk = errors.New("more commits than a walk in this process reads")
+
+// walkGraph is commitGraph in this process, for at most shortWalkCommits
+// commits: each commit's size is checked before go-git reads it.
 func (s *Store) walkGraph(ctx context.Context, head string, stop map[string]bool, src *storeSource) ([]string, map[string][]string, error) {
 	parents := map[string][]string{}
+	walked := 0
 	order, err := postOrder(ctx, head, func(c string) ([]string, error) {
 		if stop[c] && c != head {
 			return nil, nil
+		}
+		if walked++; walked > shortWalkCommits {
+			return nil, errLongWalk
 		}
 		if ps, ok := s.graph.get(c); ok {
 			// Read before: readHistory reads and checks it again.

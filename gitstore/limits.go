@@ -1,7 +1,11 @@
 package gitstore
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"strconv"
+	"strings"
 	"sync/atomic"
 
 	"git-reason/gitstore/git"
@@ -69,6 +73,46 @@ func (s *Store) entryLimit(entries int64) error {
 	}
 	return git.ConfigErrorf("%w: its commits change %d records/ entries, more than reason.maxTaskBytes (%d) allows at %d bytes an entry; if you trust where it came from, raise it: git config reason.maxTaskBytes %dm",
 		ErrTooLarge, entries, l.TaskBytes, entryBytes, entries*entryBytes>>20+1)
+}
+
+// commitBytes is what one commit of a history counts for against
+// reason.maxTaskBytes: a history may hold one commit per commitBytes of
+// it (32 MiB: 262,144 commits), counted as git walks the commit graph
+// (commitGraph), before any tree or record is read. The record and entry
+// bytes miss a commit that changes nothing: 100,000 empty commits, a few
+// MiB packed, cost verify 38 s and 320 MB each time, a longer chain
+// more without bound. An honest history has one commit per record, each
+// record a few hundred bytes (an assessment of one-word fields is 457),
+// and a merge where two clones' histories joined: even with two merges
+// for every record, its records pass reason.maxTaskBytes before its
+// commits pass one per 128 bytes of it.
+const commitBytes = 128
+
+// maxCommits is the most commits a history may hold (commitBytes), never
+// fewer than MinReadLimit allows, as the other limits.
+func (s *Store) maxCommits() int64 {
+	return max(s.limits().TaskBytes, MinReadLimit) / commitBytes
+}
+
+// PastCommitBound reports whether head's history holds more commits than
+// a history may (commitBytes), asking git to count no further than one
+// past it: what walks a fetched history whole before it is verified
+// (its signatures) asks first.
+func (s *Store) PastCommitBound(ctx context.Context, head string) (bool, error) {
+	most := s.maxCommits()
+	out, err := s.Repo.Git(ctx, "--no-replace-objects", "rev-list", "--count", fmt.Sprintf("--max-count=%d", most+1), head, "--")
+	if err != nil {
+		return false, err
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
+	return n > most, err
+}
+
+// tooManyCommits is the refusal of a history past most commits.
+func (s *Store) tooManyCommits(most int64) error {
+	l := s.limits()
+	return git.ConfigErrorf("%w: its history holds more than %d commits, more than reason.maxTaskBytes (%d) allows at %d bytes a commit; if you trust where it came from, raise it: git config reason.maxTaskBytes %dm",
+		ErrTooLarge, most, l.TaskBytes, commitBytes, 2*l.TaskBytes>>20)
 }
 
 func (s *Store) limits() ReadLimits {

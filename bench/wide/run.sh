@@ -8,11 +8,15 @@
 # repository and the size of the .git/reason/quarantine.json it leaves,
 # and, in another, the task fetched by plain git past pull, of
 # `verify --json W`. Each command is cut at CAP seconds.
-# pull_findings_bounded.txtar and pull_entries_bounded.txtar hold the
-# findings and the entries to their bounds.
+# ENTRIES 0 makes instead W's one honest record and COMMITS commits that
+# change nothing (one git fast-import).
+# pull_findings_bounded.txtar, pull_entries_bounded.txtar and
+# pull_commits_bounded.txtar hold the findings, the entries and the
+# commits to their bounds.
 # Usage: bench/wide/run.sh [REV] [COMMITS] [ENTRIES] [CAP]
 #   REV: b01c2d2^ (before a replay listed at most 1,000 findings; 897ba33^:
-#   findings bounded, not yet the entries a history's commits change);
+#   findings bounded, not yet the entries a history's commits change;
+#   e090904^: not yet its commits, with ENTRIES 0 and COMMITS 300000);
 #   COMMITS: 6; ENTRIES: 200000; CAP: 600.
 set -eu
 cd "$(dirname "$0")/../.."
@@ -23,9 +27,23 @@ scratch
 twobuilds "$rev" ./cmd/git-reason
 git init -q --bare "$tmp/remote.git"
 cd "$tmp/remote.git"
+if [ "$entries" = 0 ]; then
+  git init -q "$tmp/honest"
+  (cd "$tmp/honest" && PATH="$tmp/after:$PATH" git reason assess W --subject 'Session store' \
+    --question 'Which store?' --materiality minor --reversibility reversible >/dev/null)
+  git fetch -q "$tmp/honest" refs/reasoning/tasks/W:refs/reasoning/tasks/W
+  awk -v n="$commits" -v head="$(git rev-parse refs/reasoning/tasks/W)" 'BEGIN {
+    msg = "assessment: nothing\n\nReason-Task: W\n"
+    for (i = 1; i <= n; i++) {
+      printf "commit refs/reasoning/tasks/W\ncommitter A <a@example.com> %d +0000\ndata %d\n%s", 1796500000 + i, length(msg), msg
+      if (i == 1) printf "from %s\n", head
+      printf "\n"
+    }
+  }' | git fast-import --quiet
+fi
 parent=
 k=1
-while [ "$k" -le "$commits" ]; do
+while [ "$entries" != 0 ] && [ "$k" -le "$commits" ]; do
   blob=$(echo "{\"k\": $k}" | git hash-object -w --stdin)
   records=$(awk -v b="$blob" -v n="$entries" 'BEGIN { for (i = 1; i <= n; i++) printf "100644 blob %s\t%010d-assessment-01J%023d.json\n", b, i, i }' | git mktree)
   root=$(printf '040000 tree %s\trecords\n' "$records" | git mktree)
@@ -33,7 +51,7 @@ while [ "$k" -le "$commits" ]; do
   parent="-p $commit"
   k=$((k + 1))
 done
-git update-ref refs/reasoning/tasks/W "$commit"
+[ "$entries" = 0 ] || git update-ref refs/reasoning/tasks/W "$commit"
 git repack -q -a -d
 echo "the remote's pack: $(du -k objects/pack | tail -n1 | cut -f1) KiB"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
