@@ -241,6 +241,9 @@ func (c *coverer) readRunner(rel string, r runner) *runRead {
 // (cdWords).
 func (c *coverer) scripts(advisor string, argv []string, depth int, via string) []CoveredFile {
 	var out []CoveredFile
+	if depth == 0 {
+		argv = cdWords(argv) // a runner's line and a -c script's words are read so already
+	}
 	if len(argv) > 0 && strings.Contains(argv[0], "/") {
 		for _, in := range interpreters() {
 			if slices.Contains(in.exts, path.Ext(argv[0])) {

@@ -841,6 +841,10 @@ func TestReachedFiles(t *testing.T) {
 		{[]string{"python3", "pkg/sub/m.py"}, []string{"pkg/sub/m.py ()", "pkg/sub/ (beside pkg/sub/m.py, which python3 runs)", "pkg/lib/ (named by pkg/sub/m.py)"}},
 		{[]string{"sh", "-c", "cd tools && sh review.sh"}, []string{"tools/ ()", "tools/review.sh ()", "lib.sh (named by tools/review.sh)"}},
 		{[]string{"make", "review"}, []string{"Makefile ()", "tools/run.sh (named by Makefile)"}},
+		// A cd's options, and env's -C, change the directory as well.
+		{[]string{"sh", "-c", "cd -P -- tools && sh review.sh"}, []string{"tools/ ()", "tools/review.sh ()", "lib.sh (named by tools/review.sh)"}},
+		{[]string{"env", "-C", "tools", "sh", "review.sh"}, []string{"tools/ ()", "lib.sh (named by tools/review.sh)"}},
+		{[]string{"sh", "-c", "env -i --chdir=tools sh review.sh"}, []string{"tools/ ()", "tools/review.sh ()", "lib.sh (named by tools/review.sh)"}},
 		// The top itself is never covered whole: its modules are.
 		{[]string{"python3", "top.py"}, []string{"top.py ()", "up.py (beside top.py, which python3 runs)"}},
 	} {
