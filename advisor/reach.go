@@ -45,8 +45,13 @@ func reachNote(program string) string {
 // tools sh run.sh too): a cd to a path it builds ($, a glob, -, ~,
 // none) or above the top ends what it reads so. Reading a word both ways
 // only covers more.
-func cdWords(words []string) []string {
-	out, dir := make([]string, 0, len(words)), "."
+func cdWords(words []string) []string { return cdWordsFrom(".", words) }
+
+// cdWordsFrom is cdWords for a command line that starts in the work-tree
+// directory dir (a runner's file there, make -C dir): each word also as
+// read from dir.
+func cdWordsFrom(dir string, words []string) []string {
+	out := make([]string, 0, len(words))
 	for i := 0; i < len(words); i++ {
 		w := words[i]
 		out = append(out, w)
