@@ -1,6 +1,7 @@
 package advisor
 
 import (
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -200,6 +201,25 @@ var implicitFiles = sync.OnceValue(func() map[string][]string {
 	}
 })
 
+// runDirs are the directories a task runner's options say it runs in
+// (make -C dir, npm --prefix dir, yarn --cwd dir, just -d dir), where it
+// reads its file (implicitFiles). Reading an option of another meaning
+// so only covers more.
+func runDirs(args []string) []string {
+	var out []string
+	for i, a := range args {
+		for _, o := range []string{"-C", "-d", "--directory", "--prefix", "--cwd", "--dir", "--working-directory"} {
+			switch {
+			case a == o && i+1 < len(args):
+				out = append(out, args[i+1])
+			case strings.HasPrefix(a, o+"=") || (len(o) == 2 && strings.HasPrefix(a, o) && len(a) > 2):
+				out = append(out, strings.TrimPrefix(a[len(o):], "="))
+			}
+		}
+	}
+	return out
+}
+
 // projectRunners build and run the project they start in, the work
 // tree's own code, which trust does not cover.
 var projectRunners = []string{"cargo", "go", "gradle", "gradlew", "mvn", "mvnw", "dotnet", "uv", "poetry", "pipenv", "bundle", "mix", "sbt", "swift", "stack", "cabal", "zig"}
@@ -286,7 +306,13 @@ func interpreterOf(a string) (string, interpreter, bool) {
 func codeNames(argv []string, names [][]string) (opaque []string) {
 	followed := 0
 	for j, a := range argv {
-		names[j] = append(names[j], implicitFiles()[filepath.Base(a)]...)
+		files := implicitFiles()[filepath.Base(a)]
+		names[j] = append(names[j], files...)
+		for _, d := range runDirs(argv[j+1:]) {
+			for _, f := range files {
+				names[j] = append(names[j], path.Join(d, f))
+			}
+		}
 		if slices.Contains(projectRunners, filepath.Base(a)) && !slices.Contains(opaque, runnerNote(a)) {
 			opaque = append(opaque, runnerNote(a))
 		}

@@ -213,13 +213,13 @@ func (c *coverer) readRunner(rel string, r runner) *runRead {
 		for _, k := range keys {
 			if s, ok := scripts[k].(string); ok {
 				words, _ := scriptWords(s)
-				read.lines = append(read.lines, words)
+				read.lines = append(read.lines, cdWordsFrom(path.Dir(rel), words))
 			}
 		}
 	default:
 		for _, line := range strings.Split(string(data), "\n") {
 			words, _ := scriptWords(strings.TrimLeft(line, " \t@-+"))
-			words = cdWords(words)
+			words = cdWordsFrom(path.Dir(rel), words) // make -C dir runs it there
 			if r.make && !strings.HasPrefix(line, "\t") && len(words) > 1 && slices.Contains([]string{"include", "-include", "sinclude"}, words[0]) {
 				read.includes = append(read.includes, words[1:]...)
 			}
@@ -241,6 +241,9 @@ func (c *coverer) readRunner(rel string, r runner) *runRead {
 // (cdWords).
 func (c *coverer) scripts(advisor string, argv []string, depth int, via string) []CoveredFile {
 	var out []CoveredFile
+	if depth == 0 {
+		argv = cdWords(argv) // a runner's line and a -c script's words are read so already
+	}
 	if len(argv) > 0 && strings.Contains(argv[0], "/") {
 		for _, in := range interpreters() {
 			if slices.Contains(in.exts, path.Ext(argv[0])) {
@@ -257,7 +260,7 @@ func (c *coverer) scripts(advisor string, argv []string, depth int, via string) 
 	followed := 0
 	for j, a := range argv {
 		base, in, ok := interpreterOf(a)
-		if slices.Contains(shells, filepath.Base(a)) {
+		if slices.Contains(shells, filepath.Base(a)) || a == "." || a == "source" { // what a shell sources runs as its script does
 			base, in, ok = filepath.Base(a), interpreter{letters: "c"}, true
 		} else if !ok || len(in.exts) == 0 {
 			continue

@@ -39,23 +39,29 @@ func reachNote(program string) string {
 }
 
 // cdWords is words, a command line's, with after each word that follows
-// a literal cd (or pushd) within the work tree that word as read from
-// the directory it changes to (cd tools && sh run.sh names tools/run.sh
-// as well): a cd to a path it builds ($, a glob, -, ~, none) or above
-// the top ends what it reads so. Reading a word both ways only covers
-// more.
-func cdWords(words []string) []string {
-	out, dir := make([]string, 0, len(words)), "."
+// a literal cd (or pushd; its options skipped: cd -P dir, cd -- dir) or
+// env's -C within the work tree that word as read from the directory it
+// changes to (cd tools && sh run.sh names tools/run.sh as well; env -C
+// tools sh run.sh too): a cd to a path it builds ($, a glob, -, ~,
+// none) or above the top ends what it reads so. Reading a word both ways
+// only covers more.
+func cdWords(words []string) []string { return cdWordsFrom(".", words) }
+
+// cdWordsFrom is cdWords for a command line that starts in the work-tree
+// directory dir (a runner's file there, make -C dir): each word also as
+// read from dir.
+func cdWordsFrom(dir string, words []string) []string {
+	out := make([]string, 0, len(words))
 	for i := 0; i < len(words); i++ {
 		w := words[i]
 		out = append(out, w)
 		if dir != "." && w != "" && w[0] != '-' && !filepath.IsAbs(w) {
 			out = append(out, path.Join(dir, w))
 		}
-		if (w != "cd" && w != "pushd") || i+1 == len(words) {
+		to, ok := cdTarget(words, i)
+		if !ok {
 			continue
 		}
-		to := words[i+1]
 		if to == "" || to == "-" || filepath.IsAbs(to) || strings.ContainsAny(to, "$`*?[{~") {
 			break
 		}
@@ -64,6 +70,51 @@ func cdWords(words []string) []string {
 		}
 	}
 	return out
+}
+
+// cdTarget is the directory words[i] changes to, "" for none it names,
+// and whether words[i] changes it: a cd or pushd, past its options; env's
+// -C dir, -Cdir, --chdir dir or --chdir=dir.
+func cdTarget(words []string, i int) (string, bool) {
+	next := func(j int) string {
+		if j < len(words) {
+			return words[j]
+		}
+		return ""
+	}
+	switch w := words[i]; {
+	case w == "cd" || w == "pushd":
+		j := i + 1
+		for ; len(next(j)) > 1 && next(j)[0] == '-'; j++ {
+			if next(j) == "--" {
+				j++
+				break
+			}
+		}
+		return next(j), i+1 < len(words)
+	case !afterEnv(words, i):
+		return "", false
+	case w == "-C" || w == "--chdir":
+		return next(i + 1), true
+	case strings.HasPrefix(w, "--chdir="):
+		return strings.TrimPrefix(w, "--chdir="), true
+	case strings.HasPrefix(w, "-C"):
+		return w[2:], true
+	}
+	return "", false
+}
+
+// afterEnv reports whether words[i] is among the options and
+// assignments of an env command.
+func afterEnv(words []string, i int) bool {
+	for i--; i >= 0; i-- {
+		if w := words[i]; path.Base(w) == "env" {
+			return true
+		} else if !strings.HasPrefix(w, "-") && !strings.Contains(w, "=") {
+			return false
+		}
+	}
+	return false
 }
 
 // parentPaths are the work-tree paths (relative to the top, "." the

@@ -828,6 +828,7 @@ func TestReachedFiles(t *testing.T) {
 		"tools/helper.py": "", "pkg/sub/m.py": "from ..lib import h", "pkg/lib/h.py": "", "pkg/other.py": "",
 		"tools/review.sh": ". ../lib.sh", "lib.sh": "", "Makefile": "review:\n\tcd tools && sh run.sh\n\tcd $(D) && sh built.sh\n", "tools/run.sh": "",
 		"README.md": "", "src/main.go": "", "top.py": "import os\nos.chdir('..')", "up.py": "",
+		"mk/Makefile": "review:\n\tsh ../tools/mk.sh\n", "tools/mk.sh": "", "web/package.json": `{"scripts": {"r": "cd sub && sh ../../tools/review.sh"}}`,
 	} {
 		writeAt(t, filepath.Join(top, f), body)
 	}
@@ -841,6 +842,15 @@ func TestReachedFiles(t *testing.T) {
 		{[]string{"python3", "pkg/sub/m.py"}, []string{"pkg/sub/m.py ()", "pkg/sub/ (beside pkg/sub/m.py, which python3 runs)", "pkg/lib/ (named by pkg/sub/m.py)"}},
 		{[]string{"sh", "-c", "cd tools && sh review.sh"}, []string{"tools/ ()", "tools/review.sh ()", "lib.sh (named by tools/review.sh)"}},
 		{[]string{"make", "review"}, []string{"Makefile ()", "tools/run.sh (named by Makefile)"}},
+		// A cd's options, and env's -C, change the directory as well.
+		{[]string{"sh", "-c", "cd -P -- tools && sh review.sh"}, []string{"tools/ ()", "tools/review.sh ()", "lib.sh (named by tools/review.sh)"}},
+		{[]string{"env", "-C", "tools", "sh", "review.sh"}, []string{"tools/ ()", "lib.sh (named by tools/review.sh)"}},
+		{[]string{"sh", "-c", "env -i --chdir=tools sh review.sh"}, []string{"tools/ ()", "tools/review.sh ()", "lib.sh (named by tools/review.sh)"}},
+		// What a shell sources, and a runner's file in the directory its
+		// option names, run as a script and a runner's file do.
+		{[]string{"sh", "-c", "cd tools && . ./review.sh"}, []string{"tools/ ()", "tools/review.sh ()", "lib.sh (named by tools/review.sh)"}},
+		{[]string{"make", "-C", "mk", "review"}, []string{"Makefile ()", "tools/run.sh (named by Makefile)", "mk/Makefile ()", "tools/mk.sh (named by mk/Makefile)", "mk/ ()"}},
+		{[]string{"npm", "--prefix=web", "run", "r"}, []string{"web/package.json ()", "tools/review.sh (named by web/package.json)", "lib.sh (named by tools/review.sh)", "web/ ()"}},
 		// The top itself is never covered whole: its modules are.
 		{[]string{"python3", "top.py"}, []string{"top.py ()", "up.py (beside top.py, which python3 runs)"}},
 	} {
