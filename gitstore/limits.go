@@ -108,6 +108,17 @@ func (s *Store) PastCommitBound(ctx context.Context, head string) (bool, error) 
 	return n > most, err
 }
 
+// CommitBound is PastCommitBound's refusal: ErrTooLarge, in one line
+// naming reason.maxTaskBytes and the git config that raises it, for a
+// history past the bound; nil for one within it, or git's error.
+func (s *Store) CommitBound(ctx context.Context, head string) error {
+	past, err := s.PastCommitBound(ctx, head)
+	if err == nil && past {
+		return s.tooManyCommits(s.maxCommits())
+	}
+	return err
+}
+
 // tooManyCommits is the refusal of a history past most commits.
 func (s *Store) tooManyCommits(most int64) error {
 	l := s.limits()
