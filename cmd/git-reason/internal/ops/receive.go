@@ -165,19 +165,26 @@ func (e *Session) PreReceive(ctx context.Context, lines []ReceiveLine) ([]Receiv
 	// it (the object checks, the rewrite check, the replay, the
 	// signatures): git counts it no further than one past the bound, so a
 	// push of a million commits that change nothing costs the hook that
-	// count, as a fetch of them costs pull. One git cannot count is left
-	// to the checks below.
-	bounded := moved[:0:0]
+	// count, as a fetch of them costs pull. The histories are counted
+	// together (one git process for the push); past the bound, each alone
+	// to say which. One git cannot count is left to the checks below.
+	heads := make([]string, 0, len(moved))
 	for _, m := range moved {
-		if err := e.Store.CommitBound(ctx, m.new); errors.Is(err, gitstore.ErrTooLarge) {
-			f := record.Finding{Task: m.task, Commit: m.new, Code: record.FindUnreadable, Message: record.Printable(err.Error())}
-			refuse(m.ref, RuleReplay, "task %s does not replay clean: %s on the server", m.task, f)
-			out[len(out)-1].Findings = []record.Finding{f}
-			continue
-		}
-		bounded = append(bounded, m)
+		heads = append(heads, m.new)
 	}
-	moved = bounded
+	if len(moved) > 0 && errors.Is(e.Store.CommitBound(ctx, heads...), gitstore.ErrTooLarge) {
+		bounded := moved[:0:0]
+		for _, m := range moved {
+			if err := e.Store.CommitBound(ctx, m.new); errors.Is(err, gitstore.ErrTooLarge) {
+				f := record.Finding{Task: m.task, Commit: m.new, Code: record.FindUnreadable, Message: record.Printable(err.Error())}
+				refuse(m.ref, RuleReplay, "task %s does not replay clean: %s on the server", m.task, f)
+				out[len(out)-1].Findings = []record.Finding{f}
+				continue
+			}
+			bounded = append(bounded, m)
+		}
+		moved = bounded
+	}
 	// git's object checks of the objects new to the repository; refused,
 	// each task's are checked alone to say which.
 	if len(moved) > 0 && e.strictObjects(ctx, news, olds) != "" {
