@@ -94,18 +94,32 @@ func (s *Store) maxCommits() int64 {
 	return max(s.limits().TaskBytes, MinReadLimit) / commitBytes
 }
 
-// PastCommitBound reports whether head's history holds more commits than
-// a history may (commitBytes), asking git to count no further than one
-// past it: what walks a fetched history whole before it is verified
-// (its signatures) asks first.
-func (s *Store) PastCommitBound(ctx context.Context, head string) (bool, error) {
+// PastCommitBound reports whether the history of heads (of them all
+// together, when several) holds more commits than a history may
+// (commitBytes), asking git to count no further than one past it: what
+// walks a fetched or pushed history whole before it is verified (its
+// signatures, its new objects) asks first.
+func (s *Store) PastCommitBound(ctx context.Context, heads ...string) (bool, error) {
 	most := s.maxCommits()
-	out, err := s.Repo.Git(ctx, "--no-replace-objects", "rev-list", "--count", fmt.Sprintf("--max-count=%d", most+1), head, "--")
+	args := append([]string{"--no-replace-objects", "rev-list", "--count", fmt.Sprintf("--max-count=%d", most+1)}, heads...)
+	out, err := s.Repo.Git(ctx, append(args, "--")...)
 	if err != nil {
 		return false, err
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
 	return n > most, err
+}
+
+// CommitBound is PastCommitBound's refusal: ErrTooLarge, in one line
+// naming reason.maxTaskBytes and the git config that raises it, for a
+// history past the bound (heads' together, when several); nil for one
+// within it, or git's error.
+func (s *Store) CommitBound(ctx context.Context, heads ...string) error {
+	past, err := s.PastCommitBound(ctx, heads...)
+	if err == nil && past {
+		return s.tooManyCommits(s.maxCommits())
+	}
+	return err
 }
 
 // tooManyCommits is the refusal of a history past most commits.

@@ -3,6 +3,7 @@ package ops
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -90,7 +91,9 @@ func (e *Session) UninstallServerHooks(_ context.Context, _ bool) (string, []hoo
 // repository's own settings, and returns one refusal per ref it refuses,
 // naming the first rule broken, in this order: a ref under
 // refs/reasoning/ that is no task ref; a task ref deleted (unless
-// reason.allowRewrite); new objects git's fsck checks refuse; a task ref
+// reason.allowRewrite); a history past the commit bound of the server's
+// reason.maxTaskBytes (gitstore.Store.CommitBound), counted before
+// anything walks it; new objects git's fsck checks refuse; a task ref
 // moved to a commit that does not descend from it (unless
 // reason.allowRewrite); a history that does not replay clean
 // (its reuses of tasks the push moves too read at their pushed heads);
@@ -156,6 +159,31 @@ func (e *Session) PreReceive(ctx context.Context, lines []ReceiveLine) ([]Receiv
 	var news, olds []string
 	for _, m := range moved {
 		news, olds = append(news, m.new), append(olds, m.not...)
+	}
+	// A history past the commit bound (one commit per 128 bytes of the
+	// server's reason.maxTaskBytes) is refused before anything below walks
+	// it (the object checks, the rewrite check, the replay, the
+	// signatures): git counts it no further than one past the bound, so a
+	// push of a million commits that change nothing costs the hook that
+	// count, as a fetch of them costs pull. The histories are counted
+	// together (one git process for the push); past the bound, each alone
+	// to say which. One git cannot count is left to the checks below.
+	heads := make([]string, 0, len(moved))
+	for _, m := range moved {
+		heads = append(heads, m.new)
+	}
+	if len(moved) > 0 && errors.Is(e.Store.CommitBound(ctx, heads...), gitstore.ErrTooLarge) {
+		bounded := moved[:0:0]
+		for _, m := range moved {
+			if err := e.Store.CommitBound(ctx, m.new); errors.Is(err, gitstore.ErrTooLarge) {
+				f := record.Finding{Task: m.task, Commit: m.new, Code: record.FindUnreadable, Message: record.Printable(err.Error())}
+				refuse(m.ref, RuleReplay, "task %s does not replay clean: %s on the server", m.task, f)
+				out[len(out)-1].Findings = []record.Finding{f}
+				continue
+			}
+			bounded = append(bounded, m)
+		}
+		moved = bounded
 	}
 	// git's object checks of the objects new to the repository; refused,
 	// each task's are checked alone to say which.
