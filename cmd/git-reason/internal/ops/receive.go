@@ -12,6 +12,7 @@ import (
 
 	"git-reason/gitstore"
 	"git-reason/gitstore/git"
+	"git-reason/gitstore/integration"
 	"git-reason/gitstore/signing"
 	"git-reason/hooks"
 	"git-reason/record"
@@ -125,7 +126,6 @@ func (e *Session) PreReceive(ctx context.Context, lines []ReceiveLine) ([]Receiv
 	// signatures and git's object checks below are of the new commits
 	// alone either way.
 	g := e.integrator()
-	defer func() { _ = g.Memo.Remembered.Save() }()
 	var out []ReceiveRefusal
 	var moved []movedTask
 	refuse := func(ref, rule, format string, args ...any) {
@@ -152,14 +152,6 @@ func (e *Session) PreReceive(ctx context.Context, lines []ReceiveLine) ([]Receiv
 		}
 		moved = append(moved, movedTask{ref: l.Ref, task: task, new: l.New, not: not})
 	}
-	// Each check runs once for every task the push moves, not once a task
-	// (a first push of 300 tasks to a server with the hooks: 39.7 s wall
-	// against 1.3 s without them, seven git processes a task; `sh
-	// bench/push/first.sh BASE WORLD 300 3 server`).
-	var news, olds []string
-	for _, m := range moved {
-		news, olds = append(news, m.new), append(olds, m.not...)
-	}
 	// A history past the commit bound (one commit per 128 bytes of the
 	// server's reason.maxTaskBytes) is refused before anything below walks
 	// it (the object checks, the rewrite check, the replay, the
@@ -184,6 +176,15 @@ func (e *Session) PreReceive(ctx context.Context, lines []ReceiveLine) ([]Receiv
 			bounded = append(bounded, m)
 		}
 		moved = bounded
+	}
+	// Each check runs once for every task the push moves, not once a task
+	// (a first push of 300 tasks to a server with the hooks: 39.7 s wall
+	// against 1.3 s without them, seven git processes a task; `sh
+	// bench/push/first.sh BASE WORLD 300 3 server`), and of the tasks
+	// within the bound alone.
+	var news, olds []string
+	for _, m := range moved {
+		news, olds = append(news, m.new), append(olds, m.not...)
 	}
 	// git's object checks of the objects new to the repository; refused,
 	// each task's are checked alone to say which.
@@ -231,11 +232,6 @@ func (e *Session) PreReceive(ctx context.Context, lines []ReceiveLine) ([]Receiv
 			out[len(out)-1].Findings = bad
 			continue
 		}
-		// Its records seed the task's cache at the pushed head, so the
-		// next push's replay from that head reads them from one file,
-		// not every blob of it again; a cache is keyed by blob, under
-		// a MAC, whatever becomes of this push.
-		e.Store.SeedTask(m.task, m.new, g.Records(m.task, m.new), g.Blobs(m.task, m.new))
 		replayedClean = append(replayedClean, m)
 	}
 	if len(replayedClean) == 0 {
@@ -263,7 +259,24 @@ func (e *Session) PreReceive(ctx context.Context, lines []ReceiveLine) ([]Receiv
 		}
 		out[len(out)-1].Findings = found
 	}
+	if len(out) == 0 {
+		e.rememberReceived(g, replayedClean)
+	}
 	return out, nil
+}
+
+// rememberReceived keeps what the hook replayed clean of a push it takes
+// whole: the heads (gitstore.Remembered), for the next push's replay to go
+// on from, and each task's records at its pushed head (its cache), for
+// that replay to read from one file, not every blob again. A push refused
+// (any ref refused refuses all) leaves nothing: git drops its objects
+// with the quarantine, and what they held stays off the server's disk; a
+// stranger's refused pushes under new task names do not fill it.
+func (e *Session) rememberReceived(g *integration.Integrator, clean []movedTask) {
+	for _, m := range clean {
+		e.Store.SeedTask(m.task, m.new, g.Records(m.task, m.new), g.Blobs(m.task, m.new))
+	}
+	_ = g.Memo.Remembered.Save()
 }
 
 // movedTask is a task ref a push moves that passed the checks of its
