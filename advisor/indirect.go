@@ -257,15 +257,24 @@ func (c *coverer) scripts(advisor string, argv []string, depth int, via string) 
 			out = append(out, c.parents(advisor, f, "its shell", nil, 0)...)
 		}
 	}
-	followed := 0
+	// Interpreters and shells are counted apart: codeNames counts the
+	// interpreters alone (and says when it stops), so eight shell runs or
+	// sourced scripts before "python3 tools/x.py" left tools/ uncovered,
+	// and nothing said so.
+	followed, shellsFollowed := 0, 0
 	for j, a := range argv {
 		base, in, ok := interpreterOf(a)
 		if slices.Contains(shells, filepath.Base(a)) || a == "." || a == "source" { // what a shell sources runs as its script does
 			base, in, ok = filepath.Base(a), interpreter{letters: "c"}, true
+			if shellsFollowed++; shellsFollowed > maxInterpreters {
+				if shellsFollowed == maxInterpreters+1 {
+					c.note(strings.TrimPrefix(via, "named by "), fmt.Sprintf("its shell runs past the first %d are not followed: what their scripts name above their directories is not covered", maxInterpreters))
+				}
+				continue
+			}
 		} else if !ok || len(in.exts) == 0 {
 			continue
-		}
-		if followed++; followed > maxInterpreters {
+		} else if followed++; followed > maxInterpreters {
 			break // codeNames says so
 		}
 		for _, o := range argv[j+1:] {

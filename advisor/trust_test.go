@@ -853,6 +853,11 @@ func TestReachedFiles(t *testing.T) {
 		{[]string{"npm", "--prefix=web", "run", "r"}, []string{"web/package.json ()", "tools/review.sh (named by web/package.json)", "lib.sh (named by tools/review.sh)", "web/ ()"}},
 		// The top itself is never covered whole: its modules are.
 		{[]string{"python3", "top.py"}, []string{"top.py ()", "up.py (beside top.py, which python3 runs)"}},
+		// Shells and what they source are not counted against the
+		// interpreters followed: eight of them before python3 left its
+		// script's directory uncovered, and nothing said so.
+		{[]string{"sh", "-c", strings.Repeat(". ./lib.sh; ", 8) + "python3 tools/sub/x.py"}, []string{"lib.sh ()", "tools/sub/x.py ()",
+			"tools/sub/ (beside tools/sub/x.py, which python3 runs)", "tools/ (named by tools/sub/x.py)"}},
 	} {
 		var got []string
 		for _, f := range newCoverer(top).files("a", c.argv) {
