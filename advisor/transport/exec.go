@@ -93,13 +93,21 @@ func (execAdapter) Ask(ctx context.Context, t Target, req Request) (Answer, erro
 	done := make(chan error, 1)
 	go func() {
 		err := cmd.Wait()
+		// Whatever the command left running is killed before the
+		// command leaves groups, so that a signal forwarded at any
+		// moment finds either the group or nothing of ours in it: the
+		// process forwarding it dies next, and Ask would not get to
+		// kill it.
+		signalGroup(cmd, syscall.SIGKILL)
 		groups.cmds.Delete(cmd)
+		if reapedHook != nil {
+			reapedHook()
+		}
 		done <- err
 	}()
 
 	select {
 	case err := <-done:
-		signalGroup(cmd, syscall.SIGKILL) // whatever the command left running
 		if stdout.overflowed() {
 			return Answer{}, failf(Malformed, "output larger than %d bytes", limit)
 		}
@@ -121,18 +129,22 @@ func (execAdapter) Ask(ctx context.Context, t Target, req Request) (Answer, erro
 }
 
 // stopGroup asks the group to stop, gives it killGrace, then kills it and
-// waits for the command to be reaped.
+// waits for the command to be reaped (members that ignored SIGTERM are
+// killed once it is).
 func stopGroup(cmd *exec.Cmd, done <-chan error) {
 	signalGroup(cmd, syscall.SIGTERM)
 	select {
 	case <-done:
-		signalGroup(cmd, syscall.SIGKILL) // members that ignored SIGTERM
 		return
 	case <-time.After(killGrace):
 	}
 	signalGroup(cmd, syscall.SIGKILL)
 	<-done
 }
+
+// reapedHook, set by tests, runs in Ask's waiting goroutine once the
+// command is reaped, just before Ask hears of it.
+var reapedHook func()
 
 // groups are the commands Ask started and has not yet reaped, for
 // ForwardToGroups. gate is read-held while one is started, and taken for
@@ -142,7 +154,8 @@ var groups struct {
 	cmds sync.Map // *exec.Cmd
 }
 
-// startTracked starts cmd and keeps it in groups until its wait.
+// startTracked starts cmd and keeps it in groups; Ask's waiting goroutine
+// removes it once the command is reaped and its group killed.
 func startTracked(cmd *exec.Cmd) error {
 	groups.gate.RLock()
 	defer groups.gate.RUnlock()

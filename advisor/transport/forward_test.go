@@ -28,27 +28,39 @@ func TestForwardReachesEveryStarted(t *testing.T) {
 		forwardWhileAsking(pids)
 		return
 	}
-	pids := filepath.Join(t.TempDir(), "pids")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestForwardReachesEveryStarted$")
-	cmd.Env = append(os.Environ(), "GIT_REASON_TEST_FORWARD="+pids)
+	pids := forwardedPids(t, "TestForwardReachesEveryStarted", "GIT_REASON_TEST_FORWARD")
+	for _, pid := range pids {
+		if harness.Alive(pid, 2*time.Second) {
+			t.Errorf("advisor %d (of %d started) outlived the forwarded signal", pid, len(pids))
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// forwardedPids runs this test binary again for the test name, with env
+// naming a file, expects it to say "forwarded", and returns the pids it
+// wrote to the file (at least one).
+func forwardedPids(t *testing.T, name, env string) []int {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "pids")
+	cmd := exec.Command(os.Args[0], "-test.run=^"+name+"$")
+	cmd.Env = append(os.Environ(), env+"="+file)
 	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "forwarded") {
 		t.Fatalf("%v: %s", err, out)
 	}
-	raw, _ := os.ReadFile(pids)
-	lines := strings.Fields(string(raw))
-	if len(lines) == 0 {
-		t.Fatal("no advisor started")
-	}
-	for _, l := range lines {
+	raw, _ := os.ReadFile(file)
+	var pids []int
+	for _, l := range strings.Fields(string(raw)) {
 		pid, err := strconv.Atoi(l)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if harness.Alive(pid, 2*time.Second) {
-			t.Errorf("advisor %d (of %d started) outlived the forwarded signal", pid, len(lines))
-			_ = syscall.Kill(-pid, syscall.SIGKILL)
-		}
+		pids = append(pids, pid)
 	}
+	if len(pids) == 0 {
+		t.Fatal("no advisor started")
+	}
+	return pids
 }
 
 // forwardWhileAsking asks on eight goroutines, each command writing its
@@ -74,4 +86,29 @@ func forwardWhileAsking(pids string) {
 	ForwardToGroups(syscall.SIGTERM)
 	os.Stdout.WriteString("forwarded\n")
 	time.Sleep(200 * time.Millisecond) // the groups die of it
+}
+
+// TestForwardAfterLeaderExit: a signal forwarded once the advisor's
+// command has exited and been reaped, but before Ask has killed what it
+// left in its group, still reaches what it left: the process dies of the
+// signal right after forwarding it (it is the hook that exits here), and
+// Ask's own cleanup never runs. The command leaves a sleep in its group.
+func TestForwardAfterLeaderExit(t *testing.T) {
+	if pidFile := os.Getenv("GIT_REASON_TEST_FORWARD_LEFT"); pidFile != "" {
+		reapedHook = func() {
+			ForwardToGroups(syscall.SIGTERM)
+			os.Stdout.WriteString("forwarded\n")
+			os.Exit(0)
+		}
+		a, _ := For("exec")
+		body := "cat >/dev/null; sleep 60 >/dev/null 2>&1 & echo $! > " + pidFile + "; echo '{}'"
+		_, _ = a.Ask(context.Background(), Target{ID: "f", Adapter: "exec", Command: []string{"/bin/sh", "-c", body}}, Request{})
+		os.Stdout.WriteString("not reaped\n")
+		return
+	}
+	pid := forwardedPids(t, "TestForwardAfterLeaderExit", "GIT_REASON_TEST_FORWARD_LEFT")[0]
+	if harness.Alive(pid, 2*time.Second) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("the advisor's child %d outlived the signal forwarded after the advisor exited", pid)
+	}
 }
