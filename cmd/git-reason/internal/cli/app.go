@@ -290,7 +290,7 @@ func printJSONError(w io.Writer, status int, msg, verb string) {
 		_ = exportJSON(w, e)
 		return
 	}
-	for _, marker := range []string{"run '", "see '", "start it with '", "set it with ", "fix it with '", "name the task: "} {
+	for _, marker := range []string{"run '", "start it with '", "see '", "set it with ", "fix it with '", "name the task: "} {
 		if i := strings.LastIndex(msg, marker); i >= 0 {
 			hint, _, _ := strings.Cut(msg[i:], "\n")
 			if strings.HasSuffix(marker, "'") {

@@ -79,6 +79,13 @@ func (s *Server) classify(ctx context.Context, tool string, task string, kind re
 		}
 		return out
 	}
+	if ut, ok := errors.AsType[*ops.UnknownTaskError](err); ok {
+		// A task read that has no records, whichever argument named it
+		// (verify's tasks as much as task).
+		out.Code = CodeUnknownTask
+		out.RecoveryActions = []Action{{Tool: "assess", Arguments: map[string]any{"task": ut.Task}}}
+		return out
+	}
 	starts := false // an assessment that would start the task
 	if task != "" && (errors.Is(err, ops.ErrUsage) || errors.Is(err, record.ErrInput) || errors.Is(err, record.ErrRefused)) {
 		if exists, xerr := s.taskExists(task); xerr == nil && !exists {

@@ -319,7 +319,8 @@ func TestActionsFor(t *testing.T) {
 // A tool error carries {code, message, recovery_actions}; an unknown task
 // recovers with assess, and its message says the task does not exist
 // whichever write found it so: a closure's, whose writer refuses an empty
-// history first, said to remove the task with 'git reason task delete'.
+// history first, said to remove the task with 'git reason task delete';
+// and whichever tool read it, verify's tasks as much as status's task.
 func TestUnknownTaskRecoversWithAssess(t *testing.T) {
 	cs := connect(t, newRepo(t), nil)
 	for _, c := range []struct {
@@ -327,6 +328,9 @@ func TestUnknownTaskRecoversWithAssess(t *testing.T) {
 		args map[string]any
 	}{
 		{"plan", map[string]any{"task": "nope"}},
+		{"status", map[string]any{"task": "nope"}},
+		// verify's tasks name it as much as a task argument.
+		{"verify", map[string]any{"tasks": []any{"nope"}}},
 		{"close", map[string]any{"task": "nope", "outcome": "abandoned", "reason": "moot"}},
 		{"withdraw", map[string]any{"task": "nope", "record": "01ABCDEF", "reason": "moot"}},
 		{"resolve", map[string]any{"task": "nope", "disagreement": "01ABCDEF", "decision": "d",
@@ -337,7 +341,7 @@ func TestUnknownTaskRecoversWithAssess(t *testing.T) {
 			t.Fatal(err)
 		}
 		got, _ := json.Marshal(res.StructuredContent)
-		want := `{"code":"unknown_task","message":"no task \"nope\": start it with the assess tool","recovery_actions":[{"arguments":{"task":"nope"},"tool":"assess"}]}`
+		want := `{"code":"unknown_task","message":"no task \"nope\" (the tasks tool lists them): start it with the assess tool","recovery_actions":[{"arguments":{"task":"nope"},"tool":"assess"}]}`
 		if !res.IsError || string(got) != want {
 			t.Errorf("%s: isError %v, %s\nwant %s", c.tool, res.IsError, got, want)
 		}

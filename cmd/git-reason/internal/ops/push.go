@@ -109,9 +109,9 @@ func (e *Session) Push(ctx context.Context, req SyncRequest, skip map[string]boo
 				return nil, err
 			} else if h == "" {
 				if req.mayBeRemote(t) {
-					return nil, Usage("no task %q here to push, and no remote is named %q either: name a task (see 'git reason status') or a remote (see 'git remote -v')", t, t)
+					return nil, Usage("no task %q here to push, and no remote is named %q either: name a task (see 'git reason tasks') or a remote (see 'git remote -v')", t, t)
 				}
-				return nil, Usage("no task %q here to push (see 'git reason status')", t)
+				return nil, Usage("no task %q here to push (see 'git reason tasks')", t)
 			}
 		}
 	}

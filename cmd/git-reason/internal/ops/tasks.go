@@ -167,7 +167,7 @@ func (e *Session) DeleteTask(ctx context.Context, task string) (*DeletedTask, er
 		return nil, err
 	}
 	if head == "" {
-		return nil, Usage("task %s does not exist here (see 'git reason tasks')", task)
+		return nil, Usage("no task %q (see 'git reason tasks')", task)
 	}
 	elsewhere, err := e.Store.Elsewhere(ctx, task)
 	if err != nil {

@@ -3,7 +3,6 @@ package ops
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 
 	"git-reason/gitstore"
@@ -99,8 +98,7 @@ func (e *Session) Verify(ctx context.Context, tasks []string, at map[string]stri
 				return nil, err
 			}
 			if head == "" {
-				return nil, usageAdvised(fmt.Sprintf("no task %q (see 'git reason status')", t),
-					fmt.Sprintf("no task %q (the tasks tool lists them)", t))
+				return nil, e.noTask(t)
 			}
 			heads[t] = head
 		}

@@ -131,16 +131,27 @@ func (e *Session) ShownState(ctx context.Context, task string) (*record.State, s
 	return st, head, reused, err
 }
 
-// noTask is the error of every verb given a task that has no records:
-// start it, unless a pull quarantined a remote's history of it, which
-// waits for inspection (starting it here would begin a second history
-// beside that one).
+// noTask is the error of every verb given a task that has no records,
+// said in one shape whichever verb read it (status, log, plan, handover,
+// verify, a write): where the list of tasks is, for a name mistyped, and
+// how to start it; unless a pull quarantined a remote's history of it,
+// which waits for inspection (starting it here would begin a second
+// history beside that one).
 func (e *Session) noTask(task string) error {
 	if q, held := e.HeldBack(task); held {
 		return Usage("no task %q here: %s", task, q.Said())
 	}
-	return usageAdvised(fmt.Sprintf("no task %q: start it with 'git reason assess %s'", task, task),
-		fmt.Sprintf("no task %q: start it with the assess tool", task))
+	return &UnknownTaskError{Task: task, usageError: usageError{
+		msg:   fmt.Sprintf("no task %q (see 'git reason tasks'): start it with 'git reason assess %s'", task, task),
+		tools: fmt.Sprintf("no task %q (the tasks tool lists them): start it with the assess tool", task)}}
+}
+
+// UnknownTaskError is noTask's error: bad usage, of a task that has no
+// records here, which the MCP tools say as unknown_task whichever tool
+// named it (verify's tasks as much as a task argument).
+type UnknownTaskError struct {
+	usageError
+	Task string
 }
 
 // Unknown is noTask's error when task, a valid name, has no records here,
