@@ -150,8 +150,9 @@ var reapedHook func()
 // ForwardToGroups. gate is read-held while one is started, and taken for
 // good by ForwardToGroups.
 var groups struct {
-	gate sync.RWMutex
-	cmds sync.Map // *exec.Cmd
+	gate    sync.RWMutex
+	closing sync.Once // ForwardToGroups takes gate for good, once
+	cmds    sync.Map  // *exec.Cmd
 }
 
 // startTracked starts cmd and keeps it in groups; Ask's waiting goroutine
@@ -174,8 +175,11 @@ func startTracked(cmd *exec.Cmd) error {
 // reason died and left its advisors running, orphans still asking their
 // models. Once it has run no advisor is started again (Ask waits for
 // ever).
+// It may run more than once (the signal's handler and the command's own
+// path, git having died of the same signal, both end the process): the
+// gate is taken once, and each call signals the groups.
 func ForwardToGroups(sig syscall.Signal) {
-	groups.gate.Lock()
+	groups.closing.Do(groups.gate.Lock)
 	groups.cmds.Range(func(c, _ any) bool {
 		signalGroup(c.(*exec.Cmd), sig)
 		return true

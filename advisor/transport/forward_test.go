@@ -84,6 +84,16 @@ func forwardWhileAsking(pids string) {
 	}
 	time.Sleep(300 * time.Millisecond)
 	ForwardToGroups(syscall.SIGTERM)
+	// A second forward (the signal's handler and the command's own path
+	// both ending the process) returns as well.
+	again := make(chan struct{})
+	go func() { ForwardToGroups(syscall.SIGTERM); close(again) }()
+	select {
+	case <-again:
+	case <-time.After(5 * time.Second):
+		os.Stdout.WriteString("a second ForwardToGroups blocked\n")
+		os.Exit(1)
+	}
 	os.Stdout.WriteString("forwarded\n")
 	time.Sleep(200 * time.Millisecond) // the groups die of it
 }
