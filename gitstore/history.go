@@ -860,16 +860,25 @@ func (s *Store) VerifyRemembered(ctx context.Context, task, head string, m *Reme
 		found, recs = s.replayWith(ctx, m, task, head, true, nil)
 	}
 	if ctx.Err() == nil && recs != nil {
-		reused := s.refsOf(record.ReusedTasks(task, recs))
-		reuses := record.CheckReuses(ctx, task, head, recs, s.ReusedLocal)
-		// Remembered only when the reused refs did not move while they
-		// were checked: the heads kept are the ones the check saw.
-		if len(found) == 0 && len(reuses) == 0 && reused != nil && s.refsAt(reused) {
-			m.AddReuses(task, head, reused)
-		}
-		found = append(found, reuses...)
+		found = append(found, s.CheckReusesRemembered(ctx, task, head, recs, len(found) == 0, m)...)
 	}
 	return found, ctx.Err()
+}
+
+// CheckReusesRemembered checks the reuses of task's records recs at head
+// against the local refs, as Verify does, and remembers in m that they
+// were checked clean (Remembered.AddReuses) when they were, the history
+// replayed clean (clean) and head is remembered: then a later
+// verification of the head reads none of its records. Remembered only
+// when the reused refs did not move while they were checked: the heads
+// kept are the ones the check saw.
+func (s *Store) CheckReusesRemembered(ctx context.Context, task, head string, recs []*record.Record, clean bool, m *Remembered) []record.Finding {
+	reused := s.refsOf(record.ReusedTasks(task, recs))
+	reuses := record.CheckReuses(ctx, task, head, recs, s.ReusedLocal)
+	if clean && ctx.Err() == nil && len(reuses) == 0 && reused != nil && s.refsAt(reused) {
+		m.AddReuses(task, head, reused)
+	}
+	return reuses
 }
 
 // refsOf is the head of each of tasks' refs now; nil when one does not

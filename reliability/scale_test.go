@@ -876,6 +876,32 @@ func TestPrePushReplaysWhatIsNew(t *testing.T) {
 	}
 }
 
+// TestPushVerifiesOnce holds `git reason push`, with the hooks installed,
+// to replaying each history it pushes once in all: it verified what it
+// pushes and saved what it found clean only after git push, whose pre-push
+// hook (another git reason) replayed every pushed history whole again
+// (six histories and 240 record blobs here, for three); remembered so,
+// the hook still read every record to check the reuses again (three
+// histories, 240 blobs), as the push had not remembered them checked.
+func TestPushVerifiesOnce(t *testing.T) {
+	t.Parallel()
+	c := scaleWorld(t, 1)
+	tasks := longTasks(t, c)
+	c.mustReason("hooks", "install")
+	file := filepath.Join(t.TempDir(), "cost.json")
+	push := &sandbox{t: t, dir: c.dir, home: c.home, env: append(append([]string(nil), c.env...), "GIT_REASON_COST="+file)}
+	push.mustReason("push", "origin")
+	var histories, blobs int64
+	costs := costsIn(t, file)
+	for _, got := range costs {
+		histories += got.Histories
+		blobs += got.Blobs
+	}
+	if len(costs) != 2 || histories != int64(len(tasks)) || blobs > int64(len(tasks)*40) {
+		t.Errorf("git reason push of %d new tasks of 40 records, with the hooks: %d processes replayed %d histories (%d record blobs), want the push and its hook, each history once", len(tasks), len(costs), histories, blobs)
+	}
+}
+
 // prePushCost is what the pre-push hook read (its cost) given lines, as
 // git push gives them, in c.
 func prePushCost(t *testing.T, c *sandbox, lines string) cost {

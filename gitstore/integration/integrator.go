@@ -136,7 +136,16 @@ func (g *Integrator) replay(ctx context.Context, task, head string) (verificatio
 func (g *Integrator) withReuses(ctx context.Context, task, head string, v verification, at map[string]string) []record.Finding {
 	found := v.findings
 	if v.recs != nil && ctx.Err() == nil {
-		if more := record.CheckReuses(ctx, task, head, v.recs, g.reusedAt(at)); len(more) > 0 {
+		var more []record.Finding
+		if at == nil {
+			// Checked against the local refs, as a verification of
+			// the clone checks them: what is found clean is
+			// remembered for it (the pre-push hook of this push).
+			more = g.Store.CheckReusesRemembered(ctx, task, head, v.recs, len(v.findings) == 0, g.memo().Remembered)
+		} else {
+			more = record.CheckReuses(ctx, task, head, v.recs, g.reusedAt(at))
+		}
+		if len(more) > 0 {
 			found = append(append([]record.Finding(nil), found...), more...)
 		}
 	}

@@ -164,6 +164,11 @@ func (e *Session) Push(ctx context.Context, req SyncRequest, skip map[string]boo
 		if len(specs) == 0 {
 			break
 		}
+		// What was verified clean is remembered before git push runs:
+		// its pre-push hook (another git reason) verifies the same heads
+		// from what this clone remembers, and would replay each history
+		// again otherwise (reliability.TestPushVerifiesOnce).
+		_ = g.Memo.Remembered.Save()
 		results, err := e.Repo.Push(ctx, req.Remote, specs)
 		if err != nil {
 			return nil, pushError(req.Remote, err)
