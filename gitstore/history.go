@@ -860,23 +860,23 @@ func (s *Store) VerifyRemembered(ctx context.Context, task, head string, m *Reme
 		found, recs = s.replayWith(ctx, m, task, head, true, nil)
 	}
 	if ctx.Err() == nil && recs != nil {
-		found = append(found, s.CheckReusesRemembered(ctx, task, head, recs, len(found) == 0, m)...)
+		found = append(found, s.CheckReusesRemembered(ctx, task, head, recs, len(found) == 0, m.AddReuses)...)
 	}
 	return found, ctx.Err()
 }
 
 // CheckReusesRemembered checks the reuses of task's records recs at head
-// against the local refs, as Verify does, and remembers in m that they
-// were checked clean (Remembered.AddReuses) when they were, the history
-// replayed clean (clean) and head is remembered: then a later
-// verification of the head reads none of its records. Remembered only
-// when the reused refs did not move while they were checked: the heads
-// kept are the ones the check saw.
-func (s *Store) CheckReusesRemembered(ctx context.Context, task, head string, recs []*record.Record, clean bool, m *Remembered) []record.Finding {
+// against the local refs, as Verify does, and tells remember
+// (Remembered.AddReuses, or AddReusesWithHeads) that they were checked
+// clean when they were and the history replayed clean (clean): then a
+// later verification of the head, remembered, reads none of its records.
+// Remembered only when the reused refs did not move while they were
+// checked: the heads kept are the ones the check saw.
+func (s *Store) CheckReusesRemembered(ctx context.Context, task, head string, recs []*record.Record, clean bool, remember func(task, head string, reused map[string]string)) []record.Finding {
 	reused := s.refsOf(record.ReusedTasks(task, recs))
 	reuses := record.CheckReuses(ctx, task, head, recs, s.ReusedLocal)
 	if clean && ctx.Err() == nil && len(reuses) == 0 && reused != nil && s.refsAt(reused) {
-		m.AddReuses(task, head, reused)
+		remember(task, head, reused)
 	}
 	return reuses
 }

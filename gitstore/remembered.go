@@ -210,6 +210,22 @@ func (m *Remembered) ReusesChecked(task, head string) (map[string]string, bool) 
 // reused gives it. Only a reuse check may say so. After ReusesInBulk it
 // is saved only with heads added to the task's file.
 func (m *Remembered) AddReuses(task, head string, reused map[string]string) {
+	m.addReuses(task, head, reused, false)
+}
+
+// AddReusesWithHeads is AddReuses for a check whose memo is worth no
+// write of its own: it is saved only in the write of the task's file for
+// a head added to it (in this process, before or after), the one write
+// of a task an integration moves. A push's verification so remembers the
+// reuses of the heads it verified for its pre-push hook without writing
+// again the file of a task whose head was remembered before, reuses
+// unchecked (the hook checks those again, as before).
+func (m *Remembered) AddReusesWithHeads(task, head string, reused map[string]string) {
+	m.addReuses(task, head, reused, true)
+}
+
+// addReuses is AddReuses; withHeads: saved only with heads added.
+func (m *Remembered) addReuses(task, head string, reused map[string]string, withHeads bool) {
 	if m == nil || !m.Has(task, head) {
 		return
 	}
@@ -219,7 +235,7 @@ func (m *Remembered) AddReuses(task, head string, reused map[string]string) {
 		return
 	}
 	m.reuses[task] = &reuseMemo{Head: head, Reused: maps.Clone(reused)}
-	if !m.bulk {
+	if !m.bulk && !withHeads {
 		m.added[task] = true
 	}
 }

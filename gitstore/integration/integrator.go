@@ -140,8 +140,11 @@ func (g *Integrator) withReuses(ctx context.Context, task, head string, v verifi
 		if at == nil {
 			// Checked against the local refs, as a verification of
 			// the clone checks them: what is found clean is
-			// remembered for it (the pre-push hook of this push).
-			more = g.Store.CheckReusesRemembered(ctx, task, head, v.recs, len(v.findings) == 0, g.memo().Remembered)
+			// remembered for it (the pre-push hook of this push),
+			// in the one write of the file of a task whose head the
+			// integration remembers, none more
+			// (reliability.TestScaleCounts).
+			more = g.Store.CheckReusesRemembered(ctx, task, head, v.recs, len(v.findings) == 0, g.memo().Remembered.AddReusesWithHeads)
 		} else {
 			more = record.CheckReuses(ctx, task, head, v.recs, g.reusedAt(at))
 		}
