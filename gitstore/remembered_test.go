@@ -149,6 +149,104 @@ func TestRememberedOnlyItsOwnEntries(t *testing.T) {
 	}
 }
 
+// TestReusesWithHeads holds what a push's verification remembers of its
+// reuse checks (Remembered.AddReusesWithHeads) to the one write of the
+// task's file for a head added to it: a task whose head was remembered
+// before is not written again for it (reliability.TestScaleCounts: a
+// sync wrote a second file of verified.d/), and a task whose head is
+// added has it in the same file, read back under its MAC. A memo edited
+// (the reused head, the head it is of, its MAC) or moved to another task,
+// its framing made to match again, is ignored: with the MAC check taken
+// out of load, the edits are read back as checked.
+func TestReusesWithHeads(t *testing.T) {
+	t.Parallel()
+	r := discoverT(t, initRepo(t))
+	x, y, y2 := strings.Repeat("a", 40), strings.Repeat("b", 40), strings.Repeat("d", 40)
+	h, forged := strings.Repeat("1", 40), strings.Repeat("2", 40)
+	m := OpenRemembered(r)
+	m.Add("T", x)
+	m.Add("U", y)
+	if err := m.Save(); err != nil {
+		t.Fatal(err)
+	}
+	pathT, pathU := m.taskPath("T"), m.taskPath("U")
+	origT := string(harness.ReadFile(t, pathT))
+
+	m = OpenRemembered(r)
+	m.AddReusesWithHeads("T", x, map[string]string{"H": h})
+	m.Add("U", y2)
+	m.AddReusesWithHeads("U", y2, map[string]string{"H": h})
+	if _, ok := m.ReusesChecked("T", x); !ok {
+		t.Errorf("T's reuse check at a head remembered before is not held in the process")
+	}
+	if err := m.Save(); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(harness.ReadFile(t, pathT)); got != origT {
+		t.Errorf("T's file written again for a reuse check alone, no head added:\n%s", got)
+	}
+	origU := string(harness.ReadFile(t, pathU))
+	if reused, ok := OpenRemembered(r).ReusesChecked("U", y2); !ok || reused["H"] != h {
+		t.Fatalf("U's reuse check, saved with its new head, read back: %v, %v\n%s", reused, ok, origU)
+	}
+
+	// edit rewrites the entry of U's file as a forger who knows the
+	// format would: its data changed, its framing made to match again.
+	edit := func(task string, change func(e *rememberedTask)) string {
+		magic, rest, _ := strings.Cut(origU, "\n")
+		line, data, _ := strings.Cut(rest, "\n")
+		var e rememberedTask
+		if err := json.Unmarshal([]byte(strings.TrimSuffix(data, "\n")), &e); err != nil || e.Reuses == nil {
+			t.Fatalf("U's file holds no reuse memo (%v):\n%s", err, origU)
+		}
+		change(&e)
+		out, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		line = strings.Replace(line, "U ", task+" ", 1)
+		return reframe(t, magic+"\n"+line+"\n"+string(out)+"\n")
+	}
+	for _, c := range []struct {
+		name, task, file string
+		held             bool
+	}{
+		{"unchanged control", "U", edit("U", func(e *rememberedTask) {}), true},
+		{"reused head edited", "U", edit("U", func(e *rememberedTask) { e.Reuses.Reused["H"] = forged }), false},
+		{"reused task added", "U", edit("U", func(e *rememberedTask) { e.Reuses.Reused["V"] = forged }), false},
+		{"moved to the older head", "U", edit("U", func(e *rememberedTask) { e.Reuses.Head = y }), false},
+		{"MAC made up", "U", edit("U", func(e *rememberedTask) { e.Reuses.MAC = strings.Repeat("0", 64) }), false},
+		{"copied to another task", "T", edit("T", func(e *rememberedTask) {
+			e.Heads = []rememberedEntry{{Head: x, MAC: OpenRemembered(r).mac("T", x)}}
+			e.Reuses.Head = x
+		}), false},
+	} {
+		path := pathU
+		if c.task == "T" {
+			path = pathT
+		}
+		if err := os.WriteFile(path, []byte(c.file), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got := OpenRemembered(r)
+		head := y2
+		if c.task == "T" {
+			head = x
+		}
+		if !got.Has(c.task, head) {
+			t.Fatalf("%s: %s's head is not remembered: the edit did not reach the reuse memo's MAC\n%s", c.name, c.task, c.file)
+		}
+		if _, ok := got.ReusesChecked(c.task, head); ok != c.held {
+			t.Errorf("%s: %s's reuse check read back %v, want %v", c.name, c.task, ok, c.held)
+		}
+		if c.task == "T" {
+			if err := os.WriteFile(pathT, []byte(origT), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
 // reframe makes the journal s read again after an edit of its entries'
 // data: each entry's length and CRC recomputed, as a forger would.
 func reframe(t *testing.T, s string) string {
