@@ -51,12 +51,7 @@ func TestRememberedOnlyItsOwnEntries(t *testing.T) {
 	t.Parallel()
 	r := discoverT(t, initRepo(t))
 	x, y := strings.Repeat("a", 40), strings.Repeat("b", 40)
-	m := OpenRemembered(r)
-	m.Add("T", x)
-	m.Add("U", y)
-	if err := m.Save(); err != nil {
-		t.Fatal(err)
-	}
+	m := rememberTU(t, r, x, y)
 	key := filepath.Join(r.CommonDir, "reason", "verified.key")
 	if fi, err := os.Stat(key); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("key file: %v, %v", fi, err)
@@ -149,6 +144,18 @@ func TestRememberedOnlyItsOwnEntries(t *testing.T) {
 	}
 }
 
+// rememberTU remembers head x of task T and y of U in r, saved.
+func rememberTU(t *testing.T, r *Repo, x, y string) *Remembered {
+	t.Helper()
+	m := OpenRemembered(r)
+	m.Add("T", x)
+	m.Add("U", y)
+	if err := m.Save(); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // TestReusesWithHeads holds what a push's verification remembers of its
 // reuse checks (Remembered.AddReusesWithHeads) to the one write of the
 // task's file for a head added to it: a task whose head was remembered
@@ -163,12 +170,7 @@ func TestReusesWithHeads(t *testing.T) {
 	r := discoverT(t, initRepo(t))
 	x, y, y2 := strings.Repeat("a", 40), strings.Repeat("b", 40), strings.Repeat("d", 40)
 	h, forged := strings.Repeat("1", 40), strings.Repeat("2", 40)
-	m := OpenRemembered(r)
-	m.Add("T", x)
-	m.Add("U", y)
-	if err := m.Save(); err != nil {
-		t.Fatal(err)
-	}
+	m := rememberTU(t, r, x, y)
 	pathT, pathU := m.taskPath("T"), m.taskPath("U")
 	origT := string(harness.ReadFile(t, pathT))
 
