@@ -122,6 +122,40 @@ func (s *Store) CommitBound(ctx context.Context, heads ...string) error {
 	return err
 }
 
+// CommitBounds is CommitBound for each of heads alone, in the order
+// given: ErrTooLarge for a history past the bound, nil for one within it,
+// git's error for one git could not count. The histories are counted
+// together first, and past the bound, in halves, into the halves past it
+// only, down to the histories past it: a push of many tasks each within
+// the bound but together past it (a git push --mirror) costs a few git
+// processes, not one a task, and one with a history past it among k
+// costs about 2 log2(k). Many histories each past half the bound cost
+// at most 2k-1 counts, and no count walks more than one past the bound.
+func (s *Store) CommitBounds(ctx context.Context, heads []string) []error {
+	errs := make([]error, len(heads))
+	var narrow func(lo, hi int)
+	narrow = func(lo, hi int) {
+		past, err := s.PastCommitBound(ctx, heads[lo:hi]...)
+		switch {
+		case err != nil:
+			for i := lo; i < hi; i++ {
+				errs[i] = err
+			}
+		case !past:
+		case hi-lo == 1:
+			errs[lo] = s.tooManyCommits(s.maxCommits())
+		default:
+			mid := lo + (hi-lo)/2
+			narrow(lo, mid)
+			narrow(mid, hi)
+		}
+	}
+	if len(heads) > 0 {
+		narrow(0, len(heads))
+	}
+	return errs
+}
+
 // tooManyCommits is the refusal of a history past most commits.
 func (s *Store) tooManyCommits(most int64) error {
 	l := s.limits()

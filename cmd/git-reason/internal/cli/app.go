@@ -742,9 +742,12 @@ func usageError(c *cli.Context, err error, _ bool) error {
 		return ops.Usage("%s (%s)", msg, seeHelp(c))
 	}
 	msg := gitWords(longFlags(err.Error()))
-	if opt, ok := strings.CutPrefix(msg, "unknown option "); ok && seeHelp(c) == "see 'git reason -h'" {
-		if verb, line := verbAfter(c.App, opt); verb != "" {
+	if opt, ok := strings.CutPrefix(msg, "unknown option "); ok {
+		if verb, line := verbAfter(c.App, opt); verb != "" && seeHelp(c) == "see 'git reason -h'" {
 			return ops.Usage("%s is an option of %s, given after it: did you mean '%s'? (see 'git reason %s -h')", opt, verb, line, verb)
+		}
+		if verb, line := remoteAfter(c.App, opt); verb != "" {
+			return ops.Usage("%s is no option of %s: the remote is its first argument: did you mean '%s'? (see 'git reason %s -h')", opt, verb, line, verb)
 		}
 	}
 	if opt, ok := strings.CutPrefix(msg, "unknown option --"); ok {
@@ -763,28 +766,20 @@ func usageError(c *cli.Context, err error, _ bool) error {
 // --json status"), is an option of: the verb (with its sub-verb) named
 // after it on the command line, and that command line as it should have
 // been typed, the option (and its value) after the verb: "status" and
-// "git reason status --json". A value not plain enough to read inside
-// the quotes of the suggestion is "...". "" when no verb after it takes
-// opt.
+// "git reason status --json". The word after an option that takes a
+// value is its value, not the verb, where the verb after it takes the
+// option ("--subject status assess T" is assess's). A value not plain
+// enough to read inside the quotes of the suggestion is "...". "" when
+// no verb after it takes opt.
 func verbAfter(app *cli.App, opt string) (verb, line string) {
-	args, _ := app.Metadata["args"].([]string)
-	at := slices.IndexFunc(args, func(a string) bool { n, _, _ := strings.Cut(a, "="); return n == opt })
+	args, at := optionIn(app, opt)
 	if at < 0 {
 		return "", ""
 	}
-	var cmd *cli.Command
-	for _, a := range args[at+1:] {
-		if a == "--" {
-			break
-		}
-		if cmd == nil {
-			cmd = app.Command(a)
-			verb = a
-		} else if sub := cmd.Command(a); sub != nil && !sub.Hidden {
-			cmd, verb = sub, verb+" "+a
-		}
-		if cmd != nil && len(cmd.Subcommands) == 0 {
-			break
+	cmd, verb := verbIn(app, args[at+1:])
+	if (cmd == nil || !isFlag(cmd.Flags, opt)) && !strings.Contains(args[at], "=") && at+1 < len(args) {
+		if c, v := verbIn(app, args[at+2:]); c != nil && takesValue(c.Flags, opt) {
+			cmd, verb = c, v
 		}
 	}
 	if cmd == nil || cmd.Name == "help" || !isFlag(cmd.Flags, opt) {
@@ -792,13 +787,87 @@ func verbAfter(app *cli.App, opt string) (verb, line string) {
 	}
 	line = "git reason " + verb + " " + args[at]
 	if !strings.Contains(args[at], "=") && takesValue(cmd.Flags, opt) && at+1 < len(args) {
-		if v := args[at+1]; record.ShellWord(v) && len(v) <= 40 {
-			line += " " + v
-		} else {
-			line += " ..."
-		}
+		line += " " + plainWord(args[at+1])
 	}
 	return verb, line
+}
+
+// remoteAfter is verbAfter for --remote, which no verb takes: the remote
+// of pull, push, sync and remote setup is their first argument, [REMOTE].
+// Given as --remote NAME (or --remote=NAME) before the verb or after it,
+// it is that verb and the line it meant: "pull" and "git reason pull
+// origin"; "" for another option, or a verb of no REMOTE.
+func remoteAfter(app *cli.App, opt string) (verb, line string) {
+	name, _, _ := strings.Cut(opt, "=")
+	args, at := optionIn(app, name)
+	if name != "--remote" || at < 0 {
+		return "", ""
+	}
+	rest := slices.Delete(slices.Clone(args), at, at+1)
+	_, value, eq := strings.Cut(args[at], "=")
+	if !eq {
+		if at+1 >= len(args) {
+			return "", ""
+		}
+		value, rest = args[at+1], slices.Delete(rest, at, at+1)
+	}
+	cmd, verb := verbIn(app, rest)
+	if cmd == nil || !strings.HasPrefix(cmd.ArgsUsage, "[REMOTE]") {
+		return "", ""
+	}
+	return verb, "git reason " + verb + " " + plainWord(value)
+}
+
+// optionIn is the command line git reason was given and where opt (its
+// name, with or without "=VALUE") is in it; -1 when it is not.
+func optionIn(app *cli.App, opt string) ([]string, int) {
+	args, _ := app.Metadata["args"].([]string)
+	return args, slices.IndexFunc(args, func(a string) bool { n, _, _ := strings.Cut(a, "="); return n == opt })
+}
+
+// verbIn is the verb (with its sub-verb) words name, the first word that
+// is one (up to a "--"), and its name as typed: "remote setup". A verb
+// newApp did not build (it built the value of an option before the verb,
+// "--subject status assess T", as the verb named) is built here.
+func verbIn(app *cli.App, words []string) (cmd *cli.Command, verb string) {
+	for _, a := range words {
+		if a == "--" {
+			break
+		}
+		if cmd == nil {
+			cmd, verb = builtVerb(app, a), a
+		} else if sub := cmd.Command(a); sub != nil && !sub.Hidden {
+			cmd, verb = sub, verb+" "+a
+		}
+		if cmd != nil && len(cmd.Subcommands) == 0 {
+			break
+		}
+	}
+	return cmd, verb
+}
+
+// builtVerb is app's verb name, built when newApp did not build it; nil
+// when there is no such verb.
+func builtVerb(app *cli.App, name string) *cli.Command {
+	if cmd := app.Command(name); cmd != nil {
+		return cmd
+	}
+	at := slices.IndexFunc(commands, func(v verbSpec) bool { return v.name == name })
+	if at < 0 {
+		return nil
+	}
+	cmd := commands[at].make()
+	cmd.Name, cmd.ArgsUsage = name, commands[at].args
+	return cmd
+}
+
+// plainWord is v as a suggestion quotes it: itself when a shell reads it
+// as one plain word of at most 40 bytes, else "...".
+func plainWord(v string) string {
+	if record.ShellWord(v) && len(v) <= 40 {
+		return v
+	}
+	return "..."
 }
 
 // nearestFlag is the long option among flags nearest name (an option
