@@ -150,6 +150,7 @@ func askAndRecord(ctx context.Context, w Recorder, run Run, advisors []Declarati
 	type arrival struct {
 		i     int
 		asked *Asked
+		cut   bool // ended by the run's deadline before its own timeout
 	}
 	arrivals := make(chan arrival)
 	for i, d := range advisors {
@@ -157,10 +158,12 @@ func askAndRecord(ctx context.Context, w Recorder, run Run, advisors []Declarati
 		go func(i int, d Declaration) {
 			a := Ask(ctx, d, req)
 			a.Sent = sent
+			cut := false
 			if a.Failure != nil && ctx.Err() != nil {
 				a.Failure = failureOf(ctx.Err())
+				cut = run.Timeout > 0 && run.Timeout < d.TimeoutOrDefault()
 			}
-			arrivals <- arrival{i, a}
+			arrivals <- arrival{i, a, cut}
 		}(i, d)
 		if run.Progress != nil {
 			run.Progress(Event{Advisor: d.ID})
@@ -173,7 +176,11 @@ func askAndRecord(ctx context.Context, w Recorder, run Run, advisors []Declarati
 	for range advisors {
 		got := <-arrivals
 		results[got.i] = record1(rctx, w, run.Task, run.Plan.ID, got.asked)
-		if run.Journal != nil {
+		// A deadline the caller chose (--timeout, the MCP tool's
+		// timeout_s) shorter than the advisor's own timeout says nothing
+		// about the advisor, as a cancelled request says nothing: counted,
+		// two such runs opened its circuit, and the next plan asked no one.
+		if run.Journal != nil && !got.cut {
 			journal(run, got.asked, &results[got.i])
 		}
 		if run.Progress != nil {

@@ -76,7 +76,7 @@ func (s *Server) listReports(ctx context.Context) (*mcp.ListResourcesResult, err
 			URI:         taskURIPrefix + url.PathEscape(st.Task),
 			Name:        st.Task,
 			Title:       "Reasoning: " + st.Task,
-			Description: string(st.Phase) + ": " + st.Subject,
+			Description: record.Printable(string(st.Phase) + ": " + st.Subject),
 			MIMEType:    "text/markdown",
 		})
 	}
@@ -102,6 +102,6 @@ func (s *Server) readReport(ctx context.Context, req *mcp.ReadResourceRequest) (
 		return nil, err
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{
-		URI: uri, MIMEType: "text/markdown", Text: st.ToolReport(),
+		URI: uri, MIMEType: "text/markdown", Text: shown(st.ToolReport()),
 	}}}, nil
 }

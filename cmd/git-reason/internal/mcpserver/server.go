@@ -380,7 +380,7 @@ func (s *Server) handle(t *tool) mcp.ToolHandler {
 			return nil, err
 		}
 		return &mcp.CallToolResult{
-			Content:           []mcp.Content{&mcp.TextContent{Text: text}},
+			Content:           []mcp.Content{&mcp.TextContent{Text: shown(text)}},
 			StructuredContent: structured,
 		}, nil
 	}
@@ -515,10 +515,17 @@ func errorResult(te *ToolError) *mcp.CallToolResult {
 	}
 	return &mcp.CallToolResult{
 		IsError:           true,
-		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
+		Content:           []mcp.Content{&mcp.TextContent{Text: shown(text)}},
 		StructuredContent: raw,
 	}
 }
+
+// shown is a text a host shows a person, as a terminal would be shown it
+// (record.PrintableText): a host that runs in a terminal prints a result's
+// text there, and what a record fetched from elsewhere says reaches it in
+// log lines, search hits and reports. The structured content keeps the
+// records as stored, as --json does.
+func shown(text string) string { return record.PrintableText(text) }
 
 // marshal is JSON without HTML escaping, as the command line prints it.
 func marshal(v any) (json.RawMessage, error) {

