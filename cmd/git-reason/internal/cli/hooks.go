@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -197,6 +198,12 @@ func runPreCommit(ctx context.Context, o *base) error {
 	for _, v := range res.Violations {
 		fmt.Fprintf(o.Err, "git-reason: %s\n", v)
 	}
+	// A file not read (one too large) is said, as 'check neutrality'
+	// says it: the commit passed without a word once, so a name in such a
+	// file went through unseen.
+	for _, s := range res.Skipped {
+		fmt.Fprintf(o.Err, "git-reason: warning: %s\n", ops.NotChecked(s))
+	}
 	if n := len(res.Violations); n > 0 {
 		return refusedf("commit refused: %s in staged files; see 'git reason check neutrality --staged'", record.Plural(n, "neutrality violation"))
 	}
@@ -232,8 +239,16 @@ func runPrePush(ctx context.Context, o *base, remote string) error {
 		return err
 	}
 	for _, f := range found {
-		fmt.Fprintf(o.Err, "git-reason: %s: %s\n", f.Ref, f.Message)
+		if !f.Warning {
+			fmt.Fprintf(o.Err, "git-reason: %s: %s\n", f.Ref, f.Message)
+		}
 	}
+	found = slices.DeleteFunc(found, func(f ops.PushFinding) bool {
+		if f.Warning {
+			fmt.Fprintf(o.Err, "git-reason: warning: %s: %s\n", f.Ref, f.Message)
+		}
+		return f.Warning
+	})
 	if n := len(found); n > 0 {
 		return refusedf("push refused: %s; see each with 'git reason verify' and 'git reason check neutrality', fix each with new records or renames, then push again", record.Plural(n, "finding"))
 	}

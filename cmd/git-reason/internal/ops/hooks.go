@@ -12,6 +12,7 @@ import (
 	"git-reason/gitstore"
 	"git-reason/gitstore/git"
 	"git-reason/hooks"
+	"git-reason/policy/neutrality"
 	"git-reason/record"
 )
 
@@ -99,10 +100,18 @@ const zeroHash = "0000000000000000000000000000000000000000"
 // emptyTree is git's empty tree, the base for checking a whole commit.
 const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
-// PushFinding is one reason a push is refused.
+// PushFinding is one reason a push is refused, or, with Warning, what a
+// push should be told without being refused (a file too large to check).
 type PushFinding struct {
 	Ref     string `json:"ref"`
 	Message string `json:"message"`
+	Warning bool   `json:"warning,omitempty"`
+}
+
+// NotChecked is the line saying a file was not checked for neutrality,
+// and why.
+func NotChecked(s neutrality.Skipped) string {
+	return "not checked: " + s.Path + ": " + s.Reason
 }
 
 // PushLine is one ref a push sends, as git's pre-push hook hands it over
@@ -181,6 +190,9 @@ func (e *Session) PrePush(ctx context.Context, lines []PushLine) ([]PushFinding,
 		}
 		for _, v := range res.Violations {
 			out = append(out, PushFinding{Ref: remoteRef, Message: v.String()})
+		}
+		for _, s := range res.Skipped {
+			out = append(out, PushFinding{Ref: remoteRef, Message: NotChecked(s), Warning: true})
 		}
 	}
 	if len(at) == 0 {
