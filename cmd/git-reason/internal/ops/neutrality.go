@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"git-reason/advisor"
@@ -25,8 +26,9 @@ type NeutralityRequest struct {
 // CheckNeutrality finds where provider-neutral files name a provider,
 // vendor, model or advisor. The names come from the declarations with
 // overlays applied, plus the configuration's extra terms; which files are
-// neutral comes from .reason/neutrality.yaml. Without that file the
-// repository is not configured and nothing is checked.
+// neutral comes from .reason/neutrality.yaml (as staged when checking the
+// index, as at B when checking A..B, see neutralityConfig). Without that
+// file the repository is not configured and nothing is checked.
 func (e *Session) CheckNeutrality(ctx context.Context, req NeutralityRequest) (*neutrality.Result, error) {
 	if e.Repo.WorkTree == "" {
 		return nil, Usage("check neutrality needs a work tree; this repository is bare")
@@ -46,7 +48,7 @@ func (e *Session) CheckNeutrality(ctx context.Context, req NeutralityRequest) (*
 			return nil, err
 		}
 	}
-	cfg, configured, err := LoadNeutralityConfig(e.Repo.WorkTree)
+	cfg, configured, err := e.neutralityConfig(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -75,6 +77,59 @@ func (e *Session) CheckNeutrality(ctx context.Context, req NeutralityRequest) (*
 		return nil, perr
 	}
 	return res, err
+}
+
+// neutralityConfig is the configuration that applies to what req checks:
+// the one staged in the index for the index, the one at B for a range
+// A..B, and the work tree's for the work tree or when the index or B has
+// none. Read from the work tree only, a push of a branch made from a
+// checkout that lacked the file (an older branch) checked nothing, and one
+// whose own configuration excludes a path was refused by the checkout's.
+func (e *Session) neutralityConfig(ctx context.Context, req NeutralityRequest) (*neutrality.Config, bool, error) {
+	var spec string // git's name of the configuration's blob
+	switch {
+	case req.Staged:
+		spec = ":" + neutrality.ConfigPath
+	case req.Range != "":
+		_, tip, _ := strings.Cut(strings.Replace(req.Range, "...", "..", 1), "..")
+		if tip == "" {
+			tip = "HEAD"
+		}
+		spec = tip + ":" + neutrality.ConfigPath
+	}
+	if spec != "" {
+		oid, err := e.Repo.Git(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", spec)
+		if err == nil {
+			return e.neutralityConfigBlob(ctx, spec, strings.TrimSpace(string(oid)))
+		}
+	}
+	return LoadNeutralityConfig(e.Repo.WorkTree)
+}
+
+// neutralityConfigBlob parses the configuration held in the blob oid,
+// named spec, refusing what is not a blob of at most
+// advisor.MaxDeclarationBytes as the work tree's file is refused.
+func (e *Session) neutralityConfigBlob(ctx context.Context, spec, oid string) (*neutrality.Config, bool, error) {
+	typ, err := e.Repo.Git(ctx, "cat-file", "-t", oid)
+	if err != nil {
+		return nil, true, fmt.Errorf("read neutrality configuration %s: %w", spec, err)
+	}
+	size, err := e.Repo.Git(ctx, "cat-file", "-s", oid)
+	if err != nil {
+		return nil, true, fmt.Errorf("read neutrality configuration %s: %w", spec, err)
+	}
+	if n, err := strconv.ParseInt(strings.TrimSpace(string(size)), 10, 64); err != nil || strings.TrimSpace(string(typ)) != "blob" || n > advisor.MaxDeclarationBytes {
+		return nil, true, Usage("%s: not a file of at most %d bytes: replace it with the file itself", spec, advisor.MaxDeclarationBytes)
+	}
+	data, err := e.Repo.Git(ctx, "cat-file", "blob", oid)
+	if err != nil {
+		return nil, true, fmt.Errorf("read neutrality configuration %s: %w", spec, err)
+	}
+	c, err := neutrality.ParseConfig(spec, data)
+	if err != nil {
+		return nil, true, Usage("%v", err)
+	}
+	return c, true, nil
 }
 
 // LoadNeutralityConfig reads .reason/neutrality.yaml under the work tree
