@@ -98,32 +98,26 @@ func (e *Session) neutralityConfig(ctx context.Context, req NeutralityRequest) (
 		spec = tip + ":" + neutrality.ConfigPath
 	}
 	if spec != "" {
-		oid, err := e.Repo.Git(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", spec)
-		if err == nil {
-			return e.neutralityConfigBlob(ctx, spec, strings.TrimSpace(string(oid)))
+		// Its size first, so that a huge blob is not read: git fails when
+		// there is no such file, and the work tree's applies.
+		if size, err := e.Repo.Git(ctx, "cat-file", "-s", spec); err == nil {
+			return e.neutralityConfigBlob(ctx, spec, strings.TrimSpace(string(size)))
 		}
 	}
 	return LoadNeutralityConfig(e.Repo.WorkTree)
 }
 
-// neutralityConfigBlob parses the configuration held in the blob oid,
-// named spec, refusing what is not a blob of at most
-// advisor.MaxDeclarationBytes as the work tree's file is refused.
-func (e *Session) neutralityConfigBlob(ctx context.Context, spec, oid string) (*neutrality.Config, bool, error) {
-	typ, err := e.Repo.Git(ctx, "cat-file", "-t", oid)
-	if err != nil {
-		return nil, true, fmt.Errorf("read neutrality configuration %s: %w", spec, err)
+// neutralityConfigBlob parses the configuration git names spec, of size
+// bytes, refusing what is not a file of at most advisor.MaxDeclarationBytes
+// as the work tree's is refused.
+func (e *Session) neutralityConfigBlob(ctx context.Context, spec, size string) (*neutrality.Config, bool, error) {
+	n, err := strconv.ParseInt(size, 10, 64)
+	var data []byte
+	if err == nil && n <= advisor.MaxDeclarationBytes {
+		data, err = e.Repo.Git(ctx, "cat-file", "blob", spec) // fails for a directory
 	}
-	size, err := e.Repo.Git(ctx, "cat-file", "-s", oid)
-	if err != nil {
-		return nil, true, fmt.Errorf("read neutrality configuration %s: %w", spec, err)
-	}
-	if n, err := strconv.ParseInt(strings.TrimSpace(string(size)), 10, 64); err != nil || strings.TrimSpace(string(typ)) != "blob" || n > advisor.MaxDeclarationBytes {
+	if err != nil || n > advisor.MaxDeclarationBytes {
 		return nil, true, Usage("%s: not a file of at most %d bytes: replace it with the file itself", spec, advisor.MaxDeclarationBytes)
-	}
-	data, err := e.Repo.Git(ctx, "cat-file", "blob", oid)
-	if err != nil {
-		return nil, true, fmt.Errorf("read neutrality configuration %s: %w", spec, err)
 	}
 	c, err := neutrality.ParseConfig(spec, data)
 	if err != nil {
