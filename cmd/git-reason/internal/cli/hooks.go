@@ -196,7 +196,7 @@ func runPreCommit(ctx context.Context, o *base) error {
 		return err
 	}
 	for _, v := range res.Violations {
-		fmt.Fprintf(o.Err, "git-reason: %s\n", v)
+		fmt.Fprintf(o.Err, "git-reason: %s\n", ops.ViolationLine(v))
 	}
 	// A file not read (one too large) is said, as 'check neutrality'
 	// says it: the commit passed without a word once, so a name in such a

@@ -108,10 +108,19 @@ type PushFinding struct {
 	Warning bool   `json:"warning,omitempty"`
 }
 
+// ViolationLine is a neutrality violation as a person reads it, one a
+// line: its path (a name a clone chose, which may hold a newline), term
+// and declaration escaped as every text output is, so that the line stays
+// one honest line and a hook's every line keeps its prefix.
+func ViolationLine(v neutrality.Violation) string {
+	v.Path, v.Name, v.DeclaredAs = record.Printable(v.Path), record.Printable(v.Name), record.Printable(v.DeclaredAs)
+	return v.String()
+}
+
 // NotChecked is the line saying a file was not checked for neutrality,
 // and why.
 func NotChecked(s neutrality.Skipped) string {
-	return "not checked: " + s.Path + ": " + s.Reason
+	return "not checked: " + record.Printable(s.Path) + ": " + s.Reason
 }
 
 // PushLine is one ref a push sends, as git's pre-push hook hands it over
@@ -195,7 +204,7 @@ func (e *Session) PrePush(ctx context.Context, lines []PushLine) ([]PushFinding,
 			return nil, err
 		}
 		for _, v := range res.Violations {
-			out = append(out, PushFinding{Ref: remoteRef, Message: v.String()})
+			out = append(out, PushFinding{Ref: remoteRef, Message: ViolationLine(v)})
 		}
 		for _, s := range res.Skipped {
 			out = append(out, PushFinding{Ref: remoteRef, Message: NotChecked(s), Warning: true})
