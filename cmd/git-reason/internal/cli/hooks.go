@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -238,18 +237,16 @@ func runPrePush(ctx context.Context, o *base, remote string) error {
 	if err != nil {
 		return err
 	}
+	refused := 0
 	for _, f := range found {
-		if !f.Warning {
-			fmt.Fprintf(o.Err, "git-reason: %s: %s\n", f.Ref, f.Message)
-		}
-	}
-	found = slices.DeleteFunc(found, func(f ops.PushFinding) bool {
 		if f.Warning {
 			fmt.Fprintf(o.Err, "git-reason: warning: %s: %s\n", f.Ref, f.Message)
+			continue
 		}
-		return f.Warning
-	})
-	if n := len(found); n > 0 {
+		refused++
+		fmt.Fprintf(o.Err, "git-reason: %s: %s\n", f.Ref, f.Message)
+	}
+	if n := refused; n > 0 {
 		return refusedf("push refused: %s; see each with 'git reason verify' and 'git reason check neutrality', fix each with new records or renames, then push again", record.Plural(n, "finding"))
 	}
 	if remote == "" {

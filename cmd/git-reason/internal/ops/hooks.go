@@ -189,18 +189,19 @@ func (e *Session) PrePush(ctx context.Context, lines []PushLine) ([]PushFinding,
 		if strings.HasPrefix(remoteRef, "refs/reasoning/") {
 			continue
 		}
-		// A tag may name a blob (as some projects publish a signing key):
-		// it holds no files to check, and a range to it is bad input.
-		if typ, err := e.Repo.Git(ctx, "cat-file", "-t", localSHA+"^{}"); err == nil && strings.TrimSpace(string(typ)) == "blob" {
-			out = append(out, PushFinding{Ref: remoteRef, Message: NotChecked(neutrality.Skipped{Path: localSHA, Reason: "a blob, not a commit: it holds no files"}), Warning: true})
-			continue
-		}
 		base := remoteSHA
 		if base == zeroHash || !e.Store.HasObject(base) {
 			base = emptyTree
 		}
 		res, err := e.CheckNeutrality(ctx, NeutralityRequest{Range: base + ".." + localSHA, Dir: e.Repo.WorkTree})
 		if err != nil {
+			// A tag may name a blob (as some projects publish a signing
+			// key): it holds no files to check, and a range to it is
+			// refused as bad input.
+			if typ, terr := e.Repo.Git(ctx, "cat-file", "-t", localSHA+"^{}"); terr == nil && strings.TrimSpace(string(typ)) == "blob" {
+				out = append(out, PushFinding{Ref: remoteRef, Message: NotChecked(neutrality.Skipped{Path: localSHA, Reason: "a blob, not a commit: it holds no files"}), Warning: true})
+				continue
+			}
 			return nil, err
 		}
 		for _, v := range res.Violations {
