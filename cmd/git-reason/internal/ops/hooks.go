@@ -100,12 +100,12 @@ const zeroHash = "0000000000000000000000000000000000000000"
 // emptyTree is git's empty tree, the base for checking a whole commit.
 const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
-// PushFinding is one reason a push is refused, or, with Warning, what a
-// push should be told without being refused (a file too large to check).
+// PushFinding is one reason a push is refused or, marked Warning, what
+// the push is told without being refused (a file the neutrality check did
+// not read).
 type PushFinding struct {
-	Ref     string `json:"ref"`
-	Message string `json:"message"`
-	Warning bool   `json:"warning,omitempty"`
+	Ref, Message string
+	Warning      bool
 }
 
 // ViolationLine is a neutrality violation as a person reads it, one a

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"git-reason/advisor"
@@ -111,7 +110,8 @@ func (e *Session) neutralityConfig(ctx context.Context, req NeutralityRequest) (
 // bytes, refusing what is not a file of at most advisor.MaxDeclarationBytes
 // as the work tree's is refused.
 func (e *Session) neutralityConfigBlob(ctx context.Context, spec, size string) (*neutrality.Config, bool, error) {
-	n, err := strconv.ParseInt(size, 10, 64)
+	var n int64
+	_, err := fmt.Sscan(size, &n)
 	var data []byte
 	if err == nil && n <= advisor.MaxDeclarationBytes {
 		data, err = e.Repo.Git(ctx, "cat-file", "blob", spec) // fails for a directory
