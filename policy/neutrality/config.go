@@ -13,6 +13,12 @@ import (
 // relative to the root of its work tree.
 const ConfigPath = ".reason/neutrality.yaml"
 
+// DeclarationsPath is where a repository declares its own advisors,
+// providers, vendors and models (the overlay of share/), relative to the
+// root of its work tree. Like the configuration, it is never checked: it
+// is the data that names them, as share/ is for this project.
+const DeclarationsPath = ".reason/advisors.yaml"
+
 // ConfigTermsDeclaredAs is the DeclaredAs of the terms a configuration adds.
 const ConfigTermsDeclaredAs = "terms in " + ConfigPath
 
@@ -135,7 +141,7 @@ func (c *Config) compile() (*rules, error) {
 
 // checks reports whether the file at p is neutral and not excluded.
 func (r *rules) checks(p string) bool {
-	if p == ConfigPath {
+	if p == ConfigPath || p == DeclarationsPath {
 		return false
 	}
 	if len(r.neutral) > 0 && !r.neutral.match(p) {

@@ -143,6 +143,7 @@ func TestConfigCompileRules(t *testing.T) {
 		"docs/deep/guide.md":   false,
 		"share/vendors.yaml":   false,
 		ConfigPath:             false,
+		DeclarationsPath:       false,
 	} {
 		if got := r.checks(p); got != want {
 			t.Errorf("checks(%q) = %v, want %v", p, got, want)
@@ -155,8 +156,8 @@ func TestConfigCompileRules(t *testing.T) {
 		t.Error("allow entry accepted another line or file")
 	}
 	everything, err := (&Config{}).compile()
-	if err != nil || !everything.checks("any/file.go") || everything.checks(ConfigPath) {
-		t.Errorf("a configuration without neutral globs must check every file but itself (err %v)", err)
+	if err != nil || !everything.checks("any/file.go") || everything.checks(ConfigPath) || everything.checks(DeclarationsPath) {
+		t.Errorf("a configuration without neutral globs must check every file but itself and the declarations (err %v)", err)
 	}
 }
 

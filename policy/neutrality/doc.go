@@ -38,7 +38,9 @@
 //
 // A file is checked when a neutral glob of the configuration matches it (all
 // files when the configuration lists none) and no exclude glob does. The
-// configuration file itself is never checked: it has to name the terms. A
+// configuration file itself is never checked: it has to name the terms;
+// nor is the repository's declarations overlay ([DeclarationsPath]),
+// where its advisors, vendors and models are declared by name. A
 // file whose first 8000 bytes hold a NUL byte is binary and is not checked
 // (git's own rule). A caller should not read a file larger than
 // [DefaultMaxFileSize] and should list it with [Result.SkipTooLarge], so

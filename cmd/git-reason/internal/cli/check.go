@@ -59,7 +59,7 @@ func runCheckNeutrality(ctx context.Context, o *checkNeutralityOptions) error {
 			return nil
 		}
 		for _, v := range res.Violations {
-			fmt.Fprintln(w, v)
+			fmt.Fprintln(w, ops.ViolationLine(v))
 		}
 		for _, s := range res.Skipped {
 			// The path is a name a clone chose: escaped, as text output is.

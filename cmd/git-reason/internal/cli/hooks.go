@@ -195,7 +195,13 @@ func runPreCommit(ctx context.Context, o *base) error {
 		return err
 	}
 	for _, v := range res.Violations {
-		fmt.Fprintf(o.Err, "git-reason: %s\n", v)
+		fmt.Fprintf(o.Err, "git-reason: %s\n", ops.ViolationLine(v))
+	}
+	// A file not read (one too large) is said, as 'check neutrality'
+	// says it: the commit passed without a word once, so a name in such a
+	// file went through unseen.
+	for _, s := range res.Skipped {
+		fmt.Fprintf(o.Err, "git-reason: warning: %s\n", ops.NotChecked(s))
 	}
 	if n := len(res.Violations); n > 0 {
 		return refusedf("commit refused: %s in staged files; see 'git reason check neutrality --staged'", record.Plural(n, "neutrality violation"))
@@ -231,10 +237,16 @@ func runPrePush(ctx context.Context, o *base, remote string) error {
 	if err != nil {
 		return err
 	}
+	refused := 0
 	for _, f := range found {
+		if f.Warning {
+			fmt.Fprintf(o.Err, "git-reason: warning: %s: %s\n", f.Ref, f.Message)
+			continue
+		}
+		refused++
 		fmt.Fprintf(o.Err, "git-reason: %s: %s\n", f.Ref, f.Message)
 	}
-	if n := len(found); n > 0 {
+	if n := refused; n > 0 {
 		return refusedf("push refused: %s; see each with 'git reason verify' and 'git reason check neutrality', fix each with new records or renames, then push again", record.Plural(n, "finding"))
 	}
 	if remote == "" {

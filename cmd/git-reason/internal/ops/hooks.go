@@ -12,6 +12,7 @@ import (
 	"git-reason/gitstore"
 	"git-reason/gitstore/git"
 	"git-reason/hooks"
+	"git-reason/policy/neutrality"
 	"git-reason/record"
 )
 
@@ -99,10 +100,27 @@ const zeroHash = "0000000000000000000000000000000000000000"
 // emptyTree is git's empty tree, the base for checking a whole commit.
 const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
-// PushFinding is one reason a push is refused.
+// PushFinding is one reason a push is refused or, marked Warning, what
+// the push is told without being refused (a file the neutrality check did
+// not read).
 type PushFinding struct {
-	Ref     string `json:"ref"`
-	Message string `json:"message"`
+	Ref, Message string
+	Warning      bool
+}
+
+// ViolationLine is a neutrality violation as a person reads it, one a
+// line: its path (a name a clone chose, which may hold a newline), term
+// and declaration escaped as every text output is, so that the line stays
+// one honest line and a hook's every line keeps its prefix.
+func ViolationLine(v neutrality.Violation) string {
+	v.Path, v.Name, v.DeclaredAs = record.Printable(v.Path), record.Printable(v.Name), record.Printable(v.DeclaredAs)
+	return v.String()
+}
+
+// NotChecked is the line saying a file was not checked for neutrality,
+// and why.
+func NotChecked(s neutrality.Skipped) string {
+	return "not checked: " + record.Printable(s.Path) + ": " + s.Reason
 }
 
 // PushLine is one ref a push sends, as git's pre-push hook hands it over
@@ -177,10 +195,20 @@ func (e *Session) PrePush(ctx context.Context, lines []PushLine) ([]PushFinding,
 		}
 		res, err := e.CheckNeutrality(ctx, NeutralityRequest{Range: base + ".." + localSHA, Dir: e.Repo.WorkTree})
 		if err != nil {
+			// A tag may name a blob (as some projects publish a signing
+			// key): it holds no files to check, and a range to it is
+			// refused as bad input.
+			if typ, terr := e.Repo.Git(ctx, "cat-file", "-t", localSHA+"^{}"); terr == nil && strings.TrimSpace(string(typ)) == "blob" {
+				out = append(out, PushFinding{Ref: remoteRef, Message: NotChecked(neutrality.Skipped{Path: localSHA, Reason: "a blob, not a commit: it holds no files"}), Warning: true})
+				continue
+			}
 			return nil, err
 		}
 		for _, v := range res.Violations {
-			out = append(out, PushFinding{Ref: remoteRef, Message: v.String()})
+			out = append(out, PushFinding{Ref: remoteRef, Message: ViolationLine(v)})
+		}
+		for _, s := range res.Skipped {
+			out = append(out, PushFinding{Ref: remoteRef, Message: NotChecked(s), Warning: true})
 		}
 	}
 	if len(at) == 0 {

@@ -25,8 +25,9 @@ type NeutralityRequest struct {
 // CheckNeutrality finds where provider-neutral files name a provider,
 // vendor, model or advisor. The names come from the declarations with
 // overlays applied, plus the configuration's extra terms; which files are
-// neutral comes from .reason/neutrality.yaml. Without that file the
-// repository is not configured and nothing is checked.
+// neutral comes from .reason/neutrality.yaml (as staged when checking the
+// index, as at B when checking A..B, see neutralityConfig). Without that
+// file the repository is not configured and nothing is checked.
 func (e *Session) CheckNeutrality(ctx context.Context, req NeutralityRequest) (*neutrality.Result, error) {
 	if e.Repo.WorkTree == "" {
 		return nil, Usage("check neutrality needs a work tree; this repository is bare")
@@ -46,7 +47,7 @@ func (e *Session) CheckNeutrality(ctx context.Context, req NeutralityRequest) (*
 			return nil, err
 		}
 	}
-	cfg, configured, err := LoadNeutralityConfig(e.Repo.WorkTree)
+	cfg, configured, err := e.neutralityConfig(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -75,6 +76,54 @@ func (e *Session) CheckNeutrality(ctx context.Context, req NeutralityRequest) (*
 		return nil, perr
 	}
 	return res, err
+}
+
+// neutralityConfig is the configuration that applies to what req checks:
+// the one staged in the index for the index, the one at B for a range
+// A..B, and the work tree's for the work tree or when the index or B has
+// none. Read from the work tree only, a push of a branch made from a
+// checkout that lacked the file (an older branch) checked nothing, and one
+// whose own configuration excludes a path was refused by the checkout's.
+func (e *Session) neutralityConfig(ctx context.Context, req NeutralityRequest) (*neutrality.Config, bool, error) {
+	var spec string // git's name of the configuration's blob
+	switch {
+	case req.Staged:
+		spec = ":" + neutrality.ConfigPath
+	case req.Range != "":
+		_, tip, _ := strings.Cut(strings.Replace(req.Range, "...", "..", 1), "..")
+		if tip == "" {
+			tip = "HEAD"
+		}
+		spec = tip + ":" + neutrality.ConfigPath
+	}
+	if spec != "" {
+		// Its size first, so that a huge blob is not read: git fails when
+		// there is no such file, and the work tree's applies.
+		if size, err := e.Repo.Git(ctx, "cat-file", "-s", spec); err == nil {
+			return e.neutralityConfigBlob(ctx, spec, strings.TrimSpace(string(size)))
+		}
+	}
+	return LoadNeutralityConfig(e.Repo.WorkTree)
+}
+
+// neutralityConfigBlob parses the configuration git names spec, of size
+// bytes, refusing what is not a file of at most advisor.MaxDeclarationBytes
+// as the work tree's is refused.
+func (e *Session) neutralityConfigBlob(ctx context.Context, spec, size string) (*neutrality.Config, bool, error) {
+	var n int64
+	_, err := fmt.Sscan(size, &n)
+	var data []byte
+	if err == nil && n <= advisor.MaxDeclarationBytes {
+		data, err = e.Repo.Git(ctx, "cat-file", "blob", spec) // fails for a directory
+	}
+	if err != nil || n > advisor.MaxDeclarationBytes {
+		return nil, true, Usage("%s: not a file of at most %d bytes: replace it with the file itself", spec, advisor.MaxDeclarationBytes)
+	}
+	c, err := neutrality.ParseConfig(spec, data)
+	if err != nil {
+		return nil, true, Usage("%v", err)
+	}
+	return c, true, nil
 }
 
 // LoadNeutralityConfig reads .reason/neutrality.yaml under the work tree
