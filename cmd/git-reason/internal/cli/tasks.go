@@ -65,7 +65,13 @@ func tasksCommand() *cli.Command {
 				// pull).
 				none = sess.NoTasks(c.Context).String()
 			}
-			return o.render(rows, func(w io.Writer) error { return printTasks(w, o.colours(), rows, none) })
+			return o.render(rows, func(w io.Writer) error {
+				pal, err := o.colours()
+				if err != nil {
+					return err
+				}
+				return printTasks(w, pal, rows, none)
+			})
 		},
 	}
 }
