@@ -639,6 +639,14 @@ func parseEvidenceFrom(s string, here func(string) string) (record.Evidence, err
 			continue
 		}
 		ref, summary := rest[:i], rest[i+1:]
+		switch kind {
+		case "file", "command", "commit", "url":
+			// Only a note may point at nothing: file::SUMMARY was
+			// recorded, and its material was "not a clean path".
+			if strings.TrimSpace(ref) == "" {
+				return record.Evidence{}, ops.Usage("evidence %q names no %s: write %s:REF:SUMMARY (only a note's REF may be empty)", s, kind, kind)
+			}
+		}
 		if kind == "file" {
 			if here != nil {
 				ref = here(ref)
