@@ -573,7 +573,7 @@ type recordJSON struct {
 // printRecord renders a stored record and, for a plan whose review the
 // repository's declarations lowered (lowered not nil), the line saying so.
 func (b *base) printRecord(res *record.Result, lowered *ops.Lowered) error {
-	return b.render(recordJSON{Record: res.Record, Commit: res.Commit, Lowered: lowered}, func(w io.Writer) error {
+	return storedAnyway(res, b.render(recordJSON{Record: res.Record, Commit: res.Commit, Lowered: lowered}, func(w io.Writer) error {
 		fmt.Fprintf(w, "%s %s recorded in %s (commit %s)\n", res.Kind, res.ID, res.Task, record.ShortCommit(res.Commit))
 		fmt.Fprintf(w, "  %s\n", record.Summary(res.Entry))
 		switch d := res.Derived.(type) {
@@ -592,7 +592,19 @@ func (b *base) printRecord(res *record.Result, lowered *ops.Lowered) error {
 			}
 		}
 		return nil
-	})
+	}))
+}
+
+// storedAnyway is err, a write's output failing, unless a --jq expression
+// failed on the output of a record already stored: exit 2 said nothing
+// was written, and a script retrying wrote the record twice.
+func storedAnyway(res *record.Result, err error) error {
+	if jq := (jqRunError{}); errors.As(err, &jq) {
+		id := record.ShortID(res.ID)
+		return failure(fmt.Sprintf("%s %s recorded in %s (commit %s), but %v: the record is stored, do not write it again (see 'git reason show %s')",
+			res.Kind, id, res.Task, record.ShortCommit(res.Commit), jq.error, id))
+	}
+	return err
 }
 
 // lineRange returns the length of the START[-END] that begins s and is
