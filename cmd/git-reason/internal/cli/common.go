@@ -599,10 +599,17 @@ func (b *base) printRecord(res *record.Result, lowered *ops.Lowered) error {
 // failed on the output of a record already stored: exit 2 said nothing
 // was written, and a script retrying wrote the record twice.
 func storedAnyway(res *record.Result, err error) error {
+	id := record.ShortID(res.ID)
+	return doneAnyway(err, fmt.Sprintf("%s %s recorded in %s (commit %s)", res.Kind, id, res.Task, record.ShortCommit(res.Commit)),
+		fmt.Sprintf("the record is stored, do not write it again (see 'git reason show %s')", id))
+}
+
+// doneAnyway is err, unless a --jq expression failed on the output of a
+// change already made: then a failure (exit 1) saying what was done,
+// the jq error, then what to do.
+func doneAnyway(err error, done, then string) error {
 	if jq := (jqRunError{}); errors.As(err, &jq) {
-		id := record.ShortID(res.ID)
-		return failure(fmt.Sprintf("%s %s recorded in %s (commit %s), but %v: the record is stored, do not write it again (see 'git reason show %s')",
-			res.Kind, id, res.Task, record.ShortCommit(res.Commit), jq.error, id))
+		return failure(fmt.Sprintf("%s, but %v: %s", done, jq.error, then))
 	}
 	return err
 }

@@ -132,14 +132,15 @@ func taskCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				return o.render(res, func(w io.Writer) error {
+				deleted := fmt.Sprintf("deleted task %s (its ref named %s)", res.Task, record.ShortCommit(res.Head))
+				return doneAnyway(o.render(res, func(w io.Writer) error {
 					if res.DoesNotRead {
 						_, err := fmt.Fprintf(w, "deleted task %s (its history did not read; its ref named %s)\n", res.Task, record.ShortCommit(res.Head))
 						return err
 					}
 					_, err := fmt.Fprintf(w, "deleted task %s (%s, commit %s)\n", res.Task, record.Plural(res.Records, "record"), record.ShortCommit(res.Head))
 					return err
-				})
+				}), deleted, "the task is deleted, do not delete it again")
 			},
 		}},
 	}
