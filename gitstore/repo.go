@@ -66,6 +66,11 @@ func Discover(dir string) (*Repo, error) {
 		return &Repo{GitDir: lines[0], CommonDir: lines[1], WorkTree: lines[5], ObjectDir: lines[2], ObjectFormat: lines[3]}, nil
 	case errors.As(err, &ge) && len(lines) == 5 && strings.Contains(ge.Stderr, "must be run in a work tree"):
 		return &Repo{GitDir: lines[0], CommonDir: lines[1], ObjectDir: lines[2], ObjectFormat: lines[3], Bare: lines[4] == "true"}, nil
+	case err == nil || errors.As(err, &ge) && strings.Contains(ge.Stderr, "must be run in a work tree"):
+		// More lines than values: a path holds a line break (a
+		// repository in "a\nb", which git itself works in). Each value
+		// asked alone is one value, whatever it holds.
+		return discoverEach(dir, err == nil)
 	case errors.As(err, &ge):
 		msg := oneLine(ge.Stderr)
 		switch {
@@ -81,6 +86,28 @@ func Discover(dir string) (*Repo, error) {
 		return nil, fmt.Errorf("discover repository in %s: %w", dir, err)
 	}
 	return nil, fmt.Errorf("discover repository in %s: git rev-parse printed %q", dir, out)
+}
+
+// discoverEach is Discover with one git rev-parse per value, for paths
+// whose line breaks make one answer's lines ambiguous; workTree says
+// whether git named a work tree.
+func discoverEach(dir string, workTree bool) (*Repo, error) {
+	var vals []string
+	for _, arg := range [][]string{{"--git-dir"}, {"--git-common-dir"}, {"--git-path", "objects"}, {"--show-object-format"}, {"--is-bare-repository"}, {"--show-toplevel"}} {
+		if arg[0] == "--show-toplevel" && !workTree {
+			break
+		}
+		out, err := git.Run(context.Background(), dir, append([]string{"rev-parse", "--path-format=absolute"}, arg...)...)
+		if err != nil {
+			return nil, fmt.Errorf("discover repository in %s: %w", dir, err)
+		}
+		vals = append(vals, strings.TrimSuffix(string(out), "\n"))
+	}
+	r := &Repo{GitDir: vals[0], CommonDir: vals[1], ObjectDir: vals[2], ObjectFormat: vals[3], Bare: vals[4] == "true"}
+	if workTree {
+		r.WorkTree, r.Bare = vals[5], false
+	}
+	return r, nil
 }
 
 // gitSays is git's own message for one of Discover's sentinel errors.

@@ -100,6 +100,37 @@ func TestDiscover(t *testing.T) {
 	}
 }
 
+// TestDiscoverLineBreak: a repository whose path holds a line break,
+// where git works, was no repository to git reason ("git rev-parse
+// printed ..."): the one answer's lines were split as values.
+func TestDiscoverLineBreak(t *testing.T) {
+	t.Parallel()
+	top := filepath.Join(evalPath(t, t.TempDir()), "line\nbreak")
+	sub := filepath.Join(top, "sub\ndir")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, top, "init", "-q")
+	bare := filepath.Join(evalPath(t, t.TempDir()), "b\n.git")
+	gitIn(t, filepath.Dir(bare), "init", "-q", "--bare", bare)
+	git := filepath.Join(top, ".git")
+	for _, tc := range []struct {
+		name, dir string
+		want      Repo
+	}{
+		{"top", top, Repo{GitDir: git, CommonDir: git, WorkTree: top}},
+		{"subdir", sub, Repo{GitDir: git, CommonDir: git, WorkTree: top}},
+		{"bare", bare, Repo{GitDir: bare, CommonDir: bare, Bare: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assertDiscover(t, tc.dir, tc.want)
+			if r, _ := Discover(tc.dir); r != nil && (r.ObjectFormat != "sha1" || evalPath(t, r.ObjectDir) != evalPath(t, filepath.Join(tc.want.CommonDir, "objects"))) {
+				t.Errorf("object format %q, object directory %q", r.ObjectFormat, r.ObjectDir)
+			}
+		})
+	}
+}
+
 func TestDiscoverRelativeDot(t *testing.T) {
 	// t.Chdir: not in parallel.
 	repo := newTestRepo(t)

@@ -111,24 +111,23 @@ func (l *Lock) write(data []byte, mode os.FileMode, sync bool) error {
 	f := l.f
 	if mode != 0 {
 		if err := f.Chmod(mode); err != nil {
-			return fmt.Errorf("chmod %s: %w", f.Name(), err)
+			return err // "chmod PATH: ..."
 		}
 	}
 	if err := AdjustCreated(f.Name()); err != nil {
 		return fmt.Errorf("chmod %s: %w", f.Name(), err)
 	}
+	// The file's errors name it and the operation already ("write
+	// PATH: no space left on device"): wrapped, the path came twice.
 	if _, err := f.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", f.Name(), err)
+		return err
 	}
 	if sync {
 		if err := f.Sync(); err != nil {
-			return fmt.Errorf("sync %s: %w", f.Name(), err)
+			return err
 		}
 	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", f.Name(), err)
-	}
-	return nil
+	return f.Close()
 }
 
 // Place renames a lock its content was written to (Prepare) over the

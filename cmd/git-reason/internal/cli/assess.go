@@ -53,8 +53,8 @@ func assessCommand() *cli.Command {
 }
 
 func runAssess(ctx context.Context, o *assessOptions) error {
-	return o.write(ctx, record.KindAssessment, func(*ops.Session) (any, error) {
-		ev, err := parseEvidenceList(o.Evidence)
+	return o.write(ctx, record.KindAssessment, func(sess *ops.Session) (any, error) {
+		ev, err := parseEvidenceList(sess, o.Evidence)
 		return &record.Assessment{Subject: o.Subject, Question: o.Question, Materiality: o.Materiality,
 			Reversibility: o.Reversibility, Needs: o.Needs, Evidence: ev, NewEvidence: o.NewEvidence}, err
 	})

@@ -90,23 +90,26 @@ func colourOn(st *settings.Settings, when settings.Color, w io.Writer, json bool
 }
 
 // colours returns the palette for the verb's stdout and lets the printable
-// filter pass its sequences.
-func (b *base) colours() palette {
+// filter pass its sequences. A setting that does not read (color.ui=maybe)
+// is the error every verb reading it gives (exit 2), as git dies on it:
+// status TASK and tasks, which read nothing else of the settings, went on
+// without colour.
+func (b *base) colours() (palette, error) {
 	if b.JSON {
-		return palette{}
+		return palette{}, nil
 	}
 	sess, err := b.Open()
 	if err != nil {
-		return palette{}
+		return palette{}, err
 	}
 	st, err := sess.Settings()
 	if err != nil || !colourOn(st, colourChosen(b.cmdline), b.Out, false) {
-		return palette{}
+		return palette{}, err
 	}
 	if pw, ok := b.Out.(*printableWriter); ok {
 		pw.sgr = true
 	}
-	return palette{on: true}
+	return palette{on: true}, nil
 }
 
 // cutSGR splits s at the first of git reason's own SGR sequences: what

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -195,7 +198,7 @@ func flagValues(c *cli.Context) error {
 			values := c.StringSlice(name)
 			switch name {
 			case "evidence":
-				ev, err := parseEvidenceList(values)
+				ev, err := parseEvidenceList(nil, values)
 				if err != nil {
 					return err
 				}
@@ -570,7 +573,7 @@ type recordJSON struct {
 // printRecord renders a stored record and, for a plan whose review the
 // repository's declarations lowered (lowered not nil), the line saying so.
 func (b *base) printRecord(res *record.Result, lowered *ops.Lowered) error {
-	return b.render(recordJSON{Record: res.Record, Commit: res.Commit, Lowered: lowered}, func(w io.Writer) error {
+	return storedAnyway(res, b.render(recordJSON{Record: res.Record, Commit: res.Commit, Lowered: lowered}, func(w io.Writer) error {
 		fmt.Fprintf(w, "%s %s recorded in %s (commit %s)\n", res.Kind, res.ID, res.Task, record.ShortCommit(res.Commit))
 		fmt.Fprintf(w, "  %s\n", record.Summary(res.Entry))
 		switch d := res.Derived.(type) {
@@ -589,7 +592,26 @@ func (b *base) printRecord(res *record.Result, lowered *ops.Lowered) error {
 			}
 		}
 		return nil
-	})
+	}))
+}
+
+// storedAnyway is err, a write's output failing, unless a --jq expression
+// failed on the output of a record already stored: exit 2 said nothing
+// was written, and a script retrying wrote the record twice.
+func storedAnyway(res *record.Result, err error) error {
+	id := record.ShortID(res.ID)
+	return doneAnyway(err, fmt.Sprintf("%s %s recorded in %s (commit %s)", res.Kind, id, res.Task, record.ShortCommit(res.Commit)),
+		fmt.Sprintf("the record is stored, do not write it again (see 'git reason show %s')", id))
+}
+
+// doneAnyway is err, unless a --jq expression failed on the output of a
+// change already made: then a failure (exit 1) saying what was done,
+// the jq error, then what to do.
+func doneAnyway(err error, done, then string) error {
+	if jq := (jqRunError{}); errors.As(err, &jq) {
+		return failure(fmt.Sprintf("%s, but %v: %s", done, jq.error, then))
+	}
+	return err
 }
 
 // lineRange returns the length of the START[-END] that begins s and is
@@ -618,6 +640,12 @@ func lineRange(s string) int {
 // ref keeps its own colons where they are part of "://" or a port, and a
 // file's ref its line range (file:PATH:START-END:SUMMARY).
 func parseEvidence(s string) (record.Evidence, error) {
+	return parseEvidenceFrom(s, nil)
+}
+
+// parseEvidenceFrom is parseEvidence with a file's path read by here
+// (fileFromHere) when it is not nil.
+func parseEvidenceFrom(s string, here func(string) string) (record.Evidence, error) {
 	kind, rest, ok := strings.Cut(s, ":")
 	if !ok {
 		return record.Evidence{}, ops.Usage("evidence %q: write KIND:REF:SUMMARY, KIND one of file, command, commit, url, note", s)
@@ -630,7 +658,18 @@ func parseEvidence(s string) (record.Evidence, error) {
 			continue
 		}
 		ref, summary := rest[:i], rest[i+1:]
+		switch kind {
+		case "file", "command", "commit", "url":
+			// Only a note may point at nothing: file::SUMMARY was
+			// recorded, and its material was "not a clean path".
+			if strings.TrimSpace(ref) == "" {
+				return record.Evidence{}, ops.Usage("evidence %q names no %s: write %s:REF:SUMMARY (only a note's REF may be empty)", s, kind, kind)
+			}
+		}
 		if kind == "file" {
+			if here != nil {
+				ref = here(ref)
+			}
 			// file:PATH:START-END:SUMMARY names lines of the file.
 			if n := lineRange(summary); n > 0 {
 				ref, summary = ref+":"+summary[:n], summary[n+1:]
@@ -641,16 +680,57 @@ func parseEvidence(s string) (record.Evidence, error) {
 	return record.Evidence{}, ops.Usage("evidence %q: write KIND:REF:SUMMARY (REF may be empty: note::SUMMARY)", s)
 }
 
-func parseEvidenceList(vals []string) ([]record.Evidence, error) {
+// parseEvidenceList parses each value; with a session, a file's path is
+// read from the current directory as git reads a path (fileFromHere).
+func parseEvidenceList(sess *ops.Session, vals []string) ([]record.Evidence, error) {
 	var out []record.Evidence
+	here := fileFromHere(sess)
 	for _, v := range vals {
-		ev, err := parseEvidence(v)
+		ev, err := parseEvidenceFrom(v, here)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, ev)
 	}
 	return out, nil
+}
+
+// fileFromHere returns how a file evidence's path given on the command
+// line is read: as git reads a path (git add, git log -- PATH), from the
+// current directory, when the file is there, and stored from the work
+// tree's top, where an advisor's material reads it. Run in db/,
+// file:schema.sql names db/schema.sql, which the record kept as
+// "schema.sql", a file the material then did not find. A path that names
+// no file from here is kept as given, from the top (file:db/schema.sql
+// from db/ still names db/schema.sql). nil without a work tree.
+func fileFromHere(sess *ops.Session) func(string) string {
+	if sess == nil || sess.Repo.WorkTree == "" {
+		return nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil
+	}
+	return func(p string) string {
+		abs := p
+		if !filepath.IsAbs(p) {
+			abs = filepath.Join(wd, p)
+		}
+		if _, err := os.Lstat(abs); err != nil {
+			return p
+		}
+		// The directory's symbolic links resolved, not the file's: a
+		// link is evidence as the path that names it.
+		dir, ok := sess.InWorkTree(filepath.Dir(abs))
+		if !ok {
+			return p
+		}
+		rel := path.Join(dir, filepath.Base(abs))
+		if rel == "." || strings.HasPrefix(rel, "../") {
+			return p
+		}
+		return rel
+	}
 }
 
 // latest returns the id of the task's latest record of kind, for commands

@@ -369,6 +369,13 @@ func jqParseError(expr string, err error) error {
 	return ops.Usage("--jq %q: %v", expr, err)
 }
 
+// jqRunError is a --jq expression that parses but fails on the output
+// (error("x"), .[0] of an object): bad usage (exit 2), unless a write
+// verb stored its record first (printRecord).
+type jqRunError struct{ error }
+
+func (e jqRunError) Unwrap() error { return e.error }
+
 // exportJQ prints what the jq expression makes of data (exportJSON's
 // output), one result per line: strings raw, everything else as compact
 // JSON, as gh's --jq does.
@@ -391,7 +398,7 @@ func exportJQ(w io.Writer, data []byte, expr string) error {
 			return nil
 		}
 		if err, ok := r.(error); ok {
-			return ops.Usage("--jq %q: %v", expr, err)
+			return jqRunError{ops.Usage("--jq %q: %v", expr, err)}
 		}
 		if s, ok := r.(string); ok {
 			fmt.Fprintln(w, s)

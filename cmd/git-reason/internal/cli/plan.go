@@ -66,7 +66,7 @@ func runPlan(ctx context.Context, o *planOptions) error {
 		printQuestions(w, qs)
 		return nil
 	})
-	if err == nil {
+	if err = storedAnyway(res, err); err == nil {
 		o.printNextAfter(ctx, sess, res)
 	}
 	return err

@@ -67,7 +67,7 @@ func runResolve(ctx context.Context, o *resolveOptions, usage string, alone bool
 					o.Disagreement, o.Disagreement, o.Disagreement)
 			}
 		}
-		ev, err := parseEvidenceList(o.Evidence)
+		ev, err := parseEvidenceList(sess, o.Evidence)
 		return &record.Resolution{Disagreement: o.Disagreement, Decision: o.Decision, Evidence: ev}, err
 	})
 }

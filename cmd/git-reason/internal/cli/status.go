@@ -69,7 +69,10 @@ func runStatus(ctx context.Context, o *statusOptions) error {
 	}
 	out.Needs = needs
 	out.Remote = sess.Shared(o.Task)
-	pal := o.colours()
+	pal, err := o.colours()
+	if err != nil {
+		return err
+	}
 	return o.render(out, func(w io.Writer) error {
 		printStatus(w, pal, out.Status)
 		if line := out.Signatures.Text(); line != "" {
@@ -114,8 +117,12 @@ func statusAll(ctx context.Context, o *statusOptions, sess *ops.Session) error {
 		}
 		return nil
 	}
+	pal, err := o.colours()
+	if err != nil {
+		return err
+	}
 	w := &lineBuffer{w: o.Out} // a line per task: written in large pieces
-	if err := printStatusTable(w, o.colours(), all); err != nil {
+	if err := printStatusTable(w, pal, all); err != nil {
 		return err
 	}
 	needs, err := sess.Needs(ctx, all)

@@ -65,7 +65,13 @@ func tasksCommand() *cli.Command {
 				// pull).
 				none = sess.NoTasks(c.Context).String()
 			}
-			return o.render(rows, func(w io.Writer) error { return printTasks(w, o.colours(), rows, none) })
+			return o.render(rows, func(w io.Writer) error {
+				pal, err := o.colours()
+				if err != nil {
+					return err
+				}
+				return printTasks(w, pal, rows, none)
+			})
 		},
 	}
 }
@@ -126,14 +132,15 @@ func taskCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				return o.render(res, func(w io.Writer) error {
+				deleted := fmt.Sprintf("deleted task %s (its ref named %s)", res.Task, record.ShortCommit(res.Head))
+				return doneAnyway(o.render(res, func(w io.Writer) error {
 					if res.DoesNotRead {
 						_, err := fmt.Fprintf(w, "deleted task %s (its history did not read; its ref named %s)\n", res.Task, record.ShortCommit(res.Head))
 						return err
 					}
 					_, err := fmt.Fprintf(w, "deleted task %s (%s, commit %s)\n", res.Task, record.Plural(res.Records, "record"), record.ShortCommit(res.Head))
 					return err
-				})
+				}), deleted, "the task is deleted, do not delete it again")
 			},
 		}},
 	}

@@ -81,7 +81,7 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 		if err != nil {
 			return nil, err
 		}
-		ev, err := parseEvidenceList(o.Evidence)
+		ev, err := parseEvidenceList(sess, o.Evidence)
 		v := &record.Validation{Conclusion: id, Evidence: ev, Method: "manual", Result: o.Manual}
 		if o.Run != "" {
 			v.Method, v.Command, v.Result = "command", o.Run, ""
