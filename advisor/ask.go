@@ -59,9 +59,10 @@ func DeclaredModel(d Declaration) string {
 
 // Ask asks one advisor once, within its own timeout, and normalises the
 // answer. It makes exactly one attempt: retries would hide failures from
-// the circuits.
+// the circuits. An exec advisor declared with workdir: empty runs in an
+// empty temporary directory, as for a peer (AskForPeer).
 func Ask(ctx context.Context, d Declaration, req transport.Request) *Asked {
-	return ask(ctx, d, Target(d), req)
+	return askIn(ctx, d, d.RunsInEmptyDir(), req)
 }
 
 // AskForPeer asks one advisor a peer's question, as Ask does, when
@@ -70,9 +71,15 @@ func Ask(ctx context.Context, d Declaration, req transport.Request) *Asked {
 // carries its material, and a peer's question must not find this
 // repository where the command starts.
 func AskForPeer(ctx context.Context, d Declaration, req transport.Request) *Asked {
+	return askIn(ctx, d, d.Adapter == AdapterExec, req)
+}
+
+// askIn asks d once, in an empty temporary directory removed once it has
+// answered when empty says so.
+func askIn(ctx context.Context, d Declaration, empty bool, req transport.Request) *Asked {
 	t := Target(d)
-	if d.Adapter == AdapterExec {
-		dir, err := os.MkdirTemp("", "git-reason-peer-")
+	if empty {
+		dir, err := os.MkdirTemp("", "git-reason-advisor-")
 		if err != nil {
 			return &Asked{Advisor: d.ID, Transport: d.Transport, Endpoint: Endpoint(d),
 				Failure: &record.Failure{Kind: string(transport.Unavailable), Detail: "no empty directory to run it in"}}

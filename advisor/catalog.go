@@ -24,6 +24,20 @@ const (
 	AdapterPeer            = "peer"
 )
 
+// Where an exec advisor's command runs (Declaration.Workdir).
+const (
+	// WorkdirRepository runs it where git reason runs (the work tree's
+	// top for an advisor a trusted repository overlay declares): a
+	// repository's own script needs the files it names. The default.
+	WorkdirRepository = "repository"
+	// WorkdirEmpty runs it in an empty temporary directory, removed once
+	// it has answered: the question carries its material, and a command
+	// that reads configuration from where it starts (a coding agent's
+	// project settings, which may name commands to run) finds none of
+	// the repository's.
+	WorkdirEmpty = "empty"
+)
+
 // Transports lists the declarable transports in documentation order.
 func Transports() []string {
 	return []string{TransportAPI, TransportCLI, TransportLocalRuntime, TransportPeer}
@@ -106,6 +120,9 @@ type Declaration struct {
 	// this machine's files, so only a declaration that says so lets a
 	// peer's question reach it (see MayAnswerPeers).
 	AnswersPeers bool `yaml:"answers_peers" json:"answers_peers,omitempty"`
+	// Workdir says where an exec advisor's command runs: WorkdirRepository
+	// (the default, "") or WorkdirEmpty (see RunsInEmptyDir).
+	Workdir string `yaml:"workdir" json:"workdir,omitempty"`
 	// Headers are extra HTTP headers a wire format needs (a version header,
 	// say): data, so that no code spells a vendor's header.
 	Headers map[string]string `yaml:"headers" json:"headers,omitempty"`
@@ -143,6 +160,13 @@ func (d Declaration) executablePath() string {
 // never is, so that two servers never ask each other in a loop.
 func (d Declaration) MayAnswerPeers() bool {
 	return d.Transport != TransportPeer && d.Adapter != AdapterPeer && (d.Adapter != AdapterExec || d.AnswersPeers)
+}
+
+// RunsInEmptyDir reports whether the advisor's command runs in an empty
+// temporary directory rather than where git reason runs: an exec advisor
+// whose declaration says workdir: empty.
+func (d Declaration) RunsInEmptyDir() bool {
+	return d.Adapter == AdapterExec && d.Workdir == WorkdirEmpty
 }
 
 // DefaultTimeout bounds one consultation when the declaration sets none.

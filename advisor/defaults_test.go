@@ -52,3 +52,18 @@ func TestEmbeddedDefaultsLoadClean(t *testing.T) {
 		}
 	}
 }
+
+// Every shipped exec advisor runs a coding agent, which reads project
+// settings where it starts: each runs in an empty directory, never in a
+// cloned stranger's work tree.
+func TestShippedExecAdvisorsRunInEmptyDir(t *testing.T) {
+	c, _, err := Load(Sources{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range c.Advisors {
+		if d.Adapter == AdapterExec && !d.RunsInEmptyDir() {
+			t.Errorf("shipped advisor %s runs its command in the work tree (workdir %q), want workdir: empty", d.ID, d.Workdir)
+		}
+	}
+}

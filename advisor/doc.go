@@ -43,6 +43,13 @@
 // since the load. [OverlayEffects] says what
 // trusting changes. It must be a regular file ([ReadRegular]).
 //
+// An exec advisor's workdir says where its command starts:
+// [WorkdirRepository] (the default) or [WorkdirEmpty], an empty temporary
+// directory removed once it has answered ([Declaration.RunsInEmptyDir];
+// [Ask]). The shipped agent CLIs say empty: started in a cloned work tree,
+// an agent reads the project settings there, which may name commands to
+// run. workdir is among [GatedFields].
+//
 // An entry with a declared id overrides field by field (lists are replaced
 // whole); a new id is added at the end; order moves the named advisors to
 // the front. Declaration order after overlays is preference order.

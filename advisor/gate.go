@@ -12,9 +12,11 @@ import (
 // context_bytes and context_tokens because they say how much of the
 // repository is sent, peer_advisor because it says who reads it there,
 // answers_peers because it lets whoever holds serve's token have a command
-// run on this machine and read its answer.
+// run on this machine and read its answer, workdir because it says whether
+// a command starts where the repository's own files can tell it what else
+// to run.
 var GatedFields = []string{"transport", "adapter", "base_url", "credential", "executable",
-	"command", "headers", "auth_header", "auth_scheme", "local", "context_bytes", "context_tokens", "peer_advisor", "answers_peers"}
+	"command", "headers", "auth_header", "auth_scheme", "local", "context_bytes", "context_tokens", "peer_advisor", "answers_peers", "workdir"}
 
 // AttributionFields are the advisor fields that change what a consultation
 // record attributes the answer to (its declared model, and the vendor and

@@ -79,7 +79,11 @@ func (d Declaration) Describe() string {
 	if d.Adapter == AdapterExec {
 		fmt.Fprintf(&b, ": runs %s", quoteArgs(d.Command))
 		names, opaque := commandNames(d.Command)
-		if d.Dir != "" {
+		if d.RunsInEmptyDir() {
+			// Nothing it names is read from the work tree: it starts
+			// where there is nothing.
+			b.WriteString(" in an empty temporary directory")
+		} else if d.Dir != "" {
 			// Declared by the repository: what its command names there
 			// is covered by trust, file by file or directory by
 			// directory (CoveredFile); the top itself, and what it names

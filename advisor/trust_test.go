@@ -938,3 +938,45 @@ func TestReachedFilesBounded(t *testing.T) {
 		t.Errorf("notes do not say what is not followed: %q", all)
 	}
 }
+
+// workdir runs something as command does: from an untrusted repository
+// overlay it cannot move an advisor the user runs in an empty directory
+// into the work tree; trusted (or from the user's overlay) it can, and
+// trust says where it runs.
+func TestWorkdirNeedsTrust(t *testing.T) {
+	user := writeFile(t, "user.yaml", "advisors:\n  - id: bravo\n    workdir: empty\n")
+	body := "advisors:\n  - id: bravo\n    workdir: repository\n"
+	file := repoOverlay(t, body)
+	c, _, err := Load(Sources{Base: fixtureBase(), User: user, Repository: file, RepositoryTrusted: func(string) bool { return false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := c.Advisor("bravo"); !b.RunsInEmptyDir() || b.Dir != "" {
+		t.Errorf("an untrusted overlay moved bravo into the work tree: workdir %q, dir %q", b.Workdir, b.Dir)
+	}
+	if c.Untrusted == nil || !slices.Equal(c.Untrusted.Ignored, []string{"bravo: workdir"}) {
+		t.Errorf("Untrusted = %+v, want bravo's workdir ignored", c.Untrusted)
+	}
+	c, _, err = Load(Sources{Base: fixtureBase(), User: user, Repository: file, RepositoryTrusted: func(string) bool { return true }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := c.Advisor("bravo"); b.RunsInEmptyDir() || b.Dir != filepath.Dir(filepath.Dir(file)) {
+		t.Errorf("a trusted overlay's workdir does not apply: workdir %q, dir %q", b.Workdir, b.Dir)
+	}
+	effects, err := OverlayEffects(Sources{Base: fixtureBase(), User: user, Repository: file})
+	if err != nil || len(effects.Advisors) != 1 || !slices.Equal(effects.Advisors[0].Changed, []string{"workdir"}) {
+		t.Fatalf("effects %+v, %v: want bravo's workdir changed", effects, err)
+	}
+	if got := effects.Advisors[0].Declaration.Describe(); !strings.Contains(got, `runs ["bravo-cli" "ask"] in the work tree's top`) {
+		t.Errorf("described %q", got)
+	}
+	c, _, err = Load(Sources{Base: fixtureBase(), User: user})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := c.Advisor("bravo")
+	if got := b.Describe(); got != `cli/exec: runs ["bravo-cli" "ask"] in an empty temporary directory (installed when "bravo-cli" is on PATH), the question on its stdin` {
+		t.Errorf("described %q", got)
+	}
+}

@@ -22,12 +22,12 @@ func trustCommand() *cli.Command {
 	return &cli.Command{
 		Description: "A repository's .reason/advisors.yaml is a stranger's file until you trust it: its new advisors and\n" +
 			"the fields that run or send something (transport, adapter, base_url, credential, executable, command,\n" +
-			"headers, auth_header, auth_scheme, local, context_bytes, context_tokens, peer_advisor, answers_peers) are\n" +
-			"ignored until then, and so are the fields that change what a record attributes (model, vendor, provider), profiles'\n" +
-			"modes, new profiles, and any capabilities, cooldown or timeout that would lower the review a plan asks\n" +
-			"for. 'git reason trust' shows every advisor the file adds or changes, what it runs and where it sends\n" +
-			"which credential, what records would attribute and what could lower review, and records the file's\n" +
-			"SHA-256 for this repository in your configuration directory.\n" +
+			"headers, auth_header, auth_scheme, local, context_bytes, context_tokens, peer_advisor, answers_peers,\n" +
+			"workdir) are ignored until then, and so are the fields that change what a record attributes (model, vendor,\n" +
+			"provider), profiles' modes, new profiles, and any capabilities, cooldown or timeout that would lower the\n" +
+			"review a plan asks for. 'git reason trust' shows every advisor the file adds or changes, what it runs and\n" +
+			"where it sends which credential, what records would attribute and what could lower review, and records the\n" +
+			"file's SHA-256 for this repository in your configuration directory.\n" +
 			"Any change to the file untrusts it. A .reason/allowed_signers counts only once trusted too: trust lists\n" +
 			"each signer it allows, and one hash covers both files.\n" +
 			"An exec advisor the file declares, or whose fields that run something it sets, runs in the work tree's\n" +
