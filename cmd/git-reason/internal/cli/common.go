@@ -606,9 +606,9 @@ func storedAnyway(res *record.Result, err error) error {
 
 // doneAnyway is err, unless a --jq expression failed on the output of a
 // change already made: then a failure (exit 1) saying what was done,
-// the jq error, then what to do.
+// the jq error, then what to do. done "" is a change not made: err.
 func doneAnyway(err error, done, then string) error {
-	if jq := (jqRunError{}); errors.As(err, &jq) {
+	if jq := (jqRunError{}); done != "" && errors.As(err, &jq) {
 		return failure(fmt.Sprintf("%s, but %v: %s", done, jq.error, then))
 	}
 	return err

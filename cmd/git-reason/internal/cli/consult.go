@@ -140,7 +140,9 @@ func (o *consultOptions) print(res *ops.ConsultResult) error {
 		Results      []ops.ConsultRow `json:"results"`
 		Disagreement string           `json:"disagreement,omitempty"`
 	}{res, rows, disagreement}
-	return o.render(out, func(w io.Writer) error { return printConsult(w, res, rows, disagreement) })
+	return doneAnyway(o.render(out, func(w io.Writer) error { return printConsult(w, res, rows, disagreement) }),
+		fmt.Sprintf("%s recorded in %s", record.Plural(len(rows), "consultation"), o.Task),
+		fmt.Sprintf("they are stored, do not consult again (see 'git reason status %s')", o.Task))
 }
 
 func printConsult(w io.Writer, res *ops.ConsultResult, rows []ops.ConsultRow, disagreement string) error {

@@ -20,12 +20,18 @@ type hooksOptions struct {
 	// act installs, removes or checks the hooks and says where they are;
 	// server acts on the hosted repository's.
 	act, server func(sess *ops.Session, ctx context.Context, force bool) (string, []hooks.Status, error)
+	// done says what act changed ("" for status): a --jq failing on its
+	// output then exits 1, saying so, not 2 (nothing written).
+	done string
 }
 
 func hooksCommand() *cli.Command {
 	type act = func(*ops.Session, context.Context, bool) (string, []hooks.Status, error)
 	sub := func(name, usage string, force bool, client, server act) *cli.Command {
 		o := &hooksOptions{act: client, server: server}
+		if force {
+			o.done = "hooks " + name + "ed"
+		}
 		flags := []cli.Flag{o.jsonFlag(), &cli.BoolFlag{Name: "server", Destination: &o.Server,
 			Usage: "a hosted (bare) repository's pre-receive hook, which refuses reasoning refs that break the rules"}}
 		if force {
@@ -96,7 +102,7 @@ func runHooks(ctx context.Context, o *hooksOptions) error {
 		// (remote setup), receive.fsckObjects on a server.
 		Configured []string `json:"configured"`
 	}{dir, st, sess.RemotesSetUp}
-	return o.render(out, func(w io.Writer) error {
+	return doneAnyway(o.render(out, func(w io.Writer) error {
 		for _, f := range out.Configured {
 			fmt.Fprintf(w, "%s\n", f)
 		}
@@ -118,7 +124,7 @@ func runHooks(ctx context.Context, o *hooksOptions) error {
 			fmt.Fprintf(w, "%s\t%s\t%s\n", s.Hook, state, s.Path)
 		}
 		return nil
-	})
+	}), o.done, "see 'git reason hooks status'")
 }
 
 // hookCommand is what the installed shims run; it is not for people.

@@ -112,14 +112,14 @@ func runPull(ctx context.Context, o *syncOptions) error {
 		return err
 	}
 	sess.SettleFetched()
-	err = o.render(res, func(w io.Writer) error {
+	err = moved(o.render(res, func(w io.Writer) error {
 		printPull(w, res)
 		printSignatures(o.Err, res.Signatures)
 		if len(res.Tasks) == 0 {
 			fmt.Fprintf(o.Err, "up to date with %s\n", res.Remote)
 		}
 		return nil
-	})
+	}), pulled(res))
 	if err != nil {
 		return err
 	}
@@ -138,13 +138,13 @@ func runPush(ctx context.Context, o *syncOptions) error {
 		return err
 	}
 	sess.SettleFetched()
-	err = o.render(res, func(w io.Writer) error {
+	err = moved(o.render(res, func(w io.Writer) error {
 		printPush(w, res)
 		if len(res.Tasks) == 0 && len(res.Pulled) == 0 {
 			fmt.Fprintf(o.Err, "%s has every task already\n", res.Remote)
 		}
 		return nil
-	})
+	}), pushed(res))
 	if err != nil {
 		return err
 	}
@@ -168,7 +168,7 @@ func runSync(ctx context.Context, o *syncOptions) error {
 		}
 		return err
 	}
-	err = o.render(res, func(w io.Writer) error {
+	err = moved(o.render(res, func(w io.Writer) error {
 		printPull(w, res.Pull)
 		printSignatures(o.Err, res.Pull.Signatures)
 		printPush(w, res.Push)
@@ -176,7 +176,7 @@ func runSync(ctx context.Context, o *syncOptions) error {
 			fmt.Fprintf(o.Err, "in sync with %s\n", res.Remote())
 		}
 		return nil
-	})
+	}), cond(pulled(res.Pull)+pushed(res.Push) != "", "synced with "+res.Remote()))
 	if err != nil {
 		return err
 	}
@@ -184,6 +184,30 @@ func runSync(ctx context.Context, o *syncOptions) error {
 		return err
 	}
 	return quarantineError(res.Pull.Remote, res.Pull.Quarantined, 0)
+}
+
+// moved is err, a sync verb's output failing, unless a --jq expression
+// failed on the output of refs already moved (done says how; "" when it
+// moved none): exit 2 said nothing was changed.
+func moved(err error, done string) error {
+	return doneAnyway(err, done, "its refs are moved (see 'git reason tasks')")
+}
+
+// pulled and pushed say what a pull or push moved, "" when nothing.
+func pulled(res *ops.PullResult) string {
+	return cond(len(res.Tasks) > 0, "pulled from "+res.Remote)
+}
+
+func pushed(res *ops.PushResult) string {
+	return cond(len(res.Tasks)+len(res.Pulled) > 0, "pushed to "+res.Remote)
+}
+
+// cond is s when ok, else "".
+func cond(ok bool, s string) string {
+	if ok {
+		return s
+	}
+	return ""
 }
 
 func remoteCommand() *cli.Command {
@@ -209,7 +233,7 @@ func runRemoteSetup(ctx context.Context, o *syncOptions) error {
 		Remote  string   `json:"remote"`
 		Changed []string `json:"changed"`
 	}{req.Remote, changed}
-	return o.render(out, func(w io.Writer) error {
+	return doneAnyway(o.render(out, func(w io.Writer) error {
 		if len(changed) == 0 {
 			fmt.Fprintf(o.Err, "%s already fetches reasoning: nothing changed\n", req.Remote)
 			return nil
@@ -217,7 +241,7 @@ func runRemoteSetup(ctx context.Context, o *syncOptions) error {
 		fmt.Fprintf(w, "%s\n", strings.Join(changed, "\n"))
 		fmt.Fprintf(o.Err, "'git fetch %s' now also fetches its tasks; 'git reason pull' verifies and merges them\n", req.Remote)
 		return nil
-	})
+	}), cond(len(changed) > 0, req.Remote+" set up"), "its configuration is written (see 'git config --get-all remote."+req.Remote+".fetch')")
 }
 
 func printPull(w io.Writer, res *ops.PullResult) {

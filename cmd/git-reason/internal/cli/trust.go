@@ -59,7 +59,7 @@ func runTrust(o *trustOptions) error {
 	if err != nil {
 		return err
 	}
-	return o.render(res, func(w io.Writer) error {
+	err = o.render(res, func(w io.Writer) error {
 		if o.Revoke {
 			if res.Revoked {
 				fmt.Fprintf(w, "trust revoked for %s: its .reason/advisors.yaml and .reason/allowed_signers count for nothing until trusted again\n", record.Printable(res.Repository))
@@ -95,6 +95,13 @@ func runTrust(o *trustOptions) error {
 		}
 		return nil
 	})
+	switch {
+	case o.Revoke && res.Revoked:
+		return doneAnyway(err, "trust revoked for "+record.Printable(res.Repository), "it is revoked (see 'git reason trust --show')")
+	case !o.Revoke && !o.Show:
+		return doneAnyway(err, "trusted "+record.Printable(res.Repository), "it is trusted (see 'git reason trust --show')")
+	}
+	return err
 }
 
 // trustLines says, one line each, what trusting the overlay changes: what
