@@ -27,8 +27,8 @@ func checkCommand() *cli.Command {
 			Usage:     "find provider, vendor, model or advisor names in provider-neutral files; exits 3 on violations",
 			ArgsUsage: "[PATH...] [--staged] [--range A..B]",
 			Flags: []cli.Flag{
-				&cli.BoolFlag{Name: "staged", Usage: "check the files staged in the index, not the work tree", Destination: &o.Staged},
-				&cli.StringFlag{Name: "range", Usage: "check the files changed in `A..B`, as they are at B", Destination: &o.Range},
+				&cli.BoolFlag{Name: "staged", Usage: "check the files staged in the index, not the work tree, by the .reason/neutrality.yaml staged there", Destination: &o.Staged},
+				&cli.StringFlag{Name: "range", Usage: "check the files changed in `A..B`, as they are at B, by B's .reason/neutrality.yaml (so a range that changes it is judged by its own change: review that file in the diff)", Destination: &o.Range},
 				o.jsonFlag(),
 			},
 			Action: func(c *cli.Context) error {

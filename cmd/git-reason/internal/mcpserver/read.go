@@ -98,7 +98,7 @@ func (s *Server) readTools() (map[string]*tool, error) {
 		"check_neutrality": {input: objectSchema(obj{
 			"paths":  obj{"type": "array", "items": obj{"type": "string", "minLength": 1}, "description": "paths relative to the repository root; none: the whole tree"},
 			"staged": obj{"type": "boolean", "description": "check the files staged in the index"},
-			"range":  obj{"type": "string", "minLength": 1, "description": "check the files changed in A..B, as they are at B"}}), run: s.checkNeutrality},
+			"range":  obj{"type": "string", "minLength": 1, "description": "check the files changed in A..B, as they are at B, by B's .reason/neutrality.yaml"}}), run: s.checkNeutrality},
 		"schema": {input: objectSchema(obj{"kind": obj{"enum": schemaNames(), "description": "a record kind, or a command whose --json output schema is published in full (" + strings.Join(outputNames(), ", ") + ")"}}, "kind"), run: s.schema},
 		"handover": {input: objectSchema(obj{
 			"since": obj{"type": "string", "minLength": 1, "maxLength": 40, "description": "also list the tasks settled since: an age (7d, 36h, 2w), a date (2026-11-01), an RFC 3339 time, or any date git log reads (yesterday, 2 weeks ago); default 7d"},
