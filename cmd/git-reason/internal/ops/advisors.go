@@ -238,6 +238,9 @@ type AdvisorRow struct {
 	// AnswersPeers says whether git reason serve may ask it a peer's
 	// question (advisor.Declaration.MayAnswerPeers).
 	AnswersPeers bool `json:"answers_peers"`
+	// Workdir is where an exec advisor's command runs (advisor.Workdir*);
+	// "" for the other adapters.
+	Workdir string `json:"workdir,omitempty"`
 }
 
 // Advisors lists every declared advisor, in preference order, with its
@@ -256,7 +259,7 @@ func (e *Session) Advisors(ctx context.Context) (*AdvisorList, error) {
 		d, _ := cat.Advisor(a.ID)
 		out.Advisors = append(out.Advisors, AdvisorRow{ID: a.ID, Transport: d.Transport, Adapter: d.Adapter,
 			Status: string(a.Status), Reason: a.Reason, Until: a.Until, Capabilities: append([]string{}, a.Capabilities...), Local: a.Local,
-			AnswersPeers: d.MayAnswerPeers()})
+			AnswersPeers: d.MayAnswerPeers(), Workdir: workdir(d)})
 	}
 	return out, nil
 }
@@ -272,4 +275,15 @@ func coveredPaths(top string, cat *advisor.Catalog) []string {
 		out = append(out, filepath.Join(top, filepath.FromSlash(f.Path)))
 	}
 	return out
+}
+
+// workdir is where d's command runs, for an exec advisor.
+func workdir(d advisor.Declaration) string {
+	switch {
+	case d.Adapter != advisor.AdapterExec:
+		return ""
+	case d.RunsInEmptyDir():
+		return advisor.WorkdirEmpty
+	}
+	return advisor.WorkdirRepository
 }
