@@ -121,7 +121,7 @@ func runHooks(ctx context.Context, o *hooksOptions) error {
 			if s.Chained {
 				state += ", runs the previous hook first"
 			}
-			fmt.Fprintf(w, "%s\t%s\t%s\n", s.Hook, state, s.Path)
+			fmt.Fprintf(w, "%s\t%s\t%s\n", s.Hook, state, record.Printable(s.Path))
 		}
 		return nil
 	}), o.done, "see 'git reason hooks status'")
