@@ -58,7 +58,11 @@ func Discover(dir string) (*Repo, error) {
 	// and whether the repository is bare, and then fails on it alone. --git-path objects is
 	// GIT_OBJECT_DIRECTORY when set.
 	// LC_ALL=C (git.Env): git's messages are parsed below.
-	out, err := git.Run(context.Background(), dir, "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir", "--git-path", "objects", "--show-object-format", "--is-bare-repository", "--show-toplevel")
+	args := []string{"rev-parse", "--path-format=absolute"}
+	for _, q := range discoverQuestions {
+		args = append(args, q...)
+	}
+	out, err := git.Run(context.Background(), dir, args...)
 	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
 	var ge *git.Error
 	switch {
@@ -88,12 +92,16 @@ func Discover(dir string) (*Repo, error) {
 	return nil, fmt.Errorf("discover repository in %s: git rev-parse printed %q", dir, out)
 }
 
+// discoverQuestions are what Discover asks git rev-parse, in the order of
+// its answer's lines; --show-toplevel last (see Discover).
+var discoverQuestions = [][]string{{"--git-dir"}, {"--git-common-dir"}, {"--git-path", "objects"}, {"--show-object-format"}, {"--is-bare-repository"}, {"--show-toplevel"}}
+
 // discoverEach is Discover with one git rev-parse per value, for paths
 // whose line breaks make one answer's lines ambiguous; workTree says
 // whether git named a work tree.
 func discoverEach(dir string, workTree bool) (*Repo, error) {
 	var vals []string
-	for _, arg := range [][]string{{"--git-dir"}, {"--git-common-dir"}, {"--git-path", "objects"}, {"--show-object-format"}, {"--is-bare-repository"}, {"--show-toplevel"}} {
+	for _, arg := range discoverQuestions {
 		if arg[0] == "--show-toplevel" && !workTree {
 			break
 		}
