@@ -110,21 +110,10 @@ func (s *Store) PastCommitBound(ctx context.Context, heads ...string) (bool, err
 	return n > most, err
 }
 
-// CommitBound is PastCommitBound's refusal: ErrTooLarge, in one line
-// naming reason.maxTaskBytes and the git config that raises it, for a
-// history past the bound (heads' together, when several); nil for one
-// within it, or git's error.
-func (s *Store) CommitBound(ctx context.Context, heads ...string) error {
-	past, err := s.PastCommitBound(ctx, heads...)
-	if err == nil && past {
-		return s.tooManyCommits(s.maxCommits())
-	}
-	return err
-}
-
-// CommitBounds is CommitBound for each of heads alone, in the order
-// given: ErrTooLarge for a history past the bound, nil for one within it,
-// git's error for one git could not count. The histories are counted
+// CommitBounds is PastCommitBound's refusal for each of heads alone, in
+// the order given: ErrTooLarge, in one line naming reason.maxTaskBytes and
+// the git config that raises it, for a history past the bound; nil for
+// one within it; git's error for one git could not count. The histories are counted
 // together first, and past the bound, in halves, into the halves past it
 // only, down to the histories past it: a push of many tasks each within
 // the bound but together past it (a git push --mirror) costs a few git

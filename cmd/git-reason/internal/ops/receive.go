@@ -93,7 +93,7 @@ func (e *Session) UninstallServerHooks(_ context.Context, _ bool) (string, []hoo
 // naming the first rule broken, in this order: a ref under
 // refs/reasoning/ that is no task ref; a task ref deleted (unless
 // reason.allowRewrite); a history past the commit bound of the server's
-// reason.maxTaskBytes (gitstore.Store.CommitBound), counted before
+// reason.maxTaskBytes (gitstore.Store.CommitBounds), counted before
 // anything walks it; new objects git's fsck checks refuse; a task ref
 // moved to a commit that does not descend from it (unless
 // reason.allowRewrite); a history that does not replay clean
