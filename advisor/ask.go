@@ -157,21 +157,3 @@ func plausibleModel(name string) bool {
 	}
 	return true
 }
-
-// AskEach asks every advisor once, concurrently and blind, with the same
-// request, and returns the outcomes in the order of decls. It records
-// nothing: a server answering a peer keeps no record of its own.
-func AskEach(ctx context.Context, decls []Declaration, req transport.Request) []*Asked {
-	out := make([]*Asked, len(decls))
-	done := make(chan struct{})
-	for i, d := range decls {
-		go func() {
-			out[i] = Ask(ctx, d, req)
-			done <- struct{}{}
-		}()
-	}
-	for range decls {
-		<-done
-	}
-	return out
-}

@@ -144,22 +144,12 @@ func (p *namedPack) lookup(task string) ([]byte, bool) {
 	return e, true
 }
 
-// writeNamedPack writes the pack at path, under its lock: entries (task
-// file name to entry; nil: none, the entry removed) over the entries of
-// the pack it replaces, read again under the lock, so that a save of many tasks keeps what another
-// save wrote since this process first read the pack (or since this
-// process's own save before). Another process writing it is waited for
-// up to wait (0: not at all), then git.ErrLocked.
-func writeNamedPack(path, magic string, entries map[string][]byte, wait time.Duration) error {
-	lock, err := git.TakeLock(path, wait)
-	if err != nil {
-		return err
-	}
-	return replaceNamedPack(lock, path, magic, entries)
-}
-
-// replaceNamedPack is writeNamedPack with its lock held (lock), which it
-// releases.
+// replaceNamedPack writes the pack at path with its lock held (lock),
+// which it releases: entries (task file name to entry; nil: none, the
+// entry removed) over the entries of the pack it replaces, read again
+// under the lock, so that a save of many tasks keeps what another save
+// wrote since this process first read the pack (or since this process's
+// own save before).
 func replaceNamedPack(lock *git.Lock, path, magic string, entries map[string][]byte) error {
 	all := make(map[string][]byte, len(entries))
 	// The old pack's entries are its mapped bytes: it is kept (mapped)

@@ -1449,3 +1449,14 @@ func TestSealedGetAllocatesNothing(t *testing.T) {
 		t.Errorf("Get made %.0f allocations, want none", allocs)
 	}
 }
+
+// writeNamedPack writes the pack at path under its lock, as
+// replaceNamedPack does. Another process writing it is waited for up to
+// wait (0: not at all), then git.ErrLocked.
+func writeNamedPack(path, magic string, entries map[string][]byte, wait time.Duration) error {
+	lock, err := git.TakeLock(path, wait)
+	if err != nil {
+		return err
+	}
+	return replaceNamedPack(lock, path, magic, entries)
+}

@@ -35,7 +35,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -647,6 +646,3 @@ func (w *walker) handover() (string, bool) {
 	}
 	return "", false
 }
-
-// String names the walk for failures.
-func (w *walker) String() string { return fmt.Sprintf("%s walk of %s", w.sit.name, w.task) }

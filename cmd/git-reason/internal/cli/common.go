@@ -636,15 +636,10 @@ func lineRange(s string) int {
 	return n
 }
 
-// parseEvidence reads KIND:REF:SUMMARY. The summary may contain colons; a
-// ref keeps its own colons where they are part of "://" or a port, and a
-// file's ref its line range (file:PATH:START-END:SUMMARY).
-func parseEvidence(s string) (record.Evidence, error) {
-	return parseEvidenceFrom(s, nil)
-}
-
-// parseEvidenceFrom is parseEvidence with a file's path read by here
-// (fileFromHere) when it is not nil.
+// parseEvidenceFrom reads KIND:REF:SUMMARY. The summary may contain
+// colons; a ref keeps its own colons where they are part of "://" or a
+// port, and a file's ref its line range (file:PATH:START-END:SUMMARY). A
+// file's path is read by here (fileFromHere) when it is not nil.
 func parseEvidenceFrom(s string, here func(string) string) (record.Evidence, error) {
 	kind, rest, ok := strings.Cut(s, ":")
 	if !ok {

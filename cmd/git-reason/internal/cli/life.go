@@ -60,8 +60,7 @@ func closeCommand() *cli.Command {
 
 type reopenOptions struct {
 	writeOptions
-	Closure string
-	Reason  string
+	Reason string
 }
 
 func reopenCommand() *cli.Command {

@@ -15,7 +15,6 @@ import (
 type manOptions struct {
 	base
 	Install bool
-	Home    string // where --install writes: $XDG_DATA_HOME, else $HOME/.local/share
 }
 
 func manCommand() *cli.Command {

@@ -96,13 +96,8 @@ func printTasks(w io.Writer, pal palette, rows []ops.TaskRow, none string) error
 	return tw.Flush()
 }
 
-type taskDeleteOptions struct {
-	base
-	Task string
-}
-
 func taskCommand() *cli.Command {
-	o := &taskDeleteOptions{}
+	o := &base{}
 	return &cli.Command{
 		Subcommands: []*cli.Command{{
 			Name:      "delete",

@@ -346,7 +346,7 @@ func idOf(msg []byte) json.RawMessage {
 //     no null id, and the SDK took it for a notification and never
 //     answered, so that a client waiting for the answer waited for good;
 //   - one whose id is a number the SDK would answer under another id
-//     (idKept), answered to null: the answer must not name another
+//     (numberKept), answered to null: the answer must not name another
 //     request's id.
 func refused(msg []byte) (json.RawMessage, string, bool) {
 	if deep, ok := tooDeep(msg); ok {
@@ -371,15 +371,6 @@ func refused(msg []byte) (json.RawMessage, string, bool) {
 // as -2^63 on amd64).
 const maxID = 1 << 53
 
-// idKept reports whether msg's id, read as the SDK reads it (its JSON
-// library, its case-sensitive field name), is not a number or is an
-// integer of at most maxID in magnitude, written without fraction or
-// exponent. A message that does not decode is the SDK's to refuse.
-func idKept(msg []byte) bool {
-	id, _ := wireID(msg)
-	return numberKept(id)
-}
-
 // wireID is msg's id as it is written, read as the SDK reads it (its JSON
 // library, its case-sensitive field names), and whether msg has a method
 // (a request or a notification); nil for a message that does not decode,
@@ -395,7 +386,9 @@ func wireID(msg []byte) (id segjson.RawMessage, request bool) {
 	return m.ID, len(m.Method) > 0
 }
 
-// numberKept is idKept of the id as written.
+// numberKept reports whether id, as written, is not a number or is an
+// integer of at most maxID in magnitude, written without fraction or
+// exponent.
 func numberKept(id segjson.RawMessage) bool {
 	if len(id) == 0 || (id[0] != '-' && (id[0] < '0' || id[0] > '9')) {
 		return true

@@ -372,3 +372,11 @@ func stopStdio(t *testing.T, srv *Server, grace time.Duration, line string, unde
 	}
 	return log.String()
 }
+
+// idKept reports whether msg's id, read as the SDK reads it (its JSON
+// library, its case-sensitive field name), is kept (numberKept). A
+// message that does not decode is the SDK's to refuse.
+func idKept(msg []byte) bool {
+	id, _ := wireID(msg)
+	return numberKept(id)
+}
