@@ -124,6 +124,9 @@ func (e *Session) QueryLog(ctx context.Context, q LogQuery) (lines []LogLine, no
 		if all, err = e.Log(ctx, q.Task); err != nil {
 			return nil, false, err
 		}
+		if q.Task != "" && len(all) == 0 {
+			return nil, false, e.noRecordShown(ctx, q.Task)
+		}
 		noTasks = q.Task == "" && len(all) == 0
 	}
 	lines = []LogLine{}
@@ -137,6 +140,21 @@ func (e *Session) QueryLog(ctx context.Context, q LogQuery) (lines []LogLine, no
 	}
 	e.withSignatures(ctx, lines)
 	return lines, noTasks, nil
+}
+
+// noRecordShown is the refusal of log TASK when the task's ref holds no
+// record (a commit that adds none, set by plumbing or fetched by plain
+// git): it printed nothing and exited 0, where git log of a branch with
+// no commit to show dies saying so, and status TASK says the history
+// does not verify. Exit 3, as the same history refuses a write and
+// verify's report; nil when replay finds nothing wrong.
+func (e *Session) noRecordShown(ctx context.Context, task string) error {
+	st, _, _, err := e.ShownState(ctx, task)
+	if err != nil || st.Unverified == nil {
+		return err
+	}
+	line := record.NotVerified(st.Unverified)
+	return &refusal{msg: "task " + task + " holds no record: " + line.String(), tools: "task " + task + " holds no record: " + line.ToolMessage()}
 }
 
 // withSignatures gives each line read without its signature (a search
