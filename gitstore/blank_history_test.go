@@ -47,16 +47,22 @@ func TestBlankTextsOfAStoredHistoryStillVerify(t *testing.T) {
 	kc := h.write(h.on(rc, k))
 	v := h.rec("v")
 	obj(obj(v["body"])["evidence"].([]any)[0])["summary"] = "   "
-	vc := h.write(h.on(kc, v))
-	if found := h.forge(vc); len(found) > 0 {
-		t.Fatalf("a stored history with blank texts has findings:\n%s", forgList(found))
-	}
-
 	// It takes new records on top: an attempt citing the blank conclusion.
+	requireOlderHistoryClean(t, h, h.write(h.on(kc, v)), "with blank texts")
+}
+
+// requireOlderHistoryClean requires the history at head, forged as an
+// older writer admitted it, to replay with no finding and to take an
+// attempt on top, citing its conclusion.
+func requireOlderHistoryClean(t *testing.T, h *forgHistory, head, what string) {
+	t.Helper()
+	if found := h.forge(head); len(found) > 0 {
+		t.Fatalf("a stored history %s has findings:\n%s", what, forgList(found))
+	}
 	res, err := forgWriter(t, h.dir, "origin-test").Append(context.Background(), forgTask, record.KindAttempt,
 		[]byte(h.expand(`{"conclusion":"{k}","outcome":"succeeded"}`)))
 	if err != nil {
-		t.Fatalf("an attempt on a history with blank texts: %v", err)
+		t.Fatalf("an attempt on a history %s: %v", what, err)
 	}
 	h.requireClean(res.Commit)
 }
@@ -85,14 +91,5 @@ func TestEvidenceNamingNothingOfAStoredHistoryStillVerifies(t *testing.T) {
 	kc := h.write(h.on(rc, h.rec("k")))
 	v := h.rec("v")
 	obj(v["body"])["evidence"] = []any{map[string]any{"kind": "file", "ref": "", "summary": "ran on staging"}}
-	vc := h.write(h.on(kc, v))
-	if found := h.forge(vc); len(found) > 0 {
-		t.Fatalf("a stored history whose evidence names nothing has findings:\n%s", forgList(found))
-	}
-	res, err := forgWriter(t, h.dir, "origin-test").Append(context.Background(), forgTask, record.KindAttempt,
-		[]byte(h.expand(`{"conclusion":"{k}","outcome":"succeeded"}`)))
-	if err != nil {
-		t.Fatalf("an attempt on a history whose evidence names nothing: %v", err)
-	}
-	h.requireClean(res.Commit)
+	requireOlderHistoryClean(t, h, h.write(h.on(kc, v)), "whose evidence names nothing")
 }
