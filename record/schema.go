@@ -207,7 +207,10 @@ func flatten(leaves []*schemas.ValidationError) []Violation {
 	seen := map[string]bool{}
 	for _, e := range leaves {
 		v := Violation{Pointer: e.InstanceLocation, Message: tidy(e.Message)}
-		if schemas.Blank(e) {
+		switch {
+		case schemas.Points(e):
+			v.Message = schemas.PointsMessage
+		case schemas.Blank(e):
 			v.Message = schemas.BlankMessage
 		}
 		if k := v.String(); !seen[k] {

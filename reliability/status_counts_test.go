@@ -316,11 +316,13 @@ func TestStatusAndLogGitProcesses(t *testing.T) {
 			t.Errorf("%s started %d git processes, want 1 (discovery; no git config --list when nothing shown is signed):\n%s", what, len(started), strings.Join(started, "\n"))
 		}
 	}
-	// log: discovery alone, and the five newest lines.
+	// log's text: discovery and the settings side by side (a color.ui it
+	// cannot read is refused, as status refuses it), and the five newest
+	// lines; its JSON, below, starts discovery alone.
 	wantLog := func(what string, subject string) {
 		t.Helper()
 		out, started := s.gitsStarted("log", "-n", "5")
-		wantAlone(what, started)
+		want(what, started)
 		lines := strings.Split(strings.TrimSpace(out), "\n")
 		if len(lines) != 5 || !strings.Contains(lines[4], subject) {
 			t.Errorf("%s printed %d lines, the last %q; want 5, the newest of subject %q:\n%s", what, len(lines), lines[len(lines)-1], subject, out)

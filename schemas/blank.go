@@ -15,3 +15,17 @@ const BlankMessage = "is blank: write it out (spaces, line breaks and invisible 
 func Blank(e *ValidationError) bool {
 	return strings.HasSuffix(e.AbsoluteKeywordLocation, TextDef+"/pattern")
 }
+
+// PointsDef is where an input document defines the evidence that must
+// name what it points at (every kind but a note): a ref that is there and
+// not blank.
+const PointsDef = "#/$defs/points"
+
+// PointsMessage says what is wrong with such evidence and what to do.
+const PointsMessage = "names nothing: give the path, command, commit or url it points at as its ref (only a note's ref may be empty)"
+
+// Points reports whether a violation is evidence that names nothing: it
+// failed a keyword of a PointsDef (the ref missing, or blank).
+func Points(e *ValidationError) bool {
+	return strings.Contains(e.AbsoluteKeywordLocation, PointsDef+"/")
+}

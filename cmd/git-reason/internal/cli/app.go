@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -115,7 +117,7 @@ func runArgs(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Write
 		err = interruptedError{}
 	}
 	code := exitCode(err)
-	msg := strings.TrimSpace(err.Error())
+	msg := strings.TrimSpace(deniedMessage(err))
 	if wantsJSON(args) {
 		printJSONError(stderr, code, msg, verbOf(app, args))
 		return code
@@ -135,6 +137,32 @@ func runArgs(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Write
 		fmt.Fprintln(stderr, line)
 	}
 	return code
+}
+
+// deniedMessage is err's message, told what to do when a file of the
+// repository could not be written or read for its permissions or a
+// read-only file system: the write said only "open …/objects/pack/
+// tmp_obj_…: permission denied" (git: "insufficient permission for
+// adding an object"). The file's part of the message names the directory
+// it was to be made in when it is not there.
+func deniedMessage(err error) string {
+	msg := err.Error()
+	pe, ok := errors.AsType[*fs.PathError](err)
+	if !ok || !strings.HasSuffix(msg, pe.Error()) {
+		return msg
+	}
+	where := pe.Path
+	if _, serr := os.Lstat(where); serr != nil {
+		where = filepath.Dir(where)
+	}
+	head := strings.TrimSuffix(msg, pe.Error())
+	switch {
+	case errors.Is(pe.Err, syscall.EROFS):
+		return fmt.Sprintf("%s%s is on a read-only file system: mount it read-write, or work in a clone that is writable", head, where)
+	case errors.Is(pe.Err, fs.ErrPermission):
+		return fmt.Sprintf("%spermission denied in %s: make the repository's files this user's (a git command once run as root leaves them root's), or run git reason as their owner", head, where)
+	}
+	return msg
 }
 
 // removeLocksOnSignal makes SIGTERM, SIGHUP and SIGQUIT end the process as
@@ -336,7 +364,7 @@ func printJSONError(w io.Writer, status int, msg, verb string) {
 // (An array, not a map: a map is built at every start, an array is data.)
 var advice = [...]string{"add", "give", "name", "set", "unset", "turn", "try", "replace", "remove", "pull", "push",
 	"use", "pass", "write", "close", "conclude", "reopen", "fetch", "install", "answer", "assess", "plan", "consult",
-	"resolve", "validate", "check", "put", "raise", "run"}
+	"resolve", "validate", "check", "put", "raise", "run", "make", "mount"}
 
 // adviceClause is the last clause of msg's first line that starts with
 // a word of advice (after ": ", "; " or "("): what the text error tells

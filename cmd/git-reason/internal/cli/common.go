@@ -132,23 +132,14 @@ var laterVerbs = map[string]bool{
 
 // settingsLater reports whether the verb most often needs no settings:
 // a verb of laterVerbs printing JSON (--json, --jq), which takes no
-// colour and no pager; log to where no pager goes (not a terminal),
-// whose lines take no colour. Such a verb lists the settings only when
-// what it reads needs them (ops.Options.SettingsLater): one git process
-// saved, against the listing's wait after discovery when it does.
+// colour and no pager. Such a verb lists the settings only when what it
+// reads needs them (ops.Options.SettingsLater): one git process saved,
+// against the listing's wait after discovery when it does. Text output
+// always reads them (textSettings): log to a pipe, which took no colour
+// and read none, printed past a color.ui that status refuses.
 func settingsLater(c *cli.Context) bool {
 	args, _ := c.App.Metadata["args"].([]string)
-	verb := verbNamed(args, c.App.Flags)
-	if !laterVerbs[verb] {
-		return false
-	}
-	if wantsJSON(args) {
-		return true
-	}
-	if verb != "log" {
-		return false
-	}
-	return terminal(unfiltered(c.App.Writer)) == nil
+	return laterVerbs[verbNamed(args, c.App.Flags)] && wantsJSON(args)
 }
 
 // requireFlags refuses a verb run without one of the named flags, naming

@@ -81,6 +81,9 @@ func logCommand() *cli.Command {
 					return err
 				}
 			}
+			if _, err := o.textSettings(); err != nil {
+				return err
+			}
 			return runLog(c.Context, o)
 		},
 	}

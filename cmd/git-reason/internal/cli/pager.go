@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -87,11 +88,22 @@ func (b *base) page(c *cli.Context) func() {
 // reports before writing its output to the terminal unpaged. Through the
 // shell, a mistyped pager printed the shell's "not found" and nothing
 // else, and the command exited 141.
+//
+// A command of plain words ("less -R", "delta --dark"), which git hands
+// to the shell, is looked up by its first word the same way: through the
+// shell a missing one said "/bin/sh: 1: delta: not found" and the output
+// was lost (git's too, exit 141), where it is said as git says a missing
+// one-word pager and the output is written unpaged. The shell's own
+// words (exec, command, a builtin) are left to it.
 func startable(pager string, stderr io.Writer) bool {
-	if strings.ContainsAny(pager, "|&;<>()$`\\\"' \t\n*?[#~=%") {
+	if strings.ContainsAny(pager, "|&;<>()$`\\\"'\n*?[#~=%") {
 		return true
 	}
-	_, err := exec.LookPath(pager)
+	words := strings.Fields(pager)
+	if len(words) == 0 || len(words) > 1 && slices.Contains(shellWords[:], words[0]) {
+		return true
+	}
+	_, err := exec.LookPath(words[0])
 	if err == nil {
 		return true
 	}
@@ -99,9 +111,15 @@ func startable(pager string, stderr io.Writer) bool {
 	if errors.Is(err, fs.ErrPermission) {
 		why = "Permission denied"
 	}
-	fmt.Fprintf(stderr, "error: cannot run %s: %s\n", record.Printable(pager), why)
+	fmt.Fprintf(stderr, "error: cannot run %s: %s\n", record.Printable(words[0]), why)
 	return false
 }
+
+// shellWords are the first words of a command that the shell runs
+// itself, not a program found on PATH: its keywords and the builtins a
+// pager command may start with.
+var shellWords = [...]string{"exec", "command", "eval", "env", "builtin", "nohup", "time", "!", "{",
+	"if", "while", "until", "for", "case", "echo", "printf", "test", "read", "cd", ".", ":", "true", "false", "exit", "set", "export"}
 
 // gitPagerInUse reports whether git started a pager that this process's
 // stdout goes to (git -p, pager.reason), as git's pager_in_use reads

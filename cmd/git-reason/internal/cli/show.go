@@ -33,6 +33,9 @@ func showCommand() *cli.Command {
 				return err
 			}
 			o.ID = c.Args().First()
+			if _, err := o.textSettings(); err != nil {
+				return err
+			}
 			return runShow(c.Context, o)
 		},
 	}

@@ -205,6 +205,13 @@ func (e *Session) rangeCommits(ctx context.Context, rg *commitRange) ([]rangeCom
 	out, err := e.gitOut(ctx, "log", "--reverse", "--no-color",
 		"--format=%H%x00%s%x00%(trailers:key=Reason-Task,valueonly,separator=%x01)%x1e", revs, "--")
 	if err != nil {
+		// git log dies on a setting it cannot read (color.ui=maybe),
+		// which was exit 1 and git's message: the settings' error, exit
+		// 2 naming the key, as every verb gives it. Listed only now: a
+		// range that reads lists none.
+		if _, serr := e.Settings(); serr != nil {
+			return nil, serr
+		}
 		return nil, fmt.Errorf("list the commits of %s: %w", rg.spec, err)
 	}
 	var commits []rangeCommit

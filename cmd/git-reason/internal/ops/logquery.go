@@ -3,9 +3,11 @@ package ops
 import (
 	"context"
 	"errors"
+	"fmt"
 	"regexp"
 	"regexp/syntax"
 	"slices"
+	"strings"
 	"time"
 
 	"git-reason/record"
@@ -34,13 +36,48 @@ func Pattern(name, pattern string, icase bool) (*regexp.Regexp, error) {
 		re, err = regexp.Compile("(?i)" + pattern)
 	}
 	if err != nil {
-		why := err.Error()
+		why, advice := err.Error(), "put a backslash before a character meant as itself"
 		if se, ok := errors.AsType[*syntax.Error](err); ok {
 			why = string(se.Code) // regexp's "error parsing regexp: …: `(`" repeats what was typed
+			advice = patternAdvice(se)
 		}
-		return nil, Usage("%s %q: not a regular expression: %s: put a backslash before a character meant as itself (\\( for a parenthesis)", name, pattern, why)
+		return nil, Usage("%s %q: not a regular expression: %s: %s", name, pattern, why, advice)
 	}
 	return re, nil
+}
+
+// patternAdvice says what to do about the error of a regular expression
+// that does not compile, naming the character at fault: it advised \(
+// for every error, a [ left open as much as a count above 1000.
+func patternAdvice(se *syntax.Error) string {
+	const itself = "put \\%s for a %s meant as itself"
+	switch se.Code {
+	case syntax.ErrMissingBracket:
+		return fmt.Sprintf(itself+", or close the class with ]", "[", "[")
+	case syntax.ErrMissingParen:
+		return fmt.Sprintf(itself+", or close the group with )", "(", "(")
+	case syntax.ErrUnexpectedParen:
+		return fmt.Sprintf(itself, ")", ")")
+	case syntax.ErrMissingRepeatArgument:
+		op := se.Expr[:1]
+		return fmt.Sprintf(itself+", or put what it repeats before it", op, op)
+	case syntax.ErrInvalidRepeatOp:
+		return fmt.Sprintf("%s repeats a repetition: group the first in ( ), or put a backslash before the one meant as itself", se.Expr)
+	case syntax.ErrTrailingBackslash:
+		return "put \\\\ for a backslash meant as itself"
+	case syntax.ErrInvalidEscape:
+		return fmt.Sprintf("%s is not an escape: put \\\\ for a backslash meant as itself", se.Expr)
+	case syntax.ErrInvalidCharRange:
+		if strings.HasPrefix(se.Expr, "[:") {
+			return fmt.Sprintf("%s is not a class: give alnum, alpha, ascii, blank, cntrl, digit, graph, lower, print, punct, space, upper, word or xdigit", se.Expr)
+		}
+		return fmt.Sprintf("%s runs backwards: give the lower end first, or put - first or last for a hyphen", se.Expr)
+	case syntax.ErrInvalidRepeatSize:
+		return fmt.Sprintf("%s: give counts of at most 1000, the smaller first, or put \\{ for a { meant as itself", se.Expr)
+	case syntax.ErrInvalidNamedCapture, syntax.ErrInvalidPerlOp:
+		return fmt.Sprintf("%s is neither flags nor a named group: put \\( for a ( meant as itself", se.Expr)
+	}
+	return "put a backslash before a character meant as itself"
 }
 
 // keeps reports whether l passes every filter of q but Grep and Max.
@@ -87,6 +124,9 @@ func (e *Session) QueryLog(ctx context.Context, q LogQuery) (lines []LogLine, no
 		if all, err = e.Log(ctx, q.Task); err != nil {
 			return nil, false, err
 		}
+		if q.Task != "" && len(all) == 0 {
+			return nil, false, e.noRecordShown(ctx, q.Task)
+		}
 		noTasks = q.Task == "" && len(all) == 0
 	}
 	lines = []LogLine{}
@@ -100,6 +140,21 @@ func (e *Session) QueryLog(ctx context.Context, q LogQuery) (lines []LogLine, no
 	}
 	e.withSignatures(ctx, lines)
 	return lines, noTasks, nil
+}
+
+// noRecordShown is the refusal of log TASK when the task's ref holds no
+// record (a commit that adds none, set by plumbing or fetched by plain
+// git): it printed nothing and exited 0, where git log of a branch with
+// no commit to show dies saying so, and status TASK says the history
+// does not verify. Exit 3, as the same history refuses a write and
+// verify's report; nil when replay finds nothing wrong.
+func (e *Session) noRecordShown(ctx context.Context, task string) error {
+	st, _, _, err := e.ShownState(ctx, task)
+	if err != nil || st.Unverified == nil {
+		return err
+	}
+	line := record.NotVerified(st.Unverified)
+	return &refusal{msg: "task " + task + " holds no record: " + line.String(), tools: "task " + task + " holds no record: " + line.ToolMessage()}
 }
 
 // withSignatures gives each line read without its signature (a search
