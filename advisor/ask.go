@@ -74,15 +74,15 @@ func AskForPeer(ctx context.Context, d Declaration, req transport.Request) *Aske
 	return askIn(ctx, d, d.Adapter == AdapterExec, req)
 }
 
-// askIn asks d once, in an empty temporary directory removed once it has
-// answered when empty says so.
+// askIn asks d once, in an empty temporary directory outside any git
+// repository (emptyDir), removed once it has answered, when empty says so.
 func askIn(ctx context.Context, d Declaration, empty bool, req transport.Request) *Asked {
 	t := Target(d)
 	if empty {
-		dir, err := os.MkdirTemp("", "git-reason-advisor-")
+		dir, err := emptyDir()
 		if err != nil {
 			return &Asked{Advisor: d.ID, Transport: d.Transport, Endpoint: Endpoint(d),
-				Failure: &record.Failure{Kind: string(transport.Unavailable), Detail: "no empty directory to run it in"}}
+				Failure: &record.Failure{Kind: string(transport.Unavailable), Detail: "no empty directory to run it in: " + err.Error()}}
 		}
 		defer os.RemoveAll(dir)
 		t.Dir = dir

@@ -45,8 +45,9 @@
 //
 // An exec advisor's workdir says where its command starts:
 // [WorkdirRepository] (the default) or [WorkdirEmpty], an empty temporary
-// directory removed once it has answered ([Declaration.RunsInEmptyDir];
-// [Ask]). The shipped agent CLIs say empty: started in a cloned work tree,
+// directory outside any git repository (a TMPDIR inside one is passed
+// over for the system's), removed once it has answered
+// ([Declaration.RunsInEmptyDir]; [Ask]). The shipped agent CLIs say empty: started in a cloned work tree,
 // an agent reads the project settings there, which may name commands to
 // run. workdir is among [GatedFields].
 //

@@ -44,12 +44,21 @@ type Sources struct {
 	// empty, so Catalog.Repository is not what trust records. nil reads
 	// them.
 	RepositoryRecorded func() bool
+	// RepositoryContent, when not nil, is the repository overlay's
+	// content, read instead of the file at Repository (which still names
+	// it, in its work tree): the overlay as staged or committed, for a
+	// check of the index or of commits.
+	RepositoryContent []byte
 }
+
+// RepositoryOverlay is the repository overlay's path from a work tree's
+// top, as git names it.
+const RepositoryOverlay = ".reason/advisors.yaml"
 
 // RepositoryOverlayPath is .reason/advisors.yaml under a work tree's top
 // directory.
 func RepositoryOverlayPath(worktree string) string {
-	return filepath.Join(worktree, ".reason", "advisors.yaml")
+	return filepath.Join(worktree, filepath.FromSlash(RepositoryOverlay))
 }
 
 // Load reads the declarations and applies the overlays in this order: the
@@ -110,7 +119,10 @@ func Load(src Sources) (*Catalog, []Finding, error) {
 		}
 	}
 	if src.Repository != "" {
-		data, err := readRepositoryOverlay(src.Repository)
+		data, err := src.RepositoryContent, error(nil)
+		if data == nil {
+			data, err = readRepositoryOverlay(src.Repository)
+		}
 		if err := overlayError(src.Repository, err); err != nil {
 			return nil, nil, err
 		}

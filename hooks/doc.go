@@ -1,5 +1,6 @@
 // Package hooks holds git reason's git hook shims (pre-commit, pre-push,
-// prepare-commit-msg, commit-msg; pre-receive for a hosted repository)
+// pre-merge-commit, prepare-commit-msg, commit-msg; pre-receive for a
+// hosted repository)
 // and their installer. The shims are thin:
 // they run any hook they replaced first, then hand over to
 // 'git reason hook NAME'. They never prompt, and

@@ -12,13 +12,15 @@ import (
 	"strings"
 )
 
-//go:embed pre-commit pre-push prepare-commit-msg commit-msg pre-receive
+//go:embed pre-commit pre-push pre-merge-commit prepare-commit-msg commit-msg pre-receive
 var shims embed.FS
 
 // Names are the hooks git reason installs: the neutrality checks
-// (pre-commit, pre-push) and the Reason-Task trailer (prepare-commit-msg
-// adds it, commit-msg keeps a message that holds nothing else empty).
-var Names = []string{"pre-commit", "pre-push", "prepare-commit-msg", "commit-msg"}
+// (pre-commit, pre-push, and pre-merge-commit, which git runs instead of
+// pre-commit for the merge commit 'git merge' makes) and the Reason-Task
+// trailer (prepare-commit-msg adds it, commit-msg keeps a message that
+// holds nothing else empty).
+var Names = []string{"pre-commit", "pre-push", "pre-merge-commit", "prepare-commit-msg", "commit-msg"}
 
 // ServerNames are the hooks a hosted repository runs ('hooks install
 // --server'): pre-receive refuses reasoning refs that break the rules.

@@ -531,7 +531,7 @@ var commands = []verbSpec{
 	{name: "remote", make: remoteCommand,
 		usage: "configure how reasoning travels with a remote"},
 	{name: "hooks", make: hooksCommand,
-		usage: "install, uninstall or show the status of git reason's hooks: pre-commit and pre-push (neutrality), prepare-commit-msg and commit-msg (the branch's Reason-Task trailer)"},
+		usage: "install, uninstall or show the status of git reason's hooks: pre-commit, pre-merge-commit and pre-push (neutrality), prepare-commit-msg and commit-msg (the branch's Reason-Task trailer)"},
 	{name: "hook", make: hookCommand},
 	{name: "serve", make: serveCommand,
 		usage: "serve reviews to peers: each request is answered by this repository's own available advisors"},

@@ -138,7 +138,7 @@ func hookCommand() *cli.Command {
 	}
 	return &cli.Command{
 		Hidden: true,
-		Subcommands: []*cli.Command{sub("pre-commit", runPreCommit), prePushHook(), sub("pre-receive", runPreReceive),
+		Subcommands: []*cli.Command{sub("pre-commit", runPreCommit), sub("pre-merge-commit", runPreCommit), prePushHook(), sub("pre-receive", runPreReceive),
 			msgHook("prepare-commit-msg", runPrepareCommitMsg), msgHook("commit-msg", runCommitMsg)},
 	}
 }

@@ -25,8 +25,9 @@ type NeutralityRequest struct {
 // CheckNeutrality finds where provider-neutral files name a provider,
 // vendor, model or advisor. The names come from the declarations with
 // overlays applied, plus the configuration's extra terms; which files are
-// neutral comes from .reason/neutrality.yaml (as staged when checking the
-// index, as at B when checking A..B, see neutralityConfig). Without that
+// neutral comes from .reason/neutrality.yaml. Both repository files are
+// taken as staged when checking the index, as at B when checking A..B
+// (see neutralityConfig, neutralityCatalog). Without that
 // file the repository is not configured and nothing is checked.
 func (e *Session) CheckNeutrality(ctx context.Context, req NeutralityRequest) (*neutrality.Result, error) {
 	if e.Repo.WorkTree == "" {
@@ -54,7 +55,7 @@ func (e *Session) CheckNeutrality(ctx context.Context, req NeutralityRequest) (*
 	if !configured {
 		return neutrality.NotConfigured(), nil
 	}
-	cat, _, err := e.Catalog()
+	cat, err := e.neutralityCatalog(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -85,45 +86,94 @@ func (e *Session) CheckNeutrality(ctx context.Context, req NeutralityRequest) (*
 // checkout that lacked the file (an older branch) checked nothing, and one
 // whose own configuration excludes a path was refused by the checkout's.
 func (e *Session) neutralityConfig(ctx context.Context, req NeutralityRequest) (*neutrality.Config, bool, error) {
-	var spec string // git's name of the configuration's blob
-	switch {
-	case req.Staged:
-		spec = ":" + neutrality.ConfigPath
-	case req.Range != "":
-		_, tip, _ := strings.Cut(strings.Replace(req.Range, "...", "..", 1), "..")
-		if tip == "" {
-			tip = "HEAD"
-		}
-		spec = tip + ":" + neutrality.ConfigPath
+	data, spec, err := e.checkedFile(ctx, req, neutrality.ConfigPath)
+	if err != nil {
+		return nil, true, err
 	}
-	if spec != "" {
-		// Its size first, so that a huge blob is not read: git fails when
-		// there is no such file, and the work tree's applies.
-		if size, err := e.Repo.Git(ctx, "cat-file", "-s", spec); err == nil {
-			return e.neutralityConfigBlob(ctx, spec, strings.TrimSpace(string(size)))
-		}
-	}
-	return LoadNeutralityConfig(e.Repo.WorkTree)
-}
-
-// neutralityConfigBlob parses the configuration git names spec, of size
-// bytes, refusing what is not a file of at most advisor.MaxDeclarationBytes
-// as the work tree's is refused.
-func (e *Session) neutralityConfigBlob(ctx context.Context, spec, size string) (*neutrality.Config, bool, error) {
-	var n int64
-	_, err := fmt.Sscan(size, &n)
-	var data []byte
-	if err == nil && n <= advisor.MaxDeclarationBytes {
-		data, err = e.Repo.Git(ctx, "cat-file", "blob", spec) // fails for a directory
-	}
-	if err != nil || n > advisor.MaxDeclarationBytes {
-		return nil, true, Usage("%s: not a file of at most %d bytes: replace it with the file itself", spec, advisor.MaxDeclarationBytes)
+	if data == nil {
+		return LoadNeutralityConfig(e.Repo.WorkTree)
 	}
 	c, err := neutrality.ParseConfig(spec, data)
 	if err != nil {
 		return nil, true, Usage("%v", err)
 	}
 	return c, true, nil
+}
+
+// neutralityCatalog is the catalog whose names the check looks for: with
+// the repository's overlay (.reason/advisors.yaml) as the configuration
+// is taken (neutralityConfig), staged for the index, at B for a range,
+// the work tree's otherwise. Taken from the work tree alone, a vendor
+// declared in the overlay a commit or push carries was not looked for,
+// and one the work tree alone declares was.
+func (e *Session) neutralityCatalog(ctx context.Context, req NeutralityRequest) (*advisor.Catalog, error) {
+	data, _, err := e.checkedFile(ctx, req, advisor.RepositoryOverlay)
+	if err != nil {
+		return nil, err
+	}
+	if data == nil {
+		cat, _, err := e.Catalog()
+		return cat, err
+	}
+	src, err := e.sources()
+	if err != nil {
+		return nil, err
+	}
+	src.RepositoryContent = data
+	cat, _, err := advisor.Load(src)
+	if bad := declarationError(err); bad != nil {
+		return nil, bad
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load advisor declarations: %w", err)
+	}
+	return cat, nil
+}
+
+// checkedFile is the file at path (from the work tree's top) that a check
+// of req reads: staged in the index when req checks the index, at B when
+// it checks a range A..B, with git's name of it; nil when req checks the
+// work tree or the index or B holds no such file (the work tree's then
+// applies). What is there but is no regular file of at most
+// advisor.MaxDeclarationBytes (a symbolic link, a directory, a submodule)
+// is refused as the work tree's is, its size asked before it is read.
+func (e *Session) checkedFile(ctx context.Context, req NeutralityRequest, path string) ([]byte, string, error) {
+	var list []string
+	var spec string // git's name of the file's blob
+	switch {
+	case req.Staged:
+		list, spec = []string{"ls-files", "--stage", "--", path}, ":"+path
+	case req.Range != "":
+		_, tip, _ := strings.Cut(strings.Replace(req.Range, "...", "..", 1), "..")
+		if tip == "" {
+			tip = "HEAD"
+		}
+		list, spec = []string{"ls-tree", tip, "--", path}, tip+":"+path
+	default:
+		return nil, "", nil
+	}
+	out, err := e.Repo.Git(ctx, list...)
+	mode, _, _ := strings.Cut(string(out), " ")
+	if err != nil || mode == "" {
+		return nil, "", nil
+	}
+	notFile := Usage("%s: not a regular file of at most %d bytes (a symbolic link, directory or submodule is refused): replace it with the file itself", spec, advisor.MaxDeclarationBytes)
+	if mode != "100644" && mode != "100755" {
+		return nil, "", notFile
+	}
+	var n int64
+	size, err := e.Repo.Git(ctx, "cat-file", "-s", spec)
+	if err == nil {
+		_, err = fmt.Sscan(string(size), &n)
+	}
+	var data []byte
+	if err == nil && n <= advisor.MaxDeclarationBytes {
+		data, err = e.Repo.Git(ctx, "cat-file", "blob", spec)
+	}
+	if err != nil || n > advisor.MaxDeclarationBytes {
+		return nil, "", notFile
+	}
+	return append([]byte{}, data...), spec, nil // an empty file is one too
 }
 
 // LoadNeutralityConfig reads .reason/neutrality.yaml under the work tree
