@@ -23,7 +23,7 @@ func emptyDir() (string, error) {
 	}
 	for _, base := range bases {
 		real, err := filepath.EvalSymlinks(base)
-		if err != nil || !filepath.IsAbs(real) || inRepository(real) {
+		if err != nil || !filepath.IsAbs(real) || InRepository(real) {
 			continue
 		}
 		return os.MkdirTemp(real, "git-reason-advisor-")
@@ -31,10 +31,10 @@ func emptyDir() (string, error) {
 	return "", errors.New("every temporary directory is inside a git repository: set TMPDIR to one outside it")
 }
 
-// inRepository reports whether dir or a directory above it is a git work
+// InRepository reports whether dir or a directory above it is a git work
 // tree (it holds .git) or a git directory (it holds HEAD, objects and
-// refs).
-func inRepository(dir string) bool {
+// refs): read from the file system alone, with no git process.
+func InRepository(dir string) bool {
 	for {
 		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil || isGitDir(dir) {
 			return true

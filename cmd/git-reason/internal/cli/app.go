@@ -18,6 +18,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"git-reason/advisor"
 	"git-reason/advisor/transport"
 	"git-reason/cmd/git-reason/internal/ops"
 	"git-reason/cmd/git-reason/internal/settings"
@@ -139,8 +140,8 @@ func runArgs(s *Servers, args []string, stdin io.Reader, stdout, stderr io.Write
 	return code
 }
 
-// deniedMessage is err's message, told what to do when a file of the
-// repository could not be written or read for its permissions or a
+// deniedMessage is err's message, told what to do when a file (of the
+// repository, or elsewhere: the user's configuration) could not be written or read for its permissions or a
 // read-only file system: the write said only "open …/objects/pack/
 // tmp_obj_…: permission denied" (git: "insufficient permission for
 // adding an object"). The file's part of the message names the directory
@@ -159,8 +160,10 @@ func deniedMessage(err error) string {
 	switch {
 	case errors.Is(pe.Err, syscall.EROFS):
 		return fmt.Sprintf("%s%s is on a read-only file system: mount it read-write, or work in a clone that is writable", head, where)
-	case errors.Is(pe.Err, fs.ErrPermission):
+	case errors.Is(pe.Err, fs.ErrPermission) && advisor.InRepository(where):
 		return fmt.Sprintf("%spermission denied in %s: make the repository's files this user's (a git command once run as root leaves them root's), or run git reason as their owner", head, where)
+	case errors.Is(pe.Err, fs.ErrPermission):
+		return fmt.Sprintf("%spermission denied in %s: make it writable by this user, or run git reason as its owner", head, where)
 	}
 	return msg
 }
