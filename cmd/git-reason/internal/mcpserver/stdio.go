@@ -144,12 +144,13 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			c.ask(-1)
 		}
 		if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
-			id, _ := marshal(req.ID.Raw())
-			if used, full := c.take(req.ID); used {
-				c.answerBad(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: id %s is that of a request not yet answered; give each request an id of its own", id))
-				continue
-			} else if full {
-				c.answerBad(id, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: %d requests are under way, the most this server runs at once; send it again once one is answered", maxRunning))
+			if used, full := c.take(req.ID); used || full {
+				id, _ := marshal(req.ID.Raw())
+				if used {
+					c.answerBad(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: id %s is that of a request not yet answered; give each request an id of its own", id))
+				} else {
+					c.answerBad(id, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: %d requests are under way, the most this server runs at once; send it again once one is answered", maxRunning))
+				}
 				continue
 			}
 		}
@@ -159,8 +160,8 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 
 // maxRunning is how many requests read over stdio may be unanswered at
 // once: past it the server reads no more (Stdio). Calls on the
-// repository's session run one at a time, consult's beside them
-// (maxConsults), so that a client gains nothing from more.
+// repository's session run one at a time, consult's beside them (at
+// most reason.mcpConsults), so that a client gains nothing from more.
 const maxRunning = 32
 
 // room waits until fewer than maxRunning requests read are unanswered,
