@@ -26,6 +26,21 @@ func transientKind(k FailureKind) bool {
 	return true
 }
 
+// aboutAvailability reports whether a failure of this kind says anything
+// of whether the advisor can be asked: cancelled (the caller gave up)
+// does not, and neither do malformed and empty, an answer that came but
+// did not read. What an advisor answers follows its question, whose
+// material can come from a stranger's repository: crafted material that
+// made advisors answer malformed opened their circuits for every task,
+// and the next plan of a critical decision asked no one.
+func aboutAvailability(k FailureKind) bool {
+	switch k {
+	case transport.Cancelled, transport.Malformed, transport.Empty:
+		return false
+	}
+	return true
+}
+
 // The statuses of an outcome.
 const (
 	OutcomeCompleted = "completed"
@@ -60,13 +75,15 @@ type Outcome struct {
 //
 //   - completed closes the circuit and clears the count of transient
 //     failures;
-//   - a transient failure (timeout, unavailable, malformed, empty) counts;
-//     the second in a row opens the circuit for the declared cooldown
-//     (DefaultCooldown when none);
-//   - rate_limit opens it for RetryAfterS seconds when positive, otherwise
-//     for the cooldown;
+//   - a transient failure (timeout, unavailable) counts; the second in a
+//     row opens the circuit for the declared cooldown (DefaultCooldown
+//     when none);
+//   - rate_limit opens it for RetryAfterS seconds when positive, never
+//     longer than the cooldown (a Retry-After of 10^9 s kept the advisor
+//     out for 31 years), otherwise for the cooldown;
 //   - authentication opens it for AuthenticationCooldown;
-//   - cancelled is no outcome of the advisor: it neither counts nor clears;
+//   - cancelled, malformed and empty are no outcome of the advisor's
+//     availability (aboutAvailability): they neither count nor clear;
 //   - while open, a failure extends the circuit to the later of its end and
 //     the failure's own end (answers dispatched before it opened may still
 //     arrive), and a completion changes nothing;
@@ -76,7 +93,7 @@ type Outcome struct {
 func Circuit(d Declaration, origin string, outcomes []Outcome, now time.Time) (policy.Status, string, time.Time) {
 	var mine []Outcome
 	for _, o := range outcomes {
-		if o.Advisor == d.ID && o.Origin == origin && o.FailureKind != transport.Cancelled &&
+		if o.Advisor == d.ID && o.Origin == origin && aboutAvailability(o.FailureKind) &&
 			(o.Status == OutcomeCompleted || o.Status == OutcomeFailed) {
 			mine = append(mine, o)
 		}
@@ -131,9 +148,8 @@ func openFor(d Declaration, o Outcome) (time.Time, string) {
 	case transport.Authentication:
 		return o.At.Add(AuthenticationCooldown), "an authentication failure"
 	case transport.RateLimit:
-		if o.RetryAfterS > 0 {
-			return o.At.Add(time.Duration(o.RetryAfterS) * time.Second),
-				fmt.Sprintf("a rate limit (retry after %ds)", o.RetryAfterS)
+		if wait := time.Duration(o.RetryAfterS) * time.Second; o.RetryAfterS > 0 && wait < d.CooldownOrDefault() {
+			return o.At.Add(wait), fmt.Sprintf("a rate limit (retry after %ds)", o.RetryAfterS)
 		}
 		return o.At.Add(d.CooldownOrDefault()), "a rate limit"
 	}

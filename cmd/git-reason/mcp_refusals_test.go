@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -163,5 +164,75 @@ func TestMCPConsultCancelledIsRecorded(t *testing.T) {
 	raw := r.call(t, "tools/call", map[string]any{"name": "status", "arguments": map[string]any{"task": "T-1"}})
 	if !strings.Contains(string(raw), `"phase":"consulting"`) {
 		t.Fatalf("status after the cancellation: %s", raw)
+	}
+}
+
+// One client of git reason mcp has at most reason.mcpConsults consult
+// calls under way at once (here 2): each starts advisors, and a client
+// could start any number. A third is refused at once, asking no advisor;
+// once one has ended, consult runs again.
+func TestMCPConsultsPerClientBounded(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t, strings.Replace(mcpOverlay, `[fake-advisor, oppose, "0.3"]`, `[fake-advisor, oppose, "60"]`, 1),
+		map[string]string{"fake-advisor": fakeAdvisor})
+	s.git("config", "reason.mcpConsults", "2")
+	r := startHostMCP(t, s)
+	for _, task := range []string{"T-1", "T-2", "T-3"} {
+		r.assessAndPlan(t, task)
+	}
+	// consult starts a consult of task, and returns once adv-a's answer
+	// is reported (the call is under way, adv-b still thinking).
+	ids := map[string]int{}
+	consult := func(task string) {
+		r.next++
+		ids[task] = r.next
+		r.send(t, map[string]any{"jsonrpc": "2.0", "id": r.next, "method": "tools/call", "params": map[string]any{
+			"name": "consult", "arguments": map[string]any{"task": task}, "_meta": map[string]any{"progressToken": task}}})
+		r.readUntil(t, `"progressToken":"`+task+`"`, "adv-a: answered")
+	}
+	cancel := func(task string) {
+		r.send(t, map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": map[string]any{"requestId": ids[task]}})
+		r.readUntil(t, fmt.Sprintf(`"id":%d,`, ids[task]))
+	}
+	consult("T-1")
+	consult("T-2")
+	var res any
+	raw := r.call(t, "tools/call", map[string]any{"name": "consult", "arguments": map[string]any{"task": "T-3", "timeout_s": 2}})
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatal(err)
+	}
+	if jget(res, "isError") != true || jstr(res, "structuredContent.code") != "refused" ||
+		!strings.Contains(jstr(res, "structuredContent.message"), "reason.mcpConsults: this client has 2 consult calls under way") {
+		t.Fatalf("a third consult at once: %.300s, want it refused", raw)
+	}
+	var entries []any
+	if s.reasonJSON(&entries, "log", "T-3"); len(entries) != 2 {
+		t.Errorf("the refused consult wrote: %d records, want the assessment and the plan", len(entries))
+	}
+	cancel("T-1")
+	consult("T-3")
+	cancel("T-2")
+	cancel("T-3")
+}
+
+// readUntil reads the server's lines up to one holding every one of
+// wants, keeping notifications and answers as request does.
+func (r *rawMCP) readUntil(t *testing.T, wants ...string) string {
+	t.Helper()
+	for {
+		line, err := r.out.ReadString('\n')
+		if err != nil {
+			t.Fatalf("read: %v, waiting for %q (stderr: %s)", err, wants, r.stderr)
+		}
+		if strings.Contains(line, `"method"`) {
+			r.notes = append(r.notes, line)
+		}
+		all := true
+		for _, w := range wants {
+			all = all && strings.Contains(line, w)
+		}
+		if all {
+			return line
+		}
 	}
 }

@@ -34,8 +34,10 @@ import (
 // command runs in this process through the command line's entry point,
 // on one resident session of the operations layer (cli.Servers.Session),
 // and the two advisors are chat-completions endpoints served by this
-// process on loopback, answering as the walk says (endorse, oppose, or a
-// malformed answer): no process is started per command or per question.
+// process on loopback, answering as the walk says (endorse, oppose, or
+// garbage: 503, an unavailable advisor, whose circuit opens; a malformed
+// answer never opens one): no process is started per command or per
+// question.
 // A walk draws how the task is assessed (every materiality ×
 // reversibility), how each advisor answers, and what the person does on
 // the way: disable the advisors after planning (then, at the person's
@@ -319,6 +321,10 @@ func (w *walkWorld) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	mode := w.modes[adv]
 	w.asked++
 	w.mu.Unlock()
+	if mode == "garbage" {
+		http.Error(rw, "service unavailable", http.StatusServiceUnavailable)
+		return
+	}
 	answer := "not an answer"
 	switch mode {
 	case "", "endorse", "oppose":

@@ -48,12 +48,13 @@ import (
 
 // walkAdvisors declares two local command advisors; what each answers is
 // read, on every call, from $HOME/mode-ID: endorse (default), oppose, or
-// garbage (a malformed answer, a transient failure).
+// garbage (the command fails, a transient failure: a malformed answer
+// says nothing of availability and never opens a circuit).
 var walkAdvisors = twoAdvisors("walk-advisor", ", adv-a", ", adv-b")
 
 const walkAdvisorScript = `cat > /dev/null
 mode=$(cat "$HOME/mode-$1" 2>/dev/null || echo endorse)
-if [ "$mode" = garbage ]; then echo 'not an answer'; exit 0; fi
+if [ "$mode" = garbage ]; then echo 'service unavailable' >&2; exit 1; fi
 printf '{"stance":"%s","summary":"%s: %s","confidence":0.7}\n' "$mode" "$1" "$mode"
 `
 

@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -398,5 +399,82 @@ exec "` + realGit + `" "$@"
 				t.Errorf("the next write took %v: it waited for a lock", took)
 			}
 		})
+	}
+}
+
+// TestMCPStdioFloodIsBounded: a client writes 8,000 status calls to
+// 'git reason mcp' while an assess waits for its ref's lock (every call
+// after it waits its turn). The server read every line at once, each a
+// goroutine of its own waiting, and grew by some 28 KB a call (20,000
+// took it to 575 MB); it now reads no more while 32 are unanswered, so
+// that the client's writes wait. Every call is still answered.
+func TestMCPStdioFloodIsBounded(t *testing.T) {
+	t.Parallel()
+	sandboxPossible(t)
+	s := newMCPSandbox(t)
+	held := holdRefLock(t, s)
+	cmd, in, lines := startMCPStdio(t, s, httpInitialize, httpInitialized)
+	answerTo(lines, 1)
+	const calls = 8000
+	var flood strings.Builder
+	flood.WriteString(httpAssess + "\n")
+	for id := 10; id < 10+calls; id++ {
+		fmt.Fprintf(&flood, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"status","arguments":{"task":"T-7"}}}`+"\n", id)
+	}
+	// Written a line at a time, so that the test sees when the server
+	// stops reading.
+	var sent atomic.Int64
+	written := make(chan error, 1)
+	go func() {
+		for l := range strings.Lines(flood.String()) {
+			if _, err := io.WriteString(in, l); err != nil {
+				written <- err
+				return
+			}
+			sent.Add(1)
+		}
+		written <- nil
+	}()
+	// The lock goes once the server has read every call, or has read
+	// none for a second: the assess then goes on, and the rest.
+	for last, still := int64(-1), 0; still < 10; still++ {
+		select {
+		case err := <-written:
+			if err != nil {
+				t.Fatal(err)
+			}
+			written <- nil
+			still = 10
+		case <-time.After(100 * time.Millisecond):
+			if n := sent.Load(); n != last {
+				last, still = n, 0
+			}
+		}
+	}
+	if err := os.Remove(held); err != nil {
+		t.Fatal(err)
+	}
+	answered := 0
+	for answered < calls+1 && lines.Scan() {
+		answered++
+	}
+	if answered < calls+1 {
+		t.Fatalf("%d answers, want %d", answered, calls+1)
+	}
+	if err := <-written; err != nil {
+		t.Fatal(err)
+	}
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
+	if err != nil {
+		t.Skipf("no peak to read: %v", err)
+	}
+	for l := range strings.Lines(string(status)) {
+		if f := strings.Fields(l); len(f) > 1 && f[0] == "VmHWM:" {
+			kb, _ := strconv.Atoi(f[1])
+			t.Logf("peak RSS %d MB for %d calls", kb>>10, calls)
+			if kb > 80<<10 {
+				t.Errorf("the server's peak RSS is %d MB for %d calls written at once, want at most 80 MB", kb>>10, calls)
+			}
+		}
 	}
 }

@@ -273,6 +273,9 @@ type circuitModel struct {
 }
 
 func (m *circuitModel) observe(at time.Time, kind string, retryAfter int) {
+	if kind == "malformed" || kind == "empty" {
+		return // an answer that did not read: nothing of availability
+	}
 	open := !m.until.IsZero() && at.Before(m.until)
 	halfOpen := !m.until.IsZero() && !open
 	if kind == "completed" {
@@ -286,7 +289,7 @@ func (m *circuitModel) observe(at time.Time, kind string, retryAfter int) {
 	case kind == "authentication":
 		d = time.Hour
 	case kind == "rate_limit" && retryAfter > 0:
-		d = time.Duration(retryAfter) * time.Second
+		d = min(time.Duration(retryAfter)*time.Second, m.cooldown)
 	}
 	end := at.Add(d)
 	switch {
@@ -297,7 +300,7 @@ func (m *circuitModel) observe(at time.Time, kind string, retryAfter int) {
 	case halfOpen, kind == "rate_limit", kind == "authentication":
 		m.until, m.transient = end, 0
 		m.opened++
-	default: // timeout, unavailable, malformed, empty: two in a row open it
+	default: // timeout, unavailable: two in a row open it
 		if m.transient++; m.transient == 2 {
 			m.until, m.transient = end, 0
 			m.opened++

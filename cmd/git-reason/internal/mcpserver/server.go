@@ -50,6 +50,7 @@ type Server struct {
 	notes    notices      // what env warned of during the call that holds mu
 	live     liveSessions // the sessions opened over HTTP (http.go)
 	requests requests     // the HTTP requests under way (http.go)
+	consults consults     // the consult calls under way, by session (session.go)
 }
 
 // tool is one declared tool bound to its handler.

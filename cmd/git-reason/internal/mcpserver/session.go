@@ -188,3 +188,35 @@ func valueOf(c HostCapabilities, name string) bool {
 	_ = json.Unmarshal(raw, &m)
 	return m[name]
 }
+
+// consults counts the consult calls under way, by the session (the
+// client) that made them: each starts advisors' processes and requests,
+// and one client could start any number at once (reason.mcpConsults).
+type consults struct {
+	mu sync.Mutex
+	n  map[*mcp.ServerSession]int
+}
+
+// enter counts a consult call of ss, or reports false when ss has most
+// under way already.
+func (q *consults) enter(ss *mcp.ServerSession, most int) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.n[ss] >= most {
+		return false
+	}
+	if q.n == nil {
+		q.n = map[*mcp.ServerSession]int{}
+	}
+	q.n[ss]++
+	return true
+}
+
+// leave counts a consult call of ss as ended.
+func (q *consults) leave(ss *mcp.ServerSession) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.n[ss]--; q.n[ss] <= 0 {
+		delete(q.n, ss)
+	}
+}

@@ -33,9 +33,17 @@ import (
 // (end of input), the requests already read are answered before the
 // session ends, where the SDK would cancel them unanswered. So
 // 'printf REQUESTS | git reason mcp' answers every request it was given,
-// as a shell pipe expects. No answer waits on the client: the server
-// sends it no request of its own (a person is asked through input
-// requests in a result).
+// as a shell pipe expects.
+//
+// With maxRunning requests read and not yet answered, the server reads no
+// more until one is answered: the client's writes wait, as a pipe's do.
+// The SDK read every line at once and queued it, each as a goroutine of
+// its own: 20,000 status calls written while an assess waited for a
+// ref's lock took the server to 575 MB (TestMCPStdioFloodIsBounded).
+// While the server itself waits for an answer of the client (the SDK
+// asks a client of an older protocol version for input itself), it goes
+// on reading, so that the answer can arrive, and answers a request past
+// maxRunning with an error instead.
 func Stdio(in io.ReadCloser, out io.WriteCloser) mcp.Transport {
 	return &stdio{in: in, out: out}
 }
@@ -98,11 +106,13 @@ type stdioConn struct {
 	buf []byte
 
 	// pending is the requests read and not yet answered, under mu;
-	// changed is closed (and made anew) whenever it moves. ids holds
-	// their ids, under mu.
+	// changed is closed (and made anew) whenever it or asking moves. ids
+	// holds their ids, under mu. asking is the server's own requests
+	// to the client not yet answered, under mu.
 	pending int
 	changed chan struct{}
 	ids     map[jsonrpc.ID]bool
+	asking  int
 
 	stop context.Context // its end ends the input (stdio.stop)
 }
@@ -119,6 +129,7 @@ type stdioConn struct {
 // never exited; stopped, it gave up after stopGrace).
 func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	for {
+		c.room()
 		msg, err := c.Connection.Read(c.stop)
 		if err != nil {
 			var giveUp <-chan time.Time
@@ -129,37 +140,86 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			c.drain(giveUp) // the session ends on any error: the end of input
 			return nil, err
 		}
-		if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() && !c.take(req.ID) {
-			id, _ := marshal(req.ID.Raw())
-			c.answerBad(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: id %s is that of a request not yet answered; give each request an id of its own", id))
-			continue
+		if resp, ok := msg.(*jsonrpc.Response); ok && resp.ID.IsValid() {
+			c.ask(-1)
+		}
+		if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
+			if used, full := c.take(req.ID); used || full {
+				id, _ := marshal(req.ID.Raw())
+				if used {
+					c.answerBad(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: id %s is that of a request not yet answered; give each request an id of its own", id))
+				} else {
+					c.answerBad(id, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: %d requests are under way, the most this server runs at once; send it again once one is answered", maxRunning))
+				}
+				continue
+			}
 		}
 		return msg, err
 	}
 }
 
-// take counts a request read with id, or refuses it (false) when a
-// request not yet answered has that id.
-func (c *stdioConn) take(id jsonrpc.ID) bool {
-	c.mu.Lock()
-	if c.ids[id] {
+// maxRunning is how many requests read over stdio may be unanswered at
+// once: past it the server reads no more (Stdio). Calls on the
+// repository's session run one at a time, consult's beside them (at
+// most reason.mcpConsults), so that a client gains nothing from more.
+const maxRunning = 32
+
+// room waits until fewer than maxRunning requests read are unanswered,
+// the server asks the client something, or the input is stopped.
+func (c *stdioConn) room() {
+	for {
+		c.mu.Lock()
+		ok, changed := c.pending < maxRunning || c.asking > 0, c.changed
 		c.mu.Unlock()
-		return false
+		if ok {
+			return
+		}
+		select {
+		case <-changed:
+		case <-c.stop.Done():
+			return
+		}
+	}
+}
+
+// take counts a request read with id, or refuses it: used when a request
+// not yet answered has that id, full when maxRunning are unanswered (read
+// while the server waits for the client's answer, room).
+func (c *stdioConn) take(id jsonrpc.ID) (used, full bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ids[id] {
+		return true, false
+	}
+	if c.pending >= maxRunning {
+		return false, true
 	}
 	if c.ids == nil {
 		c.ids = map[jsonrpc.ID]bool{}
 	}
 	c.ids[id] = true
-	c.mu.Unlock()
-	c.count(1)
-	return true
+	c.moved(&c.pending, 1)
+	return false, false
 }
 
-// count moves pending by d (never below zero) and tells drain.
+// count moves pending by d (never below zero) and tells drain and room.
 func (c *stdioConn) count(d int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.pending = max(c.pending+d, 0)
+	c.moved(&c.pending, d)
+}
+
+// ask moves asking by d (never below zero) and tells room.
+func (c *stdioConn) ask(d int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.moved(&c.asking, d)
+}
+
+// moved moves *n by d (never below zero) and tells whoever waits on
+// changed. Called with mu held.
+func (c *stdioConn) moved(n *int, d int) {
+	*n = max(*n+d, 0)
 	close(c.changed)
 	c.changed = make(chan struct{})
 }
@@ -190,6 +250,8 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	resp, ok := msg.(*jsonrpc.Response)
 	if ok {
 		defer c.count(-1) // after the write, outside the lock
+	} else if req, call := msg.(*jsonrpc.Request); call && req.ID.IsValid() {
+		c.ask(1) // before the write: the answer may be read at once
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

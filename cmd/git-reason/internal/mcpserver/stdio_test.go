@@ -380,3 +380,75 @@ func idKept(msg []byte) bool {
 	id, _ := wireID(msg)
 	return numberKept(id)
 }
+
+// While the server waits for the client's answer to a request of its
+// own, the stdio transport reads on past maxRunning requests unanswered,
+// so that the answer can arrive, and answers a request past the bound at
+// once; the answer read, it reads no more until a request is answered.
+func TestStdioRefusesPastTheBoundWhileAsking(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx := context.Background()
+	conn, err := Stdio(inR, outW).Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { inW.Close(); outR.Close(); conn.Close() })
+	out := make(chan string, 10)
+	go func() {
+		rd := bufio.NewScanner(outR)
+		for rd.Scan() {
+			out <- rd.Text()
+		}
+		close(out)
+	}()
+	asked, _ := jsonrpc.MakeID("asked")
+	if err := conn.Write(ctx, &jsonrpc.Request{ID: asked, Method: "roots/list"}); err != nil {
+		t.Fatal(err)
+	}
+	<-out
+	go func() {
+		for id := 1; id <= maxRunning+1; id++ {
+			fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", id)
+		}
+		fmt.Fprintln(inW, `{"jsonrpc":"2.0","id":"asked","result":{}}`)
+		fmt.Fprintln(inW, `{"jsonrpc":"2.0","id":100,"method":"ping"}`)
+	}()
+	for range maxRunning {
+		if msg, err := conn.Read(ctx); err != nil {
+			t.Fatal(err)
+		} else if _, ok := msg.(*jsonrpc.Request); !ok {
+			t.Fatalf("read %T, want a request", msg)
+		}
+	}
+	read := make(chan jsonrpc.Message, 2)
+	go func() {
+		for {
+			msg, err := conn.Read(ctx)
+			if err != nil {
+				return
+			}
+			read <- msg
+		}
+	}()
+	want := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"error":{"code":-32600,"message":"Invalid Request: %d requests are under way, the most this server runs at once; send it again once one is answered"}}`, maxRunning+1, maxRunning)
+	if got := <-out; got != want {
+		t.Errorf("request %d past the bound answered\n%s\nwant\n%s", maxRunning+1, got, want)
+	}
+	if msg := <-read; msg.(*jsonrpc.Response).ID != asked {
+		t.Fatalf("read %v, want the client's answer", msg)
+	}
+	select {
+	case msg := <-read:
+		t.Fatalf("read %v with %d requests unanswered and nothing asked", msg, maxRunning)
+	case <-time.After(300 * time.Millisecond):
+	}
+	one, _ := jsonrpc.MakeID(int64(1))
+	if err := conn.Write(ctx, &jsonrpc.Response{ID: one, Result: json.RawMessage(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	<-out
+	if req, ok := (<-read).(*jsonrpc.Request); !ok || req.ID.Raw() != int64(100) {
+		t.Fatalf("read %v after an answer, want ping 100", req)
+	}
+}

@@ -254,6 +254,16 @@ func (s *Server) consult(ctx context.Context, c *call) (*outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	st, err := env.Settings()
+	if err != nil {
+		return nil, err
+	}
+	if !s.consults.enter(c.session, st.MCPConsults) {
+		return nil, &ToolError{Code: CodeRefused, Message: fmt.Sprintf(
+			"reason.mcpConsults: this client has %d consult calls under way, the most it may have at once; nothing was asked: call consult again once one has ended (git config reason.mcpConsults raises it)", st.MCPConsults),
+			RecoveryActions: []Action{{Tool: "status", Arguments: map[string]any{"task": task}}}}
+	}
+	defer s.consults.leave(c.session)
 	req := ops.ConsultRequest{Task: task}
 	if t, ok := c.args["timeout_s"].(json.Number); ok {
 		f, _ := t.Float64()

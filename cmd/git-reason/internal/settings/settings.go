@@ -78,6 +78,9 @@ type Settings struct {
 	// sends, all its advisors together (reason.maxBytesPerConsult, an
 	// integer with an optional k, m or g); a run over it sends nothing.
 	MaxBytesPerConsult int64
+	// MCPConsults is how many consult calls one client of git reason mcp
+	// may have under way at once (reason.mcpConsults, a positive integer).
+	MCPConsults int
 	// MaxTaskBytes and MaxPullBytes bound what reading fetched histories
 	// may read, in record bytes: one task's (reason.maxTaskBytes), one
 	// pull's (reason.maxPullBytes).
@@ -98,6 +101,9 @@ var DefaultNeverSend = []string{".env*", "*.pem", "id_*", "*.key"}
 // DefaultMaxBytesPerConsult is reason.maxBytesPerConsult when unset: 8 MiB,
 // room for every shipped advisor's default budget at once.
 const DefaultMaxBytesPerConsult = 8 << 20
+
+// DefaultMCPConsults is reason.mcpConsults when unset.
+const DefaultMCPConsults = 4
 
 // Remote is one configured remote.
 type Remote struct {
@@ -174,6 +180,7 @@ const (
 	keyColorPage = "color.pager"
 	keyNeverSend = "reason.neversend"
 	keyMaxBytes  = "reason.maxbytesperconsult"
+	keyConsults  = "reason.mcpconsults"
 	keyPushDef   = "remote.pushdefault"
 )
 
@@ -380,6 +387,14 @@ func resolve(src source, flags Flags) (*Settings, error) {
 			errs = append(errs, fmt.Errorf("git config %s %q: give a positive number of bytes, e.g. 4m", keyMaxBytes, v))
 		}
 		s.MaxBytesPerConsult = n
+	}
+	s.MCPConsults = DefaultMCPConsults
+	if v := str(keyConsults); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			errs = append(errs, fmt.Errorf("git config %s %q: give a positive integer, e.g. %d", keyConsults, v, DefaultMCPConsults))
+		}
+		s.MCPConsults = n
 	}
 
 	if len(errs) > 0 {
