@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"git-reason/gitstore"
+	"git-reason/record"
 	"git-reason/reliability/harness"
 )
 
@@ -949,9 +950,7 @@ func TestPreReceiveChecksTogether(t *testing.T) {
 		if got := strings.Fields(c.git("--git-dir="+server, "for-each-ref", "--format=%(refname)", "refs/reasoning/tasks/")); len(got) != len(refs) {
 			t.Fatalf("the server holds %d tasks after a push of %d", len(got), len(refs))
 		}
-		for _, ref := range refs {
-			c.mustReason("conclude", strings.TrimPrefix(ref, gitstore.TaskPrefix), "--decision", "keep it")
-		}
+		concludeEach(t, c, refs)
 		return created, pushed(server, refs)
 	}
 	few, fewMoved := gits(all[:4])
@@ -961,6 +960,30 @@ func TestPreReceiveChecksTogether(t *testing.T) {
 	}
 	if fewMoved == 0 || manyMoved > fewMoved {
 		t.Errorf("the pre-receive hook started %d git processes for 40 tasks moved on against %d for 4, want no more", manyMoved, fewMoved)
+	}
+}
+
+// concludeEach concludes each task of refs in c ("keep it") by the real
+// writer over c's store in this process: the commit `git reason conclude
+// TASK --decision 'keep it'` writes, without a git reason process, its
+// discovery and its settings a task (a third of the processes of
+// TestPreReceiveChecksTogether).
+func concludeEach(t *testing.T, c *sandbox, refs []string) {
+	t.Helper()
+	store, err := gitstore.Open(c.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &record.Writer{Store: store, Index: gitstore.Index{Store: store}, Actor: "Ada Tester <ada@example.invalid>", Origin: "concluder"}
+	for _, ref := range refs {
+		task := strings.TrimPrefix(ref, gitstore.TaskPrefix)
+		_, recs, err := store.Load(t.Context(), task)
+		if err != nil || len(recs) == 0 || recs[0].Kind != record.KindAssessment {
+			t.Fatalf("task %s: %d records, %v; want its assessment first", task, len(recs), err)
+		}
+		if _, err := w.Append(t.Context(), task, record.KindConclusion, []byte(`{"assessment":"`+recs[0].ID+`","decision":"keep it"}`)); err != nil {
+			t.Fatalf("conclude %s: %v", task, err)
+		}
 	}
 }
 

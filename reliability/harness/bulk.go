@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"strconv"
 	"sync"
@@ -90,9 +91,18 @@ func bulkImport(ctx context.Context, dir string, fill func(*record.Writer, *bufi
 // at dir, with env (nil: the caller's environment), and streams fill's
 // writes into it, then the closing "done". fill's error comes first;
 // else, when fast-import fails, the error carries what it printed.
+//
+// fast-import deflates each object with a zlib stream of its own, whose
+// 256 KiB or so glibc's malloc gives back to the system at each free
+// (above its trim threshold, 128 KiB): 18 page faults an object, most of
+// the import's CPU time on a virtual machine (5 s of it for 8,000
+// objects). Its trim threshold is raised above that (0.2 s).
 func FastImport(ctx context.Context, dir string, env []string, fill func(*bufio.Writer) error) error {
 	cmd := exec.CommandContext(ctx, "git", "fast-import", "--quiet", "--done")
-	cmd.Dir, cmd.Env = dir, env
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd.Dir, cmd.Env = dir, append(env[:len(env):len(env)], "MALLOC_TRIM_THRESHOLD_=67108864")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	in, err := cmd.StdinPipe()

@@ -30,3 +30,13 @@ func usage(ps *os.ProcessState) (faults, maxRSS int64) {
 	}
 	return 0, 0
 }
+
+// childFaults is the minor page faults of this process's waited-for
+// children so far.
+func childFaults() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru); err != nil {
+		return 0
+	}
+	return ru.Minflt
+}
