@@ -162,7 +162,15 @@ func (s *State) next(st Status) string {
 		return s.concludeNext(st)
 	case PhaseConsulting:
 		if len(st.Selected) > 0 && len(s.Completed(st.Assessment)) == 0 {
-			return "git reason consult " + t + " (again), or git reason plan " + t + " to plan anew"
+			next := "git reason consult " + t + " (again), or git reason plan " + t + " to plan anew"
+			if ids := s.unreadable(st); len(ids) > 0 {
+				// Unreadable answers open no circuit (a question can be
+				// crafted to get them), so planning anew asks the same
+				// advisors: leaving them out is a person's choice.
+				next += ", or git -c reason.disable=" + strings.Join(ids, ",") + " reason plan " + t +
+					" to plan without the advisors whose last two answers did not read"
+			}
+			return next
 		}
 		// Some advisor answered, or the latest plan (made anew after
 		// advisors failed) selected none: consulting again would ask
@@ -187,6 +195,32 @@ func (s *State) next(st Status) string {
 	}
 	return ""
 }
+
+// unreadable lists the advisors the latest plan selected whose last two
+// consultations on the assessment failed with an answer that did not read
+// (malformed or empty): consulting again is likely to fail the same way,
+// and, since such answers open no circuit, so is a plan made anew.
+func (s *State) unreadable(st Status) []string {
+	last := map[string][]string{} // advisor -> failure kinds of its consultations, in order
+	for _, e := range s.Consultations(st.Assessment) {
+		c := e.Body.(*Consultation)
+		kind := ""
+		if c.Failure != nil {
+			kind = c.Failure.Kind
+		}
+		last[c.Advisor] = append(last[c.Advisor], kind)
+	}
+	var out []string
+	for _, id := range st.Selected {
+		ks := last[id]
+		if n := len(ks); n >= 2 && unreadableKind(ks[n-1]) && unreadableKind(ks[n-2]) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func unreadableKind(k string) bool { return k == "malformed" || k == "empty" }
 
 // concludeNext is the conclude command the latest plan admits: every
 // completed consultation of the assessment weighed, and, when the plan
