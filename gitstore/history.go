@@ -477,10 +477,8 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 			}
 			t := parsed[mine]
 			onBase := len(c.Parents) > 0 && out.bases[c.Parents[0]] != nil && !given[first]
-			changed := 0 // the entries c changes: on a base, those the base does not hold (counted in baseEntries)
 			if len(c.Parents) > 0 && !onBase {
 				c.Changes = diffTrees(parsed[first], t)
-				changed = len(c.Changes)
 				for _, h := range c.Changes {
 					if h != "" {
 						blobs[h] = true
@@ -497,11 +495,10 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 					// base's state, never read again.
 					if base[name] != h {
 						blobs[h] = true
-						changed++
 					}
 				}
 			}
-			entries += int64(changed)
+			entries += int64(len(c.Changes) + len(c.Files))
 			if err := s.entryLimit(entries); err != nil {
 				return err
 			}
