@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 	"strings"
 	"sync"
 
@@ -456,14 +454,8 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 			}
 		}
 	}
-	// The bases' records count against the task's limits as a replay of
-	// the whole history counts them: a history read from a remembered
-	// head is bounded as it would be read whole, so that neither limits
-	// lowered since it was remembered nor a history grown past them a
-	// few records at a time from one get in through the memo.
-	baseBlobs, baseEntries := baseRecords(out.bases)
-	next := 0              // the next commit to compare
-	entries := baseEntries // the entries the commits compared so far change
+	next := 0         // the next commit to compare
+	var entries int64 // the entries the commits compared so far change
 	compare := func(upto int) error {
 		for ; next < len(out.commits); next++ {
 			c := out.commits[next]
@@ -541,20 +533,7 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 		return nil, err
 	}
 	var readable []string
-	var baseTotal int64
-	for h := range blobs {
-		delete(baseBlobs, h) // sized below, with the blobs to read
-	}
-	if len(baseBlobs) > 0 {
-		bs, err := cf.Infos(slices.Collect(maps.Keys(baseBlobs)))
-		if err != nil {
-			return nil, err
-		}
-		for _, info := range bs {
-			baseTotal += max(info.Size, 0)
-		}
-	}
-	total := baseTotal
+	var total int64
 	for i, h := range hashes {
 		switch info := bi[i]; {
 		case info.Missing:
@@ -568,13 +547,12 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 			total += info.Size
 		}
 	}
-	// Bounded in total before any record is read: by the task's limit
-	// (the bases' records too), then by what the pull may still read
-	// (what it reads: not the bases').
+	// Bounded in total before any record is read: by the task's limit,
+	// then by what the pull may still read.
 	if err := s.taskLimit(total); err != nil {
 		return nil, err
 	}
-	if total -= baseTotal; total > 0 && s.budget != nil {
+	if total > 0 && s.budget != nil {
 		if err := s.budget.take(total, s.limits().PullBytes); err != nil {
 			return nil, err
 		}
@@ -591,21 +569,6 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 		return nil, err
 	}
 	return out, nil
-}
-
-// baseRecords is what the records at bases (a history's remembered
-// heads: commit -> entry name -> blob) count for against the task's
-// limits: their distinct blobs, and their distinct entries.
-func baseRecords(bases map[string]map[string]string) (map[string]bool, int64) {
-	blobs := map[string]bool{}
-	entries := map[string]bool{}
-	for _, files := range bases {
-		for name, h := range files {
-			blobs[h] = true
-			entries[name+"\x00"+h] = true
-		}
-	}
-	return blobs, int64(len(entries))
 }
 
 // commitGraph lists head's history with git rev-list: the commits in the
