@@ -107,12 +107,13 @@ type stdioConn struct {
 
 	// pending is the requests read and not yet answered, under mu;
 	// changed is closed (and made anew) whenever it or asking moves. ids
-	// holds their ids, under mu. asking is the server's own requests
-	// to the client not yet answered, under mu.
+	// holds their ids, under mu. asking holds the ids of the server's own
+	// requests to the client not yet answered, cancelled or failed to
+	// write, under mu.
 	pending int
 	changed chan struct{}
 	ids     map[jsonrpc.ID]bool
-	asking  int
+	asking  map[jsonrpc.ID]bool
 
 	stop context.Context // its end ends the input (stdio.stop)
 }
@@ -141,7 +142,7 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			return nil, err
 		}
 		if resp, ok := msg.(*jsonrpc.Response); ok && resp.ID.IsValid() {
-			c.ask(-1)
+			c.ask(resp.ID, false)
 		}
 		if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
 			if used, full := c.take(req.ID); used || full {
@@ -169,7 +170,7 @@ const maxRunning = 32
 func (c *stdioConn) room() {
 	for {
 		c.mu.Lock()
-		ok, changed := c.pending < maxRunning || c.asking > 0, c.changed
+		ok, changed := c.pending < maxRunning || len(c.asking) > 0, c.changed
 		c.mu.Unlock()
 		if ok {
 			return
@@ -209,17 +210,49 @@ func (c *stdioConn) count(d int) {
 	c.moved(&c.pending, d)
 }
 
-// ask moves asking by d (never below zero) and tells room.
-func (c *stdioConn) ask(d int) {
+// ask adds id to asking, or removes it, and tells room. An id is removed
+// when its answer is read, when the server cancels its request (the SDK
+// does when the call's context ends: a timeout), and when the request's
+// write fails: a count only an answer lowered stayed up for good after
+// any of those, and the transport then refused every request past
+// maxRunning at once instead of reading no more.
+func (c *stdioConn) ask(id jsonrpc.ID, asked bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.moved(&c.asking, d)
+	if asked {
+		if c.asking == nil {
+			c.asking = map[jsonrpc.ID]bool{}
+		}
+		c.asking[id] = true
+	} else if c.asking[id] {
+		delete(c.asking, id)
+	} else {
+		return
+	}
+	c.tell()
+}
+
+// cancelledID is the id a notifications/cancelled message's params name.
+func cancelledID(params json.RawMessage) (jsonrpc.ID, bool) {
+	var p struct {
+		RequestID any `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return jsonrpc.ID{}, false
+	}
+	id, err := jsonrpc.MakeID(p.RequestID)
+	return id, err == nil && id.IsValid()
 }
 
 // moved moves *n by d (never below zero) and tells whoever waits on
 // changed. Called with mu held.
 func (c *stdioConn) moved(n *int, d int) {
 	*n = max(*n+d, 0)
+	c.tell()
+}
+
+// tell wakes whoever waits on changed. Called with mu held.
+func (c *stdioConn) tell() {
 	close(c.changed)
 	c.changed = make(chan struct{})
 }
@@ -246,12 +279,21 @@ var (
 	resultMid  = []byte(`,"result":`)
 )
 
-func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) (err error) {
 	resp, ok := msg.(*jsonrpc.Response)
 	if ok {
 		defer c.count(-1) // after the write, outside the lock
 	} else if req, call := msg.(*jsonrpc.Request); call && req.ID.IsValid() {
-		c.ask(1) // before the write: the answer may be read at once
+		c.ask(req.ID, true) // before the write: the answer may be read at once
+		defer func() {
+			if err != nil {
+				c.ask(req.ID, false) // not sent: no answer comes
+			}
+		}()
+	} else if call && req.Method == "notifications/cancelled" {
+		if id, ok := cancelledID(req.Params); ok {
+			c.ask(id, false) // the server no longer waits for its answer
+		}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -452,3 +452,72 @@ func TestStdioRefusesPastTheBoundWhileAsking(t *testing.T) {
 		t.Fatalf("read %v after an answer, want ping 100", req)
 	}
 }
+
+// A request of the server's own that it cancels (the SDK sends
+// notifications/cancelled when the call's context ends), or whose write
+// fails, is no longer waited for: with maxRunning requests unanswered the
+// transport reads no more, where it read on, and refused every request
+// past the bound at once, for the rest of the session.
+func TestStdioAskingEndsWithCancelOrFailedWrite(t *testing.T) {
+	for _, how := range []string{"cancelled", "write failed"} {
+		t.Run(how, func(t *testing.T) {
+			inR, inW := io.Pipe()
+			outR, outW := io.Pipe()
+			ctx := context.Background()
+			conn, err := Stdio(inR, outW).Connect(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { inW.Close(); outR.Close(); conn.Close() })
+			out := make(chan string, 10)
+			go func() {
+				rd := bufio.NewScanner(outR)
+				for rd.Scan() {
+					out <- rd.Text()
+				}
+				close(out)
+			}()
+			asked, _ := jsonrpc.MakeID(float64(7)) // as decoded JSON gives it
+			switch how {
+			case "cancelled":
+				if err := conn.Write(ctx, &jsonrpc.Request{ID: asked, Method: "roots/list"}); err != nil {
+					t.Fatal(err)
+				}
+				<-out
+				if err := conn.Write(ctx, &jsonrpc.Request{Method: "notifications/cancelled", Params: json.RawMessage(`{"requestId":7,"reason":"context deadline exceeded"}`)}); err != nil {
+					t.Fatal(err)
+				}
+				<-out
+			case "write failed":
+				done, stop := context.WithCancel(ctx)
+				stop()
+				if err := conn.Write(done, &jsonrpc.Request{ID: asked, Method: "roots/list"}); err == nil {
+					t.Fatal("a write on a done context succeeded")
+				}
+			}
+			go func() {
+				for id := 1; id <= maxRunning+1; id++ {
+					fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", id)
+				}
+			}()
+			for range maxRunning {
+				if _, err := conn.Read(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			read := make(chan jsonrpc.Message, 1)
+			go func() {
+				if msg, err := conn.Read(ctx); err == nil {
+					read <- msg
+				}
+			}()
+			select {
+			case msg := <-read:
+				t.Fatalf("read %v with %d requests unanswered and the server's own request %s", msg, maxRunning, how)
+			case line := <-out:
+				t.Fatalf("answered %s with %d requests unanswered and the server's own request %s", line, maxRunning, how)
+			case <-time.After(300 * time.Millisecond):
+			}
+		})
+	}
+}
