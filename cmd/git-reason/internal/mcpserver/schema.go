@@ -104,8 +104,25 @@ func withInputRules(kind record.Kind, doc obj) error {
 		defs = obj{}
 		doc["$defs"] = defs
 	}
-	defs["text"] = in["$defs"].(obj)["text"]
+	for name, def := range in["$defs"].(obj) {
+		if _, clash := defs[name]; clash && name != "text" {
+			return fmt.Errorf("%s.input.json's $defs %s is the body schema's too", kind, name)
+		}
+		defs[name] = def
+	}
 	return markTexts(doc, doc, in)
+}
+
+// inputKeywords are the keywords markTexts carries from an input document
+// to the body schema (properties and items walked, a text's $ref set, a
+// rule that applies when a condition holds copied whole) or that say
+// nothing a caller is held to. Another keyword fails the tools' schemas
+// rather than being dropped: a rule the writer holds callers to that the
+// published schema did not say (evidence's ref was one) is learnt only by
+// being refused.
+var inputKeywords = map[string]bool{
+	"properties": true, "items": true, "$ref": true, "if": true, "then": true,
+	"$schema": true, "$id": true, "$defs": true, "title": true, "description": true, "type": true,
 }
 
 // markTexts walks in's properties and items beside at's (following at's
@@ -113,6 +130,19 @@ func withInputRules(kind record.Kind, doc obj) error {
 // the definition of a text.
 func markTexts(root, at, in obj) error {
 	at = deref(root, at)
+	for k := range in {
+		if !inputKeywords[k] {
+			return fmt.Errorf("input rules use %s, which the tools' schemas do not carry", k)
+		}
+	}
+	for _, k := range []string{"if", "then"} {
+		if rule, ok := in[k]; ok {
+			if _, clash := at[k]; clash {
+				return fmt.Errorf("input rules' %s meets the body's own", k)
+			}
+			at[k] = rule
+		}
+	}
 	if items, ok := in["items"].(obj); ok {
 		sub, ok := at["items"].(obj)
 		if !ok {

@@ -462,6 +462,13 @@ func TestWriteInputsAreTheBodySchemas(t *testing.T) {
 		if got := strings.Count(string(tools[name].input), `"`+schemas.TextDef+`"`); got != texts {
 			t.Errorf("%s: %d arguments refer to the definition of a text, want %d", name, got, texts)
 		}
+		// Evidence that points at something names it: the writer's rule
+		// (the input document's if/then), published as the writer holds it.
+		if ws.kind == record.KindAssessment || ws.kind == record.KindResolution || ws.kind == record.KindValidation {
+			if got := strings.Count(string(tools[name].input), `"`+pointsDef+`"`); got != 1 {
+				t.Errorf("%s: %d rules refer to the definition of evidence that points, want 1: %s", name, got, tools[name].input)
+			}
+		}
 		in = withoutTexts(in).(obj)
 		want := map[string]bool{"task": true}
 		for _, r := range body["required"].([]any) {
@@ -1648,19 +1655,28 @@ func TestBlankTextsAreBadInput(t *testing.T) {
 	}
 }
 
+// pointsDef is the input documents' definition of evidence that points at
+// something: a ref that is not blank.
+const pointsDef = "#/$defs/points"
+
 // withoutTexts is a tool's input schema less what input rules added: the
-// references to the definition of a text, and that definition.
+// references to the definition of a text, and that definition; the rule
+// that evidence other than a note points at something (if, then), and
+// its definition.
 func withoutTexts(v any) any {
 	switch x := v.(type) {
 	case obj:
 		out := obj{}
+		then, _ := x["then"].(obj)
+		points := then["$ref"] == pointsDef
 		for k, e := range x {
-			if k == "$ref" && e == schemas.TextDef {
+			if k == "$ref" && e == schemas.TextDef || points && (k == "if" || k == "then") {
 				continue
 			}
 			if k == "$defs" {
 				defs := withoutTexts(e).(obj)
 				delete(defs, "text")
+				delete(defs, "points")
 				if len(defs) == 0 {
 					continue
 				}
