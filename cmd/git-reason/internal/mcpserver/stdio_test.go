@@ -381,15 +381,12 @@ func idKept(msg []byte) bool {
 	return numberKept(id)
 }
 
-// While the server waits for the client's answer to a request of its
-// own, the stdio transport reads on past maxRunning requests unanswered,
-// so that the answer can arrive, and answers a request past the bound at
-// once; the answer read, it reads no more until a request is answered.
-func TestStdioRefusesPastTheBoundWhileAsking(t *testing.T) {
+// pipedStdio connects the stdio transport to pipes: the connection, the
+// client's side of its input, and its output's lines as written.
+func pipedStdio(t *testing.T) (mcp.Connection, io.Writer, <-chan string) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	ctx := context.Background()
-	conn, err := Stdio(inR, outW).Connect(ctx)
+	conn, err := Stdio(inR, outW).Connect(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,6 +399,16 @@ func TestStdioRefusesPastTheBoundWhileAsking(t *testing.T) {
 		}
 		close(out)
 	}()
+	return conn, inW, out
+}
+
+// While the server waits for the client's answer to a request of its
+// own, the stdio transport reads on past maxRunning requests unanswered,
+// so that the answer can arrive, and answers a request past the bound at
+// once; the answer read, it reads no more until a request is answered.
+func TestStdioRefusesPastTheBoundWhileAsking(t *testing.T) {
+	ctx := context.Background()
+	conn, inW, out := pipedStdio(t)
 	asked, _ := jsonrpc.MakeID("asked")
 	if err := conn.Write(ctx, &jsonrpc.Request{ID: asked, Method: "roots/list"}); err != nil {
 		t.Fatal(err)
@@ -461,22 +468,8 @@ func TestStdioRefusesPastTheBoundWhileAsking(t *testing.T) {
 func TestStdioAskingEndsWithCancelOrFailedWrite(t *testing.T) {
 	for _, how := range []string{"cancelled", "write failed"} {
 		t.Run(how, func(t *testing.T) {
-			inR, inW := io.Pipe()
-			outR, outW := io.Pipe()
 			ctx := context.Background()
-			conn, err := Stdio(inR, outW).Connect(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { inW.Close(); outR.Close(); conn.Close() })
-			out := make(chan string, 10)
-			go func() {
-				rd := bufio.NewScanner(outR)
-				for rd.Scan() {
-					out <- rd.Text()
-				}
-				close(out)
-			}()
+			conn, inW, out := pipedStdio(t)
 			asked, _ := jsonrpc.MakeID(float64(7)) // as decoded JSON gives it
 			switch how {
 			case "cancelled":
