@@ -405,8 +405,8 @@ exec "` + realGit + `" "$@"
 // TestMCPStdioFloodIsBounded: a client writes 8,000 status calls to
 // 'git reason mcp' while an assess waits for its ref's lock (every call
 // after it waits its turn). The server read every line at once, each a
-// goroutine of its own waiting, and grew by some 28 KB a call (20,000
-// took it to 575 MB); it now reads no more while 32 are unanswered, so
+// goroutine of its own waiting, and grew by some 28 KB a call (8,000
+// took it to 190 MB); it now reads no more while 32 are unanswered, so
 // that the client's writes wait. Every call is still answered.
 func TestMCPStdioFloodIsBounded(t *testing.T) {
 	t.Parallel()

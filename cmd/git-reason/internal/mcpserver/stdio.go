@@ -38,8 +38,8 @@ import (
 // With maxRunning requests read and not yet answered, the server reads no
 // more until one is answered: the client's writes wait, as a pipe's do.
 // The SDK read every line at once and queued it, each as a goroutine of
-// its own: 20,000 status calls written while an assess waited for a
-// ref's lock took the server to 575 MB (TestMCPStdioFloodIsBounded).
+// its own: 8,000 status calls written while an assess waited for a
+// ref's lock took the server to 190 MB (TestMCPStdioFloodIsBounded).
 // While the server itself waits for an answer of the client (the SDK
 // asks a client of an older protocol version for input itself), it goes
 // on reading, so that the answer can arrive, and answers a request past
