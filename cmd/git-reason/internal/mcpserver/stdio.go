@@ -35,8 +35,12 @@ import (
 // 'printf REQUESTS | git reason mcp' answers every request it was given,
 // as a shell pipe expects.
 //
-// With maxRunning requests read and not yet answered, the server reads no
-// more until one is answered: the client's writes wait, as a pipe's do.
+// With maxRunning requests read and not yet answered, the server holds
+// the next request it reads and reads no more until one is answered: the
+// client's writes wait, as a pipe's do. Notifications and answers before
+// that request are read and handed on, so that a client's
+// notifications/cancelled for a call under way arrives while the calls
+// fill the bound (it waited for one of them to end).
 // The SDK read every line at once and queued it, each as a goroutine of
 // its own: 8,000 status calls written while an assess waited for a
 // ref's lock took the server to 190 MB (TestMCPStdioFloodIsBounded).
@@ -130,8 +134,14 @@ type stdioConn struct {
 // never exited; stopped, it gave up after stopGrace).
 func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	for {
-		c.room()
 		msg, err := c.Connection.Read(c.stop)
+		req, call := msg.(*jsonrpc.Request)
+		if err == nil && call && req.ID.IsValid() {
+			c.room() // held here, the request is the last one read
+			if c.stop.Err() != nil {
+				err = c.stop.Err() // unanswered, as one not read
+			}
+		}
 		if err != nil {
 			var giveUp <-chan time.Time
 			if c.stop.Err() != nil {
@@ -144,7 +154,7 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		if resp, ok := msg.(*jsonrpc.Response); ok && resp.ID.IsValid() {
 			c.ask(resp.ID, false)
 		}
-		if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
+		if call && req.ID.IsValid() {
 			if used, full := c.take(req.ID); used || full {
 				id, _ := marshal(req.ID.Raw())
 				if used {

@@ -514,3 +514,56 @@ func TestStdioAskingEndsWithCancelOrFailedWrite(t *testing.T) {
 		})
 	}
 }
+
+// With maxRunning requests unanswered, a client's notifications/cancelled
+// for one of them is read and handed on at once (it waited for a call to
+// end), while the next request is held until one is answered.
+func TestStdioReadsACancelWhileFull(t *testing.T) {
+	ctx := context.Background()
+	conn, inW, out := pipedStdio(t)
+	go func() {
+		for id := 1; id <= maxRunning; id++ {
+			fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", id)
+		}
+		fmt.Fprintln(inW, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}`)
+		fmt.Fprintln(inW, `{"jsonrpc":"2.0","id":100,"method":"ping"}`)
+	}()
+	for range maxRunning {
+		if _, err := conn.Read(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := make(chan jsonrpc.Message, 2)
+	go func() {
+		for {
+			msg, err := conn.Read(ctx)
+			if err != nil {
+				return
+			}
+			read <- msg
+		}
+	}()
+	select {
+	case msg := <-read:
+		if n, ok := msg.(*jsonrpc.Request); !ok || n.Method != "notifications/cancelled" {
+			t.Fatalf("read %v with %d requests unanswered, want the cancellation", msg, maxRunning)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatalf("a notifications/cancelled not read in 5s with %d requests unanswered", maxRunning)
+	}
+	select {
+	case msg := <-read:
+		t.Fatalf("read %v with %d requests unanswered", msg, maxRunning)
+	case line := <-out:
+		t.Fatalf("answered %s with %d requests unanswered", line, maxRunning)
+	case <-time.After(300 * time.Millisecond):
+	}
+	five, _ := jsonrpc.MakeID(float64(5))
+	if err := conn.Write(ctx, &jsonrpc.Response{ID: five, Result: json.RawMessage(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	<-out
+	if req, ok := (<-read).(*jsonrpc.Request); !ok || req.ID.Raw() != int64(100) {
+		t.Fatalf("read %v after an answer, want ping 100", req)
+	}
+}
