@@ -27,15 +27,22 @@ func ReadPacksThroughGit(s *Store) { s.packsViaGit = true }
 // remembers of task does, and returns how many commits it would replay and
 // from how many remembered heads.
 func ReplayedFrom(s *Store, rem *Remembered, task, head string) (commits, bases int, err error) {
-	stop := map[string]bool{}
-	for _, h := range rem.Heads(task) {
-		stop[h] = true
-	}
-	h, err := s.readHistory(context.Background(), head, stop, nil, nil, nil)
+	h, err := s.readHistory(context.Background(), head, rem.Bases(task), nil, nil, nil)
 	if err != nil {
 		return 0, 0, err
 	}
 	return len(h.commits), len(h.bases), nil
+}
+
+// HistoryTotals reads the history of head as ReplayedFrom does (with no
+// remembered heads when rem is nil) and returns what it counts for
+// against the limits and from how many remembered heads it was read.
+func HistoryTotals(s *Store, rem *Remembered, task, head string) (Totals, int, error) {
+	h, err := s.readHistory(context.Background(), head, rem.Bases(task), nil, nil, nil)
+	if err != nil {
+		return Totals{}, 0, err
+	}
+	return h.totals, len(h.bases), nil
 }
 
 // ResignSavedState is a saved state file (saved.go) with every "online"

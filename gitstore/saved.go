@@ -398,6 +398,13 @@ func (s *Store) DeriveSaved(ctx context.Context, task, head string) (*record.Sta
 		st, err := record.BaseState(task, &record.Base{Files: tree, Records: recs, Lazy: true, Links: saved.links, Facts: saved.facts})
 		return st, err == nil
 	}
+	// What the saved head's history counts for against the limits is what
+	// its remembered verification keeps (a state is saved only at a
+	// remembered head): the read after it counts from there.
+	based, ok := s.readRemembered().Totals(task, saved.head)
+	if !ok {
+		return nil, false
+	}
 	// The saved records/ tree as the tree reader keeps it: the new head's
 	// tree is then parsed from the first entry it does not share with it,
 	// and the commit after it carries what it changed, not the whole tree.
@@ -405,7 +412,7 @@ func (s *Store) DeriveSaved(ctx context.Context, task, head string) (*record.Sta
 	if t := treeOf(saved.byName()); t != nil {
 		raw = map[string]*rawTree{saved.head: t}
 	}
-	h, err := s.readHistory(ctx, head, map[string]bool{saved.head: true}, nil, map[string]map[string]string{saved.head: tree}, raw)
+	h, err := s.readHistory(ctx, head, map[string]Totals{saved.head: based}, nil, map[string]map[string]string{saved.head: tree}, raw)
 	if err != nil || len(h.bases) != 1 || h.bases[saved.head] == nil {
 		return nil, false
 	}
@@ -417,7 +424,7 @@ func (s *Store) DeriveSaved(ctx context.Context, task, head string) (*record.Sta
 	if err != nil || len(found) > 0 || st == nil || ctx.Err() != nil {
 		return nil, false
 	}
-	s.readRemembered().Add(task, head)
+	s.readRemembered().Add(task, head, h.totals)
 	s.truth.verdicts.Store(task+"\x00"+head, (*record.Finding)(nil))
 	if s.appendAdded(task, head, saved, h, st) {
 		return st, true

@@ -538,8 +538,9 @@ func (g *Integrator) verifyMerge(ctx context.Context, task, local, fetched, merg
 	v.blobs = gitstore.TreeBlobs(files, v.recs)
 	g.memo().put(task+"\x00"+merge, v)
 	if len(all) == 0 && g.memo().Remembered != nil {
-		// The merge's replay is its parents' replays and its own step.
-		g.memo().Remembered.Add(task, merge)
+		// The merge's replay is its parents' replays and its own step;
+		// it counts for what its parents' histories do, and its own.
+		g.memo().Remembered.AddMerge(task, merge, local, fetched, len(files))
 	}
 	return g.withReuses(ctx, task, merge, v, at), ctx.Err()
 }
