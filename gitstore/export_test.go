@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"maps"
 	"os"
 	"slices"
@@ -61,7 +60,7 @@ func ResignSavedTail(file []byte, from int, key []byte, task, old, new string) [
 	out, prev := []byte(savedMagic), ""
 	for len(rest) > 0 {
 		at := len(file) - len(rest)
-		head, mac, entries, links, facts, next, ok := cutSegment(rest)
+		head, mac, t, entries, links, facts, next, ok := cutSegment(rest)
 		if !ok {
 			break
 		}
@@ -70,8 +69,8 @@ func ResignSavedTail(file []byte, from int, key []byte, task, old, new string) [
 			continue
 		}
 		body := append(append(bytes.ReplaceAll(entries, []byte(old), []byte(new)), links...), facts...)
-		prev = savedMAC(key, task, head, prev, body)
-		out = append(out, fmt.Sprintf("%s %s %d %d %d\n", head, prev, len(entries), len(links), len(facts))...)
+		prev = savedMAC(key, task, head, prev, t, body)
+		out = append(out, segmentLine(head, prev, t, len(entries), len(links), len(facts))...)
 		out = append(out, body...)
 		rest = next
 	}
@@ -85,14 +84,14 @@ func ResignSavedFacts(file, key []byte, task, old, new string) []byte {
 	rest, _ := bytes.CutPrefix(file, []byte(savedMagic))
 	out, prev := []byte(savedMagic), ""
 	for len(rest) > 0 {
-		head, _, entries, links, facts, next, ok := cutSegment(rest)
+		head, _, t, entries, links, facts, next, ok := cutSegment(rest)
 		if !ok {
 			break
 		}
 		facts = bytes.ReplaceAll(facts, []byte(old), []byte(new))
 		body := append(append(append([]byte(nil), entries...), links...), facts...)
-		prev = savedMAC(key, task, head, prev, body)
-		out = append(out, fmt.Sprintf("%s %s %d %d %d\n", head, prev, len(entries), len(links), len(facts))...)
+		prev = savedMAC(key, task, head, prev, t, body)
+		out = append(out, segmentLine(head, prev, t, len(entries), len(links), len(facts))...)
 		out = append(out, body...)
 		rest = next
 	}

@@ -270,7 +270,7 @@ func TestReusesWithHeads(t *testing.T) {
 		{"moved to the older head", "U", edit("U", func(e *rememberedTask) { e.Reuses.Head = y }), false},
 		{"MAC made up", "U", edit("U", func(e *rememberedTask) { e.Reuses.MAC = strings.Repeat("0", 64) }), false},
 		{"copied to another task", "T", edit("T", func(e *rememberedTask) {
-			e.Heads = []rememberedEntry{{Head: x, MAC: OpenRemembered(r).mac("T", x, oneCommit)}}
+			e.Heads = []rememberedEntry{{Head: x, MAC: OpenRemembered(r).mac("T", x, oneCommit), Totals: oneCommit}}
 			e.Reuses.Head = x
 		}), false},
 	} {
