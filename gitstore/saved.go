@@ -187,8 +187,10 @@ func cutSegment(b []byte) (head, mac string, t Totals, entries, links, facts, re
 		}
 	}
 	t = Totals{Bytes: v[0], Entries: v[1], Commits: v[2]}
-	n, m, k := v[3], v[4], v[5]
-	if n+m+k > int64(len(body)) {
+	// Each length is bounded by what is left for it: their sum may
+	// overflow (three of 2^62 sum to a small number) and pass a bound.
+	n, m, k, left := v[3], v[4], v[5], int64(len(body))
+	if n > left || m > left-n || k > left-n-m {
 		return "", "", t, nil, nil, nil, nil, false
 	}
 	return f[0], f[1], t, body[:n], body[n : n+m], body[n+m : n+m+k], body[n+m+k:], true
