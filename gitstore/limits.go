@@ -185,6 +185,11 @@ func (s *Store) within(t Totals) error {
 	return s.commitLimit(t.Commits)
 }
 
+// Within is within for a caller outside the package: the refusal, in one
+// line naming the limit, of a history whose totals are past a limit; nil
+// when they are within them all.
+func (s *Store) Within(t Totals) error { return s.within(t) }
+
 // commitLimit is taskLimit for the commits of a history (commitBytes).
 func (s *Store) commitLimit(commits int64) error {
 	if commits <= MinReadLimit/commitBytes {

@@ -367,11 +367,23 @@ func (m *Remembered) Add(task, head string, t Totals) {
 // histories do together, and its own commit and entries. Nothing is
 // remembered when either parent is not.
 func (m *Remembered) AddMerge(task, merge, local, fetched string, files int) {
+	if t, ok := m.MergeTotals(task, local, fetched, files); ok {
+		m.Add(task, merge, t)
+	}
+}
+
+// MergeTotals is what a merge of local and fetched, two remembered heads
+// of task, whose records/ tree has files entries, counts for against the
+// limits as AddMerge remembers it: its parents' totals added (what they
+// share counts twice), and its own commit and entries. false when either
+// parent is not remembered.
+func (m *Remembered) MergeTotals(task, local, fetched string, files int) (Totals, bool) {
 	a, ok1 := m.Totals(task, local)
 	b, ok2 := m.Totals(task, fetched)
-	if ok1 && ok2 {
-		m.Add(task, merge, a.plus(b).plus(Totals{Entries: int64(files), Commits: 1}))
+	if !ok1 || !ok2 {
+		return Totals{}, false
 	}
+	return a.plus(b).plus(Totals{Entries: int64(files), Commits: 1}), true
 }
 
 // Save writes the files of the tasks whose heads were added since they
