@@ -89,8 +89,9 @@ type blindReplays struct {
 }
 
 type blindReplay struct {
-	found []record.Finding
-	recs  []*record.Record
+	found  []record.Finding
+	recs   []*record.Record
+	totals Totals
 }
 
 // as is what a blind replay of head found, for task, when one is held
@@ -98,26 +99,26 @@ type blindReplay struct {
 // another goroutine replays head it waits for that replay; when none
 // is held it returns done, which the caller calls once its replay is
 // over (and put, if it was blind), so that the others go on.
-func (b *blindReplays) as(ctx context.Context, task, head string, fresh bool) ([]record.Finding, []*record.Record, bool, func()) {
+func (b *blindReplays) as(ctx context.Context, task, head string, fresh bool) ([]record.Finding, []*record.Record, Totals, bool, func()) {
 	if b == nil || !fresh {
-		return nil, nil, false, func() {}
+		return nil, nil, Totals{}, false, func() {}
 	}
 	r, held, done := b.held.hold(ctx, head)
 	if !held {
-		return nil, nil, false, done
+		return nil, nil, Totals{}, false, done
 	}
 	found := slices.Clone(r.found)
 	for i := range found {
 		found[i].Task = task
 	}
-	return found, slices.Clone(r.recs), true, nil
+	return found, slices.Clone(r.recs), r.totals, true, nil
 }
 
-func (b *blindReplays) put(head string, found []record.Finding, recs []*record.Record) {
+func (b *blindReplays) put(head string, found []record.Finding, recs []*record.Record, totals Totals) {
 	if b == nil {
 		return
 	}
-	b.held.put(head, blindReplay{slices.Clone(found), slices.Clone(recs)})
+	b.held.put(head, blindReplay{slices.Clone(found), slices.Clone(recs), totals})
 }
 
 // heldHistories holds, by head, the histories the replays of one run

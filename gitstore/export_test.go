@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"maps"
 	"os"
 	"slices"
@@ -27,15 +26,22 @@ func ReadPacksThroughGit(s *Store) { s.packsViaGit = true }
 // remembers of task does, and returns how many commits it would replay and
 // from how many remembered heads.
 func ReplayedFrom(s *Store, rem *Remembered, task, head string) (commits, bases int, err error) {
-	stop := map[string]bool{}
-	for _, h := range rem.Heads(task) {
-		stop[h] = true
-	}
-	h, err := s.readHistory(context.Background(), head, stop, nil, nil, nil)
+	h, err := s.readHistory(context.Background(), head, rem.Bases(task), nil, nil, nil)
 	if err != nil {
 		return 0, 0, err
 	}
 	return len(h.commits), len(h.bases), nil
+}
+
+// HistoryTotals reads the history of head as ReplayedFrom does (with no
+// remembered heads when rem is nil) and returns what it counts for
+// against the limits and from how many remembered heads it was read.
+func HistoryTotals(s *Store, rem *Remembered, task, head string) (Totals, int, error) {
+	h, err := s.readHistory(context.Background(), head, rem.Bases(task), nil, nil, nil)
+	if err != nil {
+		return Totals{}, 0, err
+	}
+	return h.totals, len(h.bases), nil
 }
 
 // ResignSavedState is a saved state file (saved.go) with every "online"
@@ -54,7 +60,7 @@ func ResignSavedTail(file []byte, from int, key []byte, task, old, new string) [
 	out, prev := []byte(savedMagic), ""
 	for len(rest) > 0 {
 		at := len(file) - len(rest)
-		head, mac, entries, links, facts, next, ok := cutSegment(rest)
+		head, mac, t, entries, links, facts, next, ok := cutSegment(rest)
 		if !ok {
 			break
 		}
@@ -63,8 +69,8 @@ func ResignSavedTail(file []byte, from int, key []byte, task, old, new string) [
 			continue
 		}
 		body := append(append(bytes.ReplaceAll(entries, []byte(old), []byte(new)), links...), facts...)
-		prev = savedMAC(key, task, head, prev, body)
-		out = append(out, fmt.Sprintf("%s %s %d %d %d\n", head, prev, len(entries), len(links), len(facts))...)
+		prev = savedMAC(key, task, head, prev, t, body)
+		out = append(out, segmentLine(head, prev, t, len(entries), len(links), len(facts))...)
 		out = append(out, body...)
 		rest = next
 	}
@@ -78,14 +84,14 @@ func ResignSavedFacts(file, key []byte, task, old, new string) []byte {
 	rest, _ := bytes.CutPrefix(file, []byte(savedMagic))
 	out, prev := []byte(savedMagic), ""
 	for len(rest) > 0 {
-		head, _, entries, links, facts, next, ok := cutSegment(rest)
+		head, _, t, entries, links, facts, next, ok := cutSegment(rest)
 		if !ok {
 			break
 		}
 		facts = bytes.ReplaceAll(facts, []byte(old), []byte(new))
 		body := append(append(append([]byte(nil), entries...), links...), facts...)
-		prev = savedMAC(key, task, head, prev, body)
-		out = append(out, fmt.Sprintf("%s %s %d %d %d\n", head, prev, len(entries), len(links), len(facts))...)
+		prev = savedMAC(key, task, head, prev, t, body)
+		out = append(out, segmentLine(head, prev, t, len(entries), len(links), len(facts))...)
 		out = append(out, body...)
 		rest = next
 	}

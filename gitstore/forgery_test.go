@@ -462,7 +462,7 @@ func forgVerifyRemembered(t *testing.T, dir, task, head string, want []record.Fi
 	for _, c := range candidates {
 		found, err := s.Verify(context.Background(), task, c)
 		if err == nil && len(found) == 0 {
-			rem.Add(task, c)
+			rem.Add(task, c, gitstore.Totals{Commits: 1})
 		}
 	}
 	if len(rem.Heads(task)) == 0 {

@@ -214,6 +214,9 @@ type history struct {
 	// bases are the commits of stop the history reached, each with its
 	// records/ tree (entry name -> blob hash); their blobs are read too.
 	bases map[string]map[string]string
+	// totals is what the history counts for against the limits: the
+	// bases' totals with what the commits after them add.
+	totals Totals
 }
 
 // headFiles is the records/ tree (entry name -> blob) of the history's
@@ -269,9 +272,13 @@ func (h *history) blob(s *Store) func(string) (*record.Record, error) {
 // (fewSince), in this process with go-git, which costs less than
 // starting two processes.
 //
-// The walk does not go past a commit of stop other than head: such a
-// commit is not part of the history returned, and its children's records
-// are given whole (Files), against its tree (history.bases).
+// The walk does not go past a commit of from (the stops) other than
+// head: such a commit is not part of the history returned, and its
+// children's records are given whole (Files), against its tree
+// (history.bases). from gives what each stop's history counts for against
+// the limits (Totals): a history read from stops counts from theirs, the
+// records, entries and commits after them added, as a replay of the whole
+// history counts them, and nothing before them is sized again.
 //
 // It does not read the blobs of the bases' records known holds (by blob
 // hash: the task's cache), nor those of a base's records its child keeps:
@@ -284,9 +291,13 @@ func (h *history) blob(s *Store) func(string) (*record.Record, error) {
 // not its whole tree (Files), and its tree is parsed from the first entry
 // it does not share with the base's, so that a history of a few commits
 // after a base costs what those commits changed. Each may be nil.
-func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bool, known map[string]*record.Record, baseTrees map[string]map[string]string, baseRaw map[string]*rawTree) (_ *history, err error) {
+func (s *Store) readHistory(ctx context.Context, head string, from map[string]Totals, known map[string]*record.Record, baseTrees map[string]map[string]string, baseRaw map[string]*rawTree) (_ *history, err error) {
 	countHistory()
 	defer func() { err = withHead(head, err) }()
+	stop := make(map[string]bool, len(from))
+	for h := range from {
+		stop[h] = true
+	}
 	var (
 		src     objectSource
 		order   []string
@@ -339,6 +350,21 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 			kept = append(kept, h)
 		}
 		order = kept
+	}
+	// The commits are bounded before anything of them is read: git counted
+	// the whole history (commitGraph; past the bound it refused it), the
+	// walk in this process the commits after the bases, whose own count
+	// theirs.
+	var based Totals
+	for b := range out.bases {
+		based = based.plus(from[b])
+	}
+	commits := based.Commits + int64(len(order))
+	if _, long := cf.(*git.CatFile); long {
+		commits = int64(len(parents))
+	}
+	if err := s.commitLimit(commits); err != nil {
+		return nil, err
 	}
 
 	// Commits: sizes first, then contents.
@@ -444,18 +470,19 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 		at[t] = i
 	}
 	blobs := map[string]bool{}
+	baseBlobs := map[string]bool{} // the bases' records read: their totals count them
 	for b, files := range out.bases {
 		if baseTrees[b] != nil {
 			continue // the caller holds the records of the trees it gave
 		}
 		for _, h := range files {
 			if known[h] == nil {
-				blobs[h] = true
+				blobs[h], baseBlobs[h] = true, true
 			}
 		}
 	}
-	next := 0         // the next commit to compare
-	var entries int64 // the entries the commits compared so far change
+	next := 0                // the next commit to compare
+	entries := based.Entries // the entries the commits compared so far change
 	compare := func(upto int) error {
 		for ; next < len(out.commits); next++ {
 			c := out.commits[next]
@@ -476,21 +503,32 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 						blobs[h] = true
 					}
 				}
+				entries += int64(len(c.Changes))
 			} else {
 				c.Files = t.files()
 				var base map[string]string
 				if onBase {
 					base = out.bases[c.Parents[0]]
 				}
+				// A child of a base counts the entries it changes from the
+				// base's (a root, its whole tree), as a whole replay
+				// counts them: its tree's entries have counted in the
+				// base's totals.
+				changed := int64(len(base))
 				for name, h := range c.Files {
+					was, had := base[name]
+					if had {
+						changed--
+					}
 					// A base's record the child keeps is replayed from the
 					// base's state, never read again.
-					if base[name] != h {
+					if was != h {
 						blobs[h] = true
+						changed++
 					}
 				}
+				entries += changed
 			}
-			entries += int64(len(c.Changes) + len(c.Files))
 			if err := s.entryLimit(entries); err != nil {
 				return err
 			}
@@ -533,7 +571,8 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 		return nil, err
 	}
 	var readable []string
-	var total int64
+	var total, read int64 // the task's records' bytes; the bytes read
+	total = based.Bytes
 	for i, h := range hashes {
 		switch info := bi[i]; {
 		case info.Missing:
@@ -544,19 +583,24 @@ func (s *Store) readHistory(ctx context.Context, head string, stop map[string]bo
 			out.blobs[h] = blobRead{err: fmt.Errorf("blob %s is %d bytes; the limit is %d", h, info.Size, record.MaxRecordBytes)}
 		default:
 			readable = append(readable, h)
-			total += info.Size
+			read += info.Size
+			if !baseBlobs[h] {
+				total += info.Size
+			}
 		}
 	}
-	// Bounded in total before any record is read: by the task's limit,
-	// then by what the pull may still read.
+	// Bounded in total before any record is read: by the task's limit
+	// (the bases' records by their totals), then by what the pull may
+	// still read.
 	if err := s.taskLimit(total); err != nil {
 		return nil, err
 	}
-	if total > 0 && s.budget != nil {
-		if err := s.budget.take(total, s.limits().PullBytes); err != nil {
+	if read > 0 && s.budget != nil {
+		if err := s.budget.take(read, s.limits().PullBytes); err != nil {
 			return nil, err
 		}
 	}
+	out.totals = Totals{Bytes: total, Entries: entries, Commits: commits}
 	if err := cf.Contents(readable, func(i int, typ string, data []byte) error {
 		if typ != "blob" {
 			out.blobs[readable[i]] = blobRead{err: plumbing.ErrObjectNotFound}

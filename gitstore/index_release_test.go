@@ -271,7 +271,7 @@ func TestVerdictOfAnotherRelease(t *testing.T) {
 	// release whose replay found nothing there would.
 	keep := func() {
 		rem := gitstore.OpenRemembered(openStore(t, h.dir).Repo)
-		rem.Add(forgTask, forged)
+		rem.Add(forgTask, forged, gitstore.Totals{Commits: 1})
 		if err := rem.Save(); err != nil {
 			t.Fatal(err)
 		}

@@ -145,6 +145,62 @@ func (s *Store) CommitBounds(ctx context.Context, heads []string) []error {
 	return errs
 }
 
+// Totals is what a history counts for against reason.maxTaskBytes, as a
+// replay of it reads it whole counts it: the bytes of its distinct record
+// blobs, the records/ entries its commits change (entryBytes) and its
+// commits (commitBytes). A history remembered verified clean keeps its
+// totals with its head, under the head's MAC (Remembered), so that a read
+// of the commits after that head starts its counts from them: neither a
+// limit lowered since nor a history grown past it a few records at a time
+// gets in through what is remembered, and nothing before the head is
+// sized again. A history read from several such heads adds theirs (what
+// they share counts twice: past a limit, the history is read whole, and
+// its own totals counted). Commits is at least 1 for a history.
+type Totals struct {
+	Bytes   int64 `json:"bytes"`
+	Entries int64 `json:"entries"`
+	Commits int64 `json:"commits"`
+}
+
+// valid reports whether t can be a history's totals.
+func (t Totals) valid() bool {
+	return t.Commits >= 1 && t.Bytes >= 0 && t.Entries >= 0
+}
+
+// plus is t and u together: what a history of both counts for at most.
+func (t Totals) plus(u Totals) Totals {
+	return Totals{Bytes: t.Bytes + u.Bytes, Entries: t.Entries + u.Entries, Commits: t.Commits + u.Commits}
+}
+
+// within is the refusal of a history whose totals are past a limit; nil
+// when they are within them all. Below MinReadLimit, nothing is asked of
+// the configured limits (taskLimit).
+func (s *Store) within(t Totals) error {
+	if err := s.taskLimit(t.Bytes); err != nil {
+		return err
+	}
+	if err := s.entryLimit(t.Entries); err != nil {
+		return err
+	}
+	return s.commitLimit(t.Commits)
+}
+
+// Within is within for a caller outside the package: the refusal, in one
+// line naming the limit, of a history whose totals are past a limit; nil
+// when they are within them all.
+func (s *Store) Within(t Totals) error { return s.within(t) }
+
+// commitLimit is taskLimit for the commits of a history (commitBytes).
+func (s *Store) commitLimit(commits int64) error {
+	if commits <= MinReadLimit/commitBytes {
+		return nil
+	}
+	if most := s.maxCommits(); commits > most {
+		return s.tooManyCommits(most)
+	}
+	return nil
+}
+
 // tooManyCommits is the refusal of a history past most commits.
 func (s *Store) tooManyCommits(most int64) error {
 	l := s.limits()

@@ -51,7 +51,14 @@ import (
 //     do more work;
 //   - the replay state at a remembered head is recomputed from that
 //     head's own records/ tree and records (see record.Base), never read
-//     from the file.
+//     from the file;
+//   - each head keeps, under its MAC, what its history counts for against
+//     reason.maxTaskBytes (Totals): a read of the commits after it starts
+//     its counts from them, so the limits bound the whole history as a
+//     whole replay does, and a head whose totals are past them is not
+//     read from. A head of a file written before the totals were kept
+//     matches no MAC (the MAC's text names its version) and is not
+//     remembered: its history is replayed whole and remembered anew.
 //
 // Reuse checks depend on other tasks' refs as they are now: one found
 // clean is remembered with the head each reused task's ref had then
@@ -64,8 +71,11 @@ type Remembered struct {
 	mu    sync.Mutex
 	key   []byte
 	heads map[string][]string // task -> remembered heads, oldest first, of the tasks asked about or added
-	added map[string]bool     // tasks whose heads changed since their file was read
-	reads int                 // task files read (for tests)
+	// totals: task NUL head -> what the head's history counts for, of
+	// each head heads holds.
+	totals map[string]Totals
+	added  map[string]bool // tasks whose heads changed since their file was read
+	reads  int             // task files read (for tests)
 	// reuses: task -> what its reuse check at one head found clean
 	// against, of the tasks asked about (nil: none that matches its MAC).
 	reuses map[string]*reuseMemo
@@ -122,12 +132,13 @@ type reuseMemo struct {
 type rememberedEntry struct {
 	Head string `json:"head"`
 	MAC  string `json:"mac"`
+	Totals
 }
 
 // OpenRemembered returns the remembered heads of r, read task by task as
 // they are asked about. Without its key a repository remembers nothing.
 func OpenRemembered(r *Repo) *Remembered {
-	m := &Remembered{dir: filepath.Join(r.CommonDir, "reason"), heads: map[string][]string{}, added: map[string]bool{}, reuses: map[string]*reuseMemo{}, files: map[string]fs.FileInfo{}}
+	m := &Remembered{dir: filepath.Join(r.CommonDir, "reason"), heads: map[string][]string{}, totals: map[string]Totals{}, added: map[string]bool{}, reuses: map[string]*reuseMemo{}, files: map[string]fs.FileInfo{}}
 	if key, err := os.ReadFile(filepath.Join(m.dir, "verified.key")); err == nil && len(key) == 32 {
 		// Without it a new key is made when something is saved, and no
 		// entry made before matches it.
@@ -141,10 +152,11 @@ func (m *Remembered) taskPath(task string) string {
 	return filepath.Join(m.dir, rememberedDir, fileName(task))
 }
 
-// mac is the MAC of head remembered for task: by this release, whose
-// replay found it clean (another release's rules may find otherwise).
-func (m *Remembered) mac(task, head string) string {
-	return keyedMAC(m.key, "git-reason verified v2\x00"+release()+"\x00"+task+"\x00"+head, nil)
+// mac is the MAC of head remembered for task, with its history's totals:
+// by this release, whose replay found it clean (another release's rules
+// may find otherwise).
+func (m *Remembered) mac(task, head string, t Totals) string {
+	return keyedMAC(m.key, fmt.Sprintf("git-reason verified v3\x00%s\x00%s\x00%s\x00%d %d %d", release(), task, head, t.Bytes, t.Entries, t.Commits), nil)
 }
 
 // reuseMAC is the MAC of a reuse memo of task.
@@ -175,8 +187,9 @@ func (m *Remembered) load(task string) []string {
 		runtime.KeepAlive(pack)
 		if ok {
 			for _, h := range entry.Heads {
-				if len(hs) < rememberedPerTask && isHex(h.Head) && len(h.Head) == 40 && hmac.Equal([]byte(h.MAC), []byte(m.mac(task, h.Head))) {
+				if len(hs) < rememberedPerTask && isHex(h.Head) && len(h.Head) == 40 && h.Totals.valid() && hmac.Equal([]byte(h.MAC), []byte(m.mac(task, h.Head, h.Totals))) {
 					hs = append(hs, h.Head)
+					m.totals[task+"\x00"+h.Head] = h.Totals
 				}
 			}
 			if r := entry.Reuses; r != nil && hmac.Equal([]byte(r.MAC), []byte(m.reuseMAC(task, r))) {
@@ -280,20 +293,97 @@ func (m *Remembered) Has(task, head string) bool {
 	return false
 }
 
+// Bases returns the remembered heads of task, each with what its history
+// counts for against the limits: the heads a read of a later head of the
+// task may go on from.
+func (m *Remembered) Bases(task string) map[string]Totals {
+	if m == nil {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	hs := m.load(task)
+	out := make(map[string]Totals, len(hs))
+	for _, h := range hs {
+		out[h] = m.totals[task+"\x00"+h]
+	}
+	return out
+}
+
+// Totals returns what the history of head, a remembered head of task,
+// counts for against the limits; false when head is not remembered.
+func (m *Remembered) Totals(task, head string) (Totals, bool) {
+	if m == nil {
+		return Totals{}, false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, h := range m.load(task) {
+		if h == head {
+			return m.totals[task+"\x00"+h], true
+		}
+	}
+	return Totals{}, false
+}
+
 // Add remembers that head's history, as a history of task, replays with
-// no finding. Only a replay may say so.
-func (m *Remembered) Add(task, head string) {
-	if m == nil || m.Has(task, head) {
+// no finding, and what it counts for against the limits (t, as the
+// replay counted it). Only a replay may say so. A head remembered already
+// keeps the lesser of each total (each bounds the history). Nothing is
+// remembered without totals (t.Commits < 1).
+func (m *Remembered) Add(task, head string, t Totals) {
+	if m == nil || !t.valid() {
 		return
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	hs := append(append([]string(nil), m.load(task)...), head)
+	key := task + "\x00" + head
+	hs := m.load(task)
+	if slices.Contains(hs, head) {
+		old := m.totals[key]
+		least := Totals{Bytes: min(old.Bytes, t.Bytes), Entries: min(old.Entries, t.Entries), Commits: min(old.Commits, t.Commits)}
+		if least != old {
+			m.totals[key] = least
+			m.added[task] = true
+		}
+		return
+	}
+	hs = append(append([]string(nil), hs...), head)
 	if len(hs) > rememberedPerTask {
+		for _, h := range hs[:len(hs)-rememberedPerTask] {
+			delete(m.totals, task+"\x00"+h)
+		}
 		hs = hs[len(hs)-rememberedPerTask:]
 	}
 	m.heads[task] = hs
+	m.totals[key] = t
 	m.added[task] = true
+}
+
+// AddMerge remembers merge, a commit whose parents are local and fetched,
+// two remembered heads of task, as replaying with no finding: its own
+// step checked (record.Checked.ReplayMerge), its records/ tree of files
+// entries the union of its parents'. It counts for what its parents'
+// histories do together, and its own commit and entries. Nothing is
+// remembered when either parent is not.
+func (m *Remembered) AddMerge(task, merge, local, fetched string, files int) {
+	if t, ok := m.MergeTotals(task, local, fetched, files); ok {
+		m.Add(task, merge, t)
+	}
+}
+
+// MergeTotals is what a merge of local and fetched, two remembered heads
+// of task, whose records/ tree has files entries, counts for against the
+// limits as AddMerge remembers it: its parents' totals added (what they
+// share counts twice), and its own commit and entries. false when either
+// parent is not remembered.
+func (m *Remembered) MergeTotals(task, local, fetched string, files int) (Totals, bool) {
+	a, ok1 := m.Totals(task, local)
+	b, ok2 := m.Totals(task, fetched)
+	if !ok1 || !ok2 {
+		return Totals{}, false
+	}
+	return a.plus(b).plus(Totals{Entries: int64(files), Commits: 1}), true
 }
 
 // Save writes the files of the tasks whose heads were added since they
@@ -339,7 +429,8 @@ func (m *Remembered) Save() error {
 		var entry rememberedTask
 		hs := m.heads[task]
 		for _, h := range hs {
-			entry.Heads = append(entry.Heads, rememberedEntry{Head: h, MAC: m.mac(task, h)})
+			t := m.totals[task+"\x00"+h]
+			entry.Heads = append(entry.Heads, rememberedEntry{Head: h, MAC: m.mac(task, h, t), Totals: t})
 		}
 		if r := m.reuses[task]; r != nil && slices.Contains(hs, r.Head) {
 			entry.Reuses = &reuseMemo{Head: r.Head, Reused: r.Reused, MAC: m.reuseMAC(task, r)}

@@ -31,7 +31,7 @@ func TestRememberedAfterAnEmptyKey(t *testing.T) {
 	harness.WriteFile(t, key, "")
 	x := strings.Repeat("a", 40)
 	m := OpenRemembered(r)
-	m.Add("T", x)
+	m.Add("T", x, oneCommit)
 	if err := m.Save(); err != nil {
 		t.Fatalf("save over an empty key: %v", err)
 	}
@@ -40,6 +40,57 @@ func TestRememberedAfterAnEmptyKey(t *testing.T) {
 	}
 	if !OpenRemembered(r).Has("T", x) {
 		t.Fatal("the head saved is not remembered")
+	}
+}
+
+// oneCommit is the totals of a one-commit history of no records: what a
+// test that remembers made-up heads says they count for.
+var oneCommit = Totals{Commits: 1}
+
+// TestRememberedTotals: a head is remembered with what its history counts
+// for against the limits (Totals), under its MAC, and read back with them;
+// an entry of the format before (no totals, a MAC of "verified v2") and
+// one whose totals were edited are not remembered (the history is
+// replayed whole), and a head remembered again keeps the lesser totals.
+func TestRememberedTotals(t *testing.T) {
+	t.Parallel()
+	r := discoverT(t, initRepo(t))
+	x, y := strings.Repeat("a", 40), strings.Repeat("b", 40)
+	want := Totals{Bytes: 5000, Entries: 12, Commits: 7}
+	m := OpenRemembered(r)
+	m.Add("T", x, want)
+	m.Add("T", y, Totals{}) // no totals: not remembered
+	if err := m.Save(); err != nil {
+		t.Fatal(err)
+	}
+	got := OpenRemembered(r)
+	if tt, ok := got.Totals("T", x); !ok || tt != want || got.Has("T", y) {
+		t.Fatalf("read back: %v %v, y remembered %v", tt, ok, got.Has("T", y))
+	}
+	path := got.taskPath("T")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, from, to string }{
+		{"totals edited", `"bytes":5000`, `"bytes":500`},
+		{"the format before", fmt.Sprintf(`"mac":%q,"bytes":5000,"entries":12,"commits":7`, got.mac("T", x, want)),
+			fmt.Sprintf(`"mac":%q`, keyedMAC(got.key, "git-reason verified v2\x00"+release()+"\x00T\x00"+x, nil))},
+	} {
+		edited := strings.Replace(string(data), c.from, c.to, 1)
+		if edited == string(data) {
+			t.Fatalf("%s: %q is not in the file:\n%s", c.name, c.from, data)
+		}
+		harness.WriteFile(t, path, reframe(t, edited))
+		if OpenRemembered(r).Has("T", x) {
+			t.Errorf("%s: the head is remembered", c.name)
+		}
+	}
+	harness.WriteFile(t, path, string(data))
+	m = OpenRemembered(r)
+	m.Add("T", x, Totals{Bytes: 9000, Entries: 10, Commits: 7})
+	if tt, _ := m.Totals("T", x); tt != (Totals{Bytes: 5000, Entries: 10, Commits: 7}) {
+		t.Errorf("remembered again: %+v, want the lesser of each", tt)
 	}
 }
 
@@ -135,7 +186,7 @@ func TestRememberedOnlyItsOwnEntries(t *testing.T) {
 		t.Fatalf("with the key gone: T %v, U %v", got.Heads("T"), got.Heads("U"))
 	}
 	n := OpenRemembered(r)
-	n.Add("W", y)
+	n.Add("W", y, oneCommit)
 	if err := n.Save(); err != nil {
 		t.Fatal(err)
 	}
@@ -148,8 +199,8 @@ func TestRememberedOnlyItsOwnEntries(t *testing.T) {
 func rememberTU(t *testing.T, r *Repo, x, y string) *Remembered {
 	t.Helper()
 	m := OpenRemembered(r)
-	m.Add("T", x)
-	m.Add("U", y)
+	m.Add("T", x, oneCommit)
+	m.Add("U", y, oneCommit)
 	if err := m.Save(); err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +227,7 @@ func TestReusesWithHeads(t *testing.T) {
 
 	m = OpenRemembered(r)
 	m.AddReusesWithHeads("T", x, map[string]string{"H": h})
-	m.Add("U", y2)
+	m.Add("U", y2, oneCommit)
 	m.AddReusesWithHeads("U", y2, map[string]string{"H": h})
 	if _, ok := m.ReusesChecked("T", x); !ok {
 		t.Errorf("T's reuse check at a head remembered before is not held in the process")
@@ -219,7 +270,7 @@ func TestReusesWithHeads(t *testing.T) {
 		{"moved to the older head", "U", edit("U", func(e *rememberedTask) { e.Reuses.Head = y }), false},
 		{"MAC made up", "U", edit("U", func(e *rememberedTask) { e.Reuses.MAC = strings.Repeat("0", 64) }), false},
 		{"copied to another task", "T", edit("T", func(e *rememberedTask) {
-			e.Heads = []rememberedEntry{{Head: x, MAC: OpenRemembered(r).mac("T", x)}}
+			e.Heads = []rememberedEntry{{Head: x, MAC: OpenRemembered(r).mac("T", x, oneCommit), Totals: oneCommit}}
 			e.Reuses.Head = x
 		}), false},
 	} {
@@ -359,7 +410,7 @@ func TestRememberedPerTask(t *testing.T) {
 	const n = 1000
 	m := OpenRemembered(r)
 	for i := range n {
-		m.Add(fmt.Sprintf("T-%04d", i), head(i, 0))
+		m.Add(fmt.Sprintf("T-%04d", i), head(i, 0), oneCommit)
 	}
 	if err := m.Save(); err != nil {
 		t.Fatal(err)
@@ -385,7 +436,7 @@ func TestRememberedPerTask(t *testing.T) {
 	for round := 1; round <= 10; round++ {
 		before := files()
 		m := OpenRemembered(r)
-		m.Add("T-0500", head(500, round))
+		m.Add("T-0500", head(500, round), oneCommit)
 		if err := m.Save(); err != nil {
 			t.Fatal(err)
 		}
@@ -426,9 +477,9 @@ func TestRememberedPerTask(t *testing.T) {
 		t.Fatal(err)
 	}
 	journal := appendJournalEntry([]byte(rememberedMagic), "A", head(1, 9),
-		[]byte(fmt.Sprintf(`{"heads":[{"head":%q,"mac":%q}]}`, head(1, 9), got.mac("A", head(1, 9)))))
+		[]byte(fmt.Sprintf(`{"heads":[{"head":%q,"mac":%q}]}`, head(1, 9), got.mac("A", head(1, 9), oneCommit))))
 	old := filepath.Join(reason, rememberedOld)
-	doc := fmt.Sprintf(`{"version":1,"tasks":{"C":[{"head":%q,"mac":%q}]}}`, head(3, 9), got.mac("C", head(3, 9)))
+	doc := fmt.Sprintf(`{"version":1,"tasks":{"C":[{"head":%q,"mac":%q}]}}`, head(3, 9), got.mac("C", head(3, 9), oneCommit))
 	if err := os.WriteFile(filepath.Join(reason, rememberedJournal), journal, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -439,7 +490,7 @@ func TestRememberedPerTask(t *testing.T) {
 	if m.Has("A", head(1, 9)) || m.Has("C", head(3, 9)) {
 		t.Fatalf("the files of the releases before are remembered: A %v, C %v", m.Heads("A"), m.Heads("C"))
 	}
-	m.Add("E", head(5, 9))
+	m.Add("E", head(5, 9), oneCommit)
 	if err := m.Save(); err != nil {
 		t.Fatal(err)
 	}
@@ -470,7 +521,7 @@ func TestRememberedPack(t *testing.T) {
 		t.Helper()
 		m := OpenRemembered(r)
 		for i := range n {
-			m.Add(task(prefix, i), head(i, round))
+			m.Add(task(prefix, i), head(i, round), oneCommit)
 		}
 		if err := m.Save(); err != nil {
 			t.Fatal(err)
@@ -500,14 +551,14 @@ func TestRememberedPack(t *testing.T) {
 	twice := OpenRemembered(r)
 	for round, prefix := range []string{"U", "V"} {
 		for i := range packedMin {
-			twice.Add(task(prefix, i), head(i, round))
+			twice.Add(task(prefix, i), head(i, round), oneCommit)
 		}
 		if err := twice.Save(); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for i := range packedMin {
-		late.Add(task("S", i), head(i, 0))
+		late.Add(task("S", i), head(i, 0), oneCommit)
 	}
 	if err := late.Save(); err != nil {
 		t.Fatal(err)
@@ -897,7 +948,7 @@ func TestLooseCachesFold(t *testing.T) {
 	m := OpenRemembered(r)
 	for i := range n {
 		s.writeTaskCache(task(i), cache(i, 0))
-		m.Add(task(i), head(i, 0))
+		m.Add(task(i), head(i, 0), oneCommit)
 	}
 	write()
 	if err := m.Save(); err != nil {
@@ -921,7 +972,7 @@ func TestLooseCachesFold(t *testing.T) {
 		newest[i] = round
 		openT(t, dir).writeTaskCache(task(i), cache(i, round))
 		m := OpenRemembered(r)
-		m.Add(task(i), head(i, round))
+		m.Add(task(i), head(i, round), oneCommit)
 		if err := m.Save(); err != nil {
 			t.Fatal(err)
 		}
@@ -1347,7 +1398,7 @@ func TestRememberedPackRaces(t *testing.T) {
 	save := func(m *Remembered, prefix string, n, round int) {
 		t.Helper()
 		for i := range n {
-			m.Add(task(prefix, i), head(i, round))
+			m.Add(task(prefix, i), head(i, round), oneCommit)
 		}
 		if err := m.Save(); err != nil {
 			t.Fatal(err)
@@ -1382,12 +1433,12 @@ func TestRememberedPackTakesItsOwnFile(t *testing.T) {
 	r := discoverT(t, initRepo(t))
 	head := func(i, round int) string { return fmt.Sprintf("%020x%020x", i, round) }
 	m := OpenRemembered(r)
-	m.Add("S-000", head(0, 0))
+	m.Add("S-000", head(0, 0), oneCommit)
 	if err := m.Save(); err != nil { // S-000's own file
 		t.Fatal(err)
 	}
 	for i := range packedMin {
-		m.Add(fmt.Sprintf("S-%03d", i), head(i, 1))
+		m.Add(fmt.Sprintf("S-%03d", i), head(i, 1), oneCommit)
 	}
 	if err := m.Save(); err != nil { // into the pack
 		t.Fatal(err)

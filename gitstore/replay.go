@@ -38,15 +38,18 @@ func (s *Store) replayWith(ctx context.Context, m *Remembered, task, head string
 // (nil for a replay another task's held, blindReplays).
 func (s *Store) replayWithState(ctx context.Context, m *Remembered, task, head string, recs bool, k *record.Checked) ([]record.Finding, []*record.Record, *record.State, map[string]string) {
 	defer s.replayed(head)
-	stop := map[string]bool{}
+	// A remembered head whose history is past the limits now (lowered
+	// since it was remembered) is not gone on from: the history is read
+	// whole, and refused as any other past them.
+	stop := map[string]Totals{}
 	if m != nil && isHex(head) && len(head) == 40 {
-		for _, h := range m.Heads(task) {
-			if s.HasObject(h) {
-				stop[h] = true
+		for h, t := range m.Bases(task) {
+			if s.within(t) == nil && s.HasObject(h) {
+				stop[h] = t
 			}
 		}
 	}
-	if stop[head] {
+	if _, ok := stop[head]; ok {
 		if !recs {
 			return nil, nil, nil, nil
 		}
@@ -59,17 +62,17 @@ func (s *Store) replayWithState(ctx context.Context, m *Remembered, task, head s
 	var files map[string]string
 	// Only a head other tasks are to be replayed at is held.
 	many := len(stop) == 0 && s.shared.many(head)
-	found, out, held, done := s.blind.as(ctx, task, head, many)
+	found, out, totals, held, done := s.blind.as(ctx, task, head, many)
 	if !held {
 		var blind bool
-		found, out, st, files, blind = s.replayRead(ctx, task, head, stop, k)
+		found, out, st, files, totals, blind = s.replayRead(ctx, task, head, stop, k)
 		if blind && many && ctx.Err() == nil {
-			s.blind.put(head, found, out)
+			s.blind.put(head, found, out, totals)
 		}
 		done()
 	}
 	if len(found) == 0 && ctx.Err() == nil && m != nil {
-		m.Add(task, head)
+		m.Add(task, head, totals)
 	}
 	if out == nil {
 		files = nil
@@ -91,28 +94,30 @@ func (s *Store) replayed(head string) {
 }
 
 // replayRead is replayFrom, from no remembered head when one of stop
-// does not read, with a history that does not read as its finding
-// (nothing when ctx ended), and head's records/ tree when head's records
-// read (history.headFiles). blind: no decoded record took part
-// (record.Checked.ReplayBlind), or the history did not read, which
-// depends on its objects alone.
-func (s *Store) replayRead(ctx context.Context, task, head string, stop map[string]bool, k *record.Checked) ([]record.Finding, []*record.Record, *record.State, map[string]string, bool) {
+// does not read or the history read from them is past a limit (their
+// totals bound it: what they share counts twice), with a history that
+// does not read as its finding (nothing when ctx ended), head's records/
+// tree when head's records read (history.headFiles), and what the
+// history counts for against the limits (Totals; none when it did not
+// read). blind: no decoded record took part (record.Checked.ReplayBlind),
+// or the history did not read, which depends on its objects alone.
+func (s *Store) replayRead(ctx context.Context, task, head string, stop map[string]Totals, k *record.Checked) ([]record.Finding, []*record.Record, *record.State, map[string]string, Totals, bool) {
 	found, out, st, h, blind, err := s.replayFrom(ctx, task, head, stop, k)
 	if err != nil && len(stop) > 0 && ctx.Err() == nil {
 		found, out, st, h, blind, err = s.replayFrom(ctx, task, head, nil, k)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, nil, nil, nil, false
+			return nil, nil, nil, nil, Totals{}, false
 		}
 		return []record.Finding{{Task: task, Commit: head, Code: record.FindUnreadable,
-			Message: record.Printable(err.Error())}}, nil, nil, nil, true
+			Message: record.Printable(err.Error())}}, nil, nil, nil, Totals{}, true
 	}
 	var files map[string]string
 	if out != nil {
 		files = h.headFiles()
 	}
-	return found, out, st, files, blind
+	return found, out, st, files, h.totals, blind
 }
 
 // errBase is a remembered head that cannot serve as one.
@@ -123,7 +128,7 @@ var errBase = errors.New("a remembered head does not read")
 // history that does not read, or errBase.
 // It returns the history it read too, and says whether the replay was blind to task
 // (record.Checked.ReplayBlind).
-func (s *Store) replayFrom(ctx context.Context, task, head string, stop map[string]bool, k *record.Checked) ([]record.Finding, []*record.Record, *record.State, *history, bool, error) {
+func (s *Store) replayFrom(ctx context.Context, task, head string, stop map[string]Totals, k *record.Checked) ([]record.Finding, []*record.Record, *record.State, *history, bool, error) {
 	var known map[string]*record.Record
 	if len(stop) > 0 {
 		known = s.knownRecords(task)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/hmac"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -45,8 +46,11 @@ import (
 // none of its records.
 //
 // The file is written once and then appended to: savedMagic, then
-// segments, each a line "<head> <mac> <entries length> <links length>
-// <facts length>", the records it adds (the task cache's encoding), their
+// segments, each a line "<head> <mac> <bytes> <entries> <commits>
+// <entries length> <links length> <facts length>" (the first three what
+// the history at head counts for against reason.maxTaskBytes, Totals: a
+// status of a later head counts from them, and sizes nothing before the
+// head again), the records it adds (the task cache's encoding), their
 // links (per record with links a line "<id> <link> <link>...") and their
 // facts (per record with facts a line "<id>", then " <length>:<fact>" for
 // each fact). The state at a
@@ -60,7 +64,7 @@ import (
 // as one segment, when it holds more than maxSavedSegments, when the
 // new head's records are not the saved ones and more (the ref moved
 // back), and when its last segment did not read.
-const savedMagic = "git reason state 4\n"
+const savedMagic = "git reason state 5\n"
 
 // maxSavedSegments bounds the segments of a saved state: a rewrite every
 // that many statuses of a moved head, each of the task's size.
@@ -70,19 +74,28 @@ func (s *Store) savedPath(task string) string {
 	return filepath.Join(s.Repo.CommonDir, "reason", "states", fileName(task)+".state")
 }
 
-// savedMAC is the MAC of a segment: of the release that saved it too,
-// since a state is saved only where that release's replay found nothing,
-// and its facts and links are that release's decoding.
-func savedMAC(key []byte, task, head, prev string, body []byte) string {
-	return keyedMAC(key, "git-reason state v5\x00"+release()+"\x00"+task+"\x00"+head+"\x00"+prev+"\x00", body)
+// savedMAC is the MAC of a segment, with what the history at its head
+// counts for (t): of the release that saved it too, since a state is
+// saved only where that release's replay found nothing, and its facts and
+// links are that release's decoding.
+func savedMAC(key []byte, task, head, prev string, t Totals, body []byte) string {
+	return keyedMAC(key, fmt.Sprintf("git-reason state v6\x00%s\x00%s\x00%s\x00%s\x00%d %d %d\x00", release(), task, head, prev, t.Bytes, t.Entries, t.Commits), body)
+}
+
+// segmentLine is the first line of a segment at head, whose MAC is mac,
+// of parts of n, m and k bytes.
+func segmentLine(head, mac string, t Totals, n, m, k int) string {
+	return fmt.Sprintf("%s %s %d %d %d %d %d %d\n", head, mac, t.Bytes, t.Entries, t.Commits, n, m, k)
 }
 
 // savedState is a saved state as read: its head, its records and their
 // links and facts by record id; mac, size and segments are those of the part of
 // the file that read (its last segment's MAC, its length, its segments),
-// what an append goes on from.
+// what an append goes on from; totals is what the history at head counts
+// for against the limits.
 type savedState struct {
 	head     string
+	totals   Totals
 	entries  []cacheEntry
 	links    map[string][]string
 	facts    map[string][]string
@@ -104,12 +117,12 @@ func (s *Store) readSaved(task string) *savedState {
 	}
 	var st *savedState
 	for len(rest) > 0 {
-		head, mac, entries, links, facts, next, ok := cutSegment(rest)
+		head, mac, t, entries, links, facts, next, ok := cutSegment(rest)
 		prev := ""
 		if st != nil {
 			prev = st.mac
 		}
-		if !ok || !hmac.Equal([]byte(mac), []byte(savedMAC(key, task, head, prev, rest[len(rest)-len(next)-len(entries)-len(links)-len(facts):len(rest)-len(next)]))) {
+		if !ok || !t.valid() || !hmac.Equal([]byte(mac), []byte(savedMAC(key, task, head, prev, t, rest[len(rest)-len(next)-len(entries)-len(links)-len(facts):len(rest)-len(next)]))) {
 			break
 		}
 		es, ok1 := parseCacheEntries(entries)
@@ -128,7 +141,7 @@ func (s *Store) readSaved(task string) *savedState {
 				st.facts[id] = f
 			}
 		}
-		st.head, st.mac, st.segments = head, mac, st.segments+1
+		st.head, st.totals, st.mac, st.segments = head, t, mac, st.segments+1
 		st.entries = append(st.entries, es...)
 		st.size = len(data) - len(next)
 		rest = next
@@ -158,21 +171,29 @@ func (s *Store) readKeyed(path, magic string) (key, data, rest []byte) {
 	return key, data, rest
 }
 
-// cutSegment cuts the first segment off b: its head, MAC, entries part,
-// links part, facts part and what follows.
-func cutSegment(b []byte) (head, mac string, entries, links, facts, rest []byte, ok bool) {
+// cutSegment cuts the first segment off b: its head, MAC, totals,
+// entries part, links part, facts part and what follows.
+func cutSegment(b []byte) (head, mac string, t Totals, entries, links, facts, rest []byte, ok bool) {
 	line, body, ok := bytes.Cut(b, []byte{'\n'})
 	f := strings.Split(string(line), " ")
-	if !ok || len(f) != 5 || len(f[0]) != 40 || !isHex(f[0]) {
-		return "", "", nil, nil, nil, nil, false
+	if !ok || len(f) != 8 || len(f[0]) != 40 || !isHex(f[0]) {
+		return "", "", t, nil, nil, nil, nil, false
 	}
-	n, err1 := strconv.Atoi(f[2])
-	m, err2 := strconv.Atoi(f[3])
-	k, err3 := strconv.Atoi(f[4])
-	if err1 != nil || err2 != nil || err3 != nil || n < 0 || m < 0 || k < 0 || n+m+k > len(body) {
-		return "", "", nil, nil, nil, nil, false
+	var v [6]int64
+	for i := range v {
+		var err error
+		if v[i], err = strconv.ParseInt(f[2+i], 10, 64); err != nil || v[i] < 0 {
+			return "", "", t, nil, nil, nil, nil, false
+		}
 	}
-	return f[0], f[1], body[:n], body[n : n+m], body[n+m : n+m+k], body[n+m+k:], true
+	t = Totals{Bytes: v[0], Entries: v[1], Commits: v[2]}
+	// Each length is bounded by what is left for it: their sum may
+	// overflow (three of 2^62 sum to a small number) and pass a bound.
+	n, m, k, left := v[3], v[4], v[5], int64(len(body))
+	if n > left || m > left-n || k > left-n-m {
+		return "", "", t, nil, nil, nil, nil, false
+	}
+	return f[0], f[1], t, body[:n], body[n : n+m], body[n+m : n+m+k], body[n+m+k:], true
 }
 
 // parseFacts reads the facts part of a segment. Its strings are cut from
@@ -275,9 +296,9 @@ func encodeLinks(entries []cacheEntry, links map[string][]string) ([]byte, bool)
 }
 
 // segment is the segment that adds entries (with their links and facts)
-// to the state whose last MAC is prev, at head; nil when it cannot be
-// written.
-func segment(key []byte, task, head, prev string, entries []cacheEntry, links, facts map[string][]string) []byte {
+// to the state whose last MAC is prev, at head, whose history counts for
+// t; nil when it cannot be written.
+func segment(key []byte, task, head, prev string, t Totals, entries []cacheEntry, links, facts map[string][]string) []byte {
 	body := encodeCacheEntries(entries)
 	lines, ok1 := encodeLinks(entries, links)
 	known, ok2 := encodeFacts(entries, facts)
@@ -286,21 +307,18 @@ func segment(key []byte, task, head, prev string, entries []cacheEntry, links, f
 	}
 	n := len(body)
 	body = append(append(body, lines...), known...)
-	seg := make([]byte, 0, 40+1+64+3*(1+20)+1+len(body))
-	seg = append(append(append(append(seg, head...), ' '), savedMAC(key, task, head, prev, body)...), ' ')
-	seg = append(strconv.AppendInt(seg, int64(n), 10), ' ')
-	seg = append(strconv.AppendInt(seg, int64(len(lines)), 10), ' ')
-	seg = append(strconv.AppendInt(seg, int64(len(known)), 10), '\n')
-	return append(seg, body...)
+	line := segmentLine(head, savedMAC(key, task, head, prev, t, body), t, n, len(lines), len(known))
+	return append(append(make([]byte, 0, len(line)+len(body)), line...), body...)
 }
 
 // writeSaved saves entries (head's records/ tree, each record with its
-// blob) with their links and facts as the state of task at head: the records that
+// blob) with their links and facts as the state of task at head, whose
+// history counts for t against the limits: the records that
 // old (the saved state as read, or nil) lacks appended to its file as a
 // segment when old's records are all among entries, else the file
 // rewritten whole. A state not saved costs a longer status next time,
 // nothing else.
-func (s *Store) writeSaved(task, head string, old *savedState, entries []cacheEntry, links, facts map[string][]string) {
+func (s *Store) writeSaved(task, head string, t Totals, old *savedState, entries []cacheEntry, links, facts map[string][]string) {
 	key := s.memoKey()
 	if key == nil {
 		return
@@ -308,13 +326,13 @@ func (s *Store) writeSaved(task, head string, old *savedState, entries []cacheEn
 	path := s.savedPath(task)
 	if old != nil && old.segments < maxSavedSegments && !old.rest {
 		if added, ok := addedEntries(old.entries, entries); ok {
-			if seg := segment(key, task, head, old.mac, added, links, facts); seg != nil {
+			if seg := segment(key, task, head, old.mac, t, added, links, facts); seg != nil {
 				_ = appendSaved(path, old.size, seg)
 			}
 			return
 		}
 	}
-	seg := segment(key, task, head, "", entries, links, facts)
+	seg := segment(key, task, head, "", t, entries, links, facts)
 	if seg != nil && git.MkdirAll(filepath.Dir(path), 0o777) == nil {
 		_ = writeFileAtomic(path, append([]byte(savedMagic), seg...))
 	}
@@ -357,14 +375,18 @@ func appendSaved(path string, size int, seg []byte) error {
 // from. Anything else saves nothing.
 func (s *Store) SaveState(task, head string, st *record.State) {
 	c := s.mem.get(task, head)
-	if c == nil || !s.readRemembered().Has(task, head) {
+	if c == nil {
+		return
+	}
+	t, ok := s.readRemembered().Totals(task, head)
+	if !ok {
 		return
 	}
 	saved := s.readSaved(task)
 	if saved != nil && saved.head == head {
 		return
 	}
-	s.writeSaved(task, head, saved, c.Entries, st.Links(), st.Facts())
+	s.writeSaved(task, head, t, saved, c.Entries, st.Links(), st.Facts())
 }
 
 // DeriveSaved is DeriveVerified for a task whose state this repository
@@ -405,7 +427,7 @@ func (s *Store) DeriveSaved(ctx context.Context, task, head string) (*record.Sta
 	if t := treeOf(saved.byName()); t != nil {
 		raw = map[string]*rawTree{saved.head: t}
 	}
-	h, err := s.readHistory(ctx, head, map[string]bool{saved.head: true}, nil, map[string]map[string]string{saved.head: tree}, raw)
+	h, err := s.readHistory(ctx, head, map[string]Totals{saved.head: saved.totals}, nil, map[string]map[string]string{saved.head: tree}, raw)
 	if err != nil || len(h.bases) != 1 || h.bases[saved.head] == nil {
 		return nil, false
 	}
@@ -417,13 +439,13 @@ func (s *Store) DeriveSaved(ctx context.Context, task, head string) (*record.Sta
 	if err != nil || len(found) > 0 || st == nil || ctx.Err() != nil {
 		return nil, false
 	}
-	s.readRemembered().Add(task, head)
+	s.readRemembered().Add(task, head, h.totals)
 	s.truth.verdicts.Store(task+"\x00"+head, (*record.Finding)(nil))
 	if s.appendAdded(task, head, saved, h, st) {
 		return st, true
 	}
 	if entries := savedEntries(st, savedHeadFiles(h, saved.head, files, head), saved.entries); entries != nil {
-		s.writeSaved(task, head, saved, entries, st.Links(), st.Facts())
+		s.writeSaved(task, head, h.totals, saved, entries, st.Links(), st.Facts())
 	}
 	return st, true
 }
@@ -481,7 +503,7 @@ func (s *Store) appendAdded(task, head string, old *savedState, h *history, st *
 	if key == nil {
 		return true // nothing is saved without the key
 	}
-	if seg := segment(key, task, head, old.mac, entries, st.LinksOf(ids), st.FactsOf(ids)); seg != nil {
+	if seg := segment(key, task, head, old.mac, h.totals, entries, st.LinksOf(ids), st.FactsOf(ids)); seg != nil {
 		_ = appendSaved(s.savedPath(task), old.size, seg)
 	}
 	return true

@@ -349,6 +349,20 @@ func TestSavedStateForgedIsIgnored(t *testing.T) {
 			return gitstore.ResignSavedState(orig, otherKey, forgTask, "ONLINE"), path
 		},
 		"unchanged control": func() ([]byte, string) { return orig, path },
+		// Three section lengths whose sum overflows an int64 to a
+		// small number: the bound check passed, and cutting the
+		// sections panicked, before any MAC was checked, in every
+		// status of the task.
+		"section lengths overflowing": func() ([]byte, string) {
+			magic, rest, _ := strings.Cut(string(orig), "\n")
+			line, body, _ := strings.Cut(rest, "\n")
+			f := strings.Split(line, " ")
+			if len(f) != 8 {
+				t.Fatalf("the saved state's first segment line %q has %d fields, want 8", line, len(f))
+			}
+			f[5], f[6], f[7] = "4611686018427387904", "4611686018427387904", "4611686018427387904"
+			return []byte(magic + "\n" + strings.Join(f, " ") + "\n" + body), path
+		},
 		// The facts the standing conclusions read (record/facts.go),
 		// kept beside the records under the same MAC.
 		"a fact edited, signed under another key": func() ([]byte, string) {

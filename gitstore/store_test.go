@@ -149,6 +149,71 @@ func trivialAssessment(subject string) []byte {
 	return fmt.Appendf(nil, `{"subject":%q,"question":"q","materiality":"trivial","reversibility":"reversible"}`, subject)
 }
 
+// TestReadFromARememberedHeadCountsItsHistory: a head remembered clean
+// keeps what its history counts for against reason.maxTaskBytes, and a
+// read of the commits after it counts from that: the same totals as a
+// read of the whole history (nothing counted twice, so nothing grows
+// with each head remembered), and past a limit the read is refused
+// though the commits after the head are few: records' bytes, entries,
+// and commits (a history of 8,191 commits at the head, 2 after it, under
+// 1 MiB: 8,192 allowed).
+func TestReadFromARememberedHeadCountsItsHistory(t *testing.T) {
+	t.Parallel()
+	dir := newRepo(t)
+	w := indexedWriter(openStore(t, dir), "Ada")
+	head := func() string { return strings.TrimSpace(harness.Git(t, dir, "rev-parse", "refs/reasoning/tasks/T")) }
+	for i := range 3 {
+		assessTrivially(t, w, "T", fmt.Sprintf("s%d", i))
+	}
+	base := head()
+	s := openStore(t, dir)
+	rem := gitstore.OpenRemembered(s.Repo)
+	s.Share(&gitstore.Shared{Remembered: rem})
+	if found, err := s.Verify(context.Background(), "T", base); err != nil || len(found) > 0 {
+		t.Fatalf("verify: %v %v", found, err)
+	}
+	at, ok := rem.Totals("T", base)
+	if whole, _, err := gitstore.HistoryTotals(openStore(t, dir), nil, "T", base); !ok || err != nil || at != whole || at.Commits != 3 || at.Entries != 3 || at.Bytes < 3*64 {
+		t.Fatalf("remembered %+v (%v), the whole history %+v (%v)", at, ok, whole, err)
+	}
+	for i := range 2 {
+		assessTrivially(t, w, "T", fmt.Sprintf("t%d", i))
+	}
+	for _, long := range []bool{false, true} {
+		s := openStore(t, dir)
+		if long {
+			gitstore.ReadHistoriesAsLong(s)
+		}
+		whole, _, err1 := gitstore.HistoryTotals(s, nil, "T", head())
+		from, bases, err2 := gitstore.HistoryTotals(s, rem, "T", head())
+		if err1 != nil || err2 != nil || bases != 1 || from != whole || whole.Commits != 5 {
+			t.Errorf("long %v: from the remembered head %+v (%d bases, %v), whole %+v (%v)", long, from, bases, err2, whole, err1)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		at   gitstore.Totals
+		want string
+	}{
+		{"as remembered", at, ""},
+		{"records", gitstore.Totals{Bytes: 1<<20 - 100, Entries: 3, Commits: 3}, "its records total"},
+		{"entries", gitstore.Totals{Bytes: at.Bytes, Entries: 1<<14 - 1, Commits: 3}, "records/ entries"},
+		{"commits", gitstore.Totals{Bytes: at.Bytes, Entries: 3, Commits: 8191}, "its history holds more than 8192 commits"},
+	} {
+		s := openStore(t, dir)
+		s.Limits = func() gitstore.ReadLimits { return gitstore.ReadLimits{TaskBytes: 1 << 20, PullBytes: 1 << 30} }
+		m := gitstore.OpenRemembered(s.Repo)
+		m.Add("T", base, c.at)
+		_, bases, err := gitstore.HistoryTotals(s, m, "T", head())
+		switch {
+		case c.want == "" && (err != nil || bases != 1):
+			t.Errorf("%s: %v (%d bases)", c.name, err, bases)
+		case c.want != "" && (!errors.Is(err, gitstore.ErrTooLarge) || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: got %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
 // assessTrivially appends a trivial assessment of subject to task
 // through w; it fails the test when the write fails.
 func assessTrivially(t testing.TB, w *record.Writer, task, subject string) {

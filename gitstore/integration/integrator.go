@@ -525,6 +525,17 @@ func (g *Integrator) verifyMerge(ctx context.Context, task, local, fetched, merg
 	if err != nil {
 		return nil, err
 	}
+	// The merged history is bounded as a whole, as a replay of it reads
+	// it: its parents' totals added bound it. Unknown (a parent not
+	// remembered), or past a limit (what the parents share counts
+	// twice), the merge is replayed through the normal path, which reads
+	// from the remembered heads and, past a limit, the history whole: it
+	// clears the merge on its exact totals or refuses it, with the usual
+	// line, before the ref moves. Each side within the limits, their
+	// union was admitted unchecked, and the next read of it refused.
+	if t, ok := g.memo().Remembered.MergeTotals(task, local, fetched, len(files)); !ok || g.Store.Within(t) != nil {
+		return g.verify(ctx, task, merge, at)
+	}
 	own = g.memo().kept.Keep(own) // the parents' are bounded already
 	seen := map[record.Finding]bool{}
 	var all []record.Finding
@@ -538,8 +549,9 @@ func (g *Integrator) verifyMerge(ctx context.Context, task, local, fetched, merg
 	v.blobs = gitstore.TreeBlobs(files, v.recs)
 	g.memo().put(task+"\x00"+merge, v)
 	if len(all) == 0 && g.memo().Remembered != nil {
-		// The merge's replay is its parents' replays and its own step.
-		g.memo().Remembered.Add(task, merge)
+		// The merge's replay is its parents' replays and its own step;
+		// it counts for what its parents' histories do, and its own.
+		g.memo().Remembered.AddMerge(task, merge, local, fetched, len(files))
 	}
 	return g.withReuses(ctx, task, merge, v, at), ctx.Err()
 }
