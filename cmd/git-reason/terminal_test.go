@@ -21,6 +21,7 @@ import (
 
 	"github.com/creack/pty"
 
+	"git-reason/record"
 	"git-reason/reliability/harness"
 )
 
@@ -621,10 +622,13 @@ func localReviewTask(s *sandbox) {
 func TestQuittingThePagerIsQuiet(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t, fakeVendor, nil)
-	// About 200 KB of log: more than a pipe holds, so the pager (which
-	// quits at once, as after q) is gone while the log is still written.
-	harness.BulkTaskT(t, s.dir, "Long", 2000)
-	p := startPTY(t, s, []string{"GIT_PAGER=true"}, "reason", "log", "Long")
+	// About 110 KB of log: more than a pipe holds (64 KiB), so the pager
+	// (which quits at once, as after q) is gone while the log is still
+	// written. The task's name is the longest allowed, as it starts every
+	// line: 600 records make the size 2,000 with a short name did.
+	task := strings.Repeat("L", record.MaxTaskLen)
+	harness.BulkTaskT(t, s.dir, task, 600)
+	p := startPTY(t, s, []string{"GIT_PAGER=true"}, "reason", "log", task)
 	code := p.wait()
 	if out := p.output(); code != 141 || strings.Contains(out, "broken pipe") || strings.Contains(out, "git reason:") {
 		t.Errorf("log whose pager was quit: exit %d, want 141 and nothing said:\n%s", code, out)
