@@ -18,7 +18,10 @@ import (
 )
 
 // MaxMaterialFile is the largest file read for a question, in bytes; a
-// larger one is named in the question and not sent.
+// larger one is named in the question and not sent. It bounds a commit's
+// or range's diff too: git shows a file past it as binary, without
+// reading it, and a diff (a commit's message included) past it is named
+// and not sent, git stopped as soon as its output passes it.
 const MaxMaterialFile = 16 << 20
 
 // Pins fix where each evidence item's material is read when a recorded
@@ -362,8 +365,19 @@ func (g *gatherer) diff(ctx context.Context, p *material.Piece) {
 		args = append(args, ends[0])
 	}
 	args = append(args, "--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/", "--")
-	out, err := g.e.Repo.Git(ctx, append(args, g.excludes()...)...)
-	if err != nil {
+	// A stranger's commit costs a few KiB to fetch for gigabytes of diff
+	// (a file of one repeated line, a message as long): each file past
+	// MaxMaterialFile is binary to git, and the whole is read to no more
+	// than it.
+	c := g.e.Repo.Command(append(args, g.excludes()...)...)
+	c.Global = append(c.Global, "-c", "core.bigFileThreshold="+strconv.Itoa(MaxMaterialFile))
+	c.MaxOutput = MaxMaterialFile
+	out, err := c.Run(ctx)
+	switch {
+	case errors.Is(err, git.ErrOutputLimit):
+		p.Omitted = fmt.Sprintf("a diff of more than %d bytes", MaxMaterialFile)
+		return
+	case err != nil:
 		p.Omitted = "git could not show it"
 		return
 	}
