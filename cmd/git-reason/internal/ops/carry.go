@@ -160,10 +160,10 @@ func (e *Session) pushedTasks(ctx context.Context, st *settings.Settings, remote
 		if t == "" || record.CheckTask(t) != nil || slices.Contains(inPush, t) {
 			return
 		}
-		by[t] = true
-		if !slices.Contains(named, t) {
+		if !own[t] && !others[t] { // named holds every task of either
 			named = append(named, t)
 		}
+		by[t] = true
 	}
 	for _, line := range strings.Split(text, "\n") {
 		if commit, ok := strings.CutPrefix(line, "\x01"); ok {
