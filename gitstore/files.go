@@ -17,13 +17,18 @@ type FileAt struct {
 	Size int64
 	// Data is the content, nil when Size is over the limit asked for.
 	Data []byte
+	// PastTotal: not read, since those before it reached the total asked
+	// for.
+	PastTotal bool
 }
 
 // FilesAt reads paths as commit holds them, with one git ls-tree and one
-// git cat-file: content larger than limit bytes is not read (Data nil).
-// Paths are taken literally, relative to the top of the tree; a path that
-// names a directory or nothing comes back with Kind "".
-func (r *Repo) FilesAt(ctx context.Context, commit string, paths []string, limit int64) ([]FileAt, error) {
+// git cat-file: content larger than limit bytes is not read (Data nil),
+// nor, in the order of paths, a file after those whose content reaches
+// total bytes. Paths are taken literally, relative to the top
+// of the tree; a path that names a directory or nothing comes back with
+// Kind "".
+func (r *Repo) FilesAt(ctx context.Context, commit string, paths []string, limit, total int64) ([]FileAt, error) {
 	out := make([]FileAt, len(paths))
 	if len(paths) == 0 {
 		return out, nil
@@ -43,6 +48,7 @@ func (r *Repo) FilesAt(ctx context.Context, commit string, paths []string, limit
 	}
 	var read []string
 	var readAt []int
+	oids := make([]string, len(paths))
 	for _, ent := range bytes.Split(listed, []byte{0}) {
 		// <mode> SP <type> SP <object> SP+ <size> TAB <path>
 		meta, path, ok := strings.Cut(string(ent), "\t")
@@ -63,8 +69,16 @@ func (r *Repo) FilesAt(ctx context.Context, commit string, paths []string, limit
 		default:
 			continue
 		}
-		if size <= limit {
-			read, readAt = append(read, f[2]), append(readAt, i)
+		oids[i] = f[2]
+	}
+	for i := range out { // in the order of paths, as ls-tree's is its own
+		switch f := out[i]; {
+		case f.Kind == "" || f.Kind == "submodule" || f.Size > limit:
+		case total <= 0:
+			out[i].PastTotal = true
+		default:
+			total -= f.Size
+			read, readAt = append(read, oids[i]), append(readAt, i)
 		}
 	}
 	if len(read) == 0 {

@@ -51,6 +51,25 @@ func last(env []string, prefix string) string {
 
 // TestRunError: a git that fails is one *Error naming the command (not
 // the global options) and git's last line on stderr, in English.
+// TestRunMaxOutput: past MaxOutput git is killed and the error says so,
+// holding none of its output, even when what writes to the pipe is a
+// process git started (an alias's command) that would write for ever;
+// below it the output is whole.
+func TestRunMaxOutput(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	flood := Cmd{Dir: dir, Global: []string{"-c", "alias.flood=!yes"}, Args: []string{"flood"}, MaxOutput: 1 << 20}
+	out, err := flood.Run(ctx)
+	if !errors.Is(err, ErrOutputLimit) || out != nil || ctx.Err() != nil {
+		t.Fatalf("an endless output under MaxOutput: %d bytes, %v (context: %v)", len(out), err, ctx.Err())
+	}
+	out, err = Cmd{Dir: dir, Args: []string{"version"}, MaxOutput: 1 << 20}.Run(ctx)
+	if err != nil || !strings.HasPrefix(string(out), "git version ") {
+		t.Errorf("git version under MaxOutput: %q, %v", out, err)
+	}
+}
+
 func TestRunError(t *testing.T) {
 	t.Setenv("LANGUAGE", "de")
 	dir := t.TempDir()

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"slices"
@@ -101,6 +102,36 @@ type Cmd struct {
 	// (git's --progress; what the remote says, its "remote:" lines,
 	// included), not its errors, which the error of Run carries.
 	Progress io.Writer
+	// MaxOutput, when positive, is the most bytes of standard output Run
+	// and Start keep, for a command that changes nothing and whose output
+	// a stranger's objects size (a diff, a commit's message): past it git
+	// is killed and the error is ErrOutputLimit, so that no more than it
+	// is ever held here.
+	MaxOutput int64
+}
+
+// ErrOutputLimit is the error of a command whose output passed its
+// MaxOutput.
+var ErrOutputLimit = errors.New("its output is over the limit")
+
+// cappedOutput keeps at most max bytes written to it; the write that
+// passes max calls over (which kills git) and fails, so that the copy
+// from git's pipe stops there: the pipe is closed once git has died,
+// and a process git started that still writes to it gets SIGPIPE.
+type cappedOutput struct {
+	buf  bytes.Buffer
+	max  int64
+	over func()
+	hit  bool
+}
+
+func (w *cappedOutput) Write(p []byte) (int, error) {
+	if int64(w.buf.Len())+int64(len(p)) > w.max {
+		w.hit = true
+		w.over()
+		return 0, ErrOutputLimit
+	}
+	return w.buf.Write(p)
 }
 
 // Exec is the command as an *exec.Cmd, for a caller that streams its
@@ -165,8 +196,12 @@ func (c Cmd) Run(ctx context.Context) ([]byte, error) {
 // while git runs. An error is one starting it (Failed's shape).
 func (c Cmd) Start(ctx context.Context) (wait func() ([]byte, error), err error) {
 	cmd := c.Exec(ctx)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	var stderr bytes.Buffer
+	stdout := &cappedOutput{max: c.MaxOutput, over: func() { _ = cmd.Process.Kill() }}
+	if c.MaxOutput <= 0 {
+		stdout.max = math.MaxInt64
+	}
+	cmd.Stdout, cmd.Stderr = stdout, &stderr
 	if c.Progress != nil {
 		cmd.Stderr = io.MultiWriter(&stderr, &progressLines{w: c.Progress})
 	}
@@ -185,10 +220,13 @@ func (c Cmd) Start(ctx context.Context) (wait func() ([]byte, error), err error)
 	return func() ([]byte, error) {
 		err := cmd.Wait()
 		running.procs.Delete(cmd.Process)
-		if err != nil {
-			return stdout.Bytes(), c.Failed(err, stderr.String())
+		switch {
+		case stdout.hit:
+			return nil, fmt.Errorf("git %s: %w (%d bytes)", strings.Join(c.Args, " "), ErrOutputLimit, c.MaxOutput)
+		case err != nil:
+			return stdout.buf.Bytes(), c.Failed(err, stderr.String())
 		}
-		return stdout.Bytes(), nil
+		return stdout.buf.Bytes(), nil
 	}, nil
 }
 

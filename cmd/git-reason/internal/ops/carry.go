@@ -3,6 +3,8 @@ package ops
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -52,7 +54,7 @@ func (e *Session) CarryReasoning(ctx context.Context, remote string, lines []Pus
 		case others[t] && e.onNoRemote(st, t):
 			// A stranger's commit (a pull request merged here) may name
 			// a task this clone never shared: it stays here.
-			out.Lines = append(out.Lines, fmt.Sprintf("reasoning of %s not pushed: it is on no remote, and only commits by others name it: run 'git reason push %s %s' to share it", t, remote, t))
+			out.Lines = append(out.Lines, fmt.Sprintf("reasoning of %s not pushed: it is on no remote, and no commit you made here names it: run 'git reason push %s %s' to share it", t, remote, t))
 		default:
 			out.Tasks = append(out.Tasks, t)
 		}
@@ -108,8 +110,9 @@ func (e *Session) CarryReasoning(ctx context.Context, remote string, lines []Pus
 // pushedTasks are the tasks a push names: each Reason-Task trailer of the
 // commits it sends that the remote (as last fetched) lacks, read by one
 // git log over every pushed range, then each pushed branch's task. others
-// holds the tasks only trailers of commits someone else authored (an
-// author email not the user's) name.
+// holds the tasks only trailers of commits someone else wrote name: an
+// author email not the user's, or a commit git commit did not make here
+// (committedHere).
 func (e *Session) pushedTasks(ctx context.Context, st *settings.Settings, remote string, lines []PushLine) (named []string, others map[string]bool, err error) {
 	var tips, bases, branchTasks, inPush []string
 	for _, l := range lines {
@@ -137,8 +140,8 @@ func (e *Session) pushedTasks(ctx context.Context, st *settings.Settings, remote
 	if len(tips) == 0 {
 		return nil, nil, nil
 	}
-	// Each commit is a line "\x01EMAIL" then its trailers' values.
-	args := []string{"log", "--no-show-signature", "--format=%x01%ae%n%(trailers:key=" + TrailerKey + ",valueonly)"}
+	// Each commit is a line "\x01HASH EMAIL" then its trailers' values.
+	args := []string{"log", "--no-show-signature", "--format=%x01%H %ae%n%(trailers:key=" + TrailerKey + ",valueonly)"}
 	args = append(args, tips...)
 	args = append(args, bases...)
 	if st.Remotes[remote].URL != "" && e.checkRemote(remote) == nil {
@@ -151,21 +154,31 @@ func (e *Session) pushedTasks(ctx context.Context, st *settings.Settings, remote
 	}
 	own, others := map[string]bool{}, map[string]bool{}
 	by, me := others, st.Actor.OrDefault().Email
+	var made map[string]bool // committedHere, read on the first commit by me
 	add := func(t string, by map[string]bool) {
 		t = strings.TrimSpace(t)
 		if t == "" || record.CheckTask(t) != nil || slices.Contains(inPush, t) {
 			return
 		}
-		by[t] = true
-		if !slices.Contains(named, t) {
+		if !own[t] && !others[t] { // named holds every task of either
 			named = append(named, t)
 		}
+		by[t] = true
 	}
 	for _, line := range strings.Split(text, "\n") {
-		if email, ok := strings.CutPrefix(line, "\x01"); ok {
+		if commit, ok := strings.CutPrefix(line, "\x01"); ok {
+			// An author is whatever its commit says: a stranger's commit
+			// may give the user's own address. Only a commit git commit
+			// made here counts as the user's.
+			hash, email, _ := strings.Cut(commit, " ")
 			by = others
 			if me != "" && strings.EqualFold(email, me) {
-				by = own
+				if made == nil {
+					made = e.committedHere()
+				}
+				if made[hash] {
+					by = own
+				}
 			}
 			continue
 		}
@@ -178,6 +191,32 @@ func (e *Session) pushedTasks(ctx context.Context, st *settings.Settings, remote
 		delete(others, t)
 	}
 	return named, others, nil
+}
+
+// committedHere is the commits git commit made in this repository, as
+// the reflogs of its work trees' HEADs (which git commit always writes
+// to) say: an entry whose message starts "commit" ("commit:", "commit
+// (amend):"...). A commit fetched, merged, cherry-picked or rebased here
+// was made elsewhere, its message included; one whose entry expired, or
+// with reflogs off (core.logAllRefUpdates), is not known to be the
+// user's.
+func (e *Session) committedHere() map[string]bool {
+	made := map[string]bool{}
+	trees, _ := filepath.Glob(filepath.Join(e.Repo.CommonDir, "worktrees", "*", "logs", "HEAD"))
+	for _, path := range append(trees, filepath.Join(e.Repo.CommonDir, "logs", "HEAD")) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			// OLD NEW IDENT TIME ZONE\tMESSAGE
+			head, msg, ok := strings.Cut(line, "\t")
+			if f := strings.Fields(head); ok && len(f) > 2 && strings.HasPrefix(msg, "commit") {
+				made[f[1]] = true
+			}
+		}
+	}
+	return made
 }
 
 // onNoRemote reports whether task is on none of the remotes: no

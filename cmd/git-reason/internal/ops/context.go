@@ -191,35 +191,38 @@ func (e *Session) Context(ctx context.Context, q ContextQuery) (*ContextReport, 
 	}
 	// Strong links first, in the order of the first commit they name;
 	// then the weak ones; by name within each.
-	first := func(t ContextTask) int {
+	// Each computed once: a stranger's range may hold many thousands of
+	// commits naming one task.
+	first := map[string]int{}
+	for _, t := range out.Tasks {
 		n := len(commits)
 		for _, l := range t.Links {
 			if i, ok := inRange[l.Commit]; ok && i < n {
 				n = i
 			}
 		}
-		return n
+		first[t.Task] = n
 	}
 	sort.Slice(out.Tasks, func(i, j int) bool {
 		a, b := out.Tasks[i], out.Tasks[j]
 		if a.Weak != b.Weak {
 			return !a.Weak
 		}
-		if fa, fb := first(a), first(b); fa != fb {
+		if fa, fb := first[a.Task], first[b.Task]; fa != fb {
 			return fa < fb
 		}
 		return a.Task < b.Task
 	})
-	for _, c := range commits {
-		cc := ContextCommit{Commit: c.hash, Subject: c.subject, Tasks: []string{}}
-		for _, t := range out.Tasks {
-			for _, l := range t.Links {
-				if l.Commit == c.hash && !slices.Contains(cc.Tasks, t.Task) {
-					cc.Tasks = append(cc.Tasks, t.Task)
-				}
+	byCommit := map[string][]string{} // in the tasks' order, each once
+	for _, t := range out.Tasks {
+		for _, l := range t.Links {
+			if l.Commit != "" && !slices.Contains(byCommit[l.Commit], t.Task) {
+				byCommit[l.Commit] = append(byCommit[l.Commit], t.Task)
 			}
 		}
-		out.Commits = append(out.Commits, cc)
+	}
+	for _, c := range commits {
+		out.Commits = append(out.Commits, ContextCommit{Commit: c.hash, Subject: c.subject, Tasks: append([]string{}, byCommit[c.hash]...)})
 	}
 	return out, nil
 }
@@ -247,8 +250,13 @@ func (r *ContextReport) LeaveOutLocal() {
 // records in out the trailers that name no readable task.
 func linkTasks(commits []rangeCommit, files map[string]bool, mentions map[string][]record.Mention, out *ContextReport) map[string][]ContextLink {
 	links := map[string][]ContextLink{}
+	seen := map[ContextLink]map[string]bool{} // links[task] holds l: seen[l][task]
 	add := func(task string, l ContextLink) {
-		if !slices.Contains(links[task], l) {
+		if seen[l] == nil {
+			seen[l] = map[string]bool{}
+		}
+		if !seen[l][task] {
+			seen[l][task] = true
 			links[task] = append(links[task], l)
 		}
 	}

@@ -5,12 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode"
 
 	"git-reason/gitstore"
+	"git-reason/gitstore/git"
 )
 
 // commitRange is a range of commits resolved by git.
@@ -43,7 +44,15 @@ type rangeCommit struct {
 // gitOut runs git in the session's repository and returns its standard
 // output as it is, or the first line git printed on error.
 func (e *Session) gitOut(ctx context.Context, args ...string) (string, error) {
-	out, err := e.Repo.Git(ctx, args...)
+	return e.gitOutMax(ctx, 0, args...)
+}
+
+// gitOutMax is gitOut holding at most max bytes of git's output (0: no
+// bound): past them the error is git.ErrOutputLimit, git killed.
+func (e *Session) gitOutMax(ctx context.Context, max int64, args ...string) (string, error) {
+	c := e.Repo.Command(args...)
+	c.MaxOutput = max
+	out, err := c.Run(ctx)
 	var ge *gitstore.GitError
 	switch {
 	case errors.As(err, &ge) && strings.TrimSpace(ge.Stderr) != "":
@@ -192,6 +201,13 @@ func giveRange(why string) error {
 	return usageAdvised(why+": give a range, as in 'git reason context BASE..HEAD'", why+`: give a range, as in range "BASE..HEAD"`)
 }
 
+// maxRangeSubject is the most columns of a commit's subject a range's
+// listing keeps; maxRangeLog the most bytes of the listing.
+const (
+	maxRangeSubject = 400
+	maxRangeLog     = 64 << 20
+)
+
 // rangeCommits lists the range's commits, oldest first, with the tasks
 // their Reason-Task trailers name, in one git process.
 func (e *Session) rangeCommits(ctx context.Context, rg *commitRange) ([]rangeCommit, error) {
@@ -202,8 +218,15 @@ func (e *Session) rangeCommits(ctx context.Context, rg *commitRange) ([]rangeCom
 	case rg.base == "": // the whole history
 		revs = rg.head
 	}
-	out, err := e.gitOut(ctx, "log", "--reverse", "--no-color",
-		"--format=%H%x00%s%x00%(trailers:key=Reason-Task,valueonly,separator=%x01)%x1e", revs, "--")
+	// A stranger's commit may carry a message of gigabytes for a few KiB
+	// fetched: its subject is cut to maxRangeSubject columns by git (which
+	// pads shorter ones with blanks), and the whole read to maxRangeLog
+	// bytes (a message of nothing but trailers).
+	out, err := e.gitOutMax(ctx, maxRangeLog, "log", "--reverse", "--no-color",
+		"--format=%H%x00%<("+strconv.Itoa(maxRangeSubject)+",trunc)%s%x00%(trailers:key=Reason-Task,valueonly,separator=%x01)%x1e", revs, "--")
+	if errors.Is(err, git.ErrOutputLimit) {
+		return nil, Usage("range %q: its commits' subjects and Reason-Task trailers pass %d MiB: give a shorter range", rg.spec, maxRangeLog>>20)
+	}
 	if err != nil {
 		// git log dies on a setting it cannot read (color.ui=maybe),
 		// which was exit 1 and git's message: the settings' error, exit
@@ -224,9 +247,11 @@ func (e *Session) rangeCommits(ctx context.Context, rg *commitRange) ([]rangeCom
 		if len(f) != 3 {
 			return nil, fmt.Errorf("list the commits of %s: unexpected git log output", rg.spec)
 		}
-		c := rangeCommit{hash: f[0], subject: f[1]}
+		c := rangeCommit{hash: f[0], subject: strings.TrimRight(f[1], " ")}
+		named := map[string]bool{}
 		for _, t := range strings.Split(f[2], "\x01") {
-			if t = strings.TrimSpace(t); t != "" && !slices.Contains(c.tasks, t) {
+			if t = strings.TrimSpace(t); t != "" && !named[t] {
+				named[t] = true
 				c.tasks = append(c.tasks, t)
 			}
 		}

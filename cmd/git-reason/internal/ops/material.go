@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -18,7 +20,10 @@ import (
 )
 
 // MaxMaterialFile is the largest file read for a question, in bytes; a
-// larger one is named in the question and not sent.
+// larger one is named in the question and not sent. It bounds a commit's
+// or range's diff too: git shows a file past it as binary, without
+// reading it, and a diff (a commit's message included) past it is named
+// and not sent, git stopped as soon as its output passes it.
 const MaxMaterialFile = 16 << 20
 
 // Pins fix where each evidence item's material is read when a recorded
@@ -48,7 +53,7 @@ func (e *Session) Material(ctx context.Context, st *record.State, a *record.Entr
 	for _, d := range cat.Advisors {
 		names = append(names, d.Credential)
 	}
-	g := &gatherer{e: e, st: st, never: s.NeverSend, redact: material.NewRedactor(names, os.Getenv), pins: pins}
+	g := &gatherer{e: e, st: st, never: s.NeverSend, redact: material.NewRedactor(names, os.Getenv), pins: pins, left: s.MaxBytesPerConsult}
 	g.head = e.HeadCommit(ctx)
 	g.base, g.assessment = g.head, a.ID
 	if d, ok := a.Derived.(*record.AssessmentDerived); ok && d.Commit != "" {
@@ -57,6 +62,7 @@ func (e *Session) Material(ctx context.Context, st *record.State, a *record.Entr
 	body := a.Body.(*record.Assessment)
 	var pieces []material.Piece
 	var files []int // positions in pieces of file pieces still to read
+	var diffs []int // of commit and range pieces, read after the files
 	for i, ev := range body.Evidence {
 		p := material.Piece{Evidence: i + 1, Kind: ev.Kind, Ref: ev.Ref}
 		switch ev.Kind {
@@ -68,7 +74,7 @@ func (e *Session) Material(ctx context.Context, st *record.State, a *record.Entr
 				files = append(files, len(pieces))
 			}
 		case material.KindCommit:
-			g.diff(ctx, &p)
+			diffs = append(diffs, len(pieces))
 		case material.KindCommand:
 			g.command(&p)
 		default: // url, note: the summary is all there is
@@ -78,6 +84,9 @@ func (e *Session) Material(ctx context.Context, st *record.State, a *record.Entr
 	}
 	if err := g.files(ctx, pieces, files); err != nil {
 		return nil, err
+	}
+	for _, i := range diffs {
+		g.diff(ctx, &pieces[i])
 	}
 	for i := range pieces {
 		if pieces[i].Omitted == "" && pieces[i].Kind != material.KindFile { // files are redacted before numbering
@@ -96,6 +105,14 @@ type gatherer struct {
 	never  []string
 	redact *material.Redactor
 	pins   Pins
+	// left is how many more bytes of committed content and diffs may be
+	// read: reason.maxBytesPerConsult at first, since no question of a
+	// run may pass it, so nothing read past it could be sent. A
+	// stranger's assessment may name 100 files of 16 MiB (a few MiB to
+	// fetch). It is spent on the files, then the diffs, each in evidence
+	// order; the piece that reaches it is read whole, those after it
+	// not at all.
+	left int64
 	// assessment is the assessment's id, assessedAt the commit it names
 	// ("" when none).
 	assessment, assessedAt string
@@ -185,19 +202,27 @@ func (g *gatherer) files(ctx context.Context, pieces []material.Piece, at []int)
 		}
 		byRev[rev] = append(byRev[rev], i)
 	}
-	for rev, idx := range byRev {
+	// What is left to read is spent in a fixed order: the revisions by
+	// their first piece, each one's pieces in evidence order.
+	revs := slices.Collect(maps.Keys(byRev))
+	slices.SortFunc(revs, func(a, b string) int { return byRev[a][0] - byRev[b][0] })
+	for _, rev := range revs {
+		idx := byRev[rev]
 		var committed [][]byte
+		var unread []bool
 		if rev != "" && rev != material.Worktree {
 			paths := make([]string, len(idx))
 			for k, i := range idx {
 				paths[k] = pieces[i].Ref
 			}
-			got, err := g.e.Repo.FilesAt(ctx, rev, paths, MaxMaterialFile)
+			got, err := g.e.Repo.FilesAt(ctx, rev, paths, MaxMaterialFile, max(g.left, 0))
 			if err != nil {
 				return fmt.Errorf("read the evidence's files at %s: %w", rev, err)
 			}
 			for _, f := range got {
 				committed = append(committed, f.Data)
+				unread = append(unread, f.PastTotal)
+				g.left -= int64(len(f.Data))
 				if f.Kind != "" && f.Kind != "file" || f.Size > MaxMaterialFile {
 					committed[len(committed)-1] = nil
 				}
@@ -208,6 +233,10 @@ func (g *gatherer) files(ctx context.Context, pieces []material.Piece, at []int)
 			var data []byte
 			if committed != nil {
 				data, p.Revision = committed[k], rev
+				if unread[k] {
+					p.Omitted, p.Revision = g.notRead(), ""
+					continue
+				}
 			}
 			switch {
 			case !(g.pins == nil && rev == g.head || rev == material.Worktree):
@@ -355,6 +384,10 @@ func (g *gatherer) diff(ctx context.Context, p *material.Piece) {
 		p.Omitted = "the assessment was written in another clone, and no remote-tracking branch, tag or the assessment's commit holds this commit here"
 		return
 	}
+	if g.left <= 0 {
+		p.Omitted = g.notRead()
+		return
+	}
 	args := []string{"show", "--format=commit %H%n%B", "--first-parent"}
 	if sep != "" {
 		args = []string{"diff", ends[0] + sep + ends[1]}
@@ -362,12 +395,30 @@ func (g *gatherer) diff(ctx context.Context, p *material.Piece) {
 		args = append(args, ends[0])
 	}
 	args = append(args, "--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/", "--")
-	out, err := g.e.Repo.Git(ctx, append(args, g.excludes()...)...)
-	if err != nil {
+	// A stranger's commit costs a few KiB to fetch for gigabytes of diff
+	// (a file of one repeated line, a message as long): each file past
+	// MaxMaterialFile is binary to git, and the whole is read to no more
+	// than it.
+	c := g.e.Repo.Command(append(args, g.excludes()...)...)
+	c.Global = append(c.Global, "-c", "core.bigFileThreshold="+strconv.Itoa(MaxMaterialFile))
+	c.MaxOutput = MaxMaterialFile
+	out, err := c.Run(ctx)
+	switch {
+	case errors.Is(err, git.ErrOutputLimit):
+		p.Omitted = fmt.Sprintf("a diff of more than %d bytes", MaxMaterialFile)
+		return
+	case err != nil:
 		p.Omitted = "git could not show it"
 		return
 	}
 	p.Text = string(out)
+	g.left -= int64(len(out))
+}
+
+// notRead is why a piece past what a question may hold is not read.
+func (g *gatherer) notRead() string {
+	settings, _ := g.e.Settings()
+	return fmt.Sprintf("not read: the material before it passes reason.maxBytesPerConsult (%d bytes)", settings.MaxBytesPerConsult)
 }
 
 // command sets a command piece's text from the task's record of it: the
