@@ -49,8 +49,6 @@ func last(env []string, prefix string) string {
 	return v
 }
 
-// TestRunError: a git that fails is one *Error naming the command (not
-// the global options) and git's last line on stderr, in English.
 // TestRunMaxOutput: past MaxOutput git is killed and the error says so,
 // holding none of its output, even when what writes to the pipe is a
 // process git started (an alias's command) that would write for ever;
@@ -70,6 +68,8 @@ func TestRunMaxOutput(t *testing.T) {
 	}
 }
 
+// TestRunError: a git that fails is one *Error naming the command (not
+// the global options) and git's last line on stderr, in English.
 func TestRunError(t *testing.T) {
 	t.Setenv("LANGUAGE", "de")
 	dir := t.TempDir()
