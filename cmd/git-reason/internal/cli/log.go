@@ -81,9 +81,6 @@ func logCommand() *cli.Command {
 					return err
 				}
 			}
-			if _, err := o.textSettings(); err != nil {
-				return err
-			}
 			return runLog(c.Context, o)
 		},
 	}
