@@ -270,6 +270,22 @@ func unreadableAnswers(id, origin string, outcomes []advisor.Outcome) *Unreadabl
 	return &UnreadableAnswers{Task: task, Next: "git -c reason.disable=" + id + " reason plan " + t}
 }
 
+// UnreadableLately lists those of ids whose last two answers to this
+// clone did not read (advisor.UnreadableLately), in the order given.
+func (e *Session) UnreadableLately(ids []string) []string {
+	st, outcomes, err := e.ownOutcomes()
+	if err != nil {
+		return nil // said by the verb that needs them
+	}
+	var out []string
+	for _, id := range ids {
+		if _, ok := advisor.UnreadableLately(id, st.Origin, outcomes); ok {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
 // Said is the line advisors and doctor print of it, and as the MCP tools
 // say it: no tool plans without an advisor, the person does.
 func (u *UnreadableAnswers) Said(id string) record.Advice {
