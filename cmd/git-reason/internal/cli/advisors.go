@@ -91,7 +91,7 @@ func onlyAdvisors(rows []ops.AdvisorRow, ids []string) ([]ops.AdvisorRow, error)
 		}
 		best, dist := "", 3
 		for _, r := range rows {
-			if d := editDistance(id, r.ID); d < dist {
+			if d := ops.EditDistance(id, r.ID); d < dist {
 				best, dist = r.ID, d
 			}
 		}

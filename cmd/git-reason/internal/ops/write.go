@@ -141,9 +141,31 @@ func (e *Session) noTask(task string) error {
 	if q, held := e.HeldBack(task); held {
 		return Usage("no task %q here: %s", task, q.Said())
 	}
+	if near := e.nearestTask(task); near != "" {
+		// A name mistyped is said as a mistyped verb or advisor is:
+		// "start it" alone invited a second task beside the one meant.
+		return &UnknownTaskError{Task: task, usageError: usageError{
+			msg:   fmt.Sprintf("no task %q: did you mean '%s'? (see 'git reason tasks'); or start it with 'git reason assess %s'", task, near, task),
+			tools: fmt.Sprintf("no task %q: did you mean task %q? (the tasks tool lists them); or start it with the assess tool", task, near)}}
+	}
 	return &UnknownTaskError{Task: task, usageError: usageError{
 		msg:   fmt.Sprintf("no task %q (see 'git reason tasks'): start it with 'git reason assess %s'", task, task),
 		tools: fmt.Sprintf("no task %q (the tasks tool lists them): start it with the assess tool", task)}}
+}
+
+// nearestTask is the task here whose name is nearest to task (Nearest),
+// "" when none is near or the tasks cannot be listed: one listing of the
+// task refs, on the error's path alone.
+func (e *Session) nearestTask(task string) string {
+	heads, _, err := e.Store.TasksBroken(context.Background())
+	if err != nil {
+		return ""
+	}
+	names := make([]string, len(heads))
+	for i, h := range heads {
+		names[i] = h.Task
+	}
+	return Nearest(names, task)
 }
 
 // UnknownTaskError is noTask's error: bad usage, of a task that has no
