@@ -155,15 +155,27 @@ func (e *Session) noTask(task string) error {
 
 // nearestTask is the task here whose name is nearest to task (Nearest),
 // "" when none is near or the tasks cannot be listed: one listing of the
-// task refs, on the error's path alone.
+// task refs, on the error's path alone. A name that differs from task
+// only in its digits is another task, not a typo (T-42 beside T-43, as
+// tickets are numbered): it is never suggested.
 func (e *Session) nearestTask(task string) string {
 	heads, _, err := e.Store.TasksBroken(context.Background())
 	if err != nil {
 		return ""
 	}
-	names := make([]string, len(heads))
-	for i, h := range heads {
-		names[i] = h.Task
+	noDigits := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if r >= '0' && r <= '9' {
+				return -1
+			}
+			return r
+		}, s)
+	}
+	names := make([]string, 0, len(heads))
+	for _, h := range heads {
+		if noDigits(h.Task) != noDigits(task) {
+			names = append(names, h.Task)
+		}
 	}
 	return Nearest(names, task)
 }
