@@ -88,11 +88,13 @@ func openSession(c *cli.Context, resident bool, meanwhile func()) (*ops.Session,
 		args, _ := c.App.Metadata["args"].([]string)
 		sess, err = ops.Open(c.Context, ops.Options{Profile: profile, Warn: warn, Progress: progress, GitProgress: gitProgress, Resident: resident, Meanwhile: meanwhile,
 			Outside: outsideVerbs[verbNamed(args, c.App.Flags)]})
-		if err == nil {
+		if err == nil && verbNamed(args, c.App.Flags) != "hook" {
 			// A configuration value that does not read is every verb's
 			// error, whatever it prints, as git's porcelain dies on it
 			// (git -c color.ui=maybe status --porcelain, log | cat):
 			// JSON, which takes no colour, went on where text stopped.
+			// Not the hooks': each reads what it needs and never fails
+			// the commit or push for a setting it does not read.
 			if _, err = sess.Settings(); err != nil {
 				return nil, err
 			}
