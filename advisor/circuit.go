@@ -41,6 +41,32 @@ func aboutAvailability(k FailureKind) bool {
 	return true
 }
 
+// UnreadableLately reports whether the last two outcomes this clone
+// (origin) recorded of advisor id were answers that did not read
+// (malformed or empty), and the task of the last one. Such answers open
+// no circuit (aboutAvailability), so the advisor stays available and a
+// plan made anew asks it again: leaving it out of one plan
+// (reason.disable) is a person's choice, which advisors and doctor offer
+// as a task's next step does (record's State.unreadable).
+func UnreadableLately(id, origin string, outcomes []Outcome) (task string, ok bool) {
+	var last []Outcome
+	for _, o := range outcomes {
+		if o.Advisor == id && o.Origin == origin {
+			last = append(last, o)
+		}
+	}
+	sort.SliceStable(last, func(i, j int) bool { return last[i].At.Before(last[j].At) })
+	n := len(last)
+	if n < 2 || !unreadableKind(last[n-1]) || !unreadableKind(last[n-2]) {
+		return "", false
+	}
+	return last[n-1].Task, true
+}
+
+func unreadableKind(o Outcome) bool {
+	return o.Status == OutcomeFailed && (o.FailureKind == transport.Malformed || o.FailureKind == transport.Empty)
+}
+
 // The statuses of an outcome.
 const (
 	OutcomeCompleted = "completed"
@@ -54,7 +80,8 @@ const AuthenticationCooldown = time.Hour
 // Outcome is one consultation's result as this clone recorded it: the advisor,
 // the origin (clone) that recorded it, completed or failed with a kind, the
 // Retry-After the advisor gave in seconds (0 when none), and when it was
-// recorded. Circuits take them from this clone's Journal.
+// recorded, and the task it was asked for ("" when the journal line names
+// none). Circuits take them from this clone's Journal.
 type Outcome struct {
 	Advisor     string
 	Origin      string
@@ -62,6 +89,7 @@ type Outcome struct {
 	FailureKind FailureKind
 	RetryAfterS int
 	At          time.Time
+	Task        string
 }
 
 // Circuit derives an advisor's circuit from the outcomes this clone

@@ -152,3 +152,28 @@ func TestTransientKind(t *testing.T) {
 		}
 	}
 }
+
+func TestUnreadableLately(t *testing.T) {
+	onTask := func(o Outcome, task string) Outcome { o.Task = task; return o }
+	cases := []struct {
+		name     string
+		outcomes []Outcome
+		task     string
+		want     bool
+	}{
+		{"none", nil, "", false},
+		{"one malformed", []Outcome{fail(1, transport.Malformed)}, "", false},
+		{"malformed then empty", []Outcome{onTask(fail(1, transport.Malformed), "T-1"), onTask(fail(2, transport.Empty), "T-2")}, "T-2", true},
+		{"recorded out of order", []Outcome{onTask(fail(3, transport.Empty), "T-3"), ok(1), fail(2, transport.Malformed)}, "T-3", true},
+		{"an answer since", []Outcome{fail(1, transport.Malformed), fail(2, transport.Malformed), ok(3)}, "", false},
+		{"a timeout between", []Outcome{fail(1, transport.Malformed), fail(2, transport.Timeout), fail(3, transport.Malformed)}, "", false},
+		{"another clone's", []Outcome{from(them, fail(1, transport.Malformed)), fail(2, transport.Malformed)}, "", false},
+		{"another advisor's", []Outcome{fail(1, transport.Malformed), {Advisor: "beta", Origin: me, Status: OutcomeFailed, FailureKind: transport.Malformed, At: at(2)}}, "", false},
+	}
+	for _, c := range cases {
+		task, got := UnreadableLately("alpha", me, c.outcomes)
+		if got != c.want || task != c.task {
+			t.Errorf("%s: UnreadableLately = %q, %v; want %q, %v", c.name, task, got, c.task, c.want)
+		}
+	}
+}

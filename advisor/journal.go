@@ -136,7 +136,7 @@ func (j Journal) Read() ([]Outcome, error) {
 			continue
 		}
 		out = append(out, Outcome{Advisor: l.Advisor, Origin: l.Origin, Status: l.Status,
-			FailureKind: FailureKind(l.FailureKind), RetryAfterS: l.RetryAfterS, At: at})
+			FailureKind: FailureKind(l.FailureKind), RetryAfterS: l.RetryAfterS, At: at, Task: l.Task})
 	}
 	return out, nil
 }

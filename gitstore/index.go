@@ -12,8 +12,9 @@ import (
 // cache of another version is rebuilt. 6: a failed attempt keeps a task
 // open only while it is at the latest conclusion, and the next step after
 // failed advisors or a merge changed (3e3b40d, 5559684). 8: a status
-// entry keeps its reuses' check (IndexEntry.Reuse).
-const indexVersion = 8
+// entry keeps its reuses' check (IndexEntry.Reuse). 9: the next step to
+// conclude names each consultation to weigh.
+const indexVersion = 9
 
 // Index caches, per task, what reads across every task need, in journals
 // under .git/reason/ (journal.go: appended to, compacted rarely):

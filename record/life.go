@@ -243,6 +243,13 @@ func admitClosure(st *State, c *Closure) (any, error) {
 	return d, nil
 }
 
+// NotClosed refuses a reopening of a task that no closure closes now:
+// one reopened already, or never closed (a surface that defaults the
+// closure to the latest finds none to name, and says the same).
+func NotClosed(task string) error {
+	return refuse(fmt.Sprintf("task %s is not closed: there is nothing to reopen", task))
+}
+
 // admitReopening: a reopening names the closure that closes the task now.
 func admitReopening(st *State, r *Reopening) error {
 	if _, err := need(st, r.Closure, KindClosure, "closure"); err != nil {
@@ -250,7 +257,7 @@ func admitReopening(st *State, r *Reopening) error {
 	}
 	c := st.Closure()
 	if c == nil {
-		return refuse(fmt.Sprintf("task %s is not closed: there is nothing to reopen", st.Task))
+		return NotClosed(st.Task)
 	}
 	if c.ID != r.Closure {
 		return refuse(fmt.Sprintf("closure %s is already reopened; task %s is closed by %s", ShortID(r.Closure), st.Task, ShortID(c.ID)))

@@ -230,8 +230,11 @@ func unreadableKind(k string) bool { return k == "malformed" || k == "empty" }
 // there is no item to answer.
 func (s *State) concludeNext(st Status) string {
 	next := "git reason conclude " + st.Task + " --decision ..."
-	if len(s.Completed(st.Assessment)) > 0 {
-		next += " --weigh ID=TREATMENT:REASON ..."
+	// Each completed consultation by its id, as a merge's settling
+	// conclusion names them: "ID" left a person (or an agent) to find
+	// them with log and show, one record at a time.
+	for _, c := range s.Completed(st.Assessment) {
+		next += " --weigh " + ShortID(c.ID) + "=TREATMENT:REASON"
 	}
 	if len(st.Selected) == 0 && len(st.LocalReview) > 0 {
 		next += " --local-review N=ANSWER ..."

@@ -19,8 +19,9 @@ package main
 //
 //	--decision ...                a decision of the walker's
 //	--local-review N=ANSWER ...   one answer per item of status's local_review
-//	--weigh ID=TREATMENT:REASON   each completed consultation of the latest
-//	                              assessment, from log and show
+//	--weigh ID=TREATMENT:REASON   the consultation ID names, which must be
+//	                              a completed one of the latest assessment
+//	                              (from log and show), each of them named
 //	--evidence KIND:REF:SUMMARY   a note
 //	--run CMD                     the situation's validation command
 //
@@ -521,6 +522,7 @@ func (w *walker) fill(args []string) []string {
 		return args
 	}
 	out := []string{}
+	weighed := 0
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if !strings.HasPrefix(a, "--") || i+1 == len(args) {
@@ -537,10 +539,15 @@ func (w *walker) fill(args []string) []string {
 			for n := range w.status().LocalReview {
 				out = append(out, a, strconv.Itoa(n+1)+"=walked answer")
 			}
-		case a == "--weigh" && v == "ID=TREATMENT:REASON":
-			for _, id := range w.completed() {
-				out = append(out, a, id+"=adopted:sound")
+		case a == "--weigh" && strings.HasSuffix(v, "=TREATMENT:REASON"):
+			// The step names each consultation to weigh; the walker
+			// checks them against what log and show say.
+			id := strings.TrimSuffix(v, "=TREATMENT:REASON")
+			if !slices.ContainsFunc(w.completed(), func(c string) bool { return len(id) >= 6 && strings.HasPrefix(c, id) }) {
+				w.t.Fatalf("the step weighs %q, which is no completed consultation of the latest assessment (%v)", id, w.completed())
 			}
+			weighed++
+			out = append(out, a, id+"=adopted:sound")
 		case a == "--evidence" && v == "KIND:REF:SUMMARY":
 			out = append(out, a, "note::the walker settled it")
 		case a == "--run" && v == "CMD":
@@ -555,6 +562,9 @@ func (w *walker) fill(args []string) []string {
 		default:
 			out = append(out, a, v)
 		}
+	}
+	if weighed > 0 && weighed != len(w.completed()) {
+		w.t.Fatalf("the step weighs %d consultations of %d completed (%v)", weighed, len(w.completed()), w.completed())
 	}
 	return out
 }

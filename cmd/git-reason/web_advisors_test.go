@@ -50,3 +50,32 @@ func TestWebAdvisorCircuit(t *testing.T) {
 		t.Errorf("adv-flaky's row lists %d failed outcomes, want 2:\n%s", n, r)
 	}
 }
+
+// An advisor whose last two answers did not read stays available (such
+// answers open no circuit); its row says so with the command that plans
+// without it, as advisors, doctor and the task's next step say it.
+func TestWebAdvisorUnreadable(t *testing.T) {
+	t.Parallel()
+	overlay := "advisors:\n  - {id: adv-prose, transport: cli, adapter: exec, executable: fake-prose, command: [fake-prose], capabilities: [reasoning]}\n"
+	s := newSandbox(t, overlay, map[string]string{"fake-prose": "cat >/dev/null\necho 'I would merge it.'\n"})
+	s.reason("assess", "P", "--subject", "Prose", "--question", "q", "--materiality", "material", "--reversibility", "costly", "--evidence", "note::n")
+	s.reason("plan", "P")
+	base, c := openWeb(t, s)
+	for range 2 {
+		if _, errs, code := s.run("reason", "consult", "P"); code != 1 {
+			t.Fatalf("consult with an advisor answering prose: exit %d: %s", code, errs)
+		}
+	}
+	page := getPage(t, c, base+"/advisors")
+	i := strings.Index(page, `<tr id="adv-adv-prose">`)
+	if i < 0 {
+		t.Fatalf("the advisors page has no row for adv-prose:\n%s", page)
+	}
+	r, _, _ := strings.Cut(page[i:], "</tr>")
+	for _, want := range []string{`<span class="status-available">available</span>`, "its last two answers did not read",
+		"<code>git -c reason.disable=adv-prose reason plan P</code> plans without it"} {
+		if !strings.Contains(r, want) {
+			t.Errorf("after two malformed answers adv-prose's row lacks %q:\n%s", want, r)
+		}
+	}
+}

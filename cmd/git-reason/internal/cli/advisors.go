@@ -58,7 +58,15 @@ func runAdvisors(ctx context.Context, o *advisorsOptions) error {
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Transport, r.Status, until, r.Reason)
 		}
-		return tw.Flush()
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		for _, r := range list.Advisors {
+			if r.Unreadable != nil {
+				fmt.Fprintln(w, r.Unreadable.Said(r.ID).CLI)
+			}
+		}
+		return nil
 	})
 }
 
@@ -83,7 +91,7 @@ func onlyAdvisors(rows []ops.AdvisorRow, ids []string) ([]ops.AdvisorRow, error)
 		}
 		best, dist := "", 3
 		for _, r := range rows {
-			if d := editDistance(id, r.ID); d < dist {
+			if d := ops.EditDistance(id, r.ID); d < dist {
 				best, dist = r.ID, d
 			}
 		}

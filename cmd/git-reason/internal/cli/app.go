@@ -913,19 +913,7 @@ func nearestFlag(flags []cli.Flag, name string) string {
 			}
 		}
 	}
-	return nearest(names, name)
-}
-
-// nearest is the first of names within two edits of name, or one for a
-// name of two or three letters; "" when none is.
-func nearest(names []string, name string) string {
-	best, dist := "", min(3, len(name)/2+1)
-	for _, n := range names {
-		if d := editDistance(name, n); d < dist {
-			best, dist = n, d
-		}
-	}
-	return best
+	return ops.Nearest(names, name)
 }
 
 // gitWords says what the flag package says of an option in git's words:
@@ -1048,7 +1036,7 @@ func nearestVerb(cmds []*cli.Command, path, name string) string {
 		if name != "" && strings.HasPrefix(cmd.Name, name) {
 			begun = append(begun, "'"+cmd.Name+"'")
 		}
-		if d := editDistance(name, cmd.Name); d < dist {
+		if d := ops.EditDistance(name, cmd.Name); d < dist {
 			best, dist = cmd.Name, d
 		}
 	}
@@ -1061,33 +1049,6 @@ func nearestVerb(cmds []*cli.Command, path, name string) string {
 		return fmt.Sprintf("did you mean '%s'? (see '%s -h')", best, path)
 	}
 	return fmt.Sprintf("see '%s -h'", path)
-}
-
-// editDistance is the optimal string alignment distance between a and b:
-// insertions, deletions, substitutions and swaps of neighbours each cost 1.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
-	}
-	for j := range rb {
-		d[0][j+1] = j + 1
-	}
-	for i := 1; i <= len(ra); i++ {
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(ra)][len(rb)]
 }
 
 // reorder moves a command's positional arguments after its flags, so that

@@ -90,36 +90,25 @@ func colourOn(st *settings.Settings, when settings.Color, w io.Writer, json bool
 }
 
 // colours returns the palette for the verb's stdout and lets the printable
-// filter pass its sequences. A setting that does not read (color.ui=maybe)
-// is the error every verb reading it gives (exit 2), as git dies on it:
-// status TASK and tasks, which read nothing else of the settings, went on
-// without colour.
+// filter pass its sequences; JSON takes no colour. A setting that does
+// not read (color.ui=maybe) is the verb's error, exit 2 naming the key,
+// as git dies on it (openSession has already listed the settings).
 func (b *base) colours() (palette, error) {
-	st, err := b.textSettings()
-	if err != nil || st == nil || !colourOn(st, colourChosen(b.cmdline), b.Out, false) {
+	if b.JSON {
+		return palette{}, nil
+	}
+	sess, err := b.Open()
+	if err != nil {
+		return palette{}, err
+	}
+	st, err := sess.Settings()
+	if err != nil || !colourOn(st, colourChosen(b.cmdline), b.Out, false) {
 		return palette{}, err
 	}
 	if pw, ok := b.Out.(*printableWriter); ok {
 		pw.sgr = true
 	}
 	return palette{on: true}, nil
-}
-
-// textSettings reads the settings for text output (nil for JSON, which
-// takes no colour): their error is the verb's, exit 2 naming the key, as
-// git log, show and grep die on a color.ui they cannot read whether or
-// not they colour. log, show and search call it though their lines take
-// no colour, so that they refuse a bad value as status does: they exited
-// 0 and printed.
-func (b *base) textSettings() (*settings.Settings, error) {
-	if b.JSON {
-		return nil, nil
-	}
-	sess, err := b.Open()
-	if err != nil {
-		return nil, err
-	}
-	return sess.Settings()
 }
 
 // cutSGR splits s at the first of git reason's own SGR sequences: what

@@ -87,7 +87,18 @@ func openSession(c *cli.Context, resident bool, meanwhile func()) (*ops.Session,
 	} else {
 		args, _ := c.App.Metadata["args"].([]string)
 		sess, err = ops.Open(c.Context, ops.Options{Profile: profile, Warn: warn, Progress: progress, GitProgress: gitProgress, Resident: resident, Meanwhile: meanwhile,
-			SettingsLater: settingsLater(c), Outside: outsideVerbs[verbNamed(args, c.App.Flags)]})
+			Outside: outsideVerbs[verbNamed(args, c.App.Flags)]})
+		if err == nil && verbNamed(args, c.App.Flags) != "hook" {
+			// A configuration value that does not read is every verb's
+			// error, whatever it prints, as git's porcelain dies on it
+			// (git -c color.ui=maybe status --porcelain, log | cat):
+			// JSON, which takes no colour, went on where text stopped.
+			// Not the hooks': each reads what it needs and never fails
+			// the commit or push for a setting it does not read.
+			if _, err = sess.Settings(); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if err == nil {
 		c.App.Metadata["session"] = sess // Main reads its colour settings for a refusal
@@ -119,28 +130,6 @@ func openSession(c *cli.Context, resident bool, meanwhile func()) (*ops.Session,
 // repository too, from the shipped declarations and the user's
 // (ops.Options.Outside), as git config --global does.
 var outsideVerbs = map[string]bool{"advisors": true, "doctor": true}
-
-// laterVerbs read what is recorded, and need settings for how they print
-// it (colour, the pager) more often than for what they read: a signed
-// record's allowed signers, a history no cache holds, a task above
-// reason.maxTaskBytes' floor. Not status and handover: what they keep
-// of a head shown before is keyed by the allowed signers' digest, which
-// the settings name, so they list them whatever they print.
-var laterVerbs = map[string]bool{
-	"log": true, "show": true, "tasks": true, "search": true, "context": true,
-}
-
-// settingsLater reports whether the verb most often needs no settings:
-// a verb of laterVerbs printing JSON (--json, --jq), which takes no
-// colour and no pager. Such a verb lists the settings only when what it
-// reads needs them (ops.Options.SettingsLater): one git process saved,
-// against the listing's wait after discovery when it does. Text output
-// always reads them (textSettings): log to a pipe, which took no colour
-// and read none, printed past a color.ui that status refuses.
-func settingsLater(c *cli.Context) bool {
-	args, _ := c.App.Metadata["args"].([]string)
-	return laterVerbs[verbNamed(args, c.App.Flags)] && wantsJSON(args)
-}
 
 // requireFlags refuses a verb run without one of the named flags, naming
 // the flag. A body from --file is checked by its schema instead, whose
@@ -728,6 +717,9 @@ func latest(ctx context.Context, sess *ops.Session, task string, kind record.Kin
 	}
 	if id := st.LatestID(kind); id != "" {
 		return id, nil
+	}
+	if kind == record.KindClosure {
+		return "", record.NotClosed(task) // as the writer refuses a task reopened already
 	}
 	return "", ops.Usage("task %s has no %s yet (see 'git reason status %s')", task, kind, task)
 }

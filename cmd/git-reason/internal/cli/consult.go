@@ -79,9 +79,22 @@ func runConsult(ctx context.Context, o *consultOptions) error {
 		}
 	}
 	if len(failed) > 0 {
+		// Asked again, an advisor whose last two answers did not read is
+		// likely to answer so again, and a plan made anew asks it too
+		// (such answers open no circuit): an agent told only to consult
+		// again did so for ever. The task's next step offers the way out.
+		offer := ""
+		if ids := sess.UnreadableLately(failed); len(ids) > 0 {
+			without := "them"
+			if len(ids) == 1 {
+				without = "it"
+			}
+			offer = fmt.Sprintf("; or, as the last two answers of %s did not read, 'git -c reason.disable=%s reason plan %s' plans without %s",
+				strings.Join(ids, ", "), strings.Join(ids, ","), o.Task, without)
+		}
 		if len(res.Results) == 1 {
-			return failure(fmt.Sprintf("the one advisor asked failed (%s): its outcome is recorded; run 'git reason consult %s' again to ask it anew",
-				failed[0], o.Task))
+			return failure(fmt.Sprintf("the one advisor asked failed (%s): its outcome is recorded; run 'git reason consult %s' again to ask it anew%s",
+				failed[0], o.Task, offer))
 		}
 		them := "them"
 		if len(failed) == 1 {
@@ -96,8 +109,8 @@ func runConsult(ctx context.Context, o *consultOptions) error {
 			}
 			conclude = fmt.Sprintf("conclude with the %s recorded ('git reason status %s' says how), or ", answers, o.Task)
 		}
-		return failure(fmt.Sprintf("%d of %d advisors failed (%s): every outcome is recorded; %srun 'git reason consult %s' again to ask %s anew",
-			len(failed), len(res.Results), strings.Join(failed, ", "), conclude, o.Task, them))
+		return failure(fmt.Sprintf("%d of %d advisors failed (%s): every outcome is recorded; %srun 'git reason consult %s' again to ask %s anew%s",
+			len(failed), len(res.Results), strings.Join(failed, ", "), conclude, o.Task, them, offer))
 	}
 	return nil
 }

@@ -52,7 +52,7 @@ func logCommand() *cli.Command {
 				if err != nil {
 					// A kind typed a letter or two wrong is named, as a
 					// verb's or an option's is.
-					if best := nearest(kindNames(), kind); best != "" {
+					if best := ops.Nearest(kindNames(), kind); best != "" {
 						return ops.Usage("--kind: %v: did you mean '%s'? (see 'git reason log -h')", err, best)
 					}
 					return ops.Usage("--kind: %v", err)
@@ -80,9 +80,6 @@ func logCommand() *cli.Command {
 				if o.Until, err = when(c.Context, sess, "--until", until, o.Now()); err != nil {
 					return err
 				}
-			}
-			if _, err := o.textSettings(); err != nil {
-				return err
 			}
 			return runLog(c.Context, o)
 		},

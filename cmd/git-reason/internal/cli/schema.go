@@ -96,7 +96,7 @@ func schemaCommand() *cli.Command {
 				// name typed a letter or two wrong is said, as a verb's is.
 				names := append(slices.Collect(maps.Keys(schemas.Outputs)), kindNames()...)
 				slices.Sort(names)
-				if best := nearest(names, c.Args().First()); best != "" {
+				if best := ops.Nearest(names, c.Args().First()); best != "" {
 					return ops.Usage("%v, or a command whose --json output it gives: did you mean '%s'? (see 'git reason schema -h')", err, best)
 				}
 				return ops.Usage("%v, or a command whose --json output it gives (see 'git reason schema -h')", err)

@@ -34,9 +34,6 @@ func searchCommand() *cli.Command {
 				// Blank is no TEXT: said as every verb says its missing argument.
 				return ops.Usage("missing TEXT: usage: git reason %s %s", verbPath(c), c.Command.ArgsUsage)
 			}
-			if _, err := o.textSettings(); err != nil {
-				return err
-			}
 			sess, err := o.Open()
 			if err != nil {
 				return err

@@ -33,9 +33,6 @@ func showCommand() *cli.Command {
 				return err
 			}
 			o.ID = c.Args().First()
-			if _, err := o.textSettings(); err != nil {
-				return err
-			}
 			return runShow(c.Context, o)
 		},
 	}

@@ -1301,6 +1301,8 @@ func TestErrorsNameToolsNotCommands(t *testing.T) {
 	fails("check_neutrality", map[string]any{"staged": true, "range": "a..b"}, "staged and range cannot be combined")
 	fails("check_neutrality", map[string]any{"range": "nope..HEAD"}, `range "nope..HEAD": "nope" is not a commit`)
 	callTool(t, cs, "assess", map[string]any{"task": "T-1", "subject": "s", "question": "q?", "materiality": "minor", "reversibility": "reversible"})
+	// Never closed, as reopened already: not closed (it said "has no closure yet (see status)").
+	fails("reopen", map[string]any{"task": "T-1"}, "task T-1 is not closed: there is nothing to reopen")
 	fails("conclude", map[string]any{"task": "T-1", "decision": "d"}, "has no plan: call the plan tool first")
 	callTool(t, cs, "plan", map[string]any{"task": "T-1"})
 	fails("conclude", map[string]any{"task": "T-1", "decision": "d", "local_review": []any{map[string]any{"item": "no such item", "answer": "a"}}},

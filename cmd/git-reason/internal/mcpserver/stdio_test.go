@@ -29,7 +29,7 @@ func TestStdioWritesWhatTheSDKWrites(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		`{"jsonrpc":"2.0","id":"two","method":"tools/list"}`,
-		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"status","arguments":{"task":"T-9"}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"status","arguments":{"task":"nosuch"}}}`, // no name near T-1, which the first run makes
 		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"nope","arguments":{}}}`,
 		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"assess","arguments":{"task":"T-1","subject":"<b> & \"é\"","question":"q?","materiality":"trivial","reversibility":"reversible"}}}`,
 		`{"jsonrpc":"2.0","id":6,"method":"ping"}`,

@@ -223,6 +223,9 @@ func (s *Server) latest(ctx context.Context, task string, kind record.Kind) (str
 	if id := st.LatestID(kind); id != "" {
 		return id, nil
 	}
+	if kind == record.KindClosure {
+		return "", record.NotClosed(task) // as the writer refuses a task reopened already
+	}
 	return "", missingError{ops.Usage("task %s has no %s yet (see status)", task, kind)}
 }
 

@@ -12,6 +12,7 @@ import (
 	"git-reason/cmd/git-reason/internal/settings"
 	"git-reason/gitstore/git"
 	"git-reason/policy"
+	"git-reason/record"
 )
 
 // Catalog loads the advisor declarations once: the embedded share/ files,
@@ -241,6 +242,56 @@ type AdvisorRow struct {
 	// Workdir is where an exec advisor's command runs (advisor.Workdir*);
 	// "" for the other adapters.
 	Workdir string `json:"workdir,omitempty"`
+	// Unreadable is set when the advisor's last two answers to this
+	// clone did not read (advisor.UnreadableLately).
+	Unreadable *UnreadableAnswers `json:"unreadable,omitempty"`
+}
+
+// UnreadableAnswers says that an advisor's last two answers did not read
+// (malformed or empty), which opens no circuit, so that a plan made anew
+// asks it again; Next plans the last task without it, as that task's
+// next step offers.
+type UnreadableAnswers struct {
+	Task string `json:"task,omitempty"`
+	Next string `json:"next"`
+}
+
+// unreadableAnswers is what a row says of advisor id's last two answers,
+// nil when they read.
+func unreadableAnswers(id, origin string, outcomes []advisor.Outcome) *UnreadableAnswers {
+	task, ok := advisor.UnreadableLately(id, origin, outcomes)
+	if !ok {
+		return nil
+	}
+	t := task
+	if t == "" {
+		t = "TASK"
+	}
+	return &UnreadableAnswers{Task: task, Next: "git -c reason.disable=" + id + " reason plan " + t}
+}
+
+// UnreadableLately lists those of ids whose last two answers to this
+// clone did not read (advisor.UnreadableLately), in the order given.
+func (e *Session) UnreadableLately(ids []string) []string {
+	st, outcomes, err := e.ownOutcomes()
+	if err != nil {
+		return nil // said by the verb that needs them
+	}
+	var out []string
+	for _, id := range ids {
+		if _, ok := advisor.UnreadableLately(id, st.Origin, outcomes); ok {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// Said is the line advisors and doctor print of it, and as the MCP tools
+// say it: no tool plans without an advisor, the person does.
+func (u *UnreadableAnswers) Said(id string) record.Advice {
+	why := "the last two answers of " + id + " did not read (malformed or empty), which opens no circuit, so a plan made anew asks it again: "
+	return record.Advice{CLI: why + u.Next + " plans without it",
+		Tools: why + "the person may plan without it ('" + u.Next + "'; no tool leaves an advisor out)"}
 }
 
 // Advisors lists every declared advisor, in preference order, with its
@@ -254,12 +305,16 @@ func (e *Session) Advisors(ctx context.Context) (*AdvisorList, error) {
 	if err != nil {
 		return nil, err
 	}
+	st, outcomes, err := e.ownOutcomes()
+	if err != nil {
+		return nil, err
+	}
 	out := &AdvisorList{Profile: prof.ID, Mode: string(prof.Mode), Advisors: make([]AdvisorRow, 0, len(snap))}
 	for _, a := range snap {
 		d, _ := cat.Advisor(a.ID)
 		out.Advisors = append(out.Advisors, AdvisorRow{ID: a.ID, Transport: d.Transport, Adapter: d.Adapter,
 			Status: string(a.Status), Reason: a.Reason, Until: a.Until, Capabilities: append([]string{}, a.Capabilities...), Local: a.Local,
-			AnswersPeers: d.MayAnswerPeers(), Workdir: workdir(d)})
+			AnswersPeers: d.MayAnswerPeers(), Workdir: workdir(d), Unreadable: unreadableAnswers(a.ID, st.Origin, outcomes)})
 	}
 	return out, nil
 }

@@ -91,8 +91,7 @@ func (e *Session) CatchUp(ctx context.Context, hint bool) *CaughtUp {
 	// under any other name was planted (a mirror clone of a stranger's
 	// repository, a fetch of refs/*:refs/*), and its name, a stranger's,
 	// is said once, quoted, with what to do, and left alone. The settings
-	// are listed only when a tracking head moved: a command after a change
-	// that moved none starts discovery alone (TestCatchUpRecentChange).
+	// are read only when a tracking head moved (TestCatchUpRecentChange).
 	var unconfigured []string
 	strays := 0
 	if len(remotes) > 0 {

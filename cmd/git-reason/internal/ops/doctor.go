@@ -326,6 +326,12 @@ func (e *Session) doctorAdvisors(ctx context.Context, d *Doctor) error {
 	}
 	d.Advisors = list.Advisors
 	for _, a := range list.Advisors {
+		if u := a.Unreadable; u != nil {
+			said := u.Said(a.ID)
+			d.Findings = append(d.Findings, Finding{Severity: "warning", Code: "unreadable_answers", Subject: "advisor " + a.ID, Message: said.CLI, tools: said.Tools})
+		}
+	}
+	for _, a := range list.Advisors {
 		if a.Status == "available" || a.Status == "recovering" {
 			return nil
 		}

@@ -77,11 +77,6 @@ type Options struct {
 	// that overlaps with them, such as compiling the schemas a write
 	// needs. It must return at once (start a goroutine).
 	Meanwhile func()
-	// SettingsLater lists the settings on first use rather than beside
-	// discovery: for a command that most often needs none (log to a
-	// pipe), one git process saved, against the listing's wait after
-	// discovery when it does need them.
-	SettingsLater bool
 	// Outside, when no repository is found, opens a session of none:
 	// the shipped declarations and the user's, under the user's and the
 	// system's git configuration, with no task, circuit or repository
@@ -177,7 +172,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	// (settings.Early); a resident session lists them again when a file
 	// they came from changes, so it lists them as Load does.
 	var early *settings.Early
-	if !opts.Resident && !opts.SettingsLater {
+	if !opts.Resident {
 		early = settings.StartEarly(dir)
 	}
 	if opts.Meanwhile != nil {

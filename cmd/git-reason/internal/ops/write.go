@@ -141,9 +141,43 @@ func (e *Session) noTask(task string) error {
 	if q, held := e.HeldBack(task); held {
 		return Usage("no task %q here: %s", task, q.Said())
 	}
+	if near := e.nearestTask(task); near != "" {
+		// A name mistyped is said as a mistyped verb or advisor is:
+		// "start it" alone invited a second task beside the one meant.
+		return &UnknownTaskError{Task: task, usageError: usageError{
+			msg:   fmt.Sprintf("no task %q: did you mean '%s'? (see 'git reason tasks'); or start it with 'git reason assess %s'", task, near, task),
+			tools: fmt.Sprintf("no task %q: did you mean task %q? (the tasks tool lists them); or start it with the assess tool", task, near)}}
+	}
 	return &UnknownTaskError{Task: task, usageError: usageError{
 		msg:   fmt.Sprintf("no task %q (see 'git reason tasks'): start it with 'git reason assess %s'", task, task),
 		tools: fmt.Sprintf("no task %q (the tasks tool lists them): start it with the assess tool", task)}}
+}
+
+// nearestTask is the task here whose name is nearest to task (Nearest),
+// "" when none is near or the tasks cannot be listed: one listing of the
+// task refs, on the error's path alone. A name that differs from task
+// only in its digits is another task, not a typo (T-42 beside T-43, as
+// tickets are numbered): it is never suggested.
+func (e *Session) nearestTask(task string) string {
+	heads, _, err := e.Store.TasksBroken(context.Background())
+	if err != nil {
+		return ""
+	}
+	noDigits := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if r >= '0' && r <= '9' {
+				return -1
+			}
+			return r
+		}, s)
+	}
+	names := make([]string, 0, len(heads))
+	for _, h := range heads {
+		if noDigits(h.Task) != noDigits(task) {
+			names = append(names, h.Task)
+		}
+	}
+	return Nearest(names, task)
 }
 
 // UnknownTaskError is noTask's error: bad usage, of a task that has no
