@@ -69,9 +69,47 @@ func Ask(ctx context.Context, d Declaration, req transport.Request) *Asked {
 // d.MayAnswerPeers (the caller checks). An exec advisor runs in an empty
 // temporary directory, removed once it has answered: the question
 // carries its material, and a peer's question must not find this
-// repository where the command starts.
+// repository where the command starts. The question is held to d's own
+// budget (ContextBudget), as a consultation here is: the peer's material
+// past it is cut (FitForPeer), and a question whose own fields exceed it
+// is not asked. The peer chose the material, and 4 MiB of it reached an
+// advisor declaring 4 KiB, each request, at this user's expense.
 func AskForPeer(ctx context.Context, d Declaration, req transport.Request) *Asked {
+	req, ok := FitForPeer(req, ContextBudget(d))
+	if !ok {
+		return &Asked{Advisor: d.ID, Transport: d.Transport, Endpoint: Endpoint(d),
+			Failure: &record.Failure{Kind: string(transport.Unavailable), Detail: "the peer's question is larger than the advisor's context budget"}}
+	}
 	return askIn(ctx, d, d.Adapter == AdapterExec, req)
+}
+
+// peerCutNote ends a peer's material cut by FitForPeer.
+const peerCutNote = "\n[The material was cut here to fit this reviewer's context budget: the rest was not sent.]\n"
+
+// FitForPeer returns req with its material cut, at a line end when one
+// fits (else at a character's), so that the whole prompt
+// (transport.Prompt) is at most budget bytes, the cut said by a note; false
+// when the question's own fields (question, subject, summaries, needs)
+// leave no room for that note.
+func FitForPeer(req transport.Request, budget int) (transport.Request, bool) {
+	head, tail := transport.Frame(req)
+	room := budget - len(head) - len(tail)
+	if len(req.Material) <= room {
+		return req, true
+	}
+	if room -= len(peerCutNote); room < 0 {
+		return req, false
+	}
+	m := req.Material[:room]
+	if i := strings.LastIndexByte(m, '\n'); i >= 0 {
+		m = m[:i+1]
+	} else {
+		for len(m) > 0 && !utf8.RuneStart(req.Material[len(m)]) {
+			m = m[:len(m)-1]
+		}
+	}
+	req.Material = m + peerCutNote
+	return req, true
 }
 
 // askIn asks d once, in an empty temporary directory outside any git

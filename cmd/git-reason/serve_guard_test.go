@@ -24,6 +24,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -36,9 +37,12 @@ import (
 // a pause (so requests overlap) and one that fails, printing an address
 // and an error a caller must not learn. Neither declares a model, nor
 // does the answer report one: the model a record would name is then
-// "advisor ID", which must not reach the caller either.
-var guardOverlay = "advisors:\n" + cliAdvisor("adv-secret-answering", "fake-guard-ok", "answers_peers: true") + cliAdvisor("adv-secret-failing", "fake-guard-fail", "answers_peers: true") +
+// "advisor ID", which must not reach the caller either. The answering
+// one takes questions of at most guardBudget bytes.
+var guardOverlay = "advisors:\n" + cliAdvisor("adv-secret-answering", "fake-guard-ok", "answers_peers: true", "context_bytes: "+strconv.Itoa(guardBudget)) + cliAdvisor("adv-secret-failing", "fake-guard-fail", "answers_peers: true") +
 	"order: [adv-secret-failing, adv-secret-answering]\n"
+
+const guardBudget = 8192
 
 type served struct {
 	t      *testing.T
@@ -142,7 +146,7 @@ func TestServeGuard(t *testing.T) {
 	for p, data := range map[string]string{
 		filepath.Join(home, ".gitconfig"):                             "[user]\n\tname = Ada Tester\n\temail = ada@example.invalid\n",
 		filepath.Join(home, ".config", "git-reason", "advisors.yaml"): guardOverlay,
-		filepath.Join(bin, "fake-guard-ok"): "#!/bin/sh\ncat >/dev/null\necho asked >> '" + asked + "'\n" +
+		filepath.Join(bin, "fake-guard-ok"): "#!/bin/sh\nn=$(wc -c)\necho asked $n >> '" + asked + "'\n" +
 			"i=0; while [ -e '" + hold + "' ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done\n" +
 			`echo '{"stance":"endorse","summary":"fine by me","confidence":0.6}'` + "\n",
 		filepath.Join(bin, "fake-guard-fail"): "#!/bin/sh\ncat >/dev/null\necho 'cannot reach https://internal.secret-host.example/v1: connection refused' >&2\nexit 1\n",
@@ -217,6 +221,20 @@ func TestServeGuard(t *testing.T) {
 	if code, _, body := s.post(good, withMaterial); code != http.StatusOK || !strings.Contains(body, "fine by me") {
 		t.Errorf("a request with 390 KB of material: %d %.200s", code, body)
 	}
+	// The peer chose that material, not this user: the advisor got its
+	// own budget's worth (the whole 390 KB before, each request).
+	if got := lastAsked(t, asked); got > guardBudget {
+		t.Errorf("a peer's material past the advisor's budget of %d bytes: it was sent %d", guardBudget, got)
+	}
+	// Summaries past the budget leave no room for material: not asked.
+	before, _ = os.ReadFile(asked)
+	wide := `{"request": {"subject": "s", "question": "Keep the queue?", "needs": ["reasoning"], "evidence": ["` + strings.Repeat("e", guardBudget) + `"]}}`
+	if code, _, body := s.post(good, wide); code != http.StatusOK || strings.Contains(body, "fine by me") {
+		t.Errorf("a request whose summaries exceed the budget: %d %.200s", code, body)
+	}
+	if after, _ := os.ReadFile(asked); len(after) != len(before) {
+		t.Errorf("summaries past the budget reached the advisor")
+	}
 
 	// At most one in flight (--max-inflight 1): the second gets 503 and
 	// Retry-After while the first is answered.
@@ -280,6 +298,22 @@ func TestServeGuard(t *testing.T) {
 	if code, _, body := s.post(good, reviewBody); code != http.StatusOK {
 		t.Errorf("over TLS: %d %s", code, body)
 	}
+}
+
+// lastAsked is how many bytes of question the answering advisor read the
+// last time it was asked (its line "asked N" in the file asked).
+func lastAsked(t *testing.T, asked string) int {
+	t.Helper()
+	data, _ := os.ReadFile(asked)
+	lines := strings.Fields(strings.ReplaceAll(string(data), "asked", ""))
+	if len(lines) == 0 {
+		t.Fatal("the answering advisor was never asked")
+	}
+	n, err := strconv.Atoi(lines[len(lines)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // selfSigned writes a certificate for 127.0.0.1 and its key.
