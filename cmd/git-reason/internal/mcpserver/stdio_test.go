@@ -428,16 +428,7 @@ func TestStdioRefusesPastTheBoundWhileAsking(t *testing.T) {
 			t.Fatalf("read %T, want a request", msg)
 		}
 	}
-	read := make(chan jsonrpc.Message, 2)
-	go func() {
-		for {
-			msg, err := conn.Read(ctx)
-			if err != nil {
-				return
-			}
-			read <- msg
-		}
-	}()
+	read := readOn(ctx, conn)
 	want := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"error":{"code":-32600,"message":"Invalid Request: %d requests are under way, the most this server runs at once; send it again once one is answered"}}`, maxRunning+1, maxRunning)
 	if got := <-out; got != want {
 		t.Errorf("request %d past the bound answered\n%s\nwant\n%s", maxRunning+1, got, want)
@@ -533,16 +524,7 @@ func TestStdioReadsACancelWhileFull(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	read := make(chan jsonrpc.Message, 2)
-	go func() {
-		for {
-			msg, err := conn.Read(ctx)
-			if err != nil {
-				return
-			}
-			read <- msg
-		}
-	}()
+	read := readOn(ctx, conn)
 	select {
 	case msg := <-read:
 		if n, ok := msg.(*jsonrpc.Request); !ok || n.Method != "notifications/cancelled" {
@@ -566,4 +548,20 @@ func TestStdioReadsACancelWhileFull(t *testing.T) {
 	if req, ok := (<-read).(*jsonrpc.Request); !ok || req.ID.Raw() != int64(100) {
 		t.Fatalf("read %v after an answer, want ping 100", req)
 	}
+}
+
+// readOn reads conn's messages on, from another goroutine, until a read
+// fails: each is sent on the channel returned.
+func readOn(ctx context.Context, conn mcp.Connection) <-chan jsonrpc.Message {
+	read := make(chan jsonrpc.Message, 2)
+	go func() {
+		for {
+			msg, err := conn.Read(ctx)
+			if err != nil {
+				return
+			}
+			read <- msg
+		}
+	}()
+	return read
 }
