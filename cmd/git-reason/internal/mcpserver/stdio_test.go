@@ -441,14 +441,7 @@ func TestStdioRefusesPastTheBoundWhileAsking(t *testing.T) {
 		t.Fatalf("read %v with %d requests unanswered and nothing asked", msg, maxRunning)
 	case <-time.After(300 * time.Millisecond):
 	}
-	one, _ := jsonrpc.MakeID(int64(1))
-	if err := conn.Write(ctx, &jsonrpc.Response{ID: one, Result: json.RawMessage(`{}`)}); err != nil {
-		t.Fatal(err)
-	}
-	<-out
-	if req, ok := (<-read).(*jsonrpc.Request); !ok || req.ID.Raw() != int64(100) {
-		t.Fatalf("read %v after an answer, want ping 100", req)
-	}
+	answerThenRead100(t, conn, out, read, int64(1))
 }
 
 // A request of the server's own that it cancels (the SDK sends
@@ -540,14 +533,7 @@ func TestStdioReadsACancelWhileFull(t *testing.T) {
 		t.Fatalf("answered %s with %d requests unanswered", line, maxRunning)
 	case <-time.After(300 * time.Millisecond):
 	}
-	five, _ := jsonrpc.MakeID(float64(5))
-	if err := conn.Write(ctx, &jsonrpc.Response{ID: five, Result: json.RawMessage(`{}`)}); err != nil {
-		t.Fatal(err)
-	}
-	<-out
-	if req, ok := (<-read).(*jsonrpc.Request); !ok || req.ID.Raw() != int64(100) {
-		t.Fatalf("read %v after an answer, want ping 100", req)
-	}
+	answerThenRead100(t, conn, out, read, float64(5))
 }
 
 // readOn reads conn's messages on, from another goroutine, until a read
@@ -564,4 +550,18 @@ func readOn(ctx context.Context, conn mcp.Connection) <-chan jsonrpc.Message {
 		}
 	}()
 	return read
+}
+
+// answerThenRead100 answers the request id read on conn, and wants the
+// next message read to be request 100, held until then.
+func answerThenRead100(t *testing.T, conn mcp.Connection, out <-chan string, read <-chan jsonrpc.Message, id any) {
+	t.Helper()
+	rid, _ := jsonrpc.MakeID(id)
+	if err := conn.Write(context.Background(), &jsonrpc.Response{ID: rid, Result: json.RawMessage(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	<-out
+	if req, ok := (<-read).(*jsonrpc.Request); !ok || req.ID.Raw() != int64(100) {
+		t.Fatalf("read %v after an answer, want ping 100", req)
+	}
 }
