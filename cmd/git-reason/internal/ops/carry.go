@@ -1,8 +1,11 @@
 package ops
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +13,7 @@ import (
 
 	"git-reason/cmd/git-reason/internal/settings"
 	"git-reason/gitstore"
+	"git-reason/gitstore/git"
 	"git-reason/record"
 )
 
@@ -111,8 +115,8 @@ func (e *Session) CarryReasoning(ctx context.Context, remote string, lines []Pus
 // commits it sends that the remote (as last fetched) lacks, read by one
 // git log over every pushed range, then each pushed branch's task. others
 // holds the tasks only trailers of commits someone else wrote name: an
-// author email not the user's, or a commit git commit did not make here
-// (committedHere).
+// author email not the user's, or a commit neither git commit made here
+// nor a copy of one (madeHere).
 func (e *Session) pushedTasks(ctx context.Context, st *settings.Settings, remote string, lines []PushLine) (named []string, others map[string]bool, err error) {
 	var tips, bases, branchTasks, inPush []string
 	for _, l := range lines {
@@ -153,8 +157,6 @@ func (e *Session) pushedTasks(ctx context.Context, st *settings.Settings, remote
 		return nil, nil, fmt.Errorf("read the Reason-Task trailers of the pushed commits: %w", err)
 	}
 	own, others := map[string]bool{}, map[string]bool{}
-	by, me := others, st.Actor.OrDefault().Email
-	var made map[string]bool // committedHere, read on the first commit by me
 	add := func(t string, by map[string]bool) {
 		t = strings.TrimSpace(t)
 		if t == "" || record.CheckTask(t) != nil || slices.Contains(inPush, t) {
@@ -165,24 +167,37 @@ func (e *Session) pushedTasks(ctx context.Context, st *settings.Settings, remote
 		}
 		by[t] = true
 	}
+	// An author is whatever its commit says: a stranger's commit may give
+	// the user's own address. Only a commit git commit made here, or a
+	// copy of one (madeHere), counts as the user's.
+	type pushed struct {
+		hash  string
+		tasks []string
+	}
+	var commits []pushed
+	var mine []string // the commits whose author's address is the user's
+	me := st.Actor.OrDefault().Email
 	for _, line := range strings.Split(text, "\n") {
 		if commit, ok := strings.CutPrefix(line, "\x01"); ok {
-			// An author is whatever its commit says: a stranger's commit
-			// may give the user's own address. Only a commit git commit
-			// made here counts as the user's.
 			hash, email, _ := strings.Cut(commit, " ")
-			by = others
+			commits = append(commits, pushed{hash: hash})
 			if me != "" && strings.EqualFold(email, me) {
-				if made == nil {
-					made = e.committedHere()
-				}
-				if made[hash] {
-					by = own
-				}
+				mine = append(mine, hash)
 			}
-			continue
+		} else if len(commits) > 0 {
+			c := &commits[len(commits)-1]
+			c.tasks = append(c.tasks, line)
 		}
-		add(line, by)
+	}
+	made := e.madeHere(ctx, mine)
+	for _, c := range commits {
+		by := others
+		if made[c.hash] {
+			by = own
+		}
+		for _, t := range c.tasks {
+			add(t, by)
+		}
 	}
 	for _, t := range branchTasks {
 		add(t, own)
@@ -193,17 +208,105 @@ func (e *Session) pushedTasks(ctx context.Context, st *settings.Settings, remote
 	return named, others, nil
 }
 
-// committedHere is the commits git commit made in this repository, as
-// the reflogs of its work trees' HEADs (which git commit always writes
-// to) say: an entry whose message starts "commit" ("commit:", "commit
-// (amend):"...). A commit fetched, merged, cherry-picked or rebased here
-// was made elsewhere, its message included; one whose entry expired, or
-// with reflogs off (core.logAllRefUpdates), is not known to be the
+// madeHere is those of commits that git commit made in this repository,
+// or that copy one: the same author line (name, address, date and zone)
+// and the same message, as a rebase (git pull --rebase) or a cherry-pick
+// of the user's own commit keeps them, whose trailers are then the
+// user's own. A commit git commit made is one a reflog says it made
+// (committedHere). The commits are read by one git cat-file; one too
+// large to be a commit written here, or anything that fails, is not the
 // user's.
+func (e *Session) madeHere(ctx context.Context, hashes []string) map[string]bool {
+	out := map[string]bool{}
+	if len(hashes) == 0 {
+		return out
+	}
+	here := e.committedHere()
+	all := slices.Clone(hashes)
+	for h := range here {
+		all = append(all, h)
+	}
+	slices.Sort(all)
+	all = slices.Compact(all)
+	cf, err := git.StartCatFile(ctx, e.Repo.GitDir, "--git-dir="+e.Repo.GitDir)
+	if err != nil {
+		return out
+	}
+	defer cf.Close()
+	infos, err := cf.Infos(all)
+	if err != nil {
+		return out
+	}
+	var read []string
+	for i, info := range infos {
+		if !info.Missing && info.Type == "commit" && info.Size <= maxMadeCommit {
+			read = append(read, all[i])
+		}
+	}
+	ids := make(map[string][sha256.Size]byte, len(read))
+	err = cf.Contents(read, func(i int, _ string, data []byte) error {
+		ids[read[i]] = commitIdentity(data)
+		cf.Release(data)
+		return nil
+	})
+	if err != nil {
+		return out
+	}
+	made := map[[sha256.Size]byte]bool{}
+	for h := range here {
+		if id, ok := ids[h]; ok {
+			made[id] = true
+		}
+	}
+	for _, h := range hashes {
+		if id, ok := ids[h]; ok && made[id] {
+			out[h] = true
+		}
+	}
+	return out
+}
+
+// maxMadeCommit bounds the commit objects madeHere reads, one at a time.
+const maxMadeCommit = 1 << 20
+
+// commitIdentity is the digest of a commit object's author line and its
+// message: what a rebase or a cherry-pick of it keeps.
+func commitIdentity(data []byte) [sha256.Size]byte {
+	head, msg, _ := bytes.Cut(data, []byte("\n\n"))
+	var author []byte
+	for _, l := range bytes.Split(head, []byte("\n")) {
+		if a, ok := bytes.CutPrefix(l, []byte("author ")); ok {
+			author = a
+			break
+		}
+	}
+	h := sha256.New()
+	h.Write(author)
+	h.Write([]byte{0})
+	h.Write(msg)
+	return [sha256.Size]byte(h.Sum(nil))
+}
+
+// committedHere is the commits git commit made in this repository, as
+// the reflogs of its work trees' HEADs and of its branches (which git
+// commit writes to; a branch's outlives a work tree removed) say: an
+// entry "commit:", "commit (amend):", "commit (initial):" or "commit
+// (merge):". Not "commit (cherry-pick):", which git cherry-pick
+// --continue writes for a stranger's commit it copied, its message
+// included; nor one fetched, merged or rebased here. One whose entry
+// expired, or with reflogs off (core.logAllRefUpdates), is not known.
 func (e *Session) committedHere() map[string]bool {
 	made := map[string]bool{}
-	trees, _ := filepath.Glob(filepath.Join(e.Repo.CommonDir, "worktrees", "*", "logs", "HEAD"))
-	for _, path := range append(trees, filepath.Join(e.Repo.CommonDir, "logs", "HEAD")) {
+	logs := filepath.Join(e.Repo.CommonDir, "logs")
+	paths, _ := filepath.Glob(filepath.Join(e.Repo.CommonDir, "worktrees", "*", "logs", "HEAD"))
+	paths = append(paths, filepath.Join(logs, "HEAD"))
+	_ = filepath.WalkDir(filepath.Join(logs, "refs", "heads"), func(path string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			paths = append(paths, path)
+		}
+		return nil
+	})
+	for _, path := range paths {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			continue
@@ -211,12 +314,23 @@ func (e *Session) committedHere() map[string]bool {
 		for _, line := range strings.Split(string(data), "\n") {
 			// OLD NEW IDENT TIME ZONE\tMESSAGE
 			head, msg, ok := strings.Cut(line, "\t")
-			if f := strings.Fields(head); ok && len(f) > 2 && strings.HasPrefix(msg, "commit") {
+			if f := strings.Fields(head); ok && len(f) > 2 && madeByCommit(msg) {
 				made[f[1]] = true
 			}
 		}
 	}
 	return made
+}
+
+// madeByCommit reports whether a reflog message is one git commit writes
+// for a commit of the user's own.
+func madeByCommit(msg string) bool {
+	for _, p := range []string{"commit: ", "commit (amend): ", "commit (initial): ", "commit (merge): "} {
+		if strings.HasPrefix(msg, p) || msg == strings.TrimSpace(p) {
+			return true
+		}
+	}
+	return false
 }
 
 // onNoRemote reports whether task is on none of the remotes: no
