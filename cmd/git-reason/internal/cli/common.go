@@ -715,13 +715,7 @@ func latest(ctx context.Context, sess *ops.Session, task string, kind record.Kin
 	if err != nil {
 		return "", err
 	}
-	if id := st.LatestID(kind); id != "" {
-		return id, nil
-	}
-	if kind == record.KindClosure {
-		return "", record.NotClosed(task) // as the writer refuses a task reopened already
-	}
-	return "", ops.Usage("task %s has no %s yet (see 'git reason status %s')", task, kind, task)
+	return ops.LatestID(st, task, kind)
 }
 
 // orLatest returns id, or, when it is "", the id of the task's latest

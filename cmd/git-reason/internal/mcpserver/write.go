@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -220,13 +221,11 @@ func (s *Server) latest(ctx context.Context, task string, kind record.Kind) (str
 	if err != nil {
 		return "", err
 	}
-	if id := st.LatestID(kind); id != "" {
-		return id, nil
+	id, err := ops.LatestID(st, task, kind)
+	if errors.Is(err, ops.ErrUsage) {
+		return "", missingError{err}
 	}
-	if kind == record.KindClosure {
-		return "", record.NotClosed(task) // as the writer refuses a task reopened already
-	}
-	return "", missingError{ops.Usage("task %s has no %s yet (see status)", task, kind)}
+	return id, err
 }
 
 // consultOut is what 'git reason consult --json' prints: the run (with

@@ -39,6 +39,21 @@ func (e *usageError) ToolMessage() string  { return cmp.Or(e.tools, e.msg) }
 // Usage returns an error that says what was wrong with the call.
 func Usage(format string, args ...any) error { return &usageError{msg: fmt.Sprintf(format, args...)} }
 
+// LatestID is the id of task's latest record of kind in st, for a
+// command whose target defaults to it. With none, a closure is refused
+// as the writer refuses a task reopened already (record.NotClosed), any
+// other kind is a usage error (ErrUsage) saying where to look.
+func LatestID(st *record.State, task string, kind record.Kind) (string, error) {
+	if id := st.LatestID(kind); id != "" {
+		return id, nil
+	}
+	if kind == record.KindClosure {
+		return "", record.NotClosed(task)
+	}
+	none := fmt.Sprintf("task %s has no %s yet", task, kind)
+	return "", usageAdvised(fmt.Sprintf("%s (see 'git reason status %s')", none, task), none+" (see status)")
+}
+
 // usageAdvised is Usage said two ways: cli to the command line, tools to
 // the MCP tools.
 func usageAdvised(cli, tools string) error { return &usageError{msg: cli, tools: tools} }
