@@ -167,8 +167,11 @@ func (s *State) next(st Status) string {
 				// Unreadable answers open no circuit (a question can be
 				// crafted to get them), so planning anew asks the same
 				// advisors: leaving them out is a person's choice.
-				next += ", or git -c reason.disable=" + strings.Join(ids, ",") + " reason plan " + t +
-					" to plan without the advisors whose last two answers did not read"
+				// The command depends on the disable list in force (git -c
+				// replaces it), which a task's state does not hold:
+				// advisors gives it.
+				next += ", or git reason plan " + t + " with " + strings.Join(ids, ", ") +
+					" added to the disable list (git reason advisors gives the command) to plan without the advisors whose last two answers did not read"
 			}
 			return next
 		}

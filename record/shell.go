@@ -1,6 +1,7 @@
 package record
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -47,4 +48,22 @@ func ShellQuote(s string) string {
 // them again.
 func SingleQuoted(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// PlanWithout is the command that plans task anew with ids switched off
+// for one run on top of the advisors disabled now: git -c replaces
+// reason.disable's value, and GIT_REASON_DISABLE, when set (fromEnv),
+// replaces the key, so the list given is the one in force plus ids.
+func PlanWithout(disabled []string, fromEnv bool, ids []string, task string) string {
+	list := slices.Clone(disabled)
+	for _, id := range ids {
+		if !slices.Contains(list, id) {
+			list = append(list, id)
+		}
+	}
+	v := ShellQuote(strings.Join(list, ","))
+	if fromEnv {
+		return "GIT_REASON_DISABLE=" + v + " git reason plan " + task
+	}
+	return "git -c reason.disable=" + v + " reason plan " + task
 }

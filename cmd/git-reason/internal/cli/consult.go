@@ -89,8 +89,12 @@ func runConsult(ctx context.Context, o *consultOptions) error {
 			if len(ids) == 1 {
 				without = "it"
 			}
-			offer = fmt.Sprintf("; or, as the last two answers of %s did not read, 'git -c reason.disable=%s reason plan %s' plans without %s",
-				strings.Join(ids, ", "), strings.Join(ids, ","), o.Task, without)
+			set, err := sess.Settings()
+			if err != nil {
+				return err
+			}
+			offer = fmt.Sprintf("; or, as the last two answers of %s did not read, '%s' plans without %s",
+				strings.Join(ids, ", "), record.PlanWithout(set.Disabled, set.DisabledFromEnv, ids, o.Task), without)
 		}
 		if len(res.Results) == 1 {
 			return failure(fmt.Sprintf("the one advisor asked failed (%s): its outcome is recorded; run 'git reason consult %s' again to ask it anew%s",

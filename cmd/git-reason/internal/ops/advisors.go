@@ -258,7 +258,7 @@ type UnreadableAnswers struct {
 
 // unreadableAnswers is what a row says of advisor id's last two answers,
 // nil when they read.
-func unreadableAnswers(id, origin string, outcomes []advisor.Outcome) *UnreadableAnswers {
+func unreadableAnswers(id, origin string, outcomes []advisor.Outcome, s *settings.Settings) *UnreadableAnswers {
 	task, ok := advisor.UnreadableLately(id, origin, outcomes)
 	if !ok {
 		return nil
@@ -267,7 +267,7 @@ func unreadableAnswers(id, origin string, outcomes []advisor.Outcome) *Unreadabl
 	if t == "" {
 		t = "TASK"
 	}
-	return &UnreadableAnswers{Task: task, Next: "git -c reason.disable=" + id + " reason plan " + t}
+	return &UnreadableAnswers{Task: task, Next: record.PlanWithout(s.Disabled, s.DisabledFromEnv, []string{id}, t)}
 }
 
 // UnreadableLately lists those of ids whose last two answers to this
@@ -309,12 +309,16 @@ func (e *Session) Advisors(ctx context.Context) (*AdvisorList, error) {
 	if err != nil {
 		return nil, err
 	}
+	set, err := e.Settings()
+	if err != nil {
+		return nil, err
+	}
 	out := &AdvisorList{Profile: prof.ID, Mode: string(prof.Mode), Advisors: make([]AdvisorRow, 0, len(snap))}
 	for _, a := range snap {
 		d, _ := cat.Advisor(a.ID)
 		out.Advisors = append(out.Advisors, AdvisorRow{ID: a.ID, Transport: d.Transport, Adapter: d.Adapter,
 			Status: string(a.Status), Reason: a.Reason, Until: a.Until, Capabilities: append([]string{}, a.Capabilities...), Local: a.Local,
-			AnswersPeers: d.MayAnswerPeers(), Workdir: workdir(d), Unreadable: unreadableAnswers(a.ID, st.Origin, outcomes)})
+			AnswersPeers: d.MayAnswerPeers(), Workdir: workdir(d), Unreadable: unreadableAnswers(a.ID, st.Origin, outcomes, set)})
 	}
 	return out, nil
 }

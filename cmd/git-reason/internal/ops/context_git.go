@@ -202,11 +202,22 @@ func giveRange(why string) error {
 }
 
 // maxRangeSubject is the most columns of a commit's subject a range's
-// listing keeps; maxRangeLog the most bytes of the listing.
+// listing keeps; maxRangeLog the most bytes of the listing past what git
+// lays out for every commit (rangeLogCap).
 const (
 	maxRangeSubject = 400
 	maxRangeLog     = 64 << 20
 )
+
+// rangeLogCap is the most bytes read of the listing of n commits:
+// maxRangeLog of subjects and trailers, besides each commit's layout (its
+// hash, the separators, and the blanks git pads its subject with to
+// maxRangeSubject columns), which a range of short subjects is made of:
+// 160,000 commits of 8 columns passed 64 MiB, which is their padding.
+func rangeLogCap(n int64) int64 {
+	const layout = 64 + 4 + maxRangeSubject // a SHA-256 hash, 3 separators and the record's end, the padding
+	return maxRangeLog + n*layout
+}
 
 // rangeCommits lists the range's commits, oldest first, with the tasks
 // their Reason-Task trailers name, in one git process.
@@ -221,11 +232,20 @@ func (e *Session) rangeCommits(ctx context.Context, rg *commitRange) ([]rangeCom
 	// A stranger's commit may carry a message of gigabytes for a few KiB
 	// fetched: its subject is cut to maxRangeSubject columns by git (which
 	// pads shorter ones with blanks), and the whole read to maxRangeLog
-	// bytes (a message of nothing but trailers).
-	out, err := e.gitOutMax(ctx, maxRangeLog, "log", "--reverse", "--no-color",
-		"--format=%H%x00%<("+strconv.Itoa(maxRangeSubject)+",trunc)%s%x00%(trailers:key=Reason-Task,valueonly,separator=%x01)%x1e", revs, "--")
+	// bytes past that layout (a message of nothing but trailers): the
+	// commits are counted first.
+	count, err := e.gitOut(ctx, "rev-list", "--count", revs, "--")
+	n, cerr := strconv.ParseInt(strings.TrimSpace(count), 10, 64)
+	if err == nil && cerr != nil {
+		err = cerr
+	}
+	out := ""
+	if err == nil {
+		out, err = e.gitOutMax(ctx, rangeLogCap(n), "log", "--reverse", "--no-color",
+			"--format=%H%x00%<("+strconv.Itoa(maxRangeSubject)+",trunc)%s%x00%(trailers:key=Reason-Task,valueonly,separator=%x01)%x1e", revs, "--")
+	}
 	if errors.Is(err, git.ErrOutputLimit) {
-		return nil, Usage("range %q: its commits' subjects and Reason-Task trailers pass %d MiB: give a shorter range", rg.spec, maxRangeLog>>20)
+		return nil, Usage("range %q: its commits' subjects and Reason-Task trailers pass %d MiB: give a shorter range", rg.spec, rangeLogCap(n)>>20)
 	}
 	if err != nil {
 		// git log dies on a setting it cannot read (color.ui=maybe),

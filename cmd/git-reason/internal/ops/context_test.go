@@ -1,6 +1,8 @@
 package ops
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"git-reason/record"
@@ -46,6 +48,23 @@ func TestMermaidText(t *testing.T) {
 	} {
 		if got := MermaidText(c.in, c.max); got != c.want {
 			t.Errorf("MermaidText(%q, %d) = %q, want %q", c.in, c.max, got, c.want)
+		}
+	}
+}
+
+// A range of short subjects is mostly the blanks git pads each subject
+// with to maxRangeSubject columns: 160,000 commits passed the 64 MiB the
+// listing was read to ("give a shorter range") where they read before
+// the subjects were cut. The cap leaves maxRangeLog besides that layout.
+func TestRangeLogCapShortSubjects(t *testing.T) {
+	const n = 160000
+	for _, hash := range []string{strings.Repeat("a", 40), strings.Repeat("b", 64)} {
+		// One commit as the format lays it out: %H, %x00, the subject
+		// cut and padded, %x00, no trailers, %x1e, and git's newline.
+		rec := hash + "\x00" + fmt.Sprintf("%-*s", maxRangeSubject, "step 159990") + "\x00" + "" + "\x1e\n"
+		if got, limit := int64(n*len(rec)), rangeLogCap(n); got+maxRangeLog > limit {
+			t.Errorf("%d commits of short subjects (hash of %d): %d bytes of layout, cap %d leaves %d of the %d for subjects and trailers",
+				n, len(hash), got, limit, limit-got, maxRangeLog)
 		}
 	}
 }

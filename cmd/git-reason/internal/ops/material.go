@@ -5,16 +5,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
 	"git-reason/advisor"
 	"git-reason/advisor/material"
+	"git-reason/gitstore"
 	"git-reason/gitstore/git"
 	"git-reason/record"
 )
@@ -27,9 +26,15 @@ import (
 const MaxMaterialFile = 16 << 20
 
 // Pins fix where each evidence item's material is read when a recorded
-// question is assembled again: evidence position to the revision the record
-// says it was read at (a commit, a range of commits, or material.Worktree).
-type Pins map[int]string
+// question is assembled again: At maps an evidence position to the
+// revision the record says it was read at (a commit, a range of commits,
+// or material.Worktree); NotRead maps the position of an item the record
+// says was not read, past reason.maxBytesPerConsult, to the note it
+// carried, so that it is left unread again whatever the cap is now.
+type Pins struct {
+	At      map[int]string
+	NotRead map[int]string
+}
 
 // Material gathers the material of assessment a of st for a consultation
 // whose markers carry nonce: each file's content at the commit the
@@ -40,7 +45,7 @@ type Pins map[int]string
 // reason.neverSend are never read. Nothing is run but git; nothing is
 // fetched. pins, when not nil, say where a recorded question read each
 // item.
-func (e *Session) Material(ctx context.Context, st *record.State, a *record.Entry, needs []string, nonce string, pins Pins) (*material.Set, error) {
+func (e *Session) Material(ctx context.Context, st *record.State, a *record.Entry, needs []string, nonce string, pins *Pins) (*material.Set, error) {
 	s, err := e.Settings()
 	if err != nil {
 		return nil, err
@@ -104,14 +109,15 @@ type gatherer struct {
 	base   string // where files are read: the assessment's commit, or head
 	never  []string
 	redact *material.Redactor
-	pins   Pins
-	// left is how many more bytes of committed content and diffs may be
-	// read: reason.maxBytesPerConsult at first, since no question of a
-	// run may pass it, so nothing read past it could be sent. A
-	// stranger's assessment may name 100 files of 16 MiB (a few MiB to
-	// fetch). It is spent on the files, then the diffs, each in evidence
-	// order; the piece that reaches it is read whole, those after it
-	// not at all.
+	pins   *Pins
+	// left is how many more bytes of content and diffs may be read:
+	// reason.maxBytesPerConsult at first, since no question of a run may
+	// pass it, so nothing read past it could be sent. A stranger's
+	// assessment may name 100 files of 16 MiB (a few MiB to fetch). It is
+	// spent on the files, then the diffs, each in evidence order, by
+	// what each piece uses (the work tree's content where that is what is
+	// sent), the same when a question is assembled again; the piece that
+	// reaches it is read whole, those after it not at all.
 	left int64
 	// assessment is the assessment's id, assessedAt the commit it names
 	// ("" when none).
@@ -194,73 +200,93 @@ func (g *gatherer) excludes() []string {
 // was assessed, and another clone's assessment is read at its commit
 // alone (this clone's uncommitted changes and files are its own).
 func (g *gatherer) files(ctx context.Context, pieces []material.Piece, at []int) error {
-	byRev := map[string][]int{}
+	revs := make(map[int]string, len(at)) // piece position to where it is read
 	for _, i := range at {
-		rev := g.base
-		if pin, ok := g.pins[pieces[i].Evidence]; ok {
-			rev = pin
+		revs[i] = g.base
+		if pin, ok := g.pin(pieces[i].Evidence); ok {
+			revs[i] = pin
 		}
-		byRev[rev] = append(byRev[rev], i)
 	}
-	// What is left to read is spent in a fixed order: the revisions by
-	// their first piece, each one's pieces in evidence order.
-	revs := slices.Collect(maps.Keys(byRev))
-	slices.SortFunc(revs, func(a, b string) int { return byRev[a][0] - byRev[b][0] })
-	for _, rev := range revs {
-		idx := byRev[rev]
-		var committed [][]byte
-		var unread []bool
-		if rev != "" && rev != material.Worktree {
-			paths := make([]string, len(idx))
-			for k, i := range idx {
-				paths[k] = pieces[i].Ref
+	// Committed content is read with one git per revision for the pieces
+	// still to read, to what is left; a piece left unread there that the
+	// count still reaches (the work tree held less) is read with those
+	// after it.
+	got := map[int]gitstore.FileAt{}
+	for k, i := range at {
+		p, rev := &pieces[i], revs[i]
+		if why := g.unread(p.Evidence); why != "" {
+			p.Omitted = why
+			continue
+		}
+		var data []byte
+		committed := rev != "" && rev != material.Worktree
+		if f, ok := got[i]; committed && (!ok || f.PastTotal) {
+			var paths []string
+			var idx []int
+			for _, j := range at[k:] {
+				if f, ok := got[j]; revs[j] == rev && (!ok || f.PastTotal) {
+					paths, idx = append(paths, pieces[j].Ref), append(idx, j)
+				}
 			}
-			got, err := g.e.Repo.FilesAt(ctx, rev, paths, MaxMaterialFile, max(g.left, 0))
+			fs, err := g.e.Repo.FilesAt(ctx, rev, paths, MaxMaterialFile, g.left)
 			if err != nil {
 				return fmt.Errorf("read the evidence's files at %s: %w", rev, err)
 			}
-			for _, f := range got {
-				committed = append(committed, f.Data)
-				unread = append(unread, f.PastTotal)
-				g.left -= int64(len(f.Data))
-				if f.Kind != "" && f.Kind != "file" || f.Size > MaxMaterialFile {
-					committed[len(committed)-1] = nil
-				}
+			for n, j := range idx {
+				got[j] = fs[n]
 			}
 		}
-		for k, i := range idx {
-			p := &pieces[i]
-			var data []byte
-			if committed != nil {
-				data, p.Revision = committed[k], rev
-				if unread[k] {
-					p.Omitted, p.Revision = g.notRead(), ""
-					continue
-				}
+		if f := got[i]; committed {
+			data, p.Revision = f.Data, rev
+			if f.Kind != "" && f.Kind != "file" || f.Size > MaxMaterialFile {
+				data = nil
 			}
-			switch {
-			case !(g.pins == nil && rev == g.head || rev == material.Worktree):
-			case !g.assessedHere(ctx):
-				// Another clone's assessment names what it committed:
-				// this work tree's changes and files are this clone's own.
-				if data == nil {
-					p.Omitted, p.Revision = "not at the assessment's commit (the work tree is read only for an assessment written in this clone)", ""
-					continue
-				}
-			default:
-				wt, ok, ignored := g.worktreeFile(ctx, p.Ref)
-				if ok && (data == nil || !bytes.Equal(wt, data)) {
-					data, p.Revision = wt, material.Worktree
-				}
-				if ignored && data == nil {
-					p.Omitted, p.Revision = "ignored by git (no part of the repository)", ""
-					continue
-				}
-			}
-			g.fileText(p, data)
 		}
+		switch {
+		case !(g.pins == nil && rev == g.head || rev == material.Worktree):
+		case !g.assessedHere(ctx):
+			// Another clone's assessment names what it committed:
+			// this work tree's changes and files are this clone's own.
+			if data == nil {
+				p.Omitted, p.Revision = "not at the assessment's commit (the work tree is read only for an assessment written in this clone)", ""
+				continue
+			}
+		default:
+			wt, ok, ignored := g.worktreeFile(ctx, p.Ref)
+			if ok && (data == nil || !bytes.Equal(wt, data)) {
+				data, p.Revision = wt, material.Worktree
+			}
+			if ignored && data == nil {
+				p.Omitted, p.Revision = "ignored by git (no part of the repository)", ""
+				continue
+			}
+		}
+		g.left -= int64(len(data))
+		g.fileText(p, data)
 	}
 	return nil
+}
+
+// pin is where a recorded question read evidence item ev.
+func (g *gatherer) pin(ev int) (string, bool) {
+	if g.pins == nil {
+		return "", false
+	}
+	rev, ok := g.pins.At[ev]
+	return rev, ok
+}
+
+// unread says why evidence item ev is not read: the record being
+// assembled again says so (its note, whatever the cap is now), or the
+// material before it reached reason.maxBytesPerConsult. "" means read it.
+func (g *gatherer) unread(ev int) string {
+	switch {
+	case g.pins != nil && g.pins.NotRead[ev] != "":
+		return g.pins.NotRead[ev]
+	case g.left <= 0:
+		return NotRead
+	}
+	return ""
 }
 
 // worktreeFile reads a regular file of the work tree that resolves inside
@@ -355,7 +381,7 @@ func (g *gatherer) fileText(p *material.Piece, data []byte) {
 // runner, without the never-send files.
 func (g *gatherer) diff(ctx context.Context, p *material.Piece) {
 	ref := p.Ref
-	if pin, ok := g.pins[p.Evidence]; ok {
+	if pin, ok := g.pin(p.Evidence); ok {
 		ref = pin
 	}
 	sep := ""
@@ -384,8 +410,8 @@ func (g *gatherer) diff(ctx context.Context, p *material.Piece) {
 		p.Omitted = "the assessment was written in another clone, and no remote-tracking branch, tag or the assessment's commit holds this commit here"
 		return
 	}
-	if g.left <= 0 {
-		p.Omitted = g.notRead()
+	if why := g.unread(p.Evidence); why != "" {
+		p.Omitted = why
 		return
 	}
 	args := []string{"show", "--format=commit %H%n%B", "--first-parent"}
@@ -415,11 +441,10 @@ func (g *gatherer) diff(ctx context.Context, p *material.Piece) {
 	g.left -= int64(len(out))
 }
 
-// notRead is why a piece past what a question may hold is not read.
-func (g *gatherer) notRead() string {
-	settings, _ := g.e.Settings()
-	return fmt.Sprintf("not read: the material before it passes reason.maxBytesPerConsult (%d bytes)", settings.MaxBytesPerConsult)
-}
+// NotRead is why a piece past what a question may hold is not read. It
+// names no figure: the cap may be set differently when the question is
+// assembled again.
+const NotRead = "not read: the material before it reaches reason.maxBytesPerConsult"
 
 // command sets a command piece's text from the task's record of it: the
 // validation or attempt its reference names (an id), or the latest command

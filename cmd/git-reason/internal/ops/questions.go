@@ -3,6 +3,7 @@ package ops
 import (
 	"context"
 	"fmt"
+	"regexp"
 
 	"git-reason/advisor"
 	"git-reason/advisor/material"
@@ -97,6 +98,10 @@ type Reassembled struct {
 	Text     string           `json:"-"`
 }
 
+// oldNotRead is the note of an item not read past the cap as a record
+// made before NotRead dropped the cap's figure has it.
+var oldNotRead = regexp.MustCompile(`^not read: the material before it passes reason\.maxBytesPerConsult \(\d+ bytes\)$`)
+
 // Reassemble assembles the question consultation id sent again: the
 // assessment's material read where the record says each item was read,
 // under the recorded nonce and budget, redacted as now. It matches when its
@@ -116,10 +121,13 @@ func (e *Session) Reassemble(ctx context.Context, id string) (*Reassembled, erro
 		return nil, fmt.Errorf("consultation %s: its plan is not in task %s", c.ID, st.Task)
 	}
 	a := st.Get(plan.Body.(*record.Plan).Assessment)
-	pins := Pins{}
+	pins := &Pins{At: map[int]string{}, NotRead: map[int]string{}}
 	for _, m := range d.Question.Material {
-		if m.Revision != "" {
-			pins[m.Evidence] = m.Revision
+		switch {
+		case m.Omitted == NotRead || oldNotRead.MatchString(m.Omitted):
+			pins.NotRead[m.Evidence] = m.Omitted
+		case m.Revision != "":
+			pins.At[m.Evidence] = m.Revision
 		}
 	}
 	set, err := e.Material(ctx, st, a, plan.Derived.(*record.PlanDerived).Needs, d.Question.Nonce, pins)

@@ -22,6 +22,9 @@ type Settings struct {
 	// set (even empty, which re-enables every advisor for one run), else
 	// reason.disable; comma- or space-separated, duplicates dropped.
 	Disabled []string
+	// DisabledFromEnv: Disabled is GIT_REASON_DISABLE's, which git -c
+	// reason.disable cannot change.
+	DisabledFromEnv bool
 	// Origin is this clone's id (reason.origin); "" until the first write
 	// records one with SetOrigin.
 	Origin string
@@ -288,7 +291,7 @@ func resolve(src source, flags Flags) (*Settings, error) {
 
 	disCfg := str(keyDisable)
 	if v, ok := src.env("GIT_REASON_DISABLE"); ok {
-		s.Disabled = splitList(v)
+		s.Disabled, s.DisabledFromEnv = splitList(v), true
 	} else {
 		s.Disabled = splitList(disCfg)
 	}
