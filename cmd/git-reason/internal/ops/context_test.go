@@ -68,3 +68,18 @@ func TestRangeLogCapShortSubjects(t *testing.T) {
 		}
 	}
 }
+
+// The note an item not read past the cap had before NotRead dropped the
+// cap's figure is still read as that item's, and nothing else is.
+func TestOldNotReadNote(t *testing.T) {
+	for note, want := range map[string]bool{
+		"not read: the material before it passes reason.maxBytesPerConsult (8388608 bytes)": true,
+		"not read: the material before it passes reason.maxBytesPerConsult ( bytes)":        false,
+		"not read: the material before it passes reason.maxBytesPerConsult (8m bytes)":      false,
+		NotRead: false,
+	} {
+		if got := oldNotRead(note); got != want {
+			t.Errorf("oldNotRead(%q) = %v, want %v", note, got, want)
+		}
+	}
+}
