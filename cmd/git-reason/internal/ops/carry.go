@@ -144,15 +144,24 @@ func (e *Session) pushedTasks(ctx context.Context, st *settings.Settings, remote
 	if len(tips) == 0 {
 		return nil, nil, nil
 	}
-	// Each commit is a line "\x01HASH EMAIL" then its trailers' values.
-	args := []string{"log", "--no-show-signature", "--format=%x01%H %ae%n%(trailers:key=" + TrailerKey + ",valueonly)"}
+	// Each commit is one record (-z ends it with NUL, which no message
+	// holds): "HASH EMAIL", then its trailers' values, each after a US
+	// (\x1f). Read by position, no value of a stranger's can pass for
+	// another commit's hash and address (a listing by lines took a value
+	// "\x01HASH EMAIL" for a commit of its own).
+	args := []string{"log", "-z", "--no-show-signature", "--format=%H %ae%x1f%(trailers:key=" + TrailerKey + ",valueonly,unfold,separator=%x1f)"}
 	args = append(args, tips...)
 	args = append(args, bases...)
 	if st.Remotes[remote].URL != "" && e.checkRemote(remote) == nil {
 		// Commits already on the remote's branches went with their own push.
 		args = append(args, "--not", "--remotes="+remote)
 	}
-	text, err := e.gitOut(ctx, append(args, "--")...)
+	// The commits as their objects are, as madeHere reads them: a
+	// replacement (refs/replace/, which a mirror fetch brings) of a
+	// stranger's copy of a commit made here is another commit.
+	c := e.Repo.Command(append(args, "--")...)
+	c.Global = append(c.Global, "--no-replace-objects")
+	text, err := gitText(c.Run(ctx))
 	if err != nil {
 		return nil, nil, fmt.Errorf("read the Reason-Task trailers of the pushed commits: %w", err)
 	}
@@ -177,16 +186,15 @@ func (e *Session) pushedTasks(ctx context.Context, st *settings.Settings, remote
 	var commits []pushed
 	var mine []string // the commits whose author's address is the user's
 	me := st.Actor.OrDefault().Email
-	for _, line := range strings.Split(text, "\n") {
-		if commit, ok := strings.CutPrefix(line, "\x01"); ok {
-			hash, email, _ := strings.Cut(commit, " ")
-			commits = append(commits, pushed{hash: hash})
-			if me != "" && strings.EqualFold(email, me) {
-				mine = append(mine, hash)
-			}
-		} else if len(commits) > 0 {
-			c := &commits[len(commits)-1]
-			c.tasks = append(c.tasks, line)
+	for _, rec := range strings.Split(text, "\x00") {
+		fields := strings.Split(rec, "\x1f")
+		hash, email, _ := strings.Cut(fields[0], " ")
+		if len(hash) < 40 {
+			continue // the end of the listing
+		}
+		commits = append(commits, pushed{hash: hash, tasks: fields[1:]})
+		if me != "" && strings.EqualFold(email, me) {
+			mine = append(mine, hash)
 		}
 	}
 	made := e.madeHere(ctx, mine)

@@ -52,7 +52,12 @@ func (e *Session) gitOut(ctx context.Context, args ...string) (string, error) {
 func (e *Session) gitOutMax(ctx context.Context, max int64, args ...string) (string, error) {
 	c := e.Repo.Command(args...)
 	c.MaxOutput = max
-	out, err := c.Run(ctx)
+	return gitText(c.Run(ctx))
+}
+
+// gitText is a git command's output as text, or its error as git's own
+// last line, "fatal: " left out.
+func gitText(out []byte, err error) (string, error) {
 	var ge *gitstore.GitError
 	switch {
 	case errors.As(err, &ge) && strings.TrimSpace(ge.Stderr) != "":
