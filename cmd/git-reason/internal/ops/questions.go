@@ -129,10 +129,13 @@ func (e *Session) Reassemble(ctx context.Context, id string) (*Reassembled, erro
 	a := st.Get(plan.Body.(*record.Plan).Assessment)
 	pins := &Pins{At: map[int]string{}, NotRead: map[int]string{}}
 	for _, m := range d.Question.Material {
-		switch {
-		case m.Omitted == NotRead || oldNotRead(m.Omitted):
+		// An item not read keeps its revision too: its ref is resolved
+		// before it is found unread, and a branch deleted since must not
+		// make it "no commit" where the record says "not read".
+		if m.Omitted == NotRead || oldNotRead(m.Omitted) {
 			pins.NotRead[m.Evidence] = m.Omitted
-		case m.Revision != "":
+		}
+		if m.Revision != "" {
 			pins.At[m.Evidence] = m.Revision
 		}
 	}
